@@ -1,0 +1,209 @@
+package tokenvault
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+)
+
+// The permissions a key can hold. Which application types may hold each is
+// in [PermissionsFor].
+const (
+	PermTokenCreate = "token:create"
+	PermTokenRead   = "token:read"
+	PermTokenUpdate = "token:update"
+	PermTokenDelete = "token:delete"
+	PermTokenSearch = "token:search"
+	PermTokenUse    = "token:use"
+
+	PermApplicationCreate = "application:create"
+	PermApplicationRead   = "application:read"
+	PermApplicationUpdate = "application:update"
+	PermApplicationDelete = "application:delete"
+
+	PermLogRead = "log:read"
+
+	PermReactorCreate = "reactor:create"
+	PermReactorRead   = "reactor:read"
+	PermReactorUpdate = "reactor:update"
+	PermReactorDelete = "reactor:delete"
+
+	PermProxyCreate = "proxy:create"
+	PermProxyRead   = "proxy:read"
+	PermProxyUpdate = "proxy:update"
+	PermProxyDelete = "proxy:delete"
+
+	PermTenantRead   = "tenant:read"
+	PermTenantUpdate = "tenant:update"
+	PermTenantDelete = "tenant:delete"
+
+	PermTenantMemberRead   = "tenant:member:read"
+	PermTenantMemberUpdate = "tenant:member:update"
+	PermTenantMemberDelete = "tenant:member:delete"
+
+	PermTenantInvitationCreate = "tenant:invitation:create"
+	PermTenantInvitationRead   = "tenant:invitation:read"
+	PermTenantInvitationUpdate = "tenant:invitation:update"
+	PermTenantInvitationDelete = "tenant:invitation:delete"
+)
+
+// ApplicationType is private, public or management.
+type ApplicationType string
+
+// The three application types.
+const (
+	// Private applications tokenize, read and use data in backend services
+	// where the key stays secret.
+	Private ApplicationType = "private"
+	// Public applications collect data in browsers and mobile apps: they
+	// may create and update tokens, never read them.
+	Public ApplicationType = "public"
+	// Management applications manage the tenant: applications, logs,
+	// reactors, proxies, members. They never touch token data.
+	Management ApplicationType = "management"
+)
+
+func (t ApplicationType) valid() bool { return t == Private || t == Public || t == Management }
+
+// permissionHolders says which application types may hold each permission.
+var permissionHolders = map[string][]ApplicationType{
+	PermTokenCreate: {Public, Private},
+	PermTokenUpdate: {Public, Private},
+	PermTokenRead:   {Private},
+	PermTokenSearch: {Private},
+	PermTokenDelete: {Private},
+	PermTokenUse:    {Private},
+}
+
+// managementPermissions are held by management applications only.
+var managementPermissions = []string{
+	PermApplicationCreate, PermApplicationRead, PermApplicationUpdate, PermApplicationDelete,
+	PermLogRead,
+	PermReactorCreate, PermReactorRead, PermReactorUpdate, PermReactorDelete,
+	PermProxyCreate, PermProxyRead, PermProxyUpdate, PermProxyDelete,
+	PermTenantRead, PermTenantUpdate, PermTenantDelete,
+	PermTenantMemberRead, PermTenantMemberUpdate, PermTenantMemberDelete,
+	PermTenantInvitationCreate, PermTenantInvitationRead, PermTenantInvitationUpdate, PermTenantInvitationDelete,
+}
+
+func init() {
+	for _, p := range managementPermissions {
+		permissionHolders[p] = []ApplicationType{Management}
+	}
+}
+
+// PermissionsFor lists, in a stable order, the permissions an application of
+// type t may hold.
+func PermissionsFor(t ApplicationType) []string {
+	var out []string
+	for p, types := range permissionHolders {
+		if slices.Contains(types, t) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func isTokenPermission(p string) bool {
+	return len(p) > 6 && p[:6] == "token:"
+}
+
+// Transforms shape the data of token responses.
+const (
+	TransformRedact = "redact"
+	TransformMask   = "mask"
+	TransformReveal = "reveal"
+)
+
+// AccessRule grants permissions on the tokens in a container (applications)
+// or on the tokens matching conditions (sessions), with a transform applied
+// to the data of token responses. Rules are evaluated in ascending priority;
+// the first that matches and grants the permission decides.
+type AccessRule struct {
+	Description string      `json:"description,omitempty"`
+	Priority    int         `json:"priority"`
+	Container   string      `json:"container,omitempty"`
+	Conditions  []Condition `json:"conditions,omitempty"`
+	Transform   string      `json:"transform"`
+	Permissions []string    `json:"permissions"`
+}
+
+// Condition restricts a session's rule to tokens whose attribute (id or
+// container) equals or starts with a value.
+type Condition struct {
+	Attribute string `json:"attribute"`
+	Operator  string `json:"operator"`
+	Value     string `json:"value"`
+}
+
+var containerPattern = regexp.MustCompile(`^/([A-Za-z0-9_-]+/)*$`)
+
+// validContainer reports whether c is a container: it starts and ends with
+// "/", and its segments are letters, digits, "-" and "_".
+func validContainer(c string) bool { return len(c) <= 1000 && containerPattern.MatchString(c) }
+
+// validateGrants checks the permissions and rules of an application of type
+// typ, filling in defaults (a rule without transform redacts). Paths in the
+// errors are relative to the request body.
+func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe fieldErrors) {
+	if len(perms) == 0 && len(rules) == 0 {
+		fe.add("permissions", "either permissions or rules must be non-empty")
+	}
+	checkPerms := func(path string, perms []string, tokenOnly bool) {
+		seen := map[string]bool{}
+		for i, p := range perms {
+			pp := fmt.Sprintf("%s[%d]", path, i)
+			holders, known := permissionHolders[p]
+			switch {
+			case !known:
+				fe.add(pp, "unknown permission %q", p)
+			case tokenOnly && !isTokenPermission(p):
+				fe.add(pp, "access rules grant token permissions only, not %q", p)
+			case !slices.Contains(holders, typ):
+				fe.add(pp, "a %s application may not hold %q", typ, p)
+			case seen[p]:
+				fe.add(pp, "duplicate permission %q", p)
+			}
+			seen[p] = true
+		}
+	}
+	checkPerms("permissions", perms, false)
+	if len(rules) > 0 && typ == Management {
+		fe.add("rules", "management applications hold permissions, not access rules")
+		return
+	}
+	priorities := map[int]bool{}
+	for i := range rules {
+		r := &rules[i]
+		path := fmt.Sprintf("rules[%d]", i)
+		if r.Priority < 1 {
+			fe.add(path+".priority", "must be 1 or more")
+		} else if priorities[r.Priority] {
+			fe.add(path+".priority", "another rule has priority %d", r.Priority)
+		}
+		priorities[r.Priority] = true
+		if len(r.Conditions) > 0 {
+			fe.add(path+".conditions", "conditions are for sessions; applications scope rules with container")
+		}
+		if r.Container == "" {
+			fe.add(path+".container", "is required")
+		} else if !validContainer(r.Container) {
+			fe.add(path+".container", "must start and end with / and hold letters, digits, - and _ segments")
+		}
+		switch r.Transform {
+		case "":
+			r.Transform = TransformRedact
+		case TransformRedact, TransformMask, TransformReveal:
+		default:
+			fe.add(path+".transform", "must be redact, mask or reveal")
+		}
+		if len(r.Permissions) == 0 {
+			fe.add(path+".permissions", "must not be empty")
+		}
+		checkPerms(path+".permissions", r.Permissions, true)
+		if len(r.Description) > 1000 {
+			fe.add(path+".description", "must be at most 1000 characters")
+		}
+	}
+}

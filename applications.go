@@ -1,0 +1,399 @@
+package tokenvault
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Application holds an API key and what the key may do.
+type Application struct {
+	ID       string          `json:"id"`
+	TenantID string          `json:"tenant_id"`
+	Name     string          `json:"name"`
+	// Key is set only in the responses of create and regenerate: the Vault
+	// stores a keyed hash of it, never the key.
+	Key         string       `json:"key,omitempty"`
+	Type        ApplicationType `json:"type"`
+	Permissions []string     `json:"permissions"`
+	Rules       []AccessRule `json:"rules"`
+	// ExpiresAt, when set, is the instant the application stops working
+	// and is deleted.
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	CreatedBy  string     `json:"created_by,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ModifiedBy string     `json:"modified_by,omitempty"`
+	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+}
+
+// CreateApplicationRequest is the body of CreateApplication.
+type CreateApplicationRequest struct {
+	Name        string          `json:"name"`
+	Type        ApplicationType `json:"type"`
+	Permissions []string        `json:"permissions"`
+	Rules       []AccessRule    `json:"rules"`
+	ExpiresAt   *time.Time      `json:"expires_at"`
+}
+
+// UpdateApplicationRequest is the body of UpdateApplication. The type of an
+// application cannot change.
+type UpdateApplicationRequest struct {
+	Name        string       `json:"name"`
+	Permissions []string     `json:"permissions"`
+	Rules       []AccessRule `json:"rules"`
+}
+
+// ListApplicationsRequest filters and pages ListApplications.
+type ListApplicationsRequest struct {
+	// IDs, when non-empty, keeps only these applications.
+	IDs []string
+	PageRequest
+}
+
+// applicationRecord is an application as stored: with the keyed hash of its
+// key, never the key.
+type applicationRecord struct {
+	Application
+	KeyHash []byte `json:"key_hash"`
+}
+
+// maxNameLength is the spec's limit on names of applications, reactors and
+// proxies, in characters.
+const maxNameLength = 200
+
+func validateName(name string, fe fieldErrors) {
+	switch {
+	case strings.TrimSpace(name) == "":
+		fe.add("name", "is required")
+	case utf8.RuneCountInString(name) > maxNameLength:
+		fe.add("name", "must be at most %d characters", maxNameLength)
+	}
+}
+
+func normalizeGrants(perms []string, rules []AccessRule) ([]string, []AccessRule) {
+	if perms == nil {
+		perms = []string{}
+	}
+	if rules == nil {
+		rules = []AccessRule{}
+	}
+	return slices.Clone(perms), slices.Clone(rules)
+}
+
+// CreateApplication creates an application and returns it with its key, the
+// only time the key is shown besides RegenerateApplicationKey. Requires
+// application:create; a management application can only be given
+// permissions the caller holds itself.
+//
+// Returns Invalid (with fields) for a bad request, Unauthenticated,
+// PermissionDenied.
+func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApplicationRequest) (*Application, error) {
+	fe := fieldErrors{}
+	validateName(req.Name, fe)
+	perms, rules := normalizeGrants(req.Permissions, req.Rules)
+	if !req.Type.valid() {
+		fe.add("type", "must be private, public or management")
+	} else {
+		validateGrants(req.Type, perms, rules, fe)
+	}
+	id, apiKey := newID(v.now()), newAPIKey()
+	var out *Application
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationCreate)
+		if err != nil {
+			return err
+		}
+		fe := maps.Clone(fe)
+		if req.ExpiresAt != nil && !req.ExpiresAt.After(t.now) {
+			fe.add("expires_at", "must be in the future")
+		}
+		if err := fe.err(); err != nil {
+			return err
+		}
+		if req.Type == Management && !p.covers(perms) {
+			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
+		}
+		rec := &applicationRecord{Application: Application{
+			ID:          id,
+			TenantID:    p.tenantID,
+			Name:        req.Name,
+			Type:        req.Type,
+			Permissions: perms,
+			Rules:       rules,
+			CreatedBy:   p.actorID,
+			CreatedAt:   t.now,
+		}}
+		if req.ExpiresAt != nil {
+			at := req.ExpiresAt.UTC()
+			rec.ExpiresAt = &at
+		}
+		if err := t.createApplication(p.actor(), rec, apiKey); err != nil {
+			return err
+		}
+		app := rec.Application
+		app.Key = apiKey
+		out = &app
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// createApplication writes a new application, its key lookup, its expiry and
+// the log line.
+func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string) error {
+	if err := t.setKey(rec, apiKey); err != nil {
+		return err
+	}
+	if rec.ExpiresAt != nil {
+		if err := t.putIndex(expiryKey(*rec.ExpiresAt, rec.TenantID, EntityApplication, rec.ID)); err != nil {
+			return err
+		}
+	}
+	return t.log(by, rec.TenantID, EntityApplication, rec.ID, OpCreate, fmt.Sprintf("Application %q created", rec.Name))
+}
+
+// setKey gives rec a new key: it replaces the lookup entry of the old one,
+// which stops working with this transaction, and writes rec.
+func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
+	if rec.KeyHash != nil {
+		if err := t.delete(apiKeyLookupKey(rec.KeyHash)); err != nil {
+			return err
+		}
+	}
+	rec.KeyHash = t.v.sys.mac([]byte(apiKey))
+	ref := keyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
+	if err := t.putRecord(apiKeyLookupKey(rec.KeyHash), ref); err != nil {
+		return err
+	}
+	return t.putRecord(recordKey(rec.TenantID, EntityApplication, rec.ID), rec)
+}
+
+// loadApplication returns the application, or nil if it does not exist or
+// has expired.
+func (t *txn) loadApplication(tid, id string) (*applicationRecord, error) {
+	if !validID(id) {
+		return nil, nil
+	}
+	var rec applicationRecord
+	ok, err := t.getRecord(recordKey(tid, EntityApplication, id), &rec)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if rec.expired(t.now) {
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+func (a *Application) expired(now time.Time) bool {
+	return a.ExpiresAt != nil && !now.Before(*a.ExpiresAt)
+}
+
+// mustApplication is loadApplication with NotFound for a missing one.
+func (t *txn) mustApplication(tid, id string) (*applicationRecord, error) {
+	rec, err := t.loadApplication(tid, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, errNotFound("application")
+	}
+	return rec, nil
+}
+
+// GetApplication returns an application of the caller's tenant. Requires
+// application:read. Returns NotFound for an unknown id or another tenant's
+// application.
+func (v *Vault) GetApplication(ctx context.Context, key, id string) (*Application, error) {
+	var out *Application
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationRead)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustApplication(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		out = &rec.Application
+		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpRead, "Application read")
+	})
+	return out, err
+}
+
+// GetApplicationByKey returns the application the key belongs to. Requires
+// application:read.
+func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Application, error) {
+	var out *Application
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationRead)
+		if err != nil {
+			return err
+		}
+		if p.actorType != ActorApplication {
+			return errNotFound("application")
+		}
+		rec, err := t.mustApplication(p.tenantID, p.actorID)
+		if err != nil {
+			return err
+		}
+		out = &rec.Application
+		return t.log(p.actor(), p.tenantID, EntityApplication, p.actorID, OpRead, "Application read by key")
+	})
+	return out, err
+}
+
+// ListApplications returns the applications of the caller's tenant, oldest
+// first. Requires application:read. List reads are not logged.
+func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplicationsRequest) (*Page[Application], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	for i, id := range req.IDs {
+		if !validID(id) {
+			fe.add(fmt.Sprintf("id[%d]", i), "must be a UUID")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out *Page[Application]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationRead)
+		if err != nil {
+			return err
+		}
+		var apps []Application
+		prefix := recordPrefix(p.tenantID, EntityApplication)
+		raws, err := t.scanValues(prefix)
+		if err != nil {
+			return err
+		}
+		for _, kv := range raws {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.key[len(prefix):]) {
+				continue
+			}
+			var rec applicationRecord
+			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+				return err
+			}
+			if !rec.expired(t.now) {
+				apps = append(apps, rec.Application)
+			}
+		}
+		out = paginate(apps, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// UpdateApplication replaces the name, permissions and rules of an
+// application. Requires application:update; a management application can
+// only be given permissions the caller holds itself.
+func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req UpdateApplicationRequest) (*Application, error) {
+	fe := fieldErrors{}
+	validateName(req.Name, fe)
+	perms, rules := normalizeGrants(req.Permissions, req.Rules)
+	var out *Application
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationUpdate)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustApplication(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		fe := maps.Clone(fe)
+		validateGrants(rec.Type, perms, rules, fe)
+		if err := fe.err(); err != nil {
+			return err
+		}
+		if rec.Type == Management && !p.covers(perms) {
+			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
+		}
+		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
+		now := t.now
+		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		if err := t.putRecord(recordKey(p.tenantID, EntityApplication, id), rec); err != nil {
+			return err
+		}
+		out = &rec.Application
+		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
+	})
+	return out, err
+}
+
+// RegenerateApplicationKey gives an application a new key and returns it;
+// the old key is refused from the moment this returns. Requires
+// application:update, and for a management application every permission it
+// holds.
+func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*Application, error) {
+	apiKey := newAPIKey()
+	var out *Application
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationUpdate)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustApplication(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		if rec.Type == Management && !p.covers(rec.Permissions) {
+			return errorf(PermissionDenied, "the key of a management application can only be regenerated by a key holding all its permissions")
+		}
+		now := t.now
+		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		if err := t.setKey(rec, apiKey); err != nil {
+			return err
+		}
+		app := rec.Application
+		app.Key = apiKey
+		out = &app
+		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
+	})
+	return out, err
+}
+
+// DeleteApplication deletes an application; its key is refused from the
+// moment this returns. Requires application:delete.
+func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermApplicationDelete)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustApplication(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		return t.deleteApplication(p.actor(), rec, "Application deleted")
+	})
+}
+
+func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) error {
+	for _, k := range []string{
+		recordKey(rec.TenantID, EntityApplication, rec.ID),
+		apiKeyLookupKey(rec.KeyHash),
+	} {
+		if err := t.delete(k); err != nil {
+			return err
+		}
+	}
+	if rec.ExpiresAt != nil {
+		if err := t.delete(expiryKey(*rec.ExpiresAt, rec.TenantID, EntityApplication, rec.ID)); err != nil {
+			return err
+		}
+	}
+	return t.log(by, rec.TenantID, EntityApplication, rec.ID, OpDelete, msg)
+}

@@ -1,0 +1,59 @@
+// Package tokenvault is an embeddable, multi-tenant data-tokenization
+// service: sensitive values go in, token ids come out, and the values are
+// kept encrypted at rest and read back only through keys and access rules.
+//
+// A [Vault] has a typed method for every operation of the service. Every
+// method takes the caller's key (an application's API key or a session key)
+// explicitly and checks the permission the operation needs, so a program
+// that calls the Vault in-process gets exactly the security an HTTP caller
+// gets through package httpapi.
+//
+//	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: "vault.db", MasterKey: key})
+//	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+//	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+//		Name: "backend", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate},
+//	})
+//
+// # Storage and encryption
+//
+// A Vault keeps everything in a [store.Store], an ordered transactional
+// key-value store (bbolt by default; package store/memory for tests). Every
+// write that touches several records (a record, its indexes and its audit
+// log line) is one store transaction. Every value written under a tenant is
+// sealed with XChaCha20-Poly1305 under the tenant's data key, with the store
+// key as additional data; tenant data keys are wrapped by the master key
+// given in [Options]. [Vault.RotateMasterKey] and [Vault.RotateDataKey]
+// rotate without downtime: ciphertexts carry their key term and old terms
+// still open. API keys are stored only as keyed hashes (HMAC-SHA256: the
+// keys carry 256 random bits, so a slow hash would add nothing).
+//
+// # Errors
+//
+// Methods return *[Error], whose [Kind] says what went wrong (Invalid,
+// Unauthenticated, PermissionDenied, NotFound, ...) and whose Fields name
+// the offending values. errors.Is(err, ErrNotFound) matches by kind.
+// Another tenant's resource is NotFound, never PermissionDenied, so keys
+// cannot probe for what exists.
+//
+// # Decisions where the specification is silent
+//
+//   - Tenants are created in-process only ([Vault.CreateTenant] takes no
+//     key); the server example bootstraps one on first run.
+//   - A key may give a management application only permissions it holds
+//     itself, and may regenerate a management application's key only if it
+//     holds all of that application's permissions: a narrow management key
+//     cannot mint or take over a broader one.
+//   - An access rule without a transform redacts. Rule priorities within
+//     one application must be distinct.
+//   - Single reads (get) are logged with operation "read"; list reads and
+//     reading the logs themselves are not logged.
+//   - Lists default to 20 items a page and allow up to 100 (members 50);
+//     larger or non-positive values are Invalid, a page past the end is
+//     empty. Logs are listed newest first, other lists oldest first.
+//   - Expired applications are refused at the instant of expiry and deleted
+//     by the sweeper (every minute by default), which logs the deletion with
+//     actor type "system".
+//   - Permission descriptions follow REFERENCE.md: token:read, token:search,
+//     token:delete and token:use are private-only; token:create and
+//     token:update public or private; everything else management-only.
+package tokenvault

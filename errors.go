@@ -1,0 +1,181 @@
+package tokenvault
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Kind classifies an [Error]. The set is small and append-only; httpapi maps
+// each kind to one HTTP status.
+type Kind uint8
+
+// The kinds of error a Vault method returns.
+const (
+	// Internal is a failure of the Vault or its store, not of the request.
+	// Its message is generic; the cause is kept in Error.Err for the host's
+	// logs and never shown to callers.
+	Internal Kind = iota
+	// Invalid: the request is malformed or fails validation. Fields names
+	// the offending values.
+	Invalid
+	// Unauthenticated: the key is missing, unknown, expired or revoked.
+	Unauthenticated
+	// PermissionDenied: the key is valid but lacks the permission, or no
+	// access rule matches.
+	PermissionDenied
+	// NotFound: the resource does not exist, or belongs to another tenant.
+	NotFound
+	// Conflict: the resource exists already, or its state forbids the change.
+	Conflict
+	// UnsupportedMediaType: the request body has a content type the
+	// operation does not accept.
+	UnsupportedMediaType
+	// TooLarge: the request body or a value in it exceeds a limit.
+	TooLarge
+	// Unprocessable: the request is well formed but cannot be carried out,
+	// for example code that does not export a function.
+	Unprocessable
+)
+
+var kindNames = [...]string{
+	Internal:             "internal",
+	Invalid:              "invalid",
+	Unauthenticated:      "unauthenticated",
+	PermissionDenied:     "permission denied",
+	NotFound:             "not found",
+	Conflict:             "conflict",
+	UnsupportedMediaType: "unsupported media type",
+	TooLarge:             "too large",
+	Unprocessable:        "unprocessable",
+}
+
+// Kinds lists every kind, so tables keyed by kind can be checked for
+// completeness.
+func Kinds() []Kind {
+	ks := make([]Kind, len(kindNames))
+	for i := range kindNames {
+		ks[i] = Kind(i)
+	}
+	return ks
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Error is the one error type Vault methods return. Messages never contain
+// secrets: no token data, no keys.
+type Error struct {
+	Kind    Kind
+	Message string
+	// Fields maps the path of an offending value (for example "name" or
+	// "rules[1].container") to what is wrong with it.
+	Fields map[string][]string
+	// Err is the underlying cause of an Internal error, for the host's logs.
+	Err error
+}
+
+// Sentinel errors for errors.Is: errors.Is(err, ErrNotFound) reports whether
+// err is an *Error of kind NotFound, whatever its message.
+var (
+	ErrInternal             = &Error{Kind: Internal}
+	ErrInvalid              = &Error{Kind: Invalid}
+	ErrUnauthenticated      = &Error{Kind: Unauthenticated}
+	ErrPermissionDenied     = &Error{Kind: PermissionDenied}
+	ErrNotFound             = &Error{Kind: NotFound}
+	ErrConflict             = &Error{Kind: Conflict}
+	ErrUnsupportedMediaType = &Error{Kind: UnsupportedMediaType}
+	ErrTooLarge             = &Error{Kind: TooLarge}
+	ErrUnprocessable        = &Error{Kind: Unprocessable}
+)
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("tokenvault: ")
+	if e.Message != "" {
+		b.WriteString(e.Message)
+	} else {
+		b.WriteString(e.Kind.String())
+	}
+	if len(e.Fields) > 0 {
+		paths := make([]string, 0, len(e.Fields))
+		for p := range e.Fields {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			fmt.Fprintf(&b, "; %s: %s", p, strings.Join(e.Fields[p], ", "))
+		}
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause of an Internal error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrNotFound) and friends match by kind.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Message == "" && t.Fields == nil && t.Err == nil && t.Kind == e.Kind
+}
+
+// ErrorKind returns the kind of err: the kind of the *Error in its chain, or
+// Internal for any other error.
+func ErrorKind(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Internal
+}
+
+func errorf(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
+}
+
+func internal(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Kind: Internal, Message: "internal error", Err: err}
+}
+
+var (
+	errUnauthenticated = &Error{Kind: Unauthenticated, Message: "missing, unknown or expired API key"}
+)
+
+func errForbidden(perm string) *Error {
+	return errorf(PermissionDenied, "the key lacks the permission %s", perm)
+}
+
+func errNotFound(what string) *Error {
+	return errorf(NotFound, "%s not found", what)
+}
+
+// fieldErrors collects validation failures and becomes one Invalid error.
+type fieldErrors map[string][]string
+
+func (f fieldErrors) add(path, format string, args ...any) {
+	f[path] = append(f[path], fmt.Sprintf(format, args...))
+}
+
+// err returns nil when nothing was added.
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &Error{Kind: Invalid, Message: "the request is invalid", Fields: f}
+}
+
+// invalidField is a shorthand for a one-field validation error.
+func invalidField(path, format string, args ...any) *Error {
+	f := fieldErrors{}
+	f.add(path, format, args...)
+	return f.err().(*Error)
+}

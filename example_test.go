@@ -1,0 +1,45 @@
+package tokenvault_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// A host program opens a Vault, bootstraps a tenant and hands out keys.
+func Example() {
+	ctx := context.Background()
+	masterKey := make([]byte, 32)
+	rand.Read(masterKey)
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	if err != nil {
+		panic(err)
+	}
+	defer v.Close()
+
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		panic(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name:        "Browser checkout",
+		Type:        tokenvault.Public,
+		Permissions: []string{tokenvault.PermTokenCreate},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(app.Name, app.Type, app.Permissions)
+
+	// A public key may never read tokens: the Vault refuses to grant it.
+	_, err = v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "Leaky", Type: tokenvault.Public, Permissions: []string{tokenvault.PermTokenRead},
+	})
+	fmt.Println(err)
+	// Output:
+	// Browser checkout public [token:create]
+	// tokenvault: the request is invalid; permissions[0]: a public application may not hold "token:read"
+}

@@ -1,0 +1,78 @@
+// Command embedded shows Token Vault used in-process: no HTTP, the same
+// keys and permissions. It keeps its data in memory and prints what it does.
+//
+//	go run ./examples/embedded
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "embedded:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	// A real program keeps its master key in a secret manager or a file.
+	masterKey := make([]byte, 32)
+	rand.Read(masterKey)
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+
+	// Bootstrap: a tenant, its owner, and a management key.
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{
+		Name:  "Acme",
+		Owner: tokenvault.User{Email: "owner@acme.example"},
+	})
+	if err != nil {
+		return err
+	}
+	mgmt := boot.Application.Key
+	fmt.Fprintf(out, "tenant %q created, owner role %s\n", boot.Tenant.Name, boot.Owner.Role)
+
+	// The management key creates a backend application.
+	backend, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{
+		Name:        "Checkout backend",
+		Type:        tokenvault.Private,
+		Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "application %q (%s) holds %v\n", backend.Name, backend.Type, backend.Permissions)
+
+	// The backend key may not manage applications: the Vault says so.
+	_, err = v.ListApplications(ctx, backend.Key, tokenvault.ListApplicationsRequest{})
+	fmt.Fprintf(out, "backend key listing applications: %v\n", tokenvault.ErrorKind(err))
+
+	// Regenerating a key refuses the old one at once.
+	if _, err := v.RegenerateApplicationKey(ctx, mgmt, backend.ID); err != nil {
+		return err
+	}
+	_, err = v.GetApplicationByKey(ctx, backend.Key)
+	fmt.Fprintf(out, "old backend key after regenerate: %v\n", tokenvault.ErrorKind(err))
+
+	// Every change is in the audit log.
+	logs, err := v.ListLogs(ctx, mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityApplication})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "application log lines: %d\n", logs.Pagination.TotalItems)
+	for i := len(logs.Data) - 1; i >= 0; i-- {
+		fmt.Fprintf(out, "  %s %s\n", logs.Data[i].Operation, logs.Data[i].Message)
+	}
+	return nil
+}

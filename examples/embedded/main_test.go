@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRun(t *testing.T) {
+	var out strings.Builder
+	if err := run(context.Background(), &out); err != nil {
+		t.Fatalf("run() = %v", err)
+	}
+	want := `tenant "Acme" created, owner role OWNER
+application "Checkout backend" (private) holds [token:create token:read]
+backend key listing applications: permission denied
+old backend key after regenerate: unauthenticated
+application log lines: 3
+  create Application "Management" created
+  create Application "Checkout backend" created
+  update Application key regenerated
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("run() output mismatch (-want +got):\n%s", diff)
+	}
+}

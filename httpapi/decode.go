@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// invalid is a one-field validation error.
+func invalid(field, msg string) error {
+	return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the request is invalid", Fields: map[string][]string{field: {msg}}}
+}
+
+// decodeJSON reads one JSON value of at most MaxBodyBytes into dst,
+// refusing unknown fields.
+func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
+		}
+	}
+	body := http.MaxBytesReader(w, r.Body, a.maxBody)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return decodeError(err)
+		}
+		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
+	}
+	return nil
+}
+
+// decodeError explains a JSON decoding failure without echoing the body.
+func decodeError(err error) error {
+	var (
+		mbe  *http.MaxBytesError
+		syn  *json.SyntaxError
+		typ  *json.UnmarshalTypeError
+		errT = tokenvault.Invalid
+	)
+	switch {
+	case errors.As(err, &mbe):
+		return &tokenvault.Error{Kind: tokenvault.TooLarge, Message: fmt.Sprintf("the body is larger than %d bytes", mbe.Limit)}
+	case errors.Is(err, io.EOF):
+		return &tokenvault.Error{Kind: errT, Message: "a JSON body is required"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &tokenvault.Error{Kind: errT, Message: "the body is truncated JSON"}
+	case errors.As(err, &syn):
+		return &tokenvault.Error{Kind: errT, Message: fmt.Sprintf("the body is not valid JSON (at byte %d)", syn.Offset)}
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return &tokenvault.Error{Kind: errT, Message: fmt.Sprintf("the body must be a JSON %s", jsonKind(typ.Type.Kind().String()))}
+		}
+		return invalid(field, fmt.Sprintf("must be a %s, not a %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		// encoding/json reports unknown fields only in this message.
+		name, _ = strconv.Unquote(name)
+		return invalid(name, "unknown field")
+	}
+	return &tokenvault.Error{Kind: errT, Message: "the body could not be decoded: " + err.Error()}
+}
+
+// jsonKind names a Go kind the way a JSON user would.
+func jsonKind(k string) string {
+	switch k {
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "int", "int64", "int32", "uint", "uint64", "uint32", "float64", "float32":
+		return "number"
+	case "bool":
+		return "boolean"
+	}
+	return k
+}
+
+// pageRequest reads page and size from the query: absent means the default,
+// anything but a positive integer is a 400.
+func pageRequest(r *http.Request) (tokenvault.PageRequest, error) {
+	var p tokenvault.PageRequest
+	for _, q := range []struct {
+		name string
+		dst  *int
+	}{{"page", &p.Page}, {"size", &p.Size}} {
+		s := r.URL.Query().Get(q.name)
+		if s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return p, invalid(q.name, "must be a positive integer")
+		}
+		*q.dst = n
+	}
+	return p, nil
+}

@@ -1,0 +1,34 @@
+// Package httpapi mounts the whole REST interface of a [tokenvault.Vault] on
+// any net/http mux.
+//
+// It is a pure translation: decode the request, call one Vault method with
+// the key from the SVC-API-KEY header, encode the result. No business rule
+// lives here; the Vault checks keys and permissions itself.
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/vault/", http.StripPrefix("/vault", httpapi.New(v, httpapi.Options{})))
+//
+// # Errors
+//
+// Every error is an application/problem+json body (RFC 7807) shaped as
+// {"type", "title", "status", "detail", "errors": {"field.path": ["..."]}}.
+// Statuses come from one table keyed by [tokenvault.Kind]: 400 invalid,
+// 401 unauthenticated, 403 permission denied, 404 not found (also another
+// tenant's resource), 409 conflict, 413 body too large, 415 unsupported media
+// type, 422 unprocessable, 500 internal (answered generically; the cause goes
+// to the logger, never to the caller). Unknown routes are 404 and known
+// routes with another method 405, in the same format.
+//
+// # Request bodies
+//
+// Bodies are JSON (Content-Type application/json, or none), one value, at
+// most Options.MaxBodyBytes (default 1 MiB). Unknown fields are refused
+// with a 400 naming the field, so a typo (or a field that may not be sent,
+// such as an application's type on update) is never silently ignored.
+//
+// # Lists
+//
+// List endpoints take page (default 1) and size (default 20, at most 100;
+// members 50); a value that is not a positive integer or exceeds the maximum
+// is a 400. Id filters repeat: ?id=a&id=b.
+package httpapi

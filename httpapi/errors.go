@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// Problem is the RFC 7807 body of every error response.
+type Problem struct {
+	Type   string              `json:"type"`
+	Title  string              `json:"title"`
+	Status int                 `json:"status"`
+	Detail string              `json:"detail,omitempty"`
+	Errors map[string][]string `json:"errors,omitempty"`
+}
+
+// statusOf maps every error kind to its HTTP status. A test walks
+// tokenvault.Kinds() so this table cannot go stale.
+var statusOf = map[tokenvault.Kind]int{
+	tokenvault.Internal:             http.StatusInternalServerError,
+	tokenvault.Invalid:              http.StatusBadRequest,
+	tokenvault.Unauthenticated:      http.StatusUnauthorized,
+	tokenvault.PermissionDenied:     http.StatusForbidden,
+	tokenvault.NotFound:             http.StatusNotFound,
+	tokenvault.Conflict:             http.StatusConflict,
+	tokenvault.UnsupportedMediaType: http.StatusUnsupportedMediaType,
+	tokenvault.TooLarge:             http.StatusRequestEntityTooLarge,
+	tokenvault.Unprocessable:        http.StatusUnprocessableEntity,
+}
+
+// writeError writes err as a problem. Internal errors are logged in full and
+// answered generically.
+func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *tokenvault.Error
+	if !errors.As(err, &e) {
+		e = &tokenvault.Error{Kind: tokenvault.Internal, Err: err}
+	}
+	status, ok := statusOf[e.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	p := Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: e.Message, Errors: e.Fields}
+	if status == http.StatusInternalServerError {
+		if e.Err != nil && r.Context().Err() == nil {
+			a.logger.LogAttrs(r.Context(), slog.LevelError, "httpapi: internal error",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", e.Err))
+		}
+		p.Detail = "internal error"
+		p.Errors = nil
+	}
+	writeProblem(w, p)
+}
+
+func writeProblem(w http.ResponseWriter, p Problem) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(p.Status)
+	json.NewEncoder(w).Encode(p)
+}
+
+// problemWriter turns the plain-text 404 and 405 answers of http.ServeMux
+// into problems; the Allow header the mux sets on a 405 is kept.
+type problemWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *problemWriter) WriteHeader(status int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	detail := "no such route"
+	if status == http.StatusMethodNotAllowed {
+		detail = "method not allowed on this route"
+	}
+	w.Header().Del("Content-Length")
+	writeProblem(w.ResponseWriter, Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
+}
+
+func (w *problemWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusNotFound)
+	}
+	return len(b), nil
+}

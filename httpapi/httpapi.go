@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// Options configure the handler. Zero values mean the defaults.
+type Options struct {
+	// MaxBodyBytes bounds request bodies. Zero: 1 MiB.
+	MaxBodyBytes int64
+	// Logger receives internal errors (never secrets). Nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// APIKeyHeader carries the caller's application or session key.
+const APIKeyHeader = "SVC-API-KEY"
+
+type api struct {
+	v       *tokenvault.Vault
+	maxBody int64
+	logger  *slog.Logger
+	mux     *http.ServeMux
+}
+
+// New returns a handler serving the REST interface of v. Mount it under a
+// prefix with http.StripPrefix.
+func New(v *tokenvault.Vault, opts Options) http.Handler {
+	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, mux: http.NewServeMux()}
+	if a.maxBody <= 0 {
+		a.maxBody = 1 << 20
+	}
+	if a.logger == nil {
+		a.logger = slog.Default()
+	}
+	a.routes()
+	return a
+}
+
+func (a *api) routes() {
+	m := a.mux
+	m.HandleFunc("POST /applications", a.createApplication)
+	m.HandleFunc("GET /applications", a.listApplications)
+	m.HandleFunc("GET /applications/key", a.getApplicationByKey)
+	m.HandleFunc("GET /applications/{id}", a.getApplication)
+	m.HandleFunc("PUT /applications/{id}", a.updateApplication)
+	m.HandleFunc("POST /applications/{id}/regenerate", a.regenerateApplication)
+	m.HandleFunc("DELETE /applications/{id}", a.deleteApplication)
+
+	m.HandleFunc("GET /logs", a.listLogs)
+	m.HandleFunc("GET /logs/entity-types", a.entityTypes)
+
+	m.HandleFunc("GET /tenants/self", a.getTenant)
+	m.HandleFunc("POST /tenants/self/rotate-data-key", a.rotateDataKey)
+
+	m.HandleFunc("GET /permissions", a.listPermissions)
+}
+
+// ServeHTTP serves the API, turning the mux's own 404 and 405 answers and
+// any panic into problems.
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			a.logger.Error("httpapi: panic", "method", r.Method, "path", r.URL.Path, "panic", p)
+			writeProblem(w, Problem{Type: "about:blank", Title: http.StatusText(500), Status: 500, Detail: "internal error"})
+		}
+	}()
+	if _, pattern := a.mux.Handler(r); pattern == "" {
+		a.mux.ServeHTTP(&problemWriter{ResponseWriter: w}, r)
+		return
+	}
+	a.mux.ServeHTTP(w, r)
+}
+
+func apiKey(r *http.Request) string { return r.Header.Get(APIKeyHeader) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// reply writes v with 200, or the error.
+func (a *api) reply(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// noContent writes 204, or the error.
+func (a *api) noContent(w http.ResponseWriter, r *http.Request, err error) {
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *api) createApplication(w http.ResponseWriter, r *http.Request) {
+	var req tokenvault.CreateApplicationRequest
+	if err := a.decodeJSON(w, r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	app, err := a.v.CreateApplication(r.Context(), apiKey(r), req)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, app)
+}
+
+func (a *api) listApplications(w http.ResponseWriter, r *http.Request) {
+	page, err := pageRequest(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.ListApplications(r.Context(), apiKey(r), tokenvault.ListApplicationsRequest{IDs: r.URL.Query()["id"], PageRequest: page})
+	a.reply(w, r, out, err)
+}
+
+func (a *api) getApplicationByKey(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.GetApplicationByKey(r.Context(), apiKey(r))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) getApplication(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.GetApplication(r.Context(), apiKey(r), r.PathValue("id"))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) updateApplication(w http.ResponseWriter, r *http.Request) {
+	var req tokenvault.UpdateApplicationRequest
+	if err := a.decodeJSON(w, r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.UpdateApplication(r.Context(), apiKey(r), r.PathValue("id"), req)
+	a.reply(w, r, out, err)
+}
+
+func (a *api) regenerateApplication(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.RegenerateApplicationKey(r.Context(), apiKey(r), r.PathValue("id"))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) deleteApplication(w http.ResponseWriter, r *http.Request) {
+	a.noContent(w, r, a.v.DeleteApplication(r.Context(), apiKey(r), r.PathValue("id")))
+}
+
+func (a *api) listLogs(w http.ResponseWriter, r *http.Request) {
+	page, err := pageRequest(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	req := tokenvault.ListLogsRequest{EntityType: q.Get("entity_type"), EntityID: q.Get("entity_id"), PageRequest: page}
+	for _, d := range []struct {
+		name string
+		dst  **time.Time
+	}{{"start_date", &req.StartDate}, {"end_date", &req.EndDate}} {
+		s := q.Get(d.name)
+		if s == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			a.writeError(w, r, invalid(d.name, "must be an ISO 8601 date-time such as 2026-01-02T15:04:05Z"))
+			return
+		}
+		*d.dst = &t
+	}
+	out, err := a.v.ListLogs(r.Context(), apiKey(r), req)
+	a.reply(w, r, out, err)
+}
+
+func (a *api) entityTypes(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.EntityTypes(r.Context(), apiKey(r))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) getTenant(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.GetTenant(r.Context(), apiKey(r))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) rotateDataKey(w http.ResponseWriter, r *http.Request) {
+	a.noContent(w, r, a.v.RotateDataKey(r.Context(), apiKey(r)))
+}
+
+func (a *api) listPermissions(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.ListPermissions(r.Context(), apiKey(r), tokenvault.ApplicationType(r.URL.Query().Get("application_type")))
+	a.reply(w, r, out, err)
+}

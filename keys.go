@@ -1,0 +1,315 @@
+package tokenvault
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// keySet is what the master key wraps: a keyring that seals records, and an
+// HMAC key for index entries derived from secrets. The index key is never
+// rotated, because the indexes it builds must stay findable.
+type keySet struct {
+	ring     *seal.Keyring
+	indexKey []byte
+}
+
+// String keeps key bytes out of any log line that prints a keySet.
+func (k *keySet) String() string { return "tokenvault.keySet{...}" }
+
+func newKeySet() (*keySet, error) {
+	ring, err := seal.NewKeyring(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: new keyring: %w", err)
+	}
+	ik, err := seal.RandomKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: new index key: %w", err)
+	}
+	return &keySet{ring: ring, indexKey: ik}, nil
+}
+
+// mac is the keyed hash used wherever a secret must be looked up.
+func (k *keySet) mac(parts ...[]byte) []byte {
+	h := hmac.New(sha256.New, k.indexKey)
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+type wrappedKeySet struct {
+	Ring     []byte `json:"ring"`
+	IndexKey []byte `json:"index_key"`
+}
+
+// wrap seals a key set with the current master key, bound to its store key.
+func (v *Vault) wrap(storeKey string, ks *keySet) []byte {
+	ring, err := ks.ring.MarshalBinary()
+	if err != nil {
+		// A keyring built by seal always marshals.
+		panic("tokenvault: keyring does not marshal")
+	}
+	b, _ := json.Marshal(wrappedKeySet{Ring: ring, IndexKey: ks.indexKey})
+	return v.master.Load().Seal([]byte(storeKey), b)
+}
+
+func (v *Vault) unwrap(storeKey string, raw []byte) (*keySet, error) {
+	b, err := v.master.Load().Open([]byte(storeKey), raw)
+	if err != nil {
+		return nil, err
+	}
+	var w wrappedKeySet
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("tokenvault: keyring record: %w", err)
+	}
+	ring, err := seal.UnmarshalKeyring(w.Ring)
+	if err != nil {
+		return nil, err
+	}
+	return &keySet{ring: ring, indexKey: w.IndexKey}, nil
+}
+
+// txn is one store transaction seen through the Vault: records are sealed
+// on the way in and opened on the way out.
+type txn struct {
+	v   *Vault
+	tx  store.Tx
+	now time.Time
+	// created holds key sets written by this transaction, used before they
+	// are committed and cached.
+	created map[string]*keySet
+}
+
+// tenantKeys returns the key set of a tenant, from the cache or the store.
+// reload skips the cache, for a ciphertext sealed with a term newer than the
+// cached keyring (another instance rotated).
+func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
+	if ks, ok := t.created[tid]; ok {
+		return ks, nil
+	}
+	if !reload {
+		if ks, ok := t.v.tenants.Load(tid); ok {
+			return ks.(*keySet), nil
+		}
+	}
+	k := tenantKeyringKey(tid)
+	raw, err := t.tx.Get([]byte(k))
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("tokenvault: tenant %s has no keyring", tid)
+	}
+	ks, err := t.v.unwrap(k, raw)
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: unwrap keyring of tenant %s: %w", tid, err)
+	}
+	t.v.tenants.Store(tid, ks)
+	return ks, nil
+}
+
+// tenantOf returns the tenant id of a key under tenant/.
+func tenantOf(key string) string {
+	rest, ok := strings.CutPrefix(key, "tenant/")
+	if !ok {
+		return ""
+	}
+	tid, _, _ := strings.Cut(rest, "/")
+	return tid
+}
+
+// getRecord opens the record at key into dst. It reports false when the key
+// does not exist.
+func (t *txn) getRecord(key string, dst any) (bool, error) {
+	raw, err := t.tx.Get([]byte(key))
+	if err != nil || raw == nil {
+		return false, err
+	}
+	return true, t.openRecord(key, raw, dst)
+}
+
+// openRecord decrypts and decodes a raw value stored at key.
+func (t *txn) openRecord(key string, raw []byte, dst any) error {
+	b, err := t.open(key, raw)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return fmt.Errorf("tokenvault: decode %s: %w", key, err)
+	}
+	return nil
+}
+
+// keyValue is a copied store entry.
+type keyValue struct {
+	key   string
+	value []byte
+}
+
+// scanValues copies every entry under prefix, in order. Decrypting happens
+// after the scan, because opening a record may read the store.
+func (t *txn) scanValues(prefix string) ([]keyValue, error) {
+	var out []keyValue
+	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, v []byte) error {
+		out = append(out, keyValue{string(k), bytes.Clone(v)})
+		return nil
+	})
+	return out, err
+}
+
+// open decrypts a raw value stored at key.
+func (t *txn) open(key string, raw []byte) ([]byte, error) {
+	tid := tenantOf(key)
+	if tid == "" {
+		b, err := t.v.sys.ring.Open([]byte(key), raw)
+		if err != nil {
+			return nil, fmt.Errorf("tokenvault: open %s: %w", key, err)
+		}
+		return b, nil
+	}
+	ks, err := t.tenantKeys(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	if term, ok := seal.Term(raw); ok && term > ks.ring.ActiveTerm() {
+		if ks, err = t.tenantKeys(tid, true); err != nil {
+			return nil, err
+		}
+	}
+	b, err := ks.ring.Open([]byte(key), raw)
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: open %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// putRecord seals v (as JSON) under key with the tenant's active data key,
+// or the system keyring for keys outside tenant/.
+func (t *txn) putRecord(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("tokenvault: encode %s: %w", key, err)
+	}
+	ring := t.v.sys.ring
+	if tid := tenantOf(key); tid != "" {
+		ks, err := t.tenantKeys(tid, false)
+		if err != nil {
+			return err
+		}
+		ring = ks.ring
+	}
+	return t.tx.Put([]byte(key), ring.Seal([]byte(key), b))
+}
+
+// putIndex writes an index entry: the key is the information, the value is
+// empty.
+func (t *txn) putIndex(key string) error { return t.tx.Put([]byte(key), nil) }
+
+func (t *txn) delete(key string) error { return t.tx.Delete([]byte(key)) }
+
+// scanKeys calls fn with every key under prefix, in order.
+func (t *txn) scanKeys(prefix string, fn func(key string) error) error {
+	return t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
+		return fn(string(k))
+	})
+}
+
+// RotateMasterKey re-wraps every keyring in the store with newKey, in one
+// transaction, and makes it the current master key. Records are not
+// re-encrypted: they are sealed with data keys, which do not change. The
+// Vault keeps serving throughout; after RotateMasterKey returns, open the
+// store with newKey (the old key may be passed in PreviousMasterKeys, for
+// instances not yet restarted).
+//
+// This is a host-program operation: it takes no API key.
+func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
+	v.wrapMu.Lock()
+	defer v.wrapMu.Unlock()
+	next, err := v.master.Load().Rotate(newKey)
+	if err != nil {
+		return &Error{Kind: Invalid, Message: "the new master key is invalid: " + err.Error()}
+	}
+	err = v.store.Update(ctx, func(tx store.Tx) error {
+		rewrap := func(key string) error {
+			raw, err := tx.Get([]byte(key))
+			if err != nil || raw == nil {
+				return err
+			}
+			b, err := next.Open([]byte(key), raw)
+			if err != nil {
+				return fmt.Errorf("tokenvault: unwrap %s: %w", key, err)
+			}
+			return tx.Put([]byte(key), next.Seal([]byte(key), b))
+		}
+		if err := rewrap(sysKeyringKey); err != nil {
+			return err
+		}
+		var tenants []string
+		err := tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
+			tenants = append(tenants, strings.TrimPrefix(string(k), sysTenantsKey))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, tid := range tenants {
+			if err := rewrap(tenantKeyringKey(tid)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return v.result(err)
+	}
+	v.master.Store(next)
+	return nil
+}
+
+// RotateDataKey adds a new data key to the caller's tenant keyring: records
+// written from now on are sealed with it, and records sealed with older
+// terms still open. Requires tenant:update.
+func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
+	v.wrapMu.RLock()
+	defer v.wrapMu.RUnlock()
+	var rotated *keySet
+	var tid string
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantUpdate)
+		if err != nil {
+			return err
+		}
+		tid = p.tenantID
+		ks, err := t.tenantKeys(tid, true)
+		if err != nil {
+			return err
+		}
+		ring, err := ks.ring.Rotate(rand.Reader)
+		if err != nil {
+			return err
+		}
+		rotated = &keySet{ring: ring, indexKey: ks.indexKey}
+		k := tenantKeyringKey(tid)
+		if err := t.tx.Put([]byte(k), v.wrap(k, rotated)); err != nil {
+			return err
+		}
+		return t.log(p.actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", ring.ActiveTerm()))
+	})
+	if err != nil {
+		return err
+	}
+	// Only a committed keyring may seal: a rolled back term would leave
+	// records nobody can open.
+	v.tenants.Store(tid, rotated)
+	return nil
+}

@@ -1,0 +1,110 @@
+package tokenvault_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// operation is one Vault method called with a key, for the permission
+// matrix. setup runs before each call with the management key and returns
+// the id the call works on.
+type operation struct {
+	name string
+	perm string
+	call func(v *tokenvault.Vault, key, id string) error
+}
+
+var ctx = context.Background()
+
+var operations = []operation{
+	{"CreateApplication", "application:create", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.CreateApplication(ctx, key, tokenvault.CreateApplicationRequest{Name: "x", Type: "private", Permissions: []string{"token:read"}})
+		return err
+	}},
+	{"ListApplications", "application:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListApplications(ctx, key, tokenvault.ListApplicationsRequest{})
+		return err
+	}},
+	{"GetApplication", "application:read", func(v *tokenvault.Vault, key, id string) error {
+		_, err := v.GetApplication(ctx, key, id)
+		return err
+	}},
+	{"GetApplicationByKey", "application:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.GetApplicationByKey(ctx, key)
+		return err
+	}},
+	{"UpdateApplication", "application:update", func(v *tokenvault.Vault, key, id string) error {
+		_, err := v.UpdateApplication(ctx, key, id, tokenvault.UpdateApplicationRequest{Name: "y", Permissions: []string{"token:use"}})
+		return err
+	}},
+	{"RegenerateApplicationKey", "application:update", func(v *tokenvault.Vault, key, id string) error {
+		_, err := v.RegenerateApplicationKey(ctx, key, id)
+		return err
+	}},
+	{"DeleteApplication", "application:delete", func(v *tokenvault.Vault, key, id string) error {
+		return v.DeleteApplication(ctx, key, id)
+	}},
+	{"ListLogs", "log:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListLogs(ctx, key, tokenvault.ListLogsRequest{})
+		return err
+	}},
+	{"EntityTypes", "log:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.EntityTypes(ctx, key)
+		return err
+	}},
+	{"GetTenant", "tenant:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.GetTenant(ctx, key)
+		return err
+	}},
+	{"RotateDataKey", "tenant:update", func(v *tokenvault.Vault, key, _ string) error {
+		return v.RotateDataKey(ctx, key)
+	}},
+}
+
+// TestPermissionMatrix calls every operation with a key holding exactly its
+// permission (it succeeds), a key holding every other management permission
+// (403), no key and an unknown key (401).
+func TestPermissionMatrix(t *testing.T) {
+	e := newEnv(t)
+	for _, op := range operations {
+		t.Run(op.name, func(t *testing.T) {
+			target := e.app(t, tokenvault.Private, "token:read").ID
+			exact := e.app(t, tokenvault.Management, op.perm)
+			var others []string
+			for _, p := range tokenvault.PermissionsFor(tokenvault.Management) {
+				if p != op.perm {
+					others = append(others, p)
+				}
+			}
+			without := e.app(t, tokenvault.Management, others...)
+			private := e.app(t, tokenvault.Private, tokenvault.PermissionsFor(tokenvault.Private)...)
+
+			wantKind(t, op.name+" with no key", op.call(e.v, "", target), tokenvault.Unauthenticated)
+			wantKind(t, op.name+" with an unknown key", op.call(e.v, "key_unknown", target), tokenvault.Unauthenticated)
+			wantKind(t, op.name+" without "+op.perm, op.call(e.v, without.Key, target), tokenvault.PermissionDenied)
+			wantKind(t, op.name+" with a private key", op.call(e.v, private.Key, target), tokenvault.PermissionDenied)
+			if err := op.call(e.v, exact.Key, target); err != nil {
+				t.Errorf("%s with exactly %s = %v, want success", op.name, op.perm, err)
+			}
+		})
+	}
+}
+
+func TestListPermissions(t *testing.T) {
+	e := newEnv(t)
+	perms, err := e.v.ListPermissions(ctx, e.mgmt, tokenvault.Public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range perms {
+		names = append(names, p.Type)
+	}
+	if len(names) != 2 || names[0] != "token:create" || names[1] != "token:update" {
+		t.Errorf("ListPermissions(public) = %v, want token:create, token:update", names)
+	}
+	_, err = e.v.ListPermissions(ctx, e.mgmt, "root")
+	wantKind(t, "ListPermissions(root)", err, tokenvault.Invalid)
+}

@@ -1,0 +1,251 @@
+// Package bolt is a [store.Store] on a single bbolt file: durable, ordered,
+// and safe for concurrent use within one process. bbolt takes an exclusive
+// file lock, so only one process (and one Store) can have the file open.
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/tokenvault/tokenvault/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// bucketName is the one bucket holding every key. The store's keys are
+// already namespaced by the layer above, so nested buckets would buy nothing.
+var bucketName = []byte("kv")
+
+const (
+	defaultTimeout       = time.Second
+	defaultMaxBatchDelay = 2 * time.Millisecond
+	defaultMaxBatchSize  = 1000
+)
+
+// Options configures [Open]. The zero value, like a nil *Options, gives the
+// defaults.
+type Options struct {
+	// Timeout bounds the wait for the file lock. Zero means one second, so
+	// that opening a file another process holds fails quickly with a clear
+	// error instead of hanging; negative means wait forever.
+	Timeout time.Duration
+
+	// NoSync skips fsync on commit. It is for tests only: a crash or power
+	// loss can lose committed transactions or corrupt the file.
+	NoSync bool
+
+	// MaxBatchDelay is how long concurrent Updates wait for others to join
+	// their batch before it commits. Zero or negative means 2ms. A lone
+	// Update never waits.
+	MaxBatchDelay time.Duration
+
+	// MaxBatchSize is the number of Updates at which a batch commits without
+	// waiting for MaxBatchDelay. Zero or negative means 1000.
+	MaxBatchSize int
+}
+
+// Store is a [store.Store] backed by a bbolt file.
+type Store struct {
+	db   *bbolt.DB
+	path string
+
+	// inflight counts Updates between entry and return, to decide whether
+	// batching can pay off.
+	inflight atomic.Int64
+
+	// mu guards closed and active; idle is signalled when active drops to
+	// zero, which Close waits for.
+	mu     sync.Mutex
+	idle   sync.Cond
+	closed bool
+	active int
+}
+
+// Open opens or creates the bbolt file at path with mode 0600. It fails with
+// an error wrapping bbolt's errors.ErrTimeout if another Store or process holds
+// the file for longer than opts.Timeout.
+func Open(path string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	timeout := o.Timeout
+	switch {
+	case timeout == 0:
+		timeout = defaultTimeout
+	case timeout < 0:
+		timeout = 0 // bbolt: wait forever
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("bolt: open %s: file is locked by another process or Store (waited %v): %w", path, timeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	db.MaxBatchDelay = o.MaxBatchDelay
+	if db.MaxBatchDelay <= 0 {
+		db.MaxBatchDelay = defaultMaxBatchDelay
+	}
+	db.MaxBatchSize = o.MaxBatchSize
+	if db.MaxBatchSize <= 0 {
+		db.MaxBatchSize = defaultMaxBatchSize
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketName)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	s.idle.L = &s.mu
+	return s, nil
+}
+
+// Path returns the path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// begin registers a transaction so that Close waits for it. A counter under a
+// mutex, rather than an RWMutex held across the transaction, means a View
+// nested inside an Update (allowed by bbolt) cannot deadlock against a
+// pending Close; it fails with ErrClosed instead.
+func (s *Store) begin() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("bolt: %w", store.ErrClosed)
+	}
+	s.active++
+	return nil
+}
+
+func (s *Store) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.active == 0 {
+		s.idle.Broadcast()
+	}
+}
+
+// View runs fn in a bbolt read transaction. Reads never block on writers.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+
+	var fnFailed bool
+	err := s.db.View(func(btx *bbolt.Tx) error {
+		t := &tx{b: btx.Bucket(bucketName)}
+		defer t.finish()
+		err := fn(t)
+		fnFailed = err != nil
+		return err
+	})
+	if err != nil && !fnFailed {
+		return fmt.Errorf("bolt: view: %w", err)
+	}
+	return err
+}
+
+// Update runs fn in a bbolt write transaction.
+//
+// bbolt allows one writer at a time and every commit costs an fsync, so
+// concurrent small Updates are coalesced with DB.Batch: they run one after
+// another in a single transaction with a single fsync. Batch waits up to
+// MaxBatchDelay for company, which a lone writer should not pay, so when this
+// is the only Update in flight it goes straight to DB.Update.
+//
+// Batch may run fn more than once: if one fn in a batch fails, the whole
+// transaction rolls back, the failing fn is rerun on its own and the others
+// are rerun together. The store.Store contract allows this. A panic in a
+// batched fn is caught by bbolt, and the fn is then rerun alone, where the
+// panic propagates to the caller after the rollback.
+//
+// ctx is checked when fn starts and again when it returns, and an error
+// there rolls back. Once fn has returned nil the commit is not interrupted:
+// in a batch, ctx being cancelled while the fns after this one run does not
+// undo it.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+
+	// fnFailed tells fn's own error, returned as is, from bbolt's, which
+	// is wrapped. It reflects the last run of fn: when that run fails,
+	// bbolt returns its error unchanged.
+	var fnFailed bool
+	run := func(btx *bbolt.Tx) error {
+		err := ctx.Err() // a batch may start well after Update was called
+		if err == nil {
+			t := &tx{b: btx.Bucket(bucketName)}
+			err = fn(t)
+			t.finish()
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		fnFailed = err != nil
+		return err
+	}
+
+	var err error
+	if s.inflight.Add(1) == 1 {
+		err = s.updateSolo(run)
+	} else {
+		err = s.updateBatch(run)
+	}
+	if err != nil && !fnFailed {
+		return fmt.Errorf("bolt: update: %w", err)
+	}
+	return err
+}
+
+// updateSolo and updateBatch decrement inflight with defer so that a panic
+// in fn does not leave the count high and every later Update batched.
+func (s *Store) updateSolo(run func(*bbolt.Tx) error) error {
+	defer s.inflight.Add(-1)
+	return s.db.Update(run)
+}
+
+func (s *Store) updateBatch(run func(*bbolt.Tx) error) error {
+	defer s.inflight.Add(-1)
+	return s.db.Batch(run)
+}
+
+// Close waits for transactions in progress, then closes the file. Later View
+// and Update calls return an error wrapping [store.ErrClosed]. Closing twice
+// is not an error.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for s.active > 0 {
+		s.idle.Wait()
+	}
+	s.mu.Unlock()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("bolt: close %s: %w", s.path, err)
+	}
+	return nil
+}

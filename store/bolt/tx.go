@@ -1,0 +1,95 @@
+package bolt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/tokenvault/tokenvault/store"
+)
+
+var errTxDone = errors.New("bolt: transaction used after it ended")
+
+// tx adapts a bbolt bucket to store.Tx. It is marked done when fn returns:
+// bbolt's memory-mapped slices become invalid then, and touching a finished
+// bbolt transaction can fault rather than fail.
+type tx struct {
+	b    *bbolt.Bucket
+	done bool
+}
+
+func (t *tx) finish() { t.done = true }
+
+// Get copies the value out: bbolt's slices point into the memory map and are
+// valid only while the transaction is open. It seeks with a cursor rather
+// than calling Bucket.Get so that an empty value is told from a missing key
+// by the key's presence, not by whether bbolt hands back a nil slice.
+func (t *tx) Get(key []byte) ([]byte, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	k, v := t.b.Cursor().Seek(key)
+	if k == nil || !bytes.Equal(k, key) {
+		return nil, nil
+	}
+	return append(make([]byte, 0, len(v)), v...), nil
+}
+
+// Put copies value, because bbolt keeps a reference to it until commit and the
+// caller may reuse it. (bbolt copies the key itself.)
+func (t *tx) Put(key, value []byte) error {
+	if t.done {
+		return errTxDone
+	}
+	if !t.b.Writable() {
+		return fmt.Errorf("bolt: put: %w", berrors.ErrTxNotWritable)
+	}
+	if err := t.b.Put(key, append(make([]byte, 0, len(value)), value...)); err != nil {
+		return fmt.Errorf("bolt: put: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) Delete(key []byte) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := t.b.Delete(key); err != nil {
+		return fmt.Errorf("bolt: delete: %w", err)
+	}
+	return nil
+}
+
+// Scan seeks once and walks the cursor. The slices passed to fn are bbolt's
+// own, valid until the transaction ends, which satisfies the contract.
+func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	if t.done {
+		return errTxDone
+	}
+	c := t.b.Cursor()
+	var k, v []byte
+	if after != nil && bytes.Compare(after, prefix) >= 0 {
+		k, v = c.Seek(after)
+		if k != nil && bytes.Equal(k, after) {
+			k, v = c.Next()
+		}
+	} else {
+		k, v = c.Seek(prefix)
+	}
+	for n := 0; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if limit > 0 && n >= limit {
+			break
+		}
+		n++
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, store.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+// Package store defines the storage interface beneath a Vault: an ordered,
+// transactional key-value store.
+//
+// The store is narrow and untrusted. Everything a Vault writes under a tenant
+// is sealed before it reaches a Store, and keys never contain plaintext
+// secrets, so an implementation only moves bytes. All domain logic, indexes
+// included, lives above it; a new backend is a small package that passes
+// [github.com/tokenvault/tokenvault/store/storetest.Run].
+//
+// This package imports nothing of the module, so the root package can default
+// to one implementation without an import cycle.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrStop may be returned by a [Tx.Scan] callback to end the scan early.
+// Scan then returns nil.
+var ErrStop = errors.New("store: stop scan")
+
+// ErrClosed is returned by View and Update after Close.
+var ErrClosed = errors.New("store: closed")
+
+// Store is an ordered, transactional key-value store. Keys are compared as
+// byte strings. Implementations are safe for concurrent use.
+type Store interface {
+	// View runs fn in a read-only transaction. A Put or Delete inside it
+	// returns an error.
+	View(ctx context.Context, fn func(Tx) error) error
+
+	// Update runs fn in a read-write transaction. If fn returns an error or
+	// panics, nothing it wrote is visible, ever; otherwise every write is
+	// durable (as far as the backend promises durability) when Update
+	// returns nil.
+	//
+	// fn may be called more than once (a backend may coalesce concurrent
+	// updates into one transaction and retry them), so it must not have
+	// side effects outside the transaction that cannot be repeated.
+	//
+	// If ctx is done before the transaction commits, Update returns
+	// ctx.Err() and nothing is written.
+	Update(ctx context.Context, fn func(Tx) error) error
+
+	// Close releases the store. Transactions in progress finish first.
+	Close() error
+}
+
+// Tx is a transaction. It is valid only during the function passed to View or
+// Update and must not be used from several goroutines at once.
+type Tx interface {
+	// Get returns the value stored under key, or nil and no error when the
+	// key does not exist. The returned slice belongs to the caller.
+	Get(key []byte) ([]byte, error)
+
+	// Put stores value under key, replacing any previous value. The store
+	// keeps its own copy of key and value. A nil value stores an empty value.
+	Put(key, value []byte) error
+
+	// Delete removes key. Deleting a missing key is not an error.
+	Delete(key []byte) error
+
+	// Scan calls fn for the keys beginning with prefix, in ascending order,
+	// starting with the first key greater than after (from the first key of
+	// the prefix when after is nil), visiting at most limit keys (no bound
+	// when limit <= 0). Writes made earlier in the same transaction are
+	// visible.
+	//
+	// The key and value slices passed to fn are valid only until fn returns
+	// and must not be modified; copy them to keep them. fn must not write to
+	// the transaction. If fn returns ErrStop the scan ends and Scan returns
+	// nil; any other error ends the scan and is returned.
+	Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error
+}

@@ -1,0 +1,177 @@
+package tokenvault
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Tenant is an isolated customer of the Vault: every other resource belongs
+// to exactly one tenant, and a key of one tenant never sees another's.
+type Tenant struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	OwnerID    string     `json:"owner_id"`
+	CreatedBy  string     `json:"created_by,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ModifiedBy string     `json:"modified_by,omitempty"`
+	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+}
+
+// User is a person who is a member of tenants.
+type User struct {
+	ID        string `json:"id"`
+	Email     string `json:"email,omitempty"`
+	FirstName string `json:"first_name,omitempty"`
+	LastName  string `json:"last_name,omitempty"`
+	Picture   string `json:"picture,omitempty"`
+}
+
+// Member roles.
+const (
+	RoleOwner = "OWNER"
+	RoleAdmin = "ADMIN"
+)
+
+// TenantMember is a user's membership of a tenant.
+type TenantMember struct {
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenant_id"`
+	Role      string    `json:"role"`
+	User      User      `json:"user"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// CreateTenantRequest describes a new tenant and its owner.
+type CreateTenantRequest struct {
+	Name string `json:"name"`
+	// Owner becomes the tenant's OWNER member. ID is assigned; the other
+	// fields are optional.
+	Owner User `json:"owner"`
+	// ApplicationName names the first management application. Empty:
+	// "Management".
+	ApplicationName string `json:"application_name"`
+}
+
+// TenantBootstrap is what CreateTenant returns: the tenant, its owner and its
+// first management application, whose Key is shown this once.
+type TenantBootstrap struct {
+	Tenant      Tenant       `json:"tenant"`
+	Owner       TenantMember `json:"owner"`
+	Application Application  `json:"application"`
+}
+
+// CreateTenant creates a tenant with its OWNER member and a first management
+// application holding every management permission. It takes no key: it is
+// how a host program bootstraps, and is not offered over HTTP.
+//
+// Returns Invalid for a bad name or owner e-mail.
+func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*TenantBootstrap, error) {
+	fe := fieldErrors{}
+	switch {
+	case strings.TrimSpace(req.Name) == "":
+		fe.add("name", "is required")
+	case utf8.RuneCountInString(req.Name) > maxNameLength:
+		fe.add("name", "must be at most %d characters", maxNameLength)
+	}
+	if req.Owner.Email != "" {
+		if a, err := mail.ParseAddress(req.Owner.Email); err != nil || a.Address != req.Owner.Email {
+			fe.add("owner.email", "must be an e-mail address")
+		}
+	}
+	appName := req.ApplicationName
+	if appName == "" {
+		appName = "Management"
+	}
+	if utf8.RuneCountInString(appName) > maxNameLength {
+		fe.add("application_name", "must be at most %d characters", maxNameLength)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	keys, err := newKeySet()
+	if err != nil {
+		return nil, internal(err)
+	}
+	now := v.now().UTC()
+	tid, uid, mid, aid := newID(now), newID(now), newID(now), newID(now)
+	apiKey := newAPIKey()
+
+	v.wrapMu.RLock()
+	defer v.wrapMu.RUnlock()
+	var out *TenantBootstrap
+	err = v.update(ctx, func(t *txn) error {
+		t.created = map[string]*keySet{tid: keys}
+		kk := tenantKeyringKey(tid)
+		if err := t.tx.Put([]byte(kk), v.wrap(kk, keys)); err != nil {
+			return err
+		}
+		if err := t.putIndex(sysTenantsKey + tid); err != nil {
+			return err
+		}
+		owner := actor{ID: uid, Type: ActorUser}
+		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
+		if err := t.putRecord(recordKey(tid, EntityTenant, tid), tenant); err != nil {
+			return err
+		}
+		user := req.Owner
+		user.ID = uid
+		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.now}
+		if err := t.putRecord(recordKey(tid, EntityTenantMember, mid), member); err != nil {
+			return err
+		}
+		if err := t.log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
+			return err
+		}
+		if err := t.log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
+			return err
+		}
+		app := &applicationRecord{Application: Application{
+			ID:          aid,
+			TenantID:    tid,
+			Name:        appName,
+			Type:        Management,
+			Permissions: PermissionsFor(Management),
+			Rules:       []AccessRule{},
+			CreatedBy:   uid,
+			CreatedAt:   t.now,
+		}}
+		if err := t.createApplication(owner, app, apiKey); err != nil {
+			return err
+		}
+		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: app.Application}
+		out.Application.Key = apiKey
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	v.tenants.Store(tid, keys)
+	return out, nil
+}
+
+// GetTenant returns the caller's tenant. Requires tenant:read.
+func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
+	var out Tenant
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantRead)
+		if err != nil {
+			return err
+		}
+		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &out)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotFound("tenant")
+		}
+		return t.log(p.actor(), p.tenantID, EntityTenant, p.tenantID, OpRead, "Tenant read")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,200 @@
+package tokenvault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/bolt"
+)
+
+// Options configure a Vault. The zero value of every field but MasterKey and
+// one of Store or Path means a documented default.
+type Options struct {
+	// Store holds the Vault's data. The Vault does not close a Store it was
+	// given. When nil, Path names a bbolt file the Vault opens and closes.
+	Store store.Store
+	// Path is the bbolt file used when Store is nil. One of the two is
+	// required.
+	Path string
+
+	// MasterKey (32 bytes, required) wraps the per-tenant data keys. The
+	// Vault keeps no copy of it in the store; losing it loses the data.
+	MasterKey []byte
+	// PreviousMasterKeys are older master keys that still open records
+	// wrapped before a rotation, for example a second instance that has not
+	// been restarted with the new key yet. Nil: only MasterKey.
+	PreviousMasterKeys [][]byte
+
+	// Now is the clock. Nil: time.Now. Tests inject one to check expiry
+	// without sleeping.
+	Now func() time.Time
+
+	// SweepInterval is how often expired objects are removed. Zero: one
+	// minute. Negative: no background sweeper (call Sweep yourself).
+	// Expired objects are refused at the instant they expire either way.
+	SweepInterval time.Duration
+
+	// Logger receives internal errors and sweeper activity; never secrets.
+	// Nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// ErrWrongMasterKey is returned by Open when the master key does not open the
+// store's keyring. Nothing in the store is changed.
+var ErrWrongMasterKey = errors.New("tokenvault: the master key does not open this store (wrong key?)")
+
+// Vault is a multi-tenant tokenization service. Every method authenticates
+// the key it is given and checks the permission the operation needs, so
+// in-process callers get exactly the security HTTP callers get.
+//
+// A Vault is safe for concurrent use by multiple goroutines.
+type Vault struct {
+	store     store.Store
+	ownsStore bool
+	now       func() time.Time
+	logger    *slog.Logger
+
+	master  atomic.Pointer[seal.MasterKey]
+	sys     *keySet  // system keys: API key lookups and the expiry schedule
+	tenants sync.Map // tenant id -> *keySet, a cache of unwrapped keyrings
+
+	// wrapMu orders master-key rotation after every write that wraps a
+	// keyring with the master key, so none is left under the old one.
+	wrapMu sync.RWMutex
+
+	stopSweeper context.CancelFunc
+	sweeperDone chan struct{}
+	closeOnce   sync.Once
+}
+
+// Open opens a Vault on the store in opts, creating the system keyring on
+// first use. Returns ErrWrongMasterKey if the store was created with another
+// master key.
+func Open(ctx context.Context, opts Options) (*Vault, error) {
+	master, err := seal.NewMasterKey(opts.MasterKey, opts.PreviousMasterKeys...)
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: master key: %w", err)
+	}
+	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger}
+	v.master.Store(master)
+	if v.now == nil {
+		v.now = time.Now
+	}
+	if v.logger == nil {
+		v.logger = slog.Default()
+	}
+	if v.store == nil {
+		if opts.Path == "" {
+			return nil, errors.New("tokenvault: Options.Store or Options.Path is required")
+		}
+		s, err := bolt.Open(opts.Path, nil)
+		if err != nil {
+			return nil, fmt.Errorf("tokenvault: %w", err)
+		}
+		v.store, v.ownsStore = s, true
+	}
+	if err := v.loadSystemKeys(ctx); err != nil {
+		if v.ownsStore {
+			v.store.Close()
+		}
+		return nil, err
+	}
+	interval := opts.SweepInterval
+	if interval == 0 {
+		interval = time.Minute
+	}
+	if interval > 0 {
+		v.startSweeper(interval)
+	}
+	return v, nil
+}
+
+// Close stops the sweeper and closes the store if the Vault opened it.
+// Calls in progress should finish first.
+func (v *Vault) Close() error {
+	var err error
+	v.closeOnce.Do(func() {
+		if v.stopSweeper != nil {
+			v.stopSweeper()
+			<-v.sweeperDone
+		}
+		if v.ownsStore {
+			err = v.store.Close()
+		}
+	})
+	return err
+}
+
+// loadSystemKeys reads the system keyring, creating it in an empty store.
+func (v *Vault) loadSystemKeys(ctx context.Context) error {
+	fresh, err := newKeySet()
+	if err != nil {
+		return err
+	}
+	var ks *keySet
+	err = v.store.Update(ctx, func(tx store.Tx) error {
+		raw, err := tx.Get([]byte(sysKeyringKey))
+		if err != nil {
+			return err
+		}
+		if raw == nil {
+			ks = fresh
+			return tx.Put([]byte(sysKeyringKey), v.wrap(sysKeyringKey, fresh))
+		}
+		ks, err = v.unwrap(sysKeyringKey, raw)
+		if err != nil {
+			return ErrWrongMasterKey
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrWrongMasterKey) {
+			return ErrWrongMasterKey
+		}
+		return fmt.Errorf("tokenvault: open: %w", err)
+	}
+	v.sys = ks
+	return nil
+}
+
+// view runs fn in a read-only store transaction.
+func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
+	return v.result(v.store.View(ctx, func(tx store.Tx) error {
+		return fn(&txn{v: v, tx: tx, now: v.now().UTC()})
+	}))
+}
+
+// update runs fn in a read-write store transaction: everything fn writes,
+// audit log lines included, lands together or not at all.
+func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
+	return v.result(v.store.Update(ctx, func(tx store.Tx) error {
+		return fn(&txn{v: v, tx: tx, now: v.now().UTC()})
+	}))
+}
+
+// result turns any error into an *Error, logging internal ones in full
+// (they never contain secrets) so callers can be answered generically.
+func (v *Vault) result(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: Internal, Message: "the request was cancelled", Err: err}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Kind == Internal && e.Err != nil {
+			v.logger.Error("tokenvault: internal error", "err", e.Err)
+		}
+		return e
+	}
+	v.logger.Error("tokenvault: internal error", "err", err)
+	return &Error{Kind: Internal, Message: "internal error", Err: err}
+}
