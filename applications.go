@@ -12,15 +12,15 @@ import (
 
 // Application holds an API key and what the key may do.
 type Application struct {
-	ID       string          `json:"id"`
-	TenantID string          `json:"tenant_id"`
-	Name     string          `json:"name"`
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	Name     string `json:"name"`
 	// Key is set only in the responses of create and regenerate: the Vault
 	// stores a keyed hash of it, never the key.
-	Key         string       `json:"key,omitempty"`
+	Key         string          `json:"key,omitempty"`
 	Type        ApplicationType `json:"type"`
-	Permissions []string     `json:"permissions"`
-	Rules       []AccessRule `json:"rules"`
+	Permissions []string        `json:"permissions"`
+	Rules       []AccessRule    `json:"rules"`
 	// ExpiresAt, when set, is the instant the application stops working
 	// and is deleted.
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
@@ -100,7 +100,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApp
 	} else {
 		validateGrants(req.Type, perms, rules, fe)
 	}
-	id, apiKey := newID(v.now()), newAPIKey()
+	id, apiKey := v.ids.next(v.now()), newAPIKey()
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationCreate)

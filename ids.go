@@ -4,17 +4,42 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 )
 
-// newID returns a UUIDv7 whose timestamp comes from the Vault's clock, so ids
-// sort by creation time (append-friendly in B-trees) also under a test clock.
-func newID(now time.Time) string {
+// idSource hands out UUIDv7 identifiers that are strictly increasing for one
+// Vault: the timestamp comes from the Vault's clock, and ids made within one
+// millisecond carry a counter in the 12 rand_a bits (RFC 9562, section 6.2,
+// method 1). Ids therefore sort by creation order, which is what lists and
+// the audit log show, and they append at the end of B-trees.
+type idSource struct {
+	mu     sync.Mutex
+	lastMs uint64
+	seq    uint16 // 12 bits
+}
+
+// next returns a new id not below any id this source returned before, even
+// if the clock stands still or steps back.
+func (s *idSource) next(now time.Time) string {
+	ms := uint64(max(now.UnixMilli(), 0))
+	s.mu.Lock()
+	if ms > s.lastMs {
+		var b [2]byte
+		rand.Read(b[:])
+		// Start low in the range so that many ids fit in one millisecond.
+		s.lastMs, s.seq = ms, binary.BigEndian.Uint16(b[:])&0x3ff
+	} else if s.seq++; s.seq > 0xfff {
+		s.lastMs, s.seq = s.lastMs+1, 0
+	}
+	ms, seq := s.lastMs, s.seq
+	s.mu.Unlock()
+
 	var u uuid.UUID
-	rand.Read(u[6:])
-	ms := uint64(now.UnixMilli())
+	rand.Read(u[8:])
+	binary.BigEndian.PutUint16(u[6:8], seq)
 	u[0] = byte(ms >> 40)
 	u[1] = byte(ms >> 32)
 	binary.BigEndian.PutUint32(u[2:6], uint32(ms))

@@ -93,7 +93,7 @@ func logEntityIndex(tid, typ, id string) string {
 // transaction, so the line lands exactly when the change does.
 func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	l := Log{
-		ID:         newID(t.now),
+		ID:         t.v.ids.next(t.now),
 		TenantID:   tid,
 		ActorID:    by.ID,
 		ActorType:  by.Type,

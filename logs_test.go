@@ -99,7 +99,7 @@ func TestLogsValidation(t *testing.T) {
 	e := newEnv(t)
 	now := e.clock.Now()
 	for name, req := range map[string]tokenvault.ListLogsRequest{
-		"id without type": {EntityID: "x"},
+		"id without type":  {EntityID: "x"},
 		"end before start": {StartDate: &now, EndDate: &now},
 		"size too big":     {PageRequest: tokenvault.PageRequest{Size: 101}},
 		"negative page":    {PageRequest: tokenvault.PageRequest{Page: -1}},

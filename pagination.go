@@ -1,6 +1,5 @@
 package tokenvault
 
-
 // Page sizes. Lists default to DefaultPageSize items a page and accept up to
 // MaxPageSize (members: MaxMemberPageSize), as the service this one follows
 // does; a page past the end is empty, not an error, so page iterators that

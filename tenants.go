@@ -97,7 +97,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		return nil, internal(err)
 	}
 	now := v.now().UTC()
-	tid, uid, mid, aid := newID(now), newID(now), newID(now), newID(now)
+	tid, uid, mid, aid := v.ids.next(now), v.ids.next(now), v.ids.next(now), v.ids.next(now)
 	apiKey := newAPIKey()
 
 	v.wrapMu.RLock()

@@ -60,6 +60,7 @@ type Vault struct {
 	ownsStore bool
 	now       func() time.Time
 	logger    *slog.Logger
+	ids       idSource
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet  // system keys: API key lookups and the expiry schedule
