@@ -3,6 +3,7 @@ package tokenvault_test
 import (
 	"context"
 	"crypto/rand"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -88,6 +89,9 @@ func newEnvOn(t *testing.T, s store.Store) *env {
 	e := &env{store: s, clock: newClock(), key: newMasterKey()}
 	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
 		Store: s, MasterKey: e.key, Now: e.clock.Now, SweepInterval: -1,
+		// Internal errors some tests provoke go to the test's output,
+		// shown only when it fails or runs with -v.
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
