@@ -104,7 +104,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 			actorType:   ActorApplication,
 			appType:     app.Type,
 			permissions: app.Permissions,
-			rules:       app.Rules,
+			rules:       sortedRules(app.Rules),
 		}, nil
 	}
 	return nil, errUnauthenticated

@@ -38,12 +38,12 @@ func (c *clock) Advance(d time.Duration) {
 // storeKind names a store implementation the Vault tests run against.
 type storeKind struct {
 	name string
-	open func(t *testing.T) store.Store
+	open func(t testing.TB) store.Store
 }
 
 var storeKinds = []storeKind{
-	{"memory", func(t *testing.T) store.Store { return memory.New() }},
-	{"bolt", func(t *testing.T) store.Store {
+	{"memory", func(t testing.TB) store.Store { return memory.New() }},
+	{"bolt", func(t testing.TB) store.Store {
 		s, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
 		if err != nil {
 			t.Fatalf("bolt.Open: %v", err)
@@ -79,12 +79,12 @@ func newMasterKey() []byte {
 }
 
 // newEnv opens a Vault on a memory store.
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	return newEnvOn(t, memory.New())
 }
 
-func newEnvOn(t *testing.T, s store.Store) *env {
+func newEnvOn(t testing.TB, s store.Store) *env {
 	t.Helper()
 	e := &env{store: s, clock: newClock(), key: newMasterKey()}
 	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
@@ -107,7 +107,7 @@ func newEnvOn(t *testing.T, s store.Store) *env {
 }
 
 // tenant creates another tenant in the same Vault.
-func (e *env) tenant(t *testing.T, name string) *tokenvault.TenantBootstrap {
+func (e *env) tenant(t testing.TB, name string) *tokenvault.TenantBootstrap {
 	t.Helper()
 	boot, err := e.v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{
 		Name: name, Owner: tokenvault.User{Email: "owner@example.com", FirstName: "Olive"},
@@ -119,7 +119,7 @@ func (e *env) tenant(t *testing.T, name string) *tokenvault.TenantBootstrap {
 }
 
 // app creates an application with the bootstrap management key.
-func (e *env) app(t *testing.T, typ tokenvault.ApplicationType, perms ...string) *tokenvault.Application {
+func (e *env) app(t testing.TB, typ tokenvault.ApplicationType, perms ...string) *tokenvault.Application {
 	t.Helper()
 	a, err := e.v.CreateApplication(context.Background(), e.mgmt, tokenvault.CreateApplicationRequest{
 		Name: string(typ) + " app", Type: typ, Permissions: perms,

@@ -93,6 +93,17 @@ func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err erro
 					}
 					removed++
 				}
+			case kindToken:
+				rec, err := t.loadToken(tid, id, true)
+				if err != nil {
+					return err
+				}
+				if rec != nil && rec.expired(t.now) {
+					if err := t.deleteToken(systemActor, rec, "Token expired"); err != nil {
+						return err
+					}
+					removed++
+				}
 			}
 		}
 		return nil

@@ -110,3 +110,20 @@ func pageRequest(r *http.Request) (tokenvault.PageRequest, error) {
 	}
 	return p, nil
 }
+
+// MergePatchType is the only content type PATCH accepts (RFC 7386).
+const MergePatchType = "application/merge-patch+json"
+
+// decodeMergePatch reads a JSON merge patch body, refusing any other
+// content type with 415.
+func (a *api) decodeMergePatch(w http.ResponseWriter, r *http.Request) (json.RawMessage, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != MergePatchType {
+		return nil, &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "PATCH bodies must be " + MergePatchType}
+	}
+	var patch json.RawMessage
+	if err := a.decodeJSON(w, r, &patch); err != nil {
+		return nil, err
+	}
+	return patch, nil
+}

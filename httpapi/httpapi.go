@@ -58,6 +58,8 @@ func (a *api) routes() {
 	m.HandleFunc("POST /tenants/self/rotate-data-key", a.rotateDataKey)
 
 	m.HandleFunc("GET /permissions", a.listPermissions)
+
+	a.tokenRoutes()
 }
 
 // ServeHTTP serves the API, turning the mux's own 404 and 405 answers and

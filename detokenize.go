@@ -1,0 +1,131 @@
+package tokenvault
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/expr"
+)
+
+// MaxDetokenizedTokens is how many distinct tokens one request may
+// detokenize (the spec's limit for reactors, applied everywhere).
+const MaxDetokenizedTokens = 100
+
+// Detokenize returns body with every {{ <token_id> }} expression replaced by
+// the token's data: a string that is exactly one expression becomes the
+// value with its JSON type (objects stay objects), an expression inside
+// longer text is inserted as text. Filters apply, for example
+// {{ <token_id> | json: '$.number' }}. The data inserted is shaped by the
+// caller's token:read access to each token (reveal, mask, or null for
+// redact).
+//
+// An expression naming an unknown token is Invalid, with the path of the
+// string; a token the caller may not read is PermissionDenied. Each token
+// detokenized is logged. Requires token:read on each token's containers.
+func (v *Vault) Detokenize(ctx context.Context, key string, body any) (any, error) {
+	doc, err := tokenizeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		out, err = t.detokenize(p, PermTokenRead, doc, "Token detokenized")
+		return err
+	})
+	return out, err
+}
+
+// detokenizer resolves the token expressions of one request.
+type detokenizer struct {
+	t      *txn
+	p      *principal
+	perm   string
+	msg    string
+	values map[string]any // token id -> shaped value
+}
+
+// detokenize replaces token expressions in doc (plain JSON values) using
+// perm's transforms, logging each distinct token once with msg.
+func (t *txn) detokenize(p *principal, perm string, doc any, msg string) (any, error) {
+	d := &detokenizer{t: t, p: p, perm: perm, msg: msg, values: map[string]any{}}
+	return d.walk(doc, "")
+}
+
+func (d *detokenizer) walk(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return d.expand(x, path)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		// Sorted, so that errors and log lines come in a stable order.
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			r, err := d.walk(x[k], join(path, k))
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			r, err := d.walk(val, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// expand evaluates one string as a template over tokens.
+func (d *detokenizer) expand(s, path string) (any, error) {
+	tmpl, err := expr.Parse(s)
+	if err != nil {
+		return nil, invalidField(path, "%s", err.Error())
+	}
+	if !tmpl.HasExpressions() {
+		return s, nil
+	}
+	for _, id := range tmpl.Roots() {
+		if err := d.resolve(id, path); err != nil {
+			return nil, err
+		}
+	}
+	out, err := tmpl.Eval(func(root string) (any, error) { return d.values[root], nil })
+	if err != nil {
+		return nil, invalidField(path, "%s", err.Error())
+	}
+	return out, nil
+}
+
+// resolve loads, authorizes and logs a token the first time it is named.
+func (d *detokenizer) resolve(id, path string) error {
+	if _, done := d.values[id]; done {
+		return nil
+	}
+	if len(d.values) == MaxDetokenizedTokens {
+		return invalidField(path, "a request may detokenize at most %d tokens", MaxDetokenizedTokens)
+	}
+	rec, err := d.t.loadToken(d.p.tenantID, id, false)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		return invalidField(path, "token %q does not exist", id)
+	}
+	transform, ok := d.p.decide(d.perm, rec.scope())
+	if !ok {
+		return errForbidden(d.perm)
+	}
+	d.values[id] = rec.value(transform)
+	return d.t.log(d.p.actor(), d.p.tenantID, rec.Type, rec.ID, OpRead, d.msg)
+}

@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+func (a *api) tokenRoutes() {
+	m := a.mux
+	m.HandleFunc("POST /tokenize", a.tokenize)
+	m.HandleFunc("POST /detokenize", a.detokenize)
+	m.HandleFunc("POST /tokens", a.createToken)
+	m.HandleFunc("GET /tokens", a.listTokens)
+	m.HandleFunc("POST /tokens/search", a.searchTokens)
+	m.HandleFunc("GET /tokens/{id}", a.getToken)
+	m.HandleFunc("PATCH /tokens/{id}", a.updateToken)
+	m.HandleFunc("DELETE /tokens/{id}", a.deleteToken)
+}
+
+func (a *api) tokenize(w http.ResponseWriter, r *http.Request) {
+	var body json.RawMessage
+	if err := a.decodeJSON(w, r, &body); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.Tokenize(r.Context(), apiKey(r), body)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (a *api) detokenize(w http.ResponseWriter, r *http.Request) {
+	var body json.RawMessage
+	if err := a.decodeJSON(w, r, &body); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.Detokenize(r.Context(), apiKey(r), body)
+	a.reply(w, r, out, err)
+}
+
+func (a *api) createToken(w http.ResponseWriter, r *http.Request) {
+	var req tokenvault.TokenRequest
+	if err := a.decodeJSON(w, r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.CreateToken(r.Context(), apiKey(r), req)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (a *api) getToken(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.GetToken(r.Context(), apiKey(r), r.PathValue("id"))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) updateToken(w http.ResponseWriter, r *http.Request) {
+	patch, err := a.decodeMergePatch(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.UpdateToken(r.Context(), apiKey(r), r.PathValue("id"), patch)
+	a.reply(w, r, out, err)
+}
+
+func (a *api) deleteToken(w http.ResponseWriter, r *http.Request) {
+	a.noContent(w, r, a.v.DeleteToken(r.Context(), apiKey(r), r.PathValue("id")))
+}
+
+// listTokens reads the filters id (repeated), container, type, fingerprint
+// and metadata.<key> from the query.
+func (a *api) listTokens(w http.ResponseWriter, r *http.Request) {
+	page, err := pageRequest(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	req := tokenvault.ListTokensRequest{
+		IDs: q["id"], Container: q.Get("container"), Type: q.Get("type"),
+		Fingerprint: q.Get("fingerprint"), PageRequest: page,
+	}
+	for name, values := range q {
+		if key, ok := strings.CutPrefix(name, "metadata."); ok && len(values) > 0 {
+			if req.Metadata == nil {
+				req.Metadata = map[string]string{}
+			}
+			req.Metadata[key] = values[0]
+		}
+	}
+	out, err := a.v.ListTokens(r.Context(), apiKey(r), req)
+	a.reply(w, r, out, err)
+}
+
+// searchBody is the body of POST /tokens/search.
+type searchBody struct {
+	Query string `json:"query"`
+	Page  int    `json:"page"`
+	Size  int    `json:"size"`
+}
+
+func (a *api) searchTokens(w http.ResponseWriter, r *http.Request) {
+	var body searchBody
+	if err := a.decodeJSON(w, r, &body); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.SearchTokens(r.Context(), apiKey(r), tokenvault.SearchTokensRequest{
+		Query: body.Query, PageRequest: tokenvault.PageRequest{Page: body.Page, Size: body.Size},
+	})
+	a.reply(w, r, out, err)
+}

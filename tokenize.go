@@ -1,0 +1,373 @@
+package tokenvault
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Tokenize replaces the sensitive values of body with tokens and returns the
+// same structure with token ids in their place. body may be a single token
+// request (the result is one *Token), or any JSON object or array whose
+// values are plain values, token requests, arrays and nested objects of
+// these: each plain value becomes a token id string, each token request a
+// *Token. Nulls are left as they are. body may be a Go value (a
+// TokenRequest, maps and slices) or raw JSON ([]byte or json.RawMessage).
+//
+// The whole body is one transaction: if any value is invalid nothing is
+// created, and the error names the path of each bad value, such as
+// "cards[2].data.number". Requires token:create on each token's
+// containers.
+func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error) {
+	root, err := tokenizeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	count := 0
+	now := v.now()
+	tree := prepareTree(root, "", now, fe, &count)
+	if count > maxTokensPerRequest {
+		return nil, errorf(Invalid, "a request may create at most %d tokens", maxTokensPerRequest)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out any
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenCreate)
+		if err != nil {
+			return err
+		}
+		out, err = t.createTree(p, tree)
+		return err
+	})
+	return out, err
+}
+
+// CreateToken creates one token. Requires token:create on its containers.
+// A custom id that exists is a Conflict.
+func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
+	fe := fieldErrors{}
+	pt := prepareToken(req, v.now(), "", fe)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out *Token
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenCreate)
+		if err != nil {
+			return err
+		}
+		out, err = t.createToken(p, pt)
+		return err
+	})
+	return out, err
+}
+
+// tokenizeBody decodes a Tokenize body into plain JSON values.
+func tokenizeBody(body any) (any, error) {
+	var b []byte
+	switch x := body.(type) {
+	case json.RawMessage:
+		b = x
+	case []byte:
+		b = x
+	default:
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, invalidField("", "the body cannot be encoded as JSON")
+		}
+	}
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil, invalidField("", "the body is not valid JSON")
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return v, nil
+	}
+	return nil, invalidField("", "the body must be a token request, an object or an array")
+}
+
+// isTokenRequest tells a token request from a plain nested object: it has
+// a "type" naming a token type and a "data" property.
+func isTokenRequest(m map[string]any) bool {
+	typ, _ := m["type"].(string)
+	_, hasData := m["data"]
+	return hasData && slices.Contains(tokenTypes, typ)
+}
+
+// prepareTree validates a Tokenize body, returning the same structure with
+// every value to tokenize replaced by a *preparedToken.
+func prepareTree(v any, path string, now time.Time, fe fieldErrors, count *int) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		if isTokenRequest(x) {
+			*count++
+			req, err := decodeTokenRequest(x, path)
+			if err != nil {
+				maps.Copy(fe, err.Fields)
+				return nil
+			}
+			return prepareToken(req, now, path, fe)
+		}
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[k] = prepareTree(val, join(path, k), now, fe, count)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = prepareTree(val, fmt.Sprintf("%s[%d]", path, i), now, fe, count)
+		}
+		return out
+	default:
+		*count++
+		pt := prepareToken(TokenRequest{Type: TypeToken, Data: x}, now, path, fe)
+		pt.plain = true
+		return pt
+	}
+}
+
+// decodeTokenRequest decodes a token request object strictly: unknown
+// fields and wrong types are errors under path.
+func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
+	var req TokenRequest
+	b, _ := json.Marshal(m)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	if err == nil {
+		return req, nil
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return req, invalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		return req, invalidField(join(path, name), "unknown field")
+	}
+	return req, invalidField(path, "is not a valid token request")
+}
+
+// jsonTypeName names a Go kind the way a JSON user would.
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "map", "struct":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	case "string":
+		return "string"
+	case "ptr":
+		return "date-time string"
+	default:
+		return "number"
+	}
+}
+
+// createTree creates the tokens of a prepared tree, in a stable order (map
+// keys sorted) so that ids are assigned deterministically.
+func (t *txn) createTree(p *principal, v any) (any, error) {
+	switch x := v.(type) {
+	case *preparedToken:
+		tok, err := t.createToken(p, x)
+		if err != nil {
+			return nil, err
+		}
+		if x.plain {
+			return tok.ID, nil
+		}
+		return tok, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		keys := slices.Sorted(maps.Keys(x))
+		for _, k := range keys {
+			r, err := t.createTree(p, x[k])
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			r, err := t.createTree(p, val)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// createToken stores a prepared token with its indexes and log line, or,
+// for a deduplicating request, returns the existing token with the same
+// type and fingerprint.
+func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
+	tid := p.tenantID
+	id := pt.id
+	if id == "" {
+		id = t.v.ids.next(t.now)
+	}
+	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
+		return nil, errForbidden(PermTokenCreate)
+	}
+	ks, err := t.tenantKeys(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	fingerprint := ""
+	if pt.fpValue != "" {
+		fingerprint = fingerprintOf(ks, pt.fpValue)
+	}
+	if pt.dedupe && fingerprint != "" {
+		existing, err := t.findByFingerprint(tid, fingerprint, pt.typ)
+		if err != nil || existing != nil {
+			if existing == nil {
+				return nil, err
+			}
+			tok := t.present(p, existing, PermTokenRead, false)
+			return tok, nil
+		}
+	}
+	if pt.id != "" {
+		old, err := t.loadToken(tid, id, true)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil && !old.expired(t.now) {
+			return nil, errorf(Conflict, "a token with this id exists")
+		}
+		if old != nil {
+			if err := t.deleteToken(systemActor, old, "Token expired"); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	rec := &tokenRecord{Token: Token{
+		ID: id, TenantID: tid, Type: pt.typ, Fingerprint: fingerprint,
+		FingerprintExpression: pt.fpExpr, Containers: pt.containers, Metadata: pt.metadata,
+		SearchIndexes: pt.searchExprs, DeduplicateToken: pt.dedupe, ExpiresAt: pt.expiresAt,
+		CreatedBy: p.actorID, CreatedAt: t.now,
+	}}
+	rec.Data = pt.dataJSON
+	if pt.mask != nil {
+		rec.Mask, _ = json.Marshal(pt.mask)
+		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
+	}
+	rec.Indexes = tokenIndexes(ks, rec, pt.search)
+	if err := t.putToken(rec); err != nil {
+		return nil, err
+	}
+	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
+		return nil, err
+	}
+	return t.present(p, rec, PermTokenCreate, true), nil
+}
+
+// tokenIndexes lists the index entries of a token: its fingerprint, search
+// index values and metadata (all as keyed MACs, never plaintext), and its
+// expiry.
+func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
+	tid, id := rec.TenantID, rec.ID
+	var idx []string
+	if rec.Fingerprint != "" {
+		idx = append(idx, fingerprintIndexKey(tid, rec.Fingerprint)+id)
+	}
+	for _, s := range search {
+		idx = append(idx, searchIndexKey(ks, tid, s)+id)
+	}
+	for _, k := range slices.Sorted(maps.Keys(rec.Metadata)) {
+		idx = append(idx, metadataIndexKey(ks, tid, k, rec.Metadata[k])+id)
+	}
+	if rec.ExpiresAt != nil {
+		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id))
+	}
+	slices.Sort(idx)
+	return slices.Compact(idx)
+}
+
+// fingerprintOf is the fingerprint of a value: a keyed MAC, so equal values
+// match within a tenant and nothing about the value can be learnt from it.
+func fingerprintOf(ks *keySet, value string) string {
+	return hex.EncodeToString(ks.mac([]byte("fingerprint\x00"), []byte(value)))
+}
+
+// kindToken is the record kind of every token type.
+const kindToken = "token"
+
+func fingerprintIndexKey(tid, fp string) string { return indexPrefix(tid, "fp") + fp + "/" }
+
+func searchIndexKey(ks *keySet, tid, value string) string {
+	return indexPrefix(tid, "search") + hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))) + "/"
+}
+
+// metadataIndexKey indexes a metadata entry; values match case-insensitively.
+func metadataIndexKey(ks *keySet, tid, key, value string) string {
+	m := ks.mac([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
+	return indexPrefix(tid, "meta") + hex.EncodeToString(m) + "/"
+}
+
+// putToken writes a token record and its index entries.
+func (t *txn) putToken(rec *tokenRecord) error {
+	if err := t.putRecord(recordKey(rec.TenantID, kindToken, rec.ID), rec); err != nil {
+		return err
+	}
+	for _, k := range rec.Indexes {
+		if err := t.putIndex(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findByFingerprint returns a live token of type typ with fingerprint fp.
+func (t *txn) findByFingerprint(tid, fp, typ string) (*tokenRecord, error) {
+	ids, err := t.indexedIDs(fingerprintIndexKey(tid, fp))
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		rec, err := t.loadToken(tid, id, false)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil && rec.Type == typ {
+			return rec, nil
+		}
+	}
+	return nil, nil
+}
+
+// indexedIDs lists the ids under an index prefix.
+func (t *txn) indexedIDs(prefix string) ([]string, error) {
+	var ids []string
+	err := t.scanKeys(prefix, func(key string) error {
+		ids = append(ids, key[len(prefix):])
+		return nil
+	})
+	sort.Strings(ids)
+	return ids, err
+}

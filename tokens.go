@@ -1,0 +1,337 @@
+package tokenvault
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/expr"
+)
+
+// TokenRequest asks for one token. In a Tokenize body, an object is a token
+// request when it has a "type" naming a token type and a "data" property;
+// any other object is walked as plain structure.
+type TokenRequest struct {
+	// ID is an optional custom id: 3 to 400 characters, none of them
+	// whitespace or one of # / \ + ? [ ] | & = % < > { } ^. Empty means a
+	// generated UUID.
+	ID string `json:"id,omitempty"`
+	// Type is token, card or bank.
+	Type string `json:"type"`
+	// Data is the sensitive value: any JSON value for token; for card an
+	// object {number, expiration_month, expiration_year, cvc}; for bank
+	// {routing_number, account_number}.
+	Data any `json:"data"`
+	// Mask is an expression (or a JSON structure of expressions) giving
+	// the value shown instead of data under the mask transform. Cards and
+	// banks have a default; plain tokens have none unless given.
+	Mask any `json:"mask,omitempty"`
+	// Containers place the token; the default depends on the type.
+	Containers []string `json:"containers,omitempty"`
+	// Metadata is non-sensitive data, searchable.
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// SearchIndexes are expressions whose values the token can be found by
+	// with SearchTokens; each must give one non-empty value.
+	SearchIndexes []string `json:"search_indexes,omitempty"`
+	// FingerprintExpression gives the value the fingerprint is computed
+	// over; the default depends on the type.
+	FingerprintExpression string `json:"fingerprint_expression,omitempty"`
+	// DeduplicateToken returns the existing token of the same type and
+	// fingerprint instead of creating a new one.
+	DeduplicateToken bool `json:"deduplicate_token,omitempty"`
+	// ExpiresAt deletes the token at that time; it must be in the future.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// Token is a token as returned to a caller. Data is shaped by the caller's
+// access: present (reveal), the mask (mask), or absent (redact).
+type Token struct {
+	ID                    string            `json:"id"`
+	TenantID              string            `json:"tenant_id"`
+	Type                  string            `json:"type"`
+	Data                  any               `json:"data,omitempty"`
+	Mask                  any               `json:"mask,omitempty"`
+	Fingerprint           string            `json:"fingerprint,omitempty"`
+	FingerprintExpression string            `json:"fingerprint_expression,omitempty"`
+	Containers            []string          `json:"containers"`
+	Metadata              map[string]string `json:"metadata,omitempty"`
+	SearchIndexes         []string          `json:"search_indexes,omitempty"`
+	DeduplicateToken      bool              `json:"deduplicate_token,omitempty"`
+	ExpiresAt             *time.Time        `json:"expires_at,omitempty"`
+	CreatedBy             string            `json:"created_by,omitempty"`
+	CreatedAt             time.Time         `json:"created_at"`
+	ModifiedBy            string            `json:"modified_by,omitempty"`
+	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
+}
+
+// tokenRecord is a token as stored, sealed like every record. Data and Mask
+// are kept as JSON text so numbers keep their exact form.
+type tokenRecord struct {
+	Token
+	Data           json.RawMessage `json:"data"`
+	Mask           json.RawMessage `json:"mask,omitempty"`
+	MaskExpression json.RawMessage `json:"mask_expression,omitempty"`
+	// Indexes are the index and schedule keys written for this token,
+	// deleted with it.
+	Indexes []string `json:"indexes,omitempty"`
+}
+
+func (r *tokenRecord) expired(now time.Time) bool {
+	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
+}
+
+func (r *tokenRecord) scope() tokenScope {
+	return tokenScope{ID: r.ID, Containers: r.Containers}
+}
+
+// Limits on token requests.
+const (
+	maxCustomIDLength  = 400
+	minCustomIDLength  = 3
+	maxContainers      = 10
+	maxMetadataEntries = 50
+	maxMetadataKey     = 100
+	maxMetadataValue   = 500
+	maxSearchIndexes   = 20
+	maxExpressionBytes = 4096
+	// maxTokensPerRequest bounds one Tokenize call (the HTTP body limit
+	// bounds it further).
+	maxTokensPerRequest = 10000
+)
+
+// preparedToken is a validated token request: everything that can be
+// computed without the store, so a transaction only looks up and writes.
+type preparedToken struct {
+	plain       bool // a plain value: the response is the id alone
+	id          string
+	typ         string
+	data        any
+	dataJSON    []byte
+	mask        any // evaluated
+	maskExpr    any
+	containers  []string
+	metadata    map[string]string
+	searchExprs []string
+	search      []string // evaluated search index values
+	fpExpr      string
+	fpValue     string // the value fingerprinted; empty means none
+	dedupe      bool
+	expiresAt   *time.Time
+}
+
+// join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
+// "cards[2].data".
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// normalizeJSON turns any Go value into plain JSON values (maps, slices,
+// strings, json.Number, bools, nil) by a round trip through encoding/json.
+func normalizeJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSON(b)
+}
+
+// decodeJSON decodes one JSON value keeping numbers exact.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// prepareToken validates req, reporting problems under path, and computes
+// its mask, fingerprint value and search index values.
+func prepareToken(req TokenRequest, now time.Time, path string, fe fieldErrors) *preparedToken {
+	pt := &preparedToken{
+		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
+		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
+	}
+	if req.ID != "" {
+		validateCustomID(req.ID, join(path, "id"), fe)
+	}
+	if !slices.Contains(tokenTypes, req.Type) {
+		fe.add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
+		return pt
+	}
+	data, err := normalizeJSON(req.Data)
+	if err != nil {
+		fe.add(join(path, "data"), "is not JSON")
+		return pt
+	}
+	pt.data = validateData(req.Type, data, now, join(path, "data"), fe)
+	pt.dataJSON, _ = json.Marshal(pt.data)
+
+	pt.containers = validateContainers(req.Containers, req.Type, join(path, "containers"), fe)
+	validateMetadata(req.Metadata, join(path, "metadata"), fe)
+	if req.ExpiresAt != nil && !req.ExpiresAt.After(now) {
+		fe.add(join(path, "expires_at"), "must be in the future")
+	}
+	if len(fe) > 0 {
+		// Expressions are evaluated over valid data only.
+		return pt
+	}
+	vars := expr.Vars(map[string]any{"data": pt.data})
+
+	if pt.fpExpr == "" {
+		pt.fpExpr = defaultFingerprint[req.Type]
+	}
+	if v, ok := evalExpression(pt.fpExpr, vars, join(path, "fingerprint_expression"), fe); ok {
+		pt.fpValue = stringify(v)
+	}
+
+	pt.maskExpr = req.Mask
+	if pt.maskExpr == nil {
+		pt.maskExpr = defaultMask[req.Type]
+	}
+	if pt.maskExpr != nil {
+		maskExpr, err := normalizeJSON(pt.maskExpr)
+		if err != nil {
+			fe.add(join(path, "mask"), "is not JSON")
+		} else {
+			pt.maskExpr = maskExpr
+			pt.mask = evalMask(maskExpr, vars, join(path, "mask"), fe)
+		}
+	}
+
+	if len(req.SearchIndexes) > maxSearchIndexes {
+		fe.add(join(path, "search_indexes"), "must hold at most %d expressions", maxSearchIndexes)
+	}
+	for i, src := range req.SearchIndexes {
+		p := fmt.Sprintf("%s[%d]", join(path, "search_indexes"), i)
+		v, ok := evalExpression(src, vars, p, fe)
+		if !ok {
+			continue
+		}
+		switch v.(type) {
+		case string, json.Number, bool:
+			s := stringify(v)
+			if s == "" {
+				fe.add(p, "gives an empty value")
+				continue
+			}
+			pt.search = append(pt.search, s)
+		default:
+			fe.add(p, "must give one value, not an object, array or nothing")
+		}
+	}
+	return pt
+}
+
+// evalExpression parses and evaluates one expression template.
+func evalExpression(src string, vars expr.Resolver, path string, fe fieldErrors) (any, bool) {
+	if len(src) > maxExpressionBytes {
+		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
+		return nil, false
+	}
+	tmpl, err := expr.Parse(src)
+	if err != nil {
+		fe.add(path, "%s", err.Error())
+		return nil, false
+	}
+	v, err := tmpl.Eval(vars)
+	if err != nil {
+		fe.add(path, "%s", err.Error())
+		return nil, false
+	}
+	return v, true
+}
+
+// evalMask evaluates every string in a mask structure as an expression.
+func evalMask(m any, vars expr.Resolver, path string, fe fieldErrors) any {
+	switch m := m.(type) {
+	case string:
+		v, _ := evalExpression(m, vars, path, fe)
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			out[k] = evalMask(v, vars, join(path, k), fe)
+		}
+		return out
+	case []any:
+		out := make([]any, len(m))
+		for i, v := range m {
+			out[i] = evalMask(v, vars, fmt.Sprintf("%s[%d]", path, i), fe)
+		}
+		return out
+	default:
+		return m
+	}
+}
+
+// stringify renders an expression value as the text that is hashed: strings
+// as they are, anything else as JSON, nothing as "".
+func stringify(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// customIDForbidden are the characters a custom token id may not hold:
+// they have meanings in URLs, expressions and store keys.
+const customIDForbidden = `#/\+?[]|&=%<>{}^`
+
+func validateCustomID(id, path string, fe fieldErrors) {
+	n := utf8.RuneCountInString(id)
+	if n < minCustomIDLength || n > maxCustomIDLength {
+		fe.add(path, "must be %d to %d characters", minCustomIDLength, maxCustomIDLength)
+		return
+	}
+	for _, r := range id {
+		if strings.ContainsRune(customIDForbidden, r) || r <= ' ' || r == 0x7f || !utf8.ValidRune(r) {
+			fe.add(path, "must not contain whitespace or any of %s", customIDForbidden)
+			return
+		}
+	}
+}
+
+func validateContainers(cs []string, typ, path string, fe fieldErrors) []string {
+	if len(cs) == 0 {
+		return []string{defaultContainer[typ]}
+	}
+	if len(cs) > maxContainers {
+		fe.add(path, "must hold at most %d containers", maxContainers)
+	}
+	out := []string{}
+	for i, c := range cs {
+		if !validContainer(c) {
+			fe.add(fmt.Sprintf("%s[%d]", path, i), "must start and end with / and hold letters, digits, - and _ segments")
+		} else if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func validateMetadata(md map[string]string, path string, fe fieldErrors) {
+	if len(md) > maxMetadataEntries {
+		fe.add(path, "must hold at most %d entries", maxMetadataEntries)
+	}
+	for k, v := range md {
+		if k == "" || len(k) > maxMetadataKey {
+			fe.add(join(path, k), "keys must be 1 to %d bytes", maxMetadataKey)
+		}
+		if len(v) > maxMetadataValue {
+			fe.add(join(path, k), "must be at most %d bytes", maxMetadataValue)
+		}
+	}
+}

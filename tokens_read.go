@@ -1,0 +1,304 @@
+package tokenvault
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// loadToken reads a token. It returns nil for a missing token and, unless
+// withExpired, for one past its expires_at.
+func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) {
+	if !validTokenID(id) {
+		return nil, nil
+	}
+	var rec tokenRecord
+	ok, err := t.getRecord(recordKey(tid, kindToken, id), &rec)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if !withExpired && rec.expired(t.now) {
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+// validTokenID reports whether id can name a token: a UUID or a custom id.
+func validTokenID(id string) bool {
+	fe := fieldErrors{}
+	validateCustomID(id, "id", fe)
+	return len(fe) == 0
+}
+
+// mustToken loads a live token the caller may use with perm, and the
+// transform that applies. Unknown and expired tokens are NotFound; a token
+// the caller's rules do not reach is PermissionDenied.
+func (t *txn) mustToken(p *principal, id, perm string) (*tokenRecord, string, error) {
+	rec, err := t.loadToken(p.tenantID, id, false)
+	if err != nil {
+		return nil, "", err
+	}
+	if rec == nil {
+		return nil, "", errNotFound("token")
+	}
+	transform, ok := p.decide(perm, rec.scope())
+	if !ok {
+		return nil, "", errForbidden(perm)
+	}
+	return rec, transform, nil
+}
+
+// present shapes a stored token for a caller using perm: data revealed,
+// masked or removed by the transform that applies. A caller whose access
+// does not reach the token gets it redacted. Create responses never reveal
+// a card or bank account: they carry the mask.
+func (t *txn) present(p *principal, rec *tokenRecord, perm string, onCreate bool) *Token {
+	transform, ok := p.decide(perm, rec.scope())
+	if !ok {
+		transform = TransformRedact
+	}
+	if onCreate && transform == TransformReveal && rec.Type != TypeToken {
+		transform = TransformMask
+	}
+	return rec.shaped(transform)
+}
+
+// shaped returns the token with data per transform.
+func (r *tokenRecord) shaped(transform string) *Token {
+	tok := r.Token
+	tok.Containers = slices.Clone(r.Containers)
+	tok.Data = nil
+	if len(r.Mask) > 0 {
+		tok.Mask, _ = decodeJSON(r.Mask)
+	}
+	switch transform {
+	case TransformReveal:
+		tok.Data, _ = decodeJSON(r.Data)
+	case TransformMask:
+		tok.Data = tok.Mask
+	}
+	return &tok
+}
+
+// value is the value a detokenization expression inserts.
+func (r *tokenRecord) value(transform string) any {
+	return r.shaped(transform).Data
+}
+
+// GetToken returns a token, its data shaped by the caller's token:read
+// access. Requires token:read on the token's containers.
+func (v *Vault) GetToken(ctx context.Context, key, id string) (*Token, error) {
+	var out *Token
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		rec, transform, err := t.mustToken(p, id, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		out = rec.shaped(transform)
+		return t.log(p.actor(), p.tenantID, rec.Type, rec.ID, OpRead, "Token read")
+	})
+	return out, err
+}
+
+// DeleteToken deletes a token and its index entries. Requires token:delete
+// on the token's containers.
+func (v *Vault) DeleteToken(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenDelete)
+		if err != nil {
+			return err
+		}
+		rec, _, err := t.mustToken(p, id, PermTokenDelete)
+		if err != nil {
+			return err
+		}
+		return t.deleteToken(p.actor(), rec, "Token deleted")
+	})
+}
+
+// deleteToken removes a token, its index entries and its schedule, and logs
+// it.
+func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
+	if err := t.delete(recordKey(rec.TenantID, kindToken, rec.ID)); err != nil {
+		return err
+	}
+	for _, k := range rec.Indexes {
+		if err := t.delete(k); err != nil {
+			return err
+		}
+	}
+	return t.log(by, rec.TenantID, rec.Type, rec.ID, OpDelete, msg)
+}
+
+// ListTokensRequest filters ListTokens. Filters combine with AND.
+type ListTokensRequest struct {
+	// IDs keeps only these tokens.
+	IDs []string
+	// Container keeps tokens in this container or one below it.
+	Container string
+	// Type keeps tokens of this type.
+	Type string
+	// Fingerprint keeps tokens with this fingerprint.
+	Fingerprint string
+	// Metadata keeps tokens whose metadata has each of these entries
+	// (values compared case-insensitively).
+	Metadata map[string]string
+	PageRequest
+}
+
+// ListTokens lists the tokens of the caller's tenant that its token:read
+// access reaches, oldest first, data shaped by that access. Tokens it may
+// not read are left out. Requires token:read.
+func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensRequest) (*Page[Token], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	for i, id := range req.IDs {
+		if !validTokenID(id) {
+			fe.add(fmt.Sprintf("id[%d]", i), "is not a token id")
+		}
+	}
+	if req.Container != "" && !validContainer(req.Container) {
+		fe.add("container", "must start and end with / and hold letters, digits, - and _ segments")
+	}
+	if req.Type != "" && !slices.Contains(tokenTypes, req.Type) {
+		fe.add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	q := tokenQuery{ids: req.IDs, container: req.Container, typ: req.Type, fingerprint: req.Fingerprint, metadata: req.Metadata}
+	var out *Page[Token]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		toks, err := t.queryTokens(p, PermTokenRead, q)
+		if err != nil {
+			return err
+		}
+		out = paginate(toks, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// tokenQuery is the filter behind ListTokens and SearchTokens. Empty fields
+// do not filter.
+type tokenQuery struct {
+	ids         []string
+	container   string
+	typ         string
+	fingerprint string
+	metadata    map[string]string
+	search      []string // exact search index values
+}
+
+// queryTokens returns the live tokens matching q that p may use with perm,
+// oldest first. Exact-value filters (fingerprint, metadata, search) read
+// their index; otherwise the tenant's tokens are scanned.
+func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
+	tid := p.tenantID
+	ks, err := t.tenantKeys(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	var candidates []string // nil: every token
+	narrow := func(prefix string) error {
+		ids, err := t.indexedIDs(prefix)
+		if err != nil {
+			return err
+		}
+		if candidates == nil {
+			candidates = ids
+		} else {
+			candidates = slices.DeleteFunc(candidates, func(id string) bool { return !slices.Contains(ids, id) })
+		}
+		if candidates == nil {
+			candidates = []string{}
+		}
+		return nil
+	}
+	if q.ids != nil {
+		candidates = slices.Compact(slices.Sorted(slices.Values(q.ids)))
+	}
+	if q.fingerprint != "" {
+		if err := narrow(fingerprintIndexKey(tid, q.fingerprint)); err != nil {
+			return nil, err
+		}
+	}
+	for k, val := range q.metadata {
+		if err := narrow(metadataIndexKey(ks, tid, k, val)); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range q.search {
+		if err := narrow(searchIndexKey(ks, tid, s)); err != nil {
+			return nil, err
+		}
+	}
+
+	var recs []*tokenRecord
+	if candidates == nil {
+		raws, err := t.scanValues(recordPrefix(tid, kindToken))
+		if err != nil {
+			return nil, err
+		}
+		for _, kv := range raws {
+			var rec tokenRecord
+			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+				return nil, err
+			}
+			recs = append(recs, &rec)
+		}
+	} else {
+		for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
+			rec, err := t.loadToken(tid, id, false)
+			if err != nil {
+				return nil, err
+			}
+			if rec != nil {
+				recs = append(recs, rec)
+			}
+		}
+	}
+	// Ids are time-ordered, custom ids are not: order by creation.
+	slices.SortStableFunc(recs, func(a, b *tokenRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
+
+	var out []Token
+	for _, rec := range recs {
+		if rec.expired(t.now) || !q.matches(rec) {
+			continue
+		}
+		transform, ok := p.decide(perm, rec.scope())
+		if !ok {
+			continue
+		}
+		out = append(out, *rec.shaped(transform))
+	}
+	return out, nil
+}
+
+// matches applies the filters that need the record itself.
+func (q tokenQuery) matches(rec *tokenRecord) bool {
+	if q.typ != "" && rec.Type != q.typ {
+		return false
+	}
+	if q.container != "" && !slices.ContainsFunc(rec.Containers, func(c string) bool { return containerContains(q.container, c) }) {
+		return false
+	}
+	for k, v := range q.metadata {
+		if got, ok := rec.Metadata[k]; !ok || !strings.EqualFold(got, v) {
+			return false
+		}
+	}
+	return true
+}

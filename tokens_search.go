@@ -1,0 +1,152 @@
+package tokenvault
+
+import (
+	"context"
+	"strings"
+)
+
+// SearchTokensRequest is the body of a token search. Query is a list of
+// terms joined by AND (case-insensitive), each field:value, the value in
+// double quotes when it holds spaces:
+//
+//	data:<value>            the token has a search index with exactly this value
+//	metadata.<key>:<value>  metadata entry, value compared case-insensitively
+//	type:<type>             token, card or bank
+//	container:<container>   in this container or one below it
+//	fingerprint:<value>     this fingerprint
+//	id:<id>                 this token
+//
+// An empty query matches every token.
+type SearchTokensRequest struct {
+	Query string `json:"query"`
+	PageRequest
+}
+
+// SearchTokens finds tokens by their search indexes, metadata and
+// attributes, without decrypting any token that does not match an exact
+// index term. Results are shaped by the caller's token:search access;
+// tokens it does not reach are left out. Requires token:search.
+func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRequest) (*Page[Token], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	q, err := parseQuery(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[Token]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenSearch)
+		if err != nil {
+			return err
+		}
+		toks, err := t.queryTokens(p, PermTokenSearch, q)
+		if err != nil {
+			return err
+		}
+		out = paginate(toks, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// maxQueryLength bounds a search query.
+const maxQueryLength = 4096
+
+// parseQuery parses the query language of SearchTokensRequest.
+func parseQuery(s string) (tokenQuery, error) {
+	var q tokenQuery
+	if len(s) > maxQueryLength {
+		return q, invalidField("query", "must be at most %d bytes", maxQueryLength)
+	}
+	terms, err := splitTerms(s)
+	if err != nil {
+		return q, err
+	}
+	for i := 0; i < len(terms); i++ {
+		term := terms[i]
+		if i%2 == 1 {
+			if !strings.EqualFold(term.text, "AND") || term.quoted {
+				return q, invalidField("query", "terms must be joined by AND, found %q", term.text)
+			}
+			if i == len(terms)-1 {
+				return q, invalidField("query", "AND must be followed by a term")
+			}
+			continue
+		}
+		field, value, ok := strings.Cut(term.text, ":")
+		if !ok || term.quoted || value == "" && !term.valueQuoted {
+			return q, invalidField("query", "each term must be field:value, found %q", term.text)
+		}
+		switch {
+		case field == "data":
+			q.search = append(q.search, value)
+		case strings.HasPrefix(field, "metadata."):
+			if q.metadata == nil {
+				q.metadata = map[string]string{}
+			}
+			q.metadata[strings.TrimPrefix(field, "metadata.")] = value
+		case field == "type":
+			q.typ = value
+		case field == "container":
+			if !validContainer(value) {
+				return q, invalidField("query", "container %q is not a container", value)
+			}
+			q.container = value
+		case field == "fingerprint":
+			q.fingerprint = value
+		case field == "id":
+			q.ids = append(q.ids, value)
+		default:
+			return q, invalidField("query", "unknown field %q; use data, metadata.<key>, type, container, fingerprint or id", field)
+		}
+	}
+	return q, nil
+}
+
+type queryTerm struct {
+	text        string
+	quoted      bool // the whole term was quoted
+	valueQuoted bool // the value after ':' was quoted
+}
+
+// splitTerms splits a query on spaces outside double quotes, removing the
+// quotes.
+func splitTerms(s string) ([]queryTerm, error) {
+	var terms []queryTerm
+	var cur strings.Builder
+	var term queryTerm
+	inQuote, started := false, false
+	flush := func() {
+		if started {
+			term.text = cur.String()
+			terms = append(terms, term)
+		}
+		cur.Reset()
+		term, started = queryTerm{}, false
+	}
+	for _, r := range s {
+		switch {
+		case r == '"':
+			if !inQuote {
+				if !started {
+					term.quoted = true
+				} else if strings.HasSuffix(cur.String(), ":") {
+					term.valueQuoted = true
+				}
+			}
+			inQuote, started = !inQuote, true
+		case (r == ' ' || r == '\t' || r == '\n') && !inQuote:
+			flush()
+		default:
+			cur.WriteRune(r)
+			started = true
+		}
+	}
+	if inQuote {
+		return nil, invalidField("query", "unterminated quote")
+	}
+	flush()
+	return terms, nil
+}

@@ -1,0 +1,149 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+)
+
+// UpdateToken applies patch, an RFC 7386 JSON merge patch, to a token:
+// data, mask and metadata are merged (null removes a key); containers,
+// search_indexes, fingerprint_expression, deduplicate_token and expires_at
+// are replaced when present; id and type cannot change. The token is
+// validated again and its fingerprint, mask and indexes recomputed. Requires
+// token:update on the token's containers, old and new.
+func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
+	doc, err := decodeJSON(patch)
+	if err != nil {
+		return nil, invalidField("", "the body is not valid JSON")
+	}
+	fields, ok := doc.(map[string]any)
+	if !ok {
+		return nil, invalidField("", "a token patch must be an object")
+	}
+	fe := fieldErrors{}
+	for k := range fields {
+		switch k {
+		case "id", "type":
+			fe.add(k, "cannot be changed")
+		case "data", "mask", "metadata", "containers", "search_indexes", "fingerprint_expression", "deduplicate_token", "expires_at":
+		default:
+			fe.add(k, "unknown field")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out *Token
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenUpdate)
+		if err != nil {
+			return err
+		}
+		rec, _, err := t.mustToken(p, id, PermTokenUpdate)
+		if err != nil {
+			return err
+		}
+		req, err := patchedRequest(rec, fields)
+		if err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		pt := prepareToken(req, t.now, "", fe)
+		if err := fe.err(); err != nil {
+			return err
+		}
+		if _, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers}); !ok {
+			return errForbidden(PermTokenUpdate)
+		}
+		ks, err := t.tenantKeys(p.tenantID, false)
+		if err != nil {
+			return err
+		}
+		for _, k := range rec.Indexes {
+			if err := t.delete(k); err != nil {
+				return err
+			}
+		}
+		now := t.now
+		next := &tokenRecord{Token: rec.Token}
+		next.Containers, next.Metadata, next.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
+		next.FingerprintExpression, next.DeduplicateToken, next.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
+		next.Fingerprint = ""
+		if pt.fpValue != "" {
+			next.Fingerprint = fingerprintOf(ks, pt.fpValue)
+		}
+		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
+		next.Data = pt.dataJSON
+		if pt.mask != nil {
+			next.Mask, _ = json.Marshal(pt.mask)
+			next.MaskExpression, _ = json.Marshal(pt.maskExpr)
+		}
+		next.Indexes = tokenIndexes(ks, next, pt.search)
+		if err := t.putToken(next); err != nil {
+			return err
+		}
+		out = t.present(p, next, PermTokenUpdate, true)
+		return t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated")
+	})
+	return out, err
+}
+
+// patchedRequest rebuilds the token request of rec with fields merged in,
+// so the patched token is validated exactly like a new one.
+func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, error) {
+	data, _ := decodeJSON(rec.Data)
+	var maskExpr any
+	if len(rec.MaskExpression) > 0 {
+		maskExpr, _ = decodeJSON(rec.MaskExpression)
+	}
+	metadata := map[string]any{}
+	for k, v := range rec.Metadata {
+		metadata[k] = v
+	}
+	cur := map[string]any{
+		"type":                   rec.Type,
+		"data":                   data,
+		"containers":             rec.Containers,
+		"search_indexes":         rec.SearchIndexes,
+		"fingerprint_expression": rec.FingerprintExpression,
+		"deduplicate_token":      rec.DeduplicateToken,
+	}
+	if maskExpr != nil {
+		cur["mask"] = maskExpr
+	}
+	if len(metadata) > 0 {
+		cur["metadata"] = metadata
+	}
+	if rec.ExpiresAt != nil {
+		cur["expires_at"] = rec.ExpiresAt.Format(time.RFC3339Nano)
+	}
+	merged := maps.Clone(cur)
+	for k, v := range fields {
+		switch k {
+		case "data", "mask", "metadata":
+			if v == nil {
+				delete(merged, k)
+			} else {
+				merged[k] = mergePatch(cur[k], v)
+			}
+		default:
+			if v == nil {
+				delete(merged, k)
+			} else {
+				merged[k] = v
+			}
+		}
+	}
+	if _, ok := merged["data"]; !ok {
+		return TokenRequest{}, invalidField("data", "cannot be removed")
+	}
+	req, e := decodeTokenRequest(merged, "")
+	if e != nil {
+		return req, e
+	}
+	req.Containers = slices.Clone(req.Containers)
+	return req, nil
+}
