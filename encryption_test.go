@@ -49,6 +49,20 @@ func TestBoltFileHoldsNoPlaintext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	creator, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "creator", Type: tokenvault.Private, Permissions: []string{"token:create"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Tokenize(ctx, creator.Key, map[string]any{
+		"ssn": tokenvault.TokenRequest{Type: "token", Data: "078-05-1120", SearchIndexes: []string{"{{ data }}"},
+			Metadata: map[string]string{"Plaintext-Meta-Key": "plaintext-meta-value"}},
+		"card": tokenvault.TokenRequest{Type: "card", Data: map[string]any{"number": "4000056655665556", "expiration_month": 7, "expiration_year": 2031, "cvc": "987"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +71,8 @@ func TestBoltFileHoldsNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, secret := range []string{"Plaintext Tenant Name", "plain.owner@example.com", "Plaintext Application Name",
-		"token:read", "application:create", boot.Application.Key, app.Key, string(key)} {
+		"token:read", "application:create", boot.Application.Key, app.Key, string(key),
+		"078-05-1120", "4000056655665556", "5556", "Plaintext-Meta-Key", "plaintext-meta-value"} {
 		if bytes.Contains(raw, []byte(secret)) {
 			t.Errorf("the bbolt file contains %q in plaintext", secret[:min(len(secret), 12)])
 		}
