@@ -18,6 +18,12 @@ func TestFailedWritesLoseNothing(t *testing.T) {
 	e := newEnvOn(t, fs)
 	target := e.app(t, tokenvault.Private, "token:read")
 	at := e.clock.Now().Add(time.Hour)
+	tokens := e.reader(t, "reveal", "token:create", "token:read", "token:update", "token:delete")
+	tok, err := e.v.CreateToken(ctx, tokens.Key, tokenvault.TokenRequest{Type: "token", Data: "x",
+		Metadata: map[string]string{"a": "b"}, SearchIndexes: []string{"{{ data }}"}, ExpiresAt: &at})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ops := []struct {
 		name string
 		call func() error
@@ -39,6 +45,24 @@ func TestFailedWritesLoseNothing(t *testing.T) {
 			return err
 		}},
 		{"RotateDataKey", func() error { return e.v.RotateDataKey(ctx, e.mgmt) }},
+		{"Tokenize", func() error {
+			_, err := e.v.Tokenize(ctx, tokens.Key, map[string]any{"a": "1", "b": []any{"2", "3"},
+				"c": map[string]any{"type": "card", "data": map[string]any{"number": "4242424242424242", "expiration_month": 1, "expiration_year": 2031}}})
+			return err
+		}},
+		{"GetToken", func() error {
+			_, err := e.v.GetToken(ctx, tokens.Key, tok.ID)
+			return err
+		}},
+		{"Detokenize", func() error {
+			_, err := e.v.Detokenize(ctx, tokens.Key, []any{"{{ " + tok.ID + " }}"})
+			return err
+		}},
+		{"UpdateToken", func() error {
+			_, err := e.v.UpdateToken(ctx, tokens.Key, tok.ID, []byte(`{"data": "y", "metadata": {"c": "d"}}`))
+			return err
+		}},
+		{"DeleteToken", func() error { return e.v.DeleteToken(ctx, tokens.Key, tok.ID) }},
 		{"DeleteApplication", func() error { return e.v.DeleteApplication(ctx, e.mgmt, target.ID) }},
 	}
 	for _, op := range ops {
