@@ -50,9 +50,30 @@
 //   - Lists default to 20 items a page and allow up to 100 (members 50);
 //     larger or non-positive values are Invalid, a page past the end is
 //     empty. Logs are listed newest first, other lists oldest first.
-//   - Expired applications are refused at the instant of expiry and deleted
+//   - Expired applications and tokens are refused at the instant of expiry and deleted
 //     by the sweeper (every minute by default), which logs the deletion with
 //     actor type "system".
+//   - Tokenize bodies: an object is a token request when it has a "type"
+//     naming a token type (token, card, bank) and a "data" property; any
+//     other object or array is walked, and every other non-null value
+//     becomes a plain token of type token. At most 10,000 tokens per call,
+//     in one transaction; errors name the path of each bad value.
+//   - Access: rules are tried in ascending priority and the first that
+//     matches and grants the permission decides; direct permissions apply
+//     to every container with the implicit transforms (create, update,
+//     read, search: mask; use: reveal). A token in several containers must
+//     be allowed in each and gets the most restrictive transform. Lists and
+//     searches leave out tokens the caller cannot reach.
+//   - Create responses never reveal a card or bank account, whatever the
+//     rules: they carry the mask. Card numbers are 13 to 19 plain digits.
+//   - Fingerprints, search index values and metadata are indexed as keyed
+//     HMACs (per tenant), never in plaintext; deduplication matches type
+//     and fingerprint. Metadata values are matched case-insensitively.
+//   - Detokenize uses the caller's token:read transform for each token
+//     (reveal, mask, or null for redact), at most 100 distinct tokens per
+//     request, and logs each token read.
+//   - Custom token ids: 3 to 400 characters, no whitespace and none of
+//     # / \ + ? [ ] | & = % < > { } ^. An expired token's id may be reused.
 //   - Permission descriptions follow REFERENCE.md: token:read, token:search,
 //     token:delete and token:use are private-only; token:create and
 //     token:update public or private; everything else management-only.
