@@ -266,18 +266,8 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 
-	rec := &tokenRecord{Token: Token{
-		ID: id, TenantID: tid, Type: pt.typ, Fingerprint: fingerprint,
-		FingerprintExpression: pt.fpExpr, Containers: pt.containers, Metadata: pt.metadata,
-		SearchIndexes: pt.searchExprs, DeduplicateToken: pt.dedupe, ExpiresAt: pt.expiresAt,
-		CreatedBy: p.actorID, CreatedAt: t.now,
-	}}
-	rec.Data = pt.dataJSON
-	if pt.mask != nil {
-		rec.Mask, _ = json.Marshal(pt.mask)
-		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
-	}
-	rec.Indexes = tokenIndexes(ks, rec, pt.search)
+	rec := &tokenRecord{Token: Token{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now}}
+	pt.applyTo(rec, ks)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
 	}
@@ -285,6 +275,25 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		return nil, err
 	}
 	return t.present(p, rec, PermTokenCreate, true), nil
+}
+
+// applyTo sets everything of rec that the request decides: data, mask,
+// placement, metadata, expressions, fingerprint and the index entries that
+// follow from them.
+func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet) {
+	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
+	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
+	rec.Fingerprint = ""
+	if pt.fpValue != "" {
+		rec.Fingerprint = fingerprintOf(ks, pt.fpValue)
+	}
+	rec.Data = pt.dataJSON
+	rec.Mask, rec.MaskExpression = nil, nil
+	if pt.mask != nil {
+		rec.Mask, _ = json.Marshal(pt.mask)
+		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
+	}
+	rec.Indexes = tokenIndexes(ks, rec, pt.search)
 }
 
 // tokenIndexes lists the index entries of a token: its fingerprint, search

@@ -69,19 +69,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		}
 		now := t.now
 		next := &tokenRecord{Token: rec.Token}
-		next.Containers, next.Metadata, next.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
-		next.FingerprintExpression, next.DeduplicateToken, next.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
-		next.Fingerprint = ""
-		if pt.fpValue != "" {
-			next.Fingerprint = fingerprintOf(ks, pt.fpValue)
-		}
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
-		next.Data = pt.dataJSON
-		if pt.mask != nil {
-			next.Mask, _ = json.Marshal(pt.mask)
-			next.MaskExpression, _ = json.Marshal(pt.maskExpr)
-		}
-		next.Indexes = tokenIndexes(ks, next, pt.search)
+		pt.applyTo(next, ks)
 		if err := t.putToken(next); err != nil {
 			return err
 		}
