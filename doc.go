@@ -64,6 +64,8 @@
 //     read, search: mask; use: reveal). A token in several containers must
 //     be allowed in each and gets the most restrictive transform. Lists and
 //     searches leave out tokens the caller cannot reach.
+//   - A token's "mask" property (the evaluated mask) is in every response,
+//     whatever the transform: a mask is by design what may be shown.
 //   - Create responses never reveal a card or bank account, whatever the
 //     rules: they carry the mask. Card numbers are 13 to 19 plain digits.
 //   - Fingerprints, search index values and metadata are indexed as keyed
