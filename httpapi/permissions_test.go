@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -61,6 +62,73 @@ func TestPermissionMatrixOverHTTP(t *testing.T) {
 			wantStatus(t, "without "+rt.perm, r, http.StatusForbidden)
 			r.problem(t)
 			wantStatus(t, "with exactly "+rt.perm, s.do(t, rt.method, path, exact.Key, rt.body), rt.ok)
+		})
+	}
+}
+
+// TestTokenPermissionMatrixOverHTTP calls every token route with a private
+// key holding exactly its permission (success), every other token
+// permission (403), the management key (403) and no key (401).
+func TestTokenPermissionMatrixOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	ctx := context.Background()
+	mk := func(perms ...string) *tokenvault.Application {
+		a, err := s.v.CreateApplication(ctx, s.mgmt, tokenvault.CreateApplicationRequest{Name: "p", Type: tokenvault.Private, Permissions: perms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	creator := mk("token:create")
+	all := tokenvault.PermissionsFor(tokenvault.Private)
+	routes := []struct {
+		method, path, perm string
+		body               any
+		ok                 int
+		header             []string
+	}{
+		{"POST", "/tokenize", "token:create", map[string]any{"a": "b"}, 201, nil},
+		{"POST", "/tokens", "token:create", map[string]any{"type": "token", "data": "x"}, 201, nil},
+		{"GET", "/tokens/{id}", "token:read", nil, 200, nil},
+		{"GET", "/tokens", "token:read", nil, 200, nil},
+		{"POST", "/detokenize", "token:read", map[string]any{"v": "{{ {id} }}"}, 200, nil},
+		{"POST", "/tokens/search", "token:search", map[string]any{"query": "data:x"}, 200, nil},
+		{"PATCH", "/tokens/{id}", "token:update", `{"metadata": {"a": "b"}}`, 200, []string{"Content-Type", "application/merge-patch+json"}},
+		{"DELETE", "/tokens/{id}", "token:delete", nil, 204, nil},
+	}
+	for _, rt := range routes {
+		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
+			tok, err := s.v.CreateToken(ctx, creator.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := strings.ReplaceAll(rt.path, "{id}", tok.ID)
+			body := rt.body
+			if m, ok := body.(map[string]any); ok && m["v"] != nil {
+				body = map[string]any{"v": "{{ " + tok.ID + " }}"}
+			}
+			exact := mk(rt.perm)
+			var others []string
+			for _, p := range all {
+				if p != rt.perm {
+					others = append(others, p)
+				}
+			}
+			without := mk(others...)
+			for _, c := range []struct {
+				what   string
+				key    string
+				status int
+			}{
+				{"no key", "", http.StatusUnauthorized},
+				{"without " + rt.perm, without.Key, http.StatusForbidden},
+				{"management key", s.mgmt, http.StatusForbidden},
+			} {
+				r := s.do(t, rt.method, path, c.key, body, rt.header...)
+				wantStatus(t, c.what, r, c.status)
+				r.problem(t)
+			}
+			wantStatus(t, "with exactly "+rt.perm, s.do(t, rt.method, path, exact.Key, body, rt.header...), rt.ok)
 		})
 	}
 }
