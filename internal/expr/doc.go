@@ -1,42 +1,114 @@
-// Package expr is the {{ ... }} expression language of token masks,
-// fingerprint expressions, search indexes and detokenization.
+// Package expr is the Liquid-style {{ ... }} template language of token
+// masks, fingerprint expressions, search indexes and detokenization.
 //
-// A template is literal text with expressions in double braces. An
-// expression is a root operand and filters:
+// It is its own small language, not Liquid itself, because templates come
+// from API clients: every construct is checked when the template is
+// parsed, and nothing a template says can make evaluation loop or allocate
+// without bound.
+//
+// # Syntax
+//
+// A template is literal text with expressions in double braces:
 //
 //	{{ data.number | reveal_last: 4 }}
-//	{{ 0190a1b2-... | json: '$.number' }}
+//	{{ 0190a1b2-7c4e-7d11-9a3b-2f1e0c9d8b7a | json: '$.number' | last4 }}
+//	Card ending {{ data.number | last4 }}, expires {{ data | card_exp }}
 //
-// The root is a string literal ('x' or "x", no escapes) or raw text that
-// the caller's [Resolver] interprets: [Vars] reads dotted paths such as
-// data.number, detokenization reads token ids. A template that is exactly
-// one expression evaluates to that value with its JSON type; any other
-// template evaluates to a string (see [Stringify]).
+// An expression is a root operand followed by filters separated by "|".
+// The root is a string literal ('x' or "x", no escapes; a string holds
+// anything but its own quote) or raw text up to the first "|" outside
+// quotes, trimmed. Raw roots are not interpreted here: the caller's
+// [Resolver] decides what they mean. [Vars] reads dotted paths such as
+// data.number; detokenization reads token ids. [Template.Roots] lists them
+// so a caller can load what a template names before evaluating it.
 //
-// Filters (arguments are integers or quoted strings; a missing value acts
-// as ""):
+// A filter is a name, then optionally ":" and arguments separated by ",".
+// Arguments are integers (optionally negative) and string literals.
+// Whitespace around tokens is free. A "}}" outside an expression is
+// literal text; a "{{" without its "}}" is an error.
 //
-//	last4                         last four characters
-//	reveal_last: n[, c]           mask all but the last n characters with c (default X)
-//	reveal: first, last[, c]      mask all but the first and last characters
-//	slice: start[, length]        characters of a string or elements of an array; negative start counts from the end
-//	pad_left: n[, c]              pad on the left to n characters with c (default space)
-//	pad_right: n[, c]             pad on the right
-//	stringify, to_string          text: strings as they are, nothing as "", others as JSON
-//	json: '$.path'                select one value ($, .key, ['key'], [n]); a JSON string is parsed first
-//	upcase, downcase              change case
-//	replace: from, to             replace every occurrence
-//	remove: s                     remove every occurrence
-//	split: sep                    an array of strings
-//	card_bin                      first six digits of a card number
-//	card_mask                     card number with all but the BIN and last four masked
-//	card_exp[: format]            a card's expiry, format with MM, YY, YYYY (default MM/YY)
-//	to_number, to_boolean         convert text
-//	hmac: 'sha256'|'sha512', key  hex HMAC of the text
-//	to_base64, to_base16          encode the text
+// # Values
 //
-// Parse errors (unknown filters, wrong arguments, unclosed braces) and
-// evaluation errors (a JSON path that selects nothing, a value a filter
-// cannot take) are [*Error] with a byte position. Every input is bounded:
-// templates to 64 KiB, widths to 4096, 100 filters per expression.
+// Values are what encoding/json decodes into an any: map[string]any,
+// []any, string, bool, nil, and numbers as float64 or json.Number. Numbers
+// made by filters are json.Number.
+//
+// A template that is exactly one expression, with no text around it,
+// evaluates to that expression's value with its JSON type. Any other
+// template evaluates to a string, each value printed in place: strings as
+// they are, nil as "", numbers in shortest decimal form, booleans as true
+// or false, and objects and arrays as JSON (encoding/json).
+//
+// # Filters
+//
+// Filters marked "text" take their input printed as above, so nil (a
+// missing value) acts as "", a number as its digits, and an object as its
+// JSON. Lengths, positions and widths count characters (runes), not bytes.
+//
+//	Filter                    Input   Result
+//	------------------------  ------  -------------------------------------------------------------
+//	last4                     text    the last 4 characters (all of a shorter string)
+//	reveal_last: n[, c]       text    every character but the last n replaced by c (default "X");
+//	                                  "4242424242424242" | reveal_last: 4 is "XXXXXXXXXXXX4242"
+//	reveal: first, last[, c]  text    the first and last characters kept, the middle replaced by c
+//	                                  (default "X"); unchanged if first+last covers the whole string
+//	slice: start[, length]    any     length (default 1) elements of an array, or characters of
+//	                                  anything else, from start; a negative start counts from the
+//	                                  end; out of range gives "" or []
+//	pad_left: n[, c]          text    padded on the left to at least n (at most 4096) characters with
+//	                                  c (default " ")
+//	pad_right: n[, c]         text    padded on the right likewise
+//	stringify                 any     the value printed as text; nil gives "" (not "null")
+//	to_string                 any     the same as stringify
+//	json: '$.path'            any     the one value the path selects in an object or array, or in a
+//	                                  string holding JSON; the path is $ then .key, ['key'],
+//	                                  ["key"] or [n]; selecting nothing is an error (a present
+//	                                  null is selected)
+//	upcase, downcase          text    the string in upper or lower case
+//	replace: from, to         text    every occurrence of from replaced by to ("" replaces nothing)
+//	remove: s                 text    every occurrence of s removed
+//	split: sep                text    an array of strings split at each sep ("" splits into
+//	                                  characters; an empty string gives [])
+//	card_bin                  text    the first 6 digits of a card number; spaces and dashes between
+//	                                  digits are allowed; fewer than 6 digits is an error
+//	card_mask                 text    all digits but the first 6 and last 4 replaced by "X",
+//	                                  separators kept; fewer than 13 digits is an error
+//	card_exp[: format]        any     a card object's expiry from expiration_month and
+//	                                  expiration_year (numbers or digit strings) in format (default
+//	                                  "MM/YY"), where MM, YYYY and YY are replaced; a year below 100
+//	                                  is taken to be in the 2000s
+//	to_number                 any     a json.Number from a number or a string holding exactly a JSON
+//	                                  number; anything else is an error
+//	to_boolean                any     true or false from a bool or the strings "true" and "false";
+//	                                  anything else is an error
+//	hmac: alg, key            text    lowercase hex HMAC under key; alg is 'sha256' or 'sha512'
+//	to_base64                 text    standard base64 (with padding) of the text
+//	to_base16                 text    lowercase hex of the text
+//
+// Mask and pad characters must be exactly one character. Counts must not be
+// negative. An unknown filter, a wrong number of arguments, an argument of
+// the wrong kind or a malformed json path is reported by [Parse], at the
+// filter's name, not when some token first reaches it.
+//
+// # Errors
+//
+// Every error is an [*Error] with the 0-based byte offset of the problem:
+// for a parse error, the offending token; for an evaluation error, the
+// "{{" of the expression that failed. Messages never quote the data being
+// evaluated, which may be a card number.
+//
+// # Limits
+//
+// Templates are at most 64 KiB and expressions at most 100 filters.
+// Integer arguments are within ±1,000,000, pad widths within 4096, and
+// split makes at most 65,536 parts. One evaluation reads and writes at most
+// 16 MiB of text in filters and interpolation; beyond that it fails rather
+// than let chained filters (to_base16 a hundred times doubles a value a
+// hundred times) grow without bound.
+//
+// # Concurrency
+//
+// A [Template] is immutable after [Parse] and may be evaluated by many
+// goroutines at once. A [Resolver] is called from the goroutine that calls
+// Eval.
 package expr

@@ -1,22 +1,35 @@
 package expr
 
 import (
-	"encoding/json"
-	"strconv"
+	"errors"
 	"strings"
-	"unicode"
 )
 
-// Resolver returns the value of a root operand: the raw text before the
-// first "|" of an expression.
+// Resolver returns the value of a root operand: the raw trimmed text
+// before the first top-level "|" of an expression. Values are what
+// encoding/json decodes into an any (map[string]any, []any, string, bool,
+// nil, float64 or json.Number). A missing value should be nil, not an
+// error; an error is for a root the resolver cannot interpret.
 type Resolver func(root string) (any, error)
 
-// Eval evaluates the template. A template that is exactly one expression
-// gives that expression's value with its JSON type; any other template
-// gives a string, each value rendered in place (see Stringify).
+// Eval evaluates the template. A template that is exactly one expression,
+// with no text around it, gives that expression's value with its JSON
+// type, so a mask can be an object or a number. Any other template gives a
+// string: its text with each value printed in place (strings as they are,
+// nil as "", numbers in shortest decimal form, booleans as true or false,
+// objects and arrays as JSON).
+//
+// Values from the Resolver are not copied and may be returned as they
+// are; filters never modify them.
+//
+// Errors are *Error whose Pos is the "{{" of the failing expression: the
+// resolver failed, a filter refused its input (a json path selecting
+// nothing, a card filter given something that is not a card), or the
+// template did more than 16 MiB of text work.
 func (t *Template) Eval(resolve Resolver) (any, error) {
-	if len(t.parts) == 1 && t.parts[0].e != nil {
-		return t.parts[0].e.eval(resolve)
+	ev := &evaluator{resolve: resolve, work: maxWork}
+	if e := t.single(); e != nil {
+		return ev.eval(e)
 	}
 	var b strings.Builder
 	for _, p := range t.parts {
@@ -24,103 +37,101 @@ func (t *Template) Eval(resolve Resolver) (any, error) {
 			b.WriteString(p.text)
 			continue
 		}
-		v, err := p.e.eval(resolve)
+		v, err := ev.eval(p.e)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(Stringify(v))
+		s, err := ev.render(v)
+		if err != nil {
+			return nil, &Error{Pos: p.e.pos, Msg: err.Error()}
+		}
+		b.WriteString(s)
 	}
 	return b.String(), nil
 }
 
-func (e *expression) eval(resolve Resolver) (any, error) {
-	var v any
-	if e.literal != nil {
-		v = *e.literal
-	} else {
-		var err error
-		if v, err = resolve(e.root); err != nil {
-			if xe, ok := err.(*Error); ok {
-				return nil, xe
+// evaluator is the state of one Eval: the resolver and the work left.
+type evaluator struct {
+	resolve Resolver
+	work    int
+}
+
+var errTooMuchWork = errors.New("template needs more than 16 MiB of text work")
+
+// spend charges n bytes of work.
+func (ev *evaluator) spend(n int) error {
+	if ev.work -= n; ev.work < 0 {
+		return errTooMuchWork
+	}
+	return nil
+}
+
+// render renders a value as text and charges for the text.
+func (ev *evaluator) render(v any) (string, error) {
+	s, err := render(v)
+	if err != nil {
+		return "", err
+	}
+	return s, ev.spend(len(s))
+}
+
+// eval evaluates one expression; every error points at its "{{".
+func (ev *evaluator) eval(e *expression) (any, error) {
+	v, err := ev.root(e)
+	if err == nil {
+		for _, f := range e.filters {
+			if v, err = ev.apply(f, v); err != nil {
+				break
 			}
-			return nil, errorAt(e.pos, "%s", err.Error())
 		}
 	}
-	for _, f := range e.filters {
-		var err error
-		if v, err = filters[f.name].fn(v, f.args); err != nil {
-			return nil, errorAt(f.pos, "%s: %s", f.name, err.Error())
+	if err != nil {
+		var xe *Error
+		if errors.As(err, &xe) {
+			return nil, &Error{Pos: e.pos, Msg: xe.Msg}
 		}
+		return nil, &Error{Pos: e.pos, Msg: err.Error()}
 	}
 	return v, nil
 }
 
-// Stringify renders a value as text: strings as they are, nil as "",
-// numbers in their shortest form, booleans as true or false, objects and
-// arrays as JSON.
-func Stringify(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case json.Number:
-		return string(x)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
+func (ev *evaluator) root(e *expression) (any, error) {
+	if e.literal != nil {
+		return *e.literal, nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
+	if ev.resolve == nil {
+		return nil, errors.New("no resolver for " + e.root)
 	}
-	return string(b)
+	return ev.resolve(e.root)
 }
 
-// Vars resolves dotted paths against named variables: "data" is
-// vars["data"], "data.number" its "number" property, and a numeric segment
-// indexes an array ("data.items.0"). Anything missing is nil, as in
-// Liquid; a malformed path is an error.
-func Vars(vars map[string]any) Resolver {
-	return func(root string) (any, error) {
-		segs := strings.Split(root, ".")
-		for _, s := range segs {
-			if !validSegment(s) {
-				return nil, errorf("%q is not a variable path", root)
+// apply runs one filter, charging for the text it reads and writes: every
+// filter is linear in those, so this bounds time as well as memory.
+func (ev *evaluator) apply(f filter, v any) (any, error) {
+	var out any
+	var err error
+	if f.spec.text != nil {
+		s, rerr := ev.render(v)
+		if rerr != nil {
+			return nil, rerr
+		}
+		out, err = f.spec.text(s, f.args)
+	} else {
+		if s, ok := v.(string); ok {
+			if err := ev.spend(len(s)); err != nil {
+				return nil, err
 			}
 		}
-		var v any = vars
-		for _, s := range segs {
-			v = step(v, s)
-		}
-		return v, nil
+		out, err = f.spec.value(v, f.args)
 	}
-}
-
-func validSegment(s string) bool {
-	if s == "" {
-		return false
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range s {
-		if r != '_' && r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// step reads one path segment from v.
-func step(v any, seg string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return x[seg]
+	switch x := out.(type) {
+	case string:
+		err = ev.spend(len(x))
 	case []any:
-		i, err := strconv.Atoi(seg)
-		if err != nil || i < 0 || i >= len(x) {
-			return nil
-		}
-		return x[i]
+		err = ev.spend(len(x))
 	}
-	return nil
+	return out, err
 }

@@ -1,190 +1,71 @@
 package expr
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
-// Limits that bound the work any input can cause.
-const (
-	maxTemplateBytes = 64 << 10
-	maxFilters       = 100
-	maxWidth         = 4096
-)
-
-// Error is a parse or evaluation error at a byte offset of the template.
-type Error struct {
-	Pos int
-	Msg string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("position %d: %s", e.Pos, e.Msg) }
-
-func errorAt(pos int, format string, args ...any) *Error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
-}
-
-// Template is a parsed template: literal text and {{ }} expressions.
-type Template struct {
-	src   string
-	parts []part
-}
-
-type part struct {
-	text string      // literal text, when e is nil
-	e    *expression // an expression
-}
-
-type expression struct {
-	pos     int     // offset of "{{"
-	root    string  // raw root operand, when literal is nil
-	literal *string // a string literal root
-	filters []filter
-}
-
+// filter is one applied filter with its checked arguments.
 type filter struct {
 	name string
-	pos  int
+	pos  int // offset of the name, where parse errors about it point
+	spec *filterSpec
 	args []arg
 }
 
-// arg is a filter argument: an integer or a string literal.
+// arg is a filter argument: an integer or a string literal. A json path
+// argument is also kept compiled, so Eval does not parse it again.
 type arg struct {
-	isInt bool
-	n     int
-	s     string
+	kind argKind
+	n    int
+	s    string
+	path []pathStep
 }
 
-// Source returns the text the template was parsed from.
-func (t *Template) Source() string { return t.src }
+type argKind uint8
 
-// HasExpressions reports whether the template holds any {{ }}.
-func (t *Template) HasExpressions() bool {
-	for _, p := range t.parts {
-		if p.e != nil {
-			return true
-		}
+const (
+	intArg argKind = iota + 1
+	strArg
+)
+
+func (k argKind) String() string {
+	if k == intArg {
+		return "an integer"
 	}
-	return false
+	return "a quoted string"
 }
 
-// Roots returns the raw root operand of each expression, in order; string
-// literal roots are skipped.
-func (t *Template) Roots() []string {
-	var roots []string
-	for _, p := range t.parts {
-		if p.e != nil && p.e.literal == nil {
-			roots = append(roots, p.e.root)
-		}
-	}
-	return roots
+// parser reads one expression body: src[pos:end], end being its "}}".
+// closing has already checked that its quotes are balanced.
+type parser struct {
+	src      string
+	pos, end int
 }
 
-// Parse compiles a template. Errors are *Error.
-func Parse(src string) (*Template, error) {
-	if len(src) > maxTemplateBytes {
-		return nil, errorAt(0, "template is longer than %d bytes", maxTemplateBytes)
+func parseExpression(src string, open, end int) (*expression, error) {
+	p := &parser{src: src, pos: open + len("{{"), end: end}
+	e := &expression{pos: open}
+	p.space()
+	if p.pos == p.end || p.src[p.pos] == '|' {
+		return nil, errorAt(p.pos, "expression has no root operand")
 	}
-	t := &Template{src: src}
-	rest, off := src, 0
-	for {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			if rest != "" {
-				t.parts = append(t.parts, part{text: rest})
-			}
-			return t, nil
-		}
-		if i > 0 {
-			t.parts = append(t.parts, part{text: rest[:i]})
-		}
-		start := off + i
-		end := closing(src, start+2)
-		if end < 0 {
-			return nil, errorAt(start, "{{ is not closed by }}")
-		}
-		e, err := parseExpression(src, start, start+2, end)
-		if err != nil {
-			return nil, err
-		}
-		t.parts = append(t.parts, part{e: e})
-		off = end + 2
-		rest = src[off:]
-	}
-}
-
-// closing finds the "}}" that ends an expression whose body starts at i,
-// skipping quoted strings. It returns -1 if there is none.
-func closing(src string, i int) int {
-	var quote byte
-	for ; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '}' && i+1 < len(src) && src[i+1] == '}':
-			return i
-		}
-	}
-	return -1
-}
-
-// splitTop splits s on sep outside quotes, returning the pieces with their
-// offsets in s.
-func splitTop(s string, sep byte) (pieces []string, offsets []int) {
-	var quote byte
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == sep:
-			pieces, offsets = append(pieces, s[start:i]), append(offsets, start)
-			start = i + 1
-		}
-	}
-	return append(pieces, s[start:]), append(offsets, start)
-}
-
-// trimmed returns s without surrounding spaces and the offset of what is
-// left.
-func trimmed(s string, off int) (string, int) {
-	t := strings.TrimLeft(s, " \t\r\n")
-	off += len(s) - len(t)
-	return strings.TrimRight(t, " \t\r\n"), off
-}
-
-func parseExpression(src string, pos, from, to int) (*expression, error) {
-	e := &expression{pos: pos}
-	pieces, offsets := splitTop(src[from:to], '|')
-	if len(pieces)-1 > maxFilters {
-		return nil, errorAt(pos, "more than %d filters", maxFilters)
-	}
-	root, rootPos := trimmed(pieces[0], from+offsets[0])
-	switch {
-	case root == "":
-		return nil, errorAt(rootPos, "expression is empty")
-	case root[0] == '\'' || root[0] == '"':
-		s, ok := unquote(root)
-		if !ok {
-			return nil, errorAt(rootPos, "malformed string literal")
-		}
+	if c := p.src[p.pos]; c == '\'' || c == '"' {
+		s := p.str()
 		e.literal = &s
-	default:
-		e.root = root
+		p.space()
+		if p.pos < p.end && p.src[p.pos] != '|' {
+			return nil, p.unexpected("after the string literal")
+		}
+	} else {
+		e.root = p.raw()
 	}
-	for i := 1; i < len(pieces); i++ {
-		f, err := parseFilter(pieces[i], from+offsets[i])
+	for p.pos < p.end {
+		if len(e.filters) == maxFilters {
+			return nil, errorAt(p.pos, "an expression takes at most %d filters", maxFilters)
+		}
+		p.pos++ // the "|"
+		f, err := p.filter()
 		if err != nil {
 			return nil, err
 		}
@@ -193,62 +74,119 @@ func parseExpression(src string, pos, from, to int) (*expression, error) {
 	return e, nil
 }
 
-// unquote reads a whole quoted string: 'x' or "x", no escapes.
-func unquote(s string) (string, bool) {
-	if len(s) < 2 || s[0] != s[len(s)-1] || (s[0] != '\'' && s[0] != '"') {
-		return "", false
+// raw reads a root operand up to the first "|" outside quotes, trimmed. It
+// is not interpreted: the Resolver decides what it means.
+func (p *parser) raw() string {
+	start := p.pos
+	quote := byte(0)
+	for ; p.pos < p.end; p.pos++ {
+		c := p.src[p.pos]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '|':
+			return strings.TrimRight(p.src[start:p.pos], spaces)
+		}
 	}
-	inner := s[1 : len(s)-1]
-	if strings.IndexByte(inner, s[0]) >= 0 {
-		return "", false
-	}
-	return inner, true
+	return strings.TrimRight(p.src[start:p.pos], spaces)
 }
 
-func parseFilter(s string, off int) (filter, error) {
-	body, pos := trimmed(s, off)
-	name, argText, hasArgs := strings.Cut(body, ":")
-	name = strings.TrimSpace(name)
-	f := filter{name: name, pos: pos}
-	if name == "" {
-		return f, errorAt(pos, "filter name is missing")
+// filter reads "name" or "name: arg, arg" and the spaces around it,
+// stopping at the next "|" or the end.
+func (p *parser) filter() (filter, error) {
+	p.space()
+	f := filter{pos: p.pos}
+	for p.pos < p.end && !strings.ContainsRune(spaces+`:|,'"`, rune(p.src[p.pos])) {
+		p.pos++
 	}
-	spec, ok := filters[name]
+	f.name = p.src[f.pos:p.pos]
+	if f.name == "" {
+		return f, errorAt(f.pos, "filter name is missing")
+	}
+	spec, ok := filters[f.name]
 	if !ok {
-		return f, errorAt(pos, "unknown filter %q", name)
+		return f, errorAt(f.pos, "unknown filter %q", f.name)
 	}
-	if hasArgs {
-		argOff := pos + len(body) - len(argText)
-		pieces, offsets := splitTop(argText, ',')
-		for i, p := range pieces {
-			a, apos := trimmed(p, argOff+offsets[i])
-			v, err := parseArg(a, apos)
+	f.spec = spec
+	p.space()
+	if p.pos < p.end && p.src[p.pos] == ':' {
+		p.pos++
+		for {
+			p.space()
+			a, err := p.arg()
 			if err != nil {
 				return f, err
 			}
-			f.args = append(f.args, v)
+			f.args = append(f.args, a)
+			p.space()
+			if p.pos == p.end || p.src[p.pos] != ',' {
+				break
+			}
+			p.pos++
 		}
 	}
-	if err := spec.checkArgs(f); err != nil {
-		return f, err
+	if p.pos < p.end && p.src[p.pos] != '|' {
+		return f, p.unexpected("after filter " + f.name)
 	}
-	return f, nil
+	return f, spec.check(f)
 }
 
-func parseArg(s string, pos int) (arg, error) {
-	if s == "" {
-		return arg{}, errorAt(pos, "argument is missing")
+// arg reads an integer (optionally negative) or a quoted string.
+func (p *parser) arg() (arg, error) {
+	start := p.pos
+	if p.pos == p.end {
+		return arg{}, errorAt(start, "argument is missing")
 	}
-	if s[0] == '\'' || s[0] == '"' {
-		v, ok := unquote(s)
-		if !ok {
-			return arg{}, errorAt(pos, "malformed string literal")
+	if c := p.src[p.pos]; c == '\'' || c == '"' {
+		return arg{kind: strArg, s: p.str()}, nil
+	}
+	neg := p.src[p.pos] == '-'
+	if neg {
+		p.pos++
+	}
+	n, digits := 0, 0
+	for ; p.pos < p.end && isDigit(p.src[p.pos]); p.pos++ {
+		if n = n*10 + int(p.src[p.pos]-'0'); n > maxInt {
+			return arg{}, errorAt(start, "integer is out of range ±%d", maxInt)
 		}
-		return arg{s: v}, nil
+		digits++
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return arg{}, errorAt(pos, "argument %q is neither a number nor a quoted string", s)
+	if digits == 0 {
+		return arg{}, errorAt(start, "argument must be an integer or a quoted string")
 	}
-	return arg{isInt: true, n: n}, nil
+	if neg {
+		n = -n
+	}
+	return arg{kind: intArg, n: n}, nil
 }
+
+// str reads a string literal at p.pos: 'x' or "x", no escapes, so a
+// string holds any character but its own quote.
+func (p *parser) str() string {
+	q := p.src[p.pos]
+	start := p.pos + 1
+	i := strings.IndexByte(p.src[start:p.end], q)
+	// closing saw every quote balanced before end, so i >= 0.
+	p.pos = start + i + 1
+	return p.src[start : start+i]
+}
+
+const spaces = " \t\r\n"
+
+func (p *parser) space() {
+	for p.pos < p.end && strings.IndexByte(spaces, p.src[p.pos]) >= 0 {
+		p.pos++
+	}
+}
+
+// unexpected reports the character at p.pos.
+func (p *parser) unexpected(where string) *Error {
+	r, _ := utf8.DecodeRuneInString(p.src[p.pos:p.end])
+	return errorAt(p.pos, "unexpected %q %s", r, where)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
