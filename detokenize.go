@@ -2,9 +2,6 @@ package tokenvault
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
 )
@@ -54,36 +51,14 @@ type detokenizer struct {
 // perm's transforms, logging each distinct token once with msg.
 func (t *txn) detokenize(p *principal, perm string, doc any, msg string) (any, error) {
 	d := &detokenizer{t: t, p: p, perm: perm, msg: msg, values: map[string]any{}}
-	return d.walk(doc, "")
-}
-
-func (d *detokenizer) walk(v any, path string) (any, error) {
-	switch x := v.(type) {
-	case string:
-		return d.expand(x, path)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		// Sorted, so that errors and log lines come in a stable order.
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			r, err := d.walk(x[k], join(path, k))
-			if err != nil {
-				return nil, err
-			}
-			out[k] = r
+	return rewriteJSON(doc, "", func(v any, path string) (any, bool, error) {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false, nil
 		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			r, err := d.walk(val, fmt.Sprintf("%s[%d]", path, i))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	}
-	return v, nil
+		out, err := d.expand(s, path)
+		return out, true, err
+	})
 }
 
 // expand evaluates one string as a template over tokens.

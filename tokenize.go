@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -35,7 +34,7 @@ func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error)
 	fe := fieldErrors{}
 	count := 0
 	now := v.now()
-	tree := prepareTree(root, "", now, fe, &count)
+	tree := prepareTree(root, now, fe, &count)
 	if count > maxTokensPerRequest {
 		return nil, errorf(Invalid, "a request may create at most %d tokens", maxTokensPerRequest)
 	}
@@ -109,37 +108,31 @@ func isTokenRequest(m map[string]any) bool {
 
 // prepareTree validates a Tokenize body, returning the same structure with
 // every value to tokenize replaced by a *preparedToken.
-func prepareTree(v any, path string, now time.Time, fe fieldErrors, count *int) any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case map[string]any:
-		if isTokenRequest(x) {
+func prepareTree(root any, now time.Time, fe fieldErrors, count *int) any {
+	tree, _ := rewriteJSON(root, "", func(v any, path string) (any, bool, error) {
+		switch x := v.(type) {
+		case nil:
+			return nil, true, nil
+		case map[string]any:
+			if !isTokenRequest(x) {
+				return nil, false, nil
+			}
 			*count++
 			req, err := decodeTokenRequest(x, path)
 			if err != nil {
 				maps.Copy(fe, err.Fields)
-				return nil
+				return nil, true, nil
 			}
-			return prepareToken(req, now, path, fe)
+			return prepareToken(req, now, path, fe), true, nil
+		case []any:
+			return nil, false, nil
 		}
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[k] = prepareTree(val, join(path, k), now, fe, count)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			out[i] = prepareTree(val, fmt.Sprintf("%s[%d]", path, i), now, fe, count)
-		}
-		return out
-	default:
 		*count++
-		pt := prepareToken(TokenRequest{Type: TypeToken, Data: x}, now, path, fe)
+		pt := prepareToken(TokenRequest{Type: TypeToken, Data: v}, now, path, fe)
 		pt.plain = true
-		return pt
-	}
+		return pt, true, nil
+	})
+	return tree
 }
 
 // decodeTokenRequest decodes a token request object strictly: unknown
@@ -183,42 +176,20 @@ func jsonTypeName(kind string) string {
 	}
 }
 
-// createTree creates the tokens of a prepared tree, in a stable order (map
-// keys sorted) so that ids are assigned deterministically.
-func (t *txn) createTree(p *principal, v any) (any, error) {
-	switch x := v.(type) {
-	case *preparedToken:
-		tok, err := t.createToken(p, x)
-		if err != nil {
-			return nil, err
+// createTree creates the tokens of a prepared tree, in the stable order of
+// rewriteJSON so that ids are assigned deterministically.
+func (t *txn) createTree(p *principal, tree any) (any, error) {
+	return rewriteJSON(tree, "", func(v any, _ string) (any, bool, error) {
+		pt, ok := v.(*preparedToken)
+		if !ok {
+			return nil, false, nil
 		}
-		if x.plain {
-			return tok.ID, nil
+		tok, err := t.createToken(p, pt)
+		if err != nil || !pt.plain {
+			return tok, true, err
 		}
-		return tok, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		keys := slices.Sorted(maps.Keys(x))
-		for _, k := range keys {
-			r, err := t.createTree(p, x[k])
-			if err != nil {
-				return nil, err
-			}
-			out[k] = r
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			r, err := t.createTree(p, val)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	}
-	return v, nil
+		return tok.ID, true, nil
+	})
 }
 
 // createToken stores a prepared token with its indexes and log line, or,

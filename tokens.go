@@ -291,17 +291,24 @@ func stringify(v any) string {
 const customIDForbidden = `#/\+?[]|&=%<>{}^`
 
 func validateCustomID(id, path string, fe fieldErrors) {
+	if problem := customIDProblem(id); problem != "" {
+		fe.add(path, "%s", problem)
+	}
+}
+
+// customIDProblem says what is wrong with a token id, or "" if nothing is.
+// Generated UUIDs pass too, so it also guards lookups.
+func customIDProblem(id string) string {
 	n := utf8.RuneCountInString(id)
 	if n < minCustomIDLength || n > maxCustomIDLength {
-		fe.add(path, "must be %d to %d characters", minCustomIDLength, maxCustomIDLength)
-		return
+		return fmt.Sprintf("must be %d to %d characters", minCustomIDLength, maxCustomIDLength)
 	}
 	for _, r := range id {
-		if strings.ContainsRune(customIDForbidden, r) || r <= ' ' || r == 0x7f || !utf8.ValidRune(r) {
-			fe.add(path, "must not contain whitespace or any of %s", customIDForbidden)
-			return
+		if strings.ContainsRune(customIDForbidden, r) || r <= ' ' || r == 0x7f || r == utf8.RuneError {
+			return "must not contain whitespace or any of " + customIDForbidden
 		}
 	}
+	return ""
 }
 
 func validateContainers(cs []string, typ, path string, fe fieldErrors) []string {

@@ -25,11 +25,7 @@ func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) 
 }
 
 // validTokenID reports whether id can name a token: a UUID or a custom id.
-func validTokenID(id string) bool {
-	fe := fieldErrors{}
-	validateCustomID(id, "id", fe)
-	return len(fe) == 0
-}
+func validTokenID(id string) bool { return customIDProblem(id) == "" }
 
 // mustToken loads a live token the caller may use with perm, and the
 // transform that applies. Unknown and expired tokens are NotFound; a token
@@ -220,7 +216,11 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		if candidates == nil {
 			candidates = ids
 		} else {
-			candidates = slices.DeleteFunc(candidates, func(id string) bool { return !slices.Contains(ids, id) })
+			// indexedIDs returns sorted ids.
+			candidates = slices.DeleteFunc(candidates, func(id string) bool {
+				_, found := slices.BinarySearch(ids, id)
+				return !found
+			})
 		}
 		if candidates == nil {
 			candidates = []string{}
