@@ -147,6 +147,24 @@ func validContainer(c string) bool { return len(c) <= 1000 && containerPattern.M
 // typ, filling in defaults (a rule without transform redacts). Paths in the
 // errors are relative to the request body.
 func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe fieldErrors) {
+	checkGrants(grantee{typ: typ, name: fmt.Sprintf("a %s application", typ)}, perms, rules, fe)
+}
+
+// validateSessionGrants checks what an authorizer grants a session: token
+// permissions, and rules scoped by conditions rather than containers.
+func validateSessionGrants(perms []string, rules []AccessRule, fe fieldErrors) {
+	checkGrants(grantee{typ: Private, name: "a session", session: true}, perms, rules, fe)
+}
+
+// grantee is who receives grants: an application of a type, or a session
+// (which may hold what a private application may).
+type grantee struct {
+	typ     ApplicationType
+	name    string
+	session bool
+}
+
+func checkGrants(g grantee, perms []string, rules []AccessRule, fe fieldErrors) {
 	if len(perms) == 0 && len(rules) == 0 {
 		fe.add("permissions", "either permissions or rules must be non-empty")
 	}
@@ -160,8 +178,8 @@ func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe 
 				fe.add(pp, "unknown permission %q", p)
 			case tokenOnly && !isTokenPermission(p):
 				fe.add(pp, "access rules grant token permissions only, not %q", p)
-			case !slices.Contains(holders, typ):
-				fe.add(pp, "a %s application may not hold %q", typ, p)
+			case !slices.Contains(holders, g.typ):
+				fe.add(pp, "%s may not hold %q", g.name, p)
 			case seen[p]:
 				fe.add(pp, "duplicate permission %q", p)
 			}
@@ -169,7 +187,7 @@ func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe 
 		}
 	}
 	checkPerms("permissions", perms, false)
-	if len(rules) > 0 && typ == Management {
+	if len(rules) > 0 && g.typ == Management {
 		fe.add("rules", "management applications hold permissions, not access rules")
 		return
 	}
@@ -183,13 +201,10 @@ func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe 
 			fe.add(path+".priority", "another rule has priority %d", r.Priority)
 		}
 		priorities[r.Priority] = true
-		if len(r.Conditions) > 0 {
-			fe.add(path+".conditions", "conditions are for sessions; applications scope rules with container")
-		}
-		if r.Container == "" {
-			fe.add(path+".container", "is required")
-		} else if !validContainer(r.Container) {
-			fe.add(path+".container", "must start and end with / and hold letters, digits, - and _ segments")
+		if g.session {
+			checkSessionScope(path, r, fe)
+		} else {
+			checkApplicationScope(path, r, fe)
 		}
 		switch r.Transform {
 		case "":
@@ -204,6 +219,44 @@ func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe 
 		checkPerms(path+".permissions", r.Permissions, true)
 		if len(r.Description) > 1000 {
 			fe.add(path+".description", "must be at most 1000 characters")
+		}
+	}
+}
+
+// checkApplicationScope: an application's rule names a container.
+func checkApplicationScope(path string, r *AccessRule, fe fieldErrors) {
+	if len(r.Conditions) > 0 {
+		fe.add(path+".conditions", "conditions are for sessions; applications scope rules with container")
+	}
+	if r.Container == "" {
+		fe.add(path+".container", "is required")
+	} else if !validContainer(r.Container) {
+		fe.add(path+".container", "must start and end with / and hold letters, digits, - and _ segments")
+	}
+}
+
+// maxConditionValue bounds a condition's value, like a container.
+const maxConditionValue = 1000
+
+// checkSessionScope: a session's rule is scoped by conditions (none means
+// every token), never by a container.
+func checkSessionScope(path string, r *AccessRule, fe fieldErrors) {
+	if r.Container != "" {
+		fe.add(path+".container", "sessions scope rules with conditions, not container")
+	}
+	for j, c := range r.Conditions {
+		cp := fmt.Sprintf("%s.conditions[%d]", path, j)
+		if c.Attribute != AttributeID && c.Attribute != AttributeContainer {
+			fe.add(cp+".attribute", "must be id or container")
+		}
+		if c.Operator != OperatorEquals && c.Operator != OperatorStartsWith {
+			fe.add(cp+".operator", "must be equals or starts_with")
+		}
+		switch {
+		case c.Value == "":
+			fe.add(cp+".value", "is required")
+		case len(c.Value) > maxConditionValue:
+			fe.add(cp+".value", "must be at most %d characters", maxConditionValue)
 		}
 	}
 }

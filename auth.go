@@ -9,6 +9,7 @@ import (
 const (
 	ActorApplication = "application"
 	ActorUser        = "user"
+	ActorSession     = "session"
 	ActorSystem      = "system"
 )
 
@@ -28,6 +29,27 @@ type principal struct {
 	appType     ApplicationType
 	permissions []string
 	rules       []AccessRule
+	// ceiling, for a session, is what its authorizer held when it
+	// authorized it: a session never does more than both grant.
+	ceiling *grants
+}
+
+// grants are permissions and rules, as held by a key.
+type grants struct {
+	Permissions []string     `json:"permissions"`
+	Rules       []AccessRule `json:"rules"`
+}
+
+func (g *grants) has(perm string) bool {
+	if slices.Contains(g.Permissions, perm) {
+		return true
+	}
+	for _, r := range g.Rules {
+		if slices.Contains(r.Permissions, perm) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType} }
@@ -35,15 +57,8 @@ func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorTyp
 // has reports whether p holds perm, directly or through any rule. Which
 // tokens a rule-scoped permission reaches is decided per token.
 func (p *principal) has(perm string) bool {
-	if slices.Contains(p.permissions, perm) {
-		return true
-	}
-	for _, r := range p.rules {
-		if slices.Contains(r.Permissions, perm) {
-			return true
-		}
-	}
-	return false
+	own := grants{Permissions: p.permissions, Rules: p.rules}
+	return own.has(perm) && (p.ceiling == nil || p.ceiling.has(perm))
 }
 
 // covers reports whether p holds every permission in perms directly. A key
@@ -106,6 +121,8 @@ func (t *txn) authenticate(key string) (*principal, error) {
 			permissions: app.Permissions,
 			rules:       sortedRules(app.Rules),
 		}, nil
+	case EntitySession:
+		return t.sessionPrincipal(ref, mac)
 	}
 	return nil, errUnauthenticated
 }

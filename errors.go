@@ -37,6 +37,9 @@ const (
 	// Unprocessable: the request is well formed but cannot be carried out,
 	// for example code that does not export a function.
 	Unprocessable
+	// Unavailable: a service the operation depends on (the Mailer, a
+	// destination) failed or is not configured; nothing was saved.
+	Unavailable
 )
 
 var kindNames = [...]string{
@@ -49,6 +52,7 @@ var kindNames = [...]string{
 	UnsupportedMediaType: "unsupported media type",
 	TooLarge:             "too large",
 	Unprocessable:        "unprocessable",
+	Unavailable:          "unavailable",
 }
 
 // Kinds lists every kind, so tables keyed by kind can be checked for
@@ -92,6 +96,7 @@ var (
 	ErrUnsupportedMediaType = &Error{Kind: UnsupportedMediaType}
 	ErrTooLarge             = &Error{Kind: TooLarge}
 	ErrUnprocessable        = &Error{Kind: Unprocessable}
+	ErrUnavailable          = &Error{Kind: Unavailable}
 )
 
 func (e *Error) Error() string {

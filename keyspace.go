@@ -13,7 +13,9 @@ import (
 //
 //	sys/keyring                              system keyring, wrapped by the master key
 //	sys/tenant/<tid>                         tenant registry (empty values)
-//	sys/apikey/<hmac>                        API key lookup -> sealed keyRef
+//	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
+//	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
+//	sys/invite/<hmac>                        live invitation link token -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
@@ -25,6 +27,8 @@ const (
 	sysTenantsKey = "sys/tenant/"
 	sysAPIKeyKey  = "sys/apikey/"
 	sysExpiryKey  = "sys/expiry/"
+	sysNonceKey   = "sys/nonce/"
+	sysInviteKey  = "sys/invite/"
 )
 
 func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }
@@ -38,6 +42,10 @@ func recordPrefix(tid, kind string) string { return tenantPrefix(tid) + kind + "
 func indexPrefix(tid, name string) string { return tenantPrefix(tid) + "idx/" + name + "/" }
 
 func apiKeyLookupKey(mac []byte) string { return sysAPIKeyKey + hex.EncodeToString(mac) }
+
+func nonceLookupKey(mac []byte) string { return sysNonceKey + hex.EncodeToString(mac) }
+
+func inviteLookupKey(mac []byte) string { return sysInviteKey + hex.EncodeToString(mac) }
 
 // timeKey renders t as fixed-width hex nanoseconds, so byte order is time
 // order. Times before 1970 sort as 1970.

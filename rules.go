@@ -124,7 +124,20 @@ func sortedRules(rules []AccessRule) []AccessRule {
 	return rules
 }
 
-// decide applies p's grants to one token.
+// decide applies p's grants to one token. A session is also held to its
+// authorizer's grants: both must allow, and the more restrictive transform
+// applies.
 func (p *principal) decide(perm string, tok tokenScope) (string, bool) {
-	return decide(p.permissions, p.rules, perm, tok)
+	transform, ok := decide(p.permissions, p.rules, perm, tok)
+	if !ok || p.ceiling == nil {
+		return transform, ok
+	}
+	limit, ok := decide(p.ceiling.Permissions, p.ceiling.Rules, perm, tok)
+	if !ok {
+		return "", false
+	}
+	if transformRank[limit] < transformRank[transform] {
+		transform = limit
+	}
+	return transform, true
 }

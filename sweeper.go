@@ -34,8 +34,9 @@ func (v *Vault) startSweeper(interval time.Duration) {
 	}()
 }
 
-// Sweep removes every object whose expiry has passed (applications now; more
-// kinds as they land) and returns how many it removed. Expired objects are
+// Sweep ends every object whose expiry has passed (it deletes applications,
+// tokens and sessions, and marks invitations EXPIRED) and returns how many
+// it swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
 // Options.SweepInterval; hosts that disable it call Sweep themselves.
@@ -79,34 +80,56 @@ func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err erro
 			if len(parts) != 4 {
 				continue
 			}
-			tid, kind, id := parts[1], parts[2], parts[3]
-			switch kind {
-			case EntityApplication:
-				var rec applicationRecord
-				ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
-				if err != nil {
-					return err
-				}
-				if ok && rec.expired(t.now) {
-					if err := t.deleteApplication(systemActor, &rec, "Application expired"); err != nil {
-						return err
-					}
-					removed++
-				}
-			case kindToken:
-				rec, err := t.loadToken(tid, id, true)
-				if err != nil {
-					return err
-				}
-				if rec != nil && rec.expired(t.now) {
-					if err := t.deleteToken(systemActor, rec, "Token expired"); err != nil {
-						return err
-					}
-					removed++
-				}
+			swept, err := t.sweep(parts[1], parts[2], parts[3])
+			if err != nil {
+				return err
+			}
+			if swept {
+				removed++
 			}
 		}
 		return nil
 	})
 	return removed, more, err
+}
+
+// sweep ends the life of one object whose expiry entry is due: it deletes
+// applications, tokens and sessions, and marks invitations EXPIRED. It
+// reports false when the object is gone or no longer expired (its expiry
+// moved), which leaves nothing to do.
+func (t *txn) sweep(tid, kind, id string) (bool, error) {
+	switch kind {
+	case EntityApplication:
+		var rec applicationRecord
+		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
+		if err != nil || !ok || !rec.expired(t.now) {
+			return false, err
+		}
+		return true, t.deleteApplication(systemActor, &rec, "Application expired")
+	case kindToken:
+		rec, err := t.loadToken(tid, id, true)
+		if err != nil || rec == nil || !rec.expired(t.now) {
+			return false, err
+		}
+		return true, t.deleteToken(systemActor, rec, "Token expired")
+	case EntitySession:
+		var rec sessionRecord
+		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
+		if err != nil || !ok || !rec.expired(t.now) {
+			return false, err
+		}
+		return true, t.deleteSession(systemActor, &rec, "Session expired")
+	case EntityTenantInvitation:
+		var rec invitationRecord
+		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
+		if err != nil || !ok || !rec.expired(t.now) || rec.Status == InvitationExpired {
+			return false, err
+		}
+		rec.Status = InvitationExpired
+		if err := t.putRecord(recordKey(tid, kind, id), &rec); err != nil {
+			return false, err
+		}
+		return true, t.log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")
+	}
+	return false, nil
 }

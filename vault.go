@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,16 @@ type Options struct {
 	// Logger receives internal errors and sweeper activity; never secrets.
 	// Nil: slog.Default().
 	Logger *slog.Logger
+
+	// Mailer sends tenant invitations. Nil: creating or resending an
+	// invitation fails with Unavailable, and nothing is saved.
+	Mailer Mailer
+	// InvitationURL is the acceptance page an invitation e-mail links to;
+	// the link is this URL with the query parameter token=<link token>
+	// added. The page should POST the token to AcceptInvitation (never
+	// accept on GET: mail scanners follow links). Empty: the e-mail carries
+	// only the token.
+	InvitationURL string
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -61,6 +72,8 @@ type Vault struct {
 	now       func() time.Time
 	logger    *slog.Logger
 	ids       idSource
+	mailer    Mailer
+	inviteURL string
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet  // system keys: API key lookups and the expiry schedule
@@ -83,7 +96,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: master key: %w", err)
 	}
-	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger}
+	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL}
+	if v.inviteURL != "" {
+		if u, err := url.Parse(v.inviteURL); err != nil || !u.IsAbs() {
+			return nil, errors.New("tokenvault: Options.InvitationURL must be an absolute URL")
+		}
+	}
 	v.master.Store(master)
 	if v.now == nil {
 		v.now = time.Now

@@ -30,6 +30,7 @@ var statusOf = map[tokenvault.Kind]int{
 	tokenvault.UnsupportedMediaType: http.StatusUnsupportedMediaType,
 	tokenvault.TooLarge:             http.StatusRequestEntityTooLarge,
 	tokenvault.Unprocessable:        http.StatusUnprocessableEntity,
+	tokenvault.Unavailable:          http.StatusServiceUnavailable,
 }
 
 // writeError writes err as a problem. Internal errors are logged in full and

@@ -60,6 +60,8 @@ func (a *api) routes() {
 	m.HandleFunc("GET /permissions", a.listPermissions)
 
 	a.tokenRoutes()
+	a.sessionRoutes()
+	a.memberRoutes()
 }
 
 // ServeHTTP serves the API, turning the mux's own 404 and 405 answers and

@@ -1,0 +1,525 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Invitation statuses.
+const (
+	InvitationPending = "PENDING"
+	InvitationExpired = "EXPIRED"
+)
+
+// InvitationLifetime is how long an invitation link works after creation,
+// and how much each resend extends it.
+const InvitationLifetime = 72 * time.Hour
+
+// Invitation invites an e-mail address to become an ADMIN member of a
+// tenant.
+type Invitation struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	Email    string `json:"email"`
+	// Status is PENDING, or EXPIRED from the instant ExpiresAt passes.
+	Status     string     `json:"status"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	CreatedBy  string     `json:"created_by,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ModifiedBy string     `json:"modified_by,omitempty"`
+	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+}
+
+// CreateInvitationRequest is the body of CreateInvitation.
+type CreateInvitationRequest struct {
+	Email string `json:"email"`
+}
+
+// InvitationMail is the e-mail a Mailer sends for a new or resent
+// invitation. Token is the secret of the acceptance link: whoever holds it
+// can join the tenant until ExpiresAt, so a Mailer must send it only to To
+// and never log it.
+type InvitationMail struct {
+	To           string
+	TenantID     string
+	TenantName   string
+	InvitationID string
+	Token        string
+	// AcceptURL is Options.InvitationURL with token=Token added, or empty
+	// when no InvitationURL is configured.
+	AcceptURL string
+	ExpiresAt time.Time
+}
+
+// Mailer delivers invitation e-mails. The Vault calls it before it saves
+// the invitation: when it fails, nothing is saved and the caller gets
+// Unavailable, and a link whose invitation failed to save never works.
+type Mailer interface {
+	SendInvitation(ctx context.Context, m InvitationMail) error
+}
+
+// invitationRecord is an invitation as stored, with the keyed hash of its
+// live link token.
+type invitationRecord struct {
+	Invitation
+	TokenHash []byte `json:"token_hash"`
+}
+
+func (i *Invitation) expired(now time.Time) bool { return !now.Before(i.ExpiresAt) }
+
+// at returns the invitation as seen at now: EXPIRED once its time has
+// passed, even before the sweeper stores that.
+func (i Invitation) at(now time.Time) Invitation {
+	if i.expired(now) {
+		i.Status = InvitationExpired
+	}
+	return i
+}
+
+// maxEmailLength is RFC 5321's limit on a forward path.
+const maxEmailLength = 254
+
+// validateEmail accepts a bare RFC 5322 address: "ada@example.com", not
+// "Ada <ada@example.com>".
+func validateEmail(path, email string, fe fieldErrors) {
+	switch a, err := mail.ParseAddress(email); {
+	case email == "":
+		fe.add(path, "is required")
+	case len(email) > maxEmailLength:
+		fe.add(path, "must be at most %d characters", maxEmailLength)
+	case err != nil || a.Name != "" || a.Address != email:
+		fe.add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
+	}
+}
+
+// inviteTokenPrefix starts every invitation link token.
+const inviteTokenPrefix = "inv_"
+
+func newInviteToken() string { return inviteTokenPrefix + newAPIKey()[len(apiKeyPrefix):] }
+
+func (t *txn) inviteMAC(token string) []byte {
+	return t.v.sys.mac([]byte("invite\x00"), []byte(token))
+}
+
+// CreateInvitation invites req.Email to the caller's tenant: it e-mails an
+// acceptance link through the Mailer and saves a PENDING invitation that
+// expires InvitationLifetime later. Inviting an address that is already a
+// member's, or that has an invitation (pending or expired: resend that
+// one), is a Conflict. Requires tenant:invitation:create.
+//
+// Returns Invalid, Unauthenticated, PermissionDenied, Conflict, and
+// Unavailable when the e-mail cannot be sent (nothing is saved).
+func (v *Vault) CreateInvitation(ctx context.Context, key string, req CreateInvitationRequest) (*Invitation, error) {
+	fe := fieldErrors{}
+	validateEmail("email", req.Email, fe)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	token := newInviteToken()
+	var rec *invitationRecord
+	var tenant Tenant
+	check := func(t *txn) (*principal, error) {
+		p, err := t.authorize(key, PermTenantInvitationCreate)
+		if err != nil {
+			return nil, err
+		}
+		if m, err := t.memberWith(p.tenantID, "", req.Email); err != nil || m != nil {
+			if err == nil {
+				err = errorf(Conflict, "the address is already a member's")
+			}
+			return nil, err
+		}
+		if i, err := t.invitationFor(p.tenantID, req.Email); err != nil || i != nil {
+			if err == nil {
+				err = errorf(Conflict, "the address has an invitation already (%s); resend it instead", i.ID)
+			}
+			return nil, err
+		}
+		return p, nil
+	}
+	// Check and prepare, send, then save after checking again: the e-mail
+	// goes out only for an invitation that can be saved, and a failed
+	// e-mail saves nothing.
+	err := v.view(ctx, func(t *txn) error {
+		p, err := check(t)
+		if err != nil {
+			return err
+		}
+		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &tenant); err != nil {
+			return err
+		}
+		rec = &invitationRecord{Invitation: Invitation{
+			ID:        t.v.ids.next(t.now),
+			TenantID:  p.tenantID,
+			Email:     req.Email,
+			Status:    InvitationPending,
+			ExpiresAt: t.now.Add(InvitationLifetime),
+			CreatedBy: p.actorID,
+			CreatedAt: t.now,
+		}}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := v.sendInvitation(ctx, &tenant, &rec.Invitation, token); err != nil {
+		return nil, err
+	}
+	err = v.update(ctx, func(t *txn) error {
+		p, err := check(t)
+		if err != nil {
+			return err
+		}
+		rec := *rec
+		rec.TokenHash = t.inviteMAC(token)
+		if err := t.putInvitation(&rec); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, rec.ID, OpCreate, "Invitation created")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rec.Invitation, nil
+}
+
+// sendInvitation e-mails the link of inv.
+func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitation, token string) error {
+	if v.mailer == nil {
+		return errorf(Unavailable, "no Mailer is configured, so invitations cannot be sent")
+	}
+	m := InvitationMail{
+		To:           inv.Email,
+		TenantID:     tenant.ID,
+		TenantName:   tenant.Name,
+		InvitationID: inv.ID,
+		Token:        token,
+		ExpiresAt:    inv.ExpiresAt,
+	}
+	if v.inviteURL != "" {
+		u, _ := url.Parse(v.inviteURL) // checked by Open
+		q := u.Query()
+		q.Set("token", token)
+		u.RawQuery = q.Encode()
+		m.AcceptURL = u.String()
+	}
+	if err := v.mailer.SendInvitation(ctx, m); err != nil {
+		// The Mailer's error may quote the message; log only that it failed.
+		v.logger.Error("tokenvault: invitation e-mail failed", "invitation", inv.ID, "err_type", fmt.Sprintf("%T", err))
+		return errorf(Unavailable, "the invitation e-mail could not be sent; nothing was saved")
+	}
+	return nil
+}
+
+// putInvitation writes an invitation with its link lookup and expiry entry.
+func (t *txn) putInvitation(rec *invitationRecord) error {
+	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
+	if err := t.putRecord(inviteLookupKey(rec.TokenHash), ref); err != nil {
+		return err
+	}
+	if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
+		return err
+	}
+	return t.putRecord(recordKey(rec.TenantID, EntityTenantInvitation, rec.ID), rec)
+}
+
+// dropInvitationLinks deletes the link lookup and expiry entry of rec, so
+// its outstanding link stops working.
+func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
+	for _, k := range []string{
+		inviteLookupKey(rec.TokenHash),
+		expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID),
+	} {
+		if err := t.delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// invitations returns every invitation of tenant tid, oldest first, as
+// stored (see Invitation.at for the status).
+func (t *txn) invitations(tid string) ([]invitationRecord, error) {
+	raws, err := t.scanValues(recordPrefix(tid, EntityTenantInvitation))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]invitationRecord, 0, len(raws))
+	for _, kv := range raws {
+		var rec invitationRecord
+		if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// invitationFor returns the invitation of tenant tid for email (compared
+// case-insensitively), or nil.
+func (t *txn) invitationFor(tid, email string) (*invitationRecord, error) {
+	all, err := t.invitations(tid)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(all, func(r invitationRecord) bool { return strings.EqualFold(r.Email, email) })
+	if i < 0 {
+		return nil, nil
+	}
+	return &all[i], nil
+}
+
+// mustInvitation loads an invitation of tenant tid, or NotFound.
+func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
+	if !validID(id) {
+		return nil, errNotFound("invitation")
+	}
+	var rec invitationRecord
+	ok, err := t.getRecord(recordKey(tid, EntityTenantInvitation, id), &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotFound("invitation")
+	}
+	return &rec, nil
+}
+
+// ListInvitationsRequest pages ListInvitations.
+type ListInvitationsRequest struct {
+	PageRequest
+}
+
+// ListInvitations returns the invitations of the caller's tenant, oldest
+// first, at most MaxPageSize a page. Requires tenant:invitation:read. List
+// reads are not logged.
+func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitationsRequest) (*Page[Invitation], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[Invitation]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantInvitationRead)
+		if err != nil {
+			return err
+		}
+		all, err := t.invitations(p.tenantID)
+		if err != nil {
+			return err
+		}
+		invs := make([]Invitation, len(all))
+		for i, rec := range all {
+			invs[i] = rec.Invitation.at(t.now)
+		}
+		out = paginate(invs, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// GetInvitation returns an invitation of the caller's tenant. Requires
+// tenant:invitation:read.
+func (v *Vault) GetInvitation(ctx context.Context, key, id string) (*Invitation, error) {
+	var out Invitation
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantInvitationRead)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustInvitation(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		out = rec.Invitation.at(t.now)
+		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpRead, "Invitation read")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteInvitation deletes an invitation; its outstanding link stops
+// working. Requires tenant:invitation:delete.
+func (v *Vault) DeleteInvitation(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantInvitationDelete)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustInvitation(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		if err := t.dropInvitationLinks(rec); err != nil {
+			return err
+		}
+		if err := t.delete(recordKey(p.tenantID, EntityTenantInvitation, id)); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
+	})
+}
+
+// ResendInvitation e-mails a new link for a PENDING or EXPIRED invitation
+// and makes it PENDING again: earlier links stop working, and expires_at
+// moves InvitationLifetime later (counted from the old expiry, or from now
+// if that has passed, so a resent invitation always has a full 72 hours at
+// least). The spec lists both tenant:invitation:create and
+// tenant:invitation:update for this operation; both are required.
+//
+// Returns NotFound, Unauthenticated, PermissionDenied, and Unavailable when
+// the e-mail cannot be sent (nothing is changed).
+func (v *Vault) ResendInvitation(ctx context.Context, key, id string) (*Invitation, error) {
+	token := newInviteToken()
+	load := func(t *txn) (*principal, *invitationRecord, error) {
+		p, err := t.authorize(key, PermTenantInvitationCreate)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !p.has(PermTenantInvitationUpdate) {
+			return nil, nil, errForbidden(PermTenantInvitationUpdate)
+		}
+		rec, err := t.mustInvitation(p.tenantID, id)
+		return p, rec, err
+	}
+	var next Invitation
+	var tenant Tenant
+	err := v.view(ctx, func(t *txn) error {
+		p, rec, err := load(t)
+		if err != nil {
+			return err
+		}
+		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &tenant); err != nil {
+			return err
+		}
+		now := t.now
+		next = rec.Invitation
+		next.Status = InvitationPending
+		next.ExpiresAt = maxTime(rec.ExpiresAt, now).Add(InvitationLifetime)
+		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := v.sendInvitation(ctx, &tenant, &next, token); err != nil {
+		return nil, err
+	}
+	err = v.update(ctx, func(t *txn) error {
+		p, rec, err := load(t)
+		if err != nil {
+			return err
+		}
+		if err := t.dropInvitationLinks(rec); err != nil {
+			return err
+		}
+		if err := t.putInvitation(&invitationRecord{Invitation: next, TokenHash: t.inviteMAC(token)}); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpUpdate, "Invitation resent")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &next, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// errInvitationLink answers every link that cannot be used: never issued,
+// replaced by a resend, deleted, or accepted already.
+var errInvitationLink = errorf(NotFound, "the invitation link is unknown or no longer valid")
+
+// AcceptInvitation makes user an ADMIN member of the tenant the invitation
+// link token belongs to, and removes the invitation, so the link works
+// once. It takes no key: the token is the credential, and the host program
+// is responsible for having signed user in. user.ID, when empty, is
+// assigned; user.Email, when empty, is the invited address.
+//
+// Returns NotFound for an unknown, used or replaced link and for an expired
+// invitation (with a message saying so), Invalid for a bad user, Conflict
+// when the user is a member already.
+func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (*TenantMember, error) {
+	fe := fieldErrors{}
+	if user.ID != "" && !validID(user.ID) {
+		fe.add("user.id", "must be a UUID")
+	}
+	if user.Email != "" {
+		validateEmail("user.email", user.Email, fe)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	if token == "" || len(token) > maxKeyLength {
+		return nil, errInvitationLink
+	}
+	now := v.now()
+	if user.ID == "" {
+		user.ID = v.ids.next(now)
+	}
+	mid := v.ids.next(now)
+	var out *TenantMember
+	err := v.update(ctx, func(t *txn) error {
+		mac := t.inviteMAC(token)
+		var ref keyRef
+		ok, err := t.getRecord(inviteLookupKey(mac), &ref)
+		if err != nil {
+			return err
+		}
+		if !ok || ref.Kind != EntityTenantInvitation {
+			return errInvitationLink
+		}
+		rec, err := t.mustInvitation(ref.TenantID, ref.ID)
+		if err != nil {
+			return errInvitationLink
+		}
+		if subtle.ConstantTimeCompare(rec.TokenHash, mac) != 1 {
+			return errInvitationLink
+		}
+		if rec.expired(t.now) {
+			return errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
+		}
+		if m, err := t.memberWith(rec.TenantID, user.ID, ""); err != nil || m != nil {
+			if err == nil {
+				err = errorf(Conflict, "the user is a member of the tenant already")
+			}
+			return err
+		}
+		if user.Email == "" {
+			user.Email = rec.Email
+		}
+		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.now}
+		if err := t.putRecord(recordKey(rec.TenantID, EntityTenantMember, mid), member); err != nil {
+			return err
+		}
+		if err := t.dropInvitationLinks(rec); err != nil {
+			return err
+		}
+		if err := t.delete(recordKey(rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
+			return err
+		}
+		by := actor{ID: user.ID, Type: ActorUser}
+		if err := t.log(by, rec.TenantID, EntityTenantMember, mid, OpCreate, "Member joined by invitation"); err != nil {
+			return err
+		}
+		out = &member
+		return t.log(by, rec.TenantID, EntityTenantInvitation, rec.ID, OpDelete, "Invitation accepted")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,146 @@
+package tokenvault
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ListMembersRequest filters and pages ListMembers.
+type ListMembersRequest struct {
+	// UserIDs, when non-empty, keeps only the members that are these users.
+	UserIDs []string
+	PageRequest
+}
+
+// ListMembers returns the members of the caller's tenant, oldest first, at
+// most MaxMemberPageSize a page. Requires tenant:member:read. List reads are
+// not logged.
+func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequest) (*Page[TenantMember], error) {
+	page, size, err := req.PageRequest.resolve(MaxMemberPageSize)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	for i, id := range req.UserIDs {
+		if !validID(id) {
+			fe.add(fmt.Sprintf("user_id[%d]", i), "must be a UUID")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out *Page[TenantMember]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantMemberRead)
+		if err != nil {
+			return err
+		}
+		members, err := t.members(p.tenantID)
+		if err != nil {
+			return err
+		}
+		if len(req.UserIDs) > 0 {
+			members = slices.DeleteFunc(members, func(m TenantMember) bool {
+				return !slices.Contains(req.UserIDs, m.User.ID)
+			})
+		}
+		out = paginate(members, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// members returns every member of tenant tid, oldest first. Tenants have
+// few members, so a scan is the index.
+func (t *txn) members(tid string) ([]TenantMember, error) {
+	raws, err := t.scanValues(recordPrefix(tid, EntityTenantMember))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TenantMember, 0, len(raws))
+	for _, kv := range raws {
+		var m TenantMember
+		if err := t.openRecord(kv.key, kv.value, &m); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// memberWith returns the member of tenant tid that is user uid or has this
+// e-mail address (compared case-insensitively; either may be empty), or nil.
+func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
+	members, err := t.members(tid)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		if (uid != "" && m.User.ID == uid) || (email != "" && strings.EqualFold(m.User.Email, email)) {
+			return &m, nil
+		}
+	}
+	return nil, nil
+}
+
+// DeleteMember removes a member from the caller's tenant: from then on
+// Membership reports the user is not a member, which is all the access a
+// member has. The OWNER cannot be removed (Conflict). Requires
+// tenant:member:delete.
+func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantMemberDelete)
+		if err != nil {
+			return err
+		}
+		if !validID(id) {
+			return errNotFound("member")
+		}
+		var m TenantMember
+		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenantMember, id), &m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotFound("member")
+		}
+		if m.Role == RoleOwner {
+			return errorf(Conflict, "the OWNER of a tenant cannot be removed")
+		}
+		if err := t.delete(recordKey(p.tenantID, EntityTenantMember, id)); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")
+	})
+}
+
+// Membership returns user uid's membership of tenant tid, or NotFound. It
+// takes no key: it is how a host program that signs its users in decides
+// whether one may act for a tenant, and so how removing a member revokes
+// that member's access at once.
+func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember, error) {
+	if !validID(tid) || !validID(uid) {
+		return nil, errNotFound("member")
+	}
+	var out *TenantMember
+	err := v.view(ctx, func(t *txn) error {
+		ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &Tenant{})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotFound("member")
+		}
+		out, err = t.memberWith(tid, uid, "")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errNotFound("member")
+		}
+		return nil
+	})
+	return out, err
+}

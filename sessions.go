@@ -1,0 +1,288 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/subtle"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Session lifetimes.
+const (
+	// SessionLifetime is how long a session lives when its authorizer
+	// gives no expires_at, counted from its creation.
+	SessionLifetime = 3 * time.Minute
+	// MaxSessionLifetime bounds the expires_at an authorizer may give,
+	// counted from the authorization: sessions serve one browser or mobile
+	// flow, so a longer-lived credential should be an application.
+	MaxSessionLifetime = time.Hour
+)
+
+// Session is what CreateSession returns. SessionKey and Nonce are shown only
+// this once; the Vault stores keyed hashes of them.
+type Session struct {
+	SessionKey string    `json:"session_key"`
+	Nonce      string    `json:"nonce"`
+	ExpiresAt  time.Time `json:"expires_at"`
+}
+
+// AuthorizeSessionRequest is the body of AuthorizeSession.
+type AuthorizeSessionRequest struct {
+	// Nonce is the one the session was created with. Required.
+	Nonce string `json:"nonce"`
+	// Permissions and Rules are what the session may do; one of them must
+	// be non-empty. Rules are scoped by Conditions, never by Container.
+	Permissions []string     `json:"permissions"`
+	Rules       []AccessRule `json:"rules"`
+	// ExpiresAt, when set, replaces the session's expiry: in the future and
+	// at most MaxSessionLifetime after the authorization.
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// sessionRecord is a session as stored.
+type sessionRecord struct {
+	ID            string    `json:"id"`
+	TenantID      string    `json:"tenant_id"`
+	ApplicationID string    `json:"application_id"` // the public application that created it
+	KeyHash       []byte    `json:"key_hash"`
+	NonceHash     []byte    `json:"nonce_hash,omitempty"` // nil once used
+	CreatedAt     time.Time `json:"created_at"`
+	ExpiresAt     time.Time `json:"expires_at"`
+
+	Authorized   bool       `json:"authorized"`
+	AuthorizedBy string     `json:"authorized_by,omitempty"`
+	AuthorizedAt *time.Time `json:"authorized_at,omitempty"`
+	Grants       grants     `json:"grants"`
+	// Ceiling is what the authorizer held at authorization.
+	Ceiling grants `json:"ceiling"`
+}
+
+func (s *sessionRecord) expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
+
+// sessionKeyPrefix starts every session key, so it cannot be mistaken for an
+// application key in a log or a secret scanner's report.
+const sessionKeyPrefix = "ses_"
+
+func newSessionKey() string { return sessionKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
+
+// newNonce returns a fresh nonce with 256 bits of entropy.
+func newNonce() string { return newAPIKey()[len(apiKeyPrefix):] }
+
+// nonceMAC separates the nonce namespace from the key namespace.
+func (t *txn) nonceMAC(nonce string) []byte {
+	return t.v.sys.mac([]byte("nonce\x00"), []byte(nonce))
+}
+
+// CreateSession creates a session for a browser or mobile flow and returns
+// its key and nonce. It needs the key of a public application and no
+// permission; any other key is PermissionDenied. The session key is refused
+// everywhere (PermissionDenied) until a private application authorizes the
+// nonce with AuthorizeSession; the session expires SessionLifetime after
+// creation unless the authorization says otherwise.
+func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error) {
+	sessionKey, nonce := newSessionKey(), newNonce()
+	var out *Session
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authenticate(key)
+		if err != nil {
+			return err
+		}
+		if p.actorType != ActorApplication || p.appType != Public {
+			return errorf(PermissionDenied, "sessions are created with the key of a public application")
+		}
+		rec := &sessionRecord{
+			ID:            t.v.ids.next(t.now),
+			TenantID:      p.tenantID,
+			ApplicationID: p.actorID,
+			KeyHash:       t.v.sys.mac([]byte(sessionKey)),
+			NonceHash:     t.nonceMAC(nonce),
+			CreatedAt:     t.now,
+			ExpiresAt:     t.now.Add(SessionLifetime),
+		}
+		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
+		for _, w := range []struct {
+			key string
+			v   any
+		}{
+			{recordKey(rec.TenantID, EntitySession, rec.ID), rec},
+			{apiKeyLookupKey(rec.KeyHash), ref},
+			{nonceLookupKey(rec.NonceHash), ref},
+		} {
+			if err := t.putRecord(w.key, w.v); err != nil {
+				return err
+			}
+		}
+		if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+			return err
+		}
+		out = &Session{SessionKey: sessionKey, Nonce: nonce, ExpiresAt: rec.ExpiresAt}
+		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// errUnknownNonce answers every nonce that cannot be used, whatever the
+// reason (never issued, used, expired, another tenant's), so an authorizer
+// learns nothing about other sessions.
+var errUnknownNonce = invalidField("nonce", "is unknown, already used or expired")
+
+// AuthorizeSession gives the session created with req.Nonce its
+// permissions and rules. It needs the key of a private application, which
+// must itself hold every permission it grants (directly or in a rule); the
+// session is then also held to the authorizer's own grants as they were at
+// this moment, so it never reaches a token the authorizer could not, nor
+// sees more of it. The nonce works once.
+//
+// Returns Invalid (nonce unknown, used, expired or another tenant's; bad
+// grants; bad expires_at), Unauthenticated, PermissionDenied.
+func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeSessionRequest) error {
+	fe := fieldErrors{}
+	if req.Nonce == "" {
+		fe.add("nonce", "is required")
+	}
+	perms, rules := normalizeGrants(req.Permissions, req.Rules)
+	validateSessionGrants(perms, rules, fe)
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authenticate(key)
+		if err != nil {
+			return err
+		}
+		if p.actorType != ActorApplication || p.appType != Private {
+			return errorf(PermissionDenied, "sessions are authorized with the key of a private application")
+		}
+		fe := maps.Clone(fe)
+		if at := req.ExpiresAt; at != nil {
+			switch {
+			case !at.After(t.now):
+				fe.add("expires_at", "must be in the future")
+			case at.Sub(t.now) > MaxSessionLifetime:
+				fe.add("expires_at", "must be at most %s from now", MaxSessionLifetime)
+			}
+		}
+		if err := fe.err(); err != nil {
+			return err
+		}
+		for _, perm := range grantedPermissions(perms, rules) {
+			if !p.has(perm) {
+				return errorf(PermissionDenied, "the authorizing key lacks %s: a session gets no more than its authorizer holds", perm)
+			}
+		}
+		rec, err := t.sessionByNonce(p.tenantID, req.Nonce)
+		if err != nil {
+			return err
+		}
+		if err := t.delete(nonceLookupKey(rec.NonceHash)); err != nil {
+			return err
+		}
+		now := t.now
+		rec.NonceHash = nil
+		rec.Authorized, rec.AuthorizedBy, rec.AuthorizedAt = true, p.actorID, &now
+		rec.Grants = grants{Permissions: perms, Rules: rules}
+		rec.Ceiling = grants{Permissions: p.permissions, Rules: p.rules}
+		if req.ExpiresAt != nil {
+			if err := t.delete(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+				return err
+			}
+			rec.ExpiresAt = req.ExpiresAt.UTC()
+			if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+				return err
+			}
+		}
+		if err := t.putRecord(recordKey(rec.TenantID, EntitySession, rec.ID), rec); err != nil {
+			return err
+		}
+		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
+	})
+}
+
+// grantedPermissions lists every permission in perms and rules.
+func grantedPermissions(perms []string, rules []AccessRule) []string {
+	out := slices.Clone(perms)
+	for _, r := range rules {
+		out = append(out, r.Permissions...)
+	}
+	return out
+}
+
+// sessionByNonce finds the unexpired, unauthorized session of tenant tid
+// that nonce was issued for.
+func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
+	if len(nonce) > maxKeyLength {
+		return nil, errUnknownNonce
+	}
+	mac := t.nonceMAC(nonce)
+	var ref keyRef
+	ok, err := t.getRecord(nonceLookupKey(mac), &ref)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || ref.TenantID != tid || ref.Kind != EntitySession {
+		return nil, errUnknownNonce
+	}
+	rec, err := t.loadSession(ref.TenantID, ref.ID)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Authorized || subtle.ConstantTimeCompare(rec.NonceHash, mac) != 1 {
+		return nil, errUnknownNonce
+	}
+	return rec, nil
+}
+
+// loadSession returns the session, or nil if it does not exist or has
+// expired.
+func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
+	var rec sessionRecord
+	ok, err := t.getRecord(recordKey(tid, EntitySession, id), &rec)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if rec.expired(t.now) {
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+// sessionPrincipal authenticates a session key found in the key lookup.
+func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, error) {
+	rec, err := t.loadSession(ref.TenantID, ref.ID)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
+		return nil, errUnauthenticated
+	}
+	if !rec.Authorized {
+		return nil, errorf(PermissionDenied, "the session has not been authorized")
+	}
+	return &principal{
+		tenantID:    rec.TenantID,
+		actorID:     rec.ID,
+		actorType:   ActorSession,
+		permissions: rec.Grants.Permissions,
+		rules:       sortedRules(rec.Grants.Rules),
+		ceiling:     &grants{Permissions: rec.Ceiling.Permissions, Rules: sortedRules(rec.Ceiling.Rules)},
+	}, nil
+}
+
+// deleteSession removes a session and its lookups.
+func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
+	keys := []string{
+		recordKey(rec.TenantID, EntitySession, rec.ID),
+		apiKeyLookupKey(rec.KeyHash),
+		expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID),
+	}
+	if rec.NonceHash != nil {
+		keys = append(keys, nonceLookupKey(rec.NonceHash))
+	}
+	for _, k := range keys {
+		if err := t.delete(k); err != nil {
+			return err
+		}
+	}
+	return t.log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
+}
