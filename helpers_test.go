@@ -84,15 +84,20 @@ func newEnv(t testing.TB) *env {
 	return newEnvOn(t, memory.New())
 }
 
-func newEnvOn(t testing.TB, s store.Store) *env {
+// newEnvOn opens a Vault on s; options adjust its Options.
+func newEnvOn(t testing.TB, s store.Store, options ...func(*tokenvault.Options)) *env {
 	t.Helper()
 	e := &env{store: s, clock: newClock(), key: newMasterKey()}
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
+	opts := tokenvault.Options{
 		Store: s, MasterKey: e.key, Now: e.clock.Now, SweepInterval: -1,
 		// Internal errors some tests provoke go to the test's output,
 		// shown only when it fails or runs with -v.
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
-	})
+	}
+	for _, o := range options {
+		o(&opts)
+	}
+	v, err := tokenvault.Open(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

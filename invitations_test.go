@@ -1,0 +1,374 @@
+package tokenvault_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// fakeMailer records the invitation e-mails it is asked to send, and fails
+// while fail is set.
+type fakeMailer struct {
+	mu   sync.Mutex
+	sent []tokenvault.InvitationMail
+	fail bool
+}
+
+func (m *fakeMailer) SendInvitation(_ context.Context, mail tokenvault.InvitationMail) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail {
+		return errors.New("smtp: 421 try again later")
+	}
+	m.sent = append(m.sent, mail)
+	return nil
+}
+
+func (m *fakeMailer) last(t *testing.T) tokenvault.InvitationMail {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.sent) == 0 {
+		t.Fatal("no e-mail sent")
+	}
+	return m.sent[len(m.sent)-1]
+}
+
+func (m *fakeMailer) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sent)
+}
+
+// newMailEnv is newEnv with a fake Mailer and an acceptance page URL.
+func newMailEnv(t *testing.T) (*env, *fakeMailer) {
+	t.Helper()
+	m := &fakeMailer{}
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) {
+		o.Mailer = m
+		o.InvitationURL = "https://app.example.com/join?from=mail"
+	})
+	return e, m
+}
+
+func (e *env) invite(t *testing.T, email string) *tokenvault.Invitation {
+	t.Helper()
+	inv, err := e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: email})
+	if err != nil {
+		t.Fatalf("CreateInvitation(%s): %v", email, err)
+	}
+	return inv
+}
+
+// mgmtWith creates a management application holding only perms.
+func (e *env) mgmtWith(t *testing.T, perms ...string) string {
+	t.Helper()
+	return e.app(t, tokenvault.Management, perms...).Key
+}
+
+func TestCreateInvitation(t *testing.T) {
+	e, m := newMailEnv(t)
+	inv := e.invite(t, "ada@example.com")
+	want := tokenvault.Invitation{
+		ID: inv.ID, TenantID: e.boot.Tenant.ID, Email: "ada@example.com", Status: "PENDING",
+		ExpiresAt: e.clock.Now().Add(72 * time.Hour), CreatedBy: e.boot.Application.ID, CreatedAt: e.clock.Now(),
+	}
+	if diff := cmp.Diff(&want, inv); diff != "" {
+		t.Errorf("invitation (-want +got):\n%s", diff)
+	}
+	mail := m.last(t)
+	if mail.To != "ada@example.com" || mail.TenantName != "Acme" || mail.InvitationID != inv.ID || !mail.ExpiresAt.Equal(want.ExpiresAt) {
+		t.Errorf("mail = %+v", mail)
+	}
+	u, err := url.Parse(mail.AcceptURL)
+	if err != nil || u.Host != "app.example.com" || u.Query().Get("token") != mail.Token || u.Query().Get("from") != "mail" || !strings.HasPrefix(mail.Token, "inv_") {
+		t.Errorf("accept URL = %q, token %q", mail.AcceptURL, mail.Token)
+	}
+	for k, v := range dump(t, e.store) {
+		if strings.Contains(k, mail.Token) || strings.Contains(string(v), mail.Token) {
+			t.Errorf("store entry %s holds the link token in the clear", k)
+		}
+	}
+	got, err := e.v.GetInvitation(ctx, e.mgmt, inv.ID)
+	if err != nil || got.Status != "PENDING" {
+		t.Errorf("GetInvitation = %+v, %v", got, err)
+	}
+}
+
+func TestInvitationEmailValidation(t *testing.T) {
+	e, m := newMailEnv(t)
+	for _, email := range []string{
+		"", "not-an-email", "Ada <ada@example.com>", "<ada@example.com>", " ada@example.com",
+		"ada@example.com ", "ada@", "@example.com", "a b@example.com", strings.Repeat("a", 250) + "@example.com",
+	} {
+		_, err := e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: email})
+		wantField(t, err, "email")
+	}
+	if m.count() != 0 {
+		t.Errorf("%d e-mails sent for invalid addresses", m.count())
+	}
+	for _, email := range []string{"ada+vault@example.co.uk", "o'brien@example.com", "x@[127.0.0.1]"} {
+		e.invite(t, email)
+	}
+}
+
+func TestInvitationConflicts(t *testing.T) {
+	e, m := newMailEnv(t)
+	_, err := e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "owner@example.com"})
+	wantKind(t, "inviting a member's address", err, tokenvault.Conflict)
+	e.invite(t, "ada@example.com")
+	_, err = e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "ADA@example.com"})
+	wantKind(t, "inviting an address with a pending invitation", err, tokenvault.Conflict)
+	e.clock.Advance(73 * time.Hour)
+	_, err = e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
+	wantKind(t, "inviting an address with an expired invitation", err, tokenvault.Conflict)
+	if m.count() != 1 {
+		t.Errorf("%d e-mails sent, want only the first", m.count())
+	}
+	// The same address in another tenant is another invitation.
+	other := e.tenant(t, "Other")
+	if _, err := e.v.CreateInvitation(ctx, other.Application.Key, tokenvault.CreateInvitationRequest{Email: "ada@example.com"}); err != nil {
+		t.Errorf("inviting the address to another tenant: %v", err)
+	}
+}
+
+func TestInvitationMailFailureSavesNothing(t *testing.T) {
+	e, m := newMailEnv(t)
+	inv := e.invite(t, "ada@example.com")
+	before := dump(t, e.store)
+	m.fail = true
+	_, err := e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "bob@example.com"})
+	wantKind(t, "CreateInvitation with a failing Mailer", err, tokenvault.Unavailable)
+	if strings.Contains(err.Error(), "421") {
+		t.Errorf("error %q passes on the Mailer's message", err)
+	}
+	_, err = e.v.ResendInvitation(ctx, e.mgmt, inv.ID)
+	wantKind(t, "ResendInvitation with a failing Mailer", err, tokenvault.Unavailable)
+	if diff := cmp.Diff(before, dump(t, e.store)); diff != "" {
+		t.Errorf("a failed e-mail changed the store:\n%s", diff)
+	}
+	// The link of the first e-mail still works: the failed resend did not
+	// replace it.
+	m.fail = false
+	if _, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{}); err != nil {
+		t.Errorf("AcceptInvitation after a failed resend: %v", err)
+	}
+
+	noMailer := newEnv(t)
+	_, err = noMailer.v.CreateInvitation(ctx, noMailer.mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
+	wantKind(t, "CreateInvitation without a Mailer", err, tokenvault.Unavailable)
+}
+
+func TestInvitationPermissions(t *testing.T) {
+	e, _ := newMailEnv(t)
+	inv := e.invite(t, "ada@example.com")
+	none := e.mgmtWith(t, tokenvault.PermLogRead)
+	createOnly := e.mgmtWith(t, tokenvault.PermTenantInvitationCreate)
+	updateOnly := e.mgmtWith(t, tokenvault.PermTenantInvitationUpdate)
+	both := e.mgmtWith(t, tokenvault.PermTenantInvitationCreate, tokenvault.PermTenantInvitationUpdate)
+
+	_, err := e.v.CreateInvitation(ctx, none, tokenvault.CreateInvitationRequest{Email: "x@example.com"})
+	wantKind(t, "CreateInvitation without tenant:invitation:create", err, tokenvault.PermissionDenied)
+	_, err = e.v.GetInvitation(ctx, none, inv.ID)
+	wantKind(t, "GetInvitation without tenant:invitation:read", err, tokenvault.PermissionDenied)
+	_, err = e.v.ListInvitations(ctx, none, tokenvault.ListInvitationsRequest{})
+	wantKind(t, "ListInvitations without tenant:invitation:read", err, tokenvault.PermissionDenied)
+	err = e.v.DeleteInvitation(ctx, none, inv.ID)
+	wantKind(t, "DeleteInvitation without tenant:invitation:delete", err, tokenvault.PermissionDenied)
+	for name, key := range map[string]string{"create only": createOnly, "update only": updateOnly} {
+		_, err = e.v.ResendInvitation(ctx, key, inv.ID)
+		wantKind(t, "ResendInvitation with "+name, err, tokenvault.PermissionDenied)
+	}
+	if _, err := e.v.ResendInvitation(ctx, both, inv.ID); err != nil {
+		t.Errorf("ResendInvitation with create and update: %v", err)
+	}
+	// Another tenant's invitation does not exist for this tenant.
+	other := e.tenant(t, "Other")
+	_, err = e.v.GetInvitation(ctx, other.Application.Key, inv.ID)
+	wantKind(t, "GetInvitation of another tenant", err, tokenvault.NotFound)
+	err = e.v.DeleteInvitation(ctx, other.Application.Key, inv.ID)
+	wantKind(t, "DeleteInvitation of another tenant", err, tokenvault.NotFound)
+}
+
+func TestListInvitations(t *testing.T) {
+	e, _ := newMailEnv(t)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, e.invite(t, string(rune('a'+i))+"@example.com").ID)
+	}
+	page, err := e.v.ListInvitations(ctx, e.mgmt, tokenvault.ListInvitationsRequest{PageRequest: tokenvault.PageRequest{Page: 2, Size: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 1 || page.Data[0].ID != ids[2] || page.Pagination.TotalItems != 3 || page.Pagination.TotalPages != 2 {
+		t.Errorf("page 2 of size 2 = %+v", page)
+	}
+	if _, err := e.v.ListInvitations(ctx, e.mgmt, tokenvault.ListInvitationsRequest{PageRequest: tokenvault.PageRequest{Size: 100}}); err != nil {
+		t.Errorf("size 100: %v", err)
+	}
+	_, err = e.v.ListInvitations(ctx, e.mgmt, tokenvault.ListInvitationsRequest{PageRequest: tokenvault.PageRequest{Size: 101}})
+	wantField(t, err, "size")
+}
+
+// The transitions of the spec's Tenant Invitation table, and expiry.
+func TestInvitationLifecycle(t *testing.T) {
+	e, m := newMailEnv(t)
+	status := func(id string) string {
+		t.Helper()
+		inv, err := e.v.GetInvitation(ctx, e.mgmt, id)
+		if err != nil {
+			t.Fatalf("GetInvitation: %v", err)
+		}
+		return inv.Status
+	}
+
+	t.Run("PENDING expires at expires_at, before and after the sweep", func(t *testing.T) {
+		inv := e.invite(t, "exp@example.com")
+		e.clock.Advance(72*time.Hour - time.Nanosecond)
+		if got := status(inv.ID); got != "PENDING" {
+			t.Fatalf("a nanosecond before expiry: %s", got)
+		}
+		e.clock.Advance(time.Nanosecond)
+		if got := status(inv.ID); got != "EXPIRED" {
+			t.Fatalf("at expires_at: %s, want EXPIRED", got)
+		}
+		list, _ := e.v.ListInvitations(ctx, e.mgmt, tokenvault.ListInvitationsRequest{})
+		if list.Data[len(list.Data)-1].Status != "EXPIRED" {
+			t.Errorf("list status = %s", list.Data[len(list.Data)-1].Status)
+		}
+		_, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{})
+		wantKind(t, "accepting an expired invitation", err, tokenvault.NotFound)
+		if n, err := e.v.Sweep(ctx); err != nil || n != 1 {
+			t.Fatalf("Sweep = %d, %v; want 1", n, err)
+		}
+		if n, _ := e.v.Sweep(ctx); n != 0 {
+			t.Errorf("second Sweep marked %d again", n)
+		}
+		if got := status(inv.ID); got != "EXPIRED" {
+			t.Errorf("after the sweep: %s", got)
+		}
+		logs, _ := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{EntityType: "tenant_invitation", EntityID: inv.ID})
+		if logs.Data[1].Message != "Invitation expired" || logs.Data[1].ActorType != tokenvault.ActorSystem {
+			t.Errorf("logs = %+v, want the sweeper's \"Invitation expired\"", logs.Data)
+		}
+
+		// EXPIRED -> PENDING by resend: 72 hours from now.
+		oldToken := m.last(t).Token
+		e.clock.Advance(time.Hour)
+		got, err := e.v.ResendInvitation(ctx, e.mgmt, inv.ID)
+		if err != nil {
+			t.Fatalf("ResendInvitation(expired): %v", err)
+		}
+		if got.Status != "PENDING" || !got.ExpiresAt.Equal(e.clock.Now().Add(72*time.Hour)) {
+			t.Errorf("resent expired invitation = %+v", got)
+		}
+		if status(inv.ID) != "PENDING" {
+			t.Error("stored status is not PENDING after resend")
+		}
+		_, err = e.v.AcceptInvitation(ctx, oldToken, tokenvault.User{})
+		wantKind(t, "the link before the resend", err, tokenvault.NotFound)
+		if _, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{}); err != nil {
+			t.Errorf("the resent link: %v", err)
+		}
+	})
+
+	t.Run("PENDING resend extends by 72 hours and replaces the link", func(t *testing.T) {
+		inv := e.invite(t, "resend@example.com")
+		first := m.last(t).Token
+		e.clock.Advance(time.Hour)
+		got, err := e.v.ResendInvitation(ctx, e.mgmt, inv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.ExpiresAt.Equal(inv.ExpiresAt.Add(72*time.Hour)) || got.Status != "PENDING" || got.ModifiedAt == nil {
+			t.Errorf("resent = %+v, want expires_at %v", got, inv.ExpiresAt.Add(72*time.Hour))
+		}
+		second := m.last(t)
+		if second.Token == first || second.To != "resend@example.com" {
+			t.Errorf("resend mail = %+v", second)
+		}
+		_, err = e.v.AcceptInvitation(ctx, first, tokenvault.User{})
+		wantKind(t, "the link before the resend", err, tokenvault.NotFound)
+		// Still PENDING where the first expiry would have passed.
+		e.clock.Advance(100 * time.Hour)
+		if status(inv.ID) != "PENDING" {
+			t.Error("resent invitation expired at its old expiry")
+		}
+		if n, _ := e.v.Sweep(ctx); n != 0 {
+			t.Errorf("Sweep marked %d at the old expiry", n)
+		}
+		if err := e.v.DeleteInvitation(ctx, e.mgmt, inv.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	for _, expired := range []bool{false, true} {
+		name := "PENDING"
+		if expired {
+			name = "EXPIRED"
+		}
+		t.Run("delete "+name+" invalidates the link", func(t *testing.T) {
+			inv := e.invite(t, "del-"+strings.ToLower(name)+"@example.com")
+			token := m.last(t).Token
+			if expired {
+				e.clock.Advance(80 * time.Hour)
+				e.v.Sweep(ctx)
+			}
+			if err := e.v.DeleteInvitation(ctx, e.mgmt, inv.ID); err != nil {
+				t.Fatal(err)
+			}
+			_, err := e.v.GetInvitation(ctx, e.mgmt, inv.ID)
+			wantKind(t, "GetInvitation after delete", err, tokenvault.NotFound)
+			_, err = e.v.AcceptInvitation(ctx, token, tokenvault.User{})
+			wantKind(t, "the link of a deleted invitation", err, tokenvault.NotFound)
+			_, err = e.v.ResendInvitation(ctx, e.mgmt, inv.ID)
+			wantKind(t, "resending a deleted invitation", err, tokenvault.NotFound)
+			for k := range dump(t, e.store) {
+				if strings.HasPrefix(k, "sys/invite/") || strings.HasPrefix(k, "sys/expiry/") {
+					t.Errorf("deleted invitation left %s", k)
+				}
+			}
+		})
+	}
+}
+
+func TestAcceptInvitation(t *testing.T) {
+	e, m := newMailEnv(t)
+	inv := e.invite(t, "ada@example.com")
+	token := m.last(t).Token
+	_, err := e.v.AcceptInvitation(ctx, token, tokenvault.User{ID: "not-a-uuid"})
+	wantField(t, err, "user.id")
+	_, err = e.v.AcceptInvitation(ctx, token, tokenvault.User{ID: e.boot.Owner.User.ID})
+	wantKind(t, "accepting as a user who is a member already", err, tokenvault.Conflict)
+
+	member, err := e.v.AcceptInvitation(ctx, token, tokenvault.User{FirstName: "Ada"})
+	if err != nil {
+		t.Fatalf("AcceptInvitation: %v", err)
+	}
+	if member.Role != "ADMIN" || member.TenantID != e.boot.Tenant.ID || member.User.Email != "ada@example.com" || member.User.FirstName != "Ada" || member.User.ID == "" {
+		t.Errorf("member = %+v", member)
+	}
+	_, err = e.v.GetInvitation(ctx, e.mgmt, inv.ID)
+	wantKind(t, "the accepted invitation", err, tokenvault.NotFound)
+	_, err = e.v.AcceptInvitation(ctx, token, tokenvault.User{})
+	wantKind(t, "accepting twice", err, tokenvault.NotFound)
+	for _, bad := range []string{"", "inv_nope", strings.Repeat("x", 10000)} {
+		_, err = e.v.AcceptInvitation(ctx, bad, tokenvault.User{})
+		wantKind(t, "an unknown link", err, tokenvault.NotFound)
+	}
+	got, err := e.v.Membership(ctx, e.boot.Tenant.ID, member.User.ID)
+	if err != nil || got.ID != member.ID {
+		t.Errorf("Membership = %+v, %v", got, err)
+	}
+	// The address is now a member's.
+	_, err = e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
+	wantKind(t, "inviting the new member", err, tokenvault.Conflict)
+}
