@@ -25,11 +25,16 @@ type server struct {
 	mgmt string
 }
 
-func newServer(t *testing.T, opts httpapi.Options) *server {
+// newServer serves a new Vault; vaultOptions adjust its Options.
+func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenvault.Options)) *server {
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+	vo := tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1}
+	for _, o := range vaultOptions {
+		o(&vo)
+	}
+	v, err := tokenvault.Open(context.Background(), vo)
 	if err != nil {
 		t.Fatal(err)
 	}
