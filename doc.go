@@ -50,7 +50,7 @@
 //   - Lists default to 20 items a page and allow up to 100 (members 50);
 //     larger or non-positive values are Invalid, a page past the end is
 //     empty. Logs are listed newest first, other lists oldest first.
-//   - Expired applications and tokens are refused at the instant of expiry and deleted
+//   - Expired applications, tokens and sessions are refused at the instant of expiry and deleted
 //     by the sweeper (every minute by default), which logs the deletion with
 //     actor type "system".
 //   - Tokenize bodies: an object is a token request when it has a "type"
@@ -76,6 +76,31 @@
 //     request, and logs each token read.
 //   - Custom token ids: 3 to 400 characters, no whitespace and none of
 //     # / \ + ? [ ] | & = % < > { } ^. An expired token's id may be reused.
+//   - Sessions are created with a public application's key and authorized
+//     with a private application's key (any other key: PermissionDenied).
+//     No permission names the two operations; instead the authorizer must
+//     hold every permission it grants, and the session stays bounded by
+//     the authorizer's grants as they were at authorization: a token is
+//     reachable only if both allow it, and the more restrictive transform
+//     applies. Until authorized a session key is PermissionDenied
+//     everywhere. A nonce that cannot be used, for whatever reason
+//     (unknown, used, expired, another tenant's), is the same Invalid error
+//     on "nonce". expires_at on authorize is at most MaxSessionLifetime (1
+//     hour) ahead. Session rules use conditions; a rule with neither
+//     conditions nor container applies to every token.
+//   - Invitations take bare RFC 5322 addresses. An address that is a
+//     member's, or has any invitation (pending or expired: resend that
+//     one), is a Conflict. The Mailer is called before the invitation is
+//     saved, so a failed e-mail is Unavailable and saves nothing. Resend
+//     requires both tenant:invitation:create and tenant:invitation:update,
+//     and moves expires_at InvitationLifetime past the later of the old
+//     expiry and now. Status EXPIRED is computed on every read and stored
+//     by the sweeper. AcceptInvitation (no key; over HTTP
+//     POST /tenants/invitations/accept) creates an ADMIN member and deletes
+//     the invitation; an unusable link is NotFound.
+//   - The OWNER member cannot be deleted (Conflict). A member's access is
+//     its membership, which [Vault.Membership] reports to a host program
+//     that signs users in; deleting the member revokes it at once.
 //   - Permission descriptions follow REFERENCE.md: token:read, token:search,
 //     token:delete and token:use are private-only; token:create and
 //     token:update public or private; everything else management-only.

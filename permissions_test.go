@@ -61,6 +61,14 @@ var operations = []operation{
 	{"RotateDataKey", "tenant:update", func(v *tokenvault.Vault, key, _ string) error {
 		return v.RotateDataKey(ctx, key)
 	}},
+	{"ListMembers", "tenant:member:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListMembers(ctx, key, tokenvault.ListMembersRequest{})
+		return err
+	}},
+	{"ListInvitations", "tenant:invitation:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListInvitations(ctx, key, tokenvault.ListInvitationsRequest{})
+		return err
+	}},
 }
 
 // TestPermissionMatrix calls every operation with a key holding exactly its

@@ -16,8 +16,15 @@
 // 401 unauthenticated, 403 permission denied, 404 not found (also another
 // tenant's resource), 409 conflict, 413 body too large, 415 unsupported media
 // type, 422 unprocessable, 500 internal (answered generically; the cause goes
-// to the logger, never to the caller). Unknown routes are 404 and known
+// to the logger, never to the caller), 503 a service the request needs (the
+// Mailer) failed and nothing was saved. Unknown routes are 404 and known
 // routes with another method 405, in the same format.
+//
+// # Routes without an API key
+//
+// POST /tenants/invitations/accept takes {"token": "...", "user": {...}}:
+// the invitation link token is the credential. It answers 201 with the new
+// member, or 404 for an unknown, used, replaced or expired link.
 //
 // # Request bodies
 //

@@ -14,6 +14,9 @@
 //	-data  TOKENVAULT_DATA        data directory (default ./data)
 //	       TOKENVAULT_MASTER_KEY  master key, 64 hex digits (default: <data>/master.key)
 //
+// Tenant invitations are "sent" by writing the e-mail, acceptance token
+// included, to the log (see logMailer for plugging in SMTP).
+//
 // SIGINT or SIGTERM shuts it down gracefully: requests in flight finish and
 // the database is closed cleanly.
 package main

@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	_, statErr := os.Stat(dbPath)
 	firstRun := errors.Is(statErr, fs.ErrNotExist)
 
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: dbPath, MasterKey: masterKey, Logger: log})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: dbPath, MasterKey: masterKey, Logger: log, Mailer: logMailer{log}})
 	if err != nil {
 		return err
 	}
