@@ -113,23 +113,62 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		if subtle.ConstantTimeCompare(app.KeyHash, mac) != 1 {
 			return nil, errUnauthenticated
 		}
-		return &principal{
-			tenantID:    app.TenantID,
-			actorID:     app.ID,
-			actorType:   ActorApplication,
-			appType:     app.Type,
-			permissions: app.Permissions,
-			rules:       sortedRules(app.Rules),
-		}, nil
+		return appPrincipal(app), nil
 	case EntitySession:
 		return t.sessionPrincipal(ref, mac)
 	}
 	return nil, errUnauthenticated
 }
 
+func appPrincipal(app *applicationRecord) *principal {
+	return &principal{
+		tenantID:    app.TenantID,
+		actorID:     app.ID,
+		actorType:   ActorApplication,
+		appType:     app.Type,
+		permissions: app.Permissions,
+		rules:       sortedRules(app.Rules),
+	}
+}
+
+// credential is who calls: a key (an application's or a session's), or,
+// for the client given to reactor and proxy code, an application named by
+// id. Keys are stored only hashed, so the Vault acts for such an
+// application directly, with exactly its permissions and rules.
+type credential struct {
+	key      string
+	tenantID string
+	appID    string
+}
+
+func keyCredential(key string) credential { return credential{key: key} }
+
+func appCredential(tid, appID string) credential { return credential{tenantID: tid, appID: appID} }
+
+// authenticateAs resolves c to a principal; a deleted or expired
+// application is Unauthenticated, like its key.
+func (t *txn) authenticateAs(c credential) (*principal, error) {
+	if c.appID == "" {
+		return t.authenticate(c.key)
+	}
+	app, err := t.loadApplication(c.tenantID, c.appID)
+	if err != nil {
+		return nil, err
+	}
+	if app == nil {
+		return nil, errUnauthenticated
+	}
+	return appPrincipal(app), nil
+}
+
 // authorize authenticates key and checks that it holds perm.
 func (t *txn) authorize(key, perm string) (*principal, error) {
-	p, err := t.authenticate(key)
+	return t.authorizeAs(keyCredential(key), perm)
+}
+
+// authorizeAs authenticates c and checks that it holds perm.
+func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
+	p, err := t.authenticateAs(c)
 	if err != nil {
 		return nil, err
 	}

@@ -22,13 +22,17 @@ const MaxDetokenizedTokens = 100
 // string; a token the caller may not read is PermissionDenied. Each token
 // detokenized is logged. Requires token:read on each token's containers.
 func (v *Vault) Detokenize(ctx context.Context, key string, body any) (any, error) {
+	return v.detokenizeAs(ctx, keyCredential(key), body)
+}
+
+func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, error) {
 	doc, err := tokenizeBody(body)
 	if err != nil {
 		return nil, err
 	}
 	var out any
 	err = v.update(ctx, func(t *txn) error {
-		p, err := t.authorize(key, PermTokenRead)
+		p, err := t.authorizeAs(c, PermTokenRead)
 		if err != nil {
 			return err
 		}

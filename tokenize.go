@@ -27,6 +27,10 @@ import (
 // "cards[2].data.number". Requires token:create on each token's
 // containers.
 func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error) {
+	return v.tokenizeAs(ctx, keyCredential(key), body)
+}
+
+func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, error) {
 	root, err := tokenizeBody(body)
 	if err != nil {
 		return nil, err
@@ -43,7 +47,7 @@ func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error)
 	}
 	var out any
 	err = v.update(ctx, func(t *txn) error {
-		p, err := t.authorize(key, PermTokenCreate)
+		p, err := t.authorizeAs(c, PermTokenCreate)
 		if err != nil {
 			return err
 		}

@@ -85,9 +85,13 @@ func (r *tokenRecord) value(transform string) any {
 // GetToken returns a token, its data shaped by the caller's token:read
 // access. Requires token:read on the token's containers.
 func (v *Vault) GetToken(ctx context.Context, key, id string) (*Token, error) {
+	return v.getTokenAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token, error) {
 	var out *Token
 	err := v.update(ctx, func(t *txn) error {
-		p, err := t.authorize(key, PermTokenRead)
+		p, err := t.authorizeAs(c, PermTokenRead)
 		if err != nil {
 			return err
 		}
@@ -104,8 +108,12 @@ func (v *Vault) GetToken(ctx context.Context, key, id string) (*Token, error) {
 // DeleteToken deletes a token and its index entries. Requires token:delete
 // on the token's containers.
 func (v *Vault) DeleteToken(ctx context.Context, key, id string) error {
+	return v.deleteTokenAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
-		p, err := t.authorize(key, PermTokenDelete)
+		p, err := t.authorizeAs(c, PermTokenDelete)
 		if err != nil {
 			return err
 		}
