@@ -40,6 +40,10 @@ const (
 	// Unavailable: a service the operation depends on (the Mailer, a
 	// destination) failed or is not configured; nothing was saved.
 	Unavailable
+	// CodeFailed: a tenant's reactor or transform code threw, or exceeded
+	// a limit. Status is the HTTP status the code chose (its error class);
+	// Headers and Body, when set, are a response the code built itself.
+	CodeFailed
 )
 
 var kindNames = [...]string{
@@ -53,6 +57,7 @@ var kindNames = [...]string{
 	TooLarge:             "too large",
 	Unprocessable:        "unprocessable",
 	Unavailable:          "unavailable",
+	CodeFailed:           "code failed",
 }
 
 // Kinds lists every kind, so tables keyed by kind can be checked for
@@ -82,6 +87,13 @@ type Error struct {
 	Fields map[string][]string
 	// Err is the underlying cause of an Internal error, for the host's logs.
 	Err error
+
+	// Status, for CodeFailed, is the status the code's error class maps
+	// to; Headers and Body, when Body is set, are to be sent verbatim
+	// (CustomHttpResponseError).
+	Status  int
+	Headers map[string]string
+	Body    any
 }
 
 // Sentinel errors for errors.Is: errors.Is(err, ErrNotFound) reports whether
@@ -97,6 +109,7 @@ var (
 	ErrTooLarge             = &Error{Kind: TooLarge}
 	ErrUnprocessable        = &Error{Kind: Unprocessable}
 	ErrUnavailable          = &Error{Kind: Unavailable}
+	ErrCodeFailed           = &Error{Kind: CodeFailed}
 )
 
 func (e *Error) Error() string {

@@ -16,6 +16,7 @@ import (
 //	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
 //	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
 //	sys/invite/<hmac>                        live invitation link token -> sealed keyRef
+//	sys/formula/<id>                         official reactor formulas
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
@@ -29,6 +30,7 @@ const (
 	sysExpiryKey  = "sys/expiry/"
 	sysNonceKey   = "sys/nonce/"
 	sysInviteKey  = "sys/invite/"
+	sysFormulaKey = "sys/formula/"
 )
 
 func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }

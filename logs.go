@@ -31,6 +31,7 @@ const (
 	OpRead   = "read"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	OpInvoke = "invoke"
 )
 
 // EntityType names a kind of entity that logs refer to.

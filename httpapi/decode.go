@@ -127,3 +127,19 @@ func (a *api) decodeMergePatch(w http.ResponseWriter, r *http.Request) (json.Raw
 	}
 	return patch, nil
 }
+
+// jsonValue keeps a JSON value as sent, so numbers keep their exact text.
+type jsonValue struct{ raw json.RawMessage }
+
+func (j *jsonValue) UnmarshalJSON(b []byte) error {
+	j.raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// value is the raw JSON, or nil when absent or null.
+func (j jsonValue) value() any {
+	if len(j.raw) == 0 || string(j.raw) == "null" {
+		return nil
+	}
+	return j.raw
+}

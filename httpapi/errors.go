@@ -31,6 +31,7 @@ var statusOf = map[tokenvault.Kind]int{
 	tokenvault.TooLarge:             http.StatusRequestEntityTooLarge,
 	tokenvault.Unprocessable:        http.StatusUnprocessableEntity,
 	tokenvault.Unavailable:          http.StatusServiceUnavailable,
+	tokenvault.CodeFailed:           http.StatusInternalServerError, // unless the code chose one
 }
 
 // writeError writes err as a problem. Internal errors are logged in full and
@@ -44,6 +45,10 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	if e.Kind == tokenvault.CodeFailed {
+		a.writeCodeError(w, e)
+		return
+	}
 	p := Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: e.Message, Errors: e.Fields}
 	if status == http.StatusInternalServerError {
 		if e.Err != nil && r.Context().Err() == nil {
@@ -54,6 +59,36 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p.Errors = nil
 	}
 	writeProblem(w, p)
+}
+
+// writeCodeError answers for tenant code that failed: with the response the
+// code built (CustomHttpResponseError), or a problem with the status of its
+// error class. The message is the code's own, never the host's.
+func (a *api) writeCodeError(w http.ResponseWriter, e *tokenvault.Error) {
+	status := e.Status
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	if e.Body != nil || e.Headers != nil {
+		for k, v := range e.Headers {
+			w.Header().Set(k, v)
+		}
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		if s, ok := e.Body.(string); ok {
+			w.Write([]byte(s))
+		} else if e.Body != nil {
+			json.NewEncoder(w).Encode(e.Body)
+		}
+		return
+	}
+	title := http.StatusText(status)
+	if title == "" {
+		title = "Error"
+	}
+	writeProblem(w, Problem{Type: "about:blank", Title: title, Status: status, Detail: e.Message, Errors: e.Fields})
 }
 
 func writeProblem(w http.ResponseWriter, p Problem) {
