@@ -2,15 +2,10 @@ package tokenvault_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
-	"os"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/postgres"
@@ -31,25 +26,8 @@ type pgPair struct {
 // starting together would, or skips the test without a server.
 func newPGPair(t *testing.T) *pgPair {
 	t.Helper()
-	dsn := os.Getenv("TOKENVAULT_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("set TOKENVAULT_TEST_POSTGRES_DSN=postgres://... to run the PostgreSQL store tests; .ci/run does this")
-	}
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "tvtest_" + hex.EncodeToString(b)
-	t.Cleanup(func() { // runs last: after the Vaults and Stores are closed
-		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
+	schema := freshPGSchema(t)
+	dsn := pgDSN
 
 	p := &pgPair{clock: newClock()}
 	key := newMasterKey()
