@@ -175,3 +175,16 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 	}
 	return &out, nil
 }
+
+// HasTenants reports whether the store holds any tenant: a host program
+// bootstraps its first tenant when it holds none.
+func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
+	found := false
+	err := v.view(ctx, func(t *txn) error {
+		return t.tx.Scan([]byte(sysTenantsKey), nil, 1, func(_, _ []byte) error {
+			found = true
+			return nil
+		})
+	})
+	return found, err
+}

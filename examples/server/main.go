@@ -13,6 +13,13 @@
 //	-addr  TOKENVAULT_ADDR        listen address (default 127.0.0.1:8080)
 //	-data  TOKENVAULT_DATA        data directory (default ./data)
 //	       TOKENVAULT_MASTER_KEY  master key, 64 hex digits (default: <data>/master.key)
+//	-store TOKENVAULT_STORE       bolt (default) or postgres
+//	-dsn   TOKENVAULT_DSN         PostgreSQL connection string, for -store postgres
+//	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
+//
+// Several instances can serve one PostgreSQL database: give them the same
+// -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance
+// to start on an empty database bootstraps the tenant; start one first.
 //
 // Tenant invitations are "sent" by writing the e-mail, acceptance token
 // included, to the log (see logMailer for plugging in SMTP).

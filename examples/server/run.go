@@ -18,27 +18,45 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/postgres"
 )
 
 // config is what flags and environment decide.
 type config struct {
 	addr    string
 	dataDir string
+	store   string // bolt or postgres
+	dsn     string
+	schema  string
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
-	c := config{addr: "127.0.0.1:8080", dataDir: "data"}
-	if s := getenv("TOKENVAULT_ADDR"); s != "" {
-		c.addr = s
-	}
-	if s := getenv("TOKENVAULT_DATA"); s != "" {
-		c.dataDir = s
+	c := config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault"}
+	for _, e := range []struct {
+		name string
+		dst  *string
+	}{
+		{"TOKENVAULT_ADDR", &c.addr}, {"TOKENVAULT_DATA", &c.dataDir}, {"TOKENVAULT_STORE", &c.store},
+		{"TOKENVAULT_DSN", &c.dsn}, {"TOKENVAULT_PG_SCHEMA", &c.schema},
+	} {
+		if s := getenv(e.name); s != "" {
+			*e.dst = s
+		}
 	}
 	fl := flag.NewFlagSet("server", flag.ContinueOnError)
 	fl.StringVar(&c.addr, "addr", c.addr, "listen address (env TOKENVAULT_ADDR)")
 	fl.StringVar(&c.dataDir, "data", c.dataDir, "data directory (env TOKENVAULT_DATA)")
+	fl.StringVar(&c.store, "store", c.store, "bolt or postgres (env TOKENVAULT_STORE)")
+	fl.StringVar(&c.dsn, "dsn", c.dsn, "PostgreSQL connection string for -store postgres (env TOKENVAULT_DSN)")
+	fl.StringVar(&c.schema, "schema", c.schema, "PostgreSQL schema for -store postgres (env TOKENVAULT_PG_SCHEMA)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
+	}
+	switch {
+	case c.store != "bolt" && c.store != "postgres":
+		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
+	case c.store == "postgres" && c.dsn == "":
+		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
 	}
 	return c, nil
 }
@@ -58,17 +76,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	dbPath := filepath.Join(cfg.dataDir, "vault.db")
-	_, statErr := os.Stat(dbPath)
-	firstRun := errors.Is(statErr, fs.ErrNotExist)
-
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: dbPath, MasterKey: masterKey, Logger: log, Mailer: logMailer{log}})
+	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log}}
+	where := cfg.dataDir
+	if cfg.store == "postgres" {
+		s, err := openPostgres(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		opts.Store, where = s, "postgres schema "+cfg.schema
+	} else {
+		opts.Path = filepath.Join(cfg.dataDir, "vault.db")
+	}
+	v, err := tokenvault.Open(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
+	hasTenants, err := v.HasTenants(ctx)
+	if err != nil {
+		return err
+	}
 	keyFile := filepath.Join(cfg.dataDir, "management.key")
-	if firstRun {
+	if !hasTenants {
 		boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Default"})
 		if err != nil {
 			return fmt.Errorf("bootstrap: %w", err)
@@ -91,7 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          nil,
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "data", cfg.dataDir,
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "data", where,
 		"key_file", keyFile, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" http://%s/applications", keyFile, ln.Addr()))
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -110,6 +140,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	return nil
+}
+
+// openPostgres opens and migrates the PostgreSQL store. Every instance
+// migrates at start; Migrate is safe to run concurrently.
+func openPostgres(ctx context.Context, cfg config) (*postgres.Store, error) {
+	s, err := postgres.Open(ctx, cfg.dsn, &postgres.Options{Schema: cfg.schema})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // loadMasterKey reads TOKENVAULT_MASTER_KEY, or <data>/master.key, creating
