@@ -101,6 +101,12 @@
 //   - The OWNER member cannot be deleted (Conflict). A member's access is
 //     its membership, which [Vault.Membership] reports to a host program
 //     that signs users in; deleting the member revokes it at once.
+//   - Reactors: see [Vault.InvokeReactor]. Args are detokenized with
+//     token:use, then shaped by the formula's request_parameters (see the
+//     rules on prepareArgs in reactor_args.go); missing args are {}.
+//     Thrown error classes keep their status (CodeFailed with Status); time
+//     and memory limits are a 500. Asynchronous runs answer an invocation
+//     id and POST a signed [Webhook]; Close cancels runs in progress.
 //   - Permission descriptions follow REFERENCE.md: token:read, token:search,
 //     token:delete and token:use are private-only; token:create and
 //     token:update public or private; everything else management-only.

@@ -44,6 +44,9 @@ const (
 	// a limit. Status is the HTTP status the code chose (its error class);
 	// Headers and Body, when set, are a response the code built itself.
 	CodeFailed
+	// BadGateway: a proxy's destination could not be reached, timed out,
+	// or answered more than the proxy accepts.
+	BadGateway
 )
 
 var kindNames = [...]string{
@@ -58,6 +61,7 @@ var kindNames = [...]string{
 	Unprocessable:        "unprocessable",
 	Unavailable:          "unavailable",
 	CodeFailed:           "code failed",
+	BadGateway:           "bad gateway",
 }
 
 // Kinds lists every kind, so tables keyed by kind can be checked for
@@ -110,6 +114,7 @@ var (
 	ErrUnprocessable        = &Error{Kind: Unprocessable}
 	ErrUnavailable          = &Error{Kind: Unavailable}
 	ErrCodeFailed           = &Error{Kind: CodeFailed}
+	ErrBadGateway           = &Error{Kind: BadGateway}
 )
 
 func (e *Error) Error() string {

@@ -90,6 +90,8 @@ func newEnvOn(t testing.TB, s store.Store, options ...func(*tokenvault.Options))
 	e := &env{store: s, clock: newClock(), key: newMasterKey()}
 	opts := tokenvault.Options{
 		Store: s, MasterKey: e.key, Now: e.clock.Now, SweepInterval: -1,
+		// Webhook receivers and proxy destinations in tests are loopback.
+		AllowPrivateDestinations: true,
 		// Internal errors some tests provoke go to the test's output,
 		// shown only when it fails or runs with -v.
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),

@@ -17,6 +17,7 @@ import (
 //	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
 //	sys/invite/<hmac>                        live invitation link token -> sealed keyRef
 //	sys/formula/<id>                         official reactor formulas
+//	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
@@ -31,6 +32,7 @@ const (
 	sysNonceKey   = "sys/nonce/"
 	sysInviteKey  = "sys/invite/"
 	sysFormulaKey = "sys/formula/"
+	sysProxyKey   = "sys/proxy/"
 )
 
 func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }

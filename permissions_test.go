@@ -69,6 +69,34 @@ var operations = []operation{
 		_, err := v.ListInvitations(ctx, key, tokenvault.ListInvitationsRequest{})
 		return err
 	}},
+	{"CreateFormula", "reactor:create", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.CreateFormula(ctx, key, tokenvault.FormulaRequest{Name: "f", Code: "module.exports = function () {}"})
+		return err
+	}},
+	{"ListFormulas", "reactor:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListFormulas(ctx, key, tokenvault.ListFormulasRequest{})
+		return err
+	}},
+	{"CreateReactor", "reactor:create", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.CreateReactor(ctx, key, tokenvault.CreateReactorRequest{Name: "r", Code: "module.exports = function () {}"})
+		return err
+	}},
+	{"ListReactors", "reactor:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListReactors(ctx, key, tokenvault.ListReactorsRequest{})
+		return err
+	}},
+	{"CreateProxy", "proxy:create", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.CreateProxy(ctx, key, tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://example.com"})
+		return err
+	}},
+	{"ListProxies", "proxy:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.ListProxies(ctx, key, tokenvault.ListProxiesRequest{})
+		return err
+	}},
+	{"WebhookSecret", "tenant:read", func(v *tokenvault.Vault, key, _ string) error {
+		_, err := v.WebhookSecret(ctx, key)
+		return err
+	}},
 }
 
 // TestPermissionMatrix calls every operation with a key holding exactly its

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/jsrt"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
@@ -55,6 +57,27 @@ type Options struct {
 	// accept on GET: mail scanners follow links). Empty: the e-mail carries
 	// only the token.
 	InvitationURL string
+
+	// CodeTimeout bounds a synchronous run of reactor or transform code.
+	// Zero: 10 seconds.
+	CodeTimeout time.Duration
+	// HTTPClient delivers reactor webhooks and forwards proxy requests.
+	// Nil: a client with timeouts that does not follow redirects and,
+	// unless AllowPrivateDestinations, refuses to connect to loopback,
+	// private and link-local addresses (so a tenant cannot reach the
+	// host's network through a proxy or webhook). A client given here is
+	// used as is.
+	HTTPClient *http.Client
+	// AllowPrivateDestinations lets proxies and webhooks reach loopback and
+	// private addresses: for tests and single-host setups.
+	AllowPrivateDestinations bool
+	// ProxyMaxResponseBytes bounds a destination's response read through
+	// a proxy. Zero: 10 MiB.
+	ProxyMaxResponseBytes int64
+	// WebhookBackoff is the wait before the first retry of a failed
+	// webhook delivery; it doubles with each retry (5 attempts in all).
+	// Zero: one second.
+	WebhookBackoff time.Duration
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -74,6 +97,16 @@ type Vault struct {
 	ids       idSource
 	mailer    Mailer
 	inviteURL string
+
+	js               *jsrt.Runtime
+	httpClient       *http.Client
+	proxyMaxResponse int64
+	webhookBackoff   time.Duration
+	// bg is cancelled by Close; asynchronous work (reactor runs, webhook
+	// deliveries) runs under it and is awaited by Close through async.
+	bg       context.Context
+	cancelBg context.CancelFunc
+	async    sync.WaitGroup
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet  // system keys: API key lookups and the expiry schedule
@@ -106,9 +139,22 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.now == nil {
 		v.now = time.Now
 	}
+	v.httpClient, v.webhookBackoff = opts.HTTPClient, opts.WebhookBackoff
+	if v.httpClient == nil {
+		v.httpClient = outboundClient(opts.AllowPrivateDestinations)
+	}
+	v.proxyMaxResponse = opts.ProxyMaxResponseBytes
+	if v.proxyMaxResponse <= 0 {
+		v.proxyMaxResponse = 10 << 20
+	}
+	if v.webhookBackoff <= 0 {
+		v.webhookBackoff = time.Second
+	}
+	v.bg, v.cancelBg = context.WithCancel(context.Background())
 	if v.logger == nil {
 		v.logger = slog.Default()
 	}
+	v.js = jsrt.New(jsrt.Options{Timeout: opts.CodeTimeout, Logger: v.logger})
 	if v.store == nil {
 		if opts.Path == "" {
 			return nil, errors.New("tokenvault: Options.Store or Options.Path is required")
@@ -144,6 +190,8 @@ func (v *Vault) Close() error {
 			v.stopSweeper()
 			<-v.sweeperDone
 		}
+		v.cancelBg()
+		v.async.Wait()
 		if v.ownsStore {
 			err = v.store.Close()
 		}

@@ -32,6 +32,7 @@ var statusOf = map[tokenvault.Kind]int{
 	tokenvault.Unprocessable:        http.StatusUnprocessableEntity,
 	tokenvault.Unavailable:          http.StatusServiceUnavailable,
 	tokenvault.CodeFailed:           http.StatusInternalServerError, // unless the code chose one
+	tokenvault.BadGateway:           http.StatusBadGateway,
 }
 
 // writeError writes err as a problem. Internal errors are logged in full and

@@ -62,6 +62,8 @@ func (a *api) routes() {
 	a.tokenRoutes()
 	a.sessionRoutes()
 	a.memberRoutes()
+	a.reactorRoutes()
+	a.proxyRoutes()
 }
 
 // ServeHTTP serves the API, turning the mux's own 404 and 405 answers and

@@ -30,7 +30,7 @@ func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenva
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
-	vo := tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1}
+	vo := tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1, AllowPrivateDestinations: true}
 	for _, o := range vaultOptions {
 		o(&vo)
 	}

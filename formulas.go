@@ -1,0 +1,354 @@
+package tokenvault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsrt"
+)
+
+// Formula types.
+const (
+	// FormulaPrivate formulas belong to one tenant.
+	FormulaPrivate = "private"
+	// FormulaOfficial formulas are registered by the host program with
+	// RegisterOfficialFormula and visible to every tenant, read-only.
+	FormulaOfficial = "official"
+)
+
+// Value types of configuration declarations and request parameters.
+const (
+	TypeString  = "string"
+	TypeNumber  = "number"
+	TypeBoolean = "boolean"
+)
+
+// Formula is reactor code with the contract of its configuration and
+// arguments.
+type Formula struct {
+	ID          string `json:"id"`
+	TenantID    string `json:"tenant_id,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Type is private or official.
+	Type string `json:"type"`
+	// Code is a Node-style module: module.exports = async function (req) {...}.
+	Code string `json:"code"`
+	// Configuration declares the names and types a reactor's configuration
+	// must have: every declared name, nothing else.
+	Configuration []ConfigurationDeclaration `json:"configuration"`
+	// RequestParameters declare the arguments of an invocation.
+	RequestParameters []RequestParameter `json:"request_parameters"`
+	CreatedBy         string             `json:"created_by,omitempty"`
+	CreatedAt         time.Time          `json:"created_at"`
+	ModifiedBy        string             `json:"modified_by,omitempty"`
+	ModifiedAt        *time.Time         `json:"modified_at,omitempty"`
+}
+
+// ConfigurationDeclaration declares one configuration name.
+type ConfigurationDeclaration struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Type is string, number or boolean.
+	Type string `json:"type"`
+}
+
+// RequestParameter declares one argument of an invocation. A dotted name
+// (a.b.c) addresses a nested property.
+type RequestParameter struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Type is string, number or boolean; arguments are cast to it.
+	Type     string `json:"type"`
+	Optional bool   `json:"optional"`
+}
+
+// FormulaRequest is the body of CreateFormula, UpdateFormula and
+// RegisterOfficialFormula.
+type FormulaRequest struct {
+	Name              string                     `json:"name"`
+	Description       string                     `json:"description"`
+	Type              string                     `json:"type,omitempty"`
+	Code              string                     `json:"code"`
+	Configuration     []ConfigurationDeclaration `json:"configuration"`
+	RequestParameters []RequestParameter         `json:"request_parameters"`
+}
+
+func validValueType(t string) bool { return t == TypeString || t == TypeNumber || t == TypeBoolean }
+
+// validate checks req and compiles its code. The code's problems are
+// Invalid (a syntax error, with its line) or Unprocessable (it does not
+// export a function).
+func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
+	fe := fieldErrors{}
+	validateName(req.Name, fe)
+	if len(req.Description) > 1000 {
+		fe.add("description", "must be at most 1000 characters")
+	}
+	if req.Type != "" && req.Type != wantType {
+		fe.add("type", "must be %s", wantType)
+	}
+	seen := map[string]bool{}
+	for i, c := range req.Configuration {
+		path := fmt.Sprintf("configuration[%d]", i)
+		switch {
+		case c.Name == "":
+			fe.add(path+".name", "is required")
+		case seen[c.Name]:
+			fe.add(path+".name", "duplicate name %q", c.Name)
+		}
+		seen[c.Name] = true
+		if !validValueType(c.Type) {
+			fe.add(path+".type", "must be string, number or boolean")
+		}
+	}
+	seen = map[string]bool{}
+	for i, p := range req.RequestParameters {
+		path := fmt.Sprintf("request_parameters[%d]", i)
+		switch {
+		case p.Name == "" || slices.Contains(strings.Split(p.Name, "."), ""):
+			fe.add(path+".name", "must be a name or dot-separated names")
+		case seen[p.Name]:
+			fe.add(path+".name", "duplicate name %q", p.Name)
+		}
+		seen[p.Name] = true
+		if !validValueType(p.Type) {
+			fe.add(path+".type", "must be string, number or boolean")
+		}
+	}
+	if req.Code == "" {
+		fe.add("code", "is required")
+	}
+	if err := fe.err(); err != nil {
+		return err
+	}
+	req.Type = wantType
+	if req.Configuration == nil {
+		req.Configuration = []ConfigurationDeclaration{}
+	}
+	if req.RequestParameters == nil {
+		req.RequestParameters = []RequestParameter{}
+	}
+	_, err := v.compile(req.Code, "code")
+	return err
+}
+
+// compile compiles code, explaining a failure on field.
+func (v *Vault) compile(code, field string) (*jsrt.Program, error) {
+	prog, err := v.js.Compile(code)
+	var ce *jsrt.CompileError
+	switch {
+	case err == nil:
+		return prog, nil
+	case errors.As(err, &ce) && ce.NotAFunction:
+		e := invalidField(field, "module.exports must be a function")
+		e.Kind, e.Message = Unprocessable, "the code does not export a function"
+		return nil, e
+	case errors.As(err, &ce) && ce.Line > 0:
+		return nil, invalidField(field, "line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
+	case errors.As(err, &ce):
+		return nil, invalidField(field, "%s", ce.Message)
+	}
+	return nil, internal(err)
+}
+
+func officialFormulaKey(id string) string { return sysFormulaKey + id }
+
+// RegisterOfficialFormula adds a formula every tenant can read and
+// configure reactors with, and none can change. It takes no key: it is how
+// a host program ships formulas.
+func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest) (*Formula, error) {
+	if err := v.validateFormula(&req, FormulaOfficial); err != nil {
+		return nil, err
+	}
+	now := v.now().UTC()
+	f := req.formula(v.ids.next(now), "", actor{Type: ActorSystem}, now)
+	err := v.update(ctx, func(t *txn) error { return t.putRecord(officialFormulaKey(f.ID), f) })
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (req *FormulaRequest) formula(id, tid string, by actor, now time.Time) *Formula {
+	return &Formula{
+		ID: id, TenantID: tid, Name: req.Name, Description: req.Description, Type: req.Type, Code: req.Code,
+		Configuration: req.Configuration, RequestParameters: req.RequestParameters,
+		CreatedBy: by.ID, CreatedAt: now,
+	}
+}
+
+// CreateFormula creates a private formula of the caller's tenant. Requires
+// reactor:create. Returns Invalid (with the line of a syntax error),
+// Unprocessable (code that does not export a function).
+func (v *Vault) CreateFormula(ctx context.Context, key string, req FormulaRequest) (*Formula, error) {
+	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
+		return nil, err
+	}
+	var out *Formula
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorCreate)
+		if err != nil {
+			return err
+		}
+		out = req.formula(t.v.ids.next(t.now), p.tenantID, p.actor(), t.now)
+		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, out.ID), out); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loadFormula returns the tenant's formula or an official one, or nil.
+func (t *txn) loadFormula(tid, id string) (*Formula, error) {
+	if !validID(id) {
+		return nil, nil
+	}
+	var f Formula
+	ok, err := t.getRecord(recordKey(tid, EntityReactorFormula, id), &f)
+	if err == nil && !ok {
+		ok, err = t.getRecord(officialFormulaKey(id), &f)
+	}
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &f, nil
+}
+
+func (t *txn) mustFormula(tid, id string) (*Formula, error) {
+	f, err := t.loadFormula(tid, id)
+	if err == nil && f == nil {
+		err = errNotFound("formula")
+	}
+	return f, err
+}
+
+// GetFormula returns a formula of the caller's tenant or an official one.
+// Requires reactor:read.
+func (v *Vault) GetFormula(ctx context.Context, key, id string) (*Formula, error) {
+	var out *Formula
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		if out, err = t.mustFormula(p.tenantID, id); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpRead, "Formula read")
+	})
+	return out, err
+}
+
+// ListFormulasRequest pages ListFormulas.
+type ListFormulasRequest struct {
+	PageRequest
+}
+
+// ListFormulas returns the official formulas, then the caller's tenant's,
+// oldest first. Requires reactor:read.
+func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRequest) (*Page[Formula], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[Formula]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		var all []Formula
+		for _, prefix := range []string{sysFormulaKey, recordPrefix(p.tenantID, EntityReactorFormula)} {
+			raws, err := t.scanValues(prefix)
+			if err != nil {
+				return err
+			}
+			for _, kv := range raws {
+				var f Formula
+				if err := t.openRecord(kv.key, kv.value, &f); err != nil {
+					return err
+				}
+				all = append(all, f)
+			}
+		}
+		out = paginate(all, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// mustOwnFormula loads a private formula of tid for a change; official
+// formulas are PermissionDenied.
+func (t *txn) mustOwnFormula(tid, id string) (*Formula, error) {
+	f, err := t.mustFormula(tid, id)
+	if err != nil {
+		return nil, err
+	}
+	if f.Type == FormulaOfficial {
+		return nil, errorf(PermissionDenied, "official formulas are managed by the host program")
+	}
+	return f, nil
+}
+
+// UpdateFormula replaces a private formula. Reactors configured with it use
+// the new code from their next invocation. Requires reactor:update.
+func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRequest) (*Formula, error) {
+	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
+		return nil, err
+	}
+	var out *Formula
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorUpdate)
+		if err != nil {
+			return err
+		}
+		old, err := t.mustOwnFormula(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
+		now := t.now
+		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
+		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, id), out); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
+	})
+	return out, err
+}
+
+// DeleteFormula deletes a private formula that no reactor uses (Conflict
+// otherwise). Requires reactor:delete.
+func (v *Vault) DeleteFormula(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorDelete)
+		if err != nil {
+			return err
+		}
+		if _, err := t.mustOwnFormula(p.tenantID, id); err != nil {
+			return err
+		}
+		reactors, err := t.reactors(p.tenantID)
+		if err != nil {
+			return err
+		}
+		for _, r := range reactors {
+			if r.FormulaID == id {
+				return errorf(Conflict, "reactor %s uses the formula", r.ID)
+			}
+		}
+		if err := t.delete(recordKey(p.tenantID, EntityReactorFormula, id)); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")
+	})
+}

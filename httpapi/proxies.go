@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// ProxyKeyHeader and ProxyKeyParam name the proxy to invoke.
+const (
+	ProxyKeyHeader = "SVC-PROXY-KEY"
+	ProxyKeyParam  = "svc-proxy-key"
+)
+
+func (a *api) proxyRoutes() {
+	m := a.mux
+	m.HandleFunc("POST /proxies", a.createProxy)
+	m.HandleFunc("GET /proxies", a.listProxies)
+	m.HandleFunc("GET /proxies/{id}", a.getProxy)
+	m.HandleFunc("PUT /proxies/{id}", a.updateProxy)
+	m.HandleFunc("PATCH /proxies/{id}", a.patchProxy)
+	m.HandleFunc("DELETE /proxies/{id}", a.deleteProxy)
+	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		m.HandleFunc(method+" /proxy", a.invokeProxy)
+		m.HandleFunc(method+" /proxy/{rest...}", a.invokeProxy)
+	}
+}
+
+func (a *api) createProxy(w http.ResponseWriter, r *http.Request) {
+	var req tokenvault.ProxyRequest
+	if err := a.decodeJSON(w, r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.CreateProxy(r.Context(), apiKey(r), req)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (a *api) listProxies(w http.ResponseWriter, r *http.Request) {
+	page, err := pageRequest(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	out, err := a.v.ListProxies(r.Context(), apiKey(r), tokenvault.ListProxiesRequest{IDs: q["id"], Name: q.Get("name"), PageRequest: page})
+	a.reply(w, r, out, err)
+}
+
+func (a *api) getProxy(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.GetProxy(r.Context(), apiKey(r), r.PathValue("id"))
+	a.reply(w, r, out, err)
+}
+
+func (a *api) updateProxy(w http.ResponseWriter, r *http.Request) {
+	var req tokenvault.ProxyRequest
+	if err := a.decodeJSON(w, r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.UpdateProxy(r.Context(), apiKey(r), r.PathValue("id"), req)
+	a.reply(w, r, out, err)
+}
+
+func (a *api) patchProxy(w http.ResponseWriter, r *http.Request) {
+	patch, err := a.decodeMergePatch(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.noContent(w, r, a.v.PatchProxy(r.Context(), apiKey(r), r.PathValue("id"), patch))
+}
+
+func (a *api) deleteProxy(w http.ResponseWriter, r *http.Request) {
+	a.noContent(w, r, a.v.DeleteProxy(r.Context(), apiKey(r), r.PathValue("id")))
+}
+
+// invokeProxy forwards the request and writes the destination's answer as
+// it came, or {"proxy_error": problem} when the proxy itself fails.
+func (a *api) invokeProxy(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
+	if err != nil {
+		a.writeProxyError(w, r, decodeError(err))
+		return
+	}
+	q := r.URL.Query()
+	key := r.Header.Get(ProxyKeyHeader)
+	if key == "" {
+		key = q.Get(ProxyKeyParam)
+	}
+	q.Del(ProxyKeyParam)
+	path := ""
+	if rest := r.PathValue("rest"); rest != "" || strings.HasSuffix(r.URL.Path, "/proxy/") {
+		path = "/" + rest
+	}
+	res, err := a.v.InvokeProxy(r.Context(), tokenvault.ProxyCall{
+		ProxyKey: key, APIKey: apiKey(r), Method: r.Method, Path: path,
+		RawQuery: encodeQuery(q), Header: r.Header, Body: body,
+	})
+	if err != nil {
+		a.writeProxyError(w, r, err)
+		return
+	}
+	for k, vs := range res.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.WriteHeader(res.Status)
+	w.Write(res.Body)
+}
+
+// encodeQuery re-encodes the query without the proxy key, keeping order
+// where url.Values cannot (it sorts); an empty query is "".
+func encodeQuery(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return q.Encode()
+}
+
+// writeProxyError answers a failure of the proxy itself.
+func (a *api) writeProxyError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *tokenvault.Error
+	if !errors.As(err, &e) {
+		e = &tokenvault.Error{Kind: tokenvault.Internal, Err: err}
+	}
+	status, ok := statusOf[e.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if e.Kind == tokenvault.CodeFailed && e.Status >= 400 && e.Status <= 599 {
+		status = e.Status
+	}
+	p := Problem{Type: "about:blank", Title: "Invalid proxy request", Status: status, Detail: e.Message, Errors: e.Fields}
+	if e.Kind == tokenvault.Internal {
+		a.logger.Error("httpapi: proxy internal error", "err", e.Err)
+		p.Detail, p.Errors = "internal error", nil
+	}
+	if p.Errors == nil {
+		p.Errors = map[string][]string{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]Problem{"proxy_error": p})
+}

@@ -1,0 +1,104 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/httpapi"
+)
+
+func TestProxiesOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	type seen struct {
+		method, path, query, auth, apiKey, body string
+	}
+	got := make(chan seen, 8)
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("SVC-API-KEY"), string(b)}
+		if r.URL.Path == "/down" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "maintenance")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok": true}`)
+	}))
+	defer dest.Close()
+	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
+		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:use"}}}})
+	r := s.do(t, "POST", "/tokenize", user, `{"name": "Ada"}`)
+	var toks struct{ Name string }
+	r.json(t, &toks)
+
+	r = s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": "not a url"})
+	wantStatus(t, "proxy with a bad destination", r, http.StatusBadRequest)
+	r = s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": dest.URL})
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	var p tokenvault.Proxy
+	r.json(t, &p)
+	r = s.do(t, "GET", "/proxies?name=p", s.mgmt, nil)
+	wantStatus(t, "GET /proxies", r, http.StatusOK)
+	r = s.do(t, "PATCH", "/proxies/"+p.ID, s.mgmt, `{"name": "q"}`)
+	wantStatus(t, "PATCH /proxies/{id} as JSON", r, http.StatusUnsupportedMediaType)
+	r = s.do(t, "PATCH", "/proxies/"+p.ID, s.mgmt, `{"name": "q"}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH /proxies/{id}", r, http.StatusNoContent)
+	r = s.do(t, "PUT", "/proxies/"+p.ID, s.mgmt, map[string]any{"name": "q", "destination_url": dest.URL})
+	wantStatus(t, "PUT /proxies/{id}", r, http.StatusOK)
+
+	r = s.do(t, "POST", "/proxy/v1/pay?x=1&svc-proxy-key="+p.Key, user, `{"who": "{{`+toks.Name+`}}"}`, "Authorization", "Basic abc")
+	wantStatus(t, "POST /proxy/...", r, http.StatusOK)
+	if string(r.body) != `{"ok": true}` {
+		t.Errorf("proxied response = %s", r.body)
+	}
+	d := <-got
+	if d != (seen{"POST", "/v1/pay", "x=1", "Basic abc", "", `{"who":"Ada"}`}) {
+		t.Errorf("destination saw %+v", d)
+	}
+	r = s.do(t, "GET", "/proxy", user, nil, "SVC-PROXY-KEY", p.Key)
+	wantStatus(t, "GET /proxy", r, http.StatusOK)
+	if d := <-got; d.method != "GET" || d.path != "/" {
+		t.Errorf("destination saw %+v", d)
+	}
+	r = s.do(t, "DELETE", "/proxy/down", user, nil, "SVC-PROXY-KEY", p.Key)
+	if r.status != http.StatusServiceUnavailable || string(r.body) != "maintenance" {
+		t.Errorf("destination error = %d %s, want it unchanged", r.status, r.body)
+	}
+	<-got
+
+	for _, tc := range []struct {
+		name   string
+		key    string
+		body   string
+		header []string
+		status int
+	}{
+		{"no API key", "", `{}`, []string{"SVC-PROXY-KEY", p.Key}, 401},
+		{"no proxy key", user, `{}`, nil, 401},
+		{"unknown token", user, `{"a": "{{missing}}"}`, []string{"SVC-PROXY-KEY", p.Key}, 400},
+		{"management key", s.mgmt, `{}`, []string{"SVC-PROXY-KEY", p.Key}, 403},
+	} {
+		r = s.do(t, "POST", "/proxy", tc.key, tc.body, tc.header...)
+		if r.status != tc.status {
+			t.Errorf("%s: %d %s, want %d", tc.name, r.status, r.body, tc.status)
+			continue
+		}
+		var pe struct {
+			ProxyError httpapi.Problem `json:"proxy_error"`
+		}
+		if err := json.Unmarshal(r.body, &pe); err != nil || pe.ProxyError.Status != tc.status || pe.ProxyError.Title == "" {
+			t.Errorf("%s: body %s, want a proxy_error with status %d", tc.name, r.body, tc.status)
+		}
+	}
+	r = s.do(t, "POST", "/proxy", user, `{"a": "{{missing}}"}`, "SVC-PROXY-KEY", p.Key)
+	if !strings.Contains(string(r.body), `"body.a"`) {
+		t.Errorf("unknown token error = %s, want the field", r.body)
+	}
+	r = s.do(t, "DELETE", "/proxies/"+p.ID, s.mgmt, nil)
+	wantStatus(t, "DELETE /proxies/{id}", r, http.StatusNoContent)
+}

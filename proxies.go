@@ -1,0 +1,363 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Proxy forwards requests to a destination, detokenizing {{ <token_id> }}
+// expressions in their bodies and running optional JavaScript transforms.
+type Proxy struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	Name     string `json:"name"`
+	// Key is the proxy key callers name it by (SVC-PROXY-KEY). Unlike API
+	// keys it is shown on every read: it routes, it does not authorize
+	// (unless RequireAuth is false).
+	Key               string          `json:"key"`
+	DestinationURL    string          `json:"destination_url"`
+	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
+	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
+	Application       *Ref            `json:"application,omitempty"`
+	Configuration     map[string]any  `json:"configuration,omitempty"`
+	RequireAuth       bool            `json:"require_auth"`
+	CreatedBy         string          `json:"created_by,omitempty"`
+	CreatedAt         time.Time       `json:"created_at"`
+	ModifiedBy        string          `json:"modified_by,omitempty"`
+	ModifiedAt        *time.Time      `json:"modified_at,omitempty"`
+}
+
+// ProxyTransform is JavaScript that rewrites a request or a response:
+// module.exports = async function (req) { return {body, headers} }.
+type ProxyTransform struct {
+	Code string `json:"code"`
+}
+
+// ProxyRequest is the body of CreateProxy and UpdateProxy. RequireAuth nil
+// means true.
+type ProxyRequest struct {
+	Name              string          `json:"name"`
+	DestinationURL    string          `json:"destination_url"`
+	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
+	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
+	Application       *Ref            `json:"application,omitempty"`
+	Configuration     map[string]any  `json:"configuration,omitempty"`
+	RequireAuth       *bool           `json:"require_auth,omitempty"`
+}
+
+// proxyRecord is a proxy as stored; the key is sealed with the record and
+// looked up by its keyed hash.
+type proxyRecord struct {
+	Proxy
+	KeyHash []byte `json:"key_hash"`
+}
+
+const proxyKeyPrefix = "pxy_"
+
+func newProxyKey() string { return proxyKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
+
+func (t *txn) proxyMAC(key string) []byte {
+	return t.v.sys.mac([]byte("proxy\x00"), []byte(key))
+}
+
+func proxyLookupKey(mac []byte) string { return sysProxyKey + fmt.Sprintf("%x", mac) }
+
+// validateProxy checks req and compiles its transforms.
+func (v *Vault) validateProxy(req *ProxyRequest) (map[string]any, error) {
+	fe := fieldErrors{}
+	validateName(req.Name, fe)
+	if u, err := url.Parse(req.DestinationURL); req.DestinationURL == "" {
+		fe.add("destination_url", "is required")
+	} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" {
+		fe.add("destination_url", "must be an absolute http or https URL without credentials or fragment")
+	}
+	for _, tr := range []struct {
+		name string
+		t    *ProxyTransform
+	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
+		if tr.t != nil && tr.t.Code == "" {
+			fe.add(tr.name+".code", "is required")
+		}
+	}
+	conf, err := normalizeConfiguration(req.Configuration)
+	if err != nil {
+		return nil, err
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	for _, tr := range []struct {
+		name string
+		t    *ProxyTransform
+	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
+		if tr.t != nil {
+			if _, err := v.compile(tr.t.Code, tr.name+".code"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return conf, nil
+}
+
+func (req *ProxyRequest) apply(p *Proxy, conf map[string]any) {
+	p.Name, p.DestinationURL = req.Name, req.DestinationURL
+	p.RequestTransform, p.ResponseTransform = req.RequestTransform, req.ResponseTransform
+	p.Application, p.Configuration = req.Application, conf
+	p.RequireAuth = req.RequireAuth == nil || *req.RequireAuth
+}
+
+// CreateProxy creates a proxy with a new random key. Requires proxy:create.
+func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (*Proxy, error) {
+	conf, err := v.validateProxy(&req)
+	if err != nil {
+		return nil, err
+	}
+	pkey := newProxyKey()
+	var out *Proxy
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermProxyCreate)
+		if err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
+			return err
+		}
+		if err := fe.err(); err != nil {
+			return err
+		}
+		rec := &proxyRecord{Proxy: Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}}
+		req.apply(&rec.Proxy, conf)
+		rec.KeyHash = t.proxyMAC(pkey)
+		if err := t.putRecord(proxyLookupKey(rec.KeyHash), keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+			return err
+		}
+		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, rec.ID), rec); err != nil {
+			return err
+		}
+		out = &rec.Proxy
+		return t.log(p.actor(), p.tenantID, EntityProxy, rec.ID, OpCreate, fmt.Sprintf("Proxy %q created", rec.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
+	if !validID(id) {
+		return nil, errNotFound("proxy")
+	}
+	var rec proxyRecord
+	ok, err := t.getRecord(recordKey(tid, EntityProxy, id), &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotFound("proxy")
+	}
+	return &rec, nil
+}
+
+// proxyByKey finds the proxy a proxy key names, or nil.
+func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
+	if pkey == "" || len(pkey) > maxKeyLength {
+		return nil, nil
+	}
+	mac := t.proxyMAC(pkey)
+	var ref keyRef
+	ok, err := t.getRecord(proxyLookupKey(mac), &ref)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rec, err := t.mustProxy(ref.TenantID, ref.ID)
+	if err != nil {
+		return nil, nil
+	}
+	if subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
+		return nil, nil
+	}
+	return rec, nil
+}
+
+// GetProxy returns a proxy of the caller's tenant. Requires proxy:read.
+func (v *Vault) GetProxy(ctx context.Context, key, id string) (*Proxy, error) {
+	var out *Proxy
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermProxyRead)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustProxy(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		out = &rec.Proxy
+		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpRead, "Proxy read")
+	})
+	return out, err
+}
+
+// ListProxiesRequest filters and pages ListProxies; Name works as in
+// ListReactorsRequest.
+type ListProxiesRequest struct {
+	IDs  []string
+	Name string
+	PageRequest
+}
+
+// ListProxies returns the proxies of the caller's tenant, oldest first.
+// Requires proxy:read.
+func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequest) (*Page[Proxy], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	for i, id := range req.IDs {
+		if !validID(id) {
+			fe.add(fmt.Sprintf("id[%d]", i), "must be a UUID")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out *Page[Proxy]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermProxyRead)
+		if err != nil {
+			return err
+		}
+		raws, err := t.scanValues(recordPrefix(p.tenantID, EntityProxy))
+		if err != nil {
+			return err
+		}
+		var list []Proxy
+		for _, kv := range raws {
+			var rec proxyRecord
+			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+				return err
+			}
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, rec.ID) || req.Name != "" && !nameMatches(req.Name, rec.Name) {
+				continue
+			}
+			list = append(list, rec.Proxy)
+		}
+		out = paginate(list, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// UpdateProxy replaces a proxy's settings; its key stays. Requires
+// proxy:update.
+func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyRequest) (*Proxy, error) {
+	return v.changeProxy(ctx, key, id, func(*proxyRecord) (ProxyRequest, error) { return req, nil }, "updated")
+}
+
+// PatchProxy applies an RFC 7386 merge patch to a proxy's settings.
+// Requires proxy:update.
+func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
+	doc, err := decodeJSON(patch)
+	if err != nil {
+		return invalidField("", "the body is not valid JSON")
+	}
+	fields, ok := doc.(map[string]any)
+	if !ok {
+		return invalidField("", "a proxy patch must be an object")
+	}
+	fe := fieldErrors{}
+	for k := range fields {
+		switch k {
+		case "name", "destination_url", "request_transform", "response_transform", "application", "configuration", "require_auth":
+		default:
+			fe.add(k, "unknown or unchangeable field")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return err
+	}
+	_, err = v.changeProxy(ctx, key, id, func(rec *proxyRecord) (ProxyRequest, error) {
+		cur := ProxyRequest{Name: rec.Name, DestinationURL: rec.DestinationURL, RequestTransform: rec.RequestTransform,
+			ResponseTransform: rec.ResponseTransform, Application: rec.Application, Configuration: rec.Configuration, RequireAuth: &rec.RequireAuth}
+		b, _ := json.Marshal(cur)
+		curDoc, _ := decodeJSON(b)
+		merged, err := json.Marshal(mergePatch(curDoc, fields))
+		if err != nil {
+			return ProxyRequest{}, internal(err)
+		}
+		var req ProxyRequest
+		dec := json.NewDecoder(strings.NewReader(string(merged)))
+		dec.UseNumber()
+		if err := dec.Decode(&req); err != nil {
+			return req, invalidField("", "the patched proxy is not valid: %s", err.Error())
+		}
+		return req, nil
+	}, "patched")
+	return err
+}
+
+func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
+	var out *Proxy
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermProxyUpdate)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustProxy(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		req, err := next(rec)
+		if err != nil {
+			return err
+		}
+		conf, err := t.v.validateProxy(&req)
+		if err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
+			return err
+		}
+		if err := fe.err(); err != nil {
+			return err
+		}
+		req.apply(&rec.Proxy, conf)
+		now := t.now
+		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, id), rec); err != nil {
+			return err
+		}
+		out = &rec.Proxy
+		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpUpdate, fmt.Sprintf("Proxy %q %s", rec.Name, verb))
+	})
+	return out, err
+}
+
+// DeleteProxy deletes a proxy; its key stops working at once. Requires
+// proxy:delete.
+func (v *Vault) DeleteProxy(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermProxyDelete)
+		if err != nil {
+			return err
+		}
+		rec, err := t.mustProxy(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{recordKey(p.tenantID, EntityProxy, id), proxyLookupKey(rec.KeyHash)} {
+			if err := t.delete(k); err != nil {
+				return err
+			}
+		}
+		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpDelete, "Proxy deleted")
+	})
+}

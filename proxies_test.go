@@ -1,0 +1,273 @@
+package tokenvault_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// destination records the last request it got and answers with a JSON
+// echo of it.
+type destination struct {
+	mu     sync.Mutex
+	method string
+	path   string
+	query  string
+	header http.Header
+	body   string
+	srv    *httptest.Server
+}
+
+func newDestination(t *testing.T) *destination {
+	d := &destination{}
+	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		d.mu.Lock()
+		d.method, d.path, d.query, d.header, d.body = r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), string(b)
+		d.mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/fail") {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusTeapot)
+			io.WriteString(w, "destination says no")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Dest", "yes")
+		json.NewEncoder(w).Encode(map[string]any{"received": string(b), "card": "4242424242424242"})
+	}))
+	t.Cleanup(d.srv.Close)
+	return d
+}
+
+func (e *env) proxy(t *testing.T, req tokenvault.ProxyRequest) *tokenvault.Proxy {
+	t.Helper()
+	if req.Name == "" {
+		req.Name = "proxy"
+	}
+	p, err := e.v.CreateProxy(ctx, e.mgmt, req)
+	if err != nil {
+		t.Fatalf("CreateProxy: %v", err)
+	}
+	return p
+}
+
+func jsonCall(key, apiKey, path, body string) tokenvault.ProxyCall {
+	return tokenvault.ProxyCall{ProxyKey: key, APIKey: apiKey, Method: "POST", Path: path,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}
+}
+
+func TestProxyCRUD(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	bad := []struct {
+		req   tokenvault.ProxyRequest
+		field string
+	}{
+		{tokenvault.ProxyRequest{DestinationURL: d.srv.URL}, "name"},
+		{tokenvault.ProxyRequest{Name: "p"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "ftp://example.com"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "/relative"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: d.srv.URL, RequestTransform: &tokenvault.ProxyTransform{Code: "module.exports = function ( {"}}, "request_transform.code"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: d.srv.URL, Application: &tokenvault.Ref{ID: e.boot.Application.ID}}, "application.id"},
+	}
+	for _, b := range bad {
+		_, err := e.v.CreateProxy(ctx, e.mgmt, b.req)
+		wantField(t, err, b.field)
+	}
+	p := e.proxy(t, tokenvault.ProxyRequest{Name: "Payments API", DestinationURL: d.srv.URL})
+	if !p.RequireAuth || !strings.HasPrefix(p.Key, "pxy_") {
+		t.Errorf("proxy = %+v, want require_auth by default and a pxy_ key", p)
+	}
+	page, err := e.v.ListProxies(ctx, e.mgmt, tokenvault.ListProxiesRequest{Name: "*api"})
+	if err != nil || len(page.Data) != 1 {
+		t.Errorf("ListProxies = %+v, %v", page, err)
+	}
+	_, err = e.v.UpdateProxy(ctx, e.mgmt, p.ID, tokenvault.ProxyRequest{Name: "x"})
+	wantField(t, err, "destination_url")
+	if err := e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"require_auth": false, "configuration": {"a": 1}}`)); err != nil {
+		t.Fatalf("PatchProxy: %v", err)
+	}
+	got, _ := e.v.GetProxy(ctx, e.mgmt, p.ID)
+	if got.RequireAuth || got.Name != "Payments API" || got.Key != p.Key || got.Configuration["a"] == nil {
+		t.Errorf("after patch = %+v", got)
+	}
+	if err := e.v.DeleteProxy(ctx, e.mgmt, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, "", "", `{}`))
+	wantKind(t, "the key of a deleted proxy", err, tokenvault.Unauthenticated)
+}
+
+func TestProxyForwardsAndDetokenizes(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	card := e.token(t, cardRequest(visa))
+	name := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "Ada"})
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL + "/base"})
+	user := e.user(t)
+
+	call := jsonCall(p.Key, user, "/charges/1", `{"card": "{{`+card.ID+`}}", "note": "for {{`+name.ID+`}}", "n": 5}`)
+	call.RawQuery = "expand=all"
+	call.Header.Set("Authorization", "Bearer dest-secret")
+	call.Header.Set("SVC-API-KEY", user)
+	call.Header.Set("SVC-PROXY-KEY", p.Key)
+	call.Header.Set("SVC-PROXY-KEEP-ALIVE", "timeout=5")
+	call.Header.Set("Proxy-Authorization", "x")
+	res, err := e.v.InvokeProxy(ctx, call)
+	if err != nil {
+		t.Fatalf("InvokeProxy: %v", err)
+	}
+	d.mu.Lock()
+	if d.method != "POST" || d.path != "/base/charges/1" || d.query != "expand=all" {
+		t.Errorf("destination got %s %s?%s", d.method, d.path, d.query)
+	}
+	if d.header.Get("Authorization") != "Bearer dest-secret" || d.header.Get("Keep-Alive") != "timeout=5" {
+		t.Errorf("forwarded headers = %v", d.header)
+	}
+	for _, h := range []string{"Svc-Api-Key", "Svc-Proxy-Key", "Svc-Proxy-Keep-Alive", "Proxy-Authorization"} {
+		if d.header.Get(h) != "" {
+			t.Errorf("header %s was forwarded", h)
+		}
+	}
+	var body map[string]any
+	json.Unmarshal([]byte(d.body), &body)
+	if c, _ := body["card"].(map[string]any); c["number"] != visa || body["note"] != "for Ada" || body["n"] != 5.0 {
+		t.Errorf("destination body = %s", d.body)
+	}
+	d.mu.Unlock()
+	if res.Status != 200 || res.Header.Get("X-Dest") != "yes" || !strings.Contains(string(res.Body), "received") {
+		t.Errorf("response = %d %v %s", res.Status, res.Header, res.Body)
+	}
+
+	// Forms are detokenized; other content types pass untouched.
+	form := tokenvault.ProxyCall{ProxyKey: p.Key, APIKey: user, Method: "PUT", Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
+		Body: []byte("name={{" + name.ID + "}}&x=1")}
+	if _, err := e.v.InvokeProxy(ctx, form); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	if vals, _ := url.ParseQuery(d.body); vals.Get("name") != "Ada" || vals.Get("x") != "1" || d.method != "PUT" || d.path != "/base" {
+		t.Errorf("form arrived as %s %s %q", d.method, d.path, d.body)
+	}
+	d.mu.Unlock()
+	text := tokenvault.ProxyCall{ProxyKey: p.Key, APIKey: user, Method: "POST", Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("{{" + name.ID + "}}")}
+	if _, err := e.v.InvokeProxy(ctx, text); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	if d.body != "{{"+name.ID+"}}" {
+		t.Errorf("text body arrived as %q", d.body)
+	}
+	d.mu.Unlock()
+	// Destination errors pass through unchanged.
+	res, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, user, "/fail", `{}`))
+	if err != nil || res.Status != http.StatusTeapot || string(res.Body) != "destination says no" {
+		t.Errorf("destination error = %+v, %v", res, err)
+	}
+}
+
+func TestProxyAuthentication(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	tok := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "Ada"})
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
+
+	_, err := e.v.InvokeProxy(ctx, jsonCall("pxy_unknown", e.user(t), "", `{}`))
+	wantKind(t, "unknown proxy key", err, tokenvault.Unauthenticated)
+	_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, "", "", `{}`))
+	wantKind(t, "require_auth without a key", err, tokenvault.Unauthenticated)
+	noUse := e.reader(t, "reveal", "token:read").Key
+	_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, noUse, "", `{}`))
+	wantKind(t, "a key without token:use, nothing detokenized", err, tokenvault.PermissionDenied)
+	other := e.tenant(t, "Other")
+	otherUse, _ := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "u", Type: tokenvault.Private, Permissions: []string{"token:use"}})
+	_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, otherUse.Key, "", `{}`))
+	wantKind(t, "another tenant's key", err, tokenvault.Unauthenticated)
+	_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, e.user(t), "", `{"x": "{{nope}}"}`))
+	wantField(t, err, "body.x")
+
+	anon := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL, RequireAuth: new(bool)})
+	if _, err := e.v.InvokeProxy(ctx, jsonCall(anon.Key, "", "", `{"plain": 1}`)); err != nil {
+		t.Errorf("anonymous call without expressions: %v", err)
+	}
+	_, err = e.v.InvokeProxy(ctx, jsonCall(anon.Key, "", "", `{"x": "{{`+tok.ID+`}}"}`))
+	wantKind(t, "anonymous detokenization without an application", err, tokenvault.PermissionDenied)
+
+	app := e.reader(t, "reveal", "token:use")
+	withApp := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL, RequireAuth: new(bool), Application: &tokenvault.Ref{ID: app.ID}})
+	if _, err := e.v.InvokeProxy(ctx, jsonCall(withApp.Key, "", "", `{"x": "{{`+tok.ID+`}}"}`)); err != nil {
+		t.Fatalf("anonymous call with the proxy's application: %v", err)
+	}
+	d.mu.Lock()
+	if d.body != `{"x":"Ada"}` {
+		t.Errorf("destination body = %s", d.body)
+	}
+	d.mu.Unlock()
+}
+
+func TestProxyTransforms(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	p := e.proxy(t, tokenvault.ProxyRequest{
+		DestinationURL: d.srv.URL,
+		Configuration:  map[string]any{"tag": "t1"},
+		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async function (req) {
+			const h = req.args.headers;
+			h["X-Tag"] = req.configuration.tag;
+			h["X-Seen"] = req.args.method + " " + req.args.path + " " + req.args.query;
+			return {body: Object.assign({}, req.args.body, {added: true}), headers: h};
+		}`},
+		ResponseTransform: &tokenvault.ProxyTransform{Code: `module.exports = async function (req) {
+			return {body: {card: "****" + req.args.body.card.slice(-4)}, headers: {"Content-Type": "application/json", "X-Out": "masked"}};
+		}`},
+	})
+	call := jsonCall(p.Key, e.user(t), "/v1", `{"a": 1}`)
+	call.RawQuery = "q=1"
+	res, err := e.v.InvokeProxy(ctx, call)
+	if err != nil {
+		t.Fatalf("InvokeProxy: %v", err)
+	}
+	d.mu.Lock()
+	if d.body != `{"a":1,"added":true}` || d.header.Get("X-Tag") != "t1" || d.header.Get("X-Seen") != "POST /v1 ?q=1" {
+		t.Errorf("destination got %s %v", d.body, d.header)
+	}
+	d.mu.Unlock()
+	if string(res.Body) != `{"card":"****4242"}` || res.Header.Get("X-Out") != "masked" {
+		t.Errorf("response = %s %v", res.Body, res.Header)
+	}
+
+	throws := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL,
+		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async () => { throw new BadRequestError("refused by transform") }`}})
+	_, err = e.v.InvokeProxy(ctx, jsonCall(throws.Key, e.user(t), "", `{}`))
+	var te *tokenvault.Error
+	if !asError(err, &te) || te.Kind != tokenvault.CodeFailed || te.Status != 400 {
+		t.Errorf("throwing transform = %v", err)
+	}
+}
+
+func TestProxyDestinationFailures(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	d.srv.Close()
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
+	_, err := e.v.InvokeProxy(ctx, jsonCall(p.Key, e.user(t), "", `{}`))
+	wantKind(t, "destination down", err, tokenvault.BadGateway)
+
+	// With the default outbound policy, private destinations are refused.
+	strict := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	live := newDestination(t)
+	sp := strict.proxy(t, tokenvault.ProxyRequest{DestinationURL: live.srv.URL})
+	_, err = strict.v.InvokeProxy(ctx, jsonCall(sp.Key, strict.user(t), "", `{}`))
+	wantKind(t, "loopback destination under the default policy", err, tokenvault.BadGateway)
+	if !strings.Contains(err.Error(), "private network") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,375 @@
+package tokenvault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/jsrt"
+)
+
+// ProxyCall is one request to a proxy, as the HTTP layer received it.
+type ProxyCall struct {
+	// ProxyKey names the proxy (SVC-PROXY-KEY or svc-proxy-key).
+	ProxyKey string
+	// APIKey is the caller's SVC-API-KEY; required unless the proxy has
+	// require_auth false.
+	APIKey string
+	Method string
+	// Path is the suffix after /proxy: "" or starting with "/".
+	Path string
+	// RawQuery is the query string without svc-proxy-key and without "?".
+	RawQuery string
+	Header   http.Header
+	Body     []byte
+}
+
+// ProxyResponse is the destination's answer, after the response transform.
+type ProxyResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Headers a proxy never forwards: hop-by-hop headers (RFC 9110 7.6.1), the
+// ones the outbound call sets itself, and the service's own.
+var proxyDroppedHeaders = []string{
+	"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Accept-Encoding",
+}
+
+// Body kinds a proxy reads: JSON and forms are detokenized and
+// transformed, anything else streams through untouched.
+const (
+	bodyOther = iota
+	bodyJSON
+	bodyForm
+)
+
+func bodyKind(h http.Header) int {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	switch {
+	case err != nil:
+		return bodyOther
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return bodyJSON
+	case mt == "application/x-www-form-urlencoded":
+		return bodyForm
+	}
+	return bodyOther
+}
+
+// proxyPlan is what the transaction decides for a call.
+type proxyPlan struct {
+	proxy  *Proxy
+	client *credential
+	body   any // parsed (and detokenized) body, for JSON and forms
+}
+
+// InvokeProxy forwards call to the destination of the proxy its key names.
+// With require_auth (the default) the caller's API key must hold
+// token:use, even when nothing is detokenized; without it anonymous calls
+// are served and detokenization uses the proxy's application (a call with
+// expressions and no application is PermissionDenied).
+//
+// {{ <token_id> }} expressions in JSON and form bodies are detokenized with
+// token:use on each token's containers; the request transform, when set,
+// then rewrites body and headers. The destination's answer comes back as
+// it is, through the response transform for a 2xx or 3xx JSON or form
+// body. A failure of the proxy itself is an *Error (BadGateway when the
+// destination cannot be reached or answers too much); httpapi wraps it in
+// {"proxy_error": ...}.
+func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse, error) {
+	kind := bodyKind(call.Header)
+	var parsed any
+	switch kind {
+	case bodyJSON:
+		if len(bytes.TrimSpace(call.Body)) > 0 {
+			doc, err := decodeJSON(call.Body)
+			if err != nil {
+				return nil, invalidField("body", "is not valid JSON")
+			}
+			parsed = doc
+		}
+	case bodyForm:
+		vals, err := url.ParseQuery(string(call.Body))
+		if err != nil {
+			return nil, invalidField("body", "is not a valid form")
+		}
+		parsed = formObject(vals)
+	}
+	plan, err := v.planProxyCall(ctx, call, parsed)
+	if err != nil {
+		return nil, err
+	}
+	header := forwardHeaders(call.Header)
+	body := call.Body
+	if kind != bodyOther {
+		body = encodeBody(kind, plan.body)
+		if plan.proxy.RequestTransform != nil {
+			query := ""
+			if call.RawQuery != "" {
+				query = "?" + call.RawQuery
+			}
+			args := map[string]any{"body": plan.body, "headers": headerObject(header), "method": call.Method, "path": call.Path, "query": query}
+			body, header, err = v.transform(ctx, plan, plan.proxy.RequestTransform.Code, args, kind, header)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if h := call.Header.Get("SVC-PROXY-KEEP-ALIVE"); h != "" {
+		header.Set("Keep-Alive", h)
+	}
+	if h := call.Header.Get("SVC-PROXY-CONNECTION"); h != "" {
+		header.Set("Connection", h)
+	}
+	res, err := v.forward(ctx, plan.proxy, call, header, body)
+	if err != nil {
+		return nil, err
+	}
+	rkind := bodyKind(res.Header)
+	if plan.proxy.ResponseTransform == nil || rkind == bodyOther || res.Status >= 400 {
+		return res, nil
+	}
+	var rbody any
+	switch rkind {
+	case bodyJSON:
+		if rbody, err = decodeJSON(res.Body); err != nil {
+			return res, nil // not what it says it is: pass it through as sent
+		}
+	case bodyForm:
+		vals, err := url.ParseQuery(string(res.Body))
+		if err != nil {
+			return res, nil
+		}
+		rbody = formObject(vals)
+	}
+	res.Header.Del("Content-Length")
+	res.Body, res.Header, err = v.transform(ctx, plan, plan.proxy.ResponseTransform.Code,
+		map[string]any{"body": rbody, "headers": headerObject(res.Header)}, rkind, res.Header)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// planProxyCall finds the proxy, authorizes the caller, detokenizes the
+// body and logs the call, in one transaction.
+func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (*proxyPlan, error) {
+	var plan *proxyPlan
+	err := v.update(ctx, func(t *txn) error {
+		rec, err := t.proxyByKey(call.ProxyKey)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			return errorf(Unauthenticated, "missing or unknown proxy key")
+		}
+		plan = &proxyPlan{proxy: &rec.Proxy, body: parsed}
+		if rec.Application != nil {
+			c := appCredential(rec.TenantID, rec.Application.ID)
+			plan.client = &c
+		}
+		var p *principal
+		by := actor{Type: ActorSystem}
+		switch {
+		case rec.RequireAuth:
+			if p, err = t.authorize(call.APIKey, PermTokenUse); err != nil {
+				return err
+			}
+			if p.tenantID != rec.TenantID {
+				return errUnauthenticated
+			}
+			by = p.actor()
+		case plan.client != nil:
+			if p, err = t.authenticateAs(*plan.client); err != nil {
+				return errorf(PermissionDenied, "the proxy's application no longer exists")
+			}
+		}
+		if parsed != nil {
+			if p == nil {
+				p = &principal{tenantID: rec.TenantID} // no grants: any expression is refused
+			}
+			if plan.body, err = t.detokenize(p, PermTokenUse, parsed, "Token used by proxy"); err != nil {
+				return prefixFields(err, "body")
+			}
+		}
+		return t.log(by, rec.TenantID, EntityProxy, rec.ID, OpInvoke, "Proxy invoked")
+	})
+	return plan, err
+}
+
+// transform runs transform code and returns the body (encoded as kind) and
+// headers it returned; absent ones keep the input's.
+func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, args map[string]any, kind int, header http.Header) ([]byte, http.Header, error) {
+	prog, err := v.compile(code, "code")
+	if err != nil {
+		return nil, nil, err
+	}
+	var client jsrt.Client
+	if plan.client != nil {
+		client = &jsClient{v: v, c: *plan.client}
+	}
+	conf := plan.proxy.Configuration
+	if conf == nil {
+		conf = map[string]any{}
+	}
+	out, err := v.js.Run(ctx, prog, map[string]any{"args": args, "configuration": conf}, client)
+	if err != nil {
+		return nil, nil, codeError(err)
+	}
+	res, _ := out.(map[string]any)
+	if res == nil {
+		return nil, nil, &Error{Kind: CodeFailed, Status: 500, Message: "a transform must return {body, headers}"}
+	}
+	body := args["body"]
+	if b, ok := res["body"]; ok {
+		body = b
+	}
+	if h, ok := res["headers"].(map[string]any); ok {
+		header = http.Header{}
+		for k, v := range h {
+			switch x := v.(type) {
+			case string:
+				header.Set(k, x)
+			case []any:
+				for _, e := range x {
+					header.Add(k, fmt.Sprint(e))
+				}
+			case nil:
+			default:
+				header.Set(k, fmt.Sprint(x))
+			}
+		}
+	}
+	return encodeBody(kind, body), header, nil
+}
+
+// forward makes the outbound call and reads the answer, bounded.
+func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header http.Header, body []byte) (*ProxyResponse, error) {
+	target := strings.TrimSuffix(p.DestinationURL, "/") + call.Path
+	if call.Path == "" {
+		target = p.DestinationURL
+	}
+	if call.RawQuery != "" {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + call.RawQuery
+	}
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, call.Method, target, rd)
+	if err != nil {
+		return nil, errorf(Invalid, "the request cannot be forwarded: %s", strings.TrimPrefix(err.Error(), "net/http: "))
+	}
+	req.Header = header
+	res, err := v.httpClient.Do(req)
+	if err != nil {
+		msg := "the destination could not be reached"
+		var ue *url.Error
+		switch {
+		case errors.Is(err, errPrivateDestination):
+			msg = "the destination is in a private network, which this Vault refuses"
+		case errors.As(err, &ue) && ue.Timeout():
+			msg = "the destination did not answer in time"
+		}
+		return nil, &Error{Kind: BadGateway, Message: msg}
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, v.proxyMaxResponse+1))
+	if err != nil {
+		return nil, &Error{Kind: BadGateway, Message: "the destination's answer could not be read"}
+	}
+	if int64(len(b)) > v.proxyMaxResponse {
+		return nil, &Error{Kind: BadGateway, Message: fmt.Sprintf("the destination answered more than %d bytes", v.proxyMaxResponse)}
+	}
+	h := res.Header.Clone()
+	for _, name := range proxyDroppedHeaders {
+		if name != "Content-Length" {
+			h.Del(name)
+		}
+	}
+	return &ProxyResponse{Status: res.StatusCode, Header: h, Body: b}, nil
+}
+
+// forwardHeaders copies the caller's headers minus hop-by-hop and SVC-*.
+func forwardHeaders(in http.Header) http.Header {
+	out := in.Clone()
+	for _, name := range proxyDroppedHeaders {
+		out.Del(name)
+	}
+	for name := range out {
+		if strings.HasPrefix(strings.ToUpper(name), "SVC-") {
+			delete(out, name)
+		}
+	}
+	return out
+}
+
+// headerObject is headers as code sees them: one string per name (values
+// joined with ", "), names in canonical form.
+func headerObject(h http.Header) map[string]any {
+	out := make(map[string]any, len(h))
+	for k, vs := range h {
+		out[k] = strings.Join(vs, ", ")
+	}
+	return out
+}
+
+// formObject is a form as code sees it: one string per name, or an array
+// for a repeated name.
+func formObject(vals url.Values) map[string]any {
+	out := make(map[string]any, len(vals))
+	for k, vs := range vals {
+		if len(vs) == 1 {
+			out[k] = vs[0]
+			continue
+		}
+		arr := make([]any, len(vs))
+		for i, v := range vs {
+			arr[i] = v
+		}
+		out[k] = arr
+	}
+	return out
+}
+
+// encodeBody renders a parsed body back in its content type.
+func encodeBody(kind int, body any) []byte {
+	if body == nil {
+		return nil
+	}
+	switch kind {
+	case bodyJSON:
+		b, _ := json.Marshal(body)
+		return b
+	case bodyForm:
+		vals := url.Values{}
+		if m, ok := body.(map[string]any); ok {
+			for k, v := range m {
+				switch x := v.(type) {
+				case []any:
+					for _, e := range x {
+						vals.Add(k, stringify(e))
+					}
+				default:
+					vals.Set(k, stringify(x))
+				}
+			}
+		}
+		return []byte(vals.Encode())
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsrt"
+)
+
+// Reactor invocation timeouts (the spec's timeout_ms, asynchronous calls
+// only).
+const (
+	DefaultReactorTimeout = 10 * time.Second
+	MinReactorTimeout     = 10 * time.Second
+	MaxReactorTimeout     = 210 * time.Second
+)
+
+// InvokeReactorRequest is the body of InvokeReactor.
+type InvokeReactorRequest struct {
+	// Args are the arguments; {{ <token_id> }} expressions anywhere in them
+	// are detokenized (token:use) before the contract is applied.
+	Args any `json:"args"`
+	// CallbackURL, when set, makes the invocation asynchronous: it returns
+	// at once and the result is POSTed to this URL (see Webhook).
+	CallbackURL string `json:"callback_url,omitempty"`
+	// TimeoutMS bounds an asynchronous run: 10000 (default) to 210000.
+	// Synchronous runs use the Vault's code timeout (Options.CodeTimeout).
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+}
+
+// ReactorResponse is what an invocation returns: Raw is what the code
+// returned as raw, Tokens what it returned under tokenize, tokenized. An
+// asynchronous invocation returns only its InvocationID.
+type ReactorResponse struct {
+	Tokens       any    `json:"tokens,omitempty"`
+	Raw          any    `json:"raw,omitempty"`
+	InvocationID string `json:"invocation_id,omitempty"`
+}
+
+// invocation is everything a run needs, gathered in one transaction.
+type invocation struct {
+	id        string
+	tenantID  string
+	reactorID string
+	code      string
+	req       map[string]any
+	client    *credential // the reactor's application, or nil
+	caller    credential
+}
+
+// InvokeReactor runs a reactor. It requires token:use, and token:use on
+// each container of every token the arguments detokenize (at most
+// MaxDetokenizedTokens). The code gets req.args (detokenized, then shaped
+// by the formula's request_parameters), req.configuration and req.client
+// (the reactor's application, or null). What the code returns under
+// tokenize is tokenized with the reactor's application, or the caller's
+// key when it has none.
+//
+// Returns Invalid (bad args, unknown token), PermissionDenied, NotFound,
+// and CodeFailed with the status of the error class the code threw.
+func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
+	fe := fieldErrors{}
+	timeout := DefaultReactorTimeout
+	if req.TimeoutMS != 0 {
+		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+		if timeout < MinReactorTimeout || timeout > MaxReactorTimeout {
+			fe.add("timeout_ms", "must be between %d and %d", MinReactorTimeout.Milliseconds(), MaxReactorTimeout.Milliseconds())
+		}
+	}
+	if req.CallbackURL != "" {
+		if u, err := url.Parse(req.CallbackURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fe.add("callback_url", "must be an absolute http or https URL")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	args, err := normalizeArgs(req.Args)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := v.prepareInvocation(ctx, keyCredential(key), id, args)
+	if err != nil {
+		return nil, err
+	}
+	if req.CallbackURL != "" {
+		v.startAsync(inv, req.CallbackURL, timeout)
+		return &ReactorResponse{InvocationID: inv.id}, nil
+	}
+	return v.runInvocation(ctx, inv)
+}
+
+func normalizeArgs(args any) (any, error) {
+	if args == nil {
+		return nil, nil
+	}
+	if raw, ok := args.(json.RawMessage); ok {
+		v, err := decodeJSON(raw)
+		if err != nil {
+			return nil, invalidField("args", "is not valid JSON")
+		}
+		return v, nil
+	}
+	v, err := normalizeJSON(args)
+	if err != nil {
+		return nil, invalidField("args", "must be JSON values")
+	}
+	return v, nil
+}
+
+// prepareInvocation authorizes the caller, detokenizes and checks the
+// arguments, and logs the invocation, in one transaction.
+func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, args any) (*invocation, error) {
+	var inv *invocation
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenUse)
+		if err != nil {
+			return err
+		}
+		rec, f, err := t.mustReactor(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		detok, err := t.detokenize(p, PermTokenUse, args, "Token used by reactor")
+		if err != nil {
+			return prefixFields(err, "args")
+		}
+		var params []RequestParameter
+		code := rec.Code
+		if f != nil {
+			params, code = f.RequestParameters, f.Code
+		}
+		shaped, err := prepareArgs(params, detok)
+		if err != nil {
+			return err
+		}
+		inv = &invocation{
+			id: t.v.ids.next(t.now), tenantID: p.tenantID, reactorID: rec.ID, code: code, caller: c,
+			req: map[string]any{"args": shaped, "configuration": rec.Configuration},
+		}
+		if rec.ApplicationID != "" {
+			ac := appCredential(p.tenantID, rec.ApplicationID)
+			inv.client = &ac
+		}
+		return t.log(p.actor(), p.tenantID, EntityReactor, rec.ID, OpInvoke, "Reactor invoked")
+	})
+	return inv, err
+}
+
+// prefixFields puts prefix before the field paths of an Invalid error from
+// detokenizing a sub-document.
+func prefixFields(err error, prefix string) error {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err
+	}
+	out := *e
+	out.Fields = fieldErrors{}
+	for k, v := range e.Fields {
+		if k == "" {
+			out.Fields[prefix] = v
+		} else if k[0] == '[' {
+			out.Fields[prefix+k] = v
+		} else {
+			out.Fields[prefix+"."+k] = v
+		}
+	}
+	return &out
+}
+
+// runInvocation runs the code and tokenizes what it asks to.
+func (v *Vault) runInvocation(ctx context.Context, inv *invocation) (*ReactorResponse, error) {
+	prog, err := v.compile(inv.code, "code")
+	if err != nil {
+		return nil, err
+	}
+	var client jsrt.Client
+	if inv.client != nil {
+		client = &jsClient{v: v, c: *inv.client}
+	}
+	result, err := v.js.Run(ctx, prog, inv.req, client)
+	if err != nil {
+		return nil, codeError(err)
+	}
+	out := &ReactorResponse{}
+	if result == nil {
+		return out, nil
+	}
+	obj, ok := result.(map[string]any)
+	if !ok {
+		return nil, &Error{Kind: CodeFailed, Status: 500, Message: "the reactor must return an object such as {raw: ..., tokenize: ...}"}
+	}
+	out.Raw = obj["raw"]
+	if tk, ok := obj["tokenize"]; ok && tk != nil {
+		by := inv.caller
+		if inv.client != nil {
+			by = *inv.client
+		}
+		tokens, err := v.tokenizeAs(ctx, by, tk)
+		if err != nil {
+			return nil, prefixFields(err, "tokenize")
+		}
+		out.Tokens = tokens
+	}
+	return out, nil
+}
+
+// codeError translates a failure of tenant code into an *Error. It carries
+// the code's own message and never a host detail.
+func codeError(err error) error {
+	var je *jsrt.Error
+	if !errors.As(err, &je) {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return internal(err)
+	}
+	e := &Error{Kind: CodeFailed, Status: je.Status, Message: je.Message, Fields: je.Errors, Headers: je.Headers, Body: je.Body}
+	switch je.Kind {
+	case jsrt.Timeout:
+		e.Status, e.Message = 500, "the code did not finish in time"
+	case jsrt.MemoryLimit:
+		e.Status, e.Message = 500, "the code used too much memory"
+	case jsrt.RuntimeFailure:
+		e.Status = 500
+		if e.Message == "" {
+			e.Message = "the code failed"
+		}
+	default:
+		if e.Status == 0 {
+			e.Status = 500
+		}
+		if je.Class != "" && je.Class != "CustomHttpResponseError" {
+			e.Message = fmt.Sprintf("%s: %s", je.Class, je.Message)
+		}
+	}
+	return e
+}
+
+// jsClient is req.client: the Vault's token operations, acting as the
+// reactor's (or proxy's) application.
+type jsClient struct {
+	v *Vault
+	c credential
+}
+
+func (j *jsClient) Tokenize(ctx context.Context, body any) (any, error) {
+	return j.v.tokenizeAs(ctx, j.c, body)
+}
+
+func (j *jsClient) GetToken(ctx context.Context, id string) (any, error) {
+	tok, err := j.v.getTokenAs(ctx, j.c, id)
+	if err != nil {
+		return nil, err
+	}
+	return plainJSON(tok)
+}
+
+func (j *jsClient) DeleteToken(ctx context.Context, id string) error {
+	return j.v.deleteTokenAs(ctx, j.c, id)
+}
+
+func (j *jsClient) Detokenize(ctx context.Context, body any) (any, error) {
+	return j.v.detokenizeAs(ctx, j.c, body)
+}
+
+// plainJSON renders v as the plain JSON values code sees.
+func plainJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, internal(err)
+	}
+	return decodeJSON(b)
+}

@@ -1,0 +1,488 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Reactor is a configured formula (or code of its own) that a key holding
+// token:use can invoke with detokenized arguments.
+type Reactor struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	Name     string `json:"name"`
+	// Formula is the formula the reactor runs, as it is now; nil for a
+	// reactor that carries its own Code.
+	Formula *Formula `json:"formula,omitempty"`
+	// Code is the reactor's own code, for reactors without a formula.
+	Code          string         `json:"code,omitempty"`
+	Configuration map[string]any `json:"configuration"`
+	// Application, when set, is the application whose permissions the
+	// code's req.client acts with.
+	Application *Ref       `json:"application,omitempty"`
+	CreatedBy   string     `json:"created_by,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ModifiedBy  string     `json:"modified_by,omitempty"`
+	ModifiedAt  *time.Time `json:"modified_at,omitempty"`
+}
+
+// Ref names another resource by id.
+type Ref struct {
+	ID string `json:"id"`
+}
+
+// CreateReactorRequest is the body of CreateReactor: a formula or code of
+// its own, not both.
+type CreateReactorRequest struct {
+	Name          string         `json:"name"`
+	Configuration map[string]any `json:"configuration"`
+	Formula       *Ref           `json:"formula,omitempty"`
+	Code          string         `json:"code,omitempty"`
+	Application   *Ref           `json:"application,omitempty"`
+}
+
+// UpdateReactorRequest is the body of UpdateReactor (PUT). The formula of a
+// reactor cannot change; a reactor with code of its own may replace it.
+type UpdateReactorRequest struct {
+	Name          string         `json:"name"`
+	Configuration map[string]any `json:"configuration"`
+	Code          string         `json:"code,omitempty"`
+	Application   *Ref           `json:"application,omitempty"`
+}
+
+// reactorRecord is a reactor as stored.
+type reactorRecord struct {
+	ID            string         `json:"id"`
+	TenantID      string         `json:"tenant_id"`
+	Name          string         `json:"name"`
+	FormulaID     string         `json:"formula_id,omitempty"`
+	Code          string         `json:"code,omitempty"`
+	Configuration map[string]any `json:"configuration"`
+	ApplicationID string         `json:"application_id,omitempty"`
+	CreatedBy     string         `json:"created_by,omitempty"`
+	CreatedAt     time.Time      `json:"created_at"`
+	ModifiedBy    string         `json:"modified_by,omitempty"`
+	ModifiedAt    *time.Time     `json:"modified_at,omitempty"`
+}
+
+// checkConfiguration checks a reactor's configuration against its
+// formula's declarations: every declared name, of its type, and no other.
+// A reactor without a formula takes any configuration.
+func checkConfiguration(f *Formula, conf map[string]any, fe fieldErrors) {
+	if f == nil {
+		return
+	}
+	declared := map[string]string{}
+	for _, d := range f.Configuration {
+		declared[d.Name] = d.Type
+		v, ok := conf[d.Name]
+		switch {
+		case !ok:
+			fe.add("configuration."+d.Name, "is required by the formula")
+		case !hasValueType(v, d.Type):
+			fe.add("configuration."+d.Name, "must be a %s", d.Type)
+		}
+	}
+	for name := range conf {
+		if _, ok := declared[name]; !ok {
+			fe.add("configuration."+name, "is not declared by the formula")
+		}
+	}
+}
+
+func hasValueType(v any, typ string) bool {
+	switch v.(type) {
+	case string:
+		return typ == TypeString
+	case bool:
+		return typ == TypeBoolean
+	case json.Number, float64, int, int64:
+		return typ == TypeNumber
+	}
+	return false
+}
+
+// checkReactorApplication checks that ref names a public or private
+// application of tenant tid.
+func (t *txn) checkReactorApplication(tid string, ref *Ref, fe fieldErrors) error {
+	if ref == nil {
+		return nil
+	}
+	app, err := t.loadApplication(tid, ref.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case app == nil:
+		fe.add("application.id", "no such application")
+	case app.Type == Management:
+		fe.add("application.id", "must be a public or private application")
+	}
+	return nil
+}
+
+// normalizeConfiguration turns configuration values into plain JSON values.
+func normalizeConfiguration(conf map[string]any) (map[string]any, error) {
+	if conf == nil {
+		return nil, nil
+	}
+	v, err := normalizeJSON(conf)
+	if err != nil {
+		return nil, invalidField("configuration", "must be a JSON object")
+	}
+	m, _ := v.(map[string]any)
+	return m, nil
+}
+
+// CreateReactor creates a reactor. Requires reactor:create. Returns Invalid
+// with the field named for a bad name, configuration, formula or
+// application.
+func (v *Vault) CreateReactor(ctx context.Context, key string, req CreateReactorRequest) (*Reactor, error) {
+	fe := fieldErrors{}
+	validateName(req.Name, fe)
+	conf, err := normalizeConfiguration(req.Configuration)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case req.Formula == nil && req.Code == "":
+		fe.add("formula.id", "is required (or code)")
+	case req.Formula != nil && req.Code != "":
+		fe.add("code", "a reactor runs its formula's code or its own, not both")
+	case req.Formula != nil && !validID(req.Formula.ID):
+		fe.add("formula.id", "must be a UUID")
+	}
+	if conf == nil {
+		if req.Formula != nil {
+			fe.add("configuration", "is required")
+		}
+		conf = map[string]any{}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	if req.Code != "" {
+		if _, err := v.compile(req.Code, "code"); err != nil {
+			return nil, err
+		}
+	}
+	var out *Reactor
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorCreate)
+		if err != nil {
+			return err
+		}
+		rec := &reactorRecord{
+			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
+			Configuration: conf, CreatedBy: p.actorID, CreatedAt: t.now,
+		}
+		fe := fieldErrors{}
+		var f *Formula
+		if req.Formula != nil {
+			rec.FormulaID = req.Formula.ID
+			if f, err = t.loadFormula(p.tenantID, req.Formula.ID); err != nil {
+				return err
+			}
+			if f == nil {
+				fe.add("formula.id", "no such formula")
+			}
+		}
+		checkConfiguration(f, conf, fe)
+		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
+			return err
+		}
+		if err := fe.err(); err != nil {
+			return err
+		}
+		if req.Application != nil {
+			rec.ApplicationID = req.Application.ID
+		}
+		if err := t.putRecord(recordKey(p.tenantID, EntityReactor, rec.ID), rec); err != nil {
+			return err
+		}
+		out = rec.view(f)
+		return t.log(p.actor(), p.tenantID, EntityReactor, rec.ID, OpCreate, fmt.Sprintf("Reactor %q created", rec.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (r *reactorRecord) view(f *Formula) *Reactor {
+	out := &Reactor{
+		ID: r.ID, TenantID: r.TenantID, Name: r.Name, Formula: f, Code: r.Code,
+		Configuration: r.Configuration, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
+	}
+	if out.Configuration == nil {
+		out.Configuration = map[string]any{}
+	}
+	if r.ApplicationID != "" {
+		out.Application = &Ref{ID: r.ApplicationID}
+	}
+	return out
+}
+
+// mustReactor loads a reactor of tenant tid with its formula, or NotFound.
+func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
+	if !validID(id) {
+		return nil, nil, errNotFound("reactor")
+	}
+	var rec reactorRecord
+	ok, err := t.getRecord(recordKey(tid, EntityReactor, id), &rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, errNotFound("reactor")
+	}
+	var f *Formula
+	if rec.FormulaID != "" {
+		if f, err = t.mustFormula(tid, rec.FormulaID); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &rec, f, nil
+}
+
+// reactors returns every reactor record of tenant tid, oldest first.
+func (t *txn) reactors(tid string) ([]reactorRecord, error) {
+	raws, err := t.scanValues(recordPrefix(tid, EntityReactor))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reactorRecord, 0, len(raws))
+	for _, kv := range raws {
+		var rec reactorRecord
+		if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// GetReactor returns a reactor of the caller's tenant. Requires
+// reactor:read.
+func (v *Vault) GetReactor(ctx context.Context, key, id string) (*Reactor, error) {
+	var out *Reactor
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		rec, f, err := t.mustReactor(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		out = rec.view(f)
+		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpRead, "Reactor read")
+	})
+	return out, err
+}
+
+// ListReactorsRequest filters and pages ListReactors.
+type ListReactorsRequest struct {
+	// IDs, when non-empty, keeps only these reactors.
+	IDs []string
+	// Name, when set, keeps reactors whose name matches it, ignoring case:
+	// * matches any run of characters and ? one character; a name without
+	// either matches as a substring.
+	Name string
+	PageRequest
+}
+
+// nameMatches applies a ListReactorsRequest.Name pattern.
+func nameMatches(pattern, name string) bool {
+	pattern, name = strings.ToLower(pattern), strings.ToLower(name)
+	if !strings.ContainsAny(pattern, "*?") {
+		return strings.Contains(name, pattern)
+	}
+	// path.Match treats / and \ specially; names are matched as one segment.
+	pattern = strings.NewReplacer("\\", "\\\\", "[", "\\[").Replace(pattern)
+	ok, _ := path.Match(pattern, strings.ReplaceAll(name, "/", "\x00"))
+	return ok
+}
+
+// ListReactors returns the reactors of the caller's tenant, oldest first.
+// Requires reactor:read.
+func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRequest) (*Page[Reactor], error) {
+	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	for i, id := range req.IDs {
+		if !validID(id) {
+			fe.add(fmt.Sprintf("id[%d]", i), "must be a UUID")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var out *Page[Reactor]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		recs, err := t.reactors(p.tenantID)
+		if err != nil {
+			return err
+		}
+		var list []Reactor
+		for _, rec := range recs {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, rec.ID) || req.Name != "" && !nameMatches(req.Name, rec.Name) {
+				continue
+			}
+			var f *Formula
+			if rec.FormulaID != "" {
+				if f, err = t.loadFormula(p.tenantID, rec.FormulaID); err != nil {
+					return err
+				}
+			}
+			list = append(list, *rec.view(f))
+		}
+		out = paginate(list, page, size)
+		return nil
+	})
+	return out, err
+}
+
+// UpdateReactor replaces a reactor's name, configuration, application and
+// (for a reactor with code of its own) code. Requires reactor:update.
+func (v *Vault) UpdateReactor(ctx context.Context, key, id string, req UpdateReactorRequest) (*Reactor, error) {
+	return v.changeReactor(ctx, key, id, func(*reactorRecord) (UpdateReactorRequest, error) { return req, nil }, "updated")
+}
+
+// PatchReactor applies an RFC 7386 merge patch to a reactor's name,
+// configuration (merged key by key; null removes), application (null
+// removes) and code. Requires reactor:update.
+func (v *Vault) PatchReactor(ctx context.Context, key, id string, patch json.RawMessage) error {
+	doc, err := decodeJSON(patch)
+	if err != nil {
+		return invalidField("", "the body is not valid JSON")
+	}
+	fields, ok := doc.(map[string]any)
+	if !ok {
+		return invalidField("", "a reactor patch must be an object")
+	}
+	fe := fieldErrors{}
+	for k := range fields {
+		if k != "name" && k != "configuration" && k != "application" && k != "code" {
+			fe.add(k, "unknown or unchangeable field")
+		}
+	}
+	if err := fe.err(); err != nil {
+		return err
+	}
+	_, err = v.changeReactor(ctx, key, id, func(rec *reactorRecord) (UpdateReactorRequest, error) {
+		cur := map[string]any{"name": rec.Name, "configuration": rec.Configuration}
+		if rec.ApplicationID != "" {
+			cur["application"] = map[string]any{"id": rec.ApplicationID}
+		}
+		if rec.Code != "" {
+			cur["code"] = rec.Code
+		}
+		merged, err := json.Marshal(mergePatch(cur, fields))
+		if err != nil {
+			return UpdateReactorRequest{}, internal(err)
+		}
+		var req UpdateReactorRequest
+		dec := json.NewDecoder(strings.NewReader(string(merged)))
+		dec.UseNumber()
+		if err := dec.Decode(&req); err != nil {
+			return req, invalidField("", "the patched reactor is not valid: %s", err.Error())
+		}
+		return req, nil
+	}, "patched")
+	return err
+}
+
+// changeReactor validates and writes the request next returns for the
+// stored reactor.
+func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*reactorRecord) (UpdateReactorRequest, error), verb string) (*Reactor, error) {
+	var out *Reactor
+	var compiled string
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorUpdate)
+		if err != nil {
+			return err
+		}
+		rec, f, err := t.mustReactor(p.tenantID, id)
+		if err != nil {
+			return err
+		}
+		req, err := next(rec)
+		if err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		validateName(req.Name, fe)
+		conf, err := normalizeConfiguration(req.Configuration)
+		if err != nil {
+			return err
+		}
+		switch {
+		case conf == nil && f != nil:
+			fe.add("configuration", "is required")
+		case conf == nil:
+			conf = map[string]any{}
+		}
+		switch {
+		case f != nil && req.Code != "":
+			fe.add("code", "this reactor runs its formula's code")
+		case f == nil && req.Code == "":
+			fe.add("code", "is required for a reactor without a formula")
+		}
+		checkConfiguration(f, conf, fe)
+		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
+			return err
+		}
+		if err := fe.err(); err != nil {
+			return err
+		}
+		if req.Code != "" && req.Code != compiled {
+			if _, err := t.v.compile(req.Code, "code"); err != nil {
+				return err
+			}
+			compiled = req.Code
+		}
+		rec.Name, rec.Configuration, rec.Code = req.Name, conf, req.Code
+		rec.ApplicationID = ""
+		if req.Application != nil {
+			rec.ApplicationID = req.Application.ID
+		}
+		now := t.now
+		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		if err := t.putRecord(recordKey(p.tenantID, EntityReactor, id), rec); err != nil {
+			return err
+		}
+		out = rec.view(f)
+		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpUpdate, fmt.Sprintf("Reactor %q %s", rec.Name, verb))
+	})
+	return out, err
+}
+
+// DeleteReactor deletes a reactor. Requires reactor:delete.
+func (v *Vault) DeleteReactor(ctx context.Context, key, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorDelete)
+		if err != nil {
+			return err
+		}
+		if _, _, err := t.mustReactor(p.tenantID, id); err != nil {
+			return err
+		}
+		if err := t.delete(recordKey(p.tenantID, EntityReactor, id)); err != nil {
+			return err
+		}
+		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")
+	})
+}

@@ -1,0 +1,30 @@
+package tokenvault_test
+
+import (
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// BenchmarkInvokeReactor invokes a trivial reactor, warm: the code is
+// compiled once and cached; each op authorizes, logs, runs and returns.
+func BenchmarkInvokeReactor(b *testing.B) {
+	forEachStoreB(b, func(b *testing.B, e *env) {
+		r, err := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "echo",
+			Code: `module.exports = async function (req) { return {raw: req.args} }`})
+		if err != nil {
+			b.Fatal(err)
+		}
+		key := e.reader(b, "reveal", "token:use").Key
+		req := tokenvault.InvokeReactorRequest{Args: map[string]any{"amount": 42, "currency": "EUR"}}
+		if _, err := e.v.InvokeReactor(ctx, key, r.ID, req); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := e.v.InvokeReactor(ctx, key, r.ID, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,176 @@
+package tokenvault
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// Webhook is the JSON body POSTed to the callback_url of an asynchronous
+// reactor invocation. Exactly one of Result and Error is set.
+//
+// The body is signed: the header SVC-Signature is "sha256=" followed by the
+// hex HMAC-SHA256 of the exact body bytes, keyed with the tenant's webhook
+// secret (see WebhookSecret). Receivers should compare it in constant time
+// and may use InvocationID to drop duplicates: a delivery is retried when
+// the receiver does not answer 2xx.
+type Webhook struct {
+	InvocationID string           `json:"invocation_id"`
+	ReactorID    string           `json:"reactor_id"`
+	TenantID     string           `json:"tenant_id"`
+	Status       string           `json:"status"` // "succeeded" or "failed"
+	Result       *ReactorResponse `json:"result,omitempty"`
+	Error        *WebhookError    `json:"error,omitempty"`
+	DeliveredAt  time.Time        `json:"delivered_at"`
+}
+
+// WebhookError is the problem an asynchronous invocation ended with, in
+// the shape of the HTTP error bodies.
+type WebhookError struct {
+	Status int                 `json:"status"`
+	Detail string              `json:"detail"`
+	Errors map[string][]string `json:"errors,omitempty"`
+}
+
+// Webhook delivery headers.
+const (
+	WebhookSignatureHeader = "SVC-Signature"
+	webhookAttempts        = 5
+)
+
+// webhookSecret derives the tenant's webhook signing secret from its index
+// key: stable, never stored, different for every tenant.
+func (t *txn) webhookSecret(tid string) ([]byte, error) {
+	ks, err := t.tenantKeys(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	return ks.mac([]byte("webhook-signing-secret\x00"), []byte(tid)), nil
+}
+
+// WebhookSecret returns the hex secret that signs the caller's tenant's
+// webhooks. Requires tenant:read.
+func (v *Vault) WebhookSecret(ctx context.Context, key string) (string, error) {
+	var out string
+	err := v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantRead)
+		if err != nil {
+			return err
+		}
+		s, err := t.webhookSecret(p.tenantID)
+		out = hex.EncodeToString(s)
+		return err
+	})
+	return out, err
+}
+
+// SignWebhook returns the SVC-Signature value of body under secret (hex),
+// for receivers written in Go.
+func SignWebhook(secret string, body []byte) string {
+	key, _ := hex.DecodeString(secret)
+	m := hmac.New(sha256.New, key)
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// startAsync runs inv in the background and delivers its outcome to url.
+// Close cancels runs and deliveries in progress.
+func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) {
+	v.async.Add(1)
+	go func() {
+		defer v.async.Done()
+		ctx, cancel := context.WithTimeout(v.bg, timeout)
+		res, err := v.runInvocation(ctx, inv)
+		cancel()
+		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
+		if err != nil {
+			hook.Status, hook.Result = "failed", nil
+			hook.Error = webhookError(err)
+		}
+		v.deliver(inv.tenantID, url, hook)
+	}()
+}
+
+func webhookError(err error) *WebhookError {
+	e, _ := err.(*Error)
+	if e == nil || e.Kind == Internal {
+		return &WebhookError{Status: 500, Detail: "internal error"}
+	}
+	status := e.Status
+	if status == 0 {
+		status = kindStatus[e.Kind]
+	}
+	return &WebhookError{Status: status, Detail: e.Message, Errors: e.Fields}
+}
+
+// kindStatus mirrors httpapi's table for webhook bodies, which carry a
+// status without going through HTTP.
+var kindStatus = map[Kind]int{
+	Internal: 500, Invalid: 400, Unauthenticated: 401, PermissionDenied: 403, NotFound: 404,
+	Conflict: 409, UnsupportedMediaType: 415, TooLarge: 413, Unprocessable: 422, Unavailable: 503, CodeFailed: 500, BadGateway: 502,
+}
+
+// deliver POSTs hook, retrying with exponential backoff until the receiver
+// answers 2xx, webhookAttempts tries are spent, or the Vault closes.
+func (v *Vault) deliver(tid, url string, hook Webhook) {
+	var secret []byte
+	err := v.view(v.bg, func(t *txn) error {
+		var err error
+		secret, err = t.webhookSecret(tid)
+		return err
+	})
+	if err != nil {
+		v.logger.Error("tokenvault: webhook not delivered", "invocation", hook.InvocationID, "err", err)
+		return
+	}
+	backoff := v.webhookBackoff
+	for attempt := 1; ; attempt++ {
+		hook.DeliveredAt = v.now().UTC()
+		body, _ := json.Marshal(hook)
+		m := hmac.New(sha256.New, secret)
+		m.Write(body)
+		err := v.post(url, body, "sha256="+hex.EncodeToString(m.Sum(nil)))
+		if err == nil {
+			return
+		}
+		if attempt == webhookAttempts {
+			v.logger.Warn("tokenvault: webhook delivery failed", "invocation", hook.InvocationID, "attempts", attempt, "err", err)
+			return
+		}
+		select {
+		case <-v.bg.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+}
+
+type webhookStatusError int
+
+func (e webhookStatusError) Error() string { return "receiver answered " + http.StatusText(int(e)) }
+
+func (v *Vault) post(url string, body []byte, signature string) error {
+	ctx, cancel := context.WithTimeout(v.bg, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(WebhookSignatureHeader, signature)
+	res, err := v.httpClient.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return webhookStatusError(res.StatusCode)
+	}
+	return nil
+}
