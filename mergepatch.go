@@ -1,5 +1,11 @@
 package tokenvault
 
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
 // mergePatch applies an RFC 7386 JSON merge patch to target and returns the
 // result: an object patch merges key by key, null removes a key, anything
 // else replaces the target. target is not modified.
@@ -23,4 +29,47 @@ func mergePatch(target, patch any) any {
 		out[k] = mergePatch(out[k], v)
 	}
 	return out
+}
+
+// decodePatch reads a merge patch that must be an object whose top-level
+// fields are among allowed; what names the resource in errors.
+func decodePatch(patch json.RawMessage, what string, allowed ...string) (map[string]any, error) {
+	doc, err := decodeJSON(patch)
+	if err != nil {
+		return nil, invalidField("", "the body is not valid JSON")
+	}
+	fields, ok := doc.(map[string]any)
+	if !ok {
+		return nil, invalidField("", "a %s patch must be an object", what)
+	}
+	fe := fieldErrors{}
+	for k := range fields {
+		if !slices.Contains(allowed, k) {
+			fe.add(k, "unknown or unchangeable field")
+		}
+	}
+	return fields, fe.err()
+}
+
+// patched applies fields to the JSON form of current and decodes the result
+// into dst, which is then validated like any full request.
+func patched(current any, fields map[string]any, dst any) error {
+	b, err := json.Marshal(current)
+	if err != nil {
+		return internal(err)
+	}
+	doc, err := decodeJSON(b)
+	if err != nil {
+		return internal(err)
+	}
+	merged, err := json.Marshal(mergePatch(doc, fields))
+	if err != nil {
+		return internal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(merged))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return invalidField("", "the patched resource is not valid: %s", err.Error())
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -264,41 +263,15 @@ func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyReques
 // PatchProxy applies an RFC 7386 merge patch to a proxy's settings.
 // Requires proxy:update.
 func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
-	doc, err := decodeJSON(patch)
+	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "configuration", "require_auth")
 	if err != nil {
-		return invalidField("", "the body is not valid JSON")
-	}
-	fields, ok := doc.(map[string]any)
-	if !ok {
-		return invalidField("", "a proxy patch must be an object")
-	}
-	fe := fieldErrors{}
-	for k := range fields {
-		switch k {
-		case "name", "destination_url", "request_transform", "response_transform", "application", "configuration", "require_auth":
-		default:
-			fe.add(k, "unknown or unchangeable field")
-		}
-	}
-	if err := fe.err(); err != nil {
 		return err
 	}
 	_, err = v.changeProxy(ctx, key, id, func(rec *proxyRecord) (ProxyRequest, error) {
 		cur := ProxyRequest{Name: rec.Name, DestinationURL: rec.DestinationURL, RequestTransform: rec.RequestTransform,
 			ResponseTransform: rec.ResponseTransform, Application: rec.Application, Configuration: rec.Configuration, RequireAuth: &rec.RequireAuth}
-		b, _ := json.Marshal(cur)
-		curDoc, _ := decodeJSON(b)
-		merged, err := json.Marshal(mergePatch(curDoc, fields))
-		if err != nil {
-			return ProxyRequest{}, internal(err)
-		}
 		var req ProxyRequest
-		dec := json.NewDecoder(strings.NewReader(string(merged)))
-		dec.UseNumber()
-		if err := dec.Decode(&req); err != nil {
-			return req, invalidField("", "the patched proxy is not valid: %s", err.Error())
-		}
-		return req, nil
+		return req, patched(cur, fields, &req)
 	}, "patched")
 	return err
 }

@@ -365,42 +365,17 @@ func (v *Vault) UpdateReactor(ctx context.Context, key, id string, req UpdateRea
 // configuration (merged key by key; null removes), application (null
 // removes) and code. Requires reactor:update.
 func (v *Vault) PatchReactor(ctx context.Context, key, id string, patch json.RawMessage) error {
-	doc, err := decodeJSON(patch)
+	fields, err := decodePatch(patch, "reactor", "name", "configuration", "application", "code")
 	if err != nil {
-		return invalidField("", "the body is not valid JSON")
-	}
-	fields, ok := doc.(map[string]any)
-	if !ok {
-		return invalidField("", "a reactor patch must be an object")
-	}
-	fe := fieldErrors{}
-	for k := range fields {
-		if k != "name" && k != "configuration" && k != "application" && k != "code" {
-			fe.add(k, "unknown or unchangeable field")
-		}
-	}
-	if err := fe.err(); err != nil {
 		return err
 	}
 	_, err = v.changeReactor(ctx, key, id, func(rec *reactorRecord) (UpdateReactorRequest, error) {
-		cur := map[string]any{"name": rec.Name, "configuration": rec.Configuration}
+		cur := UpdateReactorRequest{Name: rec.Name, Configuration: rec.Configuration, Code: rec.Code}
 		if rec.ApplicationID != "" {
-			cur["application"] = map[string]any{"id": rec.ApplicationID}
-		}
-		if rec.Code != "" {
-			cur["code"] = rec.Code
-		}
-		merged, err := json.Marshal(mergePatch(cur, fields))
-		if err != nil {
-			return UpdateReactorRequest{}, internal(err)
+			cur.Application = &Ref{ID: rec.ApplicationID}
 		}
 		var req UpdateReactorRequest
-		dec := json.NewDecoder(strings.NewReader(string(merged)))
-		dec.UseNumber()
-		if err := dec.Decode(&req); err != nil {
-			return req, invalidField("", "the patched reactor is not valid: %s", err.Error())
-		}
-		return req, nil
+		return req, patched(cur, fields, &req)
 	}, "patched")
 	return err
 }
