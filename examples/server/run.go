@@ -76,7 +76,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log}}
+	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log},
+		// Proxies and webhooks may reach loopback and private addresses
+		// only when the operator says so.
+		AllowPrivateDestinations: getenv("TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS") == "true"}
 	where := cfg.dataDir
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)
