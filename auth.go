@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"crypto/subtle"
 	"slices"
+	"time"
 )
 
 // Actor types recorded in logs and in created_by/modified_by.
@@ -91,33 +92,52 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		return nil, errUnauthenticated
 	}
 	mac := t.v.sys.mac([]byte(key))
-	var ref keyRef
-	ok, err := t.getRecord(apiKeyLookupKey(mac), &ref)
+	if p := t.v.auth.get(mac, t.now); p != nil {
+		return p, nil
+	}
+	gen := t.v.auth.gen.Load()
+	p, expires, err := t.authenticateMAC(mac)
 	if err != nil {
 		return nil, err
 	}
+	t.v.auth.put(mac, gen, p, expires)
+	return p, nil
+}
+
+// authenticateMAC resolves a key's MAC from the store, with the instant
+// the key stops working (zero: never).
+func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
+	var ref keyRef
+	ok, err := t.getRecord(apiKeyLookupKey(mac), &ref)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
 	if !ok {
-		return nil, errUnauthenticated
+		return nil, time.Time{}, errUnauthenticated
 	}
 	switch ref.Kind {
 	case EntityApplication:
 		app, err := t.loadApplication(ref.TenantID, ref.ID)
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
 		if app == nil {
-			return nil, errUnauthenticated
+			return nil, time.Time{}, errUnauthenticated
 		}
 		// The lookup entry is keyed by the same MAC; comparing the stored
 		// hash again, in constant time, guards against a stale entry.
 		if subtle.ConstantTimeCompare(app.KeyHash, mac) != 1 {
-			return nil, errUnauthenticated
+			return nil, time.Time{}, errUnauthenticated
 		}
-		return appPrincipal(app), nil
+		var expires time.Time
+		if app.ExpiresAt != nil {
+			expires = *app.ExpiresAt
+		}
+		return appPrincipal(app), expires, nil
 	case EntitySession:
 		return t.sessionPrincipal(ref, mac)
 	}
-	return nil, errUnauthenticated
+	return nil, time.Time{}, errUnauthenticated
 }
 
 func appPrincipal(app *applicationRecord) *principal {

@@ -88,6 +88,9 @@ type txn struct {
 	// created holds key sets written by this transaction, used before they
 	// are committed and cached.
 	created map[string]*keySet
+	// authChanged is set when the transaction writes something a key
+	// authenticates through; the auth cache is voided after it commits.
+	authChanged bool
 }
 
 // tenantKeys returns the key set of a tenant, from the cache or the store.
@@ -208,6 +211,9 @@ func (t *txn) putRecord(key string, v any) error {
 		}
 		ring = ks.ring
 	}
+	if touchesAuth(key) {
+		t.authChanged = true
+	}
 	return t.tx.Put([]byte(key), ring.Seal([]byte(key), b))
 }
 
@@ -215,7 +221,12 @@ func (t *txn) putRecord(key string, v any) error {
 // empty.
 func (t *txn) putIndex(key string) error { return t.tx.Put([]byte(key), nil) }
 
-func (t *txn) delete(key string) error { return t.tx.Delete([]byte(key)) }
+func (t *txn) delete(key string) error {
+	if touchesAuth(key) {
+		t.authChanged = true
+	}
+	return t.tx.Delete([]byte(key))
+}
 
 // scanKeys calls fn with every key under prefix, in order.
 func (t *txn) scanKeys(prefix string, fn func(key string) error) error {

@@ -248,16 +248,16 @@ func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
 }
 
 // sessionPrincipal authenticates a session key found in the key lookup.
-func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, error) {
+func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, error) {
 	rec, err := t.loadSession(ref.TenantID, ref.ID)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	if rec == nil || subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
-		return nil, errUnauthenticated
+		return nil, time.Time{}, errUnauthenticated
 	}
 	if !rec.Authorized {
-		return nil, errorf(PermissionDenied, "the session has not been authorized")
+		return nil, time.Time{}, errorf(PermissionDenied, "the session has not been authorized")
 	}
 	return &principal{
 		tenantID:    rec.TenantID,
@@ -266,7 +266,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, error) {
 		permissions: rec.Grants.Permissions,
 		rules:       sortedRules(rec.Grants.Rules),
 		ceiling:     &grants{Permissions: rec.Ceiling.Permissions, Rules: sortedRules(rec.Ceiling.Rules)},
-	}, nil
+	}, rec.ExpiresAt, nil
 }
 
 // deleteSession removes a session and its lookups.

@@ -98,6 +98,8 @@ type Vault struct {
 	mailer    Mailer
 	inviteURL string
 
+	auth authCache
+
 	js               *jsrt.Runtime
 	httpClient       *http.Client
 	proxyMaxResponse int64
@@ -165,6 +167,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		v.store, v.ownsStore = s, true
 	}
+	_, v.auth.enabled = v.store.(store.SingleProcess)
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.store.Close()
@@ -241,9 +244,17 @@ func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 // update runs fn in a read-write store transaction: everything fn writes,
 // audit log lines included, lands together or not at all.
 func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
-	return v.result(v.store.Update(ctx, func(tx store.Tx) error {
-		return fn(&txn{v: v, tx: tx, now: v.now().UTC()})
-	}))
+	var last *txn
+	err := v.store.Update(ctx, func(tx store.Tx) error {
+		last = &txn{v: v, tx: tx, now: v.now().UTC()}
+		return fn(last)
+	})
+	if last != nil && last.authChanged {
+		// Void the cache before the caller hears of the change; on a
+		// failed commit too, since a backend may fail after writing.
+		v.auth.invalidate()
+	}
+	return v.result(err)
 }
 
 // result turns any error into an *Error, logging internal ones in full

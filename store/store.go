@@ -73,3 +73,12 @@ type Tx interface {
 	// nil; any other error ends the scan and is returned.
 	Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error
 }
+
+// SingleProcess is implemented by stores that one process holds
+// exclusively (an in-memory store; a bbolt file, which its opener locks).
+// A Vault on such a store may cache what it read, knowing no other process
+// changes it; stores shared between processes (PostgreSQL) must not
+// implement it.
+type SingleProcess interface {
+	SingleProcess()
+}

@@ -132,3 +132,6 @@ func (s *Store) sortedKeys() []string {
 	}
 	return s.keys
 }
+
+// SingleProcess marks the store as held by one process.
+func (s *Store) SingleProcess() {}

@@ -1,0 +1,90 @@
+package tokenvault_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// countingStore counts reads of API key lookups.
+type countingStore struct {
+	*memory.Store
+	keyReads atomic.Int64
+}
+
+type countingTx struct {
+	store.Tx
+	s *countingStore
+}
+
+func (c *countingTx) Get(key []byte) ([]byte, error) {
+	if strings.HasPrefix(string(key), "sys/apikey/") {
+		c.s.keyReads.Add(1)
+	}
+	return c.Tx.Get(key)
+}
+
+func (s *countingStore) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.View(ctx, func(tx store.Tx) error { return fn(&countingTx{tx, s}) })
+}
+
+func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(&countingTx{tx, s}) })
+}
+
+func TestRecentKeysAreNotReadAgain(t *testing.T) {
+	cs := &countingStore{Store: memory.New()}
+	e := newEnvOn(t, cs)
+	app := e.app(t, tokenvault.Private, "token:create", "token:read")
+	if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	before := cs.keyReads.Load()
+	for range 10 {
+		if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"a": "1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cs.keyReads.Load() - before; n != 0 {
+		t.Errorf("%d key lookups for a key used 10 times in a row, want 0", n)
+	}
+
+	// Every change that affects a key is seen at once.
+	regen, err := e.v.RegenerateApplicationKey(ctx, e.mgmt, app.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.Tokenize(ctx, app.Key, map[string]any{"a": "1"})
+	wantKind(t, "old key after regenerate", err, tokenvault.Unauthenticated)
+	if _, err := e.v.Tokenize(ctx, regen.Key, map[string]any{"a": "1"}); err != nil {
+		t.Fatalf("new key: %v", err)
+	}
+	if _, err := e.v.UpdateApplication(ctx, e.mgmt, app.ID, tokenvault.UpdateApplicationRequest{Name: "x", Permissions: []string{"token:read"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.Tokenize(ctx, regen.Key, map[string]any{"a": "1"})
+	wantKind(t, "a permission removed", err, tokenvault.PermissionDenied)
+	if err := e.v.DeleteApplication(ctx, e.mgmt, app.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.GetToken(ctx, regen.Key, "x")
+	wantKind(t, "deleted application's key", err, tokenvault.Unauthenticated)
+
+	at := e.clock.Now().Add(time.Minute)
+	exp, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "e", Type: tokenvault.Private, Permissions: []string{"token:create"}, ExpiresAt: &at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.Tokenize(ctx, exp.Key, map[string]any{"a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Minute)
+	_, err = e.v.Tokenize(ctx, exp.Key, map[string]any{"a": "1"})
+	wantKind(t, "cached key at its expiry", err, tokenvault.Unauthenticated)
+}
