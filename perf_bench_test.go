@@ -1,0 +1,146 @@
+package tokenvault_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/bolt"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// The benchmarks of the performance issue that tokens_bench_test.go does
+// not hold. Run with: go test -run XXX -bench . -benchmem .
+
+// BenchmarkTokenizeNested50 tokenizes an object of 50 values nested three
+// levels deep, in one request.
+func BenchmarkTokenizeNested50(b *testing.B) {
+	forEachStoreB(b, func(b *testing.B, e *env) {
+		creator := e.app(b, tokenvault.Private, "token:create")
+		body := map[string]any{}
+		for i := range 5 {
+			group := map[string]any{}
+			for j := range 10 {
+				group[fmt.Sprintf("f%d", j)] = map[string]any{"value": fmt.Sprintf("v-%d-%d", i, j)}
+			}
+			body[fmt.Sprintf("g%d", i)] = group
+		}
+		for b.Loop() {
+			if _, err := e.v.Tokenize(ctx, creator.Key, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkTokenizeDedupeHit tokenizes a value whose fingerprint exists, so
+// the existing token is returned.
+func BenchmarkTokenizeDedupeHit(b *testing.B) {
+	forEachStoreB(b, func(b *testing.B, e *env) {
+		creator := e.app(b, tokenvault.Private, "token:create")
+		req := tokenvault.TokenRequest{Type: "token", Data: "123-45-6789", DeduplicateToken: true}
+		first, err := e.v.CreateToken(ctx, creator.Key, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			tok, err := e.v.CreateToken(ctx, creator.Key, req)
+			if err != nil || tok.ID != first.ID {
+				b.Fatalf("dedupe = %v, %v", tok, err)
+			}
+		}
+	})
+}
+
+// BenchmarkGetTokenTransform reads a card with each transform.
+func BenchmarkGetTokenTransform(b *testing.B) {
+	forEachStoreB(b, func(b *testing.B, e *env) {
+		tok := e.token(b, cardRequest(visa))
+		for _, transform := range []string{"redact", "mask", "reveal"} {
+			reader := e.reader(b, transform, "token:read")
+			b.Run("transform="+transform, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+}
+
+// sharedStore hides the SingleProcess marker, as a store shared between
+// processes would, so every call authenticates from the store.
+type sharedStore struct{ store.Store }
+
+// BenchmarkAuthenticate measures key authentication alone (ListPermissions
+// does nothing else), with the cache of recent keys and without it.
+func BenchmarkAuthenticate(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		s    func() store.Store
+	}{
+		{"cached", func() store.Store { return memory.New() }},
+		{"uncached", func() store.Store { return sharedStore{memory.New()} }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := newEnvOn(b, bc.s())
+			key := e.reader(b, "mask", "token:read").Key
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.v.ListPermissions(ctx, key, tokenvault.Private); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBatchVsRawPuts compares, in one run, tokenizing 1,000 values in
+// one request with writing 1,000 raw keys of the same size in one bbolt
+// transaction, the floor the performance issue measures against.
+func BenchmarkBatchVsRawPuts(b *testing.B) {
+	body := make([]any, 1000)
+	for i := range body {
+		body[i] = fmt.Sprintf("value-%d", i)
+	}
+	b.Run("raw-1000-puts", func(b *testing.B) {
+		s, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), &bolt.Options{NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		value := make([]byte, 200)
+		n := 0
+		for b.Loop() {
+			err := s.Update(context.Background(), func(tx store.Tx) error {
+				for range 1000 {
+					n++
+					if err := tx.Put(fmt.Appendf(nil, "k/%016x", n), value); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tokenize-1000", func(b *testing.B) {
+		s, err := bolt.Open(filepath.Join(b.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := newEnvOn(b, s)
+		creator := e.app(b, tokenvault.Private, "token:create")
+		for b.Loop() {
+			if _, err := e.v.Tokenize(ctx, creator.Key, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
