@@ -93,6 +93,9 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	case bodyJSON:
 		if len(bytes.TrimSpace(call.Body)) > 0 {
 			doc, err := decodeJSON(call.Body)
+			if err == errTooDeep {
+				return nil, errTooDeep
+			}
 			if err != nil {
 				return nil, invalidField("body", "is not valid JSON")
 			}

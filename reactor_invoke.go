@@ -100,6 +100,9 @@ func normalizeArgs(args any) (any, error) {
 	}
 	if raw, ok := args.(json.RawMessage); ok {
 		v, err := decodeJSON(raw)
+		if err == errTooDeep {
+			return nil, errTooDeep
+		}
 		if err != nil {
 			return nil, invalidField("args", "is not valid JSON")
 		}

@@ -92,6 +92,9 @@ func tokenizeBody(body any) (any, error) {
 		}
 	}
 	v, err := decodeJSON(b)
+	if err == errTooDeep {
+		return nil, err
+	}
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")
 	}

@@ -142,8 +142,21 @@ func normalizeJSON(v any) (any, error) {
 	return decodeJSON(b)
 }
 
-// decodeJSON decodes one JSON value keeping numbers exact.
+// MaxJSONDepth bounds the nesting of every JSON document the Vault reads
+// (bodies, token data, arguments, patches): deeper documents are refused
+// before any work is done on them.
+const MaxJSONDepth = 64
+
+// errTooDeep is decodeJSON's answer to a document nested deeper than
+// MaxJSONDepth.
+var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
+
+// decodeJSON decodes one JSON value keeping numbers exact, refusing
+// documents nested deeper than MaxJSONDepth.
 func decodeJSON(b []byte) (any, error) {
+	if jsonDepth(b) > MaxJSONDepth {
+		return nil, errTooDeep
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
@@ -151,6 +164,29 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// jsonDepth is the deepest nesting of brackets in b outside strings, a
+// linear scan that needs no parse.
+func jsonDepth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // prepareToken validates req, reporting problems under path, and computes

@@ -16,6 +16,9 @@ import (
 // token:update on the token's containers, old and new.
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
+	if err == errTooDeep {
+		return nil, errTooDeep
+	}
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")
 	}
