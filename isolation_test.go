@@ -1,0 +1,246 @@
+package tokenvault_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// mustSucceed marks a cell that is not a refusal.
+const mustSucceed = tokenvault.Kind(255)
+
+// tenantB is a second tenant with one resource of every kind.
+type tenantB struct {
+	mgmt       string
+	app        *tokenvault.Application
+	token      *tokenvault.Token
+	member     *tokenvault.TenantMember
+	invitation *tokenvault.Invitation
+	formula    *tokenvault.Formula
+	reactor    *tokenvault.Reactor
+	proxy      *tokenvault.Proxy
+	nonce      string
+}
+
+// secretsOfB are strings of tenant B that must never appear in anything
+// tenant A sees.
+var secretsOfB = []string{"Beta Corp", "beta-private", "beta-secret-value", "beta@example.com", "beta-formula", "beta-reactor", "beta-proxy"}
+
+func newTenantB(t *testing.T, e *env, m *fakeMailer) *tenantB {
+	t.Helper()
+	boot, err := e.v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta Corp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &tenantB{mgmt: boot.Application.Key}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.app, err = e.v.CreateApplication(ctx, b.mgmt, tokenvault.CreateApplicationRequest{Name: "beta-private", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create", "token:read", "token:use"}}}})
+	must(err)
+	b.token, err = e.v.CreateToken(ctx, b.app.Key, tokenvault.TokenRequest{Type: "token", Data: "beta-secret-value"})
+	must(err)
+	b.invitation, err = e.v.CreateInvitation(ctx, b.mgmt, tokenvault.CreateInvitationRequest{Email: "beta@example.com"})
+	must(err)
+	_, err = e.v.CreateInvitation(ctx, b.mgmt, tokenvault.CreateInvitationRequest{Email: "beta2@example.com"})
+	must(err)
+	b.member, err = e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{})
+	must(err)
+	b.formula, err = e.v.CreateFormula(ctx, b.mgmt, tokenvault.FormulaRequest{Name: "beta-formula", Code: echoCode})
+	must(err)
+	b.reactor, err = e.v.CreateReactor(ctx, b.mgmt, tokenvault.CreateReactorRequest{Name: "beta-reactor", Formula: &tokenvault.Ref{ID: b.formula.ID}, Configuration: map[string]any{}})
+	must(err)
+	b.proxy, err = e.v.CreateProxy(ctx, b.mgmt, tokenvault.ProxyRequest{Name: "beta-proxy", DestinationURL: "https://example.com"})
+	must(err)
+	pub, err := e.v.CreateApplication(ctx, b.mgmt, tokenvault.CreateApplicationRequest{Name: "beta-public", Type: tokenvault.Public, Permissions: []string{"token:create"}})
+	must(err)
+	s, err := e.v.CreateSession(ctx, pub.Key)
+	must(err)
+	b.nonce = s.Nonce
+	return b
+}
+
+// TestTenantIsolation calls every operation that takes an id with tenant
+// A's keys (holding every permission) and tenant B's ids: each is refused as
+// if the resource did not exist, the store is unchanged, and no error
+// mentions anything of B.
+func TestTenantIsolation(t *testing.T) {
+	e, m := newMailEnv(t)
+	b := newTenantB(t, e, m)
+	a := e.mgmt
+	user := e.reader(t, "reveal", "token:create", "token:read", "token:update", "token:delete", "token:search", "token:use").Key
+	cells := []struct {
+		name string
+		kind tokenvault.Kind
+		call func() error
+	}{
+		{"GetApplication", tokenvault.NotFound, func() error { _, err := e.v.GetApplication(ctx, a, b.app.ID); return err }},
+		{"UpdateApplication", tokenvault.NotFound, func() error {
+			_, err := e.v.UpdateApplication(ctx, a, b.app.ID, tokenvault.UpdateApplicationRequest{Name: "x", Permissions: []string{"token:read"}})
+			return err
+		}},
+		{"RegenerateApplicationKey", tokenvault.NotFound, func() error { _, err := e.v.RegenerateApplicationKey(ctx, a, b.app.ID); return err }},
+		{"DeleteApplication", tokenvault.NotFound, func() error { return e.v.DeleteApplication(ctx, a, b.app.ID) }},
+		{"GetToken", tokenvault.NotFound, func() error { _, err := e.v.GetToken(ctx, user, b.token.ID); return err }},
+		{"UpdateToken", tokenvault.NotFound, func() error {
+			_, err := e.v.UpdateToken(ctx, user, b.token.ID, json.RawMessage(`{"metadata": {"k": "v"}}`))
+			return err
+		}},
+		{"DeleteToken", tokenvault.NotFound, func() error { return e.v.DeleteToken(ctx, user, b.token.ID) }},
+		{"Detokenize", tokenvault.Invalid, func() error {
+			_, err := e.v.Detokenize(ctx, user, map[string]any{"v": "{{" + b.token.ID + "}}"})
+			return err
+		}},
+		{"CreateToken with B's id", tokenvault.Conflict, nil}, // placeholder replaced below
+		{"DeleteMember", tokenvault.NotFound, func() error { return e.v.DeleteMember(ctx, a, b.member.ID) }},
+		{"GetInvitation", tokenvault.NotFound, func() error { _, err := e.v.GetInvitation(ctx, a, b.invitation.ID); return err }},
+		{"ResendInvitation", tokenvault.NotFound, func() error { _, err := e.v.ResendInvitation(ctx, a, b.invitation.ID); return err }},
+		{"DeleteInvitation", tokenvault.NotFound, func() error { return e.v.DeleteInvitation(ctx, a, b.invitation.ID) }},
+		{"GetFormula", tokenvault.NotFound, func() error { _, err := e.v.GetFormula(ctx, a, b.formula.ID); return err }},
+		{"UpdateFormula", tokenvault.NotFound, func() error {
+			_, err := e.v.UpdateFormula(ctx, a, b.formula.ID, tokenvault.FormulaRequest{Name: "x", Code: echoCode})
+			return err
+		}},
+		{"DeleteFormula", tokenvault.NotFound, func() error { return e.v.DeleteFormula(ctx, a, b.formula.ID) }},
+		{"CreateReactor with B's formula", tokenvault.Invalid, func() error {
+			_, err := e.v.CreateReactor(ctx, a, tokenvault.CreateReactorRequest{Name: "x", Formula: &tokenvault.Ref{ID: b.formula.ID}, Configuration: map[string]any{}})
+			return err
+		}},
+		{"CreateReactor with B's application", tokenvault.Invalid, func() error {
+			_, err := e.v.CreateReactor(ctx, a, tokenvault.CreateReactorRequest{Name: "x", Code: echoCode, Application: &tokenvault.Ref{ID: b.app.ID}})
+			return err
+		}},
+		{"GetReactor", tokenvault.NotFound, func() error { _, err := e.v.GetReactor(ctx, a, b.reactor.ID); return err }},
+		{"UpdateReactor", tokenvault.NotFound, func() error {
+			_, err := e.v.UpdateReactor(ctx, a, b.reactor.ID, tokenvault.UpdateReactorRequest{Name: "x", Configuration: map[string]any{}})
+			return err
+		}},
+		{"PatchReactor", tokenvault.NotFound, func() error { return e.v.PatchReactor(ctx, a, b.reactor.ID, json.RawMessage(`{"name": "x"}`)) }},
+		{"DeleteReactor", tokenvault.NotFound, func() error { return e.v.DeleteReactor(ctx, a, b.reactor.ID) }},
+		{"InvokeReactor", tokenvault.NotFound, func() error {
+			_, err := e.v.InvokeReactor(ctx, user, b.reactor.ID, tokenvault.InvokeReactorRequest{})
+			return err
+		}},
+		{"InvokeReactor with B's token in args", tokenvault.Invalid, nil}, // needs a reactor of A, set below
+		{"GetProxy", tokenvault.NotFound, func() error { _, err := e.v.GetProxy(ctx, a, b.proxy.ID); return err }},
+		{"UpdateProxy", tokenvault.NotFound, func() error {
+			_, err := e.v.UpdateProxy(ctx, a, b.proxy.ID, tokenvault.ProxyRequest{Name: "x", DestinationURL: "https://example.com"})
+			return err
+		}},
+		{"PatchProxy", tokenvault.NotFound, func() error { return e.v.PatchProxy(ctx, a, b.proxy.ID, json.RawMessage(`{"name": "x"}`)) }},
+		{"DeleteProxy", tokenvault.NotFound, func() error { return e.v.DeleteProxy(ctx, a, b.proxy.ID) }},
+		{"CreateProxy with B's application", tokenvault.Invalid, func() error {
+			_, err := e.v.CreateProxy(ctx, a, tokenvault.ProxyRequest{Name: "x", DestinationURL: "https://example.com", Application: &tokenvault.Ref{ID: b.app.ID}})
+			return err
+		}},
+		{"InvokeProxy with B's proxy and A's key", tokenvault.Unauthenticated, func() error {
+			_, err := e.v.InvokeProxy(ctx, jsonCall(b.proxy.Key, user, "", `{}`))
+			return err
+		}},
+		{"AuthorizeSession with B's nonce", tokenvault.Invalid, func() error {
+			return e.v.AuthorizeSession(ctx, user, tokenvault.AuthorizeSessionRequest{Nonce: b.nonce, Permissions: []string{"token:read"}})
+		}},
+	}
+	ownReactor := e.reactor(t, tokenvault.CreateReactorRequest{Code: echoCode})
+	for i := range cells {
+		switch cells[i].name {
+		case "CreateToken with B's id":
+			// A custom id taken in B is free in A: tokens are per tenant.
+			cells[i].kind = mustSucceed
+			cells[i].call = func() error {
+				tok, err := e.v.CreateToken(ctx, user, tokenvault.TokenRequest{ID: "shared-custom-id", Type: "token", Data: "a"})
+				if err == nil && tok.TenantID != e.boot.Tenant.ID {
+					t.Errorf("token created in tenant %s", tok.TenantID)
+				}
+				return err
+			}
+			if _, err := e.v.CreateToken(ctx, b.app.Key, tokenvault.TokenRequest{ID: "shared-custom-id", Type: "token", Data: "b"}); err != nil {
+				t.Fatal(err)
+			}
+		case "InvokeReactor with B's token in args":
+			cells[i].call = func() error {
+				_, err := e.v.InvokeReactor(ctx, user, ownReactor.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"x": "{{" + b.token.ID + "}}"}})
+				return err
+			}
+		}
+	}
+
+	tenantBKeys := func() map[string][]byte {
+		out := map[string][]byte{}
+		for k, v := range dump(t, e.store) {
+			if strings.Contains(k, b.app.TenantID) || strings.HasPrefix(k, "sys/") {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	before := tenantBKeys()
+	refused := 0
+	for _, c := range cells {
+		err := c.call()
+		if c.kind == mustSucceed {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if tokenvault.ErrorKind(err) != c.kind || err == nil {
+			t.Errorf("%s with tenant A's key = %v, want kind %v", c.name, err, c.kind)
+			continue
+		}
+		refused++
+		for _, s := range append(secretsOfB, b.app.TenantID) {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("%s: error %q reveals %q", c.name, err, s)
+			}
+		}
+	}
+	after := tenantBKeys()
+	for k := range after {
+		if _, ok := before[k]; !ok && !strings.HasPrefix(k, "sys/apikey/") && !strings.HasPrefix(k, "sys/expiry/") {
+			t.Errorf("new entry %s", k)
+		}
+	}
+	for k, v := range before {
+		if strings.HasPrefix(k, "sys/") {
+			continue // A's own writes (its new keys, tokens' schedules) live here too
+		}
+		if string(after[k]) != string(v) {
+			t.Errorf("tenant B's entry %s changed", k)
+		}
+	}
+	t.Logf("%d cross-tenant calls refused", refused)
+
+	// Lists and logs of A never show B's resources.
+	lists := map[string]func() (any, error){
+		"ListApplications": func() (any, error) {
+			return e.v.ListApplications(ctx, a, tokenvault.ListApplicationsRequest{IDs: []string{b.app.ID}})
+		},
+		"ListTokens":      func() (any, error) { return e.v.ListTokens(ctx, user, tokenvault.ListTokensRequest{IDs: []string{b.token.ID}}) },
+		"ListMembers":     func() (any, error) { return e.v.ListMembers(ctx, a, tokenvault.ListMembersRequest{UserIDs: []string{b.member.User.ID}}) },
+		"ListInvitations": func() (any, error) { return e.v.ListInvitations(ctx, a, tokenvault.ListInvitationsRequest{}) },
+		"ListReactors":    func() (any, error) { return e.v.ListReactors(ctx, a, tokenvault.ListReactorsRequest{}) },
+		"ListProxies":     func() (any, error) { return e.v.ListProxies(ctx, a, tokenvault.ListProxiesRequest{}) },
+		"ListFormulas":    func() (any, error) { return e.v.ListFormulas(ctx, a, tokenvault.ListFormulasRequest{}) },
+		"ListLogs":        func() (any, error) { return e.v.ListLogs(ctx, a, tokenvault.ListLogsRequest{}) },
+	}
+	for name, list := range lists {
+		out, err := list()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		js, _ := json.Marshal(out)
+		for _, s := range append(secretsOfB, b.app.ID, b.token.ID, b.reactor.ID, b.proxy.ID, b.formula.ID, b.invitation.ID) {
+			if strings.Contains(string(js), s) {
+				t.Errorf("%s of tenant A shows %q of tenant B", name, s)
+			}
+		}
+	}
+}
