@@ -1,0 +1,199 @@
+package tokenvault_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+func TestKeysOfOneKindDoNotWorkAsAnother(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
+	user := e.user(t)
+	_, err := e.v.ListPermissions(ctx, p.Key, "")
+	wantKind(t, "a proxy key as an API key", err, tokenvault.Unauthenticated)
+	_, err = e.v.InvokeProxy(ctx, jsonCall(user, user, "", `{}`))
+	wantKind(t, "an API key as a proxy key", err, tokenvault.Unauthenticated)
+	s := e.session(t)
+	_, err = e.v.ListPermissions(ctx, s.Nonce, "")
+	wantKind(t, "a nonce as an API key", err, tokenvault.Unauthenticated)
+	_, err = e.v.InvokeProxy(ctx, jsonCall(s.SessionKey, user, "", `{}`))
+	wantKind(t, "a session key as a proxy key", err, tokenvault.Unauthenticated)
+}
+
+// TestSandboxContainsHostileCode runs hostile reactor code; each attempt is
+// refused or stopped, and the next invocation works.
+func TestSandboxContainsHostileCode(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 300 * time.Millisecond })
+	other := e.tenant(t, "Other")
+	otherApp, _ := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "o", Type: tokenvault.Private, Permissions: []string{"token:create"}})
+	otherTok, err := e.v.CreateToken(ctx, otherApp.Key, tokenvault.TokenRequest{Type: "token", Data: "other-tenant-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := e.reader(t, "reveal", "token:read", "token:create")
+	user := e.user(t)
+	hostile := map[string]string{
+		"infinite loop":        `module.exports = () => { for (;;) {} }`,
+		"deep recursion":       `module.exports = function f(n) { return f(n + 1) }`,
+		"memory bomb":          `module.exports = () => { let s = "x"; for (;;) { s = s + s } }`,
+		"require fs":           `module.exports = () => require("fs").readFileSync("/etc/passwd", "utf8")`,
+		"require child_proc":   `module.exports = () => require("child_process").execSync("id")`,
+		"process.exit":         `module.exports = () => process.exit(1)`,
+		"other tenant's token": `module.exports = async (req) => (await req.client.getToken("` + otherTok.ID + `")).data`,
+		"other tenant's detok": `module.exports = async (req) => req.client.detokenize({x: "{{` + otherTok.ID + `}}"})`,
+	}
+	for name, code := range hostile {
+		r, err := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: name, Code: code, Application: &tokenvault.Ref{ID: app.ID}})
+		if err != nil {
+			t.Fatalf("%s: CreateReactor: %v", name, err)
+		}
+		start := time.Now()
+		out, err := e.v.InvokeReactor(ctx, user, r.ID, tokenvault.InvokeReactorRequest{})
+		if err == nil {
+			t.Errorf("%s: succeeded with %+v", name, out)
+		}
+		if tokenvault.ErrorKind(err) == tokenvault.Internal {
+			t.Errorf("%s: internal error %v", name, err)
+		}
+		if strings.Contains(err.Error(), "other-tenant-secret") || strings.Contains(err.Error(), "root:") {
+			t.Errorf("%s: error leaks data: %v", name, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v", name, d)
+		}
+		healthy, _ := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "ok", Code: echoCode})
+		if _, err := e.v.InvokeReactor(ctx, user, healthy.ID, tokenvault.InvokeReactorRequest{}); err != nil {
+			t.Fatalf("after %s: %v", name, err)
+		}
+	}
+
+	// Prototype pollution does not reach the next invocation or the host.
+	polluter, _ := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "p", Code: `module.exports = () => {
+		Object.prototype.polluted = "yes"; Array.prototype.map = () => "hijacked"; JSON.stringify = () => "{}";
+		return {raw: 1} }`})
+	if _, err := e.v.InvokeReactor(ctx, user, polluter.ID, tokenvault.InvokeReactorRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	probe, _ := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "probe", Code: `module.exports = () => ({raw: [({}).polluted === undefined, [1].map(x => x + 1)[0]]})`})
+	out, err := e.v.InvokeReactor(ctx, user, probe.ID, tokenvault.InvokeReactorRequest{})
+	if err != nil || roundTrip(t, out.Raw).([]any)[0] != true || roundTrip(t, out.Raw).([]any)[1] != 2.0 {
+		t.Errorf("after pollution: %+v, %v", out, err)
+	}
+}
+
+// syncBuffer collects log output from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSecretsNeverLeak runs a full scenario over HTTP with debug logging
+// captured, including failures, and greps every log line and response body
+// for secrets: card number, token plaintext, API keys, session keys and the
+// master key.
+func TestSecretsNeverLeak(t *testing.T) {
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	master := newMasterKey()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Logger: logger,
+		Mailer: &fakeMailer{}, AllowPrivateDestinations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	srv := httptest.NewServer(http.StripPrefix("/vault", httpapi.New(v, httpapi.Options{Logger: logger})))
+	defer srv.Close()
+	boot, _ := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	var bodies bytes.Buffer
+	call := func(method, path, key, body string) string {
+		req, _ := http.NewRequest(method, srv.URL+"/vault"+path, strings.NewReader(body))
+		req.Header.Set("SVC-API-KEY", key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(res.Body)
+		bodies.Write(b.Bytes())
+		return b.String()
+	}
+	keyOf := func(body string) string {
+		var a struct{ Key string }
+		json.Unmarshal([]byte(body), &a)
+		return a.Key
+	}
+	const card, plain = "4000056655665556", "plaintext-ssn-078-05-1120"
+	priv := keyOf(call("POST", "/applications", boot.Application.Key, `{"name":"p","type":"private","rules":[{"priority":1,"container":"/","transform":"reveal","permissions":["token:create","token:read","token:use"]}]}`))
+	pub := keyOf(call("POST", "/applications", boot.Application.Key, `{"name":"w","type":"public","permissions":["token:create"]}`))
+	created := call("POST", "/tokenize", pub, `{"c": {"type":"card","data":{"number":"`+card+`","expiration_month":7,"expiration_year":2031,"cvc":"987"}}, "s": "`+plain+`"}`)
+	var ids struct {
+		C struct{ ID string }
+		S string
+	}
+	json.Unmarshal([]byte(created), &ids)
+	// Bodies that carry plaintext on purpose are not collected: a reveal
+	// is the service working. Everything else is.
+	bodies.Reset()
+	sess := call("POST", "/sessions", pub, ``)
+	var s struct {
+		SessionKey string `json:"session_key"`
+		Nonce      string
+	}
+	json.Unmarshal([]byte(sess), &s)
+	bodies.Reset()
+	// Failures of every kind, with the secrets in the requests.
+	call("POST", "/tokenize", pub, `{"c": {"type":"card","data":{"number":"`+card[:15]+`7","expiration_month":7,"expiration_year":2031}}}`)
+	call("POST", "/tokenize", pub, `{"bad json `+plain)
+	call("POST", "/detokenize", priv, `{"x": "{{nope}} `+plain+`"}`)
+	call("POST", "/reactors", boot.Application.Key, `{"name":"r","code":"module.exports = function ( { `+card+`"}`)
+	r := call("POST", "/reactors", boot.Application.Key, `{"name":"r","code":"module.exports = async (req) => { console.log('arg', req.args.n.length); throw new Error('failed') }"}`)
+	var re struct{ ID string }
+	json.Unmarshal([]byte(r), &re)
+	call("POST", "/reactors/"+re.ID+"/react", priv, `{"args": {"n": "{{`+ids.C.ID+` | json: '$.number'}}"}}`)
+	call("GET", "/tokens/"+ids.S, s.SessionKey, ``)
+	call("GET", "/applications", priv, ``)
+	call("GET", "/applications", pub+"x", ``)
+	call("POST", "/sessions/authorize", priv, `{"nonce": "`+s.Nonce+`x", "permissions": ["token:read"]}`)
+	call("PATCH", "/tokens/"+ids.S, priv, `{"data": "`+plain+`"}`)
+
+	haystack := logs.String() + bodies.String()
+	for name, secret := range map[string]string{
+		"card number": card, "card number (last 12)": card[4:], "token plaintext": plain, "cvc": `"987"`,
+		"private key": priv, "public key": pub, "management key": boot.Application.Key,
+		"session key": s.SessionKey, "nonce": s.Nonce, "master key": hex.EncodeToString(master), "master key bytes": string(master),
+	} {
+		if secret != "" && strings.Contains(haystack, secret) {
+			t.Errorf("the %s appears in logs or error bodies", name)
+		}
+	}
+	if !strings.Contains(logs.String(), "level=DEBUG") {
+		t.Error("no debug output was captured: the test proves nothing")
+	}
+}
