@@ -222,8 +222,12 @@ func TestTenantIsolation(t *testing.T) {
 		"ListApplications": func() (any, error) {
 			return e.v.ListApplications(ctx, a, tokenvault.ListApplicationsRequest{IDs: []string{b.app.ID}})
 		},
-		"ListTokens":      func() (any, error) { return e.v.ListTokens(ctx, user, tokenvault.ListTokensRequest{IDs: []string{b.token.ID}}) },
-		"ListMembers":     func() (any, error) { return e.v.ListMembers(ctx, a, tokenvault.ListMembersRequest{UserIDs: []string{b.member.User.ID}}) },
+		"ListTokens": func() (any, error) {
+			return e.v.ListTokens(ctx, user, tokenvault.ListTokensRequest{IDs: []string{b.token.ID}})
+		},
+		"ListMembers": func() (any, error) {
+			return e.v.ListMembers(ctx, a, tokenvault.ListMembersRequest{UserIDs: []string{b.member.User.ID}})
+		},
 		"ListInvitations": func() (any, error) { return e.v.ListInvitations(ctx, a, tokenvault.ListInvitationsRequest{}) },
 		"ListReactors":    func() (any, error) { return e.v.ListReactors(ctx, a, tokenvault.ListReactorsRequest{}) },
 		"ListProxies":     func() (any, error) { return e.v.ListProxies(ctx, a, tokenvault.ListProxiesRequest{}) },
