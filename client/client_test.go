@@ -1,0 +1,224 @@
+package client_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/client"
+	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+type mailbox struct {
+	mu    sync.Mutex
+	token string
+}
+
+func (m *mailbox) SendInvitation(_ context.Context, mail tokenvault.InvitationMail) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.token = mail.Token
+	return nil
+}
+
+// TestEveryEndpoint drives every endpoint of the API through the client
+// against httpapi, and checks each answer decodes into the Vault's types.
+func TestEveryEndpoint(t *testing.T) {
+	ctx := context.Background()
+	key := make([]byte, 32)
+	rand.Read(key)
+	box := &mailbox{}
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1, Mailer: box, AllowPrivateDestinations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/vault/", http.StripPrefix("/vault", httpapi.New(v, httpapi.Options{})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	}))
+	defer dest.Close()
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(srv.URL+"/vault", nil)
+	mgmt := boot.Application.Key
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+
+	app, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "be", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create", "token:read", "token:update", "token:delete", "token:search", "token:use"}}}})
+	must("CreateApplication", err)
+	apps, err := c.ListApplications(ctx, mgmt, tokenvault.ListApplicationsRequest{IDs: []string{app.ID}})
+	must("ListApplications", err)
+	if len(apps.Data) != 1 {
+		t.Errorf("ListApplications = %+v", apps)
+	}
+	_, err = c.GetApplication(ctx, mgmt, app.ID)
+	must("GetApplication", err)
+	_, err = c.GetApplicationByKey(ctx, mgmt)
+	must("GetApplicationByKey", err)
+	_, err = c.UpdateApplication(ctx, mgmt, app.ID, tokenvault.UpdateApplicationRequest{Name: "be2", Rules: app.Rules})
+	must("UpdateApplication", err)
+	app2, err := c.RegenerateApplicationKey(ctx, mgmt, app.ID)
+	must("RegenerateApplicationKey", err)
+	k := app2.Key
+	perms, err := c.ListPermissions(ctx, mgmt, tokenvault.Public)
+	must("ListPermissions", err)
+	if len(perms) != 2 {
+		t.Errorf("ListPermissions(public) = %v", perms)
+	}
+	_, err = c.GetTenant(ctx, mgmt)
+	must("GetTenant", err)
+	must("RotateDataKey", c.RotateDataKey(ctx, mgmt))
+	secret, err := c.WebhookSecret(ctx, mgmt)
+	must("WebhookSecret", err)
+	if len(secret) != 64 {
+		t.Errorf("WebhookSecret = %q", secret)
+	}
+
+	out, err := c.Tokenize(ctx, k, map[string]any{"name": "Ada"})
+	must("Tokenize", err)
+	id := out.(map[string]any)["name"].(string)
+	det, err := c.Detokenize(ctx, k, map[string]any{"n": "{{" + id + "}}"})
+	must("Detokenize", err)
+	if det.(map[string]any)["n"] != "Ada" {
+		t.Errorf("Detokenize = %v", det)
+	}
+	tok, err := c.CreateToken(ctx, k, tokenvault.TokenRequest{Type: "token", Data: "x", Metadata: map[string]string{"ref": "A1"}, SearchIndexes: []string{"{{ data }}"}})
+	must("CreateToken", err)
+	got, err := c.GetToken(ctx, k, tok.ID)
+	must("GetToken", err)
+	if got.Data != "x" {
+		t.Errorf("GetToken = %+v", got)
+	}
+	_, err = c.UpdateToken(ctx, k, tok.ID, json.RawMessage(`{"metadata": {"ref": "B2"}}`))
+	must("UpdateToken", err)
+	list, err := c.ListTokens(ctx, k, tokenvault.ListTokensRequest{Metadata: map[string]string{"ref": "b2"}})
+	must("ListTokens", err)
+	if len(list.Data) != 1 {
+		t.Errorf("ListTokens(metadata) = %+v", list)
+	}
+	found, err := c.SearchTokens(ctx, k, tokenvault.SearchTokensRequest{Query: "data:x"})
+	must("SearchTokens", err)
+	if len(found.Data) != 1 {
+		t.Errorf("SearchTokens = %+v", found)
+	}
+	must("DeleteToken", c.DeleteToken(ctx, k, tok.ID))
+	_, err = c.GetToken(ctx, k, tok.ID)
+	if !errors.Is(err, tokenvault.ErrNotFound) {
+		t.Errorf("GetToken after delete = %v, want ErrNotFound", err)
+	}
+	_, err = c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "", Type: tokenvault.Private})
+	var te *tokenvault.Error
+	if !errors.As(err, &te) || te.Kind != tokenvault.Invalid || te.Fields["name"] == nil {
+		t.Errorf("invalid request = %v, want Invalid with a field", err)
+	}
+
+	pub, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "web", Type: tokenvault.Public, Permissions: []string{"token:create"}})
+	must("CreateApplication(public)", err)
+	sess, err := c.CreateSession(ctx, pub.Key)
+	must("CreateSession", err)
+	must("AuthorizeSession", c.AuthorizeSession(ctx, k, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{"token:create"}}))
+
+	inv, err := c.CreateInvitation(ctx, mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
+	must("CreateInvitation", err)
+	_, err = c.ListInvitations(ctx, mgmt, tokenvault.ListInvitationsRequest{})
+	must("ListInvitations", err)
+	_, err = c.GetInvitation(ctx, mgmt, inv.ID)
+	must("GetInvitation", err)
+	_, err = c.ResendInvitation(ctx, mgmt, inv.ID)
+	must("ResendInvitation", err)
+	member, err := c.AcceptInvitation(ctx, box.token, tokenvault.User{FirstName: "Ada"})
+	must("AcceptInvitation", err)
+	members, err := c.ListMembers(ctx, mgmt, tokenvault.ListMembersRequest{UserIDs: []string{member.User.ID}})
+	must("ListMembers", err)
+	if len(members.Data) != 1 {
+		t.Errorf("ListMembers = %+v", members)
+	}
+	must("DeleteMember", c.DeleteMember(ctx, mgmt, member.ID))
+	inv2, err := c.CreateInvitation(ctx, mgmt, tokenvault.CreateInvitationRequest{Email: "bob@example.com"})
+	must("CreateInvitation", err)
+	must("DeleteInvitation", c.DeleteInvitation(ctx, mgmt, inv2.ID))
+
+	f, err := c.CreateFormula(ctx, mgmt, tokenvault.FormulaRequest{Name: "f", Code: "module.exports = async (req) => ({raw: req.args})"})
+	must("CreateFormula", err)
+	_, err = c.ListFormulas(ctx, mgmt, tokenvault.ListFormulasRequest{})
+	must("ListFormulas", err)
+	_, err = c.GetFormula(ctx, mgmt, f.ID)
+	must("GetFormula", err)
+	_, err = c.UpdateFormula(ctx, mgmt, f.ID, tokenvault.FormulaRequest{Name: "f2", Code: f.Code})
+	must("UpdateFormula", err)
+	r, err := c.CreateReactor(ctx, mgmt, tokenvault.CreateReactorRequest{Name: "r", Formula: &tokenvault.Ref{ID: f.ID}, Configuration: map[string]any{}})
+	must("CreateReactor", err)
+	_, err = c.ListReactors(ctx, mgmt, tokenvault.ListReactorsRequest{Name: "r"})
+	must("ListReactors", err)
+	_, err = c.GetReactor(ctx, mgmt, r.ID)
+	must("GetReactor", err)
+	_, err = c.UpdateReactor(ctx, mgmt, r.ID, tokenvault.UpdateReactorRequest{Name: "r2", Configuration: map[string]any{}})
+	must("UpdateReactor", err)
+	must("PatchReactor", c.PatchReactor(ctx, mgmt, r.ID, json.RawMessage(`{"name": "r3"}`)))
+	res, err := c.InvokeReactor(ctx, k, r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"who": "{{" + id + "}}"}})
+	must("InvokeReactor", err)
+	if raw, _ := res.Raw.(map[string]any); raw["who"] != "Ada" {
+		t.Errorf("InvokeReactor = %+v", res)
+	}
+	must("DeleteReactor", c.DeleteReactor(ctx, mgmt, r.ID))
+	must("DeleteFormula", c.DeleteFormula(ctx, mgmt, f.ID))
+
+	p, err := c.CreateProxy(ctx, mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: dest.URL})
+	must("CreateProxy", err)
+	_, err = c.ListProxies(ctx, mgmt, tokenvault.ListProxiesRequest{})
+	must("ListProxies", err)
+	_, err = c.GetProxy(ctx, mgmt, p.ID)
+	must("GetProxy", err)
+	_, err = c.UpdateProxy(ctx, mgmt, p.ID, tokenvault.ProxyRequest{Name: "p2", DestinationURL: dest.URL})
+	must("UpdateProxy", err)
+	must("PatchProxy", c.PatchProxy(ctx, mgmt, p.ID, json.RawMessage(`{"name": "p3"}`)))
+	pres, err := c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, APIKey: k, Method: "POST", Path: "/echo",
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"n": "{{` + id + `}}"}`)})
+	must("InvokeProxy", err)
+	if pres.Status != 200 || string(pres.Body) != `{"n":"Ada"}` {
+		t.Errorf("InvokeProxy = %d %s", pres.Status, pres.Body)
+	}
+	_, err = c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, Method: "GET"})
+	if tokenvault.ErrorKind(err) != tokenvault.Unauthenticated {
+		t.Errorf("InvokeProxy without a key = %v", err)
+	}
+	must("DeleteProxy", c.DeleteProxy(ctx, mgmt, p.ID))
+
+	logs, err := c.ListLogs(ctx, mgmt, tokenvault.ListLogsRequest{EntityType: "reactor"})
+	must("ListLogs", err)
+	if len(logs.Data) == 0 {
+		t.Error("no reactor logs")
+	}
+	types, err := c.EntityTypes(ctx, mgmt)
+	must("EntityTypes", err)
+	if len(types) == 0 {
+		t.Error("no entity types")
+	}
+	must("DeleteApplication", c.DeleteApplication(ctx, mgmt, app.ID))
+	_, err = c.GetTenant(ctx, "key_nope")
+	if !errors.Is(err, tokenvault.ErrUnauthenticated) || !strings.Contains(err.Error(), "API key") {
+		t.Errorf("unknown key = %v", err)
+	}
+}

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// Applications.
+
+func (c *Client) CreateApplication(ctx context.Context, key string, req tokenvault.CreateApplicationRequest) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "POST", path: "/applications", key: key, body: req, out: &out})
+}
+
+func (c *Client) ListApplications(ctx context.Context, key string, req tokenvault.ListApplicationsRequest) (*tokenvault.Page[tokenvault.Application], error) {
+	var out tokenvault.Page[tokenvault.Application]
+	q := pageQuery(url.Values{"id": req.IDs}, req.PageRequest)
+	return &out, c.do(ctx, call{method: "GET", path: withQuery("/applications", clean(q)), key: key, out: &out})
+}
+
+func (c *Client) GetApplication(ctx context.Context, key, id string) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "GET", path: "/applications/" + esc(id), key: key, out: &out})
+}
+
+func (c *Client) GetApplicationByKey(ctx context.Context, key string) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "GET", path: "/applications/key", key: key, out: &out})
+}
+
+func (c *Client) UpdateApplication(ctx context.Context, key, id string, req tokenvault.UpdateApplicationRequest) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "PUT", path: "/applications/" + esc(id), key: key, body: req, out: &out})
+}
+
+func (c *Client) RegenerateApplicationKey(ctx context.Context, key, id string) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/regenerate", key: key, out: &out})
+}
+
+func (c *Client) DeleteApplication(ctx context.Context, key, id string) error {
+	return c.do(ctx, call{method: "DELETE", path: "/applications/" + esc(id), key: key})
+}
+
+// Permissions, logs, tenant.
+
+func (c *Client) ListPermissions(ctx context.Context, key string, typ tokenvault.ApplicationType) ([]tokenvault.Permission, error) {
+	var out []tokenvault.Permission
+	q := url.Values{}
+	if typ != "" {
+		q.Set("application_type", string(typ))
+	}
+	return out, c.do(ctx, call{method: "GET", path: withQuery("/permissions", q), key: key, out: &out})
+}
+
+func (c *Client) ListLogs(ctx context.Context, key string, req tokenvault.ListLogsRequest) (*tokenvault.Page[tokenvault.Log], error) {
+	var out tokenvault.Page[tokenvault.Log]
+	q := pageQuery(url.Values{}, req.PageRequest)
+	if req.EntityType != "" {
+		q.Set("entity_type", req.EntityType)
+	}
+	if req.EntityID != "" {
+		q.Set("entity_id", req.EntityID)
+	}
+	if req.StartDate != nil {
+		q.Set("start_date", req.StartDate.Format(time.RFC3339Nano))
+	}
+	if req.EndDate != nil {
+		q.Set("end_date", req.EndDate.Format(time.RFC3339Nano))
+	}
+	return &out, c.do(ctx, call{method: "GET", path: withQuery("/logs", q), key: key, out: &out})
+}
+
+func (c *Client) EntityTypes(ctx context.Context, key string) ([]tokenvault.EntityType, error) {
+	var out []tokenvault.EntityType
+	return out, c.do(ctx, call{method: "GET", path: "/logs/entity-types", key: key, out: &out})
+}
+
+func (c *Client) GetTenant(ctx context.Context, key string) (*tokenvault.Tenant, error) {
+	var out tokenvault.Tenant
+	return &out, c.do(ctx, call{method: "GET", path: "/tenants/self", key: key, out: &out})
+}
+
+func (c *Client) RotateDataKey(ctx context.Context, key string) error {
+	return c.do(ctx, call{method: "POST", path: "/tenants/self/rotate-data-key", key: key})
+}
+
+func (c *Client) WebhookSecret(ctx context.Context, key string) (string, error) {
+	var out struct{ Secret string }
+	err := c.do(ctx, call{method: "GET", path: "/tenants/self/webhook-secret", key: key, out: &out})
+	return out.Secret, err
+}
+
+// Tokens.
+
+func (c *Client) Tokenize(ctx context.Context, key string, body any) (any, error) {
+	var out any
+	return out, c.do(ctx, call{method: "POST", path: "/tokenize", key: key, body: body, out: &out})
+}
+
+func (c *Client) Detokenize(ctx context.Context, key string, body any) (any, error) {
+	var out any
+	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out})
+}
+
+func (c *Client) CreateToken(ctx context.Context, key string, req tokenvault.TokenRequest) (*tokenvault.Token, error) {
+	var out tokenvault.Token
+	return &out, c.do(ctx, call{method: "POST", path: "/tokens", key: key, body: req, out: &out})
+}
+
+func (c *Client) GetToken(ctx context.Context, key, id string) (*tokenvault.Token, error) {
+	var out tokenvault.Token
+	return &out, c.do(ctx, call{method: "GET", path: "/tokens/" + esc(id), key: key, out: &out})
+}
+
+// UpdateToken sends patch as an RFC 7386 merge patch.
+func (c *Client) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*tokenvault.Token, error) {
+	var out tokenvault.Token
+	return &out, c.do(ctx, call{method: "PATCH", path: "/tokens/" + esc(id), key: key, body: patch, contentType: mergePatchType, out: &out})
+}
+
+func (c *Client) DeleteToken(ctx context.Context, key, id string) error {
+	return c.do(ctx, call{method: "DELETE", path: "/tokens/" + esc(id), key: key})
+}
+
+func (c *Client) ListTokens(ctx context.Context, key string, req tokenvault.ListTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
+	var out tokenvault.Page[tokenvault.Token]
+	q := pageQuery(url.Values{"id": req.IDs}, req.PageRequest)
+	for name, v := range map[string]string{"container": req.Container, "type": req.Type, "fingerprint": req.Fingerprint} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	for k, v := range req.Metadata {
+		q.Set("metadata."+k, v)
+	}
+	return &out, c.do(ctx, call{method: "GET", path: withQuery("/tokens", clean(q)), key: key, out: &out})
+}
+
+func (c *Client) SearchTokens(ctx context.Context, key string, req tokenvault.SearchTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
+	var out tokenvault.Page[tokenvault.Token]
+	body := map[string]any{"query": req.Query, "page": req.Page, "size": req.Size}
+	return &out, c.do(ctx, call{method: "POST", path: "/tokens/search", key: key, body: body, out: &out})
+}
+
+// clean drops empty repeated parameters (a nil id list).
+func clean(q url.Values) url.Values {
+	for k, v := range q {
+		if len(v) == 0 {
+			delete(q, k)
+		}
+	}
+	return q
+}
