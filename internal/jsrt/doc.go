@@ -1,50 +1,138 @@
-// Package jsrt runs tenant JavaScript (reactor code and proxy transforms)
+// Package jsrt runs tenant JavaScript, reactor code and proxy transforms,
 // in a sandbox built on goja.
 //
-// Code is a Node-style module whose module.exports is a function, usually
-// async: module.exports = async function (req) { ... }. [Runtime.Compile]
-// checks it once (syntax, size, and that it exports a function) and caches
-// the compiled program by the SHA-256 of the code. [Runtime.Run] calls the
-// function with req and waits for the promise it returns.
+// Code is a Node-style (CommonJS) module whose module.exports is a
+// function, usually async:
+//
+//	module.exports = async function (req) {
+//		const { createHash } = require('crypto');
+//		return { raw: { id: createHash('sha256').update(req.args.card).digest('hex') } };
+//	};
+//
+// [Runtime.Compile] checks code once (size, syntax, and that running the
+// module body exports a function) and caches the outcome by the SHA-256 of
+// the code, in an LRU of 1024 entries. [Runtime.Run] runs the module body,
+// calls the exported function with req, drives the event loop until the
+// promise it returns settles, and exports the result as JSON-compatible Go
+// values. A Runtime is safe for concurrent use.
 //
 // # Sandbox
 //
-// Every run gets a fresh goja runtime: nothing a call leaves in the global
-// scope or on a built-in prototype is visible to the next call or to another
-// tenant. Code sees only the ECMAScript built-ins, console, the error
-// classes below, module/exports, and require, which loads only the
-// allow-listed modules:
+// Every invocation gets a fresh goja runtime, used once and dropped: goja
+// cannot reset a runtime, so reuse could leak state (a global, a patched
+// built-in prototype, module-level variables) from one call or tenant to
+// the next. goja.New is cheap because goja creates its built-ins lazily;
+// what is shared is immutable (compiled programs), and the sandbox's own
+// globals are created on first use. The module body therefore runs on every
+// invocation: module-level state does not persist between calls.
 //
-//   - crypto: randomUUID(), createHash(alg) and createHmac(alg, key) for
-//     sha256, sha1 and md5, with update(string) and digest('hex'|'base64').
+// Code sees the ECMAScript built-ins and:
 //
-// There is no file system, process, network or timer: the only way out is
-// req.client, a view of the host's token operations. Because nothing can
-// resolve a promise from outside, a promise still pending once the call and
-// its microtasks have run can never settle; Run reports it as Timeout at
-// once rather than waiting. console output goes to Options.Logger at debug
-// level, never to the caller.
+//   - module, exports and require (parameters of the module function, as in
+//     Node);
+//   - console.log, info, warn, error, debug and trace, which write to
+//     Options.Logger at slog.LevelDebug with the attribute
+//     source="console.<method>" (at most 1000 lines of 8 KiB per
+//     invocation), never to the caller;
+//   - setTimeout, setInterval, clearTimeout, clearInterval (delays of at
+//     least 1ms, at most 1000 pending; callbacks run only before the
+//     invocation's deadline) and queueMicrotask;
+//   - atob and btoa;
+//   - the error classes below.
+//
+// These globals live on an object between the global object and
+// Object.prototype, so they are created only when used. One goja quirk
+// follows: in strict mode, assigning to one of them without declaring it
+// (console = x) throws a ReferenceError; declare it or assign
+// globalThis.console instead.
+//
+// There is no file system, process, network, Buffer or dynamic import. The
+// only way out is req.client (see [Client]), whose methods are synchronous.
+// Source maps are disabled, so a sourceMappingURL comment cannot make the
+// parser read a file.
+//
+// require loads only allow-listed modules, implemented in Go, once per
+// invocation:
+//
+//   - crypto (also node:crypto): randomUUID(); createHash(alg) and
+//     createHmac(alg, key) for md5, sha1, sha256, sha384 and sha512, with
+//     update(data[, inputEncoding]) and digest('hex' | 'base64' |
+//     'base64url' | 'latin1'), or digest() for a Uint8Array;
+//   - @svc/errors: the error classes, the same objects as the globals.
+//
+// Anything else throws an Error: "module fs is not available; allowed:
+// @svc/errors, crypto".
 //
 // # Limits
 //
-//   - Time: each run is interrupted at min(ctx deadline, Options.Timeout),
-//     even inside while (true) {}.
-//   - Memory: a watchdog samples the process heap every few milliseconds and
-//     interrupts the run when it has grown by more than
-//     Options.MaxMemoryBytes since the run began. The heap is shared, so the
-//     measure is approximate under concurrency (a run may be charged for a
-//     neighbour's growth); it exists to stop runaway code, not to account.
-//     Recursion is bounded by a call stack of maxCallStack frames.
-//   - Code size: Options.MaxCodeBytes.
+// Each limit ends the invocation with an [Error] of its Kind; the Runtime
+// then carries on normally.
+//
+//   - Time (Timeout): the deadline is the earlier of ctx's and
+//     Options.Timeout (default 10s). The goja runtime is interrupted at the
+//     deadline or when ctx is canceled, even inside while (true) {} or a
+//     promise callback. A single built-in call (a huge sort, a regular
+//     expression) cannot be interrupted; Run then returns 25ms after the
+//     deadline anyway, and the abandoned goroutine stops at its next
+//     instruction. Regular expressions that need backtracking give up a
+//     single match after 2s (the package sets regexp2.DefaultMatchTimeout).
+//     A returned promise that is still pending when no timer is left can
+//     never settle (nothing outside can resolve it), and ends with Timeout
+//     at once rather than at the deadline.
+//   - Memory (MemoryLimit): a monitor samples the process heap (bytes of
+//     heap objects, from runtime/metrics) every 5ms while invocations run,
+//     and stops an invocation once the heap has grown by more than
+//     Options.MaxMemoryBytes (default 64 MiB) since it began, confirmed by
+//     a forced garbage collection (at most one per 100ms). The heap is
+//     shared, so this is approximate: an invocation is charged for what the
+//     whole process allocated meanwhile, and is stopped somewhere between
+//     its limit and about twice it. Built-ins that could allocate
+//     gigabytes in one uninterruptible call are bounded: String.prototype
+//     repeat, padStart and padEnd and Array.prototype.join throw
+//     RangeError("Invalid string length") past MaxMemoryBytes characters,
+//     and Array.prototype.fill throws RangeError("Invalid array length")
+//     past MaxMemoryBytes/16 elements. Typed arrays and ArrayBuffers are
+//     not bounded this way.
+//   - Recursion: the JavaScript call stack is limited to 3000 frames;
+//     deeper recursion is a RuntimeFailure ("Maximum call stack size
+//     exceeded"), not a crash.
+//   - Code size: Compile refuses code over Options.MaxCodeBytes (default
+//     256 KiB).
 //
 // # Errors
 //
-// Code may throw the error classes of the service, available as globals:
-// BadRequestError (400), AuthenticationError (401),
-// InvalidPaymentMethodError (402), AuthorizationError (403), RateLimitError
-// (429), ReactorRuntimeError (500), ServiceUnavailableError (503), and
-// CustomHttpResponseError({status, headers, body}) whose response is used
-// verbatim. A string or array argument becomes Errors {"error": [...]}; an
-// object argument becomes one array per property. Anything else thrown is
-// a 500 with its message. No error carries a Go stack or a host path.
+// Failures of Run are *[Error]; failures of Compile are *[CompileError].
+// Neither carries a Go stack trace or a host path: messages are the
+// code's own or written here.
+//
+// Code may throw the error classes of the service (globals, and
+// require('@svc/errors')), which extend Error:
+//
+//	AuthenticationError        401
+//	AuthorizationError         403
+//	BadRequestError            400
+//	InvalidPaymentMethodError  402
+//	RateLimitError             429
+//	ReactorRuntimeError        500
+//	ServiceUnavailableError    503
+//	CustomHttpResponseError    {status, headers, body}, used verbatim
+//
+// The Error has Kind Thrown, Class the class name and Status its status.
+// The constructor's argument becomes Errors: a string or an array gives
+// {"error": [...]}, an object one array per property (non-string values as
+// short JSON; at most 100 properties of 100 messages); a string argument is
+// also the message, which is cut to 2 KiB like every message. For
+// CustomHttpResponseError, Status is the status given (500 unless it is an
+// integer from 100 to 599), Headers the headers (strings; arrays joined with
+// ", ") and Body the body as JSON-compatible values.
+//
+// Anything else thrown, or a rejected promise, is Kind Thrown, Class
+// "Error", Status 500. The message is an Error's message (prefixed with its
+// name unless that is "Error", as in "TypeError: ..."), a thrown string
+// itself, or a short rendering of any other value.
+//
+// The other kinds have Status 500 and no Class: Timeout, MemoryLimit, and
+// RuntimeFailure for stack overflow, a result that is not JSON-compatible
+// (a function, a symbol, a BigInt or a cycle, named by its path such as
+// "result.raw.callback") and failures of the host.
 package jsrt

@@ -1,8 +1,11 @@
 package jsrt
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
+	"math"
+	"sort"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -11,182 +14,284 @@ import (
 type ErrorKind int
 
 const (
-	// Thrown: the code threw (an error class or anything else).
-	Thrown ErrorKind = iota
-	// Timeout: the deadline passed or ctx ended; the run was interrupted.
-	Timeout
-	// MemoryLimit: the memory guard stopped the run.
-	MemoryLimit
-	// RuntimeFailure: anything else (a bad result, deep recursion).
-	RuntimeFailure
+	Thrown         ErrorKind = iota // code threw (an error class or anything else)
+	Timeout                         // deadline or ctx cancellation; runtime interrupted
+	MemoryLimit                     // memory guard triggered
+	RuntimeFailure                  // anything else: bad result, stack overflow, host failure
 )
 
+func (k ErrorKind) String() string {
+	switch k {
+	case Thrown:
+		return "thrown"
+	case Timeout:
+		return "timeout"
+	case MemoryLimit:
+		return "memory limit"
+	case RuntimeFailure:
+		return "runtime failure"
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
 // Error is a failure while running code. It never carries a Go stack trace
-// or host detail.
+// or host detail: Message is the code's own message (for Thrown) or one
+// written here.
 type Error struct {
 	Kind ErrorKind
-	// Status is the HTTP status of the error class; 500 otherwise.
+	// Status is the HTTP status: the error class's for Thrown (verbatim
+	// for CustomHttpResponseError), 500 for plain errors and other kinds.
 	Status int
-	// Class is the error class thrown ("BadRequestError", "Error", ...),
-	// empty for kinds other than Thrown.
-	Class   string
+	// Class is the error class thrown ("BadRequestError", ...), "Error" for
+	// anything else thrown, "" for kinds other than Thrown.
+	Class string
+	// Message is the error's message.
 	Message string
-	Errors  map[string][]string
+	// Errors holds the error class's argument: a string or an array becomes
+	// {"error": [...]}, an object one array per property.
+	Errors map[string][]string
 	// Headers and Body are set for CustomHttpResponseError only.
 	Headers map[string]string
 	Body    any
 }
 
 func (e *Error) Error() string {
-	if e.Class != "" {
-		return e.Class + ": " + e.Message
+	if e.Kind == Thrown {
+		return fmt.Sprintf("jsrt: %s (%d): %s", e.Class, e.Status, e.Message)
 	}
-	return e.Message
+	return fmt.Sprintf("jsrt: %s: %s", e.Kind, e.Message)
 }
 
-// errorClasses are the service's error classes and their statuses.
+// errorClasses are the statuses of the service's error classes, defined in
+// prelude.js. The status comes from here, not from the thrown object.
 var errorClasses = map[string]int{
-	"BadRequestError":           400,
 	"AuthenticationError":       401,
-	"InvalidPaymentMethodError": 402,
 	"AuthorizationError":        403,
+	"BadRequestError":           400,
+	"InvalidPaymentMethodError": 402,
 	"RateLimitError":            429,
 	"ReactorRuntimeError":       500,
 	"ServiceUnavailableError":   503,
+	"CustomHttpResponseError":   500, // its own status is used when valid
 }
 
-// prelude defines the error classes in every runtime. ServiceError keeps
-// the argument in data so the host can turn it into Errors.
-var prelude = goja.MustCompile("prelude.js", `
-class ServiceError extends Error {
-	constructor(name, status, arg) {
-		super(typeof arg === "string" ? arg : (arg === undefined ? name : ""));
-		this.name = name;
-		this.status = status;
-		this.data = arg;
-	}
-}
-`+classDefinitions()+`
-class CustomHttpResponseError extends Error {
-	constructor(res) {
-		super("custom response");
-		this.name = "CustomHttpResponseError";
-		res = res || {};
-		this.status = res.status;
-		this.headers = res.headers;
-		this.body = res.body;
-	}
-}
-globalThis.CustomHttpResponseError = CustomHttpResponseError;
-`, true)
+// Bounds on what a thrown value contributes to an Error.
+const (
+	maxMessageBytes = 2048 // a message
+	maxErrorKeys    = 100  // properties of an Errors object
+	maxErrorItems   = 100  // messages per property
+	maxRenderBytes  = 200  // a non-string value rendered as text
+)
 
-func classDefinitions() string {
-	out := ""
-	for name, status := range errorClasses {
-		out += fmt.Sprintf("class %s extends ServiceError { constructor(arg) { super(%q, %d, arg); } }\nglobalThis.%s = %s;\n",
-			name, name, status, name, name)
+// failure classifies an error returned by goja.
+func (s *session) failure(err error) error {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if e, ok := ie.Value().(*Error); ok {
+			return e
+		}
+		return &Error{Kind: RuntimeFailure, Status: 500, Message: "the code was interrupted"}
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		return &Error{Kind: RuntimeFailure, Status: 500, Message: "Maximum call stack size exceeded"}
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		return s.thrown(ex.Value())
+	}
+	var je *Error
+	if errors.As(err, &je) {
+		return je
+	}
+	s.hostFailure("unexpected error", err.Error())
+	return &Error{Kind: RuntimeFailure, Status: 500, Message: "the JavaScript runtime failed"}
+}
+
+// thrown turns a value the code threw, or rejected its promise with, into
+// an Error. Reading it may run the code's getters or proxy traps, so it is
+// guarded like any other call into the code.
+func (s *session) thrown(v goja.Value) (out error) {
+	err := s.guard(func() { out = s.classify(v) })
+	if err != nil {
+		if je, ok := err.(*Error); ok && je.Kind != Thrown {
+			return je
+		}
+		return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: "the code threw a value that cannot be read"}
 	}
 	return out
 }
 
-// maxMessage bounds a message taken from thrown values.
-const maxMessage = 1000
-
-func clip(s string) string {
-	if len(s) > maxMessage {
-		return s[:maxMessage] + "…"
-	}
-	return s
-}
-
-// thrown classifies a value the code threw (or rejected its promise with).
-func (s *sandbox) thrown(v goja.Value) error {
+func (s *session) classify(v goja.Value) *Error {
 	obj, ok := v.(*goja.Object)
-	if !ok || obj == nil {
-		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-			return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: "the code threw nothing"}
-		}
-		return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: clip(v.String())}
-	}
-	name := ""
-	if n := obj.Get("name"); n != nil {
-		name = n.String()
-	}
-	msg := ""
-	if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
-		msg = clip(m.String())
-	}
-	if name == "CustomHttpResponseError" && s.isInstance(obj, name) {
-		e := &Error{Kind: Thrown, Class: name, Status: 500, Message: "custom response"}
-		if st := obj.Get("status"); st != nil {
-			if n, err := strconv.Atoi(st.String()); err == nil && n >= 100 && n <= 599 {
-				e.Status = n
-			}
-		}
-		e.Headers = map[string]string{}
-		if h, ok := obj.Get("headers").(*goja.Object); ok {
-			for _, k := range h.Keys() {
-				e.Headers[k] = h.Get(k).String()
-			}
-		}
-		body, err := s.fromJS(obj.Get("body"))
-		if err == nil {
-			e.Body = body
-		}
-		if e.Body == nil {
-			e.Body = ""
-		}
-		return e
-	}
-	if status, ok := errorClasses[name]; ok && s.isInstance(obj, name) {
-		e := &Error{Kind: Thrown, Class: name, Status: status, Message: msg}
-		data, _ := s.fromJS(obj.Get("data"))
-		switch d := data.(type) {
-		case string:
-			e.Errors = map[string][]string{"error": {d}}
-		case []any:
-			e.Errors = map[string][]string{"error": texts(d)}
-		case map[string]any:
-			e.Errors = map[string][]string{}
-			for k, v := range d {
-				if arr, ok := v.([]any); ok {
-					e.Errors[k] = texts(arr)
-				} else {
-					e.Errors[k] = []string{text(v)}
-				}
-			}
-			if e.Message == "" {
-				e.Message = name
-			}
-		}
-		return e
-	}
-	if msg == "" {
-		msg = "the code threw a " + obj.ClassName()
-	}
-	return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: msg}
-}
-
-// isInstance reports whether obj is an instance of the global class name.
-func (s *sandbox) isInstance(obj *goja.Object, name string) bool {
-	ctor, ok := s.vm.Get(name).(*goja.Object)
 	if !ok {
-		return false
+		return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: clip(primitiveText(v))}
 	}
-	return s.vm.InstanceOf(obj, ctor)
+	if b, ok := s.brands[obj]; ok {
+		return s.classError(obj, b.class, errorClasses[b.class], b.arg)
+	}
+	if obj.ClassName() == "Error" {
+		msg := stringProp(obj, "message")
+		if name := stringProp(obj, "name"); name != "" && name != "Error" {
+			if msg == "" {
+				msg = name
+			} else {
+				msg = name + ": " + msg
+			}
+		}
+		if msg == "" {
+			msg = "Error"
+		}
+		return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: clip(msg)}
+	}
+	if msg := stringProp(obj, "message"); msg != "" {
+		return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: clip(msg)}
+	}
+	return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: s.render(obj)}
 }
 
-func texts(vs []any) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = text(v)
+// classError builds the Error for an instance of one of the error classes.
+func (s *session) classError(obj *goja.Object, name string, status int, arg goja.Value) *Error {
+	e := &Error{Kind: Thrown, Status: status, Class: name, Message: clip(stringProp(obj, "message"))}
+	if e.Message == "" {
+		e.Message = name
+	}
+	if name != "CustomHttpResponseError" {
+		e.Errors = s.fieldErrors(arg)
+		return e
+	}
+	r, _ := arg.(*goja.Object)
+	if r == nil {
+		return e
+	}
+	if st := r.Get("status"); st != nil && goja.IsNumber(st) {
+		if f := st.ToFloat(); f == math.Trunc(f) && f >= 100 && f <= 599 {
+			e.Status = int(f)
+		}
+	}
+	if h, ok := r.Get("headers").(*goja.Object); ok {
+		e.Headers = map[string]string{}
+		for _, k := range h.Keys() {
+			v := h.Get(k)
+			if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+				continue
+			}
+			if a, ok := v.(*goja.Object); ok && a.ClassName() == "Array" {
+				e.Headers[k] = strings.Join(s.texts(a), ", ")
+				continue
+			}
+			e.Headers[k] = s.text(v)
+		}
+	}
+	body, err := s.export(r.Get("body"), "CustomHttpResponseError body")
+	var je *Error
+	switch {
+	case errors.As(err, &je):
+		return je
+	case err != nil && errors.As(err, new(*goja.Exception)):
+		return &Error{Kind: RuntimeFailure, Status: 500, Message: "reading the CustomHttpResponseError body threw"}
+	case err != nil:
+		return &Error{Kind: RuntimeFailure, Status: 500, Message: err.Error()}
+	}
+	e.Body = body
+	return e
+}
+
+// fieldErrors normalizes an error class's argument: a string or an array
+// becomes {"error": [...]}, an object one array per property.
+func (s *session) fieldErrors(arg goja.Value) map[string][]string {
+	if arg == nil || goja.IsUndefined(arg) || goja.IsNull(arg) {
+		return nil
+	}
+	obj, ok := arg.(*goja.Object)
+	if !ok {
+		return map[string][]string{"error": {s.text(arg)}}
+	}
+	if obj.ClassName() == "Array" {
+		return map[string][]string{"error": s.texts(obj)}
+	}
+	out := map[string][]string{}
+	keys := obj.Keys()
+	sort.Strings(keys)
+	for _, k := range keys[:min(len(keys), maxErrorKeys)] {
+		v := obj.Get(k)
+		if a, ok := v.(*goja.Object); ok && a.ClassName() == "Array" {
+			out[k] = s.texts(a)
+		} else {
+			out[k] = []string{s.text(v)}
+		}
 	}
 	return out
 }
 
-func text(v any) string {
-	if s, ok := v.(string); ok {
-		return clip(s)
+// texts renders the items of a JS array.
+func (s *session) texts(a *goja.Object) []string {
+	n := int(min(max(a.Get("length").ToInteger(), 0), maxErrorItems))
+	out := make([]string, n)
+	for i := range n {
+		out[i] = s.text(a.Get(fmt.Sprint(i)))
 	}
-	return clip(fmt.Sprint(v))
+	return out
+}
+
+// text renders a value as a message: strings as they are, anything else
+// as short JSON.
+func (s *session) text(v goja.Value) string {
+	if _, ok := v.(*goja.Object); ok {
+		return s.render(v)
+	}
+	return clip(primitiveText(v))
+}
+
+// render is a short, safe rendering of any value: its JSON when it has
+// one, else a description of its type.
+func (s *session) render(v goja.Value) string { return s.renderTo(v, maxRenderBytes) }
+
+func (s *session) renderTo(v goja.Value, n int) string {
+	if out, err := s.export(v, "value"); err == nil {
+		if b, err := marshalJSON(out); err == nil {
+			return clipTo(string(b), n)
+		}
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		return "[object " + obj.ClassName() + "]"
+	}
+	return clipTo(primitiveText(v), n)
+}
+
+func primitiveText(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	}
+	if sym, ok := v.(*goja.Symbol); ok {
+		return "Symbol(" + sym.String() + ")"
+	}
+	return v.String()
+}
+
+// stringProp is obj[name] when it is a string, else "".
+func stringProp(obj *goja.Object, name string) string {
+	v := obj.Get(name)
+	if v == nil || !goja.IsString(v) {
+		return ""
+	}
+	return v.String()
+}
+
+func clip(s string) string { return clipTo(s, maxMessageBytes) }
+
+// clipTo cuts s to at most n bytes, on a rune boundary, and makes it valid
+// UTF-8.
+func clipTo(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

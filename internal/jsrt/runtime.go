@@ -2,234 +2,181 @@ package jsrt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
+)
 
-	"github.com/dop251/goja"
+// Defaults for the zero values of Options.
+const (
+	DefaultTimeout        = 10 * time.Second
+	DefaultMaxCodeBytes   = 256 << 10
+	DefaultMaxMemoryBytes = 64 << 20
+)
+
+// Fixed limits that are not configurable.
+const (
+	programCacheSize = 1024 // compiled programs kept, least recently used dropped first
+	maxCallStackSize = 3000 // JavaScript call depth (a native-recursion overflow costs O(depth²))
+	maxPendingTimers = 1000 // setTimeout/setInterval callbacks waiting at once
+	stopGrace        = 25 * time.Millisecond
 )
 
 // Options configure a Runtime. Zero values mean the documented defaults.
 type Options struct {
-	// Timeout bounds a run when ctx has no earlier deadline. Default 10s.
+	// Timeout bounds each invocation (and the evaluation of a module in
+	// Compile) when ctx has no earlier deadline. Zero means 10s.
 	Timeout time.Duration
-	// MaxCodeBytes bounds the code Compile accepts. Default 256 KiB.
+
+	// MaxCodeBytes is the largest code Compile accepts. Zero means 256 KiB.
 	MaxCodeBytes int
-	// MaxMemoryBytes is the heap growth that stops a run. Default 64 MiB.
+
+	// MaxMemoryBytes bounds the growth of the process heap while one
+	// invocation runs; see "Memory" in the package documentation for how
+	// it is measured. Zero means 64 MiB.
 	MaxMemoryBytes uint64
-	// Logger receives console output at debug level. Nil: discarded.
+
+	// Logger receives console.log/info/warn/error/debug output at
+	// slog.LevelDebug with the attribute "source" = "console.<method>".
+	// Nil discards console output.
 	Logger *slog.Logger
 }
 
-// Runtime compiles and runs code. It is safe for concurrent use.
+// Runtime compiles and runs code. It is safe for concurrent use: every
+// invocation gets its own goja runtime, so nothing one invocation does is
+// visible to another.
 type Runtime struct {
-	opts Options
-
-	mu    sync.Mutex
-	cache map[string]*Program
+	opts  Options
+	cache *programCache
 }
 
-// maxCachedPrograms bounds the compile cache; when full it starts over.
-const maxCachedPrograms = 1024
-
-// maxCallStack bounds recursion.
-const maxCallStack = 1024
-
-// New returns a Runtime.
+// New returns a Runtime with opts, zero fields replaced by their defaults.
 func New(opts Options) *Runtime {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
+		opts.Timeout = DefaultTimeout
 	}
 	if opts.MaxCodeBytes <= 0 {
-		opts.MaxCodeBytes = 256 << 10
+		opts.MaxCodeBytes = DefaultMaxCodeBytes
 	}
 	if opts.MaxMemoryBytes == 0 {
-		opts.MaxMemoryBytes = 64 << 20
+		opts.MaxMemoryBytes = DefaultMaxMemoryBytes
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return &Runtime{opts: opts, cache: map[string]*Program{}}
+	return &Runtime{opts: opts, cache: newProgramCache(programCacheSize)}
 }
 
-// Program is compiled code whose module.exports is a function.
-type Program struct {
-	prog *goja.Program
-	hash string
-}
-
-// Hash is the SHA-256 of the code, hex.
-func (p *Program) Hash() string { return p.hash }
-
-// CompileError explains why code was refused.
-type CompileError struct {
-	// Line and Column are the 1-based position of a syntax error; 0 when
-	// not applicable.
-	Line, Column int
-	Message      string
-	// NotAFunction is set when the code compiled but does not export a
-	// function.
-	NotAFunction bool
-}
-
-func (e *CompileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Message)
+// Run calls the program's exported function with one argument, req: the
+// fields of req (JSON-compatible Go values) plus req.client, the JS view of
+// client, or null when client is nil. When the function returns a promise,
+// Run drives the event loop until the promise settles. The result is
+// returned as JSON-compatible Go values (map[string]any, []any, string,
+// float64, bool, nil; undefined becomes nil).
+//
+// Every failure is an *Error: Thrown when the code threw or its promise
+// rejected, Timeout when the deadline (the earlier of ctx's and
+// Options.Timeout) passed, ctx was canceled or the returned promise can
+// never settle, MemoryLimit when the memory guard stopped the code, and
+// RuntimeFailure for anything else (a result that is not JSON-compatible,
+// stack overflow, a host failure).
+func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, client Client) (any, error) {
+	if p == nil || p.prog == nil {
+		return nil, &Error{Kind: RuntimeFailure, Status: 500, Message: "no program to run"}
 	}
-	return e.Message
-}
-
-// The module wrapper keeps the code's first line on line 1.
-const (
-	wrapHead = "(function (module, exports, require) {"
-	wrapTail = "\n})"
-)
-
-// Compile checks code and caches the result by its hash.
-func (r *Runtime) Compile(code string) (*Program, error) {
-	if len(code) > r.opts.MaxCodeBytes {
-		return nil, &CompileError{Message: fmt.Sprintf("the code is larger than %d bytes", r.opts.MaxCodeBytes)}
-	}
-	sum := sha256.Sum256([]byte(code))
-	hash := hex.EncodeToString(sum[:])
-	r.mu.Lock()
-	p, ok := r.cache[hash]
-	r.mu.Unlock()
-	if ok {
-		return p, nil
-	}
-	prog, err := goja.Compile("code.js", wrapHead+code+wrapTail, false)
-	if err != nil {
-		return nil, syntaxError(err)
-	}
-	p = &Program{prog: prog, hash: hash}
-	// Load the module once, with a short deadline, to see what it exports.
-	ctx, cancel := context.WithTimeout(context.Background(), min(r.opts.Timeout, time.Second))
-	defer cancel()
-	s := r.newSandbox(nil)
-	stop := s.watch(ctx, r.opts.MaxMemoryBytes)
-	_, err = s.load(p)
-	stop()
-	if err != nil {
-		var ce *CompileError
-		if errors.As(err, &ce) {
-			return nil, ce
+	out, err := r.execute(ctx, func(s *session) (any, error) {
+		fn, err := s.loadModule(p)
+		if err == errNotAFunction {
+			return nil, &Error{Kind: RuntimeFailure, Status: 500, Message: errNotAFunction.Message}
 		}
-		var je *Error
-		if errors.As(err, &je) {
-			return nil, &CompileError{Message: "loading the module failed: " + je.Message}
+		if err != nil {
+			return nil, err
 		}
-		return nil, &CompileError{Message: "loading the module failed"}
-	}
-	r.mu.Lock()
-	if len(r.cache) >= maxCachedPrograms {
-		r.cache = map[string]*Program{}
-	}
-	r.cache[hash] = p
-	r.mu.Unlock()
-	return p, nil
-}
-
-// syntaxError turns a goja compile error into a CompileError with the
-// position in the caller's code.
-func syntaxError(err error) error {
-	var se *goja.CompilerSyntaxError
-	if errors.As(err, &se) {
-		// goja reports "code.js: Line 2:10 Unexpected token ; (and 2 more errors)".
-		if m := syntaxPosition.FindStringSubmatch(se.Message); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			col, _ := strconv.Atoi(m[2])
-			if line == 1 {
-				col -= len(wrapHead)
-			}
-			return &CompileError{Line: line, Column: max(col, 1), Message: m[3]}
+		arg, err := s.request(req, client)
+		if err != nil {
+			return nil, err
 		}
-		return &CompileError{Message: "syntax error"}
-	}
-	var ce *goja.CompilerReferenceError
-	if errors.As(err, &ce) {
-		return &CompileError{Message: ce.Message}
-	}
-	return &CompileError{Message: "the code does not compile"}
-}
-
-var syntaxPosition = regexp.MustCompile(`Line (\d+):(\d+) (.*?)(?: \(and \d+ more errors?\))?$`)
-
-// Run calls the program's exported function with req (plain JSON values)
-// and client, and returns what it returned (or its promise resolved to),
-// as plain JSON values (numbers as json.Number).
-func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, client Client) (out any, err error) {
-	defer func() {
-		// goja reports JS errors as values; a panic here is a host bug, and
-		// must not take the process down or reach the caller as a stack.
-		if rec := recover(); rec != nil {
-			r.opts.Logger.Error("jsrt: panic in run", "panic", fmt.Sprint(rec))
-			out, err = nil, &Error{Kind: RuntimeFailure, Status: 500, Message: "the code failed"}
-		}
-	}()
-	if req == nil {
-		req = map[string]any{}
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	s := r.newSandbox(client)
-	s.ctx = ctx
-	stop := s.watch(ctx, r.opts.MaxMemoryBytes)
-	defer stop()
-	fn, err := s.load(p)
+		return s.call(fn, arg)
+	})
 	if err != nil {
 		return nil, err
 	}
-	arg, err := s.toJS(req)
-	if err != nil {
-		return nil, err
-	}
-	if client == nil {
-		arg.ToObject(s.vm).Set("client", goja.Null())
-	} else {
-		arg.ToObject(s.vm).Set("client", s.clientObject())
-	}
-	res, err := fn(goja.Undefined(), arg)
-	if err != nil {
-		return nil, s.failure(err)
-	}
-	if pr, ok := res.Export().(*goja.Promise); ok {
-		switch pr.State() {
-		case goja.PromiseStateFulfilled:
-			res = pr.Result()
-		case goja.PromiseStateRejected:
-			return nil, s.thrown(pr.Result())
-		default:
-			return nil, &Error{Kind: Timeout, Status: 500, Message: "the code's promise never settled"}
-		}
-	}
-	return s.fromJS(res)
+	return out, nil
 }
 
-// Client is the host's view given to code as req.client. Methods are called
-// synchronously; an error is thrown into the code as an Error with the
-// error's message, which the host must keep free of secrets.
-type Client interface {
-	Tokenize(ctx context.Context, body any) (any, error)
-	GetToken(ctx context.Context, id string) (any, error)
-	DeleteToken(ctx context.Context, id string) error
-	Detokenize(ctx context.Context, body any) (any, error)
+// outcome is what a worker hands back to execute.
+type outcome struct {
+	val any
+	err error
 }
 
-// decodeJSON decodes b keeping numbers exact.
-func decodeJSON(b string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
+// execute runs work in a fresh session on its own goroutine and waits for
+// it, for the deadline, for ctx, or for the memory guard. When a limit
+// triggers, the goja runtime is interrupted; if it does not stop within a
+// short grace period (it is inside a long built-in call, which goja cannot
+// interrupt), execute returns anyway and the abandoned goroutine ends at its
+// next JavaScript instruction.
+func (r *Runtime) execute(ctx context.Context, work func(s *session) (any, error)) (any, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	deadline := time.Now().Add(r.opts.Timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	s := newSession(r, ctx, deadline)
+	defer s.cancel()
+	if err := ctx.Err(); err != nil {
+		s.stop(Timeout, s.timeoutMessage())
+		return nil, s.stopErr
+	}
+	stopOnCtx := context.AfterFunc(s.ctx, func() { s.stop(Timeout, s.timeoutMessage()) })
+	defer stopOnCtx()
+	w := guard.watch(r.opts.MaxMemoryBytes, func() {
+		s.stop(MemoryLimit, fmt.Sprintf("the code used more than %s of memory", formatBytes(r.opts.MaxMemoryBytes)))
+	})
+	defer guard.release(w)
+
+	done := make(chan outcome, 1)
+	go s.work(work, done)
+	select {
+	case o := <-done:
+		return o.val, o.err
+	case <-s.stopped:
+	}
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o.val, o.err
+	case <-grace.C:
+		return nil, s.stopErr
+	}
+}
+
+// timeoutMessage explains why the session's context ended.
+func (s *session) timeoutMessage() string {
+	if s.parent.Err() == context.Canceled {
+		return "the invocation was canceled"
+	}
+	return fmt.Sprintf("the code did not finish within %s", s.budget())
+}
+
+// budget is the time the session was given, rounded for messages.
+func (s *session) budget() time.Duration {
+	d := s.deadline.Sub(s.started)
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d
+}
+
+func formatBytes(n uint64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

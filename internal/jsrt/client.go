@@ -1,0 +1,80 @@
+package jsrt
+
+import (
+	"context"
+	"errors"
+
+	"github.com/dop251/goja"
+)
+
+// Client is the host's view given to code as req.client (JS:
+// req.client.tokenize(body), .getToken(id), .deleteToken(id),
+// .detokenize(body)). Methods are called synchronously from JS, with the
+// invocation's context (it ends at the deadline); the JS side gets the
+// value, converted to plain JavaScript values (code may await it: awaiting
+// a plain value works). An error returned by a method is thrown into JS as
+// an Error whose message is err.Error(): the host makes those messages
+// safe.
+type Client interface {
+	Tokenize(ctx context.Context, body any) (any, error)
+	GetToken(ctx context.Context, id string) (any, error)
+	DeleteToken(ctx context.Context, id string) error
+	Detokenize(ctx context.Context, body any) (any, error)
+}
+
+// clientObject is the JS view of c.
+func (s *session) clientObject(c Client) *goja.Object {
+	o := s.vm.NewObject()
+	o.Set("tokenize", s.fn("tokenize", 1, func(call goja.FunctionCall) goja.Value {
+		return s.hostResult(c.Tokenize(s.ctx, s.hostArg(call.Argument(0), "tokenize: body")))
+	}))
+	o.Set("detokenize", s.fn("detokenize", 1, func(call goja.FunctionCall) goja.Value {
+		return s.hostResult(c.Detokenize(s.ctx, s.hostArg(call.Argument(0), "detokenize: body")))
+	}))
+	o.Set("getToken", s.fn("getToken", 1, func(call goja.FunctionCall) goja.Value {
+		return s.hostResult(c.GetToken(s.ctx, s.tokenID(call.Argument(0), "getToken")))
+	}))
+	o.Set("deleteToken", s.fn("deleteToken", 1, func(call goja.FunctionCall) goja.Value {
+		if err := c.DeleteToken(s.ctx, s.tokenID(call.Argument(0), "deleteToken")); err != nil {
+			panic(s.newError(err.Error()))
+		}
+		return goja.Undefined()
+	}))
+	return o
+}
+
+// hostArg exports an argument for the host, throwing a TypeError into the
+// code when it is not JSON-compatible.
+func (s *session) hostArg(v goja.Value, what string) any {
+	out, err := s.export(v, what)
+	var ex *goja.Exception
+	switch {
+	case err == nil:
+		return out
+	case errors.As(err, &ex):
+		panic(ex) // rethrow what the code's getter or toJSON threw
+	case errors.As(err, new(*Error)):
+		// A limit: the runtime stays interrupted, so the code cannot go on.
+		panic(s.vm.NewTypeError(what + ": " + err.(*Error).Message))
+	}
+	panic(s.vm.NewTypeError(err.Error()))
+}
+
+func (s *session) tokenID(v goja.Value, method string) string {
+	if !goja.IsString(v) {
+		panic(s.vm.NewTypeError(method + ": the token id must be a string"))
+	}
+	return v.String()
+}
+
+// hostResult gives the code what the host returned, or throws its error.
+func (s *session) hostResult(v any, err error) goja.Value {
+	if err != nil {
+		panic(s.newError(err.Error()))
+	}
+	out, err := s.toJS(v)
+	if err != nil {
+		panic(s.newError("the host returned a value the code cannot use"))
+	}
+	return out
+}
