@@ -26,8 +26,15 @@
 // Tenant invitations are "sent" by writing the e-mail, acceptance token
 // included, to the log (see logMailer for plugging in SMTP).
 //
-// SIGINT or SIGTERM shuts it down gracefully: requests in flight finish and
-// the database is closed cleanly.
+// SIGINT or SIGTERM shuts it down gracefully: it stops accepting
+// connections, requests in flight finish (for up to 30 s; connections still
+// busy after that are closed) and the database is closed cleanly.
+//
+// Timeouts: request headers must arrive within 10 s and the whole request
+// within 30 s (ReadHeaderTimeout, ReadTimeout); a response must be written
+// within 2 minutes of the request's headers (WriteTimeout: room for a proxy
+// call, whose destination may take up to 60 s, and its transforms); an idle
+// keep-alive connection is closed after 2 minutes (IdleTimeout).
 package main
 
 import (

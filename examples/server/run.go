@@ -119,11 +119,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           logRequests(log, httpapi.New(v, httpapi.Options{Logger: log})),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
-	}
+	srv := newHTTPServer(logRequests(log, httpapi.New(v, httpapi.Options{Logger: log})))
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "data", where,
 		"key_file", keyFile, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" http://%s/applications", keyFile, ln.Addr()))
 	if ready != nil {
@@ -140,9 +136,38 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
+		// Requests still running after the grace period: drop their
+		// connections before the deferred v.Close closes the store, so
+		// that no client gets a response produced on a closed store.
+		srv.Close()
 		return err
 	}
 	return nil
+}
+
+// Server timeouts: a client must send its headers within 10 s and the whole
+// request within 30 s; the response must be written within 2 minutes of the
+// request's headers, long enough for the slowest legitimate request (a proxy
+// call: body read, request transform up to 10 s, destination up to 60 s,
+// response transform up to 10 s); an idle keep-alive connection is closed
+// after 2 minutes.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+)
+
+// newHTTPServer returns the server for h, with the timeouts above, so that
+// slow or idle clients cannot hold connections open forever.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+	}
 }
 
 // openPostgres opens and migrates the PostgreSQL store. Every instance
