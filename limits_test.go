@@ -38,3 +38,21 @@ func TestJSONDepthLimit(t *testing.T) {
 		t.Errorf("brackets in a string: %v", err)
 	}
 }
+
+func TestTokensPerRequestLimit(t *testing.T) {
+	e := newEnv(t)
+	creator := e.app(t, tokenvault.Private, "token:create")
+	body := make([]any, 10001)
+	for i := range body {
+		body[i] = i
+	}
+	before := len(dump(t, e.store))
+	_, err := e.v.Tokenize(ctx, creator.Key, body)
+	wantKind(t, "10,001 tokens in one request", err, tokenvault.Invalid)
+	if !strings.Contains(err.Error(), "10000") {
+		t.Errorf("err = %v, want the limit named", err)
+	}
+	if after := len(dump(t, e.store)); after != before {
+		t.Errorf("a refused request wrote %d entries", after-before)
+	}
+}
