@@ -16,8 +16,13 @@
 //	-store TOKENVAULT_STORE       bolt (default) or postgres
 //	-dsn   TOKENVAULT_DSN         PostgreSQL connection string, for -store postgres
 //	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
-//	       TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
-//	                              reach loopback and private addresses (refused by default)
+//	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
+//
+// GET /healthz answers 200 while the process serves; GET /readyz answers 200
+// when the store answers (503 otherwise). Neither needs a key.
+//
+//	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
+//	                       reach loopback and private addresses (refused by default)
 //
 // Several instances can serve one PostgreSQL database: give them the same
 // -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance

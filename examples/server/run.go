@@ -26,6 +26,8 @@ type config struct {
 	addr    string
 	dataDir string
 	store   string // bolt or postgres
+	tlsCert string
+	tlsKey  string
 	dsn     string
 	schema  string
 }
@@ -38,6 +40,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}{
 		{"TOKENVAULT_ADDR", &c.addr}, {"TOKENVAULT_DATA", &c.dataDir}, {"TOKENVAULT_STORE", &c.store},
 		{"TOKENVAULT_DSN", &c.dsn}, {"TOKENVAULT_PG_SCHEMA", &c.schema},
+		{"TOKENVAULT_TLS_CERT", &c.tlsCert}, {"TOKENVAULT_TLS_KEY", &c.tlsKey},
 	} {
 		if s := getenv(e.name); s != "" {
 			*e.dst = s
@@ -49,10 +52,14 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fl.StringVar(&c.store, "store", c.store, "bolt or postgres (env TOKENVAULT_STORE)")
 	fl.StringVar(&c.dsn, "dsn", c.dsn, "PostgreSQL connection string for -store postgres (env TOKENVAULT_DSN)")
 	fl.StringVar(&c.schema, "schema", c.schema, "PostgreSQL schema for -store postgres (env TOKENVAULT_PG_SCHEMA)")
+	fl.StringVar(&c.tlsCert, "tls-cert", c.tlsCert, "TLS certificate file (PEM); with -tls-key serves HTTPS (env TOKENVAULT_TLS_CERT)")
+	fl.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key file (PEM) (env TOKENVAULT_TLS_KEY)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
 	switch {
+	case (c.tlsCert == "") != (c.tlsKey == ""):
+		return c, errors.New("-tls-cert and -tls-key go together")
 	case c.store != "bolt" && c.store != "postgres":
 		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
 	case c.store == "postgres" && c.dsn == "":
@@ -119,14 +126,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(logRequests(log, httpapi.New(v, httpapi.Options{Logger: log})))
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "data", where,
-		"key_file", keyFile, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" http://%s/applications", keyFile, ln.Addr()))
+	srv := newHTTPServer(logRequests(log, withHealth(v, httpapi.New(v, httpapi.Options{Logger: log}))))
+	scheme := "http"
+	if cfg.tlsCert != "" {
+		scheme = "https"
+	}
+	log.Info("listening", "addr", scheme+"://"+ln.Addr().String(), "data", where,
+		"key_file", keyFile, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" %s://%s/applications", keyFile, scheme, ln.Addr()))
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if cfg.tlsCert != "" {
+			errc <- srv.ServeTLS(ln, cfg.tlsCert, cfg.tlsKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
