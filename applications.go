@@ -257,13 +257,7 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
-	for i, id := range req.IDs {
-		if !validID(id) {
-			fe.add(fmt.Sprintf("id[%d]", i), "must be a UUID")
-		}
-	}
-	if err := fe.err(); err != nil {
+	if err := checkIDs("id", req.IDs); err != nil {
 		return nil, err
 	}
 	var out *Page[Application]

@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -22,13 +21,7 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
-	for i, id := range req.UserIDs {
-		if !validID(id) {
-			fe.add(fmt.Sprintf("user_id[%d]", i), "must be a UUID")
-		}
-	}
-	if err := fe.err(); err != nil {
+	if err := checkIDs("user_id", req.UserIDs); err != nil {
 		return nil, err
 	}
 	var out *Page[TenantMember]

@@ -1,5 +1,7 @@
 package tokenvault
 
+import "fmt"
+
 // Page sizes. Lists default to DefaultPageSize items a page and accept up to
 // MaxPageSize (members: MaxMemberPageSize), as the service this one follows
 // does; a page past the end is empty, not an error, so page iterators that
@@ -77,4 +79,16 @@ func paginate[T any](items []T, page, size int) *Page[T] {
 	data := make([]T, hi-lo)
 	copy(data, items[lo:hi])
 	return &Page[T]{Pagination: pagination(len(items), page, size), Data: data}
+}
+
+// checkIDs refuses an id filter that holds anything but UUIDs, naming the
+// offending entries as param[i].
+func checkIDs(param string, ids []string) error {
+	fe := fieldErrors{}
+	for i, id := range ids {
+		if !validID(id) {
+			fe.add(fmt.Sprintf("%s[%d]", param, i), "must be a UUID")
+		}
+	}
+	return fe.err()
 }

@@ -317,13 +317,7 @@ func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRe
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
-	for i, id := range req.IDs {
-		if !validID(id) {
-			fe.add(fmt.Sprintf("id[%d]", i), "must be a UUID")
-		}
-	}
-	if err := fe.err(); err != nil {
+	if err := checkIDs("id", req.IDs); err != nil {
 		return nil, err
 	}
 	var out *Page[Reactor]
