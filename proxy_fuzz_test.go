@@ -195,3 +195,31 @@ func TestProxyRefusesInvalidHeaders(t *testing.T) {
 	}
 	d.mu.Unlock()
 }
+
+// TestProxyForwardsJSONNull: a JSON body that is null, as sent or once
+// detokenized, arrives as null; it used to arrive as an empty body (found
+// by FuzzProxyBody). An empty body stays empty.
+func TestProxyForwardsJSONNull(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
+	tok := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "Ada"})
+	redacted := e.reader(t, "redact", "token:use").Key
+	for _, tc := range []struct{ key, body, want string }{
+		{e.user(t), "null", "null"},
+		{e.user(t), " null\n", "null"},
+		{redacted, `"{{` + tok.ID + `}}"`, "null"},
+		{e.user(t), `"{{` + tok.ID + `}}"`, `"Ada"`},
+		{e.user(t), "", ""},
+		{e.user(t), " \n", ""},
+	} {
+		if _, err := e.v.InvokeProxy(ctx, jsonCall(p.Key, tc.key, "", tc.body)); err != nil {
+			t.Fatalf("InvokeProxy(%q): %v", tc.body, err)
+		}
+		d.mu.Lock()
+		if d.body != tc.want {
+			t.Errorf("JSON body %q arrived as %q, want %q", tc.body, d.body, tc.want)
+		}
+		d.mu.Unlock()
+	}
+}

@@ -116,6 +116,9 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	body := call.Body
 	if kind != bodyOther {
 		body = encodeBody(kind, plan.body)
+		if body == nil && kind == bodyJSON && len(bytes.TrimSpace(call.Body)) > 0 {
+			body = []byte("null") // a JSON null, sent or detokenized, is a body
+		}
 		if plan.proxy.RequestTransform != nil {
 			query := ""
 			if call.RawQuery != "" {
