@@ -87,6 +87,9 @@ type proxyPlan struct {
 // destination cannot be reached or answers too much); httpapi wraps it in
 // {"proxy_error": ...}.
 func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse, error) {
+	if err := checkHeaders(call.Header); err != nil {
+		return nil, err
+	}
 	kind := bodyKind(call.Header)
 	var parsed any
 	switch kind {
@@ -116,6 +119,9 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	body := call.Body
 	if kind != bodyOther {
 		body = encodeBody(kind, plan.body)
+		if body == nil && kind == bodyJSON && len(bytes.TrimSpace(call.Body)) > 0 {
+			body = []byte("null") // a JSON null, sent or detokenized, is a body
+		}
 		if plan.proxy.RequestTransform != nil {
 			query := ""
 			if call.RawQuery != "" {
@@ -305,6 +311,30 @@ func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header ht
 		}
 	}
 	return &ProxyResponse{Status: res.StatusCode, Header: h, Body: b}, nil
+}
+
+// checkHeaders refuses, as Invalid, headers that net/http will not send:
+// a name that is not a token, a value with a control character other than
+// tab (RFC 9110 5.1, 5.5). Checked before anything is detokenized or
+// logged, so such a call is not taken for a destination's failure.
+func checkHeaders(h http.Header) error {
+	fe := fieldErrors{}
+	for name, values := range h {
+		ok := name != ""
+		for i := 0; i < len(name) && ok; i++ {
+			c := name[i]
+			ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		}
+		for _, v := range values {
+			for i := 0; i < len(v) && ok; i++ {
+				ok = v[i] == '\t' || v[i] >= 0x20 && v[i] != 0x7f
+			}
+		}
+		if !ok {
+			fe.add("headers."+name, "is not a valid HTTP header")
+		}
+	}
+	return fe.err()
 }
 
 // forwardHeaders copies the caller's headers minus hop-by-hop and SVC-*.

@@ -139,13 +139,13 @@ func castArg(v any, typ string) (any, bool) {
 // jsonNumber reports whether s is a number in JSON's grammar (no hex, no
 // Inf or NaN, no leading +).
 func jsonNumber(s string) (json.Number, bool) {
-	if s == "" {
+	if !json.Valid([]byte(s)) { // nothing but one value: not "1]", "1}", "1 2"
 		return "", false
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil {
 		return "", false
 	}
 	n, ok := v.(json.Number)
