@@ -169,7 +169,11 @@ func appCredential(tid, appID string) credential { return credential{tenantID: t
 // application is Unauthenticated, like its key.
 func (t *txn) authenticateAs(c credential) (*principal, error) {
 	if c.appID == "" {
-		return t.authenticate(c.key)
+		p, err := t.authenticate(c.key)
+		if err == nil {
+			recordTenant(t.ctx, p.tenantID)
+		}
+		return p, err
 	}
 	app, err := t.loadApplication(c.tenantID, c.appID)
 	if err != nil {

@@ -489,6 +489,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if subtle.ConstantTimeCompare(rec.TokenHash, mac) != 1 {
 			return errInvitationLink
 		}
+		recordTenant(ctx, rec.TenantID)
 		if rec.expired(t.now) {
 			return errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
 		}

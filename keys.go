@@ -85,6 +85,8 @@ type txn struct {
 	v   *Vault
 	tx  store.Tx
 	now time.Time
+	// ctx is the call's context, for recording into its CallInfo.
+	ctx context.Context
 	// created holds key sets written by this transaction, used before they
 	// are committed and cached.
 	created map[string]*keySet

@@ -182,6 +182,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	if subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
 		return nil, nil
 	}
+	recordTenant(t.ctx, rec.TenantID)
 	return rec, nil
 }
 

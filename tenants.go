@@ -105,6 +105,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	var out *TenantBootstrap
 	err = v.update(ctx, func(t *txn) error {
 		t.created = map[string]*keySet{tid: keys}
+		recordTenant(ctx, tid)
 		kk := tenantKeyringKey(tid)
 		if err := t.tx.Put([]byte(kk), v.wrap(kk, keys)); err != nil {
 			return err

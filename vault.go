@@ -237,7 +237,7 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 	return v.result(v.store.View(ctx, func(tx store.Tx) error {
-		return fn(&txn{v: v, tx: tx, now: v.now().UTC()})
+		return fn(&txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx})
 	}))
 }
 
@@ -246,7 +246,7 @@ func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	var last *txn
 	err := v.store.Update(ctx, func(tx store.Tx) error {
-		last = &txn{v: v, tx: tx, now: v.now().UTC()}
+		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx}
 		return fn(last)
 	})
 	if last != nil && last.authChanged {

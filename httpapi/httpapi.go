@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
@@ -15,6 +17,10 @@ type Options struct {
 	MaxBodyBytes int64
 	// Logger receives internal errors (never secrets). Nil: slog.Default().
 	Logger *slog.Logger
+	// Observe, if set, is called once for every request after it is
+	// answered: the hook for access logs and metrics. It runs on the
+	// request's goroutine, so it should be quick.
+	Observe func(context.Context, Observation)
 }
 
 // APIKeyHeader carries the caller's application or session key.
@@ -24,13 +30,17 @@ type api struct {
 	v       *tokenvault.Vault
 	maxBody int64
 	logger  *slog.Logger
+	observe func(context.Context, Observation)
 	mux     *http.ServeMux
+	// patterns lists every route served, in registration order, so a
+	// test can hold the OpenAPI document to it.
+	patterns []string
 }
 
 // New returns a handler serving the REST interface of v. Mount it under a
 // prefix with http.StripPrefix.
 func New(v *tokenvault.Vault, opts Options) http.Handler {
-	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, mux: http.NewServeMux()}
+	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, mux: http.NewServeMux()}
 	if a.maxBody <= 0 {
 		a.maxBody = 1 << 20
 	}
@@ -41,23 +51,28 @@ func New(v *tokenvault.Vault, opts Options) http.Handler {
 	return a
 }
 
+// handle registers one route.
+func (a *api) handle(pattern string, h http.HandlerFunc) {
+	a.mux.HandleFunc(pattern, h)
+	a.patterns = append(a.patterns, pattern)
+}
+
 func (a *api) routes() {
-	m := a.mux
-	m.HandleFunc("POST /applications", a.createApplication)
-	m.HandleFunc("GET /applications", a.listApplications)
-	m.HandleFunc("GET /applications/key", a.getApplicationByKey)
-	m.HandleFunc("GET /applications/{id}", a.getApplication)
-	m.HandleFunc("PUT /applications/{id}", a.updateApplication)
-	m.HandleFunc("POST /applications/{id}/regenerate", a.regenerateApplication)
-	m.HandleFunc("DELETE /applications/{id}", a.deleteApplication)
+	a.handle("POST /applications", a.createApplication)
+	a.handle("GET /applications", a.listApplications)
+	a.handle("GET /applications/key", a.getApplicationByKey)
+	a.handle("GET /applications/{id}", a.getApplication)
+	a.handle("PUT /applications/{id}", a.updateApplication)
+	a.handle("POST /applications/{id}/regenerate", a.regenerateApplication)
+	a.handle("DELETE /applications/{id}", a.deleteApplication)
 
-	m.HandleFunc("GET /logs", a.listLogs)
-	m.HandleFunc("GET /logs/entity-types", a.entityTypes)
+	a.handle("GET /logs", a.listLogs)
+	a.handle("GET /logs/entity-types", a.entityTypes)
 
-	m.HandleFunc("GET /tenants/self", a.getTenant)
-	m.HandleFunc("POST /tenants/self/rotate-data-key", a.rotateDataKey)
+	a.handle("GET /tenants/self", a.getTenant)
+	a.handle("POST /tenants/self/rotate-data-key", a.rotateDataKey)
 
-	m.HandleFunc("GET /permissions", a.listPermissions)
+	a.handle("GET /permissions", a.listPermissions)
 
 	a.tokenRoutes()
 	a.sessionRoutes()
@@ -66,9 +81,34 @@ func (a *api) routes() {
 	a.proxyRoutes()
 }
 
-// ServeHTTP serves the API, turning the mux's own 404 and 405 answers and
-// any panic into problems.
+// ServeHTTP serves the API, and reports the request to Options.Observe.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.observe == nil {
+		a.serve(w, r)
+		return
+	}
+	start := time.Now()
+	info := new(tokenvault.CallInfo)
+	rec := &statusRecorder{ResponseWriter: w}
+	_, pattern := a.mux.Handler(r)
+	defer func() {
+		route := pattern
+		if _, path, ok := strings.Cut(pattern, " "); ok {
+			route = path
+		}
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK // nothing written: net/http sends 200
+		}
+		a.observe(r.Context(), Observation{Method: r.Method, Route: route, Status: status,
+			Duration: time.Since(start), TenantID: info.TenantID()})
+	}()
+	a.serve(rec, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)))
+}
+
+// serve turns the mux's own 404 and 405 answers and any panic into
+// problems.
+func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {

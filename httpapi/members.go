@@ -7,16 +7,15 @@ import (
 )
 
 func (a *api) memberRoutes() {
-	m := a.mux
-	m.HandleFunc("GET /tenants/self/members", a.listMembers)
-	m.HandleFunc("DELETE /tenants/self/members/{id}", a.deleteMember)
+	a.handle("GET /tenants/self/members", a.listMembers)
+	a.handle("DELETE /tenants/self/members/{id}", a.deleteMember)
 
-	m.HandleFunc("POST /tenants/self/invitations", a.createInvitation)
-	m.HandleFunc("GET /tenants/self/invitations", a.listInvitations)
-	m.HandleFunc("GET /tenants/self/invitations/{id}", a.getInvitation)
-	m.HandleFunc("POST /tenants/self/invitations/{id}/resend", a.resendInvitation)
-	m.HandleFunc("DELETE /tenants/self/invitations/{id}", a.deleteInvitation)
-	m.HandleFunc("POST /tenants/invitations/accept", a.acceptInvitation)
+	a.handle("POST /tenants/self/invitations", a.createInvitation)
+	a.handle("GET /tenants/self/invitations", a.listInvitations)
+	a.handle("GET /tenants/self/invitations/{id}", a.getInvitation)
+	a.handle("POST /tenants/self/invitations/{id}/resend", a.resendInvitation)
+	a.handle("DELETE /tenants/self/invitations/{id}", a.deleteInvitation)
+	a.handle("POST /tenants/invitations/accept", a.acceptInvitation)
 }
 
 func (a *api) listMembers(w http.ResponseWriter, r *http.Request) {

@@ -18,16 +18,15 @@ const (
 )
 
 func (a *api) proxyRoutes() {
-	m := a.mux
-	m.HandleFunc("POST /proxies", a.createProxy)
-	m.HandleFunc("GET /proxies", a.listProxies)
-	m.HandleFunc("GET /proxies/{id}", a.getProxy)
-	m.HandleFunc("PUT /proxies/{id}", a.updateProxy)
-	m.HandleFunc("PATCH /proxies/{id}", a.patchProxy)
-	m.HandleFunc("DELETE /proxies/{id}", a.deleteProxy)
+	a.handle("POST /proxies", a.createProxy)
+	a.handle("GET /proxies", a.listProxies)
+	a.handle("GET /proxies/{id}", a.getProxy)
+	a.handle("PUT /proxies/{id}", a.updateProxy)
+	a.handle("PATCH /proxies/{id}", a.patchProxy)
+	a.handle("DELETE /proxies/{id}", a.deleteProxy)
 	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-		m.HandleFunc(method+" /proxy", a.invokeProxy)
-		m.HandleFunc(method+" /proxy/{rest...}", a.invokeProxy)
+		a.handle(method+" /proxy", a.invokeProxy)
+		a.handle(method+" /proxy/{rest...}", a.invokeProxy)
 	}
 }
 

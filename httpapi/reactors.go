@@ -7,22 +7,21 @@ import (
 )
 
 func (a *api) reactorRoutes() {
-	m := a.mux
-	m.HandleFunc("POST /reactor-formulas", a.createFormula)
-	m.HandleFunc("GET /reactor-formulas", a.listFormulas)
-	m.HandleFunc("GET /reactor-formulas/{id}", a.getFormula)
-	m.HandleFunc("PUT /reactor-formulas/{id}", a.updateFormula)
-	m.HandleFunc("DELETE /reactor-formulas/{id}", a.deleteFormula)
+	a.handle("POST /reactor-formulas", a.createFormula)
+	a.handle("GET /reactor-formulas", a.listFormulas)
+	a.handle("GET /reactor-formulas/{id}", a.getFormula)
+	a.handle("PUT /reactor-formulas/{id}", a.updateFormula)
+	a.handle("DELETE /reactor-formulas/{id}", a.deleteFormula)
 
-	m.HandleFunc("POST /reactors", a.createReactor)
-	m.HandleFunc("GET /reactors", a.listReactors)
-	m.HandleFunc("GET /reactors/{id}", a.getReactor)
-	m.HandleFunc("PUT /reactors/{id}", a.updateReactor)
-	m.HandleFunc("PATCH /reactors/{id}", a.patchReactor)
-	m.HandleFunc("DELETE /reactors/{id}", a.deleteReactor)
-	m.HandleFunc("POST /reactors/{id}/react", a.invokeReactor)
+	a.handle("POST /reactors", a.createReactor)
+	a.handle("GET /reactors", a.listReactors)
+	a.handle("GET /reactors/{id}", a.getReactor)
+	a.handle("PUT /reactors/{id}", a.updateReactor)
+	a.handle("PATCH /reactors/{id}", a.patchReactor)
+	a.handle("DELETE /reactors/{id}", a.deleteReactor)
+	a.handle("POST /reactors/{id}/react", a.invokeReactor)
 
-	m.HandleFunc("GET /tenants/self/webhook-secret", a.webhookSecret)
+	a.handle("GET /tenants/self/webhook-secret", a.webhookSecret)
 }
 
 func (a *api) createFormula(w http.ResponseWriter, r *http.Request) {

@@ -7,8 +7,8 @@ import (
 )
 
 func (a *api) sessionRoutes() {
-	a.mux.HandleFunc("POST /sessions", a.createSession)
-	a.mux.HandleFunc("POST /sessions/authorize", a.authorizeSession)
+	a.handle("POST /sessions", a.createSession)
+	a.handle("POST /sessions/authorize", a.authorizeSession)
 }
 
 // createSession takes no body: a body is ignored rather than refused, as

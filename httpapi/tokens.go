@@ -9,15 +9,14 @@ import (
 )
 
 func (a *api) tokenRoutes() {
-	m := a.mux
-	m.HandleFunc("POST /tokenize", a.tokenize)
-	m.HandleFunc("POST /detokenize", a.detokenize)
-	m.HandleFunc("POST /tokens", a.createToken)
-	m.HandleFunc("GET /tokens", a.listTokens)
-	m.HandleFunc("POST /tokens/search", a.searchTokens)
-	m.HandleFunc("GET /tokens/{id}", a.getToken)
-	m.HandleFunc("PATCH /tokens/{id}", a.updateToken)
-	m.HandleFunc("DELETE /tokens/{id}", a.deleteToken)
+	a.handle("POST /tokenize", a.tokenize)
+	a.handle("POST /detokenize", a.detokenize)
+	a.handle("POST /tokens", a.createToken)
+	a.handle("GET /tokens", a.listTokens)
+	a.handle("POST /tokens/search", a.searchTokens)
+	a.handle("GET /tokens/{id}", a.getToken)
+	a.handle("PATCH /tokens/{id}", a.updateToken)
+	a.handle("DELETE /tokens/{id}", a.deleteToken)
 }
 
 func (a *api) tokenize(w http.ResponseWriter, r *http.Request) {

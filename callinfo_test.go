@@ -1,0 +1,40 @@
+package tokenvault_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// TestCallInfoRecordsTenant: a call made with a CallInfo in its context
+// reports the tenant its key belongs to, and nothing for a refused key.
+func TestCallInfoRecordsTenant(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	v := e.v
+	a, b := e.tenant(t, "A"), e.tenant(t, "B")
+
+	for _, tc := range []struct {
+		name, key, want string
+	}{
+		{"tenant A's key", a.Application.Key, a.Tenant.ID},
+		{"tenant B's key", b.Application.Key, b.Tenant.ID},
+		{"an unknown key", "key_unknown", ""},
+	} {
+		var info tokenvault.CallInfo
+		v.GetTenant(tokenvault.WithCallInfo(ctx, &info), tc.key)
+		if got := info.TenantID(); got != tc.want {
+			t.Errorf("%s: TenantID() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	var info tokenvault.CallInfo
+	boot, err := v.CreateTenant(tokenvault.WithCallInfo(ctx, &info), tokenvault.CreateTenantRequest{Name: "C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.TenantID(); got != boot.Tenant.ID {
+		t.Errorf("CreateTenant: TenantID() = %q, want the new tenant %q", got, boot.Tenant.ID)
+	}
+}

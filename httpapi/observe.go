@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+)
+
+// Observation describes one request the handler served. It holds nothing
+// a caller sent (no body, header, query string or key), so it may be logged
+// as it is.
+type Observation struct {
+	Method string
+	// Route is the pattern that matched, such as "/tokens/{id}", or ""
+	// when none did (a 404 or 405).
+	Route    string
+	Status   int
+	Duration time.Duration
+	// TenantID is the tenant the request's key belonged to, or "" when
+	// no key was accepted.
+	TenantID string
+}
+
+// statusRecorder remembers the first status written through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
