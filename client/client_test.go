@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/openapitest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -43,11 +45,22 @@ func TestEveryEndpoint(t *testing.T) {
 	}
 	defer v.Close()
 	mux := http.NewServeMux()
-	mux.Handle("/vault/", http.StripPrefix("/vault", httpapi.New(v, httpapi.Options{})))
+	// Every answer is also held to openapi.yaml, and at the end every
+	// operation of the document must have been answered with a 2xx.
+	cov := new(openapitest.Coverage)
+	mux.Handle("/vault/", http.StripPrefix("/vault", openapitest.Mount(t, v, httpapi.Options{}, cov)))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
+	defer func() {
+		if missing := cov.Missing(); len(missing) > 0 && !t.Failed() {
+			t.Errorf("operations of openapi.yaml never answered 2xx here: %v", missing)
+		}
+	}()
 	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		if len(b) == 0 {
+			b = []byte(`{}`)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 	}))
@@ -63,6 +76,12 @@ func TestEveryEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
+	}
+
+	doc, err := c.OpenAPI(ctx)
+	must("OpenAPI", err)
+	if !bytes.Equal(doc, bytes.TrimSpace(httpapi.OpenAPI())) {
+		t.Errorf("OpenAPI = %.100s, want the document httpapi serves", doc)
 	}
 
 	app, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "be", Type: tokenvault.Private,
@@ -199,6 +218,15 @@ func TestEveryEndpoint(t *testing.T) {
 	must("InvokeProxy", err)
 	if pres.Status != 200 || string(pres.Body) != `{"n":"Ada"}` {
 		t.Errorf("InvokeProxy = %d %s", pres.Status, pres.Body)
+	}
+	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		for _, path := range []string{"", "/a/b"} {
+			pres, err := c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, APIKey: k, Method: method, Path: path})
+			must("InvokeProxy "+method+" /proxy"+path, err)
+			if pres.Status != 200 {
+				t.Errorf("InvokeProxy %s /proxy%s = %d %s", method, path, pres.Status, pres.Body)
+			}
+		}
 	}
 	_, err = c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, Method: "GET"})
 	if tokenvault.ErrorKind(err) != tokenvault.Unauthenticated {

@@ -156,3 +156,10 @@ func clean(q url.Values) url.Values {
 	}
 	return q
 }
+
+// OpenAPI returns the OpenAPI 3.1 document the server serves (no key
+// needed), as JSON.
+func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
+	var out json.RawMessage
+	return out, c.do(ctx, call{method: "GET", path: "/openapi.json", out: &out})
+}

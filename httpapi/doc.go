@@ -20,7 +20,19 @@
 // Mailer) failed and nothing was saved. Unknown routes are 404 and known
 // routes with another method 405, in the same format.
 //
+// # OpenAPI
+//
+// openapi.yaml in this directory is the OpenAPI 3.1 document of every
+// route: parameters, request and response schemas, the problem schema and
+// the security schemes. The handler serves it as JSON at GET /openapi.json
+// (no key), and [OpenAPI] returns it. Tests hold the handler to it both
+// ways: the registered routes and the document's operations must be the
+// same set, and every exchange of the httpapi and client tests is
+// validated against it with kin-openapi, which is a test dependency only.
+//
 // # Routes without an API key
+//
+// GET /openapi.json answers the document above.
 //
 // POST /tenants/invitations/accept takes {"token": "...", "user": {...}}:
 // the invitation link token is the credential. It answers 201 with the new

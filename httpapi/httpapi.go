@@ -74,6 +74,8 @@ func (a *api) routes() {
 
 	a.handle("GET /permissions", a.listPermissions)
 
+	a.handle("GET /openapi.json", a.openapi)
+
 	a.tokenRoutes()
 	a.sessionRoutes()
 	a.memberRoutes()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/openapitest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -44,7 +45,8 @@ func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenva
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/vault/", http.StripPrefix("/vault", httpapi.New(v, opts)))
+	// Every exchange of every test is held to openapi.yaml.
+	mux.Handle("/vault/", http.StripPrefix("/vault", openapitest.Mount(t, v, opts, nil)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
