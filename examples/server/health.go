@@ -9,18 +9,19 @@ import (
 	"github.com/tokenvault/tokenvault"
 )
 
-// withHealth serves the probes next to the API:
-//
-//	GET /healthz  200 while the process serves requests (liveness)
-//	GET /readyz   200 when the store answers within 2 s, else 503 (readiness)
-//
-// Neither needs a key nor reveals anything but "ok" or "unavailable".
-func withHealth(v *tokenvault.Vault, api http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok\n")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+// The probes need no key and reveal nothing but "ok" or "unavailable", so
+// that an orchestrator can call them without credentials.
+
+// healthz answers 200 while the process serves requests (liveness).
+func healthz(w http.ResponseWriter, r *http.Request) {
+	io.WriteString(w, "ok\n")
+}
+
+// readyz answers 200 when v's store answers within 2 s, else 503
+// (readiness): an instance whose database is unreachable should get no
+// traffic, but need not be restarted.
+func readyz(v *tokenvault.Vault) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if _, err := v.HasTenants(ctx); err != nil {
@@ -28,7 +29,5 @@ func withHealth(v *tokenvault.Vault, api http.Handler) http.Handler {
 			return
 		}
 		io.WriteString(w, "ok\n")
-	})
-	mux.Handle("/", api)
-	return mux
+	}
 }

@@ -17,12 +17,44 @@
 //	-dsn   TOKENVAULT_DSN         PostgreSQL connection string, for -store postgres
 //	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
 //	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
-//
-// GET /healthz answers 200 while the process serves; GET /readyz answers 200
-// when the store answers (503 otherwise). Neither needs a key.
+//	-metrics TOKENVAULT_METRICS   serve GET /metrics (default true; -metrics=false turns it off)
 //
 //	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
 //	                       reach loopback and private addresses (refused by default)
+//
+// Next to the API it serves these routes, none of which needs a key:
+//
+//	GET /healthz  200 while the process serves (liveness)
+//	GET /readyz   200 when the store answers, 503 otherwise (readiness)
+//	GET /metrics  Prometheus metrics, text format 0.0.4 (unless -metrics=false)
+//
+// Every API request is logged at Info once answered, from httpapi's Observe
+// hook: msg=request with method, route (the pattern, such as /tokens/{id},
+// not the path, which holds ids; "unmatched" for a 404 or 405), status,
+// duration, and tenant (the tenant whose key was accepted; absent when
+// none was). Bodies, headers, query strings and keys are never logged.
+// Methods other than the standard ones are logged and counted as "other".
+// The probes and /metrics are counted in the metrics but not logged: they
+// are polled every few seconds and their lines would drown the API's.
+//
+// /metrics exports tokenvault_http_requests_total{method,route,status},
+// the histogram tokenvault_http_request_duration_seconds{method,route} and
+// the gauge tokenvault_http_requests_in_flight. Their labels are bounded
+// (a fixed set of route patterns, standard methods, status codes), so no
+// client can grow them by scanning. There is no tenant label: tenants are
+// created without limit and each would multiply the series. /metrics
+// reveals traffic counts, not data; keep it off the public network like
+// the probes, or turn it off.
+//
+// The metrics are written by hand (metrics.go and metrics_text.go, some
+// 170 lines with their comments) rather than with
+// github.com/prometheus/client_golang. This server belongs to the
+// tokenvault module, so its dependencies would become the library's, and
+// client_golang brings a dozen modules (client_model, common, procfs,
+// protobuf, xxhash, compress, ...) that every user of a security library
+// would have to vet, for one counter, one histogram and one gauge. The
+// text format is stable and simple, and a test parses our output to hold
+// it to the format.
 //
 // Several instances can serve one PostgreSQL database: give them the same
 // -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance

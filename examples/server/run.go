@@ -13,11 +13,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
-	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/store/postgres"
 )
 
@@ -30,10 +30,11 @@ type config struct {
 	tlsKey  string
 	dsn     string
 	schema  string
+	metrics bool // serve GET /metrics
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
-	c := config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault"}
+	c := config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true}
 	for _, e := range []struct {
 		name string
 		dst  *string
@@ -46,6 +47,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 			*e.dst = s
 		}
 	}
+	if s := getenv("TOKENVAULT_METRICS"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return c, fmt.Errorf("TOKENVAULT_METRICS must be true or false, not %q", s)
+		}
+		c.metrics = b
+	}
 	fl := flag.NewFlagSet("server", flag.ContinueOnError)
 	fl.StringVar(&c.addr, "addr", c.addr, "listen address (env TOKENVAULT_ADDR)")
 	fl.StringVar(&c.dataDir, "data", c.dataDir, "data directory (env TOKENVAULT_DATA)")
@@ -54,6 +62,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fl.StringVar(&c.schema, "schema", c.schema, "PostgreSQL schema for -store postgres (env TOKENVAULT_PG_SCHEMA)")
 	fl.StringVar(&c.tlsCert, "tls-cert", c.tlsCert, "TLS certificate file (PEM); with -tls-key serves HTTPS (env TOKENVAULT_TLS_CERT)")
 	fl.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key file (PEM) (env TOKENVAULT_TLS_KEY)")
+	fl.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key (env TOKENVAULT_METRICS)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -126,7 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(logRequests(log, withHealth(v, httpapi.New(v, httpapi.Options{Logger: log}))))
+	srv := newHTTPServer(newHandler(v, log, cfg.metrics))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/httpapi"
+)
+
+// newHandler serves the API and, next to it, the operational routes:
+//
+//	GET /healthz  liveness probe (health.go)
+//	GET /readyz   readiness probe (health.go)
+//	GET /metrics  Prometheus metrics (metrics.go), when withMetrics
+//
+// None of the operational routes needs a key. Every API request is logged
+// (logging.go) and, with metrics, counted, through httpapi's Observe hook,
+// which reports the route pattern and never what the caller sent. The
+// operational routes are counted but not logged: orchestrators and
+// Prometheus call them every few seconds, and a line for each would drown
+// the API requests; a failing probe shows in the metrics as
+// tokenvault_http_requests_total{route="/readyz",status="503"}.
+func newHandler(v *tokenvault.Vault, log *slog.Logger, withMetrics bool) http.Handler {
+	observe := logRequest(log)
+	ops := map[string]http.Handler{"/healthz": http.HandlerFunc(healthz), "/readyz": readyz(v)}
+	var m *metrics
+	if withMetrics {
+		m = newMetrics()
+		logHook := observe
+		observe = func(ctx context.Context, o httpapi.Observation) {
+			logHook(ctx, o)
+			m.observe(ctx, o)
+		}
+		ops["/metrics"] = m
+	}
+	mux := http.NewServeMux()
+	for route, h := range ops {
+		if m != nil {
+			h = observed(route, m.observe, h)
+		}
+		mux.Handle("GET "+route, h)
+	}
+	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe}))
+	if m != nil {
+		return m.track(mux)
+	}
+	return mux
+}
