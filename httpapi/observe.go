@@ -9,6 +9,9 @@ import (
 // a caller sent (no body, header, query string or key), so it may be logged
 // as it is.
 type Observation struct {
+	// Method is the method as sent. On a route that did not match, a
+	// client may send any token here: map it to a fixed set before using
+	// it as a metric label.
 	Method string
 	// Route is the pattern that matched, such as "/tokens/{id}", or ""
 	// when none did (a 404 or 405).
