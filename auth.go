@@ -30,9 +30,10 @@ type principal struct {
 	appType     ApplicationType
 	permissions []string
 	rules       []AccessRule
-	// ceiling, for a session, is what its authorizer held when it
-	// authorized it: a session never does more than both grant.
-	ceiling *grants
+	// ceilings, for a session, are what its authorizer held when it
+	// authorized it and what it holds now: a session never does more than
+	// its own grants and every ceiling allow.
+	ceilings []grants
 }
 
 // grants are permissions and rules, as held by a key.
@@ -59,7 +60,15 @@ func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorTyp
 // tokens a rule-scoped permission reaches is decided per token.
 func (p *principal) has(perm string) bool {
 	own := grants{Permissions: p.permissions, Rules: p.rules}
-	return own.has(perm) && (p.ceiling == nil || p.ceiling.has(perm))
+	if !own.has(perm) {
+		return false
+	}
+	for _, c := range p.ceilings {
+		if !c.has(perm) {
+			return false
+		}
+	}
+	return true
 }
 
 // covers reports whether p holds every permission in perms directly. A key

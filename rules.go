@@ -125,19 +125,21 @@ func sortedRules(rules []AccessRule) []AccessRule {
 }
 
 // decide applies p's grants to one token. A session is also held to its
-// authorizer's grants: both must allow, and the more restrictive transform
+// authorizer's grants: all must allow, and the most restrictive transform
 // applies.
 func (p *principal) decide(perm string, tok tokenScope) (string, bool) {
 	transform, ok := decide(p.permissions, p.rules, perm, tok)
-	if !ok || p.ceiling == nil {
-		return transform, ok
-	}
-	limit, ok := decide(p.ceiling.Permissions, p.ceiling.Rules, perm, tok)
 	if !ok {
 		return "", false
 	}
-	if transformRank[limit] < transformRank[transform] {
-		transform = limit
+	for _, c := range p.ceilings {
+		limit, ok := decide(c.Permissions, c.Rules, perm, tok)
+		if !ok {
+			return "", false
+		}
+		if transformRank[limit] < transformRank[transform] {
+			transform = limit
+		}
 	}
 	return transform, true
 }

@@ -81,7 +81,7 @@ func FuzzAccessRuleConditions(f *testing.F) {
 			return
 		}
 		ceiling.Rules = sortedRules(ceiling.Rules)
-		p := &principal{permissions: g.Permissions, rules: sortedRules(session), ceiling: &ceiling}
+		p := &principal{permissions: g.Permissions, rules: sortedRules(session), ceilings: []grants{ceiling}}
 		got, ok := p.decide(perm, tok)
 		own, ownOK := decide(p.permissions, p.rules, perm, tok)
 		limit, limitOK := decide(ceiling.Permissions, ceiling.Rules, perm, tok)

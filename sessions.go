@@ -134,8 +134,10 @@ var errUnknownNonce = invalidField("nonce", "is unknown, already used or expired
 // permissions and rules. It needs the key of a private application, which
 // must itself hold every permission it grants (directly or in a rule); the
 // session is then also held to the authorizer's own grants as they were at
-// this moment, so it never reaches a token the authorizer could not, nor
-// sees more of it. The nonce works once.
+// this moment and as they are when it is used, so it never reaches a token
+// the authorizer could not, nor sees more of it. The session works only
+// while both the application that created it and its authorizer exist
+// and have not expired. The nonce works once.
 //
 // Returns Invalid (nonce unknown, used, expired or another tenant's; bad
 // grants; bad expires_at), Unauthenticated, PermissionDenied.
@@ -256,8 +258,32 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 	if rec == nil || subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
 		return nil, time.Time{}, errUnauthenticated
 	}
+	// A session lives on its applications' authority: when the public
+	// application that created it or the private one that authorized it
+	// is deleted or expires, the session stops working with it, and it
+	// never does more than its authorizer may do now.
+	creator, err := t.loadApplication(rec.TenantID, rec.ApplicationID)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if creator == nil {
+		return nil, time.Time{}, errUnauthenticated
+	}
 	if !rec.Authorized {
 		return nil, time.Time{}, errorf(PermissionDenied, "the session has not been authorized")
+	}
+	authorizer, err := t.loadApplication(rec.TenantID, rec.AuthorizedBy)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if authorizer == nil {
+		return nil, time.Time{}, errUnauthenticated
+	}
+	expires := rec.ExpiresAt
+	for _, app := range []*applicationRecord{creator, authorizer} {
+		if app.ExpiresAt != nil && app.ExpiresAt.Before(expires) {
+			expires = *app.ExpiresAt
+		}
 	}
 	return &principal{
 		tenantID:    rec.TenantID,
@@ -265,8 +291,11 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 		actorType:   ActorSession,
 		permissions: rec.Grants.Permissions,
 		rules:       sortedRules(rec.Grants.Rules),
-		ceiling:     &grants{Permissions: rec.Ceiling.Permissions, Rules: sortedRules(rec.Ceiling.Rules)},
-	}, rec.ExpiresAt, nil
+		ceilings: []grants{
+			{Permissions: rec.Ceiling.Permissions, Rules: sortedRules(rec.Ceiling.Rules)},
+			{Permissions: authorizer.Permissions, Rules: sortedRules(authorizer.Rules)},
+		},
+	}, expires, nil
 }
 
 // deleteSession removes a session and its lookups.

@@ -126,3 +126,29 @@ type failingMailer struct{}
 func (failingMailer) SendInvitation(context.Context, tokenvault.InvitationMail) error {
 	return errors.New("no route to smtp")
 }
+
+// TestSessionEndsWithItsAuthorizerOverHTTP: deleting the application that
+// authorized a session ends the session (401).
+func TestSessionEndsWithItsAuthorizerOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	_, public := s.app(t, map[string]any{"name": "web", "type": "public", "permissions": []string{"token:create"}})
+	privateID, private := s.app(t, map[string]any{"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read"}})
+	r := s.do(t, "POST", "/tokens", private, map[string]any{"type": "token", "data": "x"})
+	wantStatus(t, "POST /tokens", r, http.StatusCreated)
+	var tok tokenvault.Token
+	r.json(t, &tok)
+	r = s.do(t, "POST", "/sessions", public, nil)
+	wantStatus(t, "POST /sessions", r, http.StatusCreated)
+	var sess tokenvault.Session
+	r.json(t, &sess)
+	r = s.do(t, "POST", "/sessions/authorize", private, map[string]any{"nonce": sess.Nonce, "permissions": []string{"token:read"}})
+	wantStatus(t, "POST /sessions/authorize", r, http.StatusNoContent)
+	r = s.do(t, "GET", "/tokens/"+tok.ID, sess.SessionKey, nil)
+	wantStatus(t, "GET /tokens/{id} with the session", r, http.StatusOK)
+
+	r = s.do(t, "DELETE", "/applications/"+privateID, s.mgmt, nil)
+	wantStatus(t, "DELETE /applications/{authorizer}", r, http.StatusNoContent)
+	r = s.do(t, "GET", "/tokens/"+tok.ID, sess.SessionKey, nil)
+	wantStatus(t, "GET /tokens/{id} with the session after its authorizer is deleted", r, http.StatusUnauthorized)
+	r.problem(t)
+}
