@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -382,4 +384,75 @@ func readBack(c *http.Client, addr, key string, a acked) string {
 		return fmt.Sprintf("data %v, want %q", tok.Data, a.value)
 	}
 	return ""
+}
+
+// TestSecondSignalStopsAtOnce: SIGTERM starts a graceful shutdown that
+// waits for a request in flight; a second SIGTERM ends the process at
+// once instead of after the 30 s grace period.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	if os.Getenv("TOKENVAULT_CRASH_TEST") != "1" {
+		t.Skip("builds and signals a server subprocess; run it with TOKENVAULT_CRASH_TEST=1")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv := startProcess(t, bin, filepath.Join(dir, "data"))
+	key := readManagementKey(t, filepath.Join(dir, "data"))
+
+	// A request in flight that never finishes: the server's "100 Continue"
+	// says its handler is reading the body, of which half is sent.
+	conn, err := net.Dial("tcp", srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /tokenize HTTP/1.1\r\nHost: %s\r\nSVC-API-KEY: %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n", srv.addr, key)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "HTTP/1.1 100") {
+		t.Fatalf("want 100 Continue, got %q, %v", line, err)
+	}
+	if _, err := conn.Write([]byte(`{"a": "`)); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(srv.out.String(), "shutting down") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no graceful shutdown began after SIGTERM:\n%s", srv.out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-srv.done:
+		srv.done <- err
+		t.Fatalf("the server exited before the request in flight ended: %v", err)
+	case <-time.After(500 * time.Millisecond): // still waiting for it, as it should
+	}
+
+	second := time.Now()
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-srv.done:
+		srv.done <- err
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("exit: %v, want the end by a signal", err)
+		}
+		if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Errorf("exit status %v, want killed by SIGTERM", exit)
+		}
+		t.Logf("exited %v after the second SIGTERM", time.Since(second).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server was still running 5 s after a second SIGTERM")
+	}
 }

@@ -65,7 +65,9 @@
 //
 // SIGINT or SIGTERM shuts it down gracefully: it stops accepting
 // connections, requests in flight finish (for up to 30 s; connections still
-// busy after that are closed) and the database is closed cleanly.
+// busy after that are closed) and the database is closed cleanly. A second
+// signal during that wait ends the process at once; nothing acknowledged
+// is lost (bbolt commits are durable before a request is answered).
 //
 // Timeouts: request headers must arrive within 10 s and the whole request
 // within 30 s (ReadHeaderTimeout, ReadTimeout); a response must be written
@@ -87,6 +89,13 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// Once the graceful shutdown has begun, give the signals back
+		// their default action: a second one ends the process at once,
+		// as an operator who sends it means. The store is crash-safe.
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
