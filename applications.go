@@ -292,7 +292,9 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 
 // UpdateApplication replaces the name, permissions and rules of an
 // application. Requires application:update; a management application can
-// only be given permissions the caller holds itself.
+// only be given permissions the caller holds itself. Taking
+// application:create from the tenant's last live management application
+// holding it is a Conflict (the tenant could no longer be managed).
 func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req UpdateApplicationRequest) (*Application, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
@@ -315,7 +317,13 @@ func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req Updat
 		if rec.Type == Management && !p.covers(perms) {
 			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
+		wasManager := isManager(rec, t)
 		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
+		if wasManager && !isManager(rec, t) {
+			if err := t.keepsAManager(p.tenantID, id, rec); err != nil {
+				return err
+			}
+		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
 		if err := t.putRecord(recordKey(p.tenantID, EntityApplication, id), rec); err != nil {
@@ -360,7 +368,9 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*
 }
 
 // DeleteApplication deletes an application; its key is refused from the
-// moment this returns. Requires application:delete.
+// moment this returns. Requires application:delete. Deleting the tenant's
+// last live management application holding application:create is a
+// Conflict: the tenant could no longer be managed.
 func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationDelete)
@@ -370,6 +380,11 @@ func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
 		rec, err := t.mustApplication(p.tenantID, id)
 		if err != nil {
 			return err
+		}
+		if isManager(rec, t) {
+			if err := t.keepsAManager(p.tenantID, id, nil); err != nil {
+				return err
+			}
 		}
 		return t.deleteApplication(p.actor(), rec, "Application deleted")
 	})

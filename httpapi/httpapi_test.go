@@ -315,3 +315,14 @@ func TestTenantOverHTTP(t *testing.T) {
 	wantStatus(t, "POST /tenants/self/rotate-data-key", s.do(t, "POST", "/tenants/self/rotate-data-key", s.mgmt, nil), http.StatusNoContent)
 	wantStatus(t, "GET /tenants/self after rotation", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusOK)
 }
+
+// TestLastManagerOverHTTP: deleting the tenant's only management
+// application is a 409 problem, and the key keeps working.
+func TestLastManagerOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	r := s.do(t, "DELETE", "/applications/"+s.boot.Application.ID, s.mgmt, nil)
+	wantStatus(t, "DELETE the last management application", r, http.StatusConflict)
+	r.problem(t)
+	r = s.do(t, "GET", "/applications/key", s.mgmt, nil)
+	wantStatus(t, "GET /applications/key afterwards", r, http.StatusOK)
+}
