@@ -98,11 +98,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if _, path, ok := strings.Cut(pattern, " "); ok {
 			route = path
 		}
-		status := rec.status
-		if status == 0 {
-			status = http.StatusOK // nothing written: net/http sends 200
-		}
-		a.observe(r.Context(), Observation{Method: r.Method, Route: route, Status: status,
+		a.observe(r.Context(), Observation{Method: r.Method, Route: route, Status: rec.written(),
 			Duration: time.Since(start), TenantID: info.TenantID()})
 	}()
 	a.serve(rec, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)))

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 )
@@ -21,6 +22,18 @@ type Observation struct {
 	// TenantID is the tenant the request's key belonged to, or "" when
 	// no key was accepted.
 	TenantID string
+}
+
+// Observed wraps a handler of your own, served next to the API (a health
+// probe, a metrics page), so that observe sees its requests as it sees the
+// API's: with route as the pattern, and no tenant.
+func Observed(route string, observe func(context.Context, Observation), next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		observe(r.Context(), Observation{Method: r.Method, Route: route, Status: rec.written(), Duration: time.Since(start)})
+	})
 }
 
 // statusRecorder remembers the first status written through it.
@@ -45,3 +58,12 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// written is the status sent, 200 if the handler wrote nothing (net/http
+// sends 200 then).
+func (r *statusRecorder) written() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -50,6 +51,26 @@ func TestObserve(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(httpapi.Observation{}, "Duration")); diff != "" {
+		t.Errorf("observations (-want +got):\n%s", diff)
+	}
+}
+
+// TestObserved: a handler of the host's, wrapped, is reported with its
+// route and the status it wrote (200 when it wrote nothing).
+func TestObserved(t *testing.T) {
+	var got []httpapi.Observation
+	observe := func(_ context.Context, o httpapi.Observation) { got = append(got, o) }
+	unready := httpapi.Observed("/readyz", observe, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	silent := httpapi.Observed("/healthz", observe, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	unready.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/readyz", nil))
+	silent.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("HEAD", "/healthz", nil))
+	want := []httpapi.Observation{
+		{Method: "GET", Route: "/readyz", Status: 503},
+		{Method: "HEAD", Route: "/healthz", Status: 200},
+	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(httpapi.Observation{}, "Duration")); diff != "" {
 		t.Errorf("observations (-want +got):\n%s", diff)
 	}

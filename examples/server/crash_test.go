@@ -40,16 +40,8 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build the server: %v", err)
-	}
 	began := time.Now()
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	t.Logf("built the server in %v", time.Since(began).Round(time.Millisecond))
+	bin := buildServer(t, dir)
 	data := filepath.Join(dir, "data")
 
 	srv := startProcess(t, bin, data)
@@ -395,10 +387,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildServer(t, dir)
 	srv := startProcess(t, bin, filepath.Join(dir, "data"))
 	key := readManagementKey(t, filepath.Join(dir, "data"))
 
@@ -455,4 +444,20 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server was still running 5 s after a second SIGTERM")
 	}
+}
+
+// buildServer builds this program into dir and returns its path.
+func buildServer(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "server")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the server: %v", err)
+	}
+	began := time.Now()
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Logf("built the server in %v", time.Since(began).Round(time.Millisecond))
+	return bin
 }

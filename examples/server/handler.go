@@ -38,7 +38,7 @@ func newHandler(v *tokenvault.Vault, log *slog.Logger, withMetrics bool) http.Ha
 	mux := http.NewServeMux()
 	for route, h := range ops {
 		if m != nil {
-			h = observed(route, m.observe, h)
+			h = httpapi.Observed(route, m.observe, h)
 		}
 		mux.Handle("GET "+route, h)
 	}
