@@ -27,6 +27,12 @@ const (
 	defaultTimeout       = time.Second
 	defaultMaxBatchDelay = 2 * time.Millisecond
 	defaultMaxBatchSize  = 1000
+	// fillPercent is how full a page is left when it splits (bbolt's
+	// default is half). Most keys are appended at the end of their range
+	// (time-ordered ids: records, log lines, their indexes), and a page
+	// that splits there never receives another key, so a half-full split
+	// leaves half of every such page empty for good.
+	fillPercent = 0.9
 )
 
 // Options configures [Open]. The zero value, like a nil *Options, gives the
@@ -195,7 +201,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	run := func(btx *bbolt.Tx) error {
 		err := ctx.Err() // a batch may start well after Update was called
 		if err == nil {
-			t := &tx{b: btx.Bucket(bucketName)}
+			b := btx.Bucket(bucketName)
+			b.FillPercent = fillPercent
+			t := &tx{b: b}
 			err = fn(t)
 			t.finish()
 		}
