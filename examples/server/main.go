@@ -18,9 +18,19 @@
 //	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
 //	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
 //	-metrics TOKENVAULT_METRICS   serve GET /metrics (default true; -metrics=false turns it off)
+//	-rotate-master-key            replace <data>/master.key with a new key at start (see below)
 //
 //	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
 //	                       reach loopback and private addresses (refused by default)
+//
+// -rotate-master-key generates a new master key, re-wraps every tenant's
+// keyring with it in one transaction (records are sealed with data keys
+// and are not rewritten) and then replaces master.key; the old key no
+// longer opens the store. The new key goes to master.key.new first, so a
+// crash at any point is finished by the next start. With several instances
+// on PostgreSQL, stop the others, rotate on one, and copy its master.key to
+// the others before starting them. A key given in TOKENVAULT_MASTER_KEY is
+// rotated by whoever sets it (Vault.RotateMasterKey, PreviousMasterKeys).
 //
 // Next to the API it serves these routes, none of which needs a key:
 //

@@ -31,6 +31,8 @@ type config struct {
 	dsn     string
 	schema  string
 	metrics bool // serve GET /metrics
+	// rotateMasterKey: replace the master key file's key at start.
+	rotateMasterKey bool
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -62,6 +64,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fl.StringVar(&c.schema, "schema", c.schema, "PostgreSQL schema for -store postgres (env TOKENVAULT_PG_SCHEMA)")
 	fl.StringVar(&c.tlsCert, "tls-cert", c.tlsCert, "TLS certificate file (PEM); with -tls-key serves HTTPS (env TOKENVAULT_TLS_CERT)")
 	fl.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key file (PEM) (env TOKENVAULT_TLS_KEY)")
+	fl.BoolVar(&c.rotateMasterKey, "rotate-master-key", false, "replace <data>/master.key with a new random key at start, re-wrapping every tenant's keys")
 	fl.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key (env TOKENVAULT_METRICS)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
@@ -92,6 +95,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
+	keyFromEnv := strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != ""
+	if keyFromEnv && cfg.rotateMasterKey {
+		return errors.New("-rotate-master-key rotates <data>/master.key; a key given in TOKENVAULT_MASTER_KEY is rotated by the program that sets it (tokenvault.Vault.RotateMasterKey)")
+	}
+	var pendingKey []byte // the new key of an interrupted rotation
+	if !keyFromEnv {
+		if pendingKey, err = readPendingKey(cfg.dataDir); err != nil {
+			return err
+		}
+	}
 	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log},
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
@@ -107,11 +120,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	} else {
 		opts.Path = filepath.Join(cfg.dataDir, "vault.db")
 	}
+	if pendingKey != nil {
+		opts.MasterKey, opts.PreviousMasterKeys = pendingKey, [][]byte{masterKey}
+	}
 	v, err := tokenvault.Open(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
+	switch {
+	case pendingKey != nil:
+		if err := finishRotation(ctx, v, cfg.dataDir, pendingKey); err != nil {
+			return err
+		}
+		log.Info("finished an interrupted master key rotation", "key_file", filepath.Join(cfg.dataDir, "master.key"))
+	case cfg.rotateMasterKey:
+		newKey, err := writePendingKey(cfg.dataDir)
+		if err != nil {
+			return err
+		}
+		if err := finishRotation(ctx, v, cfg.dataDir, newKey); err != nil {
+			return err
+		}
+		log.Info("rotated the master key", "key_file", filepath.Join(cfg.dataDir, "master.key"))
+	}
 	hasTenants, err := v.HasTenants(ctx)
 	if err != nil {
 		return err

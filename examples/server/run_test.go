@@ -34,12 +34,19 @@ func (s *syncBuffer) String() string {
 // a stop function that waits for a clean shutdown.
 func start(t *testing.T, dir string, env map[string]string) (addr string, out *syncBuffer, stop func()) {
 	t.Helper()
+	return startWith(t, dir, env)
+}
+
+// startWith is start with more flags.
+func startWith(t *testing.T, dir string, env map[string]string, flags ...string) (addr string, out *syncBuffer, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	out = &syncBuffer{}
 	getenv := func(k string) string { return env[k] }
-	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data", dir}, getenv, out, ready) }()
+	args := append([]string{"-addr", "127.0.0.1:0", "-data", dir}, flags...)
+	go func() { done <- run(ctx, args, getenv, out, ready) }()
 	select {
 	case addr = <-ready:
 	case err := <-done:
