@@ -47,10 +47,11 @@ var defaultMask = map[string]any{
 
 // validateData checks the data of a token of type typ, reporting problems
 // under path, and returns it normalised (card months and years as numbers).
-func validateData(typ string, data any, now time.Time, path string, fe fieldErrors) any {
+// A card must not have expired by validOn (zero: not checked).
+func validateData(typ string, data any, validOn time.Time, path string, fe fieldErrors) any {
 	switch typ {
 	case TypeCard:
-		return validateCard(data, now, path, fe)
+		return validateCard(data, validOn, path, fe)
 	case TypeBank:
 		return validateBank(data, path, fe)
 	}
@@ -81,8 +82,9 @@ func object(data any, path string, allowed []string, fe fieldErrors) (map[string
 
 // validateCard checks a card: number of 13 to 19 digits passing the Luhn
 // check, expiration_month 1 to 12, expiration_year of four digits, the two
-// not in the past, and an optional cvc of 3 or 4 digits.
-func validateCard(data any, now time.Time, path string, fe fieldErrors) any {
+// not before validOn (unless it is zero), and an optional cvc of 3 or 4
+// digits.
+func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any {
 	m, ok := object(data, path, []string{"number", "expiration_month", "expiration_year", "cvc"}, fe)
 	if !ok {
 		return data
@@ -104,7 +106,7 @@ func validateCard(data any, now time.Time, path string, fe fieldErrors) any {
 	month, monthOK := integer(m, "expiration_month", path, 1, 12, fe)
 	year, yearOK := integer(m, "expiration_year", path, 1000, 9999, fe)
 	if monthOK && yearOK {
-		if year < now.Year() || (year == now.Year() && month < int(now.Month())) {
+		if !validOn.IsZero() && (year < validOn.Year() || (year == validOn.Year() && month < int(validOn.Month()))) {
 			fe.add(path+".expiration_year", "the card expired in %02d/%d", month, year)
 		}
 		out["expiration_month"] = json.Number(strconv.Itoa(month))

@@ -61,7 +61,8 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 // A custom id that exists is a Conflict.
 func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
 	fe := fieldErrors{}
-	pt := prepareToken(req, v.now(), "", fe)
+	now := v.now()
+	pt := prepareToken(req, now, now, "", fe)
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
@@ -130,12 +131,12 @@ func prepareTree(root any, now time.Time, fe fieldErrors, count *int) any {
 				maps.Copy(fe, err.Fields)
 				return nil, true, nil
 			}
-			return prepareToken(req, now, path, fe), true, nil
+			return prepareToken(req, now, now, path, fe), true, nil
 		case []any:
 			return nil, false, nil
 		}
 		*count++
-		pt := prepareToken(TokenRequest{Type: TypeToken, Data: v}, now, path, fe)
+		pt := prepareToken(TokenRequest{Type: TypeToken, Data: v}, now, now, path, fe)
 		pt.plain = true
 		return pt, true, nil
 	})

@@ -190,8 +190,9 @@ func jsonDepth(b []byte) int {
 }
 
 // prepareToken validates req, reporting problems under path, and computes
-// its mask, fingerprint value and search index values.
-func prepareToken(req TokenRequest, now time.Time, path string, fe fieldErrors) *preparedToken {
+// its mask, fingerprint value and search index values. A card must not
+// have expired by cardsValidOn (zero: not checked; see UpdateToken).
+func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe fieldErrors) *preparedToken {
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
@@ -208,7 +209,7 @@ func prepareToken(req TokenRequest, now time.Time, path string, fe fieldErrors) 
 		fe.add(join(path, "data"), "is not JSON")
 		return pt
 	}
-	pt.data = validateData(req.Type, data, now, join(path, "data"), fe)
+	pt.data = validateData(req.Type, data, cardsValidOn, join(path, "data"), fe)
 	pt.dataJSON, _ = json.Marshal(pt.data)
 
 	pt.containers = validateContainers(req.Containers, req.Type, join(path, "containers"), fe)

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -54,7 +55,14 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			return err
 		}
 		fe := fieldErrors{}
-		pt := prepareToken(req, t.now, "", fe)
+		// A card that expired after it was tokenized stays editable
+		// (metadata, containers, ...): its expiry is checked only when
+		// the patch changes it.
+		cardsValidOn := t.now
+		if rec.Type == TypeCard && sameCardExpiry(rec.Data, req.Data) {
+			cardsValidOn = time.Time{}
+		}
+		pt := prepareToken(req, t.now, cardsValidOn, "", fe)
 		if err := fe.err(); err != nil {
 			return err
 		}
@@ -138,4 +146,21 @@ func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, erro
 	}
 	req.Containers = slices.Clone(req.Containers)
 	return req, nil
+}
+
+// sameCardExpiry reports whether the card data next has the expiration
+// month and year of the stored data prev.
+func sameCardExpiry(prev json.RawMessage, next any) bool {
+	old, _ := decodeJSON(prev)
+	o, ok1 := old.(map[string]any)
+	n, ok2 := next.(map[string]any)
+	if !ok1 || !ok2 {
+		return false
+	}
+	for _, f := range []string{"expiration_month", "expiration_year"} {
+		if o[f] == nil || fmt.Sprint(o[f]) != fmt.Sprint(n[f]) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -127,5 +129,26 @@ func TestTokenErrorsOverHTTP(t *testing.T) {
 				t.Errorf("%s: errors %v, want one on %s", tc.name, p.Errors, tc.field)
 			}
 		}
+	}
+}
+
+// TestExpiredCardStaysEditableOverHTTP: a card that expired since it was
+// tokenized takes a metadata patch (200), not an expiry in the past (400).
+func TestExpiredCardStaysEditableOverHTTP(t *testing.T) {
+	clock := &testClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	s := newServer(t, httpapi.Options{}, withClock(clock))
+	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create", "token:update"}})
+	r := s.do(t, "POST", "/tokens", key, map[string]any{"type": "card",
+		"data": map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2031}})
+	wantStatus(t, "POST /tokens (card)", r, http.StatusCreated)
+	var card tokenvault.Token
+	r.json(t, &card)
+	clock.Advance(3 * 365 * 24 * time.Hour)
+	r = s.do(t, "PATCH", "/tokens/"+card.ID, key, `{"metadata": {"customer": "42"}}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH metadata of an expired card", r, http.StatusOK)
+	r = s.do(t, "PATCH", "/tokens/"+card.ID, key, `{"data": {"expiration_year": 2032}}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH an expiry in the past", r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors["data.expiration_year"] == nil {
+		t.Errorf("errors = %v, want one on data.expiration_year", p.Errors)
 	}
 }
