@@ -291,7 +291,8 @@ func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
 
 // RotateDataKey adds a new data key to the caller's tenant keyring: records
 // written from now on are sealed with it, and records sealed with older
-// terms still open. Requires tenant:update.
+// terms still open until Reseal (run by the background sweeper) has sealed
+// them again with the new one. Requires tenant:update.
 func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
 	v.wrapMu.RLock()
 	defer v.wrapMu.RUnlock()
@@ -314,6 +315,9 @@ func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
 		rotated = &keySet{ring: ring, indexKey: ks.indexKey}
 		k := tenantKeyringKey(tid)
 		if err := t.tx.Put([]byte(k), v.wrap(k, rotated)); err != nil {
+			return err
+		}
+		if err := t.scheduleReseal(tid); err != nil {
 			return err
 		}
 		return t.log(p.actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", ring.ActiveTerm()))

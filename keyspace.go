@@ -19,6 +19,8 @@ import (
 //	sys/formula/<id>                         official reactor formulas
 //	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
+//	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
+//	                                         the value is the last key re-sealed (plain)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
@@ -33,6 +35,7 @@ const (
 	sysInviteKey  = "sys/invite/"
 	sysFormulaKey = "sys/formula/"
 	sysProxyKey   = "sys/proxy/"
+	sysResealKey  = "sys/reseal/"
 )
 
 func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }

@@ -29,6 +29,11 @@ func (v *Vault) startSweeper(interval time.Duration) {
 				} else if n > 0 {
 					v.logger.Info("tokenvault: swept expired objects", "count", n)
 				}
+				if n, err := v.Reseal(ctx); err != nil && ctx.Err() == nil {
+					v.logger.Error("tokenvault: reseal failed", "err", err)
+				} else if n > 0 {
+					v.logger.Info("tokenvault: re-sealed records with a rotated data key", "count", n)
+				}
 			}
 		}
 	}()

@@ -39,8 +39,9 @@ type Options struct {
 	// without sleeping.
 	Now func() time.Time
 
-	// SweepInterval is how often expired objects are removed. Zero: one
-	// minute. Negative: no background sweeper (call Sweep yourself).
+	// SweepInterval is how often expired objects are removed and records
+	// of rotated data keys re-sealed. Zero: one minute. Negative: no
+	// background sweeper (call Sweep and Reseal yourself).
 	// Expired objects are refused at the instant they expire either way.
 	SweepInterval time.Duration
 
