@@ -292,9 +292,10 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 
 // UpdateApplication replaces the name, permissions and rules of an
 // application. Requires application:update; a management application can
-// only be given permissions the caller holds itself. Taking
-// application:create from the tenant's last live management application
-// holding it is a Conflict (the tenant could no longer be managed).
+// only be given permissions the caller holds itself. Taking a management
+// permission from the tenant's last full manager (a management application
+// holding every management permission, without an expiry) is a Conflict:
+// nobody could give it back.
 func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req UpdateApplicationRequest) (*Application, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
@@ -317,9 +318,9 @@ func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req Updat
 		if rec.Type == Management && !p.covers(perms) {
 			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
-		wasManager := isManager(rec, t)
+		wasManager := isFullManager(rec)
 		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
-		if wasManager && !isManager(rec, t) {
+		if wasManager && !isFullManager(rec) {
 			if err := t.keepsAManager(p.tenantID, id, rec); err != nil {
 				return err
 			}
@@ -369,8 +370,8 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*
 
 // DeleteApplication deletes an application; its key is refused from the
 // moment this returns. Requires application:delete. Deleting the tenant's
-// last live management application holding application:create is a
-// Conflict: the tenant could no longer be managed.
+// last full manager (a management application holding every management
+// permission, without an expiry) is a Conflict: its powers would be lost.
 func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationDelete)
@@ -381,7 +382,7 @@ func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
 		if err != nil {
 			return err
 		}
-		if isManager(rec, t) {
+		if isFullManager(rec) {
 			if err := t.keepsAManager(p.tenantID, id, nil); err != nil {
 				return err
 			}

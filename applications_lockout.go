@@ -3,18 +3,20 @@ package tokenvault
 import "slices"
 
 // A tenant is managed only through its management applications: the host
-// program creates the first one with the tenant and never again. So the
-// Vault refuses the change that would leave a tenant with no live
-// management application able to create applications, the one power from
-// which every other can be given back. The answer is Conflict, naming
-// what to do instead.
+// program creates the first one, holding every management permission,
+// with the tenant, and never again. A manager can hand out only
+// permissions it holds itself, so a power no remaining application holds
+// is lost for good. The Vault therefore refuses the change that would
+// leave a tenant without a full manager: a management application that
+// holds every management permission and does not expire. The answer is
+// Conflict, naming what to do instead.
 
-var errLastManager = errorf(Conflict, "this is the tenant's last management application holding application:create; "+
-	"create another one first, or the tenant can no longer be managed")
+var errLastManager = errorf(Conflict, "this is the tenant's last management application holding every management "+
+	"permission without an expiry; create another one first, or the tenant could no longer be fully managed")
 
 // keepsAManager fails with errLastManager unless, once the application id
-// is replaced by changed (nil: deleted), the tenant still has a management
-// application, not expired, that holds application:create.
+// is replaced by changed (nil: deleted), the tenant still has a full
+// manager.
 func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 	prefix := recordPrefix(tid, EntityApplication)
 	raws, err := t.scanValues(prefix)
@@ -29,13 +31,23 @@ func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 				return err
 			}
 		}
-		if rec != nil && isManager(rec, t) {
+		if rec != nil && isFullManager(rec) {
 			return nil
 		}
 	}
 	return errLastManager
 }
 
-func isManager(rec *applicationRecord, t *txn) bool {
-	return rec.Type == Management && !rec.expired(t.now) && slices.Contains(rec.Permissions, PermApplicationCreate)
+// isFullManager reports whether rec is a management application that
+// holds every management permission directly and never expires.
+func isFullManager(rec *applicationRecord) bool {
+	if rec.Type != Management || rec.ExpiresAt != nil {
+		return false
+	}
+	for _, p := range PermissionsFor(Management) {
+		if !slices.Contains(rec.Permissions, p) {
+			return false
+		}
+	}
+	return true
 }
