@@ -102,6 +102,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 	}
 	mac := t.v.sys.mac([]byte(key))
 	if p := t.v.auth.get(mac, t.now); p != nil {
+		recordTenant(t.ctx, p.tenantID)
 		return p, nil
 	}
 	gen := t.v.auth.gen.Load()
@@ -110,6 +111,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		return nil, err
 	}
 	t.v.auth.put(mac, gen, p, expires)
+	recordTenant(t.ctx, p.tenantID)
 	return p, nil
 }
 
@@ -178,11 +180,7 @@ func appCredential(tid, appID string) credential { return credential{tenantID: t
 // application is Unauthenticated, like its key.
 func (t *txn) authenticateAs(c credential) (*principal, error) {
 	if c.appID == "" {
-		p, err := t.authenticate(c.key)
-		if err == nil {
-			recordTenant(t.ctx, p.tenantID)
-		}
-		return p, err
+		return t.authenticate(c.key)
 	}
 	app, err := t.loadApplication(c.tenantID, c.appID)
 	if err != nil {

@@ -29,6 +29,20 @@ func TestCallInfoRecordsTenant(t *testing.T) {
 		}
 	}
 
+	// Operations that authenticate without a permission check too.
+	for name, call := range map[string]func(context.Context) error{
+		"ListPermissions": func(ctx context.Context) error { _, err := v.ListPermissions(ctx, a.Application.Key, ""); return err },
+		"AuthorizeSession": func(ctx context.Context) error {
+			return v.AuthorizeSession(ctx, a.Application.Key, tokenvault.AuthorizeSessionRequest{Nonce: "unknown"})
+		},
+	} {
+		var info tokenvault.CallInfo
+		call(tokenvault.WithCallInfo(ctx, &info))
+		if got := info.TenantID(); got != a.Tenant.ID {
+			t.Errorf("%s: TenantID() = %q, want %q", name, got, a.Tenant.ID)
+		}
+	}
+
 	var info tokenvault.CallInfo
 	boot, err := v.CreateTenant(tokenvault.WithCallInfo(ctx, &info), tokenvault.CreateTenantRequest{Name: "C"})
 	if err != nil {

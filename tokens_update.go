@@ -57,9 +57,9 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		fe := fieldErrors{}
 		// A card that expired after it was tokenized stays editable
 		// (metadata, containers, ...): its expiry is checked only when
-		// the patch changes it.
+		// the patch changes the card (its number or its expiry).
 		cardsValidOn := t.now
-		if rec.Type == TypeCard && sameCardExpiry(rec.Data, req.Data) {
+		if rec.Type == TypeCard && sameCard(rec.Data, req.Data) {
 			cardsValidOn = time.Time{}
 		}
 		pt := prepareToken(req, t.now, cardsValidOn, "", fe)
@@ -148,16 +148,16 @@ func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, erro
 	return req, nil
 }
 
-// sameCardExpiry reports whether the card data next has the expiration
+// sameCard reports whether the card data next has the number, expiration
 // month and year of the stored data prev.
-func sameCardExpiry(prev json.RawMessage, next any) bool {
+func sameCard(prev json.RawMessage, next any) bool {
 	old, _ := decodeJSON(prev)
 	o, ok1 := old.(map[string]any)
 	n, ok2 := next.(map[string]any)
 	if !ok1 || !ok2 {
 		return false
 	}
-	for _, f := range []string{"expiration_month", "expiration_year"} {
+	for _, f := range []string{"number", "expiration_month", "expiration_year"} {
 		if o[f] == nil || fmt.Sprint(o[f]) != fmt.Sprint(n[f]) {
 			return false
 		}

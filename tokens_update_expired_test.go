@@ -26,7 +26,9 @@ func TestExpiredCardStaysEditable(t *testing.T) {
 			t.Errorf("UpdateToken(%s) on an expired card: %v", patch, err)
 		}
 	}
-	_, err := env.v.UpdateToken(ctx, updater.Key, card.ID, json.RawMessage(`{"data": {"expiration_year": 2032}}`))
+	_, err := env.v.UpdateToken(ctx, updater.Key, card.ID, json.RawMessage(`{"data": {"number": "5555555555554444"}}`))
+	wantKind(t, "patching another number onto the expired card", err, tokenvault.Invalid)
+	_, err = env.v.UpdateToken(ctx, updater.Key, card.ID, json.RawMessage(`{"data": {"expiration_year": 2032}}`))
 	wantKind(t, "patching the expiry to another past date", err, tokenvault.Invalid)
 	if e, ok := err.(*tokenvault.Error); !ok || e.Fields["data.expiration_year"] == nil {
 		t.Errorf("error = %v, want one on data.expiration_year", err)
