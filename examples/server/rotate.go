@@ -39,15 +39,17 @@ func readPendingKey(dataDir string) ([]byte, error) {
 	return decodeKey(strings.TrimSpace(string(b)), path)
 }
 
-// writePendingKey creates master.key.new with a new random key, durably.
+// writePendingKey creates master.key.new with a new random key, durably
+// and whole: the key is written and synced to a temporary file first, so
+// a crash never leaves a master.key.new that holds part of a key.
 func writePendingKey(dataDir string) ([]byte, error) {
 	key := make([]byte, 32)
 	rand.Read(key)
-	path := filepath.Join(dataDir, pendingKeyFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.CreateTemp(dataDir, pendingKeyFile+".tmp*") // 0600
 	if err != nil {
 		return nil, err
 	}
+	tmp := f.Name()
 	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
 	if err == nil {
 		err = f.Sync()
@@ -55,8 +57,11 @@ func writePendingKey(dataDir string) ([]byte, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dataDir, pendingKeyFile))
+	}
 	if err != nil {
-		os.Remove(path)
+		os.Remove(tmp)
 		return nil, err
 	}
 	return key, syncDir(dataDir)

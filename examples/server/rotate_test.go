@@ -125,3 +125,25 @@ func writeKey(t *testing.T, path string) []byte {
 	}
 	return k
 }
+
+// TestPendingKeyIsWrittenWhole: the pending key file appears only with a
+// whole key in it, 0600, and no temporary file is left.
+func TestPendingKeyIsWrittenWhole(t *testing.T) {
+	dir := t.TempDir()
+	key, err := writePendingKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readPendingKey(dir)
+	if err != nil || !bytes.Equal(got, key) {
+		t.Fatalf("readPendingKey = %x, %v; want the key written", got, err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, pendingKeyFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files left: %v, want only %s", entries, pendingKeyFile)
+	}
+}
