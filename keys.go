@@ -21,6 +21,9 @@ import (
 type keySet struct {
 	ring     *seal.Keyring
 	indexKey []byte
+	// read is when (on the Vault's clock) the keyring was read from the
+	// store or written, for the freshness of cached copies (keyringTTL).
+	read time.Time
 }
 
 // String keeps key bytes out of any log line that prints a keySet.
@@ -93,6 +96,11 @@ type txn struct {
 	// authChanged is set when the transaction writes something a key
 	// authenticates through; the auth cache is voided after it commits.
 	authChanged bool
+	// read holds the keyrings this transaction read from the store. They
+	// reach the shared cache only once it has committed: a keyring read
+	// inside a batch may have been written by a transaction that rolls
+	// back, and sealing with it would make records nobody can open.
+	read map[string]*keySet
 }
 
 // tenantKeys returns the key set of a tenant, from the cache or the store.
@@ -102,9 +110,12 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 	if ks, ok := t.created[tid]; ok {
 		return ks, nil
 	}
+	if ks, ok := t.read[tid]; ok {
+		return ks, nil // this transaction's snapshot cannot have changed
+	}
 	if !reload {
-		if ks, ok := t.v.tenants.Load(tid); ok {
-			return ks.(*keySet), nil
+		if v, ok := t.v.tenants.Load(tid); ok && t.v.fresh(v.(*keySet)) {
+			return v.(*keySet), nil
 		}
 	}
 	k := tenantKeyringKey(tid)
@@ -119,8 +130,40 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: unwrap keyring of tenant %s: %w", tid, err)
 	}
-	t.v.tenants.Store(tid, ks)
+	ks.read = t.now
+	if t.read == nil {
+		t.read = map[string]*keySet{}
+	}
+	t.read[tid] = ks
 	return ks, nil
+}
+
+// keyringTTL bounds how long an instance that shares its store with
+// others seals with a cached keyring: after another instance rotates a
+// data key, every instance seals with the new term within keyringTTL. A
+// store used by one process only is never changed behind the cache.
+const keyringTTL = 5 * time.Second
+
+// fresh reports whether a cached key set may still seal.
+func (v *Vault) fresh(ks *keySet) bool {
+	return v.auth.enabled || v.now().Sub(ks.read) < keyringTTL
+}
+
+// cacheKeys publishes key sets read or written by a committed
+// transaction. A key set never replaces one with a newer active term,
+// which a transaction that began earlier could otherwise bring back.
+func (v *Vault) cacheKeys(sets map[string]*keySet) {
+	if len(sets) == 0 {
+		return
+	}
+	v.keysMu.Lock()
+	defer v.keysMu.Unlock()
+	for tid, ks := range sets {
+		if cur, ok := v.tenants.Load(tid); ok && cur.(*keySet).ring.ActiveTerm() > ks.ring.ActiveTerm() {
+			continue
+		}
+		v.tenants.Store(tid, ks)
+	}
 }
 
 // tenantOf returns the tenant id of a key under tenant/.
@@ -327,6 +370,7 @@ func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
 	}
 	// Only a committed keyring may seal: a rolled back term would leave
 	// records nobody can open.
-	v.tenants.Store(tid, rotated)
+	rotated.read = v.now()
+	v.cacheKeys(map[string]*keySet{tid: rotated})
 	return nil
 }

@@ -20,7 +20,7 @@ import (
 //	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
-//	                                         the value is the last key re-sealed (plain)
+//	                                         plain JSON: when to start, last key re-sealed
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)

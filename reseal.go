@@ -3,10 +3,13 @@ package tokenvault
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // Re-sealing after a data key rotation.
@@ -21,11 +24,38 @@ import (
 // in small steps that never hold the store for long, and a restart resumes
 // rather than starts over. Only ciphertexts change: values, indexes and
 // the audit log stay as they were.
+//
+// On a store shared by several instances, one that has the keyring cached
+// keeps sealing with the old term for up to keyringTTL, so the pass starts
+// only after twice that (clock skew between instances included); what is
+// written after it starts uses the new term everywhere.
 
 // resealBatch bounds the entries one re-seal transaction visits.
 const resealBatch = 500
 
 func resealKey(tid string) string { return sysResealKey + tid }
+
+// resealState is the value of a tenant's re-seal marker (not sealed: it
+// holds a store key and a time, nothing secret).
+type resealState struct {
+	// NotBefore is when the pass may start.
+	NotBefore time.Time `json:"not_before"`
+	// After is the last key re-sealed; empty: from the start.
+	After string `json:"after,omitempty"`
+}
+
+// dueReseal returns the first tenant whose re-seal may run at now.
+func (t *txn) dueReseal() (marker string, state resealState, found bool, err error) {
+	err = t.tx.Scan([]byte(sysResealKey), nil, 0, func(k, val []byte) error {
+		var st resealState
+		if json.Unmarshal(val, &st) != nil || !t.now.Before(st.NotBefore) {
+			marker, state, found = string(k), st, true
+			return store.ErrStop
+		}
+		return nil
+	})
+	return marker, state, found, err
+}
 
 // Reseal seals again, with the tenant's active data key, every record of
 // each tenant whose data key was rotated since its records were last
@@ -37,10 +67,9 @@ func (v *Vault) Reseal(ctx context.Context) (int, error) {
 	// scheduled, and a write transaction would cost a commit.
 	pending := false
 	err := v.view(ctx, func(t *txn) error {
-		return t.tx.Scan([]byte(sysResealKey), nil, 1, func(_, _ []byte) error {
-			pending = true
-			return nil
-		})
+		var err error
+		_, _, pending, err = t.dueReseal()
+		return err
 	})
 	if err != nil || !pending {
 		return 0, err
@@ -60,28 +89,25 @@ func (v *Vault) Reseal(ctx context.Context) (int, error) {
 func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		resealed, more = 0, false
-		var marker, cursor []byte
-		err := t.tx.Scan([]byte(sysResealKey), nil, 1, func(k, val []byte) error {
-			marker, cursor = bytes.Clone(k), bytes.Clone(val)
-			return nil
-		})
-		if err != nil || marker == nil {
+		marker, state, found, err := t.dueReseal()
+		if err != nil || !found {
 			return err
 		}
-		tid := strings.TrimPrefix(string(marker), sysResealKey)
+		tid := strings.TrimPrefix(marker, sysResealKey)
 		ks, err := t.tenantKeys(tid, true)
 		if err != nil {
 			return err
 		}
 		active := ks.ring.ActiveTerm()
 		var stale []keyValue
-		last, visited := cursor, 0
-		if len(cursor) == 0 {
-			cursor = nil
+		var after []byte
+		if state.After != "" {
+			after = []byte(state.After)
 		}
-		err = t.tx.Scan([]byte(tenantPrefix(tid)), cursor, resealBatch, func(k, val []byte) error {
+		visited := 0
+		err = t.tx.Scan([]byte(tenantPrefix(tid)), after, resealBatch, func(k, val []byte) error {
 			visited++
-			last = bytes.Clone(k)
+			state.After = string(k)
 			if string(k) == tenantKeyringKey(tid) || len(val) == 0 {
 				return nil // wrapped by the master key; index entries hold nothing
 			}
@@ -96,27 +122,43 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		for _, kv := range stale {
 			pt, err := ks.ring.Open([]byte(kv.key), kv.value)
 			if err != nil {
-				return fmt.Errorf("tokenvault: reseal %s: %w", kv.key, err)
+				// Leave it as it is, and go on: one damaged entry must
+				// not stop the re-sealing of everything else.
+				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key, "err", err)
+				continue
 			}
 			if err := t.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), pt)); err != nil {
 				return err
 			}
+			resealed++
 		}
-		resealed = len(stale)
 		if visited < resealBatch {
-			if err := t.tx.Delete(marker); err != nil {
+			if err := t.tx.Delete([]byte(marker)); err != nil {
 				return err
 			}
 			return t.log(systemActor, tid, EntityTenant, tid, OpUpdate,
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true
-		return t.tx.Put(marker, last)
+		b, err := json.Marshal(state)
+		if err != nil {
+			return err
+		}
+		return t.tx.Put([]byte(marker), b)
 	})
 	return resealed, more, err
 }
 
-// scheduleReseal marks tid for re-sealing from its first record.
+// scheduleReseal marks tid for re-sealing from its first record, as soon
+// as every instance seals with the new term.
 func (t *txn) scheduleReseal(tid string) error {
-	return t.tx.Put([]byte(resealKey(tid)), nil)
+	st := resealState{NotBefore: t.now}
+	if !t.v.auth.enabled {
+		st.NotBefore = t.now.Add(2 * keyringTTL)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return t.tx.Put([]byte(resealKey(tid)), b)
 }

@@ -1,12 +1,17 @@
 package tokenvault_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/store/storetest"
 )
 
 // TestResealAfterDataKeyRotation: after RotateDataKey, Reseal seals every
@@ -53,7 +58,8 @@ func TestResealAfterDataKeyRotation(t *testing.T) {
 		if err := e.v.RotateDataKey(ctx, e.mgmt); err != nil {
 			t.Fatal(err)
 		}
-		stale := terms(tid)[1] // the rotation's own log line included
+		stale := terms(tid)[1]       // the rotation's own log line included
+		e.clock.Advance(time.Minute) // on a shared store the pass waits for every instance's cache
 		n, err := e.v.Reseal(ctx)
 		if err != nil {
 			t.Fatalf("Reseal: %v", err)
@@ -92,4 +98,101 @@ func TestResealAfterDataKeyRotation(t *testing.T) {
 			t.Errorf("%d re-seal log lines, want 1: %+v", resealed, logs.Data)
 		}
 	})
+}
+
+// TestResealSkipsADamagedEntry: an entry that does not open is left as
+// it is, and the rest of the tenant is re-sealed.
+func TestResealSkipsADamagedEntry(t *testing.T) {
+	e := newEnv(t)
+	a := e.app(t, tokenvault.Private, "token:read")
+	b := e.app(t, tokenvault.Private, "token:use")
+	damaged := "tenant/" + e.boot.Tenant.ID + "/application/" + a.ID
+	raw := dump(t, e.store)[damaged]
+	raw[len(raw)-1] ^= 1
+	err := e.store.Update(context.Background(), func(tx store.Tx) error { return tx.Put([]byte(damaged), raw) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.v.RotateDataKey(ctx, e.mgmt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.Reseal(ctx); err != nil {
+		t.Fatalf("Reseal: %v", err)
+	}
+	all := dump(t, e.store)
+	if term, _ := seal.Term(all["tenant/"+e.boot.Tenant.ID+"/application/"+b.ID]); term != 2 {
+		t.Errorf("the sound record is on term %d, want 2", term)
+	}
+	if term, _ := seal.Term(all[damaged]); term != 1 {
+		t.Errorf("the damaged record is on term %d, want 1 (left as it was)", term)
+	}
+	for k := range all {
+		if strings.HasPrefix(k, "sys/reseal/") {
+			t.Errorf("%s is left: the pass did not finish", k)
+		}
+	}
+}
+
+// TestResealWithTwoInstances: on a store shared by two Vaults, the one
+// that did not rotate seals with the new term within keyringTTL, and the
+// re-seal pass starts only after that, so it catches what was sealed with
+// the old term meanwhile.
+func TestResealWithTwoInstances(t *testing.T) {
+	clock := newClock()
+	shared := storetest.NewFaultStore(memory.New()) // not a single-process store
+	key := newMasterKey()
+	open := func() *tokenvault.Vault {
+		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: shared, MasterKey: key, Now: clock.Now, SweepInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { v.Close() })
+		return v
+	}
+	v1, v2 := open(), open()
+	boot, err := v1.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v1.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(v *tokenvault.Vault) string {
+		t.Helper()
+		tok, err := v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "tenant/" + boot.Tenant.ID + "/token/" + tok.ID
+	}
+	termOf := func(k string) uint32 {
+		t.Helper()
+		n, _ := seal.Term(dump(t, shared)[k])
+		return n
+	}
+	create(v2) // v2 caches term 1
+
+	if err := v1.RotateDataKey(ctx, boot.Application.Key); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := v1.Reseal(ctx); n != 0 || err != nil {
+		t.Fatalf("Reseal right after rotating = %d, %v; want it to wait", n, err)
+	}
+	stale := create(v2)
+	if got := termOf(stale); got != 1 {
+		t.Fatalf("v2 sealed on term %d within keyringTTL; the test expects its cached term 1", got)
+	}
+	clock.Advance(6 * time.Second)
+	if got := termOf(create(v2)); got != 2 {
+		t.Errorf("v2 seals on term %d after keyringTTL, want 2", got)
+	}
+	clock.Advance(6 * time.Second)
+	if n, err := v1.Reseal(ctx); n == 0 || err != nil {
+		t.Fatalf("Reseal after the wait = %d, %v", n, err)
+	}
+	if got := termOf(stale); got != 2 {
+		t.Errorf("the token v2 sealed with the old term is on term %d after the pass, want 2", got)
+	}
 }

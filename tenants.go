@@ -150,7 +150,8 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err != nil {
 		return nil, err
 	}
-	v.tenants.Store(tid, keys)
+	keys.read = v.now()
+	v.cacheKeys(map[string]*keySet{tid: keys})
 	return out, nil
 }
 

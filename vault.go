@@ -112,8 +112,9 @@ type Vault struct {
 	async    sync.WaitGroup
 
 	master  atomic.Pointer[seal.MasterKey]
-	sys     *keySet  // system keys: API key lookups and the expiry schedule
-	tenants sync.Map // tenant id -> *keySet, a cache of unwrapped keyrings
+	sys     *keySet    // system keys: API key lookups and the expiry schedule
+	tenants sync.Map   // tenant id -> *keySet, a cache of unwrapped keyrings
+	keysMu  sync.Mutex // serializes cacheKeys
 
 	// wrapMu orders master-key rotation after every write that wraps a
 	// keyring with the master key, so none is left under the old one.
@@ -237,9 +238,15 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
-	return v.result(v.store.View(ctx, func(tx store.Tx) error {
-		return fn(&txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx})
-	}))
+	var last *txn
+	err := v.store.View(ctx, func(tx store.Tx) error {
+		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx}
+		return fn(last)
+	})
+	if last != nil {
+		v.cacheKeys(last.read) // a read transaction sees only committed data
+	}
+	return v.result(err)
 }
 
 // update runs fn in a read-write store transaction: everything fn writes,
@@ -254,6 +261,9 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 		// Void the cache before the caller hears of the change; on a
 		// failed commit too, since a backend may fail after writing.
 		v.auth.invalidate()
+	}
+	if err == nil && last != nil {
+		v.cacheKeys(last.read)
 	}
 	return v.result(err)
 }
