@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -14,7 +15,10 @@ import (
 // search_indexes, fingerprint_expression, deduplicate_token and expires_at
 // are replaced when present; id and type cannot change. The token is
 // validated again and its fingerprint, mask and indexes recomputed. Requires
-// token:update on the token's containers, old and new.
+// token:update on the token's containers, old and new; setting a mask,
+// search_indexes or fingerprint_expression over stored data the patch does
+// not replace whole also needs the reveal transform there, since their
+// results reach the caller.
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if err == errTooDeep {
@@ -46,7 +50,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if err != nil {
 			return err
 		}
-		rec, _, err := t.mustToken(p, id, PermTokenUpdate)
+		rec, transform, err := t.mustToken(p, id, PermTokenUpdate)
 		if err != nil {
 			return err
 		}
@@ -66,8 +70,14 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if err := fe.err(); err != nil {
 			return err
 		}
-		if _, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers}); !ok {
+		moved, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
+		if !ok {
 			return errForbidden(PermTokenUpdate)
+		}
+		if readsStoredData(fields, req) && (transform != TransformReveal || moved != TransformReveal) {
+			return errorf(PermissionDenied, "changing the mask, search indexes or fingerprint expression of data "+
+				"the patch does not replace needs token:update with the reveal transform: the new expressions "+
+				"would show the stored data")
 		}
 		ks, err := t.tenantKeys(p.tenantID, false)
 		if err != nil {
@@ -163,4 +173,20 @@ func sameCard(prev json.RawMessage, next any) bool {
 		}
 	}
 	return true
+}
+
+// readsStoredData reports whether a patch sets an expression (mask,
+// search_indexes, fingerprint_expression) that will be evaluated over
+// stored data it does not itself replace. Its results reach the caller
+// (the mask in the answer, the fingerprint, search hits), so such a patch
+// would read the data through a key that may not see it.
+func readsStoredData(fields map[string]any, req TokenRequest) bool {
+	_, mask := fields["mask"]
+	_, search := fields["search_indexes"]
+	_, fp := fields["fingerprint_expression"]
+	if !mask && !search && !fp {
+		return false
+	}
+	given, ok := fields["data"]
+	return !ok || given == nil || !reflect.DeepEqual(mergePatch(nil, given), req.Data)
 }

@@ -152,3 +152,20 @@ func TestExpiredCardStaysEditableOverHTTP(t *testing.T) {
 		t.Errorf("errors = %v, want one on data.expiration_year", p.Errors)
 	}
 }
+
+// TestUpdateCannotReadThroughNewExpressionsOverHTTP: a key that may update
+// but not reveal gets 403 for a new mask over stored data.
+func TestUpdateCannotReadThroughNewExpressionsOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	_, creator := s.app(t, map[string]any{"name": "c", "type": "private", "permissions": []string{"token:create"}})
+	_, updater := s.app(t, map[string]any{"name": "u", "type": "public", "permissions": []string{"token:update"}})
+	r := s.do(t, "POST", "/tokens", creator, map[string]any{"type": "token", "data": "secret"})
+	wantStatus(t, "POST /tokens", r, http.StatusCreated)
+	var tok tokenvault.Token
+	r.json(t, &tok)
+	r = s.do(t, "PATCH", "/tokens/"+tok.ID, updater, `{"mask": "{{ data }}"}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH a mask over stored data without reveal", r, http.StatusForbidden)
+	if strings.Contains(string(r.body), "secret") {
+		t.Errorf("the answer holds the data: %s", r.body)
+	}
+}

@@ -1,0 +1,54 @@
+package tokenvault_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// TestUpdateCannotReadThroughNewExpressions: a new mask, search index or
+// fingerprint expression is evaluated over the stored data and its result
+// reaches the caller, so setting one over data the patch does not replace
+// needs token:update with the reveal transform.
+func TestUpdateCannotReadThroughNewExpressions(t *testing.T) {
+	e := newEnv(t)
+	card := e.token(t, cardRequest(visa))
+	public := e.app(t, tokenvault.Public, tokenvault.PermTokenUpdate) // update, never read
+	for _, patch := range []string{
+		`{"mask": {"number": "{{ data.number }}", "cvc": "{{ data.cvc }}"}}`,
+		`{"fingerprint_expression": "{{ data.number | slice: 0, 1 }}"}`,
+		`{"search_indexes": ["{{ data.number }}"]}`,
+		`{"data": {"cvc": "999"}, "mask": "{{ data.number }}"}`, // data merged, not replaced
+	} {
+		got, err := e.v.UpdateToken(ctx, public.Key, card.ID, json.RawMessage(patch))
+		wantKind(t, "UpdateToken("+patch+") with a public key", err, tokenvault.PermissionDenied)
+		if got != nil && strings.Contains(mustJSON(got), visa) {
+			t.Errorf("the answer holds the card number: %+v", got)
+		}
+	}
+	masked := e.reader(t, "mask", "token:read")
+	stored, err := e.v.GetToken(ctx, masked.Key, card.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := stored.Data.(map[string]any); d["number"] != "XXXXXXXXXXXX4242" || d["cvc"] != nil {
+		t.Errorf("masked read after the refusals = %v, want the original mask", stored.Data)
+	}
+	if stored.Fingerprint != card.Fingerprint {
+		t.Errorf("fingerprint changed by a refused patch")
+	}
+
+	// Replacing the data whole, a new expression shows only what the
+	// patch brought.
+	plain := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "old secret"})
+	if _, err := e.v.UpdateToken(ctx, public.Key, plain.ID, json.RawMessage(`{"data": "new value", "mask": "{{ data | slice: 0, 3 }}"}`)); err != nil {
+		t.Errorf("replacing data and mask together: %v", err)
+	}
+	// With reveal, any expression may change.
+	revealer := e.reader(t, "reveal", "token:update")
+	if _, err := e.v.UpdateToken(ctx, revealer.Key, card.ID, json.RawMessage(`{"search_indexes": ["{{ data.number | last4 }}"]}`)); err != nil {
+		t.Errorf("a reveal updater changing search_indexes: %v", err)
+	}
+}
