@@ -201,8 +201,8 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 }
 
 // createToken stores a prepared token with its indexes and log line, or,
-// for a deduplicating request, returns the existing token with the same
-// type and fingerprint.
+// for a deduplicating request, returns (and logs the read of) the existing
+// token it matches (see findDuplicate).
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	tid := p.tenantID
 	id := pt.id
@@ -221,13 +221,15 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		fingerprint = fingerprintOf(ks, pt.fpValue)
 	}
 	if pt.dedupe && fingerprint != "" {
-		existing, err := t.findByFingerprint(tid, fingerprint, pt.typ)
+		existing, err := t.findDuplicate(tid, fingerprint, pt)
 		if err != nil || existing != nil {
 			if existing == nil {
 				return nil, err
 			}
-			tok := t.present(p, existing, PermTokenRead, false)
-			return tok, nil
+			if err := t.log(p.actor(), tid, existing.Type, existing.ID, OpRead, "Token read (deduplicated create)"); err != nil {
+				return nil, err
+			}
+			return t.present(p, existing, PermTokenRead, false), nil
 		}
 	}
 	if pt.id != "" {
@@ -331,18 +333,25 @@ func (t *txn) putToken(rec *tokenRecord) error {
 	return nil
 }
 
-// findByFingerprint returns a live token of type typ with fingerprint fp.
-func (t *txn) findByFingerprint(tid, fp, typ string) (*tokenRecord, error) {
+// findDuplicate returns the live token a deduplicating request matches:
+// same type, fingerprint, fingerprint expression and containers. The
+// containers keep deduplication from returning a token of a container the
+// request did not name (and may not reach); the expression keeps a chosen
+// literal from matching another token's fingerprint, which would test a
+// guessed value against it.
+func (t *txn) findDuplicate(tid, fp string, pt *preparedToken) (*tokenRecord, error) {
 	ids, err := t.indexedIDs(fingerprintIndexKey(tid, fp))
 	if err != nil {
 		return nil, err
 	}
+	want := slices.Sorted(slices.Values(pt.containers))
 	for _, id := range ids {
 		rec, err := t.loadToken(tid, id, false)
 		if err != nil {
 			return nil, err
 		}
-		if rec != nil && rec.Type == typ {
+		if rec != nil && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) {
 			return rec, nil
 		}
 	}
