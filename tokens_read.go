@@ -180,7 +180,7 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 	}
 	q := tokenQuery{ids: req.IDs, container: req.Container, typ: req.Type, fingerprint: req.Fingerprint, metadata: req.Metadata}
 	var out *Page[Token]
-	err = v.view(ctx, func(t *txn) error {
+	err = v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTokenRead)
 		if err != nil {
 			return err
@@ -190,9 +190,23 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 			return err
 		}
 		out = paginate(toks, page, size)
-		return nil
+		return t.logReads(p, out.Data, "Token read (listed)")
 	})
 	return out, err
+}
+
+// logReads logs the read of every token of a page that carries data: a
+// list or a search shows data as GetToken does, and is audited as it is.
+func (t *txn) logReads(p *principal, toks []Token, msg string) error {
+	for _, tok := range toks {
+		if tok.Data == nil {
+			continue // redacted: nothing of the token's data was read
+		}
+		if err := t.log(p.actor(), p.tenantID, tok.Type, tok.ID, OpRead, msg); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tokenQuery is the filter behind ListTokens and SearchTokens. Empty fields

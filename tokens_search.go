@@ -36,7 +36,7 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 		return nil, err
 	}
 	var out *Page[Token]
-	err = v.view(ctx, func(t *txn) error {
+	err = v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTokenSearch)
 		if err != nil {
 			return err
@@ -46,7 +46,7 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 			return err
 		}
 		out = paginate(toks, page, size)
-		return nil
+		return t.logReads(p, out.Data, "Token read (searched)")
 	})
 	return out, err
 }
