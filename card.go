@@ -107,7 +107,7 @@ func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any 
 	year, yearOK := integer(m, "expiration_year", path, 1000, 9999, fe)
 	if monthOK && yearOK {
 		if !validOn.IsZero() && (year < validOn.Year() || (year == validOn.Year() && month < int(validOn.Month()))) {
-			fe.add(path+".expiration_year", "the card expired in %02d/%d", month, year)
+			fe.add(path+".expiration_year", "the card has expired") // no values: a patch may not have sent them
 		}
 		out["expiration_month"] = json.Number(strconv.Itoa(month))
 		out["expiration_year"] = json.Number(strconv.Itoa(year))
