@@ -26,9 +26,7 @@ func outboundClient(allowPrivate bool) *http.Client {
 			if err != nil {
 				return fmt.Errorf("outbound: %w", err)
 			}
-			a := ap.Addr().Unmap()
-			if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-				a.IsUnspecified() || a.IsMulticast() || isCGNAT(a) {
+			if !publicAddr(ap.Addr()) {
 				return errPrivateDestination
 			}
 			return nil
@@ -46,8 +44,62 @@ func outboundClient(allowPrivate bool) *http.Client {
 	}
 }
 
-// isCGNAT reports whether a is in 100.64.0.0/10, shared address space
-// that is private in practice.
-func isCGNAT(a netip.Addr) bool {
-	return netip.MustParsePrefix("100.64.0.0/10").Contains(a)
+// nonPublic lists the IPv4 ranges that are not the public internet (RFC
+// 6890 and its updates), beyond what netip's predicates cover: "this
+// network", shared address space (CGNAT), IETF protocol assignments,
+// benchmarking, and the reserved 240/4 (with broadcast).
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+}
+
+// nonPublic6 lists IPv6 ranges refused whole, beyond netip's predicates:
+// local-use NAT64, discard-only, and documentation addresses.
+var nonPublic6 = []netip.Prefix{
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// embedsIPv4 lists IPv6 prefixes whose addresses carry an IPv4 address a
+// gateway may reach for them: IPv4-compatible (::/96), NAT64 (RFC 6052's
+// well-known 64:ff9b::/96) and 6to4 (2002::/16). The local-use NAT64
+// range 64:ff9b:1::/48 (RFC 8215), whose layout the operator picks, is
+// refused whole (nonPublic6).
+var embedsIPv4 = []struct {
+	prefix netip.Prefix
+	at     int // byte offset of the IPv4 address
+}{
+	{netip.MustParsePrefix("::/96"), 12},
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+}
+
+// publicAddr reports whether a is an address on the public internet: not
+// loopback, private, link-local, multicast, unspecified or reserved, also
+// when an IPv6 address carries an IPv4 one (mapped, compatible, NAT64,
+// 6to4), which is checked in its place.
+func publicAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	if a.Is6() {
+		for _, e := range embedsIPv4 {
+			if e.prefix.Contains(a) {
+				b := a.As16()
+				return publicAddr(netip.AddrFrom4([4]byte(b[e.at : e.at+4])))
+			}
+		}
+	}
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range append(nonPublic, nonPublic6...) {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }
