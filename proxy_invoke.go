@@ -90,6 +90,9 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	if err := checkHeaders(call.Header); err != nil {
 		return nil, err
 	}
+	if err := checkProxyPath(call.Path); err != nil {
+		return nil, err
+	}
 	kind := bodyKind(call.Header)
 	var parsed any
 	switch kind {
@@ -264,24 +267,19 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 
 // forward makes the outbound call and reads the answer, bounded.
 func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header http.Header, body []byte) (*ProxyResponse, error) {
-	target := strings.TrimSuffix(p.DestinationURL, "/") + call.Path
-	if call.Path == "" {
-		target = p.DestinationURL
-	}
-	if call.RawQuery != "" {
-		sep := "?"
-		if strings.Contains(target, "?") {
-			sep = "&"
-		}
-		target += sep + call.RawQuery
+	target, err := proxyTarget(p.DestinationURL, call.Path, call.RawQuery)
+	if err != nil {
+		return nil, err
 	}
 	var rd io.Reader
 	if len(body) > 0 {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, call.Method, target, rd)
+	req, err := http.NewRequestWithContext(ctx, call.Method, target.String(), rd)
 	if err != nil {
-		return nil, errorf(Invalid, "the request cannot be forwarded: %s", strings.TrimPrefix(err.Error(), "net/http: "))
+		// Never the error's text: it quotes the destination URL, which
+		// may hold a credential the caller must not see.
+		return nil, errorf(Invalid, "the request cannot be forwarded")
 	}
 	req.Header = header
 	res, err := v.httpClient.Do(req)

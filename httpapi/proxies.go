@@ -91,19 +91,17 @@ func (a *api) invokeProxy(w http.ResponseWriter, r *http.Request) {
 		a.writeProxyError(w, r, decodeError(err))
 		return
 	}
-	q := r.URL.Query()
 	key := r.Header.Get(ProxyKeyHeader)
 	if key == "" {
-		key = q.Get(ProxyKeyParam)
+		key = r.URL.Query().Get(ProxyKeyParam)
 	}
-	q.Del(ProxyKeyParam)
 	path := ""
 	if rest := r.PathValue("rest"); rest != "" || strings.HasSuffix(r.URL.Path, "/proxy/") {
 		path = "/" + rest
 	}
 	res, err := a.v.InvokeProxy(r.Context(), tokenvault.ProxyCall{
 		ProxyKey: key, APIKey: apiKey(r), Method: r.Method, Path: path,
-		RawQuery: encodeQuery(q), Header: r.Header, Body: body,
+		RawQuery: withoutProxyKey(r.URL.RawQuery), Header: r.Header, Body: body,
 	})
 	if err != nil {
 		a.writeProxyError(w, r, err)
@@ -118,13 +116,22 @@ func (a *api) invokeProxy(w http.ResponseWriter, r *http.Request) {
 	w.Write(res.Body)
 }
 
-// encodeQuery re-encodes the query without the proxy key, keeping order
-// where url.Values cannot (it sorts); an empty query is "".
-func encodeQuery(q url.Values) string {
-	if len(q) == 0 {
+// withoutProxyKey returns the raw query without its svc-proxy-key
+// parameters, everything else as the caller sent it (order and encoding
+// kept: a destination may sign its query).
+func withoutProxyKey(raw string) string {
+	if raw == "" {
 		return ""
 	}
-	return q.Encode()
+	var kept []string
+	for _, part := range strings.Split(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil && n == ProxyKeyParam {
+			continue
+		}
+		kept = append(kept, part)
+	}
+	return strings.Join(kept, "&")
 }
 
 // writeProxyError answers a failure of the proxy itself.

@@ -102,3 +102,47 @@ func TestProxiesOverHTTP(t *testing.T) {
 	r = s.do(t, "DELETE", "/proxies/"+p.ID, s.mgmt, nil)
 	wantStatus(t, "DELETE /proxies/{id}", r, http.StatusNoContent)
 }
+
+// TestProxyPathStaysUnderTheDestination: a suffix with encoded "..",
+// "?" or control characters never leaves the destination's path nor
+// rewrites its query, errors never quote the destination URL (it may
+// hold a credential), and the caller's query keeps its order.
+func TestProxyPathStaysUnderTheDestination(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	seen := make(chan string, 8)
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.URL.EscapedPath() + "?" + r.URL.RawQuery
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer dest.Close()
+	r := s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "require_auth": false,
+		"destination_url": dest.URL + "/api/v1/payments?api_key=sk_live_SECRET"})
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	var p tokenvault.Proxy
+	r.json(t, &p)
+
+	for _, path := range []string{"/proxy/..%2F..%2Fadmin", "/proxy/%2e%2e/%2e%2e/admin", "/proxy/a/%2E%2E/%2E%2E/b"} {
+		r = s.do(t, "GET", path, "", nil, "SVC-PROXY-KEY", p.Key)
+		wantStatus(t, "GET "+path, r, http.StatusBadRequest)
+		if strings.Contains(string(r.body), "SECRET") {
+			t.Errorf("GET %s: the error quotes the destination: %s", path, r.body)
+		}
+	}
+	for path, want := range map[string]string{
+		"/proxy/a%3Fb=c": "/api/v1/payments/a%3Fb=c?api_key=sk_live_SECRET",
+		"/proxy/a%23x":   "/api/v1/payments/a%23x?api_key=sk_live_SECRET",
+		"/proxy/a%0Ab":   "/api/v1/payments/a%0Ab?api_key=sk_live_SECRET",
+		"/proxy/x?b=2&svc-proxy-key=" + p.Key + "&a=1": "/api/v1/payments/x?api_key=sk_live_SECRET&b=2&a=1",
+	} {
+		r = s.do(t, "GET", path, "", nil, "SVC-PROXY-KEY", p.Key)
+		wantStatus(t, "GET "+path, r, http.StatusNoContent)
+		if got := <-seen; got != want {
+			t.Errorf("GET %s reached %s, want %s", path, got, want)
+		}
+	}
+	select {
+	case got := <-seen:
+		t.Errorf("the destination was also called at %s", got)
+	default:
+	}
+}
