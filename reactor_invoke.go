@@ -27,8 +27,8 @@ type InvokeReactorRequest struct {
 	// CallbackURL, when set, makes the invocation asynchronous: it returns
 	// at once and the result is POSTed to this URL (see Webhook).
 	CallbackURL string `json:"callback_url,omitempty"`
-	// TimeoutMS bounds an asynchronous run: 10000 (default) to 210000.
-	// Synchronous runs use the Vault's code timeout (Options.CodeTimeout).
+	// TimeoutMS bounds an asynchronous run: 10000 (default) to 210000,
+	// whatever Options.CodeTimeout, which bounds synchronous runs.
 	TimeoutMS int `json:"timeout_ms,omitempty"`
 }
 
@@ -88,7 +88,9 @@ func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeRea
 		return nil, err
 	}
 	if req.CallbackURL != "" {
-		v.startAsync(inv, req.CallbackURL, timeout)
+		if err := v.startAsync(inv, req.CallbackURL, timeout); err != nil {
+			return nil, err
+		}
 		return &ReactorResponse{InvocationID: inv.id}, nil
 	}
 	return v.runInvocation(ctx, inv)

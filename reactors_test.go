@@ -2,7 +2,6 @@ package tokenvault_test
 
 import (
 	"context"
-	"crypto/hmac"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -456,8 +455,19 @@ func TestInvokeReactorAsync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := tokenvault.SignWebhook(secret, body); !hmac.Equal([]byte(sig), []byte(want)) {
-		t.Errorf("signature %q, want %q", sig, want)
+	if !tokenvault.VerifyWebhook(secret, body, sig) {
+		t.Errorf("signature %q does not verify", sig)
+	}
+	for _, bad := range []string{"", "zz", secret[:10]} {
+		if _, err := tokenvault.SignWebhook(bad, body); err == nil {
+			t.Errorf("SignWebhook with secret %q: no error", bad)
+		}
+		if tokenvault.VerifyWebhook(bad, body, sig) {
+			t.Errorf("VerifyWebhook with secret %q accepted", bad)
+		}
+	}
+	if tokenvault.VerifyWebhook(secret, append(body, ' '), sig) {
+		t.Error("VerifyWebhook accepted another body")
 	}
 	other := e.tenant(t, "Other")
 	if s2, _ := e.v.WebhookSecret(ctx, other.Application.Key); s2 == secret {

@@ -110,6 +110,11 @@ type Vault struct {
 	bg       context.Context
 	cancelBg context.CancelFunc
 	async    sync.WaitGroup
+	// asyncMu guards closed and asyncRunning, so that no asynchronous
+	// work starts once Close waits for it.
+	asyncMu      sync.Mutex
+	closed       bool
+	asyncRunning int
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet    // system keys: API key lookups and the expiry schedule
@@ -195,6 +200,9 @@ func (v *Vault) Close() error {
 			v.stopSweeper()
 			<-v.sweeperDone
 		}
+		v.asyncMu.Lock()
+		v.closed = true
+		v.asyncMu.Unlock()
 		v.cancelBg()
 		v.async.Wait()
 		if v.ownsStore {

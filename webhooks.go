@@ -7,8 +7,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsrt"
 )
 
 // Webhook is the JSON body POSTed to the callback_url of an asynchronous
@@ -45,6 +48,9 @@ const (
 
 // webhookSecret derives the tenant's webhook signing secret from its index
 // key: stable, never stored, different for every tenant.
+// webhookSecretSize is the length of a webhook secret (an HMAC-SHA256).
+const webhookSecretSize = sha256.Size
+
 func (t *txn) webhookSecret(tid string) ([]byte, error) {
 	ks, err := t.tenantKeys(tid, false)
 	if err != nil {
@@ -69,23 +75,57 @@ func (v *Vault) WebhookSecret(ctx context.Context, key string) (string, error) {
 	return out, err
 }
 
-// SignWebhook returns the SVC-Signature value of body under secret (hex),
-// for receivers written in Go.
-func SignWebhook(secret string, body []byte) string {
-	key, _ := hex.DecodeString(secret)
+// SignWebhook returns the SVC-Signature value of body under secret (the
+// hex string WebhookSecret returns). A secret that is not 32 bytes of hex
+// (empty, say, from an unset variable) is an error, never a signature
+// under a weak key.
+func SignWebhook(secret string, body []byte) (string, error) {
+	key, err := hex.DecodeString(secret)
+	if err != nil || len(key) != webhookSecretSize {
+		return "", errors.New("tokenvault: the webhook secret must be the 64 hex digits WebhookSecret returns")
+	}
 	m := hmac.New(sha256.New, key)
 	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+	return "sha256=" + hex.EncodeToString(m.Sum(nil)), nil
 }
 
-// startAsync runs inv in the background and delivers its outcome to url.
-// Close cancels runs and deliveries in progress.
-func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) {
+// VerifyWebhook reports whether signature (an SVC-Signature header) signs
+// body under secret, comparing in constant time; false for a malformed
+// secret. For receivers written in Go.
+func VerifyWebhook(secret string, body []byte, signature string) bool {
+	want, err := SignWebhook(secret, body)
+	return err == nil && hmac.Equal([]byte(want), []byte(signature))
+}
+
+// MaxAsyncInvocations bounds the asynchronous reactor invocations a Vault
+// runs and delivers at once; past it InvokeReactor with a callback_url is
+// Unavailable (retry later), so one key cannot pile up goroutines and
+// runtimes without limit.
+const MaxAsyncInvocations = 64
+
+// startAsync runs inv in the background, for up to timeout, and delivers
+// its outcome to url. Close cancels runs and deliveries in progress; after
+// Close, and past MaxAsyncInvocations, it refuses.
+func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) error {
+	v.asyncMu.Lock()
+	defer v.asyncMu.Unlock()
+	if v.closed {
+		return errorf(Unavailable, "the vault is closing")
+	}
+	if v.asyncRunning >= MaxAsyncInvocations {
+		return errorf(Unavailable, "too many asynchronous invocations in progress; retry later")
+	}
+	v.asyncRunning++
 	v.async.Add(1)
 	go func() {
-		defer v.async.Done()
+		defer func() {
+			v.asyncMu.Lock()
+			v.asyncRunning--
+			v.asyncMu.Unlock()
+			v.async.Done()
+		}()
 		ctx, cancel := context.WithTimeout(v.bg, timeout)
-		res, err := v.runInvocation(ctx, inv)
+		res, err := v.runInvocation(jsrt.WithTimeout(ctx, timeout), inv)
 		cancel()
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {
@@ -94,6 +134,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) {
 		}
 		v.deliver(inv.tenantID, url, hook)
 	}()
+	return nil
 }
 
 func webhookError(err error) *WebhookError {

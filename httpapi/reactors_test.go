@@ -124,7 +124,7 @@ func TestReactorsOverHTTP(t *testing.T) {
 	r.json(t, &accepted)
 	select {
 	case body := <-hooks:
-		if sig := <-sigs; sig != tokenvault.SignWebhook(secret.Secret, body) {
+		if sig := <-sigs; !tokenvault.VerifyWebhook(secret.Secret, body, sig) {
 			t.Errorf("signature %q does not verify", sig)
 		}
 		if !strings.Contains(string(body), accepted.InvocationID) || !strings.Contains(string(body), `"status":429`) {

@@ -117,7 +117,11 @@ func (r *Runtime) execute(ctx context.Context, work func(s *session) (any, error
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	deadline := time.Now().Add(r.opts.Timeout)
+	budget := r.opts.Timeout
+	if d, ok := ctx.Value(budgetKey{}).(time.Duration); ok && d > 0 {
+		budget = d
+	}
+	deadline := time.Now().Add(budget)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -179,4 +183,13 @@ func formatBytes(n uint64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+type budgetKey struct{}
+
+// WithTimeout returns a context whose runs get d instead of
+// Options.Timeout: an asynchronous invocation, for one, may be given more
+// time than a synchronous one. ctx's own deadline still applies.
+func WithTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, budgetKey{}, d)
 }
