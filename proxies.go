@@ -176,8 +176,11 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 		return nil, err
 	}
 	rec, err := t.mustProxy(ref.TenantID, ref.ID)
+	if ErrorKind(err) == NotFound {
+		return nil, nil // a stale lookup entry: an unknown key
+	}
 	if err != nil {
-		return nil, nil
+		return nil, err // a store or decryption failure is not the caller's
 	}
 	if subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
 		return nil, nil
