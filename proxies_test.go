@@ -251,6 +251,15 @@ func TestProxyTransforms(t *testing.T) {
 	if !asError(err, &te) || te.Kind != tokenvault.CodeFailed || te.Status != 400 {
 		t.Errorf("throwing transform = %v", err)
 	}
+
+	// A header the transform makes up that cannot be sent is the code's
+	// fault (500 CodeFailed), not an unreachable destination (502).
+	badHeader := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL,
+		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async (req) => ({body: req.args.body, headers: {"Bad Name": "x"}})`}})
+	_, err = e.v.InvokeProxy(ctx, jsonCall(badHeader.Key, e.user(t), "", `{}`))
+	if !asError(err, &te) || te.Kind != tokenvault.CodeFailed || te.Status != 500 || te.Fields["headers.Bad Name"] == nil {
+		t.Errorf("transform with an invalid header = %v", err)
+	}
 }
 
 func TestProxyDestinationFailures(t *testing.T) {

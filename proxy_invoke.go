@@ -135,6 +135,15 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 			if err != nil {
 				return nil, err
 			}
+			if err := checkHeaders(header); err != nil {
+				// The tenant's code, not the destination, is at fault.
+				e := &Error{Kind: CodeFailed, Status: http.StatusInternalServerError,
+					Message: "the request transform returned a header that cannot be sent"}
+				if fe, ok := err.(*Error); ok {
+					e.Fields = fe.Fields
+				}
+				return nil, e
+			}
 		}
 	}
 	if h := call.Header.Get("SVC-PROXY-KEEP-ALIVE"); h != "" {
