@@ -114,6 +114,14 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 			fe.add(path+".name", "must be a name or dot-separated names")
 		case seen[p.Name]:
 			fe.add(path+".name", "duplicate name %q", p.Name)
+		default:
+			// "a" and "a.b" cannot both be: a is a value or an object.
+			for _, q := range req.RequestParameters[:i] {
+				if strings.HasPrefix(p.Name, q.Name+".") || strings.HasPrefix(q.Name, p.Name+".") {
+					fe.add(path+".name", "%q and %q cannot both be parameters: one holds the other", q.Name, p.Name)
+					break
+				}
+			}
 		}
 		seen[p.Name] = true
 		if !validValueType(p.Type) {
