@@ -261,10 +261,14 @@ func TestCardResponsesNeverCarryTheNumber(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(tok)
-	for _, secret := range []string{visa, "987"} {
-		if strings.Contains(string(b), secret) {
-			t.Errorf("create response %s contains %q", b, secret)
-		}
+	if strings.Contains(string(b), visa) {
+		t.Errorf("create response %s contains the number", b)
+	}
+	// The cvc is three digits: look for it where data could be, not in
+	// ids and fingerprints, whose hex holds "987" now and then.
+	shown, _ := json.Marshal([]any{tok.Data, tok.Mask, tok.Metadata, tok.SearchIndexes})
+	if strings.Contains(string(shown), "987") {
+		t.Errorf("create response data %s contains the cvc", shown)
 	}
 	want := map[string]any{"number": "XXXXXXXXXXXX4242", "expiration_month": json.Number("3"), "expiration_year": json.Number("2032")}
 	if diff := cmp.Diff(want, tok.Mask); diff != "" {
