@@ -20,11 +20,21 @@ func (s *session) boundBuiltins() {
 	str := s.vm.ToValue("").ToObject(s.vm).Prototype()
 	arr := s.vm.NewArray().Prototype()
 
-	s.wrap(str, "repeat", func(call goja.FunctionCall) {
-		if n := call.Argument(0).ToFloat(); n*float64(stringLength(call.This)) > maxString {
+	repeat, _ := goja.AssertFunction(str.Get("repeat"))
+	str.DefineDataProperty("repeat", s.fn("repeat", 1, func(call goja.FunctionCall) goja.Value {
+		if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
+			panic(s.vm.NewTypeError("String.prototype.repeat called on null or undefined"))
+		}
+		this := call.This.ToString() // once: a toString may answer differently twice
+		if n := call.Argument(0).ToFloat(); n*float64(stringLength(this)) > maxString {
 			tooLong()
 		}
-	})
+		v, err := repeat(this, call.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	pad := func(call goja.FunctionCall) {
 		if call.Argument(0).ToFloat() > maxString {
 			tooLong()
@@ -32,16 +42,9 @@ func (s *session) boundBuiltins() {
 	}
 	s.wrap(str, "padStart", pad)
 	s.wrap(str, "padEnd", pad)
-	s.wrap(arr, "join", func(call goja.FunctionCall) {
-		n := lengthOf(s.vm, call.This)
-		sep := 1
-		if a := call.Argument(0); !goja.IsUndefined(a) {
-			sep = stringLength(a)
-		}
-		if n > 1 && (n-1)*float64(sep) > maxString {
-			tooLong()
-		}
-	})
+	arr.DefineDataProperty("join", s.join(int(maxString)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	s.boundLengthWalkers(arr)
+	s.forbidCodeFromStrings()
 	s.wrap(arr, "fill", func(call goja.FunctionCall) {
 		n := lengthOf(s.vm, call.This)
 		from := relative(call.Argument(1), n, 0)

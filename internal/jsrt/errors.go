@@ -85,6 +85,19 @@ const (
 
 // failure classifies an error returned by goja.
 func (s *session) failure(err error) error {
+	// goja's own error types first, by type: errors.As would call
+	// Exception.Unwrap, which runs instanceof on the thrown value and so
+	// the code's proxy traps, outside any guard.
+	switch e := err.(type) {
+	case *goja.Exception:
+		return s.thrown(e.Value())
+	case *goja.InterruptedError, *goja.StackOverflowError:
+	default:
+		// Stops at the Exception without calling its Unwrap.
+		if ex, ok := errors.AsType[*goja.Exception](err); ok {
+			return s.thrown(ex.Value())
+		}
+	}
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
 		if e, ok := ie.Value().(*Error); ok {
