@@ -105,12 +105,11 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		recordTenant(t.ctx, p.tenantID)
 		return p, nil
 	}
-	gen := t.v.auth.gen.Load()
 	p, expires, err := t.authenticateMAC(mac)
 	if err != nil {
 		return nil, err
 	}
-	t.v.auth.put(mac, gen, p, expires)
+	t.v.auth.put(mac, t.authGen, p, expires)
 	recordTenant(t.ctx, p.tenantID)
 	return p, nil
 }

@@ -16,7 +16,10 @@ import (
 //   - every transaction that writes an API key lookup, an application or a
 //     session marks itself, and after it commits the cache's generation
 //     moves on, which voids every entry (changes to keys are rare);
-//   - an entry is stored with the generation read before its store read,
+//   - an entry is stored with the generation read before its transaction
+//     began (bbolt takes a read snapshot when View begins, before any of
+//     the Vault's code runs, so a generation read later could postdate the
+//     snapshot and bless a key revoked in between),
 //     so a principal read from a snapshot older than a change is never
 //     served after that change is acknowledged;
 //   - an entry carries its key's expiry and is not served from then on.

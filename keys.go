@@ -90,6 +90,9 @@ type txn struct {
 	now time.Time
 	// ctx is the call's context, for recording into its CallInfo.
 	ctx context.Context
+	// authGen is the auth cache's generation read before the store
+	// transaction began: what a principal read in it may be cached under.
+	authGen uint64
 	// created holds key sets written by this transaction, used before they
 	// are committed and cached.
 	created map[string]*keySet

@@ -247,8 +247,9 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 	var last *txn
+	gen := v.auth.gen.Load()
 	err := v.store.View(ctx, func(tx store.Tx) error {
-		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx}
+		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
 		return fn(last)
 	})
 	if last != nil {
@@ -261,8 +262,9 @@ func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 // audit log lines included, lands together or not at all.
 func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	var last *txn
+	gen := v.auth.gen.Load()
 	err := v.store.Update(ctx, func(tx store.Tx) error {
-		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx}
+		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
 		return fn(last)
 	})
 	if last != nil && last.authChanged {
