@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -55,13 +56,26 @@ func nonceLookupKey(mac []byte) string { return sysNonceKey + hex.EncodeToString
 func inviteLookupKey(mac []byte) string { return sysInviteKey + hex.EncodeToString(mac) }
 
 // timeKey renders t as fixed-width hex nanoseconds, so byte order is time
-// order. Times before 1970 sort as 1970.
+// order. Times before 1970 sort as 1970, times past 2262 (where
+// nanoseconds overflow an int64) as 2262.
 func timeKey(t time.Time) string {
-	n := t.UnixNano()
-	if n < 0 {
-		n = 0
+	return fmt.Sprintf("%016x", uint64(unixNanos(t)))
+}
+
+// lastNano is the latest time whose Unix nanoseconds fit an int64.
+var lastNano = time.Unix(0, math.MaxInt64)
+
+// unixNanos is t's Unix time in nanoseconds, clamped to [0, MaxInt64]:
+// time.UnixNano is undefined outside 1678-2262, and any ISO 8601 date up
+// to 9999 is valid input.
+func unixNanos(t time.Time) int64 {
+	switch {
+	case t.After(lastNano):
+		return math.MaxInt64
+	case t.Before(time.Unix(0, 0)):
+		return 0
 	}
-	return fmt.Sprintf("%016x", uint64(n))
+	return t.UnixNano()
 }
 
 func expiryKey(at time.Time, tid, kind, id string) string {

@@ -151,9 +151,9 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 			prefix = logTypeIndex(p.tenantID, req.EntityType)
 		}
 		var after []byte
-		if req.StartDate != nil && req.StartDate.UnixNano() > 0 {
+		if req.StartDate != nil && unixNanos(*req.StartDate) > 0 {
 			// Everything at or after StartDate sorts after this key.
-			after = []byte(prefix + fmt.Sprintf("%016x", uint64(req.StartDate.UnixNano()-1)) + "/~")
+			after = []byte(prefix + fmt.Sprintf("%016x", uint64(unixNanos(*req.StartDate)-1)) + "/~")
 		}
 		var end string
 		if req.EndDate != nil {
