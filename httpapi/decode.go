@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 )
@@ -65,14 +66,21 @@ func decodeError(err error) error {
 		if field == "" {
 			return &tokenvault.Error{Kind: errT, Message: fmt.Sprintf("the body must be a JSON %s", jsonKind(typ.Type.Kind().String()))}
 		}
-		return invalid(field, fmt.Sprintf("must be a %s, not a %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+		// typ.Value may hold the literal ("number 99999..."): only its kind.
+		got, _, _ := strings.Cut(typ.Value, " ")
+		return invalid(field, fmt.Sprintf("must be a %s, not a %s", jsonKind(typ.Type.Kind().String()), got))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		// encoding/json reports unknown fields only in this message.
 		name, _ = strconv.Unquote(name)
 		return invalid(name, "unknown field")
 	}
-	return &tokenvault.Error{Kind: errT, Message: "the body could not be decoded: " + err.Error()}
+	var pe *time.ParseError
+	if errors.As(err, &pe) {
+		return &tokenvault.Error{Kind: errT, Message: "a date-time in the body is not ISO 8601 (RFC 3339), such as 2030-01-02T15:04:05Z"}
+	}
+	// Never err's text: it may quote what was sent.
+	return &tokenvault.Error{Kind: errT, Message: "the body could not be decoded"}
 }
 
 // jsonKind names a Go kind the way a JSON user would.
