@@ -103,3 +103,18 @@ func fmtJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestBigTypedArrayResultIsRefused: a returned typed array too big to
+// export is refused without listing its indexes.
+func TestBigTypedArrayResultIsRefused(t *testing.T) {
+	r := New(Options{Timeout: time.Second})
+	start := time.Now()
+	e := runErr(t, r, `module.exports = () => new Uint8Array(3e7)`, nil, nil)
+	if !strings.Contains(e.Message, "more than") {
+		t.Errorf("returning a 3e7-element typed array = %#v, want refused as too large", e)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v", took)
+	}
+	checkWorks(t, r)
+}
