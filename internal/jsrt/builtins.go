@@ -45,6 +45,7 @@ func (s *session) boundBuiltins() {
 	arr.DefineDataProperty("join", s.join(int(maxString)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	s.boundLengthWalkers(arr)
 	s.forbidCodeFromStrings()
+	s.boundReplace(str, maxString)
 	s.wrap(arr, "fill", func(call goja.FunctionCall) {
 		n := lengthOf(s.vm, call.This)
 		from := relative(call.Argument(1), n, 0)

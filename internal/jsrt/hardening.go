@@ -158,3 +158,39 @@ func (s *session) join(maxBytes int) *goja.Object {
 		return s.vm.ToValue(b.String())
 	})
 }
+
+// boundReplace wraps String.prototype.replace and replaceAll: with a
+// global pattern and a long replacement the result grows as the product
+// of the two ("x".repeat(3e4).replace(/x/g, "y".repeat(3e4)) reached
+// 1.4 GB) inside one uninterruptible call. this is converted once, and a
+// string replacement is bounded for the worst case, every position
+// matching ($ patterns may insert the whole string).
+func (s *session) boundReplace(str *goja.Object, maxString float64) {
+	for _, name := range []string{"replace", "replaceAll"} {
+		orig, ok := goja.AssertFunction(str.Get(name))
+		if !ok {
+			continue
+		}
+		str.DefineDataProperty(name, s.fn(name, 2, func(call goja.FunctionCall) goja.Value {
+			if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
+				panic(s.vm.NewTypeError("String.prototype." + name + " called on null or undefined"))
+			}
+			this := call.This.ToString()
+			repl := call.Argument(1)
+			if _, isFn := goja.AssertFunction(repl); !isFn && !goja.IsUndefined(repl) {
+				repl = repl.ToString()
+				n := float64(stringLength(this))
+				r := float64(stringLength(repl)) + float64(strings.Count(repl.String(), "$"))*n
+				if n+(n+1)*r > maxString {
+					panic(s.newRangeError("Invalid string length"))
+				}
+			}
+			args := []goja.Value{call.Argument(0), repl}
+			v, err := orig(this, args...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+}
