@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,12 +65,7 @@ type Store struct {
 	// batching can pay off.
 	inflight atomic.Int64
 
-	// mu guards closed and active; idle is signalled when active drops to
-	// zero, which Close waits for.
-	mu     sync.Mutex
-	idle   sync.Cond
-	closed bool
-	active int
+	gate store.Gate // Close waits for the transactions in progress
 }
 
 // Open opens or creates the bbolt file at path with mode 0600. It fails with
@@ -113,35 +107,21 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)
 	}
 	s := &Store{db: db, path: path}
-	s.idle.L = &s.mu
 	return s, nil
 }
 
 // Path returns the path of the database file.
 func (s *Store) Path() string { return s.path }
 
-// begin registers a transaction so that Close waits for it. A counter under a
-// mutex, rather than an RWMutex held across the transaction, means a View
-// nested inside an Update (allowed by bbolt) cannot deadlock against a
-// pending Close; it fails with ErrClosed instead.
+// begin registers a transaction so that Close waits for it.
 func (s *Store) begin() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if !s.gate.Enter() {
 		return fmt.Errorf("bolt: %w", store.ErrClosed)
 	}
-	s.active++
 	return nil
 }
 
-func (s *Store) end() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.active--
-	if s.active == 0 {
-		s.idle.Broadcast()
-	}
-}
+func (s *Store) end() { s.gate.Leave() }
 
 // View runs fn in a bbolt read transaction. Reads never block on writers.
 func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
@@ -242,16 +222,9 @@ func (s *Store) updateBatch(run func(*bbolt.Tx) error) error {
 // and Update calls return an error wrapping [store.ErrClosed]. Closing twice
 // is not an error.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.gate.Close() {
 		return nil
 	}
-	s.closed = true
-	for s.active > 0 {
-		s.idle.Wait()
-	}
-	s.mu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("bolt: close %s: %w", s.path, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -83,12 +82,7 @@ type Store struct {
 	maxRetries int
 	sql        statements
 
-	// mu guards closed and active; idle is signalled when active drops to
-	// zero, which Close waits for.
-	mu     sync.Mutex
-	idle   sync.Cond
-	closed bool
-	active int
+	gate store.Gate // Close waits for the transactions in progress
 }
 
 // statements are the SQL texts, built once with the table name quoted.
@@ -182,7 +176,6 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		maxRetries: o.MaxRetries,
 		sql:        newStatements(table),
 	}
-	s.idle.L = &s.mu
 	return s, nil
 }
 
@@ -232,23 +225,13 @@ func (s *Store) Migrate(ctx context.Context) error {
 
 // begin registers a transaction so that Close waits for it.
 func (s *Store) begin() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if !s.gate.Enter() {
 		return fmt.Errorf("postgres: %w", store.ErrClosed)
 	}
-	s.active++
 	return nil
 }
 
-func (s *Store) end() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.active--
-	if s.active == 0 {
-		s.idle.Broadcast()
-	}
-}
+func (s *Store) end() { s.gate.Leave() }
 
 // View runs fn in a REPEATABLE READ, READ ONLY transaction: fn sees one
 // snapshot of the committed data, taken at its first statement, which
@@ -401,16 +384,9 @@ func isRetryable(err error) bool {
 // Later View and Update calls return an error wrapping [store.ErrClosed].
 // Closing twice is not an error. Close does not drop anything.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.gate.Close() {
 		return nil
 	}
-	s.closed = true
-	for s.active > 0 {
-		s.idle.Wait()
-	}
-	s.mu.Unlock()
 	s.pool.Close()
 	return nil
 }
