@@ -55,21 +55,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# port_free reports whether nothing answers on 127.0.0.1:$1.
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# free_port prints a free loopback port from a random start.
-free_port() {
-  local port=$((20000 + RANDOM % 20000)) i
-  for ((i = 0; i < 200; i++, port++)); do
-    if port_free "$port"; then
-      echo "$port"
-      return 0
-    fi
-  done
-  echo "no free port found" >&2
-  return 1
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh # the script has cd-ed to the repository root
 
 now_ms() { date +%s%3N; }
 
@@ -102,8 +89,6 @@ start_server() {
   return 1
 }
 
-# field NAME LINE prints the value of NAME=value in a crashload line.
-field() { awk -v k="$1" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) print substr($i, n + 1) } }' <<<"$2"; }
 
 echo "building into $tmp" >&2
 go build -o "$tmp/server" ./examples/server

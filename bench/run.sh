@@ -45,21 +45,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# port_free reports whether nothing answers on 127.0.0.1:$1.
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# free_port prints a free loopback port from a random start, skipping $1.
-free_port() {
-  local port=$((20000 + RANDOM % 20000)) i
-  for ((i = 0; i < 200; i++, port++)); do
-    if [[ $port != "${1:-}" ]] && port_free "$port"; then
-      echo "$port"
-      return 0
-    fi
-  done
-  echo "no free port found" >&2
-  return 1
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh # the script has cd-ed to the repository root
 
 # wait_for waits up to 30 s for the process $1 to answer on port $2 and,
 # when $3 is given, for the file $3 to exist; $4 is the process's log.
@@ -122,8 +109,6 @@ load() {
   results[$mode/$c]=$line
 }
 
-# field NAME LINE prints the value of NAME=value in a loadgen line.
-field() { awk -v k="$1" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) print substr($i, n + 1) } }' <<<"$2"; }
 
 for c in "${concurrencies[@]}"; do load empty "$c" "$floor" -path /health; done
 for c in "${concurrencies[@]}"; do load tokenize "$c" "$base"; done

@@ -1,0 +1,20 @@
+# bench/lib.sh: helpers shared by bench/run.sh and bench/crash.sh (sourced).
+
+# port_free reports whether nothing answers on 127.0.0.1:$1.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port prints a free loopback port from a random start, skipping $1.
+free_port() {
+  local port=$((20000 + RANDOM % 20000)) i
+  for ((i = 0; i < 200; i++, port++)); do
+    if [[ $port != "${1:-}" ]] && port_free "$port"; then
+      echo "$port"
+      return 0
+    fi
+  done
+  echo "no free port found" >&2
+  return 1
+}
+
+# field prints the value of key $1 in the key=value line $2 (a slog line).
+field() { awk -v k="$1" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) print substr($i, n + 1) } }' <<<"$2"; }
