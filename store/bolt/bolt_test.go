@@ -43,30 +43,6 @@ func TestConformanceFaultStore(t *testing.T) {
 	})
 }
 
-func get(t *testing.T, s store.Store, key string) []byte {
-	t.Helper()
-	var v []byte
-	err := s.View(t.Context(), func(tx store.Tx) error {
-		var err error
-		v, err = tx.Get([]byte(key))
-		return err
-	})
-	if err != nil {
-		t.Fatalf("View(Get(%q)) = %v", key, err)
-	}
-	return v
-}
-
-func put(t *testing.T, s store.Store, key, value string) {
-	t.Helper()
-	err := s.Update(t.Context(), func(tx store.Tx) error {
-		return tx.Put([]byte(key), []byte(value))
-	})
-	if err != nil {
-		t.Fatalf("Update(Put(%q)) = %v", key, err)
-	}
-}
-
 func TestReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
 	s, err := Open(path, nil)
@@ -76,8 +52,8 @@ func TestReopen(t *testing.T) {
 	if s.Path() != path {
 		t.Errorf("Path() = %q, want %q", s.Path(), path)
 	}
-	put(t, s, "k", "v")
-	put(t, s, "empty", "")
+	storetest.Put(t, s, "k", "v")
+	storetest.Put(t, s, "empty", "")
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close() = %v", err)
 	}
@@ -95,10 +71,10 @@ func TestReopen(t *testing.T) {
 		t.Fatalf("reopen: Open() = %v", err)
 	}
 	defer s.Close()
-	if got := get(t, s, "k"); string(got) != "v" {
+	if got := storetest.Get(t, s, "k"); string(got) != "v" {
 		t.Errorf("after reopen Get(%q) = %q, want %q", "k", got, "v")
 	}
-	if got := get(t, s, "empty"); got == nil || len(got) != 0 {
+	if got := storetest.Get(t, s, "empty"); got == nil || len(got) != 0 {
 		t.Errorf("after reopen Get(%q) = %#v, want non-nil empty", "empty", got)
 	}
 }
@@ -192,7 +168,7 @@ func TestPanicKeepsInflightBalanced(t *testing.T) {
 	if got := s.inflight.Load(); got != 0 {
 		t.Errorf("inflight = %d after a panicking Update, want 0", got)
 	}
-	put(t, s, "k", "v")
+	storetest.Put(t, s, "k", "v")
 }
 
 func TestErrorsWrapped(t *testing.T) {

@@ -195,36 +195,12 @@ func TestMigrateIdempotent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	put(t, stores[0], "k", "v")
+	storetest.Put(t, stores[0], "k", "v")
 	if err := stores[1].Migrate(t.Context()); err != nil {
 		t.Fatalf("second Migrate() = %v", err)
 	}
-	if got := get(t, stores[2], "k"); string(got) != "v" {
+	if got := storetest.Get(t, stores[2], "k"); string(got) != "v" {
 		t.Errorf("after Migrate again: Get(k) = %q, want %q", got, "v")
-	}
-}
-
-func get(t *testing.T, s store.Store, key string) []byte {
-	t.Helper()
-	var v []byte
-	err := s.View(t.Context(), func(tx store.Tx) error {
-		var err error
-		v, err = tx.Get([]byte(key))
-		return err
-	})
-	if err != nil {
-		t.Fatalf("View(Get(%q)) = %v", key, err)
-	}
-	return v
-}
-
-func put(t *testing.T, s store.Store, key, value string) {
-	t.Helper()
-	err := s.Update(t.Context(), func(tx store.Tx) error {
-		return tx.Put([]byte(key), []byte(value))
-	})
-	if err != nil {
-		t.Fatalf("Update(Put(%q)) = %v", key, err)
 	}
 }
 
@@ -238,16 +214,16 @@ func TestTwoStoresShareSchema(t *testing.T) {
 	b := openSchema(t, dsn, schema, nil)
 	defer b.Close()
 
-	put(t, a, "k", "from a")
-	if got := get(t, b, "k"); string(got) != "from a" {
+	storetest.Put(t, a, "k", "from a")
+	if got := storetest.Get(t, b, "k"); string(got) != "from a" {
 		t.Errorf("b: Get(k) = %q, want %q", got, "from a")
 	}
-	put(t, b, "k", "from b")
+	storetest.Put(t, b, "k", "from b")
 	err := b.Update(t.Context(), func(tx store.Tx) error { return tx.Delete([]byte("gone")) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, a, "k"); string(got) != "from b" {
+	if got := storetest.Get(t, a, "k"); string(got) != "from b" {
 		t.Errorf("a: Get(k) = %q, want %q", got, "from b")
 	}
 	// A rolled-back Update on one is invisible to the other.
@@ -261,7 +237,7 @@ func TestTwoStoresShareSchema(t *testing.T) {
 	if !errors.Is(err, sentinel) {
 		t.Fatalf("failing Update = %v, want %v", err, sentinel)
 	}
-	if got := get(t, b, "k"); string(got) != "from b" {
+	if got := storetest.Get(t, b, "k"); string(got) != "from b" {
 		t.Errorf("b after a's rollback: Get(k) = %q, want %q", got, "from b")
 	}
 	// A View's snapshot is stable: a commit by the other Store after the
@@ -271,7 +247,7 @@ func TestTwoStoresShareSchema(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		put(t, b, "k", "later")
+		storetest.Put(t, b, "k", "later")
 		v2, err := tx.Get([]byte("k"))
 		if err != nil {
 			return err
@@ -284,7 +260,7 @@ func TestTwoStoresShareSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, a, "k"); string(got) != "later" {
+	if got := storetest.Get(t, a, "k"); string(got) != "later" {
 		t.Errorf("a: Get(k) = %q, want %q", got, "later")
 	}
 }
@@ -334,7 +310,7 @@ func TestConcurrentIncrementsTwoStores(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got, want := string(get(t, stores[0], "counter")), strconv.Itoa(goroutines*perG); got != want {
+	if got, want := string(storetest.Get(t, stores[0], "counter")), strconv.Itoa(goroutines*perG); got != want {
 		t.Errorf("counter = %s, want %s", got, want)
 	}
 	t.Logf("%d increments took %d runs of fn (%d retries)", goroutines*perG, calls, calls-goroutines*perG)
@@ -349,7 +325,7 @@ func TestRetriesExhausted(t *testing.T) {
 	defer a.Close()
 	b := openSchema(t, dsn, schema, nil)
 	defer b.Close()
-	put(t, a, "k", "0")
+	storetest.Put(t, a, "k", "0")
 
 	calls := 0
 	err := a.Update(t.Context(), func(tx store.Tx) error {
@@ -358,7 +334,7 @@ func TestRetriesExhausted(t *testing.T) {
 			return err
 		}
 		// Another Store commits a change to what this one read.
-		put(t, b, "k", "1")
+		storetest.Put(t, b, "k", "1")
 		return tx.Put([]byte("k"), []byte("2"))
 	})
 	if err == nil || !isRetryable(err) {
@@ -367,7 +343,7 @@ func TestRetriesExhausted(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("fn ran %d times, want 1", calls)
 	}
-	if got := get(t, a, "k"); string(got) != "1" {
+	if got := storetest.Get(t, a, "k"); string(got) != "1" {
 		t.Errorf("Get(k) = %q, want %q", got, "1")
 	}
 
@@ -380,14 +356,14 @@ func TestRetriesExhausted(t *testing.T) {
 			return err
 		}
 		if calls == 1 {
-			put(t, a, "k", "3")
+			storetest.Put(t, a, "k", "3")
 		}
 		return tx.Put([]byte("k"), append(v, '+'))
 	})
 	if err != nil || calls != 2 {
 		t.Errorf("conflicting Update with retries = %v after %d runs, want nil after 2", err, calls)
 	}
-	if got := get(t, a, "k"); string(got) != "3+" {
+	if got := storetest.Get(t, a, "k"); string(got) != "3+" {
 		t.Errorf("Get(k) = %q, want %q", got, "3+")
 	}
 }
@@ -410,7 +386,7 @@ func TestPanicRollsBack(t *testing.T) {
 			})
 		}()
 	}
-	if got := get(t, s, "k"); got != nil {
+	if got := storetest.Get(t, s, "k"); got != nil {
 		t.Errorf("Get(k) after panicking Updates = %q, want missing", got)
 	}
 	if st := s.pool.Stat(); st.AcquiredConns() != 0 {
@@ -522,7 +498,7 @@ func TestFailedWriteSurfaces(t *testing.T) {
 	if err == nil {
 		t.Errorf("Update ignoring a failed write = nil, want error")
 	}
-	if got := get(t, s, "a"); got != nil {
+	if got := storetest.Get(t, s, "a"); got != nil {
 		t.Errorf("Get(a) = %q, want missing", got)
 	}
 }
@@ -549,7 +525,7 @@ func TestContextCancelledDuringQuery(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Update(cancelled during a query) = %v, want %v", err, context.Canceled)
 	}
-	if got := get(t, s, "k"); got != nil {
+	if got := storetest.Get(t, s, "k"); got != nil {
 		t.Errorf("Get(k) = %q, want missing", got)
 	}
 }
