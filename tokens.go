@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/jsondepth"
 )
 
 // TokenRequest asks for one token. In a Tokenize body, an object is a token
@@ -154,7 +155,7 @@ var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", Ma
 // decodeJSON decodes one JSON value keeping numbers exact, refusing
 // documents nested deeper than MaxJSONDepth.
 func decodeJSON(b []byte) (any, error) {
-	if jsonDepth(b) > MaxJSONDepth {
+	if jsondepth.Of(b) > MaxJSONDepth {
 		return nil, errTooDeep
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -164,29 +165,6 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, err
 	}
 	return v, nil
-}
-
-// jsonDepth is the deepest nesting of brackets in b outside strings, a
-// linear scan that needs no parse.
-func jsonDepth(b []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // prepareToken validates req, reporting problems under path, and computes

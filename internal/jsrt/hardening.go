@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"github.com/tokenvault/tokenvault/internal/jsondepth"
 )
 
 // No code from strings at run time. eval and the Function constructors
@@ -60,7 +62,7 @@ func (s *session) forbidCodeFromStrings() {
 	}
 	json.DefineDataProperty("parse", s.fn("parse", 2, func(call goja.FunctionCall) goja.Value {
 		text := call.Argument(0).ToString() // once: a toString may answer differently twice
-		if jsonDepth(text.String()) > maxJSONDepth {
+		if jsondepth.Of(text.String()) > maxJSONDepth {
 			panic(s.newSyntaxError("JSON nested more than " + strconv.Itoa(maxJSONDepth) + " levels deep"))
 		}
 		args := []goja.Value{text}
@@ -73,28 +75,6 @@ func (s *session) forbidCodeFromStrings() {
 		}
 		return v
 	}), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-}
-
-// jsonDepth is the deepest nesting of arrays and objects in text, strings
-// skipped.
-func jsonDepth(text string) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
 }
 
 func (s *session) newSyntaxError(msg string) *goja.Object {
