@@ -243,7 +243,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	if conf == nil {
 		conf = map[string]any{}
 	}
-	out, err := v.js.Run(ctx, prog, map[string]any{"args": args, "configuration": conf}, client)
+	out, err := v.js.Run(ctx, prog, map[string]any{"args": args, "configuration": conf}, jsrt.Host{Client: client})
 	if err != nil {
 		return nil, nil, codeError(err)
 	}

@@ -187,7 +187,7 @@ func (v *Vault) runInvocation(ctx context.Context, inv *invocation) (*ReactorRes
 	if inv.client != nil {
 		client = &jsClient{v: v, c: *inv.client}
 	}
-	result, err := v.js.Run(ctx, prog, inv.req, client)
+	result, err := v.js.Run(ctx, prog, inv.req, jsrt.Host{Client: client})
 	if err != nil {
 		return nil, codeError(err)
 	}

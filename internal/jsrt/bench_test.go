@@ -20,7 +20,7 @@ func BenchmarkRunTrivial(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := r.Run(ctx, p, req, nil); err != nil {
+		if _, err := r.Run(ctx, p, req, Host{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func BenchmarkRunTrivialParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := r.Run(context.Background(), p, req, nil); err != nil {
+			if _, err := r.Run(context.Background(), p, req, Host{}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -7,6 +7,41 @@ import (
 	"github.com/dop251/goja"
 )
 
+// Host is what tenant code can reach outside the sandbox. Both fields may
+// be nil.
+type Host struct {
+	// Client is req.client; nil makes req.client null.
+	Client Client
+	// Fetch carries out the global fetch; nil makes every fetch reject
+	// with a TypeError saying fetch is not available.
+	Fetch Fetcher
+}
+
+// Fetcher carries out a fetch for the code. The host applies its own
+// policy (destinations, number and size of requests); an error rejects the
+// code's promise with a TypeError whose message is err.Error(), which the
+// host makes safe to show.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *FetchRequest) (*FetchResponse, error)
+}
+
+// FetchRequest is one fetch as the code asked for it.
+type FetchRequest struct {
+	Method  string      `json:"method"`
+	URL     string      `json:"url"`
+	Headers [][2]string `json:"headers,omitempty"` // in the order given, names as given
+	Body    []byte      `json:"body,omitempty"`
+}
+
+// FetchResponse is what the destination answered.
+type FetchResponse struct {
+	Status     int         `json:"status"`
+	StatusText string      `json:"status_text,omitempty"`
+	URL        string      `json:"url,omitempty"`
+	Headers    [][2]string `json:"headers,omitempty"`
+	Body       []byte      `json:"body,omitempty"`
+}
+
 // Client is the host's view given to code as req.client (JS:
 // req.client.tokenize(body), .getToken(id), .deleteToken(id),
 // .detokenize(body)). Methods are called synchronously from JS, with the

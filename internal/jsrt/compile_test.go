@@ -164,12 +164,12 @@ func TestCompileCache(t *testing.T) {
 
 func TestCompiledProgramRunsOnAnotherRuntime(t *testing.T) {
 	p := mustCompile(t, New(Options{}), "module.exports = (req) => req.x * 2")
-	out, err := New(Options{}).Run(t.Context(), p, map[string]any{"x": 21}, nil)
+	out, err := New(Options{}).Run(t.Context(), p, map[string]any{"x": 21}, Host{})
 	if err != nil || out != 42.0 {
 		t.Errorf("Run = %v, %v; want 42", out, err)
 	}
 	var nilProgram *Program
-	if _, err := New(Options{}).Run(t.Context(), nilProgram, nil, nil); err == nil {
+	if _, err := New(Options{}).Run(t.Context(), nilProgram, nil, Host{}); err == nil {
 		t.Error("Run(nil program) = nil error")
 	}
 }

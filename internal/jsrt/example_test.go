@@ -21,10 +21,10 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	out, err := rt.Run(context.Background(), prog, map[string]any{"args": map[string]any{"card": "4242424242424242"}}, nil)
+	out, err := rt.Run(context.Background(), prog, map[string]any{"args": map[string]any{"card": "4242424242424242"}}, jsrt.Host{})
 	fmt.Println(out, err)
 
-	_, err = rt.Run(context.Background(), prog, map[string]any{"args": map[string]any{}}, nil)
+	_, err = rt.Run(context.Background(), prog, map[string]any{"args": map[string]any{}}, jsrt.Host{})
 	var je *jsrt.Error
 	if errors.As(err, &je) {
 		fmt.Println(je.Kind, je.Status, je.Class, je.Errors)

@@ -19,7 +19,7 @@ func mustCompile(t testing.TB, r *Runtime, code string) *Program {
 // run compiles and runs code with req and client.
 func run(t testing.TB, r *Runtime, code string, req map[string]any, client Client) (any, error) {
 	t.Helper()
-	return r.Run(context.Background(), mustCompile(t, r, code), req, client)
+	return r.Run(context.Background(), mustCompile(t, r, code), req, Host{Client: client})
 }
 
 // runOK runs code and fails the test on error.

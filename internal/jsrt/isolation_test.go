@@ -31,11 +31,11 @@ func TestNothingLeaksBetweenCalls(t *testing.T) {
 			console.log.name, new BadRequestError('x').status, require('crypto').randomUUID().length, ++count]`)
 	want := []any{"undefined", "undefined", nil, nil, "aa", `{"a":1}`, "log", 400.0, 36.0, 1.0}
 	for i := range 3 {
-		got, err := r.Run(t.Context(), write, nil, nil)
+		got, err := r.Run(t.Context(), write, nil, Host{})
 		if err != nil || got != 1.0 {
 			t.Fatalf("write #%d = %v, %v; module state must not persist", i, got, err)
 		}
-		got, err = r.Run(t.Context(), read, nil, nil)
+		got, err = r.Run(t.Context(), read, nil, Host{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestConcurrentRuns(t *testing.T) {
 			for i := range 20 {
 				n := g*100 + i
 				p := progs[n%len(progs)]
-				out, err := r.Run(context.Background(), p, map[string]any{"n": n}, nil)
+				out, err := r.Run(context.Background(), p, map[string]any{"n": n}, Host{})
 				if n%len(progs) == 3 && n%7 == 0 {
 					if e, ok := err.(*Error); !ok || e.Status != 400 {
 						errs <- fmt.Errorf("n=%d: %v, want BadRequestError", n, err)
@@ -97,7 +97,7 @@ func TestConcurrentCompile(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if out, err := r.Run(context.Background(), p, nil, nil); err != nil || out != float64((g+i)%5) {
+				if out, err := r.Run(context.Background(), p, nil, Host{}); err != nil || out != float64((g+i)%5) {
 					t.Errorf("Run = %v, %v", out, err)
 				}
 			}

@@ -13,7 +13,7 @@ func runLimit(t *testing.T, r *Runtime, ctx context.Context, code string, kind E
 	t.Helper()
 	p := mustCompile(t, r, code)
 	start := time.Now()
-	out, err := r.Run(ctx, p, nil, nil)
+	out, err := r.Run(ctx, p, nil, Host{})
 	took := time.Since(start)
 	e, ok := err.(*Error)
 	if !ok {

@@ -134,7 +134,7 @@ func TestRunRequest(t *testing.T) {
 	}
 
 	// A value that cannot be given to the code is a RuntimeFailure.
-	_, err := r.Run(t.Context(), mustCompile(t, r, `module.exports = () => 1`), map[string]any{"f": func() {}}, nil)
+	_, err := r.Run(t.Context(), mustCompile(t, r, `module.exports = () => 1`), map[string]any{"f": func() {}}, Host{})
 	if e, ok := err.(*Error); !ok || e.Kind != RuntimeFailure {
 		t.Errorf("Run(req with a func) = %v, want RuntimeFailure", err)
 	}
@@ -144,7 +144,7 @@ func TestRunModuleExportsChangedAtRunTime(t *testing.T) {
 	r := New(Options{})
 	// Compile sees a function; a later run of the module body does not.
 	p := mustCompile(t, r, `globalThis.n = (globalThis.n || 0) + 1; module.exports = Math.random() < 2 ? () => 1 : 0`)
-	if out, err := r.Run(t.Context(), p, nil, nil); err != nil || out != 1.0 {
+	if out, err := r.Run(t.Context(), p, nil, Host{}); err != nil || out != 1.0 {
 		t.Errorf("Run = %v, %v", out, err)
 	}
 }

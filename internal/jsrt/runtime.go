@@ -66,7 +66,7 @@ func New(opts Options) *Runtime {
 
 // Run calls the program's exported function with one argument, req: the
 // fields of req (JSON-compatible Go values) plus req.client, the JS view of
-// client, or null when client is nil. When the function returns a promise,
+// host.Client, or null when it is nil. When the function returns a promise,
 // Run drives the event loop until the promise settles. The result is
 // returned as JSON-compatible Go values (map[string]any, []any, string,
 // float64, bool, nil; undefined becomes nil).
@@ -77,7 +77,7 @@ func New(opts Options) *Runtime {
 // never settle, MemoryLimit when the memory guard stopped the code, and
 // RuntimeFailure for anything else (a result that is not JSON-compatible,
 // stack overflow, a host failure).
-func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, client Client) (any, error) {
+func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, host Host) (any, error) {
 	if p == nil || p.prog == nil {
 		return nil, &Error{Kind: RuntimeFailure, Status: 500, Message: "no program to run"}
 	}
@@ -89,7 +89,7 @@ func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, clien
 		if err != nil {
 			return nil, err
 		}
-		arg, err := s.request(req, client)
+		arg, err := s.request(req, host.Client)
 		if err != nil {
 			return nil, err
 		}
