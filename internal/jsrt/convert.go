@@ -237,10 +237,6 @@ func (x *exporter) value(v goja.Value, callToJSON bool) (out any, omit bool, err
 	if obj.ClassName() == "Array" {
 		return x.array(obj)
 	}
-	// A typed array's Keys are every index: count before listing them.
-	if l := obj.Get("length"); l != nil && l.ToFloat() > maxExportItems {
-		return nil, false, fmt.Errorf("%s has more than %d values", x.path[0], maxExportItems)
-	}
 	keys := obj.Keys()
 	m := make(map[string]any, len(keys))
 	for _, k := range keys {

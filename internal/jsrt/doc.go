@@ -65,39 +65,35 @@
 //
 // # Limits
 //
-// Each limit ends the invocation with an [Error] of its Kind; the Runtime
-// then carries on normally.
+// jsrt bounds time itself; memory and CPU are bounded by the operating
+// system around the sandbox worker process that runs jsrt (see
+// internal/sandbox). jsrt has no memory bound of its own: code can allocate until
+// the process dies. It must therefore run only inside that worker, or for
+// code the host trusts.
+//
+// Each limit below ends the invocation with an [Error] of its Kind; the
+// Runtime then carries on normally.
 //
 //   - Time (Timeout): the deadline is the earlier of ctx's and
 //     Options.Timeout (default 10s). The goja runtime is interrupted at the
 //     deadline or when ctx is canceled, even inside while (true) {} or a
 //     promise callback. A single built-in call (a huge sort, a regular
-//     expression) cannot be interrupted; Run then returns 25ms after the
-//     deadline anyway, and the abandoned goroutine stops at its next
-//     instruction. Regular expressions that need backtracking give up a
-//     single match after 2s (the package sets regexp2.DefaultMatchTimeout).
-//     A returned promise that is still pending when no timer is left can
-//     never settle (nothing outside can resolve it), and ends with Timeout
-//     at once rather than at the deadline.
-//   - Memory (MemoryLimit): a monitor samples the process heap (bytes of
-//     heap objects, from runtime/metrics) every 5ms while invocations run,
-//     and stops an invocation once the heap has grown by more than
-//     Options.MaxMemoryBytes (default 64 MiB) since it began, confirmed by
-//     a forced garbage collection (at most one per 100ms). The heap is
-//     shared, so this is approximate: an invocation is charged for what the
-//     whole process allocated meanwhile, and is stopped somewhere between
-//     its limit and about twice it. Built-ins that could allocate
-//     gigabytes in one uninterruptible call are bounded: String.prototype
-//     repeat, padStart and padEnd and Array.prototype.join throw
-//     RangeError("Invalid string length") past MaxMemoryBytes characters,
-//     and Array.prototype.fill throws RangeError("Invalid array length")
-//     past MaxMemoryBytes/16 elements. Typed arrays and ArrayBuffers are
-//     not bounded this way.
+//     expression that backtracks without end) cannot be interrupted; Run
+//     then returns 25ms after the deadline anyway, and the abandoned
+//     goroutine stops at its next instruction, if ever: the worker process
+//     is what bounds it. A returned promise that is still pending when no
+//     timer is left can never settle (nothing outside can resolve it), and
+//     ends with Timeout at once rather than at the deadline.
 //   - Recursion: the JavaScript call stack is limited to 3000 frames;
 //     deeper recursion is a RuntimeFailure ("Maximum call stack size
-//     exceeded"), not a crash.
+//     exceeded"), not a crash. JSON.parse refuses nesting deeper than 512
+//     levels with a SyntaxError, and eval and the Function constructors
+//     throw a TypeError: goja's parsers recurse without a bound, and a
+//     Go stack overflow would be a crash rather than an error.
 //   - Code size: Compile refuses code over Options.MaxCodeBytes (default
 //     256 KiB).
+//   - Memory (MemoryLimit): never returned by jsrt itself. The sandbox
+//     reports a worker killed for using too much memory with this kind.
 //
 // # Errors
 //
@@ -131,8 +127,8 @@
 // name unless that is "Error", as in "TypeError: ..."), a thrown string
 // itself, or a short rendering of any other value.
 //
-// The other kinds have Status 500 and no Class: Timeout, MemoryLimit, and
-// RuntimeFailure for stack overflow, a result that is not JSON-compatible
-// (a function, a symbol, a BigInt or a cycle, named by its path such as
-// "result.raw.callback") and failures of the host.
+// The other kinds have Status 500 and no Class: Timeout, MemoryLimit (from
+// the sandbox only), and RuntimeFailure for stack overflow, a result that
+// is not JSON-compatible (a function, a symbol, a BigInt or a cycle, named
+// by its path such as "result.raw.callback") and failures of the host.
 package jsrt

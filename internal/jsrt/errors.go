@@ -16,7 +16,7 @@ type ErrorKind int
 const (
 	Thrown         ErrorKind = iota // code threw (an error class or anything else)
 	Timeout                         // deadline or ctx cancellation; runtime interrupted
-	MemoryLimit                     // memory guard triggered
+	MemoryLimit                     // the worker process ran out of memory (reported by the sandbox, never by jsrt)
 	RuntimeFailure                  // anything else: bad result, stack overflow, host failure
 )
 

@@ -2,7 +2,6 @@ package jsrt
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/dop251/goja"
 
@@ -83,94 +82,4 @@ func (s *session) newSyntaxError(msg string) *goja.Object {
 		return s.newError(msg)
 	}
 	return e
-}
-
-// Array methods that walk this.length run in Go, where nothing interrupts
-// them: on a sparse array or an array-like object with a huge length
-// ([].lastIndexOf.call({length: 2 ** 53 - 1}, 1)) they would burn a CPU
-// long after the invocation's deadline. They are refused past the length
-// an invocation could hold anyway.
-var lengthWalkers = []string{
-	"concat", "copyWithin", "every", "filter", "find", "findIndex", "findLast", "findLastIndex",
-	"flat", "flatMap", "forEach", "includes", "indexOf", "lastIndexOf", "map", "reduce",
-	"reduceRight", "reverse", "slice", "some", "sort", "splice", "toLocaleString",
-	"toReversed", "toSorted", "toSpliced", "with", "shift", "unshift",
-}
-
-func (s *session) boundLengthWalkers(arr *goja.Object) {
-	maxArray := float64(s.rt.maxArrayLength())
-	for _, name := range lengthWalkers {
-		s.wrap(arr, name, func(call goja.FunctionCall) {
-			if lengthOf(s.vm, call.This) > maxArray {
-				panic(s.newRangeError("Invalid array length"))
-			}
-		})
-	}
-}
-
-// join builds Array.prototype.join in Go, converting each element once and
-// stopping as soon as the result outgrows the invocation's limit (the
-// original cannot be stopped, and a toString may answer differently when
-// asked twice, so no check before it would hold).
-func (s *session) join(maxBytes int) *goja.Object {
-	return s.fn("join", 1, func(call goja.FunctionCall) goja.Value {
-		obj := call.This.ToObject(s.vm)
-		n := lengthOf(s.vm, obj)
-		if n > float64(s.rt.maxArrayLength()) {
-			panic(s.newRangeError("Invalid array length"))
-		}
-		sep := ","
-		if a := call.Argument(0); !goja.IsUndefined(a) {
-			sep = a.String()
-		}
-		var b strings.Builder
-		for i := 0; i < int(n); i++ {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			if v := obj.Get(strconv.Itoa(i)); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
-				b.WriteString(v.String())
-			}
-			if b.Len() > maxBytes {
-				panic(s.newRangeError("Invalid string length"))
-			}
-		}
-		return s.vm.ToValue(b.String())
-	})
-}
-
-// boundReplace wraps String.prototype.replace and replaceAll: with a
-// global pattern and a long replacement the result grows as the product
-// of the two ("x".repeat(3e4).replace(/x/g, "y".repeat(3e4)) reached
-// 1.4 GB) inside one uninterruptible call. this is converted once, and a
-// string replacement is bounded for the worst case, every position
-// matching ($ patterns may insert the whole string).
-func (s *session) boundReplace(str *goja.Object, maxString float64) {
-	for _, name := range []string{"replace", "replaceAll"} {
-		orig, ok := goja.AssertFunction(str.Get(name))
-		if !ok {
-			continue
-		}
-		str.DefineDataProperty(name, s.fn(name, 2, func(call goja.FunctionCall) goja.Value {
-			if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
-				panic(s.vm.NewTypeError("String.prototype." + name + " called on null or undefined"))
-			}
-			this := call.This.ToString()
-			repl := call.Argument(1)
-			if _, isFn := goja.AssertFunction(repl); !isFn && !goja.IsUndefined(repl) {
-				repl = repl.ToString()
-				n := float64(stringLength(this))
-				r := float64(stringLength(repl)) + float64(strings.Count(repl.String(), "$"))*n
-				if n+(n+1)*r > maxString {
-					panic(s.newRangeError("Invalid string length"))
-				}
-			}
-			args := []goja.Value{call.Argument(0), repl}
-			v, err := orig(this, args...)
-			if err != nil {
-				panic(err)
-			}
-			return v
-		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	}
 }

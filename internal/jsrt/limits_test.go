@@ -26,31 +26,47 @@ func runLimit(t *testing.T, r *Runtime, ctx context.Context, code string, kind E
 	return e, took
 }
 
+// slack bounds how long a run may take past its deadline in these tests:
+// generous, since CI machines are busy and -race is slow. Only the
+// deadline itself is exact: nothing is interrupted before it.
+const slack = 5 * time.Second
+
 func TestTimeout(t *testing.T) {
 	r := New(Options{Timeout: 100 * time.Millisecond})
 	tests := []struct {
-		name string
-		code string
-		min  time.Duration
-		msg  string
+		name   string
+		code   string
+		budget time.Duration // given with WithTimeout; 0 for r's 100ms
+		early  bool          // ends before the deadline, not at it
+		msg    string
 	}{
-		{"busy loop", `module.exports = () => { while (true) {} }`, 100 * time.Millisecond, "the code did not finish within 100ms"},
-		{"busy loop after await", `module.exports = async () => { await null; for (;;) {} }`, 100 * time.Millisecond, "the code did not finish within 100ms"},
-		{"busy loop in a promise callback", `module.exports = () => Promise.resolve().then(() => { while (true) {} })`, 100 * time.Millisecond, "the code did not finish within 100ms"},
-		{"busy loop in a timer", `module.exports = () => new Promise(() => setTimeout(() => { while (true) {} }, 1))`, 100 * time.Millisecond, "the code did not finish within 100ms"},
-		{"catching does not help", `module.exports = () => { for (;;) { try { while (true) {} } catch (e) {} finally { continue } } }`, 100 * time.Millisecond, "the code did not finish within 100ms"},
-		{"interval keeps the promise alive", `module.exports = async () => { await new Promise(() => setInterval(() => {}, 5)) }`, 90 * time.Millisecond, "the code did not finish within 100ms"},
-		{"promise that never settles", `module.exports = async () => { await new Promise(() => {}) }`, 0, "the code's promise never settles: it waits for something that cannot happen"},
-		{"timer due after the deadline", `module.exports = async () => { await new Promise(r => setTimeout(r, 60000)) }`, 0, "the code did not finish within 100ms"},
+		{"busy loop", `module.exports = () => { while (true) {} }`, 0, false, "the code did not finish within 100ms"},
+		{"busy loop after await", `module.exports = async () => { await null; for (;;) {} }`, 0, false, "the code did not finish within 100ms"},
+		{"busy loop in a promise callback", `module.exports = () => Promise.resolve().then(() => { while (true) {} })`, 0, false, "the code did not finish within 100ms"},
+		{"busy loop in a timer", `module.exports = () => new Promise(() => setTimeout(() => { while (true) {} }, 1))`, 0, false, "the code did not finish within 100ms"},
+		{"catching does not help", `module.exports = () => { for (;;) { try { while (true) {} } catch (e) {} finally { continue } } }`, 0, false, "the code did not finish within 100ms"},
+		{"interval keeps the promise alive", `module.exports = async () => { await new Promise(() => setInterval(() => {}, 5)) }`, 0, false, "the code did not finish within 100ms"},
+		{"promise that never settles", `module.exports = async () => { await new Promise(() => {}) }`, time.Minute, true, "the code's promise never settles: it waits for something that cannot happen"},
+		{"timer due after the deadline", `module.exports = async () => { await new Promise(r => setTimeout(r, 120000)) }`, time.Minute, true, "the code did not finish within 1m0s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, took := runLimit(t, r, context.Background(), tc.code, Timeout)
+			ctx := context.Background()
+			budget := r.opts.Timeout
+			if tc.budget > 0 {
+				ctx, budget = WithTimeout(ctx, tc.budget), tc.budget
+			}
+			e, took := runLimit(t, r, ctx, tc.code, Timeout)
 			if e.Message != tc.msg {
 				t.Errorf("Message = %q, want %q", e.Message, tc.msg)
 			}
-			if took < tc.min || took > tc.min+time.Second {
-				t.Errorf("Run took %v, want about %v", took, tc.min)
+			switch {
+			case tc.early && took > slack:
+				t.Errorf("Run took %v, want it to end at once", took)
+			case !tc.early && (took < budget-10*time.Millisecond || took > budget+slack):
+				// A setInterval of 5ms ends when its next run is due
+				// after the deadline: up to 5ms before it.
+				t.Errorf("Run took %v, want about %v", took, budget)
 			}
 			checkWorks(t, r)
 		})
@@ -65,7 +81,7 @@ func TestTimeoutFromContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	e, took := runLimit(t, r, ctx, code, Timeout)
-	if took > time.Second || !strings.HasPrefix(e.Message, "the code did not finish within ") {
+	if took > slack || !strings.HasPrefix(e.Message, "the code did not finish within ") {
 		t.Errorf("ctx deadline: took %v, %q", took, e.Message)
 	}
 	checkWorks(t, r)
@@ -74,7 +90,7 @@ func TestTimeoutFromContext(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(30*time.Millisecond, cancel)
 	e, took = runLimit(t, r, ctx, code, Timeout)
-	if took > time.Second || e.Message != "the invocation was canceled" {
+	if took > slack || e.Message != "the invocation was canceled" {
 		t.Errorf("canceled: took %v, %q", took, e.Message)
 	}
 	checkWorks(t, r)
@@ -89,67 +105,41 @@ func TestTimeoutFromContext(t *testing.T) {
 	}
 }
 
-func TestTimeoutInsideABuiltin(t *testing.T) {
-	// A catastrophic regular expression is one built-in call that goja
-	// cannot interrupt: Run returns at the deadline anyway.
+// stuckClient's GetToken ignores ctx and blocks until release is closed:
+// a native call that nothing can interrupt, as a long built-in call (a
+// huge sort, a catastrophic regular expression) is.
+type stuckClient struct {
+	fakeClient
+	release chan struct{}
+}
+
+func (c *stuckClient) GetToken(context.Context, string) (any, error) {
+	<-c.release
+	return "late", nil
+}
+
+func TestTimeoutInsideANativeCall(t *testing.T) {
+	// Run returns at the deadline (and a short grace) even when the code
+	// is inside a call goja cannot interrupt; the abandoned goroutine stops
+	// at its next instruction once the call returns.
 	r := New(Options{Timeout: 100 * time.Millisecond})
-	code := `module.exports = () => /^(?=a)(a|aa)+$/.test('a'.repeat(40) + '!')`
-	_, took := runLimit(t, r, context.Background(), code, Timeout)
-	if took > time.Second {
+	c := &stuckClient{release: make(chan struct{})}
+	defer close(c.release)
+	p := mustCompile(t, r, `module.exports = (req) => { req.client.getToken('x'); for (;;) {} }`)
+	start := time.Now()
+	_, err := r.Run(t.Context(), p, nil, Host{Client: c})
+	took := time.Since(start)
+	if e, ok := err.(*Error); !ok || e.Kind != Timeout || e.Message != "the code did not finish within 100ms" {
+		t.Errorf("Run = %#v, want the Timeout", err)
+	}
+	if took > 100*time.Millisecond+slack {
 		t.Errorf("Run took %v", took)
 	}
 	checkWorks(t, r)
 }
 
-func TestMemoryLimit(t *testing.T) {
-	r := New(Options{MaxMemoryBytes: 16 << 20, Timeout: 30 * time.Second})
-	for _, code := range []string{
-		`module.exports = () => { const a = []; while (true) a.push('x'.repeat(1024) + a.length) }`,
-		`module.exports = async () => { const a = []; for (;;) { a.push({n: a.length, s: String(a.length).repeat(100)}); if (a.length % 1000 === 0) await null } }`,
-		`module.exports = () => { const m = {}; for (let i = 0; ; i++) m['key' + i] = i }`,
-	} {
-		e, took := runLimit(t, r, context.Background(), code, MemoryLimit)
-		if e.Message != "the code used more than 16 MiB of memory" {
-			t.Errorf("Message = %q", e.Message)
-		}
-		t.Logf("stopped after %v", took)
-		checkWorks(t, r)
-	}
-	if got := New(Options{}).opts.MaxMemoryBytes; got != 64<<20 {
-		t.Errorf("default MaxMemoryBytes = %d", got)
-	}
-}
-
-func TestBoundedBuiltins(t *testing.T) {
-	r := New(Options{MaxMemoryBytes: 1 << 20})
-	for _, expr := range []string{
-		`'x'.repeat(2 ** 30)`,
-		`'ab'.repeat(1 << 19 + 1)`,
-		`''.padStart(2 ** 31)`,
-		`'x'.padEnd(1e9, 'yz')`,
-		`new Array(2 ** 30).join('ab')`,
-		`String(new Array(2 ** 25))`,
-		`new Array(2 ** 32 - 1).fill(0)`,
-		`[].fill.call({length: 2 ** 40}, 1)`,
-	} {
-		e := runErr(t, r, `module.exports = () => `+expr, nil, nil)
-		if e.Kind != Thrown || (e.Message != "RangeError: Invalid string length" && e.Message != "RangeError: Invalid array length") {
-			t.Errorf("%s = %#v, want a RangeError", expr, e)
-		}
-	}
-	got := runOK(t, r, `module.exports = () => ['ab'.repeat(1000).length, 'x'.padStart(1000).length, 'x'.padEnd(5, 'ab'),
-		new Array(1000).join('-').length, new Array(1000).fill(1).length, [1, 2, 3].fill(0, -1).join(), [1, 2].join(), String([1, [2, 3]])]`, nil, nil)
-	want := []any{2000.0, 1000.0, "xabab", 999.0, 1000.0, "1,2,0", "1,2", "1,2,3"}
-	for i := range want {
-		if got.([]any)[i] != want[i] {
-			t.Errorf("bounded built-ins changed results: got %v, want %v", got, want)
-			break
-		}
-	}
-}
-
 func TestRecursion(t *testing.T) {
-	r := New(Options{Timeout: 5 * time.Second})
+	r := New(Options{Timeout: 30 * time.Second})
 	for _, code := range []string{
 		`module.exports = () => { function f(n) { return f(n + 1) + 1 } return f(0) }`,
 		`module.exports = async () => { const f = async (n) => (await f(n + 1)) + 1; return f(0) }`,
@@ -166,23 +156,5 @@ func TestRecursion(t *testing.T) {
 	// Deep but bounded recursion works.
 	if got := runOK(t, r, `module.exports = () => { const f = (n) => n === 0 ? 0 : 1 + f(n - 1); return f(2500) }`, nil, nil); got != 2500.0 {
 		t.Errorf("f(2500) = %v", got)
-	}
-}
-
-func TestMemoryGuardStopsWhenIdle(t *testing.T) {
-	r := New(Options{})
-	runOK(t, r, `module.exports = () => 1`, nil, nil)
-	deadline := time.Now().Add(time.Second)
-	for {
-		guard.mu.Lock()
-		running, watching := guard.running, len(guard.watches)
-		guard.mu.Unlock()
-		if !running && watching == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the memory monitor is still running (%d watches)", watching)
-		}
-		time.Sleep(guardInterval)
 	}
 }

@@ -9,9 +9,8 @@ import (
 
 // Defaults for the zero values of Options.
 const (
-	DefaultTimeout        = 10 * time.Second
-	DefaultMaxCodeBytes   = 256 << 10
-	DefaultMaxMemoryBytes = 64 << 20
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxCodeBytes = 256 << 10
 )
 
 // Fixed limits that are not configurable.
@@ -30,11 +29,6 @@ type Options struct {
 
 	// MaxCodeBytes is the largest code Compile accepts. Zero means 256 KiB.
 	MaxCodeBytes int
-
-	// MaxMemoryBytes bounds the growth of the process heap while one
-	// invocation runs; see "Memory" in the package documentation for how
-	// it is measured. Zero means 64 MiB.
-	MaxMemoryBytes uint64
 
 	// Logger receives console.log/info/warn/error/debug output at
 	// slog.LevelDebug with the attribute "source" = "console.<method>".
@@ -58,9 +52,6 @@ func New(opts Options) *Runtime {
 	if opts.MaxCodeBytes <= 0 {
 		opts.MaxCodeBytes = DefaultMaxCodeBytes
 	}
-	if opts.MaxMemoryBytes == 0 {
-		opts.MaxMemoryBytes = DefaultMaxMemoryBytes
-	}
 	return &Runtime{opts: opts, cache: newProgramCache(programCacheSize)}
 }
 
@@ -74,9 +65,10 @@ func New(opts Options) *Runtime {
 // Every failure is an *Error: Thrown when the code threw or its promise
 // rejected, Timeout when the deadline (the earlier of ctx's and
 // Options.Timeout) passed, ctx was canceled or the returned promise can
-// never settle, MemoryLimit when the memory guard stopped the code, and
-// RuntimeFailure for anything else (a result that is not JSON-compatible,
-// stack overflow, a host failure).
+// never settle, and RuntimeFailure for anything else (a result that is not
+// JSON-compatible, stack overflow, a host failure). Run never returns
+// MemoryLimit: memory is bounded outside jsrt (see "Limits" in the package
+// documentation).
 func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, host Host) (any, error) {
 	if p == nil || p.prog == nil {
 		return nil, &Error{Kind: RuntimeFailure, Status: 500, Message: "no program to run"}
@@ -108,8 +100,7 @@ type outcome struct {
 }
 
 // execute runs work in a fresh session on its own goroutine and waits for
-// it, for the deadline, for ctx, or for the memory guard. When a limit
-// triggers, the goja runtime is interrupted; if it does not stop within a
+// it, for the deadline or for ctx. When either ends the invocation, the goja runtime is interrupted; if it does not stop within a
 // short grace period (it is inside a long built-in call, which goja cannot
 // interrupt), execute returns anyway and the abandoned goroutine ends at its
 // next JavaScript instruction.
@@ -133,10 +124,6 @@ func (r *Runtime) execute(ctx context.Context, work func(s *session) (any, error
 	}
 	stopOnCtx := context.AfterFunc(s.ctx, func() { s.stop(Timeout, s.timeoutMessage()) })
 	defer stopOnCtx()
-	w := guard.watch(r.opts.MaxMemoryBytes, func() {
-		s.stop(MemoryLimit, fmt.Sprintf("the code used more than %s of memory", formatBytes(r.opts.MaxMemoryBytes)))
-	})
-	defer guard.release(w)
 
 	done := make(chan outcome, 1)
 	go s.work(work, done)
@@ -173,16 +160,6 @@ func (s *session) budget() time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d
-}
-
-func formatBytes(n uint64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 type budgetKey struct{}

@@ -98,12 +98,12 @@ func (s *session) hostFailure(what, detail string) {
 }
 
 // install sets up the sandbox: the lazily created globals (console,
-// timers, queueMicrotask, atob, btoa, the error classes) and bounds on a
-// few built-ins.
+// timers, queueMicrotask, atob, btoa, the error classes), no code from
+// strings, and the JSON.parse depth bound.
 func (s *session) install() error {
 	err := s.guard(func() {
 		s.installGlobals()
-		s.boundBuiltins()
+		s.forbidCodeFromStrings()
 	})
 	if err != nil {
 		return s.failure(err)
@@ -160,18 +160,6 @@ func (s *session) call(fn goja.Callable, arg goja.Value) (any, error) {
 // promiseType is what a goja promise exports as: checking it, unlike
 // Export, runs none of the code's getters.
 var promiseType = reflect.TypeOf((*goja.Promise)(nil))
-
-// maxStringLength bounds the strings built-ins such as repeat and padEnd may
-// build in one call: a single call cannot be interrupted.
-func (r *Runtime) maxStringLength() int64 {
-	return int64(min(r.opts.MaxMemoryBytes, 1<<30))
-}
-
-// maxArrayLength bounds what Array.prototype.fill may fill in one call;
-// an element takes 16 bytes.
-func (r *Runtime) maxArrayLength() int64 {
-	return int64(min(r.opts.MaxMemoryBytes/16, 1<<26))
-}
 
 // guard runs f, which reads JavaScript values from Go and so may run the
 // code's getters, proxy traps or toJSON methods. A JavaScript exception is
