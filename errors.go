@@ -98,6 +98,10 @@ type Error struct {
 	Status  int
 	Headers map[string]string
 	Body    any
+	// Stop, for CodeFailed, says whether the Vault stopped the code (for
+	// time, memory, or because its worker process crashed) rather than the
+	// code failing by itself.
+	Stop StopReason
 }
 
 // Sentinel errors for errors.Is: errors.Is(err, ErrNotFound) reports whether

@@ -2,13 +2,10 @@ package tokenvault
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/tokenvault/tokenvault/internal/jsrt"
 )
 
 // Formula types.
@@ -80,9 +77,8 @@ type FormulaRequest struct {
 
 func validValueType(t string) bool { return t == TypeString || t == TypeNumber || t == TypeBoolean }
 
-// validate checks req and compiles its code. The code's problems are
-// Invalid (a syntax error, with its line) or Unprocessable (it does not
-// export a function).
+// validateFormula checks req but for its code, which checkCode checks
+// once the caller is authorized.
 func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
@@ -141,27 +137,7 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	if req.RequestParameters == nil {
 		req.RequestParameters = []RequestParameter{}
 	}
-	_, err := v.compile(req.Code, "code")
-	return err
-}
-
-// compile compiles code, explaining a failure on field.
-func (v *Vault) compile(code, field string) (*jsrt.Program, error) {
-	prog, err := v.js.Compile(code)
-	var ce *jsrt.CompileError
-	switch {
-	case err == nil:
-		return prog, nil
-	case errors.As(err, &ce) && ce.NotAFunction:
-		e := invalidField(field, "module.exports must be a function")
-		e.Kind, e.Message = Unprocessable, "the code does not export a function"
-		return nil, e
-	case errors.As(err, &ce) && ce.Line > 0:
-		return nil, invalidField(field, "line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
-	case errors.As(err, &ce):
-		return nil, invalidField(field, "%s", ce.Message)
-	}
-	return nil, internal(err)
+	return nil
 }
 
 func officialFormulaKey(id string) string { return sysFormulaKey + id }
@@ -175,7 +151,12 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 	}
 	now := v.now().UTC()
 	f := req.formula(v.ids.next(now), "", actor{Type: ActorSystem}, now)
-	err := v.update(ctx, func(t *txn) error { return t.putRecord(officialFormulaKey(f.ID), f) })
+	err := v.updateChecked(ctx, func(t *txn) error {
+		if err := t.checkCode("", req.Code, "code"); err != nil {
+			return err
+		}
+		return t.putRecord(officialFormulaKey(f.ID), f)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -198,9 +179,12 @@ func (v *Vault) CreateFormula(ctx context.Context, key string, req FormulaReques
 		return nil, err
 	}
 	var out *Formula
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorCreate)
 		if err != nil {
+			return err
+		}
+		if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
 			return err
 		}
 		out = req.formula(t.v.ids.next(t.now), p.tenantID, p.actor(), t.now)
@@ -314,13 +298,16 @@ func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRe
 		return nil, err
 	}
 	var out *Formula
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorUpdate)
 		if err != nil {
 			return err
 		}
 		old, err := t.mustOwnFormula(p.tenantID, id)
 		if err != nil {
+			return err
+		}
+		if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
 			return err
 		}
 		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)

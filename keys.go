@@ -99,6 +99,9 @@ type txn struct {
 	// authChanged is set when the transaction writes something a key
 	// authenticates through; the auth cache is voided after it commits.
 	authChanged bool
+	// unchecked is code this transaction found unchecked (see checkCode);
+	// updateChecked checks it and runs the transaction again.
+	unchecked *uncheckedCode
 	// read holds the keyrings this transaction read from the store. They
 	// reach the shared cache only once it has committed: a keyring read
 	// inside a batch may have been written by a transaction that rolls

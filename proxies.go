@@ -67,8 +67,8 @@ func (t *txn) proxyMAC(key string) []byte {
 
 func proxyLookupKey(mac []byte) string { return sysProxyKey + fmt.Sprintf("%x", mac) }
 
-// validateProxy checks req and compiles its transforms.
-func (v *Vault) validateProxy(req *ProxyRequest) (map[string]any, error) {
+// validateProxy checks req and, in a worker, its transforms' code.
+func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
 	if u, err := url.Parse(req.DestinationURL); req.DestinationURL == "" {
@@ -96,7 +96,7 @@ func (v *Vault) validateProxy(req *ProxyRequest) (map[string]any, error) {
 		t    *ProxyTransform
 	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
 		if tr.t != nil {
-			if _, err := v.compile(tr.t.Code, tr.name+".code"); err != nil {
+			if err := t.checkCode(tid, tr.t.Code, tr.name+".code"); err != nil {
 				return nil, err
 			}
 		}
@@ -113,14 +113,14 @@ func (req *ProxyRequest) apply(p *Proxy, conf map[string]any) {
 
 // CreateProxy creates a proxy with a new random key. Requires proxy:create.
 func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (*Proxy, error) {
-	conf, err := v.validateProxy(&req)
-	if err != nil {
-		return nil, err
-	}
 	pkey := newProxyKey()
 	var out *Proxy
-	err = v.update(ctx, func(t *txn) error {
+	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyCreate)
+		if err != nil {
+			return err
+		}
+		conf, err := t.validateProxy(p.tenantID, &req)
 		if err != nil {
 			return err
 		}
@@ -276,7 +276,7 @@ func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMe
 
 func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
 	var out *Proxy
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyUpdate)
 		if err != nil {
 			return err
@@ -289,7 +289,7 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		if err != nil {
 			return err
 		}
-		conf, err := t.v.validateProxy(&req)
+		conf, err := t.validateProxy(p.tenantID, &req)
 		if err != nil {
 			return err
 		}

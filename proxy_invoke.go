@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/tokenvault/tokenvault/internal/jsrt"
 )
 
 // ProxyCall is one request to a proxy, as the HTTP layer received it.
@@ -68,9 +67,10 @@ func bodyKind(h http.Header) int {
 
 // proxyPlan is what the transaction decides for a call.
 type proxyPlan struct {
-	proxy  *Proxy
-	client *credential
-	body   any // parsed (and detokenized) body, for JSON and forms
+	proxy    *Proxy
+	tenantID string
+	client   *credential
+	body     any // parsed (and detokenized) body, for JSON and forms
 }
 
 // InvokeProxy forwards call to the destination of the proxy its key names.
@@ -194,7 +194,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 		if rec == nil {
 			return errorf(Unauthenticated, "missing or unknown proxy key")
 		}
-		plan = &proxyPlan{proxy: &rec.Proxy, body: parsed}
+		plan = &proxyPlan{proxy: &rec.Proxy, tenantID: rec.TenantID, body: parsed}
 		if rec.Application != nil {
 			c := appCredential(rec.TenantID, rec.Application.ID)
 			plan.client = &c
@@ -231,21 +231,16 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 // transform runs transform code and returns the body (encoded as kind) and
 // headers it returned; absent ones keep the input's.
 func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, args map[string]any, kind int, header http.Header) ([]byte, http.Header, error) {
-	prog, err := v.compile(code, "code")
-	if err != nil {
-		return nil, nil, err
-	}
-	var client jsrt.Client
-	if plan.client != nil {
-		client = &jsClient{v: v, c: *plan.client}
-	}
 	conf := plan.proxy.Configuration
 	if conf == nil {
 		conf = map[string]any{}
 	}
-	out, err := v.js.Run(ctx, prog, map[string]any{"args": args, "configuration": conf}, jsrt.Host{Client: client})
+	out, err := v.runCode(ctx, codeRun{
+		tenant: plan.tenantID, code: code, req: map[string]any{"args": args, "configuration": conf}, client: plan.client,
+		log: []slog.Attr{slog.String("proxy", plan.proxy.ID)},
+	})
 	if err != nil {
-		return nil, nil, codeError(err)
+		return nil, nil, err
 	}
 	res, _ := out.(map[string]any)
 	if res == nil {

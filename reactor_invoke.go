@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
-
-	"github.com/tokenvault/tokenvault/internal/jsrt"
 )
 
 // Reactor invocation timeouts (the spec's timeout_ms, asynchronous calls
@@ -93,7 +91,7 @@ func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeRea
 		}
 		return &ReactorResponse{InvocationID: inv.id}, nil
 	}
-	return v.runInvocation(ctx, inv)
+	return v.runInvocation(ctx, inv, 0)
 }
 
 func normalizeArgs(args any) (any, error) {
@@ -177,19 +175,15 @@ func prefixFields(err error, prefix string) error {
 	return &out
 }
 
-// runInvocation runs the code and tokenizes what it asks to.
-func (v *Vault) runInvocation(ctx context.Context, inv *invocation) (*ReactorResponse, error) {
-	prog, err := v.compile(inv.code, "code")
+// runInvocation runs the code, for timeout (zero: Options.CodeTimeout),
+// and tokenizes what it asks to.
+func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time.Duration) (*ReactorResponse, error) {
+	result, err := v.runCode(ctx, codeRun{
+		tenant: inv.tenantID, code: inv.code, req: inv.req, timeout: timeout, client: inv.client,
+		log: []slog.Attr{slog.String("reactor", inv.reactorID)},
+	})
 	if err != nil {
 		return nil, err
-	}
-	var client jsrt.Client
-	if inv.client != nil {
-		client = &jsClient{v: v, c: *inv.client}
-	}
-	result, err := v.js.Run(ctx, prog, inv.req, jsrt.Host{Client: client})
-	if err != nil {
-		return nil, codeError(err)
 	}
 	out := &ReactorResponse{}
 	if result == nil {
@@ -212,38 +206,6 @@ func (v *Vault) runInvocation(ctx context.Context, inv *invocation) (*ReactorRes
 		out.Tokens = tokens
 	}
 	return out, nil
-}
-
-// codeError translates a failure of tenant code into an *Error. It carries
-// the code's own message and never a host detail.
-func codeError(err error) error {
-	var je *jsrt.Error
-	if !errors.As(err, &je) {
-		if e, ok := err.(*Error); ok {
-			return e
-		}
-		return internal(err)
-	}
-	e := &Error{Kind: CodeFailed, Status: je.Status, Message: je.Message, Fields: je.Errors, Headers: je.Headers, Body: je.Body}
-	switch je.Kind {
-	case jsrt.Timeout:
-		e.Status, e.Message = 500, "the code did not finish in time"
-	case jsrt.MemoryLimit:
-		e.Status, e.Message = 500, "the code used too much memory"
-	case jsrt.RuntimeFailure:
-		e.Status = 500
-		if e.Message == "" {
-			e.Message = "the code failed"
-		}
-	default:
-		if e.Status == 0 {
-			e.Status = 500
-		}
-		if je.Class != "" && je.Class != "CustomHttpResponseError" {
-			e.Message = fmt.Sprintf("%s: %s", je.Class, je.Message)
-		}
-	}
-	return e
 }
 
 // jsClient is req.client: the Vault's token operations, acting as the

@@ -166,16 +166,16 @@ func (v *Vault) CreateReactor(ctx context.Context, key string, req CreateReactor
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
-	if req.Code != "" {
-		if _, err := v.compile(req.Code, "code"); err != nil {
-			return nil, err
-		}
-	}
 	var out *Reactor
-	err = v.update(ctx, func(t *txn) error {
+	err = v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorCreate)
 		if err != nil {
 			return err
+		}
+		if req.Code != "" {
+			if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
+				return err
+			}
 		}
 		rec := &reactorRecord{
 			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
@@ -378,8 +378,7 @@ func (v *Vault) PatchReactor(ctx context.Context, key, id string, patch json.Raw
 // stored reactor.
 func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*reactorRecord) (UpdateReactorRequest, error), verb string) (*Reactor, error) {
 	var out *Reactor
-	var compiled string
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorUpdate)
 		if err != nil {
 			return err
@@ -417,11 +416,10 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 		if err := fe.err(); err != nil {
 			return err
 		}
-		if req.Code != "" && req.Code != compiled {
-			if _, err := t.v.compile(req.Code, "code"); err != nil {
+		if req.Code != "" {
+			if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
 				return err
 			}
-			compiled = req.Code
 		}
 		rec.Name, rec.Configuration, rec.Code = req.Name, conf, req.Code
 		rec.ApplicationID = ""

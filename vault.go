@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/jsrt"
+	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
@@ -59,9 +59,27 @@ type Options struct {
 	// only the token.
 	InvitationURL string
 
-	// CodeTimeout bounds a synchronous run of reactor or transform code.
-	// Zero: 10 seconds.
+	// CodeTimeout bounds a synchronous run of reactor or transform code,
+	// and the check of code when it is saved. Zero: 10 seconds.
 	CodeTimeout time.Duration
+	// CodeWorkers is the most sandbox worker processes running tenant
+	// code at once, and so the most invocations running at once; more wait
+	// for a worker within their time. Zero: 16.
+	CodeWorkers int
+	// CodeConcurrencyPerTenant is the most invocations of one tenant's
+	// code (reactors synchronous or not, transforms, checks of code) that
+	// run at once; more wait within their time, then fail with
+	// Unavailable. Zero: half of CodeWorkers.
+	CodeConcurrencyPerTenant int
+	// CodeMemoryBytes bounds the memory of each worker process. Zero:
+	// 256 MiB.
+	CodeMemoryBytes int64
+	// TrustedCodeInProcess runs reactor and transform code inside this
+	// process instead of sandbox workers: no process boundary, no bound
+	// on memory or CPU beyond the deadline. Only for a host whose tenants'
+	// code it trusts entirely (its own formulas, say); never for code that
+	// untrusted callers can save.
+	TrustedCodeInProcess bool
 	// HTTPClient delivers reactor webhooks and forwards proxy requests.
 	// Nil: a client with timeouts that does not follow redirects and,
 	// unless AllowPrivateDestinations, refuses to connect to loopback,
@@ -101,7 +119,7 @@ type Vault struct {
 
 	auth authCache
 
-	js               *jsrt.Runtime
+	code             *sandbox.Sandbox
 	httpClient       *http.Client
 	proxyMaxResponse int64
 	webhookBackoff   time.Duration
@@ -163,7 +181,6 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.logger == nil {
 		v.logger = slog.Default()
 	}
-	v.js = jsrt.New(jsrt.Options{Timeout: opts.CodeTimeout, Logger: v.logger})
 	if v.store == nil {
 		if opts.Path == "" {
 			return nil, errors.New("tokenvault: Options.Store or Options.Path is required")
@@ -181,6 +198,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		return nil, err
 	}
+	v.code = sandbox.New(sandbox.Options{
+		Workers: opts.CodeWorkers, PerTenant: opts.CodeConcurrencyPerTenant, MemoryBytes: opts.CodeMemoryBytes,
+		Timeout: opts.CodeTimeout, InProcess: opts.TrustedCodeInProcess, Logger: v.logger,
+	})
 	interval := opts.SweepInterval
 	if interval == 0 {
 		interval = time.Minute
@@ -205,6 +226,7 @@ func (v *Vault) Close() error {
 		v.asyncMu.Unlock()
 		v.cancelBg()
 		v.async.Wait()
+		v.code.Close()
 		if v.ownsStore {
 			err = v.store.Close()
 		}

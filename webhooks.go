@@ -10,8 +10,6 @@ import (
 	"errors"
 	"net/http"
 	"time"
-
-	"github.com/tokenvault/tokenvault/internal/jsrt"
 )
 
 // Webhook is the JSON body POSTed to the callback_url of an asynchronous
@@ -125,7 +123,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 			v.async.Done()
 		}()
 		ctx, cancel := context.WithTimeout(v.bg, timeout)
-		res, err := v.runInvocation(jsrt.WithTimeout(ctx, timeout), inv)
+		res, err := v.runInvocation(ctx, inv, timeout)
 		cancel()
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {

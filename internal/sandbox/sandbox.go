@@ -452,3 +452,16 @@ func copyCompileError(ce *jsrt.CompileError) error {
 	c := *ce
 	return &c
 }
+
+// Checked returns what Compile found for code, if it is remembered: known
+// is false when code has not been checked (or was forgotten). It never
+// starts a worker.
+func (s *Sandbox) Checked(code string) (err error, known bool) {
+	if len(code) > s.opts.MaxCodeBytes {
+		return &jsrt.CompileError{Message: "the code is too large"}, true
+	}
+	s.cacheMu.Lock()
+	ce, ok := s.compiled[codeHash(code)]
+	s.cacheMu.Unlock()
+	return copyCompileError(ce), ok
+}
