@@ -128,11 +128,11 @@ type Vault struct {
 	bg       context.Context
 	cancelBg context.CancelFunc
 	async    sync.WaitGroup
-	// asyncMu guards closed and asyncRunning, so that no asynchronous
+	// asyncMu guards closed and asyncByTenant, so that no asynchronous
 	// work starts once Close waits for it.
-	asyncMu      sync.Mutex
-	closed       bool
-	asyncRunning int
+	asyncMu       sync.Mutex
+	closed        bool
+	asyncByTenant map[string]*asyncCount
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet    // system keys: API key lookups and the expiry schedule
@@ -178,6 +178,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.webhookBackoff = time.Second
 	}
 	v.bg, v.cancelBg = context.WithCancel(context.Background())
+	v.asyncByTenant = map[string]*asyncCount{}
 	if v.logger == nil {
 		v.logger = slog.Default()
 	}

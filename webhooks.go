@@ -95,42 +95,63 @@ func VerifyWebhook(secret string, body []byte, signature string) bool {
 	return err == nil && hmac.Equal([]byte(want), []byte(signature))
 }
 
-// MaxAsyncInvocations bounds the asynchronous reactor invocations a Vault
-// runs and delivers at once; past it InvokeReactor with a callback_url is
-// Unavailable (retry later), so one key cannot pile up goroutines and
-// runtimes without limit.
-const MaxAsyncInvocations = 64
+// Bounds on one tenant's asynchronous work. Past either, InvokeReactor
+// with a callback_url is Unavailable (retry later) for that tenant only, so
+// one tenant cannot pile up goroutines without limit or take what others
+// need. The runs themselves share the tenant's code slots
+// (Options.CodeConcurrencyPerTenant) with its synchronous calls; a
+// webhook being delivered or retried holds no slot and no worker.
+const (
+	// MaxAsyncInvocations bounds a tenant's asynchronous invocations
+	// waiting for a worker or running.
+	MaxAsyncInvocations = 64
+	// MaxPendingWebhooks bounds a tenant's webhooks being delivered,
+	// retries included.
+	MaxPendingWebhooks = 256
+)
+
+// asyncCount is one tenant's asynchronous work in progress.
+type asyncCount struct{ running, delivering int }
 
 // startAsync runs inv in the background, for up to timeout, and delivers
 // its outcome to url. Close cancels runs and deliveries in progress; after
-// Close, and past MaxAsyncInvocations, it refuses.
+// Close, and past a tenant's bounds, it refuses.
 func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) error {
 	v.asyncMu.Lock()
 	defer v.asyncMu.Unlock()
 	if v.closed {
 		return errorf(Unavailable, "the vault is closing")
 	}
-	if v.asyncRunning >= MaxAsyncInvocations {
-		return errorf(Unavailable, "too many asynchronous invocations in progress; retry later")
+	c := v.asyncByTenant[inv.tenantID]
+	if c == nil {
+		c = &asyncCount{}
+		v.asyncByTenant[inv.tenantID] = c
 	}
-	v.asyncRunning++
+	if c.running >= MaxAsyncInvocations || c.delivering >= MaxPendingWebhooks {
+		return errorf(Unavailable, "too many asynchronous invocations of this tenant in progress; retry later")
+	}
+	c.running++
 	v.async.Add(1)
 	go func() {
-		defer func() {
-			v.asyncMu.Lock()
-			v.asyncRunning--
-			v.asyncMu.Unlock()
-			v.async.Done()
-		}()
+		defer v.async.Done()
 		ctx, cancel := context.WithTimeout(v.bg, timeout)
 		res, err := v.runInvocation(ctx, inv, timeout)
 		cancel()
+		v.asyncMu.Lock()
+		c.running--
+		c.delivering++
+		v.asyncMu.Unlock()
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {
 			hook.Status, hook.Result = "failed", nil
 			hook.Error = webhookError(err)
 		}
 		v.deliver(inv.tenantID, url, hook)
+		v.asyncMu.Lock()
+		if c.delivering--; c.running == 0 && c.delivering == 0 {
+			delete(v.asyncByTenant, inv.tenantID)
+		}
+		v.asyncMu.Unlock()
 	}()
 	return nil
 }

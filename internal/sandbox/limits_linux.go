@@ -84,8 +84,9 @@ func workerFilter() seccomp.Filter {
 					Conditions: []seccomp.Condition{{Argument: 0, Operation: seccomp.BitsNotSet, Value: unix.CLONE_THREAD}},
 				}}},
 				// clone3 passes its flags in memory, where a filter cannot
-				// look: ENOSYS makes callers fall back to clone.
-				{Action: seccomp.ActionErrno, Names: []string{"clone3"}},
+				// look. ENOSYS (not EPERM) makes callers fall back to
+				// clone: glibc's pthread_create does, in cgo builds.
+				{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"clone3"}},
 			},
 		},
 	}

@@ -161,16 +161,20 @@ func (p *process) died() stopCause {
 	return stopCrashed
 }
 
-// crashLine is the Go runtime's "fatal error" line from the worker's
-// standard error, for the host's log: never the goroutine dump, which may
-// hold values of the code.
+// crashLine is the exit status and the Go runtime's "fatal error" line
+// from the worker's standard error, for the host's log: never a panic's
+// message or the goroutine dump, which may hold values of the code.
 func (p *process) crashLine() string {
+	state := ""
+	if ps := p.cmd.ProcessState; ps != nil {
+		state = ps.String()
+	}
 	for _, line := range bytes.Split(p.stderr.Bytes(), []byte("\n")) {
 		if bytes.HasPrefix(line, []byte("fatal error:")) || bytes.HasPrefix(line, []byte("sandbox worker:")) {
-			return " (" + string(line) + ")"
+			return " (" + state + "; " + string(line) + ")"
 		}
 	}
-	return ""
+	return " (" + state + ")"
 }
 
 // headBuffer keeps the first max bytes written to it: a Go runtime crash

@@ -90,6 +90,7 @@ func serveWorker() int {
 			return 0 // the Vault closed the pipe: retire quietly
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox worker: reading a request:", err)
 			return 2
 		}
 		var exit bool
