@@ -108,6 +108,28 @@ func dataBytes() (uint64, error) {
 	return 0, errors.New("no VmData in /proc/self/status")
 }
 
+// closeInherited closes every descriptor above standard error that the
+// worker inherited: a host started from a shell or a supervisor may hold
+// descriptors without close-on-exec, which exec passes on. The Go
+// runtime's own (epoll and its eventfd) stay.
+func closeInherited() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || target == "anon_inode:[eventpoll]" || target == "anon_inode:[eventfd]" {
+			continue // the directory being read is gone already, or the runtime's
+		}
+		unix.Close(fd)
+	}
+}
+
 // openDescriptors lists the worker's open file descriptors, for the fds
 // probe (read before the filter forbids opening /proc).
 func openDescriptors() string {
@@ -133,6 +155,8 @@ func openDescriptors() string {
 // kindOf names what a descriptor points at without the host's paths.
 func kindOf(target string) string {
 	switch {
+	case target == "":
+		return "gone" // the directory being listed, closed by now
 	case strings.HasPrefix(target, "pipe:"):
 		return "pipe"
 	case strings.HasPrefix(target, "anon_inode:"):

@@ -55,6 +55,7 @@ type worker struct {
 // serveWorker is the worker's main: it returns the exit code.
 func serveWorker() int {
 	os.Clearenv()
+	closeInherited()
 	time.Local = time.UTC // no time zone file to read, and the same dates everywhere
 	runtime.GOMAXPROCS(1) // goja runs on one goroutine; one CPU at most per worker
 	w := &worker{in: bufio.NewReaderSize(os.Stdin, 64<<10), programs: map[string]*jsrt.Program{}}
