@@ -13,7 +13,13 @@ import (
 // app creates an application over HTTP and returns its id and key.
 func (s *server) app(t *testing.T, body map[string]any) (id, key string) {
 	t.Helper()
-	r := s.do(t, "POST", "/applications", s.mgmt, body)
+	return s.appIn(t, s.mgmt, body)
+}
+
+// appIn creates an application with the management key mgmt.
+func (s *server) appIn(t *testing.T, mgmt string, body map[string]any) (id, key string) {
+	t.Helper()
+	r := s.do(t, "POST", "/applications", mgmt, body)
 	wantStatus(t, "POST /applications", r, 201)
 	var a tokenvault.Application
 	r.json(t, &a)
