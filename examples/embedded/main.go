@@ -7,9 +7,11 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -26,7 +28,10 @@ func run(ctx context.Context, out io.Writer) error {
 	// A real program keeps its master key in a secret manager or a file.
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	// Tenant code (reactors, proxy transforms) runs in sandbox worker
+	// processes: this very program started again in worker mode, which
+	// importing tokenvault arranges; nothing else is needed here.
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey, CodeTimeout: 2 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -47,7 +52,7 @@ func run(ctx context.Context, out io.Writer) error {
 	backend, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{
 		Name:        "Checkout backend",
 		Type:        tokenvault.Private,
-		Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead},
+		Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUse},
 	})
 	if err != nil {
 		return err
@@ -59,11 +64,37 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "backend key listing applications: %v\n", tokenvault.ErrorKind(err))
 
 	// Regenerating a key refuses the old one at once.
-	if _, err := v.RegenerateApplicationKey(ctx, mgmt, backend.ID); err != nil {
+	regenerated, err := v.RegenerateApplicationKey(ctx, mgmt, backend.ID)
+	if err != nil {
 		return err
 	}
 	_, err = v.GetApplicationByKey(ctx, backend.Key)
 	fmt.Fprintf(out, "old backend key after regenerate: %v\n", tokenvault.ErrorKind(err))
+
+	// A reactor runs in a worker process; one that never ends is stopped
+	// there, and only its own invocation fails.
+	greeter, err := v.CreateReactor(ctx, mgmt, tokenvault.CreateReactorRequest{
+		Name: "Greeter", Code: `module.exports = async (req) => ({raw: "hello " + req.args.name})`,
+	})
+	if err != nil {
+		return err
+	}
+	res, err := v.InvokeReactor(ctx, regenerated.Key, greeter.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"name": "Ada"}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "reactor says: %v\n", res.Raw)
+	spinner, err := v.CreateReactor(ctx, mgmt, tokenvault.CreateReactorRequest{
+		Name: "Spinner", Code: `module.exports = async () => { while (true) {} }`,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = v.InvokeReactor(ctx, regenerated.Key, spinner.ID, tokenvault.InvokeReactorRequest{})
+	var e *tokenvault.Error
+	if errors.As(err, &e) {
+		fmt.Fprintf(out, "reactor that never returns: %v (%v)\n", e.Kind, e.Stop)
+	}
 
 	// Every change is in the audit log.
 	logs, err := v.ListLogs(ctx, mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityApplication})

@@ -14,9 +14,11 @@ func TestRun(t *testing.T) {
 		t.Fatalf("run() = %v", err)
 	}
 	want := `tenant "Acme" created, owner role OWNER
-application "Checkout backend" (private) holds [token:create token:read]
+application "Checkout backend" (private) holds [token:create token:read token:use]
 backend key listing applications: permission denied
 old backend key after regenerate: unauthenticated
+reactor says: hello Ada
+reactor that never returns: code failed (timed out)
 application log lines: 3
   create Application "Management" created
   create Application "Checkout backend" created
