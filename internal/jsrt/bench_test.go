@@ -45,3 +45,30 @@ func BenchmarkRunTrivialParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRunUsing is BenchmarkRunTrivial with code that uses one of the
+// lazily created globals: what creating it costs an invocation that needs
+// it.
+func BenchmarkRunUsing(b *testing.B) {
+	for _, bc := range []struct{ name, expr string }{
+		{"Buffer", `Buffer.from(req.args.card).toString('base64')`},
+		{"URL", `new URL('https://a.example/p?q=' + req.args.n).searchParams.get('q')`},
+		{"TextEncoder", `new TextDecoder().decode(new TextEncoder().encode(req.args.card))`},
+		{"console", `console.log('%s', req.args.card)`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := New(Options{})
+			p, err := r.Compile(`module.exports = async function(req){ return {raw: ` + bc.expr + `} }`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := map[string]any{"args": map[string]any{"card": "4242424242424242", "n": 1.0}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Run(context.Background(), p, req, Host{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

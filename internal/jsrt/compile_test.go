@@ -92,7 +92,7 @@ func TestCompileModuleBodyFails(t *testing.T) {
 	}{
 		{r, "throw new Error('at load')", "loading the module threw: at load"},
 		{r, "throw new BadRequestError('nope')", "loading the module threw: BadRequestError: nope"},
-		{r, "require('fs'); module.exports = () => 1", "loading the module threw: module fs is not available; allowed: @svc/errors, crypto"},
+		{r, "require('fs'); module.exports = () => 1", "loading the module threw: module fs is not available; allowed: @svc/errors, buffer, crypto, url, util"},
 		{short, "while (true) {}", "loading the module failed: the code did not finish within 100ms"},
 	}
 	for _, tc := range tests {

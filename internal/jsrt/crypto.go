@@ -134,19 +134,31 @@ func (s *session) bytesArg(data, encoding goja.Value, what string) []byte {
 		}
 		panic(s.vm.NewTypeError("unknown encoding " + clipTo(enc, 50) + "; use utf8, hex, base64, base64url or latin1"))
 	}
-	if obj, ok := data.(*goja.Object); ok {
-		if obj.ExportType() == arrayBufferType {
-			return obj.Export().(goja.ArrayBuffer).Bytes()
-		}
-		if b, ok := obj.Get("buffer").(*goja.Object); ok && b.ExportType() == arrayBufferType { // typed arrays, DataView
-			ab := b.Export().(goja.ArrayBuffer)
-			off, n := obj.Get("byteOffset").ToInteger(), obj.Get("byteLength").ToInteger()
-			if buf := ab.Bytes(); off >= 0 && n >= 0 && off+n <= int64(len(buf)) {
-				return buf[off : off+n]
-			}
-		}
+	if b, ok := s.bufferBytes(data); ok {
+		return b
 	}
 	panic(s.vm.NewTypeError("The \"" + what + "\" argument must be a string, an ArrayBuffer or a typed array"))
+}
+
+// bufferBytes is the memory of an ArrayBuffer, or the part of one that a
+// typed array (a Buffer too) or a DataView views: writing to it writes to
+// the JavaScript object. ok is false for anything else.
+func (s *session) bufferBytes(v goja.Value) (b []byte, ok bool) {
+	obj, isObj := v.(*goja.Object)
+	if !isObj {
+		return nil, false
+	}
+	if obj.ExportType() == arrayBufferType {
+		return obj.Export().(goja.ArrayBuffer).Bytes(), true
+	}
+	if buf, isObj := obj.Get("buffer").(*goja.Object); isObj && buf.ExportType() == arrayBufferType { // typed arrays, DataView
+		ab := buf.Export().(goja.ArrayBuffer)
+		off, n := obj.Get("byteOffset").ToInteger(), obj.Get("byteLength").ToInteger()
+		if all := ab.Bytes(); off >= 0 && n >= 0 && off+n <= int64(len(all)) {
+			return all[off : off+n], true
+		}
+	}
+	return nil, false
 }
 
 var arrayBufferType = reflect.TypeOf(goja.ArrayBuffer{})

@@ -78,10 +78,10 @@ func TestRequireAllowList(t *testing.T) {
 	if diff := cmp.Diff([]any{true, true, "function", 8.0}, got); diff != "" {
 		t.Errorf("require mismatch (-want +got):\n%s", diff)
 	}
-	for _, name := range []string{"fs", "node:fs", "child_process", "http", "net", "process", "./local", "../../etc/passwd", "/etc/passwd", "buffer", "", "CRYPTO"} {
+	for _, name := range []string{"fs", "node:fs", "child_process", "http", "net", "process", "./local", "../../etc/passwd", "/etc/passwd", "events", "node:stream", "./buffer", "buffer/", "", "CRYPTO"} {
 		code := `module.exports = () => require(` + "`" + name + "`" + `)`
 		e := runErr(t, r, code, nil, nil)
-		want := "module " + name + " is not available; allowed: @svc/errors, crypto"
+		want := "module " + name + " is not available; allowed: @svc/errors, buffer, crypto, url, util"
 		if e.Kind != Thrown || e.Class != "Error" || e.Message != want {
 			t.Errorf("require(%q) = %#v, want %q", name, e, want)
 		}

@@ -33,11 +33,20 @@
 //   - console.log, info, warn, error, debug and trace, which write to
 //     Options.Logger at slog.LevelDebug with the attribute
 //     source="console.<method>" (at most 1000 lines of 8 KiB per
-//     invocation), never to the caller;
+//     invocation), never to the caller. A first argument that is a string
+//     with %s, %d or %j for the arguments after it is formatted by
+//     util.format; other arguments are appended, strings as they are,
+//     errors as "Name: message", other objects as JSON;
 //   - setTimeout, setInterval, clearTimeout, clearInterval (delays of at
 //     least 1ms, at most 1000 pending; callbacks run only before the
 //     invocation's deadline) and queueMicrotask;
 //   - atob and btoa;
+//   - Buffer, URL and URLSearchParams, from goja_nodejs (the same objects
+//     as require('buffer').Buffer and require('url').URL and
+//     .URLSearchParams);
+//   - TextEncoder and TextDecoder (WHATWG Encoding), UTF-8 only:
+//     encode, encodeInto, and decode with the fatal, ignoreBOM and stream
+//     options; any other label is a RangeError;
 //   - the error classes below.
 //
 // These globals live on an object between the global object and
@@ -46,22 +55,27 @@
 // (console = x) throws a ReferenceError; declare it or assign
 // globalThis.console instead.
 //
-// There is no file system, process, network, Buffer or dynamic import. The
-// only way out is req.client (see [Client]), whose methods are synchronous.
+// There is no file system, process, network or dynamic import. The only
+// way out is req.client (see [Client]), whose methods are synchronous.
 // Source maps are disabled, so a sourceMappingURL comment cannot make the
 // parser read a file.
 //
-// require loads only allow-listed modules, implemented in Go, once per
-// invocation:
+// require loads only allow-listed modules, once per invocation, each also
+// under its node: name (node:crypto):
 //
-//   - crypto (also node:crypto): randomUUID(); createHash(alg) and
-//     createHmac(alg, key) for md5, sha1, sha256, sha384 and sha512, with
-//     update(data[, inputEncoding]) and digest('hex' | 'base64' |
-//     'base64url' | 'latin1'), or digest() for a Uint8Array;
+//   - buffer, url and util: goja_nodejs's modules (Buffer; URL and
+//     URLSearchParams; util.format with %s, %d, %j and %%). goja_nodejs's
+//     require registry is not used, so nothing is ever loaded from a file;
+//   - crypto: randomUUID(); createHash(alg) and createHmac(alg, key) for
+//     md5, sha1, sha256, sha384 and sha512, with update(data[,
+//     inputEncoding]) and digest('hex' | 'base64' | 'base64url' |
+//     'latin1'), or digest() for a Uint8Array;
 //   - @svc/errors: the error classes, the same objects as the globals.
 //
 // Anything else throws an Error: "module fs is not available; allowed:
-// @svc/errors, crypto".
+// @svc/errors, buffer, crypto, url, util". goja names Go functions after
+// themselves; the functions of goja_nodejs's modules are renamed after
+// their properties, so that String(fn) and stack traces show no Go names.
 //
 // # Limits
 //

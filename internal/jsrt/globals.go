@@ -4,8 +4,9 @@ import (
 	"github.com/dop251/goja"
 )
 
-// The sandbox's globals (console, timers, queueMicrotask, atob, btoa and
-// the error classes) are created on first use: most invocations touch few
+// The sandbox's globals (console, timers, queueMicrotask, atob, btoa,
+// Buffer, URL, URLSearchParams, TextEncoder, TextDecoder and the error
+// classes) are created on first use: most invocations touch few
 // of them, and creating them all would cost more than the rest of an
 // invocation. They live on a dynamic object placed between the global
 // object and Object.prototype, so a lookup of a name the global object
@@ -18,14 +19,19 @@ type lazyGlobals struct {
 
 // globalMakers are the lazily created globals.
 var globalMakers = map[string]func(s *session) goja.Value{
-	"console":        (*session).console,
-	"setTimeout":     func(s *session) goja.Value { return s.timerFunc(false) },
-	"setInterval":    func(s *session) goja.Value { return s.timerFunc(true) },
-	"clearTimeout":   (*session).clearTimerFunc,
-	"clearInterval":  (*session).clearTimerFunc,
-	"queueMicrotask": (*session).queueMicrotask,
-	"atob":           (*session).atob,
-	"btoa":           (*session).btoa,
+	"console":         (*session).console,
+	"setTimeout":      func(s *session) goja.Value { return s.timerFunc(false) },
+	"setInterval":     func(s *session) goja.Value { return s.timerFunc(true) },
+	"clearTimeout":    (*session).clearTimerFunc,
+	"clearInterval":   (*session).clearTimerFunc,
+	"queueMicrotask":  (*session).queueMicrotask,
+	"atob":            (*session).atob,
+	"btoa":            (*session).btoa,
+	"Buffer":          func(s *session) goja.Value { return s.moduleExport("buffer", "Buffer") },
+	"URL":             func(s *session) goja.Value { return s.moduleExport("url", "URL") },
+	"URLSearchParams": func(s *session) goja.Value { return s.moduleExport("url", "URLSearchParams") },
+	"TextEncoder":     func(s *session) goja.Value { return s.encoding().Get("TextEncoder") },
+	"TextDecoder":     func(s *session) goja.Value { return s.encoding().Get("TextDecoder") },
 }
 
 var globalNames = func() []string {

@@ -33,12 +33,13 @@ type session struct {
 	stopErr  *Error        // set by stop before stopped is closed
 
 	// Set up by install and used only on the worker goroutine.
-	classes  *goja.Object           // the error classes, once built
-	brands   map[*goja.Object]brand // instances of the error classes
-	modules  map[string]goja.Value
-	timers   timerQueue
-	timerSeq int64
-	logLines int
+	classes    *goja.Object           // the error classes, once built
+	brands     map[*goja.Object]brand // instances of the error classes
+	modules    map[string]goja.Value
+	textCodecs *goja.Object // TextEncoder and TextDecoder, once built
+	timers     timerQueue
+	timerSeq   int64
+	logLines   int
 }
 
 func newSession(r *Runtime, parent context.Context, deadline time.Time) *session {
