@@ -35,6 +35,85 @@
 // Another tenant's resource is NotFound, never PermissionDenied, so keys
 // cannot probe for what exists.
 //
+// # Tenant code
+//
+// Reactor and formula code and proxy transforms are JavaScript written by
+// tenants. None of it runs in the Vault's process: every check of code when
+// it is saved, and every run (synchronous, asynchronous, request and
+// response transforms), happens in a sandbox worker process from a pool
+// (internal/sandbox). A worker is the host's own executable started again
+// in worker mode: the sandbox package's init recognises a marker in the
+// environment, serves the worker protocol on its standard input and output,
+// and exits before the program's main runs. So a program that embeds the
+// Vault, a go test binary included, needs nothing of its own to run code,
+// and a worker always speaks its Vault's protocol (on Linux it is started
+// from /proc/self/exe, the very binary running). Before it reads any code a
+// worker clears its environment, closes inherited descriptors, and applies
+// OS limits: RLIMIT_DATA (Options.CodeMemoryBytes, default 256 MiB, over
+// what the Go runtime had mapped), RLIMIT_CPU, no core dumps or files
+// written, and a seccomp filter that refuses (EPERM) starting processes,
+// opening files and creating sockets. The worker holds no key and no data
+// key: req.client calls and fetch come back over the pipe and are carried
+// out here, with the reactor's or proxy's application and the outbound
+// policy of proxies.
+//
+// A worker past its deadline (plus 0.5 s) is killed (SIGKILL) and replaced;
+// one that dies (out of memory, native stack overflow, a signal) fails only
+// its own invocation. Such a failure is CodeFailed with status 500 and
+// [Error.Stop] saying why: [CodeTimedOut], [CodeOutOfMemory] or
+// [CodeCrashed]; over HTTP the message says it ("the code did not finish in
+// time", "the code used too much memory"), for proxies as proxy_error. An
+// idle worker is kept for reuse (programs compiled by code hash), retired
+// after 30 s idle beyond two warm ones.
+//
+// Fairness: at most Options.CodeWorkers workers (default 16) run at once,
+// and one tenant holds at most Options.CodeConcurrencyPerTenant of them
+// (default half); further invocations wait for a slot within their own
+// time, then fail with Unavailable (503). Asynchronous invocations count
+// against the same slots while they run; their webhook deliveries and
+// retries hold none. A tenant has at most [MaxAsyncInvocations] running
+// and [MaxPendingWebhooks] being delivered, past which its own
+// asynchronous calls are Unavailable.
+//
+// Options.TrustedCodeInProcess runs code in the Vault's process instead:
+// for code the host trusts entirely, never for code tenants save.
+//
+// What code receives, as req:
+//
+//   - A reactor: req.args (the invocation's args, detokenized, shaped by
+//     the formula's request_parameters), req.configuration (the reactor's
+//     configuration), req.client (see below; null when the reactor has no
+//     application). It returns {raw, tokenize}: raw is answered as is,
+//     tokenize is tokenized (with the reactor's application, or the
+//     caller's key) and answered as tokens.
+//   - A request transform: req.args = {body, headers, method, path, query}
+//     (body parsed and detokenized for JSON and form bodies, headers an
+//     object of strings, path the part after /proxy, query "" or starting
+//     with "?"), req.configuration (the proxy's), req.client. It returns
+//     {body, headers}; either may be left out to keep the input's.
+//   - A response transform: req.args = {body, headers} of the destination's
+//     answer (parsed for JSON and form bodies; other bodies, and answers of
+//     status 400 and above, pass through untransformed), req.configuration,
+//     req.client. It returns {body, headers} as above.
+//
+// req.client has tokenize(body), detokenize(body), getToken(id) and
+// deleteToken(id), synchronous, acting with the permissions of the
+// configured application. Globals: console (to the Vault's Logger at debug
+// level with tenant and reactor or proxy ids, never to the caller), timers,
+// queueMicrotask, atob, btoa, Buffer, URL, URLSearchParams, TextEncoder,
+// TextDecoder, Headers, fetch and the service's error classes. require
+// accepts buffer, url, util, crypto (a subset) and @svc/errors, with or
+// without node:. There is no eval, Function constructor, file system,
+// process or network but fetch.
+//
+// fetch(url, init) is carried out by the Vault through the outbound policy
+// of proxies (loopback, private and link-local destinations refused unless
+// Options.AllowPrivateDestinations), at most [MaxFetchesPerInvocation]
+// requests of [MaxFetchRequestBytes] each per invocation, answers of at
+// most [MaxFetchResponseBytes], within the invocation's deadline. A refused
+// or failed fetch rejects with a TypeError whose message says why without
+// quoting the URL.
+//
 // # Decisions where the specification is silent
 //
 //   - Tenants are created in-process only ([Vault.CreateTenant] takes no
@@ -105,7 +184,7 @@
 //     token:use, then shaped by the formula's request_parameters (see the
 //     rules on prepareArgs in reactor_args.go); missing args are {}.
 //     Thrown error classes keep their status (CodeFailed with Status); time
-//     and memory limits are a 500. Asynchronous runs answer an invocation
+//     and memory limits and crashes are a 500 (see "Tenant code"). Asynchronous runs answer an invocation
 //     id and POST a signed [Webhook]; Close cancels runs in progress.
 //   - Permission descriptions follow REFERENCE.md: token:read, token:search,
 //     token:delete and token:use are private-only; token:create and

@@ -1,0 +1,61 @@
+// Package sandbox runs tenant JavaScript (internal/jsrt, on goja) in worker
+// processes under operating-system limits, so that no code a tenant saves
+// can end, stall or starve the Vault's process or another tenant.
+//
+// # Workers
+//
+// A worker is the host's executable started again with
+// TOKENVAULT_SANDBOX_WORKER set: this package's init serves the worker
+// loop and exits before main. That costs embedding programs nothing (go
+// test binaries included) and guarantees that the worker speaks the Vault's
+// own protocol; on Linux the worker is /proc/self/exe, the binary running
+// even when its file has been replaced since. The alternatives were a
+// separate worker binary (which every embedding program would have to
+// build, ship and find) and a fork without exec (impossible in a
+// multithreaded Go process).
+//
+// Before it reads any code, a worker clears its environment, closes
+// descriptors it inherited, pins GOMAXPROCS to 1 and time.Local to UTC,
+// and applies its limits: RLIMIT_DATA at Options.MemoryBytes over what it
+// had mapped at that point (the Go runtime's heap is in it; its collector
+// is told to keep under three quarters of that), a goroutine stack cap
+// below it, RLIMIT_CPU over its whole life (960 s; the Vault retires a
+// worker before a run could reach it), RLIMIT_CORE and RLIMIT_FSIZE at 0,
+// and a seccomp filter (github.com/elastic/go-seccomp-bpf, all threads,
+// no_new_privs) that refuses with EPERM execve, fork, vfork, clone without
+// CLONE_THREAD, open and openat and every call that creates or changes a
+// file, socket and connect, setrlimit and prlimit, ptrace, mount and a few
+// more (clone3 gets ENOSYS, so that pthread_create falls back to clone).
+// The filter is a deny list: the Go runtime's own needs vary between
+// versions and with the race detector. A worker that cannot apply a limit
+// refuses to start, and the invocation fails.
+//
+// # Protocol
+//
+// Frames on the worker's standard input and output: a 4-byte length, a
+// type byte, JSON. The Vault sends the limits, then code to check or a run
+// (the code's hash, the code itself only when the worker has not compiled
+// it yet, req, the deadline, whether req.client and fetch exist); the
+// worker answers console lines and host calls (req.client methods and
+// fetch, carried out by the Vault and answered) and then the result. The
+// worker holds no key. Frames from a worker are bounded (32 MiB); anything
+// unexpected kills it.
+//
+// # Limits and failures
+//
+// The code is interrupted at its deadline by the runtime itself (an
+// ordinary timeout, after which the worker exits anyway); a worker that has
+// not answered 0.5 s after the deadline, or whose caller's context is
+// canceled, is killed with SIGKILL. A worker that dies is classified from
+// its exit and the first lines of its standard error (which are never
+// logged beyond the Go runtime's "fatal error" line): out of memory, stack
+// overflow, CPU limit, or a crash. Run returns a *StopError for those
+// (see ReasonOf); only that invocation fails, and the next one gets a new
+// worker.
+//
+// # Fairness
+//
+// Options.Workers bounds the processes (and so the runs) at once;
+// Options.PerTenant bounds one tenant's share. An invocation waits for both
+// within its deadline and then fails with ErrBusy.
+package sandbox
