@@ -429,7 +429,9 @@ func (s *Sandbox) compileOn(w *process, code string, deadline time.Time) (ce *js
 		se := s.stopError(w.died(), s.opts.Timeout)
 		return &jsrt.CompileError{Message: "checking the code was stopped: " + se.Message}, false
 	}
-	return out.Error, true
+	// A module body stopped at its deadline may have left a goroutine in
+	// an uninterruptible built-in: that worker is not used again.
+	return out.Error, out.Error == nil || !strings.HasPrefix(out.Error.Message, "loading the module failed")
 }
 
 func asCompileError(err error) *jsrt.CompileError {
