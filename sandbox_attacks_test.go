@@ -118,13 +118,20 @@ func TestHostileCodeFailsOnlyItsOwnInvocation(t *testing.T) {
 			if took > attackTimeout+attackSlack {
 				t.Errorf("the attack was answered after %v", took)
 			}
+			// How a worker ends depends on which limit it reaches first: a
+			// memory bomb on a loaded machine (or under the race detector,
+			// which is slower and maps more) may meet its deadline before
+			// its memory limit. So only the time limit's attacks must say
+			// "timed out"; the others must say that the code was stopped.
 			var te *tokenvault.Error
 			switch {
 			case a.any:
 			case !asError(err, &te) || te.Kind != tokenvault.CodeFailed:
 				t.Errorf("InvokeReactor = %v, want CodeFailed", err)
-			case te.Stop != a.stop:
+			case a.stop == tokenvault.CodeTimedOut && te.Stop != a.stop:
 				t.Errorf("Stop = %v (%v), want %v", te.Stop, err, a.stop)
+			case te.Stop == tokenvault.CodeNotStopped:
+				t.Errorf("InvokeReactor = %v, want the code stopped (%v)", err, a.stop)
 			}
 			if calls == 0 {
 				t.Errorf("the neighbour made no call during the attack")

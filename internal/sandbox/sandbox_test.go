@@ -51,7 +51,9 @@ func TestHostileCodeStopsOnlyItsWorker(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, took := stopReason(t, s, tc.code, 2*time.Second)
-			if got != tc.want {
+			// Under the race detector a memory bomb may meet its deadline
+			// first; the exact reason is checked in ordinary builds.
+			if got != tc.want && raceMemoryFactor == 1 {
 				t.Errorf("reason = %v, want %v", got, tc.want)
 			}
 			if took > 2*time.Second+5*time.Second {
