@@ -47,6 +47,7 @@
 //   - TextEncoder and TextDecoder (WHATWG Encoding), UTF-8 only:
 //     encode, encodeInto, and decode with the fatal, ignoreBOM and stream
 //     options; any other label is a RangeError;
+//   - fetch and Headers (see "Fetch" below);
 //   - the error classes below.
 //
 // These globals live on an object between the global object and
@@ -55,8 +56,9 @@
 // (console = x) throws a ReferenceError; declare it or assign
 // globalThis.console instead.
 //
-// There is no file system, process, network or dynamic import. The only
-// way out is req.client (see [Client]), whose methods are synchronous.
+// There is no file system, process, socket or dynamic import. The only
+// ways out are req.client (see [Client]) and fetch (see [Fetcher]), both
+// carried out by the host, synchronously.
 // Source maps are disabled, so a sourceMappingURL comment cannot make the
 // parser read a file.
 //
@@ -76,6 +78,49 @@
 // @svc/errors, buffer, crypto, url, util". goja names Go functions after
 // themselves; the functions of goja_nodejs's modules are renamed after
 // their properties, so that String(fn) and stack traces show no Go names.
+//
+// # Fetch
+//
+// fetch(input, init) is a subset of WHATWG Fetch, carried out by
+// Host.Fetch. input is a string or a URL; it must be an absolute URL, and
+// the host gets it as Go's net/url serializes it. init may give:
+//
+//   - method: upper-cased (all methods, not only the standard ones);
+//     GET by default; CONNECT, TRACE and TRACK are refused;
+//   - headers: a plain object, an array of [name, value] pairs, or a
+//     Headers. The host gets them in the order given, names as given,
+//     values trimmed; names must be HTTP tokens, values must not hold NUL,
+//     CR or LF, and each character must be at most U+00FF (a byte);
+//   - body, not allowed with GET or HEAD: a string (sent as UTF-8, with
+//     Content-Type text/plain;charset=UTF-8 unless headers set one); a
+//     URLSearchParams (form-urlencoded, Content-Type
+//     application/x-www-form-urlencoded;charset=UTF-8 unless set); an
+//     ArrayBuffer, a typed array (a Buffer too) or a DataView (its bytes,
+//     no Content-Type); a plain object, whose prototype is Object.prototype
+//     or null, as JSON.stringify gives it, with Content-Type
+//     application/json unless set: that one is our extension, not
+//     WHATWG's. Anything else is sent as String(body), as text.
+//
+// The host's Fetcher is called at once, on the invocation's goroutine,
+// with the invocation's context (it ends at the deadline), and fetch
+// returns a promise already settled. It resolves with a response: status,
+// statusText, ok (status 200 to 299), url (the final URL the host gives,
+// else the request's), headers (an immutable Headers), bodyUsed, and
+// text(), json() and arrayBuffer(), each a promise. The body can be read
+// once; a second read rejects with TypeError("Body has already been
+// consumed"). text() and json() decode UTF-8, dropping a byte order mark
+// and replacing invalid bytes with U+FFFD; json() parses with JSON.parse
+// and its depth bound. The promise rejects with a TypeError for an invalid
+// request, with "fetch is not available" when Host.Fetch is nil, and with
+// the message of the error Host.Fetch returned. fetch never throws. There
+// are no Request and Response classes, no streams, and no redirect,
+// signal, cache or credentials options: the host decides all that.
+//
+// Headers is the WHATWG class: new Headers(init) from a plain object,
+// pairs or another Headers; append, set, delete, get (case-insensitive;
+// repeated names joined with ", "; null when absent), getSetCookie, has,
+// forEach, entries, keys, values and iteration, which give names
+// lowercased and sorted, values of one name joined (Set-Cookie apart).
 //
 // # Limits
 //

@@ -5,8 +5,8 @@ import (
 )
 
 // The sandbox's globals (console, timers, queueMicrotask, atob, btoa,
-// Buffer, URL, URLSearchParams, TextEncoder, TextDecoder and the error
-// classes) are created on first use: most invocations touch few
+// Buffer, URL, URLSearchParams, TextEncoder, TextDecoder, fetch, Headers
+// and the error classes) are created on first use: most invocations touch few
 // of them, and creating them all would cost more than the rest of an
 // invocation. They live on a dynamic object placed between the global
 // object and Object.prototype, so a lookup of a name the global object
@@ -32,6 +32,8 @@ var globalMakers = map[string]func(s *session) goja.Value{
 	"URLSearchParams": func(s *session) goja.Value { return s.moduleExport("url", "URLSearchParams") },
 	"TextEncoder":     func(s *session) goja.Value { return s.encoding().Get("TextEncoder") },
 	"TextDecoder":     func(s *session) goja.Value { return s.encoding().Get("TextDecoder") },
+	"fetch":           func(s *session) goja.Value { return s.web().Get("fetch") },
+	"Headers":         func(s *session) goja.Value { return s.web().Get("Headers") },
 }
 
 var globalNames = func() []string {

@@ -209,15 +209,15 @@ func TestGlobals(t *testing.T) {
 	r := New(Options{})
 	got := runOK(t, r, `module.exports = () => ({
 		types: [typeof console, typeof console.log, typeof setTimeout, typeof queueMicrotask, typeof require, typeof module,
-			typeof Buffer, typeof URL, typeof URLSearchParams, typeof TextEncoder, typeof TextDecoder,
-			typeof process, typeof fetch, typeof XMLHttpRequest, typeof __dirname, typeof __filename, typeof global],
+			typeof Buffer, typeof URL, typeof URLSearchParams, typeof TextEncoder, typeof TextDecoder, typeof fetch, typeof Headers,
+			typeof process, typeof XMLHttpRequest, typeof Request, typeof Response, typeof __dirname, typeof __filename, typeof global],
 		same: console === console && setTimeout === globalThis.setTimeout,
 		names: [console.log.name, setTimeout.name, require.name, 'x'.repeat.name, [].join.name, String(require)],
 	})`, nil, nil)
 	want := map[string]any{
 		"types": []any{"object", "function", "function", "function", "function", "object",
-			"function", "function", "function", "function", "function",
-			"undefined", "undefined", "undefined", "undefined", "undefined", "undefined"},
+			"function", "function", "function", "function", "function", "function", "function",
+			"undefined", "undefined", "undefined", "undefined", "undefined", "undefined", "undefined"},
 		"same":  true,
 		"names": []any{"log", "setTimeout", "require", "repeat", "join", "function require() { [native code] }"},
 	}

@@ -57,7 +57,8 @@ func New(opts Options) *Runtime {
 
 // Run calls the program's exported function with one argument, req: the
 // fields of req (JSON-compatible Go values) plus req.client, the JS view of
-// host.Client, or null when it is nil. When the function returns a promise,
+// host.Client, or null when it is nil. The global fetch, in the module body
+// too, goes to host.Fetch. When the function returns a promise,
 // Run drives the event loop until the promise settles. The result is
 // returned as JSON-compatible Go values (map[string]any, []any, string,
 // float64, bool, nil; undefined becomes nil).
@@ -74,6 +75,7 @@ func (r *Runtime) Run(ctx context.Context, p *Program, req map[string]any, host 
 		return nil, &Error{Kind: RuntimeFailure, Status: 500, Message: "no program to run"}
 	}
 	out, err := r.execute(ctx, func(s *session) (any, error) {
+		s.host = host
 		fn, err := s.loadModule(p)
 		if err == errNotAFunction {
 			return nil, &Error{Kind: RuntimeFailure, Status: 500, Message: errNotAFunction.Message}

@@ -37,6 +37,8 @@ type session struct {
 	brands     map[*goja.Object]brand // instances of the error classes
 	modules    map[string]goja.Value
 	textCodecs *goja.Object // TextEncoder and TextDecoder, once built
+	fetchAPI   *goja.Object // fetch and Headers, once built
+	host       Host         // what the code can reach outside; set by Run
 	timers     timerQueue
 	timerSeq   int64
 	logLines   int
