@@ -30,11 +30,3 @@ func (s *session) queueMicrotask() goja.Value {
 		return goja.Undefined()
 	})
 }
-
-func (s *session) newRangeError(msg string) *goja.Object {
-	e, err := s.vm.New(s.vm.Get("RangeError"), s.vm.ToValue(msg))
-	if err != nil {
-		return s.newError(msg)
-	}
-	return e
-}

@@ -16,15 +16,22 @@
 // promise it returns settles, and exports the result as JSON-compatible Go
 // values. A Runtime is safe for concurrent use.
 //
+// jsrt bounds the time code runs, not the memory or CPU it uses: run it
+// only inside the sandbox worker process (internal/sandbox), whose
+// operating-system limits bound those, or for code the host trusts. See
+// "Limits".
+//
 // # Sandbox
 //
 // Every invocation gets a fresh goja runtime, used once and dropped: goja
 // cannot reset a runtime, so reuse could leak state (a global, a patched
 // built-in prototype, module-level variables) from one call or tenant to
 // the next. goja.New is cheap because goja creates its built-ins lazily;
-// what is shared is immutable (compiled programs), and the sandbox's own
-// globals are created on first use. The module body therefore runs on every
-// invocation: module-level state does not persist between calls.
+// what is shared is immutable (compiled programs and the preludes that
+// define TextEncoder, TextDecoder, fetch, Headers and the error classes),
+// and the sandbox's own globals are created on first use. The module body
+// therefore runs on every invocation: module-level state does not persist
+// between calls.
 //
 // Code sees the ECMAScript built-ins and:
 //
@@ -43,7 +50,8 @@
 //   - atob and btoa;
 //   - Buffer, URL and URLSearchParams, from goja_nodejs (the same objects
 //     as require('buffer').Buffer and require('url').URL and
-//     .URLSearchParams);
+//     .URLSearchParams). goja_nodejs's Buffer knows the encodings utf8,
+//     hex and base64 (not base64url or latin1);
 //   - TextEncoder and TextDecoder (WHATWG Encoding), UTF-8 only:
 //     encode, encodeInto, and decode with the fatal, ignoreBOM and stream
 //     options; any other label is a RangeError;
@@ -58,12 +66,11 @@
 //
 // There is no file system, process, socket or dynamic import. The only
 // ways out are req.client (see [Client]) and fetch (see [Fetcher]), both
-// carried out by the host, synchronously.
-// Source maps are disabled, so a sourceMappingURL comment cannot make the
-// parser read a file.
+// carried out by the host, synchronously. Source maps are disabled, so a
+// sourceMappingURL comment cannot make the parser read a file.
 //
-// require loads only allow-listed modules, once per invocation, each also
-// under its node: name (node:crypto):
+// require loads only allow-listed modules, once per invocation; a node:
+// prefix is accepted (node:crypto is crypto):
 //
 //   - buffer, url and util: goja_nodejs's modules (Buffer; URL and
 //     URLSearchParams; util.format with %s, %d, %j and %%). goja_nodejs's
@@ -102,8 +109,10 @@
 //     WHATWG's. Anything else is sent as String(body), as text.
 //
 // The host's Fetcher is called at once, on the invocation's goroutine,
-// with the invocation's context (it ends at the deadline), and fetch
-// returns a promise already settled. It resolves with a response: status,
+// with the invocation's context (it ends at the deadline, and the Fetcher
+// must honour it: the code cannot be interrupted while the call lasts,
+// though Run still returns at the deadline), and fetch returns a promise
+// already settled. It resolves with a response: status,
 // statusText, ok (status 200 to 299), url (the final URL the host gives,
 // else the request's), headers (an immutable Headers), bodyUsed, and
 // text(), json() and arrayBuffer(), each a promise. The body can be read
@@ -114,7 +123,8 @@
 // request, with "fetch is not available" when Host.Fetch is nil, and with
 // the message of the error Host.Fetch returned. fetch never throws. There
 // are no Request and Response classes, no streams, and no redirect,
-// signal, cache or credentials options: the host decides all that.
+// signal, cache or credentials options: the host decides all that. In
+// Compile the module body runs with no Host, so a fetch there rejects.
 //
 // Headers is the WHATWG class: new Headers(init) from a plain object,
 // pairs or another Headers; append, set, delete, get (case-insensitive;
@@ -124,11 +134,14 @@
 //
 // # Limits
 //
-// jsrt bounds time itself; memory and CPU are bounded by the operating
-// system around the sandbox worker process that runs jsrt (see
-// internal/sandbox). jsrt has no memory bound of its own: code can allocate until
-// the process dies. It must therefore run only inside that worker, or for
-// code the host trusts.
+// jsrt bounds time itself, by interrupting the goja runtime at the
+// deadline. Memory and CPU are bounded by the operating system around the
+// sandbox worker process that runs jsrt (internal/sandbox). jsrt has no
+// memory bound of its own: code can allocate until the process dies, and a
+// single built-in call ('x'.repeat(2 ** 29), a sort of a huge array) can
+// take that memory, or a CPU, in one step nothing in the process can
+// interrupt. jsrt must therefore run only inside that worker, or for code
+// the host trusts.
 //
 // Each limit below ends the invocation with an [Error] of its Kind; the
 // Runtime then carries on normally.

@@ -45,3 +45,39 @@ func ExampleRuntime_Compile() {
 	// line 2, column 19: Unexpected token ;
 	// true
 }
+
+// tokenService stands for the host's Fetcher, which would apply its
+// policy and make the request.
+type tokenService struct{}
+
+func (tokenService) Fetch(ctx context.Context, req *jsrt.FetchRequest) (*jsrt.FetchResponse, error) {
+	fmt.Println(req.Method, req.URL, req.Headers, string(req.Body))
+	return &jsrt.FetchResponse{
+		Status:  201,
+		Headers: [][2]string{{"Content-Type", "application/json"}},
+		Body:    []byte(`{"id":"tok_1"}`),
+	}, nil
+}
+
+func ExampleRuntime_Run_fetch() {
+	rt := jsrt.New(jsrt.Options{Timeout: time.Second})
+	prog, err := rt.Compile(`
+		module.exports = async function (req) {
+			const res = await fetch('https://tokens.example/v1/tokens', {
+				method: 'post',
+				headers: { Authorization: 'Bearer ' + req.args.key },
+				body: { card: req.args.card },
+			});
+			return { status: res.status, ok: res.ok, type: res.headers.get('content-type'), body: await res.json() };
+		};`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	req := map[string]any{"args": map[string]any{"card": "4242424242424242", "key": "k1"}}
+	out, err := rt.Run(context.Background(), prog, req, jsrt.Host{Fetch: tokenService{}})
+	fmt.Println(out, err)
+	// Output:
+	// POST https://tokens.example/v1/tokens [[Authorization Bearer k1] [Content-Type application/json]] {"card":"4242424242424242"}
+	// map[body:map[id:tok_1] ok:true status:201 type:application/json] <nil>
+}

@@ -2,6 +2,9 @@ package jsrt
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,6 +149,37 @@ func TestConsoleFormat(t *testing.T) {
 		_, msg, _ := strings.Cut(strings.SplitN(h.lines[0], " ", 2)[1], " ")
 		if msg != tc.want {
 			t.Errorf("%s logged %q, want %q", tc.code, msg, tc.want)
+		}
+	}
+}
+
+// TestRequireReadsNoFile: names that Node would resolve to files (a path,
+// a relative name, a package in node_modules) are refused, files present
+// or not.
+func TestRequireReadsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"x.js":                          "module.exports = 'read'",
+		"node_modules/pkg/index.js":     "module.exports = 'read'",
+		"node_modules/pkg/package.json": `{"main": "index.js"}`,
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	r := New(Options{})
+	for _, name := range []string{filepath.Join(dir, "x.js"), "./x.js", "./x", "x.js", "pkg", "node:pkg", "./node_modules/pkg"} {
+		// Not runErr: the message names the path the code gave, which
+		// checkSafe would take for host detail.
+		out, err := run(t, r, `module.exports = () => require(`+strconv.Quote(name)+`)`, nil, nil)
+		e, ok := err.(*Error)
+		if !ok || e.Kind != Thrown || e.Message != "module "+name+" is not available; allowed: @svc/errors, buffer, crypto, url, util" {
+			t.Errorf("require(%q) = %v, %#v; want refused", name, out, err)
 		}
 	}
 }
