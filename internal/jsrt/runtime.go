@@ -153,8 +153,11 @@ func (s *session) timeoutMessage() string {
 }
 
 // budget is the time the session was given, rounded for messages.
-func (s *session) budget() time.Duration {
-	d := s.deadline.Sub(s.started)
+func (s *session) budget() time.Duration { return RoundBudget(s.deadline.Sub(s.started)) }
+
+// RoundBudget rounds a time budget for messages: to 100 ms from a second
+// up, to the millisecond below.
+func RoundBudget(d time.Duration) time.Duration {
 	switch {
 	case d >= time.Second:
 		return d.Round(100 * time.Millisecond)

@@ -64,7 +64,7 @@ func (e *StopError) Error() string { return "sandbox: " + e.Reason.String() + ":
 func (s *Sandbox) stopError(cause stopCause, budget time.Duration) *StopError {
 	switch cause {
 	case stopTime:
-		return &StopError{Reason: StoppedTime, Message: fmt.Sprintf("the code did not finish within %s", roundBudget(budget))}
+		return &StopError{Reason: StoppedTime, Message: fmt.Sprintf("the code did not finish within %s", jsrt.RoundBudget(budget))}
 	case stopCanceled:
 		return &StopError{Reason: StoppedTime, Message: "the invocation was canceled"}
 	case stopCPU:
@@ -77,16 +77,6 @@ func (s *Sandbox) stopError(cause stopCause, budget time.Duration) *StopError {
 		return &StopError{Reason: Crashed, Message: "the code's worker process misbehaved and was stopped"}
 	}
 	return &StopError{Reason: Crashed, Message: "the code's worker process crashed"}
-}
-
-func roundBudget(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
-	}
-	return d
 }
 
 func formatBytes(n int64) string {
