@@ -114,11 +114,12 @@ func (r *Runtime) execute(ctx context.Context, work func(s *session) (any, error
 	if d, ok := ctx.Value(budgetKey{}).(time.Duration); ok && d > 0 {
 		budget = d
 	}
-	deadline := time.Now().Add(budget)
+	started := time.Now()
+	deadline := started.Add(budget)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	s := newSession(r, ctx, deadline)
+	s := newSession(r, ctx, started, deadline)
 	defer s.cancel()
 	if err := ctx.Err(); err != nil {
 		s.stop(Timeout, s.timeoutMessage())

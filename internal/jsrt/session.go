@@ -44,7 +44,9 @@ type session struct {
 	logLines   int
 }
 
-func newSession(r *Runtime, parent context.Context, deadline time.Time) *session {
+// newSession starts a session at started (when its budget began, so that
+// messages name the budget exactly) ending at deadline.
+func newSession(r *Runtime, parent context.Context, started, deadline time.Time) *session {
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallStackSize)
@@ -57,7 +59,7 @@ func newSession(r *Runtime, parent context.Context, deadline time.Time) *session
 		parent:   parent,
 		ctx:      ctx,
 		cancel:   cancel,
-		started:  time.Now(),
+		started:  started,
 		deadline: deadline,
 		stopped:  make(chan struct{}),
 	}
