@@ -201,7 +201,6 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 			clear(w.known)
 		}
 		req.Code = inv.Code
-		w.known[hash] = true
 	}
 
 	ctx, cancel := context.WithDeadline(ctx, deadline)
@@ -255,6 +254,12 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 				return lost()
 			}
 			w.cpu = res.CPUSeconds
+			// The worker holds the compiled code once it has run it; a
+			// failure before that (the code did not compile there) sends
+			// the code again next time.
+			if res.Error == nil || res.Error.Kind == jsrt.Thrown {
+				w.known[hash] = true
+			}
 			if res.Error != nil {
 				// The worker exits after a run it stopped for time.
 				return nil, res.Error.Kind != jsrt.Timeout, res.Error

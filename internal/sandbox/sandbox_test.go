@@ -77,3 +77,16 @@ func TestInterruptedLoopIsATimeout(t *testing.T) {
 		t.Errorf("message = %q", err.Error())
 	}
 }
+
+// TestCodeThatDoesNotCompileIsSentAgain: a worker that could not compile
+// code does not hold it, so the next run on it sends the code again and
+// gets the same explanation.
+func TestCodeThatDoesNotCompileIsSentAgain(t *testing.T) {
+	s := newSandbox(t, Options{Workers: 1})
+	for i := range 2 {
+		_, err := s.Run(t.Context(), Invocation{Tenant: "a", Code: "module.exports = ("})
+		if err == nil || !strings.Contains(err.Error(), "does not compile") {
+			t.Fatalf("run %d = %v, want the compile error", i, err)
+		}
+	}
+}
