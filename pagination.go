@@ -18,6 +18,10 @@ const (
 type PageRequest struct {
 	Page int `json:"page"`
 	Size int `json:"size"`
+	// Start is a cursor: the Pagination.After of the previous page. When
+	// set, the page holds the Size items that follow it in the list's
+	// stable order, and Page must be 0 or 1.
+	Start string `json:"start,omitempty"`
 }
 
 // Pagination describes the page returned and the whole list.
@@ -26,6 +30,9 @@ type Pagination struct {
 	PageNumber int `json:"page_number"`
 	PageSize   int `json:"page_size"`
 	TotalPages int `json:"total_pages"`
+	// After is an opaque cursor for the next page (pass it as
+	// PageRequest.Start); empty on the last page.
+	After string `json:"after,omitempty"`
 }
 
 // Page is one page of a list.

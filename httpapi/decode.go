@@ -98,8 +98,8 @@ func jsonKind(k string) string {
 	return k
 }
 
-// pageRequest reads page and size from the query: absent means the default,
-// anything but a positive integer is a 400.
+// pageRequest reads page, size and the cursor start from the query: absent
+// means the default, a page or size that is not a positive integer is a 400.
 func pageRequest(r *http.Request) (tokenvault.PageRequest, error) {
 	var p tokenvault.PageRequest
 	for _, q := range []struct {
@@ -116,6 +116,7 @@ func pageRequest(r *http.Request) (tokenvault.PageRequest, error) {
 		}
 		*q.dst = n
 	}
+	p.Start = r.URL.Query().Get("start")
 	return p, nil
 }
 
