@@ -253,7 +253,7 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Applicati
 // ListApplications returns the applications of the caller's tenant, oldest
 // first. Requires application:read. List reads are not logged.
 func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplicationsRequest) (*Page[Application], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +284,7 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 				apps = append(apps, rec.Application)
 			}
 		}
-		out = paginate(apps, page, size)
+		out = paginate(apps, pg, func(a Application) string { return a.ID })
 		return nil
 	})
 	return out, err

@@ -245,10 +245,19 @@ type ListFormulasRequest struct {
 	PageRequest
 }
 
+// formulaPosition orders the official formulas before the tenant's, each by
+// id.
+func formulaPosition(f Formula) string {
+	if f.Type == FormulaOfficial {
+		return "0/" + f.ID
+	}
+	return "1/" + f.ID
+}
+
 // ListFormulas returns the official formulas, then the caller's tenant's,
 // oldest first. Requires reactor:read.
 func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRequest) (*Page[Formula], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +281,7 @@ func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRe
 				all = append(all, f)
 			}
 		}
-		out = paginate(all, page, size)
+		out = paginate(all, pg, formulaPosition)
 		return nil
 	})
 	return out, err

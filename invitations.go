@@ -300,7 +300,7 @@ type ListInvitationsRequest struct {
 // first, at most MaxPageSize a page. Requires tenant:invitation:read. List
 // reads are not logged.
 func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitationsRequest) (*Page[Invitation], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitat
 		for i, rec := range all {
 			invs[i] = rec.Invitation.at(t.now)
 		}
-		out = paginate(invs, page, size)
+		out = paginate(invs, pg, func(i Invitation) string { return i.ID })
 		return nil
 	})
 	return out, err

@@ -117,7 +117,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 // ListLogs returns the caller's tenant's logs, newest first. Requires
 // log:read. Reading logs is not itself logged.
 func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (*Page[Log], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +172,8 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 			return err
 		}
 		slices.Reverse(suffixes)
-		lo, hi := pageBounds(len(suffixes), page, size)
-		out = &Page[Log]{Pagination: pagination(len(suffixes), page, size), Data: make([]Log, 0, hi-lo)}
+		lo, hi, pag := pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
+		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, hi-lo)}
 		for _, s := range suffixes[lo:hi] {
 			var l Log
 			ok, err := t.getRecord(logPrefix(p.tenantID)+s, &l)

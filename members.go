@@ -17,7 +17,7 @@ type ListMembersRequest struct {
 // most MaxMemberPageSize a page. Requires tenant:member:read. List reads are
 // not logged.
 func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequest) (*Page[TenantMember], error) {
-	page, size, err := req.PageRequest.resolve(MaxMemberPageSize)
+	pg, err := req.PageRequest.resolve(MaxMemberPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 				return !slices.Contains(req.UserIDs, m.User.ID)
 			})
 		}
-		out = paginate(members, page, size)
+		out = paginate(members, pg, func(m TenantMember) string { return m.ID })
 		return nil
 	})
 	return out, err

@@ -1,6 +1,13 @@
 package tokenvault
 
-import "fmt"
+import (
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
 
 // Page sizes. Lists default to DefaultPageSize items a page and accept up to
 // MaxPageSize (members: MaxMemberPageSize), as the service this one follows
@@ -41,23 +48,88 @@ type Page[T any] struct {
 	Data       []T        `json:"data"`
 }
 
-// resolve applies defaults and bounds.
-func (r PageRequest) resolve(maxSize int) (page, size int, err error) {
-	page, size = r.Page, r.Size
+// pager is a resolved PageRequest: an offset page, or the size items that
+// follow the position start when a cursor was given.
+type pager struct {
+	page, size int
+	start      string // a decoded cursor: the position of the last item seen
+}
+
+// maxCursorLength bounds a cursor, so that a hostile one costs nothing.
+const maxCursorLength = 1024
+
+// resolve applies defaults and bounds, and decodes the cursor.
+func (r PageRequest) resolve(maxSize int) (pager, error) {
+	pg := pager{page: r.Page, size: r.Size}
 	fe := fieldErrors{}
 	switch {
-	case page == 0:
-		page = 1
-	case page < 0:
+	case pg.page == 0:
+		pg.page = 1
+	case pg.page < 0:
 		fe.add("page", "must be 1 or more")
 	}
 	switch {
-	case size == 0:
-		size = DefaultPageSize
-	case size < 0 || size > maxSize:
+	case pg.size == 0:
+		pg.size = DefaultPageSize
+	case pg.size < 0 || pg.size > maxSize:
 		fe.add("size", "must be between 1 and %d", maxSize)
 	}
-	return page, size, fe.err()
+	if r.Start != "" {
+		pos, ok := decodeCursor(r.Start)
+		switch {
+		case !ok:
+			fe.add("start", "is not a cursor returned by this list (pagination.after)")
+		case pg.page > 1:
+			fe.add("page", "cannot be used with start: a cursor page is always page 1 of what follows it")
+		}
+		pg.start = pos
+	}
+	return pg, fe.err()
+}
+
+// A cursor is the position of the last item of a page in its list's order,
+// base64url-encoded so that clients treat it as opaque. It holds nothing the
+// caller has not seen: ids and creation times of items it was shown.
+func encodeCursor(pos string) string { return base64.RawURLEncoding.EncodeToString([]byte(pos)) }
+
+func decodeCursor(c string) (string, bool) {
+	if len(c) > maxCursorLength {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) == 0 || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// window places the page among n items ordered by position (pos(i) is the
+// position of item i; ascending, or descending when desc). An offset page
+// counts the whole list; a cursor page is page 1 of the items after the
+// cursor, so its total counts only those. After is set when items follow
+// the page. Because a position never changes and a cursor names a position,
+// not an offset, a walk by cursor sees every item that exists throughout
+// exactly once, however many are added or removed meanwhile.
+func (pg pager) window(n int, pos func(int) string, desc bool) (lo, hi int, p Pagination) {
+	total := n
+	if pg.start != "" {
+		lo = sort.Search(n, func(i int) bool {
+			if desc {
+				return pos(i) < pg.start
+			}
+			return pos(i) > pg.start
+		})
+		total = n - lo
+		hi = lo + min(pg.size, total)
+		p = pagination(total, 1, pg.size)
+	} else {
+		lo, hi = pageBounds(n, pg.page, pg.size)
+		p = pagination(total, pg.page, pg.size)
+	}
+	if hi < n && hi > lo {
+		p.After = encodeCursor(pos(hi - 1))
+	}
+	return lo, hi, p
 }
 
 // pageBounds returns the slice bounds of page in a list of total items.
@@ -80,12 +152,15 @@ func pagination(total, page, size int) Pagination {
 	}
 }
 
-// paginate returns one page of items.
-func paginate[T any](items []T, page, size int) *Page[T] {
-	lo, hi := pageBounds(len(items), page, size)
+// paginate returns one page of items, ordered by pos: the list's stable
+// order (ids for most resources; creation time then id for tokens). Sorting
+// here keeps offset pages and cursors in one order by construction.
+func paginate[T any](items []T, pg pager, pos func(T) string) *Page[T] {
+	slices.SortStableFunc(items, func(a, b T) int { return strings.Compare(pos(a), pos(b)) })
+	lo, hi, p := pg.window(len(items), func(i int) string { return pos(items[i]) }, false)
 	data := make([]T, hi-lo)
 	copy(data, items[lo:hi])
-	return &Page[T]{Pagination: pagination(len(items), page, size), Data: data}
+	return &Page[T]{Pagination: p, Data: data}
 }
 
 // checkIDs refuses an id filter that holds anything but UUIDs, naming the

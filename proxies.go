@@ -218,7 +218,7 @@ type ListProxiesRequest struct {
 // ListProxies returns the proxies of the caller's tenant, oldest first.
 // Requires proxy:read.
 func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequest) (*Page[Proxy], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 			}
 			list = append(list, rec.Proxy)
 		}
-		out = paginate(list, page, size)
+		out = paginate(list, pg, func(p Proxy) string { return p.ID })
 		return nil
 	})
 	return out, err

@@ -313,7 +313,7 @@ func nameMatches(pattern, name string) bool {
 // ListReactors returns the reactors of the caller's tenant, oldest first.
 // Requires reactor:read.
 func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRequest) (*Page[Reactor], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +343,7 @@ func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRe
 			}
 			list = append(list, *rec.view(f))
 		}
-		out = paginate(list, page, size)
+		out = paginate(list, pg, func(r Reactor) string { return r.ID })
 		return nil
 	})
 	return out, err

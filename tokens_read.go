@@ -159,7 +159,7 @@ type ListTokensRequest struct {
 // access reaches, oldest first, data shaped by that access. Tokens it may
 // not read are left out. Requires token:read.
 func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensRequest) (*Page[Token], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +189,15 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 		if err != nil {
 			return err
 		}
-		out = paginate(toks, page, size)
+		out = paginate(toks, pg, tokenPosition)
 		return t.logReads(p, out.Data, "Token read (listed)")
 	})
 	return out, err
 }
+
+// tokenPosition orders tokens by creation, then id: ids are time-ordered
+// but custom ids are not, and the position of a token never changes.
+func tokenPosition(tok Token) string { return timeKey(tok.CreatedAt) + "/" + tok.ID }
 
 // logReads logs the read of every token of a page that carries data: a
 // list or a search shows data as GetToken does, and is audited as it is.

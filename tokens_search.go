@@ -27,7 +27,7 @@ type SearchTokensRequest struct {
 // index term. Results are shaped by the caller's token:search access;
 // tokens it does not reach are left out. Requires token:search.
 func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRequest) (*Page[Token], error) {
-	page, size, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 		if err != nil {
 			return err
 		}
-		out = paginate(toks, page, size)
+		out = paginate(toks, pg, tokenPosition)
 		return t.logReads(p, out.Data, "Token read (searched)")
 	})
 	return out, err

@@ -136,13 +136,16 @@ func problem(res *http.Response) error {
 	return e
 }
 
-// pageQuery adds page and size to q when set.
+// pageQuery adds page, size and the cursor start to q when set.
 func pageQuery(q url.Values, p tokenvault.PageRequest) url.Values {
 	if p.Page != 0 {
 		q.Set("page", strconv.Itoa(p.Page))
 	}
 	if p.Size != 0 {
 		q.Set("size", strconv.Itoa(p.Size))
+	}
+	if p.Start != "" {
+		q.Set("start", p.Start)
 	}
 	return q
 }

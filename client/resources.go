@@ -144,6 +144,9 @@ func (c *Client) ListTokens(ctx context.Context, key string, req tokenvault.List
 func (c *Client) SearchTokens(ctx context.Context, key string, req tokenvault.SearchTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
 	var out tokenvault.Page[tokenvault.Token]
 	body := map[string]any{"query": req.Query, "page": req.Page, "size": req.Size}
+	if req.Start != "" {
+		body["start"] = req.Start
+	}
 	return &out, c.do(ctx, call{method: "POST", path: "/tokens/search", key: key, body: body, out: &out})
 }
 

@@ -1,0 +1,67 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/httpapi"
+)
+
+// TestCursorWalkOverHTTP walks GET /tokens by cursor while tokens are
+// added, and sees every token that existed when it began exactly once; a
+// cursor that is not one is a 400 naming start.
+func TestCursorWalkOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read"},
+	}).json(t, &app)
+	create := func(i int) string {
+		var tok tokenvault.Token
+		r := s.do(t, "POST", "/tokens", app.Key, map[string]any{"type": "token", "data": fmt.Sprint("v", i)})
+		wantStatus(t, "POST /tokens", r, 201)
+		r.json(t, &tok)
+		return tok.ID
+	}
+	var before []string
+	for i := range 9 {
+		before = append(before, create(i))
+	}
+	seen := map[string]int{}
+	path := "/tokens?size=2"
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("the walk did not end")
+		}
+		var page tokenvault.Page[tokenvault.Token]
+		r := s.do(t, "GET", path, app.Key, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		r.json(t, &page)
+		for _, tok := range page.Data {
+			seen[tok.ID]++
+		}
+		if page.Pagination.After == "" {
+			break
+		}
+		path = "/tokens?size=2&start=" + url.QueryEscape(page.Pagination.After)
+		create(100 + pages)
+	}
+	for _, id := range before {
+		if seen[id] != 1 {
+			t.Errorf("token %s seen %d times, want once", id, seen[id])
+		}
+	}
+	for id, n := range seen {
+		if n > 1 {
+			t.Errorf("token %s seen %d times", id, n)
+		}
+	}
+
+	r := s.do(t, "GET", "/tokens?start=%21%21", app.Key, nil)
+	wantStatus(t, "GET /tokens?start=!!", r, 400)
+	if p := r.problem(t); p.Errors["start"] == nil {
+		t.Errorf("problem %+v does not name start", p)
+	}
+}
