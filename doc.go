@@ -129,6 +129,20 @@
 //   - Lists default to 20 items a page and allow up to 100 (members 50);
 //     larger or non-positive values are Invalid, a page past the end is
 //     empty. Logs are listed newest first, other lists oldest first.
+//   - Every list also walks by cursor: [Pagination].After names the last
+//     item of a page (an opaque string; over HTTP pagination.after), and
+//     [PageRequest].Start (query start, or start in a search body) asks
+//     for the items after it. Positions are the list's stable order:
+//     tokens by creation time then id, logs newest first, the rest by id
+//     (official formulas before the tenant's), so a walk sees every item
+//     that exists throughout exactly once, whatever is added or removed
+//     meanwhile; items added during a walk appear at most once. A cursor
+//     page counts only what follows the cursor (page_number 1); a cursor
+//     with a page above 1, or a string that is not a cursor, is Invalid.
+//   - Audit log lines are kept forever unless [Options].LogRetention is
+//     set (the server's default is 400 days, above the year PCI DSS asks
+//     for); the sweeper then removes older lines with their indexes, 100
+//     a transaction, without logging the removal in the tenant's log.
 //   - Expired applications, tokens and sessions are refused at the instant of expiry and deleted
 //     by the sweeper (every minute by default), which logs the deletion with
 //     actor type "system".

@@ -40,8 +40,8 @@ func (v *Vault) startSweeper(interval time.Duration) {
 }
 
 // Sweep ends every object whose expiry has passed (it deletes applications,
-// tokens and sessions, and marks invitations EXPIRED) and returns how many
-// it swept. Expired objects are
+// tokens and sessions, and marks invitations EXPIRED), removes audit log
+// lines older than Options.LogRetention, and returns how many it swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
 // Options.SweepInterval; hosts that disable it call Sweep themselves.
@@ -50,10 +50,15 @@ func (v *Vault) Sweep(ctx context.Context) (int, error) {
 	for {
 		n, more, err := v.sweepOnce(ctx)
 		total += n
-		if err != nil || !more {
+		if err != nil {
 			return total, err
 		}
+		if !more {
+			break
+		}
 	}
+	n, err := v.pruneLogs(ctx)
+	return total + n, err
 }
 
 // sweepOnce removes up to sweepBatch expired objects in one transaction.

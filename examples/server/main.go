@@ -18,6 +18,8 @@
 //	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
 //	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
 //	-metrics TOKENVAULT_METRICS   serve GET /metrics (default true; -metrics=false turns it off)
+//	-log-retention TOKENVAULT_LOG_RETENTION  keep audit log lines this long, a Go duration
+//	                              (default 9600h = 400 days; 0 keeps them forever)
 //	-rotate-master-key            replace <data>/master.key with a new key at start (see below)
 //
 //	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks

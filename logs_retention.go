@@ -1,0 +1,90 @@
+package tokenvault
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// pruneLogs removes the audit log lines older than Options.LogRetention from
+// every tenant, sweepBatch lines a transaction, and returns how many it
+// removed. A line goes with its two index entries, in one transaction, so no
+// index ever names a missing line. The pruning is not itself written to the
+// tenants' logs (those lines would be pruned in their turn); the sweeper
+// reports the count to the host's logger.
+func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
+	if v.logRetention <= 0 {
+		return 0, nil
+	}
+	var tenants []string
+	err := v.view(ctx, func(t *txn) error {
+		tenants = tenants[:0]
+		return t.scanKeys(sysTenantsKey, func(key string) error {
+			tenants = append(tenants, strings.TrimPrefix(key, sysTenantsKey))
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, tid := range tenants {
+		for {
+			n, more, err := v.pruneTenantLogs(ctx, tid)
+			total += n
+			if err != nil {
+				return total, err
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return total, nil
+}
+
+// pruneTenantLogs removes up to sweepBatch of tenant tid's lines older than
+// the retention, oldest first, in one transaction.
+func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, more bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		removed, more = 0, false
+		prefix := logPrefix(tid)
+		// Lines are keyed log/<nanos>/<id>: everything before the cutoff's
+		// nanos is due.
+		cutoff := timeKey(t.now.Add(-v.logRetention))
+		var due []string
+		err := t.tx.Scan([]byte(prefix), nil, sweepBatch+1, func(k, _ []byte) error {
+			suffix := string(k[len(prefix):])
+			if suffix >= cutoff {
+				return store.ErrStop
+			}
+			due = append(due, suffix)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(due) > sweepBatch {
+			due, more = due[:sweepBatch], true
+		}
+		for _, suffix := range due {
+			var l Log
+			ok, err := t.getRecord(prefix+suffix, &l)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			for _, k := range []string{prefix + suffix, logTypeIndex(tid, l.EntityType) + suffix, logEntityIndex(tid, l.EntityType, l.EntityID) + suffix} {
+				if err := t.delete(k); err != nil {
+					return err
+				}
+			}
+			removed++
+		}
+		return nil
+	})
+	return removed, more, err
+}

@@ -1,0 +1,94 @@
+package tokenvault_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+func TestLogRetentionPrunesOldLinesInBatches(t *testing.T) {
+	const retention = 400 * 24 * time.Hour
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.LogRetention = retention })
+			ctx := context.Background()
+			app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate)
+			// More old lines than one sweep transaction removes.
+			for range 130 {
+				if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(200 * 24 * time.Hour)
+			tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "new"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(201 * 24 * time.Hour) // the first lines are 401 days old
+
+			n, err := e.v.Sweep(ctx)
+			if err != nil {
+				t.Fatalf("Sweep: %v", err)
+			}
+			if n != old.Pagination.TotalItems {
+				t.Errorf("Sweep = %d, want the %d lines older than the retention", n, old.Pagination.TotalItems)
+			}
+			left, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left.Pagination.TotalItems != 1 || left.Data[0].EntityID != tok.ID {
+				t.Errorf("logs after the sweep = %+v, want the one line of %s", left.Data, tok.ID)
+			}
+			// The indexes went with the lines.
+			byType, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityToken})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if byType.Pagination.TotalItems != 1 {
+				t.Errorf("logs of entity type token after the sweep: %d, want 1", byType.Pagination.TotalItems)
+			}
+			byEntity, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityApplication, EntityID: app.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if byEntity.Pagination.TotalItems != 0 {
+				t.Errorf("the application's creation line outlived the retention: %+v", byEntity.Data)
+			}
+		})
+	}
+}
+
+func TestLogsAreKeptForeverWithoutRetention(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	before, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(50 * 365 * 24 * time.Hour)
+	if _, err := e.v.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Pagination.TotalItems != before.Pagination.TotalItems || before.Pagination.TotalItems == 0 {
+		t.Errorf("lines: %d before a sweep 50 years on, %d after; want all kept", before.Pagination.TotalItems, after.Pagination.TotalItems)
+	}
+}
+
+func TestNegativeLogRetentionIsRefused(t *testing.T) {
+	_, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: newMasterKey(), LogRetention: -time.Hour})
+	if err == nil {
+		t.Fatal("Open with a negative LogRetention succeeded")
+	}
+}
