@@ -80,9 +80,16 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // everywhere (PermissionDenied) until a private application authorizes the
 // nonce with AuthorizeSession; the session expires SessionLifetime after
 // creation unless the authorization says otherwise.
+//
+// One public application creates at most Options.SessionsPerApplication
+// sessions a second (a burst of SessionBurstSeconds' worth); past that the
+// call is RateLimited.
+//
+// Returns Unauthenticated, PermissionDenied, RateLimited.
 func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error) {
 	sessionKey, nonce := newSessionKey(), newNonce()
 	var out *Session
+	charged := false // once per call, not per attempt of the transaction
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authenticate(key)
 		if err != nil {
@@ -90,6 +97,12 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		}
 		if p.actorType != ActorApplication || p.appType != Public {
 			return errorf(PermissionDenied, "sessions are created with the key of a public application")
+		}
+		if !charged {
+			charged = true
+			if err := v.chargeSession(p.actorID); err != nil {
+				return err
+			}
 		}
 		rec := &sessionRecord{
 			ID:            t.v.ids.next(t.now),

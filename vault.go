@@ -97,6 +97,26 @@ type Options struct {
 	// webhook delivery; it doubles with each retry (5 attempts in all).
 	// Zero: one second.
 	WebhookBackoff time.Duration
+
+	// RatePerKey bounds the calls of one API or session key per second,
+	// with a burst of one second's worth (at least 1). Zero (or negative):
+	// no limit. Over it, calls are RateLimited. Limits are per Vault
+	// instance: see ratelimit.go and the package documentation.
+	RatePerKey float64
+	// RatePerTenant bounds the calls of all keys of one tenant per second,
+	// as RatePerKey. Zero: no limit.
+	RatePerTenant float64
+	// AuthFailuresPerMinute bounds failed authentications per client
+	// address (CallInfo.ClientAddress; in-process callers without one are
+	// not throttled): past it, calls from that address are RateLimited
+	// without their key being checked until the bucket refills. Zero:
+	// DefaultAuthFailuresPerMinute (100). Negative: no limit.
+	AuthFailuresPerMinute int
+	// SessionsPerApplication bounds the sessions one public application
+	// creates per second, with a burst of SessionBurstSeconds' worth.
+	// Zero: DefaultSessionsPerApplication (5 a second, 50 at once).
+	// Negative: no limit.
+	SessionsPerApplication float64
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -117,7 +137,8 @@ type Vault struct {
 	mailer    Mailer
 	inviteURL string
 
-	auth authCache
+	auth   authCache
+	limits limits
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -163,6 +184,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 	}
 	v.master.Store(master)
+	v.limits = newLimits(opts)
 	if v.now == nil {
 		v.now = time.Now
 	}
@@ -269,6 +291,7 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
+	ctx = withCall(ctx)
 	var last *txn
 	gen := v.auth.gen.Load()
 	err := v.store.View(ctx, func(tx store.Tx) error {
@@ -284,6 +307,7 @@ func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 // update runs fn in a read-write store transaction: everything fn writes,
 // audit log lines included, lands together or not at all.
 func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
+	ctx = withCall(ctx)
 	var last *txn
 	gen := v.auth.gen.Load()
 	err := v.store.Update(ctx, func(tx store.Tx) error {
