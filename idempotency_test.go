@@ -241,7 +241,10 @@ func TestIdempotencyKeyForm(t *testing.T) {
 	app := e.app(t, tokenvault.Private, "token:create")
 	for _, k := range []string{"", strings.Repeat("k", 256), "line\nbreak", "tab\t", "caf\u00e9"} {
 		_, _, err := e.v.Idempotent(context.Background(), app.Key, k, tokenvault.IdempotentRequest{},
-			func(context.Context) (*tokenvault.IdempotentResponse, error) { t.Errorf("ran with key %q", k); return nil, nil })
+			func(context.Context) (*tokenvault.IdempotentResponse, error) {
+				t.Errorf("ran with key %q", k)
+				return nil, nil
+			})
 		wantKind(t, "Idempotent with a malformed key", err, tokenvault.Invalid)
 	}
 	for _, k := range []string{"a", strings.Repeat("k", 255), "order 42/ok~"} {

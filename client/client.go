@@ -43,6 +43,17 @@ func New(baseURL string, hc *http.Client) *Client {
 	return &Client{base: strings.TrimSuffix(baseURL, "/"), hc: hc}
 }
 
+type idempotencyKeyCtx struct{}
+
+// WithIdempotencyKey returns a context that makes the client send key as
+// the Idempotency-Key header of the POST it is used for: sending the same
+// request again with the same key (after a timeout, say) answers the first
+// response instead of creating a second resource. Use one key per logical
+// request. See tokenvault.Vault.Idempotent for the rules.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
+}
+
 // Header names of the API.
 const (
 	apiKeyHeader    = "SVC-API-KEY"
@@ -78,6 +89,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	}
 	if r.key != "" {
 		req.Header.Set(apiKeyHeader, r.key)
+	}
+	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
+		req.Header.Set("Idempotency-Key", k)
 	}
 	if rd != nil {
 		ct := r.contentType
