@@ -146,14 +146,17 @@
 // which its calls are refused without their key being looked at;
 // Options.SessionsPerApplication bounds the sessions one public
 // application creates (5 a second, 50 at once, by default: at most about
-// 950 live sessions per application). The client address comes from the
+// 950 live sessions per application), and
+// Options.MaxPendingSessionsPerApplication bounds the live sessions one
+// public application has waiting for authorization (1000 by default;
+// counted in the store, so across instances). The client address comes from the
 // call's [CallInfo] (httpapi sets the connection's); in-process callers
 // without one are not throttled for failed authentications. A call is
 // charged once however many transactions it runs, when it carries its own
 // CallInfo (httpapi gives each request one) or is a single Vault method
 // call.
 //
-// Limits are kept in each Vault's memory, on its clock (Options.Now):
+// The rate limits are kept in each Vault's memory, on its clock (Options.Now):
 // instances sharing a PostgreSQL store each apply them separately, so N
 // instances admit up to N times each limit. Buckets idle long enough to
 // be full again are forgotten, so memory is bounded by recent callers.

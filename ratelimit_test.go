@@ -3,6 +3,7 @@ package tokenvault_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,6 +210,63 @@ func TestLimitersForgetIdleBuckets(t *testing.T) {
 	for _, name := range []string{"key", "tenant", "auth_failures", "sessions"} {
 		if sizes[name] > 2 {
 			t.Errorf("%s buckets = %d after a minute idle, want at most 2", name, sizes[name])
+		}
+	}
+}
+
+// TestPendingSessionsCapped: one public application has at most
+// MaxPendingSessionsPerApplication live sessions waiting for authorization;
+// authorizing or expiring one makes room, and the index that counts them
+// is cleaned up with the sessions.
+func TestPendingSessionsCapped(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) { testPendingSessionsCapped(t, sk) })
+	}
+}
+
+func testPendingSessionsCapped(t *testing.T, sk storeKind) {
+	e2 := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) {
+		o.SessionsPerApplication, o.MaxPendingSessionsPerApplication = -1, 3
+	})
+	ctx := context.Background()
+	pub, other := e2.app(t, tokenvault.Public, "token:create"), e2.app(t, tokenvault.Public, "token:create")
+	authz := e2.app(t, tokenvault.Private, "token:read")
+	var nonces []string
+	for i := range 3 {
+		s, err := e2.v.CreateSession(ctx, pub.Key)
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		nonces = append(nonces, s.Nonce)
+		e2.clock.Advance(time.Second)
+	}
+	_, err := e2.v.CreateSession(ctx, pub.Key)
+	wantRateLimited(t, "a fourth pending session", err, tokenvault.SessionLifetime)
+	if e := err.(*tokenvault.Error); e.RetryAfter != tokenvault.SessionLifetime-3*time.Second {
+		t.Errorf("RetryAfter = %v, want %v (when the first expires)", e.RetryAfter, tokenvault.SessionLifetime-3*time.Second)
+	}
+	if _, err := e2.v.CreateSession(ctx, other.Key); err != nil {
+		t.Errorf("another application: %v", err)
+	}
+	if err := e2.v.AuthorizeSession(ctx, authz.Key, tokenvault.AuthorizeSessionRequest{Nonce: nonces[0], Permissions: []string{"token:read"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.v.CreateSession(ctx, pub.Key); err != nil {
+		t.Errorf("after one was authorized: %v", err)
+	}
+	_, err = e2.v.CreateSession(ctx, pub.Key)
+	wantRateLimited(t, "full again", err, tokenvault.SessionLifetime)
+	e2.clock.Advance(tokenvault.SessionLifetime)
+	if _, err := e2.v.CreateSession(ctx, pub.Key); err != nil {
+		t.Errorf("after they expired: %v", err)
+	}
+	e2.clock.Advance(time.Hour)
+	if _, err := e2.v.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for k := range dump(t, e2.store) {
+		if strings.Contains(k, "/idx/pending-session/") {
+			t.Errorf("%s left after every session was swept", k)
 		}
 	}
 }

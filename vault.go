@@ -117,6 +117,12 @@ type Options struct {
 	// Zero: DefaultSessionsPerApplication (5 a second, 50 at once).
 	// Negative: no limit.
 	SessionsPerApplication float64
+	// MaxPendingSessionsPerApplication bounds the live sessions one public
+	// application has waiting for authorization; past it CreateSession is
+	// RateLimited until one expires or is authorized. Counted in the store,
+	// so it holds across instances. Zero: DefaultMaxPendingSessions (1000).
+	// Negative: no limit.
+	MaxPendingSessionsPerApplication int
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -139,6 +145,8 @@ type Vault struct {
 
 	auth   authCache
 	limits limits
+	// maxPendingSessions: see Options.MaxPendingSessionsPerApplication.
+	maxPendingSessions int
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -185,6 +193,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.master.Store(master)
 	v.limits = newLimits(opts)
+	v.maxPendingSessions = opts.MaxPendingSessionsPerApplication
+	if v.maxPendingSessions == 0 {
+		v.maxPendingSessions = DefaultMaxPendingSessions
+	}
 	if v.now == nil {
 		v.now = time.Now
 	}
