@@ -28,7 +28,9 @@ import (
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
 //	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order
-//	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values)
+//	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
+//	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
+//	                                         public application, by expiry (session_limits.go)
 const (
 	sysKeyringKey = "sys/keyring"
 	sysTenantsKey = "sys/tenant/"

@@ -247,3 +247,20 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 	wantStatus(t, "A again", p.do(t, "GET", "/tenants/self", p.mgmt, nil, "X-Forwarded-For", "203.0.113.1"), http.StatusTooManyRequests)
 	wantStatus(t, "B", p.do(t, "GET", "/tenants/self", p.mgmt, nil, "X-Forwarded-For", "203.0.113.2"), http.StatusOK)
 }
+
+// TestSessionLimitsOverHTTP: past its session rate a public application's
+// POST /sessions is 429 with Retry-After.
+func TestSessionLimitsOverHTTP(t *testing.T) {
+	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.SessionsPerApplication = clock.Now, 0.2 })
+	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
+	for range tokenvault.SessionBurstSeconds / 5 { // 0.2 a second: a burst of 2
+		wantStatus(t, "a session within the burst", s.do(t, "POST", "/sessions", pub, nil), http.StatusCreated)
+	}
+	r := s.do(t, "POST", "/sessions", pub, nil)
+	wantStatus(t, "a session past the burst", r, http.StatusTooManyRequests)
+	r.problem(t)
+	if got := r.header.Get("Retry-After"); got != "5" {
+		t.Errorf("Retry-After = %q, want 5", got)
+	}
+}
