@@ -270,3 +270,21 @@ func testPendingSessionsCapped(t *testing.T, sk storeKind) {
 		}
 	}
 }
+
+// TestWrongProxyKeysThrottled: unknown proxy keys count as failed
+// authentications of the caller's address.
+func TestWrongProxyKeysThrottled(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 2 })
+	ctx := tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: "203.0.113.5"})
+	call := func() error {
+		_, err := e.v.InvokeProxy(tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: "203.0.113.5"}),
+			tokenvault.ProxyCall{ProxyKey: "wrong", Method: "POST"})
+		return err
+	}
+	for range 2 {
+		wantKind(t, "an unknown proxy key", call(), tokenvault.Unauthenticated)
+	}
+	wantRateLimited(t, "a third unknown proxy key", call(), 30*time.Second)
+	_, err := e.v.GetTenant(ctx, e.mgmt)
+	wantRateLimited(t, "an API call from the same address", err, 30*time.Second)
+}
