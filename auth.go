@@ -96,21 +96,37 @@ const maxKeyLength = 256
 // authenticate resolves key to a principal. Every failure (empty, unknown,
 // expired, revoked) is the same Unauthenticated error, so a caller learns
 // nothing about which keys exist.
+//
+// It is also where the rate limits apply (ratelimit.go): an address that
+// has used up its failed authentications is RateLimited before its key is
+// looked at, and an authenticated call is charged against its key's and
+// tenant's limits.
 func (t *txn) authenticate(key string) (*principal, error) {
+	if err := t.authThrottled(); err != nil {
+		return nil, err
+	}
 	if key == "" || len(key) > maxKeyLength {
+		t.authFailed()
 		return nil, errUnauthenticated
 	}
 	mac := t.v.sys.mac([]byte(key))
-	if p := t.v.auth.get(mac, t.now); p != nil {
-		recordTenant(t.ctx, p.tenantID)
-		return p, nil
+	p := t.v.auth.get(mac, t.now)
+	if p == nil {
+		var expires time.Time
+		var err error
+		p, expires, err = t.authenticateMAC(mac)
+		if err != nil {
+			if ErrorKind(err) == Unauthenticated {
+				t.authFailed()
+			}
+			return nil, err
+		}
+		t.v.auth.put(mac, t.authGen, p, expires)
 	}
-	p, expires, err := t.authenticateMAC(mac)
-	if err != nil {
+	recordTenant(t.ctx, p.tenantID)
+	if err := t.chargeCall(mac, p); err != nil {
 		return nil, err
 	}
-	t.v.auth.put(mac, t.authGen, p, expires)
-	recordTenant(t.ctx, p.tenantID)
 	return p, nil
 }
 

@@ -5,15 +5,35 @@ import (
 	"sync/atomic"
 )
 
-// CallInfo tells the caller of a Vault method what the Vault learnt while
-// serving it, for logs and metrics: which tenant the credential belonged
-// to. Put one in the context with [WithCallInfo] before the call and read
-// it after; the Vault never reads it back, so it cannot change a decision.
+// CallInfo carries what one call of a Vault method is about, both ways.
+// Put one in the context with [WithCallInfo] before the call; use a new
+// one for every call (every HTTP request, say).
+//
+// On the way in, ClientAddress is the address the call came from (package
+// httpapi sets the host of the request's remote address), which the Vault
+// uses only to throttle failed authentications (see [Options]). On the way
+// out, TenantID tells the caller, for logs and metrics, which tenant the
+// credential belonged to; the Vault never reads that back, so it cannot
+// change a decision.
+//
+// A CallInfo also marks one call for the rate limits: a call is charged
+// once against its key's and its tenant's limits however many store
+// transactions it runs (retries, or [Vault.Idempotent] running an
+// operation), so reusing one CallInfo for several calls charges only the
+// first of them.
 //
 // It is safe to read while the call is still running (a reactor's
 // asynchronous work may record into it later).
 type CallInfo struct {
+	// ClientAddress is the caller's network address (an IP address, no
+	// port), or "" for an in-process caller. Set it before the call.
+	ClientAddress string
+
 	tenantID atomic.Pointer[string]
+	// charged is set once the call has been charged against the rate
+	// limits; failed once a failed authentication was counted.
+	charged atomic.Bool
+	failed  atomic.Bool
 }
 
 // TenantID is the tenant whose key (API key, session key, proxy key or
@@ -32,10 +52,26 @@ func WithCallInfo(ctx context.Context, info *CallInfo) context.Context {
 	return context.WithValue(ctx, callInfoKey{}, info)
 }
 
+// callInfo returns the CallInfo of ctx, or nil.
+func callInfo(ctx context.Context) *CallInfo {
+	info, _ := ctx.Value(callInfoKey{}).(*CallInfo)
+	return info
+}
+
+// withCall returns ctx with a CallInfo, adding a private one when the
+// caller gave none, so that every store transaction of one call (retries
+// included) shares one.
+func withCall(ctx context.Context) context.Context {
+	if callInfo(ctx) != nil {
+		return ctx
+	}
+	return WithCallInfo(ctx, new(CallInfo))
+}
+
 // recordTenant notes the tenant a call authenticated for, if the caller
 // asked (the first one wins: a call acts for one tenant).
 func recordTenant(ctx context.Context, tid string) {
-	if info, ok := ctx.Value(callInfoKey{}).(*CallInfo); ok && info != nil && tid != "" {
+	if info := callInfo(ctx); info != nil && tid != "" {
 		info.tenantID.CompareAndSwap(nil, &tid)
 	}
 }

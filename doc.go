@@ -114,6 +114,53 @@
 // or failed fetch rejects with a TypeError whose message says why without
 // quoting the URL.
 //
+// # Idempotency
+//
+// [Vault.Idempotent] runs a creating call at most once per caller and
+// idempotency key; package httpapi applies it to every creating POST that
+// carries an Idempotency-Key header. A repeat with the same key, caller
+// (the application or session the key authenticates, within its tenant)
+// and request within [IdempotencyWindow] (24 hours) answers the first
+// response without running again; the same key with another request is
+// Unprocessable (422); a repeat while the first still runs is Conflict
+// (409), not held waiting. The key is claimed in a store transaction
+// before the call runs, so instances sharing a PostgreSQL store cannot
+// both run it; a claim lasts [IdempotencyLease] (5 minutes: the run is
+// cancelled then), after which a claim left by a crashed instance is taken
+// over. Only responses of status 200 to 499 other than 429 are kept; an
+// error, a 5xx, a 429 or a panic releases the key so that a retry runs
+// again (a Vault operation that fails writes nothing). Records are sealed
+// with the tenant's data key (a kept response may hold token data, API
+// keys or session keys), stored under a keyed HMAC of caller and key (the
+// key as given is stored nowhere), and removed by the sweeper once the
+// window has passed. Keys are 1 to [MaxIdempotencyKeyLength] printable
+// ASCII characters, else Invalid.
+//
+// # Rate limits
+//
+// Over a limit a call fails with RateLimited (HTTP 429 with Retry-After),
+// and Error.RetryAfter says when to try again. Options.RatePerKey and
+// Options.RatePerTenant bound calls per second of one key and of one
+// tenant (no limit by default); Options.AuthFailuresPerMinute bounds the
+// failed authentications of one client address (100 by default), past
+// which its calls are refused without their key being looked at;
+// Options.SessionsPerApplication bounds the sessions one public
+// application creates (5 a second, 50 at once, by default: at most about
+// 950 live sessions per application), and
+// Options.MaxPendingSessionsPerApplication bounds the live sessions one
+// public application has waiting for authorization (1000 by default;
+// counted in the store, so across instances). The client address comes from the
+// call's [CallInfo] (httpapi sets the connection's); in-process callers
+// without one are not throttled for failed authentications. A call is
+// charged once however many transactions it runs, when it carries its own
+// CallInfo (httpapi gives each request one) or is a single Vault method
+// call.
+//
+// The rate limits are kept in each Vault's memory, on its clock (Options.Now):
+// instances sharing a PostgreSQL store each apply them separately, so N
+// instances admit up to N times each limit. Buckets idle long enough to
+// be full again are forgotten, so memory is bounded by recent callers.
+//
 // # Decisions where the specification is silent
 //
 //   - Tenants are created in-process only ([Vault.CreateTenant] takes no

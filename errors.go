@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Kind classifies an [Error]. The set is small and append-only; httpapi maps
@@ -47,6 +48,11 @@ const (
 	// BadGateway: a proxy's destination could not be reached, timed out,
 	// or answered more than the proxy accepts.
 	BadGateway
+	// RateLimited: the caller (its key, its tenant, its address after
+	// failed authentications, or its public application creating sessions)
+	// is over a rate limit. Error.RetryAfter says when to try again.
+	// Nothing was done.
+	RateLimited
 )
 
 var kindNames = [...]string{
@@ -62,6 +68,7 @@ var kindNames = [...]string{
 	Unavailable:          "unavailable",
 	CodeFailed:           "code failed",
 	BadGateway:           "bad gateway",
+	RateLimited:          "rate limited",
 }
 
 // Kinds lists every kind, so tables keyed by kind can be checked for
@@ -102,6 +109,11 @@ type Error struct {
 	// time, memory, or because its worker process crashed) rather than the
 	// code failing by itself.
 	Stop StopReason
+
+	// RetryAfter, for RateLimited, is how long to wait before the request
+	// can succeed (over HTTP the Retry-After header, in whole seconds
+	// rounded up).
+	RetryAfter time.Duration
 }
 
 // Sentinel errors for errors.Is: errors.Is(err, ErrNotFound) reports whether
@@ -119,6 +131,7 @@ var (
 	ErrUnavailable          = &Error{Kind: Unavailable}
 	ErrCodeFailed           = &Error{Kind: CodeFailed}
 	ErrBadGateway           = &Error{Kind: BadGateway}
+	ErrRateLimited          = &Error{Kind: RateLimited}
 )
 
 func (e *Error) Error() string {

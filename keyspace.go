@@ -25,8 +25,12 @@ import (
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
+//	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
+//	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order
-//	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values)
+//	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
+//	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
+//	                                         public application, by expiry (session_limits.go)
 const (
 	sysKeyringKey = "sys/keyring"
 	sysTenantsKey = "sys/tenant/"

@@ -80,9 +80,17 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // everywhere (PermissionDenied) until a private application authorizes the
 // nonce with AuthorizeSession; the session expires SessionLifetime after
 // creation unless the authorization says otherwise.
+//
+// One public application creates at most Options.SessionsPerApplication
+// sessions a second (a burst of SessionBurstSeconds' worth), and has at
+// most Options.MaxPendingSessionsPerApplication live sessions not yet
+// authorized; past either the call is RateLimited.
+//
+// Returns Unauthenticated, PermissionDenied, RateLimited.
 func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error) {
 	sessionKey, nonce := newSessionKey(), newNonce()
 	var out *Session
+	charged := false // once per call, not per attempt of the transaction
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authenticate(key)
 		if err != nil {
@@ -90,6 +98,15 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		}
 		if p.actorType != ActorApplication || p.appType != Public {
 			return errorf(PermissionDenied, "sessions are created with the key of a public application")
+		}
+		if !charged {
+			charged = true
+			if err := v.chargeSession(p.actorID); err != nil {
+				return err
+			}
+		}
+		if err := t.checkPendingSessions(p.tenantID, p.actorID); err != nil {
+			return err
 		}
 		rec := &sessionRecord{
 			ID:            t.v.ids.next(t.now),
@@ -114,6 +131,9 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 			}
 		}
 		if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+			return err
+		}
+		if err := t.putIndex(pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
 		out = &Session{SessionKey: sessionKey, Nonce: nonce, ExpiresAt: rec.ExpiresAt}
@@ -178,6 +198,9 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeS
 			return err
 		}
 		if err := t.delete(nonceLookupKey(rec.NonceHash)); err != nil {
+			return err
+		}
+		if err := t.delete(pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
 		now := t.now
@@ -306,7 +329,7 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID),
 	}
 	if rec.NonceHash != nil {
-		keys = append(keys, nonceLookupKey(rec.NonceHash))
+		keys = append(keys, nonceLookupKey(rec.NonceHash), pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID))
 	}
 	for _, k := range keys {
 		if err := t.delete(k); err != nil {

@@ -129,6 +129,8 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 			return false, err
 		}
 		return true, t.deleteSession(systemActor, &rec, "Session expired")
+	case kindIdempotency:
+		return t.sweepIdempotency(tid, id)
 	case EntityTenantInvitation:
 		var rec invitationRecord
 		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)

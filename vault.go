@@ -103,6 +103,32 @@ type Options struct {
 	// webhook delivery; it doubles with each retry (5 attempts in all).
 	// Zero: one second.
 	WebhookBackoff time.Duration
+
+	// RatePerKey bounds the calls of one API or session key per second,
+	// with a burst of one second's worth (at least 1). Zero (or negative):
+	// no limit. Over it, calls are RateLimited. Limits are per Vault
+	// instance: see ratelimit.go and the package documentation.
+	RatePerKey float64
+	// RatePerTenant bounds the calls of all keys of one tenant per second,
+	// as RatePerKey. Zero: no limit.
+	RatePerTenant float64
+	// AuthFailuresPerMinute bounds failed authentications per client
+	// address (CallInfo.ClientAddress; in-process callers without one are
+	// not throttled): past it, calls from that address are RateLimited
+	// without their key being checked until the bucket refills. Zero:
+	// DefaultAuthFailuresPerMinute (100). Negative: no limit.
+	AuthFailuresPerMinute int
+	// SessionsPerApplication bounds the sessions one public application
+	// creates per second, with a burst of SessionBurstSeconds' worth.
+	// Zero: DefaultSessionsPerApplication (5 a second, 50 at once).
+	// Negative: no limit.
+	SessionsPerApplication float64
+	// MaxPendingSessionsPerApplication bounds the live sessions one public
+	// application has waiting for authorization; past it CreateSession is
+	// RateLimited until one expires or is authorized. Counted in the store,
+	// so it holds across instances. Zero: DefaultMaxPendingSessions (1000).
+	// Negative: no limit.
+	MaxPendingSessionsPerApplication int
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -123,7 +149,10 @@ type Vault struct {
 	mailer    Mailer
 	inviteURL string
 
-	auth authCache
+	auth   authCache
+	limits limits
+	// maxPendingSessions: see Options.MaxPendingSessionsPerApplication.
+	maxPendingSessions int
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -170,6 +199,11 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 	}
 	v.master.Store(master)
+	v.limits = newLimits(opts)
+	v.maxPendingSessions = opts.MaxPendingSessionsPerApplication
+	if v.maxPendingSessions == 0 {
+		v.maxPendingSessions = DefaultMaxPendingSessions
+	}
 	if v.now == nil {
 		v.now = time.Now
 	}
@@ -280,6 +314,7 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
+	ctx = withCall(ctx)
 	var last *txn
 	gen := v.auth.gen.Load()
 	err := v.store.View(ctx, func(tx store.Tx) error {
@@ -295,6 +330,7 @@ func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 // update runs fn in a read-write store transaction: everything fn writes,
 // audit log lines included, lands together or not at all.
 func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
+	ctx = withCall(ctx)
 	var last *txn
 	gen := v.auth.gen.Load()
 	err := v.store.Update(ctx, func(tx store.Tx) error {

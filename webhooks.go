@@ -173,6 +173,7 @@ func webhookError(err error) *WebhookError {
 var kindStatus = map[Kind]int{
 	Internal: 500, Invalid: 400, Unauthenticated: 401, PermissionDenied: 403, NotFound: 404,
 	Conflict: 409, UnsupportedMediaType: 415, TooLarge: 413, Unprocessable: 422, Unavailable: 503, CodeFailed: 500, BadGateway: 502,
+	RateLimited: 429,
 }
 
 // deliver POSTs hook, retrying with exponential backoff until the receiver

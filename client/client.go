@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 )
@@ -40,6 +41,17 @@ func New(baseURL string, hc *http.Client) *Client {
 		hc = http.DefaultClient
 	}
 	return &Client{base: strings.TrimSuffix(baseURL, "/"), hc: hc}
+}
+
+type idempotencyKeyCtx struct{}
+
+// WithIdempotencyKey returns a context that makes the client send key as
+// the Idempotency-Key header of the POST it is used for: sending the same
+// request again with the same key (after a timeout, say) answers the first
+// response instead of creating a second resource. Use one key per logical
+// request. See tokenvault.Vault.Idempotent for the rules.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
 }
 
 // Header names of the API.
@@ -78,6 +90,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	if r.key != "" {
 		req.Header.Set(apiKeyHeader, r.key)
 	}
+	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
+		req.Header.Set("Idempotency-Key", k)
+	}
 	if rd != nil {
 		ct := r.contentType
 		if ct == "" {
@@ -110,7 +125,7 @@ var kindOf = map[int]tokenvault.Kind{
 	400: tokenvault.Invalid, 401: tokenvault.Unauthenticated, 403: tokenvault.PermissionDenied,
 	404: tokenvault.NotFound, 409: tokenvault.Conflict, 413: tokenvault.TooLarge,
 	415: tokenvault.UnsupportedMediaType, 422: tokenvault.Unprocessable, 502: tokenvault.BadGateway,
-	503: tokenvault.Unavailable, 500: tokenvault.Internal,
+	503: tokenvault.Unavailable, 500: tokenvault.Internal, 429: tokenvault.RateLimited,
 }
 
 // problem turns an error answer into an *tokenvault.Error.
@@ -130,10 +145,28 @@ func problem(res *http.Response) error {
 		msg = http.StatusText(res.StatusCode)
 	}
 	e := &tokenvault.Error{Kind: kind, Message: msg, Fields: p.Errors, Status: res.StatusCode}
+	if e.Kind == tokenvault.RateLimited {
+		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"))
+	}
 	if e.Kind == tokenvault.CodeFailed && !strings.Contains(res.Header.Get("Content-Type"), "problem+json") {
 		e.Body = string(b)
 	}
 	return e
+}
+
+// retryAfter reads a Retry-After header: delay seconds, or an HTTP date
+// (counted from now); 0 when absent or unreadable.
+func retryAfter(h string) time.Duration {
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(h); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if at, err := http.ParseTime(h); err == nil {
+		return max(time.Until(at), 0)
+	}
+	return 0
 }
 
 // pageQuery adds page, size and the cursor start to q when set.

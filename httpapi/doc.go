@@ -15,10 +15,35 @@
 // Statuses come from one table keyed by [tokenvault.Kind]: 400 invalid,
 // 401 unauthenticated, 403 permission denied, 404 not found (also another
 // tenant's resource), 409 conflict, 413 body too large, 415 unsupported media
-// type, 422 unprocessable, 500 internal (answered generically; the cause goes
-// to the logger, never to the caller), 503 a service the request needs (the
-// Mailer) failed and nothing was saved. Unknown routes are 404 and known
-// routes with another method 405, in the same format.
+// type, 422 unprocessable, 429 rate limited (with a Retry-After header in
+// whole seconds, rounded up), 500 internal (answered generically; the cause
+// goes to the logger, never to the caller), 503 a service the request needs
+// (the Mailer) failed and nothing was saved. Unknown routes are 404 and
+// known routes with another method 405, in the same format.
+//
+// # Idempotency
+//
+// Every POST that creates something (see idempotentRoutes: /tokenize,
+// /tokens, /applications and its regenerate, /sessions, /reactor-formulas,
+// /reactors and their react, /proxies, /tenants/self/invitations and their
+// resend, /tenants/self/rotate-data-key) takes an Idempotency-Key header
+// (1 to 255 printable ASCII characters, else 400; sent once). The request
+// runs through [tokenvault.Vault.Idempotent]: the body is read once, and
+// the handler's whole response (status, headers, body) is recorded. A
+// repeat by the same caller with the same method, path, media type and
+// body within 24 hours answers that response with the header
+// Idempotent-Replayed: true; the same key with another request is 422; a
+// repeat while the first runs is 409. Responses of status 500 and more,
+// and 429, are not kept: the key is released and a retry runs again. Other
+// routes ignore the header.
+//
+// # Client address
+//
+// Each request carries a new [tokenvault.CallInfo] whose ClientAddress is
+// the host of the connection's remote address (with
+// Options.TrustForwardedFor, the last X-Forwarded-For address), which the
+// Vault uses to throttle failed authentications; it also makes a request
+// count once against the rate limits.
 //
 // # OpenAPI
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 )
@@ -33,6 +35,7 @@ var statusOf = map[tokenvault.Kind]int{
 	tokenvault.Unavailable:          http.StatusServiceUnavailable,
 	tokenvault.CodeFailed:           http.StatusInternalServerError, // unless the code chose one
 	tokenvault.BadGateway:           http.StatusBadGateway,
+	tokenvault.RateLimited:          http.StatusTooManyRequests,
 }
 
 // writeError writes err as a problem. Internal errors are logged in full and
@@ -49,6 +52,9 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Kind == tokenvault.CodeFailed {
 		a.writeCodeError(w, e)
 		return
+	}
+	if e.Kind == tokenvault.RateLimited {
+		w.Header().Set("Retry-After", retryAfterSeconds(e.RetryAfter))
 	}
 	p := Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: e.Message, Errors: e.Fields}
 	if status == http.StatusInternalServerError {
@@ -90,6 +96,13 @@ func (a *api) writeCodeError(w http.ResponseWriter, e *tokenvault.Error) {
 		title = "Error"
 	}
 	writeProblem(w, Problem{Type: "about:blank", Title: title, Status: status, Detail: e.Message, Errors: e.Fields})
+}
+
+// retryAfterSeconds renders d as a Retry-After value: whole seconds,
+// rounded up, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	s := (d + time.Second - 1) / time.Second
+	return strconv.FormatInt(max(int64(s), 1), 10)
 }
 
 func writeProblem(w http.ResponseWriter, p Problem) {

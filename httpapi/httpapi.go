@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -21,6 +22,13 @@ type Options struct {
 	// answered: the hook for access logs and metrics. It runs on the
 	// request's goroutine, so it should be quick.
 	Observe func(context.Context, Observation)
+	// TrustForwardedFor takes the client address (which the Vault uses to
+	// throttle failed authentications) from the last address in the
+	// X-Forwarded-For header, as set by a reverse proxy in front of this
+	// handler. Only for a handler that is reachable solely through such a
+	// proxy: otherwise any client could name any address. False: the
+	// host of the connection's remote address.
+	TrustForwardedFor bool
 }
 
 // APIKeyHeader carries the caller's application or session key.
@@ -31,7 +39,9 @@ type api struct {
 	maxBody int64
 	logger  *slog.Logger
 	observe func(context.Context, Observation)
-	mux     *http.ServeMux
+	// trustXFF: see Options.TrustForwardedFor.
+	trustXFF bool
+	mux      *http.ServeMux
 	// patterns lists every route served, in registration order, so a
 	// test can hold the OpenAPI document to it.
 	patterns []string
@@ -40,7 +50,7 @@ type api struct {
 // New returns a handler serving the REST interface of v. Mount it under a
 // prefix with http.StripPrefix.
 func New(v *tokenvault.Vault, opts Options) http.Handler {
-	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, mux: http.NewServeMux()}
+	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, trustXFF: opts.TrustForwardedFor, mux: http.NewServeMux()}
 	if a.maxBody <= 0 {
 		a.maxBody = 1 << 20
 	}
@@ -53,6 +63,9 @@ func New(v *tokenvault.Vault, opts Options) http.Handler {
 
 // handle registers one route.
 func (a *api) handle(pattern string, h http.HandlerFunc) {
+	if idempotentRoutes[pattern] {
+		h = a.idempotent(h)
+	}
 	a.mux.HandleFunc(pattern, h)
 	a.patterns = append(a.patterns, pattern)
 }
@@ -84,13 +97,16 @@ func (a *api) routes() {
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.
+// Every request carries a new tokenvault.CallInfo with the client's
+// address, so the Vault charges it once against the rate limits and can
+// throttle failed authentications by address.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r)}
 	if a.observe == nil {
-		a.serve(w, r)
+		a.serve(w, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)))
 		return
 	}
 	start := time.Now()
-	info := new(tokenvault.CallInfo)
 	rec := &statusRecorder{ResponseWriter: w}
 	_, pattern := a.mux.Handler(r)
 	defer func() {
@@ -121,6 +137,27 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.mux.ServeHTTP(w, r)
+}
+
+// clientAddress is the host of the request's remote address, or with
+// TrustForwardedFor the last address of X-Forwarded-For.
+func (a *api) clientAddress(r *http.Request) string {
+	if a.trustXFF {
+		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+			last := xff[len(xff)-1]
+			if i := strings.LastIndexByte(last, ','); i >= 0 {
+				last = last[i+1:]
+			}
+			if ip := strings.TrimSpace(last); ip != "" {
+				return ip
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func apiKey(r *http.Request) string { return r.Header.Get(APIKeyHeader) }

@@ -39,10 +39,22 @@ type config struct {
 	logRetention time.Duration
 	// rotateMasterKey: replace the master key file's key at start.
 	rotateMasterKey bool
+	// Rate limits (tokenvault.Options), per instance.
+	ratePerKey, ratePerTenant, sessionsPerApp float64
+	authFailuresPerMinute                     int
 }
+
+// Server defaults of the rate limits: high enough that bench/run.sh is
+// never throttled, low enough to stop one runaway key or tenant.
+const (
+	defaultRatePerKey    = 20000
+	defaultRatePerTenant = 100000
+)
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
 	c := config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true,
+		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
+		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
 		logRetention: defaultLogRetention}
 	for _, e := range []struct {
 		name string
@@ -70,7 +82,33 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		}
 		c.logRetention = d
 	}
+	for _, e := range []struct {
+		name string
+		dst  *float64
+	}{
+		{"TOKENVAULT_RATE_PER_KEY", &c.ratePerKey}, {"TOKENVAULT_RATE_PER_TENANT", &c.ratePerTenant},
+		{"TOKENVAULT_SESSIONS_PER_APPLICATION", &c.sessionsPerApp},
+	} {
+		if s := getenv(e.name); s != "" {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return c, fmt.Errorf("%s must be a number, not %q", e.name, s)
+			}
+			*e.dst = f
+		}
+	}
+	if s := getenv("TOKENVAULT_AUTH_FAILURES_PER_MINUTE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return c, fmt.Errorf("TOKENVAULT_AUTH_FAILURES_PER_MINUTE must be an integer, not %q", s)
+		}
+		c.authFailuresPerMinute = n
+	}
 	fl := flag.NewFlagSet("server", flag.ContinueOnError)
+	fl.Float64Var(&c.ratePerKey, "rate-per-key", c.ratePerKey, "requests per second one API or session key may make, per instance; 0: no limit (env TOKENVAULT_RATE_PER_KEY)")
+	fl.Float64Var(&c.ratePerTenant, "rate-per-tenant", c.ratePerTenant, "requests per second all keys of one tenant may make, per instance; 0: no limit (env TOKENVAULT_RATE_PER_TENANT)")
+	fl.Float64Var(&c.sessionsPerApp, "sessions-per-application", c.sessionsPerApp, "sessions per second one public application may create, per instance; negative: no limit (env TOKENVAULT_SESSIONS_PER_APPLICATION)")
+	fl.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before it gets 429, per instance; negative: no limit (env TOKENVAULT_AUTH_FAILURES_PER_MINUTE)")
 	fl.StringVar(&c.addr, "addr", c.addr, "listen address (env TOKENVAULT_ADDR)")
 	fl.StringVar(&c.dataDir, "data", c.dataDir, "data directory (env TOKENVAULT_DATA)")
 	fl.StringVar(&c.store, "store", c.store, "bolt or postgres (env TOKENVAULT_STORE)")
@@ -93,6 +131,16 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
 	case c.store == "postgres" && c.dsn == "":
 		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.ratePerKey < 0 || c.ratePerTenant < 0:
+		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
+	}
+	// 0 means no limit for the server's flags; the library's zero is its
+	// default (5 a second, 100 a minute), so pass no limit as negative.
+	if c.sessionsPerApp == 0 {
+		c.sessionsPerApp = -1
+	}
+	if c.authFailuresPerMinute == 0 {
+		c.authFailuresPerMinute = -1
 	}
 	return c, nil
 }
@@ -125,7 +173,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log}, LogRetention: cfg.logRetention,
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
-		AllowPrivateDestinations: getenv("TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS") == "true"}
+		AllowPrivateDestinations: getenv("TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS") == "true",
+		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
+		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute}
 	where := cfg.dataDir
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)

@@ -1,0 +1,4 @@
+package httpapi
+
+// IdempotentRoutes lists the routes an Idempotency-Key applies to.
+func IdempotentRoutes() map[string]bool { return idempotentRoutes }

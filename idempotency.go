@@ -1,0 +1,251 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"time"
+)
+
+// Idempotency. A caller that cannot tell whether a creating request took
+// effect (a timeout, a dropped connection) sends it again with the same
+// idempotency key, and gets the first answer instead of a second resource.
+//
+// The rules, all in [Vault.Idempotent]:
+//
+//   - A record is kept per caller (the application or session that
+//     authenticated, within its tenant) and idempotency key, found by a
+//     keyed HMAC of the two with the tenant's index key; the key as given
+//     is stored nowhere. The record holds a hash of the request (its
+//     operation and body) and, once the request has run, its response
+//     (status, headers, body), sealed with the tenant's data key like every
+//     record: responses may hold token data, API keys or session keys.
+//   - A repeat with the same key and request within IdempotencyWindow
+//     (24 hours from the first) answers the stored response without
+//     running anything. The same key with another request (another body or
+//     another operation) is Unprocessable. A repeat while the first is
+//     still running is Conflict (409): the caller should retry later.
+//   - The first request claims the key in a store transaction before it
+//     runs, so two requests (on one instance or on several sharing a
+//     PostgreSQL store) cannot both run. A claim lasts IdempotencyLease;
+//     the run's context is cancelled then, and a claim left by an instance
+//     that crashed is taken over by the next repeat after the lease ends.
+//   - Only outcomes worth repeating are kept: a response of status 200 to
+//     499 except 429. A response of status 500 or more or 429, an error
+//     returned by run, or a panic releases the key, so a retry runs again
+//     (a Vault operation that fails writes nothing, so this is safe).
+//   - Records are removed by the sweeper once IdempotencyWindow has passed,
+//     and are treated as absent from that instant.
+
+// Idempotency limits.
+const (
+	// IdempotencyWindow is how long a response is kept for repeats,
+	// counted from the first request.
+	IdempotencyWindow = 24 * time.Hour
+	// IdempotencyLease is how long a claim on an idempotency key lasts
+	// while its request runs; a request still running then is cancelled,
+	// and a repeat after it runs again.
+	IdempotencyLease = 5 * time.Minute
+	// MaxIdempotencyKeyLength bounds an idempotency key: 1 to 255
+	// printable ASCII characters (space to tilde).
+	MaxIdempotencyKeyLength = 255
+)
+
+// kindIdempotency is the record kind of idempotency records:
+// tenant/<tid>/idempotency/<hmac>.
+const kindIdempotency = "idempotency"
+
+// IdempotentRequest is what an idempotent call does, to recognise a repeat:
+// a repeat must have the same Operation and Body.
+type IdempotentRequest struct {
+	// Operation names the operation and its target, for example
+	// "POST /reactors/<id>/react" (httpapi uses the method and path).
+	Operation string
+	// Body is the request body, byte for byte.
+	Body []byte
+}
+
+// IdempotentResponse is the outcome of an idempotent call as its caller
+// encodes it: httpapi keeps the HTTP status, headers and body.
+type IdempotentResponse struct {
+	Status int                 `json:"status"`
+	Header map[string][]string `json:"header,omitempty"`
+	Body   []byte              `json:"body,omitempty"`
+}
+
+// idempotencyRecord is an idempotency key's claim or kept response, as
+// stored.
+type idempotencyRecord struct {
+	Version     int       `json:"v"`
+	Fingerprint []byte    `json:"fp"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	// Claim identifies the run holding the key, until LeaseUntil; empty
+	// once Response is kept.
+	Claim      string              `json:"claim,omitempty"`
+	LeaseUntil time.Time           `json:"lease_until,omitzero"`
+	Response   *IdempotentResponse `json:"response,omitempty"`
+}
+
+func (r *idempotencyRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+
+// validIdempotencyKey checks the form of an idempotency key.
+func validIdempotencyKey(k string) error {
+	if k == "" || len(k) > MaxIdempotencyKeyLength {
+		return invalidField("Idempotency-Key", "must be 1 to %d characters", MaxIdempotencyKeyLength)
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return invalidField("Idempotency-Key", "must be printable ASCII")
+		}
+	}
+	return nil
+}
+
+// idempotencyStorable reports whether a response is kept for repeats.
+func idempotencyStorable(status int) bool {
+	return status >= 200 && status < 500 && status != 429
+}
+
+// Idempotent runs run at most once for the caller authenticated by key and
+// idempotencyKey (see "Idempotency" in the package documentation), and
+// returns its response, or the response kept from the first run with
+// replayed true. run gets a context that ends when the claim's lease does;
+// every Vault call it makes with it is charged once, with this call,
+// against the rate limits.
+//
+// Returns Invalid (the idempotency key is empty, longer than
+// MaxIdempotencyKeyLength or not printable ASCII), Unauthenticated,
+// RateLimited, Unprocessable (the key was used with another request),
+// Conflict (a request with this key is still running), or run's own error
+// (which releases the key).
+func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req IdempotentRequest, run func(context.Context) (*IdempotentResponse, error)) (resp *IdempotentResponse, replayed bool, err error) {
+	if err := validIdempotencyKey(idempotencyKey); err != nil {
+		return nil, false, err
+	}
+	ctx = withCall(ctx)
+	h := sha256.New()
+	h.Write([]byte(req.Operation))
+	h.Write([]byte{0})
+	h.Write(req.Body)
+	fp := h.Sum(nil)
+	var c [16]byte
+	rand.Read(c[:])
+	claim := hex.EncodeToString(c[:])
+
+	var recKey, tid string
+	var kept *IdempotentResponse
+	err = v.update(ctx, func(t *txn) error {
+		kept = nil
+		p, err := t.authenticate(key)
+		if err != nil {
+			return err
+		}
+		tid = p.tenantID
+		ks, err := t.tenantKeys(tid, false)
+		if err != nil {
+			return err
+		}
+		recKey = recordKey(tid, kindIdempotency, hex.EncodeToString(ks.mac(
+			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
+		var rec idempotencyRecord
+		found, err := t.getRecord(recKey, &rec)
+		if err != nil {
+			return err
+		}
+		if found && !rec.expired(t.now) {
+			switch {
+			case subtle.ConstantTimeCompare(rec.Fingerprint, fp) != 1:
+				return errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
+			case rec.Response != nil:
+				kept = rec.Response
+				return nil
+			case t.now.Before(rec.LeaseUntil):
+				return errorf(Conflict, "a request with this Idempotency-Key is still in progress; retry later")
+			}
+			// The claim's lease is over: its instance crashed or gave up.
+		}
+		if found {
+			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, idFromKey(recKey))); err != nil {
+				return err
+			}
+		}
+		rec = idempotencyRecord{Version: 1, Fingerprint: fp, CreatedAt: t.now, ExpiresAt: t.now.Add(IdempotencyWindow),
+			Claim: claim, LeaseUntil: t.now.Add(IdempotencyLease)}
+		if err := t.putRecord(recKey, &rec); err != nil {
+			return err
+		}
+		return t.putIndex(expiryKey(rec.ExpiresAt, tid, kindIdempotency, idFromKey(recKey)))
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if kept != nil {
+		return kept, true, nil
+	}
+
+	done := false
+	defer func() {
+		if !done { // run panicked: release the key, then go on panicking
+			v.finishIdempotent(ctx, recKey, tid, claim, nil)
+		}
+	}()
+	runCtx, cancel := context.WithTimeout(ctx, IdempotencyLease)
+	resp, err = run(runCtx)
+	cancel()
+	done = true
+	if err != nil || resp == nil || !idempotencyStorable(resp.Status) {
+		v.finishIdempotent(ctx, recKey, tid, claim, nil)
+		return resp, false, err
+	}
+	v.finishIdempotent(ctx, recKey, tid, claim, resp)
+	return resp, false, nil
+}
+
+// finishIdempotent keeps resp as the answer of the claimed key, or with
+// resp nil releases the key. A claim taken over meanwhile (the lease ran
+// out) is left to its new holder. Failures are logged: the caller still
+// gets its response, and the claim ends with its lease.
+func (v *Vault) finishIdempotent(ctx context.Context, recKey, tid, claim string, resp *IdempotentResponse) {
+	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
+		var rec idempotencyRecord
+		found, err := t.getRecord(recKey, &rec)
+		if err != nil || !found || rec.Claim != claim {
+			return err
+		}
+		if resp == nil {
+			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, idFromKey(recKey))); err != nil {
+				return err
+			}
+			return t.delete(recKey)
+		}
+		rec.Claim, rec.LeaseUntil, rec.Response = "", time.Time{}, resp
+		return t.putRecord(recKey, &rec)
+	})
+	if err != nil {
+		v.logger.Error("tokenvault: an idempotency record could not be finished; it is released when its lease ends", "tenant", tid, "err", err)
+	}
+}
+
+// idFromKey is the last segment of a record key.
+func idFromKey(k string) string {
+	for i := len(k) - 1; i >= 0; i-- {
+		if k[i] == '/' {
+			return k[i+1:]
+		}
+	}
+	return k
+}
+
+// sweepIdempotency removes an idempotency record whose window is over.
+func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
+	k := recordKey(tid, kindIdempotency, id)
+	var rec idempotencyRecord
+	found, err := t.getRecord(k, &rec)
+	if err != nil || !found || !rec.expired(t.now) {
+		return false, err
+	}
+	return true, t.delete(k)
+}

@@ -1,0 +1,290 @@
+package tokenvault_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// wantRateLimited fails unless err is RateLimited with a RetryAfter in
+// (0, max].
+func wantRateLimited(t *testing.T, what string, err error, max time.Duration) {
+	t.Helper()
+	wantKind(t, what, err, tokenvault.RateLimited)
+	e := err.(*tokenvault.Error)
+	if e.RetryAfter <= 0 || e.RetryAfter > max {
+		t.Errorf("%s: RetryAfter = %v, want in (0, %v]", what, e.RetryAfter, max)
+	}
+}
+
+// TestRatePerKey: a key gets RatePerKey calls a second (burst one second's
+// worth), on the Vault's clock; another key has its own bucket.
+func TestRatePerKey(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.RatePerKey = 2 })
+	ctx := context.Background()
+	a, b := e.app(t, tokenvault.Private, "token:create"), e.app(t, tokenvault.Private, "token:create")
+	create := func(key string) error {
+		_, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "x"})
+		return err
+	}
+	for i := range 2 {
+		if err := create(a.Key); err != nil {
+			t.Fatalf("call %d within the burst: %v", i, err)
+		}
+	}
+	wantRateLimited(t, "a third call in the same instant", create(a.Key), 500*time.Millisecond)
+	if err := create(b.Key); err != nil {
+		t.Errorf("another key: %v", err)
+	}
+	e.clock.Advance(500 * time.Millisecond)
+	if err := create(a.Key); err != nil {
+		t.Errorf("after half a second: %v", err)
+	}
+	wantRateLimited(t, "and once more", create(a.Key), 500*time.Millisecond)
+}
+
+// TestRatePerTenant: all keys of a tenant share RatePerTenant; another
+// tenant does not.
+func TestRatePerTenant(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.RatePerTenant = 3 })
+	ctx := context.Background()
+	keys := []string{e.app(t, tokenvault.Private, "token:create").Key, e.app(t, tokenvault.Private, "token:create").Key}
+	// Creating the applications used two calls of the management key.
+	e.clock.Advance(time.Second)
+	for i := range 3 {
+		if _, err := e.v.CreateToken(ctx, keys[i%2], tokenvault.TokenRequest{Type: "token", Data: "x"}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	_, err := e.v.CreateToken(ctx, keys[1], tokenvault.TokenRequest{Type: "token", Data: "x"})
+	wantRateLimited(t, "a fourth call of the tenant", err, time.Second)
+	other := e.tenant(t, "Other")
+	if _, err := e.v.GetTenant(ctx, other.Application.Key); err != nil {
+		t.Errorf("another tenant: %v", err)
+	}
+}
+
+// TestRateChargedOncePerCall: a call is charged once, however many
+// transactions it runs: Idempotent and the operation it runs are one call.
+func TestRateChargedOncePerCall(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.RatePerKey = 1 })
+	app := e.app(t, tokenvault.Private, "token:create", "token:read")
+	runs := 0
+	if _, _, err := idemTokenize(t, e.v, app.Key, "k", "v", &runs); err != nil {
+		t.Fatalf("Idempotent running Tokenize with a limit of one call: %v", err)
+	}
+	_, _, err := idemTokenize(t, e.v, app.Key, "k2", "v", &runs)
+	wantRateLimited(t, "a second call", err, time.Second)
+	// One CallInfo per call: a reused one is charged once.
+	var info tokenvault.CallInfo
+	ctx := tokenvault.WithCallInfo(context.Background(), &info)
+	e.clock.Advance(time.Second)
+	for i := range 3 {
+		if _, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); err != nil {
+			t.Errorf("call %d with one CallInfo: %v", i, err)
+		}
+	}
+}
+
+// TestAuthFailuresThrottled: past AuthFailuresPerMinute failed
+// authentications from one address, its calls are RateLimited without the
+// key being checked (a valid key too); other addresses and in-process
+// callers without an address are not.
+func TestAuthFailuresThrottled(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 3 })
+	from := func(addr string) context.Context {
+		return tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: addr})
+	}
+	for i := range 3 {
+		_, err := e.v.GetTenant(from("203.0.113.9"), fmt.Sprintf("key_wrong_%d", i))
+		wantKind(t, "a wrong key", err, tokenvault.Unauthenticated)
+	}
+	_, err := e.v.GetTenant(from("203.0.113.9"), "key_wrong")
+	wantRateLimited(t, "a fourth wrong key", err, 20*time.Second)
+	_, err = e.v.GetTenant(from("203.0.113.9"), e.mgmt)
+	wantRateLimited(t, "a valid key from the throttled address", err, 20*time.Second)
+	if _, err := e.v.GetTenant(from("198.51.100.7"), e.mgmt); err != nil {
+		t.Errorf("another address: %v", err)
+	}
+	for i := range 5 {
+		_, err := e.v.GetTenant(context.Background(), "key_wrong")
+		wantKind(t, fmt.Sprintf("in-process wrong key %d", i), err, tokenvault.Unauthenticated)
+	}
+	// One failure refills every 20 s.
+	e.clock.Advance(20 * time.Second)
+	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
+		t.Errorf("after 20 s: %v", err)
+	}
+	_, err = e.v.GetTenant(from("203.0.113.9"), "key_wrong")
+	wantKind(t, "a wrong key after 20 s", err, tokenvault.Unauthenticated)
+	_, err = e.v.GetTenant(from("203.0.113.9"), "key_wrong")
+	wantRateLimited(t, "and another", err, 20*time.Second)
+}
+
+// TestSessionsPerApplication: one public application creates at most
+// SessionsPerApplication sessions a second, with SessionBurstSeconds'
+// worth at once; the library default is not unlimited.
+func TestSessionsPerApplication(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		rate  float64
+		burst int
+	}{
+		{"default", 0, tokenvault.DefaultSessionsPerApplication * tokenvault.SessionBurstSeconds},
+		{"one a second", 1, tokenvault.SessionBurstSeconds},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.SessionsPerApplication = tc.rate })
+			pub, other := e.app(t, tokenvault.Public, "token:create"), e.app(t, tokenvault.Public, "token:create")
+			for i := range tc.burst {
+				if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
+					t.Fatalf("session %d within the burst: %v", i, err)
+				}
+			}
+			_, err := e.v.CreateSession(ctx, pub.Key)
+			wantRateLimited(t, "a session past the burst", err, time.Second)
+			if _, err := e.v.CreateSession(ctx, other.Key); err != nil {
+				t.Errorf("another public application: %v", err)
+			}
+			e.clock.Advance(time.Second)
+			if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
+				t.Errorf("a second later: %v", err)
+			}
+		})
+	}
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.SessionsPerApplication = -1 })
+	pub := e.app(t, tokenvault.Public, "token:create")
+	for i := range 200 {
+		if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
+			t.Fatalf("session %d with no limit: %v", i, err)
+		}
+	}
+}
+
+// TestLimitersForgetIdleBuckets: buckets of keys, tenants and addresses
+// not seen for as long as a bucket takes to refill are dropped, so keys
+// never seen again do not stay in memory.
+func TestLimitersForgetIdleBuckets(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) {
+		o.RatePerKey, o.RatePerTenant, o.AuthFailuresPerMinute = 10, 100, 10
+	})
+	ctx := context.Background()
+	for i := range 50 {
+		boot := e.tenant(t, fmt.Sprint("T", i))
+		if _, err := e.v.GetTenant(ctx, boot.Application.Key); err != nil {
+			t.Fatal(err)
+		}
+		e.v.GetTenant(tokenvault.WithCallInfo(ctx, &tokenvault.CallInfo{ClientAddress: fmt.Sprint("192.0.2.", i)}), "key_wrong")
+		pub, err := e.v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+			Name: "p", Type: tokenvault.Public, Permissions: []string{"token:create"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sizes := tokenvault.LimiterSizes(e.v)
+	for _, name := range []string{"key", "tenant", "auth_failures", "sessions"} {
+		if sizes[name] < 50 {
+			t.Fatalf("%s buckets = %d before going idle, want at least 50", name, sizes[name])
+		}
+	}
+	// A minute later (every bucket full again), one call forgets the rest.
+	e.clock.Advance(time.Minute)
+	if _, err := e.v.GetTenant(ctx, e.mgmt); err != nil {
+		t.Fatal(err)
+	}
+	e.v.GetTenant(tokenvault.WithCallInfo(ctx, &tokenvault.CallInfo{ClientAddress: "192.0.2.250"}), "key_wrong")
+	pub := e.app(t, tokenvault.Public, "token:create")
+	if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
+		t.Fatal(err)
+	}
+	sizes = tokenvault.LimiterSizes(e.v)
+	for _, name := range []string{"key", "tenant", "auth_failures", "sessions"} {
+		if sizes[name] > 2 {
+			t.Errorf("%s buckets = %d after a minute idle, want at most 2", name, sizes[name])
+		}
+	}
+}
+
+// TestPendingSessionsCapped: one public application has at most
+// MaxPendingSessionsPerApplication live sessions waiting for authorization;
+// authorizing or expiring one makes room, and the index that counts them
+// is cleaned up with the sessions.
+func TestPendingSessionsCapped(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) { testPendingSessionsCapped(t, sk) })
+	}
+}
+
+func testPendingSessionsCapped(t *testing.T, sk storeKind) {
+	e2 := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) {
+		o.SessionsPerApplication, o.MaxPendingSessionsPerApplication = -1, 3
+	})
+	ctx := context.Background()
+	pub, other := e2.app(t, tokenvault.Public, "token:create"), e2.app(t, tokenvault.Public, "token:create")
+	authz := e2.app(t, tokenvault.Private, "token:read")
+	var nonces []string
+	for i := range 3 {
+		s, err := e2.v.CreateSession(ctx, pub.Key)
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		nonces = append(nonces, s.Nonce)
+		e2.clock.Advance(time.Second)
+	}
+	_, err := e2.v.CreateSession(ctx, pub.Key)
+	wantRateLimited(t, "a fourth pending session", err, tokenvault.SessionLifetime)
+	if e := err.(*tokenvault.Error); e.RetryAfter != tokenvault.SessionLifetime-3*time.Second {
+		t.Errorf("RetryAfter = %v, want %v (when the first expires)", e.RetryAfter, tokenvault.SessionLifetime-3*time.Second)
+	}
+	if _, err := e2.v.CreateSession(ctx, other.Key); err != nil {
+		t.Errorf("another application: %v", err)
+	}
+	if err := e2.v.AuthorizeSession(ctx, authz.Key, tokenvault.AuthorizeSessionRequest{Nonce: nonces[0], Permissions: []string{"token:read"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.v.CreateSession(ctx, pub.Key); err != nil {
+		t.Errorf("after one was authorized: %v", err)
+	}
+	_, err = e2.v.CreateSession(ctx, pub.Key)
+	wantRateLimited(t, "full again", err, tokenvault.SessionLifetime)
+	e2.clock.Advance(tokenvault.SessionLifetime)
+	if _, err := e2.v.CreateSession(ctx, pub.Key); err != nil {
+		t.Errorf("after they expired: %v", err)
+	}
+	e2.clock.Advance(time.Hour)
+	if _, err := e2.v.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for k := range dump(t, e2.store) {
+		if strings.Contains(k, "/idx/pending-session/") {
+			t.Errorf("%s left after every session was swept", k)
+		}
+	}
+}
+
+// TestWrongProxyKeysThrottled: unknown proxy keys count as failed
+// authentications of the caller's address.
+func TestWrongProxyKeysThrottled(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 2 })
+	ctx := tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: "203.0.113.5"})
+	call := func() error {
+		_, err := e.v.InvokeProxy(tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: "203.0.113.5"}),
+			tokenvault.ProxyCall{ProxyKey: "wrong", Method: "POST"})
+		return err
+	}
+	for range 2 {
+		wantKind(t, "an unknown proxy key", call(), tokenvault.Unauthenticated)
+	}
+	wantRateLimited(t, "a third unknown proxy key", call(), 30*time.Second)
+	_, err := e.v.GetTenant(ctx, e.mgmt)
+	wantRateLimited(t, "an API call from the same address", err, 30*time.Second)
+}
