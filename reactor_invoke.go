@@ -99,9 +99,12 @@ func normalizeArgs(args any) (any, error) {
 		return nil, nil
 	}
 	if raw, ok := args.(json.RawMessage); ok {
+		if err := checkJSONText(raw, "args"); err != nil {
+			return nil, err
+		}
 		v, err := decodeJSON(raw)
-		if err == errTooDeep {
-			return nil, errTooDeep
+		if refused(err) {
+			return nil, err
 		}
 		if err != nil {
 			return nil, invalidField("args", "is not valid JSON")

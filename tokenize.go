@@ -93,7 +93,7 @@ func tokenizeBody(body any) (any, error) {
 		}
 	}
 	v, err := decodeJSON(b)
-	if err == errTooDeep {
+	if refused(err) {
 		return nil, err
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // invalid is a one-field validation error.
@@ -20,7 +22,9 @@ func invalid(field, msg string) error {
 }
 
 // decodeJSON reads one JSON value of at most MaxBodyBytes into dst,
-// refusing unknown fields.
+// refusing unknown fields, and strings that encoding/json would decode
+// with a loss (invalid UTF-8, lone surrogate escapes such as "\ud800"),
+// naming their path: it would replace them with U+FFFD silently.
 func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -28,17 +32,19 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
 		}
 	}
-	body := http.MaxBytesReader(w, r.Body, a.maxBody)
-	dec := json.NewDecoder(body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
+	if err != nil {
+		return decodeError(err)
+	}
+	if e := jsoncheck.Check(body); e != nil {
+		return invalid(e.Path, e.Message())
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return decodeError(err)
-		}
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
 	}
 	return nil

@@ -1,0 +1,24 @@
+package tokenvault
+
+import "github.com/tokenvault/tokenvault/internal/jsoncheck"
+
+// checkJSONText refuses a JSON text from a caller that holds a string
+// encoding/json would decode with a loss (invalid UTF-8, a lone surrogate
+// escape such as "\ud800"): decoded, it would become U+FFFD, and what is
+// stored or forwarded would not be what was sent. The Invalid error names
+// the string's path under prefix ("data.name", "args.card[0]").
+func checkJSONText(b []byte, prefix string) error {
+	e := jsoncheck.Check(b)
+	if e == nil {
+		return nil
+	}
+	return invalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
+}
+
+// refused reports whether err is decodeJSON's own refusal of a text (too
+// deep, or a string it would decode with a loss), which names what is
+// wrong, rather than a syntax error of the decoder.
+func refused(err error) bool {
+	_, ok := err.(*Error)
+	return ok
+}
