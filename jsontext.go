@@ -1,6 +1,10 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/jsoncheck"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+)
 
 // checkJSONText refuses a JSON text from a caller that holds a string
 // encoding/json would decode with a loss (invalid UTF-8, a lone surrogate
@@ -21,4 +25,20 @@ func checkJSONText(b []byte, prefix string) error {
 func refused(err error) bool {
 	_, ok := err.(*Error)
 	return ok
+}
+
+// badDateTime is a field error naming m[name] under path when it is set
+// but is not an RFC 3339 date-time string (encoding/json's error does not
+// say which field it could not read), or nil.
+func badDateTime(m map[string]any, name, path string) *Error {
+	v, ok := m[name]
+	if !ok || v == nil {
+		return nil
+	}
+	if s, ok := v.(string); ok {
+		if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return nil
+		}
+	}
+	return invalidField(join(path, name), "must be an ISO 8601 (RFC 3339) date-time string such as 2030-01-02T15:04:05Z")
 }

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,10 @@ import (
 //  5. a missing non-optional parameter is Invalid, naming it;
 //  6. a value of another type is cast where possible (a numeric string to
 //     a number, "true"/"false" to a boolean, a number or boolean to a
-//     string) and Invalid otherwise;
+//     string) and Invalid otherwise; a number (or numeric string) beyond
+//     the range of a JavaScript number (a float64: 1e400, -1e400) cannot
+//     be one, and is Invalid too, rather than reaching the code as
+//     Infinity or as text;
 //  7. it runs after detokenization, so one card or bank token whose data
 //     object was injected whole can supply several dotted parameters.
 //
@@ -51,6 +55,10 @@ func prepareArgs(params []RequestParameter, args any) (any, error) {
 		cast, ok := castArg(v, p.Type)
 		if !ok {
 			fe.add("args."+p.Name, "must be a %s", p.Type)
+			continue
+		}
+		if n, isNumber := cast.(json.Number); isNumber && !finiteNumber(n) {
+			fe.add("args."+p.Name, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
 			continue
 		}
 		if !setPath(out, path, cast) {
@@ -134,6 +142,13 @@ func castArg(v any, typ string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// finiteNumber reports whether n is within the range of a float64, the
+// number type of the code that receives it.
+func finiteNumber(n json.Number) bool {
+	f, err := strconv.ParseFloat(string(n), 64)
+	return err == nil && !math.IsInf(f, 0)
 }
 
 // jsonNumber reports whether s is a number in JSON's grammar (no hex, no

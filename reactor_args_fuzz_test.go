@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -150,6 +151,9 @@ func checkCast(t *testing.T, p RequestParameter, src, v any) {
 		n, ok := v.(json.Number)
 		if !ok || !jsonNumberGrammar.MatchString(string(n)) {
 			t.Fatalf("%q: %#v cast to number is %#v, not a JSON number", p.Name, src, v)
+		}
+		if f, err := strconv.ParseFloat(string(n), 64); err != nil || math.IsInf(f, 0) {
+			t.Fatalf("%q: %#v cast to number is %s, out of a number's range", p.Name, src, n)
 		}
 		var want string
 		switch x := src.(type) {

@@ -155,6 +155,9 @@ func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
 	if err == nil {
 		return req, nil
 	}
+	if e := badDateTime(m, "expires_at", path); e != nil {
+		return req, e
+	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		return req, invalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
