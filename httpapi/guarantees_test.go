@@ -409,3 +409,25 @@ func TestProxyApplicationIDOverHTTP(t *testing.T) {
 	r = s.do(t, "GET", "/proxies/"+id, s.mgmt, nil)
 	check("after PATCH application_id null", fields("get", r), "")
 }
+
+// TestProxy401NamesTheKeys: a proxy's 401 says where the proxy key and
+// the API key go; Authorization is the destination's, so no hint about it.
+func TestProxy401NamesTheKeys(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	r := s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": "https://example.com"})
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	var p tokenvault.Proxy
+	r.json(t, &p)
+	for _, tc := range []struct{ what, key string }{{"no proxy key", ""}, {"no API key", p.Key}} {
+		r = s.do(t, "POST", "/proxy/pay", "", map[string]any{"a": 1}, "SVC-PROXY-KEY", tc.key, "Authorization", "Bearer dest-secret")
+		wantStatus(t, tc.what, r, http.StatusUnauthorized)
+		var body struct {
+			ProxyError httpapi.Problem `json:"proxy_error"`
+		}
+		r.json(t, &body)
+		d := body.ProxyError.Detail
+		if !strings.Contains(d, "SVC-PROXY-KEY") || !strings.Contains(d, "SVC-API-KEY") || strings.Contains(d, "dest-secret") {
+			t.Errorf("%s: detail = %q", tc.what, d)
+		}
+	}
+}
