@@ -19,6 +19,18 @@ func checkJSONText(b []byte, prefix string) error {
 	return invalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
 }
 
+// checkGoText is checkJSONText for a Go value a caller passes in process
+// (a map, a struct, json.RawMessage): a string that is not valid UTF-8
+// would be encoded as U+FFFD, so it is refused, naming its path under
+// prefix.
+func checkGoText(v any, prefix string) error {
+	e := jsoncheck.Value(v)
+	if e == nil {
+		return nil
+	}
+	return invalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
+}
+
 // refused reports whether err is decodeJSON's own refusal of a text (too
 // deep, or a string it would decode with a loss), which names what is
 // wrong, rather than a syntax error of the decoder.

@@ -92,3 +92,33 @@ func TestLossyTextElsewhere(t *testing.T) {
 	})
 	wantField(t, err, "args.card.number")
 }
+
+// TestGoValuesWithInvalidUTF8: in process, a Go string that is not UTF-8
+// (which encoding/json would store as U+FFFD) is refused the same way.
+func TestGoValuesWithInvalidUTF8(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	backend := e.app(t, tokenvault.Private, "token:create", "token:read", "token:use")
+	bad := "caf\xe9"
+	_, err := e.v.Tokenize(ctx, backend.Key, map[string]any{"user": map[string]any{"type": "token", "data": bad}})
+	wantField(t, err, "user.data")
+	_, err = e.v.Tokenize(ctx, backend.Key, []any{"ok", map[string]string{"k": bad}})
+	wantField(t, err, "[1].k")
+	_, err = e.v.CreateToken(ctx, backend.Key, tokenvault.TokenRequest{Type: "token", Data: "ok", Metadata: map[string]string{"ref": bad}})
+	wantField(t, err, "metadata.ref")
+	_, err = e.v.CreateToken(ctx, backend.Key, tokenvault.TokenRequest{Type: "token", Data: map[string]any{bad: 1}})
+	wantField(t, err, "data")
+	_, err = e.v.Detokenize(ctx, backend.Key, map[string]any{"a": bad})
+	wantField(t, err, "a")
+	_, err = e.v.InvokeReactor(ctx, e.mgmt, "00000000-0000-7000-8000-000000000000", tokenvault.InvokeReactorRequest{
+		Args: map[string]any{"card": map[string]any{"number": bad}},
+	})
+	wantField(t, err, "args.card.number")
+	list, err := e.v.ListTokens(ctx, backend.Key, tokenvault.ListTokensRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.Pagination.TotalItems != 0 {
+		t.Errorf("%d tokens stored", list.Pagination.TotalItems)
+	}
+}

@@ -98,10 +98,10 @@ func normalizeArgs(args any) (any, error) {
 	if args == nil {
 		return nil, nil
 	}
+	if err := checkGoText(args, "args"); err != nil {
+		return nil, err
+	}
 	if raw, ok := args.(json.RawMessage); ok {
-		if err := checkJSONText(raw, "args"); err != nil {
-			return nil, err
-		}
 		v, err := decodeJSON(raw)
 		if refused(err) {
 			return nil, err

@@ -60,6 +60,9 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 // CreateToken creates one token. Requires token:create on its containers.
 // A custom id that exists is a Conflict.
 func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
+	if err := checkGoText(req, ""); err != nil {
+		return nil, err
+	}
 	fe := fieldErrors{}
 	now := v.now()
 	pt := prepareToken(req, now, now, "", fe)
@@ -80,6 +83,9 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 
 // tokenizeBody decodes a Tokenize body into plain JSON values.
 func tokenizeBody(body any) (any, error) {
+	if err := checkGoText(body, ""); err != nil {
+		return nil, err
+	}
 	var b []byte
 	switch x := body.(type) {
 	case json.RawMessage:
