@@ -47,8 +47,11 @@
 // the security schemes. The handler serves it as JSON at GET /openapi.json
 // (no key), and [OpenAPI] returns it. Tests hold the handler to it both
 // ways: the registered routes and the document's operations must be the
-// same set, and every exchange of the httpapi and client tests is
-// validated against it with kin-openapi, which is a test dependency only.
+// same set, each operation lists exactly the query parameters its route
+// takes, and every exchange of the httpapi and client tests is validated
+// against it with kin-openapi, which is a test dependency only. The YAML
+// uses no anchors, aliases or merge keys (a test holds it to that), so
+// tools that read it directly, such as swagger-parser, accept it.
 //
 // # Routes without an API key
 //
