@@ -150,6 +150,9 @@ func (t *txn) checkProxyApplication(tid string, req *ProxyRequest) error {
 }
 
 // CreateProxy creates a proxy with a new random key. Requires proxy:create.
+// The application may be given as req.Application or req.ApplicationID
+// (Invalid on application_id when both are given and differ); the answer
+// carries both.
 func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (*Proxy, error) {
 	pkey := newProxyKey()
 	var out *Proxy
@@ -295,7 +298,9 @@ func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyReques
 }
 
 // PatchProxy applies an RFC 7386 merge patch to a proxy's settings.
-// Requires proxy:update.
+// Requires proxy:update. A patch naming only application or only
+// application_id replaces the application whole (null removes it); naming
+// both, they must agree.
 func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
 	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "application_id", "configuration", "require_auth")
 	if err != nil {
