@@ -431,3 +431,34 @@ func TestProxy401NamesTheKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyBodyLossyText: a JSON body through a proxy holding a lone
+// surrogate is a 400 proxy_error naming its path; the destination is not
+// called.
+func TestProxyBodyLossyText(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	called := make(chan struct{}, 1)
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		called <- struct{}{}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer dest.Close()
+	r := s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "require_auth": false, "destination_url": dest.URL})
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	var p tokenvault.Proxy
+	r.json(t, &p)
+	r = s.do(t, "POST", "/proxy/pay", "", `{"card": {"holder": "\ud800"}}`, "SVC-PROXY-KEY", p.Key)
+	wantStatus(t, "POST /proxy/pay with a lone surrogate", r, http.StatusBadRequest)
+	var body struct {
+		ProxyError httpapi.Problem `json:"proxy_error"`
+	}
+	r.json(t, &body)
+	if len(body.ProxyError.Errors["card.holder"]) == 0 {
+		t.Errorf("proxy_error = %+v, want card.holder named", body.ProxyError)
+	}
+	select {
+	case <-called:
+		t.Error("the destination was called")
+	default:
+	}
+}
