@@ -39,3 +39,22 @@ func TestInvokeReactorNumberOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestInvokeReactorNumberOutOfRangeUndeclared: without request parameters
+// the arguments pass as sent, but a number the code cannot receive is a
+// 400 naming it, not a failure of the code (a 500).
+func TestInvokeReactorNumberOutOfRangeUndeclared(t *testing.T) {
+	e := newEnv(t)
+	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: echoCode, Configuration: map[string]any{}})
+	user := e.user(t)
+	_, err := e.v.InvokeReactor(ctx, user, r.ID, tokenvault.InvokeReactorRequest{Args: json.RawMessage(`{"a": [1, {"n": -1e400}]}`)})
+	wantField(t, err, "args.a[1].n")
+	out, err := e.v.InvokeReactor(ctx, user, r.ID, tokenvault.InvokeReactorRequest{Args: json.RawMessage(`{"n": "1e400", "m": 1e300}`)})
+	if err != nil {
+		t.Fatalf("InvokeReactor with a string and an in-range number: %v", err)
+	}
+	args := roundTrip(t, out.Raw).(map[string]any)["args"].(map[string]any)
+	if args["n"] != "1e400" || args["m"] != 1e300 {
+		t.Errorf("args = %v, want them as sent", args)
+	}
+}
