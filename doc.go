@@ -35,6 +35,12 @@
 // Another tenant's resource is NotFound, never PermissionDenied, so keys
 // cannot probe for what exists.
 //
+// JSON a caller passes (bodies as json.RawMessage, Go values, patches,
+// reactor arguments, proxy bodies) must hold valid Unicode: a string or key
+// that is not UTF-8, or a lone UTF-16 surrogate escape ("\ud800"), is
+// Invalid with its path ("data.name", "[2].data", "args.card.number"), not
+// stored or forwarded as the U+FFFD encoding/json would make of it.
+//
 // # Tenant code
 //
 // Reactor and formula code and proxy transforms are JavaScript written by

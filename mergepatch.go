@@ -35,8 +35,8 @@ func mergePatch(target, patch any) any {
 // fields are among allowed; what names the resource in errors.
 func decodePatch(patch json.RawMessage, what string, allowed ...string) (map[string]any, error) {
 	doc, err := decodeJSON(patch)
-	if err == errTooDeep {
-		return nil, errTooDeep
+	if refused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")

@@ -23,13 +23,16 @@ type Proxy struct {
 	DestinationURL    string          `json:"destination_url"`
 	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
 	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
-	Application       *Ref            `json:"application,omitempty"`
-	Configuration     map[string]any  `json:"configuration,omitempty"`
-	RequireAuth       bool            `json:"require_auth"`
-	CreatedBy         string          `json:"created_by,omitempty"`
-	CreatedAt         time.Time       `json:"created_at"`
-	ModifiedBy        string          `json:"modified_by,omitempty"`
-	ModifiedAt        *time.Time      `json:"modified_at,omitempty"`
+	// Application is the application whose key the transforms' client
+	// uses; ApplicationID is its id again, the spec's name for it.
+	Application   *Ref           `json:"application,omitempty"`
+	ApplicationID string         `json:"application_id,omitempty"`
+	Configuration map[string]any `json:"configuration,omitempty"`
+	RequireAuth   bool           `json:"require_auth"`
+	CreatedBy     string         `json:"created_by,omitempty"`
+	CreatedAt     time.Time      `json:"created_at"`
+	ModifiedBy    string         `json:"modified_by,omitempty"`
+	ModifiedAt    *time.Time     `json:"modified_at,omitempty"`
 }
 
 // ProxyTransform is JavaScript that rewrites a request or a response:
@@ -39,13 +42,16 @@ type ProxyTransform struct {
 }
 
 // ProxyRequest is the body of CreateProxy and UpdateProxy. RequireAuth nil
-// means true.
+// means true. The application may be named as Application (application:
+// {id}) or as ApplicationID (application_id, the spec's name), or both
+// when they agree; they are Invalid when they differ.
 type ProxyRequest struct {
 	Name              string          `json:"name"`
 	DestinationURL    string          `json:"destination_url"`
 	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
 	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
 	Application       *Ref            `json:"application,omitempty"`
+	ApplicationID     string          `json:"application_id,omitempty"`
 	Configuration     map[string]any  `json:"configuration,omitempty"`
 	RequireAuth       *bool           `json:"require_auth,omitempty"`
 }
@@ -71,6 +77,13 @@ func proxyLookupKey(mac []byte) string { return sysProxyKey + fmt.Sprintf("%x", 
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
+	switch {
+	case req.ApplicationID == "":
+	case req.Application == nil:
+		req.Application = &Ref{ID: req.ApplicationID}
+	case req.Application.ID != req.ApplicationID:
+		fe.add("application_id", "differs from application.id; send one of them, or the same id in both")
+	}
 	if u, err := url.Parse(req.DestinationURL); req.DestinationURL == "" {
 		fe.add("destination_url", "is required")
 	} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" {
@@ -109,9 +122,37 @@ func (req *ProxyRequest) apply(p *Proxy, conf map[string]any) {
 	p.RequestTransform, p.ResponseTransform = req.RequestTransform, req.ResponseTransform
 	p.Application, p.Configuration = req.Application, conf
 	p.RequireAuth = req.RequireAuth == nil || *req.RequireAuth
+	p.fill()
+}
+
+// fill sets the fields derived from others: ApplicationID, which records
+// written before it existed lack.
+func (p *Proxy) fill() {
+	p.ApplicationID = ""
+	if p.Application != nil {
+		p.ApplicationID = p.Application.ID
+	}
+}
+
+// checkProxyApplication checks the proxy's application (validateProxy
+// has reconciled application and application_id), naming the field the
+// caller used.
+func (t *txn) checkProxyApplication(tid string, req *ProxyRequest) error {
+	fe := fieldErrors{}
+	if err := t.checkReactorApplication(tid, req.Application, fe); err != nil {
+		return err
+	}
+	if msgs, ok := fe["application.id"]; ok && req.ApplicationID != "" {
+		delete(fe, "application.id")
+		fe["application_id"] = msgs
+	}
+	return fe.err()
 }
 
 // CreateProxy creates a proxy with a new random key. Requires proxy:create.
+// The application may be given as req.Application or req.ApplicationID
+// (Invalid on application_id when both are given and differ); the answer
+// carries both.
 func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (*Proxy, error) {
 	pkey := newProxyKey()
 	var out *Proxy
@@ -124,11 +165,7 @@ func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (
 		if err != nil {
 			return err
 		}
-		fe := fieldErrors{}
-		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
-			return err
-		}
-		if err := fe.err(); err != nil {
+		if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
 			return err
 		}
 		rec := &proxyRecord{Proxy: Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}}
@@ -161,6 +198,7 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 	if !ok {
 		return nil, errNotFound("proxy")
 	}
+	rec.fill()
 	return &rec, nil
 }
 
@@ -241,6 +279,7 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
 				return err
 			}
+			rec.fill()
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, rec.ID) || req.Name != "" && !nameMatches(req.Name, rec.Name) {
 				continue
 			}
@@ -259,15 +298,23 @@ func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyReques
 }
 
 // PatchProxy applies an RFC 7386 merge patch to a proxy's settings.
-// Requires proxy:update.
+// Requires proxy:update. A patch naming only application or only
+// application_id replaces the application whole (null removes it); naming
+// both, they must agree.
 func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
-	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "configuration", "require_auth")
+	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "application_id", "configuration", "require_auth")
 	if err != nil {
 		return err
 	}
 	_, err = v.changeProxy(ctx, key, id, func(rec *proxyRecord) (ProxyRequest, error) {
 		cur := ProxyRequest{Name: rec.Name, DestinationURL: rec.DestinationURL, RequestTransform: rec.RequestTransform,
 			ResponseTransform: rec.ResponseTransform, Application: rec.Application, Configuration: rec.Configuration, RequireAuth: &rec.RequireAuth}
+		// A patch naming the application by one field replaces it
+		// whole; by both, they must agree.
+		_, byRef := fields["application"]
+		if _, byID := fields["application_id"]; byID && !byRef {
+			cur.Application = nil
+		}
 		var req ProxyRequest
 		return req, patched(cur, fields, &req)
 	}, "patched")
@@ -293,11 +340,7 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		if err != nil {
 			return err
 		}
-		fe := fieldErrors{}
-		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
-			return err
-		}
-		if err := fe.err(); err != nil {
+		if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
 			return err
 		}
 		req.apply(&rec.Proxy, conf)

@@ -99,8 +99,8 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	case bodyJSON:
 		if len(bytes.TrimSpace(call.Body)) > 0 {
 			doc, err := decodeJSON(call.Body)
-			if err == errTooDeep {
-				return nil, errTooDeep
+			if refused(err) {
+				return nil, err
 			}
 			if err != nil {
 				return nil, invalidField("body", "is not valid JSON")

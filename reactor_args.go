@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,7 +11,9 @@ import (
 // prepareArgs applies a formula's request_parameters to the (detokenized)
 // arguments of an invocation, following the spec's seven rules:
 //
-//  1. no declared parameters: every argument passes as sent;
+//  1. no declared parameters: every argument passes as sent (but a number
+//     beyond a float64's range, which the code cannot receive, is
+//     Invalid, naming its path);
 //  2. an argument is validated when its name equals a declared name
 //     exactly (case-sensitive);
 //  3. dotted names (a.b.c) address nested objects;
@@ -18,7 +21,10 @@ import (
 //  5. a missing non-optional parameter is Invalid, naming it;
 //  6. a value of another type is cast where possible (a numeric string to
 //     a number, "true"/"false" to a boolean, a number or boolean to a
-//     string) and Invalid otherwise;
+//     string) and Invalid otherwise; a number (or numeric string) beyond
+//     the range of a JavaScript number (a float64: 1e400, -1e400) cannot
+//     be one, and is Invalid too, rather than reaching the code as
+//     Infinity or as text;
 //  7. it runs after detokenization, so one card or bank token whose data
 //     object was injected whole can supply several dotted parameters.
 //
@@ -29,6 +35,11 @@ func prepareArgs(params []RequestParameter, args any) (any, error) {
 		args = map[string]any{}
 	}
 	if len(params) == 0 {
+		// Passed as sent, but the code could not be given a number no
+		// JavaScript number holds: a 400 here, not a failure of the code.
+		if path, ok := outOfRange(args, "args"); ok {
+			return nil, invalidField(path, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
+		}
 		return args, nil
 	}
 	obj, ok := args.(map[string]any)
@@ -51,6 +62,10 @@ func prepareArgs(params []RequestParameter, args any) (any, error) {
 		cast, ok := castArg(v, p.Type)
 		if !ok {
 			fe.add("args."+p.Name, "must be a %s", p.Type)
+			continue
+		}
+		if n, isNumber := cast.(json.Number); isNumber && !finiteNumber(n) {
+			fe.add("args."+p.Name, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
 			continue
 		}
 		if !setPath(out, path, cast) {
@@ -134,6 +149,40 @@ func castArg(v any, typ string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// finiteNumber reports whether n is within the range of a float64, the
+// number type of the code that receives it.
+func finiteNumber(n json.Number) bool {
+	f, err := strconv.ParseFloat(string(n), 64)
+	return err == nil && !math.IsInf(f, 0)
+}
+
+// outOfRange finds a number beyond a float64's range in v (decoded JSON),
+// and returns its path under path.
+func outOfRange(v any, path string) (string, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return path, !finiteNumber(x)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // the same path every time
+		for _, k := range keys {
+			if p, bad := outOfRange(x[k], path+"."+k); bad {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, bad := outOfRange(e, path+"["+strconv.Itoa(i)+"]"); bad {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 // jsonNumber reports whether s is a number in JSON's grammar (no hex, no

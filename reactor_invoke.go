@@ -58,7 +58,9 @@ type invocation struct {
 // tokenize is tokenized with the reactor's application, or the caller's
 // key when it has none.
 //
-// Returns Invalid (bad args, unknown token), PermissionDenied, NotFound,
+// Returns Invalid (bad args: a missing or uncastable parameter, a number
+// beyond a float64's range, text that is not Unicode; an unknown token),
+// PermissionDenied, NotFound,
 // and CodeFailed with the status of the error class the code threw.
 func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
 	fe := fieldErrors{}
@@ -98,10 +100,13 @@ func normalizeArgs(args any) (any, error) {
 	if args == nil {
 		return nil, nil
 	}
+	if err := checkGoText(args, "args"); err != nil {
+		return nil, err
+	}
 	if raw, ok := args.(json.RawMessage); ok {
 		v, err := decodeJSON(raw)
-		if err == errTooDeep {
-			return nil, errTooDeep
+		if refused(err) {
+			return nil, err
 		}
 		if err != nil {
 			return nil, invalidField("args", "is not valid JSON")

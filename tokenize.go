@@ -60,6 +60,9 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 // CreateToken creates one token. Requires token:create on its containers.
 // A custom id that exists is a Conflict.
 func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
+	if err := checkGoText(req, ""); err != nil {
+		return nil, err
+	}
 	fe := fieldErrors{}
 	now := v.now()
 	pt := prepareToken(req, now, now, "", fe)
@@ -80,6 +83,9 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 
 // tokenizeBody decodes a Tokenize body into plain JSON values.
 func tokenizeBody(body any) (any, error) {
+	if err := checkGoText(body, ""); err != nil {
+		return nil, err
+	}
 	var b []byte
 	switch x := body.(type) {
 	case json.RawMessage:
@@ -93,7 +99,7 @@ func tokenizeBody(body any) (any, error) {
 		}
 	}
 	v, err := decodeJSON(b)
-	if err == errTooDeep {
+	if refused(err) {
 		return nil, err
 	}
 	if err != nil {
@@ -154,6 +160,9 @@ func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
 	err := dec.Decode(&req)
 	if err == nil {
 		return req, nil
+	}
+	if e := badDateTime(m, "expires_at", path); e != nil {
+		return req, e
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {

@@ -153,10 +153,14 @@ const MaxJSONDepth = 64
 var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
 
 // decodeJSON decodes one JSON value keeping numbers exact, refusing
-// documents nested deeper than MaxJSONDepth.
+// documents nested deeper than MaxJSONDepth and strings encoding/json
+// would decode with a loss (see checkJSONText).
 func decodeJSON(b []byte) (any, error) {
 	if jsondepth.Of(b) > MaxJSONDepth {
 		return nil, errTooDeep
+	}
+	if err := checkJSONText(b, ""); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

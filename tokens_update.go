@@ -21,8 +21,8 @@ import (
 // results reach the caller.
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
-	if err == errTooDeep {
-		return nil, errTooDeep
+	if refused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")

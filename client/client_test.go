@@ -78,6 +78,11 @@ func TestEveryEndpoint(t *testing.T) {
 		}
 	}
 
+	root, err := c.Root(ctx)
+	must("Root", err)
+	if root.OpenAPI != "/vault/openapi.json" {
+		t.Errorf("Root = %+v, want the document at /vault/openapi.json", root)
+	}
 	doc, err := c.OpenAPI(ctx)
 	must("OpenAPI", err)
 	if !bytes.Equal(doc, bytes.TrimSpace(httpapi.OpenAPI())) {

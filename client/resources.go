@@ -160,6 +160,22 @@ func clean(q url.Values) url.Values {
 	return q
 }
 
+// Root is the answer of GET / (no key needed): where the server's OpenAPI
+// document is.
+type Root struct {
+	Name string `json:"name"`
+	// OpenAPI is the path of the document, under the prefix the API is
+	// mounted at (such as /vault/openapi.json).
+	OpenAPI string `json:"openapi"`
+	Detail  string `json:"detail"`
+}
+
+// Root asks the API's root where its OpenAPI document is.
+func (c *Client) Root(ctx context.Context) (*Root, error) {
+	var out Root
+	return &out, c.do(ctx, call{method: "GET", path: "/", out: &out})
+}
+
 // OpenAPI returns the OpenAPI 3.1 document the server serves (no key
 // needed), as JSON.
 func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {

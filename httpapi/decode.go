@@ -1,17 +1,20 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // invalid is a one-field validation error.
@@ -20,7 +23,9 @@ func invalid(field, msg string) error {
 }
 
 // decodeJSON reads one JSON value of at most MaxBodyBytes into dst,
-// refusing unknown fields.
+// refusing unknown fields, and strings that encoding/json would decode
+// with a loss (invalid UTF-8, lone surrogate escapes such as "\ud800"),
+// naming their path: it would replace them with U+FFFD silently.
 func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -28,17 +33,23 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
 		}
 	}
-	body := http.MaxBytesReader(w, r.Body, a.maxBody)
-	dec := json.NewDecoder(body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
+	if err != nil {
+		return decodeError(err)
+	}
+	if e := jsoncheck.Check(body); e != nil {
+		return invalid(e.Path, e.Message())
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		// encoding/json does not say which date-time it could not read.
+		if field, ok := badTime(body, reflect.TypeOf(dst)); ok {
+			return invalid(field, dateTimeMessage)
+		}
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return decodeError(err)
-		}
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
 	}
 	return nil
@@ -81,6 +92,94 @@ func decodeError(err error) error {
 	}
 	// Never err's text: it may quote what was sent.
 	return &tokenvault.Error{Kind: errT, Message: "the body could not be decoded"}
+}
+
+// dateTimeMessage is what a field error says about a date-time that is not
+// one.
+const dateTimeMessage = "must be an ISO 8601 (RFC 3339) date-time string such as 2030-01-02T15:04:05Z"
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// badTime finds the first date-time field of t (a struct, through
+// pointers, slices and maps) whose value in body is not an RFC 3339
+// string, and returns its path. It runs only after decoding failed.
+func badTime(body []byte, t reflect.Type) (string, bool) {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return "", false
+	}
+	return badTimeIn(doc, t, "")
+}
+
+func badTimeIn(v any, t reflect.Type, path string) (string, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil {
+		return "", false
+	}
+	if t == timeType {
+		s, ok := v.(string)
+		if !ok {
+			return path, true
+		}
+		_, err := time.Parse(time.RFC3339Nano, s)
+		return path, err != nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			if f.Anonymous && name == "" {
+				if p, bad := badTimeIn(v, f.Type, path); bad {
+					return p, true
+				}
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if p, bad := badTimeIn(obj[name], f.Type, joinPath(path, name)); bad {
+				return p, true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		arr, ok := v.([]any)
+		if !ok {
+			return "", false
+		}
+		for i, x := range arr {
+			if p, bad := badTimeIn(x, t.Elem(), path+"["+strconv.Itoa(i)+"]"); bad {
+				return p, true
+			}
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		for k, x := range obj {
+			if p, bad := badTimeIn(x, t.Elem(), joinPath(path, k)); bad {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // jsonKind names a Go kind the way a JSON user would.

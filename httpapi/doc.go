@@ -19,7 +19,27 @@
 // whole seconds, rounded up), 500 internal (answered generically; the cause
 // goes to the logger, never to the caller), 503 a service the request needs
 // (the Mailer) failed and nothing was saved. Unknown routes are 404 and
-// known routes with another method 405, in the same format.
+// known routes with another method 405, in the same format. A 401's detail names
+// the SVC-API-KEY header, and says that Authorization is not read when the
+// request had one.
+//
+// # Paths
+//
+// A path with one trailing slash is served as the path without it
+// (/applications/ as /applications, /tokens/{id}/ as /tokens/{id}), as the
+// legacy JavaScript SDK sends them; this is done once, before routing, so
+// every route has it. Under /proxy/ the path is the caller's and is
+// forwarded as sent, its slash included. GET / (exactly the root) answers
+// {"name", "openapi", "detail"}, openapi being the path of the document
+// under the prefix the handler is mounted at.
+//
+// # Query parameters
+//
+// Each route declares the query parameters it takes where it is
+// registered: lists take page, size and start (a cursor) and their
+// filters. Any other parameter is a 400 naming it in errors, so a
+// misspelt filter is never silently ignored. Proxy invocation takes any
+// query: it belongs to the destination (svc-proxy-key aside).
 //
 // # Idempotency
 //
@@ -52,12 +72,16 @@
 // the security schemes. The handler serves it as JSON at GET /openapi.json
 // (no key), and [OpenAPI] returns it. Tests hold the handler to it both
 // ways: the registered routes and the document's operations must be the
-// same set, and every exchange of the httpapi and client tests is
-// validated against it with kin-openapi, which is a test dependency only.
+// same set, each operation lists exactly the query parameters its route
+// takes, and every exchange of the httpapi and client tests is validated
+// against it with kin-openapi, which is a test dependency only. The YAML
+// uses no anchors, aliases or merge keys (a test holds it to that), so
+// tools that read it directly, such as swagger-parser, accept it.
 //
 // # Routes without an API key
 //
-// GET /openapi.json answers the document above.
+// GET / and GET /openapi.json answer where the document is, and the
+// document above.
 //
 // POST /tenants/invitations/accept takes {"token": "...", "user": {...}}:
 // the invitation link token is the credential. It answers 201 with the new
@@ -69,6 +93,11 @@
 // most Options.MaxBodyBytes (default 1 MiB). Unknown fields are refused
 // with a 400 naming the field, so a typo (or a field that may not be sent,
 // such as an application's type on update) is never silently ignored.
+// Strings, keys included, must be valid Unicode: invalid UTF-8 or a lone
+// UTF-16 surrogate escape ("\ud800") is a 400 naming the value's path
+// (data.name, [2].data), checked on the raw bytes (internal/jsoncheck)
+// because encoding/json would replace it with U+FFFD silently. A
+// date-time that is not RFC 3339 is a 400 naming its field (expires_at).
 //
 // # Lists
 //

@@ -57,6 +57,9 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", retryAfterSeconds(e.RetryAfter))
 	}
 	p := Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: e.Message, Errors: e.Fields}
+	if e.Kind == tokenvault.Unauthenticated {
+		p.Detail = unauthenticatedDetail(r, e.Message)
+	}
 	if status == http.StatusInternalServerError {
 		if e.Err != nil && r.Context().Err() == nil {
 			a.logger.LogAttrs(r.Context(), slog.LevelError, "httpapi: internal error",
@@ -66,6 +69,20 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p.Errors = nil
 	}
 	writeProblem(w, p)
+}
+
+// unauthenticatedDetail tells a caller whose key was refused where the key
+// belongs: a caller who sent it as "Authorization: Bearer ..." learns that
+// the header is not read.
+func unauthenticatedDetail(r *http.Request, msg string) string {
+	if msg == "" {
+		msg = "missing, unknown or expired API key"
+	}
+	d := msg + "; send the API key of an application or of an authorized session in the " + APIKeyHeader + " header"
+	if r.Header.Get("Authorization") != "" {
+		d += " (the Authorization header is not read)"
+	}
+	return d
 }
 
 // writeCodeError answers for tenant code that failed: with the response the

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,12 +47,15 @@ type api struct {
 	// patterns lists every route served, in registration order, so a
 	// test can hold the OpenAPI document to it.
 	patterns []string
+	// query holds the query parameters each pattern accepts.
+	query map[string][]string
 }
 
 // New returns a handler serving the REST interface of v. Mount it under a
 // prefix with http.StripPrefix.
 func New(v *tokenvault.Vault, opts Options) http.Handler {
-	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, trustXFF: opts.TrustForwardedFor, mux: http.NewServeMux()}
+	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, trustXFF: opts.TrustForwardedFor,
+		mux: http.NewServeMux(), query: map[string][]string{}}
 	if a.maxBody <= 0 {
 		a.maxBody = 1 << 20
 	}
@@ -61,31 +66,83 @@ func New(v *tokenvault.Vault, opts Options) http.Handler {
 	return a
 }
 
-// handle registers one route.
-func (a *api) handle(pattern string, h http.HandlerFunc) {
+// handle registers one route, with the query parameters it accepts: any
+// other is refused with a 400 naming it, before the handler runs, so a
+// misspelt filter is never silently ignored. A name ending in ".*"
+// accepts every parameter with that prefix (metadata.<key>); anyQuery
+// accepts any query (proxy invocation, whose query is the destination's).
+func (a *api) handle(pattern string, h http.HandlerFunc, query ...string) {
 	if idempotentRoutes[pattern] {
 		h = a.idempotent(h)
 	}
-	a.mux.HandleFunc(pattern, h)
+	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := checkQuery(query, r.URL.Query()); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		h(w, r)
+	})
 	a.patterns = append(a.patterns, pattern)
+	a.query[pattern] = query
+}
+
+// anyQuery, as the query of a route, accepts any query parameter.
+const anyQuery = "*"
+
+// list is the query of a list route: page, size and the cursor start,
+// then the route's filters.
+func list(filters ...string) []string {
+	return append([]string{"page", "size", "start"}, filters...)
+}
+
+// checkQuery refuses the parameters of q that allowed does not name.
+func checkQuery(allowed []string, q url.Values) error {
+	if slices.Contains(allowed, anyQuery) {
+		return nil
+	}
+	fields := map[string][]string{}
+	for name := range q {
+		if !queryAllowed(allowed, name) {
+			takes := "none"
+			if len(allowed) > 0 {
+				takes = strings.ReplaceAll(strings.Join(allowed, ", "), ".*", ".<key>")
+			}
+			fields[name] = []string{"unknown query parameter; this route takes " + takes}
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query has parameters this route does not take", Fields: fields}
+}
+
+func queryAllowed(allowed []string, name string) bool {
+	for _, p := range allowed {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(name, prefix) && len(name) > len(prefix) || p == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *api) routes() {
+	a.handle("GET /{$}", a.root)
+
 	a.handle("POST /applications", a.createApplication)
-	a.handle("GET /applications", a.listApplications)
+	a.handle("GET /applications", a.listApplications, list("id")...)
 	a.handle("GET /applications/key", a.getApplicationByKey)
 	a.handle("GET /applications/{id}", a.getApplication)
 	a.handle("PUT /applications/{id}", a.updateApplication)
 	a.handle("POST /applications/{id}/regenerate", a.regenerateApplication)
 	a.handle("DELETE /applications/{id}", a.deleteApplication)
 
-	a.handle("GET /logs", a.listLogs)
+	a.handle("GET /logs", a.listLogs, list("entity_type", "entity_id", "start_date", "end_date")...)
 	a.handle("GET /logs/entity-types", a.entityTypes)
 
 	a.handle("GET /tenants/self", a.getTenant)
 	a.handle("POST /tenants/self/rotate-data-key", a.rotateDataKey)
 
-	a.handle("GET /permissions", a.listPermissions)
+	a.handle("GET /permissions", a.listPermissions, "application_type")
 
 	a.handle("GET /openapi.json", a.openapi)
 
@@ -101,6 +158,7 @@ func (a *api) routes() {
 // address, so the Vault charges it once against the rate limits and can
 // throttle failed authentications by address.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = withoutTrailingSlash(r)
 	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r)}
 	if a.observe == nil {
 		a.serve(w, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)))
@@ -113,6 +171,9 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route := pattern
 		if _, path, ok := strings.Cut(pattern, " "); ok {
 			route = path
+		}
+		if route == "/{$}" {
+			route = "/"
 		}
 		a.observe(r.Context(), Observation{Method: r.Method, Route: route, Status: rec.written(),
 			Duration: time.Since(start), TenantID: info.TenantID()})
@@ -158,6 +219,41 @@ func (a *api) clientAddress(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// withoutTrailingSlash serves a path with one trailing slash as the path
+// without it (/applications/ as /applications, /tokens/x/ as /tokens/x),
+// as clients such as the legacy JavaScript SDK send them. Under /proxy/
+// the path is the caller's own, forwarded to the destination as it came.
+func withoutTrailingSlash(r *http.Request) *http.Request {
+	p := r.URL.Path
+	if len(p) < 2 || !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/proxy/") {
+		return r
+	}
+	u := *r.URL
+	u.Path = p[:len(p)-1]
+	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	r2 := r.WithContext(r.Context())
+	r2.URL = &u
+	return r2
+}
+
+// root answers GET / with where the API is described, so that a person
+// (or a tool) who opens the base URL learns where to go next.
+func (a *api) root(w http.ResponseWriter, r *http.Request) {
+	doc := "/openapi.json"
+	// Mounted under a prefix (http.StripPrefix), the request URI still
+	// holds it.
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil {
+		if prefix, ok := strings.CutSuffix(u.Path, r.URL.Path); ok {
+			doc = prefix + doc
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{
+		"name":    "Token Vault",
+		"openapi": doc,
+		"detail":  "The OpenAPI document at " + doc + " describes every route. Send an API key in the " + APIKeyHeader + " header.",
+	})
 }
 
 func apiKey(r *http.Request) string { return r.Header.Get(APIKeyHeader) }
@@ -257,7 +353,7 @@ func (a *api) listLogs(w http.ResponseWriter, r *http.Request) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			a.writeError(w, r, invalid(d.name, "must be an ISO 8601 date-time such as 2026-01-02T15:04:05Z"))
+			a.writeError(w, r, invalid(d.name, dateTimeMessage))
 			return
 		}
 		*d.dst = &t

@@ -7,11 +7,11 @@ import (
 )
 
 func (a *api) memberRoutes() {
-	a.handle("GET /tenants/self/members", a.listMembers)
+	a.handle("GET /tenants/self/members", a.listMembers, list("user_id")...)
 	a.handle("DELETE /tenants/self/members/{id}", a.deleteMember)
 
 	a.handle("POST /tenants/self/invitations", a.createInvitation)
-	a.handle("GET /tenants/self/invitations", a.listInvitations)
+	a.handle("GET /tenants/self/invitations", a.listInvitations, list()...)
 	a.handle("GET /tenants/self/invitations/{id}", a.getInvitation)
 	a.handle("POST /tenants/self/invitations/{id}/resend", a.resendInvitation)
 	a.handle("DELETE /tenants/self/invitations/{id}", a.deleteInvitation)

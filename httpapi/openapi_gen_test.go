@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"testing"
 
 	yaml3 "github.com/oasdiff/yaml3"
 )
@@ -128,4 +130,33 @@ func writeJSON(buf *bytes.Buffer, v any) error {
 	}
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	return nil
+}
+
+// TestOpenAPIYAMLIsPlain: openapi.yaml uses no anchors, aliases or merge
+// keys (<<). Tools such as swagger-parser read the YAML itself and refuse
+// merge keys; repeat the text or use $ref instead.
+func TestOpenAPIYAMLIsPlain(t *testing.T) {
+	src, err := os.ReadFile("openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml3.Node
+	if err := yaml3.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(n *yaml3.Node)
+	walk = func(n *yaml3.Node) {
+		switch {
+		case n.Kind == yaml3.AliasNode:
+			t.Errorf("line %d: an alias (*%s)", n.Line, n.Value)
+		case n.Anchor != "":
+			t.Errorf("line %d: an anchor (&%s)", n.Line, n.Anchor)
+		case n.Kind == yaml3.ScalarNode && n.Value == "<<" && n.Tag == "!!merge":
+			t.Errorf("line %d: a merge key (<<)", n.Line)
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
 }

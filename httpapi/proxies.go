@@ -19,14 +19,15 @@ const (
 
 func (a *api) proxyRoutes() {
 	a.handle("POST /proxies", a.createProxy)
-	a.handle("GET /proxies", a.listProxies)
+	a.handle("GET /proxies", a.listProxies, list("id", "name")...)
 	a.handle("GET /proxies/{id}", a.getProxy)
 	a.handle("PUT /proxies/{id}", a.updateProxy)
 	a.handle("PATCH /proxies/{id}", a.patchProxy)
 	a.handle("DELETE /proxies/{id}", a.deleteProxy)
 	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-		a.handle(method+" /proxy", a.invokeProxy)
-		a.handle(method+" /proxy/{rest...}", a.invokeProxy)
+		// The query is the destination's (svc-proxy-key aside).
+		a.handle(method+" /proxy", a.invokeProxy, anyQuery)
+		a.handle(method+" /proxy/{rest...}", a.invokeProxy, anyQuery)
 	}
 }
 
@@ -148,6 +149,11 @@ func (a *api) writeProxyError(w http.ResponseWriter, r *http.Request, err error)
 		status = e.Status
 	}
 	p := Problem{Type: "about:blank", Title: "Invalid proxy request", Status: status, Detail: e.Message, Errors: e.Fields}
+	if e.Kind == tokenvault.Unauthenticated {
+		// The Authorization header is the destination's: not a hint here.
+		p.Detail = e.Message + "; send the proxy key in the " + ProxyKeyHeader + " header or the " + ProxyKeyParam +
+			" query parameter and, when the proxy requires it, an API key in the " + APIKeyHeader + " header"
+	}
 	if e.Kind == tokenvault.Internal {
 		a.logger.Error("httpapi: proxy internal error", "err", e.Err)
 		p.Detail, p.Errors = "internal error", nil

@@ -8,13 +8,13 @@ import (
 
 func (a *api) reactorRoutes() {
 	a.handle("POST /reactor-formulas", a.createFormula)
-	a.handle("GET /reactor-formulas", a.listFormulas)
+	a.handle("GET /reactor-formulas", a.listFormulas, list()...)
 	a.handle("GET /reactor-formulas/{id}", a.getFormula)
 	a.handle("PUT /reactor-formulas/{id}", a.updateFormula)
 	a.handle("DELETE /reactor-formulas/{id}", a.deleteFormula)
 
 	a.handle("POST /reactors", a.createReactor)
-	a.handle("GET /reactors", a.listReactors)
+	a.handle("GET /reactors", a.listReactors, list("id", "name")...)
 	a.handle("GET /reactors/{id}", a.getReactor)
 	a.handle("PUT /reactors/{id}", a.updateReactor)
 	a.handle("PATCH /reactors/{id}", a.patchReactor)

@@ -12,7 +12,7 @@ func (a *api) tokenRoutes() {
 	a.handle("POST /tokenize", a.tokenize)
 	a.handle("POST /detokenize", a.detokenize)
 	a.handle("POST /tokens", a.createToken)
-	a.handle("GET /tokens", a.listTokens)
+	a.handle("GET /tokens", a.listTokens, list("id", "container", "type", "fingerprint", "metadata.*")...)
 	a.handle("POST /tokens/search", a.searchTokens)
 	a.handle("GET /tokens/{id}", a.getToken)
 	a.handle("PATCH /tokens/{id}", a.updateToken)
