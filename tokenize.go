@@ -221,7 +221,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		fingerprint = fingerprintOf(ks, pt.fpValue)
 	}
 	if pt.dedupe && fingerprint != "" {
-		existing, err := t.findDuplicate(tid, fingerprint, pt)
+		existing, err := t.findDuplicate(p, fingerprint, pt)
 		if err != nil || existing != nil {
 			if existing == nil {
 				return nil, err
@@ -229,7 +229,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if err := t.log(p.actor(), tid, existing.Type, existing.ID, OpRead, "Token read (deduplicated create)"); err != nil {
 				return nil, err
 			}
-			return t.present(p, existing, PermTokenRead, false), nil
+			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
 	}
 	if pt.id != "" {
@@ -255,7 +255,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	return t.present(p, rec, PermTokenCreate, true), nil
+	return t.present(p, rec, PermTokenCreate, presentCreated), nil
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,
@@ -334,12 +334,15 @@ func (t *txn) putToken(rec *tokenRecord) error {
 }
 
 // findDuplicate returns the live token a deduplicating request matches:
-// same type, fingerprint, fingerprint expression and containers. The
-// containers keep deduplication from returning a token of a container the
-// request did not name (and may not reach); the expression keeps a chosen
-// literal from matching another token's fingerprint, which would test a
-// guessed value against it.
-func (t *txn) findDuplicate(tid, fp string, pt *preparedToken) (*tokenRecord, error) {
+// same type, fingerprint, fingerprint expression and containers, among the
+// tokens p may read. The containers keep deduplication from returning a
+// token of a container the request did not name; the expression keeps a
+// chosen literal from matching another token's fingerprint; and reading
+// keeps a key that may not read a token from learning, by getting its id
+// back, that a guessed value is its value: such a key always gets a new
+// token.
+func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenRecord, error) {
+	tid := p.tenantID
 	ids, err := t.indexedIDs(fingerprintIndexKey(tid, fp))
 	if err != nil {
 		return nil, err
@@ -351,7 +354,7 @@ func (t *txn) findDuplicate(tid, fp string, pt *preparedToken) (*tokenRecord, er
 			return nil, err
 		}
 		if rec != nil && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
-			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) {
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.mayRead(rec) {
 			return rec, nil
 		}
 	}

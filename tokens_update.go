@@ -18,7 +18,14 @@ import (
 // token:update on the token's containers, old and new; setting a mask,
 // search_indexes or fingerprint_expression over stored data the patch does
 // not replace whole also needs the reveal transform there, since their
-// results reach the caller.
+// results reach the caller. Moving the token to containers where the key's
+// token:read access is wider than where it is is PermissionDenied.
+//
+// A key that may not read the token (token:read on its containers) gets
+// back its id, type, containers, expiry, timestamps and actors only: no
+// data, mask, fingerprint, fingerprint expression, metadata or search
+// indexes. A card patch sending a cvc starts a new retention window for it
+// (see Options.CVCRetention).
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if err == errTooDeep {
@@ -62,8 +69,13 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		// A card that expired after it was tokenized stays editable
 		// (metadata, containers, ...): its expiry is checked only when
 		// the patch changes the card (its number or its expiry).
+		// For a key that may not read the token, whether the patch sends
+		// the stored number and expiry must not change the answer (it
+		// would test a guess against an expired card): its patch is
+		// checked whenever it sends data.
 		cardsValidOn := t.now
-		if rec.Type == TypeCard && sameCard(rec.Data, req.Data) {
+		_, sendsData := fields["data"]
+		if rec.Type == TypeCard && (!sendsData || p.mayRead(rec) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		pt := prepareToken(req, t.now, cardsValidOn, "", fe)
@@ -73,6 +85,10 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		moved, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
 		if !ok {
 			return errForbidden(PermTokenUpdate)
+		}
+		if !readsNoMore(p, rec, pt.containers) {
+			return errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
+				"more of it than where it is")
 		}
 		if readsStoredData(fields, req) && (transform != TransformReveal || moved != TransformReveal) {
 			return errorf(PermissionDenied, "changing the mask, search indexes or fingerprint expression of data "+
@@ -95,7 +111,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if err := t.putToken(next); err != nil {
 			return err
 		}
-		out = t.present(p, next, PermTokenUpdate, true)
+		out = t.present(p, next, PermTokenUpdate, presentUpdated)
 		return t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated")
 	})
 	return out, err
@@ -189,4 +205,19 @@ func readsStoredData(fields map[string]any, req TokenRequest) bool {
 	}
 	given, ok := fields["data"]
 	return !ok || given == nil || !reflect.DeepEqual(mergePatch(nil, given), req.Data)
+}
+
+// readsNoMore reports whether p's token:read access to the token rec moved
+// to containers is no wider than its access where rec is: token:update on
+// both places must not let a key move a token it may not read (or may read
+// only masked) to where it may.
+func readsNoMore(p *principal, rec *tokenRecord, containers []string) bool {
+	rank := func(containers []string) int {
+		tr, ok := p.decide(PermTokenRead, tokenScope{ID: rec.ID, Containers: containers})
+		if !ok {
+			return -1
+		}
+		return transformRank[tr]
+	}
+	return rank(containers) <= rank(rec.Containers)
 }
