@@ -296,3 +296,34 @@ func TestTakenCustomIDsTellNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestReactorsLearnOnlyWhatTheirApplicationMayRead: the tokens a reactor
+// returns under tokenize, and what req.client.tokenize answers its code,
+// follow the same rules for the reactor's public application.
+func TestReactorsLearnOnlyWhatTheirApplicationMayRead(t *testing.T) {
+	e := newEnv(t)
+	admin := e.reader(t, "reveal", "token:create", "token:read")
+	stored, err := e.v.CreateToken(ctx, admin.Key, cardRequest(visa))
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := e.app(t, tokenvault.Public, tokenvault.PermTokenCreate, tokenvault.PermTokenUpdate)
+	code := `module.exports = async function (req) {
+		const card = {type: "card", deduplicate_token: true,
+			data: {number: "` + visa + `", expiration_month: 12, expiration_year: 2031}};
+		return {raw: {client: req.client.tokenize(card)}, tokenize: {card: card}};
+	};`
+	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: code, Configuration: map[string]any{},
+		Application: &tokenvault.Ref{ID: public.ID}})
+	out, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{})
+	if err != nil {
+		t.Fatalf("InvokeReactor: %v", err)
+	}
+	text := mustJSON(out)
+	if strings.Contains(text, `"fingerprint":`) || strings.Contains(text, stored.ID) || strings.Contains(text, stored.Fingerprint) {
+		t.Errorf("reactor answer tells of the stored card: %s", text)
+	}
+	if !strings.Contains(text, "XXXXXXXXXXXX4242") {
+		t.Errorf("reactor answer %s lacks the masks of the reactor's own cards", text)
+	}
+}
