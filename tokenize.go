@@ -24,8 +24,9 @@ import (
 //
 // The whole body is one transaction: if any value is invalid nothing is
 // created, and the error names the path of each bad value, such as
-// "cards[2].data.number". Requires token:create on each token's
-// containers.
+// "cards[2].data.number"; a string (key or value) that is not valid UTF-8
+// is Invalid with its path, never sealed with replacement characters.
+// Requires token:create on each token's containers.
 func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error) {
 	return v.tokenizeAs(ctx, keyCredential(key), body)
 }
@@ -58,8 +59,14 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 }
 
 // CreateToken creates one token. Requires token:create on its containers.
-// A custom id that exists is a Conflict.
+// A custom id that exists is a Conflict, the same whatever the existing
+// token. A string of req that is not valid UTF-8 (in id, data, mask,
+// containers, metadata keys and values, search_indexes or
+// fingerprint_expression) is Invalid with its path.
 func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
+	if err := checkRequestUTF8(req, ""); err != nil {
+		return nil, err
+	}
 	fe := fieldErrors{}
 	now := v.now()
 	pt := prepareToken(req, now, now, "", fe)
@@ -78,15 +85,18 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 	return out, err
 }
 
-// tokenizeBody decodes a Tokenize body into plain JSON values.
+// tokenizeBody decodes a Tokenize body into plain JSON values. Strings
+// that are not valid UTF-8 are Invalid (see checkUTF8).
 func tokenizeBody(body any) (any, error) {
 	var b []byte
+	origin := fromJSONText
 	switch x := body.(type) {
 	case json.RawMessage:
 		b = x
 	case []byte:
 		b = x
 	default:
+		origin = fromGoValue
 		var err error
 		if b, err = json.Marshal(body); err != nil {
 			return nil, invalidField("", "the body cannot be encoded as JSON")
@@ -98,6 +108,9 @@ func tokenizeBody(body any) (any, error) {
 	}
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")
+	}
+	if err := checkUTF8(b, origin, ""); err != nil {
+		return nil, err
 	}
 	switch v.(type) {
 	case map[string]any, []any:

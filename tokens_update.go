@@ -34,6 +34,9 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")
 	}
+	if err := checkUTF8(patch, fromJSONText, ""); err != nil {
+		return nil, err
+	}
 	fields, ok := doc.(map[string]any)
 	if !ok {
 		return nil, invalidField("", "a token patch must be an object")
