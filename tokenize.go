@@ -261,7 +261,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	}
 
 	rec := &tokenRecord{Token: Token{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now}}
-	pt.applyTo(rec, ks)
+	pt.applyTo(rec, ks, t.now)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
 	}
@@ -272,9 +272,9 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,
-// placement, metadata, expressions, fingerprint and the index entries that
-// follow from them.
-func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet) {
+// placement, metadata, expressions, fingerprint, when a card's cvc was
+// written, and the index and schedule entries that follow from them.
+func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
 	rec.Fingerprint = ""
@@ -287,12 +287,19 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet) {
 		rec.Mask, _ = json.Marshal(pt.mask)
 		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
 	}
+	switch {
+	case !hasCVC(pt.typ, pt.data):
+		rec.CVCAt = nil
+	case rec.CVCAt == nil || pt.newCVC:
+		at := now
+		rec.CVCAt = &at
+	}
 	rec.Indexes = tokenIndexes(ks, rec, pt.search)
 }
 
 // tokenIndexes lists the index entries of a token: its fingerprint, search
-// index values and metadata (all as keyed MACs, never plaintext), and its
-// expiry.
+// index values and metadata (all as keyed MACs, never plaintext), its
+// expiry, and the removal of a card's cvc.
 func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
@@ -307,6 +314,9 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
 	}
 	if rec.ExpiresAt != nil {
 		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id))
+	}
+	if rec.CVCAt != nil {
+		idx = append(idx, cvcKey(*rec.CVCAt, tid, id))
 	}
 	slices.Sort(idx)
 	return slices.Compact(idx)

@@ -76,6 +76,9 @@ type tokenRecord struct {
 	Data           json.RawMessage `json:"data"`
 	Mask           json.RawMessage `json:"mask,omitempty"`
 	MaskExpression json.RawMessage `json:"mask_expression,omitempty"`
+	// CVCAt is when the cvc in a card's Data was written; nil when it
+	// holds none. See cvc.go.
+	CVCAt *time.Time `json:"cvc_at,omitempty"`
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
 	Indexes []string `json:"indexes,omitempty"`
@@ -122,6 +125,9 @@ type preparedToken struct {
 	fpValue     string // the value fingerprinted; empty means none
 	dedupe      bool
 	expiresAt   *time.Time
+	// newCVC: the request sends a card's cvc (a patch that does not keeps
+	// the stored cvc's retention window).
+	newCVC bool
 }
 
 // join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
@@ -174,6 +180,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
+		newCVC: true,
 	}
 	if req.ID != "" {
 		validateCustomID(req.ID, join(path, "id"), fe)
@@ -199,7 +206,9 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		// Expressions are evaluated over valid data only.
 		return pt
 	}
-	vars := expr.Vars(map[string]any{"data": pt.data})
+	// A card's cvc is kept only for Options.CVCRetention: nothing derived
+	// from it (mask, fingerprint, search index) may outlive it.
+	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
 
 	if pt.fpExpr == "" {
 		pt.fpExpr = defaultFingerprint[req.Type]

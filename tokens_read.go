@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// loadToken reads a token. It returns nil for a missing token and, unless
-// withExpired, for one past its expires_at.
+// loadToken reads a token, without a cvc past its retention (see cvc.go).
+// It returns nil for a missing token and, unless withExpired, for one past
+// its expires_at.
 func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) {
 	if !validTokenID(id) {
 		return nil, nil
@@ -18,6 +19,7 @@ func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) 
 	if err != nil || !ok {
 		return nil, err
 	}
+	t.hideStaleCVC(&rec)
 	if !withExpired && rec.expired(t.now) {
 		return nil, nil
 	}
@@ -324,6 +326,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
 				return nil, err
 			}
+			t.hideStaleCVC(&rec)
 			recs = append(recs, &rec)
 		}
 	} else {

@@ -108,9 +108,11 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			}
 		}
 		now := t.now
-		next := &tokenRecord{Token: rec.Token}
+		next := &tokenRecord{Token: rec.Token, CVCAt: rec.CVCAt}
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
-		pt.applyTo(next, ks)
+		patchData, _ := fields["data"].(map[string]any)
+		pt.newCVC = patchData[cvcField] != nil
+		pt.applyTo(next, ks, t.now)
 		if err := t.putToken(next); err != nil {
 			return err
 		}
