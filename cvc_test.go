@@ -314,3 +314,33 @@ func TestCVCSweepIsTransactionalAndBatched(t *testing.T) {
 		t.Errorf("a sweep transaction wrote %d cards, want 1 to 100", bs.max)
 	}
 }
+
+// TestCVCRetentionInTenantCode: reactor arguments detokenized with
+// token:use, and req.client reads, leave out a cvc past its window.
+func TestCVCRetentionInTenantCode(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token(t, cardRequest(visa))
+	reader := e.reader(t, "reveal", "token:read")
+	code := `module.exports = async function (req) {
+		return {raw: {args: req.args, client: req.client.getToken("` + tok.ID + `").data,
+			detok: req.client.detokenize({c: "{{ ` + tok.ID + ` }}"})}};
+	};`
+	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: code, Configuration: map[string]any{},
+		Application: &tokenvault.Ref{ID: reader.ID}})
+	invoke := func() string {
+		t.Helper()
+		out, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{
+			Args: map[string]any{"card": "{{ " + tok.ID + " }}"}})
+		if err != nil {
+			t.Fatalf("InvokeReactor: %v", err)
+		}
+		return mustJSON(out)
+	}
+	if got := invoke(); strings.Count(got, `"cvc":"123"`) != 3 {
+		t.Errorf("within the window, reactor answer %s; want the cvc 3 times", got)
+	}
+	e.clock.Advance(time.Hour)
+	if got := invoke(); strings.Contains(got, "cvc") || !strings.Contains(got, visa) {
+		t.Errorf("after the window, reactor answer %s; want the card without its cvc", got)
+	}
+}
