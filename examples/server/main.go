@@ -19,6 +19,8 @@
 //	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
 //	-metrics TOKENVAULT_METRICS   serve GET /metrics (default true; -metrics=false turns it off)
 //	-rotate-master-key            replace <data>/master.key with a new key at start (see below)
+//	-cvc-retention TOKENVAULT_CVC_RETENTION  how long a card's cvc is kept after it was
+//	                       written, a Go duration such as 15m (default 1h; 0 means the default)
 //
 //	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
 //	                       reach loopback and private addresses (refused by default)

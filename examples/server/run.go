@@ -31,6 +31,8 @@ type config struct {
 	dsn     string
 	schema  string
 	metrics bool // serve GET /metrics
+	// cvcRetention is tokenvault.Options.CVCRetention (0: its default).
+	cvcRetention time.Duration
 	// rotateMasterKey: replace the master key file's key at start.
 	rotateMasterKey bool
 }
@@ -56,6 +58,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		}
 		c.metrics = b
 	}
+	if s := getenv("TOKENVAULT_CVC_RETENTION"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return c, fmt.Errorf("TOKENVAULT_CVC_RETENTION must be a duration such as 1h or 15m, not %q", s)
+		}
+		c.cvcRetention = d
+	}
 	fl := flag.NewFlagSet("server", flag.ContinueOnError)
 	fl.StringVar(&c.addr, "addr", c.addr, "listen address (env TOKENVAULT_ADDR)")
 	fl.StringVar(&c.dataDir, "data", c.dataDir, "data directory (env TOKENVAULT_DATA)")
@@ -66,6 +75,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fl.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key file (PEM) (env TOKENVAULT_TLS_KEY)")
 	fl.BoolVar(&c.rotateMasterKey, "rotate-master-key", false, "replace <data>/master.key with a new random key at start, re-wrapping every tenant's keys")
 	fl.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key (env TOKENVAULT_METRICS)")
+	fl.DurationVar(&c.cvcRetention, "cvc-retention", c.cvcRetention, "how long a card's cvc is kept after it was written, such as 15m; 0 means the default, 1h (env TOKENVAULT_CVC_RETENTION)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -76,6 +86,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
 	case c.store == "postgres" && c.dsn == "":
 		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.cvcRetention < 0:
+		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", c.cvcRetention)
 	}
 	return c, nil
 }
@@ -105,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 	}
-	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log},
+	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log}, CVCRetention: cfg.cvcRetention,
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
 		AllowPrivateDestinations: getenv("TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS") == "true"}
