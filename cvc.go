@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -65,9 +66,29 @@ func cvcKey(at time.Time, tid, id string) string {
 	return sysCVCKey + timeKey(at) + "/" + tid + "/" + id
 }
 
+// cvcWrittenAt is when the cvc of rec was written, and whether it holds
+// one. Cards stored before cvc retention existed hold a cvc without CVCAt:
+// their last write (modified_at, else created_at) stands in.
+func cvcWrittenAt(rec *tokenRecord) (time.Time, bool) {
+	if rec.CVCAt != nil {
+		return *rec.CVCAt, true
+	}
+	if rec.Type != TypeCard || !bytes.Contains(rec.Data, []byte(`"cvc"`)) {
+		return time.Time{}, false
+	}
+	if d, err := decodeJSON(rec.Data); err != nil || !hasCVC(rec.Type, d) {
+		return time.Time{}, false
+	}
+	if rec.ModifiedAt != nil {
+		return *rec.ModifiedAt, true
+	}
+	return rec.CreatedAt, true
+}
+
 // cvcDue reports whether rec holds a cvc past its retention at now.
 func (v *Vault) cvcDue(rec *tokenRecord, now time.Time) bool {
-	return rec.CVCAt != nil && !now.Before(rec.CVCAt.Add(v.cvcRetention))
+	at, ok := cvcWrittenAt(rec)
+	return ok && !now.Before(at.Add(v.cvcRetention))
 }
 
 // hideStaleCVC leaves a cvc past its retention out of rec as read, before
@@ -98,7 +119,10 @@ func withoutCVC(raw json.RawMessage) json.RawMessage {
 // in transactions of at most sweepBatch cards, and returns how many it
 // removed. Sweep calls it.
 func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
-	total := 0
+	total, err := v.scheduleLegacyCVCs(ctx)
+	if err != nil {
+		return total, err
+	}
 	for {
 		n, more, err := v.sweepCVCsOnce(ctx)
 		total += n
@@ -173,4 +197,129 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 		return false, err
 	}
 	return true, t.log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
+}
+
+// legacyCVCScan is the progress of scheduleLegacyCVCs, stored (sealed with
+// the system keyring) at sysCVCScanKey.
+type legacyCVCScan struct {
+	// Tenant and After are the last token record visited.
+	Tenant string `json:"tenant,omitempty"`
+	After  string `json:"after,omitempty"`
+	Done   bool   `json:"done,omitempty"`
+}
+
+// sysCVCScanKey holds the progress of the one scan for cards stored before
+// cvc retention existed.
+const sysCVCScanKey = "sys/cvcscan"
+
+// scheduleLegacyCVCs gives every card stored before cvc retention existed
+// (a cvc without CVCAt) its schedule: it visits every tenant's token
+// records once, sweepBatch a transaction, removing the cvcs already due and
+// recording when the others were written (cvcWrittenAt). Cards written
+// since carry their schedule, so once the scan is done it is one read per
+// sweep. It returns how many cvcs it removed.
+func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, done, err := v.scheduleLegacyCVCsOnce(ctx)
+		total += n
+		if err != nil || done {
+			return total, err
+		}
+	}
+}
+
+func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		removed, done = 0, false
+		var st legacyCVCScan
+		if _, err := t.getRecord(sysCVCScanKey, &st); err != nil {
+			return err
+		}
+		if st.Done {
+			done = true
+			return nil
+		}
+		// The next tenant with records left: st.Tenant, then those after.
+		var tenants []string
+		err := t.tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
+			if tid := string(k[len(sysTenantsKey):]); tid >= st.Tenant {
+				tenants = append(tenants, tid)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		visited := 0
+		for _, tid := range tenants {
+			if tid != st.Tenant {
+				st.Tenant, st.After = tid, ""
+			}
+			prefix := recordPrefix(tid, kindToken)
+			var after []byte
+			if st.After != "" {
+				after = []byte(st.After)
+			}
+			kvs, err := t.scanValuesAfter(prefix, after, sweepBatch-visited)
+			if err != nil {
+				return err
+			}
+			for _, kv := range kvs {
+				visited++
+				st.After = kv.key
+				n, err := t.scheduleLegacyCVC(kv)
+				if err != nil {
+					return err
+				}
+				removed += n
+			}
+			if visited == sweepBatch {
+				return t.putRecord(sysCVCScanKey, &st)
+			}
+		}
+		st.Done, done = true, true
+		return t.putRecord(sysCVCScanKey, &st)
+	})
+	return removed, done, err
+}
+
+// scanValuesAfter copies up to limit entries under prefix after the key
+// after (from the first when nil).
+func (t *txn) scanValuesAfter(prefix string, after []byte, limit int) ([]keyValue, error) {
+	var out []keyValue
+	err := t.tx.Scan([]byte(prefix), after, limit, func(k, v []byte) error {
+		out = append(out, keyValue{string(k), bytes.Clone(v)})
+		return nil
+	})
+	return out, err
+}
+
+// scheduleLegacyCVC handles one token record of the legacy scan: a card
+// holding a cvc without CVCAt gets it removed if due, else its write time
+// and schedule. It returns 1 when it removed a cvc.
+func (t *txn) scheduleLegacyCVC(kv keyValue) (int, error) {
+	var rec tokenRecord
+	if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+		return 0, err
+	}
+	at, ok := cvcWrittenAt(&rec)
+	if !ok || rec.CVCAt != nil {
+		return 0, nil
+	}
+	if t.v.cvcDue(&rec, t.now) {
+		rec.Data = withoutCVC(rec.Data)
+		if err := t.putRecord(kv.key, &rec); err != nil {
+			return 0, err
+		}
+		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
+	}
+	rec.CVCAt = &at
+	entry := cvcKey(at, rec.TenantID, rec.ID)
+	rec.Indexes = append(rec.Indexes, entry)
+	slices.Sort(rec.Indexes)
+	if err := t.putIndex(entry); err != nil {
+		return 0, err
+	}
+	return 0, t.putRecord(kv.key, &rec)
 }

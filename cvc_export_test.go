@@ -16,3 +16,27 @@ func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMe
 	})
 	return data, indexes, err
 }
+
+// ForgetCVCTime makes a card's stored record look as it did before cvc
+// retention existed: its cvc kept, no CVCAt, no schedule.
+func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		var rec tokenRecord
+		key := recordKey(tid, kindToken, id)
+		if _, err := t.getRecord(key, &rec); err != nil {
+			return err
+		}
+		var kept []string
+		for _, k := range rec.Indexes {
+			if len(k) > len(sysCVCKey) && k[:len(sysCVCKey)] == sysCVCKey {
+				if err := t.delete(k); err != nil {
+					return err
+				}
+				continue
+			}
+			kept = append(kept, k)
+		}
+		rec.Indexes, rec.CVCAt = kept, nil
+		return t.putRecord(key, &rec)
+	})
+}

@@ -265,6 +265,11 @@ func TestCVCSweepIsTransactionalAndBatched(t *testing.T) {
 	for range 3 {
 		ids = append(ids, e.token(t, cardRequest(visa)).ID)
 	}
+	// The first sweep of a store also runs, in transactions of its own,
+	// the one scan for cards stored before cvc retention existed.
+	if n, err := e.v.Sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("Sweep within the window = %d, %v", n, err)
+	}
 	e.clock.Advance(time.Hour)
 	for n := 0; ; n++ {
 		before := dump(t, fs)
@@ -343,4 +348,74 @@ func TestCVCRetentionInTenantCode(t *testing.T) {
 	if got := invoke(); strings.Contains(got, "cvc") || !strings.Contains(got, visa) {
 		t.Errorf("after the window, reactor answer %s; want the card without its cvc", got)
 	}
+}
+
+// TestCVCRetentionOfCardsStoredBefore: cards stored before cvc retention
+// existed (a cvc, no write time) count from their last write, are never
+// read past the window, and are found by the sweeper's one scan of every
+// tenant's tokens (in batches), which removes or schedules their cvc.
+func TestCVCRetentionOfCardsStoredBefore(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		key := e.reader(t, "reveal", "token:create", "token:read").Key
+		var plain []any
+		for range 130 {
+			plain = append(plain, "x")
+		}
+		if _, err := e.v.Tokenize(ctx, key, plain); err != nil {
+			t.Fatal(err)
+		}
+		early := e.token(t, cardRequest(visa))
+		e.clock.Advance(30 * time.Minute)
+		late := e.token(t, cardRequest(visa))
+		other := e.tenant(t, "Other")
+		oc, err := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "c", Type: "private",
+			Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create", "token:read"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		otherCard, err := e.v.CreateToken(ctx, oc.Key, cardRequest(visa))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ tid, id string }{{e.boot.Tenant.ID, early.ID}, {e.boot.Tenant.ID, late.ID}, {other.Tenant.ID, otherCard.ID}} {
+			if err := tokenvault.ForgetCVCTime(ctx, e.v, c.tid, c.id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		get := func(k, id string) string {
+			t.Helper()
+			got, err := e.v.GetToken(ctx, k, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cvcOf(got)
+		}
+		if get(key, early.ID) != "123" || get(key, late.ID) != "123" {
+			t.Fatal("legacy cards lost their cvc within the window")
+		}
+		e.clock.Advance(30 * time.Minute) // early is due, late and otherCard are not
+		if got := get(key, early.ID); got != "" {
+			t.Errorf("legacy card read past its window: cvc %q", got)
+		}
+		n, err := e.v.Sweep(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("first Sweep = %d, %v; want 1 (early's cvc)", n, err)
+		}
+		if cvc, _ := storedCVC(t, e, early.ID); cvc {
+			t.Errorf("the legacy scan left early's cvc stored")
+		}
+		if cvc, scheduled := storedCVC(t, e, late.ID); !cvc || !scheduled {
+			t.Errorf("late after the scan: cvc %v, scheduled %v; want both", cvc, scheduled)
+		}
+		e.clock.Advance(30 * time.Minute)
+		if get(key, late.ID) != "" || get(oc.Key, otherCard.ID) != "" {
+			t.Errorf("legacy cards read past their window")
+		}
+		if n, err := e.v.Sweep(ctx); err != nil || n != 2 {
+			t.Fatalf("second Sweep = %d, %v; want 2 (late's and the other tenant's)", n, err)
+		}
+		if cvc, scheduled := storedCVC(t, e, late.ID); cvc || scheduled {
+			t.Errorf("late after the sweep: cvc %v, scheduled %v", cvc, scheduled)
+		}
+	})
 }

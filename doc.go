@@ -177,7 +177,10 @@
 // at most 100 cards per store transaction, with a log line "Card cvc
 // removed (retention)" by the system actor. Masks, fingerprints and search
 // indexes of cards are evaluated over the data without the cvc, so
-// nothing derived from it outlives it.
+// nothing derived from it outlives it. Cards stored before cvc retention
+// existed count from their last write (modified_at, else created_at); the
+// first sweep of such a store visits every token once, in batches, to
+// remove or schedule their cvcs.
 //
 // # Decisions where the specification is silent
 //

@@ -22,6 +22,8 @@ import (
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
 //	                                         by the sweeper (empty values; see cvc.go)
+//	sys/cvcscan                              progress of the one scan giving cards stored
+//	                                         before cvc retention their schedule
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain JSON: when to start, last key re-sealed
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key

@@ -108,7 +108,10 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			}
 		}
 		now := t.now
-		next := &tokenRecord{Token: rec.Token, CVCAt: rec.CVCAt}
+		next := &tokenRecord{Token: rec.Token}
+		if at, ok := cvcWrittenAt(rec); ok {
+			next.CVCAt = &at // the stored cvc's window goes on
+		}
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
 		patchData, _ := fields["data"].(map[string]any)
 		pt.newCVC = patchData[cvcField] != nil
