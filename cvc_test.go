@@ -419,3 +419,29 @@ func TestCVCRetentionOfCardsStoredBefore(t *testing.T) {
 		}
 	})
 }
+
+// TestCVCRetentionInProxies: a proxy's detokenized body leaves out a cvc
+// past its window.
+func TestCVCRetentionInProxies(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	card := e.token(t, cardRequest(visa))
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
+	user := e.user(t)
+	sent := func() string {
+		t.Helper()
+		if _, err := e.v.InvokeProxy(ctx, jsonCall(p.Key, user, "/pay", `{"card": "{{`+card.ID+`}}"}`)); err != nil {
+			t.Fatalf("InvokeProxy: %v", err)
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.body
+	}
+	if got := sent(); !strings.Contains(got, `"cvc":"123"`) {
+		t.Errorf("within the window the destination got %s; want the cvc", got)
+	}
+	e.clock.Advance(time.Hour)
+	if got := sent(); strings.Contains(got, "cvc") || !strings.Contains(got, visa) {
+		t.Errorf("after the window the destination got %s; want the card without its cvc", got)
+	}
+}
