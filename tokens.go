@@ -41,15 +41,21 @@ type TokenRequest struct {
 	// FingerprintExpression gives the value the fingerprint is computed
 	// over; the default depends on the type.
 	FingerprintExpression string `json:"fingerprint_expression,omitempty"`
-	// DeduplicateToken returns the existing token of the same type and
-	// fingerprint instead of creating a new one.
+	// DeduplicateToken returns the existing token of the same type,
+	// fingerprint, fingerprint expression and containers instead of
+	// creating a new one, if the caller may read it (token:read); a caller
+	// that may not read gets a new token.
 	DeduplicateToken bool `json:"deduplicate_token,omitempty"`
 	// ExpiresAt deletes the token at that time; it must be in the future.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // Token is a token as returned to a caller. Data is shaped by the caller's
-// access: present (reveal), the mask (mask), or absent (redact).
+// access: present (reveal), the mask (mask), or absent (redact). A caller
+// that may not read the token (token:read on its containers) never gets
+// its Fingerprint, and for a token it updated, none of Data, Mask,
+// Fingerprint, FingerprintExpression, Metadata and SearchIndexes (see
+// "Keys learn only what they may read" in the package documentation).
 type Token struct {
 	ID                    string            `json:"id"`
 	TenantID              string            `json:"tenant_id"`

@@ -79,7 +79,7 @@ func (p *principal) mayRead(rec *tokenRecord) bool {
 // removed by the transform that applies (redacted when perm does not reach
 // the token). Create and update responses never reveal a card or bank
 // account: they carry the mask. A caller that may not read the token is
-// shown only what what says it may learn.
+// shown only what the presentation allows.
 func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presentation) *Token {
 	transform, ok := p.decide(perm, rec.scope())
 	if !ok {
