@@ -233,7 +233,10 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if pt.fpValue != "" {
 		fingerprint = fingerprintOf(ks, pt.fpValue)
 	}
-	if pt.dedupe && fingerprint != "" {
+	// A key that may not read tokens where it creates this one is never
+	// told of a duplicate, and the fingerprint index is not even looked
+	// up for it: the time a match takes would tell a right guess.
+	if pt.dedupe && fingerprint != "" && p.mayReadIn(pt.containers) {
 		existing, err := t.findDuplicate(p, fingerprint, pt)
 		if err != nil || existing != nil {
 			if existing == nil {

@@ -75,6 +75,14 @@ func (p *principal) mayRead(rec *tokenRecord) bool {
 	return ok
 }
 
+// mayReadIn reports whether p may read tokens in containers whatever their
+// id (a session rule naming ids does not count): deduplication is offered
+// only then.
+func (p *principal) mayReadIn(containers []string) bool {
+	_, ok := p.decide(PermTokenRead, tokenScope{Containers: containers})
+	return ok
+}
+
 // present shapes a token for a caller using perm: data revealed, masked or
 // removed by the transform that applies (redacted when perm does not reach
 // the token). Create and update responses never reveal a card or bank
