@@ -145,7 +145,10 @@
 //     whether or not it repeats the stored card (a check skipped for an
 //     unchanged card would tell a right guess from a wrong one); a patch
 //     moving a token to containers where the key's token:read access would
-//     be wider than where it is is PermissionDenied.
+//     be wider than where it is is PermissionDenied. Its patch that sets a
+//     mask, search_indexes or fingerprint_expression together with data
+//     replaces the data whole instead of merging it, so the answer does not
+//     depend on which fields are stored.
 //   - Searches (token:search) show fingerprints only of tokens the key may
 //     read, and a fingerprint: term matches only those. ListTokens needs
 //     token:read and shows only tokens the key may read.

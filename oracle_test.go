@@ -327,3 +327,39 @@ func TestReactorsLearnOnlyWhatTheirApplicationMayRead(t *testing.T) {
 		t.Errorf("reactor answer %s lacks the masks of the reactor's own cards", text)
 	}
 }
+
+// TestPatchAnswersDoNotDependOnStoredFields: a key that may not read a
+// token, patching its data with a new mask, gets the same answer whether or
+// not the stored data has fields its patch does not send (here a cvc): its
+// data replaces the stored data whole.
+func TestPatchAnswersDoNotDependOnStoredFields(t *testing.T) {
+	e := newEnv(t)
+	admin := e.reader(t, "reveal", "token:create", "token:read")
+	attacker := e.app(t, tokenvault.Public, tokenvault.PermTokenCreate, tokenvault.PermTokenUpdate)
+	var answers []string
+	for _, data := range []map[string]any{
+		{"number": visa, "expiration_month": 12, "expiration_year": 2031, "cvc": "123"},
+		{"number": visa, "expiration_month": 12, "expiration_year": 2031},
+	} {
+		stored, err := e.v.CreateToken(ctx, admin.Key, tokenvault.TokenRequest{Type: "card", Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.v.UpdateToken(ctx, attacker.Key, stored.ID, json.RawMessage(
+			`{"data": {"number": "`+mastercard+`", "expiration_month": 1, "expiration_year": 2032}, "mask": "{{ data.number | last4 }}"}`))
+		var fields []string
+		if got != nil {
+			var m map[string]any
+			json.Unmarshal([]byte(mustJSON(got)), &m)
+			fields = slices.Sorted(maps.Keys(m))
+		}
+		answers = append(answers, fmt.Sprintf("%v %v", tokenvault.ErrorKind(err), fields))
+		after, err := e.v.GetToken(ctx, admin.Key, stored.ID)
+		if err != nil || cvcOf(after) != "" || after.Data.(map[string]any)["number"] != mastercard {
+			t.Errorf("after the patch the card is %+v, %v; want the patch's data whole", after, err)
+		}
+	}
+	if answers[0] != answers[1] {
+		t.Errorf("answers differ with and without a stored cvc: %q, %q", answers[0], answers[1])
+	}
+}

@@ -24,8 +24,11 @@ import (
 // A key that may not read the token (token:read on its containers) gets
 // back its id, type, containers, expiry, timestamps and actors only: no
 // data, mask, fingerprint, fingerprint expression, metadata or search
-// indexes. A card patch sending a cvc starts a new retention window for it
-// (see Options.CVCRetention).
+// indexes; and its patch that sets mask, search_indexes or
+// fingerprint_expression together with data replaces the data whole (not
+// merged), so that the answer does not depend on the stored fields. A card
+// patch sending a cvc starts a new retention window for it (see
+// Options.CVCRetention).
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if err == errTooDeep {
@@ -64,7 +67,12 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if err != nil {
 			return err
 		}
-		req, err := patchedRequest(rec, fields)
+		// A key that may not read the token, setting an expression with
+		// data, replaces the data whole: whether its data covers every
+		// stored field would otherwise decide the answer (see
+		// readsStoredData), telling it what fields are stored.
+		replaceData := setsExpression(fields) && fields["data"] != nil && !p.mayRead(rec)
+		req, err := patchedRequest(rec, fields, replaceData)
 		if err != nil {
 			return err
 		}
@@ -126,8 +134,10 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 }
 
 // patchedRequest rebuilds the token request of rec with fields merged in,
-// so the patched token is validated exactly like a new one.
-func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, error) {
+// so the patched token is validated exactly like a new one. With
+// replaceData, the patch's data replaces the stored data instead of being
+// merged into it.
+func patchedRequest(rec *tokenRecord, fields map[string]any, replaceData bool) (TokenRequest, error) {
 	data, _ := decodeJSON(rec.Data)
 	var maskExpr any
 	if len(rec.MaskExpression) > 0 {
@@ -158,9 +168,12 @@ func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, erro
 	for k, v := range fields {
 		switch k {
 		case "data", "mask", "metadata":
-			if v == nil {
+			switch {
+			case v == nil:
 				delete(merged, k)
-			} else {
+			case k == "data" && replaceData:
+				merged[k] = mergePatch(nil, v)
+			default:
 				merged[k] = mergePatch(cur[k], v)
 			}
 		default:
@@ -205,10 +218,7 @@ func sameCard(prev json.RawMessage, next any) bool {
 // (the mask in the answer, the fingerprint, search hits), so such a patch
 // would read the data through a key that may not see it.
 func readsStoredData(fields map[string]any, req TokenRequest) bool {
-	_, mask := fields["mask"]
-	_, search := fields["search_indexes"]
-	_, fp := fields["fingerprint_expression"]
-	if !mask && !search && !fp {
+	if !setsExpression(fields) {
 		return false
 	}
 	given, ok := fields["data"]
@@ -228,4 +238,15 @@ func readsNoMore(p *principal, rec *tokenRecord, containers []string) bool {
 		return transformRank[tr]
 	}
 	return rank(containers) <= rank(rec.Containers)
+}
+
+// setsExpression reports whether a patch sets an expression evaluated
+// over the data: mask, search_indexes or fingerprint_expression.
+func setsExpression(fields map[string]any) bool {
+	for _, k := range []string{"mask", "search_indexes", "fingerprint_expression"} {
+		if _, ok := fields[k]; ok {
+			return true
+		}
+	}
+	return false
 }
