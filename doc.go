@@ -167,6 +167,77 @@
 // instances admit up to N times each limit. Buckets idle long enough to
 // be full again are forgotten, so memory is bounded by recent callers.
 //
+// # Keys learn only what they may read
+//
+// A key may read a token when it holds token:read on the token's
+// containers, through its permissions or rules, with any transform. Keys
+// that may create or update tokens without reading them (every public
+// application; private ones scoped so) must not learn from the answers
+// anything of the tokens they cannot read: otherwise a key with
+// token:create alone could tokenize every Luhn-valid number with a known
+// BIN and last four and match fingerprints, or be handed an existing
+// token's id by deduplication, and so recover a card number.
+//
+//   - Fingerprints appear only in answers to a key that may read the token
+//     (create, update, get, list, search, reactor tokenize results,
+//     req.client). A key that may not read never sees one, not even of the
+//     value it just sent: a fingerprint of a guess is what is compared.
+//   - Deduplication (deduplicate_token) matches only tokens the key may
+//     read; a key that may not read gets a new token every time, so the
+//     answer to a right guess is the answer to a wrong one.
+//   - A create answer to a key that may not read the new token carries what
+//     it sent: id, type, containers, metadata, search_indexes, expressions,
+//     timestamps, and the mask of its own value (it knows that value, and
+//     the mask shows less of it), data as the transform of token:create
+//     allows (never a card or bank account); no fingerprint.
+//   - An update answer (PATCH /tokens/{id}) to a key that may not read the
+//     token carries its id, tenant, type, containers, expiry, deduplicate
+//     flag, timestamps and actors only: no data, mask, fingerprint,
+//     fingerprint expression, metadata or search indexes, which are the
+//     stored record's. A card patch sending data is checked for expiry
+//     whether or not it repeats the stored card (a check skipped for an
+//     unchanged card would tell a right guess from a wrong one); a patch
+//     moving a token to containers where the key's token:read access would
+//     be wider than where it is is PermissionDenied. Its patch that sets a
+//     mask, search_indexes or fingerprint_expression together with data
+//     replaces the data whole instead of merging it, so the answer does not
+//     depend on which fields are stored.
+//   - Searches (token:search) show fingerprints only of tokens the key may
+//     read, and a fingerprint: term matches only those. ListTokens needs
+//     token:read and shows only tokens the key may read.
+//
+// Keys that may read a token see its fingerprint and may test values
+// against it by tokenizing them (a fingerprint is a keyed MAC of the value,
+// as stable as the value): grant token:read only where that is acceptable.
+//
+// # Token ids are not secret
+//
+// A custom id (TokenRequest.ID) that a live token of the tenant holds is a
+// Conflict ("a token with this id exists", no fields), the same answer
+// whatever the existing token's type and container and whether the caller
+// could read it; it tells that the id is taken, nothing else. Ids are
+// unique per tenant, so their existence cannot be hidden from a key that
+// may create tokens: never derive custom ids from sensitive data (an order
+// number is fine, a card number, e-mail address or its hash is not).
+//
+// # Card verification codes
+//
+// A card's cvc is kept for Options.CVCRetention after it was written
+// (default [DefaultCVCRetention], one hour; negative is an error from
+// Open): by tokenizing, or by a patch that sends a cvc, which starts a new
+// window (a patch that does not send one keeps the old window). When the
+// window ends the cvc is left out of every read at once (get, list,
+// search, detokenize, reactor arguments, proxy bodies, req.client, and the
+// stored data a patch merges into), whether or not the sweeper has run;
+// the sweeper ([Vault.Sweep]) then writes each such card again without it,
+// at most 100 cards per store transaction, with a log line "Card cvc
+// removed (retention)" by the system actor. Masks, fingerprints and search
+// indexes of cards are evaluated over the data without the cvc, so
+// nothing derived from it outlives it. Cards stored before cvc retention
+// existed count from their last write (modified_at, else created_at); the
+// first sweep of such a store visits every token once, in batches, to
+// remove or schedule their cvcs.
+//
 // # Decisions where the specification is silent
 //
 //   - Tenants are created in-process only ([Vault.CreateTenant] takes no
@@ -210,18 +281,26 @@
 //     read, search: mask; use: reveal). A token in several containers must
 //     be allowed in each and gets the most restrictive transform. Lists and
 //     searches leave out tokens the caller cannot reach.
-//   - A token's "mask" property (the evaluated mask) is in every response,
-//     whatever the transform: a mask is by design what may be shown.
+//   - A token's "mask" property (the evaluated mask) is in every response
+//     to a key that may read the token, whatever the transform: a mask is
+//     by design what may be shown. Keys that may not read it: see "Keys
+//     learn only what they may read".
 //   - Create responses never reveal a card or bank account, whatever the
 //     rules: they carry the mask. Card numbers are 13 to 19 plain digits.
 //   - Fingerprints, search index values and metadata are indexed as keyed
-//     HMACs (per tenant), never in plaintext; deduplication matches type
-//     and fingerprint. Metadata values are matched case-insensitively.
+//     HMACs (per tenant), never in plaintext; deduplication matches type,
+//     fingerprint, fingerprint expression and containers, among tokens the
+//     key may read. Metadata values are matched case-insensitively.
 //   - Detokenize uses the caller's token:read transform for each token
 //     (reveal, mask, or null for redact), at most 100 distinct tokens per
 //     request, and logs each token read.
 //   - Custom token ids: 3 to 400 characters, no whitespace and none of
 //     # / \ + ? [ ] | & = % < > { } ^. An expired token's id may be reused.
+//     See "Token ids are not secret".
+//   - Strings given in-process that are not valid UTF-8 (in a
+//     TokenRequest, a Tokenize body given as Go values or raw JSON, an
+//     UpdateToken patch) are Invalid with their path: encoding them would
+//     silently replace their bytes with U+FFFD.
 //   - Sessions are created with a public application's key and authorized
 //     with a private application's key (any other key: PermissionDenied).
 //     No permission names the two operations; instead the authorizer must

@@ -20,6 +20,10 @@ import (
 //	sys/formula/<id>                         official reactor formulas
 //	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
+//	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
+//	                                         by the sweeper (empty values; see cvc.go)
+//	sys/cvcscan                              progress of the one scan giving cards stored
+//	                                         before cvc retention their schedule
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain JSON: when to start, last key re-sealed
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
@@ -41,6 +45,7 @@ const (
 	sysFormulaKey = "sys/formula/"
 	sysProxyKey   = "sys/proxy/"
 	sysResealKey  = "sys/reseal/"
+	sysCVCKey     = "sys/cvc/"
 )
 
 func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }

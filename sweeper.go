@@ -40,13 +40,17 @@ func (v *Vault) startSweeper(interval time.Duration) {
 }
 
 // Sweep ends every object whose expiry has passed (it deletes applications,
-// tokens and sessions, and marks invitations EXPIRED), removes audit log
-// lines older than Options.LogRetention, and returns how many it swept. Expired objects are
+// tokens and sessions, and marks invitations EXPIRED), removes card cvcs
+// past Options.CVCRetention and audit log lines older than
+// Options.LogRetention, and returns how many it swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
 // Options.SweepInterval; hosts that disable it call Sweep themselves.
 func (v *Vault) Sweep(ctx context.Context) (int, error) {
-	total := 0
+	total, err := v.sweepCVCs(ctx) // cvc.go
+	if err != nil {
+		return total, err
+	}
 	for {
 		n, more, err := v.sweepOnce(ctx)
 		total += n

@@ -24,8 +24,9 @@ import (
 //
 // The whole body is one transaction: if any value is invalid nothing is
 // created, and the error names the path of each bad value, such as
-// "cards[2].data.number". Requires token:create on each token's
-// containers.
+// "cards[2].data.number"; a string (key or value) that is not valid UTF-8
+// is Invalid with its path, never sealed with replacement characters.
+// Requires token:create on each token's containers.
 func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error) {
 	return v.tokenizeAs(ctx, keyCredential(key), body)
 }
@@ -58,7 +59,10 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 }
 
 // CreateToken creates one token. Requires token:create on its containers.
-// A custom id that exists is a Conflict.
+// A custom id that exists is a Conflict, the same whatever the existing
+// token. A string of req that is not valid UTF-8 (in id, data, mask,
+// containers, metadata keys and values, search_indexes or
+// fingerprint_expression) is Invalid with its path.
 func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
 	if err := checkGoText(req, ""); err != nil {
 		return nil, err
@@ -81,7 +85,8 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 	return out, err
 }
 
-// tokenizeBody decodes a Tokenize body into plain JSON values.
+// tokenizeBody decodes a Tokenize body into plain JSON values. Strings
+// that are not valid UTF-8 are Invalid (see checkGoText and decodeJSON).
 func tokenizeBody(body any) (any, error) {
 	if err := checkGoText(body, ""); err != nil {
 		return nil, err
@@ -229,8 +234,11 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if pt.fpValue != "" {
 		fingerprint = fingerprintOf(ks, pt.fpValue)
 	}
-	if pt.dedupe && fingerprint != "" {
-		existing, err := t.findDuplicate(tid, fingerprint, pt)
+	// A key that may not read tokens where it creates this one is never
+	// told of a duplicate, and the fingerprint index is not even looked
+	// up for it: the time a match takes would tell a right guess.
+	if pt.dedupe && fingerprint != "" && p.mayReadIn(pt.containers) {
+		existing, err := t.findDuplicate(p, fingerprint, pt)
 		if err != nil || existing != nil {
 			if existing == nil {
 				return nil, err
@@ -238,7 +246,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if err := t.log(p.actor(), tid, existing.Type, existing.ID, OpRead, "Token read (deduplicated create)"); err != nil {
 				return nil, err
 			}
-			return t.present(p, existing, PermTokenRead, false), nil
+			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
 	}
 	if pt.id != "" {
@@ -257,20 +265,20 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	}
 
 	rec := &tokenRecord{Token: Token{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now}}
-	pt.applyTo(rec, ks)
+	pt.applyTo(rec, ks, t.now)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
 	}
 	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	return t.present(p, rec, PermTokenCreate, true), nil
+	return t.present(p, rec, PermTokenCreate, presentCreated), nil
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,
-// placement, metadata, expressions, fingerprint and the index entries that
-// follow from them.
-func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet) {
+// placement, metadata, expressions, fingerprint, when a card's cvc was
+// written, and the index and schedule entries that follow from them.
+func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
 	rec.Fingerprint = ""
@@ -283,12 +291,19 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet) {
 		rec.Mask, _ = json.Marshal(pt.mask)
 		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
 	}
+	switch {
+	case !hasCVC(pt.typ, pt.data):
+		rec.CVCAt = nil
+	case rec.CVCAt == nil || pt.newCVC:
+		at := now
+		rec.CVCAt = &at
+	}
 	rec.Indexes = tokenIndexes(ks, rec, pt.search)
 }
 
 // tokenIndexes lists the index entries of a token: its fingerprint, search
-// index values and metadata (all as keyed MACs, never plaintext), and its
-// expiry.
+// index values and metadata (all as keyed MACs, never plaintext), its
+// expiry, and the removal of a card's cvc.
 func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
@@ -303,6 +318,9 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
 	}
 	if rec.ExpiresAt != nil {
 		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id))
+	}
+	if rec.CVCAt != nil {
+		idx = append(idx, cvcKey(*rec.CVCAt, tid, id))
 	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
@@ -343,12 +361,15 @@ func (t *txn) putToken(rec *tokenRecord) error {
 }
 
 // findDuplicate returns the live token a deduplicating request matches:
-// same type, fingerprint, fingerprint expression and containers. The
-// containers keep deduplication from returning a token of a container the
-// request did not name (and may not reach); the expression keeps a chosen
-// literal from matching another token's fingerprint, which would test a
-// guessed value against it.
-func (t *txn) findDuplicate(tid, fp string, pt *preparedToken) (*tokenRecord, error) {
+// same type, fingerprint, fingerprint expression and containers, among the
+// tokens p may read. The containers keep deduplication from returning a
+// token of a container the request did not name; the expression keeps a
+// chosen literal from matching another token's fingerprint; and reading
+// keeps a key that may not read a token from learning, by getting its id
+// back, that a guessed value is its value: such a key always gets a new
+// token.
+func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenRecord, error) {
+	tid := p.tenantID
 	ids, err := t.indexedIDs(fingerprintIndexKey(tid, fp))
 	if err != nil {
 		return nil, err
@@ -360,7 +381,7 @@ func (t *txn) findDuplicate(tid, fp string, pt *preparedToken) (*tokenRecord, er
 			return nil, err
 		}
 		if rec != nil && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
-			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) {
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.mayRead(rec) {
 			return rec, nil
 		}
 	}

@@ -41,15 +41,21 @@ type TokenRequest struct {
 	// FingerprintExpression gives the value the fingerprint is computed
 	// over; the default depends on the type.
 	FingerprintExpression string `json:"fingerprint_expression,omitempty"`
-	// DeduplicateToken returns the existing token of the same type and
-	// fingerprint instead of creating a new one.
+	// DeduplicateToken returns the existing token of the same type,
+	// fingerprint, fingerprint expression and containers instead of
+	// creating a new one, if the caller may read it (token:read); a caller
+	// that may not read gets a new token.
 	DeduplicateToken bool `json:"deduplicate_token,omitempty"`
 	// ExpiresAt deletes the token at that time; it must be in the future.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // Token is a token as returned to a caller. Data is shaped by the caller's
-// access: present (reveal), the mask (mask), or absent (redact).
+// access: present (reveal), the mask (mask), or absent (redact). A caller
+// that may not read the token (token:read on its containers) never gets
+// its Fingerprint, and for a token it updated, none of Data, Mask,
+// Fingerprint, FingerprintExpression, Metadata and SearchIndexes (see
+// "Keys learn only what they may read" in the package documentation).
 type Token struct {
 	ID                    string            `json:"id"`
 	TenantID              string            `json:"tenant_id"`
@@ -76,6 +82,9 @@ type tokenRecord struct {
 	Data           json.RawMessage `json:"data"`
 	Mask           json.RawMessage `json:"mask,omitempty"`
 	MaskExpression json.RawMessage `json:"mask_expression,omitempty"`
+	// CVCAt is when the cvc in a card's Data was written; nil when it
+	// holds none. See cvc.go.
+	CVCAt *time.Time `json:"cvc_at,omitempty"`
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
 	Indexes []string `json:"indexes,omitempty"`
@@ -122,6 +131,9 @@ type preparedToken struct {
 	fpValue     string // the value fingerprinted; empty means none
 	dedupe      bool
 	expiresAt   *time.Time
+	// newCVC: the request sends a card's cvc (a patch that does not keeps
+	// the stored cvc's retention window).
+	newCVC bool
 }
 
 // join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
@@ -178,6 +190,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
+		newCVC: true,
 	}
 	if req.ID != "" {
 		validateCustomID(req.ID, join(path, "id"), fe)
@@ -203,7 +216,9 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		// Expressions are evaluated over valid data only.
 		return pt
 	}
-	vars := expr.Vars(map[string]any{"data": pt.data})
+	// A card's cvc is kept only for Options.CVCRetention: nothing derived
+	// from it (mask, fingerprint, search index) may outlive it.
+	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
 
 	if pt.fpExpr == "" {
 		pt.fpExpr = defaultFingerprint[req.Type]

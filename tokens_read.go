@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// loadToken reads a token. It returns nil for a missing token and, unless
-// withExpired, for one past its expires_at.
+// loadToken reads a token, without a cvc past its retention (see cvc.go).
+// It returns nil for a missing token and, unless withExpired, for one past
+// its expires_at.
 func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) {
 	if !validTokenID(id) {
 		return nil, nil
@@ -18,6 +19,7 @@ func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) 
 	if err != nil || !ok {
 		return nil, err
 	}
+	t.hideStaleCVC(&rec)
 	if !withExpired && rec.expired(t.now) {
 		return nil, nil
 	}
@@ -45,19 +47,72 @@ func (t *txn) mustToken(p *principal, id, perm string) (*tokenRecord, string, er
 	return rec, transform, nil
 }
 
-// present shapes a stored token for a caller using perm: data revealed,
-// masked or removed by the transform that applies. A caller whose access
-// does not reach the token gets it redacted. Create responses never reveal
-// a card or bank account: they carry the mask.
-func (t *txn) present(p *principal, rec *tokenRecord, perm string, onCreate bool) *Token {
+// presentation says what a token response is about, which decides what a
+// caller that may not read the token (see mayRead) is shown.
+type presentation int
+
+const (
+	// presentExisting: a stored token the caller reads (a deduplicated
+	// create; only ever a token it may read).
+	presentExisting presentation = iota
+	// presentCreated: a token just built from the caller's own request.
+	// A caller that may not read it gets everything of its own request
+	// back (the mask of its own value included) but the fingerprint,
+	// which could be matched against other tokens' fingerprints.
+	presentCreated
+	// presentUpdated: a stored token the caller changed. A caller that may
+	// not read it learns nothing of its stored content: no data, mask,
+	// fingerprint, fingerprint expression, metadata or search indexes.
+	presentUpdated
+)
+
+// mayRead reports whether p may read rec: token:read on its containers,
+// with any transform. Fingerprints and the stored content of a token
+// reach only such callers (see "Keys learn only what they may read" in
+// the package documentation).
+func (p *principal) mayRead(rec *tokenRecord) bool {
+	_, ok := p.decide(PermTokenRead, rec.scope())
+	return ok
+}
+
+// mayReadIn reports whether p may read tokens in containers whatever their
+// id (a session rule naming ids does not count): deduplication is offered
+// only then.
+func (p *principal) mayReadIn(containers []string) bool {
+	_, ok := p.decide(PermTokenRead, tokenScope{Containers: containers})
+	return ok
+}
+
+// present shapes a token for a caller using perm: data revealed, masked or
+// removed by the transform that applies (redacted when perm does not reach
+// the token). Create and update responses never reveal a card or bank
+// account: they carry the mask. A caller that may not read the token is
+// shown only what the presentation allows.
+func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presentation) *Token {
 	transform, ok := p.decide(perm, rec.scope())
 	if !ok {
 		transform = TransformRedact
 	}
-	if onCreate && transform == TransformReveal && rec.Type != TypeToken {
+	if what != presentExisting && transform == TransformReveal && rec.Type != TypeToken {
 		transform = TransformMask
 	}
-	return rec.shaped(transform)
+	tok := rec.shaped(transform)
+	if p.mayRead(rec) {
+		return tok
+	}
+	tok.Fingerprint = ""
+	if what != presentCreated {
+		tok.withholdContent()
+	}
+	return tok
+}
+
+// withholdContent removes everything of a token that depends on its data
+// or was chosen by whoever wrote it, keeping its identity and placement:
+// id, tenant, type, containers, expiry, timestamps and actors.
+func (tok *Token) withholdContent() {
+	tok.Data, tok.Mask, tok.Fingerprint, tok.FingerprintExpression = nil, nil, "", ""
+	tok.Metadata, tok.SearchIndexes = nil, nil
 }
 
 // shaped returns the token with data per transform.
@@ -283,6 +338,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
 				return nil, err
 			}
+			t.hideStaleCVC(&rec)
 			recs = append(recs, &rec)
 		}
 	} else {
@@ -308,7 +364,17 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		if !ok {
 			continue
 		}
-		out = append(out, *rec.shaped(transform))
+		tok := rec.shaped(transform)
+		if perm != PermTokenRead && !p.mayRead(rec) {
+			// A search by fingerprint would test a value against a
+			// token the key may not read: fingerprints are matched, and
+			// shown, only where it may.
+			if q.fingerprint != "" {
+				continue
+			}
+			tok.Fingerprint = ""
+		}
+		out = append(out, *tok)
 	}
 	return out, nil
 }

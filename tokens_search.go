@@ -13,7 +13,7 @@ import (
 //	metadata.<key>:<value>  metadata entry, value compared case-insensitively
 //	type:<type>             token, card or bank
 //	container:<container>   in this container or one below it
-//	fingerprint:<value>     this fingerprint
+//	fingerprint:<value>     this fingerprint, among tokens the key may read
 //	id:<id>                 this token
 //
 // An empty query matches every token.
@@ -25,7 +25,9 @@ type SearchTokensRequest struct {
 // SearchTokens finds tokens by their search indexes, metadata and
 // attributes, without decrypting any token that does not match an exact
 // index term. Results are shaped by the caller's token:search access;
-// tokens it does not reach are left out. Requires token:search.
+// tokens it does not reach are left out. A result carries its fingerprint
+// only if the caller may also read it (token:read), and a fingerprint term
+// matches only such tokens. Requires token:search.
 func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRequest) (*Page[Token], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {

@@ -17,7 +17,8 @@ func cardRequest(number string) tokenvault.TokenRequest {
 
 func (e *env) token(t testing.TB, req tokenvault.TokenRequest) *tokenvault.Token {
 	t.Helper()
-	creator := e.reader(t, "mask", "token:create")
+	// token:read too: fingerprints are shown only to keys that may read.
+	creator := e.reader(t, "mask", "token:create", "token:read")
 	tok, err := e.v.CreateToken(ctx, creator.Key, req)
 	if err != nil {
 		t.Fatalf("CreateToken: %v", err)

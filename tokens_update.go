@@ -18,7 +18,17 @@ import (
 // token:update on the token's containers, old and new; setting a mask,
 // search_indexes or fingerprint_expression over stored data the patch does
 // not replace whole also needs the reveal transform there, since their
-// results reach the caller.
+// results reach the caller. Moving the token to containers where the key's
+// token:read access is wider than where it is is PermissionDenied.
+//
+// A key that may not read the token (token:read on its containers) gets
+// back its id, type, containers, expiry, timestamps and actors only: no
+// data, mask, fingerprint, fingerprint expression, metadata or search
+// indexes; and its patch that sets mask, search_indexes or
+// fingerprint_expression together with data replaces the data whole (not
+// merged), so that the answer does not depend on the stored fields. A card
+// patch sending a cvc starts a new retention window for it (see
+// Options.CVCRetention).
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if refused(err) {
@@ -54,7 +64,12 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if err != nil {
 			return err
 		}
-		req, err := patchedRequest(rec, fields)
+		// A key that may not read the token, setting an expression with
+		// data, replaces the data whole: whether its data covers every
+		// stored field would otherwise decide the answer (see
+		// readsStoredData), telling it what fields are stored.
+		replaceData := setsExpression(fields) && fields["data"] != nil && !p.mayRead(rec)
+		req, err := patchedRequest(rec, fields, replaceData)
 		if err != nil {
 			return err
 		}
@@ -62,8 +77,13 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		// A card that expired after it was tokenized stays editable
 		// (metadata, containers, ...): its expiry is checked only when
 		// the patch changes the card (its number or its expiry).
+		// For a key that may not read the token, whether the patch sends
+		// the stored number and expiry must not change the answer (it
+		// would test a guess against an expired card): its patch is
+		// checked whenever it sends data.
 		cardsValidOn := t.now
-		if rec.Type == TypeCard && sameCard(rec.Data, req.Data) {
+		_, sendsData := fields["data"]
+		if rec.Type == TypeCard && (!sendsData || p.mayRead(rec) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		pt := prepareToken(req, t.now, cardsValidOn, "", fe)
@@ -73,6 +93,10 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		moved, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
 		if !ok {
 			return errForbidden(PermTokenUpdate)
+		}
+		if !readsNoMore(p, rec, pt.containers) {
+			return errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
+				"more of it than where it is")
 		}
 		if readsStoredData(fields, req) && (transform != TransformReveal || moved != TransformReveal) {
 			return errorf(PermissionDenied, "changing the mask, search indexes or fingerprint expression of data "+
@@ -90,20 +114,27 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		}
 		now := t.now
 		next := &tokenRecord{Token: rec.Token}
+		if at, ok := cvcWrittenAt(rec); ok {
+			next.CVCAt = &at // the stored cvc's window goes on
+		}
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
-		pt.applyTo(next, ks)
+		patchData, _ := fields["data"].(map[string]any)
+		pt.newCVC = patchData[cvcField] != nil
+		pt.applyTo(next, ks, t.now)
 		if err := t.putToken(next); err != nil {
 			return err
 		}
-		out = t.present(p, next, PermTokenUpdate, true)
+		out = t.present(p, next, PermTokenUpdate, presentUpdated)
 		return t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated")
 	})
 	return out, err
 }
 
 // patchedRequest rebuilds the token request of rec with fields merged in,
-// so the patched token is validated exactly like a new one.
-func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, error) {
+// so the patched token is validated exactly like a new one. With
+// replaceData, the patch's data replaces the stored data instead of being
+// merged into it.
+func patchedRequest(rec *tokenRecord, fields map[string]any, replaceData bool) (TokenRequest, error) {
 	data, _ := decodeJSON(rec.Data)
 	var maskExpr any
 	if len(rec.MaskExpression) > 0 {
@@ -134,9 +165,12 @@ func patchedRequest(rec *tokenRecord, fields map[string]any) (TokenRequest, erro
 	for k, v := range fields {
 		switch k {
 		case "data", "mask", "metadata":
-			if v == nil {
+			switch {
+			case v == nil:
 				delete(merged, k)
-			} else {
+			case k == "data" && replaceData:
+				merged[k] = mergePatch(nil, v)
+			default:
 				merged[k] = mergePatch(cur[k], v)
 			}
 		default:
@@ -181,12 +215,35 @@ func sameCard(prev json.RawMessage, next any) bool {
 // (the mask in the answer, the fingerprint, search hits), so such a patch
 // would read the data through a key that may not see it.
 func readsStoredData(fields map[string]any, req TokenRequest) bool {
-	_, mask := fields["mask"]
-	_, search := fields["search_indexes"]
-	_, fp := fields["fingerprint_expression"]
-	if !mask && !search && !fp {
+	if !setsExpression(fields) {
 		return false
 	}
 	given, ok := fields["data"]
 	return !ok || given == nil || !reflect.DeepEqual(mergePatch(nil, given), req.Data)
+}
+
+// readsNoMore reports whether p's token:read access to the token rec moved
+// to containers is no wider than its access where rec is: token:update on
+// both places must not let a key move a token it may not read (or may read
+// only masked) to where it may.
+func readsNoMore(p *principal, rec *tokenRecord, containers []string) bool {
+	rank := func(containers []string) int {
+		tr, ok := p.decide(PermTokenRead, tokenScope{ID: rec.ID, Containers: containers})
+		if !ok {
+			return -1
+		}
+		return transformRank[tr]
+	}
+	return rank(containers) <= rank(rec.Containers)
+}
+
+// setsExpression reports whether a patch sets an expression evaluated
+// over the data: mask, search_indexes or fingerprint_expression.
+func setsExpression(fields map[string]any) bool {
+	for _, k := range []string{"mask", "search_indexes", "fingerprint_expression"} {
+		if _, ok := fields[k]; ok {
+			return true
+		}
+	}
+	return false
 }

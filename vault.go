@@ -99,6 +99,14 @@ type Options struct {
 	// ProxyMaxResponseBytes bounds a destination's response read through
 	// a proxy. Zero: 10 MiB.
 	ProxyMaxResponseBytes int64
+	// CVCRetention is how long a card's cvc is kept after it was written
+	// (by tokenizing, or by a patch sending a cvc, which starts a new
+	// window). Past it, every read leaves the cvc out at once, and the
+	// sweeper removes it from the stored record. Zero: DefaultCVCRetention
+	// (one hour). Negative is an error from Open: to keep a cvc as briefly
+	// as possible, give a small positive duration.
+	CVCRetention time.Duration
+
 	// WebhookBackoff is the wait before the first retry of a failed
 	// webhook delivery; it doubles with each retry (5 attempts in all).
 	// Zero: one second.
@@ -159,6 +167,7 @@ type Vault struct {
 	proxyMaxResponse int64
 	webhookBackoff   time.Duration
 	logRetention     time.Duration
+	cvcRetention     time.Duration
 	// bg is cancelled by Close; asynchronous work (reactor runs, webhook
 	// deliveries) runs under it and is awaited by Close through async.
 	bg       context.Context
@@ -217,6 +226,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	if v.webhookBackoff <= 0 {
 		v.webhookBackoff = time.Second
+	}
+	switch v.cvcRetention = opts.CVCRetention; {
+	case v.cvcRetention < 0:
+		return nil, errors.New("tokenvault: Options.CVCRetention must not be negative")
+	case v.cvcRetention == 0:
+		v.cvcRetention = DefaultCVCRetention
 	}
 	v.bg, v.cancelBg = context.WithCancel(context.Background())
 	v.asyncByTenant = map[string]*asyncCount{}

@@ -21,6 +21,8 @@
 //	-log-retention TOKENVAULT_LOG_RETENTION  keep audit log lines this long, a Go duration
 //	                              (default 9600h = 400 days; 0 keeps them forever)
 //	-rotate-master-key            replace <data>/master.key with a new key at start (see below)
+//	-cvc-retention TOKENVAULT_CVC_RETENTION  how long a card's cvc is kept after it was
+//	                       written, a Go duration such as 15m (default 1h; 0 means the default)
 //
 //	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
 //	                       reach loopback and private addresses (refused by default)

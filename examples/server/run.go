@@ -37,6 +37,8 @@ type config struct {
 	metrics bool // serve GET /metrics
 	// logRetention: how long audit log lines are kept (0: forever).
 	logRetention time.Duration
+	// cvcRetention is tokenvault.Options.CVCRetention (0: its default).
+	cvcRetention time.Duration
 	// rotateMasterKey: replace the master key file's key at start.
 	rotateMasterKey bool
 	// Rate limits (tokenvault.Options), per instance.
@@ -104,6 +106,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		}
 		c.authFailuresPerMinute = n
 	}
+	if s := getenv("TOKENVAULT_CVC_RETENTION"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return c, fmt.Errorf("TOKENVAULT_CVC_RETENTION must be a duration such as 1h or 15m, not %q", s)
+		}
+		c.cvcRetention = d
+	}
 	fl := flag.NewFlagSet("server", flag.ContinueOnError)
 	fl.Float64Var(&c.ratePerKey, "rate-per-key", c.ratePerKey, "requests per second one API or session key may make, per instance; 0: no limit (env TOKENVAULT_RATE_PER_KEY)")
 	fl.Float64Var(&c.ratePerTenant, "rate-per-tenant", c.ratePerTenant, "requests per second all keys of one tenant may make, per instance; 0: no limit (env TOKENVAULT_RATE_PER_TENANT)")
@@ -119,6 +128,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fl.BoolVar(&c.rotateMasterKey, "rotate-master-key", false, "replace <data>/master.key with a new random key at start, re-wrapping every tenant's keys")
 	fl.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key (env TOKENVAULT_METRICS)")
 	fl.DurationVar(&c.logRetention, "log-retention", c.logRetention, "how long audit log lines are kept, a Go duration; 0 keeps them forever (env TOKENVAULT_LOG_RETENTION)")
+	fl.DurationVar(&c.cvcRetention, "cvc-retention", c.cvcRetention, "how long a card's cvc is kept after it was written, such as 15m; 0 means the default, 1h (env TOKENVAULT_CVC_RETENTION)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -131,6 +141,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
 	case c.store == "postgres" && c.dsn == "":
 		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.cvcRetention < 0:
+		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", c.cvcRetention)
 	case c.ratePerKey < 0 || c.ratePerTenant < 0:
 		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
 	}
@@ -171,6 +183,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		}
 	}
 	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log}, LogRetention: cfg.logRetention,
+		CVCRetention: cfg.cvcRetention,
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
 		AllowPrivateDestinations: getenv("TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS") == "true",

@@ -1,0 +1,325 @@
+package tokenvault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// DefaultCVCRetention is how long a card's cvc is kept when
+// Options.CVCRetention is zero.
+const DefaultCVCRetention = time.Hour
+
+// A card's cvc (card verification code) may be kept only briefly (PCI DSS
+// forbids storing it after authorization). A card record remembers when
+// its cvc was written (CVCAt: tokenizing, or a patch sending a cvc); once
+// Options.CVCRetention has passed since then:
+//
+//   - every read leaves the cvc out at once, whether the sweeper has run or
+//     not: records are filtered where they are opened (loadToken and the
+//     scan of queryTokens), so GetToken, ListTokens, SearchTokens,
+//     Detokenize, reactor arguments, proxy bodies and req.client all see
+//     the card without it, and a patch cannot bring it back;
+//   - the sweeper removes it from the stored record, in store transactions
+//     of at most sweepBatch cards, found through the schedule
+//     sys/cvc/<write time>/<tid>/<id>. The schedule is by write time, not
+//     by due time, so that a retention changed between runs applies to
+//     cvcs already stored.
+//
+// Masks, fingerprints and search indexes of a card are computed over its
+// data without the cvc (see exprData), so nothing derived from a cvc is
+// kept past its window.
+
+// cvcField is the card data field that is kept only for the retention.
+const cvcField = "cvc"
+
+// hasCVC reports whether data, of a token of type typ, holds a cvc.
+func hasCVC(typ string, data any) bool {
+	m, ok := data.(map[string]any)
+	_, has := m[cvcField]
+	return ok && has && typ == TypeCard
+}
+
+// exprData is the data a token's expressions (mask, fingerprint, search
+// indexes) are evaluated over: a card's without its cvc.
+func exprData(typ string, data any) any {
+	if !hasCVC(typ, data) {
+		return data
+	}
+	m := data.(map[string]any)
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != cvcField {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// cvcKey schedules the removal of the cvc written at at.
+func cvcKey(at time.Time, tid, id string) string {
+	return sysCVCKey + timeKey(at) + "/" + tid + "/" + id
+}
+
+// cvcWrittenAt is when the cvc of rec was written, and whether it holds
+// one. Cards stored before cvc retention existed hold a cvc without CVCAt:
+// their last write (modified_at, else created_at) stands in.
+func cvcWrittenAt(rec *tokenRecord) (time.Time, bool) {
+	if rec.CVCAt != nil {
+		return *rec.CVCAt, true
+	}
+	if rec.Type != TypeCard || !bytes.Contains(rec.Data, []byte(`"cvc"`)) {
+		return time.Time{}, false
+	}
+	if d, err := decodeJSON(rec.Data); err != nil || !hasCVC(rec.Type, d) {
+		return time.Time{}, false
+	}
+	if rec.ModifiedAt != nil {
+		return *rec.ModifiedAt, true
+	}
+	return rec.CreatedAt, true
+}
+
+// cvcDue reports whether rec holds a cvc past its retention at now.
+func (v *Vault) cvcDue(rec *tokenRecord, now time.Time) bool {
+	at, ok := cvcWrittenAt(rec)
+	return ok && !now.Before(at.Add(v.cvcRetention))
+}
+
+// hideStaleCVC leaves a cvc past its retention out of rec as read, before
+// anything else sees the record.
+func (t *txn) hideStaleCVC(rec *tokenRecord) {
+	if t.v.cvcDue(rec, t.now) {
+		rec.Data = withoutCVC(rec.Data)
+		rec.CVCAt = nil
+	}
+}
+
+// withoutCVC removes the cvc from stored card data.
+func withoutCVC(raw json.RawMessage) json.RawMessage {
+	d, err := decodeJSON(raw)
+	m, ok := d.(map[string]any)
+	if err != nil || !ok {
+		return raw
+	}
+	delete(m, cvcField)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// sweepCVCs removes from the stored records every cvc past its retention,
+// in transactions of at most sweepBatch cards, and returns how many it
+// removed. Sweep calls it.
+func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
+	total, err := v.scheduleLegacyCVCs(ctx)
+	if err != nil {
+		return total, err
+	}
+	for {
+		n, more, err := v.sweepCVCsOnce(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// sweepCVCsOnce removes up to sweepBatch due cvcs in one transaction: each
+// card record is written again without its cvc, its schedule entry
+// deleted, and the removal logged, together or not at all.
+func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		removed, more = 0, false
+		cutoff := timeKey(t.now.Add(-v.cvcRetention))
+		var due []string
+		err := t.tx.Scan([]byte(sysCVCKey), nil, sweepBatch+1, func(k, _ []byte) error {
+			rest := string(k[len(sysCVCKey):])
+			if rest > cutoff+"/~" {
+				return store.ErrStop
+			}
+			due = append(due, rest)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(due) > sweepBatch {
+			due, more = due[:sweepBatch], true
+		}
+		for _, rest := range due {
+			if err := t.delete(sysCVCKey + rest); err != nil {
+				return err
+			}
+			// rest is <nanos>/<tenant>/<id>.
+			parts := strings.SplitN(rest, "/", 3)
+			if len(parts) != 3 {
+				continue
+			}
+			ok, err := t.removeCVC(parts[1], parts[2], parts[0])
+			if err != nil {
+				return err
+			}
+			if ok {
+				removed++
+			}
+		}
+		return nil
+	})
+	return removed, more, err
+}
+
+// removeCVC writes the card tid/id again without the cvc its schedule
+// entry (written at stamp) was for. It reports false when there is nothing
+// to remove: the token is gone, or its cvc was removed or written again
+// since (a newer cvc has its own entry).
+func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
+	key := recordKey(tid, kindToken, id)
+	var rec tokenRecord
+	ok, err := t.getRecord(key, &rec)
+	if err != nil || !ok {
+		return false, err
+	}
+	if rec.CVCAt == nil || timeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.now) {
+		return false, nil
+	}
+	rec.Data = withoutCVC(rec.Data)
+	rec.CVCAt = nil
+	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, sysCVCKey) })
+	if err := t.putRecord(key, &rec); err != nil {
+		return false, err
+	}
+	return true, t.log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
+}
+
+// legacyCVCScan is the progress of scheduleLegacyCVCs, stored (sealed with
+// the system keyring) at sysCVCScanKey.
+type legacyCVCScan struct {
+	// Tenant and After are the last token record visited.
+	Tenant string `json:"tenant,omitempty"`
+	After  string `json:"after,omitempty"`
+	Done   bool   `json:"done,omitempty"`
+}
+
+// sysCVCScanKey holds the progress of the one scan for cards stored before
+// cvc retention existed.
+const sysCVCScanKey = "sys/cvcscan"
+
+// scheduleLegacyCVCs gives every card stored before cvc retention existed
+// (a cvc without CVCAt) its schedule: it visits every tenant's token
+// records once, sweepBatch a transaction, removing the cvcs already due and
+// recording when the others were written (cvcWrittenAt). Cards written
+// since carry their schedule, so once the scan is done it is one read per
+// sweep. It returns how many cvcs it removed.
+func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, done, err := v.scheduleLegacyCVCsOnce(ctx)
+		total += n
+		if err != nil || done {
+			return total, err
+		}
+	}
+}
+
+func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		removed, done = 0, false
+		var st legacyCVCScan
+		if _, err := t.getRecord(sysCVCScanKey, &st); err != nil {
+			return err
+		}
+		if st.Done {
+			done = true
+			return nil
+		}
+		// The next tenant with records left: st.Tenant, then those after.
+		var tenants []string
+		err := t.tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
+			if tid := string(k[len(sysTenantsKey):]); tid >= st.Tenant {
+				tenants = append(tenants, tid)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		visited := 0
+		for _, tid := range tenants {
+			if tid != st.Tenant {
+				st.Tenant, st.After = tid, ""
+			}
+			prefix := recordPrefix(tid, kindToken)
+			var after []byte
+			if st.After != "" {
+				after = []byte(st.After)
+			}
+			kvs, err := t.scanValuesAfter(prefix, after, sweepBatch-visited)
+			if err != nil {
+				return err
+			}
+			for _, kv := range kvs {
+				visited++
+				st.After = kv.key
+				n, err := t.scheduleLegacyCVC(kv)
+				if err != nil {
+					return err
+				}
+				removed += n
+			}
+			if visited == sweepBatch {
+				return t.putRecord(sysCVCScanKey, &st)
+			}
+		}
+		st.Done, done = true, true
+		return t.putRecord(sysCVCScanKey, &st)
+	})
+	return removed, done, err
+}
+
+// scanValuesAfter copies up to limit entries under prefix after the key
+// after (from the first when nil).
+func (t *txn) scanValuesAfter(prefix string, after []byte, limit int) ([]keyValue, error) {
+	var out []keyValue
+	err := t.tx.Scan([]byte(prefix), after, limit, func(k, v []byte) error {
+		out = append(out, keyValue{string(k), bytes.Clone(v)})
+		return nil
+	})
+	return out, err
+}
+
+// scheduleLegacyCVC handles one token record of the legacy scan: a card
+// holding a cvc without CVCAt gets it removed if due, else its write time
+// and schedule. It returns 1 when it removed a cvc.
+func (t *txn) scheduleLegacyCVC(kv keyValue) (int, error) {
+	var rec tokenRecord
+	if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+		return 0, err
+	}
+	at, ok := cvcWrittenAt(&rec)
+	if !ok || rec.CVCAt != nil {
+		return 0, nil
+	}
+	if t.v.cvcDue(&rec, t.now) {
+		rec.Data = withoutCVC(rec.Data)
+		if err := t.putRecord(kv.key, &rec); err != nil {
+			return 0, err
+		}
+		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
+	}
+	rec.CVCAt = &at
+	entry := cvcKey(at, rec.TenantID, rec.ID)
+	rec.Indexes = append(rec.Indexes, entry)
+	slices.Sort(rec.Indexes)
+	if err := t.putIndex(entry); err != nil {
+		return 0, err
+	}
+	return 0, t.putRecord(kv.key, &rec)
+}

@@ -1,0 +1,42 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// StoredToken returns, for tests, the data and index entries of a token's
+// stored record as they are in the store, with nothing hidden by reads.
+func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMessage, indexes []string, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		var rec tokenRecord
+		_, err := t.getRecord(recordKey(tid, kindToken, id), &rec)
+		data, indexes = rec.Data, rec.Indexes
+		return err
+	})
+	return data, indexes, err
+}
+
+// ForgetCVCTime makes a card's stored record look as it did before cvc
+// retention existed: its cvc kept, no CVCAt, no schedule.
+func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		var rec tokenRecord
+		key := recordKey(tid, kindToken, id)
+		if _, err := t.getRecord(key, &rec); err != nil {
+			return err
+		}
+		var kept []string
+		for _, k := range rec.Indexes {
+			if len(k) > len(sysCVCKey) && k[:len(sysCVCKey)] == sysCVCKey {
+				if err := t.delete(k); err != nil {
+					return err
+				}
+				continue
+			}
+			kept = append(kept, k)
+		}
+		rec.Indexes, rec.CVCAt = kept, nil
+		return t.putRecord(key, &rec)
+	})
+}
