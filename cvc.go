@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // DefaultCVCRetention is how long a card's cvc is kept when
@@ -136,44 +134,15 @@ func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
 // card record is written again without its cvc, its schedule entry
 // deleted, and the removal logged, together or not at all.
 func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
-	err = v.update(ctx, func(t *txn) error {
-		removed, more = 0, false
-		cutoff := timeKey(t.now.Add(-v.cvcRetention))
-		var due []string
-		err := t.tx.Scan([]byte(sysCVCKey), nil, sweepBatch+1, func(k, _ []byte) error {
-			rest := string(k[len(sysCVCKey):])
-			if rest > cutoff+"/~" {
-				return store.ErrStop
-			}
-			due = append(due, rest)
-			return nil
-		})
-		if err != nil {
-			return err
+	through := func(now time.Time) string { return timeKey(now.Add(-v.cvcRetention)) }
+	return v.sweepDue(ctx, sysCVCKey, through, func(t *txn, rest string) (bool, error) {
+		// rest is <nanos>/<tenant>/<id>.
+		parts := strings.SplitN(rest, "/", 3)
+		if len(parts) != 3 {
+			return false, nil
 		}
-		if len(due) > sweepBatch {
-			due, more = due[:sweepBatch], true
-		}
-		for _, rest := range due {
-			if err := t.delete(sysCVCKey + rest); err != nil {
-				return err
-			}
-			// rest is <nanos>/<tenant>/<id>.
-			parts := strings.SplitN(rest, "/", 3)
-			if len(parts) != 3 {
-				continue
-			}
-			ok, err := t.removeCVC(parts[1], parts[2], parts[0])
-			if err != nil {
-				return err
-			}
-			if ok {
-				removed++
-			}
-		}
-		return nil
+		return t.removeCVC(parts[1], parts[2], parts[0])
 	})
-	return removed, more, err
 }
 
 // removeCVC writes the card tid/id again without the cvc its schedule

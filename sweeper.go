@@ -67,13 +67,30 @@ func (v *Vault) Sweep(ctx context.Context) (int, error) {
 
 // sweepOnce removes up to sweepBatch expired objects in one transaction.
 func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err error) {
+	return v.sweepDue(ctx, sysExpiryKey, timeKey, func(t *txn, rest string) (bool, error) {
+		// rest is <nanos>/<tenant>/<kind>/<id>.
+		parts := strings.SplitN(rest, "/", 4)
+		if len(parts) != 4 {
+			return false, nil
+		}
+		return t.sweep(parts[1], parts[2], parts[3])
+	})
+}
+
+// sweepDue takes, in one transaction, up to sweepBatch entries of the
+// schedule under prefix (keys <nanos>/...) that are due: whose time is at or
+// before through(now). Each entry is deleted and the rest of its key after
+// prefix handed to handle, which does the entry's work in the same
+// transaction and reports whether there was any. sweepDue returns how many
+// entries had work and whether more are due.
+func (v *Vault) sweepDue(ctx context.Context, prefix string, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
-		now := timeKey(t.now)
+		last := through(t.now) + "/~"
 		var due []string
-		err := t.tx.Scan([]byte(sysExpiryKey), nil, sweepBatch+1, func(k, _ []byte) error {
-			rest := string(k[len(sysExpiryKey):])
-			if rest > now+"/~" {
+		err := t.tx.Scan([]byte(prefix), nil, sweepBatch+1, func(k, _ []byte) error {
+			rest := string(k[len(prefix):])
+			if rest > last {
 				return store.ErrStop
 			}
 			due = append(due, rest)
@@ -86,19 +103,14 @@ func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err erro
 			due, more = due[:sweepBatch], true
 		}
 		for _, rest := range due {
-			if err := t.delete(sysExpiryKey + rest); err != nil {
+			if err := t.delete(prefix + rest); err != nil {
 				return err
 			}
-			// rest is <nanos>/<tenant>/<kind>/<id>.
-			parts := strings.SplitN(rest, "/", 4)
-			if len(parts) != 4 {
-				continue
-			}
-			swept, err := t.sweep(parts[1], parts[2], parts[3])
+			done, err := handle(t, rest)
 			if err != nil {
 				return err
 			}
-			if swept {
+			if done {
 				removed++
 			}
 		}
