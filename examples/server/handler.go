@@ -22,7 +22,7 @@ import (
 // Prometheus call them every few seconds, and a line for each would drown
 // the API requests; a failing probe shows in the metrics as
 // tokenvault_http_requests_total{route="/readyz",status="503"}.
-func newHandler(v *tokenvault.Vault, log *slog.Logger, withMetrics bool) http.Handler {
+func newHandler(v *tokenvault.Vault, log *slog.Logger, withMetrics, trustForwardedFor bool) http.Handler {
 	observe := logRequest(log)
 	ops := map[string]http.Handler{"/healthz": http.HandlerFunc(healthz), "/readyz": readyz(v)}
 	var m *metrics
@@ -42,7 +42,7 @@ func newHandler(v *tokenvault.Vault, log *slog.Logger, withMetrics bool) http.Ha
 		}
 		mux.Handle("GET "+route, h)
 	}
-	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe}))
+	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor}))
 	if m != nil {
 		return m.track(mux)
 	}

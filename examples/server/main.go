@@ -18,9 +18,18 @@
 //	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
 //	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
 //	-metrics TOKENVAULT_METRICS   serve GET /metrics (default true; -metrics=false turns it off)
+//	-trust-forwarded-for TOKENVAULT_TRUST_FORWARDED_FOR  take the client address from the
+//	                              last X-Forwarded-For entry (only behind a proxy that sets it)
 //	-log-retention TOKENVAULT_LOG_RETENTION  keep audit log lines this long, a Go duration
 //	                              (default 9600h = 400 days; 0 keeps them forever)
 //	-rotate-master-key            replace <data>/master.key with a new key at start (see below)
+//	-rate-per-key TOKENVAULT_RATE_PER_KEY        requests a second per key (default 20000; 0: no limit)
+//	-rate-per-tenant TOKENVAULT_RATE_PER_TENANT  requests a second per tenant (default 100000; 0: no limit)
+//	-sessions-per-application TOKENVAULT_SESSIONS_PER_APPLICATION  sessions a second one public
+//	                              application may create (default 5; 0: no limit)
+//	-auth-failures-per-minute TOKENVAULT_AUTH_FAILURES_PER_MINUTE  failed authentications a
+//	                              minute from one client address before 429 (default 100; 0: no limit)
+//	                              Rate limits are counted by each instance separately.
 //	-cvc-retention TOKENVAULT_CVC_RETENTION  how long a card's cvc is kept after it was
 //	                       written, a Go duration such as 15m (default 1h; 0 means the default)
 //

@@ -29,3 +29,20 @@ func TestRateLimitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustForwardedForConfig: off by default, on by flag or environment.
+func TestTrustForwardedForConfig(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want bool
+	}{{nil, "", false}, {nil, "true", true}, {[]string{"-trust-forwarded-for"}, "", true}, {[]string{"-trust-forwarded-for=false"}, "true", false}} {
+		cfg, err := parseConfig(c.args, func(k string) string { return map[string]string{"TOKENVAULT_TRUST_FORWARDED_FOR": c.env}[k] })
+		if err != nil || cfg.trustForwardedFor != c.want {
+			t.Errorf("parseConfig(%q, TOKENVAULT_TRUST_FORWARDED_FOR=%q).trustForwardedFor = %v, %v; want %v", c.args, c.env, cfg.trustForwardedFor, err, c.want)
+		}
+	}
+	if _, err := parseConfig(nil, func(k string) string { return map[string]string{"TOKENVAULT_TRUST_FORWARDED_FOR": "maybe"}[k] }); err == nil {
+		t.Error("TOKENVAULT_TRUST_FORWARDED_FOR=maybe accepted")
+	}
+}

@@ -35,6 +35,8 @@ type config struct {
 	dsn     string
 	schema  string
 	metrics bool // serve GET /metrics
+	// trustForwardedFor: take the client address from X-Forwarded-For.
+	trustForwardedFor bool
 	// logRetention: how long audit log lines are kept (0: forever).
 	logRetention time.Duration
 	// cvcRetention is tokenvault.Options.CVCRetention (0: its default).
@@ -76,6 +78,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("TOKENVAULT_METRICS must be true or false, not %q", s)
 		}
 		c.metrics = b
+	}
+	if s := getenv("TOKENVAULT_TRUST_FORWARDED_FOR"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return c, fmt.Errorf("TOKENVAULT_TRUST_FORWARDED_FOR must be true or false, not %q", s)
+		}
+		c.trustForwardedFor = b
 	}
 	if s := getenv("TOKENVAULT_LOG_RETENTION"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -127,6 +136,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fl.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key file (PEM) (env TOKENVAULT_TLS_KEY)")
 	fl.BoolVar(&c.rotateMasterKey, "rotate-master-key", false, "replace <data>/master.key with a new random key at start, re-wrapping every tenant's keys")
 	fl.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key (env TOKENVAULT_METRICS)")
+	fl.BoolVar(&c.trustForwardedFor, "trust-forwarded-for", c.trustForwardedFor, "take the client address (for the failed-authentication throttle) from the last X-Forwarded-For entry; only behind a reverse proxy that sets it (env TOKENVAULT_TRUST_FORWARDED_FOR)")
 	fl.DurationVar(&c.logRetention, "log-retention", c.logRetention, "how long audit log lines are kept, a Go duration; 0 keeps them forever (env TOKENVAULT_LOG_RETENTION)")
 	fl.DurationVar(&c.cvcRetention, "cvc-retention", c.cvcRetention, "how long a card's cvc is kept after it was written, such as 15m; 0 means the default, 1h (env TOKENVAULT_CVC_RETENTION)")
 	if err := fl.Parse(args); err != nil {
@@ -247,7 +257,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(newHandler(v, log, cfg.metrics))
+	srv := newHTTPServer(newHandler(v, log, cfg.metrics, cfg.trustForwardedFor))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"
