@@ -85,6 +85,7 @@ func compileRefusal(err error, field string) error {
 
 // codeRun is one run of tenant code.
 type codeRun struct {
+	kind    CodeKind // for Options.Metrics
 	tenant  string
 	code    string
 	req     map[string]any
@@ -100,12 +101,22 @@ func (v *Vault) runCode(ctx context.Context, r codeRun) (any, error) {
 	if r.client != nil {
 		host.Client = &jsClient{v: v, c: *r.client}
 	}
+	var start time.Time
+	if v.metrics != nil {
+		start = time.Now()
+	}
 	out, err := v.code.Run(ctx, sandbox.Invocation{
 		Tenant: r.tenant, Code: r.code, Req: r.req, Timeout: r.timeout, Host: host,
 		Log: append([]slog.Attr{slog.String("tenant", r.tenant)}, r.log...),
 	})
 	if err != nil {
-		return nil, codeError(err)
+		err = codeError(err)
+	}
+	if v.metrics != nil {
+		v.metrics.CodeRun(r.kind, codeOutcome(err), time.Since(start))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

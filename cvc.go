@@ -141,7 +141,11 @@ func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err 
 		if len(parts) != 3 {
 			return false, nil
 		}
-		return t.removeCVC(parts[1], parts[2], parts[0])
+		done, err := t.removeCVC(parts[1], parts[2], parts[0])
+		if done {
+			t.sweptOne(SweptCVCs)
+		}
+		return done, err
 	})
 }
 

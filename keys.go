@@ -107,6 +107,9 @@ type txn struct {
 	// inside a batch may have been written by a transaction that rolls
 	// back, and sealing with it would make records nobody can open.
 	read map[string]*keySet
+	// tally counts token operations and sweeps for Options.Metrics,
+	// reported once the transaction commits (metrics.go).
+	tally tally
 }
 
 // tenantKeys returns the key set of a tenant, from the cache or the store.

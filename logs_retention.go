@@ -83,6 +83,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 				}
 			}
 			removed++
+			t.sweptOne(SweptLogs)
 		}
 		return nil
 	})

@@ -242,7 +242,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 		conf = map[string]any{}
 	}
 	out, err := v.runCode(ctx, codeRun{
-		tenant: plan.tenantID, code: code, req: map[string]any{"args": args, "configuration": conf}, client: plan.client,
+		kind: CodeTransform, tenant: plan.tenantID, code: code, req: map[string]any{"args": args, "configuration": conf}, client: plan.client,
 		log: []slog.Attr{slog.String("proxy", plan.proxy.ID)},
 	})
 	if err != nil {

@@ -184,7 +184,7 @@ func prefixFields(err error, prefix string) error {
 // and tokenizes what it asks to.
 func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time.Duration) (*ReactorResponse, error) {
 	result, err := v.runCode(ctx, codeRun{
-		tenant: inv.tenantID, code: inv.code, req: inv.req, timeout: timeout, client: inv.client,
+		kind: CodeReactor, tenant: inv.tenantID, code: inv.code, req: inv.req, timeout: timeout, client: inv.client,
 		log: []slog.Attr{slog.String("reactor", inv.reactorID)},
 	})
 	if err != nil {

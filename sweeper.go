@@ -46,7 +46,11 @@ func (v *Vault) startSweeper(interval time.Duration) {
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
 // Options.SweepInterval; hosts that disable it call Sweep themselves.
-func (v *Vault) Sweep(ctx context.Context) (int, error) {
+func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
+	if v.metrics != nil {
+		start := time.Now()
+		defer func() { v.metrics.SweepDone(time.Since(start), err) }()
+	}
 	total, err := v.sweepCVCs(ctx) // cvc.go
 	if err != nil {
 		return total, err
@@ -61,8 +65,8 @@ func (v *Vault) Sweep(ctx context.Context) (int, error) {
 			break
 		}
 	}
-	n, err := v.pruneLogs(ctx)
-	return total + n, err
+	pruned, err := v.pruneLogs(ctx)
+	return total + pruned, err
 }
 
 // sweepOnce removes up to sweepBatch expired objects in one transaction.
@@ -73,8 +77,19 @@ func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err erro
 		if len(parts) != 4 {
 			return false, nil
 		}
-		return t.sweep(parts[1], parts[2], parts[3])
+		done, err := t.sweep(parts[1], parts[2], parts[3])
+		if done {
+			t.sweptOne(sweepKinds[parts[2]])
+		}
+		return done, err
 	})
+}
+
+// sweepKinds names, for Options.Metrics, what t.sweep removes by the kind
+// in its schedule entry.
+var sweepKinds = map[string]SweepKind{
+	EntityApplication: SweptApplications, kindToken: SweptTokens, EntitySession: SweptSessions,
+	kindIdempotency: SweptIdempotency, EntityTenantInvitation: SweptInvitations,
 }
 
 // sweepDue takes, in one transaction, up to sweepBatch entries of the

@@ -246,6 +246,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if err := t.log(p.actor(), tid, existing.Type, existing.ID, OpRead, "Token read (deduplicated create)"); err != nil {
 				return nil, err
 			}
+			t.tally.read++
 			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
 	}
@@ -272,6 +273,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
+	t.tally.created++
 	return t.present(p, rec, PermTokenCreate, presentCreated), nil
 }
 

@@ -137,6 +137,12 @@ type Options struct {
 	// so it holds across instances. Zero: DefaultMaxPendingSessions (1000).
 	// Negative: no limit.
 	MaxPendingSessionsPerApplication int
+
+	// Metrics receives counts and timings of the Vault's work (tokens,
+	// runs of code, webhooks, sweeps, commits of the bbolt file it opens
+	// for Path); Vault.Stats gives its gauges. Package prommetrics
+	// implements it for Prometheus. Nil: nothing is measured.
+	Metrics Metrics
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -178,6 +184,11 @@ type Vault struct {
 	asyncMu       sync.Mutex
 	closed        bool
 	asyncByTenant map[string]*asyncCount
+	// asyncRunning and asyncDelivering add up asyncByTenant, for Stats.
+	asyncRunning, asyncDelivering int
+
+	// metrics is Options.Metrics, nil when none.
+	metrics Metrics
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet    // system keys: API key lookups and the expiry schedule
@@ -201,7 +212,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: master key: %w", err)
 	}
-	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL}
+	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL,
+		metrics: opts.Metrics}
 	if v.inviteURL != "" {
 		if u, err := url.Parse(v.inviteURL); err != nil || !u.IsAbs() {
 			return nil, errors.New("tokenvault: Options.InvitationURL must be an absolute URL")
@@ -246,7 +258,11 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		if opts.Path == "" {
 			return nil, errors.New("tokenvault: Options.Store or Options.Path is required")
 		}
-		s, err := bolt.Open(opts.Path, nil)
+		var bo *bolt.Options
+		if v.metrics != nil {
+			bo = &bolt.Options{OnCommit: v.metrics.StoreCommit}
+		}
+		s, err := bolt.Open(opts.Path, bo)
 		if err != nil {
 			return nil, fmt.Errorf("tokenvault: %w", err)
 		}
@@ -359,6 +375,9 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	}
 	if err == nil && last != nil {
 		v.cacheKeys(last.read)
+		if v.metrics != nil && !last.tally.empty() {
+			last.tally.report(v.metrics)
+		}
 	}
 	return v.result(err)
 }

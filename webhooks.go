@@ -131,6 +131,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		return errorf(Unavailable, "too many asynchronous invocations of this tenant in progress; retry later")
 	}
 	c.running++
+	v.asyncRunning++
 	v.async.Add(1)
 	go func() {
 		defer v.async.Done()
@@ -140,6 +141,8 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		v.asyncMu.Lock()
 		c.running--
 		c.delivering++
+		v.asyncRunning--
+		v.asyncDelivering++
 		v.asyncMu.Unlock()
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {
@@ -148,6 +151,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		}
 		v.deliver(inv.tenantID, url, hook)
 		v.asyncMu.Lock()
+		v.asyncDelivering--
 		if c.delivering--; c.running == 0 && c.delivering == 0 {
 			delete(v.asyncByTenant, inv.tenantID)
 		}
@@ -179,6 +183,14 @@ var kindStatus = map[Kind]int{
 // deliver POSTs hook, retrying with exponential backoff until the receiver
 // answers 2xx, webhookAttempts tries are spent, or the Vault closes.
 func (v *Vault) deliver(tid, url string, hook Webhook) {
+	outcome, attempts := v.tryDeliver(tid, url, hook)
+	if v.metrics != nil {
+		v.metrics.WebhookDelivered(outcome, attempts)
+	}
+}
+
+// tryDeliver is deliver, returning how it ended and after how many POSTs.
+func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) {
 	var secret []byte
 	err := v.view(v.bg, func(t *txn) error {
 		var err error
@@ -187,7 +199,10 @@ func (v *Vault) deliver(tid, url string, hook Webhook) {
 	})
 	if err != nil {
 		v.logger.Error("tokenvault: webhook not delivered", "invocation", hook.InvocationID, "err", err)
-		return
+		if v.bg.Err() != nil {
+			return WebhookCanceled, 0
+		}
+		return WebhookNotSent, 0
 	}
 	backoff := v.webhookBackoff
 	for attempt := 1; ; attempt++ {
@@ -197,15 +212,15 @@ func (v *Vault) deliver(tid, url string, hook Webhook) {
 		m.Write(body)
 		err := v.post(url, body, "sha256="+hex.EncodeToString(m.Sum(nil)))
 		if err == nil {
-			return
+			return WebhookOK, attempt
 		}
 		if attempt == webhookAttempts {
 			v.logger.Warn("tokenvault: webhook delivery failed", "invocation", hook.InvocationID, "attempts", attempt, "err", err)
-			return
+			return WebhookFailed, attempt
 		}
 		select {
 		case <-v.bg.Done():
-			return
+			return WebhookCanceled, attempt
 		case <-time.After(backoff):
 		}
 		backoff *= 2

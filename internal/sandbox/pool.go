@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +39,10 @@ type pool struct {
 
 	stopJanitor chan struct{}
 	janitorDone chan struct{}
+
+	// alive counts the worker processes started and not yet retired,
+	// idle or in use, for Stats.
+	alive atomic.Int64
 }
 
 // tenantGate bounds one tenant's invocations; users counts holders and
@@ -126,7 +131,11 @@ func (p *pool) get() (*process, error) {
 		return w, nil
 	}
 	p.mu.Unlock()
-	return startProcess(p.lim)
+	w, err := startProcess(p.lim)
+	if err == nil {
+		p.alive.Add(1)
+	}
+	return w, err
 }
 
 // put gives a worker back after use. A worker that is not healthy (it was
@@ -143,6 +152,7 @@ func (p *pool) put(w *process, healthy bool) {
 		}
 		p.mu.Unlock()
 	}
+	p.alive.Add(-1)
 	go w.retire()
 }
 
@@ -171,10 +181,17 @@ func (p *pool) janitor() {
 		}
 		p.idle = keep
 		p.mu.Unlock()
+		p.alive.Add(-int64(len(old)))
 		for _, w := range old {
 			w.retire()
 		}
 	}
+}
+
+// stats returns the workers alive, the slots in use (runs and checks
+// holding a worker, or about to start one) and the most workers.
+func (p *pool) stats() (alive, busy, capacity int) {
+	return int(p.alive.Load()), len(p.slots), cap(p.slots)
 }
 
 // close retires every idle worker; workers in use are retired as they are
@@ -189,6 +206,7 @@ func (p *pool) close() {
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
+	p.alive.Add(-int64(len(idle)))
 	close(p.stopJanitor)
 	<-p.janitorDone
 	var wg sync.WaitGroup

@@ -116,6 +116,13 @@ func New(opts Options) *Sandbox {
 	return s
 }
 
+// Stats returns the worker processes alive (idle or running code), the
+// invocations and checks of code holding a worker slot, and
+// Options.Workers. It is cheap: for a metrics collector, at every scrape.
+func (s *Sandbox) Stats() (workers, busy, capacity int) {
+	return s.pool.stats()
+}
+
 // Close retires the workers. Invocations in progress end first or are
 // retired when they do; later ones fail with ErrClosed.
 func (s *Sandbox) Close() error {

@@ -1,0 +1,224 @@
+package prommetrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+var _ tokenvault.Metrics = (*Metrics)(nil)
+
+// Bucket bounds, in seconds or Updates.
+var (
+	// codeBuckets go from a warm worker's few milliseconds to the longest
+	// asynchronous run (tokenvault.MaxReactorTimeout, 210 s).
+	codeBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 210}
+	// commitBuckets go from a commit without fsync (a fraction of a
+	// millisecond) to a stalled disk.
+	commitBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}
+	// updatesBuckets are powers of two up to the default MaxBatchSize.
+	updatesBuckets = prometheus.ExponentialBuckets(1, 2, 11) // 1 .. 1024
+	// sweepBuckets go from an idle sweep to one that pruned a year of logs.
+	sweepBuckets = []float64{.001, .01, .1, 1, 10, 60, 300, 1800}
+)
+
+// Metrics implements tokenvault.Metrics with Prometheus counters and
+// histograms. Give it to tokenvault.Options.Metrics. It is safe for
+// concurrent use.
+type Metrics struct {
+	tokens        *prometheus.CounterVec
+	tokenCounters map[tokenvault.TokenOp]prometheus.Counter
+
+	code       *prometheus.HistogramVec
+	codeByKind map[codeKey]prometheus.Observer
+
+	webhooks        *prometheus.CounterVec
+	webhookAttempts prometheus.Counter
+
+	sweeps        *prometheus.CounterVec
+	sweepDuration prometheus.Histogram
+	swept         *prometheus.CounterVec
+
+	commitDuration prometheus.Histogram
+	commitUpdates  prometheus.Histogram
+}
+
+type codeKey struct {
+	kind    tokenvault.CodeKind
+	outcome tokenvault.CodeOutcome
+}
+
+// New returns Metrics registered with reg (none when reg is nil). Every
+// series of every label value the Vault reports exists from the start, at
+// zero, so that rates and absent-series alerts work before the first event.
+// It panics if reg already holds metrics of the same names, as
+// prometheus.MustRegister does.
+func New(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_tokens_total",
+			Help: "Token operations committed, by op: created, read, updated, deleted, detokenized.",
+		}, []string{"op"}),
+		tokenCounters: map[tokenvault.TokenOp]prometheus.Counter{},
+		code: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tokenvault_code_run_duration_seconds",
+			Help:    "Runs of tenant code (kind: reactor, transform) by outcome (ok, error, timeout, memory, crash, unavailable), waiting for a worker included; _count counts the runs.",
+			Buckets: codeBuckets,
+		}, []string{"kind", "outcome"}),
+		codeByKind: map[codeKey]prometheus.Observer{},
+		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_webhook_deliveries_total",
+			Help: "Webhook deliveries ended, by outcome: delivered, failed (every attempt), canceled (the vault closed), not_sent.",
+		}, []string{"outcome"}),
+		webhookAttempts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "tokenvault_webhook_attempts_total",
+			Help: "Webhook POSTs sent, retries included.",
+		}),
+		sweeps: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_sweeps_total",
+			Help: "Runs of the sweeper (or of Vault.Sweep), by outcome: ok, error.",
+		}, []string{"outcome"}),
+		sweepDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "tokenvault_sweep_duration_seconds",
+			Help:    "Time one run of the sweeper took.",
+			Buckets: sweepBuckets,
+		}),
+		swept: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_swept_total",
+			Help: "Objects the sweeper removed, by kind: application, token, session, invitation (marked expired), idempotency, cvc, log.",
+		}, []string{"kind"}),
+		commitDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "tokenvault_store_commit_duration_seconds",
+			Help:    "Time to commit one bbolt write transaction (writing pages, fsync, meta page), after its last update ran.",
+			Buckets: commitBuckets,
+		}),
+		commitUpdates: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "tokenvault_store_commit_updates",
+			Help:    "Updates carried by one bbolt commit: more than one when concurrent writes were batched.",
+			Buckets: updatesBuckets,
+		}),
+	}
+	for _, op := range tokenvault.TokenOps() {
+		m.tokenCounters[op] = m.tokens.WithLabelValues(string(op))
+	}
+	for _, kind := range tokenvault.CodeKinds() {
+		for _, outcome := range tokenvault.CodeOutcomes() {
+			m.codeByKind[codeKey{kind, outcome}] = m.code.WithLabelValues(string(kind), string(outcome))
+		}
+	}
+	for _, outcome := range tokenvault.WebhookOutcomes() {
+		m.webhooks.WithLabelValues(string(outcome))
+	}
+	m.sweeps.WithLabelValues("ok")
+	m.sweeps.WithLabelValues("error")
+	for _, kind := range tokenvault.SweepKinds() {
+		m.swept.WithLabelValues(string(kind))
+	}
+	if reg != nil {
+		reg.MustRegister(m.tokens, m.code, m.webhooks, m.webhookAttempts, m.sweeps, m.sweepDuration, m.swept,
+			m.commitDuration, m.commitUpdates)
+	}
+	return m
+}
+
+// Tokens counts n token operations. The counters are looked up in a map
+// filled by New: no allocation, no lock.
+func (m *Metrics) Tokens(op tokenvault.TokenOp, n int) {
+	if c, ok := m.tokenCounters[op]; ok {
+		c.Add(float64(n))
+		return
+	}
+	m.tokens.WithLabelValues(string(op)).Add(float64(n)) // a value this version does not know
+}
+
+// CodeRun observes one run of tenant code.
+func (m *Metrics) CodeRun(kind tokenvault.CodeKind, outcome tokenvault.CodeOutcome, d time.Duration) {
+	o, ok := m.codeByKind[codeKey{kind, outcome}]
+	if !ok {
+		o = m.code.WithLabelValues(string(kind), string(outcome))
+	}
+	o.Observe(d.Seconds())
+}
+
+// WebhookDelivered counts one delivery and its attempts.
+func (m *Metrics) WebhookDelivered(outcome tokenvault.WebhookOutcome, attempts int) {
+	m.webhooks.WithLabelValues(string(outcome)).Inc()
+	m.webhookAttempts.Add(float64(attempts))
+}
+
+// Swept counts objects the sweeper removed.
+func (m *Metrics) Swept(kind tokenvault.SweepKind, n int) {
+	m.swept.WithLabelValues(string(kind)).Add(float64(n))
+}
+
+// SweepDone counts one run of the sweeper and observes its duration.
+func (m *Metrics) SweepDone(d time.Duration, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	m.sweeps.WithLabelValues(outcome).Inc()
+	m.sweepDuration.Observe(d.Seconds())
+}
+
+// StoreCommit observes one bbolt commit. Its signature is that of
+// bolt.Options.OnCommit, for a store the host opens itself.
+func (m *Metrics) StoreCommit(updates int, d time.Duration) {
+	m.commitDuration.Observe(d.Seconds())
+	m.commitUpdates.Observe(float64(updates))
+}
+
+// StatsSource is what NewStatsCollector reads: a *tokenvault.Vault.
+type StatsSource interface {
+	Stats() tokenvault.Stats
+}
+
+// statsCollector reports a Vault's gauges, read when scraped.
+type statsCollector struct {
+	src                                      StatsSource
+	workers, busy, capacity, async, webhooks *prometheus.Desc
+}
+
+// NewStatsCollector returns a collector of v's gauges (Vault.Stats), read
+// at each scrape: tokenvault_code_workers, tokenvault_code_workers_busy,
+// tokenvault_code_workers_max, tokenvault_async_invocations and
+// tokenvault_webhooks_pending. Register it once the Vault is open.
+func NewStatsCollector(v StatsSource) prometheus.Collector {
+	return &statsCollector{
+		src:      v,
+		workers:  prometheus.NewDesc("tokenvault_code_workers", "Sandbox worker processes alive, idle or busy.", nil, nil),
+		busy:     prometheus.NewDesc("tokenvault_code_workers_busy", "Runs and checks of tenant code holding a worker slot.", nil, nil),
+		capacity: prometheus.NewDesc("tokenvault_code_workers_max", "The most sandbox workers (Options.CodeWorkers).", nil, nil),
+		async:    prometheus.NewDesc("tokenvault_async_invocations", "Asynchronous reactor invocations waiting for a worker or running.", nil, nil),
+		webhooks: prometheus.NewDesc("tokenvault_webhooks_pending", "Webhooks being delivered, retries included.", nil, nil),
+	}
+}
+
+func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.workers
+	ch <- c.busy
+	ch <- c.capacity
+	ch <- c.async
+	ch <- c.webhooks
+}
+
+func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.src.Stats()
+	ch <- prometheus.MustNewConstMetric(c.workers, prometheus.GaugeValue, float64(s.CodeWorkers))
+	ch <- prometheus.MustNewConstMetric(c.busy, prometheus.GaugeValue, float64(s.CodeWorkersBusy))
+	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(s.CodeWorkersMax))
+	ch <- prometheus.MustNewConstMetric(c.async, prometheus.GaugeValue, float64(s.AsyncInvocations))
+	ch <- prometheus.MustNewConstMetric(c.webhooks, prometheus.GaugeValue, float64(s.PendingWebhooks))
+}
+
+// NewRegistry returns a registry holding the Go runtime collector (go_*)
+// and the process collector (process_*: CPU, memory, open files), to
+// which the Vault's metrics are added.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
