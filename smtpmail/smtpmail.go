@@ -57,6 +57,7 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -107,7 +108,7 @@ type Config struct {
 type Mailer struct {
 	cfg  Config
 	from *mail.Address
-	opts []gomail.Option
+	opts []gomail.Option // clipped: each send appends its own timeout
 }
 
 var _ tokenvault.Mailer = (*Mailer)(nil)
@@ -135,7 +136,7 @@ func New(cfg Config) (*Mailer, error) {
 	case cfg.TLS == NoTLS && !isLoopback(cfg.Host):
 		return nil, fmt.Errorf("smtpmail: TLS mode none sends invitation links in clear text; it is allowed only to a loopback host, not %q", cfg.Host)
 	}
-	opts := []gomail.Option{gomail.WithTimeout(cfg.Timeout)}
+	var opts []gomail.Option
 	switch cfg.TLS {
 	case StartTLS:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
@@ -167,7 +168,7 @@ func New(cfg Config) (*Mailer, error) {
 		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
 			gomail.WithUsername(cfg.Username), gomail.WithPassword(cfg.Password))
 	}
-	return &Mailer{cfg: cfg, from: from, opts: opts}, nil
+	return &Mailer{cfg: cfg, from: from, opts: slices.Clip(opts)}, nil
 }
 
 // isLoopback reports whether host is "localhost" or a loopback IP address.
@@ -179,8 +180,9 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// SendInvitation sends inv to inv.To. It returns an *Error when the
-// message could not be handed to the server.
+// SendInvitation sends inv to inv.To, within Config.Timeout or ctx's
+// deadline if that is sooner. It returns an *Error when the message could
+// not be handed to the server.
 func (m *Mailer) SendInvitation(ctx context.Context, inv tokenvault.InvitationMail) error {
 	msg := gomail.NewMsg()
 	msg.FromMailAddress(m.from)
@@ -195,7 +197,13 @@ func (m *Mailer) SendInvitation(ctx context.Context, inv tokenvault.InvitationMa
 	msg.SetDate()
 	msg.SetMessageID()
 	msg.SetBodyString(gomail.TypeTextPlain, body(inv, tenant))
-	c, err := gomail.NewClient(m.cfg.Host, m.opts...)
+	// go-mail watches ctx only while it connects; a deadline of ctx
+	// shorter than Timeout bounds the whole exchange instead.
+	timeout := m.cfg.Timeout
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
+		timeout = max(time.Until(d), time.Millisecond)
+	}
+	c, err := gomail.NewClient(m.cfg.Host, append(m.opts, gomail.WithTimeout(timeout))...)
 	if err != nil {
 		return m.fail(inv, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"mime/quotedprintable"
+	"net"
 	"net/mail"
 	"strings"
 	"testing"
@@ -321,4 +322,38 @@ func TestNewRefusesBadConfig(t *testing.T) {
 			t.Errorf("New with none to %s: %v", host, err)
 		}
 	}
+}
+
+// A server that accepts the connection and never answers fails the send
+// by ctx's deadline, though Timeout is longer.
+func TestContextDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent, until the test ends
+		}
+	}()
+	m, err := smtpmail.New(smtpmail.Config{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, From: "vault@example.com", Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	err = m.SendInvitation(ctx, invitation(link))
+	if err == nil {
+		t.Fatal("SendInvitation to a silent server succeeded")
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("SendInvitation took %v, want about ctx's 1s", d)
+	}
+	assertNoSecrets(t, err, "")
 }
