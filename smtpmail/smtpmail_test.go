@@ -219,7 +219,7 @@ func TestRefusalsDoNotQuoteSecrets(t *testing.T) {
 					return "Message refused: suspicious link " + line
 				}
 			}
-			return "Message refused: " + string(msg[len(msg)-200:])
+			return "Message refused"
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
