@@ -13,7 +13,7 @@ import (
 //
 //	GET /healthz  liveness probe (health.go)
 //	GET /readyz   readiness probe (health.go)
-//	GET /metrics  Prometheus metrics (metrics.go), when withMetrics
+//	GET /metrics  Prometheus metrics (metrics.go), when m is not nil
 //
 // None of the operational routes needs a key. Every API request is logged
 // (logging.go) and, with metrics, counted, through httpapi's Observe hook,
@@ -22,29 +22,27 @@ import (
 // Prometheus call them every few seconds, and a line for each would drown
 // the API requests; a failing probe shows in the metrics as
 // tokenvault_http_requests_total{route="/readyz",status="503"}.
-func newHandler(v *tokenvault.Vault, log *slog.Logger, withMetrics, trustForwardedFor bool) http.Handler {
+func newHandler(v *tokenvault.Vault, log *slog.Logger, m *metrics, trustForwardedFor bool) http.Handler {
 	observe := logRequest(log)
 	ops := map[string]http.Handler{"/healthz": http.HandlerFunc(healthz), "/readyz": readyz(v)}
-	var m *metrics
-	if withMetrics {
-		m = newMetrics()
+	if m != nil {
 		logHook := observe
 		observe = func(ctx context.Context, o httpapi.Observation) {
 			logHook(ctx, o)
-			m.observe(ctx, o)
+			m.http.Observe(ctx, o)
 		}
 		ops["/metrics"] = m
 	}
 	mux := http.NewServeMux()
 	for route, h := range ops {
 		if m != nil {
-			h = httpapi.Observed(route, m.observe, h)
+			h = httpapi.Observed(route, m.http.Observe, h)
 		}
 		mux.Handle("GET "+route, h)
 	}
 	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor}))
 	if m != nil {
-		return m.track(mux)
+		return m.http.InFlight(mux)
 	}
 	return mux
 }

@@ -33,7 +33,8 @@
 //
 //	GET /healthz  200 while the process serves (liveness)
 //	GET /readyz   200 when the store answers, 503 otherwise (readiness)
-//	GET /metrics  Prometheus metrics, text format 0.0.4 (unless -metrics=false)
+//	GET /metrics  Prometheus metrics, the text format 0.0.4 unless the scraper
+//	              asks for another (unless -metrics=false)
 //
 // Every API request is logged at Info once answered, from httpapi's Observe
 // hook: msg=request with method, route (the pattern, such as /tokens/{id},
@@ -44,24 +45,29 @@
 // The probes and /metrics are counted in the metrics but not logged: they
 // are polled every few seconds and their lines would drown the API's.
 //
-// /metrics exports tokenvault_http_requests_total{method,route,status},
-// the histogram tokenvault_http_request_duration_seconds{method,route} and
-// the gauge tokenvault_http_requests_in_flight. Their labels are bounded
-// (a fixed set of route patterns, standard methods, status codes), so no
+// /metrics is served with github.com/prometheus/client_golang (package
+// prommetrics; metrics.go here): the Go runtime (go_*) and process
+// (process_*) collectors; the requests,
+// tokenvault_http_requests_total{method,route,status}, the histogram
+// tokenvault_http_request_duration_seconds{method,route} and the gauge
+// tokenvault_http_requests_in_flight, with the names they had when they
+// were written by hand; and the Vault's own: tokens created, read,
+// updated, deleted and detokenized, runs of reactors and transforms by
+// outcome with their latency, sandbox workers alive and busy, async
+// invocations and pending webhooks, webhook deliveries, sweeps and what
+// they removed, bbolt commit latency and batch size. Package prommetrics
+// lists every name and label set. Labels are bounded (route patterns,
+// standard methods, status codes, fixed sets of outcomes and kinds), so no
 // client can grow them by scanning. There is no tenant label: tenants are
 // created without limit and each would multiply the series. /metrics
-// reveals traffic counts, not data; keep it off the public network like
-// the probes, or turn it off.
+// reveals counts, not data; keep it off the public network like the
+// probes, or turn it off.
 //
-// The metrics are written by hand (metrics.go and metrics_text.go, some
-// 170 lines with their comments) rather than with
-// github.com/prometheus/client_golang. This server belongs to the
-// tokenvault module, so its dependencies would become the library's, and
-// client_golang brings a dozen modules (client_model, common, procfs,
-// protobuf, xxhash, compress, ...) that every user of a security library
-// would have to vet, for one counter, one histogram and one gauge. The
-// text format is stable and simple, and a test parses our output to hold
-// it to the format.
+// client_golang used to be avoided here, for the modules it brings
+// (client_model, common, procfs, protobuf, ...) into a security library's
+// module graph; the runtime, process and domain metrics are worth them,
+// and the library itself (package tokenvault) still imports none of them:
+// it reports through the tokenvault.Metrics interface.
 //
 // Several instances can serve one PostgreSQL database: give them the same
 // -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance

@@ -1,85 +1,48 @@
 package main
 
 import (
-	"context"
 	"net/http"
-	"sync"
-	"sync/atomic"
 
-	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/prommetrics"
 )
 
-// durationBuckets are the upper bounds, in seconds, of the request duration
-// histogram (Prometheus's default buckets): from a cached key check to a
-// proxy call waiting on a slow destination.
-var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-
-// requestKey labels tokenvault_http_requests_total.
-type requestKey struct {
-	method, route string
-	status        int
-}
-
-// routeKey labels tokenvault_http_request_duration_seconds.
-type routeKey struct{ method, route string }
-
-// histogram counts observations per bucket: counts[i] those in
-// (durationBuckets[i-1], durationBuckets[i]], the last one those above
-// every bound. They are added up when written, as the format wants.
-type histogram struct {
-	counts []uint64
-	sum    float64 // seconds
-	count  uint64
-}
-
-// metrics counts the requests the server answers, for GET /metrics
-// (metrics_text.go), from the same Observe hook as the request log.
-//
-// Its cardinality is bounded whatever clients send: method is one of ten
-// names and route one of the fixed set of patterns the server registers or
-// "unmatched" (names.go), and status is a code the server wrote (100-999;
-// net/http refuses others). There is deliberately no tenant label: tenants
-// are created at run time without limit, and every tenant would multiply
-// the series, in this process and in Prometheus; per-tenant activity is
-// what the audit log (GET /logs) is for.
+// metrics is what GET /metrics serves, with client_golang: the Go runtime
+// and process collectors, the Vault's domain metrics (given to it as
+// tokenvault.Options.Metrics), its gauges (read from Vault.Stats at each
+// scrape), and the request metrics, counted from httpapi's Observe hook.
+// Package prommetrics documents every name and label set; no label holds
+// a tenant, token or key, and routes are patterns, never paths.
 type metrics struct {
-	mu        sync.Mutex
-	requests  map[requestKey]uint64
-	durations map[routeKey]*histogram
-	inFlight  atomic.Int64
+	reg     *prometheus.Registry
+	vault   *prommetrics.Metrics
+	http    *prommetrics.HTTP
+	handler http.Handler
 }
 
 func newMetrics() *metrics {
-	return &metrics{requests: map[requestKey]uint64{}, durations: map[routeKey]*histogram{}}
+	reg := prommetrics.NewRegistry()
+	return &metrics{reg: reg, vault: prommetrics.New(reg), http: prommetrics.NewHTTP(reg),
+		handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 }
 
-// observe counts one answered request. It is an httpapi Observe hook.
-func (m *metrics) observe(_ context.Context, o httpapi.Observation) {
-	method, route := methodName(o.Method), routeName(o.Route)
-	seconds := o.Duration.Seconds()
-	i := 0
-	for i < len(durationBuckets) && seconds > durationBuckets[i] {
-		i++
+// vaultMetrics is the hook for tokenvault.Options.Metrics: nil (no hook,
+// not a typed nil) when m is.
+func (m *metrics) vaultMetrics() tokenvault.Metrics {
+	if m == nil {
+		return nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.requests[requestKey{method, route, o.Status}]++
-	h := m.durations[routeKey{method, route}]
-	if h == nil {
-		h = &histogram{counts: make([]uint64, len(durationBuckets)+1)}
-		m.durations[routeKey{method, route}] = h
-	}
-	h.counts[i]++
-	h.sum += seconds
-	h.count++
+	return m.vault
 }
 
-// track counts the requests next is serving, for
-// tokenvault_http_requests_in_flight. A scrape sees itself among them.
-func (m *metrics) track(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m.inFlight.Add(1)
-		defer m.inFlight.Add(-1)
-		next.ServeHTTP(w, r)
-	})
+// watch adds v's gauges; once, after v is open.
+func (m *metrics) watch(v *tokenvault.Vault) {
+	m.reg.MustRegister(prommetrics.NewStatsCollector(v))
 }
+
+// ServeHTTP answers GET /metrics in the format the scraper asks for (the
+// text format by default).
+func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }

@@ -1,34 +1,41 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
-	"fmt"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
+// requestKey labels tokenvault_http_requests_total.
+type requestKey struct {
+	method, route string
+	status        int
+}
+
 // TestMetrics: /metrics counts every request by method, route pattern and
 // status, exactly, with a histogram per method and route that agrees with
-// the counters, in the text format and in sorted order.
+// the counters; a scrape counts itself once answered, and sees itself in
+// flight.
 func TestMetrics(t *testing.T) {
 	v, key := testVault(t)
-	h := newHandler(v, slog.New(slog.DiscardHandler), true, false)
+	h := newHandler(v, slog.New(slog.DiscardHandler), newMetrics(), false)
 	for range 3 {
 		wantCode(t, serve(h, "GET", "/tenants/self", key), 200)
 	}
@@ -43,11 +50,14 @@ func TestMetrics(t *testing.T) {
 
 	res := serve(h, "GET", "/metrics", "")
 	wantCode(t, res, 200)
-	if ct := res.Header().Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
-		t.Errorf("Content-Type = %q", ct)
+	if ct := res.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("Content-Type = %q, want the text format 0.0.4", ct)
 	}
-	samples := parseMetrics(t, res.Body.String())
-	counters := requestCounts(t, samples)
+	if strings.Contains(res.Body.String(), "SECRET") {
+		t.Error("/metrics holds a query string")
+	}
+	families := parseMetrics(t, res.Body.String())
+	counters := requestCounts(t, families)
 	want := map[requestKey]float64{
 		{"GET", "/tenants/self", 200}: 3,
 		{"GET", "/tenants/self", 401}: 2,
@@ -58,106 +68,24 @@ func TestMetrics(t *testing.T) {
 	if !maps.Equal(counters, want) {
 		t.Errorf("tokenvault_http_requests_total:\n got %v\nwant %v", counters, want)
 	}
-	checkHistograms(t, samples, counters)
-	if n := find(samples, "tokenvault_http_requests_in_flight", nil); n != 1 {
+	checkHistograms(t, families, counters)
+	if n := gauge(families, "tokenvault_http_requests_in_flight"); n != 1 {
 		t.Errorf("in flight during a scrape = %v, want 1 (the scrape)", n)
 	}
-	checkSorted(t, samples)
 
 	// The first scrape is counted once answered, so the second sees it.
-	samples = parseMetrics(t, serve(h, "GET", "/metrics", "").Body.String())
-	if n := requestCounts(t, samples)[requestKey{"GET", "/metrics", 200}]; n != 1 {
+	families = parseMetrics(t, serve(h, "GET", "/metrics", "").Body.String())
+	if n := requestCounts(t, families)[requestKey{"GET", "/metrics", 200}]; n != 1 {
 		t.Errorf("GET /metrics counted %v times, want 1", n)
 	}
-	checkHistograms(t, samples, requestCounts(t, samples))
-}
-
-// TestMetricsHistogram: each duration lands in the first bucket whose bound
-// it does not exceed (bounds are inclusive), buckets are cumulative, and
-// _sum and _count add up.
-func TestMetricsHistogram(t *testing.T) {
-	m := newMetrics()
-	for _, d := range []time.Duration{5 * time.Millisecond, 7 * time.Millisecond, 7 * time.Millisecond, 2 * time.Second, 20 * time.Second} {
-		m.observe(context.Background(), httpapi.Observation{Method: "GET", Route: "/tokens/{id}", Status: 200, Duration: d})
-	}
-	var b strings.Builder
-	m.writeText(&b)
-	samples := parseMetrics(t, b.String())
-	labels := map[string]string{"method": "GET", "route": "/tokens/{id}"}
-	want := map[string]float64{"0.005": 1, "0.01": 3, "0.025": 3, "0.05": 3, "0.1": 3, "0.25": 3, "0.5": 3,
-		"1": 3, "2.5": 4, "5": 4, "10": 4, "+Inf": 5}
-	for le, n := range want {
-		if got := find(samples, "tokenvault_http_request_duration_seconds_bucket", with(labels, "le", le)); got != n {
-			t.Errorf("bucket le=%s = %v, want %v", le, got, n)
-		}
-	}
-	if got := find(samples, "tokenvault_http_request_duration_seconds_sum", labels); math.Abs(got-22.019) > 1e-9 {
-		t.Errorf("_sum = %v, want 22.019", got)
-	}
-	if got := find(samples, "tokenvault_http_request_duration_seconds_count", labels); got != 5 {
-		t.Errorf("_count = %v, want 5", got)
-	}
-	if got := find(samples, "tokenvault_http_requests_in_flight", nil); got != 0 {
-		t.Errorf("in flight = %v, want 0", got)
-	}
-	var again strings.Builder
-	m.writeText(&again)
-	if again.String() != b.String() {
-		t.Errorf("two writes of the same counts differ:\n%s\n%s", b.String(), again.String())
-	}
-}
-
-// TestMetricsSorted: series come out sorted by their labels whatever order
-// they were first seen in, so that scrapes of the same counts are the same.
-func TestMetricsSorted(t *testing.T) {
-	m := newMetrics()
-	methods, routes, statuses := []string{"POST", "GET", "DELETE"}, []string{"/tokens/{id}", "/applications", "", "/tokens"}, []int{500, 200, 404}
-	for _, method := range methods {
-		for _, route := range routes {
-			for _, status := range statuses {
-				m.observe(context.Background(), httpapi.Observation{Method: method, Route: route, Status: status, Duration: time.Millisecond})
-			}
-		}
-	}
-	var b strings.Builder
-	m.writeText(&b)
-	samples := parseMetrics(t, b.String())
-	if n := len(requestCounts(t, samples)); n != len(methods)*len(routes)*len(statuses) {
-		t.Errorf("%d counters, want %d", n, len(methods)*len(routes)*len(statuses))
-	}
-	checkSorted(t, samples)
-}
-
-func TestEscapeLabelValue(t *testing.T) {
-	for in, want := range map[string]string{
-		`/tokens/{id}`:  `/tokens/{id}`,
-		`say "hi"`:      `say \"hi\"`,
-		`C:\dir`:        `C:\\dir`,
-		"two\nlines":    `two\nlines`,
-		"\\\"\n":        `\\\"\n`,
-		`already \" in`: `already \\\" in`,
-	} {
-		if got := escapeLabelValue(in); got != want {
-			t.Errorf("escapeLabelValue(%q) = %q, want %q", in, got, want)
-		}
-	}
-	// Written and read back through the format, a value survives.
-	m := newMetrics()
-	route := "/a\"b\\c\nd"
-	m.observe(context.Background(), httpapi.Observation{Method: "GET", Route: route, Status: 200, Duration: time.Millisecond})
-	var b strings.Builder
-	m.writeText(&b)
-	samples := parseMetrics(t, b.String())
-	if n := find(samples, "tokenvault_http_requests_total", map[string]string{"method": "GET", "route": route, "status": "200"}); n != 1 {
-		t.Errorf("the route %q did not read back:\n%s", route, b.String())
-	}
+	checkHistograms(t, families, requestCounts(t, families))
 }
 
 // TestMetricsConcurrent: requests and scrapes at once lose no count (and,
 // under -race, race on nothing).
 func TestMetricsConcurrent(t *testing.T) {
 	v, _ := testVault(t)
-	h := newHandler(v, slog.New(slog.DiscardHandler), true, false)
+	h := newHandler(v, slog.New(slog.DiscardHandler), newMetrics(), false)
 	const workers, requests, scrapers, scrapes = 8, 50, 2, 20
 	var wg sync.WaitGroup
 	for range workers {
@@ -179,35 +107,85 @@ func TestMetricsConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	samples := parseMetrics(t, serve(h, "GET", "/metrics", "").Body.String())
-	counters := requestCounts(t, samples)
+	families := parseMetrics(t, serve(h, "GET", "/metrics", "").Body.String())
+	counters := requestCounts(t, families)
 	want := map[requestKey]float64{{"GET", "/healthz", 200}: workers * requests, {"GET", "/metrics", 200}: scrapers * scrapes}
 	if !maps.Equal(counters, want) {
 		t.Errorf("counters = %v, want %v", counters, want)
 	}
-	checkHistograms(t, samples, counters)
-	if n := find(samples, "tokenvault_http_requests_in_flight", nil); n != 1 {
+	checkHistograms(t, families, counters)
+	if n := gauge(families, "tokenvault_http_requests_in_flight"); n != 1 {
 		t.Errorf("in flight = %v, want 1", n)
 	}
 }
 
 // TestMetricsEndpoint: the running server serves /metrics without a key,
-// and -metrics=false (TOKENVAULT_METRICS=false) turns it off.
+// with the runtime, process, domain and request metrics, and no id or key
+// in it; -metrics=false (TOKENVAULT_METRICS=false) turns it off.
 func TestMetricsEndpoint(t *testing.T) {
-	addr, _, stop := start(t, t.TempDir(), nil)
-	get(t, "http://"+addr+"/healthz", "")
-	res, err := http.Get("http://" + addr + "/metrics")
+	dir := t.TempDir()
+	addr, _, stop := start(t, dir, nil)
+	mgmt := readManagementKey(t, dir)
+	key := createRevealApp(t, addr, mgmt)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/tokenize", strings.NewReader(`{"a": "x", "b": "y"}`))
+	req.Header.Set("SVC-API-KEY", key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids map[string]string
+	err = json.NewDecoder(res.Body).Decode(&ids)
+	res.Body.Close()
+	if err != nil || res.StatusCode != 201 && res.StatusCode != 200 || len(ids) != 2 {
+		t.Fatalf("POST /tokenize = %d %v %v", res.StatusCode, ids, err)
+	}
+	if code, _ := get(t, "http://"+addr+"/tokens/"+ids["a"], key); code != 200 {
+		t.Fatalf("GET /tokens/{id} = %d", code)
+	}
+	res, err = http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	stop()
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != metricsContentType {
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Errorf("GET /metrics = %d %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	if samples := parseMetrics(t, string(body)); find(samples, "tokenvault_http_requests_in_flight", nil) < 1 {
-		t.Errorf("GET /metrics:\n%s", body)
+	families := parseMetrics(t, string(body))
+	for name, want := range map[string]float64{
+		"tokenvault_http_requests_in_flight": 1,
+		"tokenvault_code_workers_max":        16,
+		"tokenvault_async_invocations":       0,
+	} {
+		if n := gauge(families, name); n != want {
+			t.Errorf("%s = %v, want %v", name, n, want)
+		}
+	}
+	if n := counter(families, "tokenvault_tokens_total", "op", "created"); n != 2 {
+		t.Errorf(`tokenvault_tokens_total{op="created"} = %v, want 2`, n)
+	}
+	if n := counter(families, "tokenvault_tokens_total", "op", "read"); n != 1 {
+		t.Errorf(`tokenvault_tokens_total{op="read"} = %v, want 1`, n)
+	}
+	if requestCounts(t, families)[requestKey{"GET", "/tokens/{id}", 200}] != 1 {
+		t.Errorf("GET /tokens/{id} not counted under its pattern: %v", requestCounts(t, families))
+	}
+	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes", "tokenvault_store_commit_duration_seconds",
+		"tokenvault_store_commit_updates", "tokenvault_code_run_duration_seconds", "tokenvault_webhook_deliveries_total",
+		"tokenvault_swept_total", "tokenvault_code_workers"} {
+		if families[name] == nil {
+			t.Errorf("%s missing from /metrics", name)
+		}
+	}
+	if h := families["tokenvault_store_commit_duration_seconds"]; h != nil && h.GetMetric()[0].GetHistogram().GetSampleCount() == 0 {
+		t.Error("no bbolt commit measured")
+	}
+	for _, secret := range []string{mgmt, key, ids["a"], ids["b"]} {
+		if strings.Contains(string(body), secret) {
+			t.Errorf("/metrics holds the id or key %q", secret)
+		}
 	}
 
 	addr, _, stop = start(t, t.TempDir(), map[string]string{"TOKENVAULT_METRICS": "false"})
@@ -274,227 +252,90 @@ func wantCode(t *testing.T, res *httptest.ResponseRecorder, code int) {
 	}
 }
 
-// sample is one line of the text format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
-func parseMetrics(t *testing.T, text string) []sample {
+func parseMetrics(t *testing.T, text string) map[string]*dto.MetricFamily {
 	t.Helper()
-	samples, err := parseExposition(text)
+	families, err := parseExposition(text)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	return samples
+	return families
 }
 
-// parseExposition reads the text format (version 0.0.4) as strictly as we
-// write it: every sample after the TYPE of its family, label values quoted
-// with only \\, \" and \n escaped, no timestamps, no blank lines.
-func parseExposition(text string) ([]sample, error) {
-	if !strings.HasSuffix(text, "\n") {
-		return nil, fmt.Errorf("does not end with a line feed")
+// parseExposition reads the text format with Prometheus's own parser.
+func parseExposition(text string) (map[string]*dto.MetricFamily, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(strings.NewReader(text))
+}
+
+// gauge is the value of a gauge without labels, or -1.
+func gauge(families map[string]*dto.MetricFamily, name string) float64 {
+	f := families[name]
+	if f == nil || len(f.GetMetric()) != 1 {
+		return -1
 	}
-	types := map[string]string{}
-	var samples []sample
-	for line := range strings.Lines(text) {
-		line = strings.TrimSuffix(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "# HELP "):
-		case strings.HasPrefix(line, "# TYPE "):
-			f := strings.Fields(strings.TrimPrefix(line, "# TYPE "))
-			if len(f) != 2 || types[f[0]] != "" || !slices.Contains([]string{"counter", "gauge", "histogram"}, f[1]) {
-				return nil, fmt.Errorf("bad TYPE line %q", line)
-			}
-			types[f[0]] = f[1]
-		default:
-			s, err := parseSample(line)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %v", line, err)
-			}
-			family := s.name
-			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-				if f, ok := strings.CutSuffix(s.name, suffix); ok && types[f] == "histogram" {
-					family = f
-				}
-			}
-			if types[family] == "" {
-				return nil, fmt.Errorf("%q: sample before its TYPE", line)
-			}
-			samples = append(samples, s)
+	return f.GetMetric()[0].GetGauge().GetValue()
+}
+
+// counter is the value of the counter name{label=value}, or -1.
+func counter(families map[string]*dto.MetricFamily, name, label, value string) float64 {
+	for _, m := range families[name].GetMetric() {
+		if labels(m)[label] == value {
+			return m.GetCounter().GetValue()
 		}
 	}
-	return samples, nil
+	return -1
 }
 
-func parseSample(line string) (sample, error) {
-	s := sample{labels: map[string]string{}}
-	i := strings.IndexAny(line, "{ ")
-	if i <= 0 {
-		return s, fmt.Errorf("no metric name")
+func labels(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
 	}
-	s.name, line = line[:i], line[i:]
-	if rest, ok := strings.CutPrefix(line, "{"); ok {
-		for {
-			name, r, ok := strings.Cut(rest, `="`)
-			if !ok || name == "" || strings.ContainsAny(name, `,}" `) {
-				return s, fmt.Errorf("bad label at %q", rest)
-			}
-			var value strings.Builder
-			j := 0
-			for ; j < len(r) && r[j] != '"'; j++ {
-				if r[j] != '\\' {
-					value.WriteByte(r[j])
-					continue
-				}
-				if j++; j == len(r) {
-					return s, fmt.Errorf("unterminated escape")
-				}
-				switch r[j] {
-				case '\\', '"':
-					value.WriteByte(r[j])
-				case 'n':
-					value.WriteByte('\n')
-				default:
-					return s, fmt.Errorf("unknown escape \\%c", r[j])
-				}
-			}
-			if j == len(r) {
-				return s, fmt.Errorf("unterminated label value")
-			}
-			if _, dup := s.labels[name]; dup {
-				return s, fmt.Errorf("label %s twice", name)
-			}
-			s.labels[name] = value.String()
-			rest = r[j+1:]
-			if rest, ok = strings.CutPrefix(rest, "}"); ok {
-				line = rest
-				break
-			}
-			if rest, ok = strings.CutPrefix(rest, ","); !ok {
-				return s, fmt.Errorf("expected , or } at %q", rest)
-			}
-		}
-	}
-	v, ok := strings.CutPrefix(line, " ")
-	if !ok {
-		return s, fmt.Errorf("no value")
-	}
-	var err error
-	s.value, err = strconv.ParseFloat(v, 64)
-	return s, err
+	return out
 }
 
-// find returns the value of the sample with exactly these labels, or NaN.
-func find(samples []sample, name string, labels map[string]string) float64 {
-	for _, s := range samples {
-		if s.name == name && maps.Equal(s.labels, labels) {
-			return s.value
-		}
-	}
-	return math.NaN()
-}
-
-// with returns labels and one more.
-func with(labels map[string]string, name, value string) map[string]string {
-	l := maps.Clone(labels)
-	l[name] = value
-	return l
-}
-
-// labelsKey reads the labels of a tokenvault_http_requests_total sample.
-func labelsKey(t *testing.T, s sample) requestKey {
-	t.Helper()
-	status, err := strconv.Atoi(s.labels["status"])
-	if len(s.labels) != 3 || s.labels["method"] == "" || s.labels["route"] == "" || err != nil {
-		t.Fatalf("%s labels %v, want method, route and status", s.name, s.labels)
-	}
-	return requestKey{s.labels["method"], s.labels["route"], status}
-}
-
-// checkSorted checks that the counters and the histograms come in the
-// order of their labels.
-func checkSorted(t *testing.T, samples []sample) {
-	t.Helper()
-	var counters []requestKey
-	var histograms []routeKey
-	for _, s := range samples {
-		switch s.name {
-		case "tokenvault_http_requests_total":
-			counters = append(counters, labelsKey(t, s))
-		case "tokenvault_http_request_duration_seconds_count":
-			histograms = append(histograms, routeKey{s.labels["method"], s.labels["route"]})
-		}
-	}
-	if !slices.IsSortedFunc(counters, compareRequestKeys) {
-		t.Errorf("counters not sorted: %v", counters)
-	}
-	if !slices.IsSortedFunc(histograms, func(a, b routeKey) int {
-		return compareRequestKeys(requestKey{a.method, a.route, 0}, requestKey{b.method, b.route, 0})
-	}) {
-		t.Errorf("histograms not sorted: %v", histograms)
-	}
-}
-
-func compareRequestKeys(a, b requestKey) int {
-	return cmp.Or(strings.Compare(a.method, b.method), strings.Compare(a.route, b.route), cmp.Compare(a.status, b.status))
-}
-
-// requestCounts returns tokenvault_http_requests_total by labels.
-func requestCounts(t *testing.T, samples []sample) map[requestKey]float64 {
+// requestCounts returns tokenvault_http_requests_total by labels, which
+// must be exactly method, route and status.
+func requestCounts(t *testing.T, families map[string]*dto.MetricFamily) map[requestKey]float64 {
 	t.Helper()
 	counts := map[requestKey]float64{}
-	for _, s := range samples {
-		if s.name == "tokenvault_http_requests_total" {
-			counts[labelsKey(t, s)] = s.value
+	for _, m := range families["tokenvault_http_requests_total"].GetMetric() {
+		l := labels(m)
+		status, err := strconv.Atoi(l["status"])
+		if len(l) != 3 || l["method"] == "" || l["route"] == "" || err != nil {
+			t.Fatalf("tokenvault_http_requests_total labels %v, want method, route and status", l)
 		}
+		counts[requestKey{l["method"], l["route"], status}] = m.GetCounter().GetValue()
 	}
 	return counts
 }
 
-// checkHistograms holds every duration histogram to the format and to the
-// counters: one per method and route counted, the expected bounds in
-// order, cumulative counts, +Inf equal to _count, and _count equal to the
-// requests counted for that method and route.
-func checkHistograms(t *testing.T, samples []sample, counters map[requestKey]float64) {
+// checkHistograms holds every duration histogram to the counters: one per
+// method and route counted, labelled by exactly those, its count equal to
+// the requests counted for them, a positive sum, the default bounds.
+func checkHistograms(t *testing.T, families map[string]*dto.MetricFamily, counters map[requestKey]float64) {
 	t.Helper()
+	type routeKey struct{ method, route string }
 	perRoute := map[routeKey]float64{}
 	for k, n := range counters {
 		perRoute[routeKey{k.method, k.route}] += n
 	}
-	wantLE := []string{"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"}
-	buckets := map[routeKey][]sample{}
-	for _, s := range samples {
-		if s.name == "tokenvault_http_request_duration_seconds_bucket" {
-			k := routeKey{s.labels["method"], s.labels["route"]}
-			buckets[k] = append(buckets[k], s)
+	got := map[routeKey]float64{}
+	for _, m := range families["tokenvault_http_request_duration_seconds"].GetMetric() {
+		l := labels(m)
+		if len(l) != 2 {
+			t.Errorf("histogram labels %v, want method and route", l)
+		}
+		h := m.GetHistogram()
+		got[routeKey{l["method"], l["route"]}] = float64(h.GetSampleCount())
+		if !(h.GetSampleSum() > 0) {
+			t.Errorf("%v: _sum %v, want > 0", l, h.GetSampleSum())
+		}
+		if n := len(h.GetBucket()); n != 12 {
+			t.Errorf("%v: %d buckets, want the 11 default bounds and +Inf", l, n)
 		}
 	}
-	if !maps.EqualFunc(buckets, perRoute, func([]sample, float64) bool { return true }) {
-		t.Errorf("histograms for %v, counters for %v", slices.Collect(maps.Keys(buckets)), slices.Collect(maps.Keys(perRoute)))
-	}
-	for k, want := range perRoute {
-		labels := map[string]string{"method": k.method, "route": k.route}
-		bs := buckets[k]
-		var les []string
-		for i, b := range bs {
-			les = append(les, b.labels["le"])
-			if i > 0 && b.value < bs[i-1].value {
-				t.Errorf("%v: bucket le=%s (%v) < le=%s (%v)", k, b.labels["le"], b.value, bs[i-1].labels["le"], bs[i-1].value)
-			}
-		}
-		if !slices.Equal(les, wantLE) {
-			t.Errorf("%v: bucket bounds %v, want %v", k, les, wantLE)
-			continue
-		}
-		count := find(samples, "tokenvault_http_request_duration_seconds_count", labels)
-		if count != want || bs[len(bs)-1].value != count {
-			t.Errorf("%v: _count %v, +Inf bucket %v, requests counted %v", k, count, bs[len(bs)-1].value, want)
-		}
-		if sum := find(samples, "tokenvault_http_request_duration_seconds_sum", labels); !(sum > 0) {
-			t.Errorf("%v: _sum %v, want > 0", k, sum)
-		}
+	if !maps.Equal(got, perRoute) {
+		t.Errorf("histogram counts %v, want %v (the counters)", got, perRoute)
 	}
 }

@@ -32,11 +32,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer)
+	var m *metrics
+	if cfg.metrics {
+		m = newMetrics()
+	}
+	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer, m.vaultMetrics())
 	if err != nil {
 		return err
 	}
 	defer closeVault()
+	if m != nil {
+		m.watch(v)
+	}
 	hasTenants, err := v.HasTenants(ctx)
 	if err != nil {
 		return err
@@ -60,7 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(newHandler(v, log, cfg.metrics, cfg.trustForwardedFor))
+	srv := newHTTPServer(newHandler(v, log, m, cfg.trustForwardedFor))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"
@@ -175,8 +182,9 @@ func decodeKey(s, from string) ([]byte, error) {
 // master key on first run, finishing an interrupted master key rotation,
 // and rotating the key when cfg.rotateMasterKey. where says where the data
 // is, for the log; closeVault closes the Vault and its store. mailer sends
-// invitations (nil: creating one is Unavailable).
-func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer) (v *tokenvault.Vault, where string, closeVault func(), err error) {
+// invitations (nil: creating one is Unavailable); metrics, when not nil,
+// measures the Vault (and the commits of its bbolt file).
+func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer, metrics tokenvault.Metrics) (v *tokenvault.Vault, where string, closeVault func(), err error) {
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -206,7 +214,8 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		// only when the operator says so.
 		AllowPrivateDestinations: cfg.allowPrivate,
 		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
-		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute}
+		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
+		Metrics: metrics}
 	where = cfg.dataDir
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)
