@@ -106,6 +106,6 @@ func (d *detokenizer) resolve(id, path string) error {
 		return errForbidden(d.perm)
 	}
 	d.values[id] = rec.value(transform)
-	d.t.tally.detokenized++
+	d.t.count(TokensDetokenized)
 	return d.t.log(d.p.actor(), d.p.tenantID, rec.Type, rec.ID, OpRead, d.msg)
 }

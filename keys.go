@@ -108,8 +108,10 @@ type txn struct {
 	// back, and sealing with it would make records nobody can open.
 	read map[string]*keySet
 	// tally counts token operations and sweeps for Options.Metrics,
-	// reported once the transaction commits (metrics.go).
-	tally tally
+	// reported once the transaction commits (metrics.go). Nil until the
+	// transaction counts something, and always nil without Metrics, so
+	// that an unmeasured Vault pays nothing for it.
+	tally *tally
 }
 
 // tenantKeys returns the key set of a tenant, from the cache or the store.

@@ -164,17 +164,55 @@ func (v *Vault) Stats() Stats {
 
 // tally counts what one transaction did to tokens and what it swept, for
 // Options.Metrics: update reports it only once the transaction commits,
-// and a transaction run again (a batch retried) starts from zero.
+// and a transaction run again (a batch retried) starts from zero, in a new
+// txn.
 type tally struct {
 	created, read, updated, deleted, detokenized int
 	swept                                        map[SweepKind]int // nil unless the sweeper ran
 }
 
-func (t *txn) sweptOne(kind SweepKind) {
-	if t.tally.swept == nil {
-		t.tally.swept = map[SweepKind]int{}
+// measured returns the transaction's tally, made on first use; nil when
+// the Vault has no Metrics.
+func (t *txn) measured() *tally {
+	if t.v.metrics == nil {
+		return nil
 	}
-	t.tally.swept[kind]++
+	if t.tally == nil {
+		t.tally = &tally{}
+	}
+	return t.tally
+}
+
+// count counts one token operation of kind op.
+func (t *txn) count(op TokenOp) {
+	c := t.measured()
+	if c == nil {
+		return
+	}
+	switch op {
+	case TokensCreated:
+		c.created++
+	case TokensRead:
+		c.read++
+	case TokensUpdated:
+		c.updated++
+	case TokensDeleted:
+		c.deleted++
+	case TokensDetokenized:
+		c.detokenized++
+	}
+}
+
+// sweptOne counts one object of kind the sweeper removed.
+func (t *txn) sweptOne(kind SweepKind) {
+	c := t.measured()
+	if c == nil {
+		return
+	}
+	if c.swept == nil {
+		c.swept = map[SweepKind]int{}
+	}
+	c.swept[kind]++
 }
 
 // report hands a committed transaction's tally to m.
@@ -192,11 +230,6 @@ func (c *tally) report(m Metrics) {
 			m.Swept(kind, n)
 		}
 	}
-}
-
-// empty reports whether there is nothing to report.
-func (c *tally) empty() bool {
-	return c.created == 0 && c.read == 0 && c.updated == 0 && c.deleted == 0 && c.detokenized == 0 && len(c.swept) == 0
 }
 
 // codeOutcome classifies the error of a run of code (after codeError).

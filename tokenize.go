@@ -246,7 +246,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if err := t.log(p.actor(), tid, existing.Type, existing.ID, OpRead, "Token read (deduplicated create)"); err != nil {
 				return nil, err
 			}
-			t.tally.read++
+			t.count(TokensRead)
 			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
 	}
@@ -273,7 +273,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	t.tally.created++
+	t.count(TokensCreated)
 	return t.present(p, rec, PermTokenCreate, presentCreated), nil
 }
 

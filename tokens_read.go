@@ -155,7 +155,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 			return err
 		}
 		out = rec.shaped(transform)
-		t.tally.read++
+		t.count(TokensRead)
 		return t.log(p.actor(), p.tenantID, rec.Type, rec.ID, OpRead, "Token read")
 	})
 	return out, err
@@ -177,7 +177,7 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 		if err != nil {
 			return err
 		}
-		t.tally.deleted++
+		t.count(TokensDeleted)
 		return t.deleteToken(p.actor(), rec, "Token deleted")
 	})
 }
@@ -266,7 +266,7 @@ func (t *txn) logReads(p *principal, toks []Token, msg string) error {
 		if err := t.log(p.actor(), p.tenantID, tok.Type, tok.ID, OpRead, msg); err != nil {
 			return err
 		}
-		t.tally.read++
+		t.count(TokensRead)
 	}
 	return nil
 }

@@ -125,7 +125,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			return err
 		}
 		out = t.present(p, next, PermTokenUpdate, presentUpdated)
-		t.tally.updated++
+		t.count(TokensUpdated)
 		return t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated")
 	})
 	return out, err

@@ -376,7 +376,7 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	}
 	if err == nil && last != nil {
 		v.cacheKeys(last.read)
-		if v.metrics != nil && !last.tally.empty() {
+		if last.tally != nil {
 			last.tally.report(v.metrics)
 		}
 	}
