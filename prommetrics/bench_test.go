@@ -37,7 +37,7 @@ func BenchmarkTokenizeMetrics(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := v.Tokenize(ctx, app.Key, "4111111111111111"); err != nil {
+				if _, err := v.Tokenize(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "4111111111111111"}); err != nil {
 					b.Fatal(err)
 				}
 			}
