@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +17,10 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store       = (*Store)(nil)
+	_ store.Snapshotter = (*Store)(nil)
+)
 
 // bucketName is the one bucket holding every key. The store's keys are
 // already namespaced by the layer above, so nested buckets would buy nothing.
@@ -234,3 +238,44 @@ func (s *Store) Close() error {
 // SingleProcess marks the store as held by one process: bbolt locks its
 // file for the process that opens it.
 func (s *Store) SingleProcess() {}
+
+// WriteSnapshot writes the database file, as of one read transaction, to w
+// (bbolt's Tx.WriteTo): a consistent copy taken while the store keeps
+// serving, reads and writes alike (a long snapshot holds on to the pages
+// it reads, so the file may grow meanwhile). The copy is a bbolt file that
+// Open opens. A ctx that is done stops the copy at the next write to w.
+func (s *Store) WriteSnapshot(ctx context.Context, w io.Writer) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := s.begin(); err != nil {
+		return 0, err
+	}
+	defer s.end()
+	var n int64
+	err := s.db.View(func(btx *bbolt.Tx) error {
+		var err error
+		n, err = btx.WriteTo(ctxWriter{ctx, w})
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		return n, fmt.Errorf("bolt: snapshot: %w", err)
+	}
+	return n, nil
+}
+
+// ctxWriter fails writes once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
