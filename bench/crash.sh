@@ -5,7 +5,7 @@
 #   bash bench/crash.sh                 # 5 kills, 16 concurrent writers
 #   KILLS=20 WORKERS=64 bash bench/crash.sh
 #
-# It builds examples/server and bench/crashload into a temporary directory
+# It builds cmd/tokenvault and bench/crashload into a temporary directory
 # and starts the server on a data directory there and a free loopback port.
 # On the first start it creates a private application "crash" with the
 # management key (<data>/management.key) whose rule reveals the data of
@@ -91,7 +91,7 @@ start_server() {
 
 
 echo "building into $tmp" >&2
-go build -o "$tmp/server" ./examples/server
+go build -o "$tmp/server" ./cmd/tokenvault
 go build -o "$tmp/crashload" ./bench/crashload
 
 start_server 0

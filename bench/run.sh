@@ -5,7 +5,7 @@
 #   bash bench/run.sh                   # 5 s per run
 #   DURATION=10s bash bench/run.sh      # longer, steadier runs
 #
-# It builds examples/server, examples/loadgen and bench/floor into a
+# It builds cmd/tokenvault, examples/loadgen and bench/floor into a
 # temporary directory, starts the server there on a fresh data directory
 # (bbolt, durable commits) and a free loopback port, waits for its
 # management key, creates a private application "bench" (token:create,
@@ -69,7 +69,7 @@ wait_for() {
 }
 
 echo "building into $tmp" >&2
-go build -o "$tmp/server" ./examples/server
+go build -o "$tmp/server" ./cmd/tokenvault
 go build -o "$tmp/loadgen" ./examples/loadgen
 go build -o "$tmp/floor" ./bench/floor
 

@@ -172,7 +172,7 @@ func TestServerTimeouts(t *testing.T) {
 // connecting, with no answer. It takes 10 s, so it runs with the crash test.
 func TestSlowHeadersAreCut(t *testing.T) {
 	if os.Getenv("TOKENVAULT_CRASH_TEST") != "1" {
-		t.Skip("takes 10 s; run it with TOKENVAULT_CRASH_TEST=1 go test -run TestSlowHeadersAreCut ./examples/server")
+		t.Skip("takes 10 s; run it with TOKENVAULT_CRASH_TEST=1 go test -run TestSlowHeadersAreCut ./cmd/tokenvault")
 	}
 	t.Parallel()
 	addr, _, stop := start(t, t.TempDir(), nil)

@@ -36,7 +36,7 @@ const crashKills = 5
 // bench/crash.sh does the same from the shell.
 func TestCrashSafety(t *testing.T) {
 	if os.Getenv("TOKENVAULT_CRASH_TEST") != "1" {
-		t.Skip("kills a server subprocess 5 times (about 20 s); run it with TOKENVAULT_CRASH_TEST=1 go test -run TestCrashSafety ./examples/server")
+		t.Skip("kills a server subprocess 5 times (about 20 s); run it with TOKENVAULT_CRASH_TEST=1 go test -run TestCrashSafety ./cmd/tokenvault")
 	}
 	t.Parallel()
 	dir := t.TempDir()

@@ -15,7 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 )
 
-// TestRotateMasterKey: -rotate-master-key replaces master.key and re-wraps
+// TestRotateMasterKey: tokenvault rotate-master-key replaces master.key and re-wraps
 // the store, so the old key no longer opens it and every token still
 // reads; a rotation interrupted before or after the store's commit is
 // finished by the next start.
@@ -59,8 +59,11 @@ func TestRotateMasterKey(t *testing.T) {
 
 	t.Run("rotate", func(t *testing.T) {
 		old := readKey(t)
-		_, out, stop := startWith(t, dir, nil, "-rotate-master-key")
-		stop()
+		out := &syncBuffer{}
+		var stderr strings.Builder
+		if code := cli(context.Background(), []string{"rotate-master-key", "-data", dir}, func(string) string { return "" }, out, &stderr); code != 0 {
+			t.Fatalf("tokenvault rotate-master-key = %d: %s", code, stderr.String())
+		}
 		if !strings.Contains(out.String(), "rotated the master key") {
 			t.Errorf("log: %s", out)
 		}
@@ -108,9 +111,9 @@ func TestRotateMasterKey(t *testing.T) {
 
 	t.Run("key from the environment", func(t *testing.T) {
 		env := map[string]string{"TOKENVAULT_MASTER_KEY": hex.EncodeToString(readKey(t))}
-		err := run(context.Background(), []string{"-data", dir, "-rotate-master-key"}, func(k string) string { return env[k] }, &syncBuffer{}, nil)
+		err := rotateMasterKeyCommand(context.Background(), []string{"-data", dir}, func(k string) string { return env[k] }, &syncBuffer{})
 		if err == nil || !strings.Contains(err.Error(), "TOKENVAULT_MASTER_KEY") {
-			t.Errorf("run = %v, want a refusal naming TOKENVAULT_MASTER_KEY", err)
+			t.Errorf("rotate-master-key = %v, want a refusal naming TOKENVAULT_MASTER_KEY", err)
 		}
 	})
 }

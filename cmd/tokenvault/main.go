@@ -1,6 +1,11 @@
-// Command server runs Token Vault as a standalone HTTP service.
+// Command tokenvault runs Token Vault as a standalone HTTP service, and
+// administers it.
 //
-//	go run ./examples/server
+//	go run ./cmd/tokenvault                  # or: go install github.com/tokenvault/tokenvault/cmd/tokenvault@latest
+//	tokenvault [serve] [flags]               # serve the API (the default command)
+//	tokenvault version                       # module version and VCS revision
+//	tokenvault rotate-master-key [flags]     # replace the master key, then exit
+//	tokenvault <command> -h                  # every flag, with its environment variable
 //
 // With no flags it stores data in ./data/vault.db (bbolt), creates a master
 // key file ./data/master.key (0600) on first run unless TOKENVAULT_MASTER_KEY
@@ -8,35 +13,14 @@
 // on first run, prints that application's key once and writes it to
 // ./data/management.key (0600), and listens on 127.0.0.1:8080.
 //
-// Flags and environment:
+// Every flag has an environment variable (-addr and TOKENVAULT_ADDR, ...);
+// a flag given on the command line wins over its variable. -h lists them
+// all, with the one setting that is an environment variable only
+// (TOKENVAULT_MASTER_KEY: a secret does not belong on a command line).
+// -log-level (debug, info, warn, error) and -log-format (text, json) shape
+// the log.
 //
-//	-addr  TOKENVAULT_ADDR        listen address (default 127.0.0.1:8080)
-//	-data  TOKENVAULT_DATA        data directory (default ./data)
-//	       TOKENVAULT_MASTER_KEY  master key, 64 hex digits (default: <data>/master.key)
-//	-store TOKENVAULT_STORE       bolt (default) or postgres
-//	-dsn   TOKENVAULT_DSN         PostgreSQL connection string, for -store postgres
-//	-schema TOKENVAULT_PG_SCHEMA  PostgreSQL schema (default tokenvault)
-//	-tls-cert, -tls-key  TOKENVAULT_TLS_CERT, TOKENVAULT_TLS_KEY  serve HTTPS with this PEM pair
-//	-metrics TOKENVAULT_METRICS   serve GET /metrics (default true; -metrics=false turns it off)
-//	-trust-forwarded-for TOKENVAULT_TRUST_FORWARDED_FOR  take the client address from the
-//	                              last X-Forwarded-For entry (only behind a proxy that sets it)
-//	-log-retention TOKENVAULT_LOG_RETENTION  keep audit log lines this long, a Go duration
-//	                              (default 9600h = 400 days; 0 keeps them forever)
-//	-rotate-master-key            replace <data>/master.key with a new key at start (see below)
-//	-rate-per-key TOKENVAULT_RATE_PER_KEY        requests a second per key (default 20000; 0: no limit)
-//	-rate-per-tenant TOKENVAULT_RATE_PER_TENANT  requests a second per tenant (default 100000; 0: no limit)
-//	-sessions-per-application TOKENVAULT_SESSIONS_PER_APPLICATION  sessions a second one public
-//	                              application may create (default 5; 0: no limit)
-//	-auth-failures-per-minute TOKENVAULT_AUTH_FAILURES_PER_MINUTE  failed authentications a
-//	                              minute from one client address before 429 (default 100; 0: no limit)
-//	                              Rate limits are counted by each instance separately.
-//	-cvc-retention TOKENVAULT_CVC_RETENTION  how long a card's cvc is kept after it was
-//	                       written, a Go duration such as 15m (default 1h; 0 means the default)
-//
-//	TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS=true  let proxies and webhooks
-//	                       reach loopback and private addresses (refused by default)
-//
-// -rotate-master-key generates a new master key, re-wraps every tenant's
+// rotate-master-key generates a new master key, re-wraps every tenant's
 // keyring with it in one transaction (records are sealed with data keys
 // and are not rewritten) and then replaces master.key; the old key no
 // longer opens the store. The new key goes to master.key.new first, so a
@@ -101,9 +85,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -119,13 +100,5 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, nil); err != nil {
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
-	}
-}
-
-// logger writes structured logs to w.
-func logger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	os.Exit(cli(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }

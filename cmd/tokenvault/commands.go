@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// A command is one of tokenvault's subcommands: it parses its own flags
+// (and environment) from args and writes its results to out.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error
+}
+
+// commands lists the subcommands; serve is the default.
+var commands = map[string]command{
+	"serve": {"serve the API (the default)", func(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+		return run(ctx, args, getenv, out, nil)
+	}},
+	"version":           {"print the module version and VCS revision", versionCommand},
+	"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
+}
+
+// cli runs the command args name (serve when args is empty or starts with
+// a flag) and returns the process's exit status: 0 on success and for -h,
+// 2 for an unknown command or bad flags, 1 when the command failed.
+func cli(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	name := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if name == "help" {
+		printCommands(stdout)
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "tokenvault: unknown command %q\n\n", name)
+		printCommands(stderr)
+		return 2
+	}
+	err := cmd.run(ctx, args, getenv, stdout)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "tokenvault:", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "tokenvault %s: %v\n", name, err)
+	return 1
+}
+
+// usageError is a command line the command cannot take.
+type usageError struct{ error }
+
+func printCommands(w io.Writer) {
+	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, name := range []string{"serve", "version", "rotate-master-key"} {
+		fmt.Fprintf(w, "  %-18s %s\n", name, commands[name].summary)
+	}
+}
+
+// versionCommand prints the main module's version and the VCS revision the
+// binary was built from, as the Go toolchain recorded them.
+func versionCommand(_ context.Context, args []string, _ func(string) string, out io.Writer) error {
+	fs := newFlagSet("version", "Usage: tokenvault version\n\nPrints the module version and the VCS revision of this build.")
+	fs.SetOutput(out)
+	if err := fs.parse(args, func(string) string { return "" }); err != nil {
+		return err
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return errors.New("this binary carries no build information")
+	}
+	fmt.Fprintf(out, "tokenvault %s\n", info.Main.Version)
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		if settings["vcs.modified"] == "true" {
+			rev += " (modified)"
+		}
+		fmt.Fprintf(out, "revision %s\n", rev)
+	}
+	if t := settings["vcs.time"]; t != "" {
+		fmt.Fprintf(out, "committed %s\n", t)
+	}
+	fmt.Fprintf(out, "built with %s\n", info.GoVersion)
+	return nil
+}
+
+// rotateMasterKeyCommand rotates the master key of the store the serve
+// flags name, then exits. The server must not be running on a bbolt store
+// (the file is locked); on PostgreSQL, stop the other instances first.
+func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+	cfg, err := parseConfigTo(args, getenv, out)
+	if err != nil {
+		return err
+	}
+	cfg.rotateMasterKey = true
+	_, _, closeVault, err := openVault(ctx, cfg, getenv, logger(out, cfg.logFormat, cfg.logLevel))
+	if err != nil {
+		return err
+	}
+	closeVault()
+	return nil
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// defaultLogRetention keeps audit log lines 400 days: above the year PCI DSS
+// asks for, with a margin for an annual assessment.
+const defaultLogRetention = 400 * 24 * time.Hour
+
+// Server defaults of the rate limits: high enough that bench/run.sh is
+// never throttled, low enough to stop one runaway key or tenant.
+const (
+	defaultRatePerKey    = 20000
+	defaultRatePerTenant = 100000
+)
+
+// config is what flags and environment decide.
+type config struct {
+	addr    string
+	dataDir string
+	store   string // bolt or postgres
+	tlsCert string
+	tlsKey  string
+	dsn     string
+	schema  string
+	metrics bool // serve GET /metrics
+	// allowPrivate lets proxies and webhooks reach loopback and private
+	// addresses.
+	allowPrivate bool
+	// trustForwardedFor: take the client address from X-Forwarded-For.
+	trustForwardedFor bool
+	// logRetention: how long audit log lines are kept (0: forever).
+	logRetention time.Duration
+	// cvcRetention is tokenvault.Options.CVCRetention (0: its default).
+	cvcRetention time.Duration
+	// rotateMasterKey: replace the master key file's key (set by the
+	// rotate-master-key command, not a flag).
+	rotateMasterKey bool
+	// Rate limits (tokenvault.Options), per instance.
+	ratePerKey, ratePerTenant, sessionsPerApp float64
+	authFailuresPerMinute                     int
+	logLevel                                  slog.Level
+	logFormat                                 string // text or json
+}
+
+// envOnly lists the settings that have an environment variable and no
+// flag, with why: secrets do not belong on a command line, where every
+// user of the machine can read them (ps, /proc/<pid>/cmdline).
+var envOnly = []struct{ name, usage string }{
+	{"TOKENVAULT_MASTER_KEY", "the master key, 64 hex digits, instead of <data>/master.key (a secret: no flag)"},
+}
+
+// flagSet is a flag.FlagSet whose flags each have an environment variable:
+// the variable sets the flag's value, and a flag given on the command line
+// wins over it.
+type flagSet struct {
+	*flag.FlagSet
+	env   map[string]string // flag name -> environment variable
+	usage string            // the synopsis -h prints first
+}
+
+func newFlagSet(name, usage string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), env: map[string]string{}, usage: usage}
+	fs.Usage = func() { fs.printUsage(fs.Output()) }
+	return fs
+}
+
+// bind records that environment variable env sets the flag name, which
+// must have been defined already.
+func (fs *flagSet) bind(name, env string) {
+	if fs.Lookup(name) == nil {
+		panic("bind of undefined flag " + name)
+	}
+	fs.env[name] = env
+}
+
+// parse sets every flag whose environment variable is set, then parses
+// args, so flags override the environment. A bad value names the variable
+// or flag it came from.
+func (fs *flagSet) parse(args []string, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := fs.env[f.Name]
+		s := getenv(env)
+		if err != nil || env == "" || s == "" {
+			return
+		}
+		if serr := fs.Set(f.Name, s); serr != nil {
+			err = fmt.Errorf("%s=%q: %v", env, s, serr)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return fs.Parse(args)
+}
+
+// printUsage lists every flag with its environment variable and default,
+// then the settings that are environment variables only.
+func (fs *flagSet) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\nFlags (each also set by the environment variable named; a flag given wins):\n", fs.usage)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  -%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		fmt.Fprintf(w, "\n    \t%s", strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if env := fs.env[f.Name]; env != "" {
+			fmt.Fprintf(w, "\n    \tenvironment: %s", env)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+	if fs.Name() == "serve" {
+		fmt.Fprintln(w, "\nEnvironment only:")
+		for _, e := range envOnly {
+			fmt.Fprintf(w, "  %s\n    \t%s\n", e.name, e.usage)
+		}
+	}
+}
+
+// serveUsage is the synopsis of the serve command, which is the default.
+const serveUsage = `Usage: tokenvault [serve] [flags]
+
+Serves the Token Vault API. Other commands: tokenvault version,
+tokenvault rotate-master-key [flags]; tokenvault <command> -h for each.`
+
+// serveFlags defines the server's flags on a new flagSet, writing into c.
+func serveFlags(c *config) *flagSet {
+	fs := newFlagSet("serve", serveUsage)
+	def := func(name, env string) { fs.bind(name, env) }
+	fs.StringVar(&c.addr, "addr", c.addr, "listen address")
+	def("addr", "TOKENVAULT_ADDR")
+	fs.StringVar(&c.dataDir, "data", c.dataDir, "data directory: master.key, management.key and, on bolt, vault.db")
+	def("data", "TOKENVAULT_DATA")
+	fs.StringVar(&c.store, "store", c.store, "`bolt` or postgres")
+	def("store", "TOKENVAULT_STORE")
+	fs.StringVar(&c.dsn, "dsn", c.dsn, "PostgreSQL connection string, for -store postgres")
+	def("dsn", "TOKENVAULT_DSN")
+	fs.StringVar(&c.schema, "schema", c.schema, "PostgreSQL schema, for -store postgres")
+	def("schema", "TOKENVAULT_PG_SCHEMA")
+	fs.StringVar(&c.tlsCert, "tls-cert", c.tlsCert, "TLS certificate `file` (PEM); with -tls-key serves HTTPS")
+	def("tls-cert", "TOKENVAULT_TLS_CERT")
+	fs.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key `file` (PEM)")
+	def("tls-key", "TOKENVAULT_TLS_KEY")
+	fs.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key")
+	def("metrics", "TOKENVAULT_METRICS")
+	fs.BoolVar(&c.allowPrivate, "allow-private-destinations", c.allowPrivate, "let proxies, webhooks and fetch reach loopback and private addresses (refused by default)")
+	def("allow-private-destinations", "TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS")
+	fs.BoolVar(&c.trustForwardedFor, "trust-forwarded-for", c.trustForwardedFor, "take the client address (for the failed-authentication throttle) from the last X-Forwarded-For entry;\nonly behind a reverse proxy that sets it")
+	def("trust-forwarded-for", "TOKENVAULT_TRUST_FORWARDED_FOR")
+	fs.DurationVar(&c.logRetention, "log-retention", c.logRetention, "how long audit log lines are kept; 0 keeps them forever")
+	def("log-retention", "TOKENVAULT_LOG_RETENTION")
+	fs.DurationVar(&c.cvcRetention, "cvc-retention", c.cvcRetention, "how long a card's cvc is kept after it was written, such as 15m; 0 means the library's default, 1h")
+	def("cvc-retention", "TOKENVAULT_CVC_RETENTION")
+	fs.Float64Var(&c.ratePerKey, "rate-per-key", c.ratePerKey, "requests per second one API or session key may make, per instance; 0: no limit")
+	def("rate-per-key", "TOKENVAULT_RATE_PER_KEY")
+	fs.Float64Var(&c.ratePerTenant, "rate-per-tenant", c.ratePerTenant, "requests per second all keys of one tenant may make, per instance; 0: no limit")
+	def("rate-per-tenant", "TOKENVAULT_RATE_PER_TENANT")
+	fs.Float64Var(&c.sessionsPerApp, "sessions-per-application", c.sessionsPerApp, "sessions per second one public application may create, per instance; 0: no limit")
+	def("sessions-per-application", "TOKENVAULT_SESSIONS_PER_APPLICATION")
+	fs.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before it gets 429, per instance; 0: no limit")
+	def("auth-failures-per-minute", "TOKENVAULT_AUTH_FAILURES_PER_MINUTE")
+	fs.TextVar(&c.logLevel, "log-level", c.logLevel, "least `level` logged: debug, info, warn or error")
+	def("log-level", "TOKENVAULT_LOG_LEVEL")
+	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
+	def("log-format", "TOKENVAULT_LOG_FORMAT")
+	return fs
+}
+
+func defaultConfig() config {
+	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true,
+		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
+		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
+		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text"}
+}
+
+// parseConfig reads the server's configuration from the environment and
+// args. -h is flag.ErrHelp, with the usage written to stderr.
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	return parseConfigTo(args, getenv, nil)
+}
+
+// parseConfigTo is parseConfig writing usage and errors to w (nil: stderr).
+func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (config, error) {
+	c := defaultConfig()
+	fs := serveFlags(&c)
+	if w != nil {
+		fs.SetOutput(w)
+	}
+	if err := fs.parse(args, getenv); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (commands come first: tokenvault <command> [flags])", fs.Arg(0))
+	}
+	switch {
+	case c.logRetention < 0:
+		return c, errors.New("-log-retention must not be negative (0 keeps audit log lines forever)")
+	case (c.tlsCert == "") != (c.tlsKey == ""):
+		return c, errors.New("-tls-cert and -tls-key go together")
+	case c.store != "bolt" && c.store != "postgres":
+		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
+	case c.store == "postgres" && c.dsn == "":
+		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.cvcRetention < 0:
+		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", c.cvcRetention)
+	case c.ratePerKey < 0 || c.ratePerTenant < 0:
+		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
+	case c.logFormat != "text" && c.logFormat != "json":
+		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
+	}
+	// 0 means no limit for the server's flags; the library's zero is its
+	// default (5 a second, 100 a minute), so pass no limit as negative.
+	if c.sessionsPerApp == 0 {
+		c.sessionsPerApp = -1
+	}
+	if c.authFailuresPerMinute == 0 {
+		c.authFailuresPerMinute = -1
+	}
+	return c, nil
+}
+
+// logger writes structured logs to w in format (text or json) from level
+// up.
+func logger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
