@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 )
@@ -113,7 +114,13 @@ func (a *api) deleteTenant(w http.ResponseWriter, r *http.Request) {
 // can still be a problem (422 for a store that cannot snapshot); a failure
 // after it aborts the connection, so the client sees a broken transfer,
 // never a short file answered 200 in full.
+//
+// A large store takes longer to copy than a server's WriteTimeout may
+// allow, so the write deadline of this response is lifted (where the
+// ResponseWriter lets http.ResponseController reach the connection); the
+// client, and its context, bound the transfer instead.
 func (a *api) backup(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	sw := &streamWriter{w: w}
 	err := a.v.Backup(r.Context(), sw)
 	if err == nil {
