@@ -322,7 +322,10 @@
 //     expiry and now. Status EXPIRED is computed on every read and stored
 //     by the sweeper. AcceptInvitation (no key; over HTTP
 //     POST /tenants/invitations/accept) creates an ADMIN member and deletes
-//     the invitation; an unusable link is NotFound.
+//     the invitation; an unusable link is NotFound. Package smtpmail is a
+//     Mailer that sends the e-mail over SMTP (STARTTLS required by
+//     default); a Mailer must send the token only to the invitee and never
+//     log it or return it in an error.
 //   - The OWNER member cannot be deleted (Conflict). A member's access is
 //     its membership, which [Vault.Membership] reports to a host program
 //     that signs users in; deleting the member revokes it at once.

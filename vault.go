@@ -55,8 +55,9 @@ type Options struct {
 	// Nil: slog.Default().
 	Logger *slog.Logger
 
-	// Mailer sends tenant invitations. Nil: creating or resending an
-	// invitation fails with Unavailable, and nothing is saved.
+	// Mailer sends tenant invitations (package smtpmail sends them over
+	// SMTP). Nil: creating or resending an invitation fails with
+	// Unavailable, and nothing is saved.
 	Mailer Mailer
 	// InvitationURL is the acceptance page an invitation e-mail links to;
 	// the link is this URL with the query parameter token=<link token>

@@ -108,7 +108,7 @@ func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(stri
 		return err
 	}
 	cfg.rotateMasterKey = true
-	_, _, closeVault, err := openVault(ctx, cfg, getenv, logger(out, cfg.logFormat, cfg.logLevel))
+	_, _, closeVault, err := openVault(ctx, cfg, getenv, logger(out, cfg.logFormat, cfg.logLevel), nil)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/smtpmail"
 )
 
 // defaultLogRetention keeps audit log lines 400 days: above the year PCI DSS
@@ -50,6 +52,13 @@ type config struct {
 	authFailuresPerMinute                     int
 	logLevel                                  slog.Level
 	logFormat                                 string // text or json
+	// invitationURL is tokenvault.Options.InvitationURL.
+	invitationURL string
+	// SMTP for invitation e-mails (smtpmail.Config); no host: not e-mailed.
+	// The password is read by smtpConfig, from a file or the environment.
+	smtpHost, smtpUser, smtpPasswordFile, smtpFrom, smtpTLS string
+	smtpPort                                                int
+	smtpTimeout                                             time.Duration
 }
 
 // envOnly lists the settings that have an environment variable and no
@@ -57,6 +66,7 @@ type config struct {
 // user of the machine can read them (ps, /proc/<pid>/cmdline).
 var envOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_MASTER_KEY", "the master key, 64 hex digits, instead of <data>/master.key (a secret: no flag)"},
+	{"TOKENVAULT_SMTP_PASSWORD", "the SMTP password, instead of -smtp-password-file (a secret: no flag)"},
 }
 
 // flagSet is a flag.FlagSet whose flags each have an environment variable:
@@ -177,6 +187,22 @@ func serveFlags(c *config) *flagSet {
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
+	fs.StringVar(&c.invitationURL, "invitation-url", c.invitationURL, "absolute `URL` of the page that accepts invitations; their e-mails link to it with ?token=...\n(without it the e-mail carries the token and how to POST it to /tenants/invitations/accept)")
+	def("invitation-url", "TOKENVAULT_INVITATION_URL")
+	fs.StringVar(&c.smtpHost, "smtp-host", c.smtpHost, "SMTP server that sends invitation e-mails; without it invitations are created\nbut not e-mailed, and their links are lost (never logged)")
+	def("smtp-host", "TOKENVAULT_SMTP_HOST")
+	fs.IntVar(&c.smtpPort, "smtp-port", c.smtpPort, "SMTP port; 0: 587 for -smtp-tls starttls, 465 for tls, 25 for none")
+	def("smtp-port", "TOKENVAULT_SMTP_PORT")
+	fs.StringVar(&c.smtpUser, "smtp-user", c.smtpUser, "SMTP user name; its password comes from -smtp-password-file or TOKENVAULT_SMTP_PASSWORD")
+	def("smtp-user", "TOKENVAULT_SMTP_USER")
+	fs.StringVar(&c.smtpPasswordFile, "smtp-password-file", c.smtpPasswordFile, "`file` holding the SMTP password (one line)")
+	def("smtp-password-file", "TOKENVAULT_SMTP_PASSWORD_FILE")
+	fs.StringVar(&c.smtpFrom, "smtp-from", c.smtpFrom, "sender of invitation e-mails, such as \"Token Vault <vault@example.com>\"")
+	def("smtp-from", "TOKENVAULT_SMTP_FROM")
+	fs.StringVar(&c.smtpTLS, "smtp-tls", c.smtpTLS, "how the SMTP connection is secured, the `mode`: starttls (required, refused if the server does not offer it), tls (implicit, port 465),\nor none (clear text; only to a loopback -smtp-host)")
+	def("smtp-tls", "TOKENVAULT_SMTP_TLS")
+	fs.DurationVar(&c.smtpTimeout, "smtp-timeout", c.smtpTimeout, "how long sending one invitation e-mail may take")
+	def("smtp-timeout", "TOKENVAULT_SMTP_TIMEOUT")
 	return fs
 }
 
@@ -184,7 +210,8 @@ func defaultConfig() config {
 	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true,
 		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
-		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text"}
+		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text",
+		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout}
 }
 
 // parseConfig reads the server's configuration from the environment and
@@ -221,6 +248,12 @@ func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (conf
 		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
 	case c.logFormat != "text" && c.logFormat != "json":
 		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
+	case c.invitationURL != "" && !absoluteURL(c.invitationURL):
+		return c, fmt.Errorf("-invitation-url must be an absolute URL such as https://app.example.com/join, not %q", c.invitationURL)
+	case c.smtpHost == "" && (c.smtpUser != "" || c.smtpPasswordFile != "" || c.smtpFrom != "" || c.smtpPort != 0):
+		return c, errors.New("-smtp-user, -smtp-password-file, -smtp-from and -smtp-port need -smtp-host")
+	case c.smtpHost != "" && c.smtpFrom == "":
+		return c, errors.New("-smtp-host needs -smtp-from, the sender of invitation e-mails")
 	}
 	// 0 means no limit for the server's flags; the library's zero is its
 	// default (5 a second, 100 a minute), so pass no limit as negative.
@@ -231,6 +264,11 @@ func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (conf
 		c.authFailuresPerMinute = -1
 	}
 	return c, nil
+}
+
+func absoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.IsAbs() && u.Host != ""
 }
 
 // logger writes structured logs to w in format (text or json) from level

@@ -67,8 +67,36 @@
 // -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance
 // to start on an empty database bootstraps the tenant; start one first.
 //
-// Tenant invitations are "sent" by writing the e-mail, acceptance token
-// included, to the log (see logMailer for plugging in SMTP).
+// # E-mail (invitations)
+//
+// Tenant invitations are e-mailed over SMTP (package smtpmail) when
+// -smtp-host is set:
+//
+//	-smtp-host TOKENVAULT_SMTP_HOST        the SMTP server
+//	-smtp-port TOKENVAULT_SMTP_PORT        default by -smtp-tls: 587, 465 or 25
+//	-smtp-tls TOKENVAULT_SMTP_TLS          starttls (default: required, never skipped),
+//	                                       tls (implicit, port 465), none (clear text,
+//	                                       loopback hosts only)
+//	-smtp-user TOKENVAULT_SMTP_USER        user name; the password comes from
+//	-smtp-password-file TOKENVAULT_SMTP_PASSWORD_FILE, or TOKENVAULT_SMTP_PASSWORD
+//	                                       (never a flag: command lines are public)
+//	-smtp-from TOKENVAULT_SMTP_FROM        the sender, "Token Vault <vault@example.com>"
+//	-smtp-timeout TOKENVAULT_SMTP_TIMEOUT  bound on one send (default 30s)
+//	-invitation-url TOKENVAULT_INVITATION_URL  the page the e-mail links to, with
+//	                                       ?token=...; without it the e-mail holds the
+//	                                       token and how to POST it to
+//	                                       /tenants/invitations/accept
+//
+// The server's certificate is checked against the system roots (a private
+// CA: SSL_CERT_FILE). A failed send answers 503 and saves nothing; the log
+// says why (the SMTP reply), without the token, link or address.
+//
+// Without -smtp-host the server says at start that invitations cannot be
+// e-mailed. Creating one still succeeds, and the log notes it (tenant,
+// invitation id, recipient's domain), but its link is sent nowhere and
+// never logged, so nobody can accept it: configure SMTP for invitations to
+// be usable, then resend them (a resend e-mails a new link). Acceptance
+// tokens and links never appear in the log.
 //
 // SIGINT or SIGTERM shuts it down gracefully: it stops accepting
 // connections, requests in flight finish (for up to 30 s; connections still

@@ -28,7 +28,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	log := logger(out, cfg.logFormat, cfg.logLevel)
-	v, where, closeVault, err := openVault(ctx, cfg, getenv, log)
+	mailer, err := newMailer(cfg, getenv, log)
+	if err != nil {
+		return err
+	}
+	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer)
 	if err != nil {
 		return err
 	}
@@ -170,8 +174,9 @@ func decodeKey(s, from string) ([]byte, error) {
 // openVault opens the Vault cfg describes, creating the data directory and
 // master key on first run, finishing an interrupted master key rotation,
 // and rotating the key when cfg.rotateMasterKey. where says where the data
-// is, for the log; closeVault closes the Vault and its store.
-func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger) (v *tokenvault.Vault, where string, closeVault func(), err error) {
+// is, for the log; closeVault closes the Vault and its store. mailer sends
+// invitations (nil: creating one is Unavailable).
+func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer) (v *tokenvault.Vault, where string, closeVault func(), err error) {
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -195,7 +200,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 			return nil, "", nil, err
 		}
 	}
-	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: logMailer{log}, LogRetention: cfg.logRetention,
+	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: mailer, InvitationURL: cfg.invitationURL, LogRetention: cfg.logRetention,
 		CVCRetention: cfg.cvcRetention,
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
