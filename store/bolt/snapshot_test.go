@@ -62,3 +62,31 @@ func TestWriteSnapshot(t *testing.T) {
 		t.Errorf("WriteSnapshot after Close = %v, want ErrClosed", err)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(filepath.Join(dir, "ok.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := s.WriteSnapshot(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := Check(filepath.Join(dir, "ok.db")); err != nil {
+		t.Errorf("Check(a store) = %v", err)
+	}
+	for name, content := range map[string][]byte{
+		"text.db":      []byte("not a database"),
+		"truncated.db": buf.Bytes()[:buf.Len()/2],
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(path); err == nil {
+			t.Errorf("Check(%s) = nil, want an error", name)
+		}
+	}
+}
