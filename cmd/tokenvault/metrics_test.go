@@ -28,7 +28,7 @@ import (
 // the counters, in the text format and in sorted order.
 func TestMetrics(t *testing.T) {
 	v, key := testVault(t)
-	h := newHandler(v, slog.New(slog.DiscardHandler), true, false)
+	h := newHandler(v, slog.New(slog.DiscardHandler), true, false, "")
 	for range 3 {
 		wantCode(t, serve(h, "GET", "/tenants/self", key), 200)
 	}
@@ -157,7 +157,7 @@ func TestEscapeLabelValue(t *testing.T) {
 // under -race, race on nothing).
 func TestMetricsConcurrent(t *testing.T) {
 	v, _ := testVault(t)
-	h := newHandler(v, slog.New(slog.DiscardHandler), true, false)
+	h := newHandler(v, slog.New(slog.DiscardHandler), true, false, "")
 	const workers, requests, scrapers, scrapes = 8, 50, 2, 20
 	var wg sync.WaitGroup
 	for range workers {
