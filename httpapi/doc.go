@@ -108,7 +108,9 @@
 // SHA-256 is kept, compared in constant time; it is never logged. A failed
 // attempt counts in the Vault's failed-authentication throttle of the
 // client's address (429 once used up; [tokenvault.Vault.AuthenticateOperator]).
-// Without an operator key the /operator/ routes answer 404 like unknown
+// POST /operator/tenants takes no Idempotency-Key (idempotency records
+// belong to a tenant's caller): after a failed create, list the tenants
+// before creating again. Without an operator key the /operator/ routes answer 404 like unknown
 // routes, so a server that does not use them does not reveal them. The
 // backup's write deadline is lifted (a large store may take longer than a
 // server's WriteTimeout); a failure after its first byte aborts the

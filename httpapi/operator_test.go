@@ -3,6 +3,9 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/store/bolt"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 const operatorKey = "op_test-operator-key-0123456789abcdef"
@@ -195,5 +199,34 @@ func TestOperatorBackupOverHTTP(t *testing.T) {
 	wantStatus(t, "GET /operator/backup on a memory store", r, http.StatusUnprocessableEntity)
 	if p := r.problem(t); !strings.Contains(p.Detail, "pg_dump") {
 		t.Errorf("problem %+v", p)
+	}
+}
+
+// brokenSnapshots is a memory store whose snapshot fails after its first
+// bytes.
+type brokenSnapshots struct{ *memory.Store }
+
+func (brokenSnapshots) WriteSnapshot(_ context.Context, w io.Writer) (int64, error) {
+	n, _ := w.Write(make([]byte, 100))
+	return int64(n), errors.New("disk on fire")
+}
+
+// TestOperatorBackupBrokenOff: a snapshot that fails after its first byte
+// aborts the connection, so the client sees a broken transfer (before or
+// after the headers, as buffering goes), never a complete 200.
+func TestOperatorBackupBrokenOff(t *testing.T) {
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey, Logger: slog.New(slog.DiscardHandler)}, func(o *tokenvault.Options) {
+		o.Store = brokenSnapshots{memory.New()}
+		o.Logger = slog.New(slog.DiscardHandler)
+	})
+	req, _ := http.NewRequest("GET", s.srv.URL+"/vault/operator/backup", nil)
+	req.Header.Set("SVC-API-KEY", operatorKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return // broken off before the headers were flushed
+	}
+	defer res.Body.Close()
+	if _, err := io.ReadAll(res.Body); err == nil {
+		t.Errorf("a backup that failed midway read as complete (status %d)", res.StatusCode)
 	}
 }
