@@ -110,8 +110,9 @@
 // client's address (429 once used up; [tokenvault.Vault.AuthenticateOperator]).
 // POST /operator/tenants takes no Idempotency-Key (idempotency records
 // belong to a tenant's caller): after a failed create, list the tenants
-// before creating again. Without an operator key the /operator/ routes answer 404 like unknown
-// routes, so a server that does not use them does not reveal them. The
+// before creating again. Without an operator key the /operator/ routes
+// answer 404 like unknown routes, so a server that does not use them does
+// not reveal them. The
 // backup's write deadline is lifted (a large store may take longer than a
 // server's WriteTimeout); a failure after its first byte aborts the
 // connection, so a client never takes a short file for a whole one. The
