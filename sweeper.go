@@ -56,9 +56,9 @@ func (v *Vault) startSweeper(interval time.Duration) {
 // logs their deletion. The background sweeper calls it every
 // Options.SweepInterval; hosts that disable it call Sweep themselves.
 func (v *Vault) Sweep(ctx context.Context) (int, error) {
-	if _, err := v.finishDeletions(ctx); err != nil {
-		return 0, err
-	}
+	// A deletion that fails must not hold up the rest: its error is
+	// returned after the sweep.
+	_, delErr := v.finishDeletions(ctx)
 	total, err := v.sweepCVCs(ctx) // cvc.go
 	if err != nil {
 		return total, err
@@ -74,6 +74,9 @@ func (v *Vault) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	n, err := v.pruneLogs(ctx)
+	if err == nil {
+		err = delErr
+	}
 	return total + n, err
 }
 

@@ -145,7 +145,7 @@ func (v *Vault) finishDeletion(ctx context.Context, tid string) error {
 }
 
 // finishDeletions finishes every tenant deletion left unfinished, and
-// returns how many it finished.
+// returns how many it finished (and the errors of those it could not).
 func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
@@ -158,13 +158,18 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for i, tid := range tenants {
+	finished := 0
+	var errs []error
+	for _, tid := range tenants {
+		// One deletion failing does not hold up the others.
 		if err := v.finishDeletion(ctx, tid); err != nil {
-			return i, err
+			errs = append(errs, err)
+			continue
 		}
+		finished++
 		v.logger.Info("tokenvault: finished deleting a tenant", "tenant_id", tid)
 	}
-	return len(tenants), nil
+	return finished, errors.Join(errs...)
 }
 
 // deleteOnce runs one batch of tenant tid's deletion in one transaction. It
@@ -184,10 +189,10 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err := json.Unmarshal(raw, &st); err != nil {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
 		}
-		// Removing keys of an application or session changes what keys
-		// authenticate as (they are refused already; this keeps the
-		// cache's rule simple).
-		t.authChanged = true
+		// The batches remove application, session and lookup entries
+		// without voiding the auth cache: markDeleting voided it, and no
+		// key of the tenant has been cached since (authentication reads
+		// the marker and refuses them), so the rest of the cache stays.
 		switch st.Phase {
 		case deletePhaseTenant:
 			err = t.deleteTenantKeys(tid, &st)
