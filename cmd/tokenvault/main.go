@@ -73,7 +73,10 @@
 // ./data/operator.key (0600) on first run, unless -operator-key-file names
 // another file or TOKENVAULT_OPERATOR_KEY holds one (at least 16
 // characters). The log names where the key came from, never the key. The
-// operator key opens nothing else, and no tenant key opens /operator/.
+// operator key opens nothing else, and no tenant key opens /operator/. A
+// server started on a store without tenants (a new one, or one whose
+// tenants were all deleted) bootstraps a Default tenant again and rewrites
+// management.key.
 //
 // tenant, backup and restore are the operator's commands. tenant and backup
 // call a running server (-server, TOKENVAULT_SERVER, default
