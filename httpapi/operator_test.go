@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -228,5 +230,39 @@ func TestOperatorBackupBrokenOff(t *testing.T) {
 	defer res.Body.Close()
 	if _, err := io.ReadAll(res.Body); err == nil {
 		t.Errorf("a backup that failed midway read as complete (status %d)", res.StatusCode)
+	}
+}
+
+// TestOperatorBackupOutlivesWriteTimeout: the backup lifts the server's
+// write deadline, so a store larger than WriteTimeout allows still copies
+// whole. (A deadline of one nanosecond has always passed by the first
+// write.)
+func TestOperatorBackupOutlivesWriteTimeout(t *testing.T) {
+	ctx := context.Background()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	master := make([]byte, 32)
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: master, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	srv := httptest.NewUnstartedServer(httpapi.New(v, httpapi.Options{OperatorKey: operatorKey}))
+	srv.Config.WriteTimeout = time.Nanosecond
+	srv.Start()
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/operator/backup", nil)
+	req.Header.Set("SVC-API-KEY", operatorKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /operator/backup with a 1ns WriteTimeout: %v", err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != 200 || len(b) == 0 {
+		t.Fatalf("GET /operator/backup with a 1ns WriteTimeout = %d, %d bytes, %v", res.StatusCode, len(b), err)
 	}
 }
