@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"context"
 	"crypto/subtle"
 	"slices"
 	"time"
@@ -141,6 +142,14 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	if !ok {
 		return nil, time.Time{}, errUnauthenticated
 	}
+	// A tenant being deleted keeps its lookups until the deletion reaches
+	// them; its keys are refused from the deletion's first commit.
+	if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
+		if err == nil {
+			err = errUnauthenticated
+		}
+		return nil, time.Time{}, err
+	}
 	switch ref.Kind {
 	case EntityApplication:
 		app, err := t.loadApplication(ref.TenantID, ref.ID)
@@ -197,6 +206,12 @@ func (t *txn) authenticateAs(c credential) (*principal, error) {
 	if c.appID == "" {
 		return t.authenticate(c.key)
 	}
+	if deleting, err := t.tenantDeleting(c.tenantID); err != nil || deleting {
+		if err == nil {
+			err = errUnauthenticated
+		}
+		return nil, err
+	}
 	app, err := t.loadApplication(c.tenantID, c.appID)
 	if err != nil {
 		return nil, err
@@ -223,3 +238,32 @@ func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
 	}
 	return p, nil
 }
+
+// AuthenticateOperator applies the failed-authentication throttle
+// (Options.AuthFailuresPerMinute, per [CallInfo].ClientAddress) to a
+// credential the host checks itself, such as package httpapi's operator
+// key: valid is called only if the call's address is not throttled, and a
+// false answer counts as a failed authentication. It returns nil for a
+// valid credential, RateLimited for a throttled address, and
+// Unauthenticated otherwise.
+func (v *Vault) AuthenticateOperator(ctx context.Context, valid func() bool) error {
+	info := callInfo(ctx)
+	addr := ""
+	if info != nil {
+		addr = info.ClientAddress
+	}
+	if addr != "" {
+		if blocked, wait := v.limits.authFailures.blocked(addr, v.now()); blocked {
+			return errRateLimited("with keys that failed to authenticate from this address", wait)
+		}
+	}
+	if valid() {
+		return nil
+	}
+	if addr != "" && info.failed.CompareAndSwap(false, true) {
+		v.limits.authFailures.take(addr, v.now())
+	}
+	return errOperatorUnauthenticated
+}
+
+var errOperatorUnauthenticated = &Error{Kind: Unauthenticated, Message: "missing or wrong operator key"}

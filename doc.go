@@ -238,6 +238,58 @@
 // first sweep of such a store visits every token once, in batches, to
 // remove or schedule their cvcs.
 //
+// # Operator operations
+//
+// A few methods take no key: they are the host's own, for the program that
+// embeds the Vault or for its operator. [Vault.CreateTenant] creates a
+// tenant with its OWNER member and a first management application (whose
+// key it returns once); [Vault.ListTenants] (paginated by id, with a
+// cursor) and [Vault.GetTenantByID] read tenants; [Vault.DeleteTenant]
+// deletes one; [Vault.Backup] writes a snapshot; [Vault.RotateMasterKey]
+// and [Vault.Sweep] maintain the store. Package httpapi offers the tenant
+// operations and backups over HTTP to an operator key (its
+// Options.OperatorKey), which [Vault.AuthenticateOperator] lets count in the
+// failed-authentication throttle. Operator reads are not written to the
+// tenants' audit logs (the tenant's own GetTenant is).
+//
+// # Deleting a tenant
+//
+// [Vault.DeleteTenant] removes every key of the tenant from the store:
+// everything under tenant/<id>/ (records, indexes, audit log, idempotency
+// records, keyring) and its entries under sys/ (API and session key,
+// nonce, invitation link and proxy key lookups, expiry and cvc schedule
+// entries, the re-seal marker, the registry entry). Its first transaction
+// removes the tenant from the registry, deletes its keyring (so nothing of
+// it can be decrypted any more, before a single record is removed) and
+// records the deletion at sys/deleting/<id>; from its commit on every key
+// of the tenant is Unauthenticated (authentication reads the marker; the
+// auth cache and the cached keyring are dropped before DeleteTenant goes
+// on), its proxy keys are unknown and its invitation links NotFound. The
+// rest is done in transactions of at most 500 keys, each recording its
+// progress in the marker, and a last one that removes the marker once
+// nothing is left under tenant/<id>/. A deletion interrupted by a crash,
+// a store failure or a cancelled context is finished by [Vault.Sweep]
+// (the background sweeper runs it as soon as Open starts it, then every
+// interval) or by calling DeleteTenant again; meanwhile the tenant stays
+// refused and unlisted. Nothing records the deletion in the tenant's own
+// log, which goes with it: the host should log who deleted what.
+//
+// # Backups
+//
+// [Vault.Backup] writes a consistent snapshot of the whole store while
+// the Vault keeps serving, through the optional [store.Snapshotter]
+// interface: store/bolt writes its database file as of one read
+// transaction (bbolt's Tx.WriteTo), so every write acknowledged before
+// Backup began is in it; the copy opens with bolt.Open or as
+// Options.Path. store/memory and store/postgres do not implement it
+// (Backup returns [ErrNoSnapshot], Unprocessable): back PostgreSQL up with
+// pg_dump or pg_basebackup. A snapshot is exactly as encrypted as the
+// store (tenant values sealed with data keys, which the master key wraps)
+// and never holds the master key, which is not in the store: keep the
+// master key apart from the backups, and keep the key a backup was taken
+// under for as long as the backup (after [Vault.RotateMasterKey], open
+// older backups with the old key, or give it in PreviousMasterKeys).
+//
 // # Metrics
 //
 // Options.Metrics, a [Metrics], receives counts and timings as the Vault
@@ -255,8 +307,9 @@
 //
 // # Decisions where the specification is silent
 //
-//   - Tenants are created in-process only ([Vault.CreateTenant] takes no
-//     key); the server example bootstraps one on first run.
+//   - Tenants are created by the host ([Vault.CreateTenant] takes no key),
+//     or over HTTP by its operator key (POST /operator/tenants); the
+//     server bootstraps one on first run. See "Operator operations".
 //   - A key may give a management application only permissions it holds
 //     itself, and may regenerate a management application's key only if it
 //     holds all of that application's permissions: a narrow management key

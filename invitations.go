@@ -482,6 +482,12 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if !ok || ref.Kind != EntityTenantInvitation {
 			return errInvitationLink
 		}
+		if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
+			if err == nil {
+				err = errInvitationLink
+			}
+			return err
+		}
 		rec, err := t.mustInvitation(ref.TenantID, ref.ID)
 		if err != nil {
 			return errInvitationLink

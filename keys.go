@@ -135,7 +135,8 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 		return nil, err
 	}
 	if raw == nil {
-		return nil, fmt.Errorf("tokenvault: tenant %s has no keyring", tid)
+		// Deleted with its tenant (tenant_delete.go), or never there.
+		return nil, errTenantGone
 	}
 	ks, err := t.v.unwrap(k, raw)
 	if err != nil {

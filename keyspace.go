@@ -26,6 +26,9 @@ import (
 //	                                         before cvc retention their schedule
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain JSON: when to start, last key re-sealed
+//	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
+//	                                         plain JSON: phase, prefix and last key visited
+//	                                         (tenant_delete.go)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/tokenvault/tokenvault/store"
@@ -71,6 +72,9 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 		for _, suffix := range due {
 			var l Log
 			ok, err := t.getRecord(prefix+suffix, &l)
+			if errors.Is(err, errTenantGone) {
+				return nil // being deleted: its logs go with it
+			}
 			if err != nil {
 				return err
 			}

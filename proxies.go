@@ -213,6 +213,9 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+	if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
+		return nil, err // refused like an unknown key
+	}
 	rec, err := t.mustProxy(ref.TenantID, ref.ID)
 	if ErrorKind(err) == NotFound {
 		return nil, nil // a stale lookup entry: an unknown key

@@ -17,6 +17,13 @@ func (v *Vault) startSweeper(interval time.Duration) {
 	v.sweeperDone = make(chan struct{})
 	go func() {
 		defer close(v.sweeperDone)
+		// A tenant deletion a crash interrupted is finished now, not a
+		// whole interval after Open (Sweep finishes them too).
+		if n, err := v.finishDeletions(ctx); err != nil && ctx.Err() == nil {
+			v.logger.Error("tokenvault: finishing tenant deletions failed", "err", err)
+		} else if n > 0 {
+			v.logger.Info("tokenvault: finished interrupted tenant deletions", "count", n)
+		}
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
@@ -42,7 +49,9 @@ func (v *Vault) startSweeper(interval time.Duration) {
 // Sweep ends every object whose expiry has passed (it deletes applications,
 // tokens and sessions, and marks invitations EXPIRED), removes card cvcs
 // past Options.CVCRetention and audit log lines older than
-// Options.LogRetention, and returns how many it swept. Expired objects are
+// Options.LogRetention, finishes tenant deletions left unfinished (see
+// [Vault.DeleteTenant]; they are not counted), and returns how many it
+// swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
 // Options.SweepInterval; hosts that disable it call Sweep themselves.
@@ -51,6 +60,9 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 		start := time.Now()
 		defer func() { v.metrics.SweepDone(time.Since(start), err) }()
 	}
+	// A deletion that fails must not hold up the rest: its error is
+	// returned after the sweep.
+	_, delErr := v.finishDeletions(ctx)
 	total, err := v.sweepCVCs(ctx) // cvc.go
 	if err != nil {
 		return total, err
@@ -66,6 +78,9 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 		}
 	}
 	pruned, err := v.pruneLogs(ctx)
+	if err == nil {
+		err = delErr
+	}
 	return total + pruned, err
 }
 
@@ -121,7 +136,8 @@ func (v *Vault) sweepDue(ctx context.Context, prefix string, through func(now ti
 			if err := t.delete(prefix + rest); err != nil {
 				return err
 			}
-			done, err := handle(t, rest)
+			// An entry of a tenant being deleted is the deletion's to remove.
+			done, err := skipGone(handle(t, rest))
 			if err != nil {
 				return err
 			}

@@ -66,7 +66,8 @@ type TenantBootstrap struct {
 
 // CreateTenant creates a tenant with its OWNER member and a first management
 // application holding every management permission. It takes no key: it is
-// how a host program bootstraps, and is not offered over HTTP.
+// how a host program bootstraps (over HTTP, package httpapi offers it to the
+// operator key only, at POST /operator/tenants).
 //
 // Returns Invalid for a bad name or owner e-mail.
 func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*TenantBootstrap, error) {
@@ -189,4 +190,78 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 		})
 	})
 	return found, err
+}
+
+// ListTenants returns one page of the tenants, ordered by id (which is
+// creation order), with a cursor as every list has. Tenants being deleted
+// are not listed. It takes no key: it is an operator operation, like
+// CreateTenant, and is not written to the tenants' audit logs.
+//
+// Returns Invalid for a bad page request.
+func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant], error) {
+	pg, err := req.resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[Tenant]
+	err = v.view(ctx, func(t *txn) error {
+		var ids []string
+		err := t.scanKeys(sysTenantsKey, func(key string) error {
+			ids = append(ids, strings.TrimPrefix(key, sysTenantsKey))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		lo, hi, p := pg.window(len(ids), func(i int) string { return ids[i] }, false)
+		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
+		for _, tid := range ids[lo:hi] {
+			var tenant Tenant
+			ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &tenant)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out.Data = append(out.Data, tenant)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetTenantByID returns tenant id. It takes no key: it is an operator
+// operation, like CreateTenant (a tenant's own keys read their tenant with
+// GetTenant).
+//
+// Returns NotFound for an unknown id or a tenant being deleted.
+func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
+	if !validID(id) {
+		return nil, errNotFound("tenant")
+	}
+	var out Tenant
+	err := v.view(ctx, func(t *txn) error {
+		reg, err := t.tx.Get([]byte(sysTenantsKey + id))
+		if err != nil {
+			return err
+		}
+		if reg == nil {
+			return errNotFound("tenant")
+		}
+		ok, err := t.getRecord(recordKey(id, EntityTenant, id), &out)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotFound("tenant")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +18,10 @@ import (
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/internal/openapitest"
-	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/store/bolt"
 )
+
+const operatorKey = "op_client-test-operator-key-0123456789"
 
 type mailbox struct {
 	mu    sync.Mutex
@@ -39,7 +42,13 @@ func TestEveryEndpoint(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
 	box := &mailbox{}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1, Mailer: box, AllowPrivateDestinations: true})
+	// bbolt, for the operator's backup.
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: key, SweepInterval: -1, Mailer: box, AllowPrivateDestinations: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +57,7 @@ func TestEveryEndpoint(t *testing.T) {
 	// Every answer is also held to openapi.yaml, and at the end every
 	// operation of the document must have been answered with a 2xx.
 	cov := new(openapitest.Coverage)
-	mux.Handle("/vault/", http.StripPrefix("/vault", openapitest.Mount(t, v, httpapi.Options{}, cov)))
+	mux.Handle("/vault/", http.StripPrefix("/vault", openapitest.Mount(t, v, httpapi.Options{OperatorKey: operatorKey}, cov)))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer func() {
@@ -113,6 +122,38 @@ func TestEveryEndpoint(t *testing.T) {
 	}
 	_, err = c.GetTenant(ctx, mgmt)
 	must("GetTenant", err)
+
+	// The operator's routes.
+	other, err := c.CreateTenant(ctx, operatorKey, tokenvault.CreateTenantRequest{Name: "Other", Owner: tokenvault.User{ID: "ignored", Email: "o@example.com"}})
+	must("CreateTenant", err)
+	if other.Application.Key == "" || other.Owner.User.Email != "o@example.com" || other.Owner.User.ID == "ignored" {
+		t.Errorf("CreateTenant = %+v", other)
+	}
+	tenants, err := c.ListTenants(ctx, operatorKey, tokenvault.PageRequest{Size: 1})
+	must("ListTenants", err)
+	if tenants.Pagination.TotalItems != 2 || len(tenants.Data) != 1 {
+		t.Errorf("ListTenants = %+v", tenants)
+	}
+	gotTenant, err := c.GetTenantByID(ctx, operatorKey, other.Tenant.ID)
+	must("GetTenantByID", err)
+	if gotTenant.Name != "Other" {
+		t.Errorf("GetTenantByID = %+v", gotTenant)
+	}
+	must("DeleteTenant", c.DeleteTenant(ctx, operatorKey, other.Tenant.ID))
+	if _, err := c.GetTenant(ctx, other.Application.Key); !errors.Is(err, tokenvault.ErrUnauthenticated) {
+		t.Errorf("the deleted tenant's key: %v", err)
+	}
+	if _, err := c.ListTenants(ctx, mgmt, tokenvault.PageRequest{}); !errors.Is(err, tokenvault.ErrUnauthenticated) {
+		t.Errorf("ListTenants with a tenant key: %v", err)
+	}
+	var backup bytes.Buffer
+	must("Backup", c.Backup(ctx, operatorKey, &backup))
+	if backup.Len() == 0 {
+		t.Error("Backup wrote nothing")
+	}
+	if err := c.Backup(ctx, mgmt, io.Discard); !errors.Is(err, tokenvault.ErrUnauthenticated) {
+		t.Errorf("Backup with a tenant key: %v", err)
+	}
 	must("RotateDataKey", c.RotateDataKey(ctx, mgmt))
 	secret, err := c.WebhookSecret(ctx, mgmt)
 	must("WebhookSecret", err)

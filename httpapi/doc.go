@@ -81,11 +81,43 @@
 // # Routes without an API key
 //
 // GET / and GET /openapi.json answer where the document is, and the
-// document above.
+// document above. The /operator/ routes take the operator key instead
+// (see "The operator API").
 //
 // POST /tenants/invitations/accept takes {"token": "...", "user": {...}}:
 // the invitation link token is the credential. It answers 201 with the new
 // member, or 404 for an unknown, used, replaced or expired link.
+//
+// # The operator API
+//
+// With Options.OperatorKey set, the routes under /operator/ serve the
+// host's own operations to callers that send that key in the SVC-API-KEY
+// header:
+//
+//	POST   /operator/tenants       {"name", "owner"?, "application_name"?} -> 201
+//	                               {"tenant", "owner", "application"}, the
+//	                               application's key shown this once
+//	GET    /operator/tenants       ?page, size, start -> a page of tenants
+//	GET    /operator/tenants/{id}  -> the tenant
+//	DELETE /operator/tenants/{id}  -> 204 once all of its data is removed
+//	GET    /operator/backup        -> application/octet-stream, the store's
+//	                               snapshot (422 for a store that cannot)
+//
+// The operator key is no tenant key: every other route refuses it (401,
+// as an unknown key), and /operator/ refuses tenant keys (401). Only its
+// SHA-256 is kept, compared in constant time; it is never logged. A failed
+// attempt counts in the Vault's failed-authentication throttle of the
+// client's address (429 once used up; [tokenvault.Vault.AuthenticateOperator]).
+// POST /operator/tenants takes no Idempotency-Key (idempotency records
+// belong to a tenant's caller): after a failed create, list the tenants
+// before creating again. Without an operator key the /operator/ routes
+// answer 404 like unknown routes, so a server that does not use them does
+// not reveal them. The
+// backup's write deadline is lifted (a large store may take longer than a
+// server's WriteTimeout); a failure after its first byte aborts the
+// connection, so a client never takes a short file for a whole one. The
+// OpenAPI document describes these routes under the security scheme
+// OperatorKey.
 //
 // # Request bodies
 //

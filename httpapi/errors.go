@@ -79,6 +79,9 @@ func unauthenticatedDetail(r *http.Request, msg string) string {
 		msg = "missing, unknown or expired API key"
 	}
 	d := msg + "; send the API key of an application or of an authorized session in the " + APIKeyHeader + " header"
+	if isOperatorPath(r) {
+		d = msg + "; send the operator key in the " + APIKeyHeader + " header"
+	}
 	if r.Header.Get("Authorization") != "" {
 		d += " (the Authorization header is not read)"
 	}

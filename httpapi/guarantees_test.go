@@ -33,7 +33,8 @@ func newDirect(t *testing.T) *direct {
 	}
 	t.Cleanup(func() { v.Close() })
 	d := &direct{}
-	d.h = httpapi.New(v, httpapi.Options{Observe: func(_ context.Context, o httpapi.Observation) { d.route = o.Route }})
+	d.h = httpapi.New(v, httpapi.Options{Observe: func(_ context.Context, o httpapi.Observation) { d.route = o.Route },
+		OperatorKey: "direct-operator-key-0123456789"}) // so that /operator/ routes exist
 	return d
 }
 

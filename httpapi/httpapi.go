@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"log/slog"
 	"net"
@@ -31,6 +32,15 @@ type Options struct {
 	// proxy: otherwise any client could name any address. False: the
 	// host of the connection's remote address.
 	TrustForwardedFor bool
+	// OperatorKey, when set, opens the operator API under /operator/
+	// (creating, listing and deleting tenants; backups) to callers that
+	// send it in the SVC-API-KEY header. It is no tenant key: every other
+	// route refuses it (401), and /operator/ refuses every tenant key.
+	// Only its SHA-256 is kept, and it is compared in constant time; it
+	// is never logged. At least MinOperatorKeyLength characters (New
+	// panics on a shorter one); a random 256-bit key is best. Empty: the
+	// operator routes answer 404, as unknown routes do.
+	OperatorKey string
 }
 
 // APIKeyHeader carries the caller's application or session key.
@@ -49,6 +59,8 @@ type api struct {
 	patterns []string
 	// query holds the query parameters each pattern accepts.
 	query map[string][]string
+	// operatorHash is the SHA-256 of Options.OperatorKey; nil: none.
+	operatorHash *[sha256.Size]byte
 }
 
 // New returns a handler serving the REST interface of v. Mount it under a
@@ -62,6 +74,7 @@ func New(v *tokenvault.Vault, opts Options) http.Handler {
 	if a.logger == nil {
 		a.logger = slog.Default()
 	}
+	a.setOperatorKey(opts.OperatorKey)
 	a.routes()
 	return a
 }
@@ -151,6 +164,7 @@ func (a *api) routes() {
 	a.memberRoutes()
 	a.reactorRoutes()
 	a.proxyRoutes()
+	a.operatorRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

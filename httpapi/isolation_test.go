@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -79,5 +80,132 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 	}
 	if got, err := s.v.GetToken(ctx, app.Key, tok.ID); err != nil || len(got.Metadata) != 0 {
 		t.Errorf("tenant B's token after the attempts = %+v, %v", got, err)
+	}
+}
+
+// requestFor is a valid request for a route pattern (so that a refusal is
+// about the key, not the body), with the resource ids in ids by the path's
+// first segment.
+func requestFor(pattern string, ids map[string]string, nonce string) (method, path string, body any, header []string) {
+	method, path, _ = strings.Cut(pattern, " ")
+	path = strings.ReplaceAll(path, "{$}", "")
+	first, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(path, "/tenants/self"), "/"), "/")
+	path = strings.ReplaceAll(path, "{rest...}", "x")
+	path = strings.ReplaceAll(path, "{id}", ids[first])
+	merge := []string{"Content-Type", httpapi.MergePatchType}
+	bodies := map[string]any{
+		"POST /applications":                         map[string]any{"name": "x", "type": "private", "permissions": []string{"token:read"}},
+		"PUT /applications/{id}":                     map[string]any{"name": "x", "permissions": []string{"token:read"}},
+		"POST /tokenize":                             map[string]any{"a": "x"},
+		"POST /detokenize":                           map[string]any{"a": "{{ " + ids["tokens"] + " }}"},
+		"POST /tokens":                               map[string]any{"type": "token", "data": "x"},
+		"POST /tokens/search":                        map[string]any{"query": "metadata.x:beta"},
+		"PATCH /tokens/{id}":                         `{"metadata": {"a": "b"}}`,
+		"POST /sessions/authorize":                   map[string]any{"nonce": nonce, "permissions": []string{"token:read"}},
+		"POST /tenants/self/invitations":             map[string]any{"email": "y@example.com"},
+		"POST /tenants/invitations/accept":           map[string]any{"token": "x"},
+		"POST /reactor-formulas":                     map[string]any{"name": "x", "code": "module.exports = () => 1"},
+		"PUT /reactor-formulas/{id}":                 map[string]any{"name": "x", "code": "module.exports = () => 1"},
+		"POST /reactors":                             map[string]any{"name": "x", "code": "module.exports = () => 1"},
+		"PUT /reactors/{id}":                         map[string]any{"name": "x", "code": "module.exports = () => 2"},
+		"PATCH /reactors/{id}":                       `{"name": "x"}`,
+		"POST /reactors/{id}/react":                  map[string]any{},
+		"POST /proxies":                              map[string]any{"name": "x", "destination_url": "https://example.com"},
+		"PUT /proxies/{id}":                          map[string]any{"name": "x", "destination_url": "https://example.com"},
+		"PATCH /proxies/{id}":                        `{"name": "x"}`,
+		"POST /operator/tenants":                     map[string]any{"name": "x"},
+		"POST /tenants/self/rotate-data-key":         nil,
+		"POST /applications/{id}/regenerate":         nil,
+		"POST /tenants/self/invitations/{id}/resend": nil,
+	}
+	body = bodies[pattern]
+	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {
+		header = merge
+	}
+	return method, path, body, header
+}
+
+// TestTenantIsolationEveryRoute walks the handler's route list: tenant
+// A's keys (management, and a private key that may do anything to any
+// token) on every route, naming tenant B's resources wherever a route
+// takes an id, and B's proxy key on proxy invocation. Routes with an id
+// answer 404 or 403, never 2xx; no answer on any route holds B's name or
+// ids. And the operator key is refused on every tenant route (401).
+func TestTenantIsolationEveryRoute(t *testing.T) {
+	box := &mailbox{}
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Mailer = box })
+	ctx := context.Background()
+	boot, err := s.v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta Corp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := boot.Application.Key
+	app, err := s.v.CreateApplication(ctx, bm, tokenvault.CreateApplicationRequest{Name: "beta-app", Type: tokenvault.Private, Permissions: []string{"token:create", "token:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := s.v.CreateApplication(ctx, bm, tokenvault.CreateApplicationRequest{Name: "beta-web", Type: tokenvault.Public, Permissions: []string{"token:create"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.v.CreateSession(ctx, pub.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := s.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "beta-secret", Metadata: map[string]string{"x": "beta"}})
+	inv, _ := s.v.CreateInvitation(ctx, bm, tokenvault.CreateInvitationRequest{Email: "beta@example.com"})
+	f, _ := s.v.CreateFormula(ctx, bm, tokenvault.FormulaRequest{Name: "beta-formula", Code: "module.exports = () => 1"})
+	re, _ := s.v.CreateReactor(ctx, bm, tokenvault.CreateReactorRequest{Name: "beta-reactor", Code: "module.exports = () => 1"})
+	px, _ := s.v.CreateProxy(ctx, bm, tokenvault.ProxyRequest{Name: "beta-proxy", DestinationURL: "https://example.com"})
+	if tok == nil || inv == nil || f == nil || re == nil || px == nil {
+		t.Fatal("tenant B setup failed")
+	}
+	ids := map[string]string{
+		"applications": app.ID, "tokens": tok.ID, "members": boot.Owner.ID, "invitations": inv.ID,
+		"reactor-formulas": f.ID, "reactors": re.ID, "proxies": px.ID, "operator": boot.Tenant.ID,
+	}
+	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID}
+	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
+		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:read", "token:update", "token:delete", "token:use", "token:search", "token:create"}}}})
+
+	for _, pattern := range httpapi.Routes(httpapi.New(nil, httpapi.Options{})) {
+		method, path, body, header := requestFor(pattern, ids, sess.Nonce)
+		if strings.HasPrefix(path, "/operator/") {
+			continue // TestOperatorKeyIsolation
+		}
+		withID := strings.Contains(pattern, "{id}")
+		if strings.Contains(pattern, "{id}") && ids[strings.Split(strings.TrimPrefix(strings.TrimPrefix(path, "/tenants/self"), "/"), "/")[0]] == "" {
+			t.Fatalf("%s: no resource of tenant B for this route; add one", pattern)
+		}
+		if strings.HasPrefix(path, "/proxy") {
+			header = append(header, "SVC-PROXY-KEY", px.Key)
+			withID = true // B's proxy
+		}
+		for _, key := range []string{s.mgmt, user} {
+			r := s.do(t, method, path, key, body, header...)
+			if withID && r.status != http.StatusNotFound && r.status != http.StatusForbidden && r.status != http.StatusUnauthorized {
+				t.Errorf("%s %s with a key of tenant A = %d %s, want 404 or 403", method, path, r.status, r.body)
+			}
+			sent, _ := json.Marshal(body)
+			for _, secret := range secrets {
+				// An id the caller sent may be quoted back (detokenize:
+				// "token ... does not exist"); that tells it nothing.
+				if strings.Contains(string(r.body), secret) && !strings.Contains(string(sent), secret) {
+					t.Errorf("%s %s with a key of tenant A: body %.300s reveals %q", method, path, r.body, secret)
+				}
+			}
+		}
+		if keylessRoutes[pattern] || strings.HasPrefix(path, "/proxy") {
+			continue
+		}
+		if r := s.do(t, method, path, operatorKey, body, header...); r.status != http.StatusUnauthorized {
+			t.Errorf("%s %s with the operator key = %d %s, want 401", method, path, r.status, r.body)
+		}
+	}
+	if got, err := s.v.GetToken(ctx, app.Key, tok.ID); err != nil || got.Metadata["x"] != "beta" || len(got.Metadata) != 1 {
+		t.Errorf("tenant B's token after the attempts = %+v, %v", got, err)
+	}
+	if err := s.v.AuthorizeSession(ctx, app.Key, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{"token:create"}}); err != nil {
+		t.Errorf("tenant B's session nonce after the attempts: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 // ErrStop may be returned by a [Tx.Scan] callback to end the scan early.
@@ -81,4 +82,20 @@ type Tx interface {
 // implement it.
 type SingleProcess interface {
 	SingleProcess()
+}
+
+// Snapshotter is implemented by stores that can write a consistent copy of
+// themselves while they keep serving: a backup. store/bolt writes its
+// database file as of one read transaction; the copy opens with bolt.Open.
+// Stores that leave backups to their server (PostgreSQL: pg_dump,
+// pg_basebackup) do not implement it.
+//
+// The snapshot holds the values as stored: sealed as they are in the store,
+// never decrypted, and without the master key (which is not in the store).
+type Snapshotter interface {
+	// WriteSnapshot writes the snapshot to w and returns how many bytes it
+	// wrote. Writes committed before it began are in the snapshot; writes
+	// that commit while it runs are not. If ctx is done, it stops with
+	// ctx.Err() and w holds a partial copy.
+	WriteSnapshot(ctx context.Context, w io.Writer) (int64, error)
 }

@@ -24,6 +24,9 @@ var commands = map[string]command{
 	}},
 	"version":           {"print the module version and VCS revision", versionCommand},
 	"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
+	"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
+	"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
+	"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
 }
 
 // cli runs the command args name (serve when args is empty or starts with
@@ -64,7 +67,7 @@ type usageError struct{ error }
 func printCommands(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")
 	fmt.Fprintln(w, "\nCommands:")
-	for _, name := range []string{"serve", "version", "rotate-master-key"} {
+	for _, name := range []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore"} {
 		fmt.Fprintf(w, "  %-18s %s\n", name, commands[name].summary)
 	}
 }

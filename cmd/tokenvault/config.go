@@ -59,6 +59,9 @@ type config struct {
 	smtpHost, smtpUser, smtpPasswordFile, smtpFrom, smtpTLS string
 	smtpPort                                                int
 	smtpTimeout                                             time.Duration
+	// operatorKeyFile holds the operator key (operator.go); empty:
+	// <data>/operator.key, created on first run.
+	operatorKeyFile string
 }
 
 // envOnly lists the settings that have an environment variable and no
@@ -67,6 +70,7 @@ type config struct {
 var envOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_MASTER_KEY", "the master key, 64 hex digits, instead of <data>/master.key (a secret: no flag)"},
 	{"TOKENVAULT_SMTP_PASSWORD", "the SMTP password, instead of -smtp-password-file (a secret: no flag)"},
+	{"TOKENVAULT_OPERATOR_KEY", "the operator key (at least 16 characters), instead of -operator-key-file (a secret: no flag)"},
 }
 
 // flagSet is a flag.FlagSet whose flags each have an environment variable:
@@ -76,6 +80,9 @@ type flagSet struct {
 	*flag.FlagSet
 	env   map[string]string // flag name -> environment variable
 	usage string            // the synopsis -h prints first
+	// envOnly lists the command's settings that are environment
+	// variables only, for -h.
+	envOnly []struct{ name, usage string }
 }
 
 func newFlagSet(name, usage string) *flagSet {
@@ -133,9 +140,9 @@ func (fs *flagSet) printUsage(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	})
-	if fs.Name() == "serve" {
+	if len(fs.envOnly) > 0 {
 		fmt.Fprintln(w, "\nEnvironment only:")
-		for _, e := range envOnly {
+		for _, e := range fs.envOnly {
 			fmt.Fprintf(w, "  %s\n    \t%s\n", e.name, e.usage)
 		}
 	}
@@ -145,11 +152,13 @@ func (fs *flagSet) printUsage(w io.Writer) {
 const serveUsage = `Usage: tokenvault [serve] [flags]
 
 Serves the Token Vault API. Other commands: tokenvault version,
-tokenvault rotate-master-key [flags]; tokenvault <command> -h for each.`
+tokenvault rotate-master-key, tokenvault tenant create|list|delete,
+tokenvault backup, tokenvault restore; tokenvault <command> -h for each.`
 
 // serveFlags defines the server's flags on a new flagSet, writing into c.
 func serveFlags(c *config) *flagSet {
 	fs := newFlagSet("serve", serveUsage)
+	fs.envOnly = envOnly
 	def := func(name, env string) { fs.bind(name, env) }
 	fs.StringVar(&c.addr, "addr", c.addr, "listen address")
 	def("addr", "TOKENVAULT_ADDR")
@@ -187,6 +196,8 @@ func serveFlags(c *config) *flagSet {
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
+	fs.StringVar(&c.operatorKeyFile, "operator-key-file", c.operatorKeyFile, "`file` holding the operator key, which opens the operator API (/operator/: tenants, backups);\ndefault <data>/operator.key, created (0600) on first run")
+	def("operator-key-file", "TOKENVAULT_OPERATOR_KEY_FILE")
 	fs.StringVar(&c.invitationURL, "invitation-url", c.invitationURL, "absolute `URL` of the page that accepts invitations; their e-mails link to it with ?token=...\n(without it the e-mail carries the token and how to POST it to /tenants/invitations/accept)")
 	def("invitation-url", "TOKENVAULT_INVITATION_URL")
 	fs.StringVar(&c.smtpHost, "smtp-host", c.smtpHost, "SMTP server that sends invitation e-mails; without it invitations are created\nbut not e-mailed, and their links are lost (never logged)")

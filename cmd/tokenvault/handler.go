@@ -22,7 +22,10 @@ import (
 // Prometheus call them every few seconds, and a line for each would drown
 // the API requests; a failing probe shows in the metrics as
 // tokenvault_http_requests_total{route="/readyz",status="503"}.
-func newHandler(v *tokenvault.Vault, log *slog.Logger, m *metrics, trustForwardedFor bool) http.Handler {
+//
+// operatorKey, when set, opens the operator API under /operator/ (see
+// operator.go).
+func newHandler(v *tokenvault.Vault, log *slog.Logger, m *metrics, trustForwardedFor bool, operatorKey string) http.Handler {
 	observe := logRequest(log)
 	ops := map[string]http.Handler{"/healthz": http.HandlerFunc(healthz), "/readyz": readyz(v)}
 	if m != nil {
@@ -40,7 +43,7 @@ func newHandler(v *tokenvault.Vault, log *slog.Logger, m *metrics, trustForwarde
 		}
 		mux.Handle("GET "+route, h)
 	}
-	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor}))
+	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor, OperatorKey: operatorKey}))
 	if m != nil {
 		return m.http.InFlight(mux)
 	}

@@ -5,6 +5,9 @@
 //	tokenvault [serve] [flags]               # serve the API (the default command)
 //	tokenvault version                       # module version and VCS revision
 //	tokenvault rotate-master-key [flags]     # replace the master key, then exit
+//	tokenvault tenant create|list|delete     # administer tenants of a running server
+//	tokenvault backup -o FILE                # snapshot a running server's store
+//	tokenvault restore -i FILE -data DIR     # make a data directory of a backup
 //	tokenvault <command> -h                  # every flag, with its environment variable
 //
 // With no flags it stores data in ./data/vault.db (bbolt), creates a master
@@ -68,6 +71,48 @@
 // module graph; the runtime, process and domain metrics are worth them,
 // and the library itself (package tokenvault) still imports none of them:
 // it reports through the tokenvault.Metrics interface.
+//
+// # Operator key, tenants, backups
+//
+// The server also serves the operator API under /operator/ (see package
+// httpapi) to its operator key: a random key it writes to
+// ./data/operator.key (0600) on first run, unless -operator-key-file names
+// another file or TOKENVAULT_OPERATOR_KEY holds one (at least 16
+// characters). The log names where the key came from, never the key. The
+// operator key opens nothing else, and no tenant key opens /operator/. A
+// server started on a store without tenants (a new one, or one whose
+// tenants were all deleted) bootstraps a Default tenant again and rewrites
+// management.key.
+//
+// tenant, backup and restore are the operator's commands. tenant and backup
+// call a running server (-server, TOKENVAULT_SERVER, default
+// http://127.0.0.1:8080) with the operator key (TOKENVAULT_OPERATOR_KEY, or
+// -operator-key-file, TOKENVAULT_OPERATOR_KEY_FILE, default
+// ./data/operator.key); what one invocation acts on (a name, an id, a file)
+// is given on its command line only.
+//
+//	tokenvault tenant create [-owner-email A] [-application-name N] NAME
+//	                                         # prints the tenant as JSON, with
+//	                                         # its management key (shown once)
+//	tokenvault tenant list                   # id, name, creation time
+//	tokenvault tenant delete TENANT-ID       # the tenant and all of its data
+//
+// tokenvault backup -o FILE writes a consistent snapshot of a bbolt store
+// while the server keeps serving (every write acknowledged before it began
+// is in it) to a temporary file next to FILE, checks that it is a whole
+// bbolt database, and only then renames it to FILE: a failed backup leaves
+// no partial file. On PostgreSQL the server answers 422: use pg_dump or
+// pg_basebackup. A backup is as encrypted as the store and holds no master
+// key; keep master.key elsewhere, and keep the key each backup was taken
+// under (rotate-master-key replaces it).
+//
+// tokenvault restore -i FILE -data DIR makes DIR (missing, or empty but for
+// master.key and operator.key: restore never overwrites) the data directory
+// of the backup. The master key comes from TOKENVAULT_MASTER_KEY, or from
+// -master-key-file (the backed-up server's master.key, copied to
+// DIR/master.key), or from DIR/master.key; restore checks that FILE is a
+// whole bbolt database and that the key opens it before it links
+// DIR/vault.db. Then: tokenvault serve -data DIR.
 //
 // Several instances can serve one PostgreSQL database: give them the same
 // -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance

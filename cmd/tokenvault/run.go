@@ -63,17 +63,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			boot.Tenant.ID, keyFile, boot.Application.Key)
 	}
 
+	operatorKey, operatorKeyFrom, err := loadOperatorKey(cfg, getenv)
+	if err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(newHandler(v, log, m, cfg.trustForwardedFor))
+	srv := newHTTPServer(newHandler(v, log, m, cfg.trustForwardedFor, operatorKey))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"
 	}
 	log.Info("listening", "addr", scheme+"://"+ln.Addr().String(), "data", where,
-		"key_file", keyFile, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" %s://%s/applications", keyFile, scheme, ln.Addr()))
+		"key_file", keyFile, "operator_key", operatorKeyFrom, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" %s://%s/applications", keyFile, scheme, ln.Addr()))
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

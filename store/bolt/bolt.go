@@ -5,8 +5,12 @@ package bolt
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +20,10 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store       = (*Store)(nil)
+	_ store.Snapshotter = (*Store)(nil)
+)
 
 // bucketName is the one bucket holding every key. The store's keys are
 // already namespaced by the layer above, so nested buckets would buy nothing.
@@ -274,3 +281,134 @@ func (s *Store) Close() error {
 // SingleProcess marks the store as held by one process: bbolt locks its
 // file for the process that opens it.
 func (s *Store) SingleProcess() {}
+
+// WriteSnapshot writes the database file, as of one read transaction, to w
+// (bbolt's Tx.WriteTo): a consistent copy taken while the store keeps
+// serving, reads and writes alike (a long snapshot holds on to the pages
+// it reads, so the file may grow meanwhile). The copy is a bbolt file that
+// Open opens. A ctx that is done stops the copy at the next write to w.
+func (s *Store) WriteSnapshot(ctx context.Context, w io.Writer) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := s.begin(); err != nil {
+		return 0, err
+	}
+	defer s.end()
+	var n int64
+	err := s.db.View(func(btx *bbolt.Tx) error {
+		var err error
+		n, err = btx.WriteTo(ctxWriter{ctx, w})
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		return n, fmt.Errorf("bolt: snapshot: %w", err)
+	}
+	return n, nil
+}
+
+// ctxWriter fails writes once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// Check opens the file at path read-only and reports whether it is a
+// sound database of this package: a bbolt file whose pages pass bbolt's
+// consistency check (Tx.Check, which reads the whole file) and that holds
+// the store's bucket. It changes nothing, and fails, like Open, if another
+// process holds the file. For checking backups before they are kept or
+// restored.
+func Check(path string) error {
+	// bbolt maps the file and trusts its header: a truncated copy makes
+	// it fault (SIGBUS) past the end, which no error return can catch.
+	if err := checkLength(path); err != nil {
+		return err
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: defaultTimeout})
+	if err != nil {
+		return fmt.Errorf("bolt: %s is not a readable bbolt database: %w", path, err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bbolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("bolt: %s fails bbolt's consistency check: %w", path, errors.Join(errs...))
+		}
+		if tx.Bucket(bucketName) == nil {
+			return fmt.Errorf("bolt: %s is a bbolt database, but not a store of this package (no %q bucket)", path, bucketName)
+		}
+		return nil
+	})
+}
+
+// bbolt's file header: two meta pages (pages 0 and 1), each a 16-byte page
+// header then the meta: magic, version, page size, flags (4 bytes each),
+// root bucket (16), freelist page, high-water page id, txid, and the
+// FNV-64a checksum of the meta's bytes before it.
+const (
+	boltMagic    = 0xED0CDAED
+	boltVersion  = 2
+	metaStart    = 16
+	metaChecksum = metaStart + 56
+	metaEnd      = metaChecksum + 8
+)
+
+// checkLength reads the newest valid meta page of the bbolt file at path
+// and checks that the file holds every page it names.
+func checkLength(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("bolt: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("bolt: %w", err)
+	}
+	type meta struct{ pageSize, pgid, txid uint64 }
+	read := func(off int64) (meta, bool) {
+		b := make([]byte, metaEnd)
+		if _, err := f.ReadAt(b, off); err != nil {
+			return meta{}, false
+		}
+		u32 := func(i int) uint32 { return binary.NativeEndian.Uint32(b[i:]) }
+		u64 := func(i int) uint64 { return binary.NativeEndian.Uint64(b[i:]) }
+		h := fnv.New64a()
+		h.Write(b[metaStart:metaChecksum])
+		if u32(metaStart) != boltMagic || u32(metaStart+4) != boltVersion || u64(metaChecksum) != h.Sum64() {
+			return meta{}, false
+		}
+		return meta{pageSize: uint64(u32(metaStart + 8)), pgid: u64(metaStart + 40), txid: u64(metaStart + 48)}, true
+	}
+	m0, ok0 := read(0)
+	second := int64(os.Getpagesize())
+	if ok0 {
+		second = int64(m0.pageSize)
+	}
+	m1, ok1 := read(second)
+	best, ok := m0, ok0
+	if ok1 && (!ok0 || m1.txid > m0.txid) {
+		best, ok = m1, true
+	}
+	if !ok || best.pageSize == 0 {
+		return fmt.Errorf("bolt: %s is not a bbolt database (no valid header)", path)
+	}
+	if need := best.pgid * best.pageSize; uint64(fi.Size()) < need {
+		return fmt.Errorf("bolt: %s is truncated: %d bytes, its header names %d", path, fi.Size(), need)
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Deleting a tenant removes every key of it from the store: everything
+// under tenant/<tid>/, and its entries under sys/ (API, session, nonce,
+// invitation and proxy key lookups, expiry and cvc schedule entries, the
+// re-seal marker, the registry entry). A tenant may hold millions of keys,
+// so the work is done in bounded transactions, and it survives a crash:
+//
+//  1. One transaction (markDeleting) removes the tenant from the registry,
+//     deletes its keyring (from then on nothing of the tenant can be
+//     opened: it is crypto-shredded before a single record is removed) and
+//     its re-seal marker, and writes sys/deleting/<tid>, the progress of
+//     the work. Every key of the tenant is refused from its commit on:
+//     authentication reads the marker, and the auth cache and the cached
+//     keyring are dropped after the commit, before DeleteTenant goes on.
+//  2. Batches of at most deleteBatch keys (deleteOnce), each one
+//     transaction that also records its progress in the marker: first
+//     everything under tenant/<tid>/, then the sys/ lookups whose sealed
+//     keyRef names the tenant, then the schedule entries naming it.
+//  3. A last transaction checks that nothing is left under tenant/<tid>/
+//     (a call that authenticated just before the mark may have written
+//     there; the work then starts over) and removes the marker.
+//
+// DeleteTenant runs all of it; Sweep (and so the background sweeper, which
+// also runs it as soon as Open starts it) finishes any deletion a crash or
+// a cancelled call left behind.
+
+// sysDeletingKey prefixes the marker of a tenant being deleted.
+const sysDeletingKey = "sys/deleting/"
+
+func deletingKey(tid string) string { return sysDeletingKey + tid }
+
+// deleteBatch bounds the keys one deletion transaction visits.
+const deleteBatch = 500
+
+// Phases of a tenant deletion, in order.
+const (
+	deletePhaseTenant   = "tenant"   // keys under tenant/<tid>/
+	deletePhaseLookups  = "lookups"  // sys/ lookups whose keyRef names the tenant
+	deletePhaseSchedule = "schedule" // sys/ schedule entries naming the tenant
+	deletePhaseFinish   = "finish"   // check and remove the marker
+)
+
+// lookupPrefixes are the sys/ prefixes whose values are sealed keyRefs.
+var lookupPrefixes = []string{sysAPIKeyKey, sysNonceKey, sysInviteKey, sysProxyKey}
+
+// schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...
+var schedulePrefixes = []string{sysExpiryKey, sysCVCKey}
+
+// deletionState is the value of a deletion marker (plain JSON, like the
+// re-seal marker: a phase and a store key, nothing secret).
+type deletionState struct {
+	Phase string `json:"phase"`
+	// Prefix is the sys/ prefix being walked in the lookups and schedule
+	// phases; After the last key visited under it.
+	Prefix string `json:"prefix,omitempty"`
+	After  string `json:"after,omitempty"`
+}
+
+// errTenantGone is what reading a tenant whose keyring is gone (a tenant
+// being deleted) returns.
+var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
+
+// tenantDeleting reports whether tid is being deleted.
+func (t *txn) tenantDeleting(tid string) (bool, error) {
+	raw, err := t.tx.Get([]byte(deletingKey(tid)))
+	return raw != nil, err
+}
+
+// DeleteTenant removes tenant id with all of its data: records, indexes,
+// audit logs, keyring, and its API key, session, nonce, invitation link and
+// proxy key lookups and schedule entries. From the first of its
+// transactions on, every key of the tenant is refused (Unauthenticated),
+// in this process at once; the data is then removed in transactions of at
+// most 500 keys. It returns when nothing of the tenant is left. If it is
+// interrupted (ctx, a crash, a store failure), the tenant stays refused and
+// [Vault.Sweep] (the background sweeper, started by Open) finishes the
+// work; calling DeleteTenant again does too.
+//
+// It takes no key: it is a host-program (operator) operation, as
+// CreateTenant is. Nothing is written to the tenant's audit log, which is
+// deleted with it; the host should record who deleted what.
+//
+// Returns NotFound if no tenant (and no unfinished deletion) has this id.
+func (v *Vault) DeleteTenant(ctx context.Context, id string) error {
+	if !validID(id) {
+		return errNotFound("tenant")
+	}
+	if err := v.markDeleting(ctx, id); err != nil {
+		return err
+	}
+	return v.finishDeletion(ctx, id)
+}
+
+// markDeleting is the first transaction of a deletion. A tenant already
+// being deleted is left as it is.
+func (v *Vault) markDeleting(ctx context.Context, tid string) error {
+	err := v.update(ctx, func(t *txn) error {
+		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
+			return err
+		}
+		reg, err := t.tx.Get([]byte(sysTenantsKey + tid))
+		if err != nil {
+			return err
+		}
+		if reg == nil {
+			return errNotFound("tenant")
+		}
+		st, _ := json.Marshal(deletionState{Phase: deletePhaseTenant})
+		if err := t.tx.Put([]byte(deletingKey(tid)), st); err != nil {
+			return err
+		}
+		for _, k := range []string{sysTenantsKey + tid, tenantKeyringKey(tid), resealKey(tid)} {
+			if err := t.tx.Delete([]byte(k)); err != nil {
+				return err
+			}
+		}
+		// Keys authenticate no more: void the auth cache after the commit.
+		t.authChanged = true
+		return nil
+	})
+	// Dropped whether or not the commit succeeded (a backend may fail
+	// after writing): a keyring is read again when needed.
+	v.tenants.Delete(tid)
+	return err
+}
+
+// finishDeletion runs the batches of tenant tid's deletion until its
+// marker is gone.
+func (v *Vault) finishDeletion(ctx context.Context, tid string) error {
+	for {
+		done, err := v.deleteOnce(ctx, tid)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// finishDeletions finishes every tenant deletion left unfinished, and
+// returns how many it finished (and the errors of those it could not).
+func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
+	var tenants []string
+	err := v.view(ctx, func(t *txn) error {
+		tenants = tenants[:0]
+		return t.scanKeys(sysDeletingKey, func(key string) error {
+			tenants = append(tenants, strings.TrimPrefix(key, sysDeletingKey))
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	finished := 0
+	var errs []error
+	for _, tid := range tenants {
+		// One deletion failing does not hold up the others.
+		if err := v.finishDeletion(ctx, tid); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		finished++
+		v.logger.Info("tokenvault: finished deleting a tenant", "tenant_id", tid)
+	}
+	return finished, errors.Join(errs...)
+}
+
+// deleteOnce runs one batch of tenant tid's deletion in one transaction. It
+// reports true when the deletion is complete (the marker is gone).
+func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		done = false
+		raw, err := t.tx.Get([]byte(deletingKey(tid)))
+		if err != nil {
+			return err
+		}
+		if raw == nil {
+			done = true
+			return nil
+		}
+		var st deletionState
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
+		}
+		// The batches remove application, session and lookup entries
+		// without voiding the auth cache: markDeleting voided it, and no
+		// key of the tenant has been cached since (authentication reads
+		// the marker and refuses them), so the rest of the cache stays.
+		switch st.Phase {
+		case deletePhaseTenant:
+			err = t.deleteTenantKeys(tid, &st)
+		case deletePhaseLookups, deletePhaseSchedule:
+			err = t.deleteSysEntries(tid, &st)
+		case deletePhaseFinish:
+			var finished bool
+			finished, err = t.finishMarker(tid, &st)
+			if err == nil && finished {
+				done = true
+				return nil
+			}
+		default:
+			return fmt.Errorf("tokenvault: deletion marker of tenant %s: unknown phase %q", tid, st.Phase)
+		}
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(st)
+		return t.tx.Put([]byte(deletingKey(tid)), b)
+	})
+	return done, err
+}
+
+// deleteTenantKeys deletes up to deleteBatch keys under tenant/<tid>/, and
+// moves on to the lookups when none is left.
+func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
+	keys, err := t.scanBatch(tenantPrefix(tid), "")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := t.tx.Delete([]byte(k)); err != nil {
+			return err
+		}
+	}
+	if len(keys) < deleteBatch {
+		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0]}
+	}
+	return nil
+}
+
+// deleteSysEntries visits up to deleteBatch keys of the sys/ prefix being
+// walked and deletes those of tenant tid, then moves to the next prefix or
+// phase.
+func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
+	keys, err := t.scanBatch(st.Prefix, st.After)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		mine := false
+		if st.Phase == deletePhaseLookups {
+			var ref keyRef
+			// A lookup that does not open is not this tenant's to delete;
+			// opening needs only the system keyring.
+			if _, err := t.getRecord(k, &ref); err == nil && ref.TenantID == tid {
+				mine = true
+			}
+		} else {
+			// <prefix><nanos>/<tid>/...
+			parts := strings.SplitN(strings.TrimPrefix(k, st.Prefix), "/", 3)
+			mine = len(parts) == 3 && parts[1] == tid
+		}
+		if mine {
+			if err := t.tx.Delete([]byte(k)); err != nil {
+				return err
+			}
+		}
+	}
+	if len(keys) == deleteBatch {
+		st.After = keys[len(keys)-1]
+		return nil
+	}
+	// This prefix is done: the next one, or the next phase.
+	prefixes, next := lookupPrefixes, deletePhaseSchedule
+	if st.Phase == deletePhaseSchedule {
+		prefixes, next = schedulePrefixes, deletePhaseFinish
+	}
+	for i, p := range prefixes {
+		if p == st.Prefix && i+1 < len(prefixes) {
+			*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1]}
+			return nil
+		}
+	}
+	*st = deletionState{Phase: next}
+	if next == deletePhaseSchedule {
+		st.Prefix = schedulePrefixes[0]
+	}
+	return nil
+}
+
+// finishMarker removes the marker if nothing is left under tenant/<tid>/;
+// otherwise (a write that raced the mark) the work starts over.
+func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
+	left, err := t.scanBatch(tenantPrefix(tid), "")
+	if err != nil {
+		return false, err
+	}
+	if len(left) > 0 {
+		*st = deletionState{Phase: deletePhaseTenant}
+		return false, nil
+	}
+	for _, k := range []string{deletingKey(tid), sysTenantsKey + tid, resealKey(tid)} {
+		if err := t.tx.Delete([]byte(k)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// scanBatch returns up to deleteBatch keys under prefix after after.
+func (t *txn) scanBatch(prefix, after string) ([]string, error) {
+	var a []byte
+	if after != "" {
+		a = []byte(after)
+	}
+	var keys []string
+	err := t.tx.Scan([]byte(prefix), a, deleteBatch, func(k, _ []byte) error {
+		keys = append(keys, string(k))
+		return nil
+	})
+	return keys, err
+}
+
+// skipGone turns errTenantGone into nothing to do, for background work
+// that meets an entry of a tenant being deleted.
+func skipGone(done bool, err error) (bool, error) {
+	if errors.Is(err, errTenantGone) {
+		return false, nil
+	}
+	return done, err
+}

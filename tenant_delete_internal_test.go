@@ -1,0 +1,66 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// TestDeletionStartsOverOnAStraggler: a key written under the tenant after
+// the tenant phase (a call that authenticated just before the mark) sends
+// the deletion back to that phase instead of being left behind.
+func TestDeletionStartsOverOnAStraggler(t *testing.T) {
+	ctx := context.Background()
+	key := make([]byte, 32)
+	rand.Read(key)
+	s := memory.New()
+	v, err := Open(ctx, Options{Store: s, MasterKey: key, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Doomed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid := boot.Tenant.ID
+	if err := v.markDeleting(ctx, tid); err != nil {
+		t.Fatal(err)
+	}
+	phase := func() string {
+		var st deletionState
+		s.View(ctx, func(tx store.Tx) error {
+			raw, _ := tx.Get([]byte(deletingKey(tid)))
+			return json.Unmarshal(raw, &st)
+		})
+		return st.Phase
+	}
+	for phase() != deletePhaseFinish {
+		if done, err := v.deleteOnce(ctx, tid); err != nil || done {
+			t.Fatalf("deleteOnce = %v, %v before the finish phase", done, err)
+		}
+	}
+	straggler := recordKey(tid, EntityTenantMember, "late")
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler), []byte("x")) }); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := v.deleteOnce(ctx, tid); err != nil || done || phase() != deletePhaseTenant {
+		t.Fatalf("the finish with a straggler = %v, %v, phase %q; want the tenant phase again", done, err, phase())
+	}
+	if err := v.finishDeletion(ctx, tid); err != nil {
+		t.Fatal(err)
+	}
+	s.View(ctx, func(tx store.Tx) error {
+		return tx.Scan(nil, nil, 0, func(k, _ []byte) error {
+			if strings.Contains(string(k), tid) {
+				t.Errorf("key %s left", k)
+			}
+			return nil
+		})
+	})
+}
