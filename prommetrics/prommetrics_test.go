@@ -264,6 +264,18 @@ func TestVaultMetrics(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
+	noAuth := false
+	proxy, err := v.CreateProxy(ctx, f.mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: srv.URL, RequireAuth: &noAuth,
+		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async (req) => ({})`}})
+	if err != nil {
+		t.Fatalf("CreateProxy: %v", err)
+	}
+	f.ids = append(f.ids, proxy.ID, proxy.Key)
+	if _, err := v.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: proxy.Key, Method: "POST",
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"a": 1}`)}); err != nil {
+		t.Fatalf("InvokeProxy: %v", err)
+	}
+
 	f.clock.Advance(2 * time.Hour)
 	if n, err := v.Sweep(ctx); err != nil || n < 1 {
 		t.Fatalf("Sweep = %d, %v; want the expired token swept", n, err)
@@ -284,7 +296,8 @@ func TestVaultMetrics(t *testing.T) {
 		{"tokenvault_code_run_duration_seconds", []string{"kind=reactor", "outcome=error"}, 1},
 		{"tokenvault_code_run_duration_seconds", []string{"kind=reactor", "outcome=timeout"}, 1},
 		{"tokenvault_code_run_duration_seconds", []string{"kind=reactor", "outcome=memory"}, 0},
-		{"tokenvault_code_run_duration_seconds", []string{"kind=transform", "outcome=ok"}, 0},
+		{"tokenvault_code_run_duration_seconds", []string{"kind=transform", "outcome=ok"}, 1},
+		{"tokenvault_code_run_duration_seconds", []string{"kind=transform", "outcome=error"}, 0},
 		{"tokenvault_webhook_deliveries_total", []string{"outcome=delivered"}, 1},
 		{"tokenvault_webhook_deliveries_total", []string{"outcome=failed"}, 0},
 		{"tokenvault_webhook_attempts_total", nil, 1},
