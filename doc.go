@@ -56,7 +56,9 @@
 // from /proc/self/exe, the very binary running). Before it reads any code a
 // worker clears its environment, closes inherited descriptors, and applies
 // OS limits: RLIMIT_DATA (Options.CodeMemoryBytes, default 256 MiB, over
-// what the Go runtime had mapped), RLIMIT_CPU, no core dumps or files
+// what the Go runtime had mapped) and RLIMIT_AS (twice that plus 128 MiB
+// over its address space: the kernel does not charge every mapping to
+// RLIMIT_DATA), RLIMIT_CPU, no core dumps or files
 // written, and a seccomp filter that refuses (EPERM) starting processes,
 // opening files and creating sockets. The worker holds no key and no data
 // key: req.client calls and fetch come back over the pipe and are carried

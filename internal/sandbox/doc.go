@@ -18,7 +18,10 @@
 // descriptors it inherited, pins GOMAXPROCS to 1 and time.Local to UTC,
 // and applies its limits: RLIMIT_DATA at Options.MemoryBytes over what it
 // had mapped at that point (the Go runtime's heap is in it; its collector
-// is told to keep under three quarters of that), a goroutine stack cap
+// is told to keep under three quarters of that), RLIMIT_AS at twice that
+// plus 128 MiB over its address space (a writable mapping over address
+// space the runtime had reserved is not always charged to RLIMIT_DATA: a
+// worker once allocated a 1.5 GB string under a 64 MiB data limit), a goroutine stack cap
 // below it, RLIMIT_CPU over its whole life (960 s; the Vault retires a
 // worker before a run could reach it), RLIMIT_CORE and RLIMIT_FSIZE at 0,
 // and a seccomp filter (github.com/elastic/go-seccomp-bpf, all threads,

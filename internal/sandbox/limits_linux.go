@@ -17,6 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// asSlack is the address space a worker may reserve beyond twice its
+// memory limit: two of the Go runtime's 64 MiB heap arenas.
+const asSlack = 128 << 20
+
 // applyLimits bounds the worker before it reads any code: memory
 // (RLIMIT_DATA), CPU time (RLIMIT_CPU), no core dumps (they would write
 // tenant data to disk), no files written, and a seccomp filter that refuses
@@ -25,7 +29,11 @@ import (
 // and the race detector's shadow in race builds) are not charged to the
 // memory limit: it is counted from what is mapped now.
 func applyLimits(l initLimits) (seccompOn bool, err error) {
-	base, err := dataBytes()
+	base, err := statusBytes("VmData:")
+	if err != nil {
+		return false, fmt.Errorf("reading the worker's memory use: %w", err)
+	}
+	baseAS, err := statusBytes("VmSize:")
 	if err != nil {
 		return false, fmt.Errorf("reading the worker's memory use: %w", err)
 	}
@@ -37,6 +45,13 @@ func applyLimits(l initLimits) (seccompOn bool, err error) {
 		value    uint64
 	}{
 		{"RLIMIT_DATA", unix.RLIMIT_DATA, base + uint64(mem)},
+		// RLIMIT_DATA is not enough on its own: the kernel does not always
+		// charge a writable mapping made over address space the Go runtime
+		// had reserved (PROT_NONE), and a worker was seen to allocate a
+		// 1.5 GB string under a 64 MiB limit. The address-space limit
+		// counts reservations too; it has room for the runtime's own
+		// reservations, which come in 64 MiB heap arenas.
+		{"RLIMIT_AS", unix.RLIMIT_AS, baseAS + 2*uint64(mem) + asSlack},
 		{"RLIMIT_CPU", unix.RLIMIT_CPU, uint64(l.CPUSeconds)},
 		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0},
 		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, 0},
@@ -92,20 +107,21 @@ func workerFilter() seccomp.Filter {
 	}
 }
 
-// dataBytes is the process's VmData: what RLIMIT_DATA counts.
-func dataBytes() (uint64, error) {
+// statusBytes is a size field of /proc/self/status, such as VmData (what
+// RLIMIT_DATA counts) or VmSize (what RLIMIT_AS counts).
+func statusBytes(field string) (uint64, error) {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, err
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmData:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, errors.New("no VmData in /proc/self/status")
+	return 0, errors.New("no " + field + " in /proc/self/status")
 }
 
 // closeInherited closes every descriptor above standard error that the
@@ -244,7 +260,7 @@ func (w *worker) probe(body []byte) error {
 		for _, r := range []struct {
 			name     string
 			resource int
-		}{{"data", unix.RLIMIT_DATA}, {"cpu", unix.RLIMIT_CPU}, {"core", unix.RLIMIT_CORE}, {"fsize", unix.RLIMIT_FSIZE}} {
+		}{{"data", unix.RLIMIT_DATA}, {"as", unix.RLIMIT_AS}, {"cpu", unix.RLIMIT_CPU}, {"core", unix.RLIMIT_CORE}, {"fsize", unix.RLIMIT_FSIZE}} {
 			var lim unix.Rlimit
 			unix.Getrlimit(r.resource, &lim)
 			parts = append(parts, fmt.Sprintf("%s=%d", r.name, lim.Max))

@@ -68,8 +68,8 @@ func TestWorkerLimitsHoldFromInside(t *testing.T) {
 				t.Errorf("rlimits = %q, want %s", got, want)
 			}
 		}
-		if strings.Contains(got, "data=18446744073709551615") {
-			t.Errorf("rlimits = %q: no memory limit", got)
+		if strings.Contains(got, "data=18446744073709551615") || strings.Contains(got, "as=18446744073709551615") || !strings.Contains(got, "as=") {
+			t.Errorf("rlimits = %q: no memory or address-space limit", got)
 		}
 	})
 }
