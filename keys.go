@@ -112,6 +112,9 @@ type txn struct {
 	// transaction counts something, and always nil without Metrics, so
 	// that an unmeasured Vault pays nothing for it.
 	tally *tally
+	// logged counts the audit lines this transaction queued for export,
+	// reported to the exporters once it commits (audit_export.go).
+	logged int
 }
 
 // tenantKeys returns the key set of a tenant, from the cache or the store.

@@ -29,6 +29,8 @@ import (
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
 //	                                         plain JSON: phase, prefix and last key visited
 //	                                         (tenant_delete.go)
+//	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
+//	                                         sink <sink> (empty values; audit_export.go)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
@@ -49,6 +51,8 @@ const (
 	sysProxyKey   = "sys/proxy/"
 	sysResealKey  = "sys/reseal/"
 	sysCVCKey     = "sys/cvc/"
+	// sysAuditQueueKey holds one export queue per audit sink.
+	sysAuditQueueKey = "sys/auditq/"
 )
 
 func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }

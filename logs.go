@@ -111,7 +111,11 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	if err := t.putIndex(logTypeIndex(tid, entityType) + suffix); err != nil {
 		return err
 	}
-	return t.putIndex(logEntityIndex(tid, entityType, entityID) + suffix)
+	if err := t.putIndex(logEntityIndex(tid, entityType, entityID) + suffix); err != nil {
+		return err
+	}
+	// The line's export queue entries land with it (audit_export.go).
+	return t.queueForExport(tid, suffix)
 }
 
 // ListLogs returns the caller's tenant's logs, newest first. Requires

@@ -70,6 +70,12 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 			due, more = due[:sweepBatch], true
 		}
 		for _, suffix := range due {
+			// A line an audit sink has yet to receive is kept, and so
+			// are the later ones: the sink's queue is in time order.
+			if waiting, err := t.exportPending(tid, suffix); err != nil || waiting {
+				more = false
+				return err
+			}
 			var l Log
 			ok, err := t.getRecord(prefix+suffix, &l)
 			if errors.Is(err, errTenantGone) {

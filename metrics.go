@@ -149,6 +149,9 @@ type Stats struct {
 	AsyncInvocations int
 	// PendingWebhooks is the webhooks being delivered, retries included.
 	PendingWebhooks int
+	// AuditExport is the export lag of each of Options.AuditSinks, in
+	// their order (nil without sinks).
+	AuditExport []AuditExportStats
 }
 
 // Stats returns the Vault's gauges. It takes no store transaction and is
@@ -159,7 +162,7 @@ func (v *Vault) Stats() Stats {
 	running, delivering := v.asyncRunning, v.asyncDelivering
 	v.asyncMu.Unlock()
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
-		AsyncInvocations: running, PendingWebhooks: delivering}
+		AsyncInvocations: running, PendingWebhooks: delivering, AuditExport: v.auditStats()}
 }
 
 // tally counts what one transaction did to tokens and what it swept, for

@@ -144,6 +144,23 @@ type Options struct {
 	// for Path); Vault.Stats gives its gauges. Package prommetrics
 	// implements it for Prometheus. Nil: nothing is measured.
 	Metrics Metrics
+
+	// AuditSinks receive every audit log line (package auditexport has a
+	// file, a syslog and an HTTP sink). Each line is queued for every sink
+	// in the store, in the transaction that writes it, and one goroutine
+	// per sink delivers the queue at least once, in the background: a
+	// slow or failing sink never delays or fails a call. Retention keeps a
+	// line until every sink has it. The Vault does not close the sinks.
+	// Nil: no export, and no queue is written.
+	AuditSinks []AuditSink
+	// AuditExportInterval is how often an exporter looks for lines other
+	// instances sharing the store wrote; lines this instance writes are
+	// exported as soon as they commit. Zero: one second.
+	AuditExportInterval time.Duration
+	// AuditExportBackoff is the wait after a failed delivery before the
+	// next attempt; it doubles with each failure, up to a minute. Zero:
+	// one second.
+	AuditExportBackoff time.Duration
 }
 
 // ErrWrongMasterKey is returned by Open when the master key does not open the
@@ -190,6 +207,10 @@ type Vault struct {
 
 	// metrics is Options.Metrics, nil when none.
 	metrics Metrics
+
+	// exporters deliver Options.AuditSinks, under bg (audit_export.go).
+	exporters []*auditExporter
+	exportWG  sync.WaitGroup
 
 	master  atomic.Pointer[seal.MasterKey]
 	sys     *keySet    // system keys: API key lookups and the expiry schedule
@@ -255,6 +276,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, errors.New("tokenvault: Options.LogRetention must not be negative")
 	}
 	v.logRetention = opts.LogRetention
+	if v.exporters, err = newAuditExporters(opts.AuditSinks); err != nil {
+		return nil, err
+	}
 	if v.store == nil {
 		if opts.Path == "" {
 			return nil, errors.New("tokenvault: Options.Store or Options.Path is required")
@@ -287,6 +311,14 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if interval > 0 {
 		v.startSweeper(interval)
 	}
+	exportInterval, exportBackoff := opts.AuditExportInterval, opts.AuditExportBackoff
+	if exportInterval <= 0 {
+		exportInterval = time.Second
+	}
+	if exportBackoff <= 0 {
+		exportBackoff = time.Second
+	}
+	v.startAuditExport(exportInterval, exportBackoff)
 	return v, nil
 }
 
@@ -304,6 +336,9 @@ func (v *Vault) Close() error {
 		v.asyncMu.Unlock()
 		v.cancelBg()
 		v.async.Wait()
+		// A delivery in progress is abandoned: its lines stay queued and
+		// are delivered again by the next Open.
+		v.exportWG.Wait()
 		v.code.Close()
 		if v.ownsStore {
 			err = v.store.Close()
@@ -378,6 +413,9 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 		v.cacheKeys(last.read)
 		if last.tally != nil {
 			last.tally.report(v.metrics)
+		}
+		if last.logged > 0 {
+			v.auditCommitted(last.logged, last.now)
 		}
 	}
 	return v.result(err)

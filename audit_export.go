@@ -1,0 +1,327 @@
+package tokenvault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// AuditSchema names the version of AuditEvent's JSON form. A change that
+// removes or renames a field, or changes its meaning, gets a new version;
+// fields may be added within a version.
+const AuditSchema = "tokenvault.audit/v1"
+
+// AuditEvent is one audit log line as it is exported to an AuditSink. It is
+// the Log line and nothing more: it never holds token data, keys or
+// secrets. Its JSON form (schema "tokenvault.audit/v1") is:
+//
+//	{"schema": "tokenvault.audit/v1",   always this value for this version
+//	 "id": "...",                       the Log id: duplicates carry the same id
+//	 "tenant_id": "...",
+//	 "actor_id": "...",                 "" when the system acted (the sweeper)
+//	 "actor_type": "...",               application, session, user, operator or system
+//	 "entity_type": "...",              one of the Entity* constants
+//	 "entity_id": "...",
+//	 "operation": "...",                create, read, update, delete or invoke
+//	 "message": "...",
+//	 "created_at": "2030-01-02T03:04:05.123456789Z"}   RFC 3339, UTC
+type AuditEvent struct {
+	Schema     string    `json:"schema"`
+	ID         string    `json:"id"`
+	TenantID   string    `json:"tenant_id"`
+	ActorID    string    `json:"actor_id"`
+	ActorType  string    `json:"actor_type"`
+	EntityType string    `json:"entity_type"`
+	EntityID   string    `json:"entity_id"`
+	Operation  string    `json:"operation"`
+	Message    string    `json:"message"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// auditEventOf is the exported form of a log line.
+func auditEventOf(l Log) AuditEvent {
+	return AuditEvent{Schema: AuditSchema, ID: l.ID, TenantID: l.TenantID, ActorID: l.ActorID, ActorType: l.ActorType,
+		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt.UTC()}
+}
+
+// AuditSink receives exported audit events (Options.AuditSinks). Package
+// auditexport has a file, a syslog and an HTTP sink.
+//
+// Deliver is called by one goroutine per sink, never concurrently with
+// itself, with events in the order their lines were written (oldest
+// first within a batch; see the package documentation for what order
+// holds across batches). It returns nil only once the events are safely
+// with the receiver (written and synced, acknowledged): the Vault then
+// forgets them. An error makes the Vault offer the same events again
+// later, so a receiver may see an event more than once, always with the
+// same id. Deliver should return when ctx is done.
+type AuditSink interface {
+	// Name identifies the sink in the store (its export queue) and in
+	// Stats and metric labels: a constant the operator chooses, such as
+	// "file", "syslog" or "http"; 1 to 32 of a-z, 0-9, _ and -. A sink
+	// keeps its queue across restarts by keeping its name.
+	Name() string
+	Deliver(ctx context.Context, events []AuditEvent) error
+}
+
+// AuditExportStats is the export lag of one sink, in Stats.
+type AuditExportStats struct {
+	// Sink is the sink's Name.
+	Sink string
+	// Pending is how many audit lines wait to be delivered to it. It is
+	// counted exactly whenever the exporter reads the whole queue, and
+	// kept up to date in between from this instance's commits: instances
+	// sharing a store see each other's lines only at the next read.
+	Pending int
+	// OldestAge is the age of the oldest line waiting (0 when none).
+	OldestAge time.Duration
+}
+
+// Export queue and retry timing.
+const (
+	// auditBatch bounds the lines one delivery carries and one
+	// transaction removes from a queue.
+	auditBatch = 500
+	// maxAuditBackoff caps the wait between failed deliveries.
+	maxAuditBackoff = time.Minute
+)
+
+var sinkNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+
+// auditExporter delivers one sink's export queue,
+// sys/auditq/<sink>/<nanos>/<tid>/<id>.
+type auditExporter struct {
+	sink   AuditSink
+	name   string
+	prefix string
+	// wake is signalled when a transaction that wrote audit lines
+	// commits.
+	wake chan struct{}
+	// pending and oldest (Unix nanoseconds, 0: none) feed Stats.
+	pending atomic.Int64
+	oldest  atomic.Int64
+}
+
+// newAuditExporters checks the sinks' names.
+func newAuditExporters(sinks []AuditSink) ([]*auditExporter, error) {
+	var out []*auditExporter
+	seen := map[string]bool{}
+	for _, s := range sinks {
+		if s == nil {
+			return nil, errors.New("tokenvault: Options.AuditSinks holds a nil sink")
+		}
+		name := s.Name()
+		if !sinkNameRE.MatchString(name) {
+			return nil, fmt.Errorf("tokenvault: audit sink name %q must be 1 to 32 of a-z, 0-9, _ and -", name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("tokenvault: two audit sinks are named %q", name)
+		}
+		seen[name] = true
+		out = append(out, &auditExporter{sink: s, name: name, prefix: sysAuditQueueKey + name + "/", wake: make(chan struct{}, 1)})
+	}
+	return out, nil
+}
+
+// auditQueueKey is the queue entry of sink for tenant tid's log line
+// stored at log/<suffix> (suffix is <nanos>/<id>). Empty value; no secret
+// in the key.
+func auditQueueKey(sink, tid, suffix string) string {
+	nanos, id, _ := strings.Cut(suffix, "/")
+	return sysAuditQueueKey + sink + "/" + nanos + "/" + tid + "/" + id
+}
+
+// queueForExport writes, in the caller's transaction, an export queue
+// entry of every sink for the line just written at log/<suffix>.
+func (t *txn) queueForExport(tid, suffix string) error {
+	for _, e := range t.v.exporters {
+		if err := t.putIndex(auditQueueKey(e.name, tid, suffix)); err != nil {
+			return err
+		}
+	}
+	if len(t.v.exporters) > 0 {
+		t.logged++
+	}
+	return nil
+}
+
+// exportPending reports whether a sink has yet to receive tenant tid's
+// line at log/<suffix>: retention keeps such lines.
+func (t *txn) exportPending(tid, suffix string) (bool, error) {
+	for _, e := range t.v.exporters {
+		raw, err := t.tx.Get([]byte(auditQueueKey(e.name, tid, suffix)))
+		if err != nil {
+			return false, err
+		}
+		if raw != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// auditCommitted tells the exporters that a transaction wrote n lines.
+func (v *Vault) auditCommitted(n int, at time.Time) {
+	for _, e := range v.exporters {
+		e.pending.Add(int64(n))
+		e.oldest.CompareAndSwap(0, unixNanos(at))
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// startAuditExport starts one exporter goroutine per sink, under v.bg.
+func (v *Vault) startAuditExport(interval, backoff time.Duration) {
+	for _, e := range v.exporters {
+		v.exportWG.Go(func() { v.runExporter(e, interval, backoff) })
+	}
+}
+
+// runExporter delivers e's queue until the Vault closes: a batch at a
+// time, removing a batch's entries only once the sink has it. A failed
+// delivery is retried after a wait that doubles up to maxAuditBackoff.
+func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
+	ctx := v.bg
+	wait := backoff
+	// Since Go 1.23 a stopped or reset timer never delivers a stale
+	// tick, so it needs no draining.
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		more, err := v.exportOnce(ctx, e)
+		if ctx.Err() != nil {
+			return
+		}
+		d := interval
+		switch {
+		case err != nil:
+			v.logger.Warn("tokenvault: audit export failed; retrying", "sink", e.name, "err", err, "retry_in", wait)
+			d, wait = wait, min(2*wait, maxAuditBackoff)
+		case more:
+			wait = backoff
+			continue
+		default:
+			wait = backoff
+		}
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-e.wake:
+			if err != nil {
+				// A failing sink waits out its backoff.
+				select {
+				case <-ctx.Done():
+					return
+				case <-timer.C:
+				}
+			}
+			timer.Stop()
+		}
+	}
+}
+
+// exportOnce delivers up to auditBatch lines of e's queue and removes
+// their entries. more reports that the queue held more.
+func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, err error) {
+	var keys []string
+	var events []AuditEvent
+	err = v.view(ctx, func(t *txn) error {
+		keys, events, more = keys[:0], events[:0], false
+		err := t.tx.Scan([]byte(e.prefix), nil, auditBatch+1, func(k, _ []byte) error {
+			keys = append(keys, string(k))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(keys) > auditBatch {
+			keys, more = keys[:auditBatch], true
+		}
+		for _, k := range keys {
+			// <nanos>/<tid>/<id>
+			parts := strings.SplitN(k[len(e.prefix):], "/", 3)
+			if len(parts) != 3 {
+				continue
+			}
+			var l Log
+			ok, err := t.getRecord(logPrefix(parts[1])+parts[0]+"/"+parts[2], &l)
+			if errors.Is(err, errTenantGone) || (err == nil && !ok) {
+				continue // deleted with its tenant
+			}
+			if err != nil {
+				return err
+			}
+			events = append(events, auditEventOf(l))
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	if !more {
+		e.pending.Store(int64(len(keys)))
+	}
+	if len(keys) > 0 {
+		n, _ := strconv.ParseUint(strings.SplitN(keys[0][len(e.prefix):], "/", 2)[0], 16, 64)
+		e.oldest.Store(int64(n))
+	} else {
+		e.oldest.Store(0)
+	}
+	if len(keys) == 0 {
+		return false, nil
+	}
+	if len(events) > 0 {
+		if err := e.sink.Deliver(ctx, events); err != nil {
+			return false, fmt.Errorf("deliver %d events: %w", len(events), err)
+		}
+	}
+	err = v.update(ctx, func(t *txn) error {
+		for _, k := range keys {
+			if err := t.tx.Delete([]byte(k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	if p := e.pending.Add(-int64(len(keys))); p < 0 {
+		e.pending.CompareAndSwap(p, 0)
+	}
+	if !more {
+		e.oldest.Store(0)
+		if e.pending.Load() > 0 {
+			// Lines committed meanwhile: the next read dates them.
+			e.oldest.CompareAndSwap(0, unixNanos(v.now()))
+		}
+	}
+	return more, nil
+}
+
+// auditStats is the lag of every sink, for Stats.
+func (v *Vault) auditStats() []AuditExportStats {
+	if len(v.exporters) == 0 {
+		return nil
+	}
+	now := unixNanos(v.now())
+	out := make([]AuditExportStats, 0, len(v.exporters))
+	for _, e := range v.exporters {
+		s := AuditExportStats{Sink: e.name, Pending: int(e.pending.Load())}
+		if o := e.oldest.Load(); o > 0 && now > o {
+			s.OldestAge = time.Duration(now - o)
+		}
+		out = append(out, s)
+	}
+	return out
+}
