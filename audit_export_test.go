@@ -1,0 +1,320 @@
+package tokenvault_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// captureSink records what it is given. While fail is set, Deliver fails;
+// while block is set, it waits for its context (a delivery cut by Close).
+type captureSink struct {
+	name string
+	mu   sync.Mutex
+	got  []tokenvault.AuditEvent
+	// calls counts Deliver calls, blocked and failed ones included.
+	calls       int
+	fail, block bool
+	blocked     chan struct{} // closed when a blocked delivery began
+}
+
+func (s *captureSink) Name() string { return s.name }
+
+func (s *captureSink) Deliver(ctx context.Context, events []tokenvault.AuditEvent) error {
+	s.mu.Lock()
+	s.calls++
+	fail, block := s.fail, s.block
+	if block && s.blocked != nil {
+		close(s.blocked)
+		s.blocked = nil
+	}
+	s.mu.Unlock()
+	if block {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	if fail {
+		return errors.New("receiver down")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = append(s.got, events...)
+	return nil
+}
+
+func (s *captureSink) set(fail, block bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail, s.block = fail, block
+	if block {
+		s.blocked = make(chan struct{})
+	}
+}
+
+func (s *captureSink) events() []tokenvault.AuditEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]tokenvault.AuditEvent(nil), s.got...)
+}
+
+// allLogs lists every log line of the tenant key's tenant, by id.
+func allLogs(t *testing.T, v *tokenvault.Vault, key string) map[string]tokenvault.Log {
+	t.Helper()
+	out := map[string]tokenvault.Log{}
+	req := tokenvault.ListLogsRequest{PageRequest: tokenvault.PageRequest{Size: tokenvault.MaxPageSize}}
+	for {
+		p, err := v.ListLogs(ctx, key, req)
+		if err != nil {
+			t.Fatalf("ListLogs: %v", err)
+		}
+		for _, l := range p.Data {
+			out[l.ID] = l
+		}
+		if p.Pagination.After == "" || len(p.Data) == 0 {
+			return out
+		}
+		req.Start = p.Pagination.After
+	}
+}
+
+// waitExported waits (up to 30 s) until every sink of v has nothing
+// pending.
+func waitExported(t *testing.T, v *tokenvault.Vault) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done := true
+		for _, s := range v.Stats().AuditExport {
+			done = done && s.Pending == 0 && s.OldestAge == 0
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("audit export still pending after 30 s: %+v", v.Stats().AuditExport)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkExported fails unless every line of want was exported, with its
+// fields, and every duplicate is identical.
+func checkExported(t *testing.T, want map[string]tokenvault.Log, got []tokenvault.AuditEvent) {
+	t.Helper()
+	seen := map[string]tokenvault.AuditEvent{}
+	for _, ev := range got {
+		if prev, ok := seen[ev.ID]; ok && prev != ev {
+			t.Errorf("event %s delivered twice with different contents: %+v and %+v", ev.ID, prev, ev)
+		}
+		seen[ev.ID] = ev
+	}
+	for id, l := range want {
+		ev, ok := seen[id]
+		if !ok {
+			t.Errorf("log line %s (%s %s) was not exported", id, l.EntityType, l.Message)
+			continue
+		}
+		wantEv := tokenvault.AuditEvent{Schema: tokenvault.AuditSchema, ID: l.ID, TenantID: l.TenantID, ActorID: l.ActorID,
+			ActorType: l.ActorType, EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message,
+			CreatedAt: l.CreatedAt.UTC()}
+		if !ev.CreatedAt.Equal(wantEv.CreatedAt) {
+			t.Errorf("event %s created_at %v, want %v", id, ev.CreatedAt, wantEv.CreatedAt)
+		}
+		ev.CreatedAt = wantEv.CreatedAt
+		if ev != wantEv {
+			t.Errorf("event %s = %+v, want %+v", id, ev, wantEv)
+		}
+	}
+}
+
+func openWithSinks(t *testing.T, s store.Store, master []byte, now func() time.Time, sinks ...tokenvault.AuditSink) *tokenvault.Vault {
+	t.Helper()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: master, Now: now, SweepInterval: -1,
+		AuditSinks: sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return v
+}
+
+func tokenizeN(t *testing.T, v *tokenvault.Vault, key string, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := v.Tokenize(ctx, key, tokenvault.TokenRequest{Type: "token", Data: i}); err != nil {
+			t.Fatalf("Tokenize: %v", err)
+		}
+	}
+}
+
+// TestAuditExportDeliversEveryLine: every line of two tenants reaches two
+// sinks, in the documented schema, and the queues end empty.
+func TestAuditExportDeliversEveryLine(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			s := sk.open(t)
+			defer s.Close()
+			a, b := &captureSink{name: "a"}, &captureSink{name: "b"}
+			v := openWithSinks(t, s, newMasterKey(), nil, a, b)
+			defer v.Close()
+			want := map[string]tokenvault.Log{}
+			for _, name := range []string{"One", "Two"} {
+				boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+					Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tokenizeN(t, v, app.Key, 30)
+				for id, l := range allLogs(t, v, boot.Application.Key) {
+					want[id] = l
+				}
+			}
+			if len(want) < 60 {
+				t.Fatalf("only %d log lines", len(want))
+			}
+			waitExported(t, v)
+			for _, sink := range []*captureSink{a, b} {
+				checkExported(t, want, sink.events())
+			}
+		})
+	}
+}
+
+// TestAuditExportAtLeastOnceAcrossClose: the Vault closes while a sink is
+// in the middle of a delivery (and another sink is down); after reopening,
+// every line reaches both, duplicates identical.
+func TestAuditExportAtLeastOnceAcrossClose(t *testing.T) {
+	s := memory.New()
+	master := newMasterKey()
+	slow, down := &captureSink{name: "slow"}, &captureSink{name: "down"}
+	v := openWithSinks(t, s, master, nil, slow, down)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitExported(t, v) // the first lines reach both
+	slow.set(false, true)
+	blocked := slow.blocked
+	down.set(true, false)
+	tokenizeN(t, v, app.Key, 20)
+	select {
+	case <-blocked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery began")
+	}
+	st := v.Stats().AuditExport
+	if len(st) != 2 || st[0].Sink != "slow" || st[0].Pending == 0 || st[1].Sink != "down" || st[1].Pending == 0 {
+		t.Errorf("Stats().AuditExport = %+v, want both sinks pending", st)
+	}
+	if err := v.Close(); err != nil { // cuts the delivery in progress
+		t.Fatal(err)
+	}
+
+	slow.set(false, false)
+	down.set(false, false)
+	v = openWithSinks(t, s, master, nil, slow, down)
+	defer v.Close()
+	tokenizeN(t, v, app.Key, 5)
+	want := allLogs(t, v, boot.Application.Key)
+	waitExported(t, v)
+	for _, sink := range []*captureSink{slow, down} {
+		checkExported(t, want, sink.events())
+	}
+}
+
+// TestAuditExportNeverBlocksCalls: with a sink that never answers, calls
+// succeed, the lag grows in Stats, and Close still returns.
+func TestAuditExportNeverBlocksCalls(t *testing.T) {
+	clk := newClock()
+	stuck := &captureSink{name: "stuck"}
+	stuck.set(false, true)
+	v := openWithSinks(t, memory.New(), newMasterKey(), clk.Now, stuck)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenizeN(t, v, app.Key, 50)
+	clk.Advance(time.Minute)
+	st := v.Stats().AuditExport
+	if len(st) != 1 || st[0].Pending < 50 || st[0].OldestAge < time.Minute {
+		t.Errorf("Stats().AuditExport = %+v, want 52 or so pending for a minute", st)
+	}
+	closed := make(chan error)
+	go func() { closed <- v.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return while a sink was stuck")
+	}
+}
+
+// TestLogRetentionKeepsUnexportedLines: retention prunes no line a sink
+// has yet to receive; once delivered, the lines go.
+func TestLogRetentionKeepsUnexportedLines(t *testing.T) {
+	clk := newClock()
+	sink := &captureSink{name: "file"}
+	sink.set(true, false)
+	s := memory.New()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newMasterKey(), Now: clk.Now, SweepInterval: -1,
+		LogRetention: time.Hour, AuditSinks: []tokenvault.AuditSink{sink},
+		AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := allLogs(t, v, boot.Application.Key)
+	clk.Advance(2 * time.Hour)
+	if n, err := v.Sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("Sweep with the sink down = %d, %v; want 0 pruned", n, err)
+	}
+	if got := allLogs(t, v, boot.Application.Key); len(got) != len(before) {
+		t.Fatalf("%d lines left of %d, want all kept until exported", len(got), len(before))
+	}
+	sink.set(false, false)
+	waitExported(t, v)
+	checkExported(t, before, sink.events())
+	if n, err := v.Sweep(ctx); err != nil || n != len(before) {
+		t.Fatalf("Sweep after export = %d, %v; want %d pruned", n, err, len(before))
+	}
+}
+
+// TestAuditSinkNamesAreChecked: names are store keys and metric labels.
+func TestAuditSinkNamesAreChecked(t *testing.T) {
+	for _, names := range [][]string{{""}, {"File"}, {"a/b"}, {"x", "x"}, {"this-name-is-much-longer-than-32-bytes"}} {
+		var sinks []tokenvault.AuditSink
+		for _, n := range names {
+			sinks = append(sinks, &captureSink{name: n})
+		}
+		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: newMasterKey(), SweepInterval: -1, AuditSinks: sinks})
+		if err == nil {
+			v.Close()
+			t.Errorf("Open with audit sinks %q succeeded, want an error", names)
+		}
+	}
+}
