@@ -111,7 +111,7 @@ func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(stri
 		return err
 	}
 	cfg.rotateMasterKey = true
-	_, _, closeVault, err := openVault(ctx, cfg, getenv, logger(out, cfg.logFormat, cfg.logLevel), nil, nil)
+	_, _, closeVault, err := openVault(ctx, cfg, getenv, logger(out, cfg.logFormat, cfg.logLevel), nil, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/auditexport"
 	"github.com/tokenvault/tokenvault/smtpmail"
 )
 
@@ -62,6 +63,14 @@ type config struct {
 	// operatorKeyFile holds the operator key (operator.go); empty:
 	// <data>/operator.key, created on first run.
 	operatorKeyFile string
+	// Audit export (audit.go): a JSON lines file with rotation, a syslog
+	// collector, an HTTP endpoint; empty: not exported there.
+	auditFile           string
+	auditFileMaxBytes   int64
+	auditFileKeep       int
+	auditSyslog         string
+	auditHTTPURL        string
+	auditHTTPSecretFile string
 }
 
 // envOnly lists the settings that have an environment variable and no
@@ -71,6 +80,7 @@ var envOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_MASTER_KEY", "the master key, 64 hex digits, instead of <data>/master.key (a secret: no flag)"},
 	{"TOKENVAULT_SMTP_PASSWORD", "the SMTP password, instead of -smtp-password-file (a secret: no flag)"},
 	{"TOKENVAULT_OPERATOR_KEY", "the operator key (at least 16 characters), instead of -operator-key-file (a secret: no flag)"},
+	{"TOKENVAULT_AUDIT_HTTP_SECRET", "the secret signing audit POSTs to -audit-http-url, instead of -audit-http-secret-file (a secret: no flag)"},
 }
 
 // flagSet is a flag.FlagSet whose flags each have an environment variable:
@@ -214,6 +224,18 @@ func serveFlags(c *config) *flagSet {
 	def("smtp-tls", "TOKENVAULT_SMTP_TLS")
 	fs.DurationVar(&c.smtpTimeout, "smtp-timeout", c.smtpTimeout, "how long sending one invitation e-mail may take")
 	def("smtp-timeout", "TOKENVAULT_SMTP_TIMEOUT")
+	fs.StringVar(&c.auditFile, "audit-file", c.auditFile, "export every audit log line, as JSON lines, to this `file` (created 0600), at least once;\nit is renamed file.1 (file.2, ...) past -audit-file-max-bytes")
+	def("audit-file", "TOKENVAULT_AUDIT_FILE")
+	fs.Int64Var(&c.auditFileMaxBytes, "audit-file-max-bytes", c.auditFileMaxBytes, "size at which -audit-file is rotated")
+	def("audit-file-max-bytes", "TOKENVAULT_AUDIT_FILE_MAX_BYTES")
+	fs.IntVar(&c.auditFileKeep, "audit-file-keep", c.auditFileKeep, "rotated audit files kept (file.1 to file.N); the oldest is removed")
+	def("audit-file-keep", "TOKENVAULT_AUDIT_FILE_KEEP")
+	fs.StringVar(&c.auditSyslog, "audit-syslog", c.auditSyslog, "export every audit log line as an RFC 5424 message to this syslog collector, `url` udp://host:port\nor tcp://host:port (octet-counting framing)")
+	def("audit-syslog", "TOKENVAULT_AUDIT_SYSLOG")
+	fs.StringVar(&c.auditHTTPURL, "audit-http-url", c.auditHTTPURL, "export audit log lines in signed JSON batches POSTed to this `url`; the secret comes from\n-audit-http-secret-file or TOKENVAULT_AUDIT_HTTP_SECRET")
+	def("audit-http-url", "TOKENVAULT_AUDIT_HTTP_URL")
+	fs.StringVar(&c.auditHTTPSecretFile, "audit-http-secret-file", c.auditHTTPSecretFile, "`file` holding the secret (at least 16 bytes) that signs audit POSTs (HMAC-SHA256)")
+	def("audit-http-secret-file", "TOKENVAULT_AUDIT_HTTP_SECRET_FILE")
 	return fs
 }
 
@@ -222,7 +244,8 @@ func defaultConfig() config {
 		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
 		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text",
-		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout}
+		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout,
+		auditFileMaxBytes: auditexport.DefaultFileMaxBytes, auditFileKeep: auditexport.DefaultFileKeep}
 }
 
 // parseConfig reads the server's configuration from the environment and
@@ -263,6 +286,8 @@ func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (conf
 		return c, fmt.Errorf("-invitation-url must be an absolute URL such as https://app.example.com/join, not %q", c.invitationURL)
 	case c.smtpHost == "" && (c.smtpUser != "" || c.smtpPasswordFile != "" || c.smtpFrom != "" || c.smtpPort != 0):
 		return c, errors.New("-smtp-user, -smtp-password-file, -smtp-from and -smtp-port need -smtp-host")
+	case c.auditFileMaxBytes <= 0 || c.auditFileKeep < 0:
+		return c, errors.New("-audit-file-max-bytes must be positive and -audit-file-keep 0 or more")
 	case c.smtpHost != "" && c.smtpFrom == "":
 		return c, errors.New("-smtp-host needs -smtp-from, the sender of invitation e-mails")
 	}

@@ -101,11 +101,11 @@ var listeningRE = regexp.MustCompile(`msg=listening addr=http://(\S+)`)
 // startProcess starts bin on data and a random loopback port and waits for
 // it to listen. The test fails if it exits first, which is what a data file
 // that does not open cleanly makes it do. It is killed at the end of the
-// test if still running.
-func startProcess(t *testing.T, bin, data string) *serverProcess {
+// test if still running. extra are more flags.
+func startProcess(t *testing.T, bin, data string, extra ...string) *serverProcess {
 	t.Helper()
 	p := &serverProcess{out: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, "-addr", "127.0.0.1:0", "-data", data)
+	p.cmd = exec.Command(bin, append([]string{"-addr", "127.0.0.1:0", "-data", data}, extra...)...)
 	for _, e := range os.Environ() { // none of the test's TOKENVAULT_* settings
 		if !strings.HasPrefix(e, "TOKENVAULT_") {
 			p.cmd.Env = append(p.cmd.Env, e)

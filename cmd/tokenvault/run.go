@@ -36,7 +36,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if cfg.metrics {
 		m = newMetrics()
 	}
-	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer, m.vaultMetrics())
+	sinks, closeSinks, err := auditSinks(cfg, getenv)
+	if err != nil {
+		return err
+	}
+	defer closeSinks() // after the Vault: deferred first, run last
+	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer, m.vaultMetrics(), sinks)
 	if err != nil {
 		return err
 	}
@@ -188,8 +193,9 @@ func decodeKey(s, from string) ([]byte, error) {
 // and rotating the key when cfg.rotateMasterKey. where says where the data
 // is, for the log; closeVault closes the Vault and its store. mailer sends
 // invitations (nil: creating one is Unavailable); metrics, when not nil,
-// measures the Vault (and the commits of its bbolt file).
-func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer, metrics tokenvault.Metrics) (v *tokenvault.Vault, where string, closeVault func(), err error) {
+// measures the Vault (and the commits of its bbolt file); sinks receive
+// its audit lines.
+func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer, metrics tokenvault.Metrics, sinks []tokenvault.AuditSink) (v *tokenvault.Vault, where string, closeVault func(), err error) {
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -220,7 +226,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		AllowPrivateDestinations: cfg.allowPrivate,
 		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
 		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
-		Metrics: metrics}
+		Metrics: metrics, AuditSinks: sinks}
 	where = cfg.dataDir
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)
