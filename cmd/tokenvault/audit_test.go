@@ -106,16 +106,18 @@ func TestAuditExportSurvivesKill(t *testing.T) {
 			t.Errorf("round %d: no request was acknowledged before the kill", round)
 		}
 		all = append(all, res.acked...)
-		exported := len(readAuditFiles(t, audit))
+		exported, _ := readAuditFiles(t, audit)
+
 		srv = startProcess(t, bin, data, flags...)
-		t.Logf("round %d: %d tokens acknowledged; %d events in the sink at the kill", round, len(res.acked), exported)
+		t.Logf("round %d: %d tokens acknowledged; %d events in the sink at the kill", round, len(res.acked), len(exported))
 	}
 
 	stored := listAllLogs(t, srv.addr, mgmt)
 	var got map[string]string
+	var lines int
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		got = readAuditFiles(t, audit)
+		got, lines = readAuditFiles(t, audit)
 		missing := 0
 		for id := range stored {
 			if _, ok := got[id]; !ok {
@@ -132,7 +134,10 @@ func TestAuditExportSurvivesKill(t *testing.T) {
 	}
 	created := map[string]bool{}
 	for _, line := range got {
-		var ev struct{ EntityID, Operation string }
+		var ev struct {
+			EntityID  string `json:"entity_id"`
+			Operation string `json:"operation"`
+		}
 		json.Unmarshal([]byte(line), &ev)
 		if ev.Operation == "create" {
 			created[ev.EntityID] = true
@@ -147,14 +152,15 @@ func TestAuditExportSurvivesKill(t *testing.T) {
 		}
 	}
 	files, _ := filepath.Glob(audit + "*")
-	t.Logf("%d tokens acknowledged, %d audit lines stored, %d distinct events exported in %d files, %d creations missing",
-		len(all), len(stored), len(got), len(files), lost)
+	t.Logf("%d tokens acknowledged, %d audit lines stored, %d distinct events exported (%d lines) in %d files, %d creations missing",
+		len(all), len(stored), len(got), lines, len(files), lost)
 	srv.terminate(t)
 }
 
 // readAuditFiles reads the sink's file and its rotated files, and returns
-// each event's line by id, failing on two different lines of one id.
-func readAuditFiles(t *testing.T, path string) map[string]string {
+// each event's line by id, failing on two different lines of one id, and
+// how many whole lines they hold.
+func readAuditFiles(t *testing.T, path string) (byID map[string]string, lines int) {
 	t.Helper()
 	files, err := filepath.Glob(path + "*")
 	if err != nil {
@@ -184,10 +190,11 @@ func readAuditFiles(t *testing.T, path string) map[string]string {
 				t.Errorf("event %s exported twice with different contents:\n%s\n%s", ev.ID, prev, line)
 			}
 			out[ev.ID] = line
+			lines++
 		}
 		f.Close()
 	}
-	return out
+	return out, lines
 }
 
 // listAllLogs pages through GET /logs and returns the ids.
