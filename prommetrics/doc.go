@@ -30,6 +30,8 @@
 //	tokenvault_code_workers_max                 gauge      -
 //	tokenvault_async_invocations                gauge      -
 //	tokenvault_webhooks_pending                 gauge      -
+//	tokenvault_audit_export_pending             gauge      sink
+//	tokenvault_audit_export_lag_seconds         gauge      sink
 //	tokenvault_webhook_deliveries_total         counter    outcome
 //	tokenvault_webhook_attempts_total           counter    -
 //	tokenvault_sweeps_total                     counter    outcome
@@ -50,6 +52,8 @@
 //	outcome  webhooks: delivered failed canceled not_sent (tokenvault.WebhookOutcome)
 //	outcome  sweeps: ok error
 //	kind     swept: application token session invitation idempotency cvc log (tokenvault.SweepKind)
+//	sink     the Name of each tokenvault.Options.AuditSinks: a constant the operator chose
+//	         (the server's are file, syslog and http), never tenant data
 //
 // What is counted:
 //
@@ -64,6 +68,10 @@
 //     runs by outcome. unavailable means nothing ran (no worker in time,
 //     the vault closing, a worker that could not start).
 //   - the worker and async gauges are read from Vault.Stats at each scrape.
+//   - audit_export_pending and audit_export_lag_seconds are read from
+//     Vault.Stats at each scrape, one series per audit sink: the lines not
+//     yet delivered to it and the age of the oldest (0 when none waits). A
+//     lag that keeps growing is a sink that is down.
 //   - webhook_deliveries_total counts deliveries once they end, after all
 //     their retries; webhook_attempts_total counts every POST.
 //   - store_commit_* are reported only for the bbolt file the Vault opens

@@ -180,12 +180,18 @@ type StatsSource interface {
 type statsCollector struct {
 	src                                      StatsSource
 	workers, busy, capacity, async, webhooks *prometheus.Desc
+	// auditPending and auditLag are per audit sink: the label is the
+	// sink's name, a constant the operator chose (file, syslog, http).
+	auditPending, auditLag *prometheus.Desc
 }
 
 // NewStatsCollector returns a collector of v's gauges (Vault.Stats), read
 // at each scrape: tokenvault_code_workers, tokenvault_code_workers_busy,
-// tokenvault_code_workers_max, tokenvault_async_invocations and
-// tokenvault_webhooks_pending. Register it once the Vault is open.
+// tokenvault_code_workers_max, tokenvault_async_invocations,
+// tokenvault_webhooks_pending, and for each audit sink
+// tokenvault_audit_export_pending{sink} and
+// tokenvault_audit_export_lag_seconds{sink}. Register it once the Vault is
+// open.
 func NewStatsCollector(v StatsSource) prometheus.Collector {
 	return &statsCollector{
 		src:      v,
@@ -194,6 +200,10 @@ func NewStatsCollector(v StatsSource) prometheus.Collector {
 		capacity: prometheus.NewDesc("tokenvault_code_workers_max", "The most sandbox workers (Options.CodeWorkers).", nil, nil),
 		async:    prometheus.NewDesc("tokenvault_async_invocations", "Asynchronous reactor invocations waiting for a worker or running.", nil, nil),
 		webhooks: prometheus.NewDesc("tokenvault_webhooks_pending", "Webhooks being delivered, retries included.", nil, nil),
+		auditPending: prometheus.NewDesc("tokenvault_audit_export_pending",
+			"Audit log lines not yet delivered to the audit sink (tokenvault.Options.AuditSinks) named by sink.", []string{"sink"}, nil),
+		auditLag: prometheus.NewDesc("tokenvault_audit_export_lag_seconds",
+			"Age of the oldest audit log line not yet delivered to the sink; 0 when none waits.", []string{"sink"}, nil),
 	}
 }
 
@@ -203,6 +213,8 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.capacity
 	ch <- c.async
 	ch <- c.webhooks
+	ch <- c.auditPending
+	ch <- c.auditLag
 }
 
 func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -212,6 +224,10 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(s.CodeWorkersMax))
 	ch <- prometheus.MustNewConstMetric(c.async, prometheus.GaugeValue, float64(s.AsyncInvocations))
 	ch <- prometheus.MustNewConstMetric(c.webhooks, prometheus.GaugeValue, float64(s.PendingWebhooks))
+	for _, a := range s.AuditExport {
+		ch <- prometheus.MustNewConstMetric(c.auditPending, prometheus.GaugeValue, float64(a.Pending), a.Sink)
+		ch <- prometheus.MustNewConstMetric(c.auditLag, prometheus.GaugeValue, a.OldestAge.Seconds(), a.Sink)
+	}
 }
 
 // NewRegistry returns a registry holding the Go runtime collector (go_*)

@@ -484,3 +484,43 @@ func TestHTTPMetrics(t *testing.T) {
 	}
 	checkNoIDs(t, all, f.ids)
 }
+
+// stuckSink is an audit sink that never delivers.
+type stuckSink struct{}
+
+func (stuckSink) Name() string { return "siem" }
+
+func (stuckSink) Deliver(ctx context.Context, _ []tokenvault.AuditEvent) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestAuditExportGauges: a sink that delivers nothing shows its pending
+// lines and their age, labelled with its name only.
+func TestAuditExportGauges(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c := &clock{t: time.Now().UTC()}
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: make([]byte, 32),
+		Now: c.Now, SweepInterval: -1, AuditSinks: []tokenvault.AuditSink{stuckSink{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	reg.MustRegister(prommetrics.NewStatsCollector(v))
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(90 * time.Second)
+	all := gather(t, reg)
+	if n := value(all, "tokenvault_audit_export_pending", "sink=siem"); n < 1 {
+		t.Errorf("tokenvault_audit_export_pending{sink=siem} = %v, want the tenant's creation lines", n)
+	}
+	if s := value(all, "tokenvault_audit_export_lag_seconds", "sink=siem"); s < 90 {
+		t.Errorf("tokenvault_audit_export_lag_seconds{sink=siem} = %v, want at least 90", s)
+	}
+	if l := labelSets(all); l["tokenvault_audit_export_pending"] != "sink" || l["tokenvault_audit_export_lag_seconds"] != "sink" {
+		t.Errorf("labels %q and %q, want sink", l["tokenvault_audit_export_pending"], l["tokenvault_audit_export_lag_seconds"])
+	}
+	checkNoIDs(t, all, []string{boot.Tenant.ID, boot.Application.ID, boot.Application.Key})
+}
