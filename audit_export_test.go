@@ -1,13 +1,22 @@
 package tokenvault_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/auditexport"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -317,4 +326,96 @@ func TestAuditSinkNamesAreChecked(t *testing.T) {
 			t.Errorf("Open with audit sinks %q succeeded, want an error", names)
 		}
 	}
+}
+
+// auditReceivers are the three sinks of package auditexport, each with a
+// local receiver (a temp file, a UDP syslog listener, an HTTP server),
+// and a capturing sink, for the secret-leak test.
+type auditReceivers struct {
+	sinks   []tokenvault.AuditSink
+	file    string
+	capture *captureSink
+	mu      sync.Mutex
+	syslog  bytes.Buffer
+	http    bytes.Buffer
+}
+
+func newAuditReceivers(t *testing.T) *auditReceivers {
+	t.Helper()
+	r := &auditReceivers{file: filepath.Join(t.TempDir(), "audit.jsonl"), capture: &captureSink{name: "capture"}}
+	f, err := auditexport.NewFile(r.file, auditexport.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, _, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			r.syslog.Write(buf[:n])
+			r.syslog.WriteByte('\n')
+			r.mu.Unlock()
+		}
+	}()
+	sl, err := auditexport.NewSyslog("udp://"+pc.LocalAddr().String(), auditexport.SyslogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sl.Close() })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.http.Write(b)
+		r.http.WriteString(req.Header.Get(auditexport.SignatureHeader))
+	}))
+	t.Cleanup(srv.Close)
+	h, err := auditexport.NewHTTP(srv.URL, []byte("audit-http-secret-0123456789"), auditexport.HTTPOptions{Backoff: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.sinks = []tokenvault.AuditSink{f, sl, h, r.capture}
+	return r
+}
+
+// output is everything the receivers got, failing if one got nothing.
+func (r *auditReceivers) output(t *testing.T) string {
+	t.Helper()
+	file, err := os.ReadFile(r.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var capture bytes.Buffer
+	for _, ev := range r.capture.events() {
+		b, _ := json.Marshal(ev)
+		capture.Write(b)
+	}
+	// UDP datagrams to loopback arrive, but maybe after the send returns.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		syslogLen := r.syslog.Len()
+		r.mu.Unlock()
+		if syslogLen > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, out := range map[string]int{"file": len(file), "syslog": r.syslog.Len(), "http": r.http.Len(), "capture": capture.Len()} {
+		if out == 0 {
+			t.Errorf("the %s audit sink received nothing: the test proves nothing", name)
+		}
+	}
+	return string(file) + r.syslog.String() + r.http.String() + capture.String()
 }

@@ -115,13 +115,16 @@ func (s *syncBuffer) String() string {
 // TestSecretsNeverLeak runs a full scenario over HTTP with debug logging
 // captured, including failures, and greps every log line and response body
 // for secrets: card number, token plaintext, API keys, session keys and the
-// master key.
+// master key. The audit events exported to every kind of sink (file,
+// syslog, HTTP) are searched too.
 func TestSecretsNeverLeak(t *testing.T) {
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	master := newMasterKey()
+	audit := newAuditReceivers(t)
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Logger: logger,
-		Mailer: &fakeMailer{}, AllowPrivateDestinations: true})
+		Mailer: &fakeMailer{}, AllowPrivateDestinations: true,
+		AuditSinks: audit.sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,14 +186,15 @@ func TestSecretsNeverLeak(t *testing.T) {
 	call("POST", "/sessions/authorize", priv, `{"nonce": "`+s.Nonce+`x", "permissions": ["token:read"]}`)
 	call("PATCH", "/tokens/"+ids.S, priv, `{"data": "`+plain+`"}`)
 
-	haystack := logs.String() + bodies.String()
+	waitExported(t, v)
+	haystack := logs.String() + bodies.String() + audit.output(t)
 	for name, secret := range map[string]string{
 		"card number": card, "card number (last 12)": card[4:], "token plaintext": plain, "cvc": `"987"`,
 		"private key": priv, "public key": pub, "management key": boot.Application.Key,
 		"session key": s.SessionKey, "nonce": s.Nonce, "master key": hex.EncodeToString(master), "master key bytes": string(master),
 	} {
 		if secret != "" && strings.Contains(haystack, secret) {
-			t.Errorf("the %s appears in logs or error bodies", name)
+			t.Errorf("the %s appears in logs, error bodies or exported audit events", name)
 		}
 	}
 	if !strings.Contains(logs.String(), "level=DEBUG") {
