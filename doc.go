@@ -307,6 +307,45 @@
 // monitoring library; package prommetrics exports all of it to Prometheus.
 // Nil Metrics measures nothing and costs a nil check.
 //
+// # Audit export
+//
+// Options.AuditSinks, each an [AuditSink] (package auditexport has a file
+// with rotation, RFC 5424 syslog over UDP or TCP, and signed HTTP
+// batches), receive every audit log line as an [AuditEvent]: the Log line
+// in the versioned JSON object of schema [AuditSchema]
+// ("tokenvault.audit/v1"), which holds no token data, keys or secrets.
+//
+// Delivery is at least once. The transaction that writes a line also
+// writes, for each configured sink, an entry of that sink's export queue
+// in the store, sys/auditq/<sink>/<nanos>/<tenant>/<id> (an empty value; no
+// secret in the key). One goroutine per sink reads its queue in time
+// order, up to 500 lines at a time, hands them to the sink, and only once
+// the sink returned nil removes their entries, in one transaction: the
+// queue's head is the sink's durable cursor. A crash or Close in the
+// middle of a delivery loses nothing and makes the Vault deliver those
+// lines again, with the same event ids, so receivers deduplicate by id. A
+// failed delivery is retried after Options.AuditExportBackoff, doubling up
+// to a minute. The export runs beside the calls, never in them: a slow or
+// down sink delays no call and fails none; its queue grows in the store,
+// and [Vault.Stats] (AuditExport: lines pending, age of the oldest; the
+// gauges tokenvault_audit_export_pending and
+// tokenvault_audit_export_lag_seconds of package prommetrics) shows it.
+//
+// Each sink has its own queue rather than a shared time-ordered queue with
+// a cursor per sink: a cursor that passes a time would skip a line whose
+// transaction began earlier but committed later (concurrent PostgreSQL
+// transactions, a clock stepping back), and a queue entry cannot be
+// skipped. Options.LogRetention never prunes a line still queued for a
+// configured sink, nor the tenant's later lines: with a sink down, logs
+// are kept until it has them. Lines of a deleted tenant not yet delivered
+// are not exported (their entries are dropped as they come up: the
+// deletion removes the lines). A sink starts with the lines written once
+// it is configured; a sink removed from the configuration leaves its queue
+// in the store, delivered if a sink of that name comes back. Every
+// instance sharing a store should configure the same sinks: an instance
+// queues lines only for its own sinks, and delivers those queues
+// (instances with the same sink may deliver a line twice, same id).
+//
 // # Decisions where the specification is silent
 //
 //   - Tenants are created by the host ([Vault.CreateTenant] takes no key),

@@ -13,7 +13,8 @@ import (
 // removed. A line goes with its two index entries, in one transaction, so no
 // index ever names a missing line. The pruning is not itself written to the
 // tenants' logs (those lines would be pruned in their turn); the sweeper
-// reports the count to the host's logger.
+// reports the count to the host's logger. Lines an audit sink has yet to
+// receive are kept (audit_export.go).
 func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
 	if v.logRetention <= 0 {
 		return 0, nil
