@@ -281,7 +281,11 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 		return false, nil
 	}
 	if len(events) > 0 {
-		if err := e.sink.Deliver(ctx, events); err != nil {
+		err := e.sink.Deliver(ctx, events)
+		if v.metrics != nil && ctx.Err() == nil {
+			v.metrics.AuditExported(e.name, len(events), err)
+		}
+		if err != nil {
 			return false, fmt.Errorf("deliver %d events: %w", len(events), err)
 		}
 	}

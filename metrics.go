@@ -40,6 +40,11 @@ type Metrics interface {
 	// took (writing and fsync). For a Store given in Options.Store, pass
 	// this method to that store's own hook (bolt.Options.OnCommit).
 	StoreCommit(updates int, d time.Duration)
+	// AuditExported reports one delivery of n audit events to the audit
+	// sink named sink (Options.AuditSinks; its name is a constant the
+	// operator chose, never tenant data), and its error (nil: delivered).
+	// The lag itself is in Stats.AuditExport.
+	AuditExported(sink string, n int, err error)
 }
 
 // TokenOp is what was done to tokens, for Metrics.Tokens.

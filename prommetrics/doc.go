@@ -32,6 +32,8 @@
 //	tokenvault_webhooks_pending                 gauge      -
 //	tokenvault_audit_export_pending             gauge      sink
 //	tokenvault_audit_export_lag_seconds         gauge      sink
+//	tokenvault_audit_events_exported_total      counter    sink
+//	tokenvault_audit_export_failures_total      counter    sink
 //	tokenvault_webhook_deliveries_total         counter    outcome
 //	tokenvault_webhook_attempts_total           counter    -
 //	tokenvault_sweeps_total                     counter    outcome
@@ -72,6 +74,9 @@
 //     Vault.Stats at each scrape, one series per audit sink: the lines not
 //     yet delivered to it and the age of the oldest (0 when none waits). A
 //     lag that keeps growing is a sink that is down.
+//     audit_events_exported_total counts events delivered (a redelivery
+//     counts again) and audit_export_failures_total failed deliveries, each
+//     retried; their series appear with a sink's first delivery.
 //   - webhook_deliveries_total counts deliveries once they end, after all
 //     their retries; webhook_attempts_total counts every POST.
 //   - store_commit_* are reported only for the bbolt file the Vault opens

@@ -44,6 +44,8 @@ type Metrics struct {
 
 	commitDuration prometheus.Histogram
 	commitUpdates  prometheus.Histogram
+
+	auditExported, auditFailures *prometheus.CounterVec
 }
 
 type codeKey struct {
@@ -100,6 +102,14 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help:    "Updates carried by one bbolt commit: more than one when concurrent writes were batched.",
 			Buckets: updatesBuckets,
 		}),
+		auditExported: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_audit_events_exported_total",
+			Help: "Audit events delivered to the audit sink named by sink (redeliveries after a crash or failure count again).",
+		}, []string{"sink"}),
+		auditFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_audit_export_failures_total",
+			Help: "Failed deliveries to the audit sink named by sink; each is retried.",
+		}, []string{"sink"}),
 	}
 	for _, op := range tokenvault.TokenOps() {
 		m.tokenCounters[op] = m.tokens.WithLabelValues(string(op))
@@ -119,7 +129,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.tokens, m.code, m.webhooks, m.webhookAttempts, m.sweeps, m.sweepDuration, m.swept,
-			m.commitDuration, m.commitUpdates)
+			m.commitDuration, m.commitUpdates, m.auditExported, m.auditFailures)
 	}
 	return m
 }
@@ -169,6 +179,16 @@ func (m *Metrics) SweepDone(d time.Duration, err error) {
 func (m *Metrics) StoreCommit(updates int, d time.Duration) {
 	m.commitDuration.Observe(d.Seconds())
 	m.commitUpdates.Observe(float64(updates))
+}
+
+// AuditExported counts one delivery to an audit sink: its events, or a
+// failure.
+func (m *Metrics) AuditExported(sink string, n int, err error) {
+	if err != nil {
+		m.auditFailures.WithLabelValues(sink).Inc()
+		return
+	}
+	m.auditExported.WithLabelValues(sink).Add(float64(n))
 }
 
 // StatsSource is what NewStatsCollector reads: a *tokenvault.Vault.

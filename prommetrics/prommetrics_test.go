@@ -495,13 +495,28 @@ func (stuckSink) Deliver(ctx context.Context, _ []tokenvault.AuditEvent) error {
 	return ctx.Err()
 }
 
+// okSink delivers everything; failSink nothing.
+type okSink struct{}
+
+func (okSink) Name() string                                           { return "file" }
+func (okSink) Deliver(context.Context, []tokenvault.AuditEvent) error { return nil }
+
+type failSink struct{}
+
+func (failSink) Name() string { return "http" }
+func (failSink) Deliver(context.Context, []tokenvault.AuditEvent) error {
+	return errors.New("receiver down")
+}
+
 // TestAuditExportGauges: a sink that delivers nothing shows its pending
-// lines and their age, labelled with its name only.
+// lines and their age, labelled with its name only; deliveries and
+// failures are counted per sink.
 func TestAuditExportGauges(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	c := &clock{t: time.Now().UTC()}
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: make([]byte, 32),
-		Now: c.Now, SweepInterval: -1, AuditSinks: []tokenvault.AuditSink{stuckSink{}}})
+		Now: c.Now, SweepInterval: -1, AuditSinks: []tokenvault.AuditSink{stuckSink{}, okSink{}, failSink{}},
+		AuditExportBackoff: 10 * time.Millisecond, Metrics: prommetrics.New(reg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +527,21 @@ func TestAuditExportGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Advance(90 * time.Second)
-	all := gather(t, reg)
+	var all map[string][]series
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		all = gather(t, reg)
+		if value(all, "tokenvault_audit_events_exported_total", "sink=file") > 0 &&
+			value(all, "tokenvault_audit_export_failures_total", "sink=http") > 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no delivery to file and no retried failure to http counted in 30 s: %v",
+				value(all, "tokenvault_audit_events_exported_total", "sink=file"))
+		}
+	}
+	if n := value(all, "tokenvault_audit_export_pending", "sink=file"); n != 0 {
+		t.Errorf("tokenvault_audit_export_pending{sink=file} = %v, want 0", n)
+	}
 	if n := value(all, "tokenvault_audit_export_pending", "sink=siem"); n < 1 {
 		t.Errorf("tokenvault_audit_export_pending{sink=siem} = %v, want the tenant's creation lines", n)
 	}
