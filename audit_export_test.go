@@ -419,3 +419,37 @@ func (r *auditReceivers) output(t *testing.T) string {
 	}
 	return string(file) + r.syslog.String() + r.http.String() + capture.String()
 }
+
+// TestAuditExportOfDeletedTenant: lines of a tenant deleted before they
+// were delivered are not exported (the deletion removed them), their
+// queue entries go, and the other tenant's lines are all delivered.
+func TestAuditExportOfDeletedTenant(t *testing.T) {
+	sink := &captureSink{name: "file"}
+	sink.set(true, false)
+	v := openWithSinks(t, memory.New(), newMasterKey(), nil, sink)
+	defer v.Close()
+	gone, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.DeleteTenant(ctx, gone.Tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Sweep(ctx); err != nil { // finishes the deletion
+		t.Fatal(err)
+	}
+	want := allLogs(t, v, kept.Application.Key)
+	sink.set(false, false)
+	waitExported(t, v)
+	got := sink.events()
+	checkExported(t, want, got)
+	for _, ev := range got {
+		if ev.TenantID == gone.Tenant.ID {
+			t.Errorf("event %s of the deleted tenant was exported: %+v", ev.ID, ev)
+		}
+	}
+}
