@@ -297,17 +297,17 @@
 // Options.Metrics, a [Metrics], receives counts and timings as the Vault
 // works: token operations once their transaction commits, runs of reactors
 // and transforms by [CodeOutcome] with their duration, webhook deliveries,
-// sweeps and what they removed, audit export deliveries per sink, and
-// the commits of the bbolt file the
-// Vault opens for Options.Path (bolt.Options.OnCommit for a store the host
-// opens). [Vault.Stats] gives the gauges (sandbox workers alive and busy,
-// asynchronous invocations, pending webhooks, each audit sink's lag) for
-// a collector to read when
+// sweeps and what they removed, audit export deliveries per sink, and the
+// commits of the bbolt file the Vault opens for Options.Path
+// (bolt.Options.OnCommit for a store the host opens). [Vault.Stats] gives
+// the gauges (sandbox workers alive and busy, asynchronous invocations,
+// pending webhooks, each audit sink's lag) for a collector to read when
 // scraped. Every value passed is a number or one of a fixed set of
-// constants, never an id, key or anything a caller sent, so an
-// implementation may use them as labels. This package imports no
-// monitoring library; package prommetrics exports all of it to Prometheus.
-// Nil Metrics measures nothing and costs a nil check.
+// constants (an audit sink's name is one the operator chose), never an id,
+// key or anything a caller sent, so an implementation may use them as
+// labels. This package imports no monitoring library; package prommetrics
+// exports all of it to Prometheus. Nil Metrics measures nothing and costs
+// a nil check.
 //
 // # Audit export
 //
