@@ -111,8 +111,23 @@ func TestFileWritesJSONLinesAndRotates(t *testing.T) {
 	if got := readJSONLines(t, path); len(got) != 3 || got[2].ID != "id-000" {
 		t.Errorf("after reopening, %s holds %d events, want 3 ending with id-000", path, len(got))
 	}
+	// A line cut short is ended before the next event.
+	torn := filepath.Join(dir, "torn.jsonl")
+	os.WriteFile(torn, []byte(string(line)+"\n"+string(line[:20])), 0o600)
+	tf, err := auditexport.NewFile(torn, auditexport.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	if err := tf.Deliver(ctx, events(2)[1:]); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(torn)
+	if lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n"); len(lines) != 3 || !strings.Contains(lines[2], `"id":"id-001"`) {
+		t.Errorf("after a torn line, the file holds %q, want the new event on a line of its own", raw)
+	}
 	// The exact JSON field names of schema v1.
-	raw, _ := os.ReadFile(path)
+	raw, _ = os.ReadFile(path)
 	first := strings.SplitN(string(raw), "\n", 2)[0]
 	want := `{"schema":"tokenvault.audit/v1","id":"id-009","tenant_id":"t1","actor_id":"a1","actor_type":"application","entity_type":"token","entity_id":"tok-9","operation":"create","message":"Token created","created_at":"2030-01-02T03:04:05.123456789Z"}`
 	if first != want {

@@ -73,8 +73,12 @@ func NewFile(path string, opts FileOptions) (*File, error) {
 	return s, nil
 }
 
+// open opens PATH for appending. A last line cut short (by a crash of the
+// machine in the middle of a write, whose delivery was then not
+// acknowledged and comes again) is ended with a newline, so that the next
+// event starts a line of its own.
 func (s *File) open() error {
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("auditexport: %w", err)
 	}
@@ -84,6 +88,21 @@ func (s *File) open() error {
 		return fmt.Errorf("auditexport: %w", err)
 	}
 	s.f, s.size = f, fi.Size()
+	if s.size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, s.size-1); err != nil {
+			f.Close()
+			s.f = nil
+			return fmt.Errorf("auditexport: %w", err)
+		}
+		if last[0] != '\n' {
+			if err := s.write([]byte("\n")); err != nil {
+				f.Close()
+				s.f = nil
+				return err
+			}
+		}
+	}
 	return nil
 }
 
