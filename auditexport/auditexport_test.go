@@ -236,6 +236,69 @@ func TestSyslogTCPOctetCounting(t *testing.T) {
 	}
 }
 
+// TestSyslogTCPReconnects: after the collector closes the connection, the
+// next delivery goes over a new one instead of into the closed one.
+func TestSyslogTCPReconnects(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	type conn struct {
+		n   int
+		msg string
+	}
+	msgs := make(chan conn, 10)
+	closed := make(chan struct{})
+	go func() {
+		for n := 1; ; n++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			r := bufio.NewReader(c)
+			if _, err := r.ReadString(' '); err == nil {
+				line, _ := r.ReadString('}')
+				msgs <- conn{n, line}
+			}
+			if n == 1 {
+				c.Close() // the collector restarts
+				close(closed)
+			} else {
+				defer c.Close()
+			}
+		}
+	}()
+	s, err := auditexport.NewSyslog("tcp://"+ln.Addr().String(), auditexport.SyslogOptions{Hostname: "testhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := events(2)
+	if err := s.Deliver(ctx, all[:1]); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the collector got nothing in 10 s")
+	}
+	time.Sleep(50 * time.Millisecond) // the FIN reaches the sink
+	if err := s.Deliver(ctx, all[1:]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		select {
+		case m := <-msgs:
+			if m.n != i+1 || !strings.Contains(m.msg, all[i].ID) {
+				t.Errorf("connection %d got %q, want connection %d to get %s", m.n, m.msg, i+1, all[i].ID)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("message %d never arrived: it went into the closed connection", i+1)
+		}
+	}
+}
+
 func TestSyslogURLs(t *testing.T) {
 	for _, u := range []string{"", "127.0.0.1:514", "http://127.0.0.1:514", "udp://127.0.0.1", "tcp://:514/x", "unix:///dev/log"} {
 		if _, err := auditexport.NewSyslog(u, auditexport.SyslogOptions{}); err == nil {

@@ -3,6 +3,7 @@ package auditexport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -36,17 +37,20 @@ type SyslogOptions struct {
 
 // Syslog sends each event as one RFC 5424 message, to a collector over UDP
 // (one message a datagram) or TCP (octet-counting framing, RFC 6587
-// section 3.4.1: "<length> <message>"). The message is
+// section 3.4.1: "<length> <message>"); a connection the collector closed
+// is noticed before a delivery and replaced. The message is
 //
 //	<110>1 2030-01-02T03:04:05.123456Z host tokenvault 4242 audit - {"schema":"tokenvault.audit/v1",...}
 //
 // PRI 110 (facility 13, log audit; severity 6, informational), version 1,
 // the event's created_at with microseconds, HOSTNAME, APP-NAME tokenvault,
 // PROCID the process id, MSGID audit, no structured data, and the event's
-// JSON as MSG (UTF-8, no BOM). UDP gives no acknowledgement: a datagram
-// the network drops is lost, so prefer TCP where loss matters. Over TCP a
-// write error closes the connection and fails the delivery, which is then
-// sent again on a new connection.
+// JSON as MSG (UTF-8, no BOM). Syslog has no acknowledgement: a delivery
+// counts once written to the connection. UDP loses what the network drops,
+// so prefer TCP where loss matters; over TCP a write error closes the
+// connection and fails the delivery, which is then sent again on a new
+// connection, but a collector that dies holding messages it had read loses
+// them.
 type Syslog struct {
 	network, addr string
 	name          string
@@ -89,6 +93,10 @@ func (s *Syslog) Name() string { return s.name }
 func (s *Syslog) Deliver(ctx context.Context, events []tokenvault.AuditEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.conn != nil && s.network == "tcp" && !alive(s.conn) {
+		s.conn.Close()
+		s.conn = nil
+	}
 	if s.conn == nil {
 		d := net.Dialer{Timeout: s.timeout}
 		c, err := d.DialContext(ctx, s.network, s.addr)
@@ -120,6 +128,19 @@ func (s *Syslog) Deliver(ctx context.Context, events []tokenvault.AuditEvent) er
 		}
 	}
 	return nil
+}
+
+// alive reports whether the collector has not closed the TCP connection:
+// a write to a connection the peer closed succeeds once, into the void,
+// so a closed one is found by reading (a collector sends nothing) before
+// writing.
+func alive(c net.Conn) bool {
+	c.SetReadDeadline(time.Now().Add(time.Millisecond))
+	defer c.SetReadDeadline(time.Time{})
+	var b [64]byte
+	_, err := c.Read(b[:])
+	var ne net.Error
+	return err == nil || (errors.As(err, &ne) && ne.Timeout())
 }
 
 // Close closes the connection, if any.
