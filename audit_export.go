@@ -195,6 +195,7 @@ func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	v.countQueue(ctx, e)
 	for {
 		more, err := v.exportOnce(ctx, e)
 		if ctx.Err() != nil {
@@ -227,6 +228,23 @@ func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
 			}
 			timer.Stop()
 		}
+	}
+}
+
+// countQueue counts e's queue once, at start, so that Stats shows a
+// backlog left by an earlier run before the exporter has worked it down;
+// afterwards commits and deliveries keep the count.
+func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
+	n := 0
+	err := v.view(ctx, func(t *txn) error {
+		n = 0
+		return t.scanKeys(e.prefix, func(string) error {
+			n++
+			return nil
+		})
+	})
+	if err == nil {
+		e.pending.Store(int64(n))
 	}
 }
 
@@ -270,6 +288,8 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	}
 	if !more {
 		e.pending.Store(int64(len(keys)))
+	} else if p := e.pending.Load(); p <= auditBatch {
+		e.pending.CompareAndSwap(p, auditBatch+1) // at least that many
 	}
 	if len(keys) > 0 {
 		n, _ := strconv.ParseUint(strings.SplitN(keys[0][len(e.prefix):], "/", 2)[0], 16, 64)

@@ -453,3 +453,37 @@ func TestAuditExportOfDeletedTenant(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditExportBacklogCountedAtOpen: lines left queued by an earlier run,
+// more than one delivery carries, show in Stats after Open.
+func TestAuditExportBacklogCountedAtOpen(t *testing.T) {
+	s, master := memory.New(), newMasterKey()
+	stuck := &captureSink{name: "stuck"}
+	stuck.set(true, false)
+	v := openWithSinks(t, s, master, nil, stuck)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenizeN(t, v, app.Key, 600)
+	v.Close()
+	v = openWithSinks(t, s, master, nil, stuck)
+	defer v.Close()
+	want := len(allLogs(t, v, boot.Application.Key))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := v.Stats().AuditExport
+		if len(st) == 1 && st[0].Pending == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Stats().AuditExport = %+v, want %d pending", st, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
