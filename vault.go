@@ -334,7 +334,26 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 		return err
 	}
 	var ks *keySet
-	err = v.store.Update(ctx, func(tx store.Tx) error {
+	// Read first, and write only into a store without a keyring: a Vault
+	// that cannot open the store (a wrong key or wrapper) must leave it
+	// byte for byte as it was (bbolt writes a new meta page on every
+	// read-write commit, even an empty one).
+	update := func(ctx context.Context, fn func(store.Tx) error) error {
+		var exists bool
+		err := v.store.View(ctx, func(tx store.Tx) error {
+			raw, err := tx.Get([]byte(sysKeyringKey))
+			exists = raw != nil
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if exists {
+			return v.store.View(ctx, fn)
+		}
+		return v.store.Update(ctx, fn)
+	}
+	err = update(ctx, func(tx store.Tx) error {
 		raw, err := tx.Get([]byte(sysKeyringKey))
 		if err != nil {
 			return err
