@@ -239,3 +239,38 @@ func TestSealFlags(t *testing.T) {
 		t.Errorf("from the environment: %+v, %v", c, err)
 	}
 }
+
+// TestSealKMSAEAD: the go-kms-wrapping adapter through the server: a store
+// moved from master.key to -seal kms-aead serves its tokens, and a wrong
+// AEAD key refuses to start.
+func TestSealKMSAEAD(t *testing.T) {
+	dir := t.TempDir()
+	addr, _, stop := start(t, dir, nil)
+	app := createRevealApp(t, addr, readManagementKey(t, dir))
+	id, status, answer, err, _ := tokenize(http.DefaultClient, addr, app, bytes.NewReader(tokenizeBody("kms value")), -1)
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("tokenize: %d %s %v", status, answer, err)
+	}
+	stop()
+	keys := t.TempDir()
+	keyFile, wrongFile := filepath.Join(keys, "aead.key"), filepath.Join(keys, "wrong.key")
+	writeKey(t, keyFile)
+	writeKey(t, wrongFile)
+	var stderr strings.Builder
+	if code := cli(context.Background(), []string{"rotate-master-key", "-data", dir, "-to", "kms-aead", "-to-kms-aead-key-file", keyFile},
+		func(string) string { return "" }, &syncBuffer{}, &stderr); code != 0 {
+		t.Fatalf("rotate-master-key -to kms-aead = %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "master.key")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("master.key after moving to kms-aead: %v, want it removed", err)
+	}
+	readToken(t, dir, nil, []string{"-seal", "kms-aead", "-kms-aead-key-file", keyFile}, app, id, "kms value")
+	before := snapshot(t, dir)
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir, "-seal", "kms-aead", "-kms-aead-key-file", wrongFile}, func(string) string { return "" }, &syncBuffer{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "kms-aead") {
+		t.Errorf("run with another AEAD key = %v, want a refusal naming kms-aead", err)
+	}
+	if !sameFiles(before, snapshot(t, dir)) {
+		t.Error("a refused start changed the data directory")
+	}
+}
