@@ -14,7 +14,6 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/keywrap/kms"
-	"github.com/tokenvault/tokenvault/keywrap/pkcs11"
 )
 
 // The kinds of root of trust the server knows (-seal, and -to of
@@ -82,11 +81,7 @@ func keyWrapper(ctx context.Context, kind string, c config, getenv func(string) 
 		if err != nil {
 			return nil, nil, err
 		}
-		w, err := pkcs11.Open(pkcs11.Config{Module: c.pkcs11Lib, TokenLabel: c.pkcs11TokenLabel, PIN: pin, KeyLabel: keyLabel})
-		if err != nil {
-			return nil, nil, err
-		}
-		return w, w.Close, nil
+		return openPKCS11(c, pin, keyLabel)
 	case sealKMSAEAD:
 		b, err := os.ReadFile(aeadKeyFile)
 		if err != nil {
