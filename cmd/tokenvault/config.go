@@ -83,6 +83,19 @@ var envOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_PKCS11_PIN", "the PKCS#11 token's user PIN for -seal pkcs11, instead of -pkcs11-pin-file (a secret: no flag)"},
 }
 
+// envOnlyNamed returns the entries of envOnly with these names, in order.
+func envOnlyNamed(names ...string) []struct{ name, usage string } {
+	var out []struct{ name, usage string }
+	for _, n := range names {
+		for _, e := range envOnly {
+			if e.name == n {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
 // flagSet is a flag.FlagSet whose flags each have an environment variable:
 // the variable sets the flag's value, and a flag given on the command line
 // wins over it.
@@ -224,19 +237,26 @@ func serveFlags(c *config) *flagSet {
 	def("smtp-tls", "TOKENVAULT_SMTP_TLS")
 	fs.DurationVar(&c.smtpTimeout, "smtp-timeout", c.smtpTimeout, "how long sending one invitation e-mail may take")
 	def("smtp-timeout", "TOKENVAULT_SMTP_TIMEOUT")
-	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)")
-	def("seal", "TOKENVAULT_SEAL")
-	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")
-	def("pkcs11-lib", "TOKENVAULT_PKCS11_LIB")
-	fs.StringVar(&c.pkcs11TokenLabel, "pkcs11-token-label", c.pkcs11TokenLabel, "`label` of the PKCS#11 token")
-	def("pkcs11-token-label", "TOKENVAULT_PKCS11_TOKEN_LABEL")
-	fs.StringVar(&c.pkcs11KeyLabel, "pkcs11-key-label", c.pkcs11KeyLabel, "`label` of the AES key in the token; generated there (non-extractable) when a new store first needs it")
-	def("pkcs11-key-label", "TOKENVAULT_PKCS11_KEY_LABEL")
-	fs.StringVar(&c.pkcs11PinFile, "pkcs11-pin-file", c.pkcs11PinFile, "`file` holding the token's user PIN (one line), or TOKENVAULT_PKCS11_PIN")
-	def("pkcs11-pin-file", "TOKENVAULT_PKCS11_PIN_FILE")
-	fs.StringVar(&c.kmsAEADKeyFile, "kms-aead-key-file", c.kmsAEADKeyFile, "`file` holding the key (64 hex digits) of -seal kms-aead, a test of the go-kms-wrapping adapter:\nthe key is on disk, as with local")
-	def("kms-aead-key-file", "TOKENVAULT_KMS_AEAD_KEY_FILE")
+	sealFlags(fs, c)
 	return fs
+}
+
+// sealFlags defines the flags of the root of trust (-seal and the
+// settings of each kind) on fs, writing into c: the server's, and
+// restore's.
+func sealFlags(fs *flagSet, c *config) {
+	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)")
+	fs.bind("seal", "TOKENVAULT_SEAL")
+	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")
+	fs.bind("pkcs11-lib", "TOKENVAULT_PKCS11_LIB")
+	fs.StringVar(&c.pkcs11TokenLabel, "pkcs11-token-label", c.pkcs11TokenLabel, "`label` of the PKCS#11 token")
+	fs.bind("pkcs11-token-label", "TOKENVAULT_PKCS11_TOKEN_LABEL")
+	fs.StringVar(&c.pkcs11KeyLabel, "pkcs11-key-label", c.pkcs11KeyLabel, "`label` of the AES key in the token; generated there (non-extractable) when a new store first needs it")
+	fs.bind("pkcs11-key-label", "TOKENVAULT_PKCS11_KEY_LABEL")
+	fs.StringVar(&c.pkcs11PinFile, "pkcs11-pin-file", c.pkcs11PinFile, "`file` holding the token's user PIN (one line), or TOKENVAULT_PKCS11_PIN")
+	fs.bind("pkcs11-pin-file", "TOKENVAULT_PKCS11_PIN_FILE")
+	fs.StringVar(&c.kmsAEADKeyFile, "kms-aead-key-file", c.kmsAEADKeyFile, "`file` holding the key (64 hex digits) of -seal kms-aead, a test of the go-kms-wrapping adapter:\nthe key is on disk, as with local")
+	fs.bind("kms-aead-key-file", "TOKENVAULT_KMS_AEAD_KEY_FILE")
 }
 
 func defaultConfig() config {

@@ -58,7 +58,8 @@
 // in one transaction: -to pkcs11 (with the -pkcs11-* flags, and
 // -to-pkcs11-key-label for a new key of the same token) then removes
 // master.key; -to local writes a new master.key (through master.key.new).
-// Running the same command again after a crash finishes it.
+// Running the same command again after a crash finishes it. restore takes
+// the same -seal flags to check a backup of such a store.
 //
 // Next to the API it serves these routes, none of which needs a key:
 //

@@ -48,6 +48,31 @@ func TestSealPKCS11(t *testing.T) {
 	}
 	readToken(t, dir, nil, append(flags, "-pkcs11-pin-file", pinFile), app, id, "in the hsm")
 
+	// A copy of the store restores with the same -seal flags (and not
+	// with another key), and serves; no master key appears.
+	b, err := os.ReadFile(filepath.Join(dir, "vault.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	if err := os.WriteFile(backup, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	getenv := func(k string) string { return env[k] }
+	wrongKey := append([]string{"restore", "-i", backup, "-data", restored, "-seal", "pkcs11"}, pkcs11Flags(tok, "another-key")...)
+	if code := cli(context.Background(), wrongKey, getenv, &syncBuffer{}, &strings.Builder{}); code == 0 {
+		t.Error("restore with another key label succeeded")
+	}
+	var stderr strings.Builder
+	if code := cli(context.Background(), append([]string{"restore", "-i", backup, "-data", restored}, flags...), getenv, &syncBuffer{}, &stderr); code != 0 {
+		t.Fatalf("restore -seal pkcs11 = %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(restored, "master.key")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("restore -seal pkcs11 wrote a master.key: %v", err)
+	}
+	readToken(t, restored, env, flags, app, id, "in the hsm")
+
 	fresh := filepath.Join(t.TempDir(), "fresh")
 	for _, tc := range []struct {
 		name  string
