@@ -17,7 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-// keySet is what the master key wraps: a keyring that seals records, and an
+// keySet is what the key wrapper wraps: a keyring that seals records, and an
 // HMAC key for index entries derived from secrets. The index key is never
 // rotated, because the indexes it builds must stay findable.
 type keySet struct {

@@ -12,7 +12,7 @@ import (
 // sys/. Keys never contain plaintext secrets: lookups by secret (API keys)
 // go through keyed HMACs.
 //
-//	sys/keyring                              system keyring, wrapped by the master key
+//	sys/keyring                              system keyring, wrapped by the key wrapper (keywrap.go)
 //	sys/tenant/<tid>                         tenant registry (empty values)
 //	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
 //	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
@@ -29,7 +29,7 @@ import (
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
 //	                                         plain JSON: phase, prefix and last key visited
 //	                                         (tenant_delete.go)
-//	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
+//	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
