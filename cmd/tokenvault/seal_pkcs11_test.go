@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -13,8 +14,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/keywrap/pkcs11/softhsmtest"
 )
+
+func hexKey(k []byte) string { return hex.EncodeToString(k) }
 
 // pkcs11Flags are the flags of -seal pkcs11 on tok with the key label.
 func pkcs11Flags(tok *softhsmtest.Token, keyLabel string) []string {
@@ -181,4 +185,75 @@ func TestRotateToPKCS11AndBack(t *testing.T) {
 	}
 	refused(t, hsm2...)
 	readToken(t, dir, nil, nil, app, id, "moving value")
+}
+
+// TestRotateToLocalInterrupted: a move from the HSM back to a local key
+// that crashed before the store's commit is finished by running the same
+// command again (it reuses master.key.new), and one that crashed after
+// the commit by starting with -seal local (master.key.new is the key).
+func TestRotateToLocalInterrupted(t *testing.T) {
+	tok := softhsmtest.New(t, "tv-interrupt")
+	env := map[string]string{"TOKENVAULT_PKCS11_PIN": tok.PIN}
+	getenv := func(k string) string { return env[k] }
+	hsm := append([]string{"-seal", "pkcs11"}, pkcs11Flags(tok, "root")...)
+	setup := func(t *testing.T) (dir, app, id string) {
+		t.Helper()
+		dir = t.TempDir()
+		addr, _, stop := startWith(t, dir, env, hsm...)
+		app = createRevealApp(t, addr, readManagementKey(t, dir))
+		id, status, answer, err, _ := tokenize(http.DefaultClient, addr, app, bytes.NewReader(tokenizeBody("interrupted")), -1)
+		if err != nil || status != http.StatusCreated {
+			t.Fatalf("tokenize: %d %s %v", status, answer, err)
+		}
+		stop()
+		return dir, app, id
+	}
+
+	t.Run("before the commit", func(t *testing.T) {
+		dir, app, id := setup(t)
+		pending := writeKey(t, filepath.Join(dir, pendingKeyFile)) // then the crash
+		var stderr strings.Builder
+		if code := cli(context.Background(), append([]string{"rotate-master-key", "-data", dir, "-to", "local"}, hsm...), getenv, &syncBuffer{}, &stderr); code != 0 {
+			t.Fatalf("rotate-master-key -to local, again = %d: %s", code, stderr.String())
+		}
+		if got := snapshot(t, dir)[filepath.Join(dir, "master.key")]; strings.TrimSpace(got) != hexKey(pending) {
+			t.Error("master.key is not the key of master.key.new")
+		}
+		readToken(t, dir, nil, nil, app, id, "interrupted")
+	})
+
+	t.Run("after the commit", func(t *testing.T) {
+		dir, app, id := setup(t)
+		pending := writeKey(t, filepath.Join(dir, pendingKeyFile))
+		// The commit, as the command makes it, then the crash before
+		// master.key.new is renamed.
+		cfg, err := parseConfigTo(append([]string{"-data", dir}, hsm...), getenv, &strings.Builder{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, closeCur, err := keyWrapper(context.Background(), sealPKCS11, cfg, getenv, "root", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeCur()
+		next, err := tokenvault.NewLocalKeyWrapper(pending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), KeyWrapper: cur, SweepInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.RotateKeyWrapper(context.Background(), next); err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+		readToken(t, dir, nil, nil, app, id, "interrupted")
+		if got := snapshot(t, dir)[filepath.Join(dir, "master.key")]; strings.TrimSpace(got) != hexKey(pending) {
+			t.Error("master.key is not the key of master.key.new")
+		}
+		if _, err := os.Stat(filepath.Join(dir, pendingKeyFile)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left behind: %v", pendingKeyFile, err)
+		}
+	})
 }

@@ -72,6 +72,15 @@ func TestSealFlags(t *testing.T) {
 	if strings.Contains(help.String(), "-pkcs11-pin ") {
 		t.Error("-h lists a -pkcs11-pin flag: the PIN is never a flag")
 	}
+	rotateHelp := &syncBuffer{}
+	if code := cli(context.Background(), []string{"rotate-master-key", "-h"}, func(string) string { return "" }, rotateHelp, &strings.Builder{}); code != 0 {
+		t.Fatalf("rotate-master-key -h = %d", code)
+	}
+	for _, want := range []string{"-to ", "TOKENVAULT_ROTATE_TO", "-to-pkcs11-key-label", "-to-kms-aead-key-file", "-seal", "TOKENVAULT_PKCS11_PIN\n"} {
+		if !strings.Contains(rotateHelp.String(), want) {
+			t.Errorf("rotate-master-key -h does not mention %q", want)
+		}
+	}
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	for _, tc := range []struct {
 		name string
