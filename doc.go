@@ -21,11 +21,40 @@
 // write that touches several records (a record, its indexes and its audit
 // log line) is one store transaction. Every value written under a tenant is
 // sealed with XChaCha20-Poly1305 under the tenant's data key, with the store
-// key as additional data; tenant data keys are wrapped by the master key
-// given in [Options]. [Vault.RotateMasterKey] and [Vault.RotateDataKey]
-// rotate without downtime: ciphertexts carry their key term and old terms
-// still open. API keys are stored only as keyed hashes (HMAC-SHA256: the
-// keys carry 256 random bits, so a slow hash would add nothing).
+// key as additional data; tenant data keys are wrapped by the root of
+// trust given in [Options] (see below). [Vault.RotateMasterKey],
+// [Vault.RotateKeyWrapper] and [Vault.RotateDataKey] rotate without
+// downtime: ciphertexts carry their key term and old terms still open. API
+// keys are stored only as keyed hashes (HMAC-SHA256: the keys carry 256
+// random bits, so a slow hash would add nothing).
+//
+// # Root of trust: the master key, an HSM or a KMS
+//
+// A [KeyWrapper] (Options.KeyWrapper) is the only way the Vault reaches its
+// keys: it wraps the system keyring and every tenant's keyring before they
+// are stored, and unwraps them when they are read. Options.MasterKey is the
+// shorthand of the local one ([NewLocalKeyWrapper]: a 32-byte key held by
+// the process); package keywrap/pkcs11 keeps an AES key in an HSM, where
+// it cannot be read out, and package keywrap/kms adapts any go-kms-wrapping
+// wrapper (cloud KMSs, Vault or OpenBao transit). KeyWrapper and MasterKey
+// exclude each other.
+//
+// Each wrapped keyring is stored as an envelope: a version byte (2), the
+// wrapper's kind, key id and version (each length-prefixed), then the
+// wrapper's ciphertext, whose additional data is the keyring's store key.
+// Keyrings written before key wrappers existed (seal's format, first byte
+// 1, wrapped by a bare master key) still open with that master key, are
+// counted as legacy by [Vault.WrappedKeys], and are rewrapped into
+// envelopes by any rotation. A store written by this version no longer
+// opens with older versions.
+//
+// [Vault.RotateKeyWrapper] re-wraps every keyring under a new wrapper (a
+// new key of the same kind, or another kind: local to HSM and back) in one
+// transaction while the Vault serves; running it again is harmless, so an
+// interrupted rotation is finished by opening with both wrappers
+// (Options.PreviousKeyWrappers) and rotating again. Open fails with
+// [ErrWrongMasterKey] when no wrapper opens the system keyring, and then
+// writes nothing to the store.
 //
 // # Errors
 //
@@ -286,11 +315,13 @@
 // Options.Path. store/memory and store/postgres do not implement it
 // (Backup returns [ErrNoSnapshot], Unprocessable): back PostgreSQL up with
 // pg_dump or pg_basebackup. A snapshot is exactly as encrypted as the
-// store (tenant values sealed with data keys, which the master key wraps)
-// and never holds the master key, which is not in the store: keep the
-// master key apart from the backups, and keep the key a backup was taken
-// under for as long as the backup (after [Vault.RotateMasterKey], open
-// older backups with the old key, or give it in PreviousMasterKeys).
+// store (tenant values sealed with data keys, which the master key or key
+// wrapper wraps) and never holds the master key, which is not in the
+// store: keep the master key apart from the backups, and keep the key a
+// backup was taken under for as long as the backup (after
+// [Vault.RotateMasterKey] or [Vault.RotateKeyWrapper], open older backups
+// with the old key or wrapper, or give it in PreviousMasterKeys or
+// PreviousKeyWrappers).
 //
 // # Metrics
 //

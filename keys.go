@@ -2,12 +2,14 @@ package tokenvault
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-// keySet is what the master key wraps: a keyring that seals records, and an
+// keySet is what the key wrapper wraps: a keyring that seals records, and an
 // HMAC key for index entries derived from secrets. The index key is never
 // rotated, because the indexes it builds must stay findable.
 type keySet struct {
@@ -55,19 +57,20 @@ type wrappedKeySet struct {
 	IndexKey []byte `json:"index_key"`
 }
 
-// wrap seals a key set with the current master key, bound to its store key.
-func (v *Vault) wrap(storeKey string, ks *keySet) []byte {
+// wrap wraps a key set with the current key wrapper, bound to its store
+// key.
+func (v *Vault) wrap(ctx context.Context, storeKey string, ks *keySet) ([]byte, error) {
 	ring, err := ks.ring.MarshalBinary()
 	if err != nil {
 		// A keyring built by seal always marshals.
 		panic("tokenvault: keyring does not marshal")
 	}
 	b, _ := json.Marshal(wrappedKeySet{Ring: ring, IndexKey: ks.indexKey})
-	return v.master.Load().Seal([]byte(storeKey), b)
+	return v.wrappers.Load().wrap(ctx, storeKey, b)
 }
 
-func (v *Vault) unwrap(storeKey string, raw []byte) (*keySet, error) {
-	b, err := v.master.Load().Open([]byte(storeKey), raw)
+func (v *Vault) unwrap(ctx context.Context, storeKey string, raw []byte) (*keySet, error) {
+	b, err := v.wrappers.Load().unwrap(ctx, storeKey, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +144,7 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 		// Deleted with its tenant (tenant_delete.go), or never there.
 		return nil, errTenantGone
 	}
-	ks, err := t.v.unwrap(k, raw)
+	ks, err := t.v.unwrap(t.ctx, k, raw)
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: unwrap keyring of tenant %s: %w", tid, err)
 	}
@@ -296,55 +299,135 @@ func (t *txn) scanKeys(prefix string, fn func(key string) error) error {
 }
 
 // RotateMasterKey re-wraps every keyring in the store with newKey, in one
-// transaction, and makes it the current master key. Records are not
-// re-encrypted: they are sealed with data keys, which do not change. The
-// Vault keeps serving throughout; after RotateMasterKey returns, open the
-// store with newKey (the old key may be passed in PreviousMasterKeys, for
-// instances not yet restarted).
+// transaction, and makes it the current master key (a local KeyWrapper).
+// Records are not re-encrypted: they are sealed with data keys, which do
+// not change. The Vault keeps serving throughout; after RotateMasterKey
+// returns, open the store with newKey (the old key may be passed in
+// PreviousMasterKeys, for instances not yet restarted). A Vault whose
+// KeyWrapper is an HSM or KMS moves back to a local key this way.
 //
-// This is a host-program operation: it takes no API key.
+// This is a host-program operation: it takes no API key. Returns Invalid
+// when newKey is not 32 bytes.
 func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
-	v.wrapMu.Lock()
-	defer v.wrapMu.Unlock()
-	next, err := v.master.Load().Rotate(newKey)
+	next, err := NewLocalKeyWrapper(newKey)
 	if err != nil {
 		return &Error{Kind: Invalid, Message: "the new master key is invalid: " + err.Error()}
 	}
-	err = v.store.Update(ctx, func(tx store.Tx) error {
-		rewrap := func(key string) error {
-			raw, err := tx.Get([]byte(key))
-			if err != nil || raw == nil {
-				return err
-			}
-			b, err := next.Open([]byte(key), raw)
+	return v.RotateKeyWrapper(ctx, next)
+}
+
+// RotateKeyWrapper re-wraps every keyring in the store (the system
+// keyring and every tenant's) with next, in one transaction, and makes
+// next the current key wrapper; the wrappers before it still unwrap in
+// this Vault. next may be a new key or key version of the same kind of
+// wrapper, or another kind: a local master key to an HSM (keywrap/pkcs11)
+// or a KMS (keywrap/kms), and back. Keyrings wrapped by a bare master key
+// before key wrappers existed are re-wrapped too. Records are not
+// re-encrypted.
+//
+// The Vault keeps serving throughout: writes that wrap a keyring (a new
+// tenant, a data key rotation) wait for the rotation. If it fails, nothing
+// changed; running it again is harmless, so a crash at any point is
+// recovered by opening with both wrappers (KeyWrapper next,
+// PreviousKeyWrappers the old one) and rotating again. After it returns,
+// open the store with next.
+//
+// This is a host-program operation: it takes no API key.
+func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
+	if next == nil {
+		return &Error{Kind: Invalid, Message: "the new key wrapper is nil"}
+	}
+	if k := next.Kind(); k == "" || len(k) > maxKindLen {
+		return &Error{Kind: Invalid, Message: "the new key wrapper's kind must be 1 to 32 bytes"}
+	}
+	v.wrapMu.Lock()
+	defer v.wrapMu.Unlock()
+	ws := v.wrappers.Load().then(next)
+	err := v.store.Update(ctx, func(tx store.Tx) error {
+		return keyringKeys(tx, func(key string, raw []byte) error {
+			b, err := ws.unwrap(ctx, key, raw)
 			if err != nil {
-				return fmt.Errorf("tokenvault: unwrap %s: %w", key, err)
-			}
-			return tx.Put([]byte(key), next.Seal([]byte(key), b))
-		}
-		if err := rewrap(sysKeyringKey); err != nil {
-			return err
-		}
-		var tenants []string
-		err := tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
-			tenants = append(tenants, strings.TrimPrefix(string(k), sysTenantsKey))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, tid := range tenants {
-			if err := rewrap(tenantKeyringKey(tid)); err != nil {
 				return err
 			}
-		}
-		return nil
+			w, err := ws.wrap(ctx, key, b)
+			if err != nil {
+				return err
+			}
+			return tx.Put([]byte(key), w)
+		})
 	})
 	if err != nil {
 		return v.result(err)
 	}
-	v.master.Store(next)
+	v.wrappers.Store(ws)
 	return nil
+}
+
+// keyringKeys calls fn with the store key and stored value of the system
+// keyring and of every tenant's keyring.
+func keyringKeys(tx store.Tx, fn func(key string, raw []byte) error) error {
+	keys := []string{sysKeyringKey}
+	err := tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
+		keys = append(keys, tenantKeyringKey(strings.TrimPrefix(string(k), sysTenantsKey)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		raw, err := tx.Get([]byte(key))
+		if err != nil {
+			return err
+		}
+		if raw == nil {
+			continue
+		}
+		if err := fn(key, bytes.Clone(raw)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WrappedKeys counts the store's keyrings (the system keyring and every
+// tenant's) by the wrapper kind, key id and version that wrapped them,
+// read from their envelopes without unwrapping anything: after a rotation,
+// every keyring should be under the new wrapper. Sorted by kind, key id,
+// version. This is a host-program operation: it takes no API key.
+func (v *Vault) WrappedKeys(ctx context.Context) ([]WrappedKeyCount, error) {
+	counts := map[WrappedKeyCount]int{}
+	err := v.store.View(ctx, func(tx store.Tx) error {
+		return keyringKeys(tx, func(key string, raw []byte) error {
+			w, legacy, err := unmarshalEnvelope(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			counts[WrappedKeyCount{Kind: w.Kind, KeyID: w.KeyID, Version: w.Version, Legacy: legacy}]++
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, v.result(err)
+	}
+	out := make([]WrappedKeyCount, 0, len(counts))
+	for c, n := range counts {
+		c.Count = n
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b WrappedKeyCount) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.KeyID, b.KeyID), cmp.Compare(a.Version, b.Version), cmpBool(a.Legacy, b.Legacy))
+	})
+	return out, nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 // RotateDataKey adds a new data key to the caller's tenant keyring: records
@@ -372,7 +455,11 @@ func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
 		}
 		rotated = &keySet{ring: ring, indexKey: ks.indexKey}
 		k := tenantKeyringKey(tid)
-		if err := t.tx.Put([]byte(k), v.wrap(k, rotated)); err != nil {
+		w, err := v.wrap(t.ctx, k, rotated)
+		if err != nil {
+			return err
+		}
+		if err := t.tx.Put([]byte(k), w); err != nil {
 			return err
 		}
 		if err := t.scheduleReseal(tid); err != nil {

@@ -12,7 +12,7 @@ import (
 // sys/. Keys never contain plaintext secrets: lookups by secret (API keys)
 // go through keyed HMACs.
 //
-//	sys/keyring                              system keyring, wrapped by the master key
+//	sys/keyring                              system keyring, wrapped by the key wrapper (keywrap.go)
 //	sys/tenant/<tid>                         tenant registry (empty values)
 //	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
 //	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
@@ -31,7 +31,7 @@ import (
 //	                                         (tenant_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
-//	tenant/<tid>/keyring                     tenant keyring, wrapped by the master key
+//	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response

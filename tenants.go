@@ -108,7 +108,11 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		t.created = map[string]*keySet{tid: keys}
 		recordTenant(ctx, tid)
 		kk := tenantKeyringKey(tid)
-		if err := t.tx.Put([]byte(kk), v.wrap(kk, keys)); err != nil {
+		wrapped, err := v.wrap(ctx, kk, keys)
+		if err != nil {
+			return err
+		}
+		if err := t.tx.Put([]byte(kk), wrapped); err != nil {
 			return err
 		}
 		if err := t.putIndex(sysTenantsKey + tid); err != nil {

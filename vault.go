@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/sandbox"
-	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
-// Options configure a Vault. The zero value of every field but MasterKey and
-// one of Store or Path means a documented default.
+// Options configure a Vault. The zero value of every field but the root of
+// trust (MasterKey or KeyWrapper) and one of Store or Path means a
+// documented default.
 type Options struct {
 	// Store holds the Vault's data. The Vault does not close a Store it was
 	// given. When nil, Path names a bbolt file the Vault opens and closes.
@@ -27,12 +27,26 @@ type Options struct {
 	// required.
 	Path string
 
-	// MasterKey (32 bytes, required) wraps the per-tenant data keys. The
-	// Vault keeps no copy of it in the store; losing it loses the data.
+	// KeyWrapper is the root of trust: it wraps the system keyring and
+	// every tenant's keyring (the data keys), and nothing else reaches
+	// them. Package keywrap/pkcs11 keeps its key in an HSM, package
+	// keywrap/kms in a KMS; then no master key exists on disk or in the
+	// process. One of KeyWrapper and MasterKey is required; they exclude
+	// each other.
+	KeyWrapper KeyWrapper
+	// PreviousKeyWrappers only unwrap: they open keyrings wrapped before a
+	// rotation to KeyWrapper (Vault.RotateKeyWrapper), for instances not
+	// yet restarted, or to finish an interrupted rotation. Nil: none.
+	PreviousKeyWrappers []KeyWrapper
+
+	// MasterKey (32 bytes) is the shorthand of a local KeyWrapper
+	// (NewLocalKeyWrapper): the process holds the key. The Vault keeps no
+	// copy of it in the store; losing it loses the data.
 	MasterKey []byte
-	// PreviousMasterKeys are older master keys that still open records
+	// PreviousMasterKeys are older master keys that still open keyrings
 	// wrapped before a rotation, for example a second instance that has not
-	// been restarted with the new key yet. Nil: only MasterKey.
+	// been restarted with the new key yet, or a store moved from a local
+	// key to KeyWrapper. Nil: none.
 	PreviousMasterKeys [][]byte
 
 	// Now is the clock. Nil: time.Now. Tests inject one to check expiry
@@ -163,8 +177,9 @@ type Options struct {
 	AuditExportBackoff time.Duration
 }
 
-// ErrWrongMasterKey is returned by Open when the master key does not open the
-// store's keyring. Nothing in the store is changed.
+// ErrWrongMasterKey is returned by Open when the master key, or the key
+// wrapper, does not open the store's keyring (errors.Is; the error says
+// which wrapper failed and why). Nothing in the store is changed.
 var ErrWrongMasterKey = errors.New("tokenvault: the master key does not open this store (wrong key?)")
 
 // Vault is a multi-tenant tokenization service. Every method authenticates
@@ -212,13 +227,13 @@ type Vault struct {
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
 
-	master  atomic.Pointer[seal.MasterKey]
-	sys     *keySet    // system keys: API key lookups and the expiry schedule
-	tenants sync.Map   // tenant id -> *keySet, a cache of unwrapped keyrings
-	keysMu  sync.Mutex // serializes cacheKeys
+	wrappers atomic.Pointer[wrappers]
+	sys      *keySet    // system keys: API key lookups and the expiry schedule
+	tenants  sync.Map   // tenant id -> *keySet, a cache of unwrapped keyrings
+	keysMu   sync.Mutex // serializes cacheKeys
 
-	// wrapMu orders master-key rotation after every write that wraps a
-	// keyring with the master key, so none is left under the old one.
+	// wrapMu orders key-wrapper rotation after every write that wraps a
+	// keyring, so none is left under the old wrapper.
 	wrapMu sync.RWMutex
 
 	stopSweeper context.CancelFunc
@@ -228,11 +243,11 @@ type Vault struct {
 
 // Open opens a Vault on the store in opts, creating the system keyring on
 // first use. Returns ErrWrongMasterKey if the store was created with another
-// master key.
+// master key, or the key wrapper cannot unwrap its keyring.
 func Open(ctx context.Context, opts Options) (*Vault, error) {
-	master, err := seal.NewMasterKey(opts.MasterKey, opts.PreviousMasterKeys...)
+	ws, err := newWrappers(opts)
 	if err != nil {
-		return nil, fmt.Errorf("tokenvault: master key: %w", err)
+		return nil, err
 	}
 	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL,
 		metrics: opts.Metrics}
@@ -241,7 +256,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 			return nil, errors.New("tokenvault: Options.InvitationURL must be an absolute URL")
 		}
 	}
-	v.master.Store(master)
+	v.wrappers.Store(ws)
 	v.limits = newLimits(opts)
 	v.maxPendingSessions = opts.MaxPendingSessionsPerApplication
 	if v.maxPendingSessions == 0 {
@@ -354,30 +369,63 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 		return err
 	}
 	var ks *keySet
-	err = v.store.Update(ctx, func(tx store.Tx) error {
+	// Read first, and write only into a store without a keyring: a Vault
+	// that cannot open the store (a wrong key or wrapper) must leave it
+	// byte for byte as it was (bbolt writes a new meta page on every
+	// read-write commit, even an empty one).
+	update := func(ctx context.Context, fn func(store.Tx) error) error {
+		var exists bool
+		err := v.store.View(ctx, func(tx store.Tx) error {
+			raw, err := tx.Get([]byte(sysKeyringKey))
+			exists = raw != nil
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if exists {
+			return v.store.View(ctx, fn)
+		}
+		return v.store.Update(ctx, fn)
+	}
+	err = update(ctx, func(tx store.Tx) error {
 		raw, err := tx.Get([]byte(sysKeyringKey))
 		if err != nil {
 			return err
 		}
 		if raw == nil {
 			ks = fresh
-			return tx.Put([]byte(sysKeyringKey), v.wrap(sysKeyringKey, fresh))
+			b, err := v.wrap(ctx, sysKeyringKey, fresh)
+			if err != nil {
+				return err
+			}
+			return tx.Put([]byte(sysKeyringKey), b)
 		}
-		ks, err = v.unwrap(sysKeyringKey, raw)
+		ks, err = v.unwrap(ctx, sysKeyringKey, raw)
 		if err != nil {
-			return ErrWrongMasterKey
+			return &wrongKeyError{err}
 		}
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrWrongMasterKey) {
-			return ErrWrongMasterKey
+		var wk *wrongKeyError
+		if errors.As(err, &wk) {
+			return wk
 		}
 		return fmt.Errorf("tokenvault: open: %w", err)
 	}
 	v.sys = ks
 	return nil
 }
+
+// wrongKeyError is ErrWrongMasterKey with why the wrapper failed.
+type wrongKeyError struct{ cause error }
+
+func (e *wrongKeyError) Error() string {
+	return ErrWrongMasterKey.Error() + ": " + e.cause.Error()
+}
+
+func (e *wrongKeyError) Is(target error) bool { return target == ErrWrongMasterKey }
 
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {

@@ -102,19 +102,53 @@ func versionCommand(_ context.Context, args []string, _ func(string) string, out
 	return nil
 }
 
-// rotateMasterKeyCommand rotates the master key of the store the serve
-// flags name, then exits. The server must not be running on a bbolt store
-// (the file is locked); on PostgreSQL, stop the other instances first.
+// rotateMasterKeyUsage is the synopsis of rotate-master-key.
+const rotateMasterKeyUsage = `Usage: tokenvault rotate-master-key [-to local|pkcs11|kms-aead] [flags]
+
+Re-wraps every tenant's keys (and the system keys) under a new root of trust
+in one transaction, then exits. The current one is given by the server's
+flags (-seal and its settings), the new one by -to and its settings:
+
+  (no -to) with -seal local     a new random <data>/master.key
+  -to pkcs11                    the key -to-pkcs11-key-label (default
+                                -pkcs11-key-label) in the token -pkcs11-*
+                                name, generated there if missing; from
+                                -seal local, <data>/master.key is removed
+  -to local                     a new random <data>/master.key
+  -to kms-aead                  the key in -to-kms-aead-key-file
+
+Stop the server first (bbolt locks its file; on PostgreSQL stop every
+instance). An interrupted run is finished by running the same command again.`
+
+// rotateMasterKeyCommand moves the store the serve flags name to a new
+// master key or key wrapper, then exits. The server must not be running on
+// a bbolt store (the file is locked); on PostgreSQL, stop the other
+// instances first.
 func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
-	cfg, err := parseConfigTo(args, getenv, out)
+	cfg, err := parseConfigWith(args, getenv, out, func(fs *flagSet, c *config) {
+		fs.usage = rotateMasterKeyUsage
+		fs.StringVar(&c.rotateTo, "to", c.rotateTo, "the `kind` of root of trust to move to: local, pkcs11 or kms-aead; default -seal's")
+		fs.bind("to", "TOKENVAULT_ROTATE_TO")
+		fs.StringVar(&c.toPKCS11KeyLabel, "to-pkcs11-key-label", c.toPKCS11KeyLabel, "`label` of the new key in the token, for -to pkcs11; default -pkcs11-key-label")
+		fs.bind("to-pkcs11-key-label", "TOKENVAULT_ROTATE_TO_PKCS11_KEY_LABEL")
+		fs.StringVar(&c.toKMSAEADKeyFile, "to-kms-aead-key-file", c.toKMSAEADKeyFile, "`file` holding the new key of -to kms-aead (64 hex digits)")
+		fs.bind("to-kms-aead-key-file", "TOKENVAULT_ROTATE_TO_KMS_AEAD_KEY_FILE")
+	})
 	if err != nil {
 		return err
 	}
-	cfg.rotateMasterKey = true
-	_, _, closeVault, err := openVault(ctx, cfg, getenv, logger(out, cfg.logFormat, cfg.logLevel), nil, nil, nil)
-	if err != nil {
-		return err
+	log := logger(out, cfg.logFormat, cfg.logLevel)
+	if cfg.rotateTo == "" {
+		cfg.rotateTo = cfg.seal
 	}
-	closeVault()
-	return nil
+	if cfg.seal == sealLocal && cfg.rotateTo == sealLocal {
+		cfg.rotateMasterKey = true
+		_, _, closeVault, err := openVault(ctx, cfg, getenv, log, nil, nil, nil)
+		if err != nil {
+			return err
+		}
+		closeVault()
+		return nil
+	}
+	return rotateKeyWrapper(ctx, cfg, getenv, log)
 }

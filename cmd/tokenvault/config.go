@@ -71,6 +71,15 @@ type config struct {
 	auditSyslog         string
 	auditHTTPURL        string
 	auditHTTPSecretFile string
+	// seal is the root of trust (seal.go): local, pkcs11 or kms-aead, with
+	// the settings of each. The PKCS#11 PIN is read by pkcs11PIN, from a
+	// file or the environment.
+	seal                                                       string
+	pkcs11Lib, pkcs11TokenLabel, pkcs11KeyLabel, pkcs11PinFile string
+	kmsAEADKeyFile                                             string
+	// rotate-master-key only: the kind to move to (empty: -seal's), and
+	// the new PKCS#11 key label or AEAD key file.
+	rotateTo, toPKCS11KeyLabel, toKMSAEADKeyFile string
 }
 
 // envOnly lists the settings that have an environment variable and no
@@ -81,6 +90,20 @@ var envOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_SMTP_PASSWORD", "the SMTP password, instead of -smtp-password-file (a secret: no flag)"},
 	{"TOKENVAULT_OPERATOR_KEY", "the operator key (at least 16 characters), instead of -operator-key-file (a secret: no flag)"},
 	{"TOKENVAULT_AUDIT_HTTP_SECRET", "the secret signing audit POSTs to -audit-http-url, instead of -audit-http-secret-file (a secret: no flag)"},
+	{"TOKENVAULT_PKCS11_PIN", "the PKCS#11 token's user PIN for -seal pkcs11, instead of -pkcs11-pin-file (a secret: no flag)"},
+}
+
+// envOnlyNamed returns the entries of envOnly with these names, in order.
+func envOnlyNamed(names ...string) []struct{ name, usage string } {
+	var out []struct{ name, usage string }
+	for _, n := range names {
+		for _, e := range envOnly {
+			if e.name == n {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // flagSet is a flag.FlagSet whose flags each have an environment variable:
@@ -236,11 +259,30 @@ func serveFlags(c *config) *flagSet {
 	def("audit-http-url", "TOKENVAULT_AUDIT_HTTP_URL")
 	fs.StringVar(&c.auditHTTPSecretFile, "audit-http-secret-file", c.auditHTTPSecretFile, "`file` holding the secret (at least 16 bytes) that signs audit POSTs (HMAC-SHA256)")
 	def("audit-http-secret-file", "TOKENVAULT_AUDIT_HTTP_SECRET_FILE")
+	sealFlags(fs, c)
 	return fs
 }
 
+// sealFlags defines the flags of the root of trust (-seal and the
+// settings of each kind) on fs, writing into c: the server's, and
+// restore's.
+func sealFlags(fs *flagSet, c *config) {
+	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)")
+	fs.bind("seal", "TOKENVAULT_SEAL")
+	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")
+	fs.bind("pkcs11-lib", "TOKENVAULT_PKCS11_LIB")
+	fs.StringVar(&c.pkcs11TokenLabel, "pkcs11-token-label", c.pkcs11TokenLabel, "`label` of the PKCS#11 token")
+	fs.bind("pkcs11-token-label", "TOKENVAULT_PKCS11_TOKEN_LABEL")
+	fs.StringVar(&c.pkcs11KeyLabel, "pkcs11-key-label", c.pkcs11KeyLabel, "`label` of the AES key in the token; generated there (non-extractable) when a new store first needs it")
+	fs.bind("pkcs11-key-label", "TOKENVAULT_PKCS11_KEY_LABEL")
+	fs.StringVar(&c.pkcs11PinFile, "pkcs11-pin-file", c.pkcs11PinFile, "`file` holding the token's user PIN (one line), or TOKENVAULT_PKCS11_PIN")
+	fs.bind("pkcs11-pin-file", "TOKENVAULT_PKCS11_PIN_FILE")
+	fs.StringVar(&c.kmsAEADKeyFile, "kms-aead-key-file", c.kmsAEADKeyFile, "`file` holding the key (64 hex digits) of -seal kms-aead, a test of the go-kms-wrapping adapter:\nthe key is on disk, as with local")
+	fs.bind("kms-aead-key-file", "TOKENVAULT_KMS_AEAD_KEY_FILE")
+}
+
 func defaultConfig() config {
-	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true,
+	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, seal: sealLocal,
 		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
 		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text",
@@ -256,8 +298,17 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 
 // parseConfigTo is parseConfig writing usage and errors to w (nil: stderr).
 func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (config, error) {
+	return parseConfigWith(args, getenv, w, nil)
+}
+
+// parseConfigWith is parseConfigTo with the flags of a command added to the
+// server's by more (nil: none).
+func parseConfigWith(args []string, getenv func(string) string, w io.Writer, more func(*flagSet, *config)) (config, error) {
 	c := defaultConfig()
 	fs := serveFlags(&c)
+	if more != nil {
+		more(fs, &c)
+	}
 	if w != nil {
 		fs.SetOutput(w)
 	}
@@ -290,6 +341,9 @@ func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (conf
 		return c, errors.New("-audit-file-max-bytes must be positive and -audit-file-keep 0 or more")
 	case c.smtpHost != "" && c.smtpFrom == "":
 		return c, errors.New("-smtp-host needs -smtp-from, the sender of invitation e-mails")
+	}
+	if err := checkSeal(c, getenv); err != nil {
+		return c, err
 	}
 	// 0 means no limit for the server's flags; the library's zero is its
 	// default (5 a second, 100 a minute), so pass no limit as negative.

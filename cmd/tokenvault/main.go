@@ -4,7 +4,7 @@
 //	go run ./cmd/tokenvault                  # or: go install github.com/tokenvault/tokenvault/cmd/tokenvault@latest
 //	tokenvault [serve] [flags]               # serve the API (the default command)
 //	tokenvault version                       # module version and VCS revision
-//	tokenvault rotate-master-key [flags]     # replace the master key, then exit
+//	tokenvault rotate-master-key [flags]     # replace the master key (or -to pkcs11: into an HSM), then exit
 //	tokenvault tenant create|list|delete     # administer tenants of a running server
 //	tokenvault backup -o FILE                # snapshot a running server's store
 //	tokenvault restore -i FILE -data DIR     # make a data directory of a backup
@@ -31,6 +31,35 @@
 // on PostgreSQL, stop the others, rotate on one, and copy its master.key to
 // the others before starting them. A key given in TOKENVAULT_MASTER_KEY is
 // rotated by whoever sets it (Vault.RotateMasterKey, PreviousMasterKeys).
+//
+// # Root of trust (-seal)
+//
+// -seal (TOKENVAULT_SEAL) says what wraps every tenant's keys: local (the
+// default: <data>/master.key or TOKENVAULT_MASTER_KEY), pkcs11 (an AES key
+// that never leaves an HSM; package keywrap/pkcs11), or kms-aead
+// (go-kms-wrapping's AEAD wrapper with its key in -kms-aead-key-file: a test
+// of package keywrap/kms, no safer than local). For pkcs11:
+//
+//	-pkcs11-lib TOKENVAULT_PKCS11_LIB                  the HSM's PKCS#11 module
+//	-pkcs11-token-label TOKENVAULT_PKCS11_TOKEN_LABEL  the token
+//	-pkcs11-key-label TOKENVAULT_PKCS11_KEY_LABEL      the AES key, generated in the
+//	                                                   token (non-extractable) when a
+//	                                                   new store first needs it
+//	-pkcs11-pin-file TOKENVAULT_PKCS11_PIN_FILE        the user PIN, or TOKENVAULT_PKCS11_PIN
+//	                                                   (never a flag)
+//
+// With -seal pkcs11 no master key is read, written or taken from the
+// environment. The server logs in to the token before it writes anything:
+// a wrong module, token label or PIN, or a key that does not open the
+// store, stops it with an error and leaves the data directory as it was.
+//
+// rotate-master-key -to local|pkcs11|kms-aead moves the store from the root
+// of trust the -seal flags describe to another, re-wrapping every keyring
+// in one transaction: -to pkcs11 (with the -pkcs11-* flags, and
+// -to-pkcs11-key-label for a new key of the same token) then removes
+// master.key; -to local writes a new master.key (through master.key.new).
+// Running the same command again after a crash finishes it. restore takes
+// the same -seal flags to check a backup of such a store.
 //
 // Next to the API it serves these routes, none of which needs a key:
 //

@@ -284,13 +284,20 @@ TOKENVAULT_MASTER_KEY; the file -master-key-file names (that server's
 It checks that FILE is a whole bbolt database and that the key opens it
 before anything is written to DIR/vault.db. The server's management.key
 and operator.key are not part of a backup: serve creates a new
-operator.key on its first start in DIR.`
+operator.key on its first start in DIR.
+
+A backup of a server whose keys are in an HSM (-seal pkcs11) or a KMS is
+checked with that wrapper instead, given by the same -seal flags as serve
+(the PIN in TOKENVAULT_PKCS11_PIN or -pkcs11-pin-file); no master key is
+read or written.`
 
 // restoreCommand installs a backup file as a new data directory.
 func restoreCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
 	fl := newFlagSet("restore", restoreUsage)
-	fl.envOnly = envOnly[:1] // TOKENVAULT_MASTER_KEY
+	fl.envOnly = envOnlyNamed("TOKENVAULT_MASTER_KEY", "TOKENVAULT_PKCS11_PIN")
 	fl.SetOutput(out)
+	sc := defaultConfig()
+	sealFlags(fl, &sc)
 	var in, dir, keyFile string
 	fl.StringVar(&in, "i", "", "backup `file` to restore (required)")
 	fl.StringVar(&dir, "data", "data", "data `directory` to restore into: missing, or empty but for master.key and operator.key")
@@ -301,6 +308,12 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	}
 	if in == "" || fl.NArg() > 0 {
 		return usageError{errors.New("restore takes -i FILE (and -data DIR) and no argument")}
+	}
+	if err := checkSeal(sc, getenv); err != nil {
+		return usageError{err}
+	}
+	if sc.seal != sealLocal && keyFile != "" {
+		return usageError{fmt.Errorf("-master-key-file and -seal %s exclude each other", sc.seal)}
 	}
 	if err := bolt.Check(in); err != nil {
 		return err
@@ -316,8 +329,16 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	}
 	dirKey := filepath.Join(dir, "master.key")
 	var master []byte
+	var kw tokenvault.KeyWrapper
 	copyKey := false
 	switch {
+	case sc.seal != sealLocal:
+		var closeKW func() error
+		kw, closeKW, err = keyWrapper(ctx, sc.seal, sc, getenv, sc.pkcs11KeyLabel, sc.kmsAEADKeyFile)
+		if err != nil {
+			return fmt.Errorf("-seal %s: %w", sc.seal, err)
+		}
+		defer closeKW()
 	case strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != "":
 		master, err = decodeKey(strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")), "TOKENVAULT_MASTER_KEY")
 	case keyFile != "":
@@ -363,8 +384,11 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, MasterKey: master, SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, MasterKey: master, KeyWrapper: kw, SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
+		if errors.Is(err, tokenvault.ErrWrongMasterKey) && kw != nil {
+			return fmt.Errorf("the -seal %s key wrapper does not open %s: give the settings of the server the backup was taken from: %w", sc.seal, in, err)
+		}
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) {
 			return fmt.Errorf("the master key does not open %s: give the key of the server the backup was taken from", in)
 		}

@@ -153,10 +153,11 @@ func openPostgres(ctx context.Context, cfg config) (*postgres.Store, error) {
 }
 
 // loadMasterKey reads TOKENVAULT_MASTER_KEY, or <data>/master.key, creating
-// that file (0600) with a random key on first run.
-func loadMasterKey(dataDir string, getenv func(string) string) ([]byte, error) {
+// that file (0600) with a random key on first run; created says it did.
+func loadMasterKey(dataDir string, getenv func(string) string) (key []byte, created bool, err error) {
 	if s := strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")); s != "" {
-		return decodeKey(s, "TOKENVAULT_MASTER_KEY")
+		key, err := decodeKey(s, "TOKENVAULT_MASTER_KEY")
+		return key, false, err
 	}
 	path := filepath.Join(dataDir, "master.key")
 	b, err := os.ReadFile(path)
@@ -165,18 +166,20 @@ func loadMasterKey(dataDir string, getenv func(string) string) ([]byte, error) {
 		rand.Read(key)
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
 			f.Close()
-			return nil, err
+			os.Remove(path)
+			return nil, false, err
 		}
-		return key, f.Close()
+		return key, true, f.Close()
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return decodeKey(strings.TrimSpace(string(b)), path)
+	key, err = decodeKey(strings.TrimSpace(string(b)), path)
+	return key, false, err
 }
 
 func decodeKey(s, from string) ([]byte, error) {
@@ -190,36 +193,15 @@ func decodeKey(s, from string) ([]byte, error) {
 
 // openVault opens the Vault cfg describes, creating the data directory and
 // master key on first run, finishing an interrupted master key rotation,
-// and rotating the key when cfg.rotateMasterKey. where says where the data
-// is, for the log; closeVault closes the Vault and its store. mailer sends
-// invitations (nil: creating one is Unavailable); metrics, when not nil,
-// measures the Vault (and the commits of its bbolt file); sinks receive
-// its audit lines.
+// and rotating the key when cfg.rotateMasterKey. With -seal other than
+// local, the key wrapper is opened first: a token or PIN it cannot use
+// fails before anything is written, and no master key file is read or
+// made. where says where the data is, for the log; closeVault closes the
+// Vault, its store and its key wrapper. mailer sends invitations (nil:
+// creating one is Unavailable); metrics, when not nil, measures the Vault
+// (and the commits of its bbolt file).
 func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer, metrics tokenvault.Metrics, sinks []tokenvault.AuditSink) (v *tokenvault.Vault, where string, closeVault func(), err error) {
-	var closers []func() error
-	closeAll := func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
-		return nil, "", nil, err
-	}
-	masterKey, err := loadMasterKey(cfg.dataDir, getenv)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	keyFromEnv := strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != ""
-	if keyFromEnv && cfg.rotateMasterKey {
-		return nil, "", nil, errors.New("rotate-master-key rotates <data>/master.key; a key given in TOKENVAULT_MASTER_KEY is rotated by the program that sets it (tokenvault.Vault.RotateMasterKey)")
-	}
-	var pendingKey []byte // the new key of an interrupted rotation
-	if !keyFromEnv {
-		if pendingKey, err = readPendingKey(cfg.dataDir); err != nil {
-			return nil, "", nil, err
-		}
-	}
-	opts := tokenvault.Options{MasterKey: masterKey, Logger: log, Mailer: mailer, InvitationURL: cfg.invitationURL, LogRetention: cfg.logRetention,
+	opts := tokenvault.Options{Logger: log, Mailer: mailer, InvitationURL: cfg.invitationURL, LogRetention: cfg.logRetention,
 		CVCRetention: cfg.cvcRetention,
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
@@ -227,10 +209,52 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
 		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
 		Metrics: metrics, AuditSinks: sinks}
+	var closers []func() error
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	if cfg.seal != sealLocal {
+		kw, closeKW, err := keyWrapper(ctx, cfg.seal, cfg, getenv, cfg.pkcs11KeyLabel, cfg.kmsAEADKeyFile)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("-seal %s: %w", cfg.seal, err)
+		}
+		closers = append(closers, closeKW)
+		opts.KeyWrapper = kw
+	}
+	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
+		closeAll()
+		return nil, "", nil, err
+	}
+	var masterKey, pendingKey []byte // pendingKey: the new key of an interrupted rotation
+	var createdKey bool
+	if cfg.seal == sealLocal {
+		if masterKey, createdKey, err = loadMasterKey(cfg.dataDir, getenv); err != nil {
+			return nil, "", nil, err
+		}
+		keyFromEnv := strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != ""
+		if keyFromEnv && cfg.rotateMasterKey {
+			return nil, "", nil, errors.New("rotate-master-key rotates <data>/master.key; a key given in TOKENVAULT_MASTER_KEY is rotated by the program that sets it (tokenvault.Vault.RotateMasterKey)")
+		}
+		if !keyFromEnv {
+			if pendingKey, err = readPendingKey(cfg.dataDir); err != nil {
+				return nil, "", nil, err
+			}
+		}
+		opts.MasterKey = masterKey
+		if pendingKey != nil {
+			opts.MasterKey, opts.PreviousMasterKeys = pendingKey, [][]byte{masterKey}
+		}
+	} else if _, err := os.Stat(filepath.Join(cfg.dataDir, "master.key")); err == nil {
+		log.Warn("a master key file is left in the data directory though -seal is not local; rotate-master-key -to "+cfg.seal+" removes it once the store has moved",
+			"key_file", filepath.Join(cfg.dataDir, "master.key"))
+	}
 	where = cfg.dataDir
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)
 		if err != nil {
+			closeAll()
 			return nil, "", nil, err
 		}
 		closers = append(closers, s.Close)
@@ -238,12 +262,16 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 	} else {
 		opts.Path = filepath.Join(cfg.dataDir, "vault.db")
 	}
-	if pendingKey != nil {
-		opts.MasterKey, opts.PreviousMasterKeys = pendingKey, [][]byte{masterKey}
-	}
 	v, err = tokenvault.Open(ctx, opts)
 	if err != nil {
 		closeAll()
+		if createdKey {
+			// A key made for a store it does not open would only mislead.
+			os.Remove(filepath.Join(cfg.dataDir, "master.key"))
+		}
+		if errors.Is(err, tokenvault.ErrWrongMasterKey) && cfg.seal == sealLocal {
+			err = fmt.Errorf("%w (if the store's keys are in an HSM or KMS, give -seal and its settings)", err)
+		}
 		return nil, "", nil, err
 	}
 	closers = append(closers, v.Close)

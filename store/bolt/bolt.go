@@ -142,10 +142,20 @@ func Open(path string, opts *Options) (*Store, error) {
 	if db.MaxBatchSize <= 0 {
 		db.MaxBatchSize = defaultMaxBatchSize
 	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketName)
-		return err
+	// Create the bucket only when missing: every read-write commit writes
+	// a meta page, and opening an existing store must not change its file
+	// (a Vault that refuses a wrong key leaves it as it was).
+	var exists bool
+	db.View(func(tx *bbolt.Tx) error {
+		exists = tx.Bucket(bucketName) != nil
+		return nil
 	})
+	if !exists {
+		err = db.Update(func(tx *bbolt.Tx) error {
+			_, err := tx.CreateBucketIfNotExists(bucketName)
+			return err
+		})
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)

@@ -1,0 +1,224 @@
+package tokenvault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tokenvault/tokenvault/internal/seal"
+)
+
+// A KeyWrapper is the Vault's root of trust: it wraps (encrypts) the key
+// material of the system keyring and of every tenant's keyring before the
+// Vault stores it, and unwraps it when the Vault reads it. The Vault never
+// reaches key material any other way.
+//
+// Implementations: [NewLocalKeyWrapper] (a 32-byte master key held by the
+// process; Options.MasterKey is its shorthand), package keywrap/pkcs11 (an
+// AES key that never leaves an HSM) and package keywrap/kms (any
+// go-kms-wrapping wrapper: cloud KMSs, Vault or OpenBao transit).
+//
+// A KeyWrapper must be safe for concurrent use. Errors must never contain
+// key material.
+type KeyWrapper interface {
+	// Kind names the kind of wrapper, such as "local" or "pkcs11": at most
+	// 32 bytes, recorded in every envelope it wraps, so that Unwrap is
+	// only asked to open what a wrapper of its kind wrapped.
+	Kind() string
+	// Wrap encrypts plaintext, authenticating aad (the store key the
+	// result is written under) with it. It reports the key id and version
+	// it used (each at most 255 bytes), which the Vault records in front
+	// of the ciphertext.
+	Wrap(ctx context.Context, plaintext, aad []byte) (WrappedKey, error)
+	// Unwrap decrypts what Wrap returned, given the same aad. It fails
+	// when w was wrapped under a key it does not hold.
+	Unwrap(ctx context.Context, w WrappedKey, aad []byte) ([]byte, error)
+}
+
+// WrappedKey is key material wrapped by a KeyWrapper, as stored: the
+// wrapper's kind, the id and version of the key that wrapped it, and the
+// ciphertext.
+type WrappedKey struct {
+	Kind       string
+	KeyID      string
+	Version    string
+	Ciphertext []byte
+}
+
+// The stored form of a wrapped keyring (the envelope):
+//
+//	[envelopeVersion=2][len][kind][len][key id][len][version][ciphertext]
+//
+// each len one byte. Keyrings wrapped before key wrappers existed are the
+// bare output of the master key (seal's format), whose first byte is
+// seal's version, 1: they are told apart by that byte and are opened by a
+// local wrapper holding their master key.
+const (
+	envelopeVersion byte = 2
+	legacyVersion   byte = 1
+	maxKindLen           = 32
+)
+
+func marshalEnvelope(w WrappedKey) ([]byte, error) {
+	if w.Kind == "" || len(w.Kind) > maxKindLen || len(w.KeyID) > 255 || len(w.Version) > 255 {
+		return nil, fmt.Errorf("tokenvault: key wrapper %q returned a kind, key id or version out of bounds", w.Kind)
+	}
+	b := make([]byte, 0, 4+len(w.Kind)+len(w.KeyID)+len(w.Version)+len(w.Ciphertext))
+	b = append(b, envelopeVersion)
+	for _, s := range []string{w.Kind, w.KeyID, w.Version} {
+		b = append(b, byte(len(s)))
+		b = append(b, s...)
+	}
+	return append(b, w.Ciphertext...), nil
+}
+
+var errBadEnvelope = errors.New("tokenvault: malformed wrapped key")
+
+// unmarshalEnvelope parses an envelope; legacy reports a keyring wrapped
+// by a bare master key, whose bytes are then w.Ciphertext.
+func unmarshalEnvelope(raw []byte) (w WrappedKey, legacy bool, err error) {
+	if len(raw) == 0 {
+		return w, false, errBadEnvelope
+	}
+	switch raw[0] {
+	case legacyVersion:
+		return WrappedKey{Kind: localKind, Ciphertext: raw}, true, nil
+	case envelopeVersion:
+	default:
+		return w, false, errBadEnvelope
+	}
+	rest := raw[1:]
+	var fields [3]string
+	for i := range fields {
+		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
+			return w, false, errBadEnvelope
+		}
+		n := int(rest[0])
+		fields[i], rest = string(rest[1:1+n]), rest[1+n:]
+	}
+	return WrappedKey{Kind: fields[0], KeyID: fields[1], Version: fields[2], Ciphertext: rest}, false, nil
+}
+
+// localKind is the Kind of the local key wrapper.
+const localKind = "local"
+
+// localWrapper wraps with master keys held in memory (seal.MasterKey): the
+// current one wraps, previous ones only unwrap.
+type localWrapper struct{ m *seal.MasterKey }
+
+// NewLocalKeyWrapper returns the KeyWrapper of a master key held by the
+// process: key (32 bytes) wraps, and key or any of previous unwraps.
+// Errors never include key bytes. Its Kind is "local", its key id 8 hex
+// digits derived from the key (never the key), its version "1".
+func NewLocalKeyWrapper(key []byte, previous ...[]byte) (KeyWrapper, error) {
+	m, err := seal.NewMasterKey(key, previous...)
+	if err != nil {
+		return nil, err
+	}
+	return &localWrapper{m}, nil
+}
+
+func (l *localWrapper) Kind() string { return localKind }
+
+func (l *localWrapper) Wrap(_ context.Context, plaintext, aad []byte) (WrappedKey, error) {
+	return WrappedKey{Kind: localKind, KeyID: fmt.Sprintf("%08x", l.m.ID()), Version: "1", Ciphertext: l.m.Seal(aad, plaintext)}, nil
+}
+
+func (l *localWrapper) Unwrap(_ context.Context, w WrappedKey, aad []byte) ([]byte, error) {
+	// The key id is also inside the ciphertext (seal's header), which is
+	// what picks the key.
+	return l.m.Open(aad, w.Ciphertext)
+}
+
+// String names the wrapper by its key id only.
+func (l *localWrapper) String() string { return "local key wrapper " + l.m.String() }
+
+// wrappers is the Vault's current key wrapper, which wraps, and the
+// previous ones, which only unwrap. It is immutable.
+type wrappers struct {
+	current  KeyWrapper
+	previous []KeyWrapper
+}
+
+// wrap wraps b (key material) for the store key storeKey.
+func (ws *wrappers) wrap(ctx context.Context, storeKey string, b []byte) ([]byte, error) {
+	w, err := ws.current.Wrap(ctx, b, []byte(storeKey))
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: %s key wrapper: wrap %s: %w", ws.current.Kind(), storeKey, err)
+	}
+	if w.Kind != ws.current.Kind() {
+		return nil, fmt.Errorf("tokenvault: key wrapper %q wrapped as kind %q", ws.current.Kind(), w.Kind)
+	}
+	return marshalEnvelope(w)
+}
+
+// unwrap opens what wrap (or, for legacy keyrings, a bare master key)
+// stored at storeKey, with the first wrapper of the envelope's kind that
+// can.
+func (ws *wrappers) unwrap(ctx context.Context, storeKey string, raw []byte) ([]byte, error) {
+	w, _, err := unmarshalEnvelope(raw)
+	if err != nil {
+		return nil, err
+	}
+	var firstErr error
+	tried := false
+	for _, kw := range append([]KeyWrapper{ws.current}, ws.previous...) {
+		if kw.Kind() != w.Kind {
+			continue
+		}
+		tried = true
+		b, err := kw.Unwrap(ctx, w, []byte(storeKey))
+		if err == nil {
+			return b, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if !tried {
+		return nil, fmt.Errorf("tokenvault: %s is wrapped by a %s key wrapper (key %q, version %q), and none is configured", storeKey, w.Kind, w.KeyID, w.Version)
+	}
+	return nil, fmt.Errorf("tokenvault: %s key wrapper: unwrap %s (key %q, version %q): %w", w.Kind, storeKey, w.KeyID, w.Version, firstErr)
+}
+
+// then returns the wrappers that wrap with next and unwrap with next and
+// every wrapper of ws.
+func (ws *wrappers) then(next KeyWrapper) *wrappers {
+	prev := append([]KeyWrapper{ws.current}, ws.previous...)
+	return &wrappers{current: next, previous: prev}
+}
+
+// newWrappers builds the Vault's wrappers from its Options.
+func newWrappers(opts Options) (*wrappers, error) {
+	switch {
+	case opts.KeyWrapper != nil && len(opts.MasterKey) > 0:
+		return nil, errors.New("tokenvault: Options.KeyWrapper and Options.MasterKey exclude each other (MasterKey is the shorthand of a local KeyWrapper)")
+	case opts.KeyWrapper != nil:
+		ws := &wrappers{current: opts.KeyWrapper, previous: opts.PreviousKeyWrappers}
+		if len(opts.PreviousMasterKeys) > 0 {
+			l, err := NewLocalKeyWrapper(opts.PreviousMasterKeys[0], opts.PreviousMasterKeys[1:]...)
+			if err != nil {
+				return nil, fmt.Errorf("tokenvault: previous master key: %w", err)
+			}
+			ws.previous = append(ws.previous, l)
+		}
+		return ws, nil
+	}
+	l, err := NewLocalKeyWrapper(opts.MasterKey, opts.PreviousMasterKeys...)
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: master key: %w", err)
+	}
+	return &wrappers{current: l, previous: opts.PreviousKeyWrappers}, nil
+}
+
+// WrappedKeyCount counts the keyrings of a store wrapped under one key of
+// one wrapper. Legacy counts keyrings wrapped by a bare master key before
+// key wrappers existed (their key id and version are empty); a rotation
+// rewraps them.
+type WrappedKeyCount struct {
+	Kind    string `json:"kind"`
+	KeyID   string `json:"key_id"`
+	Version string `json:"version"`
+	Legacy  bool   `json:"legacy,omitempty"`
+	Count   int    `json:"count"`
+}

@@ -1,0 +1,304 @@
+package tokenvault_test
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// aesWrapper is a KeyWrapper of another kind than local, for these tests:
+// AES-256-GCM with a key the test holds, its id the key's first bytes.
+type aesWrapper struct {
+	key  []byte
+	aead cipher.AEAD
+}
+
+func newAESWrapper(t *testing.T) *aesWrapper {
+	t.Helper()
+	key := make([]byte, 32)
+	rand.Read(key)
+	b, err := aes.NewCipher(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aead, err := cipher.NewGCM(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &aesWrapper{key: key, aead: aead}
+}
+
+func (w *aesWrapper) Kind() string { return "test-aes" }
+
+func (w *aesWrapper) id() string { return hex.EncodeToString(w.key[:4]) }
+
+func (w *aesWrapper) Wrap(_ context.Context, pt, aad []byte) (tokenvault.WrappedKey, error) {
+	nonce := make([]byte, w.aead.NonceSize())
+	rand.Read(nonce)
+	return tokenvault.WrappedKey{Kind: w.Kind(), KeyID: w.id(), Version: "7", Ciphertext: w.aead.Seal(nonce, nonce, pt, aad)}, nil
+}
+
+func (w *aesWrapper) Unwrap(_ context.Context, k tokenvault.WrappedKey, aad []byte) ([]byte, error) {
+	if k.KeyID != w.id() || len(k.Ciphertext) < w.aead.NonceSize() {
+		return nil, errors.New("test-aes: not wrapped under this key")
+	}
+	n := w.aead.NonceSize()
+	return w.aead.Open(nil, k.Ciphertext[:n], k.Ciphertext[n:], aad)
+}
+
+// tokenizeOne creates a tenant and an application in v and tokenizes one
+// value; it returns the application's key and the token's id.
+func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey, id string) {
+	t.Helper()
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "t " + value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "rw", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create", "token:read"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := v.Tokenize(ctx, app.Key, map[string]any{"v": tokenvault.TokenRequest{Type: "token", Data: value}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.Key, toks.(map[string]any)["v"].(*tokenvault.Token).ID
+}
+
+// wantReadable fails unless every token reads back with its value.
+func wantReadable(t *testing.T, v *tokenvault.Vault, what string, tokens map[string][2]string) {
+	t.Helper()
+	for value, kid := range tokens {
+		tok, err := v.GetToken(ctx, kid[0], kid[1])
+		if err != nil {
+			t.Errorf("%s: GetToken(%s) = %v", what, value, err)
+			continue
+		}
+		if tok.Data != value {
+			t.Errorf("%s: GetToken(%s).Data = %v", what, value, tok.Data)
+		}
+	}
+}
+
+// wantWrappedBy fails unless every keyring of v's store (n of them) is
+// wrapped by kind.
+func wantWrappedBy(t *testing.T, v *tokenvault.Vault, kind string, n int) {
+	t.Helper()
+	got, err := v.WrappedKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Kind != kind || got[0].Count != n || got[0].Legacy || got[0].KeyID == "" || got[0].Version == "" {
+		t.Errorf("WrappedKeys = %+v, want all %d keyrings under one %s key", got, n, kind)
+	}
+}
+
+// TestRotateKeyWrapper moves a store from a local master key to another
+// kind of key wrapper and back: every token stays readable, the store
+// then opens with the new wrapper alone, and no longer with the old one.
+func TestRotateKeyWrapper(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			s := sk.open(t)
+			defer s.Close()
+			key := newMasterKey()
+			open := func(o tokenvault.Options) (*tokenvault.Vault, error) {
+				o.Store, o.SweepInterval = s, -1
+				return tokenvault.Open(ctx, o)
+			}
+			v, err := open(tokenvault.Options{MasterKey: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens := map[string][2]string{}
+			k, id := tokenizeOne(t, v, "before")
+			tokens["before"] = [2]string{k, id}
+			wantWrappedBy(t, v, "local", 2)
+
+			hsm := newAESWrapper(t)
+			if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
+				t.Fatalf("RotateKeyWrapper: %v", err)
+			}
+			k, id = tokenizeOne(t, v, "during") // online: the same Vault serves on
+			tokens["during"] = [2]string{k, id}
+			wantReadable(t, v, "after rotating to test-aes", tokens)
+			wantWrappedBy(t, v, "test-aes", 3)
+			v.Close()
+
+			if _, err := open(tokenvault.Options{MasterKey: key}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+				t.Errorf("Open with the old master key = %v, want ErrWrongMasterKey", err)
+			}
+			if _, err := open(tokenvault.Options{KeyWrapper: hsm, MasterKey: key}); err == nil {
+				t.Error("Open with KeyWrapper and MasterKey succeeded, want an error")
+			}
+			v, err = open(tokenvault.Options{KeyWrapper: hsm})
+			if err != nil {
+				t.Fatalf("Open with the new wrapper alone: %v", err)
+			}
+			wantReadable(t, v, "reopened with test-aes", tokens)
+
+			back := newMasterKey()
+			if err := v.RotateMasterKey(ctx, back); err != nil {
+				t.Fatalf("RotateMasterKey back to local: %v", err)
+			}
+			wantWrappedBy(t, v, "local", 3)
+			v.Close()
+			if _, err := open(tokenvault.Options{KeyWrapper: hsm}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+				t.Errorf("Open with the HSM wrapper after moving back = %v, want ErrWrongMasterKey", err)
+			}
+			v, err = open(tokenvault.Options{MasterKey: back})
+			if err != nil {
+				t.Fatalf("Open with the new local key: %v", err)
+			}
+			defer v.Close()
+			wantReadable(t, v, "back on a local key", tokens)
+		})
+	}
+}
+
+// TestRotateKeyWrapperInterrupted: a rotation that is run again after a
+// crash (the store already under the new wrapper, or not yet) finishes
+// with both wrappers given.
+func TestRotateKeyWrapperInterrupted(t *testing.T) {
+	s := memory.New()
+	key := newMasterKey()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, id := tokenizeOne(t, v, "x")
+	hsm := newAESWrapper(t)
+	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	old, err := tokenvault.NewLocalKeyWrapper(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Committed, then crashed before the operator's files changed: both
+	// wrappers given, the rotation runs again.
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, PreviousKeyWrappers: []tokenvault.KeyWrapper{old}, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
+		t.Fatalf("RotateKeyWrapper again: %v", err)
+	}
+	wantReadable(t, v, "after the rotation ran twice", map[string][2]string{"x": {k, id}})
+	wantWrappedBy(t, v, "test-aes", 2)
+	v.Close()
+}
+
+// TestWrongKeyWrapperChangesNothing: a key wrapper that cannot unwrap the
+// store's keyring fails Open with ErrWrongMasterKey, and writes nothing.
+func TestWrongKeyWrapperChangesNothing(t *testing.T) {
+	s := memory.New()
+	hsm := newAESWrapper(t)
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenizeOne(t, v, "x")
+	v.Close()
+	before := dump(t, s)
+	for name, o := range map[string]tokenvault.Options{
+		"another key of the same kind": {KeyWrapper: newAESWrapper(t)},
+		"a local key":                  {MasterKey: newMasterKey()},
+	} {
+		o.Store, o.SweepInterval = s, -1
+		_, err := tokenvault.Open(ctx, o)
+		if !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			t.Errorf("%s: Open = %v, want ErrWrongMasterKey", name, err)
+		}
+	}
+	if diff := cmp.Diff(before, dump(t, s)); diff != "" {
+		t.Errorf("Open with a wrong wrapper changed the store:\n%s", diff)
+	}
+}
+
+// TestLegacyKeyringsOpenAndRewrap: keyrings wrapped by a bare master key
+// (the format before key wrappers: seal's ciphertext, no envelope) still
+// open, are counted as legacy, and a rotation rewraps them into envelopes.
+func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
+	s := memory.New()
+	key := newMasterKey()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, id := tokenizeOne(t, v, "old")
+	v.Close()
+	// The local wrapper's ciphertext is what a bare master key wrote:
+	// strip the envelope to make the store what an older version left.
+	n := 0
+	all := dump(t, s)
+	err = s.Update(ctx, func(tx store.Tx) error {
+		for key, raw := range all {
+			if key != "sys/keyring" && !strings.HasSuffix(key, "/keyring") {
+				continue
+			}
+			if raw[0] != 2 {
+				t.Fatalf("%s does not start with the envelope version: %x", key, raw[:1])
+			}
+			rest := raw[1:]
+			for range 3 {
+				rest = rest[1+int(rest[0]):]
+			}
+			if rest[0] != 1 {
+				t.Fatalf("%s: local ciphertext does not start with seal's version", key)
+			}
+			n++
+			if err := tx.Put([]byte(key), rest); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("stripping envelopes: %v (%d keyrings)", err, n)
+	}
+	tokens := map[string][2]string{"old": {k, id}}
+
+	if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: newAESWrapper(t), SweepInterval: -1}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+		t.Errorf("Open of a legacy store without its master key = %v, want ErrWrongMasterKey", err)
+	}
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	if err != nil {
+		t.Fatalf("Open of a legacy store: %v", err)
+	}
+	wantReadable(t, v, "legacy store", tokens)
+	got, err := v.WrappedKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []tokenvault.WrappedKeyCount{{Kind: "local", Legacy: true, Count: 2}}; !cmp.Equal(got, want) {
+		t.Errorf("WrappedKeys of a legacy store = %+v, want %+v", got, want)
+	}
+	// A legacy store moves to another wrapper directly.
+	hsm := newAESWrapper(t)
+	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
+		t.Fatalf("RotateKeyWrapper of a legacy store: %v", err)
+	}
+	wantWrappedBy(t, v, "test-aes", 2)
+	v.Close()
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	wantReadable(t, v, "legacy store moved to test-aes", tokens)
+}
