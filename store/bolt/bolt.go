@@ -30,9 +30,8 @@ var (
 var bucketName = []byte("kv")
 
 const (
-	defaultTimeout       = time.Second
-	defaultMaxBatchDelay = 2 * time.Millisecond
-	defaultMaxBatchSize  = 1000
+	defaultTimeout      = time.Second
+	defaultMaxBatchSize = 1000
 	// fillPercent is how full a page is left when it splits (bbolt's
 	// default is half). Most keys are appended at the end of their range
 	// (time-ordered ids: records, log lines, their indexes), and a page
@@ -53,13 +52,8 @@ type Options struct {
 	// loss can lose committed transactions or corrupt the file.
 	NoSync bool
 
-	// MaxBatchDelay is how long concurrent Updates wait for others to join
-	// their batch before it commits. Zero or negative means 2ms. A lone
-	// Update never waits.
-	MaxBatchDelay time.Duration
-
-	// MaxBatchSize is the number of Updates at which a batch commits without
-	// waiting for MaxBatchDelay. Zero or negative means 1000.
+	// MaxBatchSize bounds how many concurrent Updates one transaction
+	// carries (see Update). Zero or negative means 1000.
 	MaxBatchSize int
 
 	// OnCommit, when set, is called after each write transaction commits,
@@ -84,6 +78,8 @@ type Store struct {
 	inflight atomic.Int64
 
 	gate store.Gate // Close waits for the transactions in progress
+
+	group *groupCommitter // commits concurrent Updates together (groupcommit.go)
 
 	// onCommit is Options.OnCommit. cur is the write transaction being
 	// measured for it; bbolt runs one write transaction at a time, and
@@ -134,13 +130,9 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	db.MaxBatchDelay = o.MaxBatchDelay
-	if db.MaxBatchDelay <= 0 {
-		db.MaxBatchDelay = defaultMaxBatchDelay
-	}
-	db.MaxBatchSize = o.MaxBatchSize
-	if db.MaxBatchSize <= 0 {
-		db.MaxBatchSize = defaultMaxBatchSize
+	maxBatch := o.MaxBatchSize
+	if maxBatch <= 0 {
+		maxBatch = defaultMaxBatchSize
 	}
 	// Create the bucket only when missing: every read-write commit writes
 	// a meta page, and opening an existing store must not change its file
@@ -160,7 +152,7 @@ func Open(path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)
 	}
-	s := &Store{db: db, path: path, onCommit: o.OnCommit}
+	s := &Store{db: db, path: path, onCommit: o.OnCommit, group: newGroupCommitter(db, maxBatch)}
 	return s, nil
 }
 
@@ -204,22 +196,34 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // Update runs fn in a bbolt write transaction.
 //
 // bbolt allows one writer at a time and every commit costs an fsync, so
-// concurrent small Updates are coalesced with DB.Batch: they run one after
-// another in a single transaction with a single fsync. Batch waits up to
-// MaxBatchDelay for company, which a lone writer should not pay, so when this
-// is the only Update in flight it goes straight to DB.Update.
+// concurrent Updates share transactions (groupcommit.go): they queue, and
+// one committer runs everything queued in a single transaction with a
+// single fsync as soon as the previous commit has ended, with no timer to
+// wait for. When this is the only Update in flight it goes straight to
+// DB.Update.
 //
-// Batch may run fn more than once: if one fn in a batch fails, the whole
+// fn may run more than once: if one fn in a shared transaction fails, the
 // transaction rolls back, the failing fn is rerun on its own and the others
 // are rerun together. The store.Store contract allows this. A panic in a
-// batched fn is caught by bbolt, and the fn is then rerun alone, where the
-// panic propagates to the caller after the rollback.
+// shared fn is caught, and the fn is then rerun alone, where the panic
+// propagates to the caller after the rollback. A caller whose ctx is done
+// before its turn comes is answered without its fn running.
 //
 // ctx is checked when fn starts and again when it returns, and an error
 // there rolls back. Once fn has returned nil the commit is not interrupted:
 // in a batch, ctx being cancelled while the fns after this one run does not
 // undo it.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, fn, false)
+}
+
+// updateShared is Update through the group committer even when it is the
+// only Update in flight: for tests of the shared path.
+func (s *Store) updateShared(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, fn, true)
+}
+
+func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -252,12 +256,12 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	}
 
 	var err error
-	if s.inflight.Add(1) == 1 {
+	if s.inflight.Add(1) == 1 && !shared {
 		err = s.updateSolo(run)
 	} else {
-		err = s.updateBatch(run)
+		err = s.updateBatch(ctx, run)
 	}
-	if err != nil && !fnFailed {
+	if err != nil && !fnFailed && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
 		return fmt.Errorf("bolt: update: %w", err)
 	}
 	return err
@@ -270,9 +274,9 @@ func (s *Store) updateSolo(run func(*bbolt.Tx) error) error {
 	return s.db.Update(run)
 }
 
-func (s *Store) updateBatch(run func(*bbolt.Tx) error) error {
+func (s *Store) updateBatch(ctx context.Context, run func(*bbolt.Tx) error) error {
 	defer s.inflight.Add(-1)
-	return s.db.Batch(run)
+	return s.group.update(ctx, run)
 }
 
 // Close waits for transactions in progress, then closes the file. Later View
@@ -282,6 +286,7 @@ func (s *Store) Close() error {
 	if !s.gate.Close() {
 		return nil
 	}
+	s.group.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("bolt: close %s: %w", s.path, err)
 	}

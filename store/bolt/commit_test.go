@@ -20,7 +20,7 @@ func TestOnCommit(t *testing.T) {
 	var mu sync.Mutex
 	var commits, updates int
 	var longest time.Duration
-	s := openTemp(t, &Options{NoSync: true, MaxBatchDelay: 5 * time.Millisecond, OnCommit: func(n int, d time.Duration) {
+	s := openTemp(t, &Options{NoSync: true, OnCommit: func(n int, d time.Duration) {
 		mu.Lock()
 		defer mu.Unlock()
 		commits++

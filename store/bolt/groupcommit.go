@@ -1,0 +1,190 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"go.etcd.io/bbolt"
+)
+
+// Group commit. bbolt allows one writer at a time and every commit costs an
+// fsync, so concurrent Updates share transactions: each one queues its
+// function, and one committer goroutine runs everything queued in one
+// transaction with one fsync, as soon as the previous commit has ended.
+// Nobody waits for a timer (bbolt's DB.Batch waits MaxBatchDelay for
+// company): under load the queue fills while a commit is in flight, and the
+// next commit takes it all; alone, an Update does not queue at all (see
+// Update).
+//
+// A function that fails rolls back the transaction it ran in. The failing
+// call is then run again on its own, so that it gets its own result (its
+// error, or its panic, which the caller re-raises), and the others run
+// again together without it: one bad function fails only its own caller.
+// Functions may thus run more than once, as store.Store allows.
+
+// groupCall is one queued Update.
+type groupCall struct {
+	ctx context.Context
+	run func(*bbolt.Tx) error
+	// err, and panicked with the recovered value when run panicked, are
+	// set before done is closed.
+	err      error
+	panicked any
+	hasPanic bool
+	done     chan struct{}
+}
+
+// errPanicked rolls back a transaction in which a function panicked; the
+// panic goes to its caller (groupCall.panicked).
+var errPanicked = errors.New("bolt: an update function panicked")
+
+// groupCommitter owns the queue and the goroutine that commits it.
+type groupCommitter struct {
+	db      *bbolt.DB
+	maxSize int
+
+	mu      sync.Mutex
+	pending []*groupCall
+	wake    chan struct{} // capacity 1: a pending wake-up
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func newGroupCommitter(db *bbolt.DB, maxSize int) *groupCommitter {
+	g := &groupCommitter{db: db, maxSize: maxSize, wake: make(chan struct{}, 1),
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+	go g.loop()
+	return g
+}
+
+// update queues run and waits for the commit that carries it (or for its
+// own failure). A panic in run is re-raised here, on the caller's
+// goroutine, after the rollback.
+func (g *groupCommitter) update(ctx context.Context, run func(*bbolt.Tx) error) error {
+	c := &groupCall{ctx: ctx, run: run, done: make(chan struct{})}
+	g.mu.Lock()
+	g.pending = append(g.pending, c)
+	g.mu.Unlock()
+	select {
+	case g.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+	<-c.done
+	if c.hasPanic {
+		panic(c.panicked)
+	}
+	return c.err
+}
+
+// close stops the committer once the queue is empty. The Store calls it
+// after its gate has closed, when no Update can be queued or waiting.
+func (g *groupCommitter) close() {
+	close(g.stop)
+	<-g.stopped
+}
+
+func (g *groupCommitter) loop() {
+	defer close(g.stopped)
+	for {
+		select {
+		case <-g.wake:
+		case <-g.stop:
+			return
+		}
+		for {
+			batch := g.take()
+			if len(batch) == 0 {
+				break
+			}
+			g.commit(batch)
+		}
+	}
+}
+
+// take removes up to maxSize calls from the queue.
+func (g *groupCommitter) take() []*groupCall {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := min(len(g.pending), g.maxSize)
+	batch := make([]*groupCall, n)
+	copy(batch, g.pending)
+	g.pending = append(g.pending[:0], g.pending[n:]...)
+	return batch
+}
+
+// commit runs batch in one transaction. A call that fails is taken out and
+// run alone, and the rest are run again together, until a transaction of
+// the rest commits (or fails to commit: then they all get that error).
+func (g *groupCommitter) commit(batch []*groupCall) {
+	for len(batch) > 0 {
+		// A caller that has given up is answered without running.
+		live := batch[:0:0]
+		for _, c := range batch {
+			if err := c.ctx.Err(); err != nil {
+				c.finish(err)
+				continue
+			}
+			live = append(live, c)
+		}
+		batch = live
+		if len(batch) == 0 {
+			return
+		}
+		failed := -1
+		err := g.db.Update(func(btx *bbolt.Tx) error {
+			for i, c := range batch {
+				if err := c.runOnce(btx); err != nil {
+					failed = i
+					return err
+				}
+			}
+			return nil
+		})
+		if failed < 0 {
+			for _, c := range batch {
+				c.finish(err)
+			}
+			return
+		}
+		alone := batch[failed]
+		alone.runAlone(g.db)
+		batch = append(append(make([]*groupCall, 0, len(batch)-1), batch[:failed]...), batch[failed+1:]...)
+	}
+}
+
+// runOnce runs the call's function in btx, turning a panic into
+// errPanicked (the transaction rolls back; the call is then run alone).
+func (c *groupCall) runOnce(btx *bbolt.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errPanicked
+		}
+	}()
+	return c.run(btx)
+}
+
+// runAlone runs the call in a transaction of its own and answers it: its
+// error, or the panic its function raised (kept for the caller).
+func (c *groupCall) runAlone(db *bbolt.DB) {
+	var p any
+	panicked := false
+	err := db.Update(func(btx *bbolt.Tx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				p, panicked = r, true
+				err = errPanicked
+			}
+		}()
+		return c.run(btx)
+	})
+	if panicked {
+		c.panicked, c.hasPanic = p, true
+	}
+	c.finish(err)
+}
+
+func (c *groupCall) finish(err error) {
+	c.err = err
+	close(c.done)
+}
