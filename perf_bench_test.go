@@ -150,7 +150,7 @@ func BenchmarkBatchVsRawPuts(b *testing.B) {
 
 // BenchmarkTokenizeDurable creates one token per op on bbolt with fsync on,
 // from 1 and 64 goroutines: concurrent tokenizations share commits (and
-// fsyncs) through bbolt's Batch, and none returns before its commit.
+// fsyncs) through store/bolt's group commit, and none returns before its commit.
 func BenchmarkTokenizeDurable(b *testing.B) {
 	s, err := bolt.Open(filepath.Join(b.TempDir(), "vault.db"), nil)
 	if err != nil {
