@@ -31,7 +31,7 @@ func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, 
 		return nil, err
 	}
 	var out any
-	err = v.update(ctx, func(t *txn) error {
+	err = v.updateOptimistic(ctx, func(t *txn) error {
 		p, err := t.authorizeAs(c, PermTokenRead)
 		if err != nil {
 			return err

@@ -47,7 +47,7 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 		return nil, err
 	}
 	var out any
-	err = v.update(ctx, func(t *txn) error {
+	err = v.updateOptimistic(ctx, func(t *txn) error {
 		p, err := t.authorizeAs(c, PermTokenCreate)
 		if err != nil {
 			return err
@@ -74,7 +74,7 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 		return nil, err
 	}
 	var out *Token
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updateOptimistic(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTokenCreate)
 		if err != nil {
 			return err

@@ -145,7 +145,7 @@ func (v *Vault) GetToken(ctx context.Context, key, id string) (*Token, error) {
 
 func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token, error) {
 	var out *Token
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updateOptimistic(ctx, func(t *txn) error {
 		p, err := t.authorizeAs(c, PermTokenRead)
 		if err != nil {
 			return err

@@ -198,6 +198,12 @@ type Vault struct {
 
 	auth   authCache
 	limits limits
+	// optimistic says whether hot calls run their transaction function
+	// outside the store's single writer first (optimistic.go): true for
+	// stores one process holds, whose read transactions cost no round
+	// trip. optimisticRetries counts first runs that could not be applied.
+	optimistic        bool
+	optimisticRetries atomic.Int64
 	// maxPendingSessions: see Options.MaxPendingSessionsPerApplication.
 	maxPendingSessions int
 
@@ -309,6 +315,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.store, v.ownsStore = s, true
 	}
 	_, v.auth.enabled = v.store.(store.SingleProcess)
+	v.optimistic = v.auth.enabled
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.store.Close()
@@ -452,6 +459,14 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
 		return fn(last)
 	})
+	return v.finish(last, err)
+}
+
+// finish does what follows a write transaction whose last run was last
+// (nil if it never ran) and which ended with err: it voids the auth cache
+// if the transaction touched authentication, and once committed caches the
+// keyrings it read, reports its tallies and tells the audit exporters.
+func (v *Vault) finish(last *txn, err error) error {
 	if last != nil && last.authChanged {
 		// Void the cache before the caller hears of the change; on a
 		// failed commit too, since a backend may fail after writing.
