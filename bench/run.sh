@@ -14,6 +14,7 @@
 #
 #   empty     against the floor          at concurrency 1, 16, 64
 #   tokenize  POST /tokenize, one value  at concurrency 1, 16, 64
+#   card      POST /tokenize, one card   at concurrency 1, 16, 64
 #   get       GET /tokens/{id}           at concurrency 1, 16, 64
 #   batch     POST /tokenize, 1000 values at concurrency 1, 4
 #
@@ -112,6 +113,7 @@ load() {
 
 for c in "${concurrencies[@]}"; do load empty "$c" "$floor" -path /health; done
 for c in "${concurrencies[@]}"; do load tokenize "$c" "$base"; done
+for c in "${concurrencies[@]}"; do load card "$c" "$base"; done
 for c in "${concurrencies[@]}"; do load get "$c" "$base"; done
 for c in "${batch_concurrencies[@]}"; do load batch "$c" "$base" -batch 1000; done
 
@@ -120,7 +122,7 @@ row() {
   local line=${results[$1/$2]} ratio=— tokens=—
   local rps
   rps=$(field req/s "$line")
-  if [[ $1 == tokenize || $1 == get ]]; then
+  if [[ $1 == tokenize || $1 == card || $1 == get ]]; then
     ratio=$(awk -v a="$rps" -v b="$(field req/s "${results[empty/$2]}")" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
   fi
   if [[ $1 == batch ]]; then
@@ -133,7 +135,7 @@ row() {
 echo
 echo "| mode | concurrency | req/s | p50 | p99 | errors | ratio to floor | tokens/s |"
 echo "|---|---|---|---|---|---|---|---|"
-for mode in empty tokenize get; do
+for mode in empty tokenize card get; do
   for c in "${concurrencies[@]}"; do row "$mode" "$c"; done
 done
 for c in "${batch_concurrencies[@]}"; do row batch "$c"; done

@@ -5,6 +5,8 @@
 // Modes:
 //
 //	tokenize  POST /tokenize {"v": "<unique value>"}, expects 201
+//	card      POST /tokenize {"type": "card", "data": {...}} with a unique,
+//	          Luhn-valid number, expects 201
 //	batch     POST /tokenize with -batch unique values {"v0": "...", ...}, expects 201;
 //	          also reports tokens/s
 //	get       creates -prefill tokens first, then GET /tokens/{id} round robin, expects 200
@@ -59,7 +61,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fl.SetOutput(stderr)
 	fl.StringVar(&c.url, "url", "http://127.0.0.1:8080", "base URL of the server")
 	fl.StringVar(&c.key, "key", c.key, "SVC-API-KEY value (env TOKENVAULT_KEY)")
-	fl.StringVar(&c.mode, "mode", "tokenize", "tokenize, batch, get or empty")
+	fl.StringVar(&c.mode, "mode", "tokenize", "tokenize, card, batch, get or empty")
 	fl.StringVar(&c.path, "path", "/health", "path to GET in empty mode")
 	fl.IntVar(&c.batch, "batch", 1000, "values per request in batch mode")
 	fl.IntVar(&c.prefill, "prefill", 100, "tokens to create before get mode")
@@ -74,8 +76,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	switch {
 	case fl.NArg() > 0:
 		return c, fmt.Errorf("unexpected arguments %q", fl.Args())
-	case c.mode != "tokenize" && c.mode != "batch" && c.mode != "get" && c.mode != "empty":
-		return c, fmt.Errorf("-mode must be tokenize, batch, get or empty, not %q", c.mode)
+	case c.mode != "tokenize" && c.mode != "card" && c.mode != "batch" && c.mode != "get" && c.mode != "empty":
+		return c, fmt.Errorf("-mode must be tokenize, card, batch, get or empty, not %q", c.mode)
 	case c.url == "":
 		return c, errors.New("-url is required")
 	case c.c < 1:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -65,8 +66,22 @@ func (f *fakeVault) tokenize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want application/json", http.StatusUnsupportedMediaType)
 		return
 	}
+	body, _ := io.ReadAll(r.Body)
+	var card struct {
+		Type string `json:"type"`
+		Data struct {
+			Number string `json:"number"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &card) == nil && card.Type == "card" {
+		if !luhnValid(card.Data.Number) {
+			http.Error(w, "bad card number "+card.Data.Number, http.StatusBadRequest)
+			return
+		}
+		body = fmt.Appendf(nil, `{"card":%q}`, card.Data.Number)
+	}
 	var in map[string]string
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || len(in) == 0 {
+	if err := json.Unmarshal(body, &in); err != nil || len(in) == 0 {
 		http.Error(w, fmt.Sprintf("bad body: %v", err), http.StatusBadRequest)
 		return
 	}
@@ -108,6 +123,27 @@ func (f *fakeVault) getToken(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]string{"id": id, "data": v})
 }
 
+// luhnValid reports whether a 16-digit number passes the Luhn check.
+func luhnValid(number string) bool {
+	if len(number) != 16 {
+		return false
+	}
+	sum := 0
+	for i := range number {
+		d := int(number[len(number)-1-i] - '0')
+		if d < 0 || d > 9 {
+			return false
+		}
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
 // testConfig is a short, fixed-count run against url.
 func testConfig(url, mode string) config {
 	return config{url: url, key: testKey, mode: mode, path: "/health", batch: 50, prefill: 10,
@@ -125,7 +161,7 @@ func checkSane(t *testing.T, res result) {
 }
 
 func TestRunModes(t *testing.T) {
-	for _, mode := range []string{"tokenize", "batch", "get", "empty"} {
+	for _, mode := range []string{"tokenize", "card", "batch", "get", "empty"} {
 		t.Run(mode, func(t *testing.T) {
 			f, srv := newFakeVault(t)
 			var stderr bytes.Buffer
@@ -143,7 +179,7 @@ func TestRunModes(t *testing.T) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			switch mode {
-			case "tokenize":
+			case "tokenize", "card":
 				if f.created < 200 { // plus the warm-up
 					t.Errorf("server created %d tokens, want at least 200", f.created)
 				}

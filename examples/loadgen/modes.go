@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // apiKeyHeader carries the application key (httpapi.APIKeyHeader).
@@ -31,12 +32,17 @@ type workload struct {
 // cfg.prefill tokens with client.
 func newWorkload(ctx context.Context, cfg config, client *http.Client) (*workload, error) {
 	base := strings.TrimRight(cfg.url, "/")
-	v := &values{run: runID()}
+	v := &values{run: runID(), runDigits: runDigits()}
 	switch cfg.mode {
 	case "tokenize":
 		return &workload{name: cfg.mode, expect: http.StatusCreated,
 			newRequest: func(ctx context.Context) (*http.Request, error) {
 				return post(ctx, base+"/tokenize", cfg.key, v.single())
+			}}, nil
+	case "card":
+		return &workload{name: cfg.mode, expect: http.StatusCreated,
+			newRequest: func(ctx context.Context) (*http.Request, error) {
+				return post(ctx, base+"/tokenize", cfg.key, v.card())
 			}}, nil
 	case "batch":
 		return &workload{name: cfg.mode, expect: http.StatusCreated, perRequest: cfg.batch,
@@ -73,8 +79,9 @@ func newWorkload(ctx context.Context, cfg config, client *http.Client) (*workloa
 // values hands out plain values that are unique across workers, warm-up and
 // measured phases, and runs (run is random).
 type values struct {
-	run string
-	seq atomic.Uint64
+	run       string
+	runDigits []byte // 5 random digits, for card numbers
+	seq       atomic.Uint64
 }
 
 // next returns a fresh unique value, safe for a JSON string as is.
@@ -85,6 +92,36 @@ func (v *values) next() string {
 // single is the body {"v": "<unique value>"}.
 func (v *values) single() []byte {
 	return []byte(`{"v":"` + v.next() + `"}`)
+}
+
+// card is a single card token request, {"type": "card", "data": {...}},
+// whose number is unique (the run's random digits and a counter) and passes
+// the Luhn check, expiring at the end of next year.
+func (v *values) card() []byte {
+	n := v.seq.Add(1)
+	digits := make([]byte, 0, 16)
+	digits = append(digits, '4')            // a Visa
+	digits = append(digits, v.runDigits...) // 5 digits
+	digits = fmt.Appendf(digits, "%09d", n%1_000_000_000)
+	digits = append(digits, luhnDigit(digits))
+	return fmt.Appendf(nil, `{"type":"card","data":{"number":"%s","expiration_month":12,"expiration_year":%d,"cvc":"123"}}`,
+		digits, time.Now().Year()+1)
+}
+
+// luhnDigit is the check digit that makes digits followed by it pass the
+// Luhn check.
+func luhnDigit(digits []byte) byte {
+	sum := 0
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if (len(digits)-i)%2 == 1 { // doubled: every second digit from the check digit
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return byte('0' + (10-sum%10)%10)
 }
 
 // batch is the body {"v0": "...", "v1": "...", ...} with n unique values.
@@ -105,6 +142,17 @@ func (v *values) batch(n int) []byte {
 		b = append(b, '"')
 	}
 	return append(b, '}')
+}
+
+// runDigits are 5 random decimal digits that keep card numbers of
+// separate runs apart.
+func runDigits() []byte {
+	var b [5]byte
+	rand.Read(b[:])
+	for i := range b {
+		b[i] = '0' + b[i]%10
+	}
+	return b[:]
 }
 
 // runID is a random prefix that keeps values of separate runs apart.
