@@ -230,10 +230,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	fingerprint := ""
-	if pt.fpValue != "" {
-		fingerprint = fingerprintOf(ks, pt.fpValue)
-	}
+	fingerprint := pt.fingerprint(ks)
 	// A key that may not read tokens where it creates this one is never
 	// told of a duplicate, and the fingerprint index is not even looked
 	// up for it: the time a match takes would tell a right guess.
@@ -283,10 +280,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
-	rec.Fingerprint = ""
-	if pt.fpValue != "" {
-		rec.Fingerprint = fingerprintOf(ks, pt.fpValue)
-	}
+	rec.Fingerprint = pt.fingerprint(ks)
 	rec.Data = pt.dataJSON
 	rec.Mask, rec.MaskExpression = nil, nil
 	if pt.mask != nil {
@@ -326,6 +320,19 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
 	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
+}
+
+// fingerprint is the fingerprint of the token's fingerprint value under ks,
+// "" when it has none. It is computed once per key set: creating a token
+// needs it for the duplicate lookup and for the record.
+func (pt *preparedToken) fingerprint(ks *keySet) string {
+	if pt.fpValue == "" {
+		return ""
+	}
+	if pt.fpKeys != ks {
+		pt.fp, pt.fpKeys = fingerprintOf(ks, pt.fpValue), ks
+	}
+	return pt.fp
 }
 
 // fingerprintOf is the fingerprint of a value: a keyed MAC, so equal values

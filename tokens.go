@@ -129,6 +129,8 @@ type preparedToken struct {
 	search      []string // evaluated search index values
 	fpExpr      string
 	fpValue     string // the value fingerprinted; empty means none
+	fp          string // fpValue's fingerprint under fpKeys (see fingerprint)
+	fpKeys      *keySet
 	dedupe      bool
 	expiresAt   *time.Time
 	// newCVC: the request sends a card's cvc (a patch that does not keeps
