@@ -196,6 +196,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tokenvault/tokenvault/internal/cli"
 )
 
 func main() {
@@ -208,5 +210,5 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	os.Exit(cli(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
