@@ -87,6 +87,12 @@ type kind struct {
 	// config is added to every configuration (disallow_env_vars, for the
 	// wrappers that read it from the map).
 	config map[string]string
+	// ignoresAAD: the wrapper drops wrapping.WithAad, so it is put in an
+	// envelope (envelope.go) that binds the store key.
+	ignoresAAD bool
+	// derive adds settings made of others to the configuration (nil:
+	// none).
+	derive func(s *Settings, m map[string]string)
 	// check is a check of the kind's own beyond required settings (nil:
 	// none).
 	check func(s *Settings, getenv func(string) string) error
@@ -185,6 +191,9 @@ func (s *Settings) ConfigMap(getenv func(string) string) map[string]string {
 			m[sec.key] = v
 		}
 	}
+	if s.kind.derive != nil {
+		s.kind.derive(s, m)
+	}
 	return m
 }
 
@@ -195,14 +204,13 @@ func (s *Settings) Open(ctx context.Context, getenv func(string) string) (tokenv
 	w := s.kind.newWrapper()
 	m := s.ConfigMap(getenv)
 	if _, err := w.SetConfig(ctx, wrapping.WithConfigMap(m), wrapping.WithDisallowEnvVars(true)); err != nil {
+		finalize(ctx, w)
 		return nil, nil, s.redact(getenv, err)
 	}
-	release := func() error {
-		if f, ok := w.(wrapping.InitFinalizer); ok {
-			return f.Finalize(context.Background())
-		}
-		return nil
+	if s.kind.ignoresAAD {
+		w = envelope{w}
 	}
+	release := func() error { return finalize(context.Background(), w) }
 	kw, err := kms.New(ctx, w)
 	if err != nil {
 		release()

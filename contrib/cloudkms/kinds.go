@@ -83,6 +83,10 @@ var transitKind = &kind{
 		{env: "TOKENVAULT_TRANSIT_TOKEN", key: "token", usage: "the Vault or OpenBao token that may encrypt and decrypt with -transit-key-name, for -seal transit (a secret: no flag)"},
 	},
 	newWrapper: func() wrapping.Wrapper { return transit.NewWrapper() },
+	ignoresAAD: true,
+	// The key id recorded beside each wrapped keyring: the key's name
+	// and version (tokenvault:v2), not the version alone.
+	derive: func(s *Settings, m map[string]string) { m["key_id_prefix"] = s.value("key-name") + ":" },
 	check: func(s *Settings, _ func(string) string) error {
 		if (s.value("tls-client-cert") == "") != (s.value("tls-client-key") == "") {
 			return errors.New("-transit-tls-client-cert and -transit-tls-client-key go together")

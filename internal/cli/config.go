@@ -125,6 +125,16 @@ type FlagSet struct {
 	envOnly []struct{ name, usage string }
 }
 
+// NewFlagSet returns an empty FlagSet for the command name, whose -h
+// prints usage first (for tests of a Seal's flags).
+func NewFlagSet(name, usage string) *FlagSet { return newFlagSet(name, usage) }
+
+// ParseEnv sets every flag whose environment variable getenv holds, then
+// parses args: a flag given wins over its variable.
+func (fs *FlagSet) ParseEnv(args []string, getenv func(string) string) error {
+	return fs.parse(args, getenv)
+}
+
 func newFlagSet(name, usage string) *FlagSet {
 	fs := &FlagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), env: map[string]string{}, usage: usage}
 	fs.Usage = func() { fs.printUsage(fs.Output()) }
