@@ -30,7 +30,7 @@ var gcpCKMS = &kind{
 	usage: "a key in Google Cloud KMS, -gcpckms-*",
 	settings: []setting{
 		{flag: "project", key: "project", required: true, usage: "Google Cloud `project` of the key ring"},
-		{flag: "region", key: "region", def: "global", usage: "`location` of the key ring"},
+		{flag: "region", key: "region", def: "global", required: true, usage: "`location` of the key ring, such as global or europe-west1"},
 		{flag: "key-ring", key: "key_ring", required: true, usage: "`name` of the key ring"},
 		{flag: "crypto-key", key: "crypto_key", required: true, usage: "`name` of the crypto key (purpose: symmetric encryption)"},
 		{flag: "credentials-file", key: "credentials", usage: "service account key `file` (JSON); default Application Default Credentials\n(GOOGLE_APPLICATION_CREDENTIALS, the instance's service account)"},

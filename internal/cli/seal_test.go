@@ -139,3 +139,20 @@ func TestSealKMSAEAD(t *testing.T) {
 		t.Error("a refused start changed the data directory")
 	}
 }
+
+// TestCloudKindsNameTheirBinary: this tokenvault has no cloud KMS kinds
+// (their modules stay out of the main module); asked for one, by -seal or
+// rotate-master-key -to, it names the binary that has them.
+func TestCloudKindsNameTheirBinary(t *testing.T) {
+	for _, kind := range cloudSeals {
+		for _, args := range [][]string{
+			{"serve", "-data", t.TempDir(), "-seal", kind},
+			{"rotate-master-key", "-data", t.TempDir(), "-to", kind},
+		} {
+			code, _, errOut := runCLI(t, nil, args...)
+			if code == 0 || !strings.Contains(errOut, "contrib/cloudkms") || !strings.Contains(errOut, kind) {
+				t.Errorf("tokenvault %v = %d %q, want a failure naming %s and contrib/cloudkms", args, code, errOut, kind)
+			}
+		}
+	}
+}
