@@ -103,6 +103,9 @@ func allSealKinds() []string {
 
 // registeredUsage is the part of -seal's help about the registered kinds.
 func registeredUsage() string {
+	if len(registered) == 0 {
+		return "\n(" + strings.Join(cloudSeals, ", ") + ": in the tokenvault of contrib/cloudkms)"
+	}
 	var b strings.Builder
 	for _, s := range registered {
 		fmt.Fprintf(&b, ",\n%s (%s)", s.Kind, s.Usage)
