@@ -25,7 +25,11 @@
 // the wrapper's own configuration key (Settings.ConfigMap), and the
 // wrappers' own environment variables (VAULT_AWSKMS_SEAL_KEY_ID,
 // AZURE_CLIENT_SECRET, ...) are ignored (disallow_env_vars), so that what
-// -h lists is what configures them. Credentials that the clouds' SDKs find
+// -h lists is what configures them. (The Vault API client beneath the
+// transit wrapper still reads a few VAULT_* variables of its own:
+// VAULT_TOKEN when TOKENVAULT_TRANSIT_TOKEN is not set, VAULT_NAMESPACE,
+// VAULT_CACERT and the other TLS and proxy ones; -seal transit refuses to
+// start with VAULT_SKIP_VERIFY.) Credentials that the clouds' SDKs find
 // themselves (AWS's credential chain, Google's Application Default
 // Credentials, Azure's managed identity) are used when no setting names
 // them.

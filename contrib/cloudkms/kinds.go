@@ -2,6 +2,7 @@ package cloudkms
 
 import (
 	"errors"
+	"strings"
 
 	wrapping "github.com/hashicorp/go-kms-wrapping/v2"
 	"github.com/hashicorp/go-kms-wrapping/wrappers/awskms/v2"
@@ -87,7 +88,13 @@ var transitKind = &kind{
 	// The key id recorded beside each wrapped keyring: the key's name
 	// and version (tokenvault:v2), not the version alone.
 	derive: func(s *Settings, m map[string]string) { m["key_id_prefix"] = s.value("key-name") + ":" },
-	check: func(s *Settings, _ func(string) string) error {
+	check: func(s *Settings, getenv func(string) string) error {
+		// The Vault API client beneath the wrapper reads its VAULT_*
+		// variables whatever disallow_env_vars says; this one would turn
+		// off the check of transit's certificate unnoticed.
+		if v := strings.ToLower(strings.TrimSpace(getenv("VAULT_SKIP_VERIFY"))); v != "" && v != "0" && v != "false" {
+			return errors.New("VAULT_SKIP_VERIFY is set: the transit client would not check the server's certificate; unset it (-transit-tls-ca-cert names a private CA)")
+		}
 		if (s.value("tls-client-cert") == "") != (s.value("tls-client-key") == "") {
 			return errors.New("-transit-tls-client-cert and -transit-tls-client-key go together")
 		}

@@ -81,6 +81,8 @@ func TestMissingSettingsNameTheirFlags(t *testing.T) {
 			[]string{"-transit-address", "TOKENVAULT_TRANSIT_ADDRESS"}},
 		{"transit client certificate without its key", []string{"-seal", "transit", "-transit-address", "https://v", "-transit-key-name", "k", "-transit-tls-client-cert", "/c.pem"}, nil,
 			[]string{"-transit-tls-client-key"}},
+		{"transit with VAULT_SKIP_VERIFY", []string{"-seal", "transit", "-transit-address", "https://v", "-transit-key-name", "k"},
+			map[string]string{"VAULT_SKIP_VERIFY": "true", "TOKENVAULT_TRANSIT_TOKEN": secret}, []string{"VAULT_SKIP_VERIFY"}},
 		{"transit flags with -seal local", []string{"-transit-key-name", "k"}, nil,
 			[]string{"-transit-key-name", "-seal transit"}},
 		{"a master key with a KMS", []string{"-seal", "transit", "-transit-address", "https://v", "-transit-key-name", "k"},
