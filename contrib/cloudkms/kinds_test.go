@@ -161,6 +161,10 @@ func TestAWSKMSAgainstAFakeEndpoint(t *testing.T) {
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	// The wrapper's own variables would override the flags: they are
+	// turned off (disallow_env_vars).
+	t.Setenv("AWSKMS_WRAPPER_KEY_ID", "not-this-key")
+	t.Setenv("AWS_KMS_ENDPOINT", "http://127.0.0.1:1")
 	f := newFakeAWSKMS(t, "1234abcd-12ab-34cd-56ef-1234567890ab")
 	dir := t.TempDir()
 	flags := []string{"-seal", "awskms", "-awskms-key-id", f.keyID, "-awskms-region", "eu-west-1", "-awskms-endpoint", f.URL}

@@ -70,6 +70,10 @@ func TestTransitServes(t *testing.T) {
 // for one store key does not unwrap for another, a flipped bit does not
 // unwrap, and the key id names the key and its version.
 func TestTransitBindsTheStoreKey(t *testing.T) {
+	// The wrapper's own variables would override the flags: they are
+	// turned off (disallow_env_vars).
+	t.Setenv("TRANSIT_WRAPPER_KEY_NAME", "not-this-key")
+	t.Setenv("VAULT_TRANSIT_SEAL_MOUNT_PATH", "not-this-mount")
 	f := newFakeTransit(t, transitToken, "secret-transit")
 	f.namespace = "team-a"
 	f.rotate("k")
