@@ -45,6 +45,17 @@ func TestTransitServes(t *testing.T) {
 	readBack(t, dir, map[string]string{"TOKENVAULT_TRANSIT_TOKEN": transitToken, "TOKENVAULT_SEAL": "transit",
 		"TOKENVAULT_TRANSIT_ADDRESS": f.URL, "TOKENVAULT_TRANSIT_KEY_NAME": "tokenvault"}, nil, app, id, "transit value")
 
+	// restore takes the same flags to check a backup (here the stopped
+	// server's file) and makes a data directory of it, with no master key.
+	restored := filepath.Join(t.TempDir(), "restored")
+	if code, out, errOut := runCLI(env, append([]string{"restore", "-i", filepath.Join(dir, "vault.db"), "-data", restored}, transitFlags(f, "tokenvault")...)...); code != 0 {
+		t.Fatalf("restore -seal transit = %d\n%s%s", code, out, errOut)
+	}
+	if exists(filepath.Join(restored, "master.key")) {
+		t.Error("restore -seal transit wrote master.key")
+	}
+	readBack(t, restored, env, transitFlags(f, "tokenvault"), app, id, "transit value")
+
 	before := snapshot(t, dir)
 	f.echo.Store(true)
 	const wrong = "hvs.wrong-token-0123456789"
