@@ -38,7 +38,12 @@
 // default: <data>/master.key or TOKENVAULT_MASTER_KEY), pkcs11 (an AES key
 // that never leaves an HSM; package keywrap/pkcs11), or kms-aead
 // (go-kms-wrapping's AEAD wrapper with its key in -kms-aead-key-file: a test
-// of package keywrap/kms, no safer than local). For pkcs11:
+// of package keywrap/kms, no safer than local). The cloud KMS kinds
+// (awskms, gcpckms, azurekeyvault, transit) are in the tokenvault of
+// contrib/cloudkms, a module of its own that keeps their SDKs out of this
+// one (cd contrib/cloudkms && go build -o tokenvault ./cmd/tokenvault);
+// this binary, given one of them, fails and names it. The command itself
+// is package internal/cli, which both binaries run. For pkcs11:
 //
 //	-pkcs11-lib TOKENVAULT_PKCS11_LIB                  the HSM's PKCS#11 module
 //	-pkcs11-token-label TOKENVAULT_PKCS11_TOKEN_LABEL  the token
@@ -196,6 +201,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tokenvault/tokenvault/internal/cli"
 )
 
 func main() {
@@ -208,5 +215,5 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	os.Exit(cli(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }

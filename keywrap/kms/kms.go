@@ -13,6 +13,12 @@
 //	_, err := w.SetConfig(ctx, wrapping.WithKeyId(keyARN), ...)
 //	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: "vault.db", KeyWrapper: kms.New(w)})
 //
+// The wrapper must honour wrapping.WithAad: the cloud wrappers (awskms,
+// gcpckms, azurekeyvault) and the AEAD wrapper do; the transit wrapper
+// drops it, so a keyring it wraps would open under any store key.
+// contrib/cloudkms therefore puts transit inside an envelope of its own
+// that binds the additional data; do the same for such a wrapper.
+//
 // The Vault's Kind for it is "kms-" followed by the wrapper's type (such as
 // kms-awskms, kms-transit, kms-aead). Configuring a wrapper (credentials,
 // regions, key names) is the wrapper's own business: see its module.

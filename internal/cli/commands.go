@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// A command is one of tokenvault's subcommands: it parses its own flags
+// (and environment) from args and writes its results to out.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error
+}
+
+// commands lists the subcommands; serve is the default.
+var commands = map[string]command{
+	"serve": {"serve the API (the default)", func(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+		return run(ctx, args, getenv, out, nil)
+	}},
+	"version":           {"print the module version and VCS revision", versionCommand},
+	"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
+	"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
+	"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
+	"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
+}
+
+// Main runs the tokenvault command args name, with the environment getenv
+// (os.Getenv), printing to stdout and stderr, and returns the process's exit
+// status: 0 on success and for -h, 2 for an unknown command or bad flags, 1
+// when the command failed. serve runs until ctx is done. The kinds of root
+// of trust registered (Register) before it are those of -seal.
+func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return cli(ctx, args, getenv, stdout, stderr)
+}
+
+// Serve is the serve command: it serves until ctx is done. ready, when not
+// nil, receives the listening address once the server accepts connections
+// (for tests, such as contrib/cloudkms's).
+func Serve(ctx context.Context, args []string, getenv func(string) string, out io.Writer, ready chan<- string) error {
+	return run(ctx, args, getenv, out, ready)
+}
+
+// cli runs the command args name (serve when args is empty or starts with
+// a flag) and returns the process's exit status: 0 on success and for -h,
+// 2 for an unknown command or bad flags, 1 when the command failed.
+func cli(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	name := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if name == "help" {
+		printCommands(stdout)
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "tokenvault: unknown command %q\n\n", name)
+		printCommands(stderr)
+		return 2
+	}
+	err := cmd.run(ctx, args, getenv, stdout)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "tokenvault:", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "tokenvault %s: %v\n", name, err)
+	return 1
+}
+
+// usageError is a command line the command cannot take.
+type usageError struct{ error }
+
+func printCommands(w io.Writer) {
+	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, name := range []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore"} {
+		fmt.Fprintf(w, "  %-18s %s\n", name, commands[name].summary)
+	}
+}
+
+// versionCommand prints the main module's version and the VCS revision the
+// binary was built from, as the Go toolchain recorded them.
+func versionCommand(_ context.Context, args []string, _ func(string) string, out io.Writer) error {
+	fs := newFlagSet("version", "Usage: tokenvault version\n\nPrints the module version and the VCS revision of this build.")
+	fs.SetOutput(out)
+	if err := fs.parse(args, func(string) string { return "" }); err != nil {
+		return err
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return errors.New("this binary carries no build information")
+	}
+	fmt.Fprintf(out, "tokenvault %s\n", info.Main.Version)
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		if settings["vcs.modified"] == "true" {
+			rev += " (modified)"
+		}
+		fmt.Fprintf(out, "revision %s\n", rev)
+	}
+	if t := settings["vcs.time"]; t != "" {
+		fmt.Fprintf(out, "committed %s\n", t)
+	}
+	fmt.Fprintf(out, "built with %s\n", info.GoVersion)
+	return nil
+}
+
+// rotateMasterKeyUsage is the synopsis of rotate-master-key.
+const rotateMasterKeyUsage = `Usage: tokenvault rotate-master-key [-to KIND] [flags]
+
+Re-wraps every tenant's keys (and the system keys) under a new root of trust
+in one transaction, then exits. The current one is given by the server's
+flags (-seal and its settings), the new one by -to and its settings:
+
+  (no -to) with -seal local     a new random <data>/master.key
+  -to pkcs11                    the key -to-pkcs11-key-label (default
+                                -pkcs11-key-label) in the token -pkcs11-*
+                                name, generated there if missing; from
+                                -seal local, <data>/master.key is removed
+  -to local                     a new random <data>/master.key
+  -to kms-aead                  the key in -to-kms-aead-key-file
+  -to KIND (another kind)       the key its flags name, such as -transit-*
+                                (the tokenvault of contrib/cloudkms: awskms,
+                                gcpckms, azurekeyvault, transit); from -seal
+                                local, <data>/master.key is removed
+
+Stop the server first (bbolt locks its file; on PostgreSQL stop every
+instance). An interrupted run is finished by running the same command again.`
+
+// rotateMasterKeyCommand moves the store the serve flags name to a new
+// master key or key wrapper, then exits. The server must not be running on
+// a bbolt store (the file is locked); on PostgreSQL, stop the other
+// instances first.
+func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+	cfg, err := parseConfigWith(args, getenv, out, func(fs *FlagSet, c *config) {
+		fs.usage = rotateMasterKeyUsage
+		fs.StringVar(&c.rotateTo, "to", c.rotateTo, "the `kind` of root of trust to move to: "+strings.Join(allSealKinds(), ", ")+"; default -seal's")
+		fs.Bind("to", "TOKENVAULT_ROTATE_TO")
+		fs.StringVar(&c.toPKCS11KeyLabel, "to-pkcs11-key-label", c.toPKCS11KeyLabel, "`label` of the new key in the token, for -to pkcs11; default -pkcs11-key-label")
+		fs.Bind("to-pkcs11-key-label", "TOKENVAULT_ROTATE_TO_PKCS11_KEY_LABEL")
+		fs.StringVar(&c.toKMSAEADKeyFile, "to-kms-aead-key-file", c.toKMSAEADKeyFile, "`file` holding the new key of -to kms-aead (64 hex digits)")
+		fs.Bind("to-kms-aead-key-file", "TOKENVAULT_ROTATE_TO_KMS_AEAD_KEY_FILE")
+	})
+	if err != nil {
+		return err
+	}
+	log := logger(out, cfg.logFormat, cfg.logLevel)
+	if cfg.rotateTo == "" {
+		cfg.rotateTo = cfg.seal
+	}
+	if cfg.seal == sealLocal && cfg.rotateTo == sealLocal {
+		cfg.rotateMasterKey = true
+		_, _, closeVault, err := openVault(ctx, cfg, getenv, log, nil, nil, nil)
+		if err != nil {
+			return err
+		}
+		closeVault()
+		return nil
+	}
+	return rotateKeyWrapper(ctx, cfg, getenv, log)
+}

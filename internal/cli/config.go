@@ -1,0 +1,406 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/auditexport"
+	"github.com/tokenvault/tokenvault/smtpmail"
+)
+
+// defaultLogRetention keeps audit log lines 400 days: above the year PCI DSS
+// asks for, with a margin for an annual assessment.
+const defaultLogRetention = 400 * 24 * time.Hour
+
+// Server defaults of the rate limits: high enough that bench/run.sh is
+// never throttled, low enough to stop one runaway key or tenant.
+const (
+	defaultRatePerKey    = 20000
+	defaultRatePerTenant = 100000
+)
+
+// config is what flags and environment decide.
+type config struct {
+	addr    string
+	dataDir string
+	store   string // bolt or postgres
+	tlsCert string
+	tlsKey  string
+	dsn     string
+	schema  string
+	metrics bool // serve GET /metrics
+	// allowPrivate lets proxies and webhooks reach loopback and private
+	// addresses.
+	allowPrivate bool
+	// trustForwardedFor: take the client address from X-Forwarded-For.
+	trustForwardedFor bool
+	// logRetention: how long audit log lines are kept (0: forever).
+	logRetention time.Duration
+	// cvcRetention is tokenvault.Options.CVCRetention (0: its default).
+	cvcRetention time.Duration
+	// rotateMasterKey: replace the master key file's key (set by the
+	// rotate-master-key command, not a flag).
+	rotateMasterKey bool
+	// Rate limits (tokenvault.Options), per instance.
+	ratePerKey, ratePerTenant, sessionsPerApp float64
+	authFailuresPerMinute                     int
+	logLevel                                  slog.Level
+	logFormat                                 string // text or json
+	// invitationURL is tokenvault.Options.InvitationURL.
+	invitationURL string
+	// SMTP for invitation e-mails (smtpmail.Config); no host: not e-mailed.
+	// The password is read by smtpConfig, from a file or the environment.
+	smtpHost, smtpUser, smtpPasswordFile, smtpFrom, smtpTLS string
+	smtpPort                                                int
+	smtpTimeout                                             time.Duration
+	// operatorKeyFile holds the operator key (operator.go); empty:
+	// <data>/operator.key, created on first run.
+	operatorKeyFile string
+	// Audit export (audit.go): a JSON lines file with rotation, a syslog
+	// collector, an HTTP endpoint; empty: not exported there.
+	auditFile           string
+	auditFileMaxBytes   int64
+	auditFileKeep       int
+	auditSyslog         string
+	auditHTTPURL        string
+	auditHTTPSecretFile string
+	// seal is the root of trust (seal.go): local, pkcs11 or kms-aead, with
+	// the settings of each. The PKCS#11 PIN is read by pkcs11PIN, from a
+	// file or the environment.
+	seal                                                       string
+	pkcs11Lib, pkcs11TokenLabel, pkcs11KeyLabel, pkcs11PinFile string
+	kmsAEADKeyFile                                             string
+	// rotate-master-key only: the kind to move to (empty: -seal's), and
+	// the new PKCS#11 key label or AEAD key file.
+	rotateTo, toPKCS11KeyLabel, toKMSAEADKeyFile string
+	// sealSettings holds the settings of each registered kind (Register),
+	// which its flags write into; sealFlagNames, its flags' names; flags,
+	// the flag set they are defined on (to tell which were given).
+	sealSettings  map[string]Settings
+	sealFlagNames map[string][]string
+	flags         *FlagSet
+}
+
+// envOnly lists the settings that have an environment variable and no
+// flag, with why: secrets do not belong on a command line, where every
+// user of the machine can read them (ps, /proc/<pid>/cmdline).
+var envOnly = []struct{ name, usage string }{
+	{"TOKENVAULT_MASTER_KEY", "the master key, 64 hex digits, instead of <data>/master.key (a secret: no flag)"},
+	{"TOKENVAULT_SMTP_PASSWORD", "the SMTP password, instead of -smtp-password-file (a secret: no flag)"},
+	{"TOKENVAULT_OPERATOR_KEY", "the operator key (at least 16 characters), instead of -operator-key-file (a secret: no flag)"},
+	{"TOKENVAULT_AUDIT_HTTP_SECRET", "the secret signing audit POSTs to -audit-http-url, instead of -audit-http-secret-file (a secret: no flag)"},
+	{"TOKENVAULT_PKCS11_PIN", "the PKCS#11 token's user PIN for -seal pkcs11, instead of -pkcs11-pin-file (a secret: no flag)"},
+}
+
+// envOnlyNamed returns the entries of envOnly with these names, in order.
+func envOnlyNamed(names ...string) []struct{ name, usage string } {
+	var out []struct{ name, usage string }
+	for _, n := range names {
+		for _, e := range envOnly {
+			if e.name == n {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// FlagSet is a flag.FlagSet whose flags each have an environment variable:
+// the variable sets the flag's value, and a flag given on the command line
+// wins over it.
+type FlagSet struct {
+	*flag.FlagSet
+	env   map[string]string // flag name -> environment variable
+	usage string            // the synopsis -h prints first
+	// envOnly lists the command's settings that are environment
+	// variables only, for -h.
+	envOnly []struct{ name, usage string }
+}
+
+// NewFlagSet returns an empty FlagSet for the command name, whose -h
+// prints usage first (for tests of a Seal's flags).
+func NewFlagSet(name, usage string) *FlagSet { return newFlagSet(name, usage) }
+
+// ParseEnv sets every flag whose environment variable getenv holds, then
+// parses args: a flag given wins over its variable.
+func (fs *FlagSet) ParseEnv(args []string, getenv func(string) string) error {
+	return fs.parse(args, getenv)
+}
+
+func newFlagSet(name, usage string) *FlagSet {
+	fs := &FlagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), env: map[string]string{}, usage: usage}
+	fs.Usage = func() { fs.printUsage(fs.Output()) }
+	return fs
+}
+
+// Bind records that environment variable env sets the flag name, which
+// must have been defined already.
+func (fs *FlagSet) Bind(name, env string) {
+	if fs.Lookup(name) == nil {
+		panic("bind of undefined flag " + name)
+	}
+	fs.env[name] = env
+}
+
+// parse sets every flag whose environment variable is set, then parses
+// args, so flags override the environment. A bad value names the variable
+// or flag it came from.
+func (fs *FlagSet) parse(args []string, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := fs.env[f.Name]
+		s := getenv(env)
+		if err != nil || env == "" || s == "" {
+			return
+		}
+		if serr := fs.Set(f.Name, s); serr != nil {
+			err = fmt.Errorf("%s=%q: %v", env, s, serr)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return fs.Parse(args)
+}
+
+// printUsage lists every flag with its environment variable and default,
+// then the settings that are environment variables only.
+func (fs *FlagSet) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\nFlags (each also set by the environment variable named; a flag given wins):\n", fs.usage)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  -%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		fmt.Fprintf(w, "\n    \t%s", strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if env := fs.env[f.Name]; env != "" {
+			fmt.Fprintf(w, "\n    \tenvironment: %s", env)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+	if len(fs.envOnly) > 0 {
+		fmt.Fprintln(w, "\nEnvironment only:")
+		for _, e := range fs.envOnly {
+			fmt.Fprintf(w, "  %s\n    \t%s\n", e.name, e.usage)
+		}
+	}
+}
+
+// serveUsage is the synopsis of the serve command, which is the default.
+const serveUsage = `Usage: tokenvault [serve] [flags]
+
+Serves the Token Vault API. Other commands: tokenvault version,
+tokenvault rotate-master-key, tokenvault tenant create|list|delete,
+tokenvault backup, tokenvault restore; tokenvault <command> -h for each.`
+
+// serveFlags defines the server's flags on a new FlagSet, writing into c.
+func serveFlags(c *config) *FlagSet {
+	fs := newFlagSet("serve", serveUsage)
+	fs.envOnly = slices.Clone(envOnly)
+	def := func(name, env string) { fs.Bind(name, env) }
+	fs.StringVar(&c.addr, "addr", c.addr, "listen address")
+	def("addr", "TOKENVAULT_ADDR")
+	fs.StringVar(&c.dataDir, "data", c.dataDir, "data directory: master.key, management.key and, on bolt, vault.db")
+	def("data", "TOKENVAULT_DATA")
+	fs.StringVar(&c.store, "store", c.store, "`bolt` or postgres")
+	def("store", "TOKENVAULT_STORE")
+	fs.StringVar(&c.dsn, "dsn", c.dsn, "PostgreSQL connection string, for -store postgres")
+	def("dsn", "TOKENVAULT_DSN")
+	fs.StringVar(&c.schema, "schema", c.schema, "PostgreSQL schema, for -store postgres")
+	def("schema", "TOKENVAULT_PG_SCHEMA")
+	fs.StringVar(&c.tlsCert, "tls-cert", c.tlsCert, "TLS certificate `file` (PEM); with -tls-key serves HTTPS")
+	def("tls-cert", "TOKENVAULT_TLS_CERT")
+	fs.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "TLS private key `file` (PEM)")
+	def("tls-key", "TOKENVAULT_TLS_KEY")
+	fs.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key")
+	def("metrics", "TOKENVAULT_METRICS")
+	fs.BoolVar(&c.allowPrivate, "allow-private-destinations", c.allowPrivate, "let proxies, webhooks and fetch reach loopback and private addresses (refused by default)")
+	def("allow-private-destinations", "TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS")
+	fs.BoolVar(&c.trustForwardedFor, "trust-forwarded-for", c.trustForwardedFor, "take the client address (for the failed-authentication throttle) from the last X-Forwarded-For entry;\nonly behind a reverse proxy that sets it")
+	def("trust-forwarded-for", "TOKENVAULT_TRUST_FORWARDED_FOR")
+	fs.DurationVar(&c.logRetention, "log-retention", c.logRetention, "how long audit log lines are kept; 0 keeps them forever")
+	def("log-retention", "TOKENVAULT_LOG_RETENTION")
+	fs.DurationVar(&c.cvcRetention, "cvc-retention", c.cvcRetention, "how long a card's cvc is kept after it was written, such as 15m; 0 means the library's default, 1h")
+	def("cvc-retention", "TOKENVAULT_CVC_RETENTION")
+	fs.Float64Var(&c.ratePerKey, "rate-per-key", c.ratePerKey, "requests per second one API or session key may make, per instance; 0: no limit")
+	def("rate-per-key", "TOKENVAULT_RATE_PER_KEY")
+	fs.Float64Var(&c.ratePerTenant, "rate-per-tenant", c.ratePerTenant, "requests per second all keys of one tenant may make, per instance; 0: no limit")
+	def("rate-per-tenant", "TOKENVAULT_RATE_PER_TENANT")
+	fs.Float64Var(&c.sessionsPerApp, "sessions-per-application", c.sessionsPerApp, "sessions per second one public application may create, per instance; 0: no limit")
+	def("sessions-per-application", "TOKENVAULT_SESSIONS_PER_APPLICATION")
+	fs.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before it gets 429, per instance; 0: no limit")
+	def("auth-failures-per-minute", "TOKENVAULT_AUTH_FAILURES_PER_MINUTE")
+	fs.TextVar(&c.logLevel, "log-level", c.logLevel, "least `level` logged: debug, info, warn or error")
+	def("log-level", "TOKENVAULT_LOG_LEVEL")
+	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
+	def("log-format", "TOKENVAULT_LOG_FORMAT")
+	fs.StringVar(&c.operatorKeyFile, "operator-key-file", c.operatorKeyFile, "`file` holding the operator key, which opens the operator API (/operator/: tenants, backups);\ndefault <data>/operator.key, created (0600) on first run")
+	def("operator-key-file", "TOKENVAULT_OPERATOR_KEY_FILE")
+	fs.StringVar(&c.invitationURL, "invitation-url", c.invitationURL, "absolute `URL` of the page that accepts invitations; their e-mails link to it with ?token=...\n(without it the e-mail carries the token and how to POST it to /tenants/invitations/accept)")
+	def("invitation-url", "TOKENVAULT_INVITATION_URL")
+	fs.StringVar(&c.smtpHost, "smtp-host", c.smtpHost, "SMTP server that sends invitation e-mails; without it invitations are created\nbut not e-mailed, and their links are lost (never logged)")
+	def("smtp-host", "TOKENVAULT_SMTP_HOST")
+	fs.IntVar(&c.smtpPort, "smtp-port", c.smtpPort, "SMTP port; 0: 587 for -smtp-tls starttls, 465 for tls, 25 for none")
+	def("smtp-port", "TOKENVAULT_SMTP_PORT")
+	fs.StringVar(&c.smtpUser, "smtp-user", c.smtpUser, "SMTP user name; its password comes from -smtp-password-file or TOKENVAULT_SMTP_PASSWORD")
+	def("smtp-user", "TOKENVAULT_SMTP_USER")
+	fs.StringVar(&c.smtpPasswordFile, "smtp-password-file", c.smtpPasswordFile, "`file` holding the SMTP password (one line)")
+	def("smtp-password-file", "TOKENVAULT_SMTP_PASSWORD_FILE")
+	fs.StringVar(&c.smtpFrom, "smtp-from", c.smtpFrom, "sender of invitation e-mails, such as \"Token Vault <vault@example.com>\"")
+	def("smtp-from", "TOKENVAULT_SMTP_FROM")
+	fs.StringVar(&c.smtpTLS, "smtp-tls", c.smtpTLS, "how the SMTP connection is secured, the `mode`: starttls (required, refused if the server does not offer it), tls (implicit, port 465),\nor none (clear text; only to a loopback -smtp-host)")
+	def("smtp-tls", "TOKENVAULT_SMTP_TLS")
+	fs.DurationVar(&c.smtpTimeout, "smtp-timeout", c.smtpTimeout, "how long sending one invitation e-mail may take")
+	def("smtp-timeout", "TOKENVAULT_SMTP_TIMEOUT")
+	fs.StringVar(&c.auditFile, "audit-file", c.auditFile, "export every audit log line, as JSON lines, to this `file` (created 0600), at least once;\nit is renamed file.1 (file.2, ...) past -audit-file-max-bytes")
+	def("audit-file", "TOKENVAULT_AUDIT_FILE")
+	fs.Int64Var(&c.auditFileMaxBytes, "audit-file-max-bytes", c.auditFileMaxBytes, "size at which -audit-file is rotated")
+	def("audit-file-max-bytes", "TOKENVAULT_AUDIT_FILE_MAX_BYTES")
+	fs.IntVar(&c.auditFileKeep, "audit-file-keep", c.auditFileKeep, "rotated audit files kept (file.1 to file.N); the oldest is removed")
+	def("audit-file-keep", "TOKENVAULT_AUDIT_FILE_KEEP")
+	fs.StringVar(&c.auditSyslog, "audit-syslog", c.auditSyslog, "export every audit log line as an RFC 5424 message to this syslog collector, `url` udp://host:port\nor tcp://host:port (octet-counting framing)")
+	def("audit-syslog", "TOKENVAULT_AUDIT_SYSLOG")
+	fs.StringVar(&c.auditHTTPURL, "audit-http-url", c.auditHTTPURL, "export audit log lines in signed JSON batches POSTed to this `url`; the secret comes from\n-audit-http-secret-file or TOKENVAULT_AUDIT_HTTP_SECRET")
+	def("audit-http-url", "TOKENVAULT_AUDIT_HTTP_URL")
+	fs.StringVar(&c.auditHTTPSecretFile, "audit-http-secret-file", c.auditHTTPSecretFile, "`file` holding the secret (at least 16 bytes) that signs audit POSTs (HMAC-SHA256)")
+	def("audit-http-secret-file", "TOKENVAULT_AUDIT_HTTP_SECRET_FILE")
+	sealFlags(fs, c)
+	return fs
+}
+
+// sealFlags defines the flags of the root of trust (-seal and the
+// settings of each kind) on fs, writing into c: the server's, and
+// restore's. The flags of the registered kinds (Register) follow those of
+// the built-in ones.
+func sealFlags(fs *FlagSet, c *config) {
+	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)"+registeredUsage())
+	fs.Bind("seal", "TOKENVAULT_SEAL")
+	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")
+	fs.Bind("pkcs11-lib", "TOKENVAULT_PKCS11_LIB")
+	fs.StringVar(&c.pkcs11TokenLabel, "pkcs11-token-label", c.pkcs11TokenLabel, "`label` of the PKCS#11 token")
+	fs.Bind("pkcs11-token-label", "TOKENVAULT_PKCS11_TOKEN_LABEL")
+	fs.StringVar(&c.pkcs11KeyLabel, "pkcs11-key-label", c.pkcs11KeyLabel, "`label` of the AES key in the token; generated there (non-extractable) when a new store first needs it")
+	fs.Bind("pkcs11-key-label", "TOKENVAULT_PKCS11_KEY_LABEL")
+	fs.StringVar(&c.pkcs11PinFile, "pkcs11-pin-file", c.pkcs11PinFile, "`file` holding the token's user PIN (one line), or TOKENVAULT_PKCS11_PIN")
+	fs.Bind("pkcs11-pin-file", "TOKENVAULT_PKCS11_PIN_FILE")
+	fs.StringVar(&c.kmsAEADKeyFile, "kms-aead-key-file", c.kmsAEADKeyFile, "`file` holding the key (64 hex digits) of -seal kms-aead, a test of the go-kms-wrapping adapter:\nthe key is on disk, as with local")
+	fs.Bind("kms-aead-key-file", "TOKENVAULT_KMS_AEAD_KEY_FILE")
+	c.flags = fs
+	c.sealSettings = map[string]Settings{}
+	c.sealFlagNames = map[string][]string{}
+	for _, s := range registered {
+		before := map[string]bool{}
+		fs.VisitAll(func(f *flag.Flag) { before[f.Name] = true })
+		c.sealSettings[s.Kind] = s.Flags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			if !before[f.Name] {
+				c.sealFlagNames[s.Kind] = append(c.sealFlagNames[s.Kind], f.Name)
+			}
+		})
+		for _, e := range s.EnvOnly {
+			fs.envOnly = append(fs.envOnly, struct{ name, usage string }{e.Name, e.Usage})
+		}
+	}
+}
+
+func defaultConfig() config {
+	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, seal: sealLocal,
+		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
+		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
+		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text",
+		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout,
+		auditFileMaxBytes: auditexport.DefaultFileMaxBytes, auditFileKeep: auditexport.DefaultFileKeep}
+}
+
+// parseConfig reads the server's configuration from the environment and
+// args. -h is flag.ErrHelp, with the usage written to stderr.
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	return parseConfigTo(args, getenv, nil)
+}
+
+// parseConfigTo is parseConfig writing usage and errors to w (nil: stderr).
+func parseConfigTo(args []string, getenv func(string) string, w io.Writer) (config, error) {
+	return parseConfigWith(args, getenv, w, nil)
+}
+
+// parseConfigWith is parseConfigTo with the flags of a command added to the
+// server's by more (nil: none).
+func parseConfigWith(args []string, getenv func(string) string, w io.Writer, more func(*FlagSet, *config)) (config, error) {
+	c := defaultConfig()
+	fs := serveFlags(&c)
+	if more != nil {
+		more(fs, &c)
+	}
+	if w != nil {
+		fs.SetOutput(w)
+	}
+	if err := fs.parse(args, getenv); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (commands come first: tokenvault <command> [flags])", fs.Arg(0))
+	}
+	switch {
+	case c.logRetention < 0:
+		return c, errors.New("-log-retention must not be negative (0 keeps audit log lines forever)")
+	case (c.tlsCert == "") != (c.tlsKey == ""):
+		return c, errors.New("-tls-cert and -tls-key go together")
+	case c.store != "bolt" && c.store != "postgres":
+		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
+	case c.store == "postgres" && c.dsn == "":
+		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.cvcRetention < 0:
+		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", c.cvcRetention)
+	case c.ratePerKey < 0 || c.ratePerTenant < 0:
+		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
+	case c.logFormat != "text" && c.logFormat != "json":
+		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
+	case c.invitationURL != "" && !absoluteURL(c.invitationURL):
+		return c, fmt.Errorf("-invitation-url must be an absolute URL such as https://app.example.com/join, not %q", c.invitationURL)
+	case c.smtpHost == "" && (c.smtpUser != "" || c.smtpPasswordFile != "" || c.smtpFrom != "" || c.smtpPort != 0):
+		return c, errors.New("-smtp-user, -smtp-password-file, -smtp-from and -smtp-port need -smtp-host")
+	case c.auditFileMaxBytes <= 0 || c.auditFileKeep < 0:
+		return c, errors.New("-audit-file-max-bytes must be positive and -audit-file-keep 0 or more")
+	case c.smtpHost != "" && c.smtpFrom == "":
+		return c, errors.New("-smtp-host needs -smtp-from, the sender of invitation e-mails")
+	}
+	if err := checkSeal(c, getenv); err != nil {
+		return c, err
+	}
+	// 0 means no limit for the server's flags; the library's zero is its
+	// default (5 a second, 100 a minute), so pass no limit as negative.
+	if c.sessionsPerApp == 0 {
+		c.sessionsPerApp = -1
+	}
+	if c.authFailuresPerMinute == 0 {
+		c.authFailuresPerMinute = -1
+	}
+	return c, nil
+}
+
+func absoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.IsAbs() && u.Host != ""
+}
+
+// logger writes structured logs to w in format (text or json) from level
+// up.
+func logger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// Master key rotation with key files, safe against a crash at any point.
+//
+// A rotation first writes the new key to master.key.new (0600, synced),
+// then re-wraps every keyring in the store with it (one transaction), and
+// only then renames master.key.new over master.key. A start that finds
+// master.key.new finishes whatever was interrupted: it opens the store
+// knowing both keys, re-wraps again (harmless if the first attempt had
+// committed) and renames. At no moment does the store hold data that no
+// key file can open.
+
+const pendingKeyFile = "master.key.new"
+
+// readPendingKey returns the key of an interrupted rotation, or nil.
+func readPendingKey(dataDir string) ([]byte, error) {
+	path := filepath.Join(dataDir, pendingKeyFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeKey(strings.TrimSpace(string(b)), path)
+}
+
+// writePendingKey creates master.key.new with a new random key, durably
+// and whole: the key is written and synced to a temporary file first, so
+// a crash never leaves a master.key.new that holds part of a key.
+func writePendingKey(dataDir string) ([]byte, error) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	f, err := os.CreateTemp(dataDir, pendingKeyFile+".tmp*") // 0600
+	if err != nil {
+		return nil, err
+	}
+	tmp := f.Name()
+	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dataDir, pendingKeyFile))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return key, syncDir(dataDir)
+}
+
+// finishRotation re-wraps the store with newKey and makes master.key.new
+// the master key file.
+func finishRotation(ctx context.Context, v *tokenvault.Vault, dataDir string, newKey []byte) error {
+	if err := v.RotateMasterKey(ctx, newKey); err != nil {
+		return fmt.Errorf("rotate master key: %w", err)
+	}
+	if err := os.Rename(filepath.Join(dataDir, pendingKeyFile), filepath.Join(dataDir, "master.key")); err != nil {
+		return fmt.Errorf("rotate master key: the store now needs %s: %w", pendingKeyFile, err)
+	}
+	return syncDir(dataDir)
+}
+
+// syncDir makes a file created or renamed in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Moving between kinds of root of trust (rotate-master-key -to, or a new
+// key of a wrapper), safe against a crash at any point.
+//
+// The store is opened with the current wrapper (-seal) and, to unwrap
+// only, the new one; every keyring is re-wrapped under the new one in one
+// transaction; then the files change: to local, the new key was written
+// to master.key.new before anything else and is renamed to master.key;
+// from local, master.key is removed, so that no master key is left on
+// disk. Run again after a crash, the same command opens the store
+// whichever side of the commit it is on (both wrappers unwrap), re-wraps
+// again (harmless) and finishes the files.
+
+// rotateKeyWrapper moves the store cfg names from cfg.seal to cfg.rotateTo.
+func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger) (err error) {
+	if !validSeal(cfg.rotateTo) {
+		return unknownSeal("-to", cfg.rotateTo)
+	}
+	var closers []func() error
+	defer func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}()
+	masterFile := filepath.Join(cfg.dataDir, "master.key")
+
+	// The current wrapper.
+	var cur tokenvault.KeyWrapper
+	if cfg.seal == sealLocal {
+		if strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != "" {
+			return errors.New("rotate-master-key moves the store from <data>/master.key; with the key in TOKENVAULT_MASTER_KEY use tokenvault.Vault.RotateKeyWrapper")
+		}
+		b, err := os.ReadFile(masterFile)
+		if err != nil {
+			return fmt.Errorf("-seal local: %w", err)
+		}
+		key, err := decodeKey(strings.TrimSpace(string(b)), masterFile)
+		if err != nil {
+			return err
+		}
+		if cur, err = tokenvault.NewLocalKeyWrapper(key); err != nil {
+			return err
+		}
+	} else {
+		kw, closeKW, err := keyWrapper(ctx, cfg.seal, cfg, getenv, cfg.pkcs11KeyLabel, cfg.kmsAEADKeyFile)
+		if err != nil {
+			return fmt.Errorf("-seal %s: %w", cfg.seal, err)
+		}
+		closers = append(closers, closeKW)
+		cur = kw
+	}
+
+	// The new one.
+	var next tokenvault.KeyWrapper
+	var newKey []byte
+	switch cfg.rotateTo {
+	case sealLocal:
+		if newKey, err = readPendingKey(cfg.dataDir); err != nil {
+			return err
+		}
+		if newKey == nil { // not a second run
+			if newKey, err = writePendingKey(cfg.dataDir); err != nil {
+				return err
+			}
+		}
+		if next, err = tokenvault.NewLocalKeyWrapper(newKey); err != nil {
+			return err
+		}
+	case sealPKCS11:
+		label := cmp.Or(cfg.toPKCS11KeyLabel, cfg.pkcs11KeyLabel)
+		if cfg.seal == sealPKCS11 && label == cfg.pkcs11KeyLabel {
+			return errors.New("-to pkcs11 from -seal pkcs11 needs -to-pkcs11-key-label, the label of a new key")
+		}
+		kw, closeKW, err := keyWrapper(ctx, sealPKCS11, cfg, getenv, label, "")
+		if err != nil {
+			return fmt.Errorf("-to pkcs11: %w", err)
+		}
+		closers = append(closers, closeKW)
+		next = kw
+	case sealKMSAEAD:
+		if cfg.toKMSAEADKeyFile == "" {
+			return errors.New("-to kms-aead needs -to-kms-aead-key-file")
+		}
+		kw, closeKW, err := keyWrapper(ctx, sealKMSAEAD, cfg, getenv, "", cfg.toKMSAEADKeyFile)
+		if err != nil {
+			return fmt.Errorf("-to kms-aead: %w", err)
+		}
+		closers = append(closers, closeKW)
+		next = kw
+	default: // a registered kind (Register)
+		if cfg.seal == cfg.rotateTo {
+			// Its flags name one key: a new version of it is made in the
+			// KMS (AWS KMS and Cloud KMS rotate keys, transit has
+			// POST /v1/<mount>/keys/<key>/rotate, Key Vault new versions),
+			// and the old versions keep unwrapping.
+			return fmt.Errorf("-to %s from -seal %s: rotate the key in the KMS itself (its old versions still unwrap what they wrapped); to move to another key of %s, go through another kind (-to local, then -to %s with the new key's flags)",
+				cfg.rotateTo, cfg.seal, cfg.seal, cfg.rotateTo)
+		}
+		kw, closeKW, err := keyWrapper(ctx, cfg.rotateTo, cfg, getenv, "", "")
+		if err != nil {
+			return fmt.Errorf("-to %s: %w", cfg.rotateTo, err)
+		}
+		closers = append(closers, closeKW)
+		next = kw
+	}
+
+	opts := tokenvault.Options{KeyWrapper: cur, PreviousKeyWrappers: []tokenvault.KeyWrapper{next}, Logger: log, SweepInterval: -1}
+	if cfg.store == "postgres" {
+		s, err := openPostgres(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		closers = append(closers, s.Close)
+		opts.Store = s
+	} else {
+		path := filepath.Join(cfg.dataDir, "vault.db")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("no store to rotate: %w", err)
+		}
+		opts.Path = path
+	}
+	v, err := tokenvault.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, v.Close)
+	if err := v.RotateKeyWrapper(ctx, next); err != nil {
+		return fmt.Errorf("rotate: %w", err)
+	}
+	counts, err := v.WrappedKeys(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cfg.rotateTo == sealLocal:
+		if err := os.Rename(filepath.Join(cfg.dataDir, pendingKeyFile), masterFile); err != nil {
+			return fmt.Errorf("rotate: the store now needs %s: %w", pendingKeyFile, err)
+		}
+		if err := syncDir(cfg.dataDir); err != nil {
+			return err
+		}
+	case cfg.seal == sealLocal:
+		if err := os.Remove(masterFile); err != nil {
+			return fmt.Errorf("rotate: the store no longer needs %s, but it could not be removed: %w", masterFile, err)
+		}
+		if err := syncDir(cfg.dataDir); err != nil {
+			return err
+		}
+		log.Info("removed the old master key file: backups taken before this rotation need that key", "key_file", masterFile)
+	}
+	for _, c := range counts {
+		log.Info("rotated the master key", "to", cfg.rotateTo, "kind", c.Kind, "key_id", c.KeyID, "version", c.Version, "keyrings", c.Count)
+	}
+	return nil
+}

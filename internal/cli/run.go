@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/postgres"
+)
+
+// run serves until ctx is done. ready, when not nil, receives the listening
+// address once the server accepts connections (for tests).
+func run(ctx context.Context, args []string, getenv func(string) string, out io.Writer, ready chan<- string) error {
+	cfg, err := parseConfigTo(args, getenv, out)
+	if err != nil {
+		return err
+	}
+	log := logger(out, cfg.logFormat, cfg.logLevel)
+	mailer, err := newMailer(cfg, getenv, log)
+	if err != nil {
+		return err
+	}
+	var m *metrics
+	if cfg.metrics {
+		m = newMetrics()
+	}
+	sinks, closeSinks, err := auditSinks(cfg, getenv)
+	if err != nil {
+		return err
+	}
+	defer closeSinks() // after the Vault: deferred first, run last
+	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer, m.vaultMetrics(), sinks)
+	if err != nil {
+		return err
+	}
+	defer closeVault()
+	if m != nil {
+		m.watch(v)
+	}
+	hasTenants, err := v.HasTenants(ctx)
+	if err != nil {
+		return err
+	}
+	keyFile := filepath.Join(cfg.dataDir, "management.key")
+	if !hasTenants {
+		boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Default"})
+		if err != nil {
+			return fmt.Errorf("bootstrap: %w", err)
+		}
+		if err := os.WriteFile(keyFile, []byte(boot.Application.Key+"\n"), 0o600); err != nil {
+			return err
+		}
+		// Printed once, on purpose: this is the only place an operator sees
+		// the first key. It is not written to the log.
+		fmt.Fprintf(out, "\nCreated tenant %s with a management application.\nIts API key (shown once, also saved to %s):\n\n    %s\n\n",
+			boot.Tenant.ID, keyFile, boot.Application.Key)
+	}
+
+	operatorKey, operatorKeyFrom, err := loadOperatorKey(cfg, getenv)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := newHTTPServer(newHandler(v, log, m, cfg.trustForwardedFor, operatorKey))
+	scheme := "http"
+	if cfg.tlsCert != "" {
+		scheme = "https"
+	}
+	log.Info("listening", "addr", scheme+"://"+ln.Addr().String(), "data", where,
+		"key_file", keyFile, "operator_key", operatorKeyFrom, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" %s://%s/applications", keyFile, scheme, ln.Addr()))
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if cfg.tlsCert != "" {
+			errc <- srv.ServeTLS(ln, cfg.tlsCert, cfg.tlsKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		// Requests still running after the grace period: drop their
+		// connections before the deferred v.Close closes the store, so
+		// that no client gets a response produced on a closed store.
+		srv.Close()
+		return err
+	}
+	return nil
+}
+
+// Server timeouts: a client must send its headers within 10 s and the whole
+// request within 30 s; the response must be written within 2 minutes of the
+// request's headers, long enough for the slowest legitimate request (a proxy
+// call: body read, request transform up to 10 s, destination up to 60 s,
+// response transform up to 10 s); an idle keep-alive connection is closed
+// after 2 minutes.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+)
+
+// newHTTPServer returns the server for h, with the timeouts above, so that
+// slow or idle clients cannot hold connections open forever.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+	}
+}
+
+// openPostgres opens and migrates the PostgreSQL store. Every instance
+// migrates at start; Migrate is safe to run concurrently.
+func openPostgres(ctx context.Context, cfg config) (*postgres.Store, error) {
+	s, err := postgres.Open(ctx, cfg.dsn, &postgres.Options{Schema: cfg.schema})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadMasterKey reads TOKENVAULT_MASTER_KEY, or <data>/master.key, creating
+// that file (0600) with a random key on first run; created says it did.
+func loadMasterKey(dataDir string, getenv func(string) string) (key []byte, created bool, err error) {
+	if s := strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")); s != "" {
+		key, err := decodeKey(s, "TOKENVAULT_MASTER_KEY")
+		return key, false, err
+	}
+	path := filepath.Join(dataDir, "master.key")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		key := make([]byte, 32)
+		rand.Read(key)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, false, err
+		}
+		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, false, err
+		}
+		return key, true, f.Close()
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	key, err = decodeKey(strings.TrimSpace(string(b)), path)
+	return key, false, err
+}
+
+func decodeKey(s, from string) ([]byte, error) {
+	key, err := hex.DecodeString(s)
+	if err != nil || len(key) != 32 {
+		// Never echo the value: it may be a real key with a typo.
+		return nil, fmt.Errorf("%s must hold 64 hex digits (a 32-byte key)", from)
+	}
+	return key, nil
+}
+
+// openVault opens the Vault cfg describes, creating the data directory and
+// master key on first run, finishing an interrupted master key rotation,
+// and rotating the key when cfg.rotateMasterKey. With -seal other than
+// local, the key wrapper is opened first: a token or PIN it cannot use
+// fails before anything is written, and no master key file is read or
+// made. where says where the data is, for the log; closeVault closes the
+// Vault, its store and its key wrapper. mailer sends invitations (nil:
+// creating one is Unavailable); metrics, when not nil, measures the Vault
+// (and the commits of its bbolt file).
+func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer, metrics tokenvault.Metrics, sinks []tokenvault.AuditSink) (v *tokenvault.Vault, where string, closeVault func(), err error) {
+	opts := tokenvault.Options{Logger: log, Mailer: mailer, InvitationURL: cfg.invitationURL, LogRetention: cfg.logRetention,
+		CVCRetention: cfg.cvcRetention,
+		// Proxies and webhooks may reach loopback and private addresses
+		// only when the operator says so.
+		AllowPrivateDestinations: cfg.allowPrivate,
+		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
+		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
+		Metrics: metrics, AuditSinks: sinks}
+	var closers []func() error
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	if cfg.seal != sealLocal {
+		kw, closeKW, err := keyWrapper(ctx, cfg.seal, cfg, getenv, cfg.pkcs11KeyLabel, cfg.kmsAEADKeyFile)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("-seal %s: %w", cfg.seal, err)
+		}
+		closers = append(closers, closeKW)
+		opts.KeyWrapper = kw
+	}
+	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
+		closeAll()
+		return nil, "", nil, err
+	}
+	var masterKey, pendingKey []byte // pendingKey: the new key of an interrupted rotation
+	var createdKey bool
+	if cfg.seal == sealLocal {
+		if masterKey, createdKey, err = loadMasterKey(cfg.dataDir, getenv); err != nil {
+			return nil, "", nil, err
+		}
+		keyFromEnv := strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != ""
+		if keyFromEnv && cfg.rotateMasterKey {
+			return nil, "", nil, errors.New("rotate-master-key rotates <data>/master.key; a key given in TOKENVAULT_MASTER_KEY is rotated by the program that sets it (tokenvault.Vault.RotateMasterKey)")
+		}
+		if !keyFromEnv {
+			if pendingKey, err = readPendingKey(cfg.dataDir); err != nil {
+				return nil, "", nil, err
+			}
+		}
+		opts.MasterKey = masterKey
+		if pendingKey != nil {
+			opts.MasterKey, opts.PreviousMasterKeys = pendingKey, [][]byte{masterKey}
+		}
+	} else if _, err := os.Stat(filepath.Join(cfg.dataDir, "master.key")); err == nil {
+		log.Warn("a master key file is left in the data directory though -seal is not local; rotate-master-key -to "+cfg.seal+" removes it once the store has moved",
+			"key_file", filepath.Join(cfg.dataDir, "master.key"))
+	}
+	where = cfg.dataDir
+	if cfg.store == "postgres" {
+		s, err := openPostgres(ctx, cfg)
+		if err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
+		closers = append(closers, s.Close)
+		opts.Store, where = s, "postgres schema "+cfg.schema
+	} else {
+		opts.Path = filepath.Join(cfg.dataDir, "vault.db")
+	}
+	v, err = tokenvault.Open(ctx, opts)
+	if err != nil {
+		closeAll()
+		if createdKey {
+			// A key made for a store it does not open would only mislead.
+			os.Remove(filepath.Join(cfg.dataDir, "master.key"))
+		}
+		if errors.Is(err, tokenvault.ErrWrongMasterKey) && cfg.seal == sealLocal {
+			err = fmt.Errorf("%w (if the store's keys are in an HSM or KMS, give -seal and its settings)", err)
+		}
+		return nil, "", nil, err
+	}
+	closers = append(closers, v.Close)
+	switch {
+	case pendingKey != nil:
+		if err := finishRotation(ctx, v, cfg.dataDir, pendingKey); err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
+		log.Info("finished an interrupted master key rotation", "key_file", filepath.Join(cfg.dataDir, "master.key"))
+	case cfg.rotateMasterKey:
+		newKey, err := writePendingKey(cfg.dataDir)
+		if err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
+		if err := finishRotation(ctx, v, cfg.dataDir, newKey); err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
+		log.Info("rotated the master key", "key_file", filepath.Join(cfg.dataDir, "master.key"))
+	}
+	return v, where, closeAll, nil
+}

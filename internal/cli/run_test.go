@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is an io.Writer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs the server on a random port in dir and returns its address and
+// a stop function that waits for a clean shutdown.
+func start(t *testing.T, dir string, env map[string]string) (addr string, out *syncBuffer, stop func()) {
+	t.Helper()
+	return startWith(t, dir, env)
+}
+
+// startWith is start with more flags.
+func startWith(t *testing.T, dir string, env map[string]string, flags ...string) (addr string, out *syncBuffer, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	out = &syncBuffer{}
+	getenv := func(k string) string { return env[k] }
+	args := append([]string{"-addr", "127.0.0.1:0", "-data", dir}, flags...)
+	go func() { done <- run(ctx, args, getenv, out, ready) }()
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("server stopped: %v\n%s", err, out)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	return addr, out, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server shutdown: %v", err)
+		}
+	}
+}
+
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("SVC-API-KEY", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+func TestFirstRunBootstrapsAndRestartKeepsData(t *testing.T) {
+	dir := t.TempDir()
+	addr, out, stop := start(t, dir, nil)
+	keyBytes, err := os.ReadFile(filepath.Join(dir, "management.key"))
+	if err != nil {
+		t.Fatalf("management.key: %v", err)
+	}
+	key := strings.TrimSpace(string(keyBytes))
+	if !strings.Contains(out.String(), key) {
+		t.Errorf("first run did not print the management key")
+	}
+	for _, f := range []string{"management.key", "master.key"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode = %v, %v; want 0600", f, fi.Mode().Perm(), err)
+		}
+	}
+	if code, body := get(t, "http://"+addr+"/applications", key); code != 200 || !strings.Contains(body, "Management") {
+		t.Errorf("GET /applications = %d %s", code, body)
+	}
+	stop()
+
+	// A second run keeps the data and prints no new key.
+	addr, out, stop = start(t, dir, nil)
+	defer stop()
+	if code, body := get(t, "http://"+addr+"/applications", key); code != 200 {
+		t.Errorf("GET /applications after restart = %d %s", code, body)
+	}
+	if strings.Contains(out.String(), key) || strings.Contains(out.String(), "Created tenant") {
+		t.Errorf("restart printed the key again:\n%s", out)
+	}
+	// Request logs hold no keys.
+	if strings.Count(out.String(), "request") == 0 {
+		t.Errorf("no request was logged:\n%s", out)
+	}
+}
+
+func TestMasterKeyFromEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"TOKENVAULT_MASTER_KEY": strings.Repeat("ab", 32)}
+	_, _, stop := start(t, dir, env)
+	stop()
+	if _, err := os.Stat(filepath.Join(dir, "master.key")); err == nil {
+		t.Errorf("master.key written although TOKENVAULT_MASTER_KEY was set")
+	}
+	// Another key does not open the store, and says so without echoing it.
+	env["TOKENVAULT_MASTER_KEY"] = strings.Repeat("cd", 32)
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir}, func(k string) string { return env[k] }, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "master key") || strings.Contains(err.Error(), "cdcd") {
+		t.Errorf("run with the wrong master key = %v", err)
+	}
+	env["TOKENVAULT_MASTER_KEY"] = "not-hex"
+	err = run(context.Background(), []string{"-data", dir}, func(k string) string { return env[k] }, io.Discard, nil)
+	if err == nil || strings.Contains(err.Error(), "not-hex") {
+		t.Errorf("run with a malformed master key = %v", err)
+	}
+}
