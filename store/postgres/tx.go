@@ -123,7 +123,7 @@ func (t *tx) flush() error {
 // commit sends the buffered writes and COMMIT. A transaction that sent
 // nothing and has nothing to send was never opened: there is nothing to do.
 func (t *tx) commit() error {
-	if t.begin != nil && len(t.pending) == 0 && t.advanced == 0 {
+	if t.begin != nil && len(t.pending) == 0 && t.advanced+t.fnAdvanced == 0 {
 		return nil
 	}
 	return t.roundTrip("commit", "", nil, nil, true)
@@ -190,9 +190,9 @@ func (t *tx) roundTrip(op, query string, args []any, read func(pgx.Rows) error, 
 	if query != "" {
 		b.Queue(query, args...)
 	}
-	advance := commit && t.advanced > 0
+	advance := commit && t.advanced+t.fnAdvanced > 0
 	if advance {
-		b.Queue(t.s.sql.advanceGen, int64(t.advanced))
+		b.Queue(t.s.sql.advanceGen, int64(t.advanced+t.fnAdvanced))
 	}
 	if commit {
 		b.Queue("COMMIT")
