@@ -54,6 +54,9 @@ type groupCall struct {
 	done  chan struct{}
 }
 
+// rollbackToSavepoint undoes the writes of a function with a savepoint.
+var rollbackToSavepoint = []string{"ROLLBACK TO SAVEPOINT f", "RELEASE SAVEPOINT f"}
+
 // errPanicked marks a function that panicked in a shared transaction.
 var errPanicked = errors.New("postgres: an update function panicked")
 
@@ -263,8 +266,16 @@ func (s *Store) runBatch(batch []*groupCall, results []error, lock bool) (batchO
 		t.pending = t.pending[:t.mark]
 		t.fnAdvanced = 0
 		switch {
+		case t.savepoint && t.err == nil:
+			// Sent with the next round trip.
+			t.prefix = append(t.prefix, rollbackToSavepoint...)
 		case t.savepoint:
-			t.prefix = append(t.prefix, "ROLLBACK TO SAVEPOINT f", "RELEASE SAVEPOINT f")
+			// A failed statement aborted the transaction, which now
+			// refuses everything, even the preparing of the next
+			// batch's statements: roll back to the savepoint at once.
+			if _, err := conn.Exec(ctx, rollbackToSavepoint[0]+"; "+rollbackToSavepoint[1]); err != nil {
+				return broken, err
+			}
 			t.err = nil
 		case t.err != nil:
 			// Failed before a savepoint: the transaction is lost.
