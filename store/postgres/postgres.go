@@ -314,6 +314,13 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // returns; an error there rolls back. Once fn has returned nil the commit is
 // not interrupted by ctx, so that Update returning nil always means
 // committed and returning ctx.Err() always means nothing was written.
+//
+// Concurrent Updates share transactions (group commit, see the package
+// documentation): while one Update is in progress, the next ones queue and
+// their functions run together in one transaction, one after the other,
+// committed together. Each still fails alone: a function that fails or
+// panics, or whose ctx is done, is undone without the others, and its
+// caller gets its own error or panic.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
