@@ -142,6 +142,7 @@ const (
 	committed batchOutcome = iota // every call has its result
 	retry                         // serialization failure or deadlock: run them all again
 	broken                        // every call runs alone
+	without                       // the call whose result is set runs alone, the others again (Store.rerunFailed)
 	failed                        // every call gets the error
 )
 
@@ -188,6 +189,16 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 				c.runAlone()
 			}
 			return
+		case without:
+			// Store.rerunFailed: batch[i] failed; it runs alone and the
+			// others run again without it.
+			i := len(results) - 1
+			for results[i] == nil {
+				i--
+			}
+			batch[i].runAlone()
+			batch = append(batch[:i:i], batch[i+1:]...)
+			attempt--
 		case failed:
 			for _, c := range batch {
 				c.finish(err)
@@ -261,6 +272,10 @@ func (s *Store) runBatch(batch []*groupCall, results []error, lock bool) (batchO
 			continue
 		}
 		results[i] = err
+		if s.rerunFailed {
+			clear(results[:i])
+			return without, nil
+		}
 		// Undo fn's writes: those still buffered, and those sent after
 		// its savepoint.
 		t.pending = t.pending[:t.mark]

@@ -104,6 +104,10 @@ type Store struct {
 	// (nil when Options.MaxGroup <= 1).
 	inflight atomic.Int64
 	group    *groupCommitter
+	// rerunFailed isolates a failing function of a shared transaction
+	// the other way, for BenchmarkGroupFailures: the transaction is
+	// rolled back, the function runs alone and the others again.
+	rerunFailed bool
 }
 
 // statements are the SQL texts, built once with the table name quoted.
