@@ -96,14 +96,17 @@
 // until a read or the commit sends them: one that sent none is undone by
 // dropping its buffer, at no cost; the first time one sends writes of its
 // own, a SAVEPOINT goes ahead of them in the same round trip, and ROLLBACK
-// TO SAVEPOINT (sent with the next round trip) undoes them, so the
-// savepoints cost no round trip, and functions that write without reading
-// their writes back (the Vault's) take none. A panicking function runs
+// TO SAVEPOINT (sent with the next round trip; at once after a failed
+// statement, which leaves the transaction refusing everything else) undoes
+// them. Savepoints thus cost no round trip of their own, and functions that
+// write without reading their writes back (the Vault's) take none. A panicking function runs
 // again alone on its caller's goroutine, so that the panic reaches its
 // caller with its own stack. (The other way, rolling back the whole
 // transaction and running the failing function alone and the others again,
 // costs a shared transaction per failure; in a workload where some calls
-// fail, as authorization and validation errors do, that is most batches.)
+// fail, as authorization and validation errors do, that is most batches:
+// BenchmarkGroupFailures, one Update in ten failing at 64 goroutines,
+// measured it 1.6 to 3 times slower.)
 //
 // A serialization failure or deadlock rolls the shared transaction back and
 // runs it again after a backoff, with the table lock from the fourth
