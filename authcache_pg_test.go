@@ -204,3 +204,58 @@ func TestMultiInstanceRevokeUnderLoad(t *testing.T) {
 	regenerated.Store(true)
 	wg.Wait()
 }
+
+// TestMultiInstanceSessionAuthCache uses a session on B, cached there, while
+// A authorizes it and then takes its authorizer's permission away: B
+// follows each change as soon as the call on A returns.
+func TestMultiInstanceSessionAuthCache(t *testing.T) {
+	p := newPGPair(t)
+	ctx := context.Background()
+	boot := p.tenant(t)
+	mgmt := boot.Application.Key
+	pub, err := p.b.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{
+		Name: "pub", Type: tokenvault.Public, Permissions: []string{tokenvault.PermTokenCreate},
+	})
+	if err != nil {
+		t.Fatalf("CreateApplication on B: %v", err)
+	}
+	authorizer := pgCreator(t, p.a, mgmt) // token:create and token:read, revealed
+	s, err := p.b.CreateSession(ctx, pub.Key)
+	if err != nil {
+		t.Fatalf("CreateSession on B: %v", err)
+	}
+	tok, err := p.a.CreateToken(ctx, authorizer.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
+	if err != nil {
+		t.Fatalf("CreateToken on A: %v", err)
+	}
+	read := func() error {
+		_, err := p.b.GetToken(ctx, s.SessionKey, tok.ID)
+		return err
+	}
+
+	// Not authorized yet: nothing to read.
+	if err := read(); err == nil {
+		t.Fatalf("GetToken on B with a pending session = nil error, want one")
+	}
+	if err := p.a.AuthorizeSession(ctx, authorizer.Key, tokenvault.AuthorizeSessionRequest{
+		Nonce: s.Nonce, Permissions: []string{"token:read"},
+	}); err != nil {
+		t.Fatalf("AuthorizeSession on A: %v", err)
+	}
+	for i := range 2 { // the second from the cache
+		if err := read(); err != nil {
+			t.Fatalf("GetToken %d on B with the session authorized on A: %v", i, err)
+		}
+	}
+
+	// The authorizer loses token:read on A: the session is capped by it at
+	// once on B.
+	_, err = p.a.UpdateApplication(ctx, mgmt, authorizer.ID, tokenvault.UpdateApplicationRequest{
+		Name:  "creator",
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create"}}},
+	})
+	if err != nil {
+		t.Fatalf("UpdateApplication on A: %v", err)
+	}
+	wantKind(t, "GetToken on B with a session whose authorizer lost token:read", read(), tokenvault.PermissionDenied)
+}
