@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/storetest"
 )
@@ -199,5 +201,42 @@ func TestGeneration(t *testing.T) {
 	wg.Wait()
 	if g := gen(); g != g0+1+n/2 {
 		t.Errorf("generation after %d shared advances = %d, want %d", n/2, g, g0+1+n/2)
+	}
+}
+
+// TestMigrateAddsGeneration migrates a schema made by a version without
+// the generation table: its data stays, and the table is added at 0.
+func TestMigrateAddsGeneration(t *testing.T) {
+	dsn := testDSN(t)
+	schema := freshSchema(t, dsn)
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	q := pgx.Identifier{schema}.Sanitize()
+	for _, stmt := range []string{
+		"CREATE SCHEMA " + q,
+		"CREATE TABLE " + q + ".kv (key bytea PRIMARY KEY, value bytea NOT NULL)",
+		"INSERT INTO " + q + ".kv VALUES ('k', 'v')",
+	} {
+		if _, err := conn.Exec(t.Context(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	s := openSchema(t, dsn, schema, nil) // migrates
+	defer s.Close()
+	if got := storetest.Get(t, s, "k"); string(got) != "v" {
+		t.Errorf("Get(k) after Migrate = %q, want v", got)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		gen, _, err := tx.(store.Generation).Generation()
+		if err == nil && gen != 0 {
+			t.Errorf("Generation() after Migrate = %d, want 0", gen)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("View: %v", err)
 	}
 }
