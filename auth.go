@@ -111,7 +111,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		return nil, errUnauthenticated
 	}
 	mac := t.v.sys.mac([]byte(key))
-	serveGen, storeGen, cached, err := t.authCacheGens()
+	serveGen, keepGen, cached, err := t.authCacheGens()
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 			return nil, err
 		}
 		if cached {
-			t.v.auth.put(mac, storeGen, p, expires)
+			t.v.auth.put(mac, keepGen, p, expires)
 		}
 	}
 	recordTenant(t.ctx, p.tenantID)
