@@ -111,10 +111,16 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		return nil, errUnauthenticated
 	}
 	mac := t.v.sys.mac([]byte(key))
-	p := t.v.auth.get(mac, t.now)
+	serveGen, keepGen, cached, err := t.authCacheGens()
+	if err != nil {
+		return nil, err
+	}
+	var p *principal
+	if cached {
+		p = t.v.auth.get(mac, serveGen, t.now)
+	}
 	if p == nil {
 		var expires time.Time
-		var err error
 		p, expires, err = t.authenticateMAC(mac)
 		if err != nil {
 			if ErrorKind(err) == Unauthenticated {
@@ -122,7 +128,9 @@ func (t *txn) authenticate(key string) (*principal, error) {
 			}
 			return nil, err
 		}
-		t.v.auth.put(mac, t.authGen, p, expires)
+		if cached {
+			t.v.auth.put(mac, keepGen, p, expires)
+		}
 	}
 	recordTenant(t.ctx, p.tenantID)
 	if err := t.chargeCall(mac, p); err != nil {

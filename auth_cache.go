@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // authCache remembers the principals of keys seen recently, so the hot
@@ -12,23 +14,42 @@ import (
 // authenticate.
 //
 // It keeps the spec's promise that a regenerated, deleted or expired key is
-// refused at once:
-//   - every transaction that writes an API key lookup, an application or a
-//     session marks itself, and after it commits the cache's generation
-//     moves on, which voids every entry (changes to keys are rare);
-//   - an entry is stored with the generation read before its transaction
-//     began (bbolt takes a read snapshot when View begins, before any of
-//     the Vault's code runs, so a generation read later could postdate the
-//     snapshot and bless a key revoked in between),
-//     so a principal read from a snapshot older than a change is never
-//     served after that change is acknowledged;
-//   - an entry carries its key's expiry and is not served from then on.
+// refused at once, by every Vault on the store: each entry carries the
+// generation under which it was read, and is served only in a transaction
+// that sees the same generation, so no entry outlives a change to what it
+// was read from. Every transaction that writes an API key lookup, an
+// application or a session (or marks a tenant deleted) sets
+// txn.authChanged. The generation is kept in one of two ways:
 //
-// Across processes a generation cannot be shared without a store read, so
-// the cache is enabled only on stores that one process holds exclusively
-// (memory, and bbolt, whose file is locked by its opener). Vaults sharing a
-// PostgreSQL store authenticate from the store every time.
+//   - On a store that several processes share and that keeps a generation
+//     counter for them ([store.Generation], PostgreSQL), the counter is the
+//     store's. A transaction that changed a key advances it in its own
+//     commit (advanceAuthGeneration), and every transaction reads it as of
+//     its snapshot, in the round trip that opens it. An entry is stored
+//     under the generation of the transaction that read the principal and
+//     served only to a transaction reading the same one. So once the call
+//     that revoked a key has returned, every Vault's next transaction reads
+//     a newer generation and misses. A transaction that has advanced the
+//     counter (or shares its database transaction with an Update that has)
+//     neither serves nor stores entries: what it reads is not committed
+//     yet. Other changes a store makes do not touch the counter, so the
+//     cache survives the traffic of tokens and logs; the price is a read of
+//     one row per transaction, sent with BEGIN.
+//   - On a store that one process holds exclusively (store.SingleProcess:
+//     memory, and bbolt, whose file is locked by its opener; enabled is
+//     set), the counter is gen, in memory. After a transaction that changed
+//     a key commits, gen moves on; an entry is stored with the generation
+//     read before its transaction began (bbolt takes a read snapshot when
+//     View begins, before any of the Vault's code runs, so a generation
+//     read later could postdate the snapshot and bless a key revoked in
+//     between), and served while gen has not moved.
+//
+// On other stores (shared, without a counter) there is no cache: every
+// call reads its key from the store. Either way an entry carries its key's
+// expiry and is not served from then on.
 type authCache struct {
+	// enabled: the store is held by this process alone (gen is the
+	// generation). keys.go and reseal.go read it as such too.
 	enabled bool
 	gen     atomic.Uint64
 
@@ -45,29 +66,54 @@ type authEntry struct {
 // maxAuthEntries bounds the cache; when full it starts over.
 const maxAuthEntries = 10000
 
-func (c *authCache) get(mac []byte, now time.Time) *principal {
-	if !c.enabled {
-		return nil
-	}
+// get returns the principal cached for mac under generation gen, if any.
+func (c *authCache) get(mac []byte, gen uint64, now time.Time) *principal {
 	c.mu.RLock()
 	e, ok := c.entries[string(mac)]
 	c.mu.RUnlock()
-	if !ok || e.gen != c.gen.Load() || (!e.expires.IsZero() && !now.Before(e.expires)) {
+	if !ok || e.gen != gen || (!e.expires.IsZero() && !now.Before(e.expires)) {
 		return nil
 	}
 	return e.p
 }
 
 func (c *authCache) put(mac []byte, gen uint64, p *principal, expires time.Time) {
-	if !c.enabled {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) >= maxAuthEntries {
 		c.entries = make(map[string]authEntry)
 	}
 	c.entries[string(mac)] = authEntry{p: p, gen: gen, expires: expires}
+}
+
+// authCacheGens returns the generation an entry must carry to be served in
+// t, and the one under which a principal t reads is kept; ok is false
+// when t may not use the cache.
+func (t *txn) authCacheGens() (serve, keep uint64, ok bool, err error) {
+	if g, shared := t.tx.(store.Generation); shared {
+		gen, advanced, err := g.Generation()
+		if err != nil || advanced {
+			return 0, 0, false, err
+		}
+		return gen, gen, true, nil
+	}
+	if !t.v.auth.enabled {
+		return 0, 0, false, nil
+	}
+	return t.v.auth.gen.Load(), t.authGen, true, nil
+}
+
+// advanceAuthGeneration advances the store's generation in t's own commit
+// when t changed what a key authenticates as, on a store that keeps one:
+// the Vault calls it after a transaction's function has succeeded.
+func (t *txn) advanceAuthGeneration() error {
+	if !t.authChanged {
+		return nil
+	}
+	if g, shared := t.tx.(store.Generation); shared {
+		return g.AdvanceGeneration()
+	}
+	return nil
 }
 
 // invalidate voids every entry.

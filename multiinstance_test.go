@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/postgres"
 )
 
@@ -25,6 +26,13 @@ type pgPair struct {
 // newPGPair opens the two instances, at the same time as two servers
 // starting together would, or skips the test without a server.
 func newPGPair(t *testing.T) *pgPair {
+	t.Helper()
+	return newPGPairWith(t, nil)
+}
+
+// newPGPairWith is newPGPair with instance B's store passed through wrapB
+// (when not nil).
+func newPGPairWith(t *testing.T, wrapB func(store.Store) store.Store) *pgPair {
 	t.Helper()
 	schema := freshPGSchema(t)
 	dsn := pgDSN
@@ -48,8 +56,12 @@ func newPGPair(t *testing.T) *pgPair {
 				errs[i] = err
 				return
 			}
+			var st store.Store = s
+			if i == 1 && wrapB != nil {
+				st = wrapB(s)
+			}
 			v, err := tokenvault.Open(ctx, tokenvault.Options{
-				Store: s, MasterKey: key, Now: p.clock.Now, SweepInterval: -1,
+				Store: st, MasterKey: key, Now: p.clock.Now, SweepInterval: -1,
 				Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 			})
 			if err != nil {

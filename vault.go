@@ -457,7 +457,10 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	gen := v.auth.gen.Load()
 	err := v.store.Update(ctx, func(tx store.Tx) error {
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
-		return fn(last)
+		if err := fn(last); err != nil {
+			return err
+		}
+		return last.advanceAuthGeneration() // in the same commit (auth_cache.go)
 	})
 	return v.finish(last, err)
 }

@@ -84,6 +84,29 @@ type SingleProcess interface {
 	SingleProcess()
 }
 
+// Generation is implemented by the transactions of stores that several
+// processes share (PostgreSQL) and that keep a generation counter for them:
+// a number, stored with the data, that a transaction advances when it
+// changes something other processes may have cached, and that every
+// transaction reads as of its own snapshot. A process that caches what it
+// read in a transaction, tagged with that transaction's generation, may
+// serve it in a later transaction that reads the same generation: nothing
+// that advances the counter has committed in between. A Vault caches
+// authenticated keys this way; stores held by one process
+// ([SingleProcess]) need no counter and do not implement it.
+type Generation interface {
+	// Generation returns the counter as of the transaction's snapshot,
+	// and whether this transaction (or another Update sharing its
+	// database transaction, see Store.Update) has advanced it: what such
+	// a transaction reads may not be committed, and must not be cached.
+	Generation() (gen uint64, advanced bool, err error)
+
+	// AdvanceGeneration advances the counter when the transaction
+	// commits, in the same commit as its writes; nothing is advanced if
+	// it rolls back. In a View it returns an error.
+	AdvanceGeneration() error
+}
+
 // Snapshotter is implemented by stores that can write a consistent copy of
 // themselves while they keep serving: a backup. store/bolt writes its
 // database file as of one read transaction; the copy opens with bolt.Open.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,7 +18,10 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.Generation = (*tx)(nil)
+)
 
 const (
 	// DefaultSchema is the schema used when Options.Schema is empty.
@@ -26,8 +30,10 @@ const (
 	// Options.MaxRetries is zero.
 	DefaultMaxRetries = 10
 
-	// tableName is the one table, inside the schema.
-	tableName = "kv"
+	// tableName is the table of keys and values, inside the schema;
+	// genTableName the table of the generation counter's one row.
+	tableName    = "kv"
+	genTableName = "generation"
 
 	// Retry backoff: the n-th retry (from 0) sleeps a random duration in
 	// [d/2, d) where d = minBackoff << n, capped at maxBackoff.
@@ -71,7 +77,15 @@ type Options struct {
 	// serialization failure or a deadlock. Zero means 10; negative means
 	// never retry (the failure is returned).
 	MaxRetries int
+
+	// MaxGroup bounds how many concurrent Updates share one transaction
+	// (see Store.Update). Zero means 128; 1 or less means no sharing:
+	// every Update has a transaction of its own.
+	MaxGroup int
 }
+
+// DefaultMaxGroup is the group size used when Options.MaxGroup is zero.
+const DefaultMaxGroup = 128
 
 // Store is a [store.Store] on a PostgreSQL table. Any number of Stores, in
 // any number of processes, may use the same schema at once.
@@ -79,10 +93,21 @@ type Store struct {
 	pool       *pgxpool.Pool
 	schema     string
 	table      string // quoted, schema-qualified
+	genTable   string // quoted, schema-qualified
 	maxRetries int
 	sql        statements
 
 	gate store.Gate // Close waits for the transactions in progress
+
+	// inflight counts the Updates in progress: one alone runs in a
+	// transaction of its own at once; more go to the group committer
+	// (nil when Options.MaxGroup <= 1).
+	inflight atomic.Int64
+	group    *groupCommitter
+	// rerunFailed isolates a failing function of a shared transaction
+	// the other way, for BenchmarkGroupFailures: the transaction is
+	// rolled back, the function runs alone and the others again.
+	rerunFailed bool
 }
 
 // statements are the SQL texts, built once with the table name quoted.
@@ -90,6 +115,8 @@ type statements struct {
 	get, put, del string
 	// putMany and delMany take arrays: keys (and values).
 	putMany, delMany string
+	// getGen reads the generation; advanceGen adds $1 to it.
+	getGen, advanceGen string
 	// beginRead starts a View; beginWrite an Update; beginWriteLock an
 	// Update that locks the table (see Update).
 	beginRead, beginWrite, beginWriteLock []string
@@ -99,8 +126,10 @@ type statements struct {
 	scan [2][2]string
 }
 
-func newStatements(table string) statements {
+func newStatements(table, genTable string) statements {
 	var s statements
+	s.getGen = "SELECT value FROM " + genTable + " WHERE id = 1"
+	s.advanceGen = "UPDATE " + genTable + " SET value = value + $1 WHERE id = 1"
 	s.get = "SELECT value FROM " + table + " WHERE key = $1"
 	s.put = "INSERT INTO " + table + " (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
 	s.del = "DELETE FROM " + table + " WHERE key = $1"
@@ -168,13 +197,21 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
+	if o.MaxGroup == 0 {
+		o.MaxGroup = DefaultMaxGroup
+	}
 	table := pgx.Identifier{o.Schema, tableName}.Sanitize()
+	genTable := pgx.Identifier{o.Schema, genTableName}.Sanitize()
 	s := &Store{
 		pool:       pool,
 		schema:     o.Schema,
 		table:      table,
+		genTable:   genTable,
 		maxRetries: o.MaxRetries,
-		sql:        newStatements(table),
+		sql:        newStatements(table, genTable),
+	}
+	if o.MaxGroup > 1 {
+		s.group = newGroupCommitter(s, o.MaxGroup)
 	}
 	return s, nil
 }
@@ -199,23 +236,34 @@ func (s *Store) Migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(h.Sum64())); err != nil {
 			return err
 		}
-		var tableExists, schemaExists bool
+		var tableExists, genExists, schemaExists bool
 		err := tx.QueryRow(ctx,
-			"SELECT to_regclass($1) IS NOT NULL, EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $2)",
-			s.table, s.schema).Scan(&tableExists, &schemaExists)
+			"SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL, EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $3)",
+			s.table, s.genTable, s.schema).Scan(&tableExists, &genExists, &schemaExists)
 		if err != nil {
 			return err
-		}
-		if tableExists {
-			return nil
 		}
 		if !schemaExists {
 			if _, err := tx.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
 				return err
 			}
 		}
-		_, err = tx.Exec(ctx, "CREATE TABLE "+s.table+" (key bytea PRIMARY KEY, value bytea NOT NULL)")
-		return err
+		if !tableExists {
+			if _, err := tx.Exec(ctx, "CREATE TABLE "+s.table+" (key bytea PRIMARY KEY, value bytea NOT NULL)"); err != nil {
+				return err
+			}
+		}
+		if !genExists {
+			// A schema made by an older version has no generation
+			// table: it is added, starting at 0.
+			if _, err := tx.Exec(ctx, "CREATE TABLE "+s.genTable+" (id int PRIMARY KEY CHECK (id = 1), value bigint NOT NULL)"); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO "+s.genTable+" VALUES (1, 0)"); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: migrate schema %s: %w", s.schema, err)
@@ -270,6 +318,13 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // returns; an error there rolls back. Once fn has returned nil the commit is
 // not interrupted by ctx, so that Update returning nil always means
 // committed and returning ctx.Err() always means nothing was written.
+//
+// Concurrent Updates share transactions (group commit, see the package
+// documentation): while one Update is in progress, the next ones queue and
+// their functions run together in one transaction, one after the other,
+// committed together. Each still fails alone: a function that fails or
+// panics, or whose ctx is done, is undone without the others, and its
+// caller gets its own error or panic.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -278,23 +333,55 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		return err
 	}
 	defer s.end()
+	defer s.inflight.Add(-1)
+	if s.inflight.Add(1) == 1 || s.group == nil {
+		return s.updateAlone(ctx, fn)
+	}
+	return s.group.update(ctx, fn)
+}
+
+// updateShared is Update through the group committer even when it is the
+// only Update in flight: for tests of the shared path.
+func (s *Store) updateShared(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	return s.group.update(ctx, fn)
+}
+
+// updateAlone runs fn in a transaction of its own, with the retries
+// described at Update.
+func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error {
 	retryable, err := s.attempt(ctx, fn, true, false)
 	for retry := 0; retryable; retry++ {
 		if retry >= s.maxRetries {
 			return fmt.Errorf("postgres: update: gave up after %d attempts: %w", retry+1, err)
 		}
-		d := min(minBackoff<<retry, maxBackoff)
-		d = d/2 + rand.N(d/2)
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleep(ctx, retry) {
 			return ctx.Err()
-		case <-timer.C:
 		}
 		retryable, err = s.attempt(ctx, fn, true, retry+1 >= lockAfter)
 	}
 	return err
+}
+
+// sleep waits the random backoff before retry number retry (from 0), and
+// reports false if ctx was done first.
+func sleep(ctx context.Context, retry int) bool {
+	d := min(minBackoff<<retry, maxBackoff)
+	d = d/2 + rand.N(d/2)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
 }
 
 // attempt runs fn once in a new transaction, committing it when writable and
@@ -386,6 +473,9 @@ func isRetryable(err error) bool {
 func (s *Store) Close() error {
 	if !s.gate.Close() {
 		return nil
+	}
+	if s.group != nil {
+		s.group.close()
 	}
 	s.pool.Close()
 	return nil

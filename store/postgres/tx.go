@@ -53,19 +53,48 @@ type tx struct {
 	scanning int // nesting depth of Scan calls in progress
 
 	// begin holds the statements that open the transaction until they
-	// have been sent.
+	// have been sent. The generation is read with them.
 	begin   []string
 	pending []write
 	// err is the first statement failure. PostgreSQL aborts the
 	// transaction at the first error, so every later call fails with it.
 	err error
+
+	// gen is the generation as of the snapshot, read with BEGIN;
+	// advanced counts the advances of the functions that have finished
+	// (and, in a shared transaction, succeeded), fnAdvanced those of the
+	// function running. The commit adds both to the stored counter.
+	gen                  uint64
+	advanced, fnAdvanced uint64
+
+	// A shared transaction (group commit, groupcommit.go) runs the
+	// functions of several Updates one after the other.
+	group bool
+	// callCtx is the running function's caller's context: checked before
+	// each call, while the statements use the transaction's own ctx.
+	callCtx context.Context
+	// mark is where the running function's writes begin in pending.
+	mark int
+	// savepoint is set once a SAVEPOINT before the running function's
+	// first sent write has been executed: its writes can then be rolled
+	// back alone.
+	savepoint bool
+	// prefix holds statements to send before anything else in the next
+	// round trip: savepoint releases and rollbacks of finished functions.
+	prefix []string
 }
 
 func (t *tx) check() error {
 	if t.done {
 		return errTxDone
 	}
-	return t.err
+	if t.err != nil {
+		return t.err
+	}
+	if t.callCtx != nil {
+		return t.callCtx.Err()
+	}
+	return nil
 }
 
 func (t *tx) checkWrite() error {
@@ -94,33 +123,105 @@ func (t *tx) flush() error {
 // commit sends the buffered writes and COMMIT. A transaction that sent
 // nothing and has nothing to send was never opened: there is nothing to do.
 func (t *tx) commit() error {
-	if t.begin != nil && len(t.pending) == 0 {
+	if t.begin != nil && len(t.pending) == 0 && t.advanced+t.fnAdvanced == 0 {
 		return nil
 	}
 	return t.roundTrip("commit", "", nil, nil, true)
 }
 
+// Generation returns the generation read with BEGIN, sending BEGIN now if
+// nothing has been sent yet (one round trip, which the first read would
+// have cost anyway), and whether the transaction has advanced it.
+func (t *tx) Generation() (uint64, bool, error) {
+	if err := t.check(); err != nil {
+		return 0, false, err
+	}
+	if t.begin != nil {
+		if err := t.roundTrip("begin", "", nil, nil, false); err != nil {
+			return 0, false, err
+		}
+	}
+	return t.gen, t.advanced+t.fnAdvanced > 0, nil
+}
+
+// AdvanceGeneration counts an advance, added to the stored counter by the
+// statement that goes with COMMIT.
+func (t *tx) AdvanceGeneration() error {
+	if err := t.checkWrite(); err != nil {
+		return err
+	}
+	t.fnAdvanced++
+	return nil
+}
+
 // roundTrip sends, in one batch, the statements opening the transaction if
-// they have not been sent, the buffered writes, query (if not empty) and
-// COMMIT if commit is set. It passes the query's rows to read. A failure is
-// recorded in t.err, as the database transaction is now aborted.
+// they have not been sent (with the generation read), the prefix
+// statements, the buffered writes, query (if not empty) and the generation
+// advance and COMMIT if commit is set. It passes the query's rows to read.
+// A failure is recorded in t.err, as the database transaction is now
+// aborted.
+//
+// In a shared transaction, the running function's own writes are preceded
+// by a SAVEPOINT the first time they are sent, so that they can be rolled
+// back without the writes of the functions before it.
 func (t *tx) roundTrip(op, query string, args []any, read func(pgx.Rows) error, commit bool) error {
 	b := &pgx.Batch{}
 	for _, q := range t.begin {
 		b.Queue(q)
 	}
-	writes := t.queueWrites(b)
+	readGen := t.begin != nil
+	if readGen {
+		b.Queue(t.s.sql.getGen)
+	}
+	for _, q := range t.prefix {
+		b.Queue(q)
+	}
+	earlier, own := t.pending, []write(nil)
+	if t.group && !t.savepoint && !commit {
+		earlier, own = t.pending[:t.mark], t.pending[t.mark:]
+	}
+	writes := t.queueWrites(b, earlier)
+	savepointAt := -1 // the SAVEPOINT's index among the write statements
+	if len(own) > 0 {
+		savepointAt = writes
+		b.Queue("SAVEPOINT f")
+		writes += 1 + t.queueWrites(b, own)
+	}
 	if query != "" {
 		b.Queue(query, args...)
+	}
+	advance := commit && t.advanced+t.fnAdvanced > 0
+	if advance {
+		b.Queue(t.s.sql.advanceGen, int64(t.advanced+t.fnAdvanced))
 	}
 	if commit {
 		b.Queue("COMMIT")
 	}
 	br := t.conn.SendBatch(t.ctx, b)
 	err := func() error {
-		for range len(t.begin) + writes {
+		for range len(t.begin) {
 			if _, err := br.Exec(); err != nil {
 				return err
+			}
+		}
+		if readGen {
+			var gen int64
+			if err := br.QueryRow().Scan(&gen); err != nil {
+				return err
+			}
+			t.gen = uint64(gen)
+		}
+		for range len(t.prefix) {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		for i := range writes {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+			if i == savepointAt {
+				t.savepoint = true
 			}
 		}
 		if query != "" {
@@ -134,6 +235,11 @@ func (t *tx) roundTrip(op, query string, args []any, read func(pgx.Rows) error, 
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		if advance {
+			if _, err := br.Exec(); err != nil {
 				return err
 			}
 		}
@@ -152,7 +258,7 @@ func (t *tx) roundTrip(op, query string, args []any, read func(pgx.Rows) error, 
 	if closeErr := br.Close(); err == nil {
 		err = closeErr
 	}
-	t.begin, t.pending = nil, nil
+	t.begin, t.pending, t.prefix, t.mark = nil, nil, nil, 0
 	if err != nil {
 		if ctxErr := t.ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
@@ -163,29 +269,29 @@ func (t *tx) roundTrip(op, query string, args []any, read func(pgx.Rows) error, 
 	return nil
 }
 
-// queueWrites queues statements applying the buffered writes and returns how
-// many it queued. One write is one plain statement. More are coalesced to the
-// last write of each key and sent as at most two statements taking arrays:
-// a DELETE and a multi-row upsert, in key order, so that concurrent
-// transactions lock rows in the same order.
-func (t *tx) queueWrites(b *pgx.Batch) int {
-	switch len(t.pending) {
+// queueWrites queues statements applying writes and returns how many it
+// queued. One write is one plain statement. More are
+// coalesced to the last write of each key and sent as at most two
+// statements taking arrays: a DELETE and a multi-row upsert, in key order,
+// so that concurrent transactions lock rows in the same order.
+func (t *tx) queueWrites(b *pgx.Batch, writes []write) int {
+	switch len(writes) {
 	case 0:
 		return 0
 	case 1:
-		if w := t.pending[0]; w.del {
+		if w := writes[0]; w.del {
 			b.Queue(t.s.sql.del, w.key)
 		} else {
 			b.Queue(t.s.sql.put, w.key, w.value)
 		}
 		return 1
 	}
-	last := make(map[string]int, len(t.pending))
-	for i, w := range t.pending {
+	last := make(map[string]int, len(writes))
+	for i, w := range writes {
 		last[string(w.key)] = i
 	}
 	final := make([]write, 0, len(last))
-	for i, w := range t.pending {
+	for i, w := range writes {
 		if last[string(w.key)] == i {
 			final = append(final, w)
 		}

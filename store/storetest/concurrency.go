@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -197,4 +198,94 @@ func readInt(tx store.Tx, key string) (int64, error) {
 		return 0, fmt.Errorf("%s = %q: %w", key, v, err)
 	}
 	return n, nil
+}
+
+// testConcurrentFailures runs many Updates at once, so that a backend that
+// shares transactions between concurrent Updates puts failing ones in the
+// same transaction as others: some return an error, some panic, some have a
+// cancelled context, some fail after reading their own writes. Each of
+// those fails only its own caller, with its own error or panic, and writes
+// nothing; every other Update commits.
+func testConcurrentFailures(t *testing.T, su *suite) {
+	const n = 200
+	s := su.fresh(t)
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	type outcome struct {
+		err      error
+		panicked any
+	}
+	outcomes := make([]outcome, n)
+	var start sync.WaitGroup
+	start.Add(1)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					outcomes[i].panicked = p
+				}
+			}()
+			start.Wait()
+			ctx := t.Context()
+			if i%6 == 3 {
+				ctx = cancelled
+			}
+			outcomes[i].err = s.Update(ctx, func(tx store.Tx) error {
+				key := fmt.Appendf(nil, "k/%03d", i)
+				if err := tx.Put(key, []byte("v")); err != nil {
+					return err
+				}
+				switch i % 6 {
+				case 1:
+					return errSentinel
+				case 2:
+					panic(fmt.Sprintf("panic %d", i))
+				case 4:
+					// Read its own write (a backend may send it to
+					// the database first), then fail.
+					if _, err := tx.Get(key); err != nil {
+						return err
+					}
+					return errSentinel
+				case 5:
+					if v, err := tx.Get(key); err != nil || string(v) != "v" {
+						return fmt.Errorf("Get(%s) = %q, %v; want v", key, v, err)
+					}
+				}
+				return nil
+			})
+		})
+	}
+	start.Done()
+	wg.Wait()
+
+	view(t, s, func(tx store.Tx) error {
+		for i := range n {
+			o := outcomes[i]
+			v, err := tx.Get(fmt.Appendf(nil, "k/%03d", i))
+			if err != nil {
+				return err
+			}
+			switch i % 6 {
+			case 0, 5:
+				if o.err != nil || o.panicked != nil || v == nil {
+					t.Errorf("Update %d = %v (panic %v), stored %q; want nil and a value", i, o.err, o.panicked, v)
+				}
+			case 1, 4:
+				if !errors.Is(o.err, errSentinel) || v != nil {
+					t.Errorf("failing Update %d = %v, stored %q; want %v and nothing", i, o.err, v, errSentinel)
+				}
+			case 2:
+				if want := fmt.Sprintf("panic %d", i); o.panicked != want || v != nil {
+					t.Errorf("panicking Update %d panicked with %v, stored %q; want %q and nothing", i, o.panicked, v, want)
+				}
+			case 3:
+				if !errors.Is(o.err, context.Canceled) || v != nil {
+					t.Errorf("cancelled Update %d = %v, stored %q; want %v and nothing", i, o.err, v, context.Canceled)
+				}
+			}
+		}
+		return nil
+	})
 }

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CloseWaitsForTx", testCloseWaitsForTx},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentReadersWriters", testConcurrentReadersWriters},
+		{"ConcurrentFailures", testConcurrentFailures},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, s) })
