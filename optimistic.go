@@ -69,12 +69,19 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 				return err
 			}
 			if ok {
-				return snap.apply(tx)
+				if err := snap.apply(tx); err != nil {
+					return err
+				}
+				first.tx = tx
+				return first.advanceAuthGeneration()
 			}
 		}
 		v.optimisticRetries.Add(1)
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: v.auth.gen.Load()}
-		return fn(last)
+		if err := fn(last); err != nil {
+			return err
+		}
+		return last.advanceAuthGeneration()
 	})
 	return v.finish(last, err)
 }
