@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -79,23 +80,33 @@ type ListLogsRequest struct {
 	PageRequest
 }
 
-// Log keys. A log line is stored at log/<nanos>/<id>, and indexed by entity
-// type and by entity, so every filter is a key range scan and only the
-// returned page is decrypted.
+// Log keys. A line is stored at log/<nanos>/<id> (a logRecord, sealed)
+// and indexed once, by entity: idx/log-entity/<type>/<entity id>/<nanos>/<id>
+// (empty value). So the whole log, one entity's lines and one entity
+// type's lines are each one key range scan, and only the returned page is
+// decrypted: the log in time order directly, an entity's lines in time
+// order under its prefix, and a type's lines under
+// idx/log-entity/<type>/, sorted by time after the scan.
+//
+// Until format version 1 of the records, lines were also indexed under
+// idx/log-type/<type>/<nanos>/<id>. Those entries are no longer read or
+// written; every line also has its entity entry, so stores with the old
+// layout answer every query unchanged, and the sweeper removes the old
+// entries in batches (dropLegacyLogIndex, logs_retention.go).
 func logPrefix(tid string) string { return recordPrefix(tid, "log") }
 
+// logTypeIndex is the prefix of the legacy log-type index.
 func logTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-type") + typ + "/" }
 
-func logEntityIndex(tid, typ, id string) string {
-	return indexPrefix(tid, "log-entity") + typ + "/" + id + "/"
-}
+// logEntityTypeIndex is the prefix of every entity entry of one type.
+func logEntityTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-entity") + typ + "/" }
+
+func logEntityIndex(tid, typ, id string) string { return logEntityTypeIndex(tid, typ) + id + "/" }
 
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
 func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
-	l := Log{
-		ID:         t.v.ids.next(t.now),
-		TenantID:   tid,
+	l := logRecord{
 		ActorID:    by.ID,
 		ActorType:  by.Type,
 		EntityType: entityType,
@@ -104,11 +115,8 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		Message:    msg,
 		CreatedAt:  t.now,
 	}
-	suffix := timeKey(l.CreatedAt) + "/" + l.ID
-	if err := t.putRecord(logPrefix(tid)+suffix, l); err != nil {
-		return err
-	}
-	if err := t.putIndex(logTypeIndex(tid, entityType) + suffix); err != nil {
+	suffix := timeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
+	if err := t.putRecord(logPrefix(tid)+suffix, &l); err != nil {
 		return err
 	}
 	if err := t.putIndex(logEntityIndex(tid, entityType, entityID) + suffix); err != nil {
@@ -116,6 +124,17 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	}
 	// The line's export queue entries land with it (audit_export.go).
 	return t.queueForExport(tid, suffix)
+}
+
+// getLog reads the line stored at log/<suffix>; false when there is none.
+func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
+	key := logPrefix(tid) + suffix
+	var l logRecord
+	ok, err := t.getRecord(key, &l)
+	if err != nil || !ok {
+		return Log{}, false, err
+	}
+	return l.api(key), true, nil
 }
 
 // ListLogs returns the caller's tenant's logs, newest first. Requires
@@ -147,31 +166,15 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		if err != nil {
 			return err
 		}
-		prefix := logPrefix(p.tenantID)
+		var suffixes []string
 		switch {
 		case req.EntityID != "":
-			prefix = logEntityIndex(p.tenantID, req.EntityType, req.EntityID)
+			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
 		case req.EntityType != "":
-			prefix = logTypeIndex(p.tenantID, req.EntityType)
+			suffixes, err = t.logsOfType(p.tenantID, req.EntityType, req.StartDate, req.EndDate)
+		default:
+			suffixes, err = t.logRange(logPrefix(p.tenantID), req.StartDate, req.EndDate)
 		}
-		var after []byte
-		if req.StartDate != nil && unixNanos(*req.StartDate) > 0 {
-			// Everything at or after StartDate sorts after this key.
-			after = []byte(prefix + fmt.Sprintf("%016x", uint64(unixNanos(*req.StartDate)-1)) + "/~")
-		}
-		var end string
-		if req.EndDate != nil {
-			end = timeKey(*req.EndDate)
-		}
-		var suffixes []string
-		err = t.tx.Scan([]byte(prefix), after, 0, func(k, _ []byte) error {
-			s := string(k[len(prefix):])
-			if end != "" && s >= end {
-				return store.ErrStop
-			}
-			suffixes = append(suffixes, s)
-			return nil
-		})
 		if err != nil {
 			return err
 		}
@@ -179,8 +182,7 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		lo, hi, pag := pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
 		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, hi-lo)}
 		for _, s := range suffixes[lo:hi] {
-			var l Log
-			ok, err := t.getRecord(logPrefix(p.tenantID)+s, &l)
+			l, ok, err := t.getLog(p.tenantID, s)
 			if err != nil {
 				return err
 			}
@@ -191,6 +193,60 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		return nil
 	})
 	return out, err
+}
+
+// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
+// created in [start, end), oldest first.
+func (t *txn) logRange(prefix string, start, end *time.Time) ([]string, error) {
+	var after []byte
+	if start != nil && unixNanos(*start) > 0 {
+		// Everything at or after start sorts after this key.
+		after = []byte(prefix + fmt.Sprintf("%016x", uint64(unixNanos(*start)-1)) + "/~")
+	}
+	var endKey string
+	if end != nil {
+		endKey = timeKey(*end)
+	}
+	var suffixes []string
+	err := t.tx.Scan([]byte(prefix), after, 0, func(k, _ []byte) error {
+		s := string(k[len(prefix):])
+		if endKey != "" && s >= endKey {
+			return store.ErrStop
+		}
+		suffixes = append(suffixes, s)
+		return nil
+	})
+	return suffixes, err
+}
+
+// logsOfType returns the suffixes of the lines about entities of type typ
+// created in [start, end), oldest first: the entity index's entries of
+// that type, <entity id>/<nanos>/<id>, filtered and sorted by time.
+func (t *txn) logsOfType(tid, typ string, start, end *time.Time) ([]string, error) {
+	prefix := logEntityTypeIndex(tid, typ)
+	var startKey, endKey string
+	if start != nil {
+		startKey = timeKey(*start)
+	}
+	if end != nil {
+		endKey = timeKey(*end)
+	}
+	var suffixes []string
+	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
+		rest := k[len(prefix):]
+		i := bytes.IndexByte(rest, '/')
+		if i < 0 {
+			return nil
+		}
+		s := rest[i+1:]
+		if len(s) < 16 || string(s[:16]) < startKey || endKey != "" && string(s[:16]) >= endKey {
+			return nil
+		}
+		suffixes = append(suffixes, string(s))
+		return nil
+	})
+	slices.Sort(suffixes)
+	return suffixes, err
 }
 
 // EntityTypes lists the entity types logs refer to. Requires log:read.
