@@ -22,9 +22,9 @@ import (
 //	time       created_at
 //
 // Version 0 is the API's Log as JSON (logRecordV0), which lines were
-// stored as before; it still reads. A token's creation line is 48 bytes
+// stored as before; it still reads. A token's creation line is 49 bytes
 // in version 1 (ids as 16 bytes, types, operation and frequent messages
-// as one-byte words) against 343 in version 0; see records_test.go for
+// as one-byte words) against 338 in version 0; see records_test.go for
 // the benchmarks.
 type logRecord struct {
 	ActorID    string

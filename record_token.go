@@ -278,28 +278,30 @@ func ptr[T any](v T) *T { return &v }
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 // tokenRecordV0 is the JSON form tokens were stored in before format
-// version 1 (the API's Token with the fields below): read, never written.
+// version 1 (the API's Token with the fields below, the tags as they
+// were): read, never written, except by a test that writes a store as
+// that code did.
 // testdata/records/token-v0.json is one.
 type tokenRecordV0 struct {
 	ID                    string            `json:"id"`
 	TenantID              string            `json:"tenant_id"`
 	Type                  string            `json:"type"`
-	Fingerprint           string            `json:"fingerprint"`
-	FingerprintExpression string            `json:"fingerprint_expression"`
+	Fingerprint           string            `json:"fingerprint,omitempty"`
+	FingerprintExpression string            `json:"fingerprint_expression,omitempty"`
 	Containers            []string          `json:"containers"`
-	Metadata              map[string]string `json:"metadata"`
-	SearchIndexes         []string          `json:"search_indexes"`
-	DeduplicateToken      bool              `json:"deduplicate_token"`
-	ExpiresAt             *time.Time        `json:"expires_at"`
-	CreatedBy             string            `json:"created_by"`
+	Metadata              map[string]string `json:"metadata,omitempty"`
+	SearchIndexes         []string          `json:"search_indexes,omitempty"`
+	DeduplicateToken      bool              `json:"deduplicate_token,omitempty"`
+	ExpiresAt             *time.Time        `json:"expires_at,omitempty"`
+	CreatedBy             string            `json:"created_by,omitempty"`
 	CreatedAt             time.Time         `json:"created_at"`
-	ModifiedBy            string            `json:"modified_by"`
-	ModifiedAt            *time.Time        `json:"modified_at"`
+	ModifiedBy            string            `json:"modified_by,omitempty"`
+	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
 	Data                  json.RawMessage   `json:"data"`
-	Mask                  json.RawMessage   `json:"mask"`
-	MaskExpression        json.RawMessage   `json:"mask_expression"`
-	CVCAt                 *time.Time        `json:"cvc_at"`
-	Indexes               []string          `json:"indexes"`
+	Mask                  json.RawMessage   `json:"mask,omitempty"`
+	MaskExpression        json.RawMessage   `json:"mask_expression,omitempty"`
+	CVCAt                 *time.Time        `json:"cvc_at,omitempty"`
+	Indexes               []string          `json:"indexes,omitempty"`
 }
 
 func (r *tokenRecord) decodeV0(key string, b []byte) error {
@@ -316,11 +318,7 @@ func (r *tokenRecord) decodeV0(key string, b []byte) error {
 		},
 		Data: v.Data, Mask: v.Mask, MaskExpression: v.MaskExpression, CVCAt: v.CVCAt, Indexes: v.Indexes,
 	}
-	if r.ID == "" {
-		r.ID = keyID(key)
-	}
-	if r.TenantID == "" {
-		r.TenantID = tenantOf(key)
-	}
+	// The key is what the seal authenticated: it names the token.
+	r.TenantID, r.ID = tenantOf(key), keyID(key)
 	return nil
 }

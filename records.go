@@ -32,8 +32,9 @@ import (
 //	str            uvarint h, then: h&3 == 0: a literal of h>>2 bytes;
 //	               h&3 == 1: entry h>>2 of recordWords (no bytes follow);
 //	               h&3 == 2: a canonical lowercase UUID as its 16 bytes
-//	time           varint Unix seconds, uvarint nanoseconds (< 1e9),
-//	               varint zone offset in seconds (0 is UTC)
+//	time           varint Unix seconds (years 0 to 9999), uvarint
+//	               nanoseconds (< 1e9), varint zone offset in seconds
+//	               (0 is UTC)
 //
 // Decoding never panics and never trusts a length: a record that does not
 // parse is an internal error naming its key (FuzzRecords).
@@ -251,7 +252,7 @@ func (r *recordReader) time() time.Time {
 	sec := r.varint()
 	nsec := r.uvarint()
 	off := r.varint()
-	if nsec >= 1e9 || off <= -24*3600 || off >= 24*3600 {
+	if nsec >= 1e9 || off <= -24*3600 || off >= 24*3600 || sec < minRecordSec || sec > maxRecordSec {
 		r.fail("bad time")
 	}
 	if r.err != nil {
@@ -263,6 +264,13 @@ func (r *recordReader) time() time.Time {
 	}
 	return t.In(time.FixedZone("", int(off)))
 }
+
+// The times a record holds are within the years 0 to 9999, the range of
+// RFC 3339 and of the JSON records of before.
+var (
+	minRecordSec = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	maxRecordSec = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+)
 
 // end checks that the whole record was read.
 func (r *recordReader) end() error {
