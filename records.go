@@ -107,11 +107,9 @@ func appendStr(b []byte, s string) []byte {
 	if i, ok := wordIndex[s]; ok {
 		return binary.AppendUvarint(b, i<<2|strWord)
 	}
-	if len(s) == 36 {
-		if u, err := uuid.Parse(s); err == nil && u.String() == s {
-			b = append(b, strUUID)
-			return append(b, u[:]...)
-		}
+	if u, ok := parseUUID(s); ok {
+		b = append(b, strUUID)
+		return append(b, u[:]...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(s))<<2|strLiteral)
 	return append(b, s...)
@@ -131,14 +129,49 @@ func appendHex(b []byte, s string) ([]byte, bool) {
 		return b, false
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		if !isLowerHex(s[i]) {
 			return b, false
 		}
 	}
 	b = append(b, byte(len(s)/2))
-	b, err := hex.AppendDecode(b, []byte(s))
-	return b, err == nil
+	for i := 0; i < len(s); i += 2 {
+		b = append(b, unhex(s[i])<<4|unhex(s[i+1]))
+	}
+	return b, true
 }
+
+// unhex is the value of a lowercase hex digit.
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+// parseUUID parses a UUID in its canonical lowercase form only (the form
+// appendStr can give back exactly), without allocating.
+func parseUUID(s string) (u [16]byte, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, false
+	}
+	j := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		a, b := s[i], s[i+1]
+		if !isLowerHex(a) || !isLowerHex(b) {
+			return u, false
+		}
+		u[j] = unhex(a)<<4 | unhex(b)
+		i += 2
+		j++
+	}
+	return u, true
+}
+
+func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
 
 // recordReader decodes a record's plaintext. The first error sticks: later
 // reads return zero values, and err reports it.
@@ -301,6 +334,18 @@ func encodeRecord(v recordCodec, key string) (b []byte, release func(), err erro
 		return nil, nil, fmt.Errorf("tokenvault: encode %s: %w", key, err)
 	}
 	return b, release, nil
+}
+
+// hasParts reports whether s is the concatenation of parts, without
+// building it.
+func hasParts(s string, parts ...string) bool {
+	for _, p := range parts {
+		if len(s) < len(p) || s[:len(p)] != p {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
 }
 
 // keyID returns the last segment of a store key: the id of the record.
