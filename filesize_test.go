@@ -1,8 +1,8 @@
 package tokenvault_test
 
 import (
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
