@@ -117,13 +117,24 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(sysTenantsKey, func(key string) error {
-			tid := strings.TrimPrefix(key, sysTenantsKey)
-			return t.tx.Scan([]byte(indexPrefix(tid, "log-type")), nil, 1, func(_, _ []byte) error {
+		var all []string
+		err := t.scanKeys(sysTenantsKey, func(key string) error {
+			all = append(all, strings.TrimPrefix(key, sysTenantsKey))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, tid := range all {
+			err := t.tx.Scan([]byte(indexPrefix(tid, "log-type")), nil, 1, func(_, _ []byte) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
-		})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
