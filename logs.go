@@ -2,11 +2,16 @@ package tokenvault
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -81,27 +86,74 @@ type ListLogsRequest struct {
 }
 
 // Log keys. A line is stored at log/<nanos>/<id> (a logRecord, sealed)
-// and indexed once, by entity: idx/log-entity/<type>/<entity id>/<nanos>/<id>
-// (empty value). So the whole log, one entity's lines and one entity
-// type's lines are each one key range scan, and only the returned page is
-// decrypted: the log in time order directly, an entity's lines in time
-// order under its prefix, and a type's lines under
-// idx/log-entity/<type>/, sorted by time after the scan.
+// and indexed once, by entity:
 //
-// Until format version 1 of the records, lines were also indexed under
-// idx/log-type/<type>/<nanos>/<id>. Those entries are no longer read or
-// written; every line also has its entity entry, so stores with the old
-// layout answer every query unchanged, and the sweeper removes the old
-// entries in batches (dropLegacyLogIndex, logs_retention.go).
+//	idx/le/<type>/<entity id>/<packed>    (empty value)
+//
+// where <packed> is the line's suffix <nanos>/<id> in 24 bytes: the
+// nanoseconds as 8 bytes big-endian and the id's 16 bytes, which sort as
+// the text does (packSuffix). So the whole log, one entity's lines and one
+// entity type's lines are each one key range scan, and only the returned
+// page is decrypted: the log in time order directly, an entity's lines in
+// time order under its prefix, and a type's lines under idx/le/<type>/,
+// sorted by time after the scan.
+//
+// Lines written before record format version 1 are indexed as they were:
+// idx/log-entity/<type>/<entity id>/<nanos>/<id>, which entity and type
+// queries read too (so a store of the old layout answers every query
+// from the first open, and a line is in one of the two), and
+// idx/log-type/<type>/<nanos>/<id>, which nothing reads any more and the
+// sweeper removes in batches (dropLegacyLogIndex, logs_retention.go).
 func logPrefix(tid string) string { return recordPrefix(tid, "log") }
 
 // logTypeIndex is the prefix of the legacy log-type index.
 func logTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-type") + typ + "/" }
 
-// logEntityTypeIndex is the prefix of every entity entry of one type.
+// logEntityTypeIndex and logEntityIndex are prefixes of the legacy entity
+// index: one type's entries, one entity's.
 func logEntityTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-entity") + typ + "/" }
 
 func logEntityIndex(tid, typ, id string) string { return logEntityTypeIndex(tid, typ) + id + "/" }
+
+// lineTypeIndex and lineIndex are the same prefixes in the entity index.
+func lineTypeIndex(tid, typ string) string { return indexPrefix(tid, "le") + typ + "/" }
+
+func lineIndex(tid, typ, id string) string { return lineTypeIndex(tid, typ) + id + "/" }
+
+// packedLen is the length of a packed suffix.
+const packedLen = 8 + 16
+
+// packSuffix packs a line's suffix, <16 hex digits>/<canonical UUID>, in
+// packedLen bytes; false for anything else.
+func packSuffix(suffix string) (string, bool) {
+	if len(suffix) != 16+1+36 || suffix[16] != '/' {
+		return "", false
+	}
+	u, ok := parseUUID(suffix[17:])
+	if !ok {
+		return "", false
+	}
+	var b [packedLen]byte
+	for i := 0; i < 8; i++ {
+		hi, lo := suffix[2*i], suffix[2*i+1]
+		if !isLowerHex(hi) || !isLowerHex(lo) {
+			return "", false
+		}
+		b[i] = unhex(hi)<<4 | unhex(lo)
+	}
+	copy(b[8:], u[:])
+	return string(b[:]), true
+}
+
+// unpackSuffix is the inverse of packSuffix.
+func unpackSuffix(p []byte) string {
+	var b [16 + 1 + 36]byte
+	hex.Encode(b[:16], p[:8])
+	b[16] = '/'
+	u := uuid.UUID(p[8:packedLen])
+	copy(b[17:], u.String())
+	return string(b[:])
+}
 
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
@@ -119,11 +171,21 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	if err := t.putRecord(logPrefix(tid)+suffix, &l); err != nil {
 		return err
 	}
-	if err := t.putIndex(logEntityIndex(tid, entityType, entityID) + suffix); err != nil {
+	if err := t.putIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
 		return err
 	}
 	// The line's export queue entries land with it (audit_export.go).
 	return t.queueForExport(tid, suffix)
+}
+
+// lineIndexKey is the index entry of the line at log/<suffix>: in idx/le,
+// or for a suffix that does not pack (none the Vault makes), in the
+// legacy idx/log-entity, which is read too.
+func lineIndexKey(tid, typ, id, suffix string) string {
+	if p, ok := packSuffix(suffix); ok {
+		return lineIndex(tid, typ, id) + p
+	}
+	return logEntityIndex(tid, typ, id) + suffix
 }
 
 // getLog reads the line stored at log/<suffix>; false when there is none.
@@ -170,8 +232,14 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		switch {
 		case req.EntityID != "":
 			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
+			if err == nil {
+				suffixes, err = t.packedRange(suffixes, lineIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
+			}
 		case req.EntityType != "":
 			suffixes, err = t.logsOfType(p.tenantID, req.EntityType, req.StartDate, req.EndDate)
+			if err == nil {
+				suffixes, err = t.packedRange(suffixes, lineTypeIndex(p.tenantID, req.EntityType), req.StartDate, req.EndDate)
+			}
 		default:
 			suffixes, err = t.logRange(logPrefix(p.tenantID), req.StartDate, req.EndDate)
 		}
@@ -216,6 +284,36 @@ func (t *txn) logRange(prefix string, start, end *time.Time) ([]string, error) {
 		suffixes = append(suffixes, s)
 		return nil
 	})
+	return suffixes, err
+}
+
+// packedRange adds to suffixes (sorted) those of the entries under prefix,
+// of the entity index, created in [start, end), and returns them all
+// sorted. The entries under prefix end in a packed suffix.
+func (t *txn) packedRange(suffixes []string, prefix string, start, end *time.Time) ([]string, error) {
+	var from, to uint64 = 0, math.MaxUint64
+	if start != nil {
+		from = uint64(unixNanos(*start))
+	}
+	if end != nil {
+		to = uint64(unixNanos(*end))
+	}
+	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
+		if len(k) < len(prefix)+packedLen {
+			return nil
+		}
+		p := k[len(k)-packedLen:]
+		if at := binary.BigEndian.Uint64(p); at < from || at >= to {
+			return nil
+		}
+		suffixes = append(suffixes, unpackSuffix(p))
+		return nil
+	})
+	// Two layouts' entries, or a type's entries (in entity order), are
+	// put in time order.
+	if !slices.IsSorted(suffixes) {
+		slices.Sort(suffixes)
+	}
 	return suffixes, err
 }
 

@@ -10,9 +10,9 @@ import (
 
 // pruneLogs removes the audit log lines older than Options.LogRetention from
 // every tenant, sweepBatch lines a transaction, and returns how many it
-// removed. A line goes with its index entry (and a line of the legacy
-// layout with its log-type entry too; see logs.go), in one transaction, so
-// no index ever names a missing line. The pruning is not itself written to the
+// removed. A line goes with its index entry (in either layout, and a line
+// of the legacy layout with its log-type entry too; see logs.go), in one
+// transaction, so no index ever names a missing line. The pruning is not itself written to the
 // tenants' logs (those lines would be pruned in their turn); the sweeper
 // reports the count to the host's logger. Lines an audit sink has yet to
 // receive are kept (audit_export.go).
@@ -92,10 +92,9 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 			if !ok {
 				continue
 			}
-			keys := []string{prefix + suffix, logEntityIndex(tid, l.EntityType, l.EntityID) + suffix}
-			if l.legacy {
-				keys = append(keys, logTypeIndex(tid, l.EntityType)+suffix)
-			}
+			// The line's index entry, in whichever layout (logs.go).
+			keys := []string{prefix + suffix, lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
+				logEntityIndex(tid, l.EntityType, l.EntityID) + suffix, logTypeIndex(tid, l.EntityType) + suffix}
 			for _, k := range keys {
 				if err := t.delete(k); err != nil {
 					return err

@@ -34,9 +34,6 @@ type logRecord struct {
 	Operation  string
 	Message    string
 	CreatedAt  time.Time
-	// legacy is set when the line was read in version 0, whose
-	// log-type index entry it may still have (logs_retention.go).
-	legacy bool
 }
 
 const logFormat = 1
@@ -59,7 +56,7 @@ func (l *logRecord) decodeRecord(key string, b []byte) error {
 			return fmt.Errorf("%w: log JSON: %v", errRecord, err)
 		}
 		*l = logRecord{ActorID: v.ActorID, ActorType: v.ActorType, EntityType: v.EntityType, EntityID: v.EntityID,
-			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt, legacy: true}
+			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt}
 		return nil
 	}
 	d := recordReader{b: b}

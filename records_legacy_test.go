@@ -98,8 +98,9 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix string) map[string][]byte
 
 // downgrade writes every token and log line of the tenant again the way
 // the Vault wrote them before format version 1 (sealed JSON, the token
-// record's and the API Log's JSON tags as they were), and gives every line
-// its log-type index entry back: the store as that code left it.
+// record's and the API Log's JSON tags as they were), and indexes every
+// line as it did (log-entity and log-type entries instead of the packed
+// one): the store as that code left it.
 func (lv *legacyVault) downgrade(t *testing.T) {
 	t.Helper()
 	err := lv.v.update(context.Background(), func(tx *txn) error {
@@ -140,7 +141,14 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 			if err := tx.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), b)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logTypeIndex(lv.tid, l.EntityType) + strings.TrimPrefix(kv.key, logPrefix(lv.tid))); err != nil {
+			suffix := strings.TrimPrefix(kv.key, logPrefix(lv.tid))
+			if err := tx.delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
+				return err
+			}
+			if err := tx.putIndex(logEntityIndex(lv.tid, l.EntityType, l.EntityID) + suffix); err != nil {
+				return err
+			}
+			if err := tx.putIndex(logTypeIndex(lv.tid, l.EntityType) + suffix); err != nil {
 				return err
 			}
 		}
@@ -269,9 +277,30 @@ func TestLegacyRecordsRead(t *testing.T) {
 		t.Fatalf("GetToken of a JSON record: %v", err)
 	}
 
-	// The next write rewrites the record it touches.
+	// The next write rewrites the record it touches, and logs a line in
+	// the new layout, found beside the old ones.
+	count := func(q ListLogsRequest) (int, string) {
+		p, err := lv.v.ListLogs(ctx, lv.mgmt, q)
+		if err != nil || len(p.Data) == 0 {
+			t.Fatalf("ListLogs(%+v) = %+v, %v", q, p, err)
+		}
+		return p.Pagination.TotalItems, p.Data[0].Message
+	}
+	byEntity, _ := count(ListLogsRequest{EntityType: TypeToken, EntityID: ids[2]})
+	byType, _ := count(ListLogsRequest{EntityType: TypeToken})
+	lv.advance(time.Second)
 	if _, err := lv.v.UpdateToken(ctx, lv.key, ids[2], json.RawMessage(`{"metadata":{"k":"w"}}`)); err != nil {
 		t.Fatal(err)
+	}
+	for _, q := range []ListLogsRequest{{EntityType: TypeToken, EntityID: ids[2]}, {EntityType: TypeToken}} {
+		n, newest := count(q)
+		want := byType + 1
+		if q.EntityID != "" {
+			want = byEntity + 1
+		}
+		if n != want || newest != "Token updated" {
+			t.Errorf("ListLogs(%+v) with both layouts: %d lines, newest %q; want %d, %q", q, n, newest, want, "Token updated")
+		}
 	}
 	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != len(ids)-1 || v1 != 1 {
 		t.Fatalf("after one update: %d JSON, %d in format 1; want %d and 1", j, v1, len(ids)-1)
