@@ -2,11 +2,11 @@ package tokenvault
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"math"
-	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
