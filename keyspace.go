@@ -40,13 +40,17 @@ import (
 //	                                         (record_token.go; JSON before version 1)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
 //	                                         binary format (record_log.go; JSON before)
-//	tenant/<tid>/idx/log-entity/<type>/<entity>/<nanos>/<id>  the one index of a log
-//	                                         line: serves entity and entity type queries
-//	                                         (logs.go). Lines written before record format
-//	                                         version 1 also have idx/log-type/<type>/<nanos>/<id>,
-//	                                         read by nothing and removed by the sweeper in
-//	                                         batches (logs_retention.go): a store of the old
-//	                                         layout answers every query from the first open
+//	tenant/<tid>/idx/le/<type>/<entity>/<packed>  the one index entry of a log line,
+//	                                         for entity and entity type queries;
+//	                                         <packed> is <nanos>/<id> in 24 bytes (logs.go).
+//	                                         Lines written before record format version 1
+//	                                         are indexed as they were, at
+//	                                         idx/log-entity/<type>/<entity>/<nanos>/<id>, read
+//	                                         beside idx/le (so a store of the old layout
+//	                                         answers every query from the first open), and
+//	                                         idx/log-type/<type>/<nanos>/<id>, read by nothing
+//	                                         and removed by the sweeper in batches
+//	                                         (logs_retention.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
