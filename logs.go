@@ -88,11 +88,12 @@ type ListLogsRequest struct {
 // Log keys. A line is stored at log/<nanos>/<id> (a logRecord, sealed)
 // and indexed once, by entity:
 //
-//	idx/le/<type>/<entity id>/<packed>    (empty value)
+//	idx/le/<type>/<entity><packed>    (empty value)
 //
-// where <packed> is the line's suffix <nanos>/<id> in 24 bytes: the
-// nanoseconds as 8 bytes big-endian and the id's 16 bytes, which sort as
-// the text does (packSuffix). So the whole log, one entity's lines and one
+// where <entity> is a UUID entity id as a zero byte and its 16 bytes, or
+// any other id followed by "/" (lineIndex), and <packed> is the line's
+// suffix <nanos>/<id> in 24 bytes: the nanoseconds as 8 bytes big-endian
+// and the id's 16 bytes, which sort as the text does (packSuffix). So the whole log, one entity's lines and one
 // entity type's lines are each one key range scan, and only the returned
 // page is decrypted: the log in time order directly, an entity's lines in
 // time order under its prefix, and a type's lines under idx/le/<type>/,
@@ -116,9 +117,17 @@ func logEntityTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-e
 func logEntityIndex(tid, typ, id string) string { return logEntityTypeIndex(tid, typ) + id + "/" }
 
 // lineTypeIndex and lineIndex are the same prefixes in the entity index.
+// An entity id that is a canonical UUID is packed there too: a zero byte
+// and its 16 bytes; any other is followed by "/" (ids never start with a
+// zero byte: lineIndexKey leaves such a one to the legacy index).
 func lineTypeIndex(tid, typ string) string { return indexPrefix(tid, "le") + typ + "/" }
 
-func lineIndex(tid, typ, id string) string { return lineTypeIndex(tid, typ) + id + "/" }
+func lineIndex(tid, typ, id string) string {
+	if u, ok := parseUUID(id); ok {
+		return lineTypeIndex(tid, typ) + "\x00" + string(u[:])
+	}
+	return lineTypeIndex(tid, typ) + id + "/"
+}
 
 // packedLen is the length of a packed suffix.
 const packedLen = 8 + 16
@@ -182,7 +191,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 // or for a suffix that does not pack (none the Vault makes), in the
 // legacy idx/log-entity, which is read too.
 func lineIndexKey(tid, typ, id, suffix string) string {
-	if p, ok := packSuffix(suffix); ok {
+	if p, ok := packSuffix(suffix); ok && !strings.HasPrefix(id, "\x00") {
 		return lineIndex(tid, typ, id) + p
 	}
 	return logEntityIndex(tid, typ, id) + suffix
@@ -232,7 +241,7 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		switch {
 		case req.EntityID != "":
 			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
-			if err == nil {
+			if err == nil && !strings.HasPrefix(req.EntityID, "\x00") {
 				suffixes, err = t.packedRange(suffixes, lineIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
 			}
 		case req.EntityType != "":

@@ -224,6 +224,22 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("created_at %v, want %v", got.CreatedAt, rec.CreatedAt)
 		}
 	}
+	// Log lines: created_at is the key's time (not stored), or another.
+	for _, at := range []time.Time{fixTime, fixTime.Add(1), fixTime.In(time.FixedZone("", 3600)), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		l := fixedLogLine()
+		l.CreatedAt = at
+		b, err := l.appendRecord(nil, fixLogKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got logRecord
+		if err := got.decodeRecord(fixLogKey, b); err != nil {
+			t.Fatalf("decode %x: %v", b, err)
+		}
+		if !got.CreatedAt.Equal(at) || got.CreatedAt.Format(time.RFC3339Nano) != at.Format(time.RFC3339Nano) {
+			t.Errorf("log line created_at %v, want %v", got.CreatedAt, at)
+		}
+	}
 	if _, err := fixedCard().appendRecord(nil, recordKey(fixTenant, kindToken, "another")); err == nil {
 		t.Error("a token encoded for another token's key: no error")
 	}
