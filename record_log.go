@@ -1,9 +1,9 @@
 package tokenvault
 
 import (
-	"math"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
