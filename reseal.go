@@ -138,7 +138,10 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				continue
 			}
 			if legacy {
-				if pt, err = reencode(kv.key, pt, strings.HasPrefix(kv.key, tokens)); err != nil {
+				old := pt
+				pt, err = reencode(kv.key, old, strings.HasPrefix(kv.key, tokens))
+				clear(old)
+				if err != nil {
 					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key, "err", err)
 					continue
 				}
