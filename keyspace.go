@@ -40,13 +40,14 @@ import (
 //	                                         (record_token.go; JSON before version 1)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
 //	                                         binary format (record_log.go; JSON before)
-//	tenant/<tid>/idx/le/<type>/<entity>/<packed>  the one index entry of a log line,
-//	                                         for entity and entity type queries;
-//	                                         <packed> is <nanos>/<id> in 24 bytes (logs.go).
+//	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
+//	                                         for entity and entity type queries; a UUID
+//	                                         <entity> is packed in 17 bytes, and <packed> is
+//	                                         <nanos>/<id> in 24 (logs.go).
 //	                                         Lines written before record format version 1
 //	                                         are indexed as they were, at
 //	                                         idx/log-entity/<type>/<entity>/<nanos>/<id>, read
-//	                                         beside idx/le (so a store of the old layout
+//	                                         beside idx/log-e (so a store of the old layout
 //	                                         answers every query from the first open), and
 //	                                         idx/log-type/<type>/<nanos>/<id>, read by nothing
 //	                                         and removed by the sweeper in batches

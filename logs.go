@@ -88,7 +88,7 @@ type ListLogsRequest struct {
 // Log keys. A line is stored at log/<nanos>/<id> (a logRecord, sealed)
 // and indexed once, by entity:
 //
-//	idx/le/<type>/<entity><packed>    (empty value)
+//	idx/log-e/<type>/<entity><packed>    (empty value)
 //
 // where <entity> is a UUID entity id as a zero byte and its 16 bytes, or
 // any other id followed by "/" (lineIndex), and <packed> is the line's
@@ -96,7 +96,7 @@ type ListLogsRequest struct {
 // and the id's 16 bytes, which sort as the text does (packSuffix). So the whole log, one entity's lines and one
 // entity type's lines are each one key range scan, and only the returned
 // page is decrypted: the log in time order directly, an entity's lines in
-// time order under its prefix, and a type's lines under idx/le/<type>/,
+// time order under its prefix, and a type's lines under idx/log-e/<type>/,
 // sorted by time after the scan.
 //
 // Lines written before record format version 1 are indexed as they were:
@@ -120,7 +120,7 @@ func logEntityIndex(tid, typ, id string) string { return logEntityTypeIndex(tid,
 // An entity id that is a canonical UUID is packed there too: a zero byte
 // and its 16 bytes; any other is followed by "/" (ids never start with a
 // zero byte: lineIndexKey leaves such a one to the legacy index).
-func lineTypeIndex(tid, typ string) string { return indexPrefix(tid, "le") + typ + "/" }
+func lineTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-e") + typ + "/" }
 
 func lineIndex(tid, typ, id string) string {
 	if u, ok := parseUUID(id); ok {
@@ -187,7 +187,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	return t.queueForExport(tid, suffix)
 }
 
-// lineIndexKey is the index entry of the line at log/<suffix>: in idx/le,
+// lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,
 // or for a suffix that does not pack (none the Vault makes), in the
 // legacy idx/log-entity, which is read too.
 func lineIndexKey(tid, typ, id, suffix string) string {
