@@ -271,8 +271,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 			if len(parts) != 3 {
 				continue
 			}
-			var l Log
-			ok, err := t.getRecord(logPrefix(parts[1])+parts[0]+"/"+parts[2], &l)
+			l, ok, err := t.getLog(parts[1], parts[0]+"/"+parts[2])
 			if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 				continue // deleted with its tenant
 			}

@@ -223,6 +223,14 @@ func (t *txn) openRecord(key string, raw []byte, dst any) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := dst.(recordCodec); ok {
+		err = c.decodeRecord(key, b)
+		clear(b) // the plaintext may hold token data
+		if err != nil {
+			return fmt.Errorf("tokenvault: decode %s: %w", key, err)
+		}
+		return nil
+	}
 	if err := json.Unmarshal(b, dst); err != nil {
 		return fmt.Errorf("tokenvault: decode %s: %w", key, err)
 	}
@@ -272,12 +280,24 @@ func (t *txn) open(key string, raw []byte) ([]byte, error) {
 	return b, nil
 }
 
-// putRecord seals v (as JSON) under key with the tenant's active data key,
-// or the system keyring for keys outside tenant/.
+// putRecord seals v under key with the tenant's active data key, or the
+// system keyring for keys outside tenant/: in its own encoding when it has
+// one (a recordCodec, records.go), else as JSON.
 func (t *txn) putRecord(key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("tokenvault: encode %s: %w", key, err)
+	var b []byte
+	if c, ok := v.(recordCodec); ok {
+		enc, release, err := encodeRecord(c, key)
+		if err != nil {
+			return err
+		}
+		defer release()
+		b = enc
+	} else {
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("tokenvault: encode %s: %w", key, err)
+		}
+		b = enc
 	}
 	ring := t.v.sys.ring
 	if tid := tenantOf(key); tid != "" {

@@ -36,7 +36,22 @@ import (
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
 //	                                         (HMAC of caller and key; idempotency.go)
-//	tenant/<tid>/log/<nanos>/<id>            audit log, in time order
+//	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
+//	                                         (record_token.go; JSON before version 1)
+//	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
+//	                                         binary format (record_log.go; JSON before)
+//	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
+//	                                         for entity and entity type queries; a UUID
+//	                                         <entity> is packed in 17 bytes, and <packed> is
+//	                                         <nanos>/<id> in 24 (logs.go).
+//	                                         Lines written before record format version 1
+//	                                         are indexed as they were, at
+//	                                         idx/log-entity/<type>/<entity>/<nanos>/<id>, read
+//	                                         beside idx/log-e (so a store of the old layout
+//	                                         answers every query from the first open), and
+//	                                         idx/log-type/<type>/<nanos>/<id>, read by nothing
+//	                                         and removed by the sweeper in batches
+//	                                         (logs_retention.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)

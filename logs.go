@@ -1,11 +1,17 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -79,23 +85,89 @@ type ListLogsRequest struct {
 	PageRequest
 }
 
-// Log keys. A log line is stored at log/<nanos>/<id>, and indexed by entity
-// type and by entity, so every filter is a key range scan and only the
-// returned page is decrypted.
+// Log keys. A line is stored at log/<nanos>/<id> (a logRecord, sealed)
+// and indexed once, by entity:
+//
+//	idx/log-e/<type>/<entity><packed>    (empty value)
+//
+// where <entity> is a UUID entity id as a zero byte and its 16 bytes, or
+// any other id followed by "/" (lineIndex), and <packed> is the line's
+// suffix <nanos>/<id> in 24 bytes: the nanoseconds as 8 bytes big-endian
+// and the id's 16 bytes, which sort as the text does (packSuffix). So the whole log, one entity's lines and one
+// entity type's lines are each one key range scan, and only the returned
+// page is decrypted: the log in time order directly, an entity's lines in
+// time order under its prefix, and a type's lines under idx/log-e/<type>/,
+// sorted by time after the scan.
+//
+// Lines written before record format version 1 are indexed as they were:
+// idx/log-entity/<type>/<entity id>/<nanos>/<id>, which entity and type
+// queries read too (so a store of the old layout answers every query
+// from the first open, and a line is in one of the two), and
+// idx/log-type/<type>/<nanos>/<id>, which nothing reads any more and the
+// sweeper removes in batches (dropLegacyLogIndex, logs_retention.go).
 func logPrefix(tid string) string { return recordPrefix(tid, "log") }
 
+// logTypeIndex is the prefix of the legacy log-type index.
 func logTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-type") + typ + "/" }
 
-func logEntityIndex(tid, typ, id string) string {
-	return indexPrefix(tid, "log-entity") + typ + "/" + id + "/"
+// logEntityTypeIndex and logEntityIndex are prefixes of the legacy entity
+// index: one type's entries, one entity's.
+func logEntityTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-entity") + typ + "/" }
+
+func logEntityIndex(tid, typ, id string) string { return logEntityTypeIndex(tid, typ) + id + "/" }
+
+// lineTypeIndex and lineIndex are the same prefixes in the entity index.
+// An entity id that is a canonical UUID is packed there too: a zero byte
+// and its 16 bytes; any other is followed by "/" (ids never start with a
+// zero byte: lineIndexKey leaves such a one to the legacy index).
+func lineTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-e") + typ + "/" }
+
+func lineIndex(tid, typ, id string) string {
+	if u, ok := parseUUID(id); ok {
+		return lineTypeIndex(tid, typ) + "\x00" + string(u[:])
+	}
+	return lineTypeIndex(tid, typ) + id + "/"
+}
+
+// packedLen is the length of a packed suffix.
+const packedLen = 8 + 16
+
+// packSuffix packs a line's suffix, <16 hex digits>/<canonical UUID>, in
+// packedLen bytes; false for anything else.
+func packSuffix(suffix string) (string, bool) {
+	if len(suffix) != 16+1+36 || suffix[16] != '/' {
+		return "", false
+	}
+	u, ok := parseUUID(suffix[17:])
+	if !ok {
+		return "", false
+	}
+	var b [packedLen]byte
+	for i := 0; i < 8; i++ {
+		hi, lo := suffix[2*i], suffix[2*i+1]
+		if !isLowerHex(hi) || !isLowerHex(lo) {
+			return "", false
+		}
+		b[i] = unhex(hi)<<4 | unhex(lo)
+	}
+	copy(b[8:], u[:])
+	return string(b[:]), true
+}
+
+// unpackSuffix is the inverse of packSuffix.
+func unpackSuffix(p []byte) string {
+	var b [16 + 1 + 36]byte
+	hex.Encode(b[:16], p[:8])
+	b[16] = '/'
+	u := uuid.UUID(p[8:packedLen])
+	copy(b[17:], u.String())
+	return string(b[:])
 }
 
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
 func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
-	l := Log{
-		ID:         t.v.ids.next(t.now),
-		TenantID:   tid,
+	l := logRecord{
 		ActorID:    by.ID,
 		ActorType:  by.Type,
 		EntityType: entityType,
@@ -104,18 +176,36 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		Message:    msg,
 		CreatedAt:  t.now,
 	}
-	suffix := timeKey(l.CreatedAt) + "/" + l.ID
-	if err := t.putRecord(logPrefix(tid)+suffix, l); err != nil {
+	suffix := timeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
+	if err := t.putRecord(logPrefix(tid)+suffix, &l); err != nil {
 		return err
 	}
-	if err := t.putIndex(logTypeIndex(tid, entityType) + suffix); err != nil {
-		return err
-	}
-	if err := t.putIndex(logEntityIndex(tid, entityType, entityID) + suffix); err != nil {
+	if err := t.putIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
 		return err
 	}
 	// The line's export queue entries land with it (audit_export.go).
 	return t.queueForExport(tid, suffix)
+}
+
+// lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,
+// or for a suffix that does not pack (none the Vault makes), in the
+// legacy idx/log-entity, which is read too.
+func lineIndexKey(tid, typ, id, suffix string) string {
+	if p, ok := packSuffix(suffix); ok && !strings.HasPrefix(id, "\x00") {
+		return lineIndex(tid, typ, id) + p
+	}
+	return logEntityIndex(tid, typ, id) + suffix
+}
+
+// getLog reads the line stored at log/<suffix>; false when there is none.
+func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
+	key := logPrefix(tid) + suffix
+	var l logRecord
+	ok, err := t.getRecord(key, &l)
+	if err != nil || !ok {
+		return Log{}, false, err
+	}
+	return l.api(key), true, nil
 }
 
 // ListLogs returns the caller's tenant's logs, newest first. Requires
@@ -147,31 +237,21 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		if err != nil {
 			return err
 		}
-		prefix := logPrefix(p.tenantID)
+		var suffixes []string
 		switch {
 		case req.EntityID != "":
-			prefix = logEntityIndex(p.tenantID, req.EntityType, req.EntityID)
-		case req.EntityType != "":
-			prefix = logTypeIndex(p.tenantID, req.EntityType)
-		}
-		var after []byte
-		if req.StartDate != nil && unixNanos(*req.StartDate) > 0 {
-			// Everything at or after StartDate sorts after this key.
-			after = []byte(prefix + fmt.Sprintf("%016x", uint64(unixNanos(*req.StartDate)-1)) + "/~")
-		}
-		var end string
-		if req.EndDate != nil {
-			end = timeKey(*req.EndDate)
-		}
-		var suffixes []string
-		err = t.tx.Scan([]byte(prefix), after, 0, func(k, _ []byte) error {
-			s := string(k[len(prefix):])
-			if end != "" && s >= end {
-				return store.ErrStop
+			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
+			if err == nil && !strings.HasPrefix(req.EntityID, "\x00") {
+				suffixes, err = t.packedRange(suffixes, lineIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
 			}
-			suffixes = append(suffixes, s)
-			return nil
-		})
+		case req.EntityType != "":
+			suffixes, err = t.logsOfType(p.tenantID, req.EntityType, req.StartDate, req.EndDate)
+			if err == nil {
+				suffixes, err = t.packedRange(suffixes, lineTypeIndex(p.tenantID, req.EntityType), req.StartDate, req.EndDate)
+			}
+		default:
+			suffixes, err = t.logRange(logPrefix(p.tenantID), req.StartDate, req.EndDate)
+		}
 		if err != nil {
 			return err
 		}
@@ -179,8 +259,7 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		lo, hi, pag := pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
 		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, hi-lo)}
 		for _, s := range suffixes[lo:hi] {
-			var l Log
-			ok, err := t.getRecord(logPrefix(p.tenantID)+s, &l)
+			l, ok, err := t.getLog(p.tenantID, s)
 			if err != nil {
 				return err
 			}
@@ -191,6 +270,90 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		return nil
 	})
 	return out, err
+}
+
+// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
+// created in [start, end), oldest first.
+func (t *txn) logRange(prefix string, start, end *time.Time) ([]string, error) {
+	var after []byte
+	if start != nil && unixNanos(*start) > 0 {
+		// Everything at or after start sorts after this key.
+		after = []byte(prefix + fmt.Sprintf("%016x", uint64(unixNanos(*start)-1)) + "/~")
+	}
+	var endKey string
+	if end != nil {
+		endKey = timeKey(*end)
+	}
+	var suffixes []string
+	err := t.tx.Scan([]byte(prefix), after, 0, func(k, _ []byte) error {
+		s := string(k[len(prefix):])
+		if endKey != "" && s >= endKey {
+			return store.ErrStop
+		}
+		suffixes = append(suffixes, s)
+		return nil
+	})
+	return suffixes, err
+}
+
+// packedRange adds to suffixes (sorted) those of the entries under prefix,
+// of the entity index, created in [start, end), and returns them all
+// sorted. The entries under prefix end in a packed suffix.
+func (t *txn) packedRange(suffixes []string, prefix string, start, end *time.Time) ([]string, error) {
+	var from, to uint64 = 0, math.MaxUint64
+	if start != nil {
+		from = uint64(unixNanos(*start))
+	}
+	if end != nil {
+		to = uint64(unixNanos(*end))
+	}
+	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
+		if len(k) < len(prefix)+packedLen {
+			return nil
+		}
+		p := k[len(k)-packedLen:]
+		if at := binary.BigEndian.Uint64(p); at < from || at >= to {
+			return nil
+		}
+		suffixes = append(suffixes, unpackSuffix(p))
+		return nil
+	})
+	// Two layouts' entries, or a type's entries (in entity order), are
+	// put in time order.
+	if !slices.IsSorted(suffixes) {
+		slices.Sort(suffixes)
+	}
+	return suffixes, err
+}
+
+// logsOfType returns the suffixes of the lines about entities of type typ
+// created in [start, end), oldest first: the entity index's entries of
+// that type, <entity id>/<nanos>/<id>, filtered and sorted by time.
+func (t *txn) logsOfType(tid, typ string, start, end *time.Time) ([]string, error) {
+	prefix := logEntityTypeIndex(tid, typ)
+	var startKey, endKey string
+	if start != nil {
+		startKey = timeKey(*start)
+	}
+	if end != nil {
+		endKey = timeKey(*end)
+	}
+	var suffixes []string
+	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
+		rest := k[len(prefix):]
+		i := bytes.IndexByte(rest, '/')
+		if i < 0 {
+			return nil
+		}
+		s := rest[i+1:]
+		if len(s) < 16 || string(s[:16]) < startKey || endKey != "" && string(s[:16]) >= endKey {
+			return nil
+		}
+		suffixes = append(suffixes, string(s))
+		return nil
+	})
+	slices.Sort(suffixes)
+	return suffixes, err
 }
 
 // EntityTypes lists the entity types logs refer to. Requires log:read.

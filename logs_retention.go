@@ -10,12 +10,16 @@ import (
 
 // pruneLogs removes the audit log lines older than Options.LogRetention from
 // every tenant, sweepBatch lines a transaction, and returns how many it
-// removed. A line goes with its two index entries, in one transaction, so no
-// index ever names a missing line. The pruning is not itself written to the
+// removed. A line goes with its index entry (in either layout, and a line
+// of the legacy layout with its log-type entry too; see logs.go), in one
+// transaction, so no index ever names a missing line. The pruning is not itself written to the
 // tenants' logs (those lines would be pruned in their turn); the sweeper
 // reports the count to the host's logger. Lines an audit sink has yet to
 // receive are kept (audit_export.go).
 func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
+	if err := v.dropLegacyLogIndex(ctx); err != nil {
+		return 0, err
+	}
 	if v.logRetention <= 0 {
 		return 0, nil
 	}
@@ -77,7 +81,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 				more = false
 				return err
 			}
-			var l Log
+			var l logRecord
 			ok, err := t.getRecord(prefix+suffix, &l)
 			if errors.Is(err, errTenantGone) {
 				return nil // being deleted: its logs go with it
@@ -88,7 +92,10 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 			if !ok {
 				continue
 			}
-			for _, k := range []string{prefix + suffix, logTypeIndex(tid, l.EntityType) + suffix, logEntityIndex(tid, l.EntityType, l.EntityID) + suffix} {
+			// The line's index entry, in whichever layout (logs.go).
+			keys := []string{prefix + suffix, lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
+				logEntityIndex(tid, l.EntityType, l.EntityID) + suffix, logTypeIndex(tid, l.EntityType) + suffix}
+			for _, k := range keys {
 				if err := t.delete(k); err != nil {
 					return err
 				}
@@ -99,4 +106,61 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 		return nil
 	})
 	return removed, more, err
+}
+
+// dropLegacyLogIndex removes the log-type index entries audit lines had
+// before format version 1 (see logs.go), sweepBatch entries a transaction.
+// Nothing reads them any more; this only gives their space back. A store
+// without any costs one read transaction.
+func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
+	var tenants []string
+	err := v.view(ctx, func(t *txn) error {
+		tenants = tenants[:0]
+		var all []string
+		err := t.scanKeys(sysTenantsKey, func(key string) error {
+			all = append(all, strings.TrimPrefix(key, sysTenantsKey))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, tid := range all {
+			err := t.tx.Scan([]byte(indexPrefix(tid, "log-type")), nil, 1, func(_, _ []byte) error {
+				tenants = append(tenants, tid)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, tid := range tenants {
+		for more := true; more; {
+			err := v.update(ctx, func(t *txn) error {
+				var keys []string
+				err := t.tx.Scan([]byte(indexPrefix(tid, "log-type")), nil, sweepBatch+1, func(k, _ []byte) error {
+					keys = append(keys, string(k))
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				more = len(keys) > sweepBatch
+				for _, k := range keys[:min(len(keys), sweepBatch)] {
+					if err := t.tx.Delete([]byte(k)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -23,7 +23,9 @@ import (
 // transaction and remembers where it stopped, so a large tenant is done
 // in small steps that never hold the store for long, and a restart resumes
 // rather than starts over. Only ciphertexts change: values, indexes and
-// the audit log stay as they were.
+// the audit log stay as they were, except that tokens and log lines still
+// stored in the JSON of their format version 0 are rewritten in the
+// current format (records.go) on the way.
 //
 // On a store shared by several instances, one that has the keyring cached
 // keeps sealing with the old term for up to keyringTTL, so the pass starts
@@ -100,6 +102,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		}
 		active := ks.ring.ActiveTerm()
 		var stale []keyValue
+		tokens, logs := recordPrefix(tid, kindToken), logPrefix(tid)
 		var after []byte
 		if state.After != "" {
 			after = []byte(state.After)
@@ -111,7 +114,9 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			if string(k) == tenantKeyringKey(tid) || len(val) == 0 {
 				return nil // wrapped by the master key; index entries hold nothing
 			}
-			if term, ok := seal.Term(val); !ok || term != active {
+			// Tokens and log lines are opened whatever their term, to
+			// find those still in the JSON of format version 0.
+			if term, ok := seal.Term(val); !ok || term != active || bytes.HasPrefix(k, []byte(tokens)) || bytes.HasPrefix(k, []byte(logs)) {
 				stale = append(stale, keyValue{string(k), bytes.Clone(val)})
 			}
 			return nil
@@ -127,7 +132,23 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key, "err", err)
 				continue
 			}
-			if err := t.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), pt)); err != nil {
+			legacy := len(pt) > 0 && pt[0] == '{' && (strings.HasPrefix(kv.key, tokens) || strings.HasPrefix(kv.key, logs))
+			if term, _ := seal.Term(kv.value); term == active && !legacy {
+				clear(pt)
+				continue
+			}
+			if legacy {
+				old := pt
+				pt, err = reencode(kv.key, old, strings.HasPrefix(kv.key, tokens))
+				clear(old)
+				if err != nil {
+					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key, "err", err)
+					continue
+				}
+			}
+			err = t.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), pt))
+			clear(pt)
+			if err != nil {
 				return err
 			}
 			resealed++
@@ -161,4 +182,17 @@ func (t *txn) scheduleReseal(tid string) error {
 		return err
 	}
 	return t.tx.Put([]byte(resealKey(tid)), b)
+}
+
+// reencode rewrites the plaintext of a token (or else a log line) stored
+// at key in format version 0 in the current format.
+func reencode(key string, pt []byte, token bool) ([]byte, error) {
+	var rec recordCodec = &logRecord{}
+	if token {
+		rec = &tokenRecord{}
+	}
+	if err := rec.decodeRecord(key, pt); err != nil {
+		return nil, err
+	}
+	return rec.appendRecord(nil, key)
 }

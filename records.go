@@ -1,0 +1,359 @@
+package tokenvault
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Stored records with an encoding of their own.
+//
+// Most records are sealed JSON (putRecord). The hot ones, tokens
+// (record_token.go) and audit log lines (record_log.go), have a compact
+// binary form of their own, defined field by field in those files and not
+// by any exported type's JSON tags, so that changing the API never changes
+// what is on disk. Every such plaintext starts with a format version
+// byte; the JSON written before these formats existed starts with '{'
+// (0x7b), which no version byte uses, so both still read, and a record in
+// the old form is rewritten in the new one on its next write and by the
+// re-seal pass (reseal.go). Golden fixtures in testdata/records pin every
+// version's bytes (records_test.go).
+//
+// The encoding is append-style, like encoding/binary's Append functions:
+//
+//	uvarint        unsigned LEB128 (binary.AppendUvarint)
+//	varint         zigzag LEB128 (binary.AppendVarint)
+//	bytes          uvarint length, then the bytes
+//	str            uvarint h, then: h&3 == 0: a literal of h>>2 bytes;
+//	               h&3 == 1: entry h>>2 of recordWords (no bytes follow);
+//	               h&3 == 2: a canonical lowercase UUID as its 16 bytes
+//	time           varint Unix seconds (years 0 to 9999), uvarint
+//	               nanoseconds (< 1e9), varint zone offset in seconds
+//	               (0 is UTC)
+//
+// Decoding never panics and never trusts a length: a record that does not
+// parse is an internal error naming its key (FuzzRecords).
+
+// recordCodec is a stored record with its own encoding: getRecord,
+// openRecord and putRecord use it instead of JSON.
+type recordCodec interface {
+	// appendRecord appends the record's encoding, for the store key key,
+	// to dst. Fields the key holds (tenant, id) are not stored; it fails
+	// when the record does not belong at key.
+	appendRecord(dst []byte, key string) ([]byte, error)
+	// decodeRecord sets the record from the plaintext b stored at key, in
+	// any format version (JSON included) this code reads.
+	decodeRecord(key string, b []byte) error
+}
+
+// errRecord is wrapped by every decoding failure.
+var errRecord = errors.New("malformed record")
+
+// recordWords are the strings str encodes as one small number: the values
+// the hot records repeat (types, actor kinds, operations, default
+// containers and expressions, frequent messages). It is part of format
+// version 1 of every record: entries may never change or move, and an
+// entry added is a new format version (an older reader cannot decode it).
+// TestRecordWords pins it.
+var recordWords = [...]string{
+	// 0: token types
+	TypeToken, TypeCard, TypeBank,
+	// 3: actor types
+	ActorApplication, ActorUser, ActorSession, ActorSystem, "operator",
+	// 8: entity types not already above
+	EntityProxy, EntityReactor, EntityReactorFormula, EntityTenant,
+	EntityTenantMember, EntityTenantInvitation,
+	// 14: operations
+	OpCreate, OpRead, OpUpdate, OpDelete, OpInvoke,
+	// 19: default containers and fingerprint expressions
+	"/general/high/", "/pci/high/", "/bank/high/",
+	"{{ data | stringify }}", "{{ data.number }}", "{{ data.account_number }}|{{ data.routing_number }}",
+	// 25: frequent log messages
+	"Token created", "Token read", "Token updated", "Token deleted", "Token expired",
+	"Token read (deduplicated create)", "Token read (listed)", "Token read (searched)",
+	"Token detokenized", "Token used by proxy", "Token used by reactor",
+	"Card cvc removed (retention)",
+}
+
+// wordIndex finds a string among recordWords.
+var wordIndex = func() map[string]uint64 {
+	m := make(map[string]uint64, len(recordWords))
+	for i, w := range recordWords {
+		if _, dup := m[w]; !dup {
+			m[w] = uint64(i)
+		}
+	}
+	return m
+}()
+
+const (
+	strLiteral = 0
+	strWord    = 1
+	strUUID    = 2
+)
+
+func appendBytes(b, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// appendStr appends s as a str: a word, a UUID or a literal.
+func appendStr(b []byte, s string) []byte {
+	if i, ok := wordIndex[s]; ok {
+		return binary.AppendUvarint(b, i<<2|strWord)
+	}
+	if u, ok := parseUUID(s); ok {
+		b = append(b, strUUID)
+		return append(b, u[:]...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s))<<2|strLiteral)
+	return append(b, s...)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	_, off := t.Zone()
+	b = binary.AppendVarint(b, t.Unix())
+	b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
+	return binary.AppendVarint(b, int64(off))
+}
+
+// appendHex appends s, lowercase hex of 1 to 255 bytes, as those bytes,
+// and reports false (appending nothing) for anything else.
+func appendHex(b []byte, s string) ([]byte, bool) {
+	if len(s) == 0 || len(s)%2 != 0 || len(s) > 510 {
+		return b, false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isLowerHex(s[i]) {
+			return b, false
+		}
+	}
+	b = append(b, byte(len(s)/2))
+	for i := 0; i < len(s); i += 2 {
+		b = append(b, unhex(s[i])<<4|unhex(s[i+1]))
+	}
+	return b, true
+}
+
+// unhex is the value of a lowercase hex digit.
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+// parseUUID parses a UUID in its canonical lowercase form only (the form
+// appendStr can give back exactly), without allocating.
+func parseUUID(s string) (u [16]byte, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, false
+	}
+	j := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		a, b := s[i], s[i+1]
+		if !isLowerHex(a) || !isLowerHex(b) {
+			return u, false
+		}
+		u[j] = unhex(a)<<4 | unhex(b)
+		i += 2
+		j++
+	}
+	return u, true
+}
+
+func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+// recordReader decodes a record's plaintext. The first error sticks: later
+// reads return zero values, and err reports it.
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", errRecord, what)
+	}
+	r.b = nil
+}
+
+func (r *recordReader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail("truncated")
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *recordReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("bad uvarint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// next returns the n bytes that follow (aliasing the plaintext).
+func (r *recordReader) next(n uint64) []byte {
+	if n > uint64(len(r.b)) {
+		r.fail("truncated")
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a number of items that each take at least one byte, so a
+// hostile count cannot make a large allocation.
+func (r *recordReader) count() int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail("count past the end")
+		return 0
+	}
+	return int(n)
+}
+
+// bytes reads a length-prefixed byte string, copied; nil when empty.
+func (r *recordReader) bytes() []byte {
+	v := r.next(r.uvarint())
+	if len(v) == 0 {
+		return nil
+	}
+	return append([]byte(nil), v...)
+}
+
+func (r *recordReader) str() string {
+	h := r.uvarint()
+	switch h & 3 {
+	case strLiteral:
+		return string(r.next(h >> 2))
+	case strWord:
+		if i := h >> 2; i < uint64(len(recordWords)) {
+			return recordWords[i]
+		}
+		r.fail("unknown word")
+	case strUUID:
+		if h == strUUID {
+			if v := r.next(16); v != nil {
+				return uuid.UUID(v).String()
+			}
+			return ""
+		}
+		r.fail("bad uuid header")
+	default:
+		r.fail("bad string header")
+	}
+	return ""
+}
+
+// hexStr reads what appendHex wrote.
+func (r *recordReader) hexStr() string {
+	n := uint64(r.byte())
+	if n == 0 && r.err == nil {
+		r.fail("empty hex")
+	}
+	return hex.EncodeToString(r.next(n))
+}
+
+func (r *recordReader) time() time.Time {
+	sec := r.varint()
+	nsec := r.uvarint()
+	off := r.varint()
+	if nsec >= 1e9 || off <= -24*3600 || off >= 24*3600 || sec < minRecordSec || sec > maxRecordSec {
+		r.fail("bad time")
+	}
+	if r.err != nil {
+		return time.Time{}
+	}
+	t := time.Unix(sec, int64(nsec))
+	if off == 0 {
+		return t.UTC()
+	}
+	return t.In(time.FixedZone("", int(off)))
+}
+
+// The times a record holds are within the years 0 to 9999, the range of
+// RFC 3339 and of the JSON records of before.
+var (
+	minRecordSec = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	maxRecordSec = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+)
+
+// end checks that the whole record was read.
+func (r *recordReader) end() error {
+	if r.err == nil && len(r.b) > 0 {
+		r.fail("trailing bytes")
+	}
+	return r.err
+}
+
+// plainBuffers recycles the plaintext buffers records are encoded into
+// before sealing; they are cleared before they go back, so no secret
+// lingers in a pooled buffer.
+var plainBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// encodeRecord encodes v for key into a pooled buffer; release returns it.
+func encodeRecord(v recordCodec, key string) (b []byte, release func(), err error) {
+	p := plainBuffers.Get().(*[]byte)
+	b, err = v.appendRecord((*p)[:0], key)
+	release = func() {
+		clear(b[:cap(b)])
+		if cap(b) <= 64<<10 {
+			*p = b[:0]
+			plainBuffers.Put(p)
+		}
+	}
+	if err != nil {
+		release()
+		return nil, nil, fmt.Errorf("tokenvault: encode %s: %w", key, err)
+	}
+	return b, release, nil
+}
+
+// hasParts reports whether s is the concatenation of parts, without
+// building it.
+func hasParts(s string, parts ...string) bool {
+	for _, p := range parts {
+		if len(s) < len(p) || s[:len(p)] != p {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
+}
+
+// keyID returns the last segment of a store key: the id of the record.
+func keyID(key string) string {
+	for i := len(key) - 1; i >= 0; i-- {
+		if key[i] == '/' {
+			return key[i+1:]
+		}
+	}
+	return key
+}

@@ -1,0 +1,380 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// legacyVault is a Vault on a memory store with a clock that moves when
+// told, and an application that may do what these tests do.
+type legacyVault struct {
+	v     *Vault
+	s     *memory.Store
+	key   string // a private application's: tokens
+	mgmt  string // the management application's: logs, rotation
+	tid   string
+	mu    sync.Mutex
+	clock time.Time
+}
+
+func newLegacyVault(t *testing.T) *legacyVault {
+	t.Helper()
+	ctx := context.Background()
+	mk := make([]byte, 32)
+	rand.Read(mk)
+	lv := &legacyVault{s: memory.New(), clock: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	v, err := Open(ctx, Options{Store: lv.s, MasterKey: mk, SweepInterval: -1, Now: lv.now,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	lv.v = v
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old", Owner: User{Email: "o@example.com", FirstName: "O"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv.tid = boot.Tenant.ID
+	app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{
+		Name: "old", Type: Private, Permissions: []string{PermTokenCreate, PermTokenRead, PermTokenUpdate},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv.key, lv.mgmt = app.Key, boot.Application.Key
+	return lv
+}
+
+func (lv *legacyVault) now() time.Time {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	return lv.clock
+}
+
+func (lv *legacyVault) advance(d time.Duration) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	lv.clock = lv.clock.Add(d)
+}
+
+// plaintexts opens every value under prefix.
+func (lv *legacyVault) plaintexts(t *testing.T, prefix string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := lv.v.view(context.Background(), func(tx *txn) error {
+		kvs, err := tx.scanValues(prefix)
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			if len(kv.value) == 0 || kv.key == tenantKeyringKey(lv.tid) {
+				continue // index entries; the wrapped keyring
+			}
+			b, err := tx.open(kv.key, kv.value)
+			if err != nil {
+				return err
+			}
+			out[kv.key] = b
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// downgrade writes every token and log line of the tenant again the way
+// the Vault wrote them before format version 1 (sealed JSON, the token
+// record's and the API Log's JSON tags as they were), and indexes every
+// line as it did (log-entity and log-type entries instead of the packed
+// one): the store as that code left it.
+func (lv *legacyVault) downgrade(t *testing.T) {
+	t.Helper()
+	err := lv.v.update(context.Background(), func(tx *txn) error {
+		ks, err := tx.tenantKeys(lv.tid, false)
+		if err != nil {
+			return err
+		}
+		kvs, err := tx.scanValues(recordPrefix(lv.tid, kindToken))
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			var r tokenRecord
+			if err := tx.openRecord(kv.key, kv.value, &r); err != nil {
+				return err
+			}
+			b, _ := json.Marshal(tokenRecordV0{
+				ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
+				FingerprintExpression: r.FingerprintExpression, Containers: r.Containers, Metadata: r.Metadata,
+				SearchIndexes: r.SearchIndexes, DeduplicateToken: r.DeduplicateToken, ExpiresAt: r.ExpiresAt,
+				CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
+				Data: r.Data, Mask: r.Mask, MaskExpression: r.MaskExpression, CVCAt: r.CVCAt, Indexes: r.Indexes,
+			})
+			if err := tx.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), b)); err != nil {
+				return err
+			}
+		}
+		kvs, err = tx.scanValues(logPrefix(lv.tid))
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			var l logRecord
+			if err := tx.openRecord(kv.key, kv.value, &l); err != nil {
+				return err
+			}
+			b, _ := json.Marshal(l.api(kv.key)) // Log's JSON was the stored form
+			if err := tx.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), b)); err != nil {
+				return err
+			}
+			suffix := strings.TrimPrefix(kv.key, logPrefix(lv.tid))
+			if err := tx.delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
+				return err
+			}
+			if err := tx.putIndex(logEntityIndex(lv.tid, l.EntityType, l.EntityID) + suffix); err != nil {
+				return err
+			}
+			if err := tx.putIndex(logTypeIndex(lv.tid, l.EntityType) + suffix); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// format counts the plaintexts under prefix by their first byte: JSON
+// ('{') or format version 1.
+func (lv *legacyVault) format(t *testing.T, prefix string) (json, v1 int) {
+	t.Helper()
+	for k, b := range lv.plaintexts(t, prefix) {
+		switch {
+		case len(b) > 0 && b[0] == '{':
+			json++
+		case len(b) > 0 && b[0] == 1:
+			v1++
+		default:
+			t.Errorf("%s holds %q", k, b)
+		}
+	}
+	return json, v1
+}
+
+func (lv *legacyVault) countKeys(t *testing.T, prefix string) int {
+	t.Helper()
+	n := 0
+	lv.s.View(context.Background(), func(tx store.Tx) error {
+		return tx.Scan([]byte(prefix), nil, 0, func(_, _ []byte) error { n++; return nil })
+	})
+	return n
+}
+
+// TestLegacyRecordsRead: a store written before format version 1 (tokens
+// and log lines as sealed JSON, log lines with a log-type index entry)
+// answers every read exactly as it did; a write rewrites the record it
+// touches in the new format, the re-seal pass rewrites the rest, and the
+// sweeper removes the old index entries.
+func TestLegacyRecordsRead(t *testing.T) {
+	ctx := context.Background()
+	lv := newLegacyVault(t)
+	var ids []string
+	for i := range 5 {
+		tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: map[string]any{"n": i, "s": "secret"},
+			Metadata: map[string]string{"k": "v"}, SearchIndexes: []string{"{{ data.s }}"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tok.ID)
+		lv.advance(time.Second)
+	}
+	card, err := lv.v.CreateToken(ctx, lv.key, cardRequestForTest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, card.ID)
+	lv.advance(time.Second)
+	if _, err := lv.v.GetToken(ctx, lv.key, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	lv.advance(time.Second)
+
+	from := time.Date(2030, 1, 2, 3, 4, 7, 0, time.UTC)
+	queries := []ListLogsRequest{
+		{},
+		{PageRequest: PageRequest{Size: 3}},
+		{PageRequest: PageRequest{Size: 2, Page: 2}},
+		{EntityType: TypeToken},
+		{EntityType: TypeCard},
+		{EntityType: TypeToken, EntityID: ids[0]},
+		{StartDate: &from},
+		{EntityType: TypeToken, StartDate: &from, PageRequest: PageRequest{Size: 2}},
+	}
+	answer := func() (out []any) {
+		for _, q := range queries {
+			p, err := lv.v.ListLogs(ctx, lv.mgmt, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+			if p.Pagination.After != "" {
+				q.Start, q.Page = p.Pagination.After, 0
+				next, err := lv.v.ListLogs(ctx, lv.mgmt, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, next)
+			}
+		}
+		for _, id := range ids {
+			// Reads are logged: read in a view to compare the record only.
+			err := lv.v.view(ctx, func(tx *txn) error {
+				rec, err := tx.loadToken(lv.tid, id, false)
+				out = append(out, rec)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	want := answer()
+	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 0 || v1 != len(ids) {
+		t.Fatalf("new tokens: %d JSON, %d in format 1", j, v1)
+	}
+	if n := lv.countKeys(t, indexPrefix(lv.tid, "log-type")); n != 0 {
+		t.Fatalf("new lines wrote %d log-type entries", n)
+	}
+
+	lv.downgrade(t)
+	lines := lv.countKeys(t, logPrefix(lv.tid))
+	if j, _ := lv.format(t, recordPrefix(lv.tid, kindToken)); j != len(ids) {
+		t.Fatalf("downgraded: %d tokens in JSON, want %d", j, len(ids))
+	}
+	if n := lv.countKeys(t, indexPrefix(lv.tid, "log-type")); n != lines {
+		t.Fatalf("downgraded: %d log-type entries, want %d", n, lines)
+	}
+	if diff := cmp.Diff(want, answer(), recordCmp...); diff != "" {
+		t.Fatalf("the old layout answers differently (-new +old):\n%s", diff)
+	}
+	if _, err := lv.v.GetToken(ctx, lv.key, ids[1]); err != nil {
+		t.Fatalf("GetToken of a JSON record: %v", err)
+	}
+
+	// The next write rewrites the record it touches, and logs a line in
+	// the new layout, found beside the old ones.
+	count := func(q ListLogsRequest) (int, string) {
+		p, err := lv.v.ListLogs(ctx, lv.mgmt, q)
+		if err != nil || len(p.Data) == 0 {
+			t.Fatalf("ListLogs(%+v) = %+v, %v", q, p, err)
+		}
+		return p.Pagination.TotalItems, p.Data[0].Message
+	}
+	byEntity, _ := count(ListLogsRequest{EntityType: TypeToken, EntityID: ids[2]})
+	byType, _ := count(ListLogsRequest{EntityType: TypeToken})
+	lv.advance(time.Second)
+	if _, err := lv.v.UpdateToken(ctx, lv.key, ids[2], json.RawMessage(`{"metadata":{"k":"w"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []ListLogsRequest{{EntityType: TypeToken, EntityID: ids[2]}, {EntityType: TypeToken}} {
+		n, newest := count(q)
+		want := byType + 1
+		if q.EntityID != "" {
+			want = byEntity + 1
+		}
+		if n != want || newest != "Token updated" {
+			t.Errorf("ListLogs(%+v) with both layouts: %d lines, newest %q; want %d, %q", q, n, newest, want, "Token updated")
+		}
+	}
+	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != len(ids)-1 || v1 != 1 {
+		t.Fatalf("after one update: %d JSON, %d in format 1; want %d and 1", j, v1, len(ids)-1)
+	}
+
+	// The re-seal pass rewrites the others, and the sweeper drops the
+	// log-type entries.
+	if err := lv.v.RotateDataKey(ctx, lv.mgmt); err != nil {
+		t.Fatal(err)
+	}
+	lv.advance(time.Minute)
+	if _, err := lv.v.Reseal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 0 {
+		t.Errorf("after the re-seal pass: %d tokens still JSON", j)
+	}
+	if j, _ := lv.format(t, logPrefix(lv.tid)); j != 0 {
+		t.Errorf("after the re-seal pass: %d log lines still JSON", j)
+	}
+	if _, err := lv.v.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := lv.countKeys(t, indexPrefix(lv.tid, "log-type")); n != 0 {
+		t.Errorf("after a sweep: %d log-type entries left", n)
+	}
+	for _, id := range ids {
+		if _, err := lv.v.GetToken(ctx, lv.key, id); err != nil {
+			t.Errorf("GetToken(%s) after the migration: %v", id, err)
+		}
+	}
+}
+
+// TestCorruptRecord: a token or log line whose plaintext does not decode
+// is an internal error, never a panic.
+func TestCorruptRecord(t *testing.T) {
+	ctx := context.Background()
+	lv := newLegacyVault(t)
+	tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := lv.plaintexts(t, tenantPrefix(lv.tid))
+	for _, bad := range [][]byte{{}, {1}, {2, 0}, {'{'}, {1, 0xff, 0xff, 0xff}} {
+		err := lv.v.update(ctx, func(tx *txn) error {
+			ks, err := tx.tenantKeys(lv.tid, false)
+			if err != nil {
+				return err
+			}
+			for k := range stored {
+				if strings.HasPrefix(k, recordPrefix(lv.tid, kindToken)) || strings.HasPrefix(k, logPrefix(lv.tid)) {
+					if err := tx.tx.Put([]byte(k), ks.ring.Seal([]byte(k), bad)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = lv.v.GetToken(ctx, lv.key, tok.ID)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Internal {
+			t.Errorf("GetToken of a token stored as %x = %v, want an internal error", bad, err)
+		}
+		_, err = lv.v.ListLogs(ctx, lv.mgmt, ListLogsRequest{})
+		if !errors.As(err, &e) || e.Kind != Internal {
+			t.Errorf("ListLogs with lines stored as %x = %v, want an internal error", bad, err)
+		}
+	}
+}
+
+func cardRequestForTest() TokenRequest {
+	return TokenRequest{Type: TypeCard, Data: map[string]any{
+		"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2099, "cvc": "123"}}
+}
