@@ -88,16 +88,16 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 // tokenizeBody decodes a Tokenize body into plain JSON values. Strings
 // that are not valid UTF-8 are Invalid (see checkGoText and decodeJSON).
 func tokenizeBody(body any) (any, error) {
-	if err := checkGoText(body, ""); err != nil {
-		return nil, err
-	}
 	var b []byte
 	switch x := body.(type) {
-	case json.RawMessage:
+	case json.RawMessage: // its text is checked by decodeJSON
 		b = x
 	case []byte:
 		b = x
 	default:
+		if err := checkGoText(body, ""); err != nil {
+			return nil, err
+		}
 		var err error
 		if b, err = json.Marshal(body); err != nil {
 			return nil, invalidField("", "the body cannot be encoded as JSON")
