@@ -3,7 +3,8 @@ package bolt
 import (
 	"context"
 	"errors"
-	"sync"
+
+	"github.com/tokenvault/tokenvault/store/internal/groupqueue"
 
 	"go.etcd.io/bbolt"
 )
@@ -41,20 +42,13 @@ var errPanicked = errors.New("bolt: an update function panicked")
 
 // groupCommitter owns the queue and the goroutine that commits it.
 type groupCommitter struct {
-	db      *bbolt.DB
-	maxSize int
-
-	mu      sync.Mutex
-	pending []*groupCall
-	wake    chan struct{} // capacity 1: a pending wake-up
-	stop    chan struct{}
-	stopped chan struct{}
+	db    *bbolt.DB
+	queue *groupqueue.Queue[*groupCall]
 }
 
 func newGroupCommitter(db *bbolt.DB, maxSize int) *groupCommitter {
-	g := &groupCommitter{db: db, maxSize: maxSize, wake: make(chan struct{}, 1),
-		stop: make(chan struct{}), stopped: make(chan struct{})}
-	go g.loop()
+	g := &groupCommitter{db: db}
+	g.queue = groupqueue.New(maxSize, g.commit)
 	return g
 }
 
@@ -63,13 +57,7 @@ func newGroupCommitter(db *bbolt.DB, maxSize int) *groupCommitter {
 // goroutine, after the rollback.
 func (g *groupCommitter) update(ctx context.Context, run func(*bbolt.Tx) error) error {
 	c := &groupCall{ctx: ctx, run: run, done: make(chan struct{})}
-	g.mu.Lock()
-	g.pending = append(g.pending, c)
-	g.mu.Unlock()
-	select {
-	case g.wake <- struct{}{}:
-	default: // a wake-up is pending already
-	}
+	g.queue.Add(c)
 	<-c.done
 	if c.hasPanic {
 		panic(c.panicked)
@@ -77,41 +65,9 @@ func (g *groupCommitter) update(ctx context.Context, run func(*bbolt.Tx) error) 
 	return c.err
 }
 
-// close stops the committer once the queue is empty. The Store calls it
-// after its gate has closed, when no Update can be queued or waiting.
-func (g *groupCommitter) close() {
-	close(g.stop)
-	<-g.stopped
-}
-
-func (g *groupCommitter) loop() {
-	defer close(g.stopped)
-	for {
-		select {
-		case <-g.wake:
-		case <-g.stop:
-			return
-		}
-		for {
-			batch := g.take()
-			if len(batch) == 0 {
-				break
-			}
-			g.commit(batch)
-		}
-	}
-}
-
-// take removes up to maxSize calls from the queue.
-func (g *groupCommitter) take() []*groupCall {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := min(len(g.pending), g.maxSize)
-	batch := make([]*groupCall, n)
-	copy(batch, g.pending)
-	g.pending = append(g.pending[:0], g.pending[n:]...)
-	return batch
-}
+// close stops the committer. The Store calls it after its gate has
+// closed, when no Update can be queued or waiting.
+func (g *groupCommitter) close() { g.queue.Close() }
 
 // commit runs batch in one transaction. A call that fails is taken out and
 // run alone, and the rest are run again together, until a transaction of

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+
+	"github.com/tokenvault/tokenvault/store/internal/groupqueue"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -61,20 +62,13 @@ var rollbackToSavepoint = []string{"ROLLBACK TO SAVEPOINT f", "RELEASE SAVEPOINT
 var errPanicked = errors.New("postgres: an update function panicked")
 
 type groupCommitter struct {
-	s       *Store
-	maxSize int
-
-	mu      sync.Mutex
-	pending []*groupCall
-	wake    chan struct{} // capacity 1: a pending wake-up
-	stop    chan struct{}
-	stopped chan struct{}
+	s     *Store
+	queue *groupqueue.Queue[*groupCall]
 }
 
 func newGroupCommitter(s *Store, maxSize int) *groupCommitter {
-	g := &groupCommitter{s: s, maxSize: maxSize, wake: make(chan struct{}, 1),
-		stop: make(chan struct{}), stopped: make(chan struct{})}
-	go g.loop()
+	g := &groupCommitter{s: s}
+	g.queue = groupqueue.New(maxSize, g.commit)
 	return g
 }
 
@@ -82,13 +76,7 @@ func newGroupCommitter(s *Store, maxSize int) *groupCommitter {
 // alone when told to.
 func (g *groupCommitter) update(ctx context.Context, fn func(store.Tx) error) error {
 	c := &groupCall{ctx: ctx, fn: fn, done: make(chan struct{})}
-	g.mu.Lock()
-	g.pending = append(g.pending, c)
-	g.mu.Unlock()
-	select {
-	case g.wake <- struct{}{}:
-	default: // a wake-up is pending already
-	}
+	g.queue.Add(c)
 	<-c.done
 	if c.alone {
 		if err := ctx.Err(); err != nil {
@@ -99,41 +87,9 @@ func (g *groupCommitter) update(ctx context.Context, fn func(store.Tx) error) er
 	return c.err
 }
 
-// close stops the committer once the queue is empty. The Store calls it
-// after its gate has closed, when no Update can be queued or waiting.
-func (g *groupCommitter) close() {
-	close(g.stop)
-	<-g.stopped
-}
-
-func (g *groupCommitter) loop() {
-	defer close(g.stopped)
-	for {
-		select {
-		case <-g.wake:
-		case <-g.stop:
-			return
-		}
-		for {
-			batch := g.take()
-			if len(batch) == 0 {
-				break
-			}
-			g.commit(batch)
-		}
-	}
-}
-
-// take removes up to maxSize calls from the queue.
-func (g *groupCommitter) take() []*groupCall {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := min(len(g.pending), g.maxSize)
-	batch := make([]*groupCall, n)
-	copy(batch, g.pending)
-	g.pending = append(g.pending[:0], g.pending[n:]...)
-	return batch
-}
+// close stops the committer. The Store calls it after its gate has
+// closed, when no Update can be queued or waiting.
+func (g *groupCommitter) close() { g.queue.Close() }
 
 // batchOutcome is how a shared transaction ended.
 type batchOutcome int
