@@ -27,7 +27,7 @@ func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 		rec := changed
 		if kv.key[len(prefix):] != id {
 			rec = new(applicationRecord)
-			if err := t.openRecord(kv.key, kv.value, rec); err != nil {
+			if err := t.openRecord(kv.key, kv.raw, rec); err != nil {
 				return err
 			}
 		}
