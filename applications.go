@@ -273,7 +273,7 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 			return err
 		}
 		for _, kv := range raws {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.key[len(prefix):]) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
 				continue
 			}
 			var rec applicationRecord

@@ -25,7 +25,7 @@ const (
 	sealedByTenant                  // opens with its tenant's keyring, bound to its key
 	wrappedKeyring                  // a key wrapper's envelope (keywrap.go)
 	emptyValue                      // an index or schedule entry: the key is the information
-	plainJSON                       // a progress marker: store keys and times, nothing secret
+	plainMarker                       // a progress marker: store keys and times, nothing secret
 )
 
 // storedFamilies is every family of keys the Vault writes, and what each
@@ -45,8 +45,8 @@ var storedFamilies = map[string]valueForm{
 	"sys/expiry/":   emptyValue,
 	"sys/cvc/":      emptyValue,
 	"sys/auditq/":   emptyValue,
-	"sys/reseal/":   plainJSON,
-	"sys/deleting/": plainJSON,
+	"sys/reseal/":   plainMarker,
+	"sys/deleting/": plainMarker,
 
 	"tenant/*/keyring":            wrappedKeyring,
 	"tenant/*/idx/":               emptyValue,
@@ -153,6 +153,7 @@ func TestStoreIsSealed(t *testing.T) {
 			t.Errorf("key %q (%s): %v", k, family, err)
 		}
 	}
+	t.Logf("keys walked, by family: %v", seen)
 	var missing []string
 	for f := range storedFamilies {
 		if seen[f] == 0 {
@@ -204,7 +205,7 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	must("RegisterOfficialFormula", err)
 	f, err := v.CreateFormula(ctx, mgmt, FormulaRequest{Name: "own", Code: code})
 	must("CreateFormula", err)
-	_, err = v.CreateReactor(ctx, mgmt, CreateReactorRequest{Name: "r", Formula: &Ref{ID: f.ID}})
+	_, err = v.CreateReactor(ctx, mgmt, CreateReactorRequest{Name: "r", Formula: &Ref{ID: f.ID}, Configuration: map[string]any{}})
 	must("CreateReactor", err)
 	_, err = v.CreateInvitation(ctx, mgmt, CreateInvitationRequest{Email: "ada@example.com"})
 	must("CreateInvitation", err)
@@ -236,7 +237,7 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 		if len(raw) != 0 {
 			return errors.New("an index or schedule entry holds a value")
 		}
-	case plainJSON:
+	case plainMarker:
 		var m map[string]any
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return errors.New("a progress marker is not a JSON object")

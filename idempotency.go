@@ -209,7 +209,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 // resp nil releases the key. A claim taken over meanwhile (the lease ran
 // out) is left to its new holder. Failures are logged: the caller still
 // gets its response, and the claim ends with its lease.
-func (v *Vault) finishIdempotent(ctx context.Context, recKey, tid, claim string, resp *IdempotentResponse) {
+func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		var rec idempotencyRecord
 		found, err := t.getRecord(recKey, &rec)

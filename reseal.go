@@ -122,7 +122,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			if err != nil {
 				// Leave it as it is, and go on: one damaged entry must
 				// not stop the re-sealing of everything else.
-				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key, "err", err)
+				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key.s, "err", err)
 				continue
 			}
 			isToken := strings.HasPrefix(kv.key.s, tokens.s)
@@ -136,7 +136,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				pt, err = reencode(kv.key, old, isToken)
 				clear(old)
 				if err != nil {
-					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key, "err", err)
+					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key.s, "err", err)
 					continue
 				}
 			}

@@ -172,8 +172,11 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		done = false
 		var st deletionState
 		found, err := t.getPlain(deletingKey(tid), &st)
-		if err != nil {
+		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
+		}
+		if err != nil {
+			return err
 		}
 		if !found {
 			done = true
