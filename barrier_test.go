@@ -25,7 +25,7 @@ const (
 	sealedByTenant                  // opens with its tenant's keyring, bound to its key
 	wrappedKeyring                  // a key wrapper's envelope (keywrap.go)
 	emptyValue                      // an index or schedule entry: the key is the information
-	plainMarker                       // a progress marker: store keys and times, nothing secret
+	plainMarker                     // a progress marker: store keys and times, nothing secret
 )
 
 // storedFamilies is every family of keys the Vault writes, and what each
