@@ -61,7 +61,7 @@ import (
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
-//
+
 // storeKey is a key of the store as the constructors below build it. It
 // carries what the transaction needs to know about the key and must never
 // learn by parsing it: the tenant whose keyring seals the value ("" for
