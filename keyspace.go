@@ -91,6 +91,13 @@ func (p keyPrefix) String() string { return p.s }
 // key is the key of p followed by rest.
 func (p keyPrefix) key(rest string) storeKey { return storeKey{p.s + rest, p.tenant, p.auth} }
 
+// found is the key k, which a scan of p found (so k begins with p), and
+// what follows p in it: one string for both, as scans return many.
+func (p keyPrefix) found(k []byte) (key storeKey, rest string) {
+	s := string(k)
+	return storeKey{s, p.tenant, p.auth}, s[len(p.s):]
+}
+
 // sub is the narrower prefix of p followed by rest.
 func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.tenant, p.auth} }
 

@@ -326,8 +326,7 @@ func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, res
 		a = []byte(p.s + after)
 	}
 	return t.tx.Scan([]byte(p.s), a, limit, func(k, _ []byte) error {
-		rest := string(k[len(p.s):])
-		return fn(p.key(rest), rest)
+		return fn(p.found(k))
 	})
 }
 
@@ -359,8 +358,8 @@ func (t *txn) scanValuesAfter(p keyPrefix, after string, limit int) ([]storedVal
 	}
 	var out []storedValue
 	err := t.tx.Scan([]byte(p.s), a, limit, func(k, v []byte) error {
-		rest := string(k[len(p.s):])
-		out = append(out, storedValue{p.key(rest), rest, bytes.Clone(v)})
+		key, rest := p.found(k)
+		out = append(out, storedValue{key, rest, bytes.Clone(v)})
 		return nil
 	})
 	return out, err
