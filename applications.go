@@ -223,7 +223,7 @@ func (v *Vault) GetApplication(ctx context.Context, key, id string) (*Applicatio
 			return err
 		}
 		out = &rec.Application
-		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpRead, "Application read")
+		return t.logRead(p, EntityApplication, id, "Application read")
 	})
 	return out, err
 }
@@ -245,7 +245,7 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Applicati
 			return err
 		}
 		out = &rec.Application
-		return t.log(p.actor(), p.tenantID, EntityApplication, p.actorID, OpRead, "Application read by key")
+		return t.logRead(p, EntityApplication, p.actorID, "Application read by key")
 	})
 	return out, err
 }
@@ -273,11 +273,11 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 			return err
 		}
 		for _, kv := range raws {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.key[len(prefix):]) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
 				continue
 			}
 			var rec applicationRecord
-			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return err
 			}
 			if !rec.expired(t.now) {
@@ -392,7 +392,7 @@ func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
 }
 
 func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) error {
-	for _, k := range []string{
+	for _, k := range []storeKey{
 		recordKey(rec.TenantID, EntityApplication, rec.ID),
 		apiKeyLookupKey(rec.KeyHash),
 	} {

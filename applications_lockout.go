@@ -25,9 +25,9 @@ func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 	}
 	for _, kv := range raws {
 		rec := changed
-		if kv.key[len(prefix):] != id {
+		if kv.rest != id {
 			rec = new(applicationRecord)
-			if err := t.openRecord(kv.key, kv.value, rec); err != nil {
+			if err := t.openRecord(kv.key, kv.raw, rec); err != nil {
 				return err
 			}
 		}

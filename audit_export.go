@@ -98,7 +98,7 @@ var sinkNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
 type auditExporter struct {
 	sink   AuditSink
 	name   string
-	prefix string
+	prefix keyPrefix
 	// wake is signalled when a transaction that wrote audit lines
 	// commits.
 	wake chan struct{}
@@ -123,7 +123,7 @@ func newAuditExporters(sinks []AuditSink) ([]*auditExporter, error) {
 			return nil, fmt.Errorf("tokenvault: two audit sinks are named %q", name)
 		}
 		seen[name] = true
-		out = append(out, &auditExporter{sink: s, name: name, prefix: sysAuditQueueKey + name + "/", wake: make(chan struct{}, 1)})
+		out = append(out, &auditExporter{sink: s, name: name, prefix: auditQueues.sub(name + "/"), wake: make(chan struct{}, 1)})
 	}
 	return out, nil
 }
@@ -131,9 +131,9 @@ func newAuditExporters(sinks []AuditSink) ([]*auditExporter, error) {
 // auditQueueKey is the queue entry of sink for tenant tid's log line
 // stored at log/<suffix> (suffix is <nanos>/<id>). Empty value; no secret
 // in the key.
-func auditQueueKey(sink, tid, suffix string) string {
+func auditQueueKey(sink, tid, suffix string) storeKey {
 	nanos, id, _ := strings.Cut(suffix, "/")
-	return sysAuditQueueKey + sink + "/" + nanos + "/" + tid + "/" + id
+	return auditQueues.key(sink + "/" + nanos + "/" + tid + "/" + id)
 }
 
 // queueForExport writes, in the caller's transaction, an export queue
@@ -154,12 +154,9 @@ func (t *txn) queueForExport(tid, suffix string) error {
 // line at log/<suffix>: retention keeps such lines.
 func (t *txn) exportPending(tid, suffix string) (bool, error) {
 	for _, e := range t.v.exporters {
-		raw, err := t.tx.Get([]byte(auditQueueKey(e.name, tid, suffix)))
-		if err != nil {
-			return false, err
-		}
-		if raw != nil {
-			return true, nil
+		queued, err := t.has(auditQueueKey(e.name, tid, suffix))
+		if err != nil || queued {
+			return queued, err
 		}
 	}
 	return false, nil
@@ -238,7 +235,7 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 	n := 0
 	err := v.view(ctx, func(t *txn) error {
 		n = 0
-		return t.scanKeys(e.prefix, func(string) error {
+		return t.scanKeys(e.prefix, func(storeKey, string) error {
 			n++
 			return nil
 		})
@@ -251,23 +248,24 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 // exportOnce delivers up to auditBatch lines of e's queue and removes
 // their entries. more reports that the queue held more.
 func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, err error) {
-	var keys []string
+	var keys []storeKey
+	var rests []string
 	var events []AuditEvent
 	err = v.view(ctx, func(t *txn) error {
-		keys, events, more = keys[:0], events[:0], false
-		err := t.tx.Scan([]byte(e.prefix), nil, auditBatch+1, func(k, _ []byte) error {
-			keys = append(keys, string(k))
+		keys, rests, events, more = keys[:0], rests[:0], events[:0], false
+		err := t.scan(e.prefix, "", auditBatch+1, func(k storeKey, rest string) error {
+			keys, rests = append(keys, k), append(rests, rest)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
 		if len(keys) > auditBatch {
-			keys, more = keys[:auditBatch], true
+			keys, rests, more = keys[:auditBatch], rests[:auditBatch], true
 		}
-		for _, k := range keys {
+		for _, rest := range rests {
 			// <nanos>/<tid>/<id>
-			parts := strings.SplitN(k[len(e.prefix):], "/", 3)
+			parts := strings.SplitN(rest, "/", 3)
 			if len(parts) != 3 {
 				continue
 			}
@@ -291,7 +289,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 		e.pending.CompareAndSwap(p, auditBatch+1) // at least that many
 	}
 	if len(keys) > 0 {
-		n, _ := strconv.ParseUint(strings.SplitN(keys[0][len(e.prefix):], "/", 2)[0], 16, 64)
+		n, _ := strconv.ParseUint(strings.SplitN(rests[0], "/", 2)[0], 16, 64)
 		e.oldest.Store(int64(n))
 	} else {
 		e.oldest.Store(0)
@@ -310,7 +308,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	}
 	err = v.update(ctx, func(t *txn) error {
 		for _, k := range keys {
-			if err := t.tx.Delete([]byte(k)); err != nil {
+			if err := t.delete(k); err != nil {
 				return err
 			}
 		}

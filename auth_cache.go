@@ -1,12 +1,9 @@
 package tokenvault
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // authCache remembers the principals of keys seen recently, so the hot
@@ -19,7 +16,8 @@ import (
 // that sees the same generation, so no entry outlives a change to what it
 // was read from. Every transaction that writes an API key lookup, an
 // application or a session (or marks a tenant deleted) sets
-// txn.authChanged. The generation is kept in one of two ways:
+// txn.authChanged: their key constructors mark them (storeKey.auth,
+// keyspace.go), so no key is parsed to tell. The generation is kept in one of two ways:
 //
 //   - On a store that several processes share and that keeps a generation
 //     counter for them ([store.Generation], PostgreSQL), the counter is the
@@ -90,8 +88,7 @@ func (c *authCache) put(mac []byte, gen uint64, p *principal, expires time.Time)
 // t, and the one under which a principal t reads is kept; ok is false
 // when t may not use the cache.
 func (t *txn) authCacheGens() (serve, keep uint64, ok bool, err error) {
-	if g, shared := t.tx.(store.Generation); shared {
-		gen, advanced, err := g.Generation()
+	if gen, advanced, shared, err := t.sharedGeneration(); shared {
 		if err != nil || advanced {
 			return 0, 0, false, err
 		}
@@ -110,24 +107,8 @@ func (t *txn) advanceAuthGeneration() error {
 	if !t.authChanged {
 		return nil
 	}
-	if g, shared := t.tx.(store.Generation); shared {
-		return g.AdvanceGeneration()
-	}
-	return nil
+	return t.advanceSharedGeneration()
 }
 
 // invalidate voids every entry.
 func (c *authCache) invalidate() { c.gen.Add(1) }
-
-// touchesAuth reports whether writing key can change what a key
-// authenticates as.
-func touchesAuth(key string) bool {
-	if strings.HasPrefix(key, sysAPIKeyKey) {
-		return true
-	}
-	if !strings.HasPrefix(key, "tenant/") {
-		return false
-	}
-	_, rest, _ := strings.Cut(key[len("tenant/"):], "/")
-	return strings.HasPrefix(rest, EntityApplication+"/") || strings.HasPrefix(rest, EntitySession+"/")
-}

@@ -60,8 +60,8 @@ func exprData(typ string, data any) any {
 }
 
 // cvcKey schedules the removal of the cvc written at at.
-func cvcKey(at time.Time, tid, id string) string {
-	return sysCVCKey + timeKey(at) + "/" + tid + "/" + id
+func cvcKey(at time.Time, tid, id string) storeKey {
+	return cvcSchedule.key(timeKey(at) + "/" + tid + "/" + id)
 }
 
 // cvcWrittenAt is when the cvc of rec was written, and whether it holds
@@ -135,7 +135,7 @@ func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
 // deleted, and the removal logged, together or not at all.
 func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
 	through := func(now time.Time) string { return timeKey(now.Add(-v.cvcRetention)) }
-	return v.sweepDue(ctx, sysCVCKey, through, func(t *txn, rest string) (bool, error) {
+	return v.sweepDue(ctx, cvcSchedule, through, func(t *txn, rest string) (bool, error) {
 		// rest is <nanos>/<tenant>/<id>.
 		parts := strings.SplitN(rest, "/", 3)
 		if len(parts) != 3 {
@@ -165,7 +165,7 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	}
 	rec.Data = withoutCVC(rec.Data)
 	rec.CVCAt = nil
-	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, sysCVCKey) })
+	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, cvcSchedule.s) })
 	if err := t.putRecord(key, &rec); err != nil {
 		return false, err
 	}
@@ -180,10 +180,6 @@ type legacyCVCScan struct {
 	After  string `json:"after,omitempty"`
 	Done   bool   `json:"done,omitempty"`
 }
-
-// sysCVCScanKey holds the progress of the one scan for cards stored before
-// cvc retention existed.
-const sysCVCScanKey = "sys/cvcscan"
 
 // scheduleLegacyCVCs gives every card stored before cvc retention existed
 // (a cvc without CVCAt) its schedule: it visits every tenant's token
@@ -215,8 +211,8 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 		}
 		// The next tenant with records left: st.Tenant, then those after.
 		var tenants []string
-		err := t.tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
-			if tid := string(k[len(sysTenantsKey):]); tid >= st.Tenant {
+		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			if tid >= st.Tenant {
 				tenants = append(tenants, tid)
 			}
 			return nil
@@ -230,17 +226,13 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 				st.Tenant, st.After = tid, ""
 			}
 			prefix := recordPrefix(tid, kindToken)
-			var after []byte
-			if st.After != "" {
-				after = []byte(st.After)
-			}
-			kvs, err := t.scanValuesAfter(prefix, after, sweepBatch-visited)
+			kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), sweepBatch-visited)
 			if err != nil {
 				return err
 			}
 			for _, kv := range kvs {
 				visited++
-				st.After = kv.key
+				st.After = kv.key.s
 				n, err := t.scheduleLegacyCVC(kv)
 				if err != nil {
 					return err
@@ -257,23 +249,12 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 	return removed, done, err
 }
 
-// scanValuesAfter copies up to limit entries under prefix after the key
-// after (from the first when nil).
-func (t *txn) scanValuesAfter(prefix string, after []byte, limit int) ([]keyValue, error) {
-	var out []keyValue
-	err := t.tx.Scan([]byte(prefix), after, limit, func(k, v []byte) error {
-		out = append(out, keyValue{string(k), bytes.Clone(v)})
-		return nil
-	})
-	return out, err
-}
-
 // scheduleLegacyCVC handles one token record of the legacy scan: a card
 // holding a cvc without CVCAt gets it removed if due, else its write time
 // and schedule. It returns 1 when it removed a cvc.
-func (t *txn) scheduleLegacyCVC(kv keyValue) (int, error) {
+func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
 	var rec tokenRecord
-	if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+	if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 		return 0, err
 	}
 	at, ok := cvcWrittenAt(&rec)
@@ -289,7 +270,7 @@ func (t *txn) scheduleLegacyCVC(kv keyValue) (int, error) {
 	}
 	rec.CVCAt = &at
 	entry := cvcKey(at, rec.TenantID, rec.ID)
-	rec.Indexes = append(rec.Indexes, entry)
+	rec.Indexes = append(rec.Indexes, entry.s)
 	slices.Sort(rec.Indexes)
 	if err := t.putIndex(entry); err != nil {
 		return 0, err

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // StoredToken returns, for tests, the data and index entries of a token's
@@ -28,8 +29,8 @@ func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 		}
 		var kept []string
 		for _, k := range rec.Indexes {
-			if len(k) > len(sysCVCKey) && k[:len(sysCVCKey)] == sysCVCKey {
-				if err := t.delete(k); err != nil {
+			if strings.HasPrefix(k, cvcSchedule.s) {
+				if err := t.delete(indexEntry(k)); err != nil {
 					return err
 				}
 				continue

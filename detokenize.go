@@ -107,5 +107,5 @@ func (d *detokenizer) resolve(id, path string) error {
 	}
 	d.values[id] = rec.value(transform)
 	d.t.count(TokensDetokenized)
-	return d.t.log(d.p.actor(), d.p.tenantID, rec.Type, rec.ID, OpRead, d.msg)
+	return d.t.logRead(d.p, rec.Type, rec.ID, d.msg)
 }

@@ -390,8 +390,10 @@
 //     cannot mint or take over a broader one.
 //   - An access rule without a transform redacts. Rule priorities within
 //     one application must be distinct.
-//   - Single reads (get) are logged with operation "read"; list reads and
-//     reading the logs themselves are not logged.
+//   - Single reads (get) are logged with operation "read", and so is each
+//     token whose data a list, a search, a detokenization or a
+//     deduplicated create hands back; other lists, and reading the logs
+//     themselves, are not logged.
 //   - Lists default to 20 items a page and allow up to 100 (members 50);
 //     larger or non-positive values are Invalid, a page past the end is
 //     empty. Logs are listed newest first, other lists oldest first.

@@ -140,7 +140,7 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	return nil
 }
 
-func officialFormulaKey(id string) string { return sysFormulaKey + id }
+func officialFormulaKey(id string) storeKey { return officialFormula.key(id) }
 
 // RegisterOfficialFormula adds a formula every tenant can read and
 // configure reactors with, and none can change. It takes no key: it is how
@@ -235,7 +235,7 @@ func (v *Vault) GetFormula(ctx context.Context, key, id string) (*Formula, error
 		if out, err = t.mustFormula(p.tenantID, id); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpRead, "Formula read")
+		return t.logRead(p, EntityReactorFormula, id, "Formula read")
 	})
 	return out, err
 }
@@ -268,14 +268,14 @@ func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRe
 			return err
 		}
 		var all []Formula
-		for _, prefix := range []string{sysFormulaKey, recordPrefix(p.tenantID, EntityReactorFormula)} {
+		for _, prefix := range []keyPrefix{officialFormula, recordPrefix(p.tenantID, EntityReactorFormula)} {
 			raws, err := t.scanValues(prefix)
 			if err != nil {
 				return err
 			}
 			for _, kv := range raws {
 				var f Formula
-				if err := t.openRecord(kv.key, kv.value, &f); err != nil {
+				if err := t.openRecord(kv.key, kv.raw, &f); err != nil {
 					return err
 				}
 				all = append(all, f)

@@ -135,7 +135,8 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 	rand.Read(c[:])
 	claim := hex.EncodeToString(c[:])
 
-	var recKey, tid string
+	var recKey storeKey
+	var tid string
 	var kept *IdempotentResponse
 	err = v.update(ctx, func(t *txn) error {
 		kept = nil
@@ -168,7 +169,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 			// The claim's lease is over: its instance crashed or gave up.
 		}
 		if found {
-			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, idFromKey(recKey))); err != nil {
+			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s))); err != nil {
 				return err
 			}
 		}
@@ -177,7 +178,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 		if err := t.putRecord(recKey, &rec); err != nil {
 			return err
 		}
-		return t.putIndex(expiryKey(rec.ExpiresAt, tid, kindIdempotency, idFromKey(recKey)))
+		return t.putIndex(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s)))
 	})
 	if err != nil {
 		return nil, false, err
@@ -208,7 +209,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 // resp nil releases the key. A claim taken over meanwhile (the lease ran
 // out) is left to its new holder. Failures are logged: the caller still
 // gets its response, and the claim ends with its lease.
-func (v *Vault) finishIdempotent(ctx context.Context, recKey, tid, claim string, resp *IdempotentResponse) {
+func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		var rec idempotencyRecord
 		found, err := t.getRecord(recKey, &rec)
@@ -216,7 +217,7 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey, tid, claim string,
 			return err
 		}
 		if resp == nil {
-			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, idFromKey(recKey))); err != nil {
+			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s))); err != nil {
 				return err
 			}
 			return t.delete(recKey)
@@ -227,16 +228,6 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey, tid, claim string,
 	if err != nil {
 		v.logger.Error("tokenvault: an idempotency record could not be finished; it is released when its lease ends", "tenant", tid, "err", err)
 	}
-}
-
-// idFromKey is the last segment of a record key.
-func idFromKey(k string) string {
-	for i := len(k) - 1; i >= 0; i-- {
-		if k[i] == '/' {
-			return k[i+1:]
-		}
-	}
-	return k
 }
 
 // sweepIdempotency removes an idempotency record whose window is over.

@@ -232,7 +232,7 @@ func (t *txn) putInvitation(rec *invitationRecord) error {
 // dropInvitationLinks deletes the link lookup and expiry entry of rec, so
 // its outstanding link stops working.
 func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
-	for _, k := range []string{
+	for _, k := range []storeKey{
 		inviteLookupKey(rec.TokenHash),
 		expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID),
 	} {
@@ -253,7 +253,7 @@ func (t *txn) invitations(tid string) ([]invitationRecord, error) {
 	out := make([]invitationRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec invitationRecord
-		if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -338,7 +338,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key, id string) (*Invitation,
 			return err
 		}
 		out = rec.Invitation.at(t.now)
-		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpRead, "Invitation read")
+		return t.logRead(p, EntityTenantInvitation, id, "Invitation read")
 	})
 	if err != nil {
 		return nil, err

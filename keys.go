@@ -1,7 +1,6 @@
 package tokenvault
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/hmac"
@@ -11,12 +10,10 @@ import (
 	"fmt"
 	"hash"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // keySet is what the key wrapper wraps: a keyring that seals records, and an
@@ -98,77 +95,6 @@ func (v *Vault) unwrap(ctx context.Context, storeKey string, raw []byte) (*keySe
 	return &keySet{ring: ring, indexKey: w.IndexKey}, nil
 }
 
-// txn is one store transaction seen through the Vault: records are sealed
-// on the way in and opened on the way out.
-type txn struct {
-	v   *Vault
-	tx  store.Tx
-	now time.Time
-	// ctx is the call's context, for recording into its CallInfo.
-	ctx context.Context
-	// authGen is the auth cache's generation read before the store
-	// transaction began: what a principal read in it may be cached under.
-	authGen uint64
-	// created holds key sets written by this transaction, used before they
-	// are committed and cached.
-	created map[string]*keySet
-	// authChanged is set when the transaction writes something a key
-	// authenticates through; the auth cache is voided after it commits.
-	authChanged bool
-	// unchecked is code this transaction found unchecked (see checkCode);
-	// updateChecked checks it and runs the transaction again.
-	unchecked *uncheckedCode
-	// read holds the keyrings this transaction read from the store. They
-	// reach the shared cache only once it has committed: a keyring read
-	// inside a batch may have been written by a transaction that rolls
-	// back, and sealing with it would make records nobody can open.
-	read map[string]*keySet
-	// tally counts token operations and sweeps for Options.Metrics,
-	// reported once the transaction commits (metrics.go). Nil until the
-	// transaction counts something, and always nil without Metrics, so
-	// that an unmeasured Vault pays nothing for it.
-	tally *tally
-	// logged counts the audit lines this transaction queued for export,
-	// reported to the exporters once it commits (audit_export.go).
-	logged int
-}
-
-// tenantKeys returns the key set of a tenant, from the cache or the store.
-// reload skips the cache, for a ciphertext sealed with a term newer than the
-// cached keyring (another instance rotated).
-func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
-	if ks, ok := t.created[tid]; ok {
-		return ks, nil
-	}
-	if ks, ok := t.read[tid]; ok {
-		return ks, nil // this transaction's snapshot cannot have changed
-	}
-	if !reload {
-		if v, ok := t.v.tenants.Load(tid); ok && t.v.fresh(v.(*keySet)) {
-			return v.(*keySet), nil
-		}
-	}
-	k := tenantKeyringKey(tid)
-	raw, err := t.tx.Get([]byte(k))
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		// Deleted with its tenant (tenant_delete.go), or never there.
-		return nil, errTenantGone
-	}
-	ks, err := t.v.unwrap(t.ctx, k, raw)
-	if err != nil {
-		return nil, fmt.Errorf("tokenvault: unwrap keyring of tenant %s: %w", tid, err)
-	}
-	ks.read = t.now
-	if t.read == nil {
-		t.read = map[string]*keySet{}
-	}
-	t.read[tid] = ks
-	return ks, nil
-}
-
 // keyringTTL bounds how long an instance that shares its store with
 // others seals with a cached keyring: after another instance rotates a
 // data key, every instance seals with the new term within keyringTTL. A
@@ -195,140 +121,6 @@ func (v *Vault) cacheKeys(sets map[string]*keySet) {
 		}
 		v.tenants.Store(tid, ks)
 	}
-}
-
-// tenantOf returns the tenant id of a key under tenant/.
-func tenantOf(key string) string {
-	rest, ok := strings.CutPrefix(key, "tenant/")
-	if !ok {
-		return ""
-	}
-	tid, _, _ := strings.Cut(rest, "/")
-	return tid
-}
-
-// getRecord opens the record at key into dst. It reports false when the key
-// does not exist.
-func (t *txn) getRecord(key string, dst any) (bool, error) {
-	raw, err := t.tx.Get([]byte(key))
-	if err != nil || raw == nil {
-		return false, err
-	}
-	return true, t.openRecord(key, raw, dst)
-}
-
-// openRecord decrypts and decodes a raw value stored at key.
-func (t *txn) openRecord(key string, raw []byte, dst any) error {
-	b, err := t.open(key, raw)
-	if err != nil {
-		return err
-	}
-	if c, ok := dst.(recordCodec); ok {
-		err = c.decodeRecord(key, b)
-		clear(b) // the plaintext may hold token data
-		if err != nil {
-			return fmt.Errorf("tokenvault: decode %s: %w", key, err)
-		}
-		return nil
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
-		return fmt.Errorf("tokenvault: decode %s: %w", key, err)
-	}
-	return nil
-}
-
-// keyValue is a copied store entry.
-type keyValue struct {
-	key   string
-	value []byte
-}
-
-// scanValues copies every entry under prefix, in order. Decrypting happens
-// after the scan, because opening a record may read the store.
-func (t *txn) scanValues(prefix string) ([]keyValue, error) {
-	var out []keyValue
-	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, v []byte) error {
-		out = append(out, keyValue{string(k), bytes.Clone(v)})
-		return nil
-	})
-	return out, err
-}
-
-// open decrypts a raw value stored at key.
-func (t *txn) open(key string, raw []byte) ([]byte, error) {
-	tid := tenantOf(key)
-	if tid == "" {
-		b, err := t.v.sys.ring.Open([]byte(key), raw)
-		if err != nil {
-			return nil, fmt.Errorf("tokenvault: open %s: %w", key, err)
-		}
-		return b, nil
-	}
-	ks, err := t.tenantKeys(tid, false)
-	if err != nil {
-		return nil, err
-	}
-	if term, ok := seal.Term(raw); ok && term > ks.ring.ActiveTerm() {
-		if ks, err = t.tenantKeys(tid, true); err != nil {
-			return nil, err
-		}
-	}
-	b, err := ks.ring.Open([]byte(key), raw)
-	if err != nil {
-		return nil, fmt.Errorf("tokenvault: open %s: %w", key, err)
-	}
-	return b, nil
-}
-
-// putRecord seals v under key with the tenant's active data key, or the
-// system keyring for keys outside tenant/: in its own encoding when it has
-// one (a recordCodec, records.go), else as JSON.
-func (t *txn) putRecord(key string, v any) error {
-	var b []byte
-	if c, ok := v.(recordCodec); ok {
-		enc, release, err := encodeRecord(c, key)
-		if err != nil {
-			return err
-		}
-		defer release()
-		b = enc
-	} else {
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("tokenvault: encode %s: %w", key, err)
-		}
-		b = enc
-	}
-	ring := t.v.sys.ring
-	if tid := tenantOf(key); tid != "" {
-		ks, err := t.tenantKeys(tid, false)
-		if err != nil {
-			return err
-		}
-		ring = ks.ring
-	}
-	if touchesAuth(key) {
-		t.authChanged = true
-	}
-	return t.tx.Put([]byte(key), ring.Seal([]byte(key), b))
-}
-
-// putIndex writes an index entry: the key is the information, the value is
-// empty.
-func (t *txn) putIndex(key string) error { return t.tx.Put([]byte(key), nil) }
-
-func (t *txn) delete(key string) error {
-	if touchesAuth(key) {
-		t.authChanged = true
-	}
-	return t.tx.Delete([]byte(key))
-}
-
-// scanKeys calls fn with every key under prefix, in order.
-func (t *txn) scanKeys(prefix string, fn func(key string) error) error {
-	return t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
-		return fn(string(k))
-	})
 }
 
 // RotateMasterKey re-wraps every keyring in the store with newKey, in one
@@ -376,49 +168,23 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 	v.wrapMu.Lock()
 	defer v.wrapMu.Unlock()
 	ws := v.wrappers.Load().then(next)
-	err := v.store.Update(ctx, func(tx store.Tx) error {
-		return keyringKeys(tx, func(key string, raw []byte) error {
-			b, err := ws.unwrap(ctx, key, raw)
+	err := v.keyringTxn(ctx, true, func(t *txn) error {
+		return t.keyrings(func(key storeKey, raw []byte) error {
+			b, err := ws.unwrap(ctx, key.s, raw)
 			if err != nil {
 				return err
 			}
-			w, err := ws.wrap(ctx, key, b)
+			w, err := ws.wrap(ctx, key.s, b)
 			if err != nil {
 				return err
 			}
-			return tx.Put([]byte(key), w)
+			return t.putWrapped(key, w)
 		})
 	})
 	if err != nil {
 		return v.result(err)
 	}
 	v.wrappers.Store(ws)
-	return nil
-}
-
-// keyringKeys calls fn with the store key and stored value of the system
-// keyring and of every tenant's keyring.
-func keyringKeys(tx store.Tx, fn func(key string, raw []byte) error) error {
-	keys := []string{sysKeyringKey}
-	err := tx.Scan([]byte(sysTenantsKey), nil, 0, func(k, _ []byte) error {
-		keys = append(keys, tenantKeyringKey(strings.TrimPrefix(string(k), sysTenantsKey)))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, key := range keys {
-		raw, err := tx.Get([]byte(key))
-		if err != nil {
-			return err
-		}
-		if raw == nil {
-			continue
-		}
-		if err := fn(key, bytes.Clone(raw)); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -429,8 +195,8 @@ func keyringKeys(tx store.Tx, fn func(key string, raw []byte) error) error {
 // version. This is a host-program operation: it takes no API key.
 func (v *Vault) WrappedKeys(ctx context.Context) ([]WrappedKeyCount, error) {
 	counts := map[WrappedKeyCount]int{}
-	err := v.store.View(ctx, func(tx store.Tx) error {
-		return keyringKeys(tx, func(key string, raw []byte) error {
+	err := v.keyringTxn(ctx, false, func(t *txn) error {
+		return t.keyrings(func(key storeKey, raw []byte) error {
 			w, legacy, err := unmarshalEnvelope(raw)
 			if err != nil {
 				return fmt.Errorf("%s: %w", key, err)
@@ -487,12 +253,7 @@ func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
 			return err
 		}
 		rotated = &keySet{ring: ring, indexKey: ks.indexKey}
-		k := tenantKeyringKey(tid)
-		w, err := v.wrap(t.ctx, k, rotated)
-		if err != nil {
-			return err
-		}
-		if err := t.tx.Put([]byte(k), w); err != nil {
+		if err := t.putKeyring(tenantKeyringKey(tid), rotated); err != nil {
 			return err
 		}
 		if err := t.scheduleReseal(tid); err != nil {

@@ -9,8 +9,14 @@ import (
 
 // The store key space. Tenant data lives under tenant/<tenant-id>/ and is
 // sealed with that tenant's data keys; the few system records live under
-// sys/. Keys never contain plaintext secrets: lookups by secret (API keys)
-// go through keyed HMACs.
+// sys/ and are sealed with the system keyring. Keys never contain
+// plaintext secrets: lookups by secret (API keys) go through keyed HMACs.
+// The only values not sealed are the keyrings (wrapped by the key
+// wrapper), the empty index, registry and schedule entries, and the plain
+// JSON progress markers sys/reseal/ and sys/deleting/; TestStoreIsSealed
+// walks a store to hold every other value to its keyring. Keys are built
+// only by the constructors below the list, as storeKeys that carry their
+// tenant and whether they touch authentication.
 //
 //	sys/keyring                              system keyring, wrapped by the key wrapper (keywrap.go)
 //	sys/tenant/<tid>                         tenant registry (empty values)
@@ -55,36 +61,110 @@ import (
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
-const (
-	sysKeyringKey = "sys/keyring"
-	sysTenantsKey = "sys/tenant/"
-	sysAPIKeyKey  = "sys/apikey/"
-	sysExpiryKey  = "sys/expiry/"
-	sysNonceKey   = "sys/nonce/"
-	sysInviteKey  = "sys/invite/"
-	sysFormulaKey = "sys/formula/"
-	sysProxyKey   = "sys/proxy/"
-	sysResealKey  = "sys/reseal/"
-	sysCVCKey     = "sys/cvc/"
-	// sysAuditQueueKey holds one export queue per audit sink.
-	sysAuditQueueKey = "sys/auditq/"
+
+// storeKey is a key of the store as the constructors below build it. It
+// carries what the transaction needs to know about the key and must never
+// learn by parsing it: the tenant whose keyring seals the value ("" for
+// the system keyring), and whether writing or deleting it can change what
+// an API or session key authenticates as (the auth cache is voided after
+// such a transaction; auth_cache.go). The bytes are the on-disk key,
+// unchanged from before the type existed.
+type storeKey struct {
+	s      string
+	tenant string
+	auth   bool
+}
+
+func (k storeKey) String() string { return k.s }
+
+// keyPrefix is the common prefix of a family of keys: scans take one, and
+// the keys they find are built from it (key), so they carry its tenant and
+// auth flag without being parsed.
+type keyPrefix struct {
+	s      string
+	tenant string
+	auth   bool
+}
+
+func (p keyPrefix) String() string { return p.s }
+
+// key is the key of p followed by rest.
+func (p keyPrefix) key(rest string) storeKey { return storeKey{p.s + rest, p.tenant, p.auth} }
+
+// found is the key k, which a scan of p found (so k begins with p), and
+// what follows p in it: one string for both, as scans return many.
+func (p keyPrefix) found(k []byte) (key storeKey, rest string) {
+	s := string(k)
+	return storeKey{s, p.tenant, p.auth}, s[len(p.s):]
+}
+
+// sub is the narrower prefix of p followed by rest.
+func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.tenant, p.auth} }
+
+// The system records and families. Only the API and session key lookups
+// authenticate: a nonce, invitation or proxy lookup leads to a record that
+// is checked again when used.
+var (
+	sysKeyringKey   = storeKey{s: "sys/keyring"}
+	sysCVCScanKey   = storeKey{s: "sys/cvcscan"}
+	tenantRegistry  = keyPrefix{s: "sys/tenant/"}
+	apiKeyLookups   = keyPrefix{s: "sys/apikey/", auth: true}
+	nonceLookups    = keyPrefix{s: "sys/nonce/"}
+	inviteLookups   = keyPrefix{s: "sys/invite/"}
+	proxyLookups    = keyPrefix{s: "sys/proxy/"}
+	officialFormula = keyPrefix{s: "sys/formula/"}
+	expirySchedule  = keyPrefix{s: "sys/expiry/"}
+	cvcSchedule     = keyPrefix{s: "sys/cvc/"}
+	resealMarkers   = keyPrefix{s: "sys/reseal/"}
+	deletionMarkers = keyPrefix{s: "sys/deleting/"}
+	// auditQueues holds one export queue per audit sink.
+	auditQueues = keyPrefix{s: "sys/auditq/"}
 )
 
-func tenantPrefix(tid string) string { return "tenant/" + tid + "/" }
+// tenantPrefix is everything of tenant tid. Its keys include applications
+// and sessions, so a key found under it is taken to touch authentication.
+func tenantPrefix(tid string) keyPrefix {
+	return keyPrefix{s: "tenant/" + tid + "/", tenant: tid, auth: true}
+}
 
-func tenantKeyringKey(tid string) string { return tenantPrefix(tid) + "keyring" }
+// tenantKeyringKey is the tenant's keyring: wrapped by the key wrapper,
+// not sealed, so it carries no tenant.
+func tenantKeyringKey(tid string) storeKey { return storeKey{s: "tenant/" + tid + "/keyring"} }
 
-func recordKey(tid, kind, id string) string { return tenantPrefix(tid) + kind + "/" + id }
+// kindAuthenticates reports whether records of kind are what keys
+// authenticate through (applications and sessions).
+func kindAuthenticates(kind string) bool {
+	return kind == EntityApplication || kind == EntitySession
+}
 
-func recordPrefix(tid, kind string) string { return tenantPrefix(tid) + kind + "/" }
+func recordKey(tid, kind, id string) storeKey { return recordPrefix(tid, kind).key(id) }
 
-func indexPrefix(tid, name string) string { return tenantPrefix(tid) + "idx/" + name + "/" }
+func recordPrefix(tid, kind string) keyPrefix {
+	return keyPrefix{s: "tenant/" + tid + "/" + kind + "/", tenant: tid, auth: kindAuthenticates(kind)}
+}
 
-func apiKeyLookupKey(mac []byte) string { return sysAPIKeyKey + hex.EncodeToString(mac) }
+func indexPrefix(tid, name string) keyPrefix {
+	return keyPrefix{s: "tenant/" + tid + "/idx/" + name + "/", tenant: tid}
+}
 
-func nonceLookupKey(mac []byte) string { return sysNonceKey + hex.EncodeToString(mac) }
+// indexEntry is an index or schedule entry named by the list a record
+// keeps of its own entries (a token's Indexes): empty, so never sealed,
+// and never read by authentication.
+func indexEntry(k string) storeKey { return storeKey{s: k} }
 
-func inviteLookupKey(mac []byte) string { return sysInviteKey + hex.EncodeToString(mac) }
+func apiKeyLookupKey(mac []byte) storeKey { return apiKeyLookups.key(hex.EncodeToString(mac)) }
+
+func nonceLookupKey(mac []byte) storeKey { return nonceLookups.key(hex.EncodeToString(mac)) }
+
+func inviteLookupKey(mac []byte) storeKey { return inviteLookups.key(hex.EncodeToString(mac)) }
+
+func proxyLookupKey(mac []byte) storeKey { return proxyLookups.key(hex.EncodeToString(mac)) }
+
+func registryKey(tid string) storeKey { return tenantRegistry.key(tid) }
+
+func resealKey(tid string) storeKey { return resealMarkers.key(tid) }
+
+func deletingKey(tid string) storeKey { return deletionMarkers.key(tid) }
 
 // timeKey renders t as fixed-width hex nanoseconds, so byte order is time
 // order. Times before 1970 sort as 1970, times past 2262 (where
@@ -109,6 +189,6 @@ func unixNanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-func expiryKey(at time.Time, tid, kind, id string) string {
-	return sysExpiryKey + timeKey(at) + "/" + tid + "/" + kind + "/" + id
+func expiryKey(at time.Time, tid, kind, id string) storeKey {
+	return expirySchedule.key(timeKey(at) + "/" + tid + "/" + kind + "/" + id)
 }

@@ -1,7 +1,6 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -105,28 +104,30 @@ type ListLogsRequest struct {
 // from the first open, and a line is in one of the two), and
 // idx/log-type/<type>/<nanos>/<id>, which nothing reads any more and the
 // sweeper removes in batches (dropLegacyLogIndex, logs_retention.go).
-func logPrefix(tid string) string { return recordPrefix(tid, "log") }
+func logPrefix(tid string) keyPrefix { return recordPrefix(tid, "log") }
 
 // logTypeIndex is the prefix of the legacy log-type index.
-func logTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-type") + typ + "/" }
+func logTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "log-type").sub(typ + "/") }
 
 // logEntityTypeIndex and logEntityIndex are prefixes of the legacy entity
 // index: one type's entries, one entity's.
-func logEntityTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-entity") + typ + "/" }
+func logEntityTypeIndex(tid, typ string) keyPrefix {
+	return indexPrefix(tid, "log-entity").sub(typ + "/")
+}
 
-func logEntityIndex(tid, typ, id string) string { return logEntityTypeIndex(tid, typ) + id + "/" }
+func logEntityIndex(tid, typ, id string) keyPrefix { return logEntityTypeIndex(tid, typ).sub(id + "/") }
 
 // lineTypeIndex and lineIndex are the same prefixes in the entity index.
 // An entity id that is a canonical UUID is packed there too: a zero byte
 // and its 16 bytes; any other is followed by "/" (ids never start with a
 // zero byte: lineIndexKey leaves such a one to the legacy index).
-func lineTypeIndex(tid, typ string) string { return indexPrefix(tid, "log-e") + typ + "/" }
+func lineTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "log-e").sub(typ + "/") }
 
-func lineIndex(tid, typ, id string) string {
+func lineIndex(tid, typ, id string) keyPrefix {
 	if u, ok := parseUUID(id); ok {
-		return lineTypeIndex(tid, typ) + "\x00" + string(u[:])
+		return lineTypeIndex(tid, typ).sub("\x00" + string(u[:]))
 	}
-	return lineTypeIndex(tid, typ) + id + "/"
+	return lineTypeIndex(tid, typ).sub(id + "/")
 }
 
 // packedLen is the length of a packed suffix.
@@ -177,7 +178,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		CreatedAt:  t.now,
 	}
 	suffix := timeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
-	if err := t.putRecord(logPrefix(tid)+suffix, &l); err != nil {
+	if err := t.putRecord(logPrefix(tid).key(suffix), &l); err != nil {
 		return err
 	}
 	if err := t.putIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
@@ -187,19 +188,31 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	return t.queueForExport(tid, suffix)
 }
 
+// logRead records that p read the data of an entity, and is the one place
+// that decides how reads are audited. The policy (doc.go, "Behaviour"):
+// a single read (get) of any resource is logged with operation "read" as
+// p's tenant's line; so is every token whose data a list, search,
+// detokenization or deduplicated create hands back, one line per token;
+// lists of other resources, and reading the logs themselves, are not.
+// Like every line, it lands in the caller's transaction: a read answer is
+// never given without its line committed.
+func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
+	return t.log(p.actor(), p.tenantID, entityType, entityID, OpRead, msg)
+}
+
 // lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,
 // or for a suffix that does not pack (none the Vault makes), in the
 // legacy idx/log-entity, which is read too.
-func lineIndexKey(tid, typ, id, suffix string) string {
+func lineIndexKey(tid, typ, id, suffix string) storeKey {
 	if p, ok := packSuffix(suffix); ok && !strings.HasPrefix(id, "\x00") {
-		return lineIndex(tid, typ, id) + p
+		return lineIndex(tid, typ, id).key(p)
 	}
-	return logEntityIndex(tid, typ, id) + suffix
+	return logEntityIndex(tid, typ, id).key(suffix)
 }
 
 // getLog reads the line stored at log/<suffix>; false when there is none.
 func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
-	key := logPrefix(tid) + suffix
+	key := logPrefix(tid).key(suffix)
 	var l logRecord
 	ok, err := t.getRecord(key, &l)
 	if err != nil || !ok {
@@ -274,19 +287,18 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 
 // logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
 // created in [start, end), oldest first.
-func (t *txn) logRange(prefix string, start, end *time.Time) ([]string, error) {
-	var after []byte
+func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
+	after := ""
 	if start != nil && unixNanos(*start) > 0 {
 		// Everything at or after start sorts after this key.
-		after = []byte(prefix + fmt.Sprintf("%016x", uint64(unixNanos(*start)-1)) + "/~")
+		after = fmt.Sprintf("%016x", uint64(unixNanos(*start)-1)) + "/~"
 	}
 	var endKey string
 	if end != nil {
 		endKey = timeKey(*end)
 	}
 	var suffixes []string
-	err := t.tx.Scan([]byte(prefix), after, 0, func(k, _ []byte) error {
-		s := string(k[len(prefix):])
+	err := t.scan(prefix, after, 0, func(_ storeKey, s string) error {
 		if endKey != "" && s >= endKey {
 			return store.ErrStop
 		}
@@ -299,7 +311,7 @@ func (t *txn) logRange(prefix string, start, end *time.Time) ([]string, error) {
 // packedRange adds to suffixes (sorted) those of the entries under prefix,
 // of the entity index, created in [start, end), and returns them all
 // sorted. The entries under prefix end in a packed suffix.
-func (t *txn) packedRange(suffixes []string, prefix string, start, end *time.Time) ([]string, error) {
+func (t *txn) packedRange(suffixes []string, prefix keyPrefix, start, end *time.Time) ([]string, error) {
 	var from, to uint64 = 0, math.MaxUint64
 	if start != nil {
 		from = uint64(unixNanos(*start))
@@ -307,11 +319,11 @@ func (t *txn) packedRange(suffixes []string, prefix string, start, end *time.Tim
 	if end != nil {
 		to = uint64(unixNanos(*end))
 	}
-	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
-		if len(k) < len(prefix)+packedLen {
+	err := t.scanKeys(prefix, func(_ storeKey, rest string) error {
+		if len(rest) < packedLen {
 			return nil
 		}
-		p := k[len(k)-packedLen:]
+		p := []byte(rest[len(rest)-packedLen:])
 		if at := binary.BigEndian.Uint64(p); at < from || at >= to {
 			return nil
 		}
@@ -339,9 +351,8 @@ func (t *txn) logsOfType(tid, typ string, start, end *time.Time) ([]string, erro
 		endKey = timeKey(*end)
 	}
 	var suffixes []string
-	err := t.tx.Scan([]byte(prefix), nil, 0, func(k, _ []byte) error {
-		rest := k[len(prefix):]
-		i := bytes.IndexByte(rest, '/')
+	err := t.scanKeys(prefix, func(_ storeKey, rest string) error {
+		i := strings.IndexByte(rest, '/')
 		if i < 0 {
 			return nil
 		}

@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -26,8 +25,8 @@ func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(sysTenantsKey, func(key string) error {
-			tenants = append(tenants, strings.TrimPrefix(key, sysTenantsKey))
+		return t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			tenants = append(tenants, tid)
 			return nil
 		})
 	})
@@ -60,8 +59,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 		// nanos is due.
 		cutoff := timeKey(t.now.Add(-v.logRetention))
 		var due []string
-		err := t.tx.Scan([]byte(prefix), nil, sweepBatch+1, func(k, _ []byte) error {
-			suffix := string(k[len(prefix):])
+		err := t.scan(prefix, "", sweepBatch+1, func(_ storeKey, suffix string) error {
 			if suffix >= cutoff {
 				return store.ErrStop
 			}
@@ -82,7 +80,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 				return err
 			}
 			var l logRecord
-			ok, err := t.getRecord(prefix+suffix, &l)
+			ok, err := t.getRecord(prefix.key(suffix), &l)
 			if errors.Is(err, errTenantGone) {
 				return nil // being deleted: its logs go with it
 			}
@@ -93,8 +91,8 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 				continue
 			}
 			// The line's index entry, in whichever layout (logs.go).
-			keys := []string{prefix + suffix, lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
-				logEntityIndex(tid, l.EntityType, l.EntityID) + suffix, logTypeIndex(tid, l.EntityType) + suffix}
+			keys := []storeKey{prefix.key(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
+				logEntityIndex(tid, l.EntityType, l.EntityID).key(suffix), logTypeIndex(tid, l.EntityType).key(suffix)}
 			for _, k := range keys {
 				if err := t.delete(k); err != nil {
 					return err
@@ -117,15 +115,15 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
 		var all []string
-		err := t.scanKeys(sysTenantsKey, func(key string) error {
-			all = append(all, strings.TrimPrefix(key, sysTenantsKey))
+		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			all = append(all, tid)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
 		for _, tid := range all {
-			err := t.tx.Scan([]byte(indexPrefix(tid, "log-type")), nil, 1, func(_, _ []byte) error {
+			err := t.scan(indexPrefix(tid, "log-type"), "", 1, func(storeKey, string) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
@@ -141,9 +139,9 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 	for _, tid := range tenants {
 		for more := true; more; {
 			err := v.update(ctx, func(t *txn) error {
-				var keys []string
-				err := t.tx.Scan([]byte(indexPrefix(tid, "log-type")), nil, sweepBatch+1, func(k, _ []byte) error {
-					keys = append(keys, string(k))
+				var keys []storeKey
+				err := t.scan(indexPrefix(tid, "log-type"), "", sweepBatch+1, func(k storeKey, _ string) error {
+					keys = append(keys, k)
 					return nil
 				})
 				if err != nil {
@@ -151,7 +149,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 				}
 				more = len(keys) > sweepBatch
 				for _, k := range keys[:min(len(keys), sweepBatch)] {
-					if err := t.tx.Delete([]byte(k)); err != nil {
+					if err := t.delete(k); err != nil {
 						return err
 					}
 				}

@@ -55,7 +55,7 @@ func (t *txn) members(tid string) ([]TenantMember, error) {
 	out := make([]TenantMember, 0, len(raws))
 	for _, kv := range raws {
 		var m TenantMember
-		if err := t.openRecord(kv.key, kv.value, &m); err != nil {
+		if err := t.openRecord(kv.key, kv.raw, &m); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -104,6 +104,12 @@ type observedGet struct {
 	key, value []byte
 }
 
+// keyValue is a copied store entry.
+type keyValue struct {
+	key   string
+	value []byte
+}
+
 // observedScan is the part of a Scan the snapshot answered: the entries it
 // gave after `after` under prefix, up to and including bound (to the end of
 // the prefix when bound is nil).

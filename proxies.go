@@ -71,8 +71,6 @@ func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.mac([]byte("proxy\x00"), []byte(key))
 }
 
-func proxyLookupKey(mac []byte) string { return sysProxyKey + fmt.Sprintf("%x", mac) }
-
 // validateProxy checks req and, in a worker, its transforms' code.
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
 	fe := fieldErrors{}
@@ -243,7 +241,7 @@ func (v *Vault) GetProxy(ctx context.Context, key, id string) (*Proxy, error) {
 			return err
 		}
 		out = &rec.Proxy
-		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpRead, "Proxy read")
+		return t.logRead(p, EntityProxy, id, "Proxy read")
 	})
 	return out, err
 }
@@ -279,7 +277,7 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 		var list []Proxy
 		for _, kv := range raws {
 			var rec proxyRecord
-			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return err
 			}
 			rec.fill()
@@ -370,7 +368,7 @@ func (v *Vault) DeleteProxy(ctx context.Context, key, id string) error {
 		if err != nil {
 			return err
 		}
-		for _, k := range []string{recordKey(p.tenantID, EntityProxy, id), proxyLookupKey(rec.KeyHash)} {
+		for _, k := range []storeKey{recordKey(p.tenantID, EntityProxy, id), proxyLookupKey(rec.KeyHash)} {
 			if err := t.delete(k); err != nil {
 				return err
 			}

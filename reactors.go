@@ -260,7 +260,7 @@ func (t *txn) reactors(tid string) ([]reactorRecord, error) {
 	out := make([]reactorRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec reactorRecord
-		if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -282,7 +282,7 @@ func (v *Vault) GetReactor(ctx context.Context, key, id string) (*Reactor, error
 			return err
 		}
 		out = rec.view(f)
-		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpRead, "Reactor read")
+		return t.logRead(p, EntityReactor, id, "Reactor read")
 	})
 	return out, err
 }

@@ -79,8 +79,8 @@ const (
 	idxTenantHex
 )
 
-func (r *tokenRecord) appendRecord(b []byte, key string) ([]byte, error) {
-	if !hasParts(key, "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
+func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	var flags uint64
@@ -158,15 +158,15 @@ func (r *tokenRecord) appendRecord(b []byte, key string) ([]byte, error) {
 // appendIndex appends one index entry of the record, as short as it goes.
 func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
 	tid, id := r.TenantID, r.ID
-	// fingerprintIndexKey(tid, fp) + id
+	// fingerprintIndex(tid, fp) + id
 	if r.Fingerprint != "" && hasParts(k, "tenant/", tid, "/idx/fp/", r.Fingerprint, "/", id) {
 		return appendUvarint(b, idxFingerprint)
 	}
 	// expiryKey(at, tid, kindToken, id), cvcKey(at, tid, id)
-	if r.ExpiresAt != nil && strings.HasPrefix(k, sysExpiryKey) && hasParts(k, sysExpiryKey, timeKey(*r.ExpiresAt), "/", tid, "/"+kindToken+"/", id) {
+	if r.ExpiresAt != nil && strings.HasPrefix(k, expirySchedule.s) && hasParts(k, expirySchedule.s, timeKey(*r.ExpiresAt), "/", tid, "/"+kindToken+"/", id) {
 		return appendUvarint(b, idxExpiry)
 	}
-	if r.CVCAt != nil && strings.HasPrefix(k, sysCVCKey) && hasParts(k, sysCVCKey, timeKey(*r.CVCAt), "/", tid, "/", id) {
+	if r.CVCAt != nil && strings.HasPrefix(k, cvcSchedule.s) && hasParts(k, cvcSchedule.s, timeKey(*r.CVCAt), "/", tid, "/", id) {
 		return appendUvarint(b, idxCVC)
 	}
 	// tenant/<tid>/idx/<name>/<hex>/<id>
@@ -182,7 +182,7 @@ func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
 	return appendStr(appendUvarint(b, idxRaw), k)
 }
 
-func (r *tokenRecord) decodeRecord(key string, b []byte) error {
+func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
@@ -191,7 +191,7 @@ func (r *tokenRecord) decodeRecord(key string, b []byte) error {
 		return fmt.Errorf("%w: token format version %d", errRecord, v)
 	}
 	*r = tokenRecord{}
-	r.TenantID, r.ID = tenantOf(key), keyID(key)
+	r.TenantID, r.ID = key.tenant, keyID(key.s)
 	flags := d.uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
 	r.Type = d.str()
@@ -262,15 +262,15 @@ func (r *tokenRecord) readIndex(d *recordReader) string {
 		return d.str()
 	case idxFingerprint:
 		if r.Fingerprint != "" {
-			return "tenant/" + tid + "/idx/fp/" + r.Fingerprint + "/" + id // fingerprintIndexKey
+			return "tenant/" + tid + "/idx/fp/" + r.Fingerprint + "/" + id // fingerprintIndex
 		}
 	case idxExpiry:
 		if r.ExpiresAt != nil {
-			return expiryKey(*r.ExpiresAt, tid, kindToken, id)
+			return expiryKey(*r.ExpiresAt, tid, kindToken, id).s
 		}
 	case idxCVC:
 		if r.CVCAt != nil {
-			return cvcKey(*r.CVCAt, tid, id)
+			return cvcKey(*r.CVCAt, tid, id).s
 		}
 	case idxTenantHex:
 		name := d.str()
@@ -311,7 +311,7 @@ type tokenRecordV0 struct {
 	Indexes               []string          `json:"indexes,omitempty"`
 }
 
-func (r *tokenRecord) decodeV0(key string, b []byte) error {
+func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {
 	var v tokenRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: token JSON: %v", errRecord, err)
@@ -326,6 +326,6 @@ func (r *tokenRecord) decodeV0(key string, b []byte) error {
 		Data: v.Data, Mask: v.Mask, MaskExpression: v.MaskExpression, CVCAt: v.CVCAt, Indexes: v.Indexes,
 	}
 	// The key is what the seal authenticated: it names the token.
-	r.TenantID, r.ID = tenantOf(key), keyID(key)
+	r.TenantID, r.ID = key.tenant, keyID(key.s)
 	return nil
 }

@@ -45,10 +45,10 @@ type recordCodec interface {
 	// appendRecord appends the record's encoding, for the store key key,
 	// to dst. Fields the key holds (tenant, id) are not stored; it fails
 	// when the record does not belong at key.
-	appendRecord(dst []byte, key string) ([]byte, error)
+	appendRecord(dst []byte, key storeKey) ([]byte, error)
 	// decodeRecord sets the record from the plaintext b stored at key, in
 	// any format version (JSON included) this code reads.
-	decodeRecord(key string, b []byte) error
+	decodeRecord(key storeKey, b []byte) error
 }
 
 // errRecord is wrapped by every decoding failure.
@@ -319,7 +319,7 @@ func (r *recordReader) end() error {
 var plainBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // encodeRecord encodes v for key into a pooled buffer; release returns it.
-func encodeRecord(v recordCodec, key string) (b []byte, release func(), err error) {
+func encodeRecord(v recordCodec, key storeKey) (b []byte, release func(), err error) {
 	p := plainBuffers.Get().(*[]byte)
 	b, err = v.appendRecord((*p)[:0], key)
 	release = func() {

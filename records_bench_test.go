@@ -41,8 +41,8 @@ func leanOf(r *tokenRecord) leanToken {
 		X: r.ExpiresAt, CB: r.CreatedBy, CA: r.CreatedAt, MB: r.ModifiedBy, MA: r.ModifiedAt, CV: r.CVCAt, I: r.Indexes}
 }
 
-func (l *leanToken) record(key string) *tokenRecord {
-	return &tokenRecord{Token: Token{ID: keyID(key), TenantID: tenantOf(key), Type: l.T, Fingerprint: l.F,
+func (l *leanToken) record(key storeKey) *tokenRecord {
+	return &tokenRecord{Token: Token{ID: keyID(key.s), TenantID: key.tenant, Type: l.T, Fingerprint: l.F,
 		FingerprintExpression: l.FE, Containers: l.C, Metadata: l.MD, SearchIndexes: l.S, DeduplicateToken: l.DD,
 		ExpiresAt: l.X, CreatedBy: l.CB, CreatedAt: l.CA, ModifiedBy: l.MB, ModifiedAt: l.MA},
 		Data: l.D, Mask: l.M, MaskExpression: l.ME, CVCAt: l.CV, Indexes: l.I}

@@ -70,7 +70,7 @@ func (lv *legacyVault) advance(d time.Duration) {
 }
 
 // plaintexts opens every value under prefix.
-func (lv *legacyVault) plaintexts(t *testing.T, prefix string) map[string][]byte {
+func (lv *legacyVault) plaintexts(t *testing.T, prefix keyPrefix) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	err := lv.v.view(context.Background(), func(tx *txn) error {
@@ -79,14 +79,14 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix string) map[string][]byte
 			return err
 		}
 		for _, kv := range kvs {
-			if len(kv.value) == 0 || kv.key == tenantKeyringKey(lv.tid) {
+			if len(kv.raw) == 0 || kv.key.s == tenantKeyringKey(lv.tid).s {
 				continue // index entries; the wrapped keyring
 			}
-			b, err := tx.open(kv.key, kv.value)
+			b, err := tx.open(kv.key, kv.raw)
 			if err != nil {
 				return err
 			}
-			out[kv.key] = b
+			out[kv.key.s] = b
 		}
 		return nil
 	})
@@ -114,7 +114,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 		}
 		for _, kv := range kvs {
 			var r tokenRecord
-			if err := tx.openRecord(kv.key, kv.value, &r); err != nil {
+			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(tokenRecordV0{
@@ -124,7 +124,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 				CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
 				Data: r.Data, Mask: r.Mask, MaskExpression: r.MaskExpression, CVCAt: r.CVCAt, Indexes: r.Indexes,
 			})
-			if err := tx.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), b)); err != nil {
+			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
 				return err
 			}
 		}
@@ -134,21 +134,21 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 		}
 		for _, kv := range kvs {
 			var l logRecord
-			if err := tx.openRecord(kv.key, kv.value, &l); err != nil {
+			if err := tx.openRecord(kv.key, kv.raw, &l); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(l.api(kv.key)) // Log's JSON was the stored form
-			if err := tx.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), b)); err != nil {
+			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
 				return err
 			}
-			suffix := strings.TrimPrefix(kv.key, logPrefix(lv.tid))
+			suffix := kv.rest
 			if err := tx.delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logEntityIndex(lv.tid, l.EntityType, l.EntityID) + suffix); err != nil {
+			if err := tx.putIndex(logEntityIndex(lv.tid, l.EntityType, l.EntityID).key(suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logTypeIndex(lv.tid, l.EntityType) + suffix); err != nil {
+			if err := tx.putIndex(logTypeIndex(lv.tid, l.EntityType).key(suffix)); err != nil {
 				return err
 			}
 		}
@@ -161,7 +161,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 
 // format counts the plaintexts under prefix by their first byte: JSON
 // ('{') or format version 1.
-func (lv *legacyVault) format(t *testing.T, prefix string) (json, v1 int) {
+func (lv *legacyVault) format(t *testing.T, prefix keyPrefix) (json, v1 int) {
 	t.Helper()
 	for k, b := range lv.plaintexts(t, prefix) {
 		switch {
@@ -176,11 +176,11 @@ func (lv *legacyVault) format(t *testing.T, prefix string) (json, v1 int) {
 	return json, v1
 }
 
-func (lv *legacyVault) countKeys(t *testing.T, prefix string) int {
+func (lv *legacyVault) countKeys(t *testing.T, prefix keyPrefix) int {
 	t.Helper()
 	n := 0
 	lv.s.View(context.Background(), func(tx store.Tx) error {
-		return tx.Scan([]byte(prefix), nil, 0, func(_, _ []byte) error { n++; return nil })
+		return tx.Scan([]byte(prefix.s), nil, 0, func(_, _ []byte) error { n++; return nil })
 	})
 	return n
 }
@@ -351,7 +351,7 @@ func TestCorruptRecord(t *testing.T) {
 				return err
 			}
 			for k := range stored {
-				if strings.HasPrefix(k, recordPrefix(lv.tid, kindToken)) || strings.HasPrefix(k, logPrefix(lv.tid)) {
+				if strings.HasPrefix(k, recordPrefix(lv.tid, kindToken).s) || strings.HasPrefix(k, logPrefix(lv.tid).s) {
 					if err := tx.tx.Put([]byte(k), ks.ring.Seal([]byte(k), bad)); err != nil {
 						return err
 					}

@@ -49,8 +49,8 @@ func fixedCard() *tokenRecord {
 		MaskExpression: json.RawMessage(`{"number":"{{ data.number | reveal_last(4) }}","expiration_month":"{{ data.expiration_month }}","expiration_year":"{{ data.expiration_year }}"}`),
 		CVCAt:          &at,
 		Indexes: []string{
-			expiryKey(exp, fixTenant, kindToken, fixToken),
-			cvcKey(at, fixTenant, fixToken),
+			expiryKey(exp, fixTenant, kindToken, fixToken).s,
+			cvcKey(at, fixTenant, fixToken).s,
 			"tenant/" + fixTenant + "/idx/fp/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08/" + fixToken,
 			"tenant/" + fixTenant + "/idx/meta/0a1b/" + fixToken,
 		},
@@ -77,7 +77,7 @@ func fixedLogLine() *logRecord {
 
 var (
 	fixTokenKey = recordKey(fixTenant, kindToken, fixToken)
-	fixLogKey   = logPrefix(fixTenant) + timeKey(fixTime) + "/" + fixLog
+	fixLogKey   = logPrefix(fixTenant).key(timeKey(fixTime) + "/" + fixLog)
 )
 
 var recordCmp = []cmp.Option{cmpopts.EquateEmpty()}
@@ -85,7 +85,7 @@ var recordCmp = []cmp.Option{cmpopts.EquateEmpty()}
 func TestRecordGolden(t *testing.T) {
 	for _, tc := range []struct {
 		file string
-		key  string
+		key  storeKey
 		rec  recordCodec
 		zero func() recordCodec
 	}{

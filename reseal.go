@@ -1,7 +1,6 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // Re-sealing after a data key rotation.
@@ -35,8 +33,6 @@ import (
 // resealBatch bounds the entries one re-seal transaction visits.
 const resealBatch = 500
 
-func resealKey(tid string) string { return sysResealKey + tid }
-
 // resealState is the value of a tenant's re-seal marker (not sealed: it
 // holds a store key and a time, nothing secret).
 type resealState struct {
@@ -47,16 +43,18 @@ type resealState struct {
 }
 
 // dueReseal returns the first tenant whose re-seal may run at now.
-func (t *txn) dueReseal() (marker string, state resealState, found bool, err error) {
-	err = t.tx.Scan([]byte(sysResealKey), nil, 0, func(k, val []byte) error {
+func (t *txn) dueReseal() (tid string, state resealState, found bool, err error) {
+	markers, err := t.scanValues(resealMarkers)
+	if err != nil {
+		return "", resealState{}, false, err
+	}
+	for _, m := range markers {
 		var st resealState
-		if json.Unmarshal(val, &st) != nil || !t.now.Before(st.NotBefore) {
-			marker, state, found = string(k), st, true
-			return store.ErrStop
+		if json.Unmarshal(m.raw, &st) != nil || !t.now.Before(st.NotBefore) {
+			return m.rest, st, true, nil
 		}
-		return nil
-	})
-	return marker, state, found, err
+	}
+	return "", resealState{}, false, nil
 }
 
 // Reseal seals again, with the tenant's active data key, every record of
@@ -91,62 +89,58 @@ func (v *Vault) Reseal(ctx context.Context) (int, error) {
 func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		resealed, more = 0, false
-		marker, state, found, err := t.dueReseal()
+		tid, state, found, err := t.dueReseal()
 		if err != nil || !found {
 			return err
 		}
-		tid := strings.TrimPrefix(marker, sysResealKey)
 		ks, err := t.tenantKeys(tid, true)
 		if err != nil {
 			return err
 		}
 		active := ks.ring.ActiveTerm()
-		var stale []keyValue
+		var stale []storedValue
+		all := tenantPrefix(tid)
 		tokens, logs := recordPrefix(tid, kindToken), logPrefix(tid)
-		var after []byte
-		if state.After != "" {
-			after = []byte(state.After)
-		}
-		visited := 0
-		err = t.tx.Scan([]byte(tenantPrefix(tid)), after, resealBatch, func(k, val []byte) error {
-			visited++
-			state.After = string(k)
-			if string(k) == tenantKeyringKey(tid) || len(val) == 0 {
-				return nil // wrapped by the master key; index entries hold nothing
-			}
-			// Tokens and log lines are opened whatever their term, to
-			// find those still in the JSON of format version 0.
-			if term, ok := seal.Term(val); !ok || term != active || bytes.HasPrefix(k, []byte(tokens)) || bytes.HasPrefix(k, []byte(logs)) {
-				stale = append(stale, keyValue{string(k), bytes.Clone(val)})
-			}
-			return nil
-		})
+		entries, err := t.scanValuesAfter(all, strings.TrimPrefix(state.After, all.s), resealBatch)
 		if err != nil {
 			return err
 		}
+		visited := len(entries)
+		for _, e := range entries {
+			state.After = e.key.s
+			if e.key.s == tenantKeyringKey(tid).s || len(e.raw) == 0 {
+				continue // wrapped by the master key; index entries hold nothing
+			}
+			// Tokens and log lines are opened whatever their term, to
+			// find those still in the JSON of format version 0.
+			if term, ok := seal.Term(e.raw); !ok || term != active || strings.HasPrefix(e.key.s, tokens.s) || strings.HasPrefix(e.key.s, logs.s) {
+				stale = append(stale, e)
+			}
+		}
 		for _, kv := range stale {
-			pt, err := ks.ring.Open([]byte(kv.key), kv.value)
+			pt, err := ks.ring.Open([]byte(kv.key.s), kv.raw)
 			if err != nil {
 				// Leave it as it is, and go on: one damaged entry must
 				// not stop the re-sealing of everything else.
-				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key, "err", err)
+				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key.s, "err", err)
 				continue
 			}
-			legacy := len(pt) > 0 && pt[0] == '{' && (strings.HasPrefix(kv.key, tokens) || strings.HasPrefix(kv.key, logs))
-			if term, _ := seal.Term(kv.value); term == active && !legacy {
+			isToken := strings.HasPrefix(kv.key.s, tokens.s)
+			legacy := len(pt) > 0 && pt[0] == '{' && (isToken || strings.HasPrefix(kv.key.s, logs.s))
+			if term, _ := seal.Term(kv.raw); term == active && !legacy {
 				clear(pt)
 				continue
 			}
 			if legacy {
 				old := pt
-				pt, err = reencode(kv.key, old, strings.HasPrefix(kv.key, tokens))
+				pt, err = reencode(kv.key, old, isToken)
 				clear(old)
 				if err != nil {
-					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key, "err", err)
+					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key.s, "err", err)
 					continue
 				}
 			}
-			err = t.tx.Put([]byte(kv.key), ks.ring.Seal([]byte(kv.key), pt))
+			err = t.resealRecord(kv.key, pt)
 			clear(pt)
 			if err != nil {
 				return err
@@ -154,18 +148,14 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			resealed++
 		}
 		if visited < resealBatch {
-			if err := t.tx.Delete([]byte(marker)); err != nil {
+			if err := t.delete(resealKey(tid)); err != nil {
 				return err
 			}
 			return t.log(systemActor, tid, EntityTenant, tid, OpUpdate,
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true
-		b, err := json.Marshal(state)
-		if err != nil {
-			return err
-		}
-		return t.tx.Put([]byte(marker), b)
+		return t.putPlain(resealKey(tid), state)
 	})
 	return resealed, more, err
 }
@@ -177,16 +167,12 @@ func (t *txn) scheduleReseal(tid string) error {
 	if !t.v.auth.enabled {
 		st.NotBefore = t.now.Add(2 * keyringTTL)
 	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return t.tx.Put([]byte(resealKey(tid)), b)
+	return t.putPlain(resealKey(tid), st)
 }
 
 // reencode rewrites the plaintext of a token (or else a log line) stored
 // at key in format version 0 in the current format.
-func reencode(key string, pt []byte, token bool) ([]byte, error) {
+func reencode(key storeKey, pt []byte, token bool) ([]byte, error) {
 	var rec recordCodec = &logRecord{}
 	if token {
 		rec = &tokenRecord{}

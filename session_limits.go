@@ -17,8 +17,8 @@ const DefaultMaxPendingSessions = 1000
 // rate limits, holds across instances):
 //
 //	tenant/<tid>/idx/pending-session/<app id>/<expiry nanos>/<session id>
-func pendingSessionKey(tid, appID string, expires time.Time, id string) string {
-	return indexPrefix(tid, "pending-session") + appID + "/" + timeKey(expires) + "/" + id
+func pendingSessionKey(tid, appID string, expires time.Time, id string) storeKey {
+	return indexPrefix(tid, "pending-session").key(appID + "/" + timeKey(expires) + "/" + id)
 }
 
 // checkPendingSessions refuses (RateLimited) a new session of public
@@ -29,13 +29,13 @@ func (t *txn) checkPendingSessions(tid, appID string) error {
 	if limit <= 0 {
 		return nil
 	}
-	prefix := indexPrefix(tid, "pending-session") + appID + "/"
+	prefix := indexPrefix(tid, "pending-session").sub(appID + "/")
 	// Entries expiring at or before now are expired: start past them.
-	after := prefix + timeKey(t.now) + "/~"
+	after := timeKey(t.now) + "/~"
 	count, first := 0, ""
-	err := t.tx.Scan([]byte(prefix), []byte(after), limit, func(k, _ []byte) error {
+	err := t.scan(prefix, after, limit, func(_ storeKey, rest string) error {
 		if count == 0 {
-			first = string(k[len(prefix):])
+			first = rest
 		}
 		count++
 		return nil

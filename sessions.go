@@ -119,7 +119,7 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		}
 		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
-			key string
+			key storeKey
 			v   any
 		}{
 			{recordKey(rec.TenantID, EntitySession, rec.ID), rec},
@@ -323,7 +323,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 
 // deleteSession removes a session and its lookups.
 func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
-	keys := []string{
+	keys := []storeKey{
 		recordKey(rec.TenantID, EntitySession, rec.ID),
 		apiKeyLookupKey(rec.KeyHash),
 		expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID),

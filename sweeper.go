@@ -86,7 +86,7 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 
 // sweepOnce removes up to sweepBatch expired objects in one transaction.
 func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err error) {
-	return v.sweepDue(ctx, sysExpiryKey, timeKey, func(t *txn, rest string) (bool, error) {
+	return v.sweepDue(ctx, expirySchedule, timeKey, func(t *txn, rest string) (bool, error) {
 		// rest is <nanos>/<tenant>/<kind>/<id>.
 		parts := strings.SplitN(rest, "/", 4)
 		if len(parts) != 4 {
@@ -113,13 +113,12 @@ var sweepKinds = map[string]SweepKind{
 // prefix handed to handle, which does the entry's work in the same
 // transaction and reports whether there was any. sweepDue returns how many
 // entries had work and whether more are due.
-func (v *Vault) sweepDue(ctx context.Context, prefix string, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
+func (v *Vault) sweepDue(ctx context.Context, prefix keyPrefix, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
 		last := through(t.now) + "/~"
 		var due []string
-		err := t.tx.Scan([]byte(prefix), nil, sweepBatch+1, func(k, _ []byte) error {
-			rest := string(k[len(prefix):])
+		err := t.scan(prefix, "", sweepBatch+1, func(_ storeKey, rest string) error {
 			if rest > last {
 				return store.ErrStop
 			}
@@ -133,7 +132,7 @@ func (v *Vault) sweepDue(ctx context.Context, prefix string, through func(now ti
 			due, more = due[:sweepBatch], true
 		}
 		for _, rest := range due {
-			if err := t.delete(prefix + rest); err != nil {
+			if err := t.delete(prefix.key(rest)); err != nil {
 				return err
 			}
 			// An entry of a tenant being deleted is the deletion's to remove.

@@ -2,9 +2,9 @@ package tokenvault
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -33,11 +33,6 @@ import (
 // also runs it as soon as Open starts it) finishes any deletion a crash or
 // a cancelled call left behind.
 
-// sysDeletingKey prefixes the marker of a tenant being deleted.
-const sysDeletingKey = "sys/deleting/"
-
-func deletingKey(tid string) string { return sysDeletingKey + tid }
-
 // deleteBatch bounds the keys one deletion transaction visits.
 const deleteBatch = 500
 
@@ -50,10 +45,10 @@ const (
 )
 
 // lookupPrefixes are the sys/ prefixes whose values are sealed keyRefs.
-var lookupPrefixes = []string{sysAPIKeyKey, sysNonceKey, sysInviteKey, sysProxyKey}
+var lookupPrefixes = []keyPrefix{apiKeyLookups, nonceLookups, inviteLookups, proxyLookups}
 
 // schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...
-var schedulePrefixes = []string{sysExpiryKey, sysCVCKey}
+var schedulePrefixes = []keyPrefix{expirySchedule, cvcSchedule}
 
 // deletionState is the value of a deletion marker (plain JSON, like the
 // re-seal marker: a phase and a store key, nothing secret).
@@ -71,8 +66,7 @@ var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
 
 // tenantDeleting reports whether tid is being deleted.
 func (t *txn) tenantDeleting(tid string) (bool, error) {
-	raw, err := t.tx.Get([]byte(deletingKey(tid)))
-	return raw != nil, err
+	return t.has(deletingKey(tid))
 }
 
 // DeleteTenant removes tenant id with all of its data: records, indexes,
@@ -107,19 +101,18 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
 			return err
 		}
-		reg, err := t.tx.Get([]byte(sysTenantsKey + tid))
+		reg, err := t.has(registryKey(tid))
 		if err != nil {
 			return err
 		}
-		if reg == nil {
+		if !reg {
 			return errNotFound("tenant")
 		}
-		st, _ := json.Marshal(deletionState{Phase: deletePhaseTenant})
-		if err := t.tx.Put([]byte(deletingKey(tid)), st); err != nil {
+		if err := t.putPlain(deletingKey(tid), deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
-		for _, k := range []string{sysTenantsKey + tid, tenantKeyringKey(tid), resealKey(tid)} {
-			if err := t.tx.Delete([]byte(k)); err != nil {
+		for _, k := range []storeKey{registryKey(tid), tenantKeyringKey(tid), resealKey(tid)} {
+			if err := t.delete(k); err != nil {
 				return err
 			}
 		}
@@ -150,8 +143,8 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(sysDeletingKey, func(key string) error {
-			tenants = append(tenants, strings.TrimPrefix(key, sysDeletingKey))
+		return t.scanKeys(deletionMarkers, func(_ storeKey, tid string) error {
+			tenants = append(tenants, tid)
 			return nil
 		})
 	})
@@ -177,17 +170,17 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		done = false
-		raw, err := t.tx.Get([]byte(deletingKey(tid)))
+		var st deletionState
+		found, err := t.getPlain(deletingKey(tid), &st)
+		if err != nil && found {
+			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
+		}
 		if err != nil {
 			return err
 		}
-		if raw == nil {
+		if !found {
 			done = true
 			return nil
-		}
-		var st deletionState
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
 		}
 		// The batches remove application, session and lookup entries
 		// without voiding the auth cache: markDeleting voided it, and no
@@ -211,8 +204,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err != nil {
 			return err
 		}
-		b, _ := json.Marshal(st)
-		return t.tx.Put([]byte(deletingKey(tid)), b)
+		return t.putPlain(deletingKey(tid), st)
 	})
 	return done, err
 }
@@ -225,12 +217,12 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 		return err
 	}
 	for _, k := range keys {
-		if err := t.tx.Delete([]byte(k)); err != nil {
+		if err := t.purge(k); err != nil {
 			return err
 		}
 	}
 	if len(keys) < deleteBatch {
-		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0]}
+		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].s}
 	}
 	return nil
 }
@@ -239,7 +231,16 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 // walked and deletes those of tenant tid, then moves to the next prefix or
 // phase.
 func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
-	keys, err := t.scanBatch(st.Prefix, st.After)
+	prefixes, next := lookupPrefixes, deletePhaseSchedule
+	if st.Phase == deletePhaseSchedule {
+		prefixes, next = schedulePrefixes, deletePhaseFinish
+	}
+	i := slices.IndexFunc(prefixes, func(p keyPrefix) bool { return p.s == st.Prefix })
+	if i < 0 {
+		return fmt.Errorf("tokenvault: deletion marker of tenant %s: unknown prefix %q", tid, st.Prefix)
+	}
+	prefix := prefixes[i]
+	keys, err := t.scanBatch(prefix, strings.TrimPrefix(st.After, prefix.s))
 	if err != nil {
 		return err
 	}
@@ -254,33 +255,27 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 			}
 		} else {
 			// <prefix><nanos>/<tid>/...
-			parts := strings.SplitN(strings.TrimPrefix(k, st.Prefix), "/", 3)
+			parts := strings.SplitN(strings.TrimPrefix(k.s, prefix.s), "/", 3)
 			mine = len(parts) == 3 && parts[1] == tid
 		}
 		if mine {
-			if err := t.tx.Delete([]byte(k)); err != nil {
+			if err := t.purge(k); err != nil {
 				return err
 			}
 		}
 	}
 	if len(keys) == deleteBatch {
-		st.After = keys[len(keys)-1]
+		st.After = keys[len(keys)-1].s
 		return nil
 	}
 	// This prefix is done: the next one, or the next phase.
-	prefixes, next := lookupPrefixes, deletePhaseSchedule
-	if st.Phase == deletePhaseSchedule {
-		prefixes, next = schedulePrefixes, deletePhaseFinish
-	}
-	for i, p := range prefixes {
-		if p == st.Prefix && i+1 < len(prefixes) {
-			*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1]}
-			return nil
-		}
+	if i+1 < len(prefixes) {
+		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].s}
+		return nil
 	}
 	*st = deletionState{Phase: next}
 	if next == deletePhaseSchedule {
-		st.Prefix = schedulePrefixes[0]
+		st.Prefix = schedulePrefixes[0].s
 	}
 	return nil
 }
@@ -296,23 +291,20 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 		*st = deletionState{Phase: deletePhaseTenant}
 		return false, nil
 	}
-	for _, k := range []string{deletingKey(tid), sysTenantsKey + tid, resealKey(tid)} {
-		if err := t.tx.Delete([]byte(k)); err != nil {
+	for _, k := range []storeKey{deletingKey(tid), registryKey(tid), resealKey(tid)} {
+		if err := t.purge(k); err != nil {
 			return false, err
 		}
 	}
 	return true, nil
 }
 
-// scanBatch returns up to deleteBatch keys under prefix after after.
-func (t *txn) scanBatch(prefix, after string) ([]string, error) {
-	var a []byte
-	if after != "" {
-		a = []byte(after)
-	}
-	var keys []string
-	err := t.tx.Scan([]byte(prefix), a, deleteBatch, func(k, _ []byte) error {
-		keys = append(keys, string(k))
+// scanBatch returns up to deleteBatch keys under prefix after
+// prefix.key(after).
+func (t *txn) scanBatch(prefix keyPrefix, after string) ([]storeKey, error) {
+	var keys []storeKey
+	err := t.scan(prefix, after, deleteBatch, func(k storeKey, _ string) error {
+		keys = append(keys, k)
 		return nil
 	})
 	return keys, err

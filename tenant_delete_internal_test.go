@@ -35,7 +35,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 	phase := func() string {
 		var st deletionState
 		s.View(ctx, func(tx store.Tx) error {
-			raw, _ := tx.Get([]byte(deletingKey(tid)))
+			raw, _ := tx.Get([]byte(deletingKey(tid).s))
 			return json.Unmarshal(raw, &st)
 		})
 		return st.Phase
@@ -46,7 +46,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 		}
 	}
 	straggler := recordKey(tid, EntityTenantMember, "late")
-	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler), []byte("x")) }); err != nil {
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler.s), []byte("x")) }); err != nil {
 		t.Fatal(err)
 	}
 	if done, err := v.deleteOnce(ctx, tid); err != nil || done || phase() != deletePhaseTenant {

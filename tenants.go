@@ -107,15 +107,10 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	err = v.update(ctx, func(t *txn) error {
 		t.created = map[string]*keySet{tid: keys}
 		recordTenant(ctx, tid)
-		kk := tenantKeyringKey(tid)
-		wrapped, err := v.wrap(ctx, kk, keys)
-		if err != nil {
+		if err := t.putKeyring(tenantKeyringKey(tid), keys); err != nil {
 			return err
 		}
-		if err := t.tx.Put([]byte(kk), wrapped); err != nil {
-			return err
-		}
-		if err := t.putIndex(sysTenantsKey + tid); err != nil {
+		if err := t.putIndex(registryKey(tid)); err != nil {
 			return err
 		}
 		owner := actor{ID: uid, Type: ActorUser}
@@ -175,7 +170,7 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 		if !ok {
 			return errNotFound("tenant")
 		}
-		return t.log(p.actor(), p.tenantID, EntityTenant, p.tenantID, OpRead, "Tenant read")
+		return t.logRead(p, EntityTenant, p.tenantID, "Tenant read")
 	})
 	if err != nil {
 		return nil, err
@@ -188,7 +183,7 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {
-		return t.tx.Scan([]byte(sysTenantsKey), nil, 1, func(_, _ []byte) error {
+		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
 			found = true
 			return nil
 		})
@@ -210,8 +205,8 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
 		var ids []string
-		err := t.scanKeys(sysTenantsKey, func(key string) error {
-			ids = append(ids, strings.TrimPrefix(key, sysTenantsKey))
+		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			ids = append(ids, tid)
 			return nil
 		})
 		if err != nil {
@@ -248,11 +243,11 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	}
 	var out Tenant
 	err := v.view(ctx, func(t *txn) error {
-		reg, err := t.tx.Get([]byte(sysTenantsKey + id))
+		reg, err := t.has(registryKey(id))
 		if err != nil {
 			return err
 		}
-		if reg == nil {
+		if !reg {
 			return errNotFound("tenant")
 		}
 		ok, err := t.getRecord(recordKey(id, EntityTenant, id), &out)

@@ -240,7 +240,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if existing == nil {
 				return nil, err
 			}
-			if err := t.log(p.actor(), tid, existing.Type, existing.ID, OpRead, "Token read (deduplicated create)"); err != nil {
+			if err := t.logRead(p, existing.Type, existing.ID, "Token read (deduplicated create)"); err != nil {
 				return nil, err
 			}
 			t.count(TokensRead)
@@ -304,19 +304,19 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
 	if rec.Fingerprint != "" {
-		idx = append(idx, fingerprintIndexKey(tid, rec.Fingerprint)+id)
+		idx = append(idx, fingerprintIndex(tid, rec.Fingerprint).key(id).s)
 	}
 	for _, s := range search {
-		idx = append(idx, searchIndexKey(ks, tid, s)+id)
+		idx = append(idx, searchIndex(ks, tid, s).key(id).s)
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Metadata)) {
-		idx = append(idx, metadataIndexKey(ks, tid, k, rec.Metadata[k])+id)
+		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).key(id).s)
 	}
 	if rec.ExpiresAt != nil {
-		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id))
+		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id).s)
 	}
 	if rec.CVCAt != nil {
-		idx = append(idx, cvcKey(*rec.CVCAt, tid, id))
+		idx = append(idx, cvcKey(*rec.CVCAt, tid, id).s)
 	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
@@ -344,16 +344,19 @@ func fingerprintOf(ks *keySet, value string) string {
 // kindToken is the record kind of every token type.
 const kindToken = "token"
 
-func fingerprintIndexKey(tid, fp string) string { return indexPrefix(tid, "fp") + fp + "/" }
+// fingerprintIndex, searchIndex and metadataIndex are the prefixes under
+// which the ids of the tokens with one fingerprint, search index value or
+// metadata entry are indexed.
+func fingerprintIndex(tid, fp string) keyPrefix { return indexPrefix(tid, "fp").sub(fp + "/") }
 
-func searchIndexKey(ks *keySet, tid, value string) string {
-	return indexPrefix(tid, "search") + hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))) + "/"
+func searchIndex(ks *keySet, tid, value string) keyPrefix {
+	return indexPrefix(tid, "search").sub(hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))) + "/")
 }
 
-// metadataIndexKey indexes a metadata entry; values match case-insensitively.
-func metadataIndexKey(ks *keySet, tid, key, value string) string {
+// metadataIndex indexes a metadata entry; values match case-insensitively.
+func metadataIndex(ks *keySet, tid, key, value string) keyPrefix {
 	m := ks.mac([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
-	return indexPrefix(tid, "meta") + hex.EncodeToString(m) + "/"
+	return indexPrefix(tid, "meta").sub(hex.EncodeToString(m) + "/")
 }
 
 // putToken writes a token record and its index entries.
@@ -362,7 +365,7 @@ func (t *txn) putToken(rec *tokenRecord) error {
 		return err
 	}
 	for _, k := range rec.Indexes {
-		if err := t.putIndex(k); err != nil {
+		if err := t.putIndex(indexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -379,7 +382,7 @@ func (t *txn) putToken(rec *tokenRecord) error {
 // token.
 func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenRecord, error) {
 	tid := p.tenantID
-	ids, err := t.indexedIDs(fingerprintIndexKey(tid, fp))
+	ids, err := t.indexedIDs(fingerprintIndex(tid, fp))
 	if err != nil {
 		return nil, err
 	}
@@ -398,10 +401,10 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenR
 }
 
 // indexedIDs lists the ids under an index prefix.
-func (t *txn) indexedIDs(prefix string) ([]string, error) {
+func (t *txn) indexedIDs(prefix keyPrefix) ([]string, error) {
 	var ids []string
-	err := t.scanKeys(prefix, func(key string) error {
-		ids = append(ids, key[len(prefix):])
+	err := t.scanKeys(prefix, func(_ storeKey, id string) error {
+		ids = append(ids, id)
 		return nil
 	})
 	sort.Strings(ids)

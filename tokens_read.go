@@ -156,7 +156,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 		}
 		out = rec.shaped(transform)
 		t.count(TokensRead)
-		return t.log(p.actor(), p.tenantID, rec.Type, rec.ID, OpRead, "Token read")
+		return t.logRead(p, rec.Type, rec.ID, "Token read")
 	})
 	return out, err
 }
@@ -189,7 +189,7 @@ func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 		return err
 	}
 	for _, k := range rec.Indexes {
-		if err := t.delete(k); err != nil {
+		if err := t.delete(indexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -263,7 +263,7 @@ func (t *txn) logReads(p *principal, toks []Token, msg string) error {
 		if tok.Data == nil {
 			continue // redacted: nothing of the token's data was read
 		}
-		if err := t.log(p.actor(), p.tenantID, tok.Type, tok.ID, OpRead, msg); err != nil {
+		if err := t.logRead(p, tok.Type, tok.ID, msg); err != nil {
 			return err
 		}
 		t.count(TokensRead)
@@ -292,7 +292,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		return nil, err
 	}
 	var candidates []string // nil: every token
-	narrow := func(prefix string) error {
+	narrow := func(prefix keyPrefix) error {
 		ids, err := t.indexedIDs(prefix)
 		if err != nil {
 			return err
@@ -315,17 +315,17 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		candidates = slices.Compact(slices.Sorted(slices.Values(q.ids)))
 	}
 	if q.fingerprint != "" {
-		if err := narrow(fingerprintIndexKey(tid, q.fingerprint)); err != nil {
+		if err := narrow(fingerprintIndex(tid, q.fingerprint)); err != nil {
 			return nil, err
 		}
 	}
 	for k, val := range q.metadata {
-		if err := narrow(metadataIndexKey(ks, tid, k, val)); err != nil {
+		if err := narrow(metadataIndex(ks, tid, k, val)); err != nil {
 			return nil, err
 		}
 	}
 	for _, s := range q.search {
-		if err := narrow(searchIndexKey(ks, tid, s)); err != nil {
+		if err := narrow(searchIndex(ks, tid, s)); err != nil {
 			return nil, err
 		}
 	}
@@ -338,7 +338,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 		for _, kv := range raws {
 			var rec tokenRecord
-			if err := t.openRecord(kv.key, kv.value, &rec); err != nil {
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return nil, err
 			}
 			t.hideStaleCVC(&rec)

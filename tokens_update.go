@@ -108,7 +108,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			return err
 		}
 		for _, k := range rec.Indexes {
-			if err := t.delete(k); err != nil {
+			if err := t.delete(indexEntry(k)); err != nil {
 				return err
 			}
 		}

@@ -380,35 +380,28 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 	// that cannot open the store (a wrong key or wrapper) must leave it
 	// byte for byte as it was (bbolt writes a new meta page on every
 	// read-write commit, even an empty one).
-	update := func(ctx context.Context, fn func(store.Tx) error) error {
+	update := func(ctx context.Context, fn func(*txn) error) error {
 		var exists bool
-		err := v.store.View(ctx, func(tx store.Tx) error {
-			raw, err := tx.Get([]byte(sysKeyringKey))
+		err := v.keyringTxn(ctx, false, func(t *txn) error {
+			raw, err := t.getWrapped(sysKeyringKey)
 			exists = raw != nil
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		if exists {
-			return v.store.View(ctx, fn)
-		}
-		return v.store.Update(ctx, fn)
+		return v.keyringTxn(ctx, !exists, fn)
 	}
-	err = update(ctx, func(tx store.Tx) error {
-		raw, err := tx.Get([]byte(sysKeyringKey))
+	err = update(ctx, func(t *txn) error {
+		raw, err := t.getWrapped(sysKeyringKey)
 		if err != nil {
 			return err
 		}
 		if raw == nil {
 			ks = fresh
-			b, err := v.wrap(ctx, sysKeyringKey, fresh)
-			if err != nil {
-				return err
-			}
-			return tx.Put([]byte(sysKeyringKey), b)
+			return t.putKeyring(sysKeyringKey, fresh)
 		}
-		ks, err = v.unwrap(ctx, sysKeyringKey, raw)
+		ks, err = v.unwrap(ctx, sysKeyringKey.s, raw)
 		if err != nil {
 			return &wrongKeyError{err}
 		}
@@ -433,59 +426,6 @@ func (e *wrongKeyError) Error() string {
 }
 
 func (e *wrongKeyError) Is(target error) bool { return target == ErrWrongMasterKey }
-
-// view runs fn in a read-only store transaction.
-func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
-	ctx = withCall(ctx)
-	var last *txn
-	gen := v.auth.gen.Load()
-	err := v.store.View(ctx, func(tx store.Tx) error {
-		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
-		return fn(last)
-	})
-	if last != nil {
-		v.cacheKeys(last.read) // a read transaction sees only committed data
-	}
-	return v.result(err)
-}
-
-// update runs fn in a read-write store transaction: everything fn writes,
-// audit log lines included, lands together or not at all.
-func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
-	ctx = withCall(ctx)
-	var last *txn
-	gen := v.auth.gen.Load()
-	err := v.store.Update(ctx, func(tx store.Tx) error {
-		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
-		if err := fn(last); err != nil {
-			return err
-		}
-		return last.advanceAuthGeneration() // in the same commit (auth_cache.go)
-	})
-	return v.finish(last, err)
-}
-
-// finish does what follows a write transaction whose last run was last
-// (nil if it never ran) and which ended with err: it voids the auth cache
-// if the transaction touched authentication, and once committed caches the
-// keyrings it read, reports its tallies and tells the audit exporters.
-func (v *Vault) finish(last *txn, err error) error {
-	if last != nil && last.authChanged {
-		// Void the cache before the caller hears of the change; on a
-		// failed commit too, since a backend may fail after writing.
-		v.auth.invalidate()
-	}
-	if err == nil && last != nil {
-		v.cacheKeys(last.read)
-		if last.tally != nil {
-			last.tally.report(v.metrics)
-		}
-		if last.logged > 0 {
-			v.auditCommitted(last.logged, last.now)
-		}
-	}
-	return v.result(err)
-}
 
 // result turns any error into an *Error, logging internal ones in full
 // (they never contain secrets) so callers can be answered generically.
