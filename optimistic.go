@@ -54,6 +54,7 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 		return fn(first)
 	})
 	if err != nil {
+		first.settleFingerprints(false)
 		if first.authChanged {
 			v.auth.invalidate()
 		}
@@ -77,6 +78,7 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 			}
 		}
 		v.optimisticRetries.Add(1)
+		first.settleFingerprints(false) // its writes never happen
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: v.auth.gen.Load()}
 		if err := fn(last); err != nil {
 			return err
@@ -96,7 +98,14 @@ type snapshotTx struct {
 	writes map[string][]byte
 	gets   []observedGet
 	scans  []observedScan
+	// checks are reads of what is not in the store (the memory
+	// fingerprint index, fpindex.go): each reports whether it would still
+	// answer the same.
+	checks []func() bool
 }
+
+// check remembers a read outside the store, to be repeated by stillReads.
+func (s *snapshotTx) check(same func() bool) { s.checks = append(s.checks, same) }
 
 // observedGet is a Get the snapshot answered: value is nil when the key
 // did not exist.
@@ -256,6 +265,11 @@ func (s *snapshotTx) stillReads(tx store.Tx) (bool, error) {
 		same, err := sc.stillReads(tx)
 		if err != nil || !same {
 			return false, err
+		}
+	}
+	for _, same := range s.checks {
+		if !same() {
+			return false, nil
 		}
 	}
 	return true, nil

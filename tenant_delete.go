@@ -160,6 +160,9 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 			continue
 		}
 		finished++
+		if v.fingerprints != nil {
+			v.fingerprints.dropTenant(tid)
+		}
 		v.logger.Info("tokenvault: finished deleting a tenant", "tenant_id", tid)
 	}
 	return finished, errors.Join(errs...)

@@ -263,7 +263,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	}
 
 	rec := &tokenRecord{Token: Token{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now}}
-	pt.applyTo(rec, ks, t.now)
+	pt.applyTo(rec, ks, t.now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 // applyTo sets everything of rec that the request decides: data, mask,
 // placement, metadata, expressions, fingerprint, when a card's cvc was
 // written, and the index and schedule entries that follow from them.
-func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time) {
+func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time, fpInStore bool) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
 	rec.Fingerprint = pt.fingerprint(ks)
@@ -294,16 +294,17 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time) {
 		at := now
 		rec.CVCAt = &at
 	}
-	rec.Indexes = tokenIndexes(ks, rec, pt.search)
+	rec.Indexes = tokenIndexes(ks, rec, pt.search, fpInStore)
 }
 
-// tokenIndexes lists the index entries of a token: its fingerprint, search
-// index values and metadata (all as keyed MACs, never plaintext), its
-// expiry, and the removal of a card's cvc.
-func tokenIndexes(ks *keySet, rec *tokenRecord, search []string) []string {
+// tokenIndexes lists the index entries of a token: its fingerprint (when
+// fpInStore: a shared store; see fpindex.go), search index values and
+// metadata (all as keyed MACs, never plaintext), its expiry, and the
+// removal of a card's cvc.
+func tokenIndexes(ks *keySet, rec *tokenRecord, search []string, fpInStore bool) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
-	if rec.Fingerprint != "" {
+	if rec.Fingerprint != "" && fpInStore {
 		idx = append(idx, fingerprintIndex(tid, rec.Fingerprint).key(id).s)
 	}
 	for _, s := range search {
@@ -364,6 +365,7 @@ func (t *txn) putToken(rec *tokenRecord) error {
 	if err := t.putRecord(recordKey(rec.TenantID, kindToken, rec.ID), rec); err != nil {
 		return err
 	}
+	t.indexFingerprint(rec)
 	for _, k := range rec.Indexes {
 		if err := t.putIndex(indexEntry(k)); err != nil {
 			return err
@@ -382,7 +384,7 @@ func (t *txn) putToken(rec *tokenRecord) error {
 // token.
 func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenRecord, error) {
 	tid := p.tenantID
-	ids, err := t.indexedIDs(fingerprintIndex(tid, fp))
+	ids, err := t.fingerprintIDs(tid, fp)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +394,7 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenR
 		if err != nil {
 			return nil, err
 		}
-		if rec != nil && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
+		if rec != nil && rec.Fingerprint == fp && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
 			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.mayRead(rec) {
 			return rec, nil
 		}

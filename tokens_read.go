@@ -188,6 +188,7 @@ func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 	if err := t.delete(recordKey(rec.TenantID, kindToken, rec.ID)); err != nil {
 		return err
 	}
+	t.unindexFingerprint(rec)
 	for _, k := range rec.Indexes {
 		if err := t.delete(indexEntry(k)); err != nil {
 			return err
@@ -292,15 +293,14 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		return nil, err
 	}
 	var candidates []string // nil: every token
-	narrow := func(prefix keyPrefix) error {
-		ids, err := t.indexedIDs(prefix)
+	narrow := func(ids []string, err error) error {
 		if err != nil {
 			return err
 		}
 		if candidates == nil {
 			candidates = ids
 		} else {
-			// indexedIDs returns sorted ids.
+			// indexedIDs and fingerprintIDs return sorted ids.
 			candidates = slices.DeleteFunc(candidates, func(id string) bool {
 				_, found := slices.BinarySearch(ids, id)
 				return !found
@@ -315,17 +315,17 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		candidates = slices.Compact(slices.Sorted(slices.Values(q.ids)))
 	}
 	if q.fingerprint != "" {
-		if err := narrow(fingerprintIndex(tid, q.fingerprint)); err != nil {
+		if err := narrow(t.fingerprintIDs(tid, q.fingerprint)); err != nil {
 			return nil, err
 		}
 	}
 	for k, val := range q.metadata {
-		if err := narrow(metadataIndex(ks, tid, k, val)); err != nil {
+		if err := narrow(t.indexedIDs(metadataIndex(ks, tid, k, val))); err != nil {
 			return nil, err
 		}
 	}
 	for _, s := range q.search {
-		if err := narrow(searchIndex(ks, tid, s)); err != nil {
+		if err := narrow(t.indexedIDs(searchIndex(ks, tid, s))); err != nil {
 			return nil, err
 		}
 	}
@@ -386,6 +386,9 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 func (q tokenQuery) matches(rec *tokenRecord) bool {
 	if q.typ != "" && rec.Type != q.typ {
 		return false
+	}
+	if q.fingerprint != "" && rec.Fingerprint != q.fingerprint {
+		return false // the fingerprint index may name more (fpindex.go)
 	}
 	if q.container != "" && !slices.ContainsFunc(rec.Containers, func(c string) bool { return containerContains(q.container, c) }) {
 		return false

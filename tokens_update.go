@@ -120,7 +120,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
 		patchData, _ := fields["data"].(map[string]any)
 		pt.newCVC = patchData[cvcField] != nil
-		pt.applyTo(next, ks, t.now)
+		pt.applyTo(next, ks, t.now, t.v.fingerprints == nil)
+		t.unindexFingerprint(rec)
 		if err := t.putToken(next); err != nil {
 			return err
 		}

@@ -54,6 +54,9 @@ type txn struct {
 	// logged counts the audit lines this transaction queued for export,
 	// reported to the exporters once it commits (audit_export.go).
 	logged int
+	// fpWritten, fpAdded and fpRemoved are this transaction's changes to
+	// the memory fingerprint index, settled when it ends (fpindex.go).
+	fpWritten, fpAdded, fpRemoved []fingerprintEntry
 }
 
 // view runs fn in a read-only store transaction.
@@ -107,6 +110,7 @@ func (v *Vault) keyringTxn(ctx context.Context, write bool, fn func(*txn) error)
 // if the transaction touched authentication, and once committed caches the
 // keyrings it read, reports its tallies and tells the audit exporters.
 func (v *Vault) finish(last *txn, err error) error {
+	last.settleFingerprints(err == nil)
 	if last != nil && last.authChanged {
 		// Void the cache before the caller hears of the change; on a
 		// failed commit too, since a backend may fail after writing.
@@ -432,4 +436,14 @@ func (t *txn) advanceSharedGeneration() error {
 		return g.AdvanceGeneration()
 	}
 	return nil
+}
+
+// readOutside tells an optimistic first run (optimistic.go) that t read
+// something kept outside the store; same reports whether it would still
+// read the same, and the write transaction runs the function again if not.
+// In a plain transaction, which runs alone, there is nothing to do.
+func (t *txn) readOutside(same func() bool) {
+	if snap, ok := t.tx.(*snapshotTx); ok {
+		snap.check(same)
+	}
 }

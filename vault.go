@@ -204,6 +204,9 @@ type Vault struct {
 	// trip. optimisticRetries counts first runs that could not be applied.
 	optimistic        bool
 	optimisticRetries atomic.Int64
+	// fingerprints is the fingerprint index on a store one process holds,
+	// nil on a shared store, which keeps it in the store (fpindex.go).
+	fingerprints *fingerprintMemory
 	// maxPendingSessions: see Options.MaxPendingSessionsPerApplication.
 	maxPendingSessions int
 
@@ -321,6 +324,15 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 			v.store.Close()
 		}
 		return nil, err
+	}
+	if v.optimistic {
+		v.fingerprints = &fingerprintMemory{}
+		if err := v.loadFingerprints(ctx); err != nil {
+			if v.ownsStore {
+				v.store.Close()
+			}
+			return nil, err
+		}
 	}
 	v.code = sandbox.New(sandbox.Options{
 		Workers: opts.CodeWorkers, PerTenant: opts.CodeConcurrencyPerTenant, MemoryBytes: opts.CodeMemoryBytes,

@@ -1,0 +1,195 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/hex"
+	"slices"
+	"sync"
+)
+
+// The fingerprint index in memory.
+//
+// Deduplication and ListTokens' fingerprint filter look tokens up by
+// fingerprint, a keyed MAC: in the store, that index puts every new token
+// into a random leaf of the B-tree, and on bbolt a commit of twenty tokens
+// rewrote twenty such leaves and their parents, where every other key a
+// token writes (its record, its audit line) appends to a shared page. That
+// random leaf was the largest single cost of a durable write (see
+// BENCHMARKS.md, issue 21).
+//
+// So on a store one process holds (bbolt, memory: store.SingleProcess)
+// the index lives in memory only, rebuilt when the Vault opens from the
+// token records themselves (each holds its fingerprint), and no index
+// entry is written. On a shared store (PostgreSQL) every instance writes
+// and reads the index in the store, as before; a store is always opened
+// the same way, so one written without entries is never read through
+// them. Records written with an entry (before this change) keep it until
+// they are rewritten or deleted; the entries are no longer read.
+//
+// The memory index may hold more than the store: an entry is added when a
+// token is written, before its transaction commits (so that a transaction
+// sharing a commit with it, or starting right after, finds it), and an
+// entry is removed only once the deletion has committed. Every lookup
+// therefore loads each candidate from its own transaction and keeps only
+// live tokens with that very fingerprint (an entry is keyed by the first 8
+// bytes of it). An optimistic first run (optimistic.go) also remembers the
+// candidates it saw, and runs again if they changed before its write.
+
+// fingerprintMemory is the fingerprint index of every tenant.
+type fingerprintMemory struct {
+	mu      sync.RWMutex
+	tenants map[string]map[uint64][]string // tenant -> fingerprint slot -> token ids
+}
+
+// fingerprintEntry is one token in the index.
+type fingerprintEntry struct {
+	tid, fp, id string
+}
+
+// fingerprintSlot is the slot of a fingerprint: its first 8 bytes. A
+// fingerprint that is not hex (none is written so) gets slot 0, and lookups
+// still compare the whole fingerprint.
+func fingerprintSlot(fp string) uint64 {
+	var b [8]byte
+	if len(fp) < 16 {
+		return 0
+	}
+	if _, err := hex.Decode(b[:], []byte(fp[:16])); err != nil {
+		return 0
+	}
+	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+}
+
+// add indexes e, reporting whether it was not there yet.
+func (m *fingerprintMemory) add(e fingerprintEntry) bool {
+	slot := fingerprintSlot(e.fp)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	byFP := m.tenants[e.tid]
+	if byFP == nil {
+		if m.tenants == nil {
+			m.tenants = map[string]map[uint64][]string{}
+		}
+		byFP = map[uint64][]string{}
+		m.tenants[e.tid] = byFP
+	}
+	if slices.Contains(byFP[slot], e.id) {
+		return false
+	}
+	byFP[slot] = append(byFP[slot], e.id)
+	return true
+}
+
+// remove forgets e.
+func (m *fingerprintMemory) remove(e fingerprintEntry) {
+	slot := fingerprintSlot(e.fp)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	byFP := m.tenants[e.tid]
+	ids := slices.DeleteFunc(byFP[slot], func(id string) bool { return id == e.id })
+	if len(ids) == 0 {
+		delete(byFP, slot)
+	} else {
+		byFP[slot] = ids
+	}
+}
+
+// ids returns the candidates for fingerprint fp of tenant tid, sorted.
+func (m *fingerprintMemory) ids(tid, fp string) []string {
+	m.mu.RLock()
+	ids := slices.Clone(m.tenants[tid][fingerprintSlot(fp)])
+	m.mu.RUnlock()
+	slices.Sort(ids)
+	return ids
+}
+
+// dropTenant forgets a deleted tenant.
+func (m *fingerprintMemory) dropTenant(tid string) {
+	m.mu.Lock()
+	delete(m.tenants, tid)
+	m.mu.Unlock()
+}
+
+// loadFingerprints builds the memory index from every token record, at
+// open.
+func (v *Vault) loadFingerprints(ctx context.Context) error {
+	return v.view(ctx, func(t *txn) error {
+		var tenants []string
+		if err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			tenants = append(tenants, tid)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, tid := range tenants {
+			raws, err := t.scanValues(recordPrefix(tid, kindToken))
+			if err != nil {
+				return err
+			}
+			for _, kv := range raws {
+				var rec tokenRecord
+				if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+					return err
+				}
+				if rec.Fingerprint != "" {
+					v.fingerprints.add(fingerprintEntry{tid, rec.Fingerprint, rec.ID})
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// fingerprintIDs returns the ids of tokens that may have fingerprint fp:
+// from the memory index, or the store's. Callers load each and compare.
+func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
+	if t.v.fingerprints == nil {
+		return t.indexedIDs(fingerprintIndex(tid, fp))
+	}
+	ids := t.v.fingerprints.ids(tid, fp)
+	t.readOutside(func() bool { return slices.Equal(t.v.fingerprints.ids(tid, fp), ids) })
+	return ids, nil
+}
+
+// indexFingerprint adds a token just written to the memory index (see
+// above); remember undoes it if the transaction does not commit.
+func (t *txn) indexFingerprint(rec *tokenRecord) {
+	if t.v.fingerprints == nil || rec.Fingerprint == "" {
+		return
+	}
+	e := fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID}
+	t.fpWritten = append(t.fpWritten, e)
+	if t.v.fingerprints.add(e) {
+		t.fpAdded = append(t.fpAdded, e)
+	}
+}
+
+// unindexFingerprint removes a token's entry once the transaction that
+// deletes it (or changes its fingerprint) has committed.
+func (t *txn) unindexFingerprint(rec *tokenRecord) {
+	if t.v.fingerprints == nil || rec.Fingerprint == "" {
+		return
+	}
+	t.fpRemoved = append(t.fpRemoved, fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID})
+}
+
+// settleFingerprints applies t's index changes once its transaction has
+// ended: removals when it committed, and the undoing of its additions when
+// it did not.
+func (t *txn) settleFingerprints(committed bool) {
+	if t == nil || t.v.fingerprints == nil {
+		return
+	}
+	if committed {
+		for _, e := range t.fpRemoved {
+			if !slices.Contains(t.fpWritten, e) { // deleted, not written again
+				t.v.fingerprints.remove(e)
+			}
+		}
+		return
+	}
+	for _, e := range t.fpAdded {
+		t.v.fingerprints.remove(e)
+	}
+}
