@@ -2,9 +2,12 @@ package tokenvault
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"sync"
+
+	"github.com/google/uuid"
 )
 
 // The fingerprint index in memory.
@@ -38,7 +41,16 @@ import (
 // fingerprintMemory is the fingerprint index of every tenant.
 type fingerprintMemory struct {
 	mu      sync.RWMutex
-	tenants map[string]map[uint64][]string // tenant -> fingerprint slot -> token ids
+	tenants map[string]*tenantFingerprints
+}
+
+// tenantFingerprints maps fingerprint slots to token ids. Nearly every
+// slot holds one token with a generated id, kept as its 16 bytes in one
+// (24 bytes an entry: a million tokens take some 30 MB); the others (a
+// second token with the same fingerprint, custom ids) go to more.
+type tenantFingerprints struct {
+	one  map[uint64]uuid.UUID
+	more map[uint64][]string
 }
 
 // fingerprintEntry is one token in the index.
@@ -57,8 +69,15 @@ func fingerprintSlot(fp string) uint64 {
 	if _, err := hex.Decode(b[:], []byte(fp[:16])); err != nil {
 		return 0
 	}
-	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
-		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// generatedID returns the 16 bytes of a canonical UUID id.
+func generatedID(id string) (uuid.UUID, bool) {
+	if !validID(id) {
+		return uuid.UUID{}, false
+	}
+	return uuid.MustParse(id), true
 }
 
 // add indexes e, reporting whether it was not there yet.
@@ -66,18 +85,23 @@ func (m *fingerprintMemory) add(e fingerprintEntry) bool {
 	slot := fingerprintSlot(e.fp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	byFP := m.tenants[e.tid]
-	if byFP == nil {
+	tf := m.tenants[e.tid]
+	if tf == nil {
 		if m.tenants == nil {
-			m.tenants = map[string]map[uint64][]string{}
+			m.tenants = map[string]*tenantFingerprints{}
 		}
-		byFP = map[uint64][]string{}
-		m.tenants[e.tid] = byFP
+		tf = &tenantFingerprints{one: map[uint64]uuid.UUID{}, more: map[uint64][]string{}}
+		m.tenants[e.tid] = tf
 	}
-	if slices.Contains(byFP[slot], e.id) {
+	u, generated := generatedID(e.id)
+	if cur, ok := tf.one[slot]; ok && generated && cur == u || slices.Contains(tf.more[slot], e.id) {
 		return false
 	}
-	byFP[slot] = append(byFP[slot], e.id)
+	if _, taken := tf.one[slot]; generated && !taken {
+		tf.one[slot] = u
+		return true
+	}
+	tf.more[slot] = append(tf.more[slot], e.id)
 	return true
 }
 
@@ -86,19 +110,33 @@ func (m *fingerprintMemory) remove(e fingerprintEntry) {
 	slot := fingerprintSlot(e.fp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	byFP := m.tenants[e.tid]
-	ids := slices.DeleteFunc(byFP[slot], func(id string) bool { return id == e.id })
+	tf := m.tenants[e.tid]
+	if tf == nil {
+		return
+	}
+	if u, ok := generatedID(e.id); ok && tf.one[slot] == u {
+		delete(tf.one, slot)
+		return
+	}
+	ids := slices.DeleteFunc(tf.more[slot], func(id string) bool { return id == e.id })
 	if len(ids) == 0 {
-		delete(byFP, slot)
+		delete(tf.more, slot)
 	} else {
-		byFP[slot] = ids
+		tf.more[slot] = ids
 	}
 }
 
 // ids returns the candidates for fingerprint fp of tenant tid, sorted.
 func (m *fingerprintMemory) ids(tid, fp string) []string {
+	slot := fingerprintSlot(fp)
 	m.mu.RLock()
-	ids := slices.Clone(m.tenants[tid][fingerprintSlot(fp)])
+	var ids []string
+	if tf := m.tenants[tid]; tf != nil {
+		if u, ok := tf.one[slot]; ok {
+			ids = append(ids, u.String())
+		}
+		ids = append(ids, tf.more[slot]...)
+	}
 	m.mu.RUnlock()
 	slices.Sort(ids)
 	return ids
@@ -122,19 +160,29 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
+		// A page at a time: copying a million records at once would
+		// leave the process holding their memory long after.
+		const page = 1000
 		for _, tid := range tenants {
-			raws, err := t.scanValues(recordPrefix(tid, kindToken))
-			if err != nil {
-				return err
-			}
-			for _, kv := range raws {
-				var rec tokenRecord
-				if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			after := ""
+			for {
+				raws, err := t.scanValuesAfter(recordPrefix(tid, kindToken), after, page)
+				if err != nil {
 					return err
 				}
-				if rec.Fingerprint != "" {
-					v.fingerprints.add(fingerprintEntry{tid, rec.Fingerprint, rec.ID})
+				for _, kv := range raws {
+					var rec tokenRecord
+					if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+						return err
+					}
+					if rec.Fingerprint != "" {
+						v.fingerprints.add(fingerprintEntry{tid, rec.Fingerprint, rec.ID})
+					}
 				}
+				if len(raws) < page {
+					break
+				}
+				after = raws[len(raws)-1].rest
 			}
 		}
 		return nil

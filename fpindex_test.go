@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"testing"
@@ -125,5 +126,48 @@ func TestFingerprintIndexSurvivesRestart(t *testing.T) {
 				t.Errorf("%d fingerprint index keys left, want only the untouched older token's", got)
 			}
 		})
+	}
+}
+
+// TestFingerprintIndexRebuiltPastOnePage restarts a Vault holding more
+// tokens than the rebuild reads at a time, and finds the last by its
+// fingerprint.
+func TestFingerprintIndexRebuiltPastOnePage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vault.db")
+	key := newMasterKey()
+	v, bs := openBolt(t, path, key, false)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "a",
+		Type: tokenvault.Private, Permissions: []string{"token:create", "token:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := make([]any, 2500)
+	for i := range values {
+		values[i] = fmt.Sprintf("value-%d", i)
+	}
+	out, err := v.Tokenize(ctx, app.Key, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := out.([]any)
+	last, err := v.GetToken(ctx, app.Key, ids[len(ids)-1].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	bs.Close()
+
+	v, bs = openBolt(t, path, key, false)
+	defer func() { v.Close(); bs.Close() }()
+	list, err := v.ListTokens(ctx, app.Key, tokenvault.ListTokensRequest{Fingerprint: last.Fingerprint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Data) != 1 || list.Data[0].ID != last.ID {
+		t.Errorf("after a restart, ListTokens(fingerprint of the 2,500th token) = %d tokens, want %s", len(list.Data), last.ID)
 	}
 }
