@@ -46,11 +46,12 @@ type fingerprintMemory struct {
 
 // tenantFingerprints maps fingerprint slots to token ids. Nearly every
 // slot holds one token with a generated id, kept as its 16 bytes in one
-// (24 bytes an entry: a million tokens take some 30 MB); the others (a
-// second token with the same fingerprint, custom ids) go to more.
+// (24 bytes an entry: a million tokens take some 30 MB); the others (more
+// tokens with the same fingerprint, custom ids) go to more, a set, so that
+// adding the millionth token of one value costs what the first did.
 type tenantFingerprints struct {
 	one  map[uint64]uuid.UUID
-	more map[uint64][]string
+	more map[uint64]map[string]struct{}
 }
 
 // fingerprintEntry is one token in the index.
@@ -90,18 +91,22 @@ func (m *fingerprintMemory) add(e fingerprintEntry) bool {
 		if m.tenants == nil {
 			m.tenants = map[string]*tenantFingerprints{}
 		}
-		tf = &tenantFingerprints{one: map[uint64]uuid.UUID{}, more: map[uint64][]string{}}
+		tf = &tenantFingerprints{one: map[uint64]uuid.UUID{}, more: map[uint64]map[string]struct{}{}}
 		m.tenants[e.tid] = tf
 	}
 	u, generated := generatedID(e.id)
-	if cur, ok := tf.one[slot]; ok && generated && cur == u || slices.Contains(tf.more[slot], e.id) {
+	_, inMore := tf.more[slot][e.id]
+	if cur, ok := tf.one[slot]; ok && generated && cur == u || inMore {
 		return false
 	}
 	if _, taken := tf.one[slot]; generated && !taken {
 		tf.one[slot] = u
 		return true
 	}
-	tf.more[slot] = append(tf.more[slot], e.id)
+	if tf.more[slot] == nil {
+		tf.more[slot] = map[string]struct{}{}
+	}
+	tf.more[slot][e.id] = struct{}{}
 	return true
 }
 
@@ -118,11 +123,9 @@ func (m *fingerprintMemory) remove(e fingerprintEntry) {
 		delete(tf.one, slot)
 		return
 	}
-	ids := slices.DeleteFunc(tf.more[slot], func(id string) bool { return id == e.id })
-	if len(ids) == 0 {
+	delete(tf.more[slot], e.id)
+	if len(tf.more[slot]) == 0 {
 		delete(tf.more, slot)
-	} else {
-		tf.more[slot] = ids
 	}
 }
 
@@ -135,7 +138,9 @@ func (m *fingerprintMemory) ids(tid, fp string) []string {
 		if u, ok := tf.one[slot]; ok {
 			ids = append(ids, u.String())
 		}
-		ids = append(ids, tf.more[slot]...)
+		for id := range tf.more[slot] {
+			ids = append(ids, id)
+		}
 	}
 	m.mu.RUnlock()
 	slices.Sort(ids)
