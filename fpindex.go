@@ -24,10 +24,11 @@ import (
 // the index lives in memory only, rebuilt when the Vault opens from the
 // token records themselves (each holds its fingerprint), and no index
 // entry is written. On a shared store (PostgreSQL) every instance writes
-// and reads the index in the store, as before; a store is always opened
-// the same way, so one written without entries is never read through
-// them. Records written with an entry (before this change) keep it until
-// they are rewritten or deleted; the entries are no longer read.
+// and reads the index in the store, as before. The store records where
+// its index is (sys/fingerprints), and one whose index is in memory is
+// refused as a shared store, whose lookups would miss its tokens. Records
+// written with an entry (before this change) keep it until they are
+// rewritten or deleted; the entries are no longer read.
 //
 // The memory index may hold more than the store: an entry is added when a
 // token is written, before its transaction commits (so that a transaction
@@ -152,6 +153,44 @@ func (m *fingerprintMemory) dropTenant(tid string) {
 	m.mu.Lock()
 	delete(m.tenants, tid)
 	m.mu.Unlock()
+}
+
+// fingerprintPlace is the record at sysFingerprintsKey: where the index of
+// a store is kept. A store written with the index in memory has no index
+// entries for its newer tokens, so it must never be opened as a shared
+// store (for instance through a wrapper that hides store.SingleProcess):
+// deduplication would miss them.
+type fingerprintPlace struct {
+	InMemory bool `json:"in_memory"`
+}
+
+// errFingerprintsInMemory refuses to open, as a shared store, a store whose
+// fingerprint index is kept in memory.
+var errFingerprintsInMemory = errorf(Invalid, "this store keeps its fingerprint index in memory, as a store one "+
+	"process holds: open it as such (a bbolt file, not through a wrapper that hides store.SingleProcess)")
+
+// placeFingerprints records, on first open, where the store's index is
+// kept, and refuses to open a store whose index is in memory as a shared
+// one.
+func (v *Vault) placeFingerprints(ctx context.Context) error {
+	var place fingerprintPlace
+	var found bool
+	if err := v.view(ctx, func(t *txn) error {
+		var err error
+		found, err = t.getRecord(sysFingerprintsKey, &place)
+		return err
+	}); err != nil {
+		return err
+	}
+	switch {
+	case found && place.InMemory && v.fingerprints == nil:
+		return errFingerprintsInMemory
+	case found || v.fingerprints == nil:
+		return nil
+	}
+	return v.update(ctx, func(t *txn) error {
+		return t.putRecord(sysFingerprintsKey, fingerprintPlace{InMemory: true})
+	})
 }
 
 // loadFingerprints builds the memory index from every token record, at

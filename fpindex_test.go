@@ -171,3 +171,27 @@ func TestFingerprintIndexRebuiltPastOnePage(t *testing.T) {
 		t.Errorf("after a restart, ListTokens(fingerprint of the 2,500th token) = %d tokens, want %s", len(list.Data), last.ID)
 	}
 }
+
+// TestMemoryIndexedStoreIsNotOpenedAsShared opens a store written with the
+// fingerprint index in memory through a wrapper that hides SingleProcess:
+// its newer tokens have no index entries, so the open is refused, and the
+// store still opens as what it is.
+func TestMemoryIndexedStoreIsNotOpenedAsShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vault.db")
+	key := newMasterKey()
+	v, bs := openBolt(t, path, key, false)
+	v.Close()
+	bs.Close()
+
+	bs2, err := bolt.Open(path, &bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: sharedStore{bs2}, MasterKey: key, SweepInterval: -1})
+	wantKind(t, "Open as a shared store", err, tokenvault.Invalid)
+	bs2.Close()
+
+	v, bs = openBolt(t, path, key, false)
+	v.Close()
+	bs.Close()
+}

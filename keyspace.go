@@ -30,6 +30,8 @@ import (
 //	                                         by the sweeper (empty values; see cvc.go)
 //	sys/cvcscan                              progress of the one scan giving cards stored
 //	                                         before cvc retention their schedule
+//	sys/fingerprints                         where the fingerprint index is kept: in memory
+//	                                         on a store one process holds (fpindex.go)
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain JSON: when to start, last key re-sealed
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
@@ -105,18 +107,21 @@ func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.t
 // authenticate: a nonce, invitation or proxy lookup leads to a record that
 // is checked again when used.
 var (
-	sysKeyringKey   = storeKey{s: "sys/keyring"}
-	sysCVCScanKey   = storeKey{s: "sys/cvcscan"}
-	tenantRegistry  = keyPrefix{s: "sys/tenant/"}
-	apiKeyLookups   = keyPrefix{s: "sys/apikey/", auth: true}
-	nonceLookups    = keyPrefix{s: "sys/nonce/"}
-	inviteLookups   = keyPrefix{s: "sys/invite/"}
-	proxyLookups    = keyPrefix{s: "sys/proxy/"}
-	officialFormula = keyPrefix{s: "sys/formula/"}
-	expirySchedule  = keyPrefix{s: "sys/expiry/"}
-	cvcSchedule     = keyPrefix{s: "sys/cvc/"}
-	resealMarkers   = keyPrefix{s: "sys/reseal/"}
-	deletionMarkers = keyPrefix{s: "sys/deleting/"}
+	sysKeyringKey = storeKey{s: "sys/keyring"}
+	sysCVCScanKey = storeKey{s: "sys/cvcscan"}
+	// sysFingerprintsKey says where the store's fingerprint index is
+	// kept (fpindex.go).
+	sysFingerprintsKey = storeKey{s: "sys/fingerprints"}
+	tenantRegistry     = keyPrefix{s: "sys/tenant/"}
+	apiKeyLookups      = keyPrefix{s: "sys/apikey/", auth: true}
+	nonceLookups       = keyPrefix{s: "sys/nonce/"}
+	inviteLookups      = keyPrefix{s: "sys/invite/"}
+	proxyLookups       = keyPrefix{s: "sys/proxy/"}
+	officialFormula    = keyPrefix{s: "sys/formula/"}
+	expirySchedule     = keyPrefix{s: "sys/expiry/"}
+	cvcSchedule        = keyPrefix{s: "sys/cvc/"}
+	resealMarkers      = keyPrefix{s: "sys/reseal/"}
+	deletionMarkers    = keyPrefix{s: "sys/deleting/"}
 	// auditQueues holds one export queue per audit sink.
 	auditQueues = keyPrefix{s: "sys/auditq/"}
 )

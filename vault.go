@@ -327,12 +327,16 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	if v.optimistic {
 		v.fingerprints = &fingerprintMemory{}
-		if err := v.loadFingerprints(ctx); err != nil {
-			if v.ownsStore {
-				v.store.Close()
-			}
-			return nil, err
+	}
+	err = v.placeFingerprints(ctx)
+	if err == nil && v.fingerprints != nil {
+		err = v.loadFingerprints(ctx)
+	}
+	if err != nil {
+		if v.ownsStore {
+			v.store.Close()
 		}
+		return nil, err
 	}
 	v.code = sandbox.New(sandbox.Options{
 		Workers: opts.CodeWorkers, PerTenant: opts.CodeConcurrencyPerTenant, MemoryBytes: opts.CodeMemoryBytes,
