@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/syncbuf"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -94,23 +95,8 @@ func TestSandboxContainsHostileCode(t *testing.T) {
 	}
 }
 
-// syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects a server's output from its goroutines.
+type syncBuffer = syncbuf.Buffer
 
 // TestSecretsNeverLeak runs a full scenario over HTTP with debug logging
 // captured, including failures, and greps every log line and response body

@@ -10,30 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/syncbuf"
 
 	"github.com/tokenvault/tokenvault/internal/cli"
 )
 
-// syncBuffer is a strings.Builder safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects a server's output from its goroutines.
+type syncBuffer = syncbuf.Buffer
 
 func envFunc(env map[string]string) func(string) string {
 	return func(k string) string { return env[k] }

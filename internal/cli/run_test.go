@@ -7,28 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/syncbuf"
 )
 
-// syncBuffer is an io.Writer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects a server's output from its goroutines.
+type syncBuffer = syncbuf.Buffer
 
 // start runs the server on a random port in dir and returns its address and
 // a stop function that waits for a clean shutdown.
