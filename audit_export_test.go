@@ -173,17 +173,9 @@ func TestAuditExportDeliversEveryLine(t *testing.T) {
 			defer v.Close()
 			want := map[string]tokenvault.Log{}
 			for _, name := range []string{"One", "Two"} {
-				boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
-				if err != nil {
-					t.Fatal(err)
-				}
-				app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
-					Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				tokenizeN(t, v, app.Key, 30)
-				for id, l := range allLogs(t, v, boot.Application.Key) {
+				mgmt, creator := tenantWithCreator(t, v, name)
+				tokenizeN(t, v, creator, 30)
+				for id, l := range allLogs(t, v, mgmt) {
 					want[id] = l
 				}
 			}
@@ -206,20 +198,12 @@ func TestAuditExportAtLeastOnceAcrossClose(t *testing.T) {
 	master := newMasterKey()
 	slow, down := &captureSink{name: "slow"}, &captureSink{name: "down"}
 	v := openWithSinks(t, s, master, nil, slow, down)
-	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
-		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgmt, creator := tenantWithCreator(t, v, "Acme")
 	waitExported(t, v) // the first lines reach both
 	slow.set(false, true)
 	blocked := slow.blocked
 	down.set(true, false)
-	tokenizeN(t, v, app.Key, 20)
+	tokenizeN(t, v, creator, 20)
 	select {
 	case <-blocked:
 	case <-time.After(30 * time.Second):
@@ -237,8 +221,8 @@ func TestAuditExportAtLeastOnceAcrossClose(t *testing.T) {
 	down.set(false, false)
 	v = openWithSinks(t, s, master, nil, slow, down)
 	defer v.Close()
-	tokenizeN(t, v, app.Key, 5)
-	want := allLogs(t, v, boot.Application.Key)
+	tokenizeN(t, v, creator, 5)
+	want := allLogs(t, v, mgmt)
 	waitExported(t, v)
 	for _, sink := range []*captureSink{slow, down} {
 		checkExported(t, want, sink.events())
@@ -252,16 +236,8 @@ func TestAuditExportNeverBlocksCalls(t *testing.T) {
 	stuck := &captureSink{name: "stuck"}
 	stuck.set(false, true)
 	v := openWithSinks(t, memory.New(), newMasterKey(), clk.Now, stuck)
-	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
-		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokenizeN(t, v, app.Key, 50)
+	_, creator := tenantWithCreator(t, v, "Acme")
+	tokenizeN(t, v, creator, 50)
 	clk.Advance(time.Minute)
 	st := v.Stats().AuditExport
 	if len(st) != 1 || st[0].Pending < 50 || st[0].OldestAge < time.Minute {
@@ -297,12 +273,13 @@ func TestLogRetentionKeepsUnexportedLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := allLogs(t, v, boot.Application.Key)
+	mgmt := boot.Application.Key
+	before := allLogs(t, v, mgmt)
 	clk.Advance(2 * time.Hour)
 	if n, err := v.Sweep(ctx); err != nil || n != 0 {
 		t.Fatalf("Sweep with the sink down = %d, %v; want 0 pruned", n, err)
 	}
-	if got := allLogs(t, v, boot.Application.Key); len(got) != len(before) {
+	if got := allLogs(t, v, mgmt); len(got) != len(before) {
 		t.Fatalf("%d lines left of %d, want all kept until exported", len(got), len(before))
 	}
 	sink.set(false, false)
@@ -461,20 +438,12 @@ func TestAuditExportBacklogCountedAtOpen(t *testing.T) {
 	stuck := &captureSink{name: "stuck"}
 	stuck.set(true, false)
 	v := openWithSinks(t, s, master, nil, stuck)
-	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
-		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokenizeN(t, v, app.Key, 600)
+	mgmt, creator := tenantWithCreator(t, v, "Acme")
+	tokenizeN(t, v, creator, 600)
 	v.Close()
 	v = openWithSinks(t, s, master, nil, stuck)
 	defer v.Close()
-	want := len(allLogs(t, v, boot.Application.Key))
+	want := len(allLogs(t, v, mgmt))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st := v.Stats().AuditExport
@@ -486,4 +455,21 @@ func TestAuditExportBacklogCountedAtOpen(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// tenantWithCreator creates a tenant named name and, in it, an application
+// that may create tokens: it returns the tenant's management key and the
+// application's key.
+func tenantWithCreator(t *testing.T, v *tokenvault.Vault, name string) (mgmt, creator string) {
+	t.Helper()
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return boot.Application.Key, app.Key
 }
