@@ -106,8 +106,11 @@ type ListLogsRequest struct {
 // sweeper removes in batches (dropLegacyLogIndex, logs_retention.go).
 func logPrefix(tid string) keyPrefix { return recordPrefix(tid, "log") }
 
-// logTypeIndex is the prefix of the legacy log-type index.
-func logTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "log-type").sub(typ + "/") }
+// logTypeIndexes is the prefix of the legacy log-type index, and
+// logTypeIndex its part for one entity type.
+func logTypeIndexes(tid string) keyPrefix { return indexPrefix(tid, "log-type") }
+
+func logTypeIndex(tid, typ string) keyPrefix { return logTypeIndexes(tid).sub(typ + "/") }
 
 // logEntityTypeIndex and logEntityIndex are prefixes of the legacy entity
 // index: one type's entries, one entity's.

@@ -123,7 +123,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 			return err
 		}
 		for _, tid := range all {
-			err := t.scan(indexPrefix(tid, "log-type"), "", 1, func(storeKey, string) error {
+			err := t.scan(logTypeIndexes(tid), "", 1, func(storeKey, string) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
@@ -140,7 +140,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 		for more := true; more; {
 			err := v.update(ctx, func(t *txn) error {
 				var keys []storeKey
-				err := t.scan(indexPrefix(tid, "log-type"), "", sweepBatch+1, func(k storeKey, _ string) error {
+				err := t.scan(logTypeIndexes(tid), "", sweepBatch+1, func(k storeKey, _ string) error {
 					keys = append(keys, k)
 					return nil
 				})

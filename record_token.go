@@ -262,7 +262,7 @@ func (r *tokenRecord) readIndex(d *recordReader) string {
 		return d.str()
 	case idxFingerprint:
 		if r.Fingerprint != "" {
-			return "tenant/" + tid + "/idx/fp/" + r.Fingerprint + "/" + id // fingerprintIndex
+			return fingerprintIndex(tid, r.Fingerprint).key(id).s
 		}
 	case idxExpiry:
 		if r.ExpiresAt != nil {
