@@ -32,8 +32,12 @@ import (
 //
 // The memory index may hold more than the store: an entry is added when a
 // token is written, before its transaction commits (so that a transaction
-// sharing a commit with it, or starting right after, finds it), and an
-// entry is removed only once the deletion has committed. Every lookup
+// sharing a commit with it, or starting right after, finds it) and stays
+// if that transaction fails or runs again (a few stale entries, which a
+// restart drops), and an entry is removed only once the deletion has
+// committed. One race is left: a token deleted while a token with the same
+// custom id and value is created may lose its entry, so deduplication and
+// the fingerprint filter miss it until the next restart. Every lookup
 // therefore loads each candidate from its own transaction and keeps only
 // live tokens with that very fingerprint (an entry is keyed by the first 8
 // bytes of it). An optimistic first run (optimistic.go) also remembers the
@@ -245,16 +249,16 @@ func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
 }
 
 // indexFingerprint adds a token just written to the memory index (see
-// above); remember undoes it if the transaction does not commit.
+// above). The entry stays if the transaction does not commit: removing it
+// could remove what another transaction, writing the same token id, has
+// added meanwhile, and a stale entry only costs a lookup.
 func (t *txn) indexFingerprint(rec *tokenRecord) {
 	if t.v.fingerprints == nil || rec.Fingerprint == "" {
 		return
 	}
 	e := fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID}
 	t.fpWritten = append(t.fpWritten, e)
-	if t.v.fingerprints.add(e) {
-		t.fpAdded = append(t.fpAdded, e)
-	}
+	t.v.fingerprints.add(e)
 }
 
 // unindexFingerprint removes a token's entry once the transaction that
@@ -266,22 +270,15 @@ func (t *txn) unindexFingerprint(rec *tokenRecord) {
 	t.fpRemoved = append(t.fpRemoved, fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID})
 }
 
-// settleFingerprints applies t's index changes once its transaction has
-// ended: removals when it committed, and the undoing of its additions when
-// it did not.
+// settleFingerprints applies t's removals from the index once its
+// transaction has committed.
 func (t *txn) settleFingerprints(committed bool) {
-	if t == nil || t.v.fingerprints == nil {
+	if t == nil || t.v.fingerprints == nil || !committed {
 		return
 	}
-	if committed {
-		for _, e := range t.fpRemoved {
-			if !slices.Contains(t.fpWritten, e) { // deleted, not written again
-				t.v.fingerprints.remove(e)
-			}
+	for _, e := range t.fpRemoved {
+		if !slices.Contains(t.fpWritten, e) { // deleted, not written again
+			t.v.fingerprints.remove(e)
 		}
-		return
-	}
-	for _, e := range t.fpAdded {
-		t.v.fingerprints.remove(e)
 	}
 }

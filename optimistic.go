@@ -54,7 +54,6 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 		return fn(first)
 	})
 	if err != nil {
-		first.settleFingerprints(false)
 		if first.authChanged {
 			v.auth.invalidate()
 		}
@@ -78,7 +77,6 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 			}
 		}
 		v.optimisticRetries.Add(1)
-		first.settleFingerprints(false) // its writes never happen
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: v.auth.gen.Load()}
 		if err := fn(last); err != nil {
 			return err

@@ -54,9 +54,9 @@ type txn struct {
 	// logged counts the audit lines this transaction queued for export,
 	// reported to the exporters once it commits (audit_export.go).
 	logged int
-	// fpWritten, fpAdded and fpRemoved are this transaction's changes to
-	// the memory fingerprint index, settled when it ends (fpindex.go).
-	fpWritten, fpAdded, fpRemoved []fingerprintEntry
+	// fpWritten and fpRemoved are this transaction's changes to the memory
+	// fingerprint index; the removals wait for its commit (fpindex.go).
+	fpWritten, fpRemoved []fingerprintEntry
 }
 
 // view runs fn in a read-only store transaction.
