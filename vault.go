@@ -232,9 +232,12 @@ type Vault struct {
 	// metrics is Options.Metrics, nil when none.
 	metrics Metrics
 
-	// exporters deliver Options.AuditSinks, under bg (audit_export.go).
+	// exporters deliver Options.AuditSinks, under bg (audit_export.go);
+	// exportWG also waits for the log indexer (logtail.go).
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
+	// logTails are the tenants whose log tails the indexer should look at.
+	logTails logTails
 
 	wrappers atomic.Pointer[wrappers]
 	sys      *keySet    // system keys: API key lookups and the expiry schedule
@@ -357,6 +360,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		exportBackoff = time.Second
 	}
 	v.startAuditExport(exportInterval, exportBackoff)
+	v.exportWG.Go(v.runLogIndexer)
 	return v, nil
 }
 

@@ -1,0 +1,262 @@
+package tokenvault_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// entityLogs lists the operations of the logs about token id, newest
+// first, through an entity query and through a type query.
+func entityLogs(t *testing.T, e *env, id string, window ...*time.Time) (byEntity, byType []string) {
+	t.Helper()
+	req := tokenvault.ListLogsRequest{EntityType: "token", EntityID: id}
+	if len(window) == 2 {
+		req.StartDate, req.EndDate = window[0], window[1]
+	}
+	req.PageRequest.Size = 100
+	page, err := e.v.ListLogs(ctx, e.mgmt, req)
+	if err != nil {
+		t.Fatalf("ListLogs(entity): %v", err)
+	}
+	for _, l := range page.Data {
+		byEntity = append(byEntity, l.Operation)
+	}
+	req.EntityID = ""
+	page, err = e.v.ListLogs(ctx, e.mgmt, req)
+	if err != nil {
+		t.Fatalf("ListLogs(type): %v", err)
+	}
+	for _, l := range page.Data {
+		if l.EntityID == id {
+			byType = append(byType, l.Operation)
+		}
+	}
+	return byEntity, byType
+}
+
+func wantOps(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d lines %v, want %v", what, len(got), got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: %v, want %v", what, got, want)
+		}
+	}
+}
+
+// TestLogTailAnswersEntityQueries: the lines of reads and writes are found
+// by entity and type queries before the indexer has written their index
+// entries, after, and half and half, without duplicates, and the indexer
+// leaves no line behind its marker unindexed.
+func TestLogTailAnswersEntityQueries(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		reader := e.reader(t, "reveal", "token:create", "token:read")
+		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := func(n int) {
+			for range n {
+				if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		check := func(stage string, want ...string) {
+			t.Helper()
+			byEntity, byType := entityLogs(t, e, tok.ID)
+			wantOps(t, stage+", by entity", byEntity, want...)
+			wantOps(t, stage+", by type", byType, want...)
+		}
+		e.clock.Advance(time.Millisecond)
+		read(2)
+		check("all in the tail", "read", "read", "create")
+		missing, _, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(missing) == 0 {
+			t.Fatal("every line was indexed with its write: the tail is not used")
+		}
+
+		// Lines younger than the horizon wait. (The Vault's own indexer
+		// runs too, under the same clock.)
+		if n, err := tokenvault.IndexLogTails(ctx, e.v); err != nil || n != 0 {
+			t.Fatalf("IndexLogTails before the horizon = %d, %v; want 0", n, err)
+		}
+		e.clock.Advance(tokenvault.LogIndexHorizon + time.Millisecond)
+		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+			t.Fatal(err)
+		}
+		if missing, _, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID); err != nil || len(missing) != 0 {
+			t.Fatalf("after indexing past the horizon: %v unindexed (%v)", missing, err)
+		}
+		check("all indexed", "read", "read", "create")
+		read(1)
+		check("half and half", "read", "read", "read", "create")
+
+		// A date window applies to the tail's lines too.
+		now := e.clock.Now()
+		later := now.Add(time.Hour)
+		byEntity, _ := entityLogs(t, e, tok.ID, &now, &later)
+		wantOps(t, "window on the tail", byEntity, "read")
+
+		missing, marker, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range missing {
+			if s <= marker {
+				t.Fatalf("line %s is at or before the marker %s and has no index entry", s, marker)
+			}
+		}
+		if len(missing) != 1 {
+			t.Fatalf("unindexed lines %v, want the last read's only", missing)
+		}
+	})
+}
+
+// TestLogTailClockBackwards: a line stamped before the tail marker (the
+// clock went back) is indexed with its write, so no query misses it.
+func TestLogTailClockBackwards(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		reader := e.reader(t, "reveal", "token:create", "token:read")
+		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Millisecond)
+		if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Second)
+		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(-time.Hour)
+		if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		byEntity, byType := entityLogs(t, e, tok.ID)
+		// Newest first by key, and the last read's key is an hour earlier.
+		wantOps(t, "by entity", byEntity, "read", "create", "read")
+		wantOps(t, "by type", byType, "read", "create", "read")
+		missing, _, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(missing) != 0 {
+			t.Fatalf("lines %v have no index entry", missing)
+		}
+	})
+}
+
+// TestLogTailSurvivesReopen: lines left to the indexer by a Vault that
+// closed are found by the next one, whose indexer takes them.
+func TestLogTailSurvivesReopen(t *testing.T) {
+	s := storeKinds[1].open(t) // bolt
+	e := newEnvOn(t, s)
+	reader := e.reader(t, "reveal", "token:create", "token:read")
+	tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: e.key, Now: func() time.Time {
+		return e.clock.Now().Add(time.Second) // past the horizon: the indexer takes the lines
+	}, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	e.v = v2
+	byEntity, byType := entityLogs(t, e, tok.ID)
+	wantOps(t, "after reopening, by entity", byEntity, "read", "create")
+	wantOps(t, "after reopening, by type", byType, "read", "create")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		missing, _, err := tokenvault.UnindexedLines(ctx, v2, e.boot.Tenant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reopened Vault's indexer left %v unindexed", missing)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	byEntity, _ = entityLogs(t, e, tok.ID)
+	wantOps(t, "indexed after reopening", byEntity, "read", "create")
+}
+
+// TestLogTailConcurrentIndexing reads a token from several goroutines while
+// the indexer runs, and then finds every line, each once.
+func TestLogTailConcurrentIndexing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		reader := e.reader(t, "reveal", "token:create", "token:read")
+		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const workers, reads = 4, 20
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		indexed := make(chan error, 1)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					indexed <- nil
+					return
+				default:
+				}
+				e.clock.Advance(tokenvault.LogIndexHorizon)
+				if _, err := tokenvault.IndexLogTails(context.Background(), e.v); err != nil {
+					indexed <- err
+					return
+				}
+			}
+		}()
+		for range workers {
+			wg.Go(func() {
+				for range reads {
+					if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(stop)
+		if err := <-indexed; err != nil {
+			t.Fatal(err)
+		}
+		byEntity, byType := entityLogs(t, e, tok.ID)
+		if len(byEntity) != 1+workers*reads || len(byType) != 1+workers*reads {
+			t.Fatalf("%d lines by entity and %d by type, want %d", len(byEntity), len(byType), 1+workers*reads)
+		}
+		missing, marker, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range missing {
+			if s <= marker {
+				t.Fatalf("line %s is at or before the marker %s and has no index entry", s, marker)
+			}
+		}
+	})
+}
