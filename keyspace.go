@@ -41,7 +41,9 @@ import (
 //	                                         sink <sink> (empty values; audit_export.go)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
 //	tenant/<tid>/tenant                      the tenant record
-//	tenant/<tid>/<kind>/<id>                 records (application, member, ...)
+//	tenant/<tid>/<kind>/<id>                 records (application, member, ...); an
+//	                                         application in its binary format
+//	                                         (record_application.go; JSON before)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
 //	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format

@@ -14,11 +14,12 @@ import (
 // Stored records with an encoding of their own.
 //
 // Most records are sealed JSON (putRecord). The hot ones, tokens
-// (record_token.go) and audit log lines (record_log.go), have a compact
-// binary form of their own, defined field by field in those files and not
-// by any exported type's JSON tags, so that changing the API never changes
-// what is on disk. Every such plaintext starts with a format version
-// byte; the JSON written before these formats existed starts with '{'
+// (record_token.go) and audit log lines (record_log.go), and applications
+// (record_application.go) have a compact binary form of their own,
+// defined field by field in those files and not by any exported type's
+// JSON tags, so that changing the API never changes what is on disk.
+// Every such plaintext starts with a format version byte; the JSON
+// written before these formats existed starts with '{'
 // (0x7b), which no version byte uses, so both still read, and a record in
 // the old form is rewritten in the new one on its next write and by the
 // re-seal pass (reseal.go). Golden fixtures in testdata/records pin every

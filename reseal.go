@@ -21,9 +21,9 @@ import (
 // transaction and remembers where it stopped, so a large tenant is done
 // in small steps that never hold the store for long, and a restart resumes
 // rather than starts over. Only ciphertexts change: values, indexes and
-// the audit log stay as they were, except that tokens and log lines still
-// stored in the JSON of their format version 0 are rewritten in the
-// current format (records.go) on the way.
+// the audit log stay as they were, except that tokens, log lines and
+// applications still stored in the JSON of their format version 0 are
+// rewritten in the current format (records.go) on the way.
 //
 // On a store shared by several instances, one that has the keyring cached
 // keeps sealing with the old term for up to keyringTTL, so the pass starts
@@ -100,7 +100,20 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		active := ks.ring.ActiveTerm()
 		var stale []storedValue
 		all := tenantPrefix(tid)
-		tokens, logs := recordPrefix(tid, kindToken), logPrefix(tid)
+		tokens, logs, apps := recordPrefix(tid, kindToken), logPrefix(tid), recordPrefix(tid, EntityApplication)
+		// versioned returns, for a key holding a record with format
+		// versions (records.go), a new record of its type, else nil.
+		versioned := func(k string) recordCodec {
+			switch {
+			case strings.HasPrefix(k, tokens.s):
+				return &tokenRecord{}
+			case strings.HasPrefix(k, logs.s):
+				return &logRecord{}
+			case strings.HasPrefix(k, apps.s):
+				return &applicationRecord{}
+			}
+			return nil
+		}
 		entries, err := t.scanValuesAfter(all, strings.TrimPrefix(state.After, all.s), resealBatch)
 		if err != nil {
 			return err
@@ -111,9 +124,11 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			if e.key.s == tenantKeyringKey(tid).s || e.key.s == logTailKey(tid).s || len(e.raw) == 0 {
 				continue // wrapped by the master key; not sealed (keyspace.go); index entries hold nothing
 			}
-			// Tokens and log lines are opened whatever their term, to
-			// find those still in the JSON of format version 0.
-			if term, ok := seal.Term(e.raw); !ok || term != active || strings.HasPrefix(e.key.s, tokens.s) || strings.HasPrefix(e.key.s, logs.s) {
+			// Tokens, log lines and applications are opened whatever
+			// their term, to find those still in the JSON of format
+			// version 0.
+			if term, ok := seal.Term(e.raw); !ok || term != active || strings.HasPrefix(e.key.s, tokens.s) ||
+				strings.HasPrefix(e.key.s, logs.s) || strings.HasPrefix(e.key.s, apps.s) {
 				stale = append(stale, e)
 			}
 		}
@@ -125,18 +140,21 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key.s, "err", err)
 				continue
 			}
-			isToken := strings.HasPrefix(kv.key.s, tokens.s)
-			legacy := len(pt) > 0 && pt[0] == '{' && (isToken || strings.HasPrefix(kv.key.s, logs.s))
+			var rec recordCodec
+			if len(pt) > 0 && pt[0] == '{' {
+				rec = versioned(kv.key.s)
+			}
+			legacy := rec != nil
 			if term, _ := seal.Term(kv.raw); term == active && !legacy {
 				clear(pt)
 				continue
 			}
 			if legacy {
 				old := pt
-				pt, err = reencode(kv.key, old, isToken)
+				pt, err = reencode(kv.key, old, rec)
 				clear(old)
 				if err != nil {
-					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode; left as it is", "key", kv.key.s, "err", err)
+					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode or encode; left as it is", "key", kv.key.s, "err", err)
 					continue
 				}
 			}
@@ -170,13 +188,9 @@ func (t *txn) scheduleReseal(tid string) error {
 	return t.putPlain(resealKey(tid), st)
 }
 
-// reencode rewrites the plaintext of a token (or else a log line) stored
-// at key in format version 0 in the current format.
-func reencode(key storeKey, pt []byte, token bool) ([]byte, error) {
-	var rec recordCodec = &logRecord{}
-	if token {
-		rec = &tokenRecord{}
-	}
+// reencode rewrites the plaintext of a record stored at key in format
+// version 0 in the current format; rec is a record of its type.
+func reencode(key storeKey, pt []byte, rec recordCodec) ([]byte, error) {
 	if err := rec.decodeRecord(key, pt); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,272 @@
+package tokenvault
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The stored form of an application (applicationRecord), at
+// tenant/<tid>/application/<id>.
+//
+// Format version 1 (binary; see records.go for uvarint, varint, bytes,
+// str, time):
+//
+//	0x01              format version
+//	uvarint flags     1 expires_at, 2 modified_at
+//	str   name
+//	str   type
+//	bytes key_hash    the keyed hash of the key (the key is never stored)
+//	uvarint n, n str  permissions
+//	uvarint n, n rules, each:
+//	  str   description
+//	  varint priority
+//	  str   container
+//	  uvarint n, n (str attribute, str operator, str value)   conditions
+//	  str   transform
+//	  uvarint n, n str  permissions
+//	time  created_at
+//	str   created_by
+//	time  expires_at   (flag 1)
+//	time  modified_at  (flag 2)
+//	str   modified_by
+//
+// The tenant and id are the store key's, not stored again. An
+// application's permissions and rules, and a rule's permissions, decode
+// as empty lists rather than nil (the API shows them as [], and the Vault
+// never stores them nil); a rule's conditions decode as nil when there
+// are none. No entry is added to recordWords for applications (that
+// would be a new version of every record): their strings are literals,
+// or 16 bytes for an id.
+//
+// Version 0 is the JSON the Vault wrote before (applicationRecordV0: the
+// API's Application and key_hash, the tags as they were); it still reads,
+// and a record in it is rewritten in version 1 on its next write and by
+// the re-seal pass (reseal.go).
+//
+// Why binary. Applications are read on authentication-cache misses and
+// written rarely, so speed hardly matters here; the binary form is chosen
+// because it is the least code: the primitives, golden fixtures
+// (testdata/records) and FuzzRecords exist for tokens and log lines, a
+// lean JSON form would need a second set of stored types with tags of
+// their own and its own care for nil and empty, and one encoding for all
+// records with versions is one thing to learn. The fixture application
+// (record_application_test.go) is 281 bytes in version 1 against 886 in
+// version 0.
+const applicationFormat = 1
+
+const (
+	appExpires = 1 << iota
+	appModified
+)
+
+// errAppKeyStored refuses to store an application holding its key: only
+// the hash is ever stored.
+var errAppKeyStored = errors.New("an application record never holds its key")
+
+func (r *applicationRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+EntityApplication+"/", r.ID) { // recordKey
+		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
+	}
+	if r.Key != "" {
+		return b, errAppKeyStored
+	}
+	// A time decoded from version 0 may lie outside what version 1 holds
+	// (before year 0 once in UTC): refuse it rather than write a record
+	// that would not decode. The re-seal pass then leaves it in version 0.
+	for _, at := range []*time.Time{&r.CreatedAt, r.ExpiresAt, r.ModifiedAt} {
+		if at != nil && (at.Unix() < minRecordSec || at.Unix() > maxRecordSec) {
+			return b, fmt.Errorf("%w: application time %v out of range", errRecord, *at)
+		}
+	}
+	var flags uint64
+	if r.ExpiresAt != nil {
+		flags |= appExpires
+	}
+	if r.ModifiedAt != nil {
+		flags |= appModified
+	}
+	b = append(b, applicationFormat)
+	b = appendUvarint(b, flags)
+	b = appendStr(b, r.Name)
+	b = appendStr(b, string(r.Type))
+	b = appendBytes(b, r.KeyHash)
+	b = appendStrs(b, r.Permissions)
+	b = appendUvarint(b, uint64(len(r.Rules)))
+	for i := range r.Rules {
+		rule := &r.Rules[i]
+		b = appendStr(b, rule.Description)
+		b = binary.AppendVarint(b, int64(rule.Priority))
+		b = appendStr(b, rule.Container)
+		b = appendUvarint(b, uint64(len(rule.Conditions)))
+		for _, c := range rule.Conditions {
+			b = appendStr(appendStr(appendStr(b, c.Attribute), c.Operator), c.Value)
+		}
+		b = appendStr(b, rule.Transform)
+		b = appendStrs(b, rule.Permissions)
+	}
+	b = appendTime(b, r.CreatedAt)
+	b = appendStr(b, r.CreatedBy)
+	if r.ExpiresAt != nil {
+		b = appendTime(b, *r.ExpiresAt)
+	}
+	if r.ModifiedAt != nil {
+		b = appendTime(b, *r.ModifiedAt)
+	}
+	b = appendStr(b, r.ModifiedBy)
+	return b, nil
+}
+
+// appendStrs appends a list of str, counted.
+func appendStrs(b []byte, ss []string) []byte {
+	b = appendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendStr(b, s)
+	}
+	return b
+}
+
+// strs reads what appendStrs wrote; never nil.
+func (r *recordReader) strs() []string {
+	ss := make([]string, r.count())
+	for i := range ss {
+		ss[i] = r.str()
+	}
+	return ss
+}
+
+func (r *applicationRecord) decodeRecord(key storeKey, b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		return r.decodeV0(key, b)
+	}
+	d := recordReader{b: b}
+	if v := d.byte(); v != applicationFormat && d.err == nil {
+		return fmt.Errorf("%w: application format version %d", errRecord, v)
+	}
+	*r = applicationRecord{}
+	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	flags := d.uvarint()
+	r.Name = d.str()
+	r.Type = ApplicationType(d.str())
+	r.KeyHash = d.bytes()
+	r.Permissions = d.strs()
+	r.Rules = make([]AccessRule, d.count())
+	for i := range r.Rules {
+		rule := &r.Rules[i]
+		rule.Description = d.str()
+		p := d.varint()
+		if int64(int(p)) != p {
+			d.fail("priority out of range")
+		}
+		rule.Priority = int(p)
+		rule.Container = d.str()
+		if n := d.count(); n > 0 {
+			rule.Conditions = make([]Condition, n)
+			for j := range rule.Conditions {
+				c := &rule.Conditions[j]
+				c.Attribute, c.Operator, c.Value = d.str(), d.str(), d.str()
+			}
+		}
+		rule.Transform = d.str()
+		rule.Permissions = d.strs()
+		if d.err != nil {
+			break
+		}
+	}
+	r.CreatedAt = d.time()
+	r.CreatedBy = d.str()
+	if flags&appExpires != 0 {
+		r.ExpiresAt = ptr(d.time())
+	}
+	if flags&appModified != 0 {
+		r.ModifiedAt = ptr(d.time())
+	}
+	r.ModifiedBy = d.str()
+	if flags >= appModified<<1 {
+		d.fail("unknown flags")
+	}
+	if err := d.end(); err != nil {
+		*r = applicationRecord{}
+		return err
+	}
+	return nil
+}
+
+// applicationRecordV0 is the JSON form applications were stored in before
+// format version 1 (the API's Application with key_hash, the tags as they
+// were; key was never set in a stored record, and is not read): read,
+// never written, except by a test that writes a store as that code did.
+// testdata/records/application-v0.json is one.
+type applicationRecordV0 struct {
+	ID          string         `json:"id"`
+	TenantID    string         `json:"tenant_id"`
+	Name        string         `json:"name"`
+	Type        string         `json:"type"`
+	Permissions []string       `json:"permissions"`
+	Rules       []accessRuleV0 `json:"rules"`
+	ExpiresAt   *time.Time     `json:"expires_at,omitempty"`
+	CreatedBy   string         `json:"created_by,omitempty"`
+	CreatedAt   time.Time      `json:"created_at"`
+	ModifiedBy  string         `json:"modified_by,omitempty"`
+	ModifiedAt  *time.Time     `json:"modified_at,omitempty"`
+	KeyHash     []byte         `json:"key_hash"`
+}
+
+// accessRuleV0 and conditionV0 are AccessRule and Condition as version 0
+// stored them.
+type accessRuleV0 struct {
+	Description string        `json:"description,omitempty"`
+	Priority    int           `json:"priority"`
+	Container   string        `json:"container,omitempty"`
+	Conditions  []conditionV0 `json:"conditions,omitempty"`
+	Transform   string        `json:"transform"`
+	Permissions []string      `json:"permissions"`
+}
+
+type conditionV0 struct {
+	Attribute string `json:"attribute"`
+	Operator  string `json:"operator"`
+	Value     string `json:"value"`
+}
+
+func (r *applicationRecord) decodeV0(key storeKey, b []byte) error {
+	var v applicationRecordV0
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("%w: application JSON: %v", errRecord, err)
+	}
+	*r = applicationRecord{
+		Application: Application{
+			Name: v.Name, Type: ApplicationType(v.Type), Permissions: v.Permissions,
+			ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
+			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt,
+		},
+		KeyHash: v.KeyHash,
+	}
+	// The same lists as version 1 decodes: empty, never nil.
+	if r.Permissions == nil {
+		r.Permissions = []string{}
+	}
+	r.Rules = make([]AccessRule, len(v.Rules))
+	for i, x := range v.Rules {
+		rule := AccessRule{Description: x.Description, Priority: x.Priority, Container: x.Container,
+			Transform: x.Transform, Permissions: x.Permissions}
+		if rule.Permissions == nil {
+			rule.Permissions = []string{}
+		}
+		if len(x.Conditions) > 0 {
+			rule.Conditions = make([]Condition, len(x.Conditions))
+			for j, c := range x.Conditions {
+				rule.Conditions[j] = Condition(c)
+			}
+		}
+		r.Rules[i] = rule
+	}
+	if len(r.KeyHash) == 0 {
+		r.KeyHash = nil
+	}
+	// The key is what the seal authenticated: it names the application.
+	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	return nil
+}

@@ -1,0 +1,328 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const fixApp = "0190f5a2-9000-7000-8000-000000000005"
+
+var fixAppKey = recordKey(fixTenant, EntityApplication, fixApp)
+
+// fixedApplication is the record of testdata/records/application-v0.json
+// and application-v1.bin: an application with every stored field set (its
+// Key never is: only the key's hash is stored). Applications' rules name a
+// container and sessions' carry conditions; the record holds both.
+func fixedApplication() *applicationRecord {
+	exp := fixTime.Add(30 * 24 * time.Hour)
+	mod := fixTime.Add(time.Hour)
+	return &applicationRecord{
+		Application: Application{ID: fixApp, TenantID: fixTenant, Name: "Checkout backend", Type: Private,
+			Permissions: []string{PermTokenCreate, PermTokenRead},
+			Rules: []AccessRule{
+				{Description: "cards, masked", Priority: 1, Container: "/pci/",
+					Transform: TransformMask, Permissions: []string{PermTokenRead, PermTokenUse}},
+				{Priority: 2, Container: "/general/high/", Transform: TransformReveal,
+					Conditions: []Condition{
+						{Attribute: "id", Operator: OperatorEquals, Value: fixToken},
+						{Attribute: "container", Operator: OperatorStartsWith, Value: "/general/"},
+					},
+					Permissions: []string{PermTokenRead}},
+			},
+			ExpiresAt: &exp,
+			CreatedBy: fixActor, CreatedAt: fixTime,
+			ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod},
+		KeyHash: []byte{0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
+			0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8},
+	}
+}
+
+// TestApplicationRecordFields fails when a field is added to
+// applicationRecord, the Application it embeds, or the AccessRule and
+// Condition it holds, so that it is not silently left out of the stored
+// record: add it to the format (a new version) and to this list.
+func TestApplicationRecordFields(t *testing.T) {
+	var got []string
+	var walk func(reflect.Type, string)
+	walk = func(rt reflect.Type, prefix string) {
+		for f := range rt.Fields() {
+			switch {
+			case f.Anonymous:
+				walk(f.Type, prefix+f.Name+".")
+			case f.Type == reflect.TypeFor[[]AccessRule]() || f.Type == reflect.TypeFor[[]Condition]():
+				got = append(got, prefix+f.Name)
+				walk(f.Type.Elem(), prefix+f.Name+"[].")
+			default:
+				got = append(got, prefix+f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[applicationRecord](), "")
+	want := []string{"Application.ID", "Application.TenantID", "Application.Name",
+		"Application.Key", // never stored: appendRecord refuses a record holding it
+		"Application.Type", "Application.Permissions",
+		"Application.Rules", "Application.Rules[].Description", "Application.Rules[].Priority",
+		"Application.Rules[].Container", "Application.Rules[].Conditions",
+		"Application.Rules[].Conditions[].Attribute", "Application.Rules[].Conditions[].Operator",
+		"Application.Rules[].Conditions[].Value", "Application.Rules[].Transform", "Application.Rules[].Permissions",
+		"Application.ExpiresAt", "Application.CreatedBy", "Application.CreatedAt", "Application.ModifiedBy",
+		"Application.ModifiedAt", "KeyHash"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("applicationRecord's fields changed; the stored format (record_application.go) must follow (-want +got):\n%s", diff)
+	}
+}
+
+// TestApplicationRecordRoundTrip: every field survives an encoding and a
+// decoding, exactly (no EquateEmpty: the empty lists the API shows as []
+// come back as empty lists), and the API's JSON of the application is the
+// same.
+func TestApplicationRecordRoundTrip(t *testing.T) {
+	cases := []*applicationRecord{fixedApplication()}
+	// The bootstrap management application: no rules, no expiry, never
+	// modified.
+	mgmt := &applicationRecord{Application: Application{ID: fixApp, TenantID: fixTenant, Name: "Owner",
+		Type: Management, Permissions: PermissionsFor(Management), Rules: []AccessRule{},
+		CreatedBy: fixActor, CreatedAt: fixTime}, KeyHash: fixedApplication().KeyHash}
+	cases = append(cases, mgmt)
+	// Odd values: a custom id, words and UUIDs as names, extreme
+	// priorities, empty strings, no key hash, another time zone, times at
+	// the ends of the range.
+	odd := fixedApplication()
+	odd.ID = "custom-id:42"
+	odd.Name = "token"
+	odd.Type = "something-else"
+	odd.Permissions = []string{}
+	odd.Rules[0].Priority = math.MinInt64
+	odd.Rules[1].Priority = math.MaxInt64
+	odd.Rules[1].Description = fixToken
+	odd.Rules = append(odd.Rules, AccessRule{Permissions: []string{}, Conditions: []Condition{{}}})
+	odd.KeyHash = nil
+	odd.CreatedAt = time.Date(1960, 5, 6, 7, 8, 9, 1, time.FixedZone("", 5*3600+1800))
+	odd.ExpiresAt = ptr(time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC))
+	odd.ModifiedAt = ptr(time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC))
+	odd.CreatedBy, odd.ModifiedBy = "", "system"
+	cases = append(cases, odd)
+	for _, rec := range cases {
+		key := recordKey(rec.TenantID, EntityApplication, rec.ID)
+		b, err := rec.appendRecord(nil, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[0] != applicationFormat {
+			t.Fatalf("encoding starts with %#x", b[0])
+		}
+		var got applicationRecord
+		if err := got.decodeRecord(key, b); err != nil {
+			t.Fatalf("decode %x: %v", b, err)
+		}
+		if diff := cmp.Diff(rec, &got); diff != "" {
+			t.Errorf("round trip of %s: (-want +got)\n%s", rec.ID, diff)
+		}
+		for _, at := range [][2]*time.Time{{&rec.CreatedAt, &got.CreatedAt}, {rec.ExpiresAt, got.ExpiresAt}, {rec.ModifiedAt, got.ModifiedAt}} {
+			if at[0] != nil && at[0].Format(time.RFC3339Nano) != at[1].Format(time.RFC3339Nano) {
+				t.Errorf("time %v comes back as %v", at[0], at[1])
+			}
+		}
+		want, _ := json.Marshal(rec.Application)
+		api, _ := json.Marshal(got.Application)
+		if string(api) != string(want) {
+			t.Errorf("the API's JSON of %s changed:\n%s\nwant\n%s", rec.ID, api, want)
+		}
+	}
+	// Nil lists, which the Vault never stores, come back empty.
+	nils := fixedApplication()
+	nils.Permissions, nils.Rules = nil, nil
+	b, err := nils.appendRecord(nil, fixAppKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got applicationRecord
+	if err := got.decodeRecord(fixAppKey, b); err != nil || got.Permissions == nil || got.Rules == nil {
+		t.Errorf("nil lists decode as %#v, %#v, %v; want empty lists", got.Permissions, got.Rules, err)
+	}
+
+	if _, err := fixedApplication().appendRecord(nil, recordKey(fixTenant, EntityApplication, "another")); err == nil {
+		t.Error("an application encoded for another application's key: no error")
+	}
+	if _, err := fixedApplication().appendRecord(nil, recordKey(fixTenant, kindToken, fixApp)); err == nil {
+		t.Error("an application encoded for a token's key: no error")
+	}
+	withKey := fixedApplication()
+	withKey.Key = "key_secret"
+	if _, err := withKey.appendRecord(nil, fixAppKey); !errors.Is(err, errAppKeyStored) {
+		t.Errorf("an application holding its key encodes: %v", err)
+	}
+	// Version 0 may not name another application: the key does.
+	var v0 applicationRecord
+	if err := v0.decodeRecord(fixAppKey, []byte(`{"id":"other","tenant_id":"other","name":"x"}`)); err != nil ||
+		v0.ID != fixApp || v0.TenantID != fixTenant {
+		t.Errorf("version 0 naming another application: %s/%s, %v", v0.TenantID, v0.ID, err)
+	}
+	// A version 0 time before year 0 in UTC is refused, not written in a
+	// record that would not decode.
+	var early applicationRecord
+	if err := early.decodeRecord(fixAppKey, []byte(`{"created_at":"0000-01-01T00:00:00+01:00"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := early.appendRecord(nil, fixAppKey); !errors.Is(err, errRecord) {
+		t.Errorf("a time before year 0 encodes: %v", err)
+	}
+	var bad applicationRecord
+	for _, b := range [][]byte{nil, {0}, {2}, {'{'}, {1, 4}} {
+		if err := bad.decodeRecord(fixAppKey, b); !errors.Is(err, errRecord) {
+			t.Errorf("decode %x: %v, want errRecord", b, err)
+		}
+	}
+}
+
+// TestLegacyApplicationRecords: applications stored in the JSON of format
+// version 0 authenticate and answer as they did; a write rewrites the one
+// it touches in format version 1, and the re-seal pass the rest, after
+// which every key still works.
+func TestLegacyApplicationRecords(t *testing.T) {
+	ctx := context.Background()
+	lv := newLegacyVault(t)
+	apps := recordPrefix(lv.tid, EntityApplication)
+	list := func() *Page[Application] {
+		t.Helper()
+		p, err := lv.v.ListApplications(ctx, lv.mgmt, ListApplicationsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want := list()
+	if j, v1 := lv.format(t, apps); j != 0 || v1 != 2 {
+		t.Fatalf("new applications: %d JSON, %d in format 1", j, v1)
+	}
+
+	// Write both as the code before format version 1 did, and void the
+	// auth cache, so the keys are read from these records.
+	err := lv.v.update(ctx, func(tx *txn) error {
+		ks, err := tx.tenantKeys(lv.tid, false)
+		if err != nil {
+			return err
+		}
+		kvs, err := tx.scanValues(apps)
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			var r applicationRecord
+			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
+				return err
+			}
+			b, _ := json.Marshal(applicationRecordV0FromRecord(&r))
+			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
+				return err
+			}
+		}
+		tx.authChanged = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := lv.format(t, apps); j != 2 {
+		t.Fatalf("downgraded: %d applications in JSON, want 2", j)
+	}
+	if diff := cmp.Diff(want, list()); diff != "" {
+		t.Fatalf("version 0 answers differently (-new +old):\n%s", diff)
+	}
+	app, err := lv.v.GetApplicationByKey(ctx, lv.mgmt)
+	if err != nil || app.Type != Management {
+		t.Fatalf("the management key on a version 0 record: %+v, %v", app, err)
+	}
+	if _, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "x"}); err != nil {
+		t.Fatalf("the private key on a version 0 record: %v", err)
+	}
+
+	// A write rewrites the application it touches.
+	lv.advance(time.Second)
+	mine := want.Data[1]
+	if mine.Name != "old" {
+		t.Fatalf("second application is %q", mine.Name)
+	}
+	if _, err := lv.v.UpdateApplication(ctx, lv.mgmt, mine.ID, UpdateApplicationRequest{
+		Name: "renamed", Permissions: mine.Permissions, Rules: mine.Rules}); err != nil {
+		t.Fatal(err)
+	}
+	if j, v1 := lv.format(t, apps); j != 1 || v1 != 1 {
+		t.Fatalf("after one update: %d JSON, %d in format 1; want 1 and 1", j, v1)
+	}
+
+	// The re-seal pass rewrites the other.
+	if err := lv.v.RotateDataKey(ctx, lv.mgmt); err != nil {
+		t.Fatal(err)
+	}
+	lv.advance(time.Minute)
+	if _, err := lv.v.Reseal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if j, v1 := lv.format(t, apps); j != 0 || v1 != 2 {
+		t.Errorf("after the re-seal pass: %d JSON, %d in format 1; want 0 and 2", j, v1)
+	}
+	for k, pt := range lv.plaintexts(t, apps) {
+		if pt[0] != applicationFormat {
+			t.Errorf("%s starts with %#x, want the format version", k, pt[0])
+		}
+	}
+	// Read from the store, not the cache: the re-sealed records
+	// authenticate.
+	if err := lv.v.update(ctx, func(tx *txn) error { tx.authChanged = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if app, err := lv.v.GetApplicationByKey(ctx, lv.mgmt); err != nil || app.Type != Management {
+		t.Errorf("the management key after the re-seal pass: %+v, %v", app, err)
+	}
+	if _, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "y"}); err != nil {
+		t.Errorf("the private key after the re-seal pass: %v", err)
+	}
+	got := list()
+	want.Data[1].Name, want.Data[1].ModifiedBy, want.Data[1].ModifiedAt = "renamed", got.Data[1].ModifiedBy, got.Data[1].ModifiedAt
+	if diff := cmp.Diff(want, got); diff != "" || got.Data[1].ModifiedAt == nil {
+		t.Errorf("after the migration (-before +after):\n%s", diff)
+	}
+}
+
+// applicationRecordV0FromRecord is r as the code before format version 1
+// stored it.
+func applicationRecordV0FromRecord(r *applicationRecord) applicationRecordV0 {
+	v := applicationRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Type: string(r.Type),
+		Permissions: r.Permissions, ExpiresAt: r.ExpiresAt, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash, Rules: []accessRuleV0{}}
+	for _, x := range r.Rules {
+		rule := accessRuleV0{Description: x.Description, Priority: x.Priority, Container: x.Container,
+			Transform: x.Transform, Permissions: x.Permissions}
+		for _, c := range x.Conditions {
+			rule.Conditions = append(rule.Conditions, conditionV0(c))
+		}
+		v.Rules = append(v.Rules, rule)
+	}
+	return v
+}
+
+// TestApplicationRecordV0IsTodaysJSON: the version 0 fixture is what the
+// Vault wrote before format version 1, json.Marshal of the record with
+// the API's tags; applicationRecordV0 writes it byte for byte.
+func TestApplicationRecordV0IsTodaysJSON(t *testing.T) {
+	b, err := json.Marshal(applicationRecordV0FromRecord(fixedApplication()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/records/application-v0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(want) {
+		t.Errorf("applicationRecordV0 writes\n%s\nwant\n%s", b, want)
+	}
+}
