@@ -175,16 +175,27 @@ func (x *logTails) take() []string {
 	return out
 }
 
-// runLogIndexer indexes tails until the Vault closes: first every
-// tenant's (what the last process left), then those of the tenants that
-// left lines to it since.
+// runLogIndexer indexes tails until the Vault closes: first those of
+// every tenant with a marker (what the last process left), then those of
+// the tenants that left lines to it since.
 func (v *Vault) runLogIndexer() {
 	ctx := v.bg
 	err := v.view(ctx, func(t *txn) error {
-		return t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
-			v.logTails.mark(tid)
+		var tenants []string
+		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			tenants = append(tenants, tid)
 			return nil
 		})
+		for _, tid := range tenants {
+			ok, err := t.has(logTailKey(tid))
+			if err != nil {
+				return err
+			}
+			if ok {
+				v.logTails.mark(tid)
+			}
+		}
+		return err
 	})
 	tick := time.NewTicker(logIndexInterval)
 	defer tick.Stop()
@@ -237,20 +248,36 @@ func (v *Vault) indexLogTails(ctx context.Context) (int, error) {
 // one transaction. full reports that it stopped at limit; younger that it
 // stopped at a line created at or after horizon.
 func (v *Vault) indexLogTail(ctx context.Context, tid string, horizon time.Time, limit int) (n int, full, younger bool, err error) {
-	err = v.updateOptimistic(ctx, func(t *txn) error {
-		n, full, younger = 0, false, false
+	// pending returns the lines to index.
+	pending := func(t *txn) ([]storedValue, error) {
+		full, younger = false, false
 		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
-			return err // a tenant being deleted loses its lines anyway
+			return nil, err // a tenant being deleted loses its lines anyway
 		}
 		marker, ok, err := t.logTail(tid)
 		if err != nil || !ok {
-			return err
+			return nil, err
 		}
 		lines, reached, err := t.scanValuesBefore(logPrefix(tid), marker, timeKey(horizon), limit)
+		full, younger = len(lines) == limit, reached
+		return lines, err
+	}
+	// Most looks find nothing to index: they take no write transaction
+	// (on bbolt, a commit and its fsyncs even when nothing is written).
+	err = v.view(ctx, func(t *txn) error {
+		lines, err := pending(t)
+		n = len(lines)
+		return err
+	})
+	if err != nil || n == 0 {
+		return 0, full, younger, err
+	}
+	err = v.updateOptimistic(ctx, func(t *txn) error {
+		lines, err := pending(t)
+		n = 0
 		if err != nil {
 			return err
 		}
-		full, younger = len(lines) == limit, reached
 		for _, sv := range lines {
 			var l logRecord
 			if err := t.openRecord(sv.key, sv.raw, &l); err != nil {
