@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // entityLogs lists the operations of the logs about token id, newest
@@ -81,8 +82,11 @@ func TestLogTailAnswersEntityQueries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(missing) == 0 {
+		// Only a store one process holds leaves lines to the indexer.
+		if _, single := e.store.(store.SingleProcess); single && len(missing) == 0 {
 			t.Fatal("every line was indexed with its write: the tail is not used")
+		} else if !single && len(missing) != 0 {
+			t.Fatalf("on a shared store, lines %v were left to the indexer", missing)
 		}
 
 		// Lines younger than the horizon wait. (The Vault's own indexer
@@ -116,7 +120,7 @@ func TestLogTailAnswersEntityQueries(t *testing.T) {
 				t.Fatalf("line %s is at or before the marker %s and has no index entry", s, marker)
 			}
 		}
-		if len(missing) != 1 {
+		if _, single := e.store.(store.SingleProcess); single && len(missing) != 1 {
 			t.Fatalf("unindexed lines %v, want the last read's only", missing)
 		}
 	})
