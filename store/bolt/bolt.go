@@ -86,6 +86,9 @@ type Store struct {
 	gate store.Gate // Close waits for the transactions in progress
 
 	group *groupCommitter // commits concurrent Updates together (groupcommit.go)
+	// reserve keeps zeros written ahead of the file's high-water mark
+	// (reserve.go); nil with NoSync.
+	reserve *reserve
 
 	// onCommit is Options.OnCommit. cur is the write transaction being
 	// measured for it; bbolt runs one write transaction at a time, and
@@ -158,7 +161,12 @@ func Open(path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)
 	}
-	s := &Store{db: db, path: path, onCommit: o.OnCommit, group: newGroupCommitter(db, maxBatch)}
+	var r *reserve
+	if !o.NoSync {
+		r = &reserve{path: path}
+		r.highWater.Store(highWater(db))
+	}
+	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, maxBatch, r)}
 	return s, nil
 }
 
@@ -277,7 +285,14 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 // in fn does not leave the count high and every later Update batched.
 func (s *Store) updateSolo(run func(*bbolt.Tx) error) error {
 	defer s.inflight.Add(-1)
-	return s.db.Update(run)
+	err := s.db.Update(func(btx *bbolt.Tx) error {
+		s.reserve.committed(btx)
+		return run(btx)
+	})
+	if err == nil && s.reserve.low() {
+		s.reserve.grow(s.db)
+	}
+	return err
 }
 
 func (s *Store) updateBatch(ctx context.Context, run func(*bbolt.Tx) error) error {

@@ -44,10 +44,13 @@ var errPanicked = errors.New("bolt: an update function panicked")
 type groupCommitter struct {
 	db    *bbolt.DB
 	queue *groupqueue.Queue[*groupCall]
+	// reserve is the zeros written ahead of the file's high-water mark
+	// (reserve.go); nil without fsync.
+	reserve *reserve
 }
 
-func newGroupCommitter(db *bbolt.DB, maxSize int) *groupCommitter {
-	g := &groupCommitter{db: db}
+func newGroupCommitter(db *bbolt.DB, maxSize int, r *reserve) *groupCommitter {
+	g := &groupCommitter{db: db, reserve: r}
 	g.queue = groupqueue.New(maxSize, g.commit)
 	return g
 }
@@ -89,6 +92,7 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 		}
 		failed := -1
 		err := g.db.Update(func(btx *bbolt.Tx) error {
+			g.reserve.committed(btx)
 			for i, c := range batch {
 				if err := c.runOnce(btx); err != nil {
 					failed = i
@@ -100,6 +104,10 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 		if failed < 0 {
 			for _, c := range batch {
 				c.finish(err)
+			}
+			// Between commits, after answering: the next batch waits.
+			if g.reserve.low() {
+				g.reserve.grow(g.db)
 			}
 			return
 		}
