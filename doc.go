@@ -28,16 +28,20 @@
 // keys are stored only as keyed hashes (HMAC-SHA256: the keys carry 256
 // random bits, so a slow hash would add nothing).
 //
-// On a store one process holds (bbolt, memory) two things differ, for the
-// speed of durable writes: creating, reading and detokenizing tokens run
+// On a store one process holds (bbolt, memory) three things differ, for
+// the speed of durable writes: creating, reading and detokenizing tokens run
 // their transaction first beside the store's single writer and then only
 // check and put what they wrote (optimistic.go), and the fingerprint index
 // that deduplication and the fingerprint filter use is kept in memory,
 // rebuilt from the token records when the Vault opens (about 1.4 s and
 // some 30 MB for a million tokens), instead of in the store, where each
-// token was an insert at a random place of the B-tree (fpindex.go). A
-// store shared by several instances (PostgreSQL) keeps the index in the
-// store.
+// token was an insert at a random place of the B-tree (fpindex.go); and
+// the audit line of a read gets its entity index entry from a background
+// indexer a fraction of a second later, not in the read's own commit
+// (logtail.go): log queries by entity or entity type read the lines not
+// yet indexed too, so they answer exactly the same. A store shared by
+// several instances (PostgreSQL) keeps the fingerprint index in the store
+// and indexes every line with its write.
 //
 // # Root of trust: the master key, an HSM or a KMS
 //

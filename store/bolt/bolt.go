@@ -1,6 +1,11 @@
 // Package bolt is a [store.Store] on a single bbolt file: durable, ordered,
 // and safe for concurrent use within one process. bbolt takes an exclusive
 // file lock, so only one process (and one Store) can have the file open.
+//
+// Concurrent Updates share commits (groupcommit.go), and a durable store
+// keeps up to a few MB of zeros written past its data, so that commits
+// overwrite blocks the file already has (reserve.go): the file is that much
+// longer than its data.
 package bolt
 
 import (
