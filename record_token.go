@@ -317,12 +317,10 @@ func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {
 		return fmt.Errorf("%w: token JSON: %v", errRecord, err)
 	}
 	*r = tokenRecord{
-		Token: Token{
-			ID: v.ID, TenantID: v.TenantID, Type: v.Type, Fingerprint: v.Fingerprint,
-			FingerprintExpression: v.FingerprintExpression, Containers: v.Containers, Metadata: v.Metadata,
-			SearchIndexes: v.SearchIndexes, DeduplicateToken: v.DeduplicateToken, ExpiresAt: v.ExpiresAt,
-			CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt,
-		},
+		ID: v.ID, TenantID: v.TenantID, Type: v.Type, Fingerprint: v.Fingerprint,
+		FingerprintExpression: v.FingerprintExpression, Containers: v.Containers, Metadata: v.Metadata,
+		SearchIndexes: v.SearchIndexes, DeduplicateToken: v.DeduplicateToken, ExpiresAt: v.ExpiresAt,
+		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt,
 		Data: v.Data, Mask: v.Mask, MaskExpression: v.MaskExpression, CVCAt: v.CVCAt, Indexes: v.Indexes,
 	}
 	// The key is what the seal authenticated: it names the token.

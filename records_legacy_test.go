@@ -117,13 +117,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(tokenRecordV0{
-				ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
-				FingerprintExpression: r.FingerprintExpression, Containers: r.Containers, Metadata: r.Metadata,
-				SearchIndexes: r.SearchIndexes, DeduplicateToken: r.DeduplicateToken, ExpiresAt: r.ExpiresAt,
-				CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
-				Data: r.Data, Mask: r.Mask, MaskExpression: r.MaskExpression, CVCAt: r.CVCAt, Indexes: r.Indexes,
-			})
+			b, _ := json.Marshal(tokenRecordV0FromRecord(&r))
 			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
 				return err
 			}

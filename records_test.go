@@ -35,15 +35,15 @@ func fixedCard() *tokenRecord {
 	mod := fixTime.Add(time.Hour)
 	at := fixTime
 	return &tokenRecord{
-		Token: Token{ID: fixToken, TenantID: fixTenant, Type: "card",
-			Fingerprint:           "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-			FingerprintExpression: "{{ data.number }}",
-			Containers:            []string{"/pci/", "/general/"},
-			Metadata:              map[string]string{"customer": "c-42", "plan": "gold"},
-			SearchIndexes:         []string{"{{ data.number | last4 }}"},
-			DeduplicateToken:      true, ExpiresAt: &exp,
-			CreatedBy: fixActor, CreatedAt: fixTime,
-			ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod},
+		ID: fixToken, TenantID: fixTenant, Type: "card",
+		Fingerprint:           "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		FingerprintExpression: "{{ data.number }}",
+		Containers:            []string{"/pci/", "/general/"},
+		Metadata:              map[string]string{"customer": "c-42", "plan": "gold"},
+		SearchIndexes:         []string{"{{ data.number | last4 }}"},
+		DeduplicateToken:      true, ExpiresAt: &exp,
+		CreatedBy: fixActor, CreatedAt: fixTime,
+		ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod,
 		Data:           json.RawMessage(`{"number":"4242424242424242","expiration_month":12,"expiration_year":2031,"cvc":"123"}`),
 		Mask:           json.RawMessage(`{"number":"XXXXXXXXXXXX4242","expiration_month":12,"expiration_year":2031}`),
 		MaskExpression: json.RawMessage(`{"number":"{{ data.number | reveal_last(4) }}","expiration_month":"{{ data.expiration_month }}","expiration_year":"{{ data.expiration_year }}"}`),
@@ -62,9 +62,9 @@ func fixedCard() *tokenRecord {
 func fixedPlain() *tokenRecord {
 	fp := "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
 	return &tokenRecord{
-		Token: Token{ID: fixToken, TenantID: fixTenant, Type: "token", Fingerprint: fp,
-			FingerprintExpression: "{{ data | stringify }}", Containers: []string{"/general/high/"},
-			CreatedBy: fixActor, CreatedAt: fixTime},
+		ID: fixToken, TenantID: fixTenant, Type: "token", Fingerprint: fp,
+		FingerprintExpression: "{{ data | stringify }}", Containers: []string{"/general/high/"},
+		CreatedBy: fixActor, CreatedAt: fixTime,
 		Data:    json.RawMessage(`"value-12345"`),
 		Indexes: []string{"tenant/" + fixTenant + "/idx/fp/" + fp + "/" + fixToken},
 	}
@@ -183,28 +183,124 @@ func TestRecordWords(t *testing.T) {
 	}
 }
 
-// TestTokenRecordFields fails when a field is added to tokenRecord or the
-// Token it embeds, so that it is not silently left out of the stored
-// record: add it to the format (a new version) and to this list.
+// TestTokenRecordFields fails when a field is added to tokenRecord or to
+// the API's Token, so that neither is silently left out: a field of the
+// record must be added to the stored format (a new version,
+// record_token.go), to fixedCard and to this list; a field of Token must
+// be filled by tokenRecord.api (from a record field of the same name, or
+// say here why not) and added to this list.
 func TestTokenRecordFields(t *testing.T) {
-	var got []string
-	var walk func(reflect.Type, string)
-	walk = func(rt reflect.Type, prefix string) {
+	names := func(rt reflect.Type) []string {
+		var out []string
 		for f := range rt.Fields() {
 			if f.Anonymous {
-				walk(f.Type, f.Name+".")
-				continue
+				t.Errorf("%s embeds %s: records and API types are kept apart", rt.Name(), f.Name)
 			}
-			got = append(got, prefix+f.Name)
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	wantRecord := []string{"ID", "TenantID", "Type", "Fingerprint", "FingerprintExpression", "Containers",
+		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
+		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes"}
+	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokenRecord]())); diff != "" {
+		t.Errorf("tokenRecord's fields changed; the stored format (record_token.go) must follow (-want +got):\n%s", diff)
+	}
+	wantToken := []string{"ID", "TenantID", "Type", "Data", "Mask", "Fingerprint", "FingerprintExpression",
+		"Containers", "Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt",
+		"ModifiedBy", "ModifiedAt"}
+	if diff := cmp.Diff(wantToken, names(reflect.TypeFor[Token]())); diff != "" {
+		t.Errorf("Token's fields changed; tokenRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
+	}
+
+	// fixedCard sets every field of the record, so that the golden,
+	// round-trip and legacy tests, which compare it field by field, cover
+	// each: a field the encoder or a decoder leaves out comes back empty.
+	rec := fixedCard()
+	rv := reflect.ValueOf(rec).Elem()
+	for f := range reflect.TypeFor[tokenRecord]().Fields() {
+		if rv.FieldByIndex(f.Index).IsZero() {
+			t.Errorf("fixedCard leaves tokenRecord.%s unset: the format tests would not see it", f.Name)
 		}
 	}
-	walk(reflect.TypeFor[tokenRecord](), "")
-	want := []string{"Token.ID", "Token.TenantID", "Token.Type", "Token.Data", "Token.Mask", "Token.Fingerprint",
-		"Token.FingerprintExpression", "Token.Containers", "Token.Metadata", "Token.SearchIndexes",
-		"Token.DeduplicateToken", "Token.ExpiresAt", "Token.CreatedBy", "Token.CreatedAt", "Token.ModifiedBy",
-		"Token.ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("tokenRecord's fields changed; the stored format (record_token.go) must follow (-want +got):\n%s", diff)
+
+	// api fills every field of Token: from the record's field of the same
+	// name, Data and Mask decoded from their JSON text.
+	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact} {
+		tok := rec.api(transform)
+		tv := reflect.ValueOf(tok).Elem()
+		for f := range reflect.TypeFor[Token]().Fields() {
+			got := tv.FieldByIndex(f.Index).Interface()
+			var want any
+			switch f.Name {
+			case "Data":
+				switch transform {
+				case TransformReveal:
+					want, _ = decodeJSON(rec.Data)
+				case TransformMask:
+					want, _ = decodeJSON(rec.Mask)
+				}
+			case "Mask":
+				want, _ = decodeJSON(rec.Mask)
+			default:
+				rf := rv.FieldByName(f.Name)
+				if !rf.IsValid() {
+					t.Errorf("Token.%s has no field of the same name in tokenRecord: say in tokenRecord.api and here where it comes from", f.Name)
+					continue
+				}
+				want = rf.Interface()
+			}
+			if want != nil && tv.FieldByIndex(f.Index).IsZero() {
+				t.Errorf("api(%q) leaves Token.%s unset", transform, f.Name)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("api(%q): Token.%s (-want +got):\n%s", transform, f.Name, diff)
+			}
+		}
+		// The token's containers are its own: an answer changed by its
+		// receiver does not change the record.
+		tok.Containers[0] = "/changed/"
+		if rec.Containers[0] != "/pci/" {
+			t.Errorf("api(%q) shares the record's containers", transform)
+		}
+	}
+	// value is api's Data, without the rest of the token.
+	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact, "unknown"} {
+		for _, r := range []*tokenRecord{fixedCard(), fixedPlain()} {
+			if diff := cmp.Diff(r.api(transform).Data, r.value(transform)); diff != "" {
+				t.Errorf("value(%q) of a %s differs from api's Data (-api +value):\n%s", transform, r.Type, diff)
+			}
+		}
+	}
+}
+
+// tokenRecordV0FromRecord is r as the code before format version 1 stored
+// it.
+func tokenRecordV0FromRecord(r *tokenRecord) tokenRecordV0 {
+	return tokenRecordV0{
+		ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
+		FingerprintExpression: r.FingerprintExpression, Containers: r.Containers, Metadata: r.Metadata,
+		SearchIndexes: r.SearchIndexes, DeduplicateToken: r.DeduplicateToken, ExpiresAt: r.ExpiresAt,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
+		Data: r.Data, Mask: r.Mask, MaskExpression: r.MaskExpression, CVCAt: r.CVCAt, Indexes: r.Indexes,
+	}
+}
+
+// TestTokenRecordV0IsTodaysJSON: the version 0 fixture is what the Vault
+// wrote before format version 1 (json.Marshal of the record that embedded
+// Token, the tags as they were); tokenRecordV0 writes it byte for byte,
+// so the legacy store the tests build is that code's.
+func TestTokenRecordV0IsTodaysJSON(t *testing.T) {
+	b, err := json.Marshal(tokenRecordV0FromRecord(fixedCard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/records/token-v0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(want) {
+		t.Errorf("tokenRecordV0 writes\n%s\nwant\n%s", b, want)
 	}
 }
 

@@ -75,19 +75,38 @@ type Token struct {
 	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
 }
 
-// tokenRecord is a token as stored, sealed like every record. Data and Mask
-// are kept as JSON text so numbers keep their exact form.
+// tokenRecord is a token as stored, sealed like every record: a type of its
+// own, not the API's Token, so that neither changes the other by accident.
+// Its fields are exactly what the stored form holds (record_token.go; the
+// id and tenant are the store key's), and api is where its shape meets
+// Token's. Data, Mask and MaskExpression are kept as JSON text so numbers
+// keep their exact form; an answer decodes Data and Mask (api, value).
 type tokenRecord struct {
-	Token
-	Data           json.RawMessage `json:"data"`
-	Mask           json.RawMessage `json:"mask,omitempty"`
-	MaskExpression json.RawMessage `json:"mask_expression,omitempty"`
+	ID                    string
+	TenantID              string
+	Type                  string
+	Fingerprint           string
+	FingerprintExpression string
+	Containers            []string
+	Metadata              map[string]string
+	SearchIndexes         []string
+	DeduplicateToken      bool
+	ExpiresAt             *time.Time
+	CreatedBy             string
+	CreatedAt             time.Time
+	ModifiedBy            string
+	ModifiedAt            *time.Time
+	// Data is the value, Mask the evaluated mask (empty: none) and
+	// MaskExpression the mask as given (or the type's default).
+	Data           json.RawMessage
+	Mask           json.RawMessage
+	MaskExpression json.RawMessage
 	// CVCAt is when the cvc in a card's Data was written; nil when it
 	// holds none. See cvc.go.
-	CVCAt *time.Time `json:"cvc_at,omitempty"`
+	CVCAt *time.Time
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
-	Indexes []string `json:"indexes,omitempty"`
+	Indexes []string
 }
 
 func (r *tokenRecord) expired(now time.Time) bool {

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,7 +97,7 @@ func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presenta
 	if what != presentExisting && transform == TransformReveal && rec.Type != TypeToken {
 		transform = TransformMask
 	}
-	tok := rec.shaped(transform)
+	tok := rec.api(transform)
 	if p.mayRead(rec) {
 		return tok
 	}
@@ -115,11 +116,29 @@ func (tok *Token) withholdContent() {
 	tok.Metadata, tok.SearchIndexes = nil, nil
 }
 
-// shaped returns the token with data per transform.
-func (r *tokenRecord) shaped(transform string) *Token {
-	tok := r.Token
-	tok.Containers = slices.Clone(r.Containers)
-	tok.Data = nil
+// api builds the API's Token from the record, its data shaped by
+// transform: revealed, masked (the evaluated mask) or left out. It is the
+// one place the record's shape meets Token's (TestTokenRecordFields holds
+// both to it), called once per token of an answer, which is when Data and
+// Mask are decoded from their JSON text. The token has containers of its
+// own; its metadata, search indexes and times are the record's, not copies.
+func (r *tokenRecord) api(transform string) *Token {
+	tok := &Token{
+		ID:                    r.ID,
+		TenantID:              r.TenantID,
+		Type:                  r.Type,
+		Fingerprint:           r.Fingerprint,
+		FingerprintExpression: r.FingerprintExpression,
+		Containers:            slices.Clone(r.Containers),
+		Metadata:              r.Metadata,
+		SearchIndexes:         r.SearchIndexes,
+		DeduplicateToken:      r.DeduplicateToken,
+		ExpiresAt:             r.ExpiresAt,
+		CreatedBy:             r.CreatedBy,
+		CreatedAt:             r.CreatedAt,
+		ModifiedBy:            r.ModifiedBy,
+		ModifiedAt:            r.ModifiedAt,
+	}
 	if len(r.Mask) > 0 {
 		tok.Mask, _ = decodeJSON(r.Mask)
 	}
@@ -129,12 +148,24 @@ func (r *tokenRecord) shaped(transform string) *Token {
 	case TransformMask:
 		tok.Data = tok.Mask
 	}
-	return &tok
+	return tok
 }
 
-// value is the value a detokenization expression inserts.
+// value is the value a detokenization expression inserts: api's Data,
+// without building the rest of the token.
 func (r *tokenRecord) value(transform string) any {
-	return r.shaped(transform).Data
+	var raw json.RawMessage
+	switch transform {
+	case TransformReveal:
+		raw = r.Data
+	case TransformMask:
+		raw = r.Mask
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	v, _ := decodeJSON(raw)
+	return v
 }
 
 // GetToken returns a token, its data shaped by the caller's token:read
@@ -154,7 +185,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 		if err != nil {
 			return err
 		}
-		out = rec.shaped(transform)
+		out = rec.api(transform)
 		t.count(TokensRead)
 		return t.logRead(p, rec.Type, rec.ID, "Token read")
 	})
@@ -367,7 +398,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		if !ok {
 			continue
 		}
-		tok := rec.shaped(transform)
+		tok := rec.api(transform)
 		if perm != PermTokenRead && !p.mayRead(rec) {
 			// A search by fingerprint would test a value against a
 			// token the key may not read: fingerprints are matched, and

@@ -113,7 +113,10 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			}
 		}
 		now := t.now
-		next := &tokenRecord{Token: rec.Token}
+		// A patch keeps the token's identity and creation; applyTo sets
+		// everything the request decides, and the cvc's window is kept
+		// below.
+		next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt}
 		if at, ok := cvcWrittenAt(rec); ok {
 			next.CVCAt = &at // the stored cvc's window goes on
 		}
