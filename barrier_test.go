@@ -11,7 +11,6 @@ import (
 	"go/token"
 	"log/slog"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -31,7 +30,6 @@ const (
 	wrappedKeyring                  // a key wrapper's envelope (keywrap.go)
 	emptyValue                      // an index or schedule entry: the key is the information
 	plainMarker                     // a progress marker: store keys and times, nothing secret
-	lineSuffix                      // a log line's key suffix, <nanos>/<id> or <nanos>/ (logtail.go)
 )
 
 // storedFamilies is every family of keys the Vault writes, and what each
@@ -64,14 +62,11 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/session/":           sealedByTenant,
 	"tenant/*/token/":             sealedByTenant,
 	"tenant/*/log/":               sealedByTenant,
-	"tenant/*/logtail/":           lineSuffix,
 	"tenant/*/idempotency/":       sealedByTenant,
 	"tenant/*/proxy/":             sealedByTenant,
 	"tenant/*/reactor/":           sealedByTenant,
 	"tenant/*/reactor_formula/":   sealedByTenant,
 }
-
-var lineSuffixPattern = regexp.MustCompile(`^[0-9a-f]{16}/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?$`)
 
 // familyOf names the family of store key k, and its tenant.
 func familyOf(k string) (family, tid string) {
@@ -251,10 +246,6 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 		var m map[string]any
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return errors.New("a progress marker is not a JSON object")
-		}
-	case lineSuffix:
-		if !lineSuffixPattern.Match(raw) {
-			return errors.New("a log tail marker is not a line's key suffix")
 		}
 	case wrappedKeyring:
 		if _, err := v.unwrap(context.Background(), k, raw); err != nil {

@@ -38,7 +38,7 @@
 // token was an insert at a random place of the B-tree (fpindex.go); and
 // the audit line of a read gets its entity index entry from a background
 // indexer a fraction of a second later, not in the read's own commit
-// (logtail.go): log queries by entity or entity type read the lines not
+// (logindex.go): log queries by entity or entity type read the lines not
 // yet indexed too, so they answer exactly the same. A store shared by
 // several instances (PostgreSQL) keeps the fingerprint index in the store
 // and indexes every line with its write.

@@ -13,7 +13,7 @@ import (
 // plaintext secrets: lookups by secret (API keys) go through keyed HMACs.
 // The only values not sealed are the keyrings (wrapped by the key
 // wrapper), the empty index, registry and schedule entries, and the plain
-// progress markers sys/reseal/, sys/deleting/ and tenant/<tid>/logtail; TestStoreIsSealed
+// progress markers sys/reseal/ and sys/deleting/; TestStoreIsSealed
 // walks a store to hold every other value to its keyring. Keys are built
 // only by the constructors below the list, as storeKeys that carry their
 // tenant and whether they touch authentication.
@@ -50,10 +50,6 @@ import (
 //	                                         (record_token.go; JSON before version 1)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
 //	                                         binary format (record_log.go; JSON before)
-//	tenant/<tid>/logtail                     where the log's unindexed tail begins: unsealed,
-//	                                         the suffix <nanos>/<id> of the last line indexed
-//	                                         (or <nanos>/); every later line may lack its
-//	                                         idx/log-e entry yet (logtail.go)
 //	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
 //	                                         for entity and entity type queries; a UUID
 //	                                         <entity> is packed in 17 bytes, and <packed> is
@@ -66,6 +62,10 @@ import (
 //	                                         idx/log-type/<type>/<nanos>/<id>, read by nothing
 //	                                         and removed by the sweeper in batches
 //	                                         (logs_retention.go)
+//	tenant/<tid>/idx/log-p/<nanos>/<id>/<type>/<entity>  the index entry a read's line
+//	                                         waits for, in time order: on a store one process
+//	                                         holds, the indexer turns it into the line's
+//	                                         idx/log-e entry (logindex.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
@@ -170,10 +170,6 @@ func nonceLookupKey(mac []byte) storeKey { return nonceLookups.key(hex.EncodeToS
 func inviteLookupKey(mac []byte) storeKey { return inviteLookups.key(hex.EncodeToString(mac)) }
 
 func proxyLookupKey(mac []byte) storeKey { return proxyLookups.key(hex.EncodeToString(mac)) }
-
-// logTailKey is tenant tid's log tail marker (logtail.go): unsealed, as
-// it holds only a line's key suffix, which the line's own key shows.
-func logTailKey(tid string) storeKey { return storeKey{s: "tenant/" + tid + "/logtail", tenant: tid} }
 
 func registryKey(tid string) storeKey { return tenantRegistry.key(tid) }
 

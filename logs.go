@@ -184,8 +184,8 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	if err := t.putRecord(logPrefix(tid).key(suffix), &l); err != nil {
 		return err
 	}
-	// Its index entry: now, or for a read by the indexer (logtail.go).
-	if later, err := t.indexLater(tid, op, suffix); err != nil {
+	// Its index entry: now, or for a read by the indexer (logindex.go).
+	if later, err := t.indexLater(tid, entityType, entityID, op, suffix); err != nil {
 		return err
 	} else if !later {
 		if err := t.putIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
@@ -274,11 +274,11 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 			suffixes, err = t.logRange(logPrefix(p.tenantID), req.StartDate, req.EndDate)
 		}
 		if err == nil && req.EntityType != "" {
-			// And the lines the indexer has not reached (logtail.go). A
-			// line may be in the tail and indexed, or indexed in both
-			// layouts: each is listed once.
+			// And the lines whose entries wait for the indexer
+			// (logindex.go). A line indexed in both layouts is listed
+			// once.
 			var tail []string
-			tail, err = t.tailLines(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate)
+			tail, err = t.pendingLines(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate)
 			suffixes = append(suffixes, tail...)
 			slices.Sort(suffixes)
 			suffixes = slices.Compact(suffixes)

@@ -79,8 +79,8 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix keyPrefix) map[string][]b
 			return err
 		}
 		for _, kv := range kvs {
-			if len(kv.raw) == 0 || kv.key.s == tenantKeyringKey(lv.tid).s || kv.key.s == logTailKey(lv.tid).s {
-				continue // index entries; the wrapped keyring; the unsealed log tail marker
+			if len(kv.raw) == 0 || kv.key.s == tenantKeyringKey(lv.tid).s {
+				continue // index entries; the wrapped keyring
 			}
 			b, err := tx.open(kv.key, kv.raw)
 			if err != nil {

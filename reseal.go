@@ -121,8 +121,8 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		visited := len(entries)
 		for _, e := range entries {
 			state.After = e.key.s
-			if e.key.s == tenantKeyringKey(tid).s || e.key.s == logTailKey(tid).s || len(e.raw) == 0 {
-				continue // wrapped by the master key; not sealed (keyspace.go); index entries hold nothing
+			if e.key.s == tenantKeyringKey(tid).s || len(e.raw) == 0 {
+				continue // wrapped by the master key; index entries hold nothing
 			}
 			// Tokens, log lines and applications are opened whatever
 			// their term, to find those still in the JSON of format

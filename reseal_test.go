@@ -37,7 +37,7 @@ func TestResealAfterDataKeyRotation(t *testing.T) {
 			t.Helper()
 			n := map[uint32]int{}
 			for k, v := range dump(t, e.store) {
-				if !strings.HasPrefix(k, "tenant/"+tid+"/") || strings.HasSuffix(k, "/keyring") || strings.HasSuffix(k, "/logtail") || len(v) == 0 {
+				if !strings.HasPrefix(k, "tenant/"+tid+"/") || strings.HasSuffix(k, "/keyring") || len(v) == 0 {
 					continue
 				}
 				term, ok := seal.Term(v)

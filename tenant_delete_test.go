@@ -183,7 +183,7 @@ func (singleProcessFaults) SingleProcess() {}
 // again on the file finishes the deletion in Sweep, leaving no key of the
 // tenant.
 func TestDeleteTenantResumesAfterACrash(t *testing.T) {
-	for _, n := range []int{3, 4, 5, 400, 1500, 2000} {
+	for _, n := range []int{3, 4, 5, 400, 1500, 3000} {
 		t.Run(fmt.Sprintf("fail_after=%d", n), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "vault.db")
 			bs, err := bolt.Open(path, &bolt.Options{NoSync: true})

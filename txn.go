@@ -57,9 +57,6 @@ type txn struct {
 	// fpWritten and fpRemoved are this transaction's changes to the memory
 	// fingerprint index; the removals wait for its commit (fpindex.go).
 	fpWritten, fpRemoved []fingerprintEntry
-	// tail caches the log tail marker of one tenant, read or written by
-	// this transaction (logtail.go).
-	tail logTailRead
 }
 
 // view runs fn in a read-only store transaction.
@@ -310,15 +307,6 @@ func (t *txn) putPlain(key storeKey, v any) error {
 	return t.tx.Put([]byte(key.s), b)
 }
 
-// getMarker returns the bytes stored unsealed at key, a progress marker
-// that holds store keys and nothing secret (keyspace.go), or nil when
-// there is none.
-func (t *txn) getMarker(key storeKey) ([]byte, error) { return t.tx.Get([]byte(key.s)) }
-
-// putMarker stores b at key unsealed: only for the progress markers
-// keyspace.go lists.
-func (t *txn) putMarker(key storeKey, b []byte) error { return t.tx.Put([]byte(key.s), b) }
-
 // delete removes key; a missing key is not an error.
 func (t *txn) delete(key storeKey) error {
 	if key.auth {
@@ -368,31 +356,17 @@ func (t *txn) scanValues(p keyPrefix) ([]storedValue, error) {
 // scanValuesAfter copies up to limit entries (0: all) under p after
 // p.key(after) (from the first when after is "").
 func (t *txn) scanValuesAfter(p keyPrefix, after string, limit int) ([]storedValue, error) {
-	out, _, err := t.scanValuesBefore(p, after, "", limit)
-	return out, err
-}
-
-// scanValuesBefore copies up to limit entries (0: all) under p after
-// p.key(after) and before p.key(before) ("": to the end of p). It reports
-// whether it stopped at before, so that an optimistic first run's scan
-// covers only the range it returns (optimistic.go).
-func (t *txn) scanValuesBefore(p keyPrefix, after, before string, limit int) ([]storedValue, bool, error) {
 	var a []byte
 	if after != "" {
 		a = []byte(p.s + after)
 	}
 	var out []storedValue
-	reached := false
 	err := t.tx.Scan([]byte(p.s), a, limit, func(k, v []byte) error {
 		key, rest := p.found(k)
-		if before != "" && rest >= before {
-			reached = true
-			return store.ErrStop
-		}
 		out = append(out, storedValue{key, rest, bytes.Clone(v)})
 		return nil
 	})
-	return out, reached, err
+	return out, err
 }
 
 // getWrapped returns the wrapped keyring stored at key, or nil.

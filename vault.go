@@ -233,10 +233,11 @@ type Vault struct {
 	metrics Metrics
 
 	// exporters deliver Options.AuditSinks, under bg (audit_export.go);
-	// exportWG also waits for the log indexer (logtail.go).
+	// exportWG also waits for the log indexer (logindex.go).
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
-	// logTails are the tenants whose log tails the indexer should look at.
+	// logTails are the tenants whose pending index entries the indexer
+	// should look at (logindex.go).
 	logTails logTails
 
 	wrappers atomic.Pointer[wrappers]

@@ -2,6 +2,7 @@ package tokenvault_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +40,20 @@ func entityLogs(t *testing.T, e *env, id string, window ...*time.Time) (byEntity
 	return byEntity, byType
 }
 
+// checkIndexed fails unless every line of e's tenant without an index
+// entry has a pending one, and returns how many are pending.
+func checkIndexed(t *testing.T, e *env) int {
+	t.Helper()
+	missing, pending, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(missing, pending) {
+		t.Fatalf("lines without an index entry %v, lines with a pending one %v: want the same", missing, pending)
+	}
+	return len(pending)
+}
+
 func wantOps(t *testing.T, what string, got []string, want ...string) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -51,11 +66,11 @@ func wantOps(t *testing.T, what string, got []string, want ...string) {
 	}
 }
 
-// TestLogTailAnswersEntityQueries: the lines of reads and writes are found
+// TestLogIndexAnswersEntityQueries: the lines of reads and writes are found
 // by entity and type queries before the indexer has written their index
 // entries, after, and half and half, without duplicates, and the indexer
 // leaves no line behind its marker unindexed.
-func TestLogTailAnswersEntityQueries(t *testing.T) {
+func TestLogIndexAnswersEntityQueries(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		reader := e.reader(t, "reveal", "token:create", "token:read")
 		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
@@ -77,16 +92,13 @@ func TestLogTailAnswersEntityQueries(t *testing.T) {
 		}
 		e.clock.Advance(time.Millisecond)
 		read(2)
-		check("all in the tail", "read", "read", "create")
-		missing, _, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		check("reads pending", "read", "read", "create")
 		// Only a store one process holds leaves lines to the indexer.
-		if _, single := e.store.(store.SingleProcess); single && len(missing) == 0 {
-			t.Fatal("every line was indexed with its write: the tail is not used")
-		} else if !single && len(missing) != 0 {
-			t.Fatalf("on a shared store, lines %v were left to the indexer", missing)
+		_, single := e.store.(store.SingleProcess)
+		if n := checkIndexed(t, e); single && n != 2 {
+			t.Fatalf("%d pending entries, want the 2 reads'", n)
+		} else if !single && n != 0 {
+			t.Fatalf("on a shared store, %d entries pending", n)
 		}
 
 		// Lines younger than the horizon wait. (The Vault's own indexer
@@ -98,8 +110,8 @@ func TestLogTailAnswersEntityQueries(t *testing.T) {
 		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
 			t.Fatal(err)
 		}
-		if missing, _, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID); err != nil || len(missing) != 0 {
-			t.Fatalf("after indexing past the horizon: %v unindexed (%v)", missing, err)
+		if n := checkIndexed(t, e); n != 0 {
+			t.Fatalf("after indexing past the horizon: %d entries pending", n)
 		}
 		check("all indexed", "read", "read", "create")
 		read(1)
@@ -111,24 +123,15 @@ func TestLogTailAnswersEntityQueries(t *testing.T) {
 		byEntity, _ := entityLogs(t, e, tok.ID, &now, &later)
 		wantOps(t, "window on the tail", byEntity, "read")
 
-		missing, marker, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range missing {
-			if s <= marker {
-				t.Fatalf("line %s is at or before the marker %s and has no index entry", s, marker)
-			}
-		}
-		if _, single := e.store.(store.SingleProcess); single && len(missing) != 1 {
-			t.Fatalf("unindexed lines %v, want the last read's only", missing)
+		if n := checkIndexed(t, e); single && n != 1 {
+			t.Fatalf("%d entries pending, want the last read's only", n)
 		}
 	})
 }
 
-// TestLogTailClockBackwards: a line stamped before the tail marker (the
-// clock went back) is indexed with its write, so no query misses it.
-func TestLogTailClockBackwards(t *testing.T) {
+// TestLogIndexClockBackwards: a read stamped before lines already indexed
+// (the clock went back) is found, pending and then indexed.
+func TestLogIndexClockBackwards(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		reader := e.reader(t, "reveal", "token:create", "token:read")
 		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
@@ -147,23 +150,26 @@ func TestLogTailClockBackwards(t *testing.T) {
 		if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
 			t.Fatal(err)
 		}
-		byEntity, byType := entityLogs(t, e, tok.ID)
-		// Newest first by key, and the last read's key is an hour earlier.
-		wantOps(t, "by entity", byEntity, "read", "create", "read")
-		wantOps(t, "by type", byType, "read", "create", "read")
-		missing, _, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
-		if err != nil {
-			t.Fatal(err)
+		for _, stage := range []string{"pending", "indexed"} {
+			byEntity, byType := entityLogs(t, e, tok.ID)
+			// Newest first by key, and the last read's key is an hour earlier.
+			wantOps(t, stage+", by entity", byEntity, "read", "create", "read")
+			wantOps(t, stage+", by type", byType, "read", "create", "read")
+			checkIndexed(t, e)
+			e.clock.Advance(time.Second)
+			if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if len(missing) != 0 {
-			t.Fatalf("lines %v have no index entry", missing)
+		if n := checkIndexed(t, e); n != 0 {
+			t.Fatalf("%d entries still pending", n)
 		}
 	})
 }
 
-// TestLogTailSurvivesReopen: lines left to the indexer by a Vault that
+// TestLogIndexSurvivesReopen: lines left to the indexer by a Vault that
 // closed are found by the next one, whose indexer takes them.
-func TestLogTailSurvivesReopen(t *testing.T) {
+func TestLogIndexSurvivesReopen(t *testing.T) {
 	s := storeKinds[1].open(t) // bolt
 	e := newEnvOn(t, s)
 	reader := e.reader(t, "reveal", "token:create", "token:read")
@@ -189,16 +195,9 @@ func TestLogTailSurvivesReopen(t *testing.T) {
 	wantOps(t, "after reopening, by entity", byEntity, "read", "create")
 	wantOps(t, "after reopening, by type", byType, "read", "create")
 	deadline := time.Now().Add(20 * time.Second)
-	for {
-		missing, _, err := tokenvault.UnindexedLines(ctx, v2, e.boot.Tenant.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(missing) == 0 {
-			break
-		}
+	for checkIndexed(t, e) != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the reopened Vault's indexer left %v unindexed", missing)
+			t.Fatal("the reopened Vault's indexer left entries pending")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -206,9 +205,9 @@ func TestLogTailSurvivesReopen(t *testing.T) {
 	wantOps(t, "indexed after reopening", byEntity, "read", "create")
 }
 
-// TestLogTailConcurrentIndexing reads a token from several goroutines while
+// TestLogIndexConcurrentIndexing reads a token from several goroutines while
 // the indexer runs, and then finds every line, each once.
-func TestLogTailConcurrentIndexing(t *testing.T) {
+func TestLogIndexConcurrentIndexing(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		reader := e.reader(t, "reveal", "token:create", "token:read")
 		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
@@ -253,14 +252,13 @@ func TestLogTailConcurrentIndexing(t *testing.T) {
 		if len(byEntity) != 1+workers*reads || len(byType) != 1+workers*reads {
 			t.Fatalf("%d lines by entity and %d by type, want %d", len(byEntity), len(byType), 1+workers*reads)
 		}
-		missing, marker, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
-		if err != nil {
+		checkIndexed(t, e)
+		e.clock.Advance(time.Second)
+		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range missing {
-			if s <= marker {
-				t.Fatalf("line %s is at or before the marker %s and has no index entry", s, marker)
-			}
+		if n := checkIndexed(t, e); n != 0 {
+			t.Fatalf("%d entries pending after a last pass", n)
 		}
 	})
 }

@@ -2,20 +2,26 @@ package tokenvault
 
 import "context"
 
-// IndexLogTails runs, for tests, one pass of the log indexer (logtail.go)
-// over the tenants that left lines to it, as the background indexer does
-// every logIndexInterval; it returns how many lines it indexed.
+// IndexLogTails runs, for tests, one pass of the log indexer
+// (logindex.go) over the tenants that wrote pending entries, as the
+// background indexer does every logIndexInterval; it returns how many
+// entries it indexed.
 func IndexLogTails(ctx context.Context, v *Vault) (int, error) { return v.indexLogTails(ctx) }
 
-// LogIndexHorizon is how old a line must be for the indexer to take it.
+// LogIndexHorizon is how old a pending entry must be for the indexer.
 const LogIndexHorizon = logIndexHorizon
 
 // UnindexedLines returns, for tests, the key suffixes of tenant tid's
-// lines that have no entity index entry, and its tail marker ("" when it
-// has none).
-func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing []string, marker string, err error) {
+// lines that have no entity index entry, and those of the lines that have
+// a pending one.
+func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending []string, err error) {
 	err = v.view(ctx, func(t *txn) error {
-		marker, _, err = t.logTail(tid)
+		err := t.scanKeys(pendingIndex(tid), func(_ storeKey, rest string) error {
+			if e, ok := parsePending(rest); ok {
+				pending = append(pending, e.suffix)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
@@ -38,5 +44,5 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing []string
 		}
 		return nil
 	})
-	return missing, marker, err
+	return missing, pending, err
 }
