@@ -26,17 +26,22 @@ type Store struct {
 	m      map[string][]byte // guarded by mu; values are never aliased by callers
 	closed bool              // guarded by mu
 
-	// keys is m's key set in ascending order, rebuilt lazily by Scan when
-	// dirty. Keeping it up to date on every insert would cost O(n) per new
-	// key; benchmarks insert hundreds of thousands of keys without ever
-	// scanning, so instead an insert or delete only sets dirty (O(1)).
+	// keys is m's key set in ascending order, brought up to date lazily by
+	// Scan. Keeping it up to date on every insert would cost O(n) per new
+	// key; benchmarks insert hundreds of thousands of keys, so instead an
+	// insert appends to added and a delete sets removed (O(1)), and Scan
+	// sorts only what was added and merges it in (O(n), not O(n log n): a
+	// Vault scans a few keys every quarter of a second while it is loaded,
+	// logindex.go). dirty asks for a rebuild from m (after a rollback).
 	//
-	// A writer holding mu exclusively may touch keys and dirty directly.
-	// Readers hold mu only for reading, so several Views may want to rebuild
-	// at once: they must also hold idx.
-	idx   sync.Mutex
-	keys  []string
-	dirty bool
+	// A writer holding mu exclusively may touch these directly. Readers
+	// hold mu only for reading, so several Views may want to bring keys up
+	// to date at once: they must also hold idx.
+	idx     sync.Mutex
+	keys    []string
+	added   []string
+	removed bool
+	dirty   bool
 }
 
 // New returns an empty store.
@@ -110,7 +115,7 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	s.closed = true
 	s.m = nil
-	s.keys = nil
+	s.keys, s.added = nil, nil
 	return nil
 }
 
@@ -121,16 +126,44 @@ func (s *Store) Close() error {
 func (s *Store) sortedKeys() []string {
 	s.idx.Lock()
 	defer s.idx.Unlock()
-	if s.dirty || s.keys == nil {
+	switch {
+	case s.dirty || s.keys == nil:
 		keys := make([]string, 0, len(s.m))
 		for k := range s.m {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		s.keys = keys
-		s.dirty = false
+	case len(s.added) > 0 || s.removed:
+		s.keys = s.merged()
 	}
+	s.added, s.removed, s.dirty = nil, false, false
 	return s.keys
+}
+
+// merged returns keys with the deleted keys left out and the added ones
+// merged in, each once, as a new slice.
+func (s *Store) merged() []string {
+	present := func(k string) bool { _, ok := s.m[k]; return ok }
+	added := slices.DeleteFunc(s.added, func(k string) bool { return !present(k) })
+	slices.Sort(added)
+	added = slices.Compact(added)
+	out := make([]string, 0, len(s.keys)+len(added))
+	i := 0
+	for _, k := range s.keys {
+		if s.removed && !present(k) {
+			continue
+		}
+		for i < len(added) && added[i] < k {
+			out = append(out, added[i])
+			i++
+		}
+		if i < len(added) && added[i] == k {
+			i++ // deleted and added again: listed once
+		}
+		out = append(out, k)
+	}
+	return append(out, added[i:]...)
 }
 
 // SingleProcess marks the store as held by one process.

@@ -98,7 +98,7 @@ func (t *tx) Put(key, value []byte) error {
 	t.undo = append(t.undo, undoEntry{key: k, prev: prev, existed: existed})
 	t.s.m[k] = append(make([]byte, 0, len(value)), value...)
 	if !existed {
-		t.s.dirty = true
+		t.s.added = append(t.s.added, k)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func (t *tx) Delete(key []byte) error {
 	}
 	t.undo = append(t.undo, undoEntry{key: k, prev: prev, existed: true})
 	delete(t.s.m, k)
-	t.s.dirty = true
+	t.s.removed = true
 	return nil
 }
 
