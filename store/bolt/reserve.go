@@ -27,11 +27,15 @@ import (
 // writing pages there meanwhile. bbolt sees a longer file, as after its
 // own growth, and does not truncate it while it is long enough. A failure
 // (a full disk) switches the reserve off: bbolt then grows the file as it
-// always did. Stores opened with NoSync have no reserve.
+// always did. Commits that append more than smallCommit (batches of
+// tokens) do not grow the reserve: they pay the journal once for many
+// pages, and zeros would only make them write twice. Stores opened with NoSync have no reserve.
 
 const (
 	reserveChunk = 2 << 20
 	reserveLow   = 1 << 20
+	// smallCommit is the most a commit may append for the reserve to grow.
+	smallCommit = 256 << 10
 )
 
 // zeroBlock is what reserve writes, a block at a time.
@@ -49,6 +53,11 @@ type reserve struct {
 	// it, which only makes the reserve grow a commit later). grow takes
 	// the exact mark.
 	highWater atomic.Int64
+	// growth is how much the high-water mark grew between the last two
+	// commits. Commits that append much (batches) pay the journal once
+	// for many pages, and zeros would only make them write twice: the
+	// reserve grows only while commits are small.
+	growth atomic.Int64
 	// end is where the zeros written so far end; off is set by a failure.
 	end atomic.Int64
 	off atomic.Bool
@@ -58,13 +67,13 @@ type reserve struct {
 func (r *reserve) committed(tx *bbolt.Tx) {
 	if r != nil {
 		size := tx.Size() // tx is closed when OnCommit functions run
-		tx.OnCommit(func() { r.highWater.Store(size) })
+		tx.OnCommit(func() { r.growth.Store(size - r.highWater.Swap(size)) })
 	}
 }
 
 // low reports whether the reserve should grow.
 func (r *reserve) low() bool {
-	return r != nil && !r.off.Load() && r.end.Load()-r.highWater.Load() < reserveLow
+	return r != nil && !r.off.Load() && r.growth.Load() < smallCommit && r.end.Load()-r.highWater.Load() < reserveLow
 }
 
 // grow writes reserveChunk more zeros past the high-water mark, holding

@@ -125,3 +125,26 @@ func TestNoReserveWithoutSync(t *testing.T) {
 		t.Fatal("a NoSync store has a reserve")
 	}
 }
+
+// TestReserveLeftToBigCommits: commits that append megabytes (batches)
+// do not grow the reserve, which would only make them write twice.
+func TestReserveLeftToBigCommits(t *testing.T) {
+	s := openTemp(t, nil)
+	defer s.Close()
+	for i := range 6 {
+		err := s.Update(context.Background(), func(tx store.Tx) error {
+			for j := range 250 {
+				if err := tx.Put(fmt.Appendf(nil, "b%02d-%03d", i, j), bytes.Repeat([]byte{1}, 4000)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if end, hw := s.reserve.end.Load(), highWater(s.db); end > hw {
+		t.Fatalf("the reserve ends at %d, past the high-water mark %d: big commits grew it", end, hw)
+	}
+}
