@@ -54,11 +54,48 @@ type ListApplicationsRequest struct {
 	PageRequest
 }
 
-// applicationRecord is an application as stored: with the keyed hash of its
-// key, never the key.
+// applicationRecord is an application as stored, sealed like every record:
+// a type of its own, not the API's Application, so that neither changes
+// the other by accident. Its fields are exactly what the stored form holds
+// (record_application.go; the id and tenant are the store key's), and api
+// is where its shape meets Application's. It has no field for the key:
+// only the key's keyed hash is stored, and the key is shown once, in the
+// answer of create and regenerate.
 type applicationRecord struct {
-	Application
-	KeyHash []byte `json:"key_hash"`
+	ID          string
+	TenantID    string
+	Name        string
+	Type        ApplicationType
+	Permissions []string
+	Rules       []AccessRule
+	ExpiresAt   *time.Time
+	CreatedBy   string
+	CreatedAt   time.Time
+	ModifiedBy  string
+	ModifiedAt  *time.Time
+	// KeyHash is the keyed hash of the application's key (Vault.sys.mac).
+	KeyHash []byte
+}
+
+// api builds the API's Application from the record, without its key (the
+// caller sets Key in the answers that show it): the one place the record's
+// shape meets Application's (TestApplicationRecordFields holds both to
+// it). The application's permissions, rules and times are the record's,
+// not copies, as when the record embedded it.
+func (r *applicationRecord) api() *Application {
+	return &Application{
+		ID:          r.ID,
+		TenantID:    r.TenantID,
+		Name:        r.Name,
+		Type:        r.Type,
+		Permissions: r.Permissions,
+		Rules:       r.Rules,
+		ExpiresAt:   r.ExpiresAt,
+		CreatedBy:   r.CreatedBy,
+		CreatedAt:   r.CreatedAt,
+		ModifiedBy:  r.ModifiedBy,
+		ModifiedAt:  r.ModifiedAt,
+	}
 }
 
 // maxNameLength is the spec's limit on names of applications, reactors and
@@ -117,7 +154,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApp
 		if req.Type == Management && !p.covers(perms) {
 			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
-		rec := &applicationRecord{Application: Application{
+		rec := &applicationRecord{
 			ID:          id,
 			TenantID:    p.tenantID,
 			Name:        req.Name,
@@ -126,7 +163,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApp
 			Rules:       rules,
 			CreatedBy:   p.actorID,
 			CreatedAt:   t.now,
-		}}
+		}
 		if req.ExpiresAt != nil {
 			at := req.ExpiresAt.UTC()
 			rec.ExpiresAt = &at
@@ -134,9 +171,8 @@ func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApp
 		if err := t.createApplication(p.actor(), rec, apiKey); err != nil {
 			return err
 		}
-		app := rec.Application
-		app.Key = apiKey
-		out = &app
+		out = rec.api()
+		out.Key = apiKey
 		return nil
 	})
 	if err != nil {
@@ -192,8 +228,8 @@ func (t *txn) loadApplication(tid, id string) (*applicationRecord, error) {
 	return &rec, nil
 }
 
-func (a *Application) expired(now time.Time) bool {
-	return a.ExpiresAt != nil && !now.Before(*a.ExpiresAt)
+func (r *applicationRecord) expired(now time.Time) bool {
+	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
 }
 
 // mustApplication is loadApplication with NotFound for a missing one.
@@ -222,7 +258,7 @@ func (v *Vault) GetApplication(ctx context.Context, key, id string) (*Applicatio
 		if err != nil {
 			return err
 		}
-		out = &rec.Application
+		out = rec.api()
 		return t.logRead(p, EntityApplication, id, "Application read")
 	})
 	return out, err
@@ -244,7 +280,7 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Applicati
 		if err != nil {
 			return err
 		}
-		out = &rec.Application
+		out = rec.api()
 		return t.logRead(p, EntityApplication, p.actorID, "Application read by key")
 	})
 	return out, err
@@ -281,7 +317,7 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 				return err
 			}
 			if !rec.expired(t.now) {
-				apps = append(apps, rec.Application)
+				apps = append(apps, *rec.api())
 			}
 		}
 		out = paginate(apps, pg, func(a Application) string { return a.ID })
@@ -330,7 +366,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req Updat
 		if err := t.putRecord(recordKey(p.tenantID, EntityApplication, id), rec); err != nil {
 			return err
 		}
-		out = &rec.Application
+		out = rec.api()
 		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
 	})
 	return out, err
@@ -360,9 +396,8 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*
 		if err := t.setKey(rec, apiKey); err != nil {
 			return err
 		}
-		app := rec.Application
-		app.Key = apiKey
-		out = &app
+		out = rec.api()
+		out.Key = apiKey
 		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
 	})
 	return out, err

@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -62,16 +61,9 @@ const (
 	appModified
 )
 
-// errAppKeyStored refuses to store an application holding its key: only
-// the hash is ever stored.
-var errAppKeyStored = errors.New("an application record never holds its key")
-
 func (r *applicationRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+EntityApplication+"/", r.ID) { // recordKey
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
-	}
-	if r.Key != "" {
-		return b, errAppKeyStored
 	}
 	// A time decoded from version 0 may lie outside what version 1 holds
 	// (before year 0 once in UTC): refuse it rather than write a record
@@ -237,11 +229,9 @@ func (r *applicationRecord) decodeV0(key storeKey, b []byte) error {
 		return fmt.Errorf("%w: application JSON: %v", errRecord, err)
 	}
 	*r = applicationRecord{
-		Application: Application{
-			Name: v.Name, Type: ApplicationType(v.Type), Permissions: v.Permissions,
-			ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
-			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt,
-		},
+		Name: v.Name, Type: ApplicationType(v.Type), Permissions: v.Permissions,
+		ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
+		ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt,
 		KeyHash: v.KeyHash,
 	}
 	// The same lists as version 1 decodes: empty, never nil.

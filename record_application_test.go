@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,64 +20,127 @@ var fixAppKey = recordKey(fixTenant, EntityApplication, fixApp)
 
 // fixedApplication is the record of testdata/records/application-v0.json
 // and application-v1.bin: an application with every stored field set (its
-// Key never is: only the key's hash is stored). Applications' rules name a
+// record has no field for the key: only the key's hash is stored). Applications' rules name a
 // container and sessions' carry conditions; the record holds both.
 func fixedApplication() *applicationRecord {
 	exp := fixTime.Add(30 * 24 * time.Hour)
 	mod := fixTime.Add(time.Hour)
 	return &applicationRecord{
-		Application: Application{ID: fixApp, TenantID: fixTenant, Name: "Checkout backend", Type: Private,
-			Permissions: []string{PermTokenCreate, PermTokenRead},
-			Rules: []AccessRule{
-				{Description: "cards, masked", Priority: 1, Container: "/pci/",
-					Transform: TransformMask, Permissions: []string{PermTokenRead, PermTokenUse}},
-				{Priority: 2, Container: "/general/high/", Transform: TransformReveal,
-					Conditions: []Condition{
-						{Attribute: "id", Operator: OperatorEquals, Value: fixToken},
-						{Attribute: "container", Operator: OperatorStartsWith, Value: "/general/"},
-					},
-					Permissions: []string{PermTokenRead}},
-			},
-			ExpiresAt: &exp,
-			CreatedBy: fixActor, CreatedAt: fixTime,
-			ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod},
+		ID: fixApp, TenantID: fixTenant, Name: "Checkout backend", Type: Private,
+		Permissions: []string{PermTokenCreate, PermTokenRead},
+		Rules: []AccessRule{
+			{Description: "cards, masked", Priority: 1, Container: "/pci/",
+				Transform: TransformMask, Permissions: []string{PermTokenRead, PermTokenUse}},
+			{Priority: 2, Container: "/general/high/", Transform: TransformReveal,
+				Conditions: []Condition{
+					{Attribute: "id", Operator: OperatorEquals, Value: fixToken},
+					{Attribute: "container", Operator: OperatorStartsWith, Value: "/general/"},
+				},
+				Permissions: []string{PermTokenRead}},
+		},
+		ExpiresAt: &exp,
+		CreatedBy: fixActor, CreatedAt: fixTime,
+		ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod,
 		KeyHash: []byte{0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
 			0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8},
 	}
 }
 
 // TestApplicationRecordFields fails when a field is added to
-// applicationRecord, the Application it embeds, or the AccessRule and
-// Condition it holds, so that it is not silently left out of the stored
-// record: add it to the format (a new version) and to this list.
+// applicationRecord, to the API's Application, or to the AccessRule and
+// Condition a record holds, so that none is silently left out: a field of
+// the record (or of its rules) must be added to the stored format (a new
+// version, record_application.go), to fixedApplication and to this list;
+// a field of Application must be filled by applicationRecord.api (from a
+// record field of the same name, or say here why not) and added to this
+// list.
 func TestApplicationRecordFields(t *testing.T) {
-	var got []string
-	var walk func(reflect.Type, string)
-	walk = func(rt reflect.Type, prefix string) {
+	var walk func(reflect.Type, string) []string
+	walk = func(rt reflect.Type, prefix string) []string {
+		var out []string
 		for f := range rt.Fields() {
-			switch {
-			case f.Anonymous:
-				walk(f.Type, prefix+f.Name+".")
-			case f.Type == reflect.TypeFor[[]AccessRule]() || f.Type == reflect.TypeFor[[]Condition]():
-				got = append(got, prefix+f.Name)
-				walk(f.Type.Elem(), prefix+f.Name+"[].")
-			default:
-				got = append(got, prefix+f.Name)
+			if f.Anonymous {
+				t.Errorf("%s embeds %s: records and API types are kept apart", rt.Name(), f.Name)
+			}
+			out = append(out, prefix+f.Name)
+			if f.Type == reflect.TypeFor[[]AccessRule]() || f.Type == reflect.TypeFor[[]Condition]() {
+				out = append(out, walk(f.Type.Elem(), prefix+f.Name+"[].")...)
+			}
+		}
+		return out
+	}
+	rules := []string{"Rules[].Description", "Rules[].Priority", "Rules[].Container", "Rules[].Conditions",
+		"Rules[].Conditions[].Attribute", "Rules[].Conditions[].Operator", "Rules[].Conditions[].Value",
+		"Rules[].Transform", "Rules[].Permissions"}
+	wantRecord := slices.Concat([]string{"ID", "TenantID", "Name", "Type", "Permissions", "Rules"}, rules,
+		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash"})
+	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[applicationRecord](), "")); diff != "" {
+		t.Errorf("applicationRecord's fields changed; the stored format (record_application.go) must follow (-want +got):\n%s", diff)
+	}
+	wantApp := slices.Concat([]string{"ID", "TenantID", "Name",
+		"Key", // never in a record: set by the answers of create and regenerate only
+		"Type", "Permissions", "Rules"}, rules,
+		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt"})
+	if diff := cmp.Diff(wantApp, walk(reflect.TypeFor[Application](), "")); diff != "" {
+		t.Errorf("Application's fields changed; applicationRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
+	}
+	// The record cannot hold the key: only its hash is stored.
+	if _, ok := reflect.TypeFor[applicationRecord]().FieldByName("Key"); ok {
+		t.Error("applicationRecord has a Key field: a record holds only the key's hash")
+	}
+
+	// fixedApplication sets every field of the record and of its rules,
+	// so that the golden, round-trip and legacy tests, which compare it
+	// field by field, cover each: a field the encoder or a decoder leaves
+	// out comes back empty.
+	rec := fixedApplication()
+	rv := reflect.ValueOf(rec).Elem()
+	for f := range reflect.TypeFor[applicationRecord]().Fields() {
+		if rv.FieldByIndex(f.Index).IsZero() {
+			t.Errorf("fixedApplication leaves applicationRecord.%s unset: the format tests would not see it", f.Name)
+		}
+	}
+	for _, rt := range []reflect.Type{reflect.TypeFor[AccessRule](), reflect.TypeFor[Condition]()} {
+		for f := range rt.Fields() {
+			set := false
+			for _, rule := range rec.Rules {
+				if rt == reflect.TypeFor[AccessRule]() {
+					set = set || !reflect.ValueOf(rule).FieldByIndex(f.Index).IsZero()
+					continue
+				}
+				for _, c := range rule.Conditions {
+					set = set || !reflect.ValueOf(c).FieldByIndex(f.Index).IsZero()
+				}
+			}
+			if !set {
+				t.Errorf("fixedApplication leaves %s.%s unset in every rule: the format tests would not see it", rt.Name(), f.Name)
 			}
 		}
 	}
-	walk(reflect.TypeFor[applicationRecord](), "")
-	want := []string{"Application.ID", "Application.TenantID", "Application.Name",
-		"Application.Key", // never stored: appendRecord refuses a record holding it
-		"Application.Type", "Application.Permissions",
-		"Application.Rules", "Application.Rules[].Description", "Application.Rules[].Priority",
-		"Application.Rules[].Container", "Application.Rules[].Conditions",
-		"Application.Rules[].Conditions[].Attribute", "Application.Rules[].Conditions[].Operator",
-		"Application.Rules[].Conditions[].Value", "Application.Rules[].Transform", "Application.Rules[].Permissions",
-		"Application.ExpiresAt", "Application.CreatedBy", "Application.CreatedAt", "Application.ModifiedBy",
-		"Application.ModifiedAt", "KeyHash"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("applicationRecord's fields changed; the stored format (record_application.go) must follow (-want +got):\n%s", diff)
+
+	// api fills every field of Application but Key from the record's
+	// field of the same name, and leaves Key empty.
+	app := rec.api()
+	av := reflect.ValueOf(app).Elem()
+	for f := range reflect.TypeFor[Application]().Fields() {
+		got := av.FieldByIndex(f.Index)
+		if f.Name == "Key" {
+			if !got.IsZero() {
+				t.Errorf("api sets Key %q: a record has no key", app.Key)
+			}
+			continue
+		}
+		rf := rv.FieldByName(f.Name)
+		if !rf.IsValid() {
+			t.Errorf("Application.%s has no field of the same name in applicationRecord: say in applicationRecord.api and here where it comes from", f.Name)
+			continue
+		}
+		if got.IsZero() {
+			t.Errorf("api leaves Application.%s unset", f.Name)
+		}
+		if diff := cmp.Diff(rf.Interface(), got.Interface()); diff != "" {
+			t.Errorf("api: Application.%s (-record +api):\n%s", f.Name, diff)
+		}
 	}
 }
 
@@ -88,9 +152,9 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	cases := []*applicationRecord{fixedApplication()}
 	// The bootstrap management application: no rules, no expiry, never
 	// modified.
-	mgmt := &applicationRecord{Application: Application{ID: fixApp, TenantID: fixTenant, Name: "Owner",
+	mgmt := &applicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",
 		Type: Management, Permissions: PermissionsFor(Management), Rules: []AccessRule{},
-		CreatedBy: fixActor, CreatedAt: fixTime}, KeyHash: fixedApplication().KeyHash}
+		CreatedBy: fixActor, CreatedAt: fixTime, KeyHash: fixedApplication().KeyHash}
 	cases = append(cases, mgmt)
 	// Odd values: a custom id, words and UUIDs as names, extreme
 	// priorities, empty strings, no key hash, another time zone, times at
@@ -131,8 +195,8 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 				t.Errorf("time %v comes back as %v", at[0], at[1])
 			}
 		}
-		want, _ := json.Marshal(rec.Application)
-		api, _ := json.Marshal(got.Application)
+		want, _ := json.Marshal(rec.api())
+		api, _ := json.Marshal(got.api())
 		if string(api) != string(want) {
 			t.Errorf("the API's JSON of %s changed:\n%s\nwant\n%s", rec.ID, api, want)
 		}
@@ -154,11 +218,6 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	}
 	if _, err := fixedApplication().appendRecord(nil, recordKey(fixTenant, kindToken, fixApp)); err == nil {
 		t.Error("an application encoded for a token's key: no error")
-	}
-	withKey := fixedApplication()
-	withKey.Key = "key_secret"
-	if _, err := withKey.appendRecord(nil, fixAppKey); !errors.Is(err, errAppKeyStored) {
-		t.Errorf("an application holding its key encodes: %v", err)
 	}
 	// Version 0 may not name another application: the key does.
 	var v0 applicationRecord

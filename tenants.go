@@ -130,7 +130,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
 			return err
 		}
-		app := &applicationRecord{Application: Application{
+		app := &applicationRecord{
 			ID:          aid,
 			TenantID:    tid,
 			Name:        appName,
@@ -139,11 +139,11 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 			Rules:       []AccessRule{},
 			CreatedBy:   uid,
 			CreatedAt:   t.now,
-		}}
+		}
 		if err := t.createApplication(owner, app, apiKey); err != nil {
 			return err
 		}
-		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: app.Application}
+		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *app.api()}
 		out.Application.Key = apiKey
 		return nil
 	})
