@@ -133,9 +133,9 @@ func (r *applicationRecord) decodeRecord(key storeKey, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
-	d := recordReader{b: b}
-	if v := d.byte(); v != applicationFormat && d.err == nil {
-		return fmt.Errorf("%w: application format version %d", errRecord, v)
+	d, err := binaryRecord(b, applicationFormat, "application")
+	if err != nil {
+		return err
 	}
 	*r = applicationRecord{}
 	r.TenantID, r.ID = key.tenant, keyID(key.s)

@@ -97,9 +97,9 @@ func (l *logRecord) decodeRecord(key storeKey, b []byte) error {
 			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt}
 		return nil
 	}
-	d := recordReader{b: b}
-	if v := d.byte(); v != logFormat && d.err == nil {
-		return fmt.Errorf("%w: log format version %d", errRecord, v)
+	d, err := binaryRecord(b, logFormat, "log")
+	if err != nil {
+		return err
 	}
 	flags := d.uvarint()
 	*l = logRecord{

@@ -186,9 +186,9 @@ func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
-	d := recordReader{b: b}
-	if v := d.byte(); v != tokenFormat && d.err == nil {
-		return fmt.Errorf("%w: token format version %d", errRecord, v)
+	d, err := binaryRecord(b, tokenFormat, "token")
+	if err != nil {
+		return err
 	}
 	*r = tokenRecord{}
 	r.TenantID, r.ID = key.tenant, keyID(key.s)

@@ -176,6 +176,17 @@ func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= '
 
 // recordReader decodes a record's plaintext. The first error sticks: later
 // reads return zero values, and err reports it.
+// binaryRecord returns a reader of the record b after its format version
+// byte, or an error when b is of a version other than version. (A b too
+// short for the byte leaves the reader's error set.)
+func binaryRecord(b []byte, version byte, kind string) (recordReader, error) {
+	d := recordReader{b: b}
+	if v := d.byte(); v != version && d.err == nil {
+		return d, fmt.Errorf("%w: %s format version %d", errRecord, kind, v)
+	}
+	return d, nil
+}
+
 type recordReader struct {
 	b   []byte
 	err error
