@@ -81,7 +81,7 @@ func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
 	if err := t.putIndex(pendingIndex(tid).key(suffix + "/" + typ + "/" + id)); err != nil {
 		return false, err
 	}
-	t.v.logTails.mark(tid)
+	t.v.pendingTenants.mark(tid)
 	return true, nil
 }
 
@@ -110,23 +110,23 @@ func (t *txn) pendingLines(tid, typ, id string, start, end *time.Time) ([]string
 	return out, err
 }
 
-// logTails is the set of tenants whose pending entries the indexer should
+// pendingTenants is the set of tenants whose pending entries the indexer should
 // look at.
-type logTails struct {
+type pendingTenants struct {
 	tenants sync.Map
-	// pass is held by a pass of the indexer (indexLogTails), so that
+	// pass is held by a pass of the indexer (indexPending), so that
 	// passes do not take each other's tenants halfway.
 	pass sync.Mutex
 }
 
-func (x *logTails) mark(tid string) {
+func (x *pendingTenants) mark(tid string) {
 	if _, ok := x.tenants.Load(tid); !ok {
 		x.tenants.Store(tid, struct{}{})
 	}
 }
 
 // take returns the marked tenants and unmarks them.
-func (x *logTails) take() []string {
+func (x *pendingTenants) take() []string {
 	var out []string
 	x.tenants.Range(func(k, _ any) bool {
 		x.tenants.Delete(k)
@@ -152,7 +152,7 @@ func (v *Vault) runLogIndexer() {
 				break
 			}
 			err = t.scan(pendingIndex(tid), "", 1, func(storeKey, string) error {
-				v.logTails.mark(tid)
+				v.pendingTenants.mark(tid)
 				return nil
 			})
 		}
@@ -162,7 +162,7 @@ func (v *Vault) runLogIndexer() {
 	defer tick.Stop()
 	for {
 		if err == nil {
-			_, err = v.indexLogTails(ctx)
+			_, err = v.indexPending(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
 			v.logger.Error("tokenvault: indexing audit lines failed", "err", err)
@@ -176,25 +176,25 @@ func (v *Vault) runLogIndexer() {
 	}
 }
 
-// indexLogTails indexes the pending entries of the marked tenants, up to
+// indexPending indexes the pending entries of the marked tenants, up to
 // logIndexHorizon ago, and returns how many it indexed. A tenant that
 // fails, or has younger entries left, stays marked.
-func (v *Vault) indexLogTails(ctx context.Context) (int, error) {
-	v.logTails.pass.Lock()
-	defer v.logTails.pass.Unlock()
+func (v *Vault) indexPending(ctx context.Context) (int, error) {
+	v.pendingTenants.pass.Lock()
+	defer v.pendingTenants.pass.Unlock()
 	total := 0
 	var errs []error
-	for _, tid := range v.logTails.take() {
+	for _, tid := range v.pendingTenants.take() {
 		for {
-			n, full, younger, err := v.indexLogTail(ctx, tid, v.now().Add(-logIndexHorizon), logIndexBatch)
+			n, full, younger, err := v.indexPendingOf(ctx, tid, v.now().Add(-logIndexHorizon), logIndexBatch)
 			total += n
 			if err != nil {
 				errs = append(errs, err)
-				v.logTails.mark(tid)
+				v.pendingTenants.mark(tid)
 				break
 			}
 			if younger {
-				v.logTails.mark(tid)
+				v.pendingTenants.mark(tid)
 			}
 			if !full {
 				break
@@ -204,11 +204,11 @@ func (v *Vault) indexLogTails(ctx context.Context) (int, error) {
 	return total, errors.Join(errs...)
 }
 
-// indexLogTail turns up to limit of tenant tid's pending entries of lines
+// indexPendingOf turns up to limit of tenant tid's pending entries of lines
 // created before horizon into index entries, in one transaction. full
 // reports that it stopped at limit; younger that it stopped at a line
 // created at or after horizon.
-func (v *Vault) indexLogTail(ctx context.Context, tid string, horizon time.Time, limit int) (n int, full, younger bool, err error) {
+func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Time, limit int) (n int, full, younger bool, err error) {
 	before := timeKey(horizon)
 	// pending returns the entries to index, stopping at horizon, so that
 	// a first run covers only them.

@@ -2,11 +2,11 @@ package tokenvault
 
 import "context"
 
-// IndexLogTails runs, for tests, one pass of the log indexer
+// IndexPending runs, for tests, one pass of the log indexer
 // (logindex.go) over the tenants that wrote pending entries, as the
 // background indexer does every logIndexInterval; it returns how many
 // entries it indexed.
-func IndexLogTails(ctx context.Context, v *Vault) (int, error) { return v.indexLogTails(ctx) }
+func IndexPending(ctx context.Context, v *Vault) (int, error) { return v.indexPending(ctx) }
 
 // LogIndexHorizon is how old a pending entry must be for the indexer.
 const LogIndexHorizon = logIndexHorizon

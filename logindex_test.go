@@ -103,11 +103,11 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 
 		// Lines younger than the horizon wait. (The Vault's own indexer
 		// runs too, under the same clock.)
-		if n, err := tokenvault.IndexLogTails(ctx, e.v); err != nil || n != 0 {
-			t.Fatalf("IndexLogTails before the horizon = %d, %v; want 0", n, err)
+		if n, err := tokenvault.IndexPending(ctx, e.v); err != nil || n != 0 {
+			t.Fatalf("IndexPending before the horizon = %d, %v; want 0", n, err)
 		}
 		e.clock.Advance(tokenvault.LogIndexHorizon + time.Millisecond)
-		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+		if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
 			t.Fatal(err)
 		}
 		if n := checkIndexed(t, e); n != 0 {
@@ -117,11 +117,11 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 		read(1)
 		check("half and half", "read", "read", "read", "create")
 
-		// A date window applies to the tail's lines too.
+		// A date window applies to pending lines too.
 		now := e.clock.Now()
 		later := now.Add(time.Hour)
 		byEntity, _ := entityLogs(t, e, tok.ID, &now, &later)
-		wantOps(t, "window on the tail", byEntity, "read")
+		wantOps(t, "window on pending lines", byEntity, "read")
 
 		if n := checkIndexed(t, e); single && n != 1 {
 			t.Fatalf("%d entries pending, want the last read's only", n)
@@ -143,7 +143,7 @@ func TestLogIndexClockBackwards(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.clock.Advance(time.Second)
-		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+		if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Advance(-time.Hour)
@@ -157,7 +157,7 @@ func TestLogIndexClockBackwards(t *testing.T) {
 			wantOps(t, stage+", by type", byType, "read", "create", "read")
 			checkIndexed(t, e)
 			e.clock.Advance(time.Second)
-			if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+			if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -227,7 +227,7 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 				default:
 				}
 				e.clock.Advance(tokenvault.LogIndexHorizon)
-				if _, err := tokenvault.IndexLogTails(context.Background(), e.v); err != nil {
+				if _, err := tokenvault.IndexPending(context.Background(), e.v); err != nil {
 					indexed <- err
 					return
 				}
@@ -254,7 +254,7 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 		}
 		checkIndexed(t, e)
 		e.clock.Advance(time.Second)
-		if _, err := tokenvault.IndexLogTails(ctx, e.v); err != nil {
+		if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
 			t.Fatal(err)
 		}
 		if n := checkIndexed(t, e); n != 0 {

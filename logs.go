@@ -277,9 +277,9 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 			// And the lines whose entries wait for the indexer
 			// (logindex.go). A line indexed in both layouts is listed
 			// once.
-			var tail []string
-			tail, err = t.pendingLines(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate)
-			suffixes = append(suffixes, tail...)
+			var pending []string
+			pending, err = t.pendingLines(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate)
+			suffixes = append(suffixes, pending...)
 			slices.Sort(suffixes)
 			suffixes = slices.Compact(suffixes)
 		}

@@ -111,24 +111,6 @@ func (r *applicationRecord) appendRecord(b []byte, key storeKey) ([]byte, error)
 	return b, nil
 }
 
-// appendStrs appends a list of str, counted.
-func appendStrs(b []byte, ss []string) []byte {
-	b = appendUvarint(b, uint64(len(ss)))
-	for _, s := range ss {
-		b = appendStr(b, s)
-	}
-	return b
-}
-
-// strs reads what appendStrs wrote; never nil.
-func (r *recordReader) strs() []string {
-	ss := make([]string, r.count())
-	for i := range ss {
-		ss[i] = r.str()
-	}
-	return ss
-}
-
 func (r *applicationRecord) decodeRecord(key storeKey, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)

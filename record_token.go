@@ -113,10 +113,7 @@ func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 		b = appendStr(b, r.Fingerprint)
 	}
 	b = appendStr(b, r.FingerprintExpression)
-	b = appendUvarint(b, uint64(len(r.Containers)))
-	for _, c := range r.Containers {
-		b = appendStr(b, c)
-	}
+	b = appendStrs(b, r.Containers)
 	b = appendUvarint(b, uint64(len(r.Metadata)))
 	if len(r.Metadata) == 1 {
 		for k, v := range r.Metadata {
@@ -132,10 +129,7 @@ func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 			b = appendStr(appendStr(b, k), r.Metadata[k])
 		}
 	}
-	b = appendUvarint(b, uint64(len(r.SearchIndexes)))
-	for _, s := range r.SearchIndexes {
-		b = appendStr(b, s)
-	}
+	b = appendStrs(b, r.SearchIndexes)
 	b = appendTime(b, r.CreatedAt)
 	b = appendStr(b, r.CreatedBy)
 	if r.ExpiresAt != nil {
@@ -204,11 +198,8 @@ func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
 		r.Fingerprint = d.str()
 	}
 	r.FingerprintExpression = d.str()
-	if n := d.count(); n > 0 {
-		r.Containers = make([]string, n)
-		for i := range r.Containers {
-			r.Containers[i] = d.str()
-		}
+	if ss := d.strs(); len(ss) > 0 {
+		r.Containers = ss
 	}
 	if n := d.count(); n > 0 {
 		r.Metadata = make(map[string]string, n)
@@ -217,11 +208,8 @@ func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
 			r.Metadata[k] = d.str()
 		}
 	}
-	if n := d.count(); n > 0 {
-		r.SearchIndexes = make([]string, n)
-		for i := range r.SearchIndexes {
-			r.SearchIndexes[i] = d.str()
-		}
+	if ss := d.strs(); len(ss) > 0 {
+		r.SearchIndexes = ss
 	}
 	r.CreatedAt = d.time()
 	r.CreatedBy = d.str()

@@ -176,6 +176,24 @@ func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= '
 
 // recordReader decodes a record's plaintext. The first error sticks: later
 // reads return zero values, and err reports it.
+// appendStrs appends a list of str, counted.
+func appendStrs(b []byte, ss []string) []byte {
+	b = appendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendStr(b, s)
+	}
+	return b
+}
+
+// strs reads what appendStrs wrote; never nil.
+func (r *recordReader) strs() []string {
+	ss := make([]string, r.count())
+	for i := range ss {
+		ss[i] = r.str()
+	}
+	return ss
+}
+
 // binaryRecord returns a reader of the record b after its format version
 // byte, or an error when b is of a version other than version. (A b too
 // short for the byte leaves the reader's error set.)

@@ -236,9 +236,9 @@ type Vault struct {
 	// exportWG also waits for the log indexer (logindex.go).
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
-	// logTails are the tenants whose pending index entries the indexer
+	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logindex.go).
-	logTails logTails
+	pendingTenants pendingTenants
 
 	wrappers atomic.Pointer[wrappers]
 	sys      *keySet    // system keys: API key lookups and the expiry schedule
