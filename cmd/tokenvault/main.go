@@ -21,7 +21,9 @@
 // all, with the one setting that is an environment variable only
 // (TOKENVAULT_MASTER_KEY: a secret does not belong on a command line).
 // -log-level (debug, info, warn, error) and -log-format (text, json) shape
-// the log.
+// the log. Request lines are written in blocks, within 100 ms; other lines
+// at once. -gc-headroom (12 MiB) is the least the heap may grow between
+// garbage collections (GOGC in the environment overrides it).
 //
 // rotate-master-key generates a new master key, re-wraps every tenant's
 // keyring with it in one transaction (records are sealed with data keys

@@ -25,6 +25,8 @@ const defaultLogRetention = 400 * 24 * time.Hour
 const (
 	defaultRatePerKey    = 20000
 	defaultRatePerTenant = 100000
+	defaultGCHeadroomMiB = 12
+	maxGCHeadroomMiB     = 1 << 20 // 1 TiB: a typo, not a setting
 )
 
 // config is what flags and environment decide.
@@ -54,6 +56,9 @@ type config struct {
 	authFailuresPerMinute                     int
 	logLevel                                  slog.Level
 	logFormat                                 string // text or json
+	// gcHeadroomMiB is the least heap growth between collections
+	// (gcheadroom.go); 0 leaves the collector as Go sets it.
+	gcHeadroomMiB int
 	// invitationURL is tokenvault.Options.InvitationURL.
 	invitationURL string
 	// SMTP for invitation e-mails (smtpmail.Config); no host: not e-mailed.
@@ -246,6 +251,8 @@ func serveFlags(c *config) *FlagSet {
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
+	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom", c.gcHeadroomMiB, "`MiB` the heap may grow by between garbage collections, at least (a small heap collected\ntoo often under load); 0 leaves the collector as Go sets it, and so does GOGC in the environment")
+	def("gc-headroom", "TOKENVAULT_GC_HEADROOM")
 	fs.StringVar(&c.operatorKeyFile, "operator-key-file", c.operatorKeyFile, "`file` holding the operator key, which opens the operator API (/operator/: tenants, backups);\ndefault <data>/operator.key, created (0600) on first run")
 	def("operator-key-file", "TOKENVAULT_OPERATOR_KEY_FILE")
 	fs.StringVar(&c.invitationURL, "invitation-url", c.invitationURL, "absolute `URL` of the page that accepts invitations; their e-mails link to it with ?token=...\n(without it the e-mail carries the token and how to POST it to /tenants/invitations/accept)")
@@ -319,7 +326,7 @@ func defaultConfig() config {
 	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, seal: sealLocal,
 		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
-		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text",
+		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text", gcHeadroomMiB: defaultGCHeadroomMiB,
 		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout,
 		auditFileMaxBytes: auditexport.DefaultFileMaxBytes, auditFileKeep: auditexport.DefaultFileKeep}
 }
@@ -361,6 +368,8 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
 	case c.store == "postgres" && c.dsn == "":
 		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.gcHeadroomMiB < 0 || c.gcHeadroomMiB > maxGCHeadroomMiB:
+		return c, fmt.Errorf("-gc-headroom must be from 0 to %d MiB, not %d", maxGCHeadroomMiB, c.gcHeadroomMiB)
 	case c.cvcRetention < 0:
 		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", c.cvcRetention)
 	case c.ratePerKey < 0 || c.ratePerTenant < 0:

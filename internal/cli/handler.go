@@ -16,7 +16,8 @@ import (
 //	GET /metrics  Prometheus metrics (metrics.go), when m is not nil
 //
 // None of the operational routes needs a key. Every API request is logged
-// (logging.go) and, with metrics, counted, through httpapi's Observe hook,
+// to requests (logging.go; its lines are written in blocks, linebuffer.go)
+// and, with metrics, counted, through httpapi's Observe hook,
 // which reports the route pattern and never what the caller sent. The
 // operational routes are counted but not logged: orchestrators and
 // Prometheus call them every few seconds, and a line for each would drown
@@ -25,8 +26,8 @@ import (
 //
 // operatorKey, when set, opens the operator API under /operator/ (see
 // operator.go).
-func newHandler(v *tokenvault.Vault, log *slog.Logger, m *metrics, trustForwardedFor bool, operatorKey string) http.Handler {
-	observe := logRequest(log)
+func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, trustForwardedFor bool, operatorKey string) http.Handler {
+	observe := logRequest(requests)
 	ops := map[string]http.Handler{"/healthz": http.HandlerFunc(healthz), "/readyz": readyz(v)}
 	if m != nil {
 		logHook := observe

@@ -28,6 +28,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	log := logger(out, cfg.logFormat, cfg.logLevel)
+	defer startGCHeadroom(uint64(cfg.gcHeadroomMiB)<<20, getenv)()
 	mailer, err := newMailer(cfg, getenv, log)
 	if err != nil {
 		return err
@@ -77,7 +78,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(newHandler(v, log, m, cfg.trustForwardedFor, operatorKey))
+	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
+	defer requestLines.Close() // after the server has shut down: its last lines
+	requests := logger(requestLines, cfg.logFormat, cfg.logLevel)
+	srv := newHTTPServer(newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"
