@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,7 +82,9 @@ func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
 	if err := t.putIndex(pendingIndex(tid).key(suffix + "/" + typ + "/" + id)); err != nil {
 		return false, err
 	}
-	t.v.pendingTenants.mark(tid)
+	if !slices.Contains(t.pendingOf, tid) {
+		t.pendingOf = append(t.pendingOf, tid)
+	}
 	return true, nil
 }
 

@@ -157,6 +157,14 @@ func prepareTree(root any, now time.Time, fe fieldErrors, count *int) any {
 // decodeTokenRequest decodes a token request object strictly: unknown
 // fields and wrong types are errors under path.
 func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
+	if req, ok := tokenRequestOf(m); ok {
+		return req, nil
+	}
+	return decodeTokenRequestJSON(m, path)
+}
+
+// decodeTokenRequestJSON is decodeTokenRequest through encoding/json.
+func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error) {
 	var req TokenRequest
 	b, _ := json.Marshal(m)
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -178,6 +186,95 @@ func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
 		return req, invalidField(join(path, name), "unknown field")
 	}
 	return req, invalidField(path, "is not a valid token request")
+}
+
+// tokenRequestOf is decodeTokenRequest without encoding m again, for the
+// usual request: every key one of TokenRequest's JSON names, spelled
+// exactly, with a value of its field's type. It reports false for anything
+// else (a null, another spelling, an unknown key, expires_at, a wrong
+// type), and decodeTokenRequest then decodes m through encoding/json, which
+// decides and names what is wrong. Data and Mask are copied, as decoding
+// would have: the request may be changed without changing m.
+func tokenRequestOf(m map[string]any) (TokenRequest, bool) {
+	var req TokenRequest
+	for k, v := range m {
+		ok := true
+		switch k {
+		case "id":
+			req.ID, ok = v.(string)
+		case "type":
+			req.Type, ok = v.(string)
+		case "data":
+			req.Data = copyJSON(v)
+		case "mask":
+			req.Mask = copyJSON(v)
+		case "containers":
+			req.Containers, ok = stringsOf(v)
+		case "search_indexes":
+			req.SearchIndexes, ok = stringsOf(v)
+		case "fingerprint_expression":
+			req.FingerprintExpression, ok = v.(string)
+		case "deduplicate_token":
+			req.DeduplicateToken, ok = v.(bool)
+		case "metadata":
+			req.Metadata, ok = stringMapOf(v)
+		default: // expires_at too: time.Time decodes it
+			ok = false
+		}
+		if !ok {
+			return TokenRequest{}, false
+		}
+	}
+	return req, true
+}
+
+// stringsOf is v as a []string, if it is an array of strings.
+func stringsOf(v any) ([]string, bool) {
+	a, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(a))
+	for i, e := range a {
+		if out[i], ok = e.(string); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// stringMapOf is v as a map[string]string, if it is an object of strings.
+func stringMapOf(v any) (map[string]string, bool) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(o))
+	for k, e := range o {
+		if out[k], ok = e.(string); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// copyJSON copies the objects and arrays of a decoded JSON value.
+func copyJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // jsonTypeName names a Go kind the way a JSON user would.

@@ -1,6 +1,7 @@
 package tokenvault_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -35,6 +36,20 @@ func BenchmarkTokenizeCard(b *testing.B) {
 		req := cardRequest(visa)
 		for b.Loop() {
 			if _, err := e.v.CreateToken(ctx, creator.Key, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkTokenizeCardBody tokenizes a card sent as a JSON body, as POST
+// /tokenize does.
+func BenchmarkTokenizeCardBody(b *testing.B) {
+	forEachStoreB(b, func(b *testing.B, e *env) {
+		creator := e.app(b, tokenvault.Private, "token:create")
+		body := json.RawMessage(`{"type":"card","data":{"number":"4242424242424242","expiration_month":12,"expiration_year":2031,"cvc":"123"}}`)
+		for b.Loop() {
+			if _, err := e.v.Tokenize(ctx, creator.Key, body); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -57,6 +57,10 @@ type txn struct {
 	// fpWritten and fpRemoved are this transaction's changes to the memory
 	// fingerprint index; the removals wait for its commit (fpindex.go).
 	fpWritten, fpRemoved []fingerprintEntry
+	// pendingOf are the tenants this transaction wrote pending log index
+	// entries for; the indexer is told once they are committed
+	// (logindex.go).
+	pendingOf []string
 }
 
 // view runs fn in a read-only store transaction.
@@ -111,6 +115,15 @@ func (v *Vault) keyringTxn(ctx context.Context, write bool, fn func(*txn) error)
 // keyrings it read, reports its tallies and tells the audit exporters.
 func (v *Vault) finish(last *txn, err error) error {
 	last.settleFingerprints(err == nil)
+	if last != nil {
+		// After the commit: an indexer pass between the mark and the
+		// commit would find nothing, and unmark the tenant for good. On
+		// a failed commit too, since a backend may fail after writing; a
+		// pass that finds nothing costs a scan.
+		for _, tid := range last.pendingOf {
+			v.pendingTenants.mark(tid)
+		}
+	}
 	if last != nil && last.authChanged {
 		// Void the cache before the caller hears of the change; on a
 		// failed commit too, since a backend may fail after writing.

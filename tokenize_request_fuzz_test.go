@@ -1,0 +1,74 @@
+package tokenvault
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tokenRequestSeeds are token request objects, usual and not.
+var tokenRequestSeeds = []string{
+	`{"type": "card", "data": {"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2031, "cvc": "123"}}`,
+	`{"type": "token", "data": {"a": [1, 2.5e3, {"b": null}], "c": true}, "mask": {"m": "{{ data.c }}"}}`,
+	`{"type": "token", "data": "x", "id": "custom-id", "containers": ["/a/b/"], "metadata": {"k": "v"}, "search_indexes": ["{{ data }}"], "fingerprint_expression": "{{ data }}", "deduplicate_token": true}`,
+	`{"type": "token", "data": "x", "containers": [], "metadata": {}, "search_indexes": []}`,
+	`{"type": "token", "data": null, "mask": null}`,
+	`{"type": "token", "data": "x", "id": null}`,
+	`{"type": "token", "data": "x", "Containers": ["/a/"]}`,
+	`{"type": "token", "data": "x", "containers": ["/a/", 1]}`,
+	`{"type": "token", "data": "x", "metadata": {"k": 1}}`,
+	`{"type": "token", "data": "x", "deduplicate_token": "yes"}`,
+	`{"type": "token", "data": "x", "expires_at": "2030-01-02T15:04:05Z"}`,
+	`{"type": "token", "data": "x", "unknown": 1}`,
+	`{"type": 7, "data": "x"}`,
+}
+
+// FuzzTokenRequestOf: whenever the fast conversion of a request object
+// answers, it answers what decoding through encoding/json does, and its
+// Data and Mask are copies.
+func FuzzTokenRequestOf(f *testing.F) {
+	for _, s := range tokenRequestSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		v, err := decodeJSON([]byte(body))
+		m, isObject := v.(map[string]any)
+		if err != nil || !isObject {
+			return
+		}
+		fast, ok := tokenRequestOf(m)
+		if !ok {
+			return
+		}
+		slow, e := decodeTokenRequestJSON(m, "")
+		if e != nil {
+			t.Fatalf("%s: the fast conversion accepted what decoding refuses: %v", body, e)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("%s: fast conversion differs from decoding (-decoded +fast):\n%s", body, diff)
+		}
+		if data, ok := fast.Data.(map[string]any); ok && len(data) > 0 {
+			for k := range data {
+				delete(data, k)
+			}
+			if len(m["data"].(map[string]any)) == 0 {
+				t.Fatalf("%s: Data shares the request's map", body)
+			}
+		}
+	})
+}
+
+// TestTokenRequestOfAnswers: the usual requests take the fast conversion;
+// the rest are left to encoding/json.
+func TestTokenRequestOfAnswers(t *testing.T) {
+	for i, s := range tokenRequestSeeds {
+		v, err := decodeJSON([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := tokenRequestOf(v.(map[string]any))
+		if want := i < 5; ok != want {
+			t.Errorf("tokenRequestOf(%s) answered %v, want %v", s, ok, want)
+		}
+	}
+}
