@@ -174,13 +174,13 @@ func (a *api) routes() {
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = withoutTrailingSlash(r)
 	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r)}
+	_, pattern := a.mux.Handler(r)
 	if a.observe == nil {
-		a.serve(w, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)))
+		a.serve(w, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)), pattern)
 		return
 	}
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	_, pattern := a.mux.Handler(r)
 	defer func() {
 		route := pattern
 		if _, path, ok := strings.Cut(pattern, " "); ok {
@@ -192,12 +192,12 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.observe(r.Context(), Observation{Method: r.Method, Route: route, Status: rec.written(),
 			Duration: time.Since(start), TenantID: info.TenantID()})
 	}()
-	a.serve(rec, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)))
+	a.serve(rec, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)), pattern)
 }
 
 // serve turns the mux's own 404 and 405 answers and any panic into
-// problems.
-func (a *api) serve(w http.ResponseWriter, r *http.Request) {
+// problems. pattern is the mux's pattern for r, "" when none matches.
+func (a *api) serve(w http.ResponseWriter, r *http.Request, pattern string) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -207,7 +207,7 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, Problem{Type: "about:blank", Title: http.StatusText(500), Status: 500, Detail: "internal error"})
 		}
 	}()
-	if _, pattern := a.mux.Handler(r); pattern == "" {
+	if pattern == "" {
 		a.mux.ServeHTTP(&problemWriter{ResponseWriter: w}, r)
 		return
 	}
