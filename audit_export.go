@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -105,6 +106,40 @@ type auditExporter struct {
 	// pending and oldest (Unix nanoseconds, 0: none) feed Stats.
 	pending atomic.Int64
 	oldest  atomic.Int64
+	// counted orders the counts of committed lines with resetting
+	// pending to what the queue held (recount): a count that arrives
+	// between the queue's read and the reset would be lost, and Stats
+	// would say nothing is pending while a line is. commits counts the
+	// counts, so that a recount can tell.
+	counted sync.Mutex
+	commits uint64
+}
+
+// count adds n committed lines to pending.
+func (e *auditExporter) count(n int) {
+	e.counted.Lock()
+	defer e.counted.Unlock()
+	e.commits++
+	e.pending.Add(int64(n))
+}
+
+// committedCounts returns how many counts have arrived, to pass to recount.
+func (e *auditExporter) committedCounts() uint64 {
+	e.counted.Lock()
+	defer e.counted.Unlock()
+	return e.commits
+}
+
+// recount sets pending to n, what the queue held when read, unless lines
+// were counted since since (committedCounts before the read): they may
+// not be among the n, and pending keeps them. The next quiet read
+// recounts.
+func (e *auditExporter) recount(n int, since uint64) {
+	e.counted.Lock()
+	defer e.counted.Unlock()
+	if e.commits == since {
+		e.pending.Store(int64(n))
+	}
 }
 
 // newAuditExporters checks the sinks' names.
@@ -165,7 +200,7 @@ func (t *txn) exportPending(tid, suffix string) (bool, error) {
 // auditCommitted tells the exporters that a transaction wrote n lines.
 func (v *Vault) auditCommitted(n int, at time.Time) {
 	for _, e := range v.exporters {
-		e.pending.Add(int64(n))
+		e.count(n)
 		e.oldest.CompareAndSwap(0, unixNanos(at))
 		select {
 		case e.wake <- struct{}{}:
@@ -233,6 +268,7 @@ func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
 // afterwards commits and deliveries keep the count.
 func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 	n := 0
+	since := e.committedCounts()
 	err := v.view(ctx, func(t *txn) error {
 		n = 0
 		return t.scanKeys(e.prefix, func(storeKey, string) error {
@@ -241,7 +277,7 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 		})
 	})
 	if err == nil {
-		e.pending.Store(int64(n))
+		e.recount(n, since)
 	}
 }
 
@@ -251,6 +287,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	var keys []storeKey
 	var rests []string
 	var events []AuditEvent
+	since := e.committedCounts()
 	err = v.view(ctx, func(t *txn) error {
 		keys, rests, events, more = keys[:0], rests[:0], events[:0], false
 		err := t.scan(e.prefix, "", auditBatch+1, func(k storeKey, rest string) error {
@@ -284,7 +321,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 		return false, err
 	}
 	if !more {
-		e.pending.Store(int64(len(keys)))
+		e.recount(len(keys), since)
 	} else if p := e.pending.Load(); p <= auditBatch {
 		e.pending.CompareAndSwap(p, auditBatch+1) // at least that many
 	}
