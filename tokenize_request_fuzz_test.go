@@ -72,3 +72,24 @@ func TestTokenRequestOfAnswers(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainJSONString: whenever a stored value is taken as a plain string
+// without decoding, decoding it gives that string.
+func FuzzPlainJSONString(f *testing.F) {
+	for _, s := range []string{`"123-45-6789"`, `"caf\u00e9"`, `"é ✓"`, `"a\"b"`, `"\u0000"`, `""`, `"`, `"x" `, "\"\xff\"", `12`, `{"a":"b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok := plainJSONString(b)
+		if !ok {
+			return
+		}
+		v, err := decodeJSON(b)
+		if err != nil || v != s {
+			t.Fatalf("%q: taken as %q, decoded as %#v, %v", b, s, v, err)
+		}
+		if got := decodeStoredJSON(b); got != s {
+			t.Fatalf("%q: decodeStoredJSON = %#v, want %q", b, got, s)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // loadToken reads a token, without a cvc past its retention (see cvc.go).
@@ -140,11 +141,11 @@ func (r *tokenRecord) api(transform string) *Token {
 		ModifiedAt:            r.ModifiedAt,
 	}
 	if len(r.Mask) > 0 {
-		tok.Mask, _ = decodeJSON(r.Mask)
+		tok.Mask = decodeStoredJSON(r.Mask)
 	}
 	switch transform {
 	case TransformReveal:
-		tok.Data, _ = decodeJSON(r.Data)
+		tok.Data = decodeStoredJSON(r.Data)
 	case TransformMask:
 		tok.Data = tok.Mask
 	}
@@ -164,8 +165,36 @@ func (r *tokenRecord) value(transform string) any {
 	if len(raw) == 0 {
 		return nil
 	}
-	v, _ := decodeJSON(raw)
+	return decodeStoredJSON(raw)
+}
+
+// decodeStoredJSON decodes a record's data or mask, nil if it cannot. Most
+// data is one string: a string with nothing to unescape is taken as it
+// is, which is what decoding it would give, without a decoder.
+func decodeStoredJSON(b []byte) any {
+	if s, ok := plainJSONString(b); ok {
+		return s
+	}
+	v, _ := decodeJSON(b)
 	return v
+}
+
+// plainJSONString returns the string JSON text b encodes, if b is a string
+// with no escape, no control character and valid UTF-8.
+func plainJSONString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
 
 // GetToken returns a token, its data shaped by the caller's token:read
