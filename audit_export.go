@@ -175,7 +175,7 @@ func auditQueueKey(sink, tid, suffix string) storeKey {
 // entry of every sink for the line just written at log/<suffix>.
 func (t *txn) queueForExport(tid, suffix string) error {
 	for _, e := range t.v.exporters {
-		if err := t.putIndex(auditQueueKey(e.name, tid, suffix)); err != nil {
+		if err := t.appendIndex(auditQueueKey(e.name, tid, suffix)); err != nil {
 			return err
 		}
 	}
@@ -288,6 +288,9 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	var rests []string
 	var events []AuditEvent
 	since := e.committedCounts()
+	if err := v.foldAppends(ctx); err != nil {
+		return false, err
+	}
 	err = v.view(ctx, func(t *txn) error {
 		keys, rests, events, more = keys[:0], rests[:0], events[:0], false
 		err := t.scan(e.prefix, "", auditBatch+1, func(k storeKey, rest string) error {

@@ -35,9 +35,14 @@ import (
 // entries at the end of the index already; they are indexed with their
 // write.
 //
-// Stores several processes share (PostgreSQL) index every line with its
-// write; the indexer runs there too, for the pending entries of a store
-// copied from bbolt (a backup restored), and finds nothing otherwise.
+// A store that appends (store.Appender, bbolt; appends.go) takes a read's
+// index entry with its line, and writes both when it folds them, many
+// reads in one sorted transaction: what the indexer batches for, without
+// the pending entry and its deletion. So there, too, a read's line is
+// indexed with its write. Stores several processes share (PostgreSQL)
+// index every line with its write. The indexer runs on every store, for
+// the pending entries an earlier version left (or a backup restored), and
+// finds nothing otherwise.
 
 const (
 	// logIndexInterval is how often the indexer looks for pending entries.
@@ -76,10 +81,10 @@ func parsePending(rest string) (pendingEntry, bool) {
 // op), its pending entry, and reports whether it did: for reads, on a
 // store one process holds.
 func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
-	if !t.v.optimistic || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
+	if !t.v.optimistic || t.v.appends.store != nil || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
 		return false, nil
 	}
-	if err := t.putIndex(pendingIndex(tid).key(suffix + "/" + typ + "/" + id)); err != nil {
+	if err := t.appendIndex(pendingIndex(tid).key(suffix + "/" + typ + "/" + id)); err != nil {
 		return false, err
 	}
 	if !slices.Contains(t.pendingOf, tid) {
@@ -144,23 +149,27 @@ func (x *pendingTenants) take() []string {
 // those of the tenants that wrote some since.
 func (v *Vault) runLogIndexer() {
 	ctx := v.bg
-	err := v.view(ctx, func(t *txn) error {
-		var tenants []string
-		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
-			tenants = append(tenants, tid)
-			return nil
-		})
-		for _, tid := range tenants {
-			if err != nil {
-				break
-			}
-			err = t.scan(pendingIndex(tid), "", 1, func(storeKey, string) error {
-				v.pendingTenants.mark(tid)
+	// What an earlier Vault on this store appended is in it first.
+	err := v.foldAppends(ctx)
+	if err == nil {
+		err = v.view(ctx, func(t *txn) error {
+			var tenants []string
+			err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+				tenants = append(tenants, tid)
 				return nil
 			})
-		}
-		return err
-	})
+			for _, tid := range tenants {
+				if err != nil {
+					break
+				}
+				err = t.scan(pendingIndex(tid), "", 1, func(storeKey, string) error {
+					v.pendingTenants.mark(tid)
+					return nil
+				})
+			}
+			return err
+		})
+	}
 	tick := time.NewTicker(logIndexInterval)
 	defer tick.Stop()
 	for {
@@ -187,7 +196,16 @@ func (v *Vault) indexPending(ctx context.Context) (int, error) {
 	defer v.pendingTenants.pass.Unlock()
 	total := 0
 	var errs []error
-	for _, tid := range v.pendingTenants.take() {
+	tenants := v.pendingTenants.take()
+	// After the take: a tenant is marked once its entries are appended,
+	// so those of every tenant taken are folded.
+	if err := v.foldAppends(ctx); err != nil {
+		for _, tid := range tenants {
+			v.pendingTenants.mark(tid)
+		}
+		return 0, err
+	}
+	for _, tid := range tenants {
 		for {
 			n, full, younger, err := v.indexPendingOf(ctx, tid, v.now().Add(-logIndexHorizon), logIndexBatch)
 			total += n

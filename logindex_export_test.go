@@ -15,6 +15,9 @@ const LogIndexHorizon = logIndexHorizon
 // lines that have no entity index entry, and those of the lines that have
 // a pending one.
 func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending []string, err error) {
+	if err := v.foldAppends(ctx); err != nil {
+		return nil, nil, err
+	}
 	err = v.view(ctx, func(t *txn) error {
 		err := t.scanKeys(pendingIndex(tid), func(_ storeKey, rest string) error {
 			if e, ok := parsePending(rest); ok {

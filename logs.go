@@ -181,14 +181,15 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		CreatedAt:  t.now,
 	}
 	suffix := timeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
-	if err := t.putRecord(logPrefix(tid).key(suffix), &l); err != nil {
+	if err := t.appendRecord(logPrefix(tid).key(suffix), &l); err != nil {
 		return err
 	}
 	// Its index entry: now, or for a read by the indexer (logindex.go).
 	if later, err := t.indexLater(tid, entityType, entityID, op, suffix); err != nil {
 		return err
 	} else if !later {
-		if err := t.putIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
+		// New, as the line is: appended with it (appends.go).
+		if err := t.appendIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
 			return err
 		}
 	}
@@ -251,6 +252,20 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	}
 	if err := fe.err(); err != nil {
 		return nil, err
+	}
+	// Every line appended so far is listed (appends.go): folded once the
+	// key is known to read logs, so that no caller without it can make
+	// the store commit.
+	if v.appends.store != nil {
+		if err := v.view(ctx, func(t *txn) error {
+			_, err := t.authorize(key, PermLogRead)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := v.foldAppends(ctx); err != nil {
+			return nil, err
+		}
 	}
 	var out *Page[Log]
 	err = v.view(ctx, func(t *txn) error {

@@ -52,6 +52,9 @@ func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
 // pruneTenantLogs removes up to sweepBatch of tenant tid's lines older than
 // the retention, oldest first, in one transaction.
 func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, more bool, err error) {
+	if err := v.foldAppends(ctx); err != nil {
+		return 0, false, err
+	}
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
 		prefix := logPrefix(tid)

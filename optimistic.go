@@ -59,6 +59,9 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 		}
 		return v.result(err)
 	}
+	if v.tryAppend(ctx, first, snap, gen) {
+		return v.finish(first, nil)
+	}
 	last := first
 	err = v.store.Update(ctx, func(tx store.Tx) error {
 		// The store may run this function more than once.

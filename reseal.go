@@ -87,6 +87,11 @@ func (v *Vault) Reseal(ctx context.Context) (int, error) {
 // resealOnce re-seals up to resealBatch entries of the first tenant
 // scheduled, in one transaction.
 func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err error) {
+	// A line appended before a rotation, sealed with the older term, is
+	// in the store before this pass looks.
+	if err := v.foldAppends(ctx); err != nil {
+		return 0, false, err
+	}
 	err = v.update(ctx, func(t *txn) error {
 		resealed, more = 0, false
 		tid, state, found, err := t.dueReseal()

@@ -171,6 +171,11 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 // deleteOnce runs one batch of tenant tid's deletion in one transaction. It
 // reports true when the deletion is complete (the marker is gone).
 func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err error) {
+	// The tenant's appended lines are in the store, to be deleted with
+	// the rest (appends.go).
+	if err := v.foldAppends(ctx); err != nil {
+		return false, err
+	}
 	err = v.update(ctx, func(t *txn) error {
 		done = false
 		var st deletionState

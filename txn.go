@@ -61,6 +61,10 @@ type txn struct {
 	// entries for; the indexer is told once they are committed
 	// (logindex.go).
 	pendingOf []string
+	// appended counts the writes of new audit entries (appendRecord,
+	// appendIndex) and rewrites every other write: a transaction that only
+	// appended may reach the store as an append (appends.go).
+	appended, rewrites int
 }
 
 // view runs fn in a read-only store transaction.
@@ -128,6 +132,7 @@ func (v *Vault) finish(last *txn, err error) error {
 		// Void the cache before the caller hears of the change; on a
 		// failed commit too, since a backend may fail after writing.
 		v.auth.invalidate()
+		v.appendsSettled()
 	}
 	if err == nil && last != nil {
 		v.cacheKeys(last.read)
@@ -249,29 +254,57 @@ func (t *txn) open(key storeKey, raw []byte) ([]byte, error) {
 // system keyring for a key of no tenant: in its own encoding when it has
 // one (a recordCodec, records.go), else as JSON.
 func (t *txn) putRecord(key storeKey, v any) error {
-	var b []byte
-	if c, ok := v.(recordCodec); ok {
-		enc, release, err := encodeRecord(c, key)
-		if err != nil {
-			return err
-		}
-		defer release()
-		b = enc
-	} else {
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("tokenvault: encode %s: %w", key, err)
-		}
-		b = enc
-	}
-	ring, err := t.ring(key)
+	sealed, err := t.sealRecord(key, v)
 	if err != nil {
 		return err
 	}
 	if key.auth {
 		t.authChanged = true
 	}
-	return t.tx.Put([]byte(key.s), ring.Seal([]byte(key.s), b))
+	return t.put(key, sealed)
+}
+
+// appendRecord is putRecord for a record whose key is new by construction
+// (an audit line): nothing reads it before it is written, so a store may
+// take it as an append (appends.go).
+func (t *txn) appendRecord(key storeKey, v any) error {
+	sealed, err := t.sealRecord(key, v)
+	if err != nil {
+		return err
+	}
+	t.appended++
+	return t.tx.Put([]byte(key.s), sealed)
+}
+
+// sealRecord encodes and seals v for key (see putRecord).
+func (t *txn) sealRecord(key storeKey, v any) ([]byte, error) {
+	var b []byte
+	if c, ok := v.(recordCodec); ok {
+		enc, release, err := encodeRecord(c, key)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		b = enc
+	} else {
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("tokenvault: encode %s: %w", key, err)
+		}
+		b = enc
+	}
+	ring, err := t.ring(key)
+	if err != nil {
+		return nil, err
+	}
+	return ring.Seal([]byte(key.s), b), nil
+}
+
+// put writes value at key: every write but an append goes through it or
+// counts itself in rewrites.
+func (t *txn) put(key storeKey, value []byte) error {
+	t.rewrites++
+	return t.tx.Put([]byte(key.s), value)
 }
 
 // resealRecord seals pt, the plaintext already stored at key, again with
@@ -282,12 +315,20 @@ func (t *txn) resealRecord(key storeKey, pt []byte) error {
 	if err != nil {
 		return err
 	}
+	t.rewrites++
 	return t.tx.Put([]byte(key.s), ring.Seal([]byte(key.s), pt))
 }
 
 // putIndex writes an index or schedule entry: the key is the information,
 // the value is empty.
-func (t *txn) putIndex(key storeKey) error { return t.tx.Put([]byte(key.s), nil) }
+func (t *txn) putIndex(key storeKey) error { return t.put(key, nil) }
+
+// appendIndex is putIndex for an entry named by a new audit line (its
+// pending index entry, its export queue entries): see appendRecord.
+func (t *txn) appendIndex(key storeKey) error {
+	t.appended++
+	return t.tx.Put([]byte(key.s), nil)
+}
 
 // has reports whether key exists, whatever its value: an index entry, a
 // registry entry or a marker.
@@ -317,7 +358,7 @@ func (t *txn) putPlain(key storeKey, v any) error {
 	if err != nil {
 		return fmt.Errorf("tokenvault: encode %s: %w", key, err)
 	}
-	return t.tx.Put([]byte(key.s), b)
+	return t.put(key, b)
 }
 
 // delete removes key; a missing key is not an error.
@@ -325,13 +366,17 @@ func (t *txn) delete(key storeKey) error {
 	if key.auth {
 		t.authChanged = true
 	}
+	t.rewrites++
 	return t.tx.Delete([]byte(key.s))
 }
 
 // purge removes key of a tenant being deleted without voiding the auth
 // cache: markDeleting voided it, and authentication refuses every key of
 // the tenant since, so nothing cached can depend on key (tenant_delete.go).
-func (t *txn) purge(key storeKey) error { return t.tx.Delete([]byte(key.s)) }
+func (t *txn) purge(key storeKey) error {
+	t.rewrites++
+	return t.tx.Delete([]byte(key.s))
+}
 
 // scan calls fn, in key order, with every key under p after p.key(after)
 // (from the first when after is ""), at most limit of them (0: no limit).
@@ -390,6 +435,7 @@ func (t *txn) getWrapped(key storeKey) ([]byte, error) {
 
 // putWrapped stores a keyring already wrapped for key.
 func (t *txn) putWrapped(key storeKey, wrapped []byte) error {
+	t.rewrites++
 	return t.tx.Put([]byte(key.s), wrapped)
 }
 

@@ -204,6 +204,8 @@ type Vault struct {
 	// trip. optimisticRetries counts first runs that could not be applied.
 	optimistic        bool
 	optimisticRetries atomic.Int64
+	// appends is how reads' audit lines reach the store (appends.go).
+	appends appendPath
 	// fingerprints is the fingerprint index on a store one process holds,
 	// nil on a shared store, which keeps it in the store (fpindex.go).
 	fingerprints *fingerprintMemory
@@ -323,6 +325,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	_, v.auth.enabled = v.store.(store.SingleProcess)
 	v.optimistic = v.auth.enabled
+	if ap, ok := v.store.(store.Appender); ok && v.optimistic {
+		v.appends.store = ap
+	}
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.store.Close()

@@ -122,3 +122,37 @@ type Snapshotter interface {
 	// ctx.Err() and w holds a partial copy.
 	WriteSnapshot(ctx context.Context, w io.Writer) (int64, error)
 }
+
+// Entry is a key and its value.
+type Entry struct {
+	Key, Value []byte
+}
+
+// Appender is implemented by stores that can make new entries durable
+// outside a write transaction, for less than a commit costs: store/bolt
+// writes them to an append log synced once for every group of callers, and
+// folds them into its file later in large transactions. A Vault appends
+// the audit lines of reads this way; everything else goes through Update.
+//
+// Appended entries are durable when Append returns, but a transaction sees
+// them only once they are folded: by a Fold that begins after the Append
+// returned, by the store on its own (store/bolt: within a fraction of a
+// second), or at the latest when the store is next opened. So the caller
+// must append only keys that are new (nothing else writes them) and must
+// Fold before it reads them: the Vault folds before it lists logs, indexes
+// or exports lines, and before anything that removes them.
+type Appender interface {
+	// Append makes entries durable, as one unit: after a crash, all of
+	// them are folded or none. The store keeps its own copy of them. It
+	// returns an error wrapping ErrClosed after Close, and ctx.Err() if
+	// ctx is done before the entries are written. On any other error the
+	// entries may or may not be kept; the caller may write them again with
+	// Update (same keys, same values) and lose nothing.
+	Append(ctx context.Context, entries []Entry) error
+
+	// Fold writes every entry whose Append has returned into the store,
+	// in one write transaction, and returns once it has committed: a
+	// transaction begun afterwards sees them. On an error, the entries
+	// stay appended, and a later Fold writes them.
+	Fold(ctx context.Context) error
+}

@@ -2,7 +2,9 @@
 // and safe for concurrent use within one process. bbolt takes an exclusive
 // file lock, so only one process (and one Store) can have the file open.
 //
-// Concurrent Updates share commits (groupcommit.go), and a durable store
+// Concurrent Updates share commits (groupcommit.go); appended entries
+// (store.Appender) go to an append log beside the file, <file>.appends.<n>,
+// and are folded into it in large transactions (appendlog.go); and a durable store
 // keeps up to a few MB of zeros written past its data, so that commits
 // overwrite blocks the file already has (reserve.go): the file is that much
 // longer than its data.
@@ -28,6 +30,7 @@ import (
 var (
 	_ store.Store       = (*Store)(nil)
 	_ store.Snapshotter = (*Store)(nil)
+	_ store.Appender    = (*Store)(nil)
 )
 
 // bucketName is the one bucket holding every key. The store's keys are
@@ -91,6 +94,8 @@ type Store struct {
 	gate store.Gate // Close waits for the transactions in progress
 
 	group *groupCommitter // commits concurrent Updates together (groupcommit.go)
+	// appends is the append log (appendlog.go).
+	appends *appendLog
 	// reserve keeps zeros written ahead of the file's high-water mark
 	// (reserve.go); nil with NoSync.
 	reserve *reserve
@@ -171,7 +176,13 @@ func Open(path string, opts *Options) (*Store, error) {
 		r = &reserve{path: path}
 		r.highWater.Store(highWater(db))
 	}
-	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, maxBatch, r)}
+	appends, err := openAppendLog(db, path, o.NoSync)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, maxBatch, r), appends: appends}
+	go appends.run(s.foldUpdate(context.Background()))
 	return s, nil
 }
 
@@ -312,18 +323,68 @@ func (s *Store) Close() error {
 	if !s.gate.Close() {
 		return nil
 	}
+	s.appends.close()
+	foldErr := s.appends.closeFold(func(fn func(*bbolt.Bucket) error) error {
+		return s.db.Update(func(btx *bbolt.Tx) error { return fn(btx.Bucket(bucketName)) })
+	})
 	s.group.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("bolt: close %s: %w", s.path, err)
 	}
+	if foldErr != nil {
+		return fmt.Errorf("bolt: close %s: appended entries stay for the next Open: %w", s.path, foldErr)
+	}
 	return nil
+}
+
+// Append writes entries to the append log and returns once it has synced
+// them (see store.Appender; appendlog.go). They are folded into the file
+// within about a tenth of a second, by Fold, or by the next Open after a
+// crash. Concurrent Appends share one write and one sync.
+func (s *Store) Append(ctx context.Context, entries []store.Entry) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		if len(e.Key) == 0 {
+			return fmt.Errorf("bolt: append: %w", berrors.ErrKeyRequired)
+		}
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	return s.appends.append(ctx, entries)
+}
+
+// Fold writes every entry appended so far into the file, in one
+// transaction (see store.Appender).
+func (s *Store) Fold(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	return s.appends.fold(s.foldUpdate(ctx))
+}
+
+// foldUpdate runs a fold's writes in an Update.
+func (s *Store) foldUpdate(ctx context.Context) func(fn func(*bbolt.Bucket) error) error {
+	return func(fn func(*bbolt.Bucket) error) error {
+		return s.update(ctx, func(t store.Tx) error { return fn(t.(*tx).b) }, false)
+	}
 }
 
 // SingleProcess marks the store as held by one process: bbolt locks its
 // file for the process that opens it.
 func (s *Store) SingleProcess() {}
 
-// WriteSnapshot writes the database file, as of one read transaction, to w
+// WriteSnapshot folds the append log, then writes the database file, as of one read transaction, to w
 // (bbolt's Tx.WriteTo): a consistent copy taken while the store keeps
 // serving, reads and writes alike (a long snapshot holds on to the pages
 // it reads, so the file may grow meanwhile). The copy is a bbolt file that
@@ -336,6 +397,10 @@ func (s *Store) WriteSnapshot(ctx context.Context, w io.Writer) (int64, error) {
 		return 0, err
 	}
 	defer s.end()
+	// What was appended before the snapshot began is in it.
+	if err := s.appends.fold(s.foldUpdate(ctx)); err != nil {
+		return 0, fmt.Errorf("bolt: snapshot: %w", err)
+	}
 	var n int64
 	err := s.db.View(func(btx *bbolt.Tx) error {
 		var err error

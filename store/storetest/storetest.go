@@ -52,6 +52,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentReadersWriters", testConcurrentReadersWriters},
 		{"ConcurrentFailures", testConcurrentFailures},
+		{"Append", testAppend},
+		{"AppendClosed", testAppendClosed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, s) })
