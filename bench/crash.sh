@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/crash.sh: crash safety of the Token Vault server on bbolt. Every
-# token the server acknowledged (201 with its id) must survive a kill -9.
+# token the server acknowledged (201 with its id) must survive a kill -9, and
+# so must the audit line of every read it answered (200).
 #
 #   bash bench/crash.sh                 # 5 kills, 16 concurrent writers
 #   KILLS=20 WORKERS=64 bash bench/crash.sh
@@ -14,18 +15,23 @@
 #
 #   1. crashload drives WORKERS concurrent POST /tokenize {"v": "<unique
 #      value>"} and appends "<id>\t<value>" to the round's ack file only
-#      after a 201 with the id (fsynced);
+#      after a 201 with the id (fsynced); then reads each token back (GET
+#      /tokens/{id}) and acknowledges a 200 the same way;
 #   2. after a random 0.5-2 s the server is killed with kill -9 mid-load,
 #      and the driver is stopped;
 #   3. the server is restarted on the same data directory (on a fresh free
 #      port): it must start, so the bbolt file opens;
-#   4. crashload -verify GETs every acknowledged id of the round and
-#      compares the token's data with the value.
+#   4. crashload -verify counts, with the management key, the read lines
+#      of every token with acknowledged reads (GET /logs by entity): the
+#      reads' lines are appended to the store's append log, not committed,
+#      so this checks its replay; then GETs every acknowledged id of the
+#      round and compares the token's data with the value.
 #
 # Finally every acknowledged id of every round is verified again against the
 # last restart, and the server is stopped with SIGTERM and must exit 0.
-# It prints per round and in total: acknowledged, verified, lost, and exits
-# non-zero if any acknowledged token is lost (or the server fails to start).
+# It prints per round and in total: acknowledged, verified, lost (and
+# reads, unlogged), and exits non-zero if any acknowledged token is lost,
+# any acknowledged read has no line (or the server fails to start).
 # The server is killed and the directory removed on exit (KEEP=1 keeps the
 # directory, logs and ack files included, for a post-mortem).
 # Needs bash, go and curl.
@@ -106,7 +112,7 @@ if [[ -z $key ]]; then
 fi
 
 echo "$KILLS kills, $WORKERS workers, $(nproc) CPUs, $(go env GOVERSION)" >&2
-total_acked=0 total_verified=0 total_lost=0 failed=0
+total_acked=0 total_verified=0 total_lost=0 total_reads=0 total_unlogged=0 failed=0
 for ((round = 1; round <= KILLS; round++)); do
   ack=$tmp/ack.$round
   "$tmp/crashload" -url "$base" -key "$key" -c "$WORKERS" -ack "$ack" -prefix "r$round" \
@@ -132,19 +138,21 @@ for ((round = 1; round <= KILLS; round++)); do
   restart_ms=$(($(now_ms) - t0))
 
   t0=$(now_ms)
-  verify=$("$tmp/crashload" -url "$base" -key "$key" -c "$WORKERS" -verify "$ack" 2>"$tmp/verify.$round.err") || true
+  verify=$("$tmp/crashload" -url "$base" -key "$key" -log-key "$management_key" -c "$WORKERS" -verify "$ack" 2>"$tmp/verify.$round.err") || true
   verify_ms=$(($(now_ms) - t0))
   acked=$(field acknowledged "$verify")
   verified=$(field verified "$verify")
   lost=$(field lost "$verify")
-  if [[ -z $acked || -z $verified || -z $lost ]]; then
+  reads=$(field reads "$verify")
+  unlogged=$(field unlogged "$verify")
+  if [[ -z $acked || -z $verified || -z $lost || -z $reads || -z $unlogged ]]; then
     echo "round $round: the verifier failed:" >&2
     cat "$tmp/verify.$round.err" >&2
     exit 1
   fi
-  printf 'round %d: killed after %d ms: acknowledged %d, verified %d, lost %d (unacknowledged %s, bad status %s; restart %d ms, verify %d ms)\n' \
-    "$round" "$ms" "$acked" "$verified" "$lost" "$(field unacknowledged "$load")" "$(field bad_status "$load")" "$restart_ms" "$verify_ms"
-  if [[ $lost != 0 ]]; then
+  printf 'round %d: killed after %d ms: acknowledged %d, verified %d, lost %d; reads %d, unlogged %d (unacknowledged %s, bad status %s; restart %d ms, verify %d ms)\n' \
+    "$round" "$ms" "$acked" "$verified" "$lost" "$reads" "$unlogged" "$(field unacknowledged "$load")" "$(field bad_status "$load")" "$restart_ms" "$verify_ms"
+  if [[ $lost != 0 || $unlogged != 0 ]]; then
     sed 's/^/  /' "$tmp/verify.$round.err"
     failed=1
   fi
@@ -155,6 +163,8 @@ for ((round = 1; round <= KILLS; round++)); do
   total_acked=$((total_acked + acked))
   total_verified=$((total_verified + verified))
   total_lost=$((total_lost + lost))
+  total_reads=$((total_reads + reads))
+  total_unlogged=$((total_unlogged + unlogged))
 done
 
 # Every round's tokens again, after the last crash and restart.
@@ -181,9 +191,9 @@ if ! wait "$server_pid"; then
 fi
 server_pid=
 
-printf 'total: %d kills, acknowledged %d, verified %d, lost %d\n' "$KILLS" "$total_acked" "$total_verified" "$total_lost"
-if [[ $failed != 0 || $total_lost != 0 ]]; then
+printf 'total: %d kills, acknowledged %d, verified %d, lost %d; reads %d, unlogged %d\n' "$KILLS" "$total_acked" "$total_verified" "$total_lost" "$total_reads" "$total_unlogged"
+if [[ $failed != 0 || $total_lost != 0 || $total_unlogged != 0 ]]; then
   echo "FAIL" >&2
   exit 1
 fi
-echo "ok: no acknowledged token was lost" >&2
+echo "ok: no acknowledged token or read line was lost" >&2

@@ -3,24 +3,30 @@
 //
 // Load mode: -c workers POST /tokenize {"v": "<unique value>"} until SIGINT
 // or SIGTERM (or -d), and append "<id>\t<value>\n" to the -ack file for each
-// request answered 201 with a token id, and only then; the file is fsynced
-// after every group of appends and when the driver stops. Requests without a
-// 201 (refused, reset, cut short by a kill) are counted, never acknowledged.
-// It prints one line on stdout:
+// request answered 201 with a token id, and only then; each then reads the
+// token back (GET /tokens/{id}) and, on a 200, appends "<id>\t<value>\tread\n":
+// an acknowledged read, whose audit line must survive too. The file is
+// fsynced after every group of appends and when the driver stops. Requests
+// without a 201 or 200 (refused, reset, cut short by a kill) are counted,
+// never acknowledged. It prints one line on stdout:
 //
-//	acknowledged=N unacknowledged=M transport_errors=T bad_status=S
+//	acknowledged=N reads=R unacknowledged=M transport_errors=T bad_status=S
 //
-// Verify mode (-verify FILE): GETs /tokens/{id} for every line of FILE with
-// -c workers and compares the token's "data" with the value. It prints
+// Verify mode (-verify FILE): with -log-key (a key holding log:read), first
+// counts the "read" lines of GET /logs?entity_type=token&entity_id=<id> of
+// every token with acknowledged reads; then GETs /tokens/{id} for every
+// token of FILE with -c workers and compares the token's "data" with the
+// value. It prints
 //
-//	acknowledged=N verified=V lost=L missing=X mismatched=Y errors=Z
+//	acknowledged=N verified=V lost=L missing=X mismatched=Y errors=Z reads=R unlogged=U
 //
 // (lost = N - V: missing is a 404, mismatched a token with other data, errors
-// any other answer) and exits 1 when anything is lost. The key must reveal
-// the data: a private application with a "reveal" rule holding token:read.
+// any other answer; unlogged counts acknowledged reads without their line)
+// and exits 1 when anything is lost or unlogged. The key must reveal the
+// data: a private application with a "reveal" rule holding token:read.
 //
 //	crashload -url http://127.0.0.1:8080 -key KEY -ack acks.tsv -prefix r1
-//	crashload -url http://127.0.0.1:8080 -key KEY -verify acks.tsv
+//	crashload -url http://127.0.0.1:8080 -key KEY -log-key MKEY -verify acks.tsv
 package main
 
 import (
@@ -53,12 +59,13 @@ func main() {
 	prefix := flag.String("prefix", "", "load mode: prefix of the values (default random)")
 	duration := flag.Duration("d", 0, "load mode: stop after this long (0: at SIGINT or SIGTERM)")
 	verify := flag.String("verify", "", "verify mode: check every <id>\\t<value> line of this file")
+	logKey := flag.String("log-key", "", "verify mode: a key with log:read, to check that acknowledged reads were logged")
 	flag.Parse()
 	if *base == "" || *key == "" || *workers < 1 || (*ackFile == "") == (*verify == "") {
 		fmt.Fprintln(os.Stderr, "usage: crashload -url URL -key KEY [-c N] (-ack FILE [-prefix P] [-d D] | -verify FILE)")
 		os.Exit(2)
 	}
-	c := &client{base: strings.TrimRight(*base, "/"), key: *key, http: &http.Client{
+	c := &client{base: strings.TrimRight(*base, "/"), key: *key, logKey: *logKey, http: &http.Client{
 		Timeout:   10 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: *workers, DisableCompression: true},
 	}}
@@ -85,8 +92,8 @@ func main() {
 }
 
 type client struct {
-	base, key string
-	http      *http.Client
+	base, key, logKey string
+	http              *http.Client
 }
 
 func randomHex(n int) string {
@@ -103,8 +110,11 @@ func value(prefix string, worker int, seq uint64) string {
 	return fmt.Sprintf("%s-w%d-s%d-%s", prefix, worker, seq, strings.Repeat(string(rune('a'+int(seq%26))), pad))
 }
 
-// ack is one acknowledged token.
-type ack struct{ id, value string }
+// ack is one acknowledged token, or (read) one acknowledged read of it.
+type ack struct {
+	id, value string
+	read      bool
+}
 
 func runLoad(ctx context.Context, c *client, path, prefix string, workers int) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -116,7 +126,7 @@ func runLoad(ctx context.Context, c *client, path, prefix string, workers int) e
 	var written atomic.Int64
 	go func() { writerDone <- writeAcks(f, acks, &written) }()
 
-	var unacked, transportErrs, badStatus atomic.Int64
+	var unacked, transportErrs, badStatus, reads atomic.Int64
 	var firstBad sync.Once
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -126,7 +136,17 @@ func runLoad(ctx context.Context, c *client, path, prefix string, workers int) e
 				id, status, err := c.tokenize(ctx, v)
 				switch {
 				case err == nil && status == http.StatusCreated:
-					acks <- ack{id, v} // recorded only after the 201 and its id
+					acks <- ack{id: id, value: v} // recorded only after the 201 and its id
+					status, err = c.read(ctx, id)
+					if err == nil && status == http.StatusOK {
+						acks <- ack{id: id, value: v, read: true}
+						reads.Add(1)
+						continue
+					}
+					if err == nil {
+						badStatus.Add(1)
+						firstBad.Do(func() { fmt.Fprintf(os.Stderr, "crashload: first unexpected status %d (read)\n", status) })
+					}
 					continue
 				case err != nil:
 					if ctx.Err() == nil {
@@ -146,8 +166,8 @@ func runLoad(ctx context.Context, c *client, path, prefix string, workers int) e
 	if err := <-writerDone; err != nil {
 		return err
 	}
-	fmt.Printf("acknowledged=%d unacknowledged=%d transport_errors=%d bad_status=%d\n",
-		written.Load(), unacked.Load(), transportErrs.Load(), badStatus.Load())
+	fmt.Printf("acknowledged=%d reads=%d unacknowledged=%d transport_errors=%d bad_status=%d\n",
+		written.Load()-reads.Load(), reads.Load(), unacked.Load(), transportErrs.Load(), badStatus.Load())
 	return nil
 }
 
@@ -160,7 +180,11 @@ func writeAcks(f *os.File, acks <-chan ack, written *atomic.Int64) error {
 		buf.Reset()
 		n := 0
 		for more := true; more; {
-			fmt.Fprintf(&buf, "%s\t%s\n", a.id, a.value)
+			if a.read {
+				fmt.Fprintf(&buf, "%s\t%s\tread\n", a.id, a.value)
+			} else {
+				fmt.Fprintf(&buf, "%s\t%s\n", a.id, a.value)
+			}
 			n++
 			select {
 			case a, more = <-acks:
@@ -218,10 +242,52 @@ func (c *client) tokenize(ctx context.Context, value string) (id string, status 
 	return out.V, res.StatusCode, nil
 }
 
+// read GETs token id once (the load's acknowledged read).
+func (c *client) read(ctx context.Context, id string) (status int, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/tokens/"+url.PathEscape(id), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("SVC-API-KEY", c.key)
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	if _, err := io.Copy(io.Discard, res.Body); err != nil {
+		return res.StatusCode, err
+	}
+	return res.StatusCode, nil
+}
+
 func runVerify(c *client, path string, workers int) error {
-	all, err := readAcks(path)
+	lines, err := readAcks(path)
 	if err != nil {
 		return err
+	}
+	var all []ack
+	readsOf := map[string]int{}
+	for _, a := range lines {
+		if a.read {
+			readsOf[a.id]++
+		} else {
+			all = append(all, a)
+		}
+	}
+	// Before the GETs below, which log reads of their own.
+	var acknowledgedReads, unlogged int
+	if c.logKey != "" {
+		for id, n := range readsOf {
+			acknowledgedReads += n
+			logged, err := c.readLines(id)
+			if err != nil {
+				return err
+			}
+			if logged < n {
+				unlogged += n - logged
+				fmt.Fprintf(os.Stderr, "crashload: token %s: %d acknowledged reads, %d read lines\n", id, n, logged)
+			}
+		}
 	}
 	var verified, missing, mismatched, errs atomic.Int64
 	var reportMu sync.Mutex
@@ -268,12 +334,53 @@ func runVerify(c *client, path string, workers int) error {
 	close(next)
 	wg.Wait()
 	lost := int64(len(all)) - verified.Load()
-	fmt.Printf("acknowledged=%d verified=%d lost=%d missing=%d mismatched=%d errors=%d\n",
-		len(all), verified.Load(), lost, missing.Load(), mismatched.Load(), errs.Load())
+	fmt.Printf("acknowledged=%d verified=%d lost=%d missing=%d mismatched=%d errors=%d reads=%d unlogged=%d\n",
+		len(all), verified.Load(), lost, missing.Load(), mismatched.Load(), errs.Load(), acknowledgedReads, unlogged)
 	if lost != 0 {
 		return fmt.Errorf("%d of %d acknowledged tokens lost", lost, len(all))
 	}
+	if unlogged != 0 {
+		return fmt.Errorf("%d of %d acknowledged reads have no audit line", unlogged, acknowledgedReads)
+	}
 	return nil
+}
+
+// readLines counts the "read" lines of token id's audit log (the first
+// 100 lines, newest first: far more than a run reads a token).
+func (c *client) readLines(id string) (int, error) {
+	q := url.Values{"entity_type": {"token"}, "entity_id": {id}, "size": {"100"}}
+	req, err := http.NewRequest(http.MethodGet, c.base+"/logs?"+q.Encode(), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("SVC-API-KEY", c.logKey)
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return 0, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET /logs for token %s: status %d: %s", id, res.StatusCode, b)
+	}
+	var page struct {
+		Data []struct {
+			Operation string `json:"operation"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &page); err != nil {
+		return 0, fmt.Errorf("GET /logs for token %s: %w", id, err)
+	}
+	n := 0
+	for _, l := range page.Data {
+		if l.Operation == "read" {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // readAcks reads the <id>\t<value> lines of path. Every line must be whole:
@@ -301,7 +408,8 @@ func readAcks(path string) ([]ack, error) {
 		if !ok || id == "" {
 			return nil, fmt.Errorf("%s:%d: not <id>\\t<value>: %q", path, n, line)
 		}
-		all = append(all, ack{id, v})
+		v, read := strings.CutSuffix(v, "\tread")
+		all = append(all, ack{id: id, value: v, read: read})
 	}
 }
 
