@@ -197,6 +197,9 @@ func (v *Vault) indexPending(ctx context.Context) (int, error) {
 	total := 0
 	var errs []error
 	tenants := v.pendingTenants.take()
+	if len(tenants) == 0 {
+		return 0, nil
+	}
 	// After the take: a tenant is marked once its entries are appended,
 	// so those of every tenant taken are folded.
 	if err := v.foldAppends(ctx); err != nil {

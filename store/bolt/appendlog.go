@@ -45,9 +45,9 @@ const (
 	// foldInterval bounds how long an appended entry waits to be folded
 	// when nobody asks for it (Fold). Longer gives larger, cheaper folds
 	// and more to replay after a crash.
-	foldInterval = 100 * time.Millisecond
+	foldInterval = 250 * time.Millisecond
 	// foldAt is how many waiting entries start a fold before the interval.
-	foldAt = 4096
+	foldAt = 16384
 	// maxUnfolded bounds the entries kept in memory for folding (each is a
 	// few hundred bytes): while that many wait, because folds fail, Append
 	// fails and callers fall back to Update.
