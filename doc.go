@@ -36,12 +36,18 @@
 // rebuilt from the token records when the Vault opens (about 1.4 s and
 // some 30 MB for a million tokens), instead of in the store, where each
 // token was an insert at a random place of the B-tree (fpindex.go); and
-// the audit line of a read gets its entity index entry from a background
-// indexer a fraction of a second later, not in the read's own commit
-// (logindex.go): log queries by entity or entity type read the lines not
-// yet indexed too, so they answer exactly the same. A store shared by
-// several instances (PostgreSQL) keeps the fingerprint index in the store
-// and indexes every line with its write.
+// the audit line of a read is written without a commit of its own. On
+// bbolt (a [store.Appender]) a read that wrote nothing but its audit line
+// and the line's entries appends them to the store's append log, synced
+// before the read is answered and folded into the file a fraction of a
+// second later (appends.go; store/bolt); whatever reads or removes lines
+// (ListLogs, export, retention, re-sealing, tenant deletion, backups)
+// folds first, so nothing answers differently. On the memory store the
+// line is committed, and its entity index entry comes from a background
+// indexer a fraction of a second later (logindex.go): log queries by
+// entity or entity type read the lines not yet indexed too. A store shared
+// by several instances (PostgreSQL) keeps the fingerprint index in the
+// store and indexes every line with its write.
 //
 // # Root of trust: the master key, an HSM or a KMS
 //

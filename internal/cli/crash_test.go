@@ -33,7 +33,10 @@ const crashKills = 5
 // concurrent tokenize requests, crashKills times, restarts it on the same
 // data directory each time, and checks that the bbolt file is consistent
 // and every token acknowledged with a 201 is readable with its exact value.
-// bench/crash.sh does the same from the shell.
+// The load reads each token it created back; every read answered 200 must
+// have its audit line after the restart (reads append their lines to the
+// store's append log, which a restart replays). bench/crash.sh does the
+// same from the shell.
 func TestCrashSafety(t *testing.T) {
 	if os.Getenv("TOKENVAULT_CRASH_TEST") != "1" {
 		t.Skip("kills a server subprocess 5 times (about 20 s); run it with TOKENVAULT_CRASH_TEST=1 go test -run TestCrashSafety ./internal/cli")
@@ -45,10 +48,11 @@ func TestCrashSafety(t *testing.T) {
 	data := filepath.Join(dir, "data")
 
 	srv := startProcess(t, bin, data)
-	key := createRevealApp(t, srv.addr, readManagementKey(t, data))
+	mgmt := readManagementKey(t, data)
+	key := createRevealApp(t, srv.addr, mgmt)
 
 	var all []acked
-	totalLost := 0
+	totalLost, totalReads, totalUnlogged := 0, 0, 0
 	for round := 1; round <= crashKills; round++ {
 		load := startLoad(srv.addr, key, 16)
 		loadBegan := time.Now()
@@ -69,20 +73,27 @@ func TestCrashSafety(t *testing.T) {
 		restart := time.Now()
 		srv = startProcess(t, bin, data)
 		restarted := time.Since(restart)
+		// Before verifyAcked, whose reads log lines of their own.
+		reads, unlogged := verifyReadLines(t, srv.addr, mgmt, res.reads)
 		lost := verifyAcked(t, srv.addr, key, res.acked)
-		t.Logf("round %d: killed after %v of load: acknowledged %d, lost %d (unacknowledged %d; restart %v)",
-			round, loaded.Round(time.Millisecond), len(res.acked), lost, res.unacked, restarted.Round(time.Millisecond))
+		t.Logf("round %d: killed after %v of load: acknowledged %d, lost %d; reads %d, unlogged %d (unacknowledged %d; restart %v)",
+			round, loaded.Round(time.Millisecond), len(res.acked), lost, reads, unlogged, res.unacked, restarted.Round(time.Millisecond))
 		if len(res.acked) == 0 {
 			t.Errorf("round %d: no request was acknowledged before the kill", round)
 		}
 		all = append(all, res.acked...)
 		totalLost += lost
+		totalReads += reads
+		totalUnlogged += unlogged
 	}
 	lost := verifyAcked(t, srv.addr, key, all)
 	t.Logf("total: %d kills, acknowledged %d, lost %d (all rounds again after the last restart: lost %d); %v",
 		crashKills, len(all), totalLost, lost, time.Since(began).Round(time.Millisecond))
 	if totalLost != 0 || lost != 0 {
 		t.Errorf("acknowledged tokens were lost")
+	}
+	if totalReads == 0 || totalUnlogged != 0 {
+		t.Errorf("%d of %d acknowledged reads have no audit line", totalUnlogged, totalReads)
 	}
 	srv.terminate(t)
 	checkBolt(t, filepath.Join(data, "vault.db"))
@@ -269,7 +280,9 @@ type load struct {
 }
 
 type loadResult struct {
-	acked   []acked
+	acked []acked
+	// reads counts the reads of each token answered 200.
+	reads   map[string]int
 	unacked int      // transport errors: refused, reset, cut short
 	bad     []string // answers other than a whole 201 with an id
 }
@@ -277,7 +290,7 @@ type loadResult struct {
 var loadRun atomic.Int64 // makes values unique across loads of one test binary
 
 func startLoad(addr, key string, workers int) *load {
-	l := &load{}
+	l := &load{res: loadResult{reads: map[string]int{}}}
 	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	run := loadRun.Add(1)
 	for w := range workers {
@@ -299,6 +312,11 @@ func startLoad(addr, key string, workers int) *load {
 					l.acks.Add(1)
 				}
 				l.mu.Unlock()
+				if err == nil && readErr == nil && status == http.StatusCreated && readOnce(c, addr, key, id) {
+					l.mu.Lock()
+					l.res.reads[id]++
+					l.mu.Unlock()
+				}
 				if err != nil {
 					time.Sleep(5 * time.Millisecond) // the server is gone: don't spin
 				}
@@ -347,6 +365,64 @@ func verifyAcked(t *testing.T, addr, key string, all []acked) (lost int) {
 	close(next)
 	wg.Wait()
 	return lost
+}
+
+// readOnce reports whether GET /tokens/{id} answered 200: the server
+// answers only once the read's audit line is durable.
+func readOnce(c *http.Client, addr, key, id string) bool {
+	req, _ := http.NewRequest("GET", "http://"+addr+"/tokens/"+url.PathEscape(id), nil)
+	req.Header.Set("SVC-API-KEY", key)
+	res, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	defer res.Body.Close()
+	_, err = io.Copy(io.Discard, res.Body)
+	return err == nil && res.StatusCode == http.StatusOK
+}
+
+// verifyReadLines checks, with a key holding log:read, that every token
+// has at least as many "read" lines as reads answered 200, and returns
+// the reads and how many have no line.
+func verifyReadLines(t *testing.T, addr, logKey string, reads map[string]int) (total, unlogged int) {
+	t.Helper()
+	c := &http.Client{Timeout: 30 * time.Second}
+	for id, n := range reads {
+		total += n
+		q := url.Values{"entity_type": {"token"}, "entity_id": {id}, "size": {"100"}}
+		req, _ := http.NewRequest("GET", "http://"+addr+"/logs?"+q.Encode(), nil)
+		req.Header.Set("SVC-API-KEY", logKey)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET /logs for token %s = %d %s (%v)", id, res.StatusCode, b, err)
+		}
+		var page struct {
+			Data []struct {
+				Operation string `json:"operation"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(b, &page); err != nil {
+			t.Fatal(err)
+		}
+		logged := 0
+		for _, l := range page.Data {
+			if l.Operation == "read" {
+				logged++
+			}
+		}
+		if logged < n {
+			if unlogged == 0 {
+				t.Errorf("token %s: %d reads answered 200, %d read lines", id, n, logged)
+			}
+			unlogged += n - logged
+		}
+	}
+	return total, unlogged
 }
 
 // readBack returns "" when GET /tokens/{id} answers 200 with the value as

@@ -62,8 +62,9 @@ type Options struct {
 	// error instead of hanging; negative means wait forever.
 	Timeout time.Duration
 
-	// NoSync skips fsync on commit. It is for tests only: a crash or power
-	// loss can lose committed transactions or corrupt the file.
+	// NoSync skips fsync on commit and on the append log. It is for tests
+	// only: a crash or power loss can lose committed transactions and
+	// appended entries, or corrupt the file.
 	NoSync bool
 
 	// MaxBatchSize bounds how many concurrent Updates one transaction
