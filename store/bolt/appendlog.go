@@ -241,12 +241,14 @@ func copyEntries(entries []store.Entry) []store.Entry {
 func (l *appendLog) write(batch []*appendCall) {
 	var frames []byte
 	live := batch[:0:0]
+	entries := 0
 	for _, c := range batch {
 		if err := c.ctx.Err(); err != nil {
 			c.finish(err)
 			continue
 		}
 		live = append(live, c)
+		entries += len(c.entries)
 		frames = appendFrame(frames, c.entries)
 	}
 	if len(live) == 0 {
@@ -254,7 +256,7 @@ func (l *appendLog) write(batch []*appendCall) {
 	}
 	l.mu.Lock()
 	err := l.failed
-	if err == nil && l.waiting+len(live) > maxUnfolded {
+	if err == nil && l.waiting+entries > maxUnfolded {
 		err = errUnfoldedFull
 	}
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -275,4 +276,34 @@ func FuzzReadFrames(f *testing.F) {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestAppendBounded: while maxUnfolded entries wait to be folded (folds
+// failing, here held off), Append fails, and works again after a fold.
+func TestAppendBounded(t *testing.T) {
+	s := openTemp(t, &Options{NoSync: true})
+	defer s.Close()
+	s.appends.foldMu.Lock()
+	many := make([]store.Entry, maxUnfolded)
+	for i := range many {
+		many[i] = store.Entry{Key: []byte(fmt.Sprintf("k/%06d", i))}
+	}
+	if err := s.Append(context.Background(), many); err != nil {
+		t.Fatalf("Append(%d entries) = %v", len(many), err)
+	}
+	err := s.Append(context.Background(), []store.Entry{{Key: []byte("one/more")}})
+	if !errors.Is(err, errUnfoldedFull) {
+		t.Fatalf("Append past the bound = %v, want %v", err, errUnfoldedFull)
+	}
+	s.appends.foldMu.Unlock()
+	if err := s.Fold(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(t, s, "one/more", "")
+	if err := s.Fold(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := storetest.Get(t, s, "one/more"); got == nil {
+		t.Error("after a fold, the refused entry could be appended: it is not there")
+	}
 }
