@@ -36,6 +36,18 @@ func openCountingAppender(t *testing.T) (*countingAppender, string) {
 	return &countingAppender{Store: s}, path
 }
 
+// secretToken creates an application that creates and reveals tokens,
+// and a token holding "secret" with it.
+func (e *env) secretToken(t *testing.T) (*tokenvault.Application, *tokenvault.Token) {
+	t.Helper()
+	reader := e.reader(t, "reveal", "token:create", "token:read")
+	tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reader, tok
+}
+
 func logOps(t *testing.T, logs *tokenvault.Page[tokenvault.Log]) []string {
 	t.Helper()
 	var ops []string
@@ -51,12 +63,8 @@ func logOps(t *testing.T, logs *tokenvault.Page[tokenvault.Log]) []string {
 func TestReadsAppendTheirLines(t *testing.T) {
 	s, _ := openCountingAppender(t)
 	e := newEnvOn(t, s)
-	reader := e.reader(t, "reveal", "token:create", "token:read")
 	logReader := e.app(t, tokenvault.Management, "log:read")
-	tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reader, tok := e.secretToken(t)
 	if n := s.appends.Load(); n != 0 {
 		t.Fatalf("a create appended %d times: it commits its writes", n)
 	}
@@ -107,11 +115,7 @@ func TestReadsAppendTheirLines(t *testing.T) {
 func TestAppendsAfterAuthChange(t *testing.T) {
 	s, _ := openCountingAppender(t)
 	e := newEnvOn(t, s)
-	reader := e.reader(t, "reveal", "token:create", "token:read")
-	tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reader, tok := e.secretToken(t)
 	if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +143,7 @@ func TestAppendsAfterAuthChange(t *testing.T) {
 func TestDeleteTenantLeavesNoAppendedLine(t *testing.T) {
 	s, path := openCountingAppender(t)
 	e := newEnvOn(t, s)
-	reader := e.reader(t, "reveal", "token:create", "token:read")
-	tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reader, tok := e.secretToken(t)
 	for range 20 {
 		if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
 			t.Fatal(err)

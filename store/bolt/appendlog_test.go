@@ -146,13 +146,19 @@ func TestAppendClose(t *testing.T) {
 	if seqs := segmentFiles(t, path); len(seqs) != 0 {
 		t.Errorf("segments after Close: %v, want none", seqs)
 	}
-	s, err = Open(path, nil)
+	wantStored(t, path, "k", "v")
+}
+
+// wantStored opens the store at path and checks that key holds value.
+func wantStored(t *testing.T, path, key, value string) {
+	t.Helper()
+	s, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := storetest.Get(t, s, "k"); string(got) != "v" {
-		t.Errorf("after Close and Open, k = %q, want v", got)
+	if got := storetest.Get(t, s, key); got == nil || string(got) != value {
+		t.Errorf("in %s, %s = %q, want %q", filepath.Base(path), key, got, value)
 	}
 }
 
@@ -237,14 +243,7 @@ func TestAppendInSnapshot(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if got := storetest.Get(t, c, "k"); string(got) != "v" {
-		t.Errorf("in the snapshot, k = %q, want v", got)
-	}
+	wantStored(t, path, "k", "v")
 }
 
 // FuzzReadFrames: reading any bytes never panics and gives whole frames
