@@ -158,6 +158,19 @@ func (s *snapshotTx) Put(key, value []byte) error {
 	return nil
 }
 
+// putOwned is Put of a key and value the overlay may keep as they are:
+// the caller gives value up (txn.write).
+func (s *snapshotTx) putOwned(key string, value []byte) error {
+	if key == "" {
+		return errEmptyKey
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	s.writes[key] = value
+	return nil
+}
+
 func (s *snapshotTx) Delete(key []byte) error {
 	if len(key) == 0 {
 		return nil // no such key, as in every store

@@ -273,7 +273,7 @@ func (t *txn) appendRecord(key storeKey, v any) error {
 		return err
 	}
 	t.appended++
-	return t.tx.Put([]byte(key.s), sealed)
+	return t.write(key, sealed)
 }
 
 // sealRecord encodes and seals v for key (see putRecord).
@@ -301,9 +301,19 @@ func (t *txn) sealRecord(key storeKey, v any) ([]byte, error) {
 }
 
 // put writes value at key: every write but an append goes through it or
-// counts itself in rewrites.
+// counts itself in rewrites. value is t's from then on (see write).
 func (t *txn) put(key storeKey, value []byte) error {
 	t.rewrites++
+	return t.write(key, value)
+}
+
+// write puts value at key. value must be t's own (a fresh encoding or
+// seal, or nil), since an optimistic first run's overlay keeps it as it
+// is instead of copying it (snapshotTx.putOwned).
+func (t *txn) write(key storeKey, value []byte) error {
+	if s, ok := t.tx.(*snapshotTx); ok {
+		return s.putOwned(key.s, value)
+	}
 	return t.tx.Put([]byte(key.s), value)
 }
 
@@ -316,7 +326,7 @@ func (t *txn) resealRecord(key storeKey, pt []byte) error {
 		return err
 	}
 	t.rewrites++
-	return t.tx.Put([]byte(key.s), ring.Seal([]byte(key.s), pt))
+	return t.write(key, ring.Seal([]byte(key.s), pt))
 }
 
 // putIndex writes an index or schedule entry: the key is the information,
@@ -327,7 +337,7 @@ func (t *txn) putIndex(key storeKey) error { return t.put(key, nil) }
 // pending index entry, its export queue entries): see appendRecord.
 func (t *txn) appendIndex(key storeKey) error {
 	t.appended++
-	return t.tx.Put([]byte(key.s), nil)
+	return t.write(key, nil)
 }
 
 // has reports whether key exists, whatever its value: an index entry, a
