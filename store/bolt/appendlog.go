@@ -79,6 +79,7 @@ type appendLog struct {
 	seg     *os.File
 	nextSeq uint64
 	entries []store.Entry // acknowledged in seg
+	synced  int64         // the length of seg's acknowledged frames
 	// failed is the error of a write or sync of seg: what it holds is
 	// unknown, so no more is written to it (appends fail) until a fold
 	// makes a new segment current.
@@ -90,7 +91,11 @@ type appendLog struct {
 	// segments made not current and not yet folded.
 	foldMu  sync.Mutex
 	backlog []*os.File
-	pending [][]store.Entry // the entries of backlog's segments
+	// unsynced (guarded by foldMu) says that folded segments were removed
+	// but the directory's sync failed: a fold succeeds only once it has
+	// synced, lest a crash bring them back after lines were removed.
+	unsynced bool
+	pending  [][]store.Entry // the entries of backlog's segments
 
 	kick chan struct{} // a fold is wanted now (capacity 1)
 	stop chan struct{}
@@ -113,32 +118,23 @@ func segmentPath(path string, n uint64) string {
 // segments returns the segment numbers present for the database at path,
 // in order.
 func segments(path string) ([]uint64, error) {
-	names, err := filepath.Glob(globEscape(path) + ".appends.*")
+	dirents, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
+	prefix := filepath.Base(path) + ".appends."
 	var out []uint64
-	for _, name := range names {
-		n, err := strconv.ParseUint(strings.TrimPrefix(name, path+".appends."), 10, 64)
-		if err != nil {
-			continue // not one of ours
+	for _, d := range dirents {
+		rest, ok := strings.CutPrefix(d.Name(), prefix)
+		if !ok {
+			continue
 		}
-		out = append(out, n)
+		if n, err := strconv.ParseUint(rest, 10, 64); err == nil {
+			out = append(out, n)
+		}
 	}
 	slices.Sort(out)
 	return out, nil
-}
-
-// globEscape escapes the pattern characters of a path for filepath.Glob.
-func globEscape(path string) string {
-	var b strings.Builder
-	for _, r := range path {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // openAppendLog folds the segments a previous run left into db, removes
@@ -267,6 +263,15 @@ func (l *appendLog) write(batch []*appendCall) {
 		if err != nil {
 			err = fmt.Errorf("bolt: append: %w", err)
 			l.failed = err
+			// These callers are refused, and may write other lines
+			// instead: their frames must not be replayed after a
+			// crash. (If this fails too, they may be: a line of a
+			// refused read, never a lost one.)
+			if l.seg.Truncate(l.synced) == nil && !l.noSync {
+				fdatasync(l.seg)
+			}
+		} else {
+			l.synced += int64(len(frames))
 		}
 	}
 	if err == nil {
@@ -352,7 +357,7 @@ func parseFrame(p []byte) ([]store.Entry, bool) {
 		p = p[k+int(n):]
 		return v, true
 	}
-	out := make([]store.Entry, 0, count)
+	out := make([]store.Entry, 0, min(count, uint64(len(p)/3))) // an entry takes 3 bytes at least
 	for range count {
 		key, ok := next()
 		if !ok || len(key) == 0 {
@@ -402,10 +407,13 @@ func (l *appendLog) fold(update func(fn func(*bbolt.Bucket) error) error) error 
 		l.mu.Lock()
 		l.backlog = append(l.backlog, l.seg)
 		l.pending = append(l.pending, l.entries)
-		l.seg, l.entries, l.failed = next, nil, nil
+		l.seg, l.entries, l.failed, l.synced = next, nil, nil, 0
 		l.mu.Unlock()
 	}
 	if len(l.backlog) == 0 {
+		if l.unsynced {
+			return l.syncRemovals()
+		}
 		return nil
 	}
 	var all []store.Entry
@@ -429,7 +437,17 @@ func (l *appendLog) fold(update func(fn func(*bbolt.Bucket) error) error) error 
 	l.mu.Unlock()
 	// A crash before this sync may leave the removed files; Open then
 	// puts their entries again, unchanged.
-	return l.syncDir()
+	l.unsynced = true
+	return l.syncRemovals()
+}
+
+// syncRemovals syncs the directory after segments were removed.
+func (l *appendLog) syncRemovals() error {
+	if err := l.syncDir(); err != nil {
+		return err
+	}
+	l.unsynced = false
+	return nil
 }
 
 // run folds every foldInterval while entries wait, and when kicked, until
