@@ -9,9 +9,9 @@ import (
 
 // Appended audit lines.
 //
-// A read of a token writes only its audit line (and the line's pending
-// index and export queue entries, all new keys: appendRecord and
-// appendIndex in txn.go). On a store that can append (store.Appender:
+// A read of a token writes only its audit line (and the line's index and
+// export queue entries, all new keys: appendRecord and appendIndex in
+// txn.go). On a store that can append (store.Appender:
 // bbolt's append log), such a call does not take a write transaction: its
 // optimistic first run (optimistic.go) read a consistent snapshot, so its
 // answer stands as of that snapshot, and its entries are appended. The

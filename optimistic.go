@@ -148,14 +148,7 @@ func (s *snapshotTx) Get(key []byte) ([]byte, error) {
 var errEmptyKey = errors.New("tokenvault: empty store key")
 
 func (s *snapshotTx) Put(key, value []byte) error {
-	if len(key) == 0 {
-		return errEmptyKey
-	}
-	if value == nil {
-		value = []byte{}
-	}
-	s.writes[string(key)] = bytes.Clone(value)
-	return nil
+	return s.putOwned(string(key), bytes.Clone(value))
 }
 
 // putOwned is Put of a key and value the overlay may keep as they are:
