@@ -90,6 +90,16 @@ const (
 	auditBatch = 500
 	// maxAuditBackoff caps the wait between failed deliveries.
 	maxAuditBackoff = time.Minute
+	// maxExportGap is the longest an exporter woken by new lines waits,
+	// counted from the start of its previous pass, before it looks again
+	// (AuditExportInterval when shorter). Each pass folds the store's
+	// appended lines (a commit) and removes what it delivered (another),
+	// so a pass for every group of reads cost a loaded server about a
+	// third of its reads (BENCHMARKS.md, session 11); paced, the passes
+	// are at most about four a second, each with more lines, and a line
+	// is exported within about a quarter of a second of its commit. A
+	// pass that finds a full batch still goes on at once.
+	maxExportGap = 250 * time.Millisecond
 )
 
 var sinkNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
@@ -227,8 +237,10 @@ func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	gap := min(interval, maxExportGap)
 	v.countQueue(ctx, e)
 	for {
+		began := time.Now()
 		more, err := v.exportOnce(ctx, e)
 		if ctx.Err() != nil {
 			return
@@ -252,6 +264,14 @@ func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
 		case <-e.wake:
 			if err != nil {
 				// A failing sink waits out its backoff.
+				select {
+				case <-ctx.Done():
+					return
+				case <-timer.C:
+				}
+			} else if rest := gap - time.Since(began); rest > 0 {
+				// Lines keep coming: pace the passes (maxExportGap).
+				timer.Reset(rest)
 				select {
 				case <-ctx.Done():
 					return

@@ -229,6 +229,60 @@ func TestAuditExportAtLeastOnceAcrossClose(t *testing.T) {
 	}
 }
 
+// TestAuditExportPacesPasses: while lines keep coming, an exporter woken by
+// every commit still delivers in passes at least a quarter of a second
+// apart (each pass costs the store a fold and a removal commit), and every
+// line arrives. The bound is taken from the time the calls really took, so
+// a slow machine only loosens it.
+func TestAuditExportPacesPasses(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			s := sk.open(t)
+			defer s.Close()
+			sink := &captureSink{name: "paced"}
+			began := time.Now()
+			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newMasterKey(), SweepInterval: -1,
+				AuditSinks: []tokenvault.AuditSink{sink}, AuditExportInterval: time.Hour})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer v.Close()
+			boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mgmt := boot.Application.Key
+			app, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "rw",
+				Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := v.Tokenize(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := tok.(*tokenvault.Token).ID
+			for range 300 { // reads: each appends a line and wakes the exporter
+				if _, err := v.GetToken(ctx, app.Key, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := allLogs(t, v, mgmt)
+			waitExported(t, v)
+			elapsed := time.Since(began)
+			checkExported(t, want, sink.events())
+			sink.mu.Lock()
+			calls := sink.calls
+			sink.mu.Unlock()
+			// One pass at the first wake, then one per 250 ms at most;
+			// no pass finds a full batch (500 lines).
+			if limit := int(elapsed/(250*time.Millisecond)) + 2; calls > limit {
+				t.Errorf("%d deliveries in %v, want at most %d (passes at least 250 ms apart)", calls, elapsed, limit)
+			}
+		})
+	}
+}
+
 // TestAuditExportNeverBlocksCalls: with a sink that never answers, calls
 // succeed, the lag grows in Stats, and Close still returns.
 func TestAuditExportNeverBlocksCalls(t *testing.T) {

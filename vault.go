@@ -169,7 +169,9 @@ type Options struct {
 	AuditSinks []AuditSink
 	// AuditExportInterval is how often an exporter looks for lines other
 	// instances sharing the store wrote; lines this instance writes are
-	// exported as soon as they commit. Zero: one second.
+	// exported soon after they commit: at once when the exporter is idle,
+	// and under load in passes at most a quarter of a second (or this
+	// interval, when shorter) apart. Zero: one second.
 	AuditExportInterval time.Duration
 	// AuditExportBackoff is the wait after a failed delivery before the
 	// next attempt; it doubles with each failure, up to a minute. Zero:
