@@ -65,13 +65,8 @@ func (r *applicationRecord) appendRecord(b []byte, key storeKey) ([]byte, error)
 	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+EntityApplication+"/", r.ID) { // recordKey
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
-	// A time decoded from version 0 may lie outside what version 1 holds
-	// (before year 0 once in UTC): refuse it rather than write a record
-	// that would not decode. The re-seal pass then leaves it in version 0.
-	for _, at := range []*time.Time{&r.CreatedAt, r.ExpiresAt, r.ModifiedAt} {
-		if at != nil && (at.Unix() < minRecordSec || at.Unix() > maxRecordSec) {
-			return b, fmt.Errorf("%w: application time %v out of range", errRecord, *at)
-		}
+	if err := checkRecordTimes("application", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt); err != nil {
+		return b, err
 	}
 	var flags uint64
 	if r.ExpiresAt != nil {

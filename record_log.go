@@ -62,6 +62,9 @@ func (l *logRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	b = appendStr(b, l.Operation)
 	b = appendStr(b, l.Message)
 	if flags&logAtKeyTime == 0 {
+		if err := checkRecordTimes("log line", &l.CreatedAt); err != nil {
+			return b, err
+		}
 		b = appendTime(b, l.CreatedAt)
 	}
 	return b, nil

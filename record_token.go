@@ -83,6 +83,9 @@ func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
+	if err := checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt); err != nil {
+		return b, err
+	}
 	var flags uint64
 	if r.DeduplicateToken {
 		flags |= tokDedupe

@@ -335,6 +335,26 @@ var (
 	maxRecordSec = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 )
 
+// checkRecordTimes refuses, with an errRecord naming what, a time the
+// reader (recordReader.time) would refuse: before year 0 or after 9999 in
+// UTC, or with an offset of a day or more. Only a record decoded from the
+// JSON of format version 0 can hold one (year 0 at +01:00 is year -1 in
+// UTC). Refused, it is not written in a record that would not decode: a
+// write to it fails and changes nothing, and the re-seal pass seals its
+// JSON again as it is. A nil time is skipped.
+func checkRecordTimes(what string, times ...*time.Time) error {
+	for _, at := range times {
+		if at == nil {
+			continue
+		}
+		_, off := at.Zone()
+		if sec := at.Unix(); sec < minRecordSec || sec > maxRecordSec || off <= -24*3600 || off >= 24*3600 {
+			return fmt.Errorf("%w: %s time %v out of range", errRecord, what, *at)
+		}
+	}
+	return nil
+}
+
 // end checks that the whole record was read.
 func (r *recordReader) end() error {
 	if r.err == nil && len(r.b) > 0 {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -371,4 +373,88 @@ func TestCorruptRecord(t *testing.T) {
 func cardRequestForTest() TokenRequest {
 	return TokenRequest{Type: TypeCard, Data: map[string]any{
 		"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2099, "cvc": "123"}}
+}
+
+// TestLegacyTokenOutsideTheCurrentFormat: a token in the JSON of format
+// version 0 may hold a time the current format cannot (here before year 0
+// in UTC). It still reads; the re-seal pass seals it again with the active
+// term, left in version 0, rather than rewrite it in a record that would
+// not decode or leave it under the rotated-out key; a write to it is
+// refused and loses nothing.
+func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
+	ctx := context.Background()
+	lv := newLegacyVault(t)
+	var ids []string
+	for i := range 2 {
+		tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tok.ID)
+	}
+	lv.downgrade(t)
+	early := time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)) // year -1 in UTC
+	key := recordKey(lv.tid, kindToken, ids[0])
+	err := lv.v.update(ctx, func(tx *txn) error {
+		ks, err := tx.tenantKeys(lv.tid, false)
+		if err != nil {
+			return err
+		}
+		var r tokenRecord
+		if ok, err := tx.getRecord(key, &r); err != nil || !ok {
+			return fmt.Errorf("the token: %v, %v", ok, err)
+		}
+		r.CreatedAt = early
+		b, _ := json.Marshal(tokenRecordV0FromRecord(&r))
+		return tx.tx.Put([]byte(key.s), ks.ring.Seal([]byte(key.s), b))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		tok, err := lv.v.GetToken(ctx, lv.key, ids[0])
+		if err != nil {
+			t.Fatalf("%s: GetToken: %v", when, err)
+		}
+		if !tok.CreatedAt.Equal(early) {
+			t.Errorf("%s: created_at %v, want %v", when, tok.CreatedAt, early)
+		}
+	}
+	check("before the re-seal pass")
+	if _, err := lv.v.UpdateToken(ctx, lv.key, ids[0], json.RawMessage(`{"metadata": {"k": "v"}}`)); err == nil {
+		t.Error("an update that cannot be written in the current format succeeded")
+	}
+	check("after a refused update")
+
+	if err := lv.v.RotateDataKey(ctx, lv.mgmt); err != nil {
+		t.Fatal(err)
+	}
+	lv.advance(time.Minute)
+	if _, err := lv.v.Reseal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after the re-seal pass")
+	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 1 || v1 != 1 {
+		t.Errorf("after the re-seal pass: %d tokens JSON, %d in format 1; want 1 and 1", j, v1)
+	}
+	err = lv.v.view(ctx, func(tx *txn) error {
+		ks, err := tx.tenantKeys(lv.tid, false)
+		if err != nil {
+			return err
+		}
+		return tx.scanKeys(recordPrefix(lv.tid, kindToken), func(k storeKey, _ string) error {
+			raw, err := tx.tx.Get([]byte(k.s))
+			if err != nil {
+				return err
+			}
+			if term, ok := seal.Term(raw); !ok || term != ks.ring.ActiveTerm() {
+				t.Errorf("%s sealed with term %d after the re-seal pass, want the active %d", k.s, term, ks.ring.ActiveTerm())
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -23,7 +23,9 @@ import (
 // rather than starts over. Only ciphertexts change: values, indexes and
 // the audit log stay as they were, except that tokens, log lines and
 // applications still stored in the JSON of their format version 0 are
-// rewritten in the current format (records.go) on the way.
+// rewritten in the current format (records.go) on the way. One that holds
+// what the current format cannot (a time before year 0 in UTC:
+// checkRecordTimes) is sealed again as it is, still in version 0.
 //
 // On a store shared by several instances, one that has the keyring cached
 // keeps sealing with the old term for up to keyringTTL, so the pass starts
@@ -150,17 +152,26 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				rec = versioned(kv.key.s)
 			}
 			legacy := rec != nil
-			if term, _ := seal.Term(kv.raw); term == active && !legacy {
+			term, _ := seal.Term(kv.raw)
+			if term == active && !legacy {
 				clear(pt)
 				continue
 			}
 			if legacy {
-				old := pt
-				pt, err = reencode(kv.key, old, rec)
-				clear(old)
+				converted, err := reencode(kv.key, pt, rec)
 				if err != nil {
-					v.logger.Error("tokenvault: reseal: a record in format version 0 does not decode or encode; left as it is", "key", kv.key.s, "err", err)
-					continue
+					// It stays in format version 0, which reads as it
+					// did; sealed again all the same (unless it is
+					// already), so that the rotated-out key protects
+					// nothing.
+					v.logger.Warn("tokenvault: reseal: a record in format version 0 cannot be written in the current format; kept in version 0", "key", kv.key.s, "err", err)
+					if term == active {
+						clear(pt)
+						continue
+					}
+				} else {
+					clear(pt)
+					pt = converted
 				}
 			}
 			err = t.resealRecord(kv.key, pt)
