@@ -4,6 +4,7 @@
 #
 #   bash bench/run.sh                   # 5 s per run
 #   DURATION=10s bash bench/run.sh      # longer, steadier runs
+#   ROUNDS=3 bash bench/run.sh          # every run 3 times, interleaved
 #
 # It builds cmd/tokenvault, examples/loadgen and bench/floor into a
 # temporary directory, starts the server there on a fresh data directory
@@ -20,6 +21,11 @@
 #
 # each for DURATION after a 1 s warm-up, prints each loadgen line to stderr
 # as it goes, and finally a markdown table on stdout (see bench/README.md).
+# With ROUNDS=n (1 by default) the whole sequence runs n times, so that
+# the floor is measured beside each round's vault runs; the table then
+# holds the median of each figure over the rounds (the lower middle one
+# for an even count; errors: their sum), and each ratio is the median of
+# the rounds' ratios, with their range.
 # Both servers are stopped by PID and the directory removed on exit.
 # Needs bash, go and curl; the server's log is kept in the temporary
 # directory and shown only if it fails to start.
@@ -27,6 +33,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-1}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 1; }
 concurrencies=(1 16 64)
 batch_concurrencies=(1 4)
 
@@ -96,40 +104,69 @@ if [[ -z $key ]]; then
   exit 1
 fi
 
-echo "server $base, floor $floor, $DURATION per run, $(nproc) CPUs, $(go env GOVERSION)" >&2
+echo "server $base, floor $floor, $DURATION per run, $ROUNDS round(s), $(nproc) CPUs, $(go env GOVERSION)" >&2
 
 # load MODE C URL [FLAGS...] runs loadgen, echoes its line to stderr and
-# stores it in results[MODE/C].
+# stores it in results[MODE/C/ROUND].
 declare -A results
+round=1
 load() {
   local mode=$1 c=$2 url=$3
   shift 3
   local line
   line=$("$tmp/loadgen" -url "$url" -key "$key" -mode "$mode" -c "$c" -d "$DURATION" "$@")
   echo "$line" >&2
-  results[$mode/$c]=$line
+  results[$mode/$c/$round]=$line
 }
 
+for ((round = 1; round <= ROUNDS; round++)); do
+  ((ROUNDS == 1)) || echo "round $round of $ROUNDS" >&2
+  for c in "${concurrencies[@]}"; do load empty "$c" "$floor" -path /health; done
+  for c in "${concurrencies[@]}"; do load tokenize "$c" "$base"; done
+  for c in "${concurrencies[@]}"; do load card "$c" "$base"; done
+  for c in "${concurrencies[@]}"; do load get "$c" "$base"; done
+  for c in "${batch_concurrencies[@]}"; do load batch "$c" "$base" -batch 1000; done
+done
 
-for c in "${concurrencies[@]}"; do load empty "$c" "$floor" -path /health; done
-for c in "${concurrencies[@]}"; do load tokenize "$c" "$base"; done
-for c in "${concurrencies[@]}"; do load card "$c" "$base"; done
-for c in "${concurrencies[@]}"; do load get "$c" "$base"; done
-for c in "${batch_concurrencies[@]}"; do load batch "$c" "$base" -batch 1000; done
+# median prints the median of its arguments, numbers with an optional unit
+# (12.5ms, 3.1µs: all of one unit, as loadgen prints one run's latencies;
+# across runs the unit may differ, so latencies are compared in seconds).
+median() {
+  printf '%s\n' "$@" | awk '
+    { v = $0; u = v; sub(/^[0-9.]+/, "", u); n = v + 0
+      s = (u == "ns") ? n / 1e9 : (u == "µs" || u == "us") ? n / 1e6 : (u == "ms") ? n / 1e3 : (u == "s") ? n : n
+      k[NR] = s; orig[NR] = v }
+    END {
+      for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) if (k[j] < k[i]) { t = k[i]; k[i] = k[j]; k[j] = t; t = orig[i]; orig[i] = orig[j]; orig[j] = t }
+      print orig[int((NR + 1) / 2)]
+    }'
+}
 
-# row MODE C prints one table row.
+# row MODE C prints one table row: one round's figures, or the medians.
 row() {
-  local line=${results[$1/$2]} ratio=— tokens=—
-  local rps
-  rps=$(field req/s "$line")
-  if [[ $1 == tokenize || $1 == card || $1 == get ]]; then
-    ratio=$(awk -v a="$rps" -v b="$(field req/s "${results[empty/$2]}")" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+  local mode=$1 c=$2 r rps=() p50=() p99=() ratios=() tokens=() errors=0 line floor_line
+  for ((r = 1; r <= ROUNDS; r++)); do
+    line=${results[$mode/$c/$r]}
+    rps+=("$(field req/s "$line")")
+    p50+=("$(field p50 "$line")")
+    p99+=("$(field p99 "$line")")
+    errors=$((errors + $(field errors "$line")))
+    if [[ $mode == tokenize || $mode == card || $mode == get ]]; then
+      floor_line=${results[empty/$c/$r]}
+      ratios+=("$(awk -v a="${rps[-1]}" -v b="$(field req/s "$floor_line")" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")
+    fi
+    [[ $mode != batch ]] || tokens+=("$(field tokens/s "$line")")
+  done
+  local ratio=— tok=—
+  if ((${#ratios[@]} > 0)); then
+    ratio=$(median "${ratios[@]}")
+    if ((ROUNDS > 1)); then
+      ratio="$ratio ($(printf '%s\n' "${ratios[@]}" | sort -n | head -1)–$(printf '%s\n' "${ratios[@]}" | sort -n | tail -1))"
+    fi
   fi
-  if [[ $1 == batch ]]; then
-    tokens=$(field tokens/s "$line")
-  fi
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$rps" \
-    "$(field p50 "$line")" "$(field p99 "$line")" "$(field errors "$line")" "$ratio" "$tokens"
+  ((${#tokens[@]} == 0)) || tok=$(median "${tokens[@]}")
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$c" "$(median "${rps[@]}")" \
+    "$(median "${p50[@]}")" "$(median "${p99[@]}")" "$errors" "$ratio" "$tok"
 }
 
 echo
