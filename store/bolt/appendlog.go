@@ -235,9 +235,8 @@ func copyEntries(entries []store.Entry) []store.Entry {
 // write is the writer: it writes the frames of a group of calls with one
 // write and one fdatasync, then answers them.
 func (l *appendLog) write(batch []*appendCall) {
-	var frames []byte
 	live := batch[:0:0]
-	entries := 0
+	entries, size := 0, 0
 	for _, c := range batch {
 		if err := c.ctx.Err(); err != nil {
 			c.finish(err)
@@ -245,6 +244,10 @@ func (l *appendLog) write(batch []*appendCall) {
 		}
 		live = append(live, c)
 		entries += len(c.entries)
+		size += frameSize(c.entries)
+	}
+	frames := make([]byte, 0, size)
+	for _, c := range live {
 		frames = appendFrame(frames, c.entries)
 	}
 	if len(live) == 0 {
@@ -298,12 +301,30 @@ func (c *appendCall) finish(err error) {
 	close(c.done)
 }
 
+// frameSize is the length of appendFrame's frame of entries.
+func frameSize(entries []store.Entry) int {
+	n := frameHeader + uvarintLen(len(entries))
+	for _, e := range entries {
+		n += uvarintLen(len(e.Key)) + len(e.Key) + uvarintLen(len(e.Value)) + len(e.Value)
+	}
+	return n
+}
+
+// uvarintLen is the length of binary.AppendUvarint's encoding of n.
+func uvarintLen(n int) int {
+	l := 1
+	for ; n >= 0x80; n >>= 7 {
+		l++
+	}
+	return l
+}
+
 // appendFrame appends to b the frame of one call's entries: its payload's
 // length and CRC-32C, then the count of entries and each key and value
 // with its length.
 func appendFrame(b []byte, entries []store.Entry) []byte {
 	start := len(b)
-	b = append(b, make([]byte, frameHeader)...)
+	b = append(b, 0, 0, 0, 0, 0, 0, 0, 0) // frameHeader, filled in below
 	b = binary.AppendUvarint(b, uint64(len(entries)))
 	for _, e := range entries {
 		b = binary.AppendUvarint(b, uint64(len(e.Key)))
@@ -407,7 +428,8 @@ func (l *appendLog) fold(update func(fn func(*bbolt.Bucket) error) error) error 
 		l.mu.Lock()
 		l.backlog = append(l.backlog, l.seg)
 		l.pending = append(l.pending, l.entries)
-		l.seg, l.entries, l.failed, l.synced = next, nil, nil, 0
+		// The next segment's entries will likely be as many.
+		l.seg, l.entries, l.failed, l.synced = next, make([]store.Entry, 0, cap(l.entries)), nil, 0
 		l.mu.Unlock()
 	}
 	if len(l.backlog) == 0 {

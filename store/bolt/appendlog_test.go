@@ -306,3 +306,16 @@ func TestAppendBounded(t *testing.T) {
 		t.Error("after a fold, the refused entry could be appended: it is not there")
 	}
 }
+
+// TestFrameSize: the size the writer reserves for a frame is the frame's,
+// across every length of a length's encoding.
+func TestFrameSize(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 16383, 16384, 1 << 21} {
+		entries := []store.Entry{{Key: bytes.Repeat([]byte{'k'}, n%300+1), Value: make([]byte, n)}, {Key: []byte("k2")}}
+		for _, es := range [][]store.Entry{nil, entries[:1], entries} {
+			if got, want := frameSize(es), len(appendFrame(nil, es)); got != want {
+				t.Errorf("frameSize of %d entries (value %d bytes) = %d, want %d", len(es), n, got, want)
+			}
+		}
+	}
+}
