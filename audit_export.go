@@ -95,7 +95,7 @@ const (
 	// (AuditExportInterval when shorter). Each pass folds the store's
 	// appended lines (a commit) and removes what it delivered (another),
 	// so a pass for every group of reads cost a loaded server about a
-	// third of its reads (BENCHMARKS.md, session 11); paced, the passes
+	// quarter of its reads (BENCHMARKS.md, session 11); paced, the passes
 	// are at most about four a second, each with more lines, and a line
 	// is exported within about a quarter of a second of its commit. A
 	// pass that finds a full batch still goes on at once.
