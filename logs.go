@@ -274,7 +274,11 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 			return err
 		}
 		var suffixes []string
+		var pag Pagination
+		paged := req.EntityID == "" && req.EntityType == "" // by logPage
 		switch {
+		case paged:
+			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg, maxLogRing)
 		case req.EntityID != "":
 			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
 			if err == nil && !strings.HasPrefix(req.EntityID, "\x00") {
@@ -285,8 +289,6 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 			if err == nil {
 				suffixes, err = t.packedRange(suffixes, lineTypeIndex(p.tenantID, req.EntityType), req.StartDate, req.EndDate)
 			}
-		default:
-			suffixes, err = t.logRange(logPrefix(p.tenantID), req.StartDate, req.EndDate)
 		}
 		if err == nil && req.EntityType != "" {
 			// And the lines whose entries wait for the indexer
@@ -301,10 +303,14 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		if err != nil {
 			return err
 		}
-		slices.Reverse(suffixes)
-		lo, hi, pag := pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
-		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, hi-lo)}
-		for _, s := range suffixes[lo:hi] {
+		if !paged {
+			slices.Reverse(suffixes)
+			var lo, hi int
+			lo, hi, pag = pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
+			suffixes = suffixes[lo:hi]
+		}
+		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, len(suffixes))}
+		for _, s := range suffixes {
 			l, ok, err := t.getLog(p.tenantID, s)
 			if err != nil {
 				return err
@@ -318,18 +324,83 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	return out, err
 }
 
-// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
-// created in [start, end), oldest first.
-func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
-	after := ""
+// logRangeBounds returns the after and before (rangeKeys) of the line
+// suffixes (<nanos>/<id>) created in [start, end).
+func logRangeBounds(start, end *time.Time) (after, before string) {
 	if start != nil && unixNanos(*start) > 0 {
 		// Everything at or after start sorts after this key.
 		after = fmt.Sprintf("%016x", uint64(unixNanos(*start)-1)) + "/~"
 	}
-	var endKey string
 	if end != nil {
-		endKey = timeKey(*end)
+		before = timeKey(*end)
 	}
+	return after, before
+}
+
+// maxLogRing bounds the lines ListLogs keeps in one scan (logPage's
+// ring): a page as deep as that costs one scan, a deeper one two.
+const maxLogRing = 10000
+
+// logPage returns the page pg of the suffixes of tenant tid's lines
+// created in [start, end), newest first, as pager.window would cut it
+// from the whole list, without holding the list: one scan of the keys
+// that keeps only the newest ones the page needs (lastKeys), or for a
+// page deeper than ring lines a scan that counts and one that copies only
+// the page's (rangeKeys). The count the pagination reports needs a scan
+// of the whole range either way. ListLogs without an entity filter lists
+// this way.
+func (t *txn) logPage(tid string, start, end *time.Time, pg pager, ring int) ([]string, Pagination, error) {
+	prefix := logPrefix(tid)
+	after, before := logRangeBounds(start, end)
+	if pg.start != "" && (before == "" || pg.start < before) {
+		// The lines older than the cursor: the page is the newest of them.
+		before = pg.start
+	}
+	deep := pg.start == "" && pg.page > ring/pg.size
+	keep := pg.size
+	if pg.start == "" && !deep {
+		keep = pg.page * pg.size
+	}
+	if deep {
+		keep = 0
+	}
+	n, newest, err := t.lastKeys(prefix, after, before, keep)
+	if err != nil {
+		return nil, Pagination{}, err
+	}
+	var lo, hi int // the page, in the newest-first order of the n lines
+	var p Pagination
+	if pg.start != "" {
+		lo, hi = 0, min(pg.size, n)
+		p = pagination(n, 1, pg.size)
+	} else {
+		lo, hi = pageBounds(n, pg.page, pg.size)
+		p = pagination(n, pg.page, pg.size)
+	}
+	if hi <= lo {
+		return nil, p, nil
+	}
+	var page []string
+	if deep {
+		// Oldest first, the page is the lines n-hi to n-lo.
+		if _, page, err = t.rangeKeys(prefix, after, before, n-hi, hi-lo, false); err != nil {
+			return nil, Pagination{}, err
+		}
+	} else {
+		// newest holds the last len(newest) lines, oldest first.
+		page = newest[len(newest)-hi : len(newest)-lo]
+	}
+	slices.Reverse(page)
+	if hi < n {
+		p.After = encodeCursor(page[len(page)-1])
+	}
+	return page, p, nil
+}
+
+// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
+// created in [start, end), oldest first.
+func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
+	after, endKey := logRangeBounds(start, end)
 	var suffixes []string
 	err := t.scan(prefix, after, 0, func(_ storeKey, s string) error {
 		if endKey != "" && s >= endKey {

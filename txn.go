@@ -402,6 +402,78 @@ func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, res
 	})
 }
 
+// rangeKeys walks, in order, the keys under p after p.key(after) (from
+// the first when after is "") and before p.key(before) (to the end when
+// before is ""). It returns what follows p in those at positions [skip,
+// skip+take), copying only those, and, with count, how many there are;
+// without count it stops after the last one taken (n is then not the
+// count). It lets a long range be paged without holding it (ListLogs).
+func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int, count bool) (n int, rests []string, err error) {
+	var a, end []byte
+	if after != "" {
+		a = []byte(p.s + after)
+	}
+	if before != "" {
+		end = []byte(p.s + before)
+	}
+	err = t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
+		if end != nil && bytes.Compare(k, end) >= 0 {
+			return store.ErrStop
+		}
+		if n >= skip && n < skip+take {
+			rests = append(rests, string(k[len(p.s):]))
+		}
+		n++
+		if !count && n >= skip+take {
+			return store.ErrStop
+		}
+		return nil
+	})
+	return n, rests, err
+}
+
+// lastKeys walks, in order, the keys under p after p.key(after) and before
+// p.key(before), as rangeKeys does, and returns how many there are and what
+// follows p in the last keep of them (all of them when fewer), oldest
+// first. It keeps them in a ring of reused buffers, so that a long range
+// costs one scan and no copy of what it passes by.
+func (t *txn) lastKeys(p keyPrefix, after, before string, keep int) (n int, rests []string, err error) {
+	var a, end []byte
+	if after != "" {
+		a = []byte(p.s + after)
+	}
+	if before != "" {
+		end = []byte(p.s + before)
+	}
+	var ring [][]byte
+	err = t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
+		if end != nil && bytes.Compare(k, end) >= 0 {
+			return store.ErrStop
+		}
+		rest := k[len(p.s):]
+		if len(ring) < keep {
+			ring = append(ring, bytes.Clone(rest))
+		} else if keep > 0 {
+			slot := n % keep
+			ring[slot] = append(ring[slot][:0], rest...)
+		}
+		n++
+		return nil
+	})
+	if err != nil || len(ring) == 0 {
+		return n, nil, err
+	}
+	rests = make([]string, len(ring))
+	oldest := 0
+	if n > keep {
+		oldest = n % keep
+	}
+	for i := range ring {
+		rests[i] = string(ring[(oldest+i)%len(ring)])
+	}
+	return n, rests, nil
+}
+
 // scanKeys calls fn with every key under p, in order (see scan).
 func (t *txn) scanKeys(p keyPrefix, fn func(k storeKey, rest string) error) error {
 	return t.scan(p, "", 0, fn)
