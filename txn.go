@@ -402,13 +402,11 @@ func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, res
 	})
 }
 
-// rangeKeys walks, in order, the keys under p after p.key(after) (from
-// the first when after is "") and before p.key(before) (to the end when
-// before is ""). It returns what follows p in those at positions [skip,
-// skip+take), copying only those, and, with count, how many there are;
-// without count it stops after the last one taken (n is then not the
-// count). It lets a long range be paged without holding it (ListLogs).
-func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int, count bool) (n int, rests []string, err error) {
+// walkRange calls fn, in order, with what follows p in each key under p
+// after p.key(after) (from the first when after is "") and before
+// p.key(before) (to the end when before is ""), until fn returns false.
+// The slice is valid only during the call and copies nothing.
+func (t *txn) walkRange(p keyPrefix, after, before string, fn func(rest []byte) bool) error {
 	var a, end []byte
 	if after != "" {
 		a = []byte(p.s + after)
@@ -416,41 +414,37 @@ func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int, count
 	if before != "" {
 		end = []byte(p.s + before)
 	}
-	err = t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
-		if end != nil && bytes.Compare(k, end) >= 0 {
-			return store.ErrStop
-		}
-		if n >= skip && n < skip+take {
-			rests = append(rests, string(k[len(p.s):]))
-		}
-		n++
-		if !count && n >= skip+take {
+	return t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
+		if end != nil && bytes.Compare(k, end) >= 0 || !fn(k[len(p.s):]) {
 			return store.ErrStop
 		}
 		return nil
 	})
+}
+
+// rangeKeys returns what follows p in the keys of walkRange's range at
+// positions [skip, skip+take), copying only those, and, with count, how
+// many keys the range holds; without count it stops after the last one
+// taken (n is then not the count). It lets a long range be paged without
+// holding it (ListLogs).
+func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int, count bool) (n int, rests []string, err error) {
+	err = t.walkRange(p, after, before, func(rest []byte) bool {
+		if n >= skip && n < skip+take {
+			rests = append(rests, string(rest))
+		}
+		n++
+		return count || n < skip+take
+	})
 	return n, rests, err
 }
 
-// lastKeys walks, in order, the keys under p after p.key(after) and before
-// p.key(before), as rangeKeys does, and returns how many there are and what
-// follows p in the last keep of them (all of them when fewer), oldest
-// first. It keeps them in a ring of reused buffers, so that a long range
-// costs one scan and no copy of what it passes by.
+// lastKeys returns how many keys walkRange's range holds and what follows
+// p in the last keep of them (all of them when fewer), oldest first. It
+// keeps them in a ring of reused buffers, so that a long range costs one
+// scan and no copy of what it passes by.
 func (t *txn) lastKeys(p keyPrefix, after, before string, keep int) (n int, rests []string, err error) {
-	var a, end []byte
-	if after != "" {
-		a = []byte(p.s + after)
-	}
-	if before != "" {
-		end = []byte(p.s + before)
-	}
 	var ring [][]byte
-	err = t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
-		if end != nil && bytes.Compare(k, end) >= 0 {
-			return store.ErrStop
-		}
-		rest := k[len(p.s):]
+	err = t.walkRange(p, after, before, func(rest []byte) bool {
 		if len(ring) < keep {
 			ring = append(ring, bytes.Clone(rest))
 		} else if keep > 0 {
@@ -458,7 +452,7 @@ func (t *txn) lastKeys(p keyPrefix, after, before string, keep int) (n int, rest
 			ring[slot] = append(ring[slot][:0], rest...)
 		}
 		n++
-		return nil
+		return true
 	})
 	if err != nil || len(ring) == 0 {
 		return n, nil, err
