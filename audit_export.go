@@ -97,8 +97,8 @@ const (
 	// so a pass for every group of reads cost a loaded server about a
 	// quarter of its reads (BENCHMARKS.md, session 11); paced, the passes
 	// are at most about four a second, each with more lines, and a line
-	// is exported within about a quarter of a second of its commit. A
-	// pass that finds a full batch still goes on at once.
+	// waits about a quarter of a second plus a pass. A pass that finds a
+	// full batch still goes on at once.
 	maxExportGap = 250 * time.Millisecond
 )
 

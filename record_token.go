@@ -83,8 +83,15 @@ func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
-	if err := checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt); err != nil {
-		return b, err
+	if checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
+		// Only a token read from version 0 holds such a time: it is
+		// written back in version 0, which holds it, so that writes to
+		// it (the sweeper's removal of a cvc among them) go on.
+		v0, err := json.Marshal(r.v0())
+		if err != nil {
+			return b, fmt.Errorf("%w: token JSON: %v", errRecord, err)
+		}
+		return append(b, v0...), nil
 	}
 	var flags uint64
 	if r.DeduplicateToken {
@@ -277,8 +284,8 @@ func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v
 
 // tokenRecordV0 is the JSON form tokens were stored in before format
 // version 1 (the API's Token with the fields below, the tags as they
-// were): read, never written, except by a test that writes a store as
-// that code did.
+// were): read, and written only for a token whose times version 1 cannot
+// hold (appendRecord) and by tests that write a store as that code did.
 // testdata/records/token-v0.json is one.
 type tokenRecordV0 struct {
 	ID                    string            `json:"id"`
@@ -300,6 +307,17 @@ type tokenRecordV0 struct {
 	MaskExpression        json.RawMessage   `json:"mask_expression,omitempty"`
 	CVCAt                 *time.Time        `json:"cvc_at,omitempty"`
 	Indexes               []string          `json:"indexes,omitempty"`
+}
+
+// v0 is r in the JSON form of version 0.
+func (r *tokenRecord) v0() tokenRecordV0 {
+	return tokenRecordV0{
+		ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
+		FingerprintExpression: r.FingerprintExpression, Containers: r.Containers, Metadata: r.Metadata,
+		SearchIndexes: r.SearchIndexes, DeduplicateToken: r.DeduplicateToken, ExpiresAt: r.ExpiresAt,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
+		Data: r.Data, Mask: r.Mask, MaskExpression: r.MaskExpression, CVCAt: r.CVCAt, Indexes: r.Indexes,
+	}
 }
 
 func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {

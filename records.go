@@ -339,9 +339,11 @@ var (
 // reader (recordReader.time) would refuse: before year 0 or after 9999 in
 // UTC, or with an offset of a day or more. Only a record decoded from the
 // JSON of format version 0 can hold one (year 0 at +01:00 is year -1 in
-// UTC). Refused, it is not written in a record that would not decode: a
-// write to it fails and changes nothing, and the re-seal pass seals its
-// JSON again as it is. A nil time is skipped.
+// UTC), and it is never written in a record that would not decode: a
+// token is written back in version 0 (tokenRecord.appendRecord); an
+// application or a log line is refused, so a write to it fails and
+// changes nothing, and the re-seal pass seals its JSON again as it is. A
+// nil time is skipped.
 func checkRecordTimes(what string, times ...*time.Time) error {
 	for _, at := range times {
 		if at == nil {

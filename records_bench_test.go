@@ -68,7 +68,7 @@ func BenchmarkRecord(b *testing.B) {
 		key := fixTokenKey
 		bin, _ := rc.rec.appendRecord(nil, key)
 		lean, _ := json.Marshal(leanOf(rc.rec))
-		v0, _ := json.Marshal(tokenRecordV0FromRecord(rc.rec))
+		v0, _ := json.Marshal(rc.rec.v0())
 		b.Run(rc.name+"/form=binary/op=encode", func(b *testing.B) {
 			buf := make([]byte, 0, 1024)
 			for b.Loop() {
@@ -101,7 +101,7 @@ func BenchmarkRecord(b *testing.B) {
 		})
 		b.Run(rc.name+"/form=json-v0/op=encode", func(b *testing.B) {
 			for b.Loop() {
-				json.Marshal(tokenRecordV0FromRecord(rc.rec))
+				json.Marshal(rc.rec.v0())
 			}
 			b.ReportMetric(float64(len(v0)), "bytes")
 		})

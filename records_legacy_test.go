@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -119,7 +120,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(tokenRecordV0FromRecord(&r))
+			b, _ := json.Marshal(r.v0())
 			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
 				return err
 			}
@@ -377,16 +378,17 @@ func cardRequestForTest() TokenRequest {
 
 // TestLegacyTokenOutsideTheCurrentFormat: a token in the JSON of format
 // version 0 may hold a time the current format cannot (here before year 0
-// in UTC). It still reads; the re-seal pass seals it again with the active
-// term, left in version 0, rather than rewrite it in a record that would
-// not decode or leave it under the rotated-out key; a write to it is
-// refused and loses nothing.
+// in UTC). It still reads; a write to it (an update, the sweeper's removal
+// of a card's cvc) writes it back in version 0 rather than in a record
+// that would not decode; and the re-seal pass seals it again with the
+// active term, still in version 0, rather than leave it under the
+// rotated-out key.
 func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 	ctx := context.Background()
 	lv := newLegacyVault(t)
 	var ids []string
-	for i := range 2 {
-		tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: i})
+	for _, req := range []TokenRequest{{Type: TypeToken, Data: 0}, {Type: TypeToken, Data: 1}, cardRequestForTest()} {
+		tok, err := lv.v.CreateToken(ctx, lv.key, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,38 +396,59 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 	}
 	lv.downgrade(t)
 	early := time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)) // year -1 in UTC
-	key := recordKey(lv.tid, kindToken, ids[0])
 	err := lv.v.update(ctx, func(tx *txn) error {
 		ks, err := tx.tenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		var r tokenRecord
-		if ok, err := tx.getRecord(key, &r); err != nil || !ok {
-			return fmt.Errorf("the token: %v, %v", ok, err)
+		for _, id := range []string{ids[0], ids[2]} {
+			key := recordKey(lv.tid, kindToken, id)
+			var r tokenRecord
+			if ok, err := tx.getRecord(key, &r); err != nil || !ok {
+				return fmt.Errorf("token %s: %v, %v", id, ok, err)
+			}
+			r.CreatedAt = early
+			b, _ := json.Marshal(r.v0())
+			if err := tx.tx.Put([]byte(key.s), ks.ring.Seal([]byte(key.s), b)); err != nil {
+				return err
+			}
 		}
-		r.CreatedAt = early
-		b, _ := json.Marshal(tokenRecordV0FromRecord(&r))
-		return tx.tx.Put([]byte(key.s), ks.ring.Seal([]byte(key.s), b))
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string) {
 		t.Helper()
-		tok, err := lv.v.GetToken(ctx, lv.key, ids[0])
-		if err != nil {
-			t.Fatalf("%s: GetToken: %v", when, err)
-		}
-		if !tok.CreatedAt.Equal(early) {
-			t.Errorf("%s: created_at %v, want %v", when, tok.CreatedAt, early)
+		for _, id := range []string{ids[0], ids[2]} {
+			tok, err := lv.v.GetToken(ctx, lv.key, id)
+			if err != nil {
+				t.Fatalf("%s: GetToken(%s): %v", when, id, err)
+			}
+			if !tok.CreatedAt.Equal(early) {
+				t.Errorf("%s: token %s created_at %v, want %v", when, id, tok.CreatedAt, early)
+			}
 		}
 	}
-	check("before the re-seal pass")
-	if _, err := lv.v.UpdateToken(ctx, lv.key, ids[0], json.RawMessage(`{"metadata": {"k": "v"}}`)); err == nil {
-		t.Error("an update that cannot be written in the current format succeeded")
+	check("before any write")
+	tok, err := lv.v.UpdateToken(ctx, lv.key, ids[0], json.RawMessage(`{"metadata": {"k": "v"}}`))
+	if err != nil || tok.Metadata["k"] != "v" {
+		t.Fatalf("UpdateToken: %v, %v", tok, err)
 	}
-	check("after a refused update")
+	check("after an update")
+	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 3 || v1 != 0 {
+		t.Errorf("after an update: %d tokens JSON, %d in format 1; want 3 and 0", j, v1)
+	}
+
+	// Past the cvc's retention the sweeper removes it, and goes on.
+	lv.advance(2 * DefaultCVCRetention)
+	if _, err := lv.v.Sweep(ctx); err != nil {
+		t.Fatalf("Sweep: %v", err)
+	}
+	check("after a sweep")
+	if pt := lv.plaintexts(t, recordPrefix(lv.tid, kindToken))[recordKey(lv.tid, kindToken, ids[2]).s]; bytes.Contains(pt, []byte(`"cvc"`)) || pt[0] != '{' {
+		t.Errorf("the card after a sweep: %s, want version 0 JSON without its cvc", pt)
+	}
 
 	if err := lv.v.RotateDataKey(ctx, lv.mgmt); err != nil {
 		t.Fatal(err)
@@ -435,8 +458,8 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the re-seal pass")
-	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 1 || v1 != 1 {
-		t.Errorf("after the re-seal pass: %d tokens JSON, %d in format 1; want 1 and 1", j, v1)
+	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 2 || v1 != 1 {
+		t.Errorf("after the re-seal pass: %d tokens JSON, %d in format 1; want 2 and 1", j, v1)
 	}
 	err = lv.v.view(ctx, func(tx *txn) error {
 		ks, err := tx.tenantKeys(lv.tid, false)

@@ -274,24 +274,12 @@ func TestTokenRecordFields(t *testing.T) {
 	}
 }
 
-// tokenRecordV0FromRecord is r as the code before format version 1 stored
-// it.
-func tokenRecordV0FromRecord(r *tokenRecord) tokenRecordV0 {
-	return tokenRecordV0{
-		ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
-		FingerprintExpression: r.FingerprintExpression, Containers: r.Containers, Metadata: r.Metadata,
-		SearchIndexes: r.SearchIndexes, DeduplicateToken: r.DeduplicateToken, ExpiresAt: r.ExpiresAt,
-		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
-		Data: r.Data, Mask: r.Mask, MaskExpression: r.MaskExpression, CVCAt: r.CVCAt, Indexes: r.Indexes,
-	}
-}
-
 // TestTokenRecordV0IsTodaysJSON: the version 0 fixture is what the Vault
 // wrote before format version 1 (json.Marshal of the record that embedded
 // Token, the tags as they were); tokenRecordV0 writes it byte for byte,
 // so the legacy store the tests build is that code's.
 func TestTokenRecordV0IsTodaysJSON(t *testing.T) {
-	b, err := json.Marshal(tokenRecordV0FromRecord(fixedCard()))
+	b, err := json.Marshal(fixedCard().v0())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,8 +170,9 @@ type Options struct {
 	// AuditExportInterval is how often an exporter looks for lines other
 	// instances sharing the store wrote; lines this instance writes are
 	// exported soon after they commit: at once when the exporter is idle,
-	// and under load in passes at most a quarter of a second (or this
-	// interval, when shorter) apart. Zero: one second.
+	// and under load in passes that begin no closer than a quarter of a
+	// second (or this interval, when shorter) apart, so that a line waits
+	// about that plus a pass. Zero: one second.
 	AuditExportInterval time.Duration
 	// AuditExportBackoff is the wait after a failed delivery before the
 	// next attempt; it doubles with each failure, up to a minute. Zero:

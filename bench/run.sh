@@ -128,14 +128,21 @@ for ((round = 1; round <= ROUNDS; round++)); do
   for c in "${batch_concurrencies[@]}"; do load batch "$c" "$base" -batch 1000; done
 done
 
-# median prints the median of its arguments, numbers with an optional unit
-# (12.5ms, 3.1µs: all of one unit, as loadgen prints one run's latencies;
-# across runs the unit may differ, so latencies are compared in seconds).
+# median prints the median of its arguments: plain numbers, or Go
+# durations as loadgen prints them (950µs, 12.5ms, 1m5s), compared by their
+# length in seconds (one run's latencies may be in ms, the next's in µs).
 median() {
   printf '%s\n' "$@" | awk '
-    { v = $0; u = v; sub(/^[0-9.]+/, "", u); n = v + 0
-      s = (u == "ns") ? n / 1e9 : (u == "µs" || u == "us") ? n / 1e6 : (u == "ms") ? n / 1e3 : (u == "s") ? n : n
-      k[NR] = s; orig[NR] = v }
+    function seconds(v,   s, n, u) {
+      s = 0
+      while (match(v, /^[0-9.]+(ns|µs|us|ms|s|m|h)?/)) {
+        n = substr(v, 1, RLENGTH); v = substr(v, RLENGTH + 1)
+        u = n; sub(/^[0-9.]+/, "", u); n += 0
+        s += (u == "ns") ? n / 1e9 : (u == "µs" || u == "us") ? n / 1e6 : (u == "ms") ? n / 1e3 : (u == "m") ? n * 60 : (u == "h") ? n * 3600 : n
+      }
+      return s
+    }
+    { k[NR] = seconds($0); orig[NR] = $0 }
     END {
       for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) if (k[j] < k[i]) { t = k[i]; k[i] = k[j]; k[j] = t; t = orig[i]; orig[i] = orig[j]; orig[j] = t }
       print orig[int((NR + 1) / 2)]

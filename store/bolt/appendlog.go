@@ -246,12 +246,12 @@ func (l *appendLog) write(batch []*appendCall) {
 		entries += len(c.entries)
 		size += frameSize(c.entries)
 	}
+	if len(live) == 0 {
+		return
+	}
 	frames := make([]byte, 0, size)
 	for _, c := range live {
 		frames = appendFrame(frames, c.entries)
-	}
-	if len(live) == 0 {
-		return
 	}
 	l.mu.Lock()
 	err := l.failed
@@ -428,8 +428,9 @@ func (l *appendLog) fold(update func(fn func(*bbolt.Bucket) error) error) error 
 		l.mu.Lock()
 		l.backlog = append(l.backlog, l.seg)
 		l.pending = append(l.pending, l.entries)
-		// The next segment's entries will likely be as many.
-		l.seg, l.entries, l.failed, l.synced = next, make([]store.Entry, 0, cap(l.entries)), nil, 0
+		// The next segment's entries will likely be as many (up to a
+		// fold's worth: a burst does not keep its room for good).
+		l.seg, l.entries, l.failed, l.synced = next, make([]store.Entry, 0, min(cap(l.entries), foldAt)), nil, 0
 		l.mu.Unlock()
 	}
 	if len(l.backlog) == 0 {
