@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // Entity types: the values of Log.EntityType.
@@ -356,13 +354,15 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager, ring int) ([]
 		// The lines older than the cursor: the page is the newest of them.
 		before = pg.start
 	}
-	deep := pg.start == "" && pg.page > ring/pg.size
-	keep := pg.size
-	if pg.start == "" && !deep {
-		keep = pg.page * pg.size
-	}
-	if deep {
-		keep = 0
+	// A cursor's page is the newest size lines before it; page p is
+	// within the newest p*size lines, kept unless that is more than ring.
+	keep, deep := pg.size, false
+	if pg.start == "" {
+		if deep = pg.page > ring/pg.size; deep {
+			keep = 0 // count only; the page is copied by a second scan
+		} else {
+			keep = pg.page * pg.size
+		}
 	}
 	n, newest, err := t.lastKeys(prefix, after, before, keep)
 	if err != nil {
@@ -383,7 +383,7 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager, ring int) ([]
 	var page []string
 	if deep {
 		// Oldest first, the page is the lines n-hi to n-lo.
-		if _, page, err = t.rangeKeys(prefix, after, before, n-hi, hi-lo, false); err != nil {
+		if page, err = t.rangeKeys(prefix, after, before, n-hi, hi-lo); err != nil {
 			return nil, Pagination{}, err
 		}
 	} else {
@@ -400,14 +400,11 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager, ring int) ([]
 // logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
 // created in [start, end), oldest first.
 func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
-	after, endKey := logRangeBounds(start, end)
+	after, before := logRangeBounds(start, end)
 	var suffixes []string
-	err := t.scan(prefix, after, 0, func(_ storeKey, s string) error {
-		if endKey != "" && s >= endKey {
-			return store.ErrStop
-		}
-		suffixes = append(suffixes, s)
-		return nil
+	err := t.walkRange(prefix, after, before, func(rest []byte) bool {
+		suffixes = append(suffixes, string(rest))
+		return true
 	})
 	return suffixes, err
 }

@@ -423,19 +423,18 @@ func (t *txn) walkRange(p keyPrefix, after, before string, fn func(rest []byte) 
 }
 
 // rangeKeys returns what follows p in the keys of walkRange's range at
-// positions [skip, skip+take), copying only those, and, with count, how
-// many keys the range holds; without count it stops after the last one
-// taken (n is then not the count). It lets a long range be paged without
-// holding it (ListLogs).
-func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int, count bool) (n int, rests []string, err error) {
+// positions [skip, skip+take), copying only those, and stops after the
+// last. It lets a long range be paged without holding it (ListLogs).
+func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int) (rests []string, err error) {
+	n := 0
 	err = t.walkRange(p, after, before, func(rest []byte) bool {
-		if n >= skip && n < skip+take {
+		if n >= skip {
 			rests = append(rests, string(rest))
 		}
 		n++
-		return count || n < skip+take
+		return n < skip+take
 	})
-	return n, rests, err
+	return rests, err
 }
 
 // lastKeys returns how many keys walkRange's range holds and what follows
