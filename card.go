@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/expr"
 )
 
 // The token types.
@@ -44,6 +46,32 @@ var defaultMask = map[string]any{
 		"account_number": "{{ data.account_number | reveal_last: 4 }}",
 	},
 }
+
+// defaultTemplates holds the expressions of defaultFingerprint and
+// defaultMask parsed, for evalExpression: most tokens use their type's
+// defaults, and parsing a card's four of them again for every card was a
+// fiftieth of its tokenization. Templates are immutable, so sharing them is
+// safe; a tenant's own expressions are parsed each time, as nothing bounds
+// how many there are.
+var defaultTemplates = func() map[string]*expr.Template {
+	out := map[string]*expr.Template{}
+	add := func(src string) {
+		t, err := expr.Parse(src)
+		if err != nil {
+			panic("tokenvault: default expression " + src + ": " + err.Error())
+		}
+		out[src] = t
+	}
+	for _, src := range defaultFingerprint {
+		add(src)
+	}
+	for _, mask := range defaultMask {
+		for _, src := range mask.(map[string]any) {
+			add(src.(string))
+		}
+	}
+	return out
+}()
 
 // validateData checks the data of a token of type typ, reporting problems
 // under path, and returns it normalised (card months and years as numbers).

@@ -336,10 +336,13 @@ func evalExpression(src string, vars expr.Resolver, path string, fe fieldErrors)
 		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
 		return nil, false
 	}
-	tmpl, err := expr.Parse(src)
-	if err != nil {
-		fe.add(path, "%s", err.Error())
-		return nil, false
+	tmpl, ok := defaultTemplates[src]
+	if !ok {
+		var err error
+		if tmpl, err = expr.Parse(src); err != nil {
+			fe.add(path, "%s", err.Error())
+			return nil, false
+		}
 	}
 	v, err := tmpl.Eval(vars)
 	if err != nil {
