@@ -36,7 +36,9 @@ type CreateApplicationRequest struct {
 	Type        ApplicationType `json:"type"`
 	Permissions []string        `json:"permissions"`
 	Rules       []AccessRule    `json:"rules"`
-	ExpiresAt   *time.Time      `json:"expires_at"`
+	// ExpiresAt, when set, must be in the future and before the year
+	// 10000 in UTC.
+	ExpiresAt *time.Time `json:"expires_at"`
 }
 
 // UpdateApplicationRequest is the body of UpdateApplication. The type of an
@@ -145,8 +147,8 @@ func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApp
 			return err
 		}
 		fe := maps.Clone(fe)
-		if req.ExpiresAt != nil && !req.ExpiresAt.After(t.now) {
-			fe.add("expires_at", "must be in the future")
+		if req.ExpiresAt != nil {
+			checkExpiry(*req.ExpiresAt, t.now, "expires_at", fe)
 		}
 		if err := fe.err(); err != nil {
 			return err

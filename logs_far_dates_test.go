@@ -1,6 +1,8 @@
 package tokenvault_test
 
 import (
+	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -38,4 +40,49 @@ func TestFarDates(t *testing.T) {
 	if _, err := e.v.GetApplication(ctx, e.mgmt, app.ID); err != nil {
 		t.Errorf("the application expiring in 2300: %v", err)
 	}
+}
+
+// TestExpiryPastTheYear9999: RFC 3339 allows 9999-12-31T23:30:00-01:00,
+// which is in the year 10000 in UTC, where no record goes. Such an expiry
+// is refused as invalid, on every path that takes one, and nothing is
+// written; the last instant of 9999 in UTC is accepted.
+func TestExpiryPastTheYear9999(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUpdate).Key
+		tooFar := time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("", -3600))
+		last := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+		wantRefused := func(what string, err error, field string) {
+			t.Helper()
+			wantKind(t, what, err, tokenvault.Invalid)
+			var ve *tokenvault.Error
+			if errors.As(err, &ve) && len(ve.Fields[field]) == 0 {
+				t.Errorf("%s: errors %v, want one on %s", what, ve.Fields, field)
+			}
+		}
+		apps, _ := e.v.ListApplications(ctx, e.mgmt, tokenvault.ListApplicationsRequest{})
+
+		_, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "far", Type: tokenvault.Private,
+			Permissions: []string{tokenvault.PermTokenRead}, ExpiresAt: &tooFar})
+		wantRefused("CreateApplication", err, "expires_at")
+		_, err = e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "x", ExpiresAt: &tooFar})
+		wantRefused("CreateToken", err, "expires_at")
+		_, err = e.v.Tokenize(ctx, key, map[string]any{"a": map[string]any{"type": "token", "data": "y", "expires_at": "9999-12-31T23:30:00-01:00"}})
+		wantRefused("Tokenize", err, "a.expires_at")
+		tok, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "z", ExpiresAt: &last})
+		if err != nil || !tok.ExpiresAt.Equal(last) {
+			t.Fatalf("CreateToken expiring at the end of 9999 = %+v, %v", tok, err)
+		}
+		_, err = e.v.UpdateToken(ctx, key, tok.ID, json.RawMessage(`{"expires_at": "9999-12-31T23:30:00-01:00"}`))
+		wantRefused("UpdateToken", err, "expires_at")
+		if got, err := e.v.GetToken(ctx, key, tok.ID); err != nil || !got.ExpiresAt.Equal(last) {
+			t.Errorf("the token after a refused update: %+v, %v; want it expiring at %v", got, err, last)
+		}
+		if _, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "last", Type: tokenvault.Private,
+			Permissions: []string{tokenvault.PermTokenRead}, ExpiresAt: &last}); err != nil {
+			t.Errorf("CreateApplication expiring at the end of 9999: %v", err)
+		}
+		if after, _ := e.v.ListApplications(ctx, e.mgmt, tokenvault.ListApplicationsRequest{}); after.Pagination.TotalItems != apps.Pagination.TotalItems+1 {
+			t.Errorf("applications: %d, want %d (the refused one not written)", after.Pagination.TotalItems, apps.Pagination.TotalItems+1)
+		}
+	})
 }

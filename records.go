@@ -346,15 +346,33 @@ var (
 // nil time is skipped.
 func checkRecordTimes(what string, times ...*time.Time) error {
 	for _, at := range times {
-		if at == nil {
-			continue
-		}
-		_, off := at.Zone()
-		if sec := at.Unix(); sec < minRecordSec || sec > maxRecordSec || off <= -24*3600 || off >= 24*3600 {
+		if at != nil && !recordHolds(*at) {
 			return fmt.Errorf("%w: %s time %v out of range", errRecord, what, *at)
 		}
 	}
 	return nil
+}
+
+// recordHolds reports whether a record can hold at: within the years 0
+// to 9999 in UTC, with an offset of less than a day.
+func recordHolds(at time.Time) bool {
+	_, off := at.Zone()
+	sec := at.Unix()
+	return sec >= minRecordSec && sec <= maxRecordSec && off > -24*3600 && off < 24*3600
+}
+
+// checkExpiry reports under path an expiry a caller gave that is not after
+// now, or that no record holds. RFC 3339 allows 9999-12-31T23:30:00-01:00,
+// which is in the year 10000 in UTC: stored, it made the write fail as an
+// internal error (an application) or left the token in the JSON of format
+// version 0 (a token).
+func checkExpiry(at time.Time, now time.Time, path string, fe fieldErrors) {
+	switch {
+	case !at.After(now):
+		fe.add(path, "must be in the future")
+	case !recordHolds(at):
+		fe.add(path, "must be before the year 10000 in UTC")
+	}
 }
 
 // end checks that the whole record was read.

@@ -46,7 +46,8 @@ type TokenRequest struct {
 	// creating a new one, if the caller may read it (token:read); a caller
 	// that may not read gets a new token.
 	DeduplicateToken bool `json:"deduplicate_token,omitempty"`
-	// ExpiresAt deletes the token at that time; it must be in the future.
+	// ExpiresAt deletes the token at that time; it must be in the future
+	// and before the year 10000 in UTC.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
@@ -274,8 +275,8 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 
 	pt.containers = validateContainers(req.Containers, req.Type, join(path, "containers"), fe)
 	validateMetadata(req.Metadata, join(path, "metadata"), fe)
-	if req.ExpiresAt != nil && !req.ExpiresAt.After(now) {
-		fe.add(join(path, "expires_at"), "must be in the future")
+	if req.ExpiresAt != nil {
+		checkExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
 	}
 	if len(fe) > 0 {
 		// Expressions are evaluated over valid data only.
