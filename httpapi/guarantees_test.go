@@ -207,6 +207,18 @@ func TestUnknownQueryParameters(t *testing.T) {
 	if p := r.problem(t); p.Errors["user"] == nil || p.Errors["user_id"] != nil {
 		t.Errorf("errors = %v, want user only", p.Errors)
 	}
+
+	// A pair that does not parse is not dropped (and its filter with it):
+	// the whole query is refused.
+	for _, q := range []string{"type=card%zz", "type=card;", "bogus=%zz", "start=%"} {
+		r = s.do(t, "GET", "/tokens?"+q, reader, nil)
+		wantStatus(t, "GET /tokens?"+q, r, http.StatusBadRequest)
+		if p := r.problem(t); !strings.Contains(p.Detail, "malformed") {
+			t.Errorf("GET /tokens?%s: detail %q, want the query called malformed", q, p.Detail)
+		}
+	}
+	r = s.do(t, "GET", "/logs?entity_type=application%zz", s.mgmt, nil)
+	wantStatus(t, "GET /logs?entity_type=application%zz", r, http.StatusBadRequest)
 }
 
 // TestLossyTextOverHTTP: invalid UTF-8 and lone surrogate escapes in a

@@ -89,7 +89,7 @@ func (a *api) handle(pattern string, h http.HandlerFunc, query ...string) {
 		h = a.idempotent(h)
 	}
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if err := checkQuery(query, r.URL.Query()); err != nil {
+		if err := checkQuery(query, r.URL.RawQuery); err != nil {
 			a.writeError(w, r, err)
 			return
 		}
@@ -108,10 +108,18 @@ func list(filters ...string) []string {
 	return append([]string{"page", "size", "start"}, filters...)
 }
 
-// checkQuery refuses the parameters of q that allowed does not name.
-func checkQuery(allowed []string, q url.Values) error {
+// checkQuery refuses the parameters of rawQuery that allowed does not name.
+//
+// A query that does not parse (a bad percent-escape, a ';') is refused
+// whole: url.Values drops such a pair without a word, and with it the
+// filter the caller meant (type=card%zz listed every token).
+func checkQuery(allowed []string, rawQuery string) error {
 	if slices.Contains(allowed, anyQuery) {
 		return nil
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query string is malformed: every name=value pair must be percent-encoded, and pairs separated by &"}
 	}
 	fields := map[string][]string{}
 	for name := range q {
