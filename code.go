@@ -159,6 +159,23 @@ func codeError(err error) error {
 		return sandboxError(err)
 	}
 	e := &Error{Kind: CodeFailed, Status: je.Status, Message: je.Message, Fields: je.Errors, Headers: je.Headers, Body: je.Body}
+	if len(e.Headers) > 0 {
+		// The response the code built is framed by the vault: its
+		// Content-Length and hop-by-hop headers are left out, and a
+		// header that cannot be sent fails the code (codeHeaders).
+		h := make(map[string]any, len(e.Headers))
+		for k, v := range e.Headers {
+			h[k] = v
+		}
+		sendable, err := codeHeaders(h)
+		if err != nil {
+			return err
+		}
+		e.Headers = make(map[string]string, len(sendable))
+		for k := range sendable {
+			e.Headers[k] = sendable.Get(k)
+		}
+	}
 	switch je.Kind {
 	case jsrt.RuntimeFailure:
 		e.Status = 500

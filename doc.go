@@ -154,6 +154,13 @@
 //     status 400 and above, pass through untransformed), req.configuration,
 //     req.client. It returns {body, headers} as above.
 //
+// Headers code returns (a transform's, or a CustomHttpResponseError's) are
+// strings, numbers or booleans, or arrays of them; null leaves one out.
+// Content-Length, Transfer-Encoding and the other hop-by-hop headers are
+// left out, since the Vault frames what it sends; any other value, or a
+// name or value that cannot be sent (a line break), fails the code with
+// CodeFailed 500 naming headers.<name>.
+//
 // req.client has tokenize(body), detokenize(body), getToken(id) and
 // deleteToken(id), synchronous, acting with the permissions of the
 // configured application. Globals: console (to the Vault's Logger at debug

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -259,6 +260,44 @@ func TestProxyTransforms(t *testing.T) {
 	_, err = e.v.InvokeProxy(ctx, jsonCall(badHeader.Key, e.user(t), "", `{}`))
 	if !asError(err, &te) || te.Kind != tokenvault.CodeFailed || te.Status != 500 || te.Fields["headers.Bad Name"] == nil {
 		t.Errorf("transform with an invalid header = %v", err)
+	}
+
+	// Either way: a header value that is an object, or that holds a line
+	// break, is the code's failure too, naming the header (not written as
+	// map[a:1], not turned into spaces).
+	for _, tc := range []struct{ which, header, value string }{
+		{"request", "X-O", `{a: 1}`},
+		{"request", "X-A", `"a\r\nInj: 1"`},
+		{"response", "X-O", `{a: 1}`},
+		{"response", "X-A", `"a\r\nInj: 1"`},
+		{"response", "X-L", `[1, [2]]`},
+	} {
+		code := &tokenvault.ProxyTransform{Code: `module.exports = async (req) => ({body: req.args.body, headers: {"` + tc.header + `": ` + tc.value + `}})`}
+		pr := tokenvault.ProxyRequest{DestinationURL: d.srv.URL, RequestTransform: code}
+		if tc.which == "response" {
+			pr = tokenvault.ProxyRequest{DestinationURL: d.srv.URL, ResponseTransform: code}
+		}
+		_, err = e.v.InvokeProxy(ctx, jsonCall(e.proxy(t, pr).Key, e.user(t), "", `{}`))
+		if !asError(err, &te) || te.Kind != tokenvault.CodeFailed || te.Status != 500 || te.Fields["headers."+tc.header] == nil {
+			t.Errorf("%s transform with %s: %s = %v, want CodeFailed 500 naming the header", tc.which, tc.header, tc.value, err)
+		}
+	}
+
+	// Framing and hop-by-hop headers from code are left out: the vault
+	// frames what it sends. Scalars are written as text.
+	framing := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL, ResponseTransform: &tokenvault.ProxyTransform{
+		Code: `module.exports = async (req) => ({body: {ok: true}, headers: {"Content-Type": "application/json", "Content-Length": "500", "Transfer-Encoding": "chunked", "Connection": "close", "X-N": 7, "X-B": false, "X-Many": ["a", 2]}})`}})
+	res, err = e.v.InvokeProxy(ctx, jsonCall(framing.Key, e.user(t), "", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Content-Length", "Transfer-Encoding", "Connection"} {
+		if res.Header.Get(name) != "" {
+			t.Errorf("response header %s = %q, want it left out", name, res.Header.Get(name))
+		}
+	}
+	if res.Header.Get("X-N") != "7" || res.Header.Get("X-B") != "false" || !slices.Equal(res.Header.Values("X-Many"), []string{"a", "2"}) {
+		t.Errorf("response headers %v, want X-N 7, X-B false, X-Many a and 2", res.Header)
 	}
 }
 

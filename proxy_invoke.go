@@ -135,15 +135,6 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 			if err != nil {
 				return nil, err
 			}
-			if err := checkHeaders(header); err != nil {
-				// The tenant's code, not the destination, is at fault.
-				e := &Error{Kind: CodeFailed, Status: http.StatusInternalServerError,
-					Message: "the request transform returned a header that cannot be sent"}
-				if fe, ok := err.(*Error); ok {
-					e.Fields = fe.Fields
-				}
-				return nil, e
-			}
 		}
 	}
 	if h := call.Header.Get("SVC-PROXY-KEEP-ALIVE"); h != "" {
@@ -257,22 +248,69 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 		body = b
 	}
 	if h, ok := res["headers"].(map[string]any); ok {
-		header = http.Header{}
-		for k, v := range h {
-			switch x := v.(type) {
-			case string:
-				header.Set(k, x)
-			case []any:
-				for _, e := range x {
-					header.Add(k, fmt.Sprint(e))
-				}
-			case nil:
-			default:
-				header.Set(k, fmt.Sprint(x))
-			}
+		var err error
+		if header, err = codeHeaders(h); err != nil {
+			return nil, nil, err
 		}
 	}
 	return encodeBody(kind, body), header, nil
+}
+
+// codeHeaders turns the headers code returned (a transform's, or a
+// CustomHttpResponseError's) into an http.Header.
+// A value is a string, a number or a boolean, or an array of those (one
+// header line each); null leaves the header out. The hop-by-hop and
+// framing headers (proxyDroppedHeaders) are left out too: the vault frames
+// what it sends, and code that set Content-Length could make the answer
+// claim bytes it does not have, leaving the caller's connection waiting.
+// Any other value (an object, a nested array), a name that is not a token
+// or a value with a control character is refused as the code's failure
+// (CodeFailed, 500), naming the header, in both directions.
+func codeHeaders(h map[string]any) (http.Header, error) {
+	out := http.Header{}
+	fe := fieldErrors{}
+	for name, v := range h {
+		var values []any
+		switch x := v.(type) {
+		case nil:
+			continue
+		case []any:
+			values = x
+		default:
+			values = []any{x}
+		}
+		for _, e := range values {
+			switch e := e.(type) {
+			case string:
+				out.Add(name, e)
+			case bool, float64, json.Number:
+				out.Add(name, fmt.Sprint(e))
+			default:
+				fe.add("headers."+name, "must be a string, a number, a boolean or an array of them")
+			}
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, codeHeaderError(err)
+	}
+	if err := checkHeaders(out); err != nil {
+		return nil, codeHeaderError(err)
+	}
+	for _, name := range proxyDroppedHeaders {
+		out.Del(name)
+	}
+	return out, nil
+}
+
+// codeHeaderError is the failure of code that returned headers that
+// cannot be sent: the tenant's code, not the destination, is at fault.
+func codeHeaderError(err error) error {
+	e := &Error{Kind: CodeFailed, Status: http.StatusInternalServerError,
+		Message: "the code returned a header that cannot be sent"}
+	if fe, ok := err.(*Error); ok {
+		e.Fields = fe.Fields
+	}
+	return e
 }
 
 // forward makes the outbound call and reads the answer, bounded.

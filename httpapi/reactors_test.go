@@ -93,6 +93,23 @@ func TestReactorsOverHTTP(t *testing.T) {
 	if r.status != 418 || r.header.Get("X-Tea") != "earl grey" || strings.TrimSpace(string(r.body)) != `{"brew":false}` {
 		t.Errorf("custom response = %d %v %s", r.status, r.header, r.body)
 	}
+	// The code's framing headers are left out: the answer is the body
+	// it gave, whole, not 500 bytes promised and 3 sent.
+	r = s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "framing", "code": `module.exports = async () => { throw new CustomHttpResponseError({status: 400, headers: {"Content-Length": "500", "Transfer-Encoding": "chunked", "Connection": "close", "Content-Type": "text/plain", "X-Kept": "1"}, body: "abc"}) }`})
+	wantStatus(t, "POST /reactors with framing headers", r, http.StatusCreated)
+	r.json(t, &re)
+	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", user, map[string]any{})
+	if r.status != 400 || string(r.body) != "abc" || r.header.Get("X-Kept") != "1" || r.header.Get("Connection") != "" {
+		t.Errorf("custom response with framing headers = %d %v %q", r.status, r.header, r.body)
+	}
+	// A header value with a line break fails the code, naming the header.
+	r = s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "crlf", "code": `module.exports = async () => { throw new CustomHttpResponseError({status: 400, headers: {"X-A": "a\r\nSet-Cookie: x=1"}, body: "abc"}) }`})
+	r.json(t, &re)
+	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", user, map[string]any{})
+	wantStatus(t, "CustomHttpResponseError with a line break in a header", r, http.StatusInternalServerError)
+	if p := r.problem(t); p.Errors["headers.X-A"] == nil || r.header.Get("Set-Cookie") != "" {
+		t.Errorf("problem %+v, headers %v: want headers.X-A named and no Set-Cookie", p, r.header)
+	}
 	r = s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "bad", "code": `module.exports = async () => { throw new RateLimitError("slow") }`})
 	r.json(t, &re)
 	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", user, map[string]any{})
