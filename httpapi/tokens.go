@@ -106,6 +106,7 @@ type searchBody struct {
 	Query string `json:"query"`
 	Page  int    `json:"page"`
 	Size  int    `json:"size"`
+	Start string `json:"start"`
 }
 
 func (a *api) searchTokens(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +116,7 @@ func (a *api) searchTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := a.v.SearchTokens(r.Context(), apiKey(r), tokenvault.SearchTokensRequest{
-		Query: body.Query, PageRequest: tokenvault.PageRequest{Page: body.Page, Size: body.Size},
+		Query: body.Query, PageRequest: tokenvault.PageRequest{Page: body.Page, Size: body.Size, Start: body.Start},
 	})
 	a.reply(w, r, out, err)
 }
