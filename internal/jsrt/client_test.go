@@ -3,6 +3,7 @@ package jsrt
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,4 +167,21 @@ func TestClientCallEndsAtTheDeadline(t *testing.T) {
 		t.Errorf("Run took %v", d)
 	}
 	checkWorks(t, r)
+}
+
+// TestClientLoneSurrogate: a body the code passes to the client with a
+// lone surrogate is refused in the code (an error it can catch), never
+// handed to the host with U+FFFD in its place.
+func TestClientLoneSurrogate(t *testing.T) {
+	r := New(Options{})
+	c := &fakeClient{}
+	got := runOK(t, r, `module.exports = async (req) => {
+		try { await req.client.tokenize({type: 'token', data: '\ud800'}); return 'stored' } catch (e) { return e.message }
+	}`, nil, c)
+	if s, _ := got.(string); !strings.Contains(s, "not valid Unicode") {
+		t.Errorf("tokenize with a lone surrogate = %v, want it refused", got)
+	}
+	if len(c.calls) != 0 {
+		t.Errorf("the host was called: %v %v", c.calls, c.bodies)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 )
@@ -218,7 +219,7 @@ func (x *exporter) value(v goja.Value, callToJSON bool) (out any, omit bool, err
 	}
 	switch obj.ClassName() {
 	case "String":
-		return obj.String(), false, nil
+		return x.primitive(obj.ToString())
 	case "Number", "Boolean":
 		return x.primitive(x.s.vm.ToValue(obj.Export()))
 	case "Symbol":
@@ -241,7 +242,17 @@ func (x *exporter) value(v goja.Value, callToJSON bool) (out any, omit bool, err
 	m := make(map[string]any, len(keys))
 	for _, k := range keys {
 		x.path = append(x.path, "."+k)
-		e, omit, err := x.value(obj.Get(k), true)
+		got := obj.Get(k)
+		if got == nil && strings.ContainsRune(k, utf8.RuneError) {
+			// Keys come out of goja with lone surrogates replaced by
+			// U+FFFD, so the replaced key names nothing: the code's
+			// key was not valid Unicode, and leaving it out would lose
+			// what the code gave without a word.
+			err := x.fail("a key that is not valid Unicode (a lone surrogate)")
+			x.path = x.path[:len(x.path)-1]
+			return nil, false, err
+		}
+		e, omit, err := x.value(got, true)
 		x.path = x.path[:len(x.path)-1]
 		if err != nil {
 			return nil, false, err
@@ -272,6 +283,27 @@ func (x *exporter) array(obj *goja.Object) (any, bool, error) {
 	return out, false, nil
 }
 
+// hasLoneSurrogate reports whether s holds a UTF-16 surrogate that is not
+// half of a pair.
+func hasLoneSurrogate(s goja.String) bool {
+	n := s.Length()
+	for i := 0; i < n; i++ {
+		switch c := s.CharAt(i); {
+		case c >= 0xD800 && c <= 0xDBFF:
+			if i+1 < n {
+				if d := s.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
+					i++
+					continue
+				}
+			}
+			return true
+		case c >= 0xDC00 && c <= 0xDFFF:
+			return true
+		}
+	}
+	return false
+}
+
 func (x *exporter) primitive(v goja.Value) (any, bool, error) {
 	if v == nil {
 		return nil, true, nil
@@ -281,6 +313,12 @@ func (x *exporter) primitive(v goja.Value) (any, bool, error) {
 	}
 	switch e := v.Export().(type) {
 	case string:
+		// Export replaces a lone surrogate with U+FFFD: what the code
+		// made is refused rather than changed (an API caller's "\ud800"
+		// is a 400 too). Only a string holding U+FFFD is looked at.
+		if s, ok := v.(goja.String); ok && strings.ContainsRune(e, utf8.RuneError) && hasLoneSurrogate(s) {
+			return nil, false, x.fail("a string that is not valid Unicode (a lone surrogate)")
+		}
 		return e, false, nil
 	case bool:
 		return e, false, nil

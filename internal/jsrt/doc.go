@@ -201,6 +201,8 @@
 //
 // The other kinds have Status 500 and no Class: Timeout, MemoryLimit (from
 // the sandbox only), and RuntimeFailure for stack overflow, a result that
-// is not JSON-compatible (a function, a symbol, a BigInt or a cycle, named
-// by its path such as "result.raw.callback") and failures of the host.
+// is not JSON-compatible (a function, a symbol, a BigInt, a cycle, or a
+// string or key with a lone UTF-16 surrogate, which goja would export as
+// U+FFFD; named by its path such as "result.raw.callback") and failures of
+// the host.
 package jsrt

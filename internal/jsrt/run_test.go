@@ -43,6 +43,8 @@ func TestRunResults(t *testing.T) {
 		{"class instance", `class P { constructor() { this.x = 1 } m() {} }; module.exports = () => new P()`, map[string]any{"x": 1.0}},
 		{"Map exports as JSON does", `module.exports = () => new Map([[1, 2]])`, map[string]any{}},
 		{"string with unicode", `module.exports = () => 'héllo ✓ 😀'`, "héllo ✓ 😀"},
+		{"surrogate pairs and U+FFFD itself", `module.exports = () => ({'\ud83d\ude00': '\ud83d\ude00', '\ufffd': '\ufffd', b: new String('\ufffd')})`,
+			map[string]any{"😀": "😀", "\ufffd": "\ufffd", "b": "\ufffd"}},
 		{"req list", `module.exports = (req) => [Array.isArray(req.args.list), req.args.list.length, JSON.stringify(req.args.list)]`, []any{true, 4.0, `[1,"x",null,true]`}},
 		{"this is undefined", `module.exports = function () { 'use strict'; return this === undefined }`, true},
 		{"exports object", `exports.x = 1; module.exports = () => typeof exports`, "object"},
@@ -70,6 +72,12 @@ func TestRunResultNotJSON(t *testing.T) {
 		{`module.exports = () => { const a = {b: {}}; a.b.a = a; return a }`, "result.b.a is a reference to itself (a cycle), which is not JSON-compatible"},
 		{`module.exports = () => { const a = []; a.push(a); return a }`, "result[0] is a reference to itself (a cycle), which is not JSON-compatible"},
 		{`module.exports = () => { let o = {}; for (let i = 0; i < 1000; i++) o = {o}; return o }`, "is nested too deeply, which is not JSON-compatible"},
+		// Lone surrogates would come out as U+FFFD (a key: left out): the
+		// result is refused instead, naming where.
+		{`module.exports = () => ({s: 'a\ud800'})`, "result.s is a string that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => ['\udc00x']`, "result[0] is a string that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => ({s: new String('\ude00\ud83d')})`, "result.s is a string that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => ({k: {['\udc00']: 1}})`, "is a key that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
 	}
 	for _, tc := range tests {
 		e := runErr(t, r, tc.code, nil, nil)
