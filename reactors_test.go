@@ -3,6 +3,7 @@ package tokenvault_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -101,6 +102,22 @@ func TestFormulaCRUD(t *testing.T) {
 		}
 		r := e.reactor(t, tokenvault.CreateReactorRequest{Formula: &tokenvault.Ref{ID: f.ID}, Configuration: map[string]any{}})
 		wantKind(t, "DeleteFormula in use", e.v.DeleteFormula(ctx, e.mgmt, f.ID), tokenvault.Conflict)
+		// New declarations the reactor's configuration would not satisfy
+		// are a Conflict too, naming what; the formula is unchanged, and
+		// the reactor stays editable.
+		_, err = e.v.UpdateFormula(ctx, e.mgmt, f.ID, tokenvault.FormulaRequest{Name: "Charge 3", Code: echoCode,
+			Configuration: []tokenvault.ConfigurationDeclaration{{Name: "z", Type: "number"}}})
+		wantKind(t, "UpdateFormula that the reactor's configuration would not satisfy", err, tokenvault.Conflict)
+		var ce *tokenvault.Error
+		if !errors.As(err, &ce) || ce.Fields["configuration.z"] == nil || !strings.Contains(ce.Message, r.ID) {
+			t.Errorf("conflict = %v, want the reactor and configuration.z named", err)
+		}
+		if got, err := e.v.GetFormula(ctx, e.mgmt, f.ID); err != nil || got.Name != "Charge 2" {
+			t.Errorf("the formula after a refused update = %+v, %v", got, err)
+		}
+		if _, err := e.v.UpdateReactor(ctx, e.mgmt, r.ID, tokenvault.UpdateReactorRequest{Name: "renamed", Configuration: map[string]any{}}); err != nil {
+			t.Errorf("UpdateReactor after a refused formula update: %v", err)
+		}
 		if err := e.v.DeleteReactor(ctx, e.mgmt, r.ID); err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,15 @@ func TestReactorsOverHTTP(t *testing.T) {
 	var re tokenvault.Reactor
 	r.json(t, &re)
 
+	// A formula change the reactor's configuration would not satisfy is
+	// a 409 naming what, as deleting the formula is.
+	r = s.do(t, "PUT", "/reactor-formulas/"+f.ID, s.mgmt, map[string]any{"name": "Greeter", "code": f.Code,
+		"configuration": []map[string]any{{"name": "tz", "type": "number"}}})
+	wantStatus(t, "PUT a formula its reactor's configuration would not satisfy", r, http.StatusConflict)
+	if p := r.problem(t); p.Errors["configuration.tz"] == nil {
+		t.Errorf("errors = %v, want configuration.tz", p.Errors)
+	}
+
 	r = s.do(t, "PATCH", "/reactors/"+re.ID, s.mgmt, `{"name": "Hello"}`)
 	wantStatus(t, "PATCH with application/json", r, http.StatusUnsupportedMediaType)
 	r = s.do(t, "PATCH", "/reactors/"+re.ID, s.mgmt, `{"name": "Hello"}`, "Content-Type", httpapi.MergePatchType)
