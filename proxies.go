@@ -341,8 +341,15 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		if err != nil {
 			return err
 		}
-		if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
-			return err
+		// An update that keeps the proxy's application does not check
+		// it again: it may have been deleted (or have expired) since,
+		// and the proxy must stay editable; its invocations fail until
+		// it is given another (planProxyCall). The same holds for
+		// reactors (changeReactor).
+		if req.Application == nil || rec.Application == nil || req.Application.ID != rec.Application.ID {
+			if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
+				return err
+			}
 		}
 		req.apply(&rec.Proxy, conf)
 		now := t.now

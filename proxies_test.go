@@ -319,3 +319,36 @@ func TestProxyDestinationFailures(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestDeletedApplicationKeepsItsUsersEditable: a proxy and a reactor whose
+// application was deleted stay editable by patches that keep it (they
+// were refused for "no such application"); naming a missing application
+// is still refused; the proxy's invocations fail until it gets another.
+func TestDeletedApplicationKeepsItsUsersEditable(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		d := newDestination(t)
+		app := e.reader(t, "reveal", "token:use")
+		noAuth := false
+		p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL, Application: &tokenvault.Ref{ID: app.ID}, RequireAuth: &noAuth})
+		r := e.reactor(t, tokenvault.CreateReactorRequest{Code: echoCode, Application: &tokenvault.Ref{ID: app.ID}})
+		if err := e.v.DeleteApplication(ctx, e.mgmt, app.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"name": "renamed"}`)); err != nil {
+			t.Errorf("PatchProxy keeping a deleted application: %v", err)
+		}
+		if err := e.v.PatchReactor(ctx, e.mgmt, r.ID, json.RawMessage(`{"name": "renamed"}`)); err != nil {
+			t.Errorf("PatchReactor keeping a deleted application: %v", err)
+		}
+		other := e.reader(t, "reveal", "token:use")
+		if err := e.v.DeleteApplication(ctx, e.mgmt, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		err := e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"application": {"id": "`+other.ID+`"}}`))
+		wantField(t, err, "application.id")
+		err = e.v.PatchReactor(ctx, e.mgmt, r.ID, json.RawMessage(`{"application": {"id": "`+other.ID+`"}}`))
+		wantField(t, err, "application.id")
+		_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, "", "", `{}`))
+		wantKind(t, "invoking a proxy whose application was deleted", err, tokenvault.PermissionDenied)
+	})
+}

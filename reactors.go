@@ -410,8 +410,14 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 			fe.add("code", "is required for a reactor without a formula")
 		}
 		checkConfiguration(f, conf, fe)
-		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
-			return err
+		// An application the update keeps is not checked again: it
+		// may have been deleted (or have expired) since, and the
+		// reactor must stay editable; its invocations fail until it is
+		// given another.
+		if req.Application == nil || req.Application.ID != rec.ApplicationID {
+			if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
+				return err
+			}
 		}
 		if err := fe.err(); err != nil {
 			return err

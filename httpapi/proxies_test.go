@@ -146,3 +146,17 @@ func TestProxyPathStaysUnderTheDestination(t *testing.T) {
 	default:
 	}
 }
+
+// TestDeletedApplicationOverHTTP: a proxy whose application was deleted
+// stays editable over HTTP by a patch that keeps it.
+func TestDeletedApplicationOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	appID, _ := s.app(t, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
+	r := s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": "https://example.com/", "application": map[string]any{"id": appID}})
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	var p tokenvault.Proxy
+	r.json(t, &p)
+	wantStatus(t, "DELETE /applications/{id}", s.do(t, "DELETE", "/applications/"+appID, s.mgmt, nil), http.StatusNoContent)
+	r = s.do(t, "PATCH", "/proxies/"+p.ID, s.mgmt, `{"name": "renamed"}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH /proxies/{id} keeping a deleted application", r, http.StatusNoContent)
+}
