@@ -5,8 +5,10 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -71,6 +73,37 @@ func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.mac([]byte("proxy\x00"), []byte(key))
 }
 
+// destinationProblem says what is wrong with a proxy's destination URL, or
+// "". It must be absolute, without credentials or fragment, with a host
+// name of at most 253 bytes and a port in 1-65535 if it has one, and
+// https: detokenized data goes there, and must not cross a network in the
+// clear. http is allowed only for a loopback host (localhost, 127.0.0.0/8,
+// ::1), and only when the Vault allows private destinations (tests, a
+// single host), where nothing leaves the machine.
+func destinationProblem(raw string, allowPrivate bool) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" {
+		return "must be an absolute https URL without credentials or fragment"
+	}
+	host := u.Hostname()
+	if host == "" || len(host) > 253 {
+		return "must name a host of at most 253 characters"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "must have a port from 1 to 65535"
+		}
+	}
+	if u.Scheme == "http" {
+		ip := net.ParseIP(host)
+		loopback := host == "localhost" || ip != nil && ip.IsLoopback()
+		if !allowPrivate || !loopback {
+			return "must be https (http only for a loopback host, where the Vault allows private destinations)"
+		}
+	}
+	return ""
+}
+
 // validateProxy checks req and, in a worker, its transforms' code.
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
 	fe := fieldErrors{}
@@ -82,10 +115,10 @@ func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, erro
 	case req.Application.ID != req.ApplicationID:
 		fe.add("application_id", "differs from application.id; send one of them, or the same id in both")
 	}
-	if u, err := url.Parse(req.DestinationURL); req.DestinationURL == "" {
+	if req.DestinationURL == "" {
 		fe.add("destination_url", "is required")
-	} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" {
-		fe.add("destination_url", "must be an absolute http or https URL without credentials or fragment")
+	} else if problem := destinationProblem(req.DestinationURL, t.v.allowPrivate); problem != "" {
+		fe.add("destination_url", "%s", problem)
 	}
 	for _, tr := range []struct {
 		name string

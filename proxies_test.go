@@ -75,6 +75,12 @@ func TestProxyCRUD(t *testing.T) {
 		{tokenvault.ProxyRequest{DestinationURL: d.srv.URL}, "name"},
 		{tokenvault.ProxyRequest{Name: "p"}, "destination_url"},
 		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "ftp://example.com"}, "destination_url"},
+		// Detokenized data does not cross a network in the clear.
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "http://example.com/"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "http://10.0.0.1/"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://example.com:99999/"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://example.com:0/"}, "destination_url"},
+		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://" + strings.Repeat("a", 254) + "/"}, "destination_url"},
 		{tokenvault.ProxyRequest{Name: "p", DestinationURL: "/relative"}, "destination_url"},
 		{tokenvault.ProxyRequest{Name: "p", DestinationURL: d.srv.URL, RequestTransform: &tokenvault.ProxyTransform{Code: "module.exports = function ( {"}}, "request_transform.code"},
 		{tokenvault.ProxyRequest{Name: "p", DestinationURL: d.srv.URL, Application: &tokenvault.Ref{ID: e.boot.Application.ID}}, "application.id"},
@@ -309,10 +315,14 @@ func TestProxyDestinationFailures(t *testing.T) {
 	_, err := e.v.InvokeProxy(ctx, jsonCall(p.Key, e.user(t), "", `{}`))
 	wantKind(t, "destination down", err, tokenvault.BadGateway)
 
-	// With the default outbound policy, private destinations are refused.
+	// With the default outbound policy, private destinations are refused:
+	// http to loopback when the proxy is saved, any address when it is
+	// called (the dial is refused before TLS).
 	strict := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
 	live := newDestination(t)
-	sp := strict.proxy(t, tokenvault.ProxyRequest{DestinationURL: live.srv.URL})
+	_, err = strict.v.CreateProxy(ctx, strict.mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: live.srv.URL})
+	wantField(t, err, "destination_url")
+	sp := strict.proxy(t, tokenvault.ProxyRequest{DestinationURL: "https://" + live.srv.Listener.Addr().String()})
 	_, err = strict.v.InvokeProxy(ctx, jsonCall(sp.Key, strict.user(t), "", `{}`))
 	wantKind(t, "loopback destination under the default policy", err, tokenvault.BadGateway)
 	if !strings.Contains(err.Error(), "private network") {

@@ -217,6 +217,7 @@ type Vault struct {
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
+	allowPrivate     bool // Options.AllowPrivateDestinations
 	proxyMaxResponse int64
 	webhookBackoff   time.Duration
 	logRetention     time.Duration
@@ -284,6 +285,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.now = time.Now
 	}
 	v.httpClient, v.webhookBackoff = opts.HTTPClient, opts.WebhookBackoff
+	v.allowPrivate = opts.AllowPrivateDestinations
 	if v.httpClient == nil {
 		v.httpClient = outboundClient(opts.AllowPrivateDestinations)
 	}

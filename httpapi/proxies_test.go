@@ -38,6 +38,11 @@ func TestProxiesOverHTTP(t *testing.T) {
 
 	r = s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": "not a url"})
 	wantStatus(t, "proxy with a bad destination", r, http.StatusBadRequest)
+	r = s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": "http://example.com/"})
+	wantStatus(t, "proxy with an http destination off the machine", r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors["destination_url"] == nil {
+		t.Errorf("errors = %v, want destination_url", p.Errors)
+	}
 	r = s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": dest.URL})
 	wantStatus(t, "POST /proxies", r, http.StatusCreated)
 	var p tokenvault.Proxy
