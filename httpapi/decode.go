@@ -85,7 +85,13 @@ func decodeError(err error) error {
 		}
 		// typ.Value may hold the literal ("number 99999..."): only its kind.
 		got, _, _ := strings.Cut(typ.Value, " ")
-		return invalid(field, fmt.Sprintf("must be a %s, not a %s", jsonKind(typ.Type.Kind().String()), got))
+		want := jsonKind(typ.Type.Kind().String())
+		if want == got && got == "number" {
+			// A number where an integer goes: a fraction, or too large
+			// ("must be a number, not a number" said nothing).
+			return invalid(field, "must be a whole number within the range of the field")
+		}
+		return invalid(field, fmt.Sprintf("must be a %s, not a %s", want, got))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		// encoding/json reports unknown fields only in this message.

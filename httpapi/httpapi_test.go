@@ -233,7 +233,13 @@ func TestValidationOverHTTP(t *testing.T) {
 			}
 		})
 	}
-	r := s.do(t, "POST", "/applications", s.mgmt, `{}`, "Content-Type", "text/plain")
+	// A fraction where an integer goes says so.
+	r := s.do(t, "POST", "/applications", s.mgmt, `{"name": "a", "type": "private", "rules": [{"priority": 1.5, "container": "/", "transform": "reveal", "permissions": ["token:read"]}]}`)
+	wantStatus(t, "a fractional priority", r, http.StatusBadRequest)
+	if p := r.problem(t); !strings.Contains(strings.Join(p.Errors["rules.priority"], ""), "whole number") {
+		t.Errorf("errors = %v, want rules.priority to be a whole number", p.Errors)
+	}
+	r = s.do(t, "POST", "/applications", s.mgmt, `{}`, "Content-Type", "text/plain")
 	wantStatus(t, "text/plain body", r, http.StatusUnsupportedMediaType)
 	r.problem(t)
 
