@@ -50,6 +50,11 @@ func TestExpiryPastTheYear9999(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUpdate).Key
 		tooFar := time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("", -3600))
+		// Exactly the first instant of 10000 in UTC, which a record holds
+		// but no answer can show.
+		_, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "edge", Type: tokenvault.Private,
+			Permissions: []string{tokenvault.PermTokenRead}, ExpiresAt: new(time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("", -3600)))})
+		wantKind(t, "CreateApplication expiring at 10000-01-01T00:00:00Z", err, tokenvault.Invalid)
 		last := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 		wantRefused := func(what string, err error, field string) {
 			t.Helper()
@@ -61,7 +66,7 @@ func TestExpiryPastTheYear9999(t *testing.T) {
 		}
 		apps, _ := e.v.ListApplications(ctx, e.mgmt, tokenvault.ListApplicationsRequest{})
 
-		_, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "far", Type: tokenvault.Private,
+		_, err = e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "far", Type: tokenvault.Private,
 			Permissions: []string{tokenvault.PermTokenRead}, ExpiresAt: &tooFar})
 		wantRefused("CreateApplication", err, "expires_at")
 		_, err = e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "x", ExpiresAt: &tooFar})

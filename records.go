@@ -370,7 +370,9 @@ func checkExpiry(at time.Time, now time.Time, path string, fe fieldErrors) {
 	switch {
 	case !at.After(now):
 		fe.add(path, "must be in the future")
-	case !recordHolds(at):
+	case !recordHolds(at) || at.UTC().Year() > 9999:
+		// The first instant of 10000 is held, but answered in UTC it
+		// is no RFC 3339 date-time (json.Marshal refuses it).
 		fe.add(path, "must be before the year 10000 in UTC")
 	}
 }

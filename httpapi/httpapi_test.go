@@ -218,6 +218,7 @@ func TestValidationOverHTTP(t *testing.T) {
 		{"bad date", map[string]any{"name": "a", "type": "private", "permissions": []string{"token:read"}, "expires_at": "tomorrow"}, 400, ""},
 		// The year 10000 in UTC: valid RFC 3339, but no record holds it.
 		{"date past 9999", map[string]any{"name": "a", "type": "private", "permissions": []string{"token:read"}, "expires_at": "9999-12-31T23:30:00-01:00"}, 400, "expires_at"},
+		{"date at 10000 exactly", map[string]any{"name": "a", "type": "private", "permissions": []string{"token:read"}, "expires_at": "9999-12-31T23:00:00-01:00"}, 400, "expires_at"},
 		{"too large", `{"name":"` + strings.Repeat("a", 600) + `"}`, 413, ""},
 	}
 	for _, tc := range tests {
