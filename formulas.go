@@ -301,11 +301,7 @@ func (t *txn) mustOwnFormula(tid, id string) (*Formula, error) {
 }
 
 // UpdateFormula replaces a private formula. Reactors configured with it use
-// the new code from their next invocation. A formula whose configuration
-// declarations a reactor's configuration would no longer satisfy is a
-// Conflict naming the reactor, as its deletion is: the reactor would run
-// with a configuration its formula refuses, and no edit of it would pass
-// until its configuration were replaced too. Requires reactor:update.
+// the new code from their next invocation. Requires reactor:update.
 func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRequest) (*Formula, error) {
 	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
 		return nil, err
@@ -324,19 +320,6 @@ func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRe
 			return err
 		}
 		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
-		reactors, err := t.reactors(p.tenantID)
-		if err != nil {
-			return err
-		}
-		for _, r := range reactors {
-			if r.FormulaID != id {
-				continue
-			}
-			fe := fieldErrors{}
-			if checkConfiguration(out, r.Configuration, fe); len(fe) > 0 {
-				return &Error{Kind: Conflict, Message: fmt.Sprintf("reactor %s uses the formula, and its configuration would not satisfy the new declarations", r.ID), Fields: fe}
-			}
-		}
 		now := t.now
 		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
 		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, id), out); err != nil {

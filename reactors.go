@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,6 +106,14 @@ func hasValueType(v any, typ string) bool {
 		return typ == TypeNumber
 	}
 	return false
+}
+
+// sameJSON reports whether a and b encode to the same JSON (maps encode
+// with sorted keys).
+func sameJSON(a, b any) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // checkReactorApplication checks that ref names a public or private
@@ -409,12 +418,19 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 		case f == nil && req.Code == "":
 			fe.add("code", "is required for a reactor without a formula")
 		}
-		checkConfiguration(f, conf, fe)
-		// An application the update keeps is not checked again: it
-		// may have been deleted (or have expired) since, and the
-		// reactor must stay editable; its invocations fail until it is
-		// given another.
-		if req.Application == nil || req.Application.ID != rec.ApplicationID {
+		// A configuration the update keeps is not checked again: its
+		// formula may have been replaced since with other
+		// declarations, and the reactor must stay editable (a rename
+		// must not need a new configuration). A changed one must
+		// satisfy the formula as it is now.
+		if !sameJSON(conf, rec.Configuration) {
+			checkConfiguration(f, conf, fe)
+		}
+		// Nor is an application the update keeps: it may have been
+		// deleted (or have expired) since; its invocations fail until
+		// the reactor is given another. A new one, or none named by an
+		// empty id, is checked.
+		if req.Application == nil || req.Application.ID == "" || req.Application.ID != rec.ApplicationID {
 			if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
 				return err
 			}

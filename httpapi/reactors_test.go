@@ -48,14 +48,18 @@ func TestReactorsOverHTTP(t *testing.T) {
 	var re tokenvault.Reactor
 	r.json(t, &re)
 
-	// A formula change the reactor's configuration would not satisfy is
-	// a 409 naming what, as deleting the formula is.
+	// The formula may get other declarations; the reactor stays
+	// editable, and a new configuration must satisfy them.
 	r = s.do(t, "PUT", "/reactor-formulas/"+f.ID, s.mgmt, map[string]any{"name": "Greeter", "code": f.Code,
-		"configuration": []map[string]any{{"name": "tz", "type": "number"}}})
-	wantStatus(t, "PUT a formula its reactor's configuration would not satisfy", r, http.StatusConflict)
-	if p := r.problem(t); p.Errors["configuration.tz"] == nil {
-		t.Errorf("errors = %v, want configuration.tz", p.Errors)
-	}
+		"configuration": []map[string]any{{"name": "tz", "type": "number"}}, "request_parameters": []map[string]any{{"name": "name", "type": "string"}}})
+	wantStatus(t, "PUT a formula with other declarations", r, http.StatusOK)
+	r = s.do(t, "PATCH", "/reactors/"+re.ID, s.mgmt, `{"name": "Renamed"}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH the reactor's name after its formula changed", r, http.StatusNoContent)
+	r = s.do(t, "PATCH", "/reactors/"+re.ID, s.mgmt, `{"configuration": {"tz": "CET"}}`, "Content-Type", httpapi.MergePatchType)
+	wantStatus(t, "PATCH a configuration the formula no longer accepts", r, http.StatusBadRequest)
+	r = s.do(t, "PUT", "/reactor-formulas/"+f.ID, s.mgmt, map[string]any{"name": "Greeter", "code": f.Code,
+		"configuration": []map[string]any{{"name": "tz", "type": "string"}}, "request_parameters": []map[string]any{{"name": "name", "type": "string"}}})
+	wantStatus(t, "PUT the formula back", r, http.StatusOK)
 
 	r = s.do(t, "PATCH", "/reactors/"+re.ID, s.mgmt, `{"name": "Hello"}`)
 	wantStatus(t, "PATCH with application/json", r, http.StatusUnsupportedMediaType)
