@@ -158,12 +158,15 @@
 //     status 400 and above, pass through untransformed), req.configuration,
 //     req.client. It returns {body, headers} as above.
 //
-// Headers code returns (a transform's, or a CustomHttpResponseError's) are
-// strings, numbers or booleans, or arrays of them; null leaves one out.
-// Content-Length, Transfer-Encoding and the other hop-by-hop headers are
-// left out, since the Vault frames what it sends; any other value, or a
-// name or value that cannot be sent (a line break), fails the code with
-// CodeFailed 500 naming headers.<name>.
+// A transform's headers are an object of strings, numbers (written as
+// JavaScript writes them) or booleans, or arrays of them (one line each);
+// null leaves a header or an element out, and any other value fails the
+// code. A CustomHttpResponseError's header values are made text (objects
+// as JSON, arrays joined with ", "). In both, Content-Length,
+// Transfer-Encoding and the other hop-by-hop headers are left out, since
+// the Vault frames what it sends, and a name or value that cannot be sent
+// (a line break) fails the code with CodeFailed 500 naming
+// headers.<name>.
 //
 // req.client has tokenize(body), detokenize(body), getToken(id) and
 // deleteToken(id), synchronous, acting with the permissions of the

@@ -376,10 +376,11 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		}
 		// An update that keeps the proxy's application does not check
 		// it again: it may have been deleted (or have expired) since,
-		// and the proxy must stay editable; its invocations fail until
-		// it is given another (planProxyCall). The same holds for
-		// reactors (changeReactor).
-		if req.Application == nil || rec.Application == nil || req.Application.ID != rec.Application.ID {
+		// and the proxy must stay editable; what acts as it (a call
+		// without require_auth, planProxyCall; req.client) fails until
+		// the proxy is given another. The same holds for reactors
+		// (changeReactor). An empty id is checked.
+		if req.Application == nil || rec.Application == nil || req.Application.ID == "" || req.Application.ID != rec.Application.ID {
 			if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
 				return err
 			}

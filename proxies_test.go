@@ -292,7 +292,7 @@ func TestProxyTransforms(t *testing.T) {
 	// Framing and hop-by-hop headers from code are left out: the vault
 	// frames what it sends. Scalars are written as text.
 	framing := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL, ResponseTransform: &tokenvault.ProxyTransform{
-		Code: `module.exports = async (req) => ({body: {ok: true}, headers: {"Content-Type": "application/json", "Content-Length": "500", "Transfer-Encoding": "chunked", "Connection": "close", "X-N": 7, "X-B": false, "X-Many": ["a", 2]}})`}})
+		Code: `module.exports = async (req) => ({body: {ok: true}, headers: {"Content-Type": "application/json", "Content-Length": "500", "Transfer-Encoding": "chunked", "Connection": "close", "X-N": 7, "X-B": false, "X-Many": ["a", null, 2], "X-Reset": 1700000000, "X-F": 0.000001, "X-Neg": -0, "X-Null": null}})`}})
 	res, err = e.v.InvokeProxy(ctx, jsonCall(framing.Key, e.user(t), "", `{}`))
 	if err != nil {
 		t.Fatal(err)
@@ -302,8 +302,16 @@ func TestProxyTransforms(t *testing.T) {
 			t.Errorf("response header %s = %q, want it left out", name, res.Header.Get(name))
 		}
 	}
-	if res.Header.Get("X-N") != "7" || res.Header.Get("X-B") != "false" || !slices.Equal(res.Header.Values("X-Many"), []string{"a", "2"}) {
-		t.Errorf("response headers %v, want X-N 7, X-B false, X-Many a and 2", res.Header)
+	if res.Header.Get("X-N") != "7" || res.Header.Get("X-B") != "false" || !slices.Equal(res.Header.Values("X-Many"), []string{"a", "2"}) ||
+		res.Header.Get("X-Reset") != "1700000000" || res.Header.Get("X-F") != "0.000001" || res.Header.Get("X-Neg") != "0" || res.Header.Values("X-Null") != nil {
+		t.Errorf("response headers %v, want X-N 7, X-B false, X-Many a and 2, X-Reset 1700000000, X-F 0.000001, X-Neg 0, no X-Null", res.Header)
+	}
+	// headers that is not an object fails the code too.
+	notObject := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL, ResponseTransform: &tokenvault.ProxyTransform{
+		Code: `module.exports = async (req) => ({body: {ok: true}, headers: "X-A: 1"})`}})
+	_, err = e.v.InvokeProxy(ctx, jsonCall(notObject.Key, e.user(t), "", `{}`))
+	if !asError(err, &te) || te.Kind != tokenvault.CodeFailed || te.Fields["headers"] == nil {
+		t.Errorf("a transform returning headers that are a string = %v, want CodeFailed naming headers", err)
 	}
 }
 
@@ -357,6 +365,9 @@ func TestDeletedApplicationKeepsItsUsersEditable(t *testing.T) {
 		err := e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"application": {"id": "`+other.ID+`"}}`))
 		wantField(t, err, "application.id")
 		err = e.v.PatchReactor(ctx, e.mgmt, r.ID, json.RawMessage(`{"application": {"id": "`+other.ID+`"}}`))
+		wantField(t, err, "application.id")
+		bare := e.reactor(t, tokenvault.CreateReactorRequest{Code: echoCode})
+		_, err = e.v.UpdateReactor(ctx, e.mgmt, bare.ID, tokenvault.UpdateReactorRequest{Name: "bare", Code: echoCode, Application: &tokenvault.Ref{}})
 		wantField(t, err, "application.id")
 		_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, "", "", `{}`))
 		wantKind(t, "invoking a proxy whose application was deleted", err, tokenvault.PermissionDenied)

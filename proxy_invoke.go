@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -247,19 +249,24 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	if b, ok := res["body"]; ok {
 		body = b
 	}
-	if h, ok := res["headers"].(map[string]any); ok {
+	switch h := res["headers"].(type) {
+	case nil: // left out: the input's
+	case map[string]any:
 		var err error
 		if header, err = codeHeaders(h); err != nil {
 			return nil, nil, err
 		}
+	default:
+		return nil, nil, codeHeaderError(invalidField("headers", "must be an object of headers"))
 	}
 	return encodeBody(kind, body), header, nil
 }
 
 // codeHeaders turns the headers code returned (a transform's, or a
 // CustomHttpResponseError's) into an http.Header.
-// A value is a string, a number or a boolean, or an array of those (one
-// header line each); null leaves the header out. The hop-by-hop and
+// A value is a string, a number (written as JavaScript writes it) or a
+// boolean, or an array of those (one header line each); null leaves the
+// header, or an array's element, out. The hop-by-hop and
 // framing headers (proxyDroppedHeaders) are left out too: the vault frames
 // what it sends, and code that set Content-Length could make the answer
 // claim bytes it does not have, leaving the caller's connection waiting.
@@ -281,12 +288,17 @@ func codeHeaders(h map[string]any) (http.Header, error) {
 		}
 		for _, e := range values {
 			switch e := e.(type) {
+			case nil:
 			case string:
 				out.Add(name, e)
-			case bool, float64, json.Number:
-				out.Add(name, fmt.Sprint(e))
+			case bool:
+				out.Add(name, strconv.FormatBool(e))
+			case json.Number:
+				out.Add(name, e.String())
+			case float64:
+				out.Add(name, numberText(e))
 			default:
-				fe.add("headers."+name, "must be a string, a number, a boolean or an array of them")
+				fe.add("headers."+http.CanonicalHeaderKey(name), "must be a string, a number, a boolean or an array of them")
 			}
 		}
 	}
@@ -300,6 +312,19 @@ func codeHeaders(h map[string]any) (http.Header, error) {
 		out.Del(name)
 	}
 	return out, nil
+}
+
+// numberText writes f as JavaScript's String(f) does, for the numbers a
+// header holds: 1700000000, not Go's 1.7e+09; exponents only from 1e21
+// and below 1e-6; -0 as 0.
+func numberText(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // codeHeaderError is the failure of code that returned headers that

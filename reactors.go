@@ -427,7 +427,7 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 			checkConfiguration(f, conf, fe)
 		}
 		// Nor is an application the update keeps: it may have been
-		// deleted (or have expired) since; its invocations fail until
+		// deleted (or have expired) since; its req.client fails until
 		// the reactor is given another. A new one, or none named by an
 		// empty id, is checked.
 		if req.Application == nil || req.Application.ID == "" || req.Application.ID != rec.ApplicationID {

@@ -239,20 +239,22 @@ func (x *exporter) value(v goja.Value, callToJSON bool) (out any, omit bool, err
 		return x.array(obj)
 	}
 	keys := obj.Keys()
+	for _, k := range keys {
+		// Keys come out of goja with lone surrogates replaced by U+FFFD:
+		// such a key would be another key's, or name nothing and be left
+		// out. Only when one holds U+FFFD are the keys read as
+		// JavaScript strings, and a lone surrogate refused.
+		if strings.ContainsRune(k, utf8.RuneError) {
+			if err := x.checkKeys(obj); err != nil {
+				return nil, false, err
+			}
+			break
+		}
+	}
 	m := make(map[string]any, len(keys))
 	for _, k := range keys {
 		x.path = append(x.path, "."+k)
-		got := obj.Get(k)
-		if got == nil && strings.ContainsRune(k, utf8.RuneError) {
-			// Keys come out of goja with lone surrogates replaced by
-			// U+FFFD, so the replaced key names nothing: the code's
-			// key was not valid Unicode, and leaving it out would lose
-			// what the code gave without a word.
-			err := x.fail("a key that is not valid Unicode (a lone surrogate)")
-			x.path = x.path[:len(x.path)-1]
-			return nil, false, err
-		}
-		e, omit, err := x.value(got, true)
+		e, omit, err := x.value(obj.Get(k), true)
 		x.path = x.path[:len(x.path)-1]
 		if err != nil {
 			return nil, false, err
@@ -281,6 +283,29 @@ func (x *exporter) array(obj *goja.Object) (any, bool, error) {
 		out[i] = e
 	}
 	return out, false, nil
+}
+
+// checkKeys refuses obj if one of its own keys, read as a JavaScript
+// string, holds a lone surrogate.
+func (x *exporter) checkKeys(obj *goja.Object) error {
+	if x.s.ownKeys == nil {
+		return x.fail("an object whose keys cannot be read")
+	}
+	raw, err := x.s.ownKeys(goja.Undefined(), obj)
+	if err != nil {
+		panic(err) // a proxy's ownKeys trap threw: rethrown to export's guard
+	}
+	list, ok := raw.(*goja.Object)
+	if !ok {
+		return x.fail("an object whose keys cannot be read")
+	}
+	n := list.Get("length").ToInteger()
+	for i := int64(0); i < n; i++ {
+		if s, ok := list.Get(strconv.FormatInt(i, 10)).(goja.String); ok && hasLoneSurrogate(s) {
+			return x.fail("an object with a key that is not valid Unicode (a lone surrogate)")
+		}
+	}
+	return nil
 }
 
 // hasLoneSurrogate reports whether s holds a UTF-16 surrogate that is not

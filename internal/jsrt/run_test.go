@@ -77,7 +77,10 @@ func TestRunResultNotJSON(t *testing.T) {
 		{`module.exports = () => ({s: 'a\ud800'})`, "result.s is a string that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
 		{`module.exports = () => ['\udc00x']`, "result[0] is a string that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
 		{`module.exports = () => ({s: new String('\ude00\ud83d')})`, "result.s is a string that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
-		{`module.exports = () => ({k: {['\udc00']: 1}})`, "is a key that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => ({k: {['\udc00']: 1}})`, "result.k is an object with a key that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => ({'\ud800': 1, '\ufffd': 2})`, "result is an object with a key that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => new Proxy({'\ud800': 1}, {get: (t, k) => t[k]})`, "result is an object with a key that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
+		{`module.exports = () => { Object.prototype['\ufffd'] = 'x'; Reflect.ownKeys = () => []; return {'\ud800': 1} }`, "result is an object with a key that is not valid Unicode (a lone surrogate), which is not JSON-compatible"},
 	}
 	for _, tc := range tests {
 		e := runErr(t, r, tc.code, nil, nil)

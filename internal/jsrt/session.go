@@ -38,6 +38,9 @@ type session struct {
 	modules    map[string]goja.Value
 	textCodecs *goja.Object // TextEncoder and TextDecoder, once built
 	fetchAPI   *goja.Object // fetch and Headers, once built
+	// ownKeys is Reflect.ownKeys as it was before the code ran: the
+	// exporter's way to an object's keys as JavaScript strings (convert.go).
+	ownKeys goja.Callable
 	host       Host         // what the code can reach outside; set by Run
 	timers     timerQueue
 	timerSeq   int64
@@ -107,6 +110,9 @@ func (s *session) hostFailure(what, detail string) {
 // strings, and the JSON.parse depth bound.
 func (s *session) install() error {
 	err := s.guard(func() {
+		if r, ok := s.vm.Get("Reflect").(*goja.Object); ok {
+			s.ownKeys, _ = goja.AssertFunction(r.Get("ownKeys"))
+		}
 		s.installGlobals()
 		s.forbidCodeFromStrings()
 	})
