@@ -40,11 +40,11 @@ type session struct {
 	fetchAPI   *goja.Object // fetch and Headers, once built
 	// ownKeys is Reflect.ownKeys as it was before the code ran: the
 	// exporter's way to an object's keys as JavaScript strings (convert.go).
-	ownKeys goja.Callable
-	host       Host         // what the code can reach outside; set by Run
-	timers     timerQueue
-	timerSeq   int64
-	logLines   int
+	ownKeys  goja.Callable
+	host     Host // what the code can reach outside; set by Run
+	timers   timerQueue
+	timerSeq int64
+	logLines int
 }
 
 // newSession starts a session at started (when its budget began, so that
