@@ -219,6 +219,16 @@ func TestUnknownQueryParameters(t *testing.T) {
 	}
 	r = s.do(t, "GET", "/logs?entity_type=application%zz", s.mgmt, nil)
 	wantStatus(t, "GET /logs?entity_type=application%zz", r, http.StatusBadRequest)
+
+	// A parameter that takes one value, given twice, is refused, not
+	// read as the first; id lists repeat.
+	r = s.do(t, "GET", "/tokens?size=5&size=6", reader, nil)
+	wantStatus(t, "GET /tokens?size=5&size=6", r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors["size"] == nil {
+		t.Errorf("errors = %v, want size named", p.Errors)
+	}
+	r = s.do(t, "GET", "/applications?id=0190a0b0-0000-7000-8000-000000000001&id=0190a0b0-0000-7000-8000-000000000002", s.mgmt, nil)
+	wantStatus(t, "GET /applications with two ids", r, http.StatusOK)
 }
 
 // TestLossyTextOverHTTP: invalid UTF-8 and lone surrogate escapes in a

@@ -122,20 +122,34 @@ func checkQuery(allowed []string, rawQuery string) error {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query string is malformed: every name=value pair must be percent-encoded, and pairs separated by &"}
 	}
 	fields := map[string][]string{}
-	for name := range q {
-		if !queryAllowed(allowed, name) {
+	repeated := false
+	for name, values := range q {
+		switch {
+		case !queryAllowed(allowed, name):
 			takes := "none"
 			if len(allowed) > 0 {
 				takes = strings.ReplaceAll(strings.Join(allowed, ", "), ".*", ".<key>")
 			}
 			fields[name] = []string{"unknown query parameter; this route takes " + takes}
+		case len(values) > 1 && !listQuery[name]:
+			// Only the first would be read: size=5&size=6 is a
+			// mistake, not a choice between the two.
+			fields[name] = []string{"given more than once; this parameter takes one value"}
+			repeated = true
 		}
 	}
-	if len(fields) == 0 {
+	switch {
+	case len(fields) == 0:
 		return nil
+	case repeated:
+		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query has parameters this route does not take, or takes once", Fields: fields}
 	}
 	return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query has parameters this route does not take", Fields: fields}
 }
+
+// listQuery names the query parameters that may be repeated, each value
+// one more item of a list (id=a&id=b); every other takes one value.
+var listQuery = map[string]bool{"id": true, "user_id": true}
 
 func queryAllowed(allowed []string, name string) bool {
 	for _, p := range allowed {
