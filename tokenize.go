@@ -166,6 +166,14 @@ func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
 // decodeTokenRequestJSON is decodeTokenRequest through encoding/json.
 func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error) {
 	var req TokenRequest
+	if md, ok := m["metadata"].(map[string]any); ok {
+		for k, v := range md {
+			if v == nil {
+				// encoding/json would store it as "" without a word.
+				return req, invalidField(join(join(path, "metadata"), k), "must be a string, not null")
+			}
+		}
+	}
 	b, _ := json.Marshal(m)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

@@ -440,3 +440,14 @@ func asError(err error, target **tokenvault.Error) bool {
 }
 
 var _ = fmt.Sprint
+
+// TestMetadataNullRefused: a null metadata value is refused, naming it,
+// not stored as "" (encoding/json's reading of null into a string).
+func TestMetadataNullRefused(t *testing.T) {
+	e := newEnv(t)
+	key := e.reader(t, "reveal", tokenvault.PermTokenCreate, tokenvault.PermTokenRead).Key
+	_, err := e.v.Tokenize(ctx, key, json.RawMessage(`{"a": {"type": "token", "data": "x", "metadata": {"k": null}}}`))
+	wantField(t, err, "a.metadata.k")
+	_, err = e.v.Tokenize(ctx, key, map[string]any{"type": "token", "data": "x", "metadata": map[string]any{"k": nil}})
+	wantField(t, err, "metadata.k")
+}

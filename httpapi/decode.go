@@ -58,6 +58,9 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 	if _, err := dec.Token(); err != io.EOF {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
 	}
+	if field, ok := nullInStringMap(body, reflect.TypeOf(dst)); ok {
+		return invalid(field, "values must be strings, not null")
+	}
 	return nil
 }
 
@@ -120,23 +123,58 @@ func badTime(body []byte, t reflect.Type) (string, bool) {
 	if json.Unmarshal(body, &doc) != nil {
 		return "", false
 	}
-	return badTimeIn(doc, t, "")
+	return findTyped(doc, t, "", func(v any, t reflect.Type) (bad, leaf bool) {
+		if t != timeType {
+			return false, false
+		}
+		s, ok := v.(string)
+		if !ok {
+			return true, true
+		}
+		_, err := time.Parse(time.RFC3339Nano, s)
+		return err != nil, true
+	})
 }
 
-func badTimeIn(v any, t reflect.Type, path string) (string, bool) {
+// nullInStringMap finds the first null given as a value of a map of
+// strings in t (metadata: {"k": null}), which encoding/json would store as
+// "" without a word, and returns its path. Only a body that holds "null"
+// is looked at again.
+func nullInStringMap(body []byte, t reflect.Type) (string, bool) {
+	if !bytes.Contains(body, []byte("null")) {
+		return "", false
+	}
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return "", false
+	}
+	return findTyped(doc, t, "", func(v any, t reflect.Type) (bad, leaf bool) {
+		if t.Kind() != reflect.Map || t.Elem().Kind() != reflect.String {
+			return false, false
+		}
+		obj, _ := v.(map[string]any)
+		for _, x := range obj {
+			if x == nil {
+				return true, true
+			}
+		}
+		return false, true
+	})
+}
+
+// findTyped walks the decoded JSON v alongside the Go type t it decodes
+// into (structs by their JSON names, through pointers, slices and maps)
+// and returns the path of the first value check calls bad; check's leaf
+// stops the walk below a value.
+func findTyped(v any, t reflect.Type, path string, check func(v any, t reflect.Type) (bad, leaf bool)) (string, bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if v == nil {
 		return "", false
 	}
-	if t == timeType {
-		s, ok := v.(string)
-		if !ok {
-			return path, true
-		}
-		_, err := time.Parse(time.RFC3339Nano, s)
-		return path, err != nil
+	if bad, leaf := check(v, t); bad || leaf {
+		return path, bad
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -151,7 +189,7 @@ func badTimeIn(v any, t reflect.Type, path string) (string, bool) {
 				continue
 			}
 			if f.Anonymous && name == "" {
-				if p, bad := badTimeIn(v, f.Type, path); bad {
+				if p, bad := findTyped(v, f.Type, path, check); bad {
 					return p, true
 				}
 				continue
@@ -159,7 +197,7 @@ func badTimeIn(v any, t reflect.Type, path string) (string, bool) {
 			if name == "" {
 				name = f.Name
 			}
-			if p, bad := badTimeIn(obj[name], f.Type, joinPath(path, name)); bad {
+			if p, bad := findTyped(obj[name], f.Type, joinPath(path, name), check); bad {
 				return p, true
 			}
 		}
@@ -169,7 +207,7 @@ func badTimeIn(v any, t reflect.Type, path string) (string, bool) {
 			return "", false
 		}
 		for i, x := range arr {
-			if p, bad := badTimeIn(x, t.Elem(), path+"["+strconv.Itoa(i)+"]"); bad {
+			if p, bad := findTyped(x, t.Elem(), path+"["+strconv.Itoa(i)+"]", check); bad {
 				return p, true
 			}
 		}
@@ -179,7 +217,7 @@ func badTimeIn(v any, t reflect.Type, path string) (string, bool) {
 			return "", false
 		}
 		for k, x := range obj {
-			if p, bad := badTimeIn(x, t.Elem(), joinPath(path, k)); bad {
+			if p, bad := findTyped(x, t.Elem(), joinPath(path, k), check); bad {
 				return p, true
 			}
 		}

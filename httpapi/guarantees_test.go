@@ -231,6 +231,20 @@ func TestUnknownQueryParameters(t *testing.T) {
 	wantStatus(t, "GET /applications with two ids", r, http.StatusOK)
 }
 
+// TestMetadataNullOverHTTP: a null metadata value is a 400, on POST
+// /tokens and POST /tokenize, not stored as "".
+func TestMetadataNullOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create", "token:read"}})
+	for _, path := range []string{"/tokens", "/tokenize"} {
+		r := s.do(t, "POST", path, key, `{"type": "token", "data": "x", "metadata": {"k": null}}`)
+		wantStatus(t, "POST "+path+" with a null metadata value", r, http.StatusBadRequest)
+		if p := r.problem(t); p.Errors["metadata"] == nil && p.Errors["metadata.k"] == nil {
+			t.Errorf("POST %s: errors %v, want metadata named", path, p.Errors)
+		}
+	}
+}
+
 // TestLossyTextOverHTTP: invalid UTF-8 and lone surrogate escapes in a
 // body are a 400 naming the path, and nothing is stored.
 func TestLossyTextOverHTTP(t *testing.T) {
