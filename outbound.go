@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -76,6 +77,17 @@ var embedsIPv4 = []struct {
 	{netip.MustParsePrefix("::/96"), 12},
 	{netip.MustParsePrefix("64:ff9b::/96"), 12},
 	{netip.MustParsePrefix("2002::/16"), 2},
+}
+
+// publicHost reports whether a URL's host could be public: false for
+// "localhost" and an address literal publicAddr refuses; a name is looked
+// up only when it is called (the dialer checks what it resolves to).
+func publicHost(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return false
+	}
+	a, err := netip.ParseAddr(host)
+	return err != nil || publicAddr(a)
 }
 
 // publicAddr reports whether a is an address on the public internet: not

@@ -74,6 +74,10 @@ func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeRea
 	if req.CallbackURL != "" {
 		if u, err := url.Parse(req.CallbackURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			fe.add("callback_url", "must be an absolute http or https URL")
+		} else if !v.allowPrivate && !publicHost(u.Hostname()) {
+			// Known now, not only when the delivery is refused after
+			// its retries: the caller hears it.
+			fe.add("callback_url", "is a private, loopback or link-local address, which this Vault does not call")
 		}
 	}
 	if err := fe.err(); err != nil {

@@ -519,3 +519,17 @@ func TestReactorEditableAfterItsFormulaChanged(t *testing.T) {
 		}
 	})
 }
+
+// TestCallbackURLOnAPrivateAddress: where the Vault does not call private
+// addresses, a callback_url that is one (an address literal, or
+// localhost) is a 400 when the reactor is invoked, not a 202 whose
+// delivery fails after its retries.
+func TestCallbackURLOnAPrivateAddress(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: echoCode})
+	key := e.user(t)
+	for _, u := range []string{"http://127.0.0.1:1/hook", "https://localhost/hook", "https://10.1.2.3/", "https://[::1]/", "https://[fe80::1%25eth0]/", "https://169.254.169.254/"} {
+		_, err := e.v.InvokeReactor(ctx, key, r.ID, tokenvault.InvokeReactorRequest{CallbackURL: u})
+		wantField(t, err, "callback_url")
+	}
+}

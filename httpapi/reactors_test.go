@@ -169,3 +169,19 @@ func TestReactorsOverHTTP(t *testing.T) {
 	r = s.do(t, "DELETE", "/reactor-formulas/"+f.ID, s.mgmt, nil)
 	wantStatus(t, "DELETE a formula in use", r, http.StatusConflict)
 }
+
+// TestPrivateCallbackURLOverHTTP: where private addresses are not called,
+// a callback_url on one is a 400 naming it, not a 202.
+func TestPrivateCallbackURLOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	_, user := s.app(t, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
+	r := s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "r", "code": "module.exports = async () => ({raw: {}})"})
+	wantStatus(t, "POST /reactors", r, http.StatusCreated)
+	var re tokenvault.Reactor
+	r.json(t, &re)
+	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", user, map[string]any{"callback_url": "http://127.0.0.1:1/hook"})
+	wantStatus(t, "react with a loopback callback_url", r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors["callback_url"] == nil {
+		t.Errorf("errors = %v, want callback_url", p.Errors)
+	}
+}
