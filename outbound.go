@@ -83,11 +83,22 @@ var embedsIPv4 = []struct {
 // "localhost" and an address literal publicAddr refuses; a name is looked
 // up only when it is called (the dialer checks what it resolves to).
 func publicHost(host string) bool {
-	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+	if isLocalhost(host) {
 		return false
 	}
 	a, err := netip.ParseAddr(host)
 	return err != nil || publicAddr(a)
+}
+
+// loopbackHost reports whether a URL's host is this machine: "localhost"
+// or a loopback address literal.
+func loopbackHost(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return isLocalhost(host) || err == nil && a.Unmap().IsLoopback()
+}
+
+func isLocalhost(host string) bool {
+	return strings.EqualFold(strings.TrimSuffix(host, "."), "localhost")
 }
 
 // publicAddr reports whether a is an address on the public internet: not

@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -94,12 +93,8 @@ func destinationProblem(raw string, allowPrivate bool) string {
 			return "must have a port from 1 to 65535"
 		}
 	}
-	if u.Scheme == "http" {
-		ip := net.ParseIP(host)
-		loopback := host == "localhost" || ip != nil && ip.IsLoopback()
-		if !allowPrivate || !loopback {
-			return "must be https (http only for a loopback host, where the Vault allows private destinations)"
-		}
+	if u.Scheme == "http" && (!allowPrivate || !loopbackHost(host)) {
+		return "must be https (http only for a loopback host, where the Vault allows private destinations)"
 	}
 	return ""
 }
@@ -167,10 +162,15 @@ func (p *Proxy) fill() {
 
 // checkProxyApplication checks the proxy's application (validateProxy
 // has reconciled application and application_id), naming the field the
-// caller used.
-func (t *txn) checkProxyApplication(tid string, req *ProxyRequest) error {
+// caller used; current is the application an update keeps, nil on create
+// (checkReactorApplication).
+func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref) error {
 	fe := fieldErrors{}
-	if err := t.checkReactorApplication(tid, req.Application, fe); err != nil {
+	id := ""
+	if current != nil {
+		id = current.ID
+	}
+	if err := t.checkReactorApplication(tid, req.Application, id, fe); err != nil {
 		return err
 	}
 	if msgs, ok := fe["application.id"]; ok && req.ApplicationID != "" {
@@ -196,7 +196,7 @@ func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (
 		if err != nil {
 			return err
 		}
-		if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
+		if err := t.checkProxyApplication(p.tenantID, &req, nil); err != nil {
 			return err
 		}
 		rec := &proxyRecord{Proxy: Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}}
@@ -374,16 +374,8 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		if err != nil {
 			return err
 		}
-		// An update that keeps the proxy's application does not check
-		// it again: it may have been deleted (or have expired) since,
-		// and the proxy must stay editable; what acts as it (a call
-		// without require_auth, planProxyCall; req.client) fails until
-		// the proxy is given another. The same holds for reactors
-		// (changeReactor). An empty id is checked.
-		if req.Application == nil || rec.Application == nil || req.Application.ID == "" || req.Application.ID != rec.Application.ID {
-			if err := t.checkProxyApplication(p.tenantID, &req); err != nil {
-				return err
-			}
+		if err := t.checkProxyApplication(p.tenantID, &req, rec.Application); err != nil {
+			return err
 		}
 		req.apply(&rec.Proxy, conf)
 		now := t.now

@@ -89,6 +89,12 @@ func TestProxyCRUD(t *testing.T) {
 		_, err := e.v.CreateProxy(ctx, e.mgmt, b.req)
 		wantField(t, err, b.field)
 	}
+	// http stays on this machine: every spelling of a loopback host.
+	for _, u := range []string{"http://LOCALHOST:1/", "http://localhost./", "http://[::1]:1/", "http://127.0.0.2/", "http://[::ffff:127.0.0.1]/"} {
+		if _, err := e.v.CreateProxy(ctx, e.mgmt, tokenvault.ProxyRequest{Name: "local", DestinationURL: u}); err != nil {
+			t.Errorf("CreateProxy(%s) where private destinations are allowed: %v", u, err)
+		}
+	}
 	p := e.proxy(t, tokenvault.ProxyRequest{Name: "Payments API", DestinationURL: d.srv.URL})
 	if !p.RequireAuth || !strings.HasPrefix(p.Key, "pxy_") {
 		t.Errorf("proxy = %+v, want require_auth by default and a pxy_ key", p)

@@ -117,9 +117,13 @@ func sameJSON(a, b any) bool {
 }
 
 // checkReactorApplication checks that ref names a public or private
-// application of tenant tid.
-func (t *txn) checkReactorApplication(tid string, ref *Ref, fe fieldErrors) error {
-	if ref == nil {
+// application of tenant tid. The application an update keeps (current,
+// the id the reactor or proxy has; "" on create) is not checked again: it
+// may have been deleted (or have expired) since, and the reactor or proxy
+// must stay editable; what acts as it (req.client, a proxy call without
+// require_auth) fails until it is given another. An empty id is checked.
+func (t *txn) checkReactorApplication(tid string, ref *Ref, current string, fe fieldErrors) error {
+	if ref == nil || ref.ID != "" && ref.ID == current {
 		return nil
 	}
 	app, err := t.loadApplication(tid, ref.ID)
@@ -202,7 +206,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key string, req CreateReactor
 			}
 		}
 		checkConfiguration(f, conf, fe)
-		if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
+		if err := t.checkReactorApplication(p.tenantID, req.Application, "", fe); err != nil {
 			return err
 		}
 		if err := fe.err(); err != nil {
@@ -426,14 +430,8 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 		if !sameJSON(conf, rec.Configuration) {
 			checkConfiguration(f, conf, fe)
 		}
-		// Nor is an application the update keeps: it may have been
-		// deleted (or have expired) since; its req.client fails until
-		// the reactor is given another. A new one, or none named by an
-		// empty id, is checked.
-		if req.Application == nil || req.Application.ID == "" || req.Application.ID != rec.ApplicationID {
-			if err := t.checkReactorApplication(p.tenantID, req.Application, fe); err != nil {
-				return err
-			}
+		if err := t.checkReactorApplication(p.tenantID, req.Application, rec.ApplicationID, fe); err != nil {
+			return err
 		}
 		if err := fe.err(); err != nil {
 			return err

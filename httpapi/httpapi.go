@@ -122,7 +122,6 @@ func checkQuery(allowed []string, rawQuery string) error {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query string is malformed: every name=value pair must be percent-encoded, and pairs separated by &"}
 	}
 	fields := map[string][]string{}
-	repeated := false
 	for name, values := range q {
 		switch {
 		case !queryAllowed(allowed, name):
@@ -135,16 +134,12 @@ func checkQuery(allowed []string, rawQuery string) error {
 			// Only the first would be read: size=5&size=6 is a
 			// mistake, not a choice between the two.
 			fields[name] = []string{"given more than once; this parameter takes one value"}
-			repeated = true
 		}
 	}
-	switch {
-	case len(fields) == 0:
+	if len(fields) == 0 {
 		return nil
-	case repeated:
-		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query has parameters this route does not take, or takes once", Fields: fields}
 	}
-	return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query has parameters this route does not take", Fields: fields}
+	return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the query has parameters this route does not take as given", Fields: fields}
 }
 
 // listQuery names the query parameters that may be repeated, each value
