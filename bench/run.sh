@@ -19,6 +19,11 @@
 #   get       GET /tokens/{id}           at concurrency 1, 16, 64
 #   batch     POST /tokenize, 1000 values at concurrency 1, 4
 #
+# and the same four against bench/bound (the floor plus the durable bbolt
+# writes of each request, no vault), tokenize, card and get at concurrency
+# 64 and batch at 4: the most a vault writing what this one writes can reach
+# here, so the targets' reach on this machine is in the table.
+#
 # each for DURATION after a 1 s warm-up, prints each loadgen line to stderr
 # as it goes, and finally a markdown table on stdout (see bench/README.md).
 # With ROUNDS=n (1 by default) the whole sequence runs n times, so that
@@ -26,7 +31,7 @@
 # holds the median of each figure over the rounds (the lower middle one
 # for an even count; errors: their sum), and each ratio is the median of
 # the rounds' ratios, with their range.
-# Both servers are stopped by PID and the directory removed on exit.
+# The servers are stopped by PID and the directory removed on exit.
 # Needs bash, go and curl; the server's log is kept in the temporary
 # directory and shown only if it fails to start.
 set -euo pipefail
@@ -43,9 +48,10 @@ command -v curl >/dev/null || { echo "bench/run.sh needs curl" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tokenvault-bench.XXXXXX")
 server_pid=
 floor_pid=
+bound_pid=
 cleanup() {
   local pid
-  for pid in $floor_pid $server_pid; do
+  for pid in $bound_pid $floor_pid $server_pid; do
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
@@ -81,6 +87,7 @@ echo "building into $tmp" >&2
 go build -o "$tmp/server" ./cmd/tokenvault
 go build -o "$tmp/loadgen" ./examples/loadgen
 go build -o "$tmp/floor" ./bench/floor
+go build -o "$tmp/bound" ./bench/bound
 
 port=$(free_port)
 "$tmp/server" -data "$tmp/data" -addr "127.0.0.1:$port" >"$tmp/server.log" 2>&1 &
@@ -94,6 +101,12 @@ floor_pid=$!
 wait_for "$floor_pid" "$floor_port" "" "$tmp/floor.log"
 floor=http://127.0.0.1:$floor_port
 
+bound_port=$(free_port "$floor_port")
+"$tmp/bound" -data "$tmp/bound-data" -addr "127.0.0.1:$bound_port" >"$tmp/bound.log" 2>&1 &
+bound_pid=$!
+wait_for "$bound_pid" "$bound_port" "" "$tmp/bound.log"
+bound=http://127.0.0.1:$bound_port
+
 management_key=$(tr -d '[:space:]' <"$tmp/data/management.key")
 app=$(curl -sS -X POST "$base/applications" \
   -H "SVC-API-KEY: $management_key" -H 'Content-Type: application/json' \
@@ -104,19 +117,20 @@ if [[ -z $key ]]; then
   exit 1
 fi
 
-echo "server $base, floor $floor, $DURATION per run, $ROUNDS round(s), $(nproc) CPUs, $(go env GOVERSION)" >&2
+echo "server $base, floor $floor, bound $bound, $DURATION per run, $ROUNDS round(s), $(nproc) CPUs, $(go env GOVERSION)" >&2
 
-# load MODE C URL [FLAGS...] runs loadgen, echoes its line to stderr and
-# stores it in results[MODE/C/ROUND].
+# load NAME C URL [FLAGS...] runs loadgen in mode NAME (bound-MODE: MODE
+# against the bound), echoes its line to stderr and stores it in
+# results[NAME/C/ROUND].
 declare -A results
 round=1
 load() {
-  local mode=$1 c=$2 url=$3
+  local name=$1 c=$2 url=$3
   shift 3
   local line
-  line=$("$tmp/loadgen" -url "$url" -key "$key" -mode "$mode" -c "$c" -d "$DURATION" "$@")
-  echo "$line" >&2
-  results[$mode/$c/$round]=$line
+  line=$("$tmp/loadgen" -url "$url" -key "$key" -mode "${name#bound-}" -c "$c" -d "$DURATION" "$@")
+  echo "$name: $line" >&2
+  results[$name/$c/$round]=$line
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -126,6 +140,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
   for c in "${concurrencies[@]}"; do load card "$c" "$base"; done
   for c in "${concurrencies[@]}"; do load get "$c" "$base"; done
   for c in "${batch_concurrencies[@]}"; do load batch "$c" "$base" -batch 1000; done
+  for mode in tokenize card get; do load "bound-$mode" 64 "$bound"; done
+  load bound-batch 4 "$bound" -batch 1000
 done
 
 # median prints the median of its arguments: plain numbers, or Go
@@ -149,37 +165,53 @@ median() {
     }'
 }
 
-# row MODE C prints one table row: one round's figures, or the medians.
+# ratio DIVIDEND DIVISOR prints their quotient with three decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+
+# spread R... prints the median of the ratios R, followed by their range
+# when there are several rounds; — when there are none.
+spread() {
+  (($# > 0)) || { echo —; return; }
+  local m
+  m=$(median "$@")
+  ((ROUNDS == 1)) || m="$m ($(printf '%s\n' "$@" | sort -n | head -1)–$(printf '%s\n' "$@" | sort -n | tail -1))"
+  echo "$m"
+}
+
+# row NAME C prints one table row: one round's figures, or the medians.
+# Its ratio to the bound compares its req/s with the
+# bound's in the same round, where the bound ran NAME at C.
 row() {
-  local mode=$1 c=$2 r rps=() p50=() p99=() ratios=() tokens=() errors=0 line floor_line
+  local name=$1 c=$2 r rps=() p50=() p99=() ratios=() bounds=() tokens=() errors=0 line other
+  local mode=${name#bound-}
   for ((r = 1; r <= ROUNDS; r++)); do
-    line=${results[$mode/$c/$r]}
+    line=${results[$name/$c/$r]}
     rps+=("$(field req/s "$line")")
     p50+=("$(field p50 "$line")")
     p99+=("$(field p99 "$line")")
     errors=$((errors + $(field errors "$line")))
     if [[ $mode == tokenize || $mode == card || $mode == get ]]; then
-      floor_line=${results[empty/$c/$r]}
-      ratios+=("$(awk -v a="${rps[-1]}" -v b="$(field req/s "$floor_line")" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")
+      ratios+=("$(ratio "${rps[-1]}" "$(field req/s "${results[empty/$c/$r]}")")")
     fi
     [[ $mode != batch ]] || tokens+=("$(field tokens/s "$line")")
-  done
-  local ratio=— tok=—
-  if ((${#ratios[@]} > 0)); then
-    ratio=$(median "${ratios[@]}")
-    if ((ROUNDS > 1)); then
-      ratio="$ratio ($(printf '%s\n' "${ratios[@]}" | sort -n | head -1)–$(printf '%s\n' "${ratios[@]}" | sort -n | tail -1))"
+    other=${results[bound-$name/$c/$r]:-}
+    if [[ -n $other ]]; then
+      bounds+=("$(ratio "$(field req/s "$line")" "$(field req/s "$other")")")
     fi
-  fi
+  done
+  local tok=—
   ((${#tokens[@]} == 0)) || tok=$(median "${tokens[@]}")
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$c" "$(median "${rps[@]}")" \
-    "$(median "${p50[@]}")" "$(median "${p99[@]}")" "$errors" "$ratio" "$tok"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$c" "$(median "${rps[@]}")" \
+    "$(median "${p50[@]}")" "$(median "${p99[@]}")" "$errors" "$(spread "${ratios[@]}")" \
+    "$(spread "${bounds[@]}")" "$tok"
 }
 
 echo
-echo "| mode | concurrency | req/s | p50 | p99 | errors | ratio to floor | tokens/s |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| mode | concurrency | req/s | p50 | p99 | errors | ratio to floor | ratio to bound | tokens/s |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for mode in empty tokenize card get; do
   for c in "${concurrencies[@]}"; do row "$mode" "$c"; done
 done
 for c in "${batch_concurrencies[@]}"; do row batch "$c"; done
+for mode in tokenize card get; do row "bound-$mode" 64; done
+row bound-batch 4
