@@ -26,6 +26,9 @@
 //
 //	go run ./bench/bound -data /tmp/bound -addr 127.0.0.1:8082
 //
+// With -nosync it skips every fsync (store/bolt's NoSync), so that a run
+// beside a durable one shows what durability costs on the machine.
+//
 // SIGINT or SIGTERM shuts it down gracefully.
 package main
 
@@ -47,6 +50,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8082", "listen address")
 	data := flag.String("data", "", "directory for the bbolt file (created; required)")
+	noSync := flag.Bool("nosync", false, "skip fsync: to measure what durability costs, never to serve")
 	flag.Parse()
 	if *data == "" {
 		fmt.Fprintln(os.Stderr, "bound: -data is required")
@@ -54,18 +58,18 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, *data); err != nil {
+	if err := run(ctx, *addr, *data, &bolt.Options{NoSync: *noSync}); err != nil {
 		fmt.Fprintln(os.Stderr, "bound:", err)
 		os.Exit(1)
 	}
 }
 
-// run opens the store in dir and serves on addr until ctx is done.
-func run(ctx context.Context, addr, dir string) error {
+// run opens the store in dir with opts and serves on addr until ctx is done.
+func run(ctx context.Context, addr, dir string, opts *bolt.Options) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	st, err := bolt.Open(filepath.Join(dir, "bound.db"), nil)
+	st, err := bolt.Open(filepath.Join(dir, "bound.db"), opts)
 	if err != nil {
 		return err
 	}
