@@ -21,6 +21,7 @@ type destination struct {
 	mu     sync.Mutex
 	method string
 	path   string
+	raw    string // the path as it came, escaped
 	query  string
 	header http.Header
 	body   string
@@ -32,7 +33,7 @@ func newDestination(t *testing.T) *destination {
 	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		d.mu.Lock()
-		d.method, d.path, d.query, d.header, d.body = r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), string(b)
+		d.method, d.path, d.raw, d.query, d.header, d.body = r.Method, r.URL.Path, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Clone(), string(b)
 		d.mu.Unlock()
 		if strings.HasSuffix(r.URL.Path, "/fail") {
 			w.Header().Set("Content-Type", "text/plain")
@@ -185,6 +186,39 @@ func TestProxyForwardsAndDetokenizes(t *testing.T) {
 	if err != nil || res.Status != http.StatusTeapot || string(res.Body) != "destination says no" {
 		t.Errorf("destination error = %+v, %v", res, err)
 	}
+}
+
+// TestProxyKeepsEncodedSlashes: a segment the caller escaped "/" in
+// (RawPath) reaches the destination as one segment; a ".." hidden behind
+// an encoded "/" is still refused, for destinations that decode "%2F".
+func TestProxyKeepsEncodedSlashes(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL + "/base", RequireAuth: new(false)})
+	call := jsonCall(p.Key, "", "/files/a/b", `{}`)
+	call.RawPath = "/files/a%2Fb"
+	if _, err := e.v.InvokeProxy(ctx, call); err != nil {
+		t.Fatalf("InvokeProxy: %v", err)
+	}
+	d.mu.Lock()
+	if d.raw != "/base/files/a%2Fb" {
+		t.Errorf("destination got %s, want /base/files/a%%2Fb", d.raw)
+	}
+	d.mu.Unlock()
+	// Without RawPath, or with one that does not match, "/" separates.
+	call.RawPath = "/files/other"
+	if _, err := e.v.InvokeProxy(ctx, call); err != nil {
+		t.Fatalf("InvokeProxy: %v", err)
+	}
+	d.mu.Lock()
+	if d.raw != "/base/files/a/b" {
+		t.Errorf("destination got %s, want /base/files/a/b", d.raw)
+	}
+	d.mu.Unlock()
+	call = jsonCall(p.Key, "", "/a/../admin", `{}`)
+	call.RawPath = "/a%2F..%2Fadmin"
+	_, err := e.v.InvokeProxy(ctx, call)
+	wantField(t, err, "path")
 }
 
 func TestProxyAuthentication(t *testing.T) {

@@ -24,8 +24,14 @@ type ProxyCall struct {
 	// require_auth false.
 	APIKey string
 	Method string
-	// Path is the suffix after /proxy: "" or starting with "/".
+	// Path is the suffix after /proxy, decoded: "" or starting with "/".
 	Path string
+	// RawPath is Path as the caller escaped it (as url.URL's RawPath),
+	// optional. When it is an escaping of Path, its segments are the ones
+	// forwarded, so that an encoded "/" (%2F) stays inside its segment
+	// instead of splitting it. Either way "." and ".." segments of Path,
+	// where an encoded "/" separates, are refused.
+	RawPath string
 	// RawQuery is the query string without svc-proxy-key and without "?".
 	RawQuery string
 	Header   http.Header
@@ -340,7 +346,7 @@ func codeHeaderError(err error) error {
 
 // forward makes the outbound call and reads the answer, bounded.
 func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header http.Header, body []byte) (*ProxyResponse, error) {
-	target, err := proxyTarget(p.DestinationURL, call.Path, call.RawQuery)
+	target, err := proxyTarget(p.DestinationURL, call.EscapedPath(), call.RawQuery)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,13 @@ import (
 )
 
 // The destination of a proxied call is the proxy's destination_url with
-// the caller's path suffix appended and its query merged. The suffix
-// arrives decoded, so it is escaped segment by segment: a "?", "#" or
-// encoded "/" the caller sent stays inside its segment, and "." or ".."
-// segments are refused, so the call never leaves the destination's path.
+// the caller's path suffix appended and its query merged. The suffix is
+// escaped segment by segment, so a "?" or "#" stays inside its segment;
+// its segments are those of the escaped form the caller sent (RawPath)
+// when there is one, so an encoded "/" stays inside its segment too.
+// "." or ".." segments of the decoded suffix are refused, an encoded "/"
+// counting as a separator there, so the call never leaves the
+// destination's path, even at a destination that decodes "%2F".
 
 // checkProxyPath validates the path suffix of a proxy call: "" or
 // starting with "/", without "." or ".." segments.
@@ -28,7 +31,22 @@ func checkProxyPath(p string) error {
 	return nil
 }
 
-// proxyTarget builds the URL a proxy call goes to.
+// EscapedPath is Path as it goes on the wire, as url.URL's EscapedPath:
+// RawPath when that is an escaping of Path, and otherwise Path with each
+// segment escaped. Path must be "" or start with "/".
+func (c ProxyCall) EscapedPath() string {
+	if decoded, err := url.PathUnescape(c.RawPath); err == nil && strings.HasPrefix(c.RawPath, "/") && decoded == c.Path {
+		return c.RawPath
+	}
+	segs := strings.Split(c.Path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// proxyTarget builds the URL a proxy call goes to; suffix is the call's
+// EscapedPath.
 func proxyTarget(destination, suffix, rawQuery string) (*url.URL, error) {
 	u, err := url.Parse(destination)
 	if err != nil {
@@ -37,7 +55,12 @@ func proxyTarget(destination, suffix, rawQuery string) (*url.URL, error) {
 	if suffix != "" {
 		segs := strings.Split(suffix[1:], "/")
 		for i, s := range segs {
-			segs[i] = url.PathEscape(s)
+			// Decoded and escaped again: every spelling goes out alike.
+			dec, err := url.PathUnescape(s)
+			if err != nil {
+				return nil, errorf(Invalid, "the request cannot be forwarded")
+			}
+			segs[i] = url.PathEscape(dec)
 		}
 		escaped := strings.TrimSuffix(u.EscapedPath(), "/") + "/" + strings.Join(segs, "/")
 		decoded, err := url.PathUnescape(escaped)

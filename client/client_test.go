@@ -71,6 +71,7 @@ func TestEveryEndpoint(t *testing.T) {
 			b = []byte(`{}`)
 		}
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Path", r.URL.EscapedPath())
 		w.Write(b)
 	}))
 	defer dest.Close()
@@ -273,6 +274,23 @@ func TestEveryEndpoint(t *testing.T) {
 				t.Errorf("InvokeProxy %s /proxy%s = %d %s", method, path, pres.Status, pres.Body)
 			}
 		}
+	}
+	// The path arrives as the caller meant it: escaped, encoded slashes kept.
+	for _, tc := range []struct{ path, raw, want string }{
+		{"/a?b#c", "", "/a%3Fb%23c"},
+		{"/a b/c", "", "/a%20b/c"},
+		{"/files/a/b", "/files/a%2Fb", "/files/a%2Fb"},
+		{"/files/a/b", "/files/other", "/files/a/b"},
+	} {
+		pres, err := c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, APIKey: k, Method: "GET", Path: tc.path, RawPath: tc.raw})
+		must("InvokeProxy "+tc.path, err)
+		if got := pres.Header.Get("X-Path"); got != tc.want {
+			t.Errorf("InvokeProxy Path %q RawPath %q reached %s, want %s", tc.path, tc.raw, got, tc.want)
+		}
+	}
+	_, err = c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, APIKey: k, Method: "GET", Path: "x"})
+	if e, ok := err.(*tokenvault.Error); !ok || e.Kind != tokenvault.Invalid || len(e.Fields["path"]) == 0 {
+		t.Errorf("InvokeProxy with path x = %v, want Invalid naming path", err)
 	}
 	_, err = c.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: p.Key, Method: "GET"})
 	if tokenvault.ErrorKind(err) != tokenvault.Unauthenticated {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/tokenvault/tokenvault"
 )
@@ -113,7 +114,11 @@ func (c *Client) DeleteProxy(ctx context.Context, key, id string) error {
 // InvokeProxy sends call through the proxy and returns the destination's
 // answer as it came. A failure of the proxy itself is an error.
 func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tokenvault.ProxyResponse, error) {
-	u := c.base + "/proxy" + pc.Path
+	if pc.Path != "" && !strings.HasPrefix(pc.Path, "/") {
+		return nil, &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the request is invalid",
+			Fields: map[string][]string{"path": {"must be empty or start with /"}}}
+	}
+	u := c.base + "/proxy" + pc.EscapedPath()
 	if pc.RawQuery != "" {
 		u += "?" + pc.RawQuery
 	}

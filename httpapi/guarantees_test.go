@@ -132,12 +132,12 @@ func TestTrailingSlashServes(t *testing.T) {
 }
 
 // TestProxyPathKeepsItsSlash: under /proxy the path is the caller's, a
-// trailing slash included.
+// trailing slash and encoded slashes included.
 func TestProxyPathKeepsItsSlash(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	seen := make(chan string, 8)
 	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen <- r.URL.Path + "?" + r.URL.RawQuery
+		seen <- r.URL.EscapedPath() + "?" + r.URL.RawQuery
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer dest.Close()
@@ -151,12 +151,21 @@ func TestProxyPathKeepsItsSlash(t *testing.T) {
 		"/proxy/x/":                 "/api/x/?",
 		"/proxy/x":                  "/api/x?",
 		"/proxy/x/?start=abc&bogus": "/api/x/?start=abc&bogus", // the query is the destination's
+		"/proxy/files/a%2Fb":        "/api/files/a%2Fb?",
+		"/proxy/files/a%2fb/c%20d":  "/api/files/a%2Fb/c%20d?",
+		"/%70roxy/files/a%2Fb":      "/api/files/a%2Fb?",
 	} {
 		r = s.do(t, "GET", path, "", nil, "SVC-PROXY-KEY", p.Key)
 		wantStatus(t, "GET "+path, r, http.StatusNoContent)
 		if got := <-seen; got != want {
 			t.Errorf("GET %s reached %s, want %s", path, got, want)
 		}
+	}
+	// A ".." behind encoded slashes is refused, not forwarded.
+	r = s.do(t, "GET", "/proxy/a%2F..%2Fadmin", "", nil, "SVC-PROXY-KEY", p.Key)
+	wantStatus(t, "GET /proxy/a%2F..%2Fadmin", r, http.StatusBadRequest)
+	if !strings.Contains(string(r.body), "proxy_error") {
+		t.Errorf("GET /proxy/a%%2F..%%2Fadmin = %s, want a proxy_error", r.body)
 	}
 }
 

@@ -101,7 +101,7 @@ func (a *api) invokeProxy(w http.ResponseWriter, r *http.Request) {
 		path = "/" + rest
 	}
 	res, err := a.v.InvokeProxy(r.Context(), tokenvault.ProxyCall{
-		ProxyKey: key, APIKey: apiKey(r), Method: r.Method, Path: path,
+		ProxyKey: key, APIKey: apiKey(r), Method: r.Method, Path: path, RawPath: rawSuffix(r),
 		RawQuery: withoutProxyKey(r.URL.RawQuery), Header: r.Header, Body: body,
 	})
 	if err != nil {
@@ -164,4 +164,16 @@ func (a *api) writeProxyError(w http.ResponseWriter, r *http.Request, err error)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]Problem{"proxy_error": p})
+}
+
+// rawSuffix is the escaped path after /proxy as the caller sent it: the
+// escaped path without its first segment, which the mux matched as
+// "proxy" (it may be spelled %70roxy). The Vault uses it only where it
+// decodes to the path it was given.
+func rawSuffix(r *http.Request) string {
+	escaped := r.URL.EscapedPath()
+	if i := strings.IndexByte(escaped[min(1, len(escaped)):], '/'); i >= 0 {
+		return escaped[1+i:]
+	}
+	return ""
 }
