@@ -89,7 +89,11 @@
 // reactor arguments, proxy bodies) must hold valid Unicode: a string or key
 // that is not UTF-8, or a lone UTF-16 surrogate escape ("\ud800"), is
 // Invalid with its path ("data.name", "[2].data", "args.card.number"), not
-// stored or forwarded as the U+FFFD encoding/json would make of it. So is
+// stored or forwarded as the U+FFFD encoding/json would make of it. A key
+// given twice in one object is Invalid too, naming the member ("data.a"):
+// encoding/json would keep its last value and drop the others without a
+// word. A destination's answer to a proxy is the destination's affair: its
+// response transform reads it keeping the last, as JSON.parse does. So is
 // what tenant code hands over: a string or key with a lone surrogate in a
 // result, a CustomHttpResponseError body or a req.client call fails the
 // export (RuntimeFailure, 500, naming its path; in a client call, an Error

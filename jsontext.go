@@ -6,13 +6,22 @@ import (
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
-// checkJSONText refuses a JSON text from a caller that holds a string
-// encoding/json would decode with a loss (invalid UTF-8, a lone surrogate
-// escape such as "\ud800"): decoded, it would become U+FFFD, and what is
-// stored or forwarded would not be what was sent. The Invalid error names
-// the string's path under prefix ("data.name", "args.card[0]").
+// checkJSONText refuses a JSON text from a caller that encoding/json
+// would decode with a loss: a string with invalid UTF-8 or a lone surrogate
+// escape such as "\ud800" (decoded, it would become U+FFFD), or a key
+// given twice in an object (all but its last value would be dropped), so
+// that what is stored or forwarded is what was sent. The Invalid error
+// names the string's path under prefix ("data.name", "args.card[0]").
 func checkJSONText(b []byte, prefix string) error {
-	e := jsoncheck.Check(b)
+	return jsonCheckError(jsoncheck.Check(b), prefix)
+}
+
+// checkJSONStrings is checkJSONText without the duplicate keys.
+func checkJSONStrings(b []byte, prefix string) error {
+	return jsonCheckError(jsoncheck.Strings(b), prefix)
+}
+
+func jsonCheckError(e *jsoncheck.Error, prefix string) error {
 	if e == nil {
 		return nil
 	}

@@ -231,13 +231,25 @@ const MaxJSONDepth = 64
 var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
 
 // decodeJSON decodes one JSON value keeping numbers exact, refusing
-// documents nested deeper than MaxJSONDepth and strings encoding/json
-// would decode with a loss (see checkJSONText).
+// documents nested deeper than MaxJSONDepth, strings encoding/json would
+// decode with a loss and keys given twice in an object (see
+// checkJSONText).
 func decodeJSON(b []byte) (any, error) {
+	return decodeCheckedJSON(b, checkJSONText)
+}
+
+// decodeAnswerJSON is decodeJSON for a destination's answer, whose
+// duplicate keys are the destination's affair: the last one is kept, as a
+// browser's JSON.parse keeps it.
+func decodeAnswerJSON(b []byte) (any, error) {
+	return decodeCheckedJSON(b, checkJSONStrings)
+}
+
+func decodeCheckedJSON(b []byte, check func(b []byte, prefix string) error) (any, error) {
 	if jsondepth.Of(b) > MaxJSONDepth {
 		return nil, errTooDeep
 	}
-	if err := checkJSONText(b, ""); err != nil {
+	if err := check(b, ""); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -128,8 +128,9 @@
 // Strings, keys included, must be valid Unicode: invalid UTF-8 or a lone
 // UTF-16 surrogate escape ("\ud800") is a 400 naming the value's path
 // (data.name, [2].data), checked on the raw bytes (internal/jsoncheck)
-// because encoding/json would replace it with U+FFFD silently. A
-// date-time that is not RFC 3339 is a 400 naming its field (expires_at).
+// because encoding/json would replace it with U+FFFD silently; so is a
+// key given twice in one object, which it would keep only the last value
+// of (a 400 naming the member, data.a). A date-time that is not RFC 3339 is a 400 naming its field (expires_at).
 //
 // # Lists
 //

@@ -254,8 +254,8 @@ func TestMetadataNullOverHTTP(t *testing.T) {
 	}
 }
 
-// TestLossyTextOverHTTP: invalid UTF-8 and lone surrogate escapes in a
-// body are a 400 naming the path, and nothing is stored.
+// TestLossyTextOverHTTP: invalid UTF-8, lone surrogate escapes and keys
+// given twice in a body are a 400 naming the path, and nothing is stored.
 func TestLossyTextOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	_, backend := s.app(t, map[string]any{"name": "b", "type": "private",
@@ -267,6 +267,11 @@ func TestLossyTextOverHTTP(t *testing.T) {
 		{"invalid byte in a key", "POST", "/tokenize", `{"type": "token", "data": {"` + "a\xffb" + `": 1}}`, "data"},
 		{"token create", "POST", "/tokens", `{"type": "token", "data": "ok", "metadata": {"k": "\ud800"}}`, "metadata.k"},
 		{"application name", "POST", "/applications", `{"name": "\ud800", "type": "private", "permissions": ["token:read"]}`, "name"},
+		// A key given twice would lose one of its values.
+		{"duplicate plain value", "POST", "/tokenize", `{"v": "x", "v": "y"}`, "v"},
+		{"duplicate key in data", "POST", "/tokenize", `{"type": "token", "data": {"a": 1, "b": {}, "\u0061": 2}}`, "data.a"},
+		{"duplicate metadata", "POST", "/tokens", `{"type": "token", "data": "ok", "metadata": {"k": "1", "k": "2"}}`, "metadata.k"},
+		{"duplicate field", "POST", "/tokens", `{"type": "token", "data": "ok", "type": "card"}`, "type"},
 	} {
 		key := backend
 		if tc.path == "/applications" {
@@ -479,8 +484,8 @@ func TestProxy401NamesTheKeys(t *testing.T) {
 }
 
 // TestProxyBodyLossyText: a JSON body through a proxy holding a lone
-// surrogate is a 400 proxy_error naming its path; the destination is not
-// called.
+// surrogate or a key twice is a 400 proxy_error naming its path; the
+// destination is not called.
 func TestProxyBodyLossyText(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	called := make(chan struct{}, 1)
@@ -493,14 +498,16 @@ func TestProxyBodyLossyText(t *testing.T) {
 	wantStatus(t, "POST /proxies", r, http.StatusCreated)
 	var p tokenvault.Proxy
 	r.json(t, &p)
-	r = s.do(t, "POST", "/proxy/pay", "", `{"card": {"holder": "\ud800"}}`, "SVC-PROXY-KEY", p.Key)
-	wantStatus(t, "POST /proxy/pay with a lone surrogate", r, http.StatusBadRequest)
-	var body struct {
-		ProxyError httpapi.Problem `json:"proxy_error"`
-	}
-	r.json(t, &body)
-	if len(body.ProxyError.Errors["card.holder"]) == 0 {
-		t.Errorf("proxy_error = %+v, want card.holder named", body.ProxyError)
+	for _, body := range []string{`{"card": {"holder": "\ud800"}}`, `{"card": {"holder": "A", "holder": "B"}}`} {
+		r = s.do(t, "POST", "/proxy/pay", "", body, "SVC-PROXY-KEY", p.Key)
+		wantStatus(t, "POST /proxy/pay "+body, r, http.StatusBadRequest)
+		var answer struct {
+			ProxyError httpapi.Problem `json:"proxy_error"`
+		}
+		r.json(t, &answer)
+		if len(answer.ProxyError.Errors["card.holder"]) == 0 {
+			t.Errorf("%s: proxy_error = %+v, want card.holder named", body, answer.ProxyError)
+		}
 	}
 	select {
 	case <-called:

@@ -220,6 +220,9 @@ func TestValidationOverHTTP(t *testing.T) {
 		{"date past 9999", map[string]any{"name": "a", "type": "private", "permissions": []string{"token:read"}, "expires_at": "9999-12-31T23:30:00-01:00"}, 400, "expires_at"},
 		{"date at 10000 exactly", map[string]any{"name": "a", "type": "private", "permissions": []string{"token:read"}, "expires_at": "9999-12-31T23:00:00-01:00"}, 400, "expires_at"},
 		{"too large", `{"name":"` + strings.Repeat("a", 600) + `"}`, 413, ""},
+		// A key given twice: encoding/json would keep the last silently.
+		{"duplicate key", `{"name": "a", "type": "private", "permissions": ["token:read"], "name": "b"}`, 400, "name"},
+		{"duplicate escaped key", `{"name": "a", "type": "private", "permissions": ["token:read"], "n\u0061me": "b"}`, 400, "name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,8 +1,9 @@
-// Package jsoncheck finds the strings of a JSON text that encoding/json
-// would decode with a loss: invalid UTF-8 and lone UTF-16 surrogate
-// escapes ("\ud800" not followed by a low surrogate, or a lone "\udc00").
-// encoding/json replaces both with U+FFFD without a word, so a value read
-// back is not the value sent; [Check] walks the raw text once, before it is
+// Package jsoncheck finds what encoding/json would decode from a JSON text
+// with a loss: strings holding invalid UTF-8 or lone UTF-16 surrogate
+// escapes ("\ud800" not followed by a low surrogate, or a lone "\udc00"),
+// which it replaces with U+FFFD, and keys given twice in one object, of
+// which it keeps the last value. Either way a value read back is not the
+// value sent, without a word; [Check] walks the raw text once, before it is
 // decoded, and names the first such string by its path.
 //
 // Check judges only strings. Text that is not JSON for another reason
@@ -21,7 +22,8 @@ import (
 type Error struct {
 	// Path is the JSON path of the offending value, in the form field
 	// errors use: "data.name", "[2].data", "cards[0].number"; "" is the
-	// whole document.
+	// whole document. For a duplicate key it is the path of the member
+	// the key names.
 	Path string
 	// Key reports that the offending string is a key of the object at
 	// Path, rather than the value at Path.
@@ -49,6 +51,7 @@ func (e *Error) Error() string {
 const (
 	ReasonUTF8      = "is not valid UTF-8"
 	ReasonSurrogate = "holds a lone UTF-16 surrogate escape"
+	ReasonDuplicate = "is given more than once in its object"
 )
 
 // frame is one open array or object.
@@ -61,22 +64,49 @@ type frame struct {
 	keyStart, keyEnd int
 	// wantKey is set in an object where the next string is a key.
 	wantKey bool
+	// keys is where the object's keys begin in the walk's list of keys.
+	keys int
+	// names holds the object's keys, decoded, once it has more than
+	// linearKeys of them.
+	names map[string]struct{}
 }
 
+// key is a key read in an open object: text[start:end], quotes included.
+type key struct {
+	start, end int
+	escaped    bool // it holds a backslash escape
+}
+
+// linearKeys is how many keys an object may have before duplicates are
+// looked up in a map rather than by comparing with each one.
+const linearKeys = 16
+
 // Check returns the first string of text that is not valid UTF-8 or holds
-// a lone surrogate escape, or nil. It runs in time linear in len(text) and
-// does not recurse.
-func Check[T string | []byte](text T) *Error {
+// a lone surrogate escape, or the first key given twice in its object, or
+// nil. It runs in time linear in len(text) (keys are looked up in a map
+// past the first few of an object) and does not recurse.
+func Check[T string | []byte](text T) *Error { return check(text, true) }
+
+// Strings is Check without the duplicate keys: for a text whose
+// duplicates are its sender's affair (a destination's answer, which a
+// browser's JSON.parse would read keeping the last).
+func Strings[T string | []byte](text T) *Error { return check(text, false) }
+
+func check[T string | []byte](text T, duplicates bool) *Error {
 	var stack []frame
+	var keys []key // the keys of every open object, in order
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
 		case '{':
-			stack = append(stack, frame{object: true, wantKey: true})
+			stack = append(stack, frame{object: true, wantKey: true, keys: len(keys)})
 		case '[':
 			stack = append(stack, frame{})
 		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					keys = keys[:stack[n-1].keys]
+				}
+				stack = stack[:n-1]
 			}
 		case ',':
 			if n := len(stack); n > 0 {
@@ -97,12 +127,81 @@ func Check[T string | []byte](text T) *Error {
 				return &Error{Path: path(text, stack, isKey), Key: isKey, Offset: bad, Reason: reason}
 			}
 			if isKey {
-				stack[len(stack)-1].keyStart, stack[len(stack)-1].keyEnd = i, end+1
+				f := &stack[len(stack)-1]
+				f.keyStart, f.keyEnd = i, end+1
+				if duplicates && end < len(text) { // a key cut short is the decoder's to report
+					k := key{start: i, end: end + 1, escaped: hasEscape(text[i : end+1])}
+					if seen(text, f, keys[f.keys:], k) {
+						return &Error{Path: path(text, stack, false), Offset: i, Reason: ReasonDuplicate}
+					}
+					keys = append(keys, k)
+				}
 			}
 			i = end
 		}
 	}
 	return nil
+}
+
+// seen reports whether the object f, whose keys so far are earlier, has
+// a key equal to k once decoded. Up to linearKeys keys it compares k with
+// each; beyond, it keeps their decoded names in a map.
+func seen[T string | []byte](text T, f *frame, earlier []key, k key) bool {
+	if f.names == nil && len(earlier) < linearKeys {
+		for _, e := range earlier {
+			if sameKey(text, e, k) {
+				return true
+			}
+		}
+		return false
+	}
+	if f.names == nil {
+		f.names = make(map[string]struct{}, 2*linearKeys)
+		for _, e := range earlier {
+			f.names[keyName(text, e)] = struct{}{}
+		}
+	}
+	name := keyName(text, k)
+	if _, ok := f.names[name]; ok {
+		return true
+	}
+	f.names[name] = struct{}{}
+	return false
+}
+
+// sameKey reports whether the keys a and b are equal once decoded.
+func sameKey[T string | []byte](text T, a, b key) bool {
+	if string(text[a.start:a.end]) == string(text[b.start:b.end]) {
+		return true
+	}
+	if !a.escaped && !b.escaped {
+		return false
+	}
+	return keyName(text, a) == keyName(text, b)
+}
+
+// keyName is k decoded; a key that does not decode (a syntax error, the
+// decoder's to report) is its raw text, which no decoded name equals.
+func keyName[T string | []byte](text T, k key) string {
+	raw := string(text[k.start:k.end])
+	if !k.escaped {
+		return raw[1 : len(raw)-1]
+	}
+	var name string
+	if err := json.Unmarshal([]byte(raw), &name); err != nil {
+		return "\x00raw:" + raw
+	}
+	return name
+}
+
+// hasEscape reports whether s holds a backslash.
+func hasEscape[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // scanString reads the string whose opening quote is at text[start]. It
@@ -216,6 +315,8 @@ func (e *Error) Message() string {
 		subject = "has a key that is"
 	}
 	switch e.Reason {
+	case ReasonDuplicate:
+		return "is given more than once in its object; only one of its values would be kept"
 	case ReasonSurrogate:
 		if e.Key {
 			subject = "has a key that"

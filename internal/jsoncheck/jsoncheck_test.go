@@ -37,10 +37,29 @@ func TestCheck(t *testing.T) {
 		{text: `{"a\"b": {"c": "\udc00"}}`, path: `a"b.c`, reason: ReasonSurrogate},
 		{text: `{"a": 1, "b": "` + "\xed\xa0\x80" + `"}`, path: "b", reason: ReasonUTF8}, // a surrogate in UTF-8
 		{text: `{"a": "\u12"}`, path: "-"},                                               // a syntax error: not ours
+		// Keys given twice: encoding/json keeps the last value.
+		{text: `{"a": 1, "a": 2}`, path: "a", reason: ReasonDuplicate, offset: 9},
+		{text: `{"data": {"n": "1", "m": [], "n": "2"}}`, path: "data.n", reason: ReasonDuplicate, offset: 29},
+		{text: `{"a": 1, "\u0061": 2}`, path: "a", reason: ReasonDuplicate},
+		{text: `{"\u00e9": 1, "é": 2}`, path: "é", reason: ReasonDuplicate},
+		{text: `[{"a": 1}, {"b": 1, "a": {"a": 1}}, {"x": {"a": 1, "b": 2, "a": 3}}]`, path: "[2].x.a", reason: ReasonDuplicate},
+		{text: `{"a": {"a": 1}, "b": {"a": 2}, "c": [{"a": 1}, {"a": 1}]}`, path: "-"},
+		{text: `{"a": 1, "A": 2, "a ": 3, "\u0041": 4}`, path: "A", reason: ReasonDuplicate},
+		{text: `{"\\": 1, "\"": 2, "\\\"": 3}`, path: "-"},
+		{text: `{"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19, "k3": 0}`, path: "k3", reason: ReasonDuplicate},
+		{text: `{"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19, "k\u0031\u0039": 0}`, path: "k19", reason: ReasonDuplicate},
+		{text: `{"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19, "k20": 0}`, path: "-"},
+		{text: `{"a": 1, "a`, path: "-"}, // cut short: the decoder's to report
 		{text: `[[[[`, path: "-"},
 		{text: `]]]}}"`, path: "-"},
 	} {
 		err := Check(tc.text)
+		// Strings is Check but for duplicate keys.
+		if str := Strings(tc.text); tc.reason == ReasonDuplicate && str != nil {
+			t.Errorf("Strings(%q) = %v, want nil", tc.text, str)
+		} else if tc.reason != ReasonDuplicate && (str == nil) != (err == nil) {
+			t.Errorf("Strings(%q) = %v, Check = %v", tc.text, str, err)
+		}
 		if tc.path == "-" {
 			if err != nil {
 				t.Errorf("Check(%q) = %v, want nil", tc.text, err)
@@ -98,14 +117,65 @@ func sentReplacements(text []byte) int {
 	return n
 }
 
+// duplicateKey reports whether an object of text, which must be JSON, has
+// a key twice once decoded.
+func duplicateKey(text []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	type open struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*open
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *open
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'):
+			if top != nil {
+				top.wantKey = true
+			}
+			stack = append(stack, &open{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			if top != nil {
+				top.wantKey = true
+			}
+			stack = append(stack, &open{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top == nil || top.keys == nil {
+			continue
+		}
+		if top.wantKey {
+			k := tok.(string)
+			if top.keys[k] {
+				return true
+			}
+			top.keys[k] = true
+		}
+		top.wantKey = !top.wantKey
+	}
+}
+
 // FuzzCheck holds Check to encoding/json: for a JSON text, Check reports
-// nothing exactly when decoding adds no U+FFFD of its own; for any text it
-// ends without panicking, and reports a path only for an offset inside it.
+// nothing exactly when decoding adds no U+FFFD of its own and no object
+// has a key twice; for any text it ends without panicking, and reports a
+// path only for an offset inside it.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{
 		`{"data": "\ud800"}`, `["a", {"b": "\udc00x"}]`, `{"` + "\xff" + `": 1}`, `"\ud83d\ude00"`,
 		`{"a": "\ufffd", "b": "` + "\uFFFD" + `"}`, `{"a": [1, 2, {"c": "\\ud800"}]}`, `"\ud800\ud800\udc00"`,
 		`{"x": "` + "\xe2\x82" + `"}`, `[1, "2", true, null, {"k": [{}]}]`,
+		`{"a": 1, "\u0061": {"a": [1]}}`, `{"b": {}, "c": {"b": 1}, "b": 2}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -121,8 +191,8 @@ func FuzzCheck(f *testing.F) {
 		if decoded < 0 {
 			return
 		}
-		if lossy := decoded > sent; lossy != (err != nil) {
-			t.Fatalf("Check(%q) = %v, but decoding adds %d U+FFFD", text, err, decoded-sent)
+		if lossy := decoded > sent || duplicateKey(text); lossy != (err != nil) {
+			t.Fatalf("Check(%q) = %v, but decoding adds %d U+FFFD (duplicate key: %v)", text, err, decoded-sent, duplicateKey(text))
 		}
 		if err != nil && err.Reason == ReasonUTF8 && utf8.Valid(text) {
 			t.Fatalf("Check(%q) = %v for valid UTF-8", text, err)

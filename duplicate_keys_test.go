@@ -1,0 +1,55 @@
+package tokenvault_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+)
+
+// TestDuplicateKeysRefused: a JSON text from a caller with a key twice in
+// one object is Invalid, naming the member, and nothing is stored or
+// forwarded: encoding/json would keep the last value without a word.
+func TestDuplicateKeysRefused(t *testing.T) {
+	e := newEnv(t)
+	user := e.user(t)
+	_, err := e.v.Tokenize(ctx, user, json.RawMessage(`{"v": "x", "v": "y"}`))
+	wantField(t, err, "v")
+	_, err = e.v.Tokenize(ctx, user, json.RawMessage(`{"type": "token", "data": {"n": 1, "m": {}, "\u006e": 2}}`))
+	wantField(t, err, "data.n")
+	_, err = e.v.CreateToken(ctx, user, tokenvault.TokenRequest{Type: "token", Data: json.RawMessage(`{"a": [{"b": 1, "b": 1}]}`)})
+	wantField(t, err, "data.a[0].b")
+	page, err := e.v.ListTokens(ctx, user, tokenvault.ListTokensRequest{})
+	if err != nil || page.Pagination.TotalItems != 0 {
+		t.Errorf("ListTokens = %+v, %v; want nothing stored", page, err)
+	}
+
+	p := e.proxy(t, tokenvault.ProxyRequest{Name: "p", DestinationURL: newDestination(t).srv.URL})
+	err = e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"name": "a", "name": "b"}`))
+	wantField(t, err, "name")
+	_, err = e.v.InvokeProxy(ctx, jsonCall(p.Key, user, "/pay", `{"card": {"n": "1", "n": "2"}}`))
+	wantField(t, err, "card.n")
+}
+
+// TestDuplicateKeysInAnswers: a destination's answer is the destination's
+// affair; its response transform reads it keeping the last of a key given
+// twice, as a browser's JSON.parse does.
+func TestDuplicateKeysInAnswers(t *testing.T) {
+	e := newEnv(t)
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"card": "4111111111111111", "card": "4242424242424242"}`)
+	}))
+	defer dest.Close()
+	p := e.proxy(t, tokenvault.ProxyRequest{Name: "p", DestinationURL: dest.URL,
+		ResponseTransform: &tokenvault.ProxyTransform{Code: `module.exports = async function (req) {
+			return {body: {last4: req.args.body.card.slice(-4)}};
+		}`}})
+	res, err := e.v.InvokeProxy(ctx, jsonCall(p.Key, e.user(t), "", `{}`))
+	if err != nil || string(res.Body) != `{"last4":"4242"}` {
+		t.Errorf("InvokeProxy = %v, %v; want the transform's {\"last4\":\"4242\"}", res, err)
+	}
+}
