@@ -55,6 +55,13 @@ const (
 	RateLimited
 )
 
+// CodeFailedProblemType is the problem type (RFC 9457) of an error tenant
+// code raised with one of its error classes or by throwing, as httpapi
+// answers it: a remote caller (package client) tells it by this from the
+// vault's own error of the same status, and gets CodeFailed as in process.
+// A tag URI: it names the type and is not meant to be fetched.
+const CodeFailedProblemType = "tag:tokenvault,2026:code-failed"
+
 var kindNames = [...]string{
 	Internal:             "internal",
 	Invalid:              "invalid",

@@ -8,10 +8,22 @@
 //
 // Errors are *tokenvault.Error with the Kind the HTTP status maps to and the
 // problem's detail and field errors, so errors.Is(err, tokenvault.ErrNotFound)
-// works as it does in-process.
+// works as it does in-process. An error of tenant code is CodeFailed with
+// its Status, as in process: the server marks it with the problem type
+// tokenvault.CodeFailedProblemType, and a reactor's CustomHttpResponseError
+// comes back with its body in Body (decoded when it is JSON).
 //
 // Each method does what the Vault method of the same name does (see its
-// documentation in package tokenvault); only the transport differs.
+// documentation in package tokenvault); only the transport differs. Where
+// HTTP cannot carry a call as it is, the client makes it mean what it
+// means in process: an id that is empty, "." or ".." (which a server
+// would clean out of the path) or "key" for GetApplication (which names
+// another route) is NotFound without a request; times are sent in UTC
+// (RFC 3339 writes offsets to the minute); InvokeProxy escapes its path
+// and takes the keys from the call's fields, never from its headers. What
+// stays different: such an id's NotFound carries no permission check
+// (in process a key without token:read gets PermissionDenied for any
+// token id), and messages may be worded differently.
 package client
 
 import (
@@ -19,6 +31,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -69,9 +82,15 @@ type call struct {
 	body              any
 	contentType       string
 	out               any
+	// fromCode marks a route that runs tenant code, whose own answers
+	// (CustomHttpResponseError) are errors of the code: see problem.
+	fromCode bool
 }
 
 func (c *Client) do(ctx context.Context, r call) error {
+	if dotOrEmptySegment(r.path) {
+		return &tokenvault.Error{Kind: tokenvault.NotFound, Message: `not found: an id may not be empty, "." or ".."`}
+	}
 	var rd io.Reader
 	if r.body != nil {
 		b, ok := r.body.(json.RawMessage)
@@ -106,7 +125,7 @@ func (c *Client) do(ctx context.Context, r call) error {
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
-		return problem(res)
+		return problem(res, r.fromCode)
 	}
 	if r.out == nil || res.StatusCode == http.StatusNoContent {
 		io.Copy(io.Discard, res.Body)
@@ -128,30 +147,54 @@ var kindOf = map[int]tokenvault.Kind{
 	503: tokenvault.Unavailable, 500: tokenvault.Internal, 429: tokenvault.RateLimited,
 }
 
-// problem turns an error answer into an *tokenvault.Error.
-func problem(res *http.Response) error {
+// problem turns an error answer into an *tokenvault.Error. An error of
+// tenant code is CodeFailed, as in process: a problem of type
+// tokenvault.CodeFailedProblemType, a status no vault error has, or, from
+// a route that runs code (fromCode), an answer that is no problem at all:
+// a CustomHttpResponseError's own, whose body is kept in Body (decoded
+// when it is JSON).
+func problem(res *http.Response, fromCode bool) error {
 	var p struct {
+		Type   string              `json:"type"`
 		Detail string              `json:"detail"`
 		Errors map[string][]string `json:"errors"`
 	}
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	isProblem := strings.Contains(res.Header.Get("Content-Type"), "problem+json")
 	json.Unmarshal(b, &p)
+	custom := fromCode && !isProblem
 	kind, ok := kindOf[res.StatusCode]
-	if !ok {
-		kind = tokenvault.CodeFailed // a status a reactor's code chose
+	if !ok || custom || p.Type == tokenvault.CodeFailedProblemType {
+		kind = tokenvault.CodeFailed
 	}
 	msg := p.Detail
-	if msg == "" {
+	if msg == "" || custom {
 		msg = http.StatusText(res.StatusCode)
 	}
 	e := &tokenvault.Error{Kind: kind, Message: msg, Fields: p.Errors, Status: res.StatusCode}
 	if e.Kind == tokenvault.RateLimited {
 		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"))
 	}
-	if e.Kind == tokenvault.CodeFailed && !strings.Contains(res.Header.Get("Content-Type"), "problem+json") {
+	if custom {
+		e.Fields, e.Body = nil, customBody(res.Header.Get("Content-Type"), b)
+	} else if e.Kind == tokenvault.CodeFailed && !isProblem {
 		e.Body = string(b)
 	}
 	return e
+}
+
+// customBody is the body of a response tenant code built: its JSON value
+// when it says it is JSON and is, or its text.
+func customBody(contentType string, b []byte) any {
+	if mt, _, err := mime.ParseMediaType(contentType); err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) == nil {
+			return v
+		}
+	}
+	return string(b)
 }
 
 // retryAfter reads a Retry-After header: delay seconds, or an HTTP date
@@ -191,3 +234,20 @@ func withQuery(path string, q url.Values) string {
 }
 
 func esc(id string) string { return url.PathEscape(id) }
+
+// dotOrEmptySegment reports whether path (its query aside) has an empty,
+// "." or ".." segment, which only an id can have put there: the server
+// would clean such a path, redirecting it, or serve another route, where
+// in process the id names nothing.
+func dotOrEmptySegment(path string) bool {
+	path, _, _ = strings.Cut(path, "?")
+	if path == "/" {
+		return false
+	}
+	for _, seg := range strings.Split(path[1:], "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}

@@ -74,7 +74,7 @@ func (c *Client) DeleteReactor(ctx context.Context, key, id string) error {
 
 func (c *Client) InvokeReactor(ctx context.Context, key, id string, req tokenvault.InvokeReactorRequest) (*tokenvault.ReactorResponse, error) {
 	var out tokenvault.ReactorResponse
-	return &out, c.do(ctx, call{method: "POST", path: "/reactors/" + esc(id) + "/react", key: key, body: req, out: &out})
+	return &out, c.do(ctx, call{method: "POST", path: "/reactors/" + esc(id) + "/react", key: key, body: req, out: &out, fromCode: true})
 }
 
 // Proxies.
@@ -130,7 +130,10 @@ func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tok
 	if req.Header == nil {
 		req.Header = http.Header{}
 	}
+	// The keys are the call's fields, as in process, where keys in Header
+	// are neither read nor forwarded.
 	req.Header.Set("SVC-PROXY-KEY", pc.ProxyKey)
+	req.Header.Del(apiKeyHeader)
 	if pc.APIKey != "" {
 		req.Header.Set(apiKeyHeader, pc.APIKey)
 	}
@@ -145,6 +148,7 @@ func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tok
 	}
 	var pe struct {
 		ProxyError *struct {
+			Type   string              `json:"type"`
 			Status int                 `json:"status"`
 			Detail string              `json:"detail"`
 			Errors map[string][]string `json:"errors"`
@@ -152,7 +156,7 @@ func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tok
 	}
 	if res.StatusCode >= 400 && json.Unmarshal(b, &pe) == nil && pe.ProxyError != nil {
 		kind, ok := kindOf[pe.ProxyError.Status]
-		if !ok {
+		if !ok || pe.ProxyError.Type == tokenvault.CodeFailedProblemType {
 			kind = tokenvault.CodeFailed
 		}
 		return nil, &tokenvault.Error{Kind: kind, Message: pe.ProxyError.Detail, Fields: pe.ProxyError.Errors, Status: pe.ProxyError.Status}

@@ -66,7 +66,7 @@ func (c *Client) Backup(ctx context.Context, operatorKey string, w io.Writer) er
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
-		return problem(res)
+		return problem(res, false)
 	}
 	if res.StatusCode != http.StatusOK {
 		return &tokenvault.Error{Kind: tokenvault.Internal, Message: "unexpected answer " + res.Status}

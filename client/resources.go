@@ -12,6 +12,7 @@ import (
 // Applications.
 
 func (c *Client) CreateApplication(ctx context.Context, key string, req tokenvault.CreateApplicationRequest) (*tokenvault.Application, error) {
+	req.ExpiresAt = inUTC(req.ExpiresAt)
 	var out tokenvault.Application
 	return &out, c.do(ctx, call{method: "POST", path: "/applications", key: key, body: req, out: &out})
 }
@@ -23,6 +24,9 @@ func (c *Client) ListApplications(ctx context.Context, key string, req tokenvaul
 }
 
 func (c *Client) GetApplication(ctx context.Context, key, id string) (*tokenvault.Application, error) {
+	if id == "key" { // GET /applications/key is GetApplicationByKey
+		return nil, &tokenvault.Error{Kind: tokenvault.NotFound, Message: "application not found"}
+	}
 	var out tokenvault.Application
 	return &out, c.do(ctx, call{method: "GET", path: "/applications/" + esc(id), key: key, out: &out})
 }
@@ -67,10 +71,10 @@ func (c *Client) ListLogs(ctx context.Context, key string, req tokenvault.ListLo
 		q.Set("entity_id", req.EntityID)
 	}
 	if req.StartDate != nil {
-		q.Set("start_date", req.StartDate.Format(time.RFC3339Nano))
+		q.Set("start_date", req.StartDate.UTC().Format(time.RFC3339Nano)) // RFC 3339 has no offset seconds
 	}
 	if req.EndDate != nil {
-		q.Set("end_date", req.EndDate.Format(time.RFC3339Nano))
+		q.Set("end_date", req.EndDate.UTC().Format(time.RFC3339Nano))
 	}
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/logs", q), key: key, out: &out})
 }
@@ -108,6 +112,7 @@ func (c *Client) Detokenize(ctx context.Context, key string, body any) (any, err
 }
 
 func (c *Client) CreateToken(ctx context.Context, key string, req tokenvault.TokenRequest) (*tokenvault.Token, error) {
+	req.ExpiresAt = inUTC(req.ExpiresAt)
 	var out tokenvault.Token
 	return &out, c.do(ctx, call{method: "POST", path: "/tokens", key: key, body: req, out: &out})
 }
@@ -181,4 +186,15 @@ func (c *Client) Root(ctx context.Context) (*Root, error) {
 func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
 	var out json.RawMessage
 	return out, c.do(ctx, call{method: "GET", path: "/openapi.json", out: &out})
+}
+
+// inUTC is t in UTC, so that it is sent as the instant it is: RFC 3339
+// writes a zone's offset to the minute, and a zone such as a local mean
+// time's (+00:19:32) would move it.
+func inUTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

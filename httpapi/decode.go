@@ -48,6 +48,9 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
+	// A number where any value goes (token data, configuration) keeps its
+	// text, as in process: as a float64 it would lose digits past 2^53.
+	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
 		// encoding/json does not say which date-time it could not read.
 		if field, ok := badTime(body, reflect.TypeOf(dst)); ok {
@@ -259,8 +262,11 @@ func pageRequest(r *http.Request) (tokenvault.PageRequest, error) {
 		if s == "" {
 			continue
 		}
+		// A negative number goes on: the Vault names what is wrong with
+		// it, and with the other, as in process. 0 is the Vault's "not
+		// set", so it is refused here.
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
+		if err != nil || n == 0 {
 			return p, invalid(q.name, "must be a positive integer")
 		}
 		*q.dst = n

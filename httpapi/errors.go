@@ -115,7 +115,7 @@ func (a *api) writeCodeError(w http.ResponseWriter, e *tokenvault.Error) {
 	if title == "" {
 		title = "Error"
 	}
-	writeProblem(w, Problem{Type: "about:blank", Title: title, Status: status, Detail: e.Message, Errors: e.Fields})
+	writeProblem(w, Problem{Type: tokenvault.CodeFailedProblemType, Title: title, Status: status, Detail: e.Message, Errors: e.Fields})
 }
 
 // retryAfterSeconds renders d as a Retry-After value: whole seconds,

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -128,6 +130,34 @@ func TestTrailingSlashServes(t *testing.T) {
 	r.json(t, &proxies)
 	if len(proxies.Data) != 1 || proxies.Data[0].ID != p.ID {
 		t.Errorf("GET /proxies/?id= = %s", r.body)
+	}
+	// An encoded slash is part of the id, which then names nothing, as in
+	// process: it used to act on the application without it.
+	for _, method := range []string{"GET", "DELETE"} {
+		r = s.do(t, method, "/applications/"+pub.ID+"%2F", s.mgmt, nil)
+		wantStatus(t, method+" /applications/{id}%2F", r, http.StatusNotFound)
+	}
+	r = s.do(t, "GET", "/applications/"+pub.ID, s.mgmt, nil)
+	wantStatus(t, "GET /applications/{id} afterwards", r, http.StatusOK)
+}
+
+// TestNegativePageOverHTTP: a negative page and size are named both, with
+// the Vault's words, as in process.
+func TestNegativePageOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	r := s.do(t, "GET", "/applications?page=-1&size=-1", s.mgmt, nil)
+	wantStatus(t, "GET /applications?page=-1&size=-1", r, http.StatusBadRequest)
+	_, err := s.v.ListApplications(context.Background(), s.mgmt, tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Page: -1, Size: -1}})
+	var want *tokenvault.Error
+	if !errors.As(err, &want) {
+		t.Fatalf("ListApplications(-1, -1) = %v", err)
+	}
+	if p := r.problem(t); !reflect.DeepEqual(p.Errors, want.Fields) {
+		t.Errorf("errors = %v, want the Vault's %v", p.Errors, want.Fields)
+	}
+	for _, q := range []string{"page=0", "size=x", "page=1.5"} {
+		r = s.do(t, "GET", "/applications?"+q, s.mgmt, nil)
+		wantStatus(t, "GET /applications?"+q, r, http.StatusBadRequest)
 	}
 }
 
@@ -513,5 +543,29 @@ func TestProxyBodyLossyText(t *testing.T) {
 	case <-called:
 		t.Error("the destination was called")
 	default:
+	}
+}
+
+// TestBigNumbersOverHTTP: a number where any value goes keeps every digit
+// over HTTP, as in process (it was read as a float64: 2^60+1 came back as
+// 1152921504606847000).
+func TestBigNumbersOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	_, backend := s.app(t, map[string]any{"name": "b", "type": "private",
+		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:read"}}}})
+	const big = `1152921504606846977`
+	r := s.do(t, "POST", "/tokens", backend, `{"type": "token", "data": {"n": `+big+`, "x": 12345678901234567890123}}`)
+	wantStatus(t, "POST /tokens", r, http.StatusCreated)
+	var tok struct{ ID string }
+	r.json(t, &tok)
+	r = s.do(t, "GET", "/tokens/"+tok.ID, backend, nil)
+	wantStatus(t, "GET /tokens/{id}", r, http.StatusOK)
+	if !strings.Contains(string(r.body), `"n":`+big) || !strings.Contains(string(r.body), `"x":12345678901234567890123`) {
+		t.Errorf("GET /tokens/{id} = %s, want n %s and x 12345678901234567890123", r.body, big)
+	}
+	r = s.do(t, "POST", "/proxies", s.mgmt, `{"name": "p", "destination_url": "https://example.com", "configuration": {"n": `+big+`}}`)
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	if !strings.Contains(string(r.body), `"n":`+big) {
+		t.Errorf("POST /proxies = %s, want configuration.n %s", r.body, big)
 	}
 }

@@ -256,9 +256,12 @@ func (a *api) clientAddress(r *http.Request) string {
 // without it (/applications/ as /applications, /tokens/x/ as /tokens/x),
 // as clients such as the legacy JavaScript SDK send them. Under /proxy/
 // the path is the caller's own, forwarded to the destination as it came.
+// An encoded slash (/applications/x%2F) is part of an id, not a trailing
+// slash: the id "x/" names nothing, as in process.
 func withoutTrailingSlash(r *http.Request) *http.Request {
 	p := r.URL.Path
-	if len(p) < 2 || !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/proxy/") {
+	if len(p) < 2 || !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/proxy/") ||
+		!strings.HasSuffix(r.URL.EscapedPath(), "/") {
 		return r
 	}
 	u := *r.URL

@@ -149,6 +149,9 @@ func (a *api) writeProxyError(w http.ResponseWriter, r *http.Request, err error)
 		status = e.Status
 	}
 	p := Problem{Type: "about:blank", Title: "Invalid proxy request", Status: status, Detail: e.Message, Errors: e.Fields}
+	if e.Kind == tokenvault.CodeFailed {
+		p.Type = tokenvault.CodeFailedProblemType
+	}
 	if e.Kind == tokenvault.Unauthenticated {
 		// The Authorization header is the destination's: not a hint here.
 		p.Detail = e.Message + "; send the proxy key in the " + ProxyKeyHeader + " header or the " + ProxyKeyParam +

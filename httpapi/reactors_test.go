@@ -99,6 +99,16 @@ func TestReactorsOverHTTP(t *testing.T) {
 	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", s.mgmt, map[string]any{})
 	wantStatus(t, "react with a management key", r, http.StatusForbidden)
 
+	// An error class of the code is a problem whose type says it is the
+	// code's, not the vault's: the client maps it to CodeFailed.
+	r = s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "bad", "code": `module.exports = async () => { throw new BadRequestError("no") }`})
+	wantStatus(t, "POST /reactors throwing", r, http.StatusCreated)
+	r.json(t, &re)
+	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", user, map[string]any{})
+	wantStatus(t, "react with BadRequestError", r, http.StatusBadRequest)
+	if p := r.problem(t); p.Type != tokenvault.CodeFailedProblemType {
+		t.Errorf("problem type = %q, want %q", p.Type, tokenvault.CodeFailedProblemType)
+	}
 	r = s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "teapot", "code": `module.exports = async () => { throw new CustomHttpResponseError({status: 418, headers: {"X-Tea": "earl grey"}, body: {brew: false}}) }`})
 	wantStatus(t, "POST /reactors with code", r, http.StatusCreated)
 	r.json(t, &re)
