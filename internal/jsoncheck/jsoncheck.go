@@ -13,8 +13,10 @@ package jsoncheck
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -66,9 +68,8 @@ type frame struct {
 	wantKey bool
 	// keys is where the object's keys begin in the walk's list of keys.
 	keys int
-	// names holds the object's keys, decoded, once it has more than
-	// linearKeys of them.
-	names map[string]struct{}
+	// set holds the object's keys once it has more than linearKeys.
+	set *keySet
 }
 
 // key is a key read in an open object: text[start:end], quotes included.
@@ -93,8 +94,10 @@ func Check[T string | []byte](text T) *Error { return check(text, true) }
 func Strings[T string | []byte](text T) *Error { return check(text, false) }
 
 func check[T string | []byte](text T, duplicates bool) *Error {
-	var stack []frame
-	var keys []key // the keys of every open object, in order
+	var stackBuf [8]frame
+	var keysBuf [32]key
+	stack := stackBuf[:0]
+	keys := keysBuf[:0] // the keys of every open object, in order
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
 		case '{':
@@ -105,6 +108,9 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 			if n := len(stack); n > 0 {
 				if stack[n-1].object {
 					keys = keys[:stack[n-1].keys]
+					if set := stack[n-1].set; set != nil {
+						set.release()
+					}
 				}
 				stack = stack[:n-1]
 			}
@@ -131,10 +137,12 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 				f.keyStart, f.keyEnd = i, end+1
 				if duplicates && end < len(text) { // a key cut short is the decoder's to report
 					k := key{start: i, end: end + 1, escaped: hasEscape(text[i : end+1])}
-					if seen(text, f, keys[f.keys:], k) {
+					if seen(text, f, keys, k) {
 						return &Error{Path: path(text, stack, false), Offset: i, Reason: ReasonDuplicate}
 					}
-					keys = append(keys, k)
+					if f.set == nil {
+						keys = append(keys, k)
+					}
 				}
 			}
 			i = end
@@ -143,11 +151,12 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 	return nil
 }
 
-// seen reports whether the object f, whose keys so far are earlier, has
-// a key equal to k once decoded. Up to linearKeys keys it compares k with
-// each; beyond, it keeps their decoded names in a map.
-func seen[T string | []byte](text T, f *frame, earlier []key, k key) bool {
-	if f.names == nil && len(earlier) < linearKeys {
+// seen reports whether the object f has a key equal to k once decoded.
+// Up to linearKeys keys, which are keys[f.keys:], it compares k with each;
+// beyond, it keeps them in a keySet instead, adding k when it is new.
+func seen[T string | []byte](text T, f *frame, keys []key, k key) bool {
+	earlier := keys[f.keys:]
+	if f.set == nil && len(earlier) < linearKeys {
 		for _, e := range earlier {
 			if sameKey(text, e, k) {
 				return true
@@ -155,29 +164,117 @@ func seen[T string | []byte](text T, f *frame, earlier []key, k key) bool {
 		}
 		return false
 	}
-	if f.names == nil {
-		f.names = make(map[string]struct{}, 2*linearKeys)
+	if f.set == nil {
+		f.set = keySets.Get().(*keySet)
 		for _, e := range earlier {
-			f.names[keyName(text, e)] = struct{}{}
+			addKey(f.set, text, e) // unique: compared above
 		}
 	}
-	name := keyName(text, k)
-	if _, ok := f.names[name]; ok {
-		return true
+	return addKey(f.set, text, k)
+}
+
+// seed keys the hashes of keySet, so that no body can be made of keys
+// whose hashes collide.
+var seed = maphash.MakeSeed()
+
+// keySet is a set of an object's keys by the seeded hash of each decoded
+// key, open-addressed: for objects of many keys (a batch of 10,000
+// values), with no allocation per key, and reused.
+type keySet struct {
+	hash  maphash.Hash
+	slots []uint64 // hash | 1; 0 is an empty slot
+	keys  []key    // the slot's key
+	n     int
+}
+
+var keySets = sync.Pool{New: func() any {
+	s := &keySet{}
+	s.hash.SetSeed(seed)
+	return s
+}}
+
+// release empties s and returns it to keySets.
+func (s *keySet) release() {
+	clear(s.slots)
+	s.n = 0
+	keySets.Put(s)
+}
+
+// addKey adds k to s and reports whether s held a key equal to it already
+// (then k is not added).
+func addKey[T string | []byte](s *keySet, text T, k key) bool {
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
 	}
-	f.names[name] = struct{}{}
-	return false
+	h := keyHash(&s.hash, text, k) | 1
+	mask := len(s.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i], s.keys[i] = h, k
+			s.n++
+			return false
+		case h:
+			if sameKey(text, s.keys[i], k) {
+				return true
+			}
+		}
+	}
+}
+
+// grow doubles s's table, placing each key again by its hash.
+func (s *keySet) grow() {
+	old, oldKeys := s.slots, s.keys
+	size := max(4*linearKeys, 2*len(old))
+	s.slots, s.keys = make([]uint64, size), make([]key, size)
+	mask := size - 1
+	for j, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := int(h) & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i], s.keys[i] = h, oldKeys[j]
+	}
+}
+
+// keyHash is the hash of k decoded.
+func keyHash[T string | []byte](h *maphash.Hash, text T, k key) uint64 {
+	h.Reset()
+	if k.escaped {
+		h.WriteString(keyName(text, k))
+		return h.Sum64()
+	}
+	for i := k.start + 1; i < k.end-1; i++ {
+		h.WriteByte(text[i])
+	}
+	return h.Sum64()
 }
 
 // sameKey reports whether the keys a and b are equal once decoded.
 func sameKey[T string | []byte](text T, a, b key) bool {
-	if string(text[a.start:a.end]) == string(text[b.start:b.end]) {
+	if sameText(text, a, b) {
 		return true
 	}
 	if !a.escaped && !b.escaped {
 		return false
 	}
 	return keyName(text, a) == keyName(text, b)
+}
+
+// sameText reports whether a and b are the same text, escapes and all.
+func sameText[T string | []byte](text T, a, b key) bool {
+	if a.end-a.start != b.end-b.start {
+		return false
+	}
+	for i := range a.end - a.start {
+		if text[a.start+i] != text[b.start+i] {
+			return false
+		}
+	}
+	return true
 }
 
 // keyName is k decoded; a key that does not decode (a syntax error, the

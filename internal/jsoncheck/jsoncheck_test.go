@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -50,6 +51,11 @@ func TestCheck(t *testing.T) {
 		{text: `{"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19, "k\u0031\u0039": 0}`, path: "k19", reason: ReasonDuplicate},
 		{text: `{"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19, "k20": 0}`, path: "-"},
 		{text: `{"a": 1, "a`, path: "-"}, // cut short: the decoder's to report
+		// Large objects one after the other, and inside another, each
+		// with its own keys.
+		{text: `[{"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}, {"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}]`, path: "-"},
+		{text: `{"a": {"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}, "b": {"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19, "k7": 1}}`, path: "b.k7", reason: ReasonDuplicate},
+		{text: `{"k1": {"k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}, "k2": 2, "k1": 3}`, path: "k1", reason: ReasonDuplicate},
 		{text: `[[[[`, path: "-"},
 		{text: `]]]}}"`, path: "-"},
 	} {
@@ -176,6 +182,7 @@ func FuzzCheck(f *testing.F) {
 		`{"a": "\ufffd", "b": "` + "\uFFFD" + `"}`, `{"a": [1, 2, {"c": "\\ud800"}]}`, `"\ud800\ud800\udc00"`,
 		`{"x": "` + "\xe2\x82" + `"}`, `[1, "2", true, null, {"k": [{}]}]`,
 		`{"a": 1, "\u0061": {"a": [1]}}`, `{"b": {}, "c": {"b": 1}, "b": 2}`,
+		`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":{"x":1},"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k1\u0038":18,"k3":0}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -198,4 +205,32 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("Check(%q) = %v for valid UTF-8", text, err)
 		}
 	})
+}
+
+// BenchmarkCheck: a card request, as POST /tokenize takes it, and a batch
+// of 1,000 plain values.
+func BenchmarkCheck(b *testing.B) {
+	card := []byte(`{"type":"card","data":{"number":"4242424242424242","expiration_month":12,"expiration_year":2030,"cvc":"123"}}`)
+	var batch bytes.Buffer
+	batch.WriteByte('{')
+	for i := range 1000 {
+		if i > 0 {
+			batch.WriteByte(',')
+		}
+		fmt.Fprintf(&batch, `"v%d":"run-value-%d"`, i, i)
+	}
+	batch.WriteByte('}')
+	for _, bc := range []struct {
+		name string
+		text []byte
+	}{{"card", card}, {"batch1000", batch.Bytes()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Check(bc.text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
