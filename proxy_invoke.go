@@ -12,9 +12,18 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
+
+// proxyMethods are the methods a proxy forwards (see ProxyMethods).
+var proxyMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// ProxyMethods returns the methods a proxy forwards, as RFC 9110 spells
+// them (case matters): InvokeProxy refuses any other as Invalid, naming
+// "method", and httpapi serves /proxy for these alone.
+func ProxyMethods() []string { return slices.Clone(proxyMethods) }
 
 // ProxyCall is one request to a proxy, as the HTTP layer received it.
 type ProxyCall struct {
@@ -23,6 +32,7 @@ type ProxyCall struct {
 	// APIKey is the caller's SVC-API-KEY; required unless the proxy has
 	// require_auth false.
 	APIKey string
+	// Method is one of ProxyMethods; "" means GET.
 	Method string
 	// Path is the suffix after /proxy, decoded: "" or starting with "/".
 	Path string
@@ -95,6 +105,12 @@ type proxyPlan struct {
 // destination cannot be reached or answers too much); httpapi wraps it in
 // {"proxy_error": ...}.
 func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse, error) {
+	if call.Method == "" {
+		call.Method = http.MethodGet
+	}
+	if !slices.Contains(proxyMethods, call.Method) {
+		return nil, invalidField("method", "must be one of %s", strings.Join(proxyMethods, ", "))
+	}
 	if err := checkHeaders(call.Header); err != nil {
 		return nil, err
 	}

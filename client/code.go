@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/tokenvault/tokenvault"
@@ -114,6 +115,15 @@ func (c *Client) DeleteProxy(ctx context.Context, key, id string) error {
 // InvokeProxy sends call through the proxy and returns the destination's
 // answer as it came. A failure of the proxy itself is an error.
 func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tokenvault.ProxyResponse, error) {
+	// What the server has no route for is refused here as in process: the
+	// server's 405 would come back as if the destination had answered.
+	if pc.Method == "" {
+		pc.Method = http.MethodGet
+	}
+	if methods := tokenvault.ProxyMethods(); !slices.Contains(methods, pc.Method) {
+		return nil, &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the request is invalid",
+			Fields: map[string][]string{"method": {"must be one of " + strings.Join(methods, ", ")}}}
+	}
 	if pc.Path != "" && !strings.HasPrefix(pc.Path, "/") {
 		return nil, &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the request is invalid",
 			Fields: map[string][]string{"path": {"must be empty or start with /"}}}

@@ -201,3 +201,38 @@ func TestProxyKeysAreTheCallsFields(t *testing.T) {
 		t.Errorf("the destination got a key: %v", h)
 	}
 }
+
+// TestProxyMethods: a method httpapi has no /proxy route for is Invalid,
+// naming "method", in process and through the client (which got the
+// server's 405 back as if the destination had answered it); "" is GET.
+func TestProxyMethods(t *testing.T) {
+	p, ctx := newParity(t), context.Background()
+	methods := make(chan string, 4)
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methods <- r.Method
+	}))
+	defer dest.Close()
+	px, err := p.v.CreateProxy(ctx, p.mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: dest.URL, RequireAuth: new(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"OPTIONS", "get", "TRACE", "CONNECT"} {
+		call := tokenvault.ProxyCall{ProxyKey: px.Key, Method: m, Path: "/a"}
+		_, inProcess := p.v.InvokeProxy(ctx, call)
+		_, remote := p.c.InvokeProxy(ctx, call)
+		for _, err := range []error{inProcess, remote} {
+			var e *tokenvault.Error
+			if !errors.As(err, &e) || e.Kind != tokenvault.Invalid || len(e.Fields["method"]) == 0 {
+				t.Errorf("method %q: in process %v, client %v; want Invalid naming method", m, inProcess, remote)
+			}
+		}
+	}
+	for _, invoke := range []func(context.Context, tokenvault.ProxyCall) (*tokenvault.ProxyResponse, error){p.v.InvokeProxy, p.c.InvokeProxy} {
+		if _, err := invoke(ctx, tokenvault.ProxyCall{ProxyKey: px.Key, Path: "/a"}); err != nil {
+			t.Fatalf("no method: %v", err)
+		}
+		if m := <-methods; m != "GET" {
+			t.Errorf("no method reached the destination as %s, want GET", m)
+		}
+	}
+}

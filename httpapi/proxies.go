@@ -24,7 +24,7 @@ func (a *api) proxyRoutes() {
 	a.handle("PUT /proxies/{id}", a.updateProxy)
 	a.handle("PATCH /proxies/{id}", a.patchProxy)
 	a.handle("DELETE /proxies/{id}", a.deleteProxy)
-	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+	for _, method := range tokenvault.ProxyMethods() {
 		// The query is the destination's (svc-proxy-key aside).
 		a.handle(method+" /proxy", a.invokeProxy, anyQuery)
 		a.handle(method+" /proxy/{rest...}", a.invokeProxy, anyQuery)
