@@ -1,11 +1,13 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"time"
 )
 
@@ -38,6 +40,18 @@ import (
 //     (a Vault operation that fails writes nothing, so this is safe).
 //   - Records are removed by the sweeper once IdempotencyWindow has passed,
 //     and are treated as absent from that instant.
+//   - A public application's requests are never kept nor replayed: its key
+//     is in every end user's browser, so a kept answer (a session key,
+//     token ids) would go to whoever repeats the Idempotency-Key. They run
+//     each time, as without the header. A session is one end user's, and
+//     keeps its own records.
+//   - A repeat is answered only while the caller holds the grants it held
+//     the first time (permissions, rules, and a session's ceilings): a key
+//     whose permission was taken away must not go on getting what it
+//     created, such as a regenerated key. After a change it is
+//     Unprocessable; a new Idempotency-Key runs the request again, under
+//     the grants as they are. A repeat of a regenerate answers the key it
+//     made then, even when a later regenerate has replaced it.
 
 // Idempotency limits.
 const (
@@ -87,6 +101,21 @@ type idempotencyRecord struct {
 	Claim      string              `json:"claim,omitempty"`
 	LeaseUntil time.Time           `json:"lease_until,omitzero"`
 	Response   *IdempotentResponse `json:"response,omitempty"`
+	// Grants is the digest of the caller's grants at the first request
+	// (grantsDigest); empty in records written before it was kept.
+	Grants []byte `json:"grants,omitempty"`
+}
+
+// grantsDigest identifies what p may do: its permissions, its rules and,
+// for a session, its ceilings.
+func grantsDigest(p *principal) []byte {
+	b, _ := json.Marshal(struct {
+		P []string     `json:"p"`
+		R []AccessRule `json:"r"`
+		C []grants     `json:"c"`
+	}{p.permissions, p.rules, p.ceilings})
+	d := sha256.Sum256(b)
+	return d[:]
 }
 
 func (r *idempotencyRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
@@ -118,7 +147,8 @@ func idempotencyStorable(status int) bool {
 //
 // Returns Invalid (the idempotency key is empty, longer than
 // MaxIdempotencyKeyLength or not printable ASCII), Unauthenticated,
-// RateLimited, Unprocessable (the key was used with another request),
+// RateLimited, Unprocessable (the key was used with another request, or
+// the caller's grants changed since its first use),
 // Conflict (a request with this key is still running), or run's own error
 // (which releases the key).
 func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req IdempotentRequest, run func(context.Context) (*IdempotentResponse, error)) (resp *IdempotentResponse, replayed bool, err error) {
@@ -138,13 +168,18 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 	var recKey storeKey
 	var tid string
 	var kept *IdempotentResponse
+	var public bool
 	err = v.update(ctx, func(t *txn) error {
 		kept = nil
 		p, err := t.authenticate(key)
 		if err != nil {
 			return err
 		}
+		if public = p.actorType == ActorApplication && p.appType == Public; public {
+			return nil
+		}
 		tid = p.tenantID
+		grants := grantsDigest(p)
 		ks, err := t.tenantKeys(tid, false)
 		if err != nil {
 			return err
@@ -160,6 +195,8 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 			switch {
 			case subtle.ConstantTimeCompare(rec.Fingerprint, fp) != 1:
 				return errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
+			case rec.Response != nil && len(rec.Grants) > 0 && !bytes.Equal(rec.Grants, grants):
+				return errorf(Unprocessable, "the key's permissions changed since this Idempotency-Key was first used, so its answer is not repeated; send the request with a new Idempotency-Key")
 			case rec.Response != nil:
 				kept = rec.Response
 				return nil
@@ -174,7 +211,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 			}
 		}
 		rec = idempotencyRecord{Version: 1, Fingerprint: fp, CreatedAt: t.now, ExpiresAt: t.now.Add(IdempotencyWindow),
-			Claim: claim, LeaseUntil: t.now.Add(IdempotencyLease)}
+			Claim: claim, LeaseUntil: t.now.Add(IdempotencyLease), Grants: grants}
 		if err := t.putRecord(recKey, &rec); err != nil {
 			return err
 		}
@@ -182,6 +219,10 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 	})
 	if err != nil {
 		return nil, false, err
+	}
+	if public {
+		resp, err := run(ctx)
+		return resp, false, err
 	}
 	if kept != nil {
 		return kept, true, nil

@@ -286,3 +286,37 @@ func TestIdempotencyRecordsSealed(t *testing.T) {
 		}
 	})
 }
+
+// TestIdempotentPublicAndGrants: a public application's requests run each
+// time (its key is every end user's, so a kept answer would go to whoever
+// repeats the Idempotency-Key); a repeat after the caller's grants changed
+// is Unprocessable, not the kept answer.
+func TestIdempotentPublicAndGrants(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		pub := e.app(t, tokenvault.Public, "token:create")
+		runs := 0
+		for range 2 {
+			if _, replayed, err := idemTokenize(t, e.v, pub.Key, "order-1", "v", &runs); err != nil || replayed {
+				t.Fatalf("a public key's Idempotent = %v, replayed %v; want a run", err, replayed)
+			}
+		}
+		if runs != 2 {
+			t.Errorf("a public key's request ran %d times for two calls, want 2", runs)
+		}
+
+		app := e.app(t, tokenvault.Private, "token:create", "token:read")
+		if _, _, err := idemTokenize(t, e.v, app.Key, "order-2", "w", &runs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.v.UpdateApplication(context.Background(), e.mgmt, app.ID, tokenvault.UpdateApplicationRequest{
+			Name: app.Name, Permissions: []string{"token:create"}}); err != nil {
+			t.Fatal(err)
+		}
+		before := runs
+		_, _, err := idemTokenize(t, e.v, app.Key, "order-2", "w", &runs)
+		wantKind(t, "a repeat after the grants changed", err, tokenvault.Unprocessable)
+		if runs != before {
+			t.Errorf("the refused repeat ran the request")
+		}
+	})
+}

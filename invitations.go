@@ -451,15 +451,14 @@ var errInvitationLink = errorf(NotFound, "the invitation link is unknown or no l
 //
 // Returns NotFound for an unknown, used or replaced link and for an expired
 // invitation (with a message saying so), Invalid for a bad user, Conflict
-// when the user is a member already.
+// when the user is a member already or a member has the user's e-mail
+// address (case aside).
 func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (*TenantMember, error) {
 	fe := fieldErrors{}
 	if user.ID != "" && !validID(user.ID) {
 		fe.add("user.id", "must be a UUID")
 	}
-	if user.Email != "" {
-		validateEmail("user.email", user.Email, fe)
-	}
+	validateUser("user", user, fe)
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
@@ -499,14 +498,16 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if rec.expired(t.now) {
 			return errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
 		}
-		if m, err := t.memberWith(rec.TenantID, user.ID, ""); err != nil || m != nil {
-			if err == nil {
-				err = errorf(Conflict, "the user is a member of the tenant already")
-			}
-			return err
-		}
 		if user.Email == "" {
 			user.Email = rec.Email
+		}
+		// By id or by address, as CreateInvitation refuses an address a
+		// member has (case aside).
+		if m, err := t.memberWith(rec.TenantID, user.ID, user.Email); err != nil || m != nil {
+			if err == nil {
+				err = errorf(Conflict, "the user is a member of the tenant already, or a member has this e-mail address")
+			}
+			return err
 		}
 		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.now}
 		if err := t.putRecord(recordKey(rec.TenantID, EntityTenantMember, mid), member); err != nil {

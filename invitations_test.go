@@ -348,6 +348,21 @@ func TestAcceptInvitation(t *testing.T) {
 	wantField(t, err, "user.id")
 	_, err = e.v.AcceptInvitation(ctx, token, tokenvault.User{ID: e.boot.Owner.User.ID})
 	wantKind(t, "accepting as a user who is a member already", err, tokenvault.Conflict)
+	// Another member's address, case aside, as CreateInvitation refuses it.
+	owner := strings.ToUpper(e.boot.Owner.User.Email)
+	if owner == "" {
+		t.Fatal("the test tenant's owner has no e-mail address")
+	}
+	_, err = e.v.AcceptInvitation(ctx, token, tokenvault.User{Email: owner})
+	wantKind(t, "accepting with the owner's address", err, tokenvault.Conflict)
+	for field, user := range map[string]tokenvault.User{
+		"user.picture":    {Picture: "javascript:alert(1)"},
+		"user.first_name": {FirstName: strings.Repeat("a", 201)},
+		"user.email":      {Email: "Ada <ada@example.com>"},
+	} {
+		_, err = e.v.AcceptInvitation(ctx, token, user)
+		wantField(t, err, field)
+	}
 
 	member, err := e.v.AcceptInvitation(ctx, token, tokenvault.User{FirstName: "Ada"})
 	if err != nil {

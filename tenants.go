@@ -3,7 +3,7 @@ package tokenvault
 import (
 	"context"
 	"fmt"
-	"net/mail"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -27,7 +27,32 @@ type User struct {
 	Email     string `json:"email,omitempty"`
 	FirstName string `json:"first_name,omitempty"`
 	LastName  string `json:"last_name,omitempty"`
-	Picture   string `json:"picture,omitempty"`
+	// Picture, when set, is an http or https URL of at most
+	// maxPictureLength bytes: it is shown in consoles as an image, so a
+	// javascript: or data: address is refused.
+	Picture string `json:"picture,omitempty"`
+}
+
+// maxPictureLength bounds User.Picture.
+const maxPictureLength = 2048
+
+// validateUser checks what a caller sets of a user, other than its id,
+// naming each field under path ("owner", "user").
+func validateUser(path string, u User, fe fieldErrors) {
+	if u.Email != "" {
+		validateEmail(path+".email", u.Email, fe)
+	}
+	for name, s := range map[string]string{"first_name": u.FirstName, "last_name": u.LastName} {
+		if utf8.RuneCountInString(s) > maxNameLength {
+			fe.add(path+"."+name, "must be at most %d characters", maxNameLength)
+		}
+	}
+	if u.Picture != "" {
+		pic, err := url.Parse(u.Picture)
+		if len(u.Picture) > maxPictureLength || err != nil || (pic.Scheme != "https" && pic.Scheme != "http") || pic.Host == "" {
+			fe.add(path+".picture", "must be an http or https URL of at most %d characters", maxPictureLength)
+		}
+	}
 }
 
 // Member roles.
@@ -78,16 +103,14 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	case utf8.RuneCountInString(req.Name) > maxNameLength:
 		fe.add("name", "must be at most %d characters", maxNameLength)
 	}
-	if req.Owner.Email != "" {
-		if a, err := mail.ParseAddress(req.Owner.Email); err != nil || a.Address != req.Owner.Email {
-			fe.add("owner.email", "must be an e-mail address")
-		}
-	}
+	validateUser("owner", req.Owner, fe)
 	appName := req.ApplicationName
-	if appName == "" {
+	switch {
+	case appName == "":
 		appName = "Management"
-	}
-	if utf8.RuneCountInString(appName) > maxNameLength {
+	case strings.TrimSpace(appName) == "":
+		fe.add("application_name", "must not be blank; leave it out for \"Management\"")
+	case utf8.RuneCountInString(appName) > maxNameLength:
 		fe.add("application_name", "must be at most %d characters", maxNameLength)
 	}
 	if err := fe.err(); err != nil {

@@ -52,8 +52,10 @@
 // the handler's whole response (status, headers, body) is recorded. A
 // repeat by the same caller with the same method, path, media type and
 // body within 24 hours answers that response with the header
-// Idempotent-Replayed: true; the same key with another request is 422; a
-// repeat while the first runs is 409. Responses of status 500 and more,
+// Idempotent-Replayed: true; the same key with another request, or a
+// repeat after the caller's grants changed, is 422; a repeat while the
+// first runs is 409. A public application's requests are never kept nor
+// replayed (its key is every end user's). Responses of status 500 and more,
 // and 429, are not kept: the key is released and a retry runs again. Other
 // routes ignore the header.
 //

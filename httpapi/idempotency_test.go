@@ -112,8 +112,8 @@ func TestIdempotencyOverHTTP(t *testing.T) {
 }
 
 // TestIdempotencyKeepsClientErrors: a 4xx answer is kept like a success
-// (the request would fail again the same way), a creating route without
-// a body (POST /sessions) works, and every route of the list works.
+// (the request would fail again the same way), a public application's
+// requests are never replayed, and every route of the list works.
 func TestIdempotencyKeepsClientErrors(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create"}})
@@ -130,9 +130,12 @@ func TestIdempotencyKeepsClientErrors(t *testing.T) {
 	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 	s1 := s.do(t, "POST", "/sessions", pub, nil, "Idempotency-Key", "s")
 	wantStatus(t, "POST /sessions", s1, http.StatusCreated)
+	// Another end user of the same public key, with the same
+	// Idempotency-Key, gets a session of its own, not the first one's key.
 	s2 := s.do(t, "POST", "/sessions", pub, nil, "Idempotency-Key", "s")
-	if s2.status != http.StatusCreated || !bytes.Equal(s1.body, s2.body) {
-		t.Errorf("repeated POST /sessions = %d %s, want the first session %s", s2.status, s2.body, s1.body)
+	if s2.status != http.StatusCreated || bytes.Equal(s1.body, s2.body) || s2.header.Get(httpapi.ReplayedHeader) != "" {
+		t.Errorf("repeated POST /sessions with a public key = %d %s (replayed %q), want a new session, not %s",
+			s2.status, s2.body, s2.header.Get(httpapi.ReplayedHeader), s1.body)
 	}
 
 	a1 := s.do(t, "POST", "/applications", s.mgmt, map[string]any{"name": "x", "type": "private", "permissions": []string{"token:read"}}, "Idempotency-Key", "a")
@@ -265,4 +268,28 @@ func TestSessionLimitsOverHTTP(t *testing.T) {
 	if got := r.header.Get("Retry-After"); got != "5" {
 		t.Errorf("Retry-After = %q, want 5", got)
 	}
+}
+
+// TestIdempotencyFollowsGrants: a repeat is answered only while the
+// caller holds the grants it held the first time: a key that lost
+// application:update does not go on getting the key its regenerate made.
+func TestIdempotencyFollowsGrants(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	m2ID, m2 := s.app(t, map[string]any{"name": "m2", "type": "management", "permissions": []string{"application:update", "application:read"}})
+	xID, _ := s.app(t, map[string]any{"name": "x", "type": "private", "permissions": []string{"token:read"}})
+	first := s.do(t, "POST", "/applications/"+xID+"/regenerate", m2, nil, "Idempotency-Key", "q")
+	wantStatus(t, "regenerate", first, http.StatusOK)
+	again := s.do(t, "POST", "/applications/"+xID+"/regenerate", m2, nil, "Idempotency-Key", "q")
+	if again.status != http.StatusOK || !bytes.Equal(again.body, first.body) || again.header.Get(httpapi.ReplayedHeader) != "true" {
+		t.Errorf("a repeat with the same grants = %d %s, want the first answer replayed", again.status, again.body)
+	}
+	r := s.do(t, "PUT", "/applications/"+m2ID, s.mgmt, map[string]any{"name": "m2", "permissions": []string{"log:read"}})
+	wantStatus(t, "taking application:update away", r, http.StatusOK)
+	r = s.do(t, "POST", "/applications/"+xID+"/regenerate", m2, nil, "Idempotency-Key", "q")
+	wantStatus(t, "a repeat after the grants changed", r, http.StatusUnprocessableEntity)
+	if strings.Contains(string(r.body), "key_") {
+		t.Errorf("the refused repeat holds a key: %s", r.body)
+	}
+	r = s.do(t, "POST", "/applications/"+xID+"/regenerate", m2, nil, "Idempotency-Key", "q2")
+	wantStatus(t, "a new Idempotency-Key under the grants as they are", r, http.StatusForbidden)
 }

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,11 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 		t.Errorf("resent = %s", r.body)
 	}
 
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(), "user": map[string]any{"picture": "javascript:alert(1)"}})
+	wantStatus(t, "accept with a javascript: picture", r, http.StatusBadRequest)
+	if p := r.problem(t); len(p.Errors["user.picture"]) == 0 {
+		t.Errorf("errors = %v, want user.picture", p.Errors)
+	}
 	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(), "user": map[string]any{"first_name": "Ada"}})
 	wantStatus(t, "POST /tenants/invitations/accept", r, http.StatusCreated)
 	var member tokenvault.TenantMember
@@ -90,6 +96,11 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 	}
 	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token()})
 	wantStatus(t, "accept twice", r, http.StatusNotFound)
+	// Another invitation accepted with a member's address, case aside.
+	r = s.do(t, "POST", "/tenants/self/invitations", s.mgmt, map[string]any{"email": "carol@example.com"})
+	wantStatus(t, "invite carol", r, http.StatusCreated)
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(), "user": map[string]any{"email": strings.ToUpper(member.User.Email)}})
+	wantStatus(t, "accept with a member's address", r, http.StatusConflict)
 	r.problem(t)
 
 	r = s.do(t, "GET", "/tenants/self/members?size=51", s.mgmt, nil)

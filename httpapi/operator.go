@@ -17,7 +17,13 @@ const MinOperatorKeyLength = 16
 // operatorPrefix is where the operator API lives.
 const operatorPrefix = "/operator/"
 
+// operatorRoutes mounts the operator API, only when an operator key is
+// set: otherwise /operator/ is unknown, and the mux's 405 with its Allow
+// header would tell a caller which operator routes exist.
 func (a *api) operatorRoutes() {
+	if a.operatorHash == nil {
+		return
+	}
 	a.handle("POST /operator/tenants", a.operator(a.createTenant))
 	a.handle("GET /operator/tenants", a.operator(a.listTenants), list()...)
 	a.handle("GET /operator/tenants/{id}", a.operator(a.getTenantByID))
@@ -37,16 +43,11 @@ func (a *api) setOperatorKey(key string) {
 	a.operatorHash = &sum
 }
 
-// operator guards an operator route: without an operator key configured
-// the route does not exist (404, as an unknown route); otherwise the
-// SVC-API-KEY header must hold the operator key (else 401, counted by the
-// Vault as a failed authentication of the client's address).
+// operator guards an operator route (mounted only with an operator key):
+// the SVC-API-KEY header must hold the operator key (else 401, counted by
+// the Vault as a failed authentication of the client's address).
 func (a *api) operator(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if a.operatorHash == nil {
-			writeProblem(w, Problem{Type: "about:blank", Title: http.StatusText(http.StatusNotFound), Status: http.StatusNotFound, Detail: "no such route"})
-			return
-		}
 		err := a.v.AuthenticateOperator(r.Context(), func() bool {
 			sum := sha256.Sum256([]byte(apiKey(r)))
 			return subtle.ConstantTimeCompare(sum[:], a.operatorHash[:]) == 1

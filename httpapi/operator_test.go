@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,16 @@ func TestOperatorTenantsOverHTTP(t *testing.T) {
 	r = s.do(t, "POST", "/operator/tenants", operatorKey, map[string]any{"name": "x", "owner": map[string]any{"id": "0190a000-0000-7000-8000-000000000000"}})
 	wantStatus(t, "POST /operator/tenants with an owner id", r, http.StatusBadRequest)
 	wantStatus(t, "POST /operator/tenants without a name", s.do(t, "POST", "/operator/tenants", operatorKey, map[string]any{}), http.StatusBadRequest)
+	r = s.do(t, "POST", "/operator/tenants", operatorKey, map[string]any{"name": "x", "owner": map[string]any{"picture": "javascript:alert(1)"}})
+	wantStatus(t, "POST /operator/tenants with a javascript: picture", r, http.StatusBadRequest)
+	if p := r.problem(t); len(p.Errors["owner.picture"]) == 0 {
+		t.Errorf("errors = %v, want owner.picture", p.Errors)
+	}
+	r = s.do(t, "POST", "/operator/tenants", operatorKey, map[string]any{"name": "x", "application_name": "   "})
+	wantStatus(t, "POST /operator/tenants with a blank application_name", r, http.StatusBadRequest)
+	if p := r.problem(t); len(p.Errors["application_name"]) == 0 {
+		t.Errorf("errors = %v, want application_name", p.Errors)
+	}
 
 	r = s.do(t, "GET", "/operator/tenants?size=2", operatorKey, nil)
 	wantStatus(t, "GET /operator/tenants", r, http.StatusOK)
@@ -103,7 +114,10 @@ func TestOperatorTenantsOverHTTP(t *testing.T) {
 func TestOperatorKeyIsolation(t *testing.T) {
 	s := newServer(t, httpapi.Options{OperatorKey: operatorKey})
 	id := s.boot.Tenant.ID
-	routes := httpapi.Routes(httpapi.New(nil, httpapi.Options{}))
+	routes := httpapi.Routes(httpapi.New(nil, httpapi.Options{OperatorKey: operatorKey}))
+	if !slices.ContainsFunc(routes, func(r string) bool { return strings.Contains(r, "/operator/") }) {
+		t.Fatal("no operator route with an operator key")
+	}
 	for _, pattern := range routes {
 		method, path, body, header := requestFor(pattern, map[string]string{"operator": id}, "")
 		if !strings.HasPrefix(path, "/operator/") {
@@ -121,13 +135,16 @@ func TestOperatorKeyIsolation(t *testing.T) {
 		}
 	}
 
-	// Without an operator key, the routes answer as unknown ones do.
+	// Without an operator key, the routes answer as unknown ones do, with
+	// any method: a 405 and its Allow header would tell they exist.
 	off := newServer(t, httpapi.Options{})
 	for _, pattern := range routes {
 		if method, path := concretePath(pattern, id); strings.HasPrefix(path, "/operator/") {
-			r := off.do(t, method, path, operatorKey, nil)
-			if r.status != http.StatusNotFound || r.problem(t).Detail != "no such route" {
-				t.Errorf("%s %s without an operator key configured = %d %s, want 404", method, path, r.status, r.body)
+			for _, m := range []string{method, "PUT", "PATCH"} {
+				r := off.do(t, m, path, operatorKey, nil)
+				if r.status != http.StatusNotFound || r.problem(t).Detail != "no such route" || r.header.Get("Allow") != "" {
+					t.Errorf("%s %s without an operator key configured = %d %v %s, want 404", m, path, r.status, r.header, r.body)
+				}
 			}
 		}
 	}
