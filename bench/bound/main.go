@@ -34,16 +34,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
+	"github.com/tokenvault/tokenvault/bench/internal/serve"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -74,18 +72,5 @@ func run(ctx context.Context, addr, dir string, opts *bolt.Options) error {
 		return err
 	}
 	defer st.Close()
-	srv := &http.Server{Addr: addr, Handler: newHandler(st), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serve.Until(ctx, addr, newHandler(st))
 }
