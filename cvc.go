@@ -74,7 +74,7 @@ func cvcWrittenAt(rec *tokenRecord) (time.Time, bool) {
 	if rec.Type != TypeCard || !bytes.Contains(rec.Data, []byte(`"cvc"`)) {
 		return time.Time{}, false
 	}
-	if d, err := decodeJSON(rec.Data); err != nil || !hasCVC(rec.Type, d) {
+	if d, err := decodeJSONLastWins(rec.Data); err != nil || !hasCVC(rec.Type, d) {
 		return time.Time{}, false
 	}
 	if rec.ModifiedAt != nil {
@@ -100,7 +100,7 @@ func (t *txn) hideStaleCVC(rec *tokenRecord) {
 
 // withoutCVC removes the cvc from stored card data.
 func withoutCVC(raw json.RawMessage) json.RawMessage {
-	d, err := decodeJSON(raw)
+	d, err := decodeJSONLastWins(raw)
 	m, ok := d.(map[string]any)
 	if err != nil || !ok {
 		return raw

@@ -178,7 +178,7 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	var rbody any
 	switch rkind {
 	case bodyJSON:
-		if rbody, err = decodeAnswerJSON(res.Body); err != nil {
+		if rbody, err = decodeJSONLastWins(res.Body); err != nil {
 			return res, nil // not what it says it is: pass it through as sent
 		}
 	case bodyForm:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -454,5 +455,18 @@ func TestPackSuffix(t *testing.T) {
 		if _, ok := packSuffix(bad); ok {
 			t.Errorf("packSuffix(%q) packed", bad)
 		}
+	}
+}
+
+// TestStoredJSONWithDuplicateKeysReads: a record's data or mask is read
+// keeping the last of a key given twice, never as nothing: the refusal
+// of duplicate keys is for what callers send, not for what is kept.
+func TestStoredJSONWithDuplicateKeysReads(t *testing.T) {
+	rec := &tokenRecord{ID: "t", Type: TypeToken, Data: json.RawMessage(`{"a": 1, "a": 2}`), Mask: json.RawMessage(`{"m": "x", "m": "y"}`)}
+	tok := rec.api(TransformReveal)
+	data, _ := tok.Data.(map[string]any)
+	mask, _ := tok.Mask.(map[string]any)
+	if fmt.Sprint(data["a"]) != "2" || mask["m"] != "y" {
+		t.Errorf("data %v, mask %v; want a 2 and m y", tok.Data, tok.Mask)
 	}
 }

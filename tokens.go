@@ -238,10 +238,12 @@ func decodeJSON(b []byte) (any, error) {
 	return decodeCheckedJSON(b, checkJSONText)
 }
 
-// decodeAnswerJSON is decodeJSON for a destination's answer, whose
-// duplicate keys are the destination's affair: the last one is kept, as a
-// browser's JSON.parse keeps it.
-func decodeAnswerJSON(b []byte) (any, error) {
+// decodeJSONLastWins is decodeJSON for a text whose duplicate keys
+// are not the caller's: a record's own JSON (written by encoding/json, so
+// it has none, and must never read as nothing if it had), or a
+// destination's answer, whose duplicates are the destination's affair.
+// The last of a key is kept, as a browser's JSON.parse keeps it.
+func decodeJSONLastWins(b []byte) (any, error) {
 	return decodeCheckedJSON(b, checkJSONStrings)
 }
 

@@ -175,7 +175,7 @@ func decodeStoredJSON(b []byte) any {
 	if s, ok := plainJSONString(b); ok {
 		return s
 	}
-	v, _ := decodeJSON(b)
+	v, _ := decodeJSONLastWins(b)
 	return v
 }
 

@@ -140,7 +140,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 // replaceData, the patch's data replaces the stored data instead of being
 // merged into it.
 func patchedRequest(rec *tokenRecord, fields map[string]any, replaceData bool) (TokenRequest, error) {
-	data, _ := decodeJSON(rec.Data)
+	data, _ := decodeJSONLastWins(rec.Data)
 	var maskExpr any
 	if len(rec.MaskExpression) > 0 {
 		maskExpr, _ = decodeJSON(rec.MaskExpression)
