@@ -333,7 +333,9 @@ module.exports = async function (req) {
 }
 
 func TestReactorErrors(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 200 * time.Millisecond })
+	// Seconds: on a busy machine a worker's start alone can take longer
+	// than a fraction of one, and quick code would fail as timed out.
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 3 * time.Second })
 	key := e.user(t)
 	invoke := func(code string) error {
 		t.Helper()

@@ -35,9 +35,12 @@ func TestKeysOfOneKindDoNotWorkAsAnother(t *testing.T) {
 }
 
 // TestSandboxContainsHostileCode runs hostile reactor code; each attempt is
-// refused or stopped, and the next invocation works.
+// refused or stopped, and the next invocation works. The code timeout is
+// seconds long: the invocation after a stopped one waits for a new worker
+// process, which on a busy machine took longer than the 300 ms this test
+// once allowed.
 func TestSandboxContainsHostileCode(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 300 * time.Millisecond })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 3 * time.Second })
 	other := e.tenant(t, "Other")
 	otherApp, _ := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "o", Type: tokenvault.Private, Permissions: []string{"token:create"}})
 	otherTok, err := e.v.CreateToken(ctx, otherApp.Key, tokenvault.TokenRequest{Type: "token", Data: "other-tenant-secret"})
@@ -72,7 +75,7 @@ func TestSandboxContainsHostileCode(t *testing.T) {
 		if strings.Contains(err.Error(), "other-tenant-secret") || strings.Contains(err.Error(), "root:") {
 			t.Errorf("%s: error leaks data: %v", name, err)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("%s: took %v", name, d)
 		}
 		healthy, _ := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "ok", Code: echoCode})
