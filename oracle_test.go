@@ -363,3 +363,34 @@ func TestPatchAnswersDoNotDependOnStoredFields(t *testing.T) {
 		t.Errorf("answers differ with and without a stored cvc: %q, %q", answers[0], answers[1])
 	}
 }
+
+// TestPatchExpressionsTellNothing: a key that may not read a token, setting
+// a mask, search index or fingerprint expression over data it does not
+// send, is refused before the expression is evaluated: whether it would
+// have failed over the stored data (a guessed digit that is wrong) made
+// 400 against 403 an oracle, which read a stored card number a digit at a
+// time. A masking key is refused the same way.
+func TestPatchExpressionsTellNothing(t *testing.T) {
+	e := newEnv(t)
+	admin := e.reader(t, "reveal", "token:create", "token:read")
+	stored, err := e.v.CreateToken(ctx, admin.Key, cardRequest(visa))
+	if err != nil {
+		t.Fatal(err)
+	}
+	attacker := e.app(t, tokenvault.Public, tokenvault.PermTokenCreate, tokenvault.PermTokenUpdate)
+	masker := e.reader(t, "mask", "token:update")
+	for _, key := range []string{attacker.Key, masker.Key} {
+		var answers []string
+		for _, digit := range []string{visa[:1], "5"} {
+			guess := `{{ data.number | slice: 0, 1 | replace: \"` + digit + `\", \"true\" | to_boolean }}`
+			for _, field := range []string{`"mask": "` + guess + `"`, `"search_indexes": ["` + guess + `"]`, `"fingerprint_expression": "` + guess + `"`} {
+				_, err := e.v.UpdateToken(ctx, key, stored.ID, json.RawMessage(`{`+field+`}`))
+				answers = append(answers, fmt.Sprintf("%v", err))
+				wantKind(t, "an expression over stored data", err, tokenvault.PermissionDenied)
+			}
+		}
+		if answers[0] != answers[3] || answers[1] != answers[4] || answers[2] != answers[5] {
+			t.Errorf("the right digit and a wrong one are answered differently: %q", answers)
+		}
+	}
+}

@@ -73,6 +73,12 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if err != nil {
 			return err
 		}
+		// Before any expression is evaluated: how a new expression fares
+		// over the stored data (an error, or none) would answer a key that
+		// may not read it, a digit at a time.
+		if readsStoredData(fields, req) && transform != TransformReveal {
+			return errExpressionsOverStoredData
+		}
 		fe := fieldErrors{}
 		// A card that expired after it was tokenized stays editable
 		// (metadata, containers, ...): its expiry is checked only when
@@ -98,10 +104,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			return errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
 				"more of it than where it is")
 		}
-		if readsStoredData(fields, req) && (transform != TransformReveal || moved != TransformReveal) {
-			return errorf(PermissionDenied, "changing the mask, search indexes or fingerprint expression of data "+
-				"the patch does not replace needs token:update with the reveal transform: the new expressions "+
-				"would show the stored data")
+		if readsStoredData(fields, req) && moved != TransformReveal {
+			return errExpressionsOverStoredData
 		}
 		ks, err := t.tenantKeys(p.tenantID, false)
 		if err != nil {
@@ -134,6 +138,13 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 	})
 	return out, err
 }
+
+// errExpressionsOverStoredData refuses new expressions over data the
+// patch does not replace to a key without token:update with reveal, where
+// the token is and where it goes.
+var errExpressionsOverStoredData = errorf(PermissionDenied, "changing the mask, search indexes or fingerprint "+
+	"expression of data the patch does not replace needs token:update with the reveal transform: the new "+
+	"expressions would show the stored data")
 
 // patchedRequest rebuilds the token request of rec with fields merged in,
 // so the patched token is validated exactly like a new one. With

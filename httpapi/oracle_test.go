@@ -72,6 +72,18 @@ func TestKeysLearnOnlyWhatTheyMayReadOverHTTP(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(pm)); !slices.Equal(got, want) {
 		t.Errorf("PATCH answer fields = %v, want %v (%s)", got, want, r.body)
 	}
+	// A new mask over the stored number, which fails only when a guessed
+	// digit is wrong, is refused before it runs: the same 403 either way.
+	var digitAnswers []string
+	for _, digit := range []string{number[:1], "5"} {
+		r = s.do(t, "PATCH", "/tokens/"+stored.ID, attacker,
+			`{"mask": "{{ data.number | slice: 0, 1 | replace: \"`+digit+`\", \"true\" | to_boolean }}"}`, "Content-Type", httpapi.MergePatchType)
+		wantStatus(t, "PATCH a mask over the stored number", r, http.StatusForbidden)
+		digitAnswers = append(digitAnswers, string(r.body))
+	}
+	if digitAnswers[0] != digitAnswers[1] {
+		t.Errorf("the right digit and a wrong one are answered differently: %q", digitAnswers)
+	}
 
 	first := map[string]map[string]any{}
 	check := func(what, guess string, raw json.RawMessage) {
