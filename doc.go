@@ -128,8 +128,19 @@
 // its own invocation. Such a failure is CodeFailed with status 500 and
 // [Error.Stop] saying why: [CodeTimedOut], [CodeOutOfMemory] or
 // [CodeCrashed]; over HTTP the message says it ("the code did not finish in
-// time", "the code used too much memory"), for proxies as proxy_error. An
-// idle worker is kept for reuse (programs compiled by code hash), retired
+// time", "the code used too much memory"), for proxies as proxy_error.
+//
+// An error the code throws is answered with its message (an Error, the
+// error classes, CustomHttpResponseError), but the JavaScript engine's own
+// errors (TypeError, ReferenceError, RangeError, SyntaxError, URIError,
+// EvalError, AggregateError) are answered with their class alone: their
+// messages quote the values the code failed on ("Cannot read property
+// '4111111111111111' of undefined"), which may be detokenized data the
+// caller may not read. The host's own TypeErrors (req.client, fetch,
+// crypto, TextDecoder) keep theirs. Code that wants a message for such a
+// failure catches it and throws an Error of its own.
+//
+// An idle worker is kept for reuse (programs compiled by code hash), retired
 // after 30 s idle beyond two warm ones.
 //
 // Fairness: at most Options.CodeWorkers workers (default 16) run at once,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -188,5 +189,44 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "level=DEBUG") {
 		t.Error("no debug output was captured: the test proves nothing")
+	}
+}
+
+// TestEngineErrorsDoNotQuoteData: an error the JavaScript engine raises in
+// tenant code quotes the value it failed on ("Cannot read property
+// '4111111111111111' of undefined"); detokenized into a reactor's
+// arguments or a proxy's body, that is data the caller may not read, so
+// the engine's message is withheld from the answer. Errors the code throws
+// itself, and the host's own, keep their messages.
+func TestEngineErrorsDoNotQuoteData(t *testing.T) {
+	e := newEnv(t)
+	admin := e.reader(t, "reveal", "token:create", "token:read")
+	card, err := e.v.CreateToken(ctx, admin.Key, tokenvault.TokenRequest{Type: "token", Data: visa})
+	if err != nil {
+		t.Fatal(err)
+	}
+	userApp := e.reader(t, "reveal", "token:use") // may use the token, not read it
+	user := userApp.Key
+	for _, code := range []string{
+		`module.exports = async (req) => null[req.args.n]`,
+		`module.exports = async (req) => { const n = req.args.n; n() }`,
+		`module.exports = async (req) => JSON.parse("{" + req.args.n)`,
+	} {
+		r := e.reactor(t, tokenvault.CreateReactorRequest{Code: code})
+		_, err := e.v.InvokeReactor(ctx, user, r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"n": "{{ " + card.ID + " }}"}})
+		if tokenvault.ErrorKind(err) != tokenvault.CodeFailed || strings.Contains(fmt.Sprint(err), visa) || strings.Contains(fmt.Sprint(err), visa[:8]) {
+			t.Errorf("%s: %v; want CodeFailed without the card", code, err)
+		}
+	}
+	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async () => { throw new Error("declined: 42") }`})
+	if _, err := e.v.InvokeReactor(ctx, user, r.ID, tokenvault.InvokeReactorRequest{}); !strings.Contains(fmt.Sprint(err), "declined: 42") {
+		t.Errorf("the code's own message = %v, want it kept", err)
+	}
+	px := e.proxy(t, tokenvault.ProxyRequest{Name: "p", DestinationURL: newDestination(t).srv.URL, RequireAuth: new(false),
+		Application: &tokenvault.Ref{ID: userApp.ID},
+		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async (req) => null[req.args.body.c]`}})
+	_, err = e.v.InvokeProxy(ctx, jsonCall(px.Key, "", "", `{"c": "{{ `+card.ID+` }}"}`))
+	if tokenvault.ErrorKind(err) != tokenvault.CodeFailed || strings.Contains(fmt.Sprint(err), visa[:8]) {
+		t.Errorf("a failing transform: %v; want CodeFailed without the card", err)
 	}
 }

@@ -569,3 +569,24 @@ func TestBigNumbersOverHTTP(t *testing.T) {
 		t.Errorf("POST /proxies = %s, want configuration.n %s", r.body, big)
 	}
 }
+
+// TestEngineErrorsDoNotQuoteDataOverHTTP: a reactor failing on a detokenized
+// value answers a problem without the value (the engine's message quotes
+// it and is withheld).
+func TestEngineErrorsDoNotQuoteDataOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	_, user := s.app(t, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:create", "token:use"}})
+	r := s.do(t, "POST", "/tokens", user, map[string]any{"type": "token", "data": "4111111111111111"})
+	wantStatus(t, "POST /tokens", r, http.StatusCreated)
+	var tok tokenvault.Token
+	r.json(t, &tok)
+	r = s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "r", "code": `module.exports = async (req) => null[req.args.n]`})
+	wantStatus(t, "POST /reactors", r, http.StatusCreated)
+	var re tokenvault.Reactor
+	r.json(t, &re)
+	r = s.do(t, "POST", "/reactors/"+re.ID+"/react", user, map[string]any{"args": map[string]any{"n": "{{ " + tok.ID + " }}"}})
+	wantStatus(t, "react", r, http.StatusInternalServerError)
+	if p := r.problem(t); strings.Contains(string(r.body), "41111111") || p.Type != tokenvault.CodeFailedProblemType {
+		t.Errorf("react = %s, want a code problem without the card", r.body)
+	}
+}

@@ -9,12 +9,12 @@ func (s *session) queueMicrotask() goja.Value {
 	return s.fn("queueMicrotask", 1, func(call goja.FunctionCall) goja.Value {
 		cb, ok := goja.AssertFunction(call.Argument(0))
 		if !ok {
-			panic(s.vm.NewTypeError("The \"callback\" argument must be of type function"))
+			panic(s.hostTypeError("The \"callback\" argument must be of type function"))
 		}
 		p, resolve, _ := s.vm.NewPromise()
 		then, _ := goja.AssertFunction(s.vm.ToValue(p).ToObject(s.vm).Get("then"))
 		if then == nil {
-			panic(s.vm.NewTypeError("Promise.prototype.then is not a function"))
+			panic(s.hostTypeError("Promise.prototype.then is not a function"))
 		}
 		run := s.fn("", 0, func(goja.FunctionCall) goja.Value {
 			v, err := cb(goja.Undefined())

@@ -90,14 +90,14 @@ func (s *session) hostArg(v goja.Value, what string) any {
 		panic(ex) // rethrow what the code's getter or toJSON threw
 	case errors.As(err, new(*Error)):
 		// A limit: the runtime stays interrupted, so the code cannot go on.
-		panic(s.vm.NewTypeError(what + ": " + err.(*Error).Message))
+		panic(s.hostTypeError(what + ": " + err.(*Error).Message))
 	}
-	panic(s.vm.NewTypeError(err.Error()))
+	panic(s.hostTypeError(err.Error()))
 }
 
 func (s *session) tokenID(v goja.Value, method string) string {
 	if !goja.IsString(v) {
-		panic(s.vm.NewTypeError(method + ": the token id must be a string"))
+		panic(s.hostTypeError(method + ": the token id must be a string"))
 	}
 	return v.String()
 }

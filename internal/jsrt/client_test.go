@@ -99,7 +99,7 @@ func TestClientNil(t *testing.T) {
 		t.Errorf("req.client === null = %v", got)
 	}
 	e := runErr(t, r, `module.exports = (req) => req.client.tokenize({})`, nil, nil)
-	if e.Kind != Thrown || e.Message != "TypeError: Cannot read property 'tokenize' of undefined or null" {
+	if e.Kind != Thrown || e.Message != "TypeError: "+withheldMessage {
 		t.Errorf("calling a nil client = %#v", e)
 	}
 }

@@ -96,7 +96,7 @@ func (s *session) hashObject(h hash.Hash) *goja.Object {
 		case "latin1", "binary":
 			return s.vm.ToValue(latin1(sum))
 		}
-		panic(s.vm.NewTypeError("digest: unknown encoding " + clipTo(enc.String(), 50) + "; use hex, base64, base64url or latin1"))
+		panic(s.hostTypeError("digest: unknown encoding " + clipTo(enc.String(), 50) + "; use hex, base64, base64url or latin1"))
 	}))
 	return o
 }
@@ -115,29 +115,29 @@ func (s *session) bytesArg(data, encoding goja.Value, what string) []byte {
 		case "hex":
 			b, err := hex.DecodeString(str)
 			if err != nil {
-				panic(s.vm.NewTypeError(what + " is not valid hex"))
+				panic(s.hostTypeError(what + " is not valid hex"))
 			}
 			return b
 		case "base64", "base64url":
 			str = strings.TrimRight(strings.NewReplacer("-", "+", "_", "/").Replace(str), "=")
 			b, err := base64.RawStdEncoding.DecodeString(str)
 			if err != nil {
-				panic(s.vm.NewTypeError(what + " is not valid base64"))
+				panic(s.hostTypeError(what + " is not valid base64"))
 			}
 			return b
 		case "latin1", "binary":
 			b, ok := fromLatin1(str)
 			if !ok {
-				panic(s.vm.NewTypeError(what + " has characters outside latin1"))
+				panic(s.hostTypeError(what + " has characters outside latin1"))
 			}
 			return b
 		}
-		panic(s.vm.NewTypeError("unknown encoding " + clipTo(enc, 50) + "; use utf8, hex, base64, base64url or latin1"))
+		panic(s.hostTypeError("unknown encoding " + clipTo(enc, 50) + "; use utf8, hex, base64, base64url or latin1"))
 	}
 	if b, ok := s.bufferBytes(data); ok {
 		return b
 	}
-	panic(s.vm.NewTypeError("The \"" + what + "\" argument must be a string, an ArrayBuffer or a typed array"))
+	panic(s.hostTypeError("The \"" + what + "\" argument must be a string, an ArrayBuffer or a typed array"))
 }
 
 // bufferBytes is the memory of an ArrayBuffer, or the part of one that a

@@ -31,7 +31,7 @@ func (s *session) encoding() *goja.Object {
 	encodeInto := s.fn("encodeInto", 2, func(call goja.FunctionCall) goja.Value {
 		dst, ok := s.bufferBytes(call.Argument(1))
 		if !ok {
-			panic(s.vm.NewTypeError("The \"destination\" argument must be a Uint8Array"))
+			panic(s.hostTypeError("The \"destination\" argument must be a Uint8Array"))
 		}
 		read, written := encodeInto(call.Argument(0).String(), dst)
 		return s.vm.NewArray(read, written)
@@ -43,18 +43,18 @@ func (s *session) encoding() *goja.Object {
 			if v := call.Argument(0); !goja.IsUndefined(v) {
 				b, ok := s.bufferBytes(v)
 				if !ok {
-					panic(s.vm.NewTypeError("The \"input\" argument must be an ArrayBuffer or an ArrayBufferView"))
+					panic(s.hostTypeError("The \"input\" argument must be an ArrayBuffer or an ArrayBufferView"))
 				}
 				in = b
 			}
 			out, ok := d.decode(in, call.Argument(1).ToBoolean())
 			if !ok {
-				panic(s.vm.NewTypeError("The encoded data was not valid for encoding utf-8"))
+				panic(s.hostTypeError("The encoded data was not valid for encoding utf-8"))
 			}
 			return s.vm.ToValue(out)
 		})
 	})
-	out, err := build(goja.Undefined(), encode, encodeInto, newDecoder)
+	out, err := build(goja.Undefined(), encode, encodeInto, newDecoder, s.hostErrorFunc())
 	if err != nil {
 		panic(err)
 	}

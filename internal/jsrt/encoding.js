@@ -3,8 +3,9 @@
 // byte work is Go's: encode(string) returns a Uint8Array of its UTF-8,
 // encodeInto(string, bytes) fills bytes and returns [read, written], and
 // newDecoder(fatal, ignoreBOM) returns decode(input, stream), which keeps
-// an incomplete sequence from one call to the next while stream is true.
-(function (encode, encodeInto, newDecoder) {
+// an incomplete sequence from one call to the next while stream is true;
+// hostError(e) marks e as the host's, so that its message is shown.
+(function (encode, encodeInto, newDecoder, hostError) {
 	'use strict';
 	const labels = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
 	const defineProperty = Object.defineProperty;
@@ -19,7 +20,7 @@
 		}
 		encodeInto(source, destination) {
 			if (!(destination instanceof U8)) {
-				throw new TypeError('The "destination" argument must be a Uint8Array');
+				throw hostError(new TypeError('The "destination" argument must be a Uint8Array'));
 			}
 			const [read, written] = encodeInto(String(source), destination);
 			return { read, written };
@@ -33,7 +34,7 @@
 		constructor(label = 'utf-8', options = undefined) {
 			const name = String(label).trim().toLowerCase();
 			if (!labels.includes(name)) {
-				throw new RangeError('The "' + name + '" encoding is not supported');
+				throw hostError(new RangeError('The "' + name + '" encoding is not supported'));
 			}
 			const o = options === undefined || options === null ? {} : options;
 			this.#fatal = Boolean(o.fatal);

@@ -145,7 +145,11 @@ func (s *session) classify(v goja.Value) *Error {
 	}
 	if obj.ClassName() == "Error" {
 		msg := stringProp(obj, "message")
-		if name := stringProp(obj, "name"); name != "" && name != "Error" {
+		name := stringProp(obj, "name")
+		if engineErrors[name] && !s.hostErrors[obj] {
+			msg = withheldMessage
+		}
+		if name != "" && name != "Error" {
 			if msg == "" {
 				msg = name
 			} else {
@@ -161,6 +165,42 @@ func (s *session) classify(v goja.Value) *Error {
 		return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: clip(msg)}
 	}
 	return &Error{Kind: Thrown, Status: 500, Class: "Error", Message: s.render(obj)}
+}
+
+// engineErrors are the JavaScript engine's error classes. Their messages
+// quote the values the code worked on ("Cannot read property '4111111111111111'
+// of undefined"), which may be detokenized data the caller of a reactor or
+// proxy may not read: they are withheld, unless the host threw the error
+// (hostTypeError), whose messages it wrote itself. The code that wants a
+// message of its own catches the error, or throws an Error or an error class.
+var engineErrors = map[string]bool{"TypeError": true, "ReferenceError": true, "RangeError": true,
+	"SyntaxError": true, "URIError": true, "EvalError": true, "AggregateError": true}
+
+// withheldMessage stands for an engine error's message.
+const withheldMessage = "its message is not shown, since the engine's messages quote the values the code worked on"
+
+// hostTypeError is a TypeError the host throws, with a message it wrote
+// (and so shown to the caller).
+func (s *session) hostTypeError(msg string) *goja.Object {
+	return s.markHostError(s.vm.NewTypeError(msg))
+}
+
+// markHostError records e as an error the host made, whose message is
+// shown; the JavaScript shims (fetch.js, encoding.js) mark theirs through
+// hostErrorFunc.
+func (s *session) markHostError(e *goja.Object) *goja.Object {
+	if s.hostErrors == nil {
+		s.hostErrors = map[*goja.Object]bool{}
+	}
+	s.hostErrors[e] = true
+	return e
+}
+
+// hostErrorFunc is hostError(e) for the shims: it marks e and returns it.
+func (s *session) hostErrorFunc() goja.Value {
+	return s.fn("hostError", 1, func(call goja.FunctionCall) goja.Value {
+		return s.markHostError(call.Argument(0).ToObject(s.vm))
+	})
 }
 
 // classError builds the Error for an instance of one of the error classes.

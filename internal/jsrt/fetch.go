@@ -28,14 +28,14 @@ func (s *session) web() *goja.Object {
 	headerName := s.fn("headerName", 1, func(call goja.FunctionCall) goja.Value {
 		name, ok := checkHeaderName(call.Argument(0).String())
 		if !ok {
-			panic(s.vm.NewTypeError("Invalid header name: " + strconv.Quote(clipTo(call.Argument(0).String(), 100))))
+			panic(s.hostTypeError("Invalid header name: " + strconv.Quote(clipTo(call.Argument(0).String(), 100))))
 		}
 		return s.vm.ToValue(name)
 	})
 	headerValue := s.fn("headerValue", 1, func(call goja.FunctionCall) goja.Value {
 		v, ok := checkHeaderValue(call.Argument(0).String())
 		if !ok {
-			panic(s.vm.NewTypeError("Invalid header value: it must not contain NUL, CR, LF or characters above U+00FF"))
+			panic(s.hostTypeError("Invalid header value: it must not contain NUL, CR, LF or characters above U+00FF"))
 		}
 		return s.vm.ToValue(v)
 	})
@@ -57,7 +57,7 @@ func (s *session) web() *goja.Object {
 		out, _ := (&utf8Decoder{}).decode(b, false)
 		return s.vm.ToValue(out)
 	})
-	out, err := build(goja.Undefined(), headerName, headerValue, searchParams, isBytes, send, decode)
+	out, err := build(goja.Undefined(), headerName, headerValue, searchParams, isBytes, send, decode, s.hostErrorFunc())
 	if err != nil {
 		panic(err)
 	}
@@ -71,19 +71,19 @@ func (s *session) web() *goja.Object {
 // is the code's to tamper with, through the built-ins.
 func (s *session) send(method, rawURL string, list, body goja.Value) goja.Value {
 	if s.host.Fetch == nil {
-		panic(s.vm.NewTypeError("fetch is not available"))
+		panic(s.hostTypeError("fetch is not available"))
 	}
 	req := &FetchRequest{Method: method}
 	if _, ok := checkHeaderName(method); !ok {
-		panic(s.vm.NewTypeError("Invalid method: " + strconv.Quote(clipTo(method, 100))))
+		panic(s.hostTypeError("Invalid method: " + strconv.Quote(clipTo(method, 100))))
 	}
 	switch method {
 	case "CONNECT", "TRACE", "TRACK":
-		panic(s.vm.NewTypeError("The method " + method + " is not allowed"))
+		panic(s.hostTypeError("The method " + method + " is not allowed"))
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || !u.IsAbs() || u.Host == "" {
-		panic(s.vm.NewTypeError("Failed to parse URL from " + clipTo(rawURL, 200)))
+		panic(s.hostTypeError("Failed to parse URL from " + clipTo(rawURL, 200)))
 	}
 	req.URL = u.String()
 
@@ -93,7 +93,7 @@ func (s *session) send(method, rawURL string, list, body goja.Value) goja.Value 
 		name, okName := checkHeaderName(pair.Get("0").String())
 		value, okValue := checkHeaderValue(pair.Get("1").String())
 		if !okName || !okValue {
-			panic(s.vm.NewTypeError("Invalid header " + strconv.Quote(clipTo(name, 100))))
+			panic(s.hostTypeError("Invalid header " + strconv.Quote(clipTo(name, 100))))
 		}
 		b, _ := fromLatin1(value)
 		req.Headers = append(req.Headers, [2]string{name, string(b)})
@@ -106,17 +106,17 @@ func (s *session) send(method, rawURL string, list, body goja.Value) goja.Value 
 	default:
 		b, ok := s.bufferBytes(body)
 		if !ok {
-			panic(s.vm.NewTypeError("Invalid body"))
+			panic(s.hostTypeError("Invalid body"))
 		}
 		req.Body = bytes.Clone(b)
 	}
 
 	resp, err := s.host.Fetch.Fetch(s.ctx, req)
 	if err != nil {
-		panic(s.vm.NewTypeError(err.Error()))
+		panic(s.hostTypeError(err.Error()))
 	}
 	if resp == nil {
-		panic(s.vm.NewTypeError("fetch failed"))
+		panic(s.hostTypeError("fetch failed"))
 	}
 	finalURL := resp.URL
 	if finalURL == "" {

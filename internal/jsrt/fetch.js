@@ -12,7 +12,9 @@
 //	                            or a TypeError; body is undefined, a string
 //	                            or bytes, list is [[name, value], ...]
 //	decode(arrayBuffer)         the UTF-8 text, BOM dropped, U+FFFD for errors
-(function (headerName, headerValue, searchParams, isBytes, send, decode) {
+//	hostError(e)                e, marked as the host's: its message is shown
+//	                            (an engine error's is not; errors.go)
+(function (headerName, headerValue, searchParams, isBytes, send, decode, hostError) {
 	'use strict';
 	const getPrototypeOf = Object.getPrototypeOf;
 	const ObjectPrototype = Object.prototype;
@@ -31,7 +33,7 @@
 				return;
 			}
 			if (typeof init !== 'object' && typeof init !== 'function') {
-				throw new TypeError('Headers: init must be an object, an array of pairs or a Headers');
+				throw hostError(new TypeError('Headers: init must be an object, an array of pairs or a Headers'));
 			}
 			if (#list in init) {
 				for (const [name, value] of init.#list) {
@@ -40,11 +42,11 @@
 			} else if (typeof init[Symbol.iterator] === 'function') {
 				for (const pair of init) {
 					if (pair === null || (typeof pair !== 'object' && typeof pair !== 'function')) {
-						throw new TypeError('Headers: each header must be a [name, value] pair');
+						throw hostError(new TypeError('Headers: each header must be a [name, value] pair'));
 					}
 					const items = [...pair];
 					if (items.length !== 2) {
-						throw new TypeError('Headers: each header must be a [name, value] pair');
+						throw hostError(new TypeError('Headers: each header must be a [name, value] pair'));
 					}
 					this.append(items[0], items[1]);
 				}
@@ -67,7 +69,7 @@
 
 		#change() {
 			if (this.#immutable) {
-				throw new TypeError('Headers are immutable');
+				throw hostError(new TypeError('Headers are immutable'));
 			}
 		}
 
@@ -135,7 +137,7 @@
 
 		forEach(callback, thisArg = undefined) {
 			if (typeof callback !== 'function') {
-				throw new TypeError('Headers.forEach: the callback must be a function');
+				throw hostError(new TypeError('Headers.forEach: the callback must be a function'));
 			}
 			for (const [n, v] of this.#sorted()) {
 				callback.call(thisArg, v, n, this);
@@ -176,7 +178,7 @@
 
 		constructor(token, status, statusText, url, list, body) {
 			if (token !== secret) {
-				throw new TypeError('Illegal constructor');
+				throw hostError(new TypeError('Illegal constructor'));
 			}
 			this.#status = status;
 			this.#statusText = statusText;
@@ -206,7 +208,7 @@
 
 		#consume() {
 			if (this.#used) {
-				throw new TypeError('Body has already been consumed');
+				throw hostError(new TypeError('Body has already been consumed'));
 			}
 			this.#used = true;
 			const body = this.#body;
@@ -253,7 +255,7 @@
 		let payload;
 		if (o.body !== undefined && o.body !== null) {
 			if (method === 'GET' || method === 'HEAD') {
-				throw new TypeError('Request with GET/HEAD method cannot have body.');
+				throw hostError(new TypeError('Request with GET/HEAD method cannot have body.'));
 			}
 			const [b, type] = body(o.body);
 			payload = b;

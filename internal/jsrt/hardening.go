@@ -29,7 +29,7 @@ func (s *session) forbidCodeFromStrings() {
 	refuse := func(what string) *goja.Object {
 		// A constructor, so that new Function(...) gets this message too.
 		o := s.vm.ToValue(func(goja.ConstructorCall) *goja.Object {
-			panic(s.vm.NewTypeError(what + " cannot compile code from a string here: reactors and transforms are compiled when saved"))
+			panic(s.hostTypeError(what + " cannot compile code from a string here: reactors and transforms are compiled when saved"))
 		}).(*goja.Object)
 		o.DefineDataProperty("name", s.vm.ToValue(what), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		return o
@@ -78,6 +78,9 @@ func (s *session) forbidCodeFromStrings() {
 
 func (s *session) newSyntaxError(msg string) *goja.Object {
 	e, err := s.vm.New(s.vm.Get("SyntaxError"), s.vm.ToValue(msg))
+	if err == nil {
+		s.markHostError(e)
+	}
 	if err != nil {
 		return s.newError(msg)
 	}

@@ -125,7 +125,7 @@ func (s *session) timerFunc(repeat bool) goja.Value {
 	return s.fn(name, 2, func(call goja.FunctionCall) goja.Value {
 		fn, ok := goja.AssertFunction(call.Argument(0))
 		if !ok {
-			panic(s.vm.NewTypeError("The \"callback\" argument must be of type function"))
+			panic(s.hostTypeError("The \"callback\" argument must be of type function"))
 		}
 		if len(s.timers) >= maxPendingTimers {
 			panic(s.newError(fmt.Sprintf("too many pending timers (the limit is %d)", maxPendingTimers)))

@@ -26,7 +26,7 @@ const allowedModules = "@svc/errors, buffer, crypto, url, util"
 func (s *session) require(call goja.FunctionCall) goja.Value {
 	arg := call.Argument(0)
 	if !goja.IsString(arg) {
-		panic(s.vm.NewTypeError("The \"id\" argument must be of type string"))
+		panic(s.hostTypeError("The \"id\" argument must be of type string"))
 	}
 	m := s.module(strings.TrimPrefix(arg.String(), "node:"))
 	if m == nil {
@@ -70,7 +70,7 @@ func (s *session) errorsModule() goja.Value {
 func (s *session) newError(msg string) *goja.Object {
 	e, err := s.vm.New(s.vm.Get("Error"), s.vm.ToValue(msg))
 	if err != nil {
-		return s.vm.NewTypeError(msg)
+		return s.hostTypeError(msg)
 	}
 	return e
 }

@@ -35,6 +35,7 @@ type session struct {
 	// Set up by install and used only on the worker goroutine.
 	classes    *goja.Object           // the error classes, once built
 	brands     map[*goja.Object]brand // instances of the error classes
+	hostErrors map[*goja.Object]bool  // TypeErrors the host threw, whose messages are its own
 	modules    map[string]goja.Value
 	textCodecs *goja.Object // TextEncoder and TextDecoder, once built
 	fetchAPI   *goja.Object // fetch and Headers, once built
