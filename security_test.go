@@ -223,7 +223,7 @@ func TestEngineErrorsDoNotQuoteData(t *testing.T) {
 		t.Errorf("the code's own message = %v, want it kept", err)
 	}
 	px := e.proxy(t, tokenvault.ProxyRequest{Name: "p", DestinationURL: newDestination(t).srv.URL, RequireAuth: new(false),
-		Application: &tokenvault.Ref{ID: userApp.ID},
+		Application:      &tokenvault.Ref{ID: userApp.ID},
 		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async (req) => null[req.args.body.c]`}})
 	_, err = e.v.InvokeProxy(ctx, jsonCall(px.Key, "", "", `{"c": "{{ `+card.ID+` }}"}`))
 	if tokenvault.ErrorKind(err) != tokenvault.CodeFailed || strings.Contains(fmt.Sprint(err), visa[:8]) {
