@@ -97,8 +97,8 @@ func decodeCursor(c string) (string, bool) {
 		return "", false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 || !utf8.Valid(b) {
-		return "", false
+	if err != nil || len(b) == 0 || !utf8.Valid(b) || slices.ContainsFunc(b, func(c byte) bool { return c < 0x20 }) {
+		return "", false // no position holds a control character
 	}
 	return string(b), true
 }

@@ -174,6 +174,7 @@ func TestCursorPagination(t *testing.T) {
 		field string
 	}{
 		{"not base64", tokenvault.PageRequest{Start: "!!"}, "start"},
+		{"control characters", tokenvault.PageRequest{Start: "AAAA"}, "start"}, // three NUL bytes
 		{"too long", tokenvault.PageRequest{Start: string(make([]byte, 2000))}, "start"},
 		{"with a page", tokenvault.PageRequest{Page: 2, Start: first.Pagination.After}, "page"},
 	} {
