@@ -27,11 +27,29 @@ func (h *records) Handle(_ context.Context, r slog.Record) error {
 func (h *records) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *records) WithGroup(string) slog.Handler      { return h }
 
-// TestConsoleReachesTheLogger: console output of code in a worker reaches
-// the host's Logger at debug level, with the tenant and the reactor.
+// TestConsoleReachesTheLogger: console output of code in a worker (or in
+// process) is dropped by default, since tenant code holds detokenized
+// data; with LogCodeConsole it reaches the host's Logger at debug level,
+// with the tenant and the reactor.
 func TestConsoleReachesTheLogger(t *testing.T) {
+	for _, inProcess := range []bool{false, true} {
+		h := &records{}
+		e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger, o.TrustedCodeInProcess = slog.New(h), inProcess })
+		r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async (req) => { console.log("charging", req.args.card); return {raw: 1} }`})
+		if _, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"card": visa}}); err != nil {
+			t.Fatal(err)
+		}
+		h.mu.Lock()
+		for _, rec := range h.recs {
+			if strings.Contains(rec.Message, visa) {
+				t.Errorf("in process %v: the console line %q reached the logger without LogCodeConsole", inProcess, rec.Message)
+			}
+		}
+		h.mu.Unlock()
+	}
+
 	h := &records{}
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger = slog.New(h) })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger, o.LogCodeConsole = slog.New(h), true })
 	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async () => { console.log("charging", 42); return {raw: 1} }`})
 	if _, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{}); err != nil {
 		t.Fatal(err)

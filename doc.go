@@ -185,8 +185,10 @@
 //
 // req.client has tokenize(body), detokenize(body), getToken(id) and
 // deleteToken(id), synchronous, acting with the permissions of the
-// configured application. Globals: console (to the Vault's Logger at debug
-// level with tenant and reactor or proxy ids, never to the caller), timers,
+// configured application. Globals: console (with Options.LogCodeConsole, to
+// the Vault's Logger at debug level with tenant and reactor or proxy ids;
+// dropped by default, since the code holds detokenized data; never to the
+// caller), timers,
 // queueMicrotask, atob, btoa, Buffer, URL, URLSearchParams, TextEncoder,
 // TextDecoder, Headers, fetch and the service's error classes. require
 // accepts buffer, url, util, crypto (a subset) and @svc/errors, with or

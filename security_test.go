@@ -114,7 +114,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 	audit := newAuditReceivers(t)
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Logger: logger,
 		Mailer: &fakeMailer{}, AllowPrivateDestinations: true,
-		AuditSinks: audit.sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+		// The reactor below prints a length, no secret: its line proves debug output is captured.
+		LogCodeConsole: true,
+		AuditSinks:     audit.sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

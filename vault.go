@@ -101,6 +101,13 @@ type Options struct {
 	// code it trusts entirely (its own formulas, say); never for code that
 	// untrusted callers can save.
 	TrustedCodeInProcess bool
+	// LogCodeConsole writes what reactor and transform code prints with
+	// console.* to Logger at debug level, with the tenant's and the code's
+	// ids. Off by default:
+	// tenant code holds detokenized data, and its console lines would
+	// carry it into the host's logs. For a host whose tenants debug their
+	// code on a vault that holds no real data.
+	LogCodeConsole bool
 	// HTTPClient delivers reactor webhooks and forwards proxy requests.
 	// Nil: a client with timeouts that does not follow redirects and,
 	// unless AllowPrivateDestinations, refuses to connect to loopback,
@@ -354,7 +361,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.code = sandbox.New(sandbox.Options{
 		Workers: opts.CodeWorkers, PerTenant: opts.CodeConcurrencyPerTenant, MemoryBytes: opts.CodeMemoryBytes,
-		Timeout: opts.CodeTimeout, InProcess: opts.TrustedCodeInProcess, Logger: v.logger,
+		Timeout: opts.CodeTimeout, InProcess: opts.TrustedCodeInProcess, Logger: v.logger, Console: opts.LogCodeConsole,
 	})
 	interval := opts.SweepInterval
 	if interval == 0 {

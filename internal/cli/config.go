@@ -56,6 +56,8 @@ type config struct {
 	authFailuresPerMinute                     int
 	logLevel                                  slog.Level
 	logFormat                                 string // text or json
+	// logCodeConsole is tokenvault.Options.LogCodeConsole.
+	logCodeConsole bool
 	// gcHeadroomMiB is the least heap growth between collections
 	// (gcheadroom.go); 0 leaves the collector as Go sets it.
 	gcHeadroomMiB int
@@ -251,6 +253,8 @@ func serveFlags(c *config) *FlagSet {
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
+	fs.BoolVar(&c.logCodeConsole, "log-code-console", c.logCodeConsole, "log what reactor and transform code prints with console.* (at debug level); off by default,\nsince tenant code holds detokenized data: only for a vault that holds no real data")
+	def("log-code-console", "TOKENVAULT_LOG_CODE_CONSOLE")
 	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom", c.gcHeadroomMiB, "`MiB` the heap may grow by between garbage collections, at least (a small heap collected\ntoo often under load); 0 leaves the collector as Go sets it, and so does GOGC in the environment")
 	def("gc-headroom", "TOKENVAULT_GC_HEADROOM")
 	fs.StringVar(&c.operatorKeyFile, "operator-key-file", c.operatorKeyFile, "`file` holding the operator key, which opens the operator API (/operator/: tenants, backups);\ndefault <data>/operator.key, created (0600) on first run")

@@ -66,9 +66,14 @@ type Options struct {
 	// (and for tests of the runtime itself). Tenant code must never run
 	// this way.
 	InProcess bool
-	// Logger receives console output of the code (at debug level, with
-	// the invocation's attributes) and failures of workers. Nil: discard.
+	// Logger receives failures of workers and, with Console, the console
+	// output of the code (at debug level, with the invocation's
+	// attributes). Nil: discard.
 	Logger *slog.Logger
+	// Console passes the code's console output to Logger. Off, it is
+	// dropped: tenant code holds detokenized data, and its console lines
+	// would carry it into the host's logs.
+	Console bool
 }
 
 // Sandbox runs tenant code in a pool of worker processes. It is safe for
@@ -111,7 +116,11 @@ func New(opts Options) *Sandbox {
 		CompileTimeoutMS: opts.Timeout.Milliseconds(),
 	})
 	if opts.InProcess {
-		s.rt = jsrt.New(jsrt.Options{Timeout: opts.Timeout, MaxCodeBytes: opts.MaxCodeBytes, Logger: opts.Logger})
+		logger := opts.Logger
+		if logger != nil && !opts.Console {
+			logger = slog.New(withoutConsole{logger.Handler()})
+		}
+		s.rt = jsrt.New(jsrt.Options{Timeout: opts.Timeout, MaxCodeBytes: opts.MaxCodeBytes, Logger: logger})
 	}
 	return s
 }
@@ -200,7 +209,7 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 	req := runRequest{
 		Hash: hash, Req: reqJSON, TimeoutMS: max(1, time.Until(deadline).Milliseconds()),
 		Client: inv.Host.Client != nil, Fetch: inv.Host.Fetch != nil,
-		Console: s.opts.Logger.Enabled(ctx, slog.LevelDebug),
+		Console: s.opts.Console && s.opts.Logger.Enabled(ctx, slog.LevelDebug),
 	}
 	if !w.known[hash] {
 		if len(w.known) >= maxKnownPrograms {
@@ -290,7 +299,7 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 // runtime reported, with the invocation's attributes.
 func (s *Sandbox) console(ctx context.Context, body []byte, attrs []slog.Attr) {
 	var line consoleLine
-	if json.Unmarshal(body, &line) != nil {
+	if json.Unmarshal(body, &line) != nil || !s.opts.Console && strings.HasPrefix(line.Source, "console.") {
 		return
 	}
 	level := slog.LevelDebug
@@ -478,4 +487,30 @@ func (s *Sandbox) Checked(code string) (err error, known bool) {
 	ce, ok := s.compiled[codeHash(code)]
 	s.cacheMu.Unlock()
 	return copyCompileError(ce), ok
+}
+
+// withoutConsole drops the code's console lines (source console.<method>)
+// and passes the runtime's own: in process, without Options.Console.
+type withoutConsole struct{ slog.Handler }
+
+func (h withoutConsole) Handle(ctx context.Context, r slog.Record) error {
+	console := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "source" {
+			console = strings.HasPrefix(a.Value.String(), "console.")
+		}
+		return true
+	})
+	if console {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h withoutConsole) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return withoutConsole{h.Handler.WithAttrs(attrs)}
+}
+
+func (h withoutConsole) WithGroup(name string) slog.Handler {
+	return withoutConsole{h.Handler.WithGroup(name)}
 }
