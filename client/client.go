@@ -175,10 +175,8 @@ func problem(res *http.Response, fromCode bool) error {
 	if e.Kind == tokenvault.RateLimited {
 		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"))
 	}
-	if custom {
+	if e.Kind == tokenvault.CodeFailed && !isProblem {
 		e.Fields, e.Body = nil, customBody(res.Header.Get("Content-Type"), b)
-	} else if e.Kind == tokenvault.CodeFailed && !isProblem {
-		e.Body = string(b)
 	}
 	return e
 }

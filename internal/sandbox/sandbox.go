@@ -299,6 +299,8 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 // runtime reported, with the invocation's attributes.
 func (s *Sandbox) console(ctx context.Context, body []byte, attrs []slog.Attr) {
 	var line consoleLine
+	// Without Console the worker sends no console line (runRequest); a
+	// worker is where tenant code runs, so its word is not relied on.
 	if json.Unmarshal(body, &line) != nil || !s.opts.Console && strings.HasPrefix(line.Source, "console.") {
 		return
 	}
