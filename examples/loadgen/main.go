@@ -14,14 +14,19 @@
 //
 // -c workers share one http.Client whose Transport keeps c idle connections
 // per host. The run lasts -d, or -n requests in total when -n is set, after
-// a -warmup that is not counted. Any other status, or a transport error, is an
-// error; the first one is printed to stderr. The result is one line on
-// stdout, or a JSON object with -json (durations in nanoseconds):
+// a -warmup that is not counted. A 429 (Too Many Requests: the server's rate
+// limits) is a refusal; any other status, or a transport error, is an error.
+// They are counted apart, because a refusal says the load met a limit the
+// server was configured with, not that the server failed; the first of each
+// is printed to stderr. The result is one line on stdout, or a JSON object
+// with -json (durations in nanoseconds):
 //
-//	mode=tokenize c=16 requests=24890 errors=0 duration=10s req/s=2489.0 p50=6.1ms p90=9.02ms p99=15.1ms max=40.2ms
+//	mode=tokenize c=16 requests=24890 errors=0 refused=0 duration=10s req/s=2489.0 p50=6.1ms p90=9.02ms p99=15.1ms max=40.2ms
 //
-// req/s counts every completed request, errors included; the percentiles
-// are exact, over every completed request of the measured phase.
+// req/s counts every completed request, errors and refusals included (a
+// refusal is cheap: a run with refusals measures the limit, not the
+// server); tokens/s counts successful requests only. The percentiles are
+// exact, over every completed request of the measured phase.
 package main
 
 import (
@@ -124,7 +129,8 @@ type result struct {
 	Mode         string        `json:"mode"`
 	Concurrency  int           `json:"concurrency"`
 	Requests     int64         `json:"requests"`
-	Errors       int64         `json:"errors"`
+	Errors       int64         `json:"errors"`  // other statuses than the expected one and 429, transport errors
+	Refused      int64         `json:"refused"` // 429: refused by the server's rate limits
 	Duration     time.Duration `json:"duration_ns"`
 	ReqPerSec    float64       `json:"req_per_s"`
 	TokensPerSec float64       `json:"tokens_per_s,omitempty"` // batch: successful requests × batch size
@@ -136,8 +142,8 @@ type result struct {
 
 // line is the one-line, key=value form of r.
 func (r result) line() string {
-	s := fmt.Sprintf("mode=%s c=%d requests=%d errors=%d duration=%v req/s=%.1f p50=%v p90=%v p99=%v max=%v",
-		r.Mode, r.Concurrency, r.Requests, r.Errors, short(r.Duration), r.ReqPerSec,
+	s := fmt.Sprintf("mode=%s c=%d requests=%d errors=%d refused=%d duration=%v req/s=%.1f p50=%v p90=%v p99=%v max=%v",
+		r.Mode, r.Concurrency, r.Requests, r.Errors, r.Refused, short(r.Duration), r.ReqPerSec,
 		short(r.P50), short(r.P90), short(r.P99), short(r.Max))
 	if r.TokensPerSec > 0 {
 		s += fmt.Sprintf(" tokens/s=%.1f", r.TokensPerSec)
@@ -175,15 +181,18 @@ func run(ctx context.Context, cfg config, stderr io.Writer) (result, error) {
 	if p.firstErr != "" {
 		fmt.Fprintf(stderr, "loadgen: %s: %d errors; the first: %s\n", w.name, p.errors, p.firstErr)
 	}
+	if p.firstRefusal != "" {
+		fmt.Fprintf(stderr, "loadgen: %s: %d refused by the server's rate limits (429); the first: %s\n", w.name, p.refused, p.firstRefusal)
+	}
 	all := merge(p.latencies)
 	lat := summarize(all)
 	res := result{
-		Mode: w.name, Concurrency: cfg.c, Requests: int64(len(all)), Errors: p.errors,
+		Mode: w.name, Concurrency: cfg.c, Requests: int64(len(all)), Errors: p.errors, Refused: p.refused,
 		Duration: elapsed, P50: lat.P50, P90: lat.P90, P99: lat.P99, Max: lat.Max,
 	}
 	if secs := elapsed.Seconds(); secs > 0 {
 		res.ReqPerSec = float64(res.Requests) / secs
-		res.TokensPerSec = float64((res.Requests-res.Errors)*int64(w.perRequest)) / secs
+		res.TokensPerSec = float64((res.Requests-res.Errors-res.Refused)*int64(w.perRequest)) / secs
 	}
 	return res, ctx.Err()
 }
@@ -200,9 +209,11 @@ func newClient(workers int) *http.Client {
 
 // phase is what the workers of one phase recorded.
 type phase struct {
-	latencies [][]time.Duration // per worker, every completed request
-	errors    int64
-	firstErr  string
+	latencies    [][]time.Duration // per worker, every completed request
+	errors       int64
+	firstErr     string
+	refused      int64 // 429s
+	firstRefusal string
 }
 
 // drive runs workers until the deadline until, or until n requests have
@@ -210,8 +221,8 @@ type phase struct {
 // are not counted.
 func drive(ctx context.Context, client *http.Client, w *workload, workers int, until time.Time, n int64) phase {
 	p := phase{latencies: make([][]time.Duration, workers)}
-	var issued, errs atomic.Int64
-	var first atomic.Pointer[string]
+	var issued, errs, refused atomic.Int64
+	var first, firstRefusal atomic.Pointer[string]
 	var wg sync.WaitGroup
 	for i := range workers {
 		wg.Go(func() {
@@ -225,15 +236,19 @@ func drive(ctx context.Context, client *http.Client, w *workload, workers int, u
 					break
 				}
 				t0 := time.Now()
-				msg := do(ctx, client, w)
+				out, msg := do(ctx, client, w)
 				d := time.Since(t0)
 				if ctx.Err() != nil {
 					break
 				}
 				lat = append(lat, d)
-				if msg != "" {
+				switch out {
+				case failed:
 					errs.Add(1)
 					first.CompareAndSwap(nil, &msg)
+				case refusedByLimit:
+					refused.Add(1)
+					firstRefusal.CompareAndSwap(nil, &msg)
 				}
 			}
 			p.latencies[i] = lat
@@ -244,28 +259,45 @@ func drive(ctx context.Context, client *http.Client, w *workload, workers int, u
 	if f := first.Load(); f != nil {
 		p.firstErr = *f
 	}
+	p.refused = refused.Load()
+	if f := firstRefusal.Load(); f != nil {
+		p.firstRefusal = *f
+	}
 	return p
 }
 
-// do sends one request and reads the whole response. It returns "" on
-// success, otherwise what went wrong.
-func do(ctx context.Context, client *http.Client, w *workload) string {
+// outcome is how one request ended.
+type outcome int
+
+const (
+	succeeded      outcome = iota // the workload's expected status
+	refusedByLimit                // 429 Too Many Requests
+	failed                        // another status, or a transport error
+)
+
+// do sends one request and reads the whole response. It returns how it
+// ended and, unless it succeeded, what happened.
+func do(ctx context.Context, client *http.Client, w *workload) (outcome, string) {
 	req, err := w.newRequest(ctx)
 	if err != nil {
-		return err.Error()
+		return failed, err.Error()
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err.Error()
+		return failed, err.Error()
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != w.expect {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		io.Copy(io.Discard, resp.Body)
-		return fmt.Sprintf("%s %s: status %d, want %d: %s", req.Method, req.URL.Path, resp.StatusCode, w.expect, snippet(body))
+		msg := fmt.Sprintf("%s %s: status %d, want %d: %s", req.Method, req.URL.Path, resp.StatusCode, w.expect, snippet(body))
+		if resp.StatusCode == http.StatusTooManyRequests {
+			return refusedByLimit, msg
+		}
+		return failed, msg
 	}
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return fmt.Sprintf("%s %s: reading the response: %v", req.Method, req.URL.Path, err)
+		return failed, fmt.Sprintf("%s %s: reading the response: %v", req.Method, req.URL.Path, err)
 	}
-	return ""
+	return succeeded, ""
 }

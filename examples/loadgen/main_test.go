@@ -26,8 +26,12 @@ type fakeVault struct {
 	tokens   map[string]string // id → value
 	gets     map[string]int    // id → GET count
 	created  int
-	health   atomic.Int64
-	failEach int64 // when > 0, every failEach-th GET /health answers 500
+	health     atomic.Int64
+	failEach   int64 // when > 0, every failEach-th GET /health answers 500
+	refuseEach int64 // when > 0, every refuseEach-th GET /health answers 429
+
+	tokenizeCalls      atomic.Int64
+	refuseTokenizeEach int64 // when > 0, every refuseTokenizeEach-th POST /tokenize answers 429
 }
 
 func newFakeVault(t *testing.T) (*fakeVault, *httptest.Server) {
@@ -37,8 +41,14 @@ func newFakeVault(t *testing.T) (*fakeVault, *httptest.Server) {
 	mux.HandleFunc("POST /tokenize", f.tokenize)
 	mux.HandleFunc("GET /tokens/{id}", f.getToken)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		if n := f.health.Add(1); f.failEach > 0 && n%f.failEach == 0 {
+		n := f.health.Add(1)
+		if f.failEach > 0 && n%f.failEach == 0 {
 			http.Error(w, "planned failure", http.StatusInternalServerError)
+			return
+		}
+		if f.refuseEach > 0 && n%f.refuseEach == 0 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "planned refusal", http.StatusTooManyRequests)
 			return
 		}
 		w.Write([]byte("ok"))
@@ -60,6 +70,10 @@ func (f *fakeVault) authorized(w http.ResponseWriter, r *http.Request) bool {
 
 func (f *fakeVault) tokenize(w http.ResponseWriter, r *http.Request) {
 	if !f.authorized(w, r) {
+		return
+	}
+	if n := f.tokenizeCalls.Add(1); f.refuseTokenizeEach > 0 && n%f.refuseTokenizeEach == 0 {
+		http.Error(w, "planned refusal", http.StatusTooManyRequests)
 		return
 	}
 	if r.Header.Get("Content-Type") != "application/json" {
@@ -169,8 +183,8 @@ func TestRunModes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Mode != mode || res.Concurrency != 4 || res.Requests != 200 || res.Errors != 0 {
-				t.Errorf("result %+v, want mode %s, c=4, 200 requests, no errors", res, mode)
+			if res.Mode != mode || res.Concurrency != 4 || res.Requests != 200 || res.Errors != 0 || res.Refused != 0 {
+				t.Errorf("result %+v, want mode %s, c=4, 200 requests, no errors, no refusals", res, mode)
 			}
 			if stderr.Len() > 0 {
 				t.Errorf("stderr: %s", stderr.String())
@@ -265,6 +279,45 @@ func TestRunCountsErrors(t *testing.T) {
 			t.Errorf("stderr = %q", stderr.String())
 		}
 	})
+	t.Run("refusals apart from errors", func(t *testing.T) {
+		f, srv := newFakeVault(t)
+		f.failEach, f.refuseEach = 5, 3 // 15, 30, ... fail: a failure is not also a refusal
+		cfg := testConfig(srv.URL, "empty")
+		cfg.n, cfg.c, cfg.warmup = 90, 3, 0
+		var stderr bytes.Buffer
+		res, err := run(context.Background(), cfg, &stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Of 1..90: 18 multiples of 5 fail; 30 multiples of 3, less the 6 of 15, are refused.
+		if res.Requests != 90 || res.Errors != 18 || res.Refused != 24 {
+			t.Errorf("requests %d, errors %d, refused %d: want 90, 18 and 24", res.Requests, res.Errors, res.Refused)
+		}
+		out := stderr.String()
+		if !strings.Contains(out, "18 errors; the first: GET /health: status 500") ||
+			!strings.Contains(out, "24 refused by the server's rate limits (429); the first: GET /health: status 429, want 200: planned refusal") {
+			t.Errorf("stderr = %q, want the first error and the first refusal, each with its count", out)
+		}
+		if line := res.line(); !strings.Contains(line, " errors=18 refused=24 ") {
+			t.Errorf("line %q, want errors=18 refused=24", line)
+		}
+	})
+	t.Run("batch counts tokens of successes only", func(t *testing.T) {
+		f, srv := newFakeVault(t)
+		f.refuseTokenizeEach = 4
+		cfg := testConfig(srv.URL, "batch")
+		cfg.n, cfg.c, cfg.warmup = 40, 2, 0
+		res, err := run(context.Background(), cfg, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Requests != 40 || res.Errors != 0 || res.Refused != 10 {
+			t.Fatalf("requests %d, errors %d, refused %d: want 40, 0 and 10", res.Requests, res.Errors, res.Refused)
+		}
+		if want := float64(30*cfg.batch) / res.Duration.Seconds(); math.Abs(res.TokensPerSec-want) > 1e-6*want {
+			t.Errorf("tokens/s = %v, want %v (30 successful requests of %d)", res.TokensPerSec, want, cfg.batch)
+		}
+	})
 	t.Run("transport error", func(t *testing.T) {
 		_, srv := newFakeVault(t)
 		srv.Close()
@@ -345,9 +398,9 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestResultOutput(t *testing.T) {
-	res := result{Mode: "get", Concurrency: 16, Requests: 1000, Errors: 2, Duration: 2 * time.Second,
+	res := result{Mode: "get", Concurrency: 16, Requests: 1000, Errors: 2, Refused: 3, Duration: 2 * time.Second,
 		ReqPerSec: 500, P50: 1234567, P90: 2 * time.Millisecond, P99: 3 * time.Millisecond, Max: 4 * time.Millisecond}
-	want := "mode=get c=16 requests=1000 errors=2 duration=2s req/s=500.0 p50=1.23ms p90=2ms p99=3ms max=4ms"
+	want := "mode=get c=16 requests=1000 errors=2 refused=3 duration=2s req/s=500.0 p50=1.23ms p90=2ms p99=3ms max=4ms"
 	if got := res.line(); got != want {
 		t.Errorf("line = %q\nwant   %q", got, want)
 	}
@@ -355,7 +408,7 @@ func TestResultOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantJSON := `{"mode":"get","concurrency":16,"requests":1000,"errors":2,"duration_ns":2000000000,"req_per_s":500,` +
+	wantJSON := `{"mode":"get","concurrency":16,"requests":1000,"errors":2,"refused":3,"duration_ns":2000000000,"req_per_s":500,` +
 		`"p50_ns":1234567,"p90_ns":2000000,"p99_ns":3000000,"max_ns":4000000}`
 	if string(b) != wantJSON {
 		t.Errorf("json = %s\nwant   %s", b, wantJSON)
