@@ -21,11 +21,11 @@ const testKey = "test-key"
 // fakeVault implements the three endpoints loadgen uses. It refuses a
 // value it has already tokenized, so non-unique values show up as errors.
 type fakeVault struct {
-	mu       sync.Mutex
-	seen     map[string]bool   // values tokenized
-	tokens   map[string]string // id → value
-	gets     map[string]int    // id → GET count
-	created  int
+	mu         sync.Mutex
+	seen       map[string]bool   // values tokenized
+	tokens     map[string]string // id → value
+	gets       map[string]int    // id → GET count
+	created    int
 	health     atomic.Int64
 	failEach   int64 // when > 0, every failEach-th GET /health answers 500
 	refuseEach int64 // when > 0, every refuseEach-th GET /health answers 429
