@@ -117,10 +117,11 @@ func TestReadmeWalkthroughRuns(t *testing.T) {
 	cmd.Env = append(env, "TOKENVAULT_SERVER="+srv.url, "WALKTHROUGH_STATUS="+statusFile)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ran := time.Now()
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the walkthrough failed: %v\nits output:\n%s\nits errors:\n%s\nthe server's log:\n%s", err, stdout.String(), stderr.String(), srv.log())
 	}
-	t.Logf("the walkthrough ran in %v", time.Since(began).Round(time.Millisecond))
+	t.Logf("the walkthrough ran in %v", time.Since(ran).Round(time.Millisecond))
 
 	statuses, err := os.ReadFile(statusFile)
 	if err != nil {
@@ -131,6 +132,9 @@ func TestReadmeWalkthroughRuns(t *testing.T) {
 		answers = append(answers, line)
 		if !strings.HasPrefix(line, "2") {
 			failures = append(failures, line)
+		}
+		if empty := emptyVariable(line); empty != "" {
+			t.Errorf("a call with %s: a variable the walkthrough sets was empty: %s", empty, line)
 		}
 	}
 	// The one error on purpose: a public application asking for token:read.
@@ -149,6 +153,31 @@ func TestReadmeWalkthroughRuns(t *testing.T) {
 		}
 	}
 	srv.stop(t)
+}
+
+// emptyVariable says what in a recorded curl call (its arguments joined
+// by spaces) shows a variable that expanded to nothing: an SVC-API-KEY
+// header without a key, a URL whose path ends in a slash, or a query
+// parameter without a value. "" when nothing does.
+func emptyVariable(call string) string {
+	args := strings.Fields(call)
+	for i, a := range args {
+		switch {
+		case a == "SVC-API-KEY:" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")):
+			return "an empty SVC-API-KEY header"
+		case strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://"):
+			path, query, _ := strings.Cut(a, "?")
+			if strings.HasSuffix(path, "/") {
+				return "a path ending in a slash (an empty id?)"
+			}
+			for p := range strings.SplitSeq(query, "&") {
+				if strings.HasSuffix(p, "=") {
+					return "an empty query parameter " + p
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // walkthroughEnv is the test's environment without its TOKENVAULT_
@@ -236,5 +265,22 @@ func (s *walkthroughServer) stop(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Errorf("the server did not exit within a minute of SIGTERM")
+	}
+}
+
+// TestEmptyVariable: the check that catches a walkthrough variable that
+// expanded to nothing (set -u catches only unset ones).
+func TestEmptyVariable(t *testing.T) {
+	for call, want := range map[string]bool{
+		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/tokens/01a2":                 false,
+		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/logs?size=2&start=MThl":       false,
+		"-s -H SVC-API-KEY:  -H Content-Type: application/json http://127.0.0.1:1/x": true,
+		"-s http://127.0.0.1:1/x -H SVC-API-KEY:":                                    true,
+		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/tokens/":                      true,
+		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/logs?size=2&start=":           true,
+	} {
+		if got := emptyVariable(call) != ""; got != want {
+			t.Errorf("emptyVariable(%q) = %q, want an empty variable found: %v", call, emptyVariable(call), want)
+		}
 	}
 }
