@@ -272,7 +272,7 @@ func (s *walkthroughServer) stop(t *testing.T) {
 // expanded to nothing (set -u catches only unset ones).
 func TestEmptyVariable(t *testing.T) {
 	for call, want := range map[string]bool{
-		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/tokens/01a2":                 false,
+		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/tokens/01a2":                  false,
 		"-s -H SVC-API-KEY: key_abc http://127.0.0.1:1/logs?size=2&start=MThl":       false,
 		"-s -H SVC-API-KEY:  -H Content-Type: application/json http://127.0.0.1:1/x": true,
 		"-s http://127.0.0.1:1/x -H SVC-API-KEY:":                                    true,
