@@ -123,7 +123,7 @@ list prints every tenant (id, name, creation time). delete removes a
 tenant with all of its data, at once and for good.`
 
 // tenantCommand runs tenant create, list or delete.
-func tenantCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+func tenantCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fmt.Fprintln(out, tenantUsage)
@@ -210,7 +210,7 @@ key: keep <data>/master.key (or TOKENVAULT_MASTER_KEY), which restore
 needs, somewhere else than the backups.`
 
 // backupCommand streams GET /operator/backup to a file.
-func backupCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+func backupCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
 	var o operatorFlags
 	fs := newOperatorFlagSet("backup", backupUsage, &o)
 	fs.SetOutput(out)
@@ -292,7 +292,7 @@ checked with that wrapper instead, given by the same -seal flags as serve
 read or written.`
 
 // restoreCommand installs a backup file as a new data directory.
-func restoreCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+func restoreCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
 	fl := newFlagSet("restore", restoreUsage)
 	fl.envOnly = envOnlyNamed("TOKENVAULT_MASTER_KEY", "TOKENVAULT_PKCS11_PIN")
 	fl.SetOutput(out)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -131,7 +132,7 @@ func TestSealKMSAEAD(t *testing.T) {
 	}
 	readToken(t, dir, nil, []string{"-seal", "kms-aead", "-kms-aead-key-file", keyFile}, app, id, "kms value")
 	before := snapshot(t, dir)
-	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir, "-seal", "kms-aead", "-kms-aead-key-file", wrongFile}, func(string) string { return "" }, &syncBuffer{}, nil)
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir, "-seal", "kms-aead", "-kms-aead-key-file", wrongFile}, func(string) string { return "" }, &syncBuffer{}, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "kms-aead") {
 		t.Errorf("run with another AEAD key = %v, want a refusal naming kms-aead", err)
 	}
