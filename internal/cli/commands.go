@@ -141,8 +141,23 @@ flags (-seal and its settings), the new one by -to and its settings:
                                 gcpckms, azurekeyvault, transit); from -seal
                                 local, <data>/master.key is removed
 
+A local rotation (no -to, or -to local from -seal local) keeps the key it
+replaces as <data>/master.key.<key id> (0600): backups taken before the
+rotation need that key, and only it opens them. The command logs both key
+ids and the restore command for those backups:
+
+  tokenvault restore -i BACKUP -data NEW-DIR -master-key-file <data>/master.key.<key id>
+
+Keep that file with (but apart from) the backups it opens, until they
+expire; then remove it. restore names the key id a backup needs.
+A move from -seal local to another kind removes <data>/master.key (the
+point of an HSM or KMS): copy it first if older backups are kept.
+
 Stop the server first (bbolt locks its file; on PostgreSQL stop every
-instance). An interrupted run is finished by running the same command again.`
+instance). An interrupted run (kill -9, power loss) is finished by running
+the same command again, or by the next tokenvault serve: master.key.new is
+made the master key, and temporary key files (master.key.*.tmp*) are
+removed.`
 
 // rotateFlagNames are the server's flags rotate-master-key takes: where
 // the store is, the log, and (added by sealFlags) the root of trust.

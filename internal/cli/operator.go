@@ -207,7 +207,9 @@ failed backup leaves no FILE and no partial file.
 
 The snapshot is as encrypted as the store and does not hold the master
 key: keep <data>/master.key (or TOKENVAULT_MASTER_KEY), which restore
-needs, somewhere else than the backups.`
+needs, somewhere else than the backups. rotate-master-key replaces that
+key and keeps the one it replaced as <data>/master.key.<key id>: backups
+taken before the rotation need that one (restore names the id it needs).`
 
 // backupCommand streams GET /operator/backup to a file.
 func backupCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
@@ -278,11 +280,14 @@ not exist, or be empty but for master.key and operator.key: restore never
 overwrites data.
 
 The backup does not hold the master key. restore takes the master key the
-backed-up server had when the backup was taken from, in this order:
+backed-up server had when the backup was taken, in this order:
 TOKENVAULT_MASTER_KEY; the file -master-key-file names (that server's
-<data>/master.key), which is then copied to DIR/master.key; DIR/master.key.
-It checks that FILE is a whole bbolt database and that the key opens it
-before anything is written to DIR/vault.db. The server's management.key
+<data>/master.key, or, for a backup taken before a rotate-master-key, the
+<data>/master.key.<key id> the rotation kept), which is then copied to
+DIR/master.key; DIR/master.key. It checks that FILE is a whole bbolt
+database and that the key opens it before anything is written to
+DIR/vault.db; a key that does not open it is refused with the id of the
+key the backup needs and the id of the key given. The server's management.key
 and operator.key are not part of a backup: serve creates a new
 operator.key on its first start in DIR.
 
@@ -302,7 +307,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	fl.StringVar(&in, "i", "", "backup `file` to restore (required)")
 	fl.StringVar(&dir, "data", "data", "data `directory` to restore into: missing, or empty but for master.key and operator.key")
 	fl.Bind("data", "TOKENVAULT_DATA")
-	fl.StringVar(&keyFile, "master-key-file", "", "`file` holding the master key the backup was taken under (the backed-up server's master.key); copied to DIR/master.key")
+	fl.StringVar(&keyFile, "master-key-file", "", "`file` holding the master key the backup was taken under (the backed-up server's master.key, or the\nmaster.key.<key id> a later rotate-master-key kept); copied to DIR/master.key")
 	if err := fl.parse(args, getenv); err != nil {
 		return err
 	}
@@ -331,6 +336,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	var master []byte
 	var kw tokenvault.KeyWrapper
 	copyKey := false
+	keyFrom := "TOKENVAULT_MASTER_KEY" // where master came from, for errors
 	switch {
 	case sc.seal != sealLocal:
 		var closeKW func() error
@@ -343,7 +349,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		master, err = decodeKey(strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")), "TOKENVAULT_MASTER_KEY")
 	case keyFile != "":
 		master, err = readMasterKeyFile(keyFile)
-		copyKey = true
+		copyKey, keyFrom = true, keyFile
 		if existing, rerr := readMasterKeyFile(dirKey); rerr == nil {
 			if string(existing) != string(master) {
 				return fmt.Errorf("%s holds another master key than %s", dirKey, keyFile)
@@ -352,6 +358,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		}
 	default:
 		master, err = readMasterKeyFile(dirKey)
+		keyFrom = dirKey
 		if errors.Is(err, fs.ErrNotExist) {
 			return errors.New("restore needs the master key the backup was taken under: TOKENVAULT_MASTER_KEY, -master-key-file, or DIR/master.key")
 		}
@@ -386,10 +393,21 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	}
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, MasterKey: master, KeyWrapper: kw, SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
+		needs, named := tokenvault.NeededKey(err)
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) && kw != nil {
+			if named {
+				return fmt.Errorf("the -seal %s key wrapper does not open %s, which was taken under the %s key %q (version %q): give the settings of the server the backup was taken from: %w", sc.seal, in, needs.Kind, needs.KeyID, needs.Version, err)
+			}
 			return fmt.Errorf("the -seal %s key wrapper does not open %s: give the settings of the server the backup was taken from: %w", sc.seal, in, err)
 		}
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if named && needs.Kind == "local" {
+				return fmt.Errorf("the master key does not open %s: it was taken under master key %s, and %s holds master key %s; give the key of that id with -master-key-file (rotate-master-key keeps a key it replaced as <data>/%s)",
+					in, needs.KeyID, keyFrom, localKeyID(master), previousKeyFile(needs.KeyID))
+			}
+			if named {
+				return fmt.Errorf("the master key does not open %s: it was taken under the %s key %q: give that root of trust with -seal and its settings", in, needs.Kind, needs.KeyID)
+			}
 			return fmt.Errorf("the master key does not open %s: give the key of the server the backup was taken from", in)
 		}
 		return err
@@ -415,7 +433,14 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if err := os.Link(tmpPath, target); err != nil {
 		return fmt.Errorf("install %s: %w", target, err)
 	}
-	fmt.Fprintf(out, "restored %s into %s (%d tenants); start it with: tokenvault serve -data %s\n", in, target, tenants.Pagination.TotalItems, dir)
+	under := "its key wrapper"
+	if master != nil {
+		under = "master key " + localKeyID(master) + ", in " + dirKey
+		if !copyKey && keyFrom == "TOKENVAULT_MASTER_KEY" {
+			under = "master key " + localKeyID(master) + ", from TOKENVAULT_MASTER_KEY"
+		}
+	}
+	fmt.Fprintf(out, "restored %s into %s (%d tenants, under %s); start it with: tokenvault serve -data %s\n", in, target, tenants.Pagination.TotalItems, under, dir)
 	return nil
 }
 
