@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,9 +83,10 @@ var operatorEnvOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_OPERATOR_KEY", "the operator key, instead of -operator-key-file (a secret: no flag)"},
 }
 
-// operatorFlags are how an operator command reaches the server.
+// operatorFlags are how an operator command reaches the server; keyFrom
+// says where the key was read (connect), for messages.
 type operatorFlags struct {
-	server, keyFile string
+	server, keyFile, keyFrom string
 }
 
 // newOperatorFlagSet is a FlagSet with -server and -operator-key-file,
@@ -100,16 +102,35 @@ func newOperatorFlagSet(name, usage string, o *operatorFlags) *FlagSet {
 	return fs
 }
 
-// connect returns a client of the server and the operator key.
-func (o operatorFlags) connect(getenv func(string) string) (*client.Client, string, error) {
+// connect returns a client of the server and the operator key, and
+// remembers where the key came from (for explain).
+func (o *operatorFlags) connect(getenv func(string) string) (*client.Client, string, error) {
 	key := strings.TrimSpace(getenv("TOKENVAULT_OPERATOR_KEY"))
+	o.keyFrom = "TOKENVAULT_OPERATOR_KEY"
 	if key == "" {
 		var err error
 		if key, err = readOperatorKey(o.keyFile); err != nil {
 			return nil, "", fmt.Errorf("the operator key: %w (give -operator-key-file or TOKENVAULT_OPERATOR_KEY)", err)
 		}
+		o.keyFrom = o.keyFile
 	}
 	return client.New(o.server, nil), key, nil
+}
+
+// explain adds to an error of the server's client the setting to change:
+// -server (TOKENVAULT_SERVER) when the server cannot be reached, the
+// operator key's when the server refuses it.
+func (o *operatorFlags) explain(err error) error {
+	var ue *url.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return fmt.Errorf("%w (the server's URL is set with -server or TOKENVAULT_SERVER; is it running there?)", err)
+	case errors.Is(err, tokenvault.ErrUnauthenticated):
+		return fmt.Errorf("%w: the server at %s refused the operator key from %s; give the server's operator key (its <data>/operator.key, or the TOKENVAULT_OPERATOR_KEY it was started with) with -operator-key-file or TOKENVAULT_OPERATOR_KEY", err, o.server, o.keyFrom)
+	}
+	return err
 }
 
 const tenantUsage = `Usage: tokenvault tenant create [flags] NAME
@@ -151,8 +172,15 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	want := map[string]int{"create": 1, "list": 0, "delete": 1}[sub]
 	if fs.NArg() != want {
+		// The usage first, then what was wrong (cli prints it last).
+		fs.SetOutput(errOut)
+		fs.Usage()
+		fmt.Fprintln(errOut)
 		what := map[string]string{"create": "one NAME", "list": "no argument", "delete": "one TENANT-ID"}[sub]
-		return usageError{fmt.Errorf("tenant %s takes %s after its flags, not %q", sub, what, fs.Args())}
+		if fs.NArg() == 0 {
+			return usageError{fmt.Errorf("tenant %s takes %s after its flags", sub, what)}
+		}
+		return usageError{fmt.Errorf("tenant %s takes %s after its flags, not %s", sub, what, strings.Join(fs.Args(), " "))}
 	}
 	c, key, err := o.connect(getenv)
 	if err != nil {
@@ -163,7 +191,7 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 		req.Name = fs.Arg(0)
 		boot, err := c.CreateTenant(ctx, key, req)
 		if err != nil {
-			return err
+			return o.explain(err)
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -175,7 +203,7 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 		for {
 			p, err := c.ListTenants(ctx, key, page)
 			if err != nil {
-				return err
+				return o.explain(err)
 			}
 			for _, t := range p.Data {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Name, t.CreatedAt.Format("2006-01-02T15:04:05Z07:00"))
@@ -188,7 +216,7 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 		return tw.Flush()
 	default:
 		if err := c.DeleteTenant(ctx, key, fs.Arg(0)); err != nil {
-			return err
+			return o.explain(err)
 		}
 		fmt.Fprintf(out, "deleted tenant %s and all of its data\n", fs.Arg(0))
 		return nil
@@ -230,7 +258,7 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	n, err := writeFileAtomically(file, func(f *os.File) error {
 		if err := c.Backup(ctx, key, f); err != nil {
-			return err
+			return o.explain(err)
 		}
 		if err := f.Sync(); err != nil {
 			return err
