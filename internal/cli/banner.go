@@ -17,7 +17,7 @@ import (
 // of the tenant it just created is, on w (stderr).
 func keyBanner(w io.Writer, tenantID, keyFile, key string) {
 	if isTerminal(w) {
-		fmt.Fprintf(w, "\nCreated tenant %s with a management application.\nIts API key (shown once, here only, and saved to %s):\n\n    %s\n\n", tenantID, keyFile, key)
+		fmt.Fprintf(w, "\nCreated tenant %s with a management application.\nIts API key (shown this once, on this terminal only; saved to %s, never logged):\n\n    %s\n\n", tenantID, keyFile, key)
 		return
 	}
 	fmt.Fprintf(w, "\nCreated tenant %s with a management application.\nIts API key is in %s (0600); it is not printed, since this output is not a terminal.\n\n", tenantID, keyFile)
