@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Master key rotation with key files, safe against a crash at any point.
@@ -302,9 +303,17 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 	}
 	v, err := tokenvault.Open(ctx, opts)
 	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return fmt.Errorf("a tokenvault is already running on the data directory %s (%s is locked by another process): stop it first", cfg.dataDir, opts.Path)
+		}
 		return err
 	}
 	closers = append(closers, v.Close)
+	if cfg.store != "postgres" {
+		if err := removeRotationLeftovers(cfg.dataDir, log); err != nil {
+			return err
+		}
+	}
 	if err := v.RotateKeyWrapper(ctx, next); err != nil {
 		return fmt.Errorf("rotate: %w", err)
 	}
