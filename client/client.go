@@ -11,7 +11,13 @@
 // works as it does in-process. An error of tenant code is CodeFailed with
 // its Status, as in process: the server marks it with the problem type
 // tokenvault.CodeFailedProblemType, and a reactor's CustomHttpResponseError
-// comes back with its body in Body (decoded when it is JSON).
+// comes back with its body in Body (decoded when it is JSON). A call that
+// gets no answer is Unavailable: naming the server's URL and the cause
+// (connection refused, timeout, TLS) when it cannot be reached, or saying
+// that the context's deadline passed (or it was cancelled), wrapping
+// ctx.Err() so that errors.Is(err, context.DeadlineExceeded) holds. New
+// without an http.Client gives one with timeouts (DefaultTimeout and the
+// transport's), never http.DefaultClient.
 //
 // Each method does what the Vault method of the same name does (see its
 // documentation in package tokenvault); only the transport differs. Where
