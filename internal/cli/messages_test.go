@@ -128,3 +128,30 @@ func TestDurationsAsPeopleWriteThem(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherDefaultsAsPeopleWriteThem: -h prints the log level as it is
+// written (info, not INFO) and the audit file's size in MiB, not bytes;
+// sizes take binary units as well as bytes, levels any case.
+func TestOtherDefaultsAsPeopleWriteThem(t *testing.T) {
+	_, out, _ := runCLI(t, nil, "-h")
+	if !strings.Contains(out, "(default info)") || !strings.Contains(out, "(default 100 MiB)") || strings.Contains(out, "104857600") || strings.Contains(out, "(default INFO)") {
+		t.Errorf("-h does not print the defaults as written:\n%s", out)
+	}
+	for _, tc := range []struct {
+		arg  string
+		want int64
+	}{{"262144", 262144}, {"10MiB", 10 << 20}, {"10 MiB", 10 << 20}, {"64KiB", 64 << 10}, {"1GiB", 1 << 30}, {"2m", 2 << 20}} {
+		cfg, err := parseConfig([]string{"-audit-file-max-bytes", tc.arg}, func(string) string { return "" })
+		if err != nil || cfg.auditFileMaxBytes != tc.want {
+			t.Errorf("-audit-file-max-bytes %s = %d, %v; want %d", tc.arg, cfg.auditFileMaxBytes, err, tc.want)
+		}
+	}
+	if _, err := parseConfig([]string{"-audit-file-max-bytes", "10 parsecs"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "100MiB") {
+		t.Errorf("-audit-file-max-bytes 10 parsecs = %v, want a refusal saying how to write it", err)
+	}
+	for _, lv := range []string{"WARN", "warn", "Debug"} {
+		if _, err := parseConfig([]string{"-log-level", lv}, func(string) string { return "" }); err != nil {
+			t.Errorf("-log-level %s: %v", lv, err)
+		}
+	}
+}
