@@ -441,7 +441,7 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 		}
 		ks, err = v.unwrap(ctx, sysKeyringKey.s, raw)
 		if err != nil {
-			return &wrongKeyError{err}
+			return &wrongKeyError{cause: err, needs: neededKey(raw)}
 		}
 		return nil
 	})
@@ -456,8 +456,12 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 	return nil
 }
 
-// wrongKeyError is ErrWrongMasterKey with why the wrapper failed.
-type wrongKeyError struct{ cause error }
+// wrongKeyError is ErrWrongMasterKey with why the wrapper failed, and
+// which key the store needs (NeededKey).
+type wrongKeyError struct {
+	cause error
+	needs WrappedKey // without its ciphertext
+}
 
 func (e *wrongKeyError) Error() string {
 	return ErrWrongMasterKey.Error() + ": " + e.cause.Error()

@@ -11,7 +11,13 @@
 // works as it does in-process. An error of tenant code is CodeFailed with
 // its Status, as in process: the server marks it with the problem type
 // tokenvault.CodeFailedProblemType, and a reactor's CustomHttpResponseError
-// comes back with its body in Body (decoded when it is JSON).
+// comes back with its body in Body (decoded when it is JSON). A call that
+// gets no answer is Unavailable: naming the server's URL and the cause
+// (connection refused, timeout, TLS) when it cannot be reached, or saying
+// that the context's deadline passed (or it was cancelled), wrapping
+// ctx.Err() so that errors.Is(err, context.DeadlineExceeded) holds. New
+// without an http.Client gives one with timeouts (DefaultTimeout and the
+// transport's), never http.DefaultClient.
 //
 // Each method does what the Vault method of the same name does (see its
 // documentation in package tokenvault); only the transport differs. Where
@@ -45,15 +51,29 @@ import (
 type Client struct {
 	base string
 	hc   *http.Client
+	// stream is for Backup: hc, or, when New made hc, a client on the
+	// same transport without its overall timeout.
+	stream *http.Client
 }
 
 // New returns a client for the API mounted at baseURL (for example
-// "http://127.0.0.1:8080"). A nil hc means http.DefaultClient.
+// "http://127.0.0.1:8080"), calling it with hc. A nil hc means a client of
+// its own (not http.DefaultClient, which waits forever): each call is
+// bounded by DefaultTimeout, and connections by DefaultDialTimeout,
+// DefaultTLSHandshakeTimeout and DefaultResponseHeaderTimeout (Backup by
+// those and its context only). A context's deadline bounds a call as well,
+// and its passing is reported as such: errors.Is(err,
+// context.DeadlineExceeded). A server that cannot be reached is an
+// Unavailable error naming baseURL and why (connection refused, timeout,
+// TLS, unknown host).
 func New(baseURL string, hc *http.Client) *Client {
+	stream := hc
 	if hc == nil {
-		hc = http.DefaultClient
+		t := newTransport()
+		hc = &http.Client{Transport: t, Timeout: DefaultTimeout}
+		stream = &http.Client{Transport: t}
 	}
-	return &Client{base: strings.TrimSuffix(baseURL, "/"), hc: hc}
+	return &Client{base: strings.TrimSuffix(baseURL, "/"), hc: hc, stream: stream}
 }
 
 type idempotencyKeyCtx struct{}
@@ -121,7 +141,7 @@ func (c *Client) do(ctx context.Context, r call) error {
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return &tokenvault.Error{Kind: tokenvault.Unavailable, Message: "the server cannot be reached", Err: err}
+		return c.failed(ctx, "cannot be reached", err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
@@ -134,6 +154,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	dec := json.NewDecoder(res.Body)
 	dec.UseNumber()
 	if err := dec.Decode(r.out); err != nil {
+		if ctx.Err() != nil {
+			return c.failed(ctx, "", err)
+		}
 		return &tokenvault.Error{Kind: tokenvault.Internal, Message: "the server's answer cannot be decoded", Err: err}
 	}
 	return nil

@@ -149,12 +149,12 @@ func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tok
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, &tokenvault.Error{Kind: tokenvault.Unavailable, Message: "the server cannot be reached", Err: err}
+		return nil, c.failed(ctx, "cannot be reached", err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		return nil, &tokenvault.Error{Kind: tokenvault.Unavailable, Message: "the answer could not be read", Err: err}
+		return nil, c.failed(ctx, "stopped answering", err)
 	}
 	var pe struct {
 		ProxyError *struct {

@@ -60,9 +60,9 @@ func (c *Client) Backup(ctx context.Context, operatorKey string, w io.Writer) er
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "bad request: " + err.Error()}
 	}
 	req.Header.Set(apiKeyHeader, operatorKey)
-	res, err := c.hc.Do(req)
+	res, err := c.stream.Do(req)
 	if err != nil {
-		return &tokenvault.Error{Kind: tokenvault.Unavailable, Message: "the server cannot be reached", Err: err}
+		return c.failed(ctx, "cannot be reached", err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
@@ -76,6 +76,9 @@ func (c *Client) Backup(ctx context.Context, operatorKey string, w io.Writer) er
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return c.failed(ctx, "", err)
+		}
 		return &tokenvault.Error{Kind: tokenvault.Unavailable, Message: "the backup transfer failed", Err: err}
 	}
 	return nil

@@ -10,13 +10,28 @@
 //	tokenvault restore -i FILE -data DIR     # make a data directory of a backup
 //	tokenvault <command> -h                  # every flag, with its environment variable
 //
-// With no flags it stores data in ./data/vault.db (bbolt), creates a master
-// key file ./data/master.key (0600) on first run unless TOKENVAULT_MASTER_KEY
-// holds one (64 hex digits), creates a tenant with a management application
-// on first run, prints that application's key once and writes it to
-// ./data/management.key (0600), and listens on 127.0.0.1:8080.
+// With no flags it listens on 127.0.0.1:8080, stores data in
+// ./data/vault.db (bbolt), creates a master key file ./data/master.key
+// (0600) on first run unless TOKENVAULT_MASTER_KEY holds one (64 hex
+// digits), and creates a tenant with a management application on first
+// run, whose key it writes to ./data/management.key (0600): read it from
+// there (KEY=$(cat data/management.key)). The key is never written to the
+// log (stdout). A short banner on stderr says where it is, and shows the
+// key itself only when stderr is a terminal; a server whose output is
+// collected (a container, a pipe) never prints it.
 //
-// Every flag has an environment variable (-addr and TOKENVAULT_ADDR, ...);
+// The server binds its address before it touches the data directory: a
+// port in use fails at once, naming -addr and TOKENVAULT_ADDR, with nothing
+// created, bootstrapped or printed. A second server on a data directory
+// another one holds fails within about a second saying that one is
+// already running there (bbolt locks its file). A data directory without
+// management.key (restored from a backup, copied, or another instance's)
+// is said to have none: its tenants' keys are held by whoever was given
+// them.
+//
+// Durations are written 30s, 15m, 36h or, in days, 400d (or 400 days);
+// -h prints defaults that way. Every flag has an environment variable
+// (-addr and TOKENVAULT_ADDR, ...);
 // a flag given on the command line wins over its variable. -h lists them
 // all, with the one setting that is an environment variable only
 // (TOKENVAULT_MASTER_KEY: a secret does not belong on a command line).
@@ -28,8 +43,18 @@
 // rotate-master-key generates a new master key, re-wraps every tenant's
 // keyring with it in one transaction (records are sealed with data keys
 // and are not rewritten) and then replaces master.key; the old key no
-// longer opens the store. The new key goes to master.key.new first, so a
-// crash at any point is finished by the next start. With several instances
+// longer opens the store, but it still opens every backup taken before
+// the rotation, so it is kept as master.key.<key id> (0600, the id 8 hex
+// digits derived from the key), and the command logs (at Warn) both key
+// ids, that file, and the command that restores those older backups:
+//
+//	tokenvault restore -i OLD.backup -data NEW-DIR -master-key-file data/master.key.<key id>
+//
+// Keep that file with (but apart from) the backups it opens until they
+// expire, then remove it. The new key goes to master.key.new first, so a
+// crash at any point (kill -9) is finished by the next start or the same
+// command; the temporary files a crash can leave (master.key.*.tmp*) are
+// removed then. With several instances
 // on PostgreSQL, stop the others, rotate on one, and copy its master.key to
 // the others before starting them. A key given in TOKENVAULT_MASTER_KEY is
 // rotated by whoever sets it (Vault.RotateMasterKey, PreviousMasterKeys).
@@ -125,7 +150,10 @@
 // http://127.0.0.1:8080) with the operator key (TOKENVAULT_OPERATOR_KEY, or
 // -operator-key-file, TOKENVAULT_OPERATOR_KEY_FILE, default
 // ./data/operator.key); what one invocation acts on (a name, an id, a file)
-// is given on its command line only.
+// is given on its command line only. A server they cannot reach is named
+// with the cause (connection refused, timeout, TLS) and the setting
+// (-server); a key it refuses, with where it was read and the settings
+// that give another.
 //
 //	tokenvault tenant create [-owner-email A] [-application-name N] NAME
 //	                                         # prints the tenant as JSON, with
@@ -140,15 +168,19 @@
 // no partial file. On PostgreSQL the server answers 422: use pg_dump or
 // pg_basebackup. A backup is as encrypted as the store and holds no master
 // key; keep master.key elsewhere, and keep the key each backup was taken
-// under (rotate-master-key replaces it).
+// under (rotate-master-key replaces it, and keeps the one it replaced as
+// master.key.<key id>).
 //
 // tokenvault restore -i FILE -data DIR makes DIR (missing, or empty but for
 // master.key and operator.key: restore never overwrites) the data directory
 // of the backup. The master key comes from TOKENVAULT_MASTER_KEY, or from
-// -master-key-file (the backed-up server's master.key, copied to
+// -master-key-file (the backed-up server's master.key, or for a backup
+// older than a rotation the master.key.<key id> it kept; copied to
 // DIR/master.key), or from DIR/master.key; restore checks that FILE is a
 // whole bbolt database and that the key opens it before it links
-// DIR/vault.db. Then: tokenvault serve -data DIR.
+// DIR/vault.db. A key that does not open it is refused naming the key id
+// the backup needs and the id of the key given. Then: tokenvault serve
+// -data DIR.
 //
 // Several instances can serve one PostgreSQL database: give them the same
 // -dsn, -schema and master key (TOKENVAULT_MASTER_KEY). The first instance

@@ -11,16 +11,18 @@ import (
 )
 
 // A command is one of tokenvault's subcommands: it parses its own flags
-// (and environment) from args and writes its results to out.
+// (and environment) from args and writes its results (and its log) to
+// out; errOut takes what is for the person at the terminal only, such as
+// usage after a bad command line and the management key banner.
 type command struct {
 	summary string
-	run     func(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error
+	run     func(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error
 }
 
 // commands lists the subcommands; serve is the default.
 var commands = map[string]command{
-	"serve": {"serve the API (the default)", func(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
-		return run(ctx, args, getenv, out, nil)
+	"serve": {"serve the API (the default)", func(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
+		return run(ctx, args, getenv, out, errOut, nil)
 	}},
 	"version":           {"print the module version and VCS revision", versionCommand},
 	"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
@@ -38,11 +40,13 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	return cli(ctx, args, getenv, stdout, stderr)
 }
 
-// Serve is the serve command: it serves until ctx is done. ready, when not
-// nil, receives the listening address once the server accepts connections
-// (for tests, such as contrib/cloudkms's).
+// Serve is the serve command: it serves until ctx is done, logging to out.
+// ready, when not nil, receives the listening address once the server
+// accepts connections (for tests, such as contrib/cloudkms's). The
+// management key of a first start is written to <data>/management.key
+// only: Serve prints no banner (Main prints it to stderr).
 func Serve(ctx context.Context, args []string, getenv func(string) string, out io.Writer, ready chan<- string) error {
-	return run(ctx, args, getenv, out, ready)
+	return run(ctx, args, getenv, out, io.Discard, ready)
 }
 
 // cli runs the command args name (serve when args is empty or starts with
@@ -63,7 +67,7 @@ func cli(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printCommands(stderr)
 		return 2
 	}
-	err := cmd.run(ctx, args, getenv, stdout)
+	err := cmd.run(ctx, args, getenv, stdout, stderr)
 	switch {
 	case err == nil:
 		return 0
@@ -90,7 +94,7 @@ func printCommands(w io.Writer) {
 
 // versionCommand prints the main module's version and the VCS revision the
 // binary was built from, as the Go toolchain recorded them.
-func versionCommand(_ context.Context, args []string, _ func(string) string, out io.Writer) error {
+func versionCommand(_ context.Context, args []string, _ func(string) string, out, _ io.Writer) error {
 	fs := newFlagSet("version", "Usage: tokenvault version\n\nPrints the module version and the VCS revision of this build.")
 	fs.SetOutput(out)
 	if err := fs.parse(args, func(string) string { return "" }); err != nil {
@@ -137,23 +141,72 @@ flags (-seal and its settings), the new one by -to and its settings:
                                 gcpckms, azurekeyvault, transit); from -seal
                                 local, <data>/master.key is removed
 
+A local rotation (no -to, or -to local from -seal local) keeps the key it
+replaces as <data>/master.key.<key id> (0600): backups taken before the
+rotation need that key, and only it opens them. The command logs both key
+ids and the restore command for those backups:
+
+  tokenvault restore -i BACKUP -data NEW-DIR -master-key-file <data>/master.key.<key id>
+
+Keep that file with (but apart from) the backups it opens, until they
+expire; then remove it. restore names the key id a backup needs.
+A move from -seal local to another kind removes <data>/master.key (the
+point of an HSM or KMS): copy it first if older backups are kept.
+
 Stop the server first (bbolt locks its file; on PostgreSQL stop every
-instance). An interrupted run is finished by running the same command again.`
+instance). An interrupted run (kill -9, power loss) is finished by running
+the same command again, or by the next tokenvault serve: master.key.new is
+made the master key, and temporary key files (master.key.*.tmp*) are
+removed.`
+
+// rotateFlagNames are the server's flags rotate-master-key takes: where
+// the store is, the log, and (added by sealFlags) the root of trust.
+var rotateFlagNames = []string{"data", "store", "dsn", "schema", "log-level", "log-format"}
+
+// parseRotateConfig reads rotate-master-key's flags: the server's that say
+// where the store and its root of trust are, and its own (-to ...). -h
+// lists only these.
+func parseRotateConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	c := defaultConfig()
+	all := serveFlags(&c)
+	fs := newFlagSet("rotate-master-key", rotateMasterKeyUsage)
+	fs.SetOutput(out)
+	fs.envOnly = envOnlyNamed("TOKENVAULT_MASTER_KEY", "TOKENVAULT_PKCS11_PIN")
+	for _, name := range rotateFlagNames {
+		f := all.Lookup(name)
+		fs.Var(f.Value, f.Name, f.Usage)
+		fs.Bind(f.Name, all.env[f.Name])
+	}
+	sealFlags(fs, &c) // writes into c, as all's did; c.flags is fs now
+	fs.StringVar(&c.rotateTo, "to", c.rotateTo, "the `kind` of root of trust to move to: "+strings.Join(allSealKinds(), ", ")+"; default -seal's")
+	fs.Bind("to", "TOKENVAULT_ROTATE_TO")
+	fs.StringVar(&c.toPKCS11KeyLabel, "to-pkcs11-key-label", c.toPKCS11KeyLabel, "`label` of the new key in the token, for -to pkcs11; default -pkcs11-key-label")
+	fs.Bind("to-pkcs11-key-label", "TOKENVAULT_ROTATE_TO_PKCS11_KEY_LABEL")
+	fs.StringVar(&c.toKMSAEADKeyFile, "to-kms-aead-key-file", c.toKMSAEADKeyFile, "`file` holding the new key of -to kms-aead (64 hex digits)")
+	fs.Bind("to-kms-aead-key-file", "TOKENVAULT_ROTATE_TO_KMS_AEAD_KEY_FILE")
+	if err := fs.parse(args, getenv); err != nil {
+		return c, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("unexpected argument %q (tokenvault rotate-master-key [flags])", fs.Arg(0))
+	case c.store != "bolt" && c.store != "postgres":
+		return c, fmt.Errorf("-store must be bolt or postgres, not %q", c.store)
+	case c.store == "postgres" && c.dsn == "":
+		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
+	case c.logFormat != "text" && c.logFormat != "json":
+		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
+	}
+	return c, checkSeal(c, getenv)
+}
 
 // rotateMasterKeyCommand moves the store the serve flags name to a new
 // master key or key wrapper, then exits. The server must not be running on
 // a bbolt store (the file is locked); on PostgreSQL, stop the other
-// instances first.
-func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
-	cfg, err := parseConfigWith(args, getenv, out, func(fs *FlagSet, c *config) {
-		fs.usage = rotateMasterKeyUsage
-		fs.StringVar(&c.rotateTo, "to", c.rotateTo, "the `kind` of root of trust to move to: "+strings.Join(allSealKinds(), ", ")+"; default -seal's")
-		fs.Bind("to", "TOKENVAULT_ROTATE_TO")
-		fs.StringVar(&c.toPKCS11KeyLabel, "to-pkcs11-key-label", c.toPKCS11KeyLabel, "`label` of the new key in the token, for -to pkcs11; default -pkcs11-key-label")
-		fs.Bind("to-pkcs11-key-label", "TOKENVAULT_ROTATE_TO_PKCS11_KEY_LABEL")
-		fs.StringVar(&c.toKMSAEADKeyFile, "to-kms-aead-key-file", c.toKMSAEADKeyFile, "`file` holding the new key of -to kms-aead (64 hex digits)")
-		fs.Bind("to-kms-aead-key-file", "TOKENVAULT_ROTATE_TO_KMS_AEAD_KEY_FILE")
-	})
+// instances first. A local rotation keeps the previous key (previousKeyFile)
+// and says which backups need it.
+func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(string) string, out, _ io.Writer) error {
+	cfg, err := parseRotateConfig(args, getenv, out)
 	if err != nil {
 		return err
 	}

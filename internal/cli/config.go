@@ -237,9 +237,9 @@ func serveFlags(c *config) *FlagSet {
 	def("allow-private-destinations", "TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS")
 	fs.BoolVar(&c.trustForwardedFor, "trust-forwarded-for", c.trustForwardedFor, "take the client address (for the failed-authentication throttle) from the last X-Forwarded-For entry;\nonly behind a reverse proxy that sets it")
 	def("trust-forwarded-for", "TOKENVAULT_TRUST_FORWARDED_FOR")
-	fs.DurationVar(&c.logRetention, "log-retention", c.logRetention, "how long audit log lines are kept; 0 keeps them forever")
+	fs.Var(newDurationValue(&c.logRetention), "log-retention", "how long audit log lines are kept, a `duration` such as 400d (400 days), 9600h or 30m; 0 keeps them forever")
 	def("log-retention", "TOKENVAULT_LOG_RETENTION")
-	fs.DurationVar(&c.cvcRetention, "cvc-retention", c.cvcRetention, "how long a card's cvc is kept after it was written, such as 15m; 0 means the library's default, 1h")
+	fs.Var(newDurationValue(&c.cvcRetention), "cvc-retention", "how long a card's cvc is kept after it was written, a `duration` such as 15m; 0 means the library's default, 1h")
 	def("cvc-retention", "TOKENVAULT_CVC_RETENTION")
 	fs.Float64Var(&c.ratePerKey, "rate-per-key", c.ratePerKey, "requests per second one API or session key may make, per instance; 0: no limit")
 	def("rate-per-key", "TOKENVAULT_RATE_PER_KEY")
@@ -249,7 +249,7 @@ func serveFlags(c *config) *FlagSet {
 	def("sessions-per-application", "TOKENVAULT_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before it gets 429, per instance; 0: no limit")
 	def("auth-failures-per-minute", "TOKENVAULT_AUTH_FAILURES_PER_MINUTE")
-	fs.TextVar(&c.logLevel, "log-level", c.logLevel, "least `level` logged: debug, info, warn or error")
+	fs.Var((*levelValue)(&c.logLevel), "log-level", "least `level` logged: debug, info, warn or error")
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
@@ -273,11 +273,11 @@ func serveFlags(c *config) *FlagSet {
 	def("smtp-from", "TOKENVAULT_SMTP_FROM")
 	fs.StringVar(&c.smtpTLS, "smtp-tls", c.smtpTLS, "how the SMTP connection is secured, the `mode`: starttls (required, refused if the server does not offer it), tls (implicit, port 465),\nor none (clear text; only to a loopback -smtp-host)")
 	def("smtp-tls", "TOKENVAULT_SMTP_TLS")
-	fs.DurationVar(&c.smtpTimeout, "smtp-timeout", c.smtpTimeout, "how long sending one invitation e-mail may take")
+	fs.Var(newDurationValue(&c.smtpTimeout), "smtp-timeout", "how long sending one invitation e-mail may take, a `duration` such as 30s or 2m")
 	def("smtp-timeout", "TOKENVAULT_SMTP_TIMEOUT")
 	fs.StringVar(&c.auditFile, "audit-file", c.auditFile, "export every audit log line, as JSON lines, to this `file` (created 0600), at least once;\nit is renamed file.1 (file.2, ...) past -audit-file-max-bytes")
 	def("audit-file", "TOKENVAULT_AUDIT_FILE")
-	fs.Int64Var(&c.auditFileMaxBytes, "audit-file-max-bytes", c.auditFileMaxBytes, "size at which -audit-file is rotated")
+	fs.Var((*sizeValue)(&c.auditFileMaxBytes), "audit-file-max-bytes", "`size` at which -audit-file is rotated, in bytes or such as 100MiB")
 	def("audit-file-max-bytes", "TOKENVAULT_AUDIT_FILE_MAX_BYTES")
 	fs.IntVar(&c.auditFileKeep, "audit-file-keep", c.auditFileKeep, "rotated audit files kept (file.1 to file.N); the oldest is removed")
 	def("audit-file-keep", "TOKENVAULT_AUDIT_FILE_KEEP")
@@ -375,7 +375,7 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 	case c.gcHeadroomMiB < 0 || c.gcHeadroomMiB > maxGCHeadroomMiB:
 		return c, fmt.Errorf("-gc-headroom must be from 0 to %d MiB, not %d", maxGCHeadroomMiB, c.gcHeadroomMiB)
 	case c.cvcRetention < 0:
-		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", c.cvcRetention)
+		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", formatDuration(c.cvcRetention))
 	case c.ratePerKey < 0 || c.ratePerTenant < 0:
 		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
 	case c.logFormat != "text" && c.logFormat != "json":

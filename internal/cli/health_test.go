@@ -79,7 +79,7 @@ func TestTLS(t *testing.T) {
 	if !strings.Contains(out.String(), "https://") {
 		t.Errorf("the log does not say https:\n%s", out)
 	}
-	err = run(context.Background(), []string{"-tls-cert", certFile}, func(string) string { return "" }, io.Discard, nil)
+	err = run(context.Background(), []string{"-tls-cert", certFile}, func(string) string { return "" }, io.Discard, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "go together") {
 		t.Errorf("-tls-cert alone = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,9 +83,10 @@ var operatorEnvOnly = []struct{ name, usage string }{
 	{"TOKENVAULT_OPERATOR_KEY", "the operator key, instead of -operator-key-file (a secret: no flag)"},
 }
 
-// operatorFlags are how an operator command reaches the server.
+// operatorFlags are how an operator command reaches the server; keyFrom
+// says where the key was read (connect), for messages.
 type operatorFlags struct {
-	server, keyFile string
+	server, keyFile, keyFrom string
 }
 
 // newOperatorFlagSet is a FlagSet with -server and -operator-key-file,
@@ -100,16 +102,35 @@ func newOperatorFlagSet(name, usage string, o *operatorFlags) *FlagSet {
 	return fs
 }
 
-// connect returns a client of the server and the operator key.
-func (o operatorFlags) connect(getenv func(string) string) (*client.Client, string, error) {
+// connect returns a client of the server and the operator key, and
+// remembers where the key came from (for explain).
+func (o *operatorFlags) connect(getenv func(string) string) (*client.Client, string, error) {
 	key := strings.TrimSpace(getenv("TOKENVAULT_OPERATOR_KEY"))
+	o.keyFrom = "TOKENVAULT_OPERATOR_KEY"
 	if key == "" {
 		var err error
 		if key, err = readOperatorKey(o.keyFile); err != nil {
 			return nil, "", fmt.Errorf("the operator key: %w (give -operator-key-file or TOKENVAULT_OPERATOR_KEY)", err)
 		}
+		o.keyFrom = o.keyFile
 	}
 	return client.New(o.server, nil), key, nil
+}
+
+// explain adds to an error of the server's client the setting to change:
+// -server (TOKENVAULT_SERVER) when the server cannot be reached, the
+// operator key's when the server refuses it.
+func (o *operatorFlags) explain(err error) error {
+	var ue *url.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return fmt.Errorf("%w (the server's URL is set with -server or TOKENVAULT_SERVER; is it running there?)", err)
+	case errors.Is(err, tokenvault.ErrUnauthenticated):
+		return fmt.Errorf("%w: the server at %s refused the operator key from %s; give the server's operator key (its <data>/operator.key, or the TOKENVAULT_OPERATOR_KEY it was started with) with -operator-key-file or TOKENVAULT_OPERATOR_KEY", err, o.server, o.keyFrom)
+	}
+	return err
 }
 
 const tenantUsage = `Usage: tokenvault tenant create [flags] NAME
@@ -123,7 +144,7 @@ list prints every tenant (id, name, creation time). delete removes a
 tenant with all of its data, at once and for good.`
 
 // tenantCommand runs tenant create, list or delete.
-func tenantCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+func tenantCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fmt.Fprintln(out, tenantUsage)
@@ -151,8 +172,15 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	want := map[string]int{"create": 1, "list": 0, "delete": 1}[sub]
 	if fs.NArg() != want {
+		// The usage first, then what was wrong (cli prints it last).
+		fs.SetOutput(errOut)
+		fs.Usage()
+		fmt.Fprintln(errOut)
 		what := map[string]string{"create": "one NAME", "list": "no argument", "delete": "one TENANT-ID"}[sub]
-		return usageError{fmt.Errorf("tenant %s takes %s after its flags, not %q", sub, what, fs.Args())}
+		if fs.NArg() == 0 {
+			return usageError{fmt.Errorf("tenant %s takes %s after its flags", sub, what)}
+		}
+		return usageError{fmt.Errorf("tenant %s takes %s after its flags, not %s", sub, what, strings.Join(fs.Args(), " "))}
 	}
 	c, key, err := o.connect(getenv)
 	if err != nil {
@@ -163,7 +191,7 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 		req.Name = fs.Arg(0)
 		boot, err := c.CreateTenant(ctx, key, req)
 		if err != nil {
-			return err
+			return o.explain(err)
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -175,7 +203,7 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 		for {
 			p, err := c.ListTenants(ctx, key, page)
 			if err != nil {
-				return err
+				return o.explain(err)
 			}
 			for _, t := range p.Data {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Name, t.CreatedAt.Format("2006-01-02T15:04:05Z07:00"))
@@ -188,7 +216,7 @@ func tenantCommand(ctx context.Context, args []string, getenv func(string) strin
 		return tw.Flush()
 	default:
 		if err := c.DeleteTenant(ctx, key, fs.Arg(0)); err != nil {
-			return err
+			return o.explain(err)
 		}
 		fmt.Fprintf(out, "deleted tenant %s and all of its data\n", fs.Arg(0))
 		return nil
@@ -207,10 +235,12 @@ failed backup leaves no FILE and no partial file.
 
 The snapshot is as encrypted as the store and does not hold the master
 key: keep <data>/master.key (or TOKENVAULT_MASTER_KEY), which restore
-needs, somewhere else than the backups.`
+needs, somewhere else than the backups. rotate-master-key replaces that
+key and keeps the one it replaced as <data>/master.key.<key id>: backups
+taken before the rotation need that one (restore names the id it needs).`
 
 // backupCommand streams GET /operator/backup to a file.
-func backupCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+func backupCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
 	var o operatorFlags
 	fs := newOperatorFlagSet("backup", backupUsage, &o)
 	fs.SetOutput(out)
@@ -228,7 +258,7 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	n, err := writeFileAtomically(file, func(f *os.File) error {
 		if err := c.Backup(ctx, key, f); err != nil {
-			return err
+			return o.explain(err)
 		}
 		if err := f.Sync(); err != nil {
 			return err
@@ -278,11 +308,14 @@ not exist, or be empty but for master.key and operator.key: restore never
 overwrites data.
 
 The backup does not hold the master key. restore takes the master key the
-backed-up server had when the backup was taken from, in this order:
+backed-up server had when the backup was taken, in this order:
 TOKENVAULT_MASTER_KEY; the file -master-key-file names (that server's
-<data>/master.key), which is then copied to DIR/master.key; DIR/master.key.
-It checks that FILE is a whole bbolt database and that the key opens it
-before anything is written to DIR/vault.db. The server's management.key
+<data>/master.key, or, for a backup taken before a rotate-master-key, the
+<data>/master.key.<key id> the rotation kept), which is then copied to
+DIR/master.key; DIR/master.key. It checks that FILE is a whole bbolt
+database and that the key opens it before anything is written to
+DIR/vault.db; a key that does not open it is refused with the id of the
+key the backup needs and the id of the key given. The server's management.key
 and operator.key are not part of a backup: serve creates a new
 operator.key on its first start in DIR.
 
@@ -292,7 +325,7 @@ checked with that wrapper instead, given by the same -seal flags as serve
 read or written.`
 
 // restoreCommand installs a backup file as a new data directory.
-func restoreCommand(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+func restoreCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
 	fl := newFlagSet("restore", restoreUsage)
 	fl.envOnly = envOnlyNamed("TOKENVAULT_MASTER_KEY", "TOKENVAULT_PKCS11_PIN")
 	fl.SetOutput(out)
@@ -302,7 +335,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	fl.StringVar(&in, "i", "", "backup `file` to restore (required)")
 	fl.StringVar(&dir, "data", "data", "data `directory` to restore into: missing, or empty but for master.key and operator.key")
 	fl.Bind("data", "TOKENVAULT_DATA")
-	fl.StringVar(&keyFile, "master-key-file", "", "`file` holding the master key the backup was taken under (the backed-up server's master.key); copied to DIR/master.key")
+	fl.StringVar(&keyFile, "master-key-file", "", "`file` holding the master key the backup was taken under (the backed-up server's master.key, or the\nmaster.key.<key id> a later rotate-master-key kept); copied to DIR/master.key")
 	if err := fl.parse(args, getenv); err != nil {
 		return err
 	}
@@ -331,6 +364,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	var master []byte
 	var kw tokenvault.KeyWrapper
 	copyKey := false
+	keyFrom := "TOKENVAULT_MASTER_KEY" // where master came from, for errors
 	switch {
 	case sc.seal != sealLocal:
 		var closeKW func() error
@@ -343,7 +377,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		master, err = decodeKey(strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")), "TOKENVAULT_MASTER_KEY")
 	case keyFile != "":
 		master, err = readMasterKeyFile(keyFile)
-		copyKey = true
+		copyKey, keyFrom = true, keyFile
 		if existing, rerr := readMasterKeyFile(dirKey); rerr == nil {
 			if string(existing) != string(master) {
 				return fmt.Errorf("%s holds another master key than %s", dirKey, keyFile)
@@ -352,6 +386,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		}
 	default:
 		master, err = readMasterKeyFile(dirKey)
+		keyFrom = dirKey
 		if errors.Is(err, fs.ErrNotExist) {
 			return errors.New("restore needs the master key the backup was taken under: TOKENVAULT_MASTER_KEY, -master-key-file, or DIR/master.key")
 		}
@@ -386,10 +421,21 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	}
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, MasterKey: master, KeyWrapper: kw, SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
+		needs, named := tokenvault.NeededKey(err)
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) && kw != nil {
+			if named {
+				return fmt.Errorf("the -seal %s key wrapper does not open %s, which was taken under the %s key %q (version %q): give the settings of the server the backup was taken from: %w", sc.seal, in, needs.Kind, needs.KeyID, needs.Version, err)
+			}
 			return fmt.Errorf("the -seal %s key wrapper does not open %s: give the settings of the server the backup was taken from: %w", sc.seal, in, err)
 		}
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if named && needs.Kind == "local" {
+				return fmt.Errorf("the master key does not open %s: it was taken under master key %s, and %s holds master key %s; give the key of that id with -master-key-file (rotate-master-key keeps a key it replaced as <data>/%s)",
+					in, needs.KeyID, keyFrom, localKeyID(master), previousKeyFile(needs.KeyID))
+			}
+			if named {
+				return fmt.Errorf("the master key does not open %s: it was taken under the %s key %q: give that root of trust with -seal and its settings", in, needs.Kind, needs.KeyID)
+			}
 			return fmt.Errorf("the master key does not open %s: give the key of the server the backup was taken from", in)
 		}
 		return err
@@ -415,7 +461,14 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if err := os.Link(tmpPath, target); err != nil {
 		return fmt.Errorf("install %s: %w", target, err)
 	}
-	fmt.Fprintf(out, "restored %s into %s (%d tenants); start it with: tokenvault serve -data %s\n", in, target, tenants.Pagination.TotalItems, dir)
+	under := "its key wrapper"
+	if master != nil {
+		under = "master key " + localKeyID(master) + ", in " + dirKey
+		if !copyKey && keyFrom == "TOKENVAULT_MASTER_KEY" {
+			under = "master key " + localKeyID(master) + ", from TOKENVAULT_MASTER_KEY"
+		}
+	}
+	fmt.Fprintf(out, "restored %s into %s (%d tenants, under %s); start it with: tokenvault serve -data %s\n", in, target, tenants.Pagination.TotalItems, under, dir)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -14,19 +15,90 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Master key rotation with key files, safe against a crash at any point.
 //
 // A rotation first writes the new key to master.key.new (0600, synced),
-// then re-wraps every keyring in the store with it (one transaction), and
-// only then renames master.key.new over master.key. A start that finds
-// master.key.new finishes whatever was interrupted: it opens the store
-// knowing both keys, re-wraps again (harmless if the first attempt had
-// committed) and renames. At no moment does the store hold data that no
-// key file can open.
+// keeps the current key as master.key.<key id> (0600, synced: backups
+// taken before the rotation need it), then re-wraps every keyring in the
+// store with the new key (one transaction), and only then renames
+// master.key.new over master.key. A start that finds master.key.new
+// finishes whatever was interrupted: it opens the store knowing both keys,
+// re-wraps again (harmless if the first attempt had committed) and
+// renames. At no moment does the store, or a backup of it, hold data that
+// no key file can open. Temporary files (master.key.*.tmp*) that a crash
+// left before any key file they were to become existed are removed by the
+// next start, once it holds the store.
 
 const pendingKeyFile = "master.key.new"
+
+// previousKeyFile is the name a master key is kept under after a rotation
+// replaced it: master.key.<its key id>, which restore names when a backup
+// needs it.
+func previousKeyFile(keyID string) string { return "master.key." + keyID }
+
+// localKeyID is tokenvault.LocalKeyID for a key already checked.
+func localKeyID(key []byte) string {
+	id, err := tokenvault.LocalKeyID(key)
+	if err != nil {
+		return "unknown"
+	}
+	return id
+}
+
+// keepPreviousKey writes key to <dataDir>/master.key.<key id> (0600,
+// synced) unless that file holds it already, and returns the file's path.
+// It never replaces a file that holds another key.
+func keepPreviousKey(dataDir string, key []byte) (string, error) {
+	path := filepath.Join(dataDir, previousKeyFile(localKeyID(key)))
+	if b, err := os.ReadFile(path); err == nil {
+		if k, err := decodeKey(strings.TrimSpace(string(b)), path); err != nil || !bytes.Equal(k, key) {
+			return "", fmt.Errorf("%s exists and does not hold the master key of that id: move it away and run again", path)
+		}
+		return path, nil
+	}
+	f, err := os.CreateTemp(dataDir, filepath.Base(path)+".tmp*") // 0600
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // linked to path below, or failed
+	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(tmp, path) // never replaces a file
+	}
+	if err != nil {
+		return "", fmt.Errorf("keep the previous master key: %w", err)
+	}
+	return path, syncDir(dataDir)
+}
+
+// removeRotationLeftovers removes the temporary files of key files
+// (master.key.new.tmp*, master.key.<id>.tmp*) that a crash left behind:
+// each was renamed or linked to its key file once whole, and nothing in
+// the store was wrapped under a key before that, so none is needed. The
+// caller holds the store (bbolt's lock), so no rotation is writing them.
+func removeRotationLeftovers(dataDir string, log *slog.Logger) error {
+	left, err := filepath.Glob(filepath.Join(dataDir, "master.key.*.tmp*"))
+	if err != nil {
+		return err
+	}
+	for _, f := range left {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove what an interrupted master key rotation left: %w", err)
+		}
+		log.Info("removed what an interrupted master key rotation left", "file", f)
+	}
+	return nil
+}
 
 // readPendingKey returns the key of an interrupted rotation, or nil.
 func readPendingKey(dataDir string) ([]byte, error) {
@@ -69,16 +141,29 @@ func writePendingKey(dataDir string) ([]byte, error) {
 	return key, syncDir(dataDir)
 }
 
-// finishRotation re-wraps the store with newKey and makes master.key.new
-// the master key file.
-func finishRotation(ctx context.Context, v *tokenvault.Vault, dataDir string, newKey []byte) error {
+// finishRotation keeps oldKey as master.key.<id>, re-wraps the store with
+// newKey, makes master.key.new the master key file, and logs which key
+// older backups need and where it is kept.
+func finishRotation(ctx context.Context, v *tokenvault.Vault, dataDir string, oldKey, newKey []byte, log *slog.Logger) error {
+	kept, err := keepPreviousKey(dataDir, oldKey)
+	if err != nil {
+		return fmt.Errorf("rotate master key: %w", err)
+	}
 	if err := v.RotateMasterKey(ctx, newKey); err != nil {
 		return fmt.Errorf("rotate master key: %w", err)
 	}
 	if err := os.Rename(filepath.Join(dataDir, pendingKeyFile), filepath.Join(dataDir, "master.key")); err != nil {
 		return fmt.Errorf("rotate master key: the store now needs %s: %w", pendingKeyFile, err)
 	}
-	return syncDir(dataDir)
+	if err := syncDir(dataDir); err != nil {
+		return err
+	}
+	oldID := localKeyID(oldKey)
+	log.Warn("rotated the master key: backups taken before now need the previous key, kept in previous_key_file (0600); keep it with those backups, apart from them, until they expire",
+		"key_file", filepath.Join(dataDir, "master.key"), "key_id", localKeyID(newKey),
+		"previous_key_id", oldID, "previous_key_file", kept,
+		"restore_older_backups", "tokenvault restore -i BACKUP -data NEW-DIR -master-key-file "+kept)
+	return nil
 }
 
 // syncDir makes a file created or renamed in dir durable.
@@ -121,6 +206,7 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 
 	// The current wrapper.
 	var cur tokenvault.KeyWrapper
+	var curKeyID string // of a local master key
 	if cfg.seal == sealLocal {
 		if strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != "" {
 			return errors.New("rotate-master-key moves the store from <data>/master.key; with the key in TOKENVAULT_MASTER_KEY use tokenvault.Vault.RotateKeyWrapper")
@@ -136,6 +222,7 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 		if cur, err = tokenvault.NewLocalKeyWrapper(key); err != nil {
 			return err
 		}
+		curKeyID = localKeyID(key)
 	} else {
 		kw, closeKW, err := keyWrapper(ctx, cfg.seal, cfg, getenv, cfg.pkcs11KeyLabel, cfg.kmsAEADKeyFile)
 		if err != nil {
@@ -216,9 +303,17 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 	}
 	v, err := tokenvault.Open(ctx, opts)
 	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return fmt.Errorf("a tokenvault is already running on the data directory %s (%s is locked by another process): stop it first", cfg.dataDir, opts.Path)
+		}
 		return err
 	}
 	closers = append(closers, v.Close)
+	if cfg.store != "postgres" {
+		if err := removeRotationLeftovers(cfg.dataDir, log); err != nil {
+			return err
+		}
+	}
 	if err := v.RotateKeyWrapper(ctx, next); err != nil {
 		return fmt.Errorf("rotate: %w", err)
 	}
@@ -241,7 +336,8 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 		if err := syncDir(cfg.dataDir); err != nil {
 			return err
 		}
-		log.Info("removed the old master key file: backups taken before this rotation need that key", "key_file", masterFile)
+		log.Warn("removed the old master key file, as a move to "+cfg.rotateTo+" means: backups taken before this rotation need that key (restore names its id) and only a copy made before can open them",
+			"key_file", masterFile, "previous_key_id", curKeyID)
 	}
 	for _, c := range counts {
 		log.Info("rotated the master key", "to", cfg.rotateTo, "kind", c.Kind, "key_id", c.KeyID, "version", c.Version, "keyrings", c.Count)

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -111,7 +112,7 @@ func TestRotateMasterKey(t *testing.T) {
 
 	t.Run("key from the environment", func(t *testing.T) {
 		env := map[string]string{"TOKENVAULT_MASTER_KEY": hex.EncodeToString(readKey(t))}
-		err := rotateMasterKeyCommand(context.Background(), []string{"-data", dir}, func(k string) string { return env[k] }, &syncBuffer{})
+		err := rotateMasterKeyCommand(context.Background(), []string{"-data", dir}, func(k string) string { return env[k] }, &syncBuffer{}, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "TOKENVAULT_MASTER_KEY") {
 			t.Errorf("rotate-master-key = %v, want a refusal naming TOKENVAULT_MASTER_KEY", err)
 		}

@@ -14,19 +14,31 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/postgres"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
-// run serves until ctx is done. ready, when not nil, receives the listening
-// address once the server accepts connections (for tests).
-func run(ctx context.Context, args []string, getenv func(string) string, out io.Writer, ready chan<- string) error {
+// run serves until ctx is done, logging to out. ready, when not nil,
+// receives the listening address once the server accepts connections (for
+// tests). It binds -addr before anything else: a server that cannot listen
+// writes nothing into the data directory, bootstraps no tenant and prints
+// no key. The management key of a first start is written to
+// <data>/management.key (0600) only; errOut gets a banner saying so, with
+// the key itself only when errOut is a terminal (keyBanner), never the log.
+func run(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer, ready chan<- string) error {
 	cfg, err := parseConfigTo(args, getenv, out)
 	if err != nil {
 		return err
 	}
+	ln, err := listen(cfg.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // closed already when served (Shutdown); not otherwise
 	log := logger(out, cfg.logFormat, cfg.logLevel)
 	defer startGCHeadroom(uint64(cfg.gcHeadroomMiB)<<20, getenv)()
 	mailer, err := newMailer(cfg, getenv, log)
@@ -50,6 +62,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if m != nil {
 		m.watch(v)
 	}
+	operatorKey, operatorKeyFrom, err := loadOperatorKey(cfg, getenv)
+	if err != nil {
+		return err
+	}
 	hasTenants, err := v.HasTenants(ctx)
 	if err != nil {
 		return err
@@ -63,21 +79,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		if err := os.WriteFile(keyFile, []byte(boot.Application.Key+"\n"), 0o600); err != nil {
 			return err
 		}
-		// Printed once, on purpose: this is the only place an operator sees
-		// the first key. It is not written to the log.
-		fmt.Fprintf(out, "\nCreated tenant %s with a management application.\nIts API key (shown once, also saved to %s):\n\n    %s\n\n",
-			boot.Tenant.ID, keyFile, boot.Application.Key)
+		log.Info("created a tenant with a management application; its key is in the key file, never in the log",
+			"tenant", boot.Tenant.ID, "key_file", keyFile)
+		keyBanner(errOut, boot.Tenant.ID, keyFile, boot.Application.Key)
 	}
 
-	operatorKey, operatorKeyFrom, err := loadOperatorKey(cfg, getenv)
-	if err != nil {
-		return err
-	}
-
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return err
-	}
 	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
 	defer requestLines.Close() // after the server has shut down: its last lines
 	requests := logger(requestLines, cfg.logFormat, cfg.logLevel)
@@ -86,8 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if cfg.tlsCert != "" {
 		scheme = "https"
 	}
-	log.Info("listening", "addr", scheme+"://"+ln.Addr().String(), "data", where,
-		"key_file", keyFile, "operator_key", operatorKeyFrom, "try", fmt.Sprintf("curl -H \"SVC-API-KEY: $(cat %s)\" %s://%s/applications", keyFile, scheme, ln.Addr()))
+	log.Info("listening", append([]any{"addr", scheme + "://" + ln.Addr().String(), "data", where, "operator_key", operatorKeyFrom},
+		managementKeyAttrs(keyFile, scheme+"://"+ln.Addr().String())...)...)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -115,6 +121,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	return nil
+}
+
+// listen binds addr, saying which setting to change when it cannot: the
+// address in use (another server there) is the common case.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case err == nil:
+		return ln, nil
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another tokenvault, or another program, listens there); stop it, or give another address with -addr or TOKENVAULT_ADDR", addr)
+	}
+	return nil, fmt.Errorf("cannot listen on %s (-addr or TOKENVAULT_ADDR): %w", addr, err)
 }
 
 // Server timeouts: a client must send its headers within 10 s and the whole
@@ -276,27 +295,36 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) && cfg.seal == sealLocal {
 			err = fmt.Errorf("%w (if the store's keys are in an HSM or KMS, give -seal and its settings)", err)
 		}
+		if errors.Is(err, berrors.ErrTimeout) {
+			// bbolt's file lock: another process has the store open.
+			err = fmt.Errorf("a tokenvault is already running on the data directory %s (%s is locked by another process): stop it first, or give another directory with -data or TOKENVAULT_DATA", cfg.dataDir, opts.Path)
+		}
 		return nil, "", nil, err
 	}
 	closers = append(closers, v.Close)
-	switch {
-	case pendingKey != nil:
-		if err := finishRotation(ctx, v, cfg.dataDir, pendingKey); err != nil {
+	if cfg.seal == sealLocal && masterKey != nil && strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) == "" {
+		if err := removeRotationLeftovers(cfg.dataDir, log); err != nil {
 			closeAll()
 			return nil, "", nil, err
 		}
-		log.Info("finished an interrupted master key rotation", "key_file", filepath.Join(cfg.dataDir, "master.key"))
+	}
+	switch {
+	case pendingKey != nil:
+		log.Info("finishing an interrupted master key rotation", "pending_key_file", filepath.Join(cfg.dataDir, pendingKeyFile))
+		if err := finishRotation(ctx, v, cfg.dataDir, masterKey, pendingKey, log); err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
 	case cfg.rotateMasterKey:
 		newKey, err := writePendingKey(cfg.dataDir)
 		if err != nil {
 			closeAll()
 			return nil, "", nil, err
 		}
-		if err := finishRotation(ctx, v, cfg.dataDir, newKey); err != nil {
+		if err := finishRotation(ctx, v, cfg.dataDir, masterKey, newKey, log); err != nil {
 			closeAll()
 			return nil, "", nil, err
 		}
-		log.Info("rotated the master key", "key_file", filepath.Join(cfg.dataDir, "master.key"))
 	}
 	return v, where, closeAll, nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -96,7 +97,7 @@ func TestSealPKCS11(t *testing.T) {
 			before := snapshot(t, tc.dir)
 			out := &syncBuffer{}
 			args := append([]string{"-addr", "127.0.0.1:0", "-data", tc.dir}, tc.flags...)
-			err := run(context.Background(), args, func(k string) string { return tc.env[k] }, out, nil)
+			err := run(context.Background(), args, func(k string) string { return tc.env[k] }, out, io.Discard, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run = %v, want an error about %q", err, tc.want)
 			}
@@ -143,7 +144,7 @@ func TestRotateToPKCS11AndBack(t *testing.T) {
 		t.Helper()
 		before := snapshot(t, dir)
 		args := append([]string{"-addr", "127.0.0.1:0", "-data", dir}, flags...)
-		if err := run(context.Background(), args, func(k string) string { return env[k] }, &syncBuffer{}, nil); err == nil || !strings.Contains(err.Error(), "does not open") {
+		if err := run(context.Background(), args, func(k string) string { return env[k] }, &syncBuffer{}, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "does not open") {
 			t.Errorf("run %v = %v, want a refusal", flags, err)
 		}
 		if !sameFiles(before, snapshot(t, dir)) {

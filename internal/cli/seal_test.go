@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -121,17 +122,30 @@ func TestSealKMSAEAD(t *testing.T) {
 	keyFile, wrongFile := filepath.Join(keys, "aead.key"), filepath.Join(keys, "wrong.key")
 	writeKey(t, keyFile)
 	writeKey(t, wrongFile)
+	// What a crash during an earlier rotation left: removed by this one.
+	leftover := filepath.Join(dir, pendingKeyFile+".tmp99")
+	if err := os.WriteFile(leftover, []byte("0a"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oldID := localKeyID(readMasterKey(t, filepath.Join(dir, "master.key")))
 	var stderr strings.Builder
+	log := &syncBuffer{}
 	if code := cli(context.Background(), []string{"rotate-master-key", "-data", dir, "-to", "kms-aead", "-to-kms-aead-key-file", keyFile},
-		func(string) string { return "" }, &syncBuffer{}, &stderr); code != 0 {
+		func(string) string { return "" }, log, &stderr); code != 0 {
 		t.Fatalf("rotate-master-key -to kms-aead = %d: %s", code, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "master.key")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("master.key after moving to kms-aead: %v, want it removed", err)
 	}
+	if _, err := os.Stat(leftover); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s is left: %v", leftover, err)
+	}
+	if !strings.Contains(log.String(), "previous_key_id="+oldID) || !strings.Contains(log.String(), "backups taken before this rotation need that key") {
+		t.Errorf("the log does not name the removed key's id %s for older backups:\n%s", oldID, log)
+	}
 	readToken(t, dir, nil, []string{"-seal", "kms-aead", "-kms-aead-key-file", keyFile}, app, id, "kms value")
 	before := snapshot(t, dir)
-	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir, "-seal", "kms-aead", "-kms-aead-key-file", wrongFile}, func(string) string { return "" }, &syncBuffer{}, nil)
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir, "-seal", "kms-aead", "-kms-aead-key-file", wrongFile}, func(string) string { return "" }, &syncBuffer{}, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "kms-aead") {
 		t.Errorf("run with another AEAD key = %v, want a refusal naming kms-aead", err)
 	}
