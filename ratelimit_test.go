@@ -92,9 +92,9 @@ func TestRateChargedOncePerCall(t *testing.T) {
 }
 
 // TestAuthFailuresThrottled: past AuthFailuresPerMinute failed
-// authentications from one address, its calls are RateLimited without the
-// key being checked (a valid key too); other addresses and in-process
-// callers without an address are not.
+// authentications from one address, its further failures are RateLimited;
+// a valid key from that address is never refused, other addresses and
+// in-process callers without an address are not throttled.
 func TestAuthFailuresThrottled(t *testing.T) {
 	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 3 })
 	from := func(addr string) context.Context {
@@ -106,24 +106,26 @@ func TestAuthFailuresThrottled(t *testing.T) {
 	}
 	_, err := e.v.GetTenant(from("203.0.113.9"), "key_wrong")
 	wantRateLimited(t, "a fourth wrong key", err, 20*time.Second)
-	_, err = e.v.GetTenant(from("203.0.113.9"), e.mgmt)
-	wantRateLimited(t, "a valid key from the throttled address", err, 20*time.Second)
-	if _, err := e.v.GetTenant(from("198.51.100.7"), e.mgmt); err != nil {
-		t.Errorf("another address: %v", err)
+	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
+		t.Errorf("a valid key from the throttled address: %v", err)
 	}
+	_, err = e.v.GetTenant(from("203.0.113.9"), "")
+	wantRateLimited(t, "no key from the throttled address", err, 20*time.Second)
+	_, err = e.v.GetTenant(from("198.51.100.7"), "key_wrong")
+	wantKind(t, "a wrong key from another address", err, tokenvault.Unauthenticated)
 	for i := range 5 {
 		_, err := e.v.GetTenant(context.Background(), "key_wrong")
 		wantKind(t, fmt.Sprintf("in-process wrong key %d", i), err, tokenvault.Unauthenticated)
 	}
 	// One failure refills every 20 s.
 	e.clock.Advance(20 * time.Second)
-	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
-		t.Errorf("after 20 s: %v", err)
-	}
 	_, err = e.v.GetTenant(from("203.0.113.9"), "key_wrong")
 	wantKind(t, "a wrong key after 20 s", err, tokenvault.Unauthenticated)
 	_, err = e.v.GetTenant(from("203.0.113.9"), "key_wrong")
 	wantRateLimited(t, "and another", err, 20*time.Second)
+	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
+		t.Errorf("the valid key again: %v", err)
+	}
 }
 
 // TestSessionsPerApplication: one public application creates at most
@@ -285,6 +287,9 @@ func TestWrongProxyKeysThrottled(t *testing.T) {
 		wantKind(t, "an unknown proxy key", call(), tokenvault.Unauthenticated)
 	}
 	wantRateLimited(t, "a third unknown proxy key", call(), 30*time.Second)
-	_, err := e.v.GetTenant(ctx, e.mgmt)
-	wantRateLimited(t, "an API call from the same address", err, 30*time.Second)
+	_, err := e.v.GetTenant(ctx, "key_wrong")
+	wantRateLimited(t, "a wrong API key from the same address", err, 30*time.Second)
+	if _, err := e.v.GetTenant(ctx, e.mgmt); err != nil {
+		t.Errorf("a valid API key from the same address: %v", err)
+	}
 }

@@ -90,7 +90,6 @@ func (t *txn) nonceMAC(nonce string) []byte {
 func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error) {
 	sessionKey, nonce := newSessionKey(), newNonce()
 	var out *Session
-	charged := false // once per call, not per attempt of the transaction
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authenticate(key)
 		if err != nil {
@@ -99,11 +98,8 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		if p.actorType != ActorApplication || p.appType != Public {
 			return errorf(PermissionDenied, "sessions are created with the key of a public application")
 		}
-		if !charged {
-			charged = true
-			if err := v.chargeSession(p.actorID); err != nil {
-				return err
-			}
+		if err := t.chargeSession(p.actorID); err != nil {
+			return err
 		}
 		if err := t.checkPendingSessions(p.tenantID, p.actorID); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -232,7 +233,11 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, pattern string) {
 }
 
 // clientAddress is the host of the request's remote address, or with
-// TrustForwardedFor the last address of X-Forwarded-For.
+// TrustForwardedFor the last entry of X-Forwarded-For when it is an IP
+// address (with or without a port). A last entry that is not an IP address
+// is not an address: the connection's is used, so made-up values
+// ("not-an-ip-7") all count as that one address instead of each being a
+// new one.
 func (a *api) clientAddress(r *http.Request) string {
 	if a.trustXFF {
 		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
@@ -240,7 +245,7 @@ func (a *api) clientAddress(r *http.Request) string {
 			if i := strings.LastIndexByte(last, ','); i >= 0 {
 				last = last[i+1:]
 			}
-			if ip := strings.TrimSpace(last); ip != "" {
+			if ip, ok := ipAddress(strings.TrimSpace(last)); ok {
 				return ip
 			}
 		}
@@ -250,6 +255,17 @@ func (a *api) clientAddress(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// ipAddress returns the IP address s names, alone or with a port.
+func ipAddress(s string) (string, bool) {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip.String(), true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().String(), true
+	}
+	return "", false
 }
 
 // withoutTrailingSlash serves a path with one trailing slash as the path
