@@ -120,33 +120,54 @@ func TestLimitsHoldUnderConcurrency(t *testing.T) {
 	}
 }
 
-// jitterClock is a clock whose readings go back and forth, as concurrent
-// calls' readings reach a limiter out of order.
-type jitterClock struct {
-	mu sync.Mutex
-	t  time.Time
-	n  int
-}
-
-func (c *jitterClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	if c.n%2 == 0 {
-		return c.t.Add(10 * time.Millisecond)
-	}
-	return c.t
-}
-
-// TestLimitClockNeverGoesBack: readings that step back and forth by 10 ms
-// credit a bucket those 10 ms once, not at every step forward.
+// TestLimitClockNeverGoesBack: calls whose clock readings step back and
+// forth by 10 ms (as concurrent calls' readings reach a limiter out of
+// order) credit a bucket those 10 ms once, not at every step forward.
 func TestLimitClockNeverGoesBack(t *testing.T) {
-	clock := &jitterClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.Now, o.RatePerKey = clock.Now, 100 })
+	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.RatePerKey = 100 })
 	key := e.app(t, tokenvault.Management, "tenant:read").Key
-	counts := hammer(t, 400, 1, func(int) error { _, err := e.v.GetTenant(context.Background(), key); return err }, tokenvault.RateLimited)
+	e.clock.Advance(time.Second) // refill what creating it took
+	counts := hammer(t, 400, 1, func(i int) error {
+		// Every other call reads the clock 10 ms later.
+		if i%2 == 0 {
+			e.clock.Advance(10 * time.Millisecond)
+		} else {
+			e.clock.Advance(-10 * time.Millisecond)
+		}
+		_, err := e.v.GetTenant(context.Background(), key)
+		return err
+	}, tokenvault.RateLimited)
 	// 100 at once, plus one for the 10 ms.
 	if counts["ok"] > 101 {
 		t.Errorf("answers %v, want at most 101 successes", counts)
 	}
+}
+
+// TestAuthFailureAddresses: a client address that is not an IP address is
+// no new address (every such value shares one bucket), an IPv6 address
+// counts as its /64, and an IPv4-mapped address as the IPv4 one; a key
+// that authenticates is served from any of them.
+func TestAuthFailureAddresses(t *testing.T) {
+	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 20 })
+	wrong := func(addr string) error { _, err := e.v.GetTenant(from(addr), "key_wrong"); return err }
+	for _, tc := range []struct {
+		name  string
+		addrs func(i int) string
+	}{
+		{"values that are not IP addresses", func(i int) string { return fmt.Sprint("not-an-ip-", i) }},
+		{"addresses of one IPv6 /64", func(i int) string { return fmt.Sprintf("2001:db8:1:2::%x", i+1) }},
+		{"an IPv4 address, mapped or not, with a port or not", func(i int) string {
+			return []string{"192.0.2.44", "::ffff:192.0.2.44", "192.0.2.44:1234", "[::ffff:192.0.2.44]:80"}[i%4]
+		}},
+	} {
+		counts := hammer(t, 60, 1, func(i int) error { return wrong(tc.addrs(i)) }, tokenvault.Unauthenticated, tokenvault.RateLimited)
+		if counts[tokenvault.Unauthenticated.String()] != 20 || counts[tokenvault.RateLimited.String()] != 40 {
+			t.Errorf("60 wrong keys from %s: answers %v, want 20 Unauthenticated and 40 RateLimited", tc.name, counts)
+		}
+		if _, err := e.v.GetTenant(from(tc.addrs(99)), e.mgmt); err != nil {
+			t.Errorf("a valid key from %s: %v", tc.name, err)
+		}
+	}
+	wantKind(t, "another IPv6 /64", wrong("2001:db8:1:3::1"), tokenvault.Unauthenticated)
+	wantKind(t, "another IPv4 address", wrong("192.0.2.45"), tokenvault.Unauthenticated)
 }
