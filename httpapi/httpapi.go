@@ -27,11 +27,13 @@ type Options struct {
 	// request's goroutine, so it should be quick.
 	Observe func(context.Context, Observation)
 	// TrustForwardedFor takes the client address (which the Vault uses to
-	// throttle failed authentications) from the last address in the
-	// X-Forwarded-For header, as set by a reverse proxy in front of this
-	// handler. Only for a handler that is reachable solely through such a
-	// proxy: otherwise any client could name any address. False: the
-	// host of the connection's remote address.
+	// throttle failed authentications and to budget sessions per address)
+	// from the last address in the X-Forwarded-For header, as set by a
+	// reverse proxy in front of this handler. Only for a handler that is
+	// reachable solely through such a proxy: otherwise any client could
+	// name any address. A last entry that is not an IP address is not
+	// taken: the connection's address is used. False: the host of the
+	// connection's remote address.
 	TrustForwardedFor bool
 	// OperatorKey, when set, opens the operator API under /operator/
 	// (creating, listing and deleting tenants; backups) to callers that
