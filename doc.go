@@ -230,7 +230,9 @@
 // Over a limit a call fails with RateLimited (HTTP 429 with Retry-After),
 // and Error.RetryAfter says when to try again. Options.RatePerKey and
 // Options.RatePerTenant bound calls per second of one key and of one
-// tenant (no limit by default). Options.SessionsPerApplication bounds the
+// tenant (no limit by default); the calls of a public application's key
+// are counted per client address in both, as its key is every browser's.
+// Options.SessionsPerApplication bounds the
 // sessions one public application creates from one client address (5 a
 // second, 50 at once, by default); another address has its own budget,
 // so a holder of the public key (it is in every browser) cannot use up

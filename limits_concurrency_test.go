@@ -171,3 +171,33 @@ func TestAuthFailureAddresses(t *testing.T) {
 	wantKind(t, "another IPv6 /64", wrong("2001:db8:1:3::1"), tokenvault.Unauthenticated)
 	wantKind(t, "another IPv4 address", wrong("192.0.2.45"), tokenvault.Unauthenticated)
 }
+
+// TestPublicKeyChargedPerAddress: a public application's key is every
+// browser's, so its calls are charged per client address against both
+// the per-key and the per-tenant limits: a flood from one address leaves
+// the key usable from others, and the tenant's other keys untouched.
+func TestPublicKeyChargedPerAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts func(*tokenvault.Options)
+	}{
+		{"per key", func(o *tokenvault.Options) { o.RatePerKey = 20 }},
+		{"per tenant", func(o *tokenvault.Options) { o.RatePerTenant = 20 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnvOn(t, storeKinds[1].open(t), func(o *tokenvault.Options) { o.SessionsPerApplication = -1; tc.opts(o) })
+			pub := e.app(t, tokenvault.Public, "token:create").Key
+			e.clock.Advance(time.Second) // refill what creating it took
+			counts := hammer(t, 60, 16, func(int) error { _, err := e.v.CreateSession(from("203.0.113.66"), pub); return err }, tokenvault.RateLimited)
+			if counts["ok"] != 20 {
+				t.Errorf("60 creations from one address: answers %v, want 20 ok", counts)
+			}
+			if _, err := e.v.CreateSession(from("198.51.100.1"), pub); err != nil {
+				t.Errorf("the public key from another address: %v", err)
+			}
+			if _, err := e.v.GetTenant(from("203.0.113.66"), e.mgmt); err != nil {
+				t.Errorf("the tenant's management key from the flooding address: %v", err)
+			}
+		})
+	}
+}

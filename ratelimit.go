@@ -16,7 +16,10 @@ import (
 //     API or session key, and of all keys of one tenant, per second, with
 //     a burst of one second's worth. A call is charged once, after its key
 //     is authenticated (see [CallInfo]); a call over either limit fails
-//     with RateLimited and does nothing.
+//     with RateLimited and does nothing. A public application's key, which
+//     every browser holds, is charged per client address (both its key's
+//     and its tenant's bucket), so no holder can use up the calls of the
+//     others or of the tenant's private keys.
 //   - Options.AuthFailuresPerMinute bounds failed authentications
 //     (Unauthenticated) from one client address ([CallInfo.ClientAddress]):
 //     once an address has used them up, its further failures are
@@ -192,13 +195,23 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 	if l.perKey == nil && l.perTenant == nil {
 		return nil
 	}
-	return callInfoOf(t.ctx).once(chargeCallLimits, func() error {
+	info := callInfoOf(t.ctx)
+	return info.once(chargeCallLimits, func() error {
+		key, tenant := string(mac), p.tenantID
+		if p.actorType == ActorApplication && p.appType == Public {
+			// A public key is in every browser: one bucket for all of
+			// them would let any holder use up everyone's calls, so each
+			// client address has its own (storage is bounded otherwise:
+			// session_limits.go).
+			addr := "\x00public\x00" + throttleAddress(info.ClientAddress)
+			key, tenant = key+addr, tenant+addr
+		}
 		now := t.v.now()
-		if ok, wait := l.perKey.take(string(mac), now); !ok {
+		if ok, wait := l.perKey.take(key, now); !ok {
 			return errRateLimited("with this key", wait)
 		}
-		if ok, wait := l.perTenant.take(p.tenantID, now); !ok {
-			l.perKey.giveBack(string(mac))
+		if ok, wait := l.perTenant.take(tenant, now); !ok {
+			l.perKey.giveBack(key)
 			return errRateLimited("for this tenant", wait)
 		}
 		return nil

@@ -135,12 +135,14 @@ type Options struct {
 	WebhookBackoff time.Duration
 
 	// RatePerKey bounds the calls of one API or session key per second,
-	// with a burst of one second's worth (at least 1). Zero (or negative):
-	// no limit. Over it, calls are RateLimited. Limits are per Vault
+	// with a burst of one second's worth (at least 1); a public
+	// application's key, every browser's, per client address. Zero (or
+	// negative): no limit. Over it, calls are RateLimited. Limits are per Vault
 	// instance: see ratelimit.go and the package documentation.
 	RatePerKey float64
 	// RatePerTenant bounds the calls of all keys of one tenant per second,
-	// as RatePerKey. Zero: no limit.
+	// as RatePerKey (a public application's key's calls counted per client
+	// address, apart from the others). Zero: no limit.
 	RatePerTenant float64
 	// AuthFailuresPerMinute bounds failed authentications per client
 	// address (CallInfo.ClientAddress; in-process callers without one are

@@ -234,3 +234,19 @@ func TestFailedAuthenticationsLockNobodyOut(t *testing.T) {
 	wantStatus(t, "a wrong key from the same address with a port", x.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "10.0.0.1, 203.0.113.5:4711"), http.StatusUnauthorized)
 	wantStatus(t, "the management key with a made-up forwarded value", x.do(t, "GET", "/tenants/self", x.mgmt, nil, "X-Forwarded-For", "not-an-ip-61"), http.StatusOK)
 }
+
+// TestPublicKeyChargedPerAddressOverHTTP: a flood of one public key from
+// one address uses up that address's per-key budget only.
+func TestPublicKeyChargedPerAddressOverHTTP(t *testing.T) {
+	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) {
+		o.Store, o.Now, o.RatePerKey, o.SessionsPerApplication = boltStore(t), clock.Now, 20, -1
+	})
+	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
+	clock.Advance(time.Hour)
+	counts := hammer(60, 16, func(int) int { return s.send("POST", "/sessions", pub, "", "X-Forwarded-For", "203.0.113.66") })
+	if counts[http.StatusCreated] != 20 || counts[http.StatusTooManyRequests] != 40 {
+		t.Errorf("60 creations from one address: statuses %v, want 20 201 and 40 429", counts)
+	}
+	wantStatus(t, "the public key from another address", s.do(t, "POST", "/sessions", pub, nil, "X-Forwarded-For", "198.51.100.1"), http.StatusCreated)
+}
