@@ -12,7 +12,10 @@ import (
 //
 // On the way in, ClientAddress is the address the call came from (package
 // httpapi sets the host of the request's remote address), which the Vault
-// uses only to throttle failed authentications (see [Options]). On the way
+// uses only for its limits (see [Options]): to throttle failed
+// authentications, to budget a public application's sessions and calls
+// per address. An IP address, with or without a port; any other value
+// counts as one address shared by every such value. On the way
 // out, TenantID tells the caller, for logs and metrics, which tenant the
 // credential belonged to; the Vault never reads that back, so it cannot
 // change a decision.

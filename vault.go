@@ -146,8 +146,10 @@ type Options struct {
 	RatePerTenant float64
 	// AuthFailuresPerMinute bounds failed authentications per client
 	// address (CallInfo.ClientAddress; in-process callers without one are
-	// not throttled): past it, calls from that address are RateLimited
-	// without their key being checked until the bucket refills. Zero:
+	// not throttled): past it, further failures from that address are
+	// RateLimited instead of Unauthenticated until the bucket refills. A
+	// key that authenticates is never refused by it, so failures sent from
+	// a shared address (a NAT, a reverse proxy) lock nobody out. Zero:
 	// DefaultAuthFailuresPerMinute (100). Negative: no limit.
 	AuthFailuresPerMinute int
 	// SessionsPerApplication bounds the sessions one public application
