@@ -42,17 +42,18 @@ type AuthorizeSessionRequest struct {
 
 // sessionRecord is a session as stored.
 type sessionRecord struct {
-	ID            string `json:"id"`
-	TenantID      string `json:"tenant_id"`
-	ApplicationID string `json:"application_id"` // the public application that created it
-	KeyHash       []byte `json:"key_hash"`
-	NonceHash     []byte `json:"nonce_hash,omitempty"` // nil once used
+	ID            string    `json:"id"`
+	TenantID      string    `json:"tenant_id"`
+	ApplicationID string    `json:"application_id"` // the public application that created it
+	KeyHash       []byte    `json:"key_hash"`
+	NonceHash     []byte    `json:"nonce_hash,omitempty"` // nil once used
+	CreatedAt     time.Time `json:"created_at"`
+	ExpiresAt     time.Time `json:"expires_at"`
+
 	// PendingAddress names the creator's address in the per-address
 	// index of waiting sessions (session_limits.go); "" for sessions
 	// created before that index.
-	PendingAddress string    `json:"pending_address,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	ExpiresAt      time.Time `json:"expires_at"`
+	PendingAddress string `json:"pending_address,omitempty"`
 
 	Authorized   bool       `json:"authorized"`
 	AuthorizedBy string     `json:"authorized_by,omitempty"`
