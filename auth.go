@@ -98,17 +98,15 @@ const maxKeyLength = 256
 // expired, revoked) is the same Unauthenticated error, so a caller learns
 // nothing about which keys exist.
 //
-// It is also where the rate limits apply (ratelimit.go): an address that
-// has used up its failed authentications is RateLimited before its key is
-// looked at, and an authenticated call is charged against its key's and
-// tenant's limits.
+// It is also where the rate limits apply (ratelimit.go): a failure counts
+// against the caller's address, and once the address has used up its
+// failures a further one is RateLimited (whatever made it fail, so the
+// throttle tells nothing more than Unauthenticated would); a key that
+// authenticates is never refused by that throttle, only charged against
+// its key's and tenant's limits.
 func (t *txn) authenticate(key string) (*principal, error) {
-	if err := t.authThrottled(); err != nil {
-		return nil, err
-	}
 	if key == "" || len(key) > maxKeyLength {
-		t.authFailed()
-		return nil, errUnauthenticated
+		return nil, t.authFailed(errUnauthenticated)
 	}
 	mac := t.v.sys.mac([]byte(key))
 	serveGen, keepGen, cached, err := t.authCacheGens()
@@ -124,7 +122,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 		p, expires, err = t.authenticateMAC(mac)
 		if err != nil {
 			if ErrorKind(err) == Unauthenticated {
-				t.authFailed()
+				err = t.authFailed(err)
 			}
 			return nil, err
 		}
@@ -250,28 +248,16 @@ func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
 // AuthenticateOperator applies the failed-authentication throttle
 // (Options.AuthFailuresPerMinute, per [CallInfo].ClientAddress) to a
 // credential the host checks itself, such as package httpapi's operator
-// key: valid is called only if the call's address is not throttled, and a
-// false answer counts as a failed authentication. It returns nil for a
-// valid credential, RateLimited for a throttled address, and
-// Unauthenticated otherwise.
+// key: a false answer of valid counts as a failed authentication. A valid
+// credential is never refused by the throttle, from any address. It
+// returns nil for a valid credential, Unauthenticated for a wrong one, and
+// RateLimited for a wrong one from an address that has used up its
+// failures.
 func (v *Vault) AuthenticateOperator(ctx context.Context, valid func() bool) error {
-	info := callInfo(ctx)
-	addr := ""
-	if info != nil {
-		addr = info.ClientAddress
-	}
-	if addr != "" {
-		if blocked, wait := v.limits.authFailures.blocked(addr, v.now()); blocked {
-			return errRateLimited("with keys that failed to authenticate from this address", wait)
-		}
-	}
 	if valid() {
 		return nil
 	}
-	if addr != "" && info.failed.CompareAndSwap(false, true) {
-		v.limits.authFailures.take(addr, v.now())
-	}
-	return errOperatorUnauthenticated
+	return v.authFailed(ctx, errOperatorUnauthenticated)
 }
 
 var errOperatorUnauthenticated = &Error{Kind: Unauthenticated, Message: "missing or wrong operator key"}

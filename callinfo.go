@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 )
 
@@ -11,16 +12,22 @@ import (
 //
 // On the way in, ClientAddress is the address the call came from (package
 // httpapi sets the host of the request's remote address), which the Vault
-// uses only to throttle failed authentications (see [Options]). On the way
+// uses only for its limits (see [Options]): to throttle failed
+// authentications, to budget a public application's sessions and calls
+// per address. An IP address, with or without a port; any other value
+// counts as one address shared by every such value. On the way
 // out, TenantID tells the caller, for logs and metrics, which tenant the
 // credential belonged to; the Vault never reads that back, so it cannot
 // change a decision.
 //
 // A CallInfo also marks one call for the rate limits: a call is charged
-// once against its key's and its tenant's limits however many store
-// transactions it runs (retries, or [Vault.Idempotent] running an
-// operation), so reusing one CallInfo for several calls charges only the
-// first of them.
+// once against each limit (its key's, its tenant's, its address's failed
+// authentications, its application's sessions) however many store
+// transactions it runs or runs again (retries, group commit, or
+// [Vault.Idempotent] running an operation), and every run gets the first
+// charge's answer: a call refused once stays refused. So reusing one
+// CallInfo for several calls charges only the first of them, and repeats
+// its refusal to the others.
 //
 // It is safe to read while the call is still running (a reactor's
 // asynchronous work may record into it later).
@@ -30,10 +37,38 @@ type CallInfo struct {
 	ClientAddress string
 
 	tenantID atomic.Pointer[string]
-	// charged is set once the call has been charged against the rate
-	// limits; failed once a failed authentication was counted.
-	charged atomic.Bool
-	failed  atomic.Bool
+
+	// mu guards charged: the answer of each limit the call was charged
+	// against (see once).
+	mu      sync.Mutex
+	charged map[chargeKind]error
+}
+
+// chargeKind names a limit a call is charged against once.
+type chargeKind uint8
+
+const (
+	chargeCallLimits   chargeKind = iota // per key and per tenant
+	chargeAuthFailure                    // failed authentications per address
+	chargeSessionLimit                   // sessions per application and address
+)
+
+// once runs charge the first time the call reaches limit kind and answers
+// its outcome then and every later time, so that a transaction function
+// run again (group commit, optimistic retries) is neither charged twice
+// nor let through after a refusal.
+func (c *CallInfo) once(kind chargeKind, charge func() error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err, ok := c.charged[kind]; ok {
+		return err
+	}
+	err := charge()
+	if c.charged == nil {
+		c.charged = map[chargeKind]error{}
+	}
+	c.charged[kind] = err
+	return err
 }
 
 // TenantID is the tenant whose key (API key, session key, proxy key or
@@ -66,6 +101,15 @@ func withCall(ctx context.Context) context.Context {
 		return ctx
 	}
 	return WithCallInfo(ctx, new(CallInfo))
+}
+
+// callInfoOf returns the CallInfo of ctx; a context without one (which
+// withCall gives every Vault method) gets a fresh one, charged on its own.
+func callInfoOf(ctx context.Context) *CallInfo {
+	if info := callInfo(ctx); info != nil {
+		return info
+	}
+	return new(CallInfo)
 }
 
 // recordTenant notes the tenant a call authenticated for, if the caller

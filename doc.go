@@ -230,25 +230,54 @@
 // Over a limit a call fails with RateLimited (HTTP 429 with Retry-After),
 // and Error.RetryAfter says when to try again. Options.RatePerKey and
 // Options.RatePerTenant bound calls per second of one key and of one
-// tenant (no limit by default); Options.AuthFailuresPerMinute bounds the
-// failed authentications of one client address (100 by default), past
-// which its calls are refused without their key being looked at;
-// Options.SessionsPerApplication bounds the sessions one public
-// application creates (5 a second, 50 at once, by default: at most about
-// 950 live sessions per application), and
-// Options.MaxPendingSessionsPerApplication bounds the live sessions one
-// public application has waiting for authorization (1000 by default;
-// counted in the store, so across instances). The client address comes from the
-// call's [CallInfo] (httpapi sets the connection's); in-process callers
-// without one are not throttled for failed authentications. A call is
-// charged once however many transactions it runs, when it carries its own
-// CallInfo (httpapi gives each request one) or is a single Vault method
-// call.
+// tenant (no limit by default); the calls of a public application's key
+// are counted per client address in both, as its key is every browser's.
+// Options.SessionsPerApplication bounds the
+// sessions one public application creates from one client address (5 a
+// second, 50 at once, by default); another address has its own budget,
+// so a holder of the public key (it is in every browser) cannot use up
+// everyone's.
+//
+// Options.AuthFailuresPerMinute bounds the failed authentications of one
+// client address (100 by default). Only failures are throttled: once an
+// address has used them up, its further failures are RateLimited instead
+// of Unauthenticated, whatever made them fail; a key that authenticates
+// (an API or session key, a proxy key, a call to a proxy that needs no
+// key, package httpapi's operator key) is never refused by it, so failures
+// sent from an address many clients share (a NAT, a reverse proxy) lock
+// nobody out. The client address comes from the call's [CallInfo]
+// (httpapi sets the connection's); an IPv6 address counts as its /64, an
+// IPv4-mapped address as the IPv4 one, and every value that is not an IP
+// address as one address together, so made-up values are never new
+// addresses. In-process callers without an address are not throttled for
+// failed authentications, and share one session budget per application.
+//
+// Every limit is charged exactly once per call, however many store
+// transactions the call runs and however often the store runs one again
+// (group commit, optimistic retries), and a call refused once stays
+// refused, so concurrency admits no more than the limits: the burst, plus
+// what refills. Buckets never step back in time.
 //
 // The rate limits are kept in each Vault's memory, on its clock (Options.Now):
 // instances sharing a PostgreSQL store each apply them separately, so N
 // instances admit up to N times each limit. Buckets idle long enough to
 // be full again are forgotten, so memory is bounded by recent callers.
+//
+// # Sessions waiting for authorization
+//
+// A session waits for authorization from its creation until AuthorizeSession
+// or its expiry (SessionLifetime). Waiting sessions are capped in the
+// store, so across instances: Options.MaxPendingSessionsPerAddress (100 by
+// default) per public application and client address, and
+// Options.MaxPendingSessionsPerApplication (1000 by default) per public
+// application. A creation past a cap is not refused: it evicts the oldest
+// waiting session of that address (when the address is at its cap), else
+// of the application, in its own transaction, and logs "Session evicted".
+// So a flood from one address only replaces its own sessions, a flood from
+// many keeps the newest (the ones about to be authorized), storage stays
+// bounded, and nobody is refused for what others did. An evicted session's
+// nonce is then unknown to AuthorizeSession (Invalid): the creating flow
+// starts again.
 //
 // # Keys learn only what they may read
 //

@@ -49,8 +49,9 @@ const (
 	// or answered more than the proxy accepts.
 	BadGateway
 	// RateLimited: the caller (its key, its tenant, its address after
-	// failed authentications, or its public application creating sessions)
-	// is over a rate limit. Error.RetryAfter says when to try again.
+	// failed authentications, which then refuses only further failures,
+	// or its public application creating sessions from its address) is
+	// over a rate limit. Error.RetryAfter says when to try again.
 	// Nothing was done.
 	RateLimited
 )

@@ -69,6 +69,9 @@ import (
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
+//	tenant/<tid>/idx/pending-session-addr/<app>/<addr>/<nanos>/<id>  the same per
+//	                                         client address (<addr> a keyed MAC of it), by
+//	                                         expiry (session_limits.go)
 
 // storeKey is a key of the store as the constructors below build it. It
 // carries what the transaction needs to know about the key and must never

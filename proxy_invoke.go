@@ -202,18 +202,15 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (*proxyPlan, error) {
 	var plan *proxyPlan
 	err := v.update(ctx, func(t *txn) error {
-		// A proxy key is a credential too: wrong ones count against the
-		// caller's address like wrong API keys (ratelimit.go).
-		if err := t.authThrottled(); err != nil {
-			return err
-		}
 		rec, err := t.proxyByKey(call.ProxyKey)
 		if err != nil {
 			return err
 		}
 		if rec == nil {
-			t.authFailed()
-			return errorf(Unauthenticated, "missing or unknown proxy key")
+			// A proxy key is a credential too: wrong ones count against
+			// the caller's address like wrong API keys, and only they
+			// are throttled (ratelimit.go).
+			return t.authFailed(errorf(Unauthenticated, "missing or unknown proxy key"))
 		}
 		plan = &proxyPlan{proxy: &rec.Proxy, tenantID: rec.TenantID, body: parsed}
 		if rec.Application != nil {

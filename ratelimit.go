@@ -1,30 +1,47 @@
 package tokenvault
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
-// Rate limits. Every limit is a token bucket (golang.org/x/time/rate) on
-// the Vault's clock (Options.Now), kept in this process's memory: Vaults
-// that share a PostgreSQL store each apply their limits separately, so N
-// instances behind a load balancer admit up to N times each limit.
+// Rate limits. Every limit is a token bucket on the Vault's clock
+// (Options.Now), kept in this process's memory: Vaults that share a
+// PostgreSQL store each apply their limits separately, so N instances
+// behind a load balancer admit up to N times each limit.
 //
 //   - Options.RatePerKey and Options.RatePerTenant bound the calls of one
 //     API or session key, and of all keys of one tenant, per second, with
 //     a burst of one second's worth. A call is charged once, after its key
 //     is authenticated (see [CallInfo]); a call over either limit fails
-//     with RateLimited and does nothing.
+//     with RateLimited and does nothing. A public application's key, which
+//     every browser holds, is charged per client address (both its key's
+//     and its tenant's bucket), so no holder can use up the calls of the
+//     others or of the tenant's private keys.
 //   - Options.AuthFailuresPerMinute bounds failed authentications
 //     (Unauthenticated) from one client address ([CallInfo.ClientAddress]):
-//     once an address has used them up, its calls are RateLimited without
-//     their key being looked at, until the bucket refills. In-process
-//     callers, which give no address, are not throttled.
+//     once an address has used them up, its further failures are
+//     RateLimited instead of Unauthenticated until the bucket refills. A
+//     key that authenticates is never refused by it, so failures sent
+//     from an address that others share (a NAT, a reverse proxy) lock
+//     nobody out. In-process callers, which give no address, are not
+//     throttled.
 //   - Options.SessionsPerApplication bounds the sessions one public
-//     application creates.
+//     application creates from one client address (session_limits.go).
+//
+// Each limit is charged exactly once per call, however many times a store
+// transaction function runs: group commit runs a function again alone
+// when its batch fails, optimistic stores run it again on a conflict. The
+// first charge's outcome is kept in the call's CallInfo and answered to
+// every run (a call refused once stays refused), so a run again is never
+// a free second try.
+//
+// A bucket's clock only goes forward: concurrent calls read the clock at
+// different moments and reach a bucket in any order, and a bucket that
+// took an earlier reading as its latest would credit the same interval
+// again on the next later one.
 //
 // Buckets of keys, tenants, addresses and applications not seen for as
 // long as a full bucket takes to refill are forgotten (a forgotten bucket
@@ -38,10 +55,11 @@ const (
 	// minute (and at once).
 	DefaultAuthFailuresPerMinute = 100
 	// DefaultSessionsPerApplication is Options.SessionsPerApplication's
-	// zero value: sessions one public application may create per second.
+	// zero value: sessions one public application may create per second
+	// from one client address.
 	DefaultSessionsPerApplication = 5
 	// SessionBurstSeconds is how many seconds' worth of sessions a public
-	// application may create at once.
+	// application may create at once from one client address.
 	SessionBurstSeconds = 10
 )
 
@@ -68,10 +86,10 @@ func newLimits(opts Options) limits {
 }
 
 // limiterSet is one token bucket per name (a key's MAC, a tenant id, an
-// address, an application id).
+// address, an application and address).
 type limiterSet struct {
-	limit rate.Limit
-	burst int
+	perSecond float64
+	burst     float64
 	// idle is how long a bucket takes to refill from empty: one idle that
 	// long is full again, and so may be forgotten.
 	idle time.Duration
@@ -81,9 +99,10 @@ type limiterSet struct {
 	lastEvict time.Time
 }
 
+// bucket holds tokens as of last, the latest clock reading it was given.
 type bucket struct {
-	l    *rate.Limiter
-	seen time.Time
+	tokens float64
+	last   time.Time
 }
 
 // newLimiterSet returns the buckets of perSecond events a second, of which
@@ -93,18 +112,19 @@ func newLimiterSet(perSecond, burstSeconds float64) *limiterSet {
 	if !(perSecond > 0) || math.IsInf(perSecond, 1) {
 		return nil
 	}
-	burst := int(math.Min(math.Ceil(perSecond*burstSeconds), math.MaxInt32))
-	burst = max(burst, 1)
-	idle := time.Duration(float64(burst) / perSecond * float64(time.Second))
-	return &limiterSet{limit: rate.Limit(perSecond), burst: burst, idle: max(idle, time.Second), buckets: map[string]*bucket{}}
+	burst := math.Min(math.Ceil(perSecond*burstSeconds), math.MaxInt32)
+	burst = math.Max(burst, 1)
+	idle := time.Duration(burst / perSecond * float64(time.Second))
+	return &limiterSet{perSecond: perSecond, burst: burst, idle: max(idle, time.Second), buckets: map[string]*bucket{}}
 }
 
-// get returns the bucket of name, creating it full, and forgets idle
-// buckets now and then. s.mu must be held.
-func (s *limiterSet) get(name string, now time.Time) *rate.Limiter {
+// get returns the bucket of name brought forward to now (never back),
+// creating it full, and forgets idle buckets now and then. s.mu must be
+// held.
+func (s *limiterSet) get(name string, now time.Time) *bucket {
 	if now.Sub(s.lastEvict) >= s.idle {
 		for n, b := range s.buckets {
-			if now.Sub(b.seen) >= s.idle {
+			if now.Sub(b.last) >= s.idle {
 				delete(s.buckets, n)
 			}
 		}
@@ -112,13 +132,14 @@ func (s *limiterSet) get(name string, now time.Time) *rate.Limiter {
 	}
 	b := s.buckets[name]
 	if b == nil {
-		b = &bucket{l: rate.NewLimiter(s.limit, s.burst)}
+		b = &bucket{tokens: s.burst, last: now}
 		s.buckets[name] = b
 	}
-	if now.After(b.seen) {
-		b.seen = now
+	if now.After(b.last) {
+		b.tokens = math.Min(s.burst, b.tokens+now.Sub(b.last).Seconds()*s.perSecond)
+		b.last = now
 	}
-	return b.l
+	return b
 }
 
 // take takes one event from name's bucket, or reports how long until one
@@ -129,31 +150,27 @@ func (s *limiterSet) take(name string, now time.Time) (ok bool, retryAfter time.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.get(name, now).ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return false, d
+	b := s.get(name, now)
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
 	}
-	return true, 0
+	wait := time.Duration(math.Ceil((1 - b.tokens) / s.perSecond * float64(time.Second)))
+	// Past now: a bucket's clock may be ahead of this call's reading.
+	return false, wait + max(b.last.Sub(now), 0)
 }
 
-// blocked reports whether name's bucket is empty, and for how long, without
-// taking anything.
-func (s *limiterSet) blocked(name string, now time.Time) (bool, time.Duration) {
+// giveBack returns the event take took from name's bucket, for a call
+// that another limit then refused.
+func (s *limiterSet) giveBack(name string) {
 	if s == nil {
-		return false, 0
+		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := s.buckets[name]
-	if b == nil {
-		return false, 0
+	if b := s.buckets[name]; b != nil {
+		b.tokens = math.Min(s.burst, b.tokens+1)
 	}
-	tokens := b.l.TokensAt(now)
-	if tokens >= 1 {
-		return false, 0
-	}
-	return true, time.Duration((1 - tokens) / float64(s.limit) * float64(time.Second))
 }
 
 // size is the number of buckets held, for tests.
@@ -171,54 +188,76 @@ func errRateLimited(what string, retryAfter time.Duration) *Error {
 }
 
 // chargeCall counts one call of principal p against the per-key and
-// per-tenant limits, once per call (see CallInfo).
+// per-tenant limits, once per call (see CallInfo): a transaction function
+// run again gets the first run's answer.
 func (t *txn) chargeCall(mac []byte, p *principal) error {
 	l := &t.v.limits
 	if l.perKey == nil && l.perTenant == nil {
 		return nil
 	}
-	if info := callInfo(t.ctx); info != nil && !info.charged.CompareAndSwap(false, true) {
+	info := callInfoOf(t.ctx)
+	return info.once(chargeCallLimits, func() error {
+		key, tenant := string(mac), p.tenantID
+		if p.actorType == ActorApplication && p.appType == Public {
+			// A public key is in every browser: one bucket for all of
+			// them would let any holder use up everyone's calls, so each
+			// client address has its own (storage is bounded otherwise:
+			// session_limits.go).
+			addr := "\x00public\x00" + throttleAddress(info.ClientAddress)
+			key, tenant = key+addr, tenant+addr
+		}
+		now := t.v.now()
+		if ok, wait := l.perKey.take(key, now); !ok {
+			return errRateLimited("with this key", wait)
+		}
+		if ok, wait := l.perTenant.take(tenant, now); !ok {
+			l.perKey.giveBack(key)
+			return errRateLimited("for this tenant", wait)
+		}
+		return nil
+	})
+}
+
+// authFailed counts a failed authentication, whose error is failure,
+// against the caller's address, once per call, and returns the error to
+// answer: failure, or RateLimited when the address has used up its
+// failures (which counts nothing more). Only failures are ever throttled:
+// a key that authenticates never reaches this.
+func (t *txn) authFailed(failure error) error {
+	return t.v.authFailed(t.ctx, failure)
+}
+
+func (v *Vault) authFailed(ctx context.Context, failure error) error {
+	info := callInfo(ctx)
+	if v.limits.authFailures == nil || info == nil || info.ClientAddress == "" {
+		return failure
+	}
+	err := info.once(chargeAuthFailure, func() error {
+		if ok, wait := v.limits.authFailures.take(throttleAddress(info.ClientAddress), v.now()); !ok {
+			return errRateLimited("with keys that failed to authenticate from this address", wait)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return failure
+}
+
+// chargeSession counts one session created by public application appID
+// from the call's client address, once per call.
+func (t *txn) chargeSession(appID string) error {
+	if t.v.limits.sessions == nil {
 		return nil
 	}
-	now := t.v.now()
-	if ok, wait := l.perKey.take(string(mac), now); !ok {
-		return errRateLimited("with this key", wait)
-	}
-	if ok, wait := l.perTenant.take(p.tenantID, now); !ok {
-		return errRateLimited("for this tenant", wait)
-	}
-	return nil
-}
-
-// authThrottled refuses a call from an address that has used up its failed
-// authentications.
-func (t *txn) authThrottled() error {
-	info := callInfo(t.ctx)
-	if info == nil || info.ClientAddress == "" {
+	info := callInfoOf(t.ctx)
+	return info.once(chargeSessionLimit, func() error {
+		name := appID + "\x00" + throttleAddress(info.ClientAddress)
+		if ok, wait := t.v.limits.sessions.take(name, t.v.now()); !ok {
+			return errRateLimited("creating sessions with this application from this address", wait)
+		}
 		return nil
-	}
-	if blocked, wait := t.v.limits.authFailures.blocked(info.ClientAddress, t.v.now()); blocked {
-		return errRateLimited("with keys that failed to authenticate from this address", wait)
-	}
-	return nil
-}
-
-// authFailed counts a failed authentication against the caller's address,
-// once per call.
-func (t *txn) authFailed() {
-	info := callInfo(t.ctx)
-	if info == nil || info.ClientAddress == "" || !info.failed.CompareAndSwap(false, true) {
-		return
-	}
-	t.v.limits.authFailures.take(info.ClientAddress, t.v.now())
-}
-
-// chargeSession counts one session created by public application appID.
-func (v *Vault) chargeSession(appID string) error {
-	if ok, wait := v.limits.sessions.take(appID, v.now()); !ok {
-		return errRateLimited("creating sessions with this application", wait)
-	}
-	return nil
+	})
 }
 
 // limiterSizes reports how many buckets each limit holds, for tests.

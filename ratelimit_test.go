@@ -3,7 +3,6 @@ package tokenvault_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -92,9 +91,9 @@ func TestRateChargedOncePerCall(t *testing.T) {
 }
 
 // TestAuthFailuresThrottled: past AuthFailuresPerMinute failed
-// authentications from one address, its calls are RateLimited without the
-// key being checked (a valid key too); other addresses and in-process
-// callers without an address are not.
+// authentications from one address, its further failures are RateLimited;
+// a valid key from that address is never refused, other addresses and
+// in-process callers without an address are not throttled.
 func TestAuthFailuresThrottled(t *testing.T) {
 	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 3 })
 	from := func(addr string) context.Context {
@@ -106,24 +105,26 @@ func TestAuthFailuresThrottled(t *testing.T) {
 	}
 	_, err := e.v.GetTenant(from("203.0.113.9"), "key_wrong")
 	wantRateLimited(t, "a fourth wrong key", err, 20*time.Second)
-	_, err = e.v.GetTenant(from("203.0.113.9"), e.mgmt)
-	wantRateLimited(t, "a valid key from the throttled address", err, 20*time.Second)
-	if _, err := e.v.GetTenant(from("198.51.100.7"), e.mgmt); err != nil {
-		t.Errorf("another address: %v", err)
+	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
+		t.Errorf("a valid key from the throttled address: %v", err)
 	}
+	_, err = e.v.GetTenant(from("203.0.113.9"), "")
+	wantRateLimited(t, "no key from the throttled address", err, 20*time.Second)
+	_, err = e.v.GetTenant(from("198.51.100.7"), "key_wrong")
+	wantKind(t, "a wrong key from another address", err, tokenvault.Unauthenticated)
 	for i := range 5 {
 		_, err := e.v.GetTenant(context.Background(), "key_wrong")
 		wantKind(t, fmt.Sprintf("in-process wrong key %d", i), err, tokenvault.Unauthenticated)
 	}
 	// One failure refills every 20 s.
 	e.clock.Advance(20 * time.Second)
-	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
-		t.Errorf("after 20 s: %v", err)
-	}
 	_, err = e.v.GetTenant(from("203.0.113.9"), "key_wrong")
 	wantKind(t, "a wrong key after 20 s", err, tokenvault.Unauthenticated)
 	_, err = e.v.GetTenant(from("203.0.113.9"), "key_wrong")
 	wantRateLimited(t, "and another", err, 20*time.Second)
+	if _, err := e.v.GetTenant(from("203.0.113.9"), e.mgmt); err != nil {
+		t.Errorf("the valid key again: %v", err)
+	}
 }
 
 // TestSessionsPerApplication: one public application creates at most
@@ -215,9 +216,12 @@ func TestLimitersForgetIdleBuckets(t *testing.T) {
 }
 
 // TestPendingSessionsCapped: one public application has at most
-// MaxPendingSessionsPerApplication live sessions waiting for authorization;
-// authorizing or expiring one makes room, and the index that counts them
-// is cleaned up with the sessions.
+// MaxPendingSessionsPerAddress live sessions waiting for authorization
+// from one address and MaxPendingSessionsPerApplication in all; a creation
+// past a cap evicts the oldest waiting one (of that address, else of the
+// application) instead of being refused; authorizing or expiring one
+// makes room, and the indexes that count them are cleaned up with the
+// sessions.
 func TestPendingSessionsCapped(t *testing.T) {
 	for _, sk := range storeKinds {
 		t.Run("store="+sk.name, func(t *testing.T) { testPendingSessionsCapped(t, sk) })
@@ -225,49 +229,56 @@ func TestPendingSessionsCapped(t *testing.T) {
 }
 
 func testPendingSessionsCapped(t *testing.T, sk storeKind) {
-	e2 := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) {
-		o.SessionsPerApplication, o.MaxPendingSessionsPerApplication = -1, 3
+	s := sk.open(t)
+	e2 := newEnvOn(t, s, func(o *tokenvault.Options) {
+		o.SessionsPerApplication, o.MaxPendingSessionsPerApplication, o.MaxPendingSessionsPerAddress = -1, 4, 3
 	})
 	ctx := context.Background()
 	pub, other := e2.app(t, tokenvault.Public, "token:create"), e2.app(t, tokenvault.Public, "token:create")
 	authz := e2.app(t, tokenvault.Private, "token:read")
-	var nonces []string
-	for i := range 3 {
-		s, err := e2.v.CreateSession(ctx, pub.Key)
-		if err != nil {
-			t.Fatalf("session %d: %v", i, err)
-		}
-		nonces = append(nonces, s.Nonce)
-		e2.clock.Advance(time.Second)
+	authorize := func(nonce string) error {
+		return e2.v.AuthorizeSession(ctx, authz.Key, tokenvault.AuthorizeSessionRequest{Nonce: nonce, Permissions: []string{"token:read"}})
 	}
-	_, err := e2.v.CreateSession(ctx, pub.Key)
-	wantRateLimited(t, "a fourth pending session", err, tokenvault.SessionLifetime)
-	if e := err.(*tokenvault.Error); e.RetryAfter != tokenvault.SessionLifetime-3*time.Second {
-		t.Errorf("RetryAfter = %v, want %v (when the first expires)", e.RetryAfter, tokenvault.SessionLifetime-3*time.Second)
+	create := func(what, addr string) string {
+		t.Helper()
+		s, err := e2.v.CreateSession(from(addr), pub.Key)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		e2.clock.Advance(time.Second)
+		return s.Nonce
+	}
+	var a []string
+	for i := range 4 {
+		a = append(a, create(fmt.Sprint("session ", i, " from A"), "192.0.2.1"))
+	}
+	// A's fourth evicted A's first: A waits with three.
+	wantKind(t, "authorizing A's evicted first session", authorize(a[0]), tokenvault.Invalid)
+	b := create("a session from B", "192.0.2.2")
+	// The application has four waiting (A's three, B's one): the next
+	// from C evicts the application's oldest, A's second.
+	c := create("a session from C", "192.0.2.3")
+	wantKind(t, "authorizing A's second, the application's oldest", authorize(a[1]), tokenvault.Invalid)
+	for _, n := range []string{a[2], a[3], b} {
+		if err := authorize(n); err != nil {
+			t.Errorf("authorizing a session still waiting: %v", err)
+		}
 	}
 	if _, err := e2.v.CreateSession(ctx, other.Key); err != nil {
 		t.Errorf("another application: %v", err)
 	}
-	if err := e2.v.AuthorizeSession(ctx, authz.Key, tokenvault.AuthorizeSessionRequest{Nonce: nonces[0], Permissions: []string{"token:read"}}); err != nil {
-		t.Fatal(err)
+	if perApp, perAddress := pendingEntries(t, s); perApp != 2 || perAddress != 2 {
+		t.Errorf("%d waiting (%d by address), want 2 (C's and the other application's)", perApp, perAddress)
 	}
-	if _, err := e2.v.CreateSession(ctx, pub.Key); err != nil {
-		t.Errorf("after one was authorized: %v", err)
-	}
-	_, err = e2.v.CreateSession(ctx, pub.Key)
-	wantRateLimited(t, "full again", err, tokenvault.SessionLifetime)
 	e2.clock.Advance(tokenvault.SessionLifetime)
-	if _, err := e2.v.CreateSession(ctx, pub.Key); err != nil {
-		t.Errorf("after they expired: %v", err)
-	}
+	wantKind(t, "authorizing C's expired session", authorize(c), tokenvault.Invalid)
+	create("after they expired", "192.0.2.3")
 	e2.clock.Advance(time.Hour)
 	if _, err := e2.v.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for k := range dump(t, e2.store) {
-		if strings.Contains(k, "/idx/pending-session/") {
-			t.Errorf("%s left after every session was swept", k)
-		}
+	if perApp, perAddress := pendingEntries(t, s); perApp+perAddress != 0 {
+		t.Errorf("%d pending index entries left after every session was swept", perApp+perAddress)
 	}
 }
 
@@ -285,6 +296,9 @@ func TestWrongProxyKeysThrottled(t *testing.T) {
 		wantKind(t, "an unknown proxy key", call(), tokenvault.Unauthenticated)
 	}
 	wantRateLimited(t, "a third unknown proxy key", call(), 30*time.Second)
-	_, err := e.v.GetTenant(ctx, e.mgmt)
-	wantRateLimited(t, "an API call from the same address", err, 30*time.Second)
+	_, err := e.v.GetTenant(ctx, "key_wrong")
+	wantRateLimited(t, "a wrong API key from the same address", err, 30*time.Second)
+	if _, err := e.v.GetTenant(ctx, e.mgmt); err != nil {
+		t.Errorf("a valid API key from the same address: %v", err)
+	}
 }

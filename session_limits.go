@@ -1,56 +1,128 @@
 package tokenvault
 
 import (
-	"strconv"
+	"encoding/hex"
 	"strings"
 	"time"
 )
 
-// DefaultMaxPendingSessions is Options.MaxPendingSessionsPerApplication's
-// zero value: the live sessions one public application may have waiting
-// for authorization.
-const DefaultMaxPendingSessions = 1000
+// Sessions waiting for authorization.
+//
+// A public application's key is in every browser that uses it, so whoever
+// holds it must not be able to stop the application's other users from
+// creating sessions, and the sessions it creates must not grow the store
+// without bound. Three limits do both, and none of them refuses a
+// creation for what other addresses did:
+//
+//   - the sessions one public application creates from one client address
+//     are rate limited (Options.SessionsPerApplication, per instance,
+//     ratelimit.go); another address has its own bucket;
+//   - one address has at most Options.MaxPendingSessionsPerAddress live
+//     sessions of the application waiting for authorization: a creation
+//     past that evicts the address's own oldest waiting session, so a
+//     flood from one address only ever replaces its own sessions;
+//   - the application has at most Options.MaxPendingSessionsPerApplication
+//     live waiting sessions: a creation past that evicts the application's
+//     oldest waiting session, so storage stays bounded even when many
+//     addresses flood at once, and the newest sessions (the ones about to
+//     be authorized) are the ones kept.
+//
+// Both caps are counted in the store, in the creation's own transaction,
+// so they hold across instances that share a store. An evicted session is
+// deleted with its lookups (its nonce is then unknown to AuthorizeSession)
+// and the deletion is logged ("Session evicted"). Authorized sessions are
+// never evicted: they no longer wait.
 
-// Unauthorized sessions are indexed per application by expiry, so that
-// creating one can count the live ones of its application without reading
-// a record (the store is shared by every instance, so this cap, unlike the
-// rate limits, holds across instances):
+// Defaults of the pending-session caps.
+const (
+	// DefaultMaxPendingSessions is Options.MaxPendingSessionsPerApplication's
+	// zero value: the live sessions one public application may have waiting
+	// for authorization before its oldest is evicted.
+	DefaultMaxPendingSessions = 1000
+	// DefaultMaxPendingSessionsPerAddress is
+	// Options.MaxPendingSessionsPerAddress's zero value: the live sessions
+	// of one public application created from one client address that may
+	// wait for authorization before that address's oldest is evicted.
+	DefaultMaxPendingSessionsPerAddress = 100
+)
+
+// Unauthorized sessions are indexed per application by expiry, and per
+// application and client address by expiry, so that creating one can count
+// the live ones and find the oldest without reading a record:
 //
 //	tenant/<tid>/idx/pending-session/<app id>/<expiry nanos>/<session id>
+//	tenant/<tid>/idx/pending-session-addr/<app id>/<address>/<expiry nanos>/<session id>
+//
+// where <address> is a keyed MAC of the throttle address (so no client
+// address is written to the store).
 func pendingSessionKey(tid, appID string, expires time.Time, id string) storeKey {
 	return indexPrefix(tid, "pending-session").key(appID + "/" + timeKey(expires) + "/" + id)
 }
 
-// checkPendingSessions refuses (RateLimited) a new session of public
-// application appID when it already has the most live unauthorized ones;
-// RetryAfter is when the first of them expires.
-func (t *txn) checkPendingSessions(tid, appID string) error {
-	limit := t.v.maxPendingSessions
-	if limit <= 0 {
-		return nil
+func pendingAddressPrefix(tid, appID, addr string) keyPrefix {
+	return indexPrefix(tid, "pending-session-addr").sub(appID + "/" + addr + "/")
+}
+
+func pendingAddressKey(tid, appID, addr string, expires time.Time, id string) storeKey {
+	return pendingAddressPrefix(tid, appID, addr).key(timeKey(expires) + "/" + id)
+}
+
+// pendingAddress is the name of the caller's address in the per-address
+// index: a keyed MAC of its throttle address, 128 bits in hex.
+func (t *txn) pendingAddress() string {
+	addr := throttleAddress(callInfoOf(t.ctx).ClientAddress)
+	return hex.EncodeToString(t.v.sys.mac([]byte("pending-session-address\x00"), []byte(addr))[:16])
+}
+
+// makeRoomForSession evicts what a new waiting session of public
+// application appID, created from the address named addr, would put over
+// the caps: the address's oldest waiting session when the address is at
+// its cap, else the application's oldest when the application is at its
+// cap. Either way the new session replaces one, so the counts stay within
+// the caps.
+func (t *txn) makeRoomForSession(tid, appID, addr string) error {
+	if limit := t.v.maxPendingPerAddress; limit > 0 {
+		evicted, err := t.evictOldestPending(pendingAddressPrefix(tid, appID, addr), tid, limit)
+		if err != nil || evicted {
+			return err
+		}
 	}
-	prefix := indexPrefix(tid, "pending-session").sub(appID + "/")
-	// Entries expiring at or before now are expired: start past them.
+	if limit := t.v.maxPendingSessions; limit > 0 {
+		_, err := t.evictOldestPending(indexPrefix(tid, "pending-session").sub(appID+"/"), tid, limit)
+		return err
+	}
+	return nil
+}
+
+// evictOldestPending evicts the first live session indexed under prefix
+// (entries <expiry nanos>/<session id>) when there are limit or more, and
+// reports whether it did.
+func (t *txn) evictOldestPending(prefix keyPrefix, tid string, limit int) (bool, error) {
+	// Entries expiring at or before now are expired (the sweeper removes
+	// them): start past them.
 	after := timeKey(t.now) + "/~"
-	count, first := 0, ""
-	err := t.scan(prefix, after, limit, func(_ storeKey, rest string) error {
+	count := 0
+	var first storeKey
+	var firstRest string
+	err := t.scan(prefix, after, limit, func(k storeKey, rest string) error {
 		if count == 0 {
-			first = rest
+			first, firstRest = k, rest
 		}
 		count++
 		return nil
 	})
+	if err != nil || count < limit {
+		return false, err
+	}
+	_, id, _ := strings.Cut(firstRest, "/")
+	var rec sessionRecord
+	ok, err := t.getRecord(recordKey(tid, EntitySession, id), &rec)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if count < limit {
-		return nil
+	if !ok || rec.NonceHash == nil {
+		// A stale entry (its session gone or authorized): drop it.
+		return true, t.delete(first)
 	}
-	wait := time.Second
-	if nanos, _, ok := strings.Cut(first, "/"); ok {
-		if n, err := strconv.ParseUint(nanos, 16, 64); err == nil {
-			wait = time.Unix(0, int64(n)).Sub(t.now)
-		}
-	}
-	return errRateLimited("creating sessions with this application: too many are waiting for authorization", wait)
+	return true, t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
 }

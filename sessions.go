@@ -50,6 +50,11 @@ type sessionRecord struct {
 	CreatedAt     time.Time `json:"created_at"`
 	ExpiresAt     time.Time `json:"expires_at"`
 
+	// PendingAddress names the creator's address in the per-address
+	// index of waiting sessions (session_limits.go); "" for sessions
+	// created before that index.
+	PendingAddress string `json:"pending_address,omitempty"`
+
 	Authorized   bool       `json:"authorized"`
 	AuthorizedBy string     `json:"authorized_by,omitempty"`
 	AuthorizedAt *time.Time `json:"authorized_at,omitempty"`
@@ -82,15 +87,19 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // creation unless the authorization says otherwise.
 //
 // One public application creates at most Options.SessionsPerApplication
-// sessions a second (a burst of SessionBurstSeconds' worth), and has at
-// most Options.MaxPendingSessionsPerApplication live sessions not yet
-// authorized; past either the call is RateLimited.
+// sessions a second from one client address (a burst of
+// SessionBurstSeconds' worth; past it the call is RateLimited). Sessions
+// not yet authorized are capped per application and address
+// (Options.MaxPendingSessionsPerAddress) and per application
+// (Options.MaxPendingSessionsPerApplication): a creation past a cap evicts
+// the oldest waiting session of that address, or of the application,
+// instead of being refused, so a flood from one holder of the public key
+// never stops other users (see session_limits.go).
 //
 // Returns Unauthenticated, PermissionDenied, RateLimited.
 func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error) {
 	sessionKey, nonce := newSessionKey(), newNonce()
 	var out *Session
-	charged := false // once per call, not per attempt of the transaction
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authenticate(key)
 		if err != nil {
@@ -99,23 +108,22 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		if p.actorType != ActorApplication || p.appType != Public {
 			return errorf(PermissionDenied, "sessions are created with the key of a public application")
 		}
-		if !charged {
-			charged = true
-			if err := v.chargeSession(p.actorID); err != nil {
-				return err
-			}
+		if err := t.chargeSession(p.actorID); err != nil {
+			return err
 		}
-		if err := t.checkPendingSessions(p.tenantID, p.actorID); err != nil {
+		addr := t.pendingAddress()
+		if err := t.makeRoomForSession(p.tenantID, p.actorID, addr); err != nil {
 			return err
 		}
 		rec := &sessionRecord{
-			ID:            t.v.ids.next(t.now),
-			TenantID:      p.tenantID,
-			ApplicationID: p.actorID,
-			KeyHash:       t.v.sys.mac([]byte(sessionKey)),
-			NonceHash:     t.nonceMAC(nonce),
-			CreatedAt:     t.now,
-			ExpiresAt:     t.now.Add(SessionLifetime),
+			ID:             t.v.ids.next(t.now),
+			TenantID:       p.tenantID,
+			ApplicationID:  p.actorID,
+			PendingAddress: addr,
+			KeyHash:        t.v.sys.mac([]byte(sessionKey)),
+			NonceHash:      t.nonceMAC(nonce),
+			CreatedAt:      t.now,
+			ExpiresAt:      t.now.Add(SessionLifetime),
 		}
 		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
@@ -134,6 +142,9 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 			return err
 		}
 		if err := t.putIndex(pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
+			return err
+		}
+		if err := t.putIndex(pendingAddressKey(rec.TenantID, rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
 		out = &Session{SessionKey: sessionKey, Nonce: nonce, ExpiresAt: rec.ExpiresAt}
@@ -200,8 +211,10 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeS
 		if err := t.delete(nonceLookupKey(rec.NonceHash)); err != nil {
 			return err
 		}
-		if err := t.delete(pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
-			return err
+		for _, k := range rec.pendingKeys() {
+			if err := t.delete(k); err != nil {
+				return err
+			}
 		}
 		now := t.now
 		rec.NonceHash = nil
@@ -329,7 +342,8 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID),
 	}
 	if rec.NonceHash != nil {
-		keys = append(keys, nonceLookupKey(rec.NonceHash), pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID))
+		keys = append(keys, nonceLookupKey(rec.NonceHash))
+		keys = append(keys, rec.pendingKeys()...)
 	}
 	for _, k := range keys {
 		if err := t.delete(k); err != nil {
@@ -337,4 +351,14 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		}
 	}
 	return t.log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
+}
+
+// pendingKeys are the index entries of a session waiting for
+// authorization (session_limits.go).
+func (s *sessionRecord) pendingKeys() []storeKey {
+	keys := []storeKey{pendingSessionKey(s.TenantID, s.ApplicationID, s.ExpiresAt, s.ID)}
+	if s.PendingAddress != "" {
+		keys = append(keys, pendingAddressKey(s.TenantID, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID))
+	}
+	return keys
 }

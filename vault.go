@@ -135,30 +135,46 @@ type Options struct {
 	WebhookBackoff time.Duration
 
 	// RatePerKey bounds the calls of one API or session key per second,
-	// with a burst of one second's worth (at least 1). Zero (or negative):
-	// no limit. Over it, calls are RateLimited. Limits are per Vault
+	// with a burst of one second's worth (at least 1); a public
+	// application's key, every browser's, per client address. Zero (or
+	// negative): no limit. Over it, calls are RateLimited. Limits are per Vault
 	// instance: see ratelimit.go and the package documentation.
 	RatePerKey float64
 	// RatePerTenant bounds the calls of all keys of one tenant per second,
-	// as RatePerKey. Zero: no limit.
+	// as RatePerKey (a public application's key's calls counted per client
+	// address, apart from the others). Zero: no limit.
 	RatePerTenant float64
 	// AuthFailuresPerMinute bounds failed authentications per client
 	// address (CallInfo.ClientAddress; in-process callers without one are
-	// not throttled): past it, calls from that address are RateLimited
-	// without their key being checked until the bucket refills. Zero:
+	// not throttled): past it, further failures from that address are
+	// RateLimited instead of Unauthenticated until the bucket refills. A
+	// key that authenticates is never refused by it, so failures sent from
+	// a shared address (a NAT, a reverse proxy) lock nobody out. Zero:
 	// DefaultAuthFailuresPerMinute (100). Negative: no limit.
 	AuthFailuresPerMinute int
 	// SessionsPerApplication bounds the sessions one public application
-	// creates per second, with a burst of SessionBurstSeconds' worth.
+	// creates per second from one client address (CallInfo.ClientAddress;
+	// in-process callers without one share one bucket), with a burst of
+	// SessionBurstSeconds' worth: another address has its own, so one
+	// holder of the public key cannot use up everyone's.
 	// Zero: DefaultSessionsPerApplication (5 a second, 50 at once).
 	// Negative: no limit.
 	SessionsPerApplication float64
 	// MaxPendingSessionsPerApplication bounds the live sessions one public
-	// application has waiting for authorization; past it CreateSession is
-	// RateLimited until one expires or is authorized. Counted in the store,
-	// so it holds across instances. Zero: DefaultMaxPendingSessions (1000).
-	// Negative: no limit.
+	// application has waiting for authorization: a CreateSession past it
+	// evicts the application's oldest waiting session (whose nonce then no
+	// longer authorizes), so a flood never refuses other users and storage
+	// stays bounded. Counted in the store, so it holds across instances.
+	// Zero: DefaultMaxPendingSessions (1000). Negative: no limit.
 	MaxPendingSessionsPerApplication int
+	// MaxPendingSessionsPerAddress bounds the live sessions of one public
+	// application created from one client address (CallInfo.ClientAddress;
+	// in-process callers without one share one budget) that wait for
+	// authorization: a CreateSession past it evicts that address's own
+	// oldest waiting session, so one address cannot push out the sessions
+	// of others. Counted in the store. Zero:
+	// DefaultMaxPendingSessionsPerAddress (100). Negative: no limit.
+	MaxPendingSessionsPerAddress int
 
 	// Metrics receives counts and timings of the Vault's work (tokens,
 	// runs of code, webhooks, sweeps, commits of the bbolt file it opens
@@ -219,8 +235,10 @@ type Vault struct {
 	// fingerprints is the fingerprint index on a store one process holds,
 	// nil on a shared store, which keeps it in the store (fpindex.go).
 	fingerprints *fingerprintMemory
-	// maxPendingSessions: see Options.MaxPendingSessionsPerApplication.
-	maxPendingSessions int
+	// maxPendingSessions and maxPendingPerAddress: see
+	// Options.MaxPendingSessionsPerApplication and
+	// Options.MaxPendingSessionsPerAddress.
+	maxPendingSessions, maxPendingPerAddress int
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -287,6 +305,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.maxPendingSessions = opts.MaxPendingSessionsPerApplication
 	if v.maxPendingSessions == 0 {
 		v.maxPendingSessions = DefaultMaxPendingSessions
+	}
+	v.maxPendingPerAddress = opts.MaxPendingSessionsPerAddress
+	if v.maxPendingPerAddress == 0 {
+		v.maxPendingPerAddress = DefaultMaxPendingSessionsPerAddress
 	}
 	if v.now == nil {
 		v.now = time.Now

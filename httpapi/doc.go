@@ -63,9 +63,14 @@
 //
 // Each request carries a new [tokenvault.CallInfo] whose ClientAddress is
 // the host of the connection's remote address (with
-// Options.TrustForwardedFor, the last X-Forwarded-For address), which the
-// Vault uses to throttle failed authentications; it also makes a request
-// count once against the rate limits.
+// Options.TrustForwardedFor, the last X-Forwarded-For entry when it is an
+// IP address, with or without a port; a last entry that is not an IP
+// address, such as "not-an-ip-7", is no address, and the connection's is
+// used instead, so made-up values all count as the proxy's one address).
+// The Vault uses it to throttle failed authentications (only further
+// failures are refused, never a key that authenticates) and to budget the
+// sessions a public application creates per address; it also makes a
+// request count once against the rate limits.
 //
 // # OpenAPI
 //

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -26,11 +27,13 @@ type Options struct {
 	// request's goroutine, so it should be quick.
 	Observe func(context.Context, Observation)
 	// TrustForwardedFor takes the client address (which the Vault uses to
-	// throttle failed authentications) from the last address in the
-	// X-Forwarded-For header, as set by a reverse proxy in front of this
-	// handler. Only for a handler that is reachable solely through such a
-	// proxy: otherwise any client could name any address. False: the
-	// host of the connection's remote address.
+	// throttle failed authentications and to budget sessions per address)
+	// from the last address in the X-Forwarded-For header, as set by a
+	// reverse proxy in front of this handler. Only for a handler that is
+	// reachable solely through such a proxy: otherwise any client could
+	// name any address. A last entry that is not an IP address is not
+	// taken: the connection's address is used. False: the host of the
+	// connection's remote address.
 	TrustForwardedFor bool
 	// OperatorKey, when set, opens the operator API under /operator/
 	// (creating, listing and deleting tenants; backups) to callers that
@@ -232,7 +235,11 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, pattern string) {
 }
 
 // clientAddress is the host of the request's remote address, or with
-// TrustForwardedFor the last address of X-Forwarded-For.
+// TrustForwardedFor the last entry of X-Forwarded-For when it is an IP
+// address (with or without a port). A last entry that is not an IP address
+// is not an address: the connection's is used, so made-up values
+// ("not-an-ip-7") all count as that one address instead of each being a
+// new one.
 func (a *api) clientAddress(r *http.Request) string {
 	if a.trustXFF {
 		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
@@ -240,7 +247,7 @@ func (a *api) clientAddress(r *http.Request) string {
 			if i := strings.LastIndexByte(last, ','); i >= 0 {
 				last = last[i+1:]
 			}
-			if ip := strings.TrimSpace(last); ip != "" {
+			if ip, ok := ipAddress(strings.TrimSpace(last)); ok {
 				return ip
 			}
 		}
@@ -250,6 +257,17 @@ func (a *api) clientAddress(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// ipAddress returns the IP address s names, alone or with a port.
+func ipAddress(s string) (string, bool) {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip.String(), true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().String(), true
+	}
+	return "", false
 }
 
 // withoutTrailingSlash serves a path with one trailing slash as the path

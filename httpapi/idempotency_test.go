@@ -227,7 +227,8 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 
 // TestAuthFailuresOverHTTP: failed authentications are counted per
 // client address (the connection's, X-Forwarded-For ignored unless
-// trusted); past the limit even a valid key is 429.
+// trusted); past the limit further failures are 429, and a valid key is
+// still served.
 func TestAuthFailuresOverHTTP(t *testing.T) {
 	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock.Now, 2 })
@@ -236,21 +237,23 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 		r := s.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113."+string(rune('1'+i)))
 		wantStatus(t, "a wrong key", r, http.StatusUnauthorized)
 	}
-	r := s.do(t, "GET", "/tenants/self", s.mgmt, nil)
-	wantStatus(t, "a valid key after two failures", r, http.StatusTooManyRequests)
+	wantStatus(t, "a valid key after two failures", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusOK)
+	r := s.do(t, "GET", "/tenants/self", "key_wrong", nil)
+	wantStatus(t, "a third wrong key", r, http.StatusTooManyRequests)
 	r.problem(t)
 	if got := r.header.Get("Retry-After"); got != "30" {
 		t.Errorf("Retry-After = %q, want 30", got)
 	}
 	clock.Advance(30 * time.Second)
-	wantStatus(t, "30 s later", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusOK)
+	wantStatus(t, "a wrong key 30 s later", s.do(t, "GET", "/tenants/self", "key_wrong", nil), http.StatusUnauthorized)
 
 	// Behind a trusted proxy, the forwarded address counts.
 	clock2 := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	p := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock2.Now, 1 })
 	wantStatus(t, "a wrong key from A", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "10.0.0.1, 203.0.113.1"), http.StatusUnauthorized)
-	wantStatus(t, "A again", p.do(t, "GET", "/tenants/self", p.mgmt, nil, "X-Forwarded-For", "203.0.113.1"), http.StatusTooManyRequests)
-	wantStatus(t, "B", p.do(t, "GET", "/tenants/self", p.mgmt, nil, "X-Forwarded-For", "203.0.113.2"), http.StatusOK)
+	wantStatus(t, "A again", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.1"), http.StatusTooManyRequests)
+	wantStatus(t, "B", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.2"), http.StatusUnauthorized)
+	wantStatus(t, "a valid key from A", p.do(t, "GET", "/tenants/self", p.mgmt, nil, "X-Forwarded-For", "203.0.113.1"), http.StatusOK)
 }
 
 // TestSessionLimitsOverHTTP: past its session rate a public application's
