@@ -5,9 +5,11 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// Rate limits. Every limit is a token bucket on the Vault's clock
+// Rate limits. Every limit is a token bucket (golang.org/x/time/rate) on the Vault's clock
 // (Options.Now), kept in this process's memory: Vaults that share a
 // PostgreSQL store each apply their limits separately, so N instances
 // behind a load balancer admit up to N times each limit.
@@ -85,11 +87,11 @@ func newLimits(opts Options) limits {
 	return l
 }
 
-// limiterSet is one token bucket per name (a key's MAC, a tenant id, an
-// address, an application and address).
+// limiterSet is one token bucket (golang.org/x/time/rate) per name (a
+// key's MAC, a tenant id, an address, an application and address).
 type limiterSet struct {
-	perSecond float64
-	burst     float64
+	limit rate.Limit
+	burst int
 	// idle is how long a bucket takes to refill from empty: one idle that
 	// long is full again, and so may be forgotten.
 	idle time.Duration
@@ -99,10 +101,13 @@ type limiterSet struct {
 	lastEvict time.Time
 }
 
-// bucket holds tokens as of last, the latest clock reading it was given.
+// bucket is a limiter and the latest clock reading it was given: a
+// rate.Limiter given an earlier reading than its latest takes it as its
+// latest, and credits the same interval again on the next later one, so
+// readings before last are given to it as last.
 type bucket struct {
-	tokens float64
-	last   time.Time
+	l    *rate.Limiter
+	last time.Time
 }
 
 // newLimiterSet returns the buckets of perSecond events a second, of which
@@ -112,16 +117,16 @@ func newLimiterSet(perSecond, burstSeconds float64) *limiterSet {
 	if !(perSecond > 0) || math.IsInf(perSecond, 1) {
 		return nil
 	}
-	burst := math.Min(math.Ceil(perSecond*burstSeconds), math.MaxInt32)
-	burst = math.Max(burst, 1)
-	idle := time.Duration(burst / perSecond * float64(time.Second))
-	return &limiterSet{perSecond: perSecond, burst: burst, idle: max(idle, time.Second), buckets: map[string]*bucket{}}
+	burst := int(math.Min(math.Ceil(perSecond*burstSeconds), math.MaxInt32))
+	burst = max(burst, 1)
+	idle := time.Duration(float64(burst) / perSecond * float64(time.Second))
+	return &limiterSet{limit: rate.Limit(perSecond), burst: burst, idle: max(idle, time.Second), buckets: map[string]*bucket{}}
 }
 
-// get returns the bucket of name brought forward to now (never back),
-// creating it full, and forgets idle buckets now and then. s.mu must be
-// held.
-func (s *limiterSet) get(name string, now time.Time) *bucket {
+// get returns the bucket of name, creating it full, with the clock reading
+// to give it (now, or its latest if now is before that), and forgets idle
+// buckets now and then. s.mu must be held.
+func (s *limiterSet) get(name string, now time.Time) (*bucket, time.Time) {
 	if now.Sub(s.lastEvict) >= s.idle {
 		for n, b := range s.buckets {
 			if now.Sub(b.last) >= s.idle {
@@ -132,14 +137,20 @@ func (s *limiterSet) get(name string, now time.Time) *bucket {
 	}
 	b := s.buckets[name]
 	if b == nil {
-		b = &bucket{tokens: s.burst, last: now}
+		b = &bucket{l: rate.NewLimiter(s.limit, s.burst), last: now}
 		s.buckets[name] = b
 	}
 	if now.After(b.last) {
-		b.tokens = math.Min(s.burst, b.tokens+now.Sub(b.last).Seconds()*s.perSecond)
 		b.last = now
 	}
-	return b
+	return b, b.last
+}
+
+// wait is how long from now until b holds one event at its reading at.
+func (s *limiterSet) wait(b *bucket, at, now time.Time) time.Duration {
+	missing := 1 - b.l.TokensAt(at)
+	// Past now: a bucket's clock may be ahead of this call's reading.
+	return time.Duration(math.Ceil(missing/float64(s.limit)*float64(time.Second))) + max(at.Sub(now), 0)
 }
 
 // take takes one event from name's bucket, or reports how long until one
@@ -150,27 +161,44 @@ func (s *limiterSet) take(name string, now time.Time) (ok bool, retryAfter time.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := s.get(name, now)
-	if b.tokens >= 1 {
-		b.tokens--
+	b, at := s.get(name, now)
+	if b.l.AllowN(at, 1) {
 		return true, 0
 	}
-	wait := time.Duration(math.Ceil((1 - b.tokens) / s.perSecond * float64(time.Second)))
-	// Past now: a bucket's clock may be ahead of this call's reading.
-	return false, wait + max(b.last.Sub(now), 0)
+	return false, s.wait(b, at, now)
 }
 
-// giveBack returns the event take took from name's bucket, for a call
-// that another limit then refused.
-func (s *limiterSet) giveBack(name string) {
-	if s == nil {
-		return
+// takeBoth takes one event from a's bucket an and one from b's bucket bn,
+// or neither: a call refused by one limit is not charged to the other.
+// Callers lock a before b, always in the same order (per key, then per
+// tenant). It returns the set that refused, and how long until it would
+// not.
+func takeBoth(a *limiterSet, an string, b *limiterSet, bn string, now time.Time) (refused *limiterSet, retryAfter time.Duration) {
+	type held struct {
+		s  *limiterSet
+		b  *bucket
+		at time.Time
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if b := s.buckets[name]; b != nil {
-		b.tokens = math.Min(s.burst, b.tokens+1)
+	var hs []held
+	for _, x := range []struct {
+		s    *limiterSet
+		name string
+	}{{a, an}, {b, bn}} {
+		if x.s == nil {
+			continue
+		}
+		x.s.mu.Lock()
+		defer x.s.mu.Unlock()
+		bk, at := x.s.get(x.name, now)
+		if bk.l.TokensAt(at) < 1 {
+			return x.s, x.s.wait(bk, at, now)
+		}
+		hs = append(hs, held{x.s, bk, at})
 	}
+	for _, h := range hs {
+		h.b.l.AllowN(h.at, 1) // each holds an event, under its set's lock
+	}
+	return nil, 0
 }
 
 // size is the number of buckets held, for tests.
@@ -207,14 +235,14 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 			key, tenant = key+addr, tenant+addr
 		}
 		now := t.v.now()
-		if ok, wait := l.perKey.take(key, now); !ok {
+		switch refused, wait := takeBoth(l.perKey, key, l.perTenant, tenant, now); refused {
+		case nil:
+			return nil
+		case l.perKey:
 			return errRateLimited("with this key", wait)
-		}
-		if ok, wait := l.perTenant.take(tenant, now); !ok {
-			l.perKey.giveBack(key)
+		default:
 			return errRateLimited("for this tenant", wait)
 		}
-		return nil
 	})
 }
 
