@@ -41,8 +41,22 @@
 // it yet, req, the deadline, whether req.client and fetch exist); the
 // worker answers console lines and host calls (req.client methods and
 // fetch, carried out by the Vault and answered) and then the result. The
-// worker holds no key. Frames from a worker are bounded (32 MiB); anything
-// unexpected kills it.
+// worker holds no key. Frames from a worker are bounded by
+// Options.MaxResultBytes (at least 2 MiB, for a host call's argument) and
+// 64 KiB of framing, checked from the frame's header before anything is
+// allocated; anything unexpected kills it.
+//
+// # Results
+//
+// What a run returns (or throws, as a CustomHttpResponseError's body) is
+// bounded by Options.MaxResultBytes as JSON, 4 MiB by default: the worker
+// answers a larger result with a refusal, the Vault checks again, and the
+// run fails with a *TooLargeError naming the bound (eight concurrent 30 MB
+// results once took a server from 31 to 633 MB). A worker whose run sent
+// or received over 1 MiB, or whose Go runtime holds over 32 MiB (a quarter
+// of Options.MemoryBytes if less; a fresh one holds about 6 MiB) after it,
+// is retired once it has answered, and the next invocation starts a fresh
+// one: idle workers do not keep what a large run took.
 //
 // # Limits and failures
 //

@@ -11,5 +11,5 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("sandbox: the code's result is larger than %s", formatBytes(e.Limit))
+	return fmt.Sprintf("sandbox: the code's result is larger than %s", FormatBytes(e.Limit))
 }

@@ -241,7 +241,7 @@ func (w *worker) call(method string, arg any) (json.RawMessage, error) {
 	call := hostCall{Method: method, Arg: mustJSON(arg)}
 	if int64(len(call.Arg))+frameSlack > w.limits.MaxFrameBytes {
 		// The Vault would stop a worker that sent it.
-		return nil, hostError(fmt.Sprintf("%s: the argument is larger than %s", method, formatBytes(w.limits.MaxFrameBytes-frameSlack)))
+		return nil, hostError(fmt.Sprintf("%s: the argument is larger than %s", method, FormatBytes(w.limits.MaxFrameBytes-frameSlack)))
 	}
 	if err := w.send(frameCall, call); err != nil {
 		return nil, fmt.Errorf("the host cannot be reached")
