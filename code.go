@@ -129,7 +129,7 @@ func (v *Vault) runCode(ctx context.Context, r codeRun) (any, error) {
 func sandboxError(err error) error {
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
-		return errorf(Unavailable, "too many code invocations of this tenant are in progress; retry later")
+		return errorf(Unavailable, "no code worker was free in time: too many invocations of this tenant, or of all tenants, are in progress; retry later")
 	case errors.Is(err, sandbox.ErrClosed):
 		return errorf(Unavailable, "the vault is closing")
 	}
