@@ -28,6 +28,10 @@ const (
 	MaxFetchResponseBytes   = 5 << 20
 )
 
+// DefaultCodeMaxResultBytes is Options.CodeMaxResultBytes when zero: what
+// one run of tenant code may give back, as JSON.
+const DefaultCodeMaxResultBytes = sandbox.DefaultMaxResultBytes
+
 // StopReason says why the Vault stopped tenant code, on an Error of kind
 // CodeFailed. Zero when the code failed by itself (it threw).
 type StopReason uint8
@@ -125,16 +129,26 @@ func (v *Vault) runCode(ctx context.Context, r codeRun) (any, error) {
 func sandboxError(err error) error {
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
-		return errorf(Unavailable, "too many code invocations of this tenant are in progress; retry later")
+		return errorf(Unavailable, "no code worker was free in time: too many invocations of this tenant, or of all tenants, are in progress; retry later")
 	case errors.Is(err, sandbox.ErrClosed):
 		return errorf(Unavailable, "the vault is closing")
 	}
 	return internal(err)
 }
 
+// resultTooLarge is the TooLarge error for what of tenant code over
+// Options.CodeMaxResultBytes (limit), naming the limit.
+func resultTooLarge(what string, limit int64) *Error {
+	return &Error{Kind: TooLarge, Message: fmt.Sprintf("%s is larger than %s, the most this vault accepts from code (code-max-result-bytes)", what, sandbox.FormatBytes(limit))}
+}
+
 // codeError translates a failure of tenant code into an *Error. It carries
 // the code's own message and never a host detail.
 func codeError(err error) error {
+	var tl *sandbox.TooLargeError
+	if errors.As(err, &tl) {
+		return resultTooLarge("the code's result", tl.Limit)
+	}
 	if reason := sandbox.ReasonOf(err); reason != 0 {
 		e := &Error{Kind: CodeFailed, Status: 500}
 		switch reason {

@@ -141,12 +141,26 @@
 // failure catches it and throws an Error of its own.
 //
 // An idle worker is kept for reuse (programs compiled by code hash), retired
-// after 30 s idle beyond two warm ones.
+// after 30 s idle beyond two warm ones, or at once after a large invocation
+// (over 1 MiB sent or received, or a heap grown past 32 MiB), so that idle
+// workers do not keep what it took.
+//
+// What one run gives back (a reactor's result, a transform's result and
+// the body it builds, a CustomHttpResponseError's body) is at most
+// Options.CodeMaxResultBytes as JSON (default 4 MiB); more is TooLarge
+// (413) naming the limit. A worker cannot make the Vault read more than
+// that from its pipe.
 //
 // Fairness: at most Options.CodeWorkers workers (default 16) run at once,
 // and one tenant holds at most Options.CodeConcurrencyPerTenant of them
 // (default half); further invocations wait for a slot within their own
-// time, then fail with Unavailable (503). Asynchronous invocations count
+// time, then fail with Unavailable (503). Beyond its first invocation, a
+// tenant runs code only in a shared part of CodeConcurrencyPerTenant
+// workers; the rest are kept for tenants with nothing running. So a tenant
+// with nothing running starts at once unless CodeWorkers −
+// CodeConcurrencyPerTenant + 1 other tenants (9 by default) are running
+// code, however slow, and a freed worker goes to the waiting tenant with
+// the fewest invocations running. Asynchronous invocations count
 // against the same slots while they run; their webhook deliveries and
 // retries hold none. A tenant has at most [MaxAsyncInvocations] running
 // and [MaxPendingWebhooks] being delivered, past which its own

@@ -102,8 +102,9 @@ type proxyPlan struct {
 // then rewrites body and headers. The destination's answer comes back as
 // it is, through the response transform for a 2xx or 3xx JSON or form
 // body. A failure of the proxy itself is an *Error (BadGateway when the
-// destination cannot be reached or answers too much); httpapi wraps it in
-// {"proxy_error": ...}.
+// destination cannot be reached or answers too much; TooLarge when a
+// transform's result, or the body it built, is over
+// Options.CodeMaxResultBytes); httpapi wraps it in {"proxy_error": ...}.
 func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse, error) {
 	if call.Method == "" {
 		call.Method = http.MethodGet
@@ -247,7 +248,8 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 }
 
 // transform runs transform code and returns the body (encoded as kind) and
-// headers it returned; absent ones keep the input's.
+// headers it returned; absent ones keep the input's. A result, or a body
+// the code built, over Options.CodeMaxResultBytes is TooLarge.
 func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, args map[string]any, kind int, header http.Header) ([]byte, http.Header, error) {
 	conf := plan.proxy.Configuration
 	if conf == nil {
@@ -264,9 +266,9 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	if res == nil {
 		return nil, nil, &Error{Kind: CodeFailed, Status: 500, Message: "a transform must return {body, headers}"}
 	}
-	body := args["body"]
+	body, built := args["body"], false
 	if b, ok := res["body"]; ok {
-		body = b
+		body, built = b, true
 	}
 	switch h := res["headers"].(type) {
 	case nil: // left out: the input's
@@ -278,7 +280,13 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	default:
 		return nil, nil, codeHeaderError(invalidField("headers", "must be an object of headers"))
 	}
-	return encodeBody(kind, body), header, nil
+	encoded := encodeBody(kind, body)
+	if built && int64(len(encoded)) > v.codeMaxResult {
+		// A form body can be longer than the JSON the code returned;
+		// a body the code left out is the one it was given.
+		return nil, nil, resultTooLarge("the body the transform built", v.codeMaxResult)
+	}
+	return encoded, header, nil
 }
 
 // codeHeaders turns the headers code returned (a transform's, or a

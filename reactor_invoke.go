@@ -61,7 +61,10 @@ type invocation struct {
 // Returns Invalid (bad args: a missing or uncastable parameter, a number
 // beyond a float64's range, text that is not Unicode; an unknown token),
 // PermissionDenied, NotFound,
-// and CodeFailed with the status of the error class the code threw.
+// CodeFailed with the status of the error class the code threw, TooLarge
+// when what the code returned (or threw) is over
+// Options.CodeMaxResultBytes as JSON, and Unavailable when no worker was
+// free in time.
 func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
 	fe := fieldErrors{}
 	timeout := DefaultReactorTimeout

@@ -91,10 +91,29 @@ type Options struct {
 	// code (reactors synchronous or not, transforms, checks of code) that
 	// run at once; more wait within their time, then fail with
 	// Unavailable. Zero: half of CodeWorkers.
+	//
+	// A tenant's second and later invocations at once run only while
+	// fewer than CodeConcurrencyPerTenant workers are busy in all; the
+	// other CodeWorkers − CodeConcurrencyPerTenant workers are kept for
+	// tenants with nothing running. So a tenant with nothing running
+	// starts at once unless CodeWorkers − CodeConcurrencyPerTenant + 1 or
+	// more other tenants are running code (9 with the defaults), however
+	// slow their code; a freed worker goes to the waiting tenant with the
+	// fewest invocations running (internal/sandbox documents the bound).
+	// Setting it to CodeWorkers keeps no reserve.
 	CodeConcurrencyPerTenant int
 	// CodeMemoryBytes bounds the memory of each worker process. Zero:
 	// 256 MiB.
 	CodeMemoryBytes int64
+	// CodeMaxResultBytes bounds what one run of tenant code may give
+	// back, as JSON: a reactor's result, a transform's result and the body
+	// it builds (encoded as the proxied request or response), the body of
+	// a CustomHttpResponseError. Over it the call fails with TooLarge
+	// (413), naming the limit. Every result is held whole by the Vault, so
+	// this bounds what one invocation can make the server allocate; a
+	// worker that handled a large invocation is retired and replaced.
+	// Zero: 4 MiB.
+	CodeMaxResultBytes int64
 	// TrustedCodeInProcess runs reactor and transform code inside this
 	// process instead of sandbox workers: no process boundary, no bound
 	// on memory or CPU beyond the deadline. Only for a host whose tenants'
@@ -244,6 +263,7 @@ type Vault struct {
 	httpClient       *http.Client
 	allowPrivate     bool // Options.AllowPrivateDestinations
 	proxyMaxResponse int64
+	codeMaxResult    int64 // Options.CodeMaxResultBytes, resolved
 	webhookBackoff   time.Duration
 	logRetention     time.Duration
 	cvcRetention     time.Duration
@@ -318,6 +338,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.httpClient == nil {
 		v.httpClient = outboundClient(opts.AllowPrivateDestinations)
 	}
+	v.codeMaxResult = opts.CodeMaxResultBytes
+	if v.codeMaxResult <= 0 {
+		v.codeMaxResult = DefaultCodeMaxResultBytes
+	}
 	v.proxyMaxResponse = opts.ProxyMaxResponseBytes
 	if v.proxyMaxResponse <= 0 {
 		v.proxyMaxResponse = 10 << 20
@@ -382,7 +406,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, err
 	}
 	v.code = sandbox.New(sandbox.Options{
-		Workers: opts.CodeWorkers, PerTenant: opts.CodeConcurrencyPerTenant, MemoryBytes: opts.CodeMemoryBytes,
+		Workers: opts.CodeWorkers, PerTenant: opts.CodeConcurrencyPerTenant, MemoryBytes: opts.CodeMemoryBytes, MaxResultBytes: v.codeMaxResult,
 		Timeout: opts.CodeTimeout, InProcess: opts.TrustedCodeInProcess, Logger: v.logger, Console: opts.LogCodeConsole,
 	})
 	interval := opts.SweepInterval

@@ -58,6 +58,8 @@ type config struct {
 	logFormat                                 string // text or json
 	// logCodeConsole is tokenvault.Options.LogCodeConsole.
 	logCodeConsole bool
+	// codeMaxResultBytes is tokenvault.Options.CodeMaxResultBytes.
+	codeMaxResultBytes int64
 	// gcHeadroomMiB is the least heap growth between collections
 	// (gcheadroom.go); 0 leaves the collector as Go sets it.
 	gcHeadroomMiB int
@@ -255,6 +257,8 @@ func serveFlags(c *config) *FlagSet {
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
 	fs.BoolVar(&c.logCodeConsole, "log-code-console", c.logCodeConsole, "log what reactor and transform code prints with console.* (at debug level); off by default,\nsince tenant code holds detokenized data: only for a vault that holds no real data")
 	def("log-code-console", "TOKENVAULT_LOG_CODE_CONSOLE")
+	fs.Int64Var(&c.codeMaxResultBytes, "code-max-result-bytes", c.codeMaxResultBytes, "most `bytes` one run of reactor or transform code may give back as JSON (its result,\nthe body a transform builds); more is a 413 naming the limit")
+	def("code-max-result-bytes", "TOKENVAULT_CODE_MAX_RESULT_BYTES")
 	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom", c.gcHeadroomMiB, "`MiB` the heap may grow by between garbage collections, at least (a small heap collected\ntoo often under load); 0 leaves the collector as Go sets it, and so does GOGC in the environment")
 	def("gc-headroom", "TOKENVAULT_GC_HEADROOM")
 	fs.StringVar(&c.operatorKeyFile, "operator-key-file", c.operatorKeyFile, "`file` holding the operator key, which opens the operator API (/operator/: tenants, backups);\ndefault <data>/operator.key, created (0600) on first run")
@@ -332,7 +336,8 @@ func defaultConfig() config {
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
 		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text", gcHeadroomMiB: defaultGCHeadroomMiB,
 		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout,
-		auditFileMaxBytes: auditexport.DefaultFileMaxBytes, auditFileKeep: auditexport.DefaultFileKeep}
+		auditFileMaxBytes: auditexport.DefaultFileMaxBytes, auditFileKeep: auditexport.DefaultFileKeep,
+		codeMaxResultBytes: tokenvault.DefaultCodeMaxResultBytes}
 }
 
 // parseConfig reads the server's configuration from the environment and
@@ -384,6 +389,8 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 		return c, fmt.Errorf("-invitation-url must be an absolute URL such as https://app.example.com/join, not %q", c.invitationURL)
 	case c.smtpHost == "" && (c.smtpUser != "" || c.smtpPasswordFile != "" || c.smtpFrom != "" || c.smtpPort != 0):
 		return c, errors.New("-smtp-user, -smtp-password-file, -smtp-from and -smtp-port need -smtp-host")
+	case c.codeMaxResultBytes <= 0:
+		return c, errors.New("-code-max-result-bytes must be positive")
 	case c.auditFileMaxBytes <= 0 || c.auditFileKeep < 0:
 		return c, errors.New("-audit-file-max-bytes must be positive and -audit-file-keep 0 or more")
 	case c.smtpHost != "" && c.smtpFrom == "":

@@ -231,7 +231,8 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		AllowPrivateDestinations: cfg.allowPrivate,
 		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
 		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
-		Metrics: metrics, AuditSinks: sinks, LogCodeConsole: cfg.logCodeConsole}
+		Metrics: metrics, AuditSinks: sinks, LogCodeConsole: cfg.logCodeConsole,
+		CodeMaxResultBytes: cfg.codeMaxResultBytes}
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {

@@ -41,8 +41,22 @@
 // it yet, req, the deadline, whether req.client and fetch exist); the
 // worker answers console lines and host calls (req.client methods and
 // fetch, carried out by the Vault and answered) and then the result. The
-// worker holds no key. Frames from a worker are bounded (32 MiB); anything
-// unexpected kills it.
+// worker holds no key. Frames from a worker are bounded by
+// Options.MaxResultBytes (at least 2 MiB, for a host call's argument) and
+// 64 KiB of framing, checked from the frame's header before anything is
+// allocated; anything unexpected kills it.
+//
+// # Results
+//
+// What a run returns (or throws, as a CustomHttpResponseError's body) is
+// bounded by Options.MaxResultBytes as JSON, 4 MiB by default: the worker
+// answers a larger result with a refusal, the Vault checks again, and the
+// run fails with a *TooLargeError naming the bound (eight concurrent 30 MB
+// results once took a server from 31 to 633 MB). A worker whose run sent
+// or received over 1 MiB, or whose Go runtime holds over 32 MiB (a quarter
+// of Options.MemoryBytes if less; a fresh one holds about 6 MiB) after it,
+// is retired once it has answered, and the next invocation starts a fresh
+// one: idle workers do not keep what a large run took.
 //
 // # Limits and failures
 //
@@ -59,6 +73,24 @@
 // # Fairness
 //
 // Options.Workers bounds the processes (and so the runs) at once;
-// Options.PerTenant bounds one tenant's share. An invocation waits for both
-// within its deadline and then fails with ErrBusy.
+// Options.PerTenant bounds one tenant's share. An invocation waits for a
+// worker within its deadline and then fails with ErrBusy.
+//
+// Running code cannot be pre-empted, so a queue alone would not bound a
+// tenant's wait: two tenants whose slow code held every worker once made a
+// third tenant's trivial reactor wait 9.7 s of its 10 s. So the pool has a
+// shared part of PerTenant workers, in which a tenant's second and later
+// invocations at once run, and a reserve of Workers − PerTenant workers
+// that only a tenant with nothing running may take, one invocation each.
+// It follows that every worker is busy only when at least
+// Workers − PerTenant + 1 tenants are running code: a tenant with nothing
+// running starts at once (within the time to start a worker process) while
+// fewer other tenants are, whatever their code does; with the defaults, up
+// to 8 other tenants. Past that bound, and for a tenant that already runs
+// code, the wait is for a run to end (at most its deadline). When a worker
+// frees, the waiting invocation whose tenant has the fewest invocations
+// running gets it (the oldest among equals), so a tenant that runs little
+// goes before one that runs much. A tenant alone may still use PerTenant
+// workers; several busy tenants share PerTenant workers beyond their first
+// invocations, which is the price of the bound: raise Workers for more.
 package sandbox

@@ -269,6 +269,13 @@ func (w *worker) probe(body []byte) error {
 	case "raise-limit":
 		lim := unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
 		fail(unix.Setrlimit(unix.RLIMIT_CPU, &lim))
+	case "huge-frame":
+		// A frame that claims 2 GiB: the Vault must refuse it from its
+		// header, without allocating.
+		w.outMu.Lock()
+		defer w.outMu.Unlock()
+		w.out.Write([]byte{0x7f, 0xff, 0xff, 0xff, frameProbed, '{', '}'})
+		return w.out.Flush()
 	default:
 		res.Error = "unknown probe"
 	}

@@ -14,6 +14,12 @@ type initLimits struct {
 	MaxCodeBytes int   `json:"max_code_bytes"` // largest code Compile accepts
 	// CompileTimeoutMS bounds running a module's body when code is checked.
 	CompileTimeoutMS int64 `json:"compile_timeout_ms"`
+	// MaxResultBytes bounds what a run returns, as JSON (Options); a
+	// larger result is answered with runResult.TooLarge instead.
+	MaxResultBytes int64 `json:"max_result_bytes"`
+	// MaxFrameBytes is the largest frame the Vault reads from the worker:
+	// a host call whose argument would not fit fails in the worker.
+	MaxFrameBytes int64 `json:"max_frame_bytes"`
 }
 
 // readyMessage answers initLimits. Error is set when a limit could not be
@@ -69,10 +75,16 @@ type callReply struct {
 
 // runResult ends a run. CPUSeconds is the CPU time the worker has used in
 // all, so the Vault can retire it before its RLIMIT_CPU is near.
+// TooLarge is set, with neither Value nor Error, when what the code
+// returned or threw is over initLimits.MaxResultBytes as JSON. HeapBytes is
+// the memory the worker's Go runtime holds from the system after the run,
+// so the Vault can retire a worker that grew (pool.put).
 type runResult struct {
 	Value      json.RawMessage `json:"value,omitempty"`
 	Error      *jsrt.Error     `json:"error,omitempty"`
+	TooLarge   bool            `json:"too_large,omitempty"`
 	CPUSeconds float64         `json:"cpu_seconds"`
+	HeapBytes  int64           `json:"heap_bytes"`
 }
 
 // probeRequest (tests only) asks the worker to try one thing its limits

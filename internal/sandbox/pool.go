@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -10,7 +9,7 @@ import (
 
 // ErrBusy is returned when an invocation could not get a worker before its
 // deadline: its tenant had Options.PerTenant invocations in progress, or
-// every worker was busy. Nothing ran.
+// every worker it may take was busy (admission.go). Nothing ran.
 var ErrBusy = errors.New("sandbox: too many invocations in progress; retry later")
 
 // ErrClosed is returned by invocations after Close.
@@ -23,100 +22,33 @@ const (
 	janitorEvery = 10 * time.Second
 )
 
-// pool holds the worker processes and the admission of invocations: a
-// global bound (one slot per worker in use) and a bound per tenant, so
-// that one tenant can hold at most PerTenant workers however many calls it
-// makes, and the others still get theirs.
+// pool holds the worker processes and the admission of invocations to
+// them (admission.go).
 type pool struct {
-	lim       initLimits
-	slots     chan struct{}
-	perTenant int
+	lim   initLimits
+	admit *admission
 
-	mu      sync.Mutex
-	idle    []*process
-	tenants map[string]*tenantGate
-	closed  bool
+	mu     sync.Mutex
+	idle   []*process
+	closed bool
 
 	stopJanitor chan struct{}
 	janitorDone chan struct{}
 
 	// alive counts the worker processes started and not yet retired,
-	// idle or in use, for Stats.
-	alive atomic.Int64
-}
-
-// tenantGate bounds one tenant's invocations; users counts holders and
-// waiters so the gate is dropped exactly when nobody needs it.
-type tenantGate struct {
-	slots chan struct{}
-	users int
+	// idle or in use, for Stats; retiredLarge, the workers retired
+	// after a large invocation (put).
+	alive        atomic.Int64
+	retiredLarge atomic.Int64
 }
 
 func newPool(workers, perTenant int, lim initLimits) *pool {
 	p := &pool{
-		lim: lim, slots: make(chan struct{}, workers), perTenant: perTenant,
-		tenants: map[string]*tenantGate{}, stopJanitor: make(chan struct{}), janitorDone: make(chan struct{}),
+		lim: lim, admit: newAdmission(workers, perTenant),
+		stopJanitor: make(chan struct{}), janitorDone: make(chan struct{}),
 	}
 	go p.janitor()
 	return p
-}
-
-// admit waits, until deadline or ctx ends, for a slot of tenant and then a
-// global one. The release function gives both back.
-func (p *pool) admit(ctx context.Context, tenant string, deadline time.Time) (release func(), err error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, ErrClosed
-	}
-	g := p.tenants[tenant]
-	if g == nil {
-		g = &tenantGate{slots: make(chan struct{}, p.perTenant)}
-		p.tenants[tenant] = g
-	}
-	g.users++
-	p.mu.Unlock()
-	leave := func() {
-		p.mu.Lock()
-		if g.users--; g.users == 0 {
-			delete(p.tenants, tenant)
-		}
-		p.mu.Unlock()
-	}
-
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	if err := wait(ctx, timer.C, g.slots); err != nil {
-		leave()
-		return nil, err
-	}
-	if err := wait(ctx, timer.C, p.slots); err != nil {
-		<-g.slots
-		leave()
-		return nil, err
-	}
-	return func() {
-		<-p.slots
-		<-g.slots
-		leave()
-	}, nil
-}
-
-// wait puts a token into slots, or fails when ctx ends or expired fires.
-func wait(ctx context.Context, expired <-chan time.Time, slots chan struct{}) error {
-	select {
-	case slots <- struct{}{}:
-		return nil
-	default:
-	}
-	select {
-	case slots <- struct{}{}:
-		return nil
-	case <-expired:
-		return ErrBusy
-	case <-ctx.Done():
-		return ErrBusy
-	}
 }
 
 // get returns an idle worker, the most recently used first (its compiled
@@ -139,9 +71,15 @@ func (p *pool) get() (*process, error) {
 }
 
 // put gives a worker back after use. A worker that is not healthy (it was
-// stopped, or broke the protocol), or near its lifetime CPU limit, is
-// retired instead.
+// stopped, or broke the protocol), near its lifetime CPU limit, or whose
+// last run was large (a request or answer over retireIOBytes, or a heap
+// that grew past retireHeapBytes: see runOn) is retired instead; the next
+// invocation that needs a worker starts a fresh one.
 func (p *pool) put(w *process, healthy bool) {
+	if healthy && w.large {
+		p.retiredLarge.Add(1)
+		healthy = false
+	}
 	if healthy && w.cpu+maxRunSeconds < float64(p.lim.CPUSeconds) {
 		p.mu.Lock()
 		if !p.closed {
@@ -191,7 +129,7 @@ func (p *pool) janitor() {
 // stats returns the workers alive, the slots in use (runs and checks
 // holding a worker, or about to start one) and the most workers.
 func (p *pool) stats() (alive, busy, capacity int) {
-	return int(p.alive.Load()), len(p.slots), cap(p.slots)
+	return int(p.alive.Load()), p.admit.inUse(), p.admit.workers
 }
 
 // close retires every idle worker; workers in use are retired as they are
@@ -203,6 +141,7 @@ func (p *pool) close() {
 		return
 	}
 	p.closed = true
+	p.admit.close()
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()

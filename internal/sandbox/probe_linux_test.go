@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -72,4 +74,28 @@ func TestWorkerLimitsHoldFromInside(t *testing.T) {
 			t.Errorf("rlimits = %q: no memory or address-space limit", got)
 		}
 	})
+}
+
+// TestHugeFrameIsRefusedFromItsHeader: a worker that claims a 2 GiB frame
+// is refused before the Vault allocates for it.
+func TestHugeFrameIsRefusedFromItsHeader(t *testing.T) {
+	s := newSandbox(t, Options{})
+	w, err := s.pool.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.pool.put(w, false)
+	if err := writeFrame(w.w, frameProbe, probeRequest{What: "huge-frame"}); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = w.expect(frameProbed, &probeResult{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, errFrameTooLarge) {
+		t.Fatalf("a 2 GiB frame = %v, want errFrameTooLarge", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("reading it allocated %d bytes", grew)
+	}
 }

@@ -16,10 +16,6 @@ import (
 	"time"
 )
 
-// maxWorkerFrame bounds a frame the Vault reads from a worker: a result,
-// a console line, or a host call's argument. The worker is untrusted.
-const maxWorkerFrame = 32 << 20
-
 // startTimeout bounds a worker's start, up to its ready frame.
 const startTimeout = 30 * time.Second
 
@@ -37,8 +33,12 @@ type process struct {
 
 	known   map[string]bool // code hashes the worker has compiled since its last Forget
 	cpu     float64         // CPU seconds used, from its last result
+	large   bool            // its last run was large: retire it (pool.put)
 	idleAt  time.Time
 	seccomp bool
+	// maxFrame bounds every frame read from the worker, which is
+	// untrusted: initLimits.MaxFrameBytes.
+	maxFrame int
 }
 
 // executable is the program workers run: this program. On Linux
@@ -62,7 +62,7 @@ func startProcess(lim initLimits) (*process, error) {
 	cmd.Env = []string{workerEnv + "=" + workerMarker} // and nothing else of the Vault's environment
 	cmd.Dir = "/"
 	workerAttrs(cmd)
-	p := &process{cmd: cmd, stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{}), known: map[string]bool{}}
+	p := &process{cmd: cmd, stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{}), known: map[string]bool{}, maxFrame: int(lim.MaxFrameBytes)}
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func startProcess(lim initLimits) (*process, error) {
 
 // expect reads one frame, which must be of type typ, into v.
 func (p *process) expect(typ byte, v any) error {
-	got, body, err := readFrame(p.r, maxWorkerFrame)
+	got, body, err := readFrame(p.r, p.maxFrame)
 	if err != nil {
 		return err
 	}

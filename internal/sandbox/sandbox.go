@@ -20,6 +20,10 @@ const (
 	DefaultMemoryBytes  = 256 << 20
 	DefaultTimeout      = 10 * time.Second
 	DefaultMaxCodeBytes = 256 << 10
+	// DefaultMaxResultBytes bounds what one run returns, as JSON: every
+	// result is held whole by the Vault, decoded, and written again, so
+	// eight concurrent 30 MB results once took a server from 31 to 633 MB.
+	DefaultMaxResultBytes = 4 << 20
 )
 
 // Fixed bounds.
@@ -42,6 +46,18 @@ const (
 	maxConsoleLines = 1010
 	// compileCacheSize bounds the outcomes of Compile kept by code hash.
 	compileCacheSize = 4096
+	// frameSlack is what a frame holds beyond the value it carries (its
+	// JSON envelope); minCallFrame the least room for a host call's
+	// argument (fetch sends up to MaxFetchRequestBytes, 1 MiB, as base64).
+	frameSlack   = 64 << 10
+	minCallFrame = 2 << 20
+	// A worker is retired after a run whose request or answer was over
+	// retireIOBytes, or after which its Go runtime held over
+	// retireHeapBytes from the system (or a quarter of its memory limit,
+	// if less; a fresh worker holds about 6 MiB): an idle worker would
+	// keep that memory, and a fresh one costs only a process start.
+	retireIOBytes   = 1 << 20
+	retireHeapBytes = 32 << 20
 )
 
 // Options configure a Sandbox. Zero values mean the documented defaults.
@@ -52,6 +68,15 @@ type Options struct {
 	// PerTenant is the most invocations (synchronous or not, and checks of
 	// code) one tenant may have running at once; more wait for a slot until
 	// their deadline. Zero: half of Workers (at least 1).
+	//
+	// It also splits the pool: a tenant's second and later invocations at
+	// once run only while fewer than PerTenant workers are busy in all;
+	// the other Workers − PerTenant are kept for tenants with nothing
+	// running. So a tenant with nothing running gets a worker at once
+	// unless Workers − PerTenant + 1 or more other tenants are running
+	// code (9 with the defaults), however long their code runs; a freed
+	// worker goes to the waiting tenant with the fewest invocations
+	// running. PerTenant equal to Workers keeps no reserve.
 	PerTenant int
 	// MemoryBytes bounds the memory of one worker (RLIMIT_DATA over what
 	// the Go runtime had mapped when it started). Zero: 256 MiB.
@@ -61,6 +86,12 @@ type Options struct {
 	Timeout time.Duration
 	// MaxCodeBytes is the largest code accepted. Zero: 256 KiB.
 	MaxCodeBytes int
+	// MaxResultBytes bounds what one run may return (or throw, as a
+	// CustomHttpResponseError's body), as JSON; a larger one fails the
+	// run with a *TooLargeError naming the bound. The worker cannot make
+	// the Vault read more than this (and 64 KiB of framing) from it.
+	// Zero: 4 MiB.
+	MaxResultBytes int64
 	// InProcess runs code in this process, without workers or any bound
 	// on memory or CPU beyond the deadline: only for code the host trusts
 	// (and for tests of the runtime itself). Tenant code must never run
@@ -105,6 +136,9 @@ func New(opts Options) *Sandbox {
 	if opts.MaxCodeBytes <= 0 {
 		opts.MaxCodeBytes = DefaultMaxCodeBytes
 	}
+	if opts.MaxResultBytes <= 0 {
+		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -114,6 +148,8 @@ func New(opts Options) *Sandbox {
 		CPUSeconds:       workerCPUSeconds,
 		MaxCodeBytes:     opts.MaxCodeBytes,
 		CompileTimeoutMS: opts.Timeout.Milliseconds(),
+		MaxResultBytes:   opts.MaxResultBytes,
+		MaxFrameBytes:    max(opts.MaxResultBytes, minCallFrame) + frameSlack,
 	})
 	if opts.InProcess {
 		logger := opts.Logger
@@ -173,7 +209,7 @@ func (s *Sandbox) Run(ctx context.Context, inv Invocation) (any, error) {
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	release, err := s.pool.admit(ctx, inv.Tenant, deadline)
+	release, err := s.pool.admit.admit(ctx, inv.Tenant, deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +232,22 @@ func (s *Sandbox) runInProcess(ctx context.Context, inv Invocation, deadline tim
 	if err != nil {
 		return nil, &jsrt.Error{Kind: jsrt.RuntimeFailure, Status: 500, Message: "the code does not compile: " + err.Error()}
 	}
-	return s.rt.Run(jsrt.WithTimeout(ctx, time.Until(deadline)), p, inv.Req, inv.Host)
+	out, err := s.rt.Run(jsrt.WithTimeout(ctx, time.Until(deadline)), p, inv.Req, inv.Host)
+	var size int
+	if err == nil {
+		b, merr := json.Marshal(out)
+		size = len(b)
+		if merr != nil {
+			return nil, &jsrt.Error{Kind: jsrt.RuntimeFailure, Status: 500, Message: "the result cannot be encoded as JSON"}
+		}
+	} else if je, ok := err.(*jsrt.Error); ok && (je.Body != nil || len(je.Errors) > 0) {
+		b, _ := json.Marshal(je)
+		size = len(b)
+	}
+	if int64(size) > s.opts.MaxResultBytes {
+		return nil, &TooLargeError{Limit: s.opts.MaxResultBytes}
+	}
+	return out, err
 }
 
 // runOn runs inv on worker w. healthy reports whether w may be used again.
@@ -237,12 +288,15 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 		}
 		return nil, false, s.stopError(cause, budget)
 	}
+	if len(reqJSON) > retireIOBytes {
+		w.large = true
+	}
 	if err := writeFrame(w.w, frameRun, req); err != nil {
 		return lost()
 	}
 	lines := 0
 	for {
-		typ, body, err := readFrame(w.r, maxWorkerFrame)
+		typ, body, err := readFrame(w.r, w.maxFrame)
 		if err != nil {
 			if err == errFrameTooLarge {
 				w.kill(stopProtocol)
@@ -260,6 +314,9 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 			if json.Unmarshal(body, &call) == nil {
 				reply = s.hostCall(ctx, inv.Host, call)
 			}
+			if len(body) > retireIOBytes || len(reply.Value) > retireIOBytes {
+				w.large = true
+			}
 			if err := writeFrame(w.w, frameReply, reply); err != nil {
 				return lost()
 			}
@@ -270,6 +327,12 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 				return lost()
 			}
 			w.cpu = res.CPUSeconds
+			if len(body) > retireIOBytes || res.TooLarge || res.HeapBytes > min(retireHeapBytes, s.opts.MemoryBytes/4) {
+				w.large = true
+			}
+			if res.TooLarge || int64(len(res.Value)) > s.opts.MaxResultBytes {
+				return nil, true, &TooLargeError{Limit: s.opts.MaxResultBytes}
+			}
 			// The worker holds the compiled code once it has run it; a
 			// failure before that (the code did not compile there) sends
 			// the code again next time.
@@ -405,7 +468,7 @@ func (s *Sandbox) Compile(ctx context.Context, tenant, code string) error {
 		return copyCompileError(ce)
 	}
 	deadline := time.Now().Add(s.opts.Timeout)
-	release, err := s.pool.admit(ctx, tenant, deadline)
+	release, err := s.pool.admit.admit(ctx, tenant, deadline)
 	if err != nil {
 		return err
 	}

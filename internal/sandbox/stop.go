@@ -70,7 +70,7 @@ func (s *Sandbox) stopError(cause stopCause, budget time.Duration) *StopError {
 	case stopCPU:
 		return &StopError{Reason: StoppedTime, Message: "the code used more CPU time than it may"}
 	case stopMemory:
-		return &StopError{Reason: StoppedMemory, Message: fmt.Sprintf("the code used more than %s of memory", formatBytes(s.opts.MemoryBytes))}
+		return &StopError{Reason: StoppedMemory, Message: fmt.Sprintf("the code used more than %s of memory", FormatBytes(s.opts.MemoryBytes))}
 	case stopStack:
 		return &StopError{Reason: Crashed, Message: "the code recursed too deeply (Maximum call stack size exceeded)"}
 	case stopProtocol:
@@ -79,7 +79,9 @@ func (s *Sandbox) stopError(cause stopCause, budget time.Duration) *StopError {
 	return &StopError{Reason: Crashed, Message: "the code's worker process crashed"}
 }
 
-func formatBytes(n int64) string {
+// FormatBytes writes n as people write a limit: "4 MiB", "256 KiB", or
+// bytes when it is not a whole number of either.
+func FormatBytes(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,8 +166,36 @@ func (w *worker) run(body []byte) (exit bool, err error) {
 		res.Error = asJSError(runErr)
 		exit = res.Error.Kind == jsrt.Timeout
 	}
+	if w.tooLarge(&res) {
+		res = runResult{TooLarge: true}
+	}
 	res.CPUSeconds = cpuSeconds()
+	res.HeapBytes = heapBytes()
 	return exit, w.send(frameResult, res)
+}
+
+// tooLarge reports whether res is over the Vault's bound on results: the
+// value, or the error (a CustomHttpResponseError's body, say), as JSON.
+func (w *worker) tooLarge(res *runResult) bool {
+	if int64(len(res.Value)) > w.limits.MaxResultBytes {
+		return true
+	}
+	if res.Error == nil {
+		return false
+	}
+	b, err := json.Marshal(res.Error)
+	return err != nil || int64(len(b)) > w.limits.MaxResultBytes
+}
+
+// heapBytes is the memory the Go runtime has mapped and not given back to
+// the system: what an idle worker keeps.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
 func (w *worker) invoke(req *runRequest) (any, error) {
@@ -209,7 +238,12 @@ func asJSError(err error) *jsrt.Error {
 // call sends a host call and waits for its reply. Only the code's goroutine
 // calls it, one call at a time, while the worker loop waits for Run.
 func (w *worker) call(method string, arg any) (json.RawMessage, error) {
-	if err := w.send(frameCall, hostCall{Method: method, Arg: mustJSON(arg)}); err != nil {
+	call := hostCall{Method: method, Arg: mustJSON(arg)}
+	if int64(len(call.Arg))+frameSlack > w.limits.MaxFrameBytes {
+		// The Vault would stop a worker that sent it.
+		return nil, hostError(fmt.Sprintf("%s: the argument is larger than %s", method, FormatBytes(w.limits.MaxFrameBytes-frameSlack)))
+	}
+	if err := w.send(frameCall, call); err != nil {
 		return nil, fmt.Errorf("the host cannot be reached")
 	}
 	typ, body, err := readFrame(w.in, maxVaultFrame)
