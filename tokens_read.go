@@ -293,6 +293,11 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 	if req.Type != "" && !slices.Contains(tokenTypes, req.Type) {
 		fe.add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
 	}
+	for k := range req.Metadata {
+		if hasControl(k) {
+			fe.add("metadata", "key %q %s", k, noControl)
+		}
+	}
 	if err := fe.err(); err != nil {
 		return nil, err
 	}

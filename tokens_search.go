@@ -33,13 +33,15 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(req.Query)
-	if err != nil {
-		return nil, err
-	}
 	var out *Page[Token]
 	err = v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTokenSearch)
+		if err != nil {
+			return err
+		}
+		// After the permission: a key that may not search learns
+		// nothing, not even how its query would be read.
+		q, err := parseQuery(req.Query)
 		if err != nil {
 			return err
 		}
@@ -85,6 +87,9 @@ func parseQuery(s string) (tokenQuery, error) {
 		case field == "data":
 			q.search = append(q.search, value)
 		case strings.HasPrefix(field, "metadata."):
+			if hasControl(field) {
+				return q, invalidField("query", "metadata key %q %s", strings.TrimPrefix(field, "metadata."), noControl)
+			}
 			if q.metadata == nil {
 				q.metadata = map[string]string{}
 			}
