@@ -285,9 +285,20 @@
 //     mask, search_indexes or fingerprint_expression together with data
 //     replaces the data whole instead of merging it, so the answer does not
 //     depend on which fields are stored.
-//   - Searches (token:search) show fingerprints only of tokens the key may
-//     read, and a fingerprint: term matches only those. ListTokens needs
-//     token:read and shows only tokens the key may read.
+//   - Search alone (token:search without token:read on a token's
+//     containers) finds a token but does not read it. The result carries
+//     the token's identity and placement (id, tenant, type, containers,
+//     expiry, deduplicate flag, timestamps, actors) and its data as the
+//     token:search transform shows it (the mask by default, as in the
+//     service we follow); never what is stored with it: no fingerprint,
+//     metadata, search indexes, mask field or expressions. A data: term
+//     matches search indexes, whose values the caller sends. A metadata
+//     or fingerprint term tests a value against what only token:read
+//     shows, so it matches only tokens the key may read, and a key without
+//     token:read anywhere gets PermissionDenied for it, as it does from
+//     ListTokens (GET /tokens?metadata.k=v): the same question gets the
+//     same answer by either route. ListTokens needs token:read and shows
+//     only tokens the key may read.
 //
 // Keys that may read a token see its fingerprint and may test values
 // against it by tokenizing them (a fingerprint is a keyed MAC of the value,

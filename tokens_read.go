@@ -434,13 +434,14 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 		tok := rec.api(transform)
 		if perm != PermTokenRead && !p.mayRead(rec) {
-			// A search by fingerprint would test a value against a
-			// token the key may not read: fingerprints are matched, and
-			// shown, only where it may.
-			if q.fingerprint != "" {
+			// Found by search alone (see "Keys learn only what they
+			// may read"): a fingerprint or metadata term would test a
+			// value against what the key may not read, so it matches
+			// only where it may; the stored content is withheld.
+			if q.readsContent() {
 				continue
 			}
-			tok.Fingerprint = ""
+			tok.searchView()
 		}
 		out = append(out, *tok)
 	}
