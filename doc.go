@@ -201,7 +201,9 @@
 // requests of [MaxFetchRequestBytes] each per invocation, answers of at
 // most [MaxFetchResponseBytes], within the invocation's deadline. A refused
 // or failed fetch rejects with a TypeError whose message says why without
-// quoting the URL.
+// quoting the URL. Redirects are never followed: a 3xx answer resolves the
+// fetch as it came with redirect "follow" (the default) or "manual", and
+// rejects it with a TypeError with redirect "error".
 //
 // # Idempotency
 //
