@@ -85,6 +85,17 @@
 // Another tenant's resource is NotFound, never PermissionDenied, so keys
 // cannot probe for what exists.
 //
+// Names (of tenants, applications, reactors, proxies, formulas and their
+// configuration and request parameters, users), metadata keys, custom
+// token ids and containers hold no control character (NUL, escape,
+// newline, C1): one is Invalid naming the field, whether it is set or
+// queried by (names.go).
+//
+// A write the store refuses for a full disk is StorageFull (HTTP 507), not
+// Internal: nothing was saved, and the same call succeeds once space is
+// freed, without a restart. [Vault.Ready] fails meanwhile, so that a
+// readiness probe takes the instance out of rotation (storage_full.go).
+//
 // JSON a caller passes (bodies as json.RawMessage, Go values, patches,
 // reactor arguments, proxy bodies) must hold valid Unicode: a string or key
 // that is not UTF-8, or a lone UTF-16 surrogate escape ("\ud800"), is

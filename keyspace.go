@@ -39,6 +39,9 @@ import (
 //	                                         (tenant_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
+//	sys/ready-probe                          never stored: written and deleted in one
+//	                                         transaction by Ready while the storage is
+//	                                         full (storage_full.go)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...); an
