@@ -133,6 +133,10 @@ var (
 	deletionMarkers    = keyPrefix{s: "sys/deleting/"}
 	// auditQueues holds one export queue per audit sink.
 	auditQueues = keyPrefix{s: "sys/auditq/"}
+	// readyProbeKey is what Ready writes while the storage is full: put
+	// and deleted in one transaction, so the store never holds it
+	// (storage_full.go).
+	readyProbeKey = storeKey{s: "sys/ready-probe"}
 )
 
 // tenantPrefix is everything of tenant tid. Its keys include applications

@@ -25,10 +25,6 @@ import (
 // in the store). When space is freed the probe, or any other write,
 // commits and clears the flag: no restart is needed, and nothing was lost.
 
-// readyProbeKey is what Ready's write touches: put and deleted in the same
-// transaction, so the store never holds it.
-var readyProbeKey = storeKey{s: "sys/ready-probe"}
-
 // storageFull reports whether err says the store's storage is full.
 func storageFull(err error) bool {
 	return errors.Is(err, store.ErrFull) || errors.Is(err, syscall.ENOSPC)
