@@ -100,6 +100,11 @@ func TestControlCharactersRefused(t *testing.T) {
 			_, err := e.v.ListTokens(ctx, tokens.Key, tokenvault.ListTokensRequest{Container: "/\x00/"})
 			return err
 		}},
+		{"session condition value", "rules[0].conditions[0].value", func() error {
+			return e.v.AuthorizeSession(ctx, app.Key, tokenvault.AuthorizeSessionRequest{Nonce: "n", Rules: []tokenvault.AccessRule{{Priority: 1,
+				Transform: "reveal", Permissions: []string{"token:read"},
+				Conditions: []tokenvault.Condition{{Attribute: "container", Operator: "starts_with", Value: "/a\x00/"}}}}})
+		}},
 		{"log entity type", "entity_type", func() error {
 			_, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{EntityType: "\x00"})
 			return err
