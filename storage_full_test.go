@@ -66,9 +66,12 @@ func TestStorageFull(t *testing.T) {
 	}
 }
 
-// TestStorageFullClearedByAnyWrite: after a refused write, the next write
-// that commits makes Ready succeed without its probe having to.
-func TestStorageFullClearedByAnyWrite(t *testing.T) {
+// TestReadyProbesItsOwnWrite: after a refused write, Ready is nil only
+// once its own write (put, then delete, of a value bigger than a token
+// write) commits: another write that commits does not make it ready, since
+// near a full disk a small write fits where a bigger one does not; a probe
+// whose deletion fails is retried, and leaves nothing once it succeeds.
+func TestReadyProbesItsOwnWrite(t *testing.T) {
 	fs := storetest.NewFaultStore(memory.New())
 	e := newEnvOn(t, fs)
 	tokens := e.reader(t, "reveal", "token:create")
@@ -80,12 +83,26 @@ func TestStorageFullClearedByAnyWrite(t *testing.T) {
 	if _, err := e.v.CreateToken(ctx, tokens.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	// Ready's probe would now succeed anyway; fail every write again to
-	// show Ready does not depend on it: the flag is clear.
+	before := dump(t, fs)
+	fs.FailAfter(0)
+	wantKind(t, "Ready after a small write committed, the probe refused", e.v.Ready(ctx), tokenvault.StorageFull)
+	fs.FailAfter(1) // the probe's put commits, its delete does not
+	wantKind(t, "Ready with the probe's deletion refused", e.v.Ready(ctx), tokenvault.StorageFull)
+	if len(dump(t, fs)) != len(before)+1 {
+		t.Errorf("the probe's value is not in the store after its deletion failed")
+	}
+	fs.FailAfter(-1)
+	if err := e.v.Ready(ctx); err != nil {
+		t.Fatalf("Ready once space is freed = %v", err)
+	}
+	if diff := cmp.Diff(before, dump(t, fs)); diff != "" {
+		t.Errorf("the probe left something behind (-before +after):\n%s", diff)
+	}
+	// Cleared: Ready no longer writes.
 	fs.FailWith(nil)
 	fs.FailAfter(0)
 	defer fs.FailAfter(-1)
 	if err := e.v.Ready(ctx); err != nil {
-		t.Errorf("Ready after a write committed = %v, want nil", err)
+		t.Errorf("Ready once the probe committed, writes failing = %v, want nil (it only reads)", err)
 	}
 }

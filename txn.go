@@ -118,9 +118,6 @@ func (v *Vault) keyringTxn(ctx context.Context, write bool, fn func(*txn) error)
 // if the transaction touched authentication, and once committed caches the
 // keyrings it read, reports its tallies and tells the audit exporters.
 func (v *Vault) finish(last *txn, err error) error {
-	if err == nil && last != nil {
-		v.storageFull.Store(false) // a write committed: there is room again
-	}
 	last.settleFingerprints(err == nil)
 	if last != nil {
 		// After the commit: an indexer pass between the mark and the
