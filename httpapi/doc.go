@@ -22,7 +22,10 @@
 // nothing was saved (retry once space is freed). Unknown routes are 404 and
 // known routes with another method 405, in the same format. A 401's detail names
 // the SVC-API-KEY header, and says that Authorization is not read when the
-// request had one.
+// request had one. A key is sent once: two SVC-API-KEY headers, or two
+// different proxy keys (headers or svc-proxy-key parameters), are 400
+// naming the header, since a proxy in front may have read the other one
+// (headers.go). A JSON body declared in a charset other than UTF-8 is 415.
 //
 // # Paths
 //
