@@ -257,6 +257,8 @@ func checkSessionScope(path string, r *AccessRule, fe fieldErrors) {
 			fe.add(cp+".value", "is required")
 		case len(c.Value) > maxConditionValue:
 			fe.add(cp+".value", "must be at most %d characters", maxConditionValue)
+		default:
+			checkNoControl(cp+".value", c.Value, fe) // an id or a container
 		}
 	}
 }

@@ -110,6 +110,8 @@ func validateName(name string, fe fieldErrors) {
 		fe.add("name", "is required")
 	case utf8.RuneCountInString(name) > maxNameLength:
 		fe.add("name", "must be at most %d characters", maxNameLength)
+	default:
+		checkNoControl("name", name, fe)
 	}
 }
 

@@ -85,6 +85,17 @@
 // Another tenant's resource is NotFound, never PermissionDenied, so keys
 // cannot probe for what exists.
 //
+// Names (of tenants, applications, reactors, proxies, formulas and their
+// configuration and request parameters, users), metadata keys, custom
+// token ids and containers hold no control character (NUL, escape,
+// newline, C1): one is Invalid naming the field, whether it is set or
+// queried by (names.go).
+//
+// A write the store refuses for a full disk is StorageFull (HTTP 507), not
+// Internal: nothing was saved, and the same call succeeds once space is
+// freed, without a restart. [Vault.Ready] fails meanwhile, so that a
+// readiness probe takes the instance out of rotation (storage_full.go).
+//
 // JSON a caller passes (bodies as json.RawMessage, Go values, patches,
 // reactor arguments, proxy bodies) must hold valid Unicode: a string or key
 // that is not UTF-8, or a lone UTF-16 surrogate escape ("\ud800"), is
@@ -215,7 +226,9 @@
 // requests of [MaxFetchRequestBytes] each per invocation, answers of at
 // most [MaxFetchResponseBytes], within the invocation's deadline. A refused
 // or failed fetch rejects with a TypeError whose message says why without
-// quoting the URL.
+// quoting the URL. Redirects are never followed: a 3xx answer resolves the
+// fetch as it came with redirect "follow" (the default) or "manual", and
+// rejects it with a TypeError with redirect "error".
 //
 // # Idempotency
 //
@@ -328,9 +341,20 @@
 //     mask, search_indexes or fingerprint_expression together with data
 //     replaces the data whole instead of merging it, so the answer does not
 //     depend on which fields are stored.
-//   - Searches (token:search) show fingerprints only of tokens the key may
-//     read, and a fingerprint: term matches only those. ListTokens needs
-//     token:read and shows only tokens the key may read.
+//   - Search alone (token:search without token:read on a token's
+//     containers) finds a token but does not read it. The result carries
+//     the token's identity and placement (id, tenant, type, containers,
+//     expiry, deduplicate flag, timestamps, actors) and its data as the
+//     token:search transform shows it (the mask by default, as in the
+//     service we follow); never what is stored with it: no fingerprint,
+//     metadata, search indexes, mask field or expressions. A data: term
+//     matches search indexes, whose values the caller sends. A metadata
+//     or fingerprint term tests a value against what only token:read
+//     shows, so it matches only tokens the key may read, and a key without
+//     token:read anywhere gets PermissionDenied for it, as it does from
+//     ListTokens (GET /tokens?metadata.k=v): the same question gets the
+//     same answer by either route. ListTokens needs token:read and shows
+//     only tokens the key may read.
 //
 // Keys that may read a token see its fingerprint and may test values
 // against it by tokenizing them (a fingerprint is a keyed MAC of the value,

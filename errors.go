@@ -54,6 +54,12 @@ const (
 	// over a rate limit. Error.RetryAfter says when to try again.
 	// Nothing was done.
 	RateLimited
+	// StorageFull: the store refused a write because its storage is full
+	// (no space left on the device or over quota; PostgreSQL's
+	// disk_full). Nothing of the call was saved; it can succeed once space
+	// is freed, without a restart. While writes fail so, [Vault.Ready]
+	// reports it too.
+	StorageFull
 )
 
 // CodeFailedProblemType is the problem type (RFC 9457) of an error tenant
@@ -77,6 +83,7 @@ var kindNames = [...]string{
 	CodeFailed:           "code failed",
 	BadGateway:           "bad gateway",
 	RateLimited:          "rate limited",
+	StorageFull:          "storage full",
 }
 
 // Kinds lists every kind, so tables keyed by kind can be checked for
@@ -140,6 +147,7 @@ var (
 	ErrCodeFailed           = &Error{Kind: CodeFailed}
 	ErrBadGateway           = &Error{Kind: BadGateway}
 	ErrRateLimited          = &Error{Kind: RateLimited}
+	ErrStorageFull          = &Error{Kind: StorageFull}
 )
 
 func (e *Error) Error() string {

@@ -96,6 +96,8 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 			fe.add(path+".name", "is required")
 		case seen[c.Name]:
 			fe.add(path+".name", "duplicate name %q", c.Name)
+		default:
+			checkNoControl(path+".name", c.Name, fe)
 		}
 		seen[c.Name] = true
 		if !validValueType(c.Type) {
@@ -110,6 +112,7 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 			fe.add(path+".name", "must be a name or dot-separated names")
 		case seen[p.Name]:
 			fe.add(path+".name", "duplicate name %q", p.Name)
+		case checkNoControl(path+".name", p.Name, fe):
 		default:
 			// "a" and "a.b" cannot both be: a is a value or an object.
 			for _, q := range req.RequestParameters[:i] {

@@ -93,6 +93,7 @@ func validateEmail(path, email string, fe fieldErrors) {
 		fe.add(path, "is required")
 	case len(email) > maxEmailLength:
 		fe.add(path, "must be at most %d characters", maxEmailLength)
+	case checkNoControl(path, email, fe):
 	case err != nil || a.Name != "" || a.Address != email:
 		fe.add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
 	}

@@ -39,6 +39,10 @@ import (
 //	                                         (tenant_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
+//	sys/ready-probe                          64 KiB of random bytes (not sealed: they
+//	                                         are nothing), written then deleted by Ready
+//	                                         while the storage is full; left only when
+//	                                         the deletion failed (storage_full.go)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
 //	tenant/<tid>/tenant                      the tenant record
 //	tenant/<tid>/<kind>/<id>                 records (application, member, ...); an
@@ -133,6 +137,9 @@ var (
 	deletionMarkers    = keyPrefix{s: "sys/deleting/"}
 	// auditQueues holds one export queue per audit sink.
 	auditQueues = keyPrefix{s: "sys/auditq/"}
+	// readyProbeKey is what Ready writes, then deletes, while the
+	// storage is full (storage_full.go).
+	readyProbeKey = storeKey{s: "sys/ready-probe"}
 )
 
 // tenantPrefix is everything of tenant tid. Its keys include applications

@@ -239,10 +239,12 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	if req.EntityID != "" && req.EntityType == "" {
 		fe.add("entity_id", "needs entity_type")
 	}
-	if strings.Contains(req.EntityType, "/") {
+	// Control characters too: a zero byte is how the index packs a
+	// UUID (lineIndex), and no entity type or id holds one.
+	if strings.Contains(req.EntityType, "/") || hasControl(req.EntityType) {
 		fe.add("entity_type", "is not an entity type")
 	}
-	if strings.Contains(req.EntityID, "/") {
+	if strings.Contains(req.EntityID, "/") || hasControl(req.EntityID) {
 		fe.add("entity_id", "is not an identifier")
 	}
 	if req.StartDate != nil && req.EndDate != nil && !req.StartDate.Before(*req.EndDate) {

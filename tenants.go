@@ -45,6 +45,8 @@ func validateUser(path string, u User, fe fieldErrors) {
 	for name, s := range map[string]string{"first_name": u.FirstName, "last_name": u.LastName} {
 		if utf8.RuneCountInString(s) > maxNameLength {
 			fe.add(path+"."+name, "must be at most %d characters", maxNameLength)
+		} else {
+			checkNoControl(path+"."+name, s, fe)
 		}
 	}
 	if u.Picture != "" {
@@ -102,6 +104,8 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		fe.add("name", "is required")
 	case utf8.RuneCountInString(req.Name) > maxNameLength:
 		fe.add("name", "must be at most %d characters", maxNameLength)
+	default:
+		checkNoControl("name", req.Name, fe)
 	}
 	validateUser("owner", req.Owner, fe)
 	appName := req.ApplicationName
@@ -112,6 +116,8 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		fe.add("application_name", "must not be blank; leave it out for \"Management\"")
 	case utf8.RuneCountInString(appName) > maxNameLength:
 		fe.add("application_name", "must be at most %d characters", maxNameLength)
+	default:
+		checkNoControl("application_name", appName, fe)
 	}
 	if err := fe.err(); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
@@ -421,7 +422,10 @@ func customIDProblem(id string) string {
 		return fmt.Sprintf("must be %d to %d characters", minCustomIDLength, maxCustomIDLength)
 	}
 	for _, r := range id {
-		if strings.ContainsRune(customIDForbidden, r) || r <= ' ' || r == 0x7f || r == utf8.RuneError {
+		if unicode.IsControl(r) {
+			return noControl
+		}
+		if strings.ContainsRune(customIDForbidden, r) || r <= ' ' || r == utf8.RuneError {
 			return "must not contain whitespace or any of " + customIDForbidden
 		}
 	}
@@ -451,6 +455,11 @@ func validateMetadata(md map[string]string, path string, fe fieldErrors) {
 		fe.add(path, "must hold at most %d entries", maxMetadataEntries)
 	}
 	for k, v := range md {
+		if hasControl(k) {
+			// Not in the path: the error would carry the character.
+			fe.add(path, "key %q %s", k, noControl)
+			continue
+		}
 		if k == "" || len(k) > maxMetadataKey {
 			fe.add(join(path, k), "keys must be 1 to %d bytes", maxMetadataKey)
 		}

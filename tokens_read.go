@@ -293,6 +293,11 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 	if req.Type != "" && !slices.Contains(tokenTypes, req.Type) {
 		fe.add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
 	}
+	for k := range req.Metadata {
+		if hasControl(k) {
+			fe.add("metadata", "key %q %s", k, noControl)
+		}
+	}
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
@@ -429,13 +434,14 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 		tok := rec.api(transform)
 		if perm != PermTokenRead && !p.mayRead(rec) {
-			// A search by fingerprint would test a value against a
-			// token the key may not read: fingerprints are matched, and
-			// shown, only where it may.
-			if q.fingerprint != "" {
+			// Found by search alone (see "Keys learn only what they
+			// may read"): a fingerprint or metadata term would test a
+			// value against what the key may not read, so it matches
+			// only where it may; the stored content is withheld.
+			if q.readsContent() {
 				continue
 			}
-			tok.Fingerprint = ""
+			tok.searchView()
 		}
 		out = append(out, *tok)
 	}

@@ -25,15 +25,17 @@ type SearchTokensRequest struct {
 // SearchTokens finds tokens by their search indexes, metadata and
 // attributes, without decrypting any token that does not match an exact
 // index term. Results are shaped by the caller's token:search access;
-// tokens it does not reach are left out. A result carries its fingerprint
-// only if the caller may also read it (token:read), and a fingerprint term
-// matches only such tokens. Requires token:search.
+// tokens it does not reach are left out. A result carries what is stored
+// with the token (fingerprint, metadata, search indexes, mask,
+// expressions) only if the caller may also read it (token:read; see
+// searchView), and a metadata or fingerprint term matches only such
+// tokens, as GET /tokens would list them. Requires token:search, and
+// token:read for a metadata or fingerprint term.
+//
+// Returns Invalid for a bad query (after the permission is checked),
+// Unauthenticated, PermissionDenied.
 func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRequest) (*Page[Token], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
-	if err != nil {
-		return nil, err
-	}
-	q, err := parseQuery(req.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +45,17 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 		if err != nil {
 			return err
 		}
+		// After the permission: a key that may not search learns
+		// nothing, not even how its query would be read.
+		q, err := parseQuery(req.Query)
+		if err != nil {
+			return err
+		}
+		// As GET /tokens?metadata.k=v: finding by metadata or
+		// fingerprint reads them.
+		if q.readsContent() && !p.has(PermTokenRead) {
+			return errorf(PermissionDenied, "the key lacks the permission %s, which a metadata or fingerprint term needs", PermTokenRead)
+		}
 		toks, err := t.queryTokens(p, PermTokenSearch, q)
 		if err != nil {
 			return err
@@ -51,6 +64,23 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 		return t.logReads(p, out.Data, "Token read (searched)")
 	})
 	return out, err
+}
+
+// readsContent reports whether q has a term on what only token:read shows
+// of a token (its metadata, its fingerprint): such a term matches only
+// tokens the key may read.
+func (q tokenQuery) readsContent() bool { return q.fingerprint != "" || len(q.metadata) > 0 }
+
+// searchView is what a search shows of a token the key may find (token:search)
+// but not read (token:read): its identity and placement (id, tenant, type,
+// containers, expiry, deduplicate flag, timestamps, actors) and its data as
+// the token:search transform shows it (the mask by default), nothing stored
+// with it: no mask field, fingerprint, fingerprint expression, metadata or
+// search indexes.
+func (tok *Token) searchView() {
+	data := tok.Data
+	tok.withholdContent()
+	tok.Data = data
 }
 
 // maxQueryLength bounds a search query.
@@ -85,6 +115,9 @@ func parseQuery(s string) (tokenQuery, error) {
 		case field == "data":
 			q.search = append(q.search, value)
 		case strings.HasPrefix(field, "metadata."):
+			if hasControl(field) {
+				return q, invalidField("query", "metadata key %q %s", strings.TrimPrefix(field, "metadata."), noControl)
+			}
 			if q.metadata == nil {
 				q.metadata = map[string]string{}
 			}

@@ -217,7 +217,9 @@ func TestSearchTokens(t *testing.T) {
 		SearchIndexes: []string{"{{ data.ssn }}", "{{ data.ssn | last4 }}"}, Metadata: map[string]string{"country": "US"}})
 	other := e.token(t, tokenvault.TokenRequest{Type: "token", Data: map[string]any{"ssn": "987-65-4321"},
 		SearchIndexes: []string{"{{ data.ssn }}"}, Metadata: map[string]string{"country": "us", "tier": "gold plus"}})
-	searcher := e.reader(t, "reveal", "token:search")
+	// token:read too: metadata terms read metadata (see
+	// TestSearchAloneSeesWhatListSees).
+	searcher := e.reader(t, "reveal", "token:search", "token:read")
 	tests := []struct {
 		query string
 		want  []string

@@ -249,6 +249,9 @@ type Vault struct {
 	// trip. optimisticRetries counts first runs that could not be applied.
 	optimistic        bool
 	optimisticRetries atomic.Int64
+	// storageFull is set while writes fail for a full storage
+	// (storage_full.go).
+	storageFull atomic.Bool
 	// appends is how reads' audit lines reach the store (appends.go).
 	appends appendPath
 	// fingerprints is the fingerprint index on a store one process holds,
@@ -525,7 +528,11 @@ func (v *Vault) result(err error) error {
 		return &Error{Kind: Internal, Message: "the request was cancelled", Err: err}
 	}
 	var e *Error
-	if errors.As(err, &e) {
+	isError := errors.As(err, &e)
+	if (!isError || e.Kind == Internal) && storageFull(err) {
+		return v.fullError(err)
+	}
+	if isError {
 		if e.Kind == Internal && e.Err != nil {
 			v.logger.Error("tokenvault: internal error", "err", e.Err)
 		}

@@ -28,9 +28,14 @@ func invalid(field, msg string) error {
 // naming their path: it would replace them with U+FFFD silently.
 func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
+		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
+		}
+		// JSON is UTF-8 (RFC 8259); a body declared in another charset
+		// would be read as UTF-8 all the same, and mean something else.
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be UTF-8 JSON: charset " + strconv.Quote(cs) + " is not accepted; send charset=utf-8 or none"}
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))

@@ -18,10 +18,14 @@
 // type, 422 unprocessable, 429 rate limited (with a Retry-After header in
 // whole seconds, rounded up), 500 internal (answered generically; the cause
 // goes to the logger, never to the caller), 503 a service the request needs
-// (the Mailer) failed and nothing was saved. Unknown routes are 404 and
+// (the Mailer) failed and nothing was saved, 507 the storage is full and
+// nothing was saved (retry once space is freed). Unknown routes are 404 and
 // known routes with another method 405, in the same format. A 401's detail names
 // the SVC-API-KEY header, and says that Authorization is not read when the
-// request had one.
+// request had one. A key is sent once: two SVC-API-KEY headers, or two
+// different proxy keys (headers or svc-proxy-key parameters), are 400
+// naming the header, since a proxy in front may have read the other one
+// (headers.go). A JSON body declared in a charset other than UTF-8 is 415.
 //
 // # Paths
 //

@@ -36,6 +36,7 @@ var statusOf = map[tokenvault.Kind]int{
 	tokenvault.CodeFailed:           http.StatusInternalServerError, // unless the code chose one
 	tokenvault.BadGateway:           http.StatusBadGateway,
 	tokenvault.RateLimited:          http.StatusTooManyRequests,
+	tokenvault.StorageFull:          http.StatusInsufficientStorage,
 }
 
 // writeError writes err as a problem. Internal errors are logged in full and

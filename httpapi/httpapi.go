@@ -231,6 +231,11 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, pattern string) {
 		a.mux.ServeHTTP(&problemWriter{ResponseWriter: w}, r)
 		return
 	}
+	// A /proxy call answers in its own shape (invokeProxy checks there).
+	if err := twiceAPIKey(r); err != nil && !strings.Contains(pattern, " /proxy/") {
+		a.writeError(w, r, err)
+		return
+	}
 	a.mux.ServeHTTP(w, r)
 }
 

@@ -92,9 +92,13 @@ func (a *api) invokeProxy(w http.ResponseWriter, r *http.Request) {
 		a.writeProxyError(w, r, decodeError(err))
 		return
 	}
-	key := r.Header.Get(ProxyKeyHeader)
-	if key == "" {
-		key = r.URL.Query().Get(ProxyKeyParam)
+	key, err := proxyKey(r)
+	if err == nil {
+		err = twiceAPIKey(r)
+	}
+	if err != nil {
+		a.writeProxyError(w, r, err)
+		return
 	}
 	path := ""
 	if rest := r.PathValue("rest"); rest != "" || strings.HasSuffix(r.URL.Path, "/proxy/") {

@@ -24,6 +24,15 @@ var ErrStop = errors.New("store: stop scan")
 // ErrClosed is returned by View and Update after Close.
 var ErrClosed = errors.New("store: closed")
 
+// ErrFull is wrapped by the error of an Update (or an Append) that failed
+// because the backend's storage is full: no space left on the device or
+// over quota (ENOSPC, EDQUOT writing or syncing a file), PostgreSQL's
+// disk_full (SQLSTATE 53100). As with any failed Update, nothing of it was
+// written; a later one may succeed once space is freed. Backends wrap it
+// so that the layer above tells a full disk from a broken one without
+// knowing the backend.
+var ErrFull = errors.New("store: storage is full")
+
 // Store is an ordered, transactional key-value store. Keys are compared as
 // byte strings. Implementations are safe for concurrent use.
 type Store interface {

@@ -96,7 +96,7 @@
 // Next to the API it serves these routes, none of which needs a key:
 //
 //	GET /healthz  200 while the process serves (liveness)
-//	GET /readyz   200 when the store answers, 503 otherwise (readiness)
+//	GET /readyz   200 when the store answers and writes commit, 503 otherwise (readiness)
 //	GET /metrics  Prometheus metrics, the text format 0.0.4 unless the scraper
 //	              asks for another (unless -metrics=false)
 //

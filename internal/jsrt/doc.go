@@ -121,9 +121,14 @@
 // and replacing invalid bytes with U+FFFD; json() parses with JSON.parse
 // and its depth bound. The promise rejects with a TypeError for an invalid
 // request, with "fetch is not available" when Host.Fetch is nil, and with
-// the message of the error Host.Fetch returned. fetch never throws. There
-// are no Request and Response classes, no streams, and no redirect,
-// signal, cache or credentials options: the host decides all that. In
+// the message of the error Host.Fetch returned. fetch never throws.
+// Redirects are never followed: the host answers the 3xx itself, and the
+// redirect option decides what fetch does with it: "follow" (the default,
+// named for WHATWG compatibility) and "manual" resolve with the 3xx
+// response, "error" rejects with a TypeError on a redirect status (301,
+// 302, 303, 307, 308); any other value rejects with a TypeError. There are
+// no Request and Response classes, no streams, and no signal, cache or
+// credentials options: the host decides all that. In
 // Compile the module body runs with no Host, so a fetch there rejects.
 //
 // Headers is the WHATWG class: new Headers(init) from a plain object,

@@ -248,9 +248,19 @@
 		return [String(b), 'text/plain;charset=UTF-8'];
 	};
 
+	// isRedirect reports whether status is a redirect status (WHATWG
+	// Fetch): what redirect: "error" rejects on.
+	const isRedirect = (status) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+
 	async function fetch(input, init = undefined) {
 		const o = init === undefined || init === null ? {} : init;
 		const method = o.method === undefined ? 'GET' : String(o.method).toUpperCase();
+		// Redirects are never followed, whatever the mode: "follow" and
+		// "manual" resolve with the 3xx itself, "error" rejects on it.
+		const redirect = o.redirect === undefined ? 'follow' : String(o.redirect);
+		if (redirect !== 'follow' && redirect !== 'error' && redirect !== 'manual') {
+			throw hostError(new TypeError('fetch: redirect must be "follow", "error" or "manual", not ' + stringify(redirect)));
+		}
 		const headers = new Headers(o.headers);
 		let payload;
 		if (o.body !== undefined && o.body !== null) {
@@ -264,6 +274,9 @@
 			}
 		}
 		const [status, statusText, url, list, bytes] = send(method, String(input), listOf(headers), payload);
+		if (redirect === 'error' && isRedirect(status)) {
+			throw hostError(new TypeError('fetch failed: the destination answered a redirect (' + status + ') and redirect is "error"'));
+		}
 		return new Response(secret, status, statusText, url, list, bytes);
 	}
 

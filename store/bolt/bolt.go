@@ -245,7 +245,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // in a batch, ctx being cancelled while the fns after this one run does not
 // undo it.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return s.update(ctx, fn, false)
+	return full(s.update(ctx, fn, false))
 }
 
 // updateShared is Update through the group committer even when it is the
@@ -358,7 +358,7 @@ func (s *Store) Append(ctx context.Context, entries []store.Entry) error {
 		return err
 	}
 	defer s.end()
-	return s.appends.append(ctx, entries)
+	return full(s.appends.append(ctx, entries))
 }
 
 // Fold writes every entry appended so far into the file, in one
@@ -371,7 +371,7 @@ func (s *Store) Fold(ctx context.Context) error {
 		return err
 	}
 	defer s.end()
-	return s.appends.fold(s.foldUpdate(ctx))
+	return full(s.appends.fold(s.foldUpdate(ctx)))
 }
 
 // foldUpdate runs a fold's writes in an Update.

@@ -56,7 +56,19 @@ const (
 	codeSerializationFailure = "40001"
 	codeDeadlockDetected     = "40P01"
 	codeUndefinedTable       = "42P01"
+	codeDiskFull             = "53100"
 )
+
+// full wraps store.ErrFull around err when PostgreSQL refused the
+// transaction for a full disk (disk_full), so that the Vault answers
+// "storage is full" rather than an internal error.
+func full(err error) error {
+	var pgErr *pgconn.PgError
+	if err != nil && !errors.Is(err, store.ErrFull) && errors.As(err, &pgErr) && pgErr.Code == codeDiskFull {
+		return fmt.Errorf("%w: %w", store.ErrFull, err)
+	}
+	return err
+}
 
 // schemaPattern is what Options.Schema accepts: a plain, unquoted SQL
 // identifier of at most 63 bytes (PostgreSQL's NAMEDATALEN-1). It is still
@@ -335,9 +347,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	defer s.end()
 	defer s.inflight.Add(-1)
 	if s.inflight.Add(1) == 1 || s.group == nil {
-		return s.updateAlone(ctx, fn)
+		return full(s.updateAlone(ctx, fn))
 	}
-	return s.group.update(ctx, fn)
+	return full(s.group.update(ctx, fn))
 }
 
 // updateShared is Update through the group committer even when it is the

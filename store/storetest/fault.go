@@ -17,13 +17,15 @@ var ErrInjected = errors.New("storetest: injected write failure")
 // behind. While unarmed it is transparent.
 //
 // When a write fails inside an Update, the whole Update fails with
-// ErrInjected and is rolled back, even if the fn ignored the write's error:
-// that models a backend whose commit fails.
+// ErrInjected (or the error given to FailWith) and is rolled back, even if
+// the fn ignored the write's error: that models a backend whose commit
+// fails.
 type FaultStore struct {
 	store.Store
 
 	mu        sync.Mutex
-	remaining int // writes left before failing; negative means unarmed
+	remaining int   // writes left before failing; negative means unarmed
+	err       error // what a failed write returns; nil means ErrInjected
 }
 
 // NewFaultStore wraps s, unarmed.
@@ -38,6 +40,25 @@ func (f *FaultStore) FailAfter(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.remaining = n
+}
+
+// FailWith makes failed writes, and the Updates they fail, return err
+// instead of ErrInjected (nil restores ErrInjected): for example
+// syscall.ENOSPC, to show what the layers above make of a full disk.
+func (f *FaultStore) FailWith(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
+// failure is the error a failed write returns.
+func (f *FaultStore) failure() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	return ErrInjected
 }
 
 // write reports whether the next write may go ahead, counting it.
@@ -61,7 +82,7 @@ func (f *FaultStore) Update(ctx context.Context, fn func(store.Tx) error) error 
 		ft := &faultTx{Tx: tx, f: f}
 		err := fn(ft)
 		if ft.failed {
-			return ErrInjected
+			return f.failure()
 		}
 		return err
 	})
@@ -81,7 +102,7 @@ type faultTx struct {
 func (t *faultTx) Put(key, value []byte) error {
 	if !t.f.write() {
 		t.failed = true
-		return ErrInjected
+		return t.f.failure()
 	}
 	return t.Tx.Put(key, value)
 }
@@ -89,7 +110,7 @@ func (t *faultTx) Put(key, value []byte) error {
 func (t *faultTx) Delete(key []byte) error {
 	if !t.f.write() {
 		t.failed = true
-		return ErrInjected
+		return t.f.failure()
 	}
 	return t.Tx.Delete(key)
 }

@@ -1,0 +1,37 @@
+package tokenvault
+
+import "unicode"
+
+// Names, keys and ids are text a person reads in a console, a log line or a
+// URL, and a key in the store's indexes: a control character in one (NUL,
+// an escape, a newline) prints as nothing or moves the cursor, cuts a C
+// string short in a tool reading an export, and lets two names look alike
+// that are not. So every name (of tenants, applications, reactors, proxies,
+// formulas and their configuration and request parameters, users' names),
+// metadata key (stored or queried), custom token id and container is
+// refused with a control character in it, by the one check below; values
+// (token data, metadata values, descriptions) may hold any text.
+
+// noControl is the field error for text holding a control character.
+const noControl = "must not contain control characters (such as NUL, tab or newline)"
+
+// hasControl reports whether s holds a control character: Unicode's
+// category Cc, that is U+0000 to U+001F, U+007F and U+0080 to U+009F.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNoControl adds noControl at path to fe when s holds a control
+// character, and reports whether it did.
+func checkNoControl(path, s string, fe fieldErrors) bool {
+	if hasControl(s) {
+		fe.add(path, noControl)
+		return true
+	}
+	return false
+}

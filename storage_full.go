@@ -1,0 +1,90 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"syscall"
+
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// A full disk.
+//
+// A write the store refuses for lack of space (store.ErrFull, which the
+// backends wrap around ENOSPC, EDQUOT and PostgreSQL's disk_full; or a
+// bare ENOSPC from a store that does not wrap it) is answered StorageFull,
+// not Internal: the caller learns that nothing was saved and that trying
+// again later may work, and over HTTP it is 507 in problem+json. Like any
+// failed write it leaves nothing behind (the store rolls it back).
+//
+// The Vault remembers it (storageFull), so that Ready, the readiness
+// probe, fails while writes fail: a load balancer then sends the traffic
+// elsewhere. Ready clears it only when a write of its own commits: one of
+// readyProbeBytes of random bytes, then its deletion, in two commits. The
+// size matters: near a full disk a small commit can still fit in the
+// pages the store freed before while every token write fails (measured on
+// a full tmpfs: after the first refused token write, the next 50 failed
+// while a commit writing and deleting one key in one transaction
+// succeeded), so a tiny probe would call the Vault ready when it is not.
+// Random bytes, so that a compressing store (PostgreSQL's TOAST) stores
+// all of them. Any other write that commits meanwhile does not clear it,
+// for the same reason. The probe also runs when the Vault gets no traffic
+// (taken out of rotation), so the instance comes back by itself once space
+// is freed: no restart, and nothing was lost.
+
+// readyProbeBytes is the size of Ready's write while the storage is full:
+// more than a token write needs (a few pages), so that a Vault called
+// ready can take writes.
+const readyProbeBytes = 64 << 10
+
+// storageFull reports whether err says the store's storage is full.
+func storageFull(err error) bool {
+	return errors.Is(err, store.ErrFull) || errors.Is(err, syscall.ENOSPC)
+}
+
+// fullError is the StorageFull error for a store error err, and marks the
+// Vault as unable to write until Ready's probe commits. The transition is
+// logged, not every refused write.
+func (v *Vault) fullError(err error) *Error {
+	if v.storageFull.CompareAndSwap(false, true) {
+		v.logger.Error("tokenvault: the store's storage is full: writes fail until space is freed", "err", err)
+	}
+	return &Error{Kind: StorageFull, Message: "storage is full: nothing was saved; try again once the server has room", Err: err}
+}
+
+// Ready reports whether the Vault can serve requests, for a readiness
+// probe: nil when its store answers a read and, after a write failed for
+// a full storage, a write of its own commits again (see above). It returns
+// StorageFull while the storage is full, and Internal when the store does
+// not answer (within ctx's deadline: the caller bounds it).
+func (v *Vault) Ready(ctx context.Context) error {
+	if v.storageFull.Load() {
+		if err := v.probeWrite(ctx); err != nil {
+			return err
+		}
+	}
+	_, err := v.HasTenants(ctx)
+	return err
+}
+
+// probeWrite writes readyProbeBytes of random bytes at readyProbeKey and
+// deletes them, in two commits; when both commit the Vault can write
+// again. A deletion that fails leaves the key, which the next probe
+// overwrites and deletes.
+func (v *Vault) probeWrite(ctx context.Context) error {
+	value := make([]byte, readyProbeBytes)
+	rand.Read(value)
+	k := []byte(readyProbeKey.s)
+	err := v.store.Update(ctx, func(tx store.Tx) error { return tx.Put(k, value) })
+	if err == nil {
+		err = v.store.Update(ctx, func(tx store.Tx) error { return tx.Delete(k) })
+	}
+	if err != nil {
+		return v.result(err)
+	}
+	if v.storageFull.CompareAndSwap(true, false) {
+		v.logger.Info("tokenvault: the store takes writes again")
+	}
+	return nil
+}
