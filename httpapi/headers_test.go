@@ -12,9 +12,9 @@ import (
 	"github.com/tokenvault/tokenvault/httpapi"
 )
 
-// send sends a request under /vault with the headers as given, each value
+// sendHeaders sends a request under /vault with the headers as given, each value
 // its own header line (http.Header.Add), so that a name can repeat.
-func (s *server) send(t *testing.T, method, path string, header [][2]string) response {
+func (s *server) sendHeaders(t *testing.T, method, path string, header [][2]string) response {
 	t.Helper()
 	req, err := http.NewRequest(method, s.srv.URL+"/vault"+path, nil)
 	if err != nil {
@@ -53,11 +53,11 @@ func TestTwoKeysRefused(t *testing.T) {
 	_, other := s.app(t, map[string]any{"name": "o", "type": "private", "permissions": []string{"token:read"}})
 
 	// One key is served.
-	r = s.send(t, "GET", "/applications", [][2]string{{"SVC-API-KEY", s.mgmt}})
+	r = s.sendHeaders(t, "GET", "/applications", [][2]string{{"SVC-API-KEY", s.mgmt}})
 	wantStatus(t, "GET /applications with one key", r, http.StatusOK)
-	r = s.send(t, "GET", "/proxy/x", [][2]string{{"SVC-PROXY-KEY", p.Key}})
+	r = s.sendHeaders(t, "GET", "/proxy/x", [][2]string{{"SVC-PROXY-KEY", p.Key}})
 	wantStatus(t, "GET /proxy with one proxy key", r, http.StatusOK)
-	r = s.send(t, "GET", "/proxy/x?svc-proxy-key="+p.Key, [][2]string{{"SVC-PROXY-KEY", p.Key}})
+	r = s.sendHeaders(t, "GET", "/proxy/x?svc-proxy-key="+p.Key, [][2]string{{"SVC-PROXY-KEY", p.Key}})
 	wantStatus(t, "GET /proxy with the proxy key in the header and the query", r, http.StatusOK)
 
 	for _, tc := range []struct {
@@ -73,7 +73,7 @@ func TestTwoKeysRefused(t *testing.T) {
 		{"two proxy key parameters", "/proxy/x?svc-proxy-key=" + p.Key + "&svc%2Dproxy-key=x", nil, "SVC-PROXY-KEY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := s.send(t, "GET", tc.path, tc.header)
+			r := s.sendHeaders(t, "GET", tc.path, tc.header)
 			wantStatus(t, tc.name, r, http.StatusBadRequest)
 			var fields map[string][]string
 			if strings.HasPrefix(tc.path, "/proxy/") {
