@@ -66,6 +66,20 @@ import (
 //	                                         waits for, in time order: on a store one process
 //	                                         holds, the indexer turns it into the line's
 //	                                         idx/log-e entry (logindex.go)
+//	tenant/<tid>/idx/tok-o/<nanos>/<id>      every token, in list order: creation time, then
+//	                                         id (tokenPosition); written and removed with the
+//	                                         record, so a list page walks it from its cursor
+//	                                         (token_lists.go)
+//	tenant/<tid>/idx/tok-t/<type>/<nanos>/<id>  the same, one family per token type
+//	tenant/<tid>/idx/tok-c/<hmac>/<nanos>/<id>  the same, one family per container and each
+//	                                         of its ancestors down to listDepth segments
+//	                                         (keyed HMAC of the container)
+//	tenant/<tid>/count/tokens                how many tokens the tenant holds, kept in the
+//	tenant/<tid>/count/tok-t/<type>          commits that create and remove them (sealed);
+//	tenant/<tid>/count/tok-c/<hmac>          the same per type and per indexed container
+//	sys/lists                                the one-time build of the token list indexes
+//	                                         and counts for a store written before them
+//	                                         (sealed, system keyring; token_lists_build.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
@@ -115,6 +129,9 @@ func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.t
 var (
 	sysKeyringKey = storeKey{s: "sys/keyring"}
 	sysCVCScanKey = storeKey{s: "sys/cvcscan"}
+	// sysListsKey records the build of the token list indexes
+	// (token_lists_build.go).
+	sysListsKey = storeKey{s: "sys/lists"}
 	// sysFingerprintsKey says where the store's fingerprint index is
 	// kept (fpindex.go).
 	sysFingerprintsKey = storeKey{s: "sys/fingerprints"}
@@ -203,3 +220,29 @@ func unixNanos(t time.Time) int64 {
 func expiryKey(at time.Time, tid, kind, id string) storeKey {
 	return expirySchedule.key(timeKey(at) + "/" + tid + "/" + kind + "/" + id)
 }
+
+// tokenOrderIndex is every token of tid in list order; tokenTypeIndex the
+// tokens of one type; tokenContainerIndex the tokens in the container (or
+// below it) whose keyed HMAC is mac. What follows each prefix is a
+// token's position, tokenPosition (token_lists.go).
+func tokenOrderIndex(tid string) keyPrefix { return indexPrefix(tid, "tok-o") }
+
+func tokenTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "tok-t").sub(typ + "/") }
+
+func tokenContainerIndex(tid, mac string) keyPrefix {
+	return indexPrefix(tid, "tok-c").sub(mac + "/")
+}
+
+// Token counts: the whole tenant, one type, one container (by its keyed
+// HMAC). Sealed with the tenant's keyring like every value under it.
+func tokenCountKey(tid string) storeKey { return recordKey(tid, "count", "tokens") }
+
+func tokenTypeCountKey(tid, typ string) storeKey { return recordKey(tid, "count", "tok-t/"+typ) }
+
+func tokenContainerCountKey(tid, mac string) storeKey {
+	return recordKey(tid, "count", "tok-c/"+mac)
+}
+
+// cursorSealKey is the additional data of a sealed list cursor of tid: a
+// name, never a key of the store.
+func cursorSealKey(tid string) storeKey { return storeKey{s: "tenant/" + tid + "/cursor", tenant: tid} }

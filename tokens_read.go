@@ -242,10 +242,13 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 	})
 }
 
-// deleteToken removes a token, its index entries and its schedule, and logs
-// it.
+// deleteToken removes a token, its index entries, its list index entries
+// and count, and its schedule, and logs it.
 func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 	if err := t.delete(recordKey(rec.TenantID, kindToken, rec.ID)); err != nil {
+		return err
+	}
+	if err := t.unlistToken(rec); err != nil {
 		return err
 	}
 	t.unindexFingerprint(rec)
@@ -303,14 +306,26 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 		if err != nil {
 			return err
 		}
-		toks, err := t.queryTokens(p, PermTokenRead, q)
-		if err != nil {
+		if out, err = t.tokenList(p, PermTokenRead, q, pg); err != nil {
 			return err
 		}
-		out = paginate(toks, pg, tokenPosition)
 		return t.logReads(p, out.Data, "Token read (listed)")
 	})
 	return out, err
+}
+
+// tokenList is one page of the tokens matching q that p may use with
+// perm: walked from a list index (pageTokens, token_lists.go), or, with a
+// filter answered by an index of exact values, read from that index.
+func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
+	if q.walkable() {
+		return t.pageTokens(p, perm, q, pg)
+	}
+	toks, err := t.queryTokens(p, perm, q)
+	if err != nil {
+		return nil, err
+	}
+	return paginate(toks, pg, tokenPosition), nil
 }
 
 // tokenPosition orders tokens by creation, then id: ids are time-ordered
@@ -344,8 +359,10 @@ type tokenQuery struct {
 }
 
 // queryTokens returns the live tokens matching q that p may use with perm,
-// oldest first. Exact-value filters (fingerprint, metadata, search) read
-// their index; otherwise the tenant's tokens are scanned.
+// oldest first, for a query with an exact-value filter (ids, fingerprint,
+// metadata, search): it reads that filter's index, and costs what the
+// filter matches. (It still scans the tenant's tokens for a query without
+// one, which tokenList walks a list index for instead.)
 func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
 	tid := p.tenantID
 	ks, err := t.tenantKeys(tid, false)
@@ -423,21 +440,9 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		if rec.expired(t.now) || !q.matches(rec) {
 			continue
 		}
-		transform, ok := p.decide(perm, rec.scope())
-		if !ok {
-			continue
+		if tok := shapeListed(p, perm, q, rec); tok != nil {
+			out = append(out, *tok)
 		}
-		tok := rec.api(transform)
-		if perm != PermTokenRead && !p.mayRead(rec) {
-			// A search by fingerprint would test a value against a
-			// token the key may not read: fingerprints are matched, and
-			// shown, only where it may.
-			if q.fingerprint != "" {
-				continue
-			}
-			tok.Fingerprint = ""
-		}
-		out = append(out, *tok)
 	}
 	return out, nil
 }

@@ -43,11 +43,9 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 		if err != nil {
 			return err
 		}
-		toks, err := t.queryTokens(p, PermTokenSearch, q)
-		if err != nil {
+		if out, err = t.tokenList(p, PermTokenSearch, q, pg); err != nil {
 			return err
 		}
-		out = paginate(toks, pg, tokenPosition)
 		return t.logReads(p, out.Data, "Token read (searched)")
 	})
 	return out, err

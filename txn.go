@@ -65,6 +65,9 @@ type txn struct {
 	// appendIndex) and rewrites every other write: a transaction that only
 	// appended may reach the store as an append (appends.go).
 	appended, rewrites int
+	// counts are this transaction's changes to kept counts, written
+	// when it commits (flushCounts, token_lists.go).
+	counts map[string]*countDelta
 }
 
 // view runs fn in a read-only store transaction.
@@ -91,6 +94,9 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	err := v.store.Update(ctx, func(tx store.Tx) error {
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
 		if err := fn(last); err != nil {
+			return err
+		}
+		if err := last.flushCounts(); err != nil {
 			return err
 		}
 		return last.advanceAuthGeneration() // in the same commit (auth_cache.go)
