@@ -200,17 +200,29 @@ func (t *txn) readCount(k storeKey) (int, error) {
 }
 
 // reachesAll reports whether p's perm reaches every token, whatever its
-// containers: granted directly, to it and to every ceiling.
+// containers and id: granted to it and to every ceiling directly, or by a
+// rule on "/" (or, for a session, a rule without container or
+// conditions).
 func (p *principal) reachesAll(perm string) bool {
-	if !slices.Contains(p.permissions, perm) {
+	if !grantsEverywhere(p.permissions, p.rules, perm) {
 		return false
 	}
 	for _, c := range p.ceilings {
-		if !slices.Contains(c.Permissions, perm) {
+		if !grantsEverywhere(c.Permissions, c.Rules, perm) {
 			return false
 		}
 	}
 	return true
+}
+
+func grantsEverywhere(perms []string, rules []AccessRule, perm string) bool {
+	if slices.Contains(perms, perm) {
+		return true
+	}
+	return slices.ContainsFunc(rules, func(r AccessRule) bool {
+		everywhere := r.Container == "/" || r.Container == "" && len(r.Conditions) == 0
+		return everywhere && slices.Contains(r.Permissions, perm)
+	})
 }
 
 // walkable reports whether q is answered by walking a list index: it
