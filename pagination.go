@@ -31,7 +31,8 @@ type PageRequest struct {
 	Start string `json:"start,omitempty"`
 }
 
-// Pagination describes the page returned and the whole list.
+// Pagination describes the page returned and the whole list. Token lists
+// and searches count as ListTokens says: a kept count, or a lower bound.
 type Pagination struct {
 	TotalItems int `json:"total_items"`
 	PageNumber int `json:"page_number"`
