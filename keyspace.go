@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -77,6 +78,10 @@ import (
 //	tenant/<tid>/count/tokens                how many tokens the tenant holds, kept in the
 //	tenant/<tid>/count/tok-t/<type>          commits that create and remove them (sealed);
 //	tenant/<tid>/count/tok-c/<hmac>          the same per type and per indexed container
+//	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
+//	                                         members or invitations it holds, kept by the
+//	                                         transaction that writes the first version of
+//	                                         a record or deletes it (countedKinds)
 //	sys/lists                                the one-time build of the token list indexes
 //	                                         and counts for a store written before them
 //	                                         (sealed, system keyring; token_lists_build.go)
@@ -95,6 +100,10 @@ type storeKey struct {
 	s      string
 	tenant string
 	auth   bool
+	// counted is the kind of a record whose tenant keeps a count of
+	// them (countedKinds): the transaction counts the record when it is
+	// first written and when it is deleted (token_lists.go).
+	counted string
 }
 
 func (k storeKey) String() string { return k.s }
@@ -103,25 +112,28 @@ func (k storeKey) String() string { return k.s }
 // the keys they find are built from it (key), so they carry its tenant and
 // auth flag without being parsed.
 type keyPrefix struct {
-	s      string
-	tenant string
-	auth   bool
+	s       string
+	tenant  string
+	auth    bool
+	counted string
 }
 
 func (p keyPrefix) String() string { return p.s }
 
 // key is the key of p followed by rest.
-func (p keyPrefix) key(rest string) storeKey { return storeKey{p.s + rest, p.tenant, p.auth} }
+func (p keyPrefix) key(rest string) storeKey { return storeKey{p.s + rest, p.tenant, p.auth, p.counted} }
 
 // found is the key k, which a scan of p found (so k begins with p), and
 // what follows p in it: one string for both, as scans return many.
 func (p keyPrefix) found(k []byte) (key storeKey, rest string) {
 	s := string(k)
-	return storeKey{s, p.tenant, p.auth}, s[len(p.s):]
+	return storeKey{s, p.tenant, p.auth, p.counted}, s[len(p.s):]
 }
 
 // sub is the narrower prefix of p followed by rest.
-func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.tenant, p.auth} }
+func (p keyPrefix) sub(rest string) keyPrefix {
+	return keyPrefix{p.s + rest, p.tenant, p.auth, p.counted}
+}
 
 // The system records and families. Only the API and session key lookups
 // authenticate: a nonce, invitation or proxy lookup leads to a record that
@@ -168,8 +180,19 @@ func kindAuthenticates(kind string) bool {
 func recordKey(tid, kind, id string) storeKey { return recordPrefix(tid, kind).key(id) }
 
 func recordPrefix(tid, kind string) keyPrefix {
-	return keyPrefix{s: "tenant/" + tid + "/" + kind + "/", tenant: tid, auth: kindAuthenticates(kind)}
+	p := keyPrefix{s: "tenant/" + tid + "/" + kind + "/", tenant: tid, auth: kindAuthenticates(kind)}
+	if slices.Contains(countedKinds, kind) {
+		p.counted = kind
+	}
+	return p
 }
+
+// countedKinds are the kinds of records whose tenant keeps a count of
+// them, at recordCountKey, for their lists' totals (pageRecords).
+var countedKinds = []string{EntityApplication, EntityReactor, EntityProxy, EntityTenantMember, EntityTenantInvitation}
+
+// recordCountKey is how many records of kind tenant tid holds.
+func recordCountKey(tid, kind string) storeKey { return recordKey(tid, "count", kind) }
 
 func indexPrefix(tid, name string) keyPrefix {
 	return keyPrefix{s: "tenant/" + tid + "/idx/" + name + "/", tenant: tid}

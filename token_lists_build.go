@@ -19,7 +19,8 @@ type listBuild struct {
 const listBuildBatch = 1000
 
 // buildTokenLists gives a store written before the token list indexes
-// existed its list index entries and counts (token_lists.go), once: Open
+// existed its list index entries and counts (token_lists.go), and the
+// counts of its other counted records (countedKinds), once: Open
 // calls it before it serves anything, and it visits every tenant's token
 // records, listBuildBatch a transaction, each transaction listing its
 // records, adding them to the counts and recording how far it got, so a
@@ -62,15 +63,18 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 	}
 	visited := 0
 	for _, tid := range tenants {
-		if tid != st.Tenant {
-			st.Tenant, st.After = tid, ""
-		}
 		deleting, err := t.tenantDeleting(tid)
 		if err != nil {
 			return err
 		}
 		if deleting {
 			continue
+		}
+		if tid != st.Tenant {
+			st.Tenant, st.After = tid, ""
+			if err := t.buildRecordCounts(tid); err != nil {
+				return err
+			}
 		}
 		prefix := recordPrefix(tid, kindToken)
 		kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), listBuildBatch-visited)
@@ -94,4 +98,24 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 	}
 	st.Done = true
 	return t.putRecord(sysListsKey, st)
+}
+
+// buildRecordCounts counts the records of each counted kind of tid, in
+// the transaction that begins listing its tokens: before it, nothing
+// kept them.
+func (t *txn) buildRecordCounts(tid string) error {
+	for _, kind := range countedKinds {
+		n := int64(0)
+		err := t.scanKeys(recordPrefix(tid, kind), func(storeKey, string) error {
+			n++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := t.putRecord(recordCountKey(tid, kind), &countRecord{N: n}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // TestTokenListsBuiltForAnOlderStore: a store written before the token
-// list indexes and counts existed (made here by removing them, and the
+// list indexes and counts (and the counts of applications and the other
+// counted records) existed (made here by removing them, and the
 // build's marker, from a store) lists exactly as before once opened: the
 // build at Open lists every token once, in batches, and goes on where a
 // build cut short stopped without counting a token twice.
@@ -35,7 +36,7 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 		return v
 	}
 	v := open()
-	var keys []string
+	var keys, mgmts []string
 	for _, name := range []string{"Old", "Other"} {
 		boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name, Owner: User{Email: "o@example.com", FirstName: "O"}})
 		if err != nil {
@@ -48,6 +49,7 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		keys = append(keys, app.Key)
+		mgmts = append(mgmts, boot.Application.Key)
 	}
 	// More tokens than one build transaction lists, of both types and in
 	// several containers, some with custom ids.
@@ -94,6 +96,13 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 					out = append(out, next)
 				}
 			}
+		}
+		for _, mgmt := range mgmts {
+			apps, err := v.ListApplications(ctx, mgmt, ListApplicationsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, apps)
 		}
 		return out
 	}

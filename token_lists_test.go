@@ -309,3 +309,51 @@ func TestCursorWalkSeesEveryTokenOnceWhileTokensAreDeleted(t *testing.T) {
 		wantEachOnce(t, seen, stay)
 	})
 }
+
+// TestRecordListPagesReadWhatTheyReturn: with 2,000 applications in a
+// tenant, a page of 20 applications (the first, by cursor, and one by
+// name filter) reads a small multiple of its size, and the first page
+// carries the tenant's kept count; reactors, proxies, members and
+// invitations page through the same walk (record_lists.go).
+func TestRecordListPagesReadWhatTheyReturn(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	e := newEnvOn(t, cs)
+	const n = 2_000
+	for i := range n {
+		_, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{
+			Name: fmt.Sprint("app ", i), Type: tokenvault.Private, Permissions: []string{"token:read"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(req tokenvault.ListApplicationsRequest) *tokenvault.Page[tokenvault.Application] {
+		t.Helper()
+		before := cs.Reads()
+		page, err := e.v.ListApplications(ctx, e.mgmt, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reads := cs.Reads() - before; reads > pageReadBound(20) {
+			t.Errorf("ListApplications(%+v) read %d entries, bound %d", req.PageRequest, reads, pageReadBound(20))
+		}
+		return page
+	}
+	first := list(tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Size: 20}})
+	if len(first.Data) != 20 || first.Pagination.TotalItems != n+1 || first.Pagination.After == "" {
+		t.Fatalf("first page: %d applications, %+v; want 20 of %d", len(first.Data), first.Pagination, n+1)
+	}
+	next := list(tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Size: 20, Start: first.Pagination.After}})
+	if len(next.Data) != 20 || next.Data[0].ID <= first.Data[19].ID || next.Pagination.TotalItems != n+1 {
+		t.Errorf("next page: %d applications, %+v", len(next.Data), next.Pagination)
+	}
+	// Deleting one is counted in its commit.
+	if err := e.v.DeleteApplication(ctx, e.mgmt, next.Data[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if again := list(tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Size: 20}}); again.Pagination.TotalItems != n {
+		t.Errorf("after a delete: total_items %d, want %d", again.Pagination.TotalItems, n)
+	}
+	_, err := e.v.ListApplications(ctx, e.mgmt, tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Page: 502, Size: 20}})
+	wantField(t, err, "page")
+}

@@ -264,6 +264,9 @@ func (t *txn) putRecord(key storeKey, v any) error {
 	if err != nil {
 		return err
 	}
+	if err := t.countRecord(key, 1); err != nil {
+		return err
+	}
 	if key.auth {
 		t.authChanged = true
 	}
@@ -382,8 +385,28 @@ func (t *txn) delete(key storeKey) error {
 	if key.auth {
 		t.authChanged = true
 	}
+	if err := t.countRecord(key, -1); err != nil {
+		return err
+	}
 	t.rewrites++
 	return t.tx.Delete([]byte(key.s))
+}
+
+// countRecord counts a record of a counted kind (keyspace.go) that
+// putRecord writes (delta 1) or delete removes (-1), when that changes
+// whether it exists: one more read, for records that are written seldom.
+func (t *txn) countRecord(key storeKey, delta int64) error {
+	if key.counted == "" {
+		return nil
+	}
+	raw, err := t.tx.Get([]byte(key.s))
+	if err != nil {
+		return err
+	}
+	if (raw == nil) == (delta > 0) {
+		t.addCount(recordCountKey(key.tenant, key.counted), delta)
+	}
+	return nil
 }
 
 // purge removes key of a tenant being deleted without voiding the auth

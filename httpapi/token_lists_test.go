@@ -78,3 +78,36 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 		t.Errorf("problem %+v does not name page", p)
 	}
 }
+
+// TestApplicationListReadsWhatItReturnsOverHTTP: with 1,000 applications,
+// GET /applications?size=20 and its next page read a small multiple of
+// what they return, and count the tenant's applications.
+func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
+	const n = 1_000
+	for i := range n {
+		_, err := s.v.CreateApplication(context.Background(), s.mgmt, tokenvault.CreateApplicationRequest{
+			Name: fmt.Sprint("app ", i), Type: tokenvault.Private, Permissions: []string{"token:read"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const bound = 3*20 + 40
+	path := "/applications?size=20"
+	for range 2 {
+		before := cs.Reads()
+		r := s.do(t, "GET", path, s.mgmt, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Application]
+		r.json(t, &page)
+		if len(page.Data) != 20 || page.Pagination.TotalItems != n+1 || page.Pagination.After == "" {
+			t.Fatalf("GET %s: %d applications, %+v", path, len(page.Data), page.Pagination)
+		}
+		path = "/applications?size=20&start=" + url.QueryEscape(page.Pagination.After)
+	}
+}
