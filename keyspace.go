@@ -121,7 +121,9 @@ type keyPrefix struct {
 func (p keyPrefix) String() string { return p.s }
 
 // key is the key of p followed by rest.
-func (p keyPrefix) key(rest string) storeKey { return storeKey{p.s + rest, p.tenant, p.auth, p.counted} }
+func (p keyPrefix) key(rest string) storeKey {
+	return storeKey{p.s + rest, p.tenant, p.auth, p.counted}
+}
 
 // found is the key k, which a scan of p found (so k begins with p), and
 // what follows p in it: one string for both, as scans return many.
