@@ -373,7 +373,7 @@ func (t *txn) listedToken(p *principal, perm string, q tokenQuery, tid, pos stri
 }
 
 // shapeListed shapes a token of a list or search for p, or returns nil
-// when p may not use it with perm: the rules of queryTokens.
+// when p may not use it with perm (pageTokens and queryTokens).
 func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Token {
 	transform, ok := p.decide(perm, rec.scope())
 	if !ok {

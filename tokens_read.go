@@ -375,8 +375,8 @@ type tokenQuery struct {
 // queryTokens returns the live tokens matching q that p may use with perm,
 // oldest first, for a query with an exact-value filter (ids, fingerprint,
 // metadata, search): it reads that filter's index, and costs what the
-// filter matches. (It still scans the tenant's tokens for a query without
-// one, which tokenList walks a list index for instead.)
+// filter matches. A query without one is tokenList's walk of a list index
+// (pageTokens), never a scan: here it is an internal error.
 func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
 	tid := p.tenantID
 	ks, err := t.tenantKeys(tid, false)
@@ -421,29 +421,18 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 	}
 
-	var recs []*tokenRecord
 	if candidates == nil {
-		raws, err := t.scanValues(recordPrefix(tid, kindToken))
+		// tokenList walks a list index for such a query: never a scan.
+		return nil, fmt.Errorf("tokenvault: queryTokens without an exact-value filter")
+	}
+	var recs []*tokenRecord
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
+		rec, err := t.loadToken(tid, id, false)
 		if err != nil {
 			return nil, err
 		}
-		for _, kv := range raws {
-			var rec tokenRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
-				return nil, err
-			}
-			t.hideStaleCVC(&rec)
-			recs = append(recs, &rec)
-		}
-	} else {
-		for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
-			rec, err := t.loadToken(tid, id, false)
-			if err != nil {
-				return nil, err
-			}
-			if rec != nil {
-				recs = append(recs, rec)
-			}
+		if rec != nil {
+			recs = append(recs, rec)
 		}
 	}
 	// Ids are time-ordered, custom ids are not: order by creation.
