@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // listBuild is the progress of buildTokenLists, stored (sealed with the
@@ -32,10 +33,26 @@ const listBuildBatch = 1000
 // the lists: an older one would write tokens they do not list.
 func (v *Vault) buildTokenLists(ctx context.Context) error {
 	var st listBuild
+	tenants := false
 	err := v.view(ctx, func(t *txn) error {
-		_, err := t.getRecord(sysListsKey, &st)
-		return err
+		if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done {
+			return err
+		}
+		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
+			tenants = true
+			return nil
+		})
 	})
+	if err != nil || st.Done {
+		return err
+	}
+	// A store from an earlier version (a new one has no tenant yet): say
+	// so, since a large one takes a while (about as long as writing its
+	// tokens' index entries).
+	start, batches := time.Now(), 0
+	if tenants {
+		v.logger.Info("tokenvault: building the token list indexes and counts of a store written by an earlier version")
+	}
 	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
 			st = listBuild{}
@@ -44,6 +61,11 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 			}
 			return t.buildTokenListsOnce(&st)
 		})
+		batches++
+	}
+	if err == nil && tenants {
+		v.logger.Info("tokenvault: built the token list indexes and counts", "transactions", batches,
+			"duration", time.Since(start).Round(time.Millisecond))
 	}
 	return err
 }
