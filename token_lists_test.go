@@ -3,9 +3,11 @@ package tokenvault_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -356,4 +358,95 @@ func TestRecordListPagesReadWhatTheyReturn(t *testing.T) {
 	}
 	_, err := e.v.ListApplications(ctx, e.mgmt, tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Page: 502, Size: 20}})
 	wantField(t, err, "page")
+}
+
+// TestTokenListDeepContainers: containers are indexed 8 segments deep; a
+// filter on a deeper container walks its ancestor's index and still finds
+// exactly the tokens in it or below it, with a lower-bound total.
+func TestTokenListDeepContainers(t *testing.T) {
+	e := newEnv(t)
+	deep := "/a/b/c/d/e/f/g/h/i/j/"
+	in := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "in", Containers: []string{deep}})
+	sibling := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "sibling", Containers: []string{"/a/b/c/d/e/f/g/h/x/"}})
+	reader := e.app(t, tokenvault.Private, "token:read")
+	for _, tc := range []struct {
+		container string
+		want      []string
+	}{
+		{deep, []string{in.ID}},
+		{"/a/b/c/d/e/f/g/h/i/", []string{in.ID}},
+		{"/a/b/c/d/e/f/g/h/", []string{in.ID, sibling.ID}},
+		{"/a/b/c/d/e/f/g/h/y/", nil},
+	} {
+		page, err := e.v.ListTokens(ctx, reader.Key, tokenvault.ListTokensRequest{Container: tc.container})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tok := range page.Data {
+			got = append(got, tok.ID)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || page.Pagination.TotalItems != len(tc.want) {
+			t.Errorf("container %s: %v (total %d), want %v", tc.container, got, page.Pagination.TotalItems, tc.want)
+		}
+	}
+}
+
+// TestTokenListFollowsUpdatesAndDeletes: a token moved to another
+// container by an update leaves the old container's list and count and
+// joins the new one's, in the update's commit; a delete leaves every list.
+func TestTokenListFollowsUpdatesAndDeletes(t *testing.T) {
+	e := newEnv(t)
+	app := e.app(t, tokenvault.Private, "token:create", "token:read", "token:update", "token:delete")
+	tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x", Containers: []string{"/a/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(req tokenvault.ListTokensRequest) int {
+		t.Helper()
+		page, err := e.v.ListTokens(ctx, app.Key, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Pagination.TotalItems != len(page.Data) {
+			t.Errorf("%+v: total_items %d, %d tokens listed", req, page.Pagination.TotalItems, len(page.Data))
+		}
+		return len(page.Data)
+	}
+	if _, err := e.v.UpdateToken(ctx, app.Key, tok.ID, json.RawMessage(`{"containers": ["/b/"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if a, b, all := count(tokenvault.ListTokensRequest{Container: "/a/"}), count(tokenvault.ListTokensRequest{Container: "/b/"}), count(tokenvault.ListTokensRequest{}); a != 0 || b != 1 || all != 1 {
+		t.Errorf("after the move: /a/ %d, /b/ %d, all %d; want 0, 1, 1", a, b, all)
+	}
+	if err := e.v.DeleteToken(ctx, app.Key, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if b, typ, all := count(tokenvault.ListTokensRequest{Container: "/b/"}), count(tokenvault.ListTokensRequest{Type: "token"}), count(tokenvault.ListTokensRequest{}); b != 0 || typ != 0 || all != 0 {
+		t.Errorf("after the delete: /b/ %d, type token %d, all %d; want none", b, typ, all)
+	}
+}
+
+// TestTokenListCountsExpiredUntilSwept: an expired token leaves the list
+// at its expiry and the kept count when the sweeper removes it, as the
+// documentation of total_items says.
+func TestTokenListCountsExpiredUntilSwept(t *testing.T) {
+	e := newEnv(t)
+	app := e.app(t, tokenvault.Private, "token:create", "token:read")
+	at := e.clock.Now().Add(time.Hour)
+	if _, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x", ExpiresAt: &at}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(2 * time.Hour)
+	page, err := e.v.ListTokens(ctx, app.Key, tokenvault.ListTokensRequest{})
+	if err != nil || len(page.Data) != 0 || page.Pagination.TotalItems != 1 {
+		t.Fatalf("expired, not swept: %+v, %v; want no token and a count of 1", page, err)
+	}
+	if _, err := e.v.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page, err = e.v.ListTokens(ctx, app.Key, tokenvault.ListTokensRequest{})
+	if err != nil || len(page.Data) != 0 || page.Pagination.TotalItems != 0 {
+		t.Errorf("swept: %+v, %v; want a count of 0", page, err)
+	}
 }
