@@ -1,8 +1,8 @@
 package tokenvault
 
 import (
+	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -223,7 +223,9 @@ func deletingKey(tid string) storeKey { return deletionMarkers.key(tid) }
 // order. Times before 1970 sort as 1970, times past 2262 (where
 // nanoseconds overflow an int64) as 2262.
 func timeKey(t time.Time) string {
-	return fmt.Sprintf("%016x", uint64(unixNanos(t)))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(unixNanos(t)))
+	return hex.EncodeToString(b[:])
 }
 
 // lastNano is the latest time whose Unix nanoseconds fit an int64.

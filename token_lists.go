@@ -100,17 +100,36 @@ func listContainers(containers []string) []string {
 // recPosition is the position of a record in the token lists.
 func recPosition(rec *tokenRecord) string { return timeKey(rec.CreatedAt) + "/" + rec.ID }
 
-// listKeys are the list index entries and counts of rec.
-func listKeys(ks *keySet, rec *tokenRecord) (entries, counts []storeKey) {
-	tid, pos := rec.TenantID, recPosition(rec)
-	entries = append(entries, tokenOrderIndex(tid).key(pos), tokenTypeIndex(tid, rec.Type).key(pos))
-	counts = append(counts, tokenCountKey(tid), tokenTypeCountKey(tid, rec.Type))
+// listShape is what the list index entries and counts of a token depend
+// on besides its position: its tenant, type and containers. A
+// transaction builds it once for every token of that shape (a batch
+// mostly has one).
+type listShape struct {
+	indexes []keyPrefix // the entries are these followed by the position
+	counts  []storeKey
+}
+
+// shapeOf returns the list shape of rec, from t's cache.
+func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
+	name := rec.TenantID + "\x00" + rec.Type + "\x00" + strings.Join(rec.Containers, "\x00")
+	if s := t.listShapes[name]; s != nil {
+		return s
+	}
+	tid := rec.TenantID
+	s := &listShape{
+		indexes: []keyPrefix{tokenOrderIndex(tid), tokenTypeIndex(tid, rec.Type)},
+		counts:  []storeKey{tokenCountKey(tid), tokenTypeCountKey(tid, rec.Type)},
+	}
 	for _, c := range listContainers(rec.Containers) {
 		mac := containerMAC(ks, c)
-		entries = append(entries, tokenContainerIndex(tid, mac).key(pos))
-		counts = append(counts, tokenContainerCountKey(tid, mac))
+		s.indexes = append(s.indexes, tokenContainerIndex(tid, mac))
+		s.counts = append(s.counts, tokenContainerCountKey(tid, mac))
 	}
-	return entries, counts
+	if t.listShapes == nil {
+		t.listShapes = map[string]*listShape{}
+	}
+	t.listShapes[name] = s
+	return s
 }
 
 // listToken writes rec's list index entries and counts it (putToken).
@@ -125,18 +144,18 @@ func (t *txn) relist(rec *tokenRecord, delta int64) error {
 	if err != nil {
 		return err
 	}
-	entries, counts := listKeys(ks, rec)
-	for _, k := range entries {
+	shape, pos := t.shapeOf(ks, rec), recPosition(rec)
+	for _, idx := range shape.indexes {
 		if delta > 0 {
-			err = t.putIndex(k)
+			err = t.putIndex(idx.key(pos))
 		} else {
-			err = t.delete(k)
+			err = t.delete(idx.key(pos))
 		}
 		if err != nil {
 			return err
 		}
 	}
-	for _, k := range counts {
+	for _, k := range shape.counts {
 		t.addCount(k, delta)
 	}
 	return nil

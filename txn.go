@@ -68,6 +68,9 @@ type txn struct {
 	// counts are this transaction's changes to kept counts, written
 	// when it commits (flushCounts, token_lists.go).
 	counts map[string]*countDelta
+	// listShapes caches the list index prefixes and counts of the token
+	// shapes this transaction wrote (token_lists.go).
+	listShapes map[string]*listShape
 }
 
 // view runs fn in a read-only store transaction.
