@@ -47,7 +47,7 @@ type appendPath struct {
 
 // onlyAppended reports whether t wrote, and wrote nothing but new audit
 // entries.
-func (t *txn) onlyAppended() bool { return t.appended > 0 && t.rewrites == 0 }
+func (t *txn) onlyAppended() bool { return t.appended > 0 && t.rewrites == 0 && len(t.counts) == 0 }
 
 // tryAppend appends the writes of first, an optimistic first run that
 // only appended, when the store can and no authentication change began

@@ -292,6 +292,17 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Applicati
 
 // ListApplications returns the applications of the caller's tenant, oldest
 // first. Requires application:read. List reads are not logged.
+//
+// A page costs what it returns, as do the lists of reactors, proxies,
+// members and invitations: it reads the records from its cursor in id
+// order and stops when it is full, examining at most its offset, its size
+// and 1,000 more records (an id or name filter may leave a page short,
+// with an After that continues). (Page-1)*Size above 10,000 is Invalid,
+// naming page: use Start. TotalItems is the tenant's kept count of the
+// kind (an application past expires_at that the sweeper has not removed
+// yet is counted), on a cursor page too; with a filter it is a lower
+// bound: the items shown up to the end of the page, plus one when After
+// is set.
 func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplicationsRequest) (*Page[Application], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
@@ -306,26 +317,17 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 		if err != nil {
 			return err
 		}
-		var apps []Application
-		prefix := recordPrefix(p.tenantID, EntityApplication)
-		raws, err := t.scanValues(prefix)
-		if err != nil {
-			return err
-		}
-		for _, kv := range raws {
+		out, err = pageRecords(t, p.tenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv storedValue) (*Application, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
-				continue
+				return nil, nil
 			}
 			var rec applicationRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
-				return err
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil || rec.expired(t.now) {
+				return nil, err
 			}
-			if !rec.expired(t.now) {
-				apps = append(apps, *rec.api())
-			}
-		}
-		out = paginate(apps, pg, func(a Application) string { return a.ID })
-		return nil
+			return rec.api(), nil
+		})
+		return err
 	})
 	return out, err
 }

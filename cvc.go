@@ -19,8 +19,8 @@ const DefaultCVCRetention = time.Hour
 // Options.CVCRetention has passed since then:
 //
 //   - every read leaves the cvc out at once, whether the sweeper has run or
-//     not: records are filtered where they are opened (loadToken and the
-//     scan of queryTokens), so GetToken, ListTokens, SearchTokens,
+//     not: records are filtered where they are opened (loadToken, which
+//     every list reads them through), so GetToken, ListTokens, SearchTokens,
 //     Detokenize, reactor arguments, proxy bodies and req.client all see
 //     the card without it, and a patch cannot bring it back;
 //   - the sweeper removes it from the stored record, in store transactions

@@ -524,8 +524,23 @@
 //     (official formulas before the tenant's), so a walk sees every item
 //     that exists throughout exactly once, whatever is added or removed
 //     meanwhile; items added during a walk appear at most once. A cursor
-//     page counts only what follows the cursor (page_number 1); a cursor
-//     with a page above 1, or a string that is not a cursor, is Invalid.
+//     page is page_number 1; a cursor with a page above 1, or a string
+//     that is not a cursor, is Invalid.
+//   - Lists cost what they return. Tokens (and searches without an exact
+//     data, metadata, fingerprint or id term), applications, reactors,
+//     proxies, members and invitations are walked from the cursor in an
+//     ordered index (of all tokens, of a type, or of a container and
+//     below; records by id) and the walk stops when the page is full,
+//     having examined at most the page's offset, its size and 1,000 more
+//     items: where access rules or filters hide most items, a page may be
+//     short or empty, with an After that continues. A page number costs
+//     its offset, so (page-1)*size above 10,000 is Invalid (use the
+//     cursor). Their total_items is a count kept in the commits that add
+//     and remove items (the whole list, on a cursor page too), or, for a
+//     key limited by access rules or a filter with no count, a lower
+//     bound: the items shown up to the end of the page, plus one when
+//     After is set (ListTokens says which). Logs count what follows a
+//     cursor.
 //   - Audit log lines are kept forever unless [Options].LogRetention is
 //     set (the server's default is 400 days, above the year PCI DSS asks
 //     for); the sweeper then removes older lines with their indexes, 100

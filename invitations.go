@@ -311,16 +311,15 @@ func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitat
 		if err != nil {
 			return err
 		}
-		all, err := t.invitations(p.tenantID)
-		if err != nil {
-			return err
-		}
-		invs := make([]Invitation, len(all))
-		for i, rec := range all {
-			invs[i] = rec.Invitation.at(t.now)
-		}
-		out = paginate(invs, pg, func(i Invitation) string { return i.ID })
-		return nil
+		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv storedValue) (*Invitation, error) {
+			var rec invitationRecord
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+				return nil, err
+			}
+			inv := rec.Invitation.at(t.now)
+			return &inv, nil
+		})
+		return err
 	})
 	return out, err
 }

@@ -1,9 +1,10 @@
 package tokenvault
 
 import (
+	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -70,6 +71,24 @@ import (
 //	                                         waits for, in time order: on a store one process
 //	                                         holds, the indexer turns it into the line's
 //	                                         idx/log-e entry (logindex.go)
+//	tenant/<tid>/idx/tok-o/<nanos>/<id>      every token, in list order: creation time, then
+//	                                         id (tokenPosition); written and removed with the
+//	                                         record, so a list page walks it from its cursor
+//	                                         (token_lists.go)
+//	tenant/<tid>/idx/tok-t/<type>/<nanos>/<id>  the same, one family per token type
+//	tenant/<tid>/idx/tok-c/<hmac>/<nanos>/<id>  the same, one family per container and each
+//	                                         of its ancestors down to listDepth segments
+//	                                         (keyed HMAC of the container)
+//	tenant/<tid>/count/tokens                how many tokens the tenant holds, kept in the
+//	tenant/<tid>/count/tok-t/<type>          commits that create and remove them (sealed);
+//	tenant/<tid>/count/tok-c/<hmac>          the same per type and per indexed container
+//	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
+//	                                         members or invitations it holds, kept by the
+//	                                         transaction that writes the first version of
+//	                                         a record or deletes it (countedKinds)
+//	sys/lists                                the one-time build of the token list indexes
+//	                                         and counts for a store written before them
+//	                                         (sealed, system keyring; token_lists_build.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)
@@ -88,6 +107,10 @@ type storeKey struct {
 	s      string
 	tenant string
 	auth   bool
+	// counted is the kind of a record whose tenant keeps a count of
+	// them (countedKinds): the transaction counts the record when it is
+	// first written and when it is deleted (token_lists.go).
+	counted string
 }
 
 func (k storeKey) String() string { return k.s }
@@ -96,25 +119,30 @@ func (k storeKey) String() string { return k.s }
 // the keys they find are built from it (key), so they carry its tenant and
 // auth flag without being parsed.
 type keyPrefix struct {
-	s      string
-	tenant string
-	auth   bool
+	s       string
+	tenant  string
+	auth    bool
+	counted string
 }
 
 func (p keyPrefix) String() string { return p.s }
 
 // key is the key of p followed by rest.
-func (p keyPrefix) key(rest string) storeKey { return storeKey{p.s + rest, p.tenant, p.auth} }
+func (p keyPrefix) key(rest string) storeKey {
+	return storeKey{p.s + rest, p.tenant, p.auth, p.counted}
+}
 
 // found is the key k, which a scan of p found (so k begins with p), and
 // what follows p in it: one string for both, as scans return many.
 func (p keyPrefix) found(k []byte) (key storeKey, rest string) {
 	s := string(k)
-	return storeKey{s, p.tenant, p.auth}, s[len(p.s):]
+	return storeKey{s, p.tenant, p.auth, p.counted}, s[len(p.s):]
 }
 
 // sub is the narrower prefix of p followed by rest.
-func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.tenant, p.auth} }
+func (p keyPrefix) sub(rest string) keyPrefix {
+	return keyPrefix{p.s + rest, p.tenant, p.auth, p.counted}
+}
 
 // The system records and families. Only the API and session key lookups
 // authenticate: a nonce, invitation or proxy lookup leads to a record that
@@ -122,6 +150,9 @@ func (p keyPrefix) sub(rest string) keyPrefix { return keyPrefix{p.s + rest, p.t
 var (
 	sysKeyringKey = storeKey{s: "sys/keyring"}
 	sysCVCScanKey = storeKey{s: "sys/cvcscan"}
+	// sysListsKey records the build of the token list indexes
+	// (token_lists_build.go).
+	sysListsKey = storeKey{s: "sys/lists"}
 	// sysFingerprintsKey says where the store's fingerprint index is
 	// kept (fpindex.go).
 	sysFingerprintsKey = storeKey{s: "sys/fingerprints"}
@@ -161,8 +192,19 @@ func kindAuthenticates(kind string) bool {
 func recordKey(tid, kind, id string) storeKey { return recordPrefix(tid, kind).key(id) }
 
 func recordPrefix(tid, kind string) keyPrefix {
-	return keyPrefix{s: "tenant/" + tid + "/" + kind + "/", tenant: tid, auth: kindAuthenticates(kind)}
+	p := keyPrefix{s: "tenant/" + tid + "/" + kind + "/", tenant: tid, auth: kindAuthenticates(kind)}
+	if slices.Contains(countedKinds, kind) {
+		p.counted = kind
+	}
+	return p
 }
+
+// countedKinds are the kinds of records whose tenant keeps a count of
+// them, at recordCountKey, for their lists' totals (pageRecords).
+var countedKinds = []string{EntityApplication, EntityReactor, EntityProxy, EntityTenantMember, EntityTenantInvitation}
+
+// recordCountKey is how many records of kind tenant tid holds.
+func recordCountKey(tid, kind string) storeKey { return recordKey(tid, "count", kind) }
 
 func indexPrefix(tid, name string) keyPrefix {
 	return keyPrefix{s: "tenant/" + tid + "/idx/" + name + "/", tenant: tid}
@@ -191,7 +233,9 @@ func deletingKey(tid string) storeKey { return deletionMarkers.key(tid) }
 // order. Times before 1970 sort as 1970, times past 2262 (where
 // nanoseconds overflow an int64) as 2262.
 func timeKey(t time.Time) string {
-	return fmt.Sprintf("%016x", uint64(unixNanos(t)))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(unixNanos(t)))
+	return hex.EncodeToString(b[:])
 }
 
 // lastNano is the latest time whose Unix nanoseconds fit an int64.
@@ -213,3 +257,29 @@ func unixNanos(t time.Time) int64 {
 func expiryKey(at time.Time, tid, kind, id string) storeKey {
 	return expirySchedule.key(timeKey(at) + "/" + tid + "/" + kind + "/" + id)
 }
+
+// tokenOrderIndex is every token of tid in list order; tokenTypeIndex the
+// tokens of one type; tokenContainerIndex the tokens in the container (or
+// below it) whose keyed HMAC is mac. What follows each prefix is a
+// token's position, tokenPosition (token_lists.go).
+func tokenOrderIndex(tid string) keyPrefix { return indexPrefix(tid, "tok-o") }
+
+func tokenTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "tok-t").sub(typ + "/") }
+
+func tokenContainerIndex(tid, mac string) keyPrefix {
+	return indexPrefix(tid, "tok-c").sub(mac + "/")
+}
+
+// Token counts: the whole tenant, one type, one container (by its keyed
+// HMAC). Sealed with the tenant's keyring like every value under it.
+func tokenCountKey(tid string) storeKey { return recordKey(tid, "count", "tokens") }
+
+func tokenTypeCountKey(tid, typ string) storeKey { return recordKey(tid, "count", "tok-t/"+typ) }
+
+func tokenContainerCountKey(tid, mac string) storeKey {
+	return recordKey(tid, "count", "tok-c/"+mac)
+}
+
+// cursorSealKey is the additional data of a sealed list cursor of tid: a
+// name, never a key of the store.
+func cursorSealKey(tid string) storeKey { return storeKey{s: "tenant/" + tid + "/cursor", tenant: tid} }

@@ -30,17 +30,17 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 		if err != nil {
 			return err
 		}
-		members, err := t.members(p.tenantID)
-		if err != nil {
-			return err
-		}
-		if len(req.UserIDs) > 0 {
-			members = slices.DeleteFunc(members, func(m TenantMember) bool {
-				return !slices.Contains(req.UserIDs, m.User.ID)
-			})
-		}
-		out = paginate(members, pg, func(m TenantMember) string { return m.ID })
-		return nil
+		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv storedValue) (*TenantMember, error) {
+			var m TenantMember
+			if err := t.openRecord(kv.key, kv.raw, &m); err != nil {
+				return nil, err
+			}
+			if len(req.UserIDs) > 0 && !slices.Contains(req.UserIDs, m.User.ID) {
+				return nil, nil
+			}
+			return &m, nil
+		})
+		return err
 	})
 	return out, err
 }

@@ -76,12 +76,20 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 					return err
 				}
 				first.tx = tx
+				// Counts are read and written here, in the commit,
+				// never in the first run (token_lists.go).
+				if err := first.flushCounts(); err != nil {
+					return err
+				}
 				return first.advanceAuthGeneration()
 			}
 		}
 		v.optimisticRetries.Add(1)
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: v.auth.gen.Load()}
 		if err := fn(last); err != nil {
+			return err
+		}
+		if err := last.flushCounts(); err != nil {
 			return err
 		}
 		return last.advanceAuthGeneration()

@@ -27,11 +27,15 @@ type PageRequest struct {
 	Size int `json:"size"`
 	// Start is a cursor: the Pagination.After of the previous page. When
 	// set, the page holds the Size items that follow it in the list's
-	// stable order, and Page must be 0 or 1.
+	// stable order, and Page must be 0 or 1. Its Pagination counts the
+	// items that follow the cursor for logs, and the whole list for the
+	// lists that keep a count (tokens, applications, reactors, proxies,
+	// members, invitations: see ListTokens and ListApplications).
 	Start string `json:"start,omitempty"`
 }
 
-// Pagination describes the page returned and the whole list.
+// Pagination describes the page returned and the whole list. Token lists
+// and searches count as ListTokens says: a kept count, or a lower bound.
 type Pagination struct {
 	TotalItems int `json:"total_items"`
 	PageNumber int `json:"page_number"`

@@ -303,24 +303,22 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 		if err != nil {
 			return err
 		}
-		raws, err := t.scanValues(recordPrefix(p.tenantID, EntityProxy))
-		if err != nil {
-			return err
-		}
-		var list []Proxy
-		for _, kv := range raws {
+		filtered := len(req.IDs) > 0 || req.Name != ""
+		out, err = pageRecords(t, p.tenantID, EntityProxy, pg, filtered, func(kv storedValue) (*Proxy, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+				return nil, nil
+			}
 			var rec proxyRecord
 			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
-				return err
+				return nil, err
 			}
 			rec.fill()
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, rec.ID) || req.Name != "" && !nameMatches(req.Name, rec.Name) {
-				continue
+			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
+				return nil, nil
 			}
-			list = append(list, rec.Proxy)
-		}
-		out = paginate(list, pg, func(p Proxy) string { return p.ID })
-		return nil
+			return &rec.Proxy, nil
+		})
+		return err
 	})
 	return out, err
 }

@@ -339,25 +339,28 @@ func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRe
 		if err != nil {
 			return err
 		}
-		recs, err := t.reactors(p.tenantID)
-		if err != nil {
-			return err
-		}
-		var list []Reactor
-		for _, rec := range recs {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, rec.ID) || req.Name != "" && !nameMatches(req.Name, rec.Name) {
-				continue
+		filtered := len(req.IDs) > 0 || req.Name != ""
+		out, err = pageRecords(t, p.tenantID, EntityReactor, pg, filtered, func(kv storedValue) (*Reactor, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+				return nil, nil
+			}
+			var rec reactorRecord
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+				return nil, err
+			}
+			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
+				return nil, nil
 			}
 			var f *Formula
 			if rec.FormulaID != "" {
+				var err error
 				if f, err = t.loadFormula(p.tenantID, rec.FormulaID); err != nil {
-					return err
+					return nil, err
 				}
 			}
-			list = append(list, *rec.view(f))
-		}
-		out = paginate(list, pg, func(r Reactor) string { return r.ID })
-		return nil
+			return rec.view(f), nil
+		})
+		return err
 	})
 	return out, err
 }

@@ -465,9 +465,14 @@ func metadataIndex(ks *keySet, tid, key, value string) keyPrefix {
 	return indexPrefix(tid, "meta").sub(hex.EncodeToString(m) + "/")
 }
 
-// putToken writes a token record and its index entries.
+// putToken writes a token record, its index entries and its list index
+// entries, and counts it (token_lists.go): a token updated in place is
+// unlisted first (unlistToken).
 func (t *txn) putToken(rec *tokenRecord) error {
 	if err := t.putRecord(recordKey(rec.TenantID, kindToken, rec.ID), rec); err != nil {
+		return err
+	}
+	if err := t.listToken(rec); err != nil {
 		return err
 	}
 	t.indexFingerprint(rec)

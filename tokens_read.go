@@ -242,10 +242,13 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 	})
 }
 
-// deleteToken removes a token, its index entries and its schedule, and logs
-// it.
+// deleteToken removes a token, its index entries, its list index entries
+// and count, and its schedule, and logs it.
 func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 	if err := t.delete(recordKey(rec.TenantID, kindToken, rec.ID)); err != nil {
+		return err
+	}
+	if err := t.unlistToken(rec); err != nil {
 		return err
 	}
 	t.unindexFingerprint(rec)
@@ -276,6 +279,20 @@ type ListTokensRequest struct {
 // ListTokens lists the tokens of the caller's tenant that its token:read
 // access reaches, oldest first, data shaped by that access. Tokens it may
 // not read are left out. Requires token:read.
+//
+// A page costs what it returns, at any number of tokens. Without an IDs,
+// Fingerprint or Metadata filter it walks an index of the tenant's tokens
+// (of Type, or in Container and below) from the cursor and stops when
+// the page is full, examining at most the page's offset, its size and
+// 1,000 more tokens: where access rules hide most tokens the page may be
+// short, even empty, with an After that continues the walk. A page number
+// costs its offset: (Page-1)*Size above 10,000 is Invalid, naming page;
+// use Start. TotalItems is the tenant's kept count of the list when the
+// key's token:read is not limited by rules and at most one of Type and
+// Container is given (on a cursor page too: it counts the whole list;
+// expired tokens the sweeper has not removed yet are counted), and
+// otherwise a lower bound: the tokens shown up to the end of the page,
+// plus one when After is set. Invalid for a bad filter, page or cursor.
 func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensRequest) (*Page[Token], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
@@ -308,14 +325,26 @@ func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensReques
 		if err != nil {
 			return err
 		}
-		toks, err := t.queryTokens(p, PermTokenRead, q)
-		if err != nil {
+		if out, err = t.tokenList(p, PermTokenRead, q, pg); err != nil {
 			return err
 		}
-		out = paginate(toks, pg, tokenPosition)
 		return t.logReads(p, out.Data, "Token read (listed)")
 	})
 	return out, err
+}
+
+// tokenList is one page of the tokens matching q that p may use with
+// perm: walked from a list index (pageTokens, token_lists.go), or, with a
+// filter answered by an index of exact values, read from that index.
+func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
+	if q.walkable() {
+		return t.pageTokens(p, perm, q, pg)
+	}
+	toks, err := t.queryTokens(p, perm, q)
+	if err != nil {
+		return nil, err
+	}
+	return paginate(toks, pg, tokenPosition), nil
 }
 
 // tokenPosition orders tokens by creation, then id: ids are time-ordered
@@ -349,8 +378,10 @@ type tokenQuery struct {
 }
 
 // queryTokens returns the live tokens matching q that p may use with perm,
-// oldest first. Exact-value filters (fingerprint, metadata, search) read
-// their index; otherwise the tenant's tokens are scanned.
+// oldest first, for a query with an exact-value filter (ids, fingerprint,
+// metadata, search): it reads that filter's index, and costs what the
+// filter matches. A query without one is tokenList's walk of a list index
+// (pageTokens), never a scan: here it is an internal error.
 func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
 	tid := p.tenantID
 	ks, err := t.tenantKeys(tid, false)
@@ -395,29 +426,18 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 	}
 
-	var recs []*tokenRecord
 	if candidates == nil {
-		raws, err := t.scanValues(recordPrefix(tid, kindToken))
+		// tokenList walks a list index for such a query: never a scan.
+		return nil, fmt.Errorf("tokenvault: queryTokens without an exact-value filter")
+	}
+	var recs []*tokenRecord
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
+		rec, err := t.loadToken(tid, id, false)
 		if err != nil {
 			return nil, err
 		}
-		for _, kv := range raws {
-			var rec tokenRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
-				return nil, err
-			}
-			t.hideStaleCVC(&rec)
-			recs = append(recs, &rec)
-		}
-	} else {
-		for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
-			rec, err := t.loadToken(tid, id, false)
-			if err != nil {
-				return nil, err
-			}
-			if rec != nil {
-				recs = append(recs, rec)
-			}
+		if rec != nil {
+			recs = append(recs, rec)
 		}
 	}
 	// Ids are time-ordered, custom ids are not: order by creation.
@@ -428,22 +448,9 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		if rec.expired(t.now) || !q.matches(rec) {
 			continue
 		}
-		transform, ok := p.decide(perm, rec.scope())
-		if !ok {
-			continue
+		if tok := shapeListed(p, perm, q, rec); tok != nil {
+			out = append(out, *tok)
 		}
-		tok := rec.api(transform)
-		if perm != PermTokenRead && !p.mayRead(rec) {
-			// Found by search alone (see "Keys learn only what they
-			// may read"): a fingerprint or metadata term would test a
-			// value against what the key may not read, so it matches
-			// only where it may; the stored content is withheld.
-			if q.readsContent() {
-				continue
-			}
-			tok.searchView()
-		}
-		out = append(out, *tok)
 	}
 	return out, nil
 }

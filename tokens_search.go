@@ -56,11 +56,9 @@ func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRe
 		if q.readsContent() && !p.has(PermTokenRead) {
 			return errorf(PermissionDenied, "the key lacks the permission %s, which a metadata or fingerprint term needs", PermTokenRead)
 		}
-		toks, err := t.queryTokens(p, PermTokenSearch, q)
-		if err != nil {
+		if out, err = t.tokenList(p, PermTokenSearch, q, pg); err != nil {
 			return err
 		}
-		out = paginate(toks, pg, tokenPosition)
 		return t.logReads(p, out.Data, "Token read (searched)")
 	})
 	return out, err

@@ -116,6 +116,9 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 				return err
 			}
 		}
+		if err := t.unlistToken(rec); err != nil {
+			return err
+		}
 		now := t.now
 		// A patch keeps the token's identity and creation; applyTo sets
 		// everything the request decides, and the cvc's window is kept

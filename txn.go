@@ -65,6 +65,12 @@ type txn struct {
 	// appendIndex) and rewrites every other write: a transaction that only
 	// appended may reach the store as an append (appends.go).
 	appended, rewrites int
+	// counts are this transaction's changes to kept counts, written
+	// when it commits (flushCounts, token_lists.go).
+	counts map[string]*countDelta
+	// listShapes caches the list index prefixes and counts of the token
+	// shapes this transaction wrote (token_lists.go).
+	listShapes map[string]*listShape
 }
 
 // view runs fn in a read-only store transaction.
@@ -91,6 +97,9 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 	err := v.store.Update(ctx, func(tx store.Tx) error {
 		last = &txn{v: v, tx: tx, now: v.now().UTC(), ctx: ctx, authGen: gen}
 		if err := fn(last); err != nil {
+			return err
+		}
+		if err := last.flushCounts(); err != nil {
 			return err
 		}
 		return last.advanceAuthGeneration() // in the same commit (auth_cache.go)
@@ -258,6 +267,9 @@ func (t *txn) putRecord(key storeKey, v any) error {
 	if err != nil {
 		return err
 	}
+	if err := t.countRecord(key, 1); err != nil {
+		return err
+	}
 	if key.auth {
 		t.authChanged = true
 	}
@@ -376,8 +388,28 @@ func (t *txn) delete(key storeKey) error {
 	if key.auth {
 		t.authChanged = true
 	}
+	if err := t.countRecord(key, -1); err != nil {
+		return err
+	}
 	t.rewrites++
 	return t.tx.Delete([]byte(key.s))
+}
+
+// countRecord counts a record of a counted kind (keyspace.go) that
+// putRecord writes (delta 1) or delete removes (-1), when that changes
+// whether it exists: one more read, for records that are written seldom.
+func (t *txn) countRecord(key storeKey, delta int64) error {
+	if key.counted == "" {
+		return nil
+	}
+	raw, err := t.tx.Get([]byte(key.s))
+	if err != nil {
+		return err
+	}
+	if (raw == nil) == (delta > 0) {
+		t.addCount(recordCountKey(key.tenant, key.counted), delta)
+	}
+	return nil
 }
 
 // purge removes key of a tenant being deleted without voiding the auth

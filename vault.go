@@ -402,6 +402,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err == nil && v.fingerprints != nil {
 		err = v.loadFingerprints(ctx)
 	}
+	if err == nil {
+		err = v.buildTokenLists(ctx) // once, for a store written before them
+	}
 	if err != nil {
 		if v.ownsStore {
 			v.store.Close()

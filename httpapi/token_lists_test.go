@@ -1,0 +1,113 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/store/storetest"
+)
+
+// TestTokenListPagesReadWhatTheyReturnOverHTTP: with 10,000 tokens in a
+// tenant, GET /tokens?size=20, its next page by cursor, a type-filtered
+// page (?type=card, a few matches; ?type=bank, none) and a search by type
+// each read from the store a small multiple of what they return, and the
+// page carries the tenant's count.
+func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read", "token:search"},
+	}).json(t, &app)
+	const n = 10_000
+	body := make([]any, n)
+	for i := range body {
+		body[i] = fmt.Sprint("value ", i)
+	}
+	if _, err := s.v.Tokenize(context.Background(), app.Key, body); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r := s.do(t, "POST", "/tokens", app.Key, map[string]any{"type": "card", "data": map[string]any{
+			"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2039}})
+		wantStatus(t, "POST /tokens (card)", r, 201)
+	}
+	const bound = 3*20 + 40 // as the in-process test: entries, records, a few reads of keys and counts
+	get := func(path string) tokenvault.Page[tokenvault.Token] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, app.Key, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Token]
+		r.json(t, &page)
+		return page
+	}
+	first := get("/tokens?size=20")
+	if len(first.Data) != 20 || first.Pagination.TotalItems != n+3 || first.Pagination.After == "" {
+		t.Errorf("first page: %d tokens, %+v", len(first.Data), first.Pagination)
+	}
+	next := get("/tokens?size=20&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].ID == first.Data[19].ID {
+		t.Errorf("next page: %d tokens, %+v", len(next.Data), next.Pagination)
+	}
+	if cards := get("/tokens?type=card"); len(cards.Data) != 3 || cards.Pagination.TotalItems != 3 {
+		t.Errorf("?type=card: %d tokens, %+v", len(cards.Data), cards.Pagination)
+	}
+	if banks := get("/tokens?type=bank"); len(banks.Data) != 0 || banks.Pagination.TotalItems != 0 {
+		t.Errorf("?type=bank: %d tokens, %+v", len(banks.Data), banks.Pagination)
+	}
+	before := cs.Reads()
+	r := s.do(t, "POST", "/tokens/search", app.Key, map[string]any{"query": "type:card", "size": 2})
+	wantStatus(t, "POST /tokens/search", r, 200)
+	if reads := cs.Reads() - before; reads > bound {
+		t.Errorf("search type:card read %d entries, bound %d", reads, bound)
+	}
+
+	// Pages past the first 10,000 tokens are reached by cursor.
+	r = s.do(t, "GET", "/tokens?size=100&page=102", app.Key, nil)
+	wantStatus(t, "GET /tokens?page=102", r, 400)
+	if p := r.problem(t); p.Errors["page"] == nil {
+		t.Errorf("problem %+v does not name page", p)
+	}
+}
+
+// TestApplicationListReadsWhatItReturnsOverHTTP: with 1,000 applications,
+// GET /applications?size=20 and its next page read a small multiple of
+// what they return, and count the tenant's applications.
+func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
+	const n = 1_000
+	for i := range n {
+		_, err := s.v.CreateApplication(context.Background(), s.mgmt, tokenvault.CreateApplicationRequest{
+			Name: fmt.Sprint("app ", i), Type: tokenvault.Private, Permissions: []string{"token:read"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const bound = 3*20 + 40
+	path := "/applications?size=20"
+	for range 2 {
+		before := cs.Reads()
+		r := s.do(t, "GET", path, s.mgmt, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Application]
+		r.json(t, &page)
+		if len(page.Data) != 20 || page.Pagination.TotalItems != n+1 || page.Pagination.After == "" {
+			t.Fatalf("GET %s: %d applications, %+v", path, len(page.Data), page.Pagination)
+		}
+		path = "/applications?size=20&start=" + url.QueryEscape(page.Pagination.After)
+	}
+}

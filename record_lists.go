@@ -1,0 +1,91 @@
+package tokenvault
+
+// Lists of applications, reactors, proxies, members and invitations.
+//
+// Their records are keyed by id under tenant/<tid>/<kind>/, and ids are
+// their list order, so the records are their own ordered index: a page
+// walks them from its cursor, opening only those it examines, and stops
+// when it is full. It examines at most its offset, its size and
+// listBudget more records (filters by id or name may leave it short,
+// with an after that continues), and a page number costs its offset, so
+// (page-1)*size is bounded by maxListOffset as for tokens. total_items
+// is the tenant's kept count of the kind (countedKinds: kept by the
+// commits that write a record's first version or delete it; an expired
+// application the sweeper has not removed yet is counted) when no filter
+// applies, on a cursor page too (the whole list, not only what follows
+// the cursor); with a filter it is a lower bound: the items shown up to
+// the end of this page, plus one when after is set.
+
+// pageRecords is one page of the records of kind of tenant tid: show
+// opens one and returns the item to list, or nil to leave it out (a
+// filter, an expired record). filtered says whether show leaves any out
+// for a reason other than expiry, which makes the total a lower bound.
+func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv storedValue) (*T, error)) (*Page[T], error) {
+	skip := 0
+	if pg.start == "" {
+		if pg.page-1 > maxListOffset/pg.size {
+			return nil, invalidField("page", "pages past the first %d items are reached with start (pagination.after), not page", maxListOffset)
+		}
+		skip = (pg.page - 1) * pg.size
+	}
+	prefix := recordPrefix(tid, kind)
+	budget := skip + pg.size + listBudget
+	data := []T{}
+	after, last, more, skipped := pg.start, "", false, 0
+	for len(data) < pg.size && budget > 0 {
+		chunk := min(budget, max(pg.size-len(data), 16)) + 1
+		kvs, err := t.scanValuesAfter(prefix, after, chunk)
+		if err != nil {
+			return nil, err
+		}
+		more = len(kvs) == chunk
+		for i, kv := range kvs {
+			if len(data) == pg.size || budget == 0 {
+				more, kvs = true, kvs[:i]
+				break
+			}
+			budget--
+			last = kv.rest
+			item, err := show(kv)
+			if err != nil {
+				return nil, err
+			}
+			if item == nil {
+				continue
+			}
+			if skipped < skip {
+				skipped++
+				continue
+			}
+			data = append(data, *item)
+		}
+		if !more || len(kvs) == 0 {
+			break
+		}
+		after = kvs[len(kvs)-1].rest
+	}
+	var cursor string
+	if more && last != "" {
+		cursor = encodeCursor(last)
+	}
+	var total int
+	if filtered {
+		total = skipped + len(data)
+		if cursor != "" {
+			total++
+		}
+	} else {
+		n, err := t.readCount(recordCountKey(tid, kind))
+		if err != nil {
+			return nil, err
+		}
+		total = n
+	}
+	pageNumber := pg.page
+	if pg.start != "" {
+		pageNumber = 1
+	}
+	p := pagination(total, pageNumber, pg.size)
+	p.After = cursor
+	return &Page[T]{Pagination: p, Data: data}, nil
+}

@@ -1,0 +1,440 @@
+package tokenvault
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Token lists that cost what they return.
+//
+// Every token has entries in ordered list indexes (keyspace.go): tok-o
+// holds every token by its position (creation time, then id:
+// tokenPosition), tok-t the tokens of one type, and tok-c the tokens in a
+// container or below it, for the token's containers and their ancestors
+// down to listDepth segments. The entries and the counts beside them
+// (count/tokens, count/tok-t/<type>, count/tok-c/<hmac>) are written and
+// removed in the commit that creates, updates, deletes or expires the
+// token (putToken, deleteToken), so a page walks one index from its
+// cursor and reads the records it shows, and a total is one read.
+//
+// What a page costs. A page of size n, at offset o (page=N: o = (N-1)*n;
+// a cursor page: o = 0), reads at most o + n + listBudget index entries
+// and the records they name, whatever the tenant holds: an entry is
+// examined when it is walked past, shown or not. When the caller's access
+// rules hide so many tokens that the budget runs out before the page is
+// full, the page is shorter (possibly empty) and its after cursor
+// continues from the last entry examined: a client follows after until it
+// is empty, as always. Offset pages cost their offset, so page*size is
+// bounded (maxListOffset); the cursor is the efficient path at any depth.
+//
+// Totals. total_items is the kept count of the list (the tenant's tokens,
+// of the type, or in the container) when the caller's permission reaches
+// every token (granted directly, not only through rules), the list has a
+// kept count, and no second filter applies to it; tokens past expires_at
+// that the sweeper has not yet removed are counted. Otherwise total_items
+// is a lower bound, never a scan and never a count of tokens the key may
+// not read: the tokens shown up to the end of this page, plus one when
+// after is set (so total_pages names one more page while more may
+// follow). On a cursor page an exact total is the whole list's, not only
+// what follows the cursor.
+const (
+	// listDepth is how many segments of a container are indexed: a
+	// filter on a deeper container walks the index of its ancestor at
+	// this depth and filters the records it reads.
+	listDepth = 8
+	// listBudget is how many index entries a page examines beyond its
+	// offset and its size.
+	listBudget = 1000
+	// maxListOffset bounds the offset of a token page: (page-1)*size.
+	maxListOffset = 10000
+	// containerMACLength is how many hex characters of a container's
+	// keyed HMAC name its list index and count.
+	containerMACLength = 32
+)
+
+// sealedCursorPrefix marks a cursor position sealed with the tenant's
+// keys: one that stops on a token the caller was not shown, whose id and
+// creation time it must not read.
+const sealedCursorPrefix = "~"
+
+// containerMAC names a container in the list index keys: a keyed HMAC,
+// so that the store's keys do not spell the tenant's containers.
+func containerMAC(ks *keySet, c string) string {
+	return hex.EncodeToString(ks.mac([]byte("container\x00"), []byte(c)))[:containerMACLength]
+}
+
+// listAncestor is the container whose list index answers a filter on c:
+// c itself, or its ancestor at listDepth segments when c is deeper; ok is
+// false for "/" (every token).
+func listAncestor(c string) (anc string, exact, ok bool) {
+	if c == "/" || c == "" {
+		return "", true, false
+	}
+	segs := strings.Split(strings.Trim(c, "/"), "/")
+	if len(segs) <= listDepth {
+		return c, true, true
+	}
+	return "/" + strings.Join(segs[:listDepth], "/") + "/", false, true
+}
+
+// listContainers are the containers a token is listed under: each of its
+// containers and their ancestors, down to listDepth segments, "/" left
+// out (it holds every token), each once, sorted.
+func listContainers(containers []string) []string {
+	set := map[string]bool{}
+	for _, c := range containers {
+		segs := strings.Split(strings.Trim(c, "/"), "/")
+		for i := 1; i <= min(len(segs), listDepth); i++ {
+			if segs[i-1] == "" {
+				break
+			}
+			set["/"+strings.Join(segs[:i], "/")+"/"] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// recPosition is the position of a record in the token lists.
+func recPosition(rec *tokenRecord) string { return timeKey(rec.CreatedAt) + "/" + rec.ID }
+
+// listShape is what the list index entries and counts of a token depend
+// on besides its position: its tenant, type and containers. A
+// transaction builds it once for every token of that shape (a batch
+// mostly has one).
+type listShape struct {
+	indexes []keyPrefix // the entries are these followed by the position
+	counts  []storeKey
+}
+
+// shapeOf returns the list shape of rec, from t's cache.
+func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
+	name := rec.TenantID + "\x00" + rec.Type + "\x00" + strings.Join(rec.Containers, "\x00")
+	if s := t.listShapes[name]; s != nil {
+		return s
+	}
+	tid := rec.TenantID
+	s := &listShape{
+		indexes: []keyPrefix{tokenOrderIndex(tid), tokenTypeIndex(tid, rec.Type)},
+		counts:  []storeKey{tokenCountKey(tid), tokenTypeCountKey(tid, rec.Type)},
+	}
+	for _, c := range listContainers(rec.Containers) {
+		mac := containerMAC(ks, c)
+		s.indexes = append(s.indexes, tokenContainerIndex(tid, mac))
+		s.counts = append(s.counts, tokenContainerCountKey(tid, mac))
+	}
+	if t.listShapes == nil {
+		t.listShapes = map[string]*listShape{}
+	}
+	t.listShapes[name] = s
+	return s
+}
+
+// listToken writes rec's list index entries and counts it (putToken).
+func (t *txn) listToken(rec *tokenRecord) error { return t.relist(rec, 1) }
+
+// unlistToken removes rec's list index entries and its counts: before a
+// token is deleted, or updated (its containers may move).
+func (t *txn) unlistToken(rec *tokenRecord) error { return t.relist(rec, -1) }
+
+func (t *txn) relist(rec *tokenRecord, delta int64) error {
+	ks, err := t.tenantKeys(rec.TenantID, false)
+	if err != nil {
+		return err
+	}
+	shape, pos := t.shapeOf(ks, rec), recPosition(rec)
+	for _, idx := range shape.indexes {
+		if delta > 0 {
+			err = t.putIndex(idx.key(pos))
+		} else {
+			err = t.delete(idx.key(pos))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, k := range shape.counts {
+		t.addCount(k, delta)
+	}
+	return nil
+}
+
+// countRecord is a kept count, sealed at its count key.
+type countRecord struct {
+	N int64 `json:"n"`
+}
+
+// countDelta is a change to one count, applied when the transaction
+// commits (flushCounts).
+type countDelta struct {
+	key storeKey
+	d   int64
+}
+
+// addCount changes the count at k by d when t commits. Counts are read
+// and written once per transaction, at its end, so that a batch of many
+// tokens writes each count once, and an optimistic first run reads no
+// count (it would conflict with every concurrent create).
+func (t *txn) addCount(k storeKey, d int64) {
+	if t.counts == nil {
+		t.counts = map[string]*countDelta{}
+	}
+	if c := t.counts[k.s]; c != nil {
+		c.d += d
+		return
+	}
+	t.counts[k.s] = &countDelta{key: k, d: d}
+}
+
+// flushCounts applies t's count changes to the store, in the transaction
+// that commits them (update, updateOptimistic). It keeps them: a store
+// that runs the transaction function again runs it on a fresh transaction.
+func (t *txn) flushCounts() error {
+	for _, s := range slices.Sorted(maps.Keys(t.counts)) {
+		c := t.counts[s]
+		if c.d == 0 {
+			continue
+		}
+		var rec countRecord
+		if _, err := t.getRecord(c.key, &rec); err != nil {
+			return err
+		}
+		// A count at zero is kept: deleting a token leaves nothing
+		// behind but its audit line and counts.
+		rec.N = max(rec.N+c.d, 0)
+		if err := t.putRecord(c.key, &rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readCount reads a kept count.
+func (t *txn) readCount(k storeKey) (int, error) {
+	var rec countRecord
+	_, err := t.getRecord(k, &rec)
+	return int(rec.N), err
+}
+
+// reachesAll reports whether p's perm reaches every token, whatever its
+// containers and id: granted to it and to every ceiling directly, or by a
+// rule on "/" (or, for a session, a rule without container or
+// conditions).
+func (p *principal) reachesAll(perm string) bool {
+	if !grantsEverywhere(p.permissions, p.rules, perm) {
+		return false
+	}
+	for _, c := range p.ceilings {
+		if !grantsEverywhere(c.Permissions, c.Rules, perm) {
+			return false
+		}
+	}
+	return true
+}
+
+func grantsEverywhere(perms []string, rules []AccessRule, perm string) bool {
+	if slices.Contains(perms, perm) {
+		return true
+	}
+	return slices.ContainsFunc(rules, func(r AccessRule) bool {
+		everywhere := r.Container == "/" || r.Container == "" && len(r.Conditions) == 0
+		return everywhere && slices.Contains(r.Permissions, perm)
+	})
+}
+
+// walkable reports whether q is answered by walking a list index: it
+// has no filter answered by an index of exact values (ids, fingerprint,
+// metadata, search), which queryTokens reads instead.
+func (q tokenQuery) walkable() bool {
+	return q.ids == nil && q.fingerprint == "" && len(q.metadata) == 0 && len(q.search) == 0
+}
+
+// listIndex chooses the index a walk of q reads, and its kept count when
+// that count is q's exact total.
+func (t *txn) listIndex(ks *keySet, tid string, q tokenQuery) (idx keyPrefix, total int, exact bool, err error) {
+	anc, deepExact, byContainer := listAncestor(q.container)
+	switch {
+	case !byContainer && q.typ == "":
+		n, err := t.readCount(tokenCountKey(tid))
+		return tokenOrderIndex(tid), n, true, err
+	case !byContainer:
+		n, err := t.readCount(tokenTypeCountKey(tid, q.typ))
+		return tokenTypeIndex(tid, q.typ), n, true, err
+	}
+	mac := containerMAC(ks, anc)
+	nc, err := t.readCount(tokenContainerCountKey(tid, mac))
+	if err != nil || q.typ == "" {
+		return tokenContainerIndex(tid, mac), nc, deepExact, err
+	}
+	nt, err := t.readCount(tokenTypeCountKey(tid, q.typ))
+	if nt < nc {
+		return tokenTypeIndex(tid, q.typ), nt, false, err
+	}
+	return tokenContainerIndex(tid, mac), nc, false, err
+}
+
+// pageTokens answers a walkable query (ListTokens, SearchTokens): the
+// tokens matching q that p may use with perm, in list order, one page of
+// them, at the cost described at the top of this file.
+func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
+	tid := p.tenantID
+	ks, err := t.tenantKeys(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	skip := 0
+	if pg.start == "" {
+		if pg.page-1 > maxListOffset/pg.size {
+			return nil, invalidField("page", "pages past the first %d tokens are reached with start (pagination.after), not page", maxListOffset)
+		}
+		skip = (pg.page - 1) * pg.size
+	}
+	start, err := openCursor(ks, tid, pg.start)
+	if err != nil {
+		return nil, err
+	}
+	idx, total, exact, err := t.listIndex(ks, tid, q)
+	if err != nil {
+		return nil, err
+	}
+	exact = exact && p.reachesAll(perm)
+
+	budget := skip + pg.size + listBudget
+	var data []Token
+	var last string    // the position of the last entry examined
+	lastShown := false // whether it was shown
+	more := false      // entries follow the last one examined
+	skipped := 0       // visible tokens passed by before the page
+	after := start
+	for len(data) < pg.size && budget > 0 {
+		chunk := min(budget, max(pg.size-len(data), 16)) + 1
+		var positions []string
+		err := t.scan(idx, after, chunk, func(_ storeKey, pos string) error {
+			positions = append(positions, pos)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		more = len(positions) == chunk
+		for i, pos := range positions {
+			if len(data) == pg.size || budget == 0 {
+				more = true
+				positions = positions[:i]
+				break
+			}
+			budget--
+			last, lastShown = pos, false
+			tok, err := t.listedToken(p, perm, q, tid, pos)
+			if err != nil {
+				return nil, err
+			}
+			if tok == nil {
+				continue
+			}
+			if skipped < skip {
+				skipped++
+				continue
+			}
+			data = append(data, *tok)
+			lastShown = true
+		}
+		if !more || len(positions) == 0 {
+			break
+		}
+		after = positions[len(positions)-1]
+	}
+
+	page := &Page[Token]{Data: data}
+	if data == nil {
+		page.Data = []Token{}
+	}
+	if more && last != "" {
+		if lastShown {
+			page.Pagination.After = encodeCursor(last)
+		} else {
+			page.Pagination.After = encodeCursor(sealCursor(ks, tid, last))
+		}
+	}
+	pageNumber := pg.page
+	if pg.start != "" {
+		pageNumber = 1
+	}
+	if !exact {
+		total = skipped + len(data)
+		if page.Pagination.After != "" {
+			total++
+		}
+	}
+	after2 := page.Pagination.After
+	page.Pagination = pagination(total, pageNumber, pg.size)
+	page.Pagination.After = after2
+	return page, nil
+}
+
+// listedToken is the token at position pos of a list index shaped for p
+// and perm, or nil when the list does not show it to p: gone (an entry
+// a concurrent delete removed is not seen by this transaction, but a
+// record may be missing in a store built before the index), expired,
+// filtered out by q, or out of p's reach.
+func (t *txn) listedToken(p *principal, perm string, q tokenQuery, tid, pos string) (*Token, error) {
+	_, id, ok := strings.Cut(pos, "/")
+	if !ok {
+		return nil, nil
+	}
+	rec, err := t.loadToken(tid, id, false)
+	if err != nil || rec == nil || recPosition(rec) != pos || !q.matches(rec) {
+		return nil, err
+	}
+	return shapeListed(p, perm, q, rec), nil
+}
+
+// shapeListed shapes a token of a list or search for p, or returns nil
+// when p may not use it with perm (pageTokens and queryTokens).
+func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Token {
+	transform, ok := p.decide(perm, rec.scope())
+	if !ok {
+		return nil
+	}
+	tok := rec.api(transform)
+	if perm != PermTokenRead && !p.mayRead(rec) {
+		// Found by search alone (see "Keys learn only what they may
+		// read"): a fingerprint or metadata term would test a value
+		// against what the key may not read, so it matches only where
+		// it may; the stored content is withheld.
+		if q.readsContent() {
+			return nil
+		}
+		tok.searchView()
+	}
+	return tok
+}
+
+// sealCursor seals a position the caller may not read (that of a token
+// it was not shown) into a cursor position only this tenant's keys open.
+func sealCursor(ks *keySet, tid, pos string) string {
+	ct := ks.ring.Seal([]byte(cursorSealKey(tid).s), []byte(pos))
+	return sealedCursorPrefix + base64.RawURLEncoding.EncodeToString(ct)
+}
+
+// openCursor returns the position a decoded cursor names: itself, or
+// what a sealed one holds. A sealed cursor that does not open (another
+// tenant's, or altered) is Invalid, naming start.
+func openCursor(ks *keySet, tid, pos string) (string, error) {
+	rest, sealed := strings.CutPrefix(pos, sealedCursorPrefix)
+	if !sealed {
+		return pos, nil
+	}
+	bad := invalidField("start", "is not a cursor returned by this list (pagination.after)")
+	ct, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil {
+		return "", bad
+	}
+	pt, err := ks.ring.Open([]byte(cursorSealKey(tid).s), ct)
+	if err != nil || len(pt) == 0 {
+		return "", bad
+	}
+	return string(pt), nil
+}

@@ -1,0 +1,143 @@
+package tokenvault
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// listBuild is the progress of buildTokenLists, stored (sealed with the
+// system keyring) at sysListsKey.
+type listBuild struct {
+	// Tenant and After are the last token record listed.
+	Tenant string `json:"tenant,omitempty"`
+	After  string `json:"after,omitempty"`
+	Done   bool   `json:"done,omitempty"`
+}
+
+// listBuildBatch is how many token records one transaction of the build
+// lists.
+const listBuildBatch = 1000
+
+// buildTokenLists gives a store written before the token list indexes
+// existed its list index entries and counts (token_lists.go), and the
+// counts of its other counted records (countedKinds), once: Open
+// calls it before it serves anything, and it visits every tenant's token
+// records, listBuildBatch a transaction, each transaction listing its
+// records, adding them to the counts and recording how far it got, so a
+// build cut short goes on where it stopped and counts each token once. A
+// store that is new, or already built, costs one read. Tenants being
+// deleted are passed by: their records go.
+//
+// Every Vault sharing a store (PostgreSQL) must be of a version that keeps
+// the lists: an older one would write tokens they do not list.
+func (v *Vault) buildTokenLists(ctx context.Context) error {
+	var st listBuild
+	tenants := false
+	err := v.view(ctx, func(t *txn) error {
+		if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done {
+			return err
+		}
+		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
+			tenants = true
+			return nil
+		})
+	})
+	if err != nil || st.Done {
+		return err
+	}
+	// A store from an earlier version (a new one has no tenant yet): say
+	// so, since a large one takes a while (about as long as writing its
+	// tokens' index entries).
+	start, batches := time.Now(), 0
+	if tenants {
+		v.logger.Info("tokenvault: building the token list indexes and counts of a store written by an earlier version")
+	}
+	for err == nil && !st.Done {
+		err = v.update(ctx, func(t *txn) error {
+			st = listBuild{}
+			if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done {
+				return err
+			}
+			return t.buildTokenListsOnce(&st)
+		})
+		batches++
+	}
+	if err == nil && tenants {
+		v.logger.Info("tokenvault: built the token list indexes and counts", "transactions", batches,
+			"duration", time.Since(start).Round(time.Millisecond))
+	}
+	return err
+}
+
+// buildTokenListsOnce lists up to listBuildBatch records after st and
+// records its progress in st and the store.
+func (t *txn) buildTokenListsOnce(st *listBuild) error {
+	var tenants []string
+	err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		if tid >= st.Tenant {
+			tenants = append(tenants, tid)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	visited := 0
+	for _, tid := range tenants {
+		deleting, err := t.tenantDeleting(tid)
+		if err != nil {
+			return err
+		}
+		if deleting {
+			continue
+		}
+		if tid != st.Tenant {
+			st.Tenant, st.After = tid, ""
+			if err := t.buildRecordCounts(tid); err != nil {
+				return err
+			}
+		}
+		prefix := recordPrefix(tid, kindToken)
+		kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), listBuildBatch-visited)
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			visited++
+			st.After = kv.key.s
+			var rec tokenRecord
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+				return err
+			}
+			if err := t.listToken(&rec); err != nil {
+				return err
+			}
+		}
+		if visited == listBuildBatch {
+			return t.putRecord(sysListsKey, st)
+		}
+	}
+	st.Done = true
+	return t.putRecord(sysListsKey, st)
+}
+
+// buildRecordCounts counts the records of each counted kind of tid, in
+// the transaction that begins listing its tokens: before it, nothing
+// kept them.
+func (t *txn) buildRecordCounts(tid string) error {
+	for _, kind := range countedKinds {
+		n := int64(0)
+		err := t.scanKeys(recordPrefix(tid, kind), func(storeKey, string) error {
+			n++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := t.putRecord(recordCountKey(tid, kind), &countRecord{N: n}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// TestTokenListsBuiltForAnOlderStore: a store written before the token
+// list indexes and counts (and the counts of applications and the other
+// counted records) existed (made here by removing them, and the
+// build's marker, from a store) lists exactly as before once opened: the
+// build at Open lists every token once, in batches, and goes on where a
+// build cut short stopped without counting a token twice.
+func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
+	ctx := context.Background()
+	mk := make([]byte, 32)
+	rand.Read(mk)
+	s := memory.New()
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	open := func() *Vault {
+		v, err := Open(ctx, Options{Store: s, MasterKey: mk, SweepInterval: -1, Now: func() time.Time { return now },
+			Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v := open()
+	var keys, mgmts []string
+	for _, name := range []string{"Old", "Other"} {
+		boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name, Owner: User{Email: "o@example.com", FirstName: "O"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{
+			Name: "old", Type: Private, Permissions: []string{PermTokenCreate, PermTokenRead},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, app.Key)
+		mgmts = append(mgmts, boot.Application.Key)
+	}
+	// More tokens than one build transaction lists, of both types and in
+	// several containers, some with custom ids.
+	body := make([]any, 0, listBuildBatch+300)
+	for i := range cap(body) {
+		switch i % 7 {
+		case 0:
+			body = append(body, map[string]any{"type": "card", "data": map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2039}})
+		case 1:
+			body = append(body, map[string]any{"type": "token", "data": "x", "containers": []any{"/a/b/"}, "id": fmt.Sprintf("custom-%04d", 9999-i)})
+		default:
+			body = append(body, fmt.Sprint("value ", i))
+		}
+	}
+	if _, err := v.Tokenize(ctx, keys[0], body); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Second)
+	if _, err := v.Tokenize(ctx, keys[1], []any{"a", "b", "c"}); err != nil {
+		t.Fatal(err)
+	}
+	queries := []ListTokensRequest{
+		{},
+		{PageRequest: PageRequest{Size: 100, Page: 3}},
+		{Type: TypeCard, PageRequest: PageRequest{Size: 7}},
+		{Container: "/a/", PageRequest: PageRequest{Size: 50}},
+		{Container: "/a/b/", Type: TypeToken},
+		{Type: TypeBank},
+	}
+	answer := func(v *Vault) (out []any) {
+		for _, key := range keys {
+			for _, q := range queries {
+				p, err := v.ListTokens(ctx, key, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, p)
+				if p.Pagination.After != "" {
+					q.Start, q.Page = p.Pagination.After, 0
+					next, err := v.ListTokens(ctx, key, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, next)
+				}
+			}
+		}
+		for _, mgmt := range mgmts {
+			apps, err := v.ListApplications(ctx, mgmt, ListApplicationsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, apps)
+		}
+		return out
+	}
+	want := answer(v)
+	v.Close()
+
+	// An older store: no list index, no count, no marker.
+	strip := func() {
+		err := s.Update(ctx, func(tx store.Tx) error {
+			var old [][]byte
+			err := tx.Scan(nil, nil, 0, func(k, _ []byte) error {
+				ks := string(k)
+				if strings.Contains(ks, "/idx/tok-") || strings.Contains(ks, "/count/") || ks == sysListsKey.s {
+					old = append(old, []byte(ks))
+				}
+				return nil
+			})
+			for _, k := range old {
+				if err := tx.Delete(k); err != nil {
+					return err
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	strip()
+	v = open()
+	if diff := cmp.Diff(want, answer(v)); diff != "" {
+		t.Errorf("the built lists answer differently (-before +after):\n%s", diff)
+	}
+
+	// A build cut short after its first transaction goes on from there.
+	v.Close()
+	strip()
+	v = open() // the handle to run one batch with; its own build ran
+	strip()
+	err := v.update(ctx, func(tx *txn) error {
+		st := listBuild{}
+		return tx.buildTokenListsOnce(&st)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	v = open()
+	defer v.Close()
+	if diff := cmp.Diff(want, answer(v)); diff != "" {
+		t.Errorf("after a build cut short, the lists answer differently (-before +after):\n%s", diff)
+	}
+}
