@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // Entity types: the values of Log.EntityType.
@@ -278,7 +280,7 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		paged := req.EntityID == "" && req.EntityType == "" // by logPage
 		switch {
 		case paged:
-			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg, maxLogRing)
+			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg)
 		case req.EntityID != "":
 			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
 			if err == nil && !strings.HasPrefix(req.EntityID, "\x00") {
@@ -337,63 +339,43 @@ func logRangeBounds(start, end *time.Time) (after, before string) {
 	return after, before
 }
 
-// maxLogRing bounds the lines ListLogs keeps in one scan (logPage's
-// ring): a page as deep as that costs one scan, a deeper one two.
-const maxLogRing = 10000
-
 // logPage returns the page pg of the suffixes of tenant tid's lines
-// created in [start, end), newest first, as pager.window would cut it
-// from the whole list, without holding the list: one scan of the keys
-// that keeps only the newest ones the page needs (lastKeys), or for a
-// page deeper than ring lines a scan that counts and one that copies only
-// the page's (rangeKeys). The count the pagination reports needs a scan
-// of the whole range either way. ListLogs without an entity filter lists
-// this way.
-func (t *txn) logPage(tid string, start, end *time.Time, pg pager, ring int) ([]string, Pagination, error) {
-	prefix := logPrefix(tid)
+// created in [start, end), newest first, and its pagination, reading only
+// the page: one backward walk of the log from the cursor (or the end of
+// the range), past the page's offset, through the page and one line
+// more, to know whether more follow. So a page costs its offset and its
+// size, whatever the log holds; an offset is bounded by maxListOffset
+// (deeper pages are reached by cursor), and the total is a lower bound:
+// the lines walked, which is exact when no line follows the page (see
+// ListLogs). ListLogs without an entity filter lists this way.
+func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
+	skip, pageNumber := 0, 1
+	if pg.start == "" {
+		if pg.page-1 > maxListOffset/pg.size {
+			return nil, Pagination{}, invalidField("page", "pages past the first %d lines are reached with start (pagination.after), not page", maxListOffset)
+		}
+		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	}
 	after, before := logRangeBounds(start, end)
 	if pg.start != "" && (before == "" || pg.start < before) {
 		// The lines older than the cursor: the page is the newest of them.
 		before = pg.start
 	}
-	// A cursor's page is the newest size lines before it; page p is
-	// within the newest p*size lines, kept unless that is more than ring.
-	keep, deep := pg.size, false
-	if pg.start == "" {
-		if deep = pg.page > ring/pg.size; deep {
-			keep = 0 // count only; the page is copied by a second scan
-		} else {
-			keep = pg.page * pg.size
+	var walked []string
+	err := t.scanBack(logPrefix(tid), before, skip+pg.size+1, func(_ storeKey, suffix string) error {
+		if after != "" && suffix <= after {
+			return store.ErrStop // older than the range
 		}
-	}
-	n, newest, err := t.lastKeys(prefix, after, before, keep)
+		walked = append(walked, suffix)
+		return nil
+	})
 	if err != nil {
 		return nil, Pagination{}, err
 	}
-	var lo, hi int // the page, in the newest-first order of the n lines
-	var p Pagination
-	if pg.start != "" {
-		lo, hi = 0, min(pg.size, n)
-		p = pagination(n, 1, pg.size)
-	} else {
-		lo, hi = pageBounds(n, pg.page, pg.size)
-		p = pagination(n, pg.page, pg.size)
-	}
-	if hi <= lo {
-		return nil, p, nil
-	}
-	var page []string
-	if deep {
-		// Oldest first, the page is the lines n-hi to n-lo.
-		if page, err = t.rangeKeys(prefix, after, before, n-hi, hi-lo); err != nil {
-			return nil, Pagination{}, err
-		}
-	} else {
-		// newest holds the last len(newest) lines, oldest first.
-		page = newest[len(newest)-hi : len(newest)-lo]
-	}
-	slices.Reverse(page)
-	if hi < n {
+	p := pagination(len(walked), pageNumber, pg.size)
+	lo, hi := min(skip, len(walked)), min(skip+pg.size, len(walked))
+	page := walked[lo:hi]
+	if hi < len(walked) {
 		p.After = encodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
