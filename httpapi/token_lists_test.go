@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -109,5 +110,76 @@ func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
 			t.Fatalf("GET %s: %d applications, %+v", path, len(page.Data), page.Pagination)
 		}
 		path = "/applications?size=20&start=" + url.QueryEscape(page.Pagination.After)
+	}
+}
+
+// TestLogPagesReadWhatTheyReturnOverHTTP: with 10,000 lines in a tenant's
+// log, GET /logs?size=20, its next page by cursor, and the first and a
+// cursor page of a date range each read from the store a small multiple
+// of what they return; a deep page number is a 400 naming page.
+func TestLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store, o.Now = cs, clock.Now })
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create"},
+	}).json(t, &app)
+	const n = 5_000
+	var middle string // a time between the two batches
+	for batch := range 2 {
+		body := make([]any, n)
+		for i := range body {
+			body[i] = fmt.Sprint("value ", batch, i)
+		}
+		if _, err := s.v.Tokenize(context.Background(), app.Key, body); err != nil {
+			t.Fatal(err)
+		}
+		if batch == 0 {
+			clock.Advance(time.Minute)
+			middle = clock.Now().Format(time.RFC3339Nano)
+			clock.Advance(time.Minute)
+		}
+	}
+	const bound = 3*20 + 40 // as the in-process test
+	get := func(path string) tokenvault.Page[tokenvault.Log] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, s.mgmt, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Log]
+		r.json(t, &page)
+		return page
+	}
+	first := get("/logs?size=20")
+	if len(first.Data) != 20 || first.Pagination.After == "" || first.Pagination.TotalItems != 21 {
+		t.Errorf("first page: %d lines, %+v", len(first.Data), first.Pagination)
+	}
+	next := get("/logs?size=20&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].ID == first.Data[19].ID || next.Data[0].CreatedAt.After(first.Data[19].CreatedAt) {
+		t.Errorf("next page: %d lines, %+v", len(next.Data), next.Pagination)
+	}
+	// The first batch: everything before the middle.
+	older := get("/logs?size=20&end_date=" + url.QueryEscape(middle))
+	mid, _ := time.Parse(time.RFC3339Nano, middle)
+	if len(older.Data) != 20 || !older.Data[0].CreatedAt.Before(mid) || older.Pagination.After == "" {
+		t.Fatalf("the page before %s: %d lines, %+v", middle, len(older.Data), older.Pagination)
+	}
+	olderNext := get("/logs?size=20&end_date=" + url.QueryEscape(middle) + "&start=" + url.QueryEscape(older.Pagination.After))
+	if len(olderNext.Data) != 20 || olderNext.Data[0].CreatedAt.After(older.Data[19].CreatedAt) {
+		t.Errorf("the next page before %s: %d lines, %+v", middle, len(olderNext.Data), olderNext.Pagination)
+	}
+	newer := get("/logs?size=20&start_date=" + url.QueryEscape(middle))
+	if len(newer.Data) != 20 || newer.Data[19].CreatedAt.Before(mid) {
+		t.Errorf("the page from %s: %d lines, %+v", middle, len(newer.Data), newer.Pagination)
+	}
+
+	r := s.do(t, "GET", "/logs?size=100&page=102", s.mgmt, nil)
+	wantStatus(t, "GET /logs?page=102", r, 400)
+	if p := r.problem(t); p.Errors["page"] == nil {
+		t.Errorf("problem %+v does not name page", p)
 	}
 }
