@@ -232,6 +232,24 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 
 // ListLogs returns the caller's tenant's logs, newest first. Requires
 // log:read. Reading logs is not itself logged.
+//
+// Without an entity filter (the whole log, or a date range), a page costs
+// its offset and its size, whatever the log holds: it walks the log back
+// from its cursor, or from the end of the range, through the page and one
+// line more (logPage). A page number costs its offset, so (page-1)*size
+// above 10,000 is Invalid naming page: deeper pages are reached with the
+// cursor (PageRequest.Start, pagination.after). Its total_items is a lower
+// bound, since lines are appended without a count that could be kept: the
+// lines from the start of the list (on a cursor page, from the cursor) to
+// the end of the page, plus one when After is set, so total_pages names
+// one page more while more follow; it is exact on the last page (After
+// empty). With entity_type (and entity_id), the matching lines are read
+// from the entity index, at a cost proportional to how many match, and
+// counted exactly (on a cursor page, those that follow the cursor).
+//
+// Errors: Unauthenticated, Forbidden (no log:read), Invalid (an entity id
+// without a type, a type or id holding "/" or a control character, an end
+// date not after the start date, a page, size or start that is not one).
 func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (*Page[Log], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
