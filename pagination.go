@@ -29,9 +29,9 @@ type PageRequest struct {
 	// set, the page holds the Size items that follow it in the list's
 	// stable order, and Page must be 0 or 1. Its Pagination counts the
 	// whole list for the lists that keep a count (tokens, applications,
-	// reactors, proxies, members, invitations: see ListTokens and
-	// ListApplications); logs count what follows the cursor, as a lower
-	// bound without an entity filter (see ListLogs).
+	// reactors, proxies, members, invitations, tenants: see ListTokens,
+	// ListApplications and ListTenants); logs count what follows the
+	// cursor, as a lower bound without an entity filter (see ListLogs).
 	Start string `json:"start,omitempty"`
 }
 

@@ -183,3 +183,45 @@ func TestLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 		t.Errorf("problem %+v does not name page", p)
 	}
 }
+
+// TestTenantListReadsWhatItReturnsOverHTTP: with 300 tenants, GET
+// /operator/tenants?size=20 and its next page read a small multiple of
+// what they return, and count every tenant; a deep page number is a 400
+// naming page.
+func TestTenantListReadsWhatItReturnsOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Store = cs })
+	const n = 300
+	for i := range n - 1 {
+		if _, err := s.v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{
+			Name: fmt.Sprint("T", i), Owner: tokenvault.User{Email: "o@example.com"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const bound = 3*20 + 40
+	get := func(path string) tokenvault.Page[tokenvault.Tenant] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, operatorKey, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Tenant]
+		r.json(t, &page)
+		return page
+	}
+	first := get("/operator/tenants?size=20")
+	if len(first.Data) != 20 || first.Pagination.TotalItems != n || first.Pagination.After == "" {
+		t.Errorf("first page: %d tenants, %+v", len(first.Data), first.Pagination)
+	}
+	next := get("/operator/tenants?size=20&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].ID <= first.Data[19].ID || next.Pagination.TotalItems != n {
+		t.Errorf("next page: %d tenants, %+v", len(next.Data), next.Pagination)
+	}
+	r := s.do(t, "GET", "/operator/tenants?size=100&page=102", operatorKey, nil)
+	wantStatus(t, "GET /operator/tenants?page=102", r, 400)
+	if p := r.problem(t); p.Errors["page"] == nil {
+		t.Errorf("problem %+v does not name page", p)
+	}
+}
