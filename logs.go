@@ -247,7 +247,7 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // from the entity index, at a cost proportional to how many match, and
 // counted exactly (on a cursor page, those that follow the cursor).
 //
-// Errors: Unauthenticated, Forbidden (no log:read), Invalid (an entity id
+// Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
 // without a type, a type or id holding "/" or a control character, an end
 // date not after the start date, a page, size or start that is not one).
 func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (*Page[Log], error) {
