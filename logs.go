@@ -233,19 +233,21 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // ListLogs returns the caller's tenant's logs, newest first. Requires
 // log:read. Reading logs is not itself logged.
 //
-// Without an entity filter (the whole log, or a date range), a page costs
-// its offset and its size, whatever the log holds: it walks the log back
-// from its cursor, or from the end of the range, through the page and one
-// line more (logPage). A page number costs its offset, so (page-1)*size
-// above 10,000 is Invalid naming page: deeper pages are reached with the
-// cursor (PageRequest.Start, pagination.after). Its total_items is a lower
-// bound, since lines are appended without a count that could be kept: the
-// lines from the start of the list (on a cursor page, from the cursor) to
-// the end of the page, plus one when After is set, so total_pages names
-// one page more while more follow; it is exact on the last page (After
-// empty). With entity_type (and entity_id), the matching lines are read
-// from the entity index, at a cost proportional to how many match, and
-// counted exactly (on a cursor page, those that follow the cursor).
+// The whole log, a date range, and one entity's lines (entity_type with
+// entity_id) are paged at a cost of the page's offset and its size,
+// whatever the log or the entity holds: the log (logPage), or the
+// entity's index entries (entityPage), is walked back from the cursor, or
+// from the end of the range, through the page and one line more. A page
+// number costs its offset, so (page-1)*size above 10,000 is Invalid naming
+// page: deeper pages are reached with the cursor (PageRequest.Start,
+// pagination.after). Their total_items is a lower bound, since lines are
+// appended without a count that could be kept: the lines from the start
+// of the list (on a cursor page, from the cursor) to the end of the page,
+// plus one when After is set, so total_pages names one page more while
+// more follow; it is exact on the last page (After empty). With
+// entity_type alone, the lines of that type are read from the entity
+// index, at a cost proportional to how many there are, and counted
+// exactly (on a cursor page, those that follow the cursor).
 //
 // Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
 // without a type, a type or id holding "/" or a control character, an end
@@ -295,30 +297,27 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		}
 		var suffixes []string
 		var pag Pagination
-		paged := req.EntityID == "" && req.EntityType == "" // by logPage
+		paged := req.EntityType == "" || req.EntityID != "" // by a walk from the cursor
 		switch {
-		case paged:
+		case req.EntityType == "":
 			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg)
 		case req.EntityID != "":
-			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
-			if err == nil && !strings.HasPrefix(req.EntityID, "\x00") {
-				suffixes, err = t.packedRange(suffixes, lineIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
-			}
-		case req.EntityType != "":
+			suffixes, pag, err = t.entityPage(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate, pg)
+		default:
 			suffixes, err = t.logsOfType(p.tenantID, req.EntityType, req.StartDate, req.EndDate)
 			if err == nil {
 				suffixes, err = t.packedRange(suffixes, lineTypeIndex(p.tenantID, req.EntityType), req.StartDate, req.EndDate)
 			}
-		}
-		if err == nil && req.EntityType != "" {
-			// And the lines whose entries wait for the indexer
-			// (logindex.go). A line indexed in both layouts is listed
-			// once.
-			var pending []string
-			pending, err = t.pendingLines(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate)
-			suffixes = append(suffixes, pending...)
-			slices.Sort(suffixes)
-			suffixes = slices.Compact(suffixes)
+			if err == nil {
+				// And the lines whose entries wait for the indexer
+				// (logindex.go). A line indexed in both layouts is
+				// listed once.
+				var pending []string
+				pending, err = t.pendingLines(p.tenantID, req.EntityType, "", req.StartDate, req.EndDate)
+				suffixes = append(suffixes, pending...)
+				slices.Sort(suffixes)
+				suffixes = slices.Compact(suffixes)
+			}
 		}
 		if err != nil {
 			return err
@@ -344,8 +343,9 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	return out, err
 }
 
-// logRangeBounds returns the after and before (rangeKeys) of the line
-// suffixes (<nanos>/<id>) created in [start, end).
+// logRangeBounds returns the bounds of the line suffixes (<nanos>/<id>)
+// created in [start, end): those above after and below before ("": no
+// bound).
 func logRangeBounds(start, end *time.Time) (after, before string) {
 	if start != nil && unixNanos(*start) > 0 {
 		// Everything at or after start sorts after this key.
@@ -397,18 +397,6 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 		p.After = encodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
-}
-
-// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
-// created in [start, end), oldest first.
-func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
-	after, before := logRangeBounds(start, end)
-	var suffixes []string
-	err := t.walkRange(prefix, after, before, func(rest []byte) bool {
-		suffixes = append(suffixes, string(rest))
-		return true
-	})
-	return suffixes, err
 }
 
 // packedRange adds to suffixes (sorted) those of the entries under prefix,

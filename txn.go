@@ -434,26 +434,6 @@ func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, res
 	})
 }
 
-// walkRange calls fn, in order, with what follows p in each key under p
-// after p.key(after) (from the first when after is "") and before
-// p.key(before) (to the end when before is ""), until fn returns false.
-// The slice is valid only during the call and copies nothing.
-func (t *txn) walkRange(p keyPrefix, after, before string, fn func(rest []byte) bool) error {
-	var a, end []byte
-	if after != "" {
-		a = []byte(p.s + after)
-	}
-	if before != "" {
-		end = []byte(p.s + before)
-	}
-	return t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
-		if end != nil && bytes.Compare(k, end) >= 0 || !fn(k[len(p.s):]) {
-			return store.ErrStop
-		}
-		return nil
-	})
-}
-
 // scanBack calls fn, in descending key order, with every key under p
 // before p.key(before) (from the last when before is ""), at most limit
 // of them (0: no limit): scan, backwards. It lets a newest-first list

@@ -225,3 +225,55 @@ func TestTenantListReadsWhatItReturnsOverHTTP(t *testing.T) {
 		t.Errorf("problem %+v does not name page", p)
 	}
 }
+
+// TestEntityLogPagesReadWhatTheyReturnOverHTTP: a token read 2,000 times
+// among 3,000 others: GET /logs?entity_type=token&entity_id= and its next
+// page by cursor read a small multiple of what they return.
+func TestEntityLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read"},
+	}).json(t, &app)
+	ctx := context.Background()
+	tok, err := s.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "hot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := make([]any, 3_000)
+	for i := range body {
+		body[i] = fmt.Sprint("other ", i)
+	}
+	if _, err := s.v.Tokenize(ctx, app.Key, body); err != nil {
+		t.Fatal(err)
+	}
+	for range 2_000 {
+		if _, err := s.v.GetToken(ctx, app.Key, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const bound = 3*20 + 40
+	get := func(path string) tokenvault.Page[tokenvault.Log] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, s.mgmt, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Log]
+		r.json(t, &page)
+		return page
+	}
+	path := "/logs?size=20&entity_type=token&entity_id=" + tok.ID
+	first := get(path)
+	if len(first.Data) != 20 || first.Data[0].EntityID != tok.ID || first.Pagination.After == "" {
+		t.Fatalf("first page: %d lines, %+v", len(first.Data), first.Pagination)
+	}
+	next := get(path + "&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].EntityID != tok.ID || next.Data[0].ID == first.Data[19].ID ||
+		next.Data[0].CreatedAt.After(first.Data[19].CreatedAt) {
+		t.Errorf("next page: %d lines, %+v", len(next.Data), next.Pagination)
+	}
+}
