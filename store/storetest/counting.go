@@ -8,9 +8,10 @@ import (
 )
 
 // A CountingStore wraps a Store and counts what its transactions read:
-// every Get, and every entry a Scan or ScanReverse hands to its callback. Tests above the
-// Store use it to hold an operation to what it should cost (a list page
-// reads about its size, not the tenant). It is otherwise transparent.
+// every Get, and every entry a Scan or ScanReverse hands to its callback.
+// Tests above the Store use it to hold an operation to what it should
+// cost (a list page reads about its size, not the tenant). It is
+// otherwise transparent.
 type CountingStore struct {
 	store.Store
 	reads atomic.Int64
