@@ -539,8 +539,13 @@
 //     and remove items (the whole list, on a cursor page too), or, for a
 //     key limited by access rules or a filter with no count, a lower
 //     bound: the items shown up to the end of the page, plus one when
-//     After is set (ListTokens says which). Logs count what follows a
-//     cursor.
+//     After is set (ListTokens says which). Logs (all, a date range, or
+//     one entity's) are walked back from the cursor (or the end of a date
+//     range) in time order and read only the page's offset and size;
+//     having no kept count (lines are appended without one), their
+//     total_items is a lower bound, exact on the last page. Logs of an
+//     entity type alone are read from its index and counted (those that
+//     follow the cursor on a cursor page): see ListLogs.
 //   - Audit log lines are kept forever unless [Options].LogRetention is
 //     set (the server's default is 400 days, above the year PCI DSS asks
 //     for); the sweeper then removes older lines with their indexes, 100

@@ -86,6 +86,9 @@ import (
 //	                                         members or invitations it holds, kept by the
 //	                                         transaction that writes the first version of
 //	                                         a record or deletes it (countedKinds)
+//	sys/count/tenants                        how many tenants the registry holds, kept by
+//	                                         CreateTenant and DeleteTenant (sealed, system
+//	                                         keyring; tenant_count.go)
 //	sys/lists                                the one-time build of the token list indexes
 //	                                         and counts for a store written before them
 //	                                         (sealed, system keyring; token_lists_build.go)
@@ -153,6 +156,9 @@ var (
 	// sysListsKey records the build of the token list indexes
 	// (token_lists_build.go).
 	sysListsKey = storeKey{s: "sys/lists"}
+	// sysTenantCountKey is how many tenants the registry holds, kept by
+	// the commits that add and remove registry entries (tenant_count.go).
+	sysTenantCountKey = storeKey{s: "sys/count/tenants"}
 	// sysFingerprintsKey says where the store's fingerprint index is
 	// kept (fpindex.go).
 	sysFingerprintsKey = storeKey{s: "sys/fingerprints"}

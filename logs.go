@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // Entity types: the values of Log.EntityType.
@@ -230,6 +232,26 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 
 // ListLogs returns the caller's tenant's logs, newest first. Requires
 // log:read. Reading logs is not itself logged.
+//
+// The whole log, a date range, and one entity's lines (entity_type with
+// entity_id) are paged at a cost of the page's offset and its size,
+// whatever the log or the entity holds: the log (logPage), or the
+// entity's index entries (entityPage), is walked back from the cursor, or
+// from the end of the range, through the page and one line more. A page
+// number costs its offset, so (page-1)*size above 10,000 is Invalid naming
+// page: deeper pages are reached with the cursor (PageRequest.Start,
+// pagination.after). Their total_items is a lower bound, since lines are
+// appended without a count that could be kept: the lines from the start
+// of the list (on a cursor page, from the cursor) to the end of the page,
+// plus one when After is set, so total_pages names one page more while
+// more follow; it is exact on the last page (After empty). With
+// entity_type alone, the lines of that type are read from the entity
+// index, at a cost proportional to how many there are, and counted
+// exactly (on a cursor page, those that follow the cursor).
+//
+// Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
+// without a type, a type or id holding "/" or a control character, an end
+// date not after the start date, a page, size or start that is not one).
 func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (*Page[Log], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
@@ -275,30 +297,27 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		}
 		var suffixes []string
 		var pag Pagination
-		paged := req.EntityID == "" && req.EntityType == "" // by logPage
+		paged := req.EntityType == "" || req.EntityID != "" // by a walk from the cursor
 		switch {
-		case paged:
-			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg, maxLogRing)
+		case req.EntityType == "":
+			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg)
 		case req.EntityID != "":
-			suffixes, err = t.logRange(logEntityIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
-			if err == nil && !strings.HasPrefix(req.EntityID, "\x00") {
-				suffixes, err = t.packedRange(suffixes, lineIndex(p.tenantID, req.EntityType, req.EntityID), req.StartDate, req.EndDate)
-			}
-		case req.EntityType != "":
+			suffixes, pag, err = t.entityPage(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate, pg)
+		default:
 			suffixes, err = t.logsOfType(p.tenantID, req.EntityType, req.StartDate, req.EndDate)
 			if err == nil {
 				suffixes, err = t.packedRange(suffixes, lineTypeIndex(p.tenantID, req.EntityType), req.StartDate, req.EndDate)
 			}
-		}
-		if err == nil && req.EntityType != "" {
-			// And the lines whose entries wait for the indexer
-			// (logindex.go). A line indexed in both layouts is listed
-			// once.
-			var pending []string
-			pending, err = t.pendingLines(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate)
-			suffixes = append(suffixes, pending...)
-			slices.Sort(suffixes)
-			suffixes = slices.Compact(suffixes)
+			if err == nil {
+				// And the lines whose entries wait for the indexer
+				// (logindex.go). A line indexed in both layouts is
+				// listed once.
+				var pending []string
+				pending, err = t.pendingLines(p.tenantID, req.EntityType, "", req.StartDate, req.EndDate)
+				suffixes = append(suffixes, pending...)
+				slices.Sort(suffixes)
+				suffixes = slices.Compact(suffixes)
+			}
 		}
 		if err != nil {
 			return err
@@ -324,8 +343,9 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	return out, err
 }
 
-// logRangeBounds returns the after and before (rangeKeys) of the line
-// suffixes (<nanos>/<id>) created in [start, end).
+// logRangeBounds returns the bounds of the line suffixes (<nanos>/<id>)
+// created in [start, end): those above after and below before ("": no
+// bound).
 func logRangeBounds(start, end *time.Time) (after, before string) {
 	if start != nil && unixNanos(*start) > 0 {
 		// Everything at or after start sorts after this key.
@@ -337,78 +357,46 @@ func logRangeBounds(start, end *time.Time) (after, before string) {
 	return after, before
 }
 
-// maxLogRing bounds the lines ListLogs keeps in one scan (logPage's
-// ring): a page as deep as that costs one scan, a deeper one two.
-const maxLogRing = 10000
-
 // logPage returns the page pg of the suffixes of tenant tid's lines
-// created in [start, end), newest first, as pager.window would cut it
-// from the whole list, without holding the list: one scan of the keys
-// that keeps only the newest ones the page needs (lastKeys), or for a
-// page deeper than ring lines a scan that counts and one that copies only
-// the page's (rangeKeys). The count the pagination reports needs a scan
-// of the whole range either way. ListLogs without an entity filter lists
-// this way.
-func (t *txn) logPage(tid string, start, end *time.Time, pg pager, ring int) ([]string, Pagination, error) {
-	prefix := logPrefix(tid)
+// created in [start, end), newest first, and its pagination, reading only
+// the page: one backward walk of the log from the cursor (or the end of
+// the range), past the page's offset, through the page and one line
+// more, to know whether more follow. So a page costs its offset and its
+// size, whatever the log holds; an offset is bounded by maxListOffset
+// (deeper pages are reached by cursor), and the total is a lower bound:
+// the lines walked, which is exact when no line follows the page (see
+// ListLogs). ListLogs without an entity filter lists this way.
+func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
+	skip, pageNumber := 0, 1
+	if pg.start == "" {
+		if pg.page-1 > maxListOffset/pg.size {
+			return nil, Pagination{}, invalidField("page", "pages past the first %d lines are reached with start (pagination.after), not page", maxListOffset)
+		}
+		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	}
 	after, before := logRangeBounds(start, end)
 	if pg.start != "" && (before == "" || pg.start < before) {
 		// The lines older than the cursor: the page is the newest of them.
 		before = pg.start
 	}
-	// A cursor's page is the newest size lines before it; page p is
-	// within the newest p*size lines, kept unless that is more than ring.
-	keep, deep := pg.size, false
-	if pg.start == "" {
-		if deep = pg.page > ring/pg.size; deep {
-			keep = 0 // count only; the page is copied by a second scan
-		} else {
-			keep = pg.page * pg.size
+	var walked []string
+	err := t.scanBack(logPrefix(tid), before, skip+pg.size+1, func(_ storeKey, suffix string) error {
+		if after != "" && suffix <= after {
+			return store.ErrStop // older than the range
 		}
-	}
-	n, newest, err := t.lastKeys(prefix, after, before, keep)
+		walked = append(walked, suffix)
+		return nil
+	})
 	if err != nil {
 		return nil, Pagination{}, err
 	}
-	var lo, hi int // the page, in the newest-first order of the n lines
-	var p Pagination
-	if pg.start != "" {
-		lo, hi = 0, min(pg.size, n)
-		p = pagination(n, 1, pg.size)
-	} else {
-		lo, hi = pageBounds(n, pg.page, pg.size)
-		p = pagination(n, pg.page, pg.size)
-	}
-	if hi <= lo {
-		return nil, p, nil
-	}
-	var page []string
-	if deep {
-		// Oldest first, the page is the lines n-hi to n-lo.
-		if page, err = t.rangeKeys(prefix, after, before, n-hi, hi-lo); err != nil {
-			return nil, Pagination{}, err
-		}
-	} else {
-		// newest holds the last len(newest) lines, oldest first.
-		page = newest[len(newest)-hi : len(newest)-lo]
-	}
-	slices.Reverse(page)
-	if hi < n {
+	p := pagination(len(walked), pageNumber, pg.size)
+	lo, hi := min(skip, len(walked)), min(skip+pg.size, len(walked))
+	page := walked[lo:hi]
+	if hi < len(walked) {
 		p.After = encodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
-}
-
-// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
-// created in [start, end), oldest first.
-func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
-	after, before := logRangeBounds(start, end)
-	var suffixes []string
-	err := t.walkRange(prefix, after, before, func(rest []byte) bool {
-		suffixes = append(suffixes, string(rest))
-		return true
-	})
-	return suffixes, err
 }
 
 // packedRange adds to suffixes (sorted) those of the entries under prefix,

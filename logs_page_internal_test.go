@@ -7,14 +7,18 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // TestLogPageIsTheWindowOfTheWholeList: logPage, which pages a tenant's
-// lines without holding them, gives exactly what cutting the whole list
-// (logRange, newest first, pager.window) gives, for every page size, page
-// number and cursor (an exact line's, one between lines, one past either
-// end), with and without a date range, in one scan and (past its ring)
-// in two.
+// lines by walking back from the cursor, gives exactly the lines and the
+// cursor that cutting the whole list (logRange, newest first,
+// pager.window) gives, for every page size, page number and cursor (an
+// exact line's, one between lines, one past either end), with and without
+// a date range; its total is the lines walked: what precedes the page's
+// end in the list cut (after the cursor), plus one when more follow, and
+// the whole list's count when none does.
 func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 	ctx := context.Background()
 	lv := newLegacyVault(t)
@@ -54,16 +58,156 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 				}
 				for _, pg := range pagers {
 					lo, hi, wantPag := pg.window(len(all), func(i int) string { return all[i] }, true)
-					// A ring of 7 makes deeper pages take two scans.
-					for _, ring := range []int{7, maxLogRing} {
-						got, gotPag, err := tx.logPage(lv.tid, r[0], r[1], pg, ring)
-						if err != nil {
-							return err
-						}
-						if !slices.Equal(got, all[lo:hi]) || gotPag != wantPag {
-							t.Errorf("range %v, %+v, ring %d: lines %v, want %v; pagination (-want +got):\n%s",
-								r, pg, ring, got, all[lo:hi], cmp.Diff(wantPag, gotPag))
-						}
+					base := 0 // where the walk begins in all
+					if pg.start != "" {
+						base = lo
+					}
+					wantPag.TotalItems = hi - base
+					if hi < len(all) {
+						wantPag.TotalItems++
+					}
+					wantPag.TotalPages = (wantPag.TotalItems + size - 1) / size
+					got, gotPag, err := tx.logPage(lv.tid, r[0], r[1], pg)
+					if err != nil {
+						return err
+					}
+					if !slices.Equal(got, all[lo:hi]) || gotPag != wantPag {
+						t.Errorf("range %v, %+v: lines %v, want %v; pagination (-want +got):\n%s",
+							r, pg, got, all[lo:hi], cmp.Diff(wantPag, gotPag))
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
+// created in [start, end), oldest first: the whole list logPage's pages
+// are cut from.
+func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
+	after, before := logRangeBounds(start, end)
+	var suffixes []string
+	err := t.scan(prefix, after, 0, func(_ storeKey, rest string) error {
+		if before != "" && rest >= before {
+			return store.ErrStop
+		}
+		suffixes = append(suffixes, rest)
+		return nil
+	})
+	return suffixes, err
+}
+
+// TestEntityPageIsTheWindowOfTheEntitysLines: entityPage, which merges
+// backward walks of the entity index, the legacy index and the pending
+// entries, gives exactly the lines and the cursor that cutting the
+// entity's whole list (its lines in the log, newest first, pager.window)
+// gives, for every page size, page number and cursor, with and without a
+// date range, while its lines are indexed in all three places; its total
+// is the lower bound logPage's is.
+func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
+	ctx := context.Background()
+	lv := newLegacyVault(t)
+	tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(n int) {
+		for range n {
+			lv.advance(time.Second)
+			for _, id := range []string{tok.ID, other.ID} {
+				if _, err := lv.v.GetToken(ctx, lv.key, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	read(6)
+	lv.advance(time.Second)
+	if _, err := lv.v.indexPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read(5) // these stay pending
+	// Move three of the indexed lines to the legacy index, as a store of
+	// the old layout has them.
+	var lines []string // the token's lines, oldest first
+	err = lv.v.view(ctx, func(tx *txn) error {
+		return tx.scanKeys(logPrefix(lv.tid), func(_ storeKey, suffix string) error {
+			l, ok, err := tx.getLog(lv.tid, suffix)
+			if ok && l.EntityID == tok.ID {
+				lines = append(lines, suffix)
+			}
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 12 {
+		t.Fatalf("the token has %d lines, want 12", len(lines))
+	}
+	err = lv.v.update(ctx, func(tx *txn) error {
+		for _, s := range lines[1:4] {
+			if err := tx.delete(lineIndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
+				return err
+			}
+			if err := tx.putIndex(logEntityIndex(lv.tid, EntityToken, tok.ID).key(s)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := lv.now().Add(-8*time.Second), lv.now().Add(-3*time.Second)
+	ranges := [][2]*time.Time{{nil, nil}, {&from, nil}, {nil, &to}, {&from, &to}}
+	cursors := []string{"0", "~", "g"}
+	for _, s := range lines {
+		cursors = append(cursors, s, s+"~", s[:16], s[:16]+"/")
+	}
+	err = lv.v.view(ctx, func(tx *txn) error {
+		for _, r := range ranges {
+			after, before := logRangeBounds(r[0], r[1])
+			var all []string // newest first
+			for _, s := range slices.Backward(lines) {
+				if (after == "" || s > after) && (before == "" || s < before) {
+					all = append(all, s)
+				}
+			}
+			for size := 1; size <= 5; size++ {
+				var pagers []pager
+				for page := 1; page <= len(all)+2; page++ {
+					pagers = append(pagers, pager{page: page, size: size})
+				}
+				for _, c := range cursors {
+					pagers = append(pagers, pager{page: 1, size: size, start: c})
+				}
+				for _, pg := range pagers {
+					lo, hi, wantPag := pg.window(len(all), func(i int) string { return all[i] }, true)
+					base := 0
+					if pg.start != "" {
+						base = lo
+					}
+					wantPag.TotalItems = hi - base
+					if hi < len(all) {
+						wantPag.TotalItems++
+					}
+					wantPag.TotalPages = (wantPag.TotalItems + size - 1) / size
+					got, gotPag, err := tx.entityPage(lv.tid, EntityToken, tok.ID, r[0], r[1], pg)
+					if err != nil {
+						return err
+					}
+					if !slices.Equal(got, all[lo:hi]) || gotPag != wantPag {
+						t.Errorf("range %v, %+v: lines %v, want %v; pagination (-want +got):\n%s",
+							r, pg, got, all[lo:hi], cmp.Diff(wantPag, gotPag))
 					}
 				}
 			}

@@ -251,6 +251,34 @@ func (s *snapshotTx) Scan(prefix, after []byte, limit int, fn func(key, value []
 	return fnErr
 }
 
+// ScanReverse gives fn, in descending order, what Scan would give it of
+// the keys below before. It reads (and records for the check at commit)
+// the whole prefix, as Scan does: correct, and as costly as the prefix.
+// Nothing walks backwards in an optimistic run (ListLogs reads in a
+// view), so the simple way serves.
+func (s *snapshotTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	var all []keyValue
+	err := s.Scan(prefix, nil, 0, func(k, v []byte) error {
+		if before != nil && bytes.Compare(k, before) >= 0 {
+			return store.ErrStop
+		}
+		all = append(all, keyValue{key: string(k), value: bytes.Clone(v)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, n := len(all)-1, 0; i >= 0 && (limit <= 0 || n < limit); i, n = i-1, n+1 {
+		if err := fn([]byte(all[i].key), all[i].value); err != nil {
+			if errors.Is(err, store.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // overlayKeys returns the overlay's keys under prefix after `after`, in
 // order.
 func (s *snapshotTx) overlayKeys(prefix, after []byte) []string {

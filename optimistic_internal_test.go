@@ -74,8 +74,9 @@ func TestOptimisticConformanceBolt(t *testing.T) {
 	})
 }
 
-// TestSnapshotTxMatchesTx runs random sequences of Gets, Puts, Deletes and
-// Scans (with prefixes, starting points, limits and early stops) through a
+// TestSnapshotTxMatchesTx runs random sequences of Gets, Puts, Deletes,
+// Scans and ScanReverses (with prefixes, starting points or bounds, limits
+// and early stops) through a
 // snapshotTx over a seeded store and through a plain write transaction of
 // the same store, and requires every answer to be the same; then the
 // overlay, applied, must leave what the plain transaction committed.
@@ -113,7 +114,7 @@ func TestSnapshotTxMatchesTx(t *testing.T) {
 			if r.IntN(2) == 0 {
 				after = keys[r.IntN(len(keys))]
 			}
-			ops[i] = op{kind: r.IntN(4), key: keys[r.IntN(len(keys))], after: after,
+			ops[i] = op{kind: r.IntN(5), key: keys[r.IntN(len(keys))], after: after,
 				limit: r.IntN(4), stopAt: r.IntN(5), empty: r.IntN(5) == 0}
 		}
 		run := func(tx store.Tx) []string {
@@ -146,6 +147,21 @@ func TestSnapshotTxMatchesTx(t *testing.T) {
 						return nil
 					})
 					out = append(out, fmt.Sprintf("scan %s after %q limit %d stop %d: %v", prefix, o.after, o.limit, o.stopAt, err))
+				case 4:
+					prefix := o.key[:1]
+					var before []byte // o.after serves as the bound
+					if o.after != "" {
+						before = []byte(o.after)
+					}
+					n := 0
+					err := tx.ScanReverse([]byte(prefix), before, o.limit, func(k, v []byte) error {
+						out = append(out, fmt.Sprintf("  %s=%q", k, v))
+						if n++; o.stopAt > 0 && n == o.stopAt {
+							return store.ErrStop
+						}
+						return nil
+					})
+					out = append(out, fmt.Sprintf("scan back %s before %q limit %d stop %d: %v", prefix, o.after, o.limit, o.stopAt, err))
 				}
 			}
 			return out

@@ -28,9 +28,11 @@ type PageRequest struct {
 	// Start is a cursor: the Pagination.After of the previous page. When
 	// set, the page holds the Size items that follow it in the list's
 	// stable order, and Page must be 0 or 1. Its Pagination counts the
-	// items that follow the cursor for logs, and the whole list for the
-	// lists that keep a count (tokens, applications, reactors, proxies,
-	// members, invitations: see ListTokens and ListApplications).
+	// whole list for the lists that keep a count (tokens, applications,
+	// reactors, proxies, members, invitations, tenants: see ListTokens,
+	// ListApplications and ListTenants); logs count what follows the
+	// cursor, as a lower bound unless filtered by entity type alone (see
+	// ListLogs).
 	Start string `json:"start,omitempty"`
 }
 

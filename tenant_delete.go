@@ -116,6 +116,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 				return err
 			}
 		}
+		t.addCount(sysTenantCountKey, -1) // it was registered (tenant_count.go)
 		// Keys authenticate no more: void the auth cache after the commit.
 		t.authChanged = true
 		return nil

@@ -142,6 +142,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.putIndex(registryKey(tid)); err != nil {
 			return err
 		}
+		t.addCount(sysTenantCountKey, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
 		if err := t.putRecord(recordKey(tid, EntityTenant, tid), tenant); err != nil {
@@ -225,23 +226,45 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 // are not listed. It takes no key: it is an operator operation, like
 // CreateTenant, and is not written to the tenants' audit logs.
 //
+// A page walks the tenant registry from its cursor and reads the records
+// of the tenants it shows, whatever the number of tenants; a page number
+// costs its offset, so (page-1)*size above 10,000 is Invalid naming page
+// (use the cursor). total_items is the count of tenants kept by the
+// commits that create and delete them (tenant_count.go): the whole list,
+// on a cursor page too.
+//
 // Returns Invalid for a bad page request.
 func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant], error) {
 	pg, err := req.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
+	skip, pageNumber := 0, 1
+	if pg.start == "" {
+		if pg.page-1 > maxListOffset/pg.size {
+			return nil, invalidField("page", "pages past the first %d tenants are reached with start (pagination.after), not page", maxListOffset)
+		}
+		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	}
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
 		var ids []string
-		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		err := t.scan(tenantRegistry, pg.start, skip+pg.size+1, func(_ storeKey, tid string) error {
 			ids = append(ids, tid)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		lo, hi, p := pg.window(len(ids), func(i int) string { return ids[i] }, false)
+		total, err := t.readCount(sysTenantCountKey)
+		if err != nil {
+			return err
+		}
+		lo, hi := min(skip, len(ids)), min(skip+pg.size, len(ids))
+		p := pagination(total, pageNumber, pg.size)
+		if hi < len(ids) {
+			p.After = encodeCursor(ids[hi-1])
+		}
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {
 			var tenant Tenant

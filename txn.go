@@ -434,69 +434,18 @@ func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, res
 	})
 }
 
-// walkRange calls fn, in order, with what follows p in each key under p
-// after p.key(after) (from the first when after is "") and before
-// p.key(before) (to the end when before is ""), until fn returns false.
-// The slice is valid only during the call and copies nothing.
-func (t *txn) walkRange(p keyPrefix, after, before string, fn func(rest []byte) bool) error {
-	var a, end []byte
-	if after != "" {
-		a = []byte(p.s + after)
-	}
+// scanBack calls fn, in descending key order, with every key under p
+// before p.key(before) (from the last when before is ""), at most limit
+// of them (0: no limit): scan, backwards. It lets a newest-first list
+// read only its page (ListLogs).
+func (t *txn) scanBack(p keyPrefix, before string, limit int, fn func(k storeKey, rest string) error) error {
+	var b []byte
 	if before != "" {
-		end = []byte(p.s + before)
+		b = []byte(p.s + before)
 	}
-	return t.tx.Scan([]byte(p.s), a, 0, func(k, _ []byte) error {
-		if end != nil && bytes.Compare(k, end) >= 0 || !fn(k[len(p.s):]) {
-			return store.ErrStop
-		}
-		return nil
+	return t.tx.ScanReverse([]byte(p.s), b, limit, func(k, _ []byte) error {
+		return fn(p.found(k))
 	})
-}
-
-// rangeKeys returns what follows p in the keys of walkRange's range at
-// positions [skip, skip+take), copying only those, and stops after the
-// last. It lets a long range be paged without holding it (ListLogs).
-func (t *txn) rangeKeys(p keyPrefix, after, before string, skip, take int) (rests []string, err error) {
-	n := 0
-	err = t.walkRange(p, after, before, func(rest []byte) bool {
-		if n >= skip {
-			rests = append(rests, string(rest))
-		}
-		n++
-		return n < skip+take
-	})
-	return rests, err
-}
-
-// lastKeys returns how many keys walkRange's range holds and what follows
-// p in the last keep of them (all of them when fewer), oldest first. It
-// keeps them in a ring of reused buffers, so that a long range costs one
-// scan and no copy of what it passes by.
-func (t *txn) lastKeys(p keyPrefix, after, before string, keep int) (n int, rests []string, err error) {
-	var ring [][]byte
-	err = t.walkRange(p, after, before, func(rest []byte) bool {
-		if len(ring) < keep {
-			ring = append(ring, bytes.Clone(rest))
-		} else if keep > 0 {
-			slot := n % keep
-			ring[slot] = append(ring[slot][:0], rest...)
-		}
-		n++
-		return true
-	})
-	if err != nil || len(ring) == 0 {
-		return n, nil, err
-	}
-	rests = make([]string, len(ring))
-	oldest := 0
-	if n > keep {
-		oldest = n % keep
-	}
-	for i := range ring {
-		rests[i] = string(ring[(oldest+i)%len(ring)])
-	}
-	return n, rests, nil
 }
 
 // scanKeys calls fn with every key under p, in order (see scan).

@@ -405,6 +405,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err == nil {
 		err = v.buildTokenLists(ctx) // once, for a store written before them
 	}
+	if err == nil {
+		err = v.countTenants(ctx) // once, for a store written before the count
+	}
 	if err != nil {
 		if v.ownsStore {
 			v.store.Close()

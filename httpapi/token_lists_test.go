@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -109,5 +110,170 @@ func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
 			t.Fatalf("GET %s: %d applications, %+v", path, len(page.Data), page.Pagination)
 		}
 		path = "/applications?size=20&start=" + url.QueryEscape(page.Pagination.After)
+	}
+}
+
+// TestLogPagesReadWhatTheyReturnOverHTTP: with 10,000 lines in a tenant's
+// log, GET /logs?size=20, its next page by cursor, and the first and a
+// cursor page of a date range each read from the store a small multiple
+// of what they return; a deep page number is a 400 naming page.
+func TestLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store, o.Now = cs, clock.Now })
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create"},
+	}).json(t, &app)
+	const n = 5_000
+	var middle string // a time between the two batches
+	for batch := range 2 {
+		body := make([]any, n)
+		for i := range body {
+			body[i] = fmt.Sprint("value ", batch, i)
+		}
+		if _, err := s.v.Tokenize(context.Background(), app.Key, body); err != nil {
+			t.Fatal(err)
+		}
+		if batch == 0 {
+			clock.Advance(time.Minute)
+			middle = clock.Now().Format(time.RFC3339Nano)
+			clock.Advance(time.Minute)
+		}
+	}
+	const bound = 3*20 + 40 // as the in-process test
+	get := func(path string) tokenvault.Page[tokenvault.Log] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, s.mgmt, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Log]
+		r.json(t, &page)
+		return page
+	}
+	first := get("/logs?size=20")
+	if len(first.Data) != 20 || first.Pagination.After == "" || first.Pagination.TotalItems != 21 {
+		t.Errorf("first page: %d lines, %+v", len(first.Data), first.Pagination)
+	}
+	next := get("/logs?size=20&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].ID == first.Data[19].ID || next.Data[0].CreatedAt.After(first.Data[19].CreatedAt) {
+		t.Errorf("next page: %d lines, %+v", len(next.Data), next.Pagination)
+	}
+	// The first batch: everything before the middle.
+	older := get("/logs?size=20&end_date=" + url.QueryEscape(middle))
+	mid, _ := time.Parse(time.RFC3339Nano, middle)
+	if len(older.Data) != 20 || !older.Data[0].CreatedAt.Before(mid) || older.Pagination.After == "" {
+		t.Fatalf("the page before %s: %d lines, %+v", middle, len(older.Data), older.Pagination)
+	}
+	olderNext := get("/logs?size=20&end_date=" + url.QueryEscape(middle) + "&start=" + url.QueryEscape(older.Pagination.After))
+	if len(olderNext.Data) != 20 || olderNext.Data[0].CreatedAt.After(older.Data[19].CreatedAt) {
+		t.Errorf("the next page before %s: %d lines, %+v", middle, len(olderNext.Data), olderNext.Pagination)
+	}
+	newer := get("/logs?size=20&start_date=" + url.QueryEscape(middle))
+	if len(newer.Data) != 20 || newer.Data[19].CreatedAt.Before(mid) {
+		t.Errorf("the page from %s: %d lines, %+v", middle, len(newer.Data), newer.Pagination)
+	}
+
+	r := s.do(t, "GET", "/logs?size=100&page=102", s.mgmt, nil)
+	wantStatus(t, "GET /logs?page=102", r, 400)
+	if p := r.problem(t); p.Errors["page"] == nil {
+		t.Errorf("problem %+v does not name page", p)
+	}
+}
+
+// TestTenantListReadsWhatItReturnsOverHTTP: with 300 tenants, GET
+// /operator/tenants?size=20 and its next page read a small multiple of
+// what they return, and count every tenant; a deep page number is a 400
+// naming page.
+func TestTenantListReadsWhatItReturnsOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Store = cs })
+	const n = 300
+	for i := range n - 1 {
+		if _, err := s.v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{
+			Name: fmt.Sprint("T", i), Owner: tokenvault.User{Email: "o@example.com"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const bound = 3*20 + 40
+	get := func(path string) tokenvault.Page[tokenvault.Tenant] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, operatorKey, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Tenant]
+		r.json(t, &page)
+		return page
+	}
+	first := get("/operator/tenants?size=20")
+	if len(first.Data) != 20 || first.Pagination.TotalItems != n || first.Pagination.After == "" {
+		t.Errorf("first page: %d tenants, %+v", len(first.Data), first.Pagination)
+	}
+	next := get("/operator/tenants?size=20&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].ID <= first.Data[19].ID || next.Pagination.TotalItems != n {
+		t.Errorf("next page: %d tenants, %+v", len(next.Data), next.Pagination)
+	}
+	r := s.do(t, "GET", "/operator/tenants?size=100&page=102", operatorKey, nil)
+	wantStatus(t, "GET /operator/tenants?page=102", r, 400)
+	if p := r.problem(t); p.Errors["page"] == nil {
+		t.Errorf("problem %+v does not name page", p)
+	}
+}
+
+// TestEntityLogPagesReadWhatTheyReturnOverHTTP: a token read 2,000 times
+// among 3,000 others: GET /logs?entity_type=token&entity_id= and its next
+// page by cursor read a small multiple of what they return.
+func TestEntityLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read"},
+	}).json(t, &app)
+	ctx := context.Background()
+	tok, err := s.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "hot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := make([]any, 3_000)
+	for i := range body {
+		body[i] = fmt.Sprint("other ", i)
+	}
+	if _, err := s.v.Tokenize(ctx, app.Key, body); err != nil {
+		t.Fatal(err)
+	}
+	for range 2_000 {
+		if _, err := s.v.GetToken(ctx, app.Key, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const bound = 3*20 + 40
+	get := func(path string) tokenvault.Page[tokenvault.Log] {
+		t.Helper()
+		before := cs.Reads()
+		r := s.do(t, "GET", path, s.mgmt, nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Log]
+		r.json(t, &page)
+		return page
+	}
+	path := "/logs?size=20&entity_type=token&entity_id=" + tok.ID
+	first := get(path)
+	if len(first.Data) != 20 || first.Data[0].EntityID != tok.ID || first.Pagination.After == "" {
+		t.Fatalf("first page: %d lines, %+v", len(first.Data), first.Pagination)
+	}
+	next := get(path + "&start=" + url.QueryEscape(first.Pagination.After))
+	if len(next.Data) != 20 || next.Data[0].EntityID != tok.ID || next.Data[0].ID == first.Data[19].ID ||
+		next.Data[0].CreatedAt.After(first.Data[19].CreatedAt) {
+		t.Errorf("next page: %d lines, %+v", len(next.Data), next.Pagination)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"io"
 )
 
-// ErrStop may be returned by a [Tx.Scan] callback to end the scan early.
-// Scan then returns nil.
+// ErrStop may be returned by a [Tx.Scan] or [Tx.ScanReverse] callback to end
+// the scan early. The scan then returns nil.
 var ErrStop = errors.New("store: stop scan")
 
 // ErrClosed is returned by View and Update after Close.
@@ -82,6 +82,16 @@ type Tx interface {
 	// the transaction. If fn returns ErrStop the scan ends and Scan returns
 	// nil; any other error ends the scan and is returned.
 	Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error
+
+	// ScanReverse is Scan in descending order: it calls fn for the keys
+	// beginning with prefix, from the last one less than before (the
+	// last key of the prefix when before is nil) down to the first key
+	// of the prefix, visiting at most limit keys (no bound when limit
+	// <= 0). Everything else is as for Scan: writes made earlier in the
+	// transaction are visible, the slices are valid only until fn
+	// returns, fn must not write, ErrStop ends the scan without error.
+	// It lets a newest-first list (audit logs) read only its page.
+	ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error
 }
 
 // SingleProcess is implemented by stores that one process holds

@@ -93,3 +93,52 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 	}
 	return nil
 }
+
+// ScanReverse seeks to the first key at or past the range's end (the
+// lesser of before and the prefix's successor) and walks the cursor back.
+func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	if t.done {
+		return errTxDone
+	}
+	end, bounded := prefixEnd(prefix)
+	if before != nil && (!bounded || bytes.Compare(before, end) < 0) {
+		end, bounded = before, true
+	}
+	c := t.b.Cursor()
+	var k, v []byte
+	if bounded {
+		if k, _ = c.Seek(end); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	} else {
+		k, v = c.Last()
+	}
+	for n := 0; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
+		if limit > 0 && n >= limit {
+			break
+		}
+		n++
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, store.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// prefixEnd returns the first key after every key beginning with prefix,
+// or false when there is none (prefix is empty or all 0xff bytes).
+func prefixEnd(prefix []byte) ([]byte, bool) {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] != 0xff {
+			end := bytes.Clone(prefix[:i+1])
+			end[i]++
+			return end, true
+		}
+	}
+	return nil, false
+}

@@ -166,3 +166,61 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 	}
 	return nil
 }
+
+// ScanReverse walks the sorted key index downwards from the last key
+// below both before and the prefix's end, with the same scratch buffer as
+// Scan.
+func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	if t.done {
+		return errTxDone
+	}
+	keys := t.s.sortedKeys()
+	p := string(prefix)
+	hi := len(keys) // keys[hi:] are past the range
+	if end, ok := prefixEnd(p); ok {
+		hi, _ = slices.BinarySearch(keys, end)
+	}
+	if before != nil {
+		if b, _ := slices.BinarySearch(keys, string(before)); b < hi {
+			hi = b
+		}
+	}
+
+	t.scanning++
+	defer func() { t.scanning-- }()
+	var buf []byte
+	for n, i := 0, hi-1; i >= 0; i-- {
+		k := keys[i]
+		if !strings.HasPrefix(k, p) {
+			break
+		}
+		if limit > 0 && n >= limit {
+			break
+		}
+		v, ok := t.s.m[k]
+		if !ok {
+			continue
+		}
+		n++
+		buf = append(append(buf[:0], k...), v...)
+		err := fn(buf[:len(k):len(k)], buf[len(k):])
+		if err != nil {
+			if errors.Is(err, store.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// prefixEnd returns the first key after every key beginning with p, or
+// false when there is none (p is empty or all 0xff bytes).
+func prefixEnd(p string) (string, bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] != 0xff {
+			return p[:i] + string([]byte{p[i] + 1}), true
+		}
+	}
+	return "", false
+}

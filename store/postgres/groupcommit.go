@@ -319,6 +319,13 @@ func (h *groupTx) Scan(prefix, after []byte, limit int, fn func(key, value []byt
 	return h.t.Scan(prefix, after, limit, fn)
 }
 
+func (h *groupTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	if h.done {
+		return errTxDone
+	}
+	return h.t.ScanReverse(prefix, before, limit, fn)
+}
+
 func (h *groupTx) Generation() (uint64, bool, error) {
 	if h.done {
 		return 0, false, errTxDone

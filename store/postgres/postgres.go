@@ -136,6 +136,11 @@ type statements struct {
 	// without an upper bound (the prefix's successor), and with or without
 	// an exclusive lower bound (the after key).
 	scan [2][2]string
+	// scanDesc[bounded] selects one page of a descending prefix scan:
+	// with or without an exclusive upper bound (the lesser of the
+	// prefix's successor and the before key, or the last key of the page
+	// before).
+	scanDesc [2]string
 }
 
 func newStatements(table, genTable string) statements {
@@ -168,6 +173,8 @@ func newStatements(table, genTable string) statements {
 			s.scan[upper][after] = q + " ORDER BY key LIMIT $2"
 		}
 	}
+	s.scanDesc[0] = "SELECT key, value FROM " + table + " WHERE key >= $1 ORDER BY key DESC LIMIT $2"
+	s.scanDesc[1] = "SELECT key, value FROM " + table + " WHERE key >= $1 AND key < $3 ORDER BY key DESC LIMIT $2"
 	return s
 }
 

@@ -459,6 +459,73 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 	}
 }
 
+// ScanReverse is Scan in descending order: pages of at most pageSize
+// rows, each an index range scan on the primary key, backwards, that
+// continues before the last key of the page before.
+func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	lower := prefix
+	if lower == nil {
+		lower = []byte{}
+	}
+	upper, bounded := prefixEnd(prefix) // exclusive
+	if before != nil && (!bounded || bytes.Compare(before, upper) < 0) {
+		upper, bounded = before, true
+	}
+	if limit < 0 {
+		limit = 0
+	}
+
+	t.scanning++
+	defer func() { t.scanning-- }()
+	visited := 0
+	var page []pair
+	for {
+		n := pageSize
+		if limit > 0 {
+			n = min(n, limit-visited)
+		}
+		args := []any{lower, int64(n)}
+		b := 0
+		if bounded {
+			args = append(args, upper)
+			b = 1
+		}
+		page = page[:0]
+		err := t.roundTrip("scan", t.s.sql.scanDesc[b], args, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var p pair
+				if err := rows.Scan(&p.key, &p.value); err != nil {
+					return err
+				}
+				page = append(page, p)
+			}
+			return nil
+		}, false)
+		if err != nil {
+			return err
+		}
+		for _, p := range page {
+			if p.value == nil {
+				p.value = []byte{}
+			}
+			if err := fn(p.key, p.value); err != nil {
+				if errors.Is(err, store.ErrStop) {
+					return nil
+				}
+				return err
+			}
+		}
+		visited += len(page)
+		if len(page) < n || (limit > 0 && visited >= limit) {
+			return nil
+		}
+		upper, bounded = bytes.Clone(page[len(page)-1].key), true
+	}
+}
+
 // prefixEnd returns the least key greater than every key beginning with
 // prefix: prefix with its last byte below 0xff incremented and the rest cut
 // off. It reports false when there is none (the prefix is empty or all

@@ -8,9 +8,10 @@ import (
 )
 
 // A CountingStore wraps a Store and counts what its transactions read:
-// every Get, and every entry a Scan hands to its callback. Tests above the
-// Store use it to hold an operation to what it should cost (a list page
-// reads about its size, not the tenant). It is otherwise transparent.
+// every Get, and every entry a Scan or ScanReverse hands to its callback.
+// Tests above the Store use it to hold an operation to what it should
+// cost (a list page reads about its size, not the tenant). It is
+// otherwise transparent.
 type CountingStore struct {
 	store.Store
 	reads atomic.Int64
@@ -44,6 +45,13 @@ func (t *countingTx) Get(key []byte) ([]byte, error) {
 
 func (t *countingTx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
 	return t.Tx.Scan(prefix, after, limit, func(k, v []byte) error {
+		t.c.reads.Add(1)
+		return fn(k, v)
+	})
+}
+
+func (t *countingTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	return t.Tx.ScanReverse(prefix, before, limit, func(k, v []byte) error {
 		t.c.reads.Add(1)
 		return fn(k, v)
 	})

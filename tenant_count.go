@@ -1,0 +1,43 @@
+package tokenvault
+
+import "context"
+
+// The count of tenants.
+//
+// ListTenants reports how many tenants there are without counting the
+// registry (sys/tenant/<tid>): the count at sysTenantCountKey is changed by
+// the commit that registers a tenant (CreateTenant, +1) and by the one that
+// takes it out of the registry (markDeleting, -1), through the
+// transaction's kept counts (flushCounts, token_lists.go). A store written
+// before the count existed gets it once, at Open (countTenants). Every
+// Vault sharing a store (PostgreSQL) must be of a version that keeps it,
+// as for the token list counts (token_lists_build.go).
+
+// countTenants writes the count of tenants of a store that has none: one
+// transaction that counts the registry, once. A store that has it costs
+// one read.
+func (v *Vault) countTenants(ctx context.Context) error {
+	counted := false
+	err := v.view(ctx, func(t *txn) error {
+		var err error
+		counted, err = t.has(sysTenantCountKey)
+		return err
+	})
+	if err != nil || counted {
+		return err
+	}
+	return v.update(ctx, func(t *txn) error {
+		if ok, err := t.has(sysTenantCountKey); err != nil || ok {
+			return err
+		}
+		n := int64(0)
+		err := t.scanKeys(tenantRegistry, func(storeKey, string) error {
+			n++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return t.putRecord(sysTenantCountKey, &countRecord{N: n})
+	})
+}
