@@ -28,9 +28,12 @@ import (
 // three).
 //
 // What a page costs. A page of size n, at offset o (page=N: o = (N-1)*n;
-// a cursor page: o = 0), reads at most o + n + listBudget index entries
-// and the records they name, whatever the tenant holds: an entry is
-// examined when it is walked past, shown or not. When the caller's access
+// a cursor page: o = 0), examines at most o + n + listBudget index
+// entries and reads the records they name, whatever the tenant holds: an
+// entry is examined when it is walked past, shown or not. The list of
+// every token reads ahead in each of the three types' indexes in chunks
+// that double from 4: at most twice the entries it examines there and 4
+// more (listWalk). When the caller's access
 // rules hide so many tokens that the budget runs out before the page is
 // full, the page is shorter (possibly empty) and its after cursor
 // continues from the last entry examined: a client follows after until it
@@ -38,7 +41,7 @@ import (
 // bounded (maxListOffset); the cursor is the efficient path at any depth.
 //
 // Totals. total_items is the kept count of the list (the tenant's tokens,
-// of the type, or in the container) when the caller's permission reaches
+// the sum of the types' counts; of the type; or in the container) when the caller's permission reaches
 // every token (granted directly, not only through rules), the list has a
 // kept count, and no second filter applies to it; tokens past expires_at
 // that the sweeper has not yet removed are counted. Otherwise total_items
