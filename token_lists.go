@@ -33,11 +33,10 @@ import (
 // entry is examined when it is walked past, shown or not. The list of
 // every token reads ahead in each of the three types' indexes in chunks
 // that double from 4: at most twice the entries it examines there and 4
-// more (listWalk). When the caller's access
-// rules hide so many tokens that the budget runs out before the page is
-// full, the page is shorter (possibly empty) and its after cursor
-// continues from the last entry examined: a client follows after until it
-// is empty, as always. Offset pages cost their offset, so page*size is
+// more (listWalk). When the caller's access rules hide so many tokens
+// that the budget runs out before the page is full, the page is shorter
+// (possibly empty) and its after cursor continues from the last entry
+// examined: a client follows after until it is empty, as always. Offset pages cost their offset, so page*size is
 // bounded (maxListOffset); the cursor is the efficient path at any depth.
 //
 // Totals. total_items is the kept count of the list (the tenant's tokens,
