@@ -315,10 +315,8 @@ func TestKeysCarryTenantAndAuth(t *testing.T) {
 		{sysCVCScanKey, "sys/cvcscan", "", false},
 		{sysListsKey, "sys/lists", "", false},
 		{sysTenantCountKey, "sys/count/tenants", "", false},
-		{tokenOrderIndex(tid).key("p/t"), "tenant/" + tid + "/idx/tok-o/p/t", tid, false},
-		{tokenTypeIndex(tid, "card").key("p/t"), "tenant/" + tid + "/idx/tok-t/card/p/t", tid, false},
-		{tokenContainerIndex(tid, "ab").key("p/t"), "tenant/" + tid + "/idx/tok-c/ab/p/t", tid, false},
-		{tokenCountKey(tid), "tenant/" + tid + "/count/tokens", tid, false},
+		{tokenTypeList(tid, "card").key("p"), "tenant/" + tid + "/idx/tl-t/card/p", tid, false},
+		{tokenContainerList(tid, "ab").key("p"), "tenant/" + tid + "/idx/tl-c/abp", tid, false},
 		{tokenTypeCountKey(tid, "card"), "tenant/" + tid + "/count/tok-t/card", tid, false},
 		{tokenContainerCountKey(tid, "ab"), "tenant/" + tid + "/count/tok-c/ab", tid, false},
 	} {

@@ -520,7 +520,8 @@
 //     item of a page (an opaque string; over HTTP pagination.after), and
 //     [PageRequest].Start (query start, or start in a search body) asks
 //     for the items after it. Positions are the list's stable order:
-//     tokens by creation time then id, logs newest first, the rest by id
+//     tokens by creation time then id (generated ids before custom ones
+//     created in the same instant), logs newest first, the rest by id
 //     (official formulas before the tenant's), so a walk sees every item
 //     that exists throughout exactly once, whatever is added or removed
 //     meanwhile; items added during a walk appear at most once. A cursor

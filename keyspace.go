@@ -71,17 +71,25 @@ import (
 //	                                         waits for, in time order: on a store one process
 //	                                         holds, the indexer turns it into the line's
 //	                                         idx/log-e entry (logindex.go)
-//	tenant/<tid>/idx/tok-o/<nanos>/<id>      every token, in list order: creation time, then
-//	                                         id (tokenPosition); written and removed with the
-//	                                         record, so a list page walks it from its cursor
+//	tenant/<tid>/idx/tl-t/<type>/<pos>       the tokens of one type in list order: creation
+//	                                         time, then id; <pos> is packed (packPosition:
+//	                                         8 bytes of nanoseconds, then a UUID id as a
+//	                                         zero byte and its 16 bytes, any other id as it
+//	                                         is); written and removed with the record, so a
+//	                                         list page walks it from its cursor, and the
+//	                                         list of every token merges the three types'
 //	                                         (token_lists.go)
-//	tenant/<tid>/idx/tok-t/<type>/<nanos>/<id>  the same, one family per token type
-//	tenant/<tid>/idx/tok-c/<hmac>/<nanos>/<id>  the same, one family per container and each
-//	                                         of its ancestors down to listDepth segments
-//	                                         (keyed HMAC of the container)
-//	tenant/<tid>/count/tokens                how many tokens the tenant holds, kept in the
-//	tenant/<tid>/count/tok-t/<type>          commits that create and remove them (sealed);
-//	tenant/<tid>/count/tok-c/<hmac>          the same per type and per indexed container
+//	tenant/<tid>/idx/tl-c/<mac><pos>         the same, one family per container and each of
+//	                                         its ancestors down to listDepth segments
+//	                                         (<mac>: 16 bytes of the container's keyed HMAC)
+//	tenant/<tid>/count/tok-t/<type>          how many tokens of the type the tenant holds,
+//	tenant/<tid>/count/tok-c/<hex mac>       and in the indexed container (or below), kept
+//	                                         in the commits that create and remove them
+//	                                         (sealed); the tenant's total is their sum
+//	tenant/<tid>/idx/tok-o/, idx/tok-t/,     the layout of the lists before version 2 of
+//	idx/tok-c/, count/tokens                 sys/lists (readable positions, an index of
+//	                                         every token, the tenant's count): removed
+//	                                         by the build at Open (token_lists_build.go)
 //	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
 //	                                         members or invitations it holds, kept by the
 //	                                         transaction that writes the first version of
@@ -264,26 +272,32 @@ func expiryKey(at time.Time, tid, kind, id string) storeKey {
 	return expirySchedule.key(timeKey(at) + "/" + tid + "/" + kind + "/" + id)
 }
 
-// tokenOrderIndex is every token of tid in list order; tokenTypeIndex the
-// tokens of one type; tokenContainerIndex the tokens in the container (or
-// below it) whose keyed HMAC is mac. What follows each prefix is a
-// token's position, tokenPosition (token_lists.go).
-func tokenOrderIndex(tid string) keyPrefix { return indexPrefix(tid, "tok-o") }
+// tokenTypeList is the list index of the tokens of one type, and
+// tokenContainerList that of the tokens in the container (or below it)
+// whose keyed HMAC is mac (containerMACLength bytes). What follows each
+// prefix is a token's packed position (packPosition, token_lists.go).
+func tokenTypeList(tid, typ string) keyPrefix { return indexPrefix(tid, "tl-t").sub(typ + "/") }
 
-func tokenTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "tok-t").sub(typ + "/") }
+func tokenContainerList(tid, mac string) keyPrefix { return indexPrefix(tid, "tl-c").sub(mac) }
 
-func tokenContainerIndex(tid, mac string) keyPrefix {
-	return indexPrefix(tid, "tok-c").sub(mac + "/")
-}
-
-// Token counts: the whole tenant, one type, one container (by its keyed
-// HMAC). Sealed with the tenant's keyring like every value under it.
-func tokenCountKey(tid string) storeKey { return recordKey(tid, "count", "tokens") }
-
+// Token counts: one type, one container (by the hex of its keyed HMAC).
+// Sealed with the tenant's keyring like every value under it.
 func tokenTypeCountKey(tid, typ string) storeKey { return recordKey(tid, "count", "tok-t/"+typ) }
 
-func tokenContainerCountKey(tid, mac string) storeKey {
-	return recordKey(tid, "count", "tok-c/"+mac)
+func tokenContainerCountKey(tid, hexMAC string) storeKey {
+	return recordKey(tid, "count", "tok-c/"+hexMAC)
+}
+
+// legacyTokenLists are the families of the token lists of version 1
+// (before packed positions), which the build at Open removes: the index
+// families, the tenant's count, and the type and container counts (kept
+// at the same keys by version 2, but counted again by the build).
+func legacyTokenLists(tid string) []keyPrefix {
+	counts := recordPrefix(tid, "count")
+	return []keyPrefix{
+		indexPrefix(tid, "tok-o"), indexPrefix(tid, "tok-t"), indexPrefix(tid, "tok-c"),
+		counts.sub("tokens"), counts.sub("tok-t/"), counts.sub("tok-c/"),
+	}
 }
 
 // cursorSealKey is the additional data of a sealed list cursor of tid: a

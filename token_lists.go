@@ -2,36 +2,45 @@ package tokenvault
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"maps"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/google/uuid"
 )
 
 // Token lists that cost what they return.
 //
-// Every token has entries in ordered list indexes (keyspace.go): tok-o
-// holds every token by its position (creation time, then id:
-// tokenPosition), tok-t the tokens of one type, and tok-c the tokens in a
-// container or below it, for the token's containers and their ancestors
-// down to listDepth segments. The entries and the counts beside them
-// (count/tokens, count/tok-t/<type>, count/tok-c/<hmac>) are written and
-// removed in the commit that creates, updates, deletes or expires the
-// token (putToken, deleteToken), so a page walks one index from its
-// cursor and reads the records it shows, and a total is one read.
+// Every token has entries in ordered list indexes (keyspace.go): tl-t
+// the tokens of one type by their position (creation time, then id,
+// packed: packPosition), and tl-c the tokens in a container or below it,
+// for the token's containers and their ancestors down to listDepth
+// segments. The list of every token merges the three types' indexes (one
+// entry fewer a token than an index of its own). The entries and the
+// counts beside them (count/tok-t/<type>, count/tok-c/<hmac>; the
+// tenant's total is the types' sum) are written and removed in the commit
+// that creates, updates, deletes or expires the token (putToken,
+// writeToken, deleteToken), so a page walks its index (or the three) from
+// its cursor and reads the records it shows, and a total is one read (or
+// three).
 //
 // What a page costs. A page of size n, at offset o (page=N: o = (N-1)*n;
-// a cursor page: o = 0), reads at most o + n + listBudget index entries
-// and the records they name, whatever the tenant holds: an entry is
-// examined when it is walked past, shown or not. When the caller's access
-// rules hide so many tokens that the budget runs out before the page is
-// full, the page is shorter (possibly empty) and its after cursor
-// continues from the last entry examined: a client follows after until it
-// is empty, as always. Offset pages cost their offset, so page*size is
+// a cursor page: o = 0), examines at most o + n + listBudget index
+// entries and reads the records they name, whatever the tenant holds: an
+// entry is examined when it is walked past, shown or not. The list of
+// every token reads ahead in each of the three types' indexes in chunks
+// that double from 4: at most twice the entries it examines there and 4
+// more (listWalk). When the caller's access rules hide so many tokens
+// that the budget runs out before the page is full, the page is shorter
+// (possibly empty) and its after cursor continues from the last entry
+// examined: a client follows after until it is empty, as always. Offset pages cost their offset, so page*size is
 // bounded (maxListOffset); the cursor is the efficient path at any depth.
 //
 // Totals. total_items is the kept count of the list (the tenant's tokens,
-// of the type, or in the container) when the caller's permission reaches
+// the sum of the types' counts; of the type; or in the container) when the caller's permission reaches
 // every token (granted directly, not only through rules), the list has a
 // kept count, and no second filter applies to it; tokens past expires_at
 // that the sweeper has not yet removed are counted. Otherwise total_items
@@ -50,9 +59,9 @@ const (
 	listBudget = 1000
 	// maxListOffset bounds the offset of a token page: (page-1)*size.
 	maxListOffset = 10000
-	// containerMACLength is how many hex characters of a container's
-	// keyed HMAC name its list index and count.
-	containerMACLength = 32
+	// containerMACLength is how many bytes of a container's keyed HMAC
+	// name its list index (and, in hex, its count).
+	containerMACLength = 16
 )
 
 // sealedCursorPrefix marks a cursor position sealed with the tenant's
@@ -61,9 +70,10 @@ const (
 const sealedCursorPrefix = "~"
 
 // containerMAC names a container in the list index keys: a keyed HMAC,
-// so that the store's keys do not spell the tenant's containers.
+// so that the store's keys do not spell the tenant's containers;
+// containerMACLength bytes of it (its hex names the container's count).
 func containerMAC(ks *keySet, c string) string {
-	return hex.EncodeToString(ks.mac([]byte("container\x00"), []byte(c)))[:containerMACLength]
+	return string(ks.mac([]byte("container\x00"), []byte(c))[:containerMACLength])
 }
 
 // listAncestor is the container whose list index answers a filter on c:
@@ -97,8 +107,69 @@ func listContainers(containers []string) []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// recPosition is the position of a record in the token lists.
-func recPosition(rec *tokenRecord) string { return timeKey(rec.CreatedAt) + "/" + rec.ID }
+// A position in the list indexes is packed: the creation time as 8
+// bytes of big-endian Unix nanoseconds (so byte order is time order, as
+// timeKey's), then the id: a canonical UUID (every generated id) as a
+// zero byte and its 16 bytes, any other id as it is (a custom id holds
+// no control character, so never begins with a zero byte). 25 bytes for
+// a generated id instead of the 53 of its text; within one nanosecond,
+// generated ids come before custom ones. Cursors keep the text form,
+// <16 hex digits>/<id> (cursorPosition), so cursors handed out before
+// positions were packed still open.
+func packPosition(at time.Time, id string) string {
+	b := make([]byte, 8, 8+17)
+	binary.BigEndian.PutUint64(b, uint64(unixNanos(at)))
+	if u, ok := parseUUID(id); ok {
+		b = append(b, 0)
+		b = append(b, u[:]...)
+	} else {
+		b = append(b, id...)
+	}
+	return string(b)
+}
+
+// recPosition is the packed position of a record in the token lists.
+func recPosition(rec *tokenRecord) string { return packPosition(rec.CreatedAt, rec.ID) }
+
+// positionID is the id a packed position names; false when pos is not
+// one.
+func positionID(pos string) (string, bool) {
+	if len(pos) <= 8 {
+		return "", false
+	}
+	id := pos[8:]
+	if id[0] != 0 {
+		return id, true
+	}
+	if len(id) != 17 {
+		return "", false
+	}
+	return uuid.UUID([]byte(id[1:])).String(), true
+}
+
+// cursorPosition is the text form of a packed position, which cursors
+// carry: <16 hex digits>/<id>, as tokenPosition renders a token's.
+func cursorPosition(pos string) string {
+	id, _ := positionID(pos)
+	return hex.EncodeToString([]byte(pos[:8])) + "/" + id
+}
+
+// packCursor is the packed position a cursor's text names; false when it
+// names none.
+func packCursor(c string) (string, bool) {
+	if len(c) < 18 || c[16] != '/' {
+		return "", false
+	}
+	var b [8]byte
+	if _, err := hex.Decode(b[:], []byte(c[:16])); err != nil || hex.EncodeToString(b[:]) != c[:16] {
+		return "", false
+	}
+	id := c[17:]
+	if u, ok := parseUUID(id); ok {
+		return string(b[:]) + "\x00" + string(u[:]), true
+	}
+	return string(b[:]) + id, true
+}
 
 // listShape is what the list index entries and counts of a token depend
 // on besides its position: its tenant, type and containers. A
@@ -109,21 +180,26 @@ type listShape struct {
 	counts  []storeKey
 }
 
+// shapeName names the list shape of rec.
+func shapeName(rec *tokenRecord) string {
+	return rec.TenantID + "\x00" + rec.Type + "\x00" + strings.Join(rec.Containers, "\x00")
+}
+
 // shapeOf returns the list shape of rec, from t's cache.
 func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
-	name := rec.TenantID + "\x00" + rec.Type + "\x00" + strings.Join(rec.Containers, "\x00")
+	name := shapeName(rec)
 	if s := t.listShapes[name]; s != nil {
 		return s
 	}
 	tid := rec.TenantID
 	s := &listShape{
-		indexes: []keyPrefix{tokenOrderIndex(tid), tokenTypeIndex(tid, rec.Type)},
-		counts:  []storeKey{tokenCountKey(tid), tokenTypeCountKey(tid, rec.Type)},
+		indexes: []keyPrefix{tokenTypeList(tid, rec.Type)},
+		counts:  []storeKey{tokenTypeCountKey(tid, rec.Type)},
 	}
 	for _, c := range listContainers(rec.Containers) {
 		mac := containerMAC(ks, c)
-		s.indexes = append(s.indexes, tokenContainerIndex(tid, mac))
-		s.counts = append(s.counts, tokenContainerCountKey(tid, mac))
+		s.indexes = append(s.indexes, tokenContainerList(tid, mac))
+		s.counts = append(s.counts, tokenContainerCountKey(tid, hex.EncodeToString([]byte(mac))))
 	}
 	if t.listShapes == nil {
 		t.listShapes = map[string]*listShape{}
@@ -135,9 +211,24 @@ func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
 // listToken writes rec's list index entries and counts it (putToken).
 func (t *txn) listToken(rec *tokenRecord) error { return t.relist(rec, 1) }
 
-// unlistToken removes rec's list index entries and its counts: before a
-// token is deleted, or updated (its containers may move).
+// unlistToken removes rec's list index entries and its counts, before a
+// token is deleted.
 func (t *txn) unlistToken(rec *tokenRecord) error { return t.relist(rec, -1) }
+
+// moveListed moves a token's list entries and counts from those of prev
+// to those of rec, its next version (an update): nothing when its type
+// and list containers stay (most updates), so an update writes no list
+// entry it would only remove and put back.
+func (t *txn) moveListed(prev, rec *tokenRecord) error {
+	if prev.TenantID == rec.TenantID && prev.Type == rec.Type && recPosition(prev) == recPosition(rec) &&
+		slices.Equal(listContainers(prev.Containers), listContainers(rec.Containers)) {
+		return nil
+	}
+	if err := t.unlistToken(prev); err != nil {
+		return err
+	}
+	return t.listToken(rec)
+}
 
 func (t *txn) relist(rec *tokenRecord, delta int64) error {
 	ks, err := t.tenantKeys(rec.TenantID, false)
@@ -251,28 +342,35 @@ func (q tokenQuery) walkable() bool {
 	return q.ids == nil && q.fingerprint == "" && len(q.metadata) == 0 && len(q.search) == 0
 }
 
-// listIndex chooses the index a walk of q reads, and its kept count when
-// that count is q's exact total.
-func (t *txn) listIndex(ks *keySet, tid string, q tokenQuery) (idx keyPrefix, total int, exact bool, err error) {
+// listIndexes chooses the index a walk of q reads (the three types'
+// for every token), and its kept count when that count is q's exact
+// total.
+func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []keyPrefix, total int, exact bool, err error) {
 	anc, deepExact, byContainer := listAncestor(q.container)
 	switch {
 	case !byContainer && q.typ == "":
-		n, err := t.readCount(tokenCountKey(tid))
-		return tokenOrderIndex(tid), n, true, err
+		for _, typ := range tokenTypes {
+			n, err := t.readCount(tokenTypeCountKey(tid, typ))
+			if err != nil {
+				return nil, 0, false, err
+			}
+			idxs, total = append(idxs, tokenTypeList(tid, typ)), total+n
+		}
+		return idxs, total, true, nil
 	case !byContainer:
 		n, err := t.readCount(tokenTypeCountKey(tid, q.typ))
-		return tokenTypeIndex(tid, q.typ), n, true, err
+		return []keyPrefix{tokenTypeList(tid, q.typ)}, n, true, err
 	}
 	mac := containerMAC(ks, anc)
-	nc, err := t.readCount(tokenContainerCountKey(tid, mac))
+	nc, err := t.readCount(tokenContainerCountKey(tid, hex.EncodeToString([]byte(mac))))
 	if err != nil || q.typ == "" {
-		return tokenContainerIndex(tid, mac), nc, deepExact, err
+		return []keyPrefix{tokenContainerList(tid, mac)}, nc, deepExact, err
 	}
 	nt, err := t.readCount(tokenTypeCountKey(tid, q.typ))
 	if nt < nc {
-		return tokenTypeIndex(tid, q.typ), nt, false, err
+		return []keyPrefix{tokenTypeList(tid, q.typ)}, nt, false, err
 	}
-	return tokenContainerIndex(tid, mac), nc, false, err
+	return []keyPrefix{tokenContainerList(tid, mac)}, nc, false, err
 }
 
 // pageTokens answers a walkable query (ListTokens, SearchTokens): the
@@ -295,56 +393,52 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	idx, total, exact, err := t.listIndex(ks, tid, q)
+	after := ""
+	if start != "" {
+		var ok bool
+		if after, ok = packCursor(start); !ok {
+			return nil, invalidField("start", "is not a cursor returned by this list (pagination.after)")
+		}
+	}
+	idxs, total, exact, err := t.listIndexes(ks, tid, q)
 	if err != nil {
 		return nil, err
 	}
 	exact = exact && p.reachesAll(perm)
 
 	budget := skip + pg.size + listBudget
+	walk := t.newListWalk(idxs, after)
 	var data []Token
 	var last string    // the position of the last entry examined
 	lastShown := false // whether it was shown
-	more := false      // entries follow the last one examined
 	skipped := 0       // visible tokens passed by before the page
-	after := start
 	for len(data) < pg.size && budget > 0 {
-		chunk := min(budget, max(pg.size-len(data), 16)) + 1
-		var positions []string
-		err := t.scan(idx, after, chunk, func(_ storeKey, pos string) error {
-			positions = append(positions, pos)
-			return nil
-		})
+		pos, ok, err := walk.next(min(budget, max(pg.size-len(data), 16)))
 		if err != nil {
 			return nil, err
 		}
-		more = len(positions) == chunk
-		for i, pos := range positions {
-			if len(data) == pg.size || budget == 0 {
-				more = true
-				positions = positions[:i]
-				break
-			}
-			budget--
-			last, lastShown = pos, false
-			tok, err := t.listedToken(p, perm, q, tid, pos)
-			if err != nil {
-				return nil, err
-			}
-			if tok == nil {
-				continue
-			}
-			if skipped < skip {
-				skipped++
-				continue
-			}
-			data = append(data, *tok)
-			lastShown = true
-		}
-		if !more || len(positions) == 0 {
+		if !ok {
 			break
 		}
-		after = positions[len(positions)-1]
+		budget--
+		last, lastShown = pos, false
+		tok, err := t.listedToken(p, perm, q, tid, pos)
+		if err != nil {
+			return nil, err
+		}
+		if tok == nil {
+			continue
+		}
+		if skipped < skip {
+			skipped++
+			continue
+		}
+		data = append(data, *tok)
+		lastShown = true
+	}
+	more, err := walk.more()
+	if err != nil {
+		return nil, err
 	}
 
 	page := &Page[Token]{Data: data}
@@ -353,9 +447,9 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	}
 	if more && last != "" {
 		if lastShown {
-			page.Pagination.After = encodeCursor(last)
+			page.Pagination.After = encodeCursor(cursorPosition(last))
 		} else {
-			page.Pagination.After = encodeCursor(sealCursor(ks, tid, last))
+			page.Pagination.After = encodeCursor(sealCursor(ks, tid, cursorPosition(last)))
 		}
 	}
 	pageNumber := pg.page
@@ -374,13 +468,13 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	return page, nil
 }
 
-// listedToken is the token at position pos of a list index shaped for p
-// and perm, or nil when the list does not show it to p: gone (an entry
-// a concurrent delete removed is not seen by this transaction, but a
-// record may be missing in a store built before the index), expired,
+// listedToken is the token at packed position pos of a list index shaped
+// for p and perm, or nil when the list does not show it to p: gone (an
+// entry a concurrent delete removed is not seen by this transaction, but
+// a record may be missing in a store built before the index), expired,
 // filtered out by q, or out of p's reach.
 func (t *txn) listedToken(p *principal, perm string, q tokenQuery, tid, pos string) (*Token, error) {
-	_, id, ok := strings.Cut(pos, "/")
+	id, ok := positionID(pos)
 	if !ok {
 		return nil, nil
 	}

@@ -465,14 +465,23 @@ func metadataIndex(ks *keySet, tid, key, value string) keyPrefix {
 	return indexPrefix(tid, "meta").sub(hex.EncodeToString(m) + "/")
 }
 
-// putToken writes a token record, its index entries and its list index
-// entries, and counts it (token_lists.go): a token updated in place is
-// unlisted first (unlistToken).
-func (t *txn) putToken(rec *tokenRecord) error {
+// putToken writes a new token record, its index entries and its list
+// index entries and counts.
+func (t *txn) putToken(rec *tokenRecord) error { return t.writeToken(nil, rec) }
+
+// writeToken writes a token record, its index entries and its list index
+// entries and counts. prev is the version it replaces (an update; nil for
+// a new token), whose index entries the caller removed: its list entries
+// are moved (moveListed), so they are written only when they change.
+func (t *txn) writeToken(prev, rec *tokenRecord) error {
 	if err := t.putRecord(recordKey(rec.TenantID, kindToken, rec.ID), rec); err != nil {
 		return err
 	}
-	if err := t.listToken(rec); err != nil {
+	listed := t.listToken
+	if prev != nil {
+		listed = func(rec *tokenRecord) error { return t.moveListed(prev, rec) }
+	}
+	if err := listed(rec); err != nil {
 		return err
 	}
 	t.indexFingerprint(rec)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault"
 )
 
@@ -344,5 +345,13 @@ func isLogKey(k string) bool {
 // isTokenKey reports whether a store key is a token's record, index entry
 // or expiry schedule (they all end in its id), not a log line.
 func isTokenKey(k, id string) bool {
+	if strings.Contains(k, "/idx/tl-") {
+		// A list index entry ends in the token's packed position: a
+		// UUID id as a zero byte and its 16 bytes.
+		if u, err := uuid.Parse(id); err == nil {
+			return strings.HasSuffix(k, "\x00"+string(u[:]))
+		}
+		return strings.HasSuffix(k, id)
+	}
 	return strings.HasSuffix(k, "/"+id) && !isLogKey(k)
 }

@@ -116,9 +116,6 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 				return err
 			}
 		}
-		if err := t.unlistToken(rec); err != nil {
-			return err
-		}
 		now := t.now
 		// A patch keeps the token's identity and creation; applyTo sets
 		// everything the request decides, and the cvc's window is kept
@@ -132,7 +129,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		pt.newCVC = patchData[cvcField] != nil
 		pt.applyTo(next, ks, t.now, t.v.fingerprints == nil)
 		t.unindexFingerprint(rec)
-		if err := t.putToken(next); err != nil {
+		if err := t.writeToken(rec, next); err != nil {
 			return err
 		}
 		out = t.present(p, next, PermTokenUpdate, presentUpdated)

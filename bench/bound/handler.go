@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,17 +19,21 @@ import (
 // The sizes of what a vault writes for a token, read from a vault's bbolt
 // file after loading it with each loadgen mode: its record under
 // tenant/<id>/token/, an audit line under tenant/<id>/log/, the line's
-// entity index entry under tenant/<id>/idx/log-e/ and, for a card, a CVC
-// entry under sys/cvc/. The keys below have the vault's lengths too (86,
-// 101, 101 and 98 bytes); the records are a little shorter than the vault's
-// for loadgen's values (138 and 434 bytes), since a record holds its value
-// and shorter values make shorter ones. TestWritesMatchTheVault holds the
-// bound's bytes within a tenth below the vault's, so that it stays a bound
-// and a close one.
+// entity index entry under tenant/<id>/idx/log-e/, its three list index
+// entries (its type's under idx/tl-t/, and under idx/tl-c/ its default
+// container's and that one's parent's) and, for a card, a CVC entry under
+// sys/cvc/; and in each transaction the counts of the type and the two
+// containers. The keys below have the vault's lengths too (86, 101, 101,
+// 84 or 83, 94 and 98 bytes); the records are a little shorter than the
+// vault's for loadgen's values (138 and 434 bytes), since a record holds
+// its value and shorter values make shorter ones. TestWritesMatchTheVault
+// holds the bound's bytes within a tenth below the vault's, so that it
+// stays a bound and a close one.
 const (
 	recordSize     = 130 // a sealed record holding a short plain value
 	cardRecordSize = 430 // a sealed card record: data, mask, expiry
 	lineSize       = 85  // an audit line
+	countSize      = 52  // a sealed count
 	maxBody        = 8 << 20
 )
 
@@ -40,12 +45,19 @@ type handler struct {
 	record     []byte // random bytes, as sealed data is
 	cardRecord []byte
 	line       []byte
+	// macs stand in for the keyed MACs of the list containers of a
+	// plain token (/general/, /general/high/) and of a card (/pci/,
+	// /pci/high/).
+	macs [4][]byte
 }
 
 // newHandler routes the bound's requests over st.
 func newHandler(st *bolt.Store) http.Handler {
 	h := &handler{st: st, tenant: newID(), app: newID(),
 		record: random(recordSize), cardRecord: random(cardRecordSize), line: random(lineSize)}
+	for i := range h.macs {
+		h.macs[i] = random(16)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	mux.HandleFunc("POST /tokenize", h.tokenize)
@@ -95,10 +107,15 @@ func (h *handler) tokenize(w http.ResponseWriter, r *http.Request) {
 			if err := tx.Put(h.tokenKey(id), record); err != nil {
 				return err
 			}
-			for _, e := range h.auditEntries(id) {
+			for _, e := range append(h.auditEntries(id), h.listEntries(id, card)...) {
 				if err := tx.Put(e.Key, e.Value); err != nil {
 					return err
 				}
+			}
+		}
+		for _, k := range h.countKeys(card) {
+			if err := tx.Put(k, random(countSize)); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -144,6 +161,39 @@ func (h *handler) auditEntries(id string) []store.Entry {
 		// The line id's last 10 digits are random: unique enough per token.
 		{Key: fmt.Appendf(nil, "tenant/%s/idx/log-e/%s/%s", h.tenant, id, line[len(line)-10:]), Value: []byte{}},
 	}
+}
+
+// listEntries are the list index entries of the token id: its position
+// (8 bytes of time, a zero byte and the id's 16) in its type's index and
+// in those of its default container and that one's parent (16 bytes of
+// keyed MAC each: fixed ones stand in).
+func (h *handler) listEntries(id string, card bool) []store.Entry {
+	u := uuid.MustParse(id)
+	pos := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixNano()))
+	pos = append(append(pos, 0), u[:]...)
+	typ, macs := "token", h.macs[:2]
+	if card {
+		typ, macs = "card", h.macs[2:]
+	}
+	entries := []store.Entry{{Key: fmt.Appendf(nil, "tenant/%s/idx/tl-t/%s/%s", h.tenant, typ, pos), Value: []byte{}}}
+	for _, mac := range macs {
+		entries = append(entries, store.Entry{Key: fmt.Appendf(nil, "tenant/%s/idx/tl-c/%s%s", h.tenant, mac, pos), Value: []byte{}})
+	}
+	return entries
+}
+
+// countKeys are the counts a transaction of tokens changes: of their type
+// and of their two list containers.
+func (h *handler) countKeys(card bool) [][]byte {
+	typ, macs := "token", h.macs[:2]
+	if card {
+		typ, macs = "card", h.macs[2:]
+	}
+	keys := [][]byte{fmt.Appendf(nil, "tenant/%s/count/tok-t/%s", h.tenant, typ)}
+	for _, mac := range macs {
+		keys = append(keys, fmt.Appendf(nil, "tenant/%s/count/tok-c/%x", h.tenant, mac))
+	}
+	return keys
 }
 
 func (h *handler) tokenKey(id string) []byte {
