@@ -55,9 +55,13 @@ func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager) ([]Log,
 	skipped := 0
 	last := ""    // the suffix of the last line examined
 	more := false // whether a line in range follows it
-	// Chunks double from the page's size, so a long walk takes a few
-	// round trips and holds at most one budget of sealed lines.
+	// The first chunk is the page's size; the next ones what the page
+	// still needs at the density of the type seen so far, and a quarter
+	// more, or twice the last while none was seen: so a frequent type
+	// reads little more than it shows, a rare one takes a few round trips,
+	// and a walk holds at most one budget of sealed lines.
 	chunk := max(pg.size, 16)
+	examined := 0
 walk:
 	for {
 		n := min(chunk, budget)
@@ -77,6 +81,7 @@ walk:
 				break walk
 			}
 			budget--
+			examined++
 			last = kv.rest
 			var rec logRecord
 			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
@@ -95,7 +100,11 @@ walk:
 			break // the start of the log
 		}
 		before = last
-		chunk *= 2
+		if matched := skipped + len(data); matched == 0 {
+			chunk *= 2
+		} else {
+			chunk = max(16, (skip+pg.size-matched)*examined/matched*5/4)
+		}
 	}
 
 	if more && len(data) < pg.size {
