@@ -310,7 +310,7 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		default:
 			// The type's page opens the lines it walks: they are its data.
 			var data []Log
-			data, pag, err = t.typePage(p.tenantID, req.EntityType, req.StartDate, req.EndDate, pg)
+			data, pag, err = t.typePage(p.tenantID, req.EntityType, req.StartDate, req.EndDate, pg, listBudget, listBudget)
 			out = &Page[Log]{Pagination: pag, Data: data}
 			return err
 		}

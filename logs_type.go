@@ -33,11 +33,14 @@ import (
 // at most its offset, its size and about twice listBudget entries.
 
 // typePage returns page pg of tenant tid's lines about entities of type
-// typ created in [start, end), newest first, with its pagination. The
-// total is the same lower bound as logPage's (the lines of the type up
-// to the end of the page, plus one when After is set), exact when After
-// is empty or when the page was answered from the type's index.
-func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager) ([]Log, Pagination, error) {
+// typ created in [start, end), newest first, with its pagination,
+// examining at most the page's offset, its size and budget more lines,
+// and answering from the type's index when the budget runs out and the
+// type has at most few lines (ListLogs: listBudget, both). The total is
+// the same lower bound as logPage's (the lines of the type up to the end
+// of the page, plus one when After is set), exact when After is empty or
+// when the page was answered from the type's index.
+func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager, budget, few int) ([]Log, Pagination, error) {
 	skip, pageNumber := 0, 1
 	if pg.start == "" {
 		if pg.page-1 > maxListOffset/pg.size {
@@ -50,7 +53,7 @@ func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager) ([]Log,
 		before = pg.start
 	}
 
-	budget := skip + pg.size + listBudget
+	budget += skip + pg.size
 	data := []Log{}
 	skipped := 0
 	last := ""    // the suffix of the last line examined
@@ -109,11 +112,11 @@ walk:
 
 	if more && len(data) < pg.size {
 		// The budget ran out: a rare type is answered from its index.
-		suffixes, few, err := t.fewLinesOfType(tid, typ, start, end, listBudget)
+		suffixes, ok, err := t.fewLinesOfType(tid, typ, start, end, few)
 		if err != nil {
 			return nil, Pagination{}, err
 		}
-		if few {
+		if ok {
 			return t.typePageOf(tid, suffixes, pg)
 		}
 	}
