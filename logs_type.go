@@ -22,11 +22,12 @@ import (
 // frequent in the log fills its page after a few more lines than it
 // shows.
 //
-// When the budget runs out first, the type is rare where the walk went.
-// Then the type's index entries are counted, up to listBudget: a type
+// When the first chunk of the walk holds no line of the type, or the
+// budget runs out first, the type is rare where the walk goes. Then (once
+// a page) the type's index entries are counted, up to listBudget: a type
 // with at most that many lines (a tenant's creation, its few banks) is
-// answered from them exactly, as before, at a cost of those entries and
-// the page. A type with more, spread thinly over a long log, gets the
+// answered from them exactly, as before, at a cost of those entries (keys
+// only) and the page. A type with more, spread thinly over a long log, gets the
 // walk's short (possibly empty) page, with an after that continues the
 // walk from the last line examined: a client follows after until it is
 // absent, as for tokens hidden by access rules. Either way a page reads
@@ -65,6 +66,7 @@ func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager, budget,
 	// and a walk holds at most one budget of sealed lines.
 	chunk := max(pg.size, 16)
 	examined := 0
+	probed := false // whether the type's index was counted
 walk:
 	for {
 		n := min(chunk, budget)
@@ -103,14 +105,26 @@ walk:
 			break // the start of the log
 		}
 		before = last
-		if matched := skipped + len(data); matched == 0 {
+		matched := skipped + len(data)
+		if matched == 0 && !probed {
+			// Nothing of the type in the first chunk: a rare type?
+			probed = true
+			suffixes, ok, err := t.fewLinesOfType(tid, typ, start, end, few)
+			if err != nil {
+				return nil, Pagination{}, err
+			}
+			if ok {
+				return t.typePageOf(tid, suffixes, pg)
+			}
+		}
+		if matched == 0 {
 			chunk *= 2
 		} else {
 			chunk = max(16, (skip+pg.size-matched)*examined/matched*5/4)
 		}
 	}
 
-	if more && len(data) < pg.size {
+	if more && len(data) < pg.size && !probed {
 		// The budget ran out: a rare type is answered from its index.
 		suffixes, ok, err := t.fewLinesOfType(tid, typ, start, end, few)
 		if err != nil {
