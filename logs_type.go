@@ -27,17 +27,19 @@ import (
 // a page) the type's index entries are counted, up to listBudget: a type
 // with at most that many lines (a tenant's creation, its few banks) is
 // answered from them exactly, as before, at a cost of those entries (keys
-// only) and the page. A type with more, spread thinly over a long log, gets the
-// walk's short (possibly empty) page, with an after that continues the
-// walk from the last line examined: a client follows after until it is
-// absent, as for tokens hidden by access rules. Either way a page reads
-// at most its offset, its size and about twice listBudget entries.
+// only) and the page. A type with more, spread thinly over a long log,
+// gets the walk's short (possibly empty) page, with an after that
+// continues the walk from the last line examined: a client follows after
+// until it is absent, as for tokens hidden by access rules. Either way a
+// page reads at most its offset, its size and about twice listBudget
+// entries.
 
 // typePage returns page pg of tenant tid's lines about entities of type
 // typ created in [start, end), newest first, with its pagination,
 // examining at most the page's offset, its size and budget more lines,
-// and answering from the type's index when the budget runs out and the
-// type has at most few lines (ListLogs: listBudget, both). The total is
+// and answering from the type's index when the walk's first chunk holds
+// none of the type, or the budget runs out, and the type has at most few
+// lines (ListLogs: listBudget, both). The total is
 // the same lower bound as logPage's (the lines of the type up to the end
 // of the page, plus one when After is set), exact when After is empty or
 // when the page was answered from the type's index.
