@@ -545,8 +545,11 @@
 //     range) in time order and read only the page's offset and size;
 //     having no kept count (lines are appended without one), their
 //     total_items is a lower bound, exact on the last page. Logs of an
-//     entity type alone are read from its index and counted (those that
-//     follow the cursor on a cursor page): see ListLogs.
+//     entity type alone walk the log the same way and keep the lines of
+//     the type, examining at most the page's offset, its size and 1,000
+//     more lines: where the type is rare a page may be short or empty,
+//     with an After that continues (a type with at most 1,000 lines is
+//     then answered exactly from its index): see ListLogs.
 //   - Audit log lines are kept forever unless [Options].LogRetention is
 //     set (the server's default is 400 days, above the year PCI DSS asks
 //     for); the sweeper then removes older lines with their indexes, 100

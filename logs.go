@@ -2,10 +2,8 @@ package tokenvault
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -92,11 +90,13 @@ type ListLogsRequest struct {
 // where <entity> is a UUID entity id as a zero byte and its 16 bytes, or
 // any other id followed by "/" (lineIndex), and <packed> is the line's
 // suffix <nanos>/<id> in 24 bytes: the nanoseconds as 8 bytes big-endian
-// and the id's 16 bytes, which sort as the text does (packSuffix). So the whole log, one entity's lines and one
-// entity type's lines are each one key range scan, and only the returned
-// page is decrypted: the log in time order directly, an entity's lines in
-// time order under its prefix, and a type's lines under idx/log-e/<type>/,
-// sorted by time after the scan.
+// and the id's 16 bytes, which sort as the text does (packSuffix). So the
+// whole log and one entity's lines are each walked backwards in time
+// order (the log directly, an entity's lines under its prefix), and only
+// the returned page is decrypted. A type's lines, under
+// idx/log-e/<type>/, are in entity order: its pages walk the log and read
+// each line's type (logs_type.go), and use that index only to answer a
+// rare type exactly.
 //
 // Lines written before record format version 1 are indexed as they were:
 // idx/log-entity/<type>/<entity id>/<nanos>/<id>, which entity and type
@@ -245,9 +245,14 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // of the list (on a cursor page, from the cursor) to the end of the page,
 // plus one when After is set, so total_pages names one page more while
 // more follow; it is exact on the last page (After empty). With
-// entity_type alone, the lines of that type are read from the entity
-// index, at a cost proportional to how many there are, and counted
-// exactly (on a cursor page, those that follow the cursor).
+// entity_type alone (typePage), the log is walked back the same way and
+// each line examined is opened to read its type: a page examines at most
+// its offset, its size and 1,000 more lines (listBudget), so where the
+// type is rare a page may be short, even empty, with an After that
+// continues the walk (follow After until it is absent); a type with at
+// most 1,000 lines is then answered from its index and counted exactly
+// (on a cursor page, the lines after the cursor). Its total is otherwise
+// the same lower bound.
 //
 // Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
 // without a type, a type or id holding "/" or a control character, an end
@@ -297,36 +302,20 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 		}
 		var suffixes []string
 		var pag Pagination
-		paged := req.EntityType == "" || req.EntityID != "" // by a walk from the cursor
 		switch {
 		case req.EntityType == "":
 			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg)
 		case req.EntityID != "":
 			suffixes, pag, err = t.entityPage(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate, pg)
 		default:
-			suffixes, err = t.logsOfType(p.tenantID, req.EntityType, req.StartDate, req.EndDate)
-			if err == nil {
-				suffixes, err = t.packedRange(suffixes, lineTypeIndex(p.tenantID, req.EntityType), req.StartDate, req.EndDate)
-			}
-			if err == nil {
-				// And the lines whose entries wait for the indexer
-				// (logindex.go). A line indexed in both layouts is
-				// listed once.
-				var pending []string
-				pending, err = t.pendingLines(p.tenantID, req.EntityType, "", req.StartDate, req.EndDate)
-				suffixes = append(suffixes, pending...)
-				slices.Sort(suffixes)
-				suffixes = slices.Compact(suffixes)
-			}
+			// The type's page opens the lines it walks: they are its data.
+			var data []Log
+			data, pag, err = t.typePage(p.tenantID, req.EntityType, req.StartDate, req.EndDate, pg, listBudget, listBudget)
+			out = &Page[Log]{Pagination: pag, Data: data}
+			return err
 		}
 		if err != nil {
 			return err
-		}
-		if !paged {
-			slices.Reverse(suffixes)
-			var lo, hi int
-			lo, hi, pag = pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
-			suffixes = suffixes[lo:hi]
 		}
 		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, len(suffixes))}
 		for _, s := range suffixes {
@@ -397,65 +386,6 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 		p.After = encodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
-}
-
-// packedRange adds to suffixes (sorted) those of the entries under prefix,
-// of the entity index, created in [start, end), and returns them all
-// sorted. The entries under prefix end in a packed suffix.
-func (t *txn) packedRange(suffixes []string, prefix keyPrefix, start, end *time.Time) ([]string, error) {
-	var from, to uint64 = 0, math.MaxUint64
-	if start != nil {
-		from = uint64(unixNanos(*start))
-	}
-	if end != nil {
-		to = uint64(unixNanos(*end))
-	}
-	err := t.scanKeys(prefix, func(_ storeKey, rest string) error {
-		if len(rest) < packedLen {
-			return nil
-		}
-		p := []byte(rest[len(rest)-packedLen:])
-		if at := binary.BigEndian.Uint64(p); at < from || at >= to {
-			return nil
-		}
-		suffixes = append(suffixes, unpackSuffix(p))
-		return nil
-	})
-	// Two layouts' entries, or a type's entries (in entity order), are
-	// put in time order.
-	if !slices.IsSorted(suffixes) {
-		slices.Sort(suffixes)
-	}
-	return suffixes, err
-}
-
-// logsOfType returns the suffixes of the lines about entities of type typ
-// created in [start, end), oldest first: the entity index's entries of
-// that type, <entity id>/<nanos>/<id>, filtered and sorted by time.
-func (t *txn) logsOfType(tid, typ string, start, end *time.Time) ([]string, error) {
-	prefix := logEntityTypeIndex(tid, typ)
-	var startKey, endKey string
-	if start != nil {
-		startKey = timeKey(*start)
-	}
-	if end != nil {
-		endKey = timeKey(*end)
-	}
-	var suffixes []string
-	err := t.scanKeys(prefix, func(_ storeKey, rest string) error {
-		i := strings.IndexByte(rest, '/')
-		if i < 0 {
-			return nil
-		}
-		s := rest[i+1:]
-		if len(s) < 16 || string(s[:16]) < startKey || endKey != "" && string(s[:16]) >= endKey {
-			return nil
-		}
-		suffixes = append(suffixes, string(s))
-		return nil
-	})
-	slices.Sort(suffixes)
-	return suffixes, err
 }
 
 // EntityTypes lists the entity types logs refer to. Requires log:read.

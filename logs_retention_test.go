@@ -44,7 +44,10 @@ func TestLogRetentionPrunesOldLinesInBatches(t *testing.T) {
 			if left.Pagination.TotalItems != 1 || left.Data[0].EntityID != tok.ID {
 				t.Errorf("logs after the sweep = %+v, want the one line of %s", left.Data, tok.ID)
 			}
-			// The indexes went with the lines.
+			// The lines are gone for a type's page (which walks the log)
+			// and, with their index entries, for an entity's (which reads
+			// the entity index, idx/log-e, under which a type's entries
+			// lie too).
 			byType, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityToken})
 			if err != nil {
 				t.Fatal(err)

@@ -31,8 +31,7 @@ type PageRequest struct {
 	// whole list for the lists that keep a count (tokens, applications,
 	// reactors, proxies, members, invitations, tenants: see ListTokens,
 	// ListApplications and ListTenants); logs count what follows the
-	// cursor, as a lower bound unless filtered by entity type alone (see
-	// ListLogs).
+	// cursor, as a lower bound (see ListLogs).
 	Start string `json:"start,omitempty"`
 }
 

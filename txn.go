@@ -483,6 +483,23 @@ func (t *txn) scanValuesAfter(p keyPrefix, after string, limit int) ([]storedVal
 	return out, err
 }
 
+// scanValuesBack copies up to limit entries (0: all) under p before
+// p.key(before) (from the last when before is ""), in descending key
+// order: scanValuesAfter, backwards.
+func (t *txn) scanValuesBack(p keyPrefix, before string, limit int) ([]storedValue, error) {
+	var b []byte
+	if before != "" {
+		b = []byte(p.s + before)
+	}
+	var out []storedValue
+	err := t.tx.ScanReverse([]byte(p.s), b, limit, func(k, v []byte) error {
+		key, rest := p.found(k)
+		out = append(out, storedValue{key, rest, bytes.Clone(v)})
+		return nil
+	})
+	return out, err
+}
+
 // getWrapped returns the wrapped keyring stored at key, or nil.
 func (t *txn) getWrapped(key storeKey) ([]byte, error) {
 	raw, err := t.tx.Get([]byte(key.s))
