@@ -41,7 +41,10 @@ type CallInfo struct {
 	// mu guards charged: the answer of each limit the call was charged
 	// against (see once).
 	mu      sync.Mutex
-	charged map[chargeKind]error
+	charged [chargeKinds]struct {
+		done bool
+		err  error
+	}
 }
 
 // chargeKind names a limit a call is charged against once.
@@ -51,6 +54,7 @@ const (
 	chargeCallLimits   chargeKind = iota // per key and per tenant
 	chargeAuthFailure                    // failed authentications per address
 	chargeSessionLimit                   // sessions per application and address
+	chargeKinds                          // how many there are
 )
 
 // once runs charge the first time the call reaches limit kind and answers
@@ -60,15 +64,11 @@ const (
 func (c *CallInfo) once(kind chargeKind, charge func() error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err, ok := c.charged[kind]; ok {
-		return err
+	ch := &c.charged[kind]
+	if !ch.done {
+		ch.done, ch.err = true, charge()
 	}
-	err := charge()
-	if c.charged == nil {
-		c.charged = map[chargeKind]error{}
-	}
-	c.charged[kind] = err
-	return err
+	return ch.err
 }
 
 // TenantID is the tenant whose key (API key, session key, proxy key or

@@ -86,10 +86,6 @@ import (
 //	tenant/<tid>/count/tok-c/<hex mac>       and in the indexed container (or below), kept
 //	                                         in the commits that create and remove them
 //	                                         (sealed); the tenant's total is their sum
-//	tenant/<tid>/idx/tok-o/, idx/tok-t/,     the layout of the lists before version 2 of
-//	idx/tok-c/, count/tokens                 sys/lists (readable positions, an index of
-//	                                         every token, the tenant's count): removed
-//	                                         by the build at Open (token_lists_build.go)
 //	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
 //	                                         members or invitations it holds, kept by the
 //	                                         transaction that writes the first version of
@@ -286,18 +282,6 @@ func tokenTypeCountKey(tid, typ string) storeKey { return recordKey(tid, "count"
 
 func tokenContainerCountKey(tid, hexMAC string) storeKey {
 	return recordKey(tid, "count", "tok-c/"+hexMAC)
-}
-
-// legacyTokenLists are the families of the token lists of version 1
-// (before packed positions), which the build at Open removes: the index
-// families, the tenant's count, and the type and container counts (kept
-// at the same keys by version 2, but counted again by the build).
-func legacyTokenLists(tid string) []keyPrefix {
-	counts := recordPrefix(tid, "count")
-	return []keyPrefix{
-		indexPrefix(tid, "tok-o"), indexPrefix(tid, "tok-t"), indexPrefix(tid, "tok-c"),
-		counts.sub("tokens"), counts.sub("tok-t/"), counts.sub("tok-c/"),
-	}
 }
 
 // cursorSealKey is the additional data of a sealed list cursor of tid: a

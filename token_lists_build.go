@@ -13,25 +13,11 @@ type listBuild struct {
 	Tenant string `json:"tenant,omitempty"`
 	After  string `json:"after,omitempty"`
 	Done   bool   `json:"done,omitempty"`
-	// Version is the layout of the lists built (listsVersion); 0 for
-	// the first, whose families (legacyTokenLists) a build of the
-	// current one removes before it lists anything.
-	Version int `json:"version,omitempty"`
 }
 
 // listBuildBatch is how many token records one transaction of the build
-// lists, or how many entries of the first layout it removes.
+// lists.
 const listBuildBatch = 1000
-
-// listsVersion is the layout of the token lists this version keeps: 2,
-// packed positions, no index or count of every token (the types' are
-// merged and summed).
-const listsVersion = 2
-
-// current reports whether st is a build of the current layout, done or
-// not; a marker of the first layout was written by a version whose
-// entries and counts must go first.
-func (st *listBuild) current() bool { return st.Version == listsVersion }
 
 // buildTokenLists gives a store written before the token list indexes
 // existed its list index entries and counts (token_lists.go), and the
@@ -49,7 +35,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	var st listBuild
 	tenants := false
 	err := v.view(ctx, func(t *txn) error {
-		if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done && st.current() {
+		if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done {
 			return err
 		}
 		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
@@ -57,7 +43,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 			return nil
 		})
 	})
-	if err != nil || st.Done && st.current() {
+	if err != nil || st.Done {
 		return err
 	}
 	// A store from an earlier version (a new one has no tenant yet): say
@@ -67,17 +53,13 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	if tenants {
 		v.logger.Info("tokenvault: building the token list indexes and counts of a store written by an earlier version")
 	}
-	for err == nil && !(st.Done && st.current()) {
+	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
 			st = listBuild{}
-			found, err := t.getRecord(sysListsKey, &st)
-			switch {
-			case err != nil || st.Done && st.current():
+			_, err := t.getRecord(sysListsKey, &st)
+			if err != nil || st.Done {
 				return err
-			case found && !st.current():
-				return t.dropLegacyTokenLists(&st)
 			}
-			st.Version = listsVersion
 			return t.buildTokenListsOnce(&st)
 		})
 		batches++
@@ -159,46 +141,4 @@ func (t *txn) buildRecordCounts(tid string) error {
 		}
 	}
 	return nil
-}
-
-// dropLegacyTokenLists removes up to listBuildBatch entries and counts of
-// the first layout of the token lists (legacyTokenLists), of every tenant;
-// once none is left, it starts the build of the current layout, which
-// lists and counts every token again (st is then a fresh build of it).
-// Each run scans from the start of each family: what an earlier one
-// removed is gone.
-func (t *txn) dropLegacyTokenLists(st *listBuild) error {
-	var tenants []string
-	err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
-		tenants = append(tenants, tid)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	var old []storeKey
-	for _, tid := range tenants {
-		for _, p := range legacyTokenLists(tid) {
-			if len(old) == listBuildBatch {
-				break
-			}
-			err := t.scan(p, "", listBuildBatch-len(old), func(k storeKey, _ string) error {
-				old = append(old, k)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range old {
-		if err := t.delete(k); err != nil {
-			return err
-		}
-	}
-	if len(old) == listBuildBatch {
-		return nil // more may be left: the next transaction goes on
-	}
-	*st = listBuild{Version: listsVersion}
-	return t.putRecord(sysListsKey, st)
 }

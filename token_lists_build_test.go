@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -62,7 +61,7 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	v = open() // the handle to run one batch with; its own build ran
 	strip()
 	err := v.update(context.Background(), func(tx *txn) error {
-		st := listBuild{Version: listsVersion}
+		var st listBuild
 		return tx.buildTokenListsOnce(&st)
 	})
 	if err != nil {
@@ -73,135 +72,6 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	defer v.Close()
 	if diff := cmp.Diff(want, answer(v)); diff != "" {
 		t.Errorf("after a build cut short, the lists answer differently (-before +after):\n%s", diff)
-	}
-}
-
-// TestTokenListsOfTheFirstLayoutAreRebuilt: a store whose lists were
-// built by the first layout (readable positions, an index and a count of
-// every token: legacyTokenLists) lists exactly as a store of the current
-// one once opened, with none of the first layout's entries or counts
-// left; its counts are counted again (here they were wrong), and a
-// removal cut short after one transaction goes on.
-func TestTokenListsOfTheFirstLayoutAreRebuilt(t *testing.T) {
-	ctx := context.Background()
-	s, open, answer := newBuildFixture(t)
-	v := open()
-	want := answer(v)
-
-	// The first layout, as its version wrote it, in place of the
-	// current one.
-	err := s.Update(ctx, func(tx store.Tx) error {
-		var cur [][]byte
-		err := tx.Scan(nil, nil, 0, func(k, _ []byte) error {
-			if ks := string(k); strings.Contains(ks, "/idx/tl-") || strings.Contains(ks, "/count/tok-") {
-				cur = append(cur, []byte(ks))
-			}
-			return nil
-		})
-		for _, k := range cur {
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacy := 0
-	err = v.update(ctx, func(t *txn) error {
-		var tenants []string
-		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
-			tenants = append(tenants, tid)
-			return nil
-		})
-		for _, tid := range tenants {
-			if err != nil {
-				break
-			}
-			err = func() error {
-				ks, err := t.tenantKeys(tid, false)
-				if err != nil {
-					return err
-				}
-				kvs, err := t.scanValuesAfter(recordPrefix(tid, kindToken), "", 0)
-				if err != nil {
-					return err
-				}
-				for _, kv := range kvs {
-					var rec tokenRecord
-					if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
-						return err
-					}
-					pos := timeKey(rec.CreatedAt) + "/" + rec.ID
-					keys := []storeKey{indexPrefix(tid, "tok-o").key(pos), indexPrefix(tid, "tok-t").key(rec.Type + "/" + pos)}
-					counts := []storeKey{recordKey(tid, "count", "tokens"), tokenTypeCountKey(tid, rec.Type)}
-					for _, c := range listContainers(rec.Containers) {
-						mac := hex.EncodeToString(ks.mac([]byte("container\x00"), []byte(c)))[:32]
-						keys = append(keys, indexPrefix(tid, "tok-c").key(mac+"/"+pos))
-						counts = append(counts, tokenContainerCountKey(tid, mac))
-					}
-					for _, k := range keys {
-						if err := t.putIndex(k); err != nil {
-							return err
-						}
-						legacy++
-					}
-					for _, k := range counts {
-						if err := t.putRecord(k, &countRecord{N: 7}); err != nil { // wrong
-							return err
-						}
-					}
-				}
-				return nil
-			}()
-		}
-		return err
-	})
-	if err == nil {
-		err = v.update(ctx, func(t *txn) error { return t.putRecord(sysListsKey, &listBuild{Done: true}) })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if legacy <= listBuildBatch {
-		t.Fatalf("%d entries of the first layout: not enough for two transactions", legacy)
-	}
-	// One transaction of the removal, then the Vault stops.
-	err = v.update(ctx, func(t *txn) error {
-		var st listBuild
-		return t.dropLegacyTokenLists(&st)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
-
-	v = open()
-	defer v.Close()
-	if diff := cmp.Diff(want, answer(v)); diff != "" {
-		t.Errorf("the rebuilt lists answer differently (-before +after):\n%s", diff)
-	}
-	err = s.View(ctx, func(tx store.Tx) error {
-		return tx.Scan(nil, nil, 0, func(k, _ []byte) error {
-			if ks := string(k); strings.Contains(ks, "/idx/tok-") || strings.HasSuffix(ks, "/count/tokens") {
-				t.Errorf("%q of the first layout is left", ks)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = v.view(ctx, func(t *txn) error {
-		var st listBuild
-		if _, err := t.getRecord(sysListsKey, &st); err != nil || !st.Done || !st.current() {
-			return fmt.Errorf("marker %+v, %v; want a done build of version %d", st, err, listsVersion)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Error(err)
 	}
 }
 

@@ -401,19 +401,7 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 	if after != nil && bytes.Compare(after, prefix) >= 0 {
 		cursor = after
 	}
-	if limit < 0 {
-		limit = 0
-	}
-
-	t.scanning++
-	defer func() { t.scanning-- }()
-	visited := 0
-	var page []pair
-	for {
-		n := pageSize
-		if limit > 0 {
-			n = min(n, limit-visited)
-		}
+	return t.scanPages(limit, fn, func(n int) (string, []any) {
 		args := []any{lower, int64(n)}
 		u, a := 0, 0
 		if bounded {
@@ -424,39 +412,8 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 			args = append(args, cursor)
 			a = 1
 		}
-		page = page[:0]
-		err := t.roundTrip("scan", t.s.sql.scan[u][a], args, func(rows pgx.Rows) error {
-			for rows.Next() {
-				var p pair
-				if err := rows.Scan(&p.key, &p.value); err != nil {
-					return err
-				}
-				page = append(page, p)
-			}
-			return nil
-		}, false)
-		if err != nil {
-			return err
-		}
-		for _, p := range page {
-			if p.value == nil {
-				p.value = []byte{}
-			}
-			if err := fn(p.key, p.value); err != nil {
-				if errors.Is(err, store.ErrStop) {
-					return nil
-				}
-				return err
-			}
-		}
-		visited += len(page)
-		if len(page) < n || (limit > 0 && visited >= limit) {
-			return nil
-		}
-		// A copy: the next page must start after the key as read, even
-		// if fn scribbled on its slice against the contract.
-		cursor = bytes.Clone(page[len(page)-1].key)
-	}
+		return t.s.sql.scan[u][a], args
+	}, func(last []byte) { cursor = last })
 }
 
 // ScanReverse is Scan in descending order: pages of at most pageSize
@@ -474,10 +431,24 @@ func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []
 	if before != nil && (!bounded || bytes.Compare(before, upper) < 0) {
 		upper, bounded = before, true
 	}
+	return t.scanPages(limit, fn, func(n int) (string, []any) {
+		if bounded {
+			return t.s.sql.scanDesc[1], []any{lower, int64(n), upper}
+		}
+		return t.s.sql.scanDesc[0], []any{lower, int64(n)}
+	}, func(last []byte) { upper, bounded = last, true })
+}
+
+// scanPages runs the pages of a Scan or ScanReverse: query gives the
+// statement and arguments of a page of at most n rows, from where the
+// last page ended, which continue is told (a copy of its last key: the
+// next page must continue from the key as read, even if fn scribbled on
+// its slice against the contract). It stops after limit rows (0: none),
+// at a short page, or when fn returns store.ErrStop.
+func (t *tx) scanPages(limit int, fn func(key, value []byte) error, query func(n int) (string, []any), continueFrom func(last []byte)) error {
 	if limit < 0 {
 		limit = 0
 	}
-
 	t.scanning++
 	defer func() { t.scanning-- }()
 	visited := 0
@@ -487,14 +458,9 @@ func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []
 		if limit > 0 {
 			n = min(n, limit-visited)
 		}
-		args := []any{lower, int64(n)}
-		b := 0
-		if bounded {
-			args = append(args, upper)
-			b = 1
-		}
+		sql, args := query(n)
 		page = page[:0]
-		err := t.roundTrip("scan", t.s.sql.scanDesc[b], args, func(rows pgx.Rows) error {
+		err := t.roundTrip("scan", sql, args, func(rows pgx.Rows) error {
 			for rows.Next() {
 				var p pair
 				if err := rows.Scan(&p.key, &p.value); err != nil {
@@ -522,7 +488,7 @@ func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []
 		if len(page) < n || (limit > 0 && visited >= limit) {
 			return nil
 		}
-		upper, bounded = bytes.Clone(page[len(page)-1].key), true
+		continueFrom(bytes.Clone(page[len(page)-1].key))
 	}
 }
 
