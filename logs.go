@@ -332,6 +332,18 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	return out, err
 }
 
+// logPageBounds returns the bounds of the suffixes of the lines a newest-
+// first page pg of [start, end) may hold: logRangeBounds, with before
+// lowered to pg's cursor (the page is the newest of the lines older than
+// it).
+func logPageBounds(start, end *time.Time, pg pager) (after, before string) {
+	after, before = logRangeBounds(start, end)
+	if pg.start != "" && (before == "" || pg.start < before) {
+		before = pg.start
+	}
+	return after, before
+}
+
 // logRangeBounds returns the bounds of the line suffixes (<nanos>/<id>)
 // created in [start, end): those above after and below before ("": no
 // bound).
@@ -356,20 +368,13 @@ func logRangeBounds(start, end *time.Time) (after, before string) {
 // the lines walked, which is exact when no line follows the page (see
 // ListLogs). ListLogs without an entity filter lists this way.
 func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
-	skip, pageNumber := 0, 1
-	if pg.start == "" {
-		if pg.page-1 > maxListOffset/pg.size {
-			return nil, Pagination{}, invalidField("page", "pages past the first %d lines are reached with start (pagination.after), not page", maxListOffset)
-		}
-		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	skip, pageNumber, err := pg.offset("lines")
+	if err != nil {
+		return nil, Pagination{}, err
 	}
-	after, before := logRangeBounds(start, end)
-	if pg.start != "" && (before == "" || pg.start < before) {
-		// The lines older than the cursor: the page is the newest of them.
-		before = pg.start
-	}
+	after, before := logPageBounds(start, end, pg)
 	var walked []string
-	err := t.scanBack(logPrefix(tid), before, skip+pg.size+1, func(_ storeKey, suffix string) error {
+	err = t.scanBack(logPrefix(tid), before, skip+pg.size+1, func(_ storeKey, suffix string) error {
 		if after != "" && suffix <= after {
 			return store.ErrStop // older than the range
 		}

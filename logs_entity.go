@@ -20,17 +20,11 @@ import (
 // that is not a line's position (none this list hands out) is honoured
 // by filtering, at the cost of the lines after it.
 func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
-	skip, pageNumber := 0, 1
-	if pg.start == "" {
-		if pg.page-1 > maxListOffset/pg.size {
-			return nil, Pagination{}, invalidField("page", "pages past the first %d lines are reached with start (pagination.after), not page", maxListOffset)
-		}
-		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	skip, pageNumber, err := pg.offset("lines")
+	if err != nil {
+		return nil, Pagination{}, err
 	}
-	after, before := logRangeBounds(start, end)
-	if pg.start != "" && (before == "" || pg.start < before) {
-		before = pg.start
-	}
+	after, before := logPageBounds(start, end, pg)
 	want := skip + pg.size + 1
 	// in reports whether a line's suffix is in the range, below before.
 	in := func(s string) bool { return (after == "" || s > after) && (before == "" || s < before) }
@@ -38,7 +32,7 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 
 	// The legacy index: text suffixes, in time order under the entity.
 	n := 0
-	err := t.scanBack(logEntityIndex(tid, typ, id), before, 0, func(_ storeKey, s string) error {
+	err = t.scanBack(logEntityIndex(tid, typ, id), before, 0, func(_ storeKey, s string) error {
 		if !in(s) {
 			if after != "" && s <= after {
 				return store.ErrStop

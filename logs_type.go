@@ -44,17 +44,11 @@ import (
 // of the page, plus one when After is set), exact when After is empty or
 // when the page was answered from the type's index.
 func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager, budget, few int) ([]Log, Pagination, error) {
-	skip, pageNumber := 0, 1
-	if pg.start == "" {
-		if pg.page-1 > maxListOffset/pg.size {
-			return nil, Pagination{}, invalidField("page", "pages past the first %d lines are reached with start (pagination.after), not page", maxListOffset)
-		}
-		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	skip, pageNumber, err := pg.offset("lines")
+	if err != nil {
+		return nil, Pagination{}, err
 	}
-	after, before := logRangeBounds(start, end)
-	if pg.start != "" && (before == "" || pg.start < before) {
-		before = pg.start
-	}
+	after, before := logPageBounds(start, end, pg)
 
 	budget += skip + pg.size
 	data := []Log{}

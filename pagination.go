@@ -92,6 +92,21 @@ func (r PageRequest) resolve(maxSize int) (pager, error) {
 	return pg, fe.err()
 }
 
+// offset is how many items of a walked list precede the page, and its
+// page number: 0 and 1 for a cursor page, which starts after its cursor.
+// An offset past maxListOffset is Invalid naming page, since walking it
+// would cost the offset (items names what the list holds, for the
+// message); such pages are reached by cursor.
+func (pg pager) offset(items string) (skip, pageNumber int, err error) {
+	if pg.start != "" {
+		return 0, 1, nil
+	}
+	if pg.page-1 > maxListOffset/pg.size {
+		return 0, 0, invalidField("page", "pages past the first %d %s are reached with start (pagination.after), not page", maxListOffset, items)
+	}
+	return (pg.page - 1) * pg.size, pg.page, nil
+}
+
 // A cursor is the position of the last item of a page in its list's order,
 // base64url-encoded so that clients treat it as opaque. It holds nothing the
 // caller has not seen: ids and creation times of items it was shown.

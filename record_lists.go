@@ -21,12 +21,9 @@ package tokenvault
 // filter, an expired record). filtered says whether show leaves any out
 // for a reason other than expiry, which makes the total a lower bound.
 func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv storedValue) (*T, error)) (*Page[T], error) {
-	skip := 0
-	if pg.start == "" {
-		if pg.page-1 > maxListOffset/pg.size {
-			return nil, invalidField("page", "pages past the first %d items are reached with start (pagination.after), not page", maxListOffset)
-		}
-		skip = (pg.page - 1) * pg.size
+	skip, _, err := pg.offset("items")
+	if err != nil {
+		return nil, err
 	}
 	prefix := recordPrefix(tid, kind)
 	budget := skip + pg.size + listBudget

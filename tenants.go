@@ -239,12 +239,9 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 	if err != nil {
 		return nil, err
 	}
-	skip, pageNumber := 0, 1
-	if pg.start == "" {
-		if pg.page-1 > maxListOffset/pg.size {
-			return nil, invalidField("page", "pages past the first %d tenants are reached with start (pagination.after), not page", maxListOffset)
-		}
-		skip, pageNumber = (pg.page-1)*pg.size, pg.page
+	skip, pageNumber, err := pg.offset("tenants")
+	if err != nil {
+		return nil, err
 	}
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {

@@ -57,7 +57,7 @@ const (
 	// listBudget is how many index entries a page examines beyond its
 	// offset and its size.
 	listBudget = 1000
-	// maxListOffset bounds the offset of a token page: (page-1)*size.
+	// maxListOffset bounds the offset of a walked list's page: (page-1)*size.
 	maxListOffset = 10000
 	// containerMACLength is how many bytes of a container's keyed HMAC
 	// name its list index (and, in hex, its count).
@@ -382,12 +382,9 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	skip := 0
-	if pg.start == "" {
-		if pg.page-1 > maxListOffset/pg.size {
-			return nil, invalidField("page", "pages past the first %d tokens are reached with start (pagination.after), not page", maxListOffset)
-		}
-		skip = (pg.page - 1) * pg.size
+	skip, _, err := pg.offset("tokens")
+	if err != nil {
+		return nil, err
 	}
 	start, err := openCursor(ks, tid, pg.start)
 	if err != nil {
