@@ -59,12 +59,23 @@ func keepPreviousKey(dataDir string, key []byte) (string, error) {
 		}
 		return path, nil
 	}
-	f, err := os.CreateTemp(dataDir, filepath.Base(path)+".tmp*") // 0600
+	if err := writeKeyFile(path, key, os.Link); err != nil { // Link never replaces a file
+		return "", fmt.Errorf("keep the previous master key: %w", err)
+	}
+	return path, syncDir(dataDir)
+}
+
+// writeKeyFile writes key, in hex, to path durably and whole: to a
+// temporary file beside it (0600, master.key.*.tmp*, which
+// removeRotationLeftovers removes after a crash), synced, then put in
+// place by place (os.Rename, or os.Link to never replace a file).
+func writeKeyFile(path string, key []byte, place func(tmp, path string) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*") // 0600
 	if err != nil {
-		return "", err
+		return err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp) // linked to path below, or failed
+	defer os.Remove(tmp) // renamed or linked to path below, or failed
 	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
 	if err == nil {
 		err = f.Sync()
@@ -73,12 +84,9 @@ func keepPreviousKey(dataDir string, key []byte) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Link(tmp, path) // never replaces a file
+		err = place(tmp, path)
 	}
-	if err != nil {
-		return "", fmt.Errorf("keep the previous master key: %w", err)
-	}
-	return path, syncDir(dataDir)
+	return err
 }
 
 // removeRotationLeftovers removes the temporary files of key files
@@ -119,23 +127,7 @@ func readPendingKey(dataDir string) ([]byte, error) {
 func writePendingKey(dataDir string) ([]byte, error) {
 	key := make([]byte, 32)
 	rand.Read(key)
-	f, err := os.CreateTemp(dataDir, pendingKeyFile+".tmp*") // 0600
-	if err != nil {
-		return nil, err
-	}
-	tmp := f.Name()
-	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dataDir, pendingKeyFile))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := writeKeyFile(filepath.Join(dataDir, pendingKeyFile), key, os.Rename); err != nil {
 		return nil, err
 	}
 	return key, syncDir(dataDir)
