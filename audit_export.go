@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/backoff"
 )
 
 // AuditSchema names the version of AuditEvent's JSON form. A change that
@@ -228,10 +230,11 @@ func (v *Vault) startAuditExport(interval, backoff time.Duration) {
 
 // runExporter delivers e's queue until the Vault closes: a batch at a
 // time, removing a batch's entries only once the sink has it. A failed
-// delivery is retried after a wait that doubles up to maxAuditBackoff.
-func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
+// delivery is retried after a wait that doubles up to maxAuditBackoff,
+// jittered (internal/backoff) so that instances sharing a sink spread out.
+func (v *Vault) runExporter(e *auditExporter, interval, base time.Duration) {
 	ctx := v.bg
-	wait := backoff
+	wait := backoff.Backoff{Base: base, Max: maxAuditBackoff}
 	// Since Go 1.23 a stopped or reset timer never delivers a stale
 	// tick, so it needs no draining.
 	timer := time.NewTimer(time.Hour)
@@ -248,13 +251,13 @@ func (v *Vault) runExporter(e *auditExporter, interval, backoff time.Duration) {
 		d := interval
 		switch {
 		case err != nil:
-			v.logger.Warn("tokenvault: audit export failed; retrying", "sink", e.name, "err", err, "retry_in", wait)
-			d, wait = wait, min(2*wait, maxAuditBackoff)
+			d = wait.Next()
+			v.logger.Warn("tokenvault: audit export failed; retrying", "sink", e.name, "err", err, "retry_in", d)
 		case more:
-			wait = backoff
+			wait.Reset()
 			continue
 		default:
-			wait = backoff
+			wait.Reset()
 		}
 		timer.Reset(d)
 		select {

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/backoff"
 )
 
 // Webhook is the JSON body POSTed to the callback_url of an asynchronous
@@ -180,8 +182,9 @@ var kindStatus = map[Kind]int{
 	RateLimited: 429,
 }
 
-// deliver POSTs hook, retrying with exponential backoff until the receiver
-// answers 2xx, webhookAttempts tries are spent, or the Vault closes.
+// deliver POSTs hook, retrying with exponential backoff (jittered, see
+// internal/backoff) until the receiver answers 2xx, webhookAttempts tries
+// are spent, or the Vault closes.
 func (v *Vault) deliver(tid, url string, hook Webhook) {
 	outcome, attempts := v.tryDeliver(tid, url, hook)
 	if v.metrics != nil {
@@ -204,7 +207,7 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 		}
 		return WebhookNotSent, 0
 	}
-	backoff := v.webhookBackoff
+	wait := backoff.Backoff{Base: v.webhookBackoff}
 	for attempt := 1; ; attempt++ {
 		hook.DeliveredAt = v.now().UTC()
 		body, _ := json.Marshal(hook)
@@ -221,9 +224,8 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 		select {
 		case <-v.bg.Done():
 			return WebhookCanceled, attempt
-		case <-time.After(backoff):
+		case <-time.After(wait.Next()):
 		}
-		backoff *= 2
 	}
 }
 

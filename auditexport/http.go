@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/backoff"
 )
 
 // SignatureHeader carries an HTTP delivery's signature:
@@ -46,8 +47,10 @@ type HTTPOptions struct {
 	// Attempts is how many times a POST is tried. Zero:
 	// DefaultHTTPAttempts.
 	Attempts int
-	// Backoff is the wait before the second attempt; it doubles with each
-	// one. Zero: one second.
+	// Backoff is the longest wait before the second attempt; it doubles
+	// with each one. Each wait is jittered: drawn between half of that and
+	// all of it, so that sinks failing together do not retry together.
+	// Zero: one second.
 	Backoff time.Duration
 	// Now is the clock of the signature's timestamp. Nil: time.Now.
 	Now func() time.Time
@@ -132,7 +135,7 @@ func (s *HTTP) post(ctx context.Context, events []tokenvault.AuditEvent) error {
 	if err != nil {
 		return fmt.Errorf("auditexport: encode events: %w", err)
 	}
-	wait := s.backoff
+	wait := backoff.Backoff{Base: s.backoff}
 	var last error
 	for attempt := 1; ; attempt++ {
 		if last = s.try(ctx, body); last == nil {
@@ -144,9 +147,8 @@ func (s *HTTP) post(ctx context.Context, events []tokenvault.AuditEvent) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(wait):
+		case <-time.After(wait.Next()):
 		}
-		wait *= 2
 	}
 }
 
