@@ -1,9 +1,12 @@
 package tokenvault
 
 import (
+	"crypto/sha256"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // authCache remembers the principals of keys seen recently, so the hot
@@ -44,15 +47,24 @@ import (
 //
 // On other stores (shared, without a counter) there is no cache: every
 // call reads its key from the store. Either way an entry carries its key's
-// expiry and is not served from then on.
+// expiry and is not served from then on (the first lookup at or after it
+// drops it).
+//
+// The entries are a least-recently-used cache of maxAuthEntries: a key in
+// use stays while keys not used for longest make room, so any number of
+// active keys costs at most that many entries, and the hot ones are not
+// dropped with the rest (as a map cleared when full would). Not
+// golang-lru's expirable package: its expiry runs on the wall clock, not
+// Options.Now, and each cache starts a goroutine that never ends, one per
+// Vault opened.
 type authCache struct {
 	// enabled: the store is held by this process alone (gen is the
 	// generation). keys.go and reseal.go read it as such too.
 	enabled bool
 	gen     atomic.Uint64
 
-	mu      sync.RWMutex
-	entries map[string]authEntry
+	once    sync.Once
+	entries *lru.Cache[[sha256.Size]byte, authEntry] // made by cache
 }
 
 type authEntry struct {
@@ -61,27 +73,46 @@ type authEntry struct {
 	expires time.Time // zero: never
 }
 
-// maxAuthEntries bounds the cache; when full it starts over.
+// maxAuthEntries bounds the cache; when full, the entry used least
+// recently makes room.
 const maxAuthEntries = 10000
 
+// cache returns the entries, making them on first use.
+func (c *authCache) cache() *lru.Cache[[sha256.Size]byte, authEntry] {
+	c.once.Do(func() {
+		c.entries, _ = lru.New[[sha256.Size]byte, authEntry](maxAuthEntries) // errs only for a size <= 0
+	})
+	return c.entries
+}
+
 // get returns the principal cached for mac under generation gen, if any.
+// An entry expired at now is dropped: it never becomes valid again.
 func (c *authCache) get(mac []byte, gen uint64, now time.Time) *principal {
-	c.mu.RLock()
-	e, ok := c.entries[string(mac)]
-	c.mu.RUnlock()
-	if !ok || e.gen != gen || (!e.expires.IsZero() && !now.Before(e.expires)) {
+	if len(mac) != sha256.Size {
+		return nil
+	}
+	entries := c.cache()
+	e, ok := entries.Get([sha256.Size]byte(mac))
+	if !ok {
+		return nil
+	}
+	if !e.expires.IsZero() && !now.Before(e.expires) {
+		entries.Remove([sha256.Size]byte(mac))
+		return nil
+	}
+	if e.gen != gen {
 		return nil
 	}
 	return e.p
 }
 
+// put caches p, read under generation gen, for mac until expires (zero:
+// no expiry), making room by dropping the least recently used entry.
 func (c *authCache) put(mac []byte, gen uint64, p *principal, expires time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil || len(c.entries) >= maxAuthEntries {
-		c.entries = make(map[string]authEntry)
+	if len(mac) != sha256.Size { // mac is an HMAC-SHA256 (keySet.mac)
+		return
 	}
-	c.entries[string(mac)] = authEntry{p: p, gen: gen, expires: expires}
+	c.cache().Add([sha256.Size]byte(mac), authEntry{p: p, gen: gen, expires: expires})
 }
 
 // authCacheGens returns the generation an entry must carry to be served in

@@ -88,3 +88,45 @@ func TestRecentKeysAreNotReadAgain(t *testing.T) {
 	_, err = e.v.Tokenize(ctx, exp.Key, map[string]any{"a": "1"})
 	wantKind(t, "cached key at its expiry", err, tokenvault.Unauthenticated)
 }
+
+// TestHotKeysStayCachedBeyondTheBound uses twice as many keys as the
+// authentication cache holds (bound lowered to 20 for the test), with a few
+// hot keys used between every other: the hot keys are never read from the
+// store again, and the cache keeps to its bound.
+func TestHotKeysStayCachedBeyondTheBound(t *testing.T) {
+	const bound, hot, cold = 20, 3, 2 * 20
+	cs := &countingStore{Store: memory.New()}
+	e := newEnvOn(t, cs)
+	tokenvault.ResizeAuthCache(e.v, bound)
+	var hotKeys, coldKeys []string
+	for range hot {
+		hotKeys = append(hotKeys, e.app(t, tokenvault.Private, "token:create").Key)
+	}
+	for range cold {
+		coldKeys = append(coldKeys, e.app(t, tokenvault.Private, "token:create").Key)
+	}
+	use := func(key string) {
+		t.Helper()
+		if _, err := e.v.Tokenize(ctx, key, map[string]any{"a": "1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range hotKeys {
+		use(k)
+	}
+	var hotReads int64
+	for _, c := range coldKeys {
+		use(c)
+		before := cs.keyReads.Load()
+		for _, k := range hotKeys {
+			use(k)
+		}
+		hotReads += cs.keyReads.Load() - before
+	}
+	if hotReads != 0 {
+		t.Errorf("%d key lookups for %d hot keys used between %d others, want 0", hotReads, hot, cold)
+	}
+	if n := tokenvault.AuthCacheLen(e.v); n > bound {
+		t.Errorf("the cache holds %d entries, over its bound %d", n, bound)
+	}
+}
