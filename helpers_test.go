@@ -5,34 +5,19 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
-// clock is a test clock: it moves only when told to.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newClock is the root tests' clock, at the instant they all start from.
+func newClock() *testfake.Clock {
+	return testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // storeKind names a store implementation the Vault tests run against.
@@ -56,7 +41,7 @@ var storeKinds = []storeKind{
 type env struct {
 	v     *tokenvault.Vault
 	store store.Store
-	clock *clock
+	clock *testfake.Clock
 	boot  *tokenvault.TenantBootstrap
 	mgmt  string // the bootstrap management key
 	key   []byte // the master key

@@ -1,57 +1,22 @@
 package tokenvault_test
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
-// fakeMailer records the invitation e-mails it is asked to send, and fails
-// while fail is set.
-type fakeMailer struct {
-	mu   sync.Mutex
-	sent []tokenvault.InvitationMail
-	fail bool
-}
-
-func (m *fakeMailer) SendInvitation(_ context.Context, mail tokenvault.InvitationMail) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail {
-		return errors.New("smtp: 421 try again later")
-	}
-	m.sent = append(m.sent, mail)
-	return nil
-}
-
-func (m *fakeMailer) last(t *testing.T) tokenvault.InvitationMail {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.sent) == 0 {
-		t.Fatal("no e-mail sent")
-	}
-	return m.sent[len(m.sent)-1]
-}
-
-func (m *fakeMailer) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.sent)
-}
-
 // newMailEnv is newEnv with a fake Mailer and an acceptance page URL.
-func newMailEnv(t *testing.T) (*env, *fakeMailer) {
+func newMailEnv(t *testing.T) (*env, *testfake.Mailer) {
 	t.Helper()
-	m := &fakeMailer{}
+	m := &testfake.Mailer{}
 	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) {
 		o.Mailer = m
 		o.InvitationURL = "https://app.example.com/join?from=mail"
@@ -84,7 +49,7 @@ func TestCreateInvitation(t *testing.T) {
 	if diff := cmp.Diff(&want, inv); diff != "" {
 		t.Errorf("invitation (-want +got):\n%s", diff)
 	}
-	mail := m.last(t)
+	mail := m.Last(t)
 	if mail.To != "ada@example.com" || mail.TenantName != "Acme" || mail.InvitationID != inv.ID || !mail.ExpiresAt.Equal(want.ExpiresAt) {
 		t.Errorf("mail = %+v", mail)
 	}
@@ -112,8 +77,8 @@ func TestInvitationEmailValidation(t *testing.T) {
 		_, err := e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: email})
 		wantField(t, err, "email")
 	}
-	if m.count() != 0 {
-		t.Errorf("%d e-mails sent for invalid addresses", m.count())
+	if m.Count() != 0 {
+		t.Errorf("%d e-mails sent for invalid addresses", m.Count())
 	}
 	for _, email := range []string{"ada+vault@example.co.uk", "o'brien@example.com", "x@[127.0.0.1]"} {
 		e.invite(t, email)
@@ -130,8 +95,8 @@ func TestInvitationConflicts(t *testing.T) {
 	e.clock.Advance(73 * time.Hour)
 	_, err = e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
 	wantKind(t, "inviting an address with an expired invitation", err, tokenvault.Conflict)
-	if m.count() != 1 {
-		t.Errorf("%d e-mails sent, want only the first", m.count())
+	if m.Count() != 1 {
+		t.Errorf("%d e-mails sent, want only the first", m.Count())
 	}
 	// The same address in another tenant is another invitation.
 	other := e.tenant(t, "Other")
@@ -144,7 +109,7 @@ func TestInvitationMailFailureSavesNothing(t *testing.T) {
 	e, m := newMailEnv(t)
 	inv := e.invite(t, "ada@example.com")
 	before := dump(t, e.store)
-	m.fail = true
+	m.Fail(errors.New("smtp: 421 try again later"))
 	_, err := e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "bob@example.com"})
 	wantKind(t, "CreateInvitation with a failing Mailer", err, tokenvault.Unavailable)
 	if strings.Contains(err.Error(), "421") {
@@ -157,8 +122,8 @@ func TestInvitationMailFailureSavesNothing(t *testing.T) {
 	}
 	// The link of the first e-mail still works: the failed resend did not
 	// replace it.
-	m.fail = false
-	if _, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{}); err != nil {
+	m.Fail(nil)
+	if _, err := e.v.AcceptInvitation(ctx, m.Last(t).Token, tokenvault.User{}); err != nil {
 		t.Errorf("AcceptInvitation after a failed resend: %v", err)
 	}
 
@@ -244,7 +209,7 @@ func TestInvitationLifecycle(t *testing.T) {
 		if list.Data[len(list.Data)-1].Status != "EXPIRED" {
 			t.Errorf("list status = %s", list.Data[len(list.Data)-1].Status)
 		}
-		_, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{})
+		_, err := e.v.AcceptInvitation(ctx, m.Last(t).Token, tokenvault.User{})
 		wantKind(t, "accepting an expired invitation", err, tokenvault.NotFound)
 		if n, err := e.v.Sweep(ctx); err != nil || n != 1 {
 			t.Fatalf("Sweep = %d, %v; want 1", n, err)
@@ -261,7 +226,7 @@ func TestInvitationLifecycle(t *testing.T) {
 		}
 
 		// EXPIRED -> PENDING by resend: 72 hours from now.
-		oldToken := m.last(t).Token
+		oldToken := m.Last(t).Token
 		e.clock.Advance(time.Hour)
 		got, err := e.v.ResendInvitation(ctx, e.mgmt, inv.ID)
 		if err != nil {
@@ -275,14 +240,14 @@ func TestInvitationLifecycle(t *testing.T) {
 		}
 		_, err = e.v.AcceptInvitation(ctx, oldToken, tokenvault.User{})
 		wantKind(t, "the link before the resend", err, tokenvault.NotFound)
-		if _, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{}); err != nil {
+		if _, err := e.v.AcceptInvitation(ctx, m.Last(t).Token, tokenvault.User{}); err != nil {
 			t.Errorf("the resent link: %v", err)
 		}
 	})
 
 	t.Run("PENDING resend extends by 72 hours and replaces the link", func(t *testing.T) {
 		inv := e.invite(t, "resend@example.com")
-		first := m.last(t).Token
+		first := m.Last(t).Token
 		e.clock.Advance(time.Hour)
 		got, err := e.v.ResendInvitation(ctx, e.mgmt, inv.ID)
 		if err != nil {
@@ -291,7 +256,7 @@ func TestInvitationLifecycle(t *testing.T) {
 		if !got.ExpiresAt.Equal(inv.ExpiresAt.Add(72*time.Hour)) || got.Status != "PENDING" || got.ModifiedAt == nil {
 			t.Errorf("resent = %+v, want expires_at %v", got, inv.ExpiresAt.Add(72*time.Hour))
 		}
-		second := m.last(t)
+		second := m.Last(t)
 		if second.Token == first || second.To != "resend@example.com" {
 			t.Errorf("resend mail = %+v", second)
 		}
@@ -317,7 +282,7 @@ func TestInvitationLifecycle(t *testing.T) {
 		}
 		t.Run("delete "+name+" invalidates the link", func(t *testing.T) {
 			inv := e.invite(t, "del-"+strings.ToLower(name)+"@example.com")
-			token := m.last(t).Token
+			token := m.Last(t).Token
 			if expired {
 				e.clock.Advance(80 * time.Hour)
 				e.v.Sweep(ctx)
@@ -343,7 +308,7 @@ func TestInvitationLifecycle(t *testing.T) {
 func TestAcceptInvitation(t *testing.T) {
 	e, m := newMailEnv(t)
 	inv := e.invite(t, "ada@example.com")
-	token := m.last(t).Token
+	token := m.Last(t).Token
 	_, err := e.v.AcceptInvitation(ctx, token, tokenvault.User{ID: "not-a-uuid"})
 	wantField(t, err, "user.id")
 	_, err = e.v.AcceptInvitation(ctx, token, tokenvault.User{ID: e.boot.Owner.User.ID})

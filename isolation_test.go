@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // mustSucceed marks a cell that is not a refusal.
@@ -28,7 +29,7 @@ type tenantB struct {
 // tenant A sees.
 var secretsOfB = []string{"Beta Corp", "beta-private", "beta-secret-value", "beta@example.com", "beta-formula", "beta-reactor", "beta-proxy"}
 
-func newTenantB(t *testing.T, e *env, m *fakeMailer) *tenantB {
+func newTenantB(t *testing.T, e *env, m *testfake.Mailer) *tenantB {
 	t.Helper()
 	boot, err := e.v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta Corp"})
 	if err != nil {
@@ -50,7 +51,7 @@ func newTenantB(t *testing.T, e *env, m *fakeMailer) *tenantB {
 	must(err)
 	_, err = e.v.CreateInvitation(ctx, b.mgmt, tokenvault.CreateInvitationRequest{Email: "beta2@example.com"})
 	must(err)
-	b.member, err = e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{})
+	b.member, err = e.v.AcceptInvitation(ctx, m.Last(t).Token, tokenvault.User{})
 	must(err)
 	b.formula, err = e.v.CreateFormula(ctx, b.mgmt, tokenvault.FormulaRequest{Name: "beta-formula", Code: echoCode})
 	must(err)

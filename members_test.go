@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // member adds an ADMIN member through an invitation.
-func (e *env) member(t *testing.T, m *fakeMailer, email string) *tokenvault.TenantMember {
+func (e *env) member(t *testing.T, m *testfake.Mailer, email string) *tokenvault.TenantMember {
 	t.Helper()
 	e.invite(t, email)
-	mem, err := e.v.AcceptInvitation(ctx, m.last(t).Token, tokenvault.User{})
+	mem, err := e.v.AcceptInvitation(ctx, m.Last(t).Token, tokenvault.User{})
 	if err != nil {
 		t.Fatalf("AcceptInvitation: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/postgres"
 )
@@ -20,7 +21,7 @@ import (
 // pgPair is two Vault instances on one fresh PostgreSQL schema.
 type pgPair struct {
 	a, b  *tokenvault.Vault
-	clock *clock
+	clock *testfake.Clock
 }
 
 // newPGPair opens the two instances, at the same time as two servers

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -113,7 +114,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	master := newMasterKey()
 	audit := newAuditReceivers(t)
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Logger: logger,
-		Mailer: &fakeMailer{}, AllowPrivateDestinations: true,
+		Mailer: &testfake.Mailer{}, AllowPrivateDestinations: true,
 		// The reactor below prints a length, no secret: its line proves debug output is captured.
 		LogCodeConsole: true,
 		AuditSinks:     audit.sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/storetest"
@@ -27,7 +28,7 @@ type doomed struct {
 // fill creates tenant name with applications (one expiring), a pending and
 // an authorized session, tokens (n plain ones, an expiring one, a card
 // with its cvc), an invitation, a proxy, and a rotated data key.
-func fill(t *testing.T, v *tokenvault.Vault, mailer *fakeMailer, name string, n int, now time.Time) *doomed {
+func fill(t *testing.T, v *tokenvault.Vault, mailer *testfake.Mailer, name string, n int, now time.Time) *doomed {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
 	if err != nil {
@@ -74,7 +75,7 @@ func fill(t *testing.T, v *tokenvault.Vault, mailer *fakeMailer, name string, n 
 	if _, err := v.CreateInvitation(ctx, mgmt, tokenvault.CreateInvitationRequest{Email: "x@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	d.invite = mailer.last(t).Token
+	d.invite = mailer.Last(t).Token
 	px, err := v.CreateProxy(ctx, mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func noKeyOf(t *testing.T, s store.Store, tid string) {
 func TestDeleteTenant(t *testing.T) {
 	for _, sk := range storeKinds {
 		t.Run("store="+sk.name, func(t *testing.T) {
-			mailer := &fakeMailer{}
+			mailer := &testfake.Mailer{}
 			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.Mailer = mailer })
 			keep := fill(t, e.v, mailer, "Keep", 3, e.clock.Now())
 			if _, err := e.v.Sweep(ctx); err != nil { // settles the one-time cvc scan
@@ -200,7 +201,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := storetest.NewFaultStore(bs)
-			mailer := &fakeMailer{}
+			mailer := &testfake.Mailer{}
 			clock := newClock()
 			key := newMasterKey()
 			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: singleProcessFaults{fs}, MasterKey: key, Now: clock.Now, SweepInterval: -1, Mailer: mailer})

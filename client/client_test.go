@@ -11,29 +11,17 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/internal/openapitest"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
 const operatorKey = "op_client-test-operator-key-0123456789"
-
-type mailbox struct {
-	mu    sync.Mutex
-	token string
-}
-
-func (m *mailbox) SendInvitation(_ context.Context, mail tokenvault.InvitationMail) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.token = mail.Token
-	return nil
-}
 
 // TestEveryEndpoint drives every endpoint of the API through the client
 // against httpapi, and checks each answer decodes into the Vault's types.
@@ -41,7 +29,7 @@ func TestEveryEndpoint(t *testing.T) {
 	ctx := context.Background()
 	key := make([]byte, 32)
 	rand.Read(key)
-	box := &mailbox{}
+	box := &testfake.Mailer{}
 	// bbolt, for the operator's backup.
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
 	if err != nil {
@@ -214,7 +202,7 @@ func TestEveryEndpoint(t *testing.T) {
 	must("GetInvitation", err)
 	_, err = c.ResendInvitation(ctx, mgmt, inv.ID)
 	must("ResendInvitation", err)
-	member, err := c.AcceptInvitation(ctx, box.token, tokenvault.User{FirstName: "Ada"})
+	member, err := c.AcceptInvitation(ctx, box.Token(), tokenvault.User{FirstName: "Ada"})
 	must("AcceptInvitation", err)
 	members, err := c.ListMembers(ctx, mgmt, tokenvault.ListMembersRequest{UserIDs: []string{member.User.ID}})
 	must("ListMembers", err)

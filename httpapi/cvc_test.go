@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // TestCVCRetentionOverHTTP: a card's cvc is answered by GET /tokens/{id},
@@ -17,7 +18,7 @@ import (
 // before and after the sweeper runs; PATCH with a new cvc starts a new
 // window.
 func TestCVCRetentionOverHTTP(t *testing.T) {
-	clock := &testClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, withClock(clock))
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "rules": []map[string]any{{"priority": 1, "container": "/",
 		"transform": "reveal", "permissions": []string{"token:create", "token:read", "token:search", "token:update"}}}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // TestIdempotentRoutesAreServed: every route the Idempotency-Key applies
@@ -184,28 +185,10 @@ func TestIdempotencyInProgressOverHTTP(t *testing.T) {
 	}
 }
 
-// fixedClock is a clock that moves only when told to.
-type fixedClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fixedClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fixedClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // TestRateLimitsOverHTTP: over a limit the answer is 429 problem+json with
 // Retry-After in whole seconds, rounded up.
 func TestRateLimitsOverHTTP(t *testing.T) {
-	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.RatePerKey = clock.Now, 0.25 })
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create"}})
 	wantStatus(t, "the first call", s.do(t, "POST", "/tokenize", key, `{"a": "b"}`), http.StatusCreated)
@@ -230,7 +213,7 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 // trusted); past the limit further failures are 429, and a valid key is
 // still served.
 func TestAuthFailuresOverHTTP(t *testing.T) {
-	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock.Now, 2 })
 	for i := range 2 {
 		// A spoofed X-Forwarded-For changes nothing.
@@ -248,7 +231,7 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 	wantStatus(t, "a wrong key 30 s later", s.do(t, "GET", "/tenants/self", "key_wrong", nil), http.StatusUnauthorized)
 
 	// Behind a trusted proxy, the forwarded address counts.
-	clock2 := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock2 := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	p := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock2.Now, 1 })
 	wantStatus(t, "a wrong key from A", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "10.0.0.1, 203.0.113.1"), http.StatusUnauthorized)
 	wantStatus(t, "A again", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.1"), http.StatusTooManyRequests)
@@ -259,7 +242,7 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 // TestSessionLimitsOverHTTP: past its session rate a public application's
 // POST /sessions is 429 with Retry-After.
 func TestSessionLimitsOverHTTP(t *testing.T) {
-	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.SessionsPerApplication = clock.Now, 0.2 })
 	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 	for range tokenvault.SessionBurstSeconds / 5 { // 0.2 a second: a burst of 2

@@ -9,12 +9,13 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // TestTenantIsolationOverHTTP sends tenant A's keys to every route that
 // takes an id, with tenant B's ids: 404 everywhere, and no body mentions B.
 func TestTenantIsolationOverHTTP(t *testing.T) {
-	box := &mailbox{}
+	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Mailer = box })
 	ctx := context.Background()
 	boot, err := s.v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta Corp"})
@@ -132,7 +133,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 // answer 404 or 403, never 2xx; no answer on any route holds B's name or
 // ids. And the operator key is refused on every tenant route (401).
 func TestTenantIsolationEveryRoute(t *testing.T) {
-	box := &mailbox{}
+	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Mailer = box })
 	ctx := context.Background()
 	boot, err := s.v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta Corp"})

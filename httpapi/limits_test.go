@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -115,7 +116,7 @@ func TestLimitsHoldUnderConcurrencyOverHTTP(t *testing.T) {
 	} {
 		for _, c := range []int{1, 4, 16} {
 			t.Run(fmt.Sprintf("%s/concurrency=%d", tc.name, c), func(t *testing.T) {
-				clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+				clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 				st := boltStore(t)
 				s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store, o.Now = st, clock.Now; tc.opts(o) })
 				send := tc.setup(t, s)
@@ -162,7 +163,7 @@ func TestSessionFloodOverHTTP(t *testing.T) {
 		{"no rate", -1, tokenvault.DefaultMaxPendingSessionsPerAddress},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 			st := boltStore(t)
 			s := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) {
 				o.Store, o.Now, o.SessionsPerApplication = st, clock.Now, tc.rate
@@ -238,7 +239,7 @@ func TestFailedAuthenticationsLockNobodyOut(t *testing.T) {
 // TestPublicKeyChargedPerAddressOverHTTP: a flood of one public key from
 // one address uses up that address's per-key budget only.
 func TestPublicKeyChargedPerAddressOverHTTP(t *testing.T) {
-	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) {
 		o.Store, o.Now, o.RatePerKey, o.SessionsPerApplication = boltStore(t), clock.Now, 20, -1
 	})

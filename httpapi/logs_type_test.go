@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/storetest"
 )
@@ -23,7 +24,7 @@ import (
 // the type and a rare type (the tenant's one line) answer exactly.
 func TestTypeLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	cs := storetest.NewCountingStore(memory.New())
-	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store, o.Now = cs, clock.Now })
 	var app tokenvault.Application
 	s.do(t, "POST", "/applications", s.mgmt, map[string]any{

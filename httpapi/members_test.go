@@ -2,38 +2,20 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
-// mailbox keeps the last invitation e-mail.
-type mailbox struct {
-	mu   sync.Mutex
-	last tokenvault.InvitationMail
-}
-
-func (m *mailbox) SendInvitation(_ context.Context, mail tokenvault.InvitationMail) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.last = mail
-	return nil
-}
-
-func (m *mailbox) token() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.last.Token
-}
-
 func TestInvitationsAndMembersOverHTTP(t *testing.T) {
-	clock := &testClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	box := &mailbox{}
+	clock := testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{}, withClock(clock), func(o *tokenvault.Options) { o.Mailer = box })
 
 	r := s.do(t, "POST", "/tenants/self/invitations", s.mgmt, map[string]any{"email": "Ada <ada@example.com>"})
@@ -45,7 +27,7 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 	wantStatus(t, "POST /tenants/self/invitations", r, http.StatusCreated)
 	var inv tokenvault.Invitation
 	r.json(t, &inv)
-	if inv.Status != "PENDING" || !inv.ExpiresAt.Equal(clock.Now().Add(72*time.Hour)) || box.token() == "" {
+	if inv.Status != "PENDING" || !inv.ExpiresAt.Equal(clock.Now().Add(72*time.Hour)) || box.Token() == "" {
 		t.Fatalf("invitation = %s", r.body)
 	}
 	r = s.do(t, "POST", "/tenants/self/invitations", s.mgmt, map[string]any{"email": "ada@example.com"})
@@ -68,7 +50,7 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 	if inv.Status != "EXPIRED" {
 		t.Errorf("status at expires_at = %s", inv.Status)
 	}
-	expiredToken := box.token()
+	expiredToken := box.Token()
 	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": expiredToken})
 	wantStatus(t, "accept an expired invitation", r, http.StatusNotFound)
 
@@ -78,28 +60,28 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 	r = s.do(t, "POST", "/tenants/self/invitations/"+inv.ID+"/resend", s.mgmt, nil)
 	wantStatus(t, "POST /tenants/self/invitations/{id}/resend", r, http.StatusOK)
 	r.json(t, &inv)
-	if inv.Status != "PENDING" || box.token() == expiredToken {
+	if inv.Status != "PENDING" || box.Token() == expiredToken {
 		t.Errorf("resent = %s", r.body)
 	}
 
-	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(), "user": map[string]any{"picture": "javascript:alert(1)"}})
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.Token(), "user": map[string]any{"picture": "javascript:alert(1)"}})
 	wantStatus(t, "accept with a javascript: picture", r, http.StatusBadRequest)
 	if p := r.problem(t); len(p.Errors["user.picture"]) == 0 {
 		t.Errorf("errors = %v, want user.picture", p.Errors)
 	}
-	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(), "user": map[string]any{"first_name": "Ada"}})
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.Token(), "user": map[string]any{"first_name": "Ada"}})
 	wantStatus(t, "POST /tenants/invitations/accept", r, http.StatusCreated)
 	var member tokenvault.TenantMember
 	r.json(t, &member)
 	if member.Role != "ADMIN" || member.User.Email != "ada@example.com" {
 		t.Errorf("member = %s", r.body)
 	}
-	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token()})
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.Token()})
 	wantStatus(t, "accept twice", r, http.StatusNotFound)
 	// Another invitation accepted with a member's address, case aside.
 	r = s.do(t, "POST", "/tenants/self/invitations", s.mgmt, map[string]any{"email": "carol@example.com"})
 	wantStatus(t, "invite carol", r, http.StatusCreated)
-	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(), "user": map[string]any{"email": strings.ToUpper(member.User.Email)}})
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.Token(), "user": map[string]any{"email": strings.ToUpper(member.User.Email)}})
 	wantStatus(t, "accept with a member's address", r, http.StatusConflict)
 	r.problem(t)
 
@@ -129,7 +111,7 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 	r = s.do(t, "POST", "/tenants/self/invitations", s.mgmt, map[string]any{"email": "bob@example.com"})
 	wantStatus(t, "invite bob", r, http.StatusCreated)
 	r.json(t, &inv)
-	bobToken := box.token()
+	bobToken := box.Token()
 	r = s.do(t, "DELETE", "/tenants/self/invitations/"+inv.ID, s.mgmt, nil)
 	wantStatus(t, "DELETE /tenants/self/invitations/{id}", r, http.StatusNoContent)
 	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": bobToken})
@@ -137,7 +119,9 @@ func TestInvitationsAndMembersOverHTTP(t *testing.T) {
 }
 
 func TestInvitationMailFailureOverHTTP(t *testing.T) {
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Mailer = failingMailer{} })
+	box := &testfake.Mailer{}
+	box.Fail(errors.New("no route to smtp"))
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Mailer = box })
 	r := s.do(t, "POST", "/tenants/self/invitations", s.mgmt, map[string]any{"email": "ada@example.com"})
 	wantStatus(t, "invite with a failing Mailer", r, http.StatusServiceUnavailable)
 	r.problem(t)

@@ -1,41 +1,21 @@
 package httpapi_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
-// testClock is a clock that moves only when told to.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func withClock(c *testClock) func(*tokenvault.Options) {
+func withClock(c *testfake.Clock) func(*tokenvault.Options) {
 	return func(o *tokenvault.Options) { o.Now = c.Now }
 }
 
 func TestSessionsOverHTTP(t *testing.T) {
-	clock := &testClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, withClock(clock))
 	_, public := s.app(t, map[string]any{"name": "web", "type": "public", "permissions": []string{"token:create"}})
 	_, private := s.app(t, map[string]any{"name": "backend", "type": "private",
@@ -118,13 +98,6 @@ func TestSessionsOverHTTP(t *testing.T) {
 	r = s.do(t, "GET", "/tokens/"+ids.A, sess.SessionKey, nil)
 	wantStatus(t, "at expires_at", r, http.StatusUnauthorized)
 	r.problem(t)
-}
-
-// failingMailer refuses every e-mail.
-type failingMailer struct{}
-
-func (failingMailer) SendInvitation(context.Context, tokenvault.InvitationMail) error {
-	return errors.New("no route to smtp")
 }
 
 // TestSessionEndsWithItsAuthorizerOverHTTP: deleting the application that

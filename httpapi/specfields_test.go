@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // fieldsOf decodes a JSON object answer.
@@ -49,7 +50,7 @@ func wantFields(t *testing.T, what string, m map[string]any, paths map[string]st
 // TestSpecFields holds every resource the spec describes to its field
 // table: each field it lists is in the answer, by that name and type.
 func TestSpecFields(t *testing.T) {
-	box := &mailbox{}
+	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Mailer = box })
 	audit := map[string]string{"created_by": "string", "created_at": "string"}
 	with := func(m map[string]string, more map[string]string) map[string]string {
@@ -134,7 +135,7 @@ func TestSpecFields(t *testing.T) {
 	inv := fieldsOf(t, r)
 	wantFields(t, "Tenant Invitation", inv, map[string]string{"id": "string", "tenant_id": "string", "email": "string",
 		"status": "string", "expires_at": "string"})
-	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.token(),
+	r = s.do(t, "POST", "/tenants/invitations/accept", "", map[string]any{"token": box.Token(),
 		"user": map[string]any{"email": "ada@example.com", "first_name": "Ada", "last_name": "L", "picture": "https://example.com/a.png"}})
 	wantStatus(t, "accept", r, http.StatusCreated)
 	wantFields(t, "Tenant Member (accepted)", fieldsOf(t, r), map[string]string{"user.id": "string", "user.email": "string",

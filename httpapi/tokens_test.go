@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 )
 
 // app creates an application over HTTP and returns its id and key.
@@ -141,7 +142,7 @@ func TestTokenErrorsOverHTTP(t *testing.T) {
 // TestExpiredCardStaysEditableOverHTTP: a card that expired since it was
 // tokenized takes a metadata patch (200), not an expiry in the past (400).
 func TestExpiredCardStaysEditableOverHTTP(t *testing.T) {
-	clock := &testClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, withClock(clock))
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create", "token:update"}})
 	r := s.do(t, "POST", "/tokens", key, map[string]any{"type": "card",

@@ -21,34 +21,17 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/testfake"
 	"github.com/tokenvault/tokenvault/prommetrics"
 )
 
 var ctx = context.Background()
 
-// clock is a test clock that moves only when told to.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // fixture is a Vault on a bbolt file, measured into reg.
 type fixture struct {
 	v     *tokenvault.Vault
 	reg   *prometheus.Registry
-	clock *clock
+	clock *testfake.Clock
 	mgmt  string
 	key   string // may create, read, update, delete, use every token
 	// ids are every id and key the test made, which no label may hold.
@@ -59,7 +42,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	reg := prommetrics.NewRegistry()
 	m := prommetrics.New(reg)
-	c := &clock{t: time.Now().UTC()}
+	c := testfake.NewClock(time.Now().UTC())
 	master := make([]byte, 32)
 	for i := range master {
 		master[i] = byte(i + 1)
@@ -513,7 +496,7 @@ func (failSink) Deliver(context.Context, []tokenvault.AuditEvent) error {
 // failures are counted per sink.
 func TestAuditExportGauges(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	c := &clock{t: time.Now().UTC()}
+	c := testfake.NewClock(time.Now().UTC())
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: make([]byte, 32),
 		Now: c.Now, SweepInterval: -1, AuditSinks: []tokenvault.AuditSink{stuckSink{}, okSink{}, failSink{}},
 		AuditExportBackoff: 10 * time.Millisecond, Metrics: prommetrics.New(reg)})
