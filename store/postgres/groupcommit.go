@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tokenvault/tokenvault/internal/backoff"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -105,6 +106,7 @@ const (
 // commit runs batch in shared transactions until one commits or the
 // retries run out.
 func (g *groupCommitter) commit(batch []*groupCall) {
+	wait := backoff.Backoff{Base: minBackoff, Max: maxBackoff}
 	for attempt := 0; ; attempt++ {
 		// A caller that has given up is answered without running.
 		live := batch[:0:0]
@@ -139,7 +141,7 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 				}
 				return
 			}
-			sleep(context.Background(), attempt)
+			sleep(context.Background(), wait.Next())
 		case broken:
 			for _, c := range batch {
 				c.runAlone()

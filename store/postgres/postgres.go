@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tokenvault/tokenvault/internal/backoff"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -35,8 +35,9 @@ const (
 	tableName    = "kv"
 	genTableName = "generation"
 
-	// Retry backoff: the n-th retry (from 0) sleeps a random duration in
-	// [d/2, d) where d = minBackoff << n, capped at maxBackoff.
+	// Retry backoff (internal/backoff): the n-th retry (from 0) sleeps a
+	// random duration in [d/2, d] where d = minBackoff << n, capped at
+	// maxBackoff.
 	minBackoff = time.Millisecond
 	maxBackoff = 50 * time.Millisecond
 
@@ -376,11 +377,12 @@ func (s *Store) updateShared(ctx context.Context, fn func(store.Tx) error) error
 // described at Update.
 func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error {
 	retryable, err := s.attempt(ctx, fn, true, false)
+	wait := backoff.Backoff{Base: minBackoff, Max: maxBackoff}
 	for retry := 0; retryable; retry++ {
 		if retry >= s.maxRetries {
 			return fmt.Errorf("postgres: update: gave up after %d attempts: %w", retry+1, err)
 		}
-		if !sleep(ctx, retry) {
+		if !sleep(ctx, wait.Next()) {
 			return ctx.Err()
 		}
 		retryable, err = s.attempt(ctx, fn, true, retry+1 >= lockAfter)
@@ -388,11 +390,9 @@ func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error 
 	return err
 }
 
-// sleep waits the random backoff before retry number retry (from 0), and
-// reports false if ctx was done first.
-func sleep(ctx context.Context, retry int) bool {
-	d := min(minBackoff<<retry, maxBackoff)
-	d = d/2 + rand.N(d/2)
+// sleep waits d, the backoff before a retry, and reports false if ctx was
+// done first.
+func sleep(ctx context.Context, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
