@@ -66,7 +66,7 @@ func TestRecordKindsV0Fixtures(t *testing.T) {
 				{Name: "amount", Type: "number", Optional: true}},
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod}},
 		{"reactor-v0.json", reactorRecord{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
-			Code: "module.exports = async function (req) { return {raw: 1} }",
+			Code:          "module.exports = async function (req) { return {raw: 1} }",
 			Configuration: map[string]any{"API_KEY": "k", "nested": map[string]any{"a": []any{1.0, "b", nil}}},
 			ApplicationID: fixApp, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod}},
