@@ -119,6 +119,12 @@ var recordKinds = []recordKind{
 	{"lists", sysListsKey, func() recordCodec {
 		return &listBuild{Tenant: fixTenant, After: fixTokenKey.s, Done: true}
 	}, func() recordCodec { return &listBuild{} }, func() any { return &listBuildV0{} }},
+	{"reseal", resealKey(fixTenant), func() recordCodec {
+		return &resealState{NotBefore: fixTime, After: fixTokenKey.s}
+	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
+	{"deleting", deletingKey(fixTenant), func() recordCodec {
+		return &deletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
+	}, func() recordCodec { return &deletionState{} }, func() any { return &deletionStateV0{} }},
 	{"fingerprints", sysFingerprintsKey, func() recordCodec { return &fingerprintPlace{InMemory: true} },
 		func() recordCodec { return &fingerprintPlace{} }, func() any { return &fingerprintPlaceV0{} }},
 }
@@ -218,6 +224,8 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{sysCVCScanKey, &legacyCVCScan{}},
 		{sysListsKey, &listBuild{Done: true}},
 		{sysFingerprintsKey, &fingerprintPlace{}},
+		{resealKey("t"), &resealState{}},
+		{deletingKey("t"), &deletionState{}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {

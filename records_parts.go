@@ -212,3 +212,31 @@ func belongsAt(key storeKey, kind, tid, id string) error {
 	}
 	return nil
 }
+
+// tenantRecordKind is the family of keys of tenant tid that hold records
+// of one kind, and a new record of that kind.
+type tenantRecordKind struct {
+	prefix keyPrefix
+	zero   func() recordCodec
+}
+
+// tenantRecordKinds are the families of tid's keys that hold records
+// (keyspace.go): the re-seal pass (reseal.go) writes any it finds in the
+// JSON of format version 0 in the current version. Everything else under
+// the tenant is an index or schedule entry (empty) or its keyring.
+func tenantRecordKinds(tid string) []tenantRecordKind {
+	return []tenantRecordKind{
+		{recordPrefix(tid, kindToken), func() recordCodec { return &tokenRecord{} }},
+		{logPrefix(tid), func() recordCodec { return &logRecord{} }},
+		{recordPrefix(tid, EntityApplication), func() recordCodec { return &applicationRecord{} }},
+		{recordPrefix(tid, EntityProxy), func() recordCodec { return &proxyRecord{} }},
+		{recordPrefix(tid, EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},
+		{recordPrefix(tid, EntityTenant), func() recordCodec { return &tenantRecord{} }},
+		{recordPrefix(tid, EntityTenantMember), func() recordCodec { return &memberRecord{} }},
+		{recordPrefix(tid, EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
+		{recordPrefix(tid, EntityReactor), func() recordCodec { return &reactorRecord{} }},
+		{recordPrefix(tid, EntitySession), func() recordCodec { return &sessionRecord{} }},
+		{recordPrefix(tid, kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
+		{recordPrefix(tid, "count"), func() recordCodec { return &countRecord{} }},
+	}
+}

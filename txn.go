@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -343,24 +342,24 @@ func (t *txn) has(key storeKey) (bool, error) {
 	return raw != nil, err
 }
 
-// getPlain decodes the plain JSON stored at key (a progress marker, which
-// holds nothing secret: see keyspace.go) into dst. It reports false when
-// the key does not exist.
-func (t *txn) getPlain(key storeKey, dst any) (bool, error) {
+// getPlain decodes the plain record stored at key (a progress marker,
+// which holds nothing secret: see keyspace.go) into dst. It reports false
+// when the key does not exist.
+func (t *txn) getPlain(key storeKey, dst recordCodec) (bool, error) {
 	raw, err := t.tx.Get([]byte(key.s))
 	if err != nil || raw == nil {
 		return false, err
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	if err := dst.decodeRecord(key, raw); err != nil {
 		return true, fmt.Errorf("tokenvault: decode %s: %w", key, err)
 	}
 	return true, nil
 }
 
-// putPlain stores v at key as plain JSON, unsealed: only for the progress
+// putPlain stores the record v at key unsealed: only for the progress
 // markers keyspace.go lists, which hold store keys and times.
-func (t *txn) putPlain(key storeKey, v any) error {
-	b, err := json.Marshal(v)
+func (t *txn) putPlain(key storeKey, v recordCodec) error {
+	b, err := v.appendRecord(nil, key)
 	if err != nil {
 		return fmt.Errorf("tokenvault: encode %s: %w", key, err)
 	}
