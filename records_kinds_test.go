@@ -217,7 +217,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
 		{recordKey(fixTenant, EntityReactor, "r"), &reactorRecord{ID: "r", TenantID: fixTenant}},
 		{recordKey(fixTenant, EntitySession, "s"), &sessionRecord{ID: "s", TenantID: fixTenant,
-			Grants: grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
+			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
 		{recordKey(fixTenant, kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
 		{recordKey(fixTenant, kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
