@@ -19,9 +19,9 @@ import (
 // transaction and remembers where it stopped, so a large tenant is done
 // in small steps that never hold the store for long, and a restart resumes
 // rather than starts over. Only ciphertexts change: values, indexes and
-// the audit log stay as they were, except that tokens, log lines and
-// applications still stored in the JSON of their format version 0 are
-// rewritten in the current format (records.go) on the way. One that holds
+// the audit log stay as they were, except that records of the tenant
+// still stored in the JSON of their format version 0 (tenantRecordKinds)
+// are rewritten in the current format (records.go) on the way. One that holds
 // what the current format cannot (a time before year 0 in UTC:
 // checkRecordTimes) is sealed again as it is, still in version 0.
 //
