@@ -209,7 +209,7 @@ func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
 	}
 	rec.KeyHash = t.v.sys.mac([]byte(apiKey))
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
-	if err := t.putRecord(apiKeyLookupKey(rec.KeyHash), ref); err != nil {
+	if err := t.putRecord(apiKeyLookupKey(rec.KeyHash), &ref); err != nil {
 		return err
 	}
 	return t.putRecord(recordKey(rec.TenantID, EntityApplication, rec.ID), rec)

@@ -84,13 +84,6 @@ func (p *principal) covers(perms []string) bool {
 	return true
 }
 
-// keyRef is what an API key lookup entry points to.
-type keyRef struct {
-	TenantID string `json:"t"`
-	Kind     string `json:"k"`
-	ID       string `json:"i"`
-}
-
 // maxKeyLength bounds the work an absurd header can cause.
 const maxKeyLength = 256
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -246,9 +245,8 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 			return errors.New("an index or schedule entry holds a value")
 		}
 	case plainMarker:
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return errors.New("a progress marker is not a JSON object")
+		if err := checkStoredRecord(k, tid, raw); err != nil {
+			return err
 		}
 	case wrappedKeyring:
 		if _, err := v.unwrap(context.Background(), k, raw); err != nil {
@@ -274,6 +272,9 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 		}
 		if _, err := ring.Open([]byte(k+"x"), raw); err == nil {
 			return errors.New("opens bound to another key")
+		}
+		if err := checkStoredRecord(k, tid, pt); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -172,15 +172,6 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	return true, t.log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
 }
 
-// legacyCVCScan is the progress of scheduleLegacyCVCs, stored (sealed with
-// the system keyring) at sysCVCScanKey.
-type legacyCVCScan struct {
-	// Tenant and After are the last token record visited.
-	Tenant string `json:"tenant,omitempty"`
-	After  string `json:"after,omitempty"`
-	Done   bool   `json:"done,omitempty"`
-}
-
 // scheduleLegacyCVCs gives every card stored before cvc retention existed
 // (a cvc without CVCAt) its schedule: it visits every tenant's token
 // records once, sweepBatch a transaction, removing the cvcs already due and

@@ -158,7 +158,7 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 		if err := t.checkCode("", req.Code, "code"); err != nil {
 			return err
 		}
-		return t.putRecord(officialFormulaKey(f.ID), f)
+		return t.putRecord(officialFormulaKey(f.ID), formulaRecordOf(f))
 	})
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func (v *Vault) CreateFormula(ctx context.Context, key string, req FormulaReques
 			return err
 		}
 		out = req.formula(t.v.ids.next(t.now), p.tenantID, p.actor(), t.now)
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, out.ID), out); err != nil {
+		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
@@ -207,7 +207,7 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 	if !validID(id) {
 		return nil, nil
 	}
-	var f Formula
+	var f formulaRecord
 	ok, err := t.getRecord(recordKey(tid, EntityReactorFormula, id), &f)
 	if err == nil && !ok {
 		ok, err = t.getRecord(officialFormulaKey(id), &f)
@@ -215,7 +215,7 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &f, nil
+	return f.api(), nil
 }
 
 func (t *txn) mustFormula(tid, id string) (*Formula, error) {
@@ -277,11 +277,11 @@ func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRe
 				return err
 			}
 			for _, kv := range raws {
-				var f Formula
+				var f formulaRecord
 				if err := t.openRecord(kv.key, kv.raw, &f); err != nil {
 					return err
 				}
-				all = append(all, f)
+				all = append(all, *f.api())
 			}
 		}
 		out = paginate(all, pg, formulaPosition)
@@ -325,7 +325,7 @@ func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRe
 		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
 		now := t.now
 		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, id), out); err != nil {
+		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))

@@ -159,15 +159,6 @@ func (m *fingerprintMemory) dropTenant(tid string) {
 	m.mu.Unlock()
 }
 
-// fingerprintPlace is the record at sysFingerprintsKey: where the index of
-// a store is kept. A store written with the index in memory has no index
-// entries for its newer tokens, so it must never be opened as a shared
-// store (for instance through a wrapper that hides store.SingleProcess):
-// deduplication would miss them.
-type fingerprintPlace struct {
-	InMemory bool `json:"in_memory"`
-}
-
 // errFingerprintsInMemory refuses to open, as a shared store, a store whose
 // fingerprint index is kept in memory.
 var errFingerprintsInMemory = errorf(Invalid, "this store keeps its fingerprint index in memory, as a store one "+
@@ -193,7 +184,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 		return nil
 	}
 	return v.update(ctx, func(t *txn) error {
-		return t.putRecord(sysFingerprintsKey, fingerprintPlace{InMemory: true})
+		return t.putRecord(sysFingerprintsKey, &fingerprintPlace{InMemory: true})
 	})
 }
 

@@ -89,23 +89,6 @@ type IdempotentResponse struct {
 	Body   []byte              `json:"body,omitempty"`
 }
 
-// idempotencyRecord is an idempotency key's claim or kept response, as
-// stored.
-type idempotencyRecord struct {
-	Version     int       `json:"v"`
-	Fingerprint []byte    `json:"fp"`
-	CreatedAt   time.Time `json:"created_at"`
-	ExpiresAt   time.Time `json:"expires_at"`
-	// Claim identifies the run holding the key, until LeaseUntil; empty
-	// once Response is kept.
-	Claim      string              `json:"claim,omitempty"`
-	LeaseUntil time.Time           `json:"lease_until,omitzero"`
-	Response   *IdempotentResponse `json:"response,omitempty"`
-	// Grants is the digest of the caller's grants at the first request
-	// (grantsDigest); empty in records written before it was kept.
-	Grants []byte `json:"grants,omitempty"`
-}
-
 // grantsDigest identifies what p may do: its permissions, its rules and,
 // for a session, its ceilings.
 func grantsDigest(p *principal) []byte {

@@ -64,13 +64,6 @@ type Mailer interface {
 	SendInvitation(ctx context.Context, m InvitationMail) error
 }
 
-// invitationRecord is an invitation as stored, with the keyed hash of its
-// live link token.
-type invitationRecord struct {
-	Invitation
-	TokenHash []byte `json:"token_hash"`
-}
-
 func (i *Invitation) expired(now time.Time) bool { return !now.Before(i.ExpiresAt) }
 
 // at returns the invitation as seen at now: EXPIRED once its time has
@@ -152,10 +145,12 @@ func (v *Vault) CreateInvitation(ctx context.Context, key string, req CreateInvi
 		if err != nil {
 			return err
 		}
-		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &tenant); err != nil {
+		var trec tenantRecord
+		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
-		rec = &invitationRecord{Invitation: Invitation{
+		tenant = trec.api()
+		rec = invitationRecordOf(&Invitation{
 			ID:        t.v.ids.next(t.now),
 			TenantID:  p.tenantID,
 			Email:     req.Email,
@@ -163,13 +158,13 @@ func (v *Vault) CreateInvitation(ctx context.Context, key string, req CreateInvi
 			ExpiresAt: t.now.Add(InvitationLifetime),
 			CreatedBy: p.actorID,
 			CreatedAt: t.now,
-		}}
+		}, nil)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := v.sendInvitation(ctx, &tenant, &rec.Invitation, token); err != nil {
+	if err := v.sendInvitation(ctx, &tenant, ptr(rec.api()), token); err != nil {
 		return nil, err
 	}
 	err = v.update(ctx, func(t *txn) error {
@@ -187,7 +182,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key string, req CreateInvi
 	if err != nil {
 		return nil, err
 	}
-	return &rec.Invitation, nil
+	return ptr(rec.api()), nil
 }
 
 // sendInvitation e-mails the link of inv.
@@ -221,7 +216,7 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 // putInvitation writes an invitation with its link lookup and expiry entry.
 func (t *txn) putInvitation(rec *invitationRecord) error {
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
-	if err := t.putRecord(inviteLookupKey(rec.TokenHash), ref); err != nil {
+	if err := t.putRecord(inviteLookupKey(rec.TokenHash), &ref); err != nil {
 		return err
 	}
 	if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
@@ -316,7 +311,7 @@ func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitat
 			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return nil, err
 			}
-			inv := rec.Invitation.at(t.now)
+			inv := rec.api().at(t.now)
 			return &inv, nil
 		})
 		return err
@@ -337,7 +332,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key, id string) (*Invitation,
 		if err != nil {
 			return err
 		}
-		out = rec.Invitation.at(t.now)
+		out = rec.api().at(t.now)
 		return t.logRead(p, EntityTenantInvitation, id, "Invitation read")
 	})
 	if err != nil {
@@ -397,11 +392,13 @@ func (v *Vault) ResendInvitation(ctx context.Context, key, id string) (*Invitati
 		if err != nil {
 			return err
 		}
-		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &tenant); err != nil {
+		var trec tenantRecord
+		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
+		tenant = trec.api()
 		now := t.now
-		next = rec.Invitation
+		next = rec.api()
 		next.Status = InvitationPending
 		next.ExpiresAt = maxTime(rec.ExpiresAt, now).Add(InvitationLifetime)
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
@@ -421,7 +418,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key, id string) (*Invitati
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.putInvitation(&invitationRecord{Invitation: next, TokenHash: t.inviteMAC(token)}); err != nil {
+		if err := t.putInvitation(invitationRecordOf(&next, t.inviteMAC(token))); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpUpdate, "Invitation resent")
@@ -510,7 +507,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return err
 		}
 		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(rec.TenantID, EntityTenantMember, mid), member); err != nil {
+		if err := t.putRecord(recordKey(rec.TenantID, EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.dropInvitationLinks(rec); err != nil {

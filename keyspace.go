@@ -15,29 +15,36 @@ import (
 // The only values not sealed are the keyrings (wrapped by the key
 // wrapper), the empty index, registry and schedule entries, and the plain
 // progress markers sys/reseal/ and sys/deleting/; TestStoreIsSealed
-// walks a store to hold every other value to its keyring. Keys are built
+// walks a store to hold every other value to its keyring, and every value
+// to its record. Each value is the record named beside it, in its own
+// format (records.go, record_<kind>.go; the JSON of before reads as
+// format version 0). Keys are built
 // only by the constructors below the list, as storeKeys that carry their
 // tenant and whether they touch authentication.
 //
 //	sys/keyring                              system keyring, wrapped by the key wrapper (keywrap.go)
 //	sys/tenant/<tid>                         tenant registry (empty values)
 //	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
+//	                                         (record_keyref.go, also of the three below)
 //	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
 //	sys/invite/<hmac>                        live invitation link token -> sealed keyRef
-//	sys/formula/<id>                         official reactor formulas
+//	sys/formula/<id>                         official reactor formulas (formulaRecord)
 //	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
 //	                                         by the sweeper (empty values; see cvc.go)
 //	sys/cvcscan                              progress of the one scan giving cards stored
 //	                                         before cvc retention their schedule
+//	                                         (legacyCVCScan, record_cvcscan.go)
 //	sys/fingerprints                         where the fingerprint index is kept: in memory
-//	                                         on a store one process holds (fpindex.go)
+//	                                         on a store one process holds (fpindex.go;
+//	                                         fingerprintPlace, record_fingerprints.go)
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
-//	                                         plain JSON: when to start, last key re-sealed
+//	                                         plain resealState (record_reseal.go): when to
+//	                                         start, last key re-sealed
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
-//	                                         plain JSON: phase, prefix and last key visited
-//	                                         (tenant_delete.go)
+//	                                         plain deletionState (record_deleting.go): phase,
+//	                                         prefix and last key visited (tenant_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
 //	sys/ready-probe                          64 KiB of random bytes (not sealed: they
@@ -45,12 +52,17 @@ import (
 //	                                         while the storage is full; left only when
 //	                                         the deletion failed (storage_full.go)
 //	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
-//	tenant/<tid>/tenant                      the tenant record
-//	tenant/<tid>/<kind>/<id>                 records (application, member, ...); an
-//	                                         application in its binary format
-//	                                         (record_application.go; JSON before)
+//	tenant/<tid>/tenant/<tid>                the tenant: a tenantRecord (record_tenant.go)
+//	tenant/<tid>/<kind>/<id>                 records, each in its binary format:
+//	                                         application: applicationRecord, proxy:
+//	                                         proxyRecord, tenant_invitation:
+//	                                         invitationRecord, tenant_member: memberRecord,
+//	                                         reactor: reactorRecord, reactor_formula:
+//	                                         formulaRecord, session: sessionRecord
+//	                                         (record_<kind>.go; JSON before)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
-//	                                         (HMAC of caller and key; idempotency.go)
+//	                                         (HMAC of caller and key; idempotency.go): an
+//	                                         idempotencyRecord (record_idempotency.go)
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
 //	                                         (record_token.go; JSON before version 1)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
@@ -85,7 +97,8 @@ import (
 //	tenant/<tid>/count/tok-t/<type>          how many tokens of the type the tenant holds,
 //	tenant/<tid>/count/tok-c/<hex mac>       and in the indexed container (or below), kept
 //	                                         in the commits that create and remove them
-//	                                         (sealed); the tenant's total is their sum
+//	                                         (sealed countRecords, record_count.go, like
+//	                                         every count); the tenant's total is their sum
 //	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
 //	                                         members or invitations it holds, kept by the
 //	                                         transaction that writes the first version of
@@ -95,7 +108,8 @@ import (
 //	                                         keyring; tenant_count.go)
 //	sys/lists                                the one-time build of the token list indexes
 //	                                         and counts for a store written before them
-//	                                         (sealed, system keyring; token_lists_build.go)
+//	                                         (sealed, system keyring; token_lists_build.go;
+//	                                         listBuild, record_listbuild.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (session_limits.go)

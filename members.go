@@ -31,10 +31,11 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 			return err
 		}
 		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv storedValue) (*TenantMember, error) {
-			var m TenantMember
-			if err := t.openRecord(kv.key, kv.raw, &m); err != nil {
+			var rec memberRecord
+			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return nil, err
 			}
+			m := rec.api()
 			if len(req.UserIDs) > 0 && !slices.Contains(req.UserIDs, m.User.ID) {
 				return nil, nil
 			}
@@ -54,11 +55,11 @@ func (t *txn) members(tid string) ([]TenantMember, error) {
 	}
 	out := make([]TenantMember, 0, len(raws))
 	for _, kv := range raws {
-		var m TenantMember
-		if err := t.openRecord(kv.key, kv.raw, &m); err != nil {
+		var rec memberRecord
+		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 			return nil, err
 		}
-		out = append(out, m)
+		out = append(out, rec.api())
 	}
 	return out, nil
 }
@@ -91,7 +92,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
 		if !validID(id) {
 			return errNotFound("member")
 		}
-		var m TenantMember
+		var m memberRecord
 		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenantMember, id), &m)
 		if err != nil {
 			return err
@@ -119,7 +120,7 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
-		ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &Tenant{})
+		ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &tenantRecord{})
 		if err != nil {
 			return err
 		}

@@ -57,13 +57,6 @@ type ProxyRequest struct {
 	RequireAuth       *bool           `json:"require_auth,omitempty"`
 }
 
-// proxyRecord is a proxy as stored; the key is sealed with the record and
-// looked up by its keyed hash.
-type proxyRecord struct {
-	Proxy
-	KeyHash []byte `json:"key_hash"`
-}
-
 const proxyKeyPrefix = "pxy_"
 
 func newProxyKey() string { return proxyKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
@@ -199,16 +192,16 @@ func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (
 		if err := t.checkProxyApplication(p.tenantID, &req, nil); err != nil {
 			return err
 		}
-		rec := &proxyRecord{Proxy: Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}}
-		req.apply(&rec.Proxy, conf)
-		rec.KeyHash = t.proxyMAC(pkey)
-		if err := t.putRecord(proxyLookupKey(rec.KeyHash), keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		px := &Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}
+		req.apply(px, conf)
+		rec := proxyRecordOf(px, t.proxyMAC(pkey))
+		if err := t.putRecord(proxyLookupKey(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
 		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, rec.ID), rec); err != nil {
 			return err
 		}
-		out = &rec.Proxy
+		out = px
 		return t.log(p.actor(), p.tenantID, EntityProxy, rec.ID, OpCreate, fmt.Sprintf("Proxy %q created", rec.Name))
 	})
 	if err != nil {
@@ -229,7 +222,6 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 	if !ok {
 		return nil, errNotFound("proxy")
 	}
-	rec.fill()
 	return &rec, nil
 }
 
@@ -273,7 +265,7 @@ func (v *Vault) GetProxy(ctx context.Context, key, id string) (*Proxy, error) {
 		if err != nil {
 			return err
 		}
-		out = &rec.Proxy
+		out = rec.api()
 		return t.logRead(p, EntityProxy, id, "Proxy read")
 	})
 	return out, err
@@ -312,11 +304,10 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return nil, err
 			}
-			rec.fill()
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
 				return nil, nil
 			}
-			return &rec.Proxy, nil
+			return rec.api(), nil
 		})
 		return err
 	})
@@ -375,13 +366,15 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		if err := t.checkProxyApplication(p.tenantID, &req, rec.Application); err != nil {
 			return err
 		}
-		req.apply(&rec.Proxy, conf)
+		px := rec.api()
+		req.apply(px, conf)
 		now := t.now
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		px.ModifiedBy, px.ModifiedAt = p.actorID, &now
+		rec = proxyRecordOf(px, rec.KeyHash)
 		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, id), rec); err != nil {
 			return err
 		}
-		out = &rec.Proxy
+		out = px
 		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpUpdate, fmt.Sprintf("Proxy %q %s", rec.Name, verb))
 	})
 	return out, err

@@ -56,21 +56,6 @@ type UpdateReactorRequest struct {
 	Application   *Ref           `json:"application,omitempty"`
 }
 
-// reactorRecord is a reactor as stored.
-type reactorRecord struct {
-	ID            string         `json:"id"`
-	TenantID      string         `json:"tenant_id"`
-	Name          string         `json:"name"`
-	FormulaID     string         `json:"formula_id,omitempty"`
-	Code          string         `json:"code,omitempty"`
-	Configuration map[string]any `json:"configuration"`
-	ApplicationID string         `json:"application_id,omitempty"`
-	CreatedBy     string         `json:"created_by,omitempty"`
-	CreatedAt     time.Time      `json:"created_at"`
-	ModifiedBy    string         `json:"modified_by,omitempty"`
-	ModifiedAt    *time.Time     `json:"modified_at,omitempty"`
-}
-
 // checkConfiguration checks a reactor's configuration against its
 // formula's declarations: every declared name, of its type, and no other.
 // A reactor without a formula takes any configuration.

@@ -11,19 +11,50 @@ import (
 	"github.com/google/uuid"
 )
 
-// Stored records with an encoding of their own.
+// Stored records, each with an encoding of its own.
 //
-// Most records are sealed JSON (putRecord). The hot ones, tokens
-// (record_token.go) and audit log lines (record_log.go), and applications
-// (record_application.go) have a compact binary form of their own,
-// defined field by field in those files and not by any exported type's
-// JSON tags, so that changing the API never changes what is on disk.
-// Every such plaintext starts with a format version byte; the JSON
-// written before these formats existed starts with '{'
-// (0x7b), which no version byte uses, so both still read, and a record in
-// the old form is rewritten in the new one on its next write and by the
-// re-seal pass (reseal.go). Golden fixtures in testdata/records pin every
-// version's bytes (records_test.go).
+// Every value the Vault stores, other than keyrings (wrapped by the key
+// wrapper) and the empty index, registry and schedule entries, is a
+// record: an unexported type of its own (recordCodec), defined field by
+// field in its file, record_<kind>.go, and not by any exported type's
+// JSON tags, so that changing the API never changes what is on disk. The
+// API types are converted to and from their records (recordOf, api).
+// getRecord, openRecord, putRecord, getPlain and putPlain (txn.go) take
+// nothing else, so the compiler holds every stored kind to it.
+//
+//	record_token.go        tokenRecord        tenant/<tid>/token/<id>
+//	record_log.go          logRecord          tenant/<tid>/log/<nanos>/<id>
+//	record_application.go  applicationRecord  tenant/<tid>/application/<id>
+//	record_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
+//	record_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
+//	record_tenant.go       tenantRecord       tenant/<tid>/tenant/<tid>
+//	record_member.go       memberRecord       tenant/<tid>/tenant_member/<id>
+//	record_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
+//	record_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
+//	record_session.go      sessionRecord      tenant/<tid>/session/<id>
+//	record_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
+//	record_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
+//	record_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
+//	record_cvcscan.go      legacyCVCScan      sys/cvcscan
+//	record_listbuild.go    listBuild          sys/lists
+//	record_fingerprints.go fingerprintPlace   sys/fingerprints
+//	record_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
+//	record_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
+//
+// Every record is a compact binary form whose first byte is its format
+// version (1 for all today). The JSON written before these formats
+// existed (format version 0: of the exported type, or of the struct then
+// passed to putRecord) starts with '{' (0x7b), which no version byte
+// uses, so both still read: each record's decodeRecord reads version 0
+// through a type that spells its JSON as it was (<kind>V0). A record in
+// the old form is rewritten in the new one on its next write, and a
+// tenant's records by the re-seal pass (reseal.go, tenantRecordKinds);
+// sys/ records are read as they are until written again. Golden fixtures
+// in testdata/records pin every version's bytes, version 0 included
+// (written by the code of before): records_test.go,
+// record_application_test.go and records_kinds_test.go, with FuzzRecords
+// and FuzzRecordKinds; TestStoreIsSealed holds every value of a store to
+// its family's record in the current version.
 //
 // The encoding is append-style, like encoding/binary's Append functions:
 //
@@ -41,7 +72,7 @@ import (
 // parse is an internal error naming its key (FuzzRecords).
 
 // recordCodec is a stored record with its own encoding: getRecord,
-// openRecord and putRecord use it instead of JSON.
+// openRecord, putRecord, getPlain and putPlain take nothing else.
 type recordCodec interface {
 	// appendRecord appends the record's encoding, for the store key key,
 	// to dst. Fields the key holds (tenant, id) are not stored; it fails

@@ -2,10 +2,8 @@ package tokenvault
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
 )
@@ -21,9 +19,9 @@ import (
 // transaction and remembers where it stopped, so a large tenant is done
 // in small steps that never hold the store for long, and a restart resumes
 // rather than starts over. Only ciphertexts change: values, indexes and
-// the audit log stay as they were, except that tokens, log lines and
-// applications still stored in the JSON of their format version 0 are
-// rewritten in the current format (records.go) on the way. One that holds
+// the audit log stay as they were, except that records of the tenant
+// still stored in the JSON of their format version 0 (tenantRecordKinds)
+// are rewritten in the current format (records.go) on the way. One that holds
 // what the current format cannot (a time before year 0 in UTC:
 // checkRecordTimes) is sealed again as it is, still in version 0.
 //
@@ -35,15 +33,6 @@ import (
 // resealBatch bounds the entries one re-seal transaction visits.
 const resealBatch = 500
 
-// resealState is the value of a tenant's re-seal marker (not sealed: it
-// holds a store key and a time, nothing secret).
-type resealState struct {
-	// NotBefore is when the pass may start.
-	NotBefore time.Time `json:"not_before"`
-	// After is the last key re-sealed; empty: from the start.
-	After string `json:"after,omitempty"`
-}
-
 // dueReseal returns the first tenant whose re-seal may run at now.
 func (t *txn) dueReseal() (tid string, state resealState, found bool, err error) {
 	markers, err := t.scanValues(resealMarkers)
@@ -52,7 +41,7 @@ func (t *txn) dueReseal() (tid string, state resealState, found bool, err error)
 	}
 	for _, m := range markers {
 		var st resealState
-		if json.Unmarshal(m.raw, &st) != nil || !t.now.Before(st.NotBefore) {
+		if st.decodeRecord(m.key, m.raw) != nil || !t.now.Before(st.NotBefore) {
 			return m.rest, st, true, nil
 		}
 	}
@@ -107,17 +96,14 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		active := ks.ring.ActiveTerm()
 		var stale []storedValue
 		all := tenantPrefix(tid)
-		tokens, logs, apps := recordPrefix(tid, kindToken), logPrefix(tid), recordPrefix(tid, EntityApplication)
+		kinds := tenantRecordKinds(tid)
 		// versioned returns, for a key holding a record with format
 		// versions (records.go), a new record of its type, else nil.
 		versioned := func(k string) recordCodec {
-			switch {
-			case strings.HasPrefix(k, tokens.s):
-				return &tokenRecord{}
-			case strings.HasPrefix(k, logs.s):
-				return &logRecord{}
-			case strings.HasPrefix(k, apps.s):
-				return &applicationRecord{}
+			for _, kind := range kinds {
+				if strings.HasPrefix(k, kind.prefix.s) {
+					return kind.zero()
+				}
 			}
 			return nil
 		}
@@ -131,11 +117,9 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			if e.key.s == tenantKeyringKey(tid).s || len(e.raw) == 0 {
 				continue // wrapped by the master key; index entries hold nothing
 			}
-			// Tokens, log lines and applications are opened whatever
-			// their term, to find those still in the JSON of format
-			// version 0.
-			if term, ok := seal.Term(e.raw); !ok || term != active || strings.HasPrefix(e.key.s, tokens.s) ||
-				strings.HasPrefix(e.key.s, logs.s) || strings.HasPrefix(e.key.s, apps.s) {
+			// Records are opened whatever their term, to find those
+			// still in the JSON of format version 0.
+			if term, ok := seal.Term(e.raw); !ok || term != active || versioned(e.key.s) != nil {
 				stale = append(stale, e)
 			}
 		}
@@ -189,7 +173,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true
-		return t.putPlain(resealKey(tid), state)
+		return t.putPlain(resealKey(tid), &state)
 	})
 	return resealed, more, err
 }
@@ -201,7 +185,7 @@ func (t *txn) scheduleReseal(tid string) error {
 	if !t.v.auth.enabled {
 		st.NotBefore = t.now.Add(2 * keyringTTL)
 	}
-	return t.putPlain(resealKey(tid), st)
+	return t.putPlain(resealKey(tid), &st)
 }
 
 // reencode rewrites the plaintext of a record stored at key in format

@@ -40,29 +40,6 @@ type AuthorizeSessionRequest struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
-// sessionRecord is a session as stored.
-type sessionRecord struct {
-	ID            string    `json:"id"`
-	TenantID      string    `json:"tenant_id"`
-	ApplicationID string    `json:"application_id"` // the public application that created it
-	KeyHash       []byte    `json:"key_hash"`
-	NonceHash     []byte    `json:"nonce_hash,omitempty"` // nil once used
-	CreatedAt     time.Time `json:"created_at"`
-	ExpiresAt     time.Time `json:"expires_at"`
-
-	// PendingAddress names the creator's address in the per-address
-	// index of waiting sessions (session_limits.go); "" for sessions
-	// created before that index.
-	PendingAddress string `json:"pending_address,omitempty"`
-
-	Authorized   bool       `json:"authorized"`
-	AuthorizedBy string     `json:"authorized_by,omitempty"`
-	AuthorizedAt *time.Time `json:"authorized_at,omitempty"`
-	Grants       grants     `json:"grants"`
-	// Ceiling is what the authorizer held at authorization.
-	Ceiling grants `json:"ceiling"`
-}
-
 func (s *sessionRecord) expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 
 // sessionKeyPrefix starts every session key, so it cannot be mistaken for an
@@ -128,11 +105,11 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
 			key storeKey
-			v   any
+			v   recordCodec
 		}{
 			{recordKey(rec.TenantID, EntitySession, rec.ID), rec},
-			{apiKeyLookupKey(rec.KeyHash), ref},
-			{nonceLookupKey(rec.NonceHash), ref},
+			{apiKeyLookupKey(rec.KeyHash), &ref},
+			{nonceLookupKey(rec.NonceHash), &ref},
 		} {
 			if err := t.putRecord(w.key, w.v); err != nil {
 				return err

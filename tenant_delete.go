@@ -50,16 +50,6 @@ var lookupPrefixes = []keyPrefix{apiKeyLookups, nonceLookups, inviteLookups, pro
 // schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...
 var schedulePrefixes = []keyPrefix{expirySchedule, cvcSchedule}
 
-// deletionState is the value of a deletion marker (plain JSON, like the
-// re-seal marker: a phase and a store key, nothing secret).
-type deletionState struct {
-	Phase string `json:"phase"`
-	// Prefix is the sys/ prefix being walked in the lookups and schedule
-	// phases; After the last key visited under it.
-	Prefix string `json:"prefix,omitempty"`
-	After  string `json:"after,omitempty"`
-}
-
 // errTenantGone is what reading a tenant whose keyring is gone (a tenant
 // being deleted) returns.
 var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
@@ -108,7 +98,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if !reg {
 			return errNotFound("tenant")
 		}
-		if err := t.putPlain(deletingKey(tid), deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.putPlain(deletingKey(tid), &deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
 		for _, k := range []storeKey{registryKey(tid), tenantKeyringKey(tid), resealKey(tid)} {
@@ -213,7 +203,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err != nil {
 			return err
 		}
-		return t.putPlain(deletingKey(tid), st)
+		return t.putPlain(deletingKey(tid), &st)
 	})
 	return done, err
 }

@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -36,7 +35,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 		var st deletionState
 		s.View(ctx, func(tx store.Tx) error {
 			raw, _ := tx.Get([]byte(deletingKey(tid).s))
-			return json.Unmarshal(raw, &st)
+			return st.decodeRecord(deletingKey(tid), raw)
 		})
 		return st.Phase
 	}

@@ -145,13 +145,13 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		t.addCount(sysTenantCountKey, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(tid, EntityTenant, tid), tenant); err != nil {
+		if err := t.putRecord(recordKey(tid, EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
 			return err
 		}
 		user := req.Owner
 		user.ID = uid
 		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(tid, EntityTenantMember, mid), member); err != nil {
+		if err := t.putRecord(recordKey(tid, EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
@@ -193,13 +193,15 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 		if err != nil {
 			return err
 		}
-		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &out)
+		var rec tenantRecord
+		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &rec)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return errNotFound("tenant")
 		}
+		out = rec.api()
 		return t.logRead(p, EntityTenant, p.tenantID, "Tenant read")
 	})
 	if err != nil {
@@ -264,13 +266,13 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 		}
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {
-			var tenant Tenant
-			ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &tenant)
+			var rec tenantRecord
+			ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &rec)
 			if err != nil {
 				return err
 			}
 			if ok {
-				out.Data = append(out.Data, tenant)
+				out.Data = append(out.Data, rec.api())
 			}
 		}
 		return nil
@@ -299,13 +301,15 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 		if !reg {
 			return errNotFound("tenant")
 		}
-		ok, err := t.getRecord(recordKey(id, EntityTenant, id), &out)
+		var rec tenantRecord
+		ok, err := t.getRecord(recordKey(id, EntityTenant, id), &rec)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return errNotFound("tenant")
 		}
+		out = rec.api()
 		return nil
 	})
 	if err != nil {

@@ -252,11 +252,6 @@ func (t *txn) relist(rec *tokenRecord, delta int64) error {
 	return nil
 }
 
-// countRecord is a kept count, sealed at its count key.
-type countRecord struct {
-	N int64 `json:"n"`
-}
-
 // countDelta is a change to one count, applied when the transaction
 // commits (flushCounts).
 type countDelta struct {

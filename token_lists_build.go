@@ -6,15 +6,6 @@ import (
 	"time"
 )
 
-// listBuild is the progress of buildTokenLists, stored (sealed with the
-// system keyring) at sysListsKey.
-type listBuild struct {
-	// Tenant and After are the last token record listed.
-	Tenant string `json:"tenant,omitempty"`
-	After  string `json:"after,omitempty"`
-	Done   bool   `json:"done,omitempty"`
-}
-
 // listBuildBatch is how many token records one transaction of the build
 // lists.
 const listBuildBatch = 1000

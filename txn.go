@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -206,7 +205,7 @@ func (t *txn) ring(k storeKey) (*seal.Keyring, error) {
 
 // getRecord opens the record at key into dst. It reports false when the key
 // does not exist.
-func (t *txn) getRecord(key storeKey, dst any) (bool, error) {
+func (t *txn) getRecord(key storeKey, dst recordCodec) (bool, error) {
 	raw, err := t.tx.Get([]byte(key.s))
 	if err != nil || raw == nil {
 		return false, err
@@ -215,20 +214,14 @@ func (t *txn) getRecord(key storeKey, dst any) (bool, error) {
 }
 
 // openRecord decrypts and decodes a raw value stored at key.
-func (t *txn) openRecord(key storeKey, raw []byte, dst any) error {
+func (t *txn) openRecord(key storeKey, raw []byte, dst recordCodec) error {
 	b, err := t.open(key, raw)
 	if err != nil {
 		return err
 	}
-	if c, ok := dst.(recordCodec); ok {
-		err = c.decodeRecord(key, b)
-		clear(b) // the plaintext may hold token data
-		if err != nil {
-			return fmt.Errorf("tokenvault: decode %s: %w", key, err)
-		}
-		return nil
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
+	err = dst.decodeRecord(key, b)
+	clear(b) // the plaintext may hold token data
+	if err != nil {
 		return fmt.Errorf("tokenvault: decode %s: %w", key, err)
 	}
 	return nil
@@ -260,9 +253,9 @@ func (t *txn) open(key storeKey, raw []byte) ([]byte, error) {
 }
 
 // putRecord seals v under key with its tenant's active data key, or the
-// system keyring for a key of no tenant: in its own encoding when it has
-// one (a recordCodec, records.go), else as JSON.
-func (t *txn) putRecord(key storeKey, v any) error {
+// system keyring for a key of no tenant, in its record's own encoding
+// (records.go).
+func (t *txn) putRecord(key storeKey, v recordCodec) error {
 	sealed, err := t.sealRecord(key, v)
 	if err != nil {
 		return err
@@ -279,7 +272,7 @@ func (t *txn) putRecord(key storeKey, v any) error {
 // appendRecord is putRecord for a record whose key is new by construction
 // (an audit line): nothing reads it before it is written, so a store may
 // take it as an append (appends.go).
-func (t *txn) appendRecord(key storeKey, v any) error {
+func (t *txn) appendRecord(key storeKey, v recordCodec) error {
 	sealed, err := t.sealRecord(key, v)
 	if err != nil {
 		return err
@@ -289,22 +282,12 @@ func (t *txn) appendRecord(key storeKey, v any) error {
 }
 
 // sealRecord encodes and seals v for key (see putRecord).
-func (t *txn) sealRecord(key storeKey, v any) ([]byte, error) {
-	var b []byte
-	if c, ok := v.(recordCodec); ok {
-		enc, release, err := encodeRecord(c, key)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		b = enc
-	} else {
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("tokenvault: encode %s: %w", key, err)
-		}
-		b = enc
+func (t *txn) sealRecord(key storeKey, v recordCodec) ([]byte, error) {
+	b, release, err := encodeRecord(v, key)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	ring, err := t.ring(key)
 	if err != nil {
 		return nil, err
@@ -359,24 +342,24 @@ func (t *txn) has(key storeKey) (bool, error) {
 	return raw != nil, err
 }
 
-// getPlain decodes the plain JSON stored at key (a progress marker, which
-// holds nothing secret: see keyspace.go) into dst. It reports false when
-// the key does not exist.
-func (t *txn) getPlain(key storeKey, dst any) (bool, error) {
+// getPlain decodes the plain record stored at key (a progress marker,
+// which holds nothing secret: see keyspace.go) into dst. It reports false
+// when the key does not exist.
+func (t *txn) getPlain(key storeKey, dst recordCodec) (bool, error) {
 	raw, err := t.tx.Get([]byte(key.s))
 	if err != nil || raw == nil {
 		return false, err
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	if err := dst.decodeRecord(key, raw); err != nil {
 		return true, fmt.Errorf("tokenvault: decode %s: %w", key, err)
 	}
 	return true, nil
 }
 
-// putPlain stores v at key as plain JSON, unsealed: only for the progress
+// putPlain stores the record v at key unsealed: only for the progress
 // markers keyspace.go lists, which hold store keys and times.
-func (t *txn) putPlain(key storeKey, v any) error {
-	b, err := json.Marshal(v)
+func (t *txn) putPlain(key storeKey, v recordCodec) error {
+	b, err := v.appendRecord(nil, key)
 	if err != nil {
 		return fmt.Errorf("tokenvault: encode %s: %w", key, err)
 	}

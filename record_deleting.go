@@ -1,0 +1,59 @@
+package tokenvault
+
+// The stored form of a tenant's deletion marker (deletionState,
+// tenant_delete.go), at sys/deleting/<tid>: plain, not sealed (a phase
+// and store keys, nothing secret), since it must be read while the
+// tenant's keyring is being removed.
+//
+// Format version 1 (binary; see records.go):
+//
+//	0x01  format version
+//	str   phase
+//	str   prefix
+//	str   after
+//
+// Version 0 is the plain JSON written before (deletionStateV0); it still
+// reads, and the deletion's next step writes version 1.
+const deletingFormat = 1
+
+// deletionState is the value of a deletion marker.
+type deletionState struct {
+	Phase string
+	// Prefix is the sys/ prefix being walked in the lookups and schedule
+	// phases; After the last key visited under it.
+	Prefix string
+	After  string
+}
+
+func (s *deletionState) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+	return appendStr(appendStr(appendStr(append(b, deletingFormat), s.Phase), s.Prefix), s.After), nil
+}
+
+func (s *deletionState) decodeRecord(_ storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v deletionStateV0
+		if err := decodeJSONV0(b, &v, "deletion marker"); err != nil {
+			return err
+		}
+		*s = deletionState(v)
+		return nil
+	}
+	d, err := binaryRecord(b, deletingFormat, "deletion marker")
+	if err != nil {
+		return err
+	}
+	*s = deletionState{Phase: d.str(), Prefix: d.str(), After: d.str()}
+	if err := d.end(); err != nil {
+		*s = deletionState{}
+		return err
+	}
+	return nil
+}
+
+// deletionStateV0 is a deletionState as format version 0 stored it: read,
+// never written (testdata/records/deleting-v0.json).
+type deletionStateV0 struct {
+	Phase  string `json:"phase"`
+	Prefix string `json:"prefix,omitempty"`
+	After  string `json:"after,omitempty"`
+}

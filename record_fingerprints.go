@@ -1,0 +1,63 @@
+package tokenvault
+
+// The stored form of where a store's fingerprint index is kept
+// (fingerprintPlace, fpindex.go), at sys/fingerprints, sealed with the
+// system keyring.
+//
+// Format version 1 (binary; see records.go):
+//
+//	0x01           format version
+//	uvarint flags  1 in memory
+//
+// Version 0 is the JSON written before (fingerprintPlaceV0); it still
+// reads. The record is written once, so a store keeps the version it was
+// first opened with.
+const fingerprintsFormat = 1
+
+const fpInMemory = 1
+
+// fingerprintPlace is the record at sysFingerprintsKey: where the index of
+// a store is kept. A store written with the index in memory has no index
+// entries for its newer tokens, so it must never be opened as a shared
+// store (for instance through a wrapper that hides store.SingleProcess):
+// deduplication would miss them.
+type fingerprintPlace struct {
+	InMemory bool
+}
+
+func (p *fingerprintPlace) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+	var flags uint64
+	if p.InMemory {
+		flags |= fpInMemory
+	}
+	return appendUvarint(append(b, fingerprintsFormat), flags), nil
+}
+
+func (p *fingerprintPlace) decodeRecord(_ storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v fingerprintPlaceV0
+		if err := decodeJSONV0(b, &v, "fingerprint place"); err != nil {
+			return err
+		}
+		*p = fingerprintPlace(v)
+		return nil
+	}
+	d, err := binaryRecord(b, fingerprintsFormat, "fingerprint place")
+	if err != nil {
+		return err
+	}
+	flags := d.uvarint()
+	d.checkFlags(flags, fpInMemory<<1)
+	*p = fingerprintPlace{InMemory: flags&fpInMemory != 0}
+	if err := d.end(); err != nil {
+		*p = fingerprintPlace{}
+		return err
+	}
+	return nil
+}
+
+// fingerprintPlaceV0 is a fingerprintPlace as format version 0 stored it:
+// read, never written (testdata/records/fingerprints-v0.json).
+type fingerprintPlaceV0 struct {
+	InMemory bool `json:"in_memory"`
+}

@@ -1,0 +1,173 @@
+package tokenvault
+
+import (
+	"fmt"
+	"time"
+)
+
+// The stored form of a reactor formula (formulaRecord), at
+// tenant/<tid>/reactor_formula/<id> (a tenant's private formula) and
+// sys/formula/<id> (an official one, sealed with the system keyring).
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  1 modified_at
+//	str   name
+//	str   description
+//	str   type
+//	str   code
+//	list of configuration declarations, each: str name, str description,
+//	      str type
+//	list of request parameters, each: uvarint optional (0 or 1), str
+//	      name, str description, str type
+//	time  created_at
+//	str   created_by
+//	time  modified_at  (flag 1)
+//	str   modified_by
+//
+// The tenant (none for an official formula) and id are the store key's.
+// Version 0 is the JSON of the API's Formula the Vault stored before
+// (formulaRecordV0); it still reads, and a formula in it is written in
+// version 1 on its next write and, for a private one, by the re-seal
+// pass.
+const formulaFormat = 1
+
+const formulaModified = 1
+
+// formulaRecord is a formula as stored.
+type formulaRecord struct {
+	ID                string
+	TenantID          string
+	Name              string
+	Description       string
+	Type              string
+	Code              string
+	Configuration     []ConfigurationDeclaration
+	RequestParameters []RequestParameter
+	CreatedBy         string
+	CreatedAt         time.Time
+	ModifiedBy        string
+	ModifiedAt        *time.Time
+}
+
+// formulaRecordOf is the record of the API's formula.
+func formulaRecordOf(f *Formula) *formulaRecord {
+	return &formulaRecord{ID: f.ID, TenantID: f.TenantID, Name: f.Name, Description: f.Description, Type: f.Type,
+		Code: f.Code, Configuration: f.Configuration, RequestParameters: f.RequestParameters,
+		CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt, ModifiedBy: f.ModifiedBy, ModifiedAt: f.ModifiedAt}
+}
+
+// api is the formula the API shows.
+func (r *formulaRecord) api() *Formula {
+	return &Formula{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Description: r.Description, Type: r.Type,
+		Code: r.Code, Configuration: r.Configuration, RequestParameters: r.RequestParameters,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+}
+
+func (r *formulaRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if r.TenantID == "" {
+		if key.tenant != "" || !hasParts(key.s, officialFormula.s, r.ID) {
+			return b, fmt.Errorf("%w: official formula %s does not belong at this key", errRecord, r.ID)
+		}
+	} else if err := belongsAt(key, EntityReactorFormula, r.TenantID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("formula", &r.CreatedAt, r.ModifiedAt); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.ModifiedAt != nil {
+		flags |= formulaModified
+	}
+	b = appendUvarint(append(b, formulaFormat), flags)
+	b = appendStr(appendStr(appendStr(appendStr(b, r.Name), r.Description), r.Type), r.Code)
+	b = appendList(b, len(r.Configuration), r.Configuration == nil)
+	for _, c := range r.Configuration {
+		b = appendStr(appendStr(appendStr(b, c.Name), c.Description), c.Type)
+	}
+	b = appendList(b, len(r.RequestParameters), r.RequestParameters == nil)
+	for _, p := range r.RequestParameters {
+		var optional uint64
+		if p.Optional {
+			optional = 1
+		}
+		b = appendStr(appendStr(appendStr(appendUvarint(b, optional), p.Name), p.Description), p.Type)
+	}
+	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	if r.ModifiedAt != nil {
+		b = appendTime(b, *r.ModifiedAt)
+	}
+	return appendStr(b, r.ModifiedBy), nil
+}
+
+func (r *formulaRecord) decodeRecord(key storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v formulaRecordV0
+		if err := decodeJSONV0(b, &v, "formula"); err != nil {
+			return err
+		}
+		*r = formulaRecord{Name: v.Name, Description: v.Description, Type: v.Type, Code: v.Code,
+			Configuration: v.Configuration, RequestParameters: v.RequestParameters,
+			CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
+		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		return nil
+	}
+	d, err := binaryRecord(b, formulaFormat, "formula")
+	if err != nil {
+		return err
+	}
+	*r = formulaRecord{ID: keyID(key.s), TenantID: key.tenant}
+	flags := d.uvarint()
+	r.Name, r.Description, r.Type, r.Code = d.str(), d.str(), d.str(), d.str()
+	if n := d.list(); n >= 0 {
+		r.Configuration = make([]ConfigurationDeclaration, n)
+		for i := range r.Configuration {
+			c := &r.Configuration[i]
+			c.Name, c.Description, c.Type = d.str(), d.str(), d.str()
+		}
+	}
+	if n := d.list(); n >= 0 {
+		r.RequestParameters = make([]RequestParameter, n)
+		for i := range r.RequestParameters {
+			p := &r.RequestParameters[i]
+			switch d.uvarint() {
+			case 0:
+			case 1:
+				p.Optional = true
+			default:
+				d.fail("bad optional")
+			}
+			p.Name, p.Description, p.Type = d.str(), d.str(), d.str()
+			if d.err != nil {
+				break
+			}
+		}
+	}
+	r.CreatedAt, r.CreatedBy = d.time(), d.str()
+	r.ModifiedAt = d.optTime(flags, formulaModified)
+	r.ModifiedBy = d.str()
+	d.checkFlags(flags, formulaModified<<1)
+	if err := d.end(); err != nil {
+		*r = formulaRecord{}
+		return err
+	}
+	return nil
+}
+
+// formulaRecordV0 is the JSON of the API's Formula as format version 0
+// stored it: read, never written (testdata/records/formula-v0.json).
+type formulaRecordV0 struct {
+	ID                string                     `json:"id"`
+	TenantID          string                     `json:"tenant_id,omitempty"`
+	Name              string                     `json:"name"`
+	Description       string                     `json:"description,omitempty"`
+	Type              string                     `json:"type"`
+	Code              string                     `json:"code"`
+	Configuration     []ConfigurationDeclaration `json:"configuration"`
+	RequestParameters []RequestParameter         `json:"request_parameters"`
+	CreatedBy         string                     `json:"created_by,omitempty"`
+	CreatedAt         time.Time                  `json:"created_at"`
+	ModifiedBy        string                     `json:"modified_by,omitempty"`
+	ModifiedAt        *time.Time                 `json:"modified_at,omitempty"`
+}

@@ -1,0 +1,133 @@
+package tokenvault
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// The stored form of an idempotency key's claim or kept response
+// (idempotencyRecord), at tenant/<tid>/idempotency/<hmac>.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01             format version
+//	uvarint flags    1 response
+//	uvarint version  the request fingerprint's scheme (Version)
+//	bytes fingerprint
+//	time  created_at
+//	time  expires_at
+//	str   claim
+//	time  lease_until
+//	response (flag 1): varint status, header (records_parts.go), bytes body
+//	bytes grants
+//
+// Version 0 is the JSON written before (idempotencyRecordV0); it still
+// reads, and a record in it is written in version 1 when its response is
+// kept, or by the re-seal pass.
+const idempotencyFormat = 1
+
+const idemResponse = 1
+
+// idempotencyRecord is an idempotency key's claim or kept response, as
+// stored.
+type idempotencyRecord struct {
+	Version     int
+	Fingerprint []byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	// Claim identifies the run holding the key, until LeaseUntil; empty
+	// once Response is kept.
+	Claim      string
+	LeaseUntil time.Time
+	Response   *IdempotentResponse
+	// Grants is the digest of the caller's grants at the first request
+	// (grantsDigest); empty in records written before it was kept.
+	Grants []byte
+}
+
+func (r *idempotencyRecord) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+	if err := checkRecordTimes("idempotency", &r.CreatedAt, &r.ExpiresAt, &r.LeaseUntil); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.Response != nil {
+		flags |= idemResponse
+	}
+	b = appendUvarint(append(b, idempotencyFormat), flags)
+	b = binary.AppendVarint(b, int64(r.Version))
+	b = appendTime(appendTime(appendBytes(b, r.Fingerprint), r.CreatedAt), r.ExpiresAt)
+	b = appendTime(appendStr(b, r.Claim), r.LeaseUntil)
+	if r.Response != nil {
+		b = binary.AppendVarint(b, int64(r.Response.Status))
+		b = appendBytes(appendHeader(b, r.Response.Header), r.Response.Body)
+	}
+	return appendBytes(b, r.Grants), nil
+}
+
+func (r *idempotencyRecord) decodeRecord(_ storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v idempotencyRecordV0
+		if err := decodeJSONV0(b, &v, "idempotency"); err != nil {
+			return err
+		}
+		*r = idempotencyRecord{Version: v.Version, Fingerprint: v.Fingerprint, CreatedAt: v.CreatedAt,
+			ExpiresAt: v.ExpiresAt, Claim: v.Claim, LeaseUntil: v.LeaseUntil, Grants: v.Grants}
+		if v.Response != nil {
+			r.Response = &IdempotentResponse{Status: v.Response.Status, Header: v.Response.Header, Body: v.Response.Body}
+			if len(r.Response.Body) == 0 {
+				r.Response.Body = nil
+			}
+		}
+		if len(r.Fingerprint) == 0 {
+			r.Fingerprint = nil
+		}
+		if len(r.Grants) == 0 {
+			r.Grants = nil
+		}
+		return nil
+	}
+	d, err := binaryRecord(b, idempotencyFormat, "idempotency")
+	if err != nil {
+		return err
+	}
+	*r = idempotencyRecord{}
+	flags := d.uvarint()
+	version := d.varint()
+	if int64(int(version)) != version {
+		d.fail("version out of range")
+	}
+	r.Version = int(version)
+	r.Fingerprint, r.CreatedAt, r.ExpiresAt = d.bytes(), d.time(), d.time()
+	r.Claim, r.LeaseUntil = d.str(), d.time()
+	if flags&idemResponse != 0 {
+		status := d.varint()
+		if int64(int(status)) != status {
+			d.fail("status out of range")
+		}
+		r.Response = &IdempotentResponse{Status: int(status), Header: d.header(), Body: d.bytes()}
+	}
+	r.Grants = d.bytes()
+	d.checkFlags(flags, idemResponse<<1)
+	if err := d.end(); err != nil {
+		*r = idempotencyRecord{}
+		return err
+	}
+	return nil
+}
+
+// idempotencyRecordV0 is an idempotency record as format version 0 stored
+// it: read, never written (testdata/records/idempotency-v0.json).
+type idempotencyRecordV0 struct {
+	Version     int       `json:"v"`
+	Fingerprint []byte    `json:"fp"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	Claim       string    `json:"claim,omitempty"`
+	LeaseUntil  time.Time `json:"lease_until,omitzero"`
+	Response    *struct {
+		Status int                 `json:"status"`
+		Header map[string][]string `json:"header,omitempty"`
+		Body   []byte              `json:"body,omitempty"`
+	} `json:"response,omitempty"`
+	Grants []byte `json:"grants,omitempty"`
+}

@@ -1,0 +1,129 @@
+package tokenvault
+
+import "time"
+
+// The stored form of an invitation (invitationRecord), at
+// tenant/<tid>/tenant_invitation/<id>.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  1 modified_at
+//	str   email
+//	str   status
+//	time  expires_at
+//	bytes token_hash   the keyed hash of the live link token (the token
+//	                   is never stored)
+//	time  created_at
+//	str   created_by
+//	time  modified_at  (flag 1)
+//	str   modified_by
+//
+// The tenant and id are the store key's. Version 0 is the JSON of the
+// API's Invitation with token_hash the Vault stored before
+// (invitationRecordV0); it still reads, and an invitation in it is written
+// in version 1 on its next write and by the re-seal pass.
+const invitationFormat = 1
+
+const invitationModified = 1
+
+// invitationRecord is an invitation as stored, with the keyed hash of its
+// live link token.
+type invitationRecord struct {
+	ID         string
+	TenantID   string
+	Email      string
+	Status     string
+	ExpiresAt  time.Time
+	CreatedBy  string
+	CreatedAt  time.Time
+	ModifiedBy string
+	ModifiedAt *time.Time
+	TokenHash  []byte
+}
+
+// invitationRecordOf is the record of the API's invitation inv, whose link
+// token has the keyed hash tokenHash.
+func invitationRecordOf(inv *Invitation, tokenHash []byte) *invitationRecord {
+	return &invitationRecord{ID: inv.ID, TenantID: inv.TenantID, Email: inv.Email, Status: inv.Status,
+		ExpiresAt: inv.ExpiresAt, CreatedBy: inv.CreatedBy, CreatedAt: inv.CreatedAt,
+		ModifiedBy: inv.ModifiedBy, ModifiedAt: inv.ModifiedAt, TokenHash: tokenHash}
+}
+
+// api is the invitation as stored (see Invitation.at for how it is shown).
+func (r *invitationRecord) api() Invitation {
+	return Invitation{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Status: r.Status, ExpiresAt: r.ExpiresAt,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+}
+
+func (r *invitationRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+
+func (r *invitationRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if err := belongsAt(key, EntityTenantInvitation, r.TenantID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("invitation", &r.ExpiresAt, &r.CreatedAt, r.ModifiedAt); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.ModifiedAt != nil {
+		flags |= invitationModified
+	}
+	b = appendUvarint(append(b, invitationFormat), flags)
+	b = appendStr(appendStr(b, r.Email), r.Status)
+	b = appendBytes(appendTime(b, r.ExpiresAt), r.TokenHash)
+	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	if r.ModifiedAt != nil {
+		b = appendTime(b, *r.ModifiedAt)
+	}
+	return appendStr(b, r.ModifiedBy), nil
+}
+
+func (r *invitationRecord) decodeRecord(key storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v invitationRecordV0
+		if err := decodeJSONV0(b, &v, "invitation"); err != nil {
+			return err
+		}
+		*r = invitationRecord{Email: v.Email, Status: v.Status, ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy,
+			CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt, TokenHash: v.TokenHash}
+		if len(r.TokenHash) == 0 {
+			r.TokenHash = nil
+		}
+		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		return nil
+	}
+	d, err := binaryRecord(b, invitationFormat, "invitation")
+	if err != nil {
+		return err
+	}
+	*r = invitationRecord{ID: keyID(key.s), TenantID: key.tenant}
+	flags := d.uvarint()
+	r.Email, r.Status = d.str(), d.str()
+	r.ExpiresAt, r.TokenHash = d.time(), d.bytes()
+	r.CreatedAt, r.CreatedBy = d.time(), d.str()
+	r.ModifiedAt = d.optTime(flags, invitationModified)
+	r.ModifiedBy = d.str()
+	d.checkFlags(flags, invitationModified<<1)
+	if err := d.end(); err != nil {
+		*r = invitationRecord{}
+		return err
+	}
+	return nil
+}
+
+// invitationRecordV0 is the JSON of the API's Invitation and token_hash as
+// format version 0 stored it: read, never written
+// (testdata/records/invitation-v0.json).
+type invitationRecordV0 struct {
+	ID         string     `json:"id"`
+	TenantID   string     `json:"tenant_id"`
+	Email      string     `json:"email"`
+	Status     string     `json:"status"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	CreatedBy  string     `json:"created_by,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ModifiedBy string     `json:"modified_by,omitempty"`
+	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+	TokenHash  []byte     `json:"token_hash"`
+}

@@ -1,0 +1,60 @@
+package tokenvault
+
+// The stored form of a key lookup entry (keyRef), at sys/apikey/<hmac>,
+// sys/nonce/<hmac>, sys/invite/<hmac> and sys/proxy/<hmac>: the record
+// the secret's keyed hash leads to.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01   format version
+//	str    tenant id
+//	str    kind (application, session, tenant_invitation, proxy)
+//	str    id
+//
+// Version 0 is the JSON written before ({"t":..., "k":..., "i":...};
+// keyRefV0); it still reads, and an entry in it is sealed again as it is
+// by the re-seal pass: lookups are written once, when their record is.
+const keyRefFormat = 1
+
+// keyRef is what a key lookup entry points to.
+type keyRef struct {
+	TenantID string
+	Kind     string
+	ID       string
+}
+
+func (r *keyRef) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+	b = append(b, keyRefFormat)
+	b = appendStr(b, r.TenantID)
+	b = appendStr(b, r.Kind)
+	return appendStr(b, r.ID), nil
+}
+
+func (r *keyRef) decodeRecord(_ storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v keyRefV0
+		if err := decodeJSONV0(b, &v, "key lookup"); err != nil {
+			return err
+		}
+		*r = keyRef(v)
+		return nil
+	}
+	d, err := binaryRecord(b, keyRefFormat, "key lookup")
+	if err != nil {
+		return err
+	}
+	*r = keyRef{TenantID: d.str(), Kind: d.str(), ID: d.str()}
+	if err := d.end(); err != nil {
+		*r = keyRef{}
+		return err
+	}
+	return nil
+}
+
+// keyRefV0 is a keyRef as format version 0 stored it: read, never written
+// (testdata/records/keyref-v0.json).
+type keyRefV0 struct {
+	TenantID string `json:"t"`
+	Kind     string `json:"k"`
+	ID       string `json:"i"`
+}

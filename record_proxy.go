@@ -1,0 +1,191 @@
+package tokenvault
+
+import "time"
+
+// The stored form of a proxy (proxyRecord), at tenant/<tid>/proxy/<id>.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  1 request_transform, 2 response_transform,
+//	               4 application, 8 require_auth, 16 modified_at
+//	str   name
+//	str   key              the proxy key (sealed with the record; it
+//	                       routes, and is shown on every read)
+//	str   destination_url
+//	str   request code     (flag 1)
+//	str   response code    (flag 2)
+//	str   application id   (flag 4)
+//	json  configuration
+//	time  created_at
+//	str   created_by
+//	time  modified_at      (flag 16)
+//	str   modified_by
+//	bytes key_hash         the keyed hash of the key, for its lookup
+//
+// The tenant and id are the store key's; application_id is the
+// application's id again, derived (Proxy.fill). Version 0 is the JSON of
+// the API's Proxy with key_hash the Vault stored before (proxyRecordV0);
+// it still reads, and a proxy in it is written in version 1 on its next
+// write and by the re-seal pass.
+const proxyFormat = 1
+
+const (
+	proxyRequestTransform = 1 << iota
+	proxyResponseTransform
+	proxyApplication
+	proxyRequireAuth
+	proxyModified
+)
+
+// proxyRecord is a proxy as stored; the key is sealed with the record and
+// looked up by its keyed hash.
+type proxyRecord struct {
+	ID                string
+	TenantID          string
+	Name              string
+	Key               string
+	DestinationURL    string
+	RequestTransform  *ProxyTransform
+	ResponseTransform *ProxyTransform
+	Application       *Ref
+	Configuration     map[string]any
+	RequireAuth       bool
+	CreatedBy         string
+	CreatedAt         time.Time
+	ModifiedBy        string
+	ModifiedAt        *time.Time
+	KeyHash           []byte
+}
+
+// proxyRecordOf is the record of the API's proxy p, whose key has the
+// keyed hash keyHash.
+func proxyRecordOf(p *Proxy, keyHash []byte) *proxyRecord {
+	return &proxyRecord{ID: p.ID, TenantID: p.TenantID, Name: p.Name, Key: p.Key, DestinationURL: p.DestinationURL,
+		RequestTransform: p.RequestTransform, ResponseTransform: p.ResponseTransform, Application: p.Application,
+		Configuration: p.Configuration, RequireAuth: p.RequireAuth, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt,
+		ModifiedBy: p.ModifiedBy, ModifiedAt: p.ModifiedAt, KeyHash: keyHash}
+}
+
+// api is the proxy the API shows (ApplicationID filled in).
+func (r *proxyRecord) api() *Proxy {
+	p := &Proxy{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
+		RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
+		Configuration: r.Configuration, RequireAuth: r.RequireAuth, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+	p.fill()
+	return p
+}
+
+func (r *proxyRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if err := belongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("proxy", &r.CreatedAt, r.ModifiedAt); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.RequestTransform != nil {
+		flags |= proxyRequestTransform
+	}
+	if r.ResponseTransform != nil {
+		flags |= proxyResponseTransform
+	}
+	if r.Application != nil {
+		flags |= proxyApplication
+	}
+	if r.RequireAuth {
+		flags |= proxyRequireAuth
+	}
+	if r.ModifiedAt != nil {
+		flags |= proxyModified
+	}
+	b = appendUvarint(append(b, proxyFormat), flags)
+	b = appendStr(appendStr(appendStr(b, r.Name), r.Key), r.DestinationURL)
+	if r.RequestTransform != nil {
+		b = appendStr(b, r.RequestTransform.Code)
+	}
+	if r.ResponseTransform != nil {
+		b = appendStr(b, r.ResponseTransform.Code)
+	}
+	if r.Application != nil {
+		b = appendStr(b, r.Application.ID)
+	}
+	b, err := appendJSON(b, r.Configuration)
+	if err != nil {
+		return b, err
+	}
+	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	if r.ModifiedAt != nil {
+		b = appendTime(b, *r.ModifiedAt)
+	}
+	return appendBytes(appendStr(b, r.ModifiedBy), r.KeyHash), nil
+}
+
+func (r *proxyRecord) decodeRecord(key storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v proxyRecordV0
+		if err := decodeJSONV0(b, &v, "proxy"); err != nil {
+			return err
+		}
+		*r = proxyRecord{Name: v.Name, Key: v.Key, DestinationURL: v.DestinationURL,
+			RequestTransform: v.RequestTransform, ResponseTransform: v.ResponseTransform, Application: v.Application,
+			Configuration: v.Configuration, RequireAuth: v.RequireAuth, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
+			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt, KeyHash: v.KeyHash}
+		if len(r.KeyHash) == 0 {
+			r.KeyHash = nil
+		}
+		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		return nil
+	}
+	d, err := binaryRecord(b, proxyFormat, "proxy")
+	if err != nil {
+		return err
+	}
+	*r = proxyRecord{ID: keyID(key.s), TenantID: key.tenant}
+	flags := d.uvarint()
+	r.Name, r.Key, r.DestinationURL = d.str(), d.str(), d.str()
+	if flags&proxyRequestTransform != 0 {
+		r.RequestTransform = &ProxyTransform{Code: d.str()}
+	}
+	if flags&proxyResponseTransform != 0 {
+		r.ResponseTransform = &ProxyTransform{Code: d.str()}
+	}
+	if flags&proxyApplication != 0 {
+		r.Application = &Ref{ID: d.str()}
+	}
+	r.Configuration = d.jsonMap()
+	r.RequireAuth = flags&proxyRequireAuth != 0
+	r.CreatedAt, r.CreatedBy = d.time(), d.str()
+	r.ModifiedAt = d.optTime(flags, proxyModified)
+	r.ModifiedBy, r.KeyHash = d.str(), d.bytes()
+	d.checkFlags(flags, proxyModified<<1)
+	if err := d.end(); err != nil {
+		*r = proxyRecord{}
+		return err
+	}
+	return nil
+}
+
+// proxyRecordV0 is the JSON of the API's Proxy and key_hash as format
+// version 0 stored it: read, never written
+// (testdata/records/proxy-v0.json). application_id is not read: it is the
+// application's id again.
+type proxyRecordV0 struct {
+	ID                string          `json:"id"`
+	TenantID          string          `json:"tenant_id"`
+	Name              string          `json:"name"`
+	Key               string          `json:"key"`
+	DestinationURL    string          `json:"destination_url"`
+	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
+	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
+	Application       *Ref            `json:"application,omitempty"`
+	ApplicationID     string          `json:"application_id,omitempty"`
+	Configuration     map[string]any  `json:"configuration,omitempty"`
+	RequireAuth       bool            `json:"require_auth"`
+	CreatedBy         string          `json:"created_by,omitempty"`
+	CreatedAt         time.Time       `json:"created_at"`
+	ModifiedBy        string          `json:"modified_by,omitempty"`
+	ModifiedAt        *time.Time      `json:"modified_at,omitempty"`
+	KeyHash           []byte          `json:"key_hash"`
+}

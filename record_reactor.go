@@ -1,0 +1,115 @@
+package tokenvault
+
+import "time"
+
+// The stored form of a reactor (reactorRecord), at
+// tenant/<tid>/reactor/<id>.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  1 modified_at
+//	str   name
+//	str   formula_id      ("" for a reactor with code of its own)
+//	str   code
+//	json  configuration
+//	str   application_id
+//	time  created_at
+//	str   created_by
+//	time  modified_at     (flag 1)
+//	str   modified_by
+//
+// The tenant and id are the store key's. Version 0 is the JSON written
+// before (reactorRecordV0); it still reads, and a reactor in it is
+// written in version 1 on its next write and by the re-seal pass.
+const reactorFormat = 1
+
+const reactorModified = 1
+
+// reactorRecord is a reactor as stored.
+type reactorRecord struct {
+	ID            string
+	TenantID      string
+	Name          string
+	FormulaID     string
+	Code          string
+	Configuration map[string]any
+	ApplicationID string
+	CreatedBy     string
+	CreatedAt     time.Time
+	ModifiedBy    string
+	ModifiedAt    *time.Time
+}
+
+func (r *reactorRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if err := belongsAt(key, EntityReactor, r.TenantID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("reactor", &r.CreatedAt, r.ModifiedAt); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.ModifiedAt != nil {
+		flags |= reactorModified
+	}
+	b = appendUvarint(append(b, reactorFormat), flags)
+	b = appendStr(appendStr(appendStr(b, r.Name), r.FormulaID), r.Code)
+	b, err := appendJSON(b, r.Configuration)
+	if err != nil {
+		return b, err
+	}
+	b = appendStr(b, r.ApplicationID)
+	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	if r.ModifiedAt != nil {
+		b = appendTime(b, *r.ModifiedAt)
+	}
+	return appendStr(b, r.ModifiedBy), nil
+}
+
+func (r *reactorRecord) decodeRecord(key storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v reactorRecordV0
+		if err := decodeJSONV0(b, &v, "reactor"); err != nil {
+			return err
+		}
+		*r = reactorRecord{Name: v.Name, FormulaID: v.FormulaID, Code: v.Code, Configuration: v.Configuration,
+			ApplicationID: v.ApplicationID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
+			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
+		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		return nil
+	}
+	d, err := binaryRecord(b, reactorFormat, "reactor")
+	if err != nil {
+		return err
+	}
+	*r = reactorRecord{ID: keyID(key.s), TenantID: key.tenant}
+	flags := d.uvarint()
+	r.Name, r.FormulaID, r.Code = d.str(), d.str(), d.str()
+	r.Configuration = d.jsonMap()
+	r.ApplicationID = d.str()
+	r.CreatedAt, r.CreatedBy = d.time(), d.str()
+	r.ModifiedAt = d.optTime(flags, reactorModified)
+	r.ModifiedBy = d.str()
+	d.checkFlags(flags, reactorModified<<1)
+	if err := d.end(); err != nil {
+		*r = reactorRecord{}
+		return err
+	}
+	return nil
+}
+
+// reactorRecordV0 is a reactor as format version 0 stored it: read, never
+// written (testdata/records/reactor-v0.json).
+type reactorRecordV0 struct {
+	ID            string         `json:"id"`
+	TenantID      string         `json:"tenant_id"`
+	Name          string         `json:"name"`
+	FormulaID     string         `json:"formula_id,omitempty"`
+	Code          string         `json:"code,omitempty"`
+	Configuration map[string]any `json:"configuration"`
+	ApplicationID string         `json:"application_id,omitempty"`
+	CreatedBy     string         `json:"created_by,omitempty"`
+	CreatedAt     time.Time      `json:"created_at"`
+	ModifiedBy    string         `json:"modified_by,omitempty"`
+	ModifiedAt    *time.Time     `json:"modified_at,omitempty"`
+}

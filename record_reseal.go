@@ -1,0 +1,61 @@
+package tokenvault
+
+import "time"
+
+// The stored form of a tenant's re-seal marker (resealState, reseal.go),
+// at sys/reseal/<tid>: plain, not sealed (it holds a time and a store
+// key, nothing secret), so that the pass finds its tenants without
+// opening anything.
+//
+// Format version 1 (binary; see records.go):
+//
+//	0x01  format version
+//	time  not_before
+//	str   after
+//
+// Version 0 is the plain JSON written before (resealStateV0); it still
+// reads, and the pass's next step writes version 1.
+const resealFormat = 1
+
+// resealState is the value of a tenant's re-seal marker.
+type resealState struct {
+	// NotBefore is when the pass may start.
+	NotBefore time.Time
+	// After is the last key re-sealed; empty: from the start.
+	After string
+}
+
+func (s *resealState) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+	if err := checkRecordTimes("re-seal marker", &s.NotBefore); err != nil {
+		return b, err
+	}
+	return appendStr(appendTime(append(b, resealFormat), s.NotBefore), s.After), nil
+}
+
+func (s *resealState) decodeRecord(_ storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v resealStateV0
+		if err := decodeJSONV0(b, &v, "re-seal marker"); err != nil {
+			return err
+		}
+		*s = resealState(v)
+		return nil
+	}
+	d, err := binaryRecord(b, resealFormat, "re-seal marker")
+	if err != nil {
+		return err
+	}
+	*s = resealState{NotBefore: d.time(), After: d.str()}
+	if err := d.end(); err != nil {
+		*s = resealState{}
+		return err
+	}
+	return nil
+}
+
+// resealStateV0 is a resealState as format version 0 stored it: read,
+// never written (testdata/records/reseal-v0.json).
+type resealStateV0 struct {
+	NotBefore time.Time `json:"not_before"`
+	After     string    `json:"after,omitempty"`
+}

@@ -1,0 +1,167 @@
+package tokenvault
+
+import "time"
+
+// The stored form of a session (sessionRecord), at
+// tenant/<tid>/session/<id>.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  1 authorized, 2 authorized_at
+//	str   application_id   the public application that created it
+//	bytes key_hash         keyed hash of the session key
+//	bytes nonce_hash       keyed hash of the nonce; empty once used
+//	time  created_at
+//	time  expires_at
+//	str   pending_address
+//	str   authorized_by
+//	time  authorized_at    (flag 2)
+//	strs0 grants' permissions, rules grants' rules
+//	strs0 ceiling's permissions, rules ceiling's rules
+//
+// The tenant and id are the store key's. Grants keep nil lists apart
+// from empty ones (records_parts.go): the principal's grants are hashed
+// as JSON (grantsDigest), where they differ. Version 0 is the JSON written
+// before (sessionRecordV0); it still reads, and a session in it is
+// written in version 1 on its next write and by the re-seal pass.
+const sessionFormat = 1
+
+const (
+	sessionAuthorized = 1 << iota
+	sessionAuthorizedAt
+)
+
+// sessionRecord is a session as stored.
+type sessionRecord struct {
+	ID            string
+	TenantID      string
+	ApplicationID string // the public application that created it
+	KeyHash       []byte
+	NonceHash     []byte // nil once used
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+
+	// PendingAddress names the creator's address in the per-address
+	// index of waiting sessions (session_limits.go); "" for sessions
+	// created before that index.
+	PendingAddress string
+
+	Authorized   bool
+	AuthorizedBy string
+	AuthorizedAt *time.Time
+	Grants       grants
+	// Ceiling is what the authorizer held at authorization.
+	Ceiling grants
+}
+
+func (r *sessionRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if err := belongsAt(key, EntitySession, r.TenantID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("session", &r.CreatedAt, &r.ExpiresAt, r.AuthorizedAt); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.Authorized {
+		flags |= sessionAuthorized
+	}
+	if r.AuthorizedAt != nil {
+		flags |= sessionAuthorizedAt
+	}
+	b = appendUvarint(append(b, sessionFormat), flags)
+	b = appendBytes(appendBytes(appendStr(b, r.ApplicationID), r.KeyHash), r.NonceHash)
+	b = appendTime(appendTime(b, r.CreatedAt), r.ExpiresAt)
+	b = appendStr(appendStr(b, r.PendingAddress), r.AuthorizedBy)
+	if r.AuthorizedAt != nil {
+		b = appendTime(b, *r.AuthorizedAt)
+	}
+	b = appendRules(appendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
+	return appendRules(appendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
+}
+
+func (r *sessionRecord) decodeRecord(key storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v sessionRecordV0
+		if err := decodeJSONV0(b, &v, "session"); err != nil {
+			return err
+		}
+		*r = sessionRecord{ApplicationID: v.ApplicationID, KeyHash: v.KeyHash, NonceHash: v.NonceHash,
+			CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, PendingAddress: v.PendingAddress,
+			Authorized: v.Authorized, AuthorizedBy: v.AuthorizedBy, AuthorizedAt: v.AuthorizedAt,
+			Grants:  grants{Permissions: v.Grants.Permissions, Rules: rulesFromV0(v.Grants.Rules)},
+			Ceiling: grants{Permissions: v.Ceiling.Permissions, Rules: rulesFromV0(v.Ceiling.Rules)}}
+		if len(r.KeyHash) == 0 {
+			r.KeyHash = nil
+		}
+		if len(r.NonceHash) == 0 {
+			r.NonceHash = nil
+		}
+		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		return nil
+	}
+	d, err := binaryRecord(b, sessionFormat, "session")
+	if err != nil {
+		return err
+	}
+	*r = sessionRecord{ID: keyID(key.s), TenantID: key.tenant}
+	flags := d.uvarint()
+	r.ApplicationID, r.KeyHash, r.NonceHash = d.str(), d.bytes(), d.bytes()
+	r.CreatedAt, r.ExpiresAt = d.time(), d.time()
+	r.PendingAddress, r.AuthorizedBy = d.str(), d.str()
+	r.Authorized = flags&sessionAuthorized != 0
+	r.AuthorizedAt = d.optTime(flags, sessionAuthorizedAt)
+	r.Grants.Permissions, r.Grants.Rules = d.strs0(), d.rules()
+	r.Ceiling.Permissions, r.Ceiling.Rules = d.strs0(), d.rules()
+	d.checkFlags(flags, sessionAuthorizedAt<<1)
+	if err := d.end(); err != nil {
+		*r = sessionRecord{}
+		return err
+	}
+	return nil
+}
+
+// sessionRecordV0 is a session as format version 0 stored it: read, never
+// written (testdata/records/session-v0.json).
+type sessionRecordV0 struct {
+	ID             string     `json:"id"`
+	TenantID       string     `json:"tenant_id"`
+	ApplicationID  string     `json:"application_id"`
+	KeyHash        []byte     `json:"key_hash"`
+	NonceHash      []byte     `json:"nonce_hash,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
+	PendingAddress string     `json:"pending_address,omitempty"`
+	Authorized     bool       `json:"authorized"`
+	AuthorizedBy   string     `json:"authorized_by,omitempty"`
+	AuthorizedAt   *time.Time `json:"authorized_at,omitempty"`
+	Grants         grantsV0   `json:"grants"`
+	Ceiling        grantsV0   `json:"ceiling"`
+}
+
+// grantsV0 is grants as format version 0 of a session stored them, the
+// rules as applications' version 0 stored theirs (accessRuleV0).
+type grantsV0 struct {
+	Permissions []string       `json:"permissions"`
+	Rules       []accessRuleV0 `json:"rules"`
+}
+
+// rulesFromV0 converts rules of version 0, nil lists kept nil (unlike an
+// application's, which version 1 of a session keeps apart).
+func rulesFromV0(v []accessRuleV0) []AccessRule {
+	if v == nil {
+		return nil
+	}
+	rules := make([]AccessRule, len(v))
+	for i, x := range v {
+		rules[i] = AccessRule{Description: x.Description, Priority: x.Priority, Container: x.Container,
+			Transform: x.Transform, Permissions: x.Permissions}
+		if x.Conditions != nil {
+			rules[i].Conditions = make([]Condition, len(x.Conditions))
+			for j, c := range x.Conditions {
+				rules[i].Conditions[j] = Condition(c)
+			}
+		}
+	}
+	return rules
+}

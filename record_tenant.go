@@ -1,0 +1,107 @@
+package tokenvault
+
+import "time"
+
+// The stored form of a tenant (tenantRecord), at tenant/<tid>/tenant/<tid>.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  1 modified_at
+//	str   name
+//	str   owner_id
+//	time  created_at
+//	str   created_by
+//	time  modified_at  (flag 1)
+//	str   modified_by
+//
+// The id is the store key's. Version 0 is the JSON of the API's Tenant the
+// Vault stored before (tenantRecordV0); it still reads, and a tenant in it
+// is written in version 1 on its next write and by the re-seal pass.
+const tenantFormat = 1
+
+const tenantModified = 1
+
+// tenantRecord is a tenant as stored.
+type tenantRecord struct {
+	ID         string
+	Name       string
+	OwnerID    string
+	CreatedBy  string
+	CreatedAt  time.Time
+	ModifiedBy string
+	ModifiedAt *time.Time
+}
+
+// tenantRecordOf is the record of the API's tenant.
+func tenantRecordOf(t *Tenant) *tenantRecord {
+	return &tenantRecord{ID: t.ID, Name: t.Name, OwnerID: t.OwnerID, CreatedBy: t.CreatedBy,
+		CreatedAt: t.CreatedAt, ModifiedBy: t.ModifiedBy, ModifiedAt: t.ModifiedAt}
+}
+
+// api is the tenant the API shows.
+func (r *tenantRecord) api() Tenant {
+	return Tenant{ID: r.ID, Name: r.Name, OwnerID: r.OwnerID, CreatedBy: r.CreatedBy,
+		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+}
+
+func (r *tenantRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+	if err := belongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("tenant", &r.CreatedAt, r.ModifiedAt); err != nil {
+		return b, err
+	}
+	var flags uint64
+	if r.ModifiedAt != nil {
+		flags |= tenantModified
+	}
+	b = appendUvarint(append(b, tenantFormat), flags)
+	b = appendStr(appendStr(b, r.Name), r.OwnerID)
+	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	if r.ModifiedAt != nil {
+		b = appendTime(b, *r.ModifiedAt)
+	}
+	return appendStr(b, r.ModifiedBy), nil
+}
+
+func (r *tenantRecord) decodeRecord(key storeKey, b []byte) error {
+	if isJSONV0(b) {
+		var v tenantRecordV0
+		if err := decodeJSONV0(b, &v, "tenant"); err != nil {
+			return err
+		}
+		*r = tenantRecord{Name: v.Name, OwnerID: v.OwnerID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
+			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
+		r.ID = key.tenant // the key is what the seal authenticated
+		return nil
+	}
+	d, err := binaryRecord(b, tenantFormat, "tenant")
+	if err != nil {
+		return err
+	}
+	*r = tenantRecord{ID: key.tenant}
+	flags := d.uvarint()
+	r.Name, r.OwnerID = d.str(), d.str()
+	r.CreatedAt, r.CreatedBy = d.time(), d.str()
+	r.ModifiedAt = d.optTime(flags, tenantModified)
+	r.ModifiedBy = d.str()
+	d.checkFlags(flags, tenantModified<<1)
+	if err := d.end(); err != nil {
+		*r = tenantRecord{}
+		return err
+	}
+	return nil
+}
+
+// tenantRecordV0 is the JSON of the API's Tenant as format version 0
+// stored it: read, never written (testdata/records/tenant-v0.json).
+type tenantRecordV0 struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	OwnerID    string     `json:"owner_id"`
+	CreatedBy  string     `json:"created_by,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ModifiedBy string     `json:"modified_by,omitempty"`
+	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+}

@@ -1,0 +1,325 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// recordV0 is the JSON the code before record format version 1 stored rec
+// as (the version 0 types of record_<kind>.go, and of tokens, log lines
+// and applications), for a test to write a store as that code did.
+func recordV0(t *testing.T, key storeKey, rec recordCodec) []byte {
+	t.Helper()
+	var v any
+	switch r := rec.(type) {
+	case *tokenRecord:
+		v = r.v0()
+	case *logRecord:
+		v = r.api(key) // a log line's JSON was its stored form
+	case *applicationRecord:
+		v = applicationRecordV0FromRecord(r)
+	case *keyRef:
+		v = keyRefV0(*r)
+	case *countRecord:
+		v = countRecordV0(*r)
+	case *legacyCVCScan:
+		v = legacyCVCScanV0(*r)
+	case *listBuild:
+		v = listBuildV0(*r)
+	case *fingerprintPlace:
+		v = fingerprintPlaceV0(*r)
+	case *resealState:
+		v = resealStateV0(*r)
+	case *deletionState:
+		v = deletionStateV0(*r)
+	case *tenantRecord:
+		v = tenantRecordV0(*r)
+	case *invitationRecord:
+		v = invitationRecordV0(*r)
+	case *formulaRecord:
+		v = formulaRecordV0(*r)
+	case *reactorRecord:
+		v = reactorRecordV0(*r)
+	case *memberRecord:
+		m := memberRecordV0{ID: r.ID, TenantID: r.TenantID, Role: r.Role, CreatedAt: r.CreatedAt}
+		m.User.ID, m.User.Email, m.User.FirstName, m.User.LastName, m.User.Picture = r.UserID, r.Email, r.FirstName, r.LastName, r.Picture
+		v = m
+	case *proxyRecord:
+		v = proxyRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
+			RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
+			ApplicationID: r.api().ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
+			CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash}
+	case *sessionRecord:
+		g := func(g grants) grantsV0 {
+			out := grantsV0{Permissions: g.Permissions}
+			if g.Rules != nil {
+				out.Rules = applicationRecordV0FromRecord(&applicationRecord{Rules: g.Rules}).Rules
+			}
+			return out
+		}
+		v = sessionRecordV0{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, KeyHash: r.KeyHash,
+			NonceHash: r.NonceHash, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PendingAddress: r.PendingAddress,
+			Authorized: r.Authorized, AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt,
+			Grants: g(r.Grants), Ceiling: g(r.Ceiling)}
+	case *idempotencyRecord:
+		x := idempotencyRecordV0{Version: r.Version, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt,
+			ExpiresAt: r.ExpiresAt, Claim: r.Claim, LeaseUntil: r.LeaseUntil, Grants: r.Grants}
+		if r.Response != nil {
+			x.Response = &struct {
+				Status int                 `json:"status"`
+				Header map[string][]string `json:"header,omitempty"`
+				Body   []byte              `json:"body,omitempty"`
+			}{r.Response.Status, r.Response.Header, r.Response.Body}
+		}
+		v = x
+	default:
+		t.Fatalf("no version 0 form for %T", rec)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// storedRecord is one record of a store walk: its key, raw value and
+// decoded record.
+type storedRecord struct {
+	key storeKey
+	raw []byte
+	pt  []byte
+	rec recordCodec
+}
+
+// walkRecords decodes every sealed or plain value of the store.
+func walkRecords(t *testing.T, v *Vault) map[string]storedRecord {
+	t.Helper()
+	out := map[string]storedRecord{}
+	err := v.view(context.Background(), func(tx *txn) error {
+		var raws []storedRecord
+		err := tx.tx.Scan(nil, nil, 0, func(k, raw []byte) error {
+			raws = append(raws, storedRecord{key: storeKey{s: string(k)}, raw: append([]byte(nil), raw...)})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, sr := range raws {
+			family, tid := familyOf(sr.key.s)
+			zero, ok := storedRecords[family]
+			if !ok || len(sr.raw) == 0 {
+				continue
+			}
+			sr.key.tenant = tid
+			if storedFamilies[family] == plainMarker {
+				sr.pt = sr.raw
+			} else if sr.pt, err = tx.open(sr.key, sr.raw); err != nil {
+				if tid != "" && errors.Is(err, ErrNotFound) {
+					continue // a tenant being deleted: its keyring is gone
+				}
+				return err
+			}
+			sr.rec = zero()
+			if err := sr.rec.decodeRecord(sr.key, sr.pt); err != nil {
+				t.Errorf("%s: %v", sr.key, err)
+			}
+			out[sr.key.s] = sr
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLegacyRecordKinds: a store whose every record is in the JSON the
+// code before format version 1 wrote (every family of keys, written by
+// the workload of TestStoreIsSealed, then rewritten as version 0) reads as
+// it did: each record decodes to what it was, and the API answers the
+// same; a write rewrites what it touches in version 1, and the re-seal
+// pass every tenant record.
+func TestLegacyRecordKinds(t *testing.T) {
+	ctx := context.Background()
+	mk := make([]byte, 32)
+	rand.Read(mk)
+	s := memory.New()
+	var mu sync.Mutex
+	clock := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	v, err := Open(ctx, Options{
+		Store: s, MasterKey: mk, Now: now, SweepInterval: -1,
+		Mailer: discardMailer{}, TrustedCodeInProcess: true,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	runSealedWorkload(t, ctx, v, now(), must)
+
+	// A tenant of this test's own, whose answers are compared.
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Mine", Owner: User{Email: "me@example.com", LastName: "Me"}})
+	must("CreateTenant", err)
+	mgmt := boot.Application.Key
+	priv, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "priv", Type: Private,
+		Permissions: []string{PermTokenCreate, PermTokenRead}})
+	must("CreateApplication", err)
+	pub, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "pub", Type: Public, Permissions: []string{PermTokenCreate}})
+	must("CreateApplication public", err)
+	authorized, err := v.CreateSession(ctx, pub.Key)
+	must("CreateSession", err)
+	must("AuthorizeSession", v.AuthorizeSession(ctx, priv.Key, AuthorizeSessionRequest{Nonce: authorized.Nonce,
+		Permissions: []string{PermTokenCreate}}))
+	waiting, err := v.CreateSession(ctx, pub.Key)
+	must("CreateSession", err)
+	_, err = v.CreateProxy(ctx, mgmt, ProxyRequest{Name: "px", DestinationURL: "https://example.com/in",
+		Configuration: map[string]any{"a": 1, "b": []any{"x", true}}})
+	must("CreateProxy", err)
+	const code = `module.exports = async function (req) { return {raw: {}}; };`
+	f, err := v.CreateFormula(ctx, mgmt, FormulaRequest{Name: "own", Code: code,
+		Configuration:     []ConfigurationDeclaration{{Name: "K", Type: "string"}},
+		RequestParameters: []RequestParameter{{Name: "n", Type: "number", Optional: true}}})
+	must("CreateFormula", err)
+	_, err = v.CreateReactor(ctx, mgmt, CreateReactorRequest{Name: "r", Formula: &Ref{ID: f.ID}, Configuration: map[string]any{"K": "v"}})
+	must("CreateReactor", err)
+	_, err = v.CreateInvitation(ctx, mgmt, CreateInvitationRequest{Email: "ada@example.com"})
+	must("CreateInvitation", err)
+	idem := func() (*IdempotentResponse, bool, error) {
+		return v.Idempotent(ctx, priv.Key, "k1", IdempotentRequest{Operation: "POST /tokens", Body: []byte(`{}`)},
+			func(context.Context) (*IdempotentResponse, error) {
+				return &IdempotentResponse{Status: 201, Header: map[string][]string{"X-A": {"1"}}, Body: []byte(`{"id":"y"}`)}, nil
+			})
+	}
+	first, _, err := idem()
+	must("Idempotent", err)
+
+	answers := func() map[string]any {
+		t.Helper()
+		out := map[string]any{}
+		var err error
+		if out["tenant"], err = v.GetTenant(ctx, mgmt); err != nil {
+			t.Fatal(err)
+		}
+		if out["tenants"], err = v.ListTenants(ctx, PageRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if out["members"], err = v.ListMembers(ctx, mgmt, ListMembersRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if out["proxies"], err = v.ListProxies(ctx, mgmt, ListProxiesRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if out["formulas"], err = v.ListFormulas(ctx, mgmt, ListFormulasRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if out["reactors"], err = v.ListReactors(ctx, mgmt, ListReactorsRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if out["invitations"], err = v.ListInvitations(ctx, mgmt, ListInvitationsRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if out["applications"], err = v.ListApplications(ctx, mgmt, ListApplicationsRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := answers()
+	records := walkRecords(t, v)
+
+	// Write every record as the code before format version 1 did, and
+	// void the auth cache, so that keys are read from these records.
+	err = v.update(ctx, func(tx *txn) error {
+		for _, sr := range records {
+			b := recordV0(t, sr.key, sr.rec)
+			if family, _ := familyOf(sr.key.s); storedFamilies[family] == plainMarker {
+				if err := tx.tx.Put([]byte(sr.key.s), b); err != nil {
+					return err
+				}
+				continue
+			}
+			ring, err := tx.ring(sr.key)
+			if err != nil {
+				return err
+			}
+			if err := tx.tx.Put([]byte(sr.key.s), ring.Seal([]byte(sr.key.s), b)); err != nil {
+				return err
+			}
+		}
+		tx.authChanged = true
+		return nil
+	})
+	must("downgrade", err)
+
+	// Every record is in version 0 now, and decodes to what it was.
+	old := walkRecords(t, v)
+	if len(old) != len(records) {
+		t.Fatalf("%d records after the downgrade, %d before", len(old), len(records))
+	}
+	for k, sr := range old {
+		if !isJSONV0(sr.pt) {
+			t.Errorf("%s: not downgraded (%q...)", k, sr.pt[:1])
+		}
+		if diff := cmp.Diff(records[k].rec, sr.rec, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s in version 0 decodes differently (-v1 +v0):\n%s", k, diff)
+		}
+	}
+	if diff := cmp.Diff(before, answers()); diff != "" {
+		t.Errorf("a store of version 0 answers differently (-v1 +v0):\n%s", diff)
+	}
+	// Keys authenticate through their lookups and records of version 0:
+	// the authorized session creates a token, the waiting one is
+	// authorized, the kept response is replayed.
+	if _, err := v.CreateToken(ctx, authorized.SessionKey, TokenRequest{Type: TypeToken, Data: "x"}); err != nil {
+		t.Errorf("the authorized session on version 0 records: %v", err)
+	}
+	if err := v.AuthorizeSession(ctx, priv.Key, AuthorizeSessionRequest{Nonce: waiting.Nonce, Permissions: []string{PermTokenCreate}}); err != nil {
+		t.Errorf("authorizing a session of version 0: %v", err)
+	}
+	if again, replayed, err := idem(); err != nil || !replayed || !cmp.Equal(first, again) {
+		t.Errorf("idempotent replay from version 0: %+v, %v, %v; want %+v replayed", again, replayed, err, first)
+	}
+
+	// The re-seal pass writes every tenant record in version 1.
+	must("RotateDataKey", v.RotateDataKey(ctx, mgmt))
+	mu.Lock()
+	clock = clock.Add(time.Hour)
+	mu.Unlock()
+	for {
+		n, err := v.Reseal(ctx)
+		must("Reseal", err)
+		if n == 0 {
+			break
+		}
+	}
+	var sysV0 int
+	for k, sr := range walkRecords(t, v) {
+		_, tid := familyOf(k)
+		switch {
+		case tid != "" && isJSONV0(sr.pt):
+			t.Errorf("%s: still in version 0 after the re-seal pass", k)
+		case tid == "" && isJSONV0(sr.pt):
+			sysV0++ // sys/ records stay as they are until written again
+		}
+	}
+	t.Logf("sys/ records still in version 0 (read as they are): %d", sysV0)
+	if diff := cmp.Diff(before, answers(), cmpopts.IgnoreFields(Tenant{}, "ModifiedAt", "ModifiedBy")); diff != "" {
+		t.Errorf("after the re-seal pass (-before +after):\n%s", diff)
+	}
+}
