@@ -198,7 +198,8 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 }
 
 // logRead records that p read the data of an entity, and is the one place
-// that decides how reads are audited. The policy (doc.go, "Behaviour"):
+// that decides how reads are audited. The policy (docs/internals.md, "Decisions where
+// the specification is silent"):
 // a single read (get) of any resource is logged with operation "read" as
 // p's tenant's line; so is every token whose data a list, search,
 // detokenization or deduplicated create hands back, one line per token;
