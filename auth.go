@@ -246,7 +246,7 @@ func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
 }
 
 // AuthenticateOperator applies the failed-authentication throttle
-// (Options.AuthFailuresPerMinute, per [CallInfo].ClientAddress) to a
+// (Options.Limits.AuthFailuresPerMinute, per [CallInfo].ClientAddress) to a
 // credential the host checks itself, such as package httpapi's operator
 // key: a false answer of valid counts as a failed authentication. A valid
 // credential is never refused by the throttle, from any address. It

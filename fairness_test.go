@@ -25,9 +25,9 @@ var fairnessCases = []fairnessCase{{workers: 6, busy: 3}, {workers: 10, busy: 8}
 
 func fairnessOptions(c fairnessCase) func(*tokenvault.Options) {
 	return func(o *tokenvault.Options) {
-		o.CodeTimeout = 30 * time.Second
-		o.CodeWorkers = c.workers
-		o.CodeConcurrencyPerTenant = 2
+		o.Code.Timeout = 30 * time.Second
+		o.Code.Workers = c.workers
+		o.Code.ConcurrencyPerTenant = 2
 	}
 }
 

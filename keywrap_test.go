@@ -116,10 +116,10 @@ func TestRotateKeyWrapper(t *testing.T) {
 			defer s.Close()
 			key := newMasterKey()
 			open := func(o tokenvault.Options) (*tokenvault.Vault, error) {
-				o.Store, o.SweepInterval = s, -1
+				o.Store, o.Retention.SweepInterval = s, -1
 				return tokenvault.Open(ctx, o)
 			}
-			v, err := open(tokenvault.Options{MasterKey: key})
+			v, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: key}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,13 +138,13 @@ func TestRotateKeyWrapper(t *testing.T) {
 			wantWrappedBy(t, v, "test-aes", 3)
 			v.Close()
 
-			if _, err := open(tokenvault.Options{MasterKey: key}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: key}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 				t.Errorf("Open with the old master key = %v, want ErrWrongMasterKey", err)
 			}
-			if _, err := open(tokenvault.Options{KeyWrapper: hsm, MasterKey: key}); err == nil {
+			if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm, MasterKey: key}}); err == nil {
 				t.Error("Open with KeyWrapper and MasterKey succeeded, want an error")
 			}
-			v, err = open(tokenvault.Options{KeyWrapper: hsm})
+			v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm}})
 			if err != nil {
 				t.Fatalf("Open with the new wrapper alone: %v", err)
 			}
@@ -156,10 +156,10 @@ func TestRotateKeyWrapper(t *testing.T) {
 			}
 			wantWrappedBy(t, v, "local", 3)
 			v.Close()
-			if _, err := open(tokenvault.Options{KeyWrapper: hsm}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 				t.Errorf("Open with the HSM wrapper after moving back = %v, want ErrWrongMasterKey", err)
 			}
-			v, err = open(tokenvault.Options{MasterKey: back})
+			v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: back}})
 			if err != nil {
 				t.Fatalf("Open with the new local key: %v", err)
 			}
@@ -175,7 +175,7 @@ func TestRotateKeyWrapper(t *testing.T) {
 func TestRotateKeyWrapperInterrupted(t *testing.T) {
 	s := memory.New()
 	key := newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestRotateKeyWrapperInterrupted(t *testing.T) {
 	}
 	// Committed, then crashed before the operator's files changed: both
 	// wrappers given, the rotation runs again.
-	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, PreviousKeyWrappers: []tokenvault.KeyWrapper{old}, SweepInterval: -1})
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm, PreviousWrappers: []tokenvault.KeyWrapper{old}}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestRotateKeyWrapperInterrupted(t *testing.T) {
 func TestWrongKeyWrapperChangesNothing(t *testing.T) {
 	s := memory.New()
 	hsm := newAESWrapper(t)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +216,10 @@ func TestWrongKeyWrapperChangesNothing(t *testing.T) {
 	v.Close()
 	before := dump(t, s)
 	for name, o := range map[string]tokenvault.Options{
-		"another key of the same kind": {KeyWrapper: newAESWrapper(t)},
-		"a local key":                  {MasterKey: newMasterKey()},
+		"another key of the same kind": {Keys: tokenvault.KeyOptions{Wrapper: newAESWrapper(t)}},
+		"a local key":                  {Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}},
 	} {
-		o.Store, o.SweepInterval = s, -1
+		o.Store, o.Retention.SweepInterval = s, -1
 		_, err := tokenvault.Open(ctx, o)
 		if !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 			t.Errorf("%s: Open = %v, want ErrWrongMasterKey", name, err)
@@ -236,7 +236,7 @@ func TestWrongKeyWrapperChangesNothing(t *testing.T) {
 func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	s := memory.New()
 	key := newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,10 +273,10 @@ func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	}
 	tokens := map[string][2]string{"old": {k, id}}
 
-	if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: newAESWrapper(t), SweepInterval: -1}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+	if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: newAESWrapper(t)}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Errorf("Open of a legacy store without its master key = %v, want ErrWrongMasterKey", err)
 	}
-	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatalf("Open of a legacy store: %v", err)
 	}
@@ -295,7 +295,7 @@ func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	}
 	wantWrappedBy(t, v, "test-aes", 2)
 	v.Close()
-	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, SweepInterval: -1})
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,8 +61,11 @@ func newPGPairWith(t *testing.T, wrapB func(store.Store) store.Store) *pgPair {
 				st = wrapB(s)
 			}
 			v, err := tokenvault.Open(ctx, tokenvault.Options{
-				Store: st, MasterKey: key, Now: p.clock.Now, SweepInterval: -1,
-				Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+				Store:     st,
+				Now:       p.clock.Now,
+				Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+				Keys:      tokenvault.KeyOptions{MasterKey: key},
+				Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 			})
 			if err != nil {
 				errs[i] = err

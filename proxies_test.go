@@ -366,7 +366,7 @@ func TestProxyDestinationFailures(t *testing.T) {
 	// With the default outbound policy, private destinations are refused:
 	// http to loopback when the proxy is saved, any address when it is
 	// called (the dial is refused before TLS).
-	strict := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	strict := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Outbound.AllowPrivateDestinations = false })
 	live := newDestination(t)
 	_, err = strict.v.CreateProxy(ctx, strict.mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: live.srv.URL})
 	wantField(t, err, "destination_url")

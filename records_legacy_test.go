@@ -38,8 +38,13 @@ func newLegacyVault(t *testing.T) *legacyVault {
 	mk := make([]byte, 32)
 	rand.Read(mk)
 	lv := &legacyVault{s: memory.New(), clock: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	v, err := Open(ctx, Options{Store: lv.s, MasterKey: mk, SweepInterval: -1, Now: lv.now,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	v, err := Open(ctx, Options{
+		Store:     lv.s,
+		Now:       lv.now,
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:      KeyOptions{MasterKey: mk},
+		Retention: RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

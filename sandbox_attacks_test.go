@@ -53,10 +53,10 @@ const (
 )
 
 func attackOptions(o *tokenvault.Options) {
-	o.CodeTimeout = attackTimeout
-	o.CodeMemoryBytes = 64 << 20
-	o.CodeWorkers = 6
-	o.CodeConcurrencyPerTenant = 3
+	o.Code.Timeout = attackTimeout
+	o.Code.MemoryBytes = 64 << 20
+	o.Code.Workers = 6
+	o.Code.ConcurrencyPerTenant = 3
 }
 
 // neighbour is a second tenant with a trivial reactor, invoked in a loop

@@ -41,7 +41,7 @@ func TestKeysOfOneKindDoNotWorkAsAnother(t *testing.T) {
 // process, which on a busy machine took longer than the 300 ms this test
 // once allowed.
 func TestSandboxContainsHostileCode(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 3 * time.Second })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.Timeout = 3 * time.Second })
 	other := e.tenant(t, "Other")
 	otherApp, _ := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "o", Type: tokenvault.Private, Permissions: []string{"token:create"}})
 	otherTok, err := e.v.CreateToken(ctx, otherApp.Key, tokenvault.TokenRequest{Type: "token", Data: "other-tenant-secret"})
@@ -112,11 +112,17 @@ func TestSecretsNeverLeak(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	master := newMasterKey()
 	audit := newAuditReceivers(t)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Logger: logger,
-		Mailer: &fakeMailer{}, AllowPrivateDestinations: true,
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Store:     memory.New(),
+		Logger:    logger,
+		Mailer:    &fakeMailer{},
+		Keys:      tokenvault.KeyOptions{MasterKey: master},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 		// The reactor below prints a length, no secret: its line proves debug output is captured.
-		LogCodeConsole: true,
-		AuditSinks:     audit.sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+		Code:        tokenvault.CodeOptions{LogConsole: true},
+		Outbound:    tokenvault.OutboundOptions{AllowPrivateDestinations: true},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: audit.sinks, Interval: 50 * time.Millisecond, Backoff: 20 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

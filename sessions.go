@@ -86,12 +86,12 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // nonce with AuthorizeSession; the session expires SessionLifetime after
 // creation unless the authorization says otherwise.
 //
-// One public application creates at most Options.SessionsPerApplication
+// One public application creates at most Options.Limits.SessionsPerApplication
 // sessions a second from one client address (a burst of
 // SessionBurstSeconds' worth; past it the call is RateLimited). Sessions
 // not yet authorized are capped per application and address
-// (Options.MaxPendingSessionsPerAddress) and per application
-// (Options.MaxPendingSessionsPerApplication): a creation past a cap evicts
+// (Options.Limits.MaxPendingSessionsPerAddress) and per application
+// (Options.Limits.MaxPendingSessionsPerApplication): a creation past a cap evicts
 // the oldest waiting session of that address, or of the application,
 // instead of being refused, so a flood from one holder of the public key
 // never stops other users (see session_limits.go).

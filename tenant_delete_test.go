@@ -203,7 +203,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			mailer := &fakeMailer{}
 			clock := newClock()
 			key := newMasterKey()
-			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: singleProcessFaults{fs}, MasterKey: key, Now: clock.Now, SweepInterval: -1, Mailer: mailer})
+			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: singleProcessFaults{fs}, Now: clock.Now, Mailer: mailer, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +232,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bs.Close()
-			v, err = tokenvault.Open(ctx, tokenvault.Options{Store: bs, MasterKey: key, Now: clock.Now, SweepInterval: -1, Mailer: mailer})
+			v, err = tokenvault.Open(ctx, tokenvault.Options{Store: bs, Now: clock.Now, Mailer: mailer, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -87,8 +87,13 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 	s = memory.New()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	open = func() *Vault {
-		v, err := Open(ctx, Options{Store: s, MasterKey: mk, SweepInterval: -1, Now: func() time.Time { return now },
-			Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+		v, err := Open(ctx, Options{
+			Store:     s,
+			Now:       func() time.Time { return now },
+			Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+			Keys:      KeyOptions{MasterKey: mk},
+			Retention: RetentionOptions{SweepInterval: -1},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ import (
 // fingerprint_expression together with data replaces the data whole (not
 // merged), so that the answer does not depend on the stored fields. A card
 // patch sending a cvc starts a new retention window for it (see
-// Options.CVCRetention).
+// Options.Retention.CVC).
 func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if refused(err) {

@@ -99,7 +99,7 @@ func VerifyWebhook(secret string, body []byte, signature string) bool {
 // with a callback_url is Unavailable (retry later) for that tenant only, so
 // one tenant cannot pile up goroutines without limit or take what others
 // need. The runs themselves share the tenant's code slots
-// (Options.CodeConcurrencyPerTenant) with its synchronous calls; a
+// (Options.Code.ConcurrencyPerTenant) with its synchronous calls; a
 // webhook being delivered or retried holds no slot and no worker.
 const (
 	// MaxAsyncInvocations bounds a tenant's asynchronous invocations

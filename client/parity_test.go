@@ -33,7 +33,7 @@ func newParity(t *testing.T) *parity {
 	ctx := context.Background()
 	master := make([]byte, 32)
 	rand.Read(master)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, AllowPrivateDestinations: true})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

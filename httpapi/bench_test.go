@@ -27,7 +27,7 @@ func BenchmarkTokenizeHandler(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			key := make([]byte, 32)
 			rand.Read(key)
-			v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+			v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				b.Fatal(err)
 			}

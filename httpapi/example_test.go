@@ -22,7 +22,7 @@ func ExampleNew() {
 	ctx := context.Background()
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: masterKey}})
 	if err != nil {
 		panic(err)
 	}

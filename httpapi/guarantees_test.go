@@ -29,7 +29,7 @@ func newDirect(t *testing.T) *direct {
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenva
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
-	vo := tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1, AllowPrivateDestinations: true}
+	vo := tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}}
 	for _, o := range vaultOptions {
 		o(&vo)
 	}

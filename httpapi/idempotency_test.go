@@ -206,7 +206,7 @@ func (c *fixedClock) Advance(d time.Duration) {
 // Retry-After in whole seconds, rounded up.
 func TestRateLimitsOverHTTP(t *testing.T) {
 	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.RatePerKey = clock.Now, 0.25 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.Limits.RatePerKey = clock.Now, 0.25 })
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create"}})
 	wantStatus(t, "the first call", s.do(t, "POST", "/tokenize", key, `{"a": "b"}`), http.StatusCreated)
 	r := s.do(t, "POST", "/tokenize", key, `{"a": "b"}`)
@@ -231,7 +231,7 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 // still served.
 func TestAuthFailuresOverHTTP(t *testing.T) {
 	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock.Now, 2 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.Limits.AuthFailuresPerMinute = clock.Now, 2 })
 	for i := range 2 {
 		// A spoofed X-Forwarded-For changes nothing.
 		r := s.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113."+string(rune('1'+i)))
@@ -249,7 +249,7 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 
 	// Behind a trusted proxy, the forwarded address counts.
 	clock2 := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	p := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock2.Now, 1 })
+	p := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Now, o.Limits.AuthFailuresPerMinute = clock2.Now, 1 })
 	wantStatus(t, "a wrong key from A", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "10.0.0.1, 203.0.113.1"), http.StatusUnauthorized)
 	wantStatus(t, "A again", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.1"), http.StatusTooManyRequests)
 	wantStatus(t, "B", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.2"), http.StatusUnauthorized)
@@ -260,7 +260,7 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 // POST /sessions is 429 with Retry-After.
 func TestSessionLimitsOverHTTP(t *testing.T) {
 	clock := &fixedClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.SessionsPerApplication = clock.Now, 0.2 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.Limits.SessionsPerApplication = clock.Now, 0.2 })
 	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 	for range tokenvault.SessionBurstSeconds / 5 { // 0.2 a second: a burst of 2
 		wantStatus(t, "a session within the burst", s.do(t, "POST", "/sessions", pub, nil), http.StatusCreated)

@@ -154,7 +154,7 @@ func TestOperatorKeyIsolation(t *testing.T) {
 // failed-authentication throttle of the client's address; the operator
 // key itself is never refused by it.
 func TestOperatorKeyThrottled(t *testing.T) {
-	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 2 })
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 2 })
 	for range 2 {
 		wantStatus(t, "a wrong operator key", s.do(t, "GET", "/operator/tenants", "wrong-wrong-wrong-wrong", nil), http.StatusUnauthorized)
 	}
@@ -186,7 +186,7 @@ func TestOperatorBackupOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		o.Store, master = st, o.MasterKey
+		o.Store, master = st, o.Keys.MasterKey
 	})
 	_, key := s.app(t, map[string]any{"name": "rw", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:read"}}}})
@@ -206,7 +206,7 @@ func TestOperatorBackupOverHTTP(t *testing.T) {
 	if err := os.WriteFile(path, r.body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: path, MasterKey: master, SweepInterval: -1})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatalf("Open(backup): %v", err)
 	}
@@ -264,7 +264,7 @@ func TestOperatorBackupOutlivesWriteTimeout(t *testing.T) {
 	}
 	defer st.Close()
 	master := make([]byte, 32)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: master, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,10 @@ import (
 // reactor calls over HTTP succeed meanwhile.
 func TestAnonymousProxyCannotHurtTheServer(t *testing.T) {
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) {
-		o.CodeTimeout = 2 * time.Second
-		o.CodeMemoryBytes = 64 << 20
-		o.CodeWorkers = 6
-		o.CodeConcurrencyPerTenant = 3
+		o.Code.Timeout = 2 * time.Second
+		o.Code.MemoryBytes = 64 << 20
+		o.Code.Workers = 6
+		o.Code.ConcurrencyPerTenant = 3
 	})
 	// The neighbour: a second tenant with a trivial reactor.
 	boot, err := s.v.CreateTenant(t.Context(), tokenvault.CreateTenantRequest{Name: "Neighbour"})

@@ -65,10 +65,14 @@ func newFixture(t *testing.T) *fixture {
 		master[i] = byte(i + 1)
 	}
 	v, err := tokenvault.Open(ctx, tokenvault.Options{
-		Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: master, Now: c.Now, SweepInterval: -1,
-		AllowPrivateDestinations: true, WebhookBackoff: time.Millisecond,
-		CodeTimeout: 2 * time.Second, Metrics: m,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Path:      filepath.Join(t.TempDir(), "vault.db"),
+		Now:       c.Now,
+		Metrics:   m,
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:      tokenvault.KeyOptions{MasterKey: master},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+		Code:      tokenvault.CodeOptions{Timeout: 2 * time.Second},
+		Outbound:  tokenvault.OutboundOptions{AllowPrivateDestinations: true, WebhookBackoff: time.Millisecond},
 	})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -514,9 +518,14 @@ func (failSink) Deliver(context.Context, []tokenvault.AuditEvent) error {
 func TestAuditExportGauges(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	c := &clock{t: time.Now().UTC()}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: make([]byte, 32),
-		Now: c.Now, SweepInterval: -1, AuditSinks: []tokenvault.AuditSink{stuckSink{}, okSink{}, failSink{}},
-		AuditExportBackoff: 10 * time.Millisecond, Metrics: prommetrics.New(reg)})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Path:        filepath.Join(t.TempDir(), "vault.db"),
+		Now:         c.Now,
+		Metrics:     prommetrics.New(reg),
+		Keys:        tokenvault.KeyOptions{MasterKey: make([]byte, 32)},
+		Retention:   tokenvault.RetentionOptions{SweepInterval: -1},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{stuckSink{}, okSink{}, failSink{}}, Backoff: 10 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

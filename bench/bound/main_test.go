@@ -113,7 +113,7 @@ func vaultServer(t *testing.T, st *bolt.Store) (string, string) {
 	ctx := context.Background()
 	master := make([]byte, 32)
 	rand.Read(master)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: master})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, Keys: tokenvault.KeyOptions{MasterKey: master}})
 	if err != nil {
 		t.Fatal(err)
 	}

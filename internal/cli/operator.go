@@ -419,7 +419,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, MasterKey: master, KeyWrapper: kw, SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, Logger: slog.New(slog.DiscardHandler), Keys: tokenvault.KeyOptions{MasterKey: master, Wrapper: kw}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		needs, named := tokenvault.NeededKey(err)
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) && kw != nil {

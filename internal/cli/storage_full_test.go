@@ -24,8 +24,12 @@ func TestReadinessFailsWhileStorageIsFull(t *testing.T) {
 	fs := storetest.NewFaultStore(memory.New())
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: fs, MasterKey: masterKey,
-		SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
+		Store:     fs,
+		Logger:    slog.New(slog.DiscardHandler),
+		Keys:      tokenvault.KeyOptions{MasterKey: masterKey},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
