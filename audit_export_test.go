@@ -73,7 +73,7 @@ func (s *captureSink) events() []tokenvault.AuditEvent {
 }
 
 // allLogs lists every log line of the tenant key's tenant, by id.
-func allLogs(t *testing.T, v *tokenvault.Vault, key string) map[string]tokenvault.Log {
+func allLogs(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential) map[string]tokenvault.Log {
 	t.Helper()
 	out := map[string]tokenvault.Log{}
 	req := tokenvault.ListLogsRequest{PageRequest: tokenvault.PageRequest{Size: tokenvault.MaxPageSize}}
@@ -157,7 +157,7 @@ func openWithSinks(t *testing.T, s store.Store, master []byte, now func() time.T
 	return v
 }
 
-func tokenizeN(t *testing.T, v *tokenvault.Vault, key string, n int) {
+func tokenizeN(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential, n int) {
 	t.Helper()
 	for i := range n {
 		if _, err := v.Tokenize(ctx, key, tokenvault.TokenRequest{Type: "token", Data: i}); err != nil {
@@ -527,7 +527,7 @@ func TestAuditExportBacklogCountedAtOpen(t *testing.T) {
 // tenantWithCreator creates a tenant named name and, in it, an application
 // that may create tokens: it returns the tenant's management key and the
 // application's key.
-func tenantWithCreator(t *testing.T, v *tokenvault.Vault, name string) (mgmt, creator string) {
+func tenantWithCreator(t *testing.T, v *tokenvault.Vault, name string) (mgmt, creator tokenvault.Credential) {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
 	if err != nil {

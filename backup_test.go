@@ -29,7 +29,7 @@ type tokenizeLoad struct {
 	done  sync.WaitGroup
 }
 
-func startTokenizeLoad(v *tokenvault.Vault, key string, workers int) *tokenizeLoad {
+func startTokenizeLoad(v *tokenvault.Vault, key tokenvault.Credential, workers int) *tokenizeLoad {
 	l := &tokenizeLoad{stop: make(chan struct{})}
 	l.more = sync.NewCond(&l.mu)
 	for w := range workers {

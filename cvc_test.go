@@ -382,7 +382,7 @@ func TestCVCRetentionOfCardsStoredBefore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		get := func(k, id string) string {
+		get := func(k tokenvault.Credential, id string) string {
 			t.Helper()
 			got, err := e.v.GetToken(ctx, k, id)
 			if err != nil {

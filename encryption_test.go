@@ -73,7 +73,7 @@ func TestBoltFileHoldsNoPlaintext(t *testing.T) {
 	// No short strings: hex store keys (HMACs, times) contain any four
 	// digits by chance now and then.
 	for _, secret := range []string{"Plaintext Tenant Name", "plain.owner@example.com", "Plaintext Application Name",
-		"token:read", "application:create", boot.Application.Key, app.Key, string(key),
+		"token:read", "application:create", string(boot.Application.Key), string(app.Key), string(key),
 		"078-05-1120", "4000056655665556", "Plaintext-Meta-Key", "plaintext-meta-value"} {
 		if bytes.Contains(raw, []byte(secret)) {
 			t.Errorf("the bbolt file contains %q in plaintext", secret[:min(len(secret), 12)])

@@ -177,7 +177,7 @@ func (req *FormulaRequest) formula(id, tid string, by actor, now time.Time) *For
 // CreateFormula creates a private formula of the caller's tenant. Requires
 // reactor:create. Returns Invalid (with the line of a syntax error),
 // Unprocessable (code that does not export a function).
-func (v *Vault) CreateFormula(ctx context.Context, key string, req FormulaRequest) (*Formula, error) {
+func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRequest) (*Formula, error) {
 	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func (t *txn) mustFormula(tid, id string) (*Formula, error) {
 
 // GetFormula returns a formula of the caller's tenant or an official one.
 // Requires reactor:read.
-func (v *Vault) GetFormula(ctx context.Context, key, id string) (*Formula, error) {
+func (v *Vault) GetFormula(ctx context.Context, key Credential, id string) (*Formula, error) {
 	var out *Formula
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorRead)
@@ -259,7 +259,7 @@ func formulaPosition(f Formula) string {
 
 // ListFormulas returns the official formulas, then the caller's tenant's,
 // oldest first. Requires reactor:read.
-func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRequest) (*Page[Formula], error) {
+func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormulasRequest) (*Page[Formula], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -305,7 +305,7 @@ func (t *txn) mustOwnFormula(tid, id string) (*Formula, error) {
 
 // UpdateFormula replaces a private formula. Reactors configured with it use
 // the new code from their next invocation. Requires reactor:update.
-func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRequest) (*Formula, error) {
+func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, req FormulaRequest) (*Formula, error) {
 	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
 		return nil, err
 	}
@@ -335,7 +335,7 @@ func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRe
 
 // DeleteFormula deletes a private formula that no reactor uses (Conflict
 // otherwise). Requires reactor:delete.
-func (v *Vault) DeleteFormula(ctx context.Context, key, id string) error {
+func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorDelete)
 		if err != nil {

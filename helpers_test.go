@@ -58,8 +58,8 @@ type env struct {
 	store store.Store
 	clock *clock
 	boot  *tokenvault.TenantBootstrap
-	mgmt  string // the bootstrap management key
-	key   []byte // the master key
+	mgmt  tokenvault.Credential // the bootstrap management key
+	key   []byte                // the master key
 }
 
 // forEachStore runs fn once per store implementation.

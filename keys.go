@@ -233,7 +233,7 @@ func cmpBool(a, b bool) int {
 // written from now on are sealed with it, and records sealed with older
 // terms still open until Reseal (run by the background sweeper) has sealed
 // them again with the new one. Requires tenant:update.
-func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
+func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 	v.wrapMu.RLock()
 	defer v.wrapMu.RUnlock()
 	var rotated *keySet

@@ -58,7 +58,7 @@ func (w *aesWrapper) Unwrap(_ context.Context, k tokenvault.WrappedKey, aad []by
 
 // tokenizeOne creates a tenant and an application in v and tokenizes one
 // value; it returns the application's key and the token's id.
-func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey, id string) {
+func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey tokenvault.Credential, id string) {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "t " + value})
 	if err != nil {
@@ -82,7 +82,7 @@ func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey, id st
 func wantReadable(t *testing.T, v *tokenvault.Vault, what string, tokens map[string][2]string) {
 	t.Helper()
 	for value, kid := range tokens {
-		tok, err := v.GetToken(ctx, kid[0], kid[1])
+		tok, err := v.GetToken(ctx, tokenvault.Credential(kid[0]), kid[1])
 		if err != nil {
 			t.Errorf("%s: GetToken(%s) = %v", what, value, err)
 			continue
@@ -125,7 +125,7 @@ func TestRotateKeyWrapper(t *testing.T) {
 			}
 			tokens := map[string][2]string{}
 			k, id := tokenizeOne(t, v, "before")
-			tokens["before"] = [2]string{k, id}
+			tokens["before"] = [2]string{string(k), id}
 			wantWrappedBy(t, v, "local", 2)
 
 			hsm := newAESWrapper(t)
@@ -133,7 +133,7 @@ func TestRotateKeyWrapper(t *testing.T) {
 				t.Fatalf("RotateKeyWrapper: %v", err)
 			}
 			k, id = tokenizeOne(t, v, "during") // online: the same Vault serves on
-			tokens["during"] = [2]string{k, id}
+			tokens["during"] = [2]string{string(k), id}
 			wantReadable(t, v, "after rotating to test-aes", tokens)
 			wantWrappedBy(t, v, "test-aes", 3)
 			v.Close()
@@ -198,7 +198,7 @@ func TestRotateKeyWrapperInterrupted(t *testing.T) {
 	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
 		t.Fatalf("RotateKeyWrapper again: %v", err)
 	}
-	wantReadable(t, v, "after the rotation ran twice", map[string][2]string{"x": {k, id}})
+	wantReadable(t, v, "after the rotation ran twice", map[string][2]string{"x": {string(k), id}})
 	wantWrappedBy(t, v, "test-aes", 2)
 	v.Close()
 }
@@ -271,7 +271,7 @@ func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("stripping envelopes: %v (%d keyrings)", err, n)
 	}
-	tokens := map[string][2]string{"old": {k, id}}
+	tokens := map[string][2]string{"old": {string(k), id}}
 
 	if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: newAESWrapper(t)}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Errorf("Open of a legacy store without its master key = %v, want ErrWrongMasterKey", err)

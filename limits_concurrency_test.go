@@ -77,12 +77,15 @@ func TestLimitsHoldUnderConcurrency(t *testing.T) {
 			return func(i int) error { _, err := e.v.GetTenant(from("192.0.2.1"), key); return err }, "ok"
 		}},
 		{"per tenant", func(o *tokenvault.Options) { o.Limits.RatePerTenant = burst }, func(t *testing.T, e *env) (func(int) error, string) {
-			keys := []string{e.app(t, tokenvault.Management, "tenant:read").Key, e.app(t, tokenvault.Management, "tenant:read").Key}
+			keys := []tokenvault.Credential{e.app(t, tokenvault.Management, "tenant:read").Key, e.app(t, tokenvault.Management, "tenant:read").Key}
 			e.clock.Advance(time.Second) // refill what creating them took
 			return func(i int) error { _, err := e.v.GetTenant(from("192.0.2.1"), keys[i%2]); return err }, "ok"
 		}},
 		{"failed authentications per address", func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = burst }, func(t *testing.T, e *env) (func(int) error, string) {
-			return func(i int) error { _, err := e.v.GetTenant(from("192.0.2.1"), fmt.Sprint("key_wrong_", i)); return err },
+			return func(i int) error {
+					_, err := e.v.GetTenant(from("192.0.2.1"), tokenvault.Credential(fmt.Sprint("key_wrong_", i)))
+					return err
+				},
 				tokenvault.Unauthenticated.String()
 		}},
 		{"sessions per application and address", func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = burst / tokenvault.SessionBurstSeconds }, func(t *testing.T, e *env) (func(int) error, string) {

@@ -258,7 +258,7 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
 // without a type, a type or id holding "/" or a control character, an end
 // date not after the start date, a page, size or start that is not one).
-func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (*Page[Log], error) {
+func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsRequest) (*Page[Log], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -395,7 +395,7 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 }
 
 // EntityTypes lists the entity types logs refer to. Requires log:read.
-func (v *Vault) EntityTypes(ctx context.Context, key string) ([]EntityType, error) {
+func (v *Vault) EntityTypes(ctx context.Context, key Credential) ([]EntityType, error) {
 	err := v.view(ctx, func(t *txn) error {
 		_, err := t.authorize(key, PermLogRead)
 		return err

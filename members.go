@@ -16,7 +16,7 @@ type ListMembersRequest struct {
 // ListMembers returns the members of the caller's tenant, oldest first, at
 // most MaxMemberPageSize a page. Requires tenant:member:read. List reads are
 // not logged.
-func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequest) (*Page[TenantMember], error) {
+func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembersRequest) (*Page[TenantMember], error) {
 	pg, err := req.PageRequest.resolve(MaxMemberPageSize)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
 // Membership reports the user is not a member, which is all the access a
 // member has. The OWNER cannot be removed (Conflict). Requires
 // tenant:member:delete.
-func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
+func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantMemberDelete)
 		if err != nil {

@@ -99,7 +99,7 @@ func (p *pgPair) tenant(t *testing.T) *tokenvault.TenantBootstrap {
 
 // pgCreator creates, on v, a private application that may create tokens and
 // read them revealed.
-func pgCreator(t *testing.T, v *tokenvault.Vault, mgmt string) *tokenvault.Application {
+func pgCreator(t *testing.T, v *tokenvault.Vault, mgmt tokenvault.Credential) *tokenvault.Application {
 	t.Helper()
 	app, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{
 		Name: "creator", Type: tokenvault.Private,

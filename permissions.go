@@ -17,7 +17,7 @@ type Permission struct {
 // choices. Any valid key may call it; nothing of the tenant is revealed.
 //
 // Returns Invalid for an unknown type, Unauthenticated.
-func (v *Vault) ListPermissions(ctx context.Context, key string, typ ApplicationType) ([]Permission, error) {
+func (v *Vault) ListPermissions(ctx context.Context, key Credential, typ ApplicationType) ([]Permission, error) {
 	if typ != "" && !typ.valid() {
 		return nil, invalidField("application_type", "must be private, public or management")
 	}

@@ -184,7 +184,7 @@ func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref)
 // The application may be given as req.Application or req.ApplicationID
 // (Invalid on application_id when both are given and differ); the answer
 // carries both.
-func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (*Proxy, error) {
+func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyRequest) (*Proxy, error) {
 	pkey := newProxyKey()
 	var out *Proxy
 	err := v.updateChecked(ctx, func(t *txn) error {
@@ -262,7 +262,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 }
 
 // GetProxy returns a proxy of the caller's tenant. Requires proxy:read.
-func (v *Vault) GetProxy(ctx context.Context, key, id string) (*Proxy, error) {
+func (v *Vault) GetProxy(ctx context.Context, key Credential, id string) (*Proxy, error) {
 	var out *Proxy
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyRead)
@@ -289,7 +289,7 @@ type ListProxiesRequest struct {
 
 // ListProxies returns the proxies of the caller's tenant, oldest first.
 // Requires proxy:read.
-func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequest) (*Page[Proxy], error) {
+func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxiesRequest) (*Page[Proxy], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -325,7 +325,7 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 
 // UpdateProxy replaces a proxy's settings; its key stays. Requires
 // proxy:update.
-func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyRequest) (*Proxy, error) {
+func (v *Vault) UpdateProxy(ctx context.Context, key Credential, id string, req ProxyRequest) (*Proxy, error) {
 	return v.changeProxy(ctx, key, id, func(*proxyRecord) (ProxyRequest, error) { return req, nil }, "updated")
 }
 
@@ -333,7 +333,7 @@ func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyReques
 // Requires proxy:update. A patch naming only application or only
 // application_id replaces the application whole (null removes it); naming
 // both, they must agree.
-func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
+func (v *Vault) PatchProxy(ctx context.Context, key Credential, id string, patch json.RawMessage) error {
 	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "application_id", "configuration", "require_auth")
 	if err != nil {
 		return err
@@ -353,7 +353,7 @@ func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMe
 	return err
 }
 
-func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
+func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
 	var out *Proxy
 	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyUpdate)
@@ -389,7 +389,7 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 
 // DeleteProxy deletes a proxy; its key stops working at once. Requires
 // proxy:delete.
-func (v *Vault) DeleteProxy(ctx context.Context, key, id string) error {
+func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyDelete)
 		if err != nil {

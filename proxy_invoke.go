@@ -31,7 +31,7 @@ type ProxyCall struct {
 	ProxyKey string
 	// APIKey is the caller's SVC-API-KEY; required unless the proxy has
 	// require_auth false.
-	APIKey string
+	APIKey Credential
 	// Method is one of ProxyMethods; "" means GET.
 	Method string
 	// Path is the suffix after /proxy, decoded: "" or starting with "/".

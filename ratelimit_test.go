@@ -27,7 +27,7 @@ func TestRatePerKey(t *testing.T) {
 	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.RatePerKey = 2 })
 	ctx := context.Background()
 	a, b := e.app(t, tokenvault.Private, "token:create"), e.app(t, tokenvault.Private, "token:create")
-	create := func(key string) error {
+	create := func(key tokenvault.Credential) error {
 		_, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "x"})
 		return err
 	}
@@ -52,7 +52,7 @@ func TestRatePerKey(t *testing.T) {
 func TestRatePerTenant(t *testing.T) {
 	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.RatePerTenant = 3 })
 	ctx := context.Background()
-	keys := []string{e.app(t, tokenvault.Private, "token:create").Key, e.app(t, tokenvault.Private, "token:create").Key}
+	keys := []tokenvault.Credential{e.app(t, tokenvault.Private, "token:create").Key, e.app(t, tokenvault.Private, "token:create").Key}
 	// Creating the applications used two calls of the management key.
 	e.clock.Advance(time.Second)
 	for i := range 3 {
@@ -100,7 +100,7 @@ func TestAuthFailuresThrottled(t *testing.T) {
 		return tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: addr})
 	}
 	for i := range 3 {
-		_, err := e.v.GetTenant(from("203.0.113.9"), fmt.Sprintf("key_wrong_%d", i))
+		_, err := e.v.GetTenant(from("203.0.113.9"), tokenvault.Credential(fmt.Sprintf("key_wrong_%d", i)))
 		wantKind(t, "a wrong key", err, tokenvault.Unauthenticated)
 	}
 	_, err := e.v.GetTenant(from("203.0.113.9"), "key_wrong")

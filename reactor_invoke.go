@@ -65,7 +65,7 @@ type invocation struct {
 // when what the code returned (or threw) is over
 // Options.Code.MaxResultBytes as JSON, and Unavailable when no worker was
 // free in time.
-func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
+func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
 	fe := fieldErrors{}
 	timeout := DefaultReactorTimeout
 	if req.TimeoutMS != 0 {

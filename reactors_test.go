@@ -49,7 +49,7 @@ func (e *env) reactor(t *testing.T, req tokenvault.CreateReactorRequest) *tokenv
 }
 
 // user creates a private application that may use (and read) every token.
-func (e *env) user(t *testing.T) string {
+func (e *env) user(t *testing.T) tokenvault.Credential {
 	t.Helper()
 	return e.reader(t, "reveal", "token:use", "token:read", "token:create").Key
 }
@@ -82,7 +82,7 @@ func TestFormulaCRUD(t *testing.T) {
 			t.Fatalf("RegisterOfficialFormula = %+v, %v", official, err)
 		}
 		other := e.tenant(t, "Other")
-		for _, key := range []string{e.mgmt, other.Application.Key} {
+		for _, key := range []tokenvault.Credential{e.mgmt, other.Application.Key} {
 			page, err := e.v.ListFormulas(ctx, key, tokenvault.ListFormulasRequest{})
 			if err != nil || len(page.Data) == 0 || page.Data[0].ID != official.ID {
 				t.Errorf("ListFormulas = %+v, %v; want the official formula first", page, err)

@@ -25,8 +25,8 @@ import (
 type legacyVault struct {
 	v     *Vault
 	s     *memory.Store
-	key   string // a private application's: tokens
-	mgmt  string // the management application's: logs, rotation
+	key   Credential // a private application's: tokens
+	mgmt  Credential // the management application's: logs, rotation
 	tid   string
 	mu    sync.Mutex
 	clock time.Time

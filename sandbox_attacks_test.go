@@ -62,7 +62,8 @@ func attackOptions(o *tokenvault.Options) {
 // neighbour is a second tenant with a trivial reactor, invoked in a loop
 // while an attack runs: every one of its calls must succeed.
 type neighbour struct {
-	key, reactor string
+	key     tokenvault.Credential
+	reactor string
 }
 
 func newNeighbour(t *testing.T, e *env) neighbour {

@@ -24,14 +24,14 @@ func TestKeysOfOneKindDoNotWorkAsAnother(t *testing.T) {
 	d := newDestination(t)
 	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
 	user := e.user(t)
-	_, err := e.v.ListPermissions(ctx, p.Key, "")
+	_, err := e.v.ListPermissions(ctx, tokenvault.Credential(p.Key), "")
 	wantKind(t, "a proxy key as an API key", err, tokenvault.Unauthenticated)
-	_, err = e.v.InvokeProxy(ctx, jsonCall(user, user, "", `{}`))
+	_, err = e.v.InvokeProxy(ctx, jsonCall(string(user), user, "", `{}`))
 	wantKind(t, "an API key as a proxy key", err, tokenvault.Unauthenticated)
 	s := e.session(t)
-	_, err = e.v.ListPermissions(ctx, s.Nonce, "")
+	_, err = e.v.ListPermissions(ctx, tokenvault.Credential(s.Nonce), "")
 	wantKind(t, "a nonce as an API key", err, tokenvault.Unauthenticated)
-	_, err = e.v.InvokeProxy(ctx, jsonCall(s.SessionKey, user, "", `{}`))
+	_, err = e.v.InvokeProxy(ctx, jsonCall(string(s.SessionKey), user, "", `{}`))
 	wantKind(t, "a session key as a proxy key", err, tokenvault.Unauthenticated)
 }
 
@@ -151,8 +151,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		return a.Key
 	}
 	const card, plain = "4000056655665556", "plaintext-ssn-078-05-1120"
-	priv := keyOf(call("POST", "/applications", boot.Application.Key, `{"name":"p","type":"private","rules":[{"priority":1,"container":"/","transform":"reveal","permissions":["token:create","token:read","token:use"]}]}`))
-	pub := keyOf(call("POST", "/applications", boot.Application.Key, `{"name":"w","type":"public","permissions":["token:create"]}`))
+	priv := keyOf(call("POST", "/applications", string(boot.Application.Key), `{"name":"p","type":"private","rules":[{"priority":1,"container":"/","transform":"reveal","permissions":["token:create","token:read","token:use"]}]}`))
+	pub := keyOf(call("POST", "/applications", string(boot.Application.Key), `{"name":"w","type":"public","permissions":["token:create"]}`))
 	created := call("POST", "/tokenize", pub, `{"c": {"type":"card","data":{"number":"`+card+`","expiration_month":7,"expiration_year":2031,"cvc":"987"}}, "s": "`+plain+`"}`)
 	var ids struct {
 		C struct{ ID string }
@@ -173,8 +173,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	call("POST", "/tokenize", pub, `{"c": {"type":"card","data":{"number":"`+card[:15]+`7","expiration_month":7,"expiration_year":2031}}}`)
 	call("POST", "/tokenize", pub, `{"bad json `+plain)
 	call("POST", "/detokenize", priv, `{"x": "{{nope}} `+plain+`"}`)
-	call("POST", "/reactors", boot.Application.Key, `{"name":"r","code":"module.exports = function ( { `+card+`"}`)
-	r := call("POST", "/reactors", boot.Application.Key, `{"name":"r","code":"module.exports = async (req) => { console.log('arg', req.args.n.length); throw new Error('failed') }"}`)
+	call("POST", "/reactors", string(boot.Application.Key), `{"name":"r","code":"module.exports = function ( { `+card+`"}`)
+	r := call("POST", "/reactors", string(boot.Application.Key), `{"name":"r","code":"module.exports = async (req) => { console.log('arg', req.args.n.length); throw new Error('failed') }"}`)
 	var re struct{ ID string }
 	json.Unmarshal([]byte(r), &re)
 	call("POST", "/reactors/"+re.ID+"/react", priv, `{"args": {"n": "{{`+ids.C.ID+` | json: '$.number'}}"}}`)
@@ -188,7 +188,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	haystack := logs.String() + bodies.String() + audit.output(t)
 	for name, secret := range map[string]string{
 		"card number": card, "card number (last 12)": card[4:], "token plaintext": plain, "cvc": `"987"`,
-		"private key": priv, "public key": pub, "management key": boot.Application.Key,
+		"private key": priv, "public key": pub, "management key": string(boot.Application.Key),
 		"session key": s.SessionKey, "nonce": s.Nonce, "master key": hex.EncodeToString(master), "master key bytes": string(master),
 	} {
 		if secret != "" && strings.Contains(haystack, secret) {

@@ -18,7 +18,7 @@ import (
 // the store, under tenant/ and under sys/.
 type doomed struct {
 	boot    *tokenvault.TenantBootstrap
-	keys    []string // API and session keys of the tenant
+	keys    []tokenvault.Credential // API and session keys of the tenant
 	tokenID string
 	proxy   string // a proxy key
 	invite  string // an invitation link token
@@ -33,7 +33,7 @@ func fill(t *testing.T, v *tokenvault.Vault, mailer *fakeMailer, name string, n 
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &doomed{boot: boot, keys: []string{boot.Application.Key}}
+	d := &doomed{boot: boot, keys: []tokenvault.Credential{boot.Application.Key}}
 	mgmt := boot.Application.Key
 	later := now.Add(time.Hour)
 	priv, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "backend", Type: tokenvault.Private, ExpiresAt: &later,

@@ -174,7 +174,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 			return err
 		}
 		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *app.api()}
-		out.Application.Key = apiKey
+		out.Application.Key = Credential(apiKey)
 		return nil
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 }
 
 // GetTenant returns the caller's tenant. Requires tenant:read.
-func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
+func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) {
 	var out Tenant
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantRead)

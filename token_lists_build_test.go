@@ -100,7 +100,7 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 		return v
 	}
 	v := open()
-	var keys, mgmts []string
+	var keys, mgmts []Credential
 	for _, name := range []string{"Old", "Other"} {
 		boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name, Owner: User{Email: "o@example.com", FirstName: "O"}})
 		if err != nil {

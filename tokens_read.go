@@ -199,7 +199,7 @@ func plainJSONString(b []byte) (string, bool) {
 
 // GetToken returns a token, its data shaped by the caller's token:read
 // access. Requires token:read on the token's containers.
-func (v *Vault) GetToken(ctx context.Context, key, id string) (*Token, error) {
+func (v *Vault) GetToken(ctx context.Context, key Credential, id string) (*Token, error) {
 	return v.getTokenAs(ctx, keyCredential(key), id)
 }
 
@@ -223,7 +223,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 
 // DeleteToken deletes a token and its index entries. Requires token:delete
 // on the token's containers.
-func (v *Vault) DeleteToken(ctx context.Context, key, id string) error {
+func (v *Vault) DeleteToken(ctx context.Context, key Credential, id string) error {
 	return v.deleteTokenAs(ctx, keyCredential(key), id)
 }
 
@@ -293,7 +293,7 @@ type ListTokensRequest struct {
 // expired tokens the sweeper has not removed yet are counted), and
 // otherwise a lower bound: the tokens shown up to the end of the page,
 // plus one when After is set. Invalid for a bad filter, page or cursor.
-func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensRequest) (*Page[Token], error) {
+func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRequest) (*Page[Token], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err

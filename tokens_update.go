@@ -29,7 +29,7 @@ import (
 // merged), so that the answer does not depend on the stored fields. A card
 // patch sending a cvc starts a new retention window for it (see
 // Options.Retention.CVC).
-func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
+func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if refused(err) {
 		return nil, err

@@ -59,7 +59,7 @@ func (t *txn) webhookSecret(tid string) ([]byte, error) {
 
 // WebhookSecret returns the hex secret that signs the caller's tenant's
 // webhooks. Requires tenant:read.
-func (v *Vault) WebhookSecret(ctx context.Context, key string) (string, error) {
+func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, error) {
 	var out string
 	err := v.view(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantRead)

@@ -42,7 +42,7 @@ func BenchmarkTokenizeHandler(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				req := httptest.NewRequest("POST", "/tokenize", strings.NewReader(`{"ssn": "078-05-1120"}`))
-				req.Header.Set("SVC-API-KEY", app.Key)
+				req.Header.Set("SVC-API-KEY", string(app.Key))
 				req.Header.Set("Content-Type", "application/json")
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)

@@ -49,7 +49,7 @@ func ExampleNew() {
 	defer srv.Close()
 
 	req, _ := http.NewRequest("GET", srv.URL+"/vault/tenants/self", nil)
-	req.Header.Set(httpapi.APIKeyHeader, boot.Application.Key)
+	req.Header.Set(httpapi.APIKeyHeader, string(boot.Application.Key))
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		panic(err)

@@ -32,7 +32,7 @@ func tenantReactor(t *testing.T, v *tokenvault.Vault, name, code string) (key, r
 	if err != nil {
 		t.Fatal(err)
 	}
-	return app.Key, r.ID
+	return string(app.Key), r.ID
 }
 
 // react invokes a reactor over HTTP within ctx.

@@ -144,7 +144,7 @@ func TestIdempotencyKeepsClientErrors(t *testing.T) {
 	if a2.status != http.StatusCreated || !bytes.Equal(a1.body, a2.body) {
 		t.Errorf("repeated POST /applications = %d, want the first application", a2.status)
 	}
-	apps, err := s.v.ListApplications(context.Background(), s.mgmt, tokenvault.ListApplicationsRequest{})
+	apps, err := s.v.ListApplications(context.Background(), tokenvault.Credential(s.mgmt), tokenvault.ListApplicationsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestIdempotencyInProgressOverHTTP(t *testing.T) {
 	wg.Go(func() {
 		// The same caller, key, operation and body as the HTTP request
 		// below, claimed in-process and held.
-		s.v.Idempotent(context.Background(), key, "held", tokenvault.IdempotentRequest{Operation: "POST /tokenize application/json", Body: []byte(body)},
+		s.v.Idempotent(context.Background(), tokenvault.Credential(key), "held", tokenvault.IdempotentRequest{Operation: "POST /tokenize application/json", Body: []byte(body)},
 			func(context.Context) (*tokenvault.IdempotentResponse, error) {
 				close(started)
 				<-release

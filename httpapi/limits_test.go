@@ -176,7 +176,7 @@ func TestSessionFloodOverHTTP(t *testing.T) {
 				if got := s.send("POST", "/sessions", pub, "", "X-Forwarded-For", fmt.Sprint("198.51.100.", i+1)); got != http.StatusCreated {
 					t.Errorf("a creation from another address during the flood = %d, want 201", got)
 				}
-				if _, err := s.v.CreateSession(context.Background(), pub); err != nil {
+				if _, err := s.v.CreateSession(context.Background(), tokenvault.Credential(pub)); err != nil {
 					t.Errorf("an in-process creation during the flood: %v", err)
 				}
 			}
@@ -187,7 +187,7 @@ func TestSessionFloodOverHTTP(t *testing.T) {
 			if got := s.send("POST", "/sessions", pub, "", "X-Forwarded-For", "198.51.100.9"); got != http.StatusCreated {
 				t.Errorf("a creation from another address after the flood = %d, want 201", got)
 			}
-			if _, err := s.v.CreateSession(context.Background(), pub); err != nil {
+			if _, err := s.v.CreateSession(context.Background(), tokenvault.Credential(pub)); err != nil {
 				t.Errorf("an in-process creation after the flood: %v", err)
 			}
 			if n := pendingEntries(t, st); n > tc.max+8 {

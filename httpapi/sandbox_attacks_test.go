@@ -29,11 +29,11 @@ func TestAnonymousProxyCannotHurtTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := s.do(t, "POST", "/reactors", boot.Application.Key, map[string]any{"name": "echo", "code": `module.exports = async req => ({raw: req.args})`})
+	r := s.do(t, "POST", "/reactors", string(boot.Application.Key), map[string]any{"name": "echo", "code": `module.exports = async req => ({raw: req.args})`})
 	wantStatus(t, "POST /reactors", r, http.StatusCreated)
 	var reactor struct{ ID string }
 	r.json(t, &reactor)
-	_, user := s.appIn(t, boot.Application.Key, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
+	_, user := s.appIn(t, string(boot.Application.Key), map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
 
 	attacks := map[string]string{
 		"cyclic flat":      `const a = [1]; a.push(a); a.flat(Infinity)`,

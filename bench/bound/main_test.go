@@ -130,7 +130,7 @@ func vaultServer(t *testing.T, st *bolt.Store) (string, string) {
 	}
 	srv := httptest.NewServer(httpapi.New(v, httpapi.Options{}))
 	t.Cleanup(srv.Close)
-	return srv.URL, app.Key
+	return srv.URL, string(app.Key)
 }
 
 // TestWritesMatchTheVault loads a vault and the bound with the same

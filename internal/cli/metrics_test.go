@@ -234,7 +234,7 @@ func testVault(t *testing.T) (*tokenvault.Vault, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v, boot.Application.Key
+	return v, string(boot.Application.Key)
 }
 
 // serve runs one request through h, in this goroutine: when it returns,

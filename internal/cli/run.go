@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 		}
 		log.Info("created a tenant with a management application; its key is in the key file, never in the log",
 			"tenant", boot.Tenant.ID, "key_file", keyFile)
-		keyBanner(errOut, boot.Tenant.ID, keyFile, boot.Application.Key)
+		keyBanner(errOut, boot.Tenant.ID, keyFile, string(boot.Application.Key))
 	}
 
 	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
