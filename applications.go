@@ -251,6 +251,10 @@ func (t *txn) mustApplication(tid, id string) (*applicationRecord, error) {
 // GetApplication returns an application of the caller's tenant. Requires
 // application:read. Returns NotFound for an unknown id or another tenant's
 // application.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
 func (v *Vault) GetApplication(ctx context.Context, key Credential, id string) (*Application, error) {
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
@@ -270,6 +274,10 @@ func (v *Vault) GetApplication(ctx context.Context, key Credential, id string) (
 
 // GetApplicationByKey returns the application the key belongs to. Requires
 // application:read.
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without application:read,
+// or Internal.
 func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Application, error) {
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
@@ -303,6 +311,10 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Appli
 // yet is counted), on a cursor page too; with a filter it is a lower
 // bound: the items shown up to the end of the page, plus one when After
 // is set.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, and
+// Internal.
 func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListApplicationsRequest) (*Page[Application], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
@@ -338,6 +350,10 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 // permission from the tenant's last full manager (a management application
 // holding every management permission, without an expiry) is a Conflict:
 // nobody could give it back.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
 func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string, req UpdateApplicationRequest) (*Application, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
@@ -382,6 +398,11 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 // the old key is refused from the moment this returns. Requires
 // application:update, and for a management application every permission it
 // holds.
+//
+// Returns NotFound for an application that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without the permissions above,
+// StorageFull, or Internal.
 func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id string) (*Application, error) {
 	apiKey := newAPIKey()
 	var out *Application
@@ -413,6 +434,10 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 // moment this returns. Requires application:delete. Deleting the tenant's
 // last full manager (a management application holding every management
 // permission, without an expiry) is a Conflict: its powers would be lost.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
 func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationDelete)

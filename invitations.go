@@ -300,6 +300,11 @@ type ListInvitationsRequest struct {
 // ListInvitations returns the invitations of the caller's tenant, oldest
 // first, at most MaxPageSize a page. Requires tenant:invitation:read. List
 // reads are not logged.
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:invitation:read, or
+// Internal.
 func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInvitationsRequest) (*Page[Invitation], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
@@ -326,6 +331,11 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 
 // GetInvitation returns an invitation of the caller's tenant. Requires
 // tenant:invitation:read.
+//
+// Returns NotFound for an invitation that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:invitation:read, or
+// Internal.
 func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*Invitation, error) {
 	var out Invitation
 	err := v.update(ctx, func(t *txn) error {
@@ -348,6 +358,11 @@ func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*
 
 // DeleteInvitation deletes an invitation; its outstanding link stops
 // working. Requires tenant:invitation:delete.
+//
+// Returns NotFound for an invitation that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:invitation:delete,
+// StorageFull, or Internal.
 func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantInvitationDelete)

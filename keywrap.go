@@ -110,6 +110,9 @@ type localWrapper struct{ m *seal.MasterKey }
 // process: key (32 bytes) wraps, and key or any of previous unwraps.
 // Errors never include key bytes. Its Kind is "local", its key id 8 hex
 // digits derived from the key (never the key), its version "1".
+//
+// Returns a plain error, of no Kind (ErrorKind says Internal), when a key is
+// not 32 bytes.
 func NewLocalKeyWrapper(key []byte, previous ...[]byte) (KeyWrapper, error) {
 	m, err := seal.NewMasterKey(key, previous...)
 	if err != nil {

@@ -395,6 +395,10 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 }
 
 // EntityTypes lists the entity types logs refer to. Requires log:read.
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without log:read, or
+// Internal.
 func (v *Vault) EntityTypes(ctx context.Context, key Credential) ([]EntityType, error) {
 	err := v.view(ctx, func(t *txn) error {
 		_, err := t.authorize(key, PermLogRead)

@@ -16,6 +16,11 @@ type ListMembersRequest struct {
 // ListMembers returns the members of the caller's tenant, oldest first, at
 // most MaxMemberPageSize a page. Requires tenant:member:read. List reads are
 // not logged.
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:member:read, or
+// Internal.
 func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembersRequest) (*Page[TenantMember], error) {
 	pg, err := req.PageRequest.resolve(MaxMemberPageSize)
 	if err != nil {
@@ -82,6 +87,10 @@ func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
 // Membership reports the user is not a member, which is all the access a
 // member has. The OWNER cannot be removed (Conflict). Requires
 // tenant:member:delete.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
 func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantMemberDelete)

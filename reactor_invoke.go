@@ -65,6 +65,10 @@ type invocation struct {
 // when what the code returned (or threw) is over
 // Options.Code.MaxResultBytes as JSON, and Unavailable when no worker was
 // free in time.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
 func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
 	fe := fieldErrors{}
 	timeout := DefaultReactorTimeout

@@ -55,6 +55,9 @@ func (v *Vault) startSweeper(interval time.Duration) {
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
 // Options.Retention.SweepInterval; hosts that disable it call Sweep themselves.
+//
+// Returns StorageFull or Internal, with the count swept before the failure;
+// the next sweep goes on where it stopped.
 func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	if v.metrics != nil {
 		start := time.Now()

@@ -186,6 +186,10 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 }
 
 // GetTenant returns the caller's tenant. Requires tenant:read.
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without tenant:read, or
+// Internal.
 func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) {
 	var out Tenant
 	err := v.update(ctx, func(t *txn) error {
@@ -210,6 +214,8 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 
 // HasTenants reports whether the store holds any tenant: a host program
 // bootstraps its first tenant when it holds none.
+//
+// Returns Internal when the store cannot be read.
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {

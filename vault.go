@@ -233,6 +233,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 
 // Close stops the sweeper and closes the store if the Vault opened it.
 // Calls in progress should finish first.
+//
+// Returns the store's own error from closing a store the Vault opened (a
+// plain error, of no Kind: ErrorKind says Internal), else nil; later calls
+// return nil.
 func (v *Vault) Close() error {
 	var err error
 	v.closeOnce.Do(func() {

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -94,4 +95,54 @@ func types(e ast.Expr) string {
 		return "*" + types(x.X)
 	}
 	return "?"
+}
+
+// errorKindWords are what a doc comment may name to say which errors a
+// function returns: a Kind, a sentinel error, or that it returns none of
+// its own.
+var errorKindWords = regexp.MustCompile(`\b(Internal|Invalid|Unauthenticated|PermissionDenied|NotFound|Conflict|UnsupportedMediaType|TooLarge|Unprocessable|Unavailable|CodeFailed|BadGateway|RateLimited|StorageFull|Err[A-Z]\w*)\b|(?i)returns no errors? of its own|never fails`)
+
+// returnsError reports whether fd's last result is an error.
+func returnsError(fd *ast.FuncDecl) bool {
+	res := fd.Type.Results
+	if res == nil || len(res.List) == 0 {
+		return false
+	}
+	id, ok := res.List[len(res.List)-1].Type.(*ast.Ident)
+	return ok && id.Name == "error"
+}
+
+// TestDocsNameErrorKinds: the doc comment of every exported method of the
+// Vault and of every exported function that returns an error names the
+// error kinds it returns (or says it returns none of its own), so a
+// caller learns from go doc what to handle.
+func TestDocsNameErrorKinds(t *testing.T) {
+	fset, files := parseAPI(t, ".")
+	check := func(fd *ast.FuncDecl, name string) {
+		if !returnsError(fd) {
+			return
+		}
+		if fd.Doc == nil || !errorKindWords.MatchString(fd.Doc.Text()) {
+			t.Errorf("%s: the doc of %s names no error kind (Invalid, NotFound, ... or an Err variable), nor says it returns none of its own", fset.Position(fd.Pos()), name)
+			return
+		}
+		// Every key can be wrong: a method taking one says so.
+		for _, field := range fd.Type.Params.List {
+			if types(field.Type) == "Credential" && !strings.Contains(fd.Doc.Text(), "Unauthenticated") {
+				t.Errorf("%s: %s takes a Credential, but its doc does not name Unauthenticated", fset.Position(fd.Pos()), name)
+			}
+		}
+	}
+	n := 0
+	exportedMethods(files, "Vault", func(fd *ast.FuncDecl) { n++; check(fd, "Vault."+fd.Name.Name) })
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.IsExported() {
+				check(fd, fd.Name.Name)
+			}
+		}
+	}
+	if n < 60 {
+		t.Errorf("found %d exported Vault methods, want the 60 and more of the API", n)
+	}
 }

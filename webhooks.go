@@ -59,6 +59,10 @@ func (t *txn) webhookSecret(tid string) ([]byte, error) {
 
 // WebhookSecret returns the hex secret that signs the caller's tenant's
 // webhooks. Requires tenant:read.
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without tenant:read, or
+// Internal.
 func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, error) {
 	var out string
 	err := v.view(ctx, func(t *txn) error {
@@ -77,6 +81,9 @@ func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, erro
 // hex string WebhookSecret returns). A secret that is not 32 bytes of hex
 // (empty, say, from an unset variable) is an error, never a signature
 // under a weak key.
+//
+// Returns a plain error, of no Kind (ErrorKind says Internal), for such a
+// secret.
 func SignWebhook(secret string, body []byte) (string, error) {
 	key, err := hex.DecodeString(secret)
 	if err != nil || len(key) != webhookSecretSize {
