@@ -132,7 +132,8 @@ func (v *Vault) cacheKeys(sets map[string]*keySet) {
 // KeyWrapper is an HSM or KMS moves back to a local key this way.
 //
 // This is a host-program operation: it takes no API key. Returns Invalid
-// when newKey is not 32 bytes.
+// when newKey is not 32 bytes, else StorageFull or Internal when the
+// rotation fails.
 func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
 	next, err := NewLocalKeyWrapper(newKey)
 	if err != nil {

@@ -121,7 +121,8 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 // Membership returns user uid's membership of tenant tid, or NotFound. It
 // takes no key: it is how a host program that signs its users in decides
 // whether one may act for a tenant, and so how removing a member revokes
-// that member's access at once.
+// that member's access at once. Returns Internal when the store cannot be
+// read.
 func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember, error) {
 	if !validID(tid) || !validID(uid) {
 		return nil, errNotFound("member")

@@ -96,7 +96,8 @@ type TenantBootstrap struct {
 // how a host program bootstraps (over HTTP, package httpapi offers it to the
 // operator key only, at POST /operator/tenants).
 //
-// Returns Invalid for a bad name or owner e-mail.
+// Returns Invalid for a bad name or owner e-mail, StorageFull, or
+// Internal.
 func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*TenantBootstrap, error) {
 	fe := fieldErrors{}
 	switch {
@@ -239,7 +240,7 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 // commits that create and delete them (tenant_count.go): the whole list,
 // on a cursor page too.
 //
-// Returns Invalid for a bad page request.
+// Returns Invalid for a bad page request, or Internal.
 func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant], error) {
 	pg, err := req.resolve(MaxPageSize)
 	if err != nil {
@@ -291,7 +292,8 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 // operation, like CreateTenant (a tenant's own keys read their tenant with
 // GetTenant).
 //
-// Returns NotFound for an unknown id or a tenant being deleted.
+// Returns NotFound for an unknown id or a tenant being deleted, or
+// Internal.
 func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	if !validID(id) {
 		return nil, errNotFound("tenant")

@@ -104,7 +104,12 @@ type Vault struct {
 
 // Open opens a Vault on the store in opts, creating the system keyring on
 // first use. Returns ErrWrongMasterKey if the store was created with another
-// master key, or the key wrapper cannot unwrap its keyring.
+// master key, or the key wrapper cannot unwrap its keyring. Its other
+// errors (no Store or Path, both or neither of Keys.MasterKey and
+// Keys.Wrapper, a negative Retention.Logs or Retention.CVC, a relative
+// InvitationURL, audit sinks without distinct names, a store that cannot
+// be opened or read) are plain errors naming the cause, of no Kind
+// (ErrorKind says Internal).
 func Open(ctx context.Context, opts Options) (*Vault, error) {
 	ws, err := newWrappers(opts)
 	if err != nil {
