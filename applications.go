@@ -17,7 +17,7 @@ type Application struct {
 	Name     string `json:"name"`
 	// Key is set only in the responses of create and regenerate: the Vault
 	// stores a keyed hash of it, never the key.
-	Key         string          `json:"key,omitempty"`
+	Key         Credential      `json:"key,omitempty"`
 	Type        ApplicationType `json:"type"`
 	Permissions []string        `json:"permissions"`
 	Rules       []AccessRule    `json:"rules"`
@@ -132,7 +132,7 @@ func normalizeGrants(perms []string, rules []AccessRule) ([]string, []AccessRule
 //
 // Returns Invalid (with fields) for a bad request, Unauthenticated,
 // PermissionDenied.
-func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApplicationRequest) (*Application, error) {
+func (v *Vault) CreateApplication(ctx context.Context, key Credential, req CreateApplicationRequest) (*Application, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
@@ -176,7 +176,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key string, req CreateApp
 			return err
 		}
 		out = rec.api()
-		out.Key = apiKey
+		out.Key = Credential(apiKey)
 		return nil
 	})
 	if err != nil {
@@ -251,7 +251,11 @@ func (t *txn) mustApplication(tid, id string) (*applicationRecord, error) {
 // GetApplication returns an application of the caller's tenant. Requires
 // application:read. Returns NotFound for an unknown id or another tenant's
 // application.
-func (v *Vault) GetApplication(ctx context.Context, key, id string) (*Application, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) GetApplication(ctx context.Context, key Credential, id string) (*Application, error) {
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationRead)
@@ -270,7 +274,11 @@ func (v *Vault) GetApplication(ctx context.Context, key, id string) (*Applicatio
 
 // GetApplicationByKey returns the application the key belongs to. Requires
 // application:read.
-func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Application, error) {
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without application:read,
+// or Internal.
+func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Application, error) {
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationRead)
@@ -303,7 +311,11 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key string) (*Applicati
 // yet is counted), on a cursor page too; with a filter it is a lower
 // bound: the items shown up to the end of the page, plus one when After
 // is set.
-func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplicationsRequest) (*Page[Application], error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, and
+// Internal.
+func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListApplicationsRequest) (*Page[Application], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -338,7 +350,11 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 // permission from the tenant's last full manager (a management application
 // holding every management permission, without an expiry) is a Conflict:
 // nobody could give it back.
-func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req UpdateApplicationRequest) (*Application, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string, req UpdateApplicationRequest) (*Application, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
@@ -382,7 +398,12 @@ func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req Updat
 // the old key is refused from the moment this returns. Requires
 // application:update, and for a management application every permission it
 // holds.
-func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*Application, error) {
+//
+// Returns NotFound for an application that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without the permissions above,
+// StorageFull, or Internal.
+func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id string) (*Application, error) {
 	apiKey := newAPIKey()
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
@@ -403,7 +424,7 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*
 			return err
 		}
 		out = rec.api()
-		out.Key = apiKey
+		out.Key = Credential(apiKey)
 		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
 	})
 	return out, err
@@ -413,7 +434,11 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key, id string) (*
 // moment this returns. Requires application:delete. Deleting the tenant's
 // last full manager (a management application holding every management
 // permission, without an expiry) is a Conflict: its powers would be lost.
-func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationDelete)
 		if err != nil {

@@ -21,7 +21,7 @@ func TestApplicationLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("CreateApplication: %v", err)
 		}
-		if !strings.HasPrefix(created.Key, "key_") || len(created.Key) < 40 {
+		if !strings.HasPrefix(string(created.Key), "key_") || len(created.Key) < 40 {
 			t.Errorf("CreateApplication key = %q, want key_ and 256 bits", created.Key)
 		}
 		if created.TenantID != e.boot.Tenant.ID || created.CreatedBy != e.boot.Application.ID {

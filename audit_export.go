@@ -52,7 +52,7 @@ func auditEventOf(l Log) AuditEvent {
 		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt.UTC()}
 }
 
-// AuditSink receives exported audit events (Options.AuditSinks). Package
+// AuditSink receives exported audit events (Options.AuditExport.Sinks). Package
 // auditexport has a file, a syslog and an HTTP sink.
 //
 // Deliver is called by one goroutine per sink, never concurrently with
@@ -160,7 +160,7 @@ func newAuditExporters(sinks []AuditSink) ([]*auditExporter, error) {
 	seen := map[string]bool{}
 	for _, s := range sinks {
 		if s == nil {
-			return nil, errors.New("tokenvault: Options.AuditSinks holds a nil sink")
+			return nil, errors.New("tokenvault: Options.AuditExport.Sinks holds a nil sink")
 		}
 		name := s.Name()
 		if !sinkNameRE.MatchString(name) {

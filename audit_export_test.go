@@ -73,7 +73,7 @@ func (s *captureSink) events() []tokenvault.AuditEvent {
 }
 
 // allLogs lists every log line of the tenant key's tenant, by id.
-func allLogs(t *testing.T, v *tokenvault.Vault, key string) map[string]tokenvault.Log {
+func allLogs(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential) map[string]tokenvault.Log {
 	t.Helper()
 	out := map[string]tokenvault.Log{}
 	req := tokenvault.ListLogsRequest{PageRequest: tokenvault.PageRequest{Size: tokenvault.MaxPageSize}}
@@ -144,15 +144,20 @@ func checkExported(t *testing.T, want map[string]tokenvault.Log, got []tokenvaul
 
 func openWithSinks(t *testing.T, s store.Store, master []byte, now func() time.Time, sinks ...tokenvault.AuditSink) *tokenvault.Vault {
 	t.Helper()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: master, Now: now, SweepInterval: -1,
-		AuditSinks: sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Store:       s,
+		Now:         now,
+		Keys:        tokenvault.KeyOptions{MasterKey: master},
+		Retention:   tokenvault.RetentionOptions{SweepInterval: -1},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: sinks, Interval: 50 * time.Millisecond, Backoff: 20 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	return v
 }
 
-func tokenizeN(t *testing.T, v *tokenvault.Vault, key string, n int) {
+func tokenizeN(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential, n int) {
 	t.Helper()
 	for i := range n {
 		if _, err := v.Tokenize(ctx, key, tokenvault.TokenRequest{Type: "token", Data: i}); err != nil {
@@ -241,8 +246,12 @@ func TestAuditExportPacesPasses(t *testing.T) {
 			defer s.Close()
 			sink := &captureSink{name: "paced"}
 			began := time.Now()
-			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newMasterKey(), SweepInterval: -1,
-				AuditSinks: []tokenvault.AuditSink{sink}, AuditExportInterval: time.Hour})
+			v, err := tokenvault.Open(ctx, tokenvault.Options{
+				Store:       s,
+				Keys:        tokenvault.KeyOptions{MasterKey: newMasterKey()},
+				Retention:   tokenvault.RetentionOptions{SweepInterval: -1},
+				AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{sink}, Interval: time.Hour},
+			})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
@@ -316,9 +325,13 @@ func TestLogRetentionKeepsUnexportedLines(t *testing.T) {
 	sink := &captureSink{name: "file"}
 	sink.set(true, false)
 	s := memory.New()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newMasterKey(), Now: clk.Now, SweepInterval: -1,
-		LogRetention: time.Hour, AuditSinks: []tokenvault.AuditSink{sink},
-		AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Store:       s,
+		Now:         clk.Now,
+		Keys:        tokenvault.KeyOptions{MasterKey: newMasterKey()},
+		Retention:   tokenvault.RetentionOptions{SweepInterval: -1, Logs: time.Hour},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{sink}, Interval: 50 * time.Millisecond, Backoff: 20 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +364,7 @@ func TestAuditSinkNamesAreChecked(t *testing.T) {
 		for _, n := range names {
 			sinks = append(sinks, &captureSink{name: n})
 		}
-		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: newMasterKey(), SweepInterval: -1, AuditSinks: sinks})
+		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, AuditExport: tokenvault.AuditExportOptions{Sinks: sinks}})
 		if err == nil {
 			v.Close()
 			t.Errorf("Open with audit sinks %q succeeded, want an error", names)
@@ -514,7 +527,7 @@ func TestAuditExportBacklogCountedAtOpen(t *testing.T) {
 // tenantWithCreator creates a tenant named name and, in it, an application
 // that may create tokens: it returns the tenant's management key and the
 // application's key.
-func tenantWithCreator(t *testing.T, v *tokenvault.Vault, name string) (mgmt, creator string) {
+func tenantWithCreator(t *testing.T, v *tokenvault.Vault, name string) (mgmt, creator tokenvault.Credential) {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
 	if err != nil {

@@ -97,7 +97,7 @@ const maxKeyLength = 256
 // throttle tells nothing more than Unauthenticated would); a key that
 // authenticates is never refused by that throttle, only charged against
 // its key's and tenant's limits.
-func (t *txn) authenticate(key string) (*principal, error) {
+func (t *txn) authenticate(key Credential) (*principal, error) {
 	if key == "" || len(key) > maxKeyLength {
 		return nil, t.authFailed(errUnauthenticated)
 	}
@@ -190,12 +190,12 @@ func appPrincipal(app *applicationRecord) *principal {
 // id. Keys are stored only hashed, so the Vault acts for such an
 // application directly, with exactly its permissions and rules.
 type credential struct {
-	key      string
+	key      Credential
 	tenantID string
 	appID    string
 }
 
-func keyCredential(key string) credential { return credential{key: key} }
+func keyCredential(key Credential) credential { return credential{key: key} }
 
 func appCredential(tid, appID string) credential { return credential{tenantID: tid, appID: appID} }
 
@@ -222,7 +222,7 @@ func (t *txn) authenticateAs(c credential) (*principal, error) {
 }
 
 // authorize authenticates key and checks that it holds perm.
-func (t *txn) authorize(key, perm string) (*principal, error) {
+func (t *txn) authorize(key Credential, perm string) (*principal, error) {
 	return t.authorizeAs(keyCredential(key), perm)
 }
 
@@ -239,7 +239,7 @@ func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
 }
 
 // AuthenticateOperator applies the failed-authentication throttle
-// (Options.AuthFailuresPerMinute, per [CallInfo].ClientAddress) to a
+// (Options.Limits.AuthFailuresPerMinute, per [CallInfo].ClientAddress) to a
 // credential the host checks itself, such as package httpapi's operator
 // key: a false answer of valid counts as a failed authentication. A valid
 // credential is never refused by the throttle, from any address. It

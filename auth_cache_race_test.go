@@ -41,7 +41,7 @@ func TestDeletedKeyIsNotCachedFromAnOldSnapshot(t *testing.T) {
 	}
 	defer s.Close()
 	clock := &pausingClock{entered: make(chan struct{}), release: make(chan struct{})}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newMasterKey(), Now: clock.Now, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Now: clock.Now, Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,14 +98,14 @@ func TestHotKeysStayCachedBeyondTheBound(t *testing.T) {
 	cs := &countingStore{Store: memory.New()}
 	e := newEnvOn(t, cs)
 	tokenvault.ResizeAuthCache(e.v, bound)
-	var hotKeys, coldKeys []string
+	var hotKeys, coldKeys []tokenvault.Credential
 	for range hot {
 		hotKeys = append(hotKeys, e.app(t, tokenvault.Private, "token:create").Key)
 	}
 	for range cold {
 		coldKeys = append(coldKeys, e.app(t, tokenvault.Private, "token:create").Key)
 	}
-	use := func(key string) {
+	use := func(key tokenvault.Credential) {
 		t.Helper()
 		if _, err := e.v.Tokenize(ctx, key, map[string]any{"a": "1"}); err != nil {
 			t.Fatal(err)

@@ -71,7 +71,7 @@ func TestMultiInstanceAuthCache(t *testing.T) {
 			t.Errorf("%s read %d API key lookups, want 0 (from the cache)", what, n)
 		}
 	}
-	createOnB := func(key string) func() error {
+	createOnB := func(key tokenvault.Credential) func() error {
 		return func() error {
 			_, err := p.b.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "x"})
 			return err

@@ -29,7 +29,7 @@ type tokenizeLoad struct {
 	done  sync.WaitGroup
 }
 
-func startTokenizeLoad(v *tokenvault.Vault, key string, workers int) *tokenizeLoad {
+func startTokenizeLoad(v *tokenvault.Vault, key tokenvault.Credential, workers int) *tokenizeLoad {
 	l := &tokenizeLoad{stop: make(chan struct{})}
 	l.more = sync.NewCond(&l.mu)
 	for w := range workers {
@@ -102,7 +102,7 @@ func TestBackupDuringLoad(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, MasterKey: e.key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: e.key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatalf("Open(snapshot): %v", err)
 	}
@@ -115,7 +115,7 @@ func TestBackupDuringLoad(t *testing.T) {
 	}
 	t.Logf("%d tokens acknowledged before the backup, %d by the end of the load", len(before), len(after))
 
-	if _, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, MasterKey: newMasterKey(), SweepInterval: -1}); err == nil {
+	if _, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}); err == nil {
 		t.Error("the snapshot opened with another master key")
 	}
 }

@@ -113,9 +113,14 @@ func TestStoreIsSealed(t *testing.T) {
 	s := memory.New()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	v, err := Open(ctx, Options{
-		Store: s, MasterKey: mk, Now: func() time.Time { return now }, SweepInterval: -1,
-		Mailer: discardMailer{}, TrustedCodeInProcess: true, AuditSinks: []AuditSink{failingSink{}},
-		AuditExportBackoff: time.Hour, Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Store:       s,
+		Now:         func() time.Time { return now },
+		Mailer:      discardMailer{},
+		Logger:      slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:        KeyOptions{MasterKey: mk},
+		Retention:   RetentionOptions{SweepInterval: -1},
+		Code:        CodeOptions{TrustedInProcess: true},
+		AuditExport: AuditExportOptions{Sinks: []AuditSink{failingSink{}}, Backoff: time.Hour},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,9 @@ func TestCallInfoRecordsTenant(t *testing.T) {
 	a, b := e.tenant(t, "A"), e.tenant(t, "B")
 
 	for _, tc := range []struct {
-		name, key, want string
+		name string
+		key  tokenvault.Credential
+		want string
 	}{
 		{"tenant A's key", a.Application.Key, a.Tenant.ID},
 		{"tenant B's key", b.Application.Key, b.Tenant.ID},

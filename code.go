@@ -28,7 +28,7 @@ const (
 	MaxFetchResponseBytes   = 5 << 20
 )
 
-// DefaultCodeMaxResultBytes is Options.CodeMaxResultBytes when zero: what
+// DefaultCodeMaxResultBytes is Options.Code.MaxResultBytes when zero: what
 // one run of tenant code may give back, as JSON.
 const DefaultCodeMaxResultBytes = sandbox.DefaultMaxResultBytes
 
@@ -44,7 +44,7 @@ const (
 	// CPU), or the invocation was canceled.
 	CodeTimedOut
 	// CodeOutOfMemory: the code's worker process used all the memory it
-	// may (Options.CodeMemoryBytes).
+	// may (Options.Code.MemoryBytes).
 	CodeOutOfMemory
 	// CodeCrashed: the code's worker process died otherwise, for example of
 	// runaway native recursion.
@@ -93,7 +93,7 @@ type codeRun struct {
 	tenant  string
 	code    string
 	req     map[string]any
-	timeout time.Duration // zero: Options.CodeTimeout
+	timeout time.Duration // zero: Options.Code.Timeout
 	client  *credential   // req.client acts as this application; nil: null
 	log     []slog.Attr   // identify the code in console lines
 }
@@ -137,7 +137,7 @@ func sandboxError(err error) error {
 }
 
 // resultTooLarge is the TooLarge error for what of tenant code over
-// Options.CodeMaxResultBytes (limit), naming the limit.
+// Options.Code.MaxResultBytes (limit), naming the limit.
 func resultTooLarge(what string, limit int64) *Error {
 	return &Error{Kind: TooLarge, Message: fmt.Sprintf("%s is larger than %s, the most this vault accepts from code (code-max-result-bytes)", what, sandbox.FormatBytes(limit))}
 }
@@ -210,7 +210,7 @@ func codeError(err error) error {
 // fetcher carries out the fetch calls of one invocation through the
 // Vault's outbound client, so the outbound policy of proxies applies
 // (loopback, private and link-local destinations refused unless
-// Options.AllowPrivateDestinations), bounded in number and size.
+// Options.Outbound.AllowPrivateDestinations), bounded in number and size.
 type fetcher struct {
 	v  *Vault
 	mu sync.Mutex

@@ -23,7 +23,7 @@ func wantTooLarge(t *testing.T, what string, err error) {
 // less succeeds; and the default is 4 MiB. Before, results up to about
 // 30 MB were accepted and each was held whole by the server.
 func TestCodeResultsAreBounded(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeMaxResultBytes = 64 << 10 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.MaxResultBytes = 64 << 10 })
 	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async req => ({raw: "x".repeat(req.args.n)})`})
 	key := e.user(t)
 	res, err := e.v.InvokeReactor(ctx, key, r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"n": 60000}})
@@ -55,7 +55,7 @@ func TestCodeResultsAreBounded(t *testing.T) {
 // naming the limit; a transform that leaves the destination's larger
 // answer as it came is not refused.
 func TestTransformBodiesAreBounded(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeMaxResultBytes = 64 << 10 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.MaxResultBytes = 64 << 10 })
 	d := newDestination(t)
 	user := e.user(t)
 	transform := func(code string) *tokenvault.ProxyTransform {

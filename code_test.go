@@ -34,7 +34,7 @@ func (h *records) WithGroup(string) slog.Handler      { return h }
 func TestConsoleReachesTheLogger(t *testing.T) {
 	for _, inProcess := range []bool{false, true} {
 		h := &records{}
-		e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger, o.TrustedCodeInProcess = slog.New(h), inProcess })
+		e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger, o.Code.TrustedInProcess = slog.New(h), inProcess })
 		r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async (req) => { console.log("charging", req.args.card); return {raw: 1} }`})
 		if _, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"card": visa}}); err != nil {
 			t.Fatal(err)
@@ -49,7 +49,7 @@ func TestConsoleReachesTheLogger(t *testing.T) {
 	}
 
 	h := &records{}
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger, o.LogCodeConsole = slog.New(h), true })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Logger, o.Code.LogConsole = slog.New(h), true })
 	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async () => { console.log("charging", 42); return {raw: 1} }`})
 	if _, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{}); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestConsoleReachesTheLogger(t *testing.T) {
 // TestTrustedCodeInProcess: the opt-in for trusted code runs it without
 // workers, with the same results and errors.
 func TestTrustedCodeInProcess(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.TrustedCodeInProcess = true })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.TrustedInProcess = true })
 	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: `module.exports = async (req) => ({raw: req.args.n * 2})`})
 	res, err := e.v.InvokeReactor(ctx, e.user(t), r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"n": 21}})
 	if err != nil || res.Raw != 42.0 {

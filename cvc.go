@@ -10,13 +10,13 @@ import (
 )
 
 // DefaultCVCRetention is how long a card's cvc is kept when
-// Options.CVCRetention is zero.
+// Options.Retention.CVC is zero.
 const DefaultCVCRetention = time.Hour
 
 // A card's cvc (card verification code) may be kept only briefly (PCI DSS
 // forbids storing it after authorization). A card record remembers when
 // its cvc was written (CVCAt: tokenizing, or a patch sending a cvc); once
-// Options.CVCRetention has passed since then:
+// Options.Retention.CVC has passed since then:
 //
 //   - every read leaves the cvc out at once, whether the sweeper has run or
 //     not: records are filtered where they are opened (loadToken, which

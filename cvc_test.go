@@ -40,7 +40,7 @@ func storedCVC(t *testing.T, e *env, id string) (cvc, scheduled bool) {
 	return cvc, scheduled
 }
 
-// TestCVCRetention: a card's cvc is readable for Options.CVCRetention
+// TestCVCRetention: a card's cvc is readable for Options.Retention.CVC
 // (default one hour) after it was written, absent from every read path at
 // once when the window ends, and removed from the stored record by the
 // sweeper.
@@ -206,10 +206,10 @@ func TestCardExpressionsIgnoreTheCVC(t *testing.T) {
 	wantField(t, err, "search_indexes[0]")
 }
 
-// TestCVCRetentionOption: Options.CVCRetention sets the window; negative
+// TestCVCRetentionOption: Options.Retention.CVC sets the window; negative
 // is refused by Open.
 func TestCVCRetentionOption(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CVCRetention = 10 * time.Minute })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Retention.CVC = 10 * time.Minute })
 	key := e.reader(t, "reveal", "token:create", "token:read").Key
 	tok := e.token(t, cardRequest(visa))
 	e.clock.Advance(9 * time.Minute)
@@ -220,7 +220,7 @@ func TestCVCRetentionOption(t *testing.T) {
 	if got, _ := e.v.GetToken(ctx, key, tok.ID); cvcOf(got) != "" {
 		t.Errorf("cvc still there after 10 of 10 minutes")
 	}
-	_, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: newMasterKey(), SweepInterval: -1, CVCRetention: -time.Second})
+	_, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{SweepInterval: -1, CVC: -time.Second}})
 	if err == nil {
 		t.Errorf("Open(CVCRetention -1s) = nil error")
 	}
@@ -382,7 +382,7 @@ func TestCVCRetentionOfCardsStoredBefore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		get := func(k, id string) string {
+		get := func(k tokenvault.Credential, id string) string {
 			t.Helper()
 			got, err := e.v.GetToken(ctx, k, id)
 			if err != nil {

@@ -21,7 +21,11 @@ const MaxDetokenizedTokens = 100
 // An expression naming an unknown token is Invalid, with the path of the
 // string; a token the caller may not read is PermissionDenied. Each token
 // detokenized is logged. Requires token:read on each token's containers.
-func (v *Vault) Detokenize(ctx context.Context, key string, body any) (any, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) Detokenize(ctx context.Context, key Credential, body any) (any, error) {
 	return v.detokenizeAs(ctx, keyCredential(key), body)
 }
 

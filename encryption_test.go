@@ -35,7 +35,7 @@ func dump(t *testing.T, s store.Store) map[string][]byte {
 func TestBoltFileHoldsNoPlaintext(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "vault.db")
 	key := newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestBoltFileHoldsNoPlaintext(t *testing.T) {
 	// No short strings: hex store keys (HMACs, times) contain any four
 	// digits by chance now and then.
 	for _, secret := range []string{"Plaintext Tenant Name", "plain.owner@example.com", "Plaintext Application Name",
-		"token:read", "application:create", boot.Application.Key, app.Key, string(key),
+		"token:read", "application:create", string(boot.Application.Key), string(app.Key), string(key),
 		"078-05-1120", "4000056655665556", "Plaintext-Meta-Key", "plaintext-meta-value"} {
 		if bytes.Contains(raw, []byte(secret)) {
 			t.Errorf("the bbolt file contains %q in plaintext", secret[:min(len(secret), 12)])
@@ -109,7 +109,7 @@ func TestCiphertextMovedToAnotherRecordFails(t *testing.T) {
 func TestWrongMasterKeyChangesNothing(t *testing.T) {
 	s := memory.New()
 	key := newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +118,14 @@ func TestWrongMasterKeyChangesNothing(t *testing.T) {
 	}
 	v.Close()
 	before := dump(t, s)
-	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newMasterKey(), SweepInterval: -1})
+	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Fatalf("Open with another master key = %v, want ErrWrongMasterKey", err)
 	}
 	if diff := cmp.Diff(before, dump(t, s)); diff != "" {
 		t.Errorf("Open with a wrong key changed the store:\n%s", diff)
 	}
-	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: []byte("short"), SweepInterval: -1})
+	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: []byte("short")}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err == nil || strings.Contains(err.Error(), "short") {
 		t.Errorf("Open with a 5-byte key = %v, want an error that does not echo the key", err)
 	}
@@ -137,7 +137,7 @@ func TestRotateMasterKey(t *testing.T) {
 			s := sk.open(t)
 			defer s.Close()
 			oldKey, newKey := newMasterKey(), newMasterKey()
-			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: oldKey, SweepInterval: -1})
+			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: oldKey}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,10 +158,10 @@ func TestRotateMasterKey(t *testing.T) {
 			}
 			v.Close()
 
-			if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: oldKey, SweepInterval: -1}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: oldKey}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 				t.Errorf("Open with the old key after rotation = %v, want ErrWrongMasterKey", err)
 			}
-			v2, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: newKey, SweepInterval: -1})
+			v2, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: newKey}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatalf("Open with the new key: %v", err)
 			}
@@ -199,7 +199,7 @@ func TestRotateDataKey(t *testing.T) {
 	}
 	// A second Vault on the same store (another instance, cold cache) reads
 	// both terms.
-	v2, err := tokenvault.Open(ctx, tokenvault.Options{Store: e.store, MasterKey: e.key, SweepInterval: -1})
+	v2, err := tokenvault.Open(ctx, tokenvault.Options{Store: e.store, Keys: tokenvault.KeyOptions{MasterKey: e.key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ func Example() {
 	ctx := context.Background()
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: masterKey}})
 	if err != nil {
 		panic(err)
 	}

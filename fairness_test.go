@@ -25,15 +25,15 @@ var fairnessCases = []fairnessCase{{workers: 6, busy: 3}, {workers: 10, busy: 8}
 
 func fairnessOptions(c fairnessCase) func(*tokenvault.Options) {
 	return func(o *tokenvault.Options) {
-		o.CodeTimeout = 30 * time.Second
-		o.CodeWorkers = c.workers
-		o.CodeConcurrencyPerTenant = 2
+		o.Code.Timeout = 30 * time.Second
+		o.Code.Workers = c.workers
+		o.Code.ConcurrencyPerTenant = 2
 	}
 }
 
 // tenantReactor makes a tenant with a reactor running code and a key that
 // may invoke it.
-func tenantReactor(t *testing.T, v *tokenvault.Vault, name, code string) (key, reactor string) {
+func tenantReactor(t *testing.T, v *tokenvault.Vault, name, code string) (key tokenvault.Credential, reactor string) {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
 	if err != nil {
@@ -53,7 +53,7 @@ func tenantReactor(t *testing.T, v *tokenvault.Vault, name, code string) (key, r
 // saturate makes c.busy tenants invoke slow code, three calls at once
 // each (more than they may run), through invoke, until the returned stop
 // is called; it returns once each holds a worker and the rest wait.
-func saturate(t *testing.T, v *tokenvault.Vault, c fairnessCase, invoke func(ctx context.Context, key, reactor string)) (stop func()) {
+func saturate(t *testing.T, v *tokenvault.Vault, c fairnessCase, invoke func(ctx context.Context, key tokenvault.Credential, reactor string)) (stop func()) {
 	t.Helper()
 	slow, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -88,7 +88,7 @@ func TestNewTenantStartsWhileOthersSaturateThePool(t *testing.T) {
 		t.Run(fmt.Sprintf("%d busy tenants, %d workers", c.busy, c.workers), func(t *testing.T) {
 			e := newEnvOn(t, memory.New(), fairnessOptions(c))
 			bKey, bReactor := tenantReactor(t, e.v, "B", `module.exports = async req => ({raw: req.args})`)
-			stop := saturate(t, e.v, c, func(ctx context.Context, key, reactor string) {
+			stop := saturate(t, e.v, c, func(ctx context.Context, key tokenvault.Credential, reactor string) {
 				e.v.InvokeReactor(ctx, key, reactor, tokenvault.InvokeReactorRequest{})
 			})
 			defer stop()

@@ -69,11 +69,11 @@ func wantRedirectModes(t *testing.T, got any, followed *atomic.Int32) {
 
 // TestFetchRedirectModes: redirect: "error" rejects on a 3xx, "manual" and
 // "follow" resolve with it, and no redirect is ever followed.
-// In sandbox workers and with Options.TrustedCodeInProcess.
+// In sandbox workers and with Options.Code.TrustedInProcess.
 func TestFetchRedirectModes(t *testing.T) {
 	for _, inProcess := range []bool{false, true} {
 		t.Run(fmt.Sprintf("TrustedCodeInProcess=%v", inProcess), func(t *testing.T) {
-			e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.TrustedCodeInProcess = inProcess })
+			e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.TrustedInProcess = inProcess })
 			srv, followed := redirectServer(t)
 			got, err := invokeCode(t, e, fetchRedirectModes, map[string]any{"url": srv.URL + "/start"})
 			if err != nil {

@@ -69,7 +69,7 @@ const fetchError = `module.exports = async (req) => {
 }`
 
 func TestFetchFollowsTheOutboundPolicy(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Outbound.AllowPrivateDestinations = false })
 	srv := echoServer(t)
 	got, err := invokeCode(t, e, fetchError, map[string]any{"urls": []any{srv.URL, "http://169.254.169.254/latest/meta-data/", "http://[::1]:1/", "file:///etc/passwd"}})
 	if err != nil {

@@ -148,6 +148,10 @@ func officialFormulaKey(id string) storeKey { return officialFormula.key(id) }
 // RegisterOfficialFormula adds a formula every tenant can read and
 // configure reactors with, and none can change. It takes no key: it is how
 // a host program ships formulas.
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks, Unavailable when no sandbox worker checks the code in time,
+// StorageFull, or Internal.
 func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest) (*Formula, error) {
 	if err := v.validateFormula(&req, FormulaOfficial); err != nil {
 		return nil, err
@@ -177,7 +181,11 @@ func (req *FormulaRequest) formula(id, tid string, by actor, now time.Time) *For
 // CreateFormula creates a private formula of the caller's tenant. Requires
 // reactor:create. Returns Invalid (with the line of a syntax error),
 // Unprocessable (code that does not export a function).
-func (v *Vault) CreateFormula(ctx context.Context, key string, req FormulaRequest) (*Formula, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRequest) (*Formula, error) {
 	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
 		return nil, err
 	}
@@ -228,7 +236,12 @@ func (t *txn) mustFormula(tid, id string) (*Formula, error) {
 
 // GetFormula returns a formula of the caller's tenant or an official one.
 // Requires reactor:read.
-func (v *Vault) GetFormula(ctx context.Context, key, id string) (*Formula, error) {
+//
+// Returns NotFound for a formula that is neither official nor the caller's
+// tenant's, Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without reactor:read, or
+// Internal.
+func (v *Vault) GetFormula(ctx context.Context, key Credential, id string) (*Formula, error) {
 	var out *Formula
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorRead)
@@ -259,7 +272,11 @@ func formulaPosition(f Formula) string {
 
 // ListFormulas returns the official formulas, then the caller's tenant's,
 // oldest first. Requires reactor:read.
-func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRequest) (*Page[Formula], error) {
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without reactor:read, or Internal.
+func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormulasRequest) (*Page[Formula], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -305,7 +322,14 @@ func (t *txn) mustOwnFormula(tid, id string) (*Formula, error) {
 
 // UpdateFormula replaces a private formula. Reactors configured with it use
 // the new code from their next invocation. Requires reactor:update.
-func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRequest) (*Formula, error) {
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks, NotFound for a formula that is neither the caller's tenant's nor
+// official, Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without reactor:update or
+// for an official formula (the host manages those), Unavailable when no sandbox
+// worker checks the code in time, StorageFull, or Internal.
+func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, req FormulaRequest) (*Formula, error) {
 	if err := v.validateFormula(&req, FormulaPrivate); err != nil {
 		return nil, err
 	}
@@ -335,7 +359,11 @@ func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRe
 
 // DeleteFormula deletes a private formula that no reactor uses (Conflict
 // otherwise). Requires reactor:delete.
-func (v *Vault) DeleteFormula(ctx context.Context, key, id string) error {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorDelete)
 		if err != nil {

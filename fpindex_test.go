@@ -33,8 +33,12 @@ func openBolt(t *testing.T, path string, key []byte, shared bool) (*tokenvault.V
 	if shared {
 		s = sharedStore{bs}
 	}
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
+		Store:     s,
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:      tokenvault.KeyOptions{MasterKey: key},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +191,7 @@ func TestMemoryIndexedStoreIsNotOpenedAsShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: sharedStore{bs2}, MasterKey: key, SweepInterval: -1})
+	_, err = tokenvault.Open(ctx, tokenvault.Options{Store: sharedStore{bs2}, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	wantKind(t, "Open as a shared store", err, tokenvault.Invalid)
 	bs2.Close()
 

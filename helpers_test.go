@@ -43,8 +43,8 @@ type env struct {
 	store store.Store
 	clock *testfake.Clock
 	boot  *tokenvault.TenantBootstrap
-	mgmt  string // the bootstrap management key
-	key   []byte // the master key
+	mgmt  tokenvault.Credential // the bootstrap management key
+	key   []byte                // the master key
 }
 
 // forEachStore runs fn once per store implementation.
@@ -74,12 +74,15 @@ func newEnvOn(t testing.TB, s store.Store, options ...func(*tokenvault.Options))
 	t.Helper()
 	e := &env{store: s, clock: newClock(), key: newMasterKey()}
 	opts := tokenvault.Options{
-		Store: s, MasterKey: e.key, Now: e.clock.Now, SweepInterval: -1,
-		// Webhook receivers and proxy destinations in tests are loopback.
-		AllowPrivateDestinations: true,
+		Store: s,
+		Now:   e.clock.Now,
 		// Internal errors some tests provoke go to the test's output,
 		// shown only when it fails or runs with -v.
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:      tokenvault.KeyOptions{MasterKey: e.key},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+		// Webhook receivers and proxy destinations in tests are loopback.
+		Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true},
 	}
 	for _, o := range options {
 		o(&opts)

@@ -134,7 +134,7 @@ func idempotencyStorable(status int) bool {
 // the caller's grants changed since its first use),
 // Conflict (a request with this key is still running), or run's own error
 // (which releases the key).
-func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req IdempotentRequest, run func(context.Context) (*IdempotentResponse, error)) (resp *IdempotentResponse, replayed bool, err error) {
+func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey string, req IdempotentRequest, run func(context.Context) (*IdempotentResponse, error)) (resp *IdempotentResponse, replayed bool, err error) {
 	if err := validIdempotencyKey(idempotencyKey); err != nil {
 		return nil, false, err
 	}

@@ -15,7 +15,7 @@ import (
 
 // idemTokenize runs Tokenize of data through Idempotent with idemKey,
 // counting the runs in *runs.
-func idemTokenize(t *testing.T, v *tokenvault.Vault, key, idemKey, data string, runs *int) (*tokenvault.IdempotentResponse, bool, error) {
+func idemTokenize(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential, idemKey, data string, runs *int) (*tokenvault.IdempotentResponse, bool, error) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"type": "token", "data": data})
 	return v.Idempotent(context.Background(), key, idemKey, tokenvault.IdempotentRequest{Operation: "POST /tokenize", Body: body},
@@ -33,7 +33,7 @@ func idemTokenize(t *testing.T, v *tokenvault.Vault, key, idemKey, data string, 
 		})
 }
 
-func countTokens(t *testing.T, v *tokenvault.Vault, key string) int {
+func countTokens(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential) int {
 	t.Helper()
 	page, err := v.ListTokens(context.Background(), key, tokenvault.ListTokensRequest{})
 	if err != nil {

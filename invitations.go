@@ -109,7 +109,7 @@ func (t *txn) inviteMAC(token string) []byte {
 //
 // Returns Invalid, Unauthenticated, PermissionDenied, Conflict, and
 // Unavailable when the e-mail cannot be sent (nothing is saved).
-func (v *Vault) CreateInvitation(ctx context.Context, key string, req CreateInvitationRequest) (*Invitation, error) {
+func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req CreateInvitationRequest) (*Invitation, error) {
 	fe := fieldErrors{}
 	validateEmail("email", req.Email, fe)
 	if err := fe.err(); err != nil {
@@ -295,7 +295,12 @@ type ListInvitationsRequest struct {
 // ListInvitations returns the invitations of the caller's tenant, oldest
 // first, at most MaxPageSize a page. Requires tenant:invitation:read. List
 // reads are not logged.
-func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitationsRequest) (*Page[Invitation], error) {
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:invitation:read, or
+// Internal.
+func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInvitationsRequest) (*Page[Invitation], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -321,7 +326,12 @@ func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitat
 
 // GetInvitation returns an invitation of the caller's tenant. Requires
 // tenant:invitation:read.
-func (v *Vault) GetInvitation(ctx context.Context, key, id string) (*Invitation, error) {
+//
+// Returns NotFound for an invitation that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:invitation:read, or
+// Internal.
+func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*Invitation, error) {
 	var out Invitation
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantInvitationRead)
@@ -343,7 +353,12 @@ func (v *Vault) GetInvitation(ctx context.Context, key, id string) (*Invitation,
 
 // DeleteInvitation deletes an invitation; its outstanding link stops
 // working. Requires tenant:invitation:delete.
-func (v *Vault) DeleteInvitation(ctx context.Context, key, id string) error {
+//
+// Returns NotFound for an invitation that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:invitation:delete,
+// StorageFull, or Internal.
+func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantInvitationDelete)
 		if err != nil {
@@ -372,7 +387,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key, id string) error {
 //
 // Returns NotFound, Unauthenticated, PermissionDenied, and Unavailable when
 // the e-mail cannot be sent (nothing is changed).
-func (v *Vault) ResendInvitation(ctx context.Context, key, id string) (*Invitation, error) {
+func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string) (*Invitation, error) {
 	token := newInviteToken()
 	load := func(t *txn) (*principal, *invitationRecord, error) {
 		p, err := t.authorize(key, PermTenantInvitationCreate)

@@ -34,7 +34,7 @@ func (e *env) invite(t *testing.T, email string) *tokenvault.Invitation {
 }
 
 // mgmtWith creates a management application holding only perms.
-func (e *env) mgmtWith(t *testing.T, perms ...string) string {
+func (e *env) mgmtWith(t *testing.T, perms ...string) tokenvault.Credential {
 	t.Helper()
 	return e.app(t, tokenvault.Management, perms...).Key
 }
@@ -148,7 +148,7 @@ func TestInvitationPermissions(t *testing.T) {
 	wantKind(t, "ListInvitations without tenant:invitation:read", err, tokenvault.PermissionDenied)
 	err = e.v.DeleteInvitation(ctx, none, inv.ID)
 	wantKind(t, "DeleteInvitation without tenant:invitation:delete", err, tokenvault.PermissionDenied)
-	for name, key := range map[string]string{"create only": createOnly, "update only": updateOnly} {
+	for name, key := range map[string]tokenvault.Credential{"create only": createOnly, "update only": updateOnly} {
 		_, err = e.v.ResendInvitation(ctx, key, inv.ID)
 		wantKind(t, "ResendInvitation with "+name, err, tokenvault.PermissionDenied)
 	}

@@ -14,7 +14,7 @@ const mustSucceed = tokenvault.Kind(255)
 
 // tenantB is a second tenant with one resource of every kind.
 type tenantB struct {
-	mgmt       string
+	mgmt       tokenvault.Credential
 	app        *tokenvault.Application
 	token      *tokenvault.Token
 	member     *tokenvault.TenantMember

@@ -132,7 +132,8 @@ func (v *Vault) cacheKeys(sets map[string]*keySet) {
 // KeyWrapper is an HSM or KMS moves back to a local key this way.
 //
 // This is a host-program operation: it takes no API key. Returns Invalid
-// when newKey is not 32 bytes.
+// when newKey is not 32 bytes, else StorageFull or Internal when the
+// rotation fails.
 func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
 	next, err := NewLocalKeyWrapper(newKey)
 	if err != nil {
@@ -158,6 +159,10 @@ func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
 // open the store with next.
 //
 // This is a host-program operation: it takes no API key.
+//
+// Returns Invalid for a nil wrapper or one whose kind is not 1 to 32 bytes,
+// StorageFull, or Internal (wrapping what the old or new wrapper failed
+// with); nothing changed then.
 func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 	if next == nil {
 		return &Error{Kind: Invalid, Message: "the new key wrapper is nil"}
@@ -193,6 +198,9 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 // read from their envelopes without unwrapping anything: after a rotation,
 // every keyring should be under the new wrapper. Sorted by kind, key id,
 // version. This is a host-program operation: it takes no API key.
+//
+// Returns Internal when the store cannot be read or an envelope cannot be
+// parsed.
 func (v *Vault) WrappedKeys(ctx context.Context) ([]WrappedKeyCount, error) {
 	counts := map[WrappedKeyCount]int{}
 	err := v.keyringTxn(ctx, false, func(t *txn) error {
@@ -233,7 +241,11 @@ func cmpBool(a, b bool) int {
 // written from now on are sealed with it, and records sealed with older
 // terms still open until Reseal (run by the background sweeper) has sealed
 // them again with the new one. Requires tenant:update.
-func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without tenant:update,
+// StorageFull, or Internal.
+func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 	v.wrapMu.RLock()
 	defer v.wrapMu.RUnlock()
 	var rotated *keySet

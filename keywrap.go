@@ -14,7 +14,7 @@ import (
 // reaches key material any other way.
 //
 // Implementations: [NewLocalKeyWrapper] (a 32-byte master key held by the
-// process; Options.MasterKey is its shorthand), package keywrap/pkcs11 (an
+// process; Options.Keys.MasterKey is its shorthand), package keywrap/pkcs11 (an
 // AES key that never leaves an HSM) and package keywrap/kms (any
 // go-kms-wrapping wrapper: cloud KMSs, Vault or OpenBao transit).
 //
@@ -110,6 +110,9 @@ type localWrapper struct{ m *seal.MasterKey }
 // process: key (32 bytes) wraps, and key or any of previous unwraps.
 // Errors never include key bytes. Its Kind is "local", its key id 8 hex
 // digits derived from the key (never the key), its version "1".
+//
+// Returns a plain error, of no Kind (ErrorKind says Internal), when a key is
+// not 32 bytes.
 func NewLocalKeyWrapper(key []byte, previous ...[]byte) (KeyWrapper, error) {
 	m, err := seal.NewMasterKey(key, previous...)
 	if err != nil {
@@ -191,12 +194,12 @@ func (ws *wrappers) then(next KeyWrapper) *wrappers {
 // newWrappers builds the Vault's wrappers from its Options.
 func newWrappers(opts Options) (*wrappers, error) {
 	switch {
-	case opts.KeyWrapper != nil && len(opts.MasterKey) > 0:
-		return nil, errors.New("tokenvault: Options.KeyWrapper and Options.MasterKey exclude each other (MasterKey is the shorthand of a local KeyWrapper)")
-	case opts.KeyWrapper != nil:
-		ws := &wrappers{current: opts.KeyWrapper, previous: opts.PreviousKeyWrappers}
-		if len(opts.PreviousMasterKeys) > 0 {
-			l, err := NewLocalKeyWrapper(opts.PreviousMasterKeys[0], opts.PreviousMasterKeys[1:]...)
+	case opts.Keys.Wrapper != nil && len(opts.Keys.MasterKey) > 0:
+		return nil, errors.New("tokenvault: Options.Keys.Wrapper and Options.Keys.MasterKey exclude each other (MasterKey is the shorthand of a local key wrapper)")
+	case opts.Keys.Wrapper != nil:
+		ws := &wrappers{current: opts.Keys.Wrapper, previous: opts.Keys.PreviousWrappers}
+		if len(opts.Keys.PreviousMasterKeys) > 0 {
+			l, err := NewLocalKeyWrapper(opts.Keys.PreviousMasterKeys[0], opts.Keys.PreviousMasterKeys[1:]...)
 			if err != nil {
 				return nil, fmt.Errorf("tokenvault: previous master key: %w", err)
 			}
@@ -204,11 +207,11 @@ func newWrappers(opts Options) (*wrappers, error) {
 		}
 		return ws, nil
 	}
-	l, err := NewLocalKeyWrapper(opts.MasterKey, opts.PreviousMasterKeys...)
+	l, err := NewLocalKeyWrapper(opts.Keys.MasterKey, opts.Keys.PreviousMasterKeys...)
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: master key: %w", err)
 	}
-	return &wrappers{current: l, previous: opts.PreviousKeyWrappers}, nil
+	return &wrappers{current: l, previous: opts.Keys.PreviousWrappers}, nil
 }
 
 // WrappedKeyCount counts the keyrings of a store wrapped under one key of

@@ -58,7 +58,7 @@ func (w *aesWrapper) Unwrap(_ context.Context, k tokenvault.WrappedKey, aad []by
 
 // tokenizeOne creates a tenant and an application in v and tokenizes one
 // value; it returns the application's key and the token's id.
-func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey, id string) {
+func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey tokenvault.Credential, id string) {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "t " + value})
 	if err != nil {
@@ -82,7 +82,7 @@ func tokenizeOne(t *testing.T, v *tokenvault.Vault, value string) (appKey, id st
 func wantReadable(t *testing.T, v *tokenvault.Vault, what string, tokens map[string][2]string) {
 	t.Helper()
 	for value, kid := range tokens {
-		tok, err := v.GetToken(ctx, kid[0], kid[1])
+		tok, err := v.GetToken(ctx, tokenvault.Credential(kid[0]), kid[1])
 		if err != nil {
 			t.Errorf("%s: GetToken(%s) = %v", what, value, err)
 			continue
@@ -116,16 +116,16 @@ func TestRotateKeyWrapper(t *testing.T) {
 			defer s.Close()
 			key := newMasterKey()
 			open := func(o tokenvault.Options) (*tokenvault.Vault, error) {
-				o.Store, o.SweepInterval = s, -1
+				o.Store, o.Retention.SweepInterval = s, -1
 				return tokenvault.Open(ctx, o)
 			}
-			v, err := open(tokenvault.Options{MasterKey: key})
+			v, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: key}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			tokens := map[string][2]string{}
 			k, id := tokenizeOne(t, v, "before")
-			tokens["before"] = [2]string{k, id}
+			tokens["before"] = [2]string{string(k), id}
 			wantWrappedBy(t, v, "local", 2)
 
 			hsm := newAESWrapper(t)
@@ -133,18 +133,18 @@ func TestRotateKeyWrapper(t *testing.T) {
 				t.Fatalf("RotateKeyWrapper: %v", err)
 			}
 			k, id = tokenizeOne(t, v, "during") // online: the same Vault serves on
-			tokens["during"] = [2]string{k, id}
+			tokens["during"] = [2]string{string(k), id}
 			wantReadable(t, v, "after rotating to test-aes", tokens)
 			wantWrappedBy(t, v, "test-aes", 3)
 			v.Close()
 
-			if _, err := open(tokenvault.Options{MasterKey: key}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: key}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 				t.Errorf("Open with the old master key = %v, want ErrWrongMasterKey", err)
 			}
-			if _, err := open(tokenvault.Options{KeyWrapper: hsm, MasterKey: key}); err == nil {
+			if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm, MasterKey: key}}); err == nil {
 				t.Error("Open with KeyWrapper and MasterKey succeeded, want an error")
 			}
-			v, err = open(tokenvault.Options{KeyWrapper: hsm})
+			v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm}})
 			if err != nil {
 				t.Fatalf("Open with the new wrapper alone: %v", err)
 			}
@@ -156,10 +156,10 @@ func TestRotateKeyWrapper(t *testing.T) {
 			}
 			wantWrappedBy(t, v, "local", 3)
 			v.Close()
-			if _, err := open(tokenvault.Options{KeyWrapper: hsm}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+			if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 				t.Errorf("Open with the HSM wrapper after moving back = %v, want ErrWrongMasterKey", err)
 			}
-			v, err = open(tokenvault.Options{MasterKey: back})
+			v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: back}})
 			if err != nil {
 				t.Fatalf("Open with the new local key: %v", err)
 			}
@@ -175,7 +175,7 @@ func TestRotateKeyWrapper(t *testing.T) {
 func TestRotateKeyWrapperInterrupted(t *testing.T) {
 	s := memory.New()
 	key := newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +191,14 @@ func TestRotateKeyWrapperInterrupted(t *testing.T) {
 	}
 	// Committed, then crashed before the operator's files changed: both
 	// wrappers given, the rotation runs again.
-	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, PreviousKeyWrappers: []tokenvault.KeyWrapper{old}, SweepInterval: -1})
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm, PreviousWrappers: []tokenvault.KeyWrapper{old}}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
 		t.Fatalf("RotateKeyWrapper again: %v", err)
 	}
-	wantReadable(t, v, "after the rotation ran twice", map[string][2]string{"x": {k, id}})
+	wantReadable(t, v, "after the rotation ran twice", map[string][2]string{"x": {string(k), id}})
 	wantWrappedBy(t, v, "test-aes", 2)
 	v.Close()
 }
@@ -208,7 +208,7 @@ func TestRotateKeyWrapperInterrupted(t *testing.T) {
 func TestWrongKeyWrapperChangesNothing(t *testing.T) {
 	s := memory.New()
 	hsm := newAESWrapper(t)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +216,10 @@ func TestWrongKeyWrapperChangesNothing(t *testing.T) {
 	v.Close()
 	before := dump(t, s)
 	for name, o := range map[string]tokenvault.Options{
-		"another key of the same kind": {KeyWrapper: newAESWrapper(t)},
-		"a local key":                  {MasterKey: newMasterKey()},
+		"another key of the same kind": {Keys: tokenvault.KeyOptions{Wrapper: newAESWrapper(t)}},
+		"a local key":                  {Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}},
 	} {
-		o.Store, o.SweepInterval = s, -1
+		o.Store, o.Retention.SweepInterval = s, -1
 		_, err := tokenvault.Open(ctx, o)
 		if !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 			t.Errorf("%s: Open = %v, want ErrWrongMasterKey", name, err)
@@ -236,7 +236,7 @@ func TestWrongKeyWrapperChangesNothing(t *testing.T) {
 func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	s := memory.New()
 	key := newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,12 +271,12 @@ func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("stripping envelopes: %v (%d keyrings)", err, n)
 	}
-	tokens := map[string][2]string{"old": {k, id}}
+	tokens := map[string][2]string{"old": {string(k), id}}
 
-	if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: newAESWrapper(t), SweepInterval: -1}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+	if _, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: newAESWrapper(t)}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Errorf("Open of a legacy store without its master key = %v, want ErrWrongMasterKey", err)
 	}
-	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatalf("Open of a legacy store: %v", err)
 	}
@@ -295,7 +295,7 @@ func TestLegacyKeyringsOpenAndRewrap(t *testing.T) {
 	}
 	wantWrappedBy(t, v, "test-aes", 2)
 	v.Close()
-	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, KeyWrapper: hsm, SweepInterval: -1})
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,20 +72,23 @@ func TestLimitsHoldUnderConcurrency(t *testing.T) {
 		setup func(t *testing.T, e *env) (call func(i int) error, within string)
 	}
 	limiters := []limiter{
-		{"per key", func(o *tokenvault.Options) { o.RatePerKey = burst }, func(t *testing.T, e *env) (func(int) error, string) {
+		{"per key", func(o *tokenvault.Options) { o.Limits.RatePerKey = burst }, func(t *testing.T, e *env) (func(int) error, string) {
 			key := e.app(t, tokenvault.Management, "tenant:read").Key
 			return func(i int) error { _, err := e.v.GetTenant(from("192.0.2.1"), key); return err }, "ok"
 		}},
-		{"per tenant", func(o *tokenvault.Options) { o.RatePerTenant = burst }, func(t *testing.T, e *env) (func(int) error, string) {
-			keys := []string{e.app(t, tokenvault.Management, "tenant:read").Key, e.app(t, tokenvault.Management, "tenant:read").Key}
+		{"per tenant", func(o *tokenvault.Options) { o.Limits.RatePerTenant = burst }, func(t *testing.T, e *env) (func(int) error, string) {
+			keys := []tokenvault.Credential{e.app(t, tokenvault.Management, "tenant:read").Key, e.app(t, tokenvault.Management, "tenant:read").Key}
 			e.clock.Advance(time.Second) // refill what creating them took
 			return func(i int) error { _, err := e.v.GetTenant(from("192.0.2.1"), keys[i%2]); return err }, "ok"
 		}},
-		{"failed authentications per address", func(o *tokenvault.Options) { o.AuthFailuresPerMinute = burst }, func(t *testing.T, e *env) (func(int) error, string) {
-			return func(i int) error { _, err := e.v.GetTenant(from("192.0.2.1"), fmt.Sprint("key_wrong_", i)); return err },
+		{"failed authentications per address", func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = burst }, func(t *testing.T, e *env) (func(int) error, string) {
+			return func(i int) error {
+					_, err := e.v.GetTenant(from("192.0.2.1"), tokenvault.Credential(fmt.Sprint("key_wrong_", i)))
+					return err
+				},
 				tokenvault.Unauthenticated.String()
 		}},
-		{"sessions per application and address", func(o *tokenvault.Options) { o.SessionsPerApplication = burst / tokenvault.SessionBurstSeconds }, func(t *testing.T, e *env) (func(int) error, string) {
+		{"sessions per application and address", func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = burst / tokenvault.SessionBurstSeconds }, func(t *testing.T, e *env) (func(int) error, string) {
 			pub := e.app(t, tokenvault.Public, "token:create").Key
 			return func(i int) error { _, err := e.v.CreateSession(from("192.0.2.1"), pub); return err }, "ok"
 		}},
@@ -124,7 +127,7 @@ func TestLimitsHoldUnderConcurrency(t *testing.T) {
 // forth by 10 ms (as concurrent calls' readings reach a limiter out of
 // order) credit a bucket those 10 ms once, not at every step forward.
 func TestLimitClockNeverGoesBack(t *testing.T) {
-	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.RatePerKey = 100 })
+	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.Limits.RatePerKey = 100 })
 	key := e.app(t, tokenvault.Management, "tenant:read").Key
 	e.clock.Advance(time.Second) // refill what creating it took
 	counts := hammer(t, 400, 1, func(i int) error {
@@ -148,7 +151,7 @@ func TestLimitClockNeverGoesBack(t *testing.T) {
 // counts as its /64, and an IPv4-mapped address as the IPv4 one; a key
 // that authenticates is served from any of them.
 func TestAuthFailureAddresses(t *testing.T) {
-	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 20 })
+	e := newEnvOn(t, storeKinds[0].open(t), func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 20 })
 	wrong := func(addr string) error { _, err := e.v.GetTenant(from(addr), "key_wrong"); return err }
 	for _, tc := range []struct {
 		name  string
@@ -181,11 +184,11 @@ func TestPublicKeyChargedPerAddress(t *testing.T) {
 		name string
 		opts func(*tokenvault.Options)
 	}{
-		{"per key", func(o *tokenvault.Options) { o.RatePerKey = 20 }},
-		{"per tenant", func(o *tokenvault.Options) { o.RatePerTenant = 20 }},
+		{"per key", func(o *tokenvault.Options) { o.Limits.RatePerKey = 20 }},
+		{"per tenant", func(o *tokenvault.Options) { o.Limits.RatePerTenant = 20 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnvOn(t, storeKinds[1].open(t), func(o *tokenvault.Options) { o.SessionsPerApplication = -1; tc.opts(o) })
+			e := newEnvOn(t, storeKinds[1].open(t), func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = -1; tc.opts(o) })
 			pub := e.app(t, tokenvault.Public, "token:create").Key
 			e.clock.Advance(time.Second) // refill what creating it took
 			counts := hammer(t, 60, 16, func(int) error { _, err := e.v.CreateSession(from("203.0.113.66"), pub); return err }, tokenvault.RateLimited)

@@ -189,9 +189,14 @@ func TestLogIndexSurvivesReopen(t *testing.T) {
 	if err := e.v.Close(); err != nil {
 		t.Fatal(err)
 	}
-	v2, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: e.key, Now: func() time.Time {
-		return e.clock.Now().Add(time.Second) // past the horizon: the indexer takes the lines
-	}, SweepInterval: -1})
+	v2, err := tokenvault.Open(ctx, tokenvault.Options{
+		Store: s,
+		Now: func() time.Time {
+			return e.clock.Now().Add(time.Second) // past the horizon: the indexer takes the lines
+		},
+		Keys:      tokenvault.KeyOptions{MasterKey: e.key},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -198,7 +198,8 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 }
 
 // logRead records that p read the data of an entity, and is the one place
-// that decides how reads are audited. The policy (doc.go, "Behaviour"):
+// that decides how reads are audited. The policy (docs/internals.md, "Decisions where
+// the specification is silent"):
 // a single read (get) of any resource is logged with operation "read" as
 // p's tenant's line; so is every token whose data a list, search,
 // detokenization or deduplicated create hands back, one line per token;
@@ -257,7 +258,7 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
 // without a type, a type or id holding "/" or a control character, an end
 // date not after the start date, a page, size or start that is not one).
-func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (*Page[Log], error) {
+func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsRequest) (*Page[Log], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -394,7 +395,11 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 }
 
 // EntityTypes lists the entity types logs refer to. Requires log:read.
-func (v *Vault) EntityTypes(ctx context.Context, key string) ([]EntityType, error) {
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without log:read, or
+// Internal.
+func (v *Vault) EntityTypes(ctx context.Context, key Credential) ([]EntityType, error) {
 	err := v.view(ctx, func(t *txn) error {
 		_, err := t.authorize(key, PermLogRead)
 		return err

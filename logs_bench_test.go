@@ -47,8 +47,13 @@ func BenchmarkLogList(b *testing.B) {
 	mk := make([]byte, 32)
 	rand.Read(mk)
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	v, err := Open(ctx, Options{Store: s, MasterKey: mk, SweepInterval: -1, Now: func() time.Time { return now },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	v, err := Open(ctx, Options{
+		Store:     s,
+		Now:       func() time.Time { return now },
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Keys:      KeyOptions{MasterKey: mk},
+		Retention: RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-// pruneLogs removes the audit log lines older than Options.LogRetention from
+// pruneLogs removes the audit log lines older than Options.Retention.Logs from
 // every tenant, sweepBatch lines a transaction, and returns how many it
 // removed. A line goes with its index entry (in either layout, and a line
 // of the legacy layout with its log-type entry too; see logs.go), in one

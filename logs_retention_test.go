@@ -13,7 +13,7 @@ func TestLogRetentionPrunesOldLinesInBatches(t *testing.T) {
 	const retention = 400 * 24 * time.Hour
 	for _, sk := range storeKinds {
 		t.Run("store="+sk.name, func(t *testing.T) {
-			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.LogRetention = retention })
+			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.Retention.Logs = retention })
 			ctx := context.Background()
 			app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate)
 			// More old lines than one sweep transaction removes.
@@ -87,7 +87,7 @@ func TestLogsAreKeptForeverWithoutRetention(t *testing.T) {
 }
 
 func TestNegativeLogRetentionIsRefused(t *testing.T) {
-	_, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: newMasterKey(), LogRetention: -time.Hour})
+	_, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{Logs: -time.Hour}})
 	if err == nil {
 		t.Fatal("Open with a negative LogRetention succeeded")
 	}

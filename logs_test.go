@@ -147,7 +147,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range logs.Data {
-		for _, secret := range []string{e.mgmt, a.Key, r.Key, string(e.key)} {
+		for _, secret := range []string{string(e.mgmt), string(a.Key), string(r.Key), string(e.key)} {
 			if strings.Contains(l.Message, secret) || strings.Contains(l.EntityID, secret) {
 				t.Errorf("log %+v holds a secret", l)
 			}

@@ -16,7 +16,12 @@ type ListMembersRequest struct {
 // ListMembers returns the members of the caller's tenant, oldest first, at
 // most MaxMemberPageSize a page. Requires tenant:member:read. List reads are
 // not logged.
-func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequest) (*Page[TenantMember], error) {
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without tenant:member:read, or
+// Internal.
+func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembersRequest) (*Page[TenantMember], error) {
 	pg, err := req.PageRequest.resolve(MaxMemberPageSize)
 	if err != nil {
 		return nil, err
@@ -83,7 +88,11 @@ func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
 // Membership reports the user is not a member, which is all the access a
 // member has. The OWNER cannot be removed (Conflict). Requires
 // tenant:member:delete.
-func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantMemberDelete)
 		if err != nil {
@@ -113,7 +122,8 @@ func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
 // Membership returns user uid's membership of tenant tid, or NotFound. It
 // takes no key: it is how a host program that signs its users in decides
 // whether one may act for a tenant, and so how removing a member revokes
-// that member's access at once.
+// that member's access at once. Returns Internal when the store cannot be
+// read.
 func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember, error) {
 	if !validID(tid) || !validID(uid) {
 		return nil, errNotFound("member")

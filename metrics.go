@@ -41,7 +41,7 @@ type Metrics interface {
 	// this method to that store's own hook (bolt.Options.OnCommit).
 	StoreCommit(updates int, d time.Duration)
 	// AuditExported reports one delivery of n audit events to the audit
-	// sink named sink (Options.AuditSinks; its name is a constant the
+	// sink named sink (Options.AuditExport.Sinks; its name is a constant the
 	// operator chose, never tenant data), and its error (nil: delivered).
 	// The lag itself is in Stats.AuditExport.
 	AuditExported(sink string, n int, err error)
@@ -129,8 +129,8 @@ const (
 	SweptSessions     SweepKind = "session"     // expired sessions, deleted
 	SweptInvitations  SweepKind = "invitation"  // expired invitations, marked EXPIRED
 	SweptIdempotency  SweepKind = "idempotency" // idempotency records past their window
-	SweptCVCs         SweepKind = "cvc"         // card cvcs past Options.CVCRetention
-	SweptLogs         SweepKind = "log"         // audit log lines past Options.LogRetention
+	SweptCVCs         SweepKind = "cvc"         // card cvcs past Options.Retention.CVC
+	SweptLogs         SweepKind = "log"         // audit log lines past Options.Retention.Logs
 )
 
 // SweepKinds lists every SweepKind.
@@ -142,19 +142,19 @@ func SweepKinds() []SweepKind {
 // when it is scraped.
 type Stats struct {
 	// CodeWorkers is the sandbox worker processes alive, idle or busy
-	// (0 with Options.TrustedCodeInProcess).
+	// (0 with Options.Code.TrustedInProcess).
 	CodeWorkers int
 	// CodeWorkersBusy is the runs and checks of code holding a worker
 	// slot now.
 	CodeWorkersBusy int
-	// CodeWorkersMax is Options.CodeWorkers as resolved (16 by default).
+	// CodeWorkersMax is Options.Code.Workers as resolved (16 by default).
 	CodeWorkersMax int
 	// AsyncInvocations is the asynchronous reactor invocations waiting for
 	// a worker or running.
 	AsyncInvocations int
 	// PendingWebhooks is the webhooks being delivered, retries included.
 	PendingWebhooks int
-	// AuditExport is the export lag of each of Options.AuditSinks, in
+	// AuditExport is the export lag of each of Options.AuditExport.Sinks, in
 	// their order (nil without sinks).
 	AuditExport []AuditExportStats
 }

@@ -62,8 +62,11 @@ func newPGPairWith(t *testing.T, wrapB func(store.Store) store.Store) *pgPair {
 				st = wrapB(s)
 			}
 			v, err := tokenvault.Open(ctx, tokenvault.Options{
-				Store: st, MasterKey: key, Now: p.clock.Now, SweepInterval: -1,
-				Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+				Store:     st,
+				Now:       p.clock.Now,
+				Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+				Keys:      tokenvault.KeyOptions{MasterKey: key},
+				Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 			})
 			if err != nil {
 				errs[i] = err
@@ -97,7 +100,7 @@ func (p *pgPair) tenant(t *testing.T) *tokenvault.TenantBootstrap {
 
 // pgCreator creates, on v, a private application that may create tokens and
 // read them revealed.
-func pgCreator(t *testing.T, v *tokenvault.Vault, mgmt string) *tokenvault.Application {
+func pgCreator(t *testing.T, v *tokenvault.Vault, mgmt tokenvault.Credential) *tokenvault.Application {
 	t.Helper()
 	app, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{
 		Name: "creator", Type: tokenvault.Private,

@@ -27,6 +27,9 @@ func NeededKey(err error) (needs WrappedKey, ok bool) {
 // LocalKeyID is the key id of a local master key (32 bytes), as the local
 // key wrapper records it: 8 hex digits derived from the key, which reveal
 // nothing useful about it. Errors never include key bytes.
+//
+// Returns a plain error, of no Kind (ErrorKind says Internal), when key is
+// not 32 bytes.
 func LocalKeyID(key []byte) (string, error) {
 	m, err := seal.NewMasterKey(key)
 	if err != nil {

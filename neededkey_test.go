@@ -18,12 +18,12 @@ func TestNeededKeyNamesTheKeyAStoreWasWrappedUnder(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "vault.db")
 	key, other := newMasterKey(), newMasterKey()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.Close()
-	_, err = tokenvault.Open(ctx, tokenvault.Options{Path: path, MasterKey: other, SweepInterval: -1})
+	_, err = tokenvault.Open(ctx, tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: other}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Fatalf("Open with another key = %v", err)
 	}

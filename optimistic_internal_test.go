@@ -359,7 +359,7 @@ func (s *pausingStore) View(ctx context.Context, fn func(store.Tx) error) error 
 func TestOptimisticUpdateSeesRevocation(t *testing.T) {
 	ctx := context.Background()
 	ps := &pausingStore{Store: memory.New()}
-	v, err := Open(ctx, Options{Store: ps, MasterKey: bytes.Repeat([]byte{7}, 32), SweepInterval: -1})
+	v, err := Open(ctx, Options{Store: ps, Keys: KeyOptions{MasterKey: bytes.Repeat([]byte{7}, 32)}, Retention: RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -381,7 +381,7 @@ func TestPatchExpressionsTellNothing(t *testing.T) {
 	}
 	attacker := e.app(t, tokenvault.Public, tokenvault.PermTokenCreate, tokenvault.PermTokenUpdate)
 	masker := e.reader(t, "mask", "token:update")
-	for _, key := range []string{attacker.Key, masker.Key} {
+	for _, key := range []tokenvault.Credential{attacker.Key, masker.Key} {
 		var answers []string
 		for _, digit := range []string{visa[:1], "5"} {
 			guess := `{{ data.number | slice: 0, 1 | replace: \"` + digit + `\", \"true\" | to_boolean }}`

@@ -16,8 +16,9 @@ type Permission struct {
 // (every permission when typ is empty), so a tool can offer only valid
 // choices. Any valid key may call it; nothing of the tenant is revealed.
 //
-// Returns Invalid for an unknown type, Unauthenticated.
-func (v *Vault) ListPermissions(ctx context.Context, key string, typ ApplicationType) ([]Permission, error) {
+// Returns Invalid for an unknown type, Unauthenticated for a key that is
+// missing, unknown or expired, RateLimited over a rate limit, or Internal.
+func (v *Vault) ListPermissions(ctx context.Context, key Credential, typ ApplicationType) ([]Permission, error) {
 	if typ != "" && !typ.valid() {
 		return nil, invalidField("application_type", "must be private, public or management")
 	}

@@ -13,87 +13,87 @@ import (
 type operation struct {
 	name string
 	perm string
-	call func(v *tokenvault.Vault, key, id string) error
+	call func(v *tokenvault.Vault, key tokenvault.Credential, id string) error
 }
 
 var ctx = context.Background()
 
 var operations = []operation{
-	{"CreateApplication", "application:create", func(v *tokenvault.Vault, key, _ string) error {
+	{"CreateApplication", "application:create", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.CreateApplication(ctx, key, tokenvault.CreateApplicationRequest{Name: "x", Type: "private", Permissions: []string{"token:read"}})
 		return err
 	}},
-	{"ListApplications", "application:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListApplications", "application:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListApplications(ctx, key, tokenvault.ListApplicationsRequest{})
 		return err
 	}},
-	{"GetApplication", "application:read", func(v *tokenvault.Vault, key, id string) error {
+	{"GetApplication", "application:read", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		_, err := v.GetApplication(ctx, key, id)
 		return err
 	}},
-	{"GetApplicationByKey", "application:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"GetApplicationByKey", "application:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.GetApplicationByKey(ctx, key)
 		return err
 	}},
-	{"UpdateApplication", "application:update", func(v *tokenvault.Vault, key, id string) error {
+	{"UpdateApplication", "application:update", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		_, err := v.UpdateApplication(ctx, key, id, tokenvault.UpdateApplicationRequest{Name: "y", Permissions: []string{"token:use"}})
 		return err
 	}},
-	{"RegenerateApplicationKey", "application:update", func(v *tokenvault.Vault, key, id string) error {
+	{"RegenerateApplicationKey", "application:update", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		_, err := v.RegenerateApplicationKey(ctx, key, id)
 		return err
 	}},
-	{"DeleteApplication", "application:delete", func(v *tokenvault.Vault, key, id string) error {
+	{"DeleteApplication", "application:delete", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		return v.DeleteApplication(ctx, key, id)
 	}},
-	{"ListLogs", "log:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListLogs", "log:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListLogs(ctx, key, tokenvault.ListLogsRequest{})
 		return err
 	}},
-	{"EntityTypes", "log:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"EntityTypes", "log:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.EntityTypes(ctx, key)
 		return err
 	}},
-	{"GetTenant", "tenant:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"GetTenant", "tenant:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.GetTenant(ctx, key)
 		return err
 	}},
-	{"RotateDataKey", "tenant:update", func(v *tokenvault.Vault, key, _ string) error {
+	{"RotateDataKey", "tenant:update", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		return v.RotateDataKey(ctx, key)
 	}},
-	{"ListMembers", "tenant:member:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListMembers", "tenant:member:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListMembers(ctx, key, tokenvault.ListMembersRequest{})
 		return err
 	}},
-	{"ListInvitations", "tenant:invitation:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListInvitations", "tenant:invitation:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListInvitations(ctx, key, tokenvault.ListInvitationsRequest{})
 		return err
 	}},
-	{"CreateFormula", "reactor:create", func(v *tokenvault.Vault, key, _ string) error {
+	{"CreateFormula", "reactor:create", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.CreateFormula(ctx, key, tokenvault.FormulaRequest{Name: "f", Code: "module.exports = function () {}"})
 		return err
 	}},
-	{"ListFormulas", "reactor:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListFormulas", "reactor:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListFormulas(ctx, key, tokenvault.ListFormulasRequest{})
 		return err
 	}},
-	{"CreateReactor", "reactor:create", func(v *tokenvault.Vault, key, _ string) error {
+	{"CreateReactor", "reactor:create", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.CreateReactor(ctx, key, tokenvault.CreateReactorRequest{Name: "r", Code: "module.exports = function () {}"})
 		return err
 	}},
-	{"ListReactors", "reactor:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListReactors", "reactor:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListReactors(ctx, key, tokenvault.ListReactorsRequest{})
 		return err
 	}},
-	{"CreateProxy", "proxy:create", func(v *tokenvault.Vault, key, _ string) error {
+	{"CreateProxy", "proxy:create", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.CreateProxy(ctx, key, tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://example.com"})
 		return err
 	}},
-	{"ListProxies", "proxy:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListProxies", "proxy:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListProxies(ctx, key, tokenvault.ListProxiesRequest{})
 		return err
 	}},
-	{"WebhookSecret", "tenant:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"WebhookSecret", "tenant:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.WebhookSecret(ctx, key)
 		return err
 	}},

@@ -177,7 +177,11 @@ func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref)
 // The application may be given as req.Application or req.ApplicationID
 // (Invalid on application_id when both are given and differ); the answer
 // carries both.
-func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (*Proxy, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyRequest) (*Proxy, error) {
 	pkey := newProxyKey()
 	var out *Proxy
 	err := v.updateChecked(ctx, func(t *txn) error {
@@ -254,7 +258,11 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 }
 
 // GetProxy returns a proxy of the caller's tenant. Requires proxy:read.
-func (v *Vault) GetProxy(ctx context.Context, key, id string) (*Proxy, error) {
+//
+// Returns NotFound for a proxy that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without proxy:read, or Internal.
+func (v *Vault) GetProxy(ctx context.Context, key Credential, id string) (*Proxy, error) {
 	var out *Proxy
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyRead)
@@ -281,7 +289,11 @@ type ListProxiesRequest struct {
 
 // ListProxies returns the proxies of the caller's tenant, oldest first.
 // Requires proxy:read.
-func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequest) (*Page[Proxy], error) {
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without proxy:read, or Internal.
+func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxiesRequest) (*Page[Proxy], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -316,7 +328,14 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 
 // UpdateProxy replaces a proxy's settings; its key stays. Requires
 // proxy:update.
-func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyRequest) (*Proxy, error) {
+//
+// Returns Invalid or Unprocessable for settings or transform code that fail
+// their checks (naming the field), NotFound for a proxy or application that
+// is not the caller's tenant's, Unauthenticated for a key that is missing,
+// unknown or expired, RateLimited over a rate limit, PermissionDenied
+// without proxy:update, Unavailable when no sandbox worker checks the code
+// in time, StorageFull, or Internal.
+func (v *Vault) UpdateProxy(ctx context.Context, key Credential, id string, req ProxyRequest) (*Proxy, error) {
 	return v.changeProxy(ctx, key, id, func(*proxyRecord) (ProxyRequest, error) { return req, nil }, "updated")
 }
 
@@ -324,7 +343,15 @@ func (v *Vault) UpdateProxy(ctx context.Context, key, id string, req ProxyReques
 // Requires proxy:update. A patch naming only application or only
 // application_id replaces the application whole (null removes it); naming
 // both, they must agree.
-func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
+//
+// Returns Invalid for a patch that is not a JSON object or settings that
+// fail their checks (naming the field), Unprocessable for transform code
+// that fails its check, NotFound for a proxy or application that is not the
+// caller's tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// proxy:update, Unavailable when no sandbox worker checks the code in time,
+// StorageFull, or Internal.
+func (v *Vault) PatchProxy(ctx context.Context, key Credential, id string, patch json.RawMessage) error {
 	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "application_id", "configuration", "require_auth")
 	if err != nil {
 		return err
@@ -344,7 +371,7 @@ func (v *Vault) PatchProxy(ctx context.Context, key, id string, patch json.RawMe
 	return err
 }
 
-func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
+func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
 	var out *Proxy
 	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyUpdate)
@@ -382,7 +409,12 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 
 // DeleteProxy deletes a proxy; its key stops working at once. Requires
 // proxy:delete.
-func (v *Vault) DeleteProxy(ctx context.Context, key, id string) error {
+//
+// Returns NotFound for a proxy that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without proxy:delete, StorageFull, or
+// Internal.
+func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyDelete)
 		if err != nil {

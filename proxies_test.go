@@ -61,7 +61,7 @@ func (e *env) proxy(t *testing.T, req tokenvault.ProxyRequest) *tokenvault.Proxy
 	return p
 }
 
-func jsonCall(key, apiKey, path, body string) tokenvault.ProxyCall {
+func jsonCall(key string, apiKey tokenvault.Credential, path, body string) tokenvault.ProxyCall {
 	return tokenvault.ProxyCall{ProxyKey: key, APIKey: apiKey, Method: "POST", Path: path,
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}
 }
@@ -131,7 +131,7 @@ func TestProxyForwardsAndDetokenizes(t *testing.T) {
 	call := jsonCall(p.Key, user, "/charges/1", `{"card": "{{`+card.ID+`}}", "note": "for {{`+name.ID+`}}", "n": 5}`)
 	call.RawQuery = "expand=all"
 	call.Header.Set("Authorization", "Bearer dest-secret")
-	call.Header.Set("SVC-API-KEY", user)
+	call.Header.Set("SVC-API-KEY", string(user))
 	call.Header.Set("SVC-PROXY-KEY", p.Key)
 	call.Header.Set("SVC-PROXY-KEEP-ALIVE", "timeout=5")
 	call.Header.Set("Proxy-Authorization", "x")
@@ -366,7 +366,7 @@ func TestProxyDestinationFailures(t *testing.T) {
 	// With the default outbound policy, private destinations are refused:
 	// http to loopback when the proxy is saved, any address when it is
 	// called (the dial is refused before TLS).
-	strict := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	strict := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Outbound.AllowPrivateDestinations = false })
 	live := newDestination(t)
 	_, err = strict.v.CreateProxy(ctx, strict.mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: live.srv.URL})
 	wantField(t, err, "destination_url")

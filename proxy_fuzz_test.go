@@ -205,7 +205,10 @@ func TestProxyForwardsJSONNull(t *testing.T) {
 	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
 	tok := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "Ada"})
 	redacted := e.reader(t, "redact", "token:use").Key
-	for _, tc := range []struct{ key, body, want string }{
+	for _, tc := range []struct {
+		key        tokenvault.Credential
+		body, want string
+	}{
 		{e.user(t), "null", "null"},
 		{e.user(t), " null\n", "null"},
 		{redacted, `"{{` + tok.ID + `}}"`, "null"},

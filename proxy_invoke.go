@@ -31,7 +31,7 @@ type ProxyCall struct {
 	ProxyKey string
 	// APIKey is the caller's SVC-API-KEY; required unless the proxy has
 	// require_auth false.
-	APIKey string
+	APIKey Credential
 	// Method is one of ProxyMethods; "" means GET.
 	Method string
 	// Path is the suffix after /proxy, decoded: "" or starting with "/".
@@ -104,7 +104,7 @@ type proxyPlan struct {
 // body. A failure of the proxy itself is an *Error (BadGateway when the
 // destination cannot be reached or answers too much; TooLarge when a
 // transform's result, or the body it built, is over
-// Options.CodeMaxResultBytes); httpapi wraps it in {"proxy_error": ...}.
+// Options.Code.MaxResultBytes); httpapi wraps it in {"proxy_error": ...}.
 func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse, error) {
 	if call.Method == "" {
 		call.Method = http.MethodGet
@@ -249,7 +249,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 
 // transform runs transform code and returns the body (encoded as kind) and
 // headers it returned; absent ones keep the input's. A result, or a body
-// the code built, over Options.CodeMaxResultBytes is TooLarge.
+// the code built, over Options.Code.MaxResultBytes is TooLarge.
 func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, args map[string]any, kind int, header http.Header) ([]byte, http.Header, error) {
 	conf := plan.proxy.Configuration
 	if conf == nil {

@@ -14,7 +14,7 @@ import (
 // PostgreSQL store each apply their limits separately, so N instances
 // behind a load balancer admit up to N times each limit.
 //
-//   - Options.RatePerKey and Options.RatePerTenant bound the calls of one
+//   - Options.Limits.RatePerKey and Options.Limits.RatePerTenant bound the calls of one
 //     API or session key, and of all keys of one tenant, per second, with
 //     a burst of one second's worth. A call is charged once, after its key
 //     is authenticated (see [CallInfo]); a call over either limit fails
@@ -22,7 +22,7 @@ import (
 //     every browser holds, is charged per client address (both its key's
 //     and its tenant's bucket), so no holder can use up the calls of the
 //     others or of the tenant's private keys.
-//   - Options.AuthFailuresPerMinute bounds failed authentications
+//   - Options.Limits.AuthFailuresPerMinute bounds failed authentications
 //     (Unauthenticated) from one client address ([CallInfo.ClientAddress]):
 //     once an address has used them up, its further failures are
 //     RateLimited instead of Unauthenticated until the bucket refills. A
@@ -30,7 +30,7 @@ import (
 //     from an address that others share (a NAT, a reverse proxy) lock
 //     nobody out. In-process callers, which give no address, are not
 //     throttled.
-//   - Options.SessionsPerApplication bounds the sessions one public
+//   - Options.Limits.SessionsPerApplication bounds the sessions one public
 //     application creates from one client address (session_limits.go).
 //
 // Each limit is charged exactly once per call, however many times a store
@@ -52,11 +52,11 @@ import (
 
 // Defaults of the rate limit options.
 const (
-	// DefaultAuthFailuresPerMinute is Options.AuthFailuresPerMinute's
+	// DefaultAuthFailuresPerMinute is Options.Limits.AuthFailuresPerMinute's
 	// zero value: failed authentications allowed per client address and
 	// minute (and at once).
 	DefaultAuthFailuresPerMinute = 100
-	// DefaultSessionsPerApplication is Options.SessionsPerApplication's
+	// DefaultSessionsPerApplication is Options.Limits.SessionsPerApplication's
 	// zero value: sessions one public application may create per second
 	// from one client address.
 	DefaultSessionsPerApplication = 5
@@ -72,14 +72,14 @@ type limits struct {
 
 func newLimits(opts Options) limits {
 	var l limits
-	l.perKey = newLimiterSet(opts.RatePerKey, 1)
-	l.perTenant = newLimiterSet(opts.RatePerTenant, 1)
-	failures := float64(opts.AuthFailuresPerMinute)
-	if opts.AuthFailuresPerMinute == 0 {
+	l.perKey = newLimiterSet(opts.Limits.RatePerKey, 1)
+	l.perTenant = newLimiterSet(opts.Limits.RatePerTenant, 1)
+	failures := float64(opts.Limits.AuthFailuresPerMinute)
+	if opts.Limits.AuthFailuresPerMinute == 0 {
 		failures = DefaultAuthFailuresPerMinute
 	}
 	l.authFailures = newLimiterSet(failures/60, 60)
-	sessions := opts.SessionsPerApplication
+	sessions := opts.Limits.SessionsPerApplication
 	if sessions == 0 {
 		sessions = DefaultSessionsPerApplication
 	}

@@ -24,10 +24,10 @@ func wantRateLimited(t *testing.T, what string, err error, max time.Duration) {
 // TestRatePerKey: a key gets RatePerKey calls a second (burst one second's
 // worth), on the Vault's clock; another key has its own bucket.
 func TestRatePerKey(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.RatePerKey = 2 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.RatePerKey = 2 })
 	ctx := context.Background()
 	a, b := e.app(t, tokenvault.Private, "token:create"), e.app(t, tokenvault.Private, "token:create")
-	create := func(key string) error {
+	create := func(key tokenvault.Credential) error {
 		_, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "x"})
 		return err
 	}
@@ -50,9 +50,9 @@ func TestRatePerKey(t *testing.T) {
 // TestRatePerTenant: all keys of a tenant share RatePerTenant; another
 // tenant does not.
 func TestRatePerTenant(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.RatePerTenant = 3 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.RatePerTenant = 3 })
 	ctx := context.Background()
-	keys := []string{e.app(t, tokenvault.Private, "token:create").Key, e.app(t, tokenvault.Private, "token:create").Key}
+	keys := []tokenvault.Credential{e.app(t, tokenvault.Private, "token:create").Key, e.app(t, tokenvault.Private, "token:create").Key}
 	// Creating the applications used two calls of the management key.
 	e.clock.Advance(time.Second)
 	for i := range 3 {
@@ -71,7 +71,7 @@ func TestRatePerTenant(t *testing.T) {
 // TestRateChargedOncePerCall: a call is charged once, however many
 // transactions it runs: Idempotent and the operation it runs are one call.
 func TestRateChargedOncePerCall(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.RatePerKey = 1 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.RatePerKey = 1 })
 	app := e.app(t, tokenvault.Private, "token:create", "token:read")
 	runs := 0
 	if _, _, err := idemTokenize(t, e.v, app.Key, "k", "v", &runs); err != nil {
@@ -95,12 +95,12 @@ func TestRateChargedOncePerCall(t *testing.T) {
 // a valid key from that address is never refused, other addresses and
 // in-process callers without an address are not throttled.
 func TestAuthFailuresThrottled(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 3 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 3 })
 	from := func(addr string) context.Context {
 		return tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: addr})
 	}
 	for i := range 3 {
-		_, err := e.v.GetTenant(from("203.0.113.9"), fmt.Sprintf("key_wrong_%d", i))
+		_, err := e.v.GetTenant(from("203.0.113.9"), tokenvault.Credential(fmt.Sprintf("key_wrong_%d", i)))
 		wantKind(t, "a wrong key", err, tokenvault.Unauthenticated)
 	}
 	_, err := e.v.GetTenant(from("203.0.113.9"), "key_wrong")
@@ -141,7 +141,7 @@ func TestSessionsPerApplication(t *testing.T) {
 		{"one a second", 1, tokenvault.SessionBurstSeconds},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.SessionsPerApplication = tc.rate })
+			e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = tc.rate })
 			pub, other := e.app(t, tokenvault.Public, "token:create"), e.app(t, tokenvault.Public, "token:create")
 			for i := range tc.burst {
 				if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
@@ -159,7 +159,7 @@ func TestSessionsPerApplication(t *testing.T) {
 			}
 		})
 	}
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.SessionsPerApplication = -1 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = -1 })
 	pub := e.app(t, tokenvault.Public, "token:create")
 	for i := range 200 {
 		if _, err := e.v.CreateSession(ctx, pub.Key); err != nil {
@@ -173,7 +173,7 @@ func TestSessionsPerApplication(t *testing.T) {
 // never seen again do not stay in memory.
 func TestLimitersForgetIdleBuckets(t *testing.T) {
 	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) {
-		o.RatePerKey, o.RatePerTenant, o.AuthFailuresPerMinute = 10, 100, 10
+		o.Limits.RatePerKey, o.Limits.RatePerTenant, o.Limits.AuthFailuresPerMinute = 10, 100, 10
 	})
 	ctx := context.Background()
 	for i := range 50 {
@@ -231,7 +231,7 @@ func TestPendingSessionsCapped(t *testing.T) {
 func testPendingSessionsCapped(t *testing.T, sk storeKind) {
 	s := sk.open(t)
 	e2 := newEnvOn(t, s, func(o *tokenvault.Options) {
-		o.SessionsPerApplication, o.MaxPendingSessionsPerApplication, o.MaxPendingSessionsPerAddress = -1, 4, 3
+		o.Limits.SessionsPerApplication, o.Limits.MaxPendingSessionsPerApplication, o.Limits.MaxPendingSessionsPerAddress = -1, 4, 3
 	})
 	ctx := context.Background()
 	pub, other := e2.app(t, tokenvault.Public, "token:create"), e2.app(t, tokenvault.Public, "token:create")
@@ -285,7 +285,7 @@ func testPendingSessionsCapped(t *testing.T, sk storeKind) {
 // TestWrongProxyKeysThrottled: unknown proxy keys count as failed
 // authentications of the caller's address.
 func TestWrongProxyKeysThrottled(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 2 })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 2 })
 	ctx := tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: "203.0.113.5"})
 	call := func() error {
 		_, err := e.v.InvokeProxy(tokenvault.WithCallInfo(context.Background(), &tokenvault.CallInfo{ClientAddress: "203.0.113.5"}),

@@ -26,7 +26,7 @@ type InvokeReactorRequest struct {
 	// at once and the result is POSTed to this URL (see Webhook).
 	CallbackURL string `json:"callback_url,omitempty"`
 	// TimeoutMS bounds an asynchronous run: 10000 (default) to 210000,
-	// whatever Options.CodeTimeout, which bounds synchronous runs.
+	// whatever Options.Code.Timeout, which bounds synchronous runs.
 	TimeoutMS int `json:"timeout_ms,omitempty"`
 }
 
@@ -63,9 +63,13 @@ type invocation struct {
 // PermissionDenied, NotFound,
 // CodeFailed with the status of the error class the code threw, TooLarge
 // when what the code returned (or threw) is over
-// Options.CodeMaxResultBytes as JSON, and Unavailable when no worker was
+// Options.Code.MaxResultBytes as JSON, and Unavailable when no worker was
 // free in time.
-func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
 	fe := fieldErrors{}
 	timeout := DefaultReactorTimeout
 	if req.TimeoutMS != 0 {
@@ -187,7 +191,7 @@ func prefixFields(err error, prefix string) error {
 	return &out
 }
 
-// runInvocation runs the code, for timeout (zero: Options.CodeTimeout),
+// runInvocation runs the code, for timeout (zero: Options.Code.Timeout),
 // and tokenizes what it asks to.
 func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time.Duration) (*ReactorResponse, error) {
 	result, err := v.runCode(ctx, codeRun{

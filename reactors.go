@@ -140,7 +140,11 @@ func normalizeConfiguration(conf map[string]any) (map[string]any, error) {
 // CreateReactor creates a reactor. Requires reactor:create. Returns Invalid
 // with the field named for a bad name, configuration, formula or
 // application.
-func (v *Vault) CreateReactor(ctx context.Context, key string, req CreateReactorRequest) (*Reactor, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateReactorRequest) (*Reactor, error) {
 	fe := fieldErrors{}
 	validateName(req.Name, fe)
 	conf, err := normalizeConfiguration(req.Configuration)
@@ -268,7 +272,11 @@ func (t *txn) reactors(tid string) ([]reactorRecord, error) {
 
 // GetReactor returns a reactor of the caller's tenant. Requires
 // reactor:read.
-func (v *Vault) GetReactor(ctx context.Context, key, id string) (*Reactor, error) {
+//
+// Returns NotFound for a reactor that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without reactor:read, or Internal.
+func (v *Vault) GetReactor(ctx context.Context, key Credential, id string) (*Reactor, error) {
 	var out *Reactor
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorRead)
@@ -310,7 +318,11 @@ func nameMatches(pattern, name string) bool {
 
 // ListReactors returns the reactors of the caller's tenant, oldest first.
 // Requires reactor:read.
-func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRequest) (*Page[Reactor], error) {
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without reactor:read, or Internal.
+func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReactorsRequest) (*Page[Reactor], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
@@ -352,14 +364,28 @@ func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRe
 
 // UpdateReactor replaces a reactor's name, configuration, application and
 // (for a reactor with code of its own) code. Requires reactor:update.
-func (v *Vault) UpdateReactor(ctx context.Context, key, id string, req UpdateReactorRequest) (*Reactor, error) {
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks (naming the field), NotFound for a reactor or application that is
+// not the caller's tenant's, Unauthenticated for a key that is missing,
+// unknown or expired, RateLimited over a rate limit, PermissionDenied
+// without reactor:update, Unavailable when no sandbox worker checks the code
+// in time, StorageFull, or Internal.
+func (v *Vault) UpdateReactor(ctx context.Context, key Credential, id string, req UpdateReactorRequest) (*Reactor, error) {
 	return v.changeReactor(ctx, key, id, func(*reactorRecord) (UpdateReactorRequest, error) { return req, nil }, "updated")
 }
 
 // PatchReactor applies an RFC 7386 merge patch to a reactor's name,
 // configuration (merged key by key; null removes), application (null
 // removes) and code. Requires reactor:update.
-func (v *Vault) PatchReactor(ctx context.Context, key, id string, patch json.RawMessage) error {
+//
+// Returns Invalid for a patch that is not a JSON object or fields that fail
+// their checks, Unprocessable for code that fails its check, NotFound for a
+// reactor or application that is not the caller's tenant's, Unauthenticated
+// for a key that is missing, unknown or expired, RateLimited over a rate
+// limit, PermissionDenied without reactor:update, Unavailable when no
+// sandbox worker checks the code in time, StorageFull, or Internal.
+func (v *Vault) PatchReactor(ctx context.Context, key Credential, id string, patch json.RawMessage) error {
 	fields, err := decodePatch(patch, "reactor", "name", "configuration", "application", "code")
 	if err != nil {
 		return err
@@ -377,7 +403,7 @@ func (v *Vault) PatchReactor(ctx context.Context, key, id string, patch json.Raw
 
 // changeReactor validates and writes the request next returns for the
 // stored reactor.
-func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*reactorRecord) (UpdateReactorRequest, error), verb string) (*Reactor, error) {
+func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, next func(*reactorRecord) (UpdateReactorRequest, error), verb string) (*Reactor, error) {
 	var out *Reactor
 	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorUpdate)
@@ -446,7 +472,12 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 }
 
 // DeleteReactor deletes a reactor. Requires reactor:delete.
-func (v *Vault) DeleteReactor(ctx context.Context, key, id string) error {
+//
+// Returns NotFound for a reactor that is not the caller's tenant's,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without reactor:delete, StorageFull,
+// or Internal.
+func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorDelete)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 // TestAsyncInvocationGetsItsTimeout: an asynchronous invocation runs for
 // its timeout_ms, not for the shorter synchronous CodeTimeout.
 func TestAsyncInvocationGetsItsTimeout(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 500 * time.Millisecond })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.Timeout = 500 * time.Millisecond })
 	rc := &receiver{got: make(chan struct{}, 1)}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()

@@ -49,7 +49,7 @@ func (e *env) reactor(t *testing.T, req tokenvault.CreateReactorRequest) *tokenv
 }
 
 // user creates a private application that may use (and read) every token.
-func (e *env) user(t *testing.T) string {
+func (e *env) user(t *testing.T) tokenvault.Credential {
 	t.Helper()
 	return e.reader(t, "reveal", "token:use", "token:read", "token:create").Key
 }
@@ -82,7 +82,7 @@ func TestFormulaCRUD(t *testing.T) {
 			t.Fatalf("RegisterOfficialFormula = %+v, %v", official, err)
 		}
 		other := e.tenant(t, "Other")
-		for _, key := range []string{e.mgmt, other.Application.Key} {
+		for _, key := range []tokenvault.Credential{e.mgmt, other.Application.Key} {
 			page, err := e.v.ListFormulas(ctx, key, tokenvault.ListFormulasRequest{})
 			if err != nil || len(page.Data) == 0 || page.Data[0].ID != official.ID {
 				t.Errorf("ListFormulas = %+v, %v; want the official formula first", page, err)
@@ -335,7 +335,7 @@ module.exports = async function (req) {
 func TestReactorErrors(t *testing.T) {
 	// Seconds: on a busy machine a worker's start alone can take longer
 	// than a fraction of one, and quick code would fail as timed out.
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 3 * time.Second })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.Timeout = 3 * time.Second })
 	key := e.user(t)
 	invoke := func(code string) error {
 		t.Helper()
@@ -417,7 +417,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestInvokeReactorAsync(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.WebhookBackoff = time.Millisecond })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Outbound.WebhookBackoff = time.Millisecond })
 	rc := &receiver{fail: 2, got: make(chan struct{}, 4)}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
@@ -527,7 +527,7 @@ func TestReactorEditableAfterItsFormulaChanged(t *testing.T) {
 // localhost) is a 400 when the reactor is invoked, not a 202 whose
 // delivery fails after its retries.
 func TestCallbackURLOnAPrivateAddress(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Outbound.AllowPrivateDestinations = false })
 	r := e.reactor(t, tokenvault.CreateReactorRequest{Code: echoCode})
 	key := e.user(t)
 	for _, u := range []string{"http://127.0.0.1:1/hook", "https://localhost/hook", "https://10.1.2.3/", "https://[::1]/", "https://[fe80::1%25eth0]/", "https://169.254.169.254/"} {

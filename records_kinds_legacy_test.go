@@ -158,9 +158,11 @@ func TestLegacyRecordKinds(t *testing.T) {
 	clock := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	v, err := Open(ctx, Options{
-		Store: s, MasterKey: mk, Now: now, SweepInterval: -1,
-		Mailer: discardMailer{}, TrustedCodeInProcess: true,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Store: s, Now: now, Mailer: discardMailer{},
+		Keys:      KeyOptions{MasterKey: mk},
+		Retention: RetentionOptions{SweepInterval: -1},
+		Code:      CodeOptions{TrustedInProcess: true},
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

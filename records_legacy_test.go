@@ -25,8 +25,8 @@ import (
 type legacyVault struct {
 	v     *Vault
 	s     *memory.Store
-	key   string // a private application's: tokens
-	mgmt  string // the management application's: logs, rotation
+	key   Credential // a private application's: tokens
+	mgmt  Credential // the management application's: logs, rotation
 	tid   string
 	mu    sync.Mutex
 	clock time.Time
@@ -38,8 +38,13 @@ func newLegacyVault(t *testing.T) *legacyVault {
 	mk := make([]byte, 32)
 	rand.Read(mk)
 	lv := &legacyVault{s: memory.New(), clock: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	v, err := Open(ctx, Options{Store: lv.s, MasterKey: mk, SweepInterval: -1, Now: lv.now,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	v, err := Open(ctx, Options{
+		Store:     lv.s,
+		Now:       lv.now,
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:      KeyOptions{MasterKey: mk},
+		Retention: RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

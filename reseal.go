@@ -51,8 +51,11 @@ func (t *txn) dueReseal() (tid string, state resealState, found bool, err error)
 // Reseal seals again, with the tenant's active data key, every record of
 // each tenant whose data key was rotated since its records were last
 // re-sealed, and returns how many records it rewrote. The background
-// sweeper calls it every Options.SweepInterval; hosts that disable the
+// sweeper calls it every Options.Retention.SweepInterval; hosts that disable the
 // sweeper call it themselves. It needs no API key: it changes no data.
+//
+// Returns StorageFull or Internal, with the count of records rewritten
+// before the failure; a later call goes on where it stopped.
 func (v *Vault) Reseal(ctx context.Context) (int, error) {
 	// Look first in a read transaction: most of the time nothing is
 	// scheduled, and a write transaction would cost a commit.

@@ -142,7 +142,7 @@ func TestResealWithTwoInstances(t *testing.T) {
 	shared := storetest.NewFaultStore(memory.New()) // not a single-process store
 	key := newMasterKey()
 	open := func() *tokenvault.Vault {
-		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: shared, MasterKey: key, Now: clock.Now, SweepInterval: -1})
+		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: shared, Now: clock.Now, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,16 +53,17 @@ const (
 )
 
 func attackOptions(o *tokenvault.Options) {
-	o.CodeTimeout = attackTimeout
-	o.CodeMemoryBytes = 64 << 20
-	o.CodeWorkers = 6
-	o.CodeConcurrencyPerTenant = 3
+	o.Code.Timeout = attackTimeout
+	o.Code.MemoryBytes = 64 << 20
+	o.Code.Workers = 6
+	o.Code.ConcurrencyPerTenant = 3
 }
 
 // neighbour is a second tenant with a trivial reactor, invoked in a loop
 // while an attack runs: every one of its calls must succeed.
 type neighbour struct {
-	key, reactor string
+	key     tokenvault.Credential
+	reactor string
 }
 
 func newNeighbour(t *testing.T, e *env) neighbour {

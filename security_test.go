@@ -25,14 +25,14 @@ func TestKeysOfOneKindDoNotWorkAsAnother(t *testing.T) {
 	d := newDestination(t)
 	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
 	user := e.user(t)
-	_, err := e.v.ListPermissions(ctx, p.Key, "")
+	_, err := e.v.ListPermissions(ctx, tokenvault.Credential(p.Key), "")
 	wantKind(t, "a proxy key as an API key", err, tokenvault.Unauthenticated)
-	_, err = e.v.InvokeProxy(ctx, jsonCall(user, user, "", `{}`))
+	_, err = e.v.InvokeProxy(ctx, jsonCall(string(user), user, "", `{}`))
 	wantKind(t, "an API key as a proxy key", err, tokenvault.Unauthenticated)
 	s := e.session(t)
-	_, err = e.v.ListPermissions(ctx, s.Nonce, "")
+	_, err = e.v.ListPermissions(ctx, tokenvault.Credential(s.Nonce), "")
 	wantKind(t, "a nonce as an API key", err, tokenvault.Unauthenticated)
-	_, err = e.v.InvokeProxy(ctx, jsonCall(s.SessionKey, user, "", `{}`))
+	_, err = e.v.InvokeProxy(ctx, jsonCall(string(s.SessionKey), user, "", `{}`))
 	wantKind(t, "a session key as a proxy key", err, tokenvault.Unauthenticated)
 }
 
@@ -42,7 +42,7 @@ func TestKeysOfOneKindDoNotWorkAsAnother(t *testing.T) {
 // process, which on a busy machine took longer than the 300 ms this test
 // once allowed.
 func TestSandboxContainsHostileCode(t *testing.T) {
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.CodeTimeout = 3 * time.Second })
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Code.Timeout = 3 * time.Second })
 	other := e.tenant(t, "Other")
 	otherApp, _ := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "o", Type: tokenvault.Private, Permissions: []string{"token:create"}})
 	otherTok, err := e.v.CreateToken(ctx, otherApp.Key, tokenvault.TokenRequest{Type: "token", Data: "other-tenant-secret"})
@@ -113,11 +113,17 @@ func TestSecretsNeverLeak(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	master := newMasterKey()
 	audit := newAuditReceivers(t)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Logger: logger,
-		Mailer: &testfake.Mailer{}, AllowPrivateDestinations: true,
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Store:     memory.New(),
+		Logger:    logger,
+		Mailer:    &testfake.Mailer{},
+		Keys:      tokenvault.KeyOptions{MasterKey: master},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 		// The reactor below prints a length, no secret: its line proves debug output is captured.
-		LogCodeConsole: true,
-		AuditSinks:     audit.sinks, AuditExportInterval: 50 * time.Millisecond, AuditExportBackoff: 20 * time.Millisecond})
+		Code:        tokenvault.CodeOptions{LogConsole: true},
+		Outbound:    tokenvault.OutboundOptions{AllowPrivateDestinations: true},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: audit.sinks, Interval: 50 * time.Millisecond, Backoff: 20 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +152,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		return a.Key
 	}
 	const card, plain = "4000056655665556", "plaintext-ssn-078-05-1120"
-	priv := keyOf(call("POST", "/applications", boot.Application.Key, `{"name":"p","type":"private","rules":[{"priority":1,"container":"/","transform":"reveal","permissions":["token:create","token:read","token:use"]}]}`))
-	pub := keyOf(call("POST", "/applications", boot.Application.Key, `{"name":"w","type":"public","permissions":["token:create"]}`))
+	priv := keyOf(call("POST", "/applications", string(boot.Application.Key), `{"name":"p","type":"private","rules":[{"priority":1,"container":"/","transform":"reveal","permissions":["token:create","token:read","token:use"]}]}`))
+	pub := keyOf(call("POST", "/applications", string(boot.Application.Key), `{"name":"w","type":"public","permissions":["token:create"]}`))
 	created := call("POST", "/tokenize", pub, `{"c": {"type":"card","data":{"number":"`+card+`","expiration_month":7,"expiration_year":2031,"cvc":"987"}}, "s": "`+plain+`"}`)
 	var ids struct {
 		C struct{ ID string }
@@ -168,8 +174,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	call("POST", "/tokenize", pub, `{"c": {"type":"card","data":{"number":"`+card[:15]+`7","expiration_month":7,"expiration_year":2031}}}`)
 	call("POST", "/tokenize", pub, `{"bad json `+plain)
 	call("POST", "/detokenize", priv, `{"x": "{{nope}} `+plain+`"}`)
-	call("POST", "/reactors", boot.Application.Key, `{"name":"r","code":"module.exports = function ( { `+card+`"}`)
-	r := call("POST", "/reactors", boot.Application.Key, `{"name":"r","code":"module.exports = async (req) => { console.log('arg', req.args.n.length); throw new Error('failed') }"}`)
+	call("POST", "/reactors", string(boot.Application.Key), `{"name":"r","code":"module.exports = function ( { `+card+`"}`)
+	r := call("POST", "/reactors", string(boot.Application.Key), `{"name":"r","code":"module.exports = async (req) => { console.log('arg', req.args.n.length); throw new Error('failed') }"}`)
 	var re struct{ ID string }
 	json.Unmarshal([]byte(r), &re)
 	call("POST", "/reactors/"+re.ID+"/react", priv, `{"args": {"n": "{{`+ids.C.ID+` | json: '$.number'}}"}}`)
@@ -183,7 +189,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	haystack := logs.String() + bodies.String() + audit.output(t)
 	for name, secret := range map[string]string{
 		"card number": card, "card number (last 12)": card[4:], "token plaintext": plain, "cvc": `"987"`,
-		"private key": priv, "public key": pub, "management key": boot.Application.Key,
+		"private key": priv, "public key": pub, "management key": string(boot.Application.Key),
 		"session key": s.SessionKey, "nonce": s.Nonce, "master key": hex.EncodeToString(master), "master key bytes": string(master),
 	} {
 		if secret != "" && strings.Contains(haystack, secret) {

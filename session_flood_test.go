@@ -47,7 +47,7 @@ func TestSessionFloodLocksNobodyOut(t *testing.T) {
 
 func testSessionFlood(t *testing.T, sk storeKind, rate float64) {
 	s := sk.open(t)
-	e := newEnvOn(t, s, func(o *tokenvault.Options) { o.SessionsPerApplication = rate })
+	e := newEnvOn(t, s, func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = rate })
 	pub := e.app(t, tokenvault.Public, "token:create").Key
 	authz := e.app(t, tokenvault.Private, "token:read")
 	const flood = 1100
@@ -111,7 +111,7 @@ func TestSessionFloodFromManyAddresses(t *testing.T) {
 		t.Run("store="+sk.name, func(t *testing.T) {
 			s := sk.open(t)
 			e := newEnvOn(t, s, func(o *tokenvault.Options) {
-				o.SessionsPerApplication, o.MaxPendingSessionsPerApplication, o.MaxPendingSessionsPerAddress = -1, 30, 5
+				o.Limits.SessionsPerApplication, o.Limits.MaxPendingSessionsPerApplication, o.Limits.MaxPendingSessionsPerAddress = -1, 30, 5
 			})
 			pub := e.app(t, tokenvault.Public, "token:create").Key
 			authz := e.app(t, tokenvault.Private, "token:read")

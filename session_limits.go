@@ -15,13 +15,13 @@ import (
 // creation for what other addresses did:
 //
 //   - the sessions one public application creates from one client address
-//     are rate limited (Options.SessionsPerApplication, per instance,
+//     are rate limited (Options.Limits.SessionsPerApplication, per instance,
 //     ratelimit.go); another address has its own bucket;
-//   - one address has at most Options.MaxPendingSessionsPerAddress live
+//   - one address has at most Options.Limits.MaxPendingSessionsPerAddress live
 //     sessions of the application waiting for authorization: a creation
 //     past that evicts the address's own oldest waiting session, so a
 //     flood from one address only ever replaces its own sessions;
-//   - the application has at most Options.MaxPendingSessionsPerApplication
+//   - the application has at most Options.Limits.MaxPendingSessionsPerApplication
 //     live waiting sessions: a creation past that evicts the application's
 //     oldest waiting session, so storage stays bounded even when many
 //     addresses flood at once, and the newest sessions (the ones about to
@@ -35,12 +35,12 @@ import (
 
 // Defaults of the pending-session caps.
 const (
-	// DefaultMaxPendingSessions is Options.MaxPendingSessionsPerApplication's
+	// DefaultMaxPendingSessions is Options.Limits.MaxPendingSessionsPerApplication's
 	// zero value: the live sessions one public application may have waiting
 	// for authorization before its oldest is evicted.
 	DefaultMaxPendingSessions = 1000
 	// DefaultMaxPendingSessionsPerAddress is
-	// Options.MaxPendingSessionsPerAddress's zero value: the live sessions
+	// Options.Limits.MaxPendingSessionsPerAddress's zero value: the live sessions
 	// of one public application created from one client address that may
 	// wait for authorization before that address's oldest is evicted.
 	DefaultMaxPendingSessionsPerAddress = 100

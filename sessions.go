@@ -22,9 +22,9 @@ const (
 // Session is what CreateSession returns. SessionKey and Nonce are shown only
 // this once; the Vault stores keyed hashes of them.
 type Session struct {
-	SessionKey string    `json:"session_key"`
-	Nonce      string    `json:"nonce"`
-	ExpiresAt  time.Time `json:"expires_at"`
+	SessionKey Credential `json:"session_key"`
+	Nonce      string     `json:"nonce"`
+	ExpiresAt  time.Time  `json:"expires_at"`
 }
 
 // AuthorizeSessionRequest is the body of AuthorizeSession.
@@ -63,18 +63,18 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // nonce with AuthorizeSession; the session expires SessionLifetime after
 // creation unless the authorization says otherwise.
 //
-// One public application creates at most Options.SessionsPerApplication
+// One public application creates at most Options.Limits.SessionsPerApplication
 // sessions a second from one client address (a burst of
 // SessionBurstSeconds' worth; past it the call is RateLimited). Sessions
 // not yet authorized are capped per application and address
-// (Options.MaxPendingSessionsPerAddress) and per application
-// (Options.MaxPendingSessionsPerApplication): a creation past a cap evicts
+// (Options.Limits.MaxPendingSessionsPerAddress) and per application
+// (Options.Limits.MaxPendingSessionsPerApplication): a creation past a cap evicts
 // the oldest waiting session of that address, or of the application,
 // instead of being refused, so a flood from one holder of the public key
 // never stops other users (see session_limits.go).
 //
 // Returns Unauthenticated, PermissionDenied, RateLimited.
-func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error) {
+func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, error) {
 	sessionKey, nonce := newSessionKey(), newNonce()
 	var out *Session
 	err := v.update(ctx, func(t *txn) error {
@@ -124,7 +124,7 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		if err := t.putIndex(pendingAddressKey(rec.TenantID, rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
-		out = &Session{SessionKey: sessionKey, Nonce: nonce, ExpiresAt: rec.ExpiresAt}
+		out = &Session{SessionKey: Credential(sessionKey), Nonce: nonce, ExpiresAt: rec.ExpiresAt}
 		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
 	})
 	if err != nil {
@@ -149,7 +149,7 @@ var errUnknownNonce = invalidField("nonce", "is unknown, already used or expired
 //
 // Returns Invalid (nonce unknown, used, expired or another tenant's; bad
 // grants; bad expires_at), Unauthenticated, PermissionDenied.
-func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeSessionRequest) error {
+func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req AuthorizeSessionRequest) error {
 	fe := fieldErrors{}
 	if req.Nonce == "" {
 		fe.add("nonce", "is required")

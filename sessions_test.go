@@ -42,7 +42,7 @@ func (e *env) authorized(t *testing.T, req tokenvault.AuthorizeSessionRequest) *
 func TestCreateSession(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		s := e.session(t)
-		if !strings.HasPrefix(s.SessionKey, "ses_") || len(s.Nonce) < 40 || s.SessionKey == s.Nonce {
+		if !strings.HasPrefix(string(s.SessionKey), "ses_") || len(s.Nonce) < 40 || string(s.SessionKey) == s.Nonce {
 			t.Errorf("session = %+v, want a ses_ key and a long nonce", s)
 		}
 		if want := e.clock.Now().Add(3 * time.Minute); !s.ExpiresAt.Equal(want) {
@@ -57,7 +57,7 @@ func TestCreateSession(t *testing.T) {
 
 func TestCreateSessionNeedsPublicApplication(t *testing.T) {
 	e := newEnv(t)
-	for _, key := range []string{e.mgmt, e.authorizer(t).Key} {
+	for _, key := range []tokenvault.Credential{e.mgmt, e.authorizer(t).Key} {
 		_, err := e.v.CreateSession(ctx, key)
 		wantKind(t, "CreateSession(non-public key)", err, tokenvault.PermissionDenied)
 	}
@@ -232,7 +232,7 @@ func TestAuthorizeSessionNeedsPrivateApplication(t *testing.T) {
 	e := newEnv(t)
 	s := e.session(t)
 	pub := e.app(t, tokenvault.Public, "token:create")
-	for _, key := range []string{e.mgmt, pub.Key} {
+	for _, key := range []tokenvault.Credential{e.mgmt, pub.Key} {
 		err := e.v.AuthorizeSession(ctx, key, tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: []string{"token:create"}})
 		wantKind(t, "AuthorizeSession(non-private key)", err, tokenvault.PermissionDenied)
 	}
@@ -338,7 +338,7 @@ func TestSessionSecretsAreStoredHashed(t *testing.T) {
 	s := e.authorized(t, tokenvault.AuthorizeSessionRequest{Permissions: []string{"token:read"}})
 	pending := e.session(t)
 	for k, v := range dump(t, e.store) {
-		for _, secret := range []string{s.SessionKey, s.Nonce, pending.SessionKey, pending.Nonce} {
+		for _, secret := range []string{string(s.SessionKey), s.Nonce, string(pending.SessionKey), pending.Nonce} {
 			if strings.Contains(k, secret) || bytes.Contains(v, []byte(secret)) {
 				t.Fatalf("store entry %s holds a session secret in the clear", k)
 			}

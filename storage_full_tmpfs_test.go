@@ -27,7 +27,7 @@ func TestStorageFullOnARealDisk(t *testing.T) {
 		t.Skipf("mount a tmpfs: %v", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(dir, 0) })
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(dir, "vault.db"), MasterKey: newMasterKey(), SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(dir, "vault.db"), Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,13 +48,16 @@ func (v *Vault) startSweeper(interval time.Duration) {
 
 // Sweep ends every object whose expiry has passed (it deletes applications,
 // tokens and sessions, and marks invitations EXPIRED), removes card cvcs
-// past Options.CVCRetention and audit log lines older than
-// Options.LogRetention, finishes tenant deletions left unfinished (see
+// past Options.Retention.CVC and audit log lines older than
+// Options.Retention.Logs, finishes tenant deletions left unfinished (see
 // [Vault.DeleteTenant]; they are not counted), and returns how many it
 // swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. The background sweeper calls it every
-// Options.SweepInterval; hosts that disable it call Sweep themselves.
+// Options.Retention.SweepInterval; hosts that disable it call Sweep themselves.
+//
+// Returns StorageFull or Internal, with the count swept before the failure;
+// the next sweep goes on where it stopped.
 func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	if v.metrics != nil {
 		start := time.Now()

@@ -97,7 +97,7 @@ func TestTenantCountBuiltForAnOlderStore(t *testing.T) {
 	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Delete([]byte("sys/count/tenants")) }); err != nil {
 		t.Fatal(err)
 	}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, MasterKey: e.key, Now: e.clock.Now, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Now: e.clock.Now, Keys: tokenvault.KeyOptions{MasterKey: e.key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

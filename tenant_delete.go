@@ -73,7 +73,10 @@ func (t *txn) tenantDeleting(tid string) (bool, error) {
 // CreateTenant is. Nothing is written to the tenant's audit log, which is
 // deleted with it; the host should record who deleted what.
 //
-// Returns NotFound if no tenant (and no unfinished deletion) has this id.
+// Returns NotFound if no tenant (and no unfinished deletion) has this id,
+// and StorageFull or Internal when a transaction fails: what was deleted
+// stays deleted, the tenant stays refused, and Sweep or another call
+// finishes.
 func (v *Vault) DeleteTenant(ctx context.Context, id string) error {
 	if !validID(id) {
 		return errNotFound("tenant")

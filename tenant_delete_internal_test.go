@@ -18,7 +18,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
 	s := memory.New()
-	v, err := Open(ctx, Options{Store: s, MasterKey: key, SweepInterval: -1})
+	v, err := Open(ctx, Options{Store: s, Keys: KeyOptions{MasterKey: key}, Retention: RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

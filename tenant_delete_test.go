@@ -19,7 +19,7 @@ import (
 // the store, under tenant/ and under sys/.
 type doomed struct {
 	boot    *tokenvault.TenantBootstrap
-	keys    []string // API and session keys of the tenant
+	keys    []tokenvault.Credential // API and session keys of the tenant
 	tokenID string
 	proxy   string // a proxy key
 	invite  string // an invitation link token
@@ -34,7 +34,7 @@ func fill(t *testing.T, v *tokenvault.Vault, mailer *testfake.Mailer, name strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &doomed{boot: boot, keys: []string{boot.Application.Key}}
+	d := &doomed{boot: boot, keys: []tokenvault.Credential{boot.Application.Key}}
 	mgmt := boot.Application.Key
 	later := now.Add(time.Hour)
 	priv, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "backend", Type: tokenvault.Private, ExpiresAt: &later,
@@ -204,7 +204,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			mailer := &testfake.Mailer{}
 			clock := newClock()
 			key := newMasterKey()
-			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: singleProcessFaults{fs}, MasterKey: key, Now: clock.Now, SweepInterval: -1, Mailer: mailer})
+			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: singleProcessFaults{fs}, Now: clock.Now, Mailer: mailer, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +233,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bs.Close()
-			v, err = tokenvault.Open(ctx, tokenvault.Options{Store: bs, MasterKey: key, Now: clock.Now, SweepInterval: -1, Mailer: mailer})
+			v, err = tokenvault.Open(ctx, tokenvault.Options{Store: bs, Now: clock.Now, Mailer: mailer, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -96,7 +96,8 @@ type TenantBootstrap struct {
 // how a host program bootstraps (over HTTP, package httpapi offers it to the
 // operator key only, at POST /operator/tenants).
 //
-// Returns Invalid for a bad name or owner e-mail.
+// Returns Invalid for a bad name or owner e-mail, StorageFull, or
+// Internal.
 func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*TenantBootstrap, error) {
 	fe := fieldErrors{}
 	switch {
@@ -174,7 +175,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 			return err
 		}
 		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *app.api()}
-		out.Application.Key = apiKey
+		out.Application.Key = Credential(apiKey)
 		return nil
 	})
 	if err != nil {
@@ -186,7 +187,11 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 }
 
 // GetTenant returns the caller's tenant. Requires tenant:read.
-func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without tenant:read, or
+// Internal.
+func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) {
 	var out Tenant
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantRead)
@@ -212,6 +217,8 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 
 // HasTenants reports whether the store holds any tenant: a host program
 // bootstraps its first tenant when it holds none.
+//
+// Returns Internal when the store cannot be read.
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {
@@ -235,7 +242,7 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 // commits that create and delete them (tenant_count.go): the whole list,
 // on a cursor page too.
 //
-// Returns Invalid for a bad page request.
+// Returns Invalid for a bad page request, or Internal.
 func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant], error) {
 	pg, err := req.resolve(MaxPageSize)
 	if err != nil {
@@ -287,7 +294,8 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 // operation, like CreateTenant (a tenant's own keys read their tenant with
 // GetTenant).
 //
-// Returns NotFound for an unknown id or a tenant being deleted.
+// Returns NotFound for an unknown id or a tenant being deleted, or
+// Internal.
 func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	if !validID(id) {
 		return nil, errNotFound("tenant")

@@ -47,7 +47,7 @@ func BenchmarkTokenList(b *testing.B) {
 	defer s.Close()
 	mk := make([]byte, 32)
 	rand.Read(mk)
-	v, err := Open(ctx, Options{Store: s, MasterKey: mk, SweepInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	v, err := Open(ctx, Options{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keys: KeyOptions{MasterKey: mk}, Retention: RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -87,15 +87,20 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 	s = memory.New()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	open = func() *Vault {
-		v, err := Open(ctx, Options{Store: s, MasterKey: mk, SweepInterval: -1, Now: func() time.Time { return now },
-			Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+		v, err := Open(ctx, Options{
+			Store:     s,
+			Now:       func() time.Time { return now },
+			Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+			Keys:      KeyOptions{MasterKey: mk},
+			Retention: RetentionOptions{SweepInterval: -1},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
 	v := open()
-	var keys, mgmts []string
+	var keys, mgmts []Credential
 	for _, name := range []string{"Old", "Other"} {
 		boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name, Owner: User{Email: "o@example.com", FirstName: "O"}})
 		if err != nil {

@@ -27,7 +27,11 @@ import (
 // "cards[2].data.number"; a string (key or value) that is not valid UTF-8
 // is Invalid with its path, never sealed with replacement characters.
 // Requires token:create on each token's containers.
-func (v *Vault) Tokenize(ctx context.Context, key string, body any) (any, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) Tokenize(ctx context.Context, key Credential, body any) (any, error) {
 	return v.tokenizeAs(ctx, keyCredential(key), body)
 }
 
@@ -63,7 +67,11 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 // token. A string of req that is not valid UTF-8 (in id, data, mask,
 // containers, metadata keys and values, search_indexes or
 // fingerprint_expression) is Invalid with its path.
-func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (*Token, error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) CreateToken(ctx context.Context, key Credential, req TokenRequest) (*Token, error) {
 	if err := checkGoText(req, ""); err != nil {
 		return nil, err
 	}

@@ -297,7 +297,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		// Expressions are evaluated over valid data only.
 		return pt
 	}
-	// A card's cvc is kept only for Options.CVCRetention: nothing derived
+	// A card's cvc is kept only for Options.Retention.CVC: nothing derived
 	// from it (mask, fingerprint, search index) may outlive it.
 	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
 

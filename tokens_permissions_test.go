@@ -10,35 +10,35 @@ import (
 
 // tokenOperations are the token methods with the permission each needs.
 var tokenOperations = []operation{
-	{"Tokenize", "token:create", func(v *tokenvault.Vault, key, _ string) error {
+	{"Tokenize", "token:create", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.Tokenize(ctx, key, map[string]any{"a": "b"})
 		return err
 	}},
-	{"CreateToken", "token:create", func(v *tokenvault.Vault, key, _ string) error {
+	{"CreateToken", "token:create", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "x"})
 		return err
 	}},
-	{"GetToken", "token:read", func(v *tokenvault.Vault, key, id string) error {
+	{"GetToken", "token:read", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		_, err := v.GetToken(ctx, key, id)
 		return err
 	}},
-	{"ListTokens", "token:read", func(v *tokenvault.Vault, key, _ string) error {
+	{"ListTokens", "token:read", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.ListTokens(ctx, key, tokenvault.ListTokensRequest{})
 		return err
 	}},
-	{"Detokenize", "token:read", func(v *tokenvault.Vault, key, id string) error {
+	{"Detokenize", "token:read", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		_, err := v.Detokenize(ctx, key, []any{"{{ " + id + " }}"})
 		return err
 	}},
-	{"SearchTokens", "token:search", func(v *tokenvault.Vault, key, _ string) error {
+	{"SearchTokens", "token:search", func(v *tokenvault.Vault, key tokenvault.Credential, _ string) error {
 		_, err := v.SearchTokens(ctx, key, tokenvault.SearchTokensRequest{Query: "data:x"})
 		return err
 	}},
-	{"UpdateToken", "token:update", func(v *tokenvault.Vault, key, id string) error {
+	{"UpdateToken", "token:update", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		_, err := v.UpdateToken(ctx, key, id, json.RawMessage(`{"metadata": {"a": "b"}}`))
 		return err
 	}},
-	{"DeleteToken", "token:delete", func(v *tokenvault.Vault, key, id string) error {
+	{"DeleteToken", "token:delete", func(v *tokenvault.Vault, key tokenvault.Credential, id string) error {
 		return v.DeleteToken(ctx, key, id)
 	}},
 }

@@ -199,7 +199,12 @@ func plainJSONString(b []byte) (string, bool) {
 
 // GetToken returns a token, its data shaped by the caller's token:read
 // access. Requires token:read on the token's containers.
-func (v *Vault) GetToken(ctx context.Context, key, id string) (*Token, error) {
+//
+// Returns NotFound for a token that does not exist, has expired or is
+// another tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// token:read on its containers, or Internal.
+func (v *Vault) GetToken(ctx context.Context, key Credential, id string) (*Token, error) {
 	return v.getTokenAs(ctx, keyCredential(key), id)
 }
 
@@ -223,7 +228,12 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 
 // DeleteToken deletes a token and its index entries. Requires token:delete
 // on the token's containers.
-func (v *Vault) DeleteToken(ctx context.Context, key, id string) error {
+//
+// Returns NotFound for a token that does not exist, has expired or is
+// another tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// token:delete on its containers, StorageFull, or Internal.
+func (v *Vault) DeleteToken(ctx context.Context, key Credential, id string) error {
 	return v.deleteTokenAs(ctx, keyCredential(key), id)
 }
 
@@ -293,7 +303,11 @@ type ListTokensRequest struct {
 // expired tokens the sweeper has not removed yet are counted), and
 // otherwise a lower bound: the tokens shown up to the end of the page,
 // plus one when After is set. Invalid for a bad filter, page or cursor.
-func (v *Vault) ListTokens(ctx context.Context, key string, req ListTokensRequest) (*Page[Token], error) {
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRequest) (*Page[Token], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ type SearchTokensRequest struct {
 //
 // Returns Invalid for a bad query (after the permission is checked),
 // Unauthenticated, PermissionDenied.
-func (v *Vault) SearchTokens(ctx context.Context, key string, req SearchTokensRequest) (*Page[Token], error) {
+func (v *Vault) SearchTokens(ctx context.Context, key Credential, req SearchTokensRequest) (*Page[Token], error) {
 	pg, err := req.PageRequest.resolve(MaxPageSize)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func TestTransformsShapeData(t *testing.T) {
 		{"mask", masked.ID, "XXXXXXX6789"},
 		{"reveal", masked.ID, "123-45-6789"},
 	}
-	keys := map[string]string{}
+	keys := map[string]tokenvault.Credential{}
 	for _, tr := range []string{"reveal", "mask", "redact"} {
 		keys[tr] = e.reader(t, tr, "token:read").Key
 	}

@@ -28,8 +28,12 @@ import (
 // fingerprint_expression together with data replaces the data whole (not
 // merged), so that the answer does not depend on the stored fields. A card
 // patch sending a cvc starts a new retention window for it (see
-// Options.CVCRetention).
-func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*Token, error) {
+// Options.Retention.CVC).
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patch json.RawMessage) (*Token, error) {
 	doc, err := decodeJSON(patch)
 	if refused(err) {
 		return nil, err

@@ -61,7 +61,11 @@ func (t *txn) webhookSecret(tid string) ([]byte, error) {
 
 // WebhookSecret returns the hex secret that signs the caller's tenant's
 // webhooks. Requires tenant:read.
-func (v *Vault) WebhookSecret(ctx context.Context, key string) (string, error) {
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without tenant:read, or
+// Internal.
+func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, error) {
 	var out string
 	err := v.view(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantRead)
@@ -79,6 +83,9 @@ func (v *Vault) WebhookSecret(ctx context.Context, key string) (string, error) {
 // hex string WebhookSecret returns). A secret that is not 32 bytes of hex
 // (empty, say, from an unset variable) is an error, never a signature
 // under a weak key.
+//
+// Returns a plain error, of no Kind (ErrorKind says Internal), for such a
+// secret.
 func SignWebhook(secret string, body []byte) (string, error) {
 	key, err := hex.DecodeString(secret)
 	if err != nil || len(key) != webhookSecretSize {
@@ -101,7 +108,7 @@ func VerifyWebhook(secret string, body []byte, signature string) bool {
 // with a callback_url is Unavailable (retry later) for that tenant only, so
 // one tenant cannot pile up goroutines without limit or take what others
 // need. The runs themselves share the tenant's code slots
-// (Options.CodeConcurrencyPerTenant) with its synchronous calls; a
+// (Options.Code.ConcurrencyPerTenant) with its synchronous calls; a
 // webhook being delivered or retried holds no slot and no worker.
 const (
 	// MaxAsyncInvocations bounds a tenant's asynchronous invocations

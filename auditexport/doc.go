@@ -1,5 +1,5 @@
 // Package auditexport holds the audit sinks of a Vault
-// (tokenvault.Options.AuditSinks): File writes JSON lines to a file with
+// (tokenvault.Options.AuditExport.Sinks): File writes JSON lines to a file with
 // size-based rotation, Syslog sends RFC 5424 messages over UDP or TCP, and
 // HTTP POSTs signed batches of JSON. Each implements tokenvault.AuditSink;
 // the Vault side (the queue in the store, the delivery goroutines, the

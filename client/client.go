@@ -98,10 +98,11 @@ const (
 // none; json.RawMessage sent as is) and where to decode the answer (nil to
 // discard it).
 type call struct {
-	method, path, key string
-	body              any
-	contentType       string
-	out               any
+	method, path string
+	key          tokenvault.Credential
+	body         any
+	contentType  string
+	out          any
 	// fromCode marks a route that runs tenant code, whose own answers
 	// (CustomHttpResponseError) are errors of the code: see problem.
 	fromCode bool
@@ -127,7 +128,7 @@ func (c *Client) do(ctx context.Context, r call) error {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "bad request: " + err.Error()}
 	}
 	if r.key != "" {
-		req.Header.Set(apiKeyHeader, r.key)
+		req.Header.Set(apiKeyHeader, string(r.key))
 	}
 	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
 		req.Header.Set("Idempotency-Key", k)

@@ -36,7 +36,7 @@ func TestEveryEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: key, SweepInterval: -1, Mailer: box, AllowPrivateDestinations: true})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, Mailer: box, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,38 +15,38 @@ import (
 
 // Reactor formulas.
 
-func (c *Client) CreateFormula(ctx context.Context, key string, req tokenvault.FormulaRequest) (*tokenvault.Formula, error) {
+func (c *Client) CreateFormula(ctx context.Context, key tokenvault.Credential, req tokenvault.FormulaRequest) (*tokenvault.Formula, error) {
 	var out tokenvault.Formula
 	return &out, c.do(ctx, call{method: "POST", path: "/reactor-formulas", key: key, body: req, out: &out})
 }
 
-func (c *Client) ListFormulas(ctx context.Context, key string, req tokenvault.ListFormulasRequest) (*tokenvault.Page[tokenvault.Formula], error) {
+func (c *Client) ListFormulas(ctx context.Context, key tokenvault.Credential, req tokenvault.ListFormulasRequest) (*tokenvault.Page[tokenvault.Formula], error) {
 	var out tokenvault.Page[tokenvault.Formula]
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/reactor-formulas", pageQuery(url.Values{}, req.PageRequest)), key: key, out: &out})
 }
 
-func (c *Client) GetFormula(ctx context.Context, key, id string) (*tokenvault.Formula, error) {
+func (c *Client) GetFormula(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Formula, error) {
 	var out tokenvault.Formula
 	return &out, c.do(ctx, call{method: "GET", path: "/reactor-formulas/" + esc(id), key: key, out: &out})
 }
 
-func (c *Client) UpdateFormula(ctx context.Context, key, id string, req tokenvault.FormulaRequest) (*tokenvault.Formula, error) {
+func (c *Client) UpdateFormula(ctx context.Context, key tokenvault.Credential, id string, req tokenvault.FormulaRequest) (*tokenvault.Formula, error) {
 	var out tokenvault.Formula
 	return &out, c.do(ctx, call{method: "PUT", path: "/reactor-formulas/" + esc(id), key: key, body: req, out: &out})
 }
 
-func (c *Client) DeleteFormula(ctx context.Context, key, id string) error {
+func (c *Client) DeleteFormula(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/reactor-formulas/" + esc(id), key: key})
 }
 
 // Reactors.
 
-func (c *Client) CreateReactor(ctx context.Context, key string, req tokenvault.CreateReactorRequest) (*tokenvault.Reactor, error) {
+func (c *Client) CreateReactor(ctx context.Context, key tokenvault.Credential, req tokenvault.CreateReactorRequest) (*tokenvault.Reactor, error) {
 	var out tokenvault.Reactor
 	return &out, c.do(ctx, call{method: "POST", path: "/reactors", key: key, body: req, out: &out})
 }
 
-func (c *Client) ListReactors(ctx context.Context, key string, req tokenvault.ListReactorsRequest) (*tokenvault.Page[tokenvault.Reactor], error) {
+func (c *Client) ListReactors(ctx context.Context, key tokenvault.Credential, req tokenvault.ListReactorsRequest) (*tokenvault.Page[tokenvault.Reactor], error) {
 	var out tokenvault.Page[tokenvault.Reactor]
 	q := pageQuery(url.Values{"id": req.IDs}, req.PageRequest)
 	if req.Name != "" {
@@ -55,37 +55,37 @@ func (c *Client) ListReactors(ctx context.Context, key string, req tokenvault.Li
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/reactors", clean(q)), key: key, out: &out})
 }
 
-func (c *Client) GetReactor(ctx context.Context, key, id string) (*tokenvault.Reactor, error) {
+func (c *Client) GetReactor(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Reactor, error) {
 	var out tokenvault.Reactor
 	return &out, c.do(ctx, call{method: "GET", path: "/reactors/" + esc(id), key: key, out: &out})
 }
 
-func (c *Client) UpdateReactor(ctx context.Context, key, id string, req tokenvault.UpdateReactorRequest) (*tokenvault.Reactor, error) {
+func (c *Client) UpdateReactor(ctx context.Context, key tokenvault.Credential, id string, req tokenvault.UpdateReactorRequest) (*tokenvault.Reactor, error) {
 	var out tokenvault.Reactor
 	return &out, c.do(ctx, call{method: "PUT", path: "/reactors/" + esc(id), key: key, body: req, out: &out})
 }
 
-func (c *Client) PatchReactor(ctx context.Context, key, id string, patch json.RawMessage) error {
+func (c *Client) PatchReactor(ctx context.Context, key tokenvault.Credential, id string, patch json.RawMessage) error {
 	return c.do(ctx, call{method: "PATCH", path: "/reactors/" + esc(id), key: key, body: patch, contentType: mergePatchType})
 }
 
-func (c *Client) DeleteReactor(ctx context.Context, key, id string) error {
+func (c *Client) DeleteReactor(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/reactors/" + esc(id), key: key})
 }
 
-func (c *Client) InvokeReactor(ctx context.Context, key, id string, req tokenvault.InvokeReactorRequest) (*tokenvault.ReactorResponse, error) {
+func (c *Client) InvokeReactor(ctx context.Context, key tokenvault.Credential, id string, req tokenvault.InvokeReactorRequest) (*tokenvault.ReactorResponse, error) {
 	var out tokenvault.ReactorResponse
 	return &out, c.do(ctx, call{method: "POST", path: "/reactors/" + esc(id) + "/react", key: key, body: req, out: &out, fromCode: true})
 }
 
 // Proxies.
 
-func (c *Client) CreateProxy(ctx context.Context, key string, req tokenvault.ProxyRequest) (*tokenvault.Proxy, error) {
+func (c *Client) CreateProxy(ctx context.Context, key tokenvault.Credential, req tokenvault.ProxyRequest) (*tokenvault.Proxy, error) {
 	var out tokenvault.Proxy
 	return &out, c.do(ctx, call{method: "POST", path: "/proxies", key: key, body: req, out: &out})
 }
 
-func (c *Client) ListProxies(ctx context.Context, key string, req tokenvault.ListProxiesRequest) (*tokenvault.Page[tokenvault.Proxy], error) {
+func (c *Client) ListProxies(ctx context.Context, key tokenvault.Credential, req tokenvault.ListProxiesRequest) (*tokenvault.Page[tokenvault.Proxy], error) {
 	var out tokenvault.Page[tokenvault.Proxy]
 	q := pageQuery(url.Values{"id": req.IDs}, req.PageRequest)
 	if req.Name != "" {
@@ -94,21 +94,21 @@ func (c *Client) ListProxies(ctx context.Context, key string, req tokenvault.Lis
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/proxies", clean(q)), key: key, out: &out})
 }
 
-func (c *Client) GetProxy(ctx context.Context, key, id string) (*tokenvault.Proxy, error) {
+func (c *Client) GetProxy(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Proxy, error) {
 	var out tokenvault.Proxy
 	return &out, c.do(ctx, call{method: "GET", path: "/proxies/" + esc(id), key: key, out: &out})
 }
 
-func (c *Client) UpdateProxy(ctx context.Context, key, id string, req tokenvault.ProxyRequest) (*tokenvault.Proxy, error) {
+func (c *Client) UpdateProxy(ctx context.Context, key tokenvault.Credential, id string, req tokenvault.ProxyRequest) (*tokenvault.Proxy, error) {
 	var out tokenvault.Proxy
 	return &out, c.do(ctx, call{method: "PUT", path: "/proxies/" + esc(id), key: key, body: req, out: &out})
 }
 
-func (c *Client) PatchProxy(ctx context.Context, key, id string, patch json.RawMessage) error {
+func (c *Client) PatchProxy(ctx context.Context, key tokenvault.Credential, id string, patch json.RawMessage) error {
 	return c.do(ctx, call{method: "PATCH", path: "/proxies/" + esc(id), key: key, body: patch, contentType: mergePatchType})
 }
 
-func (c *Client) DeleteProxy(ctx context.Context, key, id string) error {
+func (c *Client) DeleteProxy(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/proxies/" + esc(id), key: key})
 }
 
@@ -145,7 +145,7 @@ func (c *Client) InvokeProxy(ctx context.Context, pc tokenvault.ProxyCall) (*tok
 	req.Header.Set("SVC-PROXY-KEY", pc.ProxyKey)
 	req.Header.Del(apiKeyHeader)
 	if pc.APIKey != "" {
-		req.Header.Set(apiKeyHeader, pc.APIKey)
+		req.Header.Set(apiKeyHeader, string(pc.APIKey))
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {

@@ -19,7 +19,7 @@ func Example() {
 	ctx := context.Background()
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, _ := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	v, _ := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: masterKey}})
 	defer v.Close()
 	boot, _ := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
 

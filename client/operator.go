@@ -29,24 +29,24 @@ type operatorTenantBody struct {
 // CreateTenant creates a tenant with its owner and first management
 // application, whose Key the answer holds (shown this once). req.Owner.ID
 // is ignored: the server assigns it.
-func (c *Client) CreateTenant(ctx context.Context, operatorKey string, req tokenvault.CreateTenantRequest) (*tokenvault.TenantBootstrap, error) {
+func (c *Client) CreateTenant(ctx context.Context, operatorKey tokenvault.Credential, req tokenvault.CreateTenantRequest) (*tokenvault.TenantBootstrap, error) {
 	body := operatorTenantBody{Name: req.Name, ApplicationName: req.ApplicationName}
 	body.Owner.Email, body.Owner.FirstName, body.Owner.LastName, body.Owner.Picture = req.Owner.Email, req.Owner.FirstName, req.Owner.LastName, req.Owner.Picture
 	var out tokenvault.TenantBootstrap
 	return &out, c.do(ctx, call{method: "POST", path: "/operator/tenants", key: operatorKey, body: body, out: &out})
 }
 
-func (c *Client) ListTenants(ctx context.Context, operatorKey string, req tokenvault.PageRequest) (*tokenvault.Page[tokenvault.Tenant], error) {
+func (c *Client) ListTenants(ctx context.Context, operatorKey tokenvault.Credential, req tokenvault.PageRequest) (*tokenvault.Page[tokenvault.Tenant], error) {
 	var out tokenvault.Page[tokenvault.Tenant]
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/operator/tenants", pageQuery(url.Values{}, req)), key: operatorKey, out: &out})
 }
 
-func (c *Client) GetTenantByID(ctx context.Context, operatorKey, id string) (*tokenvault.Tenant, error) {
+func (c *Client) GetTenantByID(ctx context.Context, operatorKey tokenvault.Credential, id string) (*tokenvault.Tenant, error) {
 	var out tokenvault.Tenant
 	return &out, c.do(ctx, call{method: "GET", path: "/operator/tenants/" + esc(id), key: operatorKey, out: &out})
 }
 
-func (c *Client) DeleteTenant(ctx context.Context, operatorKey, id string) error {
+func (c *Client) DeleteTenant(ctx context.Context, operatorKey tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/operator/tenants/" + esc(id), key: operatorKey})
 }
 
@@ -54,12 +54,12 @@ func (c *Client) DeleteTenant(ctx context.Context, operatorKey, id string) error
 // transfer began (the server aborts the connection when the snapshot
 // fails; a network failure) leaves a partial copy in w: write to a
 // temporary file and keep it only when Backup returns nil.
-func (c *Client) Backup(ctx context.Context, operatorKey string, w io.Writer) error {
+func (c *Client) Backup(ctx context.Context, operatorKey tokenvault.Credential, w io.Writer) error {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/operator/backup", nil)
 	if err != nil {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "bad request: " + err.Error()}
 	}
-	req.Header.Set(apiKeyHeader, operatorKey)
+	req.Header.Set(apiKeyHeader, string(operatorKey))
 	res, err := c.stream.Do(req)
 	if err != nil {
 		return c.failed(ctx, "cannot be reached", err)

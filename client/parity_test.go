@@ -24,8 +24,8 @@ import (
 type parity struct {
 	v    *tokenvault.Vault
 	c    *client.Client
-	mgmt string // a management key
-	user string // a private key that creates, reads and uses tokens
+	mgmt tokenvault.Credential // a management key
+	user tokenvault.Credential // a private key that creates, reads and uses tokens
 }
 
 func newParity(t *testing.T) *parity {
@@ -33,7 +33,7 @@ func newParity(t *testing.T) *parity {
 	ctx := context.Background()
 	master := make([]byte, 32)
 	rand.Read(master)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, AllowPrivateDestinations: true})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestProxyKeysAreTheCallsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := tokenvault.ProxyCall{ProxyKey: px.Key, Method: "GET", Path: "/a", Header: http.Header{"Svc-Api-Key": {p.user}}}
+	call := tokenvault.ProxyCall{ProxyKey: px.Key, Method: "GET", Path: "/a", Header: http.Header{"Svc-Api-Key": {string(p.user)}}}
 	_, inProcess := p.v.InvokeProxy(ctx, call)
 	_, remote := p.c.InvokeProxy(ctx, call)
 	for _, err := range []error{inProcess, remote} {

@@ -26,7 +26,7 @@ func TestClientRateLimitedAndIdempotent(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1, Now: clock, RatePerKey: 0.5})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Now: clock, Keys: tokenvault.KeyOptions{MasterKey: key}, Limits: tokenvault.LimitOptions{RatePerKey: 0.5}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,19 +11,19 @@ import (
 
 // Applications.
 
-func (c *Client) CreateApplication(ctx context.Context, key string, req tokenvault.CreateApplicationRequest) (*tokenvault.Application, error) {
+func (c *Client) CreateApplication(ctx context.Context, key tokenvault.Credential, req tokenvault.CreateApplicationRequest) (*tokenvault.Application, error) {
 	req.ExpiresAt = inUTC(req.ExpiresAt)
 	var out tokenvault.Application
 	return &out, c.do(ctx, call{method: "POST", path: "/applications", key: key, body: req, out: &out})
 }
 
-func (c *Client) ListApplications(ctx context.Context, key string, req tokenvault.ListApplicationsRequest) (*tokenvault.Page[tokenvault.Application], error) {
+func (c *Client) ListApplications(ctx context.Context, key tokenvault.Credential, req tokenvault.ListApplicationsRequest) (*tokenvault.Page[tokenvault.Application], error) {
 	var out tokenvault.Page[tokenvault.Application]
 	q := pageQuery(url.Values{"id": req.IDs}, req.PageRequest)
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/applications", clean(q)), key: key, out: &out})
 }
 
-func (c *Client) GetApplication(ctx context.Context, key, id string) (*tokenvault.Application, error) {
+func (c *Client) GetApplication(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Application, error) {
 	if id == "key" { // GET /applications/key is GetApplicationByKey
 		return nil, &tokenvault.Error{Kind: tokenvault.NotFound, Message: "application not found"}
 	}
@@ -31,28 +31,28 @@ func (c *Client) GetApplication(ctx context.Context, key, id string) (*tokenvaul
 	return &out, c.do(ctx, call{method: "GET", path: "/applications/" + esc(id), key: key, out: &out})
 }
 
-func (c *Client) GetApplicationByKey(ctx context.Context, key string) (*tokenvault.Application, error) {
+func (c *Client) GetApplicationByKey(ctx context.Context, key tokenvault.Credential) (*tokenvault.Application, error) {
 	var out tokenvault.Application
 	return &out, c.do(ctx, call{method: "GET", path: "/applications/key", key: key, out: &out})
 }
 
-func (c *Client) UpdateApplication(ctx context.Context, key, id string, req tokenvault.UpdateApplicationRequest) (*tokenvault.Application, error) {
+func (c *Client) UpdateApplication(ctx context.Context, key tokenvault.Credential, id string, req tokenvault.UpdateApplicationRequest) (*tokenvault.Application, error) {
 	var out tokenvault.Application
 	return &out, c.do(ctx, call{method: "PUT", path: "/applications/" + esc(id), key: key, body: req, out: &out})
 }
 
-func (c *Client) RegenerateApplicationKey(ctx context.Context, key, id string) (*tokenvault.Application, error) {
+func (c *Client) RegenerateApplicationKey(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Application, error) {
 	var out tokenvault.Application
 	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/regenerate", key: key, out: &out})
 }
 
-func (c *Client) DeleteApplication(ctx context.Context, key, id string) error {
+func (c *Client) DeleteApplication(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/applications/" + esc(id), key: key})
 }
 
 // Permissions, logs, tenant.
 
-func (c *Client) ListPermissions(ctx context.Context, key string, typ tokenvault.ApplicationType) ([]tokenvault.Permission, error) {
+func (c *Client) ListPermissions(ctx context.Context, key tokenvault.Credential, typ tokenvault.ApplicationType) ([]tokenvault.Permission, error) {
 	var out []tokenvault.Permission
 	q := url.Values{}
 	if typ != "" {
@@ -61,7 +61,7 @@ func (c *Client) ListPermissions(ctx context.Context, key string, typ tokenvault
 	return out, c.do(ctx, call{method: "GET", path: withQuery("/permissions", q), key: key, out: &out})
 }
 
-func (c *Client) ListLogs(ctx context.Context, key string, req tokenvault.ListLogsRequest) (*tokenvault.Page[tokenvault.Log], error) {
+func (c *Client) ListLogs(ctx context.Context, key tokenvault.Credential, req tokenvault.ListLogsRequest) (*tokenvault.Page[tokenvault.Log], error) {
 	var out tokenvault.Page[tokenvault.Log]
 	q := pageQuery(url.Values{}, req.PageRequest)
 	if req.EntityType != "" {
@@ -79,21 +79,21 @@ func (c *Client) ListLogs(ctx context.Context, key string, req tokenvault.ListLo
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/logs", q), key: key, out: &out})
 }
 
-func (c *Client) EntityTypes(ctx context.Context, key string) ([]tokenvault.EntityType, error) {
+func (c *Client) EntityTypes(ctx context.Context, key tokenvault.Credential) ([]tokenvault.EntityType, error) {
 	var out []tokenvault.EntityType
 	return out, c.do(ctx, call{method: "GET", path: "/logs/entity-types", key: key, out: &out})
 }
 
-func (c *Client) GetTenant(ctx context.Context, key string) (*tokenvault.Tenant, error) {
+func (c *Client) GetTenant(ctx context.Context, key tokenvault.Credential) (*tokenvault.Tenant, error) {
 	var out tokenvault.Tenant
 	return &out, c.do(ctx, call{method: "GET", path: "/tenants/self", key: key, out: &out})
 }
 
-func (c *Client) RotateDataKey(ctx context.Context, key string) error {
+func (c *Client) RotateDataKey(ctx context.Context, key tokenvault.Credential) error {
 	return c.do(ctx, call{method: "POST", path: "/tenants/self/rotate-data-key", key: key})
 }
 
-func (c *Client) WebhookSecret(ctx context.Context, key string) (string, error) {
+func (c *Client) WebhookSecret(ctx context.Context, key tokenvault.Credential) (string, error) {
 	var out struct{ Secret string }
 	err := c.do(ctx, call{method: "GET", path: "/tenants/self/webhook-secret", key: key, out: &out})
 	return out.Secret, err
@@ -101,38 +101,38 @@ func (c *Client) WebhookSecret(ctx context.Context, key string) (string, error) 
 
 // Tokens.
 
-func (c *Client) Tokenize(ctx context.Context, key string, body any) (any, error) {
+func (c *Client) Tokenize(ctx context.Context, key tokenvault.Credential, body any) (any, error) {
 	var out any
 	return out, c.do(ctx, call{method: "POST", path: "/tokenize", key: key, body: body, out: &out})
 }
 
-func (c *Client) Detokenize(ctx context.Context, key string, body any) (any, error) {
+func (c *Client) Detokenize(ctx context.Context, key tokenvault.Credential, body any) (any, error) {
 	var out any
 	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out})
 }
 
-func (c *Client) CreateToken(ctx context.Context, key string, req tokenvault.TokenRequest) (*tokenvault.Token, error) {
+func (c *Client) CreateToken(ctx context.Context, key tokenvault.Credential, req tokenvault.TokenRequest) (*tokenvault.Token, error) {
 	req.ExpiresAt = inUTC(req.ExpiresAt)
 	var out tokenvault.Token
 	return &out, c.do(ctx, call{method: "POST", path: "/tokens", key: key, body: req, out: &out})
 }
 
-func (c *Client) GetToken(ctx context.Context, key, id string) (*tokenvault.Token, error) {
+func (c *Client) GetToken(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Token, error) {
 	var out tokenvault.Token
 	return &out, c.do(ctx, call{method: "GET", path: "/tokens/" + esc(id), key: key, out: &out})
 }
 
 // UpdateToken sends patch as an RFC 7386 merge patch.
-func (c *Client) UpdateToken(ctx context.Context, key, id string, patch json.RawMessage) (*tokenvault.Token, error) {
+func (c *Client) UpdateToken(ctx context.Context, key tokenvault.Credential, id string, patch json.RawMessage) (*tokenvault.Token, error) {
 	var out tokenvault.Token
 	return &out, c.do(ctx, call{method: "PATCH", path: "/tokens/" + esc(id), key: key, body: patch, contentType: mergePatchType, out: &out})
 }
 
-func (c *Client) DeleteToken(ctx context.Context, key, id string) error {
+func (c *Client) DeleteToken(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/tokens/" + esc(id), key: key})
 }
 
-func (c *Client) ListTokens(ctx context.Context, key string, req tokenvault.ListTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
+func (c *Client) ListTokens(ctx context.Context, key tokenvault.Credential, req tokenvault.ListTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
 	var out tokenvault.Page[tokenvault.Token]
 	q := pageQuery(url.Values{"id": req.IDs}, req.PageRequest)
 	for name, v := range map[string]string{"container": req.Container, "type": req.Type, "fingerprint": req.Fingerprint} {
@@ -146,7 +146,7 @@ func (c *Client) ListTokens(ctx context.Context, key string, req tokenvault.List
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/tokens", clean(q)), key: key, out: &out})
 }
 
-func (c *Client) SearchTokens(ctx context.Context, key string, req tokenvault.SearchTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
+func (c *Client) SearchTokens(ctx context.Context, key tokenvault.Credential, req tokenvault.SearchTokensRequest) (*tokenvault.Page[tokenvault.Token], error) {
 	var out tokenvault.Page[tokenvault.Token]
 	body := map[string]any{"query": req.Query, "page": req.Page, "size": req.Size}
 	if req.Start != "" {

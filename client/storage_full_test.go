@@ -22,7 +22,7 @@ func TestClientStorageFull(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
 	fs := storetest.NewFaultStore(memory.New())
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: fs, MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: fs, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

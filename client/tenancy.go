@@ -9,48 +9,48 @@ import (
 
 // Sessions.
 
-func (c *Client) CreateSession(ctx context.Context, key string) (*tokenvault.Session, error) {
+func (c *Client) CreateSession(ctx context.Context, key tokenvault.Credential) (*tokenvault.Session, error) {
 	var out tokenvault.Session
 	return &out, c.do(ctx, call{method: "POST", path: "/sessions", key: key, out: &out})
 }
 
-func (c *Client) AuthorizeSession(ctx context.Context, key string, req tokenvault.AuthorizeSessionRequest) error {
+func (c *Client) AuthorizeSession(ctx context.Context, key tokenvault.Credential, req tokenvault.AuthorizeSessionRequest) error {
 	return c.do(ctx, call{method: "POST", path: "/sessions/authorize", key: key, body: req})
 }
 
 // Members and invitations.
 
-func (c *Client) ListMembers(ctx context.Context, key string, req tokenvault.ListMembersRequest) (*tokenvault.Page[tokenvault.TenantMember], error) {
+func (c *Client) ListMembers(ctx context.Context, key tokenvault.Credential, req tokenvault.ListMembersRequest) (*tokenvault.Page[tokenvault.TenantMember], error) {
 	var out tokenvault.Page[tokenvault.TenantMember]
 	q := pageQuery(url.Values{"user_id": req.UserIDs}, req.PageRequest)
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/tenants/self/members", clean(q)), key: key, out: &out})
 }
 
-func (c *Client) DeleteMember(ctx context.Context, key, id string) error {
+func (c *Client) DeleteMember(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/tenants/self/members/" + esc(id), key: key})
 }
 
-func (c *Client) CreateInvitation(ctx context.Context, key string, req tokenvault.CreateInvitationRequest) (*tokenvault.Invitation, error) {
+func (c *Client) CreateInvitation(ctx context.Context, key tokenvault.Credential, req tokenvault.CreateInvitationRequest) (*tokenvault.Invitation, error) {
 	var out tokenvault.Invitation
 	return &out, c.do(ctx, call{method: "POST", path: "/tenants/self/invitations", key: key, body: req, out: &out})
 }
 
-func (c *Client) ListInvitations(ctx context.Context, key string, req tokenvault.ListInvitationsRequest) (*tokenvault.Page[tokenvault.Invitation], error) {
+func (c *Client) ListInvitations(ctx context.Context, key tokenvault.Credential, req tokenvault.ListInvitationsRequest) (*tokenvault.Page[tokenvault.Invitation], error) {
 	var out tokenvault.Page[tokenvault.Invitation]
 	return &out, c.do(ctx, call{method: "GET", path: withQuery("/tenants/self/invitations", pageQuery(url.Values{}, req.PageRequest)), key: key, out: &out})
 }
 
-func (c *Client) GetInvitation(ctx context.Context, key, id string) (*tokenvault.Invitation, error) {
+func (c *Client) GetInvitation(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Invitation, error) {
 	var out tokenvault.Invitation
 	return &out, c.do(ctx, call{method: "GET", path: "/tenants/self/invitations/" + esc(id), key: key, out: &out})
 }
 
-func (c *Client) ResendInvitation(ctx context.Context, key, id string) (*tokenvault.Invitation, error) {
+func (c *Client) ResendInvitation(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Invitation, error) {
 	var out tokenvault.Invitation
 	return &out, c.do(ctx, call{method: "POST", path: "/tenants/self/invitations/" + esc(id) + "/resend", key: key, out: &out})
 }
 
-func (c *Client) DeleteInvitation(ctx context.Context, key, id string) error {
+func (c *Client) DeleteInvitation(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/tenants/self/invitations/" + esc(id), key: key})
 }
 

@@ -27,7 +27,7 @@ func BenchmarkTokenizeHandler(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			key := make([]byte, 32)
 			rand.Read(key)
-			v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+			v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -42,7 +42,7 @@ func BenchmarkTokenizeHandler(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				req := httptest.NewRequest("POST", "/tokenize", strings.NewReader(`{"ssn": "078-05-1120"}`))
-				req.Header.Set("SVC-API-KEY", app.Key)
+				req.Header.Set("SVC-API-KEY", string(app.Key))
 				req.Header.Set("Content-Type", "application/json")
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)

@@ -18,7 +18,7 @@ import (
 // larger body answers 413 {"proxy_error": ...} naming it, and the
 // destination is never called. Before, about 30 MB were accepted.
 func TestCodeResultsAreBoundedOverHTTP(t *testing.T) {
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.CodeMaxResultBytes = 64 << 10 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Code.MaxResultBytes = 64 << 10 })
 	key, reactor := tenantReactor(t, s.v, "Big", `module.exports = async req => ({raw: "x".repeat(req.args.n)})`)
 	status, body, err := s.react(t.Context(), key, reactor, map[string]any{"n": 60000})
 	if err != nil || status != http.StatusOK {

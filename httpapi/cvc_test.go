@@ -14,7 +14,7 @@ import (
 
 // TestCVCRetentionOverHTTP: a card's cvc is answered by GET /tokens/{id},
 // GET /tokens, POST /tokens/search and POST /detokenize during its window
-// (Options.CVCRetention, here the default hour), by none of them after it,
+// (Options.Retention.CVC, here the default hour), by none of them after it,
 // before and after the sweeper runs; PATCH with a new cvc starts a new
 // window.
 func TestCVCRetentionOverHTTP(t *testing.T) {

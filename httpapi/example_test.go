@@ -22,7 +22,7 @@ func ExampleNew() {
 	ctx := context.Background()
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: masterKey}})
 	if err != nil {
 		panic(err)
 	}
@@ -49,7 +49,7 @@ func ExampleNew() {
 	defer srv.Close()
 
 	req, _ := http.NewRequest("GET", srv.URL+"/vault/tenants/self", nil)
-	req.Header.Set(httpapi.APIKeyHeader, boot.Application.Key)
+	req.Header.Set(httpapi.APIKeyHeader, string(boot.Application.Key))
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		panic(err)

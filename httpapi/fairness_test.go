@@ -32,7 +32,7 @@ func tenantReactor(t *testing.T, v *tokenvault.Vault, name, code string) (key, r
 	if err != nil {
 		t.Fatal(err)
 	}
-	return app.Key, r.ID
+	return string(app.Key), r.ID
 }
 
 // react invokes a reactor over HTTP within ctx.
@@ -63,9 +63,9 @@ func TestNewTenantStartsWhileOthersSaturateThePoolOverHTTP(t *testing.T) {
 	for _, c := range []struct{ workers, busy int }{{6, 3}, {10, 8}} {
 		t.Run(fmt.Sprintf("%d busy tenants, %d workers", c.busy, c.workers), func(t *testing.T) {
 			s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) {
-				o.CodeTimeout = 30 * time.Second
-				o.CodeWorkers = c.workers
-				o.CodeConcurrencyPerTenant = 2
+				o.Code.Timeout = 30 * time.Second
+				o.Code.Workers = c.workers
+				o.Code.ConcurrencyPerTenant = 2
 			})
 			bKey, bReactor := tenantReactor(t, s.v, "B", `module.exports = async req => ({raw: req.args})`)
 			slow, cancel := context.WithCancel(context.Background())

@@ -29,7 +29,7 @@ func newDirect(t *testing.T) *direct {
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +105,9 @@ func TestTrailingSlashServes(t *testing.T) {
 	wantStatus(t, "POST /applications/", r, http.StatusCreated)
 	var pub tokenvault.Application
 	r.json(t, &pub)
-	r = s.do(t, "POST", "/tokenize/", pub.Key, map[string]any{"type": "token", "data": "x"})
+	r = s.do(t, "POST", "/tokenize/", string(pub.Key), map[string]any{"type": "token", "data": "x"})
 	wantStatus(t, "POST /tokenize/", r, http.StatusCreated)
-	r = s.do(t, "POST", "/sessions/", pub.Key, nil)
+	r = s.do(t, "POST", "/sessions/", string(pub.Key), nil)
 	wantStatus(t, "POST /sessions/", r, http.StatusCreated)
 	r = s.do(t, "GET", "/applications/"+pub.ID+"/", s.mgmt, nil)
 	wantStatus(t, "GET /applications/{id}/", r, http.StatusOK)
@@ -147,7 +147,7 @@ func TestNegativePageOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	r := s.do(t, "GET", "/applications?page=-1&size=-1", s.mgmt, nil)
 	wantStatus(t, "GET /applications?page=-1&size=-1", r, http.StatusBadRequest)
-	_, err := s.v.ListApplications(context.Background(), s.mgmt, tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Page: -1, Size: -1}})
+	_, err := s.v.ListApplications(context.Background(), tokenvault.Credential(s.mgmt), tokenvault.ListApplicationsRequest{PageRequest: tokenvault.PageRequest{Page: -1, Size: -1}})
 	var want *tokenvault.Error
 	if !errors.As(err, &want) {
 		t.Fatalf("ListApplications(-1, -1) = %v", err)

@@ -313,7 +313,9 @@ func (a *api) root(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func apiKey(r *http.Request) string { return r.Header.Get(APIKeyHeader) }
+func apiKey(r *http.Request) tokenvault.Credential {
+	return tokenvault.Credential(r.Header.Get(APIKeyHeader))
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -31,7 +31,7 @@ func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenva
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
-	vo := tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1, AllowPrivateDestinations: true}
+	vo := tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}}
 	for _, o := range vaultOptions {
 		o(&vo)
 	}
@@ -50,7 +50,7 @@ func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenva
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &server{v: v, srv: srv, boot: boot, mgmt: boot.Application.Key}
+	return &server{v: v, srv: srv, boot: boot, mgmt: string(boot.Application.Key)}
 }
 
 // response is a decoded answer.
@@ -148,7 +148,7 @@ func TestApplicationsOverHTTP(t *testing.T) {
 		t.Errorf("GET /applications/{id} = %s, want the application without key", r.body)
 	}
 
-	r = s.do(t, "GET", "/applications/key", app.Key, nil)
+	r = s.do(t, "GET", "/applications/key", string(app.Key), nil)
 	wantStatus(t, "GET /applications/key with a private key", r, http.StatusForbidden)
 	r = s.do(t, "GET", "/applications/key", s.mgmt, nil)
 	wantStatus(t, "GET /applications/key", r, http.StatusOK)
@@ -187,8 +187,8 @@ func TestApplicationsOverHTTP(t *testing.T) {
 	if regen.Key == "" || regen.Key == app.Key {
 		t.Fatalf("regenerate key = %q", regen.Key)
 	}
-	wantStatus(t, "old key after regenerate", s.do(t, "GET", "/permissions", app.Key, nil), http.StatusUnauthorized)
-	wantStatus(t, "new key after regenerate", s.do(t, "GET", "/permissions", regen.Key, nil), http.StatusOK)
+	wantStatus(t, "old key after regenerate", s.do(t, "GET", "/permissions", string(app.Key), nil), http.StatusUnauthorized)
+	wantStatus(t, "new key after regenerate", s.do(t, "GET", "/permissions", string(regen.Key), nil), http.StatusOK)
 
 	r = s.do(t, "DELETE", "/applications/"+app.ID, s.mgmt, nil)
 	wantStatus(t, "DELETE /applications/{id}", r, http.StatusNoContent)
@@ -196,7 +196,7 @@ func TestApplicationsOverHTTP(t *testing.T) {
 		t.Errorf("DELETE body = %q, want none", r.body)
 	}
 	wantStatus(t, "GET after delete", s.do(t, "GET", "/applications/"+app.ID, s.mgmt, nil), http.StatusNotFound)
-	wantStatus(t, "key after delete", s.do(t, "GET", "/permissions", regen.Key, nil), http.StatusUnauthorized)
+	wantStatus(t, "key after delete", s.do(t, "GET", "/permissions", string(regen.Key), nil), http.StatusUnauthorized)
 }
 
 func TestValidationOverHTTP(t *testing.T) {

@@ -145,7 +145,7 @@ func TestIdempotencyKeepsClientErrors(t *testing.T) {
 	if a2.status != http.StatusCreated || !bytes.Equal(a1.body, a2.body) {
 		t.Errorf("repeated POST /applications = %d, want the first application", a2.status)
 	}
-	apps, err := s.v.ListApplications(context.Background(), s.mgmt, tokenvault.ListApplicationsRequest{})
+	apps, err := s.v.ListApplications(context.Background(), tokenvault.Credential(s.mgmt), tokenvault.ListApplicationsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestIdempotencyInProgressOverHTTP(t *testing.T) {
 	wg.Go(func() {
 		// The same caller, key, operation and body as the HTTP request
 		// below, claimed in-process and held.
-		s.v.Idempotent(context.Background(), key, "held", tokenvault.IdempotentRequest{Operation: "POST /tokenize application/json", Body: []byte(body)},
+		s.v.Idempotent(context.Background(), tokenvault.Credential(key), "held", tokenvault.IdempotentRequest{Operation: "POST /tokenize application/json", Body: []byte(body)},
 			func(context.Context) (*tokenvault.IdempotentResponse, error) {
 				close(started)
 				<-release
@@ -189,7 +189,7 @@ func TestIdempotencyInProgressOverHTTP(t *testing.T) {
 // Retry-After in whole seconds, rounded up.
 func TestRateLimitsOverHTTP(t *testing.T) {
 	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.RatePerKey = clock.Now, 0.25 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.Limits.RatePerKey = clock.Now, 0.25 })
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private", "permissions": []string{"token:create"}})
 	wantStatus(t, "the first call", s.do(t, "POST", "/tokenize", key, `{"a": "b"}`), http.StatusCreated)
 	r := s.do(t, "POST", "/tokenize", key, `{"a": "b"}`)
@@ -214,7 +214,7 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 // still served.
 func TestAuthFailuresOverHTTP(t *testing.T) {
 	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock.Now, 2 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.Limits.AuthFailuresPerMinute = clock.Now, 2 })
 	for i := range 2 {
 		// A spoofed X-Forwarded-For changes nothing.
 		r := s.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113."+string(rune('1'+i)))
@@ -232,7 +232,7 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 
 	// Behind a trusted proxy, the forwarded address counts.
 	clock2 := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	p := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Now, o.AuthFailuresPerMinute = clock2.Now, 1 })
+	p := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Now, o.Limits.AuthFailuresPerMinute = clock2.Now, 1 })
 	wantStatus(t, "a wrong key from A", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "10.0.0.1, 203.0.113.1"), http.StatusUnauthorized)
 	wantStatus(t, "A again", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.1"), http.StatusTooManyRequests)
 	wantStatus(t, "B", p.do(t, "GET", "/tenants/self", "key_wrong", nil, "X-Forwarded-For", "203.0.113.2"), http.StatusUnauthorized)
@@ -243,7 +243,7 @@ func TestAuthFailuresOverHTTP(t *testing.T) {
 // POST /sessions is 429 with Retry-After.
 func TestSessionLimitsOverHTTP(t *testing.T) {
 	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.SessionsPerApplication = clock.Now, 0.2 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Now, o.Limits.SessionsPerApplication = clock.Now, 0.2 })
 	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 	for range tokenvault.SessionBurstSeconds / 5 { // 0.2 a second: a burst of 2
 		wantStatus(t, "a session within the burst", s.do(t, "POST", "/sessions", pub, nil), http.StatusCreated)

@@ -96,20 +96,20 @@ func TestLimitsHoldUnderConcurrencyOverHTTP(t *testing.T) {
 		setup  func(t *testing.T, s *server) func(i int) int
 		within int
 	}{
-		{"per key", func(o *tokenvault.Options) { o.RatePerKey = burst }, func(t *testing.T, s *server) func(int) int {
+		{"per key", func(o *tokenvault.Options) { o.Limits.RatePerKey = burst }, func(t *testing.T, s *server) func(int) int {
 			_, key := s.app(t, map[string]any{"name": "m", "type": "management", "permissions": []string{"tenant:read"}})
 			return func(int) int { return s.send("GET", "/tenants/self", key, "") }
 		}, http.StatusOK},
-		{"per tenant", func(o *tokenvault.Options) { o.RatePerTenant = burst }, func(t *testing.T, s *server) func(int) int {
+		{"per tenant", func(o *tokenvault.Options) { o.Limits.RatePerTenant = burst }, func(t *testing.T, s *server) func(int) int {
 			_, a := s.app(t, map[string]any{"name": "a", "type": "management", "permissions": []string{"tenant:read"}})
 			_, b := s.app(t, map[string]any{"name": "b", "type": "management", "permissions": []string{"tenant:read"}})
 			keys := []string{a, b}
 			return func(i int) int { return s.send("GET", "/tenants/self", keys[i%2], "") }
 		}, http.StatusOK},
-		{"failed authentications per address", func(o *tokenvault.Options) { o.AuthFailuresPerMinute = burst }, func(t *testing.T, s *server) func(int) int {
+		{"failed authentications per address", func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = burst }, func(t *testing.T, s *server) func(int) int {
 			return func(i int) int { return s.send("GET", "/tenants/self", fmt.Sprint("key_wrong_", i), "") }
 		}, http.StatusUnauthorized},
-		{"sessions per application and address", func(o *tokenvault.Options) { o.SessionsPerApplication = burst / tokenvault.SessionBurstSeconds }, func(t *testing.T, s *server) func(int) int {
+		{"sessions per application and address", func(o *tokenvault.Options) { o.Limits.SessionsPerApplication = burst / tokenvault.SessionBurstSeconds }, func(t *testing.T, s *server) func(int) int {
 			_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 			return func(int) int { return s.send("POST", "/sessions", pub, "") }
 		}, http.StatusCreated},
@@ -166,7 +166,7 @@ func TestSessionFloodOverHTTP(t *testing.T) {
 			clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 			st := boltStore(t)
 			s := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) {
-				o.Store, o.Now, o.SessionsPerApplication = st, clock.Now, tc.rate
+				o.Store, o.Now, o.Limits.SessionsPerApplication = st, clock.Now, tc.rate
 			})
 			_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 			done := make(chan map[int]int)
@@ -177,7 +177,7 @@ func TestSessionFloodOverHTTP(t *testing.T) {
 				if got := s.send("POST", "/sessions", pub, "", "X-Forwarded-For", fmt.Sprint("198.51.100.", i+1)); got != http.StatusCreated {
 					t.Errorf("a creation from another address during the flood = %d, want 201", got)
 				}
-				if _, err := s.v.CreateSession(context.Background(), pub); err != nil {
+				if _, err := s.v.CreateSession(context.Background(), tokenvault.Credential(pub)); err != nil {
 					t.Errorf("an in-process creation during the flood: %v", err)
 				}
 			}
@@ -188,7 +188,7 @@ func TestSessionFloodOverHTTP(t *testing.T) {
 			if got := s.send("POST", "/sessions", pub, "", "X-Forwarded-For", "198.51.100.9"); got != http.StatusCreated {
 				t.Errorf("a creation from another address after the flood = %d, want 201", got)
 			}
-			if _, err := s.v.CreateSession(context.Background(), pub); err != nil {
+			if _, err := s.v.CreateSession(context.Background(), tokenvault.Credential(pub)); err != nil {
 				t.Errorf("an in-process creation after the flood: %v", err)
 			}
 			if n := pendingEntries(t, st); n > tc.max+8 {
@@ -210,7 +210,7 @@ func TestFailedAuthenticationsLockNobodyOut(t *testing.T) {
 		io.WriteString(w, `{"ok": true}`)
 	}))
 	defer dest.Close()
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 20 })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 20 })
 	r := s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": dest.URL, "require_auth": false})
 	wantStatus(t, "POST /proxies", r, http.StatusCreated)
 	var p tokenvault.Proxy
@@ -224,7 +224,7 @@ func TestFailedAuthenticationsLockNobodyOut(t *testing.T) {
 	wantStatus(t, "a wrong proxy key from that address", s.do(t, "POST", "/proxy", "", `{"a": 1}`, "SVC-PROXY-KEY", "wrong"), http.StatusTooManyRequests)
 	wantStatus(t, "another wrong key", s.do(t, "GET", "/tenants/self", "key_wrong", nil), http.StatusTooManyRequests)
 
-	x := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 20 })
+	x := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 20 })
 	counts = hammer(60, 1, func(i int) int {
 		return x.send("GET", "/tenants/self", "key_wrong", "", "X-Forwarded-For", fmt.Sprint("not-an-ip-", i))
 	})
@@ -241,7 +241,7 @@ func TestFailedAuthenticationsLockNobodyOut(t *testing.T) {
 func TestPublicKeyChargedPerAddressOverHTTP(t *testing.T) {
 	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{TrustForwardedFor: true}, func(o *tokenvault.Options) {
-		o.Store, o.Now, o.RatePerKey, o.SessionsPerApplication = boltStore(t), clock.Now, 20, -1
+		o.Store, o.Now, o.Limits.RatePerKey, o.Limits.SessionsPerApplication = boltStore(t), clock.Now, 20, -1
 	})
 	_, pub := s.app(t, map[string]any{"name": "p", "type": "public", "permissions": []string{"token:create"}})
 	clock.Advance(time.Hour)

@@ -27,12 +27,12 @@ func TestReadLogsByEntityOverHTTP(t *testing.T) {
 			wantStatus(t, "POST /applications", r, http.StatusCreated)
 			var app tokenvault.Application
 			r.json(t, &app)
-			r = s.do(t, "POST", "/tokens", app.Key, map[string]any{"type": "token", "data": "secret"})
+			r = s.do(t, "POST", "/tokens", string(app.Key), map[string]any{"type": "token", "data": "secret"})
 			wantStatus(t, "POST /tokens", r, http.StatusCreated)
 			var tok tokenvault.Token
 			r.json(t, &tok)
 			for range 3 {
-				wantStatus(t, "GET /tokens/{id}", s.do(t, "GET", "/tokens/"+tok.ID, app.Key, nil), http.StatusOK)
+				wantStatus(t, "GET /tokens/{id}", s.do(t, "GET", "/tokens/"+tok.ID, string(app.Key), nil), http.StatusOK)
 			}
 			if name == "indexed" {
 				time.Sleep(time.Second) // the indexer takes lines 100 ms old, every 250 ms

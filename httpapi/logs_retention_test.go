@@ -16,7 +16,7 @@ func TestLogRetentionOverHTTP(t *testing.T) {
 	var now atomic.Int64
 	now.Store(time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) {
-		o.LogRetention = 30 * 24 * time.Hour
+		o.Retention.Logs = 30 * 24 * time.Hour
 		o.Now = func() time.Time { return time.Unix(0, now.Load()).UTC() }
 	})
 	count := func() int {

@@ -61,7 +61,7 @@ func TestOperatorTenantsOverHTTP(t *testing.T) {
 		boot.Owner.Role != tokenvault.RoleOwner || boot.Owner.User.Email != "hank@example.com" {
 		t.Fatalf("POST /operator/tenants = %s", r.body)
 	}
-	wantStatus(t, "the new tenant's key", s.do(t, "GET", "/tenants/self", boot.Application.Key, nil), http.StatusOK)
+	wantStatus(t, "the new tenant's key", s.do(t, "GET", "/tenants/self", string(boot.Application.Key), nil), http.StatusOK)
 	wantStatus(t, "POST /operator/tenants with only a name", s.do(t, "POST", "/operator/tenants", operatorKey, map[string]any{"name": "Initech"}), http.StatusCreated)
 
 	r = s.do(t, "POST", "/operator/tenants", operatorKey, map[string]any{"name": "x", "owner": map[string]any{"id": "0190a000-0000-7000-8000-000000000000"}})
@@ -103,7 +103,7 @@ func TestOperatorTenantsOverHTTP(t *testing.T) {
 	}
 
 	wantStatus(t, "DELETE /operator/tenants/{id}", s.do(t, "DELETE", "/operator/tenants/"+boot.Tenant.ID, operatorKey, nil), http.StatusNoContent)
-	wantStatus(t, "the deleted tenant's key", s.do(t, "GET", "/tenants/self", boot.Application.Key, nil), http.StatusUnauthorized)
+	wantStatus(t, "the deleted tenant's key", s.do(t, "GET", "/tenants/self", string(boot.Application.Key), nil), http.StatusUnauthorized)
 	wantStatus(t, "GET the deleted tenant", s.do(t, "GET", "/operator/tenants/"+boot.Tenant.ID, operatorKey, nil), http.StatusNotFound)
 	wantStatus(t, "DELETE it again", s.do(t, "DELETE", "/operator/tenants/"+boot.Tenant.ID, operatorKey, nil), http.StatusNotFound)
 	wantStatus(t, "the other tenant's key", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusOK)
@@ -154,7 +154,7 @@ func TestOperatorKeyIsolation(t *testing.T) {
 // failed-authentication throttle of the client's address; the operator
 // key itself is never refused by it.
 func TestOperatorKeyThrottled(t *testing.T) {
-	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.AuthFailuresPerMinute = 2 })
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 2 })
 	for range 2 {
 		wantStatus(t, "a wrong operator key", s.do(t, "GET", "/operator/tenants", "wrong-wrong-wrong-wrong", nil), http.StatusUnauthorized)
 	}
@@ -186,11 +186,11 @@ func TestOperatorBackupOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		o.Store, master = st, o.MasterKey
+		o.Store, master = st, o.Keys.MasterKey
 	})
 	_, key := s.app(t, map[string]any{"name": "rw", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:read"}}}})
-	tok, err := s.v.CreateToken(context.Background(), key, tokenvault.TokenRequest{Type: "token", Data: "kept"})
+	tok, err := s.v.CreateToken(context.Background(), tokenvault.Credential(key), tokenvault.TokenRequest{Type: "token", Data: "kept"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +206,12 @@ func TestOperatorBackupOverHTTP(t *testing.T) {
 	if err := os.WriteFile(path, r.body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: path, MasterKey: master, SweepInterval: -1})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: path, Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatalf("Open(backup): %v", err)
 	}
 	defer v.Close()
-	if got, err := v.GetToken(context.Background(), key, tok.ID); err != nil || got.Data != "kept" {
+	if got, err := v.GetToken(context.Background(), tokenvault.Credential(key), tok.ID); err != nil || got.Data != "kept" {
 		t.Errorf("GetToken from the backup = %+v, %v", got, err)
 	}
 
@@ -264,7 +264,7 @@ func TestOperatorBackupOutlivesWriteTimeout(t *testing.T) {
 	}
 	defer st.Close()
 	master := make([]byte, 32)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: master, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

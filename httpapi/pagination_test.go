@@ -20,7 +20,7 @@ func TestCursorWalkOverHTTP(t *testing.T) {
 	}).json(t, &app)
 	create := func(i int) string {
 		var tok tokenvault.Token
-		r := s.do(t, "POST", "/tokens", app.Key, map[string]any{"type": "token", "data": fmt.Sprint("v", i)})
+		r := s.do(t, "POST", "/tokens", string(app.Key), map[string]any{"type": "token", "data": fmt.Sprint("v", i)})
 		wantStatus(t, "POST /tokens", r, 201)
 		r.json(t, &tok)
 		return tok.ID
@@ -36,7 +36,7 @@ func TestCursorWalkOverHTTP(t *testing.T) {
 			t.Fatal("the walk did not end")
 		}
 		var page tokenvault.Page[tokenvault.Token]
-		r := s.do(t, "GET", path, app.Key, nil)
+		r := s.do(t, "GET", path, string(app.Key), nil)
 		wantStatus(t, "GET "+path, r, 200)
 		r.json(t, &page)
 		for _, tok := range page.Data {
@@ -61,7 +61,7 @@ func TestCursorWalkOverHTTP(t *testing.T) {
 
 	// Not base64, and base64 of three NUL bytes, which no cursor holds.
 	for _, bad := range []string{"%21%21", "AAAA"} {
-		r := s.do(t, "GET", "/tokens?start="+bad, app.Key, nil)
+		r := s.do(t, "GET", "/tokens?start="+bad, string(app.Key), nil)
 		wantStatus(t, "GET /tokens?start="+bad, r, 400)
 		if p := r.problem(t); p.Errors["start"] == nil {
 			t.Errorf("problem %+v does not name start", p)
@@ -78,7 +78,7 @@ func TestSearchCursorOverHTTP(t *testing.T) {
 		"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read", "token:search"},
 	}).json(t, &app)
 	for i := range 5 {
-		r := s.do(t, "POST", "/tokens", app.Key, map[string]any{"type": "token", "data": fmt.Sprint("v", i), "metadata": map[string]any{"k": "x"}})
+		r := s.do(t, "POST", "/tokens", string(app.Key), map[string]any{"type": "token", "data": fmt.Sprint("v", i), "metadata": map[string]any{"k": "x"}})
 		wantStatus(t, "POST /tokens", r, 201)
 	}
 	seen := map[string]int{}
@@ -88,7 +88,7 @@ func TestSearchCursorOverHTTP(t *testing.T) {
 			t.Fatal("the walk did not end")
 		}
 		var page tokenvault.Page[tokenvault.Token]
-		r := s.do(t, "POST", "/tokens/search", app.Key, body)
+		r := s.do(t, "POST", "/tokens/search", string(app.Key), body)
 		wantStatus(t, "POST /tokens/search", r, 200)
 		r.json(t, &page)
 		for _, tok := range page.Data {
@@ -107,7 +107,7 @@ func TestSearchCursorOverHTTP(t *testing.T) {
 			t.Errorf("token %s seen %d times, want once", id, n)
 		}
 	}
-	r := s.do(t, "POST", "/tokens/search", app.Key, map[string]any{"query": "metadata.k:x", "start": "!!"})
+	r := s.do(t, "POST", "/tokens/search", string(app.Key), map[string]any{"query": "metadata.k:x", "start": "!!"})
 	wantStatus(t, "POST /tokens/search with start !!", r, 400)
 	if p := r.problem(t); p.Errors["start"] == nil {
 		t.Errorf("problem %+v does not name start", p)

@@ -17,7 +17,7 @@ func TestPermissionMatrixOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	ctx := context.Background()
 	mk := func(typ tokenvault.ApplicationType, perms ...string) *tokenvault.Application {
-		a, err := s.v.CreateApplication(ctx, s.mgmt, tokenvault.CreateApplicationRequest{Name: "m", Type: typ, Permissions: perms})
+		a, err := s.v.CreateApplication(ctx, tokenvault.Credential(s.mgmt), tokenvault.CreateApplicationRequest{Name: "m", Type: typ, Permissions: perms})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,10 +58,10 @@ func TestPermissionMatrixOverHTTP(t *testing.T) {
 			r := s.do(t, rt.method, path, "", rt.body)
 			wantStatus(t, "no key", r, http.StatusUnauthorized)
 			r.problem(t)
-			r = s.do(t, rt.method, path, without.Key, rt.body)
+			r = s.do(t, rt.method, path, string(without.Key), rt.body)
 			wantStatus(t, "without "+rt.perm, r, http.StatusForbidden)
 			r.problem(t)
-			wantStatus(t, "with exactly "+rt.perm, s.do(t, rt.method, path, exact.Key, rt.body), rt.ok)
+			wantStatus(t, "with exactly "+rt.perm, s.do(t, rt.method, path, string(exact.Key), rt.body), rt.ok)
 		})
 	}
 }
@@ -73,7 +73,7 @@ func TestTokenPermissionMatrixOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	ctx := context.Background()
 	mk := func(perms ...string) *tokenvault.Application {
-		a, err := s.v.CreateApplication(ctx, s.mgmt, tokenvault.CreateApplicationRequest{Name: "p", Type: tokenvault.Private, Permissions: perms})
+		a, err := s.v.CreateApplication(ctx, tokenvault.Credential(s.mgmt), tokenvault.CreateApplicationRequest{Name: "p", Type: tokenvault.Private, Permissions: perms})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,14 +121,14 @@ func TestTokenPermissionMatrixOverHTTP(t *testing.T) {
 				status int
 			}{
 				{"no key", "", http.StatusUnauthorized},
-				{"without " + rt.perm, without.Key, http.StatusForbidden},
+				{"without " + rt.perm, string(without.Key), http.StatusForbidden},
 				{"management key", s.mgmt, http.StatusForbidden},
 			} {
 				r := s.do(t, rt.method, path, c.key, body, rt.header...)
 				wantStatus(t, c.what, r, c.status)
 				r.problem(t)
 			}
-			wantStatus(t, "with exactly "+rt.perm, s.do(t, rt.method, path, exact.Key, body, rt.header...), rt.ok)
+			wantStatus(t, "with exactly "+rt.perm, s.do(t, rt.method, path, string(exact.Key), body, rt.header...), rt.ok)
 		})
 	}
 }

@@ -183,7 +183,7 @@ func TestReactorsOverHTTP(t *testing.T) {
 // TestPrivateCallbackURLOverHTTP: where private addresses are not called,
 // a callback_url on one is a 400 naming it, not a 202.
 func TestPrivateCallbackURLOverHTTP(t *testing.T) {
-	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.AllowPrivateDestinations = false })
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Outbound.AllowPrivateDestinations = false })
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
 	r := s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "r", "code": "module.exports = async () => ({raw: {}})"})
 	wantStatus(t, "POST /reactors", r, http.StatusCreated)

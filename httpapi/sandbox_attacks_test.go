@@ -19,21 +19,21 @@ import (
 // reactor calls over HTTP succeed meanwhile.
 func TestAnonymousProxyCannotHurtTheServer(t *testing.T) {
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) {
-		o.CodeTimeout = 2 * time.Second
-		o.CodeMemoryBytes = 64 << 20
-		o.CodeWorkers = 6
-		o.CodeConcurrencyPerTenant = 3
+		o.Code.Timeout = 2 * time.Second
+		o.Code.MemoryBytes = 64 << 20
+		o.Code.Workers = 6
+		o.Code.ConcurrencyPerTenant = 3
 	})
 	// The neighbour: a second tenant with a trivial reactor.
 	boot, err := s.v.CreateTenant(t.Context(), tokenvault.CreateTenantRequest{Name: "Neighbour"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := s.do(t, "POST", "/reactors", boot.Application.Key, map[string]any{"name": "echo", "code": `module.exports = async req => ({raw: req.args})`})
+	r := s.do(t, "POST", "/reactors", string(boot.Application.Key), map[string]any{"name": "echo", "code": `module.exports = async req => ({raw: req.args})`})
 	wantStatus(t, "POST /reactors", r, http.StatusCreated)
 	var reactor struct{ ID string }
 	r.json(t, &reactor)
-	_, user := s.appIn(t, boot.Application.Key, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
+	_, user := s.appIn(t, string(boot.Application.Key), map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
 
 	attacks := map[string]string{
 		"cyclic flat":      `const a = [1]; a.push(a); a.flat(Infinity)`,

@@ -116,12 +116,12 @@ func TestSessionEndsWithItsAuthorizerOverHTTP(t *testing.T) {
 	r.json(t, &sess)
 	r = s.do(t, "POST", "/sessions/authorize", private, map[string]any{"nonce": sess.Nonce, "permissions": []string{"token:read"}})
 	wantStatus(t, "POST /sessions/authorize", r, http.StatusNoContent)
-	r = s.do(t, "GET", "/tokens/"+tok.ID, sess.SessionKey, nil)
+	r = s.do(t, "GET", "/tokens/"+tok.ID, string(sess.SessionKey), nil)
 	wantStatus(t, "GET /tokens/{id} with the session", r, http.StatusOK)
 
 	r = s.do(t, "DELETE", "/applications/"+privateID, s.mgmt, nil)
 	wantStatus(t, "DELETE /applications/{authorizer}", r, http.StatusNoContent)
-	r = s.do(t, "GET", "/tokens/"+tok.ID, sess.SessionKey, nil)
+	r = s.do(t, "GET", "/tokens/"+tok.ID, string(sess.SessionKey), nil)
 	wantStatus(t, "GET /tokens/{id} with the session after its authorizer is deleted", r, http.StatusUnauthorized)
 	r.problem(t)
 }

@@ -35,7 +35,7 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		r := s.do(t, "POST", "/tokens", app.Key, map[string]any{"type": "card", "data": map[string]any{
+		r := s.do(t, "POST", "/tokens", string(app.Key), map[string]any{"type": "card", "data": map[string]any{
 			"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2039}})
 		wantStatus(t, "POST /tokens (card)", r, 201)
 	}
@@ -43,7 +43,7 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	get := func(path string) tokenvault.Page[tokenvault.Token] {
 		t.Helper()
 		before := cs.Reads()
-		r := s.do(t, "GET", path, app.Key, nil)
+		r := s.do(t, "GET", path, string(app.Key), nil)
 		wantStatus(t, "GET "+path, r, 200)
 		if reads := cs.Reads() - before; reads > bound {
 			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
@@ -67,14 +67,14 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 		t.Errorf("?type=bank: %d tokens, %+v", len(banks.Data), banks.Pagination)
 	}
 	before := cs.Reads()
-	r := s.do(t, "POST", "/tokens/search", app.Key, map[string]any{"query": "type:card", "size": 2})
+	r := s.do(t, "POST", "/tokens/search", string(app.Key), map[string]any{"query": "type:card", "size": 2})
 	wantStatus(t, "POST /tokens/search", r, 200)
 	if reads := cs.Reads() - before; reads > bound {
 		t.Errorf("search type:card read %d entries, bound %d", reads, bound)
 	}
 
 	// Pages past the first 10,000 tokens are reached by cursor.
-	r = s.do(t, "GET", "/tokens?size=100&page=102", app.Key, nil)
+	r = s.do(t, "GET", "/tokens?size=100&page=102", string(app.Key), nil)
 	wantStatus(t, "GET /tokens?page=102", r, 400)
 	if p := r.problem(t); p.Errors["page"] == nil {
 		t.Errorf("problem %+v does not name page", p)
@@ -89,7 +89,7 @@ func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
 	const n = 1_000
 	for i := range n {
-		_, err := s.v.CreateApplication(context.Background(), s.mgmt, tokenvault.CreateApplicationRequest{
+		_, err := s.v.CreateApplication(context.Background(), tokenvault.Credential(s.mgmt), tokenvault.CreateApplicationRequest{
 			Name: fmt.Sprint("app ", i), Type: tokenvault.Private, Permissions: []string{"token:read"},
 		})
 		if err != nil {

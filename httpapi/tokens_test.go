@@ -24,7 +24,7 @@ func (s *server) appIn(t *testing.T, mgmt string, body map[string]any) (id, key 
 	wantStatus(t, "POST /applications", r, 201)
 	var a tokenvault.Application
 	r.json(t, &a)
-	return a.ID, a.Key
+	return a.ID, string(a.Key)
 }
 
 func TestTokensOverHTTP(t *testing.T) {

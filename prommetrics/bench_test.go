@@ -20,7 +20,7 @@ func BenchmarkTokenizeMetrics(b *testing.B) {
 	}{{"none", nil}, {"prometheus", prommetrics.New(prometheus.NewRegistry())}} {
 		b.Run("metrics="+bc.name, func(b *testing.B) {
 			master := make([]byte, 32)
-			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: master, SweepInterval: -1, Metrics: bc.metrics})
+			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Metrics: bc.metrics, Keys: tokenvault.KeyOptions{MasterKey: master}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				b.Fatal(err)
 			}

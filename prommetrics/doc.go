@@ -54,7 +54,7 @@
 //	outcome  webhooks: delivered failed canceled not_sent (tokenvault.WebhookOutcome)
 //	outcome  sweeps: ok error
 //	kind     swept: application token session invitation idempotency cvc log (tokenvault.SweepKind)
-//	sink     the Name of each tokenvault.Options.AuditSinks: a constant the operator chose
+//	sink     the Name of each tokenvault.Options.AuditExport.Sinks: a constant the operator chose
 //	         (the server's are file, syslog and http), never tenant data
 //
 // What is counted:

@@ -26,7 +26,9 @@ func Example() {
 	reg := prommetrics.NewRegistry() // go_* and process_*
 	m := prommetrics.New(reg)        // tokens, code runs, webhooks, sweeps, bbolt commits
 	v, err := tokenvault.Open(ctx, tokenvault.Options{
-		Path: filepath.Join(dir, "vault.db"), MasterKey: masterKey, Metrics: m,
+		Path:    filepath.Join(dir, "vault.db"),
+		Metrics: m,
+		Keys:    tokenvault.KeyOptions{MasterKey: masterKey},
 	})
 	if err != nil {
 		panic(err)

@@ -217,11 +217,11 @@ func NewStatsCollector(v StatsSource) prometheus.Collector {
 		src:      v,
 		workers:  prometheus.NewDesc("tokenvault_code_workers", "Sandbox worker processes alive, idle or busy.", nil, nil),
 		busy:     prometheus.NewDesc("tokenvault_code_workers_busy", "Runs and checks of tenant code holding a worker slot.", nil, nil),
-		capacity: prometheus.NewDesc("tokenvault_code_workers_max", "The most sandbox workers (Options.CodeWorkers).", nil, nil),
+		capacity: prometheus.NewDesc("tokenvault_code_workers_max", "The most sandbox workers (Options.Code.Workers).", nil, nil),
 		async:    prometheus.NewDesc("tokenvault_async_invocations", "Asynchronous reactor invocations waiting for a worker or running.", nil, nil),
 		webhooks: prometheus.NewDesc("tokenvault_webhooks_pending", "Webhooks being delivered, retries included.", nil, nil),
 		auditPending: prometheus.NewDesc("tokenvault_audit_export_pending",
-			"Audit log lines not yet delivered to the audit sink (tokenvault.Options.AuditSinks) named by sink.", []string{"sink"}, nil),
+			"Audit log lines not yet delivered to the audit sink (tokenvault.Options.AuditExport.Sinks) named by sink.", []string{"sink"}, nil),
 		auditLag: prometheus.NewDesc("tokenvault_audit_export_lag_seconds",
 			"Age of the oldest audit log line not yet delivered to the sink; 0 when none waits.", []string{"sink"}, nil),
 	}

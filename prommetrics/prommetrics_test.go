@@ -48,10 +48,14 @@ func newFixture(t *testing.T) *fixture {
 		master[i] = byte(i + 1)
 	}
 	v, err := tokenvault.Open(ctx, tokenvault.Options{
-		Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: master, Now: c.Now, SweepInterval: -1,
-		AllowPrivateDestinations: true, WebhookBackoff: time.Millisecond,
-		CodeTimeout: 2 * time.Second, Metrics: m,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Path:      filepath.Join(t.TempDir(), "vault.db"),
+		Now:       c.Now,
+		Metrics:   m,
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Keys:      tokenvault.KeyOptions{MasterKey: master},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+		Code:      tokenvault.CodeOptions{Timeout: 2 * time.Second},
+		Outbound:  tokenvault.OutboundOptions{AllowPrivateDestinations: true, WebhookBackoff: time.Millisecond},
 	})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -70,8 +74,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatalf("CreateApplication: %v", err)
 	}
-	return &fixture{v: v, reg: reg, clock: c, mgmt: boot.Application.Key, key: app.Key,
-		ids: []string{boot.Tenant.ID, boot.Application.ID, boot.Application.Key, app.ID, app.Key}}
+	return &fixture{v: v, reg: reg, clock: c, mgmt: string(boot.Application.Key), key: string(app.Key),
+		ids: []string{boot.Tenant.ID, boot.Application.ID, string(boot.Application.Key), app.ID, string(app.Key)}}
 }
 
 // series is one sample of a gathered metric: its labels and value (a
@@ -173,36 +177,36 @@ func TestVaultMetrics(t *testing.T) {
 	v, key := f.v, f.key
 
 	expires := f.clock.Now().Add(time.Hour)
-	expiring, err := v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "expires soon", ExpiresAt: &expires})
+	expiring, err := v.CreateToken(ctx, tokenvault.Credential(key), tokenvault.TokenRequest{Type: "token", Data: "expires soon", ExpiresAt: &expires})
 	if err != nil {
 		t.Fatalf("CreateToken: %v", err)
 	}
-	out, err := v.Tokenize(ctx, key, json.RawMessage(`{"a": "one", "b": "two"}`))
+	out, err := v.Tokenize(ctx, tokenvault.Credential(key), json.RawMessage(`{"a": "one", "b": "two"}`))
 	if err != nil {
 		t.Fatalf("Tokenize: %v", err)
 	}
 	ids := out.(map[string]any)
 	a, b := ids["a"].(string), ids["b"].(string)
 	f.ids = append(f.ids, expiring.ID, a, b)
-	if _, err := v.GetToken(ctx, key, a); err != nil {
+	if _, err := v.GetToken(ctx, tokenvault.Credential(key), a); err != nil {
 		t.Fatalf("GetToken: %v", err)
 	}
-	if _, err := v.UpdateToken(ctx, key, a, json.RawMessage(`{"metadata": {"k": "v"}}`)); err != nil {
+	if _, err := v.UpdateToken(ctx, tokenvault.Credential(key), a, json.RawMessage(`{"metadata": {"k": "v"}}`)); err != nil {
 		t.Fatalf("UpdateToken: %v", err)
 	}
-	if _, err := v.Detokenize(ctx, key, json.RawMessage(`{"x": "{{ `+a+` }}", "y": "{{ `+a+` }}"}`)); err != nil {
+	if _, err := v.Detokenize(ctx, tokenvault.Credential(key), json.RawMessage(`{"x": "{{ `+a+` }}", "y": "{{ `+a+` }}"}`)); err != nil {
 		t.Fatalf("Detokenize: %v", err)
 	}
-	if err := v.DeleteToken(ctx, key, b); err != nil {
+	if err := v.DeleteToken(ctx, tokenvault.Credential(key), b); err != nil {
 		t.Fatalf("DeleteToken: %v", err)
 	}
 	// A refused operation counts nothing.
-	if _, err := v.GetToken(ctx, key, b); err == nil {
+	if _, err := v.GetToken(ctx, tokenvault.Credential(key), b); err == nil {
 		t.Fatal("GetToken of a deleted token succeeded")
 	}
 
 	reactor := func(code string) string {
-		r, err := v.CreateReactor(ctx, f.mgmt, tokenvault.CreateReactorRequest{Name: "r", Code: code})
+		r, err := v.CreateReactor(ctx, tokenvault.Credential(f.mgmt), tokenvault.CreateReactorRequest{Name: "r", Code: code})
 		if err != nil {
 			t.Fatalf("CreateReactor: %v", err)
 		}
@@ -212,13 +216,13 @@ func TestVaultMetrics(t *testing.T) {
 	ok := reactor(`module.exports = async (req) => ({raw: {n: 1}})`)
 	throws := reactor(`module.exports = async (req) => { throw new Error("no") }`)
 	spins := reactor(`module.exports = async (req) => { for (;;) {} }`)
-	if _, err := v.InvokeReactor(ctx, key, ok, tokenvault.InvokeReactorRequest{}); err != nil {
+	if _, err := v.InvokeReactor(ctx, tokenvault.Credential(key), ok, tokenvault.InvokeReactorRequest{}); err != nil {
 		t.Fatalf("InvokeReactor(ok): %v", err)
 	}
-	if _, err := v.InvokeReactor(ctx, key, throws, tokenvault.InvokeReactorRequest{}); tokenvault.ErrorKind(err) != tokenvault.CodeFailed {
+	if _, err := v.InvokeReactor(ctx, tokenvault.Credential(key), throws, tokenvault.InvokeReactorRequest{}); tokenvault.ErrorKind(err) != tokenvault.CodeFailed {
 		t.Fatalf("InvokeReactor(throws) = %v, want CodeFailed", err)
 	}
-	_, err = v.InvokeReactor(ctx, key, spins, tokenvault.InvokeReactorRequest{})
+	_, err = v.InvokeReactor(ctx, tokenvault.Credential(key), spins, tokenvault.InvokeReactorRequest{})
 	var e *tokenvault.Error
 	if !errors.As(err, &e) || e.Stop != tokenvault.CodeTimedOut {
 		t.Fatalf("InvokeReactor(spins) = %v, want a timeout", err)
@@ -227,7 +231,7 @@ func TestVaultMetrics(t *testing.T) {
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	inv, err := v.InvokeReactor(ctx, key, ok, tokenvault.InvokeReactorRequest{CallbackURL: srv.URL})
+	inv, err := v.InvokeReactor(ctx, tokenvault.Credential(key), ok, tokenvault.InvokeReactorRequest{CallbackURL: srv.URL})
 	if err != nil {
 		t.Fatalf("InvokeReactor(async): %v", err)
 	}
@@ -248,7 +252,7 @@ func TestVaultMetrics(t *testing.T) {
 	}
 
 	noAuth := false
-	proxy, err := v.CreateProxy(ctx, f.mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: srv.URL, RequireAuth: &noAuth,
+	proxy, err := v.CreateProxy(ctx, tokenvault.Credential(f.mgmt), tokenvault.ProxyRequest{Name: "p", DestinationURL: srv.URL, RequireAuth: &noAuth,
 		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async (req) => ({})`}})
 	if err != nil {
 		t.Fatalf("CreateProxy: %v", err)
@@ -401,7 +405,7 @@ func TestNewTwice(t *testing.T) {
 // whatever the paths and methods sent.
 func TestHTTPMetrics(t *testing.T) {
 	f := newFixture(t)
-	tok, err := f.v.CreateToken(ctx, f.key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	tok, err := f.v.CreateToken(ctx, tokenvault.Credential(f.key), tokenvault.TokenRequest{Type: "token", Data: "secret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,9 +501,14 @@ func (failSink) Deliver(context.Context, []tokenvault.AuditEvent) error {
 func TestAuditExportGauges(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	c := testfake.NewClock(time.Now().UTC())
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: filepath.Join(t.TempDir(), "vault.db"), MasterKey: make([]byte, 32),
-		Now: c.Now, SweepInterval: -1, AuditSinks: []tokenvault.AuditSink{stuckSink{}, okSink{}, failSink{}},
-		AuditExportBackoff: 10 * time.Millisecond, Metrics: prommetrics.New(reg)})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Path:        filepath.Join(t.TempDir(), "vault.db"),
+		Now:         c.Now,
+		Metrics:     prommetrics.New(reg),
+		Keys:        tokenvault.KeyOptions{MasterKey: make([]byte, 32)},
+		Retention:   tokenvault.RetentionOptions{SweepInterval: -1},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{stuckSink{}, okSink{}, failSink{}}, Backoff: 10 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,5 +546,5 @@ func TestAuditExportGauges(t *testing.T) {
 	if l := labelSets(all); l["tokenvault_audit_export_pending"] != "sink" || l["tokenvault_audit_export_lag_seconds"] != "sink" {
 		t.Errorf("labels %q and %q, want sink", l["tokenvault_audit_export_pending"], l["tokenvault_audit_export_lag_seconds"])
 	}
-	checkNoIDs(t, all, []string{boot.Tenant.ID, boot.Application.ID, boot.Application.Key})
+	checkNoIDs(t, all, []string{boot.Tenant.ID, boot.Application.ID, string(boot.Application.Key)})
 }

@@ -113,7 +113,7 @@ func vaultServer(t *testing.T, st *bolt.Store) (string, string) {
 	ctx := context.Background()
 	master := make([]byte, 32)
 	rand.Read(master)
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, MasterKey: master})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, Keys: tokenvault.KeyOptions{MasterKey: master}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func vaultServer(t *testing.T, st *bolt.Store) (string, string) {
 	}
 	srv := httptest.NewServer(httpapi.New(v, httpapi.Options{}))
 	t.Cleanup(srv.Close)
-	return srv.URL, app.Key
+	return srv.URL, string(app.Key)
 }
 
 // TestWritesMatchTheVault loads a vault and the bound with the same

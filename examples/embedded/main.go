@@ -31,7 +31,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// Tenant code (reactors, proxy transforms) runs in sandbox worker
 	// processes: this very program started again in worker mode, which
 	// importing tokenvault arranges; nothing else is needed here.
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), MasterKey: masterKey, CodeTimeout: 2 * time.Second})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: masterKey}, Code: tokenvault.CodeOptions{Timeout: 2 * time.Second}})
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func TestAuthFailuresLockNobodyOutThroughTheCommand(t *testing.T) {
 	if counts[http.StatusUnauthorized] != 20 || counts[http.StatusTooManyRequests] != 10 {
 		t.Errorf("30 wrong keys from one address: statuses %v, want 20 401 and 10 429", counts)
 	}
-	if got := get("192.0.2.10", "203.0.113.7", boot.Application.Key); got != http.StatusOK {
+	if got := get("192.0.2.10", "203.0.113.7", string(boot.Application.Key)); got != http.StatusOK {
 		t.Errorf("the management key from that address = %d, want 200", got)
 	}
 	counts = map[int]int{}

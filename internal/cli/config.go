@@ -46,7 +46,7 @@ type config struct {
 	trustForwardedFor bool
 	// logRetention: how long audit log lines are kept (0: forever).
 	logRetention time.Duration
-	// cvcRetention is tokenvault.Options.CVCRetention (0: its default).
+	// cvcRetention is tokenvault.Options.Retention.CVC (0: its default).
 	cvcRetention time.Duration
 	// rotateMasterKey: replace the master key file's key (set by the
 	// rotate-master-key command, not a flag).
@@ -56,9 +56,9 @@ type config struct {
 	authFailuresPerMinute                     int
 	logLevel                                  slog.Level
 	logFormat                                 string // text or json
-	// logCodeConsole is tokenvault.Options.LogCodeConsole.
+	// logCodeConsole is tokenvault.Options.Code.LogConsole.
 	logCodeConsole bool
-	// codeMaxResultBytes is tokenvault.Options.CodeMaxResultBytes.
+	// codeMaxResultBytes is tokenvault.Options.Code.MaxResultBytes.
 	codeMaxResultBytes int64
 	// gcHeadroomMiB is the least heap growth between collections
 	// (gcheadroom.go); 0 leaves the collector as Go sets it.

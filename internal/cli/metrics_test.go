@@ -220,8 +220,12 @@ func testVault(t *testing.T) (*tokenvault.Vault, string) {
 	t.Helper()
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: masterKey,
-		SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
+		Store:     memory.New(),
+		Logger:    slog.New(slog.DiscardHandler),
+		Keys:      tokenvault.KeyOptions{MasterKey: masterKey},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +234,7 @@ func testVault(t *testing.T) (*tokenvault.Vault, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v, boot.Application.Key
+	return v, string(boot.Application.Key)
 }
 
 // serve runs one request through h, in this goroutine: when it returns,

@@ -104,7 +104,7 @@ func newOperatorFlagSet(name, usage string, o *operatorFlags) *FlagSet {
 
 // connect returns a client of the server and the operator key, and
 // remembers where the key came from (for explain).
-func (o *operatorFlags) connect(getenv func(string) string) (*client.Client, string, error) {
+func (o *operatorFlags) connect(getenv func(string) string) (*client.Client, tokenvault.Credential, error) {
 	key := strings.TrimSpace(getenv("TOKENVAULT_OPERATOR_KEY"))
 	o.keyFrom = "TOKENVAULT_OPERATOR_KEY"
 	if key == "" {
@@ -114,7 +114,7 @@ func (o *operatorFlags) connect(getenv func(string) string) (*client.Client, str
 		}
 		o.keyFrom = o.keyFile
 	}
-	return client.New(o.server, nil), key, nil
+	return client.New(o.server, nil), tokenvault.Credential(key), nil
 }
 
 // explain adds to an error of the server's client the setting to change:
@@ -419,7 +419,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, MasterKey: master, KeyWrapper: kw, SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Path: tmpPath, Logger: slog.New(slog.DiscardHandler), Keys: tokenvault.KeyOptions{MasterKey: master, Wrapper: kw}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		needs, named := tokenvault.NeededKey(err)
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) && kw != nil {

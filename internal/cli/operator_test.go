@@ -112,7 +112,7 @@ func TestTenantCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &boot); err != nil || boot.Application.Key == "" || boot.Tenant.Name != "Globex" || boot.Owner.User.Email != "ada@example.com" {
 		t.Fatalf("tenant create printed %s (%v)", out, err)
 	}
-	if code, body := get(t, "http://"+addr+"/tenants/self", boot.Application.Key); code != 200 {
+	if code, body := get(t, "http://"+addr+"/tenants/self", string(boot.Application.Key)); code != 200 {
 		t.Errorf("the new tenant's key = %d %s", code, body)
 	}
 
@@ -125,7 +125,7 @@ func TestTenantCommands(t *testing.T) {
 	if code, out, errOut := runCLI(t, env, "tenant", "delete", boot.Tenant.ID); code != 0 || !strings.Contains(out, "deleted") {
 		t.Fatalf("tenant delete = %d %q %q", code, out, errOut)
 	}
-	if code, _ := get(t, "http://"+addr+"/tenants/self", boot.Application.Key); code != 401 {
+	if code, _ := get(t, "http://"+addr+"/tenants/self", string(boot.Application.Key)); code != 401 {
 		t.Errorf("the deleted tenant's key = %d, want 401", code)
 	}
 	if _, out, _ := runCLI(t, env, "tenant", "list"); strings.Contains(out, boot.Tenant.ID) {
@@ -165,7 +165,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	c := client.New("http://"+addr, nil)
 	mgmt := readFile(t, filepath.Join(dir, "management.key"))
-	app, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "rw", Type: tokenvault.Private,
+	app, err := c.CreateApplication(ctx, tokenvault.Credential(mgmt), tokenvault.CreateApplicationRequest{Name: "rw", Type: tokenvault.Private,
 		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create", "token:read"}}}})
 	if err != nil {
 		t.Fatal(err)

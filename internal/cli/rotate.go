@@ -278,7 +278,7 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 		next = kw
 	}
 
-	opts := tokenvault.Options{KeyWrapper: cur, PreviousKeyWrappers: []tokenvault.KeyWrapper{next}, Logger: log, SweepInterval: -1}
+	opts := tokenvault.Options{Logger: log, Keys: tokenvault.KeyOptions{Wrapper: cur, PreviousWrappers: []tokenvault.KeyWrapper{next}}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)
 		if err != nil {

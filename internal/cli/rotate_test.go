@@ -51,7 +51,7 @@ func TestRotateMasterKey(t *testing.T) {
 		return k
 	}
 	opens := func(key []byte) error {
-		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), MasterKey: key, SweepInterval: -1})
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 		if err == nil {
 			v.Close()
 		}
@@ -96,7 +96,7 @@ func TestRotateMasterKey(t *testing.T) {
 
 	t.Run("interrupted after the store changed", func(t *testing.T) {
 		next := writeKey(t, filepath.Join(dir, pendingKeyFile))
-		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), MasterKey: readKey(t), SweepInterval: -1})
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), Keys: tokenvault.KeyOptions{MasterKey: readKey(t)}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 		}
 		log.Info("created a tenant with a management application; its key is in the key file, never in the log",
 			"tenant", boot.Tenant.ID, "key_file", keyFile)
-		keyBanner(errOut, boot.Tenant.ID, keyFile, boot.Application.Key)
+		keyBanner(errOut, boot.Tenant.ID, keyFile, string(boot.Application.Key))
 	}
 
 	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
@@ -224,15 +224,19 @@ func decodeKey(s, from string) ([]byte, error) {
 // creating one is Unavailable); metrics, when not nil, measures the Vault
 // (and the commits of its bbolt file).
 func openVault(ctx context.Context, cfg config, getenv func(string) string, log *slog.Logger, mailer tokenvault.Mailer, metrics tokenvault.Metrics, sinks []tokenvault.AuditSink) (v *tokenvault.Vault, where string, closeVault func(), err error) {
-	opts := tokenvault.Options{Logger: log, Mailer: mailer, InvitationURL: cfg.invitationURL, LogRetention: cfg.logRetention,
-		CVCRetention: cfg.cvcRetention,
+	opts := tokenvault.Options{
+		Logger:        log,
+		Mailer:        mailer,
+		InvitationURL: cfg.invitationURL,
+		Metrics:       metrics,
+		Limits:        tokenvault.LimitOptions{RatePerKey: cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant, SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute},
+		Retention:     tokenvault.RetentionOptions{Logs: cfg.logRetention, CVC: cfg.cvcRetention},
+		Code:          tokenvault.CodeOptions{LogConsole: cfg.logCodeConsole, MaxResultBytes: cfg.codeMaxResultBytes},
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
-		AllowPrivateDestinations: cfg.allowPrivate,
-		RatePerKey:               cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant,
-		SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
-		Metrics: metrics, AuditSinks: sinks, LogCodeConsole: cfg.logCodeConsole,
-		CodeMaxResultBytes: cfg.codeMaxResultBytes}
+		Outbound:    tokenvault.OutboundOptions{AllowPrivateDestinations: cfg.allowPrivate},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: sinks},
+	}
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -245,7 +249,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 			return nil, "", nil, fmt.Errorf("-seal %s: %w", cfg.seal, err)
 		}
 		closers = append(closers, closeKW)
-		opts.KeyWrapper = kw
+		opts.Keys.Wrapper = kw
 	}
 	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
 		closeAll()
@@ -266,9 +270,9 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 				return nil, "", nil, err
 			}
 		}
-		opts.MasterKey = masterKey
+		opts.Keys.MasterKey = masterKey
 		if pendingKey != nil {
-			opts.MasterKey, opts.PreviousMasterKeys = pendingKey, [][]byte{masterKey}
+			opts.Keys.MasterKey, opts.Keys.PreviousMasterKeys = pendingKey, [][]byte{masterKey}
 		}
 	} else if _, err := os.Stat(filepath.Join(cfg.dataDir, "master.key")); err == nil {
 		log.Warn("a master key file is left in the data directory though -seal is not local; rotate-master-key -to "+cfg.seal+" removes it once the store has moved",

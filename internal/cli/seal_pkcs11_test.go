@@ -241,7 +241,7 @@ func TestRotateToLocalInterrupted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), KeyWrapper: cur, SweepInterval: -1})
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Path: filepath.Join(dir, "vault.db"), Keys: tokenvault.KeyOptions{Wrapper: cur}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,8 +24,12 @@ func TestReadinessFailsWhileStorageIsFull(t *testing.T) {
 	fs := storetest.NewFaultStore(memory.New())
 	masterKey := make([]byte, 32)
 	rand.Read(masterKey)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: fs, MasterKey: masterKey,
-		SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{
+		Store:     fs,
+		Logger:    slog.New(slog.DiscardHandler),
+		Keys:      tokenvault.KeyOptions{MasterKey: masterKey},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +41,7 @@ func TestReadinessFailsWhileStorageIsFull(t *testing.T) {
 	key := boot.Application.Key
 	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), nil, false, "")
 	post := func() (int, string, string) {
-		w := serveBody(h, "POST", "/applications", key, `{"name": "a", "type": "private", "permissions": ["token:read"]}`)
+		w := serveBody(h, "POST", "/applications", string(key), `{"name": "a", "type": "private", "permissions": ["token:read"]}`)
 		return w.Code, w.Header().Get("Content-Type"), w.Body.String()
 	}
 

@@ -28,7 +28,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), KeyWrapper: kw, SweepInterval: -1})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{Wrapper: kw}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		panic(err)
 	}

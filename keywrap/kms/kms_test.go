@@ -88,10 +88,10 @@ func TestVault(t *testing.T) {
 	s := memory.New()
 	k1 := aeadWrapper(t, "key-1")
 	open := func(o tokenvault.Options) (*tokenvault.Vault, error) {
-		o.Store, o.SweepInterval = s, -1
+		o.Store, o.Retention.SweepInterval = s, -1
 		return tokenvault.Open(ctx, o)
 	}
-	v, err := open(tokenvault.Options{KeyWrapper: k1})
+	v, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: k1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +100,10 @@ func TestVault(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Close()
-	if _, err := open(tokenvault.Options{KeyWrapper: aeadWrapper(t, "key-1")}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+	if _, err := open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: aeadWrapper(t, "key-1")}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Errorf("Open with another AEAD key = %v, want ErrWrongMasterKey", err)
 	}
-	v, err = open(tokenvault.Options{KeyWrapper: k1})
+	v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: k1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestVault(t *testing.T) {
 		t.Errorf("WrappedKeys after rotating to key-2 = %+v", counts)
 	}
 	v.Close()
-	v, err = open(tokenvault.Options{KeyWrapper: k2})
+	v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: k2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestVault(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Close()
-	v, err = open(tokenvault.Options{MasterKey: master})
+	v, err = open(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: master}})
 	if err != nil {
 		t.Fatal(err)
 	}

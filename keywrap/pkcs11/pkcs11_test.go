@@ -144,12 +144,12 @@ func TestVault(t *testing.T) {
 	cfg := pkcs11.Config{Module: tok.Module, TokenLabel: tok.Label, PIN: tok.PIN, KeyLabel: "root-1"}
 	s := memory.New()
 	vopen := func(o tokenvault.Options) (*tokenvault.Vault, error) {
-		o.Store, o.SweepInterval = s, -1
+		o.Store, o.Retention.SweepInterval = s, -1
 		return tokenvault.Open(ctx, o)
 	}
 	master := make([]byte, 32)
 	rand.Read(master)
-	v, err := vopen(tokenvault.Options{MasterKey: master})
+	v, err := vopen(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: master}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,14 +162,14 @@ func TestVault(t *testing.T) {
 		t.Fatalf("RotateKeyWrapper to pkcs11: %v", err)
 	}
 	v.Close()
-	if _, err := vopen(tokenvault.Options{MasterKey: master}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+	if _, err := vopen(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: master}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Errorf("Open with the old master key = %v, want ErrWrongMasterKey", err)
 	}
 	other := open(t, pkcs11.Config{Module: tok.Module, TokenLabel: tok.Label, PIN: tok.PIN, KeyLabel: "root-2"})
-	if _, err := vopen(tokenvault.Options{KeyWrapper: other}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
+	if _, err := vopen(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: other}}); !errors.Is(err, tokenvault.ErrWrongMasterKey) {
 		t.Errorf("Open with another key label = %v, want ErrWrongMasterKey", err)
 	}
-	v, err = vopen(tokenvault.Options{KeyWrapper: hsm})
+	v, err = vopen(tokenvault.Options{Keys: tokenvault.KeyOptions{Wrapper: hsm}})
 	if err != nil {
 		t.Fatalf("Open with the HSM: %v", err)
 	}
@@ -187,7 +187,7 @@ func TestVault(t *testing.T) {
 		t.Fatalf("RotateMasterKey back to local: %v", err)
 	}
 	v.Close()
-	v, err = vopen(tokenvault.Options{MasterKey: master})
+	v, err = vopen(tokenvault.Options{Keys: tokenvault.KeyOptions{MasterKey: master}})
 	if err != nil {
 		t.Fatal(err)
 	}

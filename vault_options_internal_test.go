@@ -1,0 +1,59 @@
+package tokenvault
+
+import (
+	"crypto/rand"
+	"testing"
+
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// TestDefaultOptionsAreTheZeroValues: a Vault opened with DefaultOptions
+// resolves every setting exactly as one opened with the zero Options, so
+// the function documents what zero means rather than another
+// configuration.
+func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	open := func(opts Options) *Vault {
+		t.Helper()
+		opts.Store, opts.Keys.MasterKey = memory.New(), key
+		opts.Retention.SweepInterval = -1 // no sweeper goroutine in this test
+		v, err := Open(t.Context(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { v.Close() })
+		return v
+	}
+	zero, def := open(Options{}), open(DefaultOptions())
+	type bucket struct {
+		limit float64
+		burst int
+		idle  string
+	}
+	type resolved struct {
+		maxPendingSessions, maxPendingPerAddress int
+		proxyMaxResponse, codeMaxResult          int64
+		webhook, logs, cvc                       string
+		authFailures, sessions                   bucket
+		perKey, perTenant                        bool
+		workersMax                               int
+	}
+	of := func(v *Vault) resolved {
+		return resolved{
+			maxPendingSessions: v.maxPendingSessions, maxPendingPerAddress: v.maxPendingPerAddress,
+			proxyMaxResponse: v.proxyMaxResponse, codeMaxResult: v.codeMaxResult,
+			webhook: v.webhookBackoff.String(), logs: v.logRetention.String(), cvc: v.cvcRetention.String(),
+			authFailures: bucket{float64(v.limits.authFailures.limit), v.limits.authFailures.burst, v.limits.authFailures.idle.String()},
+			sessions:     bucket{float64(v.limits.sessions.limit), v.limits.sessions.burst, v.limits.sessions.idle.String()},
+			perKey:       v.limits.perKey != nil, perTenant: v.limits.perTenant != nil,
+			workersMax: v.Stats().CodeWorkersMax,
+		}
+	}
+	if z, d := of(zero), of(def); z != d {
+		t.Errorf("Open(DefaultOptions()) resolved %+v, Open(Options{}) resolved %+v", d, z)
+	}
+	if got, want := of(def).workersMax, DefaultOptions().Code.Workers; got != want {
+		t.Errorf("CodeWorkersMax = %d, DefaultOptions().Code.Workers = %d", got, want)
+	}
+}
