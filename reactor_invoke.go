@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/url"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // Reactor invocation timeouts (the spec's timeout_ms, asynchronous calls
@@ -103,22 +105,35 @@ func (v *Vault) InvokeReactor(ctx context.Context, key, id string, req InvokeRea
 	return v.runInvocation(ctx, inv, 0)
 }
 
+// normalizeArgs turns an invocation's arguments into plain JSON values,
+// checked and decoded once: httpapi's jsoncheck.Doc as it is, raw JSON
+// scanned then decoded, Go values copied in one walk when they are plain
+// (see jsontext_plain.go).
 func normalizeArgs(args any) (any, error) {
-	if args == nil {
+	switch x := args.(type) {
+	case nil:
 		return nil, nil
-	}
-	if err := checkGoText(args, "args"); err != nil {
-		return nil, err
-	}
-	if raw, ok := args.(json.RawMessage); ok {
-		v, err := decodeJSON(raw)
-		if refused(err) {
+	case jsoncheck.Doc:
+		return docValue(x)
+	case json.RawMessage:
+		depth, e := jsoncheck.Scan([]byte(x))
+		if err := jsonCheckError(e, "args"); err != nil {
 			return nil, err
 		}
+		if depth > MaxJSONDepth {
+			return nil, errTooDeep
+		}
+		v, err := decodeScanned(x)
 		if err != nil {
 			return nil, invalidField("args", "is not valid JSON")
 		}
 		return v, nil
+	}
+	if v, ok := plainCopy(args); ok {
+		return v, nil
+	}
+	if err := checkGoText(args, "args"); err != nil {
+		return nil, err
 	}
 	v, err := normalizeJSON(args)
 	if err != nil {

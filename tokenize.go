@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // Tokenize replaces the sensitive values of body with tokens and returns the
@@ -85,16 +87,26 @@ func (v *Vault) CreateToken(ctx context.Context, key string, req TokenRequest) (
 	return out, err
 }
 
-// tokenizeBody decodes a Tokenize body into plain JSON values. Strings
-// that are not valid UTF-8 are Invalid (see checkGoText and decodeJSON).
+// tokenizeBody decodes a Tokenize body into plain JSON values, once (see
+// jsontext_plain.go). Strings that are not valid UTF-8 are Invalid (see
+// checkGoText and decodeJSON).
 func tokenizeBody(body any) (any, error) {
 	var b []byte
 	switch x := body.(type) {
+	case jsoncheck.Doc: // httpapi's: checked and decoded
+		v, err := docValue(x)
+		if err != nil {
+			return nil, err
+		}
+		return bodyShape(v)
 	case json.RawMessage: // its text is checked by decodeJSON
 		b = x
 	case []byte:
 		b = x
 	default:
+		if v, ok := plainCopy(body); ok {
+			return bodyShape(v)
+		}
 		if err := checkGoText(body, ""); err != nil {
 			return nil, err
 		}
@@ -110,6 +122,11 @@ func tokenizeBody(body any) (any, error) {
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")
 	}
+	return bodyShape(v)
+}
+
+// bodyShape refuses a decoded body that is neither an object nor an array.
+func bodyShape(v any) (any, error) {
 	switch v.(type) {
 	case map[string]any, []any:
 		return v, nil

@@ -27,30 +27,53 @@ func invalid(field, msg string) error {
 // with a loss (invalid UTF-8, lone surrogate escapes such as "\ud800"),
 // naming their path: it would replace them with U+FFFD silently.
 func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	_, err := a.decodeJSONDepth(w, r, dst)
+	return err
+}
+
+// readBody reads a JSON body of at most MaxBodyBytes, refusing another
+// media type or charset.
+func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
+			return nil, &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
 		}
 		// JSON is UTF-8 (RFC 8259); a body declared in another charset
 		// would be read as UTF-8 all the same, and mean something else.
 		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be UTF-8 JSON: charset " + strconv.Quote(cs) + " is not accepted; send charset=utf-8 or none"}
+			return nil, &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be UTF-8 JSON: charset " + strconv.Quote(cs) + " is not accepted; send charset=utf-8 or none"}
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
 	if err != nil {
-		return decodeError(err)
+		return nil, decodeError(err)
 	}
-	if e := jsoncheck.Check(body); e != nil {
-		return invalid(e.Path, e.Message())
+	return body, nil
+}
+
+// decodeJSONDepth is decodeJSON, also returning how deeply the body nests:
+// the scan that judges its strings measures it too.
+func (a *api) decodeJSONDepth(w http.ResponseWriter, r *http.Request, dst any) (int, error) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return 0, err
+	}
+	depth, e := jsoncheck.Scan(body)
+	if e != nil {
+		return 0, invalid(e.Path, e.Message())
 	}
 	if raw, ok := dst.(*json.RawMessage); ok && json.Valid(body) {
-		// The Vault decodes it (Tokenize, Detokenize): one JSON value,
-		// checked above, needs no decoder and no copy.
+		// The Vault decodes it (a merge patch): one JSON value, checked
+		// above, needs no decoder and no copy.
 		*raw = body
-		return nil
+		return depth, nil
 	}
+	return depth, decodeInto(body, dst)
+}
+
+// decodeInto decodes body, which jsoncheck.Scan found sound, into dst.
+func decodeInto(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	// A number where any value goes (token data, configuration) keeps its
@@ -70,6 +93,37 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 		return invalid(field, "values must be strings, not null")
 	}
 	return nil
+}
+
+// decodeDoc reads a body the Vault takes as any JSON value (Tokenize,
+// Detokenize): scanned once (jsoncheck.Scan: strings, duplicate keys and
+// depth together) and decoded once, numbers as json.Number. The Vault
+// takes the jsoncheck.Doc as it is, holding only its depth to
+// tokenvault.MaxJSONDepth; a body over it is not decoded here at all.
+func (a *api) decodeDoc(w http.ResponseWriter, r *http.Request) (jsoncheck.Doc, error) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return jsoncheck.Doc{}, err
+	}
+	depth, e := jsoncheck.Scan(body)
+	if e != nil {
+		return jsoncheck.Doc{}, invalid(e.Path, e.Message())
+	}
+	if depth > tokenvault.MaxJSONDepth && json.Valid(body) {
+		// The Vault refuses it, naming its bound; a body that is not
+		// JSON at all is told so first, below.
+		return jsoncheck.Checked(nil, depth), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // numbers keep their text, as in process
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return jsoncheck.Doc{}, decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return jsoncheck.Doc{}, &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
+	}
+	return jsoncheck.Checked(v, depth), nil
 }
 
 // decodeError explains a JSON decoding failure without echoing the body.
@@ -295,20 +349,4 @@ func (a *api) decodeMergePatch(w http.ResponseWriter, r *http.Request) (json.Raw
 		return nil, err
 	}
 	return patch, nil
-}
-
-// jsonValue keeps a JSON value as sent, so numbers keep their exact text.
-type jsonValue struct{ raw json.RawMessage }
-
-func (j *jsonValue) UnmarshalJSON(b []byte) error {
-	j.raw = append(json.RawMessage(nil), b...)
-	return nil
-}
-
-// value is the raw JSON, or nil when absent or null.
-func (j jsonValue) value() any {
-	if len(j.raw) == 0 || string(j.raw) == "null" {
-		return nil
-	}
-	return j.raw
 }
