@@ -236,7 +236,10 @@ func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time
 }
 
 // jsClient is req.client: the Vault's token operations, acting as the
-// reactor's (or proxy's) application.
+// reactor's (or proxy's) application. What the code sends arrives as the
+// worker wrote it (json.RawMessage), decoded once by tokenizeBody, or in
+// process as plain values, copied once; what it returns is encoded once,
+// by the sandbox for the worker, or converted for the code in process.
 type jsClient struct {
 	v *Vault
 	c credential
@@ -251,7 +254,7 @@ func (j *jsClient) GetToken(ctx context.Context, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plainJSON(tok)
+	return tok, nil
 }
 
 func (j *jsClient) DeleteToken(ctx context.Context, id string) error {
@@ -260,13 +263,4 @@ func (j *jsClient) DeleteToken(ctx context.Context, id string) error {
 
 func (j *jsClient) Detokenize(ctx context.Context, body any) (any, error) {
 	return j.v.detokenizeAs(ctx, j.c, body)
-}
-
-// plainJSON renders v as the plain JSON values code sees.
-func plainJSON(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, internal(err)
-	}
-	return decodeJSON(b)
 }
