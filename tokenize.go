@@ -8,8 +8,8 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -206,12 +206,13 @@ func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error
 	if errors.As(err, &typ) {
 		return req, invalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name, _ = strconv.Unquote(name)
-		return req, invalidField(join(path, name), "unknown field")
+	if u := jsoncheck.UnknownField(b, tokenRequestType); u != nil {
+		return req, invalidField(join(path, u.Name), "unknown field")
 	}
 	return req, invalidField(path, "is not a valid token request")
 }
+
+var tokenRequestType = reflect.TypeFor[TokenRequest]()
 
 // tokenRequestOf is decodeTokenRequest without encoding m again, for the
 // usual request: every key one of TokenRequest's JSON names, spelled

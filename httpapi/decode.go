@@ -84,7 +84,7 @@ func decodeInto(body []byte, dst any) error {
 		if field, ok := badTime(body, reflect.TypeOf(dst)); ok {
 			return invalid(field, dateTimeMessage)
 		}
-		return decodeError(err)
+		return decodeError(typedDecodeError(err, body, dst))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
@@ -126,6 +126,25 @@ func (a *api) decodeDoc(w http.ResponseWriter, r *http.Request) (jsoncheck.Doc, 
 	return jsoncheck.Checked(v, depth), nil
 }
 
+// typedDecodeError is err, the failure to decode body into dst, or, when
+// it is none of the errors encoding/json types (a syntax, type or date-time
+// error), the *jsoncheck.UnknownFieldError it stands for: encoding/json
+// reports an unknown field only as text, which is never matched.
+func typedDecodeError(err error, body []byte, dst any) error {
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+		pe  *time.ParseError
+	)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &syn) || errors.As(err, &typ) || errors.As(err, &pe) {
+		return err
+	}
+	if u := jsoncheck.UnknownField(body, reflect.TypeOf(dst)); u != nil {
+		return u
+	}
+	return err
+}
+
 // decodeError explains a JSON decoding failure without echoing the body.
 func decodeError(err error) error {
 	var (
@@ -158,14 +177,13 @@ func decodeError(err error) error {
 		}
 		return invalid(field, fmt.Sprintf("must be a %s, not a %s", want, got))
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		// encoding/json reports unknown fields only in this message.
-		name, _ = strconv.Unquote(name)
-		return invalid(name, "unknown field")
-	}
 	var pe *time.ParseError
 	if errors.As(err, &pe) {
 		return &tokenvault.Error{Kind: errT, Message: "a date-time in the body is not ISO 8601 (RFC 3339), such as 2030-01-02T15:04:05Z"}
+	}
+	var unknown *jsoncheck.UnknownFieldError
+	if errors.As(err, &unknown) {
+		return invalid(unknown.Name, "unknown field")
 	}
 	// Never err's text: it may quote what was sent.
 	return &tokenvault.Error{Kind: errT, Message: "the body could not be decoded"}

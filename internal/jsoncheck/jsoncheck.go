@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/jsondepth"
@@ -57,6 +58,18 @@ const (
 	ReasonSurrogate = "holds a lone UTF-16 surrogate escape"
 	ReasonDuplicate = "is given more than once in its object"
 )
+
+// walks, when set, counts the texts check walks: see CountWalks.
+var walks atomic.Pointer[atomic.Int64]
+
+// CountWalks makes every later walk of a text (Check, Strings, Scan,
+// ScanStrings) add one to n, until stop is called. It is for tests that
+// hold a request to one walk of its body: with nothing counting, a walk
+// costs one atomic load more.
+func CountWalks(n *atomic.Int64) (stop func()) {
+	walks.Store(n)
+	return func() { walks.CompareAndSwap(n, nil) }
+}
 
 // frame is one open array or object.
 type frame struct {
@@ -122,6 +135,9 @@ func scan[T string | []byte](text T, duplicates bool) (int, *Error) {
 // check walks text once, returning the deepest nesting it met and the
 // first string that cannot be decoded without loss.
 func check[T string | []byte](text T, duplicates bool) (int, *Error) {
+	if n := walks.Load(); n != nil {
+		n.Add(1)
+	}
 	// level counts as jsondepth.Of does, brackets that close nothing
 	// included, so that both measure any text alike.
 	level, deepest := 0, 0
