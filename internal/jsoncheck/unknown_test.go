@@ -21,14 +21,14 @@ type UFEmbedded struct {
 
 type ufOuter struct {
 	UFEmbedded
-	ID      string            `json:"id"`
-	Items   []ufInner           `json:"items"`
-	ByName  map[string]ufInner  `json:"by_name"`
-	Ptr     *ufInner            `json:"ptr"`
-	Any     any               `json:"any"`
-	At      *time.Time        `json:"at"`
-	Raw     json.RawMessage   `json:"raw"`
-	Tags    map[string]string `json:"tags"`
+	ID      string             `json:"id"`
+	Items   []ufInner          `json:"items"`
+	ByName  map[string]ufInner `json:"by_name"`
+	Ptr     *ufInner           `json:"ptr"`
+	Any     any                `json:"any"`
+	At      *time.Time         `json:"at"`
+	Raw     json.RawMessage    `json:"raw"`
+	Tags    map[string]string  `json:"tags"`
 	NoTag   int
 	private int
 }
