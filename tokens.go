@@ -234,7 +234,7 @@ var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", Ma
 // decodeJSON decodes one JSON value keeping numbers exact, refusing
 // documents nested deeper than MaxJSONDepth, strings encoding/json would
 // decode with a loss and keys given twice in an object (see
-// checkJSONText). The text is scanned once (jsoncheck.Scan: strings, keys
+// jsonCheckError). The text is scanned once (jsoncheck.Scan: strings, keys
 // and depth together), then decoded once.
 func decodeJSON(b []byte) (any, error) {
 	return decodeCheckedJSON(b, jsoncheck.Scan[[]byte])
