@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
@@ -221,7 +222,7 @@ func badTime(body []byte, t reflect.Type) (string, bool) {
 // "" without a word, and returns its path. Only a body that holds "null"
 // is looked at again.
 func nullInStringMap(body []byte, t reflect.Type) (string, bool) {
-	if !bytes.Contains(body, []byte("null")) {
+	if !bytes.Contains(body, []byte("null")) || !holdsStringMap(t) {
 		return "", false
 	}
 	var doc any
@@ -240,6 +241,45 @@ func nullInStringMap(body []byte, t reflect.Type) (string, bool) {
 		}
 		return false, true
 	})
+}
+
+// stringMapTypes caches holdsStringMap by type.
+var stringMapTypes sync.Map // reflect.Type -> bool
+
+// holdsStringMap reports whether a value of type t can hold a map of
+// strings (through pointers, struct fields, slices, arrays and maps): only
+// then is a body decoded into it read again by nullInStringMap.
+func holdsStringMap(t reflect.Type) bool {
+	if v, ok := stringMapTypes.Load(t); ok {
+		return v.(bool)
+	}
+	found := findType(t, map[reflect.Type]bool{}, func(t reflect.Type) bool {
+		return t.Kind() == reflect.Map && t.Elem().Kind() == reflect.String
+	})
+	stringMapTypes.Store(t, found)
+	return found
+}
+
+// findType reports whether t or a type it is made of satisfies match.
+func findType(t reflect.Type, seen map[reflect.Type]bool, match func(reflect.Type) bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if match(t) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return findType(t.Elem(), seen, match)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if findType(t.Field(i).Type, seen, match) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // findTyped walks the decoded JSON v alongside the Go type t it decodes
