@@ -130,3 +130,24 @@ func hasField(err error, field string) bool {
 	_, ok := e.Fields[field]
 	return ok
 }
+
+// FuzzPlainCopy holds plainCopy to the long way for the values a program
+// or tenant code builds: decoded JSON with float64 numbers.
+func FuzzPlainCopy(f *testing.F) {
+	f.Add(`{"type":"card","data":{"number":"4242424242424242","expiration_month":12,"cvc":"123"}}`)
+	f.Add(`[1e21, 1e-7, -0, 0.1, 123456789012345678901234567890, {"a": [null, true, "x"]}]`)
+	f.Fuzz(func(t *testing.T, text string) {
+		var v any
+		if json.Unmarshal([]byte(text), &v) != nil {
+			return
+		}
+		got, ok := plainCopy(v)
+		want, err := normalizeJSON(v)
+		if ok && (err != nil || !reflect.DeepEqual(got, want)) {
+			t.Fatalf("plainCopy(%s) = %#v; the long way: %#v, %v", text, got, want, err)
+		}
+		if !ok && err == nil {
+			t.Fatalf("plainCopy(%s) left to the long way, which takes it: %#v", text, want)
+		}
+	})
+}
