@@ -6,21 +6,13 @@ import (
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
-// checkJSONText refuses a JSON text from a caller that encoding/json
-// would decode with a loss: a string with invalid UTF-8 or a lone surrogate
-// escape such as "\ud800" (decoded, it would become U+FFFD), or a key
-// given twice in an object (all but its last value would be dropped), so
-// that what is stored or forwarded is what was sent. The Invalid error
-// names the string's path under prefix ("data.name", "args.card[0]").
-func checkJSONText(b []byte, prefix string) error {
-	return jsonCheckError(jsoncheck.Check(b), prefix)
-}
-
-// checkJSONStrings is checkJSONText without the duplicate keys.
-func checkJSONStrings(b []byte, prefix string) error {
-	return jsonCheckError(jsoncheck.Strings(b), prefix)
-}
-
+// jsonCheckError is the Invalid error for what jsoncheck found in a JSON
+// text from a caller that encoding/json would decode with a loss: a
+// string with invalid UTF-8 or a lone surrogate escape such as "\ud800"
+// (decoded, it would become U+FFFD), or a key given twice in an object
+// (all but its last value would be dropped), so that what is stored or
+// forwarded is what was sent. It names the string's path under prefix
+// ("data.name", "args.card[0]"); nil for nil.
 func jsonCheckError(e *jsoncheck.Error, prefix string) error {
 	if e == nil {
 		return nil
@@ -28,7 +20,7 @@ func jsonCheckError(e *jsoncheck.Error, prefix string) error {
 	return invalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
 }
 
-// checkGoText is checkJSONText for a Go value a caller passes in process
+// checkGoText is jsonCheckError for a Go value a caller passes in process
 // (a map, a struct, json.RawMessage): a string that is not valid UTF-8
 // would be encoded as U+FFFD, so it is refused, naming its path under
 // prefix.

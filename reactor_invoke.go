@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/url"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // Reactor invocation timeouts (the spec's timeout_ms, asynchronous calls
@@ -107,22 +109,35 @@ func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, re
 	return v.runInvocation(ctx, inv, 0)
 }
 
+// normalizeArgs turns an invocation's arguments into plain JSON values,
+// checked and decoded once: httpapi's jsoncheck.Doc as it is, raw JSON
+// scanned then decoded, Go values copied in one walk when they are plain
+// (see jsontext_plain.go).
 func normalizeArgs(args any) (any, error) {
-	if args == nil {
+	switch x := args.(type) {
+	case nil:
 		return nil, nil
-	}
-	if err := checkGoText(args, "args"); err != nil {
-		return nil, err
-	}
-	if raw, ok := args.(json.RawMessage); ok {
-		v, err := decodeJSON(raw)
-		if refused(err) {
+	case jsoncheck.Doc:
+		return docValue(x)
+	case json.RawMessage:
+		depth, e := jsoncheck.Scan([]byte(x))
+		if err := jsonCheckError(e, "args"); err != nil {
 			return nil, err
 		}
+		if depth > MaxJSONDepth {
+			return nil, errTooDeep
+		}
+		v, err := decodeScanned(x)
 		if err != nil {
 			return nil, invalidField("args", "is not valid JSON")
 		}
 		return v, nil
+	}
+	if v, ok := plainCopy(args); ok {
+		return v, nil
+	}
+	if err := checkGoText(args, "args"); err != nil {
+		return nil, err
 	}
 	v, err := normalizeJSON(args)
 	if err != nil {
@@ -225,7 +240,10 @@ func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time
 }
 
 // jsClient is req.client: the Vault's token operations, acting as the
-// reactor's (or proxy's) application.
+// reactor's (or proxy's) application. What the code sends arrives as the
+// worker wrote it (json.RawMessage), decoded once by tokenizeBody, or in
+// process as plain values, copied once; what it returns is encoded once,
+// by the sandbox for the worker, or converted for the code in process.
 type jsClient struct {
 	v *Vault
 	c credential
@@ -240,7 +258,7 @@ func (j *jsClient) GetToken(ctx context.Context, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plainJSON(tok)
+	return tok, nil
 }
 
 func (j *jsClient) DeleteToken(ctx context.Context, id string) error {
@@ -249,13 +267,4 @@ func (j *jsClient) DeleteToken(ctx context.Context, id string) error {
 
 func (j *jsClient) Detokenize(ctx context.Context, body any) (any, error) {
 	return j.v.detokenizeAs(ctx, j.c, body)
-}
-
-// plainJSON renders v as the plain JSON values code sees.
-func plainJSON(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, internal(err)
-	}
-	return decodeJSON(b)
 }

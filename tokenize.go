@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // Tokenize replaces the sensitive values of body with tokens and returns the
@@ -93,16 +95,26 @@ func (v *Vault) CreateToken(ctx context.Context, key Credential, req TokenReques
 	return out, err
 }
 
-// tokenizeBody decodes a Tokenize body into plain JSON values. Strings
-// that are not valid UTF-8 are Invalid (see checkGoText and decodeJSON).
+// tokenizeBody decodes a Tokenize body into plain JSON values, once (see
+// jsontext_plain.go). Strings that are not valid UTF-8 are Invalid (see
+// checkGoText and decodeJSON).
 func tokenizeBody(body any) (any, error) {
 	var b []byte
 	switch x := body.(type) {
+	case jsoncheck.Doc: // httpapi's: checked and decoded
+		v, err := docValue(x)
+		if err != nil {
+			return nil, err
+		}
+		return bodyShape(v)
 	case json.RawMessage: // its text is checked by decodeJSON
 		b = x
 	case []byte:
 		b = x
 	default:
+		if v, ok := plainCopy(body); ok {
+			return bodyShape(v)
+		}
 		if err := checkGoText(body, ""); err != nil {
 			return nil, err
 		}
@@ -118,6 +130,11 @@ func tokenizeBody(body any) (any, error) {
 	if err != nil {
 		return nil, invalidField("", "the body is not valid JSON")
 	}
+	return bodyShape(v)
+}
+
+// bodyShape refuses a decoded body that is neither an object nor an array.
+func bodyShape(v any) (any, error) {
 	switch v.(type) {
 	case map[string]any, []any:
 		return v, nil
@@ -197,12 +214,13 @@ func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error
 	if errors.As(err, &typ) {
 		return req, invalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name, _ = strconv.Unquote(name)
-		return req, invalidField(join(path, name), "unknown field")
+	if u := jsoncheck.UnknownField(b, tokenRequestType); u != nil {
+		return req, invalidField(join(path, u.Name), "unknown field")
 	}
 	return req, invalidField(path, "is not a valid token request")
 }
+
+var tokenRequestType = reflect.TypeFor[TokenRequest]()
 
 // tokenRequestOf is decodeTokenRequest without encoding m again, for the
 // usual request: every key one of TokenRequest's JSON names, spelled

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
-	"github.com/tokenvault/tokenvault/internal/jsondepth"
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // TokenRequest asks for one token. In a Tokenize body, an object is a token
@@ -234,9 +234,10 @@ var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", Ma
 // decodeJSON decodes one JSON value keeping numbers exact, refusing
 // documents nested deeper than MaxJSONDepth, strings encoding/json would
 // decode with a loss and keys given twice in an object (see
-// checkJSONText).
+// jsonCheckError). The text is scanned once (jsoncheck.Scan: strings, keys
+// and depth together), then decoded once.
 func decodeJSON(b []byte) (any, error) {
-	return decodeCheckedJSON(b, checkJSONText)
+	return decodeCheckedJSON(b, jsoncheck.Scan[[]byte])
 }
 
 // decodeJSONLastWins is decodeJSON for a text whose duplicate keys
@@ -245,16 +246,23 @@ func decodeJSON(b []byte) (any, error) {
 // destination's answer, whose duplicates are the destination's affair.
 // The last of a key is kept, as a browser's JSON.parse keeps it.
 func decodeJSONLastWins(b []byte) (any, error) {
-	return decodeCheckedJSON(b, checkJSONStrings)
+	return decodeCheckedJSON(b, jsoncheck.ScanStrings[[]byte])
 }
 
-func decodeCheckedJSON(b []byte, check func(b []byte, prefix string) error) (any, error) {
-	if jsondepth.Of(b) > MaxJSONDepth {
+func decodeCheckedJSON(b []byte, scan func([]byte) (int, *jsoncheck.Error)) (any, error) {
+	depth, e := scan(b)
+	if depth > MaxJSONDepth {
 		return nil, errTooDeep
 	}
-	if err := check(b, ""); err != nil {
+	if err := jsonCheckError(e, ""); err != nil {
 		return nil, err
 	}
+	return decodeScanned(b)
+}
+
+// decodeScanned decodes one JSON value that has been scanned already,
+// keeping numbers exact.
+func decodeScanned(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
@@ -27,30 +28,53 @@ func invalid(field, msg string) error {
 // with a loss (invalid UTF-8, lone surrogate escapes such as "\ud800"),
 // naming their path: it would replace them with U+FFFD silently.
 func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	_, err := a.decodeJSONDepth(w, r, dst)
+	return err
+}
+
+// readBody reads a JSON body of at most MaxBodyBytes, refusing another
+// media type or charset.
+func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
+			return nil, &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be application/json"}
 		}
 		// JSON is UTF-8 (RFC 8259); a body declared in another charset
 		// would be read as UTF-8 all the same, and mean something else.
 		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-			return &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be UTF-8 JSON: charset " + strconv.Quote(cs) + " is not accepted; send charset=utf-8 or none"}
+			return nil, &tokenvault.Error{Kind: tokenvault.UnsupportedMediaType, Message: "the body must be UTF-8 JSON: charset " + strconv.Quote(cs) + " is not accepted; send charset=utf-8 or none"}
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
 	if err != nil {
-		return decodeError(err)
+		return nil, decodeError(err)
 	}
-	if e := jsoncheck.Check(body); e != nil {
-		return invalid(e.Path, e.Message())
+	return body, nil
+}
+
+// decodeJSONDepth is decodeJSON, also returning how deeply the body nests:
+// the scan that judges its strings measures it too.
+func (a *api) decodeJSONDepth(w http.ResponseWriter, r *http.Request, dst any) (int, error) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return 0, err
+	}
+	depth, e := jsoncheck.Scan(body)
+	if e != nil {
+		return 0, invalid(e.Path, e.Message())
 	}
 	if raw, ok := dst.(*json.RawMessage); ok && json.Valid(body) {
-		// The Vault decodes it (Tokenize, Detokenize): one JSON value,
-		// checked above, needs no decoder and no copy.
+		// The Vault decodes it (a merge patch): one JSON value, checked
+		// above, needs no decoder and no copy.
 		*raw = body
-		return nil
+		return depth, nil
 	}
+	return depth, decodeInto(body, dst)
+}
+
+// decodeInto decodes body, which jsoncheck.Scan found sound, into dst.
+func decodeInto(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	// A number where any value goes (token data, configuration) keeps its
@@ -61,7 +85,7 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 		if field, ok := badTime(body, reflect.TypeOf(dst)); ok {
 			return invalid(field, dateTimeMessage)
 		}
-		return decodeError(err)
+		return decodeError(typedDecodeError(err, body, dst))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
@@ -70,6 +94,56 @@ func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error 
 		return invalid(field, "values must be strings, not null")
 	}
 	return nil
+}
+
+// decodeDoc reads a body the Vault takes as any JSON value (Tokenize,
+// Detokenize): scanned once (jsoncheck.Scan: strings, duplicate keys and
+// depth together) and decoded once, numbers as json.Number. The Vault
+// takes the jsoncheck.Doc as it is, holding only its depth to
+// tokenvault.MaxJSONDepth; a body over it is not decoded here at all.
+func (a *api) decodeDoc(w http.ResponseWriter, r *http.Request) (jsoncheck.Doc, error) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return jsoncheck.Doc{}, err
+	}
+	depth, e := jsoncheck.Scan(body)
+	if e != nil {
+		return jsoncheck.Doc{}, invalid(e.Path, e.Message())
+	}
+	if depth > tokenvault.MaxJSONDepth && json.Valid(body) {
+		// The Vault refuses it, naming its bound; a body that is not
+		// JSON at all is told so first, below.
+		return jsoncheck.Checked(nil, depth), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // numbers keep their text, as in process
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return jsoncheck.Doc{}, decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return jsoncheck.Doc{}, &tokenvault.Error{Kind: tokenvault.Invalid, Message: "the body must hold exactly one JSON value"}
+	}
+	return jsoncheck.Checked(v, depth), nil
+}
+
+// typedDecodeError is err, the failure to decode body into dst, or, when
+// it is none of the errors encoding/json types (a syntax, type or date-time
+// error), the *jsoncheck.UnknownFieldError it stands for: encoding/json
+// reports an unknown field only as text, which is never matched.
+func typedDecodeError(err error, body []byte, dst any) error {
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+		pe  *time.ParseError
+	)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &syn) || errors.As(err, &typ) || errors.As(err, &pe) {
+		return err
+	}
+	if u := jsoncheck.UnknownField(body, reflect.TypeOf(dst)); u != nil {
+		return u
+	}
+	return err
 }
 
 // decodeError explains a JSON decoding failure without echoing the body.
@@ -104,14 +178,13 @@ func decodeError(err error) error {
 		}
 		return invalid(field, fmt.Sprintf("must be a %s, not a %s", want, got))
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		// encoding/json reports unknown fields only in this message.
-		name, _ = strconv.Unquote(name)
-		return invalid(name, "unknown field")
-	}
 	var pe *time.ParseError
 	if errors.As(err, &pe) {
 		return &tokenvault.Error{Kind: errT, Message: "a date-time in the body is not ISO 8601 (RFC 3339), such as 2030-01-02T15:04:05Z"}
+	}
+	var unknown *jsoncheck.UnknownFieldError
+	if errors.As(err, &unknown) {
+		return invalid(unknown.Name, "unknown field")
 	}
 	// Never err's text: it may quote what was sent.
 	return &tokenvault.Error{Kind: errT, Message: "the body could not be decoded"}
@@ -149,7 +222,7 @@ func badTime(body []byte, t reflect.Type) (string, bool) {
 // "" without a word, and returns its path. Only a body that holds "null"
 // is looked at again.
 func nullInStringMap(body []byte, t reflect.Type) (string, bool) {
-	if !bytes.Contains(body, []byte("null")) {
+	if !bytes.Contains(body, []byte("null")) || !holdsStringMap(t) {
 		return "", false
 	}
 	var doc any
@@ -168,6 +241,45 @@ func nullInStringMap(body []byte, t reflect.Type) (string, bool) {
 		}
 		return false, true
 	})
+}
+
+// stringMapTypes caches holdsStringMap by type.
+var stringMapTypes sync.Map // reflect.Type -> bool
+
+// holdsStringMap reports whether a value of type t can hold a map of
+// strings (through pointers, struct fields, slices, arrays and maps): only
+// then is a body decoded into it read again by nullInStringMap.
+func holdsStringMap(t reflect.Type) bool {
+	if v, ok := stringMapTypes.Load(t); ok {
+		return v.(bool)
+	}
+	found := findType(t, map[reflect.Type]bool{}, func(t reflect.Type) bool {
+		return t.Kind() == reflect.Map && t.Elem().Kind() == reflect.String
+	})
+	stringMapTypes.Store(t, found)
+	return found
+}
+
+// findType reports whether t or a type it is made of satisfies match.
+func findType(t reflect.Type, seen map[reflect.Type]bool, match func(reflect.Type) bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if match(t) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return findType(t.Elem(), seen, match)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if findType(t.Field(i).Type, seen, match) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // findTyped walks the decoded JSON v alongside the Go type t it decodes
@@ -295,20 +407,4 @@ func (a *api) decodeMergePatch(w http.ResponseWriter, r *http.Request) (json.Raw
 		return nil, err
 	}
 	return patch, nil
-}
-
-// jsonValue keeps a JSON value as sent, so numbers keep their exact text.
-type jsonValue struct{ raw json.RawMessage }
-
-func (j *jsonValue) UnmarshalJSON(b []byte) error {
-	j.raw = append(json.RawMessage(nil), b...)
-	return nil
-}
-
-// value is the raw JSON, or nil when absent or null.
-func (j jsonValue) value() any {
-	if len(j.raw) == 0 || string(j.raw) == "null" {
-		return nil
-	}
-	return j.raw
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 func (a *api) reactorRoutes() {
@@ -124,16 +125,24 @@ func (a *api) deleteReactor(w http.ResponseWriter, r *http.Request) {
 // {invocation_id} when the request has a callback_url.
 func (a *api) invokeReactor(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Args        jsonValue `json:"args"`
-		CallbackURL string    `json:"callback_url"`
-		TimeoutMS   int       `json:"timeout_ms"`
+		Args        any    `json:"args"`
+		CallbackURL string `json:"callback_url"`
+		TimeoutMS   int    `json:"timeout_ms"`
 	}
-	if err := a.decodeJSON(w, r, &req); err != nil {
+	depth, err := a.decodeJSONDepth(w, r, &req)
+	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
+	// The body was scanned and decoded once: the Vault takes its args as
+	// they are (a jsoncheck.Doc). Any nesting in a body that decoded is
+	// args', one level below the body's.
+	var args any
+	if req.Args != nil {
+		args = jsoncheck.Checked(req.Args, max(0, depth-1))
+	}
 	out, err := a.v.InvokeReactor(r.Context(), apiKey(r), r.PathValue("id"), tokenvault.InvokeReactorRequest{
-		Args: req.Args.value(), CallbackURL: req.CallbackURL, TimeoutMS: req.TimeoutMS,
+		Args: args, CallbackURL: req.CallbackURL, TimeoutMS: req.TimeoutMS,
 	})
 	if err != nil {
 		a.writeError(w, r, err)

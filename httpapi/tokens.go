@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -20,8 +19,8 @@ func (a *api) tokenRoutes() {
 }
 
 func (a *api) tokenize(w http.ResponseWriter, r *http.Request) {
-	var body json.RawMessage
-	if err := a.decodeJSON(w, r, &body); err != nil {
+	body, err := a.decodeDoc(w, r)
+	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
@@ -34,8 +33,8 @@ func (a *api) tokenize(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) detokenize(w http.ResponseWriter, r *http.Request) {
-	var body json.RawMessage
-	if err := a.decodeJSON(w, r, &body); err != nil {
+	body, err := a.decodeDoc(w, r)
+	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}

@@ -17,7 +17,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/jsondepth"
 )
 
 // Error locates a string that cannot be decoded without loss.
@@ -56,6 +59,18 @@ const (
 	ReasonDuplicate = "is given more than once in its object"
 )
 
+// walks, when set, counts the texts check walks: see CountWalks.
+var walks atomic.Pointer[atomic.Int64]
+
+// CountWalks makes every later walk of a text (Check, Strings, Scan,
+// ScanStrings) add one to n, until stop is called. It is for tests that
+// hold a request to one walk of its body: with nothing counting, a walk
+// costs one atomic load more.
+func CountWalks(n *atomic.Int64) (stop func()) {
+	walks.Store(n)
+	return func() { walks.CompareAndSwap(n, nil) }
+}
+
 // frame is one open array or object.
 type frame struct {
 	object bool
@@ -86,14 +101,46 @@ const linearKeys = 16
 // a lone surrogate escape, or the first key given twice in its object, or
 // nil. It runs in time linear in len(text) (keys are looked up in a map
 // past the first few of an object) and does not recurse.
-func Check[T string | []byte](text T) *Error { return check(text, true) }
+func Check[T string | []byte](text T) *Error {
+	_, e := check(text, true)
+	return e
+}
 
 // Strings is Check without the duplicate keys: for a text whose
 // duplicates are its sender's affair (a destination's answer, which a
 // browser's JSON.parse would read keeping the last).
-func Strings[T string | []byte](text T) *Error { return check(text, false) }
+func Strings[T string | []byte](text T) *Error {
+	_, e := check(text, false)
+	return e
+}
 
-func check[T string | []byte](text T, duplicates bool) *Error {
+// Scan is Check that also measures, in the same pass, how deeply text
+// nests (as jsondepth.Of does: the deepest nesting of arrays and objects,
+// brackets inside strings skipped), so that a text is walked once before
+// it is decoded. The depth is the whole text's, even when e is not nil.
+func Scan[T string | []byte](text T) (depth int, e *Error) { return scan(text, true) }
+
+// ScanStrings is Scan without the duplicate keys (see Strings).
+func ScanStrings[T string | []byte](text T) (depth int, e *Error) { return scan(text, false) }
+
+func scan[T string | []byte](text T, duplicates bool) (int, *Error) {
+	depth, e := check(text, duplicates)
+	if e != nil {
+		// The walk stopped at e: the rest is measured without judging.
+		depth = jsondepth.Of(text)
+	}
+	return depth, e
+}
+
+// check walks text once, returning the deepest nesting it met and the
+// first string that cannot be decoded without loss.
+func check[T string | []byte](text T, duplicates bool) (int, *Error) {
+	if n := walks.Load(); n != nil {
+		n.Add(1)
+	}
+	// level counts as jsondepth.Of does, brackets that close nothing
+	// included, so that both measure any text alike.
+	level, deepest := 0, 0
 	var stackBuf [8]frame
 	var keysBuf [32]key
 	stack := stackBuf[:0]
@@ -102,9 +149,14 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 		switch c := text[i]; c {
 		case '{':
 			stack = append(stack, frame{object: true, wantKey: true, keys: len(keys)})
+			level++
+			deepest = max(deepest, level)
 		case '[':
 			stack = append(stack, frame{})
+			level++
+			deepest = max(deepest, level)
 		case '}', ']':
+			level--
 			if n := len(stack); n > 0 {
 				if stack[n-1].object {
 					keys = keys[:stack[n-1].keys]
@@ -130,7 +182,7 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 			end, bad, reason := scanString(text, i)
 			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey
 			if reason != "" {
-				return &Error{Path: path(text, stack, isKey), Key: isKey, Offset: bad, Reason: reason}
+				return deepest, &Error{Path: path(text, stack, isKey), Key: isKey, Offset: bad, Reason: reason}
 			}
 			if isKey {
 				f := &stack[len(stack)-1]
@@ -138,7 +190,7 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 				if duplicates && end < len(text) { // a key cut short is the decoder's to report
 					k := key{start: i, end: end + 1, escaped: hasEscape(text[i : end+1])}
 					if seen(text, f, keys, k) {
-						return &Error{Path: path(text, stack, false), Offset: i, Reason: ReasonDuplicate}
+						return deepest, &Error{Path: path(text, stack, false), Offset: i, Reason: ReasonDuplicate}
 					}
 					if f.set == nil {
 						keys = append(keys, k)
@@ -148,7 +200,7 @@ func check[T string | []byte](text T, duplicates bool) *Error {
 			i = end
 		}
 	}
-	return nil
+	return deepest, nil
 }
 
 // seen reports whether the object f has a key equal to k once decoded.

@@ -36,7 +36,10 @@
 // # Protocol
 //
 // Frames on the worker's standard input and output: a 4-byte length, a
-// type byte, JSON. The Vault sends the limits, then code to check or a run
+// type byte, JSON. A frame that carries a value of the code's (req, a host
+// call's argument and answer, the result) holds, after its JSON message, a
+// newline and the value's own JSON: each value is encoded once and decoded
+// once on each side, never JSON inside JSON. The Vault sends the limits, then code to check or a run
 // (the code's hash, the code itself only when the worker has not compiled
 // it yet, req, the deadline, whether req.client and fetch exist); the
 // worker answers console lines and host calls (req.client methods and

@@ -1,10 +1,6 @@
 package sandbox
 
-import (
-	"encoding/json"
-
-	"github.com/tokenvault/tokenvault/internal/jsrt"
-)
+import "github.com/tokenvault/tokenvault/internal/jsrt"
 
 // initLimits is the first frame a worker reads: the limits it applies to
 // itself before it reads any code.
@@ -42,14 +38,14 @@ type compiled struct {
 // code of Hash since the last Forget; Forget asks the worker to drop every
 // compiled program first (the Vault tracks what a worker holds).
 type runRequest struct {
-	Hash      string          `json:"hash"`
-	Code      string          `json:"code,omitempty"`
-	Forget    bool            `json:"forget,omitempty"`
-	Req       json.RawMessage `json:"req"`
-	TimeoutMS int64           `json:"timeout_ms"`
-	Client    bool            `json:"client"`  // req.client is available
-	Fetch     bool            `json:"fetch"`   // fetch is available
-	Console   bool            `json:"console"` // the Vault logs console output
+	Hash      string `json:"hash"`
+	Code      string `json:"code,omitempty"`
+	Forget    bool   `json:"forget,omitempty"`
+	Req       []byte `json:"-"` // the frame's value: the code's req as JSON
+	TimeoutMS int64  `json:"timeout_ms"`
+	Client    bool   `json:"client"`  // req.client is available
+	Fetch     bool   `json:"fetch"`   // fetch is available
+	Console   bool   `json:"console"` // the Vault logs console output
 }
 
 // consoleLine is one line of console output, or a failure of the runtime
@@ -62,15 +58,15 @@ type consoleLine struct {
 
 // hostCall asks the Vault to carry out a client method or a fetch.
 type hostCall struct {
-	Method string          `json:"method"` // tokenize, detokenize, getToken, deleteToken, fetch
-	Arg    json.RawMessage `json:"arg"`
+	Method string `json:"method"` // tokenize, detokenize, getToken, deleteToken, fetch
+	Arg    []byte `json:"-"`      // the frame's value: the argument as JSON
 }
 
 // callReply answers a hostCall: Value, or Error (a message safe to give
 // the code).
 type callReply struct {
-	Value json.RawMessage `json:"value,omitempty"`
-	Error string          `json:"error,omitempty"`
+	Value []byte `json:"-"` // the frame's value: the answer as JSON
+	Error string `json:"error,omitempty"`
 }
 
 // runResult ends a run. CPUSeconds is the CPU time the worker has used in
@@ -80,11 +76,11 @@ type callReply struct {
 // the memory the worker's Go runtime holds from the system after the run,
 // so the Vault can retire a worker that grew (pool.put).
 type runResult struct {
-	Value      json.RawMessage `json:"value,omitempty"`
-	Error      *jsrt.Error     `json:"error,omitempty"`
-	TooLarge   bool            `json:"too_large,omitempty"`
-	CPUSeconds float64         `json:"cpu_seconds"`
-	HeapBytes  int64           `json:"heap_bytes"`
+	Value      []byte      `json:"-"` // the frame's value: the result as JSON
+	Error      *jsrt.Error `json:"error,omitempty"`
+	TooLarge   bool        `json:"too_large,omitempty"`
+	CPUSeconds float64     `json:"cpu_seconds"`
+	HeapBytes  int64       `json:"heap_bytes"`
 }
 
 // probeRequest (tests only) asks the worker to try one thing its limits

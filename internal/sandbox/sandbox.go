@@ -291,7 +291,7 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 	if len(reqJSON) > retireIOBytes {
 		w.large = true
 	}
-	if err := writeFrame(w.w, frameRun, req); err != nil {
+	if err := writeValueFrame(w.w, frameRun, req, reqJSON); err != nil {
 		return lost()
 	}
 	lines := 0
@@ -311,18 +311,18 @@ func (s *Sandbox) runOn(ctx context.Context, w *process, inv Invocation, deadlin
 		case frameCall:
 			var call hostCall
 			reply := callReply{Error: "the host could not read the call"}
-			if json.Unmarshal(body, &call) == nil {
+			if call.Arg, err = splitValue(body, &call); err == nil {
 				reply = s.hostCall(ctx, inv.Host, call)
 			}
 			if len(body) > retireIOBytes || len(reply.Value) > retireIOBytes {
 				w.large = true
 			}
-			if err := writeFrame(w.w, frameReply, reply); err != nil {
+			if err := writeValueFrame(w.w, frameReply, reply, reply.Value); err != nil {
 				return lost()
 			}
 		case frameResult:
 			var res runResult
-			if err := json.Unmarshal(body, &res); err != nil {
+			if res.Value, err = splitValue(body, &res); err != nil {
 				w.kill(stopProtocol)
 				return lost()
 			}
@@ -409,10 +409,9 @@ func (s *Sandbox) hostCall(ctx context.Context, host jsrt.Host, call hostCall) c
 	)
 	switch call.Method {
 	case "tokenize", "detokenize":
-		var body any
-		if json.Unmarshal(call.Arg, &body) != nil {
-			return fail(call.Method + ": the body could not be read")
-		}
+		// The code's JSON goes to the client as it came: the client
+		// checks and decodes it once (no decoding here to encode again).
+		body := json.RawMessage(call.Arg)
 		if call.Method == "tokenize" {
 			v, err = c.Tokenize(ctx, body)
 		} else {

@@ -122,6 +122,13 @@ func (w *worker) send(typ byte, v any) error {
 	return writeFrame(w.out, typ, v)
 }
 
+// sendValue is send for a frame that carries a value (writeValueFrame).
+func (w *worker) sendValue(typ byte, v any, value []byte) error {
+	w.outMu.Lock()
+	defer w.outMu.Unlock()
+	return writeValueFrame(w.out, typ, v, value)
+}
+
 func (w *worker) compile(body []byte) error {
 	var req compileRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -148,7 +155,7 @@ func compileError(err error) *jsrt.CompileError {
 // goroutine inside a built-in call, and a fresh worker costs little.
 func (w *worker) run(body []byte) (exit bool, err error) {
 	var req runRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if req.Req, err = splitValue(body, &req); err != nil {
 		return false, err
 	}
 	if req.Forget {
@@ -171,7 +178,7 @@ func (w *worker) run(body []byte) (exit bool, err error) {
 	}
 	res.CPUSeconds = cpuSeconds()
 	res.HeapBytes = heapBytes()
-	return exit, w.send(frameResult, res)
+	return exit, w.sendValue(frameResult, res, res.Value)
 }
 
 // tooLarge reports whether res is over the Vault's bound on results: the
@@ -243,12 +250,15 @@ func (w *worker) call(method string, arg any) (json.RawMessage, error) {
 		// The Vault would stop a worker that sent it.
 		return nil, hostError(fmt.Sprintf("%s: the argument is larger than %s", method, FormatBytes(w.limits.MaxFrameBytes-frameSlack)))
 	}
-	if err := w.send(frameCall, call); err != nil {
+	if err := w.sendValue(frameCall, call, call.Arg); err != nil {
 		return nil, fmt.Errorf("the host cannot be reached")
 	}
 	typ, body, err := readFrame(w.in, maxVaultFrame)
 	var rep callReply
-	if err != nil || typ != frameReply || json.Unmarshal(body, &rep) != nil {
+	if err == nil && typ == frameReply {
+		rep.Value, err = splitValue(body, &rep)
+	}
+	if err != nil || typ != frameReply {
 		// The stream is lost: nothing more can be exchanged.
 		fmt.Fprintln(os.Stderr, "sandbox worker: no reply to a host call")
 		os.Exit(2)
