@@ -44,7 +44,7 @@ func BenchmarkInvokeReactorDecode(b *testing.B) {
 	for _, inProcess := range []bool{false, true} {
 		for _, c := range codes {
 			b.Run(fmt.Sprintf("inprocess=%v/%s", inProcess, c.name), func(b *testing.B) {
-				e := newEnvOn(b, memory.New(), func(o *tokenvault.Options) { o.TrustedCodeInProcess = inProcess })
+				e := newEnvOn(b, memory.New(), func(o *tokenvault.Options) { o.Code.TrustedInProcess = inProcess })
 				app := e.app(b, tokenvault.Private, "token:create")
 				r, err := e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "r", Code: c.code,
 					Application: &tokenvault.Ref{ID: app.ID}})

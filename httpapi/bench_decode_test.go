@@ -25,10 +25,10 @@ const benchCard = `{"type":"card","data":{"number":"4242424242424242","expiratio
 
 // benchVault opens a Vault on a memory store with one tenant, and returns
 // it with the tenant's management key.
-func benchVault(b *testing.B) (*tokenvault.Vault, string) {
+func benchVault(b *testing.B) (*tokenvault.Vault, tokenvault.Credential) {
 	key := make([]byte, 32)
 	rand.Read(key)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func benchVault(b *testing.B) (*tokenvault.Vault, string) {
 
 // benchApp creates a private application that may do perms everywhere,
 // revealing.
-func benchApp(b *testing.B, v *tokenvault.Vault, mgmt string, perms ...string) *tokenvault.Application {
+func benchApp(b *testing.B, v *tokenvault.Vault, mgmt tokenvault.Credential, perms ...string) *tokenvault.Application {
 	app, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{
 		Name: "b", Type: tokenvault.Private,
 		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: perms}},
@@ -55,9 +55,9 @@ func benchApp(b *testing.B, v *tokenvault.Vault, mgmt string, perms ...string) *
 
 // benchPost serves one POST of body to h and fails b unless it answers
 // want.
-func benchPost(b *testing.B, h http.Handler, path, key, body string, want int) {
+func benchPost(b *testing.B, h http.Handler, path string, key tokenvault.Credential, body string, want int) {
 	req := httptest.NewRequest("POST", path, strings.NewReader(body))
-	req.Header.Set("SVC-API-KEY", key)
+	req.Header.Set("SVC-API-KEY", string(key))
 	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)

@@ -25,7 +25,7 @@ import (
 func TestEachBodyIsWalkedOnce(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
-	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), MasterKey: key, SweepInterval: -1})
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestEachBodyIsWalkedOnce(t *testing.T) {
 		var n atomic.Int64
 		stop := jsoncheck.CountWalks(&n)
 		req := httptest.NewRequest("POST", tc.path, strings.NewReader(tc.body))
-		req.Header.Set("SVC-API-KEY", app.Key)
+		req.Header.Set("SVC-API-KEY", string(app.Key))
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
