@@ -33,7 +33,21 @@ type Card struct {
 // PermissionDenied without token:create on /pci/high/, RateLimited,
 // StorageFull or Internal.
 func (v *Vault) TokenizeCard(ctx context.Context, key Credential, card Card) (*Token, error) {
-	return v.CreateToken(ctx, key, TokenRequest{Type: TypeCard, Data: card})
+	return v.CreateToken(ctx, key, TokenRequest{Type: TypeCard, Data: card.data()})
+}
+
+// data is the card as plain Go values, which the Vault checks and copies
+// in one walk (a struct would take a JSON round trip to get there).
+func (c Card) data() map[string]any {
+	d := map[string]any{
+		"number":           c.Number,
+		"expiration_month": c.ExpirationMonth,
+		"expiration_year":  c.ExpirationYear,
+	}
+	if c.CVC != "" {
+		d["cvc"] = c.CVC
+	}
+	return d
 }
 
 // TokenizeValue creates a plain token (type token, in its default
