@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"strings"
@@ -192,7 +193,7 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 		return err
 	}
 	if rec.ExpiresAt != nil {
-		if err := t.putIndex(expiryKey(*rec.ExpiresAt, rec.TenantID, EntityApplication, rec.ID)); err != nil {
+		if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
 			return err
 		}
 	}
@@ -203,16 +204,16 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 // which stops working with this transaction, and writes rec.
 func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
 	if rec.KeyHash != nil {
-		if err := t.delete(apiKeyLookupKey(rec.KeyHash)); err != nil {
+		if err := t.delete(barrier.APIKeyLookup(rec.KeyHash)); err != nil {
 			return err
 		}
 	}
 	rec.KeyHash = t.v.sys.mac([]byte(apiKey))
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
-	if err := t.putRecord(apiKeyLookupKey(rec.KeyHash), ref); err != nil {
+	if err := t.putRecord(barrier.APIKeyLookup(rec.KeyHash), ref); err != nil {
 		return err
 	}
-	return t.putRecord(recordKey(rec.TenantID, EntityApplication, rec.ID), rec)
+	return t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID), rec)
 }
 
 // loadApplication returns the application, or nil if it does not exist or
@@ -222,7 +223,7 @@ func (t *txn) loadApplication(tid, id string) (*applicationRecord, error) {
 		return nil, nil
 	}
 	var rec applicationRecord
-	ok, err := t.getRecord(recordKey(tid, EntityApplication, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityApplication, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -369,7 +370,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key, id string, req Updat
 		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityApplication, id), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityApplication, id), rec); err != nil {
 			return err
 		}
 		out = rec.api()
@@ -433,16 +434,16 @@ func (v *Vault) DeleteApplication(ctx context.Context, key, id string) error {
 }
 
 func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) error {
-	for _, k := range []storeKey{
-		recordKey(rec.TenantID, EntityApplication, rec.ID),
-		apiKeyLookupKey(rec.KeyHash),
+	for _, k := range []barrier.Key{
+		barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID),
+		barrier.APIKeyLookup(rec.KeyHash),
 	} {
 		if err := t.delete(k); err != nil {
 			return err
 		}
 	}
 	if rec.ExpiresAt != nil {
-		if err := t.delete(expiryKey(*rec.ExpiresAt, rec.TenantID, EntityApplication, rec.ID)); err != nil {
+		if err := t.delete(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,9 @@
 package tokenvault
 
-import "slices"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"slices"
+)
 
 // A tenant is managed only through its management applications: the host
 // program creates the first one, holding every management permission,
@@ -18,7 +21,7 @@ var errLastManager = errorf(Conflict, "this is the tenant's last management appl
 // is replaced by changed (nil: deleted), the tenant still has a full
 // manager.
 func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
-	prefix := recordPrefix(tid, EntityApplication)
+	prefix := barrier.Tenant(tid).Records(EntityApplication)
 	raws, err := t.scanValues(prefix)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"crypto/subtle"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"time"
 )
@@ -141,7 +142,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 // the key stops working (zero: never).
 func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	var ref keyRef
-	ok, err := t.getRecord(apiKeyLookupKey(mac), &ref)
+	ok, err := t.getRecord(barrier.APIKeyLookup(mac), &ref)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -16,7 +16,7 @@ import (
 // that sees the same generation, so no entry outlives a change to what it
 // was read from. Every transaction that writes an API key lookup, an
 // application or a session (or marks a tenant deleted) sets
-// txn.authChanged: their key constructors mark them (storeKey.auth,
+// txn.authChanged: their key constructors mark them (barrier.Key.auth,
 // keyspace.go), so no key is parsed to tell. The generation is kept in one of two ways:
 //
 //   - On a store that several processes share and that keeps a generation

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -287,42 +288,42 @@ func TestKeysCarryTenantAndAuth(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	mac := []byte{0xab, 0xcd}
 	for _, tc := range []struct {
-		key    storeKey
+		key    barrier.Key
 		s      string
 		tenant string
 		auth   bool
 	}{
-		{recordKey(tid, EntityApplication, "a"), "tenant/" + tid + "/application/a", tid, true},
-		{recordKey(tid, EntitySession, "s"), "tenant/" + tid + "/session/s", tid, true},
-		{recordKey(tid, kindToken, "t"), "tenant/" + tid + "/token/t", tid, false},
-		{recordKey(tid, EntityTenant, tid), "tenant/" + tid + "/tenant/" + tid, tid, false},
-		{logPrefix(tid).key("x/y"), "tenant/" + tid + "/log/x/y", tid, false},
-		{indexPrefix(tid, "fp").key("f/t"), "tenant/" + tid + "/idx/fp/f/t", tid, false},
-		{pendingSessionKey(tid, "a", at, "s"), "tenant/" + tid + "/idx/pending-session/a/" + timeKey(at) + "/s", tid, false},
-		{tenantPrefix(tid).key("session/s"), "tenant/" + tid + "/session/s", tid, true},
-		{tenantKeyringKey(tid), "tenant/" + tid + "/keyring", "", false},
-		{apiKeyLookupKey(mac), "sys/apikey/abcd", "", true},
-		{nonceLookupKey(mac), "sys/nonce/abcd", "", false},
-		{inviteLookupKey(mac), "sys/invite/abcd", "", false},
-		{proxyLookupKey(mac), "sys/proxy/abcd", "", false},
-		{officialFormulaKey("f"), "sys/formula/f", "", false},
-		{expiryKey(at, tid, EntitySession, "s"), "sys/expiry/" + timeKey(at) + "/" + tid + "/session/s", "", false},
-		{cvcKey(at, tid, "t"), "sys/cvc/" + timeKey(at) + "/" + tid + "/t", "", false},
-		{registryKey(tid), "sys/tenant/" + tid, "", false},
-		{resealKey(tid), "sys/reseal/" + tid, "", false},
-		{deletingKey(tid), "sys/deleting/" + tid, "", false},
-		{sysKeyringKey, "sys/keyring", "", false},
-		{sysCVCScanKey, "sys/cvcscan", "", false},
-		{sysListsKey, "sys/lists", "", false},
-		{sysTenantCountKey, "sys/count/tenants", "", false},
-		{tokenTypeList(tid, "card").key("p"), "tenant/" + tid + "/idx/tl-t/card/p", tid, false},
-		{tokenContainerList(tid, "ab").key("p"), "tenant/" + tid + "/idx/tl-c/abp", tid, false},
-		{tokenTypeCountKey(tid, "card"), "tenant/" + tid + "/count/tok-t/card", tid, false},
-		{tokenContainerCountKey(tid, "ab"), "tenant/" + tid + "/count/tok-c/ab", tid, false},
+		{barrier.Tenant(tid).Record(EntityApplication, "a"), "tenant/" + tid + "/application/a", tid, true},
+		{barrier.Tenant(tid).Record(EntitySession, "s"), "tenant/" + tid + "/session/s", tid, true},
+		{barrier.Tenant(tid).Record(kindToken, "t"), "tenant/" + tid + "/token/t", tid, false},
+		{barrier.Tenant(tid).Record(EntityTenant, tid), "tenant/" + tid + "/tenant/" + tid, tid, false},
+		{barrier.Tenant(tid).Logs().Key("x/y"), "tenant/" + tid + "/log/x/y", tid, false},
+		{barrier.Tenant(tid).Index("fp").Key("f/t"), "tenant/" + tid + "/idx/fp/f/t", tid, false},
+		{barrier.Tenant(tid).PendingSession("a", at, "s"), "tenant/" + tid + "/idx/pending-session/a/" + barrier.TimeKey(at) + "/s", tid, false},
+		{barrier.Tenant(tid).All().Key("session/s"), "tenant/" + tid + "/session/s", tid, true},
+		{barrier.Tenant(tid).Keyring(), "tenant/" + tid + "/keyring", "", false},
+		{barrier.APIKeyLookup(mac), "sys/apikey/abcd", "", true},
+		{barrier.NonceLookup(mac), "sys/nonce/abcd", "", false},
+		{barrier.InviteLookup(mac), "sys/invite/abcd", "", false},
+		{barrier.ProxyLookup(mac), "sys/proxy/abcd", "", false},
+		{barrier.OfficialFormula("f"), "sys/formula/f", "", false},
+		{barrier.Tenant(tid).Expiry(at, EntitySession, "s"), "sys/expiry/" + barrier.TimeKey(at) + "/" + tid + "/session/s", "", false},
+		{barrier.Tenant(tid).CVCDue(at, "t"), "sys/cvc/" + barrier.TimeKey(at) + "/" + tid + "/t", "", false},
+		{barrier.Tenant(tid).Registry(), "sys/tenant/" + tid, "", false},
+		{barrier.Tenant(tid).Reseal(), "sys/reseal/" + tid, "", false},
+		{barrier.Tenant(tid).Deleting(), "sys/deleting/" + tid, "", false},
+		{barrier.SysKeyring, "sys/keyring", "", false},
+		{barrier.SysCVCScan, "sys/cvcscan", "", false},
+		{barrier.SysLists, "sys/lists", "", false},
+		{barrier.SysTenantCount, "sys/count/tenants", "", false},
+		{barrier.Tenant(tid).TokenTypeList("card").Key("p"), "tenant/" + tid + "/idx/tl-t/card/p", tid, false},
+		{barrier.Tenant(tid).TokenContainerList("ab").Key("p"), "tenant/" + tid + "/idx/tl-c/abp", tid, false},
+		{barrier.Tenant(tid).TokenTypeCount("card"), "tenant/" + tid + "/count/tok-t/card", tid, false},
+		{barrier.Tenant(tid).TokenContainerCount("ab"), "tenant/" + tid + "/count/tok-c/ab", tid, false},
 	} {
-		if tc.key.s != tc.s || tc.key.tenant != tc.tenant || tc.key.auth != tc.auth {
+		if tc.key.String() != tc.s || tc.key.Tenant() != tc.tenant || tc.key.Auth() != tc.auth {
 			t.Errorf("key %q (tenant %q, auth %v), want %q (tenant %q, auth %v)",
-				tc.key.s, tc.key.tenant, tc.key.auth, tc.s, tc.tenant, tc.auth)
+				tc.key.String(), tc.key.Tenant(), tc.key.Auth(), tc.s, tc.tenant, tc.auth)
 		}
 	}
 }
@@ -352,7 +353,7 @@ func TestOnlyTxnTouchesTheStore(t *testing.T) {
 					t.Errorf("%s: reaches a txn's store transaction; go through a txn method (txn.go)", fset.Position(n.Pos()))
 				}
 			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && (id.Name == "storeKey" || id.Name == "keyPrefix") && name != "keyspace.go" {
+				if id, ok := n.Type.(*ast.Ident); ok && (id.Name == "barrier.Key" || id.Name == "barrier.Prefix") && name != "keyspace.go" {
 					t.Errorf("%s: builds a %s by hand; use a constructor (keyspace.go)", fset.Position(n.Pos()), id.Name)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"time"
@@ -57,11 +58,6 @@ func exprData(typ string, data any) any {
 		}
 	}
 	return out
-}
-
-// cvcKey schedules the removal of the cvc written at at.
-func cvcKey(at time.Time, tid, id string) storeKey {
-	return cvcSchedule.key(timeKey(at) + "/" + tid + "/" + id)
 }
 
 // cvcWrittenAt is when the cvc of rec was written, and whether it holds
@@ -134,8 +130,8 @@ func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
 // card record is written again without its cvc, its schedule entry
 // deleted, and the removal logged, together or not at all.
 func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
-	through := func(now time.Time) string { return timeKey(now.Add(-v.cvcRetention)) }
-	return v.sweepDue(ctx, cvcSchedule, through, func(t *txn, rest string) (bool, error) {
+	through := func(now time.Time) string { return barrier.TimeKey(now.Add(-v.cvcRetention)) }
+	return v.sweepDue(ctx, barrier.CVCSchedule, through, func(t *txn, rest string) (bool, error) {
 		// rest is <nanos>/<tenant>/<id>.
 		parts := strings.SplitN(rest, "/", 3)
 		if len(parts) != 3 {
@@ -154,18 +150,18 @@ func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err 
 // to remove: the token is gone, or its cvc was removed or written again
 // since (a newer cvc has its own entry).
 func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
-	key := recordKey(tid, kindToken, id)
+	key := barrier.Tenant(tid).Record(kindToken, id)
 	var rec tokenRecord
 	ok, err := t.getRecord(key, &rec)
 	if err != nil || !ok {
 		return false, err
 	}
-	if rec.CVCAt == nil || timeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.now) {
+	if rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.now) {
 		return false, nil
 	}
 	rec.Data = withoutCVC(rec.Data)
 	rec.CVCAt = nil
-	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, cvcSchedule.s) })
+	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, barrier.CVCSchedule.String()) })
 	if err := t.putRecord(key, &rec); err != nil {
 		return false, err
 	}
@@ -202,7 +198,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 	err = v.update(ctx, func(t *txn) error {
 		removed, done = 0, false
 		var st legacyCVCScan
-		if _, err := t.getRecord(sysCVCScanKey, &st); err != nil {
+		if _, err := t.getRecord(barrier.SysCVCScan, &st); err != nil {
 			return err
 		}
 		if st.Done {
@@ -211,7 +207,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 		}
 		// The next tenant with records left: st.Tenant, then those after.
 		var tenants []string
-		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			if tid >= st.Tenant {
 				tenants = append(tenants, tid)
 			}
@@ -225,14 +221,14 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 			if tid != st.Tenant {
 				st.Tenant, st.After = tid, ""
 			}
-			prefix := recordPrefix(tid, kindToken)
-			kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), sweepBatch-visited)
+			prefix := barrier.Tenant(tid).Records(kindToken)
+			kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), sweepBatch-visited)
 			if err != nil {
 				return err
 			}
 			for _, kv := range kvs {
 				visited++
-				st.After = kv.key.s
+				st.After = kv.key.String()
 				n, err := t.scheduleLegacyCVC(kv)
 				if err != nil {
 					return err
@@ -240,11 +236,11 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 				removed += n
 			}
 			if visited == sweepBatch {
-				return t.putRecord(sysCVCScanKey, &st)
+				return t.putRecord(barrier.SysCVCScan, &st)
 			}
 		}
 		st.Done, done = true, true
-		return t.putRecord(sysCVCScanKey, &st)
+		return t.putRecord(barrier.SysCVCScan, &st)
 	})
 	return removed, done, err
 }
@@ -269,8 +265,8 @@ func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
 		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
 	}
 	rec.CVCAt = &at
-	entry := cvcKey(at, rec.TenantID, rec.ID)
-	rec.Indexes = append(rec.Indexes, entry.s)
+	entry := barrier.Tenant(rec.TenantID).CVCDue(at, rec.ID)
+	rec.Indexes = append(rec.Indexes, entry.String())
 	slices.Sort(rec.Indexes)
 	if err := t.putIndex(entry); err != nil {
 		return 0, err

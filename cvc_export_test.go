@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"encoding/json"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 )
 
@@ -11,7 +12,7 @@ import (
 func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMessage, indexes []string, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		var rec tokenRecord
-		_, err := t.getRecord(recordKey(tid, kindToken, id), &rec)
+		_, err := t.getRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 		data, indexes = rec.Data, rec.Indexes
 		return err
 	})
@@ -23,14 +24,14 @@ func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMe
 func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		var rec tokenRecord
-		key := recordKey(tid, kindToken, id)
+		key := barrier.Tenant(tid).Record(kindToken, id)
 		if _, err := t.getRecord(key, &rec); err != nil {
 			return err
 		}
 		var kept []string
 		for _, k := range rec.Indexes {
-			if strings.HasPrefix(k, cvcSchedule.s) {
-				if err := t.delete(indexEntry(k)); err != nil {
+			if strings.HasPrefix(k, barrier.CVCSchedule.String()) {
+				if err := t.delete(barrier.IndexEntry(k)); err != nil {
 					return err
 				}
 				continue

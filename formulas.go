@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"time"
@@ -143,8 +144,6 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	return nil
 }
 
-func officialFormulaKey(id string) storeKey { return officialFormula.key(id) }
-
 // RegisterOfficialFormula adds a formula every tenant can read and
 // configure reactors with, and none can change. It takes no key: it is how
 // a host program ships formulas.
@@ -158,7 +157,7 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 		if err := t.checkCode("", req.Code, "code"); err != nil {
 			return err
 		}
-		return t.putRecord(officialFormulaKey(f.ID), f)
+		return t.putRecord(barrier.OfficialFormula(f.ID), f)
 	})
 	if err != nil {
 		return nil, err
@@ -191,7 +190,7 @@ func (v *Vault) CreateFormula(ctx context.Context, key string, req FormulaReques
 			return err
 		}
 		out = req.formula(t.v.ids.next(t.now), p.tenantID, p.actor(), t.now)
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, out.ID), out); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, out.ID), out); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
@@ -208,9 +207,9 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 		return nil, nil
 	}
 	var f Formula
-	ok, err := t.getRecord(recordKey(tid, EntityReactorFormula, id), &f)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactorFormula, id), &f)
 	if err == nil && !ok {
-		ok, err = t.getRecord(officialFormulaKey(id), &f)
+		ok, err = t.getRecord(barrier.OfficialFormula(id), &f)
 	}
 	if err != nil || !ok {
 		return nil, err
@@ -271,7 +270,7 @@ func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRe
 			return err
 		}
 		var all []Formula
-		for _, prefix := range []keyPrefix{officialFormula, recordPrefix(p.tenantID, EntityReactorFormula)} {
+		for _, prefix := range []barrier.Prefix{barrier.OfficialFormulas, barrier.Tenant(p.tenantID).Records(EntityReactorFormula)} {
 			raws, err := t.scanValues(prefix)
 			if err != nil {
 				return err
@@ -325,7 +324,7 @@ func (v *Vault) UpdateFormula(ctx context.Context, key, id string, req FormulaRe
 		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
 		now := t.now
 		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, id), out); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id), out); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
@@ -353,7 +352,7 @@ func (v *Vault) DeleteFormula(ctx context.Context, key, id string) error {
 				return errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityReactorFormula, id)); err != nil {
+		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")

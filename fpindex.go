@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"sync"
 
@@ -181,7 +182,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 	var found bool
 	if err := v.view(ctx, func(t *txn) error {
 		var err error
-		found, err = t.getRecord(sysFingerprintsKey, &place)
+		found, err = t.getRecord(barrier.SysFingerprints, &place)
 		return err
 	}); err != nil {
 		return err
@@ -193,7 +194,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 		return nil
 	}
 	return v.update(ctx, func(t *txn) error {
-		return t.putRecord(sysFingerprintsKey, fingerprintPlace{InMemory: true})
+		return t.putRecord(barrier.SysFingerprints, fingerprintPlace{InMemory: true})
 	})
 }
 
@@ -202,7 +203,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 func (v *Vault) loadFingerprints(ctx context.Context) error {
 	return v.view(ctx, func(t *txn) error {
 		var tenants []string
-		if err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		if err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		}); err != nil {
@@ -214,7 +215,7 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 		for _, tid := range tenants {
 			after := ""
 			for {
-				raws, err := t.scanValuesAfter(recordPrefix(tid, kindToken), after, page)
+				raws, err := t.scanValuesAfter(barrier.Tenant(tid).Records(kindToken), after, page)
 				if err != nil {
 					return err
 				}
@@ -241,7 +242,7 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 // from the memory index, or the store's. Callers load each and compare.
 func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
 	if t.v.fingerprints == nil {
-		return t.indexedIDs(fingerprintIndex(tid, fp))
+		return t.indexedIDs(barrier.Tenant(tid).FingerprintIndex(fp))
 	}
 	ids := t.v.fingerprints.ids(tid, fp)
 	t.readOutside(func() bool { return slices.Equal(t.v.fingerprints.ids(tid, fp), ids) })

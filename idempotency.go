@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"time"
 )
 
@@ -165,7 +166,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 	rand.Read(c[:])
 	claim := hex.EncodeToString(c[:])
 
-	var recKey storeKey
+	var recKey barrier.Key
 	var tid string
 	var kept *IdempotentResponse
 	var public bool
@@ -184,8 +185,9 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 		if err != nil {
 			return err
 		}
-		recKey = recordKey(tid, kindIdempotency, hex.EncodeToString(ks.mac(
+		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.mac(
 			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
+
 		var rec idempotencyRecord
 		found, err := t.getRecord(recKey, &rec)
 		if err != nil {
@@ -206,7 +208,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 			// The claim's lease is over: its instance crashed or gave up.
 		}
 		if found {
-			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s))); err != nil {
+			if err := t.delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
 				return err
 			}
 		}
@@ -215,7 +217,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 		if err := t.putRecord(recKey, &rec); err != nil {
 			return err
 		}
-		return t.putIndex(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s)))
+		return t.putIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String())))
 	})
 	if err != nil {
 		return nil, false, err
@@ -250,7 +252,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 // resp nil releases the key. A claim taken over meanwhile (the lease ran
 // out) is left to its new holder. Failures are logged: the caller still
 // gets its response, and the claim ends with its lease.
-func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, claim string, resp *IdempotentResponse) {
+func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		var rec idempotencyRecord
 		found, err := t.getRecord(recKey, &rec)
@@ -258,7 +260,7 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, clai
 			return err
 		}
 		if resp == nil {
-			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s))); err != nil {
+			if err := t.delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
 				return err
 			}
 			return t.delete(recKey)
@@ -273,7 +275,7 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, clai
 
 // sweepIdempotency removes an idempotency record whose window is over.
 func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
-	k := recordKey(tid, kindIdempotency, id)
+	k := barrier.Tenant(tid).Record(kindIdempotency, id)
 	var rec idempotencyRecord
 	found, err := t.getRecord(k, &rec)
 	if err != nil || !found || !rec.expired(t.now) {

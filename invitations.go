@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"net/mail"
 	"net/url"
 	"slices"
@@ -152,7 +153,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key string, req CreateInvi
 		if err != nil {
 			return err
 		}
-		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &tenant); err != nil {
+		if _, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &tenant); err != nil {
 			return err
 		}
 		rec = &invitationRecord{Invitation: Invitation{
@@ -221,21 +222,21 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 // putInvitation writes an invitation with its link lookup and expiry entry.
 func (t *txn) putInvitation(rec *invitationRecord) error {
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
-	if err := t.putRecord(inviteLookupKey(rec.TokenHash), ref); err != nil {
+	if err := t.putRecord(barrier.InviteLookup(rec.TokenHash), ref); err != nil {
 		return err
 	}
-	if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
+	if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID)); err != nil {
 		return err
 	}
-	return t.putRecord(recordKey(rec.TenantID, EntityTenantInvitation, rec.ID), rec)
+	return t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID), rec)
 }
 
 // dropInvitationLinks deletes the link lookup and expiry entry of rec, so
 // its outstanding link stops working.
 func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
-	for _, k := range []storeKey{
-		inviteLookupKey(rec.TokenHash),
-		expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID),
+	for _, k := range []barrier.Key{
+		barrier.InviteLookup(rec.TokenHash),
+		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID),
 	} {
 		if err := t.delete(k); err != nil {
 			return err
@@ -247,7 +248,7 @@ func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
 // invitations returns every invitation of tenant tid, oldest first, as
 // stored (see Invitation.at for the status).
 func (t *txn) invitations(tid string) ([]invitationRecord, error) {
-	raws, err := t.scanValues(recordPrefix(tid, EntityTenantInvitation))
+	raws, err := t.scanValues(barrier.Tenant(tid).Records(EntityTenantInvitation))
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +283,7 @@ func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
 		return nil, errNotFound("invitation")
 	}
 	var rec invitationRecord
-	ok, err := t.getRecord(recordKey(tid, EntityTenantInvitation, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +362,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key, id string) error {
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityTenantInvitation, id)); err != nil {
+		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
@@ -397,7 +398,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key, id string) (*Invitati
 		if err != nil {
 			return err
 		}
-		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &tenant); err != nil {
+		if _, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &tenant); err != nil {
 			return err
 		}
 		now := t.now
@@ -474,7 +475,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	err := v.update(ctx, func(t *txn) error {
 		mac := t.inviteMAC(token)
 		var ref keyRef
-		ok, err := t.getRecord(inviteLookupKey(mac), &ref)
+		ok, err := t.getRecord(barrier.InviteLookup(mac), &ref)
 		if err != nil {
 			return err
 		}
@@ -510,13 +511,13 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return err
 		}
 		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(rec.TenantID, EntityTenantMember, mid), member); err != nil {
+		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), member); err != nil {
 			return err
 		}
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.delete(recordKey(rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
+		if err := t.delete(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID)); err != nil {
 			return err
 		}
 		by := actor{ID: user.ID, Type: ActorUser}

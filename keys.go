@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"hash"
 	"slices"
 	"sync"
@@ -169,12 +170,12 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 	defer v.wrapMu.Unlock()
 	ws := v.wrappers.Load().then(next)
 	err := v.keyringTxn(ctx, true, func(t *txn) error {
-		return t.keyrings(func(key storeKey, raw []byte) error {
-			b, err := ws.unwrap(ctx, key.s, raw)
+		return t.keyrings(func(key barrier.Key, raw []byte) error {
+			b, err := ws.unwrap(ctx, key.String(), raw)
 			if err != nil {
 				return err
 			}
-			w, err := ws.wrap(ctx, key.s, b)
+			w, err := ws.wrap(ctx, key.String(), b)
 			if err != nil {
 				return err
 			}
@@ -196,7 +197,7 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 func (v *Vault) WrappedKeys(ctx context.Context) ([]WrappedKeyCount, error) {
 	counts := map[WrappedKeyCount]int{}
 	err := v.keyringTxn(ctx, false, func(t *txn) error {
-		return t.keyrings(func(key storeKey, raw []byte) error {
+		return t.keyrings(func(key barrier.Key, raw []byte) error {
 			w, legacy, err := unmarshalEnvelope(raw)
 			if err != nil {
 				return fmt.Errorf("%s: %w", key, err)
@@ -253,7 +254,7 @@ func (v *Vault) RotateDataKey(ctx context.Context, key string) error {
 			return err
 		}
 		rotated = &keySet{ring: ring, indexKey: ks.indexKey}
-		if err := t.putKeyring(tenantKeyringKey(tid), rotated); err != nil {
+		if err := t.putKeyring(barrier.Tenant(tid).Keyring(), rotated); err != nil {
 			return err
 		}
 		if err := t.scheduleReseal(tid); err != nil {

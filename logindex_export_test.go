@@ -1,6 +1,9 @@
 package tokenvault
 
-import "context"
+import (
+	"context"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // IndexPending runs, for tests, one pass of the log indexer
 // (logindex.go) over the tenants that wrote pending entries, as the
@@ -19,7 +22,7 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 		return nil, nil, err
 	}
 	err = v.view(ctx, func(t *txn) error {
-		err := t.scanKeys(pendingIndex(tid), func(_ storeKey, rest string) error {
+		err := t.scanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
 			if e, ok := parsePending(rest); ok {
 				pending = append(pending, e.suffix)
 			}
@@ -28,7 +31,7 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 		if err != nil {
 			return err
 		}
-		lines, err := t.scanValues(logPrefix(tid))
+		lines, err := t.scanValues(barrier.Tenant(tid).Logs())
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 )
@@ -48,7 +49,7 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 // members returns every member of tenant tid, oldest first. Tenants have
 // few members, so a scan is the index.
 func (t *txn) members(tid string) ([]TenantMember, error) {
-	raws, err := t.scanValues(recordPrefix(tid, EntityTenantMember))
+	raws, err := t.scanValues(barrier.Tenant(tid).Records(EntityTenantMember))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
 			return errNotFound("member")
 		}
 		var m TenantMember
-		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenantMember, id), &m)
+		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
 		if err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
 		if m.Role == RoleOwner {
 			return errorf(Conflict, "the OWNER of a tenant cannot be removed")
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityTenantMember, id)); err != nil {
+		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")
@@ -119,7 +120,7 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
-		ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &Tenant{})
+		ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &Tenant{})
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"net/url"
 	"slices"
 	"strconv"
@@ -202,10 +203,10 @@ func (v *Vault) CreateProxy(ctx context.Context, key string, req ProxyRequest) (
 		rec := &proxyRecord{Proxy: Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}}
 		req.apply(&rec.Proxy, conf)
 		rec.KeyHash = t.proxyMAC(pkey)
-		if err := t.putRecord(proxyLookupKey(rec.KeyHash), keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		if err := t.putRecord(barrier.ProxyLookup(rec.KeyHash), keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
-		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, rec.ID), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
 			return err
 		}
 		out = &rec.Proxy
@@ -222,7 +223,7 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 		return nil, errNotFound("proxy")
 	}
 	var rec proxyRecord
-	ok, err := t.getRecord(recordKey(tid, EntityProxy, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +241,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	}
 	mac := t.proxyMAC(pkey)
 	var ref keyRef
-	ok, err := t.getRecord(proxyLookupKey(mac), &ref)
+	ok, err := t.getRecord(barrier.ProxyLookup(mac), &ref)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -378,7 +379,7 @@ func (v *Vault) changeProxy(ctx context.Context, key, id string, next func(*prox
 		req.apply(&rec.Proxy, conf)
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, id), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, id), rec); err != nil {
 			return err
 		}
 		out = &rec.Proxy
@@ -399,7 +400,7 @@ func (v *Vault) DeleteProxy(ctx context.Context, key, id string) error {
 		if err != nil {
 			return err
 		}
-		for _, k := range []storeKey{recordKey(p.tenantID, EntityProxy, id), proxyLookupKey(rec.KeyHash)} {
+		for _, k := range []barrier.Key{barrier.Tenant(p.tenantID).Record(EntityProxy, id), barrier.ProxyLookup(rec.KeyHash)} {
 			if err := t.delete(k); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"path"
 	"slices"
 	"strings"
@@ -215,7 +216,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key string, req CreateReactor
 		if req.Application != nil {
 			rec.ApplicationID = req.Application.ID
 		}
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactor, rec.ID), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
 		out = rec.view(f)
@@ -248,7 +249,7 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 		return nil, nil, errNotFound("reactor")
 	}
 	var rec reactorRecord
-	ok, err := t.getRecord(recordKey(tid, EntityReactor, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -266,7 +267,7 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 
 // reactors returns every reactor record of tenant tid, oldest first.
 func (t *txn) reactors(tid string) ([]reactorRecord, error) {
-	raws, err := t.scanValues(recordPrefix(tid, EntityReactor))
+	raws, err := t.scanValues(barrier.Tenant(tid).Records(EntityReactor))
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +452,7 @@ func (v *Vault) changeReactor(ctx context.Context, key, id string, next func(*re
 		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactor, id), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
 		out = rec.view(f)
@@ -470,7 +471,7 @@ func (v *Vault) DeleteReactor(ctx context.Context, key, id string) error {
 		if _, _, err := t.mustReactor(p.tenantID, id); err != nil {
 			return err
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityReactor, id)); err != nil {
+		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")

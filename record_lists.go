@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // Lists of applications, reactors, proxies, members and invitations.
 //
 // Their records are keyed by id under tenant/<tid>/<kind>/, and ids are
@@ -25,7 +27,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 	if err != nil {
 		return nil, err
 	}
-	prefix := recordPrefix(tid, kind)
+	prefix := barrier.Tenant(tid).Records(kind)
 	budget := skip + pg.size + listBudget
 	data := []T{}
 	after, last, more, skipped := pg.start, "", false, 0
@@ -72,7 +74,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 			total++
 		}
 	} else {
-		n, err := t.readCount(recordCountKey(tid, kind))
+		n, err := t.readCount(barrier.Tenant(tid).Count(kind))
 		if err != nil {
 			return nil, err
 		}

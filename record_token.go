@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"time"
@@ -79,8 +80,8 @@ const (
 	idxTenantHex
 )
 
-func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
-	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
+func (r *tokenRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if key.Tenant() != r.TenantID || !hasParts(key.String(), "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
@@ -167,10 +168,10 @@ func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
 		return appendUvarint(b, idxFingerprint)
 	}
 	// expiryKey(at, tid, kindToken, id), cvcKey(at, tid, id)
-	if r.ExpiresAt != nil && strings.HasPrefix(k, expirySchedule.s) && hasParts(k, expirySchedule.s, timeKey(*r.ExpiresAt), "/", tid, "/"+kindToken+"/", id) {
+	if r.ExpiresAt != nil && strings.HasPrefix(k, barrier.ExpirySchedule.String()) && hasParts(k, barrier.ExpirySchedule.String(), barrier.TimeKey(*r.ExpiresAt), "/", tid, "/"+kindToken+"/", id) {
 		return appendUvarint(b, idxExpiry)
 	}
-	if r.CVCAt != nil && strings.HasPrefix(k, cvcSchedule.s) && hasParts(k, cvcSchedule.s, timeKey(*r.CVCAt), "/", tid, "/", id) {
+	if r.CVCAt != nil && strings.HasPrefix(k, barrier.CVCSchedule.String()) && hasParts(k, barrier.CVCSchedule.String(), barrier.TimeKey(*r.CVCAt), "/", tid, "/", id) {
 		return appendUvarint(b, idxCVC)
 	}
 	// tenant/<tid>/idx/<name>/<hex>/<id>
@@ -186,7 +187,7 @@ func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
 	return appendStr(appendUvarint(b, idxRaw), k)
 }
 
-func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *tokenRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
@@ -195,7 +196,7 @@ func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
 		return err
 	}
 	*r = tokenRecord{}
-	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	flags := d.uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
 	r.Type = d.str()
@@ -260,15 +261,15 @@ func (r *tokenRecord) readIndex(d *recordReader) string {
 		return d.str()
 	case idxFingerprint:
 		if r.Fingerprint != "" {
-			return fingerprintIndex(tid, r.Fingerprint).key(id).s
+			return barrier.Tenant(tid).FingerprintIndex(r.Fingerprint).Key(id).String()
 		}
 	case idxExpiry:
 		if r.ExpiresAt != nil {
-			return expiryKey(*r.ExpiresAt, tid, kindToken, id).s
+			return barrier.Tenant(tid).Expiry(*r.ExpiresAt, kindToken, id).String()
 		}
 	case idxCVC:
 		if r.CVCAt != nil {
-			return cvcKey(*r.CVCAt, tid, id).s
+			return barrier.Tenant(tid).CVCDue(*r.CVCAt, id).String()
 		}
 	case idxTenantHex:
 		name := d.str()
@@ -320,7 +321,7 @@ func (r *tokenRecord) v0() tokenRecordV0 {
 	}
 }
 
-func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {
+func (r *tokenRecord) decodeV0(key barrier.Key, b []byte) error {
 	var v tokenRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: token JSON: %v", errRecord, err)
@@ -333,6 +334,6 @@ func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {
 		Data: v.Data, Mask: v.Mask, MaskExpression: v.MaskExpression, CVCAt: v.CVCAt, Indexes: v.Indexes,
 	}
 	// The key is what the seal authenticated: it names the token.
-	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	return nil
 }

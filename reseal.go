@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ type resealState struct {
 
 // dueReseal returns the first tenant whose re-seal may run at now.
 func (t *txn) dueReseal() (tid string, state resealState, found bool, err error) {
-	markers, err := t.scanValues(resealMarkers)
+	markers, err := t.scanValues(barrier.ResealMarkers)
 	if err != nil {
 		return "", resealState{}, false, err
 	}
@@ -106,50 +107,50 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		}
 		active := ks.ring.ActiveTerm()
 		var stale []storedValue
-		all := tenantPrefix(tid)
-		tokens, logs, apps := recordPrefix(tid, kindToken), logPrefix(tid), recordPrefix(tid, EntityApplication)
+		all := barrier.Tenant(tid).All()
+		tokens, logs, apps := barrier.Tenant(tid).Records(kindToken), barrier.Tenant(tid).Logs(), barrier.Tenant(tid).Records(EntityApplication)
 		// versioned returns, for a key holding a record with format
 		// versions (records.go), a new record of its type, else nil.
 		versioned := func(k string) recordCodec {
 			switch {
-			case strings.HasPrefix(k, tokens.s):
+			case strings.HasPrefix(k, tokens.String()):
 				return &tokenRecord{}
-			case strings.HasPrefix(k, logs.s):
+			case strings.HasPrefix(k, logs.String()):
 				return &logRecord{}
-			case strings.HasPrefix(k, apps.s):
+			case strings.HasPrefix(k, apps.String()):
 				return &applicationRecord{}
 			}
 			return nil
 		}
-		entries, err := t.scanValuesAfter(all, strings.TrimPrefix(state.After, all.s), resealBatch)
+		entries, err := t.scanValuesAfter(all, strings.TrimPrefix(state.After, all.String()), resealBatch)
 		if err != nil {
 			return err
 		}
 		visited := len(entries)
 		for _, e := range entries {
-			state.After = e.key.s
-			if e.key.s == tenantKeyringKey(tid).s || len(e.raw) == 0 {
+			state.After = e.key.String()
+			if e.key.String() == barrier.Tenant(tid).Keyring().String() || len(e.raw) == 0 {
 				continue // wrapped by the master key; index entries hold nothing
 			}
 			// Tokens, log lines and applications are opened whatever
 			// their term, to find those still in the JSON of format
 			// version 0.
-			if term, ok := seal.Term(e.raw); !ok || term != active || strings.HasPrefix(e.key.s, tokens.s) ||
-				strings.HasPrefix(e.key.s, logs.s) || strings.HasPrefix(e.key.s, apps.s) {
+			if term, ok := seal.Term(e.raw); !ok || term != active || strings.HasPrefix(e.key.String(), tokens.String()) ||
+				strings.HasPrefix(e.key.String(), logs.String()) || strings.HasPrefix(e.key.String(), apps.String()) {
 				stale = append(stale, e)
 			}
 		}
 		for _, kv := range stale {
-			pt, err := ks.ring.Open([]byte(kv.key.s), kv.raw)
+			pt, err := ks.ring.Open([]byte(kv.key.String()), kv.raw)
 			if err != nil {
 				// Leave it as it is, and go on: one damaged entry must
 				// not stop the re-sealing of everything else.
-				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key.s, "err", err)
+				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key.String(), "err", err)
 				continue
 			}
 			var rec recordCodec
 			if len(pt) > 0 && pt[0] == '{' {
-				rec = versioned(kv.key.s)
+				rec = versioned(kv.key.String())
 			}
 			legacy := rec != nil
 			term, _ := seal.Term(kv.raw)
@@ -164,7 +165,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 					// did; sealed again all the same (unless it is
 					// already), so that the rotated-out key protects
 					// nothing.
-					v.logger.Warn("tokenvault: reseal: a record in format version 0 cannot be written in the current format; kept in version 0", "key", kv.key.s, "err", err)
+					v.logger.Warn("tokenvault: reseal: a record in format version 0 cannot be written in the current format; kept in version 0", "key", kv.key.String(), "err", err)
 					if term == active {
 						clear(pt)
 						continue
@@ -182,14 +183,14 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			resealed++
 		}
 		if visited < resealBatch {
-			if err := t.delete(resealKey(tid)); err != nil {
+			if err := t.delete(barrier.Tenant(tid).Reseal()); err != nil {
 				return err
 			}
 			return t.log(systemActor, tid, EntityTenant, tid, OpUpdate,
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true
-		return t.putPlain(resealKey(tid), state)
+		return t.putPlain(barrier.Tenant(tid).Reseal(), state)
 	})
 	return resealed, more, err
 }
@@ -201,12 +202,12 @@ func (t *txn) scheduleReseal(tid string) error {
 	if !t.v.auth.enabled {
 		st.NotBefore = t.now.Add(2 * keyringTTL)
 	}
-	return t.putPlain(resealKey(tid), st)
+	return t.putPlain(barrier.Tenant(tid).Reseal(), st)
 }
 
 // reencode rewrites the plaintext of a record stored at key in format
 // version 0 in the current format; rec is a record of its type.
-func reencode(key storeKey, pt []byte, rec recordCodec) ([]byte, error) {
+func reencode(key barrier.Key, pt []byte, rec recordCodec) ([]byte, error) {
 	if err := rec.decodeRecord(key, pt); err != nil {
 		return nil, err
 	}

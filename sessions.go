@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"crypto/subtle"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"time"
@@ -127,24 +128,24 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 		}
 		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
-			key storeKey
+			key barrier.Key
 			v   any
 		}{
-			{recordKey(rec.TenantID, EntitySession, rec.ID), rec},
-			{apiKeyLookupKey(rec.KeyHash), ref},
-			{nonceLookupKey(rec.NonceHash), ref},
+			{barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec},
+			{barrier.APIKeyLookup(rec.KeyHash), ref},
+			{barrier.NonceLookup(rec.NonceHash), ref},
 		} {
 			if err := t.putRecord(w.key, w.v); err != nil {
 				return err
 			}
 		}
-		if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+		if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.putIndex(pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
+		if err := t.putIndex(barrier.Tenant(rec.TenantID).PendingSession(rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.putIndex(pendingAddressKey(rec.TenantID, rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
+		if err := t.putIndex(barrier.Tenant(rec.TenantID).PendingAddress(rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
 		out = &Session{SessionKey: sessionKey, Nonce: nonce, ExpiresAt: rec.ExpiresAt}
@@ -208,7 +209,7 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeS
 		if err != nil {
 			return err
 		}
-		if err := t.delete(nonceLookupKey(rec.NonceHash)); err != nil {
+		if err := t.delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
 			return err
 		}
 		for _, k := range rec.pendingKeys() {
@@ -222,15 +223,15 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeS
 		rec.Grants = grants{Permissions: perms, Rules: rules}
 		rec.Ceiling = grants{Permissions: p.permissions, Rules: p.rules}
 		if req.ExpiresAt != nil {
-			if err := t.delete(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+			if err := t.delete(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
 			}
 			rec.ExpiresAt = req.ExpiresAt.UTC()
-			if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+			if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
 			}
 		}
-		if err := t.putRecord(recordKey(rec.TenantID, EntitySession, rec.ID), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
 			return err
 		}
 		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
@@ -254,7 +255,7 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 	}
 	mac := t.nonceMAC(nonce)
 	var ref keyRef
-	ok, err := t.getRecord(nonceLookupKey(mac), &ref)
+	ok, err := t.getRecord(barrier.NonceLookup(mac), &ref)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +276,7 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 // expired.
 func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
 	var rec sessionRecord
-	ok, err := t.getRecord(recordKey(tid, EntitySession, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -336,13 +337,13 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 
 // deleteSession removes a session and its lookups.
 func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
-	keys := []storeKey{
-		recordKey(rec.TenantID, EntitySession, rec.ID),
-		apiKeyLookupKey(rec.KeyHash),
-		expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID),
+	keys := []barrier.Key{
+		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
+		barrier.APIKeyLookup(rec.KeyHash),
+		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID),
 	}
 	if rec.NonceHash != nil {
-		keys = append(keys, nonceLookupKey(rec.NonceHash))
+		keys = append(keys, barrier.NonceLookup(rec.NonceHash))
 		keys = append(keys, rec.pendingKeys()...)
 	}
 	for _, k := range keys {
@@ -355,10 +356,10 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 
 // pendingKeys are the index entries of a session waiting for
 // authorization (session_limits.go).
-func (s *sessionRecord) pendingKeys() []storeKey {
-	keys := []storeKey{pendingSessionKey(s.TenantID, s.ApplicationID, s.ExpiresAt, s.ID)}
+func (s *sessionRecord) pendingKeys() []barrier.Key {
+	keys := []barrier.Key{barrier.Tenant(s.TenantID).PendingSession(s.ApplicationID, s.ExpiresAt, s.ID)}
 	if s.PendingAddress != "" {
-		keys = append(keys, pendingAddressKey(s.TenantID, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID))
+		keys = append(keys, barrier.Tenant(s.TenantID).PendingAddress(s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID))
 	}
 	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"syscall"
 
 	"github.com/tokenvault/tokenvault/store"
@@ -75,7 +76,7 @@ func (v *Vault) Ready(ctx context.Context) error {
 func (v *Vault) probeWrite(ctx context.Context) error {
 	value := make([]byte, readyProbeBytes)
 	rand.Read(value)
-	k := []byte(readyProbeKey.s)
+	k := []byte(barrier.SysReadyProbe.String())
 	err := v.store.Update(ctx, func(tx store.Tx) error { return tx.Put(k, value) })
 	if err == nil {
 		err = v.store.Update(ctx, func(tx store.Tx) error { return tx.Delete(k) })

@@ -1,6 +1,9 @@
 package tokenvault
 
-import "context"
+import (
+	"context"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The count of tenants.
 //
@@ -20,24 +23,24 @@ func (v *Vault) countTenants(ctx context.Context) error {
 	counted := false
 	err := v.view(ctx, func(t *txn) error {
 		var err error
-		counted, err = t.has(sysTenantCountKey)
+		counted, err = t.has(barrier.SysTenantCount)
 		return err
 	})
 	if err != nil || counted {
 		return err
 	}
 	return v.update(ctx, func(t *txn) error {
-		if ok, err := t.has(sysTenantCountKey); err != nil || ok {
+		if ok, err := t.has(barrier.SysTenantCount); err != nil || ok {
 			return err
 		}
 		n := int64(0)
-		err := t.scanKeys(tenantRegistry, func(storeKey, string) error {
+		err := t.scanKeys(barrier.TenantRegistry, func(barrier.Key, string) error {
 			n++
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		return t.putRecord(sysTenantCountKey, &countRecord{N: n})
+		return t.putRecord(barrier.SysTenantCount, &countRecord{N: n})
 	})
 }

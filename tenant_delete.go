@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 )
@@ -45,10 +46,10 @@ const (
 )
 
 // lookupPrefixes are the sys/ prefixes whose values are sealed keyRefs.
-var lookupPrefixes = []keyPrefix{apiKeyLookups, nonceLookups, inviteLookups, proxyLookups}
+var lookupPrefixes = []barrier.Prefix{barrier.APIKeyLookups, barrier.NonceLookups, barrier.InviteLookups, barrier.ProxyLookups}
 
 // schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...
-var schedulePrefixes = []keyPrefix{expirySchedule, cvcSchedule}
+var schedulePrefixes = []barrier.Prefix{barrier.ExpirySchedule, barrier.CVCSchedule}
 
 // deletionState is the value of a deletion marker (plain JSON, like the
 // re-seal marker: a phase and a store key, nothing secret).
@@ -66,7 +67,7 @@ var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
 
 // tenantDeleting reports whether tid is being deleted.
 func (t *txn) tenantDeleting(tid string) (bool, error) {
-	return t.has(deletingKey(tid))
+	return t.has(barrier.Tenant(tid).Deleting())
 }
 
 // DeleteTenant removes tenant id with all of its data: records, indexes,
@@ -101,22 +102,22 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
 			return err
 		}
-		reg, err := t.has(registryKey(tid))
+		reg, err := t.has(barrier.Tenant(tid).Registry())
 		if err != nil {
 			return err
 		}
 		if !reg {
 			return errNotFound("tenant")
 		}
-		if err := t.putPlain(deletingKey(tid), deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.putPlain(barrier.Tenant(tid).Deleting(), deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
-		for _, k := range []storeKey{registryKey(tid), tenantKeyringKey(tid), resealKey(tid)} {
+		for _, k := range []barrier.Key{barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Keyring(), barrier.Tenant(tid).Reseal()} {
 			if err := t.delete(k); err != nil {
 				return err
 			}
 		}
-		t.addCount(sysTenantCountKey, -1) // it was registered (tenant_count.go)
+		t.addCount(barrier.SysTenantCount, -1) // it was registered (tenant_count.go)
 		// Keys authenticate no more: void the auth cache after the commit.
 		t.authChanged = true
 		return nil
@@ -144,7 +145,7 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(deletionMarkers, func(_ storeKey, tid string) error {
+		return t.scanKeys(barrier.DeletionMarkers, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		})
@@ -180,7 +181,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	err = v.update(ctx, func(t *txn) error {
 		done = false
 		var st deletionState
-		found, err := t.getPlain(deletingKey(tid), &st)
+		found, err := t.getPlain(barrier.Tenant(tid).Deleting(), &st)
 		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
 		}
@@ -213,7 +214,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err != nil {
 			return err
 		}
-		return t.putPlain(deletingKey(tid), st)
+		return t.putPlain(barrier.Tenant(tid).Deleting(), st)
 	})
 	return done, err
 }
@@ -221,7 +222,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 // deleteTenantKeys deletes up to deleteBatch keys under tenant/<tid>/, and
 // moves on to the lookups when none is left.
 func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
-	keys, err := t.scanBatch(tenantPrefix(tid), "")
+	keys, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 		}
 	}
 	if len(keys) < deleteBatch {
-		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].s}
+		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
 	}
 	return nil
 }
@@ -244,12 +245,12 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 	if st.Phase == deletePhaseSchedule {
 		prefixes, next = schedulePrefixes, deletePhaseFinish
 	}
-	i := slices.IndexFunc(prefixes, func(p keyPrefix) bool { return p.s == st.Prefix })
+	i := slices.IndexFunc(prefixes, func(p barrier.Prefix) bool { return p.String() == st.Prefix })
 	if i < 0 {
 		return fmt.Errorf("tokenvault: deletion marker of tenant %s: unknown prefix %q", tid, st.Prefix)
 	}
 	prefix := prefixes[i]
-	keys, err := t.scanBatch(prefix, strings.TrimPrefix(st.After, prefix.s))
+	keys, err := t.scanBatch(prefix, strings.TrimPrefix(st.After, prefix.String()))
 	if err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 			}
 		} else {
 			// <prefix><nanos>/<tid>/...
-			parts := strings.SplitN(strings.TrimPrefix(k.s, prefix.s), "/", 3)
+			parts := strings.SplitN(strings.TrimPrefix(k.String(), prefix.String()), "/", 3)
 			mine = len(parts) == 3 && parts[1] == tid
 		}
 		if mine {
@@ -274,17 +275,17 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 		}
 	}
 	if len(keys) == deleteBatch {
-		st.After = keys[len(keys)-1].s
+		st.After = keys[len(keys)-1].String()
 		return nil
 	}
 	// This prefix is done: the next one, or the next phase.
 	if i+1 < len(prefixes) {
-		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].s}
+		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
 		return nil
 	}
 	*st = deletionState{Phase: next}
 	if next == deletePhaseSchedule {
-		st.Prefix = schedulePrefixes[0].s
+		st.Prefix = schedulePrefixes[0].String()
 	}
 	return nil
 }
@@ -292,7 +293,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 // finishMarker removes the marker if nothing is left under tenant/<tid>/;
 // otherwise (a write that raced the mark) the work starts over.
 func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
-	left, err := t.scanBatch(tenantPrefix(tid), "")
+	left, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return false, err
 	}
@@ -300,7 +301,7 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 		*st = deletionState{Phase: deletePhaseTenant}
 		return false, nil
 	}
-	for _, k := range []storeKey{deletingKey(tid), registryKey(tid), resealKey(tid)} {
+	for _, k := range []barrier.Key{barrier.Tenant(tid).Deleting(), barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Reseal()} {
 		if err := t.purge(k); err != nil {
 			return false, err
 		}
@@ -309,10 +310,10 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 }
 
 // scanBatch returns up to deleteBatch keys under prefix after
-// prefix.key(after).
-func (t *txn) scanBatch(prefix keyPrefix, after string) ([]storeKey, error) {
-	var keys []storeKey
-	err := t.scan(prefix, after, deleteBatch, func(k storeKey, _ string) error {
+// prefix.Key(after).
+func (t *txn) scanBatch(prefix barrier.Prefix, after string) ([]barrier.Key, error) {
+	var keys []barrier.Key
+	err := t.scan(prefix, after, deleteBatch, func(k barrier.Key, _ string) error {
 		keys = append(keys, k)
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 	phase := func() string {
 		var st deletionState
 		s.View(ctx, func(tx store.Tx) error {
-			raw, _ := tx.Get([]byte(deletingKey(tid).s))
+			raw, _ := tx.Get([]byte(barrier.Tenant(tid).Deleting().String()))
 			return json.Unmarshal(raw, &st)
 		})
 		return st.Phase
@@ -45,8 +46,8 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 			t.Fatalf("deleteOnce = %v, %v before the finish phase", done, err)
 		}
 	}
-	straggler := recordKey(tid, EntityTenantMember, "late")
-	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler.s), []byte("x")) }); err != nil {
+	straggler := barrier.Tenant(tid).Record(EntityTenantMember, "late")
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler.String()), []byte("x")) }); err != nil {
 		t.Fatal(err)
 	}
 	if done, err := v.deleteOnce(ctx, tid); err != nil || done || phase() != deletePhaseTenant {

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"net/url"
 	"strings"
 	"time"
@@ -136,22 +137,22 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	err = v.update(ctx, func(t *txn) error {
 		t.created = map[string]*keySet{tid: keys}
 		recordTenant(ctx, tid)
-		if err := t.putKeyring(tenantKeyringKey(tid), keys); err != nil {
+		if err := t.putKeyring(barrier.Tenant(tid).Keyring(), keys); err != nil {
 			return err
 		}
-		if err := t.putIndex(registryKey(tid)); err != nil {
+		if err := t.putIndex(barrier.Tenant(tid).Registry()); err != nil {
 			return err
 		}
-		t.addCount(sysTenantCountKey, 1)
+		t.addCount(barrier.SysTenantCount, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(tid, EntityTenant, tid), tenant); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenant); err != nil {
 			return err
 		}
 		user := req.Owner
 		user.ID = uid
 		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(tid, EntityTenantMember, mid), member); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), member); err != nil {
 			return err
 		}
 		if err := t.log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
@@ -193,7 +194,7 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 		if err != nil {
 			return err
 		}
-		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &out)
+		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &out)
 		if err != nil {
 			return err
 		}
@@ -213,7 +214,7 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {
-		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
+		return t.scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
 			found = true
 			return nil
 		})
@@ -246,14 +247,14 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
 		var ids []string
-		err := t.scan(tenantRegistry, pg.start, skip+pg.size+1, func(_ storeKey, tid string) error {
+		err := t.scan(barrier.TenantRegistry, pg.start, skip+pg.size+1, func(_ barrier.Key, tid string) error {
 			ids = append(ids, tid)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		total, err := t.readCount(sysTenantCountKey)
+		total, err := t.readCount(barrier.SysTenantCount)
 		if err != nil {
 			return err
 		}
@@ -265,7 +266,7 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {
 			var tenant Tenant
-			ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &tenant)
+			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenant)
 			if err != nil {
 				return err
 			}
@@ -292,14 +293,14 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	}
 	var out Tenant
 	err := v.view(ctx, func(t *txn) error {
-		reg, err := t.has(registryKey(id))
+		reg, err := t.has(barrier.Tenant(id).Registry())
 		if err != nil {
 			return err
 		}
 		if !reg {
 			return errNotFound("tenant")
 		}
-		ok, err := t.getRecord(recordKey(id, EntityTenant, id), &out)
+		ok, err := t.getRecord(barrier.Tenant(id).Record(EntityTenant, id), &out)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"strings"
@@ -118,8 +119,8 @@ func listContainers(containers []string) []string {
 // positions were packed still open.
 func packPosition(at time.Time, id string) string {
 	b := make([]byte, 8, 8+17)
-	binary.BigEndian.PutUint64(b, uint64(unixNanos(at)))
-	if u, ok := parseUUID(id); ok {
+	binary.BigEndian.PutUint64(b, uint64(barrier.UnixNanos(at)))
+	if u, ok := barrier.ParseUUID(id); ok {
 		b = append(b, 0)
 		b = append(b, u[:]...)
 	} else {
@@ -165,7 +166,7 @@ func packCursor(c string) (string, bool) {
 		return "", false
 	}
 	id := c[17:]
-	if u, ok := parseUUID(id); ok {
+	if u, ok := barrier.ParseUUID(id); ok {
 		return string(b[:]) + "\x00" + string(u[:]), true
 	}
 	return string(b[:]) + id, true
@@ -176,8 +177,8 @@ func packCursor(c string) (string, bool) {
 // transaction builds it once for every token of that shape (a batch
 // mostly has one).
 type listShape struct {
-	indexes []keyPrefix // the entries are these followed by the position
-	counts  []storeKey
+	indexes []barrier.Prefix // the entries are these followed by the position
+	counts  []barrier.Key
 }
 
 // shapeName names the list shape of rec.
@@ -193,13 +194,13 @@ func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
 	}
 	tid := rec.TenantID
 	s := &listShape{
-		indexes: []keyPrefix{tokenTypeList(tid, rec.Type)},
-		counts:  []storeKey{tokenTypeCountKey(tid, rec.Type)},
+		indexes: []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(rec.Type)},
+		counts:  []barrier.Key{barrier.Tenant(tid).TokenTypeCount(rec.Type)},
 	}
 	for _, c := range listContainers(rec.Containers) {
 		mac := containerMAC(ks, c)
-		s.indexes = append(s.indexes, tokenContainerList(tid, mac))
-		s.counts = append(s.counts, tokenContainerCountKey(tid, hex.EncodeToString([]byte(mac))))
+		s.indexes = append(s.indexes, barrier.Tenant(tid).TokenContainerList(mac))
+		s.counts = append(s.counts, barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
 	}
 	if t.listShapes == nil {
 		t.listShapes = map[string]*listShape{}
@@ -238,9 +239,9 @@ func (t *txn) relist(rec *tokenRecord, delta int64) error {
 	shape, pos := t.shapeOf(ks, rec), recPosition(rec)
 	for _, idx := range shape.indexes {
 		if delta > 0 {
-			err = t.putIndex(idx.key(pos))
+			err = t.putIndex(idx.Key(pos))
 		} else {
-			err = t.delete(idx.key(pos))
+			err = t.delete(idx.Key(pos))
 		}
 		if err != nil {
 			return err
@@ -260,7 +261,7 @@ type countRecord struct {
 // countDelta is a change to one count, applied when the transaction
 // commits (flushCounts).
 type countDelta struct {
-	key storeKey
+	key barrier.Key
 	d   int64
 }
 
@@ -268,15 +269,15 @@ type countDelta struct {
 // and written once per transaction, at its end, so that a batch of many
 // tokens writes each count once, and an optimistic first run reads no
 // count (it would conflict with every concurrent create).
-func (t *txn) addCount(k storeKey, d int64) {
+func (t *txn) addCount(k barrier.Key, d int64) {
 	if t.counts == nil {
 		t.counts = map[string]*countDelta{}
 	}
-	if c := t.counts[k.s]; c != nil {
+	if c := t.counts[k.String()]; c != nil {
 		c.d += d
 		return
 	}
-	t.counts[k.s] = &countDelta{key: k, d: d}
+	t.counts[k.String()] = &countDelta{key: k, d: d}
 }
 
 // flushCounts applies t's count changes to the store, in the transaction
@@ -303,7 +304,7 @@ func (t *txn) flushCounts() error {
 }
 
 // readCount reads a kept count.
-func (t *txn) readCount(k storeKey) (int, error) {
+func (t *txn) readCount(k barrier.Key) (int, error) {
 	var rec countRecord
 	_, err := t.getRecord(k, &rec)
 	return int(rec.N), err
@@ -345,32 +346,32 @@ func (q tokenQuery) walkable() bool {
 // listIndexes chooses the index a walk of q reads (the three types'
 // for every token), and its kept count when that count is q's exact
 // total.
-func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []keyPrefix, total int, exact bool, err error) {
+func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []barrier.Prefix, total int, exact bool, err error) {
 	anc, deepExact, byContainer := listAncestor(q.container)
 	switch {
 	case !byContainer && q.typ == "":
 		for _, typ := range tokenTypes {
-			n, err := t.readCount(tokenTypeCountKey(tid, typ))
+			n, err := t.readCount(barrier.Tenant(tid).TokenTypeCount(typ))
 			if err != nil {
 				return nil, 0, false, err
 			}
-			idxs, total = append(idxs, tokenTypeList(tid, typ)), total+n
+			idxs, total = append(idxs, barrier.Tenant(tid).TokenTypeList(typ)), total+n
 		}
 		return idxs, total, true, nil
 	case !byContainer:
-		n, err := t.readCount(tokenTypeCountKey(tid, q.typ))
-		return []keyPrefix{tokenTypeList(tid, q.typ)}, n, true, err
+		n, err := t.readCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
+		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, n, true, err
 	}
 	mac := containerMAC(ks, anc)
-	nc, err := t.readCount(tokenContainerCountKey(tid, hex.EncodeToString([]byte(mac))))
+	nc, err := t.readCount(barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
 	if err != nil || q.typ == "" {
-		return []keyPrefix{tokenContainerList(tid, mac)}, nc, deepExact, err
+		return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, deepExact, err
 	}
-	nt, err := t.readCount(tokenTypeCountKey(tid, q.typ))
+	nt, err := t.readCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
 	if nt < nc {
-		return []keyPrefix{tokenTypeList(tid, q.typ)}, nt, false, err
+		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, nt, false, err
 	}
-	return []keyPrefix{tokenContainerList(tid, mac)}, nc, false, err
+	return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, false, err
 }
 
 // pageTokens answers a walkable query (ListTokens, SearchTokens): the
@@ -506,7 +507,7 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Tok
 // sealCursor seals a position the caller may not read (that of a token
 // it was not shown) into a cursor position only this tenant's keys open.
 func sealCursor(ks *keySet, tid, pos string) string {
-	ct := ks.ring.Seal([]byte(cursorSealKey(tid).s), []byte(pos))
+	ct := ks.ring.Seal([]byte(barrier.Tenant(tid).CursorSeal().String()), []byte(pos))
 	return sealedCursorPrefix + base64.RawURLEncoding.EncodeToString(ct)
 }
 
@@ -523,7 +524,7 @@ func openCursor(ks *keySet, tid, pos string) (string, error) {
 	if err != nil {
 		return "", bad
 	}
-	pt, err := ks.ring.Open([]byte(cursorSealKey(tid).s), ct)
+	pt, err := ks.ring.Open([]byte(barrier.Tenant(tid).CursorSeal().String()), ct)
 	if err != nil || len(pt) == 0 {
 		return "", bad
 	}

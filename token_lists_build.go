@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 	"time"
 )
@@ -35,10 +36,10 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	var st listBuild
 	tenants := false
 	err := v.view(ctx, func(t *txn) error {
-		if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done {
+		if _, err := t.getRecord(barrier.SysLists, &st); err != nil || st.Done {
 			return err
 		}
-		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
+		return t.scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
 			tenants = true
 			return nil
 		})
@@ -56,7 +57,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
 			st = listBuild{}
-			_, err := t.getRecord(sysListsKey, &st)
+			_, err := t.getRecord(barrier.SysLists, &st)
 			if err != nil || st.Done {
 				return err
 			}
@@ -75,7 +76,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 // records its progress in st and the store.
 func (t *txn) buildTokenListsOnce(st *listBuild) error {
 	var tenants []string
-	err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+	err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 		if tid >= st.Tenant {
 			tenants = append(tenants, tid)
 		}
@@ -99,14 +100,14 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 				return err
 			}
 		}
-		prefix := recordPrefix(tid, kindToken)
-		kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), listBuildBatch-visited)
+		prefix := barrier.Tenant(tid).Records(kindToken)
+		kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), listBuildBatch-visited)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			visited++
-			st.After = kv.key.s
+			st.After = kv.key.String()
 			var rec tokenRecord
 			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
 				return err
@@ -116,27 +117,27 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 			}
 		}
 		if visited == listBuildBatch {
-			return t.putRecord(sysListsKey, st)
+			return t.putRecord(barrier.SysLists, st)
 		}
 	}
 	st.Done = true
-	return t.putRecord(sysListsKey, st)
+	return t.putRecord(barrier.SysLists, st)
 }
 
 // buildRecordCounts counts the records of each counted kind of tid, in
 // the transaction that begins listing its tokens: before it, nothing
 // kept them.
 func (t *txn) buildRecordCounts(tid string) error {
-	for _, kind := range countedKinds {
+	for _, kind := range barrier.CountedKinds {
 		n := int64(0)
-		err := t.scanKeys(recordPrefix(tid, kind), func(storeKey, string) error {
+		err := t.scanKeys(barrier.Tenant(tid).Records(kind), func(barrier.Key, string) error {
 			n++
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if err := t.putRecord(recordCountKey(tid, kind), &countRecord{N: n}); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).Count(kind), &countRecord{N: n}); err != nil {
 			return err
 		}
 	}

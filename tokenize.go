@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"sort"
@@ -410,19 +411,19 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string, fpInStore bool)
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
 	if rec.Fingerprint != "" && fpInStore {
-		idx = append(idx, fingerprintIndex(tid, rec.Fingerprint).key(id).s)
+		idx = append(idx, barrier.Tenant(tid).FingerprintIndex(rec.Fingerprint).Key(id).String())
 	}
 	for _, s := range search {
-		idx = append(idx, searchIndex(ks, tid, s).key(id).s)
+		idx = append(idx, searchIndex(ks, tid, s).Key(id).String())
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Metadata)) {
-		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).key(id).s)
+		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).Key(id).String())
 	}
 	if rec.ExpiresAt != nil {
-		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id).s)
+		idx = append(idx, barrier.Tenant(tid).Expiry(*rec.ExpiresAt, kindToken, id).String())
 	}
 	if rec.CVCAt != nil {
-		idx = append(idx, cvcKey(*rec.CVCAt, tid, id).s)
+		idx = append(idx, barrier.Tenant(tid).CVCDue(*rec.CVCAt, id).String())
 	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
@@ -450,19 +451,14 @@ func fingerprintOf(ks *keySet, value string) string {
 // kindToken is the record kind of every token type.
 const kindToken = "token"
 
-// fingerprintIndex, searchIndex and metadataIndex are the prefixes under
-// which the ids of the tokens with one fingerprint, search index value or
-// metadata entry are indexed.
-func fingerprintIndex(tid, fp string) keyPrefix { return indexPrefix(tid, "fp").sub(fp + "/") }
-
-func searchIndex(ks *keySet, tid, value string) keyPrefix {
-	return indexPrefix(tid, "search").sub(hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))) + "/")
+func searchIndex(ks *keySet, tid, value string) barrier.Prefix {
+	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))))
 }
 
 // metadataIndex indexes a metadata entry; values match case-insensitively.
-func metadataIndex(ks *keySet, tid, key, value string) keyPrefix {
+func metadataIndex(ks *keySet, tid, key, value string) barrier.Prefix {
 	m := ks.mac([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
-	return indexPrefix(tid, "meta").sub(hex.EncodeToString(m) + "/")
+	return barrier.Tenant(tid).MetadataIndex(hex.EncodeToString(m))
 }
 
 // putToken writes a new token record, its index entries and its list
@@ -474,7 +470,7 @@ func (t *txn) putToken(rec *tokenRecord) error { return t.writeToken(nil, rec) }
 // a new token), whose index entries the caller removed: its list entries
 // are moved (moveListed), so they are written only when they change.
 func (t *txn) writeToken(prev, rec *tokenRecord) error {
-	if err := t.putRecord(recordKey(rec.TenantID, kindToken, rec.ID), rec); err != nil {
+	if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
 		return err
 	}
 	listed := t.listToken
@@ -486,7 +482,7 @@ func (t *txn) writeToken(prev, rec *tokenRecord) error {
 	}
 	t.indexFingerprint(rec)
 	for _, k := range rec.Indexes {
-		if err := t.putIndex(indexEntry(k)); err != nil {
+		if err := t.putIndex(barrier.IndexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -522,9 +518,9 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenR
 }
 
 // indexedIDs lists the ids under an index prefix.
-func (t *txn) indexedIDs(prefix keyPrefix) ([]string, error) {
+func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
 	var ids []string
-	err := t.scanKeys(prefix, func(_ storeKey, id string) error {
+	err := t.scanKeys(prefix, func(_ barrier.Key, id string) error {
 		ids = append(ids, id)
 		return nil
 	})

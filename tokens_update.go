@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"reflect"
 	"slices"
@@ -112,7 +113,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 			return err
 		}
 		for _, k := range rec.Indexes {
-			if err := t.delete(indexEntry(k)); err != nil {
+			if err := t.delete(barrier.IndexEntry(k)); err != nil {
 				return err
 			}
 		}

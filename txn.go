@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
@@ -170,8 +171,8 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 			return v.(*keySet), nil
 		}
 	}
-	k := tenantKeyringKey(tid)
-	raw, err := t.tx.Get([]byte(k.s))
+	k := barrier.Tenant(tid).Keyring()
+	raw, err := t.tx.Get([]byte(k.String()))
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 		// Deleted with its tenant (tenant_delete.go), or never there.
 		return nil, errTenantGone
 	}
-	ks, err := t.v.unwrap(t.ctx, k.s, raw)
+	ks, err := t.v.unwrap(t.ctx, k.String(), raw)
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: unwrap keyring of tenant %s: %w", tid, err)
 	}
@@ -193,11 +194,11 @@ func (t *txn) tenantKeys(tid string, reload bool) (*keySet, error) {
 
 // ring is the keyring that seals the values of k: its tenant's, or the
 // system keyring.
-func (t *txn) ring(k storeKey) (*seal.Keyring, error) {
-	if k.tenant == "" {
+func (t *txn) ring(k barrier.Key) (*seal.Keyring, error) {
+	if k.Tenant() == "" {
 		return t.v.sys.ring, nil
 	}
-	ks, err := t.tenantKeys(k.tenant, false)
+	ks, err := t.tenantKeys(k.Tenant(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +207,8 @@ func (t *txn) ring(k storeKey) (*seal.Keyring, error) {
 
 // getRecord opens the record at key into dst. It reports false when the key
 // does not exist.
-func (t *txn) getRecord(key storeKey, dst any) (bool, error) {
-	raw, err := t.tx.Get([]byte(key.s))
+func (t *txn) getRecord(key barrier.Key, dst any) (bool, error) {
+	raw, err := t.tx.Get([]byte(key.String()))
 	if err != nil || raw == nil {
 		return false, err
 	}
@@ -215,7 +216,7 @@ func (t *txn) getRecord(key storeKey, dst any) (bool, error) {
 }
 
 // openRecord decrypts and decodes a raw value stored at key.
-func (t *txn) openRecord(key storeKey, raw []byte, dst any) error {
+func (t *txn) openRecord(key barrier.Key, raw []byte, dst any) error {
 	b, err := t.open(key, raw)
 	if err != nil {
 		return err
@@ -235,24 +236,24 @@ func (t *txn) openRecord(key storeKey, raw []byte, dst any) error {
 }
 
 // open decrypts a raw value stored at key.
-func (t *txn) open(key storeKey, raw []byte) ([]byte, error) {
-	if key.tenant == "" {
-		b, err := t.v.sys.ring.Open([]byte(key.s), raw)
+func (t *txn) open(key barrier.Key, raw []byte) ([]byte, error) {
+	if key.Tenant() == "" {
+		b, err := t.v.sys.ring.Open([]byte(key.String()), raw)
 		if err != nil {
 			return nil, fmt.Errorf("tokenvault: open %s: %w", key, err)
 		}
 		return b, nil
 	}
-	ks, err := t.tenantKeys(key.tenant, false)
+	ks, err := t.tenantKeys(key.Tenant(), false)
 	if err != nil {
 		return nil, err
 	}
 	if term, ok := seal.Term(raw); ok && term > ks.ring.ActiveTerm() {
-		if ks, err = t.tenantKeys(key.tenant, true); err != nil {
+		if ks, err = t.tenantKeys(key.Tenant(), true); err != nil {
 			return nil, err
 		}
 	}
-	b, err := ks.ring.Open([]byte(key.s), raw)
+	b, err := ks.ring.Open([]byte(key.String()), raw)
 	if err != nil {
 		return nil, fmt.Errorf("tokenvault: open %s: %w", key, err)
 	}
@@ -262,7 +263,7 @@ func (t *txn) open(key storeKey, raw []byte) ([]byte, error) {
 // putRecord seals v under key with its tenant's active data key, or the
 // system keyring for a key of no tenant: in its own encoding when it has
 // one (a recordCodec, records.go), else as JSON.
-func (t *txn) putRecord(key storeKey, v any) error {
+func (t *txn) putRecord(key barrier.Key, v any) error {
 	sealed, err := t.sealRecord(key, v)
 	if err != nil {
 		return err
@@ -270,7 +271,7 @@ func (t *txn) putRecord(key storeKey, v any) error {
 	if err := t.countRecord(key, 1); err != nil {
 		return err
 	}
-	if key.auth {
+	if key.Auth() {
 		t.authChanged = true
 	}
 	return t.put(key, sealed)
@@ -279,7 +280,7 @@ func (t *txn) putRecord(key storeKey, v any) error {
 // appendRecord is putRecord for a record whose key is new by construction
 // (an audit line): nothing reads it before it is written, so a store may
 // take it as an append (appends.go).
-func (t *txn) appendRecord(key storeKey, v any) error {
+func (t *txn) appendRecord(key barrier.Key, v any) error {
 	sealed, err := t.sealRecord(key, v)
 	if err != nil {
 		return err
@@ -289,7 +290,7 @@ func (t *txn) appendRecord(key storeKey, v any) error {
 }
 
 // sealRecord encodes and seals v for key (see putRecord).
-func (t *txn) sealRecord(key storeKey, v any) ([]byte, error) {
+func (t *txn) sealRecord(key barrier.Key, v any) ([]byte, error) {
 	var b []byte
 	if c, ok := v.(recordCodec); ok {
 		enc, release, err := encodeRecord(c, key)
@@ -309,12 +310,12 @@ func (t *txn) sealRecord(key storeKey, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ring.Seal([]byte(key.s), b), nil
+	return ring.Seal([]byte(key.String()), b), nil
 }
 
 // put writes value at key: every write but an append goes through it or
 // counts itself in rewrites. value is t's from then on (see write).
-func (t *txn) put(key storeKey, value []byte) error {
+func (t *txn) put(key barrier.Key, value []byte) error {
 	t.rewrites++
 	return t.write(key, value)
 }
@@ -322,48 +323,48 @@ func (t *txn) put(key storeKey, value []byte) error {
 // write puts value at key. value must be t's own (a fresh encoding or
 // seal, or nil), since an optimistic first run's overlay keeps it as it
 // is instead of copying it (snapshotTx.putOwned).
-func (t *txn) write(key storeKey, value []byte) error {
+func (t *txn) write(key barrier.Key, value []byte) error {
 	if s, ok := t.tx.(*snapshotTx); ok {
-		return s.putOwned(key.s, value)
+		return s.putOwned(key.String(), value)
 	}
-	return t.tx.Put([]byte(key.s), value)
+	return t.tx.Put([]byte(key.String()), value)
 }
 
 // resealRecord seals pt, the plaintext already stored at key, again with
 // the active data key (reseal.go). The record does not change, so neither
 // does what any key authenticates as.
-func (t *txn) resealRecord(key storeKey, pt []byte) error {
+func (t *txn) resealRecord(key barrier.Key, pt []byte) error {
 	ring, err := t.ring(key)
 	if err != nil {
 		return err
 	}
 	t.rewrites++
-	return t.write(key, ring.Seal([]byte(key.s), pt))
+	return t.write(key, ring.Seal([]byte(key.String()), pt))
 }
 
 // putIndex writes an index or schedule entry: the key is the information,
 // the value is empty.
-func (t *txn) putIndex(key storeKey) error { return t.put(key, nil) }
+func (t *txn) putIndex(key barrier.Key) error { return t.put(key, nil) }
 
 // appendIndex is putIndex for an entry named by a new audit line (its
 // pending index entry, its export queue entries): see appendRecord.
-func (t *txn) appendIndex(key storeKey) error {
+func (t *txn) appendIndex(key barrier.Key) error {
 	t.appended++
 	return t.write(key, nil)
 }
 
 // has reports whether key exists, whatever its value: an index entry, a
 // registry entry or a marker.
-func (t *txn) has(key storeKey) (bool, error) {
-	raw, err := t.tx.Get([]byte(key.s))
+func (t *txn) has(key barrier.Key) (bool, error) {
+	raw, err := t.tx.Get([]byte(key.String()))
 	return raw != nil, err
 }
 
 // getPlain decodes the plain JSON stored at key (a progress marker, which
 // holds nothing secret: see keyspace.go) into dst. It reports false when
 // the key does not exist.
-func (t *txn) getPlain(key storeKey, dst any) (bool, error) {
-	raw, err := t.tx.Get([]byte(key.s))
+func (t *txn) getPlain(key barrier.Key, dst any) (bool, error) {
+	raw, err := t.tx.Get([]byte(key.String()))
 	if err != nil || raw == nil {
 		return false, err
 	}
@@ -375,7 +376,7 @@ func (t *txn) getPlain(key storeKey, dst any) (bool, error) {
 
 // putPlain stores v at key as plain JSON, unsealed: only for the progress
 // markers keyspace.go lists, which hold store keys and times.
-func (t *txn) putPlain(key storeKey, v any) error {
+func (t *txn) putPlain(key barrier.Key, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("tokenvault: encode %s: %w", key, err)
@@ -384,30 +385,30 @@ func (t *txn) putPlain(key storeKey, v any) error {
 }
 
 // delete removes key; a missing key is not an error.
-func (t *txn) delete(key storeKey) error {
-	if key.auth {
+func (t *txn) delete(key barrier.Key) error {
+	if key.Auth() {
 		t.authChanged = true
 	}
 	if err := t.countRecord(key, -1); err != nil {
 		return err
 	}
 	t.rewrites++
-	return t.tx.Delete([]byte(key.s))
+	return t.tx.Delete([]byte(key.String()))
 }
 
 // countRecord counts a record of a counted kind (keyspace.go) that
 // putRecord writes (delta 1) or delete removes (-1), when that changes
 // whether it exists: one more read, for records that are written seldom.
-func (t *txn) countRecord(key storeKey, delta int64) error {
-	if key.counted == "" {
+func (t *txn) countRecord(key barrier.Key, delta int64) error {
+	if key.Counted() == "" {
 		return nil
 	}
-	raw, err := t.tx.Get([]byte(key.s))
+	raw, err := t.tx.Get([]byte(key.String()))
 	if err != nil {
 		return err
 	}
 	if (raw == nil) == (delta > 0) {
-		t.addCount(recordCountKey(key.tenant, key.counted), delta)
+		t.addCount(barrier.Tenant(key.Tenant()).Count(key.Counted()), delta)
 	}
 	return nil
 }
@@ -415,22 +416,22 @@ func (t *txn) countRecord(key storeKey, delta int64) error {
 // purge removes key of a tenant being deleted without voiding the auth
 // cache: markDeleting voided it, and authentication refuses every key of
 // the tenant since, so nothing cached can depend on key (tenant_delete.go).
-func (t *txn) purge(key storeKey) error {
+func (t *txn) purge(key barrier.Key) error {
 	t.rewrites++
-	return t.tx.Delete([]byte(key.s))
+	return t.tx.Delete([]byte(key.String()))
 }
 
 // scan calls fn, in key order, with every key under p after p.key(after)
 // (from the first when after is ""), at most limit of them (0: no limit).
 // rest is what follows p in the key. fn may return store.ErrStop to end
 // the scan early without an error.
-func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, rest string) error) error {
+func (t *txn) scan(p barrier.Prefix, after string, limit int, fn func(k barrier.Key, rest string) error) error {
 	var a []byte
 	if after != "" {
-		a = []byte(p.s + after)
+		a = []byte(p.String() + after)
 	}
-	return t.tx.Scan([]byte(p.s), a, limit, func(k, _ []byte) error {
-		return fn(p.found(k))
+	return t.tx.Scan([]byte(p.String()), a, limit, func(k, _ []byte) error {
+		return fn(p.Found(k))
 	})
 }
 
@@ -438,45 +439,45 @@ func (t *txn) scan(p keyPrefix, after string, limit int, fn func(k storeKey, res
 // before p.key(before) (from the last when before is ""), at most limit
 // of them (0: no limit): scan, backwards. It lets a newest-first list
 // read only its page (ListLogs).
-func (t *txn) scanBack(p keyPrefix, before string, limit int, fn func(k storeKey, rest string) error) error {
+func (t *txn) scanBack(p barrier.Prefix, before string, limit int, fn func(k barrier.Key, rest string) error) error {
 	var b []byte
 	if before != "" {
-		b = []byte(p.s + before)
+		b = []byte(p.String() + before)
 	}
-	return t.tx.ScanReverse([]byte(p.s), b, limit, func(k, _ []byte) error {
-		return fn(p.found(k))
+	return t.tx.ScanReverse([]byte(p.String()), b, limit, func(k, _ []byte) error {
+		return fn(p.Found(k))
 	})
 }
 
 // scanKeys calls fn with every key under p, in order (see scan).
-func (t *txn) scanKeys(p keyPrefix, fn func(k storeKey, rest string) error) error {
+func (t *txn) scanKeys(p barrier.Prefix, fn func(k barrier.Key, rest string) error) error {
 	return t.scan(p, "", 0, fn)
 }
 
 // storedValue is a copied store entry: its key, what follows the scanned
 // prefix in it, and its raw (sealed, or empty) value.
 type storedValue struct {
-	key  storeKey
+	key  barrier.Key
 	rest string
 	raw  []byte
 }
 
 // scanValues copies every entry under p, in order. Decrypting happens
 // after the scan, because opening a record may read the store.
-func (t *txn) scanValues(p keyPrefix) ([]storedValue, error) {
+func (t *txn) scanValues(p barrier.Prefix) ([]storedValue, error) {
 	return t.scanValuesAfter(p, "", 0)
 }
 
 // scanValuesAfter copies up to limit entries (0: all) under p after
 // p.key(after) (from the first when after is "").
-func (t *txn) scanValuesAfter(p keyPrefix, after string, limit int) ([]storedValue, error) {
+func (t *txn) scanValuesAfter(p barrier.Prefix, after string, limit int) ([]storedValue, error) {
 	var a []byte
 	if after != "" {
-		a = []byte(p.s + after)
+		a = []byte(p.String() + after)
 	}
 	var out []storedValue
-	err := t.tx.Scan([]byte(p.s), a, limit, func(k, v []byte) error {
-		key, rest := p.found(k)
+	err := t.tx.Scan([]byte(p.String()), a, limit, func(k, v []byte) error {
+		key, rest := p.Found(k)
 		out = append(out, storedValue{key, rest, bytes.Clone(v)})
 		return nil
 	})
@@ -486,14 +487,14 @@ func (t *txn) scanValuesAfter(p keyPrefix, after string, limit int) ([]storedVal
 // scanValuesBack copies up to limit entries (0: all) under p before
 // p.key(before) (from the last when before is ""), in descending key
 // order: scanValuesAfter, backwards.
-func (t *txn) scanValuesBack(p keyPrefix, before string, limit int) ([]storedValue, error) {
+func (t *txn) scanValuesBack(p barrier.Prefix, before string, limit int) ([]storedValue, error) {
 	var b []byte
 	if before != "" {
-		b = []byte(p.s + before)
+		b = []byte(p.String() + before)
 	}
 	var out []storedValue
-	err := t.tx.ScanReverse([]byte(p.s), b, limit, func(k, v []byte) error {
-		key, rest := p.found(k)
+	err := t.tx.ScanReverse([]byte(p.String()), b, limit, func(k, v []byte) error {
+		key, rest := p.Found(k)
 		out = append(out, storedValue{key, rest, bytes.Clone(v)})
 		return nil
 	})
@@ -501,21 +502,21 @@ func (t *txn) scanValuesBack(p keyPrefix, before string, limit int) ([]storedVal
 }
 
 // getWrapped returns the wrapped keyring stored at key, or nil.
-func (t *txn) getWrapped(key storeKey) ([]byte, error) {
-	raw, err := t.tx.Get([]byte(key.s))
+func (t *txn) getWrapped(key barrier.Key) ([]byte, error) {
+	raw, err := t.tx.Get([]byte(key.String()))
 	return bytes.Clone(raw), err
 }
 
 // putWrapped stores a keyring already wrapped for key.
-func (t *txn) putWrapped(key storeKey, wrapped []byte) error {
+func (t *txn) putWrapped(key barrier.Key, wrapped []byte) error {
 	t.rewrites++
-	return t.tx.Put([]byte(key.s), wrapped)
+	return t.tx.Put([]byte(key.String()), wrapped)
 }
 
 // putKeyring wraps ks with the current key wrapper, bound to key, and
 // stores it there.
-func (t *txn) putKeyring(key storeKey, ks *keySet) error {
-	w, err := t.v.wrap(t.ctx, key.s, ks)
+func (t *txn) putKeyring(key barrier.Key, ks *keySet) error {
+	w, err := t.v.wrap(t.ctx, key.String(), ks)
 	if err != nil {
 		return err
 	}
@@ -524,10 +525,10 @@ func (t *txn) putKeyring(key storeKey, ks *keySet) error {
 
 // keyrings calls fn with the key and stored (wrapped) value of the system
 // keyring and of every tenant's keyring.
-func (t *txn) keyrings(fn func(key storeKey, raw []byte) error) error {
-	keys := []storeKey{sysKeyringKey}
-	err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
-		keys = append(keys, tenantKeyringKey(tid))
+func (t *txn) keyrings(fn func(key barrier.Key, raw []byte) error) error {
+	keys := []barrier.Key{barrier.SysKeyring}
+	err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+		keys = append(keys, barrier.Tenant(tid).Keyring())
 		return nil
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -476,7 +477,7 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 	update := func(ctx context.Context, fn func(*txn) error) error {
 		var exists bool
 		err := v.keyringTxn(ctx, false, func(t *txn) error {
-			raw, err := t.getWrapped(sysKeyringKey)
+			raw, err := t.getWrapped(barrier.SysKeyring)
 			exists = raw != nil
 			return err
 		})
@@ -486,15 +487,15 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 		return v.keyringTxn(ctx, !exists, fn)
 	}
 	err = update(ctx, func(t *txn) error {
-		raw, err := t.getWrapped(sysKeyringKey)
+		raw, err := t.getWrapped(barrier.SysKeyring)
 		if err != nil {
 			return err
 		}
 		if raw == nil {
 			ks = fresh
-			return t.putKeyring(sysKeyringKey, fresh)
+			return t.putKeyring(barrier.SysKeyring, fresh)
 		}
-		ks, err = v.unwrap(ctx, sysKeyringKey.s, raw)
+		ks, err = v.unwrap(ctx, barrier.SysKeyring.String(), raw)
 		if err != nil {
 			return &wrongKeyError{cause: err, needs: neededKey(raw)}
 		}
