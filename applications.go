@@ -193,7 +193,7 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 		return err
 	}
 	if rec.ExpiresAt != nil {
-		if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
 			return err
 		}
 	}
@@ -204,11 +204,11 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 // which stops working with this transaction, and writes rec.
 func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
 	if rec.KeyHash != nil {
-		if err := t.delete(barrier.APIKeyLookup(rec.KeyHash)); err != nil {
+		if err := t.Delete(barrier.APIKeyLookup(rec.KeyHash)); err != nil {
 			return err
 		}
 	}
-	rec.KeyHash = t.v.sys.mac([]byte(apiKey))
+	rec.KeyHash = t.v.sys.MAC([]byte(apiKey))
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
 	if err := t.putRecord(barrier.APIKeyLookup(rec.KeyHash), ref); err != nil {
 		return err
@@ -318,12 +318,12 @@ func (v *Vault) ListApplications(ctx context.Context, key string, req ListApplic
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv storedValue) (*Application, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+		out, err = pageRecords(t, p.tenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
 			var rec applicationRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil || rec.expired(t.now) {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil || rec.expired(t.now) {
 				return nil, err
 			}
 			return rec.api(), nil
@@ -438,12 +438,12 @@ func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) er
 		barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID),
 		barrier.APIKeyLookup(rec.KeyHash),
 	} {
-		if err := t.delete(k); err != nil {
+		if err := t.Delete(k); err != nil {
 			return err
 		}
 	}
 	if rec.ExpiresAt != nil {
-		if err := t.delete(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
+		if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
 			return err
 		}
 	}

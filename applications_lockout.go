@@ -22,15 +22,15 @@ var errLastManager = errorf(Conflict, "this is the tenant's last management appl
 // manager.
 func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 	prefix := barrier.Tenant(tid).Records(EntityApplication)
-	raws, err := t.scanValues(prefix)
+	raws, err := t.ScanValues(prefix)
 	if err != nil {
 		return err
 	}
 	for _, kv := range raws {
 		rec := changed
-		if kv.rest != id {
+		if kv.Rest != id {
 			rec = new(applicationRecord)
-			if err := t.openRecord(kv.key, kv.raw, rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, rec); err != nil {
 				return err
 			}
 		}

@@ -178,21 +178,29 @@ func newAuditExporters(sinks []AuditSink) ([]*auditExporter, error) {
 // entry of every sink for the line just written at log/<suffix>.
 func (t *txn) queueForExport(tid, suffix string) error {
 	for _, e := range t.v.exporters {
-		if err := t.appendIndex(barrier.Tenant(tid).AuditQueueEntry(e.name, suffix)); err != nil {
+		if err := t.AppendIndex(barrier.Tenant(tid).AuditQueueEntry(e.name, suffix)); err != nil {
 			return err
 		}
 	}
 	if len(t.v.exporters) > 0 {
-		t.logged++
+		*auditLogged.of(t)++
 	}
 	return nil
 }
+
+// auditLogged counts the audit lines a transaction queued for export,
+// reported to the exporters once it commits.
+var auditLogged = &txnLocal[int]{finish: func(t *txn, n *int, committed bool) {
+	if committed {
+		t.v.auditCommitted(*n, t.now)
+	}
+}}
 
 // exportPending reports whether a sink has yet to receive tenant tid's
 // line at log/<suffix>: retention keeps such lines.
 func (t *txn) exportPending(tid, suffix string) (bool, error) {
 	for _, e := range t.v.exporters {
-		queued, err := t.has(barrier.Tenant(tid).AuditQueueEntry(e.name, suffix))
+		queued, err := t.Has(barrier.Tenant(tid).AuditQueueEntry(e.name, suffix))
 		if err != nil || queued {
 			return queued, err
 		}
@@ -284,7 +292,7 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 	since := e.committedCounts()
 	err := v.view(ctx, func(t *txn) error {
 		n = 0
-		return t.scanKeys(e.prefix, func(barrier.Key, string) error {
+		return t.ScanKeys(e.prefix, func(barrier.Key, string) error {
 			n++
 			return nil
 		})
@@ -306,7 +314,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	}
 	err = v.view(ctx, func(t *txn) error {
 		keys, rests, events, more = keys[:0], rests[:0], events[:0], false
-		err := t.scan(e.prefix, "", auditBatch+1, func(k barrier.Key, rest string) error {
+		err := t.Scan(e.prefix, "", auditBatch+1, func(k barrier.Key, rest string) error {
 			keys, rests = append(keys, k), append(rests, rest)
 			return nil
 		})
@@ -361,7 +369,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	}
 	err = v.update(ctx, func(t *txn) error {
 		for _, k := range keys {
-			if err := t.delete(k); err != nil {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}

@@ -109,7 +109,7 @@ func (t *txn) authenticate(key string) (*principal, error) {
 	if key == "" || len(key) > maxKeyLength {
 		return nil, t.authFailed(errUnauthenticated)
 	}
-	mac := t.v.sys.mac([]byte(key))
+	mac := t.v.sys.MAC([]byte(key))
 	serveGen, keepGen, cached, err := t.authCacheGens()
 	if err != nil {
 		return nil, err

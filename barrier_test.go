@@ -144,9 +144,9 @@ func TestStoreIsSealed(t *testing.T) {
 	rings := map[string]*seal.Keyring{}
 	for k, raw := range stored {
 		if family, tid := familyOf(k); storedFamilies[family] == wrappedKeyring {
-			ks, err := v.unwrap(ctx, k, raw)
+			ks, err := v.barrier.UnwrapKeys(ctx, k, raw)
 			must("unwrap "+k, err)
-			rings[tid] = ks.ring
+			rings[tid] = ks.Ring()
 		}
 	}
 	seen := map[string]int{}
@@ -252,10 +252,10 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 			return errors.New("a progress marker is not a JSON object")
 		}
 	case wrappedKeyring:
-		if _, err := v.unwrap(context.Background(), k, raw); err != nil {
+		if _, err := v.barrier.UnwrapKeys(context.Background(), k, raw); err != nil {
 			return errors.New("a keyring does not unwrap bound to its key")
 		}
-		if _, err := v.unwrap(context.Background(), k+"x", raw); err == nil {
+		if _, err := v.barrier.UnwrapKeys(context.Background(), k+"x", raw); err == nil {
 			return errors.New("a keyring unwraps bound to another key")
 		}
 	case sealedBySystem, sealedByTenant:

@@ -207,7 +207,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 		}
 		// The next tenant with records left: st.Tenant, then those after.
 		var tenants []string
-		err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+		err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			if tid >= st.Tenant {
 				tenants = append(tenants, tid)
 			}
@@ -222,13 +222,13 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 				st.Tenant, st.After = tid, ""
 			}
 			prefix := barrier.Tenant(tid).Records(kindToken)
-			kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), sweepBatch-visited)
+			kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), sweepBatch-visited)
 			if err != nil {
 				return err
 			}
 			for _, kv := range kvs {
 				visited++
-				st.After = kv.key.String()
+				st.After = kv.Key.String()
 				n, err := t.scheduleLegacyCVC(kv)
 				if err != nil {
 					return err
@@ -248,9 +248,9 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 // scheduleLegacyCVC handles one token record of the legacy scan: a card
 // holding a cvc without CVCAt gets it removed if due, else its write time
 // and schedule. It returns 1 when it removed a cvc.
-func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
+func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 	var rec tokenRecord
-	if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+	if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 		return 0, err
 	}
 	at, ok := cvcWrittenAt(&rec)
@@ -259,7 +259,7 @@ func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
 	}
 	if t.v.cvcDue(&rec, t.now) {
 		rec.Data = withoutCVC(rec.Data)
-		if err := t.putRecord(kv.key, &rec); err != nil {
+		if err := t.putRecord(kv.Key, &rec); err != nil {
 			return 0, err
 		}
 		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
@@ -268,8 +268,8 @@ func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
 	entry := barrier.Tenant(rec.TenantID).CVCDue(at, rec.ID)
 	rec.Indexes = append(rec.Indexes, entry.String())
 	slices.Sort(rec.Indexes)
-	if err := t.putIndex(entry); err != nil {
+	if err := t.PutIndex(entry); err != nil {
 		return 0, err
 	}
-	return 0, t.putRecord(kv.key, &rec)
+	return 0, t.putRecord(kv.Key, &rec)
 }

@@ -31,7 +31,7 @@ func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 		var kept []string
 		for _, k := range rec.Indexes {
 			if strings.HasPrefix(k, barrier.CVCSchedule.String()) {
-				if err := t.delete(barrier.IndexEntry(k)); err != nil {
+				if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 					return err
 				}
 				continue

@@ -271,13 +271,13 @@ func (v *Vault) ListFormulas(ctx context.Context, key string, req ListFormulasRe
 		}
 		var all []Formula
 		for _, prefix := range []barrier.Prefix{barrier.OfficialFormulas, barrier.Tenant(p.tenantID).Records(EntityReactorFormula)} {
-			raws, err := t.scanValues(prefix)
+			raws, err := t.ScanValues(prefix)
 			if err != nil {
 				return err
 			}
 			for _, kv := range raws {
 				var f Formula
-				if err := t.openRecord(kv.key, kv.raw, &f); err != nil {
+				if err := t.openRecord(kv.Key, kv.Raw, &f); err != nil {
 					return err
 				}
 				all = append(all, f)
@@ -352,7 +352,7 @@ func (v *Vault) DeleteFormula(ctx context.Context, key, id string) error {
 				return errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}
 		}
-		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")

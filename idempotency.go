@@ -181,11 +181,11 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 		}
 		tid = p.tenantID
 		grants := grantsDigest(p)
-		ks, err := t.tenantKeys(tid, false)
+		ks, err := t.TenantKeys(tid, false)
 		if err != nil {
 			return err
 		}
-		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.mac(
+		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.MAC(
 			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
 
 		var rec idempotencyRecord
@@ -208,7 +208,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 			// The claim's lease is over: its instance crashed or gave up.
 		}
 		if found {
-			if err := t.delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
 				return err
 			}
 		}
@@ -217,7 +217,7 @@ func (v *Vault) Idempotent(ctx context.Context, key, idempotencyKey string, req 
 		if err := t.putRecord(recKey, &rec); err != nil {
 			return err
 		}
-		return t.putIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String())))
+		return t.PutIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String())))
 	})
 	if err != nil {
 		return nil, false, err
@@ -260,10 +260,10 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, c
 			return err
 		}
 		if resp == nil {
-			if err := t.delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
 				return err
 			}
-			return t.delete(recKey)
+			return t.Delete(recKey)
 		}
 		rec.Claim, rec.LeaseUntil, rec.Response = "", time.Time{}, resp
 		return t.putRecord(recKey, &rec)
@@ -281,5 +281,5 @@ func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
 	if err != nil || !found || !rec.expired(t.now) {
 		return false, err
 	}
-	return true, t.delete(k)
+	return true, t.Delete(k)
 }

@@ -106,7 +106,7 @@ const inviteTokenPrefix = "inv_"
 func newInviteToken() string { return inviteTokenPrefix + newAPIKey()[len(apiKeyPrefix):] }
 
 func (t *txn) inviteMAC(token string) []byte {
-	return t.v.sys.mac([]byte("invite\x00"), []byte(token))
+	return t.v.sys.MAC([]byte("invite\x00"), []byte(token))
 }
 
 // CreateInvitation invites req.Email to the caller's tenant: it e-mails an
@@ -225,7 +225,7 @@ func (t *txn) putInvitation(rec *invitationRecord) error {
 	if err := t.putRecord(barrier.InviteLookup(rec.TokenHash), ref); err != nil {
 		return err
 	}
-	if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID)); err != nil {
+	if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID)); err != nil {
 		return err
 	}
 	return t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID), rec)
@@ -238,7 +238,7 @@ func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
 		barrier.InviteLookup(rec.TokenHash),
 		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID),
 	} {
-		if err := t.delete(k); err != nil {
+		if err := t.Delete(k); err != nil {
 			return err
 		}
 	}
@@ -248,14 +248,14 @@ func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
 // invitations returns every invitation of tenant tid, oldest first, as
 // stored (see Invitation.at for the status).
 func (t *txn) invitations(tid string) ([]invitationRecord, error) {
-	raws, err := t.scanValues(barrier.Tenant(tid).Records(EntityTenantInvitation))
+	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantInvitation))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]invitationRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec invitationRecord
-		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -312,9 +312,9 @@ func (v *Vault) ListInvitations(ctx context.Context, key string, req ListInvitat
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv storedValue) (*Invitation, error) {
+		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
 			var rec invitationRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			inv := rec.Invitation.at(t.now)
@@ -362,7 +362,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key, id string) error {
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
@@ -517,7 +517,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.delete(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID)); err != nil {
+		if err := t.Delete(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID)); err != nil {
 			return err
 		}
 		by := actor{ID: user.ID, Type: ActorUser}

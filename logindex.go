@@ -79,17 +79,28 @@ func parsePending(rest string) (pendingEntry, bool) {
 // op), its pending entry, and reports whether it did: for reads, on a
 // store one process holds.
 func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
-	if !t.v.optimistic || t.v.appends.store != nil || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
+	if !t.v.optimistic || t.v.barrier.Appends() || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
 		return false, nil
 	}
-	if err := t.appendIndex(barrier.Tenant(tid).PendingLogIndex().Key(suffix + "/" + typ + "/" + id)); err != nil {
+	if err := t.AppendIndex(barrier.Tenant(tid).PendingLogIndex().Key(suffix + "/" + typ + "/" + id)); err != nil {
 		return false, err
 	}
-	if !slices.Contains(t.pendingOf, tid) {
-		t.pendingOf = append(t.pendingOf, tid)
+	if p := pendingOf.of(t); !slices.Contains(*p, tid) {
+		*p = append(*p, tid)
 	}
 	return true, nil
 }
+
+// pendingOf are the tenants a transaction wrote pending log index entries
+// for; the indexer is told once they are committed. After the commit: an
+// indexer pass between the mark and the commit would find nothing, and
+// unmark the tenant for good. On a failed commit too, since a backend may
+// fail after writing; a pass that finds nothing costs a scan.
+var pendingOf = &txnLocal[[]string]{finish: func(t *txn, tids *[]string, _ bool) {
+	for _, tid := range *tids {
+		t.v.pendingTenants.mark(tid)
+	}
+}}
 
 // pendingLines returns the suffixes of the lines of tenant tid whose index
 // entries are pending, about entities of type typ (and id, unless it is
@@ -103,7 +114,7 @@ func (t *txn) pendingLines(tid, typ, id string, start, end *time.Time) ([]string
 		to = barrier.TimeKey(*end)
 	}
 	var out []string
-	err := t.scanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
+	err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
 		e, ok := parsePending(rest)
 		if !ok || e.suffix < from || to != "" && e.suffix >= to {
 			return nil
@@ -152,7 +163,7 @@ func (v *Vault) runLogIndexer() {
 	if err == nil {
 		err = v.view(ctx, func(t *txn) error {
 			var tenants []string
-			err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+			err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
@@ -160,7 +171,7 @@ func (v *Vault) runLogIndexer() {
 				if err != nil {
 					break
 				}
-				err = t.scan(barrier.Tenant(tid).PendingLogIndex(), "", 1, func(barrier.Key, string) error {
+				err = t.Scan(barrier.Tenant(tid).PendingLogIndex(), "", 1, func(barrier.Key, string) error {
 					v.pendingTenants.mark(tid)
 					return nil
 				})
@@ -240,7 +251,7 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 			return nil, err // a tenant being deleted loses its lines anyway
 		}
 		var rests []string
-		err := t.scan(barrier.Tenant(tid).PendingLogIndex(), "", limit, func(_ barrier.Key, rest string) error {
+		err := t.Scan(barrier.Tenant(tid).PendingLogIndex(), "", limit, func(_ barrier.Key, rest string) error {
 			if rest >= before {
 				younger = true
 				return store.ErrStop
@@ -270,11 +281,11 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 		p := barrier.Tenant(tid).PendingLogIndex()
 		for _, rest := range rests {
 			if e, ok := parsePending(rest); ok {
-				if err := t.putIndex(lineIndexKey(tid, e.typ, e.id, e.suffix)); err != nil {
+				if err := t.PutIndex(lineIndexKey(tid, e.typ, e.id, e.suffix)); err != nil {
 					return err
 				}
 			}
-			if err := t.delete(p.Key(rest)); err != nil {
+			if err := t.Delete(p.Key(rest)); err != nil {
 				return err
 			}
 		}

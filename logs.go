@@ -162,7 +162,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		return err
 	} else if !later {
 		// New, as the line is: appended with it (appends.go).
-		if err := t.appendIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
+		if err := t.AppendIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
 			return err
 		}
 	}
@@ -256,7 +256,7 @@ func (v *Vault) ListLogs(ctx context.Context, key string, req ListLogsRequest) (
 	// Every line appended so far is listed (appends.go): folded once the
 	// key is known to read logs, so that no caller without it can make
 	// the store commit.
-	if v.appends.store != nil {
+	if v.barrier.Appends() {
 		if err := v.view(ctx, func(t *txn) error {
 			_, err := t.authorize(key, PermLogRead)
 			return err
@@ -347,7 +347,7 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 	}
 	after, before := logPageBounds(start, end, pg)
 	var walked []string
-	err = t.scanBack(barrier.Tenant(tid).Logs(), before, skip+pg.size+1, func(_ barrier.Key, suffix string) error {
+	err = t.ScanBack(barrier.Tenant(tid).Logs(), before, skip+pg.size+1, func(_ barrier.Key, suffix string) error {
 		if after != "" && suffix <= after {
 			return store.ErrStop // older than the range
 		}

@@ -33,7 +33,7 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 
 	// The legacy index: text suffixes, in time order under the entity.
 	n := 0
-	err = t.scanBack(barrier.Tenant(tid).LogEntityIndex(typ, id), before, 0, func(_ barrier.Key, s string) error {
+	err = t.ScanBack(barrier.Tenant(tid).LogEntityIndex(typ, id), before, 0, func(_ barrier.Key, s string) error {
 		if !in(s) {
 			if after != "" && s <= after {
 				return store.ErrStop
@@ -53,7 +53,7 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 	// The entity index: packed suffixes, in time order under the entity.
 	if id == "" || id[0] != 0 {
 		n = 0
-		err = t.scanBack(barrier.Tenant(tid).LineIndex(typ, id), packedBound(before), 0, func(_ barrier.Key, rest string) error {
+		err = t.ScanBack(barrier.Tenant(tid).LineIndex(typ, id), packedBound(before), 0, func(_ barrier.Key, rest string) error {
 			if len(rest) != packedLen {
 				return nil // an entity whose id extends this one's (not a UUID, ends in "/")
 			}

@@ -92,7 +92,7 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 func (t *txn) logRange(prefix barrier.Prefix, start, end *time.Time) ([]string, error) {
 	after, before := logRangeBounds(start, end)
 	var suffixes []string
-	err := t.scan(prefix, after, 0, func(_ barrier.Key, rest string) error {
+	err := t.Scan(prefix, after, 0, func(_ barrier.Key, rest string) error {
 		if before != "" && rest >= before {
 			return store.ErrStop
 		}
@@ -140,7 +140,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	// the old layout has them.
 	var lines []string // the token's lines, oldest first
 	err = lv.v.view(ctx, func(tx *txn) error {
-		return tx.scanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
+		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
 			l, ok, err := tx.getLog(lv.tid, suffix)
 			if ok && l.EntityID == tok.ID {
 				lines = append(lines, suffix)
@@ -156,10 +156,10 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	}
 	err = lv.v.update(ctx, func(tx *txn) error {
 		for _, s := range lines[1:4] {
-			if err := tx.delete(lineIndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
+			if err := tx.Delete(lineIndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityToken, tok.ID).Key(s)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityToken, tok.ID).Key(s)); err != nil {
 				return err
 			}
 		}

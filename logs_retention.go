@@ -26,7 +26,7 @@ func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+		return t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		})
@@ -63,7 +63,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 		// nanos is due.
 		cutoff := barrier.TimeKey(t.now.Add(-v.logRetention))
 		var due []string
-		err := t.scan(prefix, "", sweepBatch+1, func(_ barrier.Key, suffix string) error {
+		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, suffix string) error {
 			if suffix >= cutoff {
 				return store.ErrStop
 			}
@@ -98,7 +98,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 			keys := []barrier.Key{prefix.Key(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
 				barrier.Tenant(tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix), barrier.Tenant(tid).LogTypeIndex(l.EntityType).Key(suffix)}
 			for _, k := range keys {
-				if err := t.delete(k); err != nil {
+				if err := t.Delete(k); err != nil {
 					return err
 				}
 			}
@@ -119,7 +119,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
 		var all []string
-		err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+		err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			all = append(all, tid)
 			return nil
 		})
@@ -127,7 +127,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 			return err
 		}
 		for _, tid := range all {
-			err := t.scan(barrier.Tenant(tid).LogTypeIndexes(), "", 1, func(barrier.Key, string) error {
+			err := t.Scan(barrier.Tenant(tid).LogTypeIndexes(), "", 1, func(barrier.Key, string) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
@@ -144,7 +144,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 		for more := true; more; {
 			err := v.update(ctx, func(t *txn) error {
 				var keys []barrier.Key
-				err := t.scan(barrier.Tenant(tid).LogTypeIndexes(), "", sweepBatch+1, func(k barrier.Key, _ string) error {
+				err := t.Scan(barrier.Tenant(tid).LogTypeIndexes(), "", sweepBatch+1, func(k barrier.Key, _ string) error {
 					keys = append(keys, k)
 					return nil
 				})
@@ -153,7 +153,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 				}
 				more = len(keys) > sweepBatch
 				for _, k := range keys[:min(len(keys), sweepBatch)] {
-					if err := t.delete(k); err != nil {
+					if err := t.Delete(k); err != nil {
 						return err
 					}
 				}

@@ -70,12 +70,12 @@ walk:
 		if len(data) == pg.size {
 			n = 0 // only whether another line follows
 		}
-		kvs, err := t.scanValuesBack(barrier.Tenant(tid).Logs(), before, n+1)
+		kvs, err := t.ScanValuesBack(barrier.Tenant(tid).Logs(), before, n+1)
 		if err != nil {
 			return nil, Pagination{}, err
 		}
 		for _, kv := range kvs {
-			if after != "" && kv.rest <= after {
+			if after != "" && kv.Rest <= after {
 				break walk // older than the range
 			}
 			if len(data) == pg.size || budget == 0 {
@@ -84,9 +84,9 @@ walk:
 			}
 			budget--
 			examined++
-			last = kv.rest
+			last = kv.Rest
 			var rec logRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, Pagination{}, err
 			}
 			if rec.EntityType != typ {
@@ -96,7 +96,7 @@ walk:
 				skipped++
 				continue
 			}
-			data = append(data, rec.api(kv.key))
+			data = append(data, rec.api(kv.Key))
 		}
 		if len(kvs) <= n {
 			break // the start of the log
@@ -200,7 +200,7 @@ func (t *txn) logsOfType(tid, typ string, start, end *time.Time, limit int) ([]s
 	}
 	var suffixes []string
 	n := 0
-	err := t.scan(barrier.Tenant(tid).LogEntityTypeIndex(typ), "", limit, func(_ barrier.Key, rest string) error {
+	err := t.Scan(barrier.Tenant(tid).LogEntityTypeIndex(typ), "", limit, func(_ barrier.Key, rest string) error {
 		n++
 		i := strings.IndexByte(rest, '/')
 		if i < 0 {
@@ -230,7 +230,7 @@ func (t *txn) packedRange(suffixes []string, prefix barrier.Prefix, start, end *
 		to = uint64(barrier.UnixNanos(*end))
 	}
 	n := 0
-	err := t.scan(prefix, "", limit, func(_ barrier.Key, rest string) error {
+	err := t.Scan(prefix, "", limit, func(_ barrier.Key, rest string) error {
 		n++
 		if len(rest) < packedLen {
 			return nil

@@ -56,7 +56,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	type line struct{ suffix, id, typ string }
 	var lines []line
 	err = lv.v.view(ctx, func(tx *txn) error {
-		return tx.scanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
+		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
 			l, ok, err := tx.getLog(lv.tid, suffix)
 			if ok {
 				lines = append(lines, line{suffix, l.ID, l.EntityType})
@@ -75,10 +75,10 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 			if l.typ != EntityCard || moved == 3 {
 				continue
 			}
-			if err := tx.delete(lineIndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
+			if err := tx.Delete(lineIndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityCard, card.ID).Key(l.suffix)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityCard, card.ID).Key(l.suffix)); err != nil {
 				return err
 			}
 			moved++

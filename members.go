@@ -31,9 +31,9 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv storedValue) (*TenantMember, error) {
+		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
 			var m TenantMember
-			if err := t.openRecord(kv.key, kv.raw, &m); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &m); err != nil {
 				return nil, err
 			}
 			if len(req.UserIDs) > 0 && !slices.Contains(req.UserIDs, m.User.ID) {
@@ -49,14 +49,14 @@ func (v *Vault) ListMembers(ctx context.Context, key string, req ListMembersRequ
 // members returns every member of tenant tid, oldest first. Tenants have
 // few members, so a scan is the index.
 func (t *txn) members(tid string) ([]TenantMember, error) {
-	raws, err := t.scanValues(barrier.Tenant(tid).Records(EntityTenantMember))
+	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantMember))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]TenantMember, 0, len(raws))
 	for _, kv := range raws {
 		var m TenantMember
-		if err := t.openRecord(kv.key, kv.raw, &m); err != nil {
+		if err := t.openRecord(kv.Key, kv.Raw, &m); err != nil {
 			return nil, err
 		}
 		out = append(out, m)
@@ -103,7 +103,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key, id string) error {
 		if m.Role == RoleOwner {
 			return errorf(Conflict, "the OWNER of a tenant cannot be removed")
 		}
-		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")

@@ -70,7 +70,7 @@ const proxyKeyPrefix = "pxy_"
 func newProxyKey() string { return proxyKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
 
 func (t *txn) proxyMAC(key string) []byte {
-	return t.v.sys.mac([]byte("proxy\x00"), []byte(key))
+	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
 }
 
 // destinationProblem says what is wrong with a proxy's destination URL, or
@@ -305,12 +305,12 @@ func (v *Vault) ListProxies(ctx context.Context, key string, req ListProxiesRequ
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.tenantID, EntityProxy, pg, filtered, func(kv storedValue) (*Proxy, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+		out, err = pageRecords(t, p.tenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
 			var rec proxyRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			rec.fill()
@@ -401,7 +401,7 @@ func (v *Vault) DeleteProxy(ctx context.Context, key, id string) error {
 			return err
 		}
 		for _, k := range []barrier.Key{barrier.Tenant(p.tenantID).Record(EntityProxy, id), barrier.ProxyLookup(rec.KeyHash)} {
-			if err := t.delete(k); err != nil {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}

@@ -267,14 +267,14 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 
 // reactors returns every reactor record of tenant tid, oldest first.
 func (t *txn) reactors(tid string) ([]reactorRecord, error) {
-	raws, err := t.scanValues(barrier.Tenant(tid).Records(EntityReactor))
+	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityReactor))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]reactorRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec reactorRecord
-		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -341,12 +341,12 @@ func (v *Vault) ListReactors(ctx context.Context, key string, req ListReactorsRe
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.tenantID, EntityReactor, pg, filtered, func(kv storedValue) (*Reactor, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+		out, err = pageRecords(t, p.tenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
 			var rec reactorRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
@@ -471,7 +471,7 @@ func (v *Vault) DeleteReactor(ctx context.Context, key, id string) error {
 		if _, _, err := t.mustReactor(p.tenantID, id); err != nil {
 			return err
 		}
-		if err := t.delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")

@@ -267,25 +267,25 @@ func TestLegacyApplicationRecords(t *testing.T) {
 	// Write both as the code before format version 1 did, and void the
 	// auth cache, so the keys are read from these records.
 	err := lv.v.update(ctx, func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		kvs, err := tx.scanValues(apps)
+		kvs, err := tx.ScanValues(apps)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			var r applicationRecord
-			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
+			if err := tx.openRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(applicationRecordV0FromRecord(&r))
-			if err := tx.tx.Put([]byte(kv.key.String()), ks.ring.Seal([]byte(kv.key.String()), b)); err != nil {
+			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
 		}
-		tx.authChanged = true
+		tx.MarkAuthChanged()
 		return nil
 	})
 	if err != nil {
@@ -337,7 +337,7 @@ func TestLegacyApplicationRecords(t *testing.T) {
 	}
 	// Read from the store, not the cache: the re-sealed records
 	// authenticate.
-	if err := lv.v.update(ctx, func(tx *txn) error { tx.authChanged = true; return nil }); err != nil {
+	if err := lv.v.update(ctx, func(tx *txn) error { tx.MarkAuthChanged(); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if app, err := lv.v.GetApplicationByKey(ctx, lv.mgmt); err != nil || app.Type != Management {

@@ -22,7 +22,7 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 // opens one and returns the item to list, or nil to leave it out (a
 // filter, an expired record). filtered says whether show leaves any out
 // for a reason other than expiry, which makes the total a lower bound.
-func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv storedValue) (*T, error)) (*Page[T], error) {
+func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv barrier.StoredValue) (*T, error)) (*Page[T], error) {
 	skip, _, err := pg.offset("items")
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 	after, last, more, skipped := pg.start, "", false, 0
 	for len(data) < pg.size && budget > 0 {
 		chunk := min(budget, max(pg.size-len(data), 16)) + 1
-		kvs, err := t.scanValuesAfter(prefix, after, chunk)
+		kvs, err := t.ScanValuesAfter(prefix, after, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 				break
 			}
 			budget--
-			last = kv.rest
+			last = kv.Rest
 			item, err := show(kv)
 			if err != nil {
 				return nil, err
@@ -61,7 +61,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 		if !more || len(kvs) == 0 {
 			break
 		}
-		after = kvs[len(kvs)-1].rest
+		after = kvs[len(kvs)-1].Rest
 	}
 	var cursor string
 	if more && last != "" {
@@ -74,7 +74,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 			total++
 		}
 	} else {
-		n, err := t.readCount(barrier.Tenant(tid).Count(kind))
+		n, err := t.ReadCount(barrier.Tenant(tid).Count(kind))
 		if err != nil {
 			return nil, err
 		}

@@ -78,19 +78,19 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix barrier.Prefix) map[strin
 	t.Helper()
 	out := map[string][]byte{}
 	err := lv.v.view(context.Background(), func(tx *txn) error {
-		kvs, err := tx.scanValues(prefix)
+		kvs, err := tx.ScanValues(prefix)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
-			if len(kv.raw) == 0 || kv.key.String() == barrier.Tenant(lv.tid).Keyring().String() {
+			if len(kv.Raw) == 0 || kv.Key.String() == barrier.Tenant(lv.tid).Keyring().String() {
 				continue // index entries; the wrapped keyring
 			}
-			b, err := tx.open(kv.key, kv.raw)
+			b, err := tx.Open(kv.Key, kv.Raw)
 			if err != nil {
 				return err
 			}
-			out[kv.key.String()] = b
+			out[kv.Key.String()] = b
 		}
 		return nil
 	})
@@ -108,45 +108,45 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix barrier.Prefix) map[strin
 func (lv *legacyVault) downgrade(t *testing.T) {
 	t.Helper()
 	err := lv.v.update(context.Background(), func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		kvs, err := tx.scanValues(barrier.Tenant(lv.tid).Records(kindToken))
+		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(kindToken))
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			var r tokenRecord
-			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
+			if err := tx.openRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(r.v0())
-			if err := tx.tx.Put([]byte(kv.key.String()), ks.ring.Seal([]byte(kv.key.String()), b)); err != nil {
+			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
 		}
-		kvs, err = tx.scanValues(barrier.Tenant(lv.tid).Logs())
+		kvs, err = tx.ScanValues(barrier.Tenant(lv.tid).Logs())
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			var l logRecord
-			if err := tx.openRecord(kv.key, kv.raw, &l); err != nil {
+			if err := tx.openRecord(kv.Key, kv.Raw, &l); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(l.api(kv.key)) // Log's JSON was the stored form
-			if err := tx.tx.Put([]byte(kv.key.String()), ks.ring.Seal([]byte(kv.key.String()), b)); err != nil {
+			b, _ := json.Marshal(l.api(kv.Key)) // Log's JSON was the stored form
+			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
-			suffix := kv.rest
-			if err := tx.delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
+			suffix := kv.Rest
+			if err := tx.Delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(barrier.Tenant(lv.tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(barrier.Tenant(lv.tid).LogTypeIndex(l.EntityType).Key(suffix)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogTypeIndex(l.EntityType).Key(suffix)); err != nil {
 				return err
 			}
 		}
@@ -344,13 +344,14 @@ func TestCorruptRecord(t *testing.T) {
 	stored := lv.plaintexts(t, barrier.Tenant(lv.tid).All())
 	for _, bad := range [][]byte{{}, {1}, {2, 0}, {'{'}, {1, 0xff, 0xff, 0xff}} {
 		err := lv.v.update(ctx, func(tx *txn) error {
-			ks, err := tx.tenantKeys(lv.tid, false)
+			_, err := tx.TenantKeys(lv.tid, false)
 			if err != nil {
 				return err
 			}
 			for k := range stored {
 				if strings.HasPrefix(k, barrier.Tenant(lv.tid).Records(kindToken).String()) || strings.HasPrefix(k, barrier.Tenant(lv.tid).Logs().String()) {
-					if err := tx.tx.Put([]byte(k), ks.ring.Seal([]byte(k), bad)); err != nil {
+					all := barrier.Tenant(lv.tid).All()
+					if err := tx.Reseal(all.Key(strings.TrimPrefix(k, all.String())), bad); err != nil {
 						return err
 					}
 				}
@@ -398,7 +399,7 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 	lv.downgrade(t)
 	early := time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)) // year -1 in UTC
 	err := lv.v.update(ctx, func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
@@ -410,7 +411,7 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 			}
 			r.CreatedAt = early
 			b, _ := json.Marshal(r.v0())
-			if err := tx.tx.Put([]byte(key.String()), ks.ring.Seal([]byte(key.String()), b)); err != nil {
+			if err := tx.Reseal(key, b); err != nil {
 				return err
 			}
 		}
@@ -463,20 +464,17 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Errorf("after the re-seal pass: %d tokens JSON, %d in format 1; want 2 and 1", j, v1)
 	}
 	err = lv.v.view(ctx, func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		ks, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		return tx.scanKeys(barrier.Tenant(lv.tid).Records(kindToken), func(k barrier.Key, _ string) error {
-			raw, err := tx.tx.Get([]byte(k.String()))
-			if err != nil {
-				return err
+		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(kindToken))
+		for _, kv := range kvs {
+			if term, ok := seal.Term(kv.Raw); !ok || term != ks.Ring().ActiveTerm() {
+				t.Errorf("%s sealed with term %d after the re-seal pass, want the active %d", kv.Key.String(), term, ks.Ring().ActiveTerm())
 			}
-			if term, ok := seal.Term(raw); !ok || term != ks.ring.ActiveTerm() {
-				t.Errorf("%s sealed with term %d after the re-seal pass, want the active %d", k.String(), term, ks.ring.ActiveTerm())
-			}
-			return nil
-		})
+		}
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

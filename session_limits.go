@@ -50,7 +50,7 @@ const (
 // index: a keyed MAC of its throttle address, 128 bits in hex.
 func (t *txn) pendingAddress() string {
 	addr := throttleAddress(callInfoOf(t.ctx).ClientAddress)
-	return hex.EncodeToString(t.v.sys.mac([]byte("pending-session-address\x00"), []byte(addr))[:16])
+	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
 }
 
 // makeRoomForSession evicts what a new waiting session of public
@@ -83,7 +83,7 @@ func (t *txn) evictOldestPending(prefix barrier.Prefix, tid string, limit int) (
 	count := 0
 	var first barrier.Key
 	var firstRest string
-	err := t.scan(prefix, after, limit, func(k barrier.Key, rest string) error {
+	err := t.Scan(prefix, after, limit, func(k barrier.Key, rest string) error {
 		if count == 0 {
 			first, firstRest = k, rest
 		}
@@ -101,7 +101,7 @@ func (t *txn) evictOldestPending(prefix barrier.Prefix, tid string, limit int) (
 	}
 	if !ok || rec.NonceHash == nil {
 		// A stale entry (its session gone or authorized): drop it.
-		return true, t.delete(first)
+		return true, t.Delete(first)
 	}
 	return true, t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
 }

@@ -77,7 +77,7 @@ func newNonce() string { return newAPIKey()[len(apiKeyPrefix):] }
 
 // nonceMAC separates the nonce namespace from the key namespace.
 func (t *txn) nonceMAC(nonce string) []byte {
-	return t.v.sys.mac([]byte("nonce\x00"), []byte(nonce))
+	return t.v.sys.MAC([]byte("nonce\x00"), []byte(nonce))
 }
 
 // CreateSession creates a session for a browser or mobile flow and returns
@@ -121,7 +121,7 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 			TenantID:       p.tenantID,
 			ApplicationID:  p.actorID,
 			PendingAddress: addr,
-			KeyHash:        t.v.sys.mac([]byte(sessionKey)),
+			KeyHash:        t.v.sys.MAC([]byte(sessionKey)),
 			NonceHash:      t.nonceMAC(nonce),
 			CreatedAt:      t.now,
 			ExpiresAt:      t.now.Add(SessionLifetime),
@@ -139,13 +139,13 @@ func (v *Vault) CreateSession(ctx context.Context, key string) (*Session, error)
 				return err
 			}
 		}
-		if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.putIndex(barrier.Tenant(rec.TenantID).PendingSession(rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).PendingSession(rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.putIndex(barrier.Tenant(rec.TenantID).PendingAddress(rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).PendingAddress(rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
 		out = &Session{SessionKey: sessionKey, Nonce: nonce, ExpiresAt: rec.ExpiresAt}
@@ -209,11 +209,11 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeS
 		if err != nil {
 			return err
 		}
-		if err := t.delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
+		if err := t.Delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
 			return err
 		}
 		for _, k := range rec.pendingKeys() {
-			if err := t.delete(k); err != nil {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
@@ -223,11 +223,11 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key string, req AuthorizeS
 		rec.Grants = grants{Permissions: perms, Rules: rules}
 		rec.Ceiling = grants{Permissions: p.permissions, Rules: p.rules}
 		if req.ExpiresAt != nil {
-			if err := t.delete(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
+			if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
 			}
 			rec.ExpiresAt = req.ExpiresAt.UTC()
-			if err := t.putIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
+			if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
 			}
 		}
@@ -347,7 +347,7 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		keys = append(keys, rec.pendingKeys()...)
 	}
 	for _, k := range keys {
-		if err := t.delete(k); err != nil {
+		if err := t.Delete(k); err != nil {
 			return err
 		}
 	}

@@ -119,7 +119,7 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 		removed, more = 0, false
 		last := through(t.now) + "/~"
 		var due []string
-		err := t.scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
+		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
 			if rest > last {
 				return store.ErrStop
 			}
@@ -133,7 +133,7 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 			due, more = due[:sweepBatch], true
 		}
 		for _, rest := range due {
-			if err := t.delete(prefix.Key(rest)); err != nil {
+			if err := t.Delete(prefix.Key(rest)); err != nil {
 				return err
 			}
 			// An entry of a tenant being deleted is the deletion's to remove.

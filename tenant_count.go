@@ -23,24 +23,24 @@ func (v *Vault) countTenants(ctx context.Context) error {
 	counted := false
 	err := v.view(ctx, func(t *txn) error {
 		var err error
-		counted, err = t.has(barrier.SysTenantCount)
+		counted, err = t.Has(barrier.SysTenantCount)
 		return err
 	})
 	if err != nil || counted {
 		return err
 	}
 	return v.update(ctx, func(t *txn) error {
-		if ok, err := t.has(barrier.SysTenantCount); err != nil || ok {
+		if ok, err := t.Has(barrier.SysTenantCount); err != nil || ok {
 			return err
 		}
 		n := int64(0)
-		err := t.scanKeys(barrier.TenantRegistry, func(barrier.Key, string) error {
+		err := t.ScanKeys(barrier.TenantRegistry, func(barrier.Key, string) error {
 			n++
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		return t.putRecord(barrier.SysTenantCount, &countRecord{N: n})
+		return t.PutCount(barrier.SysTenantCount, n)
 	})
 }

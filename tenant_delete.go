@@ -67,7 +67,7 @@ var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
 
 // tenantDeleting reports whether tid is being deleted.
 func (t *txn) tenantDeleting(tid string) (bool, error) {
-	return t.has(barrier.Tenant(tid).Deleting())
+	return t.Has(barrier.Tenant(tid).Deleting())
 }
 
 // DeleteTenant removes tenant id with all of its data: records, indexes,
@@ -102,29 +102,29 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
 			return err
 		}
-		reg, err := t.has(barrier.Tenant(tid).Registry())
+		reg, err := t.Has(barrier.Tenant(tid).Registry())
 		if err != nil {
 			return err
 		}
 		if !reg {
 			return errNotFound("tenant")
 		}
-		if err := t.putPlain(barrier.Tenant(tid).Deleting(), deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.PutPlain(barrier.Tenant(tid).Deleting(), deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
 		for _, k := range []barrier.Key{barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Keyring(), barrier.Tenant(tid).Reseal()} {
-			if err := t.delete(k); err != nil {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
-		t.addCount(barrier.SysTenantCount, -1) // it was registered (tenant_count.go)
+		t.AddCount(barrier.SysTenantCount, -1) // it was registered (tenant_count.go)
 		// Keys authenticate no more: void the auth cache after the commit.
-		t.authChanged = true
+		t.MarkAuthChanged()
 		return nil
 	})
 	// Dropped whether or not the commit succeeded (a backend may fail
 	// after writing): a keyring is read again when needed.
-	v.tenants.Delete(tid)
+	v.barrier.ForgetKeys(tid)
 	return err
 }
 
@@ -145,7 +145,7 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(barrier.DeletionMarkers, func(_ barrier.Key, tid string) error {
+		return t.ScanKeys(barrier.DeletionMarkers, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		})
@@ -181,7 +181,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	err = v.update(ctx, func(t *txn) error {
 		done = false
 		var st deletionState
-		found, err := t.getPlain(barrier.Tenant(tid).Deleting(), &st)
+		found, err := t.GetPlain(barrier.Tenant(tid).Deleting(), &st)
 		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
 		}
@@ -214,7 +214,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err != nil {
 			return err
 		}
-		return t.putPlain(barrier.Tenant(tid).Deleting(), st)
+		return t.PutPlain(barrier.Tenant(tid).Deleting(), st)
 	})
 	return done, err
 }
@@ -227,7 +227,7 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 		return err
 	}
 	for _, k := range keys {
-		if err := t.purge(k); err != nil {
+		if err := t.Purge(k); err != nil {
 			return err
 		}
 	}
@@ -269,7 +269,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 			mine = len(parts) == 3 && parts[1] == tid
 		}
 		if mine {
-			if err := t.purge(k); err != nil {
+			if err := t.Purge(k); err != nil {
 				return err
 			}
 		}
@@ -302,7 +302,7 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 		return false, nil
 	}
 	for _, k := range []barrier.Key{barrier.Tenant(tid).Deleting(), barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Reseal()} {
-		if err := t.purge(k); err != nil {
+		if err := t.Purge(k); err != nil {
 			return false, err
 		}
 	}
@@ -313,7 +313,7 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 // prefix.Key(after).
 func (t *txn) scanBatch(prefix barrier.Prefix, after string) ([]barrier.Key, error) {
 	var keys []barrier.Key
-	err := t.scan(prefix, after, deleteBatch, func(k barrier.Key, _ string) error {
+	err := t.Scan(prefix, after, deleteBatch, func(k barrier.Key, _ string) error {
 		keys = append(keys, k)
 		return nil
 	})

@@ -123,7 +123,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
-	keys, err := newKeySet()
+	keys, err := barrier.NewKeys()
 	if err != nil {
 		return nil, internal(err)
 	}
@@ -135,15 +135,15 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	defer v.wrapMu.RUnlock()
 	var out *TenantBootstrap
 	err = v.update(ctx, func(t *txn) error {
-		t.created = map[string]*keySet{tid: keys}
+		t.CreatedKeys(tid, keys)
 		recordTenant(ctx, tid)
-		if err := t.putKeyring(barrier.Tenant(tid).Keyring(), keys); err != nil {
+		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), keys); err != nil {
 			return err
 		}
-		if err := t.putIndex(barrier.Tenant(tid).Registry()); err != nil {
+		if err := t.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
 			return err
 		}
-		t.addCount(barrier.SysTenantCount, 1)
+		t.AddCount(barrier.SysTenantCount, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
 		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenant); err != nil {
@@ -181,8 +181,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err != nil {
 		return nil, err
 	}
-	keys.read = v.now()
-	v.cacheKeys(map[string]*keySet{tid: keys})
+	v.barrier.CacheKeys(tid, keys)
 	return out, nil
 }
 
@@ -214,7 +213,7 @@ func (v *Vault) GetTenant(ctx context.Context, key string) (*Tenant, error) {
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {
-		return t.scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
+		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
 			found = true
 			return nil
 		})
@@ -247,14 +246,14 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
 		var ids []string
-		err := t.scan(barrier.TenantRegistry, pg.start, skip+pg.size+1, func(_ barrier.Key, tid string) error {
+		err := t.Scan(barrier.TenantRegistry, pg.start, skip+pg.size+1, func(_ barrier.Key, tid string) error {
 			ids = append(ids, tid)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		total, err := t.readCount(barrier.SysTenantCount)
+		total, err := t.ReadCount(barrier.SysTenantCount)
 		if err != nil {
 			return err
 		}
@@ -293,7 +292,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	}
 	var out Tenant
 	err := v.view(ctx, func(t *txn) error {
-		reg, err := t.has(barrier.Tenant(id).Registry())
+		reg, err := t.Has(barrier.Tenant(id).Registry())
 		if err != nil {
 			return err
 		}

@@ -73,8 +73,8 @@ const sealedCursorPrefix = "~"
 // containerMAC names a container in the list index keys: a keyed HMAC,
 // so that the store's keys do not spell the tenant's containers;
 // containerMACLength bytes of it (its hex names the container's count).
-func containerMAC(ks *keySet, c string) string {
-	return string(ks.mac([]byte("container\x00"), []byte(c))[:containerMACLength])
+func containerMAC(ks *barrier.Keys, c string) string {
+	return string(ks.MAC([]byte("container\x00"), []byte(c))[:containerMACLength])
 }
 
 // listAncestor is the container whose list index answers a filter on c:
@@ -187,7 +187,7 @@ func shapeName(rec *tokenRecord) string {
 }
 
 // shapeOf returns the list shape of rec, from t's cache.
-func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
+func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord) *listShape {
 	name := shapeName(rec)
 	if s := t.listShapes[name]; s != nil {
 		return s
@@ -232,82 +232,25 @@ func (t *txn) moveListed(prev, rec *tokenRecord) error {
 }
 
 func (t *txn) relist(rec *tokenRecord, delta int64) error {
-	ks, err := t.tenantKeys(rec.TenantID, false)
+	ks, err := t.TenantKeys(rec.TenantID, false)
 	if err != nil {
 		return err
 	}
 	shape, pos := t.shapeOf(ks, rec), recPosition(rec)
 	for _, idx := range shape.indexes {
 		if delta > 0 {
-			err = t.putIndex(idx.Key(pos))
+			err = t.PutIndex(idx.Key(pos))
 		} else {
-			err = t.delete(idx.Key(pos))
+			err = t.Delete(idx.Key(pos))
 		}
 		if err != nil {
 			return err
 		}
 	}
 	for _, k := range shape.counts {
-		t.addCount(k, delta)
+		t.AddCount(k, delta)
 	}
 	return nil
-}
-
-// countRecord is a kept count, sealed at its count key.
-type countRecord struct {
-	N int64 `json:"n"`
-}
-
-// countDelta is a change to one count, applied when the transaction
-// commits (flushCounts).
-type countDelta struct {
-	key barrier.Key
-	d   int64
-}
-
-// addCount changes the count at k by d when t commits. Counts are read
-// and written once per transaction, at its end, so that a batch of many
-// tokens writes each count once, and an optimistic first run reads no
-// count (it would conflict with every concurrent create).
-func (t *txn) addCount(k barrier.Key, d int64) {
-	if t.counts == nil {
-		t.counts = map[string]*countDelta{}
-	}
-	if c := t.counts[k.String()]; c != nil {
-		c.d += d
-		return
-	}
-	t.counts[k.String()] = &countDelta{key: k, d: d}
-}
-
-// flushCounts applies t's count changes to the store, in the transaction
-// that commits them (update, updateOptimistic). It keeps them: a store
-// that runs the transaction function again runs it on a fresh transaction.
-func (t *txn) flushCounts() error {
-	for _, s := range slices.Sorted(maps.Keys(t.counts)) {
-		c := t.counts[s]
-		if c.d == 0 {
-			continue
-		}
-		var rec countRecord
-		if _, err := t.getRecord(c.key, &rec); err != nil {
-			return err
-		}
-		// A count at zero is kept: deleting a token leaves nothing
-		// behind but its audit line and counts.
-		rec.N = max(rec.N+c.d, 0)
-		if err := t.putRecord(c.key, &rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readCount reads a kept count.
-func (t *txn) readCount(k barrier.Key) (int, error) {
-	var rec countRecord
-	_, err := t.getRecord(k, &rec)
-	return int(rec.N), err
 }
 
 // reachesAll reports whether p's perm reaches every token, whatever its
@@ -346,12 +289,12 @@ func (q tokenQuery) walkable() bool {
 // listIndexes chooses the index a walk of q reads (the three types'
 // for every token), and its kept count when that count is q's exact
 // total.
-func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []barrier.Prefix, total int, exact bool, err error) {
+func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []barrier.Prefix, total int, exact bool, err error) {
 	anc, deepExact, byContainer := listAncestor(q.container)
 	switch {
 	case !byContainer && q.typ == "":
 		for _, typ := range tokenTypes {
-			n, err := t.readCount(barrier.Tenant(tid).TokenTypeCount(typ))
+			n, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(typ))
 			if err != nil {
 				return nil, 0, false, err
 			}
@@ -359,15 +302,15 @@ func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []barrier.
 		}
 		return idxs, total, true, nil
 	case !byContainer:
-		n, err := t.readCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
+		n, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
 		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, n, true, err
 	}
 	mac := containerMAC(ks, anc)
-	nc, err := t.readCount(barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
+	nc, err := t.ReadCount(barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
 	if err != nil || q.typ == "" {
 		return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, deepExact, err
 	}
-	nt, err := t.readCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
+	nt, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
 	if nt < nc {
 		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, nt, false, err
 	}
@@ -379,7 +322,7 @@ func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []barrier.
 // them, at the cost described at the top of this file.
 func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
 	tid := p.tenantID
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}
@@ -506,15 +449,15 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Tok
 
 // sealCursor seals a position the caller may not read (that of a token
 // it was not shown) into a cursor position only this tenant's keys open.
-func sealCursor(ks *keySet, tid, pos string) string {
-	ct := ks.ring.Seal([]byte(barrier.Tenant(tid).CursorSeal().String()), []byte(pos))
+func sealCursor(ks *barrier.Keys, tid, pos string) string {
+	ct := ks.Ring().Seal([]byte(barrier.Tenant(tid).CursorSeal().String()), []byte(pos))
 	return sealedCursorPrefix + base64.RawURLEncoding.EncodeToString(ct)
 }
 
 // openCursor returns the position a decoded cursor names: itself, or
 // what a sealed one holds. A sealed cursor that does not open (another
 // tenant's, or altered) is Invalid, naming start.
-func openCursor(ks *keySet, tid, pos string) (string, error) {
+func openCursor(ks *barrier.Keys, tid, pos string) (string, error) {
 	rest, sealed := strings.CutPrefix(pos, sealedCursorPrefix)
 	if !sealed {
 		return pos, nil
@@ -524,7 +467,7 @@ func openCursor(ks *keySet, tid, pos string) (string, error) {
 	if err != nil {
 		return "", bad
 	}
-	pt, err := ks.ring.Open([]byte(barrier.Tenant(tid).CursorSeal().String()), ct)
+	pt, err := ks.Ring().Open([]byte(barrier.Tenant(tid).CursorSeal().String()), ct)
 	if err != nil || len(pt) == 0 {
 		return "", bad
 	}

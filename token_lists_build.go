@@ -39,7 +39,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 		if _, err := t.getRecord(barrier.SysLists, &st); err != nil || st.Done {
 			return err
 		}
-		return t.scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
+		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
 			tenants = true
 			return nil
 		})
@@ -76,7 +76,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 // records its progress in st and the store.
 func (t *txn) buildTokenListsOnce(st *listBuild) error {
 	var tenants []string
-	err := t.scanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+	err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 		if tid >= st.Tenant {
 			tenants = append(tenants, tid)
 		}
@@ -101,15 +101,15 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 			}
 		}
 		prefix := barrier.Tenant(tid).Records(kindToken)
-		kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), listBuildBatch-visited)
+		kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), listBuildBatch-visited)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			visited++
-			st.After = kv.key.String()
+			st.After = kv.Key.String()
 			var rec tokenRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return err
 			}
 			if err := t.listToken(&rec); err != nil {
@@ -130,14 +130,14 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 func (t *txn) buildRecordCounts(tid string) error {
 	for _, kind := range barrier.CountedKinds {
 		n := int64(0)
-		err := t.scanKeys(barrier.Tenant(tid).Records(kind), func(barrier.Key, string) error {
+		err := t.ScanKeys(barrier.Tenant(tid).Records(kind), func(barrier.Key, string) error {
 			n++
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if err := t.putRecord(barrier.Tenant(tid).Count(kind), &countRecord{N: n}); err != nil {
+		if err := t.PutCount(barrier.Tenant(tid).Count(kind), n); err != nil {
 			return err
 		}
 	}

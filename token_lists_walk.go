@@ -40,7 +40,7 @@ func (w *listWalk) fill(x *walkedIndex, limit int) error {
 	}
 	n = max(n, 1)
 	got := 0
-	err := w.t.scan(x.prefix, x.after, n, func(_ barrier.Key, pos string) error {
+	err := w.t.Scan(x.prefix, x.after, n, func(_ barrier.Key, pos string) error {
 		x.buf = append(x.buf, pos)
 		got++
 		return nil

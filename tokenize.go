@@ -332,7 +332,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
 		return nil, errForbidden(PermTokenCreate)
 	}
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +383,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 // applyTo sets everything of rec that the request decides: data, mask,
 // placement, metadata, expressions, fingerprint, when a card's cvc was
 // written, and the index and schedule entries that follow from them.
-func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time, fpInStore bool) {
+func (pt *preparedToken) applyTo(rec *tokenRecord, ks *barrier.Keys, now time.Time, fpInStore bool) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
 	rec.Fingerprint = pt.fingerprint(ks)
@@ -407,7 +407,7 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time, fp
 // fpInStore: a shared store; see fpindex.go), search index values and
 // metadata (all as keyed MACs, never plaintext), its expiry, and the
 // removal of a card's cvc.
-func tokenIndexes(ks *keySet, rec *tokenRecord, search []string, fpInStore bool) []string {
+func tokenIndexes(ks *barrier.Keys, rec *tokenRecord, search []string, fpInStore bool) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
 	if rec.Fingerprint != "" && fpInStore {
@@ -432,7 +432,7 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string, fpInStore bool)
 // fingerprint is the fingerprint of the token's fingerprint value under ks,
 // "" when it has none. It is computed once per key set: creating a token
 // needs it for the duplicate lookup and for the record.
-func (pt *preparedToken) fingerprint(ks *keySet) string {
+func (pt *preparedToken) fingerprint(ks *barrier.Keys) string {
 	if pt.fpValue == "" {
 		return ""
 	}
@@ -444,20 +444,20 @@ func (pt *preparedToken) fingerprint(ks *keySet) string {
 
 // fingerprintOf is the fingerprint of a value: a keyed MAC, so equal values
 // match within a tenant and nothing about the value can be learnt from it.
-func fingerprintOf(ks *keySet, value string) string {
-	return hex.EncodeToString(ks.mac([]byte("fingerprint\x00"), []byte(value)))
+func fingerprintOf(ks *barrier.Keys, value string) string {
+	return hex.EncodeToString(ks.MAC([]byte("fingerprint\x00"), []byte(value)))
 }
 
 // kindToken is the record kind of every token type.
 const kindToken = "token"
 
-func searchIndex(ks *keySet, tid, value string) barrier.Prefix {
-	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))))
+func searchIndex(ks *barrier.Keys, tid, value string) barrier.Prefix {
+	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.MAC([]byte("search\x00"), []byte(value))))
 }
 
 // metadataIndex indexes a metadata entry; values match case-insensitively.
-func metadataIndex(ks *keySet, tid, key, value string) barrier.Prefix {
-	m := ks.mac([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
+func metadataIndex(ks *barrier.Keys, tid, key, value string) barrier.Prefix {
+	m := ks.MAC([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
 	return barrier.Tenant(tid).MetadataIndex(hex.EncodeToString(m))
 }
 
@@ -482,7 +482,7 @@ func (t *txn) writeToken(prev, rec *tokenRecord) error {
 	}
 	t.indexFingerprint(rec)
 	for _, k := range rec.Indexes {
-		if err := t.putIndex(barrier.IndexEntry(k)); err != nil {
+		if err := t.PutIndex(barrier.IndexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -520,7 +520,7 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenR
 // indexedIDs lists the ids under an index prefix.
 func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
 	var ids []string
-	err := t.scanKeys(prefix, func(_ barrier.Key, id string) error {
+	err := t.ScanKeys(prefix, func(_ barrier.Key, id string) error {
 		ids = append(ids, id)
 		return nil
 	})

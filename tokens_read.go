@@ -246,7 +246,7 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 // deleteToken removes a token, its index entries, its list index entries
 // and count, and its schedule, and logs it.
 func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
-	if err := t.delete(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)); err != nil {
+	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)); err != nil {
 		return err
 	}
 	if err := t.unlistToken(rec); err != nil {
@@ -254,7 +254,7 @@ func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 	}
 	t.unindexFingerprint(rec)
 	for _, k := range rec.Indexes {
-		if err := t.delete(barrier.IndexEntry(k)); err != nil {
+		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -385,7 +385,7 @@ type tokenQuery struct {
 // (pageTokens), never a scan: here it is an internal error.
 func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
 	tid := p.tenantID
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}

@@ -108,12 +108,12 @@ func (v *Vault) UpdateToken(ctx context.Context, key, id string, patch json.RawM
 		if readsStoredData(fields, req) && moved != TransformReveal {
 			return errExpressionsOverStoredData
 		}
-		ks, err := t.tenantKeys(p.tenantID, false)
+		ks, err := t.TenantKeys(p.tenantID, false)
 		if err != nil {
 			return err
 		}
 		for _, k := range rec.Indexes {
-			if err := t.delete(barrier.IndexEntry(k)); err != nil {
+			if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 				return err
 			}
 		}
