@@ -7,11 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"log/slog"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -280,84 +276,20 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 	return nil
 }
 
-// TestKeysCarryTenantAndAuth: the constructors give each key the keyring
-// that seals it and whether writing it voids the auth cache, as the string
-// parsing they replace (tenantOf, touchesAuth) did.
-func TestKeysCarryTenantAndAuth(t *testing.T) {
-	const tid = "01b8e094-9888-71b6-bf33-62de66008101"
-	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	mac := []byte{0xab, 0xcd}
-	for _, tc := range []struct {
-		key    barrier.Key
-		s      string
-		tenant string
-		auth   bool
-	}{
-		{barrier.Tenant(tid).Record(EntityApplication, "a"), "tenant/" + tid + "/application/a", tid, true},
-		{barrier.Tenant(tid).Record(EntitySession, "s"), "tenant/" + tid + "/session/s", tid, true},
-		{barrier.Tenant(tid).Record(kindToken, "t"), "tenant/" + tid + "/token/t", tid, false},
-		{barrier.Tenant(tid).Record(EntityTenant, tid), "tenant/" + tid + "/tenant/" + tid, tid, false},
-		{barrier.Tenant(tid).Logs().Key("x/y"), "tenant/" + tid + "/log/x/y", tid, false},
-		{barrier.Tenant(tid).Index("fp").Key("f/t"), "tenant/" + tid + "/idx/fp/f/t", tid, false},
-		{barrier.Tenant(tid).PendingSession("a", at, "s"), "tenant/" + tid + "/idx/pending-session/a/" + barrier.TimeKey(at) + "/s", tid, false},
-		{barrier.Tenant(tid).All().Key("session/s"), "tenant/" + tid + "/session/s", tid, true},
-		{barrier.Tenant(tid).Keyring(), "tenant/" + tid + "/keyring", "", false},
-		{barrier.APIKeyLookup(mac), "sys/apikey/abcd", "", true},
-		{barrier.NonceLookup(mac), "sys/nonce/abcd", "", false},
-		{barrier.InviteLookup(mac), "sys/invite/abcd", "", false},
-		{barrier.ProxyLookup(mac), "sys/proxy/abcd", "", false},
-		{barrier.OfficialFormula("f"), "sys/formula/f", "", false},
-		{barrier.Tenant(tid).Expiry(at, EntitySession, "s"), "sys/expiry/" + barrier.TimeKey(at) + "/" + tid + "/session/s", "", false},
-		{barrier.Tenant(tid).CVCDue(at, "t"), "sys/cvc/" + barrier.TimeKey(at) + "/" + tid + "/t", "", false},
-		{barrier.Tenant(tid).Registry(), "sys/tenant/" + tid, "", false},
-		{barrier.Tenant(tid).Reseal(), "sys/reseal/" + tid, "", false},
-		{barrier.Tenant(tid).Deleting(), "sys/deleting/" + tid, "", false},
-		{barrier.SysKeyring, "sys/keyring", "", false},
-		{barrier.SysCVCScan, "sys/cvcscan", "", false},
-		{barrier.SysLists, "sys/lists", "", false},
-		{barrier.SysTenantCount, "sys/count/tenants", "", false},
-		{barrier.Tenant(tid).TokenTypeList("card").Key("p"), "tenant/" + tid + "/idx/tl-t/card/p", tid, false},
-		{barrier.Tenant(tid).TokenContainerList("ab").Key("p"), "tenant/" + tid + "/idx/tl-c/abp", tid, false},
-		{barrier.Tenant(tid).TokenTypeCount("card"), "tenant/" + tid + "/count/tok-t/card", tid, false},
-		{barrier.Tenant(tid).TokenContainerCount("ab"), "tenant/" + tid + "/count/tok-c/ab", tid, false},
+// TestBarrierKindsAreEntities: the record kinds the barrier's key space
+// treats apart (internal/barrier: which authenticate, which are counted)
+// are the Vault's entity names.
+func TestBarrierKindsAreEntities(t *testing.T) {
+	for _, c := range []struct{ barrier, entity string }{
+		{barrier.KindApplication, EntityApplication},
+		{barrier.KindSession, EntitySession},
+		{barrier.KindReactor, EntityReactor},
+		{barrier.KindProxy, EntityProxy},
+		{barrier.KindTenantMember, EntityTenantMember},
+		{barrier.KindTenantInvitation, EntityTenantInvitation},
 	} {
-		if tc.key.String() != tc.s || tc.key.Tenant() != tc.tenant || tc.key.Auth() != tc.auth {
-			t.Errorf("key %q (tenant %q, auth %v), want %q (tenant %q, auth %v)",
-				tc.key.String(), tc.key.Tenant(), tc.key.Auth(), tc.s, tc.tenant, tc.auth)
+		if c.barrier != c.entity {
+			t.Errorf("barrier kind %q, entity %q", c.barrier, c.entity)
 		}
-	}
-}
-
-// TestOnlyTxnTouchesTheStore keeps the barrier closed by construction: no
-// file of the package but txn.go reaches a txn's store.Tx (optimistic.go
-// hands one to it, beneath it), and no file but keyspace.go builds a key
-// without a constructor.
-func TestOnlyTxnTouchesTheStore(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
-				if n.Sel.Name == "tx" && name != "txn.go" && name != "optimistic.go" {
-					t.Errorf("%s: reaches a txn's store transaction; go through a txn method (txn.go)", fset.Position(n.Pos()))
-				}
-			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && (id.Name == "barrier.Key" || id.Name == "barrier.Prefix") && name != "keyspace.go" {
-					t.Errorf("%s: builds a %s by hand; use a constructor (keyspace.go)", fset.Position(n.Pos()), id.Name)
-				}
-			}
-			return true
-		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 // bbolt, deciding, encoding, sealing and putting one token held the single
 // writer for about as long as the commit's fsync. An optimistic update runs
 // the function first in a read-only transaction, which runs beside the
-// writer and beside other readers, with its writes kept aside (snapshotTx)
+// writer and beside other readers, with its writes kept aside (barrier.ViewSnapshot)
 // and every read remembered (barrier.ViewSnapshot). Then a short write transaction checks that
 // every read would still answer the same and, if so, only puts what the
 // function wrote; if anything changed in between, the function runs again

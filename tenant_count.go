@@ -11,7 +11,7 @@ import (
 // registry (sys/tenant/<tid>): the count at sysTenantCountKey is changed by
 // the commit that registers a tenant (CreateTenant, +1) and by the one that
 // takes it out of the registry (markDeleting, -1), through the
-// transaction's kept counts (flushCounts, token_lists.go). A store written
+// transaction's kept counts (barrier.Tx.FlushCounts). A store written
 // before the count existed gets it once, at Open (countTenants). Every
 // Vault sharing a store (PostgreSQL) must be of a version that keeps it,
 // as for the token list counts (token_lists_build.go).

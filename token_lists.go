@@ -15,7 +15,7 @@ import (
 
 // Token lists that cost what they return.
 //
-// Every token has entries in ordered list indexes (keyspace.go): tl-t
+// Every token has entries in ordered list indexes (internal/barrier): tl-t
 // the tokens of one type by their position (creation time, then id,
 // packed: packPosition), and tl-c the tokens in a container or below it,
 // for the token's containers and their ancestors down to listDepth

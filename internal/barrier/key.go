@@ -93,10 +93,3 @@ func UnixNanos(t time.Time) int64 {
 	}
 	return t.UnixNano()
 }
-
-// Auth reports whether writing or deleting k can change what a key
-// authenticates as.
-func (k Key) Auth() bool { return k.auth }
-
-// Counted is the kind of record k counts, or "".
-func (k Key) Counted() string { return k.counted }
