@@ -3,12 +3,13 @@ package tokenvault
 import (
 	"context"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Application holds an API key and what the key may do.

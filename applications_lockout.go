@@ -1,8 +1,9 @@
 package tokenvault
 
 import (
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // A tenant is managed only through its management applications: the host

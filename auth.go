@@ -3,9 +3,10 @@ package tokenvault
 import (
 	"context"
 	"crypto/subtle"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Actor types recorded in logs and in created_by/modified_by.

@@ -3,8 +3,9 @@ package tokenvault
 import (
 	"context"
 	"encoding/json"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // StoredToken returns, for tests, the data and index entries of a token's

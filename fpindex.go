@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"sync"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The fingerprint index in memory.

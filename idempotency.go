@@ -8,8 +8,9 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Idempotency. A caller that cannot tell whether a creating request took

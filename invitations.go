@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"net/mail"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Invitation statuses.

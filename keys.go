@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // keyWrapping is the barrier's view of the Vault's key wrappers: the

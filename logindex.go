@@ -3,12 +3,12 @@ package tokenvault
 import (
 	"context"
 	"errors"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/store"
 )

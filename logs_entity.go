@@ -2,10 +2,10 @@ package tokenvault
 
 import (
 	"encoding/binary"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 

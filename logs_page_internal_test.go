@@ -2,12 +2,12 @@ package tokenvault
 
 import (
 	"context"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/store"
 )

@@ -3,8 +3,8 @@ package tokenvault
 import (
 	"context"
 	"errors"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 

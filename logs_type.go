@@ -2,11 +2,12 @@ package tokenvault
 
 import (
 	"encoding/binary"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The lines of one entity type (ListLogs with entity_type alone).

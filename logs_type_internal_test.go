@@ -3,10 +3,11 @@ package tokenvault
 import (
 	"context"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // TestTypePageWalksToTheTypesLines: typePage, which walks the log for the

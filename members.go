@@ -2,9 +2,10 @@ package tokenvault
 
 import (
 	"context"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // ListMembersRequest filters and pages ListMembers.

@@ -5,11 +5,12 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"net/url"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Proxy forwards requests to a destination, detokenizing {{ <token_id> }}

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"path"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Reactor is a configured formula (or code of its own) that a key holding

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The stored form of an application (applicationRecord), at

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"math"
 	"os"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 const fixApp = "0190f5a2-9000-7000-8000-000000000005"

@@ -3,9 +3,10 @@ package tokenvault
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"math"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // logRecord is an audit log line as stored, at

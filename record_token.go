@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The stored form of a token (tokenRecord), at tenant/<tid>/token/<id>.

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Stored records with an encoding of their own.

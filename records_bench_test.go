@@ -2,9 +2,10 @@ package tokenvault
 
 import (
 	"encoding/json"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The benchmarks behind the choice of the binary record format

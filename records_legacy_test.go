@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"log/slog"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"

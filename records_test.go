@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Golden records. TOKENVAULT_UPDATE_RECORDS=1 writes the fixtures of the

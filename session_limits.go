@@ -2,8 +2,9 @@ package tokenvault
 
 import (
 	"encoding/hex"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Sessions waiting for authorization.

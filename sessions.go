@@ -3,10 +3,11 @@ package tokenvault
 import (
 	"context"
 	"crypto/subtle"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Session lifetimes.

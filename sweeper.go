@@ -2,10 +2,10 @@ package tokenvault
 
 import (
 	"context"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 

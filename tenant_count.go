@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 

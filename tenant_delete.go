@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Deleting a tenant removes every key of it from the store: everything

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )

@@ -3,11 +3,12 @@ package tokenvault
 import (
 	"context"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Tenant is an isolated customer of the Vault: every other resource belongs

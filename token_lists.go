@@ -4,13 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Token lists that cost what they return.

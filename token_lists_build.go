@@ -2,9 +2,10 @@ package tokenvault
 
 import (
 	"context"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // listBuild is the progress of buildTokenLists, stored (sealed with the

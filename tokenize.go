@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Tokenize replaces the sensitive values of body with tokens and returns the

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // loadToken reads a token, without a cvc past its retention (see cvc.go).

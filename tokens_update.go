@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"maps"
 	"reflect"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // UpdateToken applies patch, an RFC 7386 JSON merge patch, to a token:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
