@@ -64,7 +64,7 @@ const (
 )
 
 func (r *applicationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if key.Tenant() != r.TenantID || !hasParts(key.String(), "tenant/", r.TenantID, "/"+EntityApplication+"/", r.ID) { // recordKey
+	if !barrier.Tenant(r.TenantID).IsRecord(key, EntityApplication, r.ID) {
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if err := checkRecordTimes("application", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt); err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -82,7 +81,7 @@ const (
 )
 
 func (r *tokenRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if key.Tenant() != r.TenantID || !hasParts(key.String(), "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
+	if !barrier.Tenant(r.TenantID).IsRecord(key, kindToken, r.ID) {
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
@@ -163,26 +162,21 @@ func (r *tokenRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 
 // appendIndex appends one index entry of the record, as short as it goes.
 func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
-	tid, id := r.TenantID, r.ID
-	// fingerprintIndex(tid, fp) + id
-	if r.Fingerprint != "" && hasParts(k, "tenant/", tid, "/idx/fp/", r.Fingerprint, "/", id) {
+	tk, id := barrier.Tenant(r.TenantID), r.ID
+	if r.Fingerprint != "" && tk.IsFingerprintEntry(k, r.Fingerprint, id) {
 		return appendUvarint(b, idxFingerprint)
 	}
-	// expiryKey(at, tid, kindToken, id), cvcKey(at, tid, id)
-	if r.ExpiresAt != nil && strings.HasPrefix(k, barrier.ExpirySchedule.String()) && hasParts(k, barrier.ExpirySchedule.String(), barrier.TimeKey(*r.ExpiresAt), "/", tid, "/"+kindToken+"/", id) {
+	if r.ExpiresAt != nil && tk.IsExpiry(k, *r.ExpiresAt, kindToken, id) {
 		return appendUvarint(b, idxExpiry)
 	}
-	if r.CVCAt != nil && strings.HasPrefix(k, barrier.CVCSchedule.String()) && hasParts(k, barrier.CVCSchedule.String(), barrier.TimeKey(*r.CVCAt), "/", tid, "/", id) {
+	if r.CVCAt != nil && tk.IsCVCDue(k, *r.CVCAt, id) {
 		return appendUvarint(b, idxCVC)
 	}
 	// tenant/<tid>/idx/<name>/<hex>/<id>
-	if len(k) > len(tid)+len(id)+13 && hasParts(k[:len(tid)+12], "tenant/", tid, "/idx/") && hasParts(k[len(k)-len(id)-1:], "/", id) {
-		rest := k[len(tid)+12 : len(k)-len(id)-1]
-		if name, value, ok := strings.Cut(rest, "/"); ok && name != "" {
-			nb := appendStr(appendUvarint(b, idxTenantHex), name)
-			if out, ok := appendHex(nb, value); ok {
-				return out
-			}
+	if name, value, ok := tk.IndexEntryOf(k, id); ok {
+		nb := appendStr(appendUvarint(b, idxTenantHex), name)
+		if out, ok := appendHex(nb, value); ok {
+			return out
 		}
 	}
 	return appendStr(appendUvarint(b, idxRaw), k)
@@ -274,7 +268,7 @@ func (r *tokenRecord) readIndex(d *recordReader) string {
 		}
 	case idxTenantHex:
 		name := d.str()
-		return "tenant/" + tid + "/idx/" + name + "/" + d.hexStr() + "/" + id // indexPrefix
+		return barrier.Tenant(tid).Index(name).Key(d.hexStr() + "/" + id).String()
 	}
 	d.fail("bad index entry")
 	return ""

@@ -386,18 +386,6 @@ func encodeRecord(v recordCodec, key barrier.Key) (b []byte, release func(), err
 	return b, release, nil
 }
 
-// hasParts reports whether s is the concatenation of parts, without
-// building it.
-func hasParts(s string, parts ...string) bool {
-	for _, p := range parts {
-		if len(s) < len(p) || s[:len(p)] != p {
-			return false
-		}
-		s = s[len(p):]
-	}
-	return s == ""
-}
-
 // keyID returns the last segment of a store key: the id of the record.
 func keyID(key string) string {
 	for i := len(key) - 1; i >= 0; i-- {
