@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Application holds an API key and what the key may do.
@@ -192,7 +194,7 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 		return err
 	}
 	if rec.ExpiresAt != nil {
-		if err := t.putIndex(expiryKey(*rec.ExpiresAt, rec.TenantID, EntityApplication, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
 			return err
 		}
 	}
@@ -203,16 +205,16 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 // which stops working with this transaction, and writes rec.
 func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
 	if rec.KeyHash != nil {
-		if err := t.delete(apiKeyLookupKey(rec.KeyHash)); err != nil {
+		if err := t.Delete(barrier.APIKeyLookup(rec.KeyHash)); err != nil {
 			return err
 		}
 	}
-	rec.KeyHash = t.v.sys.mac([]byte(apiKey))
+	rec.KeyHash = t.v.sys.MAC([]byte(apiKey))
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
-	if err := t.putRecord(apiKeyLookupKey(rec.KeyHash), &ref); err != nil {
+	if err := t.putRecord(barrier.APIKeyLookup(rec.KeyHash), &ref); err != nil {
 		return err
 	}
-	return t.putRecord(recordKey(rec.TenantID, EntityApplication, rec.ID), rec)
+	return t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID), rec)
 }
 
 // loadApplication returns the application, or nil if it does not exist or
@@ -222,7 +224,7 @@ func (t *txn) loadApplication(tid, id string) (*applicationRecord, error) {
 		return nil, nil
 	}
 	var rec applicationRecord
-	ok, err := t.getRecord(recordKey(tid, EntityApplication, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityApplication, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -329,12 +331,12 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv storedValue) (*Application, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+		out, err = pageRecords(t, p.tenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
 			var rec applicationRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil || rec.expired(t.now) {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil || rec.expired(t.now) {
 				return nil, err
 			}
 			return rec.api(), nil
@@ -385,7 +387,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityApplication, id), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityApplication, id), rec); err != nil {
 			return err
 		}
 		out = rec.api()
@@ -458,16 +460,16 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 }
 
 func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) error {
-	for _, k := range []storeKey{
-		recordKey(rec.TenantID, EntityApplication, rec.ID),
-		apiKeyLookupKey(rec.KeyHash),
+	for _, k := range []barrier.Key{
+		barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID),
+		barrier.APIKeyLookup(rec.KeyHash),
 	} {
-		if err := t.delete(k); err != nil {
+		if err := t.Delete(k); err != nil {
 			return err
 		}
 	}
 	if rec.ExpiresAt != nil {
-		if err := t.delete(expiryKey(*rec.ExpiresAt, rec.TenantID, EntityApplication, rec.ID)); err != nil {
+		if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
 			return err
 		}
 	}

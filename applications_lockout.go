@@ -1,6 +1,10 @@
 package tokenvault
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // A tenant is managed only through its management applications: the host
 // program creates the first one, holding every management permission,
@@ -18,16 +22,16 @@ var errLastManager = errorf(Conflict, "this is the tenant's last management appl
 // is replaced by changed (nil: deleted), the tenant still has a full
 // manager.
 func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
-	prefix := recordPrefix(tid, EntityApplication)
-	raws, err := t.scanValues(prefix)
+	prefix := barrier.Tenant(tid).Records(EntityApplication)
+	raws, err := t.ScanValues(prefix)
 	if err != nil {
 		return err
 	}
 	for _, kv := range raws {
 		rec := changed
-		if kv.rest != id {
+		if kv.Rest != id {
 			rec = new(applicationRecord)
-			if err := t.openRecord(kv.key, kv.raw, rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, rec); err != nil {
 				return err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/backoff"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // AuditSchema names the version of AuditEvent's JSON form. A change that
@@ -111,7 +112,7 @@ var sinkNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
 type auditExporter struct {
 	sink   AuditSink
 	name   string
-	prefix keyPrefix
+	prefix barrier.Prefix
 	// wake is signalled when a transaction that wrote audit lines
 	// commits.
 	wake chan struct{}
@@ -170,38 +171,38 @@ func newAuditExporters(sinks []AuditSink) ([]*auditExporter, error) {
 			return nil, fmt.Errorf("tokenvault: two audit sinks are named %q", name)
 		}
 		seen[name] = true
-		out = append(out, &auditExporter{sink: s, name: name, prefix: auditQueues.sub(name + "/"), wake: make(chan struct{}, 1)})
+		out = append(out, &auditExporter{sink: s, name: name, prefix: barrier.AuditQueues.Sub(name + "/"), wake: make(chan struct{}, 1)})
 	}
 	return out, nil
-}
-
-// auditQueueKey is the queue entry of sink for tenant tid's log line
-// stored at log/<suffix> (suffix is <nanos>/<id>). Empty value; no secret
-// in the key.
-func auditQueueKey(sink, tid, suffix string) storeKey {
-	nanos, id, _ := strings.Cut(suffix, "/")
-	return auditQueues.key(sink + "/" + nanos + "/" + tid + "/" + id)
 }
 
 // queueForExport writes, in the caller's transaction, an export queue
 // entry of every sink for the line just written at log/<suffix>.
 func (t *txn) queueForExport(tid, suffix string) error {
 	for _, e := range t.v.exporters {
-		if err := t.appendIndex(auditQueueKey(e.name, tid, suffix)); err != nil {
+		if err := t.AppendIndex(barrier.Tenant(tid).AuditQueueEntry(e.name, suffix)); err != nil {
 			return err
 		}
 	}
 	if len(t.v.exporters) > 0 {
-		t.logged++
+		*auditLogged.of(t)++
 	}
 	return nil
 }
+
+// auditLogged counts the audit lines a transaction queued for export,
+// reported to the exporters once it commits.
+var auditLogged = &txnLocal[int]{finish: func(t *txn, n *int, committed bool) {
+	if committed {
+		t.v.auditCommitted(*n, t.now)
+	}
+}}
 
 // exportPending reports whether a sink has yet to receive tenant tid's
 // line at log/<suffix>: retention keeps such lines.
 func (t *txn) exportPending(tid, suffix string) (bool, error) {
 	for _, e := range t.v.exporters {
-		queued, err := t.has(auditQueueKey(e.name, tid, suffix))
+		queued, err := t.Has(barrier.Tenant(tid).AuditQueueEntry(e.name, suffix))
 		if err != nil || queued {
 			return queued, err
 		}
@@ -213,7 +214,7 @@ func (t *txn) exportPending(tid, suffix string) (bool, error) {
 func (v *Vault) auditCommitted(n int, at time.Time) {
 	for _, e := range v.exporters {
 		e.count(n)
-		e.oldest.CompareAndSwap(0, unixNanos(at))
+		e.oldest.CompareAndSwap(0, barrier.UnixNanos(at))
 		select {
 		case e.wake <- struct{}{}:
 		default:
@@ -294,7 +295,7 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 	since := e.committedCounts()
 	err := v.view(ctx, func(t *txn) error {
 		n = 0
-		return t.scanKeys(e.prefix, func(storeKey, string) error {
+		return t.ScanKeys(e.prefix, func(barrier.Key, string) error {
 			n++
 			return nil
 		})
@@ -307,7 +308,7 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 // exportOnce delivers up to auditBatch lines of e's queue and removes
 // their entries. more reports that the queue held more.
 func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, err error) {
-	var keys []storeKey
+	var keys []barrier.Key
 	var rests []string
 	var events []AuditEvent
 	since := e.committedCounts()
@@ -316,7 +317,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	}
 	err = v.view(ctx, func(t *txn) error {
 		keys, rests, events, more = keys[:0], rests[:0], events[:0], false
-		err := t.scan(e.prefix, "", auditBatch+1, func(k storeKey, rest string) error {
+		err := t.Scan(e.prefix, "", auditBatch+1, func(k barrier.Key, rest string) error {
 			keys, rests = append(keys, k), append(rests, rest)
 			return nil
 		})
@@ -371,7 +372,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	}
 	err = v.update(ctx, func(t *txn) error {
 		for _, k := range keys {
-			if err := t.delete(k); err != nil {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
@@ -387,7 +388,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 		e.oldest.Store(0)
 		if e.pending.Load() > 0 {
 			// Lines committed meanwhile: the next read dates them.
-			e.oldest.CompareAndSwap(0, unixNanos(v.now()))
+			e.oldest.CompareAndSwap(0, barrier.UnixNanos(v.now()))
 		}
 	}
 	return more, nil
@@ -398,7 +399,7 @@ func (v *Vault) auditStats() []AuditExportStats {
 	if len(v.exporters) == 0 {
 		return nil
 	}
-	now := unixNanos(v.now())
+	now := barrier.UnixNanos(v.now())
 	out := make([]AuditExportStats, 0, len(v.exporters))
 	for _, e := range v.exporters {
 		s := AuditExportStats{Sink: e.name, Pending: int(e.pending.Load())}

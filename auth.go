@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Actor types recorded in logs and in created_by/modified_by.
@@ -101,7 +103,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 	if key == "" || len(key) > maxKeyLength {
 		return nil, t.authFailed(errUnauthenticated)
 	}
-	mac := t.v.sys.mac([]byte(key))
+	mac := t.v.sys.MAC([]byte(key))
 	serveGen, keepGen, cached, err := t.authCacheGens()
 	if err != nil {
 		return nil, err
@@ -134,7 +136,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 // the key stops working (zero: never).
 func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	var ref keyRef
-	ok, err := t.getRecord(apiKeyLookupKey(mac), &ref)
+	ok, err := t.getRecord(barrier.APIKeyLookup(mac), &ref)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -19,8 +19,8 @@ import (
 // that sees the same generation, so no entry outlives a change to what it
 // was read from. Every transaction that writes an API key lookup, an
 // application or a session (or marks a tenant deleted) sets
-// txn.authChanged: their key constructors mark them (storeKey.auth,
-// keyspace.go), so no key is parsed to tell. The generation is kept in one of two ways:
+// its barrier.Tx as auth-changed: their key constructors mark them
+// (internal/barrier), so no key is parsed to tell. The generation is kept in one of two ways:
 //
 //   - On a store that several processes share and that keeps a generation
 //     counter for them ([store.Generation], PostgreSQL), the counter is the
@@ -119,7 +119,7 @@ func (c *authCache) put(mac []byte, gen uint64, p *principal, expires time.Time)
 // t, and the one under which a principal t reads is kept; ok is false
 // when t may not use the cache.
 func (t *txn) authCacheGens() (serve, keep uint64, ok bool, err error) {
-	if gen, advanced, shared, err := t.sharedGeneration(); shared {
+	if gen, advanced, shared, err := t.SharedGeneration(); shared {
 		if err != nil || advanced {
 			return 0, 0, false, err
 		}
@@ -135,10 +135,10 @@ func (t *txn) authCacheGens() (serve, keep uint64, ok bool, err error) {
 // when t changed what a key authenticates as, on a store that keeps one:
 // the Vault calls it after a transaction's function has succeeded.
 func (t *txn) advanceAuthGeneration() error {
-	if !t.authChanged {
+	if !t.AuthChanged() {
 		return nil
 	}
-	return t.advanceSharedGeneration()
+	return t.AdvanceSharedGeneration()
 }
 
 // invalidate voids every entry.

@@ -2,13 +2,14 @@ package tokenvault
 
 import (
 	"context"
+	"errors"
 	"io"
 
-	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // ErrNoSnapshot is what Backup returns when the store cannot take a
-// snapshot (it does not implement [store.Snapshotter]: PostgreSQL, whose
+// snapshot (it does not implement [github.com/tokenvault/tokenvault/store.Snapshotter]: PostgreSQL, whose
 // backups are pg_dump's or pg_basebackup's). Its kind is Unprocessable.
 var ErrNoSnapshot = &Error{Kind: Unprocessable, Message: "this store cannot write a snapshot; back it up with its own tools (PostgreSQL: pg_dump or pg_basebackup)"}
 
@@ -29,11 +30,11 @@ var ErrNoSnapshot = &Error{Kind: Unprocessable, Message: "this store cannot writ
 // store or w fails (w then holds a partial copy: write to a temporary file
 // and keep it only when Backup returns nil).
 func (v *Vault) Backup(ctx context.Context, w io.Writer) error {
-	s, ok := v.store.(store.Snapshotter)
-	if !ok {
+	err := v.barrier.Backup(ctx, w)
+	if errors.Is(err, barrier.ErrNoSnapshot) {
 		return ErrNoSnapshot
 	}
-	if _, err := s.WriteSnapshot(ctx, w); err != nil {
+	if err != nil {
 		return v.result(err)
 	}
 	return nil

@@ -5,16 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"log/slog"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -147,9 +144,9 @@ func TestStoreIsSealed(t *testing.T) {
 	rings := map[string]*seal.Keyring{}
 	for k, raw := range stored {
 		if family, tid := familyOf(k); storedFamilies[family] == wrappedKeyring {
-			ks, err := v.unwrap(ctx, k, raw)
+			ks, err := v.barrier.UnwrapKeys(ctx, k, raw)
 			must("unwrap "+k, err)
-			rings[tid] = ks.ring
+			rings[tid] = ks.Ring()
 		}
 	}
 	seen := map[string]int{}
@@ -254,10 +251,10 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 			return err
 		}
 	case wrappedKeyring:
-		if _, err := v.unwrap(context.Background(), k, raw); err != nil {
+		if _, err := v.barrier.UnwrapKeys(context.Background(), k, raw); err != nil {
 			return errors.New("a keyring does not unwrap bound to its key")
 		}
-		if _, err := v.unwrap(context.Background(), k+"x", raw); err == nil {
+		if _, err := v.barrier.UnwrapKeys(context.Background(), k+"x", raw); err == nil {
 			return errors.New("a keyring unwraps bound to another key")
 		}
 	case sealedBySystem, sealedByTenant:
@@ -285,84 +282,20 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 	return nil
 }
 
-// TestKeysCarryTenantAndAuth: the constructors give each key the keyring
-// that seals it and whether writing it voids the auth cache, as the string
-// parsing they replace (tenantOf, touchesAuth) did.
-func TestKeysCarryTenantAndAuth(t *testing.T) {
-	const tid = "01b8e094-9888-71b6-bf33-62de66008101"
-	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	mac := []byte{0xab, 0xcd}
-	for _, tc := range []struct {
-		key    storeKey
-		s      string
-		tenant string
-		auth   bool
-	}{
-		{recordKey(tid, EntityApplication, "a"), "tenant/" + tid + "/application/a", tid, true},
-		{recordKey(tid, EntitySession, "s"), "tenant/" + tid + "/session/s", tid, true},
-		{recordKey(tid, kindToken, "t"), "tenant/" + tid + "/token/t", tid, false},
-		{recordKey(tid, EntityTenant, tid), "tenant/" + tid + "/tenant/" + tid, tid, false},
-		{logPrefix(tid).key("x/y"), "tenant/" + tid + "/log/x/y", tid, false},
-		{indexPrefix(tid, "fp").key("f/t"), "tenant/" + tid + "/idx/fp/f/t", tid, false},
-		{pendingSessionKey(tid, "a", at, "s"), "tenant/" + tid + "/idx/pending-session/a/" + timeKey(at) + "/s", tid, false},
-		{tenantPrefix(tid).key("session/s"), "tenant/" + tid + "/session/s", tid, true},
-		{tenantKeyringKey(tid), "tenant/" + tid + "/keyring", "", false},
-		{apiKeyLookupKey(mac), "sys/apikey/abcd", "", true},
-		{nonceLookupKey(mac), "sys/nonce/abcd", "", false},
-		{inviteLookupKey(mac), "sys/invite/abcd", "", false},
-		{proxyLookupKey(mac), "sys/proxy/abcd", "", false},
-		{officialFormulaKey("f"), "sys/formula/f", "", false},
-		{expiryKey(at, tid, EntitySession, "s"), "sys/expiry/" + timeKey(at) + "/" + tid + "/session/s", "", false},
-		{cvcKey(at, tid, "t"), "sys/cvc/" + timeKey(at) + "/" + tid + "/t", "", false},
-		{registryKey(tid), "sys/tenant/" + tid, "", false},
-		{resealKey(tid), "sys/reseal/" + tid, "", false},
-		{deletingKey(tid), "sys/deleting/" + tid, "", false},
-		{sysKeyringKey, "sys/keyring", "", false},
-		{sysCVCScanKey, "sys/cvcscan", "", false},
-		{sysListsKey, "sys/lists", "", false},
-		{sysTenantCountKey, "sys/count/tenants", "", false},
-		{tokenTypeList(tid, "card").key("p"), "tenant/" + tid + "/idx/tl-t/card/p", tid, false},
-		{tokenContainerList(tid, "ab").key("p"), "tenant/" + tid + "/idx/tl-c/abp", tid, false},
-		{tokenTypeCountKey(tid, "card"), "tenant/" + tid + "/count/tok-t/card", tid, false},
-		{tokenContainerCountKey(tid, "ab"), "tenant/" + tid + "/count/tok-c/ab", tid, false},
+// TestBarrierKindsAreEntities: the record kinds the barrier's key space
+// treats apart (internal/barrier: which authenticate, which are counted)
+// are the Vault's entity names.
+func TestBarrierKindsAreEntities(t *testing.T) {
+	for _, c := range []struct{ barrier, entity string }{
+		{barrier.KindApplication, EntityApplication},
+		{barrier.KindSession, EntitySession},
+		{barrier.KindReactor, EntityReactor},
+		{barrier.KindProxy, EntityProxy},
+		{barrier.KindTenantMember, EntityTenantMember},
+		{barrier.KindTenantInvitation, EntityTenantInvitation},
 	} {
-		if tc.key.s != tc.s || tc.key.tenant != tc.tenant || tc.key.auth != tc.auth {
-			t.Errorf("key %q (tenant %q, auth %v), want %q (tenant %q, auth %v)",
-				tc.key.s, tc.key.tenant, tc.key.auth, tc.s, tc.tenant, tc.auth)
+		if c.barrier != c.entity {
+			t.Errorf("barrier kind %q, entity %q", c.barrier, c.entity)
 		}
-	}
-}
-
-// TestOnlyTxnTouchesTheStore keeps the barrier closed by construction: no
-// file of the package but txn.go reaches a txn's store.Tx (optimistic.go
-// hands one to it, beneath it), and no file but keyspace.go builds a key
-// without a constructor.
-func TestOnlyTxnTouchesTheStore(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
-				if n.Sel.Name == "tx" && name != "txn.go" && name != "optimistic.go" {
-					t.Errorf("%s: reaches a txn's store transaction; go through a txn method (txn.go)", fset.Position(n.Pos()))
-				}
-			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && (id.Name == "storeKey" || id.Name == "keyPrefix") && name != "keyspace.go" {
-					t.Errorf("%s: builds a %s by hand; use a constructor (keyspace.go)", fset.Position(n.Pos()), id.Name)
-				}
-			}
-			return true
-		})
 	}
 }

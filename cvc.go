@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // DefaultCVCRetention is how long a card's cvc is kept when
@@ -57,11 +59,6 @@ func exprData(typ string, data any) any {
 		}
 	}
 	return out
-}
-
-// cvcKey schedules the removal of the cvc written at at.
-func cvcKey(at time.Time, tid, id string) storeKey {
-	return cvcSchedule.key(timeKey(at) + "/" + tid + "/" + id)
 }
 
 // cvcWrittenAt is when the cvc of rec was written, and whether it holds
@@ -134,8 +131,8 @@ func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
 // card record is written again without its cvc, its schedule entry
 // deleted, and the removal logged, together or not at all.
 func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
-	through := func(now time.Time) string { return timeKey(now.Add(-v.cvcRetention)) }
-	return v.sweepDue(ctx, cvcSchedule, through, func(t *txn, rest string) (bool, error) {
+	through := func(now time.Time) string { return barrier.TimeKey(now.Add(-v.cvcRetention)) }
+	return v.sweepDue(ctx, barrier.CVCSchedule, through, func(t *txn, rest string) (bool, error) {
 		// rest is <nanos>/<tenant>/<id>.
 		parts := strings.SplitN(rest, "/", 3)
 		if len(parts) != 3 {
@@ -154,18 +151,18 @@ func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err 
 // to remove: the token is gone, or its cvc was removed or written again
 // since (a newer cvc has its own entry).
 func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
-	key := recordKey(tid, kindToken, id)
+	key := barrier.Tenant(tid).Record(kindToken, id)
 	var rec tokenRecord
 	ok, err := t.getRecord(key, &rec)
 	if err != nil || !ok {
 		return false, err
 	}
-	if rec.CVCAt == nil || timeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.now) {
+	if rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.now) {
 		return false, nil
 	}
 	rec.Data = withoutCVC(rec.Data)
 	rec.CVCAt = nil
-	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, cvcSchedule.s) })
+	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, barrier.CVCSchedule.String()) })
 	if err := t.putRecord(key, &rec); err != nil {
 		return false, err
 	}
@@ -193,7 +190,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 	err = v.update(ctx, func(t *txn) error {
 		removed, done = 0, false
 		var st legacyCVCScan
-		if _, err := t.getRecord(sysCVCScanKey, &st); err != nil {
+		if _, err := t.getRecord(barrier.SysCVCScan, &st); err != nil {
 			return err
 		}
 		if st.Done {
@@ -202,7 +199,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 		}
 		// The next tenant with records left: st.Tenant, then those after.
 		var tenants []string
-		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			if tid >= st.Tenant {
 				tenants = append(tenants, tid)
 			}
@@ -216,14 +213,14 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 			if tid != st.Tenant {
 				st.Tenant, st.After = tid, ""
 			}
-			prefix := recordPrefix(tid, kindToken)
-			kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), sweepBatch-visited)
+			prefix := barrier.Tenant(tid).Records(kindToken)
+			kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), sweepBatch-visited)
 			if err != nil {
 				return err
 			}
 			for _, kv := range kvs {
 				visited++
-				st.After = kv.key.s
+				st.After = kv.Key.String()
 				n, err := t.scheduleLegacyCVC(kv)
 				if err != nil {
 					return err
@@ -231,11 +228,11 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 				removed += n
 			}
 			if visited == sweepBatch {
-				return t.putRecord(sysCVCScanKey, &st)
+				return t.putRecord(barrier.SysCVCScan, &st)
 			}
 		}
 		st.Done, done = true, true
-		return t.putRecord(sysCVCScanKey, &st)
+		return t.putRecord(barrier.SysCVCScan, &st)
 	})
 	return removed, done, err
 }
@@ -243,9 +240,9 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 // scheduleLegacyCVC handles one token record of the legacy scan: a card
 // holding a cvc without CVCAt gets it removed if due, else its write time
 // and schedule. It returns 1 when it removed a cvc.
-func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
+func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 	var rec tokenRecord
-	if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+	if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 		return 0, err
 	}
 	at, ok := cvcWrittenAt(&rec)
@@ -254,17 +251,17 @@ func (t *txn) scheduleLegacyCVC(kv storedValue) (int, error) {
 	}
 	if t.v.cvcDue(&rec, t.now) {
 		rec.Data = withoutCVC(rec.Data)
-		if err := t.putRecord(kv.key, &rec); err != nil {
+		if err := t.putRecord(kv.Key, &rec); err != nil {
 			return 0, err
 		}
 		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
 	}
 	rec.CVCAt = &at
-	entry := cvcKey(at, rec.TenantID, rec.ID)
-	rec.Indexes = append(rec.Indexes, entry.s)
+	entry := barrier.Tenant(rec.TenantID).CVCDue(at, rec.ID)
+	rec.Indexes = append(rec.Indexes, entry.String())
 	slices.Sort(rec.Indexes)
-	if err := t.putIndex(entry); err != nil {
+	if err := t.PutIndex(entry); err != nil {
 		return 0, err
 	}
-	return 0, t.putRecord(kv.key, &rec)
+	return 0, t.putRecord(kv.Key, &rec)
 }

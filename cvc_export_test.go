@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // StoredToken returns, for tests, the data and index entries of a token's
@@ -11,7 +13,7 @@ import (
 func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMessage, indexes []string, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		var rec tokenRecord
-		_, err := t.getRecord(recordKey(tid, kindToken, id), &rec)
+		_, err := t.getRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 		data, indexes = rec.Data, rec.Indexes
 		return err
 	})
@@ -23,14 +25,14 @@ func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMe
 func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		var rec tokenRecord
-		key := recordKey(tid, kindToken, id)
+		key := barrier.Tenant(tid).Record(kindToken, id)
 		if _, err := t.getRecord(key, &rec); err != nil {
 			return err
 		}
 		var kept []string
 		for _, k := range rec.Indexes {
-			if strings.HasPrefix(k, cvcSchedule.s) {
-				if err := t.delete(indexEntry(k)); err != nil {
+			if strings.HasPrefix(k, barrier.CVCSchedule.String()) {
+				if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 					return err
 				}
 				continue

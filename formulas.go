@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Formula types.
@@ -143,8 +145,6 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	return nil
 }
 
-func officialFormulaKey(id string) storeKey { return officialFormula.key(id) }
-
 // RegisterOfficialFormula adds a formula every tenant can read and
 // configure reactors with, and none can change. It takes no key: it is how
 // a host program ships formulas.
@@ -162,7 +162,7 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 		if err := t.checkCode("", req.Code, "code"); err != nil {
 			return err
 		}
-		return t.putRecord(officialFormulaKey(f.ID), formulaRecordOf(f))
+		return t.putRecord(barrier.OfficialFormula(f.ID), formulaRecordOf(f))
 	})
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRe
 			return err
 		}
 		out = req.formula(t.v.ids.next(t.now), p.tenantID, p.actor(), t.now)
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
@@ -216,9 +216,9 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 		return nil, nil
 	}
 	var f formulaRecord
-	ok, err := t.getRecord(recordKey(tid, EntityReactorFormula, id), &f)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactorFormula, id), &f)
 	if err == nil && !ok {
-		ok, err = t.getRecord(officialFormulaKey(id), &f)
+		ok, err = t.getRecord(barrier.OfficialFormula(id), &f)
 	}
 	if err != nil || !ok {
 		return nil, err
@@ -288,14 +288,14 @@ func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormul
 			return err
 		}
 		var all []Formula
-		for _, prefix := range []keyPrefix{officialFormula, recordPrefix(p.tenantID, EntityReactorFormula)} {
-			raws, err := t.scanValues(prefix)
+		for _, prefix := range []barrier.Prefix{barrier.OfficialFormulas, barrier.Tenant(p.tenantID).Records(EntityReactorFormula)} {
+			raws, err := t.ScanValues(prefix)
 			if err != nil {
 				return err
 			}
 			for _, kv := range raws {
 				var f formulaRecord
-				if err := t.openRecord(kv.key, kv.raw, &f); err != nil {
+				if err := t.openRecord(kv.Key, kv.Raw, &f); err != nil {
 					return err
 				}
 				all = append(all, *f.api())
@@ -349,7 +349,7 @@ func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, re
 		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
 		now := t.now
 		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
@@ -381,7 +381,7 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 				return errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityReactorFormula, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")

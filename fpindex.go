@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The fingerprint index in memory.
@@ -172,7 +173,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 	var found bool
 	if err := v.view(ctx, func(t *txn) error {
 		var err error
-		found, err = t.getRecord(sysFingerprintsKey, &place)
+		found, err = t.getRecord(barrier.SysFingerprints, &place)
 		return err
 	}); err != nil {
 		return err
@@ -184,7 +185,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 		return nil
 	}
 	return v.update(ctx, func(t *txn) error {
-		return t.putRecord(sysFingerprintsKey, &fingerprintPlace{InMemory: true})
+		return t.putRecord(barrier.SysFingerprints, &fingerprintPlace{InMemory: true})
 	})
 }
 
@@ -193,7 +194,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 func (v *Vault) loadFingerprints(ctx context.Context) error {
 	return v.view(ctx, func(t *txn) error {
 		var tenants []string
-		if err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		if err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		}); err != nil {
@@ -205,13 +206,13 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 		for _, tid := range tenants {
 			after := ""
 			for {
-				raws, err := t.scanValuesAfter(recordPrefix(tid, kindToken), after, page)
+				raws, err := t.ScanValuesAfter(barrier.Tenant(tid).Records(kindToken), after, page)
 				if err != nil {
 					return err
 				}
 				for _, kv := range raws {
 					var rec tokenRecord
-					if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+					if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 						return err
 					}
 					if rec.Fingerprint != "" {
@@ -221,7 +222,7 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 				if len(raws) < page {
 					break
 				}
-				after = raws[len(raws)-1].rest
+				after = raws[len(raws)-1].Rest
 			}
 		}
 		return nil
@@ -232,10 +233,10 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 // from the memory index, or the store's. Callers load each and compare.
 func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
 	if t.v.fingerprints == nil {
-		return t.indexedIDs(fingerprintIndex(tid, fp))
+		return t.indexedIDs(barrier.Tenant(tid).FingerprintIndex(fp))
 	}
 	ids := t.v.fingerprints.ids(tid, fp)
-	t.readOutside(func() bool { return slices.Equal(t.v.fingerprints.ids(tid, fp), ids) })
+	t.ReadOutside(func() bool { return slices.Equal(t.v.fingerprints.ids(tid, fp), ids) })
 	return ids, nil
 }
 
@@ -248,7 +249,8 @@ func (t *txn) indexFingerprint(rec *tokenRecord) {
 		return
 	}
 	e := fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID}
-	t.fpWritten = append(t.fpWritten, e)
+	c := fingerprintChanges.of(t)
+	c.written = append(c.written, e)
 	t.v.fingerprints.add(e)
 }
 
@@ -258,18 +260,22 @@ func (t *txn) unindexFingerprint(rec *tokenRecord) {
 	if t.v.fingerprints == nil || rec.Fingerprint == "" {
 		return
 	}
-	t.fpRemoved = append(t.fpRemoved, fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID})
+	c := fingerprintChanges.of(t)
+	c.removed = append(c.removed, fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID})
 }
 
-// settleFingerprints applies t's removals from the index once its
-// transaction has committed.
-func (t *txn) settleFingerprints(committed bool) {
-	if t == nil || t.v.fingerprints == nil || !committed {
+// fingerprintChange is a transaction's changes to the memory index: the
+// removals wait for its commit, which applies them (but for the entries
+// it wrote again).
+type fingerprintChange struct{ written, removed []fingerprintEntry }
+
+var fingerprintChanges = &txnLocal[fingerprintChange]{finish: func(t *txn, c *fingerprintChange, committed bool) {
+	if !committed {
 		return
 	}
-	for _, e := range t.fpRemoved {
-		if !slices.Contains(t.fpWritten, e) { // deleted, not written again
+	for _, e := range c.removed {
+		if !slices.Contains(c.written, e) { // deleted, not written again
 			t.v.fingerprints.remove(e)
 		}
 	}
-}
+}}

@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Idempotency. A caller that cannot tell whether a creating request took
@@ -148,7 +150,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 	rand.Read(c[:])
 	claim := hex.EncodeToString(c[:])
 
-	var recKey storeKey
+	var recKey barrier.Key
 	var tid string
 	var kept *IdempotentResponse
 	var public bool
@@ -163,12 +165,13 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 		}
 		tid = p.tenantID
 		grants := grantsDigest(p)
-		ks, err := t.tenantKeys(tid, false)
+		ks, err := t.TenantKeys(tid, false)
 		if err != nil {
 			return err
 		}
-		recKey = recordKey(tid, kindIdempotency, hex.EncodeToString(ks.mac(
+		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.MAC(
 			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
+
 		var rec idempotencyRecord
 		found, err := t.getRecord(recKey, &rec)
 		if err != nil {
@@ -189,7 +192,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 			// The claim's lease is over: its instance crashed or gave up.
 		}
 		if found {
-			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s))); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
 				return err
 			}
 		}
@@ -198,7 +201,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 		if err := t.putRecord(recKey, &rec); err != nil {
 			return err
 		}
-		return t.putIndex(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s)))
+		return t.PutIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String())))
 	})
 	if err != nil {
 		return nil, false, err
@@ -233,7 +236,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 // resp nil releases the key. A claim taken over meanwhile (the lease ran
 // out) is left to its new holder. Failures are logged: the caller still
 // gets its response, and the claim ends with its lease.
-func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, claim string, resp *IdempotentResponse) {
+func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		var rec idempotencyRecord
 		found, err := t.getRecord(recKey, &rec)
@@ -241,10 +244,10 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, clai
 			return err
 		}
 		if resp == nil {
-			if err := t.delete(expiryKey(rec.ExpiresAt, tid, kindIdempotency, keyID(recKey.s))); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
 				return err
 			}
-			return t.delete(recKey)
+			return t.Delete(recKey)
 		}
 		rec.Claim, rec.LeaseUntil, rec.Response = "", time.Time{}, resp
 		return t.putRecord(recKey, &rec)
@@ -256,11 +259,11 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey storeKey, tid, clai
 
 // sweepIdempotency removes an idempotency record whose window is over.
 func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
-	k := recordKey(tid, kindIdempotency, id)
+	k := barrier.Tenant(tid).Record(kindIdempotency, id)
 	var rec idempotencyRecord
 	found, err := t.getRecord(k, &rec)
 	if err != nil || !found || !rec.expired(t.now) {
 		return false, err
 	}
-	return true, t.delete(k)
+	return true, t.Delete(k)
 }

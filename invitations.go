@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Invitation statuses.
@@ -98,7 +100,7 @@ const inviteTokenPrefix = "inv_"
 func newInviteToken() string { return inviteTokenPrefix + newAPIKey()[len(apiKeyPrefix):] }
 
 func (t *txn) inviteMAC(token string) []byte {
-	return t.v.sys.mac([]byte("invite\x00"), []byte(token))
+	return t.v.sys.MAC([]byte("invite\x00"), []byte(token))
 }
 
 // CreateInvitation invites req.Email to the caller's tenant: it e-mails an
@@ -146,7 +148,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 			return err
 		}
 		var trec tenantRecord
-		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &trec); err != nil {
+		if _, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
 		tenant = trec.api()
@@ -216,23 +218,23 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 // putInvitation writes an invitation with its link lookup and expiry entry.
 func (t *txn) putInvitation(rec *invitationRecord) error {
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
-	if err := t.putRecord(inviteLookupKey(rec.TokenHash), &ref); err != nil {
+	if err := t.putRecord(barrier.InviteLookup(rec.TokenHash), &ref); err != nil {
 		return err
 	}
-	if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
+	if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID)); err != nil {
 		return err
 	}
-	return t.putRecord(recordKey(rec.TenantID, EntityTenantInvitation, rec.ID), rec)
+	return t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID), rec)
 }
 
 // dropInvitationLinks deletes the link lookup and expiry entry of rec, so
 // its outstanding link stops working.
 func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
-	for _, k := range []storeKey{
-		inviteLookupKey(rec.TokenHash),
-		expiryKey(rec.ExpiresAt, rec.TenantID, EntityTenantInvitation, rec.ID),
+	for _, k := range []barrier.Key{
+		barrier.InviteLookup(rec.TokenHash),
+		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID),
 	} {
-		if err := t.delete(k); err != nil {
+		if err := t.Delete(k); err != nil {
 			return err
 		}
 	}
@@ -242,14 +244,14 @@ func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
 // invitations returns every invitation of tenant tid, oldest first, as
 // stored (see Invitation.at for the status).
 func (t *txn) invitations(tid string) ([]invitationRecord, error) {
-	raws, err := t.scanValues(recordPrefix(tid, EntityTenantInvitation))
+	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantInvitation))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]invitationRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec invitationRecord
-		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -277,7 +279,7 @@ func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
 		return nil, errNotFound("invitation")
 	}
 	var rec invitationRecord
-	ok, err := t.getRecord(recordKey(tid, EntityTenantInvitation, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -311,9 +313,9 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv storedValue) (*Invitation, error) {
+		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
 			var rec invitationRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			inv := rec.api().at(t.now)
@@ -371,7 +373,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityTenantInvitation, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
@@ -408,7 +410,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 			return err
 		}
 		var trec tenantRecord
-		if _, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &trec); err != nil {
+		if _, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
 		tenant = trec.api()
@@ -486,7 +488,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	err := v.update(ctx, func(t *txn) error {
 		mac := t.inviteMAC(token)
 		var ref keyRef
-		ok, err := t.getRecord(inviteLookupKey(mac), &ref)
+		ok, err := t.getRecord(barrier.InviteLookup(mac), &ref)
 		if err != nil {
 			return err
 		}
@@ -522,13 +524,13 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return err
 		}
 		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(rec.TenantID, EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
+		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.delete(recordKey(rec.TenantID, EntityTenantInvitation, rec.ID)); err != nil {
+		if err := t.Delete(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID)); err != nil {
 			return err
 		}
 		by := actor{ID: user.ID, Type: ActorUser}

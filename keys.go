@@ -3,124 +3,22 @@ package tokenvault
 import (
 	"cmp"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
-	"hash"
 	"slices"
-	"sync"
-	"time"
 
-	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
-// keySet is what the key wrapper wraps: a keyring that seals records, and an
-// HMAC key for index entries derived from secrets. The index key is never
-// rotated, because the indexes it builds must stay findable.
-type keySet struct {
-	ring     *seal.Keyring
-	indexKey []byte
-	// read is when (on the Vault's clock) the keyring was read from the
-	// store or written, for the freshness of cached copies (keyringTTL).
-	read time.Time
-	// macs keeps HMAC-SHA256 hashers keyed with indexKey for mac: keying
-	// one costs two SHA-256 blocks and three allocations, and every token
-	// takes one MAC per fingerprint, search index and metadata entry.
-	macs sync.Pool
+// keyWrapping is the barrier's view of the Vault's key wrappers: the
+// current ones, which RotateKeyWrapper replaces.
+type keyWrapping struct{ v *Vault }
+
+func (k keyWrapping) WrapKeys(ctx context.Context, storeKey string, b []byte) ([]byte, error) {
+	return k.v.wrappers.Load().wrap(ctx, storeKey, b)
 }
 
-// String keeps key bytes out of any log line that prints a keySet.
-func (k *keySet) String() string { return "tokenvault.keySet{...}" }
-
-func newKeySet() (*keySet, error) {
-	ring, err := seal.NewKeyring(rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("tokenvault: new keyring: %w", err)
-	}
-	ik, err := seal.RandomKey(rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("tokenvault: new index key: %w", err)
-	}
-	return &keySet{ring: ring, indexKey: ik}, nil
-}
-
-// mac is the keyed hash used wherever a secret must be looked up.
-func (k *keySet) mac(parts ...[]byte) []byte {
-	h, _ := k.macs.Get().(hash.Hash)
-	if h == nil {
-		h = hmac.New(sha256.New, k.indexKey)
-	} else {
-		h.Reset()
-	}
-	for _, p := range parts {
-		h.Write(p)
-	}
-	sum := h.Sum(nil)
-	k.macs.Put(h)
-	return sum
-}
-
-type wrappedKeySet struct {
-	Ring     []byte `json:"ring"`
-	IndexKey []byte `json:"index_key"`
-}
-
-// wrap wraps a key set with the current key wrapper, bound to its store
-// key.
-func (v *Vault) wrap(ctx context.Context, storeKey string, ks *keySet) ([]byte, error) {
-	ring, err := ks.ring.MarshalBinary()
-	if err != nil {
-		// A keyring built by seal always marshals.
-		panic("tokenvault: keyring does not marshal")
-	}
-	b, _ := json.Marshal(wrappedKeySet{Ring: ring, IndexKey: ks.indexKey})
-	return v.wrappers.Load().wrap(ctx, storeKey, b)
-}
-
-func (v *Vault) unwrap(ctx context.Context, storeKey string, raw []byte) (*keySet, error) {
-	b, err := v.wrappers.Load().unwrap(ctx, storeKey, raw)
-	if err != nil {
-		return nil, err
-	}
-	var w wrappedKeySet
-	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("tokenvault: keyring record: %w", err)
-	}
-	ring, err := seal.UnmarshalKeyring(w.Ring)
-	if err != nil {
-		return nil, err
-	}
-	return &keySet{ring: ring, indexKey: w.IndexKey}, nil
-}
-
-// keyringTTL bounds how long an instance that shares its store with
-// others seals with a cached keyring: after another instance rotates a
-// data key, every instance seals with the new term within keyringTTL. A
-// store used by one process only is never changed behind the cache.
-const keyringTTL = 5 * time.Second
-
-// fresh reports whether a cached key set may still seal.
-func (v *Vault) fresh(ks *keySet) bool {
-	return v.auth.enabled || v.now().Sub(ks.read) < keyringTTL
-}
-
-// cacheKeys publishes key sets read or written by a committed
-// transaction. A key set never replaces one with a newer active term,
-// which a transaction that began earlier could otherwise bring back.
-func (v *Vault) cacheKeys(sets map[string]*keySet) {
-	if len(sets) == 0 {
-		return
-	}
-	v.keysMu.Lock()
-	defer v.keysMu.Unlock()
-	for tid, ks := range sets {
-		if cur, ok := v.tenants.Load(tid); ok && cur.(*keySet).ring.ActiveTerm() > ks.ring.ActiveTerm() {
-			continue
-		}
-		v.tenants.Store(tid, ks)
-	}
+func (k keyWrapping) UnwrapKeys(ctx context.Context, storeKey string, raw []byte) ([]byte, error) {
+	return k.v.wrappers.Load().unwrap(ctx, storeKey, raw)
 }
 
 // RotateMasterKey re-wraps every keyring in the store with newKey, in one
@@ -173,17 +71,17 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 	v.wrapMu.Lock()
 	defer v.wrapMu.Unlock()
 	ws := v.wrappers.Load().then(next)
-	err := v.keyringTxn(ctx, true, func(t *txn) error {
-		return t.keyrings(func(key storeKey, raw []byte) error {
-			b, err := ws.unwrap(ctx, key.s, raw)
+	err := v.barrier.Keyring(ctx, true, func(tx *barrier.Tx) error {
+		return tx.Keyrings(func(key barrier.Key, raw []byte) error {
+			b, err := ws.unwrap(ctx, key.String(), raw)
 			if err != nil {
 				return err
 			}
-			w, err := ws.wrap(ctx, key.s, b)
+			w, err := ws.wrap(ctx, key.String(), b)
 			if err != nil {
 				return err
 			}
-			return t.putWrapped(key, w)
+			return tx.PutWrapped(key, w)
 		})
 	})
 	if err != nil {
@@ -203,8 +101,8 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 // parsed.
 func (v *Vault) WrappedKeys(ctx context.Context) ([]WrappedKeyCount, error) {
 	counts := map[WrappedKeyCount]int{}
-	err := v.keyringTxn(ctx, false, func(t *txn) error {
-		return t.keyrings(func(key storeKey, raw []byte) error {
+	err := v.barrier.Keyring(ctx, false, func(tx *barrier.Tx) error {
+		return tx.Keyrings(func(key barrier.Key, raw []byte) error {
 			w, legacy, err := unmarshalEnvelope(raw)
 			if err != nil {
 				return fmt.Errorf("%s: %w", key, err)
@@ -248,7 +146,7 @@ func cmpBool(a, b bool) int {
 func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 	v.wrapMu.RLock()
 	defer v.wrapMu.RUnlock()
-	var rotated *keySet
+	var rotated *barrier.Keys
 	var tid string
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantUpdate)
@@ -256,29 +154,27 @@ func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 			return err
 		}
 		tid = p.tenantID
-		ks, err := t.tenantKeys(tid, true)
+		ks, err := t.TenantKeys(tid, true)
 		if err != nil {
 			return err
 		}
-		ring, err := ks.ring.Rotate(rand.Reader)
+		rotated, err = ks.Rotate()
 		if err != nil {
 			return err
 		}
-		rotated = &keySet{ring: ring, indexKey: ks.indexKey}
-		if err := t.putKeyring(tenantKeyringKey(tid), rotated); err != nil {
+		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), rotated); err != nil {
 			return err
 		}
 		if err := t.scheduleReseal(tid); err != nil {
 			return err
 		}
-		return t.log(p.actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", ring.ActiveTerm()))
+		return t.log(p.actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", rotated.Ring().ActiveTerm()))
 	})
 	if err != nil {
 		return err
 	}
 	// Only a committed keyring may seal: a rolled back term would leave
 	// records nobody can open.
-	rotated.read = v.now()
-	v.cacheKeys(map[string]*keySet{tid: rotated})
+	v.barrier.CacheKeys(tid, rotated)
 	return nil
 }

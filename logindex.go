@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -56,9 +57,6 @@ const (
 	logIndexBatch = 2000
 )
 
-// pendingIndex holds tenant tid's pending index entries.
-func pendingIndex(tid string) keyPrefix { return indexPrefix(tid, "log-p") }
-
 // lineSuffixLen is the length of a line's key suffix, <16 hex digits>/<UUID>.
 const lineSuffixLen = 16 + 1 + 36
 
@@ -81,17 +79,28 @@ func parsePending(rest string) (pendingEntry, bool) {
 // op), its pending entry, and reports whether it did: for reads, on a
 // store one process holds.
 func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
-	if !t.v.optimistic || t.v.appends.store != nil || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
+	if !t.v.optimistic || t.v.barrier.Appends() || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
 		return false, nil
 	}
-	if err := t.appendIndex(pendingIndex(tid).key(suffix + "/" + typ + "/" + id)); err != nil {
+	if err := t.AppendIndex(barrier.Tenant(tid).PendingLogIndex().Key(suffix + "/" + typ + "/" + id)); err != nil {
 		return false, err
 	}
-	if !slices.Contains(t.pendingOf, tid) {
-		t.pendingOf = append(t.pendingOf, tid)
+	if p := pendingOf.of(t); !slices.Contains(*p, tid) {
+		*p = append(*p, tid)
 	}
 	return true, nil
 }
+
+// pendingOf are the tenants a transaction wrote pending log index entries
+// for; the indexer is told once they are committed. After the commit: an
+// indexer pass between the mark and the commit would find nothing, and
+// unmark the tenant for good. On a failed commit too, since a backend may
+// fail after writing; a pass that finds nothing costs a scan.
+var pendingOf = &txnLocal[[]string]{finish: func(t *txn, tids *[]string, _ bool) {
+	for _, tid := range *tids {
+		t.v.pendingTenants.mark(tid)
+	}
+}}
 
 // pendingLines returns the suffixes of the lines of tenant tid whose index
 // entries are pending, about entities of type typ (and id, unless it is
@@ -99,13 +108,13 @@ func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
 func (t *txn) pendingLines(tid, typ, id string, start, end *time.Time) ([]string, error) {
 	var from, to string
 	if start != nil {
-		from = timeKey(*start)
+		from = barrier.TimeKey(*start)
 	}
 	if end != nil {
-		to = timeKey(*end)
+		to = barrier.TimeKey(*end)
 	}
 	var out []string
-	err := t.scanKeys(pendingIndex(tid), func(_ storeKey, rest string) error {
+	err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
 		e, ok := parsePending(rest)
 		if !ok || e.suffix < from || to != "" && e.suffix >= to {
 			return nil
@@ -154,7 +163,7 @@ func (v *Vault) runLogIndexer() {
 	if err == nil {
 		err = v.view(ctx, func(t *txn) error {
 			var tenants []string
-			err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+			err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
@@ -162,7 +171,7 @@ func (v *Vault) runLogIndexer() {
 				if err != nil {
 					break
 				}
-				err = t.scan(pendingIndex(tid), "", 1, func(storeKey, string) error {
+				err = t.Scan(barrier.Tenant(tid).PendingLogIndex(), "", 1, func(barrier.Key, string) error {
 					v.pendingTenants.mark(tid)
 					return nil
 				})
@@ -233,7 +242,7 @@ func (v *Vault) indexPending(ctx context.Context) (int, error) {
 // reports that it stopped at limit; younger that it stopped at a line
 // created at or after horizon.
 func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Time, limit int) (n int, full, younger bool, err error) {
-	before := timeKey(horizon)
+	before := barrier.TimeKey(horizon)
 	// pending returns the entries to index, stopping at horizon, so that
 	// a first run covers only them.
 	pending := func(t *txn) ([]string, error) {
@@ -242,7 +251,7 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 			return nil, err // a tenant being deleted loses its lines anyway
 		}
 		var rests []string
-		err := t.scan(pendingIndex(tid), "", limit, func(_ storeKey, rest string) error {
+		err := t.Scan(barrier.Tenant(tid).PendingLogIndex(), "", limit, func(_ barrier.Key, rest string) error {
 			if rest >= before {
 				younger = true
 				return store.ErrStop
@@ -269,14 +278,14 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 		if err != nil {
 			return err
 		}
-		p := pendingIndex(tid)
+		p := barrier.Tenant(tid).PendingLogIndex()
 		for _, rest := range rests {
 			if e, ok := parsePending(rest); ok {
-				if err := t.putIndex(lineIndexKey(tid, e.typ, e.id, e.suffix)); err != nil {
+				if err := t.PutIndex(lineIndexKey(tid, e.typ, e.id, e.suffix)); err != nil {
 					return err
 				}
 			}
-			if err := t.delete(p.key(rest)); err != nil {
+			if err := t.Delete(p.Key(rest)); err != nil {
 				return err
 			}
 		}

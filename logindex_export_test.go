@@ -1,6 +1,10 @@
 package tokenvault
 
-import "context"
+import (
+	"context"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // IndexPending runs, for tests, one pass of the log indexer
 // (logindex.go) over the tenants that wrote pending entries, as the
@@ -19,7 +23,7 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 		return nil, nil, err
 	}
 	err = v.view(ctx, func(t *txn) error {
-		err := t.scanKeys(pendingIndex(tid), func(_ storeKey, rest string) error {
+		err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
 			if e, ok := parsePending(rest); ok {
 				pending = append(pending, e.suffix)
 			}
@@ -28,21 +32,21 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 		if err != nil {
 			return err
 		}
-		lines, err := t.scanValues(logPrefix(tid))
+		lines, err := t.ScanValues(barrier.Tenant(tid).Logs())
 		if err != nil {
 			return err
 		}
 		for _, sv := range lines {
 			var l logRecord
-			if err := t.openRecord(sv.key, sv.raw, &l); err != nil {
+			if err := t.openRecord(sv.Key, sv.Raw, &l); err != nil {
 				return err
 			}
-			ok, err := t.has(lineIndexKey(tid, l.EntityType, l.EntityID, sv.rest))
+			ok, err := t.Has(lineIndexKey(tid, l.EntityType, l.EntityID, sv.Rest))
 			if err != nil {
 				return err
 			}
 			if !ok {
-				missing = append(missing, sv.rest)
+				missing = append(missing, sv.Rest)
 			}
 		}
 		return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -88,7 +89,7 @@ type ListLogsRequest struct {
 //	idx/log-e/<type>/<entity><packed>    (empty value)
 //
 // where <entity> is a UUID entity id as a zero byte and its 16 bytes, or
-// any other id followed by "/" (lineIndex), and <packed> is the line's
+// any other id followed by "/" (TenantKeys.LineIndex, internal/barrier), and <packed> is the line's
 // suffix <nanos>/<id> in 24 bytes: the nanoseconds as 8 bytes big-endian
 // and the id's 16 bytes, which sort as the text does (packSuffix). So the
 // whole log and one entity's lines are each walked backwards in time
@@ -104,34 +105,6 @@ type ListLogsRequest struct {
 // from the first open, and a line is in one of the two), and
 // idx/log-type/<type>/<nanos>/<id>, which nothing reads any more and the
 // sweeper removes in batches (dropLegacyLogIndex, logs_retention.go).
-func logPrefix(tid string) keyPrefix { return recordPrefix(tid, "log") }
-
-// logTypeIndexes is the prefix of the legacy log-type index, and
-// logTypeIndex its part for one entity type.
-func logTypeIndexes(tid string) keyPrefix { return indexPrefix(tid, "log-type") }
-
-func logTypeIndex(tid, typ string) keyPrefix { return logTypeIndexes(tid).sub(typ + "/") }
-
-// logEntityTypeIndex and logEntityIndex are prefixes of the legacy entity
-// index: one type's entries, one entity's.
-func logEntityTypeIndex(tid, typ string) keyPrefix {
-	return indexPrefix(tid, "log-entity").sub(typ + "/")
-}
-
-func logEntityIndex(tid, typ, id string) keyPrefix { return logEntityTypeIndex(tid, typ).sub(id + "/") }
-
-// lineTypeIndex and lineIndex are the same prefixes in the entity index.
-// An entity id that is a canonical UUID is packed there too: a zero byte
-// and its 16 bytes; any other is followed by "/" (ids never start with a
-// zero byte: lineIndexKey leaves such a one to the legacy index).
-func lineTypeIndex(tid, typ string) keyPrefix { return indexPrefix(tid, "log-e").sub(typ + "/") }
-
-func lineIndex(tid, typ, id string) keyPrefix {
-	if u, ok := parseUUID(id); ok {
-		return lineTypeIndex(tid, typ).sub("\x00" + string(u[:]))
-	}
-	return lineTypeIndex(tid, typ).sub(id + "/")
-}
 
 // packedLen is the length of a packed suffix.
 const packedLen = 8 + 16
@@ -142,7 +115,7 @@ func packSuffix(suffix string) (string, bool) {
 	if len(suffix) != 16+1+36 || suffix[16] != '/' {
 		return "", false
 	}
-	u, ok := parseUUID(suffix[17:])
+	u, ok := barrier.ParseUUID(suffix[17:])
 	if !ok {
 		return "", false
 	}
@@ -180,8 +153,8 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		Message:    msg,
 		CreatedAt:  t.now,
 	}
-	suffix := timeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
-	if err := t.appendRecord(logPrefix(tid).key(suffix), &l); err != nil {
+	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
+	if err := t.appendRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
 	// Its index entry: now, or for a read by the indexer (logindex.go).
@@ -189,7 +162,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 		return err
 	} else if !later {
 		// New, as the line is: appended with it (appends.go).
-		if err := t.appendIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
+		if err := t.AppendIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
 			return err
 		}
 	}
@@ -213,16 +186,16 @@ func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 // lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,
 // or for a suffix that does not pack (none the Vault makes), in the
 // legacy idx/log-entity, which is read too.
-func lineIndexKey(tid, typ, id, suffix string) storeKey {
+func lineIndexKey(tid, typ, id, suffix string) barrier.Key {
 	if p, ok := packSuffix(suffix); ok && !strings.HasPrefix(id, "\x00") {
-		return lineIndex(tid, typ, id).key(p)
+		return barrier.Tenant(tid).LineIndex(typ, id).Key(p)
 	}
-	return logEntityIndex(tid, typ, id).key(suffix)
+	return barrier.Tenant(tid).LogEntityIndex(typ, id).Key(suffix)
 }
 
 // getLog reads the line stored at log/<suffix>; false when there is none.
 func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
-	key := logPrefix(tid).key(suffix)
+	key := barrier.Tenant(tid).Logs().Key(suffix)
 	var l logRecord
 	ok, err := t.getRecord(key, &l)
 	if err != nil || !ok {
@@ -284,7 +257,7 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 	// Every line appended so far is listed (appends.go): folded once the
 	// key is known to read logs, so that no caller without it can make
 	// the store commit.
-	if v.appends.store != nil {
+	if v.barrier.Appends() {
 		if err := v.view(ctx, func(t *txn) error {
 			_, err := t.authorize(key, PermLogRead)
 			return err
@@ -349,12 +322,12 @@ func logPageBounds(start, end *time.Time, pg pager) (after, before string) {
 // created in [start, end): those above after and below before ("": no
 // bound).
 func logRangeBounds(start, end *time.Time) (after, before string) {
-	if start != nil && unixNanos(*start) > 0 {
+	if start != nil && barrier.UnixNanos(*start) > 0 {
 		// Everything at or after start sorts after this key.
-		after = fmt.Sprintf("%016x", uint64(unixNanos(*start)-1)) + "/~"
+		after = fmt.Sprintf("%016x", uint64(barrier.UnixNanos(*start)-1)) + "/~"
 	}
 	if end != nil {
-		before = timeKey(*end)
+		before = barrier.TimeKey(*end)
 	}
 	return after, before
 }
@@ -375,7 +348,7 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 	}
 	after, before := logPageBounds(start, end, pg)
 	var walked []string
-	err = t.scanBack(logPrefix(tid), before, skip+pg.size+1, func(_ storeKey, suffix string) error {
+	err = t.ScanBack(barrier.Tenant(tid).Logs(), before, skip+pg.size+1, func(_ barrier.Key, suffix string) error {
 		if after != "" && suffix <= after {
 			return store.ErrStop // older than the range
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -89,7 +90,7 @@ func BenchmarkLogList(b *testing.B) {
 	if err != nil || len(mid.Data) != 1 {
 		b.Fatalf("the line before the middle: %v, %v", mid, err)
 	}
-	cursor := encodeCursor(timeKey(mid.Data[0].CreatedAt) + "/" + mid.Data[0].ID)
+	cursor := encodeCursor(barrier.TimeKey(mid.Data[0].CreatedAt) + "/" + mid.Data[0].ID)
 	runtime.GC()
 	rssBefore := procStatusKB("VmRSS")
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)

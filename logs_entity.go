@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -32,7 +33,7 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 
 	// The legacy index: text suffixes, in time order under the entity.
 	n := 0
-	err = t.scanBack(logEntityIndex(tid, typ, id), before, 0, func(_ storeKey, s string) error {
+	err = t.ScanBack(barrier.Tenant(tid).LogEntityIndex(typ, id), before, 0, func(_ barrier.Key, s string) error {
 		if !in(s) {
 			if after != "" && s <= after {
 				return store.ErrStop
@@ -52,7 +53,7 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 	// The entity index: packed suffixes, in time order under the entity.
 	if id == "" || id[0] != 0 {
 		n = 0
-		err = t.scanBack(lineIndex(tid, typ, id), packedBound(before), 0, func(_ storeKey, rest string) error {
+		err = t.ScanBack(barrier.Tenant(tid).LineIndex(typ, id), packedBound(before), 0, func(_ barrier.Key, rest string) error {
 			if len(rest) != packedLen {
 				return nil // an entity whose id extends this one's (not a UUID, ends in "/")
 			}
@@ -102,7 +103,7 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 
 // timeKeyNanos is the first 16 characters of the suffix of a line
 // created at nanos n, followed by "/": what compares with a range bound.
-func timeKeyNanos(n uint64) string { return timeKey(time.Unix(0, int64(n)).UTC()) + "/" }
+func timeKeyNanos(n uint64) string { return barrier.TimeKey(time.Unix(0, int64(n)).UTC()) + "/" }
 
 // packedBound returns the bound, among packed suffixes, below which lie
 // those whose text is below before: before packed when it is a line's

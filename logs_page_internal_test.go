@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -31,7 +32,7 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 	from, to := time.Date(2030, 1, 2, 3, 4, 8, 0, time.UTC), time.Date(2030, 1, 2, 3, 4, 13, 0, time.UTC)
 	ranges := [][2]*time.Time{{nil, nil}, {&from, nil}, {nil, &to}, {&from, &to}, {&to, &from}}
 	err := lv.v.view(ctx, func(tx *txn) error {
-		whole, err := tx.logRange(logPrefix(lv.tid), nil, nil)
+		whole, err := tx.logRange(barrier.Tenant(lv.tid).Logs(), nil, nil)
 		if err != nil {
 			return err
 		}
@@ -43,7 +44,7 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 			cursors = append(cursors, s, s+"~", s[:16])
 		}
 		for _, r := range ranges {
-			all, err := tx.logRange(logPrefix(lv.tid), r[0], r[1])
+			all, err := tx.logRange(barrier.Tenant(lv.tid).Logs(), r[0], r[1])
 			if err != nil {
 				return err
 			}
@@ -88,10 +89,10 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 // logRange returns the suffixes (<nanos>/<id>) of the keys under prefix
 // created in [start, end), oldest first: the whole list logPage's pages
 // are cut from.
-func (t *txn) logRange(prefix keyPrefix, start, end *time.Time) ([]string, error) {
+func (t *txn) logRange(prefix barrier.Prefix, start, end *time.Time) ([]string, error) {
 	after, before := logRangeBounds(start, end)
 	var suffixes []string
-	err := t.scan(prefix, after, 0, func(_ storeKey, rest string) error {
+	err := t.Scan(prefix, after, 0, func(_ barrier.Key, rest string) error {
 		if before != "" && rest >= before {
 			return store.ErrStop
 		}
@@ -139,7 +140,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	// the old layout has them.
 	var lines []string // the token's lines, oldest first
 	err = lv.v.view(ctx, func(tx *txn) error {
-		return tx.scanKeys(logPrefix(lv.tid), func(_ storeKey, suffix string) error {
+		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
 			l, ok, err := tx.getLog(lv.tid, suffix)
 			if ok && l.EntityID == tok.ID {
 				lines = append(lines, suffix)
@@ -155,10 +156,10 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	}
 	err = lv.v.update(ctx, func(tx *txn) error {
 		for _, s := range lines[1:4] {
-			if err := tx.delete(lineIndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
+			if err := tx.Delete(lineIndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logEntityIndex(lv.tid, EntityToken, tok.ID).key(s)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityToken, tok.ID).Key(s)); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -25,7 +26,7 @@ func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		return t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		})
@@ -57,12 +58,12 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 	}
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
-		prefix := logPrefix(tid)
+		prefix := barrier.Tenant(tid).Logs()
 		// Lines are keyed log/<nanos>/<id>: everything before the cutoff's
 		// nanos is due.
-		cutoff := timeKey(t.now.Add(-v.logRetention))
+		cutoff := barrier.TimeKey(t.now.Add(-v.logRetention))
 		var due []string
-		err := t.scan(prefix, "", sweepBatch+1, func(_ storeKey, suffix string) error {
+		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, suffix string) error {
 			if suffix >= cutoff {
 				return store.ErrStop
 			}
@@ -83,7 +84,7 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 				return err
 			}
 			var l logRecord
-			ok, err := t.getRecord(prefix.key(suffix), &l)
+			ok, err := t.getRecord(prefix.Key(suffix), &l)
 			if errors.Is(err, errTenantGone) {
 				return nil // being deleted: its logs go with it
 			}
@@ -94,10 +95,10 @@ func (v *Vault) pruneTenantLogs(ctx context.Context, tid string) (removed int, m
 				continue
 			}
 			// The line's index entry, in whichever layout (logs.go).
-			keys := []storeKey{prefix.key(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
-				logEntityIndex(tid, l.EntityType, l.EntityID).key(suffix), logTypeIndex(tid, l.EntityType).key(suffix)}
+			keys := []barrier.Key{prefix.Key(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
+				barrier.Tenant(tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix), barrier.Tenant(tid).LogTypeIndex(l.EntityType).Key(suffix)}
 			for _, k := range keys {
-				if err := t.delete(k); err != nil {
+				if err := t.Delete(k); err != nil {
 					return err
 				}
 			}
@@ -118,7 +119,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
 		var all []string
-		err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+		err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			all = append(all, tid)
 			return nil
 		})
@@ -126,7 +127,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 			return err
 		}
 		for _, tid := range all {
-			err := t.scan(logTypeIndexes(tid), "", 1, func(storeKey, string) error {
+			err := t.Scan(barrier.Tenant(tid).LogTypeIndexes(), "", 1, func(barrier.Key, string) error {
 				tenants = append(tenants, tid)
 				return nil
 			})
@@ -142,8 +143,8 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 	for _, tid := range tenants {
 		for more := true; more; {
 			err := v.update(ctx, func(t *txn) error {
-				var keys []storeKey
-				err := t.scan(logTypeIndexes(tid), "", sweepBatch+1, func(k storeKey, _ string) error {
+				var keys []barrier.Key
+				err := t.Scan(barrier.Tenant(tid).LogTypeIndexes(), "", sweepBatch+1, func(k barrier.Key, _ string) error {
 					keys = append(keys, k)
 					return nil
 				})
@@ -152,7 +153,7 @@ func (v *Vault) dropLegacyLogIndex(ctx context.Context) error {
 				}
 				more = len(keys) > sweepBatch
 				for _, k := range keys[:min(len(keys), sweepBatch)] {
-					if err := t.delete(k); err != nil {
+					if err := t.Delete(k); err != nil {
 						return err
 					}
 				}

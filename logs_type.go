@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The lines of one entity type (ListLogs with entity_type alone).
@@ -69,12 +71,12 @@ walk:
 		if len(data) == pg.size {
 			n = 0 // only whether another line follows
 		}
-		kvs, err := t.scanValuesBack(logPrefix(tid), before, n+1)
+		kvs, err := t.ScanValuesBack(barrier.Tenant(tid).Logs(), before, n+1)
 		if err != nil {
 			return nil, Pagination{}, err
 		}
 		for _, kv := range kvs {
-			if after != "" && kv.rest <= after {
+			if after != "" && kv.Rest <= after {
 				break walk // older than the range
 			}
 			if len(data) == pg.size || budget == 0 {
@@ -83,9 +85,9 @@ walk:
 			}
 			budget--
 			examined++
-			last = kv.rest
+			last = kv.Rest
 			var rec logRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, Pagination{}, err
 			}
 			if rec.EntityType != typ {
@@ -95,7 +97,7 @@ walk:
 				skipped++
 				continue
 			}
-			data = append(data, rec.api(kv.key))
+			data = append(data, rec.api(kv.Key))
 		}
 		if len(kvs) <= n {
 			break // the start of the log
@@ -170,7 +172,7 @@ func (t *txn) fewLinesOfType(tid, typ string, start, end *time.Time, limit int) 
 	if err != nil || n > limit {
 		return nil, false, err
 	}
-	suffixes, m, err := t.packedRange(legacy, lineTypeIndex(tid, typ), start, end, limit-n+1)
+	suffixes, m, err := t.packedRange(legacy, barrier.Tenant(tid).LineTypeIndex(typ), start, end, limit-n+1)
 	if err != nil || n+m > limit {
 		return nil, false, err
 	}
@@ -192,14 +194,14 @@ func (t *txn) fewLinesOfType(tid, typ string, start, end *time.Time, limit int) 
 func (t *txn) logsOfType(tid, typ string, start, end *time.Time, limit int) ([]string, int, error) {
 	var startKey, endKey string
 	if start != nil {
-		startKey = timeKey(*start)
+		startKey = barrier.TimeKey(*start)
 	}
 	if end != nil {
-		endKey = timeKey(*end)
+		endKey = barrier.TimeKey(*end)
 	}
 	var suffixes []string
 	n := 0
-	err := t.scan(logEntityTypeIndex(tid, typ), "", limit, func(_ storeKey, rest string) error {
+	err := t.Scan(barrier.Tenant(tid).LogEntityTypeIndex(typ), "", limit, func(_ barrier.Key, rest string) error {
 		n++
 		i := strings.IndexByte(rest, '/')
 		if i < 0 {
@@ -220,16 +222,16 @@ func (t *txn) logsOfType(tid, typ string, start, end *time.Time, limit int) ([]s
 // of the entity index, created in [start, end), reading at most limit
 // entries, and returns them all sorted, and how many entries it read. The
 // entries under prefix end in a packed suffix.
-func (t *txn) packedRange(suffixes []string, prefix keyPrefix, start, end *time.Time, limit int) ([]string, int, error) {
+func (t *txn) packedRange(suffixes []string, prefix barrier.Prefix, start, end *time.Time, limit int) ([]string, int, error) {
 	var from, to uint64 = 0, math.MaxUint64
 	if start != nil {
-		from = uint64(unixNanos(*start))
+		from = uint64(barrier.UnixNanos(*start))
 	}
 	if end != nil {
-		to = uint64(unixNanos(*end))
+		to = uint64(barrier.UnixNanos(*end))
 	}
 	n := 0
-	err := t.scan(prefix, "", limit, func(_ storeKey, rest string) error {
+	err := t.Scan(prefix, "", limit, func(_ barrier.Key, rest string) error {
 		n++
 		if len(rest) < packedLen {
 			return nil

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // TestTypePageWalksToTheTypesLines: typePage, which walks the log for the
@@ -47,7 +49,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	read(3) // these stay pending
-	if n := lv.countKeys(t, pendingIndex(lv.tid)); n == 0 {
+	if n := lv.countKeys(t, barrier.Tenant(lv.tid).PendingLogIndex()); n == 0 {
 		t.Fatal("no pending entries: the test needs some")
 	}
 
@@ -55,7 +57,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	type line struct{ suffix, id, typ string }
 	var lines []line
 	err = lv.v.view(ctx, func(tx *txn) error {
-		return tx.scanKeys(logPrefix(lv.tid), func(_ storeKey, suffix string) error {
+		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
 			l, ok, err := tx.getLog(lv.tid, suffix)
 			if ok {
 				lines = append(lines, line{suffix, l.ID, l.EntityType})
@@ -74,10 +76,10 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 			if l.typ != EntityCard || moved == 3 {
 				continue
 			}
-			if err := tx.delete(lineIndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
+			if err := tx.Delete(lineIndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logEntityIndex(lv.tid, EntityCard, card.ID).key(l.suffix)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityCard, card.ID).Key(l.suffix)); err != nil {
 				return err
 			}
 			moved++

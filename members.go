@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // ListMembersRequest filters and pages ListMembers.
@@ -35,9 +37,9 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv storedValue) (*TenantMember, error) {
+		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
 			var rec memberRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			m := rec.api()
@@ -54,14 +56,14 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 // members returns every member of tenant tid, oldest first. Tenants have
 // few members, so a scan is the index.
 func (t *txn) members(tid string) ([]TenantMember, error) {
-	raws, err := t.scanValues(recordPrefix(tid, EntityTenantMember))
+	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantMember))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]TenantMember, 0, len(raws))
 	for _, kv := range raws {
 		var rec memberRecord
-		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec.api())
@@ -102,7 +104,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 			return errNotFound("member")
 		}
 		var m memberRecord
-		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenantMember, id), &m)
+		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
 		if err != nil {
 			return err
 		}
@@ -112,7 +114,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if m.Role == RoleOwner {
 			return errorf(Conflict, "the OWNER of a tenant cannot be removed")
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityTenantMember, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")
@@ -130,7 +132,7 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
-		ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &tenantRecord{})
+		ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenantRecord{})
 		if err != nil {
 			return err
 		}

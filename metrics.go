@@ -185,11 +185,15 @@ func (t *txn) measured() *tally {
 	if t.v.metrics == nil {
 		return nil
 	}
-	if t.tally == nil {
-		t.tally = &tally{}
-	}
-	return t.tally
+	return tallies.of(t)
 }
+
+// tallies is each transaction's tally, reported once it commits.
+var tallies = &txnLocal[tally]{finish: func(t *txn, c *tally, committed bool) {
+	if committed {
+		c.report(t.v.metrics)
+	}
+}}
 
 // count counts one token operation of kind op.
 func (t *txn) count(op TokenOp) {

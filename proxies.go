@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Proxy forwards requests to a destination, detokenizing {{ <token_id> }}
@@ -62,7 +64,7 @@ const proxyKeyPrefix = "pxy_"
 func newProxyKey() string { return proxyKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
 
 func (t *txn) proxyMAC(key string) []byte {
-	return t.v.sys.mac([]byte("proxy\x00"), []byte(key))
+	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
 }
 
 // destinationProblem says what is wrong with a proxy's destination URL, or
@@ -199,10 +201,10 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		px := &Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}
 		req.apply(px, conf)
 		rec := proxyRecordOf(px, t.proxyMAC(pkey))
-		if err := t.putRecord(proxyLookupKey(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		if err := t.putRecord(barrier.ProxyLookup(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
-		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, rec.ID), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
 			return err
 		}
 		out = px
@@ -219,7 +221,7 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 		return nil, errNotFound("proxy")
 	}
 	var rec proxyRecord
-	ok, err := t.getRecord(recordKey(tid, EntityProxy, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +238,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	}
 	mac := t.proxyMAC(pkey)
 	var ref keyRef
-	ok, err := t.getRecord(proxyLookupKey(mac), &ref)
+	ok, err := t.getRecord(barrier.ProxyLookup(mac), &ref)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -308,12 +310,12 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.tenantID, EntityProxy, pg, filtered, func(kv storedValue) (*Proxy, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+		out, err = pageRecords(t, p.tenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
 			var rec proxyRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
@@ -398,7 +400,7 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		now := t.now
 		px.ModifiedBy, px.ModifiedAt = p.actorID, &now
 		rec = proxyRecordOf(px, rec.KeyHash)
-		if err := t.putRecord(recordKey(p.tenantID, EntityProxy, id), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, id), rec); err != nil {
 			return err
 		}
 		out = px
@@ -424,8 +426,8 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 		if err != nil {
 			return err
 		}
-		for _, k := range []storeKey{recordKey(p.tenantID, EntityProxy, id), proxyLookupKey(rec.KeyHash)} {
-			if err := t.delete(k); err != nil {
+		for _, k := range []barrier.Key{barrier.Tenant(p.tenantID).Record(EntityProxy, id), barrier.ProxyLookup(rec.KeyHash)} {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Reactor is a configured formula (or code of its own) that a key holding
@@ -204,7 +206,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if req.Application != nil {
 			rec.ApplicationID = req.Application.ID
 		}
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactor, rec.ID), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
 		out = rec.view(f)
@@ -237,7 +239,7 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 		return nil, nil, errNotFound("reactor")
 	}
 	var rec reactorRecord
-	ok, err := t.getRecord(recordKey(tid, EntityReactor, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -255,14 +257,14 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 
 // reactors returns every reactor record of tenant tid, oldest first.
 func (t *txn) reactors(tid string) ([]reactorRecord, error) {
-	raws, err := t.scanValues(recordPrefix(tid, EntityReactor))
+	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityReactor))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]reactorRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec reactorRecord
-		if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -337,12 +339,12 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.tenantID, EntityReactor, pg, filtered, func(kv storedValue) (*Reactor, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.rest) {
+		out, err = pageRecords(t, p.tenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
+			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
 			var rec reactorRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
@@ -462,7 +464,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(recordKey(p.tenantID, EntityReactor, id), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
 		out = rec.view(f)
@@ -486,7 +488,7 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if _, _, err := t.mustReactor(p.tenantID, id); err != nil {
 			return err
 		}
-		if err := t.delete(recordKey(p.tenantID, EntityReactor, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")

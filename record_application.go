@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The stored form of an application (applicationRecord), at
@@ -61,8 +63,8 @@ const (
 	appModified
 )
 
-func (r *applicationRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
-	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+EntityApplication+"/", r.ID) { // recordKey
+func (r *applicationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if !barrier.Tenant(r.TenantID).IsRecord(key, EntityApplication, r.ID) {
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if err := checkRecordTimes("application", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt); err != nil {
@@ -106,7 +108,7 @@ func (r *applicationRecord) appendRecord(b []byte, key storeKey) ([]byte, error)
 	return b, nil
 }
 
-func (r *applicationRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *applicationRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
@@ -115,7 +117,7 @@ func (r *applicationRecord) decodeRecord(key storeKey, b []byte) error {
 		return err
 	}
 	*r = applicationRecord{}
-	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	flags := d.uvarint()
 	r.Name = d.str()
 	r.Type = ApplicationType(d.str())
@@ -200,7 +202,7 @@ type conditionV0 struct {
 	Value     string `json:"value"`
 }
 
-func (r *applicationRecord) decodeV0(key storeKey, b []byte) error {
+func (r *applicationRecord) decodeV0(key barrier.Key, b []byte) error {
 	var v applicationRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: application JSON: %v", errRecord, err)
@@ -234,6 +236,6 @@ func (r *applicationRecord) decodeV0(key storeKey, b []byte) error {
 		r.KeyHash = nil
 	}
 	// The key is what the seal authenticated: it names the application.
-	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	return nil
 }

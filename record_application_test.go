@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 const fixApp = "0190f5a2-9000-7000-8000-000000000005"
 
-var fixAppKey = recordKey(fixTenant, EntityApplication, fixApp)
+var fixAppKey = barrier.Tenant(fixTenant).Record(EntityApplication, fixApp)
 
 // fixedApplication is the record of testdata/records/application-v0.json
 // and application-v1.bin: an application with every stored field set (its
@@ -175,7 +176,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	odd.CreatedBy, odd.ModifiedBy = "", "system"
 	cases = append(cases, odd)
 	for _, rec := range cases {
-		key := recordKey(rec.TenantID, EntityApplication, rec.ID)
+		key := barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID)
 		b, err := rec.appendRecord(nil, key)
 		if err != nil {
 			t.Fatal(err)
@@ -213,10 +214,10 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 		t.Errorf("nil lists decode as %#v, %#v, %v; want empty lists", got.Permissions, got.Rules, err)
 	}
 
-	if _, err := fixedApplication().appendRecord(nil, recordKey(fixTenant, EntityApplication, "another")); err == nil {
+	if _, err := fixedApplication().appendRecord(nil, barrier.Tenant(fixTenant).Record(EntityApplication, "another")); err == nil {
 		t.Error("an application encoded for another application's key: no error")
 	}
-	if _, err := fixedApplication().appendRecord(nil, recordKey(fixTenant, kindToken, fixApp)); err == nil {
+	if _, err := fixedApplication().appendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, fixApp)); err == nil {
 		t.Error("an application encoded for a token's key: no error")
 	}
 	// Version 0 may not name another application: the key does.
@@ -249,7 +250,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 func TestLegacyApplicationRecords(t *testing.T) {
 	ctx := context.Background()
 	lv := newLegacyVault(t)
-	apps := recordPrefix(lv.tid, EntityApplication)
+	apps := barrier.Tenant(lv.tid).Records(EntityApplication)
 	list := func() *Page[Application] {
 		t.Helper()
 		p, err := lv.v.ListApplications(ctx, lv.mgmt, ListApplicationsRequest{})
@@ -266,25 +267,25 @@ func TestLegacyApplicationRecords(t *testing.T) {
 	// Write both as the code before format version 1 did, and void the
 	// auth cache, so the keys are read from these records.
 	err := lv.v.update(ctx, func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		kvs, err := tx.scanValues(apps)
+		kvs, err := tx.ScanValues(apps)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			var r applicationRecord
-			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
+			if err := tx.openRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(applicationRecordV0FromRecord(&r))
-			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
+			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
 		}
-		tx.authChanged = true
+		tx.MarkAuthChanged()
 		return nil
 	})
 	if err != nil {
@@ -336,7 +337,7 @@ func TestLegacyApplicationRecords(t *testing.T) {
 	}
 	// Read from the store, not the cache: the re-sealed records
 	// authenticate.
-	if err := lv.v.update(ctx, func(tx *txn) error { tx.authChanged = true; return nil }); err != nil {
+	if err := lv.v.update(ctx, func(tx *txn) error { tx.MarkAuthChanged(); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if app, err := lv.v.GetApplicationByKey(ctx, lv.mgmt); err != nil || app.Type != Management {

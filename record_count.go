@@ -1,6 +1,10 @@
 package tokenvault
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of a kept count (countRecord), at
 // tenant/<tid>/count/<kind>, tenant/<tid>/count/tok-t/<type>,
@@ -21,11 +25,11 @@ type countRecord struct {
 	N int64
 }
 
-func (r *countRecord) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (r *countRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return binary.AppendVarint(append(b, countFormat), r.N), nil
 }
 
-func (r *countRecord) decodeRecord(_ storeKey, b []byte) error {
+func (r *countRecord) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v countRecordV0
 		if err := decodeJSONV0(b, &v, "count"); err != nil {
@@ -50,4 +54,19 @@ func (r *countRecord) decodeRecord(_ storeKey, b []byte) error {
 // (testdata/records/count-v0.json).
 type countRecordV0 struct {
 	N int64 `json:"n"`
+}
+
+// countCodec gives the barrier, which keeps the counts, their record
+// format.
+type countCodec struct{}
+
+func (countCodec) EncodeCount(k barrier.Key, n int64) []byte {
+	b, _ := (&countRecord{N: n}).appendRecord(nil, k) // never fails
+	return b
+}
+
+func (countCodec) DecodeCount(k barrier.Key, b []byte) (int64, error) {
+	var r countRecord
+	err := r.decodeRecord(k, b)
+	return r.N, err
 }

@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // The stored form of the progress of the one scan giving cards stored
 // before cvc retention their schedule (legacyCVCScan, cvc.go), at
 // sys/cvcscan, sealed with the system keyring.
@@ -26,11 +28,11 @@ type legacyCVCScan struct {
 	Done   bool
 }
 
-func (s *legacyCVCScan) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (s *legacyCVCScan) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return appendScan(append(b, cvcScanFormat), s.Tenant, s.After, s.Done), nil
 }
 
-func (s *legacyCVCScan) decodeRecord(_ storeKey, b []byte) error {
+func (s *legacyCVCScan) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v legacyCVCScanV0
 		if err := decodeJSONV0(b, &v, "cvc scan"); err != nil {

@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // The stored form of a tenant's deletion marker (deletionState,
 // tenant_delete.go), at sys/deleting/<tid>: plain, not sealed (a phase
 // and store keys, nothing secret), since it must be read while the
@@ -25,11 +27,11 @@ type deletionState struct {
 	After  string
 }
 
-func (s *deletionState) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (s *deletionState) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return appendStr(appendStr(appendStr(append(b, deletingFormat), s.Phase), s.Prefix), s.After), nil
 }
 
-func (s *deletionState) decodeRecord(_ storeKey, b []byte) error {
+func (s *deletionState) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v deletionStateV0
 		if err := decodeJSONV0(b, &v, "deletion marker"); err != nil {

@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // The stored form of where a store's fingerprint index is kept
 // (fingerprintPlace, fpindex.go), at sys/fingerprints, sealed with the
 // system keyring.
@@ -25,7 +27,7 @@ type fingerprintPlace struct {
 	InMemory bool
 }
 
-func (p *fingerprintPlace) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (p *fingerprintPlace) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	var flags uint64
 	if p.InMemory {
 		flags |= fpInMemory
@@ -33,7 +35,7 @@ func (p *fingerprintPlace) appendRecord(b []byte, _ storeKey) ([]byte, error) {
 	return appendUvarint(append(b, fingerprintsFormat), flags), nil
 }
 
-func (p *fingerprintPlace) decodeRecord(_ storeKey, b []byte) error {
+func (p *fingerprintPlace) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v fingerprintPlaceV0
 		if err := decodeJSONV0(b, &v, "fingerprint place"); err != nil {

@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"fmt"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The stored form of a reactor formula (formulaRecord), at
@@ -65,9 +67,9 @@ func (r *formulaRecord) api() *Formula {
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
 }
 
-func (r *formulaRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *formulaRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.TenantID == "" {
-		if key.tenant != "" || !hasParts(key.s, officialFormula.s, r.ID) {
+		if key.Tenant() != "" || key.String() != barrier.OfficialFormula(r.ID).String() {
 			return b, fmt.Errorf("%w: official formula %s does not belong at this key", errRecord, r.ID)
 		}
 	} else if err := belongsAt(key, EntityReactorFormula, r.TenantID, r.ID); err != nil {
@@ -101,7 +103,7 @@ func (r *formulaRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *formulaRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *formulaRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v formulaRecordV0
 		if err := decodeJSONV0(b, &v, "formula"); err != nil {
@@ -110,14 +112,14 @@ func (r *formulaRecord) decodeRecord(key storeKey, b []byte) error {
 		*r = formulaRecord{Name: v.Name, Description: v.Description, Type: v.Type, Code: v.Code,
 			Configuration: v.Configuration, RequestParameters: v.RequestParameters,
 			CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
-		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 		return nil
 	}
 	d, err := binaryRecord(b, formulaFormat, "formula")
 	if err != nil {
 		return err
 	}
-	*r = formulaRecord{ID: keyID(key.s), TenantID: key.tenant}
+	*r = formulaRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
 	flags := d.uvarint()
 	r.Name, r.Description, r.Type, r.Code = d.str(), d.str(), d.str(), d.str()
 	if n := d.list(); n >= 0 {

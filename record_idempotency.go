@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"encoding/binary"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The stored form of an idempotency key's claim or kept response
@@ -45,7 +47,7 @@ type idempotencyRecord struct {
 	Grants []byte
 }
 
-func (r *idempotencyRecord) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (r *idempotencyRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := checkRecordTimes("idempotency", &r.CreatedAt, &r.ExpiresAt, &r.LeaseUntil); err != nil {
 		return b, err
 	}
@@ -64,7 +66,7 @@ func (r *idempotencyRecord) appendRecord(b []byte, _ storeKey) ([]byte, error) {
 	return appendBytes(b, r.Grants), nil
 }
 
-func (r *idempotencyRecord) decodeRecord(_ storeKey, b []byte) error {
+func (r *idempotencyRecord) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v idempotencyRecordV0
 		if err := decodeJSONV0(b, &v, "idempotency"); err != nil {

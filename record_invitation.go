@@ -1,6 +1,10 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of an invitation (invitationRecord), at
 // tenant/<tid>/tenant_invitation/<id>.
@@ -58,7 +62,7 @@ func (r *invitationRecord) api() Invitation {
 
 func (r *invitationRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
-func (r *invitationRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *invitationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenantInvitation, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -79,7 +83,7 @@ func (r *invitationRecord) appendRecord(b []byte, key storeKey) ([]byte, error) 
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *invitationRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *invitationRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v invitationRecordV0
 		if err := decodeJSONV0(b, &v, "invitation"); err != nil {
@@ -90,14 +94,14 @@ func (r *invitationRecord) decodeRecord(key storeKey, b []byte) error {
 		if len(r.TokenHash) == 0 {
 			r.TokenHash = nil
 		}
-		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 		return nil
 	}
 	d, err := binaryRecord(b, invitationFormat, "invitation")
 	if err != nil {
 		return err
 	}
-	*r = invitationRecord{ID: keyID(key.s), TenantID: key.tenant}
+	*r = invitationRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
 	flags := d.uvarint()
 	r.Email, r.Status = d.str(), d.str()
 	r.ExpiresAt, r.TokenHash = d.time(), d.bytes()

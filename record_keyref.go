@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // The stored form of a key lookup entry (keyRef), at sys/apikey/<hmac>,
 // sys/nonce/<hmac>, sys/invite/<hmac> and sys/proxy/<hmac>: the record
 // the secret's keyed hash leads to.
@@ -23,14 +25,14 @@ type keyRef struct {
 	ID       string
 }
 
-func (r *keyRef) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (r *keyRef) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	b = append(b, keyRefFormat)
 	b = appendStr(b, r.TenantID)
 	b = appendStr(b, r.Kind)
 	return appendStr(b, r.ID), nil
 }
 
-func (r *keyRef) decodeRecord(_ storeKey, b []byte) error {
+func (r *keyRef) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v keyRefV0
 		if err := decodeJSONV0(b, &v, "key lookup"); err != nil {

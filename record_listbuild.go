@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // The stored form of the progress of the one-time build of the token list
 // indexes (listBuild, token_lists_build.go), at sys/lists, sealed with the
 // system keyring.
@@ -25,11 +27,11 @@ type listBuild struct {
 	Done   bool
 }
 
-func (s *listBuild) appendRecord(b []byte, _ storeKey) ([]byte, error) {
+func (s *listBuild) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return appendScan(append(b, listBuildFormat), s.Tenant, s.After, s.Done), nil
 }
 
-func (s *listBuild) decodeRecord(_ storeKey, b []byte) error {
+func (s *listBuild) decodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v listBuildV0
 		if err := decodeJSONV0(b, &v, "list build"); err != nil {

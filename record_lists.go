@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // Lists of applications, reactors, proxies, members and invitations.
 //
 // Their records are keyed by id under tenant/<tid>/<kind>/, and ids are
@@ -20,18 +22,18 @@ package tokenvault
 // opens one and returns the item to list, or nil to leave it out (a
 // filter, an expired record). filtered says whether show leaves any out
 // for a reason other than expiry, which makes the total a lower bound.
-func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv storedValue) (*T, error)) (*Page[T], error) {
+func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv barrier.StoredValue) (*T, error)) (*Page[T], error) {
 	skip, _, err := pg.offset("items")
 	if err != nil {
 		return nil, err
 	}
-	prefix := recordPrefix(tid, kind)
+	prefix := barrier.Tenant(tid).Records(kind)
 	budget := skip + pg.size + listBudget
 	data := []T{}
 	after, last, more, skipped := pg.start, "", false, 0
 	for len(data) < pg.size && budget > 0 {
 		chunk := min(budget, max(pg.size-len(data), 16)) + 1
-		kvs, err := t.scanValuesAfter(prefix, after, chunk)
+		kvs, err := t.ScanValuesAfter(prefix, after, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +44,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 				break
 			}
 			budget--
-			last = kv.rest
+			last = kv.Rest
 			item, err := show(kv)
 			if err != nil {
 				return nil, err
@@ -59,7 +61,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 		if !more || len(kvs) == 0 {
 			break
 		}
-		after = kvs[len(kvs)-1].rest
+		after = kvs[len(kvs)-1].Rest
 	}
 	var cursor string
 	if more && last != "" {
@@ -72,7 +74,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 			total++
 		}
 	} else {
-		n, err := t.readCount(recordCountKey(tid, kind))
+		n, err := t.ReadCount(barrier.Tenant(tid).Count(kind))
 		if err != nil {
 			return nil, err
 		}

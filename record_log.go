@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // logRecord is an audit log line as stored, at
@@ -45,10 +47,10 @@ const logFormat = 1
 // logAtKeyTime is the flag of a line whose created_at is its key's time.
 const logAtKeyTime = 1
 
-func (l *logRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	var flags uint64
-	inRange := !l.CreatedAt.Before(time.Unix(0, 0)) && !l.CreatedAt.After(lastNano)
-	if n, ok := logKeyNanos(key.s); ok && inRange && l.CreatedAt.UnixNano() == n {
+	inRange := !l.CreatedAt.Before(time.Unix(0, 0)) && !l.CreatedAt.After(barrier.LastNano)
+	if n, ok := logKeyNanos(key.String()); ok && inRange && l.CreatedAt.UnixNano() == n {
 		if _, off := l.CreatedAt.Zone(); off == 0 {
 			flags |= logAtKeyTime
 		}
@@ -90,7 +92,7 @@ func logKeyNanos(key string) (int64, bool) {
 	return int64(n), true
 }
 
-func (l *logRecord) decodeRecord(key storeKey, b []byte) error {
+func (l *logRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		var v logRecordV0
 		if err := json.Unmarshal(b, &v); err != nil {
@@ -113,7 +115,7 @@ func (l *logRecord) decodeRecord(key storeKey, b []byte) error {
 	case flags > logAtKeyTime:
 		d.fail("unknown flags")
 	case flags&logAtKeyTime != 0:
-		n, ok := logKeyNanos(key.s)
+		n, ok := logKeyNanos(key.String())
 		if !ok {
 			d.fail("no time in the key")
 		}
@@ -129,8 +131,8 @@ func (l *logRecord) decodeRecord(key storeKey, b []byte) error {
 }
 
 // api is the line as ListLogs returns it; key is where it is stored.
-func (l *logRecord) api(key storeKey) Log {
-	return Log{ID: keyID(key.s), TenantID: key.tenant, ActorID: l.ActorID, ActorType: l.ActorType,
+func (l *logRecord) api(key barrier.Key) Log {
+	return Log{ID: keyID(key.String()), TenantID: key.Tenant(), ActorID: l.ActorID, ActorType: l.ActorType,
 		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt}
 }
 

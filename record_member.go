@@ -1,6 +1,10 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of a tenant member (memberRecord), at
 // tenant/<tid>/tenant_member/<id>.
@@ -47,7 +51,7 @@ func (r *memberRecord) api() TenantMember {
 		CreatedAt: r.CreatedAt}
 }
 
-func (r *memberRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *memberRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenantMember, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -60,7 +64,7 @@ func (r *memberRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	return appendTime(b, r.CreatedAt), nil
 }
 
-func (r *memberRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *memberRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v memberRecordV0
 		if err := decodeJSONV0(b, &v, "member"); err != nil {
@@ -68,14 +72,14 @@ func (r *memberRecord) decodeRecord(key storeKey, b []byte) error {
 		}
 		*r = memberRecord{Role: v.Role, UserID: v.User.ID, Email: v.User.Email, FirstName: v.User.FirstName,
 			LastName: v.User.LastName, Picture: v.User.Picture, CreatedAt: v.CreatedAt}
-		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 		return nil
 	}
 	d, err := binaryRecord(b, memberFormat, "member")
 	if err != nil {
 		return err
 	}
-	*r = memberRecord{ID: keyID(key.s), TenantID: key.tenant}
+	*r = memberRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
 	r.Role, r.UserID, r.Email = d.str(), d.str(), d.str()
 	r.FirstName, r.LastName, r.Picture = d.str(), d.str(), d.str()
 	r.CreatedAt = d.time()

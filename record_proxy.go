@@ -1,6 +1,10 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of a proxy (proxyRecord), at tenant/<tid>/proxy/<id>.
 //
@@ -77,7 +81,7 @@ func (r *proxyRecord) api() *Proxy {
 	return p
 }
 
-func (r *proxyRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *proxyRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -122,7 +126,7 @@ func (r *proxyRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	return appendBytes(appendStr(b, r.ModifiedBy), r.KeyHash), nil
 }
 
-func (r *proxyRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *proxyRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v proxyRecordV0
 		if err := decodeJSONV0(b, &v, "proxy"); err != nil {
@@ -135,14 +139,14 @@ func (r *proxyRecord) decodeRecord(key storeKey, b []byte) error {
 		if len(r.KeyHash) == 0 {
 			r.KeyHash = nil
 		}
-		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 		return nil
 	}
 	d, err := binaryRecord(b, proxyFormat, "proxy")
 	if err != nil {
 		return err
 	}
-	*r = proxyRecord{ID: keyID(key.s), TenantID: key.tenant}
+	*r = proxyRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
 	flags := d.uvarint()
 	r.Name, r.Key, r.DestinationURL = d.str(), d.str(), d.str()
 	if flags&proxyRequestTransform != 0 {

@@ -1,6 +1,10 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of a reactor (reactorRecord), at
 // tenant/<tid>/reactor/<id>.
@@ -41,7 +45,7 @@ type reactorRecord struct {
 	ModifiedAt    *time.Time
 }
 
-func (r *reactorRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *reactorRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityReactor, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -66,7 +70,7 @@ func (r *reactorRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *reactorRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *reactorRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v reactorRecordV0
 		if err := decodeJSONV0(b, &v, "reactor"); err != nil {
@@ -75,14 +79,14 @@ func (r *reactorRecord) decodeRecord(key storeKey, b []byte) error {
 		*r = reactorRecord{Name: v.Name, FormulaID: v.FormulaID, Code: v.Code, Configuration: v.Configuration,
 			ApplicationID: v.ApplicationID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
-		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 		return nil
 	}
 	d, err := binaryRecord(b, reactorFormat, "reactor")
 	if err != nil {
 		return err
 	}
-	*r = reactorRecord{ID: keyID(key.s), TenantID: key.tenant}
+	*r = reactorRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
 	flags := d.uvarint()
 	r.Name, r.FormulaID, r.Code = d.str(), d.str(), d.str()
 	r.Configuration = d.jsonMap()

@@ -1,6 +1,10 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of a session (sessionRecord), at
 // tenant/<tid>/session/<id>.
@@ -55,7 +59,7 @@ type sessionRecord struct {
 	Ceiling grants
 }
 
-func (r *sessionRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *sessionRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntitySession, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -80,7 +84,7 @@ func (r *sessionRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	return appendRules(appendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
 }
 
-func (r *sessionRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *sessionRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v sessionRecordV0
 		if err := decodeJSONV0(b, &v, "session"); err != nil {
@@ -97,14 +101,14 @@ func (r *sessionRecord) decodeRecord(key storeKey, b []byte) error {
 		if len(r.NonceHash) == 0 {
 			r.NonceHash = nil
 		}
-		r.TenantID, r.ID = key.tenant, keyID(key.s)
+		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 		return nil
 	}
 	d, err := binaryRecord(b, sessionFormat, "session")
 	if err != nil {
 		return err
 	}
-	*r = sessionRecord{ID: keyID(key.s), TenantID: key.tenant}
+	*r = sessionRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
 	flags := d.uvarint()
 	r.ApplicationID, r.KeyHash, r.NonceHash = d.str(), d.bytes(), d.bytes()
 	r.CreatedAt, r.ExpiresAt = d.time(), d.time()

@@ -1,6 +1,10 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The stored form of a tenant (tenantRecord), at tenant/<tid>/tenant/<tid>.
 //
@@ -45,7 +49,7 @@ func (r *tenantRecord) api() Tenant {
 		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
 }
 
-func (r *tenantRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
+func (r *tenantRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
 		return b, err
 	}
@@ -65,7 +69,7 @@ func (r *tenantRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *tenantRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *tenantRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v tenantRecordV0
 		if err := decodeJSONV0(b, &v, "tenant"); err != nil {
@@ -73,14 +77,14 @@ func (r *tenantRecord) decodeRecord(key storeKey, b []byte) error {
 		}
 		*r = tenantRecord{Name: v.Name, OwnerID: v.OwnerID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
-		r.ID = key.tenant // the key is what the seal authenticated
+		r.ID = key.Tenant() // the key is what the seal authenticated
 		return nil
 	}
 	d, err := binaryRecord(b, tenantFormat, "tenant")
 	if err != nil {
 		return err
 	}
-	*r = tenantRecord{ID: key.tenant}
+	*r = tenantRecord{ID: key.Tenant()}
 	flags := d.uvarint()
 	r.Name, r.OwnerID = d.str(), d.str()
 	r.CreatedAt, r.CreatedBy = d.time(), d.str()

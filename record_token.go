@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The stored form of a token (tokenRecord), at tenant/<tid>/token/<id>.
@@ -79,8 +80,8 @@ const (
 	idxTenantHex
 )
 
-func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
-	if key.tenant != r.TenantID || !hasParts(key.s, "tenant/", r.TenantID, "/"+kindToken+"/", r.ID) { // recordKey
+func (r *tokenRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if !barrier.Tenant(r.TenantID).IsRecord(key, kindToken, r.ID) {
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
@@ -161,32 +162,27 @@ func (r *tokenRecord) appendRecord(b []byte, key storeKey) ([]byte, error) {
 
 // appendIndex appends one index entry of the record, as short as it goes.
 func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
-	tid, id := r.TenantID, r.ID
-	// fingerprintIndex(tid, fp) + id
-	if r.Fingerprint != "" && hasParts(k, "tenant/", tid, "/idx/fp/", r.Fingerprint, "/", id) {
+	tk, id := barrier.Tenant(r.TenantID), r.ID
+	if r.Fingerprint != "" && tk.IsFingerprintEntry(k, r.Fingerprint, id) {
 		return appendUvarint(b, idxFingerprint)
 	}
-	// expiryKey(at, tid, kindToken, id), cvcKey(at, tid, id)
-	if r.ExpiresAt != nil && strings.HasPrefix(k, expirySchedule.s) && hasParts(k, expirySchedule.s, timeKey(*r.ExpiresAt), "/", tid, "/"+kindToken+"/", id) {
+	if r.ExpiresAt != nil && tk.IsExpiry(k, *r.ExpiresAt, kindToken, id) {
 		return appendUvarint(b, idxExpiry)
 	}
-	if r.CVCAt != nil && strings.HasPrefix(k, cvcSchedule.s) && hasParts(k, cvcSchedule.s, timeKey(*r.CVCAt), "/", tid, "/", id) {
+	if r.CVCAt != nil && tk.IsCVCDue(k, *r.CVCAt, id) {
 		return appendUvarint(b, idxCVC)
 	}
 	// tenant/<tid>/idx/<name>/<hex>/<id>
-	if len(k) > len(tid)+len(id)+13 && hasParts(k[:len(tid)+12], "tenant/", tid, "/idx/") && hasParts(k[len(k)-len(id)-1:], "/", id) {
-		rest := k[len(tid)+12 : len(k)-len(id)-1]
-		if name, value, ok := strings.Cut(rest, "/"); ok && name != "" {
-			nb := appendStr(appendUvarint(b, idxTenantHex), name)
-			if out, ok := appendHex(nb, value); ok {
-				return out
-			}
+	if name, value, ok := tk.IndexEntryOf(k, id); ok {
+		nb := appendStr(appendUvarint(b, idxTenantHex), name)
+		if out, ok := appendHex(nb, value); ok {
+			return out
 		}
 	}
 	return appendStr(appendUvarint(b, idxRaw), k)
 }
 
-func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
+func (r *tokenRecord) decodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
@@ -195,7 +191,7 @@ func (r *tokenRecord) decodeRecord(key storeKey, b []byte) error {
 		return err
 	}
 	*r = tokenRecord{}
-	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	flags := d.uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
 	r.Type = d.str()
@@ -260,19 +256,19 @@ func (r *tokenRecord) readIndex(d *recordReader) string {
 		return d.str()
 	case idxFingerprint:
 		if r.Fingerprint != "" {
-			return fingerprintIndex(tid, r.Fingerprint).key(id).s
+			return barrier.Tenant(tid).FingerprintIndex(r.Fingerprint).Key(id).String()
 		}
 	case idxExpiry:
 		if r.ExpiresAt != nil {
-			return expiryKey(*r.ExpiresAt, tid, kindToken, id).s
+			return barrier.Tenant(tid).Expiry(*r.ExpiresAt, kindToken, id).String()
 		}
 	case idxCVC:
 		if r.CVCAt != nil {
-			return cvcKey(*r.CVCAt, tid, id).s
+			return barrier.Tenant(tid).CVCDue(*r.CVCAt, id).String()
 		}
 	case idxTenantHex:
 		name := d.str()
-		return "tenant/" + tid + "/idx/" + name + "/" + d.hexStr() + "/" + id // indexPrefix
+		return barrier.Tenant(tid).Index(name).Key(d.hexStr() + "/" + id).String()
 	}
 	d.fail("bad index entry")
 	return ""
@@ -320,7 +316,7 @@ func (r *tokenRecord) v0() tokenRecordV0 {
 	}
 }
 
-func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {
+func (r *tokenRecord) decodeV0(key barrier.Key, b []byte) error {
 	var v tokenRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: token JSON: %v", errRecord, err)
@@ -333,6 +329,6 @@ func (r *tokenRecord) decodeV0(key storeKey, b []byte) error {
 		Data: v.Data, Mask: v.Mask, MaskExpression: v.MaskExpression, CVCAt: v.CVCAt, Indexes: v.Indexes,
 	}
 	// The key is what the seal authenticated: it names the token.
-	r.TenantID, r.ID = key.tenant, keyID(key.s)
+	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Stored records, each with an encoding of its own.
@@ -77,10 +78,10 @@ type recordCodec interface {
 	// appendRecord appends the record's encoding, for the store key key,
 	// to dst. Fields the key holds (tenant, id) are not stored; it fails
 	// when the record does not belong at key.
-	appendRecord(dst []byte, key storeKey) ([]byte, error)
+	appendRecord(dst []byte, key barrier.Key) ([]byte, error)
 	// decodeRecord sets the record from the plaintext b stored at key, in
 	// any format version (JSON included) this code reads.
-	decodeRecord(key storeKey, b []byte) error
+	decodeRecord(key barrier.Key, b []byte) error
 }
 
 // errRecord is wrapped by every decoding failure.
@@ -139,7 +140,7 @@ func appendStr(b []byte, s string) []byte {
 	if i, ok := wordIndex[s]; ok {
 		return binary.AppendUvarint(b, i<<2|strWord)
 	}
-	if u, ok := parseUUID(s); ok {
+	if u, ok := barrier.ParseUUID(s); ok {
 		b = append(b, strUUID)
 		return append(b, u[:]...)
 	}
@@ -178,29 +179,6 @@ func unhex(c byte) byte {
 		return c - '0'
 	}
 	return c - 'a' + 10
-}
-
-// parseUUID parses a UUID in its canonical lowercase form only (the form
-// appendStr can give back exactly), without allocating.
-func parseUUID(s string) (u [16]byte, ok bool) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-		return u, false
-	}
-	j := 0
-	for i := 0; i < 36; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++
-			continue
-		}
-		a, b := s[i], s[i+1]
-		if !isLowerHex(a) || !isLowerHex(b) {
-			return u, false
-		}
-		u[j] = unhex(a)<<4 | unhex(b)
-		i += 2
-		j++
-	}
-	return u, true
 }
 
 func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
@@ -422,7 +400,7 @@ func (r *recordReader) end() error {
 var plainBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // encodeRecord encodes v for key into a pooled buffer; release returns it.
-func encodeRecord(v recordCodec, key storeKey) (b []byte, release func(), err error) {
+func encodeRecord(v recordCodec, key barrier.Key) (b []byte, release func(), err error) {
 	p := plainBuffers.Get().(*[]byte)
 	b, err = v.appendRecord((*p)[:0], key)
 	release = func() {
@@ -437,18 +415,6 @@ func encodeRecord(v recordCodec, key storeKey) (b []byte, release func(), err er
 		return nil, nil, fmt.Errorf("tokenvault: encode %s: %w", key, err)
 	}
 	return b, release, nil
-}
-
-// hasParts reports whether s is the concatenation of parts, without
-// building it.
-func hasParts(s string, parts ...string) bool {
-	for _, p := range parts {
-		if len(s) < len(p) || s[:len(p)] != p {
-			return false
-		}
-		s = s[len(p):]
-	}
-	return s == ""
 }
 
 // keyID returns the last segment of a store key: the id of the record.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The benchmarks behind the choice of the binary record format
@@ -41,8 +43,8 @@ func leanOf(r *tokenRecord) leanToken {
 		X: r.ExpiresAt, CB: r.CreatedBy, CA: r.CreatedAt, MB: r.ModifiedBy, MA: r.ModifiedAt, CV: r.CVCAt, I: r.Indexes}
 }
 
-func (l *leanToken) record(key storeKey) *tokenRecord {
-	return &tokenRecord{ID: keyID(key.s), TenantID: key.tenant, Type: l.T, Fingerprint: l.F,
+func (l *leanToken) record(key barrier.Key) *tokenRecord {
+	return &tokenRecord{ID: keyID(key.String()), TenantID: key.Tenant(), Type: l.T, Fingerprint: l.F,
 		FingerprintExpression: l.FE, Containers: l.C, Metadata: l.MD, SearchIndexes: l.S, DeduplicateToken: l.DD,
 		ExpiresAt: l.X, CreatedBy: l.CB, CreatedAt: l.CA, ModifiedBy: l.MB, ModifiedAt: l.MA,
 		Data: l.D, Mask: l.M, MaskExpression: l.ME, CVCAt: l.CV, Indexes: l.I}

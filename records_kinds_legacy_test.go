@@ -12,13 +12,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // recordV0 is the JSON the code before record format version 1 stored rec
 // as (the version 0 types of record_<kind>.go, and of tokens, log lines
 // and applications), for a test to write a store as that code did.
-func recordV0(t *testing.T, key storeKey, rec recordCodec) []byte {
+func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	t.Helper()
 	var v any
 	switch r := rec.(type) {
@@ -95,35 +97,39 @@ func recordV0(t *testing.T, key storeKey, rec recordCodec) []byte {
 // storedRecord is one record of a store walk: its key, raw value and
 // decoded record.
 type storedRecord struct {
-	key storeKey
+	key barrier.Key
 	raw []byte
 	pt  []byte
 	rec recordCodec
 }
 
 // walkRecords decodes every sealed or plain value of the store.
-func walkRecords(t *testing.T, v *Vault) map[string]storedRecord {
+func walkRecords(t *testing.T, v *Vault, s store.Store) map[string]storedRecord {
 	t.Helper()
 	out := map[string]storedRecord{}
-	err := v.view(context.Background(), func(tx *txn) error {
-		var raws []storedRecord
-		err := tx.tx.Scan(nil, nil, 0, func(k, raw []byte) error {
-			raws = append(raws, storedRecord{key: storeKey{s: string(k)}, raw: append([]byte(nil), raw...)})
+	var raws []storedRecord
+	err := s.View(context.Background(), func(tx store.Tx) error {
+		return tx.Scan(nil, nil, 0, func(k, raw []byte) error {
+			raws = append(raws, storedRecord{key: barrier.IndexEntry(string(k)), raw: append([]byte(nil), raw...)})
 			return nil
 		})
-		if err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.view(context.Background(), func(tx *txn) error {
 		for _, sr := range raws {
-			family, tid := familyOf(sr.key.s)
+			family, tid := familyOf(sr.key.String())
 			zero, ok := storedRecords[family]
 			if !ok || len(sr.raw) == 0 {
 				continue
 			}
-			sr.key.tenant = tid
+			if tid != "" {
+				sr.key, _ = barrier.Tenant(tid).All().Found([]byte(sr.key.String()))
+			}
 			if storedFamilies[family] == plainMarker {
 				sr.pt = sr.raw
-			} else if sr.pt, err = tx.open(sr.key, sr.raw); err != nil {
+			} else if sr.pt, err = tx.Open(sr.key, sr.raw); err != nil {
 				if tid != "" && errors.Is(err, ErrNotFound) {
 					continue // a tenant being deleted: its keyring is gone
 				}
@@ -133,7 +139,7 @@ func walkRecords(t *testing.T, v *Vault) map[string]storedRecord {
 			if err := sr.rec.decodeRecord(sr.key, sr.pt); err != nil {
 				t.Errorf("%s: %v", sr.key, err)
 			}
-			out[sr.key.s] = sr
+			out[sr.key.String()] = sr
 		}
 		return nil
 	})
@@ -243,34 +249,30 @@ func TestLegacyRecordKinds(t *testing.T) {
 		return out
 	}
 	before := answers()
-	records := walkRecords(t, v)
+	records := walkRecords(t, v, s)
 
 	// Write every record as the code before format version 1 did, and
 	// void the auth cache, so that keys are read from these records.
 	err = v.update(ctx, func(tx *txn) error {
 		for _, sr := range records {
 			b := recordV0(t, sr.key, sr.rec)
-			if family, _ := familyOf(sr.key.s); storedFamilies[family] == plainMarker {
-				if err := tx.tx.Put([]byte(sr.key.s), b); err != nil {
+			if family, _ := familyOf(sr.key.String()); storedFamilies[family] == plainMarker {
+				if err := tx.PutPlain(sr.key, b); err != nil {
 					return err
 				}
 				continue
 			}
-			ring, err := tx.ring(sr.key)
-			if err != nil {
-				return err
-			}
-			if err := tx.tx.Put([]byte(sr.key.s), ring.Seal([]byte(sr.key.s), b)); err != nil {
+			if err := tx.Reseal(sr.key, b); err != nil {
 				return err
 			}
 		}
-		tx.authChanged = true
+		tx.MarkAuthChanged()
 		return nil
 	})
 	must("downgrade", err)
 
 	// Every record is in version 0 now, and decodes to what it was.
-	old := walkRecords(t, v)
+	old := walkRecords(t, v, s)
 	if len(old) != len(records) {
 		t.Fatalf("%d records after the downgrade, %d before", len(old), len(records))
 	}
@@ -311,7 +313,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 		}
 	}
 	var sysV0 int
-	for k, sr := range walkRecords(t, v) {
+	for k, sr := range walkRecords(t, v, s) {
 		_, tid := familyOf(k)
 		switch {
 		case tid != "" && isJSONV0(sr.pt):

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // The records of every stored kind but tokens, applications and log lines
@@ -47,14 +49,14 @@ var (
 // fixtures decode to), an empty one, and its version 0 JSON type.
 type recordKind struct {
 	name  string
-	key   storeKey
+	key   barrier.Key
 	fixed func() recordCodec
 	zero  func() recordCodec
 	v0    func() any
 }
 
 var recordKinds = []recordKind{
-	{"proxy", recordKey(fixTenant, EntityProxy, fixProxy), func() recordCodec {
+	{"proxy", barrier.Tenant(fixTenant).Record(EntityProxy, fixProxy), func() recordCodec {
 		return &proxyRecord{ID: fixProxy, TenantID: fixTenant, Name: "Payments", Key: "pxy_0123456789abcdef",
 			DestinationURL:    "https://api.example.com/charge",
 			RequestTransform:  &ProxyTransform{Code: "module.exports = async function (req) { return req }"},
@@ -64,21 +66,21 @@ var recordKinds = []recordKind{
 			RequireAuth:       true, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, KeyHash: fixKeyHash}
 	}, func() recordCodec { return &proxyRecord{} }, func() any { return &proxyRecordV0{} }},
-	{"invitation", recordKey(fixTenant, EntityTenantInvitation, fixInvitation), func() recordCodec {
+	{"invitation", barrier.Tenant(fixTenant).Record(EntityTenantInvitation, fixInvitation), func() recordCodec {
 		return &invitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
 			Status: InvitationPending, ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, TokenHash: fixKeyHash}
 	}, func() recordCodec { return &invitationRecord{} }, func() any { return &invitationRecordV0{} }},
-	{"tenant", recordKey(fixTenant, EntityTenant, fixTenant), func() recordCodec {
+	{"tenant", barrier.Tenant(fixTenant).Record(EntityTenant, fixTenant), func() recordCodec {
 		return &tenantRecord{ID: fixTenant, Name: "Acme", OwnerID: fixMember, CreatedBy: fixActor,
 			CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &tenantRecord{} }, func() any { return &tenantRecordV0{} }},
-	{"member", recordKey(fixTenant, EntityTenantMember, fixMember), func() recordCodec {
+	{"member", barrier.Tenant(fixTenant).Record(EntityTenantMember, fixMember), func() recordCodec {
 		return &memberRecord{ID: fixMember, TenantID: fixTenant, Role: RoleOwner, UserID: fixActor,
 			Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace",
 			Picture: "https://example.com/ada.png", CreatedAt: fixTime}
 	}, func() recordCodec { return &memberRecord{} }, func() any { return &memberRecordV0{} }},
-	{"formula", recordKey(fixTenant, EntityReactorFormula, fixFormula), func() recordCodec {
+	{"formula", barrier.Tenant(fixTenant).Record(EntityReactorFormula, fixFormula), func() recordCodec {
 		return &formulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
 			Type: "private", Code: "module.exports = async function (req) { return {raw: req.args} }",
 			Configuration: []ConfigurationDeclaration{{Name: "API_KEY", Description: "the key", Type: "string"}},
@@ -86,14 +88,14 @@ var recordKinds = []recordKind{
 				{Name: "amount", Type: "number", Optional: true}},
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &formulaRecord{} }, func() any { return &formulaRecordV0{} }},
-	{"reactor", recordKey(fixTenant, EntityReactor, fixReactor), func() recordCodec {
+	{"reactor", barrier.Tenant(fixTenant).Record(EntityReactor, fixReactor), func() recordCodec {
 		return &reactorRecord{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
 			Code:          "module.exports = async function (req) { return {raw: 1} }",
 			Configuration: map[string]any{"API_KEY": "k", "nested": map[string]any{"a": []any{1.0, "b", nil}}},
 			ApplicationID: fixApp, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &reactorRecord{} }, func() any { return &reactorRecordV0{} }},
-	{"session", recordKey(fixTenant, EntitySession, fixSession), func() recordCodec {
+	{"session", barrier.Tenant(fixTenant).Record(EntitySession, fixSession), func() recordCodec {
 		return &sessionRecord{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
 			KeyHash: fixKeyHash, NonceHash: fixKeyHash[:16], CreatedAt: fixTime, ExpiresAt: fixExpires,
 			PendingAddress: "0a1b2c3d", Authorized: true, AuthorizedBy: fixActor, AuthorizedAt: &fixLater,
@@ -102,31 +104,31 @@ var recordKinds = []recordKind{
 				Conditions: []Condition{{Attribute: "container", Operator: OperatorStartsWith, Value: "/pci/"}}}}},
 			Ceiling: grants{Permissions: []string{PermTokenRead, PermTokenCreate}, Rules: []AccessRule{}}}
 	}, func() recordCodec { return &sessionRecord{} }, func() any { return &sessionRecordV0{} }},
-	{"idempotency", recordKey(fixTenant, kindIdempotency, "0a1b2c3d4e5f"), func() recordCodec {
+	{"idempotency", barrier.Tenant(fixTenant).Record(kindIdempotency, "0a1b2c3d4e5f"), func() recordCodec {
 		return &idempotencyRecord{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			Claim: "claim-1", LeaseUntil: fixLater,
 			Response: &IdempotentResponse{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}},
 				Body: []byte(`{"id":"x"}`)},
 			Grants: fixKeyHash[:8]}
 	}, func() recordCodec { return &idempotencyRecord{} }, func() any { return &idempotencyRecordV0{} }},
-	{"keyref", apiKeyLookupKey(fixKeyHash), func() recordCodec {
+	{"keyref", barrier.APIKeyLookup(fixKeyHash), func() recordCodec {
 		return &keyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
 	}, func() recordCodec { return &keyRef{} }, func() any { return &keyRefV0{} }},
-	{"count", recordCountKey(fixTenant, EntityProxy), func() recordCodec { return &countRecord{N: 1234567} },
+	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &countRecord{N: 1234567} },
 		func() recordCodec { return &countRecord{} }, func() any { return &countRecordV0{} }},
-	{"cvcscan", sysCVCScanKey, func() recordCodec {
-		return &legacyCVCScan{Tenant: fixTenant, After: fixTokenKey.s, Done: true}
+	{"cvcscan", barrier.SysCVCScan, func() recordCodec {
+		return &legacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
 	}, func() recordCodec { return &legacyCVCScan{} }, func() any { return &legacyCVCScanV0{} }},
-	{"lists", sysListsKey, func() recordCodec {
-		return &listBuild{Tenant: fixTenant, After: fixTokenKey.s, Done: true}
+	{"lists", barrier.SysLists, func() recordCodec {
+		return &listBuild{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
 	}, func() recordCodec { return &listBuild{} }, func() any { return &listBuildV0{} }},
-	{"reseal", resealKey(fixTenant), func() recordCodec {
-		return &resealState{NotBefore: fixTime, After: fixTokenKey.s}
+	{"reseal", barrier.Tenant(fixTenant).Reseal(), func() recordCodec {
+		return &resealState{NotBefore: fixTime, After: fixTokenKey.String()}
 	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
-	{"deleting", deletingKey(fixTenant), func() recordCodec {
+	{"deleting", barrier.Tenant(fixTenant).Deleting(), func() recordCodec {
 		return &deletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
 	}, func() recordCodec { return &deletionState{} }, func() any { return &deletionStateV0{} }},
-	{"fingerprints", sysFingerprintsKey, func() recordCodec { return &fingerprintPlace{InMemory: true} },
+	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &fingerprintPlace{InMemory: true} },
 		func() recordCodec { return &fingerprintPlace{} }, func() any { return &fingerprintPlaceV0{} }},
 }
 
@@ -204,30 +206,30 @@ func TestRecordKindsV0Types(t *testing.T) {
 func TestRecordKindsRoundTrip(t *testing.T) {
 	other := time.Date(1960, 5, 6, 7, 8, 9, 1, time.FixedZone("", 5*3600+1800))
 	cases := []struct {
-		key storeKey
+		key barrier.Key
 		rec recordCodec
 	}{
-		{recordKey(fixTenant, EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
-		{recordKey(fixTenant, EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
-		{recordKey(fixTenant, EntityTenantInvitation, "i"), &invitationRecord{ID: "i", TenantID: fixTenant}},
-		{recordKey("t", EntityTenant, "t"), &tenantRecord{ID: "t"}},
-		{recordKey(fixTenant, EntityTenantMember, "m"), &memberRecord{ID: "m", TenantID: fixTenant}},
-		{recordKey(fixTenant, EntityReactorFormula, "f"), &formulaRecord{ID: "f", TenantID: fixTenant}},
-		{officialFormulaKey(fixFormula), &formulaRecord{ID: fixFormula, Type: FormulaOfficial,
+		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
+		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &invitationRecord{ID: "i", TenantID: fixTenant}},
+		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenantRecord{ID: "t"}},
+		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &memberRecord{ID: "m", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &formulaRecord{ID: "f", TenantID: fixTenant}},
+		{barrier.OfficialFormula(fixFormula), &formulaRecord{ID: fixFormula, Type: FormulaOfficial,
 			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
-		{recordKey(fixTenant, EntityReactor, "r"), &reactorRecord{ID: "r", TenantID: fixTenant}},
-		{recordKey(fixTenant, EntitySession, "s"), &sessionRecord{ID: "s", TenantID: fixTenant,
+		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactorRecord{ID: "r", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessionRecord{ID: "s", TenantID: fixTenant,
 			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
-		{recordKey(fixTenant, kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
-		{recordKey(fixTenant, kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
-		{apiKeyLookupKey([]byte{1}), &keyRef{}},
-		{recordCountKey(fixTenant, EntityReactor), &countRecord{N: -5}},
-		{sysCVCScanKey, &legacyCVCScan{}},
-		{sysListsKey, &listBuild{Done: true}},
-		{sysFingerprintsKey, &fingerprintPlace{}},
-		{resealKey("t"), &resealState{}},
-		{deletingKey("t"), &deletionState{}},
+		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
+		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
+		{barrier.APIKeyLookup([]byte{1}), &keyRef{}},
+		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
+		{barrier.SysCVCScan, &legacyCVCScan{}},
+		{barrier.SysLists, &listBuild{Done: true}},
+		{barrier.SysFingerprints, &fingerprintPlace{}},
+		{barrier.Tenant("t").Reseal(), &resealState{}},
+		{barrier.Tenant("t").Deleting(), &deletionState{}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {
@@ -258,14 +260,14 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 	}
 	// Records that name a tenant and an id refuse a key that is not theirs.
 	for _, k := range recordKinds {
-		if k.key.tenant == "" || k.name == "count" || k.name == "idempotency" {
+		if k.key.Tenant() == "" || k.name == "count" || k.name == "idempotency" {
 			continue
 		}
-		if _, err := k.fixed().appendRecord(nil, recordKey(fixTenant, k.name+"x", "other")); !errors.Is(err, errRecord) {
+		if _, err := k.fixed().appendRecord(nil, barrier.Tenant(fixTenant).Record(k.name+"x", "other")); !errors.Is(err, errRecord) {
 			t.Errorf("%s encoded for another key: %v", k.name, err)
 		}
 	}
-	if _, err := (&formulaRecord{ID: "f"}).appendRecord(nil, officialFormulaKey("g")); !errors.Is(err, errRecord) {
+	if _, err := (&formulaRecord{ID: "f"}).appendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, errRecord) {
 		t.Errorf("an official formula encoded for another key: %v", err)
 	}
 }
@@ -347,7 +349,10 @@ func checkStoredRecord(k, tid string, pt []byte) error {
 	if len(pt) == 0 || pt[0] != 1 {
 		return fmt.Errorf("not a record of format version 1: starts with %q", pt[:min(len(pt), 1)])
 	}
-	key := storeKey{s: k, tenant: tid}
+	key := barrier.IndexEntry(k)
+	if tid != "" {
+		key, _ = barrier.Tenant(tid).All().Found([]byte(k))
+	}
 	if err := zero().decodeRecord(key, pt); err != nil {
 		return fmt.Errorf("does not decode as %T: %v", zero(), err)
 	}

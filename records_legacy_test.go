@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
@@ -78,23 +79,23 @@ func (lv *legacyVault) advance(d time.Duration) {
 }
 
 // plaintexts opens every value under prefix.
-func (lv *legacyVault) plaintexts(t *testing.T, prefix keyPrefix) map[string][]byte {
+func (lv *legacyVault) plaintexts(t *testing.T, prefix barrier.Prefix) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	err := lv.v.view(context.Background(), func(tx *txn) error {
-		kvs, err := tx.scanValues(prefix)
+		kvs, err := tx.ScanValues(prefix)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
-			if len(kv.raw) == 0 || kv.key.s == tenantKeyringKey(lv.tid).s {
+			if len(kv.Raw) == 0 || kv.Key.String() == barrier.Tenant(lv.tid).Keyring().String() {
 				continue // index entries; the wrapped keyring
 			}
-			b, err := tx.open(kv.key, kv.raw)
+			b, err := tx.Open(kv.Key, kv.Raw)
 			if err != nil {
 				return err
 			}
-			out[kv.key.s] = b
+			out[kv.Key.String()] = b
 		}
 		return nil
 	})
@@ -112,45 +113,45 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix keyPrefix) map[string][]b
 func (lv *legacyVault) downgrade(t *testing.T) {
 	t.Helper()
 	err := lv.v.update(context.Background(), func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		kvs, err := tx.scanValues(recordPrefix(lv.tid, kindToken))
+		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(kindToken))
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			var r tokenRecord
-			if err := tx.openRecord(kv.key, kv.raw, &r); err != nil {
+			if err := tx.openRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(r.v0())
-			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
+			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
 		}
-		kvs, err = tx.scanValues(logPrefix(lv.tid))
+		kvs, err = tx.ScanValues(barrier.Tenant(lv.tid).Logs())
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			var l logRecord
-			if err := tx.openRecord(kv.key, kv.raw, &l); err != nil {
+			if err := tx.openRecord(kv.Key, kv.Raw, &l); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(l.api(kv.key)) // Log's JSON was the stored form
-			if err := tx.tx.Put([]byte(kv.key.s), ks.ring.Seal([]byte(kv.key.s), b)); err != nil {
+			b, _ := json.Marshal(l.api(kv.Key)) // Log's JSON was the stored form
+			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
-			suffix := kv.rest
-			if err := tx.delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
+			suffix := kv.Rest
+			if err := tx.Delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logEntityIndex(lv.tid, l.EntityType, l.EntityID).key(suffix)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix)); err != nil {
 				return err
 			}
-			if err := tx.putIndex(logTypeIndex(lv.tid, l.EntityType).key(suffix)); err != nil {
+			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogTypeIndex(l.EntityType).Key(suffix)); err != nil {
 				return err
 			}
 		}
@@ -163,7 +164,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 
 // format counts the plaintexts under prefix by their first byte: JSON
 // ('{') or format version 1.
-func (lv *legacyVault) format(t *testing.T, prefix keyPrefix) (json, v1 int) {
+func (lv *legacyVault) format(t *testing.T, prefix barrier.Prefix) (json, v1 int) {
 	t.Helper()
 	for k, b := range lv.plaintexts(t, prefix) {
 		switch {
@@ -178,11 +179,11 @@ func (lv *legacyVault) format(t *testing.T, prefix keyPrefix) (json, v1 int) {
 	return json, v1
 }
 
-func (lv *legacyVault) countKeys(t *testing.T, prefix keyPrefix) int {
+func (lv *legacyVault) countKeys(t *testing.T, prefix barrier.Prefix) int {
 	t.Helper()
 	n := 0
 	lv.s.View(context.Background(), func(tx store.Tx) error {
-		return tx.Scan([]byte(prefix.s), nil, 0, func(_, _ []byte) error { n++; return nil })
+		return tx.Scan([]byte(prefix.String()), nil, 0, func(_, _ []byte) error { n++; return nil })
 	})
 	return n
 }
@@ -257,19 +258,19 @@ func TestLegacyRecordsRead(t *testing.T) {
 		return out
 	}
 	want := answer()
-	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 0 || v1 != len(ids) {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 0 || v1 != len(ids) {
 		t.Fatalf("new tokens: %d JSON, %d in format 1", j, v1)
 	}
-	if n := lv.countKeys(t, indexPrefix(lv.tid, "log-type")); n != 0 {
+	if n := lv.countKeys(t, barrier.Tenant(lv.tid).Index("log-type")); n != 0 {
 		t.Fatalf("new lines wrote %d log-type entries", n)
 	}
 
 	lv.downgrade(t)
-	lines := lv.countKeys(t, logPrefix(lv.tid))
-	if j, _ := lv.format(t, recordPrefix(lv.tid, kindToken)); j != len(ids) {
+	lines := lv.countKeys(t, barrier.Tenant(lv.tid).Logs())
+	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != len(ids) {
 		t.Fatalf("downgraded: %d tokens in JSON, want %d", j, len(ids))
 	}
-	if n := lv.countKeys(t, indexPrefix(lv.tid, "log-type")); n != lines {
+	if n := lv.countKeys(t, barrier.Tenant(lv.tid).Index("log-type")); n != lines {
 		t.Fatalf("downgraded: %d log-type entries, want %d", n, lines)
 	}
 	if diff := cmp.Diff(want, answer(), recordCmp...); diff != "" {
@@ -304,7 +305,7 @@ func TestLegacyRecordsRead(t *testing.T) {
 			t.Errorf("ListLogs(%+v) with both layouts: %d lines, newest %q; want %d, %q", q, n, newest, want, "Token updated")
 		}
 	}
-	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != len(ids)-1 || v1 != 1 {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != len(ids)-1 || v1 != 1 {
 		t.Fatalf("after one update: %d JSON, %d in format 1; want %d and 1", j, v1, len(ids)-1)
 	}
 
@@ -317,16 +318,16 @@ func TestLegacyRecordsRead(t *testing.T) {
 	if _, err := lv.v.Reseal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 0 {
+	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 0 {
 		t.Errorf("after the re-seal pass: %d tokens still JSON", j)
 	}
-	if j, _ := lv.format(t, logPrefix(lv.tid)); j != 0 {
+	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Logs()); j != 0 {
 		t.Errorf("after the re-seal pass: %d log lines still JSON", j)
 	}
 	if _, err := lv.v.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := lv.countKeys(t, indexPrefix(lv.tid, "log-type")); n != 0 {
+	if n := lv.countKeys(t, barrier.Tenant(lv.tid).Index("log-type")); n != 0 {
 		t.Errorf("after a sweep: %d log-type entries left", n)
 	}
 	for _, id := range ids {
@@ -345,16 +346,17 @@ func TestCorruptRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := lv.plaintexts(t, tenantPrefix(lv.tid))
+	stored := lv.plaintexts(t, barrier.Tenant(lv.tid).All())
 	for _, bad := range [][]byte{{}, {1}, {2, 0}, {'{'}, {1, 0xff, 0xff, 0xff}} {
 		err := lv.v.update(ctx, func(tx *txn) error {
-			ks, err := tx.tenantKeys(lv.tid, false)
+			_, err := tx.TenantKeys(lv.tid, false)
 			if err != nil {
 				return err
 			}
 			for k := range stored {
-				if strings.HasPrefix(k, recordPrefix(lv.tid, kindToken).s) || strings.HasPrefix(k, logPrefix(lv.tid).s) {
-					if err := tx.tx.Put([]byte(k), ks.ring.Seal([]byte(k), bad)); err != nil {
+				if strings.HasPrefix(k, barrier.Tenant(lv.tid).Records(kindToken).String()) || strings.HasPrefix(k, barrier.Tenant(lv.tid).Logs().String()) {
+					all := barrier.Tenant(lv.tid).All()
+					if err := tx.Reseal(all.Key(strings.TrimPrefix(k, all.String())), bad); err != nil {
 						return err
 					}
 				}
@@ -402,19 +404,19 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 	lv.downgrade(t)
 	early := time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)) // year -1 in UTC
 	err := lv.v.update(ctx, func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
 		for _, id := range []string{ids[0], ids[2]} {
-			key := recordKey(lv.tid, kindToken, id)
+			key := barrier.Tenant(lv.tid).Record(kindToken, id)
 			var r tokenRecord
 			if ok, err := tx.getRecord(key, &r); err != nil || !ok {
 				return fmt.Errorf("token %s: %v, %v", id, ok, err)
 			}
 			r.CreatedAt = early
 			b, _ := json.Marshal(r.v0())
-			if err := tx.tx.Put([]byte(key.s), ks.ring.Seal([]byte(key.s), b)); err != nil {
+			if err := tx.Reseal(key, b); err != nil {
 				return err
 			}
 		}
@@ -441,7 +443,7 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Fatalf("UpdateToken: %v, %v", tok, err)
 	}
 	check("after an update")
-	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 3 || v1 != 0 {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 3 || v1 != 0 {
 		t.Errorf("after an update: %d tokens JSON, %d in format 1; want 3 and 0", j, v1)
 	}
 
@@ -451,7 +453,7 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Fatalf("Sweep: %v", err)
 	}
 	check("after a sweep")
-	if pt := lv.plaintexts(t, recordPrefix(lv.tid, kindToken))[recordKey(lv.tid, kindToken, ids[2]).s]; bytes.Contains(pt, []byte(`"cvc"`)) || pt[0] != '{' {
+	if pt := lv.plaintexts(t, barrier.Tenant(lv.tid).Records(kindToken))[barrier.Tenant(lv.tid).Record(kindToken, ids[2]).String()]; bytes.Contains(pt, []byte(`"cvc"`)) || pt[0] != '{' {
 		t.Errorf("the card after a sweep: %s, want version 0 JSON without its cvc", pt)
 	}
 
@@ -463,24 +465,21 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the re-seal pass")
-	if j, v1 := lv.format(t, recordPrefix(lv.tid, kindToken)); j != 2 || v1 != 1 {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 2 || v1 != 1 {
 		t.Errorf("after the re-seal pass: %d tokens JSON, %d in format 1; want 2 and 1", j, v1)
 	}
 	err = lv.v.view(ctx, func(tx *txn) error {
-		ks, err := tx.tenantKeys(lv.tid, false)
+		ks, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		return tx.scanKeys(recordPrefix(lv.tid, kindToken), func(k storeKey, _ string) error {
-			raw, err := tx.tx.Get([]byte(k.s))
-			if err != nil {
-				return err
+		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(kindToken))
+		for _, kv := range kvs {
+			if term, ok := seal.Term(kv.Raw); !ok || term != ks.Ring().ActiveTerm() {
+				t.Errorf("%s sealed with term %d after the re-seal pass, want the active %d", kv.Key.String(), term, ks.Ring().ActiveTerm())
 			}
-			if term, ok := seal.Term(raw); !ok || term != ks.ring.ActiveTerm() {
-				t.Errorf("%s sealed with term %d after the re-seal pass, want the active %d", k.s, term, ks.ring.ActiveTerm())
-			}
-			return nil
-		})
+		}
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

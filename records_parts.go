@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Parts shared by the records of format version 1 written since every
@@ -206,8 +208,8 @@ func isJSONV0(b []byte) bool { return len(b) > 0 && b[0] == '{' }
 
 // belongsAt refuses to encode a record of kind whose tenant and id do not
 // make the store key key (recordKey).
-func belongsAt(key storeKey, kind, tid, id string) error {
-	if key.tenant != tid || !hasParts(key.s, "tenant/", tid, "/"+kind+"/", id) {
+func belongsAt(key barrier.Key, kind, tid, id string) error {
+	if !barrier.Tenant(tid).IsRecord(key, kind, id) {
 		return fmt.Errorf("%w: %s %s/%s does not belong at this key", errRecord, kind, tid, id)
 	}
 	return nil
@@ -216,7 +218,7 @@ func belongsAt(key storeKey, kind, tid, id string) error {
 // tenantRecordKind is the family of keys of tenant tid that hold records
 // of one kind, and a new record of that kind.
 type tenantRecordKind struct {
-	prefix keyPrefix
+	prefix barrier.Prefix
 	zero   func() recordCodec
 }
 
@@ -226,17 +228,17 @@ type tenantRecordKind struct {
 // the tenant is an index or schedule entry (empty) or its keyring.
 func tenantRecordKinds(tid string) []tenantRecordKind {
 	return []tenantRecordKind{
-		{recordPrefix(tid, kindToken), func() recordCodec { return &tokenRecord{} }},
-		{logPrefix(tid), func() recordCodec { return &logRecord{} }},
-		{recordPrefix(tid, EntityApplication), func() recordCodec { return &applicationRecord{} }},
-		{recordPrefix(tid, EntityProxy), func() recordCodec { return &proxyRecord{} }},
-		{recordPrefix(tid, EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},
-		{recordPrefix(tid, EntityTenant), func() recordCodec { return &tenantRecord{} }},
-		{recordPrefix(tid, EntityTenantMember), func() recordCodec { return &memberRecord{} }},
-		{recordPrefix(tid, EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
-		{recordPrefix(tid, EntityReactor), func() recordCodec { return &reactorRecord{} }},
-		{recordPrefix(tid, EntitySession), func() recordCodec { return &sessionRecord{} }},
-		{recordPrefix(tid, kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
-		{recordPrefix(tid, "count"), func() recordCodec { return &countRecord{} }},
+		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokenRecord{} }},
+		{barrier.Tenant(tid).Logs(), func() recordCodec { return &logRecord{} }},
+		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &applicationRecord{} }},
+		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &proxyRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenantRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &memberRecord{} }},
+		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
+		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactorRecord{} }},
+		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessionRecord{} }},
+		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
+		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
 	}
 }

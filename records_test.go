@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Golden records. TOKENVAULT_UPDATE_RECORDS=1 writes the fixtures of the
@@ -50,8 +51,8 @@ func fixedCard() *tokenRecord {
 		MaskExpression: json.RawMessage(`{"number":"{{ data.number | reveal_last(4) }}","expiration_month":"{{ data.expiration_month }}","expiration_year":"{{ data.expiration_year }}"}`),
 		CVCAt:          &at,
 		Indexes: []string{
-			expiryKey(exp, fixTenant, kindToken, fixToken).s,
-			cvcKey(at, fixTenant, fixToken).s,
+			barrier.Tenant(fixTenant).Expiry(exp, kindToken, fixToken).String(),
+			barrier.Tenant(fixTenant).CVCDue(at, fixToken).String(),
 			"tenant/" + fixTenant + "/idx/fp/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08/" + fixToken,
 			"tenant/" + fixTenant + "/idx/meta/0a1b/" + fixToken,
 		},
@@ -77,8 +78,8 @@ func fixedLogLine() *logRecord {
 }
 
 var (
-	fixTokenKey = recordKey(fixTenant, kindToken, fixToken)
-	fixLogKey   = logPrefix(fixTenant).key(timeKey(fixTime) + "/" + fixLog)
+	fixTokenKey = barrier.Tenant(fixTenant).Record(kindToken, fixToken)
+	fixLogKey   = barrier.Tenant(fixTenant).Logs().Key(barrier.TimeKey(fixTime) + "/" + fixLog)
 )
 
 var recordCmp = []cmp.Option{cmpopts.EquateEmpty()}
@@ -86,7 +87,7 @@ var recordCmp = []cmp.Option{cmpopts.EquateEmpty()}
 func TestRecordGolden(t *testing.T) {
 	for _, tc := range []struct {
 		file string
-		key  storeKey
+		key  barrier.Key
 		rec  recordCodec
 		zero func() recordCodec
 	}{
@@ -305,7 +306,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	odd.Metadata = map[string]string{"": ""}
 	cases = append(cases, odd)
 	for _, rec := range cases {
-		key := recordKey(rec.TenantID, kindToken, rec.ID)
+		key := barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)
 		b, err := rec.appendRecord(nil, key)
 		if err != nil {
 			t.Fatal(err)
@@ -337,7 +338,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("log line created_at %v, want %v", got.CreatedAt, at)
 		}
 	}
-	if _, err := fixedCard().appendRecord(nil, recordKey(fixTenant, kindToken, "another")); err == nil {
+	if _, err := fixedCard().appendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, "another")); err == nil {
 		t.Error("a token encoded for another token's key: no error")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
 )
 
@@ -35,14 +36,14 @@ const resealBatch = 500
 
 // dueReseal returns the first tenant whose re-seal may run at now.
 func (t *txn) dueReseal() (tid string, state resealState, found bool, err error) {
-	markers, err := t.scanValues(resealMarkers)
+	markers, err := t.ScanValues(barrier.ResealMarkers)
 	if err != nil {
 		return "", resealState{}, false, err
 	}
 	for _, m := range markers {
 		var st resealState
-		if st.decodeRecord(m.key, m.raw) != nil || !t.now.Before(st.NotBefore) {
-			return m.rest, st, true, nil
+		if st.decodeRecord(m.Key, m.Raw) != nil || !t.now.Before(st.NotBefore) {
+			return m.Rest, st, true, nil
 		}
 	}
 	return "", resealState{}, false, nil
@@ -92,66 +93,66 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 		if err != nil || !found {
 			return err
 		}
-		ks, err := t.tenantKeys(tid, true)
+		ks, err := t.TenantKeys(tid, true)
 		if err != nil {
 			return err
 		}
-		active := ks.ring.ActiveTerm()
-		var stale []storedValue
-		all := tenantPrefix(tid)
+		active := ks.Ring().ActiveTerm()
+		var stale []barrier.StoredValue
+		all := barrier.Tenant(tid).All()
 		kinds := tenantRecordKinds(tid)
 		// versioned returns, for a key holding a record with format
 		// versions (records.go), a new record of its type, else nil.
 		versioned := func(k string) recordCodec {
 			for _, kind := range kinds {
-				if strings.HasPrefix(k, kind.prefix.s) {
+				if strings.HasPrefix(k, kind.prefix.String()) {
 					return kind.zero()
 				}
 			}
 			return nil
 		}
-		entries, err := t.scanValuesAfter(all, strings.TrimPrefix(state.After, all.s), resealBatch)
+		entries, err := t.ScanValuesAfter(all, strings.TrimPrefix(state.After, all.String()), resealBatch)
 		if err != nil {
 			return err
 		}
 		visited := len(entries)
 		for _, e := range entries {
-			state.After = e.key.s
-			if e.key.s == tenantKeyringKey(tid).s || len(e.raw) == 0 {
+			state.After = e.Key.String()
+			if e.Key.String() == barrier.Tenant(tid).Keyring().String() || len(e.Raw) == 0 {
 				continue // wrapped by the master key; index entries hold nothing
 			}
 			// Records are opened whatever their term, to find those
 			// still in the JSON of format version 0.
-			if term, ok := seal.Term(e.raw); !ok || term != active || versioned(e.key.s) != nil {
+			if term, ok := seal.Term(e.Raw); !ok || term != active || versioned(e.Key.String()) != nil {
 				stale = append(stale, e)
 			}
 		}
 		for _, kv := range stale {
-			pt, err := ks.ring.Open([]byte(kv.key.s), kv.raw)
+			pt, err := ks.Ring().Open([]byte(kv.Key.String()), kv.Raw)
 			if err != nil {
 				// Leave it as it is, and go on: one damaged entry must
 				// not stop the re-sealing of everything else.
-				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.key.s, "err", err)
+				v.logger.Error("tokenvault: reseal: an entry does not open; left as it is", "key", kv.Key.String(), "err", err)
 				continue
 			}
 			var rec recordCodec
 			if len(pt) > 0 && pt[0] == '{' {
-				rec = versioned(kv.key.s)
+				rec = versioned(kv.Key.String())
 			}
 			legacy := rec != nil
-			term, _ := seal.Term(kv.raw)
+			term, _ := seal.Term(kv.Raw)
 			if term == active && !legacy {
 				clear(pt)
 				continue
 			}
 			if legacy {
-				converted, err := reencode(kv.key, pt, rec)
+				converted, err := reencode(kv.Key, pt, rec)
 				if err != nil {
 					// It stays in format version 0, which reads as it
 					// did; sealed again all the same (unless it is
 					// already), so that the rotated-out key protects
 					// nothing.
-					v.logger.Warn("tokenvault: reseal: a record in format version 0 cannot be written in the current format; kept in version 0", "key", kv.key.s, "err", err)
+					v.logger.Warn("tokenvault: reseal: a record in format version 0 cannot be written in the current format; kept in version 0", "key", kv.Key.String(), "err", err)
 					if term == active {
 						clear(pt)
 						continue
@@ -161,7 +162,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 					pt = converted
 				}
 			}
-			err = t.resealRecord(kv.key, pt)
+			err = t.Reseal(kv.Key, pt)
 			clear(pt)
 			if err != nil {
 				return err
@@ -169,14 +170,14 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			resealed++
 		}
 		if visited < resealBatch {
-			if err := t.delete(resealKey(tid)); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Reseal()); err != nil {
 				return err
 			}
 			return t.log(systemActor, tid, EntityTenant, tid, OpUpdate,
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true
-		return t.putPlain(resealKey(tid), &state)
+		return t.putPlain(barrier.Tenant(tid).Reseal(), &state)
 	})
 	return resealed, more, err
 }
@@ -186,14 +187,14 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 func (t *txn) scheduleReseal(tid string) error {
 	st := resealState{NotBefore: t.now}
 	if !t.v.auth.enabled {
-		st.NotBefore = t.now.Add(2 * keyringTTL)
+		st.NotBefore = t.now.Add(2 * barrier.KeyringTTL)
 	}
-	return t.putPlain(resealKey(tid), &st)
+	return t.putPlain(barrier.Tenant(tid).Reseal(), &st)
 }
 
 // reencode rewrites the plaintext of a record stored at key in format
 // version 0 in the current format; rec is a record of its type.
-func reencode(key storeKey, pt []byte, rec recordCodec) ([]byte, error) {
+func reencode(key barrier.Key, pt []byte, rec recordCodec) ([]byte, error) {
 	if err := rec.decodeRecord(key, pt); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,8 @@ package tokenvault
 import (
 	"encoding/hex"
 	"strings"
-	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Sessions waiting for authorization.
@@ -46,32 +47,11 @@ const (
 	DefaultMaxPendingSessionsPerAddress = 100
 )
 
-// Unauthorized sessions are indexed per application by expiry, and per
-// application and client address by expiry, so that creating one can count
-// the live ones and find the oldest without reading a record:
-//
-//	tenant/<tid>/idx/pending-session/<app id>/<expiry nanos>/<session id>
-//	tenant/<tid>/idx/pending-session-addr/<app id>/<address>/<expiry nanos>/<session id>
-//
-// where <address> is a keyed MAC of the throttle address (so no client
-// address is written to the store).
-func pendingSessionKey(tid, appID string, expires time.Time, id string) storeKey {
-	return indexPrefix(tid, "pending-session").key(appID + "/" + timeKey(expires) + "/" + id)
-}
-
-func pendingAddressPrefix(tid, appID, addr string) keyPrefix {
-	return indexPrefix(tid, "pending-session-addr").sub(appID + "/" + addr + "/")
-}
-
-func pendingAddressKey(tid, appID, addr string, expires time.Time, id string) storeKey {
-	return pendingAddressPrefix(tid, appID, addr).key(timeKey(expires) + "/" + id)
-}
-
 // pendingAddress is the name of the caller's address in the per-address
 // index: a keyed MAC of its throttle address, 128 bits in hex.
 func (t *txn) pendingAddress() string {
 	addr := throttleAddress(callInfoOf(t.ctx).ClientAddress)
-	return hex.EncodeToString(t.v.sys.mac([]byte("pending-session-address\x00"), []byte(addr))[:16])
+	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
 }
 
 // makeRoomForSession evicts what a new waiting session of public
@@ -82,13 +62,13 @@ func (t *txn) pendingAddress() string {
 // the caps.
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 	if limit := t.v.maxPendingPerAddress; limit > 0 {
-		evicted, err := t.evictOldestPending(pendingAddressPrefix(tid, appID, addr), tid, limit)
+		evicted, err := t.evictOldestPending(barrier.Tenant(tid).PendingAddresses(appID, addr), tid, limit)
 		if err != nil || evicted {
 			return err
 		}
 	}
 	if limit := t.v.maxPendingSessions; limit > 0 {
-		_, err := t.evictOldestPending(indexPrefix(tid, "pending-session").sub(appID+"/"), tid, limit)
+		_, err := t.evictOldestPending(barrier.Tenant(tid).Index("pending-session").Sub(appID+"/"), tid, limit)
 		return err
 	}
 	return nil
@@ -97,14 +77,14 @@ func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 // evictOldestPending evicts the first live session indexed under prefix
 // (entries <expiry nanos>/<session id>) when there are limit or more, and
 // reports whether it did.
-func (t *txn) evictOldestPending(prefix keyPrefix, tid string, limit int) (bool, error) {
+func (t *txn) evictOldestPending(prefix barrier.Prefix, tid string, limit int) (bool, error) {
 	// Entries expiring at or before now are expired (the sweeper removes
 	// them): start past them.
-	after := timeKey(t.now) + "/~"
+	after := barrier.TimeKey(t.now) + "/~"
 	count := 0
-	var first storeKey
+	var first barrier.Key
 	var firstRest string
-	err := t.scan(prefix, after, limit, func(k storeKey, rest string) error {
+	err := t.Scan(prefix, after, limit, func(k barrier.Key, rest string) error {
 		if count == 0 {
 			first, firstRest = k, rest
 		}
@@ -116,13 +96,13 @@ func (t *txn) evictOldestPending(prefix keyPrefix, tid string, limit int) (bool,
 	}
 	_, id, _ := strings.Cut(firstRest, "/")
 	var rec sessionRecord
-	ok, err := t.getRecord(recordKey(tid, EntitySession, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 	if err != nil {
 		return false, err
 	}
 	if !ok || rec.NonceHash == nil {
 		// A stale entry (its session gone or authorized): drop it.
-		return true, t.delete(first)
+		return true, t.Delete(first)
 	}
 	return true, t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Session lifetimes.
@@ -53,7 +55,7 @@ func newNonce() string { return newAPIKey()[len(apiKeyPrefix):] }
 
 // nonceMAC separates the nonce namespace from the key namespace.
 func (t *txn) nonceMAC(nonce string) []byte {
-	return t.v.sys.mac([]byte("nonce\x00"), []byte(nonce))
+	return t.v.sys.MAC([]byte("nonce\x00"), []byte(nonce))
 }
 
 // CreateSession creates a session for a browser or mobile flow and returns
@@ -97,31 +99,31 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			TenantID:       p.tenantID,
 			ApplicationID:  p.actorID,
 			PendingAddress: addr,
-			KeyHash:        t.v.sys.mac([]byte(sessionKey)),
+			KeyHash:        t.v.sys.MAC([]byte(sessionKey)),
 			NonceHash:      t.nonceMAC(nonce),
 			CreatedAt:      t.now,
 			ExpiresAt:      t.now.Add(SessionLifetime),
 		}
 		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
-			key storeKey
+			key barrier.Key
 			v   recordCodec
 		}{
-			{recordKey(rec.TenantID, EntitySession, rec.ID), rec},
-			{apiKeyLookupKey(rec.KeyHash), &ref},
-			{nonceLookupKey(rec.NonceHash), &ref},
+			{barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec},
+			{barrier.APIKeyLookup(rec.KeyHash), &ref},
+			{barrier.NonceLookup(rec.NonceHash), &ref},
 		} {
 			if err := t.putRecord(w.key, w.v); err != nil {
 				return err
 			}
 		}
-		if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.putIndex(pendingSessionKey(rec.TenantID, rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).PendingSession(rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.putIndex(pendingAddressKey(rec.TenantID, rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).PendingAddress(rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
 			return err
 		}
 		out = &Session{SessionKey: Credential(sessionKey), Nonce: nonce, ExpiresAt: rec.ExpiresAt}
@@ -185,11 +187,11 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		if err != nil {
 			return err
 		}
-		if err := t.delete(nonceLookupKey(rec.NonceHash)); err != nil {
+		if err := t.Delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
 			return err
 		}
 		for _, k := range rec.pendingKeys() {
-			if err := t.delete(k); err != nil {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
@@ -199,15 +201,15 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		rec.Grants = grants{Permissions: perms, Rules: rules}
 		rec.Ceiling = grants{Permissions: p.permissions, Rules: p.rules}
 		if req.ExpiresAt != nil {
-			if err := t.delete(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+			if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
 			}
 			rec.ExpiresAt = req.ExpiresAt.UTC()
-			if err := t.putIndex(expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID)); err != nil {
+			if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
 			}
 		}
-		if err := t.putRecord(recordKey(rec.TenantID, EntitySession, rec.ID), rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
 			return err
 		}
 		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
@@ -231,7 +233,7 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 	}
 	mac := t.nonceMAC(nonce)
 	var ref keyRef
-	ok, err := t.getRecord(nonceLookupKey(mac), &ref)
+	ok, err := t.getRecord(barrier.NonceLookup(mac), &ref)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +254,7 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 // expired.
 func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
 	var rec sessionRecord
-	ok, err := t.getRecord(recordKey(tid, EntitySession, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -313,17 +315,17 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 
 // deleteSession removes a session and its lookups.
 func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
-	keys := []storeKey{
-		recordKey(rec.TenantID, EntitySession, rec.ID),
-		apiKeyLookupKey(rec.KeyHash),
-		expiryKey(rec.ExpiresAt, rec.TenantID, EntitySession, rec.ID),
+	keys := []barrier.Key{
+		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
+		barrier.APIKeyLookup(rec.KeyHash),
+		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID),
 	}
 	if rec.NonceHash != nil {
-		keys = append(keys, nonceLookupKey(rec.NonceHash))
+		keys = append(keys, barrier.NonceLookup(rec.NonceHash))
 		keys = append(keys, rec.pendingKeys()...)
 	}
 	for _, k := range keys {
-		if err := t.delete(k); err != nil {
+		if err := t.Delete(k); err != nil {
 			return err
 		}
 	}
@@ -332,10 +334,10 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 
 // pendingKeys are the index entries of a session waiting for
 // authorization (session_limits.go).
-func (s *sessionRecord) pendingKeys() []storeKey {
-	keys := []storeKey{pendingSessionKey(s.TenantID, s.ApplicationID, s.ExpiresAt, s.ID)}
+func (s *sessionRecord) pendingKeys() []barrier.Key {
+	keys := []barrier.Key{barrier.Tenant(s.TenantID).PendingSession(s.ApplicationID, s.ExpiresAt, s.ID)}
 	if s.PendingAddress != "" {
-		keys = append(keys, pendingAddressKey(s.TenantID, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID))
+		keys = append(keys, barrier.Tenant(s.TenantID).PendingAddress(s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID))
 	}
 	return keys
 }

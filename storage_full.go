@@ -75,12 +75,7 @@ func (v *Vault) Ready(ctx context.Context) error {
 func (v *Vault) probeWrite(ctx context.Context) error {
 	value := make([]byte, readyProbeBytes)
 	rand.Read(value)
-	k := []byte(readyProbeKey.s)
-	err := v.store.Update(ctx, func(tx store.Tx) error { return tx.Put(k, value) })
-	if err == nil {
-		err = v.store.Update(ctx, func(tx store.Tx) error { return tx.Delete(k) })
-	}
-	if err != nil {
+	if err := v.barrier.ProbeWrite(ctx, value); err != nil {
 		return v.result(err)
 	}
 	if v.storageFull.CompareAndSwap(true, false) {

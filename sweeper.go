@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -89,7 +90,7 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 
 // sweepOnce removes up to sweepBatch expired objects in one transaction.
 func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err error) {
-	return v.sweepDue(ctx, expirySchedule, timeKey, func(t *txn, rest string) (bool, error) {
+	return v.sweepDue(ctx, barrier.ExpirySchedule, barrier.TimeKey, func(t *txn, rest string) (bool, error) {
 		// rest is <nanos>/<tenant>/<kind>/<id>.
 		parts := strings.SplitN(rest, "/", 4)
 		if len(parts) != 4 {
@@ -116,12 +117,12 @@ var sweepKinds = map[string]SweepKind{
 // prefix handed to handle, which does the entry's work in the same
 // transaction and reports whether there was any. sweepDue returns how many
 // entries had work and whether more are due.
-func (v *Vault) sweepDue(ctx context.Context, prefix keyPrefix, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
+func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
 		last := through(t.now) + "/~"
 		var due []string
-		err := t.scan(prefix, "", sweepBatch+1, func(_ storeKey, rest string) error {
+		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
 			if rest > last {
 				return store.ErrStop
 			}
@@ -135,7 +136,7 @@ func (v *Vault) sweepDue(ctx context.Context, prefix keyPrefix, through func(now
 			due, more = due[:sweepBatch], true
 		}
 		for _, rest := range due {
-			if err := t.delete(prefix.key(rest)); err != nil {
+			if err := t.Delete(prefix.Key(rest)); err != nil {
 				return err
 			}
 			// An entry of a tenant being deleted is the deletion's to remove.
@@ -160,7 +161,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 	switch kind {
 	case EntityApplication:
 		var rec applicationRecord
-		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
+		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)
 		if err != nil || !ok || !rec.expired(t.now) {
 			return false, err
 		}
@@ -173,7 +174,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return true, t.deleteToken(systemActor, rec, "Token expired")
 	case EntitySession:
 		var rec sessionRecord
-		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
+		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)
 		if err != nil || !ok || !rec.expired(t.now) {
 			return false, err
 		}
@@ -182,12 +183,12 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return t.sweepIdempotency(tid, id)
 	case EntityTenantInvitation:
 		var rec invitationRecord
-		ok, err := t.getRecord(recordKey(tid, kind, id), &rec)
+		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)
 		if err != nil || !ok || !rec.expired(t.now) || rec.Status == InvitationExpired {
 			return false, err
 		}
 		rec.Status = InvitationExpired
-		if err := t.putRecord(recordKey(tid, kind, id), &rec); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
 			return false, err
 		}
 		return true, t.log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")

@@ -1,6 +1,10 @@
 package tokenvault
 
-import "context"
+import (
+	"context"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // The count of tenants.
 //
@@ -8,7 +12,7 @@ import "context"
 // registry (sys/tenant/<tid>): the count at sysTenantCountKey is changed by
 // the commit that registers a tenant (CreateTenant, +1) and by the one that
 // takes it out of the registry (markDeleting, -1), through the
-// transaction's kept counts (flushCounts, token_lists.go). A store written
+// transaction's kept counts (barrier.Tx.FlushCounts). A store written
 // before the count existed gets it once, at Open (countTenants). Every
 // Vault sharing a store (PostgreSQL) must be of a version that keeps it,
 // as for the token list counts (token_lists_build.go).
@@ -20,24 +24,24 @@ func (v *Vault) countTenants(ctx context.Context) error {
 	counted := false
 	err := v.view(ctx, func(t *txn) error {
 		var err error
-		counted, err = t.has(sysTenantCountKey)
+		counted, err = t.Has(barrier.SysTenantCount)
 		return err
 	})
 	if err != nil || counted {
 		return err
 	}
 	return v.update(ctx, func(t *txn) error {
-		if ok, err := t.has(sysTenantCountKey); err != nil || ok {
+		if ok, err := t.Has(barrier.SysTenantCount); err != nil || ok {
 			return err
 		}
 		n := int64(0)
-		err := t.scanKeys(tenantRegistry, func(storeKey, string) error {
+		err := t.ScanKeys(barrier.TenantRegistry, func(barrier.Key, string) error {
 			n++
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		return t.putRecord(sysTenantCountKey, &countRecord{N: n})
+		return t.PutCount(barrier.SysTenantCount, n)
 	})
 }

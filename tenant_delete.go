@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Deleting a tenant removes every key of it from the store: everything
@@ -45,10 +47,10 @@ const (
 )
 
 // lookupPrefixes are the sys/ prefixes whose values are sealed keyRefs.
-var lookupPrefixes = []keyPrefix{apiKeyLookups, nonceLookups, inviteLookups, proxyLookups}
+var lookupPrefixes = []barrier.Prefix{barrier.APIKeyLookups, barrier.NonceLookups, barrier.InviteLookups, barrier.ProxyLookups}
 
 // schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...
-var schedulePrefixes = []keyPrefix{expirySchedule, cvcSchedule}
+var schedulePrefixes = []barrier.Prefix{barrier.ExpirySchedule, barrier.CVCSchedule}
 
 // errTenantGone is what reading a tenant whose keyring is gone (a tenant
 // being deleted) returns.
@@ -56,7 +58,7 @@ var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
 
 // tenantDeleting reports whether tid is being deleted.
 func (t *txn) tenantDeleting(tid string) (bool, error) {
-	return t.has(deletingKey(tid))
+	return t.Has(barrier.Tenant(tid).Deleting())
 }
 
 // DeleteTenant removes tenant id with all of its data: records, indexes,
@@ -94,29 +96,29 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
 			return err
 		}
-		reg, err := t.has(registryKey(tid))
+		reg, err := t.Has(barrier.Tenant(tid).Registry())
 		if err != nil {
 			return err
 		}
 		if !reg {
 			return errNotFound("tenant")
 		}
-		if err := t.putPlain(deletingKey(tid), &deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.putPlain(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
-		for _, k := range []storeKey{registryKey(tid), tenantKeyringKey(tid), resealKey(tid)} {
-			if err := t.delete(k); err != nil {
+		for _, k := range []barrier.Key{barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Keyring(), barrier.Tenant(tid).Reseal()} {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
-		t.addCount(sysTenantCountKey, -1) // it was registered (tenant_count.go)
+		t.AddCount(barrier.SysTenantCount, -1) // it was registered (tenant_count.go)
 		// Keys authenticate no more: void the auth cache after the commit.
-		t.authChanged = true
+		t.MarkAuthChanged()
 		return nil
 	})
 	// Dropped whether or not the commit succeeded (a backend may fail
 	// after writing): a keyring is read again when needed.
-	v.tenants.Delete(tid)
+	v.barrier.ForgetKeys(tid)
 	return err
 }
 
@@ -137,7 +139,7 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 	var tenants []string
 	err := v.view(ctx, func(t *txn) error {
 		tenants = tenants[:0]
-		return t.scanKeys(deletionMarkers, func(_ storeKey, tid string) error {
+		return t.ScanKeys(barrier.DeletionMarkers, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
 			return nil
 		})
@@ -173,7 +175,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	err = v.update(ctx, func(t *txn) error {
 		done = false
 		var st deletionState
-		found, err := t.getPlain(deletingKey(tid), &st)
+		found, err := t.getPlain(barrier.Tenant(tid).Deleting(), &st)
 		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
 		}
@@ -206,7 +208,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err != nil {
 			return err
 		}
-		return t.putPlain(deletingKey(tid), &st)
+		return t.putPlain(barrier.Tenant(tid).Deleting(), &st)
 	})
 	return done, err
 }
@@ -214,17 +216,17 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 // deleteTenantKeys deletes up to deleteBatch keys under tenant/<tid>/, and
 // moves on to the lookups when none is left.
 func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
-	keys, err := t.scanBatch(tenantPrefix(tid), "")
+	keys, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
-		if err := t.purge(k); err != nil {
+		if err := t.Purge(k); err != nil {
 			return err
 		}
 	}
 	if len(keys) < deleteBatch {
-		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].s}
+		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
 	}
 	return nil
 }
@@ -237,12 +239,12 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 	if st.Phase == deletePhaseSchedule {
 		prefixes, next = schedulePrefixes, deletePhaseFinish
 	}
-	i := slices.IndexFunc(prefixes, func(p keyPrefix) bool { return p.s == st.Prefix })
+	i := slices.IndexFunc(prefixes, func(p barrier.Prefix) bool { return p.String() == st.Prefix })
 	if i < 0 {
 		return fmt.Errorf("tokenvault: deletion marker of tenant %s: unknown prefix %q", tid, st.Prefix)
 	}
 	prefix := prefixes[i]
-	keys, err := t.scanBatch(prefix, strings.TrimPrefix(st.After, prefix.s))
+	keys, err := t.scanBatch(prefix, strings.TrimPrefix(st.After, prefix.String()))
 	if err != nil {
 		return err
 	}
@@ -257,27 +259,27 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 			}
 		} else {
 			// <prefix><nanos>/<tid>/...
-			parts := strings.SplitN(strings.TrimPrefix(k.s, prefix.s), "/", 3)
+			parts := strings.SplitN(strings.TrimPrefix(k.String(), prefix.String()), "/", 3)
 			mine = len(parts) == 3 && parts[1] == tid
 		}
 		if mine {
-			if err := t.purge(k); err != nil {
+			if err := t.Purge(k); err != nil {
 				return err
 			}
 		}
 	}
 	if len(keys) == deleteBatch {
-		st.After = keys[len(keys)-1].s
+		st.After = keys[len(keys)-1].String()
 		return nil
 	}
 	// This prefix is done: the next one, or the next phase.
 	if i+1 < len(prefixes) {
-		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].s}
+		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
 		return nil
 	}
 	*st = deletionState{Phase: next}
 	if next == deletePhaseSchedule {
-		st.Prefix = schedulePrefixes[0].s
+		st.Prefix = schedulePrefixes[0].String()
 	}
 	return nil
 }
@@ -285,7 +287,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 // finishMarker removes the marker if nothing is left under tenant/<tid>/;
 // otherwise (a write that raced the mark) the work starts over.
 func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
-	left, err := t.scanBatch(tenantPrefix(tid), "")
+	left, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return false, err
 	}
@@ -293,8 +295,8 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 		*st = deletionState{Phase: deletePhaseTenant}
 		return false, nil
 	}
-	for _, k := range []storeKey{deletingKey(tid), registryKey(tid), resealKey(tid)} {
-		if err := t.purge(k); err != nil {
+	for _, k := range []barrier.Key{barrier.Tenant(tid).Deleting(), barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Reseal()} {
+		if err := t.Purge(k); err != nil {
 			return false, err
 		}
 	}
@@ -302,10 +304,10 @@ func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
 }
 
 // scanBatch returns up to deleteBatch keys under prefix after
-// prefix.key(after).
-func (t *txn) scanBatch(prefix keyPrefix, after string) ([]storeKey, error) {
-	var keys []storeKey
-	err := t.scan(prefix, after, deleteBatch, func(k storeKey, _ string) error {
+// prefix.Key(after).
+func (t *txn) scanBatch(prefix barrier.Prefix, after string) ([]barrier.Key, error) {
+	var keys []barrier.Key
+	err := t.Scan(prefix, after, deleteBatch, func(k barrier.Key, _ string) error {
 		keys = append(keys, k)
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -34,8 +35,8 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 	phase := func() string {
 		var st deletionState
 		s.View(ctx, func(tx store.Tx) error {
-			raw, _ := tx.Get([]byte(deletingKey(tid).s))
-			return st.decodeRecord(deletingKey(tid), raw)
+			raw, _ := tx.Get([]byte(barrier.Tenant(tid).Deleting().String()))
+			return st.decodeRecord(barrier.Tenant(tid).Deleting(), raw)
 		})
 		return st.Phase
 	}
@@ -44,8 +45,8 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 			t.Fatalf("deleteOnce = %v, %v before the finish phase", done, err)
 		}
 	}
-	straggler := recordKey(tid, EntityTenantMember, "late")
-	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler.s), []byte("x")) }); err != nil {
+	straggler := barrier.Tenant(tid).Record(EntityTenantMember, "late")
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler.String()), []byte("x")) }); err != nil {
 		t.Fatal(err)
 	}
 	if done, err := v.deleteOnce(ctx, tid); err != nil || done || phase() != deletePhaseTenant {

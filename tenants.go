@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Tenant is an isolated customer of the Vault: every other resource belongs
@@ -123,7 +125,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
-	keys, err := newKeySet()
+	keys, err := barrier.NewKeys()
 	if err != nil {
 		return nil, internal(err)
 	}
@@ -135,24 +137,24 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	defer v.wrapMu.RUnlock()
 	var out *TenantBootstrap
 	err = v.update(ctx, func(t *txn) error {
-		t.created = map[string]*keySet{tid: keys}
+		t.CreatedKeys(tid, keys)
 		recordTenant(ctx, tid)
-		if err := t.putKeyring(tenantKeyringKey(tid), keys); err != nil {
+		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), keys); err != nil {
 			return err
 		}
-		if err := t.putIndex(registryKey(tid)); err != nil {
+		if err := t.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
 			return err
 		}
-		t.addCount(sysTenantCountKey, 1)
+		t.AddCount(barrier.SysTenantCount, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(tid, EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
 			return err
 		}
 		user := req.Owner
 		user.ID = uid
 		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.now}
-		if err := t.putRecord(recordKey(tid, EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
@@ -181,8 +183,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err != nil {
 		return nil, err
 	}
-	keys.read = v.now()
-	v.cacheKeys(map[string]*keySet{tid: keys})
+	v.barrier.CacheKeys(tid, keys)
 	return out, nil
 }
 
@@ -199,7 +200,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 			return err
 		}
 		var rec tenantRecord
-		ok, err := t.getRecord(recordKey(p.tenantID, EntityTenant, p.tenantID), &rec)
+		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &rec)
 		if err != nil {
 			return err
 		}
@@ -222,7 +223,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {
-		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
+		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
 			found = true
 			return nil
 		})
@@ -255,14 +256,14 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
 		var ids []string
-		err := t.scan(tenantRegistry, pg.start, skip+pg.size+1, func(_ storeKey, tid string) error {
+		err := t.Scan(barrier.TenantRegistry, pg.start, skip+pg.size+1, func(_ barrier.Key, tid string) error {
 			ids = append(ids, tid)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		total, err := t.readCount(sysTenantCountKey)
+		total, err := t.ReadCount(barrier.SysTenantCount)
 		if err != nil {
 			return err
 		}
@@ -274,7 +275,7 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {
 			var rec tenantRecord
-			ok, err := t.getRecord(recordKey(tid, EntityTenant, tid), &rec)
+			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &rec)
 			if err != nil {
 				return err
 			}
@@ -302,7 +303,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	}
 	var out Tenant
 	err := v.view(ctx, func(t *txn) error {
-		reg, err := t.has(registryKey(id))
+		reg, err := t.Has(barrier.Tenant(id).Registry())
 		if err != nil {
 			return err
 		}
@@ -310,7 +311,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 			return errNotFound("tenant")
 		}
 		var rec tenantRecord
-		ok, err := t.getRecord(recordKey(id, EntityTenant, id), &rec)
+		ok, err := t.getRecord(barrier.Tenant(id).Record(EntityTenant, id), &rec)
 		if err != nil {
 			return err
 		}

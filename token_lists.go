@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Token lists that cost what they return.
 //
-// Every token has entries in ordered list indexes (keyspace.go): tl-t
+// Every token has entries in ordered list indexes (internal/barrier): tl-t
 // the tokens of one type by their position (creation time, then id,
 // packed: packPosition), and tl-c the tokens in a container or below it,
 // for the token's containers and their ancestors down to listDepth
@@ -72,8 +73,8 @@ const sealedCursorPrefix = "~"
 // containerMAC names a container in the list index keys: a keyed HMAC,
 // so that the store's keys do not spell the tenant's containers;
 // containerMACLength bytes of it (its hex names the container's count).
-func containerMAC(ks *keySet, c string) string {
-	return string(ks.mac([]byte("container\x00"), []byte(c))[:containerMACLength])
+func containerMAC(ks *barrier.Keys, c string) string {
+	return string(ks.MAC([]byte("container\x00"), []byte(c))[:containerMACLength])
 }
 
 // listAncestor is the container whose list index answers a filter on c:
@@ -118,8 +119,8 @@ func listContainers(containers []string) []string {
 // positions were packed still open.
 func packPosition(at time.Time, id string) string {
 	b := make([]byte, 8, 8+17)
-	binary.BigEndian.PutUint64(b, uint64(unixNanos(at)))
-	if u, ok := parseUUID(id); ok {
+	binary.BigEndian.PutUint64(b, uint64(barrier.UnixNanos(at)))
+	if u, ok := barrier.ParseUUID(id); ok {
 		b = append(b, 0)
 		b = append(b, u[:]...)
 	} else {
@@ -165,7 +166,7 @@ func packCursor(c string) (string, bool) {
 		return "", false
 	}
 	id := c[17:]
-	if u, ok := parseUUID(id); ok {
+	if u, ok := barrier.ParseUUID(id); ok {
 		return string(b[:]) + "\x00" + string(u[:]), true
 	}
 	return string(b[:]) + id, true
@@ -176,8 +177,8 @@ func packCursor(c string) (string, bool) {
 // transaction builds it once for every token of that shape (a batch
 // mostly has one).
 type listShape struct {
-	indexes []keyPrefix // the entries are these followed by the position
-	counts  []storeKey
+	indexes []barrier.Prefix // the entries are these followed by the position
+	counts  []barrier.Key
 }
 
 // shapeName names the list shape of rec.
@@ -186,20 +187,20 @@ func shapeName(rec *tokenRecord) string {
 }
 
 // shapeOf returns the list shape of rec, from t's cache.
-func (t *txn) shapeOf(ks *keySet, rec *tokenRecord) *listShape {
+func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord) *listShape {
 	name := shapeName(rec)
 	if s := t.listShapes[name]; s != nil {
 		return s
 	}
 	tid := rec.TenantID
 	s := &listShape{
-		indexes: []keyPrefix{tokenTypeList(tid, rec.Type)},
-		counts:  []storeKey{tokenTypeCountKey(tid, rec.Type)},
+		indexes: []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(rec.Type)},
+		counts:  []barrier.Key{barrier.Tenant(tid).TokenTypeCount(rec.Type)},
 	}
 	for _, c := range listContainers(rec.Containers) {
 		mac := containerMAC(ks, c)
-		s.indexes = append(s.indexes, tokenContainerList(tid, mac))
-		s.counts = append(s.counts, tokenContainerCountKey(tid, hex.EncodeToString([]byte(mac))))
+		s.indexes = append(s.indexes, barrier.Tenant(tid).TokenContainerList(mac))
+		s.counts = append(s.counts, barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
 	}
 	if t.listShapes == nil {
 		t.listShapes = map[string]*listShape{}
@@ -231,77 +232,25 @@ func (t *txn) moveListed(prev, rec *tokenRecord) error {
 }
 
 func (t *txn) relist(rec *tokenRecord, delta int64) error {
-	ks, err := t.tenantKeys(rec.TenantID, false)
+	ks, err := t.TenantKeys(rec.TenantID, false)
 	if err != nil {
 		return err
 	}
 	shape, pos := t.shapeOf(ks, rec), recPosition(rec)
 	for _, idx := range shape.indexes {
 		if delta > 0 {
-			err = t.putIndex(idx.key(pos))
+			err = t.PutIndex(idx.Key(pos))
 		} else {
-			err = t.delete(idx.key(pos))
+			err = t.Delete(idx.Key(pos))
 		}
 		if err != nil {
 			return err
 		}
 	}
 	for _, k := range shape.counts {
-		t.addCount(k, delta)
+		t.AddCount(k, delta)
 	}
 	return nil
-}
-
-// countDelta is a change to one count, applied when the transaction
-// commits (flushCounts).
-type countDelta struct {
-	key storeKey
-	d   int64
-}
-
-// addCount changes the count at k by d when t commits. Counts are read
-// and written once per transaction, at its end, so that a batch of many
-// tokens writes each count once, and an optimistic first run reads no
-// count (it would conflict with every concurrent create).
-func (t *txn) addCount(k storeKey, d int64) {
-	if t.counts == nil {
-		t.counts = map[string]*countDelta{}
-	}
-	if c := t.counts[k.s]; c != nil {
-		c.d += d
-		return
-	}
-	t.counts[k.s] = &countDelta{key: k, d: d}
-}
-
-// flushCounts applies t's count changes to the store, in the transaction
-// that commits them (update, updateOptimistic). It keeps them: a store
-// that runs the transaction function again runs it on a fresh transaction.
-func (t *txn) flushCounts() error {
-	for _, s := range slices.Sorted(maps.Keys(t.counts)) {
-		c := t.counts[s]
-		if c.d == 0 {
-			continue
-		}
-		var rec countRecord
-		if _, err := t.getRecord(c.key, &rec); err != nil {
-			return err
-		}
-		// A count at zero is kept: deleting a token leaves nothing
-		// behind but its audit line and counts.
-		rec.N = max(rec.N+c.d, 0)
-		if err := t.putRecord(c.key, &rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readCount reads a kept count.
-func (t *txn) readCount(k storeKey) (int, error) {
-	var rec countRecord
-	_, err := t.getRecord(k, &rec)
-	return int(rec.N), err
 }
 
 // reachesAll reports whether p's perm reaches every token, whatever its
@@ -340,32 +289,32 @@ func (q tokenQuery) walkable() bool {
 // listIndexes chooses the index a walk of q reads (the three types'
 // for every token), and its kept count when that count is q's exact
 // total.
-func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []keyPrefix, total int, exact bool, err error) {
+func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []barrier.Prefix, total int, exact bool, err error) {
 	anc, deepExact, byContainer := listAncestor(q.container)
 	switch {
 	case !byContainer && q.typ == "":
 		for _, typ := range tokenTypes {
-			n, err := t.readCount(tokenTypeCountKey(tid, typ))
+			n, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(typ))
 			if err != nil {
 				return nil, 0, false, err
 			}
-			idxs, total = append(idxs, tokenTypeList(tid, typ)), total+n
+			idxs, total = append(idxs, barrier.Tenant(tid).TokenTypeList(typ)), total+n
 		}
 		return idxs, total, true, nil
 	case !byContainer:
-		n, err := t.readCount(tokenTypeCountKey(tid, q.typ))
-		return []keyPrefix{tokenTypeList(tid, q.typ)}, n, true, err
+		n, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
+		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, n, true, err
 	}
 	mac := containerMAC(ks, anc)
-	nc, err := t.readCount(tokenContainerCountKey(tid, hex.EncodeToString([]byte(mac))))
+	nc, err := t.ReadCount(barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
 	if err != nil || q.typ == "" {
-		return []keyPrefix{tokenContainerList(tid, mac)}, nc, deepExact, err
+		return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, deepExact, err
 	}
-	nt, err := t.readCount(tokenTypeCountKey(tid, q.typ))
+	nt, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
 	if nt < nc {
-		return []keyPrefix{tokenTypeList(tid, q.typ)}, nt, false, err
+		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, nt, false, err
 	}
-	return []keyPrefix{tokenContainerList(tid, mac)}, nc, false, err
+	return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, false, err
 }
 
 // pageTokens answers a walkable query (ListTokens, SearchTokens): the
@@ -373,7 +322,7 @@ func (t *txn) listIndexes(ks *keySet, tid string, q tokenQuery) (idxs []keyPrefi
 // them, at the cost described at the top of this file.
 func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
 	tid := p.tenantID
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}
@@ -500,15 +449,15 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Tok
 
 // sealCursor seals a position the caller may not read (that of a token
 // it was not shown) into a cursor position only this tenant's keys open.
-func sealCursor(ks *keySet, tid, pos string) string {
-	ct := ks.ring.Seal([]byte(cursorSealKey(tid).s), []byte(pos))
+func sealCursor(ks *barrier.Keys, tid, pos string) string {
+	ct := ks.Ring().Seal([]byte(barrier.Tenant(tid).CursorSeal().String()), []byte(pos))
 	return sealedCursorPrefix + base64.RawURLEncoding.EncodeToString(ct)
 }
 
 // openCursor returns the position a decoded cursor names: itself, or
 // what a sealed one holds. A sealed cursor that does not open (another
 // tenant's, or altered) is Invalid, naming start.
-func openCursor(ks *keySet, tid, pos string) (string, error) {
+func openCursor(ks *barrier.Keys, tid, pos string) (string, error) {
 	rest, sealed := strings.CutPrefix(pos, sealedCursorPrefix)
 	if !sealed {
 		return pos, nil
@@ -518,7 +467,7 @@ func openCursor(ks *keySet, tid, pos string) (string, error) {
 	if err != nil {
 		return "", bad
 	}
-	pt, err := ks.ring.Open([]byte(cursorSealKey(tid).s), ct)
+	pt, err := ks.Ring().Open([]byte(barrier.Tenant(tid).CursorSeal().String()), ct)
 	if err != nil || len(pt) == 0 {
 		return "", bad
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -87,7 +88,7 @@ func BenchmarkTokenList(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cursor := encodeCursor(timeKey(mid.CreatedAt) + "/" + mid.ID)
+	cursor := encodeCursor(barrier.TimeKey(mid.CreatedAt) + "/" + mid.ID)
 	runtime.GC()
 	rssBefore := procStatusKB("VmRSS")
 	// Reset the peak resident set (Linux): what follows is the pages'.

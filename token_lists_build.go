@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // listBuildBatch is how many token records one transaction of the build
@@ -26,10 +28,10 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	var st listBuild
 	tenants := false
 	err := v.view(ctx, func(t *txn) error {
-		if _, err := t.getRecord(sysListsKey, &st); err != nil || st.Done {
+		if _, err := t.getRecord(barrier.SysLists, &st); err != nil || st.Done {
 			return err
 		}
-		return t.scan(tenantRegistry, "", 1, func(storeKey, string) error {
+		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
 			tenants = true
 			return nil
 		})
@@ -47,7 +49,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
 			st = listBuild{}
-			_, err := t.getRecord(sysListsKey, &st)
+			_, err := t.getRecord(barrier.SysLists, &st)
 			if err != nil || st.Done {
 				return err
 			}
@@ -66,7 +68,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 // records its progress in st and the store.
 func (t *txn) buildTokenListsOnce(st *listBuild) error {
 	var tenants []string
-	err := t.scanKeys(tenantRegistry, func(_ storeKey, tid string) error {
+	err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 		if tid >= st.Tenant {
 			tenants = append(tenants, tid)
 		}
@@ -90,16 +92,16 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 				return err
 			}
 		}
-		prefix := recordPrefix(tid, kindToken)
-		kvs, err := t.scanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.s), listBuildBatch-visited)
+		prefix := barrier.Tenant(tid).Records(kindToken)
+		kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), listBuildBatch-visited)
 		if err != nil {
 			return err
 		}
 		for _, kv := range kvs {
 			visited++
-			st.After = kv.key.s
+			st.After = kv.Key.String()
 			var rec tokenRecord
-			if err := t.openRecord(kv.key, kv.raw, &rec); err != nil {
+			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return err
 			}
 			if err := t.listToken(&rec); err != nil {
@@ -107,27 +109,27 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 			}
 		}
 		if visited == listBuildBatch {
-			return t.putRecord(sysListsKey, st)
+			return t.putRecord(barrier.SysLists, st)
 		}
 	}
 	st.Done = true
-	return t.putRecord(sysListsKey, st)
+	return t.putRecord(barrier.SysLists, st)
 }
 
 // buildRecordCounts counts the records of each counted kind of tid, in
 // the transaction that begins listing its tokens: before it, nothing
 // kept them.
 func (t *txn) buildRecordCounts(tid string) error {
-	for _, kind := range countedKinds {
+	for _, kind := range barrier.CountedKinds {
 		n := int64(0)
-		err := t.scanKeys(recordPrefix(tid, kind), func(storeKey, string) error {
+		err := t.ScanKeys(barrier.Tenant(tid).Records(kind), func(barrier.Key, string) error {
 			n++
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if err := t.putRecord(recordCountKey(tid, kind), &countRecord{N: n}); err != nil {
+		if err := t.PutCount(barrier.Tenant(tid).Count(kind), n); err != nil {
 			return err
 		}
 	}

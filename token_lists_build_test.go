@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -33,7 +34,7 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 			var old [][]byte
 			err := tx.Scan(nil, nil, 0, func(k, _ []byte) error {
 				ks := string(k)
-				if strings.Contains(ks, "/idx/tl-") || strings.Contains(ks, "/count/") || ks == sysListsKey.s {
+				if strings.Contains(ks, "/idx/tl-") || strings.Contains(ks, "/count/") || ks == barrier.SysLists.String() {
 					old = append(old, []byte(ks))
 				}
 				return nil

@@ -1,5 +1,7 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
 // listWalk walks one list index, or several merged (the list of every
 // token walks the three types' indexes), in position order from a
 // cursor. Each index is read in chunks as the walk reaches it: one index
@@ -14,14 +16,14 @@ type listWalk struct {
 // walkedIndex is one index of a walk: the positions read from it and not
 // yet taken, where its next read starts, and whether it has more.
 type walkedIndex struct {
-	prefix keyPrefix
+	prefix barrier.Prefix
 	buf    []string
 	after  string
 	done   bool
 	chunk  int
 }
 
-func (t *txn) newListWalk(idxs []keyPrefix, after string) *listWalk {
+func (t *txn) newListWalk(idxs []barrier.Prefix, after string) *listWalk {
 	w := &listWalk{t: t}
 	for _, p := range idxs {
 		w.walked = append(w.walked, &walkedIndex{prefix: p, after: after, chunk: 4})
@@ -38,7 +40,7 @@ func (w *listWalk) fill(x *walkedIndex, limit int) error {
 	}
 	n = max(n, 1)
 	got := 0
-	err := w.t.scan(x.prefix, x.after, n, func(_ storeKey, pos string) error {
+	err := w.t.Scan(x.prefix, x.after, n, func(_ barrier.Key, pos string) error {
 		x.buf = append(x.buf, pos)
 		got++
 		return nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
@@ -357,7 +358,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
 		return nil, errForbidden(PermTokenCreate)
 	}
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +409,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 // applyTo sets everything of rec that the request decides: data, mask,
 // placement, metadata, expressions, fingerprint, when a card's cvc was
 // written, and the index and schedule entries that follow from them.
-func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time, fpInStore bool) {
+func (pt *preparedToken) applyTo(rec *tokenRecord, ks *barrier.Keys, now time.Time, fpInStore bool) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
 	rec.Fingerprint = pt.fingerprint(ks)
@@ -432,23 +433,23 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *keySet, now time.Time, fp
 // fpInStore: a shared store; see fpindex.go), search index values and
 // metadata (all as keyed MACs, never plaintext), its expiry, and the
 // removal of a card's cvc.
-func tokenIndexes(ks *keySet, rec *tokenRecord, search []string, fpInStore bool) []string {
+func tokenIndexes(ks *barrier.Keys, rec *tokenRecord, search []string, fpInStore bool) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
 	if rec.Fingerprint != "" && fpInStore {
-		idx = append(idx, fingerprintIndex(tid, rec.Fingerprint).key(id).s)
+		idx = append(idx, barrier.Tenant(tid).FingerprintIndex(rec.Fingerprint).Key(id).String())
 	}
 	for _, s := range search {
-		idx = append(idx, searchIndex(ks, tid, s).key(id).s)
+		idx = append(idx, searchIndex(ks, tid, s).Key(id).String())
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Metadata)) {
-		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).key(id).s)
+		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).Key(id).String())
 	}
 	if rec.ExpiresAt != nil {
-		idx = append(idx, expiryKey(*rec.ExpiresAt, tid, kindToken, id).s)
+		idx = append(idx, barrier.Tenant(tid).Expiry(*rec.ExpiresAt, kindToken, id).String())
 	}
 	if rec.CVCAt != nil {
-		idx = append(idx, cvcKey(*rec.CVCAt, tid, id).s)
+		idx = append(idx, barrier.Tenant(tid).CVCDue(*rec.CVCAt, id).String())
 	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
@@ -457,7 +458,7 @@ func tokenIndexes(ks *keySet, rec *tokenRecord, search []string, fpInStore bool)
 // fingerprint is the fingerprint of the token's fingerprint value under ks,
 // "" when it has none. It is computed once per key set: creating a token
 // needs it for the duplicate lookup and for the record.
-func (pt *preparedToken) fingerprint(ks *keySet) string {
+func (pt *preparedToken) fingerprint(ks *barrier.Keys) string {
 	if pt.fpValue == "" {
 		return ""
 	}
@@ -469,26 +470,21 @@ func (pt *preparedToken) fingerprint(ks *keySet) string {
 
 // fingerprintOf is the fingerprint of a value: a keyed MAC, so equal values
 // match within a tenant and nothing about the value can be learnt from it.
-func fingerprintOf(ks *keySet, value string) string {
-	return hex.EncodeToString(ks.mac([]byte("fingerprint\x00"), []byte(value)))
+func fingerprintOf(ks *barrier.Keys, value string) string {
+	return hex.EncodeToString(ks.MAC([]byte("fingerprint\x00"), []byte(value)))
 }
 
 // kindToken is the record kind of every token type.
 const kindToken = "token"
 
-// fingerprintIndex, searchIndex and metadataIndex are the prefixes under
-// which the ids of the tokens with one fingerprint, search index value or
-// metadata entry are indexed.
-func fingerprintIndex(tid, fp string) keyPrefix { return indexPrefix(tid, "fp").sub(fp + "/") }
-
-func searchIndex(ks *keySet, tid, value string) keyPrefix {
-	return indexPrefix(tid, "search").sub(hex.EncodeToString(ks.mac([]byte("search\x00"), []byte(value))) + "/")
+func searchIndex(ks *barrier.Keys, tid, value string) barrier.Prefix {
+	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.MAC([]byte("search\x00"), []byte(value))))
 }
 
 // metadataIndex indexes a metadata entry; values match case-insensitively.
-func metadataIndex(ks *keySet, tid, key, value string) keyPrefix {
-	m := ks.mac([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
-	return indexPrefix(tid, "meta").sub(hex.EncodeToString(m) + "/")
+func metadataIndex(ks *barrier.Keys, tid, key, value string) barrier.Prefix {
+	m := ks.MAC([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
+	return barrier.Tenant(tid).MetadataIndex(hex.EncodeToString(m))
 }
 
 // putToken writes a new token record, its index entries and its list
@@ -500,7 +496,7 @@ func (t *txn) putToken(rec *tokenRecord) error { return t.writeToken(nil, rec) }
 // a new token), whose index entries the caller removed: its list entries
 // are moved (moveListed), so they are written only when they change.
 func (t *txn) writeToken(prev, rec *tokenRecord) error {
-	if err := t.putRecord(recordKey(rec.TenantID, kindToken, rec.ID), rec); err != nil {
+	if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
 		return err
 	}
 	listed := t.listToken
@@ -512,7 +508,7 @@ func (t *txn) writeToken(prev, rec *tokenRecord) error {
 	}
 	t.indexFingerprint(rec)
 	for _, k := range rec.Indexes {
-		if err := t.putIndex(indexEntry(k)); err != nil {
+		if err := t.PutIndex(barrier.IndexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -548,9 +544,9 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenR
 }
 
 // indexedIDs lists the ids under an index prefix.
-func (t *txn) indexedIDs(prefix keyPrefix) ([]string, error) {
+func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
 	var ids []string
-	err := t.scanKeys(prefix, func(_ storeKey, id string) error {
+	err := t.ScanKeys(prefix, func(_ barrier.Key, id string) error {
 		ids = append(ids, id)
 		return nil
 	})

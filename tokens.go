@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/expr"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
@@ -151,7 +152,7 @@ type preparedToken struct {
 	fpExpr      string
 	fpValue     string // the value fingerprinted; empty means none
 	fp          string // fpValue's fingerprint under fpKeys (see fingerprint)
-	fpKeys      *keySet
+	fpKeys      *barrier.Keys
 	dedupe      bool
 	expiresAt   *time.Time
 	// newCVC: the request sends a card's cvc (a patch that does not keeps

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // loadToken reads a token, without a cvc past its retention (see cvc.go).
@@ -17,7 +19,7 @@ func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) 
 		return nil, nil
 	}
 	var rec tokenRecord
-	ok, err := t.getRecord(recordKey(tid, kindToken, id), &rec)
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -255,7 +257,7 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 // deleteToken removes a token, its index entries, its list index entries
 // and count, and its schedule, and logs it.
 func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
-	if err := t.delete(recordKey(rec.TenantID, kindToken, rec.ID)); err != nil {
+	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)); err != nil {
 		return err
 	}
 	if err := t.unlistToken(rec); err != nil {
@@ -263,7 +265,7 @@ func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 	}
 	t.unindexFingerprint(rec)
 	for _, k := range rec.Indexes {
-		if err := t.delete(indexEntry(k)); err != nil {
+		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 			return err
 		}
 	}
@@ -363,7 +365,7 @@ func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Pag
 
 // tokenPosition orders tokens by creation, then id: ids are time-ordered
 // but custom ids are not, and the position of a token never changes.
-func tokenPosition(tok Token) string { return timeKey(tok.CreatedAt) + "/" + tok.ID }
+func tokenPosition(tok Token) string { return barrier.TimeKey(tok.CreatedAt) + "/" + tok.ID }
 
 // logReads logs the read of every token of a page that carries data: a
 // list or a search shows data as GetToken does, and is audited as it is.
@@ -398,7 +400,7 @@ type tokenQuery struct {
 // (pageTokens), never a scan: here it is an internal error.
 func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
 	tid := p.tenantID
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // UpdateToken applies patch, an RFC 7386 JSON merge patch, to a token:
@@ -111,12 +113,12 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if readsStoredData(fields, req) && moved != TransformReveal {
 			return errExpressionsOverStoredData
 		}
-		ks, err := t.tenantKeys(p.tenantID, false)
+		ks, err := t.TenantKeys(p.tenantID, false)
 		if err != nil {
 			return err
 		}
 		for _, k := range rec.Indexes {
-			if err := t.delete(indexEntry(k)); err != nil {
+			if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 				return err
 			}
 		}

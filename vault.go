@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
-	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -27,7 +27,8 @@ var ErrWrongMasterKey = errors.New("tokenvault: the master key does not open thi
 //
 // A Vault is safe for concurrent use by multiple goroutines.
 type Vault struct {
-	store     store.Store
+	// barrier is the only holder of the store (internal/barrier).
+	barrier   *barrier.Barrier
 	ownsStore bool
 	now       func() time.Time
 	logger    *slog.Logger
@@ -46,8 +47,6 @@ type Vault struct {
 	// storageFull is set while writes fail for a full storage
 	// (storage_full.go).
 	storageFull atomic.Bool
-	// appends is how reads' audit lines reach the store (appends.go).
-	appends appendPath
 	// fingerprints is the fingerprint index on a store one process holds,
 	// nil on a shared store, which keeps it in the store (fpindex.go).
 	fingerprints *fingerprintMemory
@@ -89,9 +88,7 @@ type Vault struct {
 	pendingTenants pendingTenants
 
 	wrappers atomic.Pointer[wrappers]
-	sys      *keySet    // system keys: API key lookups and the expiry schedule
-	tenants  sync.Map   // tenant id -> *keySet, a cache of unwrapped keyrings
-	keysMu   sync.Mutex // serializes cacheKeys
+	sys      *barrier.Keys // system keys: API key lookups and the expiry schedule
 
 	// wrapMu orders key-wrapper rotation after every write that wraps a
 	// keyring, so none is left under the old wrapper.
@@ -115,7 +112,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vault{store: opts.Store, now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL,
+	v := &Vault{now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL,
 		metrics: opts.Metrics}
 	if v.inviteURL != "" {
 		if u, err := url.Parse(v.inviteURL); err != nil || !u.IsAbs() {
@@ -169,7 +166,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}
-	if v.store == nil {
+	st := opts.Store
+	if st == nil {
 		if opts.Path == "" {
 			return nil, errors.New("tokenvault: Options.Store or Options.Path is required")
 		}
@@ -181,16 +179,14 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tokenvault: %w", err)
 		}
-		v.store, v.ownsStore = s, true
+		st, v.ownsStore = s, true
 	}
-	_, v.auth.enabled = v.store.(store.SingleProcess)
+	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}})
+	v.auth.enabled = v.barrier.SingleProcess()
 	v.optimistic = v.auth.enabled
-	if ap, ok := v.store.(store.Appender); ok && v.optimistic {
-		v.appends.store = ap
-	}
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
-			v.store.Close()
+			v.barrier.Close()
 		}
 		return nil, err
 	}
@@ -209,7 +205,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	if err != nil {
 		if v.ownsStore {
-			v.store.Close()
+			v.barrier.Close()
 		}
 		return nil, err
 	}
@@ -259,7 +255,7 @@ func (v *Vault) Close() error {
 		v.exportWG.Wait()
 		v.code.Close()
 		if v.ownsStore {
-			err = v.store.Close()
+			err = v.barrier.Close()
 		}
 	})
 	return err
@@ -267,37 +263,37 @@ func (v *Vault) Close() error {
 
 // loadSystemKeys reads the system keyring, creating it in an empty store.
 func (v *Vault) loadSystemKeys(ctx context.Context) error {
-	fresh, err := newKeySet()
+	fresh, err := barrier.NewKeys()
 	if err != nil {
 		return err
 	}
-	var ks *keySet
+	var ks *barrier.Keys
 	// Read first, and write only into a store without a keyring: a Vault
 	// that cannot open the store (a wrong key or wrapper) must leave it
 	// byte for byte as it was (bbolt writes a new meta page on every
 	// read-write commit, even an empty one).
-	update := func(ctx context.Context, fn func(*txn) error) error {
+	update := func(ctx context.Context, fn func(*barrier.Tx) error) error {
 		var exists bool
-		err := v.keyringTxn(ctx, false, func(t *txn) error {
-			raw, err := t.getWrapped(sysKeyringKey)
+		err := v.barrier.Keyring(ctx, false, func(tx *barrier.Tx) error {
+			raw, err := tx.GetWrapped(barrier.SysKeyring)
 			exists = raw != nil
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		return v.keyringTxn(ctx, !exists, fn)
+		return v.barrier.Keyring(ctx, !exists, fn)
 	}
-	err = update(ctx, func(t *txn) error {
-		raw, err := t.getWrapped(sysKeyringKey)
+	err = update(ctx, func(tx *barrier.Tx) error {
+		raw, err := tx.GetWrapped(barrier.SysKeyring)
 		if err != nil {
 			return err
 		}
 		if raw == nil {
 			ks = fresh
-			return t.putKeyring(sysKeyringKey, fresh)
+			return tx.PutKeyring(barrier.SysKeyring, fresh)
 		}
-		ks, err = v.unwrap(ctx, sysKeyringKey.s, raw)
+		ks, err = v.barrier.UnwrapKeys(ctx, barrier.SysKeyring.String(), raw)
 		if err != nil {
 			return &wrongKeyError{cause: err, needs: neededKey(raw)}
 		}
@@ -311,6 +307,7 @@ func (v *Vault) loadSystemKeys(ctx context.Context) error {
 		return fmt.Errorf("tokenvault: open: %w", err)
 	}
 	v.sys = ks
+	v.barrier.SetSystemKeys(ks)
 	return nil
 }
 

@@ -52,11 +52,11 @@ const (
 const webhookSecretSize = sha256.Size
 
 func (t *txn) webhookSecret(tid string) ([]byte, error) {
-	ks, err := t.tenantKeys(tid, false)
+	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}
-	return ks.mac([]byte("webhook-signing-secret\x00"), []byte(tid)), nil
+	return ks.MAC([]byte("webhook-signing-secret\x00"), []byte(tid)), nil
 }
 
 // WebhookSecret returns the hex secret that signs the caller's tenant's

@@ -1,0 +1,158 @@
+// Package barrier is the only package that touches the Vault's store
+// transactions: everything the root package (tokenvault) reads or writes
+// goes through a Barrier and its Tx, which seal values on the way in and
+// open them on the way out. The store itself is untrusted.
+//
+// # What is here, and why
+//
+//   - The key space (key.go, system.go, tenant.go): Key and Prefix, whose
+//     fields are unexported, so a key is built only by this package's
+//     constructors and carries what the transaction must know without
+//     parsing it (the tenant whose keyring seals it, whether it touches
+//     authentication, whether its tenant counts it). The system keys are
+//     their own set (system.go); every key that names a tenant is built
+//     through that tenant's view, TenantKeys (Tenant(tid).Record(kind, id),
+//     .Logs(), .Expiry(...), in the manner of OpenBao's barrier.View), so
+//     nothing above passes a tenant id to a free constructor or writes
+//     "tenant/" itself. What follows a prefix inside one family (a log
+//     line's packed suffix, a token's list position, a record's id) is
+//     appended with Prefix.Key and Prefix.Sub by the code that also reads
+//     it back (the root's codecs): the view fixes the family and its
+//     tenant, the codec its order.
+//   - The keyrings (keyring.go): Keys (a keyring and an HMAC index key),
+//     wrapped and unwrapped through the Wrapper given at New (the root's
+//     KeyWrappers stay in the root, as they are its exported API), and the
+//     cache of unwrapped tenant keyrings with its freshness bound
+//     (KeyringTTL on a shared store, none on a store one process holds).
+//   - The transaction (tx.go): Tx seals with the record's store key as
+//     additional data (so ciphertext cannot move between records), reloads
+//     a tenant's keyring when a value is sealed with a newer term, and
+//     keeps the storage bookkeeping: whether a write touched
+//     authentication (OnAuthChange), whether it only appended, and the
+//     kept counts of counted records, written in the commit (FlushCounts).
+//     Its byte-level API is what the root's records need: GetOpen and Open,
+//     SealPut and SealAppend, PutIndex, AppendIndex, Has, Delete, Purge,
+//     the scans forward and back, plain markers (GetPlain, PutPlain),
+//     wrapped keyrings, the store's shared auth generation, ReadOutside.
+//     Encoding and decoding records stays in the root (records.go,
+//     record_*.go), beside the types they encode.
+//   - The optimistic snapshot (snapshot.go: ViewSnapshot, Apply) and the
+//     append log (appends.go: TryAppend, FoldAppends, AppendsSettled). When
+//     to use them (which calls, the auth generation checks) is the root's
+//     decision (optimistic.go, appends.go there).
+//
+// What the barrier needs from the Vault comes in through Config at New:
+// the store, the key wrapper, the clock, and the error that says a
+// tenant is gone. It imports nothing of the root (an internal package
+// cannot), and the root's unit of work (txn) embeds a *Tx.
+//
+// # How the layering is enforced
+//
+// The compiler keeps the root off the store: the Vault holds a *Barrier,
+// not a store.Store; Tx's store.Tx is an unexported field and no method
+// returns it; Key and Prefix have unexported fields, so the root can
+// neither reach a store transaction nor build a key by hand. What the
+// compiler cannot see, a type assertion of something else to store.Tx or
+// store.Generation, or a View or Update called on a store.Store the root
+// still names (Options.Store), the root's layering_test.go refuses by
+// parsing the root's files. TestStoreIsSealed (the root's
+// barrier_test.go) walks a store to hold every value to its keyring.
+//
+// # The key space
+//
+// Tenant data lives under tenant/<tenant-id>/ and is sealed with that
+// tenant's data keys; the few system records live under sys/ and are
+// sealed with the system keyring. Keys never contain plaintext secrets:
+// lookups by secret (API keys) go through keyed HMACs. The only values
+// not sealed are the keyrings (wrapped by the key wrapper), the empty
+// index, registry and schedule entries, and the plain progress markers
+// sys/reseal/ and sys/deleting/. Every value but the keyrings is a record
+// of the Vault's, in its own versioned format: the barrier seals and opens
+// bytes and knows no format (the root's records.go has the table of kinds
+// and records; the JSON of before reads as format version 0).
+//
+//	sys/keyring                              system keyring, wrapped by the key wrapper (the root's keywrap.go)
+//	sys/tenant/<tid>                         tenant registry (empty values)
+//	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
+//	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
+//	sys/invite/<hmac>                        live invitation link token -> sealed keyRef
+//	sys/formula/<id>                         official reactor formulas
+//	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
+//	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
+//	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
+//	                                         by the sweeper (empty values; see cvc.go)
+//	sys/cvcscan                              progress of the one scan giving cards stored
+//	                                         before cvc retention their schedule
+//	sys/fingerprints                         where the fingerprint index is kept: in memory
+//	                                         on a store one process holds (fpindex.go)
+//	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
+//	                                         plain resealState: when to start, last key re-sealed
+//	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
+//	                                         plain deletionState: phase, prefix and last key visited
+//	                                         (tenant_delete.go)
+//	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
+//	                                         sink <sink> (empty values; audit_export.go)
+//	sys/ready-probe                          64 KiB of random bytes (not sealed: they
+//	                                         are nothing), written then deleted by Ready
+//	                                         while the storage is full; left only when
+//	                                         the deletion failed (storage_full.go)
+//	tenant/<tid>/keyring                     tenant keyring, wrapped by the key wrapper
+//	tenant/<tid>/tenant/<tid>                the tenant record
+//	tenant/<tid>/<kind>/<id>                 records (application, member, proxy,
+//	                                         reactor, formula, invitation, session), each
+//	                                         in its binary format (the root's
+//	                                         record_<kind>.go; JSON before)
+//	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
+//	                                         (HMAC of caller and key; idempotency.go)
+//	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
+//	                                         (record_token.go; JSON before version 1)
+//	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
+//	                                         binary format (record_log.go; JSON before)
+//	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
+//	                                         for entity and entity type queries; a UUID
+//	                                         <entity> is packed in 17 bytes, and <packed> is
+//	                                         <nanos>/<id> in 24 (logs.go).
+//	                                         Lines written before record format version 1
+//	                                         are indexed as they were, at
+//	                                         idx/log-entity/<type>/<entity>/<nanos>/<id>, read
+//	                                         beside idx/log-e (so a store of the old layout
+//	                                         answers every query from the first open), and
+//	                                         idx/log-type/<type>/<nanos>/<id>, read by nothing
+//	                                         and removed by the sweeper in batches
+//	                                         (logs_retention.go)
+//	tenant/<tid>/idx/log-p/<nanos>/<id>/<type>/<entity>  the index entry a read's line
+//	                                         waits for, in time order: on a store one process
+//	                                         holds, the indexer turns it into the line's
+//	                                         idx/log-e entry (logindex.go)
+//	tenant/<tid>/idx/tl-t/<type>/<pos>       the tokens of one type in list order: creation
+//	                                         time, then id; <pos> is packed (packPosition:
+//	                                         8 bytes of nanoseconds, then a UUID id as a
+//	                                         zero byte and its 16 bytes, any other id as it
+//	                                         is); written and removed with the record, so a
+//	                                         list page walks it from its cursor, and the
+//	                                         list of every token merges the three types'
+//	                                         (token_lists.go)
+//	tenant/<tid>/idx/tl-c/<mac><pos>         the same, one family per container and each of
+//	                                         its ancestors down to listDepth segments
+//	                                         (<mac>: 16 bytes of the container's keyed HMAC)
+//	tenant/<tid>/count/tok-t/<type>          how many tokens of the type the tenant holds,
+//	tenant/<tid>/count/tok-c/<hex mac>       and in the indexed container (or below), kept
+//	                                         in the commits that create and remove them
+//	                                         (sealed); the tenant's total is their sum
+//	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
+//	                                         members or invitations it holds, kept by the
+//	                                         transaction that writes the first version of
+//	                                         a record or deletes it (CountedKinds)
+//	sys/count/tenants                        how many tenants the registry holds, kept by
+//	                                         CreateTenant and DeleteTenant (sealed, system
+//	                                         keyring; tenant_count.go)
+//	sys/lists                                the one-time build of the token list indexes
+//	                                         and counts for a store written before them
+//	                                         (sealed, system keyring; token_lists_build.go)
+//	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
+//	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
+//	                                         public application, by expiry (session_limits.go)
+//	tenant/<tid>/idx/pending-session-addr/<app>/<addr>/<nanos>/<id>  the same per
+//	                                         client address (<addr> a keyed MAC of it), by
+//	                                         expiry (session_limits.go)
+package barrier

@@ -1,0 +1,54 @@
+package barrier
+
+import "encoding/hex"
+
+// The system records and families: everything under sys/ that names no
+// tenant. (The sys/ keys that name one, such as its registry entry or
+// its expiry schedule, are built by its view: tenant.go.) Only the API
+// and session key lookups authenticate: a nonce, invitation or proxy
+// lookup leads to a record that is checked again when used.
+var (
+	SysKeyring = Key{s: "sys/keyring"}
+	SysCVCScan = Key{s: "sys/cvcscan"}
+	// SysLists records the build of the token list indexes.
+	SysLists = Key{s: "sys/lists"}
+	// SysTenantCount is how many tenants the registry holds, kept by the
+	// commits that add and remove registry entries.
+	SysTenantCount = Key{s: "sys/count/tenants"}
+	// SysFingerprints says where the store's fingerprint index is kept.
+	SysFingerprints = Key{s: "sys/fingerprints"}
+	// SysReadyProbe is what Ready writes, then deletes, while the
+	// storage is full. Only a store write of raw bytes: see ReadyProbe.
+	SysReadyProbe = Key{s: "sys/ready-probe"}
+
+	TenantRegistry   = Prefix{s: "sys/tenant/"}
+	APIKeyLookups    = Prefix{s: "sys/apikey/", auth: true}
+	NonceLookups     = Prefix{s: "sys/nonce/"}
+	InviteLookups    = Prefix{s: "sys/invite/"}
+	ProxyLookups     = Prefix{s: "sys/proxy/"}
+	OfficialFormulas = Prefix{s: "sys/formula/"}
+	ExpirySchedule   = Prefix{s: "sys/expiry/"}
+	CVCSchedule      = Prefix{s: "sys/cvc/"}
+	ResealMarkers    = Prefix{s: "sys/reseal/"}
+	DeletionMarkers  = Prefix{s: "sys/deleting/"}
+	// AuditQueues holds one export queue per audit sink.
+	AuditQueues = Prefix{s: "sys/auditq/"}
+)
+
+// APIKeyLookup is the lookup of an API or session key by its keyed MAC.
+func APIKeyLookup(mac []byte) Key { return APIKeyLookups.Key(hex.EncodeToString(mac)) }
+
+// NonceLookup is the lookup of an unused session nonce by its keyed MAC.
+func NonceLookup(mac []byte) Key { return NonceLookups.Key(hex.EncodeToString(mac)) }
+
+// InviteLookup is the lookup of a live invitation link token.
+func InviteLookup(mac []byte) Key { return InviteLookups.Key(hex.EncodeToString(mac)) }
+
+// ProxyLookup is the lookup of a proxy key.
+func ProxyLookup(mac []byte) Key { return ProxyLookups.Key(hex.EncodeToString(mac)) }
+
+// OfficialFormula is an official reactor formula, which every tenant reads.
+func OfficialFormula(id string) Key { return OfficialFormulas.Key(id) }
+
+// AuditQueue is the export queue of audit sink sink.
+func AuditQueue(sink string) Prefix { return AuditQueues.Sub(sink + "/") }

@@ -1,0 +1,216 @@
+package barrier
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// The record kinds the key space treats apart. They are the Vault's
+// entity names (logs.go in the root), which a root test holds equal.
+const (
+	KindApplication      = "application"
+	KindSession          = "session"
+	KindReactor          = "reactor"
+	KindProxy            = "proxy"
+	KindTenantMember     = "tenant_member"
+	KindTenantInvitation = "tenant_invitation"
+	kindLog              = "log"
+	kindCount            = "count"
+)
+
+// authKinds are the kinds of records keys authenticate through.
+var authKinds = []string{KindApplication, KindSession}
+
+// CountedKinds are the kinds of records whose tenant keeps a count of
+// them, at TenantKeys.Count, for their lists' totals.
+var CountedKinds = []string{KindApplication, KindReactor, KindProxy, KindTenantMember, KindTenantInvitation}
+
+// TenantKeys is the view of the key space of one tenant, in the manner of
+// OpenBao's barrier.View: every key that names a tenant, below
+// tenant/<tid>/ or in a system family (its registry entry, its expiry
+// schedule...), is built through it, so no caller passes a tenant id to a
+// free constructor or writes "tenant/" itself.
+type TenantKeys struct{ id string }
+
+// Tenant is the view of tenant tid's keys.
+func Tenant(tid string) TenantKeys { return TenantKeys{tid} }
+
+// ID is the tenant's id.
+func (tk TenantKeys) ID() string { return tk.id }
+
+// All is everything of the tenant. Its keys include applications and
+// sessions, so a key found under it is taken to touch authentication.
+func (tk TenantKeys) All() Prefix {
+	return Prefix{s: "tenant/" + tk.id + "/", tenant: tk.id, auth: true}
+}
+
+// Keyring is the tenant's keyring: wrapped by the key wrapper, not
+// sealed, so it carries no tenant.
+func (tk TenantKeys) Keyring() Key { return Key{s: "tenant/" + tk.id + "/keyring"} }
+
+// Record is the record of kind with id id.
+func (tk TenantKeys) Record(kind, id string) Key { return tk.Records(kind).Key(id) }
+
+// Records is the family of the tenant's records of kind.
+func (tk TenantKeys) Records(kind string) Prefix {
+	p := Prefix{s: "tenant/" + tk.id + "/" + kind + "/", tenant: tk.id, auth: slices.Contains(authKinds, kind)}
+	if slices.Contains(CountedKinds, kind) {
+		p.counted = kind
+	}
+	return p
+}
+
+// Count is how many records of kind the tenant holds (a CountedKinds).
+func (tk TenantKeys) Count(kind string) Key { return tk.Record(kindCount, kind) }
+
+// Index is the family of the secondary index name (empty values).
+func (tk TenantKeys) Index(name string) Prefix {
+	return Prefix{s: "tenant/" + tk.id + "/idx/" + name + "/", tenant: tk.id}
+}
+
+// TokenTypeList is the list index of the tokens of one type, and
+// TokenContainerList that of the tokens in the container (or below it)
+// whose keyed HMAC is mac. What follows each prefix is a token's packed
+// position (packPosition in the root).
+func (tk TenantKeys) TokenTypeList(typ string) Prefix { return tk.Index("tl-t").Sub(typ + "/") }
+
+func (tk TenantKeys) TokenContainerList(mac string) Prefix { return tk.Index("tl-c").Sub(mac) }
+
+// TokenTypeCount and TokenContainerCount are token counts: one type, one
+// container (by the hex of its keyed HMAC). Sealed with the tenant's
+// keyring like every value under it.
+func (tk TenantKeys) TokenTypeCount(typ string) Key { return tk.Record(kindCount, "tok-t/"+typ) }
+
+func (tk TenantKeys) TokenContainerCount(hexMAC string) Key {
+	return tk.Record(kindCount, "tok-c/"+hexMAC)
+}
+
+// CursorSeal is the additional data of a sealed list cursor of the
+// tenant: a name, never a key of the store.
+func (tk TenantKeys) CursorSeal() Key { return Key{s: "tenant/" + tk.id + "/cursor", tenant: tk.id} }
+
+// FingerprintIndex, SearchIndex and MetadataIndex are the token indexes
+// of one fingerprint, one search value and one metadata pair (each by
+// its keyed HMAC in hex, which the caller computes); their entries end
+// in the token's id.
+func (tk TenantKeys) FingerprintIndex(fp string) Prefix { return tk.Index("fp").Sub(fp + "/") }
+
+func (tk TenantKeys) SearchIndex(hexMAC string) Prefix { return tk.Index("search").Sub(hexMAC + "/") }
+
+func (tk TenantKeys) MetadataIndex(hexMAC string) Prefix { return tk.Index("meta").Sub(hexMAC + "/") }
+
+// Logs is the tenant's audit log, in time order: log/<nanos>/<id>.
+func (tk TenantKeys) Logs() Prefix { return tk.Records(kindLog) }
+
+// LogTypeIndexes is the prefix of the legacy log-type index, and
+// LogTypeIndex its part for one entity type.
+func (tk TenantKeys) LogTypeIndexes() Prefix { return tk.Index("log-type") }
+
+func (tk TenantKeys) LogTypeIndex(typ string) Prefix { return tk.LogTypeIndexes().Sub(typ + "/") }
+
+// LogEntityTypeIndex and LogEntityIndex are prefixes of the legacy
+// entity index: one type's entries, one entity's.
+func (tk TenantKeys) LogEntityTypeIndex(typ string) Prefix {
+	return tk.Index("log-entity").Sub(typ + "/")
+}
+
+func (tk TenantKeys) LogEntityIndex(typ, id string) Prefix {
+	return tk.LogEntityTypeIndex(typ).Sub(id + "/")
+}
+
+// LineTypeIndex and LineIndex are the same prefixes in the entity index.
+// An entity id that is a canonical UUID is packed there: a zero byte and
+// its 16 bytes; any other is followed by "/" (ids never start with a zero
+// byte: the root leaves such a one to the legacy index).
+func (tk TenantKeys) LineTypeIndex(typ string) Prefix { return tk.Index("log-e").Sub(typ + "/") }
+
+func (tk TenantKeys) LineIndex(typ, id string) Prefix {
+	if u, ok := ParseUUID(id); ok {
+		return tk.LineTypeIndex(typ).Sub("\x00" + string(u[:]))
+	}
+	return tk.LineTypeIndex(typ).Sub(id + "/")
+}
+
+// PendingLogIndex holds the index entries reads' lines wait for.
+func (tk TenantKeys) PendingLogIndex() Prefix { return tk.Index("log-p") }
+
+// PendingSessions is the index of the unauthorized sessions of public
+// application appID by expiry, and PendingSession one entry of it.
+func (tk TenantKeys) PendingSessions(appID string) Prefix {
+	return tk.Index("pending-session").Sub(appID + "/")
+}
+
+func (tk TenantKeys) PendingSession(appID string, expires time.Time, id string) Key {
+	return tk.PendingSessions(appID).Key(TimeKey(expires) + "/" + id)
+}
+
+// PendingAddresses is the same index per client address (addr a keyed
+// MAC of it), and PendingAddress one entry of it.
+func (tk TenantKeys) PendingAddresses(appID, addr string) Prefix {
+	return tk.Index("pending-session-addr").Sub(appID + "/" + addr + "/")
+}
+
+func (tk TenantKeys) PendingAddress(appID, addr string, expires time.Time, id string) Key {
+	return tk.PendingAddresses(appID, addr).Key(TimeKey(expires) + "/" + id)
+}
+
+// Registry is the tenant's entry in the tenant registry.
+func (tk TenantKeys) Registry() Key { return TenantRegistry.Key(tk.id) }
+
+// Reseal is the tenant's re-seal marker, Deleting its deletion marker
+// (plain JSON, unsealed).
+func (tk TenantKeys) Reseal() Key { return ResealMarkers.Key(tk.id) }
+
+func (tk TenantKeys) Deleting() Key { return DeletionMarkers.Key(tk.id) }
+
+// Expiry schedules the record of kind with id id, which expires at at,
+// for the sweeper.
+func (tk TenantKeys) Expiry(at time.Time, kind, id string) Key {
+	return ExpirySchedule.Key(TimeKey(at) + "/" + tk.id + "/" + kind + "/" + id)
+}
+
+// CVCDue schedules the removal of the cvc of token id, written at at.
+func (tk TenantKeys) CVCDue(at time.Time, id string) Key {
+	return CVCSchedule.Key(TimeKey(at) + "/" + tk.id + "/" + id)
+}
+
+// AuditQueueEntry is the queue entry of sink for the tenant's log line
+// stored at log/<suffix> (suffix is <nanos>/<id>). Empty value; no secret
+// in the key.
+func (tk TenantKeys) AuditQueueEntry(sink, suffix string) Key {
+	nanos, id, _ := strings.Cut(suffix, "/")
+	return AuditQueues.Key(sink + "/" + nanos + "/" + tk.id + "/" + id)
+}
+
+// ParseUUID parses a UUID in its canonical lowercase form only, without
+// allocating: the form keys pack in 16 bytes.
+func ParseUUID(s string) (u [16]byte, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, false
+	}
+	j := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		a, b := s[i], s[i+1]
+		if !isLowerHex(a) || !isLowerHex(b) {
+			return u, false
+		}
+		u[j] = unhex(a)<<4 | unhex(b)
+		i += 2
+		j++
+	}
+	return u, true
+}
+
+func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
