@@ -61,7 +61,7 @@ type ListApplicationsRequest struct {
 // applicationRecord is an application as stored, sealed like every record:
 // a type of its own, not the API's Application, so that neither changes
 // the other by accident. Its fields are exactly what the stored form holds
-// (record_application.go; the id and tenant are the store key's), and api
+// (records_application.go; the id and tenant are the store key's), and api
 // is where its shape meets Application's. It has no field for the key:
 // only the key's keyed hash is stored, and the key is shown once, in the
 // answer of create and regenerate.

@@ -157,7 +157,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 	if err := t.appendRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
-	// Its index entry: now, or for a read by the indexer (logindex.go).
+	// Its index entry: now, or for a read by the indexer (logs_index.go).
 	if later, err := t.indexLater(tid, entityType, entityID, op, suffix); err != nil {
 		return err
 	} else if !later {

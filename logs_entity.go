@@ -15,7 +15,7 @@ import (
 // most the page's offset, its size and one more from each, and merges
 // them: the entity index (idx/log-e, packed suffixes), the legacy index
 // (idx/log-entity, text suffixes) and the pending entries of reads not
-// yet indexed (few: logindex.go). So a page of an entity costs its offset
+// yet indexed (few: logs_index.go). So a page of an entity costs its offset
 // and its size, however many lines the entity has (a token read a million
 // times), and its total is the same lower bound as logPage's. A cursor
 // that is not a line's position (none this list hands out) is honoured

@@ -176,7 +176,7 @@ func (t *txn) fewLinesOfType(tid, typ string, start, end *time.Time, limit int) 
 	if err != nil || n+m > limit {
 		return nil, false, err
 	}
-	// The lines whose entries wait for the indexer (logindex.go): few.
+	// The lines whose entries wait for the indexer (logs_index.go): few.
 	pending, err := t.pendingLines(tid, typ, "", start, end)
 	if err != nil || n+m+len(pending) > limit {
 		return nil, false, err

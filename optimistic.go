@@ -67,7 +67,7 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 			}
 			if ok {
 				// Counts are read and written here, in the commit,
-				// never in the first run (token_lists.go).
+				// never in the first run (tokens_lists.go).
 				return first.commit()
 			}
 		}

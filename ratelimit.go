@@ -31,7 +31,7 @@ import (
 //     nobody out. In-process callers, which give no address, are not
 //     throttled.
 //   - Options.Limits.SessionsPerApplication bounds the sessions one public
-//     application creates from one client address (session_limits.go).
+//     application creates from one client address (sessions_limits.go).
 //
 // Each limit is charged exactly once per call, however many times a store
 // transaction function runs: group commit runs a function again alone
@@ -230,7 +230,7 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 			// A public key is in every browser: one bucket for all of
 			// them would let any holder use up everyone's calls, so each
 			// client address has its own (storage is bounded otherwise:
-			// session_limits.go).
+			// sessions_limits.go).
 			addr := "\x00public\x00" + throttleAddress(info.ClientAddress)
 			key, tenant = key+addr, tenant+addr
 		}

@@ -23,24 +23,24 @@ import (
 // getRecord, openRecord, putRecord, getPlain and putPlain (txn.go) take
 // nothing else, so the compiler holds every stored kind to it.
 //
-//	record_token.go        tokenRecord        tenant/<tid>/token/<id>
-//	record_log.go          logRecord          tenant/<tid>/log/<nanos>/<id>
-//	record_application.go  applicationRecord  tenant/<tid>/application/<id>
-//	record_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
-//	record_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
-//	record_tenant.go       tenantRecord       tenant/<tid>/tenant/<tid>
-//	record_member.go       memberRecord       tenant/<tid>/tenant_member/<id>
-//	record_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
-//	record_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
-//	record_session.go      sessionRecord      tenant/<tid>/session/<id>
-//	record_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
-//	record_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
-//	record_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
-//	record_cvcscan.go      legacyCVCScan      sys/cvcscan
-//	record_listbuild.go    listBuild          sys/lists
-//	record_fingerprints.go fingerprintPlace   sys/fingerprints
-//	record_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
-//	record_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
+//	records_token.go        tokenRecord        tenant/<tid>/token/<id>
+//	records_log.go          logRecord          tenant/<tid>/log/<nanos>/<id>
+//	records_application.go  applicationRecord  tenant/<tid>/application/<id>
+//	records_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
+//	records_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
+//	records_tenant.go       tenantRecord       tenant/<tid>/tenant/<tid>
+//	records_member.go       memberRecord       tenant/<tid>/tenant_member/<id>
+//	records_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
+//	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
+//	records_session.go      sessionRecord      tenant/<tid>/session/<id>
+//	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
+//	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
+//	records_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
+//	records_cvcscan.go      legacyCVCScan      sys/cvcscan
+//	records_listbuild.go    listBuild          sys/lists
+//	records_fingerprints.go fingerprintPlace   sys/fingerprints
+//	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
+//	records_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
 //
 // Every record is a compact binary form whose first byte is its format
 // version (1 for all today). The JSON written before these formats
@@ -53,7 +53,7 @@ import (
 // sys/ records are read as they are until written again. Golden fixtures
 // in testdata/records pin every version's bytes, version 0 included
 // (written by the code of before): records_test.go,
-// record_application_test.go and records_kinds_test.go, with FuzzRecords
+// records_application_test.go and records_kinds_test.go, with FuzzRecords
 // and FuzzRecordKinds; TestStoreIsSealed holds every value of a store to
 // its family's record in the current version.
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // The benchmarks behind the choice of the binary record format
-// (record_token.go, record_log.go): each form encodes and decodes the same
+// (records_token.go, records_log.go): each form encodes and decodes the same
 // records, and reports the encoded size.
 //
 //	go test -run XXX -bench Record -benchmem .

@@ -310,7 +310,7 @@ func FuzzRecordKinds(f *testing.F) {
 }
 
 // storedRecords is the record type each family of keys holding values
-// (barrier_test.go's storedFamilies) is written in.
+// (records_sealed_test.go's storedFamilies) is written in.
 var storedRecords = map[string]func() recordCodec{
 	"sys/apikey/":                 func() recordCodec { return &keyRef{} },
 	"sys/nonce/":                  func() recordCodec { return &keyRef{} },

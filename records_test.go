@@ -188,7 +188,7 @@ func TestRecordWords(t *testing.T) {
 // TestTokenRecordFields fails when a field is added to tokenRecord or to
 // the API's Token, so that neither is silently left out: a field of the
 // record must be added to the stored format (a new version,
-// record_token.go), to fixedCard and to this list; a field of Token must
+// records_token.go), to fixedCard and to this list; a field of Token must
 // be filled by tokenRecord.api (from a record field of the same name, or
 // say here why not) and added to this list.
 func TestTokenRecordFields(t *testing.T) {
@@ -206,7 +206,7 @@ func TestTokenRecordFields(t *testing.T) {
 		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
 		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes"}
 	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokenRecord]())); diff != "" {
-		t.Errorf("tokenRecord's fields changed; the stored format (record_token.go) must follow (-want +got):\n%s", diff)
+		t.Errorf("tokenRecord's fields changed; the stored format (records_token.go) must follow (-want +got):\n%s", diff)
 	}
 	wantToken := []string{"ID", "TenantID", "Type", "Data", "Mask", "Fingerprint", "FingerprintExpression",
 		"Containers", "Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt",

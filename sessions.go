@@ -73,7 +73,7 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // (Options.Limits.MaxPendingSessionsPerApplication): a creation past a cap evicts
 // the oldest waiting session of that address, or of the application,
 // instead of being refused, so a flood from one holder of the public key
-// never stops other users (see session_limits.go).
+// never stops other users (see sessions_limits.go).
 //
 // Returns Unauthenticated, PermissionDenied, RateLimited.
 func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, error) {
@@ -333,7 +333,7 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 }
 
 // pendingKeys are the index entries of a session waiting for
-// authorization (session_limits.go).
+// authorization (sessions_limits.go).
 func (s *sessionRecord) pendingKeys() []barrier.Key {
 	keys := []barrier.Key{barrier.Tenant(s.TenantID).PendingSession(s.ApplicationID, s.ExpiresAt, s.ID)}
 	if s.PendingAddress != "" {

@@ -67,7 +67,7 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	// A deletion that fails must not hold up the rest: its error is
 	// returned after the sweep.
 	_, delErr := v.finishDeletions(ctx)
-	total, err := v.sweepCVCs(ctx) // cvc.go
+	total, err := v.sweepCVCs(ctx) // tokens_cvc.go
 	if err != nil {
 		return total, err
 	}

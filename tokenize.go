@@ -430,7 +430,7 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *barrier.Keys, now time.Ti
 }
 
 // tokenIndexes lists the index entries of a token: its fingerprint (when
-// fpInStore: a shared store; see fpindex.go), search index values and
+// fpInStore: a shared store; see tokens_fingerprints.go), search index values and
 // metadata (all as keyed MACs, never plaintext), its expiry, and the
 // removal of a card's cvc.
 func tokenIndexes(ks *barrier.Keys, rec *tokenRecord, search []string, fpInStore bool) []string {

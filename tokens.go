@@ -80,7 +80,7 @@ type Token struct {
 
 // tokenRecord is a token as stored, sealed like every record: a type of its
 // own, not the API's Token, so that neither changes the other by accident.
-// Its fields are exactly what the stored form holds (record_token.go; the
+// Its fields are exactly what the stored form holds (records_token.go; the
 // id and tenant are the store key's), and api is where its shape meets
 // Token's. Data, Mask and MaskExpression are kept as JSON text so numbers
 // keep their exact form; an answer decodes Data and Mask (api, value).
@@ -105,7 +105,7 @@ type tokenRecord struct {
 	Mask           json.RawMessage
 	MaskExpression json.RawMessage
 	// CVCAt is when the cvc in a card's Data was written; nil when it
-	// holds none. See cvc.go.
+	// holds none. See tokens_cvc.go.
 	CVCAt *time.Time
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.

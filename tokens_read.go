@@ -11,7 +11,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
-// loadToken reads a token, without a cvc past its retention (see cvc.go).
+// loadToken reads a token, without a cvc past its retention (see tokens_cvc.go).
 // It returns nil for a missing token and, unless withExpired, for one past
 // its expires_at.
 func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) {
@@ -350,7 +350,7 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 }
 
 // tokenList is one page of the tokens matching q that p may use with
-// perm: walked from a list index (pageTokens, token_lists.go), or, with a
+// perm: walked from a list index (pageTokens, tokens_lists.go), or, with a
 // filter answered by an index of exact values, read from that index.
 func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
 	if q.walkable() {
@@ -477,7 +477,7 @@ func (q tokenQuery) matches(rec *tokenRecord) bool {
 		return false
 	}
 	if q.fingerprint != "" && rec.Fingerprint != q.fingerprint {
-		return false // the fingerprint index may name more (fpindex.go)
+		return false // the fingerprint index may name more (tokens_fingerprints.go)
 	}
 	if q.container != "" && !slices.ContainsFunc(rec.Containers, func(c string) bool { return containerContains(q.container, c) }) {
 		return false

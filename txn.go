@@ -31,7 +31,7 @@ type txn struct {
 	// to run it again, and never after a commit.
 	unchecked *uncheckedCode
 	// listShapes caches the list index prefixes and counts of the token
-	// shapes this transaction wrote (token_lists.go): a memo of its
+	// shapes this transaction wrote (tokens_lists.go): a memo of its
 	// function, read and written while it runs.
 	listShapes map[string]*listShape
 	// hooks are what features registered to run when the transaction

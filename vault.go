@@ -48,7 +48,7 @@ type Vault struct {
 	// (storage_full.go).
 	storageFull atomic.Bool
 	// fingerprints is the fingerprint index on a store one process holds,
-	// nil on a shared store, which keeps it in the store (fpindex.go).
+	// nil on a shared store, which keeps it in the store (tokens_fingerprints.go).
 	fingerprints *fingerprintMemory
 	// maxPendingSessions and maxPendingPerAddress: see
 	// Options.Limits.MaxPendingSessionsPerApplication and
@@ -80,11 +80,11 @@ type Vault struct {
 	metrics Metrics
 
 	// exporters deliver Options.AuditExport.Sinks, under bg (audit_export.go);
-	// exportWG also waits for the log indexer (logindex.go).
+	// exportWG also waits for the log indexer (logs_index.go).
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
 	// pendingTenants are the tenants whose pending index entries the indexer
-	// should look at (logindex.go).
+	// should look at (logs_index.go).
 	pendingTenants pendingTenants
 
 	wrappers atomic.Pointer[wrappers]

@@ -56,7 +56,7 @@
 // store.Generation, or a View or Update called on a store.Store the root
 // still names (Options.Store), the root's layering_test.go refuses by
 // parsing the root's files. TestStoreIsSealed (the root's
-// barrier_test.go) walks a store to hold every value to its keyring.
+// records_sealed_test.go) walks a store to hold every value to its keyring.
 //
 // # The key space
 //
@@ -80,16 +80,16 @@
 //	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
-//	                                         by the sweeper (empty values; see cvc.go)
+//	                                         by the sweeper (empty values; see tokens_cvc.go)
 //	sys/cvcscan                              progress of the one scan giving cards stored
 //	                                         before cvc retention their schedule
 //	sys/fingerprints                         where the fingerprint index is kept: in memory
-//	                                         on a store one process holds (fpindex.go)
+//	                                         on a store one process holds (tokens_fingerprints.go)
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain resealState: when to start, last key re-sealed
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
 //	                                         plain deletionState: phase, prefix and last key visited
-//	                                         (tenant_delete.go)
+//	                                         (tenants_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
 //	sys/ready-probe                          64 KiB of random bytes (not sealed: they
@@ -105,9 +105,9 @@
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
 //	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
-//	                                         (record_token.go; JSON before version 1)
+//	                                         (records_token.go; JSON before version 1)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
-//	                                         binary format (record_log.go; JSON before)
+//	                                         binary format (records_log.go; JSON before)
 //	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
 //	                                         for entity and entity type queries; a UUID
 //	                                         <entity> is packed in 17 bytes, and <packed> is
@@ -123,7 +123,7 @@
 //	tenant/<tid>/idx/log-p/<nanos>/<id>/<type>/<entity>  the index entry a read's line
 //	                                         waits for, in time order: on a store one process
 //	                                         holds, the indexer turns it into the line's
-//	                                         idx/log-e entry (logindex.go)
+//	                                         idx/log-e entry (logs_index.go)
 //	tenant/<tid>/idx/tl-t/<type>/<pos>       the tokens of one type in list order: creation
 //	                                         time, then id; <pos> is packed (packPosition:
 //	                                         8 bytes of nanoseconds, then a UUID id as a
@@ -131,7 +131,7 @@
 //	                                         is); written and removed with the record, so a
 //	                                         list page walks it from its cursor, and the
 //	                                         list of every token merges the three types'
-//	                                         (token_lists.go)
+//	                                         (tokens_lists.go)
 //	tenant/<tid>/idx/tl-c/<mac><pos>         the same, one family per container and each of
 //	                                         its ancestors down to listDepth segments
 //	                                         (<mac>: 16 bytes of the container's keyed HMAC)
@@ -145,14 +145,14 @@
 //	                                         a record or deletes it (CountedKinds)
 //	sys/count/tenants                        how many tenants the registry holds, kept by
 //	                                         CreateTenant and DeleteTenant (sealed, system
-//	                                         keyring; tenant_count.go)
+//	                                         keyring; tenants_count.go)
 //	sys/lists                                the one-time build of the token list indexes
 //	                                         and counts for a store written before them
-//	                                         (sealed, system keyring; token_lists_build.go)
+//	                                         (sealed, system keyring; tokens_lists_build.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
-//	                                         public application, by expiry (session_limits.go)
+//	                                         public application, by expiry (sessions_limits.go)
 //	tenant/<tid>/idx/pending-session-addr/<app>/<addr>/<nanos>/<id>  the same per
 //	                                         client address (<addr> a keyed MAC of it), by
-//	                                         expiry (session_limits.go)
+//	                                         expiry (sessions_limits.go)
 package barrier

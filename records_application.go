@@ -54,7 +54,7 @@ import (
 // lean JSON form would need a second set of stored types with tags of
 // their own and its own care for nil and empty, and one encoding for all
 // records with versions is one thing to learn. The fixture application
-// (record_application_test.go) is 281 bytes in version 1 against 886 in
+// (records_application_test.go) is 281 bytes in version 1 against 886 in
 // version 0.
 const applicationFormat = 1
 

@@ -3,7 +3,7 @@ package tokenvault
 import "github.com/tokenvault/tokenvault/internal/barrier"
 
 // The stored form of a tenant's deletion marker (deletionState,
-// tenant_delete.go), at sys/deleting/<tid>: plain, not sealed (a phase
+// tenants_delete.go), at sys/deleting/<tid>: plain, not sealed (a phase
 // and store keys, nothing secret), since it must be read while the
 // tenant's keyring is being removed.
 //

@@ -3,7 +3,7 @@ package tokenvault
 import "github.com/tokenvault/tokenvault/internal/barrier"
 
 // The stored form of where a store's fingerprint index is kept
-// (fingerprintPlace, fpindex.go), at sys/fingerprints, sealed with the
+// (fingerprintPlace, tokens_fingerprints.go), at sys/fingerprints, sealed with the
 // system keyring.
 //
 // Format version 1 (binary; see records.go):

@@ -47,7 +47,7 @@ type sessionRecord struct {
 	ExpiresAt     time.Time
 
 	// PendingAddress names the creator's address in the per-address
-	// index of waiting sessions (session_limits.go); "" for sessions
+	// index of waiting sessions (sessions_limits.go); "" for sessions
 	// created before that index.
 	PendingAddress string
 

@@ -3,7 +3,7 @@ package tokenvault
 import "github.com/tokenvault/tokenvault/internal/barrier"
 
 // The stored form of the progress of the one scan giving cards stored
-// before cvc retention their schedule (legacyCVCScan, cvc.go), at
+// before cvc retention their schedule (legacyCVCScan, tokens_cvc.go), at
 // sys/cvcscan, sealed with the system keyring.
 //
 // Format version 1 (binary; see records.go and records_parts.go):

@@ -111,7 +111,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 				return err
 			}
 		}
-		t.AddCount(barrier.SysTenantCount, -1) // it was registered (tenant_count.go)
+		t.AddCount(barrier.SysTenantCount, -1) // it was registered (tenants_count.go)
 		// Keys authenticate no more: void the auth cache after the commit.
 		t.MarkAuthChanged()
 		return nil

@@ -3,10 +3,10 @@ package tokenvault
 import "github.com/tokenvault/tokenvault/internal/barrier"
 
 // The stored form of the progress of the one-time build of the token list
-// indexes (listBuild, token_lists_build.go), at sys/lists, sealed with the
+// indexes (listBuild, tokens_lists_build.go), at sys/lists, sealed with the
 // system keyring.
 //
-// Format version 1 (binary; see records.go and record_cvcscan.go):
+// Format version 1 (binary; see records.go and records_cvcscan.go):
 //
 //	0x01           format version
 //	uvarint flags  1 done

@@ -15,7 +15,7 @@ import (
 // transaction's kept counts (barrier.Tx.FlushCounts). A store written
 // before the count existed gets it once, at Open (countTenants). Every
 // Vault sharing a store (PostgreSQL) must be of a version that keeps it,
-// as for the token list counts (token_lists_build.go).
+// as for the token list counts (tokens_lists_build.go).
 
 // countTenants writes the count of tenants of a store that has none: one
 // transaction that counts the registry, once. A store that has it costs

@@ -7,7 +7,7 @@ import (
 )
 
 // IndexPending runs, for tests, one pass of the log indexer
-// (logindex.go) over the tenants that wrote pending entries, as the
+// (logs_index.go) over the tenants that wrote pending entries, as the
 // background indexer does every logIndexInterval; it returns how many
 // entries it indexed.
 func IndexPending(ctx context.Context, v *Vault) (int, error) { return v.indexPending(ctx) }

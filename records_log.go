@@ -30,7 +30,7 @@ import (
 // stored as before; it still reads. A token's creation line is 40 bytes
 // in version 1 (ids as 16 bytes; types, operation and frequent messages
 // as one-byte words; the time left to the key) against 195 in lean JSON
-// and 338 in version 0; see record_token.go for the benchmarks and the
+// and 338 in version 0; see records_token.go for the benchmarks and the
 // choice.
 type logRecord struct {
 	ActorID    string

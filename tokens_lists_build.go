@@ -13,7 +13,7 @@ import (
 const listBuildBatch = 1000
 
 // buildTokenLists gives a store written before the token list indexes
-// existed its list index entries and counts (token_lists.go), and the
+// existed its list index entries and counts (tokens_lists.go), and the
 // counts of its other counted records (countedKinds), once: Open
 // calls it before it serves anything, and it visits every tenant's token
 // records, listBuildBatch a transaction, each transaction listing its
