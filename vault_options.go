@@ -231,9 +231,11 @@ type OutboundOptions struct {
 	// ProxyMaxResponseBytes bounds a destination's response read through
 	// a proxy. Zero (or negative): 10 MiB.
 	ProxyMaxResponseBytes int64
-	// WebhookBackoff is the wait before the first retry of a failed
-	// webhook delivery; it doubles with each retry (5 attempts in all).
-	// Zero (or negative): one second.
+	// WebhookBackoff is the longest wait before the first retry of a
+	// failed webhook delivery; it doubles with each retry (5 attempts in
+	// all), and each wait is drawn between half of that and all of it, so
+	// that retries to one receiver do not arrive in lockstep. Zero (or
+	// negative): one second.
 	WebhookBackoff time.Duration
 }
 
@@ -256,9 +258,10 @@ type AuditExportOptions struct {
 	// this interval, when shorter) apart, so that a line waits about that
 	// plus a pass. Zero (or negative): one second.
 	Interval time.Duration
-	// Backoff is the wait after a failed delivery before the next attempt;
-	// it doubles with each failure, up to a minute. Zero (or negative):
-	// one second.
+	// Backoff is the longest wait after a failed delivery before the next
+	// attempt; it doubles with each failure, up to a minute, and each wait
+	// is drawn between half of that and all of it (jitter). Zero (or
+	// negative): one second.
 	Backoff time.Duration
 }
 
