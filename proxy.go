@@ -434,3 +434,22 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpDelete, "Proxy deleted")
 	})
 }
+
+// proxyRecordOf is the record of the API's proxy p, whose key has the
+// keyed hash keyHash.
+func proxyRecordOf(p *Proxy, keyHash []byte) *proxyRecord {
+	return &proxyRecord{ID: p.ID, TenantID: p.TenantID, Name: p.Name, Key: p.Key, DestinationURL: p.DestinationURL,
+		RequestTransform: p.RequestTransform, ResponseTransform: p.ResponseTransform, Application: p.Application,
+		Configuration: p.Configuration, RequireAuth: p.RequireAuth, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt,
+		ModifiedBy: p.ModifiedBy, ModifiedAt: p.ModifiedAt, KeyHash: keyHash}
+}
+
+// api is the proxy the API shows (ApplicationID filled in).
+func (r *proxyRecord) api() *Proxy {
+	p := &Proxy{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
+		RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
+		Configuration: r.Configuration, RequireAuth: r.RequireAuth, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+	p.fill()
+	return p
+}

@@ -17,9 +17,10 @@ import (
 // Every value the Vault stores, other than keyrings (wrapped by the key
 // wrapper) and the empty index, registry and schedule entries, is a
 // record: an unexported type of its own (recordCodec), defined field by
-// field in its file, record_<kind>.go, and not by any exported type's
+// field in its file, records_<kind>.go, and not by any exported type's
 // JSON tags, so that changing the API never changes what is on disk. The
-// API types are converted to and from their records (recordOf, api).
+// API types are converted to and from their records (recordOf, api) in the
+// files of those types, so that a record file holds only its format.
 // getRecord, openRecord, putRecord, getPlain and putPlain (txn.go) take
 // nothing else, so the compiler holds every stored kind to it.
 //

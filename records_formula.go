@@ -53,20 +53,6 @@ type formulaRecord struct {
 	ModifiedAt        *time.Time
 }
 
-// formulaRecordOf is the record of the API's formula.
-func formulaRecordOf(f *Formula) *formulaRecord {
-	return &formulaRecord{ID: f.ID, TenantID: f.TenantID, Name: f.Name, Description: f.Description, Type: f.Type,
-		Code: f.Code, Configuration: f.Configuration, RequestParameters: f.RequestParameters,
-		CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt, ModifiedBy: f.ModifiedBy, ModifiedAt: f.ModifiedAt}
-}
-
-// api is the formula the API shows.
-func (r *formulaRecord) api() *Formula {
-	return &Formula{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Description: r.Description, Type: r.Type,
-		Code: r.Code, Configuration: r.Configuration, RequestParameters: r.RequestParameters,
-		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
-}
-
 func (r *formulaRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.TenantID == "" {
 		if key.Tenant() != "" || key.String() != barrier.OfficialFormula(r.ID).String() {

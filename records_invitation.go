@@ -46,20 +46,6 @@ type invitationRecord struct {
 	TokenHash  []byte
 }
 
-// invitationRecordOf is the record of the API's invitation inv, whose link
-// token has the keyed hash tokenHash.
-func invitationRecordOf(inv *Invitation, tokenHash []byte) *invitationRecord {
-	return &invitationRecord{ID: inv.ID, TenantID: inv.TenantID, Email: inv.Email, Status: inv.Status,
-		ExpiresAt: inv.ExpiresAt, CreatedBy: inv.CreatedBy, CreatedAt: inv.CreatedAt,
-		ModifiedBy: inv.ModifiedBy, ModifiedAt: inv.ModifiedAt, TokenHash: tokenHash}
-}
-
-// api is the invitation as stored (see Invitation.at for how it is shown).
-func (r *invitationRecord) api() Invitation {
-	return Invitation{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Status: r.Status, ExpiresAt: r.ExpiresAt,
-		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
-}
-
 func (r *invitationRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
 func (r *invitationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {

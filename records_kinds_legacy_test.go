@@ -18,7 +18,7 @@ import (
 )
 
 // recordV0 is the JSON the code before record format version 1 stored rec
-// as (the version 0 types of record_<kind>.go, and of tokens, log lines
+// as (the version 0 types of records_<kind>.go, and of tokens, log lines
 // and applications), for a test to write a store as that code did.
 func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	t.Helper()

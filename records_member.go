@@ -38,19 +38,6 @@ type memberRecord struct {
 	CreatedAt time.Time
 }
 
-// memberRecordOf is the record of the API's member.
-func memberRecordOf(m *TenantMember) *memberRecord {
-	return &memberRecord{ID: m.ID, TenantID: m.TenantID, Role: m.Role, UserID: m.User.ID, Email: m.User.Email,
-		FirstName: m.User.FirstName, LastName: m.User.LastName, Picture: m.User.Picture, CreatedAt: m.CreatedAt}
-}
-
-// api is the member the API shows.
-func (r *memberRecord) api() TenantMember {
-	return TenantMember{ID: r.ID, TenantID: r.TenantID, Role: r.Role,
-		User:      User{ID: r.UserID, Email: r.Email, FirstName: r.FirstName, LastName: r.LastName, Picture: r.Picture},
-		CreatedAt: r.CreatedAt}
-}
-
 func (r *memberRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenantMember, r.TenantID, r.ID); err != nil {
 		return b, err

@@ -12,7 +12,7 @@ import (
 )
 
 // Parts shared by the records of format version 1 written since every
-// stored kind has a record of its own (record_<kind>.go), on top of the
+// stored kind has a record of its own (records_<kind>.go), on top of the
 // primitives of records.go:
 //
 //	list      uvarint 0 for a nil list, else n+1, then the n items: a nil

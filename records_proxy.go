@@ -62,25 +62,6 @@ type proxyRecord struct {
 	KeyHash           []byte
 }
 
-// proxyRecordOf is the record of the API's proxy p, whose key has the
-// keyed hash keyHash.
-func proxyRecordOf(p *Proxy, keyHash []byte) *proxyRecord {
-	return &proxyRecord{ID: p.ID, TenantID: p.TenantID, Name: p.Name, Key: p.Key, DestinationURL: p.DestinationURL,
-		RequestTransform: p.RequestTransform, ResponseTransform: p.ResponseTransform, Application: p.Application,
-		Configuration: p.Configuration, RequireAuth: p.RequireAuth, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt,
-		ModifiedBy: p.ModifiedBy, ModifiedAt: p.ModifiedAt, KeyHash: keyHash}
-}
-
-// api is the proxy the API shows (ApplicationID filled in).
-func (r *proxyRecord) api() *Proxy {
-	p := &Proxy{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
-		RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
-		Configuration: r.Configuration, RequireAuth: r.RequireAuth, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
-	p.fill()
-	return p
-}
-
 func (r *proxyRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
 		return b, err

@@ -37,18 +37,6 @@ type tenantRecord struct {
 	ModifiedAt *time.Time
 }
 
-// tenantRecordOf is the record of the API's tenant.
-func tenantRecordOf(t *Tenant) *tenantRecord {
-	return &tenantRecord{ID: t.ID, Name: t.Name, OwnerID: t.OwnerID, CreatedBy: t.CreatedBy,
-		CreatedAt: t.CreatedAt, ModifiedBy: t.ModifiedBy, ModifiedAt: t.ModifiedAt}
-}
-
-// api is the tenant the API shows.
-func (r *tenantRecord) api() Tenant {
-	return Tenant{ID: r.ID, Name: r.Name, OwnerID: r.OwnerID, CreatedBy: r.CreatedBy,
-		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
-}
-
 func (r *tenantRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
 		return b, err

@@ -326,3 +326,15 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 	}
 	return &out, nil
 }
+
+// tenantRecordOf is the record of the API's tenant.
+func tenantRecordOf(t *Tenant) *tenantRecord {
+	return &tenantRecord{ID: t.ID, Name: t.Name, OwnerID: t.OwnerID, CreatedBy: t.CreatedBy,
+		CreatedAt: t.CreatedAt, ModifiedBy: t.ModifiedBy, ModifiedAt: t.ModifiedAt}
+}
+
+// api is the tenant the API shows.
+func (r *tenantRecord) api() Tenant {
+	return Tenant{ID: r.ID, Name: r.Name, OwnerID: r.OwnerID, CreatedBy: r.CreatedBy,
+		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+}

@@ -101,7 +101,7 @@
 //	tenant/<tid>/<kind>/<id>                 records (application, member, proxy,
 //	                                         reactor, formula, invitation, session), each
 //	                                         in its binary format (the root's
-//	                                         record_<kind>.go; JSON before)
+//	                                         records_<kind>.go; JSON before)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
 //	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
