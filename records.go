@@ -37,8 +37,8 @@ import (
 //	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
 //	records_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
-//	records_cvcscan.go      legacyCVCScan      sys/cvcscan
-//	records_listbuild.go    listBuild          sys/lists
+//	records_scans.go        legacyCVCScan      sys/cvcscan
+//	records_scans.go        listBuild          sys/lists
 //	records_fingerprints.go fingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
 //	records_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
