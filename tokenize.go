@@ -352,7 +352,17 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	tid := p.tenantID
 	id := pt.id
-	if id == "" {
+	var expiredAlias *tokenRecord // an expired token holding the alias drawn
+	var aliasTaken error          // no free alias: a Conflict unless a duplicate wins
+	switch {
+	case pt.alias != nil:
+		var err error
+		id, expiredAlias, err = t.freeAlias(tid, pt.alias)
+		if err != nil && (ErrorKind(err) != Conflict || !pt.dedupe) {
+			return nil, err
+		}
+		aliasTaken = err
+	case id == "":
 		id = t.v.ids.next(t.now)
 	}
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
@@ -379,6 +389,9 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
 	}
+	if aliasTaken != nil {
+		return nil, aliasTaken
+	}
 	if pt.id != "" {
 		old, err := t.loadToken(tid, id, true)
 		if err != nil {
@@ -391,6 +404,11 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if err := t.deleteToken(systemActor, old, "Token expired"); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if expiredAlias != nil {
+		if err := t.deleteToken(systemActor, expiredAlias, "Token expired"); err != nil {
+			return nil, err
 		}
 	}
 
