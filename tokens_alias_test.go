@@ -335,3 +335,33 @@ func TestIDsWithSpaces(t *testing.T) {
 		wantField(t, err, "id")
 	}
 }
+
+// TestAliasInTenantCode: tenant code's client.tokenize takes an alias id,
+// and a reactor's args detokenize {{ <alias> }}.
+func TestAliasInTenantCode(t *testing.T) {
+	e := newEnv(t)
+	app := e.reader(t, "reveal", "token:create", "token:read", "token:use")
+	spaced, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "4242 4242 4242 4242",
+		ID: "{{ data | alias_card: false, true }}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.reactor(t, tokenvault.CreateReactorRequest{Application: &tokenvault.Ref{ID: app.ID}, Code: `
+module.exports = async function (req) {
+	const made = await req.client.tokenize({type: "token", id: "{{ data | alias_preserve_format: 0, 4 }}", data: "123-45-6789"});
+	const back = await req.client.getToken(made.id);
+	return {raw: {id: made.id, data: back.data, arg: req.args.card}};
+};`})
+	out, err := e.v.InvokeReactor(ctx, app.Key, r.ID, tokenvault.InvokeReactorRequest{Args: map[string]any{"card": "{{ " + spaced.ID + " }}"}})
+	if err != nil {
+		t.Fatalf("InvokeReactor: %v", err)
+	}
+	raw := roundTrip(t, out.Raw).(map[string]any)
+	id, _ := raw["id"].(string)
+	if len(id) != 11 || id[3] != '-' || id[7:] != "6789" || raw["data"] != "123-45-6789" {
+		t.Errorf("client.tokenize with an alias id gave %v", raw)
+	}
+	if raw["arg"] != "4242 4242 4242 4242" {
+		t.Errorf("reactor arg {{ <alias> }} = %v, want the data", raw["arg"])
+	}
+}
