@@ -47,7 +47,7 @@ func aliasCardRequest(number, id string) tokenvault.TokenRequest {
 
 func TestAliasIDs(t *testing.T) {
 	e := newEnv(t)
-	app := e.reader(t, "reveal", "token:create", "token:read", "token:update", "token:delete")
+	app := e.reader(t, "reveal", "token:create", "token:read", "token:update", "token:delete", "token:search")
 
 	tok, err := e.v.CreateToken(ctx, app.Key, aliasCardRequest(visa, "{{ data.number | alias_card: true, true }}"))
 	if err != nil {
@@ -106,6 +106,10 @@ func TestAliasIDs(t *testing.T) {
 	page, err := e.v.ListTokens(ctx, app.Key, tokenvault.ListTokensRequest{IDs: []string{spaced, tok.ID}})
 	if err != nil || len(page.Data) != 2 {
 		t.Fatalf("ListTokens(ids: aliases) = %v, %v; want both", page, err)
+	}
+	found, err := e.v.SearchTokens(ctx, app.Key, tokenvault.SearchTokensRequest{Query: `id:"` + spaced + `"`})
+	if err != nil || len(found.Data) != 1 || found.Data[0].ID != spaced {
+		t.Fatalf("SearchTokens(id: alias) = %v, %v", found, err)
 	}
 	logs, err := e.v.ListLogs(ctx, e.mgmt, tokenvault.ListLogsRequest{EntityType: "token", EntityID: spaced})
 	if err != nil || len(logs.Data) < 3 {

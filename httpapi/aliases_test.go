@@ -28,7 +28,7 @@ func TestAliasesOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",
-			"permissions": []string{"token:create", "token:read", "token:update", "token:delete"}}}})
+			"permissions": []string{"token:create", "token:read", "token:update", "token:delete", "token:search"}}}})
 
 	r := s.do(t, "POST", "/tokens", key, map[string]any{"type": "card", "id": "{{ data.number | alias_card: true, true }}",
 		"data": map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2031}})
@@ -84,6 +84,13 @@ func TestAliasesOverHTTP(t *testing.T) {
 	r.json(t, &page)
 	if len(page.Data) != 1 || page.Data[0].ID == first || (page.Data[0].ID != alias && page.Data[0].ID != card.ID) {
 		t.Errorf("second page = %s", r.body)
+	}
+
+	r = s.do(t, "POST", "/tokens/search", key, map[string]any{"query": `id:"` + alias + `"`})
+	wantStatus(t, "POST /tokens/search id:<alias>", r, 200)
+	r.json(t, &page)
+	if len(page.Data) != 1 || page.Data[0].ID != alias {
+		t.Errorf("search by alias = %s", r.body)
 	}
 
 	r = s.do(t, "GET", "/logs?"+url.Values{"entity_type": {"token"}, "entity_id": {alias}}.Encode(), s.mgmt, nil)
