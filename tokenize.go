@@ -412,7 +412,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 
-	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now}
+	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now, AliasID: pt.alias != nil}
 	pt.applyTo(rec, ks, t.now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err

@@ -42,8 +42,8 @@ type TokenRequest struct {
 	// shows every digit. So "{{ data.number | alias_card: true, true }}"
 	// with the default card mask (the last four) is allowed, an alias
 	// keeping the BIN with a mask keeping the first ten is not. The rule is
-	// checked when the token is created; a later change of the mask is the
-	// caller's to keep within it.
+	// checked when the token is created and, for a token with an alias id,
+	// on every UpdateToken (Invalid at "mask").
 	ID string `json:"id,omitempty"`
 	// Type is token, card or bank.
 	Type string `json:"type"`
@@ -132,6 +132,9 @@ type tokenRecord struct {
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
 	Indexes []string
+	// AliasID: the id was drawn from an alias expression (tokens_alias.go),
+	// so a patch's mask is held to the display rule too.
+	AliasID bool
 }
 
 func (r *tokenRecord) expired(now time.Time) bool {

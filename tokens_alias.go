@@ -34,7 +34,8 @@ import (
 //     a token gets that token, with its own id (alias or not), and no alias
 //     is stored for it.
 //   - The PCI DSS display rule (see TokenRequest.ID and
-//     tokens_alias_display.go) is checked with the request.
+//     tokens_alias_display.go) is checked with the request, and on every
+//     patch of a token whose record carries AliasID.
 
 // maxAliasDraws bounds the aliases drawn for one token before the request
 // fails with Conflict. With half of an expression's aliases taken, all 16

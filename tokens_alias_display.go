@@ -60,7 +60,8 @@ func cardShaped(s string) (int, bool) {
 	return n, n > 0
 }
 
-// checkCardDisplay adds an error at path when the alias and the mask of a
+// checkCardDisplay adds an error at path when the alias (a; nil for a
+// patch, whose alias was checked when it was drawn) and the mask of a
 // token (maskExpr, nil for none) together show digits of its card number
 // beyond the BIN and the last four.
 func checkCardDisplay(typ string, data any, a *aliasID, maskExpr any, path string, fe fieldErrors) {
@@ -72,9 +73,12 @@ func checkCardDisplay(typ string, data any, a *aliasID, maskExpr any, path strin
 	// in either shows up in the pair. An error counts as a change.
 	show := func(data any) ([2]string, bool) {
 		vars := expr.Vars(map[string]any{"data": exprData(typ, data)})
-		alias, err := (&aliasID{tmpl: a.tmpl, vars: vars}).draw(&probeReader{})
-		if err != nil {
-			return [2]string{}, false
+		var alias string
+		if a != nil {
+			var err error
+			if alias, err = (&aliasID{tmpl: a.tmpl, vars: vars}).draw(&probeReader{}); err != nil {
+				return [2]string{}, false
+			}
 		}
 		var mask string
 		if maskExpr != nil {
@@ -108,7 +112,7 @@ func checkCardDisplay(typ string, data any, a *aliasID, maskExpr any, path strin
 		b := []byte(number)
 		b[i] = '0' + (b[i]-'0'+1)%10
 		if got, ok := show(with(string(b))); !ok || got != base {
-			fe.add(path, "the alias and the mask together would show digits of the card number beyond its BIN "+
+			fe.add(path, "the alias id and the mask together would show digits of the card number beyond its BIN "+
 				"(the first %d) and last four, more than PCI DSS allows to be displayed", bin)
 			return
 		}

@@ -369,3 +369,39 @@ module.exports = async function (req) {
 		t.Errorf("reactor arg {{ <alias> }} = %v, want the data", raw["arg"])
 	}
 }
+
+// TestAliasDisplayRuleOnPatch: a patch's mask is held to the display rule
+// for a token with an alias id, in every later patch too, and not for a
+// token without one.
+func TestAliasDisplayRuleOnPatch(t *testing.T) {
+	e := newEnv(t)
+	app := e.reader(t, "reveal", "token:create", "token:read", "token:update")
+	alias, err := e.v.CreateToken(ctx, app.Key, aliasCardRequest(visa, "{{ data.number | alias_card: true, true }}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := e.v.CreateToken(ctx, app.Key, aliasCardRequest(visa, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstTen := json.RawMessage(`{"mask": {"number": "{{ data.number | slice: 0, 10 }}"}}`)
+	_, err = e.v.UpdateToken(ctx, app.Key, alias.ID, firstTen)
+	wantField(t, err, "mask")
+	if !strings.Contains(strings.Join(fieldsOf(err)["mask"], ""), "PCI DSS") {
+		t.Errorf("err = %v, want the display rule named", fieldsOf(err))
+	}
+	if _, err := e.v.UpdateToken(ctx, app.Key, alias.ID, json.RawMessage(`{"mask": {"number": "{{ data.number | card_mask }}"}}`)); err != nil {
+		t.Fatalf("patching a mask within the rule = %v", err)
+	}
+	if _, err := e.v.UpdateToken(ctx, app.Key, alias.ID, json.RawMessage(`{"metadata": {"k": "v"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.UpdateToken(ctx, app.Key, alias.ID, firstTen)
+	wantField(t, err, "mask")
+	if got, err := e.v.GetToken(ctx, app.Key, alias.ID); err != nil || !strings.Contains(string(mustJSON(got.Mask)), "XXXXXX") {
+		t.Errorf("mask after the refused patches = %v, %v; want card_mask's", got, err)
+	}
+	if _, err := e.v.UpdateToken(ctx, app.Key, plain.ID, firstTen); err != nil {
+		t.Errorf("a token without an alias id: mask patch = %v, want it allowed as before", err)
+	}
+}

@@ -113,6 +113,14 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if readsStoredData(fields, req) && moved != TransformReveal {
 			return errExpressionsOverStoredData
 		}
+		// After the permission checks: only a key that may set this mask
+		// over this data learns how the rule judges them.
+		if rec.AliasID {
+			checkCardDisplay(rec.Type, pt.data, nil, pt.maskExpr, "mask", fe)
+			if err := fe.err(); err != nil {
+				return err
+			}
+		}
 		ks, err := t.TenantKeys(p.tenantID, false)
 		if err != nil {
 			return err
@@ -126,7 +134,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// A patch keeps the token's identity and creation; applyTo sets
 		// everything the request decides, and the cvc's window is kept
 		// below.
-		next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt}
+		next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+			AliasID: rec.AliasID}
 		if at, ok := cvcWrittenAt(rec); ok {
 			next.CVCAt = &at // the stored cvc's window goes on
 		}

@@ -113,7 +113,7 @@ func TestAliasErrorsOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Rand = sameByte(9) })
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",
-			"permissions": []string{"token:create", "token:read"}}}})
+			"permissions": []string{"token:create", "token:read", "token:update"}}}})
 	req := map[string]any{"type": "token", "data": "424242424242", "id": "{{ data | alias_card: true, true }}"}
 	r := s.do(t, "POST", "/tokenize", key, req)
 	wantStatus(t, "POST /tokenize, first alias", r, 201)
@@ -124,6 +124,19 @@ func TestAliasErrorsOverHTTP(t *testing.T) {
 	}
 	r = s.do(t, "POST", "/tokens", key, req)
 	wantStatus(t, "POST /tokens, the same alias again", r, 409)
+
+	// A patch of an alias card's mask is held to the display rule too.
+	r = s.do(t, "POST", "/tokens", key, map[string]any{"type": "card", "id": "{{ data.number | alias_card: true, true }}",
+		"data": map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2031}})
+	wantStatus(t, "POST /tokens, an alias card", r, 201)
+	var card tokenvault.Token
+	r.json(t, &card)
+	r = s.do(t, "PATCH", "/tokens/"+url.PathEscape(card.ID), key, `{"mask": "{{ data.number | slice: 0, 10 }}"}`,
+		"Content-Type", "application/merge-patch+json")
+	wantStatus(t, "PATCH /tokens/{alias} with a mask of the first ten", r, 400)
+	if p := r.problem(t); p.Errors["mask"] == nil {
+		t.Errorf("errors = %v, want one at mask", p.Errors)
+	}
 
 	for name, body := range map[string]map[string]any{
 		"display rule": {"type": "card", "id": "{{ data.number | alias_card: true }}", "mask": "{{ data.number | slice: 0, 10 }}",
