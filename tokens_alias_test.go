@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -403,5 +404,32 @@ func TestAliasDisplayRuleOnPatch(t *testing.T) {
 	}
 	if _, err := e.v.UpdateToken(ctx, app.Key, plain.ID, firstTen); err != nil {
 		t.Errorf("a token without an alias id: mask patch = %v, want it allowed as before", err)
+	}
+}
+
+// TestAliasOfAnExpiredToken: an alias held by an expired token is taken
+// over, as a literal id is: the old token is deleted and the new one gets
+// the alias.
+func TestAliasOfAnExpiredToken(t *testing.T) {
+	e := newAliasEnv(t, constantRand(6))
+	app := e.reader(t, "reveal", "token:create", "token:read")
+	req := aliasCardRequest(visa, "{{ data.number | alias_card: true, true }}")
+	soon := e.clock.Now().Add(time.Minute)
+	req.ExpiresAt = &soon
+	old, err := e.v.CreateToken(ctx, app.Key, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ExpiresAt = nil
+	_, err = e.v.CreateToken(ctx, app.Key, req)
+	wantKind(t, "CreateToken(alias of a live token)", err, tokenvault.Conflict)
+	e.clock.Advance(2 * time.Minute)
+	tok, err := e.v.CreateToken(ctx, app.Key, req)
+	if err != nil || tok.ID != old.ID {
+		t.Fatalf("CreateToken(alias of an expired token) = %v, %v; want the alias %s again", tok, err, old.ID)
+	}
+	got, err := e.v.GetToken(ctx, app.Key, old.ID)
+	if err != nil || got.ExpiresAt != nil {
+		t.Errorf("GetToken(alias) = %+v, %v; want the new token, without expiry", got, err)
 	}
 }
