@@ -433,3 +433,20 @@ func TestAliasOfAnExpiredToken(t *testing.T) {
 		t.Errorf("GetToken(alias) = %+v, %v; want the new token, without expiry", got, err)
 	}
 }
+
+// TestAliasInProxyBody: a proxy body detokenizes {{ <alias> }}, spaces and
+// all.
+func TestAliasInProxyBody(t *testing.T) {
+	e := newEnv(t)
+	d := newDestination(t)
+	spaced := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "4242 4242 4242 4242", ID: "{{ data | alias_card: true, true }}"})
+	p := e.proxy(t, tokenvault.ProxyRequest{DestinationURL: d.srv.URL})
+	if _, err := e.v.InvokeProxy(ctx, jsonCall(p.Key, e.user(t), "/pay", `{"n": "{{ `+spaced.ID+` }}"}`)); err != nil {
+		t.Fatalf("InvokeProxy: %v", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.body != `{"n":"4242 4242 4242 4242"}` {
+		t.Errorf("destination body = %s, want the data of the alias", d.body)
+	}
+}
