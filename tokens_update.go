@@ -21,7 +21,10 @@ import (
 // search_indexes or fingerprint_expression over stored data the patch does
 // not replace whole also needs the reveal transform there, since their
 // results reach the caller. Moving the token to containers where the key's
-// token:read access is wider than where it is is PermissionDenied.
+// token:read access is wider than where it is is PermissionDenied. For a
+// token with an alias id, a mask that with the alias would show more of a
+// card number than its BIN and last four is Invalid at "mask" (the display
+// rule of TokenRequest.ID).
 //
 // A key that may not read the token (token:read on its containers) gets
 // back its id, type, containers, expiry, timestamps and actors only: no
