@@ -59,6 +59,14 @@ func fixedCard() *tokenRecord {
 	}
 }
 
+// fixedAliasCard is fixedCard with an id drawn from an alias expression
+// (testdata/records/token-alias-v1.bin): flag 32, no bytes of its own.
+func fixedAliasCard() *tokenRecord {
+	r := fixedCard()
+	r.AliasID = true
+	return r
+}
+
 // fixedPlain is a plain value tokenized with every default, as
 // POST /tokenize {"v": "..."} stores it (testdata/records/token-plain-v1.bin).
 func fixedPlain() *tokenRecord {
@@ -93,6 +101,7 @@ func TestRecordGolden(t *testing.T) {
 	}{
 		{"token-v1.bin", fixTokenKey, fixedCard(), func() recordCodec { return &tokenRecord{} }},
 		{"token-plain-v1.bin", fixTokenKey, fixedPlain(), func() recordCodec { return &tokenRecord{} }},
+		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokenRecord{} }},
 		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &logRecord{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
 	} {
@@ -204,7 +213,7 @@ func TestTokenRecordFields(t *testing.T) {
 	}
 	wantRecord := []string{"ID", "TenantID", "Type", "Fingerprint", "FingerprintExpression", "Containers",
 		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
-		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes"}
+		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID"}
 	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokenRecord]())); diff != "" {
 		t.Errorf("tokenRecord's fields changed; the stored format (records_token.go) must follow (-want +got):\n%s", diff)
 	}
@@ -221,7 +230,10 @@ func TestTokenRecordFields(t *testing.T) {
 	rec := fixedCard()
 	rv := reflect.ValueOf(rec).Elem()
 	for f := range reflect.TypeFor[tokenRecord]().Fields() {
-		if rv.FieldByIndex(f.Index).IsZero() {
+		// AliasID came after fixedCard's fixtures (token-v1.bin,
+		// token-v0.json, which cannot hold it): fixedAliasCard and
+		// token-alias-v1.bin cover it.
+		if rv.FieldByIndex(f.Index).IsZero() && f.Name != "AliasID" {
 			t.Errorf("fixedCard leaves tokenRecord.%s unset: the format tests would not see it", f.Name)
 		}
 	}
@@ -295,7 +307,7 @@ func TestTokenRecordV0IsTodaysJSON(t *testing.T) {
 }
 
 func TestRecordRoundTrip(t *testing.T) {
-	cases := []*tokenRecord{fixedCard(), fixedPlain()}
+	cases := []*tokenRecord{fixedCard(), fixedPlain(), fixedAliasCard()}
 	// Odd values: a fingerprint that is not hex, an index key of another
 	// shape, a time zone, a custom id, empty data.
 	odd := fixedCard()

@@ -16,7 +16,10 @@ import (
 //
 //	0x01              format version
 //	uvarint flags     1 deduplicate_token, 2 expires_at, 4 modified_at,
-//	                  8 cvc_at, 16 fingerprint stored as hex bytes
+//	                  8 cvc_at, 16 fingerprint stored as hex bytes,
+//	                  32 alias_id (the id was drawn from an alias
+//	                  expression; no bytes of its own, and a record
+//	                  without it encodes as before)
 //	str   type
 //	bytes data        the JSON text, as written
 //	bytes mask        JSON text; empty: none
@@ -69,6 +72,7 @@ const (
 	tokModified
 	tokCVC
 	tokFingerprintHex
+	tokAliasID
 )
 
 // Index entry tags.
@@ -111,6 +115,9 @@ func (r *tokenRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	fpBytes, fpHex := appendHex(fpBuf[:0], r.Fingerprint)
 	if fpHex {
 		flags |= tokFingerprintHex
+	}
+	if r.AliasID {
+		flags |= tokAliasID
 	}
 	b = append(b, tokenFormat)
 	b = appendUvarint(b, flags)
@@ -194,6 +201,7 @@ func (r *tokenRecord) decodeRecord(key barrier.Key, b []byte) error {
 	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
 	flags := d.uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
+	r.AliasID = flags&tokAliasID != 0
 	r.Type = d.str()
 	r.Data = d.bytes()
 	r.Mask = d.bytes()
@@ -239,7 +247,7 @@ func (r *tokenRecord) decodeRecord(key barrier.Key, b []byte) error {
 			r.Indexes = append(r.Indexes, k)
 		}
 	}
-	if flags >= tokFingerprintHex<<1 {
+	if flags >= tokAliasID<<1 {
 		d.fail("unknown flags")
 	}
 	if err := d.end(); err != nil {

@@ -29,7 +29,9 @@ import (
 // created, and the error names the path of each bad value, such as
 // "cards[2].data.number"; a string (key or value) that is not valid UTF-8
 // is Invalid with its path, never sealed with replacement characters.
-// Requires token:create on each token's containers.
+// Requires token:create on each token's containers. A token request's id
+// may be an alias expression (see TokenRequest.ID): a taken literal id,
+// or an alias with no free draw, is a Conflict and creates nothing.
 //
 // Like every call with a key, it also returns Unauthenticated for a key that
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
@@ -67,7 +69,9 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 
 // CreateToken creates one token. Requires token:create on its containers.
 // A custom id that exists is a Conflict, the same whatever the existing
-// token. A string of req that is not valid UTF-8 (in id, data, mask,
+// token; so is an alias id (see TokenRequest.ID) when every alias drawn is
+// taken, and an alias expression that cannot give an id, or breaks the
+// display rule, is Invalid at "id". A string of req that is not valid UTF-8 (in id, data, mask,
 // containers, metadata keys and values, search_indexes or
 // fingerprint_expression) is Invalid with its path.
 //
@@ -352,7 +356,17 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	tid := p.tenantID
 	id := pt.id
-	if id == "" {
+	var expiredAlias *tokenRecord // an expired token holding the alias drawn
+	var aliasTaken error          // no free alias: a Conflict unless a duplicate wins
+	switch {
+	case pt.alias != nil:
+		var err error
+		id, expiredAlias, err = t.freeAlias(tid, pt.alias)
+		if err != nil && (ErrorKind(err) != Conflict || !pt.dedupe) {
+			return nil, err
+		}
+		aliasTaken = err
+	case id == "":
 		id = t.v.ids.next(t.now)
 	}
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
@@ -379,6 +393,9 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
 	}
+	if aliasTaken != nil {
+		return nil, aliasTaken
+	}
 	if pt.id != "" {
 		old, err := t.loadToken(tid, id, true)
 		if err != nil {
@@ -393,8 +410,13 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			}
 		}
 	}
+	if expiredAlias != nil {
+		if err := t.deleteToken(systemActor, expiredAlias, "Token expired"); err != nil {
+			return nil, err
+		}
+	}
 
-	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now}
+	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now, AliasID: pt.alias != nil}
 	pt.applyTo(rec, ks, t.now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err

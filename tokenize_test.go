@@ -230,7 +230,7 @@ func TestTokenValidation(t *testing.T) {
 		{"expires in past", map[string]any{"type": "token", "data": "x", "expires_at": past}, "expires_at"},
 		{"custom id with slash", map[string]any{"type": "token", "data": "x", "id": "a/b/c"}, "id"},
 		{"custom id too short", map[string]any{"type": "token", "data": "x", "id": "ab"}, "id"},
-		{"custom id with space", map[string]any{"type": "token", "data": "x", "id": "a b c"}, "id"},
+		{"custom id with a leading space", map[string]any{"type": "token", "data": "x", "id": " abc"}, "id"},
 		{"fingerprint expression syntax", map[string]any{"type": "token", "data": "x", "fingerprint_expression": "{{ data"}, "fingerprint_expression"},
 		{"mask expression filter", map[string]any{"type": "token", "data": "x", "mask": "{{ data | nope }}"}, "mask"},
 		{"search index empty", map[string]any{"type": "token", "data": map[string]any{"a": "x"}, "search_indexes": []any{"{{ data.b }}"}}, "search_indexes[0]"},

@@ -20,8 +20,30 @@ import (
 // any other object is walked as plain structure.
 type TokenRequest struct {
 	// ID is an optional custom id: 3 to 400 characters, none of them
-	// whitespace or one of # / \ + ? [ ] | & = % < > { } ^. Empty means a
-	// generated UUID.
+	// one of # / \ + ? [ ] | & = % < > { } ^ or whitespace other than
+	// spaces inside it (not at its start or end). Empty means a generated
+	// UUID.
+	//
+	// An ID holding "{{" is an alias expression over the token's own data
+	// (see tokens_alias.go): "{{ data.number | alias_card: true, true }}",
+	// "{{ data | alias_preserve_format: 0, 4 }}". It must use an alias
+	// filter, may compose it with the other filters, and its result obeys
+	// the rules above and is unique in the tenant: a taken alias is drawn
+	// again, and when every draw is taken the request fails with Conflict.
+	//
+	// The display rule: when the data is a card number (a card token's
+	// number, or a plain token whose data is 12 to 19 digits with spaces
+	// or dashes between them), the digits its alias shows and the digits
+	// its mask shows together are at most the BIN (the first 6 digits, or
+	// 8 for numbers of 16 digits or more, as alias_card counts it) and the
+	// last four, what PCI DSS allows to be displayed; a request that would
+	// show more is Invalid at "id". A digit counts as shown when the
+	// expression's result depends on it, so a mask hashing the number
+	// shows every digit. So "{{ data.number | alias_card: true, true }}"
+	// with the default card mask (the last four) is allowed, an alias
+	// keeping the BIN with a mask keeping the first ten is not. The rule is
+	// checked when the token is created and, for a token with an alias id,
+	// on every UpdateToken (Invalid at "mask").
 	ID string `json:"id,omitempty"`
 	// Type is token, card or bank.
 	Type string `json:"type"`
@@ -110,6 +132,9 @@ type tokenRecord struct {
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
 	Indexes []string
+	// AliasID: the id was drawn from an alias expression (tokens_alias.go),
+	// so a patch's mask is held to the display rule too.
+	AliasID bool
 }
 
 func (r *tokenRecord) expired(now time.Time) bool {
@@ -138,8 +163,9 @@ const (
 // preparedToken is a validated token request: everything that can be
 // computed without the store, so a transaction only looks up and writes.
 type preparedToken struct {
-	plain       bool // a plain value: the response is the id alone
-	id          string
+	plain       bool   // a plain value: the response is the id alone
+	id          string // a literal id; "" for a generated one or an alias
+	alias       *aliasID
 	typ         string
 	data        any
 	dataJSON    []byte
@@ -282,7 +308,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
 		newCVC: true,
 	}
-	if req.ID != "" {
+	if req.ID != "" && !isAliasExpression(req.ID) {
 		validateCustomID(req.ID, join(path, "id"), fe)
 	}
 	if !slices.Contains(tokenTypes, req.Type) {
@@ -329,6 +355,11 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 			pt.maskExpr = maskExpr
 			pt.mask = evalMask(maskExpr, vars, join(path, "mask"), fe)
 		}
+	}
+
+	if isAliasExpression(req.ID) {
+		pt.id = ""
+		pt.alias = prepareAlias(req.ID, req.Type, pt.data, vars, pt.maskExpr, join(path, "id"), fe)
 	}
 
 	if len(req.SearchIndexes) > maxSearchIndexes {
@@ -434,9 +465,15 @@ func customIDProblem(id string) string {
 		if unicode.IsControl(r) {
 			return noControl
 		}
-		if strings.ContainsRune(customIDForbidden, r) || r <= ' ' || r == utf8.RuneError {
-			return "must not contain whitespace or any of " + customIDForbidden
+		if strings.ContainsRune(customIDForbidden, r) || r < ' ' || r == utf8.RuneError {
+			return "must not contain whitespace but spaces inside it, or any of " + customIDForbidden
 		}
+	}
+	// Spaces inside an id are allowed (an alias keeps a card number's
+	// "4242 4242 ..."), not around it: {{ id }} in a detokenize body, a
+	// form field and a person reading a log all trim them.
+	if id[0] == ' ' || id[len(id)-1] == ' ' {
+		return "must not start or end with a space"
 	}
 	return ""
 }

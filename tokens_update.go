@@ -21,7 +21,10 @@ import (
 // search_indexes or fingerprint_expression over stored data the patch does
 // not replace whole also needs the reveal transform there, since their
 // results reach the caller. Moving the token to containers where the key's
-// token:read access is wider than where it is is PermissionDenied.
+// token:read access is wider than where it is is PermissionDenied. For a
+// token with an alias id, a mask that with the alias would show more of a
+// card number than its BIN and last four is Invalid at "mask" (the display
+// rule of TokenRequest.ID).
 //
 // A key that may not read the token (token:read on its containers) gets
 // back its id, type, containers, expiry, timestamps and actors only: no
@@ -113,6 +116,14 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if readsStoredData(fields, req) && moved != TransformReveal {
 			return errExpressionsOverStoredData
 		}
+		// After the permission checks: only a key that may set this mask
+		// over this data learns how the rule judges them.
+		if rec.AliasID {
+			checkCardDisplay(rec.Type, pt.data, nil, pt.maskExpr, "mask", fe)
+			if err := fe.err(); err != nil {
+				return err
+			}
+		}
 		ks, err := t.TenantKeys(p.tenantID, false)
 		if err != nil {
 			return err
@@ -126,7 +137,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// A patch keeps the token's identity and creation; applyTo sets
 		// everything the request decides, and the cvc's window is kept
 		// below.
-		next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt}
+		next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+			AliasID: rec.AliasID}
 		if at, ok := cvcWrittenAt(rec); ok {
 			next.CVCAt = &at // the stored cvc's window goes on
 		}

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,7 @@ type Vault struct {
 	now       func() time.Time
 	logger    *slog.Logger
 	ids       idSource
+	rand      aliasRand // Options.Rand, for alias ids
 	mailer    Mailer
 	inviteURL string
 
@@ -131,6 +133,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	if v.now == nil {
 		v.now = time.Now
+	}
+	v.rand.r = opts.Rand
+	if v.rand.r == nil {
+		v.rand.r = rand.Reader
 	}
 	v.httpClient, v.webhookBackoff = opts.HTTPClient, opts.Outbound.WebhookBackoff
 	v.allowPrivate = opts.Outbound.AllowPrivateDestinations

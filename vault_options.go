@@ -1,6 +1,8 @@
 package tokenvault
 
 import (
+	"crypto/rand"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -28,6 +30,13 @@ type Options struct {
 	// Now is the clock. Nil: time.Now. Tests inject one to check expiry
 	// without sleeping.
 	Now func() time.Time
+	// Rand is the randomness of alias token ids (the alias_card,
+	// alias_preserve_format and alias_preserve_length filters of an id
+	// expression; see TokenRequest.ID). It must give uniform random bytes;
+	// it is read under a lock, so it need not be safe for concurrent use.
+	// Nil: crypto/rand.Reader. Tests inject a fixed sequence to force two
+	// aliases to collide.
+	Rand io.Reader
 	// Logger receives internal errors and sweeper activity; never secrets.
 	// Nil: slog.Default().
 	Logger *slog.Logger
@@ -274,6 +283,7 @@ type AuditExportOptions struct {
 func DefaultOptions() Options {
 	return Options{
 		Now:    time.Now,
+		Rand:   rand.Reader,
 		Logger: slog.Default(),
 		Limits: LimitOptions{
 			AuthFailuresPerMinute:            DefaultAuthFailuresPerMinute,

@@ -23,7 +23,8 @@
 // so a caller can load what a template names before evaluating it.
 //
 // A filter is a name, then optionally ":" and arguments separated by ",".
-// Arguments are integers (optionally negative) and string literals.
+// Arguments are integers (optionally negative), string literals and the
+// words true and false.
 // Whitespace around tokens is free. A "}}" outside an expression is
 // literal text; a "{{" without its "}}" is an error.
 //
@@ -84,6 +85,25 @@
 //	hmac: alg, key            text    lowercase hex HMAC under key; alg is 'sha256' or 'sha512'
 //	to_base64                 text    standard base64 (with padding) of the text
 //	to_base16                 text    lowercase hex of the text
+//	alias_card[: bin, last4,  text    a random alias of a card number (digits with spaces or dashes
+//	  luhn_valid]                     between them): every digit replaced by a random digit but
+//	                                  the BIN (when bin is true: 6 digits, or 8 for numbers of 16
+//	                                  digits or more; see [CardBINLength]) and the last four (when
+//	                                  last4 is true); delimiters kept in place. The alias fails the
+//	                                  Luhn check unless luhn_valid is true, and never equals the
+//	                                  number; a number with no digit left to make random is an error
+//	alias_preserve_format     text    a random alias keeping the format: letters become random
+//	  [: first, last]                 letters of the same case, digits random digits, anything else
+//	                                  stays; the first and last characters (default 0) are kept;
+//	                                  nothing left to make random is an error
+//	alias_preserve_length     text    a random alias of the same length: every character becomes a
+//	  [: first, last]                 random letter or digit, punctuation too; first and last kept
+//	                                  as above
+//
+// The alias filters make token ids: they draw from the randomness given to
+// [Template.EvalRand], and fail under [Template.Eval], so masks,
+// fingerprints and search indexes stay the same each time they are
+// computed. Booleans default to false and counts to 0.
 //
 // Mask and pad characters must be exactly one character. Counts must not be
 // negative. An unknown filter, a wrong number of arguments, an argument of

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"errors"
+	"io"
 	"strings"
 )
 
@@ -26,8 +27,40 @@ type Resolver func(root string) (any, error)
 // resolver failed, a filter refused its input (a json path selecting
 // nothing, a card filter given something that is not a card), or the
 // template did more than 16 MiB of text work.
+//
+// The alias filters fail under Eval: they need [Template.EvalRand].
 func (t *Template) Eval(resolve Resolver) (any, error) {
-	ev := &evaluator{resolve: resolve, work: maxWork}
+	return t.eval(&evaluator{resolve: resolve, work: maxWork})
+}
+
+// EvalRand is Eval with randomness for the alias filters (alias_card,
+// alias_preserve_format, alias_preserve_length), which make token ids.
+// rand must give uniform random bytes (crypto/rand.Reader in production;
+// tests inject a fixed sequence to force a collision). Besides Eval's
+// errors, an alias filter refuses input it cannot alias (a card number too
+// short for what it reveals, a value with nothing left to make random) and
+// fails when rand does.
+func (t *Template) EvalRand(resolve Resolver, rand io.Reader) (any, error) {
+	return t.eval(&evaluator{resolve: resolve, work: maxWork, rand: newRandSource(rand)})
+}
+
+// Random reports whether the template uses an alias filter, and so gives a
+// new value each time EvalRand evaluates it.
+func (t *Template) Random() bool {
+	for _, p := range t.parts {
+		if p.e == nil {
+			continue
+		}
+		for _, f := range p.e.filters {
+			if f.spec.random != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (t *Template) eval(ev *evaluator) (any, error) {
 	if e := t.single(); e != nil {
 		return ev.eval(e)
 	}
@@ -54,6 +87,7 @@ func (t *Template) Eval(resolve Resolver) (any, error) {
 type evaluator struct {
 	resolve Resolver
 	work    int
+	rand    *randSource // nil under Eval
 }
 
 var errTooMuchWork = errors.New("template needs more than 16 MiB of text work")
@@ -110,13 +144,23 @@ func (ev *evaluator) root(e *expression) (any, error) {
 func (ev *evaluator) apply(f filter, v any) (any, error) {
 	var out any
 	var err error
-	if f.spec.text != nil {
+	switch {
+	case f.spec.random != nil:
+		if ev.rand == nil {
+			return nil, errNoRand
+		}
+		s, rerr := ev.render(v)
+		if rerr != nil {
+			return nil, rerr
+		}
+		out, err = f.spec.random(s, f.args, ev.rand)
+	case f.spec.text != nil:
 		s, rerr := ev.render(v)
 		if rerr != nil {
 			return nil, rerr
 		}
 		out, err = f.spec.text(s, f.args)
-	} else {
+	default:
 		if s, ok := v.(string); ok {
 			if err := ev.spend(len(s)); err != nil {
 				return nil, err

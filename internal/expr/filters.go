@@ -13,13 +13,17 @@ import (
 // happens to exercise it.
 //
 // A filter has either a text function, which gets its input rendered as
-// text (nil as ""), or a value function, which gets the value itself.
+// text (nil as ""), a value function, which gets the value itself, or a
+// random function, a text function that also draws random numbers.
 type filterSpec struct {
 	params   []argKind
 	required int
 	valid    func(a []arg) error
 	text     func(s string, a []arg) (any, error)
 	value    func(v any, a []arg) (any, error)
+	// random is a text function that draws from the evaluation's
+	// randomness: the alias filters (see alias.go).
+	random func(s string, a []arg, rs *randSource) (any, error)
 }
 
 // filters is the filter table; doc.go lists it for users, and a test keeps
@@ -47,6 +51,10 @@ var filters = map[string]*filterSpec{
 	"hmac":        {params: []argKind{strArg, strArg}, required: 2, valid: hmacAlgorithm, text: hmacHex},
 	"to_base64":   {text: toBase64},
 	"to_base16":   {text: toBase16},
+
+	"alias_card":            {params: []argKind{boolArg, boolArg, boolArg}, random: aliasCard},
+	"alias_preserve_format": {params: []argKind{intArg, intArg}, valid: each(optCount(0), optCount(1)), random: aliasPreserveFormat},
+	"alias_preserve_length": {params: []argKind{intArg, intArg}, valid: each(optCount(0), optCount(1)), random: aliasPreserveLength},
 }
 
 // check reports, at the filter's name, arguments of the wrong number or
@@ -92,6 +100,16 @@ func count(i int) func([]arg) error {
 	return func(a []arg) error {
 		if a[i].n < 0 {
 			return fmt.Errorf("argument %d must not be negative", i+1)
+		}
+		return nil
+	}
+}
+
+// optCount is count for an optional argument.
+func optCount(i int) func([]arg) error {
+	return func(a []arg) error {
+		if len(a) > i {
+			return count(i)(a)
 		}
 		return nil
 	}

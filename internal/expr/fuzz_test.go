@@ -58,6 +58,7 @@ func FuzzEval(f *testing.F) {
 		}
 		vars["input"] = input
 		checkEval(t, tmpl, vars)
+		checkEvalRand(t, tmpl, vars)
 		if !reflect.DeepEqual(vars["data"], sample()["data"]) {
 			t.Fatalf("Eval(%q) modified the data it read", src)
 		}
@@ -91,5 +92,42 @@ func checkEval(t *testing.T, tmpl *expr.Template, vars map[string]any) {
 	}
 	if _, err := json.Marshal(v); err != nil {
 		t.Fatalf("Eval(%q) = %#v, which has no JSON form: %v", src, v, err)
+	}
+}
+
+// countingReader gives the bytes 0, 1, 2, ... : the same sequence for
+// each new one.
+type countingReader struct{ next byte }
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = c.next
+		c.next++
+	}
+	return len(b), nil
+}
+
+// checkEvalRand evaluates tmpl with randomness: the same randomness gives
+// the same result, errors are *Error at a "{{", and a template without an
+// alias filter gives what Eval gives.
+func checkEvalRand(t *testing.T, tmpl *expr.Template, vars map[string]any) {
+	t.Helper()
+	src := tmpl.Source()
+	v, err := tmpl.EvalRand(expr.Vars(vars), &countingReader{})
+	v2, err2 := tmpl.EvalRand(expr.Vars(vars), &countingReader{})
+	if !reflect.DeepEqual(v, v2) || !reflect.DeepEqual(err, err2) {
+		t.Fatalf("EvalRand(%q) gave %#v, %v then %#v, %v with the same randomness", src, v, err, v2, err2)
+	}
+	if err != nil {
+		var xe *expr.Error
+		if !errors.As(err, &xe) || !strings.HasPrefix(src[xe.Pos:], "{{") {
+			t.Fatalf("EvalRand(%q) = %v, want an *Error at a {{", src, err)
+		}
+	}
+	if !tmpl.Random() {
+		ve, erre := tmpl.Eval(expr.Vars(vars))
+		if !reflect.DeepEqual(v, ve) || !reflect.DeepEqual(err, erre) {
+			t.Fatalf("EvalRand(%q) = %#v, %v; Eval gave %#v, %v", src, v, err, ve, erre)
+		}
 	}
 }

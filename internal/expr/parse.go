@@ -13,12 +13,14 @@ type filter struct {
 	args []arg
 }
 
-// arg is a filter argument: an integer or a string literal. A json path
-// argument is also kept compiled, so Eval does not parse it again.
+// arg is a filter argument: an integer, a string literal or a boolean
+// (true or false). A json path argument is also kept compiled, so Eval does
+// not parse it again.
 type arg struct {
 	kind argKind
 	n    int
 	s    string
+	b    bool
 	path []pathStep
 }
 
@@ -27,11 +29,15 @@ type argKind uint8
 const (
 	intArg argKind = iota + 1
 	strArg
+	boolArg
 )
 
 func (k argKind) String() string {
-	if k == intArg {
+	switch k {
+	case intArg:
 		return "an integer"
+	case boolArg:
+		return "true or false"
 	}
 	return "a quoted string"
 }
@@ -135,7 +141,8 @@ func (p *parser) filter() (filter, error) {
 	return f, spec.check(f)
 }
 
-// arg reads an integer (optionally negative) or a quoted string.
+// arg reads an integer (optionally negative), a quoted string, or the
+// word true or false.
 func (p *parser) arg() (arg, error) {
 	start := p.pos
 	if p.pos == p.end {
@@ -143,6 +150,12 @@ func (p *parser) arg() (arg, error) {
 	}
 	if c := p.src[p.pos]; c == '\'' || c == '"' {
 		return arg{kind: strArg, s: p.str()}, nil
+	}
+	for _, w := range [...]string{"true", "false"} {
+		if rest := p.src[p.pos:p.end]; strings.HasPrefix(rest, w) && (len(rest) == len(w) || !isNameByte(rest[len(w)])) {
+			p.pos += len(w)
+			return arg{kind: boolArg, b: w == "true"}, nil
+		}
 	}
 	neg := p.src[p.pos] == '-'
 	if neg {
@@ -156,7 +169,7 @@ func (p *parser) arg() (arg, error) {
 		digits++
 	}
 	if digits == 0 {
-		return arg{}, errorAt(start, "argument must be an integer or a quoted string")
+		return arg{}, errorAt(start, "argument must be an integer, a quoted string, true or false")
 	}
 	if neg {
 		n = -n
@@ -190,3 +203,9 @@ func (p *parser) unexpected(where string) *Error {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isNameByte reports whether c may continue a word, so "trueish" is not
+// read as true followed by garbage.
+func isNameByte(c byte) bool {
+	return isDigit(c) || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
