@@ -25,3 +25,6 @@ var (
 	// Luhn check, long enough for what is kept.
 	ErrCard = errors.New("fpe: not a card number")
 )
+
+// ErrTransformation is an unknown transformation name.
+var ErrTransformation = errors.New("fpe: unknown transformation")
