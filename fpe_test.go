@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault/store/memory"
 
 	"github.com/tokenvault/tokenvault"
 )
@@ -237,4 +240,23 @@ func TestFPEKeyOutlivesRotationAndReopen(t *testing.T) {
 	v = open()
 	defer v.Close()
 	check(v, "after reopening")
+}
+
+// TestFPERateLimited: encode and decode calls are charged against the
+// key's rate like every call.
+func TestFPERateLimited(t *testing.T) {
+	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Limits.RatePerKey = 2 })
+	ctx := context.Background()
+	app := e.app(t, tokenvault.Private, tokenvault.PermFPEEncode, tokenvault.PermFPEDecode)
+	req := fpeReq{Transformation: "digits", Values: []string{"1234567"}}
+	if _, err := e.v.FPEEncode(ctx, app.Key, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.FPEDecode(ctx, app.Key, req); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.v.FPEDecode(ctx, app.Key, req)
+	wantRateLimited(t, "a third call in the same instant", err, 500*time.Millisecond)
+	_, err = e.v.FPEEncode(ctx, app.Key, req)
+	wantRateLimited(t, "an encode after it", err, 500*time.Millisecond)
 }
