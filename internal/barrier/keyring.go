@@ -29,10 +29,10 @@ type Keys struct {
 	// one costs two SHA-256 blocks and three allocations, and every token
 	// takes one MAC per fingerprint, search index and metadata entry.
 	macs sync.Pool
-	// fpe is the tenant's FF1 cipher, derived from indexKey when first
-	// needed (keyring_fpe.go).
-	fpeOnce sync.Once
-	fpe     *fpe.FF1
+	// fpe and fpeIDs are the tenant's FF1 ciphers, derived from indexKey
+	// when first needed (keyring_fpe.go).
+	fpeOnce, fpeIDsOnce sync.Once
+	fpe, fpeIDs         *fpe.FF1
 }
 
 // String keeps key bytes out of any log line that prints a Keys.

@@ -34,6 +34,10 @@ func TestFPEKeyOutlivesRotation(t *testing.T) {
 	if enc(a) == enc(b) {
 		t.Error("two keyrings share an FPE key")
 	}
+	ids, _ := a.FPEIDs().EncryptString(digits, "4242424242424242", nil)
+	if ids == enc(a) {
+		t.Error("token ids and stateless encodings share a key")
+	}
 	if a.FPE() != a.FPE() {
 		t.Error("FPE is derived again on every call")
 	}

@@ -84,6 +84,13 @@
 //	hmac: alg, key            text    lowercase hex HMAC under key; alg is 'sha256' or 'sha512'
 //	to_base64                 text    standard base64 (with padding) of the text
 //	to_base16                 text    lowercase hex of the text
+//	fpe: name[, tweak]        text    NIST SP 800-38G FF1 (AES-256) under the tenant's FPE key,
+//	                                  in a token's id only (an error anywhere else): the same
+//	                                  value, name and tweak always give the same id in a tenant.
+//	                                  name is digits, alphanumeric, base36 or card[_bin][_last4]
+//	                                  [_luhn] (package internal/fpe: spaces and dashes kept, a
+//	                                  card keeps its first 6 and/or last 4 digits and fails the
+//	                                  Luhn check unless _luhn); tweak is literal text
 //
 // Mask and pad characters must be exactly one character. Counts must not be
 // negative. An unknown filter, a wrong number of arguments, an argument of

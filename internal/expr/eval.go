@@ -27,7 +27,12 @@ type Resolver func(root string) (any, error)
 // nothing, a card filter given something that is not a card), or the
 // template did more than 16 MiB of text work.
 func (t *Template) Eval(resolve Resolver) (any, error) {
-	ev := &evaluator{resolve: resolve, work: maxWork}
+	return t.EvalWith(resolve, EvalOptions{})
+}
+
+// EvalWith is Eval with what keyed filters (fpe) need.
+func (t *Template) EvalWith(resolve Resolver, o EvalOptions) (any, error) {
+	ev := &evaluator{resolve: resolve, work: maxWork, opts: o}
 	if e := t.single(); e != nil {
 		return ev.eval(e)
 	}
@@ -54,6 +59,7 @@ func (t *Template) Eval(resolve Resolver) (any, error) {
 type evaluator struct {
 	resolve Resolver
 	work    int
+	opts    EvalOptions
 }
 
 var errTooMuchWork = errors.New("template needs more than 16 MiB of text work")
@@ -110,12 +116,16 @@ func (ev *evaluator) root(e *expression) (any, error) {
 func (ev *evaluator) apply(f filter, v any) (any, error) {
 	var out any
 	var err error
-	if f.spec.text != nil {
+	if f.spec.text != nil || f.spec.keyed != nil {
 		s, rerr := ev.render(v)
 		if rerr != nil {
 			return nil, rerr
 		}
-		out, err = f.spec.text(s, f.args)
+		if f.spec.keyed != nil {
+			out, err = f.spec.keyed(&ev.opts, s, f.args)
+		} else {
+			out, err = f.spec.text(s, f.args)
+		}
 	} else {
 		if s, ok := v.(string); ok {
 			if err := ev.spend(len(s)); err != nil {

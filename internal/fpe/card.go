@@ -32,6 +32,8 @@ const (
 	cardMinDigits = 12
 	cardMaxDigits = 19
 	cardTweakRoom = 2 + 6 + 4 // what Card adds to the caller's tweak
+	// MaxCardTweak is the most bytes a caller's tweak may have for Card.
+	MaxCardTweak = MaxTweak - cardTweakRoom
 )
 
 // Encrypt enciphers the card number value under tweak. Errors: ErrCard
@@ -64,8 +66,8 @@ func (c Card) run(f *FF1, value string, tweak []byte, enc bool) (string, error) 
 	if n < cardMinDigits || n > cardMaxDigits {
 		return "", fmt.Errorf("%w: %d digits, want %d to %d", ErrCard, n, cardMinDigits, cardMaxDigits)
 	}
-	if len(tweak) > MaxTweak-cardTweakRoom {
-		return "", fmt.Errorf("%w: %d bytes, at most %d for a card", ErrTweak, len(tweak), MaxTweak-cardTweakRoom)
+	if len(tweak) > MaxCardTweak {
+		return "", fmt.Errorf("%w: %d bytes, at most %d for a card", ErrTweak, len(tweak), MaxCardTweak)
 	}
 	lo, hi := 0, n
 	if c.KeepBIN {
