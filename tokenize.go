@@ -351,6 +351,11 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 // token it matches (see findDuplicate).
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	tid := p.tenantID
+	if pt.idTmpl != nil {
+		if err := t.deriveFPEID(p, pt); err != nil {
+			return nil, err
+		}
+	}
 	id := pt.id
 	if id == "" {
 		id = t.v.ids.next(t.now)

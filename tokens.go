@@ -158,6 +158,11 @@ type preparedToken struct {
 	// newCVC: the request sends a card's cvc (a patch that does not keeps
 	// the stored cvc's retention window).
 	newCVC bool
+	// idTmpl is an id derived with the fpe filter (tokens_fpe.go),
+	// evaluated over idVars in the transaction, with the tenant's key.
+	idTmpl *expr.Template
+	idVars expr.Resolver
+	idPath string
 }
 
 // join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
@@ -282,7 +287,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
 		newCVC: true,
 	}
-	if req.ID != "" {
+	if req.ID != "" && !pt.parseFPEID(join(path, "id"), fe) {
 		validateCustomID(req.ID, join(path, "id"), fe)
 	}
 	if !slices.Contains(tokenTypes, req.Type) {
@@ -309,6 +314,9 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	// A card's cvc is kept only for Options.Retention.CVC: nothing derived
 	// from it (mask, fingerprint, search index) may outlive it.
 	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
+	if pt.idTmpl != nil {
+		pt.idVars = vars
+	}
 
 	if pt.fpExpr == "" {
 		pt.fpExpr = defaultFingerprint[req.Type]

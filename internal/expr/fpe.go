@@ -62,3 +62,20 @@ func fpeFilter(o *EvalOptions, s string, a []arg) (any, error) {
 // fpeMessage drops the package prefix of an fpe error; they never quote
 // the value.
 func fpeMessage(err error) string { return strings.TrimPrefix(err.Error(), "fpe: ") }
+
+// EndsInFPE reports whether the template has expressions and each one's
+// last filter is fpe: whatever it prints of the data is enciphered, so it
+// may serve as a token id (ids are not secret).
+func (t *Template) EndsInFPE() bool {
+	n := 0
+	for _, p := range t.parts {
+		if p.e == nil {
+			continue
+		}
+		n++
+		if len(p.e.filters) == 0 || p.e.filters[len(p.e.filters)-1].name != "fpe" {
+			return false
+		}
+	}
+	return n > 0
+}

@@ -50,3 +50,22 @@ func TestFPEFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestEndsInFPE(t *testing.T) {
+	for src, want := range map[string]bool{
+		`{{ data.number | fpe: "card" }}`:                             true,
+		`c-{{ data.a | fpe: "digits" }}-{{ data.b | fpe: "digits" }}`: true,
+		`{{ data.number | fpe: "card" | last4 }}`:                     false,
+		`{{ data.number }}`:                                           false,
+		`c-{{ data.a | fpe: "digits" }}-{{ data.b }}`:                 false,
+		`plain`: false,
+	} {
+		tmpl, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tmpl.EndsInFPE(); got != want {
+			t.Errorf("EndsInFPE(%s) = %v, want %v", src, got, want)
+		}
+	}
+}
