@@ -80,3 +80,37 @@ func TestFPEOverHTTP(t *testing.T) {
 	r = s.do(t, "POST", "/fpe/encode", "", req)
 	wantStatus(t, "no key", r, 401)
 }
+
+// TestFPETokenIDOverHTTP: POST /tokenize with an id derived with fpe
+// answers the id, the token is read back by it, the same card again is
+// 409, and an id expression that prints data in clear is a 400 at its
+// path.
+func TestFPETokenIDOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	var app struct{ Key string }
+	r := s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "p", "type": "private", "permissions": []string{"token:create", "token:read"},
+	})
+	wantStatus(t, "create app", r, 201)
+	r.json(t, &app)
+	card := map[string]any{"number": "5555555555554444", "expiration_month": 12, "expiration_year": 2031}
+	body := map[string]any{"c": map[string]any{"type": "card", "data": card, "id": `{{ data.number | fpe: "card_bin_last4" }}`}}
+	r = s.do(t, "POST", "/tokenize", app.Key, body)
+	wantStatus(t, "tokenize", r, 201)
+	var out struct{ C struct{ ID string } }
+	r.json(t, &out)
+	if id := out.C.ID; len(id) != 16 || !strings.HasPrefix(id, "555555") || !strings.HasSuffix(id, "4444") || id == "5555555555554444" {
+		t.Fatalf("id %q", id)
+	}
+	r = s.do(t, "GET", "/tokens/"+out.C.ID, app.Key, nil)
+	wantStatus(t, "GET by the fpe id", r, 200)
+	r = s.do(t, "POST", "/tokenize", app.Key, body)
+	wantStatus(t, "the same card again", r, 409)
+	r.problem(t)
+	body["c"].(map[string]any)["id"] = `{{ data.number }}`
+	r = s.do(t, "POST", "/tokenize", app.Key, body)
+	wantStatus(t, "an id in clear", r, 400)
+	if p := r.problem(t); p.Errors["c.id"] == nil || strings.Contains(string(r.body), "55555555") {
+		t.Errorf("an id in clear: %s", r.body)
+	}
+}
