@@ -31,13 +31,16 @@
 //     under the same key for the same value, or joins and deduplication on
 //     the id break after a rotation.
 //
-// So a tenant's FPE key does not rotate with its data key. It is derived
-// (HKDF-SHA256, its own label) from the tenant's index key, the key that
+// So a tenant's FPE keys do not rotate with its data key. They are derived
+// (HKDF-SHA256, a label each: one for stateless encodings, one for token
+// ids, so that decoding never reveals what a token id hides) from the
+// tenant's index key, the key that
 // already does not rotate for the same reason (the HMAC indexes it builds
-// must stay findable). It is stored nowhere on its own: it lives, and is
-// sealed, inside the tenant's wrapped keyring, so rotating the master key
-// or the key wrapper re-wraps it like every other tenant key, and deleting
-// the tenant destroys it. Rotating the data key re-seals records under a
-// new term and leaves FPE ids and encodings valid. A tenant that needs a
-// new FPE key needs a new index key too, which today means a new tenant.
+// must stay findable). They are stored nowhere on their own: they live, and
+// are sealed, inside the tenant's wrapped keyring, so rotating the master
+// key or the key wrapper re-wraps them like every other tenant key, and
+// deleting the tenant destroys them. Rotating the data key re-seals records
+// under a new term and leaves FPE ids and encodings valid. A tenant that
+// needs new FPE keys needs a new index key too, which today means a new
+// tenant (barrier.Keys.FPE and FPEIDs).
 package fpe
