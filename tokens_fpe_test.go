@@ -32,6 +32,10 @@ func TestFPETokenIDs(t *testing.T) {
 	if err != nil || got.ID != tok.ID || got.Type != "card" {
 		t.Fatalf("GetToken(%s) = %+v, %v", tok.ID, got, err)
 	}
+	det, err := e.v.Detokenize(ctx, app.Key, map[string]any{"n": "{{ " + tok.ID + " | json: '$.number' }}"})
+	if err != nil || det.(map[string]any)["n"] == nil {
+		t.Errorf("Detokenize by the fpe id = %v, %v", det, err)
+	}
 	_, err = e.v.CreateToken(ctx, app.Key, req)
 	wantKind(t, "the same card again", err, tokenvault.Conflict)
 	req.DeduplicateToken = true
