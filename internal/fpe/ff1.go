@@ -111,6 +111,9 @@ func (f *FF1) run(radix int, x []uint16, tweak []byte, enc bool) ([]uint16, erro
 	}
 	u := n / 2
 	v := n - u
+	if modU, modV, ok := smallModuli(radix, u, v); ok && !forceBig {
+		return f.runSmall(radix, x, tweak, enc, u, v, modU, modV), nil
+	}
 	r := big.NewInt(int64(radix))
 	// radix^u and radix^v, the moduli of the even and odd rounds.
 	modU := new(big.Int).Exp(r, big.NewInt(int64(u)), nil)

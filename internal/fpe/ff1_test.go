@@ -3,6 +3,7 @@ package fpe
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -11,11 +12,13 @@ import (
 // example values published with SP 800-38G): AES-128, -192 and -256, each
 // with radix 10 and no tweak, radix 10 with a 10-byte tweak, and radix 36
 // with an 11-byte tweak.
-var nistSamples = []struct {
+type nistSample struct {
 	name, key, tweak string
 	radix            int
 	pt, ct           string
-}{
+}
+
+var nistSamples = []nistSample{
 	{"sample 1 AES-128", "2B7E151628AED2A6ABF7158809CF4F3C", "", 10, "0123456789", "2433477484"},
 	{"sample 2 AES-128", "2B7E151628AED2A6ABF7158809CF4F3C", "39383736353433323130", 10, "0123456789", "6124200773"},
 	{"sample 3 AES-128", "2B7E151628AED2A6ABF7158809CF4F3C", "3737373770717273373737", 36, "0123456789abcdefghi", "a9tv40mll9kdu509eum"},
@@ -36,34 +39,44 @@ func mustHex(t testing.TB, s string) []byte {
 	return b
 }
 
+// TestNISTSamples runs the samples down both paths: uint64 (all of them
+// fit) and math/big.
 func TestNISTSamples(t *testing.T) {
+	defer func() { forceBig = false }()
 	for _, s := range nistSamples {
-		t.Run(s.name, func(t *testing.T) {
-			f, err := NewFF1(mustHex(t, s.key))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := Radix(s.radix)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tw := mustHex(t, s.tweak)
-			ct, err := f.EncryptString(a, s.pt, tw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ct != s.ct {
-				t.Errorf("encrypt = %q, want %q", ct, s.ct)
-			}
-			pt, err := f.DecryptString(a, s.ct, tw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pt != s.pt {
-				t.Errorf("decrypt = %q, want %q", pt, s.pt)
-			}
-		})
+		for _, big := range []bool{false, true} {
+			forceBig = big
+			testNISTSample(t, s)
+		}
 	}
+}
+
+func testNISTSample(t *testing.T, s nistSample) {
+	t.Run(fmt.Sprintf("%s big=%v", s.name, forceBig), func(t *testing.T) {
+		f, err := NewFF1(mustHex(t, s.key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Radix(s.radix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw := mustHex(t, s.tweak)
+		ct, err := f.EncryptString(a, s.pt, tw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct != s.ct {
+			t.Errorf("encrypt = %q, want %q", ct, s.ct)
+		}
+		pt, err := f.DecryptString(a, s.ct, tw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pt != s.pt {
+			t.Errorf("decrypt = %q, want %q", pt, s.pt)
+		}
+	})
 }
 
 func TestDomainRules(t *testing.T) {
