@@ -315,7 +315,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	// from it (mask, fingerprint, search index) may outlive it.
 	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
 	if pt.idTmpl != nil {
-		pt.idVars = vars
+		pt.idVars = fpeIDVars(req.Type, pt.data, req.Metadata)
 	}
 
 	if pt.fpExpr == "" {

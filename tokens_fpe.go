@@ -61,3 +61,14 @@ func (t *txn) deriveFPEID(p *principal, pt *preparedToken) error {
 	pt.id = id
 	return nil
 }
+
+// fpeIDVars are the variables of an fpe id: data (a card's without its
+// cvc, as for every expression) and metadata, which fpe_tweaked may take
+// its tweak from ({{ data.number | fpe_tweaked: "digits", "metadata.region" }}).
+func fpeIDVars(typ string, data any, metadata map[string]string) expr.Resolver {
+	md := make(map[string]any, len(metadata))
+	for k, v := range metadata {
+		md[k] = v
+	}
+	return expr.Vars(map[string]any{"data": exprData(typ, data), "metadata": md})
+}

@@ -120,3 +120,30 @@ func TestFPETokenIDRefusals(t *testing.T) {
 		t.Errorf("tokens stored by refused requests: %+v, %v", list, err)
 	}
 }
+
+// TestFPETokenIDTweakFromMetadata: fpe_tweaked reads its tweak from the
+// token's metadata: the same number in two regions gets two ids, and a
+// token without the field is refused.
+func TestFPETokenIDTweakFromMetadata(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	ids := map[string]string{}
+	for _, region := range []string{"eu", "us"} {
+		req := cardRequest("4242424242424242")
+		req.ID = `{{ data.number | fpe_tweaked: "card_last4", "metadata.region" }}`
+		req.Metadata = map[string]string{"region": region}
+		tok, err := e.v.CreateToken(ctx, app.Key, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[region] = tok.ID
+	}
+	if ids["eu"] == ids["us"] || ids["eu"][12:] != "4242" {
+		t.Errorf("ids %v", ids)
+	}
+	req := cardRequest("4242424242424242")
+	req.ID = `{{ data.number | fpe_tweaked: "card_last4", "metadata.region" }}`
+	_, err := e.v.CreateToken(ctx, app.Key, req)
+	wantKind(t, "no region", err, tokenvault.Invalid)
+}

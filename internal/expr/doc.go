@@ -91,6 +91,9 @@
 //	                                  [_luhn] (package internal/fpe: spaces and dashes kept, a
 //	                                  card keeps its first 6 and/or last 4 digits and fails the
 //	                                  Luhn check unless _luhn); tweak is literal text
+//	fpe_tweaked: name, path   text    fpe with the tweak read from a variable path (data.country,
+//	                                  metadata.region in a token's id); a path naming nothing is
+//	                                  an error
 //
 // Mask and pad characters must be exactly one character. Counts must not be
 // negative. An unknown filter, a wrong number of arguments, an argument of

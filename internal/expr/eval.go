@@ -122,7 +122,7 @@ func (ev *evaluator) apply(f filter, v any) (any, error) {
 			return nil, rerr
 		}
 		if f.spec.keyed != nil {
-			out, err = f.spec.keyed(&ev.opts, s, f.args)
+			out, err = f.spec.keyed(ev, s, f.args)
 		} else {
 			out, err = f.spec.text(s, f.args)
 		}

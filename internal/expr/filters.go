@@ -20,8 +20,9 @@ type filterSpec struct {
 	valid    func(a []arg) error
 	text     func(s string, a []arg) (any, error)
 	value    func(v any, a []arg) (any, error)
-	// keyed is a text function that needs Eval's keys (fpe.go).
-	keyed func(o *EvalOptions, s string, a []arg) (any, error)
+	// keyed is a text function that needs the evaluation's keys and
+	// resolver (fpe.go).
+	keyed func(ev *evaluator, s string, a []arg) (any, error)
 }
 
 // filters is the filter table; doc.go lists it for users, and a test keeps

@@ -69,3 +69,41 @@ func TestEndsInFPE(t *testing.T) {
 		}
 	}
 }
+
+func TestFPETweaked(t *testing.T) {
+	key, _ := fpe.NewFF1(make([]byte, 32))
+	vars := func(region any) Resolver {
+		return Vars(map[string]any{"data": "4242424242424242", "metadata": map[string]any{"region": region}})
+	}
+	eval := func(src string, r Resolver) (any, error) {
+		tmpl, err := Parse(src)
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", src, err)
+		}
+		return tmpl.EvalWith(r, EvalOptions{FPE: key})
+	}
+	const src = `{{ data | fpe_tweaked: "digits", "metadata.region" }}`
+	eu, err := eval(src, vars("eu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	us, _ := eval(src, vars("us"))
+	lit, _ := eval(`{{ data | fpe: "digits", "eu" }}`, vars("eu"))
+	if eu == us || eu != lit {
+		t.Errorf("tweaked eu %v, us %v, literal eu %v", eu, us, lit)
+	}
+	if _, err := eval(src, vars(nil)); err == nil || !strings.Contains(err.Error(), "names nothing") {
+		t.Errorf("missing tweak: %v", err)
+	}
+	if _, err := eval(src, vars(strings.Repeat("x", 300))); err == nil {
+		t.Error("a 300-byte tweak was taken")
+	}
+	for _, bad := range []string{`{{ x | fpe_tweaked: "digits" }}`, `{{ x | fpe_tweaked: "digits", "" }}`, `{{ x | fpe_tweaked: "nope", "data.a" }}`} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%s) accepted", bad)
+		}
+	}
+	if tmpl, _ := Parse(src); !tmpl.EndsInFPE() {
+		t.Error("EndsInFPE(fpe_tweaked) = false")
+	}
+}
