@@ -22,6 +22,12 @@ type TokenRequest struct {
 	// ID is an optional custom id: 3 to 400 characters, none of them
 	// whitespace or one of # / \ + ? [ ] | & = % < > { } ^. Empty means a
 	// generated UUID.
+	//
+	// An ID whose every {{ }} ends in the fpe or fpe_tweaked filter
+	// ("{{ data.number | fpe: \"card_bin_last4\" }}") is derived with FF1
+	// under the tenant's token-id key: the same value gets the same id in
+	// the tenant (tokens_fpe.go; it needs token:read where the token is
+	// created, PermissionDenied otherwise).
 	ID string `json:"id,omitempty"`
 	// Type is token, card or bank.
 	Type string `json:"type"`
