@@ -16,6 +16,12 @@ const (
 	PermTokenSearch = "token:search"
 	PermTokenUse    = "token:use"
 
+	// PermFPEEncode and PermFPEDecode allow stateless format-preserving
+	// encryption (FPEEncode, FPEDecode). Decoding reveals data, so only
+	// private applications may hold it.
+	PermFPEEncode = "fpe:encode"
+	PermFPEDecode = "fpe:decode"
+
 	PermApplicationCreate = "application:create"
 	PermApplicationRead   = "application:read"
 	PermApplicationUpdate = "application:update"
@@ -73,6 +79,8 @@ var permissionHolders = map[string][]ApplicationType{
 	PermTokenSearch: {Private},
 	PermTokenDelete: {Private},
 	PermTokenUse:    {Private},
+	PermFPEEncode:   {Public, Private},
+	PermFPEDecode:   {Private},
 }
 
 // managementPermissions are held by management applications only.

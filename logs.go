@@ -19,6 +19,7 @@ const (
 	EntityApplication      = "application"
 	EntityBank             = "bank"
 	EntityCard             = "card"
+	EntityFPE              = "fpe"
 	EntityProxy            = "proxy"
 	EntityReactor          = "reactor"
 	EntityReactorFormula   = "reactor_formula"
@@ -48,6 +49,7 @@ var entityTypes = []EntityType{
 	{"Application", EntityApplication},
 	{"Bank", EntityBank},
 	{"Card", EntityCard},
+	{"Format-Preserving Encryption", EntityFPE},
 	{"Proxy", EntityProxy},
 	{"Reactor", EntityReactor},
 	{"Reactor Formula", EntityReactorFormula},

@@ -138,8 +138,8 @@ func TestListPermissions(t *testing.T) {
 	for _, p := range perms {
 		names = append(names, p.Type)
 	}
-	if len(names) != 2 || names[0] != "token:create" || names[1] != "token:update" {
-		t.Errorf("ListPermissions(public) = %v, want token:create, token:update", names)
+	if len(names) != 3 || names[0] != "fpe:encode" || names[1] != "token:create" || names[2] != "token:update" {
+		t.Errorf("ListPermissions(public) = %v, want fpe:encode, token:create, token:update", names)
 	}
 	_, err = e.v.ListPermissions(ctx, e.mgmt, "root")
 	wantKind(t, "ListPermissions(root)", err, tokenvault.Invalid)

@@ -355,6 +355,11 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 // token it matches (see findDuplicate).
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	tid := p.tenantID
+	if pt.idTmpl != nil {
+		if err := t.deriveFPEID(p, pt); err != nil {
+			return nil, err
+		}
+	}
 	id := pt.id
 	var expiredAlias *tokenRecord // an expired token holding the alias drawn
 	var aliasTaken error          // no free alias: a Conflict unless a duplicate wins

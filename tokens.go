@@ -24,7 +24,8 @@ type TokenRequest struct {
 	// spaces inside it (not at its start or end). Empty means a generated
 	// UUID.
 	//
-	// An ID holding "{{" is an alias expression over the token's own data
+	// An ID holding "{{" is an expression over the token's own data: an
+	// alias expression
 	// (see tokens_alias.go): "{{ data.number | alias_card: true, true }}",
 	// "{{ data | alias_preserve_format: 0, 4 }}". It must use an alias
 	// filter, may compose it with the other filters, and its result obeys
@@ -44,6 +45,12 @@ type TokenRequest struct {
 	// keeping the BIN with a mask keeping the first ten is not. The rule is
 	// checked when the token is created and, for a token with an alias id,
 	// on every UpdateToken (Invalid at "mask").
+	//
+	// An ID whose every {{ }} ends in the fpe or fpe_tweaked filter
+	// ("{{ data.number | fpe: \"card_bin_last4\" }}") is derived with FF1
+	// under the tenant's token-id key: the same value gets the same id in
+	// the tenant (tokens_fpe.go; it needs token:read where the token is
+	// created, PermissionDenied otherwise).
 	ID string `json:"id,omitempty"`
 	// Type is token, card or bank.
 	Type string `json:"type"`
@@ -184,6 +191,11 @@ type preparedToken struct {
 	// newCVC: the request sends a card's cvc (a patch that does not keeps
 	// the stored cvc's retention window).
 	newCVC bool
+	// idTmpl is an id derived with the fpe filter (tokens_fpe.go),
+	// evaluated over idVars in the transaction, with the tenant's key.
+	idTmpl *expr.Template
+	idVars expr.Resolver
+	idPath string
 }
 
 // join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
@@ -311,6 +323,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	if req.ID != "" && !isAliasExpression(req.ID) {
 		validateCustomID(req.ID, join(path, "id"), fe)
 	}
+	fpeID := pt.parseFPEID(join(path, "id"), fe)
 	if !slices.Contains(tokenTypes, req.Type) {
 		fe.add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
 		return pt
@@ -335,6 +348,9 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	// A card's cvc is kept only for Options.Retention.CVC: nothing derived
 	// from it (mask, fingerprint, search index) may outlive it.
 	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
+	if pt.idTmpl != nil {
+		pt.idVars = fpeIDVars(req.Type, pt.data, req.Metadata)
+	}
 
 	if pt.fpExpr == "" {
 		pt.fpExpr = defaultFingerprint[req.Type]
@@ -357,7 +373,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		}
 	}
 
-	if isAliasExpression(req.ID) {
+	if isAliasExpression(req.ID) && !fpeID {
 		pt.id = ""
 		pt.alias = prepareAlias(req.ID, req.Type, pt.data, vars, pt.maskExpr, join(path, "id"), fe)
 	}

@@ -94,7 +94,8 @@ func prepareAlias(src, typ string, data any, vars expr.Resolver, maskExpr any, p
 	}
 	if !tmpl.Random() {
 		fe.add(path, "an id expression must use an alias filter (alias_card, alias_preserve_format or "+
-			"alias_preserve_length): an id copied from the data would show the data to anyone who sees the id")
+			"alias_preserve_length) or end each {{ }} in the fpe filter: an id copied from the data would show "+
+			"the data to anyone who sees the id")
 		return nil
 	}
 	a := &aliasID{tmpl: tmpl, vars: vars, path: path}

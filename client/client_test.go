@@ -106,11 +106,21 @@ func TestEveryEndpoint(t *testing.T) {
 	k := app2.Key
 	perms, err := c.ListPermissions(ctx, mgmt, tokenvault.Public)
 	must("ListPermissions", err)
-	if len(perms) != 2 {
+	if len(perms) != 3 { // fpe:encode, token:create, token:update
 		t.Errorf("ListPermissions(public) = %v", perms)
 	}
 	_, err = c.GetTenant(ctx, mgmt)
 	must("GetTenant", err)
+	fpeApp, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "fpe", Type: tokenvault.Private,
+		Permissions: []string{tokenvault.PermFPEEncode, tokenvault.PermFPEDecode}})
+	must("CreateApplication (fpe)", err)
+	encoded, err := c.FPEEncode(ctx, fpeApp.Key, tokenvault.FPERequest{Transformation: "digits", Values: []string{"123-45-6789"}})
+	must("FPEEncode", err)
+	decoded, err := c.FPEDecode(ctx, fpeApp.Key, tokenvault.FPERequest{Transformation: "digits", Values: encoded.Values})
+	must("FPEDecode", err)
+	if decoded.Values[0] != "123-45-6789" {
+		t.Errorf("FPEDecode(FPEEncode) = %v", decoded.Values)
+	}
 
 	// The operator's routes.
 	other, err := c.CreateTenant(ctx, operatorKey, tokenvault.CreateTenantRequest{Name: "Other", Owner: tokenvault.User{ID: "ignored", Email: "o@example.com"}})

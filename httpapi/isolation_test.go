@@ -99,6 +99,8 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"PUT /applications/{id}":                     map[string]any{"name": "x", "permissions": []string{"token:read"}},
 		"POST /tokenize":                             map[string]any{"a": "x"},
 		"POST /detokenize":                           map[string]any{"a": "{{ " + ids["tokens"] + " }}"},
+		"POST /fpe/encode":                           map[string]any{"transformation": "digits", "values": []string{"123456"}},
+		"POST /fpe/decode":                           map[string]any{"transformation": "digits", "values": []string{"123456"}},
 		"POST /tokens":                               map[string]any{"type": "token", "data": "x"},
 		"POST /tokens/search":                        map[string]any{"query": "metadata.x:beta"},
 		"PATCH /tokens/{id}":                         `{"metadata": {"a": "b"}}`,

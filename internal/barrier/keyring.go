@@ -11,12 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/fpe"
 	"github.com/tokenvault/tokenvault/internal/seal"
 )
 
 // Keys is what the key wrapper wraps: a keyring that seals records, and an
 // HMAC key for index entries derived from secrets. The index key is never
-// rotated, because the indexes it builds must stay findable.
+// rotated, because the indexes it builds must stay findable; the FPE key
+// (FPE) is derived from it for the same reason.
 type Keys struct {
 	ring     *seal.Keyring
 	indexKey []byte
@@ -27,6 +29,10 @@ type Keys struct {
 	// one costs two SHA-256 blocks and three allocations, and every token
 	// takes one MAC per fingerprint, search index and metadata entry.
 	macs sync.Pool
+	// fpe and fpeIDs are the tenant's FF1 ciphers, derived from indexKey
+	// when first needed (keyring_fpe.go).
+	fpeOnce, fpeIDsOnce sync.Once
+	fpe, fpeIDs         *fpe.FF1
 }
 
 // String keeps key bytes out of any log line that prints a Keys.

@@ -99,6 +99,16 @@
 //	alias_preserve_length     text    a random alias of the same length: every character becomes a
 //	  [: first, last]                 random letter or digit, punctuation too; first and last kept
 //	                                  as above
+//	fpe: name[, tweak]        text    NIST SP 800-38G FF1 (AES-256) under the tenant's FPE key,
+//	                                  in a token's id only (an error anywhere else): the same
+//	                                  value, name and tweak always give the same id in a tenant.
+//	                                  name is digits, alphanumeric, base36 or card[_bin][_last4]
+//	                                  [_luhn] (package internal/fpe: spaces and dashes kept, a
+//	                                  card keeps its first 6 and/or last 4 digits and fails the
+//	                                  Luhn check unless _luhn); tweak is literal text
+//	fpe_tweaked: name, path   text    fpe with the tweak read from a variable path (data.country,
+//	                                  metadata.region in a token's id); a path naming nothing is
+//	                                  an error
 //
 // The alias filters make token ids: they draw from the randomness given to
 // [Template.EvalRand], and fail under [Template.Eval], so masks,

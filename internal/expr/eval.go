@@ -30,7 +30,12 @@ type Resolver func(root string) (any, error)
 //
 // The alias filters fail under Eval: they need [Template.EvalRand].
 func (t *Template) Eval(resolve Resolver) (any, error) {
-	return t.eval(&evaluator{resolve: resolve, work: maxWork})
+	return t.EvalWith(resolve, EvalOptions{})
+}
+
+// EvalWith is Eval with what keyed filters (fpe) need.
+func (t *Template) EvalWith(resolve Resolver, o EvalOptions) (any, error) {
+	return t.eval(&evaluator{resolve: resolve, work: maxWork, opts: o})
 }
 
 // EvalRand is Eval with randomness for the alias filters (alias_card,
@@ -87,7 +92,8 @@ func (t *Template) eval(ev *evaluator) (any, error) {
 type evaluator struct {
 	resolve Resolver
 	work    int
-	rand    *randSource // nil under Eval
+	rand    *randSource // nil but under EvalRand
+	opts    EvalOptions
 }
 
 var errTooMuchWork = errors.New("template needs more than 16 MiB of text work")
@@ -154,12 +160,16 @@ func (ev *evaluator) apply(f filter, v any) (any, error) {
 			return nil, rerr
 		}
 		out, err = f.spec.random(s, f.args, ev.rand)
-	case f.spec.text != nil:
+	case f.spec.text != nil || f.spec.keyed != nil:
 		s, rerr := ev.render(v)
 		if rerr != nil {
 			return nil, rerr
 		}
-		out, err = f.spec.text(s, f.args)
+		if f.spec.keyed != nil {
+			out, err = f.spec.keyed(ev, s, f.args)
+		} else {
+			out, err = f.spec.text(s, f.args)
+		}
 	default:
 		if s, ok := v.(string); ok {
 			if err := ev.spend(len(s)); err != nil {

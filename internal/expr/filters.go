@@ -24,6 +24,9 @@ type filterSpec struct {
 	// random is a text function that draws from the evaluation's
 	// randomness: the alias filters (see alias.go).
 	random func(s string, a []arg, rs *randSource) (any, error)
+	// keyed is a text function that needs the evaluation's keys and
+	// resolver (fpe.go).
+	keyed func(ev *evaluator, s string, a []arg) (any, error)
 }
 
 // filters is the filter table; doc.go lists it for users, and a test keeps

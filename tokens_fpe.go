@@ -1,0 +1,74 @@
+package tokenvault
+
+import (
+	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/expr"
+)
+
+// parseFPEID reads a token request's id that is an expression: "{{ ... }}"
+// whose every expression ends in the fpe filter (package internal/expr),
+// so nothing of the data is printed in clear beyond what a card
+// transformation keeps (its BIN and last four, which PCI DSS allows to be
+// shown). It reports whether it claimed the id: an fpe expression, or one
+// that does not parse (problems are added to fe at path). An expression
+// that does not end in fpe is left to prepareAlias.
+func (pt *preparedToken) parseFPEID(path string, fe fieldErrors) bool {
+	if !strings.Contains(pt.id, "{{") {
+		return false
+	}
+	if len(pt.id) > maxExpressionBytes {
+		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
+		return true
+	}
+	tmpl, err := expr.Parse(pt.id)
+	if err != nil {
+		fe.add(path, "%s", err.Error())
+		return true
+	}
+	if !tmpl.EndsInFPE() {
+		return false // an alias expression, or neither (prepareAlias says so)
+	}
+	pt.idTmpl, pt.idPath = tmpl, path
+	return true
+}
+
+// deriveFPEID evaluates pt's id expression with the tenant's token-id FPE
+// key (barrier.Keys.FPEIDs, never rotated: the same value always gets the
+// same id) and makes the result pt's id, which must obey the id rules.
+//
+// The id is a function of the data, so a taken id (409) would tell the
+// caller that a token of that value exists: only a key that may read
+// tokens in the token's containers may derive one (PermissionDenied
+// otherwise), as only such a key is told of a duplicate (createToken).
+func (t *txn) deriveFPEID(p *principal, pt *preparedToken) error {
+	if !p.mayReadIn(pt.containers) {
+		return errorf(PermissionDenied, "an id derived with fpe needs token:read where the token is created: "+
+			"a taken id would tell whether a value is tokenized")
+	}
+	ks, err := t.TenantKeys(p.tenantID, false)
+	if err != nil {
+		return err
+	}
+	v, err := pt.idTmpl.EvalWith(pt.idVars, expr.EvalOptions{FPE: ks.FPEIDs()})
+	if err != nil {
+		return invalidField(pt.idPath, "%s", err.Error())
+	}
+	id := stringify(v)
+	if problem := customIDProblem(id); problem != "" {
+		return invalidField(pt.idPath, "the derived id %s", problem)
+	}
+	pt.id = id
+	return nil
+}
+
+// fpeIDVars are the variables of an fpe id: data (a card's without its
+// cvc, as for every expression) and metadata, which fpe_tweaked may take
+// its tweak from ({{ data.number | fpe_tweaked: "digits", "metadata.region" }}).
+func fpeIDVars(typ string, data any, metadata map[string]string) expr.Resolver {
+	md := make(map[string]any, len(metadata))
+	for k, v := range metadata {
+		md[k] = v
+	}
+	return expr.Vars(map[string]any{"data": exprData(typ, data), "metadata": md})
+}
