@@ -29,7 +29,9 @@ import (
 // created, and the error names the path of each bad value, such as
 // "cards[2].data.number"; a string (key or value) that is not valid UTF-8
 // is Invalid with its path, never sealed with replacement characters.
-// Requires token:create on each token's containers.
+// Requires token:create on each token's containers. A token request may
+// carry token_intent_id instead of type and data, converting that token
+// intent as CreateToken does (NotFound, PermissionDenied as there).
 //
 // Like every call with a key, it also returns Unauthenticated for a key that
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
@@ -67,7 +69,10 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 
 // CreateToken creates one token. Requires token:create on its containers.
 // A custom id that exists is a Conflict, the same whatever the existing
-// token. A string of req that is not valid UTF-8 (in id, data, mask,
+// token. A request with TokenIntentID converts that token intent
+// (intents_convert.go): only with a private application's key
+// (PermissionDenied otherwise), NotFound for an intent that does not
+// exist, has expired, was converted or deleted, or is another tenant's. A string of req that is not valid UTF-8 (in id, data, mask,
 // containers, metadata keys and values, search_indexes or
 // fingerprint_expression) is Invalid with its path.
 //
@@ -144,8 +149,13 @@ func bodyShape(v any) (any, error) {
 }
 
 // isTokenRequest tells a token request from a plain nested object: it has
-// a "type" naming a token type and a "data" property.
+// a "type" naming a token type and a "data" property, or it converts a
+// token intent: a string "token_intent_id" (type and data are then the
+// intent's, and given anyway they are refused by prepareToken).
 func isTokenRequest(m map[string]any) bool {
+	if _, ok := m["token_intent_id"].(string); ok {
+		return true
+	}
 	typ, _ := m["type"].(string)
 	_, hasData := m["data"]
 	return hasData && slices.Contains(tokenTypes, typ)
@@ -253,6 +263,8 @@ func tokenRequestOf(m map[string]any) (TokenRequest, bool) {
 			req.DeduplicateToken, ok = v.(bool)
 		case "metadata":
 			req.Metadata, ok = stringMapOf(v)
+		case "token_intent_id":
+			req.TokenIntentID, ok = v.(string)
 		default: // expires_at too: time.Time decodes it
 			ok = false
 		}
@@ -350,6 +362,9 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 // for a deduplicating request, returns (and logs the read of) the existing
 // token it matches (see findDuplicate).
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
+	if pt.intent != nil {
+		return t.convertIntent(p, pt)
+	}
 	tid := p.tenantID
 	id := pt.id
 	if id == "" {

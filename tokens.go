@@ -51,6 +51,11 @@ type TokenRequest struct {
 	// ExpiresAt deletes the token at that time; it must be in the future
 	// and before the year 10000 in UTC.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// TokenIntentID converts a token intent into this token, instead of
+	// Type and Data (which must then be absent): the intent's type and
+	// data are used, a card's cvc left out, and the intent is deleted in
+	// the transaction that creates the token (see intents_convert.go).
+	TokenIntentID string `json:"token_intent_id,omitempty"`
 }
 
 // Token is a token as returned to a caller. Data is shaped by the caller's
@@ -158,6 +163,10 @@ type preparedToken struct {
 	// newCVC: the request sends a card's cvc (a patch that does not keeps
 	// the stored cvc's retention window).
 	newCVC bool
+	// intent, when set, is a token intent conversion whose type and data
+	// are read in the transaction (intents_convert.go): req and path are
+	// the request and its path, prepared again there with them.
+	intent *intentConversion
 }
 
 // join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
@@ -284,6 +293,10 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	}
 	if req.ID != "" {
 		validateCustomID(req.ID, join(path, "id"), fe)
+	}
+	if req.TokenIntentID != "" {
+		pt.intent = prepareConversion(req, now, path, fe)
+		return pt
 	}
 	if !slices.Contains(tokenTypes, req.Type) {
 		fe.add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
