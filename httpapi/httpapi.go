@@ -180,6 +180,7 @@ func (a *api) routes() {
 	a.handle("GET /openapi.json", a.openapi)
 
 	a.tokenRoutes()
+	a.intentRoutes()
 	a.sessionRoutes()
 	a.memberRoutes()
 	a.reactorRoutes()
