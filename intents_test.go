@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // intentCard is a card a browser would send: Visa, with a cvc.
@@ -272,4 +273,25 @@ func TestTokenIntentConvertRace(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTokenIntentLifetimeOption: Options.Retention.TokenIntent sets the
+// lifetime of an intent that names no expiry; over 48 hours, or negative,
+// Open fails.
+func TestTokenIntentLifetimeOption(t *testing.T) {
+	e := withIntentApps(t, newEnvOn(t, memory.New(), func(o *tokenvault.Options) { o.Retention.TokenIntent = 6 * time.Hour }))
+	in, err := e.v.CreateTokenIntent(ctx, e.pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeToken, Data: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := e.clock.Now().Add(6 * time.Hour); !in.ExpiresAt.Equal(want) {
+		t.Errorf("expires_at = %v, want %v", in.ExpiresAt, want)
+	}
+	for _, d := range []time.Duration{-time.Second, 48*time.Hour + time.Second} {
+		_, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: newMasterKey()},
+			Retention: tokenvault.RetentionOptions{SweepInterval: -1, TokenIntent: d}})
+		if err == nil {
+			t.Errorf("Open with Retention.TokenIntent %v succeeded", d)
+		}
+	}
 }
