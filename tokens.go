@@ -23,9 +23,9 @@ type TokenRequest struct {
 	// whitespace or one of # / \ + ? [ ] | & = % < > { } ^. Empty means a
 	// generated UUID.
 	ID string `json:"id,omitempty"`
-	// Type is token, card or bank.
-	Type string `json:"type"`
-	// Data is the sensitive value: any JSON value for token; for card an
+	// Type is token, card or bank (empty with TokenIntentID).
+	Type string `json:"type,omitempty"`
+	// Data is the sensitive value (nil with TokenIntentID): any JSON value for token; for card an
 	// object {number, expiration_month, expiration_year, cvc}; for bank
 	// {routing_number, account_number}.
 	Data any `json:"data"`
