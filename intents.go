@@ -169,9 +169,13 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 // Returns NotFound, Unauthenticated, PermissionDenied, RateLimited,
 // Internal.
 func (v *Vault) GetTokenIntent(ctx context.Context, key Credential, id string) (*TokenIntent, error) {
+	return v.getTokenIntentAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) getTokenIntentAs(ctx context.Context, c credential, id string) (*TokenIntent, error) {
 	var out *TokenIntent
 	err := v.update(ctx, func(t *txn) error {
-		p, rec, err := t.ownIntent(keyCredential(key), id, PermTokenIntentRead)
+		p, rec, err := t.ownIntent(c, id, PermTokenIntentRead)
 		if err != nil {
 			return err
 		}
@@ -193,8 +197,12 @@ func (v *Vault) GetTokenIntent(ctx context.Context, key Credential, id string) (
 // Returns NotFound (as GetTokenIntent), Unauthenticated, PermissionDenied,
 // RateLimited, StorageFull, Internal.
 func (v *Vault) DeleteTokenIntent(ctx context.Context, key Credential, id string) error {
+	return v.deleteTokenIntentAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) deleteTokenIntentAs(ctx context.Context, c credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
-		p, rec, err := t.ownIntent(keyCredential(key), id, PermTokenIntentDelete)
+		p, rec, err := t.ownIntent(c, id, PermTokenIntentDelete)
 		if err != nil {
 			return err
 		}
