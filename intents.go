@@ -98,7 +98,8 @@ type CardDetails struct {
 // CreateTokenIntent stores req's data sealed until it is converted,
 // deleted or expires, and returns the intent without its data. It needs
 // token-intent:create, which every public application holds by default.
-// A card must not have expired.
+// A card must not have expired; its cvc is validated but not kept (no
+// conversion carries it over).
 //
 // Returns Invalid (bad type, data or expires_at, with their paths),
 // Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.
@@ -122,8 +123,15 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
+	// A card's cvc is validated, not kept: nothing reads it (a conversion
+	// never carries it over), and an intent lives up to 48 hours, past
+	// Options.Retention.CVC.
+	data, err := json.Marshal(exprData(pt.typ, pt.data))
+	if err != nil {
+		return nil, err
+	}
 	var out *TokenIntent
-	err := v.update(ctx, func(t *txn) error {
+	err = v.update(ctx, func(t *txn) error {
 		p, err := t.authenticateAs(c)
 		if err != nil {
 			return err
@@ -136,7 +144,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 			return err
 		}
 		rec := &tokenIntentRecord{
-			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: pt.dataJSON,
+			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: data,
 			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
 			CreatedAt: t.now, ExpiresAt: t.now.Add(t.v.intentLifetime),
 		}

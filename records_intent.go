@@ -15,7 +15,7 @@ import (
 //	0x01           format version
 //	uvarint flags  none defined yet (0); a bit this code does not know is refused
 //	str   type          token, card or bank
-//	bytes data          the validated data as JSON (a card's cvc included)
+//	bytes data          the validated data as JSON (a card's without its cvc)
 //	str   fingerprint   under the type's default expression ("" for none)
 //	str   created_by    the key's actor id
 //	str   created_by_type  application or session
