@@ -135,7 +135,7 @@ var recordKinds = []recordKind{
 	// binary records.
 	{"token-intent", barrier.Tenant(fixTenant).TokenIntent(fixIntent), func() recordCodec {
 		return &tokenIntentRecord{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
-			Data:        json.RawMessage(`{"cvc":"123","expiration_month":12,"expiration_year":2030,"number":"4242424242424242"}`),
+			Data:        json.RawMessage(`{"expiration_month":12,"expiration_year":2030,"number":"4242424242424242"}`),
 			Fingerprint: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires}
 	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
