@@ -1,7 +1,10 @@
 package tokenvault
 
 import (
+	"bytes"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // Converting a token intent into a token.
@@ -21,11 +24,16 @@ import (
 // backend. A card's cvc is not carried over: an intent may hold one for
 // the time it lives, the token never gets it.
 //
-// Conversion deduplicates: when a live token of the same type,
-// fingerprint, fingerprint expression and containers exists that the key
-// may read, it is returned (read, as a deduplicated create is) and the
-// intent is consumed, whatever deduplicate_token says; the existing token
-// is not changed.
+// Conversion deduplicates, as the hosted service's does: when a live token
+// of the same type, fingerprint, fingerprint expression and containers
+// exists that the key may read, the intent updates it instead of making a
+// new one (whatever deduplicate_token says): its data is replaced by the
+// intent's (so a card's new expiration is written, and a cvc it held is
+// dropped, as the intent brings none), its mask and indexes recomputed,
+// its other fields kept; the request's other fields are not applied. The
+// update needs token:update on the token; a key without it gets the
+// existing token unchanged (read, as a deduplicated create is). Either way
+// the intent is consumed.
 
 // intentConversion is what a conversion request carries until its
 // transaction reads the intent.
@@ -82,7 +90,16 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
-	tok, err := t.createToken(p, full)
+	existing, err := t.intentDuplicate(p, full)
+	if err != nil {
+		return nil, err
+	}
+	var tok *Token
+	if existing != nil {
+		tok, err = t.refreshFromIntent(p, existing, full, c.path)
+	} else {
+		tok, err = t.createToken(p, full)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -90,4 +107,70 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 		return nil, err
 	}
 	return tok, nil
+}
+
+// intentDuplicate is the live token a conversion deduplicates to (see
+// findDuplicate), or nil. As createToken, it needs token:create where the
+// token would be made, and looks nothing up for a key that may not read
+// there.
+func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, error) {
+	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
+		return nil, errForbidden(PermTokenCreate)
+	}
+	ks, err := t.TenantKeys(p.tenantID, false)
+	if err != nil {
+		return nil, err
+	}
+	fp := full.fingerprint(ks)
+	if fp == "" || !p.mayReadIn(full.containers) {
+		return nil, nil
+	}
+	return t.findDuplicate(p, fp, full)
+}
+
+// refreshFromIntent writes the intent's data (full's) into rec, the token
+// a conversion deduplicates to, as UpdateToken would with the data
+// replaced whole, and returns it as a deduplicated create does. Data that
+// is the same already, or a key without token:update on rec, leaves it
+// unchanged.
+func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
+	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+		if err := t.logRead(p, rec.Type, rec.ID, "Token read (deduplicated create)"); err != nil {
+			return nil, err
+		}
+		t.count(TokensRead)
+		return t.present(p, rec, PermTokenRead, presentExisting), nil
+	}
+	req, err := patchedRequest(rec, map[string]any{"data": full.data}, true)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	pt := prepareToken(req, t.now, t.now, path, fe)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	ks, err := t.TenantKeys(p.tenantID, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range rec.Indexes {
+		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
+			return nil, err
+		}
+	}
+	now := t.now
+	next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		ModifiedBy: p.actorID, ModifiedAt: &now}
+	pt.newCVC = false // the intent brings no cvc
+	pt.applyTo(next, ks, t.now, t.v.fingerprints == nil)
+	t.unindexFingerprint(rec)
+	if err := t.writeToken(rec, next); err != nil {
+		return nil, err
+	}
+	t.count(TokensUpdated)
+	if err := t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
+		return nil, err
+	}
+	return t.present(p, next, PermTokenRead, presentExisting), nil
 }

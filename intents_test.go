@@ -295,3 +295,65 @@ func TestTokenIntentLifetimeOption(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenIntentConvertUpdatesDuplicate: converting an intent of a card
+// the tenant holds already (same number, container) updates that token
+// with the intent's data (a new expiration; the old cvc dropped), with a
+// key holding token:update there; a key without it gets the token back
+// unchanged. Either way the intent is consumed and no token is added.
+func TestTokenIntentConvertUpdatesDuplicate(t *testing.T) {
+	e := newIntentEnv(t)
+	updater, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "updater", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: tokenvault.TransformReveal,
+			Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUpdate}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := e.v.CreateToken(ctx, updater.Key, tokenvault.TokenRequest{Type: tokenvault.TypeCard, Data: intentCard(),
+		Metadata: map[string]string{"kept": "yes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewed := func() string {
+		t.Helper()
+		in, err := e.v.CreateTokenIntent(ctx, e.pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard,
+			Data: map[string]any{"number": "4242424242424242", "expiration_month": 6, "expiration_year": 2039, "cvc": "555"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.ID
+	}
+	data := func() map[string]any {
+		t.Helper()
+		tok, err := e.v.GetToken(ctx, updater.Key, held.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.Metadata["kept"] != "yes" {
+			t.Errorf("the token's metadata changed: %v", tok.Metadata)
+		}
+		return roundTrip(t, tok.Data).(map[string]any)
+	}
+
+	// Without token:update: the token back, unchanged.
+	got, err := e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: renewed()})
+	if err != nil || got.ID != held.ID {
+		t.Fatalf("converting a duplicate without token:update = %+v, %v; want the held token", got, err)
+	}
+	if d := data(); d["expiration_year"] != 2035.0 || d["cvc"] != "123" {
+		t.Errorf("without token:update the token became %v", d)
+	}
+
+	// With it: the data replaced by the intent's, without a cvc.
+	got, err = e.v.CreateToken(ctx, updater.Key, tokenvault.TokenRequest{TokenIntentID: renewed()})
+	if err != nil || got.ID != held.ID {
+		t.Fatalf("converting a duplicate = %+v, %v; want the held token", got, err)
+	}
+	if d := data(); d["expiration_year"] != 2039.0 || d["expiration_month"] != 6.0 || d["cvc"] != nil {
+		t.Errorf("the updated token's data = %v, want the intent's expiration and no cvc", d)
+	}
+	page, err := e.v.ListTokens(ctx, updater.Key, tokenvault.ListTokensRequest{})
+	if err != nil || len(page.Data) != 1 {
+		t.Errorf("tokens after two deduplicated conversions: %d, %v; want 1", len(page.Data), err)
+	}
+}

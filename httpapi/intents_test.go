@@ -145,3 +145,34 @@ func TestTokenIntentConvertRaceOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenIntentUpdatesDuplicateOverHTTP: POST /tokens converting an
+// intent of a card held already answers 201 with the held token, whose
+// data now has the intent's expiration and no cvc.
+func TestTokenIntentUpdatesDuplicateOverHTTP(t *testing.T) {
+	s, _, public, _ := intentServer(t)
+	_, updater := s.app(t, map[string]any{"name": "updater", "type": "private",
+		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",
+			"permissions": []string{"token:create", "token:read", "token:update"}}}})
+	r := s.do(t, "POST", "/tokens", updater, intentCardBody)
+	wantStatus(t, "POST /tokens", r, 201)
+	var held tokenvault.Token
+	r.json(t, &held)
+	r = s.do(t, "POST", "/token-intents", public, map[string]any{"type": "card",
+		"data": map[string]any{"number": "5555555555554444", "expiration_month": 9, "expiration_year": 2039}})
+	wantStatus(t, "POST /token-intents", r, 201)
+	var in tokenvault.TokenIntent
+	r.json(t, &in)
+	r = s.do(t, "POST", "/tokens", updater, map[string]any{"token_intent_id": in.ID})
+	wantStatus(t, "converting a duplicate", r, 201)
+	var got tokenvault.Token
+	r.json(t, &got)
+	if got.ID != held.ID {
+		t.Errorf("converted to %s, want the held %s", got.ID, held.ID)
+	}
+	read := s.do(t, "GET", "/tokens/"+held.ID, updater, nil)
+	wantStatus(t, "GET the held token", read, 200)
+	if !bytes.Contains(read.body, []byte(`"expiration_year":2039`)) || bytes.Contains(read.body, []byte("cvc")) {
+		t.Errorf("the held token after the conversion: %s", read.body)
+	}
+}
