@@ -81,6 +81,12 @@ var permissionHolders = map[string][]ApplicationType{
 	PermTokenUse:    {Private},
 	PermFPEEncode:   {Public, Private},
 	PermFPEDecode:   {Private},
+
+	// Token intents (intents.go): every public application holds
+	// token-intent:create by default, whether granted or not.
+	PermTokenIntentCreate: {Public, Private},
+	PermTokenIntentRead:   {Private},
+	PermTokenIntentDelete: {Private},
 }
 
 // managementPermissions are held by management applications only.

@@ -28,6 +28,7 @@ const (
 	EntityTenantMember     = "tenant_member"
 	EntityTenantInvitation = "tenant_invitation"
 	EntityToken            = "token"
+	EntityTokenIntent      = "token_intent"
 )
 
 // Operations: the values of Log.Operation.
@@ -58,6 +59,7 @@ var entityTypes = []EntityType{
 	{"Tenant Member", EntityTenantMember},
 	{"Tenant Invitation", EntityTenantInvitation},
 	{"Token", EntityToken},
+	{"Token Intent", EntityTokenIntent},
 }
 
 // Log is one line of a tenant's audit trail. Messages never hold sensitive

@@ -124,18 +124,19 @@ func WebhookOutcomes() []WebhookOutcome {
 type SweepKind string
 
 const (
-	SweptApplications SweepKind = "application" // expired applications, deleted
-	SweptTokens       SweepKind = "token"       // expired tokens, deleted
-	SweptSessions     SweepKind = "session"     // expired sessions, deleted
-	SweptInvitations  SweepKind = "invitation"  // expired invitations, marked EXPIRED
-	SweptIdempotency  SweepKind = "idempotency" // idempotency records past their window
-	SweptCVCs         SweepKind = "cvc"         // card cvcs past Options.Retention.CVC
-	SweptLogs         SweepKind = "log"         // audit log lines past Options.Retention.Logs
+	SweptApplications SweepKind = "application"  // expired applications, deleted
+	SweptTokens       SweepKind = "token"        // expired tokens, deleted
+	SweptSessions     SweepKind = "session"      // expired sessions, deleted
+	SweptInvitations  SweepKind = "invitation"   // expired invitations, marked EXPIRED
+	SweptIdempotency  SweepKind = "idempotency"  // idempotency records past their window
+	SweptCVCs         SweepKind = "cvc"          // card cvcs past Options.Retention.CVC
+	SweptLogs         SweepKind = "log"          // audit log lines past Options.Retention.Logs
+	SweptTokenIntents SweepKind = "token_intent" // expired token intents, deleted
 )
 
 // SweepKinds lists every SweepKind.
 func SweepKinds() []SweepKind {
-	return []SweepKind{SweptApplications, SweptTokens, SweptSessions, SweptInvitations, SweptIdempotency, SweptCVCs, SweptLogs}
+	return []SweepKind{SweptApplications, SweptTokens, SweptSessions, SweptInvitations, SweptIdempotency, SweptCVCs, SweptLogs, SweptTokenIntents}
 }
 
 // Stats are the Vault's gauges at one instant, for a collector to read

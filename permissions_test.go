@@ -2,6 +2,7 @@ package tokenvault_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -138,8 +139,8 @@ func TestListPermissions(t *testing.T) {
 	for _, p := range perms {
 		names = append(names, p.Type)
 	}
-	if len(names) != 3 || names[0] != "fpe:encode" || names[1] != "token:create" || names[2] != "token:update" {
-		t.Errorf("ListPermissions(public) = %v, want fpe:encode, token:create, token:update", names)
+	if want := []string{"fpe:encode", "token-intent:create", "token:create", "token:update"}; !slices.Equal(names, want) {
+		t.Errorf("ListPermissions(public) = %v, want %v", names, want)
 	}
 	_, err = e.v.ListPermissions(ctx, e.mgmt, "root")
 	wantKind(t, "ListPermissions(root)", err, tokenvault.Invalid)

@@ -268,3 +268,15 @@ func (j *jsClient) DeleteToken(ctx context.Context, id string) error {
 func (j *jsClient) Detokenize(ctx context.Context, body any) (any, error) {
 	return j.v.detokenizeAs(ctx, j.c, body)
 }
+
+func (j *jsClient) GetTokenIntent(ctx context.Context, id string) (any, error) {
+	in, err := j.v.getTokenIntentAs(ctx, j.c, id)
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func (j *jsClient) DeleteTokenIntent(ctx context.Context, id string) error {
+	return j.v.deleteTokenIntentAs(ctx, j.c, id)
+}

@@ -35,6 +35,7 @@ import (
 //	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
 //	records_session.go      sessionRecord      tenant/<tid>/session/<id>
 //	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
+//	records_intent.go       tokenIntentRecord  tenant/<tid>/token_intent/<id>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
 //	records_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
 //	records_scans.go        legacyCVCScan      sys/cvcscan
@@ -46,7 +47,7 @@ import (
 // Every record is a compact binary form whose first byte is its format
 // version (1 for all today). The JSON written before these formats
 // existed (format version 0: of the exported type, or of the struct then
-// passed to putRecord) starts with '{' (0x7b), which no version byte
+// passed to putRecord; token intents came after and have none) starts with '{' (0x7b), which no version byte
 // uses, so both still read: each record's decodeRecord reads version 0
 // through a type that spells its JSON as it was (<kind>V0). A record in
 // the old form is rewritten in the new one on its next write, and a

@@ -249,7 +249,9 @@ func TestLegacyRecordKinds(t *testing.T) {
 		return out
 	}
 	before := answers()
-	records := walkRecords(t, v, s)
+	// Token intents have no version 0 (they came after the binary
+	// records): they stay as they are.
+	records := withoutIntents(walkRecords(t, v, s))
 
 	// Write every record as the code before format version 1 did, and
 	// void the auth cache, so that keys are read from these records.
@@ -272,7 +274,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 	must("downgrade", err)
 
 	// Every record is in version 0 now, and decodes to what it was.
-	old := walkRecords(t, v, s)
+	old := withoutIntents(walkRecords(t, v, s))
 	if len(old) != len(records) {
 		t.Fatalf("%d records after the downgrade, %d before", len(old), len(records))
 	}
@@ -326,4 +328,15 @@ func TestLegacyRecordKinds(t *testing.T) {
 	if diff := cmp.Diff(before, answers(), cmpopts.IgnoreFields(Tenant{}, "ModifiedAt", "ModifiedBy")); diff != "" {
 		t.Errorf("after the re-seal pass (-before +after):\n%s", diff)
 	}
+}
+
+// withoutIntents leaves out the token intents of records, which have no
+// version 0 form.
+func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
+	for k, sr := range records {
+		if _, ok := sr.rec.(*tokenIntentRecord); ok {
+			delete(records, k)
+		}
+	}
+	return records
 }

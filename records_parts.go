@@ -240,5 +240,6 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessionRecord{} }},
 		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
+		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},
 	}
 }

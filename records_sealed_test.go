@@ -65,6 +65,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/proxy/":             sealedByTenant,
 	"tenant/*/reactor/":           sealedByTenant,
 	"tenant/*/reactor_formula/":   sealedByTenant,
+	"tenant/*/token_intent/":      sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.
@@ -195,6 +196,9 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	must("CreateApplication public", err)
 	_, err = v.CreateSession(ctx, pub.Key)
 	must("CreateSession", err)
+	_, err = v.CreateTokenIntent(ctx, pub.Key, TokenIntentRequest{Type: TypeCard,
+		Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2035, "cvc": "123"}})
+	must("CreateTokenIntent", err)
 
 	tok, err := v.CreateToken(ctx, app.Key, TokenRequest{
 		Type: TypeToken, Data: map[string]any{"ssn": "123-45-6789"}, Metadata: map[string]string{"owner": "ada"},
@@ -293,6 +297,7 @@ func TestBarrierKindsAreEntities(t *testing.T) {
 		{barrier.KindProxy, EntityProxy},
 		{barrier.KindTenantMember, EntityTenantMember},
 		{barrier.KindTenantInvitation, EntityTenantInvitation},
+		{barrier.KindTokenIntent, EntityTokenIntent},
 	} {
 		if c.barrier != c.entity {
 			t.Errorf("barrier kind %q, entity %q", c.barrier, c.entity)

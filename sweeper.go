@@ -48,7 +48,7 @@ func (v *Vault) startSweeper(interval time.Duration) {
 }
 
 // Sweep ends every object whose expiry has passed (it deletes applications,
-// tokens and sessions, and marks invitations EXPIRED), removes card cvcs
+// tokens, sessions and token intents, and marks invitations EXPIRED), removes card cvcs
 // past Options.Retention.CVC and audit log lines older than
 // Options.Retention.Logs, finishes tenant deletions left unfinished (see
 // [Vault.DeleteTenant]; they are not counted), and returns how many it
@@ -109,6 +109,7 @@ func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err erro
 var sweepKinds = map[string]SweepKind{
 	EntityApplication: SweptApplications, kindToken: SweptTokens, EntitySession: SweptSessions,
 	kindIdempotency: SweptIdempotency, EntityTenantInvitation: SweptInvitations,
+	EntityTokenIntent: SweptTokenIntents,
 }
 
 // sweepDue takes, in one transaction, up to sweepBatch entries of the
@@ -154,7 +155,7 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 }
 
 // sweep ends the life of one object whose expiry entry is due: it deletes
-// applications, tokens and sessions, and marks invitations EXPIRED. It
+// applications, tokens, sessions and token intents, and marks invitations EXPIRED. It
 // reports false when the object is gone or no longer expired (its expiry
 // moved), which leaves nothing to do.
 func (t *txn) sweep(tid, kind, id string) (bool, error) {
@@ -181,6 +182,12 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return true, t.deleteSession(systemActor, &rec, "Session expired")
 	case kindIdempotency:
 		return t.sweepIdempotency(tid, id)
+	case EntityTokenIntent:
+		rec, err := t.getTokenIntent(tid, id)
+		if err != nil || rec == nil || !rec.expired(t.now) {
+			return false, err
+		}
+		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")
 	case EntityTenantInvitation:
 		var rec invitationRecord
 		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)

@@ -31,7 +31,10 @@ import (
 // is Invalid with its path, never sealed with replacement characters.
 // Requires token:create on each token's containers. A token request's id
 // may be an alias expression (see TokenRequest.ID): a taken literal id,
-// or an alias with no free draw, is a Conflict and creates nothing.
+// or an alias with no free draw, is a Conflict and creates nothing. A
+// token request may carry token_intent_id instead of type and data,
+// converting that token intent as CreateToken does (NotFound,
+// PermissionDenied as there).
 //
 // Like every call with a key, it also returns Unauthenticated for a key that
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
@@ -71,7 +74,11 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 // A custom id that exists is a Conflict, the same whatever the existing
 // token; so is an alias id (see TokenRequest.ID) when every alias drawn is
 // taken, and an alias expression that cannot give an id, or breaks the
-// display rule, is Invalid at "id". A string of req that is not valid UTF-8 (in id, data, mask,
+// display rule, is Invalid at "id". A request with TokenIntentID converts
+// that token intent (intents_convert.go): only with a private
+// application's key (PermissionDenied otherwise), NotFound for an intent
+// that does not exist, has expired, was converted or deleted, or is
+// another tenant's. A string of req that is not valid UTF-8 (in id, data, mask,
 // containers, metadata keys and values, search_indexes or
 // fingerprint_expression) is Invalid with its path.
 //
@@ -148,8 +155,13 @@ func bodyShape(v any) (any, error) {
 }
 
 // isTokenRequest tells a token request from a plain nested object: it has
-// a "type" naming a token type and a "data" property.
+// a "type" naming a token type and a "data" property, or it converts a
+// token intent: a string "token_intent_id" (type and data are then the
+// intent's, and given anyway they are refused by prepareToken).
 func isTokenRequest(m map[string]any) bool {
+	if _, ok := m["token_intent_id"].(string); ok {
+		return true
+	}
 	typ, _ := m["type"].(string)
 	_, hasData := m["data"]
 	return hasData && slices.Contains(tokenTypes, typ)
@@ -257,6 +269,8 @@ func tokenRequestOf(m map[string]any) (TokenRequest, bool) {
 			req.DeduplicateToken, ok = v.(bool)
 		case "metadata":
 			req.Metadata, ok = stringMapOf(v)
+		case "token_intent_id":
+			req.TokenIntentID, ok = v.(string)
 		default: // expires_at too: time.Time decodes it
 			ok = false
 		}
@@ -354,6 +368,9 @@ func (t *txn) createTree(p *principal, tree any) (any, error) {
 // for a deduplicating request, returns (and logs the read of) the existing
 // token it matches (see findDuplicate).
 func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
+	if pt.intent != nil {
+		return t.convertIntent(p, pt)
+	}
 	tid := p.tenantID
 	if pt.idTmpl != nil {
 		if err := t.deriveFPEID(p, pt); err != nil {

@@ -52,9 +52,9 @@ type TokenRequest struct {
 	// the tenant (tokens_fpe.go; it needs token:read where the token is
 	// created, PermissionDenied otherwise).
 	ID string `json:"id,omitempty"`
-	// Type is token, card or bank.
-	Type string `json:"type"`
-	// Data is the sensitive value: any JSON value for token; for card an
+	// Type is token, card or bank (empty with TokenIntentID).
+	Type string `json:"type,omitempty"`
+	// Data is the sensitive value (nil with TokenIntentID): any JSON value for token; for card an
 	// object {number, expiration_month, expiration_year, cvc}; for bank
 	// {routing_number, account_number}.
 	Data any `json:"data"`
@@ -80,6 +80,11 @@ type TokenRequest struct {
 	// ExpiresAt deletes the token at that time; it must be in the future
 	// and before the year 10000 in UTC.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// TokenIntentID converts a token intent into this token, instead of
+	// Type and Data (which must then be absent): the intent's type and
+	// data are used, a card's cvc left out, and the intent is deleted in
+	// the transaction that creates the token (see intents_convert.go).
+	TokenIntentID string `json:"token_intent_id,omitempty"`
 }
 
 // Token is a token as returned to a caller. Data is shaped by the caller's
@@ -196,6 +201,10 @@ type preparedToken struct {
 	idTmpl *expr.Template
 	idVars expr.Resolver
 	idPath string
+	// intent, when set, is a token intent conversion whose type and data
+	// are read in the transaction (intents_convert.go): req and path are
+	// the request and its path, prepared again there with them.
+	intent *intentConversion
 }
 
 // join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
@@ -322,6 +331,10 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	}
 	if req.ID != "" && !isAliasExpression(req.ID) {
 		validateCustomID(req.ID, join(path, "id"), fe)
+	}
+	if req.TokenIntentID != "" {
+		pt.intent = prepareConversion(req, now, path, fe)
+		return pt
 	}
 	fpeID := pt.parseFPEID(join(path, "id"), fe)
 	if !slices.Contains(tokenTypes, req.Type) {

@@ -65,6 +65,7 @@ type Vault struct {
 	webhookBackoff   time.Duration
 	logRetention     time.Duration
 	cvcRetention     time.Duration
+	intentLifetime   time.Duration
 	// bg is cancelled by Close; asynchronous work (reactor runs, webhook
 	// deliveries) runs under it and is awaited by Close through async.
 	bg       context.Context
@@ -105,7 +106,8 @@ type Vault struct {
 // first use. Returns ErrWrongMasterKey if the store was created with another
 // master key, or the key wrapper cannot unwrap its keyring. Its other
 // errors (no Store or Path, both or neither of Keys.MasterKey and
-// Keys.Wrapper, a negative Retention.Logs or Retention.CVC, a relative
+// Keys.Wrapper, a negative Retention.Logs or Retention.CVC, a
+// Retention.TokenIntent out of 0 to 48 hours, a relative
 // InvitationURL, audit sinks without distinct names, a store that cannot
 // be opened or read) are plain errors naming the cause, of no Kind
 // (ErrorKind says Internal).
@@ -159,6 +161,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, errors.New("tokenvault: Options.Retention.CVC must not be negative")
 	case v.cvcRetention == 0:
 		v.cvcRetention = DefaultCVCRetention
+	}
+	switch v.intentLifetime = opts.Retention.TokenIntent; {
+	case v.intentLifetime < 0 || v.intentLifetime > MaxTokenIntentLifetime:
+		return nil, errors.New("tokenvault: Options.Retention.TokenIntent must be from 0 to 48 hours")
+	case v.intentLifetime == 0:
+		v.intentLifetime = DefaultTokenIntentLifetime
 	}
 	v.bg, v.cancelBg = context.WithCancel(context.Background())
 	v.asyncByTenant = map[string]*asyncCount{}

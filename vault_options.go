@@ -175,6 +175,11 @@ type RetentionOptions struct {
 	// hour). Negative is an error from Open: to keep a cvc as briefly as
 	// possible, give a small positive duration.
 	CVC time.Duration
+	// TokenIntent is how long a token intent lives when its request gives
+	// no expires_at (intents.go). Zero: DefaultTokenIntentLifetime (one
+	// day). Negative, or over MaxTokenIntentLifetime (48 hours), is an
+	// error from Open.
+	TokenIntent time.Duration
 }
 
 // CodeOptions configure the sandbox that runs tenant code: reactors,
@@ -294,6 +299,7 @@ func DefaultOptions() Options {
 		Retention: RetentionOptions{
 			SweepInterval: time.Minute,
 			CVC:           DefaultCVCRetention,
+			TokenIntent:   DefaultTokenIntentLifetime,
 		},
 		Code: CodeOptions{
 			Timeout:              sandbox.DefaultTimeout,

@@ -106,7 +106,7 @@ func TestEveryEndpoint(t *testing.T) {
 	k := app2.Key
 	perms, err := c.ListPermissions(ctx, mgmt, tokenvault.Public)
 	must("ListPermissions", err)
-	if len(perms) != 3 { // fpe:encode, token:create, token:update
+	if len(perms) != 4 { // fpe:encode, token-intent:create, token:create, token:update
 		t.Errorf("ListPermissions(public) = %v", perms)
 	}
 	_, err = c.GetTenant(ctx, mgmt)
@@ -203,6 +203,31 @@ func TestEveryEndpoint(t *testing.T) {
 	sess, err := c.CreateSession(ctx, pub.Key)
 	must("CreateSession", err)
 	must("AuthorizeSession", c.AuthorizeSession(ctx, k, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{"token:create"}}))
+
+	// Token intents: a public key creates, reads and deletes its own; a
+	// private key converts one, once.
+	card := map[string]any{"number": "378282246310005", "expiration_month": 1, "expiration_year": 2040, "cvc": "1234"}
+	intent, err := c.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard, Data: card})
+	must("CreateTokenIntent", err)
+	if intent.Card == nil || intent.Card.Brand != tokenvault.BrandAmex || intent.Card.Bin != "378282" || intent.Card.Last4 != "0005" {
+		t.Errorf("CreateTokenIntent = %+v", intent)
+	}
+	_, err = c.GetTokenIntent(ctx, pub.Key, intent.ID)
+	must("GetTokenIntent", err)
+	converted, err := c.CreateToken(ctx, k, tokenvault.TokenRequest{TokenIntentID: intent.ID})
+	must("CreateToken(token_intent_id)", err)
+	if converted.Type != tokenvault.TypeCard || converted.Fingerprint != intent.Fingerprint {
+		t.Errorf("converted = %+v", converted)
+	}
+	if _, err := c.CreateToken(ctx, k, tokenvault.TokenRequest{TokenIntentID: intent.ID}); !errors.Is(err, tokenvault.ErrNotFound) {
+		t.Errorf("converting twice = %v, want ErrNotFound", err)
+	}
+	dropped, err := c.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeToken, Data: "x"})
+	must("CreateTokenIntent(token)", err)
+	must("DeleteTokenIntent", c.DeleteTokenIntent(ctx, pub.Key, dropped.ID))
+	if _, err := c.GetTokenIntent(ctx, pub.Key, dropped.ID); !errors.Is(err, tokenvault.ErrNotFound) {
+		t.Errorf("GetTokenIntent after delete = %v, want ErrNotFound", err)
+	}
 
 	inv, err := c.CreateInvitation(ctx, mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
 	must("CreateInvitation", err)

@@ -113,8 +113,20 @@ func (c *Client) Detokenize(ctx context.Context, key tokenvault.Credential, body
 
 func (c *Client) CreateToken(ctx context.Context, key tokenvault.Credential, req tokenvault.TokenRequest) (*tokenvault.Token, error) {
 	req.ExpiresAt = inUTC(req.ExpiresAt)
+	var body any = req
+	if req.TokenIntentID != "" && req.Data == nil {
+		// A conversion sends no data (not null): the intent's is used.
+		body = conversionRequest{TokenRequest: req}
+	}
 	var out tokenvault.Token
-	return &out, c.do(ctx, call{method: "POST", path: "/tokens", key: key, body: req, out: &out})
+	return &out, c.do(ctx, call{method: "POST", path: "/tokens", key: key, body: body, out: &out})
+}
+
+// conversionRequest is a token request converting a token intent, as
+// sent: its Data field hides the request's, so that no "data" is sent.
+type conversionRequest struct {
+	tokenvault.TokenRequest
+	Data any `json:"data,omitempty"`
 }
 
 func (c *Client) GetToken(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Token, error) {

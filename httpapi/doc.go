@@ -48,7 +48,7 @@
 // # Idempotency
 //
 // Every POST that creates something (see idempotentRoutes: /tokenize,
-// /tokens, /applications and its regenerate, /sessions, /reactor-formulas,
+// /tokens, /token-intents, /applications and its regenerate, /sessions, /reactor-formulas,
 // /reactors and their react, /proxies, /tenants/self/invitations and their
 // resend, /tenants/self/rotate-data-key) takes an Idempotency-Key header
 // (1 to 255 printable ASCII characters, else 400; sent once). The request

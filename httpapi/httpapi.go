@@ -181,6 +181,7 @@ func (a *api) routes() {
 
 	a.tokenRoutes()
 	a.fpeRoutes()
+	a.intentRoutes()
 	a.sessionRoutes()
 	a.memberRoutes()
 	a.reactorRoutes()

@@ -34,6 +34,7 @@ var idempotentRoutes = map[string]bool{
 	"POST /tokenize":                             true,
 	"POST /tokens":                               true,
 	"POST /sessions":                             true,
+	"POST /token-intents":                        true,
 	"POST /reactor-formulas":                     true,
 	"POST /reactors":                             true,
 	"POST /reactors/{id}/react":                  true,

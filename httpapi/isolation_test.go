@@ -102,6 +102,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /fpe/encode":                           map[string]any{"transformation": "digits", "values": []string{"123456"}},
 		"POST /fpe/decode":                           map[string]any{"transformation": "digits", "values": []string{"123456"}},
 		"POST /tokens":                               map[string]any{"type": "token", "data": "x"},
+		"POST /token-intents":                        map[string]any{"type": "token", "data": "x"},
 		"POST /tokens/search":                        map[string]any{"query": "metadata.x:beta"},
 		"PATCH /tokens/{id}":                         `{"metadata": {"a": "b"}}`,
 		"POST /sessions/authorize":                   map[string]any{"nonce": nonce, "permissions": []string{"token:read"}},
@@ -160,14 +161,16 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 	f, _ := s.v.CreateFormula(ctx, bm, tokenvault.FormulaRequest{Name: "beta-formula", Code: "module.exports = () => 1"})
 	re, _ := s.v.CreateReactor(ctx, bm, tokenvault.CreateReactorRequest{Name: "beta-reactor", Code: "module.exports = () => 1"})
 	px, _ := s.v.CreateProxy(ctx, bm, tokenvault.ProxyRequest{Name: "beta-proxy", DestinationURL: "https://example.com"})
-	if tok == nil || inv == nil || f == nil || re == nil || px == nil {
+	intent, _ := s.v.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: "token", Data: "beta-intent"})
+	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil {
 		t.Fatal("tenant B setup failed")
 	}
 	ids := map[string]string{
 		"applications": app.ID, "tokens": tok.ID, "members": boot.Owner.ID, "invitations": inv.ID,
 		"reactor-formulas": f.ID, "reactors": re.ID, "proxies": px.ID, "operator": boot.Tenant.ID,
+		"token-intents": intent.ID,
 	}
-	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID}
+	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID, intent.ID}
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:read", "token:update", "token:delete", "token:use", "token:search", "token:create"}}}})
 
@@ -207,6 +210,9 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 	}
 	if got, err := s.v.GetToken(ctx, app.Key, tok.ID); err != nil || got.Metadata["x"] != "beta" || len(got.Metadata) != 1 {
 		t.Errorf("tenant B's token after the attempts = %+v, %v", got, err)
+	}
+	if _, err := s.v.GetTokenIntent(ctx, pub.Key, intent.ID); err != nil {
+		t.Errorf("tenant B's token intent after the attempts: %v", err)
 	}
 	if err := s.v.AuthorizeSession(ctx, app.Key, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{"token:create"}}); err != nil {
 		t.Errorf("tenant B's session nonce after the attempts: %v", err)

@@ -15,6 +15,7 @@ const (
 	KindProxy            = "proxy"
 	KindTenantMember     = "tenant_member"
 	KindTenantInvitation = "tenant_invitation"
+	KindTokenIntent      = "token_intent"
 	kindLog              = "log"
 	kindCount            = "count"
 )
@@ -168,6 +169,19 @@ func (tk TenantKeys) Deleting() Key { return DeletionMarkers.Key(tk.id) }
 // for the sweeper.
 func (tk TenantKeys) Expiry(at time.Time, kind, id string) Key {
 	return ExpirySchedule.Key(TimeKey(at) + "/" + tk.id + "/" + kind + "/" + id)
+}
+
+// TokenIntent is the record of the tenant's token intent id (sealed
+// with the tenant's keyring like every record: it holds the data), and
+// TokenIntents their family.
+func (tk TenantKeys) TokenIntent(id string) Key { return tk.Record(KindTokenIntent, id) }
+
+func (tk TenantKeys) TokenIntents() Prefix { return tk.Records(KindTokenIntent) }
+
+// TokenIntentExpiry schedules the removal of token intent id, which
+// expires at at (an entry of the expiry schedule, like Expiry's).
+func (tk TenantKeys) TokenIntentExpiry(at time.Time, id string) Key {
+	return tk.Expiry(at, KindTokenIntent, id)
 }
 
 // CVCDue schedules the removal of the cvc of token id, written at at.

@@ -48,6 +48,9 @@ type config struct {
 	logRetention time.Duration
 	// cvcRetention is tokenvault.Options.Retention.CVC (0: its default).
 	cvcRetention time.Duration
+	// tokenIntentTTL is tokenvault.Options.Retention.TokenIntent (0: its
+	// default).
+	tokenIntentTTL time.Duration
 	// rotateMasterKey: replace the master key file's key (set by the
 	// rotate-master-key command, not a flag).
 	rotateMasterKey bool
@@ -243,6 +246,8 @@ func serveFlags(c *config) *FlagSet {
 	def("log-retention", "TOKENVAULT_LOG_RETENTION")
 	fs.Var(newDurationValue(&c.cvcRetention), "cvc-retention", "how long a card's cvc is kept after it was written, a `duration` such as 15m; 0 means the library's default, 1h")
 	def("cvc-retention", "TOKENVAULT_CVC_RETENTION")
+	fs.Var(newDurationValue(&c.tokenIntentTTL), "token-intent-ttl", "how long a token intent lives when its request gives no expires_at, a `duration` such as 6h, at most 48h; 0 means the library's default, 24h")
+	def("token-intent-ttl", "TOKENVAULT_TOKEN_INTENT_TTL")
 	fs.Float64Var(&c.ratePerKey, "rate-per-key", c.ratePerKey, "requests per second one API or session key may make, per instance; 0: no limit")
 	def("rate-per-key", "TOKENVAULT_RATE_PER_KEY")
 	fs.Float64Var(&c.ratePerTenant, "rate-per-tenant", c.ratePerTenant, "requests per second all keys of one tenant may make, per instance; 0: no limit")
@@ -381,6 +386,8 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 		return c, fmt.Errorf("-gc-headroom must be from 0 to %d MiB, not %d", maxGCHeadroomMiB, c.gcHeadroomMiB)
 	case c.cvcRetention < 0:
 		return c, fmt.Errorf("-cvc-retention must not be negative, not %s", formatDuration(c.cvcRetention))
+	case c.tokenIntentTTL < 0 || c.tokenIntentTTL > tokenvault.MaxTokenIntentLifetime:
+		return c, fmt.Errorf("-token-intent-ttl must be from 0 to 48h, not %s", formatDuration(c.tokenIntentTTL))
 	case c.ratePerKey < 0 || c.ratePerTenant < 0:
 		return c, errors.New("-rate-per-key and -rate-per-tenant must be 0 (no limit) or more")
 	case c.logFormat != "text" && c.logFormat != "json":

@@ -230,7 +230,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		InvitationURL: cfg.invitationURL,
 		Metrics:       metrics,
 		Limits:        tokenvault.LimitOptions{RatePerKey: cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant, SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute},
-		Retention:     tokenvault.RetentionOptions{Logs: cfg.logRetention, CVC: cfg.cvcRetention},
+		Retention:     tokenvault.RetentionOptions{Logs: cfg.logRetention, CVC: cfg.cvcRetention, TokenIntent: cfg.tokenIntentTTL},
 		Code:          tokenvault.CodeOptions{LogConsole: cfg.logCodeConsole, MaxResultBytes: cfg.codeMaxResultBytes},
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.

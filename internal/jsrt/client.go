@@ -44,7 +44,7 @@ type FetchResponse struct {
 
 // Client is the host's view given to code as req.client (JS:
 // req.client.tokenize(body), .getToken(id), .deleteToken(id),
-// .detokenize(body)). Methods are called synchronously from JS, with the
+// .detokenize(body), .getTokenIntent(id), .deleteTokenIntent(id)). Methods are called synchronously from JS, with the
 // invocation's context (it ends at the deadline); the JS side gets the
 // value, converted to plain JavaScript values (code may await it: awaiting
 // a plain value works). An error returned by a method is thrown into JS as
@@ -55,6 +55,11 @@ type Client interface {
 	GetToken(ctx context.Context, id string) (any, error)
 	DeleteToken(ctx context.Context, id string) error
 	Detokenize(ctx context.Context, body any) (any, error)
+	// GetTokenIntent and DeleteTokenIntent read (never the data) and
+	// delete a token intent; code converts one with tokenize and a token
+	// request carrying token_intent_id.
+	GetTokenIntent(ctx context.Context, id string) (any, error)
+	DeleteTokenIntent(ctx context.Context, id string) error
 }
 
 // clientObject is the JS view of c.
@@ -71,6 +76,15 @@ func (s *session) clientObject(c Client) *goja.Object {
 	}))
 	o.Set("deleteToken", s.fn("deleteToken", 1, func(call goja.FunctionCall) goja.Value {
 		if err := c.DeleteToken(s.ctx, s.tokenID(call.Argument(0), "deleteToken")); err != nil {
+			panic(s.newError(err.Error()))
+		}
+		return goja.Undefined()
+	}))
+	o.Set("getTokenIntent", s.fn("getTokenIntent", 1, func(call goja.FunctionCall) goja.Value {
+		return s.hostResult(c.GetTokenIntent(s.ctx, s.idArg(call.Argument(0), "getTokenIntent", "token intent")))
+	}))
+	o.Set("deleteTokenIntent", s.fn("deleteTokenIntent", 1, func(call goja.FunctionCall) goja.Value {
+		if err := c.DeleteTokenIntent(s.ctx, s.idArg(call.Argument(0), "deleteTokenIntent", "token intent")); err != nil {
 			panic(s.newError(err.Error()))
 		}
 		return goja.Undefined()
@@ -95,9 +109,13 @@ func (s *session) hostArg(v goja.Value, what string) any {
 	panic(s.hostTypeError(err.Error()))
 }
 
-func (s *session) tokenID(v goja.Value, method string) string {
+func (s *session) tokenID(v goja.Value, method string) string { return s.idArg(v, method, "token") }
+
+// idArg is the id of a what (a token, a token intent) the code passed to
+// method, throwing a TypeError when it is not a string.
+func (s *session) idArg(v goja.Value, method, what string) string {
 	if !goja.IsString(v) {
-		panic(s.hostTypeError(method + ": the token id must be a string"))
+		panic(s.hostTypeError(method + ": the " + what + " id must be a string"))
 	}
 	return v.String()
 }

@@ -53,6 +53,19 @@ func (c *fakeClient) DeleteToken(ctx context.Context, id string) error {
 	return c.err
 }
 
+func (c *fakeClient) GetTokenIntent(ctx context.Context, id string) (any, error) {
+	c.record(ctx, "getTokenIntent "+id, nil)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return map[string]any{"id": id, "type": "card"}, nil
+}
+
+func (c *fakeClient) DeleteTokenIntent(ctx context.Context, id string) error {
+	c.record(ctx, "deleteTokenIntent "+id, nil)
+	return c.err
+}
+
 func (c *fakeClient) Detokenize(ctx context.Context, body any) (any, error) {
 	c.record(ctx, "detokenize", body)
 	if c.err != nil {
@@ -77,7 +90,7 @@ func TestClient(t *testing.T) {
 		"got":     map[string]any{"id": "tok_1", "data": "secret"},
 		"del":     true,
 		"d":       map[string]any{"x": "{{ `x` }}", "n": []any{1.0, 2.5}},
-		"methods": []any{"deleteToken", "detokenize", "getToken", "tokenize"},
+		"methods": []any{"deleteToken", "deleteTokenIntent", "detokenize", "getToken", "getTokenIntent", "tokenize"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("result mismatch (-want +got):\n%s", diff)

@@ -24,6 +24,10 @@ func (c *recordingClient) Tokenize(_ context.Context, body any) (any, error) {
 func (c *recordingClient) Detokenize(context.Context, any) (any, error)  { return nil, nil }
 func (c *recordingClient) GetToken(context.Context, string) (any, error) { return nil, nil }
 func (c *recordingClient) DeleteToken(context.Context, string) error     { return nil }
+func (c *recordingClient) GetTokenIntent(context.Context, string) (any, error) {
+	return nil, nil
+}
+func (c *recordingClient) DeleteTokenIntent(context.Context, string) error { return nil }
 
 // The code's req, a host call's argument and answer, and the result each
 // cross the pipe once as their own JSON, after the frame's message and a

@@ -417,15 +417,20 @@ func (s *Sandbox) hostCall(ctx context.Context, host jsrt.Host, call hostCall) c
 		} else {
 			v, err = c.Detokenize(ctx, body)
 		}
-	case "getToken", "deleteToken":
+	case "getToken", "deleteToken", "getTokenIntent", "deleteTokenIntent":
 		var id string
 		if json.Unmarshal(call.Arg, &id) != nil {
-			return fail(call.Method + ": the token id must be a string")
+			return fail(call.Method + ": the id must be a string")
 		}
-		if call.Method == "getToken" {
+		switch call.Method {
+		case "getToken":
 			v, err = c.GetToken(ctx, id)
-		} else {
+		case "deleteToken":
 			err = c.DeleteToken(ctx, id)
+		case "getTokenIntent":
+			v, err = c.GetTokenIntent(ctx, id)
+		default:
+			err = c.DeleteTokenIntent(ctx, id)
 		}
 	default:
 		return fail("unknown host method")

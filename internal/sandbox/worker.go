@@ -317,6 +317,15 @@ func (c pipeClient) DeleteToken(_ context.Context, id string) error {
 	return err
 }
 
+func (c pipeClient) GetTokenIntent(_ context.Context, id string) (any, error) {
+	return c.value("getTokenIntent", id)
+}
+
+func (c pipeClient) DeleteTokenIntent(_ context.Context, id string) error {
+	_, err := c.value("deleteTokenIntent", id)
+	return err
+}
+
 func (c pipeClient) Fetch(_ context.Context, req *jsrt.FetchRequest) (*jsrt.FetchResponse, error) {
 	raw, err := c.w.call("fetch", req)
 	if err != nil {

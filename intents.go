@@ -1,0 +1,330 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// Token intents.
+//
+// A token intent holds data a public key collected (a card typed into a
+// browser, say) sealed for a short while, until a private key turns it
+// into a token or it expires. Its id is what the browser hands its
+// backend: the backend's private key converts it (CreateToken or a token
+// request in Tokenize with TokenIntentID), so the token's containers,
+// metadata, expressions and expiry are the backend's choice, not the
+// browser's. An intent never returns its data; for a card it returns the
+// card's summary (bin, last four, expiration, brand), and for every type
+// the fingerprint a token of its data gets under the type's default
+// fingerprint expression, so a backend can tell a card it already holds.
+//
+// Who may do what (decided here; docs/internals.md, "Token intents"):
+//
+//   - create: a key holding token-intent:create, which every public
+//     application holds by default (it exists to collect data), and a
+//     private application or a session may be granted;
+//   - read (GetTokenIntent) and delete: the application or session that
+//     created the intent, and keys holding token-intent:read or
+//     token-intent:delete (private applications only);
+//   - convert: a private application's key (the backend's), holding
+//     token:create on the token's containers; a public key or a session
+//     is PermissionDenied. Converting deletes the intent in the
+//     transaction that creates the token, so an intent converts once.
+//
+// Every operation is an audit line (entity type token_intent): created,
+// read, deleted, converted, expired.
+
+// Token intent lifetimes.
+const (
+	// DefaultTokenIntentLifetime is how long an intent lives when its
+	// request gives no expires_at and Options.Retention.TokenIntent is
+	// zero.
+	DefaultTokenIntentLifetime = 24 * time.Hour
+	// MaxTokenIntentLifetime bounds an intent's expires_at, counted from
+	// its creation, and Options.Retention.TokenIntent.
+	MaxTokenIntentLifetime = 48 * time.Hour
+)
+
+// Token intent permissions (see PermissionsFor).
+const (
+	PermTokenIntentCreate = "token-intent:create"
+	PermTokenIntentRead   = "token-intent:read"
+	PermTokenIntentDelete = "token-intent:delete"
+)
+
+// TokenIntentRequest is the body of CreateTokenIntent.
+type TokenIntentRequest struct {
+	// Type is token, card or bank; Data is validated as for a token of
+	// that type (a card's number, expiration and optional cvc).
+	Type string `json:"type"`
+	Data any    `json:"data"`
+	// ExpiresAt, when set, is when the intent expires: in the future and
+	// at most MaxTokenIntentLifetime from now. Nil: after
+	// Options.Retention.TokenIntent (one day by default).
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// TokenIntent is a token intent as returned: never its data.
+type TokenIntent struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	Type     string `json:"type"`
+	// Card summarises a card's data; nil for other types.
+	Card *CardDetails `json:"card,omitempty"`
+	// Fingerprint is the fingerprint a token of this data gets under its
+	// type's default fingerprint expression.
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	CreatedBy   string    `json:"created_by,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+}
+
+// CardDetails is what a token intent tells of a card: no more than PCI
+// DSS allows to be displayed (the BIN and the last four digits).
+type CardDetails struct {
+	// Bin is the first 6 digits, or 8 for a number of 16 digits or more.
+	Bin   string `json:"bin"`
+	Last4 string `json:"last4"`
+	// ExpirationMonth and ExpirationYear are the card's.
+	ExpirationMonth int `json:"expiration_month"`
+	ExpirationYear  int `json:"expiration_year"`
+	// Brand is the card network by the number's prefix (CardBrand).
+	Brand string `json:"brand"`
+}
+
+// CreateTokenIntent stores req's data sealed until it is converted,
+// deleted or expires, and returns the intent without its data. It needs
+// token-intent:create, which every public application holds by default.
+// A card must not have expired; its cvc is validated but not kept (no
+// conversion carries it over).
+//
+// Returns Invalid (bad type, data or expires_at, with their paths),
+// Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.
+func (v *Vault) CreateTokenIntent(ctx context.Context, key Credential, req TokenIntentRequest) (*TokenIntent, error) {
+	return v.createTokenIntentAs(ctx, keyCredential(key), req)
+}
+
+func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req TokenIntentRequest) (*TokenIntent, error) {
+	if err := checkGoText(req, ""); err != nil {
+		return nil, err
+	}
+	now := v.now()
+	fe := fieldErrors{}
+	pt := prepareToken(TokenRequest{Type: req.Type, Data: req.Data}, now, now, "", fe)
+	if at := req.ExpiresAt; at != nil {
+		checkExpiry(*at, now, "expires_at", fe)
+		if at.Sub(now) > MaxTokenIntentLifetime {
+			fe.add("expires_at", "must be at most %s from now", MaxTokenIntentLifetime)
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	// A card's cvc is validated, not kept: nothing reads it (a conversion
+	// never carries it over), and an intent lives up to 48 hours, past
+	// Options.Retention.CVC.
+	data, err := json.Marshal(exprData(pt.typ, pt.data))
+	if err != nil {
+		return nil, err
+	}
+	var out *TokenIntent
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authenticateAs(c)
+		if err != nil {
+			return err
+		}
+		if !p.mayCreateIntent() {
+			return errForbidden(PermTokenIntentCreate)
+		}
+		ks, err := t.TenantKeys(p.tenantID, false)
+		if err != nil {
+			return err
+		}
+		rec := &tokenIntentRecord{
+			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: data,
+			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
+			CreatedAt: t.now, ExpiresAt: t.now.Add(t.v.intentLifetime),
+		}
+		if req.ExpiresAt != nil {
+			rec.ExpiresAt = req.ExpiresAt.UTC()
+		}
+		if err := t.putRecord(barrier.Tenant(rec.TenantID).TokenIntent(rec.ID), rec); err != nil {
+			return err
+		}
+		if err := t.PutIndex(barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)); err != nil {
+			return err
+		}
+		if out, err = rec.api(); err != nil {
+			return err
+		}
+		return t.log(p.actor(), rec.TenantID, EntityTokenIntent, rec.ID, OpCreate, "Token intent created")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetTokenIntent returns the intent id of the key's tenant, without its
+// data. The key must be the one of the application or session that
+// created it, or hold token-intent:read. An intent that does not exist,
+// has expired, was converted or deleted, or is another tenant's is
+// NotFound, the same for every reason.
+//
+// Returns NotFound, Unauthenticated, PermissionDenied, RateLimited,
+// Internal.
+func (v *Vault) GetTokenIntent(ctx context.Context, key Credential, id string) (*TokenIntent, error) {
+	return v.getTokenIntentAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) getTokenIntentAs(ctx context.Context, c credential, id string) (*TokenIntent, error) {
+	var out *TokenIntent
+	err := v.update(ctx, func(t *txn) error {
+		p, rec, err := t.ownIntent(c, id, PermTokenIntentRead)
+		if err != nil {
+			return err
+		}
+		if out, err = rec.api(); err != nil {
+			return err
+		}
+		return t.logRead(p, EntityTokenIntent, rec.ID, "Token intent read")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteTokenIntent deletes the intent id of the key's tenant and its data.
+// The key must be the one of the application or session that created it,
+// or hold token-intent:delete.
+//
+// Returns NotFound (as GetTokenIntent), Unauthenticated, PermissionDenied,
+// RateLimited, StorageFull, Internal.
+func (v *Vault) DeleteTokenIntent(ctx context.Context, key Credential, id string) error {
+	return v.deleteTokenIntentAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) deleteTokenIntentAs(ctx context.Context, c credential, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, rec, err := t.ownIntent(c, id, PermTokenIntentDelete)
+		if err != nil {
+			return err
+		}
+		return t.deleteTokenIntent(p.actor(), rec, "Token intent deleted")
+	})
+}
+
+// errIntentNotFound answers every intent id that cannot be used, whatever
+// the reason (never issued, expired, converted, deleted, another
+// tenant's).
+var errIntentNotFound = errNotFound("token intent")
+
+// ownIntent authenticates c and returns the live intent id of its tenant,
+// if c created it or holds perm. A key that neither created it nor holds
+// perm is PermissionDenied only when it holds perm for no intent at all
+// (checked before the lookup, so the answer says nothing of the id).
+func (t *txn) ownIntent(c credential, id, perm string) (*principal, *tokenIntentRecord, error) {
+	p, err := t.authenticateAs(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	mayCreate := p.mayCreateIntent()
+	if !p.has(perm) && !mayCreate {
+		return nil, nil, errForbidden(perm)
+	}
+	rec, err := t.liveIntent(p.tenantID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !p.has(perm) && (rec.CreatedBy != p.actorID || rec.CreatedByType != p.actorType) {
+		// Another key's intent: the same answer as an unknown id.
+		return nil, nil, errIntentNotFound
+	}
+	return p, rec, nil
+}
+
+// liveIntent returns the intent id of tenant tid, or errIntentNotFound if
+// it does not exist or has expired.
+func (t *txn) liveIntent(tid, id string) (*tokenIntentRecord, error) {
+	if customIDProblem(id) != "" {
+		return nil, errIntentNotFound
+	}
+	rec, err := t.getTokenIntent(tid, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.expired(t.now) {
+		return nil, errIntentNotFound
+	}
+	return rec, nil
+}
+
+// getTokenIntent reads the intent id of tenant tid, expired or not; nil
+// when there is none.
+func (t *txn) getTokenIntent(tid, id string) (*tokenIntentRecord, error) {
+	var rec tokenIntentRecord
+	ok, err := t.getRecord(barrier.Tenant(tid).TokenIntent(id), &rec)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// deleteTokenIntent removes an intent and its expiry entry, with a log
+// line of operation delete saying msg.
+func (t *txn) deleteTokenIntent(by actor, rec *tokenIntentRecord, msg string) error {
+	return t.removeTokenIntent(by, rec, OpDelete, msg)
+}
+
+// removeTokenIntent removes an intent and its expiry entry, with the log
+// line (op, msg).
+func (t *txn) removeTokenIntent(by actor, rec *tokenIntentRecord, op, msg string) error {
+	for _, k := range []barrier.Key{
+		barrier.Tenant(rec.TenantID).TokenIntent(rec.ID),
+		barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID),
+	} {
+		if err := t.Delete(k); err != nil {
+			return err
+		}
+	}
+	return t.log(by, rec.TenantID, EntityTokenIntent, rec.ID, op, msg)
+}
+
+// msgIntentConverted is the log line of a conversion (operation update:
+// the intent became a token; the token's own line says created).
+const msgIntentConverted = "Token intent converted"
+
+// mayCreateIntent reports whether p may create token intents: it holds
+// token-intent:create, or it is a public application, which holds it by
+// default.
+func (p *principal) mayCreateIntent() bool {
+	if p.actorType == ActorApplication && p.appType == Public {
+		return true
+	}
+	return p.has(PermTokenIntentCreate)
+}
+
+// api is the intent as returned: its data summarised, never shown.
+func (r *tokenIntentRecord) api() (*TokenIntent, error) {
+	out := &TokenIntent{ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
+	if r.Type == TypeCard {
+		var card struct {
+			Number string `json:"number"`
+			Month  int    `json:"expiration_month"`
+			Year   int    `json:"expiration_year"`
+		}
+		if err := json.Unmarshal(r.Data, &card); err != nil {
+			return nil, err
+		}
+		out.Card = cardDetails(card.Number, card.Month, card.Year)
+	}
+	return out, nil
+}
+
+// data is the intent's data as plain JSON values.
+func (r *tokenIntentRecord) data() (any, error) { return decodeJSONLastWins(r.Data) }

@@ -1,0 +1,176 @@
+package tokenvault
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// Converting a token intent into a token.
+//
+// A token request carrying token_intent_id (CreateToken, or a token
+// request in Tokenize) takes its type and data from the intent; every
+// other field (id, mask, containers, metadata, search indexes,
+// fingerprint expression, expires_at) is the request's, validated as for
+// any token once the data is known. In one transaction the intent is read,
+// the token created and the intent deleted: two conversions of one intent
+// cannot both succeed (the second finds no intent: NotFound), and a
+// conversion that fails leaves the intent as it was.
+//
+// Only a private application's key converts (the backend's, holding
+// token:create on the token's containers): a public key or a session is
+// PermissionDenied, so that what a browser collected is placed by the
+// backend. A card's cvc is not carried over: an intent may hold one for
+// the time it lives, the token never gets it.
+//
+// Conversion deduplicates, as the hosted service's does: when a live token
+// of the same type, fingerprint, fingerprint expression and containers
+// exists that the key may read, the intent updates it instead of making a
+// new one (whatever deduplicate_token says): its data is replaced by the
+// intent's (so a card's new expiration is written, and a cvc it held is
+// dropped, as the intent brings none), its mask and indexes recomputed,
+// its other fields kept; the request's other fields are not applied. The
+// update needs token:update on the token; a key without it gets the
+// existing token unchanged (read, as a deduplicated create is). Either way
+// the intent is consumed.
+
+// intentConversion is what a conversion request carries until its
+// transaction reads the intent.
+type intentConversion struct {
+	id   string
+	req  TokenRequest
+	path string
+}
+
+// prepareConversion checks a conversion request's own fields: type and
+// data must be absent, and the intent id must be one an intent can have.
+// The rest is checked once the intent's data is known (convertIntent).
+func prepareConversion(req TokenRequest, now time.Time, path string, fe fieldErrors) *intentConversion {
+	if req.Type != "" {
+		fe.add(join(path, "type"), "must not be given with token_intent_id: the intent's type is used")
+	}
+	if req.Data != nil {
+		fe.add(join(path, "data"), "must not be given with token_intent_id: the intent's data is used")
+	}
+	if customIDProblem(req.TokenIntentID) != "" {
+		fe.add(join(path, "token_intent_id"), "is not a token intent id")
+	}
+	if req.ExpiresAt != nil {
+		checkExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
+	}
+	validateMetadata(req.Metadata, join(path, "metadata"), fe)
+	return &intentConversion{id: req.TokenIntentID, req: req, path: path}
+}
+
+// convertIntent creates the token a conversion asks for, or returns the
+// existing token it deduplicates to, and deletes the intent, all in t.
+// Returns NotFound for an intent that does not exist (expired, converted,
+// deleted, another tenant's), PermissionDenied for a key that is not a
+// private application's, Invalid when the request's fields do not fit the
+// intent's data (paths under the request's).
+func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
+	if p.actorType != ActorApplication || p.appType != Private {
+		return nil, errorf(PermissionDenied, "token intents are converted with the key of a private application")
+	}
+	c := pt.intent
+	rec, err := t.liveIntent(p.tenantID, c.id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := rec.data()
+	if err != nil {
+		return nil, err
+	}
+	req := c.req
+	req.TokenIntentID, req.Type, req.Data = "", rec.Type, exprData(rec.Type, data)
+	req.DeduplicateToken = true
+	fe := fieldErrors{}
+	full := prepareToken(req, t.now, t.now, c.path, fe)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	existing, err := t.intentDuplicate(p, full)
+	if err != nil {
+		return nil, err
+	}
+	var tok *Token
+	if existing != nil {
+		tok, err = t.refreshFromIntent(p, existing, full, c.path)
+	} else {
+		tok, err = t.createToken(p, full)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := t.removeTokenIntent(p.actor(), rec, OpUpdate, msgIntentConverted); err != nil {
+		return nil, err
+	}
+	return tok, nil
+}
+
+// intentDuplicate is the live token a conversion deduplicates to (see
+// findDuplicate), or nil. As createToken, it needs token:create where the
+// token would be made, and looks nothing up for a key that may not read
+// there.
+func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, error) {
+	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
+		return nil, errForbidden(PermTokenCreate)
+	}
+	ks, err := t.TenantKeys(p.tenantID, false)
+	if err != nil {
+		return nil, err
+	}
+	fp := full.fingerprint(ks)
+	if fp == "" || !p.mayReadIn(full.containers) {
+		return nil, nil
+	}
+	return t.findDuplicate(p, fp, full)
+}
+
+// refreshFromIntent writes the intent's data (full's) into rec, the token
+// a conversion deduplicates to, as UpdateToken would with the data
+// replaced whole, and returns it as a deduplicated create does. Data that
+// is the same already, or a key without token:update on rec, leaves it
+// unchanged.
+func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
+	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+		if err := t.logRead(p, rec.Type, rec.ID, "Token read (deduplicated create)"); err != nil {
+			return nil, err
+		}
+		t.count(TokensRead)
+		return t.present(p, rec, PermTokenRead, presentExisting), nil
+	}
+	req, err := patchedRequest(rec, map[string]any{"data": full.data}, true)
+	if err != nil {
+		return nil, err
+	}
+	fe := fieldErrors{}
+	pt := prepareToken(req, t.now, t.now, path, fe)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	ks, err := t.TenantKeys(p.tenantID, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range rec.Indexes {
+		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
+			return nil, err
+		}
+	}
+	now := t.now
+	next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		ModifiedBy: p.actorID, ModifiedAt: &now}
+	pt.newCVC = false // the intent brings no cvc
+	pt.applyTo(next, ks, t.now, t.v.fingerprints == nil)
+	t.unindexFingerprint(rec)
+	if err := t.writeToken(rec, next); err != nil {
+		return nil, err
+	}
+	t.count(TokensUpdated)
+	if err := t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
+		return nil, err
+	}
+	return t.present(p, next, PermTokenRead, presentExisting), nil
+}
