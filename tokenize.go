@@ -438,7 +438,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 
-	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now, AliasID: pt.alias != nil}
+	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now, AliasID: pt.alias != nil || pt.idTmpl != nil}
 	pt.applyTo(rec, ks, t.now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err

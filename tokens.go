@@ -144,8 +144,9 @@ type tokenRecord struct {
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
 	Indexes []string
-	// AliasID: the id was drawn from an alias expression (tokens_alias.go),
-	// so a patch's mask is held to the display rule too.
+	// AliasID: the id was drawn from an alias expression (tokens_alias.go)
+	// or derived with fpe (tokens_fpe.go), so a patch's mask is held to the
+	// display rule too.
 	AliasID bool
 }
 
@@ -389,6 +390,12 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 	if isAliasExpression(req.ID) && !fpeID {
 		pt.id = ""
 		pt.alias = prepareAlias(req.ID, req.Type, pt.data, vars, pt.maskExpr, join(path, "id"), fe)
+	}
+	if pt.idTmpl != nil && len(fe) == 0 {
+		// An fpe id shows at most a card's first six digits and last
+		// four (the transformations keep nothing else in clear), which
+		// the display rule allows: the mask is held to the rest.
+		checkCardDisplay(req.Type, pt.data, nil, pt.maskExpr, join(path, "id"), fe)
 	}
 
 	if len(req.SearchIndexes) > maxSearchIndexes {

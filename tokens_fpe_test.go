@@ -2,6 +2,7 @@ package tokenvault_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -146,4 +147,34 @@ func TestFPETokenIDTweakFromMetadata(t *testing.T) {
 	req.ID = `{{ data.number | fpe_tweaked: "card_last4", "metadata.region" }}`
 	_, err := e.v.CreateToken(ctx, app.Key, req)
 	wantKind(t, "no region", err, tokenvault.Invalid)
+}
+
+// TestFPEDisplayRule: an fpe id shows at most a card's first six digits
+// and last four, so the display rule holds the mask to the rest, when the
+// token is created and in every later patch: a mask showing the first ten
+// digits is refused beside an fpe id, allowed on a token without one.
+func TestFPEDisplayRule(t *testing.T) {
+	e := newEnv(t)
+	app := e.reader(t, "reveal", "token:create", "token:read", "token:update")
+	firstTen := map[string]any{"number": "{{ data.number | slice: 0, 10 }}"}
+	req := aliasCardRequest(visa, fpeCardID)
+	req.Mask = firstTen
+	_, err := e.v.CreateToken(ctx, app.Key, req)
+	wantField(t, err, "id")
+	if !strings.Contains(strings.Join(fieldsOf(err)["id"], ""), "PCI DSS") {
+		t.Errorf("err = %v, want the display rule named", fieldsOf(err))
+	}
+	tok, err := e.v.CreateToken(ctx, app.Key, aliasCardRequest(visa, fpeCardID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.UpdateToken(ctx, app.Key, tok.ID, json.RawMessage(`{"mask": {"number": "{{ data.number | slice: 0, 10 }}"}}`))
+	wantField(t, err, "mask")
+	plain, err := e.v.CreateToken(ctx, app.Key, aliasCardRequest("5555555555554444", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.UpdateToken(ctx, app.Key, plain.ID, json.RawMessage(`{"mask": {"number": "{{ data.number | slice: 0, 10 }}"}}`)); err != nil {
+		t.Errorf("a token without an alias or fpe id: %v", err)
+	}
 }
