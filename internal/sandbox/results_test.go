@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sizedResult is code returning a string of n bytes (n+2 as JSON).
@@ -69,7 +70,10 @@ func (p *pool) pids() map[int]bool {
 // a small invocation keeps its worker. Before, idle workers kept the
 // hundreds of MB such runs took.
 func TestLargeInvocationRetiresItsWorker(t *testing.T) {
-	s := newSandbox(t, Options{Workers: 1, MaxResultBytes: 3 << 20})
+	// A generous timeout: runs moving megabytes under the race detector on
+	// a loaded machine took longer than the default 10 s; the test is about
+	// retiring workers, not time.
+	s := newSandbox(t, Options{Workers: 1, MaxResultBytes: 3 << 20, Timeout: time.Minute})
 	run := func(code string, req map[string]any) {
 		t.Helper()
 		_, err := s.Run(t.Context(), Invocation{Tenant: "a", Code: code, Req: req})
