@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"encoding/hex"
-	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
@@ -56,53 +55,24 @@ func (t *txn) pendingAddress() string {
 
 // makeRoomForSession evicts what a new waiting session of public
 // application appID, created from the address named addr, would put over
-// the caps: the address's oldest waiting session when the address is at
-// its cap, else the application's oldest when the application is at its
-// cap. Either way the new session replaces one, so the counts stay within
-// the caps.
+// the caps (limits_caps.go).
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
-	if limit := t.v.maxPendingPerAddress; limit > 0 {
-		evicted, err := t.evictOldestPending(barrier.Tenant(tid).PendingAddresses(appID, addr), tid, limit)
-		if err != nil || evicted {
-			return err
-		}
-	}
-	if limit := t.v.maxPendingSessions; limit > 0 {
-		_, err := t.evictOldestPending(barrier.Tenant(tid).Index("pending-session").Sub(appID+"/"), tid, limit)
-		return err
-	}
-	return nil
-}
-
-// evictOldestPending evicts the first live session indexed under prefix
-// (entries <expiry nanos>/<session id>) when there are limit or more, and
-// reports whether it did.
-func (t *txn) evictOldestPending(prefix barrier.Prefix, tid string, limit int) (bool, error) {
-	// Entries expiring at or before now are expired (the sweeper removes
-	// them): start past them.
-	after := barrier.TimeKey(t.now) + "/~"
-	count := 0
-	var first barrier.Key
-	var firstRest string
-	err := t.Scan(prefix, after, limit, func(k barrier.Key, rest string) error {
-		if count == 0 {
-			first, firstRest = k, rest
-		}
-		count++
-		return nil
+	return t.makeRoom(liveCaps{
+		byAddress:  barrier.Tenant(tid).PendingAddresses(appID, addr),
+		byCreator:  barrier.Tenant(tid).PendingSessions(appID),
+		perAddress: t.v.maxPendingPerAddress,
+		perCreator: t.v.maxPendingSessions,
+		evict: func(entry barrier.Key, id string) error {
+			var rec sessionRecord
+			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
+			if err != nil {
+				return err
+			}
+			if !ok || rec.NonceHash == nil {
+				// A stale entry (its session gone or authorized): drop it.
+				return t.Delete(entry)
+			}
+			return t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
+		},
 	})
-	if err != nil || count < limit {
-		return false, err
-	}
-	_, id, _ := strings.Cut(firstRest, "/")
-	var rec sessionRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
-	if err != nil {
-		return false, err
-	}
-	if !ok || rec.NonceHash == nil {
-		// A stale entry (its session gone or authorized): drop it.
-		return true, t.Delete(first)
-	}
-	return true, t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
 }

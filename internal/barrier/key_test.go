@@ -56,6 +56,8 @@ func TestKeysCarryTenantAndAuth(t *testing.T) {
 		{Tenant(tid).LogTypeIndex("card").Key("s"), "tenant/" + tid + "/idx/log-type/card/s", tid, false},
 		{Tenant(tid).PendingLogIndex().Key("s"), "tenant/" + tid + "/idx/log-p/s", tid, false},
 		{Tenant(tid).PendingAddress("a", "m", at, "s"), "tenant/" + tid + "/idx/pending-session-addr/a/m/" + TimeKey(at) + "/s", tid, false},
+		{Tenant(tid).LiveIntent("a", at, "i"), "tenant/" + tid + "/idx/intent-creator/a/" + TimeKey(at) + "/i", tid, false},
+		{Tenant(tid).LiveIntentFrom("a", "m", at, "i"), "tenant/" + tid + "/idx/intent-creator-addr/a/m/" + TimeKey(at) + "/i", tid, false},
 		{Tenant(tid).AuditQueueEntry("sink", "0011/id"), "sys/auditq/sink/0011/" + tid + "/id", "", false},
 		{AuditQueue("sink").Key("x"), "sys/auditq/sink/x", "", false},
 	} {

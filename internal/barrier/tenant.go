@@ -184,6 +184,27 @@ func (tk TenantKeys) TokenIntentExpiry(at time.Time, id string) Key {
 	return tk.Expiry(at, KindTokenIntent, id)
 }
 
+// LiveIntents is the index of the live token intents created by one
+// application or session (creator, its id) by expiry, and LiveIntent one
+// entry of it; LiveIntentsFrom and LiveIntentFrom are the same per client
+// address (addr a keyed MAC of it). Empty values (intents_limits.go in
+// the root).
+func (tk TenantKeys) LiveIntents(creator string) Prefix {
+	return tk.Index("intent-creator").Sub(creator + "/")
+}
+
+func (tk TenantKeys) LiveIntent(creator string, expires time.Time, id string) Key {
+	return tk.LiveIntents(creator).Key(TimeKey(expires) + "/" + id)
+}
+
+func (tk TenantKeys) LiveIntentsFrom(creator, addr string) Prefix {
+	return tk.Index("intent-creator-addr").Sub(creator + "/" + addr + "/")
+}
+
+func (tk TenantKeys) LiveIntentFrom(creator, addr string, expires time.Time, id string) Key {
+	return tk.LiveIntentsFrom(creator, addr).Key(TimeKey(expires) + "/" + id)
+}
+
 // CVCDue schedules the removal of the cvc of token id, written at at.
 func (tk TenantKeys) CVCDue(at time.Time, id string) Key {
 	return CVCSchedule.Key(TimeKey(at) + "/" + tk.id + "/" + id)
