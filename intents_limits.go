@@ -45,12 +45,8 @@ const msgIntentEvicted = "Token intent evicted: too many live for its creator an
 // makeRoomForIntent evicts what a new intent of tenant tid, created by
 // creator from the address named addr, would put over the caps.
 func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
-	return t.makeRoom(liveCaps{
-		byAddress:  barrier.Tenant(tid).LiveIntentsFrom(creator, addr),
-		byCreator:  barrier.Tenant(tid).LiveIntents(creator),
-		perAddress: t.v.maxIntentsPerAddress,
-		perCreator: t.v.maxIntents,
-		evict: func(entry barrier.Key, id string) error {
+	return t.makeRoom(barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
+		func(entry barrier.Key, id string) error {
 			rec, err := t.getTokenIntent(tid, id)
 			if err != nil {
 				return err
@@ -60,8 +56,7 @@ func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
 				return t.Delete(entry)
 			}
 			return t.deleteTokenIntent(systemActor, rec, msgIntentEvicted)
-		},
-	})
+		})
 }
 
 // indexKeys are an intent's entries in the indexes of its caps (none
@@ -70,9 +65,5 @@ func (r *tokenIntentRecord) indexKeys() []barrier.Key {
 	if r.CreatedFrom == "" {
 		return nil
 	}
-	tk := barrier.Tenant(r.TenantID)
-	return []barrier.Key{
-		tk.LiveIntent(r.CreatedBy, r.ExpiresAt, r.ID),
-		tk.LiveIntentFrom(r.CreatedBy, r.CreatedFrom, r.ExpiresAt, r.ID),
-	}
+	return barrier.Tenant(r.TenantID).CapEntries(barrier.TokenIntentCaps, r.CreatedBy, r.CreatedFrom, r.ExpiresAt, r.ID)
 }

@@ -27,31 +27,23 @@ func capOrDefault(n, def int) int {
 	return n
 }
 
-// liveCaps names the two indexes of one creator (entries
-// <expiry nanos>/<id>, empty values) and their caps (0 or less: none),
-// and how an indexed object is evicted.
-type liveCaps struct {
-	byAddress, byCreator   barrier.Prefix
-	perAddress, perCreator int
-	// evict removes the object id that entry indexes, with its index
-	// entries and a log line; or, when the object is gone (a stale
-	// entry), the entry alone.
-	evict func(entry barrier.Key, id string) error
-}
-
-// makeRoom evicts what one more object would put over c's caps: the
-// address's oldest live object when the address is at its cap, else the
-// creator's oldest when the creator is at its cap. Either way the new
-// object replaces one, so the counts stay within the caps.
-func (t *txn) makeRoom(c liveCaps) error {
-	if c.perAddress > 0 {
-		evicted, err := t.evictOldestLive(c.byAddress, c.perAddress, c.evict)
+// makeRoom evicts what one more object of family f in tenant tid, created
+// by creator from the address named addr, would put over the caps
+// perAddress and perCreator (0 or less: none): the address's oldest live
+// object when the address is at its cap, else the creator's oldest when
+// the creator is at its cap. Either way the new object replaces one, so
+// the counts stay within the caps. evict removes the object id that
+// entry indexes, with its index entries and a log line; or, when the
+// object is gone (a stale entry), the entry alone.
+func (t *txn) makeRoom(f barrier.CapFamily, tid, creator, addr string, perAddress, perCreator int, evict func(entry barrier.Key, id string) error) error {
+	if perAddress > 0 {
+		evicted, err := t.evictOldestLive(barrier.Tenant(tid).ByAddress(f, creator, addr), perAddress, evict)
 		if err != nil || evicted {
 			return err
 		}
 	}
-	if c.perCreator > 0 {
-		_, err := t.evictOldestLive(c.byCreator, c.perCreator, c.evict)
+	if perCreator > 0 {
+		_, err := t.evictOldestLive(barrier.Tenant(tid).ByCreator(f, creator), perCreator, evict)
 		return err
 	}
 	return nil

@@ -28,7 +28,8 @@ import (
 //     be authorized) are the ones kept.
 //
 // Both caps are counted in the store, in the creation's own transaction,
-// so they hold across instances that share a store. An evicted session is
+// so they hold across instances that share a store (limits_caps.go, which
+// caps token intents the same way). An evicted session is
 // deleted with its lookups (its nonce is then unknown to AuthorizeSession)
 // and the deletion is logged ("Session evicted"). Authorized sessions are
 // never evicted: they no longer wait.
@@ -47,7 +48,9 @@ const (
 )
 
 // pendingAddress is the name of the caller's address in the per-address
-// index: a keyed MAC of its throttle address, 128 bits in hex.
+// indexes (of sessions and token intents): a keyed MAC of its throttle
+// address, 128 bits in hex. In-process callers without an address share
+// one name.
 func (t *txn) pendingAddress() string {
 	addr := throttleAddress(callInfoOf(t.ctx).ClientAddress)
 	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
@@ -57,12 +60,8 @@ func (t *txn) pendingAddress() string {
 // application appID, created from the address named addr, would put over
 // the caps (limits_caps.go).
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
-	return t.makeRoom(liveCaps{
-		byAddress:  barrier.Tenant(tid).PendingAddresses(appID, addr),
-		byCreator:  barrier.Tenant(tid).PendingSessions(appID),
-		perAddress: t.v.maxPendingPerAddress,
-		perCreator: t.v.maxPendingSessions,
-		evict: func(entry barrier.Key, id string) error {
+	return t.makeRoom(barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
+		func(entry barrier.Key, id string) error {
 			var rec sessionRecord
 			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 			if err != nil {
@@ -73,6 +72,5 @@ func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 				return t.Delete(entry)
 			}
 			return t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
-		},
-	})
+		})
 }

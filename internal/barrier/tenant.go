@@ -136,24 +136,39 @@ func (tk TenantKeys) LineIndex(typ, id string) Prefix {
 // PendingLogIndex holds the index entries reads' lines wait for.
 func (tk TenantKeys) PendingLogIndex() Prefix { return tk.Index("log-p") }
 
-// PendingSessions is the index of the unauthorized sessions of public
-// application appID by expiry, and PendingSession one entry of it.
-func (tk TenantKeys) PendingSessions(appID string) Prefix {
-	return tk.Index("pending-session").Sub(appID + "/")
+// CapFamily names the indexes of a family of capped live objects (the
+// root's limits_caps.go): by creator, and by creator and client address.
+type CapFamily string
+
+// The capped families.
+const (
+	// PendingSessionCaps: unauthorized sessions of a public application.
+	PendingSessionCaps CapFamily = "pending-session"
+	// TokenIntentCaps: live token intents of an application or session.
+	TokenIntentCaps CapFamily = "intent-creator"
+)
+
+// ByCreator is the index of family f's live objects of one creator, by
+// expiry (entries <nanos>/<id>, empty values); ByAddress the same per
+// client address (addr a keyed MAC of it).
+func (tk TenantKeys) ByCreator(f CapFamily, creator string) Prefix {
+	return tk.Index(string(f)).Sub(creator + "/")
 }
 
-func (tk TenantKeys) PendingSession(appID string, expires time.Time, id string) Key {
-	return tk.PendingSessions(appID).Key(TimeKey(expires) + "/" + id)
+func (tk TenantKeys) ByAddress(f CapFamily, creator, addr string) Prefix {
+	return tk.Index(string(f) + "-addr").Sub(creator + "/" + addr + "/")
 }
 
-// PendingAddresses is the same index per client address (addr a keyed
-// MAC of it), and PendingAddress one entry of it.
-func (tk TenantKeys) PendingAddresses(appID, addr string) Prefix {
-	return tk.Index("pending-session-addr").Sub(appID + "/" + addr + "/")
-}
-
-func (tk TenantKeys) PendingAddress(appID, addr string, expires time.Time, id string) Key {
-	return tk.PendingAddresses(appID, addr).Key(TimeKey(expires) + "/" + id)
+// CapEntries are the index entries of object id of family f, created by
+// creator from the address named addr, expiring at expires: its
+// creator's, and its address's unless addr is "".
+func (tk TenantKeys) CapEntries(f CapFamily, creator, addr string, expires time.Time, id string) []Key {
+	rest := TimeKey(expires) + "/" + id
+	keys := []Key{tk.ByCreator(f, creator).Key(rest)}
+	if addr != "" {
+		keys = append(keys, tk.ByAddress(f, creator, addr).Key(rest))
+	}
+	return keys
 }
 
 // Registry is the tenant's entry in the tenant registry.
@@ -182,27 +197,6 @@ func (tk TenantKeys) TokenIntents() Prefix { return tk.Records(KindTokenIntent) 
 // expires at at (an entry of the expiry schedule, like Expiry's).
 func (tk TenantKeys) TokenIntentExpiry(at time.Time, id string) Key {
 	return tk.Expiry(at, KindTokenIntent, id)
-}
-
-// LiveIntents is the index of the live token intents created by one
-// application or session (creator, its id) by expiry, and LiveIntent one
-// entry of it; LiveIntentsFrom and LiveIntentFrom are the same per client
-// address (addr a keyed MAC of it). Empty values (intents_limits.go in
-// the root).
-func (tk TenantKeys) LiveIntents(creator string) Prefix {
-	return tk.Index("intent-creator").Sub(creator + "/")
-}
-
-func (tk TenantKeys) LiveIntent(creator string, expires time.Time, id string) Key {
-	return tk.LiveIntents(creator).Key(TimeKey(expires) + "/" + id)
-}
-
-func (tk TenantKeys) LiveIntentsFrom(creator, addr string) Prefix {
-	return tk.Index("intent-creator-addr").Sub(creator + "/" + addr + "/")
-}
-
-func (tk TenantKeys) LiveIntentFrom(creator, addr string, expires time.Time, id string) Key {
-	return tk.LiveIntentsFrom(creator, addr).Key(TimeKey(expires) + "/" + id)
 }
 
 // CVCDue schedules the removal of the cvc of token id, written at at.
