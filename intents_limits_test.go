@@ -153,7 +153,8 @@ func TestTokenIntentCapsUnderConcurrency(t *testing.T) {
 // TestTokenIntentCapsPerCreator: a private application granted
 // token-intent:create follows the same caps (in process, without an
 // address, its calls share one budget), counted apart from the public
-// application's, whose intents it never evicts.
+// application's, whose intents it never evicts; so does a session
+// granted it, from its client address.
 func TestTokenIntentCapsPerCreator(t *testing.T) {
 	s := storeKinds[0].open(t)
 	e := withIntentApps(t, newEnvOn(t, s, func(o *tokenvault.Options) { o.Limits.MaxPendingTokenIntentsPerAddress = 4 }))
@@ -187,4 +188,31 @@ func TestTokenIntentCapsPerCreator(t *testing.T) {
 	if _, err := e.v.GetTokenIntent(ctx, priv.Key, privs[16].ID); err != nil {
 		t.Errorf("the private application's fourth newest: %v", err)
 	}
+
+	sess, err := e.v.CreateSession(from("203.0.113.7"), e.pub.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.v.AuthorizeSession(ctx, priv.Key, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{tokenvault.PermTokenIntentCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i := range 10 {
+		in, err := createIntent(e, from("203.0.113.7"), sess.SessionKey)
+		if err != nil {
+			t.Fatalf("session intent %d: %v", i, err)
+		}
+		if i == 0 {
+			first = in.ID
+		}
+	}
+	if _, err := createIntent(e, from("198.51.100.7"), sess.SessionKey); err != nil {
+		t.Errorf("a session intent from another address: %v", err)
+	}
+	if records, _, _ := liveIntentEntries(t, s); records != 13 {
+		t.Errorf("%d intents stored, want 4 of each application and 5 of the session", records)
+	}
+	_, err = e.v.GetTokenIntent(from("203.0.113.7"), sess.SessionKey, first)
+	wantKind(t, "the session's evicted intent", err, tokenvault.NotFound)
 }

@@ -82,7 +82,9 @@ func (r *tokenIntentRecord) decodeRecord(key barrier.Key, b []byte) error {
 	r.Fingerprint, r.CreatedBy, r.CreatedByType = d.str(), d.str(), d.str()
 	r.CreatedAt, r.ExpiresAt = d.time(), d.time()
 	if flags&intentCreatedFrom != 0 {
-		r.CreatedFrom = d.str()
+		if r.CreatedFrom = d.str(); r.CreatedFrom == "" {
+			d.fail("token intent: empty created_from")
+		}
 	}
 	d.checkFlags(flags, intentCreatedFrom<<1)
 	if err := d.end(); err != nil {
