@@ -101,6 +101,13 @@ type CardDetails struct {
 // A card must not have expired; its cvc is validated but not kept (no
 // conversion carries it over).
 //
+// The live intents of one application or session are capped per client
+// address (Options.Limits.MaxPendingTokenIntentsPerAddress) and in all
+// (Options.Limits.MaxPendingTokenIntentsPerApplication): a creation past a
+// cap evicts the oldest live intent of that address, or of the creator,
+// instead of being refused, so a flood from one holder of a public key
+// never stops other users (see intents_limits.go).
+//
 // Returns Invalid (bad type, data or expires_at, with their paths),
 // Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.
 func (v *Vault) CreateTokenIntent(ctx context.Context, key Credential, req TokenIntentRequest) (*TokenIntent, error) {
@@ -143,10 +150,14 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err != nil {
 			return err
 		}
+		addr := t.pendingAddress()
+		if err := t.makeRoomForIntent(p.tenantID, p.actorID, addr); err != nil {
+			return err
+		}
 		rec := &tokenIntentRecord{
 			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: data,
 			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
-			CreatedAt: t.now, ExpiresAt: t.now.Add(t.v.intentLifetime),
+			CreatedAt: t.now, ExpiresAt: t.now.Add(t.v.intentLifetime), CreatedFrom: addr,
 		}
 		if req.ExpiresAt != nil {
 			rec.ExpiresAt = req.ExpiresAt.UTC()
@@ -154,8 +165,10 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err := t.putRecord(barrier.Tenant(rec.TenantID).TokenIntent(rec.ID), rec); err != nil {
 			return err
 		}
-		if err := t.PutIndex(barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)); err != nil {
-			return err
+		for _, k := range append(rec.indexKeys(), barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)) {
+			if err := t.PutIndex(k); err != nil {
+				return err
+			}
 		}
 		if out, err = rec.api(); err != nil {
 			return err
@@ -274,19 +287,19 @@ func (t *txn) getTokenIntent(tid, id string) (*tokenIntentRecord, error) {
 	return &rec, nil
 }
 
-// deleteTokenIntent removes an intent and its expiry entry, with a log
-// line of operation delete saying msg.
+// deleteTokenIntent removes an intent as removeTokenIntent does, with a
+// log line of operation delete saying msg.
 func (t *txn) deleteTokenIntent(by actor, rec *tokenIntentRecord, msg string) error {
 	return t.removeTokenIntent(by, rec, OpDelete, msg)
 }
 
-// removeTokenIntent removes an intent and its expiry entry, with the log
-// line (op, msg).
+// removeTokenIntent removes an intent, its expiry entry and its entries
+// in the caps' indexes, with the log line (op, msg).
 func (t *txn) removeTokenIntent(by actor, rec *tokenIntentRecord, op, msg string) error {
-	for _, k := range []barrier.Key{
+	for _, k := range append([]barrier.Key{
 		barrier.Tenant(rec.TenantID).TokenIntent(rec.ID),
 		barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID),
-	} {
+	}, rec.indexKeys()...) {
 		if err := t.Delete(k); err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 // Format version 1 (binary; see records.go and records_parts.go):
 //
 //	0x01           format version
-//	uvarint flags  none defined yet (0); a bit this code does not know is refused
+//	uvarint flags  bit 0: created_from follows; a bit this code does not know is refused
 //	str   type          token, card or bank
 //	bytes data          the validated data as JSON (a card's without its cvc)
 //	str   fingerprint   under the type's default expression ("" for none)
@@ -21,6 +21,9 @@ import (
 //	str   created_by_type  application or session
 //	time  created_at
 //	time  expires_at
+//	str   created_from  (flag bit 0) the keyed MAC of the creating call's
+//	                    client address that indexes the intent for its caps
+//	                    (intents_limits.go); absent in intents written before
 //
 // The tenant and id are the store key's. There is no version 0: intents
 // came after every record had its binary form.
@@ -37,7 +40,13 @@ type tokenIntentRecord struct {
 	CreatedByType string
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
+	// CreatedFrom is the keyed MAC of the creating call's client address
+	// (txn.pendingAddress), "" in intents written before the caps.
+	CreatedFrom string
 }
+
+// intentCreatedFrom is the flag bit of tokenIntentRecord.CreatedFrom.
+const intentCreatedFrom = 1
 
 func (r *tokenIntentRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
@@ -48,10 +57,18 @@ func (r *tokenIntentRecord) appendRecord(b []byte, key barrier.Key) ([]byte, err
 	if err := checkRecordTimes("token intent", &r.CreatedAt, &r.ExpiresAt); err != nil {
 		return b, err
 	}
-	b = appendUvarint(append(b, tokenIntentFormat), 0)
+	flags := uint64(0)
+	if r.CreatedFrom != "" {
+		flags |= intentCreatedFrom
+	}
+	b = appendUvarint(append(b, tokenIntentFormat), flags)
 	b = appendBytes(appendStr(b, r.Type), r.Data)
 	b = appendStr(appendStr(appendStr(b, r.Fingerprint), r.CreatedBy), r.CreatedByType)
-	return appendTime(appendTime(b, r.CreatedAt), r.ExpiresAt), nil
+	b = appendTime(appendTime(b, r.CreatedAt), r.ExpiresAt)
+	if r.CreatedFrom != "" {
+		b = appendStr(b, r.CreatedFrom)
+	}
+	return b, nil
 }
 
 func (r *tokenIntentRecord) decodeRecord(key barrier.Key, b []byte) error {
@@ -64,7 +81,12 @@ func (r *tokenIntentRecord) decodeRecord(key barrier.Key, b []byte) error {
 	r.Type, r.Data = d.str(), d.bytes()
 	r.Fingerprint, r.CreatedBy, r.CreatedByType = d.str(), d.str(), d.str()
 	r.CreatedAt, r.ExpiresAt = d.time(), d.time()
-	d.checkFlags(flags, 1)
+	if flags&intentCreatedFrom != 0 {
+		if r.CreatedFrom = d.str(); r.CreatedFrom == "" {
+			d.fail("token intent: empty created_from")
+		}
+	}
+	d.checkFlags(flags, intentCreatedFrom<<1)
 	if err := d.end(); err != nil {
 		*r = tokenIntentRecord{}
 		return err

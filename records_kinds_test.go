@@ -137,7 +137,8 @@ var recordKinds = []recordKind{
 		return &tokenIntentRecord{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
 			Data:        json.RawMessage(`{"expiration_month":12,"expiration_year":2030,"number":"4242424242424242"}`),
 			Fingerprint: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires}
+			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
+			CreatedFrom: "9e72c082687f5cd874f01ec511282350"}
 	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
 }
 

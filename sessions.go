@@ -120,11 +120,10 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.PutIndex(barrier.Tenant(rec.TenantID).PendingSession(rec.ApplicationID, rec.ExpiresAt, rec.ID)); err != nil {
-			return err
-		}
-		if err := t.PutIndex(barrier.Tenant(rec.TenantID).PendingAddress(rec.ApplicationID, addr, rec.ExpiresAt, rec.ID)); err != nil {
-			return err
+		for _, k := range rec.pendingKeys() {
+			if err := t.PutIndex(k); err != nil {
+				return err
+			}
 		}
 		out = &Session{SessionKey: Credential(sessionKey), Nonce: nonce, ExpiresAt: rec.ExpiresAt}
 		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
@@ -335,9 +334,5 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 // pendingKeys are the index entries of a session waiting for
 // authorization (sessions_limits.go).
 func (s *sessionRecord) pendingKeys() []barrier.Key {
-	keys := []barrier.Key{barrier.Tenant(s.TenantID).PendingSession(s.ApplicationID, s.ExpiresAt, s.ID)}
-	if s.PendingAddress != "" {
-		keys = append(keys, barrier.Tenant(s.TenantID).PendingAddress(s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID))
-	}
-	return keys
+	return barrier.Tenant(s.TenantID).CapEntries(barrier.PendingSessionCaps, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID)
 }

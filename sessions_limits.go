@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"encoding/hex"
-	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
@@ -29,7 +28,8 @@ import (
 //     be authorized) are the ones kept.
 //
 // Both caps are counted in the store, in the creation's own transaction,
-// so they hold across instances that share a store. An evicted session is
+// so they hold across instances that share a store (limits_caps.go, which
+// caps token intents the same way). An evicted session is
 // deleted with its lookups (its nonce is then unknown to AuthorizeSession)
 // and the deletion is logged ("Session evicted"). Authorized sessions are
 // never evicted: they no longer wait.
@@ -48,7 +48,9 @@ const (
 )
 
 // pendingAddress is the name of the caller's address in the per-address
-// index: a keyed MAC of its throttle address, 128 bits in hex.
+// indexes (of sessions and token intents): a keyed MAC of its throttle
+// address, 128 bits in hex. In-process callers without an address share
+// one name.
 func (t *txn) pendingAddress() string {
 	addr := throttleAddress(callInfoOf(t.ctx).ClientAddress)
 	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
@@ -56,53 +58,19 @@ func (t *txn) pendingAddress() string {
 
 // makeRoomForSession evicts what a new waiting session of public
 // application appID, created from the address named addr, would put over
-// the caps: the address's oldest waiting session when the address is at
-// its cap, else the application's oldest when the application is at its
-// cap. Either way the new session replaces one, so the counts stay within
-// the caps.
+// the caps (limits_caps.go).
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
-	if limit := t.v.maxPendingPerAddress; limit > 0 {
-		evicted, err := t.evictOldestPending(barrier.Tenant(tid).PendingAddresses(appID, addr), tid, limit)
-		if err != nil || evicted {
-			return err
-		}
-	}
-	if limit := t.v.maxPendingSessions; limit > 0 {
-		_, err := t.evictOldestPending(barrier.Tenant(tid).Index("pending-session").Sub(appID+"/"), tid, limit)
-		return err
-	}
-	return nil
-}
-
-// evictOldestPending evicts the first live session indexed under prefix
-// (entries <expiry nanos>/<session id>) when there are limit or more, and
-// reports whether it did.
-func (t *txn) evictOldestPending(prefix barrier.Prefix, tid string, limit int) (bool, error) {
-	// Entries expiring at or before now are expired (the sweeper removes
-	// them): start past them.
-	after := barrier.TimeKey(t.now) + "/~"
-	count := 0
-	var first barrier.Key
-	var firstRest string
-	err := t.Scan(prefix, after, limit, func(k barrier.Key, rest string) error {
-		if count == 0 {
-			first, firstRest = k, rest
-		}
-		count++
-		return nil
-	})
-	if err != nil || count < limit {
-		return false, err
-	}
-	_, id, _ := strings.Cut(firstRest, "/")
-	var rec sessionRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
-	if err != nil {
-		return false, err
-	}
-	if !ok || rec.NonceHash == nil {
-		// A stale entry (its session gone or authorized): drop it.
-		return true, t.Delete(first)
-	}
-	return true, t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
+	return t.makeRoom(barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
+		func(entry barrier.Key, id string) error {
+			var rec sessionRecord
+			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
+			if err != nil {
+				return err
+			}
+			if !ok || rec.NonceHash == nil {
+				// A stale entry (its session gone or authorized): drop it.
+				return t.Delete(entry)
+			}
+			return t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
+		})
 }

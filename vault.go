@@ -56,6 +56,10 @@ type Vault struct {
 	// Options.Limits.MaxPendingSessionsPerApplication and
 	// Options.Limits.MaxPendingSessionsPerAddress.
 	maxPendingSessions, maxPendingPerAddress int
+	// maxIntents and maxIntentsPerAddress: see
+	// Options.Limits.MaxPendingTokenIntentsPerApplication and
+	// Options.Limits.MaxPendingTokenIntentsPerAddress.
+	maxIntents, maxIntentsPerAddress int
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -125,14 +129,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.wrappers.Store(ws)
 	v.limits = newLimits(opts)
-	v.maxPendingSessions = opts.Limits.MaxPendingSessionsPerApplication
-	if v.maxPendingSessions == 0 {
-		v.maxPendingSessions = DefaultMaxPendingSessions
-	}
-	v.maxPendingPerAddress = opts.Limits.MaxPendingSessionsPerAddress
-	if v.maxPendingPerAddress == 0 {
-		v.maxPendingPerAddress = DefaultMaxPendingSessionsPerAddress
-	}
+	v.maxPendingSessions = capOrDefault(opts.Limits.MaxPendingSessionsPerApplication, DefaultMaxPendingSessions)
+	v.maxPendingPerAddress = capOrDefault(opts.Limits.MaxPendingSessionsPerAddress, DefaultMaxPendingSessionsPerAddress)
+	v.maxIntents = capOrDefault(opts.Limits.MaxPendingTokenIntentsPerApplication, DefaultMaxPendingTokenIntents)
+	v.maxIntentsPerAddress = capOrDefault(opts.Limits.MaxPendingTokenIntentsPerAddress, DefaultMaxPendingTokenIntentsPerAddress)
 	if v.now == nil {
 		v.now = time.Now
 	}

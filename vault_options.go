@@ -111,7 +111,8 @@ type KeyOptions struct {
 // LimitOptions bound calls. Over a rate limit a call fails with
 // RateLimited (Error.RetryAfter says when to try again). Rate limits are
 // kept in each Vault's memory: instances sharing a PostgreSQL store apply
-// them separately. The pending-session caps are counted in the store.
+// them separately. The caps on pending sessions and live token intents
+// are counted in the store.
 type LimitOptions struct {
 	// RatePerKey bounds the calls of one API or session key per second,
 	// with a burst of one second's worth (at least 1); a public
@@ -153,6 +154,22 @@ type LimitOptions struct {
 	// of others. Counted in the store. Zero:
 	// DefaultMaxPendingSessionsPerAddress (100). Negative: no limit.
 	MaxPendingSessionsPerAddress int
+	// MaxPendingTokenIntentsPerApplication bounds the live token intents
+	// one application or session has created (not yet converted, deleted
+	// or expired): a CreateTokenIntent past it evicts the creator's
+	// oldest live intent (the first to expire), so a flood never refuses
+	// other users and storage stays bounded. Counted in the store, so it
+	// holds across instances. Zero: DefaultMaxPendingTokenIntents (10000).
+	// Negative: no limit.
+	MaxPendingTokenIntentsPerApplication int
+	// MaxPendingTokenIntentsPerAddress bounds the live token intents one
+	// application or session has created from one client address
+	// (CallInfo.ClientAddress; in-process callers without one share one
+	// budget): a CreateTokenIntent past it evicts that address's own
+	// oldest live intent, so one address cannot push out the intents of
+	// others. Counted in the store. Zero:
+	// DefaultMaxPendingTokenIntentsPerAddress (100). Negative: no limit.
+	MaxPendingTokenIntentsPerAddress int
 }
 
 // RetentionOptions say how long what the Vault may forget is kept, and
@@ -291,10 +308,12 @@ func DefaultOptions() Options {
 		Rand:   rand.Reader,
 		Logger: slog.Default(),
 		Limits: LimitOptions{
-			AuthFailuresPerMinute:            DefaultAuthFailuresPerMinute,
-			SessionsPerApplication:           DefaultSessionsPerApplication,
-			MaxPendingSessionsPerApplication: DefaultMaxPendingSessions,
-			MaxPendingSessionsPerAddress:     DefaultMaxPendingSessionsPerAddress,
+			AuthFailuresPerMinute:                DefaultAuthFailuresPerMinute,
+			SessionsPerApplication:               DefaultSessionsPerApplication,
+			MaxPendingSessionsPerApplication:     DefaultMaxPendingSessions,
+			MaxPendingSessionsPerAddress:         DefaultMaxPendingSessionsPerAddress,
+			MaxPendingTokenIntentsPerApplication: DefaultMaxPendingTokenIntents,
+			MaxPendingTokenIntentsPerAddress:     DefaultMaxPendingTokenIntentsPerAddress,
 		},
 		Retention: RetentionOptions{
 			SweepInterval: time.Minute,

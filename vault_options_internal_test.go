@@ -33,6 +33,7 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 	}
 	type resolved struct {
 		maxPendingSessions, maxPendingPerAddress int
+		maxIntents, maxIntentsPerAddress         int
 		proxyMaxResponse, codeMaxResult          int64
 		webhook, logs, cvc                       string
 		authFailures, sessions                   bucket
@@ -42,6 +43,7 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 	of := func(v *Vault) resolved {
 		return resolved{
 			maxPendingSessions: v.maxPendingSessions, maxPendingPerAddress: v.maxPendingPerAddress,
+			maxIntents: v.maxIntents, maxIntentsPerAddress: v.maxIntentsPerAddress,
 			proxyMaxResponse: v.proxyMaxResponse, codeMaxResult: v.codeMaxResult,
 			webhook: v.webhookBackoff.String(), logs: v.logRetention.String(), cvc: v.cvcRetention.String(),
 			authFailures: bucket{float64(v.limits.authFailures.limit), v.limits.authFailures.burst, v.limits.authFailures.idle.String()},

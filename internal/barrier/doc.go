@@ -155,4 +155,9 @@
 //	tenant/<tid>/idx/pending-session-addr/<app>/<addr>/<nanos>/<id>  the same per
 //	                                         client address (<addr> a keyed MAC of it), by
 //	                                         expiry (sessions_limits.go)
+//	tenant/<tid>/idx/intent-creator/<creator>/<nanos>/<id>  live token intents of
+//	                                         one application or session, by expiry
+//	                                         (intents_limits.go)
+//	tenant/<tid>/idx/intent-creator-addr/<creator>/<addr>/<nanos>/<id>  the same per
+//	                                         client address (<addr> a keyed MAC of it)
 package barrier

@@ -136,24 +136,39 @@ func (tk TenantKeys) LineIndex(typ, id string) Prefix {
 // PendingLogIndex holds the index entries reads' lines wait for.
 func (tk TenantKeys) PendingLogIndex() Prefix { return tk.Index("log-p") }
 
-// PendingSessions is the index of the unauthorized sessions of public
-// application appID by expiry, and PendingSession one entry of it.
-func (tk TenantKeys) PendingSessions(appID string) Prefix {
-	return tk.Index("pending-session").Sub(appID + "/")
+// CapFamily names the indexes of a family of capped live objects (the
+// root's limits_caps.go): by creator, and by creator and client address.
+type CapFamily string
+
+// The capped families.
+const (
+	// PendingSessionCaps: unauthorized sessions of a public application.
+	PendingSessionCaps CapFamily = "pending-session"
+	// TokenIntentCaps: live token intents of an application or session.
+	TokenIntentCaps CapFamily = "intent-creator"
+)
+
+// ByCreator is the index of family f's live objects of one creator, by
+// expiry (entries <nanos>/<id>, empty values); ByAddress the same per
+// client address (addr a keyed MAC of it).
+func (tk TenantKeys) ByCreator(f CapFamily, creator string) Prefix {
+	return tk.Index(string(f)).Sub(creator + "/")
 }
 
-func (tk TenantKeys) PendingSession(appID string, expires time.Time, id string) Key {
-	return tk.PendingSessions(appID).Key(TimeKey(expires) + "/" + id)
+func (tk TenantKeys) ByAddress(f CapFamily, creator, addr string) Prefix {
+	return tk.Index(string(f) + "-addr").Sub(creator + "/" + addr + "/")
 }
 
-// PendingAddresses is the same index per client address (addr a keyed
-// MAC of it), and PendingAddress one entry of it.
-func (tk TenantKeys) PendingAddresses(appID, addr string) Prefix {
-	return tk.Index("pending-session-addr").Sub(appID + "/" + addr + "/")
-}
-
-func (tk TenantKeys) PendingAddress(appID, addr string, expires time.Time, id string) Key {
-	return tk.PendingAddresses(appID, addr).Key(TimeKey(expires) + "/" + id)
+// CapEntries are the index entries of object id of family f, created by
+// creator from the address named addr, expiring at expires: its
+// creator's, and its address's unless addr is "".
+func (tk TenantKeys) CapEntries(f CapFamily, creator, addr string, expires time.Time, id string) []Key {
+	rest := TimeKey(expires) + "/" + id
+	keys := []Key{tk.ByCreator(f, creator).Key(rest)}
+	if addr != "" {
+		keys = append(keys, tk.ByAddress(f, creator, addr).Key(rest))
+	}
+	return keys
 }
 
 // Registry is the tenant's entry in the tenant registry.

@@ -1,0 +1,218 @@
+package tokenvault_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// liveIntentEntries counts, in s, the token intents stored and their
+// entries in the caps' indexes: per creator, and per creator and address
+// (by "<creator>/<address MAC>").
+func liveIntentEntries(t *testing.T, s store.Store) (records, perCreator int, perAddress map[string]int) {
+	t.Helper()
+	perAddress = map[string]int{}
+	for k := range dump(t, s) {
+		parts := strings.SplitN(k, "/", 4)
+		switch {
+		case len(parts) == 4 && parts[0] == "tenant" && parts[2] == "token_intent":
+			records++
+		case strings.Contains(k, "/idx/intent-creator/"):
+			perCreator++
+		case strings.Contains(k, "/idx/intent-creator-addr/"):
+			_, rest, _ := strings.Cut(k, "/idx/intent-creator-addr/")
+			parts := strings.SplitN(rest, "/", 3)
+			perAddress[parts[0]+"/"+parts[1]]++
+		}
+	}
+	return records, perCreator, perAddress
+}
+
+func createIntent(e *intentEnv, c context.Context, key tokenvault.Credential) (*tokenvault.TokenIntent, error) {
+	return e.v.CreateTokenIntent(c, key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard, Data: intentCard()})
+}
+
+// TestTokenIntentFloodEvictsOnlyItsOwn: 300 intents created with one
+// public key from one address (its cap lowered to 10) leave 10 of that
+// address's live, the newest; intents created from other addresses and
+// in process before, during and after the flood are all created, kept
+// and convertible; the flood's first intent is gone (read, delete and
+// convert NotFound) and its audit lines say created, then evicted.
+func TestTokenIntentFloodEvictsOnlyItsOwn(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			s := sk.open(t)
+			e := withIntentApps(t, newEnvOn(t, s, func(o *tokenvault.Options) { o.Limits.MaxPendingTokenIntentsPerAddress = 10 }))
+			const cap, flood = 10, 300
+			var legit, flooded []*tokenvault.TokenIntent
+			other := func(i int) {
+				t.Helper()
+				for _, c := range []context.Context{from(fmt.Sprint("198.51.100.", i+1)), ctx} {
+					in, err := createIntent(e, c, e.pub.Key)
+					if err != nil {
+						t.Fatalf("an intent from another address (%d): %v", i, err)
+					}
+					legit = append(legit, in)
+				}
+			}
+			other(0)
+			for i := range flood {
+				in, err := createIntent(e, from("203.0.113.66"), e.pub.Key)
+				if err != nil {
+					t.Fatalf("flood intent %d: %v", i, err)
+				}
+				flooded = append(flooded, in)
+				if i%50 == 0 {
+					other(i/50 + 1)
+				}
+			}
+			other(99)
+
+			records, perCreator, perAddress := liveIntentEntries(t, s)
+			if want := cap + len(legit); records != want || perCreator != want {
+				t.Errorf("%d intents stored (%d indexed), want %d", records, perCreator, want)
+			}
+			for a, n := range perAddress {
+				if n > cap {
+					t.Errorf("address %s holds %d live intents, over the cap of %d", a, n, cap)
+				}
+			}
+			for i, in := range flooded[flood-cap:] {
+				if _, err := e.v.GetTokenIntent(from("203.0.113.66"), e.pub.Key, in.ID); err != nil {
+					t.Errorf("newest flood intent %d: %v", i, err)
+				}
+			}
+			first := flooded[0].ID
+			_, err := e.v.GetTokenIntent(from("203.0.113.66"), e.pub.Key, first)
+			wantKind(t, "reading an evicted intent", err, tokenvault.NotFound)
+			_, err = e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: first})
+			wantKind(t, "converting an evicted intent", err, tokenvault.NotFound)
+			wantKind(t, "deleting an evicted intent", e.v.DeleteTokenIntent(ctx, e.pub.Key, first), tokenvault.NotFound)
+			wantIntentLines(t, e.env, first, "Token intent created", "Token intent evicted: too many live for its creator and address")
+			for i, in := range legit {
+				if _, err := e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: in.ID}); err != nil {
+					t.Errorf("converting legitimate intent %d: %v", i, err)
+				}
+			}
+			if records, perCreator, _ := liveIntentEntries(t, s); records != cap || perCreator != cap {
+				t.Errorf("after converting the others, %d intents stored (%d indexed), want the flood's %d", records, perCreator, cap)
+			}
+		})
+	}
+}
+
+// TestTokenIntentCapsUnderConcurrency: 200 creations from one address,
+// 16 at a time, all succeed and leave exactly the cap live; 200 from 40
+// addresses leave the creator's cap, each address within its own.
+func TestTokenIntentCapsUnderConcurrency(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			s := sk.open(t)
+			e := withIntentApps(t, newEnvOn(t, s, func(o *tokenvault.Options) {
+				o.Limits.MaxPendingTokenIntentsPerAddress, o.Limits.MaxPendingTokenIntentsPerApplication = 5, 30
+			}))
+			counts := hammer(t, 200, 16, func(int) error {
+				_, err := createIntent(e, from("203.0.113.66"), e.pub.Key)
+				return err
+			})
+			if counts["ok"] != 200 {
+				t.Errorf("one address: %v, want 200 ok", counts)
+			}
+			if records, perCreator, perAddress := liveIntentEntries(t, s); records != 5 || perCreator != 5 || len(perAddress) != 1 {
+				t.Errorf("one address: %d intents stored, %d indexed, by address %v; want 5", records, perCreator, perAddress)
+			}
+			counts = hammer(t, 200, 16, func(i int) error {
+				_, err := createIntent(e, from(fmt.Sprint("192.0.2.", i%40)), e.pub.Key)
+				return err
+			})
+			if counts["ok"] != 200 {
+				t.Errorf("40 addresses: %v, want 200 ok", counts)
+			}
+			records, perCreator, perAddress := liveIntentEntries(t, s)
+			if records != 30 || perCreator != 30 {
+				t.Errorf("40 addresses: %d intents stored (%d indexed), want the creator's cap of 30", records, perCreator)
+			}
+			total := 0
+			for a, n := range perAddress {
+				total += n
+				if n > 5 {
+					t.Errorf("address %s holds %d live intents, over the cap of 5", a, n)
+				}
+			}
+			if total != 30 {
+				t.Errorf("%d entries by address, want 30", total)
+			}
+		})
+	}
+}
+
+// TestTokenIntentCapsPerCreator: a private application granted
+// token-intent:create follows the same caps (in process, without an
+// address, its calls share one budget), counted apart from the public
+// application's, whose intents it never evicts; so does a session
+// granted it, from its client address.
+func TestTokenIntentCapsPerCreator(t *testing.T) {
+	s := storeKinds[0].open(t)
+	e := withIntentApps(t, newEnvOn(t, s, func(o *tokenvault.Options) { o.Limits.MaxPendingTokenIntentsPerAddress = 4 }))
+	priv := e.app(t, tokenvault.Private, tokenvault.PermTokenIntentCreate, tokenvault.PermTokenIntentRead)
+	var pubs []*tokenvault.TokenIntent
+	for range 4 {
+		in, err := createIntent(e, ctx, e.pub.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pubs = append(pubs, in)
+	}
+	var privs []*tokenvault.TokenIntent
+	for i := range 20 {
+		in, err := createIntent(e, ctx, priv.Key)
+		if err != nil {
+			t.Fatalf("private intent %d: %v", i, err)
+		}
+		privs = append(privs, in)
+	}
+	if records, _, _ := liveIntentEntries(t, s); records != 8 {
+		t.Errorf("%d intents stored, want 4 of each creator", records)
+	}
+	for _, in := range pubs {
+		if _, err := e.v.GetTokenIntent(ctx, e.pub.Key, in.ID); err != nil {
+			t.Errorf("the public application's intent: %v", err)
+		}
+	}
+	_, err := e.v.GetTokenIntent(ctx, priv.Key, privs[15].ID)
+	wantKind(t, "the private application's fifth newest", err, tokenvault.NotFound)
+	if _, err := e.v.GetTokenIntent(ctx, priv.Key, privs[16].ID); err != nil {
+		t.Errorf("the private application's fourth newest: %v", err)
+	}
+
+	sess, err := e.v.CreateSession(from("203.0.113.7"), e.pub.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.v.AuthorizeSession(ctx, priv.Key, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{tokenvault.PermTokenIntentCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i := range 10 {
+		in, err := createIntent(e, from("203.0.113.7"), sess.SessionKey)
+		if err != nil {
+			t.Fatalf("session intent %d: %v", i, err)
+		}
+		if i == 0 {
+			first = in.ID
+		}
+	}
+	if _, err := createIntent(e, from("198.51.100.7"), sess.SessionKey); err != nil {
+		t.Errorf("a session intent from another address: %v", err)
+	}
+	if records, _, _ := liveIntentEntries(t, s); records != 13 {
+		t.Errorf("%d intents stored, want 4 of each application and 5 of the session", records)
+	}
+	_, err = e.v.GetTokenIntent(from("203.0.113.7"), sess.SessionKey, first)
+	wantKind(t, "the session's evicted intent", err, tokenvault.NotFound)
+}
