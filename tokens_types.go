@@ -126,7 +126,7 @@ func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any 
 		fe.add(path+".number", "must be a string of digits")
 	case !digits(number, 13, 19):
 		fe.add(path+".number", "must be 13 to 19 digits")
-	case !luhn(number):
+	case !expr.LuhnValid(number):
 		fe.add(path+".number", "is not a valid card number")
 	default:
 		out["number"] = number
@@ -224,22 +224,6 @@ func digits(s string, lo, hi int) bool {
 		}
 	}
 	return true
-}
-
-// luhn is the mod-10 check every card number passes.
-func luhn(number string) bool {
-	sum, double := 0, false
-	for i := len(number) - 1; i >= 0; i-- {
-		d := int(number[i] - '0')
-		if double {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
 }
 
 // abaChecksum is the weighted (3, 7, 1) mod-10 check of US routing numbers.

@@ -106,7 +106,7 @@ func aliasCard(s string, a []arg, rs *randSource) (any, error) {
 		last = 4
 	}
 	luhnValid := optBool(a, 2)
-	if n <= first+last || luhnValid && n == first+last+1 && luhnOK(s) {
+	if n <= first+last || luhnValid && n == first+last+1 && LuhnValid(s) {
 		return nil, fmt.Errorf("alias_card needs more digits than it reveals (%d of %d), so that some are random", first+last, n)
 	}
 	b := []byte(s)
@@ -128,9 +128,9 @@ func aliasCard(s string, a []arg, rs *randSource) (any, error) {
 		// Changing one digit changes the Luhn sum modulo 10 (doubled or
 		// not, the ten digits give ten different contributions), so one
 		// random digit decides validity either way.
-		if luhnOK(string(b)) != luhnValid {
+		if LuhnValid(string(b)) != luhnValid {
 			for c := byte('0'); c <= '9'; c++ {
-				if b[lastRandom] = c; luhnOK(string(b)) == luhnValid {
+				if b[lastRandom] = c; LuhnValid(string(b)) == luhnValid {
 					break
 				}
 			}
@@ -142,8 +142,9 @@ func aliasCard(s string, a []arg, rs *randSource) (any, error) {
 	return nil, errors.New("alias_card found no alias that differs from the number")
 }
 
-// luhnOK reports whether the digits of s pass the Luhn check.
-func luhnOK(s string) bool {
+// LuhnValid reports whether the digits of s pass the Luhn (mod 10) check
+// every card number passes; other characters (spaces, dashes) are skipped.
+func LuhnValid(s string) bool {
 	sum, double := 0, false
 	for i := len(s) - 1; i >= 0; i-- {
 		if !isDigit(s[i]) {
