@@ -63,6 +63,15 @@ type config struct {
 	logCodeConsole bool
 	// codeMaxResultBytes is tokenvault.Options.Code.MaxResultBytes.
 	codeMaxResultBytes int64
+	// codeWorkers and codeConcurrencyPerTenant are
+	// tokenvault.Options.Code.Workers and .ConcurrencyPerTenant (0: the
+	// library's defaults).
+	codeWorkers, codeConcurrencyPerTenant int
+	// The caps on waiting sessions and live token intents
+	// (tokenvault.Options.Limits; 0: the library's defaults, negative: no
+	// limit).
+	maxPendingSessionsPerApp, maxPendingSessionsPerAddr int
+	maxPendingIntentsPerApp, maxPendingIntentsPerAddr   int
 	// gcHeadroomMiB is the least heap growth between collections
 	// (gcheadroom.go); 0 leaves the collector as Go sets it.
 	gcHeadroomMiB int
@@ -256,12 +265,24 @@ func serveFlags(c *config) *FlagSet {
 	def("sessions-per-application", "TOKENVAULT_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before its further failures get 429\n(valid keys are always served), per instance; 0: no limit")
 	def("auth-failures-per-minute", "TOKENVAULT_AUTH_FAILURES_PER_MINUTE")
+	fs.IntVar(&c.maxPendingSessionsPerApp, "max-pending-sessions-per-application", c.maxPendingSessionsPerApp, "sessions one public application may have waiting for authorization; past it its oldest is evicted\n(shared by the instances of one store); 0: the library's default, 1000; negative: no limit")
+	def("max-pending-sessions-per-application", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_APPLICATION")
+	fs.IntVar(&c.maxPendingSessionsPerAddr, "max-pending-sessions-per-address", c.maxPendingSessionsPerAddr, "of those, the sessions created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")
+	def("max-pending-sessions-per-address", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_ADDRESS")
+	fs.IntVar(&c.maxPendingIntentsPerApp, "max-pending-token-intents-per-application", c.maxPendingIntentsPerApp, "live token intents one application or session may have created; past it its oldest is evicted;\n0: the library's default, 10000; negative: no limit")
+	def("max-pending-token-intents-per-application", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_APPLICATION")
+	fs.IntVar(&c.maxPendingIntentsPerAddr, "max-pending-token-intents-per-address", c.maxPendingIntentsPerAddr, "of those, the intents created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")
+	def("max-pending-token-intents-per-address", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_ADDRESS")
 	fs.Var((*levelValue)(&c.logLevel), "log-level", "least `level` logged: debug, info, warn or error")
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")
 	def("log-format", "TOKENVAULT_LOG_FORMAT")
 	fs.BoolVar(&c.logCodeConsole, "log-code-console", c.logCodeConsole, "log what reactor and transform code prints with console.* (at debug level); off by default,\nsince tenant code holds detokenized data: only for a vault that holds no real data")
 	def("log-code-console", "TOKENVAULT_LOG_CODE_CONSOLE")
+	fs.IntVar(&c.codeWorkers, "code-workers", c.codeWorkers, "sandbox worker processes running reactor and transform code at once; 0: the library's default, 16")
+	def("code-workers", "TOKENVAULT_CODE_WORKERS")
+	fs.IntVar(&c.codeConcurrencyPerTenant, "code-concurrency-per-tenant", c.codeConcurrencyPerTenant, "invocations of one tenant's code running at once, the rest of the workers kept for tenants\nwith nothing running; 0: half of -code-workers")
+	def("code-concurrency-per-tenant", "TOKENVAULT_CODE_CONCURRENCY_PER_TENANT")
 	fs.Int64Var(&c.codeMaxResultBytes, "code-max-result-bytes", c.codeMaxResultBytes, "most `bytes` one run of reactor or transform code may give back as JSON (its result,\nthe body a transform builds); more is a 413 naming the limit")
 	def("code-max-result-bytes", "TOKENVAULT_CODE_MAX_RESULT_BYTES")
 	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom", c.gcHeadroomMiB, "`MiB` the heap may grow by between garbage collections, at least (a small heap collected\ntoo often under load); 0 leaves the collector as Go sets it, and so does GOGC in the environment")
@@ -398,6 +419,10 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 		return c, errors.New("-smtp-user, -smtp-password-file, -smtp-from and -smtp-port need -smtp-host")
 	case c.codeMaxResultBytes <= 0:
 		return c, errors.New("-code-max-result-bytes must be positive")
+	case c.codeWorkers < 0 || c.codeConcurrencyPerTenant < 0:
+		return c, errors.New("-code-workers and -code-concurrency-per-tenant must be 0 (the default) or more")
+	case c.codeWorkers > 0 && c.codeConcurrencyPerTenant > c.codeWorkers:
+		return c, fmt.Errorf("-code-concurrency-per-tenant (%d) must not exceed -code-workers (%d)", c.codeConcurrencyPerTenant, c.codeWorkers)
 	case c.auditFileMaxBytes <= 0 || c.auditFileKeep < 0:
 		return c, errors.New("-audit-file-max-bytes must be positive and -audit-file-keep 0 or more")
 	case c.smtpHost != "" && c.smtpFrom == "":

@@ -229,9 +229,12 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		Mailer:        mailer,
 		InvitationURL: cfg.invitationURL,
 		Metrics:       metrics,
-		Limits:        tokenvault.LimitOptions{RatePerKey: cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant, SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute},
-		Retention:     tokenvault.RetentionOptions{Logs: cfg.logRetention, CVC: cfg.cvcRetention, TokenIntent: cfg.tokenIntentTTL},
-		Code:          tokenvault.CodeOptions{LogConsole: cfg.logCodeConsole, MaxResultBytes: cfg.codeMaxResultBytes},
+		Limits: tokenvault.LimitOptions{RatePerKey: cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant, SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
+			MaxPendingSessionsPerApplication: cfg.maxPendingSessionsPerApp, MaxPendingSessionsPerAddress: cfg.maxPendingSessionsPerAddr,
+			MaxPendingTokenIntentsPerApplication: cfg.maxPendingIntentsPerApp, MaxPendingTokenIntentsPerAddress: cfg.maxPendingIntentsPerAddr},
+		Retention: tokenvault.RetentionOptions{Logs: cfg.logRetention, CVC: cfg.cvcRetention, TokenIntent: cfg.tokenIntentTTL},
+		Code: tokenvault.CodeOptions{LogConsole: cfg.logCodeConsole, MaxResultBytes: cfg.codeMaxResultBytes,
+			Workers: cfg.codeWorkers, ConcurrencyPerTenant: cfg.codeConcurrencyPerTenant},
 		// Proxies and webhooks may reach loopback and private addresses
 		// only when the operator says so.
 		Outbound:    tokenvault.OutboundOptions{AllowPrivateDestinations: cfg.allowPrivate},
