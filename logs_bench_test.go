@@ -2,19 +2,11 @@ package tokenvault
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
 // BenchmarkLogList times pages of a tenant's audit log of many lines on
@@ -31,34 +23,10 @@ import (
 //
 //	TOKENVAULT_LOG_BENCH_LINES=200000 go test -run XXX -bench LogList -benchtime 2s -timeout 30m .
 func BenchmarkLogList(b *testing.B) {
-	total := 2_000
-	if s := os.Getenv("TOKENVAULT_LOG_BENCH_LINES"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1000 {
-			b.Fatalf("TOKENVAULT_LOG_BENCH_LINES=%q: want a number of lines, at least 1000", s)
-		}
-		total = n
-	}
+	total := benchSize(b, "TOKENVAULT_LOG_BENCH_LINES", "lines")
 	ctx := context.Background()
-	s, err := bolt.Open(filepath.Join(b.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	mk := make([]byte, 32)
-	rand.Read(mk)
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	v, err := Open(ctx, Options{
-		Store:     s,
-		Now:       func() time.Time { return now },
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Keys:      KeyOptions{MasterKey: mk},
-		Retention: RetentionOptions{SweepInterval: -1},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer v.Close()
+	v := openBenchVault(b, func() time.Time { return now })
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Bench", Owner: User{Email: "o@example.com", FirstName: "O"}})
 	if err != nil {
 		b.Fatal(err)
@@ -91,10 +59,7 @@ func BenchmarkLogList(b *testing.B) {
 		b.Fatalf("the line before the middle: %v, %v", mid, err)
 	}
 	cursor := encodeCursor(barrier.TimeKey(mid.Data[0].CreatedAt) + "/" + mid.Data[0].ID)
-	runtime.GC()
-	rssBefore := procStatusKB("VmRSS")
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	b.Logf("loaded %d lines in %v; VmRSS after the load %d MiB", total, load.Round(time.Millisecond), rssBefore>>10)
+	loaded(b, "lines", total, load)
 
 	for _, bc := range []struct {
 		name  string
@@ -121,9 +86,7 @@ func BenchmarkLogList(b *testing.B) {
 					b.Fatalf("%d lines, want %d", len(page.Data), bc.lines)
 				}
 			}
-			if hwm := procStatusKB("VmHWM"); hwm > 0 {
-				b.ReportMetric(float64(hwm>>10), "peak-RSS-MiB")
-			}
+			reportPeakRSS(b)
 		})
 	}
 }

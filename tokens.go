@@ -337,7 +337,11 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		pt.intent = prepareConversion(req, now, path, fe)
 		return pt
 	}
-	fpeID := pt.parseFPEID(join(path, "id"), fe)
+	idTmpl := parseIDExpression(req.ID, join(path, "id"), fe)
+	fpeID := idTmpl != nil && idTmpl.EndsInFPE()
+	if fpeID {
+		pt.idTmpl, pt.idPath = idTmpl, join(path, "id")
+	}
 	if !slices.Contains(tokenTypes, req.Type) {
 		fe.add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
 		return pt
@@ -387,9 +391,9 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		}
 	}
 
-	if isAliasExpression(req.ID) && !fpeID {
+	if idTmpl != nil && !fpeID {
 		pt.id = ""
-		pt.alias = prepareAlias(req.ID, req.Type, pt.data, vars, pt.maskExpr, join(path, "id"), fe)
+		pt.alias = prepareAlias(idTmpl, req.Type, pt.data, vars, pt.maskExpr, join(path, "id"), fe)
 	}
 	if pt.idTmpl != nil && len(fe) == 0 {
 		// An fpe id shows at most a card's first six digits and last

@@ -79,19 +79,11 @@ func (p *probeReader) Read(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// prepareAlias checks an alias expression (see the comment at the top of
-// the file), reporting problems at path. typ, data and maskExpr are the
-// token's, for the display rule; vars resolves data for the expression.
-func prepareAlias(src, typ string, data any, vars expr.Resolver, maskExpr any, path string, fe fieldErrors) *aliasID {
-	if len(src) > maxExpressionBytes {
-		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
-		return nil
-	}
-	tmpl, err := expr.Parse(src)
-	if err != nil {
-		fe.add(path, "%s", err.Error())
-		return nil
-	}
+// prepareAlias checks an alias expression, parsed by parseIDExpression
+// (see the comment at the top of the file), reporting problems at path.
+// typ, data and maskExpr are the token's, for the display rule; vars
+// resolves data for the expression.
+func prepareAlias(tmpl *expr.Template, typ string, data any, vars expr.Resolver, maskExpr any, path string, fe fieldErrors) *aliasID {
 	if !tmpl.Random() {
 		fe.add(path, "an id expression must use an alias filter (alias_card, alias_preserve_format or "+
 			"alias_preserve_length) or end each {{ }} in the fpe filter: an id copied from the data would show "+

@@ -1,36 +1,29 @@
 package tokenvault
 
-import (
-	"strings"
+import "github.com/tokenvault/tokenvault/internal/expr"
 
-	"github.com/tokenvault/tokenvault/internal/expr"
-)
-
-// parseFPEID reads a token request's id that is an expression: "{{ ... }}"
-// whose every expression ends in the fpe filter (package internal/expr),
-// so nothing of the data is printed in clear beyond what a card
-// transformation keeps (its BIN and last four, which PCI DSS allows to be
-// shown). It reports whether it claimed the id: an fpe expression, or one
-// that does not parse (problems are added to fe at path). An expression
-// that does not end in fpe is left to prepareAlias.
-func (pt *preparedToken) parseFPEID(path string, fe fieldErrors) bool {
-	if !strings.Contains(pt.id, "{{") {
-		return false
+// parseIDExpression parses a token request's id when it is an expression
+// (it holds "{{", which no literal id may): once, for both kinds of
+// expression id. An id whose every {{ }} ends in the fpe filter is derived
+// with FF1 (deriveFPEID), so nothing of the data is printed in clear
+// beyond what a card transformation keeps (its BIN and last four, which
+// PCI DSS allows to be shown); any other is an alias expression
+// (prepareAlias). It returns nil for a literal id, and for an expression
+// that does not parse, whose problems it adds to fe at path.
+func parseIDExpression(id, path string, fe fieldErrors) *expr.Template {
+	if !isAliasExpression(id) {
+		return nil
 	}
-	if len(pt.id) > maxExpressionBytes {
+	if len(id) > maxExpressionBytes {
 		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
-		return true
+		return nil
 	}
-	tmpl, err := expr.Parse(pt.id)
+	tmpl, err := expr.Parse(id)
 	if err != nil {
 		fe.add(path, "%s", err.Error())
-		return true
+		return nil
 	}
-	if !tmpl.EndsInFPE() {
-		return false // an alias expression, or neither (prepareAlias says so)
-	}
-	pt.idTmpl, pt.idPath = tmpl, path
-	return true
+	return tmpl
 }
 
 // deriveFPEID evaluates pt's id expression with the tenant's token-id FPE

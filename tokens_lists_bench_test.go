@@ -1,22 +1,12 @@
 package tokenvault
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
 // BenchmarkTokenList times token list pages in a tenant of many tokens on
@@ -32,27 +22,9 @@ import (
 //
 //	TOKENVAULT_LIST_BENCH_TOKENS=1000000 go test -run XXX -bench TokenList -benchtime 2s -timeout 30m .
 func BenchmarkTokenList(b *testing.B) {
-	total := 2_000
-	if s := os.Getenv("TOKENVAULT_LIST_BENCH_TOKENS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1000 {
-			b.Fatalf("TOKENVAULT_LIST_BENCH_TOKENS=%q: want a number of tokens, at least 1000", s)
-		}
-		total = n
-	}
+	total := benchSize(b, "TOKENVAULT_LIST_BENCH_TOKENS", "tokens")
 	ctx := context.Background()
-	s, err := bolt.Open(filepath.Join(b.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	mk := make([]byte, 32)
-	rand.Read(mk)
-	v, err := Open(ctx, Options{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keys: KeyOptions{MasterKey: mk}, Retention: RetentionOptions{SweepInterval: -1}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer v.Close()
+	v := openBenchVault(b, nil)
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Bench", Owner: User{Email: "o@example.com", FirstName: "O"}})
 	if err != nil {
 		b.Fatal(err)
@@ -89,11 +61,7 @@ func BenchmarkTokenList(b *testing.B) {
 		b.Fatal(err)
 	}
 	cursor := encodeCursor(barrier.TimeKey(mid.CreatedAt) + "/" + mid.ID)
-	runtime.GC()
-	rssBefore := procStatusKB("VmRSS")
-	// Reset the peak resident set (Linux): what follows is the pages'.
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	b.Logf("loaded %d tokens in %v; VmRSS after the load %d MiB", total, load.Round(time.Millisecond), rssBefore>>10)
+	loaded(b, "tokens", total, load)
 
 	for _, bc := range []struct {
 		name string
@@ -116,27 +84,7 @@ func BenchmarkTokenList(b *testing.B) {
 					b.Fatalf("%d tokens, want %d", len(page.Data), bc.want)
 				}
 			}
-			if hwm := procStatusKB("VmHWM"); hwm > 0 {
-				b.ReportMetric(float64(hwm>>10), "peak-RSS-MiB")
-			}
+			reportPeakRSS(b)
 		})
 	}
-}
-
-// procStatusKB reads a line of /proc/self/status, in KiB: 0 where there
-// is none.
-func procStatusKB(name string) int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), name+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
-	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // BenchmarkTokenizeAliasID measures POST /tokenize of one card through the
@@ -27,15 +25,8 @@ func BenchmarkTokenizeAliasID(b *testing.B) {
 		{"alias_preserve_format", `{"type": "token", "id": "{{ data | alias_preserve_format: 0, 4 }}", "data": "078-05-1120-3344-5566"}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			key := make([]byte, 32)
-			rand.Read(key)
-			v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer v.Close()
-			boot, _ := v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{Name: "A"})
-			app, err := v.CreateApplication(context.Background(), boot.Application.Key, tokenvault.CreateApplicationRequest{
+			v, mgmt := benchVault(b)
+			app, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{
 				Name: "b", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
 			if err != nil {
 				b.Fatal(err)

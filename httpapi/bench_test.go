@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
-	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // BenchmarkTokenizeHandler measures POST /tokenize through the handler
@@ -25,15 +23,8 @@ func BenchmarkTokenizeHandler(b *testing.B) {
 		{"observed", httpapi.Options{Observe: func(context.Context, httpapi.Observation) {}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			key := make([]byte, 32)
-			rand.Read(key)
-			v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer v.Close()
-			boot, _ := v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{Name: "A"})
-			app, err := v.CreateApplication(context.Background(), boot.Application.Key, tokenvault.CreateApplicationRequest{
+			v, mgmt := benchVault(b)
+			app, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{
 				Name: "b", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
 			if err != nil {
 				b.Fatal(err)
