@@ -35,6 +35,11 @@ type CallInfo struct {
 	// ClientAddress is the caller's network address (an IP address, no
 	// port), or "" for an in-process caller. Set it before the call.
 	ClientAddress string
+	// TraceID identifies the call in the caller's tracing (httpapi takes
+	// it from the request's X-Request-Id header, or the trace id of its
+	// W3C traceparent): webhook events of the changes the call made carry
+	// it as trace_id. Empty: none. Set it before the call.
+	TraceID string
 
 	tenantID atomic.Pointer[string]
 
@@ -118,4 +123,12 @@ func recordTenant(ctx context.Context, tid string) {
 	if info := callInfo(ctx); info != nil && tid != "" {
 		info.tenantID.CompareAndSwap(nil, &tid)
 	}
+}
+
+// traceID is the TraceID of ctx's CallInfo, or "".
+func traceID(ctx context.Context) string {
+	if c := callInfo(ctx); c != nil {
+		return c.TraceID
+	}
+	return ""
 }

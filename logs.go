@@ -29,6 +29,7 @@ const (
 	EntityTenantInvitation = "tenant_invitation"
 	EntityToken            = "token"
 	EntityTokenIntent      = "token_intent"
+	EntityWebhook          = "webhook"
 )
 
 // Operations: the values of Log.Operation.
@@ -60,6 +61,7 @@ var entityTypes = []EntityType{
 	{"Tenant Invitation", EntityTenantInvitation},
 	{"Token", EntityToken},
 	{"Token Intent", EntityTokenIntent},
+	{"Webhook", EntityWebhook},
 }
 
 // Log is one line of a tenant's audit trail. Messages never hold sensitive

@@ -241,5 +241,6 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
 		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},
+		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &webhookRecord{} }},
 	}
 }

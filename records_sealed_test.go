@@ -298,6 +298,7 @@ func TestBarrierKindsAreEntities(t *testing.T) {
 		{barrier.KindTenantMember, EntityTenantMember},
 		{barrier.KindTenantInvitation, EntityTenantInvitation},
 		{barrier.KindTokenIntent, EntityTokenIntent},
+		{barrier.KindWebhook, EntityWebhook},
 	} {
 		if c.barrier != c.entity {
 			t.Errorf("barrier kind %q, entity %q", c.barrier, c.entity)

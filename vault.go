@@ -37,6 +37,8 @@ type Vault struct {
 	rand      aliasRand // Options.Rand, for alias ids
 	mailer    Mailer
 	inviteURL string
+	// webhooks are Options.Webhooks with the defaults filled in.
+	webhooks WebhookOptions
 
 	auth   authCache
 	limits limits
@@ -177,6 +179,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, errors.New("tokenvault: Options.Retention.Logs must not be negative")
 	}
 	v.logRetention = opts.Retention.Logs
+	v.webhooks = opts.Webhooks.withDefaults()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}

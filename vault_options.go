@@ -79,6 +79,9 @@ type Options struct {
 	Outbound OutboundOptions
 	// AuditExport sends every audit log line to sinks. Zero: no export.
 	AuditExport AuditExportOptions
+	// Webhooks bound and time the delivery of events to the tenants'
+	// webhook subscriptions. Zero: the defaults of WebhookOptions.
+	Webhooks WebhookOptions
 }
 
 // KeyOptions name the Vault's root of trust: one [KeyWrapper], or its
@@ -334,6 +337,18 @@ func DefaultOptions() Options {
 		AuditExport: AuditExportOptions{
 			Interval: time.Second,
 			Backoff:  time.Second,
+		},
+		Webhooks: WebhookOptions{
+			MaxPerTenant:          DefaultMaxWebhooksPerTenant,
+			Schedule:              DefaultWebhookSchedule(),
+			Timeout:               DefaultWebhookTimeout,
+			DisableAfter:          DefaultWebhookDisableAfter,
+			SecretOverlap:         DefaultWebhookSecretOverlap,
+			ConcurrencyPerWebhook: DefaultWebhookConcurrencyPerWebhook,
+			ConcurrencyPerTenant:  DefaultWebhookConcurrencyPerTenant,
+			Lease:                 DefaultWebhookLease,
+			PollInterval:          DefaultWebhookPollInterval,
+			DeliveryRetention:     DefaultWebhookDeliveryRetention,
 		},
 	}
 }

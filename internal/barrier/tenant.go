@@ -16,6 +16,7 @@ const (
 	KindTenantMember     = "tenant_member"
 	KindTenantInvitation = "tenant_invitation"
 	KindTokenIntent      = "token_intent"
+	KindWebhook          = "webhook"
 	kindLog              = "log"
 	kindCount            = "count"
 )
@@ -184,6 +185,12 @@ func (tk TenantKeys) Deleting() Key { return DeletionMarkers.Key(tk.id) }
 // for the sweeper.
 func (tk TenantKeys) Expiry(at time.Time, kind, id string) Key {
 	return ExpirySchedule.Key(TimeKey(at) + "/" + tk.id + "/" + kind + "/" + id)
+}
+
+// EventSequence is the last sequence number of the webhook events about
+// one entity (the root's webhooks_events.go), a count record.
+func (tk TenantKeys) EventSequence(entityType, id string) Key {
+	return tk.Record(kindCount, "ev/"+entityType+"/"+id)
 }
 
 // TokenIntent is the record of the tenant's token intent id (sealed

@@ -1,0 +1,125 @@
+package tokenvault
+
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// The stored form of a webhook subscription (webhookRecord), at
+// tenant/<tid>/webhook/<id>, sealed with the tenant's keyring (it holds
+// the signing secrets).
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	uvarint flags  bit 0: previous_secret and previous_until follow;
+//	               bit 1: failing_since follows;
+//	               a bit this code does not know is refused
+//	str   name
+//	str   url
+//	strs0 events         catalogue names, or "*"
+//	str   status         enabled or disabled
+//	str   disabled_reason  "" (enabled, or disabled by a caller), "gone"
+//	                     (the receiver answered 410) or "failing"
+//	str   notify_email
+//	str   secret         "whsec_" and the base64 of its bytes
+//	str   created_by
+//	time  created_at
+//	str   modified_by
+//	time  modified_at
+//	str   previous_secret  (bit 0) the secret before the last rotation
+//	time  previous_until   (bit 0) until when it signs too
+//	time  failing_since    (bit 1) the first failed attempt since the
+//	                     last success
+//
+// The tenant and id are the store key's. There is no version 0: webhooks
+// came after every record had its binary form.
+const webhookFormat = 1
+
+// webhookRecord is a webhook subscription as stored.
+type webhookRecord struct {
+	ID             string
+	TenantID       string
+	Name           string
+	URL            string
+	Events         []string
+	Status         string
+	DisabledReason string
+	NotifyEmail    string
+	Secret         string
+	CreatedBy      string
+	CreatedAt      time.Time
+	ModifiedBy     string
+	ModifiedAt     time.Time
+	// PreviousSecret, until PreviousUntil, signs deliveries beside Secret
+	// (WebhookOptions.SecretOverlap).
+	PreviousSecret string
+	PreviousUntil  time.Time
+	// FailingSince is the first failed attempt since the last success;
+	// zero while the receiver answers.
+	FailingSince time.Time
+}
+
+// Flag bits of webhookRecord.
+const (
+	webhookHasPrevious = 1 << iota
+	webhookHasFailing
+)
+
+func (r *webhookRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := belongsAt(key, EntityWebhook, r.TenantID, r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("webhook", &r.CreatedAt, &r.ModifiedAt, &r.PreviousUntil, &r.FailingSince); err != nil {
+		return b, err
+	}
+	flags := uint64(0)
+	if r.PreviousSecret != "" {
+		flags |= webhookHasPrevious
+	}
+	if !r.FailingSince.IsZero() {
+		flags |= webhookHasFailing
+	}
+	b = appendUvarint(append(b, webhookFormat), flags)
+	b = appendStrs0(appendStr(appendStr(b, r.Name), r.URL), r.Events)
+	b = appendStr(appendStr(appendStr(b, r.Status), r.DisabledReason), r.NotifyEmail)
+	b = appendStr(b, r.Secret)
+	b = appendTime(appendStr(b, r.CreatedBy), r.CreatedAt)
+	b = appendTime(appendStr(b, r.ModifiedBy), r.ModifiedAt)
+	if flags&webhookHasPrevious != 0 {
+		b = appendTime(appendStr(b, r.PreviousSecret), r.PreviousUntil)
+	}
+	if flags&webhookHasFailing != 0 {
+		b = appendTime(b, r.FailingSince)
+	}
+	return b, nil
+}
+
+func (r *webhookRecord) decodeRecord(key barrier.Key, b []byte) error {
+	d, err := binaryRecord(b, webhookFormat, "webhook")
+	if err != nil {
+		return err
+	}
+	*r = webhookRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
+	flags := d.uvarint()
+	r.Name, r.URL, r.Events = d.str(), d.str(), d.strs0()
+	r.Status, r.DisabledReason, r.NotifyEmail = d.str(), d.str(), d.str()
+	r.Secret = d.str()
+	r.CreatedBy, r.CreatedAt = d.str(), d.time()
+	r.ModifiedBy, r.ModifiedAt = d.str(), d.time()
+	if flags&webhookHasPrevious != 0 {
+		if r.PreviousSecret, r.PreviousUntil = d.str(), d.time(); r.PreviousSecret == "" {
+			d.fail("webhook: empty previous secret")
+		}
+	}
+	if flags&webhookHasFailing != 0 {
+		r.FailingSince = d.time()
+	}
+	d.checkFlags(flags, webhookHasFailing<<1)
+	if err := d.end(); err != nil {
+		*r = webhookRecord{}
+		return err
+	}
+	return nil
+}

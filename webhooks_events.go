@@ -1,0 +1,288 @@
+package tokenvault
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// The event catalogue and the outbox's entry point.
+//
+// A change emits its events in the transaction that makes it (txn.emit,
+// beside its audit line): an acknowledged change always has its events
+// queued for delivery, a rolled-back one never has. When no enabled
+// webhook of the tenant subscribes to the event's type, emit writes
+// nothing, so an unsubscribed tenant pays one scan of its (empty)
+// webhook family per emitting transaction.
+
+// WebhookEventType is one entry of the event catalogue.
+type WebhookEventType struct {
+	// Name is the type, as in WebhookEventInfo.Type and a webhook's events.
+	Name string `json:"name"`
+	// Description says when the event is emitted.
+	Description string `json:"description"`
+	// HighVolume events (a read of a token, an invocation of a proxy or
+	// reactor) are delivered only to webhooks that name them: "*" does
+	// not include them.
+	HighVolume bool `json:"high_volume,omitempty"`
+}
+
+// Event types (WebhookEventInfo.Type).
+const (
+	EventTokenCreated             = "token.created"
+	EventTokenUpdated             = "token.updated"
+	EventTokenDeleted             = "token.deleted"
+	EventTokenExpired             = "token.expired"
+	EventTokenPropertyExpired     = "token.property.expired"
+	EventTokenRead                = "token.read"
+	EventTokenIntentCreated       = "token-intent.created"
+	EventTokenIntentDeleted       = "token-intent.deleted"
+	EventTokenIntentConverted     = "token-intent.converted"
+	EventApplicationCreated       = "application.created"
+	EventApplicationUpdated       = "application.updated"
+	EventApplicationDeleted       = "application.deleted"
+	EventApplicationKeyCreated    = "application.key.created"
+	EventApplicationKeyDeleted    = "application.key.deleted"
+	EventProxyCreated             = "proxy.created"
+	EventProxyUpdated             = "proxy.updated"
+	EventProxyDeleted             = "proxy.deleted"
+	EventProxyInvoked             = "proxy.invoked"
+	EventReactorCreated           = "reactor.created"
+	EventReactorUpdated           = "reactor.updated"
+	EventReactorDeleted           = "reactor.deleted"
+	EventReactorInvoked           = "reactor.invoked"
+	EventReactorCompleted         = "reactor.completed"
+	EventReactorFailed            = "reactor.failed"
+	EventSessionCreated           = "session.created"
+	EventSessionAuthorized        = "session.authorized"
+	EventTenantMemberCreated      = "tenant.member.created"
+	EventTenantMemberDeleted      = "tenant.member.deleted"
+	EventTenantInvitationCreated  = "tenant.invitation.created"
+	EventTenantInvitationResent   = "tenant.invitation.resent"
+	EventTenantInvitationAccepted = "tenant.invitation.accepted"
+	EventTenantInvitationDeleted  = "tenant.invitation.deleted"
+	EventWebhookTest              = "webhook.test"
+)
+
+// webhookEventTypes is the catalogue, in the order GET
+// /webhooks/event-types lists it.
+var webhookEventTypes = []WebhookEventType{
+	{EventTokenCreated, "A token was created (not a deduplicated create, which returns an existing token).", false},
+	{EventTokenUpdated, "A token's data, metadata, containers, search indexes or expiry changed.", false},
+	{EventTokenDeleted, "A token was deleted by a caller.", false},
+	{EventTokenExpired, "A token passed its expires_at and the sweeper removed it.", false},
+	{EventTokenPropertyExpired, "The sweeper removed a card token's cvc (its retention passed).", false},
+	{EventTokenRead, "A token's data was returned to a caller, in clear or masked.", true},
+	{EventTokenIntentCreated, "A token intent was created.", false},
+	{EventTokenIntentDeleted, "A token intent was deleted, or expired unconverted.", false},
+	{EventTokenIntentConverted, "A token intent was converted into a token.", false},
+	{EventApplicationCreated, "An application was created.", false},
+	{EventApplicationUpdated, "An application's name, permissions, rules or expiry changed.", false},
+	{EventApplicationDeleted, "An application was deleted.", false},
+	{EventApplicationKeyCreated, "An application's key was regenerated: the new key.", false},
+	{EventApplicationKeyDeleted, "An application's key was regenerated: the old key, which no longer works.", false},
+	{EventProxyCreated, "A proxy was created.", false},
+	{EventProxyUpdated, "A proxy was changed.", false},
+	{EventProxyDeleted, "A proxy was deleted.", false},
+	{EventProxyInvoked, "A proxy forwarded a request.", true},
+	{EventReactorCreated, "A reactor was created.", false},
+	{EventReactorUpdated, "A reactor was changed.", false},
+	{EventReactorDeleted, "A reactor was deleted.", false},
+	{EventReactorInvoked, "A reactor was invoked.", true},
+	{EventReactorCompleted, "An asynchronous reactor invocation succeeded.", false},
+	{EventReactorFailed, "An asynchronous reactor invocation failed.", false},
+	{EventSessionCreated, "A session was created.", false},
+	{EventSessionAuthorized, "A session was authorized.", false},
+	{EventTenantMemberCreated, "A member joined the tenant.", false},
+	{EventTenantMemberDeleted, "A member was removed from the tenant.", false},
+	{EventTenantInvitationCreated, "An invitation was sent.", false},
+	{EventTenantInvitationResent, "An invitation was sent again.", false},
+	{EventTenantInvitationAccepted, "An invitation was accepted.", false},
+	{EventTenantInvitationDeleted, "An invitation was deleted, or expired.", false},
+	{EventWebhookTest, "Sent to one webhook by POST /webhooks/{id}/test.", false},
+}
+
+// WebhookEventTypes returns the event catalogue. It needs no key: the
+// catalogue is the same for everyone.
+func WebhookEventTypes() []WebhookEventType { return slices.Clone(webhookEventTypes) }
+
+// eventType looks a name up in the catalogue.
+func eventType(name string) (WebhookEventType, bool) {
+	for _, e := range webhookEventTypes {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return WebhookEventType{}, false
+}
+
+// WebhookEvent is the JSON body POSTed to a webhook: the envelope of the
+// Standard Webhooks convention this service follows (docs/webhooks.md).
+// It never holds token data, keys, secrets or detokenized values.
+type WebhookEvent struct {
+	Event WebhookEventInfo `json:"event"`
+	// DeliveredAt is when this attempt was sent: it differs between
+	// retries of one event, whose Event is the same.
+	DeliveredAt time.Time `json:"delivered_at"`
+}
+
+// WebhookEventInfo is one event.
+type WebhookEventInfo struct {
+	// ID is the event's id, the webhook-id header: the same in every
+	// attempt and to every webhook, so receivers can drop duplicates.
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	TenantID  string    `json:"tenant_id"`
+	// TraceID is the request id of the call that made the change, when
+	// it came over HTTP.
+	TraceID string `json:"trace_id,omitempty"`
+	// Sequence orders the events of one object: it grows with every event
+	// about it, in commit order (docs/webhooks.md, "Order"). High-volume
+	// events, which change nothing, carry none.
+	Sequence int64 `json:"sequence,omitempty"`
+	// Data is {"<object>": {...}, "actor": {"id", "type", "name"}}: the
+	// object's name is token, token_intent, application, proxy, reactor,
+	// session, member, invitation or webhook.
+	Data json.RawMessage `json:"data"`
+}
+
+// WebhookActor is who made the change an event tells of.
+type WebhookActor struct {
+	ID   string `json:"id,omitempty"`
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
+}
+
+// maxEventBytes bounds an event's JSON (the Standard Webhooks advice is
+// under 20 kB); emit refuses a bigger one as an internal error, so the
+// object views must keep within it (they hold no free-form data larger
+// than the Vault's own limits allow).
+const maxEventBytes = 20 << 10
+
+// outgoingEvent is an event emit built, for the outbox.
+type outgoingEvent struct {
+	ID   string
+	Type string
+	// JSON is the WebhookEventInfo, encoded once.
+	JSON []byte
+}
+
+// emit queues an event of type typ about the object object (the JSON view
+// named objectName, of the entity entityType/entityID) made by by, for
+// every enabled webhook of tenant tid subscribed to typ, in t's
+// transaction. It writes nothing when none is.
+func (t *txn) emit(tid, typ string, by WebhookActor, objectName, entityType, entityID string, object any) error {
+	et, ok := eventType(typ)
+	if !ok {
+		return fmt.Errorf("tokenvault: event type %q is not in the catalogue", typ)
+	}
+	targets, err := t.webhookTargets(tid, et)
+	if err != nil || len(targets) == 0 {
+		return err
+	}
+	info := WebhookEventInfo{ID: t.v.ids.next(t.now), Type: typ, Timestamp: t.now, TenantID: tid, TraceID: traceID(t.ctx)}
+	if !et.HighVolume && entityID != "" {
+		if info.Sequence, err = t.nextEventSequence(tid, typ, entityType, entityID); err != nil {
+			return err
+		}
+	}
+	data, err := json.Marshal(map[string]any{objectName: object, "actor": by})
+	if err != nil {
+		return fmt.Errorf("tokenvault: event %s: %w", typ, err)
+	}
+	info.Data = data
+	b, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("tokenvault: event %s: %w", typ, err)
+	}
+	if len(b) > maxEventBytes {
+		return fmt.Errorf("tokenvault: event %s is %d bytes, over %d", typ, len(b), maxEventBytes)
+	}
+	return t.queueWebhookEvent(tid, outgoingEvent{ID: info.ID, Type: typ, JSON: b}, targets)
+}
+
+// webhookTargets returns tenant tid's enabled webhooks subscribed to et:
+// by name, or by "*" when et is not high-volume. The tenant's webhooks
+// are read once per transaction.
+func (t *txn) webhookTargets(tid string, et WebhookEventType) ([]*webhookRecord, error) {
+	cache := webhooksRead.of(t)
+	hooks, ok := (*cache)[tid]
+	if !ok {
+		var err error
+		hooks, err = t.tenantWebhooks(tid)
+		if err != nil {
+			return nil, err
+		}
+		if *cache == nil {
+			*cache = map[string][]*webhookRecord{}
+		}
+		(*cache)[tid] = hooks
+	}
+	var out []*webhookRecord
+	for _, h := range hooks {
+		if h.Status == WebhookEnabled && subscribes(h.Events, et) {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// webhooksRead caches the webhooks a transaction read, by tenant. A
+// transaction that changes a webhook drops its tenant's entry
+// (forgetWebhooks).
+var webhooksRead = &txnLocal[map[string][]*webhookRecord]{}
+
+// forgetWebhooks drops tenant tid's webhooks read in t, after t changed one.
+func (t *txn) forgetWebhooks(tid string) { delete(*webhooksRead.of(t), tid) }
+
+// subscribes reports whether a webhook's events include et.
+func subscribes(events []string, et WebhookEventType) bool {
+	for _, e := range events {
+		if e == et.Name || e == "*" && !et.HighVolume {
+			return true
+		}
+	}
+	return false
+}
+
+// tenantWebhooks reads every webhook of tenant tid.
+func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
+	vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityWebhook))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*webhookRecord, 0, len(vals))
+	for _, sv := range vals {
+		r := &webhookRecord{}
+		if err := t.openRecord(sv.Key, sv.Raw, r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// nextEventSequence returns the next sequence number of the events about
+// entityType/entityID and keeps it: one more than the last, and at least
+// the transaction's time in microseconds, so that numbers keep growing
+// when an object of the same id is made again after a deletion removed
+// its counter (microseconds keep the numbers within the 2^53 a
+// JavaScript receiver reads exactly). An event that ends the object
+// (a deletion or expiry) removes the counter.
+func (t *txn) nextEventSequence(tid, typ, entityType, entityID string) (int64, error) {
+	k := barrier.Tenant(tid).EventSequence(entityType, entityID)
+	var last countRecord
+	if _, err := t.getRecord(k, &last); err != nil {
+		return 0, err
+	}
+	next := max(last.N+1, t.now.UnixMicro())
+	if strings.HasSuffix(typ, ".deleted") && !strings.HasPrefix(typ, "application.key.") || typ == EventTokenExpired {
+		return next, t.Delete(k)
+	}
+	return next, t.putRecord(k, &countRecord{N: next})
+}
