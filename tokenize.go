@@ -446,6 +446,9 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
+	if err := t.emit(tid, EventTokenCreated, p.actor(), "token", EntityToken, id, tokenEventView(rec)); err != nil {
+		return nil, err
+	}
 	t.count(TokensCreated)
 	return t.present(p, rec, PermTokenCreate, presentCreated), nil
 }

@@ -39,6 +39,9 @@ type Vault struct {
 	inviteURL string
 	// webhooks are Options.Webhooks with the defaults filled in.
 	webhooks WebhookOptions
+	// eventTap, when set (by internal tests, before any call), is told of
+	// every event a committed transaction queued, with its targets.
+	eventTap func(tid string, ev outgoingEvent, targets []*webhookRecord)
 
 	auth   authCache
 	limits limits

@@ -176,7 +176,7 @@ type outgoingEvent struct {
 // named objectName, of the entity entityType/entityID) made by by, for
 // every enabled webhook of tenant tid subscribed to typ, in t's
 // transaction. It writes nothing when none is.
-func (t *txn) emit(tid, typ string, by WebhookActor, objectName, entityType, entityID string, object any) error {
+func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID string, object any) error {
 	et, ok := eventType(typ)
 	if !ok {
 		return fmt.Errorf("tokenvault: event type %q is not in the catalogue", typ)
@@ -191,7 +191,11 @@ func (t *txn) emit(tid, typ string, by WebhookActor, objectName, entityType, ent
 			return err
 		}
 	}
-	data, err := json.Marshal(map[string]any{objectName: object, "actor": by})
+	who, err := t.eventActor(tid, by)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(map[string]any{objectName: object, "actor": who})
 	if err != nil {
 		return fmt.Errorf("tokenvault: event %s: %w", typ, err)
 	}
@@ -203,7 +207,30 @@ func (t *txn) emit(tid, typ string, by WebhookActor, objectName, entityType, ent
 	if len(b) > maxEventBytes {
 		return fmt.Errorf("tokenvault: event %s is %d bytes, over %d", typ, len(b), maxEventBytes)
 	}
-	return t.queueWebhookEvent(tid, outgoingEvent{ID: info.ID, Type: typ, JSON: b}, targets)
+	ev := outgoingEvent{ID: info.ID, Type: typ, JSON: b}
+	if err := t.queueWebhookEvent(tid, ev, targets); err != nil {
+		return err
+	}
+	if tap := t.v.eventTap; tap != nil {
+		t.afterCommit(func() { tap(tid, ev, targets) })
+	}
+	return nil
+}
+
+// eventActor is by as events name it: an application by its name too.
+func (t *txn) eventActor(tid string, by actor) (WebhookActor, error) {
+	who := WebhookActor{ID: by.ID, Type: by.Type}
+	if by.Type == ActorApplication && by.ID != "" {
+		var app applicationRecord
+		ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
+		if err != nil {
+			return who, err
+		}
+		if ok {
+			who.Name = app.Name
+		}
+	}
+	return who, nil
 }
 
 // webhookTargets returns tenant tid's enabled webhooks subscribed to et:
