@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 )
 
@@ -94,34 +93,6 @@ func printCommands(w io.Writer) {
 
 // versionCommand prints the main module's version and the VCS revision the
 // binary was built from, as the Go toolchain recorded them.
-func versionCommand(_ context.Context, args []string, _ func(string) string, out, _ io.Writer) error {
-	fs := newFlagSet("version", "Usage: tokenvault version\n\nPrints the module version and the VCS revision of this build.")
-	fs.SetOutput(out)
-	if err := fs.parse(args, func(string) string { return "" }); err != nil {
-		return err
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return errors.New("this binary carries no build information")
-	}
-	fmt.Fprintf(out, "tokenvault %s\n", info.Main.Version)
-	settings := map[string]string{}
-	for _, s := range info.Settings {
-		settings[s.Key] = s.Value
-	}
-	if rev := settings["vcs.revision"]; rev != "" {
-		if settings["vcs.modified"] == "true" {
-			rev += " (modified)"
-		}
-		fmt.Fprintf(out, "revision %s\n", rev)
-	}
-	if t := settings["vcs.time"]; t != "" {
-		fmt.Fprintf(out, "committed %s\n", t)
-	}
-	fmt.Fprintf(out, "built with %s\n", info.GoVersion)
-	return nil
-}
-
 // rotateMasterKeyUsage is the synopsis of rotate-master-key.
 const rotateMasterKeyUsage = `Usage: tokenvault rotate-master-key [-to KIND] [flags]
 
