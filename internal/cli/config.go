@@ -99,6 +99,10 @@ type config struct {
 	seal                                                       string
 	pkcs11Lib, pkcs11TokenLabel, pkcs11KeyLabel, pkcs11PinFile string
 	kmsAEADKeyFile                                             string
+	// masterKeyFile: -master-key-file, a file holding the master key
+	// (a systemd credential, a container secret) read at start, as
+	// TOKENVAULT_MASTER_KEY would be.
+	masterKeyFile string
 	// rotate-master-key only: the kind to move to (empty: -seal's), and
 	// the new PKCS#11 key label or AEAD key file.
 	rotateTo, toPKCS11KeyLabel, toKMSAEADKeyFile string
@@ -326,6 +330,8 @@ func serveFlags(c *config) *FlagSet {
 // restore's. The flags of the registered kinds (Register) follow those of
 // the built-in ones.
 func sealFlags(fs *FlagSet, c *config) {
+	fs.StringVar(&c.masterKeyFile, "master-key-file", c.masterKeyFile, "`file` holding the master key (64 hex digits) for -seal local, read at start instead of <data>/master.key:\na systemd credential (LoadCredential=) or a container secret; like TOKENVAULT_MASTER_KEY, never written or rotated by the server")
+	fs.Bind("master-key-file", "TOKENVAULT_MASTER_KEY_FILE")
 	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)"+registeredUsage())
 	fs.Bind("seal", "TOKENVAULT_SEAL")
 	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")
@@ -417,6 +423,10 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 		return c, fmt.Errorf("-invitation-url must be an absolute URL such as https://app.example.com/join, not %q", c.invitationURL)
 	case c.smtpHost == "" && (c.smtpUser != "" || c.smtpPasswordFile != "" || c.smtpFrom != "" || c.smtpPort != 0):
 		return c, errors.New("-smtp-user, -smtp-password-file, -smtp-from and -smtp-port need -smtp-host")
+	case c.masterKeyFile != "" && strings.TrimSpace(getenv("TOKENVAULT_MASTER_KEY")) != "":
+		return c, errors.New("-master-key-file and TOKENVAULT_MASTER_KEY exclude each other: give the master key one way")
+	case c.masterKeyFile != "" && c.seal != sealLocal:
+		return c, fmt.Errorf("-master-key-file is the key of -seal local, not of -seal %s", c.seal)
 	case c.codeMaxResultBytes <= 0:
 		return c, errors.New("-code-max-result-bytes must be positive")
 	case c.codeWorkers < 0 || c.codeConcurrencyPerTenant < 0:

@@ -34,6 +34,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 	if err != nil {
 		return err
 	}
+	if getenv, err = withMasterKeyFile(getenv, cfg.masterKeyFile); err != nil {
+		return err
+	}
 	ln, err := listen(cfg.addr)
 	if err != nil {
 		return err
