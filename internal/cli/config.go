@@ -239,6 +239,8 @@ func serveFlags(c *config) *FlagSet {
 	def("addr", "TOKENVAULT_ADDR")
 	fs.StringVar(&c.dataDir, "data", c.dataDir, "data directory: master.key, management.key and, on bolt, vault.db")
 	def("data", "TOKENVAULT_DATA")
+	fs.StringVar(&c.masterKeyFile, "master-key-file", c.masterKeyFile, "`file` holding the master key (64 hex digits) for -seal local, read at start instead of <data>/master.key:\na systemd credential (LoadCredential=) or a container secret; like TOKENVAULT_MASTER_KEY, never written or rotated by the server")
+	def("master-key-file", "TOKENVAULT_MASTER_KEY_FILE")
 	fs.StringVar(&c.store, "store", c.store, "`bolt` or postgres")
 	def("store", "TOKENVAULT_STORE")
 	fs.StringVar(&c.dsn, "dsn", c.dsn, "PostgreSQL connection string, for -store postgres")
@@ -330,8 +332,6 @@ func serveFlags(c *config) *FlagSet {
 // restore's. The flags of the registered kinds (Register) follow those of
 // the built-in ones.
 func sealFlags(fs *FlagSet, c *config) {
-	fs.StringVar(&c.masterKeyFile, "master-key-file", c.masterKeyFile, "`file` holding the master key (64 hex digits) for -seal local, read at start instead of <data>/master.key:\na systemd credential (LoadCredential=) or a container secret; like TOKENVAULT_MASTER_KEY, never written or rotated by the server")
-	fs.Bind("master-key-file", "TOKENVAULT_MASTER_KEY_FILE")
 	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)"+registeredUsage())
 	fs.Bind("seal", "TOKENVAULT_SEAL")
 	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")

@@ -59,12 +59,13 @@ func containerTool() (string, error) {
 }
 
 // buildImage builds the Containerfile at the module's root (the build
-// context, which out must be inside) into the image name, from out's
+// context; out must be dist or under it, as .containerignore lets only
+// those in) into the image name, from out's
 // linux binary of this machine's architecture.
 func buildImage(ctx context.Context, out, name string, s stamp, log io.Writer) error {
-	rel, err := filepath.Rel(".", out)
-	if err != nil || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("-o %s: the image's files must be inside the build context (this directory)", out)
+	rel := filepath.ToSlash(filepath.Clean(out))
+	if rel != "dist" && !strings.HasPrefix(rel, "dist/") {
+		return fmt.Errorf("-o %s: with -image, the output directory must be dist or under it (the build context holds only dist/ and deploy/container/: .containerignore)", out)
 	}
 	if err := stageImage(out); err != nil {
 		return err
@@ -74,7 +75,7 @@ func buildImage(ctx context.Context, out, name string, s stamp, log io.Writer) e
 		return err
 	}
 	args := []string{"build", "-f", "Containerfile", "-t", name,
-		"--build-arg", "DIST=" + filepath.ToSlash(rel),
+		"--build-arg", "DIST=" + rel,
 		"--build-arg", "TARGETARCH=" + runtime.GOARCH,
 		"--build-arg", "VERSION=" + s.Version,
 		"--build-arg", "REVISION=" + s.Revision,
