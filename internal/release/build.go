@@ -54,6 +54,12 @@ func parseTargets(s string) ([]target, error) {
 
 func hasTarget(list []target, t target) bool { return slices.Contains(list, t) }
 
+// hasLinux says whether list has a linux target, which the Containerfile
+// can package.
+func hasLinux(list []target) bool {
+	return slices.ContainsFunc(list, func(t target) bool { return t.OS == "linux" })
+}
+
 // ldflags are the linker flags of a release: no symbol table or DWARF
 // (smaller; panics still print their stacks), no build ID (the same source
 // gives the same bytes), and the stamp.

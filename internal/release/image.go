@@ -58,7 +58,7 @@ func containerTool() (string, error) {
 	return "", errors.New("neither podman nor docker is installed")
 }
 
-// buildImage builds the Containerfile at the module's root (the build
+// buildImage builds, once stageImage has run, the Containerfile at the module's root (the build
 // context; out must be dist or under it, as .containerignore lets only
 // those in) into the image name, from out's
 // linux binary of this machine's architecture.
@@ -66,9 +66,6 @@ func buildImage(ctx context.Context, out, name string, s stamp, log io.Writer) e
 	rel := filepath.ToSlash(filepath.Clean(out))
 	if rel != "dist" && !strings.HasPrefix(rel, "dist/") {
 		return fmt.Errorf("-o %s: with -image, the output directory must be dist or under it (the build context holds only dist/ and deploy/container/: .containerignore)", out)
-	}
-	if err := stageImage(out); err != nil {
-		return err
 	}
 	tool, err := containerTool()
 	if err != nil {

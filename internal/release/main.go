@@ -14,11 +14,12 @@
 // go build ./cmd/tokenvault on the machine with the HSM's library). The
 // cloud KMS kinds are in contrib/cloudkms's own tokenvault, not here.
 //
-// -image also writes what the Containerfile copies besides the binary:
-// <out>/ca-certificates.crt (the build machine's CA bundle, for outbound
-// HTTPS: proxies, reactor fetch, webhooks, audit export, SMTP, PostgreSQL
-// TLS) and an empty <out>/data directory (the image's /data), and passes
-// the version, revision and source as build arguments (the OCI labels).
+// With a linux target it also writes what the Containerfile copies besides
+// the binary: <out>/ca-certificates.crt (the build machine's CA bundle, for
+// outbound HTTPS: proxies, reactor fetch, webhooks, audit export, SMTP,
+// PostgreSQL TLS) and an empty <out>/data directory (the image's /data).
+// -image then builds the image, passing the version, revision and source
+// as build arguments (the OCI labels).
 package main
 
 import (
@@ -79,6 +80,19 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("%s/SHA256SUMS\n", *out)
+	if !hasLinux(list) {
+		return nil
+	}
+	// What the Containerfile copies besides the binary, for -image and
+	// for a podman or docker build by hand.
+	if err := stageImage(*out); err != nil {
+		if *image != "" {
+			return err
+		}
+		fmt.Printf("not staged for the Containerfile: %v\n", err)
+		return nil
+	}
+	fmt.Printf("%s/ca-certificates.crt, %s/data/ (for the Containerfile)\n", *out, *out)
 	if *image == "" {
 		return nil
 	}
