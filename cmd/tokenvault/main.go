@@ -1,9 +1,9 @@
 // Command tokenvault runs Token Vault as a standalone HTTP service, and
 // administers it.
 //
-//	go run ./cmd/tokenvault                  # or: go install github.com/tokenvault/tokenvault/cmd/tokenvault@latest
+//	go run ./cmd/tokenvault                  # or, from a clone: go install ./cmd/tokenvault
 //	tokenvault [serve] [flags]               # serve the API (the default command)
-//	tokenvault version                       # module version and VCS revision
+//	tokenvault version                       # version and revision (stamped by go run ./internal/release)
 //	tokenvault rotate-master-key [flags]     # replace the master key (or -to pkcs11: into an HSM), then exit
 //	tokenvault tenant create|list|delete     # administer tenants of a running server
 //	tokenvault backup -o FILE                # snapshot a running server's store
