@@ -82,14 +82,14 @@ type ListWebhooksRequest struct {
 // that is missing, unknown or expired, RateLimited over a rate limit,
 // PermissionDenied without webhook:create, StorageFull, or Internal.
 func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRequest) (*WebhookSubscription, error) {
-	if err := v.validateWebhook(&req); err != nil {
-		return nil, err
-	}
 	secret := newWebhookSecret()
 	var out *WebhookSubscription
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermWebhookCreate)
 		if err != nil {
+			return err
+		}
+		if err := v.validateWebhook(&req); err != nil {
 			return err
 		}
 		if err := t.checkWebhookRoom(p.tenantID); err != nil {
@@ -200,9 +200,6 @@ func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhoo
 // RateLimited over a rate limit, PermissionDenied without webhook:update,
 // StorageFull, or Internal.
 func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, req WebhookRequest) (*WebhookSubscription, error) {
-	if err := v.validateWebhook(&req); err != nil {
-		return nil, err
-	}
 	var out *WebhookSubscription
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermWebhookUpdate)
@@ -211,6 +208,9 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 		}
 		rec, err := t.mustWebhook(p.tenantID, id)
 		if err != nil {
+			return err
+		}
+		if err := v.validateWebhook(&req); err != nil {
 			return err
 		}
 		wasDisabled := rec.Status == WebhookDisabled
