@@ -202,3 +202,52 @@ func TestWebhookWritesForgetTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWebhookTargetsAreTheTenants: a change of one tenant is queued for
+// its own subscribed, enabled webhooks only: never another tenant's,
+// whatever that one subscribes to, nor its own disabled or unsubscribed
+// ones.
+func TestWebhookTargetsAreTheTenants(t *testing.T) {
+	v, _, a := webhookVault(t)
+	ctx := context.Background()
+	b, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Beta"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := func(boot *TenantBootstrap, name, status string, events ...string) string {
+		t.Helper()
+		w, err := v.CreateWebhook(ctx, boot.Application.Key, WebhookRequest{Name: name, URL: "https://hooks.example.com/" + name,
+			Events: events, Status: status})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.ID
+	}
+	mine := hook(a, "mine", "", EventTokenCreated)
+	hook(a, "off", WebhookDisabled, "*")
+	hook(a, "other-type", "", EventTokenDeleted)
+	hook(b, "theirs", "", "*", EventTokenCreated)
+
+	var mu sync.Mutex
+	got := map[string][]string{} // tenant: webhook ids
+	v.eventTap = func(tid string, ev outgoingEvent, targets []*webhookRecord) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, w := range targets {
+			got[tid] = append(got[tid], w.TenantID+"/"+w.ID)
+		}
+	}
+	app, err := v.CreateApplication(ctx, a.Application.Key, CreateApplicationRequest{Name: "p", Type: Private, Permissions: []string{PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string][]string{a.Tenant.ID: {a.Tenant.ID + "/" + mine}}
+	if len(got) != 1 || len(got[a.Tenant.ID]) != 1 || got[a.Tenant.ID][0] != want[a.Tenant.ID][0] {
+		t.Errorf("token.created of tenant A queued for %v, want %v", got, want)
+	}
+}
