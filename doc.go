@@ -73,6 +73,9 @@
 //   - docs/security.md: encryption at rest, what a key may learn, the master
 //     key in an HSM or a KMS.
 //   - docs/tenant-code.md: reactors, formulas, proxies and the sandbox.
+//   - docs/webhooks.md: webhook subscriptions, their signing secrets, the
+//     event envelope and catalogue (docs/webhooks-delivery.md,
+//     docs/webhooks-events.md: delivery and what each event carries).
 //   - docs/operations.md: the server, its flags and data directory.
 //   - docs/performance.md, docs/testing.md, docs/layout.md.
 package tokenvault

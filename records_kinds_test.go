@@ -33,6 +33,7 @@ const (
 	fixSession    = "0190f5a2-9000-7000-8000-000000000016"
 	fixModifier   = "0190f5a2-8c1e-7b3a-9d4e-000000000003"
 	fixIntent     = "0190f5a2-9000-7000-8000-000000000017"
+	fixWebhook    = "0190f5a2-9000-7000-8000-000000000018"
 )
 
 // fixKeyHash is a keyed hash as the records hold them (32 bytes).
@@ -140,6 +141,14 @@ var recordKinds = []recordKind{
 			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			CreatedFrom: "9e72c082687f5cd874f01ec511282350"}
 	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
+	// Webhooks have no version 0 either.
+	{"webhook", barrier.Tenant(fixTenant).Record(EntityWebhook, fixWebhook), func() recordCodec {
+		return &webhookRecord{ID: fixWebhook, TenantID: fixTenant, Name: "orders", URL: "https://hooks.example.com/in",
+			Events: []string{EventTokenCreated, "*"}, Status: WebhookDisabled, DisabledReason: "failing",
+			NotifyEmail: "ops@example.com", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: fixModified,
+			PreviousSecret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", PreviousUntil: fixExpires, FailingSince: fixLater}
+	}, func() recordCodec { return &webhookRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -248,6 +257,9 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant("t").Reseal(), &resealState{}},
 		{barrier.Tenant("t").Deleting(), &deletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &tokenIntentRecord{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
+		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, Events: []string{},
+			PreviousSecret: "whsec_x", PreviousUntil: other}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {
@@ -356,6 +368,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
+	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 }
 
 // checkStoredRecord holds pt, the plaintext of the value at store key k of

@@ -66,6 +66,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/reactor/":           sealedByTenant,
 	"tenant/*/reactor_formula/":   sealedByTenant,
 	"tenant/*/token_intent/":      sealedByTenant,
+	"tenant/*/webhook/":           sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.
@@ -232,6 +233,9 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	_, err = v.Sweep(ctx)
 	must("Sweep", err)
 	must("RotateDataKey", v.RotateDataKey(ctx, mgmt)) // schedules a re-seal (sys/reseal/)
+	// Last, so that no event of the workload is queued for it.
+	_, err = v.CreateWebhook(ctx, mgmt, WebhookRequest{Name: "w", URL: "https://hooks.example.com/in", Events: []string{"*"}})
+	must("CreateWebhook", err)
 
 	// A tenant halfway through its deletion: its keys are gone, its
 	// marker (sys/deleting/) is not.

@@ -39,6 +39,8 @@ var idempotentRoutes = map[string]bool{
 	"POST /reactors":                             true,
 	"POST /reactors/{id}/react":                  true,
 	"POST /proxies":                              true,
+	"POST /webhooks":                             true,
+	"POST /webhooks/{id}/rotate-secret":          true,
 }
 
 // idempotent wraps a creating route: with an Idempotency-Key header the

@@ -32,7 +32,8 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 	f, _ := s.v.CreateFormula(ctx, bm, tokenvault.FormulaRequest{Name: "beta-formula", Code: "module.exports = () => 1"})
 	re, _ := s.v.CreateReactor(ctx, bm, tokenvault.CreateReactorRequest{Name: "beta-reactor", Code: "module.exports = () => 1"})
 	px, _ := s.v.CreateProxy(ctx, bm, tokenvault.ProxyRequest{Name: "beta-proxy", DestinationURL: "https://example.com"})
-	if tok == nil || inv == nil || f == nil || re == nil || px == nil {
+	wh, _ := s.v.CreateWebhook(ctx, bm, tokenvault.WebhookRequest{Name: "beta-hook", URL: "https://example.com/hook", Events: []string{"*"}})
+	if tok == nil || inv == nil || f == nil || re == nil || px == nil || wh == nil {
 		t.Fatal("tenant B setup failed")
 	}
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
@@ -66,6 +67,10 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 		{"PUT", "/proxies/" + px.ID, s.mgmt, map[string]any{"name": "x", "destination_url": "https://example.com"}, nil},
 		{"PATCH", "/proxies/" + px.ID, s.mgmt, `{"name": "x"}`, merge},
 		{"DELETE", "/proxies/" + px.ID, s.mgmt, nil, nil},
+		{"GET", "/webhooks/" + wh.ID, s.mgmt, nil, nil},
+		{"PUT", "/webhooks/" + wh.ID, s.mgmt, map[string]any{"name": "x", "url": "https://example.com/x", "events": []string{"*"}}, nil},
+		{"POST", "/webhooks/" + wh.ID + "/rotate-secret", s.mgmt, nil, nil},
+		{"DELETE", "/webhooks/" + wh.ID, s.mgmt, nil, nil},
 	}
 	for _, rt := range routes {
 		r := s.do(t, rt.method, rt.path, rt.key, rt.body, rt.header...)
@@ -73,7 +78,7 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 			t.Errorf("%s %s with tenant A's key = %d %s, want 404", rt.method, rt.path, r.status, r.body)
 			continue
 		}
-		for _, secret := range []string{"Beta", "beta", boot.Tenant.ID} {
+		for _, secret := range []string{"Beta", "beta", boot.Tenant.ID, wh.Secret[len("whsec_"):]} {
 			if strings.Contains(string(r.body), secret) {
 				t.Errorf("%s %s: body %s reveals %q", rt.method, rt.path, r.body, secret)
 			}
@@ -81,6 +86,9 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 	}
 	if got, err := s.v.GetToken(ctx, app.Key, tok.ID); err != nil || len(got.Metadata) != 0 {
 		t.Errorf("tenant B's token after the attempts = %+v, %v", got, err)
+	}
+	if got, err := s.v.GetWebhook(ctx, bm, wh.ID); err != nil || got.Name != "beta-hook" || got.PreviousSecretUntil != nil {
+		t.Errorf("tenant B's webhook after the attempts = %+v, %v", got, err)
 	}
 }
 
@@ -117,6 +125,8 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /proxies":                              map[string]any{"name": "x", "destination_url": "https://example.com"},
 		"PUT /proxies/{id}":                          map[string]any{"name": "x", "destination_url": "https://example.com"},
 		"PATCH /proxies/{id}":                        `{"name": "x"}`,
+		"POST /webhooks":                             map[string]any{"name": "x", "url": "https://example.com/x", "events": []string{"*"}},
+		"PUT /webhooks/{id}":                         map[string]any{"name": "x", "url": "https://example.com/x", "events": []string{"*"}},
 		"POST /operator/tenants":                     map[string]any{"name": "x"},
 		"POST /tenants/self/rotate-data-key":         nil,
 		"POST /applications/{id}/regenerate":         nil,
@@ -162,15 +172,17 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 	re, _ := s.v.CreateReactor(ctx, bm, tokenvault.CreateReactorRequest{Name: "beta-reactor", Code: "module.exports = () => 1"})
 	px, _ := s.v.CreateProxy(ctx, bm, tokenvault.ProxyRequest{Name: "beta-proxy", DestinationURL: "https://example.com"})
 	intent, _ := s.v.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: "token", Data: "beta-intent"})
-	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil {
+	wh, _ := s.v.CreateWebhook(ctx, bm, tokenvault.WebhookRequest{Name: "beta-hook", URL: "https://example.com/hook", Events: []string{"*"}})
+	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil || wh == nil {
 		t.Fatal("tenant B setup failed")
 	}
 	ids := map[string]string{
 		"applications": app.ID, "tokens": tok.ID, "members": boot.Owner.ID, "invitations": inv.ID,
 		"reactor-formulas": f.ID, "reactors": re.ID, "proxies": px.ID, "operator": boot.Tenant.ID,
-		"token-intents": intent.ID,
+		"token-intents": intent.ID, "webhooks": wh.ID,
 	}
-	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID, intent.ID}
+	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID, intent.ID,
+		wh.ID, wh.Secret[len("whsec_"):]}
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:read", "token:update", "token:delete", "token:use", "token:search", "token:create"}}}})
 

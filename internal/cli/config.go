@@ -72,6 +72,9 @@ type config struct {
 	// limit).
 	maxPendingSessionsPerApp, maxPendingSessionsPerAddr int
 	maxPendingIntentsPerApp, maxPendingIntentsPerAddr   int
+	// webhooksMaxPerTenant is tokenvault.Options.Webhooks.MaxPerTenant
+	// (0: the library's default).
+	webhooksMaxPerTenant int
 	// gcHeadroomMiB is the least heap growth between collections
 	// (gcheadroom.go); 0 leaves the collector as Go sets it.
 	gcHeadroomMiB int
@@ -279,6 +282,8 @@ func serveFlags(c *config) *FlagSet {
 	def("max-pending-token-intents-per-application", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_APPLICATION")
 	fs.IntVar(&c.maxPendingIntentsPerAddr, "max-pending-token-intents-per-address", c.maxPendingIntentsPerAddr, "of those, the intents created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")
 	def("max-pending-token-intents-per-address", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_ADDRESS")
+	fs.IntVar(&c.webhooksMaxPerTenant, "webhooks-max-per-tenant", c.webhooksMaxPerTenant, "webhooks one tenant may have; creating one more is refused (409) until one is deleted;\n0: the library's default, 10")
+	def("webhooks-max-per-tenant", "TOKENVAULT_WEBHOOKS_MAX_PER_TENANT")
 	fs.Var((*levelValue)(&c.logLevel), "log-level", "least `level` logged: debug, info, warn or error")
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")

@@ -243,6 +243,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		Outbound:    tokenvault.OutboundOptions{AllowPrivateDestinations: cfg.allowPrivate},
 		AuditExport: tokenvault.AuditExportOptions{Sinks: sinks},
 	}
+	opts.Webhooks.MaxPerTenant = cfg.webhooksMaxPerTenant
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
