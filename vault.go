@@ -223,6 +223,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err == nil {
 		err = v.countTenants(ctx) // once, for a store written before the count
 	}
+	if err == nil {
+		err = v.upgradeManagers(ctx) // once per release that adds a management permission
+	}
 	if err != nil {
 		if v.ownsStore {
 			v.barrier.Close()

@@ -15,6 +15,9 @@ var (
 	// SysTenantCount is how many tenants the registry holds, kept by the
 	// commits that add and remove registry entries.
 	SysTenantCount = Key{s: "sys/count/tenants"}
+	// SysManagementUpgrade is how many of the root's management
+	// permission upgrades the store has had (applications_upgrade.go).
+	SysManagementUpgrade = Key{s: "sys/count/management-upgrade"}
 	// SysFingerprints says where the store's fingerprint index is kept.
 	SysFingerprints = Key{s: "sys/fingerprints"}
 	// SysReadyProbe is what Ready writes, then deletes, while the

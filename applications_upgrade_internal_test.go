@@ -1,0 +1,110 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// A store written by the release before webhooks: its managers lack the
+// webhook permissions and nobody could grant them. Open gives them to the
+// full managers, once, with an audit line; a manager the tenant had left
+// without an older management permission gets nothing, and a tenant that
+// takes the new permissions away later is not overruled by the next Open.
+func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
+	ctx := context.Background()
+	st := memory.New()
+	master := make([]byte, 32)
+	rand.Read(master)
+	open := func() *Vault {
+		t.Helper()
+		v, err := Open(ctx, Options{Store: st, Keys: KeyOptions{MasterKey: master}, Retention: RetentionOptions{SweepInterval: -1},
+			Outbound: OutboundOptions{AllowPrivateDestinations: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v := open()
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old", Owner: User{Email: "owner@example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid, mgmt := boot.Tenant.ID, boot.Application.Key
+	partialPerms := slices.DeleteFunc(slices.Clone(managementPermissions), func(p string) bool { return p == PermLogRead })
+	partial, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "partial", Type: Management, Permissions: partialPerms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	webhookPerms := managementUpgrades[0]
+	// Strip the webhook permissions from every application, and with
+	// forget, the record of the upgrade: the store as the release before
+	// left it.
+	strip := func(forget bool) {
+		t.Helper()
+		err := v.update(ctx, func(t *txn) error {
+			vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityApplication))
+			if err != nil {
+				return err
+			}
+			for _, sv := range vals {
+				rec := &applicationRecord{}
+				if err := t.openRecord(sv.Key, sv.Raw, rec); err != nil {
+					return err
+				}
+				rec.Permissions = slices.DeleteFunc(rec.Permissions, func(p string) bool { return slices.Contains(webhookPerms, p) })
+				if err := t.putRecord(sv.Key, rec); err != nil {
+					return err
+				}
+			}
+			if forget {
+				return t.Delete(barrier.SysManagementUpgrade)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook := WebhookRequest{Name: "h", URL: "https://hooks.example.com/in", Events: []string{"*"}, Status: WebhookEnabled}
+	strip(true)
+	if _, err := v.CreateWebhook(ctx, mgmt, hook); ErrorKind(err) != PermissionDenied {
+		t.Fatalf("before the upgrade: CreateWebhook = %v, want PermissionDenied", err)
+	}
+	v.Close()
+
+	v = open()
+	if _, err := v.CreateWebhook(ctx, mgmt, hook); err != nil {
+		t.Fatalf("after the upgrade: CreateWebhook = %v", err)
+	}
+	got, err := v.GetApplication(ctx, mgmt, partial.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(got.Permissions, func(p string) bool { return strings.HasPrefix(p, "webhook:") }) {
+		t.Errorf("a manager without log:read was given %v", got.Permissions)
+	}
+	logs, err := v.ListLogs(ctx, mgmt, ListLogsRequest{EntityType: EntityApplication, EntityID: boot.Application.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(logs.Data, func(l Log) bool {
+		return l.ActorType == ActorSystem && strings.Contains(l.Message, "webhook:create")
+	}) {
+		t.Errorf("no audit line of the upgrade in %+v", logs.Data)
+	}
+
+	// The tenant takes them away; the next Open leaves that choice.
+	strip(false)
+	v.Close()
+	v = open()
+	defer v.Close()
+	if _, err := v.CreateWebhook(ctx, mgmt, hook); ErrorKind(err) != PermissionDenied {
+		t.Fatalf("an upgrade ran twice: CreateWebhook = %v, want PermissionDenied", err)
+	}
+}
