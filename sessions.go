@@ -324,6 +324,8 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
 		barrier.APIKeyLookup(rec.KeyHash),
 		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID),
+		// Its events' sequence counter: no event ends a session.
+		barrier.Tenant(rec.TenantID).EventSequence(EntitySession, rec.ID),
 	}
 	if rec.NonceHash != nil {
 		keys = append(keys, barrier.NonceLookup(rec.NonceHash))

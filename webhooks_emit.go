@@ -1,5 +1,7 @@
 package tokenvault
 
+import "strings"
+
 // Helpers for the emit calls beside the audit lines: the object of an
 // event is built only when a webhook subscribes to it, so a tenant
 // without webhooks pays, per transaction, one scan of its (empty)
@@ -136,4 +138,19 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 	}); err != nil {
 		v.logger.Warn("tokenvault: the end of an asynchronous reactor invocation emitted no event", "event", typ, "err", err)
 	}
+}
+
+// endsObject reports whether an event of type typ ends its object's
+// life, so that nextEventSequence removes the object's counter with it:
+// a deletion (not a key's: the application goes on), a token's expiry,
+// an intent's conversion, an invitation's acceptance. Sessions, which
+// no event ends, have theirs removed with them (deleteSession).
+func endsObject(typ string) bool {
+	switch typ {
+	case EventTokenExpired, EventTokenIntentConverted, EventTenantInvitationAccepted:
+		return true
+	case EventApplicationKeyDeleted:
+		return false
+	}
+	return strings.HasSuffix(typ, ".deleted")
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -303,7 +302,7 @@ func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
 // when an object of the same id is made again after a deletion removed
 // its counter (microseconds keep the numbers within the 2^53 a
 // JavaScript receiver reads exactly). An event that ends the object
-// (a deletion or expiry) removes the counter.
+// (endsObject) removes the counter.
 func (t *txn) nextEventSequence(tid, typ, entityType, entityID string) (int64, error) {
 	k := barrier.Tenant(tid).EventSequence(entityType, entityID)
 	var last countRecord
@@ -311,7 +310,7 @@ func (t *txn) nextEventSequence(tid, typ, entityType, entityID string) (int64, e
 		return 0, err
 	}
 	next := max(last.N+1, t.now.UnixMicro())
-	if strings.HasSuffix(typ, ".deleted") && !strings.HasPrefix(typ, "application.key.") || typ == EventTokenExpired {
+	if endsObject(typ) {
 		return next, t.Delete(k)
 	}
 	return next, t.putRecord(k, &countRecord{N: next})
