@@ -141,12 +141,16 @@ type WebhookEventInfo struct {
 	// it came over HTTP.
 	TraceID string `json:"trace_id,omitempty"`
 	// Sequence orders the events of one object: it grows with every event
-	// about it, in commit order (docs/webhooks.md, "Order"). High-volume
-	// events, which change nothing, carry none.
+	// about it, in commit order (docs/webhooks-events.md, "Order").
+	// High-volume events, which change nothing, and the end of an
+	// asynchronous reactor invocation carry none.
 	Sequence int64 `json:"sequence,omitempty"`
 	// Data is {"<object>": {...}, "actor": {"id", "type", "name"}}: the
 	// object's name is token, token_intent, application, proxy, reactor,
-	// session, member, invitation or webhook.
+	// invocation, session, member, invitation or webhook.
+	// docs/webhooks-events.md lists, per event type, the object and its
+	// fields; none holds token data, a key, a nonce, a secret or a
+	// detokenized value.
 	Data json.RawMessage `json:"data"`
 }
 
