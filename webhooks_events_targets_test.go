@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
 )
 
@@ -134,16 +135,16 @@ func TestTokenReadEventCommits(t *testing.T) {
 	}
 }
 
-// TestEventsOverHTTP: changes made over HTTP emit the same events, with
-// the request's X-Request-Id, or the trace id of its traceparent, as
-// trace_id; a request with neither carries none.
+// TestEventsOverHTTP: changes made over HTTP (and through the Go client)
+// emit the same events, with the request's X-Request-Id, or the trace id
+// of its traceparent, as trace_id; a request with neither carries none.
 func TestEventsOverHTTP(t *testing.T) {
 	e, _, tap := newEventEnv(t)
 	_, _, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
 	srv := httptest.NewServer(httpapi.New(e.v, httpapi.Options{}))
 	defer srv.Close()
-	reader := e.reader(t, "reveal", "token:create", "token:read")
+	reader := e.reader(t, "reveal", "token:create", "token:read", "token:delete")
 	do := func(method, path, body string, header map[string]string) map[string]any {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, bytes.NewBufferString(body))
@@ -189,5 +190,17 @@ func TestEventsOverHTTP(t *testing.T) {
 	}
 	if !strings.Contains(string(events[0].JSON), `"trace_id":"req-42.a/b"`) {
 		t.Errorf("token.created = %s", events[0].JSON)
+	}
+
+	// Through the Go client, with client.WithRequestID.
+	c := client.New(srv.URL, nil)
+	before = len(tap.Events())
+	mustDo(t, "client DeleteToken", c.DeleteToken(client.WithRequestID(ctx, "client-7"), reader.Key, tok["id"].(string)))
+	events = tap.Events()[before:]
+	if len(events) != 1 || events[0].Info.Type != tokenvault.EventTokenDeleted || events[0].Info.TraceID != "client-7" {
+		t.Fatalf("events of the client's delete: %+v", events)
+	}
+	if d := dataOf(t, events[0]); d.fields["id"] != tok["id"] || d.actor.ID != reader.ID {
+		t.Errorf("token.deleted: object %v, actor %+v", d.fields, d.actor)
 	}
 }
