@@ -198,6 +198,9 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 			return err
 		}
 	}
+	if err := t.emitApplication(EventApplicationCreated, by, rec); err != nil {
+		return err
+	}
 	return t.log(by, rec.TenantID, EntityApplication, rec.ID, OpCreate, fmt.Sprintf("Application %q created", rec.Name))
 }
 
@@ -391,6 +394,9 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 			return err
 		}
 		out = rec.api()
+		if err := t.emitApplication(EventApplicationUpdated, p.actor(), rec); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
 	})
 	return out, err
@@ -422,11 +428,15 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		oldHash := rec.KeyHash
 		if err := t.setKey(rec, apiKey); err != nil {
 			return err
 		}
 		out = rec.api()
 		out.Key = Credential(apiKey)
+		if err := t.emitKeyRegenerated(p.actor(), rec, oldHash); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
 	})
 	return out, err
@@ -460,6 +470,11 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 }
 
 func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) error {
+	// Before the deletion, so that an application deleting itself is
+	// still named as the actor.
+	if err := t.emitApplication(EventApplicationDeleted, by, rec); err != nil {
+		return err
+	}
 	for _, k := range []barrier.Key{
 		barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID),
 		barrier.APIKeyLookup(rec.KeyHash),

@@ -111,5 +111,8 @@ func (d *detokenizer) resolve(id, path string) error {
 	}
 	d.values[id] = rec.value(transform)
 	d.t.count(TokensDetokenized)
+	if err := d.t.emitTokenReadRecord(d.p, rec); err != nil {
+		return err
+	}
 	return d.t.logRead(d.p, rec.Type, rec.ID, d.msg)
 }

@@ -173,6 +173,9 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if out, err = rec.api(); err != nil {
 			return err
 		}
+		if err := t.emitIntent(EventTokenIntentCreated, p.actor(), rec, ""); err != nil {
+			return err
+		}
 		return t.log(p.actor(), rec.TenantID, EntityTokenIntent, rec.ID, OpCreate, "Token intent created")
 	})
 	if err != nil {
@@ -290,6 +293,9 @@ func (t *txn) getTokenIntent(tid, id string) (*tokenIntentRecord, error) {
 // deleteTokenIntent removes an intent as removeTokenIntent does, with a
 // log line of operation delete saying msg.
 func (t *txn) deleteTokenIntent(by actor, rec *tokenIntentRecord, msg string) error {
+	if err := t.emitIntent(EventTokenIntentDeleted, by, rec, ""); err != nil {
+		return err
+	}
 	return t.removeTokenIntent(by, rec, OpDelete, msg)
 }
 

@@ -106,6 +106,9 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.removeTokenIntent(p.actor(), rec, OpUpdate, msgIntentConverted); err != nil {
 		return nil, err
 	}
+	if err := t.emitIntent(EventTokenIntentConverted, p.actor(), rec, tok.ID); err != nil {
+		return nil, err
+	}
 	return tok, nil
 }
 
@@ -136,6 +139,9 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
 	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
 		if err := t.logRead(p, rec.Type, rec.ID, "Token read (deduplicated create)"); err != nil {
+			return nil, err
+		}
+		if err := t.emitTokenReadRecord(p, rec); err != nil {
 			return nil, err
 		}
 		t.count(TokensRead)
@@ -170,6 +176,9 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 	}
 	t.count(TokensUpdated)
 	if err := t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
+		return nil, err
+	}
+	if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
 		return nil, err
 	}
 	return t.present(p, next, PermTokenRead, presentExisting), nil

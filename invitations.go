@@ -179,6 +179,9 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		if err := t.putInvitation(&rec); err != nil {
 			return err
 		}
+		if err := t.emitInvitation(EventTenantInvitationCreated, p.actor(), &rec); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, rec.ID, OpCreate, "Invitation created")
 	})
 	if err != nil {
@@ -376,6 +379,9 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
 			return err
 		}
+		if err := t.emitInvitation(EventTenantInvitationDeleted, p.actor(), rec); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
 	})
 }
@@ -435,7 +441,11 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err := t.dropInvitationLinks(rec); err != nil {
 			return err
 		}
-		if err := t.putInvitation(invitationRecordOf(&next, t.inviteMAC(token))); err != nil {
+		resent := invitationRecordOf(&next, t.inviteMAC(token))
+		if err := t.putInvitation(resent); err != nil {
+			return err
+		}
+		if err := t.emitInvitation(EventTenantInvitationResent, p.actor(), resent); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpUpdate, "Invitation resent")
@@ -535,6 +545,12 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		}
 		by := actor{ID: user.ID, Type: ActorUser}
 		if err := t.log(by, rec.TenantID, EntityTenantMember, mid, OpCreate, "Member joined by invitation"); err != nil {
+			return err
+		}
+		if err := t.emitMember(EventTenantMemberCreated, by, &member); err != nil {
+			return err
+		}
+		if err := t.emitInvitation(EventTenantInvitationAccepted, by, rec); err != nil {
 			return err
 		}
 		out = &member

@@ -117,6 +117,9 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
 		}
+		if err := t.emitMember(EventTenantMemberDeleted, p.actor(), ptr(m.api())); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")
 	})
 }

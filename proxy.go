@@ -208,6 +208,9 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 			return err
 		}
 		out = px
+		if err := t.emitProxy(EventProxyCreated, p.actor(), px); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityProxy, rec.ID, OpCreate, fmt.Sprintf("Proxy %q created", rec.Name))
 	})
 	if err != nil {
@@ -404,6 +407,9 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 			return err
 		}
 		out = px
+		if err := t.emitProxy(EventProxyUpdated, p.actor(), px); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpUpdate, fmt.Sprintf("Proxy %q %s", rec.Name, verb))
 	})
 	return out, err
@@ -430,6 +436,9 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 			if err := t.Delete(k); err != nil {
 				return err
 			}
+		}
+		if err := t.emitProxy(EventProxyDeleted, p.actor(), rec.api()); err != nil {
+			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpDelete, "Proxy deleted")
 	})

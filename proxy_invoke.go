@@ -242,6 +242,9 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 				return prefixFields(err, "body")
 			}
 		}
+		if err := t.emitProxy(EventProxyInvoked, by, plan.proxy); err != nil {
+			return err
+		}
 		return t.log(by, rec.TenantID, EntityProxy, rec.ID, OpInvoke, "Proxy invoked")
 	})
 	return plan, err

@@ -210,6 +210,9 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 			return err
 		}
 		out = rec.view(f)
+		if err := t.emitReactor(EventReactorCreated, p.actor(), out); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, rec.ID, OpCreate, fmt.Sprintf("Reactor %q created", rec.Name))
 	})
 	if err != nil {
@@ -468,6 +471,9 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 			return err
 		}
 		out = rec.view(f)
+		if err := t.emitReactor(EventReactorUpdated, p.actor(), out); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpUpdate, fmt.Sprintf("Reactor %q %s", rec.Name, verb))
 	})
 	return out, err
@@ -485,10 +491,14 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		if _, _, err := t.mustReactor(p.tenantID, id); err != nil {
+		rec, f, err := t.mustReactor(p.tenantID, id)
+		if err != nil {
 			return err
 		}
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
+			return err
+		}
+		if err := t.emitReactor(EventReactorDeleted, p.actor(), rec.view(f)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")

@@ -50,6 +50,10 @@ type invocation struct {
 	req       map[string]any
 	client    *credential // the reactor's application, or nil
 	caller    credential
+	// by and traceID are the caller as events name it and its call's
+	// trace id, for the event of an asynchronous invocation's end.
+	by      actor
+	traceID string
 }
 
 // InvokeReactor runs a reactor. It requires token:use, and token:use on
@@ -179,6 +183,12 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 		if rec.ApplicationID != "" {
 			ac := appCredential(p.tenantID, rec.ApplicationID)
 			inv.client = &ac
+		}
+		inv.by, inv.traceID = p.actor(), traceID(ctx)
+		if err := t.emitLazy(p.tenantID, EventReactorInvoked, p.actor(), "invocation", EntityReactor, "", func() any {
+			return &invocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}
+		}); err != nil {
+			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, rec.ID, OpInvoke, "Reactor invoked")
 	})

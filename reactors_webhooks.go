@@ -153,6 +153,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		v.asyncRunning--
 		v.asyncDelivering++
 		v.asyncMu.Unlock()
+		v.emitInvocationEnd(inv, err)
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {
 			hook.Status, hook.Result = "failed", nil

@@ -126,6 +126,9 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			}
 		}
 		out = &Session{SessionKey: Credential(sessionKey), Nonce: nonce, ExpiresAt: rec.ExpiresAt}
+		if err := t.emitSession(EventSessionCreated, p.actor(), rec); err != nil {
+			return err
+		}
 		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
 	})
 	if err != nil {
@@ -209,6 +212,9 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 			}
 		}
 		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
+			return err
+		}
+		if err := t.emitSession(EventSessionAuthorized, p.actor(), rec); err != nil {
 			return err
 		}
 		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
@@ -318,6 +324,8 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
 		barrier.APIKeyLookup(rec.KeyHash),
 		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID),
+		// Its events' sequence counter: no event ends a session.
+		barrier.Tenant(rec.TenantID).EventSequence(EntitySession, rec.ID),
 	}
 	if rec.NonceHash != nil {
 		keys = append(keys, barrier.NonceLookup(rec.NonceHash))

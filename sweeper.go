@@ -198,6 +198,9 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err := t.putRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
 			return false, err
 		}
+		if err := t.emitInvitation(EventTenantInvitationDeleted, systemActor, &rec); err != nil {
+			return false, err
+		}
 		return true, t.log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")
 	}
 	return false, nil

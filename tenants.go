@@ -163,6 +163,9 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
 			return err
 		}
+		if err := t.emitMember(EventTenantMemberCreated, owner, &member); err != nil {
+			return err
+		}
 		app := &applicationRecord{
 			ID:          aid,
 			TenantID:    tid,

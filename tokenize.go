@@ -411,6 +411,9 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if err := t.logRead(p, existing.Type, existing.ID, "Token read (deduplicated create)"); err != nil {
 				return nil, err
 			}
+			if err := t.emitTokenReadRecord(p, existing); err != nil {
+				return nil, err
+			}
 			t.count(TokensRead)
 			return t.present(p, existing, PermTokenRead, presentExisting), nil
 		}
@@ -446,7 +449,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	if err := t.emit(tid, EventTokenCreated, p.actor(), "token", EntityToken, id, tokenEventView(rec)); err != nil {
+	if err := t.emitToken(EventTokenCreated, p.actor(), rec); err != nil {
 		return nil, err
 	}
 	t.count(TokensCreated)

@@ -166,6 +166,9 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	if err := t.putRecord(key, &rec); err != nil {
 		return false, err
 	}
+	if err := t.emitCVCExpired(&rec); err != nil {
+		return false, err
+	}
 	return true, t.log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
 }
 
@@ -252,6 +255,9 @@ func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 	if t.v.cvcDue(&rec, t.now) {
 		rec.Data = withoutCVC(rec.Data)
 		if err := t.putRecord(kv.Key, &rec); err != nil {
+			return 0, err
+		}
+		if err := t.emitCVCExpired(&rec); err != nil {
 			return 0, err
 		}
 		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")

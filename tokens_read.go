@@ -223,6 +223,9 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 		}
 		out = rec.api(transform)
 		t.count(TokensRead)
+		if err := t.emitTokenReadRecord(p, rec); err != nil {
+			return err
+		}
 		return t.logRead(p, rec.Type, rec.ID, "Token read")
 	})
 	return out, err
@@ -268,6 +271,9 @@ func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
 		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
 			return err
 		}
+	}
+	if err := t.emitTokenDeleted(by, rec); err != nil {
+		return err
 	}
 	return t.log(by, rec.TenantID, rec.Type, rec.ID, OpDelete, msg)
 }
@@ -375,6 +381,9 @@ func (t *txn) logReads(p *principal, toks []Token, msg string) error {
 			continue // redacted: nothing of the token's data was read
 		}
 		if err := t.logRead(p, tok.Type, tok.ID, msg); err != nil {
+			return err
+		}
+		if err := t.emitTokenRead(p, &tok); err != nil {
 			return err
 		}
 		t.count(TokensRead)

@@ -152,6 +152,9 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		out = t.present(p, next, PermTokenUpdate, presentUpdated)
 		t.count(TokensUpdated)
+		if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
+			return err
+		}
 		return t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated")
 	})
 	return out, err

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -142,12 +141,16 @@ type WebhookEventInfo struct {
 	// it came over HTTP.
 	TraceID string `json:"trace_id,omitempty"`
 	// Sequence orders the events of one object: it grows with every event
-	// about it, in commit order (docs/webhooks.md, "Order"). High-volume
-	// events, which change nothing, carry none.
+	// about it, in commit order (docs/webhooks-events.md, "Order").
+	// High-volume events, which change nothing, and the end of an
+	// asynchronous reactor invocation carry none.
 	Sequence int64 `json:"sequence,omitempty"`
 	// Data is {"<object>": {...}, "actor": {"id", "type", "name"}}: the
 	// object's name is token, token_intent, application, proxy, reactor,
-	// session, member, invitation or webhook.
+	// invocation, session, member, invitation or webhook.
+	// docs/webhooks-events.md lists, per event type, the object and its
+	// fields; none holds token data, a key, a nonce, a secret or a
+	// detokenized value.
 	Data json.RawMessage `json:"data"`
 }
 
@@ -185,6 +188,9 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 	if err != nil || len(targets) == 0 {
 		return err
 	}
+	// A read of a token that emits is no longer an append of audit lines
+	// alone (appends.go): its event commits like any write.
+	t.MustCommit()
 	info := WebhookEventInfo{ID: t.v.ids.next(t.now), Type: typ, Timestamp: t.now, TenantID: tid, TraceID: traceID(t.ctx)}
 	if !et.HighVolume && entityID != "" {
 		if info.Sequence, err = t.nextEventSequence(tid, typ, entityType, entityID); err != nil {
@@ -300,7 +306,7 @@ func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
 // when an object of the same id is made again after a deletion removed
 // its counter (microseconds keep the numbers within the 2^53 a
 // JavaScript receiver reads exactly). An event that ends the object
-// (a deletion or expiry) removes the counter.
+// (endsObject) removes the counter.
 func (t *txn) nextEventSequence(tid, typ, entityType, entityID string) (int64, error) {
 	k := barrier.Tenant(tid).EventSequence(entityType, entityID)
 	var last countRecord
@@ -308,7 +314,7 @@ func (t *txn) nextEventSequence(tid, typ, entityType, entityID string) (int64, e
 		return 0, err
 	}
 	next := max(last.N+1, t.now.UnixMicro())
-	if strings.HasSuffix(typ, ".deleted") && !strings.HasPrefix(typ, "application.key.") || typ == EventTokenExpired {
+	if endsObject(typ) {
 		return next, t.Delete(k)
 	}
 	return next, t.putRecord(k, &countRecord{N: next})

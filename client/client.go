@@ -130,6 +130,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	if r.key != "" {
 		req.Header.Set(apiKeyHeader, string(r.key))
 	}
+	if id := requestID(ctx); id != "" {
+		req.Header.Set("X-Request-Id", id)
+	}
 	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
 		req.Header.Set("Idempotency-Key", k)
 	}

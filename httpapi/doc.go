@@ -74,7 +74,11 @@
 // The Vault uses it to throttle failed authentications (only further
 // failures are refused, never a key that authenticates) and to budget the
 // sessions a public application creates per address; it also makes a
-// request count once against the rate limits.
+// request count once against the rate limits. Its TraceID is the
+// request's X-Request-Id header (1 to 128 printable ASCII characters, no
+// space), or else the trace id of its W3C traceparent header: the
+// trace_id of the webhook events the request's changes emit. Other values
+// are ignored.
 //
 // # OpenAPI
 //

@@ -192,11 +192,11 @@ func (a *api) routes() {
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.
 // Every request carries a new tokenvault.CallInfo with the client's
-// address, so the Vault charges it once against the rate limits and can
+// address and its trace id (traceIDOf), so the Vault charges it once against the rate limits and can
 // throttle failed authentications by address.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = withoutTrailingSlash(r)
-	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r)}
+	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r), TraceID: traceIDOf(r)}
 	_, pattern := a.mux.Handler(r)
 	if a.observe == nil {
 		a.serve(w, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)), pattern)

@@ -1,0 +1,91 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// TappedEvent is an event a committed transaction queued, as the event
+// tests see it: its envelope, its exact JSON and the ids of the webhooks
+// it was queued for.
+type TappedEvent struct {
+	TenantID string
+	Info     WebhookEventInfo
+	JSON     []byte
+	Targets  []string
+}
+
+// EventTap collects the events of a Vault (TapEvents).
+type EventTap struct {
+	mu     sync.Mutex
+	events []TappedEvent
+}
+
+// TapEvents makes v tell the returned tap of every event a committed
+// transaction queued. Call it before any webhook exists (emit reads the
+// tap only for an event some webhook subscribes to).
+func TapEvents(v *Vault) *EventTap {
+	tap := &EventTap{}
+	v.eventTap = func(tid string, ev outgoingEvent, targets []*webhookRecord) {
+		te := TappedEvent{TenantID: tid, JSON: slices.Clone(ev.JSON)}
+		if err := json.Unmarshal(ev.JSON, &te.Info); err != nil {
+			panic(err) // emit encoded it: never
+		}
+		for _, h := range targets {
+			te.Targets = append(te.Targets, h.ID)
+		}
+		tap.mu.Lock()
+		tap.events = append(tap.events, te)
+		tap.mu.Unlock()
+	}
+	return tap
+}
+
+// Events returns the events tapped so far, in commit order.
+func (e *EventTap) Events() []TappedEvent {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.events)
+}
+
+// PutTestWebhook stores a webhook of tenant tid subscribed to events,
+// enabled or not, directly (as CreateWebhook would), and returns its id
+// and signing secret.
+func PutTestWebhook(ctx context.Context, v *Vault, tid string, events []string, enabled bool) (id, secret string, err error) {
+	var raw [24]byte
+	rand.Read(raw[:])
+	secret = "whsec_" + base64.StdEncoding.EncodeToString(raw[:])
+	err = v.update(ctx, func(t *txn) error {
+		rec := &webhookRecord{ID: t.v.ids.next(t.now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
+			Events: events, Status: WebhookEnabled, Secret: secret, CreatedAt: t.now, ModifiedAt: t.now}
+		if !enabled {
+			rec.Status = WebhookDisabled
+		}
+		id = rec.ID
+		t.forgetWebhooks(tid)
+		return t.putRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec)
+	})
+	return id, secret, err
+}
+
+// EventSequenceObjects lists the objects ("<entity type>/<id>") of tenant
+// tid that have an event sequence counter.
+func EventSequenceObjects(ctx context.Context, v *Vault, tid string) ([]string, error) {
+	var out []string
+	err := v.view(ctx, func(t *txn) error {
+		return t.ScanKeys(barrier.Tenant(tid).Records("count"), func(_ barrier.Key, rest string) error {
+			if obj, ok := strings.CutPrefix(rest, "ev/"); ok {
+				out = append(out, obj)
+			}
+			return nil
+		})
+	})
+	return out, err
+}

@@ -1,0 +1,131 @@
+package tokenvault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// openEventVault is a Vault on memory with a tenant, a private
+// application that creates and reads tokens, a webhook subscribed to
+// every event type by name, and an event tap.
+func openEventVault(t *testing.T) (*Vault, *EventTap, *TenantBootstrap, *Application) {
+	t.Helper()
+	ctx := context.Background()
+	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: bytes.Repeat([]byte{9}, 32)},
+		Retention: RetentionOptions{SweepInterval: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	tap := TapEvents(v)
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, et := range webhookEventTypes {
+		all = append(all, et.Name)
+	}
+	if _, _, err := PutTestWebhook(ctx, v, boot.Tenant.ID, all, true); err != nil {
+		t.Fatal(err)
+	}
+	app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{Name: "a", Type: Private,
+		Rules: []AccessRule{{Priority: 1, Container: "/", Transform: TransformReveal, Permissions: []string{PermTokenCreate, PermTokenRead}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, tap, boot, app
+}
+
+// TestEmitThenFailCommitsNoEvent: a transaction that emitted and then
+// failed (a conflict found later in it) queues nothing, whether it ran as
+// a plain update or an optimistic one; the same transaction without the
+// failure queues its event.
+func TestEmitThenFailCommitsNoEvent(t *testing.T) {
+	v, tap, boot, _ := openEventVault(t)
+	ctx := context.Background()
+	tid := boot.Tenant.ID
+	before := len(tap.Events())
+	member := &TenantMember{ID: v.ids.next(time.Now()), TenantID: tid, Role: RoleAdmin, User: User{ID: "u"}}
+	for name, run := range map[string]func(context.Context, func(*txn) error) error{"update": v.update, "optimistic": v.updateOptimistic} {
+		err := run(ctx, func(t *txn) error {
+			if err := t.emitMember(EventTenantMemberCreated, systemActor, member); err != nil {
+				return err
+			}
+			return errorf(Conflict, "a conflict after the event")
+		})
+		if e, ok := err.(*Error); !ok || e.Kind != Conflict {
+			t.Fatalf("%s: %v, want the conflict", name, err)
+		}
+		if n := len(tap.Events()) - before; n != 0 {
+			t.Fatalf("%s: a rolled-back transaction queued %d events", name, n)
+		}
+	}
+	if err := v.update(ctx, func(t *txn) error { return t.emitMember(EventTenantMemberCreated, systemActor, member) }); err != nil {
+		t.Fatal(err)
+	}
+	if evs := tap.Events()[before:]; len(evs) != 1 || evs[0].Info.Type != EventTenantMemberCreated {
+		t.Fatalf("the committed emit queued %+v", evs)
+	}
+}
+
+// TestTokenViewKeptSmall: a token whose metadata and search indexes reach
+// their limits (50 entries of 600 bytes, 20 expressions of 4 kB) gets an
+// event under maxEventBytes, its search indexes, fingerprint expression
+// and metadata dropped in that order and named in "omitted"; a small
+// token's view omits nothing.
+func TestTokenViewKeptSmall(t *testing.T) {
+	v, tap, _, app := openEventVault(t)
+	ctx := context.Background()
+	md := map[string]string{}
+	for i := range maxMetadataEntries {
+		md[fmt.Sprintf("%03d%s", i, strings.Repeat("k", maxMetadataKey-3))] = strings.Repeat("v", maxMetadataValue)
+	}
+	var indexes []string
+	for i := range maxSearchIndexes {
+		indexes = append(indexes, fmt.Sprintf("{{ data | slice: 0, %d }}%s", i+1, strings.Repeat(" ", 4000)))
+	}
+	big, err := v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "d", Metadata: md, SearchIndexes: indexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "d", Metadata: map[string]string{"k": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, ev := range tap.Events() {
+		if ev.Info.Type != EventTokenCreated {
+			continue
+		}
+		if len(ev.JSON) > maxEventBytes {
+			t.Errorf("an event of %d bytes", len(ev.JSON))
+		}
+		var data struct{ Token tokenEvent }
+		if err := json.Unmarshal(ev.Info.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		switch data.Token.ID {
+		case big.ID:
+			seen++
+			if strings.Join(data.Token.Omitted, ",") != "search_indexes,fingerprint_expression,metadata" || data.Token.Metadata != nil || data.Token.SearchIndexes != nil {
+				t.Errorf("the big token's view omitted %v (metadata %d entries)", data.Token.Omitted, len(data.Token.Metadata))
+			}
+		case small.ID:
+			seen++
+			if data.Token.Omitted != nil || data.Token.Metadata["k"] != "v" {
+				t.Errorf("the small token's view = %+v", data.Token)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("%d token.created events of the two tokens", seen)
+	}
+}
