@@ -1,0 +1,483 @@
+package console_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/console"
+	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/bolt"
+)
+
+// wait is how long a step may take: generous, for a loaded 2-CPU machine.
+const wait = time.Minute
+
+// xss is planted in every field a tenant controls; it sets window.__xss
+// if it is ever parsed as HTML.
+const xss = `<img src=x onerror="window.__xss=1">`
+
+// testServer serves a new Vault's API at / and the console at /console/
+// on one origin, as the server does, with the JavaScript unit tests at
+// /jstest/; it returns the URL and the tenant's management key.
+func testServer(t *testing.T) (string, string) {
+	t.Helper()
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: store, Keys: tokenvault.KeyOptions{MasterKey: key},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true},
+		Mailer: mailer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	boot, err := v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{Name: "Acme " + xss})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/console/", console.Handler())
+	mux.Handle("/jstest/", http.StripPrefix("/jstest/", http.FileServerFS(os.DirFS("testdata/jstest"))))
+	mux.Handle("/", httpapi.New(v, httpapi.Options{}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, string(boot.Application.Key)
+}
+
+// mailer accepts every invitation e-mail and sends nothing.
+type mailer struct{}
+
+func (mailer) SendInvitation(context.Context, tokenvault.InvitationMail) error { return nil }
+
+// tab opens a tab of the shared browser, or skips the test when there is
+// none.
+func tab(t *testing.T) context.Context {
+	t.Helper()
+	if browser == nil {
+		t.Skip(noBrowser)
+	}
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// do runs steps, each within wait.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		t.Fatalf("%s: %v; errors shown: %s", what, err, shownErrors(ctx))
+	}
+}
+
+// shownErrors is the text of the page's error boxes, for a failure's
+// message.
+func shownErrors(ctx context.Context) string {
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(c, chromedp.Evaluate[string](`[...document.querySelectorAll('.form-error, .field-error')].map(e => e.textContent).filter(Boolean).join(' | ')`))
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// eval evaluates a JavaScript expression (awaiting a promise) into T.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	v, err := chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// until waits for a JavaScript condition to hold.
+func until(t *testing.T, ctx context.Context, what, cond string) {
+	t.Helper()
+	do(t, ctx, what, func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait))(ctx, tg)
+		return chromedp.Void{}, err
+	})
+}
+
+// js quotes s as a JavaScript string.
+func js(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// text is the text of the first element sel matches ("" for none).
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	return eval[string](t, ctx, `document.querySelector(`+js(sel)+`)?.textContent ?? ""`)
+}
+
+// set sets a control's value as typed (input and change events fire).
+func set(t *testing.T, ctx context.Context, sel, value string) {
+	t.Helper()
+	do(t, ctx, "set "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	eval[bool](t, ctx, `(() => { const el = document.querySelector(`+js(sel)+`); el.value = `+js(value)+
+		`; el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+}
+
+// click clicks sel once it is visible.
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	do(t, ctx, "click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+// open goes to a page of the console by its nav link and waits for it.
+func open(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	click(t, ctx, `#nav a[href="#/`+page+`"]`)
+	do(t, ctx, "open "+page, chromedp.WaitVisible(chromedp.CSS(`#page-`+page+`[data-ready]`)))
+}
+
+// noXSS fails the test if a planted payload ran or became an element.
+func noXSS(t *testing.T, ctx context.Context, where string) {
+	t.Helper()
+	if ran := eval[bool](t, ctx, `window.__xss !== undefined || document.querySelectorAll('img').length > 0`); ran {
+		t.Fatalf("%s: a planted <img onerror> was rendered as HTML", where)
+	}
+}
+
+// signIn signs in with key on the sign-in page and waits for the overview.
+func signIn(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
+	do(t, ctx, "sign-in page", chromedp.WaitVisible(chromedp.CSS(`#signin-key`)))
+	set(t, ctx, "#signin-key", key)
+	click(t, ctx, "#signin-submit")
+	do(t, ctx, "overview after sign-in", chromedp.WaitVisible(chromedp.CSS(`#page-overview[data-ready]`)))
+}
+
+// signOut signs out and checks the key is gone from memory and storage.
+func signOut(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
+	click(t, ctx, "#sign-out")
+	do(t, ctx, "sign-in page after sign-out", chromedp.WaitVisible(chromedp.CSS(`#signin-key`)))
+	state := eval[[]any](t, ctx, `(async () => { const s = await import('/console/session.js');
+		return [s.getKey(), sessionStorage.getItem(s.storageName), localStorage.length, document.cookie, location.href.includes(`+js(key)+`),
+			document.documentElement.outerHTML.includes(`+js(key)+`)] })()`)
+	want := []any{nil, nil, float64(0), "", false, false}
+	if b, w := mustJSON(state), mustJSON(want); b != w {
+		t.Fatalf("after sign-out [key in memory, in sessionStorage, localStorage items, cookies, key in URL, key in page] = %s, want %s", b, w)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// shot writes the screenshot of the page shown as docs/console/name.png
+// when -screenshots is given.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if !*screenshots {
+		return
+	}
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := filepath.Join("..", "docs", "console")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createApp creates an application on the applications page and returns
+// its key, read from the box that shows it once.
+func createApp(t *testing.T, ctx context.Context, name, typ, rules string, perms ...string) string {
+	t.Helper()
+	set(t, ctx, "#app-name", name)
+	set(t, ctx, "#app-type", typ)
+	until(t, ctx, "permissions of "+typ, `document.querySelector('#app-permissions legend')?.textContent.includes(`+js(typ)+`)`)
+	for _, p := range perms {
+		click(t, ctx, "#perm-"+strings.ReplaceAll(p, ":", "-"))
+	}
+	set(t, ctx, "#app-rules", rules)
+	eval[bool](t, ctx, `(() => { document.getElementById('key-slot').replaceChildren(); return true })()`)
+	click(t, ctx, "#app-create")
+	do(t, ctx, "the new key of "+name, chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
+	until(t, ctx, name+" listed", `[...document.querySelectorAll('#app-list .app-name')].some(e => e.textContent === `+js(name)+`)`)
+	return text(t, ctx, "#new-key")
+}
+
+// TestConsole walks the console in a real browser as a user would: sign
+// in, applications, tokens (masked with one key, revealed with another),
+// the audit log paged by cursor, reactors, proxies, members, with the XSS
+// payload planted in every field a tenant controls, and sign-out.
+func TestConsole(t *testing.T) {
+	ctx := tab(t)
+	base, mgmt := testServer(t)
+	do(t, ctx, "load the console", chromedp.Navigate(base+"/console/"))
+	shot(t, ctx, "signin")
+
+	// A wrong key is refused, saying so beside the field.
+	set(t, ctx, "#signin-key", "not-a-key")
+	click(t, ctx, "#signin-submit")
+	until(t, ctx, "refusal of a wrong key", `document.querySelector('#signin-form .form-error')?.textContent.includes('not accepted')`)
+	signIn(t, ctx, mgmt)
+	until(t, ctx, "tenant name", `document.querySelector('#page-overview h1')?.textContent === `+js("Overview of Acme "+xss))
+	noXSS(t, ctx, "overview")
+
+	// Applications: a field error shows beside its field; then two
+	// applications, one masking and one revealing.
+	open(t, ctx, "applications")
+	set(t, ctx, "#app-rules", `[{"priority": 0, "container": "/", "transform": "mask", "permissions": ["token:read"]}]`)
+	click(t, ctx, "#app-create")
+	until(t, ctx, "field errors beside the fields", `document.querySelector('#app-form [data-error-for=name]').textContent !== '' &&
+		document.querySelector('#app-form .form-error').textContent !== ''`)
+	rule := func(transform string) string {
+		return `[{"priority": 1, "container": "/", "transform": "` + transform + `", "permissions": ["token:create", "token:read", "token:search", "token:use"]}]`
+	}
+	maskKey := createApp(t, ctx, xss, "private", rule("mask"))
+	revealKey := createApp(t, ctx, "revealer", "private", rule("reveal"))
+	if maskKey == "" || revealKey == "" || maskKey == revealKey {
+		t.Fatalf("keys shown: %q, %q", maskKey, revealKey)
+	}
+	createApp(t, ctx, "dashboard", "public", "", "token:create")
+	shot(t, ctx, "applications")
+	noXSS(t, ctx, "applications")
+	// Regenerate the dashboard's key (two clicks: the second confirms).
+	eval[bool](t, ctx, `(() => { document.getElementById('key-slot').replaceChildren(); const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'dashboard');
+		const b = row.querySelector('button[data-action=regenerate]'); b.click(); b.click(); return true })()`)
+	do(t, ctx, "regenerated key", chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
+
+	// Tokens: create a card with the revealing key... as management
+	// (which holds token permissions), with metadata planted.
+	signOut(t, ctx, mgmt)
+	signIn(t, ctx, revealKey)
+	open(t, ctx, "tokens")
+	set(t, ctx, "#new-token-type", "card")
+	set(t, ctx, "#card-number", "4242 4242 4242 4242")
+	set(t, ctx, "#card-month", "12")
+	set(t, ctx, "#card-year", "2031")
+	set(t, ctx, "#new-token-metadata", "customer=c42\nnote="+xss)
+	click(t, ctx, "#token-create")
+	do(t, ctx, "created token", chromedp.WaitVisible(chromedp.CSS(`#created-token-id`)))
+	tokenID := text(t, ctx, "#created-token-id")
+	// A card number that is not one: the problem's detail, and its field
+	// error beside the number.
+	set(t, ctx, "#card-number", "123")
+	click(t, ctx, "#token-create")
+	until(t, ctx, "error of a bad card number", `document.querySelector('#token-create-form .form-error').textContent !== '' &&
+		document.querySelector('#card-fields [data-error-for=data]').textContent.includes('data.number')`)
+
+	// Find it by search, revealed.
+	set(t, ctx, "#token-query", "metadata.customer:c42")
+	click(t, ctx, "#token-search")
+	until(t, ctx, "search result", `document.querySelector('#token-results')?.textContent.includes(`+js(tokenID)+`)`)
+	if got := text(t, ctx, "#token-results .token-metadata"); !strings.Contains(got, `"note":`+js(xss)) {
+		t.Errorf("metadata shown as %q, want the payload as text", got)
+	}
+	if got := text(t, ctx, "#token-results .token-data"); !strings.Contains(got, "4242424242424242") {
+		t.Errorf("the revealing key sees data %q, want the number", got)
+	}
+	shot(t, ctx, "tokens")
+	noXSS(t, ctx, "tokens")
+	signOut(t, ctx, revealKey)
+
+	// The masking key sees it masked.
+	signIn(t, ctx, maskKey)
+	open(t, ctx, "tokens")
+	set(t, ctx, "#token-id", tokenID)
+	click(t, ctx, "#token-show")
+	do(t, ctx, "token view", chromedp.WaitVisible(chromedp.CSS(`#token-json`)))
+	masked := text(t, ctx, "#token-view .token-data")
+	if strings.Contains(masked, "4242424242424242") || !strings.Contains(masked, "4242") {
+		t.Errorf("the masking key sees data %q, want it masked", masked)
+	}
+	noXSS(t, ctx, "token view")
+	signOut(t, ctx, maskKey)
+
+	// Reactors, as management: a formula, a reactor of its own code with
+	// the payload in name and code, one whose error carries it.
+	signIn(t, ctx, mgmt)
+	open(t, ctx, "reactors")
+	set(t, ctx, "#formula-name", "Greeter "+xss)
+	click(t, ctx, "#formula-create")
+	until(t, ctx, "formula listed", `[...document.querySelectorAll('#formula-list .formula-name')].some(e => e.textContent === `+js("Greeter "+xss)+`)`)
+	if got := eval[string](t, ctx, `document.querySelector('#formula-form .gutter').textContent`); got != "1\n2\n3\n4" {
+		t.Errorf("line numbers of the example code = %q", got)
+	}
+	set(t, ctx, "#reactor-formula", "")
+	set(t, ctx, "#reactor-name", "Echo "+xss)
+	set(t, ctx, "#reactor-code", "// "+xss+"\nmodule.exports = async (req) => ({raw: {echo: req.args.name, note: "+js(xss)+"}, tokenize: {t: req.args.name}});\n")
+	click(t, ctx, "#reactor-create")
+	until(t, ctx, "reactor listed", `[...document.querySelectorAll('#reactor-list .reactor-name')].some(e => e.textContent === `+js("Echo "+xss)+`)`)
+	set(t, ctx, "#reactor-name", "Failing")
+	set(t, ctx, "#reactor-code", "module.exports = async () => { throw new Error("+js(xss)+"); };\n")
+	click(t, ctx, "#reactor-create")
+	until(t, ctx, "second reactor listed", `document.querySelectorAll('#reactor-list .reactor-name').length === 2`)
+	echoID := eval[string](t, ctx, `[...document.querySelectorAll('#invoke-reactor option')].find(o => o.textContent.startsWith('Echo')).value`)
+	failingID := eval[string](t, ctx, `[...document.querySelectorAll('#invoke-reactor option')].find(o => o.textContent === 'Failing').value`)
+	noXSS(t, ctx, "reactors")
+
+	// Proxies: one to a destination that echoes, and a test call.
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"path": r.URL.Path, "got": json.RawMessage(body)})
+	}))
+	t.Cleanup(dest.Close)
+	open(t, ctx, "proxies")
+	set(t, ctx, "#proxy-name", "Echo "+xss)
+	set(t, ctx, "#proxy-destination", dest.URL)
+	set(t, ctx, "#proxy-request-transform", "module.exports = async (req) => ({body: {wrapped: req.args.body}});\n")
+	click(t, ctx, "#proxy-require-auth")
+	click(t, ctx, "#proxy-create")
+	until(t, ctx, "proxy listed", `[...document.querySelectorAll('#proxy-list .proxy-name')].some(e => e.textContent === `+js("Echo "+xss)+`)`)
+	set(t, ctx, "#call-path", "/charges")
+	set(t, ctx, "#call-body", `{"amount": 5}`)
+	click(t, ctx, "#call")
+	do(t, ctx, "proxy answer", chromedp.WaitVisible(chromedp.CSS(`#call-response`)))
+	if st, resp := text(t, ctx, "#call-status"), text(t, ctx, "#call-response"); st != "200" || !strings.Contains(resp, `"wrapped"`) || !strings.Contains(resp, `"/charges"`) {
+		t.Errorf("proxy test call: %s %s", st, resp)
+	}
+	shot(t, ctx, "proxies")
+	noXSS(t, ctx, "proxies")
+
+	// Members and invitations.
+	open(t, ctx, "members")
+	set(t, ctx, "#invite-email", "ops@example.com")
+	click(t, ctx, "#invite")
+	until(t, ctx, "invitation listed", `[...document.querySelectorAll('#invitation-list .invitation-email')].some(e => e.textContent === 'ops@example.com')`)
+	set(t, ctx, "#invite-email", "not an address")
+	click(t, ctx, "#invite")
+	until(t, ctx, "invalid address refused beside the field", `document.querySelector('#invite-form .form-error').textContent !== ''`)
+
+	// The audit log, five lines a page, paged by cursor forward and back.
+	open(t, ctx, "logs")
+	set(t, ctx, "#log-size", "5")
+	click(t, ctx, "#log-filter")
+	until(t, ctx, "first page", `document.querySelector('#logs-info').textContent.startsWith('Page 1') && document.querySelectorAll('#log-list tbody tr').length === 5`)
+	first := text(t, ctx, "#log-list tbody")
+	click(t, ctx, "#logs-next")
+	until(t, ctx, "second page", `document.querySelector('#logs-info').textContent.startsWith('Page 2')`)
+	if second := text(t, ctx, "#log-list tbody"); second == first || second == "" {
+		t.Errorf("the second page of the log shows the first again")
+	}
+	click(t, ctx, "#logs-prev")
+	until(t, ctx, "back to the first page", `document.querySelector('#logs-info').textContent.startsWith('Page 1') && document.querySelector('#log-list tbody').textContent === `+js(first))
+	// Filter by entity: the application's lines only.
+	set(t, ctx, "#log-entity-type", "application")
+	click(t, ctx, "#log-filter")
+	until(t, ctx, "filtered", `document.querySelector('#logs-info').textContent.startsWith('Page 1') &&
+		[...document.querySelectorAll('#log-list tbody tr')].every(r => r.children[1].textContent.startsWith('application '))`)
+	// Export the page: the JSON lines offered are the rows shown.
+	exported := eval[string](t, ctx, `(async () => {
+		const real = URL.createObjectURL; let blob;
+		URL.createObjectURL = (b) => { blob = b; return real.call(URL, b); };
+		try { document.getElementById('log-export').click(); } finally { URL.createObjectURL = real; }
+		return await blob.text(); })()`)
+	lines := strings.Split(strings.TrimSuffix(exported, "\n"), "\n")
+	if rows := eval[int](t, ctx, `document.querySelectorAll('#log-list tbody tr').length`); len(lines) != rows || rows == 0 {
+		t.Errorf("export holds %d lines for %d rows", len(lines), rows)
+	}
+	for _, l := range lines {
+		var entry struct {
+			EntityType string `json:"entity_type"`
+		}
+		if err := json.Unmarshal([]byte(l), &entry); err != nil || entry.EntityType != "application" {
+			t.Errorf("exported line %q: %v", l, err)
+		}
+	}
+	set(t, ctx, "#log-entity-type", "")
+	click(t, ctx, "#log-filter")
+	until(t, ctx, "unfiltered", `document.querySelector('#logs-info').textContent.startsWith('Page 1')`)
+	shot(t, ctx, "logs")
+
+	// The overview's figures, then 390 px wide: nothing wider than the
+	// screen but the tables' own scrolling.
+	open(t, ctx, "overview")
+	until(t, ctx, "figures", `[...document.querySelectorAll('#figures .n')].every(n => n.textContent !== '…')`)
+	if n := text(t, ctx, `#figures [data-figure="/applications"] .n`); n != "4" {
+		t.Errorf("applications figure = %q, want 4", n)
+	}
+	shot(t, ctx, "overview")
+	do(t, ctx, "390 px", chromedp.EmulateViewport(390, 800))
+	for _, page := range []string{"applications", "tokens", "logs", "reactors"} {
+		open(t, ctx, page)
+		if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("%s at 390 px is %d px wide", page, w)
+		}
+	}
+	do(t, ctx, "1280 px", chromedp.EmulateViewport(1280, 900))
+	noXSS(t, ctx, "the end")
+	signOut(t, ctx, mgmt)
+
+	// Invoke the reactors with the key that may use tokens (token:use,
+	// which only a private application holds): raw and tokens, then the
+	// error the failing one raised, its payload as text.
+	signIn(t, ctx, revealKey)
+	open(t, ctx, "reactors")
+	set(t, ctx, "#invoke-reactor-id", echoID)
+	set(t, ctx, "#invoke-args", `{"name": `+js(xss)+`}`)
+	click(t, ctx, "#invoke")
+	do(t, ctx, "invocation result", chromedp.WaitVisible(chromedp.CSS(`#invoke-raw`)))
+	if raw := text(t, ctx, "#invoke-raw"); !strings.Contains(raw, `"echo": `+js(xss)) {
+		t.Errorf("raw = %q", raw)
+	}
+	if toks := text(t, ctx, "#invoke-tokens"); !strings.Contains(toks, `"t"`) {
+		t.Errorf("tokens = %q", toks)
+	}
+	shot(t, ctx, "reactors")
+	set(t, ctx, "#invoke-reactor-id", failingID)
+	click(t, ctx, "#invoke")
+	until(t, ctx, "the reactor's error", `document.querySelector('#invoke-form .form-error')?.textContent.includes(`+js(xss)+`)`)
+	noXSS(t, ctx, "reactor invocation")
+	signOut(t, ctx, revealKey)
+}
+
+// TestConsoleJavaScript runs the console's JavaScript unit tests
+// (testdata/jstest) in the browser.
+func TestConsoleJavaScript(t *testing.T) {
+	ctx := tab(t)
+	base, _ := testServer(t)
+	do(t, ctx, "unit tests", chromedp.Navigate(base+"/jstest/"), chromedp.WaitReady(chromedp.CSS(`body[data-done]`)))
+	type result struct {
+		Name  string
+		Pass  bool
+		Error string
+	}
+	results := eval[[]result](t, ctx, `window.testResults`)
+	if len(results) < 10 {
+		t.Fatalf("%d JavaScript tests ran", len(results))
+	}
+	for _, r := range results {
+		if !r.Pass {
+			t.Errorf("%s: %s", r.Name, r.Error)
+		}
+	}
+}
