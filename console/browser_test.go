@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/console"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -202,7 +203,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	}
 	c, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	png, err := chromedp.Run(c, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -259,7 +260,7 @@ func TestConsole(t *testing.T) {
 	until(t, ctx, "field errors beside the fields", `document.querySelector('#app-form [data-error-for=name]').textContent !== '' &&
 		document.querySelector('#app-form .form-error').textContent !== ''`)
 	rule := func(transform string) string {
-		return `[{"priority": 1, "container": "/", "transform": "` + transform + `", "permissions": ["token:create", "token:read", "token:search", "token:use"]}]`
+		return `[{"priority": 1, "container": "/", "transform": "` + transform + `", "permissions": ["token:create", "token:read", "token:search", "token:use", "token:delete"]}]`
 	}
 	maskKey := createApp(t, ctx, xss, "private", rule("mask"))
 	revealKey := createApp(t, ctx, "revealer", "private", rule("reveal"))
@@ -273,6 +274,12 @@ func TestConsole(t *testing.T) {
 	eval[bool](t, ctx, `(() => { document.getElementById('key-slot').replaceChildren(); const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'dashboard');
 		const b = row.querySelector('button[data-action=regenerate]'); b.click(); b.click(); return true })()`)
 	do(t, ctx, "regenerated key", chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
+	// Create one more and delete it.
+	createApp(t, ctx, "short-lived", "private", "", "token:read")
+	eval[bool](t, ctx, `(() => { const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'short-lived');
+		const b = row.querySelector('button[data-action=delete]'); b.click(); b.click(); return true })()`)
+	until(t, ctx, "deleted application gone", `document.querySelectorAll('#app-list .app-name').length === 4 &&
+		![...document.querySelectorAll('#app-list .app-name')].some(e => e.textContent === 'short-lived')`)
 
 	// Tokens: create a card with the revealing key... as management
 	// (which holds token permissions), with metadata planted.
@@ -306,6 +313,26 @@ func TestConsole(t *testing.T) {
 	}
 	shot(t, ctx, "tokens")
 	noXSS(t, ctx, "tokens")
+	// List by container.
+	set(t, ctx, "#token-query", "")
+	set(t, ctx, "#token-container", "/pci")
+	click(t, ctx, "#token-search")
+	until(t, ctx, "listed by container", `document.querySelector('#tokens-info').textContent.startsWith('Page 1') &&
+		document.querySelector('#token-results')?.textContent.includes(`+js(tokenID)+`)`)
+	// A plain token, viewed and deleted.
+	set(t, ctx, "#new-token-type", "token")
+	set(t, ctx, "#new-token-data", "078-05-1120")
+	click(t, ctx, "#token-create")
+	until(t, ctx, "plain token", `document.querySelector('#created-token-id') && document.querySelector('#created-token-id').textContent !== `+js(tokenID))
+	plainID := text(t, ctx, "#created-token-id")
+	set(t, ctx, "#token-id", plainID)
+	click(t, ctx, "#token-show")
+	until(t, ctx, "plain token view", `document.querySelector('#token-view .token-data')?.textContent === '078-05-1120'`)
+	click(t, ctx, "#token-delete")
+	click(t, ctx, "#token-delete")
+	do(t, ctx, "token deleted", chromedp.WaitVisible(chromedp.CSS(`#token-deleted`)))
+	click(t, ctx, "#token-show")
+	until(t, ctx, "deleted token not found", `document.querySelector('#token-view-form .form-error').textContent !== ''`)
 	signOut(t, ctx, revealKey)
 
 	// The masking key sees it masked.
@@ -340,6 +367,7 @@ func TestConsole(t *testing.T) {
 	set(t, ctx, "#reactor-code", "module.exports = async () => { throw new Error("+js(xss)+"); };\n")
 	click(t, ctx, "#reactor-create")
 	until(t, ctx, "second reactor listed", `document.querySelectorAll('#reactor-list .reactor-name').length === 2`)
+	shot(t, ctx, "reactors")
 	echoID := eval[string](t, ctx, `[...document.querySelectorAll('#invoke-reactor option')].find(o => o.textContent.startsWith('Echo')).value`)
 	failingID := eval[string](t, ctx, `[...document.querySelectorAll('#invoke-reactor option')].find(o => o.textContent === 'Failing').value`)
 	noXSS(t, ctx, "reactors")
@@ -415,7 +443,8 @@ func TestConsole(t *testing.T) {
 	}
 	set(t, ctx, "#log-entity-type", "")
 	click(t, ctx, "#log-filter")
-	until(t, ctx, "unfiltered", `document.querySelector('#logs-info').textContent.startsWith('Page 1')`)
+	until(t, ctx, "unfiltered", `document.querySelector('#logs-info').textContent.startsWith('Page 1') &&
+		[...document.querySelectorAll('#log-list tbody tr')].some(r => !r.children[1].textContent.startsWith('application '))`)
 	shot(t, ctx, "logs")
 
 	// The overview's figures, then 390 px wide: nothing wider than the
@@ -427,10 +456,25 @@ func TestConsole(t *testing.T) {
 	}
 	shot(t, ctx, "overview")
 	do(t, ctx, "390 px", chromedp.EmulateViewport(390, 800))
-	for _, page := range []string{"applications", "tokens", "logs", "reactors"} {
+	for _, page := range []string{"overview", "applications", "tokens", "logs", "reactors", "proxies", "members"} {
 		open(t, ctx, page)
 		if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("%s at 390 px is %d px wide", page, w)
+		}
+		unlabelled := eval[[]string](t, ctx, `[...document.querySelectorAll('input, select, textarea')]
+			.filter(e => e.type !== 'hidden' && !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.id || e.name || e.outerHTML)`)
+		if len(unlabelled) > 0 {
+			t.Errorf("%s: inputs without a label: %q", page, unlabelled)
+		}
+		// Keyboard focus is visible: Tab from the top reaches the skip
+		// link, then the navigation, each with an outline.
+		eval[bool](t, ctx, `(() => { document.activeElement?.blur(); window.scrollTo(0, 0); return true })()`)
+		for i := range 3 {
+			do(t, ctx, "Tab", chromedp.KeyEvent(kb.Tab))
+			focus := eval[string](t, ctx, `(() => { const e = document.activeElement; const s = getComputedStyle(e); return e.tagName + ' ' + (e.textContent || '').trim() + ': ' + s.outlineStyle + ' ' + s.outlineWidth })()`)
+			if strings.Contains(focus, ": none") || strings.HasSuffix(focus, " 0px") || strings.HasPrefix(focus, "BODY") {
+				t.Errorf("%s: Tab %d focuses %q: no visible focus", page, i+1, focus)
+			}
 		}
 	}
 	do(t, ctx, "1280 px", chromedp.EmulateViewport(1280, 900))
@@ -452,7 +496,7 @@ func TestConsole(t *testing.T) {
 	if toks := text(t, ctx, "#invoke-tokens"); !strings.Contains(toks, `"t"`) {
 		t.Errorf("tokens = %q", toks)
 	}
-	shot(t, ctx, "reactors")
+	shot(t, ctx, "reactor-invoke")
 	set(t, ctx, "#invoke-reactor-id", failingID)
 	click(t, ctx, "#invoke")
 	until(t, ctx, "the reactor's error", `document.querySelector('#invoke-form .form-error')?.textContent.includes(`+js(xss)+`)`)

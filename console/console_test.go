@@ -1,12 +1,17 @@
 package console_test
 
 import (
+	"context"
+	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/console"
+	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // TestHeaders: every file of the console, and its errors, carry the
@@ -68,5 +73,30 @@ func TestHeaders(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Content-Security-Policy") == "" {
 		t.Errorf("POST /console/: %s, CSP %q", res.Status, res.Header.Get("Content-Security-Policy"))
+	}
+}
+
+// TestAPIAloneServesNoConsole: httpapi.New does not serve the console; a
+// program that mounts the API alone has none (it mounts Handler itself).
+func TestAPIAloneServesNoConsole(t *testing.T) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	srv := httptest.NewServer(httpapi.New(v, httpapi.Options{}))
+	defer srv.Close()
+	for _, path := range []string{"/console/", "/console/app.js"} {
+		res, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound || res.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("httpapi.New alone: GET %s = %s (%s), want the API's 404", path, res.Status, res.Header.Get("Content-Type"))
+		}
 	}
 }

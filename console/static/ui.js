@@ -89,7 +89,12 @@ export function table(columns, rows, empty) {
 // the page before. Its element shows the page number, the total and the
 // buttons.
 export class Pager {
-  constructor(load, render, idPrefix) {
+  // exact: the list keeps a count, so pagination.total_items is the
+  // whole list's; logs and token lists may answer a lower bound instead
+  // (the lines up to this page's end, and one more while after is set),
+  // shown as "at least".
+  constructor(load, render, idPrefix, exact = true) {
+    this.exact = exact;
     this.load = load;
     this.render = render;
     this.stack = [];
@@ -109,12 +114,22 @@ export class Pager {
   }
 
   async fetch() {
-    this.page = await this.load(this.start);
+    try {
+      this.page = await this.load(this.start);
+    } catch (e) {
+      this.prevBtn.disabled = true;
+      this.nextBtn.disabled = true;
+      this.info.textContent = '';
+      throw e;
+    }
     const pg = this.page.pagination || {};
     this.prevBtn.disabled = this.stack.length === 0;
     this.nextBtn.disabled = !pg.after;
     const n = this.stack.length + 1;
-    this.info.textContent = `Page ${n}${pg.total_pages ? ` of ${pg.total_pages}` : ''} · ${pg.total_items ?? this.page.data.length} in all`;
+    const total = pg.total_items ?? this.page.data.length;
+    this.info.textContent = this.exact || !pg.after
+      ? `Page ${n}${pg.total_pages ? ` of ${pg.total_pages}` : ''} · ${total} in all`
+      : `Page ${n} · at least ${total}`;
     this.render(this.page.data || []);
     return this.page;
   }

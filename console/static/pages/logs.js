@@ -24,7 +24,7 @@ export async function render(root) {
     { label: 'Operation', value: (l) => l.operation },
     { label: 'Actor', value: (l) => [l.actor_type, l.actor_id].filter(Boolean).join(' ') },
     { label: 'Message', value: (l) => h('span', { class: 'log-message', text: l.message || '' }) },
-  ], rows, 'No log lines match.')), 'logs');
+  ], rows, 'No log lines match.')), 'logs', false);
   const exportBtn = h('button', { type: 'button', id: 'log-export' }, 'Export this page (JSON lines)');
   exportBtn.addEventListener('click', () => {
     const rows = (pager.page && pager.page.data) || [];

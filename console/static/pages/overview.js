@@ -1,5 +1,5 @@
-// Overview: the tenant's figures the API tells (list totals) and its
-// recent log lines. A figure the key may not read says so.
+// Overview: the tenant's figures the API tells (list totals; the audit
+// log keeps no count, so it shows its recent lines instead). A figure the key may not read says so.
 import { h } from '../dom.js';
 import { api, query } from '../api.js';
 import { table } from '../ui.js';
@@ -12,8 +12,10 @@ const figures = [
   ['Proxies', '/proxies'],
   ['Members', '/tenants/self/members'],
   ['Invitations', '/tenants/self/invitations'],
-  ['Audit log lines', '/logs'],
 ];
+
+// lowerBound: lists whose total may be a lower bound.
+const lowerBound = new Set(['/tokens']);
 
 export async function render(root) {
   const title = h('h1', { text: 'Overview' });
@@ -27,7 +29,9 @@ export async function render(root) {
     cards.append(card);
     try {
       const page = await api('GET', `${path}${query({ size: 1 })}`);
-      n.textContent = String(page.pagination ? page.pagination.total_items : page.data.length);
+      const pg = page.pagination || {};
+      // A token count may be a lower bound (see Pager): then "at least".
+      n.textContent = `${pg.after && lowerBound.has(path) ? '≥ ' : ''}${pg.total_items ?? page.data.length}`;
     } catch (e) {
       n.textContent = '–';
       card.append(h('div', { class: 'muted', text: e.status === 403 ? 'not readable with this key' : e.detail }));

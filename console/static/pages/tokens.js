@@ -46,7 +46,7 @@ export async function render(root) {
     { label: 'Metadata', value: metadataCell },
     { label: '', value: (t) => h('button', { type: 'button', 'data-action': 'view', 'aria-label': `View token ${t.id}`,
       onclick: () => guard(viewForm, () => show(t.id)) }, 'View') },
-  ], rows, 'No tokens match.')), 'tokens');
+  ], rows, 'No tokens match.')), 'tokens', false);
   const searchForm = h('form', { class: 'panel', id: 'token-search-form', novalidate: true },
     h('h2', { text: 'Find tokens' }),
     h('div', { class: 'row' },

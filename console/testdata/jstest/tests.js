@@ -113,6 +113,13 @@ tests.pagerFollowsCursor = async () => {
   let shown = [];
   const p = new Pager(async (s) => { starts.push(s); return pages[s]; }, (rows) => { shown = rows; });
   await p.reload();
+  eq(p.info.textContent, 'Page 1 · 3 in all', 'exact total');
+  const lb = new Pager(async (s) => pages[s], () => {}, 'lb', false);
+  await lb.reload();
+  eq(lb.info.textContent, 'Page 1 · at least 3', 'lower bound while after is set');
+  await lb.next();
+  await lb.next();
+  eq(lb.info.textContent, 'Page 3 · 3 in all', 'exact on the last page');
   await p.next();
   await p.next();
   eq(shown, [3], 'last page');
