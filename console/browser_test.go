@@ -69,7 +69,11 @@ func (mailer) SendInvitation(context.Context, tokenvault.InvitationMail) error {
 func tab(t *testing.T) context.Context {
 	t.Helper()
 	if browser == nil {
-		t.Skip(noBrowser)
+		// CI must run them: there a missing browser is a failure.
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %s: the console's browser tests cannot run", noBrowser)
+		}
+		t.Skipf("%s: the console's browser tests are skipped (CI=true makes this a failure)", noBrowser)
 	}
 	ctx, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
