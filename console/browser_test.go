@@ -219,6 +219,18 @@ func TestConsole(t *testing.T) {
 			t.Errorf("exported line %q: %v", l, err)
 		}
 	}
+	// One entity's lines: the revealer application's (created, read
+	// by key at sign-in...), then none after a date in the future.
+	appID := eval[string](t, ctx, `(async () => (await (await fetch('/applications', {headers: {'SVC-API-KEY': `+js(mgmt)+`}})).json()).data.find(a => a.name === 'revealer').id)()`)
+	set(t, ctx, "#log-entity-id", appID)
+	click(t, ctx, "#log-filter")
+	until(t, ctx, "one entity's lines", `document.querySelectorAll('#log-list tbody tr').length > 0 &&
+		[...document.querySelectorAll('#log-list tbody tr')].every(r => r.children[1].textContent === 'application '+`+js(appID)+`)`)
+	set(t, ctx, "#log-start", "2099-01-01T00:00")
+	click(t, ctx, "#log-filter")
+	until(t, ctx, "no lines after 2099", `document.querySelector('#log-list')?.textContent === 'No log lines match.'`)
+	set(t, ctx, "#log-start", "")
+	set(t, ctx, "#log-entity-id", "")
 	set(t, ctx, "#log-entity-type", "")
 	click(t, ctx, "#log-filter")
 	until(t, ctx, "unfiltered", `document.querySelector('#logs-info').textContent.startsWith('Page 1') &&
