@@ -52,6 +52,15 @@ func TestConsole(t *testing.T) {
 	eval[bool](t, ctx, `(() => { document.getElementById('key-slot').replaceChildren(); const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'dashboard');
 		const b = row.querySelector('button[data-action=regenerate]'); b.click(); b.click(); return true })()`)
 	do(t, ctx, "regenerated key", chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
+	// Edit the dashboard: rename it, add a permission.
+	eval[bool](t, ctx, `(() => { const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'dashboard');
+		row.querySelector('button[data-action=edit]').click(); return true })()`)
+	until(t, ctx, "edit form", `document.querySelector('#app-form-title').textContent === 'Edit dashboard' && document.querySelector('#perm-token-create')?.checked === true`)
+	set(t, ctx, "#app-name", "dashboard "+xss)
+	click(t, ctx, "#perm-token-intent-create")
+	click(t, ctx, "#app-create")
+	until(t, ctx, "edited application listed", `[...document.querySelectorAll('#app-list tr')].some(r => r.querySelector('.app-name')?.textContent === `+js("dashboard "+xss)+` &&
+		r.textContent.includes('token:create') && r.textContent.includes('token-intent:create')) && document.querySelector('#app-form-title').textContent === 'New application'`)
 	// Create one more and delete it.
 	createApp(t, ctx, "short-lived", "private", "", "token:read")
 	eval[bool](t, ctx, `(() => { const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'short-lived');

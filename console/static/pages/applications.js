@@ -1,6 +1,6 @@
 // Applications: list, create with permissions or access rules (the key
 // shown once), regenerate a key, delete.
-import { h, clear, parseJSON } from '../dom.js';
+import { h, clear, parseJSON, pretty } from '../dom.js';
 import { api, query } from '../api.js';
 import { field, formError, guard, table, Pager, confirmButton, shortId } from '../ui.js';
 
@@ -38,8 +38,10 @@ export async function render(root) {
       { label: 'Name', value: (a) => h('span', { class: 'app-name', text: a.name }) },
       { label: 'Type', value: (a) => a.type },
       { label: 'Id', value: (a) => shortId(a.id) },
-      { label: 'Grants', value: (a) => (a.permissions && a.permissions.length ? a.permissions.join(', ') : `${(a.rules || []).length} access rule(s)`) },
+      { label: 'Grants', value: (a) => (a.permissions && a.permissions.length ? a.permissions.join(', ')
+        : h('details', {}, h('summary', { text: `${(a.rules || []).length} access rule(s)` }), h('pre', { text: pretty(a.rules) }))) },
       { label: 'Actions', value: (a) => h('div', { class: 'actions' },
+        h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${a.name}`, onclick: () => guard(form, () => edit(a)) }, 'Edit'),
         confirmButton('Regenerate key', 'Confirm: old key stops', () => guard(listPanel, async () => {
           const out = await api('POST', `/applications/${encodeURIComponent(a.id)}/regenerate`);
           clear(keySlot).append(keyBox(out, 'A new key'));
@@ -69,13 +71,46 @@ export async function render(root) {
   }
   type.addEventListener('change', () => guard(form, loadPermissions));
 
+  // Editing: the form edits an application (PUT: name and grants; its
+  // type and expiry stay) until saved or cancelled.
+  let editing = null;
+  const heading = h('h2', { id: 'app-form-title', text: 'New application' });
+  const submit = h('button', { type: 'submit', class: 'primary', id: 'app-create' }, 'Create application');
+  const cancel = h('button', { type: 'button', id: 'app-cancel', hidden: true }, 'Cancel');
+  function stopEditing() {
+    editing = null;
+    heading.textContent = 'New application';
+    submit.textContent = 'Create application';
+    cancel.hidden = true;
+    type.disabled = false;
+    expires.disabled = false;
+    form.reset();
+  }
+  async function edit(a) {
+    editing = a;
+    heading.textContent = `Edit ${a.name}`;
+    submit.textContent = 'Save changes';
+    cancel.hidden = false;
+    name.value = a.name;
+    type.value = a.type;
+    type.disabled = true;
+    expires.value = '';
+    expires.disabled = true;
+    await loadPermissions();
+    for (const cb of perms.querySelectorAll('input[name=permission]')) cb.checked = (a.permissions || []).includes(cb.value);
+    rules.value = a.rules && a.rules.length ? JSON.stringify(a.rules, null, 1) : '';
+    form.scrollIntoView({ block: 'start' });
+    name.focus();
+  }
+  cancel.addEventListener('click', () => guard(form, async () => { stopEditing(); await loadPermissions(); }));
+
   const form = h('form', { class: 'panel', id: 'app-form', novalidate: true },
-    h('h2', { text: 'New application' }),
+    heading,
     h('div', { class: 'row' }, field('Name', name, 'name'), field('Type', type, 'type'), field('Expires at (optional)', expires, 'expires_at')),
     perms, permErr,
     field('Or access rules (JSON array)', rules, 'rules', `For example ${ruleExample}`),
     formError(),
-    h('button', { type: 'submit', class: 'primary', id: 'app-create' }, 'Create application'));
+    h('div', { class: 'actions' }, submit, cancel));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     guard(form, async () => {
@@ -85,6 +120,14 @@ export async function render(root) {
         permissions: [...perms.querySelectorAll('input[name=permission]:checked')].map((c) => c.value),
         rules: parseJSON(rules.value, 'rules', []),
       };
+      if (editing) {
+        delete body.type;
+        await api('PUT', `/applications/${encodeURIComponent(editing.id)}`, body);
+        stopEditing();
+        await loadPermissions();
+        await pager.fetch();
+        return;
+      }
       if (expires.value) body.expires_at = new Date(expires.value).toISOString();
       const app = await api('POST', '/applications', body);
       clear(keySlot).append(keyBox(app, 'The key'));
