@@ -44,3 +44,19 @@ func TestConsoleFlag(t *testing.T) {
 		t.Error("TOKENVAULT_CONSOLE=maybe accepted")
 	}
 }
+
+// TestServeConsole: tokenvault serve serves the console at /console/ by
+// default, and not with -console=false.
+func TestServeConsole(t *testing.T) {
+	addr, _, stop := start(t, t.TempDir(), nil)
+	code, body := get(t, "http://"+addr+"/console/", "")
+	stop()
+	if code != 200 || !strings.Contains(body, `src="app.js"`) {
+		t.Errorf("GET /console/ = %d %.200q", code, body)
+	}
+	addr, _, stop = startWith(t, t.TempDir(), nil, "-console=false")
+	defer stop()
+	if code, _ := get(t, "http://"+addr+"/console/", ""); code != 404 {
+		t.Errorf("GET /console/ with -console=false = %d, want 404", code)
+	}
+}
