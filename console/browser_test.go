@@ -181,6 +181,15 @@ func TestConsole(t *testing.T) {
 		t.Errorf("proxy test call: %s %s", st, resp)
 	}
 	shot(t, ctx, "proxies")
+	// A transform that throws: the proxy_error's detail, as text.
+	set(t, ctx, "#proxy-name", "Broken")
+	set(t, ctx, "#proxy-request-transform", "module.exports = async () => { throw new Error("+js(xss)+"); };\n")
+	click(t, ctx, "#proxy-create")
+	until(t, ctx, "second proxy listed", `document.querySelectorAll('#proxy-list .proxy-name').length === 2`)
+	set(t, ctx, "#call-proxy", eval[string](t, ctx, `[...document.querySelectorAll('#call-proxy option')].find(o => o.textContent === 'Broken').value`))
+	click(t, ctx, "#call")
+	until(t, ctx, "the proxy_error", `document.querySelector('#call-form .form-error')?.textContent.includes('proxy_error') &&
+		document.querySelector('#call-form .form-error').textContent.includes(`+js(xss)+`) && document.querySelector('#call-status')?.textContent >= '400'`)
 	noXSS(t, ctx, "proxies")
 
 	// Members and invitations.
@@ -191,6 +200,14 @@ func TestConsole(t *testing.T) {
 	set(t, ctx, "#invite-email", "not an address")
 	click(t, ctx, "#invite")
 	until(t, ctx, "invalid address refused beside the field", `document.querySelector('#invite-form .form-error').textContent !== ''`)
+	// Resend it, then delete it (the second click confirms).
+	expires := text(t, ctx, "#invitation-list tbody tr td:nth-child(3)")
+	click(t, ctx, `#invitation-list button[aria-label="Resend the invitation to ops@example.com"]`)
+	until(t, ctx, "resent", `document.querySelector('#invitation-list tbody tr td:nth-child(3)')?.textContent !== `+js(expires))
+	click(t, ctx, `#invitation-list button[aria-label="Delete the invitation to ops@example.com"]`)
+	click(t, ctx, `#invitation-list button[aria-label="Delete the invitation to ops@example.com"]`)
+	until(t, ctx, "invitation deleted", `document.querySelector('#invitation-list')?.textContent === 'No invitations.'`)
+	until(t, ctx, "the owner listed", `document.querySelectorAll('#member-list tbody tr').length === 1`)
 
 	// The audit log, five lines a page, paged by cursor forward and back.
 	open(t, ctx, "logs")
