@@ -181,6 +181,13 @@ func signIn(t *testing.T, ctx context.Context, key string) {
 func signOut(t *testing.T, ctx context.Context, key string) {
 	t.Helper()
 	click(t, ctx, "#sign-out")
+	signedOut(t, ctx, key)
+}
+
+// signedOut waits for the sign-in page and checks the key is gone from
+// memory, storage, the URL and the page.
+func signedOut(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
 	do(t, ctx, "sign-in page after sign-out", chromedp.WaitVisible(chromedp.CSS(`#signin-key`)))
 	state := eval[[]any](t, ctx, `(async () => { const s = await import('/console/session.js');
 		return [s.getKey(), sessionStorage.getItem(s.storageName), localStorage.length, document.cookie, location.href.includes(`+js(key)+`),

@@ -317,5 +317,17 @@ func TestConsole(t *testing.T) {
 	click(t, ctx, "#invoke")
 	until(t, ctx, "the reactor's error", `document.querySelector('#invoke-form .form-error')?.textContent.includes(`+js(xss)+`)`)
 	noXSS(t, ctx, "reactor invocation")
-	signOut(t, ctx, revealKey)
+
+	// The key regenerated elsewhere: the next call gets 401 and the
+	// console signs out, saying why.
+	eval[bool](t, ctx, `(async () => {
+		const h = {'SVC-API-KEY': `+js(mgmt)+`};
+		const apps = await (await fetch('/applications', {headers: h})).json();
+		const id = apps.data.find(a => a.name === 'revealer').id;
+		return (await fetch('/applications/' + id + '/regenerate', {method: 'POST', headers: h})).ok })()`)
+	open(t, ctx, "tokens")
+	set(t, ctx, "#token-query", "type:card")
+	click(t, ctx, "#token-search")
+	until(t, ctx, "signed out on 401", `document.querySelector('#signin-form .form-error')?.textContent.includes('no longer accepted')`)
+	signedOut(t, ctx, revealKey)
 }

@@ -21,6 +21,14 @@ export function problemOf(body) {
   return body;
 }
 
+let unauthorized = () => {};
+
+// onUnauthorized sets what happens when the API refuses the signed-in key
+// (401): the console signs out.
+export function onUnauthorized(fn) {
+  unauthorized = fn;
+}
+
 // api sends method path with body (JSON unless contentType says
 // otherwise) and resolves to the decoded JSON answer, null for none.
 export async function api(method, path, body, opts = {}) {
@@ -47,6 +55,7 @@ export async function api(method, path, body, opts = {}) {
       data = text;
     }
   }
+  if (res.status === 401 && opts.key === undefined && key) unauthorized();
   if (!res.ok) throw new ApiError(res.status, problemOf(data) || { detail: typeof data === 'string' ? data : undefined });
   return data;
 }

@@ -1,7 +1,7 @@
 // app.js: sign-in, sign-out and the pages, routed by the location's hash
 // (#/applications ...). The key is never put in the URL.
 import { h, clear } from './dom.js';
-import { api, ApiError } from './api.js';
+import { api, ApiError, onUnauthorized } from './api.js';
 import { getKey, signIn, signOut } from './session.js';
 import { field, formError, showError } from './ui.js';
 import * as overview from './pages/overview.js';
@@ -85,10 +85,7 @@ export async function route() {
   try {
     await page.render(root);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 401) {
-      doSignOut('Your key is no longer accepted; sign in again.');
-      return;
-    }
+    if (e instanceof ApiError && e.status === 401) return; // signed out by onUnauthorized
     root.append(h('div', { class: 'form-error', role: 'alert', text: e.detail || e.message }));
   }
   if (n === routed) root.setAttribute('data-ready', 'true');
@@ -104,5 +101,8 @@ function doSignOut(message) {
 }
 
 document.getElementById('sign-out').addEventListener('click', () => doSignOut());
+onUnauthorized(() => {
+  if (getKey()) doSignOut('Your key is no longer accepted (revoked, regenerated or expired): sign in again.');
+});
 window.addEventListener('hashchange', route);
 route();
