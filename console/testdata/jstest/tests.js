@@ -3,7 +3,7 @@
 // throws on failure; the results are left in window.testResults and
 // document.body's data-done.
 import { h, jsonLines, lineNumbers, fieldOf, parsePairs, parseJSON, isoDate, pretty } from '/console/dom.js';
-import { ApiError, api, query, problemOf } from '/console/api.js';
+import { ApiError, api, query, problemOf, onUnauthorized } from '/console/api.js';
 import { getKey, signIn, signOut, storageName } from '/console/session.js';
 import { showError, Pager, field, formError, codeEditor } from '/console/ui.js';
 
@@ -143,6 +143,23 @@ tests.apiSendsKeyAndReadsProblems = async () => {
     eq(seen, [['/applications', 'POST', 'k1', 'omit']], 'request');
   } finally {
     window.fetch = real;
+    signOut();
+  }
+};
+tests.unauthorizedSignsOut = async () => {
+  const real = window.fetch;
+  let calls = 0;
+  window.fetch = async () => new Response('{"title":"Unauthorized","status":401}', { status: 401, headers: { 'Content-Type': 'application/problem+json' } });
+  onUnauthorized(() => { calls++; });
+  try {
+    signIn('k2');
+    await api('GET', '/tenants/self').catch(() => {});
+    eq(calls, 1, 'the signed-in key refused');
+    await api('GET', '/permissions', null, { key: 'typed-at-sign-in' }).catch(() => {});
+    eq(calls, 1, 'a key being tried at sign-in is not the session');
+  } finally {
+    window.fetch = real;
+    onUnauthorized(() => {});
     signOut();
   }
 };
