@@ -154,6 +154,14 @@ func TestConsole(t *testing.T) {
 	set(t, ctx, "#reactor-code", "module.exports = async () => { throw new Error("+js(xss)+"); };\n")
 	click(t, ctx, "#reactor-create")
 	until(t, ctx, "second reactor listed", `document.querySelectorAll('#reactor-list .reactor-name').length === 2`)
+	// Edit the failing one's configuration and name.
+	click(t, ctx, `#reactor-list button[aria-label="Edit reactor Failing"]`)
+	until(t, ctx, "reactor edit form", `document.querySelector('#reactor-form-title').textContent === 'Edit Failing' &&
+		document.querySelector('#reactor-form .gutter').textContent === '1\n2'`)
+	set(t, ctx, "#reactor-configuration", `{"mode": "strict"}`)
+	click(t, ctx, "#reactor-create")
+	until(t, ctx, "reactor edited", `[...document.querySelectorAll('#reactor-list tr')].some(r => r.querySelector('.reactor-name')?.textContent === 'Failing' &&
+		r.textContent.includes('{"mode":"strict"}')) && document.querySelector('#reactor-form-title').textContent === 'New reactor'`)
 	shot(t, ctx, "reactors")
 	echoID := eval[string](t, ctx, `[...document.querySelectorAll('#invoke-reactor option')].find(o => o.textContent.startsWith('Echo')).value`)
 	failingID := eval[string](t, ctx, `[...document.querySelectorAll('#invoke-reactor option')].find(o => o.textContent === 'Failing').value`)
@@ -186,6 +194,14 @@ func TestConsole(t *testing.T) {
 	set(t, ctx, "#proxy-request-transform", "module.exports = async () => { throw new Error("+js(xss)+"); };\n")
 	click(t, ctx, "#proxy-create")
 	until(t, ctx, "second proxy listed", `document.querySelectorAll('#proxy-list .proxy-name').length === 2`)
+	// Edit it: its destination gets a path.
+	click(t, ctx, `#proxy-list button[aria-label="Edit proxy Broken"]`)
+	until(t, ctx, "proxy edit form", `document.querySelector('#proxy-form-title').textContent === 'Edit Broken' &&
+		document.querySelector('#proxy-request-transform').value.includes('throw new Error')`)
+	set(t, ctx, "#proxy-destination", dest.URL+"/v2")
+	click(t, ctx, "#proxy-create")
+	until(t, ctx, "proxy edited", `[...document.querySelectorAll('#proxy-list tr')].some(r => r.querySelector('.proxy-name')?.textContent === 'Broken' &&
+		r.textContent.includes(`+js(dest.URL+"/v2")+`)) && document.querySelector('#proxy-form-title').textContent === 'New proxy'`)
 	set(t, ctx, "#call-proxy", eval[string](t, ctx, `[...document.querySelectorAll('#call-proxy option')].find(o => o.textContent === 'Broken').value`))
 	click(t, ctx, "#call")
 	until(t, ctx, "the proxy_error", `document.querySelector('#call-form .form-error')?.textContent.includes('proxy_error') &&

@@ -27,10 +27,12 @@ export async function render(root) {
       { label: 'Destination', value: (p) => h('code', { text: p.destination_url }) },
       { label: 'Transforms', value: (p) => [p.request_transform ? 'request' : '', p.response_transform ? 'response' : ''].filter(Boolean).join(', ') || 'none' },
       { label: 'Key required', value: (p) => (p.require_auth ? 'yes' : 'no') },
-      { label: '', value: (p) => confirmButton('Delete', 'Confirm delete', () => guard(panel, async () => {
-        await api('DELETE', `/proxies/${encodeURIComponent(p.id)}`);
-        await pager.fetch();
-      }), { 'aria-label': `Delete proxy ${p.name}` }) },
+      { label: '', value: (p) => h('div', { class: 'actions' },
+        h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit proxy ${p.name}`, onclick: () => editProxy(p) }, 'Edit'),
+        confirmButton('Delete', 'Confirm delete', () => guard(panel, async () => {
+          await api('DELETE', `/proxies/${encodeURIComponent(p.id)}`);
+          await pager.fetch();
+        }), { 'aria-label': `Delete proxy ${p.name}` })) },
     ], rows, 'No proxies.'));
     clear(callSelect).append(...rows.map((p) => h('option', { value: p.id, text: p.name })));
   }, 'proxies');
@@ -43,14 +45,45 @@ export async function render(root) {
   const config = h('textarea', { id: 'proxy-configuration', name: 'configuration', rows: 2, spellcheck: 'false', placeholder: '{"merchant": "m-1"}' });
   const app = h('input', { id: 'proxy-application', name: 'application_id', spellcheck: 'false' });
   const requireAuth = h('input', { id: 'proxy-require-auth', name: 'require_auth', type: 'checkbox', checked: true });
+  // Editing (PUT): every field; the proxy keeps its id and key.
+  let editing = null;
+  const title = h('h2', { id: 'proxy-form-title', text: 'New proxy' });
+  const submit = h('button', { type: 'submit', class: 'primary', id: 'proxy-create' }, 'Create proxy');
+  const cancel = h('button', { type: 'button', id: 'proxy-cancel', hidden: true }, 'Cancel');
+  function fill(p) {
+    name.value = p ? p.name : '';
+    dest.value = p ? p.destination_url : '';
+    req.ed.textarea.setValue(p && p.request_transform ? p.request_transform.code : '');
+    res.ed.textarea.setValue(p && p.response_transform ? p.response_transform.code : '');
+    config.value = p && p.configuration ? JSON.stringify(p.configuration) : '';
+    app.value = p && p.application_id ? p.application_id : '';
+    requireAuth.checked = p ? p.require_auth : true;
+  }
+  function stopEditing() {
+    editing = null;
+    title.textContent = 'New proxy';
+    submit.textContent = 'Create proxy';
+    cancel.hidden = true;
+    fill(null);
+  }
+  function editProxy(p) {
+    editing = p;
+    title.textContent = `Edit ${p.name}`;
+    submit.textContent = 'Save changes';
+    cancel.hidden = false;
+    fill(p);
+    form.scrollIntoView({ block: 'start' });
+    name.focus();
+  }
+  cancel.addEventListener('click', stopEditing);
   const form = h('form', { class: 'panel', id: 'proxy-form', novalidate: true },
-    h('h2', { text: 'New proxy' }),
+    title,
     h('div', { class: 'row' }, field('Name', name, 'name'), field('Destination URL', dest, 'destination_url'),
       field('Application id (optional)', app, 'application_id')),
     req.f, res.f, field('Configuration (JSON object, optional)', config, 'configuration'),
     h('div', { class: 'field' }, h('label', { for: 'proxy-require-auth' }, requireAuth, ' Callers must also send an API key (token:use)'),
       h('div', { class: 'field-error', 'data-error-for': 'require_auth' })),
-    formError(), h('button', { type: 'submit', class: 'primary', id: 'proxy-create' }, 'Create proxy'));
+    formError(), h('div', { class: 'actions' }, submit, cancel));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     guard(form, async () => {
@@ -60,6 +93,12 @@ export async function render(root) {
       const c = parseJSON(config.value, 'configuration', null);
       if (c) body.configuration = c;
       if (app.value.trim()) body.application_id = app.value.trim();
+      if (editing) {
+        await api('PUT', `/proxies/${encodeURIComponent(editing.id)}`, body);
+        stopEditing();
+        await pager.fetch();
+        return;
+      }
       await api('POST', '/proxies', body);
       name.value = '';
       await pager.reload();

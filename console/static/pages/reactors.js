@@ -68,10 +68,12 @@ export async function render(root) {
       { label: 'Formula', value: (r) => (r.formula ? h('span', { text: r.formula.name || r.formula.id }) : 'own code') },
       { label: 'Configuration', value: (r) => h('code', { text: JSON.stringify(r.configuration || {}) }) },
       { label: 'Code', value: (r) => (r.code ? h('pre', { class: 'reactor-code', text: r.code }) : '') },
-      { label: '', value: (r) => confirmButton('Delete', 'Confirm delete', () => guard(rPanel, async () => {
-        await api('DELETE', `/reactors/${encodeURIComponent(r.id)}`);
-        await rPager.fetch();
-      }), { 'aria-label': `Delete reactor ${r.name}` }) },
+      { label: '', value: (r) => h('div', { class: 'actions' },
+        h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit reactor ${r.name}`, onclick: () => editReactor(r) }, 'Edit'),
+        confirmButton('Delete', 'Confirm delete', () => guard(rPanel, async () => {
+          await api('DELETE', `/reactors/${encodeURIComponent(r.id)}`);
+          await rPager.fetch();
+        }), { 'aria-label': `Delete reactor ${r.name}` })) },
     ], rows, 'No reactors.'));
     clear(invokeSelect).append(...rows.map((r) => h('option', { value: r.id, text: r.name })));
   }, 'reactors');
@@ -81,13 +83,45 @@ export async function render(root) {
   const rCode = codeEditor({ id: 'reactor-code', name: 'code', rows: 8 });
   const rConfig = h('textarea', { id: 'reactor-configuration', name: 'configuration', rows: 2, spellcheck: 'false', placeholder: '{"tz": "UTC"}' });
   const rApp = h('input', { id: 'reactor-application', name: 'application', spellcheck: 'false' });
+  // Editing (PUT): name, configuration, application, and the code of a
+  // reactor without a formula; its formula stays.
+  let editing = null;
+  const rTitle = h('h2', { id: 'reactor-form-title', text: 'New reactor' });
+  const rSubmit = h('button', { type: 'submit', class: 'primary', id: 'reactor-create' }, 'Create reactor');
+  const rCancel = h('button', { type: 'button', id: 'reactor-cancel', hidden: true }, 'Cancel');
+  function stopEditing() {
+    editing = null;
+    rTitle.textContent = 'New reactor';
+    rSubmit.textContent = 'Create reactor';
+    rCancel.hidden = true;
+    formulaSelect.disabled = false;
+    rName.value = '';
+    rConfig.value = '';
+    rApp.value = '';
+    rCode.textarea.setValue('');
+  }
+  function editReactor(r) {
+    editing = r;
+    rTitle.textContent = `Edit ${r.name}`;
+    rSubmit.textContent = 'Save changes';
+    rCancel.hidden = false;
+    rName.value = r.name;
+    formulaSelect.value = r.formula ? r.formula.id : '';
+    formulaSelect.disabled = true;
+    rConfig.value = JSON.stringify(r.configuration || {});
+    rApp.value = r.application ? r.application.id : '';
+    rCode.textarea.setValue(r.code || '');
+    rForm.scrollIntoView({ block: 'start' });
+    rName.focus();
+  }
+  rCancel.addEventListener('click', stopEditing);
   const rForm = h('form', { class: 'panel', id: 'reactor-form', novalidate: true },
-    h('h2', { text: 'New reactor' }),
+    rTitle,
     h('div', { class: 'row' }, field('Name', rName, 'name'), field('Formula', formulaSelect, 'formula'),
       field('Application id (optional, public or private)', rApp, 'application')),
     field('Own code (when no formula)', rCode.textarea, 'code'),
     field('Configuration (JSON object)', rConfig, 'configuration'),
-    formError(), h('button', { type: 'submit', class: 'primary', id: 'reactor-create' }, 'Create reactor'));
+    formError(), h('div', { class: 'actions' }, rSubmit, rCancel));
   rCode.textarea.parentNode.insertBefore(rCode, rCode.textarea.nextSibling);
   rCode.append(rCode.textarea);
   rCode.prepend(rCode.gutter);
@@ -95,9 +129,16 @@ export async function render(root) {
     ev.preventDefault();
     guard(rForm, async () => {
       const body = { name: rName.value, configuration: parseJSON(rConfig.value, 'configuration', {}) };
+      if (rApp.value.trim()) body.application = { id: rApp.value.trim() };
+      if (editing) {
+        if (!editing.formula) body.code = rCode.textarea.value;
+        await api('PUT', `/reactors/${encodeURIComponent(editing.id)}`, body);
+        stopEditing();
+        await rPager.fetch();
+        return;
+      }
       if (formulaSelect.value) body.formula = { id: formulaSelect.value };
       else body.code = rCode.textarea.value;
-      if (rApp.value.trim()) body.application = { id: rApp.value.trim() };
       await api('POST', '/reactors', body);
       rName.value = '';
       await rPager.reload();
