@@ -39,6 +39,8 @@ type config struct {
 	dsn     string
 	schema  string
 	metrics bool // serve GET /metrics
+	// console: serve the web console under /console/ (console.Handler).
+	console bool
 	// allowPrivate lets proxies and webhooks reach loopback and private
 	// addresses.
 	allowPrivate bool
@@ -256,6 +258,8 @@ func serveFlags(c *config) *FlagSet {
 	def("tls-key", "TOKENVAULT_TLS_KEY")
 	fs.BoolVar(&c.metrics, "metrics", c.metrics, "serve Prometheus metrics on GET /metrics, without a key")
 	def("metrics", "TOKENVAULT_METRICS")
+	fs.BoolVar(&c.console, "console", c.console, "serve the web console under /console/ (static files; it signs in with an API key and uses the API)")
+	def("console", "TOKENVAULT_CONSOLE")
 	fs.BoolVar(&c.allowPrivate, "allow-private-destinations", c.allowPrivate, "let proxies, webhooks and fetch reach loopback and private addresses (refused by default)")
 	def("allow-private-destinations", "TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS")
 	fs.BoolVar(&c.trustForwardedFor, "trust-forwarded-for", c.trustForwardedFor, "take the client address (for the failed-authentication throttle and session budgets) from the last\nX-Forwarded-For entry when it is an IP address; only behind a reverse proxy that sets it")
@@ -368,7 +372,7 @@ func sealFlags(fs *FlagSet, c *config) {
 }
 
 func defaultConfig() config {
-	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, seal: sealLocal,
+	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, console: true, seal: sealLocal,
 		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
 		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text", gcHeadroomMiB: defaultGCHeadroomMiB,

@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
 	defer requestLines.Close() // after the server has shut down: its last lines
 	requests := logger(requestLines, cfg.logFormat, cfg.logLevel)
-	srv := newHTTPServer(newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey))
+	srv := newHTTPServer(withConsole(newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey), cfg.console))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"

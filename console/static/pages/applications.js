@@ -1,0 +1,144 @@
+// Applications: list, create with permissions or access rules (the key
+// shown once), regenerate a key, delete.
+import { h, clear, parseJSON, pretty } from '../dom.js';
+import { api, query } from '../api.js';
+import { field, formError, guard, table, Pager, confirmButton, shortId } from '../ui.js';
+
+const ruleExample = '[{"priority": 1, "container": "/", "transform": "mask", "permissions": ["token:read", "token:search"]}]';
+
+// keyBox shows a new key once, with a button that copies it.
+function keyBox(app, what) {
+  const code = h('code', { id: 'new-key', text: app.key });
+  const status = h('span', { class: 'status', 'aria-live': 'polite' });
+  const copy = h('button', { type: 'button', id: 'copy-key' }, 'Copy key');
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(app.key);
+      status.textContent = 'Copied.';
+    } catch {
+      getSelection().selectAllChildren(code);
+      status.textContent = 'Select and copy it by hand (the clipboard was refused).';
+    }
+  });
+  const done = h('button', { type: 'button', id: 'dismiss-key' }, 'I have stored it');
+  const box = h('div', { class: 'secret', role: 'status' },
+    h('p', {}, `${what} for `, h('strong', { text: app.name }), '. It is shown this once: store it now.'),
+    h('p', {}, code), h('div', { class: 'actions' }, copy, done, status));
+  done.addEventListener('click', () => box.remove());
+  return box;
+}
+
+export async function render(root) {
+  const keySlot = h('div', { id: 'key-slot' });
+  const list = h('div', { id: 'app-list' });
+  const listErr = formError();
+  const pager = new Pager(
+    (start) => api('GET', `/applications${query({ start, size: 20 })}`),
+    (rows) => clear(list).append(table([
+      { label: 'Name', value: (a) => h('span', { class: 'app-name', text: a.name }) },
+      { label: 'Type', value: (a) => a.type },
+      { label: 'Id', value: (a) => shortId(a.id) },
+      { label: 'Grants', value: (a) => (a.permissions && a.permissions.length ? a.permissions.join(', ')
+        : h('details', {}, h('summary', { text: `${(a.rules || []).length} access rule(s)` }), h('pre', { text: pretty(a.rules) }))) },
+      { label: 'Actions', value: (a) => h('div', { class: 'actions' },
+        h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${a.name}`, onclick: () => guard(form, () => edit(a)) }, 'Edit'),
+        confirmButton('Regenerate key', 'Confirm: old key stops', () => guard(listPanel, async () => {
+          const out = await api('POST', `/applications/${encodeURIComponent(a.id)}/regenerate`);
+          clear(keySlot).append(keyBox(out, 'A new key'));
+        }), { 'data-action': 'regenerate', 'aria-label': `Regenerate the key of ${a.name}` }),
+        confirmButton('Delete', 'Confirm delete', () => guard(listPanel, async () => {
+          await api('DELETE', `/applications/${encodeURIComponent(a.id)}`);
+          await pager.fetch();
+        }), { 'data-action': 'delete', 'aria-label': `Delete ${a.name}` })) },
+    ], rows, 'No applications.')),
+    'apps');
+
+  const name = h('input', { id: 'app-name', name: 'name', maxlength: 200, required: true });
+  const type = h('select', { id: 'app-type', name: 'type' },
+    ['private', 'public', 'management'].map((t) => h('option', { value: t, text: t })));
+  const perms = h('fieldset', { id: 'app-permissions', class: 'perms' }, h('legend', { text: 'Permissions' }));
+  const permErr = h('div', { class: 'field-error', 'data-error-for': 'permissions', role: 'alert' });
+  const rules = h('textarea', { id: 'app-rules', name: 'rules', rows: 4, placeholder: ruleExample, spellcheck: 'false' });
+  const expires = h('input', { id: 'app-expires', name: 'expires_at', type: 'datetime-local' });
+
+  async function loadPermissions() {
+    const all = await api('GET', `/permissions${query({ application_type: type.value })}`);
+    clear(perms).append(h('legend', { text: `Permissions a ${type.value} application may hold` }),
+      h('div', { class: 'row' }, all.map((p) => {
+        const cb = h('input', { type: 'checkbox', name: 'permission', value: p.type, id: `perm-${p.type.replaceAll(':', '-')}` });
+        return h('label', { class: 'check' }, cb, ` ${p.type}`);
+      })));
+  }
+  type.addEventListener('change', () => guard(form, loadPermissions));
+
+  // Editing: the form edits an application (PUT: name and grants; its
+  // type and expiry stay) until saved or cancelled.
+  let editing = null;
+  const heading = h('h2', { id: 'app-form-title', text: 'New application' });
+  const submit = h('button', { type: 'submit', class: 'primary', id: 'app-create' }, 'Create application');
+  const cancel = h('button', { type: 'button', id: 'app-cancel', hidden: true }, 'Cancel');
+  function stopEditing() {
+    editing = null;
+    heading.textContent = 'New application';
+    submit.textContent = 'Create application';
+    cancel.hidden = true;
+    type.disabled = false;
+    expires.disabled = false;
+    form.reset();
+  }
+  async function edit(a) {
+    editing = a;
+    heading.textContent = `Edit ${a.name}`;
+    submit.textContent = 'Save changes';
+    cancel.hidden = false;
+    name.value = a.name;
+    type.value = a.type;
+    type.disabled = true;
+    expires.value = '';
+    expires.disabled = true;
+    await loadPermissions();
+    for (const cb of perms.querySelectorAll('input[name=permission]')) cb.checked = (a.permissions || []).includes(cb.value);
+    rules.value = a.rules && a.rules.length ? JSON.stringify(a.rules, null, 1) : '';
+    form.scrollIntoView({ block: 'start' });
+    name.focus();
+  }
+  cancel.addEventListener('click', () => guard(form, async () => { stopEditing(); await loadPermissions(); }));
+
+  const form = h('form', { class: 'panel', id: 'app-form', novalidate: true },
+    heading,
+    h('div', { class: 'row' }, field('Name', name, 'name'), field('Type', type, 'type'), field('Expires at (optional)', expires, 'expires_at')),
+    perms, permErr,
+    field('Or access rules (JSON array)', rules, 'rules', `For example ${ruleExample}`),
+    formError(),
+    h('div', { class: 'actions' }, submit, cancel));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    guard(form, async () => {
+      const body = {
+        name: name.value,
+        type: type.value,
+        permissions: [...perms.querySelectorAll('input[name=permission]:checked')].map((c) => c.value),
+        rules: parseJSON(rules.value, 'rules', []),
+      };
+      if (editing) {
+        delete body.type;
+        await api('PUT', `/applications/${encodeURIComponent(editing.id)}`, body);
+        stopEditing();
+        await loadPermissions();
+        await pager.fetch();
+        return;
+      }
+      if (expires.value) body.expires_at = new Date(expires.value).toISOString();
+      const app = await api('POST', '/applications', body);
+      clear(keySlot).append(keyBox(app, 'The key'));
+      form.reset();
+      await loadPermissions();
+      await pager.reload();
+    });
+  });
+
+  const listPanel = h('section', { id: 'app-list-panel' }, h('h2', { text: 'All applications' }), listErr, pager.el, list);
+  root.append(h('h1', { text: 'Applications' }), keySlot, form, listPanel);
+  await guard(form, loadPermissions);
+  await guard(listPanel, () => pager.reload());
+}

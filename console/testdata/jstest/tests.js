@@ -1,0 +1,179 @@
+// Unit tests of the console's modules, run in the browser by
+// TestConsoleJavaScript (browser_test.go): each test is a function that
+// throws on failure; the results are left in window.testResults and
+// document.body's data-done.
+import { h, jsonLines, lineNumbers, fieldOf, parsePairs, parseJSON, isoDate, pretty } from '/console/dom.js';
+import { ApiError, api, query, problemOf, onUnauthorized } from '/console/api.js';
+import { getKey, signIn, signOut, storageName } from '/console/session.js';
+import { showError, Pager, field, formError, codeEditor } from '/console/ui.js';
+
+const tests = {};
+function eq(got, want, what) {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  if (g !== w) throw new Error(`${what}: got ${g}, want ${w}`);
+}
+
+tests.hMakesTextNotMarkup = () => {
+  window.planted = false;
+  const payload = '<img src=x onerror="window.planted=true">';
+  const el = h('div', { title: payload }, payload, ['a', 1, null, false]);
+  eq(el.childNodes.length, 3, 'children');
+  eq(el.textContent, `${payload}a1`, 'text');
+  eq(el.querySelectorAll('img').length, 0, 'img elements');
+  eq(el.getAttribute('title'), payload, 'attribute');
+};
+tests.hRefusesStringHandlers = () => {
+  let threw = false;
+  try { h('button', { onclick: 'alert(1)' }); } catch { threw = true; }
+  eq(threw, true, 'string onclick refused');
+  let clicked = 0;
+  h('button', { onclick: () => { clicked++; } }).click();
+  eq(clicked, 1, 'function onclick');
+};
+tests.jsonLines = () => {
+  eq(jsonLines([]), '', 'empty');
+  eq(jsonLines([{ a: 1 }, { b: 'x\ny' }]), '{"a":1}\n{"b":"x\\ny"}\n', 'two lines');
+  const back = jsonLines([{ a: 1 }, { b: 2 }]).trim().split('\n').map((l) => JSON.parse(l));
+  eq(back, [{ a: 1 }, { b: 2 }], 'round trip');
+};
+tests.lineNumbers = () => {
+  eq(lineNumbers(''), '1', 'empty');
+  eq(lineNumbers('a\nb\n'), '1\n2\n3', 'trailing newline');
+};
+tests.fieldOf = () => {
+  eq(fieldOf('rules[0].container'), 'rules', 'index');
+  eq(fieldOf('configuration.tz'), 'configuration', 'dot');
+  eq(fieldOf('name'), 'name', 'plain');
+  eq(fieldOf(''), '', 'empty');
+};
+tests.parsePairs = () => {
+  eq(parsePairs('a=1\n\n b = x=y '), { a: '1', b: 'x=y' }, 'pairs');
+  let msg = '';
+  try { parsePairs('a=1\nnope'); } catch (e) { msg = e.message; }
+  eq(msg, 'line 2: want key=value', 'bad line');
+};
+tests.parseJSON = () => {
+  eq(parseJSON('  ', 'f', 7), 7, 'fallback');
+  eq(parseJSON('{"a":[1]}', 'f'), { a: [1] }, 'object');
+  let err;
+  try { parseJSON('{', 'rules'); } catch (e) { err = e; }
+  eq(err.field, 'rules', 'field of the syntax error');
+};
+tests.isoDate = () => {
+  eq(isoDate(''), '', 'empty');
+  eq(isoDate('2026-01-02T03:04'), new Date('2026-01-02T03:04').toISOString(), 'local time');
+};
+tests.pretty = () => eq(pretty({ a: 1 }), '{\n  "a": 1\n}', 'pretty');
+tests.query = () => {
+  eq(query({ a: '', b: null, c: 'x y', d: ['1', '2'] }), '?c=x+y&d=1&d=2', 'query');
+  eq(query({}), '', 'none');
+};
+tests.problemOf = () => {
+  eq(problemOf({ proxy_error: { detail: 'd' } }), { detail: 'd' }, 'proxy error');
+  eq(problemOf({ detail: 'x' }), { detail: 'x' }, 'problem');
+};
+tests.apiError = () => {
+  const e = new ApiError(400, { title: 'Bad Request', detail: 'bad', errors: { name: ['required'] } });
+  eq([e.status, e.detail, e.errors], [400, 'bad', { name: ['required'] }], 'fields');
+  eq(new ApiError(502, 'text').detail, 'HTTP 502', 'not a problem');
+};
+tests.session = () => {
+  signIn('key-123');
+  eq(getKey(), 'key-123', 'signed in');
+  eq(sessionStorage.getItem(storageName), 'key-123', 'sessionStorage');
+  eq(localStorage.length, 0, 'localStorage untouched');
+  eq(document.cookie, '', 'no cookie');
+  signOut();
+  eq(getKey(), null, 'memory after sign-out');
+  eq(sessionStorage.getItem(storageName), null, 'sessionStorage after sign-out');
+};
+tests.showErrorBesideFields = () => {
+  const form = h('form', {}, field('Name', h('input', {}), 'name'), field('Rules', h('textarea', {}), 'rules'), formError());
+  const payload = '<img src=x onerror="window.planted=true">';
+  showError(form, new ApiError(400, { detail: payload, errors: { name: ['too long'], 'rules[0].priority': ['must be at least 1'], other: [payload] } }));
+  eq(form.querySelector('[data-error-for=name]').textContent, 'name: too long', 'name error');
+  eq(form.querySelector('[data-error-for=rules]').textContent, 'rules[0].priority: must be at least 1', 'rules error');
+  eq(form.querySelector('.form-error').textContent, payload + 'other: ' + payload, 'detail and unplaced errors');
+  eq(form.querySelectorAll('img').length, 0, 'no img');
+  showError(form, new Error('plain'));
+  eq(form.querySelector('[data-error-for=name]').textContent, '', 'cleared');
+};
+tests.codeEditorGutter = () => {
+  const ed = codeEditor({});
+  ed.textarea.value = 'a\nb\nc';
+  ed.textarea.dispatchEvent(new Event('input'));
+  eq(ed.gutter.textContent, '1\n2\n3', 'gutter');
+  ed.textarea.setValue('x');
+  eq(ed.gutter.textContent, '1', 'setValue');
+};
+tests.pagerFollowsCursor = async () => {
+  const starts = [];
+  const pages = { '': { data: [1], pagination: { total_items: 3, after: 'c1' } }, c1: { data: [2], pagination: { total_items: 3, after: 'c2' } }, c2: { data: [3], pagination: { total_items: 3 } } };
+  let shown = [];
+  const p = new Pager(async (s) => { starts.push(s); return pages[s]; }, (rows) => { shown = rows; });
+  await p.reload();
+  eq(p.info.textContent, 'Page 1 · 3 in all', 'exact total');
+  const lb = new Pager(async (s) => pages[s], () => {}, 'lb', false);
+  await lb.reload();
+  eq(lb.info.textContent, 'Page 1 · at least 3', 'lower bound while after is set');
+  await lb.next();
+  await lb.next();
+  eq(lb.info.textContent, 'Page 3 · 3 in all', 'exact on the last page');
+  await p.next();
+  await p.next();
+  eq(shown, [3], 'last page');
+  eq(p.nextBtn.disabled, true, 'no next on the last page');
+  await p.prev();
+  eq(shown, [2], 'back one');
+  eq(starts, ['', 'c1', 'c2', 'c1'], 'cursors sent');
+};
+tests.apiSendsKeyAndReadsProblems = async () => {
+  const seen = [];
+  const real = window.fetch;
+  window.fetch = async (url, init) => {
+    seen.push([url, init.method, init.headers['SVC-API-KEY'], init.credentials]);
+    return new Response(JSON.stringify({ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'nope', errors: { name: ['x'] } }), { status: 400, headers: { 'Content-Type': 'application/problem+json' } });
+  };
+  try {
+    signIn('k1');
+    let err;
+    try { await api('POST', '/applications', { name: '' }); } catch (e) { err = e; }
+    eq([err.status, err.detail, err.errors], [400, 'nope', { name: ['x'] }], 'problem');
+    eq(seen, [['/applications', 'POST', 'k1', 'omit']], 'request');
+  } finally {
+    window.fetch = real;
+    signOut();
+  }
+};
+tests.unauthorizedSignsOut = async () => {
+  const real = window.fetch;
+  let calls = 0;
+  window.fetch = async () => new Response('{"title":"Unauthorized","status":401}', { status: 401, headers: { 'Content-Type': 'application/problem+json' } });
+  onUnauthorized(() => { calls++; });
+  try {
+    signIn('k2');
+    await api('GET', '/tenants/self').catch(() => {});
+    eq(calls, 1, 'the signed-in key refused');
+    await api('GET', '/permissions', null, { key: 'typed-at-sign-in' }).catch(() => {});
+    eq(calls, 1, 'a key being tried at sign-in is not the session');
+  } finally {
+    window.fetch = real;
+    onUnauthorized(() => {});
+    signOut();
+  }
+};
+
+const results = [];
+for (const [name, fn] of Object.entries(tests)) {
+  try {
+    await fn();
+    results.push({ name, pass: true });
+  } catch (e) {
+    results.push({ name, pass: false, error: String(e && e.message ? e.message : e) });
+  }
+}
+if (window.planted) results.push({ name: 'nothingPlantedRan', pass: false, error: 'a planted handler ran' });
+window.testResults = results;
+document.getElementById('results').textContent = JSON.stringify(results, null, 2);
+document.body.dataset.done = 'true';
