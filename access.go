@@ -51,6 +51,12 @@ const (
 	PermTenantInvitationRead   = "tenant:invitation:read"
 	PermTenantInvitationUpdate = "tenant:invitation:update"
 	PermTenantInvitationDelete = "tenant:invitation:delete"
+
+	// Webhook subscriptions (webhooks.go): management applications only.
+	PermWebhookCreate = "webhook:create"
+	PermWebhookRead   = "webhook:read"
+	PermWebhookUpdate = "webhook:update"
+	PermWebhookDelete = "webhook:delete"
 )
 
 // ApplicationType is private, public or management.
@@ -98,6 +104,7 @@ var managementPermissions = []string{
 	PermTenantRead, PermTenantUpdate, PermTenantDelete,
 	PermTenantMemberRead, PermTenantMemberUpdate, PermTenantMemberDelete,
 	PermTenantInvitationCreate, PermTenantInvitationRead, PermTenantInvitationUpdate, PermTenantInvitationDelete,
+	PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete,
 }
 
 func init() {

@@ -33,6 +33,9 @@ const (
 	fixSession    = "0190f5a2-9000-7000-8000-000000000016"
 	fixModifier   = "0190f5a2-8c1e-7b3a-9d4e-000000000003"
 	fixIntent     = "0190f5a2-9000-7000-8000-000000000017"
+	fixWebhook    = "0190f5a2-9000-7000-8000-000000000018"
+	fixDelivery   = "0190f5a2-9000-7000-8000-000000000019"
+	fixEvent      = "0190f5a2-9000-7000-8000-00000000001a"
 )
 
 // fixKeyHash is a keyed hash as the records hold them (32 bytes).
@@ -140,6 +143,13 @@ var recordKinds = []recordKind{
 			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			CreatedFrom: "9e72c082687f5cd874f01ec511282350"}
 	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
+	{"webhook-delivery", barrier.Tenant(fixTenant).WebhookDelivery(fixWebhook, fixDelivery), func() recordCodec {
+		return &webhookDeliveryRecord{ID: fixDelivery, TenantID: fixTenant, WebhookID: fixWebhook,
+			EventID: fixEvent, EventType: EventTokenCreated, Event: []byte(`{"id":"` + fixEvent + `","type":"token.created"}`),
+			CreatedAt: fixTime, Status: DeliveryPending, Attempts: 2, LastAttemptAt: fixLater, ResponseStatus: 503,
+			Duration: 1500 * time.Millisecond, Response: []byte("busy"), Error: "receiver answered Service Unavailable",
+			NextAttemptAt: fixModified, Claim: "c1", ClaimedUntil: fixExpires}
+	}, func() recordCodec { return &webhookDeliveryRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -248,6 +258,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant("t").Reseal(), &resealState{}},
 		{barrier.Tenant("t").Deleting(), &deletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &tokenIntentRecord{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
+		{barrier.Tenant(fixTenant).WebhookDelivery("w", "d"), &webhookDeliveryRecord{ID: "d", TenantID: fixTenant, WebhookID: "w", CreatedAt: other}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {
@@ -356,6 +367,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
+	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 }
 
 // checkStoredRecord holds pt, the plaintext of the value at store key k of

@@ -48,6 +48,7 @@ var storedFamilies = map[string]valueForm{
 	"sys/expiry/":      emptyValue,
 	"sys/cvc/":         emptyValue,
 	"sys/auditq/":      emptyValue,
+	"sys/whq/":         emptyValue,
 	"sys/reseal/":      plainMarker,
 	"sys/deleting/":    plainMarker,
 
@@ -66,6 +67,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/reactor/":           sealedByTenant,
 	"tenant/*/reactor_formula/":   sealedByTenant,
 	"tenant/*/token_intent/":      sealedByTenant,
+	"tenant/*/webhook_delivery/":  sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.
