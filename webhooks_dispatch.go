@@ -42,7 +42,7 @@ type dispatcher struct {
 	// "<tid>/<webhook>" and by tenant.
 	perHook   map[string]int
 	perTenant map[string]int
-	wg      sync.WaitGroup
+	wg        sync.WaitGroup
 }
 
 func newDispatcher() *dispatcher {

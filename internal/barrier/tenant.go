@@ -20,8 +20,8 @@ const (
 	// KindWebhookDelivery holds one delivery of an event to one webhook,
 	// at <webhook id>/<delivery id> (WebhookDelivery).
 	KindWebhookDelivery = "webhook_delivery"
-	kindLog              = "log"
-	kindCount            = "count"
+	kindLog             = "log"
+	kindCount           = "count"
 )
 
 // authKinds are the kinds of records keys authenticate through.
