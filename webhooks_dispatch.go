@@ -110,6 +110,8 @@ func (v *Vault) runDispatcher() {
 type hookQueue struct {
 	tid, whid string
 	due       []dueEntry
+	// gone: the webhook, or its tenant, no longer exists.
+	gone bool
 }
 
 // dueEntry is one queue entry: its key's due time and delivery id.
@@ -158,7 +160,12 @@ func (v *Vault) dispatchOnce(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if len(q.due) > 0 {
+			has, err := t.Has(tk.Record(EntityWebhook, q.whid))
+			if err != nil && !errors.Is(err, errTenantGone) {
+				return err
+			}
+			q.gone = !has
+			if len(q.due) > 0 || q.gone {
 				queues = append(queues, q)
 			}
 			after = q.tid + "/" + q.whid + "/\xff"
@@ -212,12 +219,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 		var hook webhookRecord
 		ok, err := t.getRecord(tk.Record(EntityWebhook, q.whid), &hook)
 		if errors.Is(err, errTenantGone) {
-			for _, e := range q.due {
-				if err := t.Delete(tk.WebhookDue(q.whid, e.at, e.did)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return t.dropQueue(q.tid, q.whid)
 		}
 		if err != nil {
 			return err
@@ -324,18 +326,26 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 	// Entries whose record is gone (none are written so, but a store
 	// is not trusted to be consistent): removed in due order.
 	if len(vals) == 0 {
-		var keys []barrier.Key
-		err := t.Scan(tk.WebhookDueOf(whid), "", dispatchBatch, func(k barrier.Key, _ string) error {
-			keys = append(keys, k)
-			return nil
-		})
-		if err != nil {
+		return t.dropQueue(tid, whid)
+	}
+	return nil
+}
+
+// dropQueue removes up to dispatchBatch queue entries of webhook whid of
+// tenant tid, without reading their records: the tenant is gone, or they
+// have none.
+func (t *txn) dropQueue(tid, whid string) error {
+	var keys []barrier.Key
+	err := t.Scan(barrier.Tenant(tid).WebhookDueOf(whid), "", dispatchBatch, func(k barrier.Key, _ string) error {
+		keys = append(keys, k)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := t.Delete(k); err != nil {
 			return err
-		}
-		for _, k := range keys {
-			if err := t.Delete(k); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
