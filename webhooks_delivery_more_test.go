@@ -239,3 +239,29 @@ func TestWebhookDeletedIsPruned(t *testing.T) {
 		return err == nil && q == 0 && r == 0
 	})
 }
+
+// TestWebhookDeletedTenantQueueDropped: a deleted tenant's queued
+// deliveries are dropped by the dispatcher (errTenantGone), never sent.
+func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
+	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
+	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	b := e.tenant(t, "B")
+	if _, err := tokenvault.PutTestWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: rcv.URL, Secret: hookSecret,
+		Events: []string{tokenvault.EventTokenCreated}}); err != nil {
+		t.Fatal(err)
+	}
+	appB, err := e.v.CreateApplication(context.Background(), b.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "b", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createToken(t, e, appB.Key)
+	waitUntil(t, "the first attempt", func() bool { return len(rcv.got()) == 1 })
+	if err := e.v.DeleteTenant(context.Background(), b.Tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the queue to be empty", func() bool {
+		q, _, err := tokenvault.WebhookStoreCounts(e.v, e.boot.Tenant.ID)
+		return err == nil && q == 0
+	})
+}

@@ -186,6 +186,7 @@ func (a *api) routes() {
 	a.memberRoutes()
 	a.reactorRoutes()
 	a.proxyRoutes()
+	a.webhookDeliveryRoutes()
 	a.operatorRoutes()
 }
 
