@@ -60,7 +60,7 @@ func TestWebhookCrashChild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tokenvault.PutTestWebhook(v, boot.Tenant.ID, tokenvault.HookForTest{Name: "crash", URL: os.Getenv(crashURLEnv),
+		if _, err := tokenvault.PutDeliveryWebhook(v, boot.Tenant.ID, tokenvault.HookForTest{Name: "crash", URL: os.Getenv(crashURLEnv),
 			Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 // Test access to webhooks for the delivery tests (package tokenvault_test),
 // which store webhooks directly rather than through the subscriptions API.
 
-// HookForTest is a webhook to store with PutTestWebhook.
+// HookForTest is a webhook to store with PutDeliveryWebhook.
 type HookForTest struct {
 	Name, URL, NotifyEmail, Secret string
 	Events                         []string
@@ -18,9 +18,9 @@ type HookForTest struct {
 	PreviousUntil                  time.Time
 }
 
-// PutTestWebhook stores h as an enabled webhook of tenant tid and returns
+// PutDeliveryWebhook stores h as an enabled webhook of tenant tid and returns
 // its id.
-func PutTestWebhook(v *Vault, tid string, h HookForTest) (string, error) {
+func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 	id := v.ids.next(v.now())
 	err := v.update(context.Background(), func(t *txn) error {
 		rec := &webhookRecord{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,

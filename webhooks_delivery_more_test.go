@@ -33,7 +33,7 @@ func TestWebhookSlowTenantDelaysNobodyElse(t *testing.T) {
 
 	b := e.tenant(t, "B")
 	fast := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
-	idB, err := tokenvault.PutTestWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: fast.URL, Secret: hookSecret,
+	idB, err := tokenvault.PutDeliveryWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: fast.URL, Secret: hookSecret,
 		Events: []string{tokenvault.EventTokenCreated}})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +246,7 @@ func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
 	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
 	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
 	b := e.tenant(t, "B")
-	if _, err := tokenvault.PutTestWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: rcv.URL, Secret: hookSecret,
+	if _, err := tokenvault.PutDeliveryWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: rcv.URL, Secret: hookSecret,
 		Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 		t.Fatal(err)
 	}

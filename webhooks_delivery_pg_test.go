@@ -84,7 +84,7 @@ func TestWebhookDeliveryTwoInstancesOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tokenvault.PutTestWebhook(vaults[0], boot.Tenant.ID, tokenvault.HookForTest{Name: "h", URL: rcv.URL,
+	if _, err := tokenvault.PutDeliveryWebhook(vaults[0], boot.Tenant.ID, tokenvault.HookForTest{Name: "h", URL: rcv.URL,
 		Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 		t.Fatal(err)
 	}

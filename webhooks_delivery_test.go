@@ -81,7 +81,7 @@ func subscribe(t *testing.T, e *env, url string, adjust ...func(*tokenvault.Hook
 	for _, a := range adjust {
 		a(&h)
 	}
-	id, err := tokenvault.PutTestWebhook(e.v, e.boot.Tenant.ID, h)
+	id, err := tokenvault.PutDeliveryWebhook(e.v, e.boot.Tenant.ID, h)
 	if err != nil {
 		t.Fatal(err)
 	}
