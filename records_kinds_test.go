@@ -367,6 +367,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
+	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 }
 

@@ -212,6 +212,12 @@ type job struct {
 // slots allow.
 func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	slots := v.dispatch.reserve(q.tid, q.whid, len(q.due), v.webhooks)
+	if slots == 0 && !q.gone {
+		return nil // its slots are busy: a finished attempt wakes the dispatcher
+	}
+	// Only as many entries as there are slots: the rest wait for the
+	// next pass, which a finished attempt starts.
+	q.due = q.due[:slots]
 	var jobs []job
 	err := v.update(ctx, func(t *txn) error {
 		jobs = nil
@@ -289,6 +295,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	v.dispatch.release(q.tid, q.whid, slots-len(jobs))
 	for _, j := range jobs {
 		v.dispatch.wg.Go(func() {
+			defer v.dispatch.wakeUp()
 			defer v.dispatch.release(q.tid, q.whid, 1)
 			v.attemptDelivery(j)
 		})

@@ -36,9 +36,9 @@ type WebhookDisabledMail struct {
 
 // WebhookNotifier is implemented by a Mailer that can also tell a
 // webhook's notify_email that the Vault disabled the webhook
-// (internal/testfake's Mailer does; smtpmail's does). A Mailer without it
-// sends no such mail: the webhook's status and disabled_reason still say
-// so, and the log records it.
+// (internal/testfake's Mailer, smtpmail's and the server's do). A Mailer
+// without it sends no such mail: the webhook's status and disabled_reason
+// still say so, and the log records it.
 type WebhookNotifier interface {
 	SendWebhookDisabled(ctx context.Context, m WebhookDisabledMail) error
 }
