@@ -186,6 +186,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.webhooks = opts.Webhooks.withDefaults()
+	v.webhooks.Lease = leaseAbove(v.webhooks.Lease, v.webhooks.Timeout)
 	v.dispatch = newDispatcher()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err

@@ -34,6 +34,16 @@ import (
 // after Lease, when the entry comes due again and any instance retries
 // it; an outcome is recorded only under the claim it was attempted with.
 
+// leaseAbove is lease, or, when it is not longer than timeout (an attempt
+// could outlive its claim, and another instance attempt the delivery at
+// the same time), timeout and 30 s more.
+func leaseAbove(lease, timeout time.Duration) time.Duration {
+	if lease <= timeout {
+		return timeout + 30*time.Second
+	}
+	return lease
+}
+
 // dispatcher is the Vault's delivery state in this instance.
 type dispatcher struct {
 	wake chan struct{}
