@@ -265,3 +265,36 @@ func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
 		return err == nil && q == 0
 	})
 }
+
+// TestWebhookCloseEndsAttempts: Close returns promptly while attempts
+// hang on a receiver that never answers (their timeout is a minute): it
+// cancels them and waits for the dispatcher and every attempt goroutine,
+// so none outlives the Vault.
+func TestWebhookCloseEndsAttempts(t *testing.T) {
+	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Timeout = time.Minute })
+	hang := make(chan struct{})
+	slow := newHookReceiver(t, func(n int, w http.ResponseWriter) { <-hang })
+	t.Cleanup(func() { close(hang) })
+	subscribe(t, e, slow.URL)
+	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	for range 3 {
+		createToken(t, e, key)
+	}
+	waitUntil(t, "the attempts to hang", func() bool { return len(slow.got()) == 3 })
+	closed := make(chan error, 1)
+	go func() { closed <- e.v.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Close waited for hanging attempts")
+	}
+	// The abandoned attempts' deliveries stay queued, for the next Open
+	// (after their claims expire).
+	q, r, err := tokenvault.WebhookStoreCounts(e.v, e.boot.Tenant.ID)
+	if err != nil || q != 3 || r != 3 {
+		t.Errorf("after Close: %d queued, %d records, %v", q, r, err)
+	}
+}
