@@ -178,7 +178,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if err := t.putDelivery(&rec); err != nil {
 			return err
 		}
-		t.wakeDispatcher()
+		t.wakeDispatcher(p.tenantID, webhookID)
 		out = rec.api()
 		return t.log(p.actor(), p.tenantID, EntityWebhook, webhookID, OpUpdate, "Webhook delivery queued again")
 	})

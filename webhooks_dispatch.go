@@ -44,10 +44,16 @@ func leaseAbove(lease, timeout time.Duration) time.Duration {
 	return lease
 }
 
+// hookKey names a webhook: its tenant and id.
+type hookKey struct{ tid, whid string }
+
 // dispatcher is the Vault's delivery state in this instance.
 type dispatcher struct {
 	wake chan struct{}
 	mu   sync.Mutex
+	// hot are the webhooks to look at on the next wake: deliveries were
+	// queued to them, or one of their attempts ended.
+	hot map[hookKey]bool
 	// perHook and perTenant count attempts in flight, by
 	// "<tid>/<webhook>" and by tenant.
 	perHook   map[string]int
@@ -56,15 +62,30 @@ type dispatcher struct {
 }
 
 func newDispatcher() *dispatcher {
-	return &dispatcher{wake: make(chan struct{}, 1), perHook: map[string]int{}, perTenant: map[string]int{}}
+	return &dispatcher{wake: make(chan struct{}, 1), hot: map[hookKey]bool{}, perHook: map[string]int{}, perTenant: map[string]int{}}
 }
 
-// wakeUp has the dispatcher look at the queue now.
-func (d *dispatcher) wakeUp() {
+// wakeFor has the dispatcher look at webhook whid of tenant tid now.
+func (d *dispatcher) wakeFor(tid, whid string) {
+	d.mu.Lock()
+	d.hot[hookKey{tid, whid}] = true
+	d.mu.Unlock()
 	select {
 	case d.wake <- struct{}{}:
 	default:
 	}
+}
+
+// takeHot returns the webhooks wakeFor named since the last call.
+func (d *dispatcher) takeHot() []hookKey {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]hookKey, 0, len(d.hot))
+	for k := range d.hot {
+		out = append(out, k)
+	}
+	clear(d.hot)
+	return out
 }
 
 // reserve takes up to n attempt slots of webhook whid of tenant tid, and
@@ -96,23 +117,35 @@ func (d *dispatcher) release(tid, whid string, n int) {
 }
 
 // runDispatcher delivers until the Vault closes, then waits for the
-// attempts in flight (their context is v.bg: they end at once).
+// attempts in flight (their context is v.bg: they end at once). Every
+// PollInterval it looks at the whole queue (retries come due, other
+// instances write); in between, woken by a commit or a finished attempt,
+// it looks only at the webhooks that woke it, so a busy instance does
+// not scan every webhook's queue after every commit.
 func (v *Vault) runDispatcher() {
 	d := v.dispatch
 	defer d.wg.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
+		full := false
 		select {
 		case <-v.bg.Done():
 			return
 		case <-d.wake:
 		case <-timer.C:
+			full = true
 		}
-		if err := v.dispatchOnce(v.bg); err != nil && v.bg.Err() == nil {
+		hot := d.takeHot()
+		if full {
+			hot = nil
+		}
+		if err := v.dispatchOnce(v.bg, full, hot); err != nil && v.bg.Err() == nil {
 			v.logger.Warn("tokenvault: webhook dispatcher", "err", err)
 		}
-		timer.Reset(v.webhooks.PollInterval)
+		if full {
+			timer.Reset(v.webhooks.PollInterval)
+		}
 	}
 }
 
@@ -134,13 +167,31 @@ type dueEntry struct {
 // the records one transaction prunes.
 const dispatchBatch = 100
 
-// dispatchOnce is one pass: find each webhook's due entries, then claim
-// and start what the slots allow.
-func (v *Vault) dispatchOnce(ctx context.Context) error {
+// dispatchOnce is one pass: find the due entries of every webhook (full)
+// or of the webhooks in hot, then claim and start what the slots allow.
+func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) error {
+	if !full && len(hot) == 0 {
+		return nil
+	}
 	now := v.now()
 	var queues []hookQueue
 	err := v.view(ctx, func(t *txn) error {
 		queues = nil
+		add := func(k hookKey) error {
+			q, err := t.hookQueueOf(k, now)
+			if err == nil && (len(q.due) > 0 || q.gone) {
+				queues = append(queues, q)
+			}
+			return err
+		}
+		if !full {
+			for _, k := range hot {
+				if err := add(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		after := ""
 		for {
 			var first string
@@ -155,30 +206,10 @@ func (v *Vault) dispatchOnce(ctx context.Context) error {
 			if len(parts) != 3 {
 				return errors.New("tokenvault: malformed webhook queue entry")
 			}
-			q := hookQueue{tid: parts[0], whid: parts[1]}
-			tk := barrier.Tenant(q.tid)
-			err = t.Scan(tk.WebhookDueOf(q.whid), "", dispatchBatch, func(_ barrier.Key, rest string) error {
-				at, did, ok := parseDue(rest)
-				if ok && at.After(now) {
-					return store.ErrStop // the rest is later
-				}
-				if ok {
-					q.due = append(q.due, dueEntry{at, did})
-				}
-				return nil
-			})
-			if err != nil {
+			if err := add(hookKey{parts[0], parts[1]}); err != nil {
 				return err
 			}
-			has, err := t.Has(tk.Record(EntityWebhook, q.whid))
-			if err != nil && !errors.Is(err, errTenantGone) {
-				return err
-			}
-			q.gone = !has
-			if len(q.due) > 0 || q.gone {
-				queues = append(queues, q)
-			}
-			after = q.tid + "/" + q.whid + "/\xff"
+			after = parts[0] + "/" + parts[1] + "/\xff"
 		}
 	})
 	if err != nil {
@@ -193,6 +224,32 @@ func (v *Vault) dispatchOnce(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// hookQueueOf reads webhook k's due entries (up to dispatchBatch, as of
+// now) and whether the webhook, or its tenant, is gone.
+func (t *txn) hookQueueOf(k hookKey, now time.Time) (hookQueue, error) {
+	q := hookQueue{tid: k.tid, whid: k.whid}
+	tk := barrier.Tenant(q.tid)
+	err := t.Scan(tk.WebhookDueOf(q.whid), "", dispatchBatch, func(_ barrier.Key, rest string) error {
+		at, did, ok := parseDue(rest)
+		if ok && at.After(now) {
+			return store.ErrStop // the rest is later
+		}
+		if ok {
+			q.due = append(q.due, dueEntry{at, did})
+		}
+		return nil
+	})
+	if err != nil {
+		return q, err
+	}
+	has, err := t.Has(tk.Record(EntityWebhook, q.whid))
+	if err != nil && !errors.Is(err, errTenantGone) {
+		return q, err
+	}
+	q.gone = !has
+	return q, nil
 }
 
 // parseDue splits a queue entry's rest after its webhook: <due>/<id>.
@@ -305,7 +362,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	v.dispatch.release(q.tid, q.whid, slots-len(jobs))
 	for _, j := range jobs {
 		v.dispatch.wg.Go(func() {
-			defer v.dispatch.wakeUp()
+			defer v.dispatch.wakeFor(q.tid, q.whid)
 			defer v.dispatch.release(q.tid, q.whid, 1)
 			v.attemptDelivery(j)
 		})

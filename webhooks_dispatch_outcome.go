@@ -138,9 +138,6 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 	if disabled != nil {
 		v.webhookDisabled(*disabled)
 	}
-	if outcome == EventRetried {
-		v.dispatch.wakeUp() // a short Retry-After or schedule comes due soon
-	}
 }
 
 // skipGoneErr turns errTenantGone into nothing to record.

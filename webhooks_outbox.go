@@ -35,7 +35,7 @@ func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliver
 	if err := t.putDelivery(rec); err != nil {
 		return nil, err
 	}
-	t.wakeDispatcher()
+	t.wakeDispatcher(tid, whid)
 	return rec, nil
 }
 
@@ -48,15 +48,19 @@ func (t *txn) putDelivery(rec *webhookDeliveryRecord) error {
 	return t.PutIndex(tk.WebhookDue(rec.WebhookID, rec.NextAttemptAt, rec.ID))
 }
 
-// wakeDispatcher has the dispatcher look at the queue once t commits
-// (once per transaction, however many deliveries it queued).
-func (t *txn) wakeDispatcher() {
+// wakeDispatcher has the dispatcher look at webhook whid of tenant tid
+// once t commits (once per webhook, however many deliveries t queued).
+func (t *txn) wakeDispatcher(tid, whid string) {
 	woken := deliveriesQueued.of(t)
-	if !*woken {
-		*woken = true
-		t.afterCommit(t.v.dispatch.wakeUp)
+	if *woken == nil {
+		*woken = map[hookKey]bool{}
+	}
+	k := hookKey{tid, whid}
+	if !(*woken)[k] {
+		(*woken)[k] = true
+		t.afterCommit(func() { t.v.dispatch.wakeFor(tid, whid) })
 	}
 }
 
-// deliveriesQueued records that a transaction queued deliveries.
-var deliveriesQueued = &txnLocal[bool]{}
+// deliveriesQueued records the webhooks a transaction queued deliveries to.
+var deliveriesQueued = &txnLocal[map[hookKey]bool]{}
