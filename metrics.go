@@ -45,6 +45,31 @@ type Metrics interface {
 	// operator chose, never tenant data), and its error (nil: delivered).
 	// The lag itself is in Stats.AuditExport.
 	AuditExported(sink string, n int, err error)
+	// EventDelivery reports one attempt to deliver an event to a webhook
+	// subscription (webhooks_dispatch.go) and how it ended; lag, for
+	// EventDelivered only, is from the event's commit to the receiver's
+	// acknowledgement.
+	EventDelivery(outcome EventOutcome, lag time.Duration)
+	// WebhookAutoDisabled reports a webhook the Vault disabled: reason is
+	// "gone" (the receiver answered 410) or "failing" (no success for
+	// WebhookOptions.DisableAfter).
+	WebhookAutoDisabled(reason string)
+}
+
+// EventOutcome is how one attempt to deliver an event ended, for
+// Metrics.EventDelivery.
+type EventOutcome string
+
+const (
+	EventDelivered EventOutcome = "delivered" // the receiver answered 2xx
+	EventRetried   EventOutcome = "retried"   // it failed and will be tried again
+	EventFailed    EventOutcome = "failed"    // it failed and the delivery was given up
+	EventGone      EventOutcome = "gone"      // the receiver answered 410: the webhook is disabled
+)
+
+// EventOutcomes lists every EventOutcome.
+func EventOutcomes() []EventOutcome {
+	return []EventOutcome{EventDelivered, EventRetried, EventFailed, EventGone}
 }
 
 // TokenOp is what was done to tokens, for Metrics.Tokens.

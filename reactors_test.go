@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/webhooks"
 )
 
 // echoCode returns what the code was given.
@@ -395,11 +396,12 @@ func TestReactorErrors(t *testing.T) {
 
 // receiver is a loopback webhook receiver that fails its first n requests.
 type receiver struct {
-	mu     sync.Mutex
-	fail   int
-	bodies [][]byte
-	sigs   []string
-	got    chan struct{}
+	mu      sync.Mutex
+	fail    int
+	bodies  [][]byte
+	sigs    []string
+	headers []http.Header
+	got     chan struct{}
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -413,6 +415,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.bodies = append(rc.bodies, b)
 	rc.sigs = append(rc.sigs, r.Header.Get("SVC-Signature"))
+	rc.headers = append(rc.headers, r.Header.Clone())
 	rc.got <- struct{}{}
 }
 
@@ -470,6 +473,20 @@ func TestInvokeReactorAsync(t *testing.T) {
 	}
 	if tokenvault.VerifyWebhook(secret, append(body, ' '), sig) {
 		t.Error("VerifyWebhook accepted another body")
+	}
+	// Signed the Standard Webhooks way too: webhook-id is the invocation.
+	rc.mu.Lock()
+	header := rc.headers[0]
+	rc.mu.Unlock()
+	std, err := tokenvault.CallbackSecretStandard(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := webhooks.VerifyAt(std, header, body, hook.DeliveredAt); err != nil || header.Get("webhook-id") != out.InvocationID {
+		t.Errorf("Standard Webhooks signature: %v (webhook-id %q)", err, header.Get("webhook-id"))
+	}
+	if _, err := tokenvault.CallbackSecretStandard(secret[:10]); err == nil {
+		t.Error("CallbackSecretStandard took a short secret")
 	}
 	other := e.tenant(t, "Other")
 	if s2, _ := e.v.WebhookSecret(ctx, other.Application.Key); s2 == secret {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/backoff"
+	"github.com/tokenvault/tokenvault/webhooks"
 )
 
 // Webhook is the JSON body POSTed to the callback_url of an asynchronous
@@ -22,6 +24,13 @@ import (
 // secret (see WebhookSecret). Receivers should compare it in constant time
 // and may use InvocationID to drop duplicates: a delivery is retried when
 // the receiver does not answer 2xx.
+//
+// It is signed the Standard Webhooks way too, as events to webhook
+// subscriptions are: webhook-id is the invocation id, webhook-timestamp
+// the time of the attempt, webhook-signature "v1," and the signature
+// under the same secret in its Standard Webhooks form
+// (CallbackSecretStandard), so a receiver may check it with
+// webhooks.Verify instead.
 type Webhook struct {
 	InvocationID string           `json:"invocation_id"`
 	ReactorID    string           `json:"reactor_id"`
@@ -94,6 +103,19 @@ func SignWebhook(secret string, body []byte) (string, error) {
 	m := hmac.New(sha256.New, key)
 	m.Write(body)
 	return "sha256=" + hex.EncodeToString(m.Sum(nil)), nil
+}
+
+// CallbackSecretStandard returns the Standard Webhooks form ("whsec_"
+// and the base64 of its bytes) of the hex secret WebhookSecret returns,
+// for webhooks.Verify on a reactor callback. A secret that is not 32
+// bytes of hex is an error (a plain error, of no Kind: ErrorKind says
+// Internal).
+func CallbackSecretStandard(secret string) (string, error) {
+	key, err := hex.DecodeString(secret)
+	if err != nil || len(key) != webhookSecretSize {
+		return "", errors.New("tokenvault: the webhook secret must be the 64 hex digits WebhookSecret returns")
+	}
+	return webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(key), nil
 }
 
 // VerifyWebhook reports whether signature (an SVC-Signature header) signs
@@ -221,7 +243,10 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 		body, _ := json.Marshal(hook)
 		m := hmac.New(sha256.New, secret)
 		m.Write(body)
-		err := v.post(url, body, "sha256="+hex.EncodeToString(m.Sum(nil)))
+		std, err := webhooks.Headers(hook.InvocationID, hook.DeliveredAt, body, webhooks.SecretPrefix+base64.StdEncoding.EncodeToString(secret))
+		if err == nil {
+			err = v.post(url, body, "sha256="+hex.EncodeToString(m.Sum(nil)), std)
+		}
 		if err == nil {
 			return WebhookOK, attempt
 		}
@@ -241,12 +266,15 @@ type webhookStatusError int
 
 func (e webhookStatusError) Error() string { return "receiver answered " + http.StatusText(int(e)) }
 
-func (v *Vault) post(url string, body []byte, signature string) error {
+func (v *Vault) post(url string, body []byte, signature string, std http.Header) error {
 	ctx, cancel := context.WithTimeout(v.bg, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
+	}
+	for k, vs := range std {
+		req.Header[k] = vs
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(WebhookSignatureHeader, signature)

@@ -330,12 +330,12 @@ func TestLegacyRecordKinds(t *testing.T) {
 	}
 }
 
-// withoutIntents leaves out the token intents and webhooks of records,
-// which have no version 0 form.
+// withoutIntents leaves out the token intents, webhooks and webhook
+// deliveries of records, which have no version 0 form.
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *tokenIntentRecord, *webhookRecord:
+		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord:
 			delete(records, k)
 		}
 	}

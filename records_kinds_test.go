@@ -34,6 +34,8 @@ const (
 	fixModifier   = "0190f5a2-8c1e-7b3a-9d4e-000000000003"
 	fixIntent     = "0190f5a2-9000-7000-8000-000000000017"
 	fixWebhook    = "0190f5a2-9000-7000-8000-000000000018"
+	fixDelivery   = "0190f5a2-9000-7000-8000-000000000019"
+	fixEvent      = "0190f5a2-9000-7000-8000-00000000001a"
 )
 
 // fixKeyHash is a keyed hash as the records hold them (32 bytes).
@@ -149,6 +151,13 @@ var recordKinds = []recordKind{
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: fixModified,
 			PreviousSecret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", PreviousUntil: fixExpires, FailingSince: fixLater}
 	}, func() recordCodec { return &webhookRecord{} }, nil},
+	{"webhook-delivery", barrier.Tenant(fixTenant).WebhookDelivery(fixWebhook, fixDelivery), func() recordCodec {
+		return &webhookDeliveryRecord{ID: fixDelivery, TenantID: fixTenant, WebhookID: fixWebhook,
+			EventID: fixEvent, EventType: EventTokenCreated, Event: []byte(`{"id":"` + fixEvent + `","type":"token.created"}`),
+			CreatedAt: fixTime, Status: DeliveryPending, Attempts: 2, LastAttemptAt: fixLater, ResponseStatus: 503,
+			Duration: 1500 * time.Millisecond, Response: []byte("busy"), Error: "receiver answered Service Unavailable",
+			NextAttemptAt: fixModified, Claim: "c1", ClaimedUntil: fixExpires}
+	}, func() recordCodec { return &webhookDeliveryRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -260,6 +269,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, CreatedAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, Events: []string{},
 			PreviousSecret: "whsec_x", PreviousUntil: other}},
+		{barrier.Tenant(fixTenant).WebhookDelivery("w", "d"), &webhookDeliveryRecord{ID: "d", TenantID: fixTenant, WebhookID: "w", CreatedAt: other}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {
@@ -369,6 +379,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
+	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 }
 
 // checkStoredRecord holds pt, the plaintext of the value at store key k of

@@ -242,5 +242,6 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
 		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},
 		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &webhookRecord{} }},
+		{barrier.Tenant(tid).Records(barrier.KindWebhookDelivery), func() recordCodec { return &webhookDeliveryRecord{} }},
 	}
 }

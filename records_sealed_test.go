@@ -48,6 +48,7 @@ var storedFamilies = map[string]valueForm{
 	"sys/expiry/":      emptyValue,
 	"sys/cvc/":         emptyValue,
 	"sys/auditq/":      emptyValue,
+	"sys/whq/":         emptyValue,
 	"sys/reseal/":      plainMarker,
 	"sys/deleting/":    plainMarker,
 
@@ -67,6 +68,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/reactor_formula/":   sealedByTenant,
 	"tenant/*/token_intent/":      sealedByTenant,
 	"tenant/*/webhook/":           sealedByTenant,
+	"tenant/*/webhook_delivery/":  sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.
@@ -201,6 +203,11 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 		Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2035, "cvc": "123"}})
 	must("CreateTokenIntent", err)
 
+	// A webhook whose deliveries stay queued: its private address is
+	// refused at every attempt, before any dial.
+	_, err = PutDeliveryWebhook(v, boot.Tenant.ID, HookForTest{Name: "walk", URL: "https://10.0.0.1/in",
+		Secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMzQ=", Events: []string{EventTokenCreated}})
+	must("PutDeliveryWebhook", err)
 	tok, err := v.CreateToken(ctx, app.Key, TokenRequest{
 		Type: TypeToken, Data: map[string]any{"ssn": "123-45-6789"}, Metadata: map[string]string{"owner": "ada"},
 		SearchIndexes: []string{"{{ data.ssn }}"}, DeduplicateToken: true, ExpiresAt: &later,

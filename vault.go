@@ -95,6 +95,9 @@ type Vault struct {
 	// exportWG also waits for the log indexer (logs_index.go).
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
+	// dispatch delivers events to webhook subscriptions, under bg
+	// (webhooks_dispatch.go); exportWG waits for it.
+	dispatch *dispatcher
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).
 	pendingTenants pendingTenants
@@ -183,6 +186,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.webhooks = opts.Webhooks.withDefaults()
+	v.webhooks.Lease = leaseAbove(v.webhooks.Lease, v.webhooks.Timeout)
+	v.dispatch = newDispatcher()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}
@@ -252,6 +257,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.startAuditExport(exportInterval, exportBackoff)
 	v.exportWG.Go(v.runLogIndexer)
+	v.exportWG.Go(v.runDispatcher)
 	return v, nil
 }
 

@@ -35,7 +35,8 @@ type WebhookOptions struct {
 	ConcurrencyPerTenant  int
 	// Lease is how long an instance holds a delivery it is attempting
 	// before another instance sharing the store may take it: longer than
-	// Timeout. Zero (or negative): DefaultWebhookLease.
+	// Timeout (a Lease not longer is raised to Timeout + 30 s). Zero (or
+	// negative): DefaultWebhookLease.
 	Lease time.Duration
 	// PollInterval is how often the dispatcher looks for deliveries that
 	// came due (retries, and events other instances wrote); events this

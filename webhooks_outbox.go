@@ -1,11 +1,66 @@
 package tokenvault
 
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
+// The outbox. An event is queued in the transaction that makes the change
+// it tells of: per target webhook, a delivery record (pending, holding the
+// event's JSON) and its entry in the delivery queue, due at once. Both
+// land with the change or not at all, so an acknowledged change always
+// has its deliveries and a rolled-back one never has. The dispatcher
+// (webhooks_dispatch.go) is woken once the transaction commits; other
+// instances sharing the store find the entries at their next poll.
+//
+// Every delivery record has exactly one queue entry, at
+// sys/whq/<tid>/<webhook>/<NextAttemptAt>/<id>: while it is pending, when
+// it is next due (or, while an instance attempts it, when that claim
+// expires); once it has finished, when it is removed (DeliveryRetention).
+
 // queueWebhookEvent writes, in t's transaction, one delivery of ev for
 // each of targets and its entry in the delivery queue, and has the
 // dispatcher woken once t commits.
-//
-// SKELETON: writes nothing yet; the delivery engine replaces this file
-// whole (no webhook can be created before it lands).
 func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhookRecord) error {
+	for _, h := range targets {
+		if _, err := t.queueDelivery(tid, h.ID, ev); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// queueDelivery writes one pending delivery of ev to webhook whid, due
+// now, and its queue entry.
+func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliveryRecord, error) {
+	rec := &webhookDeliveryRecord{ID: t.v.ids.next(t.now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
+		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.now, Status: DeliveryPending, NextAttemptAt: t.now}
+	if err := t.putDelivery(rec); err != nil {
+		return nil, err
+	}
+	t.wakeDispatcher(tid, whid)
+	return rec, nil
+}
+
+// putDelivery writes rec and its queue entry at rec.NextAttemptAt.
+func (t *txn) putDelivery(rec *webhookDeliveryRecord) error {
+	tk := barrier.Tenant(rec.TenantID)
+	if err := t.putRecord(tk.WebhookDelivery(rec.WebhookID, rec.ID), rec); err != nil {
+		return err
+	}
+	return t.PutIndex(tk.WebhookDue(rec.WebhookID, rec.NextAttemptAt, rec.ID))
+}
+
+// wakeDispatcher has the dispatcher look at webhook whid of tenant tid
+// once t commits (once per webhook, however many deliveries t queued).
+func (t *txn) wakeDispatcher(tid, whid string) {
+	woken := deliveriesQueued.of(t)
+	if *woken == nil {
+		*woken = map[hookKey]bool{}
+	}
+	k := hookKey{tid, whid}
+	if !(*woken)[k] {
+		(*woken)[k] = true
+		t.afterCommit(func() { t.v.dispatch.wakeFor(tid, whid) })
+	}
+}
+
+// deliveriesQueued records the webhooks a transaction queued deliveries to.
+var deliveriesQueued = &txnLocal[map[hookKey]bool]{}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
@@ -282,6 +283,17 @@ func TestEveryEndpoint(t *testing.T) {
 	must("GetWebhook", err)
 	_, err = c.ListWebhookEventTypes(ctx, mgmt)
 	must("ListWebhookEventTypes", err)
+	d, err := c.TestWebhook(ctx, mgmt, wh.ID)
+	must("TestWebhook", err)
+	_, err = c.ListWebhookDeliveries(ctx, mgmt, wh.ID, tokenvault.PageRequest{})
+	must("ListWebhookDeliveries", err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, err = c.RedeliverWebhookDelivery(ctx, mgmt, wh.ID, d.ID)
+		if tokenvault.ErrorKind(err) != tokenvault.Conflict || time.Now().After(deadline) {
+			break // 409 only while the test event is being attempted
+		}
+	}
+	must("RedeliverWebhookDelivery", err)
 	_, err = c.UpdateWebhook(ctx, mgmt, wh.ID, tokenvault.WebhookRequest{Name: "w2", URL: dest.URL + "/hook", Events: []string{"*"}, Status: tokenvault.WebhookDisabled})
 	must("UpdateWebhook", err)
 	_, err = c.RotateWebhookSecret(ctx, mgmt, wh.ID)

@@ -187,6 +187,7 @@ func (a *api) routes() {
 	a.reactorRoutes()
 	a.proxyRoutes()
 	a.webhookRoutes()
+	a.webhookDeliveryRoutes()
 	a.operatorRoutes()
 }
 

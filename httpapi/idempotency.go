@@ -26,21 +26,23 @@ const ReplayedHeader = "Idempotent-Replayed"
 // response. Other routes ignore the header. Accepting an invitation is
 // not among them: it has no caller key, and its link works once anyway.
 var idempotentRoutes = map[string]bool{
-	"POST /applications":                         true,
-	"POST /applications/{id}/regenerate":         true,
-	"POST /tenants/self/rotate-data-key":         true,
-	"POST /tenants/self/invitations":             true,
-	"POST /tenants/self/invitations/{id}/resend": true,
-	"POST /tokenize":                             true,
-	"POST /tokens":                               true,
-	"POST /sessions":                             true,
-	"POST /token-intents":                        true,
-	"POST /reactor-formulas":                     true,
-	"POST /reactors":                             true,
-	"POST /reactors/{id}/react":                  true,
-	"POST /proxies":                              true,
-	"POST /webhooks":                             true,
-	"POST /webhooks/{id}/rotate-secret":          true,
+	"POST /applications":                                     true,
+	"POST /applications/{id}/regenerate":                     true,
+	"POST /tenants/self/rotate-data-key":                     true,
+	"POST /tenants/self/invitations":                         true,
+	"POST /tenants/self/invitations/{id}/resend":             true,
+	"POST /tokenize":                                         true,
+	"POST /tokens":                                           true,
+	"POST /sessions":                                         true,
+	"POST /token-intents":                                    true,
+	"POST /reactor-formulas":                                 true,
+	"POST /reactors":                                         true,
+	"POST /reactors/{id}/react":                              true,
+	"POST /proxies":                                          true,
+	"POST /webhooks":                                         true,
+	"POST /webhooks/{id}/rotate-secret":                      true,
+	"POST /webhooks/{id}/test":                               true,
+	"POST /webhooks/{id}/deliveries/{delivery_id}/redeliver": true,
 }
 
 // idempotent wraps a creating route: with an Idempotency-Key header the

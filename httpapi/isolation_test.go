@@ -101,6 +101,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 	first, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(path, "/tenants/self"), "/"), "/")
 	path = strings.ReplaceAll(path, "{rest...}", "x")
 	path = strings.ReplaceAll(path, "{id}", ids[first])
+	path = strings.ReplaceAll(path, "{delivery_id}", "0190f5a2-9000-7000-8000-0000000000b2")
 	merge := []string{"Content-Type", httpapi.MergePatchType}
 	bodies := map[string]any{
 		"POST /applications":                         map[string]any{"name": "x", "type": "private", "permissions": []string{"token:read"}},

@@ -46,6 +46,10 @@ type Metrics struct {
 	commitUpdates  prometheus.Histogram
 
 	auditExported, auditFailures *prometheus.CounterVec
+
+	eventAttempts *prometheus.CounterVec
+	eventLag      prometheus.Histogram
+	hooksDisabled *prometheus.CounterVec
 }
 
 type codeKey struct {
@@ -110,6 +114,19 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "tokenvault_audit_export_failures_total",
 			Help: "Failed deliveries to the audit sink named by sink; each is retried.",
 		}, []string{"sink"}),
+		eventAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_event_delivery_attempts_total",
+			Help: "Attempts to deliver an event to a webhook subscription, by outcome: delivered, retried, failed (given up), gone (410: the webhook was disabled).",
+		}, []string{"outcome"}),
+		eventLag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "tokenvault_event_delivery_lag_seconds",
+			Help:    "Time from an event's commit to its receiver's acknowledgement, retries included.",
+			Buckets: lagBuckets,
+		}),
+		hooksDisabled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tokenvault_webhooks_disabled_total",
+			Help: "Webhook subscriptions the vault disabled, by reason: gone (the receiver answered 410), failing (no success for the configured time).",
+		}, []string{"reason"}),
 	}
 	for _, op := range tokenvault.TokenOps() {
 		m.tokenCounters[op] = m.tokens.WithLabelValues(string(op))
@@ -122,6 +139,11 @@ func New(reg prometheus.Registerer) *Metrics {
 	for _, outcome := range tokenvault.WebhookOutcomes() {
 		m.webhooks.WithLabelValues(string(outcome))
 	}
+	for _, outcome := range tokenvault.EventOutcomes() {
+		m.eventAttempts.WithLabelValues(string(outcome))
+	}
+	m.hooksDisabled.WithLabelValues("gone")
+	m.hooksDisabled.WithLabelValues("failing")
 	m.sweeps.WithLabelValues("ok")
 	m.sweeps.WithLabelValues("error")
 	for _, kind := range tokenvault.SweepKinds() {
@@ -129,7 +151,8 @@ func New(reg prometheus.Registerer) *Metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.tokens, m.code, m.webhooks, m.webhookAttempts, m.sweeps, m.sweepDuration, m.swept,
-			m.commitDuration, m.commitUpdates, m.auditExported, m.auditFailures)
+			m.commitDuration, m.commitUpdates, m.auditExported, m.auditFailures,
+			m.eventAttempts, m.eventLag, m.hooksDisabled)
 	}
 	return m
 }
@@ -189,6 +212,24 @@ func (m *Metrics) AuditExported(sink string, n int, err error) {
 		return
 	}
 	m.auditExported.WithLabelValues(sink).Add(float64(n))
+}
+
+// lagBuckets span a delivery's lag: milliseconds when the receiver is up,
+// days when it is retried.
+var lagBuckets = []float64{0.01, 0.05, 0.25, 1, 5, 30, 300, 1800, 7200, 36000, 86400, 259200}
+
+// EventDelivery counts one attempt to deliver an event, and observes the
+// lag of an acknowledged one.
+func (m *Metrics) EventDelivery(outcome tokenvault.EventOutcome, lag time.Duration) {
+	m.eventAttempts.WithLabelValues(string(outcome)).Inc()
+	if outcome == tokenvault.EventDelivered {
+		m.eventLag.Observe(lag.Seconds())
+	}
+}
+
+// WebhookAutoDisabled counts a webhook the vault disabled.
+func (m *Metrics) WebhookAutoDisabled(reason string) {
+	m.hooksDisabled.WithLabelValues(reason).Inc()
 }
 
 // StatsSource is what NewStatsCollector reads: a *tokenvault.Vault.

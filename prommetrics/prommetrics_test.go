@@ -335,6 +335,9 @@ func TestVaultMetrics(t *testing.T) {
 		"tokenvault_swept_total":                   "kind",
 		"tokenvault_store_commit_duration_seconds": "",
 		"tokenvault_store_commit_updates":          "",
+		"tokenvault_event_delivery_attempts_total": "outcome",
+		"tokenvault_event_delivery_lag_seconds":    "",
+		"tokenvault_webhooks_disabled_total":       "reason",
 	}
 	got := labelSets(all)
 	for name, labels := range wantLabels {

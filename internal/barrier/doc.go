@@ -92,6 +92,8 @@
 //	                                         (tenants_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
+//	sys/whq/<tid>/<webhook>/<nanos>/<id>     webhook delivery <id> due at <nanos> (empty
+//	                                         values; the root's webhooks_outbox.go)
 //	sys/ready-probe                          64 KiB of random bytes (not sealed: they
 //	                                         are nothing), written then deleted by Ready
 //	                                         while the storage is full; left only when
@@ -106,6 +108,8 @@
 //	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
 //	                                         (records_token.go; JSON before version 1)
+//	tenant/<tid>/webhook_delivery/<webhook>/<id>  a delivery of an event to a webhook
+//	                                         (records_webhook_delivery.go)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
 //	                                         binary format (records_log.go; JSON before)
 //	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,

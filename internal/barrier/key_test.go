@@ -60,6 +60,8 @@ func TestKeysCarryTenantAndAuth(t *testing.T) {
 		{Tenant(tid).CapEntries(TokenIntentCaps, "a", "m", at, "i")[1], "tenant/" + tid + "/idx/intent-creator-addr/a/m/" + TimeKey(at) + "/i", tid, false},
 		{Tenant(tid).AuditQueueEntry("sink", "0011/id"), "sys/auditq/sink/0011/" + tid + "/id", "", false},
 		{AuditQueue("sink").Key("x"), "sys/auditq/sink/x", "", false},
+		{Tenant(tid).WebhookDelivery("w", "d"), "tenant/" + tid + "/webhook_delivery/w/d", tid, false},
+		{Tenant(tid).WebhookDue("w", at, "d"), "sys/whq/" + tid + "/w/" + TimeKey(at) + "/d", "", false},
 	} {
 		if tc.key.s != tc.s || tc.key.tenant != tc.tenant || tc.key.auth != tc.auth {
 			t.Errorf("key %q (tenant %q, auth %v), want %q (tenant %q, auth %v)",

@@ -36,6 +36,9 @@ var (
 	DeletionMarkers  = Prefix{s: "sys/deleting/"}
 	// AuditQueues holds one export queue per audit sink.
 	AuditQueues = Prefix{s: "sys/auditq/"}
+	// WebhookQueue holds the due times of webhook deliveries, by tenant
+	// and webhook: sys/whq/<tid>/<webhook id>/<nanos>/<delivery id>.
+	WebhookQueue = Prefix{s: "sys/whq/"}
 )
 
 // APIKeyLookup is the lookup of an API or session key by its keyed MAC.

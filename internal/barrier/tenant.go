@@ -17,8 +17,11 @@ const (
 	KindTenantInvitation = "tenant_invitation"
 	KindTokenIntent      = "token_intent"
 	KindWebhook          = "webhook"
-	kindLog              = "log"
-	kindCount            = "count"
+	// KindWebhookDelivery holds one delivery of an event to one webhook,
+	// at <webhook id>/<delivery id> (WebhookDelivery).
+	KindWebhookDelivery = "webhook_delivery"
+	kindLog             = "log"
+	kindCount           = "count"
 )
 
 // authKinds are the kinds of records keys authenticate through.
@@ -217,6 +220,28 @@ func (tk TenantKeys) CVCDue(at time.Time, id string) Key {
 func (tk TenantKeys) AuditQueueEntry(sink, suffix string) Key {
 	nanos, id, _ := strings.Cut(suffix, "/")
 	return AuditQueues.Key(sink + "/" + nanos + "/" + tk.id + "/" + id)
+}
+
+// WebhookDelivery is the record of delivery did of an event to the
+// tenant's webhook whid, and WebhookDeliveries the deliveries to whid, in
+// the order of their ids (their creation).
+func (tk TenantKeys) WebhookDelivery(whid, did string) Key {
+	return tk.Records(KindWebhookDelivery).Key(whid + "/" + did)
+}
+
+func (tk TenantKeys) WebhookDeliveries(whid string) Prefix {
+	return tk.Records(KindWebhookDelivery).Sub(whid + "/")
+}
+
+// WebhookDue is the entry of the webhook delivery queue for delivery did
+// to the tenant's webhook whid, due at due (empty value; no secret in
+// the key), and WebhookDueOf the entries of that webhook, in due order.
+func (tk TenantKeys) WebhookDue(whid string, due time.Time, did string) Key {
+	return tk.WebhookDueOf(whid).Key(TimeKey(due) + "/" + did)
+}
+
+func (tk TenantKeys) WebhookDueOf(whid string) Prefix {
+	return WebhookQueue.Sub(tk.id + "/" + whid + "/")
 }
 
 // ParseUUID parses a UUID in its canonical lowercase form only, without

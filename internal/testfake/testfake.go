@@ -44,9 +44,30 @@ func (c *Clock) Advance(d time.Duration) {
 // asked to send, or refuses them while Fail has set an error. The zero
 // value sends. Its methods may be called from several goroutines at once.
 type Mailer struct {
-	mu   sync.Mutex
-	sent []tokenvault.InvitationMail
-	err  error
+	mu       sync.Mutex
+	sent     []tokenvault.InvitationMail
+	disabled []tokenvault.WebhookDisabledMail
+	err      error
+}
+
+var _ tokenvault.WebhookNotifier = (*Mailer)(nil)
+
+// SendWebhookDisabled keeps mail, or returns the error Fail set.
+func (m *Mailer) SendWebhookDisabled(_ context.Context, mail tokenvault.WebhookDisabledMail) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	m.disabled = append(m.disabled, mail)
+	return nil
+}
+
+// WebhooksDisabled returns the webhook-disabled e-mails sent.
+func (m *Mailer) WebhooksDisabled() []tokenvault.WebhookDisabledMail {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]tokenvault.WebhookDisabledMail(nil), m.disabled...)
 }
 
 var _ tokenvault.Mailer = (*Mailer)(nil)

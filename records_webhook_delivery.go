@@ -1,0 +1,113 @@
+package tokenvault
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// The stored form of one delivery of an event to one webhook
+// (webhookDeliveryRecord), at tenant/<tid>/webhook_delivery/<webhook
+// id>/<delivery id>, sealed with the tenant's keyring (it holds the
+// event). Its entry in the delivery queue, sys/whq/<tid>/<webhook
+// id>/<due>/<delivery id>, says when it is next due; a finished delivery
+// has none.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01           format version
+//	str   event_id       the webhook-id of every attempt
+//	str   event_type
+//	bytes event          the WebhookEventInfo JSON, as emitted
+//	time  created_at     when the event's transaction ran
+//	str   status         pending, succeeded or failed
+//	uvarint attempts     POSTs made so far
+//	time  last_attempt_at (zero: none yet)
+//	uvarint response_status  of the last attempt (0: no answer)
+//	uvarint duration_us  of the last attempt, in microseconds
+//	bytes response       the first bytes of the last answer's body (<= 256)
+//	str   error          why the last attempt failed ("" when it did not);
+//	                     never a secret
+//	time  next_attempt_at when it is due (zero once finished)
+//	str   claim          the claim of the instance attempting it ("": none)
+//	time  claimed_until  until when that claim holds
+//
+// The tenant, webhook and delivery ids are the store key's.
+const webhookDeliveryFormat = 1
+
+// maxResponsePrefix bounds the receiver's answer a delivery keeps.
+const maxResponsePrefix = 256
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	DeliveryFailed    = "failed"
+)
+
+// webhookDeliveryRecord is one delivery as stored.
+type webhookDeliveryRecord struct {
+	ID             string
+	TenantID       string
+	WebhookID      string
+	EventID        string
+	EventType      string
+	Event          []byte
+	CreatedAt      time.Time
+	Status         string
+	Attempts       int
+	LastAttemptAt  time.Time
+	ResponseStatus int
+	Duration       time.Duration
+	Response       []byte
+	Error          string
+	NextAttemptAt  time.Time
+	Claim          string
+	ClaimedUntil   time.Time
+}
+
+func (r *webhookDeliveryRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := belongsAt(key, barrier.KindWebhookDelivery, r.TenantID, r.WebhookID+"/"+r.ID); err != nil {
+		return b, err
+	}
+	if err := checkRecordTimes("webhook delivery", &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.ClaimedUntil); err != nil {
+		return b, err
+	}
+	resp := r.Response
+	if len(resp) > maxResponsePrefix {
+		resp = resp[:maxResponsePrefix]
+	}
+	b = append(b, webhookDeliveryFormat)
+	b = appendBytes(appendStr(appendStr(b, r.EventID), r.EventType), r.Event)
+	b = appendStr(appendTime(b, r.CreatedAt), r.Status)
+	b = appendTime(appendUvarint(b, uint64(max(r.Attempts, 0))), r.LastAttemptAt)
+	b = appendUvarint(appendUvarint(b, uint64(max(r.ResponseStatus, 0))), uint64(max(r.Duration.Microseconds(), 0)))
+	b = appendStr(appendBytes(b, resp), r.Error)
+	b = appendStr(appendTime(b, r.NextAttemptAt), r.Claim)
+	return appendTime(b, r.ClaimedUntil), nil
+}
+
+func (r *webhookDeliveryRecord) decodeRecord(key barrier.Key, b []byte) error {
+	d, err := binaryRecord(b, webhookDeliveryFormat, "webhook delivery")
+	if err != nil {
+		return err
+	}
+	rest := strings.TrimPrefix(key.String(), barrier.Tenant(key.Tenant()).Records(barrier.KindWebhookDelivery).String())
+	whid, did, _ := strings.Cut(rest, "/")
+	*r = webhookDeliveryRecord{ID: did, TenantID: key.Tenant(), WebhookID: whid}
+	r.EventID, r.EventType, r.Event = d.str(), d.str(), d.bytes()
+	r.CreatedAt, r.Status = d.time(), d.str()
+	r.Attempts, r.LastAttemptAt = int(min(d.uvarint(), 1<<20)), d.time()
+	r.ResponseStatus, r.Duration = int(min(d.uvarint(), 999)), time.Duration(min(d.uvarint(), 1<<40))*time.Microsecond
+	if r.Response, r.Error = d.bytes(), d.str(); len(r.Response) > maxResponsePrefix {
+		d.fail("webhook delivery: response prefix too long")
+	}
+	r.NextAttemptAt, r.Claim = d.time(), d.str()
+	r.ClaimedUntil = d.time()
+	if err := d.end(); err != nil {
+		*r = webhookDeliveryRecord{}
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package tokenvault
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// The deliveries of a webhook, as its owner sees them: recent attempts
+// (GET /webhooks/{id}/deliveries), a redelivery, and a test event.
+
+// WebhookDelivery is one event's delivery to one webhook: its state and
+// its last attempt. It never holds the event's body nor more than a short
+// prefix of the receiver's answer.
+type WebhookDelivery struct {
+	ID        string `json:"id"`
+	WebhookID string `json:"webhook_id"`
+	// EventID is the webhook-id header of every attempt.
+	EventID   string `json:"event_id"`
+	EventType string `json:"event_type"`
+	// Status is pending (to be attempted, or being attempted), succeeded
+	// (a 2xx answer) or failed (given up, or the webhook was disabled).
+	Status    string    `json:"status"`
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
+	// LastAttemptAt, ResponseStatus (0: no answer), DurationMS, Response
+	// (the first bytes of the answer's body, at most 256) and Error tell
+	// of the last attempt.
+	LastAttemptAt  *time.Time `json:"last_attempt_at,omitempty"`
+	ResponseStatus int        `json:"response_status,omitempty"`
+	DurationMS     int64      `json:"duration_ms"`
+	Response       string     `json:"response,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	// NextAttemptAt is when a pending delivery is next attempted.
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// MaxDeliveriesPageSize bounds a page of ListWebhookDeliveries.
+const MaxDeliveriesPageSize = 100
+
+func (r *webhookDeliveryRecord) api() WebhookDelivery {
+	d := WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType, Status: r.Status,
+		Attempts: r.Attempts, CreatedAt: r.CreatedAt, ResponseStatus: r.ResponseStatus, DurationMS: r.Duration.Milliseconds(),
+		Response: strings.ToValidUTF8(string(r.Response), "\uFFFD"), Error: r.Error}
+	if !r.LastAttemptAt.IsZero() {
+		at := r.LastAttemptAt
+		d.LastAttemptAt = &at
+	}
+	if r.Status == DeliveryPending {
+		at := r.NextAttemptAt
+		d.NextAttemptAt = &at
+	}
+	return d
+}
+
+// webhookOf reads the caller's tenant's webhook id, NotFound when there
+// is none.
+func (t *txn) webhookOf(tid, id string) (*webhookRecord, error) {
+	var h webhookRecord
+	if !validID(id) {
+		return nil, errNotFound("webhook")
+	}
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &h)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotFound("webhook")
+	}
+	return &h, nil
+}
+
+// ListWebhookDeliveries lists the deliveries of webhook webhookID, newest
+// first, a page at a time by cursor (req.Start is the After of the page
+// before; Page may only be 0 or 1). Finished deliveries are kept for
+// WebhookOptions.DeliveryRetention. Requires webhook:read. The
+// pagination's TotalItems counts this page and, when more follow, one
+// more: a lower bound.
+//
+// Returns Invalid for a bad page, size or cursor, NotFound for an
+// unknown webhook (or another tenant's), Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit,
+// PermissionDenied without webhook:read, or Internal.
+func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webhookID string, req PageRequest) (*Page[WebhookDelivery], error) {
+	pg, err := req.resolve(MaxDeliveriesPageSize)
+	if err != nil {
+		return nil, err
+	}
+	if pg.page > 1 {
+		return nil, invalidField("page", "deliveries are paged by cursor: pass pagination.after as start")
+	}
+	if pg.start != "" && !validID(pg.start) {
+		return nil, invalidField("start", "is not a cursor returned by this list (pagination.after)")
+	}
+	out := &Page[WebhookDelivery]{Data: []WebhookDelivery{}}
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermWebhookRead)
+		if err != nil {
+			return err
+		}
+		if _, err := t.webhookOf(p.tenantID, webhookID); err != nil {
+			return err
+		}
+		vals, err := t.ScanValuesBack(barrier.Tenant(p.tenantID).WebhookDeliveries(webhookID), pg.start, pg.size+1)
+		if err != nil {
+			return err
+		}
+		more := len(vals) > pg.size
+		if more {
+			vals = vals[:pg.size]
+		}
+		for _, sv := range vals {
+			var rec webhookDeliveryRecord
+			if err := t.openRecord(sv.Key, sv.Raw, &rec); err != nil {
+				return err
+			}
+			out.Data = append(out.Data, rec.api())
+		}
+		out.Pagination = Pagination{TotalItems: len(out.Data), PageNumber: 1, PageSize: pg.size, TotalPages: 1}
+		if more {
+			out.Pagination.TotalItems++
+			out.Pagination.TotalPages = 2
+			out.Pagination.After = encodeCursor(out.Data[len(out.Data)-1].ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RedeliverWebhookDelivery queues delivery deliveryID of webhook
+// webhookID again, due now: pending, its attempts counted from zero, the
+// same event (the same webhook-id) as before. Requires webhook:update.
+//
+// Returns NotFound for an unknown webhook or delivery (or another
+// tenant's), Conflict when the webhook is disabled or the delivery is
+// being attempted, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// webhook:update, or Internal.
+func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, webhookID, deliveryID string) (*WebhookDelivery, error) {
+	var out WebhookDelivery
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermWebhookUpdate)
+		if err != nil {
+			return err
+		}
+		hook, err := t.webhookOf(p.tenantID, webhookID)
+		if err != nil {
+			return err
+		}
+		if hook.Status != WebhookEnabled {
+			return errorf(Conflict, "the webhook is disabled: enable it first")
+		}
+		var rec webhookDeliveryRecord
+		tk := barrier.Tenant(p.tenantID)
+		ok := false
+		if validID(deliveryID) {
+			ok, err = t.getRecord(tk.WebhookDelivery(webhookID, deliveryID), &rec)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotFound("delivery")
+		}
+		if rec.Claim != "" && t.now.Before(rec.ClaimedUntil) {
+			return errorf(Conflict, "the delivery is being attempted")
+		}
+		if err := t.Delete(tk.WebhookDue(webhookID, rec.NextAttemptAt, rec.ID)); err != nil {
+			return err
+		}
+		rec.Status, rec.Attempts, rec.NextAttemptAt, rec.Claim, rec.ClaimedUntil = DeliveryPending, 0, t.now, "", time.Time{}
+		if err := t.putDelivery(&rec); err != nil {
+			return err
+		}
+		t.wakeDispatcher(p.tenantID, webhookID)
+		out = rec.api()
+		return t.log(p.actor(), p.tenantID, EntityWebhook, webhookID, OpUpdate, "Webhook delivery queued again")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// TestWebhook queues a webhook.test event to webhook webhookID only,
+// whether or not it subscribes to webhook.test, and returns its
+// delivery. The event's data is {"webhook": {id, name, url}, "actor"}.
+// Requires webhook:update.
+//
+// Returns NotFound for an unknown webhook (or another tenant's),
+// Conflict when it is disabled, Unauthenticated for a key that is
+// missing, unknown or expired, RateLimited over a rate limit,
+// PermissionDenied without webhook:update, or Internal.
+func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
+	var out WebhookDelivery
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermWebhookUpdate)
+		if err != nil {
+			return err
+		}
+		hook, err := t.webhookOf(p.tenantID, webhookID)
+		if err != nil {
+			return err
+		}
+		if hook.Status != WebhookEnabled {
+			return errorf(Conflict, "the webhook is disabled: enable it first")
+		}
+		who, err := t.eventActor(p.tenantID, p.actor())
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(map[string]any{"webhook": testWebhookView{hook.ID, hook.Name, hook.URL}, "actor": who})
+		if err != nil {
+			return err
+		}
+		info := WebhookEventInfo{ID: v.ids.next(t.now), Type: EventWebhookTest, Timestamp: t.now, TenantID: p.tenantID,
+			TraceID: traceID(t.ctx), Data: data}
+		b, err := json.Marshal(info)
+		if err != nil {
+			return err
+		}
+		rec, err := t.queueDelivery(p.tenantID, hook.ID, outgoingEvent{ID: info.ID, Type: info.Type, JSON: b})
+		if err != nil {
+			return err
+		}
+		out = rec.api()
+		return t.log(p.actor(), p.tenantID, EntityWebhook, hook.ID, OpUpdate, "Webhook test event queued")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// testWebhookView is the webhook as a webhook.test event names it.
+type testWebhookView struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}

@@ -1,0 +1,426 @@
+package tokenvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// The dispatcher: one goroutine per Vault (started by Open under v.bg,
+// stopped by Close) that finds due deliveries, claims them, and hands
+// each to an attempt goroutine, bounded per webhook
+// (WebhookOptions.ConcurrencyPerWebhook) and per tenant
+// (ConcurrencyPerTenant) in this instance, so a slow or dead receiver
+// holds only its own slots: never a request goroutine, never a sandbox
+// worker.
+//
+// Finding: the queue is sys/whq/<tid>/<webhook>/<due>/<id>, so the
+// dispatcher skip-scans it, one seek per webhook with entries: the first
+// entry of the first webhook, then past that webhook's entries to the
+// next. One webhook's backlog never hides another's.
+//
+// Claiming: in a write transaction, the due entry is moved to
+// now+Lease and the delivery record marked with a fresh claim. Instances
+// sharing a PostgreSQL store run writes at SERIALIZABLE: when two claim
+// one delivery, one transaction fails and runs again, finds the entry
+// gone, and leaves it. A claim whose instance died (kill -9) expires
+// after Lease, when the entry comes due again and any instance retries
+// it; an outcome is recorded only under the claim it was attempted with.
+
+// leaseAbove is lease, or, when it is not longer than timeout (an attempt
+// could outlive its claim, and another instance attempt the delivery at
+// the same time), timeout and 30 s more.
+func leaseAbove(lease, timeout time.Duration) time.Duration {
+	if lease <= timeout {
+		return timeout + 30*time.Second
+	}
+	return lease
+}
+
+// hookKey names a webhook: its tenant and id.
+type hookKey struct{ tid, whid string }
+
+// dispatcher is the Vault's delivery state in this instance.
+type dispatcher struct {
+	wake chan struct{}
+	mu   sync.Mutex
+	// hot are the webhooks to look at on the next wake: deliveries were
+	// queued to them, or one of their attempts ended.
+	hot map[hookKey]bool
+	// perHook and perTenant count attempts in flight, by
+	// "<tid>/<webhook>" and by tenant.
+	perHook   map[string]int
+	perTenant map[string]int
+	wg        sync.WaitGroup
+}
+
+func newDispatcher() *dispatcher {
+	return &dispatcher{wake: make(chan struct{}, 1), hot: map[hookKey]bool{}, perHook: map[string]int{}, perTenant: map[string]int{}}
+}
+
+// wakeFor has the dispatcher look at webhook whid of tenant tid now.
+func (d *dispatcher) wakeFor(tid, whid string) {
+	d.mu.Lock()
+	d.hot[hookKey{tid, whid}] = true
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeHot returns the webhooks wakeFor named since the last call.
+func (d *dispatcher) takeHot() []hookKey {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]hookKey, 0, len(d.hot))
+	for k := range d.hot {
+		out = append(out, k)
+	}
+	clear(d.hot)
+	return out
+}
+
+// reserve takes up to n attempt slots of webhook whid of tenant tid, and
+// returns how many it took.
+func (d *dispatcher) reserve(tid, whid string, n int, o WebhookOptions) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	hk := tid + "/" + whid
+	n = min(n, o.ConcurrencyPerWebhook-d.perHook[hk], o.ConcurrencyPerTenant-d.perTenant[tid])
+	if n <= 0 {
+		return 0
+	}
+	d.perHook[hk] += n
+	d.perTenant[tid] += n
+	return n
+}
+
+// release gives back n slots reserve took.
+func (d *dispatcher) release(tid, whid string, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	hk := tid + "/" + whid
+	if d.perHook[hk] -= n; d.perHook[hk] <= 0 {
+		delete(d.perHook, hk)
+	}
+	if d.perTenant[tid] -= n; d.perTenant[tid] <= 0 {
+		delete(d.perTenant, tid)
+	}
+}
+
+// runDispatcher delivers until the Vault closes, then waits for the
+// attempts in flight (their context is v.bg: they end at once). Every
+// PollInterval it looks at the whole queue (retries come due, other
+// instances write); in between, woken by a commit or a finished attempt,
+// it looks only at the webhooks that woke it, so a busy instance does
+// not scan every webhook's queue after every commit.
+func (v *Vault) runDispatcher() {
+	d := v.dispatch
+	defer d.wg.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		full := false
+		select {
+		case <-v.bg.Done():
+			return
+		case <-d.wake:
+		case <-timer.C:
+			full = true
+		}
+		hot := d.takeHot()
+		if full {
+			hot = nil
+		}
+		if err := v.dispatchOnce(v.bg, full, hot); err != nil && v.bg.Err() == nil {
+			v.logger.Warn("tokenvault: webhook dispatcher", "err", err)
+		}
+		if full {
+			timer.Reset(v.webhooks.PollInterval)
+		}
+	}
+}
+
+// hookQueue is what one pass found of one webhook's queue.
+type hookQueue struct {
+	tid, whid string
+	due       []dueEntry
+	// gone: the webhook, or its tenant, no longer exists.
+	gone bool
+}
+
+// dueEntry is one queue entry: its key's due time and delivery id.
+type dueEntry struct {
+	at  time.Time
+	did string
+}
+
+// dispatchBatch bounds the entries one pass reads of one webhook, and
+// the records one transaction prunes.
+const dispatchBatch = 100
+
+// dispatchOnce is one pass: find the due entries of every webhook (full)
+// or of the webhooks in hot, then claim and start what the slots allow.
+func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) error {
+	if !full && len(hot) == 0 {
+		return nil
+	}
+	now := v.now()
+	var queues []hookQueue
+	err := v.view(ctx, func(t *txn) error {
+		queues = nil
+		add := func(k hookKey) error {
+			q, err := t.hookQueueOf(k, now)
+			if err == nil && (len(q.due) > 0 || q.gone) {
+				queues = append(queues, q)
+			}
+			return err
+		}
+		if !full {
+			for _, k := range hot {
+				if err := add(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		after := ""
+		for {
+			var first string
+			err := t.Scan(barrier.WebhookQueue, after, 1, func(_ barrier.Key, rest string) error {
+				first = rest
+				return nil
+			})
+			if err != nil || first == "" {
+				return err
+			}
+			parts := strings.SplitN(first, "/", 3)
+			if len(parts) != 3 {
+				return errors.New("tokenvault: malformed webhook queue entry")
+			}
+			if err := add(hookKey{parts[0], parts[1]}); err != nil {
+				return err
+			}
+			after = parts[0] + "/" + parts[1] + "/\xff"
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, q := range queues {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := v.dispatchHook(ctx, q); err != nil {
+			v.logger.Warn("tokenvault: webhook dispatcher", "webhook", q.whid, "err", err)
+		}
+	}
+	return nil
+}
+
+// hookQueueOf reads webhook k's due entries (up to dispatchBatch, as of
+// now) and whether the webhook, or its tenant, is gone.
+func (t *txn) hookQueueOf(k hookKey, now time.Time) (hookQueue, error) {
+	q := hookQueue{tid: k.tid, whid: k.whid}
+	tk := barrier.Tenant(q.tid)
+	err := t.Scan(tk.WebhookDueOf(q.whid), "", dispatchBatch, func(_ barrier.Key, rest string) error {
+		at, did, ok := parseDue(rest)
+		if ok && at.After(now) {
+			return store.ErrStop // the rest is later
+		}
+		if ok {
+			q.due = append(q.due, dueEntry{at, did})
+		}
+		return nil
+	})
+	if err != nil {
+		return q, err
+	}
+	has, err := t.Has(tk.Record(EntityWebhook, q.whid))
+	if err != nil && !errors.Is(err, errTenantGone) {
+		return q, err
+	}
+	q.gone = !has
+	return q, nil
+}
+
+// parseDue splits a queue entry's rest after its webhook: <due>/<id>.
+func parseDue(rest string) (time.Time, string, bool) {
+	hexAt, did, ok := strings.Cut(rest, "/")
+	b, err := hex.DecodeString(hexAt)
+	if !ok || err != nil || len(b) != 8 {
+		return time.Time{}, "", false
+	}
+	var n int64
+	for _, c := range b {
+		n = n<<8 | int64(c)
+	}
+	return time.Unix(0, n).UTC(), did, true
+}
+
+// job is one claimed delivery, for an attempt.
+type job struct {
+	rec  webhookDeliveryRecord
+	hook webhookRecord
+}
+
+// dispatchHook handles one webhook's due entries: drops them when its
+// tenant or the webhook is gone (pruning a deleted webhook's deliveries),
+// fails the pending ones of a disabled webhook, prunes finished
+// deliveries whose retention passed, and claims the others as its free
+// slots allow.
+func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
+	slots := v.dispatch.reserve(q.tid, q.whid, len(q.due), v.webhooks)
+	if slots == 0 && !q.gone {
+		return nil // its slots are busy: a finished attempt wakes the dispatcher
+	}
+	// Only as many entries as there are slots: the rest wait for the
+	// next pass, which a finished attempt starts.
+	q.due = q.due[:slots]
+	var jobs []job
+	err := v.update(ctx, func(t *txn) error {
+		jobs = nil
+		tk := barrier.Tenant(q.tid)
+		var hook webhookRecord
+		ok, err := t.getRecord(tk.Record(EntityWebhook, q.whid), &hook)
+		if errors.Is(err, errTenantGone) {
+			return t.dropQueue(q.tid, q.whid)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return t.pruneDeliveries(q.tid, q.whid)
+		}
+		claims := 0
+		for _, e := range q.due {
+			entry := tk.WebhookDue(q.whid, e.at, e.did)
+			if has, err := t.Has(entry); err != nil || !has {
+				if err != nil {
+					return err
+				}
+				continue // another instance took it
+			}
+			var rec webhookDeliveryRecord
+			ok, err := t.getRecord(tk.WebhookDelivery(q.whid, e.did), &rec)
+			if err != nil {
+				return err
+			}
+			if !ok || rec.Status != DeliveryPending {
+				// Finished and past its retention (or an entry without
+				// its record): removed.
+				if err := t.Delete(entry); err != nil {
+					return err
+				}
+				if ok {
+					if err := t.Delete(tk.WebhookDelivery(q.whid, e.did)); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if err := t.Delete(entry); err != nil {
+				return err
+			}
+			if hook.Status != WebhookEnabled {
+				rec.Status, rec.Error, rec.Claim, rec.ClaimedUntil = DeliveryFailed, "the webhook is disabled", "", time.Time{}
+				rec.NextAttemptAt = t.now.Add(v.webhooks.DeliveryRetention)
+				if err := t.putDelivery(&rec); err != nil {
+					return err
+				}
+				continue
+			}
+			if claims >= slots {
+				// Put the entry back as it was: no slot is free.
+				if err := t.PutIndex(entry); err != nil {
+					return err
+				}
+				continue
+			}
+			claims++
+			rec.Claim = newClaim()
+			rec.ClaimedUntil = t.now.Add(v.webhooks.Lease)
+			rec.NextAttemptAt = rec.ClaimedUntil
+			if err := t.putDelivery(&rec); err != nil {
+				return err
+			}
+			jobs = append(jobs, job{rec: rec, hook: hook})
+		}
+		return nil
+	})
+	if err != nil {
+		jobs = nil
+	}
+	v.dispatch.release(q.tid, q.whid, slots-len(jobs))
+	for _, j := range jobs {
+		v.dispatch.wg.Go(func() {
+			defer v.dispatch.wakeFor(q.tid, q.whid)
+			defer v.dispatch.release(q.tid, q.whid, 1)
+			v.attemptDelivery(j)
+		})
+	}
+	return err
+}
+
+// newClaim is a fresh claim id.
+func newClaim() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// pruneDeliveries removes up to dispatchBatch deliveries of the deleted
+// webhook whid, with their queue entries; the next pass removes more.
+func (t *txn) pruneDeliveries(tid, whid string) error {
+	tk := barrier.Tenant(tid)
+	vals, err := t.ScanValuesAfter(tk.WebhookDeliveries(whid), "", dispatchBatch)
+	if err != nil {
+		return err
+	}
+	for _, sv := range vals {
+		var rec webhookDeliveryRecord
+		if err := t.openRecord(sv.Key, sv.Raw, &rec); err != nil {
+			return err
+		}
+		if err := t.Delete(tk.WebhookDue(whid, rec.NextAttemptAt, rec.ID)); err != nil {
+			return err
+		}
+		if err := t.Delete(sv.Key); err != nil {
+			return err
+		}
+	}
+	// Entries whose record is gone (none are written so, but a store
+	// is not trusted to be consistent): removed in due order.
+	if len(vals) == 0 {
+		return t.dropQueue(tid, whid)
+	}
+	return nil
+}
+
+// dropQueue removes up to dispatchBatch queue entries of webhook whid of
+// tenant tid, without reading their records: the tenant is gone, or they
+// have none.
+func (t *txn) dropQueue(tid, whid string) error {
+	var keys []barrier.Key
+	err := t.Scan(barrier.Tenant(tid).WebhookDueOf(whid), "", dispatchBatch, func(k barrier.Key, _ string) error {
+		keys = append(keys, k)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := t.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package tokenvault
+
+import (
+	"context"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// Recording an attempt: the delivery's state, its next due time or its
+// end, and the webhook's health. 2xx acknowledges; 410 disables the
+// webhook (reason "gone"); any other failure is retried after the next
+// wait of WebhookOptions.Schedule (±20%), or after the receiver's
+// Retry-After on 429, 502, 503 and 504 (capped at 24 h), until the
+// schedule is spent, when the delivery is failed. A webhook that has
+// failed without one success for DisableAfter is disabled (reason
+// "failing"). Its notify_email is told of either, never with event data.
+
+// Reasons the Vault disables a webhook (webhookRecord.DisabledReason).
+const (
+	DisabledGone    = "gone"
+	DisabledFailing = "failing"
+)
+
+// WebhookDisabledMail tells a webhook's notify_email that the Vault
+// disabled it. It names the webhook and the reason, never an event.
+type WebhookDisabledMail struct {
+	To         string
+	TenantID   string
+	WebhookID  string
+	Name       string
+	URL        string
+	Reason     string // "gone" (the receiver answered 410) or "failing"
+	DisabledAt time.Time
+}
+
+// WebhookNotifier is implemented by a Mailer that can also tell a
+// webhook's notify_email that the Vault disabled the webhook
+// (internal/testfake's Mailer, smtpmail's and the server's do). A Mailer
+// without it sends no such mail: the webhook's status and disabled_reason
+// still say so, and the log records it.
+type WebhookNotifier interface {
+	SendWebhookDisabled(ctx context.Context, m WebhookDisabledMail) error
+}
+
+// recordAttempt stores how attempt a of job j went, under j's claim: an
+// instance whose claim expired (another took the delivery over) records
+// nothing.
+func (v *Vault) recordAttempt(j job, a attempt) {
+	var (
+		disabled *WebhookDisabledMail
+		outcome  EventOutcome
+		lag      time.Duration
+	)
+	err := v.update(v.bg, func(t *txn) error {
+		disabled, outcome, lag = nil, "", 0
+		tk := barrier.Tenant(j.rec.TenantID)
+		var rec webhookDeliveryRecord
+		ok, err := t.getRecord(tk.WebhookDelivery(j.rec.WebhookID, j.rec.ID), &rec)
+		if err != nil || !ok || rec.Claim != j.rec.Claim {
+			return skipGoneErr(err)
+		}
+		if err := t.Delete(tk.WebhookDue(rec.WebhookID, rec.NextAttemptAt, rec.ID)); err != nil {
+			return err
+		}
+		var hook webhookRecord
+		ok, err = t.getRecord(tk.Record(EntityWebhook, rec.WebhookID), &hook)
+		if err != nil {
+			return skipGoneErr(err)
+		}
+		if !ok {
+			// Deleted while it was attempted: the delivery goes with it.
+			return t.Delete(tk.WebhookDelivery(rec.WebhookID, rec.ID))
+		}
+		rec.Attempts++
+		rec.LastAttemptAt, rec.ResponseStatus, rec.Duration = a.at, a.status, a.duration
+		rec.Response, rec.Error = a.response, a.err
+		rec.Claim, rec.ClaimedUntil = "", time.Time{}
+		hookChanged := false
+		switch {
+		case a.ok():
+			rec.Status = DeliverySucceeded
+			outcome, lag = EventDelivered, t.now.Sub(rec.CreatedAt)
+			if !hook.FailingSince.IsZero() {
+				hook.FailingSince, hookChanged = time.Time{}, true
+			}
+		case a.status == 410:
+			rec.Status, outcome = DeliveryFailed, EventGone
+			if hook.Status == WebhookEnabled {
+				disabled, hookChanged = v.disable(&hook, DisabledGone, t.now), true
+			}
+		default:
+			if hook.FailingSince.IsZero() {
+				hook.FailingSince, hookChanged = a.at, true
+			} else if hook.Status == WebhookEnabled && t.now.Sub(hook.FailingSince) >= v.webhooks.DisableAfter {
+				disabled, hookChanged = v.disable(&hook, DisabledFailing, t.now), true
+			}
+			switch {
+			case hook.Status != WebhookEnabled:
+				rec.Status, outcome = DeliveryFailed, EventFailed
+			case rec.Attempts > len(v.webhooks.Schedule):
+				rec.Status, outcome = DeliveryFailed, EventFailed
+			default:
+				wait := jitter(v.webhooks.Schedule[rec.Attempts-1])
+				if a.retryAfter > 0 {
+					wait = a.retryAfter
+				}
+				outcome = EventRetried
+				rec.NextAttemptAt = t.now.Add(wait)
+			}
+		}
+		if rec.Status != DeliveryPending {
+			rec.NextAttemptAt = t.now.Add(v.webhooks.DeliveryRetention)
+		}
+		if err := t.putDelivery(&rec); err != nil {
+			return err
+		}
+		if hookChanged {
+			if err := t.putRecord(tk.Record(EntityWebhook, hook.ID), &hook); err != nil {
+				return err
+			}
+			t.forgetWebhooks(hook.TenantID)
+		}
+		if disabled != nil {
+			return t.log(systemActor, hook.TenantID, EntityWebhook, hook.ID, OpUpdate, "Webhook disabled ("+disabled.Reason+")")
+		}
+		return nil
+	})
+	if err != nil {
+		if v.bg.Err() == nil {
+			v.logger.Warn("tokenvault: webhook attempt not recorded", "delivery", j.rec.ID, "err", err)
+		}
+		return
+	}
+	if outcome != "" && v.metrics != nil {
+		v.metrics.EventDelivery(outcome, lag)
+	}
+	if disabled != nil {
+		v.webhookDisabled(*disabled)
+	}
+}
+
+// skipGoneErr turns errTenantGone into nothing to record.
+func skipGoneErr(err error) error {
+	_, err = skipGone(false, err)
+	return err
+}
+
+// disable marks hook disabled by the Vault for reason, at now, and
+// returns the mail that tells its notify_email.
+func (v *Vault) disable(hook *webhookRecord, reason string, now time.Time) *WebhookDisabledMail {
+	hook.Status, hook.DisabledReason, hook.ModifiedAt = WebhookDisabled, reason, now
+	return &WebhookDisabledMail{To: hook.NotifyEmail, TenantID: hook.TenantID, WebhookID: hook.ID, Name: hook.Name,
+		URL: hook.URL, Reason: reason, DisabledAt: now}
+}
+
+// webhookDisabled reports a webhook the Vault disabled: to the metrics,
+// the log, and its notify_email when it has one and the mailer can.
+func (v *Vault) webhookDisabled(m WebhookDisabledMail) {
+	if v.metrics != nil {
+		v.metrics.WebhookAutoDisabled(m.Reason)
+	}
+	v.logger.Warn("tokenvault: webhook disabled", "tenant", m.TenantID, "webhook", m.WebhookID, "reason", m.Reason)
+	n, ok := v.mailer.(WebhookNotifier)
+	if m.To == "" || !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(v.bg, 30*time.Second)
+	defer cancel()
+	if err := n.SendWebhookDisabled(ctx, m); err != nil {
+		v.logger.Warn("tokenvault: webhook disabled mail not sent", "webhook", m.WebhookID, "err", err)
+	}
+}
