@@ -98,13 +98,24 @@ func mustDo(t *testing.T, what string, err error) {
 	}
 }
 
-// fullRun drives the public API through every change of the catalogue.
+// fullRun drives the public API through every change of the catalogue,
+// for a webhook subscribed to every type but webhook.test, stored
+// directly (PutTestWebhook).
 func fullRun(t *testing.T) *eventRun {
 	t.Helper()
+	return fullRunTo(t, func(e *env) (string, string) {
+		hook, whsec, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, catalogueNames(), true)
+		mustDo(t, "PutTestWebhook", err)
+		return hook, whsec
+	})
+}
+
+// fullRunTo is fullRun for the webhook subscribe makes, which returns its
+// id and signing secret.
+func fullRunTo(t *testing.T, subscribe func(*env) (id, secret string)) *eventRun {
+	t.Helper()
 	e, mail, tap := newEventEnv(t)
-	tid := e.boot.Tenant.ID
-	hook, whsec, err := tokenvault.PutTestWebhook(ctx, e.v, tid, catalogueNames(), true)
-	mustDo(t, "PutTestWebhook", err)
+	hook, whsec := subscribe(e)
 	r := &eventRun{e: e, tap: tap, hook: hook, ids: map[string]string{}}
 	r.secrets = append(r.secrets, string(e.mgmt), whsec)
 	plant := func(s ...string) { r.secrets = append(r.secrets, s...) }
