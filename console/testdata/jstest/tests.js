@@ -6,6 +6,7 @@ import { h, jsonLines, lineNumbers, fieldOf, parsePairs, parseJSON, isoDate, pre
 import { ApiError, api, query, problemOf, onUnauthorized } from '/console/api.js';
 import { getKey, signIn, signOut, storageName } from '/console/session.js';
 import { showError, Pager, field, formError, codeEditor } from '/console/ui.js';
+import { eventsLabel, webhookBody } from '/console/pages/webhooks.js';
 
 const tests = {};
 function eq(got, want, what) {
@@ -106,6 +107,16 @@ tests.codeEditorGutter = () => {
   eq(ed.gutter.textContent, '1\n2\n3', 'gutter');
   ed.textarea.setValue('x');
   eq(ed.gutter.textContent, '1', 'setValue');
+};
+tests.webhookEventsLabel = () => {
+  eq(eventsLabel(['token.created']), 'token.created', 'one');
+  eq(eventsLabel(['*', 'token.read']), '* (every event but the high-volume ones), token.read', 'star explained');
+  eq(eventsLabel(undefined), '', 'none');
+};
+tests.webhookBodyKeepsFields = () => {
+  const w = { id: 'x', name: 'n', url: 'https://r.example/h', events: ['*'], status: 'enabled', disabled_reason: 'gone', created_at: 't' };
+  eq(webhookBody(w, { status: 'disabled' }), { name: 'n', url: 'https://r.example/h', events: ['*'], status: 'disabled' }, 'no notify_email');
+  eq(webhookBody({ ...w, notify_email: 'a@b.example' }, {}).notify_email, 'a@b.example', 'notify_email kept');
 };
 tests.pagerFollowsCursor = async () => {
   const starts = [];
