@@ -115,6 +115,8 @@ func TestConsoleWebhooks(t *testing.T) {
 	click(t, ctx, "#dismiss-secret")
 	until(t, ctx, "secret gone", `!document.querySelector('#new-secret') && !document.body.textContent.includes(`+js(secret)+`)`)
 	noXSS(t, ctx, "webhooks")
+	open(t, ctx, "overview")
+	until(t, ctx, "the webhooks figure", `document.querySelector('#figures [data-figure="/webhooks"] .n')?.textContent === '1'`)
 
 	// A card tokenized with another key: delivered, signed with the
 	// secret shown.
