@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func verifies(r received, secret string) bool {
 // shows its secret once, a card tokenized on the tokens page is delivered
 // (signed with that secret) and seen succeeded in the deliveries list,
 // then redelivered; a test event; the secret rotated (deliveries then
-// signed with both); disabled, enabled and renamed; 390 px wide; deleted.
+// signed with both); six deliveries paged by cursor, five a page; disabled, enabled and renamed; 390 px wide; deleted.
 // The XSS payload is in the webhook's name and the receiver's answer.
 func TestConsoleWebhooks(t *testing.T) {
 	ctx := tab(t)
@@ -180,6 +181,21 @@ func TestConsoleWebhooks(t *testing.T) {
 	if r := next(t, got, "webhook.test"); !verifies(r, rotated) || !verifies(r, secret) {
 		t.Errorf("after the rotation a delivery verifies with the new secret: %v, the old: %v", verifies(r, rotated), verifies(r, secret))
 	}
+
+	// Six deliveries, five a page: paged by cursor, newest first.
+	for n := 4; n <= 6; n++ {
+		click(t, ctx, `#webhook-list button[data-action=test]`)
+		next(t, got, "webhook.test")
+		until(t, ctx, "deliveries listed", `document.querySelectorAll('#delivery-list tbody tr').length === `+strconv.Itoa(n))
+	}
+	set(t, ctx, "#delivery-size", "5")
+	until(t, ctx, "first page of deliveries", `document.querySelector('#deliveries-info').textContent.startsWith('Page 1') &&
+		document.querySelectorAll('#delivery-list tbody tr').length === 5 && document.querySelector('#delivery-list .delivery-event').textContent === 'webhook.test'`)
+	click(t, ctx, "#deliveries-next")
+	until(t, ctx, "second page of deliveries", `document.querySelector('#deliveries-info').textContent.startsWith('Page 2') &&
+		document.querySelectorAll('#delivery-list tbody tr').length === 1 && document.querySelector('#delivery-list .delivery-event').textContent === 'token.created'`)
+	click(t, ctx, "#deliveries-prev")
+	until(t, ctx, "first page again", `document.querySelector('#deliveries-info').textContent.startsWith('Page 1') && document.querySelectorAll('#delivery-list tbody tr').length === 5`)
 
 	// Disable, enable, edit (PUT).
 	click(t, ctx, `#webhook-list button[data-action=toggle]`)

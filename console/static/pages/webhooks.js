@@ -55,6 +55,12 @@ function secretBox(w, what) {
   return box;
 }
 
+// narrow keeps a field of a .row to its content's width.
+function narrow(f) {
+  f.classList.add('narrow');
+  return f;
+}
+
 // deliveriesPanel lists one webhook's deliveries, newest first, by cursor;
 // while one shown is pending it fetches the page again every 2 seconds.
 function deliveriesPanel(w) {
@@ -62,7 +68,8 @@ function deliveriesPanel(w) {
   const panel = h('section', { id: 'delivery-panel', class: 'panel', 'data-webhook': w.id });
   let timer = null;
   const base = `/webhooks/${encodeURIComponent(w.id)}/deliveries`;
-  const pager = new Pager((start) => api('GET', `${base}${query({ start, size: 10 })}`), (rows) => {
+  const size = h('select', { id: 'delivery-size', name: 'size' }, [5, 10, 20, 50].map((n) => h('option', { value: n, text: String(n), selected: n === 10 })));
+  const pager = new Pager((start) => api('GET', `${base}${query({ start, size: size.value })}`), (rows) => {
     clear(list).append(table([
       { label: 'Created', value: (d) => h('time', { datetime: d.created_at, text: d.created_at }) },
       { label: 'Event type', value: (d) => h('span', { class: 'delivery-event', text: d.event_type }) },
@@ -88,7 +95,8 @@ function deliveriesPanel(w) {
   const close = h('button', { type: 'button', id: 'deliveries-close', onclick: () => { clearTimeout(timer); panel.remove(); } }, 'Close');
   panel.append(h('h2', {}, 'Deliveries of ', h('span', { id: 'delivery-webhook-name', text: w.name })),
     h('p', { class: 'muted', text: 'Newest first; finished deliveries are kept 7 days by default. A pending delivery is retried on the schedule of docs/webhooks-delivery.md; redeliver queues a finished one again, with the same webhook-id.' }),
-    formError(), h('div', { class: 'actions' }, refresh, close), pager.el, list);
+    formError(), h('div', { class: 'row' }, narrow(field('Deliveries a page', size, 'size')), h('div', { class: 'actions' }, refresh, close)), pager.el, list);
+  size.addEventListener('change', () => guard(panel, () => pager.reload()));
   panel.reload = () => guard(panel, () => pager.reload());
   return panel;
 }
