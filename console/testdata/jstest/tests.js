@@ -118,6 +118,27 @@ tests.webhookBodyKeepsFields = () => {
   eq(webhookBody(w, { status: 'disabled' }), { name: 'n', url: 'https://r.example/h', events: ['*'], status: 'disabled' }, 'no notify_email');
   eq(webhookBody({ ...w, notify_email: 'a@b.example' }, {}).notify_email, 'a@b.example', 'notify_email kept');
 };
+tests.pagerDropsStaleFetches = async () => {
+  const pages = { '': { data: ['first'], pagination: { after: 'c1' } }, c1: { data: ['second'], pagination: {} } };
+  const pending = [];
+  let shown = [];
+  const p = new Pager((s) => new Promise((resolve) => pending.push(() => resolve(pages[s]))), (rows) => { shown = rows; }, 'stale');
+  const first = p.reload();
+  pending.shift()();
+  await first;
+  // A refresh of page 1 still in flight when the user goes to page 2,
+  // answering after it: page 2 stays shown.
+  const refresh = p.fetch();
+  const next = p.next();
+  const [refreshAnswer, nextAnswer] = pending.splice(0);
+  nextAnswer();
+  await next;
+  refreshAnswer();
+  await refresh;
+  eq(shown, ['second'], 'rows shown');
+  eq(p.info.textContent.startsWith('Page 2'), true, 'page number');
+  eq(p.page.data, ['second'], 'page held');
+};
 tests.pagerFollowsCursor = async () => {
   const starts = [];
   const pages = { '': { data: [1], pagination: { total_items: 3, after: 'c1' } }, c1: { data: [2], pagination: { total_items: 3, after: 'c2' } }, c2: { data: [3], pagination: { total_items: 3 } } };
