@@ -288,7 +288,7 @@ func TestConsole(t *testing.T) {
 	}
 	shot(t, ctx, "overview")
 	do(t, ctx, "390 px", chromedp.EmulateViewport(390, 800))
-	for _, page := range []string{"overview", "applications", "tokens", "logs", "reactors", "proxies", "members"} {
+	for _, page := range []string{"overview", "applications", "tokens", "logs", "reactors", "proxies", "members", "webhooks"} {
 		open(t, ctx, page)
 		if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("%s at 390 px is %d px wide", page, w)

@@ -11,8 +11,9 @@ import * as logs from './pages/logs.js';
 import * as reactors from './pages/reactors.js';
 import * as proxies from './pages/proxies.js';
 import * as members from './pages/members.js';
+import * as webhooks from './pages/webhooks.js';
 
-const pages = { overview, applications, tokens, logs, reactors, proxies, members };
+const pages = { overview, applications, tokens, logs, reactors, proxies, members, webhooks };
 
 const main = () => document.getElementById('main');
 

@@ -113,15 +113,24 @@ export class Pager {
     return this.fetch();
   }
 
+  // fetch loads the page at the cursor and shows it. Only the latest
+  // fetch shows its page: one still in flight when another starts (a
+  // page's own refresh while the user pages on) is dropped, so the rows
+  // shown always match the cursor and the page number.
   async fetch() {
+    const seq = this.seq = (this.seq || 0) + 1;
+    let page;
     try {
-      this.page = await this.load(this.start);
+      page = await this.load(this.start);
     } catch (e) {
+      if (seq !== this.seq) return this.page;
       this.prevBtn.disabled = true;
       this.nextBtn.disabled = true;
       this.info.textContent = '';
       throw e;
     }
+    if (seq !== this.seq) return this.page;
+    this.page = page;
     const pg = this.page.pagination || {};
     this.prevBtn.disabled = this.stack.length === 0;
     this.nextBtn.disabled = !pg.after;

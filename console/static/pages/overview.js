@@ -12,6 +12,7 @@ const figures = [
   ['Proxies', '/proxies'],
   ['Members', '/tenants/self/members'],
   ['Invitations', '/tenants/self/invitations'],
+  ['Webhooks', '/webhooks'],
 ];
 
 // lowerBound: lists whose total may be a lower bound.

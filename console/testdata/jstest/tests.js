@@ -6,6 +6,7 @@ import { h, jsonLines, lineNumbers, fieldOf, parsePairs, parseJSON, isoDate, pre
 import { ApiError, api, query, problemOf, onUnauthorized } from '/console/api.js';
 import { getKey, signIn, signOut, storageName } from '/console/session.js';
 import { showError, Pager, field, formError, codeEditor } from '/console/ui.js';
+import { eventsLabel, webhookBody } from '/console/pages/webhooks.js';
 
 const tests = {};
 function eq(got, want, what) {
@@ -106,6 +107,37 @@ tests.codeEditorGutter = () => {
   eq(ed.gutter.textContent, '1\n2\n3', 'gutter');
   ed.textarea.setValue('x');
   eq(ed.gutter.textContent, '1', 'setValue');
+};
+tests.webhookEventsLabel = () => {
+  eq(eventsLabel(['token.created']), 'token.created', 'one');
+  eq(eventsLabel(['*', 'token.read']), '* (every event but the high-volume ones), token.read', 'star explained');
+  eq(eventsLabel(undefined), '', 'none');
+};
+tests.webhookBodyKeepsFields = () => {
+  const w = { id: 'x', name: 'n', url: 'https://r.example/h', events: ['*'], status: 'enabled', disabled_reason: 'gone', created_at: 't' };
+  eq(webhookBody(w, { status: 'disabled' }), { name: 'n', url: 'https://r.example/h', events: ['*'], status: 'disabled' }, 'no notify_email');
+  eq(webhookBody({ ...w, notify_email: 'a@b.example' }, {}).notify_email, 'a@b.example', 'notify_email kept');
+};
+tests.pagerDropsStaleFetches = async () => {
+  const pages = { '': { data: ['first'], pagination: { after: 'c1' } }, c1: { data: ['second'], pagination: {} } };
+  const pending = [];
+  let shown = [];
+  const p = new Pager((s) => new Promise((resolve) => pending.push(() => resolve(pages[s]))), (rows) => { shown = rows; }, 'stale');
+  const first = p.reload();
+  pending.shift()();
+  await first;
+  // A refresh of page 1 still in flight when the user goes to page 2,
+  // answering after it: page 2 stays shown.
+  const refresh = p.fetch();
+  const next = p.next();
+  const [refreshAnswer, nextAnswer] = pending.splice(0);
+  nextAnswer();
+  await next;
+  refreshAnswer();
+  await refresh;
+  eq(shown, ['second'], 'rows shown');
+  eq(p.info.textContent.startsWith('Page 2'), true, 'page number');
+  eq(p.page.data, ['second'], 'page held');
 };
 tests.pagerFollowsCursor = async () => {
   const starts = [];
