@@ -219,7 +219,7 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := v.dispatchHook(ctx, q); err != nil {
+		if err := v.dispatchHook(ctx, q); err != nil && ctx.Err() == nil {
 			v.logger.Warn("tokenvault: webhook dispatcher", "webhook", q.whid, "err", err)
 		}
 	}
