@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -125,4 +127,28 @@ func publicAddr(a netip.Addr) bool {
 		}
 	}
 	return true
+}
+
+// parseOutboundURL parses the URL of a proxy's destination or a webhook
+// and says what is wrong with its shape, or "": it must be absolute, http
+// or https, without credentials or fragment, with a host of at most 253
+// bytes and a port in 1-65535 if it has one. Which scheme and hosts are
+// allowed is the caller's policy.
+func parseOutboundURL(raw string) (*url.URL, string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return nil, "must be an absolute https URL"
+	}
+	if u.User != nil || u.Fragment != "" || strings.Contains(raw, "#") {
+		return nil, "must not hold credentials (user@) or a fragment (#)"
+	}
+	if host := u.Hostname(); host == "" || len(host) > 253 {
+		return nil, "must name a host of at most 253 characters"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, "must have a port from 1 to 65535"
+		}
+	}
+	return u, ""
 }

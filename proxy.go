@@ -5,9 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -75,20 +73,11 @@ func (t *txn) proxyMAC(key string) []byte {
 // ::1), and only when the Vault allows private destinations (tests, a
 // single host), where nothing leaves the machine.
 func destinationProblem(raw string, allowPrivate bool) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" {
-		return "must be an absolute https URL without credentials or fragment"
+	u, problem := parseOutboundURL(raw)
+	if problem != "" {
+		return problem
 	}
-	host := u.Hostname()
-	if host == "" || len(host) > 253 {
-		return "must name a host of at most 253 characters"
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "must have a port from 1 to 65535"
-		}
-	}
-	if u.Scheme == "http" && (!allowPrivate || !loopbackHost(host)) {
+	if u.Scheme == "http" && (!allowPrivate || !loopbackHost(u.Hostname())) {
 		return "must be https (http only for a loopback host, where the Vault allows private destinations)"
 	}
 	return ""

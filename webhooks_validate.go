@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"net/netip"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,25 +48,14 @@ func webhookURLProblem(raw string, allowPrivate bool) string {
 	if len(raw) > maxWebhookURLLength {
 		return "must be at most " + strconv.Itoa(maxWebhookURLLength) + " characters"
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
-		return "must be an absolute https URL"
-	}
-	if u.User != nil || u.Fragment != "" || strings.Contains(raw, "#") {
-		return "must not hold credentials (user@) or a fragment (#)"
+	u, problem := parseOutboundURL(raw)
+	if problem != "" {
+		return problem
 	}
 	if u.Scheme == "http" && !allowPrivate {
 		return "must be https"
 	}
 	host := u.Hostname()
-	if host == "" || len(host) > 253 {
-		return "must name a host of at most 253 characters"
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "must have a port from 1 to 65535"
-		}
-	}
 	if allowPrivate {
 		return ""
 	}
