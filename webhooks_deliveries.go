@@ -56,23 +56,6 @@ func (r *webhookDeliveryRecord) api() WebhookDelivery {
 	return d
 }
 
-// webhookOf reads the caller's tenant's webhook id, NotFound when there
-// is none.
-func (t *txn) webhookOf(tid, id string) (*webhookRecord, error) {
-	var h webhookRecord
-	if !validID(id) {
-		return nil, errNotFound("webhook")
-	}
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &h)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errNotFound("webhook")
-	}
-	return &h, nil
-}
-
 // ListWebhookDeliveries lists the deliveries of webhook webhookID, newest
 // first, a page at a time by cursor (req.Start is the After of the page
 // before; Page may only be 0 or 1). Finished deliveries are kept for
@@ -101,7 +84,7 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 		if err != nil {
 			return err
 		}
-		if _, err := t.webhookOf(p.tenantID, webhookID); err != nil {
+		if _, err := t.mustWebhook(p.tenantID, webhookID); err != nil {
 			return err
 		}
 		vals, err := t.ScanValuesBack(barrier.Tenant(p.tenantID).WebhookDeliveries(webhookID), pg.start, pg.size+1)
@@ -149,7 +132,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if err != nil {
 			return err
 		}
-		hook, err := t.webhookOf(p.tenantID, webhookID)
+		hook, err := t.mustWebhook(p.tenantID, webhookID)
 		if err != nil {
 			return err
 		}
@@ -204,7 +187,7 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		hook, err := t.webhookOf(p.tenantID, webhookID)
+		hook, err := t.mustWebhook(p.tenantID, webhookID)
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 // failing_since.
 func WebhookStateForTest(v *Vault, tid, id string) (status, reason string, failingSince time.Time, err error) {
 	err = v.view(context.Background(), func(t *txn) error {
-		h, err := t.webhookOf(tid, id)
+		h, err := t.mustWebhook(tid, id)
 		if err == nil {
 			status, reason, failingSince = h.Status, h.DisabledReason, h.FailingSince
 		}
