@@ -3,13 +3,16 @@ package tokenvault
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/tokenvault/tokenvault/webhooks"
@@ -130,19 +133,28 @@ func (v *Vault) deliveryURLRefused(rawURL string) string {
 	return ""
 }
 
-// transportError describes a failed request without its URL.
+// transportError describes a failed request in a closed vocabulary, as
+// a proxy's errors are: the transport's own text would tell the tenant
+// (who reads it in the deliveries list) about the Vault's network, such as
+// the address of its DNS resolver.
 func transportError(ctx context.Context, err error, timeout time.Duration) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Sprintf("no answer within %s", timeout)
-	}
-	if errors.Is(err, errPrivateDestination) {
-		return "the webhook's host resolves to a private, loopback or link-local address"
-	}
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
 	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ue) && ue.Timeout():
+		return fmt.Sprintf("no answer within %s", timeout)
+	case errors.Is(err, errPrivateDestination):
+		return "the webhook's host resolves to a private, loopback or link-local address"
+	case errors.As(err, &dnsErr):
+		return "the webhook's host name does not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the receiver refused the connection"
+	case errors.As(err, &certErr):
+		return "the receiver's TLS certificate was not accepted"
+	default:
+		return "the receiver could not be reached"
 	}
-	return "the request failed: " + err.Error()
 }
 
 // retryAfter reads a Retry-After header (seconds, or an HTTP date) at
