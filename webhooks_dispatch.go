@@ -59,6 +59,8 @@ type dispatcher struct {
 	perHook   map[string]int
 	perTenant map[string]int
 	wg        sync.WaitGroup
+	// notices bounds the webhook-disabled mails (webhooks_notices.go).
+	notices noticeLimiter
 }
 
 func newDispatcher() *dispatcher {

@@ -155,7 +155,8 @@ func (v *Vault) disable(hook *webhookRecord, reason string, now time.Time) *Webh
 }
 
 // webhookDisabled reports a webhook the Vault disabled: to the metrics,
-// the log, and its notify_email when it has one and the mailer can.
+// the log, and its notify_email when it has one, the mailer can, and the
+// notice bounds allow (webhooks_notices.go).
 func (v *Vault) webhookDisabled(m WebhookDisabledMail) {
 	if v.metrics != nil {
 		v.metrics.WebhookAutoDisabled(m.Reason)
@@ -163,6 +164,11 @@ func (v *Vault) webhookDisabled(m WebhookDisabledMail) {
 	v.logger.Warn("tokenvault: webhook disabled", "tenant", m.TenantID, "webhook", m.WebhookID, "reason", m.Reason)
 	n, ok := v.mailer.(WebhookNotifier)
 	if m.To == "" || !ok {
+		return
+	}
+	if !v.dispatch.notices.allow(m.TenantID, m.WebhookID, v.now()) {
+		v.logger.Warn("tokenvault: webhook disabled mail not sent: too many of this webhook or tenant in the last hour",
+			"tenant", m.TenantID, "webhook", m.WebhookID)
 		return
 	}
 	ctx, cancel := context.WithTimeout(v.bg, 30*time.Second)

@@ -1,0 +1,39 @@
+package tokenvault_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/testfake"
+)
+
+// A tenant cannot turn the disabled-webhook notice into a mail bomb: its
+// receiver answers 410, it enables the webhook again and sends a test
+// event, three times over; the webhook is disabled each time, and its
+// notify_email (an address the tenant chose) gets one mail.
+func TestWebhookNoticesCannotBeForced(t *testing.T) {
+	ctx := context.Background()
+	mailer := &testfake.Mailer{}
+	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
+	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
+	id := subscribe(t, e, rcv.URL)
+	enabled := tokenvault.WebhookRequest{Name: "hook", URL: rcv.URL, Events: []string{tokenvault.EventTokenCreated},
+		NotifyEmail: "victim@example.com", Status: tokenvault.WebhookEnabled}
+	for round := 1; round <= 3; round++ {
+		if _, err := e.v.UpdateWebhook(ctx, e.mgmt, id, enabled); err != nil {
+			t.Fatalf("round %d: UpdateWebhook: %v", round, err)
+		}
+		if _, err := e.v.TestWebhook(ctx, e.mgmt, id); err != nil {
+			t.Fatalf("round %d: TestWebhook: %v", round, err)
+		}
+		waitUntil(t, "the webhook to be disabled", func() bool {
+			status, reason, _, err := tokenvault.WebhookStateForTest(e.v, e.boot.Tenant.ID, id)
+			return err == nil && status == tokenvault.WebhookDisabled && reason == "gone"
+		})
+	}
+	if n := len(mailer.WebhooksDisabled()); n != 1 {
+		t.Errorf("%d notices sent for three disables in an hour, want 1", n)
+	}
+}
