@@ -245,10 +245,6 @@ func (v *Vault) foldForAccess(ctx context.Context, key Credential) error {
 	return v.foldAppends(ctx)
 }
 
-// accessBatch is how many of a token's index entries accessLines takes
-// at a time.
-const accessBatch = 64
-
 // accessEntry is an access line and its position: its key suffix.
 type accessEntry struct {
 	pos string
@@ -258,11 +254,13 @@ type accessEntry struct {
 // accessLines returns up to want access lines of token id (of type typ)
 // of tenant tid created before the line suffix before ("" for the
 // newest), newest first, and whether more follow: it walks the token's
-// entity index back (entityPage), opening each line and keeping reads.
+// entity index back (entityPage), opening each line and keeping reads,
+// want+1 entries at a time: most of a token's lines are reads, so a page
+// mostly reads its size and one more.
 func (t *txn) accessLines(tid, typ, id, before string, want int) ([]accessEntry, bool, error) {
 	out := []accessEntry{}
 	for {
-		suffixes, pag, err := t.entityPage(tid, typ, id, nil, nil, pager{page: 1, size: accessBatch, start: before})
+		suffixes, pag, err := t.entityPage(tid, typ, id, nil, nil, pager{page: 1, size: want + 1, start: before})
 		if err != nil {
 			return nil, false, err
 		}
