@@ -11,7 +11,7 @@ import (
 // tokens by metadata (a POST, as /tokens/search: GET /tokens/access would
 // take the place of a token whose custom id is "access").
 func (a *api) tokenAccessRoutes() {
-	a.handle("GET /tokens/{id}/access", a.tokenAccess, "size", "start")
+	a.handle("GET /tokens/{id}/access", a.tokenAccess, list()...)
 	a.handle("POST /tokens/access/search", a.subjectAccess)
 }
 
@@ -28,6 +28,7 @@ func (a *api) tokenAccess(w http.ResponseWriter, r *http.Request) {
 // subjectAccessBody is the body of POST /tokens/access/search.
 type subjectAccessBody struct {
 	Metadata map[string]string `json:"metadata"`
+	Page     int               `json:"page"`
 	Size     int               `json:"size"`
 	Start    string            `json:"start"`
 }
@@ -39,7 +40,7 @@ func (a *api) subjectAccess(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := a.v.SubjectAccess(r.Context(), apiKey(r), tokenvault.SubjectAccessRequest{
-		Metadata: body.Metadata, PageRequest: tokenvault.PageRequest{Size: body.Size, Start: body.Start},
+		Metadata: body.Metadata, PageRequest: tokenvault.PageRequest{Page: body.Page, Size: body.Size, Start: body.Start},
 	})
 	a.reply(w, r, out, err)
 }
