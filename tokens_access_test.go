@@ -1,7 +1,9 @@
 package tokenvault_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -248,5 +250,52 @@ func TestTokenAccessReadsTheTokensOwnLines(t *testing.T) {
 	}
 	if len(p.Data) != 20 || p.Pagination.After == "" {
 		t.Errorf("page: %d accesses, %+v", len(p.Data), p.Pagination)
+	}
+}
+
+// TestTokenAccessNamesSessionsAndDeduplicatedCreates: a session's read
+// names the session and the private application that authorized it; a
+// create that deduplicated to the token is an access of channel create.
+func TestTokenAccessNamesSessionsAndDeduplicatedCreates(t *testing.T) {
+	e := newEnv(t)
+	creator := e.app(t, tokenvault.Private, "token:create", "token:read")
+	req := cardRequest(visa)
+	req.DeduplicateToken = true
+	card, err := e.v.CreateToken(ctx, creator.Key, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Second)
+	again, err := e.v.CreateToken(ctx, creator.Key, req)
+	if err != nil || again.ID != card.ID {
+		t.Fatalf("deduplicated create = %+v, %v; want %s", again, err, card.ID)
+	}
+	// token:read held directly shows a card masked.
+	if b, _ := json.Marshal(again.Data); strings.Contains(string(b), visa) || again.Data == nil {
+		t.Fatalf("the deduplicated create returned %s, want the mask", b)
+	}
+	s := e.session(t)
+	auth := e.authorizer(t)
+	if err := e.v.AuthorizeSession(ctx, auth.Key, tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: []string{tokenvault.PermTokenRead}}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Second)
+	if _, err := e.v.GetToken(ctx, s.SessionKey, card.ID); err != nil {
+		t.Fatal(err)
+	}
+	page, err := e.v.TokenAccess(ctx, e.mgmt, card.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 2 {
+		t.Fatalf("%d accesses, want 2: %+v", len(page.Data), page.Data)
+	}
+	if a := page.Data[0]; a.ActorType != tokenvault.ActorSession || a.ActorID == "" || a.ApplicationID != auth.ID ||
+		a.Channel != tokenvault.ChannelGet || a.Transform != tokenvault.TransformMask {
+		t.Errorf("the session's read = %+v, want actor a session, application %s", a, auth.ID)
+	}
+	if a := page.Data[1]; a.ActorID != creator.ID || a.ApplicationID != creator.ID || a.Channel != tokenvault.ChannelCreate ||
+		a.Transform != tokenvault.TransformMask {
+		t.Errorf("the deduplicated create = %+v", a)
 	}
 }
