@@ -245,9 +245,11 @@ func TestTokenAccessReadsTheTokensOwnLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reads := cs.Reads() - before; reads > 3*20+40 {
+	reads := cs.Reads() - before
+	if reads > 3*20+40 {
 		t.Errorf("a page of 20 accesses read %d entries, with 4,000 lines in the log", reads)
 	}
+	t.Logf("a page of 20 accesses read %d entries", reads)
 	if len(p.Data) != 20 || p.Pagination.After == "" {
 		t.Errorf("page: %d accesses, %+v", len(p.Data), p.Pagination)
 	}
