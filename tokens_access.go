@@ -104,8 +104,9 @@ type SubjectAccessPage struct {
 // After; Page above 1 is Invalid. TotalItems is a lower bound, as for
 // logs: the lines up to the end of the page, plus one when After is set.
 //
-// Returns NotFound for a token that does not exist or is another tenant's,
-// Invalid for a page, size or start that is not one, Unauthenticated for
+// Returns NotFound for a token that does not exist (a deleted token too:
+// its lines stay in ListLogs by entity) or is another tenant's, Invalid
+// for a page, size or start that is not one, Unauthenticated for
 // a key that is missing, unknown or expired, RateLimited over a rate
 // limit, PermissionDenied without token:access:read, or Internal.
 func (v *Vault) TokenAccess(ctx context.Context, key Credential, id string) (*Page[TokenAccess], error) {
