@@ -97,8 +97,9 @@ type SubjectAccessPage struct {
 // TokenAccess lists the accesses to the data of the caller's tenant's
 // token id, newest first: every get, list, search, detokenization, proxy
 // or reactor call and deduplicated create that returned or sent its data,
-// with actor, application, time, channel and transform. Redacted reads
-// are listed with transform "redact" (see tokens_access.go). Requires
+// with actor, application, time, channel and transform. A get or
+// detokenization the caller's rules redacted is listed too, with
+// transform "redact": it disclosed nothing, but shows who asked. Requires
 // token:access:read (management applications), and reads only the token's
 // own audit lines. Pages are by cursor: Start is the previous page's
 // After; Page above 1 is Invalid. TotalItems is a lower bound, as for
