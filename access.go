@@ -29,6 +29,11 @@ const (
 
 	PermLogRead = "log:read"
 
+	// PermTokenAccessRead allows reading who accessed a token's data
+	// (TokenAccess, SubjectAccess): management applications only, which
+	// see the audit lines of those accesses, never the data.
+	PermTokenAccessRead = "token:access:read"
+
 	PermReactorCreate = "reactor:create"
 	PermReactorRead   = "reactor:read"
 	PermReactorUpdate = "reactor:update"
@@ -98,7 +103,7 @@ var permissionHolders = map[string][]ApplicationType{
 // managementPermissions are held by management applications only.
 var managementPermissions = []string{
 	PermApplicationCreate, PermApplicationRead, PermApplicationUpdate, PermApplicationDelete,
-	PermLogRead,
+	PermLogRead, PermTokenAccessRead,
 	PermReactorCreate, PermReactorRead, PermReactorUpdate, PermReactorDelete,
 	PermProxyCreate, PermProxyRead, PermProxyUpdate, PermProxyDelete,
 	PermTenantRead, PermTenantUpdate, PermTenantDelete,
@@ -126,8 +131,11 @@ func PermissionsFor(t ApplicationType) []string {
 	return out
 }
 
+// isTokenPermission reports whether access rules may grant p: the
+// permissions on token data, not token:access:read, which reads audit
+// lines and is held whole by management applications.
 func isTokenPermission(p string) bool {
-	return len(p) > 6 && p[:6] == "token:"
+	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead
 }
 
 // Transforms shape the data of token responses.

@@ -34,6 +34,8 @@ import (
 var managementUpgrades = [][]string{
 	// Webhook subscriptions (webhooks.go).
 	{PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete},
+	// Who accessed a token's data (tokens_access.go).
+	{PermTokenAccessRead},
 }
 
 // upgradeManagers applies the management upgrades the store has not had.

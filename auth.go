@@ -27,9 +27,12 @@ var systemActor = actor{Type: ActorSystem}
 
 // principal is an authenticated key: whose it is and what it may do.
 type principal struct {
-	tenantID    string
-	actorID     string
-	actorType   string
+	tenantID  string
+	actorID   string
+	actorType string
+	// appID is, for a session, the private application that authorized
+	// it (whose authority its accesses are on); empty otherwise.
+	appID       string
 	appType     ApplicationType
 	permissions []string
 	rules       []AccessRule

@@ -40,7 +40,7 @@ func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, 
 		if err != nil {
 			return err
 		}
-		out, err = t.detokenize(p, PermTokenRead, doc, "Token detokenized")
+		out, err = t.detokenize(p, PermTokenRead, doc, "Token detokenized", ChannelDetokenize)
 		return err
 	})
 	return out, err
@@ -48,17 +48,20 @@ func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, 
 
 // detokenizer resolves the token expressions of one request.
 type detokenizer struct {
-	t      *txn
-	p      *principal
-	perm   string
-	msg    string
-	values map[string]any // token id -> shaped value
+	t    *txn
+	p    *principal
+	perm string
+	msg  string
+	// channel is what the data went to (a Channel* constant).
+	channel string
+	values  map[string]any // token id -> shaped value
 }
 
 // detokenize replaces token expressions in doc (plain JSON values) using
-// perm's transforms, logging each distinct token once with msg.
-func (t *txn) detokenize(p *principal, perm string, doc any, msg string) (any, error) {
-	d := &detokenizer{t: t, p: p, perm: perm, msg: msg, values: map[string]any{}}
+// perm's transforms, logging each distinct token once with msg, its
+// transform and channel.
+func (t *txn) detokenize(p *principal, perm string, doc any, msg, channel string) (any, error) {
+	d := &detokenizer{t: t, p: p, perm: perm, msg: msg, channel: channel, values: map[string]any{}}
 	return rewriteJSON(doc, "", func(v any, path string) (any, bool, error) {
 		s, ok := v.(string)
 		if !ok {
@@ -114,5 +117,5 @@ func (d *detokenizer) resolve(id, path string) error {
 	if err := d.t.emitTokenReadRecord(d.p, rec); err != nil {
 		return err
 	}
-	return d.t.logRead(d.p, rec.Type, rec.ID, d.msg)
+	return d.t.logTokenRead(d.p, rec.Type, rec.ID, d.msg, transform, d.channel)
 }

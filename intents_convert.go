@@ -138,7 +138,8 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 // unchanged.
 func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
 	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
-		if err := t.logRead(p, rec.Type, rec.ID, "Token read (deduplicated create)"); err != nil {
+		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
+			t.existingTransform(p, rec), ChannelCreate); err != nil {
 			return nil, err
 		}
 		if err := t.emitTokenReadRecord(p, rec); err != nil {

@@ -150,15 +150,20 @@ func unpackSuffix(p []byte) string {
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
 func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
-	l := logRecord{
+	return t.logLine(logRecord{
 		ActorID:    by.ID,
 		ActorType:  by.Type,
 		EntityType: entityType,
 		EntityID:   entityID,
 		Operation:  op,
 		Message:    msg,
-		CreatedAt:  t.now,
-	}
+	}, tid)
+}
+
+// logLine appends l, created now, to tenant tid's trail (see log).
+func (t *txn) logLine(l logRecord, tid string) error {
+	l.CreatedAt = t.now
+	entityType, entityID, op := l.EntityType, l.EntityID, l.Operation
 	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
 	if err := t.appendRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
@@ -187,6 +192,17 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 // never given without its line committed.
 func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 	return t.log(p.actor(), p.tenantID, entityType, entityID, OpRead, msg)
+}
+
+// logTokenRead records, as logRead does, that p accessed the data of the
+// token rec through channel (a Channel* constant), shaped by transform:
+// the line TokenAccess answers, which also names, for a session, the
+// application that authorized it.
+func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string) error {
+	return t.logLine(logRecord{
+		ActorID: p.actorID, ActorType: p.actorType, EntityType: typ, EntityID: id, Operation: OpRead,
+		Message: msg, Transform: transform, Channel: channel, Application: p.appID,
+	}, p.tenantID)
 }
 
 // lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,

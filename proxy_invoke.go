@@ -238,7 +238,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 			if p == nil {
 				p = &principal{tenantID: rec.TenantID} // no grants: any expression is refused
 			}
-			if plan.body, err = t.detokenize(p, PermTokenUse, parsed, "Token used by proxy"); err != nil {
+			if plan.body, err = t.detokenize(p, PermTokenUse, parsed, "Token used by proxy", ChannelProxy); err != nil {
 				return prefixFields(err, "body")
 			}
 		}

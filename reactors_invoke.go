@@ -163,7 +163,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 		if err != nil {
 			return err
 		}
-		detok, err := t.detokenize(p, PermTokenUse, args, "Token used by reactor")
+		detok, err := t.detokenize(p, PermTokenUse, args, "Token used by reactor", ChannelReactor)
 		if err != nil {
 			return prefixFields(err, "args")
 		}

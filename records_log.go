@@ -17,15 +17,24 @@ import (
 //
 //	0x01       format version
 //	uvarint    flags: 1 created_at is the time in the key, in UTC (and is
-//	           not stored again)
+//	           not stored again); 2 the line records an access to a
+//	           token's data and holds its transform and channel
 //	str        actor_id
 //	str        actor_type
 //	str        entity_type
 //	str        entity_id
 //	str        operation
 //	str        message
+//	str        transform (flag 2): reveal, mask or redact
+//	str        channel (flag 2): get, list, search, detokenize, proxy,
+//	           reactor or create (the Channel* constants)
+//	str        application (flag 2): for a session's access, the private
+//	           application that authorized the session; else empty
 //	time       created_at (unless flag 1)
 //
+// Flag 2 came with GET /tokens/{id}/access: lines written before it have
+// neither, and read as they did (testdata/records/log-v1.bin; a read
+// line with them is testdata/records/log-access-v1.bin).
 // Version 0 is the API's Log as JSON (logRecordV0), which lines were
 // stored as before; it still reads. A token's creation line is 40 bytes
 // in version 1 (ids as 16 bytes; types, operation and frequent messages
@@ -39,13 +48,25 @@ type logRecord struct {
 	EntityID   string
 	Operation  string
 	Message    string
-	CreatedAt  time.Time
+	// Transform, Channel and Application are set on a line recording an access to a
+	// token's data (logTokenRead), empty on every other line and on
+	// lines written before they were recorded.
+	Transform   string
+	Channel     string
+	Application string
+	CreatedAt   time.Time
 }
 
 const logFormat = 1
 
-// logAtKeyTime is the flag of a line whose created_at is its key's time.
-const logAtKeyTime = 1
+const (
+	// logAtKeyTime is the flag of a line whose created_at is its key's time.
+	logAtKeyTime = 1
+	// logAccessed is the flag of a line holding a transform and a channel.
+	logAccessed = 2
+	// logFlags are the flags a line may have.
+	logFlags = logAtKeyTime | logAccessed
+)
 
 func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	var flags uint64
@@ -55,6 +76,9 @@ func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 			flags |= logAtKeyTime
 		}
 	}
+	if l.Transform != "" || l.Channel != "" || l.Application != "" {
+		flags |= logAccessed
+	}
 	b = append(b, logFormat)
 	b = appendUvarint(b, flags)
 	b = appendStr(b, l.ActorID)
@@ -63,6 +87,11 @@ func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	b = appendStr(b, l.EntityID)
 	b = appendStr(b, l.Operation)
 	b = appendStr(b, l.Message)
+	if flags&logAccessed != 0 {
+		b = appendStr(b, l.Transform)
+		b = appendStr(b, l.Channel)
+		b = appendStr(b, l.Application)
+	}
 	if flags&logAtKeyTime == 0 {
 		if err := checkRecordTimes("log line", &l.CreatedAt); err != nil {
 			return b, err
@@ -111,8 +140,11 @@ func (l *logRecord) decodeRecord(key barrier.Key, b []byte) error {
 		ActorID: d.str(), ActorType: d.str(), EntityType: d.str(), EntityID: d.str(),
 		Operation: d.str(), Message: d.str(),
 	}
+	if flags&logAccessed != 0 {
+		l.Transform, l.Channel, l.Application = d.str(), d.str(), d.str()
+	}
 	switch {
-	case flags > logAtKeyTime:
+	case flags&^logFlags != 0:
 		d.fail("unknown flags")
 	case flags&logAtKeyTime != 0:
 		n, ok := logKeyNanos(key.String())

@@ -85,6 +85,13 @@ func fixedLogLine() *logRecord {
 		Operation: OpCreate, Message: "Token created", CreatedAt: fixTime}
 }
 
+// fixedAccessLine is the line of a masked read of a token by a list
+// (testdata/records/log-access-v1.bin): flag 2, with transform and channel.
+func fixedAccessLine() *logRecord {
+	return &logRecord{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
+		Operation: OpRead, Message: "Token read (listed)", Transform: TransformMask, Channel: ChannelList, CreatedAt: fixTime}
+}
+
 var (
 	fixTokenKey = barrier.Tenant(fixTenant).Record(kindToken, fixToken)
 	fixLogKey   = barrier.Tenant(fixTenant).Logs().Key(barrier.TimeKey(fixTime) + "/" + fixLog)
@@ -103,6 +110,7 @@ func TestRecordGolden(t *testing.T) {
 		{"token-plain-v1.bin", fixTokenKey, fixedPlain(), func() recordCodec { return &tokenRecord{} }},
 		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokenRecord{} }},
 		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &logRecord{} }},
+		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &logRecord{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -386,7 +394,7 @@ func TestRecordCorrupt(t *testing.T) {
 }
 
 func FuzzRecords(f *testing.F) {
-	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "token-v0.json", "log-v0.json",
+	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "token-v0.json", "log-v0.json",
 		"application-v1.bin", "application-v0.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "records", name))
 		if err != nil {

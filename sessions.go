@@ -309,6 +309,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 		tenantID:    rec.TenantID,
 		actorID:     rec.ID,
 		actorType:   ActorSession,
+		appID:       rec.AuthorizedBy,
 		permissions: rec.Grants.Permissions,
 		rules:       sortedRules(rec.Grants.Rules),
 		ceilings: []grants{

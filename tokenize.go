@@ -408,7 +408,8 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if existing == nil {
 				return nil, err
 			}
-			if err := t.logRead(p, existing.Type, existing.ID, "Token read (deduplicated create)"); err != nil {
+			if err := t.logTokenRead(p, existing.Type, existing.ID, "Token read (deduplicated create)",
+				t.existingTransform(p, existing), ChannelCreate); err != nil {
 				return nil, err
 			}
 			if err := t.emitTokenReadRecord(p, existing); err != nil {

@@ -226,7 +226,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 		if err := t.emitTokenReadRecord(p, rec); err != nil {
 			return err
 		}
-		return t.logRead(p, rec.Type, rec.ID, "Token read")
+		return t.logTokenRead(p, rec.Type, rec.ID, "Token read", transform, ChannelGet)
 	})
 	return out, err
 }
@@ -350,7 +350,7 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 		if out, err = t.tokenList(p, PermTokenRead, q, pg); err != nil {
 			return err
 		}
-		return t.logReads(p, out.Data, "Token read (listed)")
+		return t.logReads(p, PermTokenRead, out.Data, "Token read (listed)", ChannelList)
 	})
 	return out, err
 }
@@ -374,13 +374,18 @@ func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Pag
 func tokenPosition(tok Token) string { return barrier.TimeKey(tok.CreatedAt) + "/" + tok.ID }
 
 // logReads logs the read of every token of a page that carries data: a
-// list or a search shows data as GetToken does, and is audited as it is.
-func (t *txn) logReads(p *principal, toks []Token, msg string) error {
+// list or a search shows data as GetToken does, and is audited as it is,
+// with the transform p's perm applied and the channel.
+func (t *txn) logReads(p *principal, perm string, toks []Token, msg, channel string) error {
 	for _, tok := range toks {
 		if tok.Data == nil {
 			continue // redacted: nothing of the token's data was read
 		}
-		if err := t.logRead(p, tok.Type, tok.ID, msg); err != nil {
+		transform, ok := p.decide(perm, tokenScope{ID: tok.ID, Containers: tok.Containers})
+		if !ok {
+			transform = TransformRedact
+		}
+		if err := t.logTokenRead(p, tok.Type, tok.ID, msg, transform, channel); err != nil {
 			return err
 		}
 		if err := t.emitTokenRead(p, &tok); err != nil {

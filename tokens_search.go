@@ -59,7 +59,7 @@ func (v *Vault) SearchTokens(ctx context.Context, key Credential, req SearchToke
 		if out, err = t.tokenList(p, PermTokenSearch, q, pg); err != nil {
 			return err
 		}
-		return t.logReads(p, out.Data, "Token read (searched)")
+		return t.logReads(p, PermTokenSearch, out.Data, "Token read (searched)", ChannelSearch)
 	})
 	return out, err
 }

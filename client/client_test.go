@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +188,39 @@ func TestEveryEndpoint(t *testing.T) {
 	must("SearchTokens", err)
 	if len(found.Data) != 1 {
 		t.Errorf("SearchTokens = %+v", found)
+	}
+	// Who saw it: the get, the list and the search, newest first, by
+	// cursor; and the same for its metadata.
+	channels := func(what string, got []tokenvault.TokenAccess, want ...string) {
+		t.Helper()
+		var seen []string
+		for _, a := range got {
+			if a.TokenID != tok.ID || a.ActorID == "" || a.Transform != tokenvault.TransformReveal {
+				t.Errorf("%s: access %+v", what, a)
+			}
+			seen = append(seen, a.Channel)
+		}
+		if !slices.Equal(seen, want) {
+			t.Errorf("%s: channels %v, want %v", what, seen, want)
+		}
+	}
+	acc, err := c.TokenAccessPage(ctx, mgmt, tok.ID, tokenvault.PageRequest{Size: 2})
+	must("TokenAccessPage", err)
+	channels("TokenAccessPage", acc.Data, tokenvault.ChannelSearch, tokenvault.ChannelList)
+	acc, err = c.TokenAccessPage(ctx, mgmt, tok.ID, tokenvault.PageRequest{Size: 2, Start: acc.Pagination.After})
+	must("TokenAccessPage by cursor", err)
+	channels("TokenAccessPage by cursor", acc.Data, tokenvault.ChannelGet)
+	acc, err = c.TokenAccess(ctx, mgmt, tok.ID)
+	must("TokenAccess", err)
+	channels("TokenAccess", acc.Data, tokenvault.ChannelSearch, tokenvault.ChannelList, tokenvault.ChannelGet)
+	if _, err := c.TokenAccess(ctx, k, tok.ID); !errors.Is(err, tokenvault.ErrPermissionDenied) {
+		t.Errorf("TokenAccess with a private key = %v, want ErrPermissionDenied", err)
+	}
+	subject, err := c.SubjectAccess(ctx, mgmt, tokenvault.SubjectAccessRequest{Metadata: map[string]string{"ref": "B2"}})
+	must("SubjectAccess", err)
+	channels("SubjectAccess", subject.Data, tokenvault.ChannelSearch, tokenvault.ChannelList, tokenvault.ChannelGet)
+	if !slices.Equal(subject.Tokens, []string{tok.ID}) {
+		t.Errorf("SubjectAccess tokens = %v", subject.Tokens)
 	}
 	must("DeleteToken", c.DeleteToken(ctx, k, tok.ID))
 	_, err = c.GetToken(ctx, k, tok.ID)

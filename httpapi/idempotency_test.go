@@ -30,7 +30,7 @@ func TestIdempotentRoutesAreServed(t *testing.T) {
 	// POSTs that create nothing, or that have no caller key (the
 	// operator key is no tenant's caller).
 	notCreating := map[string]bool{
-		"POST /detokenize": true, "POST /tokens/search": true, "POST /sessions/authorize": true,
+		"POST /detokenize": true, "POST /tokens/search": true, "POST /tokens/access/search": true, "POST /sessions/authorize": true,
 		"POST /tenants/invitations/accept": true, "POST /proxy": true, "POST /proxy/{rest...}": true,
 		"POST /operator/tenants": true, "POST /fpe/encode": true, "POST /fpe/decode": true,
 	}

@@ -113,6 +113,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /tokens":                               map[string]any{"type": "token", "data": "x"},
 		"POST /token-intents":                        map[string]any{"type": "token", "data": "x"},
 		"POST /tokens/search":                        map[string]any{"query": "metadata.x:beta"},
+		"POST /tokens/access/search":                 map[string]any{"metadata": map[string]string{"x": "beta"}},
 		"PATCH /tokens/{id}":                         `{"metadata": {"a": "b"}}`,
 		"POST /sessions/authorize":                   map[string]any{"nonce": nonce, "permissions": []string{"token:read"}},
 		"POST /tenants/self/invitations":             map[string]any{"email": "y@example.com"},

@@ -16,6 +16,7 @@ func (a *api) tokenRoutes() {
 	a.handle("GET /tokens/{id}", a.getToken)
 	a.handle("PATCH /tokens/{id}", a.updateToken)
 	a.handle("DELETE /tokens/{id}", a.deleteToken)
+	a.tokenAccessRoutes()
 }
 
 func (a *api) tokenize(w http.ResponseWriter, r *http.Request) {

@@ -24,6 +24,7 @@ var commands = map[string]command{
 		return run(ctx, args, getenv, out, errOut, nil)
 	}},
 	"version":           {"print the module version and VCS revision", versionCommand},
+	"token-access":      {"print who accessed a token's data, or a data subject's (a management key)", tokenAccessCommand},
 	"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
 	"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
 	"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
