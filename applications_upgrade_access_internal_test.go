@@ -2,12 +2,8 @@ package tokenvault
 
 import (
 	"context"
-	"crypto/rand"
 	"slices"
 	"testing"
-
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // A store that had the webhook upgrade but not token:access:read (the
@@ -15,17 +11,7 @@ import (
 // and TokenAccess answers for them; before, it was PermissionDenied.
 func TestManagementUpgradeGrantsTokenAccessRead(t *testing.T) {
 	ctx := context.Background()
-	st := memory.New()
-	master := make([]byte, 32)
-	rand.Read(master)
-	open := func() *Vault {
-		t.Helper()
-		v, err := Open(ctx, Options{Store: st, Keys: KeyOptions{MasterKey: master}, Retention: RetentionOptions{SweepInterval: -1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	open := upgradeStore(t)
 	v := open()
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old", Owner: User{Email: "owner@example.com"}})
 	if err != nil {
@@ -41,27 +27,7 @@ func TestManagementUpgradeGrantsTokenAccessRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The store as the release with webhooks left it.
-	err = v.update(ctx, func(t *txn) error {
-		vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityApplication))
-		if err != nil {
-			return err
-		}
-		for _, sv := range vals {
-			rec := &applicationRecord{}
-			if err := t.openRecord(sv.Key, sv.Raw, rec); err != nil {
-				return err
-			}
-			rec.Permissions = slices.DeleteFunc(rec.Permissions, func(p string) bool { return p == PermTokenAccessRead })
-			if err := t.putRecord(sv.Key, rec); err != nil {
-				return err
-			}
-		}
-		t.MarkAuthChanged()
-		return t.PutCount(barrier.SysManagementUpgrade, 1)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	withoutPermissions(t, v, tid, []string{PermTokenAccessRead}, 1)
 	if _, err := v.TokenAccess(ctx, mgmt, tok.ID); ErrorKind(err) != PermissionDenied {
 		t.Fatalf("before the upgrade: TokenAccess = %v, want PermissionDenied", err)
 	}

@@ -18,18 +18,7 @@ import (
 // takes the new permissions away later is not overruled by the next Open.
 func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 	ctx := context.Background()
-	st := memory.New()
-	master := make([]byte, 32)
-	rand.Read(master)
-	open := func() *Vault {
-		t.Helper()
-		v, err := Open(ctx, Options{Store: st, Keys: KeyOptions{MasterKey: master}, Retention: RetentionOptions{SweepInterval: -1},
-			Outbound: OutboundOptions{AllowPrivateDestinations: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	open := upgradeStore(t)
 	v := open()
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old", Owner: User{Email: "owner@example.com"}})
 	if err != nil {
@@ -47,29 +36,11 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 	// left it.
 	strip := func(forget bool) {
 		t.Helper()
-		err := v.update(ctx, func(t *txn) error {
-			vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityApplication))
-			if err != nil {
-				return err
-			}
-			for _, sv := range vals {
-				rec := &applicationRecord{}
-				if err := t.openRecord(sv.Key, sv.Raw, rec); err != nil {
-					return err
-				}
-				rec.Permissions = slices.DeleteFunc(rec.Permissions, func(p string) bool { return slices.Contains(webhookPerms, p) })
-				if err := t.putRecord(sv.Key, rec); err != nil {
-					return err
-				}
-			}
-			if forget {
-				return t.Delete(barrier.SysManagementUpgrade)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		upgraded := -1
+		if forget {
+			upgraded = 0
 		}
+		withoutPermissions(t, v, tid, webhookPerms, upgraded)
 	}
 	hook := WebhookRequest{Name: "h", URL: "https://hooks.example.com/in", Events: []string{"*"}, Status: WebhookEnabled}
 	strip(true)
@@ -106,5 +77,53 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 	defer v.Close()
 	if _, err := v.CreateWebhook(ctx, mgmt, hook); ErrorKind(err) != PermissionDenied {
 		t.Fatalf("an upgrade ran twice: CreateWebhook = %v, want PermissionDenied", err)
+	}
+}
+
+// upgradeStore returns a function that opens a Vault, each time, on one
+// memory store under one master key: the same store across releases.
+func upgradeStore(t *testing.T) func() *Vault {
+	st := memory.New()
+	master := make([]byte, 32)
+	rand.Read(master)
+	return func() *Vault {
+		t.Helper()
+		v, err := Open(context.Background(), Options{Store: st, Keys: KeyOptions{MasterKey: master},
+			Retention: RetentionOptions{SweepInterval: -1}, Outbound: OutboundOptions{AllowPrivateDestinations: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// withoutPermissions takes perms from every application of tenant tid
+// and, unless upgraded is negative, records that the store had that many
+// management upgrades: the store as an older release left it.
+func withoutPermissions(t *testing.T, v *Vault, tid string, perms []string, upgraded int) {
+	t.Helper()
+	err := v.update(context.Background(), func(t *txn) error {
+		vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityApplication))
+		if err != nil {
+			return err
+		}
+		for _, sv := range vals {
+			rec := &applicationRecord{}
+			if err := t.openRecord(sv.Key, sv.Raw, rec); err != nil {
+				return err
+			}
+			rec.Permissions = slices.DeleteFunc(rec.Permissions, func(p string) bool { return slices.Contains(perms, p) })
+			if err := t.putRecord(sv.Key, rec); err != nil {
+				return err
+			}
+		}
+		t.MarkAuthChanged()
+		if upgraded < 0 {
+			return nil
+		}
+		return t.PutCount(barrier.SysManagementUpgrade, int64(upgraded))
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
