@@ -30,22 +30,11 @@ import (
 // characters, a trace id of at most maxTraceIDLength).
 const maxViewBytes = maxEventBytes - 4<<10
 
-// tokenEvent is a token as its events show it.
+// tokenEvent is a token as its events show it: the API's Token as a
+// caller that may not read its data sees it (Data and Mask nil, so left
+// out), with what an event adds.
 type tokenEvent struct {
-	ID                    string            `json:"id"`
-	TenantID              string            `json:"tenant_id"`
-	Type                  string            `json:"type"`
-	Fingerprint           string            `json:"fingerprint,omitempty"`
-	FingerprintExpression string            `json:"fingerprint_expression,omitempty"`
-	Containers            []string          `json:"containers"`
-	Metadata              map[string]string `json:"metadata,omitempty"`
-	SearchIndexes         []string          `json:"search_indexes,omitempty"`
-	DeduplicateToken      bool              `json:"deduplicate_token,omitempty"`
-	ExpiresAt             *time.Time        `json:"expires_at,omitempty"`
-	CreatedBy             string            `json:"created_by,omitempty"`
-	CreatedAt             time.Time         `json:"created_at"`
-	ModifiedBy            string            `json:"modified_by,omitempty"`
-	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
+	Token
 	// Property names the property token.property.expired removed ("cvc").
 	Property string `json:"property,omitempty"`
 	// Omitted names the fields left out to keep the event small.
@@ -53,26 +42,19 @@ type tokenEvent struct {
 }
 
 // tokenEventView is a token as its events show it: no data, no mask.
+// The mask is dropped before api, which would otherwise decode it.
 func tokenEventView(rec *tokenRecord) *tokenEvent {
-	return fitToken(&tokenEvent{
-		ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, Fingerprint: rec.Fingerprint,
-		FingerprintExpression: rec.FingerprintExpression, Containers: slices.Clone(rec.Containers),
-		Metadata: rec.Metadata, SearchIndexes: rec.SearchIndexes, DeduplicateToken: rec.DeduplicateToken,
-		ExpiresAt: rec.ExpiresAt, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
-		ModifiedBy: rec.ModifiedBy, ModifiedAt: rec.ModifiedAt,
-	})
+	r := *rec
+	r.Data, r.Mask = nil, nil
+	return fitToken(&tokenEvent{Token: *r.api("")})
 }
 
 // tokenEventOf is tokenEventView of a token as the API returned it (a
 // page of a list or a search): its Data and Mask are left behind.
 func tokenEventOf(tok *Token) *tokenEvent {
-	return fitToken(&tokenEvent{
-		ID: tok.ID, TenantID: tok.TenantID, Type: tok.Type, Fingerprint: tok.Fingerprint,
-		FingerprintExpression: tok.FingerprintExpression, Containers: slices.Clone(tok.Containers),
-		Metadata: tok.Metadata, SearchIndexes: tok.SearchIndexes, DeduplicateToken: tok.DeduplicateToken,
-		ExpiresAt: tok.ExpiresAt, CreatedBy: tok.CreatedBy, CreatedAt: tok.CreatedAt,
-		ModifiedBy: tok.ModifiedBy, ModifiedAt: tok.ModifiedAt,
-	})
+	e := &tokenEvent{Token: *tok}
+	e.Data, e.Mask, e.Containers = nil, nil, slices.Clone(tok.Containers)
+	return fitToken(e)
 }
 
 // fitToken keeps a token's view within maxViewBytes: it drops the search
