@@ -185,7 +185,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			inv.client = &ac
 		}
 		inv.by, inv.traceID = p.actor(), traceID(ctx)
-		if err := t.emitLazy(p.tenantID, EventReactorInvoked, p.actor(), "invocation", EntityReactor, "", func() any {
+		if err := t.emit(p.tenantID, EventReactorInvoked, p.actor(), "invocation", EntityReactor, "", func() any {
 			return &invocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}
 		}); err != nil {
 			return err

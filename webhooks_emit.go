@@ -2,38 +2,25 @@ package tokenvault
 
 import "strings"
 
-// Helpers for the emit calls beside the audit lines: the object of an
-// event is built only when a webhook subscribes to it, so a tenant
+// Helpers for the emit calls beside the audit lines. emit builds an
+// event's object only when a webhook subscribes to it, so a tenant
 // without webhooks pays, per transaction, one scan of its (empty)
 // webhook family and nothing per event.
 
-// emitLazy is emit, with the object built by view only when an enabled
-// webhook of tid subscribes to typ.
-func (t *txn) emitLazy(tid, typ string, by actor, objectName, entityType, entityID string, view func() any) error {
-	et, ok := eventType(typ)
-	if ok {
-		targets, err := t.webhookTargets(tid, et)
-		if err != nil || len(targets) == 0 {
-			return err
-		}
-	}
-	return t.emit(tid, typ, by, objectName, entityType, entityID, view())
-}
-
 // emitToken emits typ about the token rec.
 func (t *txn) emitToken(typ string, by actor, rec *tokenRecord) error {
-	return t.emitLazy(rec.TenantID, typ, by, "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
+	return t.emit(rec.TenantID, typ, by, "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
 // emitTokenRead emits token.read for a token whose data p was handed,
 // as the API showed it (Data and Mask are left behind).
 func (t *txn) emitTokenRead(p *principal, tok *Token) error {
-	return t.emitLazy(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, tok.ID, func() any { return tokenEventOf(tok) })
+	return t.emit(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, tok.ID, func() any { return tokenEventOf(tok) })
 }
 
 // emitTokenReadRecord is emitTokenRead of a stored token.
 func (t *txn) emitTokenReadRecord(p *principal, rec *tokenRecord) error {
-	return t.emitLazy(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
+	return t.emit(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
 // emitTokenDeleted emits token.deleted, or token.expired when the
@@ -49,7 +36,7 @@ func (t *txn) emitTokenDeleted(by actor, rec *tokenRecord) error {
 // emitCVCExpired emits token.property.expired for the card rec whose cvc
 // the sweeper removed.
 func (t *txn) emitCVCExpired(rec *tokenRecord) error {
-	return t.emitLazy(rec.TenantID, EventTokenPropertyExpired, systemActor, "token", EntityToken, rec.ID, func() any {
+	return t.emit(rec.TenantID, EventTokenPropertyExpired, systemActor, "token", EntityToken, rec.ID, func() any {
 		e := tokenEventView(rec)
 		e.Property = cvcField
 		return e
@@ -59,23 +46,23 @@ func (t *txn) emitCVCExpired(rec *tokenRecord) error {
 // emitIntent emits typ about the token intent rec (tokenID: the token a
 // converted intent became).
 func (t *txn) emitIntent(typ string, by actor, rec *tokenIntentRecord, tokenID string) error {
-	return t.emitLazy(rec.TenantID, typ, by, "token_intent", EntityTokenIntent, rec.ID, func() any { return tokenIntentEventView(rec, tokenID) })
+	return t.emit(rec.TenantID, typ, by, "token_intent", EntityTokenIntent, rec.ID, func() any { return tokenIntentEventView(rec, tokenID) })
 }
 
 // emitApplication emits typ about the application rec.
 func (t *txn) emitApplication(typ string, by actor, rec *applicationRecord) error {
-	return t.emitLazy(rec.TenantID, typ, by, "application", EntityApplication, rec.ID, func() any { return applicationEventView(rec) })
+	return t.emit(rec.TenantID, typ, by, "application", EntityApplication, rec.ID, func() any { return applicationEventView(rec) })
 }
 
 // emitKeyRegenerated emits application.key.deleted for the key whose
 // keyed hash was oldHash, then application.key.created for rec's new
 // one.
 func (t *txn) emitKeyRegenerated(by actor, rec *applicationRecord, oldHash []byte) error {
-	if err := t.emitLazy(rec.TenantID, EventApplicationKeyDeleted, by, "application", EntityApplication, rec.ID,
+	if err := t.emit(rec.TenantID, EventApplicationKeyDeleted, by, "application", EntityApplication, rec.ID,
 		func() any { return applicationKeyEventView(rec, oldHash) }); err != nil {
 		return err
 	}
-	return t.emitLazy(rec.TenantID, EventApplicationKeyCreated, by, "application", EntityApplication, rec.ID,
+	return t.emit(rec.TenantID, EventApplicationKeyCreated, by, "application", EntityApplication, rec.ID,
 		func() any { return applicationKeyEventView(rec, rec.KeyHash) })
 }
 
@@ -85,27 +72,27 @@ func (t *txn) emitProxy(typ string, by actor, p *Proxy) error {
 	if typ == EventProxyInvoked {
 		entityID = ""
 	}
-	return t.emitLazy(p.TenantID, typ, by, "proxy", EntityProxy, entityID, func() any { return proxyEventView(p) })
+	return t.emit(p.TenantID, typ, by, "proxy", EntityProxy, entityID, func() any { return proxyEventView(p) })
 }
 
 // emitReactor emits typ about the reactor r.
 func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
-	return t.emitLazy(r.TenantID, typ, by, "reactor", EntityReactor, r.ID, func() any { return reactorEventView(r) })
+	return t.emit(r.TenantID, typ, by, "reactor", EntityReactor, r.ID, func() any { return reactorEventView(r) })
 }
 
 // emitSession emits typ about the session rec.
 func (t *txn) emitSession(typ string, by actor, rec *sessionRecord) error {
-	return t.emitLazy(rec.TenantID, typ, by, "session", EntitySession, rec.ID, func() any { return sessionEventView(rec) })
+	return t.emit(rec.TenantID, typ, by, "session", EntitySession, rec.ID, func() any { return sessionEventView(rec) })
 }
 
 // emitMember emits typ about the member m.
 func (t *txn) emitMember(typ string, by actor, m *TenantMember) error {
-	return t.emitLazy(m.TenantID, typ, by, "member", EntityTenantMember, m.ID, func() any { return memberEventView(m) })
+	return t.emit(m.TenantID, typ, by, "member", EntityTenantMember, m.ID, func() any { return memberEventView(m) })
 }
 
 // emitInvitation emits typ about the invitation rec.
 func (t *txn) emitInvitation(typ string, by actor, rec *invitationRecord) error {
-	return t.emitLazy(rec.TenantID, typ, by, "invitation", EntityTenantInvitation, rec.ID, func() any { return invitationEventView(rec) })
+	return t.emit(rec.TenantID, typ, by, "invitation", EntityTenantInvitation, rec.ID, func() any { return invitationEventView(rec) })
 }
 
 // emitInvocationEnd emits reactor.completed or reactor.failed for the
@@ -134,7 +121,7 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 		return
 	}
 	if err := v.update(ctx, func(t *txn) error {
-		return t.emit(inv.tenantID, typ, inv.by, "invocation", EntityReactor, "", view)
+		return t.emit(inv.tenantID, typ, inv.by, "invocation", EntityReactor, "", func() any { return view })
 	}); err != nil {
 		v.logger.Warn("tokenvault: the end of an asynchronous reactor invocation emitted no event", "event", typ, "err", err)
 	}

@@ -109,14 +109,19 @@ var webhookEventTypes = []WebhookEventType{
 // catalogue is the same for everyone.
 func WebhookEventTypes() []WebhookEventType { return slices.Clone(webhookEventTypes) }
 
+// eventTypes indexes the catalogue by name, for eventType.
+var eventTypes = func() map[string]WebhookEventType {
+	m := make(map[string]WebhookEventType, len(webhookEventTypes))
+	for _, e := range webhookEventTypes {
+		m[e.Name] = e
+	}
+	return m
+}()
+
 // eventType looks a name up in the catalogue.
 func eventType(name string) (WebhookEventType, bool) {
-	for _, e := range webhookEventTypes {
-		if e.Name == name {
-			return e, true
-		}
-	}
-	return WebhookEventType{}, false
+	e, ok := eventTypes[name]
+	return e, ok
 }
 
 // WebhookEvent is the JSON body POSTed to a webhook: the envelope of the
@@ -175,11 +180,11 @@ type outgoingEvent struct {
 	JSON []byte
 }
 
-// emit queues an event of type typ about the object object (the JSON view
-// named objectName, of the entity entityType/entityID) made by by, for
-// every enabled webhook of tenant tid subscribed to typ, in t's
-// transaction. It writes nothing when none is.
-func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID string, object any) error {
+// emit queues an event of type typ about an object (the JSON view that
+// view builds, named objectName, of the entity entityType/entityID) made
+// by by, for every enabled webhook of tenant tid subscribed to typ, in
+// t's transaction. It writes nothing, and builds no view, when none is.
+func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID string, view func() any) error {
 	et, ok := eventType(typ)
 	if !ok {
 		return fmt.Errorf("tokenvault: event type %q is not in the catalogue", typ)
@@ -201,7 +206,7 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(map[string]any{objectName: object, "actor": who})
+	data, err := json.Marshal(map[string]any{objectName: view(), "actor": who})
 	if err != nil {
 		return fmt.Errorf("tokenvault: event %s: %w", typ, err)
 	}
