@@ -193,9 +193,6 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 	if err != nil || len(targets) == 0 {
 		return err
 	}
-	// A read of a token that emits is no longer an append of audit lines
-	// alone (appends.go): its event commits like any write.
-	t.MustCommit()
 	info := WebhookEventInfo{ID: t.v.ids.next(t.now), Type: typ, Timestamp: t.now, TenantID: tid, TraceID: traceID(t.ctx)}
 	if !et.HighVolume && entityID != "" {
 		if info.Sequence, err = t.nextEventSequence(tid, typ, entityType, entityID); err != nil {

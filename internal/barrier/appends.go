@@ -37,13 +37,6 @@ func (b *Barrier) Appends() bool { return b.appends.store != nil }
 // entries.
 func (t *Tx) OnlyAppended() bool { return t.appended > 0 && t.rewrites == 0 && len(t.counts) == 0 }
 
-// MustCommit marks t as one that never reaches the store as an append,
-// whatever it wrote: what it wrote must be in the store's file when it
-// commits, for readers that do not fold (a webhook event's outbox
-// entries, which the dispatcher reads). A first run marked so is applied
-// in a write transaction.
-func (t *Tx) MustCommit() { t.rewrites++ }
-
 // TryAppend appends the writes of first, an optimistic first run
 // (ViewSnapshot) that only appended, when the store can and still()
 // reports, under the gate, that nothing changed authentication since the
