@@ -142,8 +142,8 @@ func New(reg prometheus.Registerer) *Metrics {
 	for _, outcome := range tokenvault.EventOutcomes() {
 		m.eventAttempts.WithLabelValues(string(outcome))
 	}
-	m.hooksDisabled.WithLabelValues("gone")
-	m.hooksDisabled.WithLabelValues("failing")
+	m.hooksDisabled.WithLabelValues(tokenvault.DisabledGone)
+	m.hooksDisabled.WithLabelValues(tokenvault.DisabledFailing)
 	m.sweeps.WithLabelValues("ok")
 	m.sweeps.WithLabelValues("error")
 	for _, kind := range tokenvault.SweepKinds() {
