@@ -113,22 +113,13 @@ func deliveryBody(event []byte, at time.Time) []byte {
 }
 
 // deliveryURLRefused says why the outbound policy refuses rawURL at
-// delivery ("" when it does not): a webhook stored before the policy
-// changed, or an operator who turned private destinations off, must not
-// reach inward. The dialer checks the resolved address as well.
+// delivery ("" when it does not): the same check as at creation
+// (webhookURLProblem), since a webhook stored before the policy changed,
+// or under an operator who has since turned private destinations off,
+// must not reach inward. The dialer checks the resolved address as well.
 func (v *Vault) deliveryURLRefused(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Host == "" {
-		return "the webhook's URL is not valid"
-	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && v.allowPrivate:
-	default:
-		return "the webhook's URL must be https"
-	}
-	if !v.allowPrivate && !publicHost(u.Hostname()) {
-		return "the webhook's host is not a public address"
+	if problem := webhookURLProblem(rawURL, v.allowPrivate); problem != "" {
+		return "the webhook's URL " + problem
 	}
 	return ""
 }
