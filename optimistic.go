@@ -54,6 +54,7 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 		return v.result(err)
 	}
 	if first.TryAppend(ctx, func() bool { return v.auth.gen.Load() == gen }) {
+		v.chainer.appended.Add(1) // its lines are chained later (chain.go)
 		return v.finish(first, nil)
 	}
 	last := first

@@ -380,6 +380,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
+	"tenant/*/chain/":             func() recordCodec { return &chainHead{} },
 }
 
 // checkStoredRecord holds pt, the plaintext of the value at store key k of

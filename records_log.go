@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -18,7 +19,8 @@ import (
 //	0x01       format version
 //	uvarint    flags: 1 created_at is the time in the key, in UTC (and is
 //	           not stored again); 2 the line records an access to a
-//	           token's data and holds its transform and channel
+//	           token's data and holds its transform and channel; 4 the
+//	           line is chained (chain.go) and holds its link
 //	str        actor_id
 //	str        actor_type
 //	str        entity_type
@@ -31,7 +33,13 @@ import (
 //	str        application (flag 2): for a session's access, the private
 //	           application that authorized the session; else empty
 //	time       created_at (unless flag 1)
+//	uvarint    seq (flag 4): the line's sequence number in the chain
+//	32 bytes   prev (flag 4): the hash of line seq-1 (zeros for seq 1)
+//	32 bytes   hash (flag 4): the line's own hash (auditchain.LineHash)
 //
+// Flag 4 came with the hash chain: a line is written without it and gets
+// it in the commit that chains it (chain.go), so every line committed
+// since holds it (testdata/records/log-chained-v1.bin).
 // Flag 2 came with GET /tokens/{id}/access: lines written before it have
 // neither, and read as they did (testdata/records/log-v1.bin; a read
 // line with them is testdata/records/log-access-v1.bin).
@@ -55,6 +63,16 @@ type logRecord struct {
 	Channel     string
 	Application string
 	CreatedAt   time.Time
+	// Link is the line's place in its tenant's chain; nil on a line not
+	// chained yet (or written before chains were).
+	Link *chainLink
+}
+
+// chainLink is a chained line's sequence number, the hash of the line
+// before it and its own.
+type chainLink struct {
+	Seq        uint64
+	Prev, Hash auditchain.Hash
 }
 
 const logFormat = 1
@@ -64,8 +82,10 @@ const (
 	logAtKeyTime = 1
 	// logAccessed is the flag of a line holding a transform and a channel.
 	logAccessed = 2
+	// logChained is the flag of a line holding its chain link.
+	logChained = 4
 	// logFlags are the flags a line may have.
-	logFlags = logAtKeyTime | logAccessed
+	logFlags = logAtKeyTime | logAccessed | logChained
 )
 
 func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
@@ -78,6 +98,9 @@ func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	}
 	if l.Transform != "" || l.Channel != "" || l.Application != "" {
 		flags |= logAccessed
+	}
+	if l.Link != nil {
+		flags |= logChained
 	}
 	b = append(b, logFormat)
 	b = appendUvarint(b, flags)
@@ -97,6 +120,11 @@ func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 			return b, err
 		}
 		b = appendTime(b, l.CreatedAt)
+	}
+	if l.Link != nil {
+		b = appendUvarint(b, l.Link.Seq)
+		b = append(b, l.Link.Prev[:]...)
+		b = append(b, l.Link.Hash[:]...)
 	}
 	return b, nil
 }
@@ -154,6 +182,11 @@ func (l *logRecord) decodeRecord(key barrier.Key, b []byte) error {
 		l.CreatedAt = time.Unix(0, n).UTC()
 	default:
 		l.CreatedAt = d.time()
+	}
+	if flags&logChained != 0 {
+		l.Link = &chainLink{Seq: d.uvarint()}
+		copy(l.Link.Prev[:], d.next(uint64(len(l.Link.Prev))))
+		copy(l.Link.Hash[:], d.next(uint64(len(l.Link.Hash))))
 	}
 	if err := d.end(); err != nil {
 		*l = logRecord{}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
@@ -49,6 +50,7 @@ var storedFamilies = map[string]valueForm{
 	"sys/cvc/":         emptyValue,
 	"sys/auditq/":      emptyValue,
 	"sys/whq/":         emptyValue,
+	"sys/chainq/":      emptyValue,
 	"sys/reseal/":      plainMarker,
 	"sys/deleting/":    plainMarker,
 
@@ -69,6 +71,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/token_intent/":      sealedByTenant,
 	"tenant/*/webhook/":           sealedByTenant,
 	"tenant/*/webhook_delivery/":  sealedByTenant,
+	"tenant/*/chain/":             sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.
@@ -243,6 +246,12 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	// Last, so that no event of the workload is queued for it.
 	_, err = v.CreateWebhook(ctx, mgmt, WebhookRequest{Name: "w", URL: "https://hooks.example.com/in", Events: []string{"*"}})
 	must("CreateWebhook", err)
+	// A line a store took as an append and no chain pass has chained
+	// yet leaves its chain queue entry (sys/chainq/, chain.go): on this
+	// store, which does not append, only this way.
+	must("chain queue entry", v.update(ctx, func(t *txn) error {
+		return t.PutIndex(barrier.Tenant(boot.Tenant.ID).ChainQueueEntry(barrier.TimeKey(now) + "/" + uuid.NewString()))
+	}))
 
 	// A tenant halfway through its deletion: its keys are gone, its
 	// marker (sys/deleting/) is not.

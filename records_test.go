@@ -92,6 +92,27 @@ func fixedAccessLine() *logRecord {
 		Operation: OpRead, Message: "Token read (listed)", Transform: TransformMask, Channel: ChannelList, CreatedAt: fixTime}
 }
 
+// fixedChainedLine is a chained line (testdata/records/log-chained-v1.bin):
+// flag 4, with its link.
+func fixedChainedLine() *logRecord {
+	l := fixedLogLine()
+	l.Link = &chainLink{Seq: 7}
+	for i := range l.Link.Prev {
+		l.Link.Prev[i], l.Link.Hash[i] = byte(i), byte(0xff-i)
+	}
+	return l
+}
+
+// fixedChainHead is a chain head signed up to seq 5
+// (testdata/records/chain-head-v1.bin).
+func fixedChainHead() *chainHead {
+	h := &chainHead{Seq: 7, FirstSeq: 3, Since: fixTime, SignedSeq: 5, SignedAt: fixTime.Add(time.Minute), KeyID: "0123456789abcdef"}
+	for i := range h.Hash {
+		h.Hash[i] = byte(i)
+	}
+	return h
+}
+
 var (
 	fixTokenKey = barrier.Tenant(fixTenant).Record(kindToken, fixToken)
 	fixLogKey   = barrier.Tenant(fixTenant).Logs().Key(barrier.TimeKey(fixTime) + "/" + fixLog)
@@ -111,6 +132,8 @@ func TestRecordGolden(t *testing.T) {
 		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokenRecord{} }},
 		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &logRecord{} }},
 		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &logRecord{} }},
+		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &logRecord{} }},
+		{"chain-head-v1.bin", barrier.Tenant(fixTenant).ChainHead(), fixedChainHead(), func() recordCodec { return &chainHead{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -394,7 +417,7 @@ func TestRecordCorrupt(t *testing.T) {
 }
 
 func FuzzRecords(f *testing.F) {
-	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "token-v0.json", "log-v0.json",
+	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "token-v0.json", "log-v0.json",
 		"application-v1.bin", "application-v0.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "records", name))
 		if err != nil {

@@ -339,7 +339,8 @@ func TestTokenExpiry(t *testing.T) {
 
 // isLogKey reports whether a store key belongs to the audit log.
 func isLogKey(k string) bool {
-	return strings.Contains(k, "/log/") || strings.Contains(k, "/idx/log-")
+	return strings.Contains(k, "/log/") || strings.Contains(k, "/idx/log-") || strings.Contains(k, "/idx/chain-seq/") ||
+		strings.HasSuffix(k, "/chain/head")
 }
 
 // isTokenKey reports whether a store key is a token's record, index entry

@@ -101,6 +101,9 @@ type Vault struct {
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).
 	pendingTenants pendingTenants
+	// chainer chains the lines stores took as appends (chain.go), under
+	// bg; exportWG waits for it.
+	chainer chainer
 
 	wrappers atomic.Pointer[wrappers]
 	sys      *barrier.Keys // system keys: API key lookups and the expiry schedule
@@ -257,6 +260,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.startAuditExport(exportInterval, exportBackoff)
 	v.exportWG.Go(v.runLogIndexer)
+	v.exportWG.Go(v.runChainer)
 	v.exportWG.Go(v.runDispatcher)
 	return v, nil
 }

@@ -312,3 +312,7 @@ func (s *snapshotTx) apply(tx store.Tx) error {
 	}
 	return nil
 }
+
+// FirstRun reports whether t is an optimistic first run (ViewSnapshot),
+// whose writes are kept aside and may be applied, or appended, later.
+func (t *Tx) FirstRun() bool { return t.snap != nil }

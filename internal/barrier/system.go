@@ -36,6 +36,9 @@ var (
 	DeletionMarkers  = Prefix{s: "sys/deleting/"}
 	// AuditQueues holds one export queue per audit sink.
 	AuditQueues = Prefix{s: "sys/auditq/"}
+	// ChainQueue holds the audit lines not chained yet, of every tenant:
+	// sys/chainq/<nanos>/<tid>/<id> (TenantKeys.ChainQueueEntry).
+	ChainQueue = Prefix{s: "sys/chainq/"}
 	// WebhookQueue holds the due times of webhook deliveries, by tenant
 	// and webhook: sys/whq/<tid>/<webhook id>/<nanos>/<delivery id>.
 	WebhookQueue = Prefix{s: "sys/whq/"}

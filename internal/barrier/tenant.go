@@ -275,3 +275,53 @@ func unhex(c byte) byte {
 	}
 	return c - 'a' + 10
 }
+
+// The tenant's audit chain (the root's chain.go): its head, its sequence
+// index and its checkpoints, sealed like every record of the tenant, and
+// the chain queue entries of its lines not chained yet.
+const (
+	kindChain           = "chain"
+	kindChainCheckpoint = "chain_checkpoint"
+)
+
+// ChainHead is the record of the tenant's chain head: the last sequence
+// number and hash, and where the chain starts and was last signed.
+func (tk TenantKeys) ChainHead() Key { return tk.Record(kindChain, "head") }
+
+// ChainSeqs is the sequence index of the tenant's chain, idx/chain-seq/:
+// one entry per chained line, <seq as 16 hex digits>/<the line's suffix
+// nanos/id>, empty value, so the chain is walked in order by its keys
+// alone.
+func (tk TenantKeys) ChainSeqs() Prefix { return tk.Index("chain-seq") }
+
+// ChainSeq is the sequence index entry of line seq, stored at
+// log/<suffix>.
+func (tk TenantKeys) ChainSeq(seq uint64, suffix string) Key {
+	return tk.ChainSeqs().Key(SeqKey(seq) + "/" + suffix)
+}
+
+// Checkpoints are the tenant's signed checkpoints, at <seq as 16 hex
+// digits>, the last line each covers.
+func (tk TenantKeys) Checkpoints() Prefix { return tk.Records(kindChainCheckpoint) }
+
+// Checkpoint is the checkpoint covering the lines up to seq.
+func (tk TenantKeys) Checkpoint(seq uint64) Key { return tk.Checkpoints().Key(SeqKey(seq)) }
+
+// ChainQueueEntry is the chain queue entry of the tenant's line stored at
+// log/<suffix>: written with the line, removed by the commit that chains
+// it. Empty value; no secret in the key.
+func (tk TenantKeys) ChainQueueEntry(suffix string) Key {
+	nanos, id, _ := strings.Cut(suffix, "/")
+	return ChainQueue.Key(nanos + "/" + tk.id + "/" + id)
+}
+
+// SeqKey is a sequence number as 16 hex digits, which sort as the numbers do.
+func SeqKey(seq uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[seq&15]
+		seq >>= 4
+	}
+	return string(b[:])
+}

@@ -1,0 +1,282 @@
+package auditchain
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Entry is one chained line as a copy of the trail holds it: its link
+// (Seq, Prev, Hash) and its content.
+type Entry struct {
+	Seq  uint64
+	Prev Hash
+	Hash Hash
+	Line Line
+}
+
+// ProblemKind names what a verification found wrong.
+type ProblemKind string
+
+// The problems a verification reports. Each names the first sequence
+// number concerned (Problem.Seq) and, for a range, the last.
+const (
+	// Altered: the line's content does not hash to the hash it carries,
+	// or it could not be read at all (a store walk: a record that does
+	// not open).
+	Altered ProblemKind = "altered"
+	// BrokenLink: the line's prev is not the hash of the line before it
+	// (or not zeros for the first line): a line before it was altered,
+	// replaced or reordered.
+	BrokenLink ProblemKind = "broken_link"
+	// Missing: no line holds the sequence numbers Seq to LastSeq, which
+	// the chain had (a gap, or a tail a checkpoint vouches for).
+	Missing ProblemKind = "missing"
+	// Fork: two different lines carry the same sequence number.
+	Fork ProblemKind = "fork"
+	// Reordered: a line is stored at another place in the chain than
+	// its own sequence number says (a store walk).
+	Reordered ProblemKind = "reordered"
+	// Inserted: a line that is not on the chain although written after
+	// the chain began (a store walk).
+	Inserted ProblemKind = "inserted"
+	// BadCheckpoint: a checkpoint whose signature does not verify, whose
+	// key is unknown, which names another tenant, or whose hash is not
+	// the chain's at its sequence number.
+	BadCheckpoint ProblemKind = "bad_checkpoint"
+	// Unanchored: the copy starts after the chain's first line
+	// (Verifier.ExpectFirst) and no valid checkpoint vouches for the
+	// line before it.
+	Unanchored ProblemKind = "unanchored_start"
+	// AfterFinal: lines follow the final checkpoint of a deleted tenant.
+	AfterFinal ProblemKind = "after_final"
+	// UnsignedTail: the lines Seq to LastSeq follow the last valid
+	// checkpoint; nothing signed vouches that they are all there.
+	UnsignedTail ProblemKind = "unsigned_tail"
+)
+
+// Problem is one thing a verification found wrong.
+type Problem struct {
+	Kind ProblemKind `json:"kind"`
+	// Seq is the first sequence number concerned; LastSeq the last, for
+	// a range (0 otherwise).
+	Seq     uint64 `json:"seq"`
+	LastSeq uint64 `json:"last_seq,omitempty"`
+	// LineID is the id of the line concerned, when there is one.
+	LineID string `json:"line_id,omitempty"`
+	Detail string `json:"detail"`
+}
+
+func (p Problem) String() string {
+	at := fmt.Sprintf("seq %d", p.Seq)
+	if p.LastSeq > p.Seq {
+		at = fmt.Sprintf("seq %d-%d", p.Seq, p.LastSeq)
+	}
+	if p.LineID != "" {
+		at += " (line " + p.LineID + ")"
+	}
+	return fmt.Sprintf("%s at %s: %s", p.Kind, at, p.Detail)
+}
+
+// Report is the outcome of a verification.
+type Report struct {
+	TenantID string `json:"tenant_id"`
+	// OK is true when there is no problem.
+	OK bool `json:"ok"`
+	// Lines is how many distinct lines were verified; FirstSeq and
+	// LastSeq the range they span, and Head the last one's hash.
+	Lines    int    `json:"lines"`
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+	Head     Hash   `json:"head"`
+	// Checkpoints is how many checkpoints verified; SignedThrough the
+	// last sequence number a valid checkpoint vouches for.
+	Checkpoints   int    `json:"checkpoints"`
+	SignedThrough uint64 `json:"signed_through"`
+	// Final is true when a valid final checkpoint closes the chain.
+	Final bool `json:"final,omitempty"`
+	// Problems lists what is wrong, in order of sequence number, then
+	// of kind.
+	Problems []Problem `json:"problems"`
+}
+
+// digest is what a Verifier keeps of a line: enough to check links and
+// checkpoints once every line is in, about 100 bytes however long the
+// line.
+type digest struct {
+	seq        uint64
+	prev, hash Hash
+	id         string
+}
+
+// Verifier verifies one tenant's chain from its lines and checkpoints,
+// given in any order and with duplicates (an audit export delivers at
+// least once). Add every line and checkpoint, then call Report. It keeps
+// about 100 bytes per line, so a million lines take about 100 MB.
+type Verifier struct {
+	// ExpectFirst is the sequence number the copy must start at: 1 for a
+	// whole chain, the chain's first kept line after retention pruned
+	// it (then a checkpoint at ExpectFirst-1 must anchor it), or 0 to
+	// accept wherever the copy starts (a sink added after the chain
+	// began).
+	ExpectFirst uint64
+
+	tenant      string
+	keys        map[string]PublicKey
+	lines       []digest
+	checkpoints []Checkpoint
+	problems    []Problem
+}
+
+// NewVerifier returns a Verifier of tenant tenantID's chain, trusting the
+// checkpoint signing keys keys.
+func NewVerifier(tenantID string, keys []PublicKey) *Verifier {
+	v := &Verifier{tenant: tenantID, keys: map[string]PublicKey{}}
+	for _, k := range keys {
+		v.keys[KeyID(k.Key)] = k
+	}
+	return v
+}
+
+// AddLine adds a chained line. A line of another tenant, or whose content
+// does not hash to its Hash, is a problem (Altered); it is kept for the
+// links, so the line after it is not reported too.
+func (v *Verifier) AddLine(e Entry) {
+	if e.Line.TenantID != v.tenant {
+		v.AddProblem(Problem{Kind: Altered, Seq: e.Seq, LineID: e.Line.ID, Detail: "the line is of tenant " + e.Line.TenantID})
+	} else if got := LineHash(e.Prev, e.Seq, &e.Line); got != e.Hash {
+		v.AddProblem(Problem{Kind: Altered, Seq: e.Seq, LineID: e.Line.ID,
+			Detail: "the line's content hashes to " + got.String() + ", not to the hash it carries"})
+	}
+	v.lines = append(v.lines, digest{seq: e.Seq, prev: e.Prev, hash: e.Hash, id: e.Line.ID})
+}
+
+// AddCheckpoint adds a checkpoint.
+func (v *Verifier) AddCheckpoint(c Checkpoint) { v.checkpoints = append(v.checkpoints, c) }
+
+// AddProblem adds a problem its caller found where only it can look: a
+// store walk reports a record that does not open, a line off the chain,
+// an index entry out of place.
+func (v *Verifier) AddProblem(p Problem) { v.problems = append(v.problems, p) }
+
+// Report verifies what was added and reports. It may be called once.
+func (v *Verifier) Report() *Report {
+	r := &Report{TenantID: v.tenant}
+	lines := v.distinctLines()
+	if len(lines) > 0 {
+		first, last := lines[0], lines[len(lines)-1]
+		r.Lines, r.FirstSeq, r.LastSeq, r.Head = len(lines), first.seq, last.seq, last.hash
+	}
+	if v.ExpectFirst > 0 && len(lines) > 0 && lines[0].seq > v.ExpectFirst {
+		v.AddProblem(Problem{Kind: Missing, Seq: v.ExpectFirst, LastSeq: lines[0].seq - 1,
+			Detail: "the chain starts with these lines, which are not there"})
+	}
+	for i, l := range lines {
+		switch {
+		case i == 0 && l.seq == 1 && !l.prev.IsZero():
+			v.AddProblem(Problem{Kind: BrokenLink, Seq: 1, LineID: l.id, Detail: "the first line's prev is not zeros"})
+		case i == 0:
+		case l.seq > lines[i-1].seq+1:
+			v.AddProblem(Problem{Kind: Missing, Seq: lines[i-1].seq + 1, LastSeq: l.seq - 1, Detail: "no line holds these sequence numbers"})
+		case l.prev != lines[i-1].hash:
+			v.AddProblem(Problem{Kind: BrokenLink, Seq: l.seq, LineID: l.id,
+				Detail: "its prev is not the hash of line " + fmt.Sprint(lines[i-1].seq)})
+		}
+	}
+	v.checkCheckpoints(r, lines)
+	if r.LastSeq > r.SignedThrough && !r.Final {
+		v.AddProblem(Problem{Kind: UnsignedTail, Seq: max(r.SignedThrough+1, r.FirstSeq), LastSeq: r.LastSeq,
+			Detail: "no checkpoint vouches for these lines yet"})
+	}
+	slices.SortStableFunc(v.problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Kind, b.Kind))
+	})
+	r.Problems = v.problems
+	if r.Problems == nil {
+		r.Problems = []Problem{}
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// distinctLines sorts the lines by sequence number and drops exact
+// duplicates; two different lines with one number are a Fork, and the
+// first stays.
+func (v *Verifier) distinctLines() []digest {
+	lines := v.lines
+	slices.SortStableFunc(lines, func(a, b digest) int { return cmp.Compare(a.seq, b.seq) })
+	out := lines[:0]
+	for _, l := range lines {
+		if n := len(out); n > 0 && out[n-1].seq == l.seq {
+			if out[n-1] != l {
+				v.AddProblem(Problem{Kind: Fork, Seq: l.seq, LineID: l.id, Detail: "another line, " + out[n-1].id + ", has this sequence number"})
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// checkCheckpoints verifies each checkpoint's signature and that the
+// chain holds its head, and sets r's checkpoint fields.
+func (v *Verifier) checkCheckpoints(r *Report, lines []digest) {
+	at := func(seq uint64) (digest, bool) {
+		i, ok := slices.BinarySearchFunc(lines, seq, func(d digest, s uint64) int { return cmp.Compare(d.seq, s) })
+		if !ok {
+			return digest{}, false
+		}
+		return lines[i], true
+	}
+	anchored := v.ExpectFirst <= 1 || len(lines) == 0 || lines[0].seq != v.ExpectFirst
+	seen := map[uint64]bool{}
+	for _, c := range v.checkpoints {
+		if err := v.checkSignature(&c); err != "" {
+			v.AddProblem(Problem{Kind: BadCheckpoint, Seq: c.Seq, Detail: err})
+			continue
+		}
+		if !seen[c.Seq] {
+			seen[c.Seq] = true
+			r.Checkpoints++
+		}
+		if len(lines) > 0 && c.Seq+1 == lines[0].seq && c.Hash == lines[0].prev {
+			anchored = true
+		}
+		if c.Final && c.Seq < r.LastSeq {
+			v.AddProblem(Problem{Kind: AfterFinal, Seq: c.Seq + 1, LastSeq: r.LastSeq, Detail: "the tenant's final checkpoint covers only the lines before these"})
+		}
+		switch l, ok := at(c.Seq); {
+		case ok && l.hash != c.Hash:
+			v.AddProblem(Problem{Kind: BadCheckpoint, Seq: c.Seq, LineID: l.id,
+				Detail: "the chain's hash here is " + l.hash.String() + ", the checkpoint signed " + c.Hash.String()})
+			continue
+		case !ok && len(lines) > 0 && c.Seq > r.LastSeq:
+			v.AddProblem(Problem{Kind: Missing, Seq: r.LastSeq + 1, LastSeq: c.Seq,
+				Detail: "a checkpoint vouches for these lines, which are not there"})
+			continue
+		case !ok:
+			continue // before the copy starts, or inside a gap already reported
+		}
+		r.SignedThrough = max(r.SignedThrough, c.Seq)
+		r.Final = r.Final || (c.Final && c.Seq == r.LastSeq)
+	}
+	if !anchored {
+		v.AddProblem(Problem{Kind: Unanchored, Seq: lines[0].seq, LineID: lines[0].id,
+			Detail: "no valid checkpoint vouches for the line before the chain's first"})
+	}
+}
+
+// checkSignature returns why c does not verify, or "".
+func (v *Verifier) checkSignature(c *Checkpoint) string {
+	if c.TenantID != v.tenant {
+		return "the checkpoint is of tenant " + c.TenantID
+	}
+	k, ok := v.keys[c.KeyID]
+	if !ok {
+		return "the checkpoint is signed with key " + c.KeyID + ", which is not a trusted key"
+	}
+	if c.VerifySignature(k.Key) != nil {
+		return "the checkpoint's signature does not verify with key " + c.KeyID
+	}
+	return ""
+}

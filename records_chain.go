@@ -1,0 +1,70 @@
+package tokenvault
+
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// chainHead is the head of a tenant's audit chain, at
+// tenant/<tid>/chain/head (chain.go).
+//
+// Format version 1:
+//
+//	0x01       format version
+//	uvarint    seq: the last line's sequence number (0: none yet)
+//	32 bytes   hash: the last line's hash
+//	uvarint    first_seq: the first line kept (1 unless retention pruned
+//	           the lines before it; a checkpoint at first_seq-1 anchors it)
+//	time       since: when the chain began; lines older are not chained
+//	uvarint    signed_seq: the last line a checkpoint covers (0: none)
+//	time       signed_at: when that checkpoint was signed (zero: none)
+//	str        key_id: the key that signed it ("" before the first)
+//
+// testdata/records/chain-head-v1.bin is one.
+type chainHead struct {
+	Seq       uint64
+	Hash      auditchain.Hash
+	FirstSeq  uint64
+	Since     time.Time
+	SignedSeq uint64
+	SignedAt  time.Time
+	KeyID     string
+}
+
+const chainHeadFormat = 1
+
+func (h *chainHead) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+	if err := checkRecordTimes("chain head", &h.Since, &h.SignedAt); err != nil {
+		return b, err
+	}
+	b = append(b, chainHeadFormat)
+	b = appendUvarint(b, h.Seq)
+	b = append(b, h.Hash[:]...)
+	b = appendUvarint(b, h.FirstSeq)
+	b = appendTime(b, h.Since)
+	b = appendUvarint(b, h.SignedSeq)
+	b = appendTime(b, h.SignedAt)
+	b = appendStr(b, h.KeyID)
+	return b, nil
+}
+
+func (h *chainHead) decodeRecord(_ barrier.Key, b []byte) error {
+	d, err := binaryRecord(b, chainHeadFormat, "chain head")
+	if err != nil {
+		return err
+	}
+	*h = chainHead{Seq: d.uvarint()}
+	copy(h.Hash[:], d.next(uint64(len(h.Hash))))
+	h.FirstSeq = d.uvarint()
+	h.Since = d.time()
+	h.SignedSeq = d.uvarint()
+	h.SignedAt = d.time()
+	h.KeyID = d.str()
+	if err := d.end(); err != nil {
+		*h = chainHead{}
+		return err
+	}
+	return nil
+}
