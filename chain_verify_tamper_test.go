@@ -170,9 +170,9 @@ type chainFixture struct {
 	head   uint64
 }
 
-func (f *chainFixture) lineKey(seq uint64) string  { return f.logKey(f.suffix[seq]) }
+func (f *chainFixture) lineKey(seq uint64) string   { return f.logKey(f.suffix[seq]) }
 func (f *chainFixture) logKey(suffix string) string { return "tenant/" + f.tid + "/log/" + suffix }
-func (f *chainFixture) indexPrefix() string        { return "tenant/" + f.tid + "/idx/chain-seq/" }
+func (f *chainFixture) indexPrefix() string         { return "tenant/" + f.tid + "/idx/chain-seq/" }
 func (f *chainFixture) indexKey(seq uint64, suffix string) string {
 	return fmt.Sprintf("%s%016x/%s", f.indexPrefix(), seq, suffix)
 }
