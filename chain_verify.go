@@ -63,12 +63,19 @@ func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditch
 	if err := w.readHead(ctx); err != nil {
 		return nil, err
 	}
-	w.ver = auditchain.NewVerifier(tenantID, nil)
+	keys, err := v.AuditKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.ver = auditchain.NewVerifier(tenantID, keys)
 	w.ver.ExpectFirst = w.head.FirstSeq
 	if err := w.walkIndex(ctx); err != nil {
 		return nil, err
 	}
 	if err := w.walkLog(ctx); err != nil {
+		return nil, err
+	}
+	if err := w.addCheckpoints(ctx); err != nil {
 		return nil, err
 	}
 	w.checkHead()
