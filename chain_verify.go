@@ -39,12 +39,25 @@ const chainVerifyBatch = 1000
 
 // VerifyAuditChain verifies tenant tenantID's audit chain as the store
 // holds it (see the walk above; docs/audit-chain.md), against the
-// checkpoints the store holds and the vault's audit signing keys, and
-// reports what is wrong, each problem at its exact sequence number. It
-// chains the lines the store took as appends first, so every line
-// committed before the call is on the chain. Report.OK is false when
-// anything is wrong, an unsigned tail included (lines after the last
-// checkpoint).
+// checkpoints the store holds and the vault's audit signing keys
+// (AuditKeys), and reports what is wrong, each problem at its exact
+// sequence number. It chains the lines the store took as appends first,
+// so every line committed before the call is on the chain. Report.OK is
+// false when anything is wrong, an unsigned tail included (lines after
+// the last checkpoint).
+//
+// Besides what auditchain.Verifier finds in any copy, a store walk
+// reports: Altered at seq for a line (or, at the chain's last seq, the
+// head) whose record does not open or decode, as a value flipped or
+// copied from another key does not; Missing at seq for an index entry
+// whose line is gone, for a line of the log whose index entry is gone
+// (with its LineID), and for lines the head or a checkpoint counts past
+// the last line there; Reordered at seq for an index entry naming a line
+// whose own seq is another; Inserted, with the line's LineID, at the
+// seq after the last chained line before it in the log's (time) order,
+// for a line written since the chain began that is neither on the chain
+// nor queued to be; BadCheckpoint at seq for a checkpoint record that
+// does not open, or that the head names and the store lacks.
 //
 // It takes no key: it is a host-program (operator) operation, served over
 // HTTP under /operator/.
