@@ -54,7 +54,8 @@ func TestVerifyAuditChainLong(t *testing.T) {
 		auditchain.Problem{Kind: auditchain.Altered, Seq: 2200, LineID: f.id(2200)})
 }
 
-// BenchmarkVerifyAuditChain verifies an untouched chain of
+// BenchmarkVerifyAuditChain verifies an untouched chain (checkpoints
+// every 1,000 lines, as by default; maybe an unsigned tail) of
 // TOKENVAULT_BENCH_CHAIN_LINES lines (20,000 unless set; the figure in
 // BENCHMARKS.md is of 1,000,000), on each store, and reports the time
 // per line. The chain is written before the timer starts, in commits of
@@ -97,8 +98,13 @@ func BenchmarkVerifyAuditChain(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r.Lines < lines || len(r.Problems) != 1 || r.Problems[0].Kind != auditchain.UnsignedTail {
-					b.Fatalf("report: %d lines, %v", r.Lines, r.Problems)
+				if r.Lines < lines {
+					b.Fatalf("report: %d lines", r.Lines)
+				}
+				for _, p := range r.Problems {
+					if p.Kind != auditchain.UnsignedTail {
+						b.Fatalf("untouched chain: %v", p)
+					}
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(lines), "ns/line")
