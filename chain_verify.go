@@ -116,6 +116,9 @@ type chainVerifyWalk struct {
 	covered seqSet
 	// lastIndexed is the last sequence number the index named.
 	lastIndexed uint64
+	// headLine is the hash of the line at the head's sequence number,
+	// when one was found.
+	headLine *auditchain.Hash
 	// own is the problems the walk found, added to the Verifier's.
 	own []auditchain.Problem
 }
@@ -262,12 +265,17 @@ func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found
 // feed gives the Verifier the chained line rec, stored at log/<suffix>.
 func (w *chainVerifyWalk) feed(suffix string, rec *logRecord) {
 	w.covered.add(rec.Link.Seq)
+	if w.headOK && rec.Link.Seq == w.head.Seq && w.headLine == nil {
+		h := rec.Link.Hash
+		w.headLine = &h
+	}
 	w.ver.AddLine(auditchain.Entry{Seq: rec.Link.Seq, Prev: rec.Link.Prev, Hash: rec.Link.Hash,
 		Line: chainedLine(w.tid, keyID(suffix), rec)})
 }
 
 // checkHead reports a head the chain does not reach: the lines after the
-// last one found, up to the head's, are missing (a truncated tail).
+// last one found, up to the head's, are missing (a truncated tail); and a
+// head whose hash is not that of the line at its sequence number.
 func (w *chainVerifyWalk) checkHead() {
 	switch {
 	case w.headAltered:
@@ -282,5 +290,8 @@ func (w *chainVerifyWalk) checkHead() {
 	if last := w.covered.max(); last < w.head.Seq {
 		w.problem(auditchain.Missing, max(last+1, w.head.FirstSeq), w.head.Seq, "",
 			"the chain head counts these lines, which are not there")
+	} else if w.headLine != nil && *w.headLine != w.head.Hash {
+		w.problem(auditchain.BrokenLink, w.head.Seq, 0, "",
+			"the chain head's hash is "+w.head.Hash.String()+", not this line's")
 	}
 }

@@ -329,6 +329,12 @@ func TestVerifyAuditChainTampered(t *testing.T) {
 					f.kv.put(t, f.logKey(suffix), f.kv.get(t, f.lineKey(k)))
 					return []auditchain.Problem{{Kind: auditchain.Inserted, Seq: k + 1, LineID: f.id(k) + "~"}}
 				}},
+				{"alter the head", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					v := f.kv.get(t, f.headKey())
+					v[len(v)-2] ^= 1
+					f.kv.put(t, f.headKey(), v)
+					return []auditchain.Problem{{Kind: auditchain.Altered, Seq: f.head}}
+				}},
 				{"delete the last checkpoint", func(t *testing.T, f *chainFixture) []auditchain.Problem {
 					f.kv.del(t, f.checkpointKey(f.head))
 					return []auditchain.Problem{{Kind: auditchain.BadCheckpoint, Seq: f.head}}
