@@ -245,7 +245,9 @@ func (v *Vault) runCheckpointer() {
 
 // SignAuditChain signs tenant tenantID's audit chain head now, with the
 // signing key in use, and returns the checkpoint; when every line is
-// signed already, it returns the last checkpoint instead. The checkpoint
+// signed already by that key, it returns the last checkpoint instead
+// (after RotateAuditKey, the head is signed again with the new key,
+// after the line recording the rotation). The checkpoint
 // is also queued for audit export. Checkpoints are otherwise signed every
 // Options.AuditChain.CheckpointEvery lines and CheckpointInterval after an
 // unsigned line; this one is for an auditor who wants the head signed
@@ -271,7 +273,11 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		if _, err := t.getRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
 			return err
 		}
-		if h.Seq == h.SignedSeq && h.KeyID != "" {
+		s, err := t.signer()
+		if err != nil {
+			return err
+		}
+		if h.Seq == h.SignedSeq && h.KeyID == s.id {
 			var rec checkpointRecord
 			ok, err := t.getRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
 			if err != nil {
