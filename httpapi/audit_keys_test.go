@@ -3,8 +3,11 @@ package httpapi_test
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/httpapi"
 )
@@ -93,5 +96,40 @@ func TestAuditChainOverHTTP(t *testing.T) {
 	wantStatus(t, "checkpoint of a malformed tenant id", r, http.StatusNotFound)
 	if r.json(t, &p); p.Status != http.StatusNotFound || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
 		t.Errorf("the 404 is not a problem: %s %s", r.header.Get("Content-Type"), r.body)
+	}
+}
+
+// TestCheckpointEveryNLinesOverHTTP: lines written over HTTP are signed
+// every CheckpointEvery lines by the commit of the last one: the operator
+// route then answers that checkpoint, dated when the line was written.
+func TestCheckpointEveryNLinesOverHTTP(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) {
+		o.Now = clock
+		o.AuditChain = tokenvault.AuditChainOptions{CheckpointEvery: 3, CheckpointInterval: -1}
+	})
+	tid := s.boot.Tenant.ID
+	r := s.do(t, "POST", "/operator/tenants/"+tid+"/audit/checkpoints", operatorKey, nil)
+	wantStatus(t, "POST .../audit/checkpoints", r, http.StatusOK)
+	var base auditchain.Checkpoint
+	r.json(t, &base)
+	written := clock()
+	for range 3 {
+		wantStatus(t, "GET /tenants/self", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusOK)
+	}
+	mu.Lock()
+	now = now.Add(time.Hour)
+	mu.Unlock()
+	r = s.do(t, "POST", "/operator/tenants/"+tid+"/audit/checkpoints", operatorKey, nil)
+	wantStatus(t, "POST .../audit/checkpoints after 3 lines", r, http.StatusOK)
+	var c auditchain.Checkpoint
+	r.json(t, &c)
+	if c.Seq != base.Seq+3 || !c.CreatedAt.Equal(written) {
+		t.Fatalf("checkpoint = %s; want seq %d signed at %v by the third line's commit", r.body, base.Seq+3, written)
+	}
+	if err := c.VerifySignature(publishedKey(t, s, c.KeyID).Key); err != nil {
+		t.Error(err)
 	}
 }
