@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // Checkpoints: signed chain heads (docs/audit-chain.md).
@@ -143,14 +144,10 @@ func (t *txn) checkpointDue(c *chains, tid string, h *chainHead) error {
 const checkpointBatch = 100
 
 // checkpointOld signs the head of every tenant whose oldest unsigned line
-// is CheckpointInterval old or older, one transaction per tenant, and
-// returns how many it signed. A mark whose tenant is gone, or whose chain
-// has no unsigned line any more, is removed.
-func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
-	interval := v.chainOpts.CheckpointInterval
-	if interval <= 0 {
-		return 0, nil
-	}
+// is interval old or older (on the Vault's clock), one transaction per
+// tenant, and returns how many it signed. A mark whose tenant is gone, or
+// whose chain has no unsigned line any more, is removed.
+func (v *Vault) checkpointOld(ctx context.Context, interval time.Duration) (int, error) {
 	cutoff := barrier.TimeKey(v.now().Add(-interval))
 	signed := 0
 	after := ""
@@ -160,17 +157,14 @@ func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
 		more := false
 		if err := v.view(ctx, func(t *txn) error {
 			marks, more = marks[:0], true
-			err := t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
+			return t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
 				if len(rest) < len(cutoff) || rest[:len(cutoff)] > cutoff {
-					return errYoungMark // the marks are in time order: the rest are younger
+					more = false
+					return store.ErrStop // the marks are in time order: the rest are younger
 				}
 				marks = append(marks, rest)
 				return nil
 			})
-			if errors.Is(err, errYoungMark) {
-				more, err = false, nil
-			}
-			return err
 		}); err != nil {
 			return signed, err
 		}
@@ -188,9 +182,6 @@ func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
 		after = marks[len(marks)-1]
 	}
 }
-
-// errYoungMark ends checkpointOld's scan at the first mark not old enough.
-var errYoungMark = errors.New("young unsigned mark")
 
 // checkpointMark signs the head of the tenant the unsigned mark
 // <nanos>/<tid> names, and reports whether it signed.
@@ -237,7 +228,7 @@ func (v *Vault) runCheckpointer() {
 			return
 		case <-tick.C:
 		}
-		if _, err := v.checkpointOld(ctx); err != nil && ctx.Err() == nil {
+		if _, err := v.checkpointOld(ctx, v.chainOpts.CheckpointInterval); err != nil && ctx.Err() == nil {
 			v.logger.Error("tokenvault: signing audit checkpoints failed", "err", err)
 		}
 	}
@@ -245,7 +236,9 @@ func (v *Vault) runCheckpointer() {
 
 // SignAuditChain signs tenant tenantID's audit chain head now, with the
 // signing key in use, and returns the checkpoint; when every line is
-// signed already, it returns the last checkpoint instead. The checkpoint
+// signed already by that key, it returns the last checkpoint instead
+// (after RotateAuditKey, the head is signed again with the new key,
+// after the line recording the rotation). The checkpoint
 // is also queued for audit export. Checkpoints are otherwise signed every
 // Options.AuditChain.CheckpointEvery lines and CheckpointInterval after an
 // unsigned line; this one is for an auditor who wants the head signed
@@ -271,7 +264,11 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		if _, err := t.getRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
 			return err
 		}
-		if h.Seq == h.SignedSeq && h.KeyID != "" {
+		s, err := t.signer()
+		if err != nil {
+			return err
+		}
+		if h.Seq == h.SignedSeq && h.KeyID == s.id {
 			var rec checkpointRecord
 			ok, err := t.getRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
 			if err != nil {
