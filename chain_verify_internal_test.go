@@ -2,6 +2,8 @@ package tokenvault
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tokenvault/tokenvault/auditchain"
@@ -48,5 +50,65 @@ func TestVerifyHeadHash(t *testing.T) {
 	}
 	if seq == 0 || len(got) != 1 || got[0].Kind != auditchain.BrokenLink || got[0].Seq != seq {
 		t.Errorf("head at %d with another hash: %v", seq, r.Problems)
+	}
+}
+
+// TestVerifyInsertedWithKeys: lines written into the log with the vault's
+// keys (so they open), one a copy of a chained line with its link, one
+// with no link and not queued, are Inserted at the seq after the chained
+// line they follow in the log; the chain itself still verifies.
+func TestVerifyInsertedWithKeys(t *testing.T) {
+	ctx := context.Background()
+	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: make([]byte, 32)}, Retention: RetentionOptions{SweepInterval: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Insert"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid := boot.Tenant.ID
+	if err := v.LogLinesForTest(ctx, tid, 10, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Line 5, and the key suffixes of two copies right after it.
+	var at uint64 = 5
+	var ids []string
+	err = v.update(ctx, func(tx *txn) error {
+		var suffix string
+		if err := tx.Scan(barrier.Tenant(tid).ChainSeqs(), barrier.SeqKey(at), 1, func(_ barrier.Key, rest string) error {
+			_, suffix, _ = strings.Cut(rest, "/")
+			return nil
+		}); err != nil {
+			return err
+		}
+		var rec logRecord
+		if _, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
+			return err
+		}
+		if err := tx.putRecord(barrier.Tenant(tid).Logs().Key(suffix+"~1"), &rec); err != nil {
+			return err
+		}
+		rec.Link = nil
+		ids = []string{keyID(suffix) + "~1", keyID(suffix) + "~2"}
+		return tx.putRecord(barrier.Tenant(tid).Logs().Key(suffix+"~2"), &rec)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := v.VerifyAuditChain(ctx, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []auditchain.Problem
+	for _, p := range r.Problems {
+		if p.Kind != auditchain.UnsignedTail {
+			got = append(got, p)
+		}
+	}
+	if len(got) != 2 || got[0].Kind != auditchain.Inserted || got[1].Kind != auditchain.Inserted ||
+		got[0].Seq != at+1 || got[1].Seq != at+1 || !slices.Contains(ids, got[0].LineID) || !slices.Contains(ids, got[1].LineID) {
+		t.Errorf("two lines inserted after line %d (%v): %v", at, ids, r.Problems)
 	}
 }
