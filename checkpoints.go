@@ -140,12 +140,13 @@ func (t *txn) checkpointDue(c *chains, tid string, h *chainHead) error {
 	return nil
 }
 
-// checkpointBatch bounds the marks one timed pass reads per scan.
+// checkpointBatch bounds the marks one timed pass reads per scan, and the
+// tenants it signs per transaction.
 const checkpointBatch = 100
 
 // checkpointOld signs the head of every tenant whose oldest unsigned line
-// is interval old or older (on the Vault's clock), one transaction per
-// tenant, and returns how many it signed. A mark whose tenant is gone, or
+// is interval old or older (on the Vault's clock), up to checkpointBatch
+// tenants per transaction, and returns how many it signed. A mark whose tenant is gone, or
 // whose chain has no unsigned line any more, is removed.
 func (v *Vault) checkpointOld(ctx context.Context, interval time.Duration) (int, error) {
 	cutoff := barrier.TimeKey(v.now().Add(-interval))
@@ -168,13 +169,10 @@ func (v *Vault) checkpointOld(ctx context.Context, interval time.Duration) (int,
 		}); err != nil {
 			return signed, err
 		}
-		for _, m := range marks {
-			ok, err := v.checkpointMark(ctx, m)
-			if err != nil {
-				errs = append(errs, err)
-			} else if ok {
-				signed++
-			}
+		n, err := v.checkpointMarks(ctx, marks)
+		signed += n
+		if err != nil {
+			errs = append(errs, err)
 		}
 		if !more || len(marks) < checkpointBatch {
 			return signed, errors.Join(errs...)
@@ -183,31 +181,61 @@ func (v *Vault) checkpointOld(ctx context.Context, interval time.Duration) (int,
 	}
 }
 
-// checkpointMark signs the head of the tenant the unsigned mark
-// <nanos>/<tid> names, and reports whether it signed.
-func (v *Vault) checkpointMark(ctx context.Context, mark string) (bool, error) {
-	_, tid, _ := strings.Cut(mark, "/")
-	signed := false
+// checkpointMarks signs the heads of the tenants the unsigned marks
+// <nanos>/<tid> name, in one transaction (one commit, one fsync, for up to
+// checkpointBatch tenants), and returns how many it signed. When that
+// transaction fails, each mark is tried in a transaction of its own, so
+// that one tenant that cannot be signed holds up no other.
+func (v *Vault) checkpointMarks(ctx context.Context, marks []string) (int, error) {
+	signed := 0
 	err := v.update(ctx, func(t *txn) error {
-		signed = false
-		if err := t.Delete(barrier.UnsignedChains.Key(mark)); err != nil {
-			return err
+		signed = 0
+		for _, m := range marks {
+			ok, err := t.checkpointMark(m)
+			if err != nil {
+				return err
+			}
+			if ok {
+				signed++
+			}
 		}
-		var h chainHead
-		ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
-		if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
-			return nil // deleted with its tenant, or signed already
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := t.signCheckpoint(tid, &h, false); err != nil {
-			return err
-		}
-		signed = true
-		return t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+		return nil
 	})
-	return signed, err
+	if err == nil || len(marks) == 1 || ctx.Err() != nil {
+		return signed, err
+	}
+	signed = 0
+	var errs []error
+	for _, m := range marks {
+		n, err := v.checkpointMarks(ctx, []string{m})
+		signed += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return signed, errors.Join(errs...)
+}
+
+// checkpointMark removes the unsigned mark <nanos>/<tid> and signs the
+// head of its tenant, in t; it reports whether it signed (not for a
+// tenant gone, or whose head is signed already).
+func (t *txn) checkpointMark(mark string) (bool, error) {
+	_, tid, _ := strings.Cut(mark, "/")
+	if err := t.Delete(barrier.UnsignedChains.Key(mark)); err != nil {
+		return false, err
+	}
+	var h chainHead
+	ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+	if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
+		return false, nil // deleted with its tenant, or signed already
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, err := t.signCheckpoint(tid, &h, false); err != nil {
+		return false, err
+	}
+	return true, t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
 }
 
 // checkpointTick is how often runCheckpointer looks for old unsigned

@@ -445,3 +445,39 @@ func TestAuditKeyNeverStoredOrLoggedInTheClear(t *testing.T) {
 		t.Fatal("walked an empty store")
 	}
 }
+
+// TestTimedCheckpointsPastABrokenTenant: the timed pass signs tenants in
+// batches, one transaction each; a tenant whose head cannot be read fails
+// the batch, and then each tenant is tried alone, so the others are
+// signed and the pass reports the one error.
+func TestTimedCheckpointsPastABrokenTenant(t *testing.T) {
+	ctx := context.Background()
+	clock := newTestClock()
+	v := openChecked(t, memory.New(), clock, AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: -1}, nil)
+	var tids []string
+	for _, name := range []string{"One", "Broken", "Three"} {
+		b, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tids = append(tids, b.Tenant.ID)
+	}
+	if err := v.update(ctx, func(tx *txn) error {
+		return tx.PutPlain(barrier.Tenant(tids[1]).ChainHead(), []byte("not sealed"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	n, err := v.checkpointOld(ctx, time.Minute)
+	if n != 2 || err == nil {
+		t.Fatalf("checkpointOld = %d, %v; want the two good tenants signed and an error", n, err)
+	}
+	for _, tid := range []string{tids[0], tids[2]} {
+		if h := headOf(t, v, tid); h.SignedSeq != h.Seq || h.Seq == 0 {
+			t.Errorf("tenant %s: head seq %d signed %d", tid, h.Seq, h.SignedSeq)
+		}
+	}
+	if got := unsignedMarks(t, v); len(got) != 1 || !strings.HasSuffix(got[0], tids[1]) {
+		t.Errorf("marks = %v; want the broken tenant's only", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // keyOf returns the published key id among keys, failing the test when
@@ -233,4 +234,46 @@ func TestAuditKeysSurviveMasterKeyRotation(t *testing.T) {
 	}
 	verifies(t, v, c)
 	verifies(t, v, first)
+}
+
+// TestAuditKeysFollowKeyWrapperRotation: moving the store from a local
+// master key to another kind of key wrapper (as to an HSM or a KMS) takes
+// the signing key along: the store opens with that wrapper alone, and
+// signs and publishes as before.
+func TestAuditKeysFollowKeyWrapperRotation(t *testing.T) {
+	s := memory.New()
+	key := newMasterKey()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := v.SignAuditChain(ctx, boot.Tenant.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hsm := newAESWrapper(t)
+	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	v, err = tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{Wrapper: hsm}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
+	if err != nil {
+		t.Fatalf("Open with the new wrapper alone: %v", err)
+	}
+	defer v.Close()
+	if _, err := v.GetTenant(ctx, boot.Application.Key); err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.SignAuditChain(ctx, boot.Tenant.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.KeyID != first.KeyID || c.Seq != first.Seq+1 {
+		t.Errorf("checkpoint after the wrapper rotation = key %s seq %d; want key %s seq %d", c.KeyID, c.Seq, first.KeyID, first.Seq+1)
+	}
+	verifies(t, v, c)
 }
