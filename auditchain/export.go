@@ -150,6 +150,12 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 	}
 }
 
+// ErrTenantNotInExport is VerifyExport's error for a stream that holds no
+// chained line and no checkpoint of the tenant: there is nothing to
+// verify (a mistyped tenant id, a copy of another sink, a copy taken
+// before anything was delivered), which is not a chain that verifies.
+var ErrTenantNotInExport = errors.New("auditchain: the export holds no chained line and no checkpoint of the tenant")
+
 // VerifyExport verifies tenant tenantID's chain from r, an audit export
 // stream (see Verifier.ReadExport), trusting the checkpoint signing keys
 // keys (the vault's published keys, GET /audit/keys). expectFirst is the
@@ -159,12 +165,17 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 //
 // A report with problems is not an error: the error is for a stream that
 // cannot be read (an *ExportError with the line number, or r's error),
-// and then there is no report.
+// or that holds nothing of the tenant (ErrTenantNotInExport), and then
+// there is no report.
 func VerifyExport(r io.Reader, tenantID string, keys []PublicKey, expectFirst uint64) (*Report, error) {
 	v := NewVerifier(tenantID, keys)
 	v.ExpectFirst = expectFirst
-	if _, err := v.ReadExport(r); err != nil {
+	n, err := v.ReadExport(r)
+	if err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w %s", ErrTenantNotInExport, tenantID)
 	}
 	return v.Report(), nil
 }
