@@ -135,7 +135,7 @@ func TestExportTamperingDetected(t *testing.T) {
 			ev := parseEvent(t, lines[tenantLine(t, lines, 4)])
 			ev["actor_id"] = "someone-else"
 			prev, _ := auditchain.ParseHash(ev.str("prev_hash"))
-			for seq := uint64(4); seq <= 7; seq++ {
+			for seq := uint64(4); seq <= lastA; seq++ {
 				if seq > 4 {
 					ev = parseEvent(t, lines[tenantLine(t, lines, seq)])
 				}
@@ -143,7 +143,7 @@ func TestExportTamperingDetected(t *testing.T) {
 				setLine(t, lines, seq, ev)
 			}
 			return lines
-		}, []found{{auditchain.UnsignedTail, 3, 7}, {auditchain.BadCheckpoint, 7, 0}}},
+		}, []found{{auditchain.UnsignedTail, 3, lastA}, {auditchain.BadCheckpoint, lastA, 0}}},
 		{"delete a line", func(t *testing.T, lines [][]byte) [][]byte {
 			return dropLine(t, lines, 5)
 		}, []found{{auditchain.Missing, 5, 5}}},
@@ -182,35 +182,35 @@ func TestExportTamperingDetected(t *testing.T) {
 			prev, _ := auditchain.ParseHash(ev.str("prev_hash"))
 			prev = ev.rehash(t, prev)
 			rest := []event{}
-			for seq := uint64(5); seq <= 7; seq++ {
+			for seq := uint64(5); seq <= lastA; seq++ {
 				rest = append(rest, parseEvent(t, lines[tenantLine(t, lines, seq)]))
 			}
 			for i, next := range rest {
 				next["seq"] = json.Number(fmt.Sprint(6 + i))
 				prev = next.rehash(t, prev)
 			}
-			for i := len(rest) - 1; i >= 0; i-- { // from the end: 7 becomes 8, then 6 7
+			for i := len(rest) - 1; i >= 0; i-- { // from the end: the last becomes last+1, and so on
 				setLine(t, lines, uint64(5+i), rest[i])
 			}
 			return append(lines, ev.bytes(t))
-		}, []found{{auditchain.UnsignedTail, 3, 8}, {auditchain.BadCheckpoint, 7, 0}}},
+		}, []found{{auditchain.UnsignedTail, 3, lastA + 1}, {auditchain.BadCheckpoint, lastA, 0}}},
 		{"truncate the chain's tail under a checkpoint", func(t *testing.T, lines [][]byte) [][]byte {
-			return dropLine(t, dropLine(t, lines, 7), 6)
-		}, []found{{auditchain.UnsignedTail, 3, 5}, {auditchain.Missing, 6, 7}}},
+			return dropLine(t, dropLine(t, lines, lastA), lastA-1)
+		}, []found{{auditchain.UnsignedTail, 3, lastA - 2}, {auditchain.Missing, lastA - 1, lastA}}},
 		{"truncate the file after line 5", func(t *testing.T, lines [][]byte) [][]byte {
 			return lines[:tenantLine(t, lines, 5)+1]
 		}, []found{{auditchain.UnsignedTail, 3, 5}}},
 		{"append a line after the last checkpoint", func(t *testing.T, lines [][]byte) [][]byte {
-			ev := parseEvent(t, lines[tenantLine(t, lines, 7)])
-			ev["id"], ev["seq"] = "0193f1d2-0000-7000-8000-0000000001ff", json.Number("8")
-			prev, _ := auditchain.ParseHash(parseEvent(t, lines[tenantLine(t, lines, 7)]).str("hash"))
+			ev := parseEvent(t, lines[tenantLine(t, lines, lastA)])
+			ev["id"], ev["seq"] = "0193f1d2-0000-7000-8000-0000000001ff", json.Number(fmt.Sprint(lastA+1))
+			prev, _ := auditchain.ParseHash(parseEvent(t, lines[tenantLine(t, lines, lastA)]).str("hash"))
 			ev.rehash(t, prev)
 			return append(lines, ev.bytes(t))
-		}, []found{{auditchain.UnsignedTail, 8, 8}}},
+		}, []found{{auditchain.UnsignedTail, lastA + 1, lastA + 1}}},
 		{"forge a checkpoint's signature", func(t *testing.T, lines [][]byte) [][]byte {
 			for i, b := range lines {
 				ev := parseEvent(t, b)
-				if cp, ok := ev["checkpoint"].(map[string]any); ok && ev.str("tenant_id") == fixtureTenantA && cp["seq"] == json.Number("7") {
+				if cp, ok := ev["checkpoint"].(map[string]any); ok && ev.str("tenant_id") == fixtureTenantA && cp["seq"] == json.Number(fmt.Sprint(lastA)) {
 					sig, err := base64.StdEncoding.DecodeString(cp["signature"].(string))
 					if err != nil {
 						t.Fatal(err)
@@ -221,13 +221,13 @@ func TestExportTamperingDetected(t *testing.T) {
 				}
 			}
 			return lines
-		}, []found{{auditchain.UnsignedTail, 3, 7}, {auditchain.BadCheckpoint, 7, 0}}},
+		}, []found{{auditchain.UnsignedTail, 3, lastA}, {auditchain.BadCheckpoint, lastA, 0}}},
 		{"delete every line of the tenant", func(t *testing.T, lines [][]byte) [][]byte {
-			for seq := uint64(1); seq <= 7; seq++ {
+			for seq := uint64(1); seq <= lastA; seq++ {
 				lines = dropLine(t, lines, seq)
 			}
 			return lines
-		}, []found{{auditchain.Missing, 1, 7}}},
+		}, []found{{auditchain.Missing, 1, lastA}}},
 		{"drop the chain's first line", func(t *testing.T, lines [][]byte) [][]byte {
 			return dropLine(t, lines, 1)
 		}, []found{{auditchain.Missing, 1, 1}}},
@@ -268,7 +268,7 @@ func TestVerifyExportTrustsOnlyGivenKeys(t *testing.T) {
 	for _, p := range r.Problems {
 		got = append(got, found{p.Kind, p.Seq, p.LastSeq})
 	}
-	if !slices.Equal(got, want) || r.SignedThrough != 7 {
+	if !slices.Equal(got, want) || r.SignedThrough != lastA {
 		t.Errorf("problems %+v, want %+v (report %+v)", got, want, r)
 	}
 }

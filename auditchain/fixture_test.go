@@ -30,6 +30,8 @@ const (
 	fixtureKeys    = fixtureDir + "/keys.json"
 	fixtureTenantA = "0193f1d2-0000-7000-8000-00000000000a"
 	fixtureTenantB = "0193f1d2-0000-7000-8000-00000000000b"
+	// lastA is the last seq of tenant A's chain, which a checkpoint signs.
+	lastA = 8
 )
 
 // fixtureEvent is an export event as the vault writes it
@@ -69,8 +71,9 @@ func fixtureTime(i int) time.Time {
 // fixtureChain builds the fixture: the export's events in the order they
 // are written, and the published keys.
 //
-// Tenant A: 7 lines; a checkpoint at 2 signed with key 1; the key rotated
-// to key 2 (key 1 retired); a checkpoint at 7 signed with key 2. Line 4 is
+// Tenant A: 8 lines; a checkpoint at 2 signed with key 1; the key rotated
+// to key 2 (key 1 retired), which line 8 records; a checkpoint at 8
+// signed with key 2. Line 4 is
 // a read of a token's data (transform, channel, application). Tenant B: 3
 // lines, a checkpoint at 2 with key 1, then the tenant deleted: a final
 // checkpoint at 3, with key 1 too. A line written before tenant A's chain began
@@ -124,7 +127,7 @@ func fixtureChain() ([]fixtureEvent, []auditchain.PublicKey) {
 	events = append(events, fixtureEvent{Schema: auditchain.LineSchema, ID: "0193f1d2-0000-7000-8000-000000000100",
 		TenantID: fixtureTenantA, ActorType: "operator", EntityType: "tenant", EntityID: fixtureTenantA, Operation: "update",
 		Message: "Tenant updated", CreatedAt: fixtureTime(-1)})
-	for i, s := range specs {
+	addLine := func(i int, s lineSpec) {
 		h := heads[s.tenant]
 		l := auditchain.Line{TenantID: s.tenant, ID: fmt.Sprintf("0193f1d2-0000-7000-8000-%012x", 0x101+i), CreatedAt: fixtureTime(i),
 			ActorID: s.actor, ActorType: s.actorType, EntityType: s.entityType, EntityID: s.entity, Operation: s.op, Message: s.msg,
@@ -139,6 +142,9 @@ func fixtureChain() ([]fixtureEvent, []auditchain.PublicKey) {
 			ActorType: l.ActorType, EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message,
 			CreatedAt: l.CreatedAt, Transform: l.Transform, Channel: l.Channel, Application: l.Application,
 			Seq: seq, PrevHash: &prev, Hash: &hash})
+	}
+	for i, s := range specs {
+		addLine(i, s)
 		switch i {
 		case 3: // tenant B at 2, tenant A at 2, with key 1
 			checkpoint(fixtureTenantB, i, k1, false)
@@ -147,6 +153,12 @@ func fixtureChain() ([]fixtureEvent, []auditchain.PublicKey) {
 			checkpoint(fixtureTenantB, i, k1, true)
 		}
 	}
+	// The key rotated (at fixtureTime(8)): the next checkpoint of tenant A
+	// records it in the chain with a line of its own, then signs with the
+	// new key, as the vault does.
+	rot := lineSpec{tenant: fixtureTenantA, actorType: "system", entityType: "tenant", entity: fixtureTenantA, op: "update",
+		msg: "Audit signing key rotated from " + keys[0].ID + " to " + keys[1].ID}
+	addLine(len(specs), rot)
 	checkpoint(fixtureTenantA, len(specs), k2, false)
 	// At-least-once: line 2 of tenant A delivered again, after the rest.
 	events = append(events, events[3])
@@ -244,7 +256,7 @@ func TestFixtureVerifies(t *testing.T) {
 		lines       int
 		checkpoints int
 		final       bool
-	}{{fixtureTenantA, 7, 2, false}, {fixtureTenantB, 3, 2, true}} {
+	}{{fixtureTenantA, lastA, 2, false}, {fixtureTenantB, 3, 2, true}} {
 		r := verifyLines(t, lines, tc.tenant, keys)
 		if !r.OK || r.Lines != tc.lines || r.FirstSeq != 1 || r.LastSeq != uint64(tc.lines) ||
 			r.SignedThrough != uint64(tc.lines) || r.Checkpoints != tc.checkpoints || r.Final != tc.final {
@@ -255,7 +267,7 @@ func TestFixtureVerifies(t *testing.T) {
 	// keeps no order across batches).
 	shuffled := slices.Clone(lines)
 	slices.Reverse(shuffled)
-	if r := verifyLines(t, shuffled, fixtureTenantA, keys); !r.OK || r.Lines != 7 {
+	if r := verifyLines(t, shuffled, fixtureTenantA, keys); !r.OK || r.Lines != lastA {
 		t.Errorf("reversed file: %+v", r)
 	}
 }

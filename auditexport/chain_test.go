@@ -56,7 +56,7 @@ func checkVerifies(t *testing.T, sink string, got []byte, keys []auditchain.Publ
 	for _, tc := range []struct {
 		tenant string
 		last   uint64
-	}{{"0193f1d2-0000-7000-8000-00000000000a", 7}, {"0193f1d2-0000-7000-8000-00000000000b", 3}} {
+	}{{"0193f1d2-0000-7000-8000-00000000000a", 8}, {"0193f1d2-0000-7000-8000-00000000000b", 3}} {
 		r, err := auditchain.VerifyExport(bytes.NewReader(got), tc.tenant, keys, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", sink, err)

@@ -28,8 +28,8 @@ const (
 // command lines exit 2, unreadable files 1.
 func TestAuditVerifyOfflineFixture(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "audit", "verify", "-file", fixtureExport, "-keys", fixtureKeys, "-tenant", fixtureTenantA)
-	if code != 0 || !strings.Contains(out, "tenant "+fixtureTenantA+": OK") || !strings.Contains(out, "seq 1 to 7") ||
-		!strings.Contains(out, "signed through seq 7") {
+	if code != 0 || !strings.Contains(out, "tenant "+fixtureTenantA+": OK") || !strings.Contains(out, "seq 1 to 8") ||
+		!strings.Contains(out, "signed through seq 8") {
 		t.Errorf("audit verify of the fixture = %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, nil, "audit", "verify", "-file", fixtureExport, "-keys", fixtureKeys, "-tenant", fixtureTenantB, "-json")
