@@ -76,7 +76,7 @@ type exportEvent struct {
 // before it stays added. An error reading r is returned as it is.
 func (v *Verifier) ReadExport(r io.Reader) (int, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxExportLine)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxExportLine)
 	n, added := 0, 0
 	for sc.Scan() {
 		n++
