@@ -118,7 +118,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		printReport(out, r)
 	}
 	if !r.OK {
-		return fmt.Errorf("the audit chain of tenant %s does not verify: %d problems, the first %s", tenant, len(r.Problems), r.Problems[0])
+		return fmt.Errorf("the audit chain of tenant %s does not verify: %s, the first %s", tenant, problems(len(r.Problems)), r.Problems[0])
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func verifyExportFile(file, keysFile, tenant string, first uint64) (*auditchain.
 func printReport(w io.Writer, r *auditchain.Report) {
 	verdict := "OK"
 	if !r.OK {
-		verdict = fmt.Sprintf("%d problems", len(r.Problems))
+		verdict = problems(len(r.Problems))
 	}
 	fmt.Fprintf(w, "tenant %s: %s\n", r.TenantID, verdict)
 	if r.Lines > 0 {
@@ -175,6 +175,14 @@ func printReport(w io.Writer, r *auditchain.Report) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
+}
+
+// problems is "1 problem", "2 problems".
+func problems(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -52,7 +52,7 @@ func TestAuditVerifyOfflineFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = runCLI(t, nil, "audit", "verify", "-file", path, "-keys", fixtureKeys, "-tenant", fixtureTenantA)
-	if code != 1 || !strings.Contains(out, "1 problems") || !strings.Contains(out, "altered at seq 4") ||
+	if code != 1 || !strings.Contains(out, "1 problem") || !strings.Contains(out, "altered at seq 4") ||
 		!strings.Contains(errOut, "does not verify") {
 		t.Errorf("audit verify of an altered copy = %d\n%s%s", code, out, errOut)
 	}
@@ -139,7 +139,7 @@ func TestAuditCommandsOnline(t *testing.T) {
 	// Online, from the store: every line is there, and none is signed
 	// yet, which is a problem (exit 1) until a checkpoint covers them.
 	code, out, errOut = runCLI(t, env, "audit", "verify", "-tenant", tid)
-	if code != 1 || !strings.Contains(out, "tenant "+tid+": 1 problems") || !strings.Contains(out, "unsigned_tail at seq 1-") ||
+	if code != 1 || !strings.Contains(out, "tenant "+tid+": 1 problem") || !strings.Contains(out, "unsigned_tail at seq 1-") ||
 		!strings.Contains(errOut, "does not verify") {
 		t.Errorf("audit verify -tenant (online) of an unsigned chain = %d\n%s%s", code, out, errOut)
 	}
