@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // Checkpoints: signed chain heads (docs/audit-chain.md).
@@ -143,14 +144,10 @@ func (t *txn) checkpointDue(c *chains, tid string, h *chainHead) error {
 const checkpointBatch = 100
 
 // checkpointOld signs the head of every tenant whose oldest unsigned line
-// is CheckpointInterval old or older, one transaction per tenant, and
-// returns how many it signed. A mark whose tenant is gone, or whose chain
-// has no unsigned line any more, is removed.
-func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
-	interval := v.chainOpts.CheckpointInterval
-	if interval <= 0 {
-		return 0, nil
-	}
+// is interval old or older (on the Vault's clock), one transaction per
+// tenant, and returns how many it signed. A mark whose tenant is gone, or
+// whose chain has no unsigned line any more, is removed.
+func (v *Vault) checkpointOld(ctx context.Context, interval time.Duration) (int, error) {
 	cutoff := barrier.TimeKey(v.now().Add(-interval))
 	signed := 0
 	after := ""
@@ -160,17 +157,14 @@ func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
 		more := false
 		if err := v.view(ctx, func(t *txn) error {
 			marks, more = marks[:0], true
-			err := t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
+			return t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
 				if len(rest) < len(cutoff) || rest[:len(cutoff)] > cutoff {
-					return errYoungMark // the marks are in time order: the rest are younger
+					more = false
+					return store.ErrStop // the marks are in time order: the rest are younger
 				}
 				marks = append(marks, rest)
 				return nil
 			})
-			if errors.Is(err, errYoungMark) {
-				more, err = false, nil
-			}
-			return err
 		}); err != nil {
 			return signed, err
 		}
@@ -188,9 +182,6 @@ func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
 		after = marks[len(marks)-1]
 	}
 }
-
-// errYoungMark ends checkpointOld's scan at the first mark not old enough.
-var errYoungMark = errors.New("young unsigned mark")
 
 // checkpointMark signs the head of the tenant the unsigned mark
 // <nanos>/<tid> names, and reports whether it signed.
@@ -237,7 +228,7 @@ func (v *Vault) runCheckpointer() {
 			return
 		case <-tick.C:
 		}
-		if _, err := v.checkpointOld(ctx); err != nil && ctx.Err() == nil {
+		if _, err := v.checkpointOld(ctx, v.chainOpts.CheckpointInterval); err != nil && ctx.Err() == nil {
 			v.logger.Error("tokenvault: signing audit checkpoints failed", "err", err)
 		}
 	}
