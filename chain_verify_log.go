@@ -95,18 +95,21 @@ func (w *chainVerifyWalk) report() *auditchain.Report {
 	r := w.ver.Report()
 	var reported seqSet
 	var out []auditchain.Problem
-	for _, p := range append(w.own, r.Problems...) {
+	for i, p := range append(w.own, r.Problems...) {
 		if p.Kind != auditchain.Missing {
 			out = append(out, p)
 			continue
 		}
+		// The walk's own Missing lines (an index entry gone) were found,
+		// in the log: only the Verifier's are trimmed of what was found.
+		gone := func(seq uint64) bool { return !reported.has(seq) && (i < len(w.own) || !w.covered.has(seq)) }
 		last := max(p.LastSeq, p.Seq)
 		for lo := p.Seq; lo <= last; {
-			for lo <= last && (w.covered.has(lo) || reported.has(lo)) {
+			for lo <= last && !gone(lo) {
 				lo++
 			}
 			hi := lo
-			for hi < last && !w.covered.has(hi+1) && !reported.has(hi+1) {
+			for hi < last && gone(hi+1) {
 				hi++
 			}
 			if lo > last {
