@@ -196,8 +196,9 @@ func TestAuditCommandsOnline(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &offline); err != nil {
 		t.Fatal(err)
 	}
-	_, out, errOut = runCLI(t, env, "audit", "verify", "-tenant", tid, "-json")
-	if err := json.Unmarshal([]byte(out), &online); err != nil || online.LastSeq != offline.LastSeq || online.Head != offline.Head || offline.Lines < 14 {
-		t.Errorf("online report %+v (%v %s), offline %+v", online, err, errOut, offline)
+	code, out, errOut = runCLI(t, env, "audit", "verify", "-tenant", tid, "-json")
+	if err := json.Unmarshal([]byte(out), &online); code != 0 || err != nil || !online.OK || online.LastSeq != offline.LastSeq ||
+		online.Head != offline.Head || offline.Lines < 14 {
+		t.Errorf("online report %d %+v (%v %s), offline %+v", code, online, err, errOut, offline)
 	}
 }
