@@ -11,18 +11,25 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/backoff"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
-// AuditSchema names the version of AuditEvent's JSON form. A change that
-// removes or renames a field, or changes its meaning, gets a new version;
-// fields may be added within a version.
+// AuditSchema names the version of AuditEvent's JSON form for a log
+// line. A change that removes or renames a field, or changes its meaning,
+// gets a new version; fields may be added within a version.
 const AuditSchema = "tokenvault.audit/v1"
 
-// AuditEvent is one audit log line as it is exported to an AuditSink. It is
-// the Log line and nothing more: it never holds token data, keys or
-// secrets. Its JSON form (schema "tokenvault.audit/v1") is:
+// AuditCheckpointSchema names the JSON form of a checkpoint event: an
+// AuditEvent that carries a signed checkpoint of a tenant's chain instead
+// of a log line.
+const AuditCheckpointSchema = "tokenvault.audit.checkpoint/v1"
+
+// AuditEvent is one audit log line, or one signed checkpoint of a
+// tenant's audit chain, as it is exported to an AuditSink. It never holds
+// token data, keys or secrets. A line's JSON form (schema
+// "tokenvault.audit/v1") is:
 //
 //	{"schema": "tokenvault.audit/v1",   always this value for this version
 //	 "id": "...",                       the Log id: duplicates carry the same id
@@ -33,7 +40,33 @@ const AuditSchema = "tokenvault.audit/v1"
 //	 "entity_id": "...",
 //	 "operation": "...",                create, read, update, delete or invoke
 //	 "message": "...",
-//	 "created_at": "2030-01-02T03:04:05.123456789Z"}   RFC 3339, UTC
+//	 "created_at": "2030-01-02T03:04:05.123456789Z",   RFC 3339, UTC, to the nanosecond
+//	 "transform": "...",                on a read of a token's data: the transform
+//	 "channel": "...",                  applied, the channel and the application it
+//	 "application": "...",              went to; absent (empty) on other lines
+//	 "seq": 42,                         the line's place in its tenant's chain
+//	 "prev_hash": "<64 hex>",           the hash of line seq-1 (zeros for seq 1)
+//	 "hash": "<64 hex>"}                the line's own hash
+//
+// seq, prev_hash and hash are the line's link in its tenant's hash chain
+// (package auditchain, docs/audit-chain.md): a line is exported only once
+// chained, so every line written since the chain began carries them; a
+// line written before carries none. A checkpoint's JSON form (schema
+// "tokenvault.audit.checkpoint/v1") is:
+//
+//	{"schema": "tokenvault.audit.checkpoint/v1",
+//	 "id": "checkpoint-<tenant id>-<seq as 16 hex digits>",   "-final" appended for a final one
+//	 "tenant_id": "...",
+//	 "created_at": "...",               when it was signed
+//	 "checkpoint": {"tenant_id": "...", "seq": 42, "hash": "<64 hex>",
+//	                "created_at": "...", "key_id": "<16 hex>", "final": true,
+//	                "signature": "<base64>"}}
+//
+// with "checkpoint" the auditchain.Checkpoint, and actor_id, actor_type,
+// entity_type, entity_id, operation and message empty. So a copy of
+// the export (one sink's, several tenants' events mixed, duplicates and
+// all, in any order) verifies without the vault:
+// auditchain.VerifyExport, or `tokenvault audit verify -file`.
 type AuditEvent struct {
 	Schema     string    `json:"schema"`
 	ID         string    `json:"id"`
@@ -45,12 +78,41 @@ type AuditEvent struct {
 	Operation  string    `json:"operation"`
 	Message    string    `json:"message"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Transform, Channel and Application are set on a line recording
+	// an access to a token's data (Vault.TokenAccess).
+	Transform   string `json:"transform,omitempty"`
+	Channel     string `json:"channel,omitempty"`
+	Application string `json:"application,omitempty"`
+	// Seq, PrevHash and Hash are the line's chain link; zero and nil on
+	// a line written before its tenant's chain began, and on a
+	// checkpoint.
+	Seq      uint64           `json:"seq,omitempty"`
+	PrevHash *auditchain.Hash `json:"prev_hash,omitempty"`
+	Hash     *auditchain.Hash `json:"hash,omitempty"`
+	// Checkpoint is set on a checkpoint event (Schema
+	// AuditCheckpointSchema), and only there.
+	Checkpoint *auditchain.Checkpoint `json:"checkpoint,omitempty"`
 }
 
-// auditEventOf is the exported form of a log line.
-func auditEventOf(l Log) AuditEvent {
-	return AuditEvent{Schema: AuditSchema, ID: l.ID, TenantID: l.TenantID, ActorID: l.ActorID, ActorType: l.ActorType,
-		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt.UTC()}
+// auditEventOf is the exported form of tenant tid's line rec with id id.
+func auditEventOf(tid, id string, rec *logRecord) AuditEvent {
+	ev := AuditEvent{Schema: AuditSchema, ID: id, TenantID: tid, ActorID: rec.ActorID, ActorType: rec.ActorType,
+		EntityType: rec.EntityType, EntityID: rec.EntityID, Operation: rec.Operation, Message: rec.Message,
+		CreatedAt: rec.CreatedAt.UTC(), Transform: rec.Transform, Channel: rec.Channel, Application: rec.Application}
+	if l := rec.Link; l != nil {
+		prev, hash := l.Prev, l.Hash
+		ev.Seq, ev.PrevHash, ev.Hash = l.Seq, &prev, &hash
+	}
+	return ev
+}
+
+// checkpointEventOf is the exported form of checkpoint c.
+func checkpointEventOf(c auditchain.Checkpoint) AuditEvent {
+	id := "checkpoint-" + c.TenantID + "-" + barrier.SeqKey(c.Seq)
+	if c.Final {
+		id += "-final"
+	}
+	return AuditEvent{Schema: AuditCheckpointSchema, ID: id, TenantID: c.TenantID, CreatedAt: c.CreatedAt.UTC(), Checkpoint: &c}
 }
 
 // AuditSink receives exported audit events (Options.AuditExport.Sinks). Package
@@ -305,18 +367,22 @@ func (v *Vault) countQueue(ctx context.Context, e *auditExporter) {
 	}
 }
 
-// exportOnce delivers up to auditBatch lines of e's queue and removes
-// their entries. more reports that the queue held more.
+// exportOnce delivers up to auditBatch lines and checkpoints of e's
+// queue and removes their entries. more reports that the queue held more.
+// A line it finds not chained yet (appended by another instance after
+// this pass folded) keeps its entry for the next pass: no line leaves
+// without its link.
 func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, err error) {
 	var keys []barrier.Key
 	var rests []string
 	var events []AuditEvent
+	var waiting int
 	since := e.committedCounts()
 	if err := v.foldAppends(ctx); err != nil {
 		return false, err
 	}
 	err = v.view(ctx, func(t *txn) error {
-		keys, rests, events, more = keys[:0], rests[:0], events[:0], false
+		keys, rests, events, more, waiting = keys[:0], rests[:0], events[:0], false, 0
 		err := t.Scan(e.prefix, "", auditBatch+1, func(k barrier.Key, rest string) error {
 			keys, rests = append(keys, k), append(rests, rest)
 			return nil
@@ -327,32 +393,33 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 		if len(keys) > auditBatch {
 			keys, rests, more = keys[:auditBatch], rests[:auditBatch], true
 		}
-		for _, rest := range rests {
-			// <nanos>/<tid>/<id>
-			parts := strings.SplitN(rest, "/", 3)
-			if len(parts) != 3 {
-				continue
-			}
-			l, ok, err := t.getLog(parts[1], parts[0]+"/"+parts[2])
-			if errors.Is(err, errTenantGone) || (err == nil && !ok) {
-				continue // deleted with its tenant
-			}
+		kept := keys[:0]
+		for i, rest := range rests {
+			ev, state, err := t.exportEvent(rest)
 			if err != nil {
 				return err
 			}
-			events = append(events, auditEventOf(l))
+			switch state {
+			case exportWait:
+				waiting++
+				continue // not removed: the next pass delivers it
+			case exportSend:
+				events = append(events, ev)
+			}
+			kept = append(kept, keys[i])
 		}
+		keys = kept
 		return nil
 	})
 	if err != nil {
 		return false, err
 	}
 	if !more {
-		e.recount(len(keys), since)
+		e.recount(len(keys)+waiting, since)
 	} else if p := e.pending.Load(); p <= auditBatch {
 		e.pending.CompareAndSwap(p, auditBatch+1) // at least that many
 	}
-	if len(keys) > 0 {
+	if len(rests) > 0 {
 		n, _ := strconv.ParseUint(strings.SplitN(rests[0], "/", 2)[0], 16, 64)
 		e.oldest.Store(int64(n))
 	} else {
@@ -384,7 +451,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	if p := e.pending.Add(-int64(len(keys))); p < 0 {
 		e.pending.CompareAndSwap(p, 0)
 	}
-	if !more {
+	if !more && waiting == 0 {
 		e.oldest.Store(0)
 		if e.pending.Load() > 0 {
 			// Lines committed meanwhile: the next read dates them.

@@ -11,11 +11,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/auditexport"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -118,7 +120,7 @@ func checkExported(t *testing.T, want map[string]tokenvault.Log, got []tokenvaul
 	t.Helper()
 	seen := map[string]tokenvault.AuditEvent{}
 	for _, ev := range got {
-		if prev, ok := seen[ev.ID]; ok && prev != ev {
+		if prev, ok := seen[ev.ID]; ok && !reflect.DeepEqual(prev, ev) {
 			t.Errorf("event %s delivered twice with different contents: %+v and %+v", ev.ID, prev, ev)
 		}
 		seen[ev.ID] = ev
@@ -136,6 +138,16 @@ func checkExported(t *testing.T, want map[string]tokenvault.Log, got []tokenvaul
 			t.Errorf("event %s created_at %v, want %v", id, ev.CreatedAt, wantEv.CreatedAt)
 		}
 		ev.CreatedAt = wantEv.CreatedAt
+		// Every line is exported chained (audit_export_chain_test.go
+		// verifies the links).
+		if ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
+			t.Errorf("event %s was exported without its link: %+v", id, ev)
+		}
+		ev.Seq, ev.PrevHash, ev.Hash = 0, nil, nil
+		// Nor does a Log show a read's transform, channel and
+		// application; the chain covers them, and
+		// TestAuditExportVerifies verifies them through it.
+		ev.Transform, ev.Channel, ev.Application = "", "", ""
 		if ev != wantEv {
 			t.Errorf("event %s = %+v, want %+v", id, ev, wantEv)
 		}
@@ -466,7 +478,9 @@ func (r *auditReceivers) output(t *testing.T) string {
 
 // TestAuditExportOfDeletedTenant: lines of a tenant deleted before they
 // were delivered are not exported (the deletion removed them), their
-// queue entries go, and the other tenant's lines are all delivered.
+// queue entries go, and the other tenant's lines are all delivered. The
+// deleted tenant's final checkpoint is exported, read from where the
+// deletion kept it (sys/chain-final/), and verifies with the vault's keys.
 func TestAuditExportOfDeletedTenant(t *testing.T) {
 	sink := &captureSink{name: "file"}
 	sink.set(true, false)
@@ -491,11 +505,37 @@ func TestAuditExportOfDeletedTenant(t *testing.T) {
 	waitExported(t, v)
 	got := sink.events()
 	checkExported(t, want, got)
+	keys, err := v.AuditKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := 0
 	for _, ev := range got {
-		if ev.TenantID == gone.Tenant.ID {
+		switch {
+		case ev.TenantID != gone.Tenant.ID:
+		case ev.Schema == tokenvault.AuditCheckpointSchema && ev.Checkpoint != nil && ev.Checkpoint.Final:
+			final++
+			if !checkpointVerifies(ev.Checkpoint, keys) || ev.Checkpoint.TenantID != gone.Tenant.ID || ev.Checkpoint.Seq == 0 {
+				t.Errorf("the deleted tenant's final checkpoint does not verify: %+v", ev.Checkpoint)
+			}
+		default:
 			t.Errorf("event %s of the deleted tenant was exported: %+v", ev.ID, ev)
 		}
 	}
+	if final == 0 {
+		t.Error("the deleted tenant's final checkpoint was not exported")
+	}
+}
+
+// checkpointVerifies reports whether c's signature verifies with the key
+// of keys it names.
+func checkpointVerifies(c *auditchain.Checkpoint, keys []auditchain.PublicKey) bool {
+	for _, k := range keys {
+		if k.ID == c.KeyID {
+			return c.VerifySignature(k.Key) == nil
+		}
+	}
+	return false
 }
 
 // TestAuditExportBacklogCountedAtOpen: lines left queued by an earlier run,

@@ -230,6 +230,7 @@ func (v *Verifier) checkCheckpoints(r *Report, lines []digest) {
 	}
 	anchored := v.ExpectFirst <= 1 || len(lines) == 0 || lines[0].seq != v.ExpectFirst
 	seen := map[uint64]bool{}
+	var beyond uint64 // the last seq a valid checkpoint names after the last line
 	for _, c := range v.checkpoints {
 		if err := v.checkSignature(&c); err != "" {
 			v.AddProblem(Problem{Kind: BadCheckpoint, Seq: c.Seq, Detail: err})
@@ -250,15 +251,22 @@ func (v *Verifier) checkCheckpoints(r *Report, lines []digest) {
 			v.AddProblem(Problem{Kind: BadCheckpoint, Seq: c.Seq, LineID: l.id,
 				Detail: "the chain's hash here is " + l.hash.String() + ", the checkpoint signed " + c.Hash.String()})
 			continue
-		case !ok && len(lines) > 0 && c.Seq > r.LastSeq:
-			v.AddProblem(Problem{Kind: Missing, Seq: r.LastSeq + 1, LastSeq: c.Seq,
-				Detail: "a checkpoint vouches for these lines, which are not there"})
+		case !ok && c.Seq > r.LastSeq && (len(lines) > 0 || v.ExpectFirst > 0 && c.Seq >= v.ExpectFirst):
+			beyond = max(beyond, c.Seq) // the tail is gone: reported once, below
 			continue
 		case !ok:
 			continue // before the copy starts, or inside a gap already reported
 		}
 		r.SignedThrough = max(r.SignedThrough, c.Seq)
 		r.Final = r.Final || (c.Final && c.Seq == r.LastSeq)
+	}
+	if beyond > 0 {
+		from := r.LastSeq + 1
+		if len(lines) == 0 {
+			from = v.ExpectFirst
+		}
+		v.AddProblem(Problem{Kind: Missing, Seq: from, LastSeq: beyond,
+			Detail: "a checkpoint vouches for these lines, which are not there"})
 	}
 	if !anchored {
 		v.AddProblem(Problem{Kind: Unanchored, Seq: lines[0].seq, LineID: lines[0].id,

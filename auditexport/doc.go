@@ -21,7 +21,20 @@
 //	 "operation":"create","message":"Token created","created_at":"2030-01-02T03:04:05.123456789Z"}
 //
 // An event is an audit log line (tokenvault.Log) and nothing more: no token
-// data, no keys, no secrets.
+// data, no keys, no secrets. A line also carries its link in its tenant's
+// hash chain, "seq", "prev_hash" and "hash", and, on a read of a token's
+// data, "transform", "channel" and "application"; the chain's signed
+// checkpoints are events too, of schema "tokenvault.audit.checkpoint/v1":
+//
+//	{"schema":"tokenvault.audit.checkpoint/v1","id":"checkpoint-<tenant id>-<seq as 16 hex>",
+//	 "tenant_id":"...","created_at":"...","checkpoint":{"tenant_id":"...","seq":42,
+//	 "hash":"<64 hex>","created_at":"...","key_id":"<16 hex>","signature":"<base64>"}}
+//
+// (tokenvault.AuditEvent has the whole form). So a sink's copy verifies
+// without the vault: auditchain.VerifyExport reads a file sink's output
+// (rotated files concatenated, in any order), or `tokenvault audit verify
+// -file`; docs/audit-chain.md is the format for other verifiers. Every
+// sink carries every field.
 //
 // # Delivery
 //

@@ -29,6 +29,7 @@ var commands = map[string]command{
 	"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
 	"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
 	"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
+	"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
 }
 
 // Main runs the tokenvault command args name, with the environment getenv

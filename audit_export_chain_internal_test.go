@@ -1,0 +1,114 @@
+package tokenvault
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// recordingSink keeps what it is given.
+type recordingSink struct {
+	mu  sync.Mutex
+	got map[string]AuditEvent
+}
+
+func (s *recordingSink) Name() string { return "rec" }
+
+func (s *recordingSink) Deliver(_ context.Context, events []AuditEvent) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ev := range events {
+		s.got[ev.ID] = ev
+	}
+	return nil
+}
+
+func (s *recordingSink) event(id string) (AuditEvent, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev, ok := s.got[id]
+	return ev, ok
+}
+
+// TestExportWaitsForTheLink: a line the exporter reads before it is
+// chained (an append the chain pass has not reached: another instance's,
+// folded after this pass's fold) keeps its queue entry and is not
+// delivered; once chained it leaves with its link. A line from before the
+// chain began (no link, no chain queue entry) is delivered as it is.
+func TestExportWaitsForTheLink(t *testing.T) {
+	ctx := context.Background()
+	sink := &recordingSink{got: map[string]AuditEvent{}}
+	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: make([]byte, 32)},
+		Retention:   RetentionOptions{SweepInterval: -1},
+		AuditExport: AuditExportOptions{Sinks: []AuditSink{sink}, Interval: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Late"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid := boot.Tenant.ID
+	now := v.now()
+	appended := barrier.TimeKey(now) + "/" + uuid.NewString()
+	old := barrier.TimeKey(now.Add(-time.Hour)) + "/" + uuid.NewString()
+	if err := v.update(ctx, func(t *txn) error {
+		for _, suffix := range []string{appended, old} {
+			rec := logRecord{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}
+			if err := t.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
+				return err
+			}
+			if err := t.queueForExport(tid, suffix); err != nil {
+				return err
+			}
+		}
+		// Only the appended one waits for the chain pass.
+		return t.PutIndex(barrier.Tenant(tid).ChainQueueEntry(appended))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e := v.exporters[0]
+	for range 2 {
+		if _, err := v.exportOnce(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ev, ok := sink.event(keyID(appended)); ok {
+		t.Fatalf("a line not chained yet was exported: %+v", ev)
+	}
+	if ev, ok := sink.event(keyID(old)); !ok || ev.Seq != 0 || ev.Hash != nil {
+		t.Errorf("the line from before the chain: %+v, %v; want it exported without a link", ev, ok)
+	}
+	var queued bool
+	if err := v.view(ctx, func(t *txn) error {
+		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(e.name, appended))
+		return err
+	}); err != nil || !queued {
+		t.Fatalf("the waiting line's queue entry: %v, %v", queued, err)
+	}
+
+	if err := v.chainQueued(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.exportOnce(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	ev, ok := sink.event(keyID(appended))
+	if !ok || ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
+		t.Fatalf("after the chain pass the line is %+v, %v; want it exported with its link", ev, ok)
+	}
+	// The exporter's own goroutine may have delivered it too (at least
+	// once): either way the queue ends empty.
+	if err := v.view(ctx, func(t *txn) error {
+		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(e.name, appended))
+		return err
+	}); err != nil || queued {
+		t.Fatalf("the delivered line's queue entry: %v, %v", queued, err)
+	}
+}

@@ -1,0 +1,181 @@
+package auditchain
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The schemas of an audit export's events (the JSON objects a Token
+// Vault's audit sinks carry, tokenvault.AuditEvent).
+const (
+	// LineSchema is a log line's event.
+	LineSchema = "tokenvault.audit/v1"
+	// CheckpointSchema is a checkpoint's event: its "checkpoint" member
+	// is a Checkpoint's JSON.
+	CheckpointSchema = "tokenvault.audit.checkpoint/v1"
+)
+
+// MaxExportLine bounds one line of an export stream, in bytes: an event
+// is well under a kilobyte, so a longer line is not one.
+const MaxExportLine = 1 << 20
+
+// ExportError is a line of an export stream that is not an event:
+// ReadExport and VerifyExport stop at the first.
+type ExportError struct {
+	// Line is its line number in the stream, from 1.
+	Line int
+	Err  error
+}
+
+func (e *ExportError) Error() string {
+	return fmt.Sprintf("auditchain: export line %d: %v", e.Line, e.Err)
+}
+
+func (e *ExportError) Unwrap() error { return e.Err }
+
+// exportEvent is what a verifier reads of an export event: the fields
+// the chain covers and the link, or the checkpoint.
+type exportEvent struct {
+	Schema      string      `json:"schema"`
+	ID          string      `json:"id"`
+	TenantID    string      `json:"tenant_id"`
+	ActorID     string      `json:"actor_id"`
+	ActorType   string      `json:"actor_type"`
+	EntityType  string      `json:"entity_type"`
+	EntityID    string      `json:"entity_id"`
+	Operation   string      `json:"operation"`
+	Message     string      `json:"message"`
+	CreatedAt   *time.Time  `json:"created_at"`
+	Transform   string      `json:"transform"`
+	Channel     string      `json:"channel"`
+	Application string      `json:"application"`
+	Seq         uint64      `json:"seq"`
+	PrevHash    *Hash       `json:"prev_hash"`
+	Hash        *Hash       `json:"hash"`
+	Checkpoint  *Checkpoint `json:"checkpoint"`
+}
+
+// ReadExport adds to v every chained line and every checkpoint of v's
+// tenant in r, an audit export stream: one JSON event a line, as the
+// file sink of package auditexport writes (tokenvault.AuditEvent, schema
+// LineSchema or CheckpointSchema), the events of several tenants mixed,
+// in any order, duplicates and all. Events of other tenants are skipped,
+// and so are lines that carry no seq (written before the tenant's chain
+// began); blank lines are allowed. It returns the number of the tenant's
+// events it added.
+//
+// A line that is not such an event (not a JSON object, another schema, a
+// bad hash or time, a chained line without its hashes, a checkpoint
+// event without its checkpoint, longer than MaxExportLine) stops the
+// reading with an *ExportError naming its line number; what was added
+// before it stays added. An error reading r is returned as it is.
+func (v *Verifier) ReadExport(r io.Reader) (int, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxExportLine)
+	n, added := 0, 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		ok, err := v.addEvent(b)
+		if err != nil {
+			return added, &ExportError{Line: n, Err: err}
+		}
+		if ok {
+			added++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return added, &ExportError{Line: n + 1, Err: fmt.Errorf("longer than %d bytes", MaxExportLine)}
+		}
+		return added, err
+	}
+	return added, nil
+}
+
+// addEvent adds the event b if it is of v's tenant, and reports whether
+// it did.
+func (v *Verifier) addEvent(b []byte) (bool, error) {
+	if b[0] != '{' {
+		return false, errors.New("not a JSON object")
+	}
+	var ev exportEvent
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return false, err
+	}
+	switch ev.Schema {
+	case LineSchema:
+		if ev.CreatedAt == nil {
+			return false, errors.New("a line without created_at")
+		}
+		if ev.Seq == 0 && ev.PrevHash == nil && ev.Hash == nil {
+			return false, nil // written before the chain began: not on it
+		}
+		if ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
+			return false, errors.New("a chained line needs seq (from 1), prev_hash and hash")
+		}
+		if ev.TenantID != v.tenant {
+			return false, nil
+		}
+		v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
+			TenantID: ev.TenantID, ID: ev.ID, CreatedAt: *ev.CreatedAt,
+			ActorID: ev.ActorID, ActorType: ev.ActorType, EntityType: ev.EntityType, EntityID: ev.EntityID,
+			Operation: ev.Operation, Message: ev.Message,
+			Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application,
+		}})
+		return true, nil
+	case CheckpointSchema:
+		if ev.Checkpoint == nil {
+			return false, errors.New("a checkpoint event without its checkpoint")
+		}
+		if ev.TenantID != v.tenant && ev.Checkpoint.TenantID != v.tenant {
+			return false, nil
+		}
+		// One naming the tenant in one place and another in the other is
+		// added, and reported by Report (BadCheckpoint).
+		v.AddCheckpoint(*ev.Checkpoint)
+		return true, nil
+	case "":
+		return false, errors.New("no schema")
+	default:
+		return false, fmt.Errorf("unknown schema %q", ev.Schema)
+	}
+}
+
+// ErrTenantNotInExport is VerifyExport's error for a stream that holds no
+// chained line and no checkpoint of the tenant: there is nothing to
+// verify (a mistyped tenant id, a copy of another sink, a copy taken
+// before anything was delivered), which is not a chain that verifies.
+var ErrTenantNotInExport = errors.New("auditchain: the export holds no chained line and no checkpoint of the tenant")
+
+// VerifyExport verifies tenant tenantID's chain from r, an audit export
+// stream (see Verifier.ReadExport), trusting the checkpoint signing keys
+// keys (the vault's published keys, GET /audit/keys). expectFirst is the
+// sequence number the copy must start at (Verifier.ExpectFirst): 1 for
+// an export taken since the tenant was created, 0 to accept wherever it
+// starts.
+//
+// A report with problems is not an error: the error is for a stream that
+// cannot be read (an *ExportError with the line number, or r's error),
+// or that holds nothing of the tenant (ErrTenantNotInExport), and then
+// there is no report.
+func VerifyExport(r io.Reader, tenantID string, keys []PublicKey, expectFirst uint64) (*Report, error) {
+	v := NewVerifier(tenantID, keys)
+	v.ExpectFirst = expectFirst
+	n, err := v.ReadExport(r)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w %s", ErrTenantNotInExport, tenantID)
+	}
+	return v.Report(), nil
+}
