@@ -262,7 +262,8 @@ func (v *Vault) runCheckpointer() {
 	}
 }
 
-// SignAuditChain signs tenant tenantID's audit chain head now, with the
+// SignAuditChain signs tenant tenantID's audit chain head now (every line
+// written before the call included, appended reads too), with the
 // signing key in use, and returns the checkpoint; when every line is
 // signed already by that key, it returns the last checkpoint instead
 // (after RotateAuditKey, the head is signed again with the new key,
@@ -278,6 +279,11 @@ func (v *Vault) runCheckpointer() {
 func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchain.Checkpoint, error) {
 	if !validID(tenantID) {
 		return nil, errNotFound("tenant")
+	}
+	// Reads a store took as appends are chained first, so the
+	// checkpoint covers every line written before the call.
+	if err := v.foldAppends(ctx); err != nil {
+		return nil, err
 	}
 	var out auditchain.Checkpoint
 	err := v.update(ctx, func(t *txn) error {
