@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,8 +23,10 @@ import (
 // entity index entry under tenant/<id>/idx/log-e/, its three list index
 // entries (its type's under idx/tl-t/, and under idx/tl-c/ its default
 // container's and that one's parent's) and, for a card, a CVC entry under
-// sys/cvc/; and in each transaction the counts of the type and the two
-// containers. The keys below have the vault's lengths too (86, 101, 101,
+// sys/cvc/; the line's place in the audit chain (its link, 67 bytes of
+// its record, and its sequence index entry under idx/chain-seq/); and in
+// each transaction the counts of the type and the two containers and the
+// chain's head. The keys below have the vault's lengths too (86, 101, 101,
 // 84 or 83, 94 and 98 bytes); the records are a little shorter than the
 // vault's for loadgen's values (138 and 434 bytes), since a record holds
 // its value and shorter values make shorter ones. TestWritesMatchTheVault
@@ -32,8 +35,9 @@ import (
 const (
 	recordSize     = 130 // a sealed record holding a short plain value
 	cardRecordSize = 430 // a sealed card record: data, mask, expiry
-	lineSize       = 85  // an audit line
+	lineSize       = 152 // an audit line with its chain link
 	countSize      = 52  // a sealed count
+	headSize       = 115 // a sealed chain head
 	maxBody        = 8 << 20
 )
 
@@ -49,6 +53,8 @@ type handler struct {
 	// plain token (/general/, /general/high/) and of a card (/pci/,
 	// /pci/high/).
 	macs [4][]byte
+	// seq numbers the audit lines, as a tenant's chain does.
+	seq atomic.Uint64
 }
 
 // newHandler routes the bound's requests over st.
@@ -118,7 +124,7 @@ func (h *handler) tokenize(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 		}
-		return nil
+		return tx.Put(fmt.Appendf(nil, "tenant/%s/chain/head", h.tenant), random(headSize))
 	})
 	if err != nil {
 		http.Error(w, "storing failed", http.StatusInternalServerError)
@@ -153,13 +159,18 @@ func (h *handler) getToken(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// auditEntries are an audit line about the token id and its index entry.
+// auditEntries are an audit line about the token id, its index entry and
+// its chain sequence index entry. (A vault appends a read's line unlinked
+// and links it when it folds the append; the bound writes it linked at
+// once: the same bytes in the end, for less work.)
 func (h *handler) auditEntries(id string) []store.Entry {
 	line := newID()
+	suffix := fmt.Sprintf("%016x/%s", time.Now().UnixNano(), line)
 	return []store.Entry{
-		{Key: fmt.Appendf(nil, "tenant/%s/log/%016x/%s", h.tenant, time.Now().UnixNano(), line), Value: h.line},
+		{Key: fmt.Appendf(nil, "tenant/%s/log/%s", h.tenant, suffix), Value: h.line},
 		// The line id's last 10 digits are random: unique enough per token.
 		{Key: fmt.Appendf(nil, "tenant/%s/idx/log-e/%s/%s", h.tenant, id, line[len(line)-10:]), Value: []byte{}},
+		{Key: fmt.Appendf(nil, "tenant/%s/idx/chain-seq/%016x/%s", h.tenant, h.seq.Add(1), suffix), Value: []byte{}},
 	}
 }
 
