@@ -79,6 +79,11 @@ type chains struct {
 	heads map[string]*chainHead
 	order []string // the tenants, in the order first read
 	moved map[string]bool
+	// from is each head's seq when read, and since the time (TimeKey) of
+	// the first line after its last checkpoint, when chained by this
+	// commit: for the unsigned mark (checkpoints.go).
+	from  map[string]uint64
+	since map[string]string
 }
 
 // head returns tenant tid's head, read on first use.
@@ -97,7 +102,11 @@ func (c *chains) head(t *txn, tid string) (*chainHead, error) {
 	if c.heads == nil {
 		c.heads, c.moved = map[string]*chainHead{}, map[string]bool{}
 	}
+	if c.from == nil {
+		c.from, c.since = map[string]uint64{}, map[string]string{}
+	}
 	c.heads[tid] = h
+	c.from[tid] = h.Seq
 	c.order = append(c.order, tid)
 	return h, nil
 }
@@ -138,16 +147,23 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	if err := t.PutIndex(barrier.Tenant(tid).ChainSeq(link.Seq, suffix)); err != nil {
 		return err
 	}
+	if link.Seq == h.SignedSeq+1 && c.since != nil {
+		c.since[tid], _, _ = strings.Cut(suffix, "/")
+	}
 	h.Seq, h.Hash = link.Seq, link.Hash
 	c.moved[tid] = true
 	return nil
 }
 
-// putHeads writes the heads c moved.
+// putHeads writes the heads c moved, each signed first when a checkpoint
+// is due (checkpointDue, checkpoints.go).
 func (t *txn) putHeads(c *chains) error {
 	for _, tid := range c.order {
 		if !c.moved[tid] {
 			continue
+		}
+		if err := t.checkpointDue(c, tid, c.heads[tid]); err != nil {
+			return err
 		}
 		if err := t.putRecord(barrier.Tenant(tid).ChainHead(), c.heads[tid]); err != nil {
 			return err

@@ -21,7 +21,8 @@ func (k keyWrapping) UnwrapKeys(ctx context.Context, storeKey string, raw []byte
 	return k.v.wrappers.Load().unwrap(ctx, storeKey, raw)
 }
 
-// RotateMasterKey re-wraps every keyring in the store with newKey, in one
+// RotateMasterKey re-wraps every keyring in the store, and every
+// checkpoint signing key (AuditKeys), with newKey, in one
 // transaction, and makes it the current master key (a local KeyWrapper).
 // Records are not re-encrypted: they are sealed with data keys, which do
 // not change. The Vault keeps serving throughout; after RotateMasterKey
@@ -41,7 +42,8 @@ func (v *Vault) RotateMasterKey(ctx context.Context, newKey []byte) error {
 }
 
 // RotateKeyWrapper re-wraps every keyring in the store (the system
-// keyring and every tenant's) with next, in one transaction, and makes
+// keyring and every tenant's), and the private part of every checkpoint
+// signing key (AuditKeys), with next, in one transaction, and makes
 // next the current key wrapper; the wrappers before it still unwrap in
 // this Vault. next may be a new key or key version of the same kind of
 // wrapper, or another kind: a local master key to an HSM (keywrap/pkcs11)
@@ -72,7 +74,7 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 	defer v.wrapMu.Unlock()
 	ws := v.wrappers.Load().then(next)
 	err := v.barrier.Keyring(ctx, true, func(tx *barrier.Tx) error {
-		return tx.Keyrings(func(key barrier.Key, raw []byte) error {
+		err := tx.Keyrings(func(key barrier.Key, raw []byte) error {
 			b, err := ws.unwrap(ctx, key.String(), raw)
 			if err != nil {
 				return err
@@ -83,6 +85,11 @@ func (v *Vault) RotateKeyWrapper(ctx context.Context, next KeyWrapper) error {
 			}
 			return tx.PutWrapped(key, w)
 		})
+		if err != nil {
+			return err
+		}
+		// The checkpoint signing keys follow the keyrings (audit_keys.go).
+		return rewrapAuditKeys(ctx, tx, ws)
 	})
 	if err != nil {
 		return v.result(err)

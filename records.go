@@ -45,6 +45,9 @@ import (
 //	records_fingerprints.go fingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
 //	records_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
+//	records_chain.go        chainHead          tenant/<tid>/chain/head
+//	records_checkpoint.go   checkpointRecord   tenant/<tid>/chain_checkpoint/<seq>, sys/chain-final/<tid>
+//	records_audit_key.go    auditKeyRecord     sys/audit-key/<key id>
 //
 // Every record is a compact binary form whose first byte is its format
 // version (1 for all today). The JSON written before these formats

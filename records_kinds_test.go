@@ -381,6 +381,9 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 	"tenant/*/chain/":             func() recordCodec { return &chainHead{} },
+	"tenant/*/chain_checkpoint/":  func() recordCodec { return &checkpointRecord{} },
+	"sys/chain-final/":            func() recordCodec { return &checkpointRecord{} },
+	"sys/audit-key/":              func() recordCodec { return &auditKeyRecord{} },
 }
 
 // checkStoredRecord holds pt, the plaintext of the value at store key k of

@@ -35,24 +35,27 @@ const (
 // whose values are not sealed is a decision to write down in keyspace.go
 // first. The unsealed ones are few, and listed on purpose.
 var storedFamilies = map[string]valueForm{
-	"sys/keyring":      wrappedKeyring,
-	"sys/tenant/":      emptyValue,
-	"sys/apikey/":      sealedBySystem,
-	"sys/nonce/":       sealedBySystem,
-	"sys/invite/":      sealedBySystem,
-	"sys/proxy/":       sealedBySystem,
-	"sys/formula/":     sealedBySystem,
-	"sys/cvcscan":      sealedBySystem,
-	"sys/lists":        sealedBySystem,
-	"sys/count/":       sealedBySystem,
-	"sys/fingerprints": sealedBySystem,
-	"sys/expiry/":      emptyValue,
-	"sys/cvc/":         emptyValue,
-	"sys/auditq/":      emptyValue,
-	"sys/whq/":         emptyValue,
-	"sys/chainq/":      emptyValue,
-	"sys/reseal/":      plainMarker,
-	"sys/deleting/":    plainMarker,
+	"sys/keyring":         wrappedKeyring,
+	"sys/tenant/":         emptyValue,
+	"sys/apikey/":         sealedBySystem,
+	"sys/nonce/":          sealedBySystem,
+	"sys/invite/":         sealedBySystem,
+	"sys/proxy/":          sealedBySystem,
+	"sys/formula/":        sealedBySystem,
+	"sys/cvcscan":         sealedBySystem,
+	"sys/lists":           sealedBySystem,
+	"sys/count/":          sealedBySystem,
+	"sys/fingerprints":    sealedBySystem,
+	"sys/expiry/":         emptyValue,
+	"sys/cvc/":            emptyValue,
+	"sys/auditq/":         emptyValue,
+	"sys/whq/":            emptyValue,
+	"sys/chainq/":         emptyValue,
+	"sys/audit-key/":      sealedBySystem,
+	"sys/chain-final/":    sealedBySystem,
+	"sys/chain-unsigned/": emptyValue,
+	"sys/reseal/":         plainMarker,
+	"sys/deleting/":       plainMarker,
 
 	"tenant/*/keyring":            wrappedKeyring,
 	"tenant/*/idx/":               emptyValue,
@@ -72,6 +75,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/webhook/":           sealedByTenant,
 	"tenant/*/webhook_delivery/":  sealedByTenant,
 	"tenant/*/chain/":             sealedByTenant,
+	"tenant/*/chain_checkpoint/":  sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.
@@ -221,6 +225,13 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	must("CreateToken card", err)
 	_, err = v.GetToken(ctx, app.Key, tok.ID)
 	must("GetToken", err)
+	// A checkpoint (tenant/*/chain_checkpoint/), then a retired signing
+	// key (sys/audit-key/); the lines after it leave the tenant's
+	// unsigned mark (sys/chain-unsigned/).
+	_, err = v.SignAuditChain(ctx, boot.Tenant.ID)
+	must("SignAuditChain", err)
+	_, err = v.RotateAuditKey(ctx)
+	must("RotateAuditKey", err)
 
 	_, err = v.CreateProxy(ctx, mgmt, ProxyRequest{Name: "p", DestinationURL: "https://example.com/in"})
 	must("CreateProxy", err)
@@ -254,7 +265,8 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	}))
 
 	// A tenant halfway through its deletion: its keys are gone, its
-	// marker (sys/deleting/) is not.
+	// marker (sys/deleting/) is not, nor its final checkpoint
+	// (sys/chain-final/).
 	doomed, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Doomed"})
 	must("CreateTenant doomed", err)
 	must("markDeleting", v.markDeleting(ctx, doomed.Tenant.ID))

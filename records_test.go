@@ -113,6 +113,31 @@ func fixedChainHead() *chainHead {
 	return h
 }
 
+// fixedCheckpoint is a signed checkpoint of fixTenant's chain
+// (testdata/records/checkpoint-v1.bin); the signature is a pattern, not a
+// signature.
+func fixedCheckpoint() *checkpointRecord {
+	c := &checkpointRecord{TenantID: fixTenant, Seq: 7, CreatedAt: fixTime, KeyID: "0123456789abcdef", Final: true, Signature: make([]byte, 64)}
+	for i := range c.Hash {
+		c.Hash[i] = byte(i)
+	}
+	for i := range c.Signature {
+		c.Signature[i] = byte(0xff - i)
+	}
+	return c
+}
+
+// fixedAuditKey is a retired signing key (testdata/records/audit-key-v1.bin):
+// patterns for the public key and the wrapped seed.
+func fixedAuditKey() *auditKeyRecord {
+	r := &auditKeyRecord{ID: "0123456789abcdef", Public: make([]byte, 32), Wrapped: []byte{2, 5, 'l', 'o', 'c', 'a', 'l', 0, 0, 1, 2, 3},
+		CreatedAt: fixTime, RetiredAt: fixTime.Add(time.Hour)}
+	for i := range r.Public {
+		r.Public[i] = byte(i)
+	}
+	return r
+}
+
 var (
 	fixTokenKey = barrier.Tenant(fixTenant).Record(kindToken, fixToken)
 	fixLogKey   = barrier.Tenant(fixTenant).Logs().Key(barrier.TimeKey(fixTime) + "/" + fixLog)
@@ -134,6 +159,9 @@ func TestRecordGolden(t *testing.T) {
 		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &logRecord{} }},
 		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &logRecord{} }},
 		{"chain-head-v1.bin", barrier.Tenant(fixTenant).ChainHead(), fixedChainHead(), func() recordCodec { return &chainHead{} }},
+		{"checkpoint-v1.bin", barrier.Tenant(fixTenant).Checkpoint(7), fixedCheckpoint(), func() recordCodec { return &checkpointRecord{} }},
+		{"checkpoint-v1.bin", barrier.FinalCheckpoint(fixTenant), fixedCheckpoint(), func() recordCodec { return &checkpointRecord{} }},
+		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditKeyRecord{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -389,13 +417,17 @@ func TestRecordRoundTrip(t *testing.T) {
 // TestRecordCorrupt checks that every truncation and every single-byte
 // change of a record either decodes or fails with errRecord: never a panic.
 func TestRecordCorrupt(t *testing.T) {
-	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication()} {
+	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication(), fixedCheckpoint(), fixedAuditKey()} {
 		key := fixTokenKey
 		switch rec.(type) {
 		case *logRecord:
 			key = fixLogKey
 		case *applicationRecord:
 			key = fixAppKey
+		case *checkpointRecord:
+			key = barrier.Tenant(fixTenant).Checkpoint(7)
+		case *auditKeyRecord:
+			key = barrier.AuditKey("0123456789abcdef")
 		}
 		b, _ := rec.appendRecord(nil, key)
 		for n := range len(b) {
@@ -417,7 +449,7 @@ func TestRecordCorrupt(t *testing.T) {
 }
 
 func FuzzRecords(f *testing.F) {
-	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "token-v0.json", "log-v0.json",
+	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
 		"application-v1.bin", "application-v0.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "records", name))
 		if err != nil {
@@ -451,6 +483,42 @@ func FuzzRecords(f *testing.F) {
 			}
 		} else if !errors.Is(err, errRecord) {
 			t.Fatalf("log decode error %v is not errRecord", err)
+		}
+		fixCheckpointKey := barrier.Tenant(fixTenant).Checkpoint(7)
+		var cp checkpointRecord
+		if err := cp.decodeRecord(fixCheckpointKey, b); err == nil {
+			if cp.Seq == 7 { // stored at its seq's key: it encodes again
+				again, err := cp.appendRecord(nil, fixCheckpointKey)
+				if err != nil {
+					t.Fatalf("a decoded checkpoint does not encode: %v", err)
+				}
+				var cp2 checkpointRecord
+				if err := cp2.decodeRecord(fixCheckpointKey, again); err != nil {
+					t.Fatalf("a re-encoded checkpoint does not decode: %v", err)
+				}
+				if diff := cmp.Diff(&cp, &cp2, recordCmp...); diff != "" {
+					t.Fatalf("checkpoint round trip: (-first +second)\n%s", diff)
+				}
+			}
+		} else if !errors.Is(err, errRecord) {
+			t.Fatalf("checkpoint decode error %v is not errRecord", err)
+		}
+		fixAuditKeyKey := barrier.AuditKey("0123456789abcdef")
+		var ak auditKeyRecord
+		if err := ak.decodeRecord(fixAuditKeyKey, b); err == nil {
+			again, err := ak.appendRecord(nil, fixAuditKeyKey)
+			if err != nil {
+				t.Fatalf("a decoded audit key does not encode: %v", err)
+			}
+			var ak2 auditKeyRecord
+			if err := ak2.decodeRecord(fixAuditKeyKey, again); err != nil {
+				t.Fatalf("a re-encoded audit key does not decode: %v", err)
+			}
+			if diff := cmp.Diff(&ak, &ak2, recordCmp...); diff != "" {
+				t.Fatalf("audit key round trip: (-first +second)\n%s", diff)
+			}
+		} else if !errors.Is(err, errRecord) {
+			t.Fatalf("audit key decode error %v is not errRecord", err)
 		}
 		var app applicationRecord
 		if err := app.decodeRecord(fixAppKey, b); err == nil {

@@ -73,7 +73,11 @@ func (t *txn) tenantDeleting(tid string) (bool, error) {
 //
 // It takes no key: it is a host-program (operator) operation, as
 // CreateTenant is. Nothing is written to the tenant's audit log, which is
-// deleted with it; the host should record who deleted what.
+// deleted with it; the host should record who deleted what. Its first
+// transaction signs the tenant's audit chain head in a final checkpoint
+// (SignAuditChain), kept after the tenant is gone, sealed by the system
+// keyring, and queued for audit export: the proof of where its trail
+// ended.
 //
 // Returns NotFound if no tenant (and no unfinished deletion) has this id,
 // and StorageFull or Internal when a transaction fails: what was deleted
@@ -104,6 +108,11 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 			return errNotFound("tenant")
 		}
 		if err := t.putPlain(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
+			return err
+		}
+		// The chain's last word, while its keyring still opens it
+		// (checkpoints.go).
+		if err := t.signFinalCheckpoint(tid); err != nil {
 			return err
 		}
 		for _, k := range []barrier.Key{barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Keyring(), barrier.Tenant(tid).Reseal()} {

@@ -117,19 +117,29 @@ func (d *doomed) refused(t *testing.T, v *tokenvault.Vault) {
 	wantKind(t, "GetTenantByID of the deleted tenant", err, tokenvault.NotFound)
 }
 
-// noKeyOf fails if any store key names tid.
+// noKeyOf fails if any store key names tid, but its final audit
+// checkpoint, which outlives it (checkpoints.go), and which it requires.
 func noKeyOf(t *testing.T, s store.Store, tid string) {
 	t.Helper()
+	final := false
 	for k := range dump(t, s) {
+		if k == "sys/chain-final/"+tid {
+			final = true
+			continue
+		}
 		if strings.Contains(k, tid) {
 			t.Errorf("key %s of the deleted tenant is left", k)
 		}
+	}
+	if !final {
+		t.Errorf("no final audit checkpoint of the deleted tenant")
 	}
 }
 
 // TestDeleteTenant deletes a tenant with some of everything, on every
 // store: the store is then exactly as it was before the tenant was
 // created, byte for byte (so no lookup, schedule entry or marker is left),
+// but for the tenant's final audit checkpoint,
 // and the other tenant is untouched.
 func TestDeleteTenant(t *testing.T) {
 	for _, sk := range storeKinds {
@@ -155,6 +165,7 @@ func TestDeleteTenant(t *testing.T) {
 			// But the count of tenants, sealed again with a new nonce
 			// by each change: its value is checked below (ListTenants).
 			after := dump(t, e.store)
+			delete(after, "sys/chain-final/"+d.boot.Tenant.ID) // noKeyOf checked it
 			for _, m := range []map[string][]byte{before, after} {
 				if m["sys/count/tenants"] == nil {
 					t.Errorf("no count of tenants in the store")
@@ -193,7 +204,7 @@ func (singleProcessFaults) SingleProcess() {}
 // again on the file finishes the deletion in Sweep, leaving no key of the
 // tenant.
 func TestDeleteTenantResumesAfterACrash(t *testing.T) {
-	for _, n := range []int{3, 4, 5, 6, 400, 1500, 3000} {
+	for _, n := range []int{3, 4, 5, 6, 8, 9, 400, 1500, 3000} {
 		t.Run(fmt.Sprintf("fail_after=%d", n), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "vault.db")
 			bs, err := bolt.Open(path, &bolt.Options{NoSync: true})
@@ -216,9 +227,11 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			fs.FailAfter(-1)
 			wantKind(t, "DeleteTenant with failing writes", err, tokenvault.Internal)
 			// The first transaction writes the marker, deletes the
+			// chain's unsigned mark, writes the final checkpoint (at the
+			// tenant and under sys/) and the chain head, deletes the
 			// registry entry, the keyring and the re-seal marker, and
-			// writes the count of tenants: five writes.
-			if n < 5 {
+			// writes the count of tenants: nine writes.
+			if n < 9 {
 				if _, err := v.GetTenant(ctx, d.keys[0]); err != nil {
 					t.Fatalf("the first transaction failed, yet the key is refused: %v", err)
 				}
@@ -238,7 +251,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer v.Close()
-			if n < 5 {
+			if n < 9 {
 				if err := v.DeleteTenant(ctx, d.boot.Tenant.ID); err != nil {
 					t.Fatal(err)
 				}

@@ -106,7 +106,12 @@ type Vault struct {
 	chainer chainer
 
 	wrappers atomic.Pointer[wrappers]
-	sys      *barrier.Keys // system keys: API key lookups and the expiry schedule
+	// auditSigner is the checkpoint signing key in use, unwrapped
+	// (audit_keys.go); chainOpts are Options.AuditChain resolved
+	// (checkpoints.go).
+	auditSigner atomic.Pointer[auditSigner]
+	chainOpts   AuditChainOptions
+	sys         *barrier.Keys // system keys: API key lookups and the expiry schedule
 
 	// wrapMu orders key-wrapper rotation after every write that wraps a
 	// keyring, so none is left under the old wrapper.
@@ -188,6 +193,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, errors.New("tokenvault: Options.Retention.Logs must not be negative")
 	}
 	v.logRetention = opts.Retention.Logs
+	v.chainOpts = opts.AuditChain.withDefaults()
 	v.webhooks = opts.Webhooks.withDefaults()
 	v.webhooks.Lease = leaseAbove(v.webhooks.Lease, v.webhooks.Timeout)
 	v.dispatch = newDispatcher()
@@ -234,6 +240,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err == nil {
 		err = v.upgradeManagers(ctx) // once per release that adds a management permission
 	}
+	if err == nil {
+		err = v.ensureAuditKey(ctx) // the checkpoint signing key, made on first use
+	}
 	if err != nil {
 		if v.ownsStore {
 			v.barrier.Close()
@@ -261,6 +270,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.startAuditExport(exportInterval, exportBackoff)
 	v.exportWG.Go(v.runLogIndexer)
 	v.exportWG.Go(v.runChainer)
+	if v.chainOpts.CheckpointInterval > 0 {
+		v.exportWG.Go(v.runCheckpointer)
+	}
 	v.exportWG.Go(v.runDispatcher)
 	return v, nil
 }

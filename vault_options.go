@@ -79,6 +79,10 @@ type Options struct {
 	Outbound OutboundOptions
 	// AuditExport sends every audit log line to sinks. Zero: no export.
 	AuditExport AuditExportOptions
+	// AuditChain says how often the audit chain's head is signed (a
+	// checkpoint). Zero: the defaults of AuditChainOptions (every 1,000
+	// lines, and a minute after an unsigned line).
+	AuditChain AuditChainOptions
 	// Webhooks bound and time the delivery of events to the tenants'
 	// webhook subscriptions. Zero: the defaults of WebhookOptions.
 	Webhooks WebhookOptions
@@ -299,6 +303,40 @@ type AuditExportOptions struct {
 	Backoff time.Duration
 }
 
+// Defaults of AuditChainOptions.
+const (
+	DefaultCheckpointEvery    = 1000
+	DefaultCheckpointInterval = time.Minute
+)
+
+// AuditChainOptions say when the vault signs each tenant's audit chain
+// head with its signing key (a checkpoint, docs/audit-chain.md): whichever
+// of the two comes first. Vault.SignAuditChain signs one at any time.
+type AuditChainOptions struct {
+	// CheckpointEvery signs a tenant's head in the commit that chains the
+	// line bringing its unsigned lines to this many. Zero:
+	// DefaultCheckpointEvery (1,000). Negative: never by count.
+	CheckpointEvery int
+	// CheckpointInterval signs, in the background, the head of every
+	// tenant whose oldest unsigned line is at least this old (on the
+	// Vault's clock, Options.Now), so that no line stays unsigned much
+	// longer; a pass runs every tenth of it, between a second and the
+	// interval itself. Zero: DefaultCheckpointInterval (one minute).
+	// Negative: never by time.
+	CheckpointInterval time.Duration
+}
+
+// withDefaults is o with every zero field set to its default.
+func (o AuditChainOptions) withDefaults() AuditChainOptions {
+	if o.CheckpointEvery == 0 {
+		o.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if o.CheckpointInterval == 0 {
+		o.CheckpointInterval = DefaultCheckpointInterval
+	}
+	return o
+}
+
 // DefaultOptions returns Options with every field that has a default set
 // to it, for reading or printing: Open treats each of these values exactly
 // as it treats the field's zero value. The root of trust and the store are
@@ -337,6 +375,10 @@ func DefaultOptions() Options {
 		AuditExport: AuditExportOptions{
 			Interval: time.Second,
 			Backoff:  time.Second,
+		},
+		AuditChain: AuditChainOptions{
+			CheckpointEvery:    DefaultCheckpointEvery,
+			CheckpointInterval: DefaultCheckpointInterval,
 		},
 		Webhooks: WebhookOptions{
 			MaxPerTenant:          DefaultMaxWebhooksPerTenant,

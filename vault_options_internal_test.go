@@ -39,6 +39,7 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 		authFailures, sessions                   bucket
 		perKey, perTenant                        bool
 		workersMax                               int
+		chain                                    AuditChainOptions
 	}
 	of := func(v *Vault) resolved {
 		return resolved{
@@ -50,6 +51,7 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 			sessions:     bucket{float64(v.limits.sessions.limit), v.limits.sessions.burst, v.limits.sessions.idle.String()},
 			perKey:       v.limits.perKey != nil, perTenant: v.limits.perTenant != nil,
 			workersMax: v.Stats().CodeWorkersMax,
+			chain:      v.chainOpts,
 		}
 	}
 	if z, d := of(zero), of(def); z != d {

@@ -39,6 +39,21 @@ var (
 	// ChainQueue holds the audit lines not chained yet, of every tenant:
 	// sys/chainq/<nanos>/<tid>/<id> (TenantKeys.ChainQueueEntry).
 	ChainQueue = Prefix{s: "sys/chainq/"}
+	// AuditKeys holds the vault's checkpoint signing keys (Ed25519), one
+	// record per key, sys/audit-key/<key id>: the public key, the private
+	// seed wrapped by the key wrapper (bound to the record's key), when it
+	// was made and retired. Sealed by the system keyring.
+	AuditKeys = Prefix{s: "sys/audit-key/"}
+	// FinalCheckpoints holds the final checkpoint of each deleted tenant's
+	// chain, sys/chain-final/<tid> (FinalCheckpoint): sealed by the system
+	// keyring, so it outlives the tenant's keyring.
+	FinalCheckpoints = Prefix{s: "sys/chain-final/"}
+	// UnsignedChains marks the tenants whose chain has lines no checkpoint
+	// covers yet: sys/chain-unsigned/<nanos>/<tid> (TenantKeys.UnsignedChain),
+	// written with the first line after a checkpoint and removed by the
+	// next checkpoint, so that the timed checkpoint pass visits only those
+	// tenants, oldest tail first. Empty value.
+	UnsignedChains = Prefix{s: "sys/chain-unsigned/"}
 	// WebhookQueue holds the due times of webhook deliveries, by tenant
 	// and webhook: sys/whq/<tid>/<webhook id>/<nanos>/<delivery id>.
 	WebhookQueue = Prefix{s: "sys/whq/"}
@@ -58,6 +73,13 @@ func ProxyLookup(mac []byte) Key { return ProxyLookups.Key(hex.EncodeToString(ma
 
 // OfficialFormula is an official reactor formula, which every tenant reads.
 func OfficialFormula(id string) Key { return OfficialFormulas.Key(id) }
+
+// AuditKey is the record of the checkpoint signing key with id id.
+func AuditKey(id string) Key { return AuditKeys.Key(id) }
+
+// FinalCheckpoint is the final checkpoint of tenant tid's chain, signed
+// when the tenant was deleted (TenantKeys.FinalCheckpoint).
+func FinalCheckpoint(tid string) Key { return Tenant(tid).FinalCheckpoint() }
 
 // AuditQueue is the export queue of audit sink sink.
 func AuditQueue(sink string) Prefix { return AuditQueues.Sub(sink + "/") }

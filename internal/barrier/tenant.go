@@ -307,6 +307,17 @@ func (tk TenantKeys) Checkpoints() Prefix { return tk.Records(kindChainCheckpoin
 // Checkpoint is the checkpoint covering the lines up to seq.
 func (tk TenantKeys) Checkpoint(seq uint64) Key { return tk.Checkpoints().Key(SeqKey(seq)) }
 
+// FinalCheckpoint is the final checkpoint of the tenant's chain, at
+// sys/chain-final/<tid>: it survives the tenant's deletion.
+func (tk TenantKeys) FinalCheckpoint() Key { return FinalCheckpoints.Key(tk.id) }
+
+// UnsignedChain marks the tenant's chain as having lines no checkpoint
+// covers, the first of them written at since (a TimeKey, the nanos of its
+// suffix), at sys/chain-unsigned/<since>/<tid> (empty value): the timed
+// checkpoint pass walks the marks in time order and stops at the first
+// that is not old enough.
+func (tk TenantKeys) UnsignedChain(since string) Key { return UnsignedChains.Key(since + "/" + tk.id) }
+
 // ChainQueueEntry is the chain queue entry of the tenant's line stored at
 // log/<suffix>: written with the line, removed by the commit that chains
 // it. Empty value; no secret in the key.

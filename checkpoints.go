@@ -1,0 +1,309 @@
+package tokenvault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// Checkpoints: signed chain heads (docs/audit-chain.md).
+//
+// A checkpoint is the vault's signature, with its signing key
+// (audit_keys.go), over a tenant's chain head: the sequence number and
+// hash of its last line, when, and whether it is the tenant's last
+// (auditchain.Checkpoint). It is stored at
+// tenant/<tid>/chain_checkpoint/<seq> (checkpointRecord), queued for
+// audit export with the lines ("checkpoint-<seq>"), and the head records
+// the last one (SignedSeq, SignedAt, KeyID). A head is signed:
+//
+//   - in the commit that brings its unsigned lines to
+//     Options.AuditChain.CheckpointEvery (putHeads);
+//   - by the background pass (runCheckpointer) once its oldest unsigned
+//     line is Options.AuditChain.CheckpointInterval old. The pass finds
+//     those tenants without visiting the others: the first line chained
+//     after a checkpoint writes a mark sys/chain-unsigned/<its nanos>/<tid>,
+//     which the next checkpoint removes, and the pass walks the marks in
+//     time order up to the first that is not old enough;
+//   - by SignAuditChain (operator), at once;
+//   - finally when the tenant is deleted (markDeleting), in the
+//     transaction that removes its keyring: that checkpoint is Final, and
+//     kept at sys/chain-final/<tid>, sealed by the system keyring, after
+//     everything else of the tenant is gone;
+//   - by log retention, at the new start of a pruned chain.
+//
+// The first checkpoint of a tenant signed with a key other than its last
+// checkpoint's (after RotateAuditKey) is preceded, in the same
+// transaction, by a chained line recording the rotation: so every chain
+// says when its signing key changed, and the verifier of a chain sees the
+// change between the checkpoints of the two keys.
+
+// rotationMessage is the message of the line recording a signing key
+// rotation in a tenant's chain.
+func rotationMessage(from, to string) string {
+	return fmt.Sprintf("Audit signing key rotated from %s to %s", from, to)
+}
+
+// signCheckpoint signs h, the head of tenant tid's chain, now, with the
+// signing key in use: it writes the checkpoint record (and, when final,
+// its copy at sys/chain-final/<tid>), queues it for audit export, removes
+// the tenant's unsigned mark, and sets h.SignedSeq, SignedAt and KeyID.
+// The caller writes h. When the key is not the one of h's last
+// checkpoint, a line recording the rotation is chained first (moving h).
+func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.Checkpoint, error) {
+	s, err := t.signer()
+	if err != nil {
+		return auditchain.Checkpoint{}, err
+	}
+	if err := t.dropUnsignedMark(tid, h); err != nil {
+		return auditchain.Checkpoint{}, err
+	}
+	if h.KeyID != "" && h.KeyID != s.id {
+		if err := t.chainRotationLine(tid, h, h.KeyID, s.id); err != nil {
+			return auditchain.Checkpoint{}, err
+		}
+	}
+	c := auditchain.Checkpoint{TenantID: tid, Seq: h.Seq, Hash: h.Hash, CreatedAt: t.now, Final: final}
+	c.Sign(s.priv)
+	rec := checkpointRecordOf(&c)
+	if err := t.putRecord(barrier.Tenant(tid).Checkpoint(h.Seq), rec); err != nil {
+		return auditchain.Checkpoint{}, err
+	}
+	if final {
+		if err := t.putRecord(barrier.FinalCheckpoint(tid), rec); err != nil {
+			return auditchain.Checkpoint{}, err
+		}
+	}
+	h.SignedSeq, h.SignedAt, h.KeyID = h.Seq, t.now, s.id
+	if err := t.queueForExport(tid, barrier.TimeKey(t.now)+"/checkpoint-"+barrier.SeqKey(h.Seq)); err != nil {
+		return auditchain.Checkpoint{}, err
+	}
+	return c, nil
+}
+
+// dropUnsignedMark removes the unsigned mark of tenant tid's chain, whose
+// head is h: the mark is named by the first unsigned line's time, read
+// from its sequence index entry. (A tail begun in this transaction has no
+// mark, and a mark left behind is removed by the timed pass.)
+func (t *txn) dropUnsignedMark(tid string, h *chainHead) error {
+	if h.Seq <= h.SignedSeq {
+		return nil
+	}
+	var since string
+	err := t.Scan(barrier.Tenant(tid).ChainSeqs().Sub(barrier.SeqKey(h.SignedSeq+1)+"/"), "", 1, func(_ barrier.Key, rest string) error {
+		since, _, _ = strings.Cut(rest, "/")
+		return nil
+	})
+	if err != nil || since == "" {
+		return err
+	}
+	return t.Delete(barrier.Tenant(tid).UnsignedChain(since))
+}
+
+// chainRotationLine writes and chains, at the end of h (tenant tid's
+// head), the line recording that the signing key changed from one key id
+// to another, with its index and export queue entries.
+func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error {
+	l := logRecord{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
+		Message: rotationMessage(from, to), CreatedAt: t.now}
+	suffix := barrier.TimeKey(t.now) + "/" + t.v.ids.next(t.now)
+	c := chains{heads: map[string]*chainHead{tid: h}, order: []string{tid}, moved: map[string]bool{}}
+	if err := t.chainLine(&c, tid, suffix, &l); err != nil {
+		return err
+	}
+	if err := t.PutIndex(lineIndexKey(tid, EntityTenant, tid, suffix)); err != nil {
+		return err
+	}
+	return t.queueForExport(tid, suffix)
+}
+
+// checkpointDue signs h, tenant tid's head just moved by c, when its
+// unsigned lines reached CheckpointEvery; else, when its unsigned tail
+// began in this commit, writes the tenant's unsigned mark.
+func (t *txn) checkpointDue(c *chains, tid string, h *chainHead) error {
+	if every := t.v.chainOpts.CheckpointEvery; every > 0 && h.Seq-h.SignedSeq >= uint64(every) {
+		_, err := t.signCheckpoint(tid, h, false)
+		return err
+	}
+	if h.Seq > h.SignedSeq && c.from[tid] <= h.SignedSeq {
+		since := c.since[tid]
+		if since == "" {
+			since = barrier.TimeKey(t.now)
+		}
+		return t.PutIndex(barrier.Tenant(tid).UnsignedChain(since))
+	}
+	return nil
+}
+
+// checkpointBatch bounds the marks one timed pass reads per scan.
+const checkpointBatch = 100
+
+// checkpointOld signs the head of every tenant whose oldest unsigned line
+// is CheckpointInterval old or older, one transaction per tenant, and
+// returns how many it signed. A mark whose tenant is gone, or whose chain
+// has no unsigned line any more, is removed.
+func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
+	interval := v.chainOpts.CheckpointInterval
+	if interval <= 0 {
+		return 0, nil
+	}
+	cutoff := barrier.TimeKey(v.now().Add(-interval))
+	signed := 0
+	after := ""
+	var errs []error
+	for {
+		var marks []string
+		more := false
+		if err := v.view(ctx, func(t *txn) error {
+			marks, more = marks[:0], true
+			err := t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
+				if len(rest) < len(cutoff) || rest[:len(cutoff)] > cutoff {
+					return errYoungMark // the marks are in time order: the rest are younger
+				}
+				marks = append(marks, rest)
+				return nil
+			})
+			if errors.Is(err, errYoungMark) {
+				more, err = false, nil
+			}
+			return err
+		}); err != nil {
+			return signed, err
+		}
+		for _, m := range marks {
+			ok, err := v.checkpointMark(ctx, m)
+			if err != nil {
+				errs = append(errs, err)
+			} else if ok {
+				signed++
+			}
+		}
+		if !more || len(marks) < checkpointBatch {
+			return signed, errors.Join(errs...)
+		}
+		after = marks[len(marks)-1]
+	}
+}
+
+// errYoungMark ends checkpointOld's scan at the first mark not old enough.
+var errYoungMark = errors.New("young unsigned mark")
+
+// checkpointMark signs the head of the tenant the unsigned mark
+// <nanos>/<tid> names, and reports whether it signed.
+func (v *Vault) checkpointMark(ctx context.Context, mark string) (bool, error) {
+	_, tid, _ := strings.Cut(mark, "/")
+	signed := false
+	err := v.update(ctx, func(t *txn) error {
+		signed = false
+		if err := t.Delete(barrier.UnsignedChains.Key(mark)); err != nil {
+			return err
+		}
+		var h chainHead
+		ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+		if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
+			return nil // deleted with its tenant, or signed already
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := t.signCheckpoint(tid, &h, false); err != nil {
+			return err
+		}
+		signed = true
+		return t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+	})
+	return signed, err
+}
+
+// checkpointTick is how often runCheckpointer looks for old unsigned
+// lines: a tenth of the interval, between a second and the interval.
+func checkpointTick(interval time.Duration) time.Duration {
+	return min(max(interval/10, time.Second), interval)
+}
+
+// runCheckpointer runs the timed checkpoint pass (checkpointOld) under
+// v.bg until Close.
+func (v *Vault) runCheckpointer() {
+	ctx := v.bg
+	tick := time.NewTicker(checkpointTick(v.chainOpts.CheckpointInterval))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if _, err := v.checkpointOld(ctx); err != nil && ctx.Err() == nil {
+			v.logger.Error("tokenvault: signing audit checkpoints failed", "err", err)
+		}
+	}
+}
+
+// SignAuditChain signs tenant tenantID's audit chain head now, with the
+// signing key in use, and returns the checkpoint; when every line is
+// signed already, it returns the last checkpoint instead. The checkpoint
+// is also queued for audit export. Checkpoints are otherwise signed every
+// Options.AuditChain.CheckpointEvery lines and CheckpointInterval after an
+// unsigned line; this one is for an auditor who wants the head signed
+// now (before an export, or an inspection).
+//
+// This is a host-program (operator) operation: it takes no API key.
+// Returns NotFound for an unknown or deleted tenant, StorageFull, or
+// Internal.
+func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchain.Checkpoint, error) {
+	if !validID(tenantID) {
+		return nil, errNotFound("tenant")
+	}
+	var out auditchain.Checkpoint
+	err := v.update(ctx, func(t *txn) error {
+		reg, err := t.Has(barrier.Tenant(tenantID).Registry())
+		if err != nil {
+			return err
+		}
+		if !reg {
+			return errNotFound("tenant")
+		}
+		h := chainHead{FirstSeq: 1, Since: t.now}
+		if _, err := t.getRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
+			return err
+		}
+		if h.Seq == h.SignedSeq && h.KeyID != "" {
+			var rec checkpointRecord
+			ok, err := t.getRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = rec.api()
+				return nil
+			}
+		}
+		if out, err = t.signCheckpoint(tenantID, &h, false); err != nil {
+			return err
+		}
+		return t.putRecord(barrier.Tenant(tenantID).ChainHead(), &h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// signFinalCheckpoint signs the final checkpoint of tenant tid's chain,
+// in t, the transaction of its deletion that removes its keyring (so
+// before it does): afterwards nothing of the tenant can be opened, and the
+// checkpoint's copy at sys/chain-final/<tid> is what is left of its chain.
+func (t *txn) signFinalCheckpoint(tid string) error {
+	h := chainHead{FirstSeq: 1, Since: t.now}
+	if _, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+		return err
+	}
+	if _, err := t.signCheckpoint(tid, &h, true); err != nil {
+		return err
+	}
+	return t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+}
