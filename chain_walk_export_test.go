@@ -51,7 +51,11 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 		}
 		w.Head, w.HeadFirstSeq = head.Seq, head.FirstSeq
 		if head.FirstSeq > 1 {
-			bad("first_seq %d: the chain was pruned", head.FirstSeq)
+			a, err := chainAnchor(t, tid, head.FirstSeq)
+			if err != nil {
+				bad("%v", err)
+			}
+			w.Anchor = a
 		}
 		prev := w.Anchor
 		seq := head.FirstSeq - 1
@@ -132,4 +136,38 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 		})
 	})
 	return w, err
+}
+
+// ChainAnchor returns, for tests, the checkpoint at the start of tenant
+// tid's chain, before its first line kept (nil for a chain never pruned),
+// and every checkpoint of the tenant's, by seq.
+func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.Checkpoint, all []auditchain.Checkpoint, err error) {
+	err = v.view(ctx, func(t *txn) error {
+		anchor, all = nil, nil
+		var h chainHead
+		if _, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+			return err
+		}
+		var keys []barrier.Key
+		err := t.ScanKeys(barrier.Tenant(tid).Checkpoints(), func(k barrier.Key, _ string) error {
+			keys = append(keys, k)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			var r checkpointRecord
+			if _, err := t.getRecord(k, &r); err != nil {
+				return err
+			}
+			c := r.api()
+			all = append(all, c)
+			if h.FirstSeq > 1 && c.Seq == h.FirstSeq-1 {
+				anchor = &c
+			}
+		}
+		return nil
+	})
+	return anchor, all, err
 }
