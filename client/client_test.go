@@ -140,6 +140,11 @@ func TestEveryEndpoint(t *testing.T) {
 	if gotTenant.Name != "Other" {
 		t.Errorf("GetTenantByID = %+v", gotTenant)
 	}
+	chain, err := c.VerifyAuditChain(ctx, operatorKey, other.Tenant.ID)
+	must("VerifyAuditChain", err)
+	if chain.TenantID != other.Tenant.ID || chain.Lines == 0 || chain.LastSeq != uint64(chain.Lines) {
+		t.Errorf("VerifyAuditChain = %+v", chain)
+	}
 	must("DeleteTenant", c.DeleteTenant(ctx, operatorKey, other.Tenant.ID))
 	if _, err := c.GetTenant(ctx, other.Application.Key); !errors.Is(err, tokenvault.ErrUnauthenticated) {
 		t.Errorf("the deleted tenant's key: %v", err)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/auditchain"
 )
 
 // Operator routes (httpapi.Options.OperatorKey). These methods take the
@@ -44,6 +45,16 @@ func (c *Client) ListTenants(ctx context.Context, operatorKey tokenvault.Credent
 func (c *Client) GetTenantByID(ctx context.Context, operatorKey tokenvault.Credential, id string) (*tokenvault.Tenant, error) {
 	var out tokenvault.Tenant
 	return &out, c.do(ctx, call{method: "GET", path: "/operator/tenants/" + esc(id), key: operatorKey, out: &out})
+}
+
+// VerifyAuditChain has the server verify tenant tenantID's audit chain as
+// its store holds it (POST /operator/tenants/{id}/audit/verify), and
+// returns the report: a chain with problems is a report whose OK is
+// false, not an error. Errors are the Vault method's (NotFound for an
+// unknown tenant) and Unauthenticated for a wrong operator key.
+func (c *Client) VerifyAuditChain(ctx context.Context, operatorKey tokenvault.Credential, tenantID string) (*auditchain.Report, error) {
+	var out auditchain.Report
+	return &out, c.do(ctx, call{method: "POST", path: "/operator/tenants/" + esc(tenantID) + "/audit/verify", key: operatorKey, out: &out})
 }
 
 func (c *Client) DeleteTenant(ctx context.Context, operatorKey tokenvault.Credential, id string) error {

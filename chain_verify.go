@@ -1,0 +1,266 @@
+package tokenvault
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// Verifying a tenant's chain from the store (docs/audit-chain.md,
+// "Verifying from the store").
+//
+// The walk reads the head, then the sequence index in order, each entry's
+// line with it, and feeds the lines to an auditchain.Verifier, which
+// checks the hashes, the links and the checkpoints. What only the store
+// shows it reports itself: a line whose record does not open (Altered),
+// an index entry naming a line that is not its own sequence number's
+// (Reordered), a line of the log that is not on the chain (Inserted: the
+// log is walked too), a line on the chain whose index entry is gone
+// (Missing), and a tail the head counts but no line holds (Missing).
+//
+// The walk runs in read transactions of at most chainVerifyBatch index
+// entries (or log keys) each, not in one: a store such as PostgreSQL
+// should not hold one transaction over a million lines, and the memory a
+// transaction pins is bounded. So the walk is no snapshot: lines written
+// meanwhile are after the head it read first, and it stops there (they
+// are verified next time); a retention pass pruning lines meanwhile may
+// make the walk report them Missing at the chain's start, and verifying
+// again reports nothing. The Verifier keeps about 100 bytes per line and
+// the walk 16 more (chainVerifyWalk.onChain), so a million lines take
+// about 120 MB, whatever the lines hold.
+
+// chainVerifyBatch bounds the index entries, or log keys, one read
+// transaction of a verification reads.
+const chainVerifyBatch = 1000
+
+// VerifyAuditChain verifies tenant tenantID's audit chain as the store
+// holds it (see the walk above; docs/audit-chain.md), against the
+// checkpoints the store holds and the vault's audit signing keys, and
+// reports what is wrong, each problem at its exact sequence number. It
+// chains the lines the store took as appends first, so every line
+// committed before the call is on the chain. Report.OK is false when
+// anything is wrong, an unsigned tail included (lines after the last
+// checkpoint).
+//
+// It takes no key: it is a host-program (operator) operation, served over
+// HTTP under /operator/.
+//
+// Returns NotFound for an unknown tenant (or one being deleted), and
+// Internal (or StorageFull, from the chain pass) when the store fails: a
+// damaged line is a problem in the report, never an error.
+func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditchain.Report, error) {
+	if !validID(tenantID) {
+		return nil, errNotFound("tenant")
+	}
+	if err := v.foldAppends(ctx); err != nil {
+		return nil, err
+	}
+	w := &chainVerifyWalk{v: v, tid: tenantID}
+	if err := w.readHead(ctx); err != nil {
+		return nil, err
+	}
+	w.ver = auditchain.NewVerifier(tenantID, nil)
+	w.ver.ExpectFirst = w.head.FirstSeq
+	if err := w.walkIndex(ctx); err != nil {
+		return nil, err
+	}
+	if err := w.walkLog(ctx); err != nil {
+		return nil, err
+	}
+	w.checkHead()
+	return w.report(), nil
+}
+
+// chainVerifyWalk is the state of one verification.
+type chainVerifyWalk struct {
+	v   *Vault
+	tid string
+	ver *auditchain.Verifier
+	// head is the chain's head, read first; headOK is false when the
+	// store holds no readable head (then the walk is bounded by the
+	// index alone), and headAltered true when it holds one that does
+	// not open.
+	head        chainHead
+	headOK      bool
+	headAltered bool
+	// onChain is every line the index names, by its key: the log walk
+	// finds the lines off the chain with it.
+	onChain suffixSet
+	// covered is the sequence numbers a line was found for (fed to the
+	// Verifier, or reported Altered): the Verifier's Missing ranges are
+	// trimmed of them (report).
+	covered seqSet
+	// lastIndexed is the last sequence number the index named.
+	lastIndexed uint64
+	// own is the problems the walk found, added to the Verifier's.
+	own []auditchain.Problem
+}
+
+func (w *chainVerifyWalk) problem(kind auditchain.ProblemKind, seq, last uint64, id, detail string) {
+	w.own = append(w.own, auditchain.Problem{Kind: kind, Seq: seq, LastSeq: last, LineID: id, Detail: detail})
+}
+
+// readHead reads the tenant's registration and chain head. A head that
+// does not open is reported (checkHead), and the walk goes on without it.
+func (w *chainVerifyWalk) readHead(ctx context.Context) error {
+	return w.v.view(ctx, func(t *txn) error {
+		reg, err := t.Has(barrier.Tenant(w.tid).Registry())
+		if err != nil {
+			return err
+		}
+		if !reg {
+			return errNotFound("tenant")
+		}
+		if _, err := t.TenantKeys(w.tid, false); err != nil {
+			return err
+		}
+		w.head = chainHead{FirstSeq: 1}
+		key := barrier.Tenant(w.tid).ChainHead()
+		raw, err := t.GetWrapped(key)
+		if err != nil || raw == nil {
+			return err
+		}
+		var h chainHead
+		if err := t.openRecord(key, raw, &h); err != nil {
+			w.headAltered = true
+			return nil
+		}
+		w.head, w.headOK = h, true
+		w.head.FirstSeq = max(w.head.FirstSeq, 1)
+		return nil
+	})
+}
+
+// indexEntry is one sequence index entry: a sequence number and the key
+// suffix (<nanos>/<id>) of the line it names.
+type indexEntry struct {
+	seq    uint64
+	suffix string
+}
+
+// parseIndexEntry reads rest, what follows ChainSeqs() in an index key.
+func parseIndexEntry(rest string) (indexEntry, bool) {
+	s, suffix, ok := strings.Cut(rest, "/")
+	if !ok || len(s) != 16 || strings.Count(suffix, "/") != 1 {
+		return indexEntry{}, false
+	}
+	seq, err := strconv.ParseUint(s, 16, 64)
+	return indexEntry{seq, suffix}, err == nil
+}
+
+// walkIndex walks the sequence index from the chain's first kept line to
+// the head, feeding each line to the Verifier.
+func (w *chainVerifyWalk) walkIndex(ctx context.Context) error {
+	after := barrier.SeqKey(w.head.FirstSeq) // every entry of FirstSeq sorts after it
+	for {
+		n, done := 0, false
+		err := w.v.view(ctx, func(t *txn) error {
+			var entries []indexEntry
+			n, done = 0, false
+			err := t.Scan(barrier.Tenant(w.tid).ChainSeqs(), after, chainVerifyBatch, func(_ barrier.Key, rest string) error {
+				n++
+				after = rest
+				e, ok := parseIndexEntry(rest)
+				if !ok {
+					w.problem(auditchain.Inserted, w.lastIndexed+1, 0, "", "a sequence index entry, "+strconv.Quote(rest)+", names no line")
+					return nil
+				}
+				if w.headOK && e.seq > w.head.Seq {
+					done = true // written after the verification began
+					return store.ErrStop
+				}
+				entries = append(entries, e)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if err := w.indexed(t, e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if done || n < chainVerifyBatch {
+			w.onChain.seal()
+			return nil
+		}
+	}
+}
+
+// indexed checks the line index entry e names and feeds it to the
+// Verifier.
+func (w *chainVerifyWalk) indexed(t *txn, e indexEntry) error {
+	w.onChain.add(e.suffix, e.seq)
+	w.lastIndexed = max(w.lastIndexed, e.seq)
+	id := keyID(e.suffix)
+	rec, found, err := w.readLine(t, e.suffix)
+	switch {
+	case err != nil:
+		return err
+	case !found:
+		return nil // the Verifier reports the gap, report the tail
+	case rec == nil:
+		w.covered.add(e.seq)
+		w.problem(auditchain.Altered, e.seq, 0, id, "the line's record does not open or decode: it was altered")
+		return nil
+	case rec.Link == nil:
+		w.covered.add(e.seq)
+		w.problem(auditchain.Altered, e.seq, 0, id, "the line holds no chain link")
+		return nil
+	case rec.Link.Seq != e.seq:
+		w.problem(auditchain.Reordered, e.seq, 0, id,
+			"the sequence index puts the line at "+strconv.FormatUint(e.seq, 10)+"; it is line "+strconv.FormatUint(rec.Link.Seq, 10))
+	}
+	w.feed(e.suffix, rec)
+	return nil
+}
+
+// readLine reads the line at log/<suffix>: found is false when it is
+// gone, and rec nil when it does not open or decode.
+func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found bool, err error) {
+	key := barrier.Tenant(w.tid).Logs().Key(suffix)
+	raw, err := t.GetWrapped(key)
+	if err != nil || raw == nil {
+		return nil, false, err
+	}
+	var r logRecord
+	if t.openRecord(key, raw, &r) != nil {
+		return nil, true, nil
+	}
+	return &r, true, nil
+}
+
+// feed gives the Verifier the chained line rec, stored at log/<suffix>.
+func (w *chainVerifyWalk) feed(suffix string, rec *logRecord) {
+	w.covered.add(rec.Link.Seq)
+	w.ver.AddLine(auditchain.Entry{Seq: rec.Link.Seq, Prev: rec.Link.Prev, Hash: rec.Link.Hash,
+		Line: chainedLine(w.tid, keyID(suffix), rec)})
+}
+
+// checkHead reports a head the chain does not reach: the lines after the
+// last one found, up to the head's, are missing (a truncated tail).
+func (w *chainVerifyWalk) checkHead() {
+	switch {
+	case w.headAltered:
+		w.problem(auditchain.Altered, w.lastIndexed, 0, "", "the chain head does not open: it was altered")
+		return
+	case !w.headOK && w.lastIndexed > 0:
+		w.problem(auditchain.Missing, w.lastIndexed, 0, "", "the chain head is gone, though the sequence index holds lines")
+		return
+	case !w.headOK:
+		return // no chain yet
+	}
+	if last := w.covered.max(); last < w.head.Seq {
+		w.problem(auditchain.Missing, max(last+1, w.head.FirstSeq), w.head.Seq, "",
+			"the chain head counts these lines, which are not there")
+	}
+}
