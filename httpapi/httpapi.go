@@ -178,6 +178,7 @@ func (a *api) routes() {
 	a.handle("GET /permissions", a.listPermissions, "application_type")
 
 	a.handle("GET /openapi.json", a.openapi)
+	a.handle("GET /audit/keys", a.auditKeys)
 
 	a.tokenRoutes()
 	a.fpeRoutes()

@@ -30,6 +30,8 @@ func (a *api) operatorRoutes() {
 	a.handle("DELETE /operator/tenants/{id}", a.operator(a.deleteTenant))
 	a.handle("GET /operator/backup", a.operator(a.backup))
 	a.handle("POST /operator/tenants/{id}/audit/verify", a.operator(a.verifyAuditChain))
+	a.handle("POST /operator/audit/keys/rotate", a.operator(a.rotateAuditKey))
+	a.handle("POST /operator/tenants/{id}/audit/checkpoints", a.operator(a.signAuditChain))
 }
 
 // setOperatorKey keeps the SHA-256 of key, never key itself.

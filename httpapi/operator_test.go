@@ -27,6 +27,7 @@ const operatorKey = "op_test-operator-key-0123456789abcdef"
 var keylessRoutes = map[string]bool{
 	"GET /{$}":                         true,
 	"GET /openapi.json":                true,
+	"GET /audit/keys":                  true,
 	"POST /tenants/invitations/accept": true,
 }
 

@@ -98,6 +98,10 @@ type config struct {
 	auditSyslog         string
 	auditHTTPURL        string
 	auditHTTPSecretFile string
+	// Audit chain checkpoints (tokenvault.AuditChainOptions): every so many
+	// lines, and so long after an unsigned line; 0 turns either off.
+	auditCheckpointEvery    int
+	auditCheckpointInterval time.Duration
 	// seal is the root of trust (seal.go): local, pkcs11 or kms-aead, with
 	// the settings of each. The PKCS#11 PIN is read by pkcs11PIN, from a
 	// file or the environment.
@@ -332,6 +336,10 @@ func serveFlags(c *config) *FlagSet {
 	def("audit-http-url", "TOKENVAULT_AUDIT_HTTP_URL")
 	fs.StringVar(&c.auditHTTPSecretFile, "audit-http-secret-file", c.auditHTTPSecretFile, "`file` holding the secret (at least 16 bytes) that signs audit POSTs (HMAC-SHA256)")
 	def("audit-http-secret-file", "TOKENVAULT_AUDIT_HTTP_SECRET_FILE")
+	fs.IntVar(&c.auditCheckpointEvery, "audit-checkpoint-every", c.auditCheckpointEvery, "sign each tenant's audit chain head (a checkpoint) once this many `lines` are unsigned;\n0: never by count")
+	def("audit-checkpoint-every", "TOKENVAULT_AUDIT_CHECKPOINT_EVERY")
+	fs.Var(newDurationValue(&c.auditCheckpointInterval), "audit-checkpoint-interval", "sign each tenant's audit chain head once its oldest unsigned line is this old, a `duration`\nsuch as 1m or 30s; 0: never by time")
+	def("audit-checkpoint-interval", "TOKENVAULT_AUDIT_CHECKPOINT_INTERVAL")
 	sealFlags(fs, c)
 	return fs
 }
@@ -378,7 +386,8 @@ func defaultConfig() config {
 		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text", gcHeadroomMiB: defaultGCHeadroomMiB,
 		smtpTLS: string(smtpmail.StartTLS), smtpTimeout: smtpmail.DefaultTimeout,
 		auditFileMaxBytes: auditexport.DefaultFileMaxBytes, auditFileKeep: auditexport.DefaultFileKeep,
-		codeMaxResultBytes: tokenvault.DefaultCodeMaxResultBytes}
+		codeMaxResultBytes:   tokenvault.DefaultCodeMaxResultBytes,
+		auditCheckpointEvery: tokenvault.DefaultCheckpointEvery, auditCheckpointInterval: tokenvault.DefaultCheckpointInterval}
 }
 
 // parseConfig reads the server's configuration from the environment and
@@ -444,6 +453,8 @@ func parseConfigWith(args []string, getenv func(string) string, w io.Writer, mor
 		return c, fmt.Errorf("-code-concurrency-per-tenant (%d) must not exceed -code-workers (%d)", c.codeConcurrencyPerTenant, c.codeWorkers)
 	case c.auditFileMaxBytes <= 0 || c.auditFileKeep < 0:
 		return c, errors.New("-audit-file-max-bytes must be positive and -audit-file-keep 0 or more")
+	case c.auditCheckpointEvery < 0 || c.auditCheckpointInterval < 0:
+		return c, errors.New("-audit-checkpoint-every and -audit-checkpoint-interval must be 0 (off) or more")
 	case c.smtpHost != "" && c.smtpFrom == "":
 		return c, errors.New("-smtp-host needs -smtp-from, the sender of invitation e-mails")
 	}

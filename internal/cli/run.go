@@ -62,6 +62,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 		return err
 	}
 	defer closeVault()
+	if err := logAuditKey(ctx, v, log); err != nil {
+		return err
+	}
 	if m != nil {
 		m.watch(v)
 	}
@@ -242,6 +245,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		// only when the operator says so.
 		Outbound:    tokenvault.OutboundOptions{AllowPrivateDestinations: cfg.allowPrivate},
 		AuditExport: tokenvault.AuditExportOptions{Sinks: sinks},
+		AuditChain:  auditChainOptions(cfg),
 	}
 	opts.Webhooks.MaxPerTenant = cfg.webhooksMaxPerTenant
 	var closers []func() error
