@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,6 +99,7 @@ func TestChainCrashChild(t *testing.T) {
 					}
 					say("read " + tok.ID)
 				}
+				say(fmt.Sprintf("appended %d", tokenvault.AppendedCalls(v)))
 			}
 		}()
 	}
@@ -109,6 +111,7 @@ type chainChild struct {
 	cmd          *exec.Cmd
 	mu           sync.Mutex
 	acked, reads map[string]int
+	appended     int // the most calls the child said it appended
 	errs         []string
 	ready, done  chan struct{}
 }
@@ -139,6 +142,10 @@ func startChainChild(t *testing.T, dir string, key []byte) *chainChild {
 				c.acked[id]++
 			case "read":
 				c.reads[id]++
+			case "appended":
+				if n, err := strconv.Atoi(id); err == nil {
+					c.appended = max(c.appended, n)
+				}
 			case "error":
 				c.errs = append(c.errs, id)
 			}
@@ -176,6 +183,7 @@ func TestChainKillNine(t *testing.T) {
 	}
 	dir, key := t.TempDir(), newMasterKey()
 	acked, reads := map[string]int{}, map[string]int{}
+	appended := 0
 	for round := 1; round <= 3; round++ {
 		c := startChainChild(t, dir, key)
 		for deadline := time.Now().Add(30 * time.Second); c.count() < 20*round; time.Sleep(10 * time.Millisecond) {
@@ -199,7 +207,8 @@ func TestChainKillNine(t *testing.T) {
 		for id, n := range c.reads {
 			reads[id] += n
 		}
-		t.Logf("round %d: killed after %d acknowledged creations", round, len(c.acked))
+		appended += c.appended
+		t.Logf("round %d: killed after %d acknowledged creations, %d calls appended", round, len(c.acked), c.appended)
 		c.mu.Unlock()
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "tenant"))
@@ -230,6 +239,9 @@ func TestChainKillNine(t *testing.T) {
 		if n := w.ByEntity[id+" "+tokenvault.OpRead]; n < reads[id] {
 			t.Errorf("token %s: %d read lines on the chain, %d reads acknowledged", id, n, reads[id])
 		}
+	}
+	if appended == 0 {
+		t.Error("no read was appended: the chain pass across kills went untested")
 	}
 	t.Logf("%d acknowledged creations, %d lines on the chain 1..%d", len(acked), w.Chained, w.LastSeq)
 }

@@ -171,3 +171,7 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 	})
 	return anchor, all, err
 }
+
+// AppendedCalls is, for tests, how many calls of v a store took as
+// appends (their lines chained by the chain pass).
+func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
