@@ -39,12 +39,25 @@ const chainVerifyBatch = 1000
 
 // VerifyAuditChain verifies tenant tenantID's audit chain as the store
 // holds it (see the walk above; docs/audit-chain.md), against the
-// checkpoints the store holds and the vault's audit signing keys, and
-// reports what is wrong, each problem at its exact sequence number. It
-// chains the lines the store took as appends first, so every line
-// committed before the call is on the chain. Report.OK is false when
-// anything is wrong, an unsigned tail included (lines after the last
-// checkpoint).
+// checkpoints the store holds and the vault's audit signing keys
+// (AuditKeys), and reports what is wrong, each problem at its exact
+// sequence number. It chains the lines the store took as appends first,
+// so every line committed before the call is on the chain. Report.OK is
+// false when anything is wrong, an unsigned tail included (lines after
+// the last checkpoint).
+//
+// Besides what auditchain.Verifier finds in any copy, a store walk
+// reports: Altered at seq for a line (or, at the chain's last seq, the
+// head) whose record does not open or decode, as a value flipped or
+// copied from another key does not; Missing at seq for an index entry
+// whose line is gone, for a line of the log whose index entry is gone
+// (with its LineID), and for lines the head or a checkpoint counts past
+// the last line there; Reordered at seq for an index entry naming a line
+// whose own seq is another; Inserted, with the line's LineID, at the
+// seq after the last chained line before it in the log's (time) order,
+// for a line written since the chain began that is neither on the chain
+// nor queued to be; BadCheckpoint at seq for a checkpoint record that
+// does not open, or that the head names and the store lacks.
 //
 // It takes no key: it is a host-program (operator) operation, served over
 // HTTP under /operator/.
@@ -63,12 +76,19 @@ func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditch
 	if err := w.readHead(ctx); err != nil {
 		return nil, err
 	}
-	w.ver = auditchain.NewVerifier(tenantID, nil)
+	keys, err := v.AuditKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.ver = auditchain.NewVerifier(tenantID, keys)
 	w.ver.ExpectFirst = w.head.FirstSeq
 	if err := w.walkIndex(ctx); err != nil {
 		return nil, err
 	}
 	if err := w.walkLog(ctx); err != nil {
+		return nil, err
+	}
+	if err := w.addCheckpoints(ctx); err != nil {
 		return nil, err
 	}
 	w.checkHead()
@@ -96,6 +116,9 @@ type chainVerifyWalk struct {
 	covered seqSet
 	// lastIndexed is the last sequence number the index named.
 	lastIndexed uint64
+	// headLine is the hash of the line at the head's sequence number,
+	// when one was found.
+	headLine *auditchain.Hash
 	// own is the problems the walk found, added to the Verifier's.
 	own []auditchain.Problem
 }
@@ -242,12 +265,17 @@ func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found
 // feed gives the Verifier the chained line rec, stored at log/<suffix>.
 func (w *chainVerifyWalk) feed(suffix string, rec *logRecord) {
 	w.covered.add(rec.Link.Seq)
+	if w.headOK && rec.Link.Seq == w.head.Seq && w.headLine == nil {
+		h := rec.Link.Hash
+		w.headLine = &h
+	}
 	w.ver.AddLine(auditchain.Entry{Seq: rec.Link.Seq, Prev: rec.Link.Prev, Hash: rec.Link.Hash,
 		Line: chainedLine(w.tid, keyID(suffix), rec)})
 }
 
 // checkHead reports a head the chain does not reach: the lines after the
-// last one found, up to the head's, are missing (a truncated tail).
+// last one found, up to the head's, are missing (a truncated tail); and a
+// head whose hash is not that of the line at its sequence number.
 func (w *chainVerifyWalk) checkHead() {
 	switch {
 	case w.headAltered:
@@ -262,5 +290,8 @@ func (w *chainVerifyWalk) checkHead() {
 	if last := w.covered.max(); last < w.head.Seq {
 		w.problem(auditchain.Missing, max(last+1, w.head.FirstSeq), w.head.Seq, "",
 			"the chain head counts these lines, which are not there")
+	} else if w.headLine != nil && *w.headLine != w.head.Hash {
+		w.problem(auditchain.BrokenLink, w.head.Seq, 0, "",
+			"the chain head's hash is "+w.head.Hash.String()+", not this line's")
 	}
 }

@@ -177,6 +177,9 @@ func (f *chainFixture) indexKey(seq uint64, suffix string) string {
 	return fmt.Sprintf("%s%016x/%s", f.indexPrefix(), seq, suffix)
 }
 func (f *chainFixture) headKey() string { return "tenant/" + f.tid + "/chain/head" }
+func (f *chainFixture) checkpointKey(seq uint64) string {
+	return fmt.Sprintf("tenant/%s/chain_checkpoint/%016x", f.tid, seq)
+}
 func (f *chainFixture) id(seq uint64) string {
 	return f.suffix[seq][strings.LastIndexByte(f.suffix[seq], '/')+1:]
 }
@@ -208,13 +211,18 @@ func newChainFixture(t *testing.T, open func(t *testing.T) (store.Store, rawKV),
 	return f
 }
 
-// layout verifies the chain once (which chains the appended reads) and
-// reads its index.
+// layout verifies the chain once (which chains the appended reads),
+// signs its head, verifies it again (sound: OK, no problem) and reads
+// its index.
 func (f *chainFixture) layout(t *testing.T) {
 	t.Helper()
+	f.verify(t)
+	if _, err := f.e.v.SignAuditChain(context.Background(), f.tid); err != nil {
+		t.Fatal(err)
+	}
 	r := f.verify(t)
-	if got := r.Problems; len(got) != 1 || got[0].Kind != auditchain.UnsignedTail {
-		t.Fatalf("the untouched chain: %v", got)
+	if !r.OK || len(r.Problems) != 0 || r.SignedThrough != r.LastSeq || r.Checkpoints == 0 {
+		t.Fatalf("the untouched chain: %+v", r)
 	}
 	f.suffix = map[uint64]string{}
 	for _, k := range f.kv.keys(t, f.indexPrefix()) {
@@ -226,7 +234,7 @@ func (f *chainFixture) layout(t *testing.T) {
 		f.suffix[seq] = rest[17:]
 	}
 	f.head = uint64(len(f.suffix))
-	if r.LastSeq != f.head || r.Lines != len(f.suffix) || f.head < 10 {
+	if r.LastSeq != f.head || r.Lines != len(f.suffix) {
 		t.Fatalf("report %+v for an index of %d lines", r, len(f.suffix))
 	}
 }
@@ -240,8 +248,10 @@ func (f *chainFixture) verify(t *testing.T) *auditchain.Report {
 	return r
 }
 
-// want fails unless r reports exactly the problems want (kind, seq,
-// last seq and, where given, line id), besides the unsigned tail.
+// wantProblems fails unless r reports exactly the problems want (kind,
+// seq, last seq and, where given, line id), besides an unsigned tail: a
+// chain cut short of its checkpoint has its lines before the cut
+// unsigned too, which the Verifier reports as well.
 func wantProblems(t *testing.T, r *auditchain.Report, want ...auditchain.Problem) {
 	t.Helper()
 	var got []auditchain.Problem
@@ -319,6 +329,38 @@ func TestVerifyAuditChainTampered(t *testing.T) {
 					f.kv.put(t, f.logKey(suffix), f.kv.get(t, f.lineKey(k)))
 					return []auditchain.Problem{{Kind: auditchain.Inserted, Seq: k + 1, LineID: f.id(k) + "~"}}
 				}},
+				{"alter the head", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					v := f.kv.get(t, f.headKey())
+					v[len(v)-2] ^= 1
+					f.kv.put(t, f.headKey(), v)
+					return []auditchain.Problem{{Kind: auditchain.Altered, Seq: f.head}}
+				}},
+				{"delete the last checkpoint", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					f.kv.del(t, f.checkpointKey(f.head))
+					return []auditchain.Problem{{Kind: auditchain.BadCheckpoint, Seq: f.head}}
+				}},
+				{"alter the last checkpoint", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					v := f.kv.get(t, f.checkpointKey(f.head))
+					v[len(v)-1] ^= 1
+					f.kv.put(t, f.checkpointKey(f.head), v)
+					return []auditchain.Problem{{Kind: auditchain.BadCheckpoint, Seq: f.head}}
+				}},
+				{"truncate the tail, an older head put back", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					// The head as it was at line k, then more lines, signed.
+					old := f.kv.get(t, f.headKey())
+					oldHead := f.head
+					ctx := context.Background()
+					if err := f.e.v.LogLinesForTest(ctx, f.tid, 5, 5); err != nil {
+						t.Fatal(err)
+					}
+					f.layout(t)
+					for s := oldHead + 1; s <= f.head; s++ {
+						f.kv.del(t, f.lineKey(s))
+						f.kv.del(t, f.indexKey(s, f.suffix[s]))
+					}
+					f.kv.put(t, f.headKey(), old)
+					return []auditchain.Problem{{Kind: auditchain.Missing, Seq: oldHead + 1, LastSeq: f.head}}
+				}},
 				{"truncate the tail", func(t *testing.T, f *chainFixture) []auditchain.Problem {
 					for s := f.head - 2; s <= f.head; s++ {
 						f.kv.del(t, f.lineKey(s))
@@ -329,6 +371,9 @@ func TestVerifyAuditChainTampered(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					f := newChainFixture(t, st.open, 8)
+					if f.head < k+5 {
+						t.Fatalf("a chain of %d lines", f.head)
+					}
 					if n := len(f.kv.keys(t, f.logKey(f.suffix[k][:16]))); n != 1 {
 						t.Fatalf("line %d shares its time with %d others", k, n-1)
 					}
