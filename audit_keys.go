@@ -80,8 +80,11 @@ func (t *txn) auditKeyRecords() ([]*auditKeyRecord, error) {
 		}
 		out = append(out, r)
 	}
+	// Oldest first; of keys made at one instant (a clock that stood
+	// still), the retired ones first, in the order they were retired.
 	slices.SortFunc(out, func(a, b *auditKeyRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmpBool(a.RetiredAt.IsZero(), b.RetiredAt.IsZero()),
+			a.RetiredAt.Compare(b.RetiredAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
 }

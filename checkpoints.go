@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/store"
 )
 
 // Checkpoints: signed chain heads (docs/audit-chain.md).
@@ -139,18 +140,15 @@ func (t *txn) checkpointDue(c *chains, tid string, h *chainHead) error {
 	return nil
 }
 
-// checkpointBatch bounds the marks one timed pass reads per scan.
+// checkpointBatch bounds the marks one timed pass reads per scan, and the
+// tenants it signs per transaction.
 const checkpointBatch = 100
 
 // checkpointOld signs the head of every tenant whose oldest unsigned line
-// is CheckpointInterval old or older, one transaction per tenant, and
-// returns how many it signed. A mark whose tenant is gone, or whose chain
-// has no unsigned line any more, is removed.
-func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
-	interval := v.chainOpts.CheckpointInterval
-	if interval <= 0 {
-		return 0, nil
-	}
+// is interval old or older (on the Vault's clock), up to checkpointBatch
+// tenants per transaction, and returns how many it signed. A mark whose tenant is gone, or
+// whose chain has no unsigned line any more, is removed.
+func (v *Vault) checkpointOld(ctx context.Context, interval time.Duration) (int, error) {
 	cutoff := barrier.TimeKey(v.now().Add(-interval))
 	signed := 0
 	after := ""
@@ -160,27 +158,21 @@ func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
 		more := false
 		if err := v.view(ctx, func(t *txn) error {
 			marks, more = marks[:0], true
-			err := t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
+			return t.Scan(barrier.UnsignedChains, after, checkpointBatch, func(_ barrier.Key, rest string) error {
 				if len(rest) < len(cutoff) || rest[:len(cutoff)] > cutoff {
-					return errYoungMark // the marks are in time order: the rest are younger
+					more = false
+					return store.ErrStop // the marks are in time order: the rest are younger
 				}
 				marks = append(marks, rest)
 				return nil
 			})
-			if errors.Is(err, errYoungMark) {
-				more, err = false, nil
-			}
-			return err
 		}); err != nil {
 			return signed, err
 		}
-		for _, m := range marks {
-			ok, err := v.checkpointMark(ctx, m)
-			if err != nil {
-				errs = append(errs, err)
-			} else if ok {
-				signed++
-			}
+		n, err := v.checkpointMarks(ctx, marks)
+		signed += n
+		if err != nil {
+			errs = append(errs, err)
 		}
 		if !more || len(marks) < checkpointBatch {
 			return signed, errors.Join(errs...)
@@ -189,34 +181,61 @@ func (v *Vault) checkpointOld(ctx context.Context) (int, error) {
 	}
 }
 
-// errYoungMark ends checkpointOld's scan at the first mark not old enough.
-var errYoungMark = errors.New("young unsigned mark")
-
-// checkpointMark signs the head of the tenant the unsigned mark
-// <nanos>/<tid> names, and reports whether it signed.
-func (v *Vault) checkpointMark(ctx context.Context, mark string) (bool, error) {
-	_, tid, _ := strings.Cut(mark, "/")
-	signed := false
+// checkpointMarks signs the heads of the tenants the unsigned marks
+// <nanos>/<tid> name, in one transaction (one commit, one fsync, for up to
+// checkpointBatch tenants), and returns how many it signed. When that
+// transaction fails, each mark is tried in a transaction of its own, so
+// that one tenant that cannot be signed holds up no other.
+func (v *Vault) checkpointMarks(ctx context.Context, marks []string) (int, error) {
+	signed := 0
 	err := v.update(ctx, func(t *txn) error {
-		signed = false
-		if err := t.Delete(barrier.UnsignedChains.Key(mark)); err != nil {
-			return err
+		signed = 0
+		for _, m := range marks {
+			ok, err := t.checkpointMark(m)
+			if err != nil {
+				return err
+			}
+			if ok {
+				signed++
+			}
 		}
-		var h chainHead
-		ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
-		if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
-			return nil // deleted with its tenant, or signed already
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := t.signCheckpoint(tid, &h, false); err != nil {
-			return err
-		}
-		signed = true
-		return t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+		return nil
 	})
-	return signed, err
+	if err == nil || len(marks) == 1 || ctx.Err() != nil {
+		return signed, err
+	}
+	signed = 0
+	var errs []error
+	for _, m := range marks {
+		n, err := v.checkpointMarks(ctx, []string{m})
+		signed += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return signed, errors.Join(errs...)
+}
+
+// checkpointMark removes the unsigned mark <nanos>/<tid> and signs the
+// head of its tenant, in t; it reports whether it signed (not for a
+// tenant gone, or whose head is signed already).
+func (t *txn) checkpointMark(mark string) (bool, error) {
+	_, tid, _ := strings.Cut(mark, "/")
+	if err := t.Delete(barrier.UnsignedChains.Key(mark)); err != nil {
+		return false, err
+	}
+	var h chainHead
+	ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+	if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
+		return false, nil // deleted with its tenant, or signed already
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, err := t.signCheckpoint(tid, &h, false); err != nil {
+		return false, err
+	}
+	return true, t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
 }
 
 // checkpointTick is how often runCheckpointer looks for old unsigned
@@ -237,7 +256,7 @@ func (v *Vault) runCheckpointer() {
 			return
 		case <-tick.C:
 		}
-		if _, err := v.checkpointOld(ctx); err != nil && ctx.Err() == nil {
+		if _, err := v.checkpointOld(ctx, v.chainOpts.CheckpointInterval); err != nil && ctx.Err() == nil {
 			v.logger.Error("tokenvault: signing audit checkpoints failed", "err", err)
 		}
 	}
@@ -245,7 +264,9 @@ func (v *Vault) runCheckpointer() {
 
 // SignAuditChain signs tenant tenantID's audit chain head now, with the
 // signing key in use, and returns the checkpoint; when every line is
-// signed already, it returns the last checkpoint instead. The checkpoint
+// signed already by that key, it returns the last checkpoint instead
+// (after RotateAuditKey, the head is signed again with the new key,
+// after the line recording the rotation). The checkpoint
 // is also queued for audit export. Checkpoints are otherwise signed every
 // Options.AuditChain.CheckpointEvery lines and CheckpointInterval after an
 // unsigned line; this one is for an auditor who wants the head signed
@@ -271,7 +292,11 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		if _, err := t.getRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
 			return err
 		}
-		if h.Seq == h.SignedSeq && h.KeyID != "" {
+		s, err := t.signer()
+		if err != nil {
+			return err
+		}
+		if h.Seq == h.SignedSeq && h.KeyID == s.id {
 			var rec checkpointRecord
 			ok, err := t.getRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
 			if err != nil {

@@ -11,7 +11,8 @@
 // inside the same store transaction as the operation and its audit log
 // line. The few methods without a credential ([Vault.CreateTenant],
 // [Vault.ListTenants], [Vault.DeleteTenant], [Vault.Backup], the key
-// rotations, [Vault.Sweep]) are the host's own. A Vault is safe for
+// rotations ([Vault.RotateAuditKey] among them), [Vault.SignAuditChain],
+// [Vault.Sweep]) are the host's own; [Vault.AuditKeys] is public. A Vault is safe for
 // concurrent use by multiple goroutines.
 //
 // # Opening a Vault

@@ -160,6 +160,17 @@ func TestEveryEndpoint(t *testing.T) {
 	if err := c.Backup(ctx, mgmt, io.Discard); !errors.Is(err, tokenvault.ErrUnauthenticated) {
 		t.Errorf("Backup with a tenant key: %v", err)
 	}
+	// The audit chain's keys and checkpoints (audit_keys_test.go holds
+	// what they answer).
+	cp, err := c.SignAuditChain(ctx, operatorKey, boot.Tenant.ID)
+	must("SignAuditChain", err)
+	rotated, err := c.RotateAuditKey(ctx, operatorKey)
+	must("RotateAuditKey", err)
+	auditKeys, err := c.AuditKeys(ctx)
+	must("AuditKeys", err)
+	if len(auditKeys) != 2 || auditKeys[0].ID != cp.KeyID || auditKeys[1].ID != rotated.ID {
+		t.Errorf("AuditKeys = %+v; want %s, then %s", auditKeys, cp.KeyID, rotated.ID)
+	}
 	must("RotateDataKey", c.RotateDataKey(ctx, mgmt))
 	secret, err := c.WebhookSecret(ctx, mgmt)
 	must("WebhookSecret", err)

@@ -96,7 +96,10 @@
 // # Routes without an API key
 //
 // GET / and GET /openapi.json answer where the document is, and the
-// document above. The /operator/ routes take the operator key instead
+// document above. GET /audit/keys answers {"keys": [...]}, the public keys
+// that verify the audit chain's checkpoints (auditchain.PublicKey; every
+// key ever used, a retired one with its retired_at), for anyone verifying
+// an audit export. The /operator/ routes take the operator key instead
 // (see "The operator API").
 //
 // POST /tenants/invitations/accept takes {"token": "...", "user": {...}}:
@@ -117,6 +120,10 @@
 //	DELETE /operator/tenants/{id}  -> 204 once all of its data is removed
 //	GET    /operator/backup        -> application/octet-stream, the store's
 //	                               snapshot (422 for a store that cannot)
+//	POST   /operator/audit/keys/rotate  -> the new checkpoint signing key
+//	                               (auditchain.PublicKey); the old one retired
+//	POST   /operator/tenants/{id}/audit/checkpoints  -> the tenant's chain
+//	                               head signed now (auditchain.Checkpoint)
 //
 // The operator key is no tenant key: every other route refuses it (401,
 // as an unknown key), and /operator/ refuses tenant keys (401). Only its

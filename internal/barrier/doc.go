@@ -92,6 +92,15 @@
 //	                                         (tenants_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
+//	sys/audit-key/<key id>                   checkpoint signing key (Ed25519): public key,
+//	                                         seed wrapped by the key wrapper for this key,
+//	                                         created and retired times (the root's
+//	                                         audit_keys.go, records_audit_key.go)
+//	sys/chain-final/<tid>                    final checkpoint of a deleted tenant's audit
+//	                                         chain, kept after the tenant (checkpoints.go)
+//	sys/chain-unsigned/<nanos>/<tid>         tenant whose audit chain has lines no checkpoint
+//	                                         covers, the first at <nanos> (empty values;
+//	                                         checkpoints.go)
 //	sys/whq/<tid>/<webhook>/<nanos>/<id>     webhook delivery <id> due at <nanos> (empty
 //	                                         values; the root's webhooks_outbox.go)
 //	sys/ready-probe                          64 KiB of random bytes (not sealed: they
@@ -110,6 +119,9 @@
 //	                                         (records_token.go; JSON before version 1)
 //	tenant/<tid>/webhook_delivery/<webhook>/<id>  a delivery of an event to a webhook
 //	                                         (records_webhook_delivery.go)
+//	tenant/<tid>/chain_checkpoint/<seq>      signed checkpoint of the tenant's audit chain
+//	                                         covering lines 1 to <seq> (16 hex digits;
+//	                                         the root's checkpoints.go)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
 //	                                         binary format (records_log.go; JSON before)
 //	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
