@@ -188,11 +188,11 @@ func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
 	}
 
 	// With nothing exported yet, nothing goes.
+	sink.set(true, false)
 	boot2, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink.set(true, false)
 	if _, err := v.CreateApplication(ctx, boot2.Application.Key, tokenvault.CreateApplicationRequest{
 		Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}}); err != nil {
 		t.Fatal(err)
