@@ -2,6 +2,8 @@ package tokenvault_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,5 +260,56 @@ func TestLogRetentionInterruptedKeepsTheChainWhole(t *testing.T) {
 	}
 	if !interruptedPruned {
 		t.Error("no failed sweep had pruned a batch before its failure: the interruption went untested")
+	}
+}
+
+// TestLogRetentionWhileWriting: a sweep pruning the chain's prefix while
+// other callers extend the chain (both move its head: on PostgreSQL they
+// conflict on it and one runs again) leaves it whole from a signed anchor,
+// with every line written meanwhile on it.
+func TestLogRetentionWhileWriting(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.Retention.Logs = time.Hour })
+			ctx := context.Background()
+			app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+			for range 250 {
+				if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.clock.Advance(2 * time.Hour)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var ids []string
+			for g := range 4 {
+				wg.Go(func() {
+					for i := range 15 {
+						tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprintf("%d-%d", g, i)})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if _, err := e.v.GetToken(ctx, app.Key, tok.ID); err != nil {
+							t.Error(err)
+							return
+						}
+						mu.Lock()
+						ids = append(ids, tok.ID)
+						mu.Unlock()
+					}
+				})
+			}
+			if _, err := e.v.Sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			w := wantPrunedChain(t, e.v, e.boot.Tenant.ID, 0)
+			for _, id := range ids {
+				if c, r := w.ByEntity[id+" "+tokenvault.OpCreate], w.ByEntity[id+" "+tokenvault.OpRead]; c != 1 || r != 1 {
+					t.Errorf("token %s written during the sweep: %d creation and %d read lines on the chain", id, c, r)
+				}
+			}
+		})
 	}
 }
