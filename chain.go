@@ -57,10 +57,13 @@ type pendingLine struct {
 var pendingLines = &txnLocal[[]pendingLine]{}
 
 // pendLine has l, written at log/<suffix> of tenant tid, chained when t
-// commits. In an optimistic first run, whose writes a store may take as
-// an append instead, its chain queue entry is written too.
+// commits. In an optimistic first run on a store that appends, whose
+// writes it may take as an append instead, its chain queue entry is
+// written too (elsewhere a first run is applied in a write transaction,
+// whose commit chains the line: an entry would only be written and
+// removed again).
 func (t *txn) pendLine(tid, suffix string, l *logRecord) error {
-	queued := t.FirstRun()
+	queued := t.FirstRun() && t.v.barrier.Appends()
 	if queued {
 		if err := t.AppendIndex(barrier.Tenant(tid).ChainQueueEntry(suffix)); err != nil {
 			return err

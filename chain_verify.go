@@ -287,7 +287,9 @@ func (w *chainVerifyWalk) checkHead() {
 	case !w.headOK:
 		return // no chain yet
 	}
-	if last := w.covered.max(); last < w.head.Seq {
+	// Lines below FirstSeq were pruned (retention), not lost: a chain
+	// pruned to its head holds no line and is whole.
+	if last := max(w.covered.max(), w.head.FirstSeq-1); last < w.head.Seq {
 		w.problem(auditchain.Missing, max(last+1, w.head.FirstSeq), w.head.Seq, "",
 			"the chain head counts these lines, which are not there")
 	} else if w.headLine != nil && *w.headLine != w.head.Hash {

@@ -190,7 +190,11 @@ type RetentionOptions struct {
 	// Logs is how long audit log lines are kept: the sweeper removes older
 	// ones, in bounded transactions. Zero: kept forever. Negative: Open
 	// fails. PCI DSS asks for at least a year of audit trail; the server's
-	// default is 400 days.
+	// default is 400 days. A tenant's chained lines go as a prefix of its
+	// audit chain, up to the first line not old enough or not yet
+	// exported, and each transaction that prunes signs a checkpoint at the
+	// new start, so what is left verifies from a signed hash
+	// (docs/audit-chain.md).
 	Logs time.Duration
 	// CVC is how long a card's cvc is kept after it was written (by
 	// tokenizing, or by a patch sending a cvc, which starts a new window).

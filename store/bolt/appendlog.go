@@ -38,8 +38,13 @@ import (
 // removed once the fold has committed. Open folds whatever segments a
 // crash left, in order, and removes them: a frame cut short by the crash
 // (its write was never acknowledged) and everything after it in its
-// segment are ignored. An entry folded twice (a crash between a fold's
-// commit and its segment's removal) is put again with the same value.
+// segment are ignored. A crash between a fold's commit and its segment's
+// removal leaves the segment to be folded again: Open puts its entries
+// only where their keys are absent (putAbsent), since an appended key is
+// new by construction and one present was folded before, and may have
+// been written since (the audit chain writes a line again with its link:
+// putting the appended value back would unchain it). An entry removed
+// since is put again.
 
 const (
 	// foldInterval bounds how long an appended entry waits to be folded
@@ -154,7 +159,7 @@ func openAppendLog(db *bbolt.DB, path string, noSync bool) (*appendLog, error) {
 	}
 	if len(left) > 0 {
 		if err := db.Update(func(btx *bbolt.Tx) error {
-			return putSorted(btx.Bucket(bucketName), left)
+			return putAbsent(btx.Bucket(bucketName), left)
 		}); err != nil {
 			return nil, fmt.Errorf("bolt: append log: fold what the last run left: %w", err)
 		}
@@ -408,6 +413,18 @@ func putSorted(b *bbolt.Bucket, entries []store.Entry) error {
 		}
 	}
 	return nil
+}
+
+// putAbsent is putSorted for the entries of segments a crash left, which
+// may have been folded already: it puts only those whose keys b lacks.
+func putAbsent(b *bbolt.Bucket, entries []store.Entry) error {
+	absent := entries[:0:0]
+	for _, e := range entries {
+		if b.Get(e.Key) == nil {
+			absent = append(absent, e)
+		}
+	}
+	return putSorted(b, absent)
 }
 
 // fold makes a new segment current (when the current one holds anything
