@@ -35,7 +35,7 @@ import (
 const (
 	recordSize     = 130 // a sealed record holding a short plain value
 	cardRecordSize = 430 // a sealed card record: data, mask, expiry
-	lineSize       = 152 // an audit line with its chain link
+	lineSize       = 149 // an audit line with its chain link (the sizes vary by a few bytes)
 	countSize      = 52  // a sealed count
 	headSize       = 115 // a sealed chain head
 	maxBody        = 8 << 20

@@ -13,7 +13,7 @@ import (
 	"github.com/tokenvault/tokenvault/client"
 )
 
-const auditUsage = `Usage: tokenvault audit verify [flags] -tenant TENANT-ID
+const auditUsage = `Usage: tokenvault audit verify [flags] [-sign] -tenant TENANT-ID
        tokenvault audit verify -file EXPORT -keys KEYS.json -tenant TENANT-ID [-first N] [-json]
        tokenvault audit keys [flags]
        tokenvault audit rotate-key [flags]
@@ -26,7 +26,9 @@ verify checks a tenant's chain: with -file, offline, from an audit export
 any order, duplicates and all) and the vault's public keys (-keys: the
 JSON of GET /audit/keys, which audit keys prints), without the vault;
 without -file, online, asking the running server to walk its store (the
-operator key). It prints the report (-json: as JSON) and exits 1 when
+operator key; -sign first has it sign the chain's head, so that every
+line written before the call is vouched for and none is left in an
+unsigned tail). It prints the report (-json: as JSON) and exits 1 when
 anything is wrong: an altered line, a broken link, a missing range, a
 forked or reordered line, a bad checkpoint, an unsigned tail.
 
@@ -50,7 +52,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	fs.SetOutput(out)
 	var tenant, file, keysFile string
 	var first uint64
-	var asJSON bool
+	var asJSON, sign bool
 	switch sub {
 	case "verify":
 		fs.StringVar(&tenant, "tenant", "", "the `id` of the tenant whose chain to verify (required)")
@@ -58,6 +60,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		fs.StringVar(&keysFile, "keys", "", "with -file: the vault's public keys, the JSON of GET /audit/keys (`file`)")
 		fs.Uint64Var(&first, "first", 1, "with -file: the sequence `number` the export must start at (1: the whole chain; 0: wherever it starts)")
 		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+		fs.BoolVar(&sign, "sign", false, "online: have the server sign the chain's head first (a checkpoint now), so no line is left unsigned")
 	case "keys", "rotate-key":
 	default:
 		return usageError{fmt.Errorf("unknown audit subcommand %q: verify, keys or rotate-key", sub)}
@@ -95,6 +98,9 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 			return usageError{errors.New("audit verify -file needs -keys KEYS.json (tokenvault audit keys prints it)")}
 		}
 		var err error
+		if sign {
+			return usageError{errors.New("-sign goes without -file: only the running server can sign")}
+		}
 		if r, err = verifyExportFile(file, keysFile, tenant, first); err != nil {
 			return err
 		}
@@ -105,6 +111,11 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		c, key, err := o.connect(getenv)
 		if err != nil {
 			return err
+		}
+		if sign {
+			if _, err := c.SignAuditChain(ctx, key, tenant); err != nil {
+				return o.explain(err)
+			}
 		}
 		if r, err = c.VerifyAuditChain(ctx, key, tenant); err != nil {
 			return o.explain(err)

@@ -143,6 +143,14 @@ func TestAuditCommandsOnline(t *testing.T) {
 		!strings.Contains(errOut, "does not verify") {
 		t.Errorf("audit verify -tenant (online) of an unsigned chain = %d\n%s%s", code, out, errOut)
 	}
+	// -sign has the server sign the head first: then it verifies whole.
+	code, out, errOut = runCLI(t, env, "audit", "verify", "-sign", "-tenant", tid)
+	if code != 0 || !strings.Contains(out, "tenant "+tid+": ") || strings.Contains(out, "unsigned_tail") {
+		t.Errorf("audit verify -sign -tenant = %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, env, "audit", "verify", "-sign", "-file", "x", "-keys", "y", "-tenant", tid); code != 2 || !strings.Contains(errOut, "-sign goes without -file") {
+		t.Errorf("audit verify -sign -file = %d %q", code, errOut)
+	}
 	if code, _, errOut := runCLI(t, env, "audit", "verify", "-tenant", "0193f1d2-0000-7000-8000-0000000000ff"); code != 1 || !strings.Contains(errOut, "not found") {
 		t.Errorf("audit verify of an unknown tenant = %d %q", code, errOut)
 	}
