@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/seal"
 )
 
 // The hash chain of the audit trail (docs/audit-chain.md; the format is
@@ -225,6 +226,15 @@ func (v *Vault) chainQueued(ctx context.Context) error {
 				ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 				if errors.Is(err, errTenantGone) || (err == nil && (!ok || rec.Link != nil)) {
 					continue // deleted with its tenant, removed, or chained already
+				}
+				if errors.Is(err, seal.ErrOpen) || errors.Is(err, errRecord) {
+					// Altered in the store: chaining it would vouch for
+					// it, and failing would stop every pass (and what
+					// waits for them: listing, export, retention) for
+					// good. Left off the chain, where a verification
+					// reports it (Inserted).
+					v.logger.Warn("tokenvault: an appended audit line does not open; left off the chain", "tenant_id", tid, "line", suffix)
+					continue
 				}
 				if err != nil {
 					return err
