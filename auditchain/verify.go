@@ -41,9 +41,8 @@ const (
 	// the chain began (a store walk).
 	Inserted ProblemKind = "inserted"
 	// BadCheckpoint: a checkpoint whose signature does not verify, whose
-	// key is unknown or was retired before the checkpoint's date, which
-	// names another tenant, or whose hash is not the chain's at its
-	// sequence number.
+	// key is unknown, which names another tenant, or whose hash is not
+	// the chain's at its sequence number.
 	BadCheckpoint ProblemKind = "bad_checkpoint"
 	// Unanchored: the copy starts after the chain's first line
 	// (Verifier.ExpectFirst) and no valid checkpoint vouches for the
@@ -286,11 +285,6 @@ func (v *Verifier) checkSignature(c *Checkpoint) string {
 	}
 	if c.VerifySignature(k.Key) != nil {
 		return "the checkpoint's signature does not verify with key " + c.KeyID
-	}
-	if k.RetiredAt != nil && c.CreatedAt.After(*k.RetiredAt) {
-		// The vault signs no checkpoint with a retired key: this one
-		// was signed by whoever held the key after it was replaced.
-		return "the checkpoint is dated after its key " + c.KeyID + " was retired"
 	}
 	return ""
 }
