@@ -46,6 +46,20 @@ func TestHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 	}
 }
 
+// TestHelpListsEveryCommand: help names every command, with its summary
+// (token-access and audit were once missing from it).
+func TestHelpListsEveryCommand(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "help")
+	if code != 0 {
+		t.Fatalf("tokenvault help = %d", code)
+	}
+	for name, c := range commands {
+		if !strings.Contains(out, "  "+name+" ") || !strings.Contains(out, c.summary) {
+			t.Errorf("tokenvault help does not list %s:\n%s", name, out)
+		}
+	}
+}
+
 func TestUnknownCommandsAndFlags(t *testing.T) {
 	if code, _, errOut := runCLI(t, nil, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
 		t.Errorf("tokenvault frobnicate = %d %q, want 2 naming the unknown command", code, errOut)

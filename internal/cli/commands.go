@@ -85,10 +85,14 @@ func cli(ctx context.Context, args []string, getenv func(string) string, stdout,
 // usageError is a command line the command cannot take.
 type usageError struct{ error }
 
+// commandOrder is the order help lists the commands in: every one
+// (TestHelpListsEveryCommand).
+var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "token-access", "audit"}
+
 func printCommands(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")
 	fmt.Fprintln(w, "\nCommands:")
-	for _, name := range []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore"} {
+	for _, name := range commandOrder {
 		fmt.Fprintf(w, "  %-18s %s\n", name, commands[name].summary)
 	}
 }
