@@ -175,3 +175,18 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 // AppendedCalls is, for tests, how many calls of v a store took as
 // appends (their lines chained by the chain pass).
 func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
+
+// chainAnchor is the hash a pruned chain of tenant tid, whose first line
+// left is firstSeq, starts from: the anchor checkpoint's. It is an error
+// when the checkpoint is missing.
+func chainAnchor(t *txn, tid string, firstSeq uint64) (auditchain.Hash, error) {
+	var c checkpointRecord
+	ok, err := t.getRecord(barrier.Tenant(tid).Checkpoint(firstSeq-1), &c)
+	if err != nil {
+		return auditchain.Hash{}, err
+	}
+	if !ok {
+		return auditchain.Hash{}, fmt.Errorf("tokenvault: tenant %s: no checkpoint at %d, before the first line kept", tid, firstSeq-1)
+	}
+	return c.Hash, nil
+}

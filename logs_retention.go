@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/tokenvault/tokenvault/auditchain"
@@ -196,21 +195,6 @@ func (t *txn) anchorChain(tid string, h *chainHead, seq uint64, hash auditchain.
 		}
 	}
 	return nil
-}
-
-// chainAnchor is the hash a pruned chain of tenant tid, whose first line
-// left is firstSeq, starts from: the anchor checkpoint's. It is an error
-// when the checkpoint is missing.
-func chainAnchor(t *txn, tid string, firstSeq uint64) (auditchain.Hash, error) {
-	var c checkpointRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Checkpoint(firstSeq-1), &c)
-	if err != nil {
-		return auditchain.Hash{}, err
-	}
-	if !ok {
-		return auditchain.Hash{}, fmt.Errorf("tokenvault: tenant %s: no checkpoint at %d, before the first line kept", tid, firstSeq-1)
-	}
-	return c.Hash, nil
 }
 
 // pruneTenantPreChain removes up to sweepBatch of tenant tid's lines that
