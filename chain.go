@@ -77,20 +77,25 @@ func (t *txn) pendLine(tid, suffix string, l *logRecord) error {
 
 // chains is the chain heads a commit read and moved, by tenant.
 type chains struct {
-	heads map[string]*chainHead
+	of    map[string]*chainOf
 	order []string // the tenants, in the order first read
-	moved map[string]bool
-	// from is each head's seq when read, and since the time (TimeKey) of
-	// the first line after its last checkpoint, when chained by this
-	// commit: for the unsigned mark (checkpoints.go).
-	from  map[string]uint64
-	since map[string]string
 }
 
-// head returns tenant tid's head, read on first use.
-func (c *chains) head(t *txn, tid string) (*chainHead, error) {
-	if h := c.heads[tid]; h != nil {
-		return h, nil
+// chainOf is one tenant's chain in a commit.
+type chainOf struct {
+	head  *chainHead
+	moved bool
+	// from is the head's seq when read, and since the time (TimeKey) of
+	// the first line after its last checkpoint, when chained by this
+	// commit: for the unsigned mark (checkpoints.go).
+	from  uint64
+	since string
+}
+
+// head returns tenant tid's chain, its head read on first use.
+func (c *chains) head(t *txn, tid string) (*chainOf, error) {
+	if s := c.of[tid]; s != nil {
+		return s, nil
 	}
 	h := &chainHead{}
 	ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), h)
@@ -100,16 +105,18 @@ func (c *chains) head(t *txn, tid string) (*chainHead, error) {
 	if !ok {
 		*h = chainHead{FirstSeq: 1, Since: t.now}
 	}
-	if c.heads == nil {
-		c.heads, c.moved = map[string]*chainHead{}, map[string]bool{}
+	return c.add(tid, h), nil
+}
+
+// add makes h tenant tid's head in c.
+func (c *chains) add(tid string, h *chainHead) *chainOf {
+	if c.of == nil {
+		c.of = map[string]*chainOf{}
 	}
-	if c.from == nil {
-		c.from, c.since = map[string]uint64{}, map[string]string{}
-	}
-	c.heads[tid] = h
-	c.from[tid] = h.Seq
+	s := &chainOf{head: h, from: h.Seq}
+	c.of[tid] = s
 	c.order = append(c.order, tid)
-	return h, nil
+	return s
 }
 
 // chainCommit chains the lines t wrote and writes the heads it moved: the
@@ -134,10 +141,11 @@ func (t *txn) chainCommit() error {
 // the end of the tenant's chain, and writes it again with its link and
 // its sequence index entry.
 func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
-	h, err := c.head(t, tid)
+	s, err := c.head(t, tid)
 	if err != nil {
 		return err
 	}
+	h := s.head
 	link := chainLink{Seq: h.Seq + 1, Prev: h.Hash}
 	line := chainedLine(tid, keyID(suffix), rec)
 	link.Hash = auditchain.LineHash(link.Prev, link.Seq, &line)
@@ -148,11 +156,11 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	if err := t.PutIndex(barrier.Tenant(tid).ChainSeq(link.Seq, suffix)); err != nil {
 		return err
 	}
-	if link.Seq == h.SignedSeq+1 && c.since != nil {
-		c.since[tid], _, _ = strings.Cut(suffix, "/")
+	if link.Seq == h.SignedSeq+1 {
+		s.since, _, _ = strings.Cut(suffix, "/")
 	}
 	h.Seq, h.Hash = link.Seq, link.Hash
-	c.moved[tid] = true
+	s.moved = true
 	return nil
 }
 
@@ -160,13 +168,14 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 // is due (checkpointDue, checkpoints.go).
 func (t *txn) putHeads(c *chains) error {
 	for _, tid := range c.order {
-		if !c.moved[tid] {
+		s := c.of[tid]
+		if !s.moved {
 			continue
 		}
-		if err := t.checkpointDue(c, tid, c.heads[tid]); err != nil {
+		if err := t.checkpointDue(tid, s); err != nil {
 			return err
 		}
-		if err := t.putRecord(barrier.Tenant(tid).ChainHead(), c.heads[tid]); err != nil {
+		if err := t.putRecord(barrier.Tenant(tid).ChainHead(), s.head); err != nil {
 			return err
 		}
 	}

@@ -112,7 +112,8 @@ func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error
 	l := logRecord{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
 		Message: rotationMessage(from, to), CreatedAt: t.now}
 	suffix := barrier.TimeKey(t.now) + "/" + t.v.ids.next(t.now)
-	c := chains{heads: map[string]*chainHead{tid: h}, order: []string{tid}, moved: map[string]bool{}}
+	var c chains
+	c.add(tid, h)
 	if err := t.chainLine(&c, tid, suffix, &l); err != nil {
 		return err
 	}
@@ -122,16 +123,18 @@ func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error
 	return t.queueForExport(tid, suffix)
 }
 
-// checkpointDue signs h, tenant tid's head just moved by c, when its
-// unsigned lines reached CheckpointEvery; else, when its unsigned tail
-// began in this commit, writes the tenant's unsigned mark.
-func (t *txn) checkpointDue(c *chains, tid string, h *chainHead) error {
+// checkpointDue signs the head of s, tenant tid's chain just moved in
+// this commit, when its unsigned lines reached CheckpointEvery; else,
+// when its unsigned tail began in this commit, writes the tenant's
+// unsigned mark.
+func (t *txn) checkpointDue(tid string, s *chainOf) error {
+	h := s.head
 	if every := t.v.chainOpts.CheckpointEvery; every > 0 && h.Seq-h.SignedSeq >= uint64(every) {
 		_, err := t.signCheckpoint(tid, h, false)
 		return err
 	}
-	if h.Seq > h.SignedSeq && c.from[tid] <= h.SignedSeq {
-		since := c.since[tid]
+	if h.Seq > h.SignedSeq && s.from <= h.SignedSeq {
+		since := s.since
 		if since == "" {
 			since = barrier.TimeKey(t.now)
 		}
