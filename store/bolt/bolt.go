@@ -81,6 +81,14 @@ type Options struct {
 	// before any Update of the batch returns, so it must be quick; it must
 	// not use the Store. For metrics (tokenvault.Metrics.StoreCommit).
 	OnCommit func(updates int, d time.Duration)
+
+	// MaxSize, when positive, is the most bytes the file may grow to: a
+	// commit that would need it longer fails with store.ErrFull (nothing
+	// of it is written), like a full disk. Zero means no limit of its
+	// own. Either way the file stays within the process's file size limit
+	// (RLIMIT_FSIZE, read at Open): past it the file could not grow, and
+	// the commit would fail with an error that does not say why.
+	MaxSize int
 }
 
 // Store is a [store.Store] backed by a bbolt file.
@@ -143,12 +151,23 @@ func Open(path string, opts *Options) (*Store, error) {
 	case timeout < 0:
 		timeout = 0 // bbolt: wait forever
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync})
+	limit := maxSize(o.MaxSize)
+	db, err := openBolt(path, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync, MaxSize: limit})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt: open %s: file is locked by another process or Store (waited %v): %w", path, timeout, err)
 	}
+	if errors.Is(err, ErrDamaged) {
+		return nil, err
+	}
+	if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) {
+		return nil, &DamagedError{Path: path, Err: err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := checkOpen(db, path); err != nil {
+		db.Close()
+		return nil, err
 	}
 	maxBatch := o.MaxBatchSize
 	if maxBatch <= 0 {
@@ -158,31 +177,35 @@ func Open(path string, opts *Options) (*Store, error) {
 	// a meta page, and opening an existing store must not change its file
 	// (a Vault that refuses a wrong key leaves it as it was).
 	var exists bool
-	db.View(func(tx *bbolt.Tx) error {
-		exists = tx.Bucket(bucketName) != nil
-		return nil
-	})
-	if !exists {
-		err = db.Update(func(tx *bbolt.Tx) error {
-			_, err := tx.CreateBucketIfNotExists(bucketName)
-			return err
-		})
-	}
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)
-	}
 	var r *reserve
-	if !o.NoSync {
-		r = &reserve{path: path}
-		r.highWater.Store(highWater(db))
-	}
-	appends, err := openAppendLog(db, path, o.NoSync)
+	var appends *appendLog
+	err = guard(path, nil, func() error {
+		db.View(func(tx *bbolt.Tx) error {
+			exists = tx.Bucket(bucketName) != nil
+			return nil
+		})
+		if !exists {
+			err := db.Update(func(tx *bbolt.Tx) error {
+				_, err := tx.CreateBucketIfNotExists(bucketName)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("bolt: open %s: create bucket: %w", path, full(err))
+			}
+		}
+		if !o.NoSync {
+			r = &reserve{path: path, max: int64(limit)}
+			r.highWater.Store(highWater(db))
+		}
+		var err error
+		appends, err = openAppendLog(db, path, o.NoSync)
+		return err
+	})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, maxBatch, r), appends: appends}
+	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, path, maxBatch, r), appends: appends}
 	go appends.run(s.foldUpdate(context.Background()))
 	return s, nil
 }
@@ -210,13 +233,17 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	defer s.end()
 
-	var fnFailed bool
-	err := s.db.View(func(btx *bbolt.Tx) error {
-		t := &tx{b: btx.Bucket(bucketName)}
-		defer t.finish()
-		err := fn(t)
-		fnFailed = err != nil
-		return err
+	var fnFailed, own bool
+	err := guard(s.path, &own, func() error {
+		return s.db.View(func(btx *bbolt.Tx) error {
+			t := &tx{b: btx.Bucket(bucketName), path: s.path}
+			defer t.finish()
+			own = true
+			err := fn(t)
+			own = false
+			fnFailed = err != nil
+			return err
+		})
 	})
 	if err != nil && !fnFailed {
 		return fmt.Errorf("bolt: view: %w", err)
@@ -272,7 +299,7 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 		if err == nil {
 			b := btx.Bucket(bucketName)
 			b.FillPercent = fillPercent
-			t := &tx{b: b}
+			t := &tx{b: b, path: s.path}
 			err = fn(t)
 			t.finish()
 		}
@@ -302,9 +329,15 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 // in fn does not leave the count high and every later Update batched.
 func (s *Store) updateSolo(run func(*bbolt.Tx) error) error {
 	defer s.inflight.Add(-1)
-	err := s.db.Update(func(btx *bbolt.Tx) error {
-		s.reserve.committed(btx)
-		return run(btx)
+	var own bool // run's panics are fn's; bbolt's become *DamagedError
+	err := guard(s.path, &own, func() error {
+		return s.db.Update(func(btx *bbolt.Tx) error {
+			s.reserve.committed(btx)
+			own = true
+			err := run(btx)
+			own = false
+			return err
+		})
 	})
 	if err == nil && s.reserve.low() {
 		s.reserve.grow(s.db)
@@ -326,7 +359,9 @@ func (s *Store) Close() error {
 	}
 	s.appends.close()
 	foldErr := s.appends.closeFold(func(fn func(*bbolt.Bucket) error) error {
-		return s.db.Update(func(btx *bbolt.Tx) error { return fn(btx.Bucket(bucketName)) })
+		return guard(s.path, nil, func() error {
+			return s.db.Update(func(btx *bbolt.Tx) error { return fn(btx.Bucket(bucketName)) })
+		})
 	})
 	s.group.close()
 	if err := s.db.Close(); err != nil {
@@ -403,10 +438,12 @@ func (s *Store) WriteSnapshot(ctx context.Context, w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("bolt: snapshot: %w", err)
 	}
 	var n int64
-	err := s.db.View(func(btx *bbolt.Tx) error {
-		var err error
-		n, err = btx.WriteTo(ctxWriter{ctx, w})
-		return err
+	err := guard(s.path, nil, func() error {
+		return s.db.View(func(btx *bbolt.Tx) error {
+			var err error
+			n, err = btx.WriteTo(ctxWriter{ctx, w})
+			return err
+		})
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -442,23 +479,25 @@ func Check(path string) error {
 	if err := checkLength(path); err != nil {
 		return err
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: defaultTimeout})
+	db, err := openBolt(path, &bbolt.Options{ReadOnly: true, Timeout: defaultTimeout})
 	if err != nil {
 		return fmt.Errorf("bolt: %s is not a readable bbolt database: %w", path, err)
 	}
 	defer db.Close()
-	return db.View(func(tx *bbolt.Tx) error {
-		var errs []error
-		for err := range tx.Check() {
-			errs = append(errs, err)
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("bolt: %s fails bbolt's consistency check: %w", path, errors.Join(errs...))
-		}
-		if tx.Bucket(bucketName) == nil {
-			return fmt.Errorf("bolt: %s is a bbolt database, but not a store of this package (no %q bucket)", path, bucketName)
-		}
-		return nil
+	return guard(path, nil, func() error {
+		return db.View(func(tx *bbolt.Tx) error {
+			var errs []error
+			for err := range tx.Check() {
+				errs = append(errs, err)
+			}
+			if len(errs) > 0 {
+				return fmt.Errorf("bolt: %s fails bbolt's consistency check: %w", path, errors.Join(errs...))
+			}
+			if tx.Bucket(bucketName) == nil {
+				return fmt.Errorf("bolt: %s is a bbolt database, but not a store of this package (no %q bucket)", path, bucketName)
+			}
+			return nil
+		})
 	})
 }
 
