@@ -149,3 +149,23 @@ func runChild(t *testing.T, args ...string) (int, string) {
 	}
 	return cmd.ProcessState.ExitCode(), string(out)
 }
+
+// TestMissingMasterKeyFileIsNamed: serve on a data directory whose store
+// exists but whose master.key was deleted fails saying the key file is
+// missing (not that a key is wrong), and leaves no new key file behind.
+func TestMissingMasterKeyFileIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	_, _, stop := start(t, dir, nil)
+	stop()
+	keyFile := filepath.Join(dir, "master.key")
+	if err := os.Remove(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, nil, "-addr", "127.0.0.1:0", "-data", dir)
+	if code != 1 || !strings.Contains(errOut, "master key file "+keyFile+" is missing") || strings.Contains(errOut, "wrong") {
+		t.Errorf("serve without master.key = %d %q, want a failure saying %s is missing, not that the key is wrong", code, errOut, keyFile)
+	}
+	if _, err := os.Stat(keyFile); !os.IsNotExist(err) {
+		t.Errorf("serve without master.key left %s: %v", keyFile, err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -28,8 +27,8 @@ func damagedStoreError(err error, dataDir string) error {
 func missingKeyFileError(dataDir, where string) error {
 	return fmt.Errorf("the master key file %s is missing, and the store in %s was sealed with a master key: "+
 		"put the key file back (from where you keep it apart from the data), or give the key in TOKENVAULT_MASTER_KEY or -master-key-file; "+
-		"without it the store cannot be opened (%w)",
-		filepath.Join(dataDir, "master.key"), where, tokenvault.ErrWrongMasterKey)
+		"without it the store cannot be opened",
+		filepath.Join(dataDir, "master.key"), where)
 }
 
 // isDamaged reports whether err says the store file is damaged.
