@@ -19,7 +19,8 @@
 // whole seconds, rounded up), 500 internal (answered generically; the cause
 // goes to the logger, never to the caller), 503 a service the request needs
 // (the Mailer) failed and nothing was saved, 507 the storage is full and
-// nothing was saved (retry once space is freed). Unknown routes are 404 and
+// nothing was saved (retry once space is freed; with a Retry-After header
+// too). Unknown routes are 404 and
 // known routes with another method 405, in the same format. A 401's detail names
 // the SVC-API-KEY header, and says that Authorization is not read when the
 // request had one. A key is sent once: two SVC-API-KEY headers, or two
