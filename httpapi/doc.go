@@ -51,7 +51,7 @@
 // Every POST that creates something (see idempotentRoutes: /tokenize,
 // /tokens, /token-intents, /applications and its regenerate, /sessions, /reactor-formulas,
 // /reactors and their react, /proxies, /webhooks and their rotate-secret,
-// /tenants/self/invitations and their resend, /tenants/self/rotate-data-key) takes an Idempotency-Key header
+// /tenants/self/invitations and their resend, /tenants/self/rotate-data-key, /tenants/self/rotate-fpe-key) takes an Idempotency-Key header
 // (1 to 255 printable ASCII characters, else 400; sent once). The request
 // runs through [tokenvault.Vault.Idempotent]: the body is read once, and
 // the handler's whole response (status, headers, body) is recorded. A
