@@ -12,7 +12,8 @@ import (
 // TestRotateFPEKey: a rotation makes version 2 current; encodings made
 // under version 1 still decode when the request names it, new encodings
 // and fpe token ids use version 2 (another result for the same value),
-// tokens whose ids version 1 derived still read, another tenant's keys
+// tokens whose ids version 1 derived still read (and deduplication, by
+// fingerprint, still finds them), another tenant's keys
 // do not move, and the rotation is a line of the tenant's audit log. A
 // version the tenant never had, and a version given to encode, are
 // Invalid at key_version; rotating needs tenant:update.
@@ -95,6 +96,12 @@ func TestRotateFPEKey(t *testing.T) {
 	if got, err := e.v.GetToken(ctx, app.Key, oldTok.ID); err != nil || got.ID != oldTok.ID {
 		t.Errorf("GetToken(%s), its id derived before the rotation = %+v, %v", oldTok.ID, got, err)
 	}
+	dedupe := withID(cardRequest("4242424242424242"), fpeCardID)
+	dedupe.DeduplicateToken = true
+	if got, err := e.v.CreateToken(ctx, app.Key, dedupe); err != nil || got.ID != oldTok.ID {
+		t.Errorf("the same card after the rotation, deduplicated (by its fingerprint) = %+v, %v; want the first token, %s", got, err, oldTok.ID)
+	}
+
 	newTok, err := e.v.CreateToken(ctx, app.Key, withID(cardRequest("4242424242424242"), fpeCardID))
 	if err != nil || newTok.ID == oldTok.ID || newTok.ID[:6] != "424242" || newTok.ID[12:] != "4242" {
 		t.Errorf("the same card after the rotation = %+v, %v; want a new fpe id (not %s)", newTok, err, oldTok.ID)
