@@ -19,6 +19,11 @@ import (
 // tenant, operation update), and so of its audit chain. Requires
 // tenant:update.
 //
+// Tokens do not record the version that derived their id: an id is looked
+// up, never decoded, so it needs none, and the audit line dates the
+// change. Other instances sharing the store take the new version within
+// barrier.KeyringTTL (5 s), as after RotateDataKey.
+//
 // Rotate when an FPE key may have been exposed, or on the schedule your
 // key management policy sets: a rotation cannot re-encode values held
 // outside the vault, so the older versions are kept for good.
