@@ -120,6 +120,14 @@ func TestRotateFPEKey(t *testing.T) {
 	}) {
 		t.Errorf("no audit line says the FPE key rotated: %+v", logs.Data)
 	}
+	// The line is on the tenant's audit chain, which verifies once signed.
+	if _, err := e.v.SignAuditChain(ctx, e.boot.Tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	report, err := e.v.VerifyAuditChain(ctx, e.boot.Tenant.ID)
+	if err != nil || !report.OK || report.Lines == 0 {
+		t.Errorf("VerifyAuditChain after the rotation = %+v, %v", report, err)
+	}
 }
 
 // withID is req with id.
