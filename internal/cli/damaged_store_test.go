@@ -111,6 +111,11 @@ func TestDamagedStoreFailsWithoutPanic(t *testing.T) {
 					t.Errorf("serve on a damaged store writes %q:\n%s", bad, out)
 				}
 			}
+			// The same file as a backup: restore refuses it, as cleanly.
+			code, out = runChild(t, "restore", "-i", path, "-data", filepath.Join(t.TempDir(), "restored"), "-master-key-file", filepath.Join(dir, "master.key"))
+			if code != 1 || !strings.Contains(out, path) || strings.Contains(out, "panic") || strings.Contains(out, "goroutine ") {
+				t.Errorf("restore of a damaged backup = %d, want 1 naming the file without a panic:\n%s", code, out)
+			}
 		})
 	}
 }

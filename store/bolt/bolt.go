@@ -18,6 +18,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -476,7 +477,7 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 func Check(path string) error {
 	// bbolt maps the file and trusts its header: a truncated copy makes
 	// it fault (SIGBUS) past the end, which no error return can catch.
-	if err := checkLength(path); err != nil {
+	if err := checkHeader(path); err != nil {
 		return err
 	}
 	db, err := openBolt(path, &bbolt.Options{ReadOnly: true, Timeout: defaultTimeout})
@@ -515,7 +516,7 @@ const (
 
 // checkLength reads the newest valid meta page of the bbolt file at path
 // and checks that the file holds every page it names.
-func checkLength(path string) error {
+func checkHeader(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("bolt: %w", err)
@@ -525,7 +526,7 @@ func checkLength(path string) error {
 	if err != nil {
 		return fmt.Errorf("bolt: %w", err)
 	}
-	type meta struct{ pageSize, pgid, txid uint64 }
+	type meta struct{ pageSize, root, freelist, pgid, txid uint64 }
 	read := func(off int64) (meta, bool) {
 		b := make([]byte, metaEnd)
 		if _, err := f.ReadAt(b, off); err != nil {
@@ -538,7 +539,8 @@ func checkLength(path string) error {
 		if u32(metaStart) != boltMagic || u32(metaStart+4) != boltVersion || u64(metaChecksum) != h.Sum64() {
 			return meta{}, false
 		}
-		return meta{pageSize: uint64(u32(metaStart + 8)), pgid: u64(metaStart + 40), txid: u64(metaStart + 48)}, true
+		return meta{pageSize: uint64(u32(metaStart + 8)), root: u64(metaStart + 16), freelist: u64(metaStart + 32),
+			pgid: u64(metaStart + 40), txid: u64(metaStart + 48)}, true
 	}
 	m0, ok0 := read(0)
 	second := int64(os.Getpagesize())
@@ -556,5 +558,33 @@ func checkLength(path string) error {
 	if need := best.pgid * best.pageSize; uint64(fi.Size()) < need {
 		return fmt.Errorf("bolt: %s is truncated: %d bytes, its header names %d", path, fi.Size(), need)
 	}
-	return nil
+	// A page starts with its id (8 bytes) and flags (2).
+	page := func(what string, id uint64, flags ...uint16) error {
+		if id < 2 || id >= best.pgid {
+			return fmt.Errorf("bolt: %s names page %d as its %s, outside its %d pages", path, id, what, best.pgid)
+		}
+		b := make([]byte, 10)
+		if _, err := f.ReadAt(b, int64(id*best.pageSize)); err != nil {
+			return fmt.Errorf("bolt: %w", err)
+		}
+		got := binary.NativeEndian.Uint16(b[8:])
+		if binary.NativeEndian.Uint64(b) != id || !slices.Contains(flags, got) {
+			return fmt.Errorf("bolt: %s: page %d, its %s, is not one (page flags %#x)", path, id, what, got)
+		}
+		return nil
+	}
+	if best.freelist != noFreelist {
+		if err := page("freelist", best.freelist, freelistPage); err != nil {
+			return err
+		}
+	}
+	return page("root", best.root, branchPage, leafPage)
 }
+
+// bbolt's page flags, and the freelist id of a file that keeps none.
+const (
+	branchPage   = 0x01
+	leafPage     = 0x02
+	freelistPage = 0x10
+	noFreelist   = 0xffffffffffffffff
+)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -78,8 +79,25 @@ func bucketRoot(t *testing.T, path string) uint64 {
 	return root
 }
 
+// freelistOf is the freelist page the newer meta page of the file at
+// path names.
+func freelistOf(t *testing.T, path string, pageSize int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0, m1 := b[metaStart:], b[pageSize+metaStart:]
+	m := m0
+	if binary.NativeEndian.Uint64(m1[48:]) > binary.NativeEndian.Uint64(m0[48:]) {
+		m = m1
+	}
+	return binary.NativeEndian.Uint64(m[32:])
+}
+
 // TestOpenRefusesADamagedFile: Open of a file with a page overwritten
-// returns a *DamagedError naming the file (no panic), whichever page.
+// returns a *DamagedError naming the file (no panic), whichever page, and
+// Check (of a backup) an error naming it.
 func TestOpenRefusesADamagedFile(t *testing.T) {
 	t.Parallel()
 	junk := func(n int) []byte {
@@ -105,6 +123,12 @@ func TestOpenRefusesADamagedFile(t *testing.T) {
 				overwrite(t, path, pageSize, p, junk(pageSize))
 			}
 		}},
+		{"freelist page overwritten", func(t *testing.T, path string, pageSize int) {
+			overwrite(t, path, pageSize, freelistOf(t, path, pageSize), junk(pageSize))
+		}},
+		{"freelist page zeroed", func(t *testing.T, path string, pageSize int) {
+			overwrite(t, path, pageSize, freelistOf(t, path, pageSize), make([]byte, pageSize))
+		}},
 		{"cut short", func(t *testing.T, path string, pageSize int) {
 			fi, _ := os.Stat(path)
 			os.Truncate(path, fi.Size()/2)
@@ -119,6 +143,9 @@ func TestOpenRefusesADamagedFile(t *testing.T) {
 				s.Close()
 			}
 			wantDamaged(t, "Open of a damaged file", err, path)
+			if err := Check(path); err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("Check of a damaged file = %v, want an error naming it", err)
+			}
 		})
 	}
 }
