@@ -8,6 +8,10 @@
 // keeps up to a few MB of zeros written past its data, so that commits
 // overwrite blocks the file already has (reserve.go): the file is that much
 // longer than its data.
+//
+// A damaged file is an error, never a crash of the process: Open checks it,
+// and a damaged page met later fails its transaction with a *DamagedError
+// (damage.go).
 package bolt
 
 import (
@@ -139,7 +143,9 @@ func (s *Store) measure(btx *bbolt.Tx, done time.Time) {
 
 // Open opens or creates the bbolt file at path with mode 0600. It fails with
 // an error wrapping bbolt's errors.ErrTimeout if another Store or process holds
-// the file for longer than opts.Timeout.
+// the file for longer than opts.Timeout, and with a *DamagedError
+// (ErrDamaged) naming the file when the file is damaged: a header, page or
+// length bbolt would panic or fault on, found by the checks of damage.go.
 func Open(path string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
