@@ -57,8 +57,8 @@ const (
 	// StorageFull: the store refused a write because its storage is full
 	// (no space left on the device or over quota; PostgreSQL's
 	// disk_full). Nothing of the call was saved; it can succeed once space
-	// is freed, without a restart. While writes fail so, [Vault.Ready]
-	// reports it too.
+	// is freed, without a restart: Error.RetryAfter suggests when to try
+	// again. While writes fail so, [Vault.Ready] reports it too.
 	StorageFull
 )
 
@@ -125,9 +125,10 @@ type Error struct {
 	// code failing by itself.
 	Stop StopReason
 
-	// RetryAfter, for RateLimited, is how long to wait before the request
-	// can succeed (over HTTP the Retry-After header, in whole seconds
-	// rounded up).
+	// RetryAfter, for RateLimited and StorageFull, is how long to wait
+	// before the request can succeed (over HTTP the Retry-After header, in
+	// whole seconds rounded up). For StorageFull it is a fixed guess (a
+	// minute): the Vault cannot know when space will be freed.
 	RetryAfter time.Duration
 }
 

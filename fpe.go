@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -28,16 +29,27 @@ const MaxFPEValues = 100
 // Tweak (at most 256 bytes; 244 for cards) varies the transformation: the
 // same value with another tweak gets an unrelated result, and decoding
 // needs the tweak that encoded.
+//
+// KeyVersion, for FPEDecode only, is the version of the tenant's FPE key
+// that encoded the values (FPEResult.KeyVersion of the encoding); zero
+// means the current one. FF1 output cannot say which key made it, and
+// any key deciphers any value to something: a value encoded before
+// RotateFPEKey decodes only with the version it was encoded under. Keep
+// the version beside what you store. FPEEncode always uses the current
+// version and refuses another.
 type FPERequest struct {
 	Transformation string   `json:"transformation,omitempty"`
 	Alphabet       string   `json:"alphabet,omitempty"`
 	Tweak          string   `json:"tweak,omitempty"`
+	KeyVersion     int      `json:"key_version,omitempty"`
 	Values         []string `json:"values"`
 }
 
-// FPEResult holds the transformed values, in the request's order.
+// FPEResult holds the transformed values, in the request's order, and
+// the version of the tenant's FPE key that transformed them.
 type FPEResult struct {
-	Values []string `json:"values"`
+	Values     []string `json:"values"`
+	KeyVersion int      `json:"key_version"`
 }
 
 // FPEEncode enciphers values that are never stored, with the tenant's FF1
@@ -46,18 +58,23 @@ type FPEResult struct {
 // value's length and alphabet. Nothing is stored and nothing is logged:
 // encoding reveals nothing the caller did not send. Requires fpe:encode.
 //
-// The key does not rotate with RotateDataKey (package internal/fpe says
-// why), so what was encoded stays decodable.
+// The key does not rotate with RotateDataKey, only with RotateFPEKey, and
+// the result says which version encoded (FPEResult.KeyVersion): what was
+// encoded under an older version still decodes with that version.
 //
 // Returns Invalid (with the field: transformation, alphabet, tweak, or
 // values[i] for a value too short for its alphabet, too long, or with a
-// character outside it, never quoting the value), Unauthenticated for a
+// character outside it, never quoting the value; key_version when one is
+// given, since encoding uses the current version), Unauthenticated for a
 // key that is missing, unknown or expired, RateLimited over a rate limit,
 // PermissionDenied without fpe:encode, or Internal.
 func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (*FPEResult, error) {
 	tr, err := req.check()
 	if err != nil {
 		return nil, err
+	}
+	if req.KeyVersion != 0 {
+		return nil, invalidField("key_version", "is for decoding: encoding always uses the tenant's current FPE key, whose version the result says")
 	}
 	var out *FPEResult
 	err = v.view(ctx, func(t *txn) error {
@@ -80,7 +97,11 @@ func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (
 // the Luhn check) is Invalid; any other value of the right alphabet and
 // length decodes, as FF1 has no integrity check.
 //
-// Returns Invalid as FPEEncode does, Unauthenticated, RateLimited,
+// KeyVersion picks the version of the tenant's FPE key that encoded the
+// values (zero: the current one); the audit line names it.
+//
+// Returns Invalid as FPEEncode does (key_version for a version the tenant
+// never had, or a negative one), Unauthenticated, RateLimited,
 // PermissionDenied without fpe:decode, StorageFull, or Internal.
 func (v *Vault) FPEDecode(ctx context.Context, key Credential, req FPERequest) (*FPEResult, error) {
 	tr, err := req.check()
@@ -96,7 +117,7 @@ func (v *Vault) FPEDecode(ctx context.Context, key Credential, req FPERequest) (
 		if out, err = t.fpeRun(p, tr, req, false); err != nil {
 			return err
 		}
-		return t.logRead(p, EntityFPE, req.name(), fmt.Sprintf("FPE decoded (%d values)", len(req.Values)))
+		return t.logRead(p, EntityFPE, req.name(), fmt.Sprintf("FPE decoded (%d values, key version %d)", len(req.Values), out.KeyVersion))
 	})
 	return out, err
 }
@@ -128,6 +149,9 @@ func (req FPERequest) check() (fpe.Transformation, error) {
 	default:
 		return nil, invalidField("transformation", "is required (or an alphabet)")
 	}
+	if req.KeyVersion < 0 {
+		return nil, invalidField("key_version", "must be a key version (1 or more), or absent for the current one")
+	}
 	if !utf8.ValidString(req.Tweak) {
 		return nil, invalidField("tweak", "is not valid UTF-8")
 	}
@@ -143,17 +167,29 @@ func (req FPERequest) check() (fpe.Transformation, error) {
 	return tr, nil
 }
 
-// fpeRun transforms every value of req with p's tenant's FPE key; the
-// first value that does not fit is Invalid at its index, and nothing is
-// returned.
+// fpeRun transforms every value of req with p's tenant's FPE key at
+// req.KeyVersion (zero: the current one); the first value that does not
+// fit is Invalid at its index, and nothing is returned.
 func (t *txn) fpeRun(p *principal, tr fpe.Transformation, req FPERequest, enc bool) (*FPEResult, error) {
 	ks, err := t.TenantKeys(p.tenantID, false)
 	if err != nil {
 		return nil, err
 	}
-	f := ks.FPE()
+	version := cmp.Or(req.KeyVersion, ks.FPEVersion())
+	f, ok := ks.FPEAt(version)
+	if !ok && req.KeyVersion > ks.FPEVersion() {
+		// A version newer than this instance's cached keyring may
+		// have been made by another instance just now.
+		if ks, err = t.TenantKeys(p.tenantID, true); err != nil {
+			return nil, err
+		}
+		f, ok = ks.FPEAt(version)
+	}
+	if !ok {
+		return nil, invalidField("key_version", "the tenant has FPE key versions 1 to %d", ks.FPEVersion())
+	}
 	tweak := []byte(req.Tweak)
-	out := &FPEResult{Values: make([]string, len(req.Values))}
+	out := &FPEResult{Values: make([]string, len(req.Values)), KeyVersion: version}
 	for i, val := range req.Values {
 		var r string
 		if enc {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"syscall"
+	"time"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -33,6 +34,13 @@ import (
 // (taken out of rotation), so the instance comes back by itself once space
 // is freed: no restart, and nothing was lost.
 
+// storageFullRetryAfter is the Error.RetryAfter of StorageFull (over HTTP
+// the Retry-After header of the 507): about how long an operator's alert,
+// or a volume that grows by itself, takes to make room. A client that
+// retries sooner only finds the storage still full; one that waits longer
+// loses nothing, since nothing of the call was saved.
+const storageFullRetryAfter = time.Minute
+
 // readyProbeBytes is the size of Ready's write while the storage is full:
 // more than a token write needs (a few pages), so that a Vault called
 // ready can take writes.
@@ -50,7 +58,7 @@ func (v *Vault) fullError(err error) *Error {
 	if v.storageFull.CompareAndSwap(false, true) {
 		v.logger.Error("tokenvault: the store's storage is full: writes fail until space is freed", "err", err)
 	}
-	return &Error{Kind: StorageFull, Message: "storage is full: nothing was saved; try again once the server has room", Err: err}
+	return &Error{Kind: StorageFull, Message: "storage is full: nothing was saved; try again once the server has room", Err: err, RetryAfter: storageFullRetryAfter}
 }
 
 // Ready reports whether the Vault can serve requests, for a readiness

@@ -42,6 +42,10 @@ func TestStorageFull(t *testing.T) {
 			if !errors.Is(err, tokenvault.ErrStorageFull) || !strings.Contains(err.Error(), "storage is full") {
 				t.Errorf("CreateToken on a full disk = %v, want ErrStorageFull saying storage is full", err)
 			}
+			var te *tokenvault.Error
+			if errors.As(err, &te) && te.RetryAfter <= 0 {
+				t.Errorf("CreateToken on a full disk: RetryAfter = %v, want when to try again", te.RetryAfter)
+			}
 			wantKind(t, "Ready on a full disk", e.v.Ready(ctx), tokenvault.StorageFull)
 			wantKind(t, "Ready on a full disk, again", e.v.Ready(ctx), tokenvault.StorageFull)
 			if diff := cmp.Diff(before, dump(t, fs)); diff != "" {

@@ -27,8 +27,9 @@ func parseIDExpression(id, path string, fe fieldErrors) *expr.Template {
 }
 
 // deriveFPEID evaluates pt's id expression with the tenant's token-id FPE
-// key (barrier.Keys.FPEIDs, never rotated: the same value always gets the
-// same id) and makes the result pt's id, which must obey the id rules.
+// key at its current version (barrier.Keys.FPEIDs: the same value gets
+// the same id until RotateFPEKey makes a new version current) and makes
+// the result pt's id, which must obey the id rules.
 //
 // The id is a function of the data, so a taken id (409) would tell the
 // caller that a token of that value exists: only a key that may read

@@ -200,7 +200,7 @@ func problem(res *http.Response, fromCode bool) error {
 		msg = http.StatusText(res.StatusCode)
 	}
 	e := &tokenvault.Error{Kind: kind, Message: msg, Fields: p.Errors, Status: res.StatusCode}
-	if e.Kind == tokenvault.RateLimited {
+	if e.Kind == tokenvault.RateLimited || e.Kind == tokenvault.StorageFull {
 		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"))
 	}
 	if e.Kind == tokenvault.CodeFailed && !isProblem {

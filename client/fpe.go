@@ -17,3 +17,13 @@ func (c *Client) FPEDecode(ctx context.Context, key tokenvault.Credential, req t
 	var out tokenvault.FPEResult
 	return &out, c.do(ctx, call{method: "POST", path: "/fpe/decode", key: key, body: req, out: &out})
 }
+
+// RotateFPEKey calls POST /tenants/self/rotate-fpe-key
+// (tokenvault.Vault.RotateFPEKey) and returns the new key version.
+func (c *Client) RotateFPEKey(ctx context.Context, key tokenvault.Credential) (int, error) {
+	var out struct {
+		KeyVersion int `json:"key_version"`
+	}
+	err := c.do(ctx, call{method: "POST", path: "/tenants/self/rotate-fpe-key", key: key, out: &out})
+	return out.KeyVersion, err
+}

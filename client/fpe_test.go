@@ -56,3 +56,29 @@ func TestFPEThroughTheClient(t *testing.T) {
 		}
 	}
 }
+
+// TestRotateFPEKeyThroughTheClient: RotateFPEKey through the client
+// answers the new version, and what the old version encoded decodes
+// through the client when the request names it.
+func TestRotateFPEKeyThroughTheClient(t *testing.T) {
+	p, ctx := newParity(t), context.Background()
+	app, err := p.v.CreateApplication(ctx, p.mgmt, tokenvault.CreateApplicationRequest{Name: "fpe", Type: tokenvault.Private,
+		Permissions: []string{tokenvault.PermFPEEncode, tokenvault.PermFPEDecode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := tokenvault.FPERequest{Transformation: "digits", Values: []string{"0123456789"}}
+	old, err := p.c.FPEEncode(ctx, app.Key, req)
+	if err != nil || old.KeyVersion != 1 {
+		t.Fatalf("FPEEncode through the client = %+v, %v; want key version 1", old, err)
+	}
+	if version, err := p.c.RotateFPEKey(ctx, p.mgmt); err != nil || version != 2 {
+		t.Fatalf("RotateFPEKey through the client = %d, %v; want 2", version, err)
+	}
+	dreq := req
+	dreq.Values, dreq.KeyVersion = old.Values, 1
+	dec, err := p.c.FPEDecode(ctx, app.Key, dreq)
+	if err != nil || !cmp.Equal(dec.Values, req.Values) || dec.KeyVersion != 1 {
+		t.Errorf("FPEDecode of a version 1 encoding through the client = %+v, %v", dec, err)
+	}
+}

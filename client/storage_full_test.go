@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
@@ -16,7 +17,7 @@ import (
 )
 
 // TestClientStorageFull: a 507 from the server is StorageFull through the
-// client, as in process.
+// client, as in process, with the RetryAfter of its Retry-After.
 func TestClientStorageFull(t *testing.T) {
 	ctx := context.Background()
 	key := make([]byte, 32)
@@ -44,5 +45,9 @@ func TestClientStorageFull(t *testing.T) {
 	_, err = c.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
 	if !errors.Is(err, tokenvault.ErrStorageFull) {
 		t.Errorf("CreateToken on a full disk through the client = %v, want StorageFull", err)
+	}
+	var e *tokenvault.Error
+	if errors.As(err, &e) && e.RetryAfter != time.Minute {
+		t.Errorf("CreateToken on a full disk through the client: RetryAfter = %v, want a minute (the server's Retry-After)", e.RetryAfter)
 	}
 }

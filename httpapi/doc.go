@@ -19,7 +19,8 @@
 // whole seconds, rounded up), 500 internal (answered generically; the cause
 // goes to the logger, never to the caller), 503 a service the request needs
 // (the Mailer) failed and nothing was saved, 507 the storage is full and
-// nothing was saved (retry once space is freed). Unknown routes are 404 and
+// nothing was saved (retry once space is freed; with a Retry-After header
+// too). Unknown routes are 404 and
 // known routes with another method 405, in the same format. A 401's detail names
 // the SVC-API-KEY header, and says that Authorization is not read when the
 // request had one. A key is sent once: two SVC-API-KEY headers, or two
@@ -50,7 +51,7 @@
 // Every POST that creates something (see idempotentRoutes: /tokenize,
 // /tokens, /token-intents, /applications and its regenerate, /sessions, /reactor-formulas,
 // /reactors and their react, /proxies, /webhooks and their rotate-secret,
-// /tenants/self/invitations and their resend, /tenants/self/rotate-data-key) takes an Idempotency-Key header
+// /tenants/self/invitations and their resend, /tenants/self/rotate-data-key, /tenants/self/rotate-fpe-key) takes an Idempotency-Key header
 // (1 to 255 printable ASCII characters, else 400; sent once). The request
 // runs through [tokenvault.Vault.Idempotent]: the body is read once, and
 // the handler's whole response (status, headers, body) is recorded. A

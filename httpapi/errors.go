@@ -54,7 +54,7 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.writeCodeError(w, e)
 		return
 	}
-	if e.Kind == tokenvault.RateLimited {
+	if e.Kind == tokenvault.RateLimited || e.Kind == tokenvault.StorageFull && e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", retryAfterSeconds(e.RetryAfter))
 	}
 	p := Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: e.Message, Errors: e.Fields}

@@ -21,7 +21,8 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 const ReplayedHeader = "Idempotent-Replayed"
 
 // idempotentRoutes are the routes that create something (or, like
-// regenerate, resend and rotate-data-key, act each time they are called):
+// regenerate, resend, rotate-data-key and rotate-fpe-key, act each time
+// they are called):
 // on them an Idempotency-Key header makes a repeat answer the first
 // response. Other routes ignore the header. Accepting an invitation is
 // not among them: it has no caller key, and its link works once anyway.
@@ -29,6 +30,7 @@ var idempotentRoutes = map[string]bool{
 	"POST /applications":                                     true,
 	"POST /applications/{id}/regenerate":                     true,
 	"POST /tenants/self/rotate-data-key":                     true,
+	"POST /tenants/self/rotate-fpe-key":                      true,
 	"POST /tenants/self/invitations":                         true,
 	"POST /tenants/self/invitations/{id}/resend":             true,
 	"POST /tokenize":                                         true,

@@ -13,7 +13,8 @@ import (
 )
 
 // TestStorageFullOverHTTP: a write refused for a full disk is 507 in
-// problem+json saying storage is full, not 500 "internal error"; once
+// problem+json saying storage is full, not 500 "internal error", with a
+// Retry-After header saying when to try again; once
 // space is freed the same request succeeds.
 func TestStorageFullOverHTTP(t *testing.T) {
 	fs := storetest.NewFaultStore(memory.New())
@@ -25,6 +26,9 @@ func TestStorageFullOverHTTP(t *testing.T) {
 	wantStatus(t, "POST /tokens on a full disk", r, http.StatusInsufficientStorage)
 	if p := r.problem(t); !strings.Contains(p.Detail, "storage is full") {
 		t.Errorf("problem detail = %q, want it to say storage is full", p.Detail)
+	}
+	if got := r.header.Get("Retry-After"); got != "60" {
+		t.Errorf("POST /tokens on a full disk: Retry-After = %q, want \"60\" (seconds)", got)
 	}
 	fs.FailAfter(-1)
 	r = s.do(t, "POST", "/tokens", key, map[string]any{"type": "token", "data": "x"})

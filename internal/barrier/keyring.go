@@ -11,14 +11,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/fpe"
 	"github.com/tokenvault/tokenvault/internal/seal"
 )
 
 // Keys is what the key wrapper wraps: a keyring that seals records, and an
-// HMAC key for index entries derived from secrets. The index key is never
-// rotated, because the indexes it builds must stay findable; the FPE key
-// (FPE) is derived from it for the same reason.
+// HMAC key for index entries derived from secrets, and the FPE keys'
+// versions. The index key is never rotated, because the indexes it builds
+// must stay findable; the first FPE keys are derived from it, and later
+// ones (RotateFPE) have secrets of their own (keyring_fpe.go).
 type Keys struct {
 	ring     *seal.Keyring
 	indexKey []byte
@@ -29,10 +29,10 @@ type Keys struct {
 	// one costs two SHA-256 blocks and three allocations, and every token
 	// takes one MAC per fingerprint, search index and metadata entry.
 	macs sync.Pool
-	// fpe and fpeIDs are the tenant's FF1 ciphers, derived from indexKey
-	// when first needed (keyring_fpe.go).
-	fpeOnce, fpeIDsOnce sync.Once
-	fpe, fpeIDs         *fpe.FF1
+	// fpeKeys are the FPE key versions after the first, oldest first;
+	// ff1s their FF1 ciphers, derived when first needed (keyring_fpe.go).
+	fpeKeys []fpeSecret
+	ff1s    ff1Cache
 }
 
 // String keeps key bytes out of any log line that prints a Keys.
@@ -55,14 +55,14 @@ func NewKeys() (*Keys, error) {
 // (list cursors) and for re-sealing.
 func (k *Keys) Ring() *seal.Keyring { return k.ring }
 
-// Rotate returns the keys with a new active data key: the same index key,
-// and every older term still opening.
+// Rotate returns the keys with a new active data key: the same index key
+// and FPE keys, and every older term still opening.
 func (k *Keys) Rotate() (*Keys, error) {
 	ring, err := k.ring.Rotate(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	return &Keys{ring: ring, indexKey: k.indexKey}, nil
+	return &Keys{ring: ring, indexKey: k.indexKey, fpeKeys: k.fpeKeys}, nil
 }
 
 // MAC is the keyed hash used wherever a secret must be looked up.
@@ -81,9 +81,13 @@ func (k *Keys) MAC(parts ...[]byte) []byte {
 	return sum
 }
 
+// wrappedKeys is what the key wrapper wraps. FPE is absent from keyrings
+// written before FPE keys had versions (and from those never rotated):
+// they have version 1 only.
 type wrappedKeys struct {
-	Ring     []byte `json:"ring"`
-	IndexKey []byte `json:"index_key"`
+	Ring     []byte      `json:"ring"`
+	IndexKey []byte      `json:"index_key"`
+	FPE      []fpeSecret `json:"fpe,omitempty"`
 }
 
 // wrap wraps ks with the current key wrapper, bound to its store key.
@@ -93,7 +97,7 @@ func (b *Barrier) wrap(ctx context.Context, storeKey string, ks *Keys) ([]byte, 
 		// A keyring built by seal always marshals.
 		panic("tokenvault: keyring does not marshal")
 	}
-	bs, _ := json.Marshal(wrappedKeys{Ring: ring, IndexKey: ks.indexKey})
+	bs, _ := json.Marshal(wrappedKeys{Ring: ring, IndexKey: ks.indexKey, FPE: ks.fpeKeys})
 	return b.wrapper.WrapKeys(ctx, storeKey, bs)
 }
 
@@ -111,7 +115,7 @@ func (b *Barrier) UnwrapKeys(ctx context.Context, storeKey string, raw []byte) (
 	if err != nil {
 		return nil, err
 	}
-	return &Keys{ring: ring, indexKey: w.IndexKey}, nil
+	return &Keys{ring: ring, indexKey: w.IndexKey, fpeKeys: w.FPE}, nil
 }
 
 // SetSystemKeys makes ks the system keyring, which seals the values of
@@ -146,8 +150,10 @@ func (b *Barrier) ForgetKeys(tid string) { b.tenants.Delete(tid) }
 func (b *Barrier) cacheRead(tx *Tx) { b.cacheKeys(tx.read) }
 
 // cacheKeys publishes key sets read or written by a committed
-// transaction. A key set never replaces one with a newer active term,
-// which a transaction that began earlier could otherwise bring back.
+// transaction. A key set never replaces one with a newer active term or
+// FPE key version, which a transaction that began earlier could otherwise
+// bring back. (Both only grow, each rotation starting from the keyring
+// it read in its own transaction.)
 func (b *Barrier) cacheKeys(sets map[string]*Keys) {
 	if len(sets) == 0 {
 		return
@@ -155,7 +161,7 @@ func (b *Barrier) cacheKeys(sets map[string]*Keys) {
 	b.keysMu.Lock()
 	defer b.keysMu.Unlock()
 	for tid, ks := range sets {
-		if cur, ok := b.tenants.Load(tid); ok && cur.(*Keys).ring.ActiveTerm() > ks.ring.ActiveTerm() {
+		if cur, ok := b.tenants.Load(tid); ok && (cur.(*Keys).ring.ActiveTerm() > ks.ring.ActiveTerm() || cur.(*Keys).FPEVersion() > ks.FPEVersion()) {
 			continue
 		}
 		b.tenants.Store(tid, ks)

@@ -308,7 +308,12 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 			// A key made for a store it does not open would only mislead.
 			os.Remove(filepath.Join(cfg.dataDir, "master.key"))
 		}
-		if errors.Is(err, tokenvault.ErrWrongMasterKey) && cfg.seal == sealLocal {
+		switch {
+		case isDamaged(err):
+			err = damagedStoreError(err, cfg.dataDir)
+		case errors.Is(err, tokenvault.ErrWrongMasterKey) && createdKey:
+			err = missingKeyFileError(cfg.dataDir, where)
+		case errors.Is(err, tokenvault.ErrWrongMasterKey) && cfg.seal == sealLocal:
 			err = fmt.Errorf("%w (if the store's keys are in an HSM or KMS, give -seal and its settings)", err)
 		}
 		if errors.Is(err, berrors.ErrTimeout) {

@@ -31,16 +31,20 @@
 //     under the same key for the same value, or joins and deduplication on
 //     the id break after a rotation.
 //
-// So a tenant's FPE keys do not rotate with its data key. They are derived
-// (HKDF-SHA256, a label each: one for stateless encodings, one for token
-// ids, so that decoding never reveals what a token id hides) from the
-// tenant's index key, the key that
-// already does not rotate for the same reason (the HMAC indexes it builds
-// must stay findable). They are stored nowhere on their own: they live, and
-// are sealed, inside the tenant's wrapped keyring, so rotating the master
-// key or the key wrapper re-wraps them like every other tenant key, and
-// deleting the tenant destroys them. Rotating the data key re-seals records
-// under a new term and leaves FPE ids and encodings valid. A tenant that
-// needs new FPE keys needs a new index key too, which today means a new
-// tenant (barrier.Keys.FPE and FPEIDs).
+// So a tenant's FPE keys do not rotate with its data key, and they carry
+// their version beside the value rather than in it. They have versions of
+// their own: version 1 is derived (HKDF-SHA256, a label each: one for
+// stateless encodings, one for token ids, so that decoding never reveals
+// what a token id hides) from the tenant's index key, the key that
+// already does not rotate (the HMAC indexes it builds must stay
+// findable); each rotation (Vault.RotateFPEKey) adds a version derived
+// the same way from a random secret of its own, and becomes the current
+// one. Encoding answers the version it used and decoding takes it, so
+// what an older version encoded still decodes; new token ids are derived
+// with the current version, and ids derived before keep naming their
+// tokens. Every version lives, and is sealed, inside the tenant's wrapped
+// keyring, so rotating the master key or the key wrapper re-wraps them
+// like every other tenant key, and deleting the tenant destroys them.
+// Rotating the data key re-seals records under a new term and leaves FPE
+// ids and encodings valid (barrier.Keys.FPE, FPEAt, RotateFPE).
 package fpe

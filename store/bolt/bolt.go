@@ -8,6 +8,10 @@
 // keeps up to a few MB of zeros written past its data, so that commits
 // overwrite blocks the file already has (reserve.go): the file is that much
 // longer than its data.
+//
+// A damaged file is an error, never a crash of the process: Open checks it,
+// and a damaged page met later fails its transaction with a *DamagedError
+// (damage.go).
 package bolt
 
 import (
@@ -18,6 +22,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -81,6 +86,14 @@ type Options struct {
 	// before any Update of the batch returns, so it must be quick; it must
 	// not use the Store. For metrics (tokenvault.Metrics.StoreCommit).
 	OnCommit func(updates int, d time.Duration)
+
+	// MaxSize, when positive, is the most bytes the file may grow to: a
+	// commit that would need it longer fails with store.ErrFull (nothing
+	// of it is written), like a full disk. Zero means no limit of its
+	// own. Either way the file stays within the process's file size limit
+	// (RLIMIT_FSIZE, read at Open): past it the file could not grow, and
+	// the commit would fail with an error that does not say why.
+	MaxSize int
 }
 
 // Store is a [store.Store] backed by a bbolt file.
@@ -130,7 +143,9 @@ func (s *Store) measure(btx *bbolt.Tx, done time.Time) {
 
 // Open opens or creates the bbolt file at path with mode 0600. It fails with
 // an error wrapping bbolt's errors.ErrTimeout if another Store or process holds
-// the file for longer than opts.Timeout.
+// the file for longer than opts.Timeout, and with a *DamagedError
+// (ErrDamaged) naming the file when the file is damaged: a header, page or
+// length bbolt would panic or fault on, found by the checks of damage.go.
 func Open(path string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
@@ -143,12 +158,23 @@ func Open(path string, opts *Options) (*Store, error) {
 	case timeout < 0:
 		timeout = 0 // bbolt: wait forever
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync})
+	limit := maxSize(o.MaxSize)
+	db, err := openBolt(path, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync, MaxSize: limit})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt: open %s: file is locked by another process or Store (waited %v): %w", path, timeout, err)
 	}
+	if errors.Is(err, ErrDamaged) {
+		return nil, err
+	}
+	if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) {
+		return nil, &DamagedError{Path: path, Err: err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := checkOpen(db, path); err != nil {
+		db.Close()
+		return nil, err
 	}
 	maxBatch := o.MaxBatchSize
 	if maxBatch <= 0 {
@@ -158,31 +184,35 @@ func Open(path string, opts *Options) (*Store, error) {
 	// a meta page, and opening an existing store must not change its file
 	// (a Vault that refuses a wrong key leaves it as it was).
 	var exists bool
-	db.View(func(tx *bbolt.Tx) error {
-		exists = tx.Bucket(bucketName) != nil
-		return nil
-	})
-	if !exists {
-		err = db.Update(func(tx *bbolt.Tx) error {
-			_, err := tx.CreateBucketIfNotExists(bucketName)
-			return err
-		})
-	}
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("bolt: open %s: create bucket: %w", path, err)
-	}
 	var r *reserve
-	if !o.NoSync {
-		r = &reserve{path: path}
-		r.highWater.Store(highWater(db))
-	}
-	appends, err := openAppendLog(db, path, o.NoSync)
+	var appends *appendLog
+	err = guard(path, nil, func() error {
+		db.View(func(tx *bbolt.Tx) error {
+			exists = tx.Bucket(bucketName) != nil
+			return nil
+		})
+		if !exists {
+			err := db.Update(func(tx *bbolt.Tx) error {
+				_, err := tx.CreateBucketIfNotExists(bucketName)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("bolt: open %s: create bucket: %w", path, full(err))
+			}
+		}
+		if !o.NoSync {
+			r = &reserve{path: path, max: int64(limit)}
+			r.highWater.Store(highWater(db))
+		}
+		var err error
+		appends, err = openAppendLog(db, path, o.NoSync)
+		return err
+	})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, maxBatch, r), appends: appends}
+	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, path, maxBatch, r), appends: appends}
 	go appends.run(s.foldUpdate(context.Background()))
 	return s, nil
 }
@@ -210,13 +240,17 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	defer s.end()
 
-	var fnFailed bool
-	err := s.db.View(func(btx *bbolt.Tx) error {
-		t := &tx{b: btx.Bucket(bucketName)}
-		defer t.finish()
-		err := fn(t)
-		fnFailed = err != nil
-		return err
+	var fnFailed, own bool
+	err := guard(s.path, &own, func() error {
+		return s.db.View(func(btx *bbolt.Tx) error {
+			t := &tx{b: btx.Bucket(bucketName), path: s.path}
+			defer t.finish()
+			own = true
+			err := fn(t)
+			own = false
+			fnFailed = err != nil
+			return err
+		})
 	})
 	if err != nil && !fnFailed {
 		return fmt.Errorf("bolt: view: %w", err)
@@ -272,7 +306,7 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 		if err == nil {
 			b := btx.Bucket(bucketName)
 			b.FillPercent = fillPercent
-			t := &tx{b: b}
+			t := &tx{b: b, path: s.path}
 			err = fn(t)
 			t.finish()
 		}
@@ -302,9 +336,15 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 // in fn does not leave the count high and every later Update batched.
 func (s *Store) updateSolo(run func(*bbolt.Tx) error) error {
 	defer s.inflight.Add(-1)
-	err := s.db.Update(func(btx *bbolt.Tx) error {
-		s.reserve.committed(btx)
-		return run(btx)
+	var own bool // run's panics are fn's; bbolt's become *DamagedError
+	err := guard(s.path, &own, func() error {
+		return s.db.Update(func(btx *bbolt.Tx) error {
+			s.reserve.committed(btx)
+			own = true
+			err := run(btx)
+			own = false
+			return err
+		})
 	})
 	if err == nil && s.reserve.low() {
 		s.reserve.grow(s.db)
@@ -326,7 +366,9 @@ func (s *Store) Close() error {
 	}
 	s.appends.close()
 	foldErr := s.appends.closeFold(func(fn func(*bbolt.Bucket) error) error {
-		return s.db.Update(func(btx *bbolt.Tx) error { return fn(btx.Bucket(bucketName)) })
+		return guard(s.path, nil, func() error {
+			return s.db.Update(func(btx *bbolt.Tx) error { return fn(btx.Bucket(bucketName)) })
+		})
 	})
 	s.group.close()
 	if err := s.db.Close(); err != nil {
@@ -403,10 +445,12 @@ func (s *Store) WriteSnapshot(ctx context.Context, w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("bolt: snapshot: %w", err)
 	}
 	var n int64
-	err := s.db.View(func(btx *bbolt.Tx) error {
-		var err error
-		n, err = btx.WriteTo(ctxWriter{ctx, w})
-		return err
+	err := guard(s.path, nil, func() error {
+		return s.db.View(func(btx *bbolt.Tx) error {
+			var err error
+			n, err = btx.WriteTo(ctxWriter{ctx, w})
+			return err
+		})
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -439,26 +483,28 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 func Check(path string) error {
 	// bbolt maps the file and trusts its header: a truncated copy makes
 	// it fault (SIGBUS) past the end, which no error return can catch.
-	if err := checkLength(path); err != nil {
+	if err := checkHeader(path); err != nil {
 		return err
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: defaultTimeout})
+	db, err := openBolt(path, &bbolt.Options{ReadOnly: true, Timeout: defaultTimeout})
 	if err != nil {
 		return fmt.Errorf("bolt: %s is not a readable bbolt database: %w", path, err)
 	}
 	defer db.Close()
-	return db.View(func(tx *bbolt.Tx) error {
-		var errs []error
-		for err := range tx.Check() {
-			errs = append(errs, err)
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("bolt: %s fails bbolt's consistency check: %w", path, errors.Join(errs...))
-		}
-		if tx.Bucket(bucketName) == nil {
-			return fmt.Errorf("bolt: %s is a bbolt database, but not a store of this package (no %q bucket)", path, bucketName)
-		}
-		return nil
+	return guard(path, nil, func() error {
+		return db.View(func(tx *bbolt.Tx) error {
+			var errs []error
+			for err := range tx.Check() {
+				errs = append(errs, err)
+			}
+			if len(errs) > 0 {
+				return fmt.Errorf("bolt: %s fails bbolt's consistency check: %w", path, errors.Join(errs...))
+			}
+			if tx.Bucket(bucketName) == nil {
+				return fmt.Errorf("bolt: %s is a bbolt database, but not a store of this package (no %q bucket)", path, bucketName)
+			}
+			return nil
+		})
 	})
 }
 
@@ -476,7 +522,7 @@ const (
 
 // checkLength reads the newest valid meta page of the bbolt file at path
 // and checks that the file holds every page it names.
-func checkLength(path string) error {
+func checkHeader(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("bolt: %w", err)
@@ -486,7 +532,7 @@ func checkLength(path string) error {
 	if err != nil {
 		return fmt.Errorf("bolt: %w", err)
 	}
-	type meta struct{ pageSize, pgid, txid uint64 }
+	type meta struct{ pageSize, root, freelist, pgid, txid uint64 }
 	read := func(off int64) (meta, bool) {
 		b := make([]byte, metaEnd)
 		if _, err := f.ReadAt(b, off); err != nil {
@@ -499,7 +545,8 @@ func checkLength(path string) error {
 		if u32(metaStart) != boltMagic || u32(metaStart+4) != boltVersion || u64(metaChecksum) != h.Sum64() {
 			return meta{}, false
 		}
-		return meta{pageSize: uint64(u32(metaStart + 8)), pgid: u64(metaStart + 40), txid: u64(metaStart + 48)}, true
+		return meta{pageSize: uint64(u32(metaStart + 8)), root: u64(metaStart + 16), freelist: u64(metaStart + 32),
+			pgid: u64(metaStart + 40), txid: u64(metaStart + 48)}, true
 	}
 	m0, ok0 := read(0)
 	second := int64(os.Getpagesize())
@@ -517,5 +564,33 @@ func checkLength(path string) error {
 	if need := best.pgid * best.pageSize; uint64(fi.Size()) < need {
 		return fmt.Errorf("bolt: %s is truncated: %d bytes, its header names %d", path, fi.Size(), need)
 	}
-	return nil
+	// A page starts with its id (8 bytes) and flags (2).
+	page := func(what string, id uint64, flags ...uint16) error {
+		if id < 2 || id >= best.pgid {
+			return fmt.Errorf("bolt: %s names page %d as its %s, outside its %d pages", path, id, what, best.pgid)
+		}
+		b := make([]byte, 10)
+		if _, err := f.ReadAt(b, int64(id*best.pageSize)); err != nil {
+			return fmt.Errorf("bolt: %w", err)
+		}
+		got := binary.NativeEndian.Uint16(b[8:])
+		if binary.NativeEndian.Uint64(b) != id || !slices.Contains(flags, got) {
+			return fmt.Errorf("bolt: %s: page %d, its %s, is not one (page flags %#x)", path, id, what, got)
+		}
+		return nil
+	}
+	if best.freelist != noFreelist {
+		if err := page("freelist", best.freelist, freelistPage); err != nil {
+			return err
+		}
+	}
+	return page("root", best.root, branchPage, leafPage)
 }
+
+// bbolt's page flags, and the freelist id of a file that keeps none.
+const (
+	branchPage   = 0x01
+	leafPage     = 0x02
+	freelistPage = 0x10
+	noFreelist   = 0xffffffffffffffff
+)

@@ -43,14 +43,15 @@ var errPanicked = errors.New("bolt: an update function panicked")
 // groupCommitter owns the queue and the goroutine that commits it.
 type groupCommitter struct {
 	db    *bbolt.DB
+	path  string // names the file in a *DamagedError
 	queue *groupqueue.Queue[*groupCall]
 	// reserve is the zeros written ahead of the file's high-water mark
 	// (reserve.go); nil without fsync.
 	reserve *reserve
 }
 
-func newGroupCommitter(db *bbolt.DB, maxSize int, r *reserve) *groupCommitter {
-	g := &groupCommitter{db: db, reserve: r}
+func newGroupCommitter(db *bbolt.DB, path string, maxSize int, r *reserve) *groupCommitter {
+	g := &groupCommitter{db: db, path: path, reserve: r}
 	g.queue = groupqueue.New(maxSize, g.commit)
 	return g
 }
@@ -91,15 +92,19 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 			return
 		}
 		failed := -1
-		err := g.db.Update(func(btx *bbolt.Tx) error {
-			g.reserve.committed(btx)
-			for i, c := range batch {
-				if err := c.runOnce(btx); err != nil {
-					failed = i
-					return err
+		// runOnce catches the panics of the Updates' functions: what
+		// guard catches is bbolt's (damage.go).
+		err := guard(g.path, nil, func() error {
+			return g.db.Update(func(btx *bbolt.Tx) error {
+				g.reserve.committed(btx)
+				for i, c := range batch {
+					if err := c.runOnce(btx); err != nil {
+						failed = i
+						return err
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		})
 		if failed < 0 {
 			for _, c := range batch {
@@ -112,7 +117,7 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 			return
 		}
 		alone := batch[failed]
-		alone.runAlone(g.db)
+		alone.runAlone(g.db, g.path)
 		batch = append(append(make([]*groupCall, 0, len(batch)-1), batch[:failed]...), batch[failed+1:]...)
 	}
 }
@@ -130,17 +135,19 @@ func (c *groupCall) runOnce(btx *bbolt.Tx) (err error) {
 
 // runAlone runs the call in a transaction of its own and answers it: its
 // error, or the panic its function raised (kept for the caller).
-func (c *groupCall) runAlone(db *bbolt.DB) {
+func (c *groupCall) runAlone(db *bbolt.DB, path string) {
 	var p any
 	panicked := false
-	err := db.Update(func(btx *bbolt.Tx) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				p, panicked = r, true
-				err = errPanicked
-			}
-		}()
-		return c.run(btx)
+	err := guard(path, nil, func() error {
+		return db.Update(func(btx *bbolt.Tx) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					p, panicked = r, true
+					err = errPanicked
+				}
+			}()
+			return c.run(btx)
+		})
 	})
 	if panicked {
 		c.panicked, c.hasPanic = p, true

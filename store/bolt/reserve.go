@@ -48,6 +48,9 @@ var errReserved = errors.New("bolt: reserve written")
 // reserve is the zeros written ahead of the high-water mark.
 type reserve struct {
 	path string
+	// max is the file's size limit (Options.MaxSize), 0 for none: the
+	// zeros stay within it, leaving the room for pages.
+	max int64
 	// highWater is about the file's high-water mark: bbolt's Tx.Size as
 	// the latest committed transaction began (its own pages are not in
 	// it, which only makes the reserve grow a commit later). grow takes
@@ -84,6 +87,9 @@ func (r *reserve) grow(db *bbolt.DB) {
 			return errReserved // another call grew it meanwhile
 		}
 		from := max(r.end.Load(), tx.Size())
+		if r.max > 0 && from+reserveChunk > r.max {
+			return errors.New("bolt: no room for the reserve within the size limit")
+		}
 		if err := r.write(from, from+reserveChunk); err != nil {
 			return err
 		}

@@ -19,6 +19,32 @@ var errTxDone = errors.New("bolt: transaction used after it ended")
 type tx struct {
 	b    *bbolt.Bucket
 	done bool
+	// path names the file in a *DamagedError; inFn is set while a Scan
+	// runs its caller's function, whose panics are the caller's own.
+	path string
+	inFn bool
+}
+
+// recoverDamage, deferred by each method with the inFn it was entered
+// with, turns a panic of bbolt into a *DamagedError returned in *err
+// (damage.go). A panic of the caller's function (inFn) is raised again.
+func (t *tx) recoverDamage(err *error, outer bool) {
+	p := recover()
+	if p != nil && t.inFn {
+		panic(p)
+	}
+	t.inFn = outer
+	if p != nil {
+		*err = damaged(t.path, p)
+	}
+}
+
+// call runs the caller's function of a Scan.
+func (t *tx) call(fn func(key, value []byte) error, k, v []byte) error {
+	t.inFn = true
+	err := fn(k, v)
+	t.inFn = false
+	return err
 }
 
 func (t *tx) finish() { t.done = true }
@@ -27,10 +53,12 @@ func (t *tx) finish() { t.done = true }
 // valid only while the transaction is open. It seeks with a cursor rather
 // than calling Bucket.Get so that an empty value is told from a missing key
 // by the key's presence, not by whether bbolt hands back a nil slice.
-func (t *tx) Get(key []byte) ([]byte, error) {
+func (t *tx) Get(key []byte) (_ []byte, err error) {
 	if t.done {
 		return nil, errTxDone
 	}
+	defer t.recoverDamage(&err, t.inFn)
+	t.inFn = false
 	k, v := t.b.Cursor().Seek(key)
 	if k == nil || !bytes.Equal(k, key) {
 		return nil, nil
@@ -40,10 +68,12 @@ func (t *tx) Get(key []byte) ([]byte, error) {
 
 // Put copies value, because bbolt keeps a reference to it until commit and the
 // caller may reuse it. (bbolt copies the key itself.)
-func (t *tx) Put(key, value []byte) error {
+func (t *tx) Put(key, value []byte) (err error) {
 	if t.done {
 		return errTxDone
 	}
+	defer t.recoverDamage(&err, t.inFn)
+	t.inFn = false
 	if !t.b.Writable() {
 		return fmt.Errorf("bolt: put: %w", berrors.ErrTxNotWritable)
 	}
@@ -53,10 +83,12 @@ func (t *tx) Put(key, value []byte) error {
 	return nil
 }
 
-func (t *tx) Delete(key []byte) error {
+func (t *tx) Delete(key []byte) (err error) {
 	if t.done {
 		return errTxDone
 	}
+	defer t.recoverDamage(&err, t.inFn)
+	t.inFn = false
 	if err := t.b.Delete(key); err != nil {
 		return fmt.Errorf("bolt: delete: %w", err)
 	}
@@ -65,10 +97,12 @@ func (t *tx) Delete(key []byte) error {
 
 // Scan seeks once and walks the cursor. The slices passed to fn are bbolt's
 // own, valid until the transaction ends, which satisfies the contract.
-func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) (err error) {
 	if t.done {
 		return errTxDone
 	}
+	defer t.recoverDamage(&err, t.inFn)
+	t.inFn = false
 	c := t.b.Cursor()
 	var k, v []byte
 	if after != nil && bytes.Compare(after, prefix) >= 0 {
@@ -84,7 +118,7 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 			break
 		}
 		n++
-		if err := fn(k, v); err != nil {
+		if err := t.call(fn, k, v); err != nil {
 			if errors.Is(err, store.ErrStop) {
 				return nil
 			}
@@ -96,10 +130,12 @@ func (t *tx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) er
 
 // ScanReverse seeks to the first key at or past the range's end (the
 // lesser of before and the prefix's successor) and walks the cursor back.
-func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) (err error) {
 	if t.done {
 		return errTxDone
 	}
+	defer t.recoverDamage(&err, t.inFn)
+	t.inFn = false
 	end, bounded := prefixEnd(prefix)
 	if before != nil && (!bounded || bytes.Compare(before, end) < 0) {
 		end, bounded = before, true
@@ -120,7 +156,7 @@ func (t *tx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []
 			break
 		}
 		n++
-		if err := fn(k, v); err != nil {
+		if err := t.call(fn, k, v); err != nil {
 			if errors.Is(err, store.ErrStop) {
 				return nil
 			}
