@@ -34,6 +34,13 @@ import (
 // update needs token:update on the token; a key without it gets the
 // existing token unchanged (read, as a deduplicated create is). Either way
 // the intent is consumed.
+//
+// Every conversion answers as a create does, whether it made a token or
+// deduplicated onto one, changed or not: the data shaped by the transform
+// of the key's token:create rule, a card or bank account never revealed
+// (its mask). Answering a deduplicated conversion as a read (the whole
+// number for a reveal rule) made the same request answer the mask the
+// first time and the number the next (conversionAnswer).
 
 // intentConversion is what a conversion request carries until its
 // transaction reads the intent.
@@ -138,15 +145,16 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 // unchanged.
 func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
 	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+		tok, transform := t.conversionAnswer(p, rec)
 		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
-			t.existingTransform(p, rec), ChannelCreate); err != nil {
+			transform, ChannelCreate); err != nil {
 			return nil, err
 		}
 		if err := t.emitTokenReadRecord(p, rec); err != nil {
 			return nil, err
 		}
 		t.count(TokensRead)
-		return t.present(p, rec, PermTokenRead, presentExisting), nil
+		return tok, nil
 	}
 	req, err := patchedRequest(rec, map[string]any{"data": full.data}, true)
 	if err != nil {
@@ -182,5 +190,22 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 	if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
 		return nil, err
 	}
-	return t.present(p, next, PermTokenRead, presentExisting), nil
+	tok, _ := t.conversionAnswer(p, next)
+	return tok, nil
+}
+
+// conversionAnswer is the token a conversion answers, rec being the token
+// it deduplicated to, and the transform that shaped its data: as the
+// answer of a token the conversion created (createToken), so that the
+// same conversion answers the same shape whichever way it went. p may
+// read rec (findDuplicate looks no further), so the fingerprint stays.
+func (t *txn) conversionAnswer(p *principal, rec *tokenRecord) (*Token, string) {
+	transform, ok := p.decide(PermTokenCreate, rec.scope())
+	switch {
+	case !ok:
+		transform = TransformRedact
+	case transform == TransformReveal && rec.Type != TypeToken:
+		transform = TransformMask
+	}
+	return t.present(p, rec, PermTokenCreate, presentCreated), transform
 }
