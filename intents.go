@@ -110,11 +110,13 @@ type CardDetails struct {
 // conversion carries it over).
 //
 // The live intents of one application or session are capped per client
-// address (Options.Limits.MaxPendingTokenIntentsPerAddress) and in all
-// (Options.Limits.MaxPendingTokenIntentsPerApplication): a creation past a
-// cap evicts the oldest live intent of that address, or of the creator,
-// instead of being refused, so a flood from one holder of a public key
-// never stops other users (see intents_limits.go).
+// address (Options.Limits.MaxPendingTokenIntentsPerAddress): a creation
+// past it evicts that address's own oldest live intent, so a flood from
+// one address only replaces its own. In all they are capped by
+// Options.Limits.MaxPendingTokenIntentsPerApplication: a creation past it
+// is refused (RateLimited, RetryAfter the time until the oldest expires),
+// so no caller's pending intent is evicted by another's (see
+// intents_limits.go).
 //
 // Returns Invalid (bad type, data or expires_at, with their paths),
 // Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.
