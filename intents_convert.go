@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -87,6 +88,9 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	}
 	data, err := rec.data()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkConversionExpressions(p, c.req, rec.Type); err != nil {
 		return nil, err
 	}
 	req := c.req
@@ -208,4 +212,34 @@ func (t *txn) conversionAnswer(p *principal, rec *tokenRecord) (*Token, string) 
 		transform = TransformMask
 	}
 	return t.present(p, rec, PermTokenCreate, presentCreated), transform
+}
+
+// errExpressionsOverIntentData refuses a conversion setting expressions
+// over data its key may not see (checkConversionExpressions).
+var errExpressionsOverIntentData = errorf(PermissionDenied, "setting a mask, search indexes, fingerprint expression "+
+	"or id expression when converting a token intent needs token:create with the reveal transform where the token "+
+	"goes: the expressions would show the intent's data")
+
+// checkConversionExpressions refuses, before anything is evaluated over
+// the intent's data, a conversion that sets its own expressions (mask,
+// search indexes, fingerprint expression, an id with {{ }}) when the
+// key's token:create rule where the token goes does not reveal. The
+// converting key did not send the data: how such an expression fares
+// over it (an error or none, the mask in the answer) would read it, a
+// character at a time, the intent kept after each failed guess, as a
+// PATCH setting expressions over stored data would (readsStoredData).
+// The type's default expressions are the same for every value of a type,
+// so they tell nothing.
+func checkConversionExpressions(p *principal, req TokenRequest, typ string) error {
+	if req.Mask == nil && len(req.SearchIndexes) == 0 && req.FingerprintExpression == "" && !strings.Contains(req.ID, "{{") {
+		return nil
+	}
+	containers := req.Containers
+	if len(containers) == 0 {
+		containers = []string{defaultContainer[typ]}
+	}
+	if transform, ok := p.decide(PermTokenCreate, tokenScope{Containers: containers}); !ok || transform != TransformReveal {
+		return errExpressionsOverIntentData
+	}
+	return nil
 }

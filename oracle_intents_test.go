@@ -2,6 +2,7 @@ package tokenvault_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,4 +80,47 @@ func TestIntentsTellNonReadersNothing(t *testing.T) {
 			t.Errorf("CreateTokenIntent by a reader = %+v, %v; want the stored card's fingerprint", in, err)
 		}
 	})
+}
+
+// TestIntentConversionExpressionsTellNothing: a backend key that may not
+// read what it converts (token:create with the mask transform, no
+// token:read), setting a mask, search index or fingerprint expression over
+// the intent's data, is refused before the expression is evaluated:
+// whether it fails over the intent's data (a guessed character that is
+// wrong) made 400 against 201 an oracle reading the data a character at a
+// time, the intent kept for the next guess. A key whose token:create rule
+// reveals may set them.
+func TestIntentConversionExpressionsTellNothing(t *testing.T) {
+	e := newIntentEnv(t)
+	converter := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate)
+	var answers []string
+	for _, guess := range []string{"7", "5"} {
+		expr := `{{ data | slice: 0, 1 | replace: "` + guess + `", "true" | to_boolean }}`
+		for _, req := range []tokenvault.TokenRequest{{Mask: expr}, {SearchIndexes: []string{expr}}, {FingerprintExpression: expr}} {
+			in, err := e.v.CreateTokenIntent(ctx, e.pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeToken, Data: "789-00-1234"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.TokenIntentID = in.ID
+			_, err = e.v.CreateToken(ctx, converter.Key, req)
+			wantKind(t, "an expression over the intent's data by a key that may not read it", err, tokenvault.PermissionDenied)
+			answers = append(answers, fmt.Sprint(err))
+			if _, err := e.v.GetTokenIntent(ctx, e.pub.Key, in.ID); err != nil {
+				t.Errorf("the intent after a refused conversion: %v", err)
+			}
+		}
+	}
+	for i := range 3 {
+		if answers[i] != answers[i+3] {
+			t.Errorf("the right guess and a wrong one are answered differently: %q, %q", answers[i], answers[i+3])
+		}
+	}
+	in, err := e.v.CreateTokenIntent(ctx, e.pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeToken, Data: "789-00-1234"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: in.ID, Mask: "{{ data | reveal_last: 4 }}"})
+	if err != nil || tok.Mask != "XXXXXXX1234" {
+		t.Errorf("a revealing key converting with a mask = %+v, %v", tok, err)
+	}
 }
