@@ -71,3 +71,28 @@ func TestIntentsTellNonReadersNothingOverHTTP(t *testing.T) {
 		check("GET /token-intents/{id}", g, r)
 	}
 }
+
+// TestIntentConversionExpressionsTellNothingOverHTTP: POST /tokens
+// converting an intent with a mask over its data, by a key whose
+// token:create does not reveal, is the same 403 for a right guess and a
+// wrong one, and the intent stays.
+func TestIntentConversionExpressionsTellNothingOverHTTP(t *testing.T) {
+	s, _, public, _ := intentServer(t)
+	_, converter := s.app(t, map[string]any{"name": "conv", "type": "private", "permissions": []string{"token:create"}})
+	var bodies []string
+	for _, guess := range []string{"7", "5"} {
+		r := s.do(t, "POST", "/token-intents", public, map[string]any{"type": "token", "data": "789-00-1234"})
+		wantStatus(t, "POST /token-intents", r, http.StatusCreated)
+		var in tokenvault.TokenIntent
+		r.json(t, &in)
+		r = s.do(t, "POST", "/tokens", converter, map[string]any{"token_intent_id": in.ID,
+			"mask": `{{ data | slice: 0, 1 | replace: "` + guess + `", "true" | to_boolean }}`})
+		wantStatus(t, "converting with a mask over the intent's data", r, http.StatusForbidden)
+		r.problem(t)
+		bodies = append(bodies, string(r.body))
+		wantStatus(t, "GET the intent after", s.do(t, "GET", "/token-intents/"+in.ID, public, nil), http.StatusOK)
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("the right guess and a wrong one are answered differently:\n%s\n%s", bodies[0], bodies[1])
+	}
+}
