@@ -41,7 +41,7 @@ import (
 // of the key's token:create rule, a card or bank account never revealed
 // (its mask). Answering a deduplicated conversion as a read (the whole
 // number for a reveal rule) made the same request answer the mask the
-// first time and the number the next (conversionAnswer).
+// first time and the number the next (createAnswer).
 
 // intentConversion is what a conversion request carries until its
 // transaction reads the intent.
@@ -149,7 +149,7 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 // unchanged.
 func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
 	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
-		tok, transform := t.conversionAnswer(p, rec)
+		tok, transform := t.createAnswer(p, rec)
 		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
 			transform, ChannelCreate); err != nil {
 			return nil, err
@@ -194,24 +194,8 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 	if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
 		return nil, err
 	}
-	tok, _ := t.conversionAnswer(p, next)
+	tok, _ := t.createAnswer(p, next)
 	return tok, nil
-}
-
-// conversionAnswer is the token a conversion answers, rec being the token
-// it deduplicated to, and the transform that shaped its data: as the
-// answer of a token the conversion created (createToken), so that the
-// same conversion answers the same shape whichever way it went. p may
-// read rec (findDuplicate looks no further), so the fingerprint stays.
-func (t *txn) conversionAnswer(p *principal, rec *tokenRecord) (*Token, string) {
-	transform, ok := p.decide(PermTokenCreate, rec.scope())
-	switch {
-	case !ok:
-		transform = TransformRedact
-	case transform == TransformReveal && rec.Type != TypeToken:
-		transform = TransformMask
-	}
-	return t.present(p, rec, PermTokenCreate, presentCreated), transform
 }
 
 // errExpressionsOverIntentData refuses a conversion setting expressions
