@@ -81,9 +81,10 @@ type TokenIntent struct {
 	Card *CardDetails `json:"card,omitempty"`
 	// Fingerprint is the fingerprint a token of this data gets under its
 	// type's default fingerprint expression, shown only to a key that may
-	// read tokens of the type in its default container (never to a public
-	// key or a session without token:read there): see
-	// principal.maySeeIntentFingerprint.
+	// read tokens of the type in its default container (token:read there,
+	// any transform): never to a public key, nor to any key that may not
+	// read such tokens, which could match the fingerprint of a value of its
+	// choice against a stored token's.
 	Fingerprint string    `json:"fingerprint,omitempty"`
 	CreatedBy   string    `json:"created_by,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
