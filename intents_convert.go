@@ -75,7 +75,8 @@ func prepareConversion(req TokenRequest, now time.Time, path string, fe fieldErr
 // existing token it deduplicates to, and deletes the intent, all in t.
 // Returns NotFound for an intent that does not exist (expired, converted,
 // deleted, another tenant's), PermissionDenied for a key that is not a
-// private application's, Invalid when the request's fields do not fit the
+// private application's or that sets expressions without a revealing
+// token:create rule (checkConversionExpressions), Invalid when the request's fields do not fit the
 // intent's data (paths under the request's).
 func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if p.actorType != ActorApplication || p.appType != Private {
