@@ -17,9 +17,14 @@ import (
 // request in Tokenize with TokenIntentID), so the token's containers,
 // metadata, expressions and expiry are the backend's choice, not the
 // browser's. An intent never returns its data; for a card it returns the
-// card's summary (bin, last four, expiration, brand), and for every type
-// the fingerprint a token of its data gets under the type's default
-// fingerprint expression, so a backend can tell a card it already holds.
+// card's summary (bin, last four, expiration, brand), and, to a key that
+// may read tokens of its type where they go by default, the fingerprint a
+// token of its data gets under the type's default fingerprint expression,
+// so a backend can tell a card it already holds. A key that may not read
+// such tokens (every public key) never gets an intent's fingerprint: it
+// would be a fingerprint of any value it chooses, which matched against a
+// stored token's tells the value (a card's 1,000 Luhn-valid middles
+// between a BIN and last four a mask shows are tried in a second).
 //
 // Who may do what (decided here; docs/internals.md, "Token intents"):
 //
@@ -75,7 +80,11 @@ type TokenIntent struct {
 	// Card summarises a card's data; nil for other types.
 	Card *CardDetails `json:"card,omitempty"`
 	// Fingerprint is the fingerprint a token of this data gets under its
-	// type's default fingerprint expression.
+	// type's default fingerprint expression, shown only to a key that may
+	// read tokens of the type in its default container (token:read there,
+	// any transform): never to a public key, nor to any key that may not
+	// read such tokens, which could match the fingerprint of a value of its
+	// choice against a stored token's.
 	Fingerprint string    `json:"fingerprint,omitempty"`
 	CreatedBy   string    `json:"created_by,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
@@ -102,11 +111,13 @@ type CardDetails struct {
 // conversion carries it over).
 //
 // The live intents of one application or session are capped per client
-// address (Options.Limits.MaxPendingTokenIntentsPerAddress) and in all
-// (Options.Limits.MaxPendingTokenIntentsPerApplication): a creation past a
-// cap evicts the oldest live intent of that address, or of the creator,
-// instead of being refused, so a flood from one holder of a public key
-// never stops other users (see intents_limits.go).
+// address (Options.Limits.MaxPendingTokenIntentsPerAddress): a creation
+// past it evicts that address's own oldest live intent, so a flood from
+// one address only replaces its own. In all they are capped by
+// Options.Limits.MaxPendingTokenIntentsPerApplication: a creation past it
+// is refused (RateLimited, RetryAfter the time until the oldest expires),
+// so no caller's pending intent is evicted by another's (see
+// intents_limits.go).
 //
 // Returns Invalid (bad type, data or expires_at, with their paths),
 // Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.
@@ -170,7 +181,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 				return err
 			}
 		}
-		if out, err = rec.api(); err != nil {
+		if out, err = rec.api(p.maySeeIntentFingerprint(rec.Type)); err != nil {
 			return err
 		}
 		if err := t.emitIntent(EventTokenIntentCreated, p.actor(), rec, ""); err != nil {
@@ -203,7 +214,7 @@ func (v *Vault) getTokenIntentAs(ctx context.Context, c credential, id string) (
 		if err != nil {
 			return err
 		}
-		if out, err = rec.api(); err != nil {
+		if out, err = rec.api(p.maySeeIntentFingerprint(rec.Type)); err != nil {
 			return err
 		}
 		return t.logRead(p, EntityTokenIntent, rec.ID, "Token intent read")
@@ -327,10 +338,29 @@ func (p *principal) mayCreateIntent() bool {
 	return p.has(PermTokenIntentCreate)
 }
 
-// api is the intent as returned: its data summarised, never shown.
-func (r *tokenIntentRecord) api() (*TokenIntent, error) {
-	out := &TokenIntent{ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
+// maySeeIntentFingerprint reports whether p is shown the fingerprint of
+// an intent of type typ: when it may read tokens of that type in the
+// type's default container (token:read there, any transform, as for a
+// token's fingerprint; mayReadIn). A public application never holds
+// token:read, so a public key never is. A key that may not read such
+// tokens could otherwise have any value of its choice fingerprinted and
+// match it against the fingerprints of stored tokens a reader shows.
+func (p *principal) maySeeIntentFingerprint(typ string) bool {
+	if p.actorType == ActorApplication && p.appType == Public {
+		return false
+	}
+	c, ok := defaultContainer[typ]
+	return ok && p.mayReadIn([]string{c})
+}
+
+// api is the intent as returned: its data summarised, never shown; its
+// fingerprint only when fingerprint is true (maySeeIntentFingerprint).
+func (r *tokenIntentRecord) api(fingerprint bool) (*TokenIntent, error) {
+	out := &TokenIntent{ID: r.ID, TenantID: r.TenantID, Type: r.Type,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
+	if fingerprint {
+		out.Fingerprint = r.Fingerprint
+	}
 	if r.Type == TypeCard {
 		var card struct {
 			Number string `json:"number"`

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -34,6 +35,13 @@ import (
 // update needs token:update on the token; a key without it gets the
 // existing token unchanged (read, as a deduplicated create is). Either way
 // the intent is consumed.
+//
+// Every conversion answers as a create does, whether it made a token or
+// deduplicated onto one, changed or not: the data shaped by the transform
+// of the key's token:create rule, a card or bank account never revealed
+// (its mask). Answering a deduplicated conversion as a read (the whole
+// number for a reveal rule) made the same request answer the mask the
+// first time and the number the next (createAnswer).
 
 // intentConversion is what a conversion request carries until its
 // transaction reads the intent.
@@ -67,7 +75,8 @@ func prepareConversion(req TokenRequest, now time.Time, path string, fe fieldErr
 // existing token it deduplicates to, and deletes the intent, all in t.
 // Returns NotFound for an intent that does not exist (expired, converted,
 // deleted, another tenant's), PermissionDenied for a key that is not a
-// private application's, Invalid when the request's fields do not fit the
+// private application's or that sets expressions without a revealing
+// token:create rule (checkConversionExpressions), Invalid when the request's fields do not fit the
 // intent's data (paths under the request's).
 func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if p.actorType != ActorApplication || p.appType != Private {
@@ -80,6 +89,9 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	}
 	data, err := rec.data()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkConversionExpressions(p, c.req, rec.Type); err != nil {
 		return nil, err
 	}
 	req := c.req
@@ -138,15 +150,16 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 // unchanged.
 func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
 	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+		tok, transform := t.createAnswer(p, rec)
 		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
-			t.existingTransform(p, rec), ChannelCreate); err != nil {
+			transform, ChannelCreate); err != nil {
 			return nil, err
 		}
 		if err := t.emitTokenReadRecord(p, rec); err != nil {
 			return nil, err
 		}
 		t.count(TokensRead)
-		return t.present(p, rec, PermTokenRead, presentExisting), nil
+		return tok, nil
 	}
 	req, err := patchedRequest(rec, map[string]any{"data": full.data}, true)
 	if err != nil {
@@ -182,5 +195,36 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 	if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
 		return nil, err
 	}
-	return t.present(p, next, PermTokenRead, presentExisting), nil
+	tok, _ := t.createAnswer(p, next)
+	return tok, nil
+}
+
+// errExpressionsOverIntentData refuses a conversion setting expressions
+// over data its key may not see (checkConversionExpressions).
+var errExpressionsOverIntentData = errorf(PermissionDenied, "setting a mask, search indexes, fingerprint expression "+
+	"or id expression when converting a token intent needs token:create with the reveal transform where the token "+
+	"goes: the expressions would show the intent's data")
+
+// checkConversionExpressions refuses, before anything is evaluated over
+// the intent's data, a conversion that sets its own expressions (mask,
+// search indexes, fingerprint expression, an id with {{ }}) when the
+// key's token:create rule where the token goes does not reveal. The
+// converting key did not send the data: how such an expression fares
+// over it (an error or none, the mask in the answer) would read it, a
+// character at a time, the intent kept after each failed guess, as a
+// PATCH setting expressions over stored data would (readsStoredData).
+// The type's default expressions are the same for every value of a type,
+// so they tell nothing.
+func checkConversionExpressions(p *principal, req TokenRequest, typ string) error {
+	if req.Mask == nil && len(req.SearchIndexes) == 0 && req.FingerprintExpression == "" && !strings.Contains(req.ID, "{{") {
+		return nil
+	}
+	containers := req.Containers
+	if len(containers) == 0 {
+		containers = []string{defaultContainer[typ]}
+	}
+	if transform, ok := p.decide(PermTokenCreate, tokenScope{Containers: containers}); !ok || transform != TransformReveal {
+		return errExpressionsOverIntentData
+	}
+	return nil
 }

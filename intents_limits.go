@@ -1,36 +1,53 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // Caps on live token intents.
 //
 // Every public application may create token intents (that is what they
 // are for), and its key is in every browser, so in an attacker's hands
-// too; an intent lives up to MaxTokenIntentLifetime. The live intents are
-// capped as the sessions waiting for authorization are (limits_caps.go),
-// per creator (the application or session whose key created them):
+// too; an intent lives up to MaxTokenIntentLifetime. The live intents of
+// one creator (the application or session whose key created them) are
+// capped so that no caller can remove, or crowd out, another's:
 //
-//   - one creator has at most Options.Limits.MaxPendingTokenIntentsPerAddress
-//     live intents created from one client address (CallInfo.ClientAddress;
-//     in-process callers without one share one budget): a creation past
-//     that evicts the address's own oldest live intent, so a flood from one
-//     address only ever replaces its own intents;
-//   - one creator has at most Options.Limits.MaxPendingTokenIntentsPerApplication
-//     live intents: a creation past that evicts the creator's oldest, so
-//     storage stays bounded when many addresses flood at once.
+//   - per caller: at most Options.Limits.MaxPendingTokenIntentsPerAddress
+//     live intents of one creator from one client address
+//     (CallInfo.ClientAddress, an IPv6 address by its /64 as for rate
+//     limits; in-process callers without one share one budget). A
+//     creation past that evicts the address's own oldest live intent: a
+//     flood from one address only ever replaces its own intents, and one
+//     address holds at most its share of the creator's budget;
+//   - per creator: at most Options.Limits.MaxPendingTokenIntentsPerApplication
+//     live intents in all. A creation that would pass it, from an address
+//     not at its own cap, is refused (RateLimited: 429 with Retry-After,
+//     the time until the creator's oldest intent expires), never made by
+//     evicting: evicting the creator's oldest let a flood from many
+//     addresses push out a victim's pending intents, a defence one caller
+//     could turn against others. The ceiling bounds storage; it is reached
+//     only by more than ceiling/per-address distinct addresses at once
+//     (100 with the defaults), and then no pending intent is lost: new
+//     ones wait for intents to be converted, deleted or expire.
 //
 // "Oldest" is the one expiring first. An evicted intent is deleted with
 // its data in the creation's transaction and the deletion is logged
 // ("Token intent evicted"): reading, deleting or converting it is then
 // NotFound, as for any intent gone. Converted, deleted and expired
 // intents leave the indexes with their record, so they never count.
+// Sessions waiting for authorization keep their own caps (limits_caps.go).
 
 // Defaults of the token intent caps.
 const (
 	// DefaultMaxPendingTokenIntents is
 	// Options.Limits.MaxPendingTokenIntentsPerApplication's zero value: the
-	// live intents one application or session may have before its oldest
-	// is evicted.
+	// live intents one application or session may have; past it new ones
+	// are refused (RateLimited), none evicted.
 	DefaultMaxPendingTokenIntents = 10000
 	// DefaultMaxPendingTokenIntentsPerAddress is
 	// Options.Limits.MaxPendingTokenIntentsPerAddress's zero value: the
@@ -42,21 +59,73 @@ const (
 // msgIntentEvicted is the log line of an intent evicted by a cap.
 const msgIntentEvicted = "Token intent evicted: too many live for its creator and address"
 
-// makeRoomForIntent evicts what a new intent of tenant tid, created by
-// creator from the address named addr, would put over the caps.
+// errIntentCeiling refuses an intent past its creator's ceiling.
+func errIntentCeiling(retryAfter time.Duration) *Error {
+	return errRateLimited("creating token intents: this application has too many live; "+
+		"they are converted, deleted or expire", retryAfter)
+}
+
+// makeRoomForIntent makes room for a new intent of tenant tid, created by
+// creator from the address named addr: the address's own oldest live
+// intent is evicted when the address is at its cap; else the creation is
+// refused (RateLimited) when the creator is at its ceiling. No other
+// caller's intent is ever evicted.
 func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
-	return t.makeRoom(barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
-		func(entry barrier.Key, id string) error {
-			rec, err := t.getTokenIntent(tid, id)
-			if err != nil {
-				return err
-			}
-			if rec == nil {
-				// A stale entry (its intent gone): drop it.
-				return t.Delete(entry)
-			}
-			return t.deleteTokenIntent(systemActor, rec, msgIntentEvicted)
-		})
+	evict := func(entry barrier.Key, id string) error {
+		rec, err := t.getTokenIntent(tid, id)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			// A stale entry (its intent gone): drop it.
+			return t.Delete(entry)
+		}
+		return t.deleteTokenIntent(systemActor, rec, msgIntentEvicted)
+	}
+	if n := t.v.maxIntentsPerAddress; n > 0 {
+		evicted, err := t.evictOldestLive(barrier.Tenant(tid).ByAddress(barrier.TokenIntentCaps, creator, addr), n, evict)
+		if err != nil || evicted {
+			return err
+		}
+	}
+	if n := t.v.maxIntents; n > 0 {
+		full, oldest, err := t.atCeiling(barrier.Tenant(tid).ByCreator(barrier.TokenIntentCaps, creator), n)
+		if err != nil || !full {
+			return err
+		}
+		return errIntentCeiling(oldest.Sub(t.now))
+	}
+	return nil
+}
+
+// atCeiling reports whether limit or more live objects are indexed under
+// prefix (entries <expiry>/<id>), and when the first of them expires.
+func (t *txn) atCeiling(prefix barrier.Prefix, limit int) (bool, time.Time, error) {
+	after := barrier.TimeKey(t.now) + "/~"
+	count := 0
+	var first string
+	err := t.Scan(prefix, after, limit, func(_ barrier.Key, rest string) error {
+		if count == 0 {
+			first = rest
+		}
+		count++
+		return nil
+	})
+	if err != nil || count < limit {
+		return false, time.Time{}, err
+	}
+	at, _, _ := strings.Cut(first, "/")
+	return true, timeOfKey(at, t.now.Add(time.Minute)), nil
+}
+
+// timeOfKey is the time barrier.TimeKey rendered as k, or def when k is
+// not one.
+func timeOfKey(k string, def time.Time) time.Time {
+	b, err := hex.DecodeString(k)
+	if err != nil || len(b) != 8 {
+		return def
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC()
 }
 
 // indexKeys are an intent's entries in the indexes of its caps (none

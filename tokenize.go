@@ -408,15 +408,16 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			if existing == nil {
 				return nil, err
 			}
+			tok, transform := t.createAnswer(p, existing)
 			if err := t.logTokenRead(p, existing.Type, existing.ID, "Token read (deduplicated create)",
-				t.existingTransform(p, existing), ChannelCreate); err != nil {
+				transform, ChannelCreate); err != nil {
 				return nil, err
 			}
 			if err := t.emitTokenReadRecord(p, existing); err != nil {
 				return nil, err
 			}
 			t.count(TokensRead)
-			return t.present(p, existing, PermTokenRead, presentExisting), nil
+			return tok, nil
 		}
 	}
 	if aliasTaken != nil {
@@ -455,6 +456,25 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	}
 	t.count(TokensCreated)
 	return t.present(p, rec, PermTokenCreate, presentCreated), nil
+}
+
+// createAnswer is the answer of a create that deduplicated to rec (a
+// token p may read: findDuplicate looks no further), and the transform
+// that shaped its data: the answer the create would have had if it had
+// made the token (presentCreated, the transform of p's token:create rule,
+// a card or bank account masked), so that one request answers the same
+// shape whether it made the token or found it. Answering it as a read
+// showed a reveal rule's key the mask the first time and the whole number
+// on a repeat.
+func (t *txn) createAnswer(p *principal, rec *tokenRecord) (*Token, string) {
+	transform, ok := p.decide(PermTokenCreate, rec.scope())
+	switch {
+	case !ok:
+		transform = TransformRedact
+	case transform == TransformReveal && rec.Type != TypeToken:
+		transform = TransformMask
+	}
+	return t.present(p, rec, PermTokenCreate, presentCreated), transform
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,

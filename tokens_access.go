@@ -351,16 +351,6 @@ func accessPage(entries []accessEntry, more bool, size int) ([]TokenAccess, Pagi
 	return data, p
 }
 
-// existingTransform is the transform a deduplicated create presents the
-// existing token rec with (present, presentExisting).
-func (t *txn) existingTransform(p *principal, rec *tokenRecord) string {
-	transform, ok := p.decide(PermTokenRead, rec.scope())
-	if !ok || !p.mayRead(rec) {
-		return TransformRedact
-	}
-	return transform
-}
-
 // subjectTokens returns the tokens of tenant tid whose metadata holds
 // every entry of md, expired ones included, by id: found by the metadata
 // index, at most MaxSubjectTokens (more is Invalid).

@@ -56,14 +56,13 @@ func (t *txn) mustToken(p *principal, id, perm string) (*tokenRecord, string, er
 type presentation int
 
 const (
-	// presentExisting: a stored token the caller reads (a deduplicated
-	// create; only ever a token it may read).
-	presentExisting presentation = iota
-	// presentCreated: a token just built from the caller's own request.
-	// A caller that may not read it gets everything of its own request
-	// back (the mask of its own value included) but the fingerprint,
-	// which could be matched against other tokens' fingerprints.
-	presentCreated
+	// presentCreated: a token just built from the caller's own request,
+	// or the one a deduplicating create found instead (only ever a token
+	// the caller may read; createAnswer). A caller that may not read it
+	// gets everything of its own request back (the mask of its own value
+	// included) but the fingerprint, which could be matched against other
+	// tokens' fingerprints.
+	presentCreated presentation = iota
 	// presentUpdated: a stored token the caller changed. A caller that may
 	// not read it learns nothing of its stored content: no data, mask,
 	// fingerprint, fingerprint expression, metadata or search indexes.
@@ -97,7 +96,7 @@ func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presenta
 	if !ok {
 		transform = TransformRedact
 	}
-	if what != presentExisting && transform == TransformReveal && rec.Type != TypeToken {
+	if transform == TransformReveal && rec.Type != TypeToken {
 		transform = TransformMask
 	}
 	tok := rec.api(transform)

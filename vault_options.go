@@ -163,10 +163,12 @@ type LimitOptions struct {
 	MaxPendingSessionsPerAddress int
 	// MaxPendingTokenIntentsPerApplication bounds the live token intents
 	// one application or session has created (not yet converted, deleted
-	// or expired): a CreateTokenIntent past it evicts the creator's
-	// oldest live intent (the first to expire), so a flood never refuses
-	// other users and storage stays bounded. Counted in the store, so it
-	// holds across instances. Zero: DefaultMaxPendingTokenIntents (10000).
+	// or expired): a CreateTokenIntent past it, from an address not at
+	// its own cap, is refused (RateLimited), so storage stays bounded and
+	// no caller's pending intent is evicted by another's. Keep it well
+	// above MaxPendingTokenIntentsPerAddress: it is reached only when more
+	// than their ratio of addresses hold intents at once. Counted in the
+	// store, so it holds across instances. Zero: DefaultMaxPendingTokenIntents (10000).
 	// Negative: no limit.
 	MaxPendingTokenIntentsPerApplication int
 	// MaxPendingTokenIntentsPerAddress bounds the live token intents one

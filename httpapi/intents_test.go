@@ -68,7 +68,7 @@ func TestTokenIntentsOverHTTP(t *testing.T) {
 	wantStatus(t, "POST /tokens converting", r, 201)
 	var tok tokenvault.Token
 	r.json(t, &tok)
-	if tok.Type != "card" || tok.Metadata["order"] != "42" || tok.Fingerprint != in.Fingerprint {
+	if tok.Type != "card" || tok.Metadata["order"] != "42" || tok.Fingerprint == "" || in.Fingerprint != "" {
 		t.Errorf("converted token = %s", r.body)
 	}
 	read := s.do(t, "GET", "/tokens/"+tok.ID, private, nil)

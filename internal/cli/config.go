@@ -286,7 +286,7 @@ func serveFlags(c *config) *FlagSet {
 	def("max-pending-sessions-per-application", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.maxPendingSessionsPerAddr, "max-pending-sessions-per-address", c.maxPendingSessionsPerAddr, "of those, the sessions created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")
 	def("max-pending-sessions-per-address", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_ADDRESS")
-	fs.IntVar(&c.maxPendingIntentsPerApp, "max-pending-token-intents-per-application", c.maxPendingIntentsPerApp, "live token intents one application or session may have created; past it its oldest is evicted;\n0: the library's default, 10000; negative: no limit")
+	fs.IntVar(&c.maxPendingIntentsPerApp, "max-pending-token-intents-per-application", c.maxPendingIntentsPerApp, "live token intents one application or session may have created; past it new ones are refused\n(429), none evicted; 0: the library's default, 10000; negative: no limit")
 	def("max-pending-token-intents-per-application", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_APPLICATION")
 	fs.IntVar(&c.maxPendingIntentsPerAddr, "max-pending-token-intents-per-address", c.maxPendingIntentsPerAddr, "of those, the intents created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")
 	def("max-pending-token-intents-per-address", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_ADDRESS")
