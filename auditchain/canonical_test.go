@@ -19,8 +19,8 @@ import (
 func TestReadExportRefusesNonCanonicalLines(t *testing.T) {
 	orig, keys := readFixture(t)
 	three := tenantLine(t, orig, 3) // "message":"Token updated", no transform
-	five := tenantLine(t, orig, 5) // a read: transform, channel, application
-	cp := -1                       // tenant A's checkpoint at 2
+	five := tenantLine(t, orig, 5)  // a read: transform, channel, application
+	cp := -1                        // tenant A's checkpoint at 2
 	for i, b := range orig {
 		if bytes.Contains(b, []byte(`"id":"checkpoint-`+fixtureTenantA+"-0000000000000002")) {
 			cp = i
