@@ -176,7 +176,8 @@ var ErrTenantNotInExport = errors.New("auditchain: the export holds no chained l
 // keys (the vault's published keys, GET /audit/keys). expectFirst is the
 // sequence number the copy must start at (Verifier.ExpectFirst): 1 for
 // an export taken since the tenant was created, 0 to accept wherever it
-// starts.
+// starts (but not a copy missing the lines its checkpoints vouch for,
+// which a copy with every line removed is).
 //
 // A report with problems is not an error: the error is for a stream that
 // cannot be read (an *ExportError with the line number, or r's error),
