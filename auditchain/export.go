@@ -112,56 +112,74 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 	if err := json.Unmarshal(b, &ev); err != nil {
 		return false, err
 	}
-	present, err := checkKeys(b, lineFields, checkpointFields, "")
-	if err != nil {
+	// The event a checkpoint's line must be is derived from the
+	// checkpoint alone: its id, tenant_id and created_at say what the
+	// signed checkpoint says, and nothing else.
+	want, other := &ev, ""
+	if ev.Schema == CheckpointSchema && ev.Checkpoint != nil {
+		cp := checkpointEvent(ev.Checkpoint)
+		want, other = &cp, "a checkpoint event other than the checkpoint's own: "
+	}
+	if err := requireCanonical(b, want); err != nil {
+		// Say what is wrong as precisely as can be: a key, then the
+		// content, then the encoding.
+		present, kerr := checkKeys(b, lineFields, checkpointFields, "")
+		if kerr != nil {
+			return false, kerr
+		}
+		if cerr := checkEvent(&ev, present["created_at"]); cerr != nil {
+			return false, cerr
+		}
+		return false, fmt.Errorf("%s%w", other, err)
+	}
+	// Canonical: created_at is there (it is never omitted).
+	if err := checkEvent(&ev, true); err != nil {
 		return false, err
 	}
-	switch ev.Schema {
-	case LineSchema:
-		if !present["created_at"] {
-			return false, errors.New("a line without created_at")
-		}
-		if ev.Seq == 0 && ev.PrevHash == nil && ev.Hash == nil {
-			// Written before the chain began: not on it, but held to
-			// its form all the same.
-			return false, requireCanonical(b, &ev)
-		}
-		if ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
-			return false, errors.New("a chained line needs seq (from 1), prev_hash and hash")
-		}
-		if err := requireCanonical(b, &ev); err != nil {
-			return false, err
-		}
-		if ev.TenantID != v.tenant {
-			return false, nil
-		}
-		v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
-			TenantID: ev.TenantID, ID: ev.ID, CreatedAt: ev.CreatedAt,
-			ActorID: ev.ActorID, ActorType: ev.ActorType, EntityType: ev.EntityType, EntityID: ev.EntityID,
-			Operation: ev.Operation, Message: ev.Message,
-			Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application,
-		}})
-		return true, nil
-	case CheckpointSchema:
-		if ev.Checkpoint == nil {
-			return false, errors.New("a checkpoint event without its checkpoint")
-		}
-		// The event around a checkpoint is derived from it: its id,
-		// tenant_id and created_at say what the signed checkpoint says,
-		// and nothing else.
-		want := checkpointEvent(ev.Checkpoint)
-		if err := requireCanonical(b, &want); err != nil {
-			return false, fmt.Errorf("a checkpoint event other than the checkpoint's own: %w", err)
-		}
+	switch {
+	case ev.Schema == CheckpointSchema:
 		if ev.Checkpoint.TenantID != v.tenant {
 			return false, nil
 		}
 		v.AddCheckpoint(*ev.Checkpoint)
 		return true, nil
+	case ev.Seq == 0 || ev.TenantID != v.tenant:
+		return false, nil // another tenant's, or written before the chain began
+	}
+	v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
+		TenantID: ev.TenantID, ID: ev.ID, CreatedAt: ev.CreatedAt,
+		ActorID: ev.ActorID, ActorType: ev.ActorType, EntityType: ev.EntityType, EntityID: ev.EntityID,
+		Operation: ev.Operation, Message: ev.Message,
+		Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application,
+	}})
+	return true, nil
+}
+
+// checkEvent returns what makes ev no event of the export: its schema, a
+// line without created_at (hasCreatedAt) or with part of its link, a
+// checkpoint event without its checkpoint.
+func checkEvent(ev *exportEvent, hasCreatedAt bool) error {
+	switch ev.Schema {
+	case LineSchema:
+		if !hasCreatedAt {
+			return errors.New("a line without created_at")
+		}
+		if ev.Seq == 0 && ev.PrevHash == nil && ev.Hash == nil {
+			return nil // written before the chain began: not on it
+		}
+		if ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
+			return errors.New("a chained line needs seq (from 1), prev_hash and hash")
+		}
+		return nil
+	case CheckpointSchema:
+		if ev.Checkpoint == nil {
+			return errors.New("a checkpoint event without its checkpoint")
+		}
+		return nil
 	case "":
-		return false, errors.New("no schema")
+		return errors.New("no schema")
 	default:
-		return false, fmt.Errorf("unknown schema %q", ev.Schema)
+		return fmt.Errorf("unknown schema %q", ev.Schema)
 	}
 }
 
