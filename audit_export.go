@@ -17,8 +17,10 @@ import (
 )
 
 // AuditSchema names the version of AuditEvent's JSON form for a log
-// line. A change that removes or renames a field, or changes its meaning,
-// gets a new version; fields may be added within a version.
+// line. A change that adds, removes or renames a field, or changes its
+// meaning, gets a new version: a verifier (auditchain) accepts a line
+// only in its canonical form, encoding/json's encoding of AuditEvent byte
+// for byte, with no field it does not know.
 const AuditSchema = "tokenvault.audit/v1"
 
 // AuditCheckpointSchema names the JSON form of a checkpoint event: an

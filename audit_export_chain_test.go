@@ -131,3 +131,69 @@ func TestAuditExportVerifies(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditExportOfDeletedTenantVerifiesAfterRotation: a tenant deleted
+// after the signing key was rotated (its chain last signed with the old
+// key) leaves a final export that verifies, to the end its final
+// checkpoint signs: the deletion writes no line the export could not
+// deliver (the keyring that opens the tenant's lines goes in the same
+// transaction).
+func TestAuditExportOfDeletedTenantVerifiesAfterRotation(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			s := sk.open(t)
+			defer s.Close()
+			sink := &captureSink{name: "siem"}
+			v := openWithSinks(t, s, newMasterKey(), nil, sink)
+			defer v.Close()
+			boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Doomed"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tid := boot.Tenant.ID
+			app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+				Name: "w", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			waitExported(t, v)
+			old, err := v.SignAuditChain(ctx, tid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitExported(t, v)
+			rotated, err := v.RotateAuditKey(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.DeleteTenant(ctx, tid); err != nil {
+				t.Fatal(err)
+			}
+			waitExported(t, v)
+			keys, err := v.AuditKeys(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := auditchain.VerifyExport(bytes.NewReader(exportLines(t, sink.events())), tid, keys, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.OK || !r.Final || r.SignedThrough != r.LastSeq || r.LastSeq < old.Seq {
+				t.Errorf("the deleted tenant's export: %+v", r)
+			}
+			// The final checkpoint is signed with the new key.
+			var final *auditchain.Checkpoint
+			for _, ev := range sink.events() {
+				if c := ev.Checkpoint; c != nil && c.TenantID == tid && c.Final {
+					final = c
+				}
+			}
+			if final == nil || final.KeyID != rotated.ID || final.Seq != r.LastSeq {
+				t.Errorf("final checkpoint %+v; want one at seq %d signed with %s", final, r.LastSeq, rotated.ID)
+			}
+		})
+	}
+}

@@ -216,7 +216,9 @@ func (v *Vault) AuditKeys(ctx context.Context) ([]auditchain.PublicKey, error) {
 // key, and each tenant's first such checkpoint is preceded, in its chain,
 // by a line recording the rotation (actor system, entity tenant,
 // operation update: "Audit signing key rotated from <old id> to <new
-// id>"). It returns the new key's public part.
+// id>"), except a deleted tenant's final checkpoint, which adds no line
+// (its keyring goes in the same transaction, so the line could never be
+// exported). It returns the new key's public part.
 //
 // This is a host-program (operator) operation: it takes no API key.
 // Returns StorageFull, or Internal when the key wrapper or the store

@@ -41,7 +41,12 @@ import (
 // checkpoint's (after RotateAuditKey) is preceded, in the same
 // transaction, by a chained line recording the rotation: so every chain
 // says when its signing key changed, and the verifier of a chain sees the
-// change between the checkpoints of the two keys.
+// change between the checkpoints of the two keys. Not the final one: the
+// deletion that signs it removes the tenant's keyring in the same
+// transaction, so a line chained there could never be opened to be
+// exported, and every export of the deleted tenant would miss the last
+// line its final checkpoint vouches for. The final checkpoint signs the
+// chain as it stands, and its own key id (signed) says which key it is.
 
 // rotationMessage is the message of the line recording a signing key
 // rotation in a tenant's chain.
@@ -54,7 +59,8 @@ func rotationMessage(from, to string) string {
 // its copy at sys/chain-final/<tid>), queues it for audit export, removes
 // the tenant's unsigned mark, and sets h.SignedSeq, SignedAt and KeyID.
 // The caller writes h. When the key is not the one of h's last
-// checkpoint, a line recording the rotation is chained first (moving h).
+// checkpoint, a line recording the rotation is chained first (moving h),
+// unless the checkpoint is final (see above).
 func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.Checkpoint, error) {
 	s, err := t.signer()
 	if err != nil {
@@ -63,7 +69,7 @@ func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.C
 	if err := t.dropUnsignedMark(tid, h); err != nil {
 		return auditchain.Checkpoint{}, err
 	}
-	if h.KeyID != "" && h.KeyID != s.id {
+	if h.KeyID != "" && h.KeyID != s.id && !final {
 		if err := t.chainRotationLine(tid, h, h.KeyID, s.id); err != nil {
 			return auditchain.Checkpoint{}, err
 		}

@@ -46,4 +46,14 @@
 // every line up to S: whoever holds a copy of the lines up to S and the
 // public key can recompute hash(S) and check the signature. Lines after
 // the last checkpoint are the chain's unsigned tail.
+//
+// # The export
+//
+// An export holds one JSON event a line (LineSchema, CheckpointSchema),
+// each in its canonical form: the bytes encoding/json's Marshal writes for
+// the event, which ReadExport requires byte for byte (ErrNotCanonical
+// otherwise). A line with a key twice, a key in another case, a key the
+// format does not have, or any other encoding of its event is refused, so
+// that what the verifier hashes is exactly what any JSON reader of the
+// line sees.
 package auditchain

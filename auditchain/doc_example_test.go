@@ -30,7 +30,7 @@ func docExample(t *testing.T) string {
 		if ev.Seq != 1 {
 			continue
 		}
-		l := Line{TenantID: ev.TenantID, ID: ev.ID, CreatedAt: *ev.CreatedAt, ActorID: ev.ActorID, ActorType: ev.ActorType,
+		l := Line{TenantID: ev.TenantID, ID: ev.ID, CreatedAt: ev.CreatedAt, ActorID: ev.ActorID, ActorType: ev.ActorType,
 			EntityType: ev.EntityType, EntityID: ev.EntityID, Operation: ev.Operation, Message: ev.Message,
 			Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application}
 		raw := appendLineBytes(nil, *ev.PrevHash, ev.Seq, &l)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 )
 
 // The schemas of an audit export's events (the JSON objects a Token
@@ -38,28 +37,6 @@ func (e *ExportError) Error() string {
 
 func (e *ExportError) Unwrap() error { return e.Err }
 
-// exportEvent is what a verifier reads of an export event: the fields
-// the chain covers and the link, or the checkpoint.
-type exportEvent struct {
-	Schema      string      `json:"schema"`
-	ID          string      `json:"id"`
-	TenantID    string      `json:"tenant_id"`
-	ActorID     string      `json:"actor_id"`
-	ActorType   string      `json:"actor_type"`
-	EntityType  string      `json:"entity_type"`
-	EntityID    string      `json:"entity_id"`
-	Operation   string      `json:"operation"`
-	Message     string      `json:"message"`
-	CreatedAt   *time.Time  `json:"created_at"`
-	Transform   string      `json:"transform"`
-	Channel     string      `json:"channel"`
-	Application string      `json:"application"`
-	Seq         uint64      `json:"seq"`
-	PrevHash    *Hash       `json:"prev_hash"`
-	Hash        *Hash       `json:"hash"`
-	Checkpoint  *Checkpoint `json:"checkpoint"`
-}
-
 // ReadExport adds to v every chained line and every checkpoint of v's
 // tenant in r, an audit export stream: one JSON event a line, as the
 // file sink of package auditexport writes (tokenvault.AuditEvent, schema
@@ -69,19 +46,31 @@ type exportEvent struct {
 // began); blank lines are allowed. It returns the number of the tenant's
 // events it added.
 //
-// A line that is not such an event (not a JSON object, another schema, a
-// bad hash or time, a chained line without its hashes, a checkpoint
-// event without its checkpoint, longer than MaxExportLine) stops the
-// reading with an *ExportError naming its line number; what was added
-// before it stays added. An error reading r is returned as it is.
+// Every other line, of whichever tenant, must be an event in its
+// canonical form, byte for byte: the JSON encoding/json's Marshal writes
+// for it (the form the vault's sinks write), with no white space around
+// it, and a checkpoint's event must be the one the vault writes for that
+// checkpoint (its id, tenant_id and created_at are the checkpoint's). So
+// a key given twice or in another case, a field the format does not
+// have, or any other encoding of an event (key order, white space,
+// escapes, number or time formats, a "\r" before the newline) is refused:
+// what is hashed is exactly what any JSON reader sees.
+//
+// A line that is not such an event (not a JSON object, not canonical
+// (ErrNotCanonical), another schema, a bad hash or time, a chained line
+// without its hashes, a checkpoint event without its checkpoint, longer
+// than MaxExportLine) stops the reading with an *ExportError naming its
+// line number; what was added before it stays added. An error reading r
+// is returned as it is.
 func (v *Verifier) ReadExport(r io.Reader) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4<<10), MaxExportLine)
+	sc.Split(splitLines)
 	n, added := 0, 0
 	for sc.Scan() {
 		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
+		b := sc.Bytes()
+		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		ok, err := v.addEvent(b)
@@ -101,8 +90,20 @@ func (v *Verifier) ReadExport(r io.Reader) (int, error) {
 	return added, nil
 }
 
+// splitLines splits at each newline, keeping a "\r" before it in the
+// line (bufio.ScanLines drops it): a line is its bytes as they are.
+func splitLines(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
 // addEvent adds the event b if it is of v's tenant, and reports whether
-// it did.
+// it did. b must be canonical (ReadExport).
 func (v *Verifier) addEvent(b []byte) (bool, error) {
 	if b[0] != '{' {
 		return false, errors.New("not a JSON object")
@@ -111,42 +112,74 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 	if err := json.Unmarshal(b, &ev); err != nil {
 		return false, err
 	}
-	switch ev.Schema {
-	case LineSchema:
-		if ev.CreatedAt == nil {
-			return false, errors.New("a line without created_at")
+	// The event a checkpoint's line must be is derived from the
+	// checkpoint alone: its id, tenant_id and created_at say what the
+	// signed checkpoint says, and nothing else.
+	want, other := &ev, ""
+	if ev.Schema == CheckpointSchema && ev.Checkpoint != nil {
+		cp := checkpointEvent(ev.Checkpoint)
+		want, other = &cp, "a checkpoint event other than the checkpoint's own: "
+	}
+	if err := requireCanonical(b, want); err != nil {
+		// Say what is wrong as precisely as can be: a key, then the
+		// content, then the encoding.
+		present, kerr := checkKeys(b, lineFields, checkpointFields, "")
+		if kerr != nil {
+			return false, kerr
 		}
-		if ev.Seq == 0 && ev.PrevHash == nil && ev.Hash == nil {
-			return false, nil // written before the chain began: not on it
+		if cerr := checkEvent(&ev, present["created_at"]); cerr != nil {
+			return false, cerr
 		}
-		if ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
-			return false, errors.New("a chained line needs seq (from 1), prev_hash and hash")
-		}
-		if ev.TenantID != v.tenant {
+		return false, fmt.Errorf("%s%w", other, err)
+	}
+	// Canonical: created_at is there (it is never omitted).
+	if err := checkEvent(&ev, true); err != nil {
+		return false, err
+	}
+	switch {
+	case ev.Schema == CheckpointSchema:
+		if ev.Checkpoint.TenantID != v.tenant {
 			return false, nil
 		}
-		v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
-			TenantID: ev.TenantID, ID: ev.ID, CreatedAt: *ev.CreatedAt,
-			ActorID: ev.ActorID, ActorType: ev.ActorType, EntityType: ev.EntityType, EntityID: ev.EntityID,
-			Operation: ev.Operation, Message: ev.Message,
-			Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application,
-		}})
-		return true, nil
-	case CheckpointSchema:
-		if ev.Checkpoint == nil {
-			return false, errors.New("a checkpoint event without its checkpoint")
-		}
-		if ev.TenantID != v.tenant && ev.Checkpoint.TenantID != v.tenant {
-			return false, nil
-		}
-		// One naming the tenant in one place and another in the other is
-		// added, and reported by Report (BadCheckpoint).
 		v.AddCheckpoint(*ev.Checkpoint)
 		return true, nil
+	case ev.Seq == 0 || ev.TenantID != v.tenant:
+		return false, nil // another tenant's, or written before the chain began
+	}
+	v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
+		TenantID: ev.TenantID, ID: ev.ID, CreatedAt: ev.CreatedAt,
+		ActorID: ev.ActorID, ActorType: ev.ActorType, EntityType: ev.EntityType, EntityID: ev.EntityID,
+		Operation: ev.Operation, Message: ev.Message,
+		Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application,
+	}})
+	return true, nil
+}
+
+// checkEvent returns what makes ev no event of the export: its schema, a
+// line without created_at (hasCreatedAt) or with part of its link, a
+// checkpoint event without its checkpoint.
+func checkEvent(ev *exportEvent, hasCreatedAt bool) error {
+	switch ev.Schema {
+	case LineSchema:
+		if !hasCreatedAt {
+			return errors.New("a line without created_at")
+		}
+		if ev.Seq == 0 && ev.PrevHash == nil && ev.Hash == nil {
+			return nil // written before the chain began: not on it
+		}
+		if ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
+			return errors.New("a chained line needs seq (from 1), prev_hash and hash")
+		}
+		return nil
+	case CheckpointSchema:
+		if ev.Checkpoint == nil {
+			return errors.New("a checkpoint event without its checkpoint")
+		}
+		return nil
 	case "":
-		return false, errors.New("no schema")
+		return errors.New("no schema")
 	default:
-		return false, fmt.Errorf("unknown schema %q", ev.Schema)
+		return fmt.Errorf("unknown schema %q", ev.Schema)
 	}
 }
 
@@ -161,7 +194,8 @@ var ErrTenantNotInExport = errors.New("auditchain: the export holds no chained l
 // keys (the vault's published keys, GET /audit/keys). expectFirst is the
 // sequence number the copy must start at (Verifier.ExpectFirst): 1 for
 // an export taken since the tenant was created, 0 to accept wherever it
-// starts.
+// starts (but not a copy missing the lines its checkpoints vouch for,
+// which a copy with every line removed is).
 //
 // A report with problems is not an error: the error is for a stream that
 // cannot be read (an *ExportError with the line number, or r's error),

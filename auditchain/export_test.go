@@ -30,10 +30,20 @@ func parseEvent(t *testing.T, b []byte) event {
 	return ev
 }
 
+// bytes is ev in the canonical form of an export line (as the vault
+// writes it: fixtureEvent's key order), so that what a tampering test
+// changes is the content, not the encoding.
 func (ev event) bytes(t *testing.T) []byte {
 	t.Helper()
 	b, err := json.Marshal(ev)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var fe fixtureEvent
+	if err := json.Unmarshal(b, &fe); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(fe); err != nil {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
@@ -327,11 +337,23 @@ func (r iotest) Read([]byte) (int, error) { return 0, r.err }
 
 // FuzzVerifyExport: no export stream, however malformed, panics
 // VerifyExport; a stream it reads gives a report whose problems are
-// ordered and whose verdict is consistent with them.
+// ordered and whose verdict is consistent with them; and every line of
+// a stream it reads is canonical: it decodes, as the vault's event
+// (fixtureEvent), to an event that encodes back to the line byte for
+// byte, so what was verified is what any reader of the line sees.
 func FuzzVerifyExport(f *testing.F) {
 	lines, _ := readFixture(f)
 	f.Add(bytes.Join(lines, nil))
 	f.Add(bytes.Join(lines[:5], nil))
+	for _, forged := range [][2]string{
+		{`"message":"Token read"`, `"message":"FORGED","MESSAGE":"Token read"`},
+		{`"actor_id":"`, `"actor_id":"x","actor_id":"`},
+		{`"operation":`, `"note":"x","operation":`},
+		{`"Token read"`, `"Tok\u0065n read"`},
+		{`"seq":4,`, `"seq": 4,`},
+	} {
+		f.Add(bytes.Replace(bytes.Join(lines, nil), []byte(forged[0]), []byte(forged[1]), 1))
+	}
 	f.Add([]byte(`{"schema":"tokenvault.audit.checkpoint/v1","tenant_id":"0193f1d2-0000-7000-8000-00000000000a","checkpoint":{"seq":18446744073709551615}}`))
 	f.Add([]byte("{}\n\n[]"))
 	_, keys := readFixture(f)
@@ -347,6 +369,19 @@ func FuzzVerifyExport(f *testing.F) {
 			}
 			if r.OK != (len(r.Problems) == 0) || r.TenantID != fixtureTenantA {
 				t.Fatalf("report %+v", r)
+			}
+			for i, line := range bytes.Split(in, []byte("\n")) {
+				if len(bytes.TrimSpace(line)) == 0 {
+					continue
+				}
+				var ev fixtureEvent
+				if err := json.Unmarshal(line, &ev); err != nil {
+					t.Fatalf("line %d, accepted, does not decode: %v\n%s", i+1, err, line)
+				}
+				back, err := json.Marshal(ev)
+				if err != nil || !bytes.Equal(back, line) {
+					t.Fatalf("line %d, accepted, re-encodes otherwise (%v):\n%s\n%s", i+1, err, line, back)
+				}
 			}
 			if !slices.IsSortedFunc(r.Problems, func(a, b auditchain.Problem) int {
 				return cmp.Compare(a.Seq, b.Seq)

@@ -118,7 +118,12 @@ type Verifier struct {
 	// whole chain, the chain's first kept line after retention pruned
 	// it (then a checkpoint at ExpectFirst-1 must anchor it), or 0 to
 	// accept wherever the copy starts (a sink added after the chain
-	// began).
+	// began). 0 waives only where the copy starts, not that it holds
+	// what the checkpoints in it vouch for: from its first line on,
+	// every line through the last one a valid checkpoint names must be
+	// there, and a copy with no line at all beside such a checkpoint
+	// misses at least that line (Missing at the checkpoint's seq): an
+	// export with its lines removed does not verify as complete.
 	ExpectFirst uint64
 
 	tenant      string
@@ -251,7 +256,7 @@ func (v *Verifier) checkCheckpoints(r *Report, lines []digest) {
 			v.AddProblem(Problem{Kind: BadCheckpoint, Seq: c.Seq, LineID: l.id,
 				Detail: "the chain's hash here is " + l.hash.String() + ", the checkpoint signed " + c.Hash.String()})
 			continue
-		case !ok && c.Seq > r.LastSeq && (len(lines) > 0 || v.ExpectFirst > 0 && c.Seq >= v.ExpectFirst):
+		case !ok && c.Seq > r.LastSeq && (len(lines) > 0 || c.Seq >= max(v.ExpectFirst, 1)):
 			beyond = max(beyond, c.Seq) // the tail is gone: reported once, below
 			continue
 		case !ok:
@@ -263,7 +268,12 @@ func (v *Verifier) checkCheckpoints(r *Report, lines []digest) {
 	if beyond > 0 {
 		from := r.LastSeq + 1
 		if len(lines) == 0 {
+			// No line at all: from where the copy had to start or, when
+			// it could start anywhere, at least the last line signed.
 			from = v.ExpectFirst
+			if from == 0 {
+				from = beyond
+			}
 		}
 		v.AddProblem(Problem{Kind: Missing, Seq: from, LastSeq: beyond,
 			Detail: "a checkpoint vouches for these lines, which are not there"})

@@ -30,7 +30,11 @@ operator key; -sign first has it sign the chain's head, so that every
 line written before the call is vouched for and none is left in an
 unsigned tail). It prints the report (-json: as JSON) and exits 1 when
 anything is wrong: an altered line, a broken link, a missing range, a
-forked or reordered line, a bad checkpoint, an unsigned tail.
+forked or reordered line, a bad checkpoint, an unsigned tail. An export
+line must be in the canonical form the vault writes, byte for byte (no key
+twice or in another case, no unknown field, no other encoding): another
+is refused, naming the line. -first 0 accepts a copy starting anywhere,
+not one missing the lines its checkpoints vouch for.
 
 keys prints the vault's checkpoint signing keys (public; no key needed),
 in the form -keys reads. rotate-key replaces the signing key (the
@@ -58,7 +62,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		fs.StringVar(&tenant, "tenant", "", "the `id` of the tenant whose chain to verify (required)")
 		fs.StringVar(&file, "file", "", "verify offline from this audit export `file` instead of the running server")
 		fs.StringVar(&keysFile, "keys", "", "with -file: the vault's public keys, the JSON of GET /audit/keys (`file`)")
-		fs.Uint64Var(&first, "first", 1, "with -file: the sequence `number` the export must start at (1: the whole chain; 0: wherever it starts)")
+		fs.Uint64Var(&first, "first", 1, "with -file: the sequence `number` the export must start at (1: the whole chain; 0: wherever it starts, still holding every line its checkpoints vouch for)")
 		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 		fs.BoolVar(&sign, "sign", false, "online: have the server sign the chain's head first (a checkpoint now), so no line is left unsigned")
 	case "keys", "rotate-key":
