@@ -41,9 +41,10 @@ func (e *ExportError) Unwrap() error { return e.Err }
 // tenant in r, an audit export stream: one JSON event a line, as the
 // file sink of package auditexport writes (tokenvault.AuditEvent, schema
 // LineSchema or CheckpointSchema), the events of several tenants mixed,
-// in any order, duplicates and all. Events of other tenants are skipped,
-// and so are lines that carry no seq (written before the tenant's chain
-// began); blank lines are allowed. It returns the number of the tenant's
+// in any order, duplicates and all. Events of other tenants are skipped;
+// lines of the tenant that carry no seq are not on the chain and are
+// added with AddUnchained (written before the tenant's chain began, or
+// inserted); blank lines are allowed. It returns the number of the tenant's
 // events it added.
 //
 // Every other line, of whichever tenant, must be an event in its
@@ -143,8 +144,13 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 		}
 		v.AddCheckpoint(*ev.Checkpoint)
 		return true, nil
-	case ev.Seq == 0 || ev.TenantID != v.tenant:
-		return false, nil // another tenant's, or written before the chain began
+	case ev.TenantID != v.tenant:
+		return false, nil // another tenant's
+	case ev.Seq == 0:
+		// No link: written before the chain began, or inserted
+		// (Verifier.AddUnchained tells).
+		v.AddUnchained(ev.ID, ev.CreatedAt)
+		return false, nil
 	}
 	v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
 		TenantID: ev.TenantID, ID: ev.ID, CreatedAt: ev.CreatedAt,

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Entry is one chained line as a copy of the trail holds it: its link
@@ -107,6 +108,14 @@ type digest struct {
 	seq        uint64
 	prev, hash Hash
 	id         string
+	at         int64 // created_at, in Unix nanoseconds
+}
+
+// unchained is a line of the tenant that carries no link: its id and
+// created_at in Unix nanoseconds.
+type unchained struct {
+	id string
+	at int64
 }
 
 // Verifier verifies one tenant's chain from its lines and checkpoints,
@@ -129,6 +138,7 @@ type Verifier struct {
 	tenant      string
 	keys        map[string]PublicKey
 	lines       []digest
+	unchained   []unchained
 	checkpoints []Checkpoint
 	problems    []Problem
 }
@@ -153,7 +163,19 @@ func (v *Verifier) AddLine(e Entry) {
 		v.AddProblem(Problem{Kind: Altered, Seq: e.Seq, LineID: e.Line.ID,
 			Detail: "the line's content hashes to " + got.String() + ", not to the hash it carries"})
 	}
-	v.lines = append(v.lines, digest{seq: e.Seq, prev: e.Prev, hash: e.Hash, id: e.Line.ID})
+	v.lines = append(v.lines, digest{seq: e.Seq, prev: e.Prev, hash: e.Hash, id: e.Line.ID, at: e.Line.CreatedAt.UnixNano()})
+}
+
+// AddUnchained adds a line of the tenant that carries no link (no seq,
+// prev_hash or hash). Lines written before the tenant's chain began are
+// such lines, and nothing vouches for them; one dated at or after the
+// first chained line the copy holds was not written by the vault that
+// way (every line since is linked before it is exported), so Report
+// finds it Inserted, at the seq after the last chained line dated at or
+// before it. Without this a forged line given no link would be skipped
+// by the verifier while every other reader of the copy shows it.
+func (v *Verifier) AddUnchained(id string, createdAt time.Time) {
+	v.unchained = append(v.unchained, unchained{id: id, at: createdAt.UnixNano()})
 }
 
 // AddCheckpoint adds a checkpoint.
@@ -188,6 +210,7 @@ func (v *Verifier) Report() *Report {
 				Detail: "its prev is not the hash of line " + fmt.Sprint(lines[i-1].seq)})
 		}
 	}
+	v.checkUnchained(lines)
 	v.checkCheckpoints(r, lines)
 	if r.LastSeq > r.SignedThrough && !r.Final {
 		v.AddProblem(Problem{Kind: UnsignedTail, Seq: max(r.SignedThrough+1, r.FirstSeq), LastSeq: r.LastSeq,
@@ -202,6 +225,31 @@ func (v *Verifier) Report() *Report {
 	}
 	r.OK = len(r.Problems) == 0
 	return r
+}
+
+// checkUnchained reports every unchained line dated at or after the
+// first chained line in lines (sorted by seq) as Inserted (AddUnchained).
+func (v *Verifier) checkUnchained(lines []digest) {
+	if len(lines) == 0 {
+		return
+	}
+	began := lines[0].at
+	for _, l := range lines {
+		began = min(began, l.at)
+	}
+	for _, u := range v.unchained {
+		if u.at < began {
+			continue // written before the chain began
+		}
+		at := lines[0].seq
+		for _, l := range lines {
+			if l.at <= u.at {
+				at = l.seq + 1
+			}
+		}
+		v.AddProblem(Problem{Kind: Inserted, Seq: at, LineID: u.id,
+			Detail: "a line of the tenant with no link, dated after the chain began: the vault links every such line"})
+	}
 }
 
 // distinctLines sorts the lines by sequence number and drops exact
