@@ -395,6 +395,8 @@ func DefaultOptions() Options {
 			Lease:                 DefaultWebhookLease,
 			PollInterval:          DefaultWebhookPollInterval,
 			DeliveryRetention:     DefaultWebhookDeliveryRetention,
+			MaxPendingPerWebhook:  DefaultWebhookMaxPendingPerWebhook,
+			MaxPendingPerTenant:   DefaultWebhookMaxPendingPerTenant,
 		},
 	}
 }

@@ -252,6 +252,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
+		t.afterCommit(func() { v.dispatch.pending.forget(hookKey{p.tenantID, id}) })
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
 	})
 }

@@ -70,7 +70,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 		}
 		if !ok {
 			// Deleted while it was attempted: the delivery goes with it.
-			return t.Delete(tk.WebhookDelivery(rec.WebhookID, rec.ID))
+			return t.deleteDelivery(rec.TenantID, rec.WebhookID, rec.ID)
 		}
 		rec.Attempts++
 		rec.LastAttemptAt, rec.ResponseStatus, rec.Duration = a.at, a.status, a.duration
