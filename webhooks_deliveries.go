@@ -157,7 +157,11 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 			return errorf(Conflict, "the delivery is being attempted")
 		}
 		if rec.Status != DeliveryPending {
-			if full, err := t.pendingRoom(p.tenantID, webhookID); err != nil || full != "" {
+			room := t.pendingRoom
+			if rec.EventType == EventWebhookTest {
+				room = t.testRoom
+			}
+			if full, err := room(p.tenantID, webhookID); err != nil || full != "" {
 				return cmp.Or(err, errPendingCap(full))
 			}
 		}
@@ -185,8 +189,9 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 //
 // Returns NotFound for an unknown webhook (or another tenant's),
 // Conflict when it is disabled, Unauthenticated for a key that is
-// missing, unknown or expired, RateLimited over a rate limit or at a cap
-// of pending deliveries (webhooks_pending.go, with a RetryAfter),
+// missing, unknown or expired, RateLimited over a rate limit, at a cap
+// of pending deliveries or with 10 test events pending to the webhook
+// (webhooks_pending.go, with a RetryAfter),
 // PermissionDenied without webhook:update, or Internal.
 func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -202,7 +207,7 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if hook.Status != WebhookEnabled {
 			return errorf(Conflict, "the webhook is disabled: enable it first")
 		}
-		if full, err := t.pendingRoom(p.tenantID, hook.ID); err != nil || full != "" {
+		if full, err := t.testRoom(p.tenantID, hook.ID); err != nil || full != "" {
 			return cmp.Or(err, errPendingCap(full))
 		}
 		who, err := t.eventActor(p.tenantID, p.actor())

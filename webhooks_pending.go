@@ -28,7 +28,7 @@ import (
 // writes, or several instances, may overshoot a cap by what they queue
 // between two counts: the caps bound storage, they are not quotas.
 //
-// At a cap:
+// At a cap (and for test events, at maxPendingTests per webhook):
 //   - TestWebhook and RedeliverWebhookDelivery are refused (RateLimited,
 //     429 over HTTP, with Retry-After): the caller asked for a delivery
 //     and is told it was not queued.
@@ -42,6 +42,12 @@ import (
 //     Webhooks are notifications: a consumer that missed events reads the
 //     current state back from the API (or the audit log), as it must
 //     after any outage of its own.
+
+// maxPendingTests bounds the webhook.test deliveries pending to one
+// webhook: a test event is a manual check, and a loop of them must not
+// fill the webhook's queue (and its cap) with a day of retries. Counted
+// from the store, in the test's own transaction (a short scan).
+const maxPendingTests = 10
 
 // pendingRecount is how long an instance trusts its count of a webhook's
 // pending deliveries before it counts the store's entries again.
@@ -59,6 +65,34 @@ func webhookPending(tid, whid, did string) barrier.Key {
 
 func webhookPendingOf(tid, whid string) barrier.Prefix {
 	return barrier.Tenant(tid).Index("wh-p").Sub(whid + "/")
+}
+
+// webhookPendingTest is the second index entry of a pending
+// webhook.test delivery, and webhookPendingTestsOf the webhook's.
+func webhookPendingTest(tid, whid, did string) barrier.Key {
+	return webhookPendingTestsOf(tid, whid).Key(did)
+}
+
+func webhookPendingTestsOf(tid, whid string) barrier.Prefix {
+	return barrier.Tenant(tid).Index("wh-pt").Sub(whid + "/")
+}
+
+// testRoom says why one more pending webhook.test delivery to webhook
+// whid would go past maxPendingTests or a cap of pending deliveries, or
+// "" when it fits.
+func (t *txn) testRoom(tid, whid string) (string, error) {
+	n := 0
+	err := t.Scan(webhookPendingTestsOf(tid, whid), "", maxPendingTests, func(barrier.Key, string) error {
+		n++
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if n >= maxPendingTests {
+		return "the webhook has " + strconv.Itoa(n) + " test events pending, its most", nil
+	}
+	return t.pendingRoom(tid, whid)
 }
 
 // pendingCounts is an instance's counts of pending deliveries, by webhook.
@@ -255,6 +289,11 @@ func (t *txn) markPending(rec *webhookDeliveryRecord) error {
 	if err != nil {
 		return err
 	}
+	if rec.EventType == EventWebhookTest {
+		if err := t.markPendingTest(rec); err != nil {
+			return err
+		}
+	}
 	k := hookKey{rec.TenantID, rec.WebhookID}
 	switch pending := rec.Status == DeliveryPending; {
 	case pending && !has:
@@ -265,6 +304,16 @@ func (t *txn) markPending(rec *webhookDeliveryRecord) error {
 		return t.Delete(key)
 	}
 	return nil
+}
+
+// markPendingTest keeps the second index entry of a webhook.test
+// delivery in step with its status.
+func (t *txn) markPendingTest(rec *webhookDeliveryRecord) error {
+	key := webhookPendingTest(rec.TenantID, rec.WebhookID, rec.ID)
+	if rec.Status == DeliveryPending {
+		return t.PutIndex(key)
+	}
+	return t.Delete(key)
 }
 
 // deleteDelivery removes delivery did of webhook whid of tenant tid and
@@ -280,6 +329,9 @@ func (t *txn) deleteDelivery(tid, whid, did string) error {
 		if err := t.Delete(key); err != nil {
 			return err
 		}
+	}
+	if err := t.Delete(webhookPendingTest(tid, whid, did)); err != nil {
+		return err
 	}
 	return t.Delete(barrier.Tenant(tid).WebhookDelivery(whid, did))
 }

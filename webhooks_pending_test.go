@@ -159,3 +159,53 @@ func TestWebhookPendingCapOverHTTP(t *testing.T) {
 		t.Fatalf("tokenize at the cap: %d", res.StatusCode)
 	}
 }
+
+// TestWebhookTestEventsCapped: of 400 test events sent to a webhook
+// whose receiver fails, with the default caps, 10 are queued and the
+// others refused (RateLimited in process, 429 over HTTP); an ordinary
+// write's event is still queued to it.
+func TestWebhookTestEventsCapped(t *testing.T) {
+	e := pendingEnv(t, 0, 0, prometheus.NewRegistry())
+	srv := httptest.NewServer(httpapi.New(e.v, httpapi.Options{}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	failing := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	id := subscribe(t, e, failing.URL)
+	queued := 0
+	for i := range 400 {
+		var err error
+		if i%2 == 0 {
+			_, err = e.v.TestWebhook(ctx, e.mgmt, id)
+		} else {
+			req, _ := http.NewRequest("POST", srv.URL+"/webhooks/"+id+"/test", nil)
+			req.Header.Set("SVC-API-KEY", string(e.mgmt))
+			res, herr := http.DefaultClient.Do(req)
+			if herr != nil {
+				t.Fatal(herr)
+			}
+			res.Body.Close()
+			switch res.StatusCode {
+			case http.StatusAccepted:
+			case http.StatusTooManyRequests:
+				if res.Header.Get("Retry-After") == "" {
+					t.Fatal("a 429 without Retry-After")
+				}
+				err = &tokenvault.Error{Kind: tokenvault.RateLimited, RetryAfter: time.Second, Message: "pending"}
+			default:
+				t.Fatalf("POST test: %d", res.StatusCode)
+			}
+		}
+		if err == nil {
+			queued++
+			continue
+		}
+		wantPendingCap(t, "test event", err)
+	}
+	if queued != 10 || len(deliveries(t, e, id)) != 10 {
+		t.Fatalf("%d test events queued, %d deliveries; want 10", queued, len(deliveries(t, e, id)))
+	}
+	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	if n := len(deliveries(t, e, id)); n != 11 {
+		t.Errorf("after a write: %d deliveries, want 11", n)
+	}
+}
