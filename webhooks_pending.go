@@ -8,7 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
-// Caps on pending deliveries. Every delivery is tried up to eleven times
+// Caps on pending deliveries. Every delivery is tried up to ten times
 // over three and a half days, so without a bound a tenant (or a receiver
 // that stops answering while the tenant keeps writing) could fill the
 // store with deliveries. WebhookOptions.MaxPendingPerWebhook and
