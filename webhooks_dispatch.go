@@ -295,6 +295,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 		tk := barrier.Tenant(q.tid)
 		var hook webhookRecord
 		ok, err := t.getRecord(tk.Record(EntityWebhook, q.whid), &hook)
+		if errors.Is(err, errTenantGone) || err == nil && !ok {
+			// Its pending deliveries are gone with it: no longer counted.
+			t.afterCommit(func() { v.dispatch.pending.forget(hookKey{q.tid, q.whid}) })
+		}
 		if errors.Is(err, errTenantGone) {
 			return t.dropQueue(q.tid, q.whid)
 		}
