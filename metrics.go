@@ -65,11 +65,15 @@ const (
 	EventRetried   EventOutcome = "retried"   // it failed and will be tried again
 	EventFailed    EventOutcome = "failed"    // it failed and the delivery was given up
 	EventGone      EventOutcome = "gone"      // the receiver answered 410: the webhook is disabled
+	// EventDropped: the event was not queued to a webhook at a cap of
+	// pending deliveries (WebhookOptions.MaxPendingPerWebhook,
+	// MaxPendingPerTenant); the write that emitted it went on.
+	EventDropped EventOutcome = "dropped"
 )
 
 // EventOutcomes lists every EventOutcome.
 func EventOutcomes() []EventOutcome {
-	return []EventOutcome{EventDelivered, EventRetried, EventFailed, EventGone}
+	return []EventOutcome{EventDelivered, EventRetried, EventFailed, EventGone, EventDropped}
 }
 
 // TokenOp is what was done to tokens, for Metrics.Tokens.
@@ -180,6 +184,11 @@ type Stats struct {
 	AsyncInvocations int
 	// PendingWebhooks is the webhooks being delivered, retries included.
 	PendingWebhooks int
+	// PendingEventDeliveries is the deliveries of events to webhook
+	// subscriptions pending (queued or waiting for a retry), as this
+	// instance counts them (webhooks_pending.go): those of the webhooks it
+	// queued to since it started, counted from the store.
+	PendingEventDeliveries int
 	// AuditExport is the export lag of each of Options.AuditExport.Sinks, in
 	// their order (nil without sinks).
 	AuditExport []AuditExportStats
@@ -193,7 +202,8 @@ func (v *Vault) Stats() Stats {
 	running, delivering := v.asyncRunning, v.asyncDelivering
 	v.asyncMu.Unlock()
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
-		AsyncInvocations: running, PendingWebhooks: delivering, AuditExport: v.auditStats()}
+		AsyncInvocations: running, PendingWebhooks: delivering,
+		PendingEventDeliveries: v.dispatch.pending.total(), AuditExport: v.auditStats()}
 }
 
 // tally counts what one transaction did to tokens and what it swept, for

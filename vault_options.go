@@ -397,6 +397,8 @@ func DefaultOptions() Options {
 			Lease:                 DefaultWebhookLease,
 			PollInterval:          DefaultWebhookPollInterval,
 			DeliveryRetention:     DefaultWebhookDeliveryRetention,
+			MaxPendingPerWebhook:  DefaultWebhookMaxPendingPerWebhook,
+			MaxPendingPerTenant:   DefaultWebhookMaxPendingPerTenant,
 		},
 	}
 }

@@ -53,8 +53,10 @@ type WebhookRequest struct {
 	// Name: 1 to 200 characters.
 	Name string `json:"name"`
 	// URL receives the events: absolute, https, without credentials or
-	// fragment, naming a public host (Options.Outbound.AllowPrivateDestinations
-	// allows http and private hosts).
+	// fragment, naming a public host in ASCII (an international name in
+	// its xn-- form; Unicode digits and dots are refused).
+	// Options.Outbound.AllowPrivateDestinations allows private hosts, and
+	// http to a loopback host only.
 	URL string `json:"url"`
 	// Events: one or more catalogue names (WebhookEventTypes), or "*",
 	// each once.
@@ -62,7 +64,10 @@ type WebhookRequest struct {
 	// Status is WebhookEnabled (the default) or WebhookDisabled.
 	Status string `json:"status,omitempty"`
 	// NotifyEmail, when set, is a bare e-mail address told when the Vault
-	// disables the webhook.
+	// disables the webhook: at a public ASCII domain name (not an address
+	// literal, localhost or a special-use name), its local part in one
+	// script. Only a member's address is told the webhook's name and URL
+	// (WebhookDisabledMail).
 	NotifyEmail string `json:"notify_email,omitempty"`
 }
 
@@ -252,6 +257,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
+		t.afterCommit(func() { v.dispatch.pending.forget(hookKey{p.tenantID, id}) })
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
 	})
 }

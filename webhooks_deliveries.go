@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -123,7 +124,8 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 // Returns NotFound for an unknown webhook or delivery (or another
 // tenant's), Conflict when the webhook is disabled or the delivery is
 // being attempted, Unauthenticated for a key that is missing, unknown or
-// expired, RateLimited over a rate limit, PermissionDenied without
+// expired, RateLimited over a rate limit or when a finished delivery
+// would go past a cap of pending deliveries (webhooks_pending.go), PermissionDenied without
 // webhook:update, or Internal.
 func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, webhookID, deliveryID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -154,6 +156,15 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if rec.Claim != "" && t.now.Before(rec.ClaimedUntil) {
 			return errorf(Conflict, "the delivery is being attempted")
 		}
+		if rec.Status != DeliveryPending {
+			room := t.pendingRoom
+			if rec.EventType == EventWebhookTest {
+				room = t.testRoom
+			}
+			if full, err := room(p.tenantID, webhookID); err != nil || full != "" {
+				return cmp.Or(err, errPendingCap(full))
+			}
+		}
 		if err := t.Delete(tk.WebhookDue(webhookID, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
@@ -178,7 +189,9 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 //
 // Returns NotFound for an unknown webhook (or another tenant's),
 // Conflict when it is disabled, Unauthenticated for a key that is
-// missing, unknown or expired, RateLimited over a rate limit,
+// missing, unknown or expired, RateLimited over a rate limit, at a cap
+// of pending deliveries or with 10 test events pending to the webhook
+// (webhooks_pending.go, with a RetryAfter),
 // PermissionDenied without webhook:update, or Internal.
 func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -193,6 +206,9 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		}
 		if hook.Status != WebhookEnabled {
 			return errorf(Conflict, "the webhook is disabled: enable it first")
+		}
+		if full, err := t.testRoom(p.tenantID, hook.ID); err != nil || full != "" {
+			return cmp.Or(err, errPendingCap(full))
 		}
 		who, err := t.eventActor(p.tenantID, p.actor())
 		if err != nil {

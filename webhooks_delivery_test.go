@@ -198,12 +198,13 @@ func TestWebhook410DisablesAndMails(t *testing.T) {
 	mailer := &testfake.Mailer{}
 	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
 	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
-	id := subscribe(t, e, rcv.URL)
+	// The owner's address: a member's, so the notice names the webhook.
+	id := subscribe(t, e, rcv.URL, func(h *tokenvault.HookForTest) { h.NotifyEmail = "owner@example.com" })
 	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	createToken(t, e, key)
 	waitUntil(t, "the mail", func() bool { return len(mailer.WebhooksDisabled()) == 1 })
 	m := mailer.WebhooksDisabled()[0]
-	if m.To != "ops@example.com" || m.WebhookID != id || m.Reason != "gone" || m.Name != "hook" || m.TenantID != e.boot.Tenant.ID {
+	if m.To != "owner@example.com" || m.WebhookID != id || m.Reason != "gone" || m.Name != "hook" || !m.Verified || m.TenantID != e.boot.Tenant.ID {
 		t.Errorf("mail %+v", m)
 	}
 	status, reason, _, err := tokenvault.WebhookStateForTest(e.v, e.boot.Tenant.ID, id)

@@ -61,6 +61,8 @@ type dispatcher struct {
 	wg        sync.WaitGroup
 	// notices bounds the webhook-disabled mails (webhooks_notices.go).
 	notices noticeLimiter
+	// pending counts pending deliveries by webhook (webhooks_pending.go).
+	pending pendingCounts
 }
 
 func newDispatcher() *dispatcher {
@@ -293,6 +295,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 		tk := barrier.Tenant(q.tid)
 		var hook webhookRecord
 		ok, err := t.getRecord(tk.Record(EntityWebhook, q.whid), &hook)
+		if errors.Is(err, errTenantGone) || err == nil && !ok {
+			// Its pending deliveries are gone with it: no longer counted.
+			t.afterCommit(func() { v.dispatch.pending.forget(hookKey{q.tid, q.whid}) })
+		}
 		if errors.Is(err, errTenantGone) {
 			return t.dropQueue(q.tid, q.whid)
 		}
@@ -323,7 +329,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 					return err
 				}
 				if ok {
-					if err := t.Delete(tk.WebhookDelivery(q.whid, e.did)); err != nil {
+					if err := t.deleteDelivery(q.tid, q.whid, e.did); err != nil {
 						return err
 					}
 				}
@@ -395,7 +401,7 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 		if err := t.Delete(tk.WebhookDue(whid, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.Delete(sv.Key); err != nil {
+		if err := t.deleteDelivery(tid, whid, rec.ID); err != nil {
 			return err
 		}
 	}

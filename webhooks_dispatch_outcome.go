@@ -24,14 +24,27 @@ const (
 
 // WebhookDisabledMail tells a webhook's notify_email that the Vault
 // disabled it. It names the webhook and the reason, never an event.
+//
+// A notify_email is any address the tenant typed, so a notice carrying
+// the tenant's words (the webhook's name and URL) to it would let a
+// tenant send text of its choosing, under the Vault's name, to anyone: a
+// phishing vector. Only an address the tenant has verified gets them:
+// the e-mail of a member of the tenant (the owner the operator named at
+// its creation, or a user who accepted an invitation mailed to that
+// address). For any other address Verified is false, Name and URL are
+// empty, and a mailer sends a fixed text naming only the ids, the
+// reason and the time (smtpmail does).
 type WebhookDisabledMail struct {
 	To         string
 	TenantID   string
 	WebhookID  string
-	Name       string
-	URL        string
+	Name       string // empty unless Verified
+	URL        string // empty unless Verified
 	Reason     string // "gone" (the receiver answered 410) or "failing"
 	DisabledAt time.Time
+	// Verified reports whether To is the e-mail of a member of the
+	// tenant, to whom the tenant's words may go.
+	Verified bool
 }
 
 // WebhookNotifier is implemented by a Mailer that can also tell a
@@ -70,7 +83,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 		}
 		if !ok {
 			// Deleted while it was attempted: the delivery goes with it.
-			return t.Delete(tk.WebhookDelivery(rec.WebhookID, rec.ID))
+			return t.deleteDelivery(rec.TenantID, rec.WebhookID, rec.ID)
 		}
 		rec.Attempts++
 		rec.LastAttemptAt, rec.ResponseStatus, rec.Duration = a.at, a.status, a.duration
@@ -121,6 +134,11 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 			}
 			t.forgetWebhooks(hook.TenantID)
 		}
+		if disabled != nil && disabled.To != "" {
+			if err := t.verifyNotice(disabled); err != nil {
+				return err
+			}
+		}
 		if disabled != nil {
 			return t.log(systemActor, hook.TenantID, EntityWebhook, hook.ID, OpUpdate, "Webhook disabled ("+disabled.Reason+")")
 		}
@@ -138,6 +156,20 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 	if disabled != nil {
 		v.webhookDisabled(*disabled)
 	}
+}
+
+// verifyNotice marks m Verified when its recipient is a member of its
+// tenant, and otherwise takes the tenant's words (name, URL) out of it.
+func (t *txn) verifyNotice(m *WebhookDisabledMail) error {
+	member, err := t.memberWith(m.TenantID, "", m.To)
+	if err != nil {
+		return err
+	}
+	m.Verified = member != nil
+	if !m.Verified {
+		m.Name, m.URL = "", ""
+	}
+	return nil
 }
 
 // skipGoneErr turns errTenantGone into nothing to record.

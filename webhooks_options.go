@@ -43,6 +43,15 @@ type WebhookOptions struct {
 	// instance writes are picked up as soon as they commit. Zero (or
 	// negative): DefaultWebhookPollInterval.
 	PollInterval time.Duration
+	// MaxPendingPerWebhook and MaxPendingPerTenant bound the deliveries
+	// pending (queued or waiting for a retry) to one webhook and to all of
+	// one tenant's webhooks. At either, a test event or a redelivery is
+	// refused (RateLimited) and an event of an ordinary write is dropped
+	// for that webhook, counted and logged, the write going on
+	// (webhooks_pending.go). Zero (or negative): the defaults named after
+	// them.
+	MaxPendingPerWebhook int
+	MaxPendingPerTenant  int
 	// DeliveryRetention is how long a finished delivery (succeeded or
 	// given up) is kept for GET /webhooks/{id}/deliveries and redelivery.
 	// Zero (or negative): DefaultWebhookDeliveryRetention.
@@ -60,6 +69,8 @@ const (
 	DefaultWebhookLease                 = 2 * time.Minute
 	DefaultWebhookPollInterval          = time.Second
 	DefaultWebhookDeliveryRetention     = 7 * 24 * time.Hour
+	DefaultWebhookMaxPendingPerWebhook  = 10000
+	DefaultWebhookMaxPendingPerTenant   = 20000
 )
 
 // DefaultWebhookSchedule is the Standard Webhooks advice: after the first
@@ -99,6 +110,12 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = d.PollInterval
+	}
+	if o.MaxPendingPerWebhook <= 0 {
+		o.MaxPendingPerWebhook = d.MaxPendingPerWebhook
+	}
+	if o.MaxPendingPerTenant <= 0 {
+		o.MaxPendingPerTenant = d.MaxPendingPerTenant
 	}
 	if o.DeliveryRetention <= 0 {
 		o.DeliveryRetention = d.DeliveryRetention

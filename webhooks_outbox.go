@@ -17,9 +17,23 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 
 // queueWebhookEvent writes, in t's transaction, one delivery of ev for
 // each of targets and its entry in the delivery queue, and has the
-// dispatcher woken once t commits.
+// dispatcher woken once t commits. A target at a cap of pending
+// deliveries gets none: the event is dropped for it, counted and logged
+// (webhooks_pending.go), and t goes on.
 func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhookRecord) error {
 	for _, h := range targets {
+		full, err := t.pendingRoom(tid, h.ID)
+		if err != nil {
+			return err
+		}
+		if full != "" {
+			c := pendingChanges.of(t)
+			if c.dropped == nil {
+				c.dropped = map[hookKey]int{}
+			}
+			c.dropped[hookKey{tid, h.ID}]++
+			continue
+		}
 		if _, err := t.queueDelivery(tid, h.ID, ev); err != nil {
 			return err
 		}
@@ -39,9 +53,13 @@ func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliver
 	return rec, nil
 }
 
-// putDelivery writes rec and its queue entry at rec.NextAttemptAt.
+// putDelivery writes rec, its queue entry at rec.NextAttemptAt, and its
+// pending index entry while it is pending (markPending).
 func (t *txn) putDelivery(rec *webhookDeliveryRecord) error {
 	tk := barrier.Tenant(rec.TenantID)
+	if err := t.markPending(rec); err != nil {
+		return err
+	}
 	if err := t.putRecord(tk.WebhookDelivery(rec.WebhookID, rec.ID), rec); err != nil {
 		return err
 	}

@@ -30,20 +30,24 @@ func (v *Vault) validateWebhook(req *WebhookRequest) error {
 		fe.add("status", "must be %s or %s", WebhookEnabled, WebhookDisabled)
 	}
 	if req.NotifyEmail != "" {
-		validateEmail("notify_email", req.NotifyEmail, fe)
+		validateNotifyEmail("notify_email", req.NotifyEmail, fe)
 	}
 	return fe.err()
 }
 
 // webhookURLProblem says what is wrong with a webhook's URL, or "". It
-// must be absolute, https, without credentials or fragment, with a host
-// of at most 253 bytes and a port in 1-65535 if it has one. Unless the
-// Vault allows private destinations (allowPrivate: tests, a single host,
-// where http is allowed too), its host must not be localhost nor an
-// address literal in a loopback, private, link-local, shared or reserved
-// range (publicHost), in any spelling: an IPv4 address written other
-// than as four decimal numbers (2130706433, 0x7f.1, 127.1, 0177.0.0.1)
-// is refused as ambiguous, since resolvers read it as an address.
+// must be absolute, https, without credentials or fragment, with an
+// ASCII host (asciiHostProblem: Unicode digits and dots are refused in
+// every mode) of at most 253 bytes and a port in 1-65535 if it has one.
+// Unless the Vault allows private destinations (allowPrivate: tests, a
+// single host), its host must not be localhost nor an address literal
+// in a loopback, private, link-local, shared or reserved range
+// (publicHost), in any spelling: an IPv4 address written other than as
+// four decimal numbers (2130706433, 0x7f.1, 127.1, 0177.0.0.1) is
+// refused as ambiguous, since resolvers read it as an address. http is
+// allowed only where the Vault allows private destinations, and then
+// only to a loopback host (localhost, 127.0.0.0/8, ::1), as for a
+// proxy's destination: events must not cross a network in the clear.
 func webhookURLProblem(raw string, allowPrivate bool) string {
 	if len(raw) > maxWebhookURLLength {
 		return "must be at most " + strconv.Itoa(maxWebhookURLLength) + " characters"
@@ -52,10 +56,13 @@ func webhookURLProblem(raw string, allowPrivate bool) string {
 	if problem != "" {
 		return problem
 	}
-	if u.Scheme == "http" && !allowPrivate {
-		return "must be https"
-	}
 	host := u.Hostname()
+	if problem := asciiHostProblem(host); problem != "" {
+		return problem
+	}
+	if u.Scheme == "http" && (!allowPrivate || !loopbackHost(host)) {
+		return "must be https (http only for a loopback host, where the Vault allows private destinations)"
+	}
 	if allowPrivate {
 		return ""
 	}

@@ -223,3 +223,46 @@ func TestWebhookPermissionsOverHTTP(t *testing.T) {
 		r.problem(t)
 	}
 }
+
+// TestWebhookAddressSpellingsOverHTTP: where private destinations are
+// allowed (development), http to a remote host, a host spelt with
+// Unicode digits or dots, and a notify_email that is an address literal,
+// a local name or a mixed-script look-alike are each a 400 naming the
+// field, at POST and PUT; http to loopback is accepted.
+func TestWebhookAddressSpellingsOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	r := s.do(t, "POST", "/webhooks", s.mgmt, hookBody)
+	wantStatus(t, "POST /webhooks", r, http.StatusCreated)
+	var w tokenvault.WebhookSubscription
+	r.json(t, &w)
+	body := func(url, email string) map[string]any {
+		return map[string]any{"name": "x", "url": url, "events": []string{"*"}, "notify_email": email}
+	}
+	cases := map[string]struct {
+		body  map[string]any
+		field string
+	}{}
+	for _, u := range []string{"http://hooks.example.com/in", "http://10.0.0.1/in", "https://127.0.0.\u2460/in",
+		"https://\uff11\uff12\uff17.\uff10.\uff10.\uff11/in", "https://127\u30020\u30020\u30021/in"} {
+		cases[u] = struct {
+			body  map[string]any
+			field string
+		}{body(u, "ops@example.com"), "url"}
+	}
+	for _, m := range []string{"a@[127.0.0.1]", "a@localhost", "a@127.0.0.1", "p\u0430ypal@example.com"} {
+		cases[m] = struct {
+			body  map[string]any
+			field string
+		}{body("https://hooks.example.com/in", m), "notify_email"}
+	}
+	for name, tc := range cases {
+		for _, req := range []struct{ method, path string }{{"POST", "/webhooks"}, {"PUT", "/webhooks/" + w.ID}} {
+			r := s.do(t, req.method, req.path, s.mgmt, tc.body)
+			wantStatus(t, req.method+" "+name, r, http.StatusBadRequest)
+			if p := r.problem(t); len(p.Errors[tc.field]) == 0 {
+				t.Errorf("%s %s: problem %+v does not name %s", req.method, name, p, tc.field)
+			}
+		}
+	}
+	wantStatus(t, "http to loopback", s.do(t, "PUT", "/webhooks/"+w.ID, s.mgmt, body("http://127.0.0.1:8080/in", "ops@example.com")), http.StatusOK)
+}

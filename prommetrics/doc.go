@@ -30,6 +30,7 @@
 //	tokenvault_code_workers_max                 gauge      -
 //	tokenvault_async_invocations                gauge      -
 //	tokenvault_webhooks_pending                 gauge      -
+//	tokenvault_webhook_deliveries_pending       gauge      -
 //	tokenvault_audit_export_pending             gauge      sink
 //	tokenvault_audit_export_lag_seconds         gauge      sink
 //	tokenvault_audit_events_exported_total      counter    sink

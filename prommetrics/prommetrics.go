@@ -116,7 +116,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"sink"}),
 		eventAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tokenvault_event_delivery_attempts_total",
-			Help: "Attempts to deliver an event to a webhook subscription, by outcome: delivered, retried, failed (given up), gone (410: the webhook was disabled).",
+			Help: "Attempts to deliver an event to a webhook subscription, by outcome: delivered, retried, failed (given up), gone (410: the webhook was disabled), dropped (not queued: the webhook or its tenant was at its cap of pending deliveries).",
 		}, []string{"outcome"}),
 		eventLag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "tokenvault_event_delivery_lag_seconds",
@@ -241,6 +241,8 @@ type StatsSource interface {
 type statsCollector struct {
 	src                                      StatsSource
 	workers, busy, capacity, async, webhooks *prometheus.Desc
+	// deliveries is the event deliveries pending (Stats.PendingEventDeliveries).
+	deliveries *prometheus.Desc
 	// auditPending and auditLag are per audit sink: the label is the
 	// sink's name, a constant the operator chose (file, syslog, http).
 	auditPending, auditLag *prometheus.Desc
@@ -249,7 +251,8 @@ type statsCollector struct {
 // NewStatsCollector returns a collector of v's gauges (Vault.Stats), read
 // at each scrape: tokenvault_code_workers, tokenvault_code_workers_busy,
 // tokenvault_code_workers_max, tokenvault_async_invocations,
-// tokenvault_webhooks_pending, and for each audit sink
+// tokenvault_webhooks_pending, tokenvault_webhook_deliveries_pending, and
+// for each audit sink
 // tokenvault_audit_export_pending{sink} and
 // tokenvault_audit_export_lag_seconds{sink}. Register it once the Vault is
 // open.
@@ -261,6 +264,8 @@ func NewStatsCollector(v StatsSource) prometheus.Collector {
 		capacity: prometheus.NewDesc("tokenvault_code_workers_max", "The most sandbox workers (Options.Code.Workers).", nil, nil),
 		async:    prometheus.NewDesc("tokenvault_async_invocations", "Asynchronous reactor invocations waiting for a worker or running.", nil, nil),
 		webhooks: prometheus.NewDesc("tokenvault_webhooks_pending", "Webhooks being delivered, retries included.", nil, nil),
+		deliveries: prometheus.NewDesc("tokenvault_webhook_deliveries_pending",
+			"Event deliveries to webhook subscriptions queued or waiting for a retry, as this instance counts them.", nil, nil),
 		auditPending: prometheus.NewDesc("tokenvault_audit_export_pending",
 			"Audit log lines not yet delivered to the audit sink (tokenvault.Options.AuditExport.Sinks) named by sink.", []string{"sink"}, nil),
 		auditLag: prometheus.NewDesc("tokenvault_audit_export_lag_seconds",
@@ -274,6 +279,7 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.capacity
 	ch <- c.async
 	ch <- c.webhooks
+	ch <- c.deliveries
 	ch <- c.auditPending
 	ch <- c.auditLag
 }
@@ -285,6 +291,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(s.CodeWorkersMax))
 	ch <- prometheus.MustNewConstMetric(c.async, prometheus.GaugeValue, float64(s.AsyncInvocations))
 	ch <- prometheus.MustNewConstMetric(c.webhooks, prometheus.GaugeValue, float64(s.PendingWebhooks))
+	ch <- prometheus.MustNewConstMetric(c.deliveries, prometheus.GaugeValue, float64(s.PendingEventDeliveries))
 	for _, a := range s.AuditExport {
 		ch <- prometheus.MustNewConstMetric(c.auditPending, prometheus.GaugeValue, float64(a.Pending), a.Sink)
 		ch <- prometheus.MustNewConstMetric(c.auditLag, prometheus.GaugeValue, a.OldestAge.Seconds(), a.Sink)

@@ -15,22 +15,29 @@ import (
 var _ tokenvault.WebhookNotifier = (*Mailer)(nil)
 
 // SendWebhookDisabled tells m.To that the Vault disabled a webhook: which
-// one (id, name, URL) and why, never an event. It returns an *Error when
-// the message could not be handed to the server.
+// one (id, name, URL) and why, never an event. To an address that is not
+// Verified (not a member's of the tenant) it sends a fixed text naming
+// only the ids, the reason and the time: nothing the tenant wrote. It
+// returns an *Error when the message could not be handed to the server.
 func (m *Mailer) SendWebhookDisabled(ctx context.Context, d tokenvault.WebhookDisabledMail) error {
 	msg := gomail.NewMsg()
 	msg.FromMailAddress(m.from)
 	if err := msg.To(d.To); err != nil {
 		return m.failDisabled(d, err)
 	}
-	name := oneLine(d.Name)
-	if name == "" {
-		name = d.WebhookID
+	if d.Verified {
+		name := oneLine(d.Name)
+		if name == "" {
+			name = d.WebhookID
+		}
+		msg.Subject("Webhook " + name + " was disabled on Token Vault")
+		msg.SetBodyString(gomail.TypeTextPlain, disabledBody(d, name))
+	} else {
+		msg.Subject("A webhook was disabled on Token Vault")
+		msg.SetBodyString(gomail.TypeTextPlain, unverifiedDisabledBody(d))
 	}
-	msg.Subject("Webhook " + name + " was disabled on Token Vault")
 	msg.SetDate()
 	msg.SetMessageID()
-	msg.SetBodyString(gomail.TypeTextPlain, disabledBody(d, name))
 	timeout := m.cfg.Timeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = max(time.Until(dl), time.Millisecond)
@@ -60,6 +67,25 @@ func disabledBody(d tokenvault.WebhookDisabledMail, name string) string {
 	b.WriteString("It receives no events while disabled. Fix the receiver, enable the webhook again\n" +
 		"(PUT /webhooks/{id} with status enabled), and redeliver the events you need\n" +
 		"(GET /webhooks/{id}/deliveries, POST /webhooks/{id}/deliveries/{delivery_id}/redeliver).\n")
+	return b.String()
+}
+
+// unverifiedDisabledBody is the fixed text of the webhook-disabled
+// e-mail to an address that is not a member's of the tenant: ids, the
+// reason and the time, which the Vault chose; nothing the tenant wrote.
+func unverifiedDisabledBody(d tokenvault.WebhookDisabledMail) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Token Vault disabled the webhook %s of tenant %s at %s.\n\n", d.WebhookID, d.TenantID,
+		d.DisabledAt.UTC().Format("Mon, 2 Jan 2006 15:04 MST"))
+	switch d.Reason {
+	case "gone":
+		b.WriteString("Why: its receiver answered 410 Gone, which asks for no more deliveries.\n\n")
+	default:
+		b.WriteString("Why: every delivery to it has failed for too long.\n\n")
+	}
+	b.WriteString("This address was named to be told of it. The tenant's administrators can see\n" +
+		"the webhook and enable it again. If you do not know this tenant, ignore this\n" +
+		"message: it asks nothing of you and contains no link.\n")
 	return b.String()
 }
 

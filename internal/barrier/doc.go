@@ -176,4 +176,8 @@
 //	                                         (intents_limits.go)
 //	tenant/<tid>/idx/intent-creator-addr/<creator>/<addr>/<nanos>/<id>  the same per
 //	                                         client address (<addr> a keyed MAC of it)
+//	tenant/<tid>/idx/wh-p/<webhook>/<id>     webhook delivery <id>, while it is pending:
+//	                                         counted for the caps on pending deliveries
+//	                                         (the root's webhooks_pending.go)
+//	tenant/<tid>/idx/wh-pt/<webhook>/<id>    the same, for a pending webhook.test delivery
 package barrier

@@ -77,6 +77,10 @@ type config struct {
 	// webhooksMaxPerTenant is tokenvault.Options.Webhooks.MaxPerTenant
 	// (0: the library's default).
 	webhooksMaxPerTenant int
+	// webhooksMaxPendingPerWebhook and webhooksMaxPendingPerTenant are
+	// tokenvault.Options.Webhooks.MaxPendingPerWebhook and
+	// MaxPendingPerTenant (0: the library's defaults).
+	webhooksMaxPendingPerWebhook, webhooksMaxPendingPerTenant int
 	// gcHeadroomMiB is the least heap growth between collections
 	// (gcheadroom.go); 0 leaves the collector as Go sets it.
 	gcHeadroomMiB int
@@ -292,6 +296,10 @@ func serveFlags(c *config) *FlagSet {
 	def("max-pending-token-intents-per-address", "TOKENVAULT_MAX_PENDING_TOKEN_INTENTS_PER_ADDRESS")
 	fs.IntVar(&c.webhooksMaxPerTenant, "webhooks-max-per-tenant", c.webhooksMaxPerTenant, "webhooks one tenant may have; creating one more is refused (409) until one is deleted;\n0: the library's default, 10")
 	def("webhooks-max-per-tenant", "TOKENVAULT_WEBHOOKS_MAX_PER_TENANT")
+	fs.IntVar(&c.webhooksMaxPendingPerWebhook, "webhooks-max-pending-per-webhook", c.webhooksMaxPendingPerWebhook, "deliveries pending (queued or awaiting a retry) to one webhook; past it a test event or redelivery is\nrefused (429) and an event of an ordinary write is dropped for that webhook, counted and logged;\n0: the library's default, 10000")
+	def("webhooks-max-pending-per-webhook", "TOKENVAULT_WEBHOOKS_MAX_PENDING_PER_WEBHOOK")
+	fs.IntVar(&c.webhooksMaxPendingPerTenant, "webhooks-max-pending-per-tenant", c.webhooksMaxPendingPerTenant, "deliveries pending to all of one tenant's webhooks, held as the one above;\n0: the library's default, 20000")
+	def("webhooks-max-pending-per-tenant", "TOKENVAULT_WEBHOOKS_MAX_PENDING_PER_TENANT")
 	fs.Var((*levelValue)(&c.logLevel), "log-level", "least `level` logged: debug, info, warn or error")
 	def("log-level", "TOKENVAULT_LOG_LEVEL")
 	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "log line format: `text` or json")

@@ -248,6 +248,8 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		AuditChain:  auditChainOptions(cfg),
 	}
 	opts.Webhooks.MaxPerTenant = cfg.webhooksMaxPerTenant
+	opts.Webhooks.MaxPendingPerWebhook = cfg.webhooksMaxPendingPerWebhook
+	opts.Webhooks.MaxPendingPerTenant = cfg.webhooksMaxPendingPerTenant
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {

@@ -1,0 +1,337 @@
+package tokenvault
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// Caps on pending deliveries. Every delivery is tried up to ten times
+// over three and a half days, so without a bound a tenant (or a receiver
+// that stops answering while the tenant keeps writing) could fill the
+// store with deliveries. WebhookOptions.MaxPendingPerWebhook and
+// MaxPendingPerTenant bound the deliveries pending (queued or waiting for
+// a retry) to one webhook and to all of one tenant's webhooks; one
+// tenant's count never touches another's.
+//
+// Counting: each pending delivery has an index entry,
+// tenant/<tid>/idx/wh-p/<webhook>/<id>, written and removed with its
+// record's status (putDelivery), so the count is in the store and holds
+// across instances and restarts. Counting it on every write would make a
+// tokenize scan thousands of keys, so each instance keeps the counts of
+// the webhooks it queues to, counts a webhook's entries on its first use
+// and again every pendingRecount (and, at a cap, at most once per
+// PollInterval, since other instances may have finished some), and in
+// between adds what it queues and subtracts what it finishes. Concurrent
+// writes, or several instances, may overshoot a cap by what they queue
+// between two counts: the caps bound storage, they are not quotas.
+//
+// At a cap (and for test events, at maxPendingTests per webhook):
+//   - TestWebhook and RedeliverWebhookDelivery are refused (RateLimited,
+//     429 over HTTP, with Retry-After): the caller asked for a delivery
+//     and is told it was not queued.
+//   - An event emitted by an ordinary write (a tokenize, an update) is
+//     not queued to that webhook (the newest is dropped, the queue kept
+//     as it is): the write itself succeeds as fast as ever, since a
+//     receiver that is down must never fail or slow a payment flow.
+//     The drop is not silent: each is counted (Metrics.EventDelivery with
+//     EventDropped) and logged with the tenant and webhook, at most once
+//     per webhook per pendingRecount with the number dropped since.
+//     Webhooks are notifications: a consumer that missed events reads the
+//     current state back from the API (or the audit log), as it must
+//     after any outage of its own.
+
+// maxPendingTests bounds the webhook.test deliveries pending to one
+// webhook: a test event is a manual check, and a loop of them must not
+// fill the webhook's queue (and its cap) with a day of retries. Counted
+// from the store, in the test's own transaction (a short scan).
+const maxPendingTests = 10
+
+// pendingRecount is how long an instance trusts its count of a webhook's
+// pending deliveries before it counts the store's entries again.
+const pendingRecount = time.Minute
+
+// pendingRetryAfter is the Retry-After of a request refused at a cap:
+// the next recount, by when deliveries may have gone out.
+const pendingRetryAfter = pendingRecount
+
+// webhookPending is the index entry of pending delivery did to webhook
+// whid (empty value), and webhookPendingOf the webhook's entries.
+func webhookPending(tid, whid, did string) barrier.Key {
+	return webhookPendingOf(tid, whid).Key(did)
+}
+
+func webhookPendingOf(tid, whid string) barrier.Prefix {
+	return barrier.Tenant(tid).Index("wh-p").Sub(whid + "/")
+}
+
+// webhookPendingTest is the second index entry of a pending
+// webhook.test delivery, and webhookPendingTestsOf the webhook's.
+func webhookPendingTest(tid, whid, did string) barrier.Key {
+	return webhookPendingTestsOf(tid, whid).Key(did)
+}
+
+func webhookPendingTestsOf(tid, whid string) barrier.Prefix {
+	return barrier.Tenant(tid).Index("wh-pt").Sub(whid + "/")
+}
+
+// testRoom says why one more pending webhook.test delivery to webhook
+// whid would go past maxPendingTests or a cap of pending deliveries, or
+// "" when it fits.
+func (t *txn) testRoom(tid, whid string) (string, error) {
+	n := 0
+	err := t.Scan(webhookPendingTestsOf(tid, whid), "", maxPendingTests, func(barrier.Key, string) error {
+		n++
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if n >= maxPendingTests {
+		return "the webhook has " + strconv.Itoa(n) + " test events pending, its most", nil
+	}
+	return t.pendingRoom(tid, whid)
+}
+
+// pendingCounts is an instance's counts of pending deliveries, by webhook.
+type pendingCounts struct {
+	mu    sync.Mutex
+	hooks map[hookKey]*hookPending
+}
+
+type hookPending struct {
+	n       int       // pending deliveries, as of counted plus changes since
+	counted time.Time // when the store's entries were last counted
+	dropped int       // events dropped since the last log line
+	logged  time.Time // when a drop was last logged
+}
+
+// get returns webhook k's count and when it was counted (ok false when
+// this instance has none).
+func (c *pendingCounts) get(k hookKey) (n int, counted time.Time, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.hooks[k]
+	if h == nil {
+		return 0, time.Time{}, false
+	}
+	return h.n, h.counted, true
+}
+
+// set records n, counted at at, as webhook k's count.
+func (c *pendingCounts) set(k hookKey, n int, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hooks == nil {
+		c.hooks = map[hookKey]*hookPending{}
+	}
+	h := c.hooks[k]
+	if h == nil {
+		h = &hookPending{}
+		c.hooks[k] = h
+	}
+	h.n, h.counted = n, at
+}
+
+// add changes webhook k's count by d (never below zero: a delivery
+// queued before this instance counted may finish here).
+func (c *pendingCounts) add(k hookKey, d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h := c.hooks[k]; h != nil {
+		h.n = max(0, h.n+d)
+	}
+}
+
+// drop counts n events dropped for webhook k at now, and reports how many
+// to log now (0: logged less than pendingRecount ago).
+func (c *pendingCounts) drop(k hookKey, n int, now time.Time) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.hooks[k]
+	if h == nil {
+		return n
+	}
+	h.dropped += n
+	if !h.logged.IsZero() && now.Sub(h.logged) < pendingRecount {
+		return 0
+	}
+	out := h.dropped
+	h.dropped, h.logged = 0, now
+	return out
+}
+
+// forget drops webhook k's count (the webhook is deleted).
+func (c *pendingCounts) forget(k hookKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.hooks, k)
+}
+
+// total is the pending deliveries of every webhook this instance counts.
+func (c *pendingCounts) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, h := range c.hooks {
+		n += h.n
+	}
+	return n
+}
+
+// pendingChange is what a transaction did to the pending counts: the
+// change of each webhook's count, and the events it dropped.
+type pendingChange struct {
+	delta   map[hookKey]int
+	dropped map[hookKey]int
+}
+
+// pendingChanges applies a committed transaction's pendingChange to the
+// instance's counts, and reports its drops.
+var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingChange, committed bool) {
+	if !committed {
+		return
+	}
+	counts := &t.v.dispatch.pending
+	for k, d := range c.delta {
+		counts.add(k, d)
+	}
+	for k, n := range c.dropped {
+		if m := t.v.metrics; m != nil {
+			for range n {
+				m.EventDelivery(EventDropped, 0)
+			}
+		}
+		if n := counts.drop(k, n, t.now); n > 0 {
+			t.v.logger.Warn("tokenvault: webhook events dropped: too many deliveries pending",
+				"tenant", k.tid, "webhook", k.whid, "dropped", n)
+		}
+	}
+}}
+
+// changePending adds d to webhook k's count once t commits.
+func (t *txn) changePending(k hookKey, d int) {
+	c := pendingChanges.of(t)
+	if c.delta == nil {
+		c.delta = map[hookKey]int{}
+	}
+	c.delta[k] += d
+}
+
+// pendingOf is webhook whid's pending deliveries as t sees them: the
+// instance's count (counted again when absent or stale, or at the cap
+// and older than PollInterval) plus what t changed.
+func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) (int, error) {
+	k := hookKey{tid, whid}
+	mine := pendingChanges.of(t).delta[k]
+	n, counted, ok := t.v.dispatch.pending.get(k)
+	stale := !ok || t.now.Sub(counted) >= pendingRecount ||
+		atCap(n+mine) && t.now.Sub(counted) >= t.v.webhooks.PollInterval
+	if !stale || mine != 0 {
+		// Once t wrote entries of its own, a count would include them.
+		return n + mine, nil
+	}
+	limit := max(t.v.webhooks.MaxPendingPerWebhook, t.v.webhooks.MaxPendingPerTenant) + 1
+	n = 0
+	err := t.Scan(webhookPendingOf(tid, whid), "", limit, func(barrier.Key, string) error {
+		n++
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	t.v.dispatch.pending.set(k, n, t.now)
+	return n, nil
+}
+
+// pendingRoom says why one more delivery to webhook whid of tenant tid
+// would go past a cap, or "" when it fits.
+func (t *txn) pendingRoom(tid, whid string) (string, error) {
+	o := t.v.webhooks
+	n, err := t.pendingOf(tid, whid, func(n int) bool { return n >= o.MaxPendingPerWebhook })
+	if err != nil {
+		return "", err
+	}
+	if n >= o.MaxPendingPerWebhook {
+		return "the webhook has " + strconv.Itoa(n) + " deliveries pending, its most", nil
+	}
+	hooks, err := t.tenantWebhooks(tid)
+	if err != nil {
+		return "", err
+	}
+	total := 0
+	for _, h := range hooks {
+		m, err := t.pendingOf(tid, h.ID, func(int) bool { return false })
+		if err != nil {
+			return "", err
+		}
+		total += m
+	}
+	if total >= o.MaxPendingPerTenant {
+		return "the tenant's webhooks have " + strconv.Itoa(total) + " deliveries pending, their most", nil
+	}
+	return "", nil
+}
+
+// errPendingCap refuses a delivery asked for at a cap.
+func errPendingCap(why string) error {
+	return &Error{Kind: RateLimited, Message: why + ": try again once some are delivered or given up",
+		RetryAfter: pendingRetryAfter}
+}
+
+// markPending keeps rec's pending index entry in step with its status,
+// and the instance's count with it once t commits.
+func (t *txn) markPending(rec *webhookDeliveryRecord) error {
+	key := webhookPending(rec.TenantID, rec.WebhookID, rec.ID)
+	has, err := t.Has(key)
+	if err != nil {
+		return err
+	}
+	if rec.EventType == EventWebhookTest {
+		if err := t.markPendingTest(rec); err != nil {
+			return err
+		}
+	}
+	k := hookKey{rec.TenantID, rec.WebhookID}
+	switch pending := rec.Status == DeliveryPending; {
+	case pending && !has:
+		t.changePending(k, 1)
+		return t.PutIndex(key)
+	case !pending && has:
+		t.changePending(k, -1)
+		return t.Delete(key)
+	}
+	return nil
+}
+
+// markPendingTest keeps the second index entry of a webhook.test
+// delivery in step with its status.
+func (t *txn) markPendingTest(rec *webhookDeliveryRecord) error {
+	key := webhookPendingTest(rec.TenantID, rec.WebhookID, rec.ID)
+	if rec.Status == DeliveryPending {
+		return t.PutIndex(key)
+	}
+	return t.Delete(key)
+}
+
+// deleteDelivery removes delivery did of webhook whid of tenant tid and
+// its pending index entry (not its queue entry).
+func (t *txn) deleteDelivery(tid, whid, did string) error {
+	key := webhookPending(tid, whid, did)
+	has, err := t.Has(key)
+	if err != nil {
+		return err
+	}
+	if has {
+		t.changePending(hookKey{tid, whid}, -1)
+		if err := t.Delete(key); err != nil {
+			return err
+		}
+	}
+	if err := t.Delete(webhookPendingTest(tid, whid, did)); err != nil {
+		return err
+	}
+	return t.Delete(barrier.Tenant(tid).WebhookDelivery(whid, did))
+}
