@@ -351,4 +351,3 @@ func FuzzFlow(f *testing.F) {
 		}
 	})
 }
-
