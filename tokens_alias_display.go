@@ -98,7 +98,7 @@ func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any
 	}
 	in := expr.Label(map[string]any{"data": exprData(typ, data), "metadata": md})
 	var mask expr.Flow
-	maskFlows(maskExpr, in, &mask)
+	maskFlows(maskExpr, in.Only("data"), &mask) // masks are evaluated over data only
 	path, number, isCard := cardNumberOf(typ, data)
 	var shown, hidden expr.Sources
 	if isCard {

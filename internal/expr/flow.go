@@ -349,6 +349,20 @@ func (in *Inputs) Chars(path string, from, to int) Sources {
 	return Sources{spans: []span{{lo, hi}}}
 }
 
+// Only returns the inputs with only the variables named: the same labels
+// (flows over both compare), fewer variables to read. A mask, which reads
+// data only, is analysed over in.Only("data") beside an id that may also
+// read metadata.
+func (in *Inputs) Only(names ...string) *Inputs {
+	out := &Inputs{vars: &aval{kind: vObj, obj: map[string]*aval{}}, leaves: in.leaves, next: in.next}
+	for _, n := range names {
+		if v := in.vars.obj[n]; v != nil {
+			out.vars.obj[n] = v
+		}
+	}
+	return out
+}
+
 // resolve is Vars's resolver over the labelled variables.
 func (in *Inputs) resolve(root string) *aval {
 	segs := strings.Split(root, ".")

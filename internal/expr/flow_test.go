@@ -129,3 +129,20 @@ func TestFlowUnknownFilterShowsAll(t *testing.T) {
 		t.Errorf("clear = %v, want the last two (all reveal_last passes on)", got)
 	}
 }
+
+// TestFlowOnly: a template over in.Only("data") reads no other variable,
+// and its sources compare with those of in.
+func TestFlowOnly(t *testing.T) {
+	in := Label(map[string]any{"data": "abc", "metadata": map[string]any{"k": "xyz"}})
+	tmpl, err := Parse(`{{ data }}{{ metadata.k }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, only := tmpl.Flow(in), tmpl.Flow(in.Only("data"))
+	if all.Exact.Intersect(in.Chars("metadata.k", 0, 3)).Empty() || all.Exact.Intersect(in.Chars("data", 0, 3)).Empty() {
+		t.Errorf("over in: exact = %v, want data and metadata.k", all.Exact)
+	}
+	if !only.Exact.Intersect(in.Chars("metadata.k", 0, 3)).Empty() || only.Exact.Intersect(in.Chars("data", 0, 3)).Empty() {
+		t.Errorf("over in.Only(data): exact = %v, want data only", only.Exact)
+	}
+}
