@@ -60,3 +60,40 @@ func TestDisplayRuleAttacks(t *testing.T) {
 	_, err = e.v.UpdateToken(ctx, app.Key, tok.ID, json.RawMessage(`{"mask": {"number": "{{ data.number | to_base64 }}"}}`))
 	wantField(t, err, "mask")
 }
+
+// TestDisplayRuleOnIntentConversion: converting an intent sets the mask
+// and id of a token too: they are held to the rule, and the intent is
+// left to convert again with a mask that keeps it.
+func TestDisplayRuleOnIntentConversion(t *testing.T) {
+	e := newIntentEnv(t)
+	in, err := e.v.CreateTokenIntent(ctx, e.pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard, Data: intentCard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: in.ID,
+		Mask: map[string]any{"number": "{{ data.number | downcase }}"}})
+	wantField(t, err, "mask")
+	_, err = e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: in.ID,
+		ID: `{{ data.number | remove: '4' | fpe: 'digits' }}`})
+	wantField(t, err, "id")
+	if _, err := e.v.CreateToken(ctx, e.priv.Key, tokenvault.TokenRequest{TokenIntentID: in.ID,
+		Mask: map[string]any{"number": "{{ data.number | card_mask }}"}}); err != nil {
+		t.Fatalf("converting with a mask within the rule: %v", err)
+	}
+}
+
+// TestDisplayRuleMetadataInID: an fpe id reads metadata for its tweak (it
+// shows nothing of it), never in clear: no mask shows metadata.
+func TestDisplayRuleMetadataInID(t *testing.T) {
+	e := newEnv(t)
+	app := e.reader(t, "reveal", "token:create", "token:read")
+	ok := tokenvault.TokenRequest{Type: "card", Data: displayCard, Metadata: map[string]string{"region": "eu"},
+		ID: `{{ data.number | fpe_tweaked: "card_bin_last4", "metadata.region" }}`}
+	if _, err := e.v.CreateToken(ctx, app.Key, ok); err != nil {
+		t.Fatalf("a tweak from metadata: %v", err)
+	}
+	bad := tokenvault.TokenRequest{Type: "card", Data: displayCard, Metadata: map[string]string{"ssn": "123-45-6789"},
+		ID: `{{ data.number | fpe: "card_bin_last4" }}{{ metadata.ssn | replace: '1', '-' | fpe: 'digits' }}`}
+	_, err := e.v.CreateToken(ctx, app.Key, bad)
+	wantField(t, err, "id")
+}
