@@ -92,6 +92,10 @@ func cardShown(in *expr.Inputs, path, number string) (shown, hidden expr.Sources
 // problems at maskPath and idPath. metadata is the token's, which an fpe
 // id may read (fpe_tweaked); no mask shows it, so no id may in clear.
 func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe fieldErrors) {
+	path, number, isCard := cardNumberOf(typ, data)
+	if !isCard && idTmpl == nil {
+		return // nothing to hold: the rule on masks is the card's
+	}
 	md := make(map[string]any, len(metadata))
 	for k, v := range metadata {
 		md[k] = v
@@ -99,7 +103,6 @@ func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any
 	in := expr.Label(map[string]any{"data": exprData(typ, data), "metadata": md})
 	var mask expr.Flow
 	maskFlows(maskExpr, in.Only("data"), &mask) // masks are evaluated over data only
-	path, number, isCard := cardNumberOf(typ, data)
 	var shown, hidden expr.Sources
 	if isCard {
 		shown, hidden = cardShown(in, path, number)
