@@ -167,3 +167,34 @@ func maskFlows(m any, in *expr.Inputs, f *expr.Flow) {
 }
 
 func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
+
+// checkMaskKeepsID holds a patch's mask (newMask) on a token whose id was
+// derived from its data (rec.AliasID) and that is not a card number
+// (whose id is held to the BIN and last four, which no mask narrows): the
+// id was checked against the mask it was created with, so the new mask
+// must still show exactly, over the stored data, all the old one did, or
+// the id would show more than the mask. Invalid at "mask".
+func checkMaskKeepsID(rec *tokenRecord, newMask any, fe fieldErrors) {
+	if !rec.AliasID {
+		return
+	}
+	data, err := decodeJSONLastWins(rec.Data)
+	if err != nil {
+		return
+	}
+	if _, _, isCard := cardNumberOf(rec.Type, data); isCard {
+		return
+	}
+	var oldMask any
+	if len(rec.MaskExpression) > 0 {
+		oldMask, _ = decodeJSON(rec.MaskExpression)
+	}
+	in := expr.Label(map[string]any{"data": exprData(rec.Type, data)})
+	var before, after expr.Flow
+	maskFlows(oldMask, in, &before)
+	maskFlows(newMask, in, &after)
+	if !before.Exact.Minus(after.Exact).Empty() {
+		fe.add("mask", "%s", "the mask would show less than the one the token's id was checked against: the id, "+
+			"made from the data, would then show more than the mask")
+	}
+}

@@ -97,3 +97,23 @@ func TestDisplayRuleMetadataInID(t *testing.T) {
 	_, err := e.v.CreateToken(ctx, app.Key, bad)
 	wantField(t, err, "id")
 }
+
+// TestDisplayRulePatchKeepsTheID: a token whose alias id shows the last
+// four of an ssn (its mask shows them) cannot have its mask narrowed
+// below that; widening or keeping it is allowed.
+func TestDisplayRulePatchKeepsTheID(t *testing.T) {
+	e := newEnv(t)
+	app := e.reader(t, "reveal", "token:create", "token:read", "token:update")
+	tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "123-45-6789",
+		ID: "{{ data | alias_preserve_format: 0, 4 }}", Mask: "{{ data | reveal_last: 4 }}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.v.UpdateToken(ctx, app.Key, tok.ID, json.RawMessage(`{"mask": null}`))
+	wantField(t, err, "mask")
+	_, err = e.v.UpdateToken(ctx, app.Key, tok.ID, json.RawMessage(`{"mask": "{{ data | reveal_last: 2 }}"}`))
+	wantField(t, err, "mask")
+	if _, err := e.v.UpdateToken(ctx, app.Key, tok.ID, json.RawMessage(`{"mask": "{{ data | last4 }}"}`)); err != nil {
+		t.Errorf("a mask showing the same: %v", err)
+	}
+}

@@ -24,7 +24,8 @@ import (
 // token:read access is wider than where it is is PermissionDenied. A mask
 // of a card that would show more of its number than the BIN and last four
 // is Invalid at "mask", whatever the token's id (the display rule of
-// TokenRequest.ID).
+// TokenRequest.ID); so is a mask of a token with an alias or fpe id that
+// would show less, over the stored data, than the mask it replaces.
 //
 // A key that may not read the token (token:read on its containers) gets
 // back its id, type, containers, expiry, timestamps and actors only: no
@@ -115,6 +116,13 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		if readsStoredData(fields, req) && moved != TransformReveal {
 			return errExpressionsOverStoredData
+		}
+		// After the permission checks, as it reads the stored data.
+		if _, ok := fields["mask"]; ok {
+			checkMaskKeepsID(rec, pt.maskExpr, fe)
+			if err := fe.err(); err != nil {
+				return err
+			}
 		}
 		ks, err := t.TenantKeys(p.tenantID, false)
 		if err != nil {
