@@ -45,4 +45,16 @@ func TestDisplayRuleOverHTTP(t *testing.T) {
 	if p := r.problem(t); p.Errors["mask"] == nil {
 		t.Errorf("errors = %v, want one at mask", p.Errors)
 	}
+
+	// A token whose alias id shows an ssn's last four keeps a mask
+	// showing them.
+	r = s.do(t, "POST", "/tokens", key, map[string]any{"type": "token", "data": "123-45-6789",
+		"id": "{{ data | alias_preserve_format: 0, 4 }}", "mask": "{{ data | reveal_last: 4 }}"})
+	wantStatus(t, "POST /tokens, an ssn alias", r, 201)
+	r.json(t, &tok)
+	r = s.do(t, "PATCH", "/tokens/"+tok.ID, key, `{"mask": null}`, "Content-Type", "application/merge-patch+json")
+	wantStatus(t, "PATCH /tokens/{alias} removing the mask", r, 400)
+	if p := r.problem(t); p.Errors["mask"] == nil {
+		t.Errorf("errors = %v, want one at mask", p.Errors)
+	}
 }
