@@ -170,10 +170,12 @@
 //
 // A filter without a rule shows everything it reads, anywhere; a
 // template that fails whatever the data holds shows nothing. A text of
-// more than 4096 characters is analysed as one block. FuzzFlow checks the
-// analysis against evaluation: for what the analysis accepts, changing a
-// character it hides changes no character of the result that is the same
-// under every FPE key and random stream.
+// more than 4096 characters is analysed as one block. FuzzFlow (over card
+// numbers) and FuzzFlowText (over plain texts) check the analysis against
+// evaluation: for what the analysis accepts, changing a character it
+// hides changes no character of the result that is not keyed, nor which
+// characters are keyed, nor, under a given random stream, the random
+// ones (a class chosen by the data would show).
 //
 // # Errors
 //

@@ -148,35 +148,44 @@ func hiddenDigits(number string) (int, int) {
 // each of tries; where that fails to evaluate (a card transformation
 // wants the Luhn check to pass), the first other hidden digit is changed too.
 func oracle(t *Template, card map[string]any, tries string) string {
-	base := observe(t, map[string]any{"data": card})
+	number := card["number"].(string)
+	lo, hi := hiddenDigits(number)
+	alts := func(i int, c rune) []rune { return []rune(tries) }
+	return oracleOver(t, number, lo, hi, alts, func(n string) map[string]any {
+		c := maps.Clone(card)
+		c["number"] = n
+		return map[string]any{"data": c}
+	})
+}
+
+// oracleOver is the oracle over a text, hidden from lo to hi-1 (runes):
+// each hidden character is changed to each of alts (same class: the shape
+// is public), and vars places a variant in the variables.
+func oracleOver(t *Template, text string, lo, hi int, alts func(i int, c rune) []rune, vars func(string) map[string]any) string {
+	base := observe(t, vars(text))
 	if !base.ok {
 		return ""
 	}
-	number := card["number"].(string)
-	lo, hi := hiddenDigits(number)
-	with := func(n []byte) observation {
-		c := maps.Clone(card)
-		c["number"] = string(n)
-		return observe(t, map[string]any{"data": c})
-	}
+	r := []rune(text)
 	for i := lo; i < hi; i++ {
-		for _, d := range []byte(tries) {
-			if number[i] == d {
+		for _, d := range alts(i, r[i]) {
+			if r[i] == d {
 				continue
 			}
-			n := []byte(number)
+			n := append([]rune{}, r...)
 			n[i] = d
-			o := with(n)
+			o := observe(t, vars(string(n)))
 			j := lo
 			if j == i {
 				j++
 			}
-			if j < hi {
-				for d2 := byte('0'); !o.ok && d2 <= '9'; d2++ {
-					m := append([]byte{}, n...)
+			if !o.ok && j < hi {
+				for _, d2 := range alts(j, r[j]) {
+					m := append([]rune{}, n...)
 					m[j] = d2
-					if o = with(m); o.ok {
+					if o = observe(t, vars(string(m))); o.ok {
 						n = m
+						break
 					}
 				}
 			}
@@ -184,7 +193,7 @@ func oracle(t *Template, card map[string]any, tries string) string {
 				continue
 			}
 			if why := differs(base, o); why != "" {
-				return fmt.Sprintf("%s when the number is %s", why, n)
+				return fmt.Sprintf("%s when the text is %s", why, string(n))
 			}
 		}
 	}
@@ -348,6 +357,53 @@ func FuzzFlow(f *testing.F) {
 		}
 		if got := oracle(tmpl, card, tries); got != "" {
 			t.Fatalf("the analysis accepts %s over %s, but %s", src, number, got)
+		}
+	})
+}
+
+// fuzzTexts are plain values whose every character is hidden (a token
+// with no mask): only their shape may show.
+var fuzzTexts = []string{"123-45-6789", "Ada L. Lovelace", "ab-cd-ef", "x<y & z", "Zoë 42"}
+
+// sameClass are other characters of c's class (classOf), for the text
+// oracle.
+func sameClass(_ int, c rune) []rune {
+	switch classOf(c) {
+	case clDigit:
+		return []rune("07")
+	case clUpper:
+		return []rune("AQ")
+	case clLower:
+		return []rune("aq")
+	case clOther:
+		return []rune(".<é")
+	}
+	return nil
+}
+
+// FuzzFlowText is FuzzFlow over plain texts with nothing allowed: what
+// the analysis accepts shows nothing but the text's shape.
+func FuzzFlowText(f *testing.F) {
+	for i := range 32 {
+		f.Add([]byte{byte(i), byte(i * 5), byte(i * 11), byte(i * 3), byte(i * 17), byte(i * 23)})
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		src, _ := fuzzTemplate(b)
+		text := fuzzTexts[len(b)%len(fuzzTexts)]
+		tmpl, err := Parse(src)
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", src, err)
+		}
+		vars := func(s string) map[string]any {
+			return map[string]any{"data": map[string]any{"number": s, "expiration_month": json.Number("12")}}
+		}
+		in := Label(vars(text))
+		n := len([]rune(text))
+		if !tmpl.Flow(in).Clear.Intersect(in.Chars("data.number", 0, n)).Empty() {
+			return
+		}
+		if got := oracleOver(tmpl, text, 0, n, sameClass, vars); got != "" {
+			t.Fatalf("the analysis accepts %s over %q, but %s", src, text, got)
 		}
 	})
 }
