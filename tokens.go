@@ -330,6 +330,13 @@ func decodeScanned(b []byte) (any, error) {
 // its mask, fingerprint value and search index values. A card must not
 // have expired by cardsValidOn (zero: not checked; see UpdateToken).
 func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe fieldErrors) *preparedToken {
+	return prepareTokenShown(req, now, cardsValidOn, path, true, fe)
+}
+
+// prepareTokenShown is prepareToken, holding the mask and id to the
+// display rule (checkDisplay) only with checkShown: a patch that changes
+// neither the mask nor the data leaves a token as it was judged.
+func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path string, checkShown bool, fe fieldErrors) *preparedToken {
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
@@ -400,7 +407,7 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 		pt.id = ""
 		pt.alias = prepareAlias(idTmpl, vars, join(path, "id"), fe)
 	}
-	if len(fe) == 0 {
+	if len(fe) == 0 && checkShown {
 		// What the mask and the id show, by the flow analysis of their
 		// expressions (tokens_alias_display.go).
 		checkDisplay(req.Type, pt.data, req.Metadata, pt.maskExpr, idTmpl, join(path, "mask"), join(path, "id"), fe)

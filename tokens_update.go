@@ -102,7 +102,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if rec.Type == TypeCard && (!sendsData || p.mayRead(rec) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
-		pt := prepareToken(req, t.now, cardsValidOn, "", fe)
+		_, setsMask := fields["mask"]
+		pt := prepareTokenShown(req, t.now, cardsValidOn, "", setsMask || sendsData, fe)
 		if err := fe.err(); err != nil {
 			return err
 		}
