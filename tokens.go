@@ -39,7 +39,8 @@ type TokenRequest struct {
 	// with spaces or dashes between them) shows at most the BIN (6 digits,
 	// 8 for numbers of 16 digits or more, as alias_card counts it) and the
 	// last four, whatever its expression (PCI DSS 3.4.1), else Invalid at
-	// "mask", when the token is created and on every UpdateToken. An id
+	// "mask", when the token is created and on every UpdateToken setting
+	// the mask or the data. An id
 	// expression (alias or fpe) shows in clear only characters the mask
 	// shows exactly, and for a card number its BIN and last four; for a
 	// token with no mask, nothing (random and FPE-enciphered characters
