@@ -27,24 +27,30 @@ type TokenRequest struct {
 	// An ID holding "{{" is an expression over the token's own data: an
 	// alias expression
 	// (see tokens_alias.go): "{{ data.number | alias_card: true, true }}",
-	// "{{ data | alias_preserve_format: 0, 4 }}". It must use an alias
+	// "{{ data.code | alias_preserve_format }}". It must use an alias
 	// filter, may compose it with the other filters, and its result obeys
 	// the rules above and is unique in the tenant: a taken alias is drawn
 	// again, and when every draw is taken the request fails with Conflict.
 	//
-	// The display rule: when the data is a card number (a card token's
-	// number, or a plain token whose data is 12 to 19 digits with spaces
-	// or dashes between them), the digits its alias shows and the digits
-	// its mask shows together are at most the BIN (the first 6 digits, or
+	// The display rule, decided by the flow analysis of the whole
+	// expression (expr.Template.Flow: how each filter passes characters of
+	// the data to its result), not by patterns: a mask of a card number (a
+	// card token's number, or a plain token whose data is 12 to 19 digits
+	// with spaces or dashes between them) shows at most the BIN (6 digits,
 	// 8 for numbers of 16 digits or more, as alias_card counts it) and the
-	// last four, what PCI DSS allows to be displayed; a request that would
-	// show more is Invalid at "id". A digit counts as shown when the
-	// expression's result depends on it, so a mask hashing the number
-	// shows every digit. So "{{ data.number | alias_card: true, true }}"
-	// with the default card mask (the last four) is allowed, an alias
-	// keeping the BIN with a mask keeping the first ten is not. The rule is
-	// checked when the token is created and, for a token with an alias id,
-	// on every UpdateToken (Invalid at "mask").
+	// last four, whatever its expression (PCI DSS 3.4.1), else Invalid at
+	// "mask", when the token is created and on every UpdateToken setting
+	// the mask or the data. An id
+	// expression (alias or fpe) shows in clear only characters the mask
+	// shows exactly, and for a card number its BIN and last four; for a
+	// token with no mask, nothing (random and FPE-enciphered characters
+	// show nothing; a format's shape, its length and which characters are
+	// digits, letters, spaces and dashes, is public). Else Invalid at
+	// "id". So "{{ data.number | alias_card: true, true }}" with the
+	// default card mask is allowed, "{{ data | alias_preserve_format: 0,
+	// 4 }}" needs a mask showing the last four ("{{ data | reveal_last:
+	// 4 }}"), and "{{ data.number | replace: '5', '-' | fpe: 'digits' }}"
+	// (which keeps where the fives are) is refused.
 	//
 	// An ID whose every {{ }} ends in the fpe or fpe_tweaked filter
 	// ("{{ data.number | fpe: \"card_bin_last4\" }}") is derived with FF1
@@ -325,6 +331,13 @@ func decodeScanned(b []byte) (any, error) {
 // its mask, fingerprint value and search index values. A card must not
 // have expired by cardsValidOn (zero: not checked; see UpdateToken).
 func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe fieldErrors) *preparedToken {
+	return prepareTokenShown(req, now, cardsValidOn, path, true, fe)
+}
+
+// prepareTokenShown is prepareToken, holding the mask and id to the
+// display rule (checkDisplay) only with checkShown: a patch that changes
+// neither the mask nor the data leaves a token as it was judged.
+func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path string, checkShown bool, fe fieldErrors) *preparedToken {
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
@@ -393,13 +406,12 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 
 	if idTmpl != nil && !fpeID {
 		pt.id = ""
-		pt.alias = prepareAlias(idTmpl, req.Type, pt.data, vars, pt.maskExpr, join(path, "id"), fe)
+		pt.alias = prepareAlias(idTmpl, vars, join(path, "id"), fe)
 	}
-	if pt.idTmpl != nil && len(fe) == 0 {
-		// An fpe id shows at most a card's first six digits and last
-		// four (the transformations keep nothing else in clear), which
-		// the display rule allows: the mask is held to the rest.
-		checkCardDisplay(req.Type, pt.data, nil, pt.maskExpr, join(path, "id"), fe)
+	if len(fe) == 0 && checkShown {
+		// What the mask and the id show, by the flow analysis of their
+		// expressions (tokens_alias_display.go).
+		checkDisplay(req.Type, pt.data, req.Metadata, pt.maskExpr, idTmpl, join(path, "mask"), join(path, "id"), fe)
 	}
 
 	if len(req.SearchIndexes) > maxSearchIndexes {

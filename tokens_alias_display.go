@@ -1,47 +1,46 @@
 package tokenvault
 
-import (
-	"maps"
+import "github.com/tokenvault/tokenvault/internal/expr"
 
-	"github.com/tokenvault/tokenvault/internal/expr"
-)
-
-// The PCI DSS display rule of alias ids (see TokenRequest.ID): what a
-// token's alias shows of a card number and what its mask shows, together,
-// are at most the BIN and the last four digits.
+// The display rule of masks and ids (see TokenRequest.ID): what a token's
+// mask and id show of its data, decided by the flow analysis of package
+// expr (Template.Flow: each filter's rule, over the whole expression), not
+// by patterns.
 //
-// What an expression shows is found by asking it, not by reading it: the
-// alias and the mask are evaluated over the data with each digit of the
-// number changed in turn, and a digit is shown when the result changes
-// with it. This needs no model of the filters (slice, reveal, card_mask,
-// replace, json ... compose freely) and errs on the safe side: a hash of
-// the number shows every digit. The alias draws from the same fixed
-// sequence each time (probeReader), so only the data changes its result.
+//   - A mask of a card number (a card's number, or a plain token whose
+//     data is a card-shaped string) shows at most its BIN (6 digits, 8
+//     for numbers of 16 or more) and last four, whatever the expression
+//     (PCI DSS 3.4.1): Invalid at "mask" otherwise.
+//   - An id derived from the data (alias or fpe) is seen by keys that may
+//     not read the token, and by logs and events: it shows in clear only
+//     characters the mask shows exactly, and for a card number its BIN
+//     and last four; a token with no mask, nothing. Invalid at "id".
+//
+// Randomness (the alias filters) and the tenant's FPE key (fpe) show
+// nothing; a function of a character with no secret between (a hash
+// with a key written in the expression, a case change, a replace) shows
+// it. A filter the analysis has no rule for shows all it reads.
 
-// cardNumberOf returns the card number of a token's data, and data with
-// the number replaced, when the display rule applies: a card's number, or
-// a plain token whose data is a card-shaped string (12 to 19 digits with
-// spaces or dashes between them).
-func cardNumberOf(typ string, data any) (string, func(number string) any, bool) {
+// cardNumberOf returns the variable path and text of a token's card
+// number when the rule applies: a card's number, or a plain token whose
+// data is a card-shaped string (12 to 19 digits with spaces or dashes
+// between them).
+func cardNumberOf(typ string, data any) (string, string, bool) {
 	switch typ {
 	case TypeCard:
 		m, ok := data.(map[string]any)
 		if !ok {
-			return "", nil, false
+			return "", "", false
 		}
 		number, ok := m["number"].(string)
-		return number, func(n string) any {
-			c := maps.Clone(m)
-			c["number"] = n
-			return c
-		}, ok
+		return "data.number", number, ok
 	case TypeToken:
 		s, ok := data.(string)
 		if n, shaped := cardShaped(s); ok && shaped && n >= 12 && n <= 19 {
-			return s, func(n string) any { return n }, true
+			return "data", s, true
 		}
 	}
-	return "", nil, false
+	return "", "", false
 }
 
 // cardShaped counts the digits of s and reports whether s is only digits,
@@ -60,40 +59,9 @@ func cardShaped(s string) (int, bool) {
 	return n, n > 0
 }
 
-// checkCardDisplay adds an error at path when the alias (a; nil for a
-// patch, whose alias was checked when it was drawn) and the mask of a
-// token (maskExpr, nil for none) together show digits of its card number
-// beyond the BIN and the last four.
-func checkCardDisplay(typ string, data any, a *aliasID, maskExpr any, path string, fe fieldErrors) {
-	number, with, ok := cardNumberOf(typ, data)
-	if !ok {
-		return
-	}
-	// show renders what the alias and the mask give over data: a change
-	// in either shows up in the pair. An error counts as a change.
-	show := func(data any) ([2]string, bool) {
-		vars := expr.Vars(map[string]any{"data": exprData(typ, data)})
-		var alias string
-		if a != nil {
-			var err error
-			if alias, err = (&aliasID{tmpl: a.tmpl, vars: vars}).draw(&probeReader{}); err != nil {
-				return [2]string{}, false
-			}
-		}
-		var mask string
-		if maskExpr != nil {
-			quiet := fieldErrors{}
-			mask = stringify(evalMask(maskExpr, vars, "", quiet))
-			if len(quiet) > 0 {
-				return [2]string{}, false
-			}
-		}
-		return [2]string{alias, mask}, true
-	}
-	base, ok := show(data)
-	if !ok {
-		return // prepareAlias and the mask's own check report it
-	}
+// cardShown returns the characters of a card number that may be shown
+// (its BIN and last four) and those that may not.
+func cardShown(in *expr.Inputs, path, number string) (shown, hidden expr.Sources) {
 	digits := 0
 	for i := range len(number) {
 		if isDigitByte(number[i]) {
@@ -101,22 +69,132 @@ func checkCardDisplay(typ string, data any, a *aliasID, maskExpr any, path strin
 		}
 	}
 	bin := expr.CardBINLength(digits)
-	d := -1
-	for i := range len(number) {
-		if !isDigitByte(number[i]) {
-			continue
+	d := 0
+	for i := range len(number) { // card-shaped: one byte per character
+		chars := in.Chars(path, i, i+1)
+		if isDigitByte(number[i]) {
+			if d >= bin && d < digits-4 {
+				hidden = hidden.Union(chars)
+			} else {
+				shown = shown.Union(chars)
+			}
+			d++
+		} else {
+			shown = shown.Union(chars) // separators: the number's shape
 		}
-		if d++; d < bin || d >= digits-4 {
-			continue
-		}
-		b := []byte(number)
-		b[i] = '0' + (b[i]-'0'+1)%10
-		if got, ok := show(with(string(b))); !ok || got != base {
-			fe.add(path, "the alias id and the mask together would show digits of the card number beyond its BIN "+
-				"(the first %d) and last four, more than PCI DSS allows to be displayed", bin)
+	}
+	return shown, hidden
+}
+
+// checkDisplay holds a token's mask (maskExpr: its expression structure,
+// nil for none) and its id expression (idTmpl, nil for a literal or
+// generated id) to the display rule over the token's data, adding
+// problems at maskPath and idPath. metadata is the token's, which an fpe
+// id may read (fpe_tweaked); no mask shows it, so no id may in clear.
+func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe fieldErrors) {
+	path, number, isCard := cardNumberOf(typ, data)
+	if !isCard && idTmpl == nil {
+		return // nothing to hold: the rule on masks is the card's
+	}
+	md := make(map[string]any, len(metadata))
+	for k, v := range metadata {
+		md[k] = v
+	}
+	in := expr.Label(map[string]any{"data": exprData(typ, data), "metadata": md})
+	var mask expr.Flow
+	maskFlows(maskExpr, in.Only("data"), &mask) // masks are evaluated over data only
+	var shown, hidden expr.Sources
+	if isCard {
+		shown, hidden = cardShown(in, path, number)
+		if !mask.Clear.Intersect(hidden).Empty() {
+			fe.add(maskPath, "the mask would show digits of the card number beyond its BIN (the first %d) "+
+				"and last four, more than PCI DSS allows to be displayed", binOf(number))
 			return
+		}
+	}
+	if idTmpl == nil {
+		return
+	}
+	allowed := mask.Exact.Union(shown)
+	if beyond := idTmpl.Flow(in).Clear.Minus(allowed); !beyond.Empty() {
+		if isCard && !beyond.Intersect(hidden).Empty() {
+			fe.add(idPath, "the id would show digits of the card number beyond its BIN (the first %d) and last four, "+
+				"more than PCI DSS allows to be displayed", binOf(number))
+			return
+		}
+		fe.add(idPath, "%s", "the id would show data that the token's mask does not: an id is seen by keys that may "+
+			"not read the token and written to logs and events, so it may show in clear only what the mask shows "+
+			"(for a card number, its BIN and last four; for a token with no mask, nothing)")
+	}
+}
+
+// binOf is the BIN length of a card-shaped number.
+func binOf(number string) int {
+	n := 0
+	for i := range len(number) {
+		if isDigitByte(number[i]) {
+			n++
+		}
+	}
+	return expr.CardBINLength(n)
+}
+
+// maskFlows adds the flow of every expression in a mask structure to f.
+// Expressions that do not parse show nothing: evalMask refuses them.
+func maskFlows(m any, in *expr.Inputs, f *expr.Flow) {
+	switch m := m.(type) {
+	case string:
+		tmpl, ok := defaultTemplates[m]
+		if !ok {
+			var err error
+			if len(m) > maxExpressionBytes {
+				return
+			}
+			if tmpl, err = expr.Parse(m); err != nil {
+				return
+			}
+		}
+		*f = f.Union(tmpl.Flow(in))
+	case map[string]any:
+		for _, v := range m {
+			maskFlows(v, in, f)
+		}
+	case []any:
+		for _, v := range m {
+			maskFlows(v, in, f)
 		}
 	}
 }
 
 func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
+
+// checkMaskKeepsID holds a patch's mask (newMask) on a token whose id was
+// derived from its data (rec.AliasID) and that is not a card number
+// (whose id is held to the BIN and last four, which no mask narrows): the
+// id was checked against the mask it was created with, so the new mask
+// must still show exactly, over the stored data, all the old one did, or
+// the id would show more than the mask. Invalid at "mask".
+func checkMaskKeepsID(rec *tokenRecord, newMask any, fe fieldErrors) {
+	if !rec.AliasID {
+		return
+	}
+	data, err := decodeJSONLastWins(rec.Data)
+	if err != nil {
+		return
+	}
+	if _, _, isCard := cardNumberOf(rec.Type, data); isCard {
+		return
+	}
+	var oldMask any
+	if len(rec.MaskExpression) > 0 {
+		oldMask, _ = decodeJSON(rec.MaskExpression)
+	}
+	in := expr.Label(map[string]any{"data": exprData(rec.Type, data)})
+	var before, after expr.Flow
+	maskFlows(oldMask, in, &before)
+	maskFlows(newMask, in, &after)
+	if !before.Exact.Minus(after.Exact).Empty() {
+		fe.add("mask", "%s", "the mask would show less than the one the token's id was checked against: the id, "+
+			"made from the data, would then show more than the mask")
+	}
+}

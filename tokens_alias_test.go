@@ -69,8 +69,8 @@ func TestAliasIDs(t *testing.T) {
 	out, err := e.v.Tokenize(ctx, app.Key, map[string]any{
 		"valid":  map[string]any{"type": "card", "id": "{{ data.number | alias_card: false, true, true }}", "data": map[string]any{"number": visa, "expiration_month": 12, "expiration_year": 2031}},
 		"spaced": map[string]any{"type": "token", "id": "{{ data | alias_card: true, true }}", "data": "4242 4242-4242 4242"},
-		"ssn":    map[string]any{"type": "token", "id": "{{ data | alias_preserve_format: 0, 4 }}", "data": "123-45-6789"},
-		"code":   map[string]any{"type": "token", "id": "tok_{{ data.code | upcase | alias_preserve_length: 2 }}", "data": map[string]any{"code": "ab-cd-ef"}},
+		"ssn":    map[string]any{"type": "token", "id": "{{ data | alias_preserve_format: 0, 4 }}", "data": "123-45-6789", "mask": "{{ data | reveal_last: 4 }}"},
+		"code":   map[string]any{"type": "token", "id": "tok_{{ data.code | upcase | alias_preserve_length: 2 }}", "data": map[string]any{"code": "ab-cd-ef"}, "mask": "{{ data.code | slice: 0, 2 }}"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -263,17 +263,18 @@ func TestAliasCardDisplayRule(t *testing.T) {
 		name, number, id string
 		mask             any
 		ok               bool
+		field            string // where a refusal is, "id" if empty
 	}{
-		{"bin and last4 with the default mask", visa, "{{ data.number | alias_card: true, true }}", nil, true},
-		{"bin and last4 with card_mask", visa, "{{ data.number | alias_card: true, true }}", map[string]any{"number": "{{ data.number | card_mask }}"}, true},
-		{"no reveal with a mask of the first ten", visa, "{{ data.number | alias_card }}", "{{ data.number | slice: 0, 10 }}", false},
-		{"bin with a mask of the first ten", visa, "{{ data.number | alias_card: true }}", "{{ data.number | slice: 0, 10 }}", false},
-		{"bin of 8 on 15 digits", amex, "{{ data.number | alias_preserve_format: 8 }}", nil, false},
-		{"bin of 6 on 15 digits", amex, "{{ data.number | alias_card: true, true }}", nil, true},
-		{"alias keeping ten", visa, "{{ data.number | alias_preserve_format: 10 }}", nil, false},
-		{"mask showing a middle digit", visa, "{{ data.number | alias_card: true, true }}", "{{ data.number | slice: 9 }}", false},
-		{"mask hashing the number", visa, "{{ data.number | alias_card }}", "{{ data.number | hmac: 'sha256', 'k' }}", false},
-		{"alias of the expiry only", visa, "{{ data.expiration_year | alias_preserve_length }}x", "{{ data.number | card_mask }}", true},
+		{"bin and last4 with the default mask", visa, "{{ data.number | alias_card: true, true }}", nil, true, ""},
+		{"bin and last4 with card_mask", visa, "{{ data.number | alias_card: true, true }}", map[string]any{"number": "{{ data.number | card_mask }}"}, true, ""},
+		{"no reveal with a mask of the first ten", visa, "{{ data.number | alias_card }}", "{{ data.number | slice: 0, 10 }}", false, "mask"},
+		{"bin with a mask of the first ten", visa, "{{ data.number | alias_card: true }}", "{{ data.number | slice: 0, 10 }}", false, "mask"},
+		{"bin of 8 on 15 digits", amex, "{{ data.number | alias_preserve_format: 8 }}", nil, false, ""},
+		{"bin of 6 on 15 digits", amex, "{{ data.number | alias_card: true, true }}", nil, true, ""},
+		{"alias keeping ten", visa, "{{ data.number | alias_preserve_format: 10 }}", nil, false, ""},
+		{"mask showing a middle digit", visa, "{{ data.number | alias_card: true, true }}", "{{ data.number | slice: 9 }}", false, "mask"},
+		{"mask hashing the number", visa, "{{ data.number | alias_card }}", "{{ data.number | hmac: 'sha256', 'k' }}", false, "mask"},
+		{"alias of the expiry only", visa, "{{ data.expiration_year | alias_preserve_length }}x", "{{ data.number | card_mask }}", true, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,8 +287,12 @@ func TestAliasCardDisplayRule(t *testing.T) {
 				}
 				return
 			}
-			wantField(t, err, "id")
-			if !strings.Contains(strings.Join(fieldsOf(err)["id"], ""), "PCI DSS") {
+			field := tc.field
+			if field == "" {
+				field = "id"
+			}
+			wantField(t, err, field)
+			if !strings.Contains(strings.Join(fieldsOf(err)[field], ""), "PCI DSS") {
 				t.Errorf("err = %v, want the display rule named", fieldsOf(err))
 			}
 		})
@@ -295,6 +300,9 @@ func TestAliasCardDisplayRule(t *testing.T) {
 	// A plain token holding a card number is held to the same rule.
 	_, err := e.v.Tokenize(ctx, app.Key, map[string]any{"type": "token", "data": "4242-4242-4242-4242",
 		"id": "{{ data | alias_card: true }}", "mask": "{{ data | reveal: 12, 0 }}"})
+	wantField(t, err, "mask")
+	_, err = e.v.Tokenize(ctx, app.Key, map[string]any{"type": "token", "data": "4242-4242-4242-4242",
+		"id": "{{ data | alias_preserve_format: 12 }}", "mask": "{{ data | reveal_last: 4 }}"})
 	wantField(t, err, "id")
 }
 
@@ -353,7 +361,7 @@ func TestAliasInTenantCode(t *testing.T) {
 	}
 	r := e.reactor(t, tokenvault.CreateReactorRequest{Application: &tokenvault.Ref{ID: app.ID}, Code: `
 module.exports = async function (req) {
-	const made = await req.client.tokenize({type: "token", id: "{{ data | alias_preserve_format: 0, 4 }}", data: "123-45-6789"});
+	const made = await req.client.tokenize({type: "token", id: "{{ data | alias_preserve_format: 0, 4 }}", data: "123-45-6789", mask: "{{ data | reveal_last: 4 }}"});
 	const back = await req.client.getToken(made.id);
 	return {raw: {id: made.id, data: back.data, arg: req.args.card}};
 };`})
@@ -402,9 +410,9 @@ func TestAliasDisplayRuleOnPatch(t *testing.T) {
 	if got, err := e.v.GetToken(ctx, app.Key, alias.ID); err != nil || !strings.Contains(string(mustJSON(got.Mask)), "XXXXXX") {
 		t.Errorf("mask after the refused patches = %v, %v; want card_mask's", got, err)
 	}
-	if _, err := e.v.UpdateToken(ctx, app.Key, plain.ID, firstTen); err != nil {
-		t.Errorf("a token without an alias id: mask patch = %v, want it allowed as before", err)
-	}
+	// A card's mask is held to the rule whatever its id.
+	_, err = e.v.UpdateToken(ctx, app.Key, plain.ID, firstTen)
+	wantField(t, err, "mask")
 }
 
 // TestAliasOfAnExpiredToken: an alias held by an expired token is taken

@@ -21,10 +21,11 @@ import (
 // search_indexes or fingerprint_expression over stored data the patch does
 // not replace whole also needs the reveal transform there, since their
 // results reach the caller. Moving the token to containers where the key's
-// token:read access is wider than where it is is PermissionDenied. For a
-// token with an alias id, a mask that with the alias would show more of a
-// card number than its BIN and last four is Invalid at "mask" (the display
-// rule of TokenRequest.ID).
+// token:read access is wider than where it is is PermissionDenied. A mask
+// of a card that would show more of its number than the BIN and last four
+// is Invalid at "mask", whatever the token's id (the display rule of
+// TokenRequest.ID); so is a mask of a token with an alias or fpe id that
+// would show less, over the stored data, than the mask it replaces.
 //
 // A key that may not read the token (token:read on its containers) gets
 // back its id, type, containers, expiry, timestamps and actors only: no
@@ -101,7 +102,8 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if rec.Type == TypeCard && (!sendsData || p.mayRead(rec) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
-		pt := prepareToken(req, t.now, cardsValidOn, "", fe)
+		_, setsMask := fields["mask"]
+		pt := prepareTokenShown(req, t.now, cardsValidOn, "", setsMask || sendsData, fe)
 		if err := fe.err(); err != nil {
 			return err
 		}
@@ -116,10 +118,9 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if readsStoredData(fields, req) && moved != TransformReveal {
 			return errExpressionsOverStoredData
 		}
-		// After the permission checks: only a key that may set this mask
-		// over this data learns how the rule judges them.
-		if rec.AliasID {
-			checkCardDisplay(rec.Type, pt.data, nil, pt.maskExpr, "mask", fe)
+		// After the permission checks, as it reads the stored data.
+		if _, ok := fields["mask"]; ok {
+			checkMaskKeepsID(rec, pt.maskExpr, fe)
 			if err := fe.err(); err != nil {
 				return err
 			}

@@ -139,7 +139,7 @@ func TestAliasErrorsOverHTTP(t *testing.T) {
 	}
 
 	for name, body := range map[string]map[string]any{
-		"display rule": {"type": "card", "id": "{{ data.number | alias_card: true }}", "mask": "{{ data.number | slice: 0, 10 }}",
+		"display rule": {"type": "card", "id": "{{ data.number | alias_preserve_format: 10 }}",
 			"data": map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2031}},
 		"no alias filter": {"type": "token", "data": "secret", "id": "{{ data }}"},
 		"too short":       {"type": "token", "data": "4242424242", "id": "{{ data | alias_card: true, true }}"},

@@ -113,14 +113,14 @@ func TestFPETokenIDOverHTTP(t *testing.T) {
 	if p := r.problem(t); p.Errors["c.id"] == nil || strings.Contains(string(r.body), "55555555") {
 		t.Errorf("an id in clear: %s", r.body)
 	}
-	// The display rule: beside an fpe id keeping the BIN and last four, a
-	// mask showing the first ten digits is refused.
+	// The display rule: a card mask showing the first ten digits is
+	// refused (at the mask, whatever the id).
 	body["c"] = map[string]any{"type": "card", "data": map[string]any{"number": "4000056655665556",
 		"expiration_month": 12, "expiration_year": 2031}, "id": `{{ data.number | fpe: "card_bin_last4" }}`,
 		"mask": map[string]any{"number": "{{ data.number | slice: 0, 10 }}"}}
 	r = s.do(t, "POST", "/tokenize", app.Key, body)
 	wantStatus(t, "a mask showing ten digits beside an fpe id", r, 400)
-	if p := r.problem(t); p.Errors["c.id"] == nil {
+	if p := r.problem(t); p.Errors["c.mask"] == nil {
 		t.Errorf("display rule: %s", r.body)
 	}
 }

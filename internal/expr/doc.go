@@ -120,6 +120,63 @@
 // the wrong kind or a malformed json path is reported by [Parse], at the
 // filter's name, not when some token first reaches it.
 //
+// # What a result shows
+//
+// [Template.Flow] analyses a template without evaluating it: what its
+// result may show of its variables, over the whole expression, so that
+// filters composed around one that hides (a replace before fpe, a slice
+// before a card transformation) are judged together. [Label] numbers each
+// character of the variables' texts as a source; each filter has a rule
+// (flow_filters.go) that maps an abstract value to the abstract value it
+// gives: per character of the result, the sources it shows in clear, the
+// source it is an exact copy of, and whether randomness or a key went into
+// it. [Flow] has the union: Clear (every source the result depends on
+// with no secret between: shown, or passed through a function someone
+// who sees the result can undo or test guesses against) and Exact (the
+// sources shown as they are).
+//
+// The shape of a text is public: its length and the class of each
+// character (ASCII digit, uppercase letter, lowercase letter, space, dash,
+// anything else), as are object keys, array lengths and JSON types. What
+// is hidden is which character of its class a place holds. Each filter:
+//
+//	Filter                      What its result shows
+//	--------------------------  --------------------------------------------------------------
+//	last4, reveal_last, reveal, the characters kept, exactly, in place; mask and pad characters
+//	slice, pad_left, pad_right  are constants
+//	stringify, to_string, json  what it reads; an object or array as JSON (a character JSON may
+//	                            escape makes the length unknown: the whole shows all it holds);
+//	                            json over a text of the data: unknown shape, shows all of it
+//	upcase, downcase            each character shows itself (digits, spaces, dashes stay exact)
+//	replace, remove, split      exact when no unknown character may be a character of the
+//	                            searched text; a one-character replace maps each character on
+//	                            its own (shows it, not exactly); otherwise the length depends
+//	                            on the data and the whole shows all it reads
+//	card_bin, card_mask         the first 6 digits (and last 4) exactly, others constants
+//	card_exp, to_boolean,       all they read (card_exp the expiry only)
+//	  to_number
+//	hmac                        every character shows every character read: the key is written
+//	                            in the expression, so guesses can be tested
+//	to_base64, to_base16        each character shows the bytes it encodes
+//	alias_card                  the BIN and last four when kept, exactly; other digits random,
+//	                            but the last random one fixes the Luhn check and so shows the
+//	                            kept digits
+//	alias_preserve_format       kept characters exactly; a digit or ASCII letter becomes a random
+//	                            one of its class; any other character may stay, so shows itself
+//	alias_preserve_length       kept characters exactly; others random
+//	fpe, fpe_tweaked            card: the BIN and last four kept exactly, other digits keyed;
+//	                            format: characters of the alphabet keyed, spaces and dashes kept,
+//	                            a character that may be either shows itself (where it is kept)
+//
+// A filter without a rule shows everything it reads, anywhere; a
+// template that fails whatever the data holds shows nothing. A text of
+// more than 4096 characters is analysed as one block. FuzzFlow (over card
+// numbers) and FuzzFlowText (over plain texts) check the analysis against
+// evaluation: for what the analysis accepts, changing a character it
+// hides changes no character of the result that is not keyed, nor which
+// characters are keyed, nor, under a given random stream, the random
+// ones (a class chosen by the data would show).
+//
 // # Errors
 //
 // Every error is an [*Error] with the 0-based byte offset of the problem:

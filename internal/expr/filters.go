@@ -27,6 +27,9 @@ type filterSpec struct {
 	// keyed is a text function that needs the evaluation's keys and
 	// resolver (fpe.go).
 	keyed func(ev *evaluator, s string, a []arg) (any, error)
+	// flow is the filter's rule in the flow analysis (flow_filters.go):
+	// what its result shows of what it reads.
+	flow func(v *aval, a []arg) *aval
 }
 
 // filters is the filter table; doc.go lists it for users, and a test keeps

@@ -16,8 +16,8 @@ type EvalOptions struct {
 }
 
 func init() {
-	filters["fpe"] = &filterSpec{params: []argKind{strArg, strArg}, required: 1, valid: fpeValid, keyed: fpeFilter}
-	filters["fpe_tweaked"] = &filterSpec{params: []argKind{strArg, strArg}, required: 2, valid: fpeTweakedValid, keyed: fpeTweaked}
+	filters["fpe"] = &filterSpec{params: []argKind{strArg, strArg}, required: 1, valid: fpeValid, keyed: fpeFilter, flow: textRule(fpeFlow)}
+	filters["fpe_tweaked"] = &filterSpec{params: []argKind{strArg, strArg}, required: 2, valid: fpeTweakedValid, keyed: fpeTweaked, flow: textRule(fpeFlow)}
 }
 
 // fpeTweakedValid checks the name, and that the tweak's path is one.
