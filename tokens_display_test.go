@@ -23,6 +23,8 @@ var displayAttacks = []struct {
 	{"an ssn in an alias id", map[string]any{"type": "token", "data": "123-45-6789", "id": `{{ data | alias_preserve_length }}_{{ data }}`}, "id"},
 	{"a bank account in an alias id", map[string]any{"type": "bank", "id": `{{ data.account_number | alias_preserve_length }}_{{ data.account_number }}`,
 		"data": map[string]any{"routing_number": "110000000", "account_number": "000123456789"}}, "id"},
+	{"fpe over one digit padded with constants is a ten-entry codebook", map[string]any{"type": "card",
+		"id": `{{ data.number | slice: 8, 1 | pad_left: 6, '0' | fpe: 'digits' }}`, "data": displayCard}, "id"},
 	{"a card mask of the number", map[string]any{"type": "card", "data": displayCard, "mask": map[string]any{"number": "{{ data.number }}"}}, "mask"},
 	{"a card mask of the number upcased", map[string]any{"type": "card", "data": displayCard, "mask": map[string]any{"number": "{{ data.number | upcase }}"}}, "mask"},
 	{"a card mask of the number in base64", map[string]any{"type": "card", "data": displayCard, "mask": map[string]any{"number": "{{ data.number | to_base64 }}"}}, "mask"},

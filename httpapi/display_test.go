@@ -22,6 +22,7 @@ func TestDisplayRuleOverHTTP(t *testing.T) {
 		"replace before fpe":  {map[string]any{"type": "card", "data": card, "id": `{{ data.number | replace: '5', '-' | fpe: 'digits' }}`}, "id"},
 		"ssn in an alias id":  {map[string]any{"type": "token", "data": "123-45-6789", "id": `{{ data | alias_preserve_length }}_{{ data }}`}, "id"},
 		"card mask in base64": {map[string]any{"type": "card", "data": card, "mask": map[string]any{"number": "{{ data.number | to_base64 }}"}}, "mask"},
+		"fpe codebook":        {map[string]any{"type": "card", "data": card, "id": `{{ data.number | slice: 8, 1 | pad_left: 6, '0' | fpe: 'digits' }}`}, "id"},
 		"card mask folding":   {map[string]any{"type": "card", "data": card, "mask": map[string]any{"number": "{{ data.number | replace: '1', '0' | replace: '3', '2' }}"}}, "mask"},
 	} {
 		r := s.do(t, "POST", "/tokens", key, tc.body)

@@ -132,17 +132,19 @@ func fpeFlow(s []achar, a []arg) *aval {
 			hi = n - 4
 		}
 		out := make([]achar, len(s))
+		var enciphered []int
 		d := 0
 		for i, ch := range s {
 			out[i] = ch
 			if ch.is(clDigit) {
 				if d >= lo && d < hi {
 					out[i] = keyed(clDigit)
+					enciphered = append(enciphered, i)
 				}
 				d++
 			}
 		}
-		return str(out)
+		return str(codebook(s, out, enciphered, 10))
 	}
 	alpha := tr.(fpe.Format).Alphabet
 	var in class
@@ -150,21 +152,59 @@ func fpeFlow(s []achar, a []arg) *aval {
 		in |= classOf(r)
 	}
 	out := make([]achar, len(s))
+	var enciphered []int
 	for i, c := range s {
 		switch {
 		case c.konst && alpha.Contains(c.r):
 			out[i] = keyed(in)
+			enciphered = append(enciphered, i)
 		case c.konst && (c.r == ' ' || c.r == '-'):
 			out[i] = c
 		case c.konst:
 			return failed()
 		case c.is(in):
 			out[i] = keyed(in)
+			enciphered = append(enciphered, i)
 		default:
 			d := c.derived(c.cls | in)
 			d.opaque = true
 			out[i] = d
+			enciphered = append(enciphered, i)
 		}
 	}
-	return str(out)
+	return str(codebook(s, out, enciphered, alpha.Size()))
+}
+
+// codebook returns out, the result of enciphering the characters of s at
+// positions enciphered in an alphabet of radix characters, with every
+// enciphered character showing in clear what those characters of s show
+// when fewer than fpe.MinDomain values of them vary with the data (radix
+// to the number of them that are not constants, or are drawn at random).
+// FF1 is a permutation per tenant: over so few values its output is a
+// codebook that anyone who sees the ids of a few known values reads back
+// (`slice: 8, 1 | pad_left: 6, '0' | fpe: 'digits'` is ten entries), and
+// the standard requires at least fpe.MinDomain values for that reason.
+func codebook(s, out []achar, enciphered []int, radix int) []achar {
+	if len(enciphered) < fpe.MinLen(radix) {
+		return out // FF1 refuses it when it is evaluated: nothing is shown
+	}
+	var shown Sources
+	domain := 1
+	for _, i := range enciphered {
+		c := s[i]
+		if c.konst || c.clear.Empty() {
+			continue // a constant, or drawn at random: nothing to read back
+		}
+		shown = shown.Union(c.clear)
+		if domain < fpe.MinDomain {
+			domain *= radix
+		}
+	}
+	if domain >= fpe.MinDomain || shown.Empty() {
+		return out
+	}
+	for _, i := range enciphered {
+		out[i].clear = out[i].clear.Union(shown)
+	}
+	return out
 }

@@ -73,6 +73,11 @@ func TestFlowFilters(t *testing.T) {
 		{`{{ data.number | fpe: 'card_bin' }}`, "eeeeee.........."},
 		{`{{ data.number | slice: 3, 13 | fpe: 'card_bin' }}`, "...eeeeee......."},
 		{`{{ data.number | fpe_tweaked: 'card', 'data.expiration_year' }}`, "................"},
+		// Fewer than a million values of the data enciphered: a codebook.
+		{`{{ data.number | slice: 8, 1 | pad_left: 6, '0' | fpe: 'digits' }}`, "........c......."},
+		{`{{ data.number | slice: 10, 5 | pad_left: 6, '0' | fpe: 'digits' }}`, "..........ccccc."},
+		{`{{ data.number | slice: 10, 6 | fpe: 'digits' }}`, "................"},
+		{`{{ data.number | slice: 0, 2 | alias_preserve_format | pad_left: 6, '0' | fpe: 'digits' }}`, "................"},
 	} {
 		if got := shown(t, tc.src, card, "data.number", 16); got != tc.want {
 			t.Errorf("%s shows %s of the number, want %s", tc.src, got, tc.want)
