@@ -18,7 +18,7 @@ func withConsole(h http.Handler, on bool) http.Handler {
 		return h
 	}
 	mux := http.NewServeMux()
-	mux.Handle(console.Prefix, console.Handler())
+	console.Mount(mux)
 	mux.Handle("/", h)
 	return mux
 }

@@ -15,7 +15,8 @@ import (
 //	GET /readyz   readiness probe (health.go)
 //	GET /metrics  Prometheus metrics (metrics.go), when m is not nil
 //
-// None of the operational routes needs a key. Every API request is logged
+// None of the operational routes needs a key; they answer with the API's
+// Cache-Control: no-store and X-Content-Type-Options: nosniff. Every API request is logged
 // to requests (logging.go; its lines are written in blocks, linebuffer.go)
 // and, with metrics, counted, through httpapi's Observe hook,
 // which reports the route pattern and never what the caller sent. The
@@ -39,6 +40,7 @@ func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, tru
 	}
 	mux := http.NewServeMux()
 	for route, h := range ops {
+		h = httpapi.NoStore(h)
 		if m != nil {
 			h = httpapi.Observed(route, m.http.Observe, h)
 		}
