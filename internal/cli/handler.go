@@ -40,15 +40,17 @@ func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, tru
 	}
 	mux := http.NewServeMux()
 	for route, h := range ops {
-		h = httpapi.NoStore(h)
 		if m != nil {
 			h = httpapi.Observed(route, m.http.Observe, h)
 		}
 		mux.Handle("GET "+route, h)
 	}
 	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor, OperatorKey: operatorKey}))
+	// The whole mux, so that its own answers (a redirect of an unclean
+	// path such as //applications) carry the headers too.
+	h := httpapi.NoStore(mux)
 	if m != nil {
-		return m.http.InFlight(mux)
+		return m.http.InFlight(h)
 	}
-	return mux
+	return h
 }

@@ -34,4 +34,15 @@ func TestOperationalRoutesNoStore(t *testing.T) {
 	if res := serve(h, "GET", "/console/%ff", ""); res.Code != 404 {
 		t.Errorf("GET /console/%%ff = %d %q, want 404", res.Code, res.Body.String())
 	}
+	// Unclean paths: the console's answer, with its headers; the API's
+	// (a redirect of its mux), with the API's.
+	for _, path := range []string{"/console//x", "/console/x/../../etc"} {
+		if res := serve(h, "GET", path, ""); res.Header().Get("Content-Security-Policy") != console.ContentSecurityPolicy || res.Code == 500 {
+			t.Errorf("GET %s = %d, CSP %q; want the console's answer", path, res.Code, res.Header().Get("Content-Security-Policy"))
+		}
+	}
+	res = serve(h, "GET", "//applications", "")
+	if res.Header().Get("Cache-Control") != "no-store" || res.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("GET //applications = %d, headers %v; want no-store and nosniff", res.Code, res.Header())
+	}
 }
