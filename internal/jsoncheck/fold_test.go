@@ -117,3 +117,53 @@ func TestScanFolds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScanFolds: the scan's folds is never false where an object holds
+// two keys equal but for case (found here by decoding), since Fold is
+// skipped then.
+func FuzzScanFolds(f *testing.F) {
+	for _, s := range []string{`{"a": 1, "A": 2}`, `{"s": {"ſ": 1, "S": 2}}`, `[{"k": 1}, {"\u212a": 2}]`,
+		`{"x": 1, "\u0058": 2}`, `{"Kelvin": 1, "kelvin": 2}`, `{"a": [1, {"b": 2, "B": 3}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		_, folds, e := jsoncheck.ScanFolds(text)
+		if e != nil || !json.Valid(text) || folds {
+			return
+		}
+		var v any
+		if json.Unmarshal(text, &v) != nil {
+			return
+		}
+		if hasFoldedKeys(v) {
+			t.Errorf("ScanFolds(%q) = false, but an object holds keys equal but for case", text)
+		}
+	})
+}
+
+// hasFoldedKeys reports whether an object in v holds two keys equal under
+// strings.EqualFold.
+func hasFoldedKeys(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k, e := range x {
+			for _, o := range keys {
+				if strings.EqualFold(o, k) {
+					return true
+				}
+			}
+			keys = append(keys, k)
+			if hasFoldedKeys(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasFoldedKeys(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
