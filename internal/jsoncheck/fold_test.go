@@ -80,17 +80,29 @@ func TestFold(t *testing.T) {
 }
 
 // swapFirstPair is text, an object of two members, with their values
-// swapped; any other text as it is.
+// swapped and its keys in the same order; any other text as it is.
 func swapFirstPair(text string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(text), &m) != nil || len(m) != 2 {
+	dec := json.NewDecoder(strings.NewReader(text))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return text
 	}
 	var keys []string
-	for k := range m {
-		keys = append(keys, k)
+	var values []json.RawMessage
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return text
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return text
+		}
+		keys, values = append(keys, k.(string)), append(values, v)
 	}
-	return fmt.Sprintf(`{%q: %s, %q: %s}`, keys[0], m[keys[1]], keys[1], m[keys[0]])
+	if len(keys) != 2 {
+		return text
+	}
+	return fmt.Sprintf(`{%q: %s, %q: %s}`, keys[0], values[1], keys[1], values[0])
 }
 
 // TestScanFolds: the scan reports an object that may hold keys equal but
