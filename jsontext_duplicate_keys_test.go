@@ -53,3 +53,43 @@ func TestDuplicateKeysInAnswers(t *testing.T) {
 		t.Errorf("InvokeProxy = %v, %v; want the transform's {\"last4\":\"4242\"}", res, err)
 	}
 }
+
+// TestCaseVariantKeysRefused: in process, a JSON text whose object gives
+// a field twice in keys that differ only in case, as encoding/json
+// matches them (strings.EqualFold: "DATA", "mas\u212a" with the Kelvin
+// sign for "mask", "ſ" for "s"), is Invalid naming the field, and
+// nothing is stored or changed; a map's keys stay exact: metadata "a"
+// and "A" are two keys.
+func TestCaseVariantKeysRefused(t *testing.T) {
+	e := newEnv(t)
+	user := e.user(t)
+	for body, field := range map[string]string{
+		`{"type": "token", "data": "x", "DATA": "y"}`:                                             "data",
+		`{"type": "token", "data": "x", "mask": "{{ data | last4 }}", "mas\u212a": "{{ data }}"}`: "mask",
+		`{"type": "token", "data": "x", "containers": ["/a"], "containerſ": ["/b"]}`:              "containers",
+		`{"cards": [{"type": "token", "data": "x", "ID": "a", "id": "b"}]}`:                       "cards[0].id",
+		`[{"type": "token", "data": "x", "Type": "card"}]`:                                        "[0].type",
+	} {
+		_, err := e.v.Tokenize(ctx, user, json.RawMessage(body))
+		wantField(t, err, field)
+	}
+	page, err := e.v.ListTokens(ctx, user, tokenvault.ListTokensRequest{})
+	if err != nil || page.Pagination.TotalItems != 0 {
+		t.Errorf("ListTokens = %+v, %v; want nothing stored", page, err)
+	}
+	out, err := e.v.Tokenize(ctx, user, json.RawMessage(`{"type": "token", "data": "x", "metadata": {"a": "1", "A": "2"}}`))
+	if tok, _ := out.(*tokenvault.Token); err != nil || tok == nil || tok.Metadata["a"] != "1" || tok.Metadata["A"] != "2" {
+		t.Errorf("Tokenize with metadata a and A = %v, %v; want both kept", out, err)
+	}
+
+	p := e.proxy(t, tokenvault.ProxyRequest{Name: "p", DestinationURL: newDestination(t).srv.URL,
+		RequestTransform: &tokenvault.ProxyTransform{Code: `module.exports = async (req) => req`}})
+	err = e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"request_transform": {"CODE": "module.exports = 1"}}`))
+	wantField(t, err, "request_transform.code")
+	err = e.v.PatchProxy(ctx, e.mgmt, p.ID, json.RawMessage(`{"name": "q", "NAME": "r"}`))
+	wantKind(t, "PatchProxy with name and NAME", err, tokenvault.Invalid)
+	got, err := e.v.GetProxy(ctx, e.mgmt, p.ID)
+	if err != nil || got.Name != "p" || got.RequestTransform == nil || got.RequestTransform.Code != `module.exports = async (req) => req` {
+		t.Errorf("GetProxy = %+v, %v; want it unchanged", got, err)
+	}
+}

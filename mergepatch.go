@@ -3,7 +3,10 @@ package tokenvault
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 )
 
 // mergePatch applies an RFC 7386 JSON merge patch to target and returns the
@@ -65,7 +68,14 @@ func patched(current any, fields map[string]any, dst any) error {
 	if err != nil {
 		return internal(err)
 	}
-	merged, err := json.Marshal(mergePatch(doc, fields))
+	mergedDoc := mergePatch(doc, fields)
+	// A patch's key equal but for case to a field's ({"request_transform":
+	// {"CODE": ...}}) goes into the same field as the one it patches, or
+	// as another key of the patch: one value would be dropped unseen.
+	if e := jsoncheck.Fold(mergedDoc, reflect.TypeOf(dst)); e != nil {
+		return invalidField(e.Path, "%s", e.Message())
+	}
+	merged, err := json.Marshal(mergedDoc)
 	if err != nil {
 		return internal(err)
 	}

@@ -35,7 +35,9 @@ import (
 // often would pay twice, and uses update.
 
 // updateOptimistic is update, with the function run first outside the
-// store's single writer (see above). fn may run twice.
+// store's single writer (see above). fn may run more than once; what its
+// last run set is what the call returns, and its last run's writes are
+// what commits.
 func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error {
 	if !v.optimistic {
 		return v.update(ctx, fn)
@@ -58,10 +60,17 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 		return v.finish(first, nil)
 	}
 	last := first
+	ranAgain := false
 	err = v.barrier.Update(ctx, func(tx *barrier.Tx) error {
-		// The store may run this function more than once.
+		// The store may run this function more than once (a group
+		// commit runs it again when another call of its batch failed).
+		// Once fn ran again, the first run's writes are never applied:
+		// fn's results (what its closure set) are the last run's, and
+		// must be those of the run that commits. Applying the first
+		// run's writes after a run that failed with Conflict stored a
+		// token and answered nil for it.
 		last = first
-		if v.auth.gen.Load() == gen {
+		if !ranAgain && v.auth.gen.Load() == gen {
 			ok, err := first.Apply(tx)
 			if err != nil {
 				return err
@@ -73,6 +82,7 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 			}
 		}
 		v.optimisticRetries.Add(1)
+		ranAgain = true
 		last = v.newTxn(ctx, tx, v.auth.gen.Load())
 		if err := fn(last); err != nil {
 			return err

@@ -208,6 +208,11 @@ func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
 // decodeTokenRequestJSON is decodeTokenRequest through encoding/json.
 func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error) {
 	var req TokenRequest
+	// Keys equal but for case ("data" and "DATA") go into one field:
+	// encoding/json would keep one of them without a word.
+	if e := jsoncheck.Fold(m, tokenRequestType); e != nil {
+		return req, invalidField(jsoncheck.Join(path, e.Path), "%s", e.Message())
+	}
 	if md, ok := m["metadata"].(map[string]any); ok {
 		for k, v := range md {
 			if v == nil {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:embed static
@@ -21,9 +22,26 @@ const Prefix = "/console/"
 const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
+// Mount registers Handler on mux at /console/ and at /console, so that
+// /console is redirected by Handler, with its security headers, rather
+// than by the mux, without them.
+func Mount(mux *http.ServeMux) {
+	h := Handler()
+	mux.Handle(Prefix, h)
+	mux.Handle(strings.TrimSuffix(Prefix, "/"), h)
+}
+
+// servable reports whether rest, a path under Prefix, can name a file:
+// a path that is not UTF-8 or holds a NUL names none, and is a 404 (the
+// file system refuses it as invalid, which http.FileServer answers 500).
+func servable(rest string) bool {
+	return utf8.ValidString(rest) && !strings.ContainsRune(rest, 0)
+}
+
 // Handler serves the console's files under /console/ (mount it there, on
-// the origin whose root serves the API). /console is redirected to
-// /console/. Every answer carries the security headers: the
+// the origin whose root serves the API; Mount mounts it). /console is
+// redirected to /console/; a path that names no file, such as
+// /console/%ff, is a 404. Every answer carries the security headers: the
 // Content-Security-Policy above, X-Content-Type-Options: nosniff,
 // Referrer-Policy: no-referrer and X-Frame-Options: DENY (for browsers
 // without frame-ancestors); index.html is never cached (it names the
@@ -50,7 +68,7 @@ func Handler() http.Handler {
 			return
 		}
 		rest, ok := strings.CutPrefix(r.URL.Path, Prefix)
-		if !ok {
+		if !ok || !servable(rest) {
 			http.NotFound(w, r)
 			return
 		}

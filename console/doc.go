@@ -4,12 +4,12 @@
 // with the API key the user signs in with. The console can do nothing that
 // key could not do with curl: every page is a view over API calls.
 //
-// The server (tokenvault serve) mounts Handler at /console/ unless
+// The server (tokenvault serve) mounts Handler at /console/ (Mount) unless
 // -console=false; a program that mounts httpapi.New itself serves no
 // console unless it mounts Handler too, at /console/ next to the API:
 //
 //	mux := http.NewServeMux()
-//	mux.Handle("/console/", console.Handler())
+//	console.Mount(mux) // /console/ and /console
 //	mux.Handle("/", httpapi.New(v, httpapi.Options{}))
 //
 // The console calls the API at the origin's root (/applications,

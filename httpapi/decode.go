@@ -24,9 +24,11 @@ func invalid(field, msg string) error {
 }
 
 // decodeJSON reads one JSON value of at most MaxBodyBytes into dst,
-// refusing unknown fields, and strings that encoding/json would decode
+// refusing unknown fields, strings that encoding/json would decode
 // with a loss (invalid UTF-8, lone surrogate escapes such as "\ud800"),
-// naming their path: it would replace them with U+FFFD silently.
+// naming their path: it would replace them with U+FFFD silently, and keys
+// given twice in an object: the same key (jsoncheck.Check), or keys that
+// go into one struct field, equal but for case (jsoncheck.Fold).
 func (a *api) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	_, err := a.decodeJSONDepth(w, r, dst)
 	return err
@@ -60,15 +62,24 @@ func (a *api) decodeJSONDepth(w http.ResponseWriter, r *http.Request, dst any) (
 	if err != nil {
 		return 0, err
 	}
-	depth, e := jsoncheck.Scan(body)
+	depth, folds, e := jsoncheck.ScanFolds(body)
 	if e != nil {
 		return 0, invalid(e.Path, e.Message())
 	}
 	if raw, ok := dst.(*json.RawMessage); ok && json.Valid(body) {
 		// The Vault decodes it (a merge patch): one JSON value, checked
-		// above, needs no decoder and no copy.
+		// above, needs no decoder and no copy. The Vault holds its keys
+		// to the fields they go into.
 		*raw = body
 		return depth, nil
+	}
+	if folds {
+		// Keys equal but for case go into one field of a struct:
+		// {"permissions": [...], "PERMISSIONS": [...]} would grant the
+		// second. In a map they are two keys, and legal.
+		if e := jsoncheck.FoldText(body, reflect.TypeOf(dst)); e != nil {
+			return 0, invalid(e.Path, e.Message())
+		}
 	}
 	return depth, decodeInto(body, dst)
 }

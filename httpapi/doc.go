@@ -27,6 +27,16 @@
 // different proxy keys (headers or svc-proxy-key parameters), are 400
 // naming the header, since a proxy in front may have read the other one
 // (headers.go). A JSON body declared in a charset other than UTF-8 is 415.
+// A member given twice in one object is 400 naming it: the same key
+// (jsoncheck.Check), or keys that go into one field of the request, equal
+// but for case as encoding/json matches them (jsoncheck.Fold); the keys
+// of maps (metadata, token data) are exact.
+//
+// # Caching
+//
+// Every answer, success or error, on every route (the proxy's included)
+// carries Cache-Control: no-store and X-Content-Type-Options: nosniff
+// (headers_store.go); NoStore gives routes served beside the API the same.
 //
 // # Paths
 //

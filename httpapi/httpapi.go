@@ -193,10 +193,13 @@ func (a *api) routes() {
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.
+// Every answer carries Cache-Control: no-store and X-Content-Type-Options:
+// nosniff (secureHeaders).
 // Every request carries a new tokenvault.CallInfo with the client's
 // address and its trace id (traceIDOf), so the Vault charges it once against the rate limits and can
 // throttle failed authentications by address.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w = &secureHeaders{ResponseWriter: w}
 	r = withoutTrailingSlash(r)
 	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r), TraceID: traceIDOf(r)}
 	_, pattern := a.mux.Handler(r)

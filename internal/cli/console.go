@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/tokenvault/tokenvault/console"
 )
@@ -17,8 +18,14 @@ func withConsole(h http.Handler, on bool) http.Handler {
 	if !on {
 		return h
 	}
-	mux := http.NewServeMux()
-	mux.Handle(console.Prefix, console.Handler())
-	mux.Handle("/", h)
-	return mux
+	// Not a ServeMux: it would redirect /console, and unclean paths such
+	// as /console//x, itself, without the console's security headers.
+	c := console.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == strings.TrimSuffix(console.Prefix, "/") || strings.HasPrefix(r.URL.Path, console.Prefix) {
+			c.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

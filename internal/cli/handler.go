@@ -15,7 +15,8 @@ import (
 //	GET /readyz   readiness probe (health.go)
 //	GET /metrics  Prometheus metrics (metrics.go), when m is not nil
 //
-// None of the operational routes needs a key. Every API request is logged
+// None of the operational routes needs a key; they answer with the API's
+// Cache-Control: no-store and X-Content-Type-Options: nosniff. Every API request is logged
 // to requests (logging.go; its lines are written in blocks, linebuffer.go)
 // and, with metrics, counted, through httpapi's Observe hook,
 // which reports the route pattern and never what the caller sent. The
@@ -45,8 +46,11 @@ func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, tru
 		mux.Handle("GET "+route, h)
 	}
 	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor, OperatorKey: operatorKey}))
+	// The whole mux, so that its own answers (a redirect of an unclean
+	// path such as //applications) carry the headers too.
+	h := httpapi.NoStore(mux)
 	if m != nil {
-		return m.http.InFlight(mux)
+		return m.http.InFlight(h)
 	}
-	return mux
+	return h
 }

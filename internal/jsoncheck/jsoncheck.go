@@ -12,6 +12,7 @@
 package jsoncheck
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"strconv"
@@ -57,6 +58,9 @@ const (
 	ReasonUTF8      = "is not valid UTF-8"
 	ReasonSurrogate = "holds a lone UTF-16 surrogate escape"
 	ReasonDuplicate = "is given more than once in its object"
+	// ReasonFoldDuplicate: two keys of an object, spelt differently in
+	// case, go into one struct field (Fold).
+	ReasonFoldDuplicate = "is given more than once in its object, in keys that differ only in case"
 )
 
 // walks, when set, counts the texts check walks: see CountWalks.
@@ -102,7 +106,7 @@ const linearKeys = 16
 // nil. It runs in time linear in len(text) (keys are looked up in a map
 // past the first few of an object) and does not recurse.
 func Check[T string | []byte](text T) *Error {
-	_, e := check(text, true)
+	_, _, e := check(text, true)
 	return e
 }
 
@@ -110,7 +114,7 @@ func Check[T string | []byte](text T) *Error {
 // duplicates are its sender's affair (a destination's answer, which a
 // browser's JSON.parse would read keeping the last).
 func Strings[T string | []byte](text T) *Error {
-	_, e := check(text, false)
+	_, _, e := check(text, false)
 	return e
 }
 
@@ -124,7 +128,7 @@ func Scan[T string | []byte](text T) (depth int, e *Error) { return scan(text, t
 func ScanStrings[T string | []byte](text T) (depth int, e *Error) { return scan(text, false) }
 
 func scan[T string | []byte](text T, duplicates bool) (int, *Error) {
-	depth, e := check(text, duplicates)
+	depth, _, e := check(text, duplicates)
 	if e != nil {
 		// The walk stopped at e: the rest is measured without judging.
 		depth = jsondepth.Of(text)
@@ -133,14 +137,17 @@ func scan[T string | []byte](text T, duplicates bool) (int, *Error) {
 }
 
 // check walks text once, returning the deepest nesting it met and the
-// first string that cannot be decoded without loss.
-func check[T string | []byte](text T, duplicates bool) (int, *Error) {
+// first string that cannot be decoded without loss. With duplicates, folds
+// reports whether some object may hold two keys equal but for case (see
+// ScanFolds): two such keys of an object of at most linearKeys keys, or
+// any object of more.
+func check[T string | []byte](text T, duplicates bool) (deepest int, folds bool, e *Error) {
 	if n := walks.Load(); n != nil {
 		n.Add(1)
 	}
 	// level counts as jsondepth.Of does, brackets that close nothing
 	// included, so that both measure any text alike.
-	level, deepest := 0, 0
+	level := 0
 	var stackBuf [8]frame
 	var keysBuf [32]key
 	stack := stackBuf[:0]
@@ -182,15 +189,15 @@ func check[T string | []byte](text T, duplicates bool) (int, *Error) {
 			end, bad, reason := scanString(text, i)
 			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey
 			if reason != "" {
-				return deepest, &Error{Path: path(text, stack, isKey), Key: isKey, Offset: bad, Reason: reason}
+				return deepest, folds, &Error{Path: path(text, stack, isKey), Key: isKey, Offset: bad, Reason: reason}
 			}
 			if isKey {
 				f := &stack[len(stack)-1]
 				f.keyStart, f.keyEnd = i, end+1
 				if duplicates && end < len(text) { // a key cut short is the decoder's to report
 					k := key{start: i, end: end + 1, escaped: hasEscape(text[i : end+1])}
-					if seen(text, f, keys, k) {
-						return deepest, &Error{Path: path(text, stack, false), Offset: i, Reason: ReasonDuplicate}
+					if seen(text, f, keys, k, &folds) {
+						return deepest, folds, &Error{Path: path(text, stack, false), Offset: i, Reason: ReasonDuplicate}
 					}
 					if f.set == nil {
 						keys = append(keys, k)
@@ -200,22 +207,28 @@ func check[T string | []byte](text T, duplicates bool) (int, *Error) {
 			i = end
 		}
 	}
-	return deepest, nil
+	return deepest, folds, nil
 }
 
 // seen reports whether the object f has a key equal to k once decoded.
 // Up to linearKeys keys, which are keys[f.keys:], it compares k with each;
 // beyond, it keeps them in a keySet instead, adding k when it is new.
-func seen[T string | []byte](text T, f *frame, keys []key, k key) bool {
+// It sets *folds when k equals an earlier key but for case, or when the
+// object has more than linearKeys keys (which are not compared so).
+func seen[T string | []byte](text T, f *frame, keys []key, k key, folds *bool) bool {
 	earlier := keys[f.keys:]
 	if f.set == nil && len(earlier) < linearKeys {
 		for _, e := range earlier {
 			if sameKey(text, e, k) {
 				return true
 			}
+			if !*folds && foldKey(text, e, k) {
+				*folds = true
+			}
 		}
 		return false
 	}
+	*folds = true
 	if f.set == nil {
 		f.set = keySets.Get().(*keySet)
 		for _, e := range earlier {
@@ -314,6 +327,23 @@ func sameKey[T string | []byte](text T, a, b key) bool {
 		return false
 	}
 	return keyName(text, a) == keyName(text, b)
+}
+
+// foldKey reports whether the keys a and b are equal once decoded but
+// for case, as encoding/json matches a key to a struct field
+// (strings.EqualFold: simple Unicode case folding, "ſ" for "s", "K" for
+// "k").
+func foldKey[T string | []byte](text T, a, b key) bool {
+	if a.escaped || b.escaped {
+		return strings.EqualFold(keyName(text, a), keyName(text, b))
+	}
+	switch t := any(text).(type) {
+	case string:
+		return strings.EqualFold(t[a.start+1:a.end-1], t[b.start+1:b.end-1])
+	case []byte:
+		return bytes.EqualFold(t[a.start+1:a.end-1], t[b.start+1:b.end-1])
+	}
+	return false
 }
 
 // sameText reports whether a and b are the same text, escapes and all.
@@ -466,6 +496,8 @@ func (e *Error) Message() string {
 	switch e.Reason {
 	case ReasonDuplicate:
 		return "is given more than once in its object; only one of its values would be kept"
+	case ReasonFoldDuplicate:
+		return "is given more than once in its object, in keys that differ only in case (field names match ignoring case); only one of its values would be kept"
 	case ReasonSurrogate:
 		if e.Key {
 			subject = "has a key that"
