@@ -21,12 +21,12 @@ import (
 // meaning, gets a new version: a verifier (auditchain) accepts a line
 // only in its canonical form, encoding/json's encoding of AuditEvent byte
 // for byte, with no field it does not know.
-const AuditSchema = "tokenvault.audit/v1"
+const AuditSchema = auditchain.LineSchema
 
 // AuditCheckpointSchema names the JSON form of a checkpoint event: an
 // AuditEvent that carries a signed checkpoint of a tenant's chain instead
 // of a log line.
-const AuditCheckpointSchema = "tokenvault.audit.checkpoint/v1"
+const AuditCheckpointSchema = auditchain.CheckpointSchema
 
 // AuditEvent is one audit log line, or one signed checkpoint of a
 // tenant's audit chain, as it is exported to an AuditSink. It never holds
@@ -69,32 +69,7 @@ const AuditCheckpointSchema = "tokenvault.audit.checkpoint/v1"
 // the export (one sink's, several tenants' events mixed, duplicates and
 // all, in any order) verifies without the vault:
 // auditchain.VerifyExport, or `tokenvault audit verify -file`.
-type AuditEvent struct {
-	Schema     string    `json:"schema"`
-	ID         string    `json:"id"`
-	TenantID   string    `json:"tenant_id"`
-	ActorID    string    `json:"actor_id"`
-	ActorType  string    `json:"actor_type"`
-	EntityType string    `json:"entity_type"`
-	EntityID   string    `json:"entity_id"`
-	Operation  string    `json:"operation"`
-	Message    string    `json:"message"`
-	CreatedAt  time.Time `json:"created_at"`
-	// Transform, Channel and Application are set on a line recording
-	// an access to a token's data (Vault.TokenAccess).
-	Transform   string `json:"transform,omitempty"`
-	Channel     string `json:"channel,omitempty"`
-	Application string `json:"application,omitempty"`
-	// Seq, PrevHash and Hash are the line's chain link; zero and nil on
-	// a line written before its tenant's chain began, and on a
-	// checkpoint.
-	Seq      uint64           `json:"seq,omitempty"`
-	PrevHash *auditchain.Hash `json:"prev_hash,omitempty"`
-	Hash     *auditchain.Hash `json:"hash,omitempty"`
-	// Checkpoint is set on a checkpoint event (Schema
-	// AuditCheckpointSchema), and only there.
-	Checkpoint *auditchain.Checkpoint `json:"checkpoint,omitempty"`
-}
+type AuditEvent = auditchain.Event
 
 // auditEventOf is the exported form of tenant tid's line rec with id id.
 func auditEventOf(tid, id string, rec *logRecord) AuditEvent {

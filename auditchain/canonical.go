@@ -90,7 +90,7 @@ func checkKeys(b []byte, fields, nested []string, where string) (map[string]bool
 // requireCanonical returns nil if line is the canonical encoding of ev
 // (its times in UTC), or an error wrapping ErrNotCanonical that shows
 // where they first differ.
-func requireCanonical(line []byte, ev *exportEvent) error {
+func requireCanonical(line []byte, ev *Event) error {
 	c := *ev
 	c.CreatedAt = c.CreatedAt.UTC()
 	if ev.Checkpoint != nil {
@@ -124,35 +124,42 @@ func excerpt(b []byte, i int) string {
 
 // checkpointEvent is the canonical event of checkpoint c: the one the
 // vault exports, whose id, tenant and time are c's.
-func checkpointEvent(c *Checkpoint) exportEvent {
+func checkpointEvent(c *Checkpoint) Event {
 	id := fmt.Sprintf("checkpoint-%s-%016x", c.TenantID, c.Seq)
 	if c.Final {
 		id += "-final"
 	}
-	return exportEvent{Schema: CheckpointSchema, ID: id, TenantID: c.TenantID, CreatedAt: c.CreatedAt, Checkpoint: c}
+	return Event{Schema: CheckpointSchema, ID: id, TenantID: c.TenantID, CreatedAt: c.CreatedAt, Checkpoint: c}
 }
 
-// exportEvent is an export event (tokenvault.AuditEvent): the fields the
-// chain covers and the link, or the checkpoint. Its fields, their order
-// and their omitempty are the canonical form's, so it must match
-// tokenvault.AuditEvent exactly (TestAuditEventMatchesFixture in the
-// vault's tests holds the two to the same fixture).
-type exportEvent struct {
-	Schema      string      `json:"schema"`
-	ID          string      `json:"id"`
-	TenantID    string      `json:"tenant_id"`
-	ActorID     string      `json:"actor_id"`
-	ActorType   string      `json:"actor_type"`
-	EntityType  string      `json:"entity_type"`
-	EntityID    string      `json:"entity_id"`
-	Operation   string      `json:"operation"`
-	Message     string      `json:"message"`
-	CreatedAt   time.Time   `json:"created_at"`
-	Transform   string      `json:"transform,omitempty"`
-	Channel     string      `json:"channel,omitempty"`
-	Application string      `json:"application,omitempty"`
-	Seq         uint64      `json:"seq,omitempty"`
-	PrevHash    *Hash       `json:"prev_hash,omitempty"`
-	Hash        *Hash       `json:"hash,omitempty"`
-	Checkpoint  *Checkpoint `json:"checkpoint,omitempty"`
+// Event is one exported audit event: a line of a tenant's log with its
+// link in the chain (Schema LineSchema), or a signed checkpoint
+// (CheckpointSchema, with Checkpoint set and the line's fields empty but
+// ID, TenantID and CreatedAt). tokenvault.AuditEvent is this type, which
+// documents the JSON form. Its fields, their order and their omitempty
+// are the canonical form that ReadExport accepts byte for byte.
+type Event struct {
+	Schema     string    `json:"schema"`
+	ID         string    `json:"id"`
+	TenantID   string    `json:"tenant_id"`
+	ActorID    string    `json:"actor_id"`
+	ActorType  string    `json:"actor_type"`
+	EntityType string    `json:"entity_type"`
+	EntityID   string    `json:"entity_id"`
+	Operation  string    `json:"operation"`
+	Message    string    `json:"message"`
+	CreatedAt  time.Time `json:"created_at"`
+	// Transform, Channel and Application are set on a line recording
+	// an access to a token's data (tokenvault.Vault.TokenAccess).
+	Transform   string `json:"transform,omitempty"`
+	Channel     string `json:"channel,omitempty"`
+	Application string `json:"application,omitempty"`
+	// Seq, PrevHash and Hash are the line's chain link; zero and nil on
+	// a line written before its tenant's chain began, and on a
+	// checkpoint.
+	Seq      uint64 `json:"seq,omitempty"`
+	PrevHash *Hash  `json:"prev_hash,omitempty"`
+	Hash     *Hash  `json:"hash,omitempty"`
+	// Checkpoint is set on a checkpoint event, and only there.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }

@@ -23,7 +23,7 @@ func docExample(t *testing.T) string {
 		if len(line) == 0 {
 			continue
 		}
-		var ev exportEvent
+		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil {
 			t.Fatal(err)
 		}

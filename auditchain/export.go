@@ -109,7 +109,7 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 	if b[0] != '{' {
 		return false, errors.New("not a JSON object")
 	}
-	var ev exportEvent
+	var ev Event
 	if err := json.Unmarshal(b, &ev); err != nil {
 		return false, err
 	}
@@ -164,7 +164,7 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 // checkEvent returns what makes ev no event of the export: its schema, a
 // line without created_at (hasCreatedAt) or with part of its link, a
 // checkpoint event without its checkpoint.
-func checkEvent(ev *exportEvent, hasCreatedAt bool) error {
+func checkEvent(ev *Event, hasCreatedAt bool) error {
 	switch ev.Schema {
 	case LineSchema:
 		if !hasCreatedAt {

@@ -35,27 +35,8 @@ const (
 )
 
 // fixtureEvent is an export event as the vault writes it
-// (tokenvault.AuditEvent, whose JSON TestAuditEventMatchesFixture in the
-// root package checks against this file).
-type fixtureEvent struct {
-	Schema      string                 `json:"schema"`
-	ID          string                 `json:"id"`
-	TenantID    string                 `json:"tenant_id"`
-	ActorID     string                 `json:"actor_id"`
-	ActorType   string                 `json:"actor_type"`
-	EntityType  string                 `json:"entity_type"`
-	EntityID    string                 `json:"entity_id"`
-	Operation   string                 `json:"operation"`
-	Message     string                 `json:"message"`
-	CreatedAt   time.Time              `json:"created_at"`
-	Transform   string                 `json:"transform,omitempty"`
-	Channel     string                 `json:"channel,omitempty"`
-	Application string                 `json:"application,omitempty"`
-	Seq         uint64                 `json:"seq,omitempty"`
-	PrevHash    *auditchain.Hash       `json:"prev_hash,omitempty"`
-	Hash        *auditchain.Hash       `json:"hash,omitempty"`
-	Checkpoint  *auditchain.Checkpoint `json:"checkpoint,omitempty"`
-}
+// (tokenvault.AuditEvent is the same type).
+type fixtureEvent = auditchain.Event
 
 // fixtureKey is fixed signing key n (1 or 2).
 func fixtureKey(n int) ed25519.PrivateKey {
