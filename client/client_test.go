@@ -172,6 +172,11 @@ func TestEveryEndpoint(t *testing.T) {
 		t.Errorf("AuditKeys = %+v; want %s, then %s", auditKeys, cp.KeyID, rotated.ID)
 	}
 	must("RotateDataKey", c.RotateDataKey(ctx, mgmt))
+	fpeVersion, err := c.RotateFPEKey(ctx, mgmt)
+	must("RotateFPEKey", err)
+	if fpeVersion != 2 {
+		t.Errorf("RotateFPEKey = %d, want 2", fpeVersion)
+	}
 	secret, err := c.WebhookSecret(ctx, mgmt)
 	must("WebhookSecret", err)
 	if len(secret) != 64 {

@@ -22,12 +22,15 @@ func damagedStoreError(err error, dataDir string) error {
 
 // missingKeyFileError is what serve says when <data>/master.key is missing
 // while the store in the data directory was sealed with a key: the key
-// file was deleted or not copied, which is not a wrong key. (The key serve
+// file was deleted or not copied, which is not a wrong key, or the store's
+// keys are in an HSM or KMS and -seal was not given (the store does not
+// say which). (The key serve
 // made for a first run is removed again before this is returned.)
 func missingKeyFileError(dataDir, where string) error {
-	return fmt.Errorf("the master key file %s is missing, and the store in %s was sealed with a master key: "+
+	return fmt.Errorf("the master key file %s is missing, and the store in %s was sealed with a key: "+
 		"put the key file back (from where you keep it apart from the data), or give the key in TOKENVAULT_MASTER_KEY or -master-key-file; "+
-		"without it the store cannot be opened",
+		"if the store's keys are in an HSM or KMS instead, give -seal and its settings; "+
+		"without its key the store cannot be opened",
 		filepath.Join(dataDir, "master.key"), where)
 }
 
