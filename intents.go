@@ -339,9 +339,9 @@ func (p *principal) mayCreateIntent() bool {
 }
 
 // maySeeIntentFingerprint reports whether p is shown the fingerprint of
-// an intent of type typ: when it may read tokens of that type in the
-// type's default container (token:read there, any transform, as for a
-// token's fingerprint; mayReadIn). A public application never holds
+// an intent of type typ: when it reads tokens of that type in clear in
+// the type's default container (token:read there with the reveal
+// transform, as for a token's fingerprint; mayReadClearIn). A public application never holds
 // token:read, so a public key never is. A key that may not read such
 // tokens could otherwise have any value of its choice fingerprinted and
 // match it against the fingerprints of stored tokens a reader shows.
@@ -350,7 +350,7 @@ func (p *principal) maySeeIntentFingerprint(typ string) bool {
 		return false
 	}
 	c, ok := defaultContainer[typ]
-	return ok && p.mayReadIn([]string{c})
+	return ok && p.mayReadClearIn([]string{c})
 }
 
 // api is the intent as returned: its data summarised, never shown; its
