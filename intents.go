@@ -80,11 +80,12 @@ type TokenIntent struct {
 	// Card summarises a card's data; nil for other types.
 	Card *CardDetails `json:"card,omitempty"`
 	// Fingerprint is the fingerprint a token of this data gets under its
-	// type's default fingerprint expression, shown only to a key that may
-	// read tokens of the type in its default container (token:read there,
-	// any transform): never to a public key, nor to any key that may not
-	// read such tokens, which could match the fingerprint of a value of its
-	// choice against a stored token's.
+	// type's default fingerprint expression, shown only to a key that reads
+	// tokens of the type in clear in its default container (token:read
+	// there with the reveal transform): never to a public key, nor to any
+	// key that may not read such tokens or reads them masked or redacted,
+	// which could match the fingerprint of a value of its choice against a
+	// stored token's.
 	Fingerprint string    `json:"fingerprint,omitempty"`
 	CreatedBy   string    `json:"created_by,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`

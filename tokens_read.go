@@ -71,9 +71,9 @@ const (
 )
 
 // mayRead reports whether p may read rec: token:read on its containers,
-// with any transform. Fingerprints and the stored content of a token
-// reach only such callers (see "Keys learn only what they may read" in
-// the package documentation).
+// with any transform. The stored content of a token (mask, metadata,
+// search indexes, expressions) reaches only such callers; its fingerprint
+// only those that read it in clear (mayReadClear).
 func (p *principal) mayRead(rec *tokenRecord) bool {
 	_, ok := p.decide(PermTokenRead, rec.scope())
 	return ok
