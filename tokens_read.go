@@ -58,7 +58,7 @@ type presentation int
 const (
 	// presentCreated: a token just built from the caller's own request,
 	// or the one a deduplicating create found instead (only ever a token
-	// the caller may read; createAnswer). A caller that may not read it
+	// the caller reads in clear; createAnswer). A caller that may not read it
 	// gets everything of its own request back (the mask of its own value
 	// included) but the fingerprint, which could be matched against other
 	// tokens' fingerprints; so does one that reads it only masked or
