@@ -20,7 +20,7 @@ import (
 func TestRotateFPEKey(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermFPEEncode, tokenvault.PermFPEDecode)
+	app := e.revealer(t, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermFPEEncode, tokenvault.PermFPEDecode)
 	values := []string{"4242424242424242", "123-45-6789"}
 	req := tokenvault.FPERequest{Transformation: "digits", Tweak: "t", Values: values}
 	before, err := e.v.FPEEncode(ctx, app.Key, req)

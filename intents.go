@@ -80,11 +80,12 @@ type TokenIntent struct {
 	// Card summarises a card's data; nil for other types.
 	Card *CardDetails `json:"card,omitempty"`
 	// Fingerprint is the fingerprint a token of this data gets under its
-	// type's default fingerprint expression, shown only to a key that may
-	// read tokens of the type in its default container (token:read there,
-	// any transform): never to a public key, nor to any key that may not
-	// read such tokens, which could match the fingerprint of a value of its
-	// choice against a stored token's.
+	// type's default fingerprint expression, shown only to a key that reads
+	// tokens of the type in clear in its default container (token:read
+	// there with the reveal transform): never to a public key, nor to any
+	// key that may not read such tokens or reads them masked or redacted,
+	// which could match the fingerprint of a value of its choice against a
+	// stored token's.
 	Fingerprint string    `json:"fingerprint,omitempty"`
 	CreatedBy   string    `json:"created_by,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
@@ -339,9 +340,9 @@ func (p *principal) mayCreateIntent() bool {
 }
 
 // maySeeIntentFingerprint reports whether p is shown the fingerprint of
-// an intent of type typ: when it may read tokens of that type in the
-// type's default container (token:read there, any transform, as for a
-// token's fingerprint; mayReadIn). A public application never holds
+// an intent of type typ: when it reads tokens of that type in clear in
+// the type's default container (token:read there with the reveal
+// transform, as for a token's fingerprint; mayReadClearIn). A public application never holds
 // token:read, so a public key never is. A key that may not read such
 // tokens could otherwise have any value of its choice fingerprinted and
 // match it against the fingerprints of stored tokens a reader shows.
@@ -350,7 +351,7 @@ func (p *principal) maySeeIntentFingerprint(typ string) bool {
 		return false
 	}
 	c, ok := defaultContainer[typ]
-	return ok && p.mayReadIn([]string{c})
+	return ok && p.mayReadClearIn([]string{c})
 }
 
 // api is the intent as returned: its data summarised, never shown; its

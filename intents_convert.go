@@ -127,7 +127,7 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 // intentDuplicate is the live token a conversion deduplicates to (see
 // findDuplicate), or nil. As createToken, it needs token:create where the
 // token would be made, and looks nothing up for a key that may not read
-// there.
+// in clear there (mayReadClearIn).
 func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, error) {
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
 		return nil, errForbidden(PermTokenCreate)
@@ -137,7 +137,7 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 		return nil, err
 	}
 	fp := full.fingerprint(ks)
-	if fp == "" || !p.mayReadIn(full.containers) {
+	if fp == "" || !p.mayReadClearIn(full.containers) {
 		return nil, nil
 	}
 	return t.findDuplicate(p, fp, full)

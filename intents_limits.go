@@ -1,9 +1,6 @@
 package tokenvault
 
 import (
-	"encoding/binary"
-	"encoding/hex"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -40,7 +37,8 @@ import (
 // ("Token intent evicted"): reading, deleting or converting it is then
 // NotFound, as for any intent gone. Converted, deleted and expired
 // intents leave the indexes with their record, so they never count.
-// Sessions waiting for authorization keep their own caps (limits_caps.go).
+// Sessions waiting for authorization are capped the same way
+// (sessions_limits.go, limits_caps.go).
 
 // Defaults of the token intent caps.
 const (
@@ -82,50 +80,8 @@ func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
 		}
 		return t.deleteTokenIntent(systemActor, rec, msgIntentEvicted)
 	}
-	if n := t.v.maxIntentsPerAddress; n > 0 {
-		evicted, err := t.evictOldestLive(barrier.Tenant(tid).ByAddress(barrier.TokenIntentCaps, creator, addr), n, evict)
-		if err != nil || evicted {
-			return err
-		}
-	}
-	if n := t.v.maxIntents; n > 0 {
-		full, oldest, err := t.atCeiling(barrier.Tenant(tid).ByCreator(barrier.TokenIntentCaps, creator), n)
-		if err != nil || !full {
-			return err
-		}
-		return errIntentCeiling(oldest.Sub(t.now))
-	}
-	return nil
-}
-
-// atCeiling reports whether limit or more live objects are indexed under
-// prefix (entries <expiry>/<id>), and when the first of them expires.
-func (t *txn) atCeiling(prefix barrier.Prefix, limit int) (bool, time.Time, error) {
-	after := barrier.TimeKey(t.now) + "/~"
-	count := 0
-	var first string
-	err := t.Scan(prefix, after, limit, func(_ barrier.Key, rest string) error {
-		if count == 0 {
-			first = rest
-		}
-		count++
-		return nil
-	})
-	if err != nil || count < limit {
-		return false, time.Time{}, err
-	}
-	at, _, _ := strings.Cut(first, "/")
-	return true, timeOfKey(at, t.now.Add(time.Minute)), nil
-}
-
-// timeOfKey is the time barrier.TimeKey rendered as k, or def when k is
-// not one.
-func timeOfKey(k string, def time.Time) time.Time {
-	b, err := hex.DecodeString(k)
-	if err != nil || len(b) != 8 {
-		return def
-	}
-	return time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC()
+	return t.makeRoom(barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
+		evict, func(retryAfter time.Duration) error { return errIntentCeiling(retryAfter) })
 }
 
 // indexKeys are an intent's entries in the indexes of its caps (none

@@ -74,9 +74,14 @@ func TestTokenIntentCreate(t *testing.T) {
 	if err != nil || got.ID != in.ID || *got.Card != want || got.Fingerprint != "" {
 		t.Errorf("GetTokenIntent by its creator = %+v, %v; want the card, no fingerprint", got, err)
 	}
-	// A key that may read cards sees the fingerprint a token of the card
-	// gets, to tell a card it holds.
-	reader := e.app(t, tokenvault.Private, tokenvault.PermTokenRead, tokenvault.PermTokenIntentRead)
+	// A key that reads cards in clear sees the fingerprint a token of the
+	// card gets, to tell a card it holds; one that reads them masked does
+	// not.
+	masker := e.app(t, tokenvault.Private, tokenvault.PermTokenRead, tokenvault.PermTokenIntentRead)
+	if got, err := e.v.GetTokenIntent(ctx, masker.Key, in.ID); err != nil || got.Fingerprint != "" {
+		t.Errorf("GetTokenIntent by a masking reader = %+v, %v; want no fingerprint", got, err)
+	}
+	reader := e.revealer(t, tokenvault.PermTokenRead, tokenvault.PermTokenIntentRead)
 	got, err = e.v.GetTokenIntent(ctx, reader.Key, in.ID)
 	if err != nil || got.Fingerprint == "" || got.Fingerprint != tok.Fingerprint {
 		t.Errorf("GetTokenIntent by a reader = %+v, %v; want the token's fingerprint %q", got, err, tok.Fingerprint)

@@ -1,7 +1,10 @@
 package tokenvault
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"strings"
+	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
@@ -13,10 +16,14 @@ import (
 // so in an attacker's hands too. Each is capped the same way, counted in
 // the store in the creation's own transaction (so the caps hold across
 // instances sharing a store): per creator and client address, and per
-// creator. A creation at a cap is never refused: it evicts the oldest
-// live entry (the one expiring first) of the same address, else of the
-// creator, so a flood from one address only ever replaces its own, and
-// storage stays bounded when many addresses flood at once.
+// creator. A creation at its address's cap evicts that address's own
+// oldest live entry (the one expiring first), so a flood from one address
+// only ever replaces its own. A creation at the creator's ceiling, from an
+// address under its cap, is refused (RateLimited, with the time until the
+// creator's oldest entry expires), never made by evicting another
+// address's entry: evicting the creator's oldest let a flood from many
+// addresses push out a victim's pending entries, a defence one caller
+// could turn against others. The ceiling bounds storage.
 
 // capOrDefault is a cap option's value: def for zero, as given else
 // (negative: no cap).
@@ -27,24 +34,28 @@ func capOrDefault(n, def int) int {
 	return n
 }
 
-// makeRoom evicts what one more object of family f in tenant tid, created
-// by creator from the address named addr, would put over the caps
-// perAddress and perCreator (0 or less: none): the address's oldest live
-// object when the address is at its cap, else the creator's oldest when
-// the creator is at its cap. Either way the new object replaces one, so
-// the counts stay within the caps. evict removes the object id that
-// entry indexes, with its index entries and a log line; or, when the
-// object is gone (a stale entry), the entry alone.
-func (t *txn) makeRoom(f barrier.CapFamily, tid, creator, addr string, perAddress, perCreator int, evict func(entry barrier.Key, id string) error) error {
+// makeRoom makes room for one more object of family f in tenant tid,
+// created by creator from the address named addr: when the address holds
+// perAddress live objects or more, its own oldest is evicted (evict
+// removes the object id that entry indexes, with its index entries and a
+// log line; or, when the object is gone, a stale entry, the entry alone);
+// else, when the creator holds ceiling live objects or more, the creation
+// is refused with refuse(the time until the creator's oldest expires).
+// 0 or less: no cap. No other address's object is ever evicted.
+func (t *txn) makeRoom(f barrier.CapFamily, tid, creator, addr string, perAddress, ceiling int,
+	evict func(entry barrier.Key, id string) error, refuse func(retryAfter time.Duration) error) error {
 	if perAddress > 0 {
 		evicted, err := t.evictOldestLive(barrier.Tenant(tid).ByAddress(f, creator, addr), perAddress, evict)
 		if err != nil || evicted {
 			return err
 		}
 	}
-	if perCreator > 0 {
-		_, err := t.evictOldestLive(barrier.Tenant(tid).ByCreator(f, creator), perCreator, evict)
-		return err
+	if ceiling > 0 {
+		full, oldest, err := t.atCeiling(barrier.Tenant(tid).ByCreator(f, creator), ceiling)
+		if err != nil || !full {
+			return err
+		}
+		return refuse(oldest.Sub(t.now))
 	}
 	return nil
 }
@@ -70,4 +81,34 @@ func (t *txn) evictOldestLive(prefix barrier.Prefix, limit int, evict func(barri
 	}
 	_, id, _ := strings.Cut(firstRest, "/")
 	return true, evict(first, id)
+}
+
+// atCeiling reports whether limit or more live objects are indexed under
+// prefix (entries <expiry>/<id>), and when the first of them expires.
+func (t *txn) atCeiling(prefix barrier.Prefix, limit int) (bool, time.Time, error) {
+	after := barrier.TimeKey(t.now) + "/~"
+	count := 0
+	var first string
+	err := t.Scan(prefix, after, limit, func(_ barrier.Key, rest string) error {
+		if count == 0 {
+			first = rest
+		}
+		count++
+		return nil
+	})
+	if err != nil || count < limit {
+		return false, time.Time{}, err
+	}
+	at, _, _ := strings.Cut(first, "/")
+	return true, timeOfKey(at, t.now.Add(time.Minute)), nil
+}
+
+// timeOfKey is the time barrier.TimeKey rendered as k, or def when k is
+// not one.
+func timeOfKey(k string, def time.Time) time.Time {
+	b, err := hex.DecodeString(k)
+	if err != nil || len(b) != 8 {
+		return def
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC()
 }

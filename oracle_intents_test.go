@@ -24,10 +24,10 @@ func TestIntentsTellNonReadersNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		masker := e.reader(t, "mask", "token:read")
-		seen, err := e.v.GetToken(ctx, masker.Key, stored.ID)
+		reader := e.reader(t, "reveal", "token:read")
+		seen, err := e.v.GetToken(ctx, reader.Key, stored.ID)
 		if err != nil || seen.Fingerprint == "" {
-			t.Fatalf("the masking key's view = %+v, %v; want the fingerprint the attack starts from", seen, err)
+			t.Fatalf("the revealing key's view = %+v, %v; want the fingerprint the attack starts from", seen, err)
 		}
 		public := e.app(t, tokenvault.Public, tokenvault.PermTokenCreate)
 		elsewhere, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "elsewhere", Type: tokenvault.Private,
@@ -72,8 +72,15 @@ func TestIntentsTellNonReadersNothing(t *testing.T) {
 			}
 		}
 
-		// A key that may read cards where they go is shown the fingerprint.
-		reader := e.app(t, tokenvault.Private, tokenvault.PermTokenRead, tokenvault.PermTokenIntentCreate)
+		// A key that reads cards in clear where they go is shown the
+		// fingerprint; one that reads them masked is not.
+		masker := e.app(t, tokenvault.Private, tokenvault.PermTokenRead, tokenvault.PermTokenIntentCreate)
+		masked, err := e.v.CreateTokenIntent(ctx, masker.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard,
+			Data: map[string]any{"number": visa, "expiration_month": 12, "expiration_year": 2031}})
+		if err != nil || masked.Fingerprint != "" {
+			t.Errorf("CreateTokenIntent by a masking reader = %+v, %v; want no fingerprint", masked, err)
+		}
+		reader = e.revealer(t, tokenvault.PermTokenRead, tokenvault.PermTokenIntentCreate)
 		in, err := e.v.CreateTokenIntent(ctx, reader.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard,
 			Data: map[string]any{"number": visa, "expiration_month": 12, "expiration_year": 2031}})
 		if err != nil || in.Fingerprint != stored.Fingerprint {

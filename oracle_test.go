@@ -190,8 +190,8 @@ func TestKeysLearnOnlyWhatTheyMayRead(t *testing.T) {
 	})
 }
 
-// TestReadersKeepFingerprintsAndDeduplication: a key that may read (any
-// transform) gets fingerprints and deduplicates; a key that reads one
+// TestReadersKeepFingerprintsAndDeduplication: a key that reads in clear
+// (reveal) gets fingerprints and deduplicates, one that redacts does not; a key that reads one
 // container only deduplicates there, and search shows fingerprints only of
 // tokens the key may read.
 func TestReadersKeepFingerprintsAndDeduplication(t *testing.T) {
@@ -204,8 +204,14 @@ func TestReadersKeepFingerprintsAndDeduplication(t *testing.T) {
 	redacted := e.reader(t, "redact", "token:create", "token:read")
 	again, err := e.v.CreateToken(ctx, redacted.Key, tokenvault.TokenRequest{Type: "card", DeduplicateToken: true,
 		Data: map[string]any{"number": visa, "expiration_month": 1, "expiration_year": 2033}})
-	if err != nil || again.ID != stored.ID || again.Fingerprint != stored.Fingerprint || again.Data != nil {
-		t.Errorf("dedupe by a redact reader = %+v, %v; want the stored token, redacted, with its fingerprint", again, err)
+	if err != nil || again.ID == stored.ID || again.Fingerprint != "" || again.Data != nil {
+		t.Errorf("dedupe by a redact reader = %+v, %v; want a new token, redacted, without a fingerprint", again, err)
+	}
+	revealer := e.reader(t, "reveal", "token:create", "token:read")
+	again, err = e.v.CreateToken(ctx, revealer.Key, tokenvault.TokenRequest{Type: "card", DeduplicateToken: true,
+		Data: map[string]any{"number": visa, "expiration_month": 1, "expiration_year": 2033}})
+	if err != nil || again.ID != stored.ID || again.Fingerprint != stored.Fingerprint {
+		t.Errorf("dedupe by a reveal reader = %+v, %v; want the stored token with its fingerprint", again, err)
 	}
 
 	// token:search everywhere, token:read nowhere: search hides
@@ -216,8 +222,8 @@ func TestReadersKeepFingerprintsAndDeduplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	page, err := e.v.SearchTokens(ctx, searcher.Key, tokenvault.SearchTokensRequest{Query: "type:card"})
-	if err != nil || len(page.Data) != 1 || page.Data[0].Fingerprint != "" {
-		t.Errorf("search by a non-reader = %+v, %v; want the card without a fingerprint", page, err)
+	if err != nil || len(page.Data) != 2 || page.Data[0].Fingerprint != "" || page.Data[1].Fingerprint != "" {
+		t.Errorf("search by a non-reader = %+v, %v; want the two cards without fingerprints", page, err)
 	}
 	// A fingerprint term reads fingerprints: PermissionDenied whatever
 	// the value, as ListTokens by fingerprint.

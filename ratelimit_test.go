@@ -218,10 +218,10 @@ func TestLimitersForgetIdleBuckets(t *testing.T) {
 // TestPendingSessionsCapped: one public application has at most
 // MaxPendingSessionsPerAddress live sessions waiting for authorization
 // from one address and MaxPendingSessionsPerApplication in all; a creation
-// past a cap evicts the oldest waiting one (of that address, else of the
-// application) instead of being refused; authorizing or expiring one
-// makes room, and the indexes that count them are cleaned up with the
-// sessions.
+// past its address's cap evicts that address's oldest waiting one; a
+// creation past the application's ceiling is refused (RateLimited, with
+// RetryAfter), evicting no one; authorizing or expiring one makes room,
+// and the indexes that count them are cleaned up with the sessions.
 func TestPendingSessionsCapped(t *testing.T) {
 	for _, sk := range storeKinds {
 		t.Run("store="+sk.name, func(t *testing.T) { testPendingSessionsCapped(t, sk) })
@@ -256,14 +256,20 @@ func testPendingSessionsCapped(t *testing.T, sk storeKind) {
 	wantKind(t, "authorizing A's evicted first session", authorize(a[0]), tokenvault.Invalid)
 	b := create("a session from B", "192.0.2.2")
 	// The application has four waiting (A's three, B's one): the next
-	// from C evicts the application's oldest, A's second.
-	c := create("a session from C", "192.0.2.3")
-	wantKind(t, "authorizing A's second, the application's oldest", authorize(a[1]), tokenvault.Invalid)
-	for _, n := range []string{a[2], a[3], b} {
+	// from C is refused until one is authorized or expires; nobody's
+	// session is evicted for it.
+	_, err := e2.v.CreateSession(from("192.0.2.3"), pub.Key)
+	wantKind(t, "a session from C past the application's ceiling", err, tokenvault.RateLimited)
+	var te *tokenvault.Error
+	if asError(err, &te); te.RetryAfter <= 0 || te.RetryAfter > tokenvault.SessionLifetime {
+		t.Errorf("RetryAfter = %v, want until the oldest waiting session expires", te.RetryAfter)
+	}
+	for _, n := range []string{a[1], a[2], a[3], b} {
 		if err := authorize(n); err != nil {
 			t.Errorf("authorizing a session still waiting: %v", err)
 		}
 	}
+	c := create("a session from C once the others were authorized", "192.0.2.3")
 	if _, err := e2.v.CreateSession(ctx, other.Key); err != nil {
 		t.Errorf("another application: %v", err)
 	}

@@ -70,12 +70,15 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // SessionBurstSeconds' worth; past it the call is RateLimited). Sessions
 // not yet authorized are capped per application and address
 // (Options.Limits.MaxPendingSessionsPerAddress) and per application
-// (Options.Limits.MaxPendingSessionsPerApplication): a creation past a cap evicts
-// the oldest waiting session of that address, or of the application,
-// instead of being refused, so a flood from one holder of the public key
-// never stops other users (see sessions_limits.go).
+// (Options.Limits.MaxPendingSessionsPerApplication): a creation past its
+// address's cap evicts that address's own oldest waiting session, so a
+// flood from one holder of the public key never stops other users; a
+// creation past the application's ceiling is refused (RateLimited, with
+// RetryAfter until the oldest waiting session expires), never made by
+// evicting another address's session (see sessions_limits.go).
 //
-// Returns Unauthenticated, PermissionDenied, RateLimited.
+// Returns Unauthenticated, PermissionDenied, RateLimited (the rate, or the
+// application's ceiling of waiting sessions).
 func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, error) {
 	sessionKey, nonce := newSessionKey(), newNonce()
 	var out *Session

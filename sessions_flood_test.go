@@ -102,37 +102,86 @@ func testSessionFlood(t *testing.T, sk storeKind, rate float64) {
 	}
 }
 
-// TestSessionFloodFromManyAddresses: when many addresses flood at once,
-// the application's cap evicts its oldest waiting sessions: storage stays
-// within the cap, every creation succeeds, and the newest sessions are
-// the ones that can still be authorized.
-func TestSessionFloodFromManyAddresses(t *testing.T) {
+// TestSessionFloodFromManyAddressesKeepsVictims: a flood of sessions from
+// addresses A..Z (26 addresses, 50 each, one public key) never removes a
+// victim's sessions waiting for authorization: its backend authorizes
+// every one after the flood. Each flooding address holds at most its own
+// cap (it replaces its own oldest); with a ceiling the flood fills, its
+// creations past it are refused (RateLimited, with when to try again),
+// the victim's creation too, until sessions are authorized or expire.
+func TestSessionFloodFromManyAddressesKeepsVictims(t *testing.T) {
+	const victim = "198.51.100.7"
 	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
-			s := sk.open(t)
-			e := newEnvOn(t, s, func(o *tokenvault.Options) {
-				o.Limits.SessionsPerApplication, o.Limits.MaxPendingSessionsPerApplication, o.Limits.MaxPendingSessionsPerAddress = -1, 30, 5
-			})
-			pub := e.app(t, tokenvault.Public, "token:create").Key
-			authz := e.app(t, tokenvault.Private, "token:read")
-			var sessions []*tokenvault.Session
-			for i := range 200 {
-				s, err := e.v.CreateSession(from(fmt.Sprint("192.0.2.", i%40)), pub)
-				if err != nil {
-					t.Fatalf("creation %d: %v", i, err)
+		for _, tc := range []struct {
+			name    string
+			ceiling int
+		}{{"ceiling above the flood's share", 0}, {"ceiling the flood fills", 40}} {
+			t.Run("store="+sk.name+"/"+tc.name, func(t *testing.T) {
+				s := sk.open(t)
+				e := newEnvOn(t, s, func(o *tokenvault.Options) {
+					o.Limits.SessionsPerApplication, o.Limits.MaxPendingSessionsPerApplication, o.Limits.MaxPendingSessionsPerAddress = -1, tc.ceiling, 5
+				})
+				pub := e.app(t, tokenvault.Public, "token:create").Key
+				authz := e.app(t, tokenvault.Private, "token:read")
+				authorize := func(s *tokenvault.Session) error {
+					return e.v.AuthorizeSession(ctx, authz.Key, tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: []string{"token:read"}})
 				}
-				sessions = append(sessions, s)
-			}
-			if perApp, perAddress := pendingEntries(t, s); perApp != 30 || perAddress != 30 {
-				t.Errorf("%d sessions waiting (%d by address), want the cap of 30", perApp, perAddress)
-			}
-			authorize := func(s *tokenvault.Session) error {
-				return e.v.AuthorizeSession(ctx, authz.Key, tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: []string{"token:read"}})
-			}
-			wantKind(t, "authorizing an evicted session", authorize(sessions[0]), tokenvault.Invalid)
-			if err := authorize(sessions[len(sessions)-1]); err != nil {
-				t.Errorf("authorizing the newest session: %v", err)
-			}
-		})
+				var pending []*tokenvault.Session
+				for range 3 {
+					s, err := e.v.CreateSession(from(victim), pub)
+					if err != nil {
+						t.Fatal(err)
+					}
+					pending = append(pending, s)
+				}
+				refused := 0
+				for a := range 26 {
+					for i := range 50 {
+						_, err := e.v.CreateSession(from(fmt.Sprint("203.0.113.", a+1)), pub)
+						if err == nil {
+							continue
+						}
+						if tc.ceiling == 0 {
+							t.Fatalf("flood session %d from address %c: %v", i, 'A'+a, err)
+						}
+						wantKind(t, "a flood session past the ceiling", err, tokenvault.RateLimited)
+						var te *tokenvault.Error
+						if asError(err, &te); te.RetryAfter <= 0 || te.RetryAfter > tokenvault.SessionLifetime {
+							t.Fatalf("RetryAfter = %v, want until the oldest waiting session expires", te.RetryAfter)
+						}
+						refused++
+					}
+				}
+				if (refused > 0) != (tc.ceiling > 0) {
+					t.Errorf("%d flood sessions refused with ceiling %d", refused, tc.ceiling)
+				}
+				perApp, perAddress := pendingEntries(t, s)
+				want := 3 + 26*5
+				if tc.ceiling > 0 {
+					want = tc.ceiling
+				}
+				if perApp != want || perAddress != perApp {
+					t.Errorf("%d sessions waiting (%d by address), want %d", perApp, perAddress, want)
+				}
+				_, err := e.v.CreateSession(from(victim), pub)
+				if tc.ceiling == 0 && err != nil {
+					t.Errorf("the victim creating a session after the flood: %v", err)
+				}
+				if tc.ceiling > 0 {
+					wantKind(t, "the victim creating at the ceiling", err, tokenvault.RateLimited)
+				}
+				for i, s := range pending {
+					if err := authorize(s); err != nil {
+						t.Errorf("authorizing the victim's session %d after the flood: %v", i, err)
+					}
+				}
+				if tc.ceiling > 0 {
+					// Three authorized: three creations fit again.
+					if _, err := e.v.CreateSession(from(victim), pub); err != nil {
+						t.Errorf("the victim creating once its sessions were authorized: %v", err)
+					}
+				}
+			})
+		}
 	}
 }

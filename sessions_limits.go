@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"encoding/hex"
+	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
@@ -10,9 +11,10 @@ import (
 //
 // A public application's key is in every browser that uses it, so whoever
 // holds it must not be able to stop the application's other users from
-// creating sessions, and the sessions it creates must not grow the store
-// without bound. Three limits do both, and none of them refuses a
-// creation for what other addresses did:
+// creating sessions, nor remove the sessions they wait to have
+// authorized, and the sessions it creates must not grow the store without
+// bound. Three limits do both, and none of them refuses a creation, or
+// removes a session, for what other addresses did, short of the ceiling:
 //
 //   - the sessions one public application creates from one client address
 //     are rate limited (Options.Limits.SessionsPerApplication, per instance,
@@ -22,10 +24,16 @@ import (
 //     past that evicts the address's own oldest waiting session, so a
 //     flood from one address only ever replaces its own sessions;
 //   - the application has at most Options.Limits.MaxPendingSessionsPerApplication
-//     live waiting sessions: a creation past that evicts the application's
-//     oldest waiting session, so storage stays bounded even when many
-//     addresses flood at once, and the newest sessions (the ones about to
-//     be authorized) are the ones kept.
+//     live waiting sessions: a creation that would pass it, from an
+//     address not at its own cap, is refused (RateLimited: 429 with
+//     Retry-After, the time until the application's oldest waiting session
+//     expires), never made by evicting. Evicting the application's oldest
+//     let a flood from many addresses push out a victim's session before
+//     its backend authorized it, a defence one caller could turn against
+//     others. The ceiling bounds storage; it is reached only by more than
+//     ceiling/per-address distinct addresses at once (100 with the
+//     defaults), and then no waiting session is lost: new ones wait for
+//     sessions to be authorized or expire.
 //
 // Both caps are counted in the store, in the creation's own transaction,
 // so they hold across instances that share a store (limits_caps.go, which
@@ -38,8 +46,9 @@ import (
 const (
 	// DefaultMaxPendingSessions is Options.Limits.MaxPendingSessionsPerApplication's
 	// zero value: the live sessions one public application may have waiting
-	// for authorization before its oldest is evicted.
-	DefaultMaxPendingSessions = 1000
+	// for authorization; past it new ones are refused (RateLimited), none
+	// evicted.
+	DefaultMaxPendingSessions = 10000
 	// DefaultMaxPendingSessionsPerAddress is
 	// Options.Limits.MaxPendingSessionsPerAddress's zero value: the live sessions
 	// of one public application created from one client address that may
@@ -56,9 +65,22 @@ func (t *txn) pendingAddress() string {
 	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
 }
 
-// makeRoomForSession evicts what a new waiting session of public
-// application appID, created from the address named addr, would put over
-// the caps (limits_caps.go).
+// msgSessionEvicted is the log line of a waiting session evicted by its
+// address's cap.
+const msgSessionEvicted = "Session evicted: too many waiting for authorization from its address"
+
+// errSessionCeiling refuses a session past its application's ceiling.
+func errSessionCeiling(retryAfter time.Duration) *Error {
+	return errRateLimited("creating sessions: this application has too many waiting for authorization; "+
+		"they are authorized or expire", retryAfter)
+}
+
+// makeRoomForSession makes room for a new waiting session of public
+// application appID, created from the address named addr: the address's
+// own oldest waiting session is evicted when the address is at its cap;
+// else the creation is refused (RateLimited) when the application is at
+// its ceiling. No other address's session is ever evicted
+// (limits_caps.go).
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 	return t.makeRoom(barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
 		func(entry barrier.Key, id string) error {
@@ -71,6 +93,7 @@ func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 				// A stale entry (its session gone or authorized): drop it.
 				return t.Delete(entry)
 			}
-			return t.deleteSession(systemActor, &rec, "Session evicted: too many waiting for authorization")
-		})
+			return t.deleteSession(systemActor, &rec, msgSessionEvicted)
+		},
+		func(retryAfter time.Duration) error { return errSessionCeiling(retryAfter) })
 }

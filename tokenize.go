@@ -404,10 +404,11 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		return nil, err
 	}
 	fingerprint := pt.fingerprint(ks)
-	// A key that may not read tokens where it creates this one is never
-	// told of a duplicate, and the fingerprint index is not even looked
-	// up for it: the time a match takes would tell a right guess.
-	if pt.dedupe && fingerprint != "" && p.mayReadIn(pt.containers) {
+	// A key that may not read tokens in clear where it creates this one
+	// (no token:read there, or one that masks or redacts) is never told
+	// of a duplicate, and the fingerprint index is not even looked up for
+	// it: the time a match takes would tell a right guess.
+	if pt.dedupe && fingerprint != "" && p.mayReadClearIn(pt.containers) {
 		existing, err := t.findDuplicate(p, fingerprint, pt)
 		if err != nil || existing != nil {
 			if existing == nil {
@@ -464,7 +465,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 }
 
 // createAnswer is the answer of a create that deduplicated to rec (a
-// token p may read: findDuplicate looks no further), and the transform
+// token p reads in clear: findDuplicate looks no further), and the transform
 // that shaped its data: the answer the create would have had if it had
 // made the token (presentCreated, the transform of p's token:create rule,
 // a card or bank account masked), so that one request answers the same
@@ -593,12 +594,13 @@ func (t *txn) writeToken(prev, rec *tokenRecord) error {
 
 // findDuplicate returns the live token a deduplicating request matches:
 // same type, fingerprint, fingerprint expression and containers, among the
-// tokens p may read. The containers keep deduplication from returning a
-// token of a container the request did not name; the expression keeps a
-// chosen literal from matching another token's fingerprint; and reading
-// keeps a key that may not read a token from learning, by getting its id
-// back, that a guessed value is its value: such a key always gets a new
-// token.
+// tokens p reads in clear (mayReadClear). The containers keep
+// deduplication from returning a token of a container the request did
+// not name; the expression keeps a chosen literal from matching another
+// token's fingerprint; and reading in clear keeps a key that may not see
+// a token's data (no token:read, or one that masks or redacts it) from
+// learning, by getting its id back, that a guessed value is its value:
+// such a key always gets a new token.
 func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenRecord, error) {
 	tid := p.tenantID
 	ids, err := t.fingerprintIDs(tid, fp)
@@ -612,7 +614,7 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenR
 			return nil, err
 		}
 		if rec != nil && rec.Fingerprint == fp && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
-			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.mayRead(rec) {
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.mayReadClear(rec) {
 			return rec, nil
 		}
 	}

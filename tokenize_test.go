@@ -283,7 +283,7 @@ func TestCardResponsesNeverCarryTheNumber(t *testing.T) {
 
 func TestFingerprintsAndDeduplication(t *testing.T) {
 	e := newEnv(t)
-	creator := e.app(t, tokenvault.Private, "token:create", "token:read")
+	creator := e.revealer(t, "token:create", "token:read")
 	cardReq := func(number string, month int, dedupe bool) tokenvault.TokenRequest {
 		return tokenvault.TokenRequest{Type: "card", DeduplicateToken: dedupe,
 			Data: map[string]any{"number": number, "expiration_month": month, "expiration_year": 2031}}
@@ -314,7 +314,8 @@ func TestFingerprintsAndDeduplication(t *testing.T) {
 	}
 	// Another tenant gets another fingerprint for the same number.
 	other := e.tenant(t, "Other")
-	oc, err := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "c", Type: "private", Permissions: []string{"token:create", "token:read"}})
+	oc, err := e.v.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "c", Type: "private",
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:create", "token:read"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestFingerprintsAndDeduplication(t *testing.T) {
 // exactly one token must exist afterwards.
 func TestConcurrentDeduplication(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
-		creator := e.app(t, tokenvault.Private, "token:create", "token:read")
+		creator := e.revealer(t, "token:create", "token:read")
 		ids := make([]string, 32)
 		var wg sync.WaitGroup
 		for i := range ids {
@@ -450,4 +451,26 @@ func TestMetadataNullRefused(t *testing.T) {
 	wantField(t, err, "a.metadata.k")
 	_, err = e.v.Tokenize(ctx, key, map[string]any{"type": "token", "data": "x", "metadata": map[string]any{"k": nil}})
 	wantField(t, err, "metadata.k")
+}
+
+// revealer is an application with perms that reads (and, with
+// token:create, creates) tokens everywhere with the reveal transform: only
+// such a key is shown fingerprints and deduplicates, directly granted
+// token:read masking.
+func (e *env) revealer(t testing.TB, perms ...string) *tokenvault.Application {
+	t.Helper()
+	var tokenPerms []string
+	for _, p := range perms {
+		if strings.HasPrefix(p, "token:") && !strings.HasPrefix(p, "token-") {
+			tokenPerms = append(tokenPerms, p)
+		}
+	}
+	a, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{
+		Name: "revealer", Type: tokenvault.Private, Permissions: perms,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: tokenPerms}},
+	})
+	if err != nil {
+		t.Fatalf("CreateApplication(revealer %v): %v", perms, err)
+	}
+	return a
 }

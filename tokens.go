@@ -94,11 +94,13 @@ type TokenRequest struct {
 }
 
 // Token is a token as returned to a caller. Data is shaped by the caller's
-// access: present (reveal), the mask (mask), or absent (redact). A caller
-// that may not read the token (token:read on its containers) never gets
-// its Fingerprint, and for a token it updated, none of Data, Mask,
-// Fingerprint, FingerprintExpression, Metadata and SearchIndexes (see
-// "Keys learn only what they may read" in the package documentation).
+// access: present (reveal), the mask (mask), or absent (redact). Only a
+// caller that reads the token in clear (token:read on its containers with
+// the reveal transform) gets its Fingerprint: equality with the data is
+// told only to who sees it. A caller that may not read the token at all
+// gets, for a token it updated, none of Data, Mask, Fingerprint,
+// FingerprintExpression, Metadata and SearchIndexes (see docs/security.md,
+// "What a key learns").
 type Token struct {
 	ID                    string            `json:"id"`
 	TenantID              string            `json:"tenant_id"`

@@ -181,7 +181,7 @@ func TestCVCRetentionAcrossPatches(t *testing.T) {
 // outlives its window.
 func TestCardExpressionsIgnoreTheCVC(t *testing.T) {
 	e := newEnv(t)
-	key := e.reader(t, "mask", "token:create", "token:read").Key
+	key := e.reader(t, "reveal", "token:create", "token:read").Key
 	card := func(cvc string) tokenvault.TokenRequest {
 		return tokenvault.TokenRequest{Type: "card", FingerprintExpression: "{{ data | stringify }}",
 			// The JSON of the data up to the number's first digits: a

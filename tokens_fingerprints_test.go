@@ -76,7 +76,8 @@ func TestFingerprintIndexSurvivesRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "a",
-				Type: tokenvault.Private, Permissions: []string{"token:create", "token:read", "token:update", "token:delete"}})
+				Type: tokenvault.Private, Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal",
+					Permissions: []string{"token:create", "token:read", "token:update", "token:delete"}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,8 @@ func TestFingerprintIndexRebuiltPastOnePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "a",
-		Type: tokenvault.Private, Permissions: []string{"token:create", "token:read"}})
+		Type: tokenvault.Private, Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal",
+			Permissions: []string{"token:create", "token:read"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

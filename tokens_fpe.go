@@ -32,12 +32,13 @@ func parseIDExpression(id, path string, fe fieldErrors) *expr.Template {
 // the result pt's id, which must obey the id rules.
 //
 // The id is a function of the data, so a taken id (409) would tell the
-// caller that a token of that value exists: only a key that may read
-// tokens in the token's containers may derive one (PermissionDenied
-// otherwise), as only such a key is told of a duplicate (createToken).
+// caller that a token of that value exists: only a key that reads
+// tokens in clear in the token's containers may derive one
+// (PermissionDenied otherwise), as only such a key is told of a duplicate
+// (createToken).
 func (t *txn) deriveFPEID(p *principal, pt *preparedToken) error {
-	if !p.mayReadIn(pt.containers) {
-		return errorf(PermissionDenied, "an id derived with fpe needs token:read where the token is created: "+
+	if !p.mayReadClearIn(pt.containers) {
+		return errorf(PermissionDenied, "an id derived with fpe needs token:read revealing where the token is created: "+
 			"a taken id would tell whether a value is tokenized")
 	}
 	ks, err := t.TenantKeys(p.tenantID, false)

@@ -19,7 +19,7 @@ const fpeCardID = `{{ data.number | fpe: "card_bin_last4" }}`
 func TestFPETokenIDs(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermFPEEncode)
+	app := e.revealer(t, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermFPEEncode)
 	req := cardRequest("4242424242424242")
 	req.ID = fpeCardID
 	tok, err := e.v.CreateToken(ctx, app.Key, req)
@@ -74,7 +74,8 @@ func TestFPETokenIDs(t *testing.T) {
 
 	tenant := e.tenant(t, "Other")
 	oapp, err := e.v.CreateApplication(ctx, tenant.Application.Key, tokenvault.CreateApplicationRequest{
-		Name: "p", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead},
+		Name: "p", Type: tokenvault.Private, Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal",
+			Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestFPETokenIDs(t *testing.T) {
 func TestFPETokenIDRefusals(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	app := e.revealer(t, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
 	for name, c := range map[string]struct {
 		id, value string
 		kind      tokenvault.Kind
@@ -128,7 +129,7 @@ func TestFPETokenIDRefusals(t *testing.T) {
 func TestFPETokenIDTweakFromMetadata(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	app := e.revealer(t, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
 	ids := map[string]string{}
 	for _, region := range []string{"eu", "us"} {
 		req := cardRequest("4242424242424242")

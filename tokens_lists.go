@@ -433,7 +433,16 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Tok
 	if !ok {
 		return nil
 	}
+	clear := p.mayReadClear(rec)
+	if q.fingerprint != "" && !clear {
+		// Equality with the data is told only to a key that sees it
+		// (mayReadClear): a masking reader would test guesses.
+		return nil
+	}
 	tok := rec.api(transform)
+	if !clear {
+		tok.Fingerprint = ""
+	}
 	if perm != PermTokenRead && !p.mayRead(rec) {
 		// Found by search alone (see "Keys learn only what they may
 		// read"): a fingerprint or metadata term would test a value

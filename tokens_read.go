@@ -58,10 +58,11 @@ type presentation int
 const (
 	// presentCreated: a token just built from the caller's own request,
 	// or the one a deduplicating create found instead (only ever a token
-	// the caller may read; createAnswer). A caller that may not read it
+	// the caller reads in clear; createAnswer). A caller that may not read it
 	// gets everything of its own request back (the mask of its own value
 	// included) but the fingerprint, which could be matched against other
-	// tokens' fingerprints.
+	// tokens' fingerprints; so does one that reads it only masked or
+	// redacted (see mayReadClear).
 	presentCreated presentation = iota
 	// presentUpdated: a stored token the caller changed. A caller that may
 	// not read it learns nothing of its stored content: no data, mask,
@@ -70,20 +71,40 @@ const (
 )
 
 // mayRead reports whether p may read rec: token:read on its containers,
-// with any transform. Fingerprints and the stored content of a token
-// reach only such callers (see "Keys learn only what they may read" in
-// the package documentation).
+// with any transform. The stored content of a token (mask, metadata,
+// search indexes, expressions) reaches only such callers; its fingerprint
+// only those that read it in clear (mayReadClear).
 func (p *principal) mayRead(rec *tokenRecord) bool {
 	_, ok := p.decide(PermTokenRead, rec.scope())
 	return ok
 }
 
 // mayReadIn reports whether p may read tokens in containers whatever their
-// id (a session rule naming ids does not count): deduplication is offered
-// only then.
+// id (a session rule naming ids does not count), with any transform.
 func (p *principal) mayReadIn(containers []string) bool {
 	_, ok := p.decide(PermTokenRead, tokenScope{Containers: containers})
 	return ok
+}
+
+// mayReadClear reports whether p reads rec in clear: token:read on its
+// containers with the reveal transform. Whether a value equals rec's data
+// is told only to such callers: rec's fingerprint is shown, a fingerprint
+// term matches rec, and a deduplicating create finds rec only for them. A
+// key that reads rec only masked or redacted could otherwise tokenize
+// guesses where it may and compare: a card's BIN and last four leave
+// about 1,000 Luhn-valid middles to try.
+func (p *principal) mayReadClear(rec *tokenRecord) bool {
+	transform, ok := p.decide(PermTokenRead, rec.scope())
+	return ok && transform == TransformReveal
+}
+
+// mayReadClearIn is mayReadClear for tokens in containers whatever their
+// id (a session rule naming ids does not count): deduplication, and
+// anything else that answers whether a value is tokenized there, is
+// offered only then.
+func (p *principal) mayReadClearIn(containers []string) bool {
+	transform, ok := p.decide(PermTokenRead, tokenScope{Containers: containers})
+	return ok && transform == TransformReveal
 }
 
 // present shapes a token for a caller using perm: data revealed, masked or
@@ -100,11 +121,10 @@ func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presenta
 		transform = TransformMask
 	}
 	tok := rec.api(transform)
-	if p.mayRead(rec) {
-		return tok
+	if !p.mayReadClear(rec) {
+		tok.Fingerprint = ""
 	}
-	tok.Fingerprint = ""
-	if what != presentCreated {
+	if what != presentCreated && !p.mayRead(rec) {
 		tok.withholdContent()
 	}
 	return tok
@@ -199,7 +219,8 @@ func plainJSONString(b []byte) (string, bool) {
 }
 
 // GetToken returns a token, its data shaped by the caller's token:read
-// access. Requires token:read on the token's containers.
+// access; its fingerprint only where that access reveals the data (see
+// mayReadClear). Requires token:read on the token's containers.
 //
 // Returns NotFound for a token that does not exist, has expired or is
 // another tenant's, Unauthenticated for a key that is missing, unknown or
@@ -221,6 +242,9 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 			return err
 		}
 		out = rec.api(transform)
+		if transform != TransformReveal {
+			out.Fingerprint = "" // equality with the data: only for who sees it
+		}
 		t.count(TokensRead)
 		if err := t.emitTokenReadRecord(p, rec); err != nil {
 			return err
@@ -285,7 +309,9 @@ type ListTokensRequest struct {
 	Container string
 	// Type keeps tokens of this type.
 	Type string
-	// Fingerprint keeps tokens with this fingerprint.
+	// Fingerprint keeps tokens with this fingerprint, among those the
+	// key's token:read reveals (a masked or redacted token never matches
+	// it: it would tell whether a guess is that token's value).
 	Fingerprint string
 	// Metadata keeps tokens whose metadata has each of these entries
 	// (values compared case-insensitively).

@@ -13,7 +13,7 @@ import (
 //	metadata.<key>:<value>  metadata entry, value compared case-insensitively
 //	type:<type>             token, card or bank
 //	container:<container>   in this container or one below it
-//	fingerprint:<value>     this fingerprint, among tokens the key may read
+//	fingerprint:<value>     this fingerprint, among tokens the key reads in clear
 //	id:<id>                 this token
 //
 // An empty query matches every token.

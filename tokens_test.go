@@ -18,8 +18,9 @@ func cardRequest(number string) tokenvault.TokenRequest {
 
 func (e *env) token(t testing.TB, req tokenvault.TokenRequest) *tokenvault.Token {
 	t.Helper()
-	// token:read too: fingerprints are shown only to keys that may read.
-	creator := e.reader(t, "mask", "token:create", "token:read")
+	// token:read revealing too: fingerprints are shown only to keys that
+	// read the data in clear.
+	creator := e.reader(t, "reveal", "token:create", "token:read")
 	tok, err := e.v.CreateToken(ctx, creator.Key, req)
 	if err != nil {
 		t.Fatalf("CreateToken: %v", err)
@@ -179,7 +180,7 @@ func TestListTokensFilters(t *testing.T) {
 	b := e.token(t, cardRequest(visa))
 	c := e.token(t, cardRequest(visa))
 	d := e.token(t, tokenvault.TokenRequest{Type: "token", Data: "d", Containers: []string{"/pci/low/"}})
-	reader := e.app(t, tokenvault.Private, "token:read")
+	reader := e.reader(t, "reveal", "token:read")
 	tests := []struct {
 		name string
 		req  tokenvault.ListTokensRequest

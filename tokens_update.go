@@ -93,13 +93,13 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// A card that expired after it was tokenized stays editable
 		// (metadata, containers, ...): its expiry is checked only when
 		// the patch changes the card (its number or its expiry).
-		// For a key that may not read the token, whether the patch sends
+		// For a key that may not read the token in clear, whether the patch sends
 		// the stored number and expiry must not change the answer (it
 		// would test a guess against an expired card): its patch is
 		// checked whenever it sends data.
 		cardsValidOn := t.now
 		_, sendsData := fields["data"]
-		if rec.Type == TypeCard && (!sendsData || p.mayRead(rec) && sameCard(rec.Data, req.Data)) {
+		if rec.Type == TypeCard && (!sendsData || p.mayReadClear(rec) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		_, setsMask := fields["mask"]

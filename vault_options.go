@@ -147,11 +147,13 @@ type LimitOptions struct {
 	// Negative: no limit.
 	SessionsPerApplication float64
 	// MaxPendingSessionsPerApplication bounds the live sessions one public
-	// application has waiting for authorization: a CreateSession past it
-	// evicts the application's oldest waiting session (whose nonce then no
-	// longer authorizes), so a flood never refuses other users and storage
+	// application has waiting for authorization: a CreateSession past it,
+	// from an address under MaxPendingSessionsPerAddress, is refused
+	// (RateLimited, with RetryAfter until the oldest waiting session
+	// expires), never made by evicting another address's waiting session,
+	// so a flood from many addresses cannot push out a victim's; storage
 	// stays bounded. Counted in the store, so it holds across instances.
-	// Zero: DefaultMaxPendingSessions (1000). Negative: no limit.
+	// Zero: DefaultMaxPendingSessions (10000). Negative: no limit.
 	MaxPendingSessionsPerApplication int
 	// MaxPendingSessionsPerAddress bounds the live sessions of one public
 	// application created from one client address (CallInfo.ClientAddress;

@@ -89,7 +89,8 @@ func TestFPETokenIDOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	var app struct{ Key string }
 	r := s.do(t, "POST", "/applications", s.mgmt, map[string]any{
-		"name": "p", "type": "private", "permissions": []string{"token:create", "token:read"},
+		"name": "p", "type": "private", "rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",
+			"permissions": []string{"token:create", "token:read"}}},
 	})
 	wantStatus(t, "create app", r, 201)
 	r.json(t, &app)

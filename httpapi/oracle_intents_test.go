@@ -12,7 +12,7 @@ import (
 )
 
 // TestIntentsTellNonReadersNothingOverHTTP: POST and GET /token-intents
-// answer a public key, trying guesses at a card a masking key sees the
+// answer a public key, trying guesses at a card a revealing key sees the
 // BIN, last four and fingerprint of, no fingerprint and the same answer
 // for the right guess as for the wrong ones.
 func TestIntentsTellNonReadersNothingOverHTTP(t *testing.T) {
@@ -21,7 +21,8 @@ func TestIntentsTellNonReadersNothingOverHTTP(t *testing.T) {
 	_, admin := s.app(t, map[string]any{"name": "a", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",
 			"permissions": []string{"token:create", "token:read"}}}})
-	_, masker := s.app(t, map[string]any{"name": "m", "type": "private", "permissions": []string{"token:read"}})
+	_, masker := s.app(t, map[string]any{"name": "m", "type": "private",
+		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:read"}}}})
 	_, public := s.app(t, map[string]any{"name": "web", "type": "public", "permissions": []string{"token:create"}})
 	r := s.do(t, "POST", "/tokens", admin, map[string]any{"type": "card",
 		"data": map[string]any{"number": number, "expiration_month": 12, "expiration_year": 2031}})
@@ -29,11 +30,11 @@ func TestIntentsTellNonReadersNothingOverHTTP(t *testing.T) {
 	var stored tokenvault.Token
 	r.json(t, &stored)
 	r = s.do(t, "GET", "/tokens/"+stored.ID, masker, nil)
-	wantStatus(t, "GET by the masking key", r, http.StatusOK)
+	wantStatus(t, "GET by the revealing key", r, http.StatusOK)
 	var seen tokenvault.Token
 	r.json(t, &seen)
 	if seen.Fingerprint == "" {
-		t.Fatalf("the masking key sees no fingerprint: %s", r.body)
+		t.Fatalf("the revealing key sees no fingerprint: %s", r.body)
 	}
 	var first map[string]any
 	check := func(what, guess string, r response) {

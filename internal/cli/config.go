@@ -286,7 +286,7 @@ func serveFlags(c *config) *FlagSet {
 	def("sessions-per-application", "TOKENVAULT_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before its further failures get 429\n(valid keys are always served), per instance; 0: no limit")
 	def("auth-failures-per-minute", "TOKENVAULT_AUTH_FAILURES_PER_MINUTE")
-	fs.IntVar(&c.maxPendingSessionsPerApp, "max-pending-sessions-per-application", c.maxPendingSessionsPerApp, "sessions one public application may have waiting for authorization; past it its oldest is evicted\n(shared by the instances of one store); 0: the library's default, 1000; negative: no limit")
+	fs.IntVar(&c.maxPendingSessionsPerApp, "max-pending-sessions-per-application", c.maxPendingSessionsPerApp, "sessions one public application may have waiting for authorization; past it new ones are refused\n(429), none evicted (shared by the instances of one store); 0: the library's default, 10000; negative: no limit")
 	def("max-pending-sessions-per-application", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.maxPendingSessionsPerAddr, "max-pending-sessions-per-address", c.maxPendingSessionsPerAddr, "of those, the sessions created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")
 	def("max-pending-sessions-per-address", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_ADDRESS")
