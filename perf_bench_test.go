@@ -42,8 +42,9 @@ func BenchmarkTokenizeNested50(b *testing.B) {
 // the existing token is returned.
 func BenchmarkTokenizeDedupeHit(b *testing.B) {
 	forEachStoreB(b, func(b *testing.B, e *env) {
-		// Only a key that may read the tokens deduplicates against them.
-		creator := e.app(b, tokenvault.Private, "token:create", "token:read")
+		// Only a key that may read the tokens in clear deduplicates
+		// against them.
+		creator := e.revealer(b, "token:create", "token:read")
 		req := tokenvault.TokenRequest{Type: "token", Data: "123-45-6789", DeduplicateToken: true}
 		first, err := e.v.CreateToken(ctx, creator.Key, req)
 		if err != nil {
