@@ -473,14 +473,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 // showed a reveal rule's key the mask the first time and the whole number
 // on a repeat.
 func (t *txn) createAnswer(p *principal, rec *tokenRecord) (*Token, string) {
-	transform, ok := p.decide(PermTokenCreate, rec.scope())
-	switch {
-	case !ok:
-		transform = TransformRedact
-	case transform == TransformReveal && rec.Type != TypeToken:
-		transform = TransformMask
-	}
-	return t.present(p, rec, PermTokenCreate, presentCreated), transform
+	return t.present(p, rec, PermTokenCreate, presentCreated), presentTransform(p, rec, PermTokenCreate)
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,

@@ -113,14 +113,7 @@ func (p *principal) mayReadClearIn(containers []string) bool {
 // account: they carry the mask. A caller that may not read the token is
 // shown only what the presentation allows.
 func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presentation) *Token {
-	transform, ok := p.decide(perm, rec.scope())
-	if !ok {
-		transform = TransformRedact
-	}
-	if transform == TransformReveal && rec.Type != TypeToken {
-		transform = TransformMask
-	}
-	tok := rec.api(transform)
+	tok := rec.api(presentTransform(p, rec, perm))
 	if !p.mayReadClear(rec) {
 		tok.Fingerprint = ""
 	}
@@ -128,6 +121,21 @@ func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presenta
 		tok.withholdContent()
 	}
 	return tok
+}
+
+// presentTransform is the transform present shapes rec's data with for
+// p under perm: p's rule there (redact without one), and a mask instead
+// of reveal for any type but a plain token, since an answer to a write
+// never shows a card or bank account whole.
+func presentTransform(p *principal, rec *tokenRecord, perm string) string {
+	transform, ok := p.decide(perm, rec.scope())
+	if !ok {
+		return TransformRedact
+	}
+	if transform == TransformReveal && rec.Type != TypeToken {
+		return TransformMask
+	}
+	return transform
 }
 
 // withholdContent removes everything of a token that depends on its data

@@ -128,7 +128,6 @@ func retryAfterSeconds(d time.Duration) string {
 
 func writeProblem(w http.ResponseWriter, p Problem) {
 	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(p.Status)
 	json.NewEncoder(w).Encode(p)
 }

@@ -162,7 +162,6 @@ func (s *streamWriter) start() {
 	h := s.w.Header()
 	h.Set("Content-Type", "application/octet-stream")
 	h.Set("Content-Disposition", `attachment; filename="tokenvault-backup.db"`)
-	h.Set("Cache-Control", "no-store")
 	s.w.WriteHeader(http.StatusOK)
 }
 

@@ -90,20 +90,7 @@ func maskFlow(s []achar, first, last int, c string) *aval {
 }
 
 func sliceFlow(v *aval, a []arg) *aval {
-	length := 1
-	if len(a) > 1 {
-		length = a[1].n
-	}
-	bounds := func(n int) (int, int) {
-		start := a[0].n
-		if start < 0 {
-			start += n
-		}
-		if start < 0 || start >= n || length <= 0 {
-			return 0, 0
-		}
-		return start, min(start+length, n)
-	}
+	bounds := sliceBounds(a)
 	switch {
 	case v.kind == vArr:
 		i, j := bounds(len(v.arr))

@@ -42,15 +42,15 @@ func maskRunes(s string, keepFirst, keepLast int, c string) string {
 	return b.String()
 }
 
-// slice is Liquid's slice: from start (negative counts from the end) take
-// length (default 1) elements of an array or characters of anything else.
-// A range outside the input gives "" or an empty array, not an error.
-func slice(v any, a []arg) (any, error) {
+// sliceBounds returns, for slice's arguments a, the indexes [i, j) that
+// slice takes of an input of n elements or characters (i == j: none).
+// The flow analysis (sliceFlow) takes the same.
+func sliceBounds(a []arg) func(n int) (int, int) {
 	length := 1
 	if len(a) > 1 {
 		length = a[1].n
 	}
-	bounds := func(n int) (int, int) {
+	return func(n int) (int, int) {
 		start := a[0].n
 		if start < 0 {
 			start += n
@@ -60,6 +60,13 @@ func slice(v any, a []arg) (any, error) {
 		}
 		return start, min(start+length, n)
 	}
+}
+
+// slice is Liquid's slice: from start (negative counts from the end) take
+// length (default 1) elements of an array or characters of anything else.
+// A range outside the input gives "" or an empty array, not an error.
+func slice(v any, a []arg) (any, error) {
+	bounds := sliceBounds(a)
 	if arr, ok := v.([]any); ok {
 		i, j := bounds(len(arr))
 		return append([]any{}, arr[i:j]...), nil
