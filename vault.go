@@ -31,6 +31,9 @@ type Vault struct {
 	// barrier is the only holder of the store (internal/barrier).
 	barrier   *barrier.Barrier
 	ownsStore bool
+	// instance names this Vault among those sharing its store
+	// (vault_instance.go).
+	instance  string
 	now       func() time.Time
 	logger    *slog.Logger
 	ids       idSource
@@ -137,7 +140,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, err
 	}
 	v := &Vault{now: opts.Now, logger: opts.Logger, mailer: opts.Mailer, inviteURL: opts.InvitationURL,
-		metrics: opts.Metrics}
+		metrics: opts.Metrics, instance: newInstanceID()}
 	if v.inviteURL != "" {
 		if u, err := url.Parse(v.inviteURL); err != nil || !u.IsAbs() {
 			return nil, errors.New("tokenvault: Options.InvitationURL must be an absolute URL")
