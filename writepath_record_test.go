@@ -133,13 +133,21 @@ func (t *recTx) Delete(key []byte) error {
 func recordingTx(tx store.Tx, w *commitWrites) store.Tx {
 	rt := &recTx{Tx: tx, w: w}
 	if g, ok := tx.(store.Generation); ok {
-		return struct {
-			*recTx
-			store.Generation
-		}{rt, g}
+		return &recGenTx{rt, g}
 	}
 	return rt
 }
+
+// recGenTx is a recTx whose transaction keeps a generation. (An embedded
+// store.Generation would not do: the field, named Generation, hides the
+// method of the same name.)
+type recGenTx struct {
+	*recTx
+	g store.Generation
+}
+
+func (t *recGenTx) Generation() (uint64, bool, error) { return t.g.Generation() }
+func (t *recGenTx) AdvanceGeneration() error          { return t.g.AdvanceGeneration() }
 
 // recAppender is store.Appender through the recording: a marked Append
 // is recorded as a commit of its own.
