@@ -209,7 +209,8 @@ const maxTokenCommitKeys = 8
 // TestWritePathTokenizeSharesNoKeys: two Vaults on one store, one tenant,
 // tokenize calls on both at once. Fails if any key written by a tokenize
 // commit of Vault A is also written by one of Vault B (each shared key's
-// shape is printed, never a value), if any commit writes more than
+// shape is printed, never a value), or read by one (got, or scanned
+// over: a conflict on a serializable store), if any commit writes more than
 // maxTokenCommitKeys keys other than those named by its instance, or if
 // a commit writes a row named by the other instance.
 func TestWritePathTokenizeSharesNoKeys(t *testing.T) {
@@ -243,11 +244,36 @@ func TestWritePathTokenizeSharesNoKeys(t *testing.T) {
 				t.Errorf("%d keys are written by tokenize commits of both Vaults (shape: keys of that shape):%s",
 					len(shared), shapeCounts(shared, tid))
 			}
+			// A key one instance's commit read (got, or scanned past)
+			// that the other's commits write: on a serializable store a
+			// conflict as sure as a shared write.
+			checkCrossReads(t, "A", "B", ca, wb, tid)
+			checkCrossReads(t, "B", "A", cb, wa, tid)
 			// Within one instance, a key several of its commits write is
 			// fine only when the instance owns it (its id names it).
 			checkCommitKeys(t, "A", ca, p.a.InstanceForTest(), p.b.InstanceForTest(), tid)
 			checkCommitKeys(t, "B", cb, p.b.InstanceForTest(), p.a.InstanceForTest(), tid)
 		})
+	}
+}
+
+// checkCrossReads fails t for each key that a commit of reader read and
+// that the other instance's commits wrote (written), keys both wrote
+// aside (reported as shared already).
+func checkCrossReads(t *testing.T, reader, writer string, commits []commitWrites, written map[string]int, tid string) {
+	t.Helper()
+	var read []string
+	for k := range written {
+		for _, c := range commits {
+			if c.reads(k) && !slices.Contains(c.keys(), k) {
+				read = append(read, k)
+				break
+			}
+		}
+	}
+	if len(read) > 0 {
+		t.Errorf("%d keys written by tokenize commits of %s are read (got, or in a scanned range) by tokenize commits of %s:%s",
+			len(read), writer, reader, shapeCounts(read, tid))
 	}
 }
 

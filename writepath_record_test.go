@@ -49,10 +49,39 @@ func marked(ctx context.Context) bool {
 }
 
 // commitWrites is what one committed run of a marked Update's function
-// wrote, in order, or what one marked Append wrote (appended).
+// wrote, in order, or what one marked Append wrote (appended), and what
+// that run read: the keys it got and the ranges its scans covered. On
+// PostgreSQL, whose transactions are serializable, a commit that read a
+// key another instance's commit writes conflicts with it as surely as
+// two writes of one key do.
 type commitWrites struct {
 	puts, deletes []string
 	appended      bool
+	gets          []string
+	scans         []scanRange
+}
+
+// scanRange is the range of keys a scan covered: under prefix, above
+// from and up to to (both empty: the whole prefix), for a scan ended by
+// its limit or its callback, up to the last key it visited.
+type scanRange struct {
+	prefix, from, to string
+	fromIncl         bool // from is a visited key (a reverse scan's last), not an exclusive bound
+	toIncl           bool // to is a visited key, not an exclusive bound (a reverse scan's before)
+}
+
+// covers reports whether key is in r.
+func (r scanRange) covers(key string) bool {
+	if !strings.HasPrefix(key, r.prefix) {
+		return false
+	}
+	if r.from != "" && (key < r.from || key == r.from && !r.fromIncl) {
+		return false
+	}
+	if r.to != "" && (key > r.to || key == r.to && !r.toIncl) {
+		return false
+	}
+	return true
 }
 
 // keys is every key the commit wrote (put or deleted), each once.
@@ -127,6 +156,63 @@ func (t *recTx) Delete(key []byte) error {
 	}
 	t.w.deletes = append(t.w.deletes, string(key))
 	return nil
+}
+
+func (t *recTx) Get(key []byte) ([]byte, error) {
+	t.w.gets = append(t.w.gets, string(key))
+	return t.Tx.Get(key)
+}
+
+// Scan records the range it covered: above after, up to the last key
+// visited when the limit or fn ended it, else to the prefix's end.
+func (t *recTx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	var last string
+	visited, stopped := 0, false
+	err := t.Tx.Scan(prefix, after, limit, func(k, v []byte) error {
+		last, visited = string(k), visited+1
+		err := fn(k, v)
+		stopped = err != nil
+		return err
+	})
+	r := scanRange{prefix: string(prefix), from: string(after)}
+	if stopped || limit > 0 && visited >= limit {
+		r.to, r.toIncl = last, true
+	}
+	t.w.scans = append(t.w.scans, r)
+	return err
+}
+
+// ScanReverse is Scan downwards: below before, down to the last key
+// visited when the limit or fn ended it.
+func (t *recTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	var last string
+	visited, stopped := 0, false
+	err := t.Tx.ScanReverse(prefix, before, limit, func(k, v []byte) error {
+		last, visited = string(k), visited+1
+		err := fn(k, v)
+		stopped = err != nil
+		return err
+	})
+	r := scanRange{prefix: string(prefix), to: string(before)}
+	if stopped || limit > 0 && visited >= limit {
+		r.from, r.fromIncl = last, true
+	}
+	t.w.scans = append(t.w.scans, r)
+	return err
+}
+
+// reads reports whether the commit read key: got it, or scanned a range
+// holding it.
+func (c commitWrites) reads(key string) bool {
+	if slices.Contains(c.gets, key) {
+		return true
+	}
+	for _, r := range c.scans {
+		if r.covers(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // recordingTx wraps tx, keeping its store.Generation.

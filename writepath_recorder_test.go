@@ -12,7 +12,7 @@ import (
 // TestRecordingStoreKeepsInterfaces: the recording wrapper implements
 // exactly the optional interfaces of the store it wraps, its transactions
 // store.Generation exactly when the store's do, and it records the last
-// committed marked Updates only.
+// committed marked Updates only, with what they read.
 func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 	for _, kind := range writePathStores {
 		t.Run("store="+kind, func(t *testing.T) {
@@ -40,8 +40,31 @@ func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 			if err := inner.Update(ctx, func(tx store.Tx) error { innerGen = is[store.Generation](tx); return nil }); err != nil {
 				t.Fatal(err)
 			}
+			if err := s.Update(ctx, func(tx store.Tx) error {
+				for _, k := range []string{"writepath-test/l1", "writepath-test/l2", "writepath-test/l3"} {
+					if err := tx.Put([]byte(k), nil); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
 			err := s.Update(markWrites(ctx), func(tx store.Tx) error {
 				outerGen = is[store.Generation](tx)
+				if _, err := tx.Get([]byte("writepath-test/got")); err != nil {
+					return err
+				}
+				none := func(k, v []byte) error { return nil }
+				if err := tx.Scan([]byte("writepath-test/s"), nil, 0, none); err != nil {
+					return err
+				}
+				if err := tx.Scan([]byte("writepath-test/l"), nil, 1, none); err != nil {
+					return err
+				}
+				if err := tx.ScanReverse([]byte("writepath-test/l"), nil, 1, none); err != nil {
+					return err
+				}
 				if err := tx.Put([]byte("writepath-test/a"), []byte("1")); err != nil {
 					return err
 				}
@@ -72,6 +95,18 @@ func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 			want := []string{"writepath-test/a", "writepath-test/b"}
 			if k := got[0].keys(); !slices.Equal(k, want) {
 				t.Errorf("recorded keys %q, want %q", k, want)
+			}
+			for k, want := range map[string]bool{
+				"writepath-test/got": true,  // got
+				"writepath-test/s9":  true,  // in a whole prefix scanned
+				"writepath-test/l1":  true,  // the limited scan's one key
+				"writepath-test/l2":  false, // past the limited scans both ways
+				"writepath-test/l3":  true,  // the reverse scan's one key
+				"writepath-test/t":   false, // read by nothing
+			} {
+				if got := got[0].reads(k); got != want {
+					t.Errorf("reads(%q) = %v, want %v", k, got, want)
+				}
 			}
 		})
 	}
