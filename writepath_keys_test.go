@@ -200,10 +200,12 @@ func shapeCounts(keys []string, tid string) string {
 // index entries (its fingerprint on a shared store, an id index), its
 // audit line, that line's index and queue entries (the log's entity
 // index, the linker's queue), one list entry (by type and its own
-// container) and its outbox entry: 8. Today a commit writes 12 (13 puts
-// and a delete on bbolt: the line twice, a chain-queue entry put and
-// deleted, the chain head and its sequence entry, three kept counts,
-// list entries for the type and every ancestor container).
+// container) and its outbox entry: 8. Today a commit writes 11 keys on
+// memory, 12 on bbolt (13 puts and a delete: the line twice, a
+// chain-queue entry put and deleted) and on PostgreSQL (its fingerprint
+// entry): the chain head and its sequence entry, three kept counts (the
+// type, each ancestor container), list entries for the type and every
+// ancestor container.
 const maxTokenCommitKeys = 8
 
 // TestWritePathTokenizeSharesNoKeys: two Vaults on one store, one tenant,
