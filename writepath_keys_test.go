@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -135,10 +137,9 @@ func randomValue() string {
 const writePathContainer = "/acme/cards/"
 
 // tokenizeOn runs goroutines goroutines on v, each tokenizing perG random
-// values under a marked context, and returns the ids created.
-func tokenizeOn(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential, goroutines, perG int) []string {
+// values under ctx, and returns the ids created.
+func tokenizeOn(t *testing.T, ctx context.Context, v *tokenvault.Vault, key tokenvault.Credential, goroutines, perG int) []string {
 	t.Helper()
-	ctx := markWrites(context.Background())
 	var mu sync.Mutex
 	var ids []string
 	var wg sync.WaitGroup
@@ -219,50 +220,124 @@ func TestWritePathTokenizeSharesNoKeys(t *testing.T) {
 	for _, kind := range writePathStores {
 		t.Run("store="+kind, func(t *testing.T) {
 			p := openWritePathPair(t, kind)
+			ctx := markWrites(context.Background())
 			const goroutines, perG = 4, 10
 			var wg sync.WaitGroup
 			var idsA, idsB []string
-			wg.Go(func() { idsA = tokenizeOn(t, p.a, p.app.Key, goroutines, perG) })
-			wg.Go(func() { idsB = tokenizeOn(t, p.b, p.app.Key, goroutines, perG) })
+			wg.Go(func() { idsA = tokenizeOn(t, ctx, p.a, p.app.Key, goroutines, perG) })
+			wg.Go(func() { idsB = tokenizeOn(t, ctx, p.b, p.app.Key, goroutines, perG) })
 			wg.Wait()
 			if t.Failed() {
 				t.FailNow()
 			}
-			tid := p.boot.Tenant.ID
-			ca, cb := p.recA.Commits(), p.recB.Commits()
-			if len(ca) < len(idsA) || len(cb) < len(idsB) {
-				t.Fatalf("recorded %d commits on A and %d on B for %d and %d tokens: the recording misses commits",
-					len(ca), len(cb), len(idsA), len(idsB))
-			}
-
-			wa, wb := writtenKeys(ca), writtenKeys(cb)
-			var shared []string
-			for k := range wa {
-				if wb[k] > 0 {
-					shared = append(shared, k)
-				}
-			}
-			if len(shared) > 0 {
-				t.Errorf("%d keys are written by tokenize commits of both Vaults (shape: keys of that shape):%s",
-					len(shared), shapeCounts(shared, tid))
-			}
-			// A key one instance's commit read (got, or scanned past)
-			// that the other's commits write: on a serializable store a
-			// conflict as sure as a shared write.
-			checkCrossReads(t, "A", "B", ca, wb, tid)
-			checkCrossReads(t, "B", "A", cb, wa, tid)
-			// Within one instance, a key several of its commits write is
-			// fine only when the instance owns it (its id names it).
-			checkCommitKeys(t, "A", ca, p.a.InstanceForTest(), p.b.InstanceForTest(), tid)
-			checkCommitKeys(t, "B", cb, p.b.InstanceForTest(), p.a.InstanceForTest(), tid)
+			checkTwoInstances(t, "tokenize", p, p.recA.Take(), p.recB.Take(), len(idsA), len(idsB), maxTokenCommitKeys)
 		})
 	}
+}
+
+// maxChangeCommitKeys bounds the keys the commit of an update (of its
+// metadata) or a deletion of one token may write besides its instance's
+// rows: the record, its index entries (a metadata index entry removed and
+// one added, its fingerprint), its line, the line's index and queue
+// entries, its list entry (deleted) and its outbox entry: 8, as for a
+// creation.
+const maxChangeCommitKeys = 8
+
+// TestWritePathChangesShareNoKeys is TestWritePathTokenizeSharesNoKeys
+// for the commits that change a token: each Vault updates, then deletes,
+// tokens it created, both at once.
+func TestWritePathChangesShareNoKeys(t *testing.T) {
+	for _, kind := range writePathStores {
+		t.Run("store="+kind, func(t *testing.T) {
+			p := openWritePathPair(t, kind)
+			const goroutines, perG = 4, 10
+			var idsA, idsB []string
+			var wg sync.WaitGroup
+			wg.Go(func() { idsA = tokenizeOn(t, context.Background(), p.a, p.app.Key, goroutines, perG) })
+			wg.Go(func() { idsB = tokenizeOn(t, context.Background(), p.b, p.app.Key, goroutines, perG) })
+			wg.Wait()
+			if t.Failed() {
+				t.FailNow()
+			}
+			p.recA.Take()
+			p.recB.Take()
+
+			ctx := markWrites(context.Background())
+			var failed atomic.Bool // a call failed: the checks of the step would mislead
+			change := func(v *tokenvault.Vault, ids []string, do func(v *tokenvault.Vault, id string) error) {
+				var wg sync.WaitGroup
+				for g := range goroutines {
+					wg.Go(func() {
+						for i := g; i < len(ids); i += goroutines {
+							if err := do(v, ids[i]); err != nil {
+								t.Error(err)
+								failed.Store(true)
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+			}
+			update := func(v *tokenvault.Vault, id string) error {
+				_, err := v.UpdateToken(ctx, p.app.Key, id, json.RawMessage(`{"metadata":{"state":"changed"}}`))
+				return err
+			}
+			remove := func(v *tokenvault.Vault, id string) error { return v.DeleteToken(ctx, p.app.Key, id) }
+			for _, step := range []struct {
+				what string
+				do   func(v *tokenvault.Vault, id string) error
+			}{{"update", update}, {"delete", remove}} {
+				wg.Go(func() { change(p.a, idsA, step.do) })
+				wg.Go(func() { change(p.b, idsB, step.do) })
+				wg.Wait()
+				if failed.Load() {
+					t.FailNow()
+				}
+				checkTwoInstances(t, step.what, p, p.recA.Take(), p.recB.Take(), len(idsA), len(idsB), maxChangeCommitKeys)
+			}
+		})
+	}
+}
+
+// checkTwoInstances checks the commits of calls of kind what on A (ca,
+// for na calls) and on B (cb, nb): no key written by both, none written
+// by one and read by the other, none written by several commits of one
+// unless its instance owns it, none of the other instance's rows, and at
+// most bound keys a commit besides its instance's rows.
+func checkTwoInstances(t *testing.T, what string, p *writePathPair, ca, cb []commitWrites, na, nb, bound int) {
+	t.Helper()
+	tid := p.boot.Tenant.ID
+	if len(ca) < na || len(cb) < nb {
+		t.Fatalf("recorded %d %s commits on A and %d on B for %d and %d calls: the recording misses commits",
+			len(ca), what, len(cb), na, nb)
+	}
+	wa, wb := writtenKeys(ca), writtenKeys(cb)
+	var shared []string
+	for k := range wa {
+		if wb[k] > 0 {
+			shared = append(shared, k)
+		}
+	}
+	if len(shared) > 0 {
+		t.Errorf("%d keys are written by %s commits of both Vaults (shape: keys of that shape):%s",
+			len(shared), what, shapeCounts(shared, tid))
+	}
+	// A key one instance's commit read (got, or scanned past) that the
+	// other's commits write: on a serializable store a conflict as sure
+	// as a shared write.
+	checkCrossReads(t, what, "A", "B", ca, wb, tid)
+	checkCrossReads(t, what, "B", "A", cb, wa, tid)
+	// Within one instance, a key several commits write is fine only
+	// when the instance owns it (its id names it).
+	checkCommitKeys(t, what, "A", ca, p.a.InstanceForTest(), p.b.InstanceForTest(), tid, bound)
+	checkCommitKeys(t, what, "B", cb, p.b.InstanceForTest(), p.a.InstanceForTest(), tid, bound)
 }
 
 // checkCrossReads fails t for each key that a commit of reader read and
 // that the other instance's commits wrote (written), keys both wrote
 // aside (reported as shared already).
-func checkCrossReads(t *testing.T, reader, writer string, commits []commitWrites, written map[string]int, tid string) {
+func checkCrossReads(t *testing.T, what, reader, writer string, commits []commitWrites, written map[string]int, tid string) {
 	t.Helper()
 	var read []string
 	for k := range written {
@@ -274,18 +349,18 @@ func checkCrossReads(t *testing.T, reader, writer string, commits []commitWrites
 		}
 	}
 	if len(read) > 0 {
-		t.Errorf("%d keys written by tokenize commits of %s are read (got, or in a scanned range) by tokenize commits of %s:%s",
-			len(read), writer, reader, shapeCounts(read, tid))
+		t.Errorf("%d keys written by %s commits of %s are read (got, or in a scanned range) by %[2]s commits of %s:%s",
+			len(read), what, writer, reader, shapeCounts(read, tid))
 	}
 }
 
 // checkCommitKeys holds the commits of instance name (whose id is own;
-// the other's is other) to maxTokenCommitKeys keys each besides its own
+// the other's is other) to bound keys each besides its own
 // instance's rows, to none of the other instance's rows, and to no key
 // that several of them write unless its instance owns it (a row every
 // token's commit writes is a lock on the tenant, whichever instance
 // writes it).
-func checkCommitKeys(t *testing.T, name string, commits []commitWrites, own, other, tid string) {
+func checkCommitKeys(t *testing.T, what, name string, commits []commitWrites, own, other, tid string, bound int) {
 	t.Helper()
 	var largest commitWrites
 	largestN := -1
@@ -306,7 +381,7 @@ func checkCommitKeys(t *testing.T, name string, commits []commitWrites, own, oth
 		}
 	}
 	if len(foreign) > 0 {
-		t.Errorf("tokenize commits of %s write %d rows named by the other instance:%s", name, len(foreign), shapeCounts(foreign, tid))
+		t.Errorf("%s commits of %s write %d rows named by the other instance:%s", what, name, len(foreign), shapeCounts(foreign, tid))
 	}
 	var repeated []string
 	for k, n := range writtenKeys(commits) {
@@ -315,15 +390,15 @@ func checkCommitKeys(t *testing.T, name string, commits []commitWrites, own, oth
 		}
 	}
 	if len(repeated) > 0 {
-		t.Errorf("%d keys are each written by several tokenize commits of %s and not named by its instance:%s",
-			len(repeated), name, shapeCounts(repeated, tid))
+		t.Errorf("%d keys are each written by several %s commits of %s and not named by its instance:%s",
+			len(repeated), what, name, shapeCounts(repeated, tid))
 	}
 	all := largest.keys()
-	if largestN > maxTokenCommitKeys {
-		t.Errorf("a tokenize commit of %s writes %d keys (%d puts, %d deletes) besides its instance's rows, want at most %d:%s",
-			name, largestN, len(largest.puts), len(largest.deletes), maxTokenCommitKeys, shapeCounts(all, tid))
+	if largestN > bound {
+		t.Errorf("a %s commit of %s writes %d keys (%d puts, %d deletes) besides its instance's rows, want at most %d:%s",
+			what, name, largestN, len(largest.puts), len(largest.deletes), bound, shapeCounts(all, tid))
 	} else {
-		t.Logf("the largest tokenize commit of %s: %d puts, %d deletes, %d keys, %d besides its instance's rows:%s",
-			name, len(largest.puts), len(largest.deletes), len(all), largestN, shapeCounts(all, tid))
+		t.Logf("the largest %s commit of %s: %d puts, %d deletes, %d keys, %d besides its instance's rows:%s",
+			what, name, len(largest.puts), len(largest.deletes), len(all), largestN, shapeCounts(all, tid))
 	}
 }

@@ -110,6 +110,15 @@ func (r *recorder) Commits() []commitWrites {
 	return slices.Clone(r.commits)
 }
 
+// Take returns the commits recorded so far and forgets them.
+func (r *recorder) Take() []commitWrites {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.commits
+	r.commits = nil
+	return c
+}
+
 // recordingStore is the wrapper; recordStore builds it with the optional
 // interfaces of the store it wraps.
 type recordingStore struct {
