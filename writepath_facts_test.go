@@ -249,16 +249,20 @@ func checkWritePathEvents(t *testing.T, rcv *eventReceiver, l *writePathLoad) {
 	}
 }
 
-// checkWritePathChain signs the tenant's chain through A and verifies it
-// through B until the report is clean and holds at least ops lines (every
+// checkWritePathChain signs the tenant's chain through both Vaults and
+// verifies it through B until the report is clean and holds at least ops lines (every
 // operation's line linked), for up to 30 s.
 func checkWritePathChain(t *testing.T, p *writePathPair, tid string, ops int) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := p.a.SignAuditChain(ctx, tid); err != nil {
-			t.Fatalf("SignAuditChain on A: %v", err)
+		// Through both: an instance signs what is linked, and links
+		// first when it holds (or can take) the linker's lease.
+		for _, v := range []*tokenvault.Vault{p.a, p.b} {
+			if _, err := v.SignAuditChain(ctx, tid); err != nil {
+				t.Fatalf("SignAuditChain: %v", err)
+			}
 		}
 		rep, err := p.b.VerifyAuditChain(ctx, tid)
 		if err != nil {
