@@ -1,0 +1,363 @@
+package tokenvault_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/client"
+	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/store/postgres"
+)
+
+// watchedCall marks the context of a call whose write transactions a
+// watchStore records.
+type watchedCall struct{}
+
+// watchStore wraps a store and records what the write transactions of
+// watched calls (a context carrying watchedCall) read: the key of every
+// Get, and the prefix of every Scan and ScanReverse (a scan of an empty
+// family reads no entry, yet on PostgreSQL it still locks the family).
+// It passes the store's generation counter through (store.Generation);
+// wrap keeps its SingleProcess marker.
+type watchStore struct {
+	store.Store
+	mu      sync.Mutex
+	updates int
+	reads   []string
+}
+
+// watchSingle is a watchStore of a store held by one process.
+type watchSingle struct{ *watchStore }
+
+func (watchSingle) SingleProcess() {}
+
+// wrap returns w around s, as s would be seen: held by one process or
+// not.
+func (w *watchStore) wrap(s store.Store) store.Store {
+	w.Store = s
+	if _, ok := s.(store.SingleProcess); ok {
+		return watchSingle{w}
+	}
+	return w
+}
+
+func (w *watchStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if ctx.Value(watchedCall{}) == nil {
+		return w.Store.Update(ctx, fn)
+	}
+	return w.Store.Update(ctx, func(tx store.Tx) error {
+		w.mu.Lock()
+		w.updates++
+		w.mu.Unlock()
+		wt := &watchTx{Tx: tx, w: w}
+		if g, ok := tx.(store.Generation); ok {
+			return fn(&watchGenTx{watchTx: wt, g: g})
+		}
+		return fn(wt)
+	})
+}
+
+// take returns the write transactions run and their reads since the last
+// call, and forgets them.
+func (w *watchStore) take() (updates int, reads []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	updates, reads = w.updates, w.reads
+	w.updates, w.reads = 0, nil
+	return updates, reads
+}
+
+func (w *watchStore) note(what string) {
+	w.mu.Lock()
+	w.reads = append(w.reads, what)
+	w.mu.Unlock()
+}
+
+type watchTx struct {
+	store.Tx
+	w *watchStore
+}
+
+func (t *watchTx) Get(key []byte) ([]byte, error) {
+	t.w.note(string(key))
+	return t.Tx.Get(key)
+}
+
+func (t *watchTx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	t.w.note(string(prefix) + "*")
+	return t.Tx.Scan(prefix, after, limit, fn)
+}
+
+func (t *watchTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	t.w.note(string(prefix) + "*")
+	return t.Tx.ScanReverse(prefix, before, limit, fn)
+}
+
+// watchGenTx is a watchTx of a store that keeps a generation counter.
+type watchGenTx struct {
+	*watchTx
+	g store.Generation
+}
+
+func (t *watchGenTx) Generation() (uint64, bool, error) { return t.g.Generation() }
+func (t *watchGenTx) AdvanceGeneration() error          { return t.g.AdvanceGeneration() }
+
+// TestTokenizeCommitReadsNoWebhooks: on every store, the write
+// transaction of a tokenize reads no webhook record, no pending-delivery
+// index entry and no application record, whether its tenant has no
+// webhook or one that subscribes (its events are still queued to it).
+func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
+	for _, sk := range storeKinds {
+		t.Run("store="+sk.name, func(t *testing.T) {
+			w := &watchStore{}
+			e := newEnvOn(t, w.wrap(sk.open(t)))
+			tap := tokenvault.TapEvents(e.v)
+			rcv := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+			tid := e.boot.Tenant.ID
+			key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+			ctx := context.WithValue(context.Background(), watchedCall{}, true)
+			tokenize := func() {
+				t.Helper()
+				if _, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			forbidden := []string{"tenant/" + tid + "/webhook/", "tenant/" + tid + "/idx/wh-p/", "tenant/" + tid + "/application/"}
+			watch := func(what string) {
+				t.Helper()
+				tokenize() // the first after a change may read them once
+				w.take()
+				for range 3 {
+					tokenize()
+				}
+				updates, reads := w.take()
+				if updates < 3 {
+					t.Fatalf("%s: 3 tokenizes ran %d write transactions, want 3 or more", what, updates)
+				}
+				for _, r := range reads {
+					for _, f := range forbidden {
+						if strings.HasPrefix(r, f) {
+							t.Errorf("%s: a tokenize's write transaction read %s", what, r)
+						}
+					}
+				}
+			}
+			watch("no webhook")
+			if n := len(tap.Events()); n != 0 {
+				t.Fatalf("%d events without a webhook", n)
+			}
+
+			hook, err := e.v.CreateWebhook(context.Background(), e.mgmt, tokenvault.WebhookRequest{
+				Name: "hook", URL: rcv.URL, Events: []string{tokenvault.EventTokenCreated}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			watch("a subscribed webhook")
+			events := tap.Events()
+			if len(events) != 4 {
+				t.Fatalf("%d events queued with a subscribed webhook, want 4", len(events))
+			}
+			for _, ev := range events {
+				if ev.Info.Type != tokenvault.EventTokenCreated || !slices.Equal(ev.Targets, []string{hook.ID}) {
+					t.Errorf("event %s to %v, want token.created to [%s]", ev.Info.Type, ev.Targets, hook.ID)
+				}
+				if !strings.Contains(string(ev.Info.Data), `"name":"private app"`) {
+					t.Errorf("event data %s does not name its application", ev.Info.Data)
+				}
+			}
+		})
+	}
+}
+
+// vaultPair is two Vaults on one store, as two server processes would
+// be: each with its own store handle and caches.
+type vaultPair struct {
+	name string
+	open func(t *testing.T) (a, b store.Store)
+}
+
+// vaultPairs are the stores two Vaults can share: PostgreSQL (when
+// TOKENVAULT_TEST_POSTGRES_DSN is set), two connection pools on one
+// schema; and a memory store seen as shared (sharedStore: no
+// SingleProcess marker, no generation counter), on which a Vault caches
+// no subscriptions.
+func vaultPairs() []vaultPair {
+	pairs := []vaultPair{{"memory-shared", func(t *testing.T) (store.Store, store.Store) {
+		m := memory.New()
+		t.Cleanup(func() { m.Close() })
+		return sharedStore{m}, sharedStore{m}
+	}}}
+	if pgDSN != "" {
+		pairs = append(pairs, vaultPair{"postgres", func(t *testing.T) (store.Store, store.Store) {
+			schema := freshPGSchema(t)
+			var out [2]store.Store
+			for i := range out {
+				s, err := postgres.Open(context.Background(), pgDSN, &postgres.Options{Schema: schema})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				if err := s.Migrate(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				out[i] = s
+			}
+			return out[0], out[1]
+		}})
+	}
+	return pairs
+}
+
+// openPair opens a Vault on each of a and b, with one master key, on the
+// real clock, and bootstraps a tenant through the first.
+func openPair(t *testing.T, a, b store.Store) (va, vb *tokenvault.Vault, boot *tokenvault.TenantBootstrap) {
+	t.Helper()
+	key := newMasterKey()
+	var vs [2]*tokenvault.Vault
+	for i, s := range []store.Store{a, b} {
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{
+			Store:     s,
+			Now:       time.Now,
+			Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
+			Keys:      tokenvault.KeyOptions{MasterKey: key},
+			Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+			Outbound:  tokenvault.OutboundOptions{AllowPrivateDestinations: true},
+		})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { v.Close() })
+		vs[i] = v
+	}
+	boot, err := vs[0].CreateTenant(context.Background(), tokenvault.CreateTenantRequest{
+		Name: "Acme", Owner: tokenvault.User{Email: "owner@example.com", FirstName: "Olive"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs[0], vs[1], boot
+}
+
+// TestWebhookChangeReachesOtherVault: a webhook created, disabled,
+// subscribed to other events, subscribed again and deleted through one
+// Vault changes what another Vault on the same store emits for its very
+// next tokenize after the change returned.
+func TestWebhookChangeReachesOtherVault(t *testing.T) {
+	for _, pair := range vaultPairs() {
+		t.Run("store="+pair.name, func(t *testing.T) {
+			a, b := pair.open(t)
+			va, vb, boot := openPair(t, a, b)
+			tap := tokenvault.TapEvents(vb)
+			ctx := context.Background()
+			rcv := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+			app, err := va.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+				Name: "tokenizer", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// step tokenizes through B and fails unless it emitted an
+			// event to want (or none, for "").
+			seen := 0
+			step := func(what, want string) {
+				t.Helper()
+				if _, err := vb.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"}); err != nil {
+					t.Fatalf("%s: CreateToken: %v", what, err)
+				}
+				events := tap.Events()
+				got := events[seen:]
+				seen = len(events)
+				switch {
+				case want == "" && len(got) != 0:
+					t.Errorf("%s: B emitted %d events to %v, want none", what, len(got), got[0].Targets)
+				case want != "" && (len(got) != 1 || !slices.Equal(got[0].Targets, []string{want})):
+					t.Errorf("%s: B emitted %+v, want one event to %s", what, got, want)
+				}
+			}
+			step("no webhook yet", "")
+			req := tokenvault.WebhookRequest{Name: "hook", URL: rcv.URL, Events: []string{tokenvault.EventTokenCreated}}
+			hook, err := va.CreateWebhook(ctx, boot.Application.Key, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step("created through A", hook.ID)
+			step("created through A, again", hook.ID)
+			update := func(what string, adjust func(*tokenvault.WebhookRequest), want string) {
+				t.Helper()
+				r := req
+				adjust(&r)
+				if _, err := va.UpdateWebhook(ctx, boot.Application.Key, hook.ID, r); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				step(what, want)
+			}
+			update("disabled through A", func(r *tokenvault.WebhookRequest) { r.Status = tokenvault.WebhookDisabled }, "")
+			update("enabled for token.deleted only", func(r *tokenvault.WebhookRequest) {
+				r.Events = []string{tokenvault.EventTokenDeleted}
+			}, "")
+			update("subscribed again to token.created", func(r *tokenvault.WebhookRequest) {
+				r.Events = []string{tokenvault.EventTokenDeleted, tokenvault.EventTokenCreated}
+			}, hook.ID)
+			if err := va.DeleteWebhook(ctx, boot.Application.Key, hook.ID); err != nil {
+				t.Fatal(err)
+			}
+			step("deleted through A", "")
+		})
+	}
+}
+
+// TestWebhookCreatedOverHTTPDeliversNextTokenize: over HTTP, a webhook
+// created through one instance receives the event of the next tokenize
+// through another instance on the same store.
+func TestWebhookCreatedOverHTTPDeliversNextTokenize(t *testing.T) {
+	for _, pair := range vaultPairs() {
+		t.Run("store="+pair.name, func(t *testing.T) {
+			a, b := pair.open(t)
+			va, vb, boot := openPair(t, a, b)
+			srvA := httptest.NewServer(httpapi.New(va, httpapi.Options{}))
+			t.Cleanup(srvA.Close)
+			srvB := httptest.NewServer(httpapi.New(vb, httpapi.Options{}))
+			t.Cleanup(srvB.Close)
+			ca, cb := client.New(srvA.URL, nil), client.New(srvB.URL, nil)
+			ctx := context.Background()
+			rcv := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+			app, err := ca.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+				Name: "tokenizer", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// B has served the tenant (and cached that it has no
+			// webhook) before the webhook exists.
+			if _, err := cb.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "before"}); err != nil {
+				t.Fatal(err)
+			}
+			hook, err := ca.CreateWebhook(ctx, boot.Application.Key, tokenvault.WebhookRequest{
+				Name: "hook", URL: rcv.URL, Events: []string{tokenvault.EventTokenCreated}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := cb.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "after"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitUntil(t, "the event at the receiver", func() bool { return len(rcv.got()) >= 1 })
+			got := rcv.got()
+			if len(got) != 1 || !strings.Contains(string(got[0].body), `"type":"token.created"`) ||
+				!strings.Contains(string(got[0].body), tok.ID) {
+				t.Fatalf("the receiver got %d requests, first %s; want token.created of %s", len(got), got[0].body, tok.ID)
+			}
+			if id := got[0].header.Get("webhook-id"); id == "" {
+				t.Errorf("delivery to %s has no webhook-id header", hook.ID)
+			}
+		})
+	}
+}
