@@ -200,6 +200,11 @@ func (c *pendingCounts) total() int {
 type pendingChange struct {
 	delta   map[hookKey]int
 	dropped map[hookKey]int
+	// recount are the webhooks whose count t found missing or stale: the
+	// dispatcher is asked to count them once t has committed (and its
+	// deltas are applied), so that its count includes t's deliveries
+	// and none is added twice.
+	recount map[hookKey]bool
 }
 
 // pendingChanges applies a committed transaction's pendingChange to the
@@ -211,6 +216,11 @@ var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingCha
 	counts := &t.v.dispatch.pending
 	for k, d := range c.delta {
 		counts.add(k, d)
+	}
+	for k := range c.recount {
+		if counts.want(k) {
+			t.v.dispatch.poke()
+		}
 	}
 	for k, n := range c.dropped {
 		if m := t.v.metrics; m != nil {
@@ -243,8 +253,8 @@ func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
 
 // pendingOf is webhook whid's pending deliveries as t sees them: the
 // instance's count plus what t changed. When the count is missing or
-// stale, t reads nothing: the dispatcher is asked to count it, and the
-// count t has (none: zero) stands until then. In a transaction that
+// stale, t reads nothing: the dispatcher is asked to count it once t
+// commits, and the count t has (none: zero) stands until then. In a transaction that
 // asked for a delivery (updatePending), such a count is instead noted
 // for updatePending to take before it runs the transaction again.
 func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
@@ -254,8 +264,12 @@ func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
 	if t.stale(ok, counted, atCap(n+mine)) {
 		if need := pendingNeeded.of(t); need.strict {
 			need.keys = append(need.keys, k)
-		} else if t.v.dispatch.pending.want(k) {
-			t.v.dispatch.poke()
+		} else {
+			c := pendingChanges.of(t)
+			if c.recount == nil {
+				c.recount = map[hookKey]bool{}
+			}
+			c.recount[k] = true
 		}
 	}
 	return n + mine
