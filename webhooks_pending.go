@@ -26,9 +26,9 @@ import (
 // a webhook has none in this instance yet, every pendingRecount, and, at
 // a cap, at most once per PollInterval (since other instances may have
 // finished some); never in a write transaction: a commit that finds a
-// count missing or stale asks the dispatcher for it (requestRecount) and
-// goes on with what it has, and the dispatcher counts in a read-only
-// transaction of its own (recountPending). So a tokenize never reads the
+// count missing or stale goes on with what it has and, once committed,
+// asks the dispatcher for it (pendingChange.recount), which counts in a
+// read-only transaction of its own (recountPending). So a tokenize never reads the
 // pending index, and on PostgreSQL never holds a predicate lock on it.
 // The calls that ask for a delivery (TestWebhook, Redeliver) count a
 // missing or stale count first, in a read-only transaction, and then run
@@ -254,9 +254,9 @@ func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
 // pendingOf is webhook whid's pending deliveries as t sees them: the
 // instance's count plus what t changed. When the count is missing or
 // stale, t reads nothing: the dispatcher is asked to count it once t
-// commits, and the count t has (none: zero) stands until then. In a transaction that
-// asked for a delivery (updatePending), such a count is instead noted
-// for updatePending to take before it runs the transaction again.
+// commits, and the count t has (none: zero) stands until then. In a
+// transaction that asks for a delivery (updatePending), such a count is
+// instead noted for updatePending to take before it runs t again.
 func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
 	k := hookKey{tid, whid}
 	mine := pendingChanges.of(t).delta[k]
@@ -309,9 +309,9 @@ func errPendingCap(why string) error {
 }
 
 // markPending keeps rec's pending index entry in step with its status,
-// and the instance's count with it once t commits. has says whether the
-// entry exists; markPending reads it when unknown (nil): a new delivery,
-// whose id is new, has none, and queueing it reads nothing.
+// and the instance's count with it once t commits. known says whether
+// the entry exists; markPending reads it when unknown (nil). A new
+// delivery, whose id is new, has none: queueing it reads nothing.
 func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
 	key := webhookPending(rec.TenantID, rec.WebhookID, rec.ID)
 	var has bool
