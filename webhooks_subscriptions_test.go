@@ -264,7 +264,8 @@ func openPair(t *testing.T, a, b store.Store) (va, vb *tokenvault.Vault, boot *t
 // TestWebhookChangeReachesOtherVault: a webhook created, disabled,
 // subscribed to other events, subscribed again and deleted through one
 // Vault changes what another Vault on the same store emits for its very
-// next tokenize after the change returned.
+// next tokenize after the change returned; so does an application's new
+// name, which events name their actor by.
 func TestWebhookChangeReachesOtherVault(t *testing.T) {
 	for _, pair := range vaultPairs() {
 		t.Run("store="+pair.name, func(t *testing.T) {
@@ -304,6 +305,19 @@ func TestWebhookChangeReachesOtherVault(t *testing.T) {
 			}
 			step("created through A", hook.ID)
 			step("created through A, again", hook.ID)
+			// The actor's name comes with B's cached key: renaming the
+			// application through A changes it in B's next event.
+			if !strings.Contains(string(tap.Events()[seen-1].Info.Data), `"name":"tokenizer"`) {
+				t.Errorf("event data %s does not name the application", tap.Events()[seen-1].Info.Data)
+			}
+			if _, err := va.UpdateApplication(ctx, boot.Application.Key, app.ID, tokenvault.UpdateApplicationRequest{
+				Name: "tokenizer 2", Permissions: []string{tokenvault.PermTokenCreate}}); err != nil {
+				t.Fatal(err)
+			}
+			step("application renamed through A", hook.ID)
+			if data := string(tap.Events()[seen-1].Info.Data); !strings.Contains(data, `"name":"tokenizer 2"`) {
+				t.Errorf("after a rename through A, B's event names its actor as in %s, want tokenizer 2", data)
+			}
 			update := func(what string, adjust func(*tokenvault.WebhookRequest), want string) {
 				t.Helper()
 				r := req
