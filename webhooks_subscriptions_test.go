@@ -5,10 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,99 +17,6 @@ import (
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/postgres"
 )
-
-// watchedCall marks the context of a call whose write transactions a
-// watchStore records.
-type watchedCall struct{}
-
-// watchStore wraps a store and records what the write transactions of
-// watched calls (a context carrying watchedCall) read: the key of every
-// Get, and the prefix of every Scan and ScanReverse (a scan of an empty
-// family reads no entry, yet on PostgreSQL it still locks the family).
-// It passes the store's generation counter through (store.Generation);
-// wrap keeps its SingleProcess marker.
-type watchStore struct {
-	store.Store
-	mu      sync.Mutex
-	updates int
-	reads   []string
-}
-
-// watchSingle is a watchStore of a store held by one process.
-type watchSingle struct{ *watchStore }
-
-func (watchSingle) SingleProcess() {}
-
-// wrap returns w around s, as s would be seen: held by one process or
-// not.
-func (w *watchStore) wrap(s store.Store) store.Store {
-	w.Store = s
-	if _, ok := s.(store.SingleProcess); ok {
-		return watchSingle{w}
-	}
-	return w
-}
-
-func (w *watchStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	if ctx.Value(watchedCall{}) == nil {
-		return w.Store.Update(ctx, fn)
-	}
-	return w.Store.Update(ctx, func(tx store.Tx) error {
-		w.mu.Lock()
-		w.updates++
-		w.mu.Unlock()
-		wt := &watchTx{Tx: tx, w: w}
-		if g, ok := tx.(store.Generation); ok {
-			return fn(&watchGenTx{watchTx: wt, g: g})
-		}
-		return fn(wt)
-	})
-}
-
-// take returns the write transactions run and their reads since the last
-// call, and forgets them.
-func (w *watchStore) take() (updates int, reads []string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	updates, reads = w.updates, w.reads
-	w.updates, w.reads = 0, nil
-	return updates, reads
-}
-
-func (w *watchStore) note(what string) {
-	w.mu.Lock()
-	w.reads = append(w.reads, what)
-	w.mu.Unlock()
-}
-
-type watchTx struct {
-	store.Tx
-	w *watchStore
-}
-
-func (t *watchTx) Get(key []byte) ([]byte, error) {
-	t.w.note(string(key))
-	return t.Tx.Get(key)
-}
-
-func (t *watchTx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
-	t.w.note(string(prefix) + "*")
-	return t.Tx.Scan(prefix, after, limit, fn)
-}
-
-func (t *watchTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
-	t.w.note(string(prefix) + "*")
-	return t.Tx.ScanReverse(prefix, before, limit, fn)
-}
-
-// watchGenTx is a watchTx of a store that keeps a generation counter.
-type watchGenTx struct {
-	*watchTx
-	g store.Generation
-}
-
-func (t *watchGenTx) Generation() (uint64, bool, error) { return t.g.Generation() }
-func (t *watchGenTx) AdvanceGeneration() error          { return t.g.AdvanceGeneration() }
 
 // TestTokenizeCommitReadsNoWebhooks: on every store, the write
 // transaction of a tokenize reads no webhook record, no pending-delivery
@@ -386,104 +291,5 @@ func TestWebhookCreatedOverHTTPDeliversNextTokenize(t *testing.T) {
 				t.Errorf("delivery to %s has no webhook-id header", hook.ID)
 			}
 		})
-	}
-}
-
-// TestPendingCountedOutsideTheCommit: a Vault opened on a store that
-// already holds a webhook's pending deliveries learns their number
-// without counting it in a tokenize's commit. A test event (which asks
-// for a delivery) counts first and is refused at the cap; a tokenize's
-// event is dropped once the dispatcher has counted, and the first
-// tokenize of a Vault that has not counted yet overshoots the cap by its
-// own event only (the caps bound storage: webhooks_pending.go).
-func TestPendingCountedOutsideTheCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "vault.db")
-	key := newMasterKey()
-	open := func() *tokenvault.Vault {
-		t.Helper()
-		v, err := tokenvault.Open(context.Background(), tokenvault.Options{
-			Path: path, Now: time.Now, Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
-			Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1},
-			Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true},
-			Webhooks: tokenvault.WebhookOptions{Schedule: []time.Duration{time.Hour}, MaxPendingPerWebhook: 3, MaxPendingPerTenant: 100},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { v.Close() })
-		return v
-	}
-	closeVault := func(v *tokenvault.Vault) {
-		t.Helper()
-		if err := v.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	failing := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
-	v := open()
-	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme", Owner: tokenvault.User{Email: "owner@example.com", FirstName: "Olive"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgmt := boot.Application.Key
-	app, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "tokenizer", Type: tokenvault.Private,
-		Permissions: []string{tokenvault.PermTokenCreate}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hook, err := v.CreateWebhook(ctx, mgmt, tokenvault.WebhookRequest{Name: "hook", URL: failing.URL, Events: []string{tokenvault.EventTokenCreated}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if _, err := v.TestWebhook(ctx, mgmt, hook.ID); err != nil {
-			t.Fatalf("test event %d: %v", i, err)
-		}
-	}
-	closeVault(v)
-	pending := func(v *tokenvault.Vault) int {
-		t.Helper()
-		page, err := v.ListWebhookDeliveries(ctx, mgmt, hook.ID, tokenvault.PageRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, d := range page.Data {
-			if d.Status == tokenvault.DeliveryPending {
-				n++
-			}
-		}
-		return n
-	}
-	tokenize := func(v *tokenvault.Vault) {
-		t.Helper()
-		if _, err := v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	// A fresh instance: a test event counts first, and is refused.
-	v = open()
-	_, err = v.TestWebhook(ctx, mgmt, hook.ID)
-	wantPendingCap(t, "a test event at the cap, on a fresh instance", err)
-	tokenize(v)
-	if n := pending(v); n != 3 {
-		t.Fatalf("a tokenize at the counted cap: %d pending deliveries, want 3 (its event dropped)", n)
-	}
-	closeVault(v)
-
-	// Another fresh instance: its first tokenize's event is queued (it
-	// has no count, and takes none in its commit); the dispatcher then
-	// counts, and the next event is dropped.
-	v = open()
-	tokenize(v)
-	if n := pending(v); n != 4 {
-		t.Fatalf("the first tokenize of an instance without a count: %d pending deliveries, want 4", n)
-	}
-	waitUntil(t, "the dispatcher's count", func() bool { return v.Stats().PendingEventDeliveries == 4 })
-	tokenize(v)
-	if n := pending(v); n != 4 {
-		t.Fatalf("a tokenize past the cap once counted: %d pending deliveries, want 4", n)
 	}
 }
