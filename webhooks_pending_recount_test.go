@@ -19,6 +19,7 @@ import (
 // tokenize of a Vault that has not counted yet overshoots the cap by its
 // own event only (the caps bound storage: webhooks_pending.go).
 func TestPendingCountedOutsideTheCommit(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "vault.db")
 	key := newMasterKey()
 	open := func() *tokenvault.Vault {

@@ -10,6 +10,7 @@ import (
 // maxSubscriptionTenants tenants, dropping the one used least recently,
 // and serves an entry only under the generation it was read in.
 func TestSubscriptionCacheBounded(t *testing.T) {
+	t.Parallel()
 	var c subscriptionCache
 	hot := "tenant-hot"
 	c.put(hot, 1, nil)
@@ -36,6 +37,7 @@ func TestSubscriptionCacheBounded(t *testing.T) {
 // webhooks carries neither signing secret, and the cache has an entry
 // for a tenant without webhooks after its first call.
 func TestSubscriptionCacheHoldsNoSecret(t *testing.T) {
+	t.Parallel()
 	v, _, boot := webhookVault(t)
 	ctx := context.Background()
 	tid := boot.Tenant.ID

@@ -23,6 +23,7 @@ import (
 // index entry and no application record, whether its tenant has no
 // webhook or one that subscribes (its events are still queued to it).
 func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
+	t.Parallel()
 	for _, sk := range storeKinds {
 		t.Run("store="+sk.name, func(t *testing.T) {
 			w := &watchStore{}
@@ -172,6 +173,7 @@ func openPair(t *testing.T, a, b store.Store) (va, vb *tokenvault.Vault, boot *t
 // next tokenize after the change returned; so does an application's new
 // name, which events name their actor by.
 func TestWebhookChangeReachesOtherVault(t *testing.T) {
+	t.Parallel()
 	for _, pair := range vaultPairs() {
 		t.Run("store="+pair.name, func(t *testing.T) {
 			a, b := pair.open(t)
@@ -251,6 +253,7 @@ func TestWebhookChangeReachesOtherVault(t *testing.T) {
 // created through one instance receives the event of the next tokenize
 // through another instance on the same store.
 func TestWebhookCreatedOverHTTPDeliversNextTokenize(t *testing.T) {
+	t.Parallel()
 	for _, pair := range vaultPairs() {
 		t.Run("store="+pair.name, func(t *testing.T) {
 			a, b := pair.open(t)
