@@ -21,6 +21,9 @@ const (
 type actor struct {
 	ID   string
 	Type string
+	// Name is an application's name as of its authentication, when known,
+	// for the events it makes (eventActor); empty otherwise.
+	Name string
 }
 
 var systemActor = actor{Type: ActorSystem}
@@ -30,6 +33,9 @@ type principal struct {
 	tenantID  string
 	actorID   string
 	actorType string
+	// actorName is an application's name, read with it (events name
+	// their actor by it without reading the application again).
+	actorName string
 	// appID is, for a session, the private application that authorized
 	// it (whose authority its accesses are on); empty otherwise.
 	appID       string
@@ -60,7 +66,7 @@ func (g *grants) has(perm string) bool {
 	return false
 }
 
-func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType} }
+func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType, Name: p.actorName} }
 
 // has reports whether p holds perm, directly or through any rule. Which
 // tokens a rule-scoped permission reaches is decided per token.
@@ -184,6 +190,7 @@ func appPrincipal(app *applicationRecord) *principal {
 		tenantID:    app.TenantID,
 		actorID:     app.ID,
 		actorType:   ActorApplication,
+		actorName:   app.Name,
 		appType:     app.Type,
 		permissions: app.Permissions,
 		rules:       sortedRules(app.Rules),

@@ -20,7 +20,12 @@ import (
 // was read from. Every transaction that writes an API key lookup, an
 // application or a session (or marks a tenant deleted) sets
 // its barrier.Tx as auth-changed: their key constructors mark them
-// (internal/barrier), so no key is parsed to tell. The generation is kept in one of two ways:
+// (internal/barrier), so no key is parsed to tell. A transaction that
+// changes a webhook marks itself too (forgetWebhooks): the Vault caches
+// each tenant's webhook subscriptions under the same generation
+// (webhooks_subscriptions.go), so a webhook change voids the key entries
+// as well, and a key change the subscriptions; both are rare beside the
+// calls the caches serve. The generation is kept in one of two ways:
 //
 //   - On a store that several processes share and that keeps a generation
 //     counter for them ([store.Generation], PostgreSQL), the counter is the

@@ -76,7 +76,10 @@
 //   - docs/tenant-code.md: reactors, formulas, proxies and the sandbox.
 //   - docs/webhooks.md: webhook subscriptions, their signing secrets, the
 //     event envelope and catalogue (docs/webhooks-delivery.md,
-//     docs/webhooks-events.md: delivery and what each event carries).
+//     docs/webhooks-events.md: delivery and what each event carries). An
+//     acknowledged change has its events queued in its own commit, which
+//     reads none of the tenant's webhooks (each Vault caches them); a
+//     webhook change reaches every instance's next call once it returns.
 //   - docs/operations.md: the server, its flags and data directory.
 //   - docs/performance.md, docs/testing.md, docs/layout.md.
 package tokenvault

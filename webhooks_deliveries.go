@@ -129,7 +129,7 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 // webhook:update, or Internal.
 func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, webhookID, deliveryID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updatePending(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermWebhookUpdate)
 		if err != nil {
 			return err
@@ -195,7 +195,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 // PermissionDenied without webhook:update, or Internal.
 func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
-	err := v.update(ctx, func(t *txn) error {
+	err := v.updatePending(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermWebhookUpdate)
 		if err != nil {
 			return err

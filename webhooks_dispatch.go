@@ -63,6 +63,9 @@ type dispatcher struct {
 	notices noticeLimiter
 	// pending counts pending deliveries by webhook (webhooks_pending.go).
 	pending pendingCounts
+	// subscriptions caches each tenant's webhooks, for the commits that
+	// emit events (webhooks_subscriptions.go).
+	subscriptions subscriptionCache
 }
 
 func newDispatcher() *dispatcher {
@@ -140,6 +143,7 @@ func (v *Vault) runDispatcher() {
 		case <-timer.C:
 			full = true
 		}
+		v.recountPending(v.bg)
 		hot := d.takeHot()
 		if full {
 			hot = nil

@@ -132,7 +132,12 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 			if err := t.putRecord(tk.Record(EntityWebhook, hook.ID), &hook); err != nil {
 				return err
 			}
-			t.forgetWebhooks(hook.TenantID)
+			if disabled != nil {
+				// Its status changed: every Vault's cached
+				// subscriptions go (webhooks_subscriptions.go). A
+				// change of failing_since alone changes none.
+				t.forgetWebhooks(hook.TenantID)
+			}
 		}
 		if disabled != nil && disabled.To != "" {
 			if err := t.verifyNotice(disabled); err != nil {

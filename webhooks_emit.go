@@ -3,9 +3,9 @@ package tokenvault
 import "strings"
 
 // Helpers for the emit calls beside the audit lines. emit builds an
-// event's object only when a webhook subscribes to it, so a tenant
-// without webhooks pays, per transaction, one scan of its (empty)
-// webhook family and nothing per event.
+// event's object only when a webhook subscribes to it, and learns which
+// do from the Vault's cache (webhooks_subscriptions.go), so a tenant
+// without webhooks pays a cache look-up per event and no store read.
 
 // emitToken emits typ about the token rec.
 func (t *txn) emitToken(typ string, by actor, rec *tokenRecord) error {

@@ -15,8 +15,11 @@ import (
 // beside its audit line): an acknowledged change always has its events
 // queued for delivery, a rolled-back one never has. When no enabled
 // webhook of the tenant subscribes to the event's type, emit writes
-// nothing, so an unsubscribed tenant pays one scan of its (empty)
-// webhook family per emitting transaction.
+// nothing and reads nothing: the tenant's subscriptions come from the
+// Vault's cache (webhooks_subscriptions.go). With subscribers, the
+// commit writes the event's outbox entries (webhooks_outbox.go) and the
+// object's sequence counter, and reads only that counter: no webhook
+// record, no pending index, no application record.
 
 // WebhookEventType is one entry of the event catalogue.
 type WebhookEventType struct {
@@ -226,37 +229,39 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 }
 
 // eventActor is by as events name it: an application by its name too.
+// The name comes with by when it was authenticated (the principal
+// carries it, read with the application, and the auth cache drops it
+// when the application changes), so an event costs no read; only a
+// transaction that itself changed an application or key, or an actor
+// named without it, reads the application record.
 func (t *txn) eventActor(tid string, by actor) (WebhookActor, error) {
 	who := WebhookActor{ID: by.ID, Type: by.Type}
-	if by.Type == ActorApplication && by.ID != "" {
-		var app applicationRecord
-		ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
-		if err != nil {
-			return who, err
-		}
-		if ok {
-			who.Name = app.Name
-		}
+	if by.Type != ActorApplication || by.ID == "" {
+		return who, nil
+	}
+	if by.Name != "" && !t.AuthChanged() {
+		who.Name = by.Name
+		return who, nil
+	}
+	var app applicationRecord
+	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
+	if err != nil {
+		return who, err
+	}
+	if ok {
+		who.Name = app.Name
 	}
 	return who, nil
 }
 
 // webhookTargets returns tenant tid's enabled webhooks subscribed to et:
 // by name, or by "*" when et is not high-volume. The tenant's webhooks
-// are read once per transaction.
+// come from the Vault's cache (webhooks_subscriptions.go): a commit reads
+// none while they have not changed.
 func (t *txn) webhookTargets(tid string, et WebhookEventType) ([]*webhookRecord, error) {
-	cache := webhooksRead.of(t)
-	hooks, ok := (*cache)[tid]
-	if !ok {
-		var err error
-		hooks, err = t.tenantWebhooks(tid)
-		if err != nil {
-			return nil, err
-		}
-		if *cache == nil {
-			*cache = map[string][]*webhookRecord{}
-		}
-		(*cache)[tid] = hooks
+	hooks, err := t.subscriptions(tid)
+	if err != nil {
+		return nil, err
 	}
 	var out []*webhookRecord
 	for _, h := range hooks {
@@ -267,14 +272,6 @@ func (t *txn) webhookTargets(tid string, et WebhookEventType) ([]*webhookRecord,
 	return out, nil
 }
 
-// webhooksRead caches the webhooks a transaction read, by tenant. A
-// transaction that changes a webhook drops its tenant's entry
-// (forgetWebhooks).
-var webhooksRead = &txnLocal[map[string][]*webhookRecord]{}
-
-// forgetWebhooks drops tenant tid's webhooks read in t, after t changed one.
-func (t *txn) forgetWebhooks(tid string) { delete(*webhooksRead.of(t), tid) }
-
 // subscribes reports whether a webhook's events include et.
 func subscribes(events []string, et WebhookEventType) bool {
 	for _, e := range events {
@@ -283,23 +280,6 @@ func subscribes(events []string, et WebhookEventType) bool {
 		}
 	}
 	return false
-}
-
-// tenantWebhooks reads every webhook of tenant tid.
-func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
-	vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityWebhook))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*webhookRecord, 0, len(vals))
-	for _, sv := range vals {
-		r := &webhookRecord{}
-		if err := t.openRecord(sv.Key, sv.Raw, r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // nextEventSequence returns the next sequence number of the events about

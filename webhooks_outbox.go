@@ -4,7 +4,11 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 
 // The outbox. An event is queued in the transaction that makes the change
 // it tells of: per target webhook, a delivery record (pending, holding the
-// event's JSON) and its entry in the delivery queue, due at once. Both
+// event's JSON), its entry in the delivery queue, due at once, and its
+// pending index entry, all keyed by the new delivery's id: the commit
+// writes no row another commit writes, and reads none of them (the
+// targets come from the subscription cache, the caps from the instance's
+// counts: webhooks_subscriptions.go, webhooks_pending.go). Both
 // land with the change or not at all, so an acknowledged change always
 // has its deliveries and a rolled-back one never has. The dispatcher
 // (webhooks_dispatch.go) is woken once the transaction commits; other
@@ -46,7 +50,7 @@ func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhook
 func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliveryRecord, error) {
 	rec := &webhookDeliveryRecord{ID: t.v.ids.next(t.now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
 		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.now, Status: DeliveryPending, NextAttemptAt: t.now}
-	if err := t.putDelivery(rec); err != nil {
+	if err := t.writeDelivery(rec, new(bool)); err != nil {
 		return nil, err
 	}
 	t.wakeDispatcher(tid, whid)
@@ -55,9 +59,14 @@ func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliver
 
 // putDelivery writes rec, its queue entry at rec.NextAttemptAt, and its
 // pending index entry while it is pending (markPending).
-func (t *txn) putDelivery(rec *webhookDeliveryRecord) error {
+func (t *txn) putDelivery(rec *webhookDeliveryRecord) error { return t.writeDelivery(rec, nil) }
+
+// writeDelivery is putDelivery, told whether rec's pending index entry
+// exists (nil: unknown, read it). queueDelivery's delivery is new: it
+// writes three keys of its own and reads none.
+func (t *txn) writeDelivery(rec *webhookDeliveryRecord, hasPending *bool) error {
 	tk := barrier.Tenant(rec.TenantID)
-	if err := t.markPending(rec); err != nil {
+	if err := t.markPending(rec, hasPending); err != nil {
 		return err
 	}
 	if err := t.putRecord(tk.WebhookDelivery(rec.WebhookID, rec.ID), rec); err != nil {

@@ -21,12 +21,23 @@ import (
 // record's status (putDelivery), so the count is in the store and holds
 // across instances and restarts. Counting it on every write would make a
 // tokenize scan thousands of keys, so each instance keeps the counts of
-// the webhooks it queues to, counts a webhook's entries on its first use
-// and again every pendingRecount (and, at a cap, at most once per
-// PollInterval, since other instances may have finished some), and in
-// between adds what it queues and subtracts what it finishes. Concurrent
-// writes, or several instances, may overshoot a cap by what they queue
-// between two counts: the caps bound storage, they are not quotas.
+// the webhooks it queues to, and in between adds what it queues and
+// subtracts what it finishes. A count is taken again from the store when
+// a webhook has none in this instance yet, every pendingRecount, and, at
+// a cap, at most once per PollInterval (since other instances may have
+// finished some); never in a write transaction: a commit that finds a
+// count missing or stale goes on with what it has and, once committed,
+// asks the dispatcher for it (pendingChange.recount), which counts in a
+// read-only transaction of its own (recountPending). So a tokenize never reads the
+// pending index, and on PostgreSQL never holds a predicate lock on it.
+// The calls that ask for a delivery (TestWebhook, Redeliver) count a
+// missing or stale count first, in a read-only transaction, and then run
+// their write (updatePending). The tenant's cap sums the counts of the
+// tenant's webhooks as the subscription cache lists them
+// (webhooks_subscriptions.go). Concurrent writes, or several instances,
+// may overshoot a cap by what they queue between two counts (and by what
+// a webhook gets before its first count, which follows within a
+// dispatcher pass): the caps bound storage, they are not quotas.
 //
 // At a cap (and for test events, at maxPendingTests per webhook):
 //   - TestWebhook and RedeliverWebhookDelivery are refused (RateLimited,
@@ -99,6 +110,9 @@ func (t *txn) testRoom(tid, whid string) (string, error) {
 type pendingCounts struct {
 	mu    sync.Mutex
 	hooks map[hookKey]*hookPending
+	// wanted are the webhooks whose count a commit found missing or
+	// stale, for the dispatcher to count (recountPending).
+	wanted map[hookKey]bool
 }
 
 type hookPending struct {
@@ -186,6 +200,11 @@ func (c *pendingCounts) total() int {
 type pendingChange struct {
 	delta   map[hookKey]int
 	dropped map[hookKey]int
+	// recount are the webhooks whose count t found missing or stale: the
+	// dispatcher is asked to count them once t has committed (and its
+	// deltas are applied), so that its count includes t's deliveries
+	// and none is added twice.
+	recount map[hookKey]bool
 }
 
 // pendingChanges applies a committed transaction's pendingChange to the
@@ -197,6 +216,11 @@ var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingCha
 	counts := &t.v.dispatch.pending
 	for k, d := range c.delta {
 		counts.add(k, d)
+	}
+	for k := range c.recount {
+		if counts.want(k) {
+			t.v.dispatch.poke()
+		}
 	}
 	for k, n := range c.dropped {
 		if m := t.v.metrics; m != nil {
@@ -220,54 +244,57 @@ func (t *txn) changePending(k hookKey, d int) {
 	c.delta[k] += d
 }
 
+// stale reports whether a count of webhook k taken at counted (ok false:
+// none) should be taken again at now, atCap telling whether it is at a
+// cap.
+func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
+	return !ok || t.now.Sub(counted) >= pendingRecount || atCap && t.now.Sub(counted) >= t.v.webhooks.PollInterval
+}
+
 // pendingOf is webhook whid's pending deliveries as t sees them: the
-// instance's count (counted again when absent or stale, or at the cap
-// and older than PollInterval) plus what t changed.
-func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) (int, error) {
+// instance's count plus what t changed. When the count is missing or
+// stale, t reads nothing: the dispatcher is asked to count it once t
+// commits, and the count t has (none: zero) stands until then. In a
+// transaction that asks for a delivery (updatePending), such a count is
+// instead noted for updatePending to take before it runs t again.
+func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
 	k := hookKey{tid, whid}
 	mine := pendingChanges.of(t).delta[k]
 	n, counted, ok := t.v.dispatch.pending.get(k)
-	stale := !ok || t.now.Sub(counted) >= pendingRecount ||
-		atCap(n+mine) && t.now.Sub(counted) >= t.v.webhooks.PollInterval
-	if !stale || mine != 0 {
-		// Once t wrote entries of its own, a count would include them.
-		return n + mine, nil
+	if t.stale(ok, counted, atCap(n+mine)) {
+		if need := pendingNeeded.of(t); need.strict {
+			need.keys = append(need.keys, k)
+		} else {
+			c := pendingChanges.of(t)
+			if c.recount == nil {
+				c.recount = map[hookKey]bool{}
+			}
+			c.recount[k] = true
+		}
 	}
-	limit := max(t.v.webhooks.MaxPendingPerWebhook, t.v.webhooks.MaxPendingPerTenant) + 1
-	n = 0
-	err := t.Scan(webhookPendingOf(tid, whid), "", limit, func(barrier.Key, string) error {
-		n++
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	t.v.dispatch.pending.set(k, n, t.now)
-	return n, nil
+	return n + mine
 }
 
 // pendingRoom says why one more delivery to webhook whid of tenant tid
-// would go past a cap, or "" when it fits.
+// would go past a cap, or "" when it fits. It reads no pending index
+// entry (pendingOf), and the tenant's webhooks from the subscription
+// cache.
 func (t *txn) pendingRoom(tid, whid string) (string, error) {
 	o := t.v.webhooks
-	n, err := t.pendingOf(tid, whid, func(n int) bool { return n >= o.MaxPendingPerWebhook })
-	if err != nil {
-		return "", err
-	}
-	if n >= o.MaxPendingPerWebhook {
-		return "the webhook has " + strconv.Itoa(n) + " deliveries pending, its most", nil
-	}
-	hooks, err := t.tenantWebhooks(tid)
+	n := t.pendingOf(tid, whid, func(n int) bool { return n >= o.MaxPendingPerWebhook })
+	hooks, err := t.subscriptions(tid)
 	if err != nil {
 		return "", err
 	}
 	total := 0
 	for _, h := range hooks {
-		m, err := t.pendingOf(tid, h.ID, func(int) bool { return false })
-		if err != nil {
-			return "", err
-		}
-		total += m
+		total += t.pendingOf(tid, h.ID, func(int) bool { return false })
+	}
+	if need := pendingNeeded.of(t); len(need.keys) > 0 {
+		return "", errPendingUncounted
+	}
+	if n >= o.MaxPendingPerWebhook {
+		return "the webhook has " + strconv.Itoa(n) + " deliveries pending, its most", nil
 	}
 	if total >= o.MaxPendingPerTenant {
 		return "the tenant's webhooks have " + strconv.Itoa(total) + " deliveries pending, their most", nil
@@ -282,12 +309,19 @@ func errPendingCap(why string) error {
 }
 
 // markPending keeps rec's pending index entry in step with its status,
-// and the instance's count with it once t commits.
-func (t *txn) markPending(rec *webhookDeliveryRecord) error {
+// and the instance's count with it once t commits. known says whether
+// the entry exists; markPending reads it when unknown (nil). A new
+// delivery, whose id is new, has none: queueing it reads nothing.
+func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
 	key := webhookPending(rec.TenantID, rec.WebhookID, rec.ID)
-	has, err := t.Has(key)
-	if err != nil {
-		return err
+	var has bool
+	if known != nil {
+		has = *known
+	} else {
+		var err error
+		if has, err = t.Has(key); err != nil {
+			return err
+		}
 	}
 	if rec.EventType == EventWebhookTest {
 		if err := t.markPendingTest(rec); err != nil {

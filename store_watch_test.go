@@ -1,0 +1,101 @@
+package tokenvault_test
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tokenvault/tokenvault/store"
+)
+
+// watchedCall marks the context of a call whose write transactions a
+// watchStore records.
+type watchedCall struct{}
+
+// watchStore wraps a store and records what the write transactions of
+// watched calls (a context carrying watchedCall) read: the key of every
+// Get, and the prefix of every Scan and ScanReverse (a scan of an empty
+// family reads no entry, yet on PostgreSQL it still locks the family).
+// It passes the store's generation counter through (store.Generation);
+// wrap keeps its SingleProcess marker.
+type watchStore struct {
+	store.Store
+	mu      sync.Mutex
+	updates int
+	reads   []string
+}
+
+// watchSingle is a watchStore of a store held by one process.
+type watchSingle struct{ *watchStore }
+
+func (watchSingle) SingleProcess() {}
+
+// wrap returns w around s, as s would be seen: held by one process or
+// not.
+func (w *watchStore) wrap(s store.Store) store.Store {
+	w.Store = s
+	if _, ok := s.(store.SingleProcess); ok {
+		return watchSingle{w}
+	}
+	return w
+}
+
+func (w *watchStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if ctx.Value(watchedCall{}) == nil {
+		return w.Store.Update(ctx, fn)
+	}
+	return w.Store.Update(ctx, func(tx store.Tx) error {
+		w.mu.Lock()
+		w.updates++
+		w.mu.Unlock()
+		wt := &watchTx{Tx: tx, w: w}
+		if g, ok := tx.(store.Generation); ok {
+			return fn(&watchGenTx{watchTx: wt, g: g})
+		}
+		return fn(wt)
+	})
+}
+
+// take returns the write transactions run and their reads since the last
+// call, and forgets them.
+func (w *watchStore) take() (updates int, reads []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	updates, reads = w.updates, w.reads
+	w.updates, w.reads = 0, nil
+	return updates, reads
+}
+
+func (w *watchStore) note(what string) {
+	w.mu.Lock()
+	w.reads = append(w.reads, what)
+	w.mu.Unlock()
+}
+
+type watchTx struct {
+	store.Tx
+	w *watchStore
+}
+
+func (t *watchTx) Get(key []byte) ([]byte, error) {
+	t.w.note(string(key))
+	return t.Tx.Get(key)
+}
+
+func (t *watchTx) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	t.w.note(string(prefix) + "*")
+	return t.Tx.Scan(prefix, after, limit, fn)
+}
+
+func (t *watchTx) ScanReverse(prefix, before []byte, limit int, fn func(key, value []byte) error) error {
+	t.w.note(string(prefix) + "*")
+	return t.Tx.ScanReverse(prefix, before, limit, fn)
+}
+
+// watchGenTx is a watchTx of a store that keeps a generation counter.
+type watchGenTx struct {
+	*watchTx
+	g store.Generation
+}
+
+func (t *watchGenTx) Generation() (uint64, bool, error) { return t.g.Generation() }
+func (t *watchGenTx) AdvanceGeneration() error          { return t.g.AdvanceGeneration() }

@@ -1,0 +1,180 @@
+package tokenvault
+
+import (
+	"slices"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// Cached subscriptions.
+//
+// Every change that may emit an event asks which of its tenant's webhooks
+// subscribe to it (webhookTargets). Reading the tenant's webhook records
+// for that in every commit made each tokenize scan them: on PostgreSQL a
+// round trip inside the group commit, and a predicate lock on the
+// tenant's webhooks that conflicts with any webhook change. So each Vault
+// keeps, per tenant, what emit needs of its webhooks (id, status, events;
+// never a secret), and a commit reads none of them while the entry holds.
+//
+// An entry is kept and served under the generation of the auth cache
+// (auth_cache.go), which a webhook change advances as a key change does:
+// every transaction that creates, changes, disables or deletes a webhook
+// calls forgetWebhooks, which marks it as auth-changed. Hence:
+//
+//   - On a store held by one process (memory, bbolt) the Vault's
+//     generation moves on before the change's call returns, and no entry
+//     read before it is served again.
+//   - On a store several processes share with a generation counter
+//     (PostgreSQL), the change advances the counter in its own commit, so
+//     once its call has returned every Vault's next transaction reads a
+//     newer generation, misses, and reads the tenant's webhooks again: the
+//     very next call after a webhook change emits to the new set, on every
+//     instance. The generation is read with BEGIN (the auth cache reads it
+//     already), so a hit costs no round trip.
+//   - On a shared store without a counter nothing is cached: every
+//     emitting transaction reads the webhooks, as before.
+//
+// A transaction that has itself changed something under the generation
+// (or shares its database transaction with one that has) neither serves
+// nor stores an entry: what it reads may not commit.
+//
+// A tenant without webhooks is an entry too (an empty one), so its calls
+// read no webhook record. The cost of a miss is one scan of the tenant's
+// webhooks (at most WebhookOptions.MaxPerTenant records), in the
+// transaction that missed, once per generation. Since the generation is
+// shared with the auth cache, an application or session change, or a
+// webhook change, makes every tenant miss once; both are rare beside
+// tokenizes. The entries are a least-recently-used cache of
+// maxSubscriptionTenants tenants, each bounded by MaxPerTenant webhooks,
+// so their memory is bounded however many tenants are active.
+type subscriptionCache struct {
+	once    sync.Once
+	entries *lru.Cache[string, subscriptionEntry] // made by cache
+}
+
+// subscriptionEntry is a tenant's webhooks as read under generation gen.
+type subscriptionEntry struct {
+	gen   uint64
+	hooks []*webhookRecord // subscriptionOf each: no secrets
+}
+
+// maxSubscriptionTenants bounds the cache; when full, the tenant whose
+// entry was used least recently makes room.
+const maxSubscriptionTenants = 10000
+
+// cache returns the entries, making them on first use.
+func (c *subscriptionCache) cache() *lru.Cache[string, subscriptionEntry] {
+	c.once.Do(func() {
+		c.entries, _ = lru.New[string, subscriptionEntry](maxSubscriptionTenants) // errs only for a size <= 0
+	})
+	return c.entries
+}
+
+// get returns tenant tid's webhooks cached under generation gen.
+func (c *subscriptionCache) get(tid string, gen uint64) ([]*webhookRecord, bool) {
+	e, ok := c.cache().Get(tid)
+	if !ok || e.gen != gen {
+		return nil, false
+	}
+	return e.hooks, true
+}
+
+// put caches hooks, read under generation gen, as tenant tid's.
+func (c *subscriptionCache) put(tid string, gen uint64, hooks []*webhookRecord) {
+	c.cache().Add(tid, subscriptionEntry{gen: gen, hooks: hooks})
+}
+
+// len is how many tenants have an entry.
+func (c *subscriptionCache) len() int { return c.cache().Len() }
+
+// subscriptionOf is what emit and the pending caps need of h: its
+// tenant, id, status and events, and none of its secrets, which the
+// cache must not hold.
+func subscriptionOf(h *webhookRecord) *webhookRecord {
+	return &webhookRecord{ID: h.ID, TenantID: h.TenantID, Status: h.Status, Events: slices.Clone(h.Events)}
+}
+
+// subscriptions returns tenant tid's webhooks as subscriptionOf gives
+// them (enabled or not): read once per transaction, from the Vault's
+// cache when an entry of t's generation is there, else from the store
+// (and cached when t may).
+func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
+	memo := webhooksRead.of(t)
+	if hooks, ok := (*memo)[tid]; ok {
+		return hooks, nil
+	}
+	serve, keep, cached, err := t.subscriptionGens()
+	if err != nil {
+		return nil, err
+	}
+	cache := &t.v.dispatch.subscriptions
+	hooks, ok := []*webhookRecord(nil), false
+	if cached {
+		hooks, ok = cache.get(tid, serve)
+	}
+	if !ok {
+		read, err := t.tenantWebhooks(tid)
+		if err != nil {
+			return nil, err
+		}
+		hooks = make([]*webhookRecord, len(read))
+		for i, h := range read {
+			hooks[i] = subscriptionOf(h)
+		}
+		if cached {
+			cache.put(tid, keep, hooks)
+		}
+	}
+	if *memo == nil {
+		*memo = map[string][]*webhookRecord{}
+	}
+	(*memo)[tid] = hooks
+	return hooks, nil
+}
+
+// subscriptionGens is authCacheGens for the subscription cache: a
+// transaction that changed what the generation covers (a webhook, a key)
+// may not use the cache either.
+func (t *txn) subscriptionGens() (serve, keep uint64, ok bool, err error) {
+	if t.AuthChanged() {
+		return 0, 0, false, nil
+	}
+	return t.authCacheGens()
+}
+
+// webhooksRead memoizes the webhooks a transaction read, by tenant. A
+// transaction that changes a webhook drops its tenant's entry
+// (forgetWebhooks).
+var webhooksRead = &txnLocal[map[string][]*webhookRecord]{}
+
+// forgetWebhooks is called by every transaction that writes a webhook
+// record of tenant tid: it drops what t read of the tenant's webhooks,
+// and marks t as changing what the generation covers, so that every
+// Vault's cached subscriptions are dropped once t commits (see above).
+// A write that changes neither a webhook's status nor its events
+// (rotating its secret, noting that it fails) may call it too: it costs
+// one miss per tenant.
+func (t *txn) forgetWebhooks(tid string) {
+	delete(*webhooksRead.of(t), tid)
+	t.MarkAuthChanged()
+}
+
+// tenantWebhooks reads every webhook of tenant tid from the store.
+func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
+	vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityWebhook))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*webhookRecord, 0, len(vals))
+	for _, sv := range vals {
+		r := &webhookRecord{}
+		if err := t.openRecord(sv.Key, sv.Raw, r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
