@@ -15,7 +15,10 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store     = (*Store)(nil)
+	_ store.PreCommit = (*tx)(nil)
+)
 
 // Store is an in-memory [store.Store]. The zero value is not usable; call
 // [New].
@@ -97,6 +100,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		}
 	}()
 	if err := fn(t); err != nil {
+		return err
+	}
+	if err := t.pre.Write(t); err != nil {
 		return err
 	}
 	// Checked after fn so that a cancellation during fn is honored: this
