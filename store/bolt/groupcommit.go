@@ -23,6 +23,12 @@ import (
 // error, or its panic, which the caller re-raises), and the others run
 // again together without it: one bad function fails only its own caller.
 // Functions may thus run more than once, as store.Store allows.
+//
+// What the functions add to the writes done once per transaction
+// (store.PreCommit) is gathered as each succeeds and written after the
+// last, before the commit (Store.preCommit); every attempt starts with
+// none (Store.preStart), so a batch run again adds it afresh. If that
+// write fails, every call runs alone, each with its own.
 
 // groupCall is one queued Update.
 type groupCall struct {

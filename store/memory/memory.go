@@ -74,7 +74,8 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // Update runs fn in a read-write transaction under the write lock. Writes go
 // straight to the map, which gives read-your-writes for free; an undo log
 // restores the previous state if fn fails, panics, or ctx is done when fn
-// returns.
+// returns. The writes fn added parts to (store.PreCommit) are done when it
+// has returned nil, in the same transaction: there is no group commit.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
