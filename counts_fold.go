@@ -9,47 +9,50 @@ import (
 // per count per store transaction, that only its instance writes
 // (internal/barrier's "Kept counts"); reading a count sums its base row
 // and its delta rows. The folder keeps those sums short, beside the
-// commits: it folds this instance's rows every countFoldInterval, or at
-// once when a count has gathered 64 of them (barrier.FoldWake), and every
-// countStaleInterval (and once at Open) looks for rows that a Vault gone
-// before left behind. It runs under v.bg, so Close stops it.
+// commits: it folds this instance's rows of a count once there are 64 of
+// them (barrier.FoldWake). Open first folds what a Vault before it left
+// (foldLeftCounts); on a shared store, where other instances come and
+// go, the folder also looks every countStaleInterval for rows that one
+// left (older than barrier.StaleAfter). Nothing else runs on a timer, so
+// a store one process holds changes only after writes. The folder runs
+// under v.bg, so Close stops it.
 
-// countFoldInterval is how often the folder folds this instance's rows.
-const countFoldInterval = time.Second
-
-// countStaleInterval is how often the folder looks for rows that another
-// instance left (barrier.FoldStale): on a shared store, rows become
-// foldable by anyone after barrier.StaleAfter.
+// countStaleInterval is how often, on a shared store, the folder looks
+// for rows that another instance left (barrier.FoldStale).
 const countStaleInterval = time.Minute
 
 // runCountFolder is the folder's loop, until v.bg ends.
 func (v *Vault) runCountFolder() {
 	ctx := v.bg
-	v.foldStaleCounts(ctx) // what a Vault before this one left
-	tick := time.NewTicker(countFoldInterval)
-	defer tick.Stop()
-	stale := time.NewTicker(countStaleInterval)
-	defer stale.Stop()
+	var stale <-chan time.Time
+	if !v.barrier.SingleProcess() {
+		tick := time.NewTicker(countStaleInterval)
+		defer tick.Stop()
+		stale = tick.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
 		case <-v.barrier.FoldWake():
-		case <-stale.C:
-			v.foldStaleCounts(ctx)
-			continue
-		}
-		if _, err := v.barrier.FoldOwn(ctx); err != nil && ctx.Err() == nil {
-			v.logger.Error("tokenvault: folding counts failed", "err", err)
+			if _, err := v.barrier.FoldOwn(ctx); err != nil && ctx.Err() == nil {
+				v.logger.Error("tokenvault: folding counts failed", "err", err)
+			}
+		case <-stale:
+			if _, err := v.barrier.FoldStale(ctx); err != nil && ctx.Err() == nil {
+				v.logger.Error("tokenvault: folding counts left by other instances failed", "err", err)
+			}
 		}
 	}
 }
 
-func (v *Vault) foldStaleCounts(ctx context.Context) {
-	if _, err := v.barrier.FoldStale(ctx); err != nil && ctx.Err() == nil {
-		v.logger.Error("tokenvault: folding counts left by other instances failed", "err", err)
-	}
+// foldLeftCounts folds, at Open, the delta rows that Vaults before this
+// one left: on a store one process holds, all of them (their writer is
+// gone); on a shared store, those older than barrier.StaleAfter. It
+// returns the store's errors.
+func (v *Vault) foldLeftCounts(ctx context.Context) error {
+	_, err := v.barrier.FoldStale(ctx)
+	return err
 }
 
 // foldCounts does the folder's work at once, for tests (which then need

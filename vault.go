@@ -241,6 +241,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = v.countTenants(ctx) // once, for a store written before the count
 	}
 	if err == nil {
+		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
+	}
+	if err == nil {
 		err = v.upgradeManagers(ctx) // once per release that adds a management permission
 	}
 	if err == nil {

@@ -46,7 +46,7 @@ func (b *Barrier) FoldOwn(ctx context.Context) (int, error) {
 
 // FoldStale finds every count with delta rows that any instance may fold
 // (on a store one process holds, every delta row; on a shared store, the
-// rows older than StaleAfter, and this instance's), by scanning the
+// rows older than StaleAfter), by scanning the
 // counts of the system and of every tenant, and folds them: what a Vault
 // that stopped without folding left behind. It returns how many counts it
 // changed, and the store's errors.
@@ -80,8 +80,8 @@ func (b *Barrier) FoldStale(ctx context.Context) (int, error) {
 	return b.foldCounts(ctx, keys)
 }
 
-// foldable is the counts under p with delta rows a fold of this instance
-// would take: stamped before before, or its own, or any on a store one
+// foldable is the counts under p with delta rows any instance may fold
+// into the base row: stamped before before, or any on a store one
 // process holds.
 func (t *Tx) foldable(p Prefix, before string) ([]Key, error) {
 	var keys []Key
@@ -96,8 +96,8 @@ func (t *Tx) foldable(p Prefix, before string) ([]Key, error) {
 		if base == last {
 			return nil
 		}
-		inst, stamp, _ := strings.Cut(s[len(base)+len(deltaSep):], "/")
-		if t.b.single || inst == t.b.instance || stamp < before {
+		_, stamp, _ := strings.Cut(s[len(base)+len(deltaSep):], "/")
+		if t.b.single || stamp < before {
 			last = base
 			keys = append(keys, Key{s: base, tenant: p.tenant})
 		}

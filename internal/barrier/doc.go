@@ -88,13 +88,15 @@
 //
 // Folding (counts_fold.go) moves delta rows out of a read's way, in write
 // transactions of up to 32 counts that run beside the calls (the root's
-// counts_fold.go runs them): this instance's counts every second, and at
-// once when one has 64 new rows (FoldWake: FoldOwn); every minute, and
-// when a Vault opens, the counts of every tenant are scanned for rows
-// any instance may fold (FoldStale). On a store one process holds, every
-// delta row is folded into the base row. On a shared store, an instance
-// folds its own rows into one row of its own, which only it writes, so
-// live instances' folders never meet; rows older than StaleAfter (ten
+// counts_fold.go runs them): a count of this instance as soon as it has
+// 64 new rows (FoldWake: FoldOwn); and when a Vault opens, and on a
+// shared store every minute, the counts of every tenant are scanned for
+// rows any instance may fold (FoldStale). Nothing runs on a timer on a
+// store one process holds, so it changes only after writes (and a count
+// there sums at most 63 rows beyond a fold). On a store one process
+// holds, every delta row is folded into the base row. On a shared store,
+// an instance folds its own rows into one row of its own, which only it
+// writes, so live instances' folders never meet; rows older than StaleAfter (ten
 // minutes, by their writer's clock: an instance that is gone, or a count
 // it no longer changes) are folded into the base row by any instance.
 // Folding never conflicts with calls: a call only inserts delta rows
