@@ -8,7 +8,10 @@ import (
 
 // The stored form of a kept count (countRecord), at
 // tenant/<tid>/count/<kind>, tenant/<tid>/count/tok-t/<type>,
-// tenant/<tid>/count/tok-c/<hex mac> and sys/count/tenants.
+// tenant/<tid>/count/tok-c/<hex mac> and sys/count/tenants (the base
+// row), and of a change to one, at <count key>/+/<instance>/<stamp> (a
+// delta row; internal/barrier's "Kept counts"): N is the count, or the
+// change. The count is the sum of both.
 //
 // Format version 1 (binary; see records.go):
 //
@@ -16,8 +19,8 @@ import (
 //	varint   n
 //
 // Version 0 is the JSON written before ({"n":...}; countRecordV0); it
-// still reads, and a count in it is written in version 1 by the next
-// commit that changes it.
+// still reads, and a base row in it is written in version 1 when delta
+// rows are next folded into it.
 const countFormat = 1
 
 // countRecord is a kept count, sealed at its count key.

@@ -12,7 +12,9 @@ import (
 // registry (sys/tenant/<tid>): the count at sysTenantCountKey is changed by
 // the commit that registers a tenant (CreateTenant, +1) and by the one that
 // takes it out of the registry (markDeleting, -1), through the
-// transaction's kept counts (barrier.Tx.FlushCounts). A store written
+// transaction's kept counts (barrier.Tx.FlushCounts: a delta row per
+// store transaction, read by nothing on the commit path, so that two
+// instances creating tenants at once do not conflict). A store written
 // before the count existed gets it once, at Open (countTenants). Every
 // Vault sharing a store (PostgreSQL) must be of a version that keeps it,
 // as for the token list counts (tokens_lists_build.go).

@@ -218,7 +218,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		st, v.ownsStore = s, true
 	}
-	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}})
+	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}, Instance: v.instance})
 	v.auth.enabled = v.barrier.SingleProcess()
 	v.optimistic = v.auth.enabled
 	if err := v.loadSystemKeys(ctx); err != nil {
@@ -239,6 +239,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	if err == nil {
 		err = v.countTenants(ctx) // once, for a store written before the count
+	}
+	if err == nil {
+		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
 	}
 	if err == nil {
 		err = v.upgradeManagers(ctx) // once per release that adds a management permission
@@ -277,6 +280,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.exportWG.Go(v.runCheckpointer)
 	}
 	v.exportWG.Go(v.runDispatcher)
+	v.exportWG.Go(v.runCountFolder)
 	return v, nil
 }
 

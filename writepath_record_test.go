@@ -224,11 +224,18 @@ func (c commitWrites) reads(key string) bool {
 	return false
 }
 
-// recordingTx wraps tx, keeping its store.Generation.
+// recordingTx wraps tx, keeping its store.Generation and store.PreCommit.
 func recordingTx(tx store.Tx, w *commitWrites) store.Tx {
 	rt := &recTx{Tx: tx, w: w}
-	if g, ok := tx.(store.Generation); ok {
+	g, gen := tx.(store.Generation)
+	pc, pre := tx.(store.PreCommit)
+	switch {
+	case gen && pre:
+		return &recGenPreTx{&recGenTx{rt, g}, pc}
+	case gen:
 		return &recGenTx{rt, g}
+	case pre:
+		return &recPreTx{rt, pc}
 	}
 	return rt
 }
@@ -243,6 +250,28 @@ type recGenTx struct {
 
 func (t *recGenTx) Generation() (uint64, bool, error) { return t.g.Generation() }
 func (t *recGenTx) AdvanceGeneration() error          { return t.g.AdvanceGeneration() }
+
+// recPreTx is a recTx whose transaction takes pre-commit parts: they are
+// written by the store once for its whole transaction, rows named by the
+// writing instance, so they are not recorded as the commit's own.
+type recPreTx struct {
+	*recTx
+	pc store.PreCommit
+}
+
+func (t *recPreTx) AddPreCommit(w store.PreCommitWrite, part any) error {
+	return t.pc.AddPreCommit(w, part)
+}
+
+// recGenPreTx is a recGenTx whose transaction takes pre-commit parts.
+type recGenPreTx struct {
+	*recGenTx
+	pc store.PreCommit
+}
+
+func (t *recGenPreTx) AddPreCommit(w store.PreCommitWrite, part any) error {
+	return t.pc.AddPreCommit(w, part)
+}
 
 // recAppender is store.Appender through the recording: a marked Append
 // is recorded as a commit of its own.

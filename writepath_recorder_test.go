@@ -36,8 +36,11 @@ func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 			}
 
 			ctx := context.Background()
-			var innerGen, outerGen bool
-			if err := inner.Update(ctx, func(tx store.Tx) error { innerGen = is[store.Generation](tx); return nil }); err != nil {
+			var innerGen, outerGen, innerPre, outerPre bool
+			if err := inner.Update(ctx, func(tx store.Tx) error {
+				innerGen, innerPre = is[store.Generation](tx), is[store.PreCommit](tx)
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Update(ctx, func(tx store.Tx) error {
@@ -51,7 +54,7 @@ func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := s.Update(markWrites(ctx), func(tx store.Tx) error {
-				outerGen = is[store.Generation](tx)
+				outerGen, outerPre = is[store.Generation](tx), is[store.PreCommit](tx)
 				if _, err := tx.Get([]byte("writepath-test/got")); err != nil {
 					return err
 				}
@@ -72,6 +75,9 @@ func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if innerPre != outerPre {
+				t.Errorf("the store's transactions implement store.PreCommit: %v; the wrapper's: %v", innerPre, outerPre)
 			}
 			if innerGen != outerGen {
 				t.Errorf("the store's transactions implement store.Generation: %v; the wrapper's: %v", innerGen, outerGen)

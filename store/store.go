@@ -7,6 +7,13 @@
 // included, lives above it; a new backend is a small package that passes
 // [github.com/tokenvault/tokenvault/store/storetest.Run].
 //
+// Optional interfaces tell what a store can do beyond that: [SingleProcess],
+// [Generation], [Snapshotter], [Appender], and [PreCommit], which lets the
+// Update functions sharing one store transaction (a group commit)
+// contribute to one write done once before it commits: the Vault writes
+// its count changes that way, one delta row per count per store
+// transaction, read by nothing on the commit path.
+//
 // This package imports nothing of the module, so the root package can default
 // to one implementation without an import cycle.
 package store

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tokenvault/tokenvault/store"
@@ -36,6 +37,10 @@ type Config struct {
 	// (AddCount, FlushCounts): the record format is the Vault's, since
 	// the barrier knows no record formats.
 	Counts CountCodec
+	// Instance names the Vault among those sharing the store: the delta
+	// rows of counts it writes are its own (counts.go). It must differ
+	// between the Vaults of one store, and is not secret.
+	Instance string
 }
 
 // CountCodec is the stored form of a kept count.
@@ -64,12 +69,21 @@ type Barrier struct {
 	tenants sync.Map
 	keysMu  sync.Mutex // serializes CacheKeys
 	appends appendPath
+	// instance is Config.Instance; deltaSeq numbers the delta rows it
+	// writes, deltas writes them, and fold is the folder's state
+	// (counts.go, counts_fold.go).
+	instance string
+	deltaSeq atomic.Uint64
+	deltas   *countWriter
+	fold     foldState
 }
 
 // New is the barrier over cfg.Store. Call LoadSystemKeys before any
 // transaction but Keyring's.
 func New(cfg Config) *Barrier {
-	b := &Barrier{store: cfg.Store, wrapper: cfg.Wrapper, now: cfg.Now, gone: cfg.TenantGone, counts: cfg.Counts}
+	b := &Barrier{store: cfg.Store, wrapper: cfg.Wrapper, now: cfg.Now, gone: cfg.TenantGone, counts: cfg.Counts, instance: cfg.Instance}
+	b.deltas = &countWriter{b}
+	b.fold.wake = make(chan struct{}, 1)
 	_, b.single = cfg.Store.(store.SingleProcess)
 	if ap, ok := cfg.Store.(store.Appender); ok && b.single {
 		b.appends.store = ap

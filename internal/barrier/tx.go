@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
@@ -442,85 +440,4 @@ func (t *Tx) ReadOutside(same func() bool) {
 	if snap, ok := t.tx.(*snapshotTx); ok {
 		snap.check(same)
 	}
-}
-
-// countRecord counts a record of a counted kind (CountedKinds) that
-// SealPut writes (delta 1) or Delete removes (-1), when that changes
-// whether it exists: one more read, for records that are written seldom.
-func (t *Tx) countRecord(key Key, delta int64) error {
-	if key.counted == "" {
-		return nil
-	}
-	raw, err := t.tx.Get([]byte(key.s))
-	if err != nil {
-		return err
-	}
-	if (raw == nil) == (delta > 0) {
-		t.AddCount(Tenant(key.tenant).Count(key.counted), delta)
-	}
-	return nil
-}
-
-// countDelta is a change to one count, applied when the transaction
-// commits (FlushCounts).
-type countDelta struct {
-	key Key
-	d   int64
-}
-
-// AddCount changes the count at k by d when t commits. Counts are read
-// and written once per transaction, at its end, so that a batch of many
-// tokens writes each count once, and an optimistic first run reads no
-// count (it would conflict with every concurrent create).
-func (t *Tx) AddCount(k Key, d int64) {
-	if t.counts == nil {
-		t.counts = map[string]*countDelta{}
-	}
-	if c := t.counts[k.s]; c != nil {
-		c.d += d
-		return
-	}
-	t.counts[k.s] = &countDelta{key: k, d: d}
-}
-
-// FlushCounts applies t's count changes to the store, in the transaction
-// that commits them. It keeps them: a store that runs the transaction
-// function again runs it on a fresh transaction.
-func (t *Tx) FlushCounts() error {
-	for _, s := range slices.Sorted(maps.Keys(t.counts)) {
-		c := t.counts[s]
-		if c.d == 0 {
-			continue
-		}
-		n, err := t.ReadCount(c.key)
-		if err != nil {
-			return err
-		}
-		// A count at zero is kept: deleting a token leaves nothing
-		// behind but its audit line and counts.
-		if err := t.PutCount(c.key, max(int64(n)+c.d, 0)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// PutCount sets the kept count at k to n now, for a count built by
-// counting (when a store written before it is first opened).
-func (t *Tx) PutCount(k Key, n int64) error {
-	return t.SealPut(k, t.b.counts.EncodeCount(k, n))
-}
-
-// ReadCount reads a kept count (0 when there is none).
-func (t *Tx) ReadCount(k Key) (int, error) {
-	pt, ok, err := t.GetOpen(k)
-	if err != nil || !ok {
-		return 0, err
-	}
-	n, err := t.b.counts.DecodeCount(k, pt)
-	clear(pt)
-	if err != nil {
-		return 0, fmt.Errorf("tokenvault: decode %s: %w", k, err)
-	}
-	return int(n), nil
 }

@@ -30,6 +30,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/internal/precommit"
 )
 
 var (
@@ -120,6 +121,26 @@ type Store struct {
 	onCommit func(updates int, d time.Duration)
 	curTx    *bbolt.Tx
 	cur      *commitStat
+
+	// pre is what the functions of the write transaction in progress
+	// that have succeeded added to the writes done once per transaction
+	// (store.PreCommit; preCommit). Like cur, it is touched only by the
+	// one goroutine running a write transaction.
+	pre precommit.Parts
+}
+
+// preStart empties pre at the start of a write transaction (or of an
+// attempt of a batch run again): what an undone attempt added is gone.
+func (s *Store) preStart() { s.pre.Reset() }
+
+// preCommit does the writes that the functions of btx added parts to
+// (store.PreCommit), once, after the last of them has returned.
+func (s *Store) preCommit(btx *bbolt.Tx) error {
+	b := btx.Bucket(bucketName)
+	b.FillPercent = fillPercent
+	t := &tx{b: b, path: s.path}
+	defer t.finish()
+	return s.pre.Write(t)
 }
 
 // commitStat measures one write transaction for Options.OnCommit.
@@ -212,7 +233,8 @@ func Open(path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, group: newGroupCommitter(db, path, maxBatch, r), appends: appends}
+	s := &Store{db: db, path: path, onCommit: o.OnCommit, reserve: r, appends: appends}
+	s.group = newGroupCommitter(s, db, path, maxBatch, r)
 	go appends.run(s.foldUpdate(context.Background()))
 	return s, nil
 }
@@ -309,6 +331,9 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 			t := &tx{b: b, path: s.path}
 			err = fn(t)
 			t.finish()
+			if err == nil {
+				s.pre.Merge(&t.pre)
+			}
 		}
 		if err == nil {
 			err = ctx.Err()
@@ -340,9 +365,13 @@ func (s *Store) updateSolo(run func(*bbolt.Tx) error) error {
 	err := guard(s.path, &own, func() error {
 		return s.db.Update(func(btx *bbolt.Tx) error {
 			s.reserve.committed(btx)
+			s.preStart()
 			own = true
 			err := run(btx)
 			own = false
+			if err == nil {
+				err = s.preCommit(btx)
+			}
 			return err
 		})
 	})

@@ -23,6 +23,12 @@ import (
 // error, or its panic, which the caller re-raises), and the others run
 // again together without it: one bad function fails only its own caller.
 // Functions may thus run more than once, as store.Store allows.
+//
+// What the functions add to the writes done once per transaction
+// (store.PreCommit) is gathered as each succeeds and written after the
+// last, before the commit (Store.preCommit); every attempt starts with
+// none (Store.preStart), so a batch run again adds it afresh. If that
+// write fails, every call runs alone, each with its own.
 
 // groupCall is one queued Update.
 type groupCall struct {
@@ -42,6 +48,7 @@ var errPanicked = errors.New("bolt: an update function panicked")
 
 // groupCommitter owns the queue and the goroutine that commits it.
 type groupCommitter struct {
+	s     *Store // its writes done once per transaction (preCommit)
 	db    *bbolt.DB
 	path  string // names the file in a *DamagedError
 	queue *groupqueue.Queue[*groupCall]
@@ -50,8 +57,8 @@ type groupCommitter struct {
 	reserve *reserve
 }
 
-func newGroupCommitter(db *bbolt.DB, path string, maxSize int, r *reserve) *groupCommitter {
-	g := &groupCommitter{db: db, path: path, reserve: r}
+func newGroupCommitter(s *Store, db *bbolt.DB, path string, maxSize int, r *reserve) *groupCommitter {
+	g := &groupCommitter{s: s, db: db, path: path, reserve: r}
 	g.queue = groupqueue.New(maxSize, g.commit)
 	return g
 }
@@ -91,21 +98,34 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 		if len(batch) == 0 {
 			return
 		}
-		failed := -1
+		failed, preFailed := -1, false
 		// runOnce catches the panics of the Updates' functions: what
 		// guard catches is bbolt's (damage.go).
 		err := guard(g.path, nil, func() error {
 			return g.db.Update(func(btx *bbolt.Tx) error {
 				g.reserve.committed(btx)
+				g.s.preStart()
 				for i, c := range batch {
 					if err := c.runOnce(btx); err != nil {
 						failed = i
 						return err
 					}
 				}
+				if err := g.s.preCommit(btx); err != nil {
+					preFailed = true
+					return err
+				}
 				return nil
 			})
 		})
+		if preFailed {
+			// The write done once for the batch failed: each call runs
+			// alone, with its own, and gets its own result.
+			for _, c := range batch {
+				c.runAlone(g.db, g.path, g.s)
+			}
+			return
+		}
 		if failed < 0 {
 			for _, c := range batch {
 				c.finish(err)
@@ -117,7 +137,7 @@ func (g *groupCommitter) commit(batch []*groupCall) {
 			return
 		}
 		alone := batch[failed]
-		alone.runAlone(g.db, g.path)
+		alone.runAlone(g.db, g.path, g.s)
 		batch = append(append(make([]*groupCall, 0, len(batch)-1), batch[:failed]...), batch[failed+1:]...)
 	}
 }
@@ -135,7 +155,7 @@ func (c *groupCall) runOnce(btx *bbolt.Tx) (err error) {
 
 // runAlone runs the call in a transaction of its own and answers it: its
 // error, or the panic its function raised (kept for the caller).
-func (c *groupCall) runAlone(db *bbolt.DB, path string) {
+func (c *groupCall) runAlone(db *bbolt.DB, path string, s *Store) {
 	var p any
 	panicked := false
 	err := guard(path, nil, func() error {
@@ -146,7 +166,11 @@ func (c *groupCall) runAlone(db *bbolt.DB, path string) {
 					err = errPanicked
 				}
 			}()
-			return c.run(btx)
+			s.preStart()
+			if err := c.run(btx); err != nil {
+				return err
+			}
+			return s.preCommit(btx)
 		})
 	})
 	if panicked {

@@ -9,6 +9,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/internal/precommit"
 )
 
 var errTxDone = errors.New("bolt: transaction used after it ended")
@@ -23,6 +24,23 @@ type tx struct {
 	// runs its caller's function, whose panics are the caller's own.
 	path string
 	inFn bool
+	// pre is what the function added to the writes done once per
+	// transaction (store.PreCommit): moved to the Store's when the
+	// function succeeds (Store.update).
+	pre precommit.Parts
+}
+
+// AddPreCommit adds part to w's write, done once the last function of
+// the bbolt transaction has returned (Store.preCommit).
+func (t *tx) AddPreCommit(w store.PreCommitWrite, part any) error {
+	if t.done {
+		return errTxDone
+	}
+	if !t.b.Writable() {
+		return fmt.Errorf("bolt: pre-commit: %w", berrors.ErrTxNotWritable)
+	}
+	t.pre.Add(w, part)
+	return nil
 }
 
 // recoverDamage, deferred by each method with the inFn it was entered

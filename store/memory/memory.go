@@ -15,7 +15,10 @@ import (
 	"github.com/tokenvault/tokenvault/store"
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store     = (*Store)(nil)
+	_ store.PreCommit = (*tx)(nil)
+)
 
 // Store is an in-memory [store.Store]. The zero value is not usable; call
 // [New].
@@ -71,7 +74,8 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // Update runs fn in a read-write transaction under the write lock. Writes go
 // straight to the map, which gives read-your-writes for free; an undo log
 // restores the previous state if fn fails, panics, or ctx is done when fn
-// returns.
+// returns. The writes fn added parts to (store.PreCommit) are done when it
+// has returned nil, in the same transaction: there is no group commit.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -97,6 +101,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		}
 	}()
 	if err := fn(t); err != nil {
+		return err
+	}
+	if err := t.pre.Write(t); err != nil {
 		return err
 	}
 	// Checked after fn so that a cancellation during fn is honored: this

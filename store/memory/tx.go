@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/internal/precommit"
 )
 
 var (
@@ -26,6 +27,9 @@ type tx struct {
 	// rollback can replay it backwards. Repeated writes to one key simply
 	// produce several entries; replaying in reverse ends at the oldest.
 	undo []undoEntry
+	// pre is what the Update's function added to the writes done once
+	// per transaction (store.PreCommit), written when it returns nil.
+	pre precommit.Parts
 }
 
 type undoEntry struct {
@@ -47,6 +51,16 @@ func (t *tx) checkWrite() error {
 		// on backends (such as bbolt) where it would corrupt the cursor.
 		return errScanWriter
 	}
+	return nil
+}
+
+// AddPreCommit adds part to w's write, done when the Update's function
+// has returned nil (the store has no group commit).
+func (t *tx) AddPreCommit(w store.PreCommitWrite, part any) error {
+	if err := t.checkWrite(); err != nil {
+		return err
+	}
+	t.pre.Add(w, part)
 	return nil
 }
 

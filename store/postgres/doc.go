@@ -112,6 +112,13 @@
 // BenchmarkGroupFailures, one Update in ten failing at 64 goroutines,
 // measured it 1.6 to 3 times slower.)
 //
+// The transactions implement [store.PreCommit]: what a function adds to a
+// write done once per transaction is kept with its function, dropped if
+// it fails, and written, for the functions that succeeded, after the last
+// of them and before COMMIT (buffered, so it costs no round trip); a
+// transaction of its own does it after its function. If that write fails,
+// the shared transaction is rolled back and every caller runs alone.
+//
 // A serialization failure or deadlock rolls the shared transaction back and
 // runs it again after a backoff, with the table lock from the fourth
 // attempt, like an Update alone. A failure no savepoint contains (a write

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/backoff"
 	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/internal/precommit"
 )
 
 // Group commit. Every PostgreSQL commit waits for its WAL to be flushed to
@@ -222,6 +223,7 @@ func (s *Store) runBatch(batch []*groupCall, results []error, lock bool) (batchO
 			err = c.ctx.Err()
 		}
 		if err == nil {
+			t.pre.Merge(&h.pre)
 			if t.savepoint {
 				t.prefix = append(t.prefix, "RELEASE SAVEPOINT f")
 			}
@@ -256,6 +258,14 @@ func (s *Store) runBatch(batch []*groupCall, results []error, lock bool) (batchO
 		}
 	}
 	t.savepoint = false
+	// The writes done once for the functions that succeeded: buffered,
+	// sent with COMMIT.
+	if err := t.pre.Write(&groupTx{t: t}); err != nil {
+		if t.err != nil && isRetryable(t.err) {
+			return retry, t.err
+		}
+		return broken, err
+	}
 	if err := t.commit(); err != nil {
 		switch {
 		case isRetryable(err):
@@ -281,6 +291,22 @@ func refused(err error) bool {
 type groupTx struct {
 	t    *tx
 	done bool
+	// pre is what the function added to the writes done once per
+	// transaction (store.PreCommit): the shared tx's once it succeeds.
+	pre precommit.Parts
+}
+
+// AddPreCommit adds part to w's write, done before the shared COMMIT if
+// the function succeeds (runBatch).
+func (h *groupTx) AddPreCommit(w store.PreCommitWrite, part any) error {
+	if h.done {
+		return errTxDone
+	}
+	if err := h.t.checkWrite(); err != nil {
+		return err
+	}
+	h.pre.Add(w, part)
+	return nil
 }
 
 // run calls fn, turning a panic into errPanicked.

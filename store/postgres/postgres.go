@@ -451,6 +451,16 @@ func (s *Store) attempt(ctx context.Context, fn func(store.Tx) error, writable, 
 	if fnErr != nil {
 		return false, fnErr
 	}
+	if writable && t.err == nil {
+		// The writes done once per transaction (store.PreCommit),
+		// buffered and sent with COMMIT.
+		if err := t.pre.Write(t); err != nil {
+			if t.err != nil && isRetryable(t.err) {
+				return true, t.err
+			}
+			return false, err
+		}
+	}
 	if t.err != nil {
 		// fn ignored a failed statement; the transaction is aborted.
 		return false, t.err

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/internal/precommit"
 )
 
 const (
@@ -82,6 +83,20 @@ type tx struct {
 	// prefix holds statements to send before anything else in the next
 	// round trip: savepoint releases and rollbacks of finished functions.
 	prefix []string
+	// pre is what the functions that have succeeded (or the one function
+	// of a transaction of its own) added to the writes done once per
+	// transaction (store.PreCommit), written before COMMIT.
+	pre precommit.Parts
+}
+
+// AddPreCommit adds part to w's write, done before COMMIT (a transaction
+// of its own: Store.attempt).
+func (t *tx) AddPreCommit(w store.PreCommitWrite, part any) error {
+	if err := t.checkWrite(); err != nil {
+		return err
+	}
+	t.pre.Add(w, part)
+	return nil
 }
 
 func (t *tx) check() error {

@@ -58,6 +58,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentFailures", testConcurrentFailures},
 		{"Append", testAppend},
 		{"AppendClosed", testAppendClosed},
+		{"PreCommitAlone", testPreCommitAlone},
+		{"PreCommitConcurrent", testPreCommitConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, s) })
