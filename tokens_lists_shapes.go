@@ -181,8 +181,11 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 		t.afterCommit(func() { cache.add(tid, hexMAC, s) })
 		return shapeLists(tid, mac), nil
 	}
-	if cache.isFull(tid) {
-		cache.addOverflow(tid, hexMAC)
+	fullMemo := "full\x00" + tid // a registry this transaction found full
+	if cache.isFull(tid) || t.listShapes[fullMemo] != nil {
+		// Known only once this transaction commits: it may have filled
+		// the registry itself.
+		t.afterCommit(func() { cache.addOverflow(tid, hexMAC) })
 		return overflow, nil
 	}
 	n := 0
@@ -194,6 +197,10 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 		return nil, err
 	}
 	if n >= maxListShapes {
+		if t.listShapes == nil {
+			t.listShapes = map[string]*listShape{}
+		}
+		t.listShapes[fullMemo] = overflow
 		t.afterCommit(func() { cache.setFull(tid) })
 		return overflow, nil
 	}
