@@ -255,6 +255,14 @@ func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []ba
 		}
 	}
 	filtered := q.container != "" && q.container != "/"
+	if filtered {
+		// The overflow lists hold no token of the container unless a
+		// token of an overflow shape marked it.
+		marked, err := t.Has(overflowMark(ks, tid, q.container))
+		if err != nil || !marked {
+			return idxs, total, exact, err
+		}
+	}
 	for _, typ := range tokenTypes {
 		if q.typ != "" && typ != q.typ {
 			continue

@@ -183,10 +183,7 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 	}
 	fullMemo := "full\x00" + tid // a registry this transaction found full
 	if cache.isFull(tid) || t.listShapes[fullMemo] != nil {
-		// Known only once this transaction commits: it may have filled
-		// the registry itself.
-		t.afterCommit(func() { cache.addOverflow(tid, hexMAC) })
-		return overflow, nil
+		return t.overflowShape(ks, tid, hexMAC, s, overflow)
 	}
 	n := 0
 	err = t.Scan(barrier.Tenant(tid).TokenShapes(), "", maxListShapes, func(barrier.Key, string) error {
@@ -202,7 +199,7 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 		}
 		t.listShapes[fullMemo] = overflow
 		t.afterCommit(func() { cache.setFull(tid) })
-		return overflow, nil
+		return t.overflowShape(ks, tid, hexMAC, s, overflow)
 	}
 	if !create {
 		// A listed token's shape is registered or overflows a full
@@ -214,6 +211,41 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 	}
 	t.afterCommit(func() { cache.add(tid, hexMAC, s) })
 	return shapeLists(tid, mac), nil
+}
+
+// overflowShape lists shape s (named hexMAC) in its type's overflow list:
+// it marks each of its containers and their ancestors as holding overflow
+// tokens (overflowMark), so that a container filter walks the overflow
+// lists only where they may hold its tokens. The Vault remembers the
+// shape once the transaction commits (it may have filled the registry
+// itself), and marks it no more.
+func (t *txn) overflowShape(ks *barrier.Keys, tid, hexMAC string, s tokenShapeRecord, overflow *listShape) (*listShape, error) {
+	for _, c := range ancestors(s.Containers) {
+		if err := t.PutIndex(overflowMark(ks, tid, c)); err != nil {
+			return nil, err
+		}
+	}
+	t.afterCommit(func() { t.v.shapes.addOverflow(tid, hexMAC) })
+	return overflow, nil
+}
+
+// overflowMark is the mark of container c holding overflow tokens.
+func overflowMark(ks *barrier.Keys, tid, c string) barrier.Key {
+	mac := ks.MAC([]byte("list-overflow-container\x00"), []byte(c))[:shapeMACLength]
+	return barrier.Tenant(tid).TokenOverflowMark(hex.EncodeToString(mac))
+}
+
+// ancestors are containers and each of their ancestors but "/", each once.
+func ancestors(containers []string) []string {
+	var out []string
+	for _, c := range containers {
+		for i := 1; i < len(c); i++ {
+			if c[i] == '/' && !slices.Contains(out, c[:i+1]) {
+				out = append(out, c[:i+1])
+			}
+		}
+	}
+	return out
 }
 
 // tenantShapes returns the registered shapes of tenant tid, by their MAC

@@ -147,7 +147,8 @@ func TestTokenListsOneEntryPerToken(t *testing.T) {
 // exact totals for every token and each type, and a page reads a bounded
 // number of lists, not one per shape; a container of a shape past the
 // registry is listed from its type's overflow list (its total then a
-// lower bound), and its tokens follow deletes.
+// lower bound), one whose tokens all have registered shapes from those
+// alone (exact), and tokens follow deletes.
 func TestTokenListsManyShapes(t *testing.T) {
 	cs := storetest.NewCountingStore(memory.New())
 	e := newEnvOn(t, cs)
@@ -191,7 +192,17 @@ func TestTokenListsManyShapes(t *testing.T) {
 		}
 	}
 
-	for _, c := range []string{"/customers/", "/customers/000/", fmt.Sprintf("/customers/%03d/", customers-1)} {
+	// A container none of whose tokens overflowed lists from its shape
+	// alone: exact, and at the cost of its page.
+	checkLists(t, e.v, app.Key, held.matching, tokenvault.ListTokensRequest{Container: "/customers/000/"}, tokenvault.ListTokensRequest{Container: "/pci/"})
+	before := cs.Reads()
+	if _, err := e.v.ListTokens(ctx, app.Key, tokenvault.ListTokensRequest{Container: "/customers/000/"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := cs.Reads() - before; n > pageReadBound(20)+maxShapes {
+		t.Errorf("a page of a container with no overflow read %d times, want at most %d", n, pageReadBound(20)+maxShapes)
+	}
+	for _, c := range []string{"/customers/", fmt.Sprintf("/customers/%03d/", customers-1)} {
 		req := tokenvault.ListTokensRequest{Container: c}
 		got, total := listAll(t, e.v, app.Key, req)
 		want := held.matching(req)

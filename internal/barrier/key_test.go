@@ -50,6 +50,7 @@ func TestKeysCarryTenantAndAuth(t *testing.T) {
 		{Tenant(tid).TokenShapeList("ab").Key("p"), "tenant/" + tid + "/idx/tl-s/abp", tid, false},
 		{Tenant(tid).TokenShapeCount("ab"), "tenant/" + tid + "/count/tok-s/ab", tid, false},
 		{Tenant(tid).TokenShape("ab"), "tenant/" + tid + "/token_shape/ab", tid, false},
+		{Tenant(tid).TokenOverflowMark("ab"), "tenant/" + tid + "/idx/tlo/ab", tid, false},
 		{Tenant(tid).LegacyTokenLists()[1].Key("ab"), "tenant/" + tid + "/idx/tl-c/ab", tid, false},
 		{Tenant(tid).LegacyTokenLists()[3].Key("ab"), "tenant/" + tid + "/count/tok-c/ab", tid, false},
 		{Tenant(tid).Count(KindApplication), "tenant/" + tid + "/count/application", tid, false},

@@ -94,6 +94,12 @@ func (tk TenantKeys) TokenShapes() Prefix { return tk.Records(kindTokenShape) }
 
 func (tk TenantKeys) TokenShape(hexMAC string) Key { return tk.TokenShapes().Key(hexMAC) }
 
+// TokenOverflowMark marks a container (by the hex of a keyed HMAC of it)
+// as holding, at or below it, tokens of the overflow lists: the shapes a
+// full registry had no room for. Empty value; written with the first such
+// token, never removed while the tenant lives.
+func (tk TenantKeys) TokenOverflowMark(hexMAC string) Key { return tk.Index("tlo").Key(hexMAC) }
+
 // kindTokenShape holds the registry of a tenant's token list shapes.
 const kindTokenShape = "token_shape"
 
