@@ -40,13 +40,17 @@ import (
 //
 // Many shapes. A tenant's registry holds at most maxListShapes shapes;
 // a token of a new shape past it is listed in its type's overflow list
-// (no registry entry). So a page merges at most maxListShapes + 3 lists,
-// whatever the tenant holds: a tenant with a container per customer (one
-// shape each) lists every token, and each type, exactly and at that
-// bound; a container filter over tokens in an overflow list walks that
-// list too, reading the records and filtering them (as any filter the
-// lists cannot answer), so its pages can be shorter and its total is a
-// lower bound while overflow lists of its types hold tokens.
+// (no registry entry), and its containers and their ancestors are marked
+// as holding overflow tokens (idx/tlo/, once per shape and process). So a
+// page merges at most maxListShapes + 3 lists, whatever the tenant holds:
+// a tenant with a container per customer (one shape each) lists every
+// token, and each type, exactly and at that bound, and a container no
+// overflow token is in (the customers registered first) from its shapes
+// alone, exactly. A container that is marked also walks the overflow
+// lists of its types, reading the records and filtering them (as any
+// filter the lists cannot answer), so its pages can be shorter (a
+// customer past the registry, among many others in the overflow list) and
+// its total is a lower bound.
 //
 // What a page costs. A page of size n, at offset o (page=N: o = (N-1)*n;
 // a cursor page: o = 0), examines at most o + n + listBudget index
@@ -67,8 +71,8 @@ import (
 // Totals. total_items is the sum of the merged shapes' kept counts when
 // the caller's permission reaches every token (granted directly, not only
 // through rules), every merged list holds only matching tokens (no
-// overflow list with tokens under a container filter), and no second
-// filter applies to it; tokens past expires_at that the sweeper has not
+// overflow list under a marked container), and no second filter applies
+// to it; tokens past expires_at that the sweeper has not
 // yet removed are counted. Otherwise total_items is a lower bound, never
 // a scan and never a count of tokens the key may not read: the tokens
 // shown up to the end of this page, plus one when after is set (so
@@ -232,9 +236,9 @@ func (q tokenQuery) walkable() bool {
 
 // listIndexes chooses the lists a walk of q merges: the shapes whose
 // every token matches q's type and container, and the overflow lists of
-// q's types; total is the sum of their kept counts, q's exact total
-// unless an overflow list that may hold tokens q does not match holds
-// some.
+// q's types (for a container, only when it is marked as holding overflow
+// tokens); total is the sum of their kept counts, q's exact total unless
+// it merges an overflow list that may hold tokens q does not match.
 func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []barrier.Prefix, total int, exact bool, err error) {
 	shapes, err := t.tenantShapes(tid)
 	if err != nil {

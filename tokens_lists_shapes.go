@@ -16,8 +16,10 @@ import (
 // entry (barrier.TenantKeys.TokenShape, a tokenShapeRecord) written by the
 // commit that lists its first token. The registry of a tenant holds at
 // most maxListShapes shapes: a token of a shape the registry has no room
-// for goes to its type's overflow list (overflowShape), which no registry
-// entry names. Which list a token is in follows from the store alone, at
+// for goes to its type's overflow list (overflowMAC), which no registry
+// entry names, and marks its containers and their ancestors
+// (overflowShape), so that only the container filters it may match walk
+// the overflow lists. Which list a token is in follows from the store alone, at
 // every instance: its shape's when the shape is registered, else (the
 // registry was full when it was listed, and stays full: shapes are never
 // removed while the tenant lives) its type's overflow list.

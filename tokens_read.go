@@ -342,7 +342,8 @@ type ListTokensRequest struct {
 // key's token:read is not limited by rules and no filter but Type and
 // Container is given (on a cursor page too: it counts the whole list;
 // expired tokens the sweeper has not removed yet are counted; a Container
-// of a tenant past 256 sets of containers may give a lower bound), and
+// holding tokens of the tenant's container sets past the first 256 gives
+// a lower bound), and
 // otherwise a lower bound: the tokens shown up to the end of the page,
 // plus one when After is set. Invalid for a bad filter, page or cursor.
 //

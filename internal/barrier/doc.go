@@ -153,6 +153,10 @@
 //	tenant/<tid>/token_shape/<hex mac>       the shape a <mac> stands for (sealed): written
 //	                                         by the commit of its first token, at most
 //	                                         maxListShapes a tenant (tokens_lists_shapes.go)
+//	tenant/<tid>/idx/tlo/<hex mac>           a container (its keyed HMAC) at or below
+//	                                         which tokens of the overflow lists are
+//	                                         (empty value; written with the first such
+//	                                         token of a shape, never removed)
 //	tenant/<tid>/count/tok-s/<hex mac>       how many tokens the shape (or overflow list)
 //	                                         holds, kept in the commits that create, move
 //	                                         and remove them (sealed)
