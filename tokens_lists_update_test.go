@@ -141,3 +141,71 @@ func TestTokenizeWritesOneListEntry(t *testing.T) {
 		}
 	}
 }
+
+// registryReads is a store that counts the reads (gets and scans) of
+// token shape registry keys.
+type registryReads struct {
+	store.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (r *registryReads) View(ctx context.Context, fn func(store.Tx) error) error {
+	return r.Store.View(ctx, func(tx store.Tx) error { return fn(&registryTx{Tx: tx, r: r}) })
+}
+
+func (r *registryReads) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return r.Store.Update(ctx, func(tx store.Tx) error { return fn(&registryTx{Tx: tx, r: r}) })
+}
+
+func (r *registryReads) reads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.n
+	r.n = 0
+	return n
+}
+
+type registryTx struct {
+	store.Tx
+	r *registryReads
+}
+
+func (t *registryTx) saw(k []byte) {
+	if strings.Contains(string(k), "/token_shape/") {
+		t.r.mu.Lock()
+		t.r.n++
+		t.r.mu.Unlock()
+	}
+}
+
+func (t *registryTx) Get(k []byte) ([]byte, error) {
+	t.saw(k)
+	return t.Tx.Get(k)
+}
+
+func (t *registryTx) Scan(prefix, after []byte, limit int, fn func(k, v []byte) error) error {
+	t.saw(prefix)
+	return t.Tx.Scan(prefix, after, limit, fn)
+}
+
+// TestTokenizeOfAKnownShapeReadsNoRegistry: the commit of a token of a
+// shape its Vault already knows reads nothing of the tenant's shape
+// registry, a row every instance shares; only the first token of a shape
+// in the process reads (and, new in the tenant, writes) its entry.
+func TestTokenizeOfAKnownShapeReadsNoRegistry(t *testing.T) {
+	r := &registryReads{Store: memory.New()}
+	e := newEnvOn(t, r)
+	app := e.app(t, tokenvault.Private, "token:create")
+	r.reads()
+	for i, body := range [][]any{{"first"}, {"again"}, {"a", "batch", "of", "four"}} {
+		if _, err := e.v.Tokenize(ctx, app.Key, body); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.reads(); i == 0 && n == 0 {
+			t.Error("the first token of a shape read nothing of the registry")
+		} else if i > 0 && n != 0 {
+			t.Errorf("tokenize %v of a known shape read the registry %d times, want none", body, n)
+		}
+	}
+}
