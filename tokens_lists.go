@@ -18,7 +18,7 @@ import (
 // One list entry per token. Every token has exactly one entry in an
 // ordered list index (internal/barrier): that of its shape, its type and
 // its set of containers (tokens_lists_shapes.go), at
-// idx/tl-s/<shape MAC>/<position> (the position is its creation time,
+// idx/tl-s/<shape MAC><position> (the position is its creation time,
 // then its id, packed: packPosition), and its shape keeps a count
 // (count/tok-s/<hex of the MAC>). The entry and the count change in the
 // commit that creates, updates (only when its shape or position
@@ -26,12 +26,16 @@ import (
 // deleteToken), through AddCount: no other row, and no row that a commit
 // of another token of the tenant writes unless it is of the same shape
 // (the count, which the barrier keeps without contention). A commit that
-// lists the first token of a shape also writes the shape's registry entry.
+// lists the first token of a shape also writes the shape's registry entry
+// (and past the registry, the overflow marks of its containers); the
+// first commit of a shape in a process reads that entry, and later ones
+// read nothing shared (the Vault caches the shapes it knows).
 //
 // A list is merged at read. Every token, one type, one container (and
 // what is below it, at any depth), a type in a container: the shapes
 // whose every token matches the filter (matchesShape), merged by position
-// (listWalk), and the exact total is the sum of their counts. A token is
+// (listWalk), and the exact total is the sum of their counts (a list
+// whose count is 0 is not walked). A token is
 // in one shape only, so a token in two containers under one filtered
 // ancestor is listed and counted once. Before, a token had an entry in
 // its type's index and one in each of its containers and their
@@ -50,7 +54,11 @@ import (
 // lists of its types, reading the records and filtering them (as any
 // filter the lists cannot answer), so its pages can be shorter (a
 // customer past the registry, among many others in the overflow list) and
-// its total is a lower bound.
+// its total is a lower bound. (Why a cap on the registry rather than on
+// what one page merges: a page of every token has no index to fall back
+// on but the shapes' own lists, so the bound must hold for the tenant;
+// and a fixed overflow per type keeps which list a token is in a fact of
+// the store, the same at every instance: see tokens_lists_shapes.go.)
 //
 // What a page costs. A page of size n, at offset o (page=N: o = (N-1)*n;
 // a cursor page: o = 0), examines at most o + n + listBudget index
