@@ -34,8 +34,7 @@ import (
 // A list is merged at read. Every token, one type, one container (and
 // what is below it, at any depth), a type in a container: the shapes
 // whose every token matches the filter (matchesShape), merged by position
-// (listWalk), and the exact total is the sum of their counts (a list
-// whose count is 0 is not walked). A token is
+// (listWalk), and the exact total is the sum of their counts. A token is
 // in one shape only, so a token in two containers under one filtered
 // ancestor is listed and counted once. Before, a token had an entry in
 // its type's index and one in each of its containers and their
@@ -262,9 +261,9 @@ func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []ba
 		if err != nil {
 			return nil, 0, false, err
 		}
-		if n > 0 { // an empty list is not walked
-			idxs, total = append(idxs, ls.list), total+n
-		}
+		// Walked whatever its count says: a count is never what
+		// decides whether a token is shown.
+		idxs, total = append(idxs, ls.list), total+n
 	}
 	filtered := q.container != "" && q.container != "/"
 	if filtered {
@@ -283,9 +282,6 @@ func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []ba
 		n, err := t.ReadCount(ls.count)
 		if err != nil {
 			return nil, 0, false, err
-		}
-		if n == 0 {
-			continue
 		}
 		idxs = append(idxs, ls.list)
 		if filtered {
