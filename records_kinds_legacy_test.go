@@ -334,12 +334,13 @@ func TestLegacyRecordKinds(t *testing.T) {
 }
 
 // withoutIntents leaves out the token intents, webhooks, webhook
-// deliveries, chain heads, checkpoints and audit signing keys of records,
+// deliveries, chain heads, checkpoints, audit signing keys and token list
+// shapes of records,
 // which have no version 0 form.
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *chainHead, *checkpointRecord, *auditKeyRecord:
+		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *chainHead, *checkpointRecord, *auditKeyRecord, *tokenShapeRecord:
 			delete(records, k)
 		}
 	}

@@ -158,6 +158,11 @@ var recordKinds = []recordKind{
 			Duration: 1500 * time.Millisecond, Response: []byte("busy"), Error: "receiver answered Service Unavailable",
 			NextAttemptAt: fixModified, Claim: "c1", ClaimedUntil: fixExpires}
 	}, func() recordCodec { return &webhookDeliveryRecord{} }, nil},
+	// Token list shapes have no version 0: they came after the binary
+	// records.
+	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
+		return &tokenShapeRecord{Type: TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
+	}, func() recordCodec { return &tokenShapeRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -262,6 +267,9 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
 		{barrier.SysCVCScan, &legacyCVCScan{}},
 		{barrier.SysLists, &listBuild{Done: true}},
+		{barrier.SysShapeLists, &listBuild{Tenant: "t"}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Type: TypeToken}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Containers: []string{}}},
 		{barrier.SysFingerprints, &fingerprintPlace{}},
 		{barrier.Tenant("t").Reseal(), &resealState{}},
 		{barrier.Tenant("t").Deleting(), &deletionState{}},
@@ -300,7 +308,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 	}
 	// Records that name a tenant and an id refuse a key that is not theirs.
 	for _, k := range recordKinds {
-		if k.key.Tenant() == "" || k.name == "count" || k.name == "idempotency" {
+		if k.key.Tenant() == "" || k.name == "count" || k.name == "idempotency" || k.name == "token-shape" {
 			continue
 		}
 		if _, err := k.fixed().appendRecord(nil, barrier.Tenant(fixTenant).Record(k.name+"x", "other")); !errors.Is(err, errRecord) {
@@ -360,7 +368,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/proxy/":                  func() recordCodec { return &keyRef{} },
 	"sys/formula/":                func() recordCodec { return &formulaRecord{} },
 	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
-	"sys/lists":                   func() recordCodec { return &listBuild{} },
+	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &fingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },
@@ -378,6 +386,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
+	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 	"tenant/*/chain/":             func() recordCodec { return &chainHead{} },

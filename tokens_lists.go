@@ -15,98 +15,89 @@ import (
 
 // Token lists that cost what they return.
 //
-// Every token has entries in ordered list indexes (internal/barrier): tl-t
-// the tokens of one type by their position (creation time, then id,
-// packed: packPosition), and tl-c the tokens in a container or below it,
-// for the token's containers and their ancestors down to listDepth
-// segments. The list of every token merges the three types' indexes (one
-// entry fewer a token than an index of its own). The entries and the
-// counts beside them (count/tok-t/<type>, count/tok-c/<hmac>; the
-// tenant's total is the types' sum) are written and removed in the commit
-// that creates, updates, deletes or expires the token (putToken,
-// writeToken, deleteToken), so a page walks its index (or the three) from
-// its cursor and reads the records it shows, and a total is one read (or
-// three).
+// One list entry per token. Every token has exactly one entry in an
+// ordered list index (internal/barrier): that of its shape, its type and
+// its set of containers (tokens_lists_shapes.go), at
+// idx/tl-s/<shape MAC><position> (the position is its creation time,
+// then its id, packed: packPosition), and its shape keeps a count
+// (count/tok-s/<hex of the MAC>). The entry and the count change in the
+// commit that creates, updates (only when its shape or position
+// changes), deletes or expires the token (putToken, writeToken,
+// deleteToken), through AddCount: no other row, and no row that a commit
+// of another token of the tenant writes unless it is of the same shape
+// (the count, which the barrier keeps without contention). A commit that
+// lists the first token of a shape also writes the shape's registry entry
+// (and past the registry, the overflow marks of its containers); the
+// first commit of a shape in a process reads that entry, and later ones
+// read nothing shared (the Vault caches the shapes it knows).
+//
+// A list is merged at read. Every token, one type, one container (and
+// what is below it, at any depth), a type in a container: the shapes
+// whose every token matches the filter (matchesShape), merged by position
+// (listWalk), and the exact total is the sum of their counts. A token is
+// in one shape only, so a token in two containers under one filtered
+// ancestor is listed and counted once. Before, a token had an entry in
+// its type's index and one in each of its containers and their
+// ancestors' (three entries and three counts for a default token); a
+// store written then is rebuilt at Open (tokens_lists_build.go).
+//
+// Many shapes. A tenant's registry holds at most maxListShapes shapes;
+// a token of a new shape past it is listed in its type's overflow list
+// (no registry entry), and its containers and their ancestors are marked
+// as holding overflow tokens (idx/tlo/, once per shape and process). So a
+// page merges at most maxListShapes + 3 lists, whatever the tenant holds:
+// a tenant with a container per customer (one shape each) lists every
+// token, and each type, exactly and at that bound, and a container no
+// overflow token is in (the customers registered first) from its shapes
+// alone, exactly. A container that is marked also walks the overflow
+// lists of its types, reading the records and filtering them (as any
+// filter the lists cannot answer), so its pages can be shorter (a
+// customer past the registry, among many others in the overflow list) and
+// its total is a lower bound. (Why a cap on the registry rather than on
+// what one page merges: a page of every token has no index to fall back
+// on but the shapes' own lists, so the bound must hold for the tenant;
+// and a fixed overflow per type keeps which list a token is in a fact of
+// the store, the same at every instance: see tokens_lists_shapes.go.)
 //
 // What a page costs. A page of size n, at offset o (page=N: o = (N-1)*n;
 // a cursor page: o = 0), examines at most o + n + listBudget index
 // entries and reads the records they name, whatever the tenant holds: an
-// entry is examined when it is walked past, shown or not. The list of
-// every token reads ahead in each of the three types' indexes in chunks
-// that double from 4: at most twice the entries it examines there and 4
-// more (listWalk). When the caller's access rules hide so many tokens
-// that the budget runs out before the page is full, the page is shorter
-// (possibly empty) and its after cursor continues from the last entry
-// examined: a client follows after until it is empty, as always. Offset pages cost their offset, so page*size is
-// bounded (maxListOffset); the cursor is the efficient path at any depth.
+// entry is examined when it is walked past, shown or not. Besides, it
+// scans the tenant's shape registry (at most maxListShapes keys, opening
+// only the entries this process has not seen), reads the count of each
+// merged list, and reads ahead in each merged list in chunks that double
+// from 4: at most twice the entries it examines there and 4 more each
+// (listWalk), so with k lists at most 2(o + n + listBudget) + 4k entries,
+// k <= maxListShapes + 3. When the caller's access rules hide so many
+// tokens that the budget runs out before the page is full, the page is
+// shorter (possibly empty) and its after cursor continues from the last
+// entry examined: a client follows after until it is empty, as always.
+// Offset pages cost their offset, so page*size is bounded
+// (maxListOffset); the cursor is the efficient path at any depth.
 //
-// Totals. total_items is the kept count of the list (the tenant's tokens,
-// the sum of the types' counts; of the type; or in the container) when the caller's permission reaches
-// every token (granted directly, not only through rules), the list has a
-// kept count, and no second filter applies to it; tokens past expires_at
-// that the sweeper has not yet removed are counted. Otherwise total_items
-// is a lower bound, never a scan and never a count of tokens the key may
-// not read: the tokens shown up to the end of this page, plus one when
-// after is set (so total_pages names one more page while more may
-// follow). On a cursor page an exact total is the whole list's, not only
-// what follows the cursor.
+// Totals. total_items is the sum of the merged shapes' kept counts when
+// the caller's permission reaches every token (granted directly, not only
+// through rules), every merged list holds only matching tokens (no
+// overflow list under a marked container), and no second filter applies
+// to it; tokens past expires_at that the sweeper has not
+// yet removed are counted. Otherwise total_items is a lower bound, never
+// a scan and never a count of tokens the key may not read: the tokens
+// shown up to the end of this page, plus one when after is set (so
+// total_pages names one more page while more may follow). On a cursor
+// page an exact total is the whole list's, not only what follows the
+// cursor.
 const (
-	// listDepth is how many segments of a container are indexed: a
-	// filter on a deeper container walks the index of its ancestor at
-	// this depth and filters the records it reads.
-	listDepth = 8
 	// listBudget is how many index entries a page examines beyond its
 	// offset and its size.
 	listBudget = 1000
 	// maxListOffset bounds the offset of a walked list's page: (page-1)*size.
 	maxListOffset = 10000
-	// containerMACLength is how many bytes of a container's keyed HMAC
-	// name its list index (and, in hex, its count).
-	containerMACLength = 16
 )
 
 // sealedCursorPrefix marks a cursor position sealed with the tenant's
 // keys: one that stops on a token the caller was not shown, whose id and
 // creation time it must not read.
 const sealedCursorPrefix = "~"
-
-// containerMAC names a container in the list index keys: a keyed HMAC,
-// so that the store's keys do not spell the tenant's containers;
-// containerMACLength bytes of it (its hex names the container's count).
-func containerMAC(ks *barrier.Keys, c string) string {
-	return string(ks.MAC([]byte("container\x00"), []byte(c))[:containerMACLength])
-}
-
-// listAncestor is the container whose list index answers a filter on c:
-// c itself, or its ancestor at listDepth segments when c is deeper; ok is
-// false for "/" (every token).
-func listAncestor(c string) (anc string, exact, ok bool) {
-	if c == "/" || c == "" {
-		return "", true, false
-	}
-	segs := strings.Split(strings.Trim(c, "/"), "/")
-	if len(segs) <= listDepth {
-		return c, true, true
-	}
-	return "/" + strings.Join(segs[:listDepth], "/") + "/", false, true
-}
-
-// listContainers are the containers a token is listed under: each of its
-// containers and their ancestors, down to listDepth segments, "/" left
-// out (it holds every token), each once, sorted.
-func listContainers(containers []string) []string {
-	set := map[string]bool{}
-	for _, c := range containers {
-		segs := strings.Split(strings.Trim(c, "/"), "/")
-		for i := 1; i <= min(len(segs), listDepth); i++ {
-			if segs[i-1] == "" {
-				break
-			}
-			set["/"+strings.Join(segs[:i], "/")+"/"] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
-}
 
 // A position in the list indexes is packed: the creation time as 8
 // bytes of big-endian Unix nanoseconds (so byte order is time order, as
@@ -172,57 +163,21 @@ func packCursor(c string) (string, bool) {
 	return string(b[:]) + id, true
 }
 
-// listShape is what the list index entries and counts of a token depend
-// on besides its position: its tenant, type and containers. A
-// transaction builds it once for every token of that shape (a batch
-// mostly has one).
-type listShape struct {
-	indexes []barrier.Prefix // the entries are these followed by the position
-	counts  []barrier.Key
-}
-
-// shapeName names the list shape of rec.
-func shapeName(rec *tokenRecord) string {
-	return rec.TenantID + "\x00" + rec.Type + "\x00" + strings.Join(rec.Containers, "\x00")
-}
-
-// shapeOf returns the list shape of rec, from t's cache.
-func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord) *listShape {
-	name := shapeName(rec)
-	if s := t.listShapes[name]; s != nil {
-		return s
-	}
-	tid := rec.TenantID
-	s := &listShape{
-		indexes: []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(rec.Type)},
-		counts:  []barrier.Key{barrier.Tenant(tid).TokenTypeCount(rec.Type)},
-	}
-	for _, c := range listContainers(rec.Containers) {
-		mac := containerMAC(ks, c)
-		s.indexes = append(s.indexes, barrier.Tenant(tid).TokenContainerList(mac))
-		s.counts = append(s.counts, barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
-	}
-	if t.listShapes == nil {
-		t.listShapes = map[string]*listShape{}
-	}
-	t.listShapes[name] = s
-	return s
-}
-
-// listToken writes rec's list index entries and counts it (putToken).
+// listToken writes rec's list entry and counts it (putToken).
 func (t *txn) listToken(rec *tokenRecord) error { return t.relist(rec, 1) }
 
-// unlistToken removes rec's list index entries and its counts, before a
-// token is deleted.
+// unlistToken removes rec's list entry and its count, before a token is
+// deleted.
 func (t *txn) unlistToken(rec *tokenRecord) error { return t.relist(rec, -1) }
 
-// moveListed moves a token's list entries and counts from those of prev
-// to those of rec, its next version (an update): nothing when its type
-// and list containers stay (most updates), so an update writes no list
-// entry it would only remove and put back.
+// moveListed moves a token's list entry and count from those of prev to
+// those of rec, its next version (an update): nothing when its type,
+// containers and position stay (most updates), so an update writes no
+// list entry it would only remove and put back.
 func (t *txn) moveListed(prev, rec *tokenRecord) error {
-	if prev.TenantID == rec.TenantID && prev.Type == rec.Type && recPosition(prev) == recPosition(rec) &&
-		slices.Equal(listContainers(prev.Containers), listContainers(rec.Containers)) {
+	a, b := shapeOfRecord(prev), shapeOfRecord(rec)
+	if prev.TenantID == rec.TenantID && a.Type == b.Type && recPosition(prev) == recPosition(rec) &&
+		slices.Equal(a.Containers, b.Containers) {
 		return nil
 	}
 	if err := t.unlistToken(prev); err != nil {
@@ -236,20 +191,20 @@ func (t *txn) relist(rec *tokenRecord, delta int64) error {
 	if err != nil {
 		return err
 	}
-	shape, pos := t.shapeOf(ks, rec), recPosition(rec)
-	for _, idx := range shape.indexes {
-		if delta > 0 {
-			err = t.PutIndex(idx.Key(pos))
-		} else {
-			err = t.Delete(idx.Key(pos))
-		}
-		if err != nil {
-			return err
-		}
+	shape, err := t.shapeOf(ks, rec, delta > 0)
+	if err != nil {
+		return err
 	}
-	for _, k := range shape.counts {
-		t.AddCount(k, delta)
+	key := shape.list.Key(recPosition(rec))
+	if delta > 0 {
+		err = t.PutIndex(key)
+	} else {
+		err = t.Delete(key)
 	}
+	if err != nil {
+		return err
+	}
+	t.AddCount(shape.count, delta)
 	return nil
 }
 
@@ -286,35 +241,56 @@ func (q tokenQuery) walkable() bool {
 	return q.ids == nil && q.fingerprint == "" && len(q.metadata) == 0 && len(q.search) == 0
 }
 
-// listIndexes chooses the index a walk of q reads (the three types'
-// for every token), and its kept count when that count is q's exact
-// total.
+// listIndexes chooses the lists a walk of q merges: the shapes whose
+// every token matches q's type and container, and the overflow lists of
+// q's types (for a container, only when it is marked as holding overflow
+// tokens); total is the sum of their kept counts, q's exact total unless
+// it merges an overflow list that may hold tokens q does not match.
 func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []barrier.Prefix, total int, exact bool, err error) {
-	anc, deepExact, byContainer := listAncestor(q.container)
-	switch {
-	case !byContainer && q.typ == "":
-		for _, typ := range tokenTypes {
-			n, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(typ))
-			if err != nil {
-				return nil, 0, false, err
-			}
-			idxs, total = append(idxs, barrier.Tenant(tid).TokenTypeList(typ)), total+n
+	shapes, err := t.tenantShapes(tid)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	exact = true
+	for _, mac := range slices.Sorted(maps.Keys(shapes)) {
+		if !q.matchesShape(shapes[mac]) {
+			continue
 		}
-		return idxs, total, true, nil
-	case !byContainer:
-		n, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
-		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, n, true, err
+		ls := shapeLists(tid, mac)
+		n, err := t.ReadCount(ls.count)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		// Walked whatever its count says: a count is never what
+		// decides whether a token is shown.
+		idxs, total = append(idxs, ls.list), total+n
 	}
-	mac := containerMAC(ks, anc)
-	nc, err := t.ReadCount(barrier.Tenant(tid).TokenContainerCount(hex.EncodeToString([]byte(mac))))
-	if err != nil || q.typ == "" {
-		return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, deepExact, err
+	filtered := q.container != "" && q.container != "/"
+	if filtered {
+		// The overflow lists hold no token of the container unless a
+		// token of an overflow shape marked it.
+		marked, err := t.Has(overflowMark(ks, tid, q.container))
+		if err != nil || !marked {
+			return idxs, total, exact, err
+		}
 	}
-	nt, err := t.ReadCount(barrier.Tenant(tid).TokenTypeCount(q.typ))
-	if nt < nc {
-		return []barrier.Prefix{barrier.Tenant(tid).TokenTypeList(q.typ)}, nt, false, err
+	for _, typ := range tokenTypes {
+		if q.typ != "" && typ != q.typ {
+			continue
+		}
+		ls := shapeLists(tid, overflowMAC(ks, typ))
+		n, err := t.ReadCount(ls.count)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		idxs = append(idxs, ls.list)
+		if filtered {
+			exact = false
+		} else {
+			total += n
+		}
 	}
-	return []barrier.Prefix{barrier.Tenant(tid).TokenContainerList(mac)}, nc, false, err
+	return idxs, total, exact, nil
 }
 
 // pageTokens answers a walkable query (ListTokens, SearchTokens): the

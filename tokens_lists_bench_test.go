@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,18 +13,30 @@ import (
 
 // BenchmarkTokenList times token list pages in a tenant of many tokens on
 // bbolt: the first page, a page by cursor from the middle of the list,
-// and pages filtered by type (a type with a few tokens, and one with
-// none), 20 tokens a page. It reports the process's peak resident memory
-// while the pages are served (VmHWM, reset after the load) beside the Go
-// allocations of a page.
+// pages filtered by type (a type with a few tokens, and one with none),
+// and by container (one of the plain tokens' containers, and an ancestor
+// of them all), 20 tokens a page. It reports the process's peak resident
+// memory while the pages are served (VmHWM, reset after the load) beside
+// the Go allocations of a page.
 //
 // It loads 2,000 tokens unless TOKENVAULT_LIST_BENCH_TOKENS says how many,
 // so that CI's `go test -run XXX -bench . -benchtime=1x ./...` stays
-// cheap. The figures of the issue are for a million:
+// cheap. The plain tokens are spread over TOKENVAULT_LIST_BENCH_SHAPES
+// containers (/customers/<n>/, 4 unless set): each is a list shape, so
+// 1000 shows a tenant past maxListShapes. The figures of the issue are
+// for a million:
 //
 //	TOKENVAULT_LIST_BENCH_TOKENS=1000000 go test -run XXX -bench TokenList -benchtime 2s -timeout 30m .
 func BenchmarkTokenList(b *testing.B) {
 	total := benchSize(b, "TOKENVAULT_LIST_BENCH_TOKENS", "tokens")
+	shapes := 4
+	if s := os.Getenv("TOKENVAULT_LIST_BENCH_SHAPES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("TOKENVAULT_LIST_BENCH_SHAPES=%q: want a number of containers", s)
+		}
+		shapes = n
+	}
 	ctx := context.Background()
 	v := openBenchVault(b, nil)
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Bench", Owner: User{Email: "o@example.com", FirstName: "O"}})
@@ -41,14 +55,15 @@ func BenchmarkTokenList(b *testing.B) {
 	for n := 0; n < total; n += batch {
 		body := make([]any, batch)
 		for i := range body {
-			body[i] = fmt.Sprintf("value-%08d", n+i)
+			body[i] = map[string]any{"type": TypeToken, "data": fmt.Sprintf("value-%08d", n+i),
+				"containers": []any{fmt.Sprintf("/customers/%04d/", (n+i)%shapes)}}
 		}
 		out, err := v.Tokenize(ctx, app.Key, body)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if n <= total/2 && total/2 < n+batch {
-			middle = out.([]any)[total/2-n].(string)
+			middle = out.([]any)[total/2-n].(*Token).ID
 		}
 		card := TokenRequest{Type: TypeCard, Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2039}}
 		if _, err := v.CreateToken(ctx, app.Key, card); err != nil {
@@ -72,6 +87,8 @@ func BenchmarkTokenList(b *testing.B) {
 		{"cursor-middle", ListTokensRequest{PageRequest: PageRequest{Start: cursor}}, DefaultPageSize},
 		{"type-card", ListTokensRequest{Type: TypeCard}, min(DefaultPageSize, (total+batch-1)/batch)},
 		{"type-bank-none", ListTokensRequest{Type: TypeBank}, 0},
+		{"container-one", ListTokensRequest{Container: "/customers/0000/"}, min(DefaultPageSize, total/shapes)},
+		{"container-all", ListTokensRequest{Container: "/customers/"}, DefaultPageSize},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

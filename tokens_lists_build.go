@@ -8,27 +8,34 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
-// listBuildBatch is how many token records one transaction of the build
-// lists.
+// listBuildBatch is how many keys (token records, or entries of the
+// lists before shapes to remove) one transaction of the build visits.
 const listBuildBatch = 1000
 
-// buildTokenLists gives a store written before the token list indexes
-// existed its list index entries and counts (tokens_lists.go), and the
-// counts of its other counted records (countedKinds), once: Open
-// calls it before it serves anything, and it visits every tenant's token
-// records, listBuildBatch a transaction, each transaction listing its
-// records, adding them to the counts and recording how far it got, so a
-// build cut short goes on where it stopped and counts each token once. A
-// store that is new, or already built, costs one read. Tenants being
-// deleted are passed by: their records go.
+// buildTokenLists gives a store written by an earlier version its token
+// lists by shape (tokens_lists.go), once: Open calls it before it serves
+// anything, so no list is served from a half-built index. It visits every
+// tenant, listBuildBatch keys a transaction: it removes the lists and
+// counts kept before shapes (an entry in the index of the token's type
+// and of each of its containers and their ancestors, a count each:
+// barrier.TenantKeys.LegacyTokenLists), then lists each token record
+// in its shape and counts it, recording in the same transaction how far
+// it got (at barrier.SysShapeLists), so a build cut short goes on where
+// it stopped and counts each token once. A store written before any list
+// existed (no build at barrier.SysLists) also gets the counts of its
+// other counted records (countedKinds). A store that is new, or already
+// built, costs one read. Tenants being deleted are passed by: their
+// records go.
 //
 // Every Vault sharing a store (PostgreSQL) must be of a version that keeps
-// the lists: an older one would write tokens they do not list.
+// the lists by shape: an older one would write entries they do not read.
+// Vaults opening together build together, each transaction reading the
+// progress the last one recorded.
 func (v *Vault) buildTokenLists(ctx context.Context) error {
 	var st listBuild
 	tenants := false
 	err := v.view(ctx, func(t *txn) error {
-		if _, err := t.getRecord(barrier.SysLists, &st); err != nil || st.Done {
+		if _, err := t.getRecord(barrier.SysShapeLists, &st); err != nil || st.Done {
 			return err
 		}
 		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
@@ -44,29 +51,35 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	// tokens' index entries).
 	start, batches := time.Now(), 0
 	if tenants {
-		v.logger.Info("tokenvault: building the token list indexes and counts of a store written by an earlier version")
+		v.logger.Info("tokenvault: building the token lists of a store written by an earlier version")
 	}
 	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
 			st = listBuild{}
-			_, err := t.getRecord(barrier.SysLists, &st)
+			_, err := t.getRecord(barrier.SysShapeLists, &st)
 			if err != nil || st.Done {
 				return err
 			}
-			return t.buildTokenListsOnce(&st)
+			var before listBuild
+			if _, err := t.getRecord(barrier.SysLists, &before); err != nil {
+				return err
+			}
+			return t.buildTokenListsOnce(&st, &before)
 		})
 		batches++
 	}
 	if err == nil && tenants {
-		v.logger.Info("tokenvault: built the token list indexes and counts", "transactions", batches,
+		v.logger.Info("tokenvault: built the token lists", "transactions", batches,
 			"duration", time.Since(start).Round(time.Millisecond))
 	}
 	return err
 }
 
-// buildTokenListsOnce lists up to listBuildBatch records after st and
-// records its progress in st and the store.
-func (t *txn) buildTokenListsOnce(st *listBuild) error {
+// buildTokenListsOnce visits up to listBuildBatch keys after st and
+// records its progress in st and the store. before is the progress of the
+// build of the lists before shapes, which tells the tenants whose other
+// records were counted then.
+func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
 	var tenants []string
 	err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 		if tid >= st.Tenant {
@@ -88,9 +101,19 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 		}
 		if tid != st.Tenant {
 			st.Tenant, st.After = tid, ""
-			if err := t.buildRecordCounts(tid); err != nil {
-				return err
+			if !before.Done && (before.Tenant == "" || tid > before.Tenant) {
+				if err := t.buildRecordCounts(tid); err != nil {
+					return err
+				}
 			}
+		}
+		n, err := t.removeLegacyLists(tid, listBuildBatch-visited)
+		if err != nil {
+			return err
+		}
+		visited += n
+		if visited == listBuildBatch {
+			return t.putRecord(barrier.SysShapeLists, st)
 		}
 		prefix := barrier.Tenant(tid).Records(kindToken)
 		kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), listBuildBatch-visited)
@@ -109,11 +132,37 @@ func (t *txn) buildTokenListsOnce(st *listBuild) error {
 			}
 		}
 		if visited == listBuildBatch {
-			return t.putRecord(barrier.SysLists, st)
+			return t.putRecord(barrier.SysShapeLists, st)
 		}
 	}
 	st.Done = true
-	return t.putRecord(barrier.SysLists, st)
+	return t.putRecord(barrier.SysShapeLists, st)
+}
+
+// removeLegacyLists removes up to limit keys of tid's lists and counts
+// from before shapes, and returns how many it removed: fewer than limit
+// once none is left.
+func (t *txn) removeLegacyLists(tid string, limit int) (int, error) {
+	n := 0
+	for _, p := range barrier.Tenant(tid).LegacyTokenLists() {
+		var keys []barrier.Key
+		err := t.Scan(p, "", limit-n, func(k barrier.Key, _ string) error {
+			keys = append(keys, k)
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		for _, k := range keys {
+			if err := t.Delete(k); err != nil {
+				return n, err
+			}
+		}
+		if n += len(keys); n == limit {
+			break
+		}
+	}
+	return n, nil
 }
 
 // buildRecordCounts counts the records of each counted kind of tid, in

@@ -34,7 +34,8 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 			var old [][]byte
 			err := tx.Scan(nil, nil, 0, func(k, _ []byte) error {
 				ks := string(k)
-				if strings.Contains(ks, "/idx/tl-") || strings.Contains(ks, "/count/") || ks == barrier.SysLists.String() {
+				if strings.Contains(ks, "/idx/tl-") || strings.Contains(ks, "/count/") || strings.Contains(ks, "/token_shape/") ||
+					ks == barrier.SysLists.String() || ks == barrier.SysShapeLists.String() {
 					old = append(old, []byte(ks))
 				}
 				return nil
@@ -61,9 +62,10 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	strip()
 	v = open() // the handle to run one batch with; its own build ran
 	strip()
+	v.shapes = shapeCache{} // what it knew of the registries stripped
 	err := v.update(context.Background(), func(tx *txn) error {
-		var st listBuild
-		return tx.buildTokenListsOnce(&st)
+		var st, before listBuild
+		return tx.buildTokenListsOnce(&st, &before)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +75,92 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	defer v.Close()
 	if diff := cmp.Diff(want, answer(v)); diff != "" {
 		t.Errorf("after a build cut short, the lists answer differently (-before +after):\n%s", diff)
+	}
+}
+
+// TestTokenListsRebuiltByShape: a store whose lists were kept the way
+// they were before shapes (an entry in the index of each token's type and
+// of each of its containers and their ancestors, a count each) lists
+// exactly as before once opened, and keeps none of those entries and
+// counts: the build removes them, in transactions of at most
+// listBuildBatch keys, and lists every token in its shape.
+func TestTokenListsRebuiltByShape(t *testing.T) {
+	ctx := context.Background()
+	s, open, answer := newBuildFixture(t)
+	v := open()
+	want := answer(v)
+	v.Close()
+
+	// The lists as they were kept before (their values are not read: the
+	// build only removes them), more than one transaction removes, and
+	// no shape list, count, registry or build marker.
+	var tids []string
+	err := s.Update(ctx, func(tx store.Tx) error {
+		var gone [][]byte
+		err := tx.Scan(nil, nil, 0, func(k, _ []byte) error {
+			ks := string(k)
+			if strings.Contains(ks, "/idx/tl-s/") || strings.Contains(ks, "/count/tok-s/") ||
+				strings.Contains(ks, "/token_shape/") || ks == barrier.SysShapeLists.String() {
+				gone = append(gone, []byte(ks))
+			}
+			if tid, ok := strings.CutPrefix(ks, barrier.TenantRegistry.String()); ok {
+				tids = append(tids, tid)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := tx.Delete(k); err != nil {
+				return err
+			}
+		}
+		for _, tid := range tids {
+			old := barrier.Tenant(tid).LegacyTokenLists()
+			for i := range listBuildBatch + 200 {
+				pos := fmt.Sprintf("%08d", i)
+				for _, k := range []barrier.Key{old[0].Key("token/" + pos), old[1].Key("0123456789abcdef" + pos)} {
+					if err := tx.Put([]byte(k.String()), nil); err != nil {
+						return err
+					}
+				}
+			}
+			for _, k := range []barrier.Key{old[2].Key("card"), old[3].Key("0123456789abcdef")} {
+				if err := tx.Put([]byte(k.String()), []byte("sealed")); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tids) != 2 {
+		t.Fatalf("%d tenants in the fixture, want 2", len(tids))
+	}
+
+	v = open()
+	defer v.Close()
+	if diff := cmp.Diff(want, answer(v)); diff != "" {
+		t.Errorf("the lists rebuilt by shape answer differently (-before +after):\n%s", diff)
+	}
+	err = s.View(ctx, func(tx store.Tx) error {
+		return tx.Scan(nil, nil, 0, func(k, _ []byte) error {
+			ks := string(k)
+			for _, tid := range tids {
+				for _, p := range barrier.Tenant(tid).LegacyTokenLists() {
+					if strings.HasPrefix(ks, p.String()) {
+						t.Errorf("%q: a list key from before shapes is left", ks)
+					}
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -332,16 +332,18 @@ type ListTokensRequest struct {
 // not read are left out. Requires token:read.
 //
 // A page costs what it returns, at any number of tokens. Without an IDs,
-// Fingerprint or Metadata filter it walks an index of the tenant's tokens
-// (of Type, or in Container and below) from the cursor and stops when
+// Fingerprint or Metadata filter it walks the tenant's token lists (one per
+// type and set of containers, merged: tokens_lists.go) from the cursor and stops when
 // the page is full, examining at most the page's offset, its size and
 // 1,000 more tokens: where access rules hide most tokens the page may be
 // short, even empty, with an After that continues the walk. A page number
 // costs its offset: (Page-1)*Size above 10,000 is Invalid, naming page;
 // use Start. TotalItems is the tenant's kept count of the list when the
-// key's token:read is not limited by rules and at most one of Type and
+// key's token:read is not limited by rules and no filter but Type and
 // Container is given (on a cursor page too: it counts the whole list;
-// expired tokens the sweeper has not removed yet are counted), and
+// expired tokens the sweeper has not removed yet are counted; a Container
+// holding tokens of the tenant's container sets past the first 256 gives
+// a lower bound), and
 // otherwise a lower bound: the tokens shown up to the end of the page,
 // plus one when After is set. Invalid for a bad filter, page or cursor.
 //

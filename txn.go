@@ -30,8 +30,8 @@ type txn struct {
 	// hook: it is read when the transaction function returns, to decide
 	// to run it again, and never after a commit.
 	unchecked *uncheckedCode
-	// listShapes caches the list index prefixes and counts of the token
-	// shapes this transaction wrote (tokens_lists.go): a memo of its
+	// listShapes caches the lists and counts of the token shapes this
+	// transaction resolved (tokens_lists_shapes.go): a memo of its
 	// function, read and written while it runs.
 	listShapes map[string]*listShape
 	// hooks are what features registered to run when the transaction

@@ -60,6 +60,9 @@ type Vault struct {
 	// fingerprints is the fingerprint index on a store one process holds,
 	// nil on a shared store, which keeps it in the store (tokens_fingerprints.go).
 	fingerprints *fingerprintMemory
+	// shapes is what this Vault knows of its tenants' token list shapes
+	// (tokens_lists_shapes.go).
+	shapes shapeCache
 	// maxPendingSessions and maxPendingPerAddress: see
 	// Options.Limits.MaxPendingSessionsPerApplication and
 	// Options.Limits.MaxPendingSessionsPerAddress.

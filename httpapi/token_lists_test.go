@@ -81,6 +81,72 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	}
 }
 
+// TestTokenListContainerPagesOverHTTP: GET /tokens?container= lists the
+// tokens at or below the container, among thousands elsewhere, by pages
+// that read a small multiple of what they return; a token in two
+// containers under the filtered one is listed and counted once, and the
+// total is exact on the cursor page too.
+func TestTokenListContainerPagesOverHTTP(t *testing.T) {
+	cs := storetest.NewCountingStore(memory.New())
+	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
+	var app tokenvault.Application
+	s.do(t, "POST", "/applications", s.mgmt, map[string]any{
+		"name": "backend", "type": "private", "permissions": []string{"token:create", "token:read"},
+	}).json(t, &app)
+	body := make([]any, 2_000)
+	for i := range body {
+		body[i] = fmt.Sprint("value ", i)
+	}
+	if _, err := s.v.Tokenize(context.Background(), app.Key, body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, containers := range [][]string{{"/shop/eu/"}, {"/shop/eu/", "/shop/us/"}, {"/shop/us/"}, {"/shop/eu/berlin/"}, {"/shop/"}} {
+		var tok tokenvault.Token
+		r := s.do(t, "POST", "/tokens", string(app.Key), map[string]any{"type": "token", "data": "x", "containers": containers})
+		wantStatus(t, "POST /tokens", r, 201)
+		r.json(t, &tok)
+		want[tok.ID] = true
+	}
+	s.do(t, "POST", "/tokens", string(app.Key), map[string]any{"type": "token", "data": "y", "containers": []string{"/shopping/"}})
+	const bound = 3*2 + 40
+	seen := map[string]bool{}
+	path := "/tokens?container=" + url.QueryEscape("/shop/") + "&size=2"
+	for pages := 0; path != ""; pages++ {
+		before := cs.Reads()
+		r := s.do(t, "GET", path, string(app.Key), nil)
+		wantStatus(t, "GET "+path, r, 200)
+		if reads := cs.Reads() - before; reads > bound {
+			t.Errorf("GET %s read %d entries, bound %d", path, reads, bound)
+		}
+		var page tokenvault.Page[tokenvault.Token]
+		r.json(t, &page)
+		if page.Pagination.TotalItems != len(want) {
+			t.Errorf("GET %s: total_items %d, want %d", path, page.Pagination.TotalItems, len(want))
+		}
+		for _, tok := range page.Data {
+			if seen[tok.ID] || !want[tok.ID] {
+				t.Errorf("GET %s: token %s listed again or not in /shop/ (containers %v)", path, tok.ID, tok.Containers)
+			}
+			seen[tok.ID] = true
+		}
+		path = ""
+		if page.Pagination.After != "" && pages < 10 {
+			path = "/tokens?container=" + url.QueryEscape("/shop/") + "&size=2&start=" + url.QueryEscape(page.Pagination.After)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("the pages of /shop/ listed %d tokens, want %d", len(seen), len(want))
+	}
+	var us tokenvault.Page[tokenvault.Token]
+	r := s.do(t, "GET", "/tokens?type=token&container="+url.QueryEscape("/shop/us/"), string(app.Key), nil)
+	wantStatus(t, "GET /tokens?container=/shop/us/", r, 200)
+	r.json(t, &us)
+	if len(us.Data) != 2 || us.Pagination.TotalItems != 2 {
+		t.Errorf("?type=token&container=/shop/us/: %d tokens, %+v; want 2", len(us.Data), us.Pagination)
+	}
+}
+
 // TestApplicationListReadsWhatItReturnsOverHTTP: with 1,000 applications,
 // GET /applications?size=20 and its next page read a small multiple of
 // what they return, and count the tenant's applications.

@@ -20,18 +20,18 @@ import (
 // The sizes of what a vault writes for a token, read from a vault's bbolt
 // file after loading it with each loadgen mode: its record under
 // tenant/<id>/token/, an audit line under tenant/<id>/log/, the line's
-// entity index entry under tenant/<id>/idx/log-e/, its three list index
-// entries (its type's under idx/tl-t/, and under idx/tl-c/ its default
-// container's and that one's parent's) and, for a card, a CVC entry under
-// sys/cvc/; the line's place in the audit chain (its link, 67 bytes of
-// its record, and its sequence index entry under idx/chain-seq/); and in
-// each transaction the counts of the type and the two containers and the
-// chain's head. The keys below have the vault's lengths too (86, 101, 101,
-// 84 or 83, 94 and 98 bytes); the records are a little shorter than the
-// vault's for loadgen's values (138 and 434 bytes), since a record holds
-// its value and shorter values make shorter ones. TestWritesMatchTheVault
-// holds the bound's bytes within a tenth below the vault's, so that it
-// stays a bound and a close one.
+// entity index entry under tenant/<id>/idx/log-e/, its list entry (in the
+// list of its shape, its type and containers, under idx/tl-s/) and, for a
+// card, a CVC entry under sys/cvc/; the line's place in the audit chain
+// (its link, 67 bytes of its record, and its sequence index entry under
+// idx/chain-seq/); and in each transaction the count of the shape and the
+// chain's head (the shape's registry entry, written once, is left out).
+// The keys below have the vault's lengths too (86, 101, 101, 94 and 98
+// bytes); the records are a little shorter than the vault's for loadgen's
+// values (138 and 434 bytes), since a record holds its value and shorter
+// values make shorter ones. TestWritesMatchTheVault holds the bound's
+// bytes within a tenth below the vault's, so that it stays a bound and a
+// close one.
 const (
 	recordSize     = 130 // a sealed record holding a short plain value
 	cardRecordSize = 430 // a sealed card record: data, mask, expiry
@@ -49,10 +49,9 @@ type handler struct {
 	record     []byte // random bytes, as sealed data is
 	cardRecord []byte
 	line       []byte
-	// macs stand in for the keyed MACs of the list containers of a
-	// plain token (/general/, /general/high/) and of a card (/pci/,
-	// /pci/high/).
-	macs [4][]byte
+	// macs stand in for the keyed MACs of the list shapes of a plain
+	// token (token in /general/high/) and of a card (card in /pci/high/).
+	macs [2][]byte
 	// seq numbers the audit lines, as a tenant's chain does.
 	seq atomic.Uint64
 }
@@ -174,36 +173,29 @@ func (h *handler) auditEntries(id string) []store.Entry {
 	}
 }
 
-// listEntries are the list index entries of the token id: its position
-// (8 bytes of time, a zero byte and the id's 16) in its type's index and
-// in those of its default container and that one's parent (16 bytes of
-// keyed MAC each: fixed ones stand in).
+// listEntries are the list index entries of the token id: one, its
+// position (8 bytes of time, a zero byte and the id's 16) in the list of
+// its shape (16 bytes of keyed MAC: a fixed one stands in).
 func (h *handler) listEntries(id string, card bool) []store.Entry {
 	u := uuid.MustParse(id)
 	pos := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixNano()))
 	pos = append(append(pos, 0), u[:]...)
-	typ, macs := "token", h.macs[:2]
+	mac := h.macs[0]
 	if card {
-		typ, macs = "card", h.macs[2:]
+		mac = h.macs[1]
 	}
-	entries := []store.Entry{{Key: fmt.Appendf(nil, "tenant/%s/idx/tl-t/%s/%s", h.tenant, typ, pos), Value: []byte{}}}
-	for _, mac := range macs {
-		entries = append(entries, store.Entry{Key: fmt.Appendf(nil, "tenant/%s/idx/tl-c/%s%s", h.tenant, mac, pos), Value: []byte{}})
-	}
+	entries := []store.Entry{{Key: fmt.Appendf(nil, "tenant/%s/idx/tl-s/%s%s", h.tenant, mac, pos), Value: []byte{}}}
 	return entries
 }
 
-// countKeys are the counts a transaction of tokens changes: of their type
-// and of their two list containers.
+// countKeys are the counts a transaction of tokens changes: of their
+// shape.
 func (h *handler) countKeys(card bool) [][]byte {
-	typ, macs := "token", h.macs[:2]
+	mac := h.macs[0]
 	if card {
-		typ, macs = "card", h.macs[2:]
+		mac = h.macs[1]
 	}
-	keys := [][]byte{fmt.Appendf(nil, "tenant/%s/count/tok-t/%s", h.tenant, typ)}
-	for _, mac := range macs {
-		keys = append(keys, fmt.Appendf(nil, "tenant/%s/count/tok-c/%x", h.tenant, mac))
-	}
+	keys := [][]byte{fmt.Appendf(nil, "tenant/%s/count/tok-s/%x", h.tenant, mac)}
 	return keys
 }
 

@@ -198,21 +198,26 @@
 //	                                         waits for, in time order: on a store one process
 //	                                         holds, the indexer turns it into the line's
 //	                                         idx/log-e entry (logs_index.go)
-//	tenant/<tid>/idx/tl-t/<type>/<pos>       the tokens of one type in list order: creation
+//	tenant/<tid>/idx/tl-s/<mac><pos>         the tokens of one list shape (a type and a
+//	                                         set of containers) in list order: creation
 //	                                         time, then id; <pos> is packed (packPosition:
 //	                                         8 bytes of nanoseconds, then a UUID id as a
 //	                                         zero byte and its 16 bytes, any other id as it
-//	                                         is); written and removed with the record, so a
-//	                                         list page walks it from its cursor, and the
-//	                                         list of every token merges the three types'
-//	                                         (tokens_lists.go)
-//	tenant/<tid>/idx/tl-c/<mac><pos>         the same, one family per container and each of
-//	                                         its ancestors down to listDepth segments
-//	                                         (<mac>: 16 bytes of the container's keyed HMAC)
-//	tenant/<tid>/count/tok-t/<type>          how many tokens of the type the tenant holds,
-//	tenant/<tid>/count/tok-c/<hex mac>       and in the indexed container (or below), kept
-//	                                         in the commits that create and remove them
-//	                                         (sealed); the tenant's total is their sum
+//	                                         is); <mac>: 16 bytes of the shape's keyed
+//	                                         HMAC, or of a type's overflow list. One entry
+//	                                         per token, written and removed with the
+//	                                         record; a list page merges the shapes its
+//	                                         filter takes (tokens_lists.go)
+//	tenant/<tid>/token_shape/<hex mac>       the shape a <mac> stands for (sealed): written
+//	                                         by the commit of its first token, at most
+//	                                         maxListShapes a tenant (tokens_lists_shapes.go)
+//	tenant/<tid>/idx/tlo/<hex mac>           a container (its keyed HMAC) at or below
+//	                                         which tokens of the overflow lists are
+//	                                         (empty value; written with the first such
+//	                                         token of a shape, never removed)
+//	tenant/<tid>/count/tok-s/<hex mac>       how many tokens the shape (or overflow list)
+//	                                         holds, kept in the commits that create, move
+//	                                         and remove them (sealed)
 //	tenant/<tid>/count/<kind>                how many applications, reactors, proxies,
 //	                                         members or invitations it holds, kept by the
 //	                                         transaction that writes the first version of
@@ -221,14 +226,18 @@
 //	                                         CreateTenant and DeleteTenant (sealed, system
 //	                                         keyring; tenants_count.go)
 //	<count key>/+/<instance>/<stamp>         a delta row of the count at <count key> (any
-//	                                         of the four above): a change to it, written by
+//	                                         of the three above): a change to it, written by
 //	                                         instance <instance> in one store transaction;
 //	                                         <stamp> is 16 hex digits of the writer's clock
 //	                                         (nanoseconds) and 16 of a sequence number; a
 //	                                         count record, sealed like its count (Kept counts)
-//	sys/lists                                the one-time build of the token list indexes
-//	                                         and counts for a store written before them
-//	                                         (sealed, system keyring; tokens_lists_build.go)
+//	sys/lists                                the one-time build of the token lists kept
+//	                                         before shapes (idx/tl-t, idx/tl-c, count/tok-t,
+//	                                         count/tok-c: removed now), read by the build
+//	                                         of shapes to know which counts to build
+//	sys/lists-shapes                         the one-time build of the token lists by shape
+//	                                         for a store written before them (sealed,
+//	                                         system keyring; tokens_lists_build.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (sessions_limits.go)

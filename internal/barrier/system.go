@@ -12,6 +12,9 @@ var (
 	SysCVCScan = Key{s: "sys/cvcscan"}
 	// SysLists records the build of the token list indexes.
 	SysLists = Key{s: "sys/lists"}
+	// SysShapeLists records the build of the token lists by shape, which
+	// replaced the lists of SysLists.
+	SysShapeLists = Key{s: "sys/lists-shapes"}
 	// SysTenantCount is how many tenants the registry holds, kept by the
 	// commits that add and remove registry entries.
 	SysTenantCount = Key{s: "sys/count/tenants"}

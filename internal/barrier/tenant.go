@@ -74,21 +74,42 @@ func (tk TenantKeys) Index(name string) Prefix {
 	return Prefix{s: "tenant/" + tk.id + "/idx/" + name + "/", tenant: tk.id}
 }
 
-// TokenTypeList is the list index of the tokens of one type, and
-// TokenContainerList that of the tokens in the container (or below it)
-// whose keyed HMAC is mac. What follows each prefix is a token's packed
-// position (packPosition in the root).
-func (tk TenantKeys) TokenTypeList(typ string) Prefix { return tk.Index("tl-t").Sub(typ + "/") }
+// The token lists (tokens_lists.go in the root). A token's list shape is
+// its type and its set of containers; each shape the tenant has is named
+// by a keyed HMAC of it (16 bytes: mac; its hex: hexMAC), so keys never
+// spell a container.
+//
+// TokenShapeList is the list index of the tokens of one shape: what
+// follows the prefix is a token's packed position (packPosition in the
+// root), one entry per token. TokenShapeCount is how many tokens it
+// holds. TokenShape is the shape's registry entry (the type and
+// containers it stands for, sealed with the tenant's keyring like every
+// record), written once, by the commit of its first token; TokenShapes
+// the tenant's registry.
+func (tk TenantKeys) TokenShapeList(mac string) Prefix { return tk.Index("tl-s").Sub(mac) }
 
-func (tk TenantKeys) TokenContainerList(mac string) Prefix { return tk.Index("tl-c").Sub(mac) }
+func (tk TenantKeys) TokenShapeCount(hexMAC string) Key { return tk.Record(kindCount, "tok-s/"+hexMAC) }
 
-// TokenTypeCount and TokenContainerCount are token counts: one type, one
-// container (by the hex of its keyed HMAC). Sealed with the tenant's
-// keyring like every value under it.
-func (tk TenantKeys) TokenTypeCount(typ string) Key { return tk.Record(kindCount, "tok-t/"+typ) }
+func (tk TenantKeys) TokenShapes() Prefix { return tk.Records(kindTokenShape) }
 
-func (tk TenantKeys) TokenContainerCount(hexMAC string) Key {
-	return tk.Record(kindCount, "tok-c/"+hexMAC)
+func (tk TenantKeys) TokenShape(hexMAC string) Key { return tk.TokenShapes().Key(hexMAC) }
+
+// TokenOverflowMark marks a container (by the hex of a keyed HMAC of it)
+// as holding, at or below it, tokens of the overflow lists: the shapes a
+// full registry had no room for. Empty value; written with the first such
+// token, never removed while the tenant lives.
+func (tk TenantKeys) TokenOverflowMark(hexMAC string) Key { return tk.Index("tlo").Key(hexMAC) }
+
+// kindTokenShape holds the registry of a tenant's token list shapes.
+const kindTokenShape = "token_shape"
+
+// LegacyTokenLists are the families of the token lists before shapes:
+// the index of each type (tl-t), that of each container and ancestor
+// (tl-c), and their counts (tok-t, tok-c). Only the build that replaces
+// them with shape lists reads them, to remove them.
+func (tk TenantKeys) LegacyTokenLists() []Prefix {
+	return []Prefix{tk.Index("tl-t"), tk.Index("tl-c"),
+		tk.Records(kindCount).Sub("tok-t/"), tk.Records(kindCount).Sub("tok-c/")}
 }
 
 // CursorSeal is the additional data of a sealed list cursor of the

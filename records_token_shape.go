@@ -1,0 +1,41 @@
+package tokenvault
+
+import "github.com/tokenvault/tokenvault/internal/barrier"
+
+// The stored form of a token list shape (tokens_lists_shapes.go): the
+// type and the containers its registry entry stands for, at
+// tenant/<tid>/token_shape/<hex of its keyed HMAC>, sealed with the
+// tenant's keyring. Written once, by the commit that lists the shape's
+// first token, and read by lists to learn which shapes a filter takes.
+//
+// Format version 1 (binary; see records.go and records_parts.go):
+//
+//	0x01             format version
+//	str   type       the tokens' type
+//	list  containers their containers, sorted, each once (str each)
+//
+// No version 0: shapes came after the binary records.
+const tokenShapeFormat = 1
+
+// tokenShapeRecord is a list shape: a type and a sorted set of containers.
+type tokenShapeRecord struct {
+	Type       string
+	Containers []string
+}
+
+func (r *tokenShapeRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+	return appendStrs0(appendStr(append(b, tokenShapeFormat), r.Type), r.Containers), nil
+}
+
+func (r *tokenShapeRecord) decodeRecord(_ barrier.Key, b []byte) error {
+	d, err := binaryRecord(b, tokenShapeFormat, "token shape")
+	if err != nil {
+		return err
+	}
+	*r = tokenShapeRecord{Type: d.str(), Containers: d.strs0()}
+	if err := d.end(); err != nil {
+		*r = tokenShapeRecord{}
+		return err
+	}
+	return nil
+}

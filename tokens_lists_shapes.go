@@ -1,0 +1,304 @@
+package tokenvault
+
+import (
+	"encoding/hex"
+	"slices"
+	"sync"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// List shapes: which one list index a token's entry goes to (the design
+// is at the top of tokens_lists.go).
+//
+// A token's shape is its type and its set of containers. Each shape the
+// tenant has is named by a keyed HMAC of it (shapeMAC) and has a registry
+// entry (barrier.TenantKeys.TokenShape, a tokenShapeRecord) written by the
+// commit that lists its first token. The registry of a tenant holds at
+// most maxListShapes shapes: a token of a shape the registry has no room
+// for goes to its type's overflow list (overflowMAC), which no registry
+// entry names, and marks its containers and their ancestors
+// (overflowShape), so that only the container filters it may match walk
+// the overflow lists. Which list a token is in follows from the store alone, at
+// every instance: its shape's when the shape is registered, else (the
+// registry was full when it was listed, and stays full: shapes are never
+// removed while the tenant lives) its type's overflow list.
+//
+// Each Vault caches the shapes it learned (shapeCache): a commit whose
+// token is of a shape the Vault knows reads and writes nothing shared; the
+// first commit of a shape in a process reads its registry entry, and the
+// first of a shape in the tenant writes it. Two instances creating the
+// same new shape at once both write its entry: on PostgreSQL one of the
+// two group commits fails to serialize, once, and runs again.
+const (
+	// maxListShapes bounds the shapes a tenant's registry holds, and so
+	// the lists a page of every token merges (maxListShapes plus the
+	// three overflow lists).
+	maxListShapes = 256
+	// shapeMACLength is how many bytes of a shape's keyed HMAC name it.
+	shapeMACLength = 16
+	// maxCachedOverflow bounds the unregistered shapes a Vault remembers
+	// per process (beyond it, it forgets them all and reads again).
+	maxCachedOverflow = 4096
+)
+
+// listShape is a resolved shape: the list index its tokens' entries go
+// to and the count beside it.
+type listShape struct {
+	list  barrier.Prefix // the entries are this followed by the position
+	count barrier.Key
+}
+
+// shapeOfRecord is the shape of rec: its type and its containers, sorted,
+// each once.
+func shapeOfRecord(rec *tokenRecord) tokenShapeRecord {
+	cs := slices.Clone(rec.Containers)
+	slices.Sort(cs)
+	return tokenShapeRecord{Type: rec.Type, Containers: slices.Compact(cs)}
+}
+
+// shapeMAC names shape s in keys: shapeMACLength bytes of a keyed
+// HMAC of its type and containers (a container holds no zero byte).
+func shapeMAC(ks *barrier.Keys, s tokenShapeRecord) string {
+	parts := [][]byte{[]byte("list-shape\x00"), []byte(s.Type)}
+	for _, c := range s.Containers {
+		parts = append(parts, []byte{0}, []byte(c))
+	}
+	return string(ks.MAC(parts...)[:shapeMACLength])
+}
+
+// overflowMAC names the overflow list of type typ: no shape's MAC (its
+// HMAC input differs in its first part).
+func overflowMAC(ks *barrier.Keys, typ string) string {
+	return string(ks.MAC([]byte("list-overflow\x00"), []byte(typ))[:shapeMACLength])
+}
+
+// shapeLists is the list and count of the shape (or overflow list) named
+// mac in tenant tid.
+func shapeLists(tid, mac string) *listShape {
+	return &listShape{
+		list:  barrier.Tenant(tid).TokenShapeList(mac),
+		count: barrier.Tenant(tid).TokenShapeCount(hex.EncodeToString([]byte(mac))),
+	}
+}
+
+// shapeCache is what a Vault knows of its tenants' shape registries: the
+// registered shapes (by tenant and MAC in hex; registered shapes are never
+// removed while the tenant lives), the tenants whose registry is full,
+// and some shapes known unregistered in a full registry. Everything in it
+// was read from the store or committed to it. The zero value is empty.
+type shapeCache struct {
+	mu       sync.Mutex
+	known    map[string]tokenShapeRecord // tid + "/" + hex MAC
+	full     map[string]bool             // tid
+	overflow map[string]bool             // tid + "/" + hex MAC
+}
+
+func (c *shapeCache) get(tid, hexMAC string) (tokenShapeRecord, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.known[tid+"/"+hexMAC]
+	return s, ok
+}
+
+func (c *shapeCache) add(tid, hexMAC string, s tokenShapeRecord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.known == nil {
+		c.known = map[string]tokenShapeRecord{}
+	}
+	c.known[tid+"/"+hexMAC] = s
+}
+
+func (c *shapeCache) isFull(tid string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.full[tid]
+}
+
+func (c *shapeCache) setFull(tid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full == nil {
+		c.full = map[string]bool{}
+	}
+	c.full[tid] = true
+}
+
+func (c *shapeCache) isOverflow(tid, hexMAC string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.overflow[tid+"/"+hexMAC]
+}
+
+func (c *shapeCache) addOverflow(tid, hexMAC string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.overflow == nil || len(c.overflow) >= maxCachedOverflow {
+		c.overflow = map[string]bool{}
+	}
+	c.overflow[tid+"/"+hexMAC] = true
+}
+
+// shapeOf resolves the list of rec: its shape's, registering the shape
+// when it is new and the registry has room (create), else its type's
+// overflow list. A transaction remembers what it resolved (a batch
+// mostly has one shape).
+func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord, create bool) (*listShape, error) {
+	s := shapeOfRecord(rec)
+	mac := shapeMAC(ks, s)
+	tid := rec.TenantID
+	memo := tid + "/" + mac
+	if ls := t.listShapes[memo]; ls != nil {
+		return ls, nil
+	}
+	ls, err := t.resolveShape(ks, tid, mac, s, create)
+	if err != nil {
+		return nil, err
+	}
+	if t.listShapes == nil {
+		t.listShapes = map[string]*listShape{}
+	}
+	t.listShapes[memo] = ls
+	return ls, nil
+}
+
+func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord, create bool) (*listShape, error) {
+	cache := &t.v.shapes
+	hexMAC := hex.EncodeToString([]byte(mac))
+	if _, ok := cache.get(tid, hexMAC); ok {
+		return shapeLists(tid, mac), nil
+	}
+	overflow := shapeLists(tid, overflowMAC(ks, s.Type))
+	if cache.isOverflow(tid, hexMAC) {
+		return overflow, nil
+	}
+	key := barrier.Tenant(tid).TokenShape(hexMAC)
+	var stored tokenShapeRecord
+	ok, err := t.getRecord(key, &stored)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		t.afterCommit(func() { cache.add(tid, hexMAC, s) })
+		return shapeLists(tid, mac), nil
+	}
+	fullMemo := "full\x00" + tid // a registry this transaction found full
+	if cache.isFull(tid) || t.listShapes[fullMemo] != nil {
+		return t.overflowShape(ks, tid, hexMAC, s, overflow)
+	}
+	n := 0
+	err = t.Scan(barrier.Tenant(tid).TokenShapes(), "", maxListShapes, func(barrier.Key, string) error {
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n >= maxListShapes {
+		if t.listShapes == nil {
+			t.listShapes = map[string]*listShape{}
+		}
+		t.listShapes[fullMemo] = overflow
+		t.afterCommit(func() { cache.setFull(tid) })
+		return t.overflowShape(ks, tid, hexMAC, s, overflow)
+	}
+	if !create {
+		// A listed token's shape is registered or overflows a full
+		// registry; neither holds here only for a token never listed.
+		return overflow, nil
+	}
+	if err := t.putRecord(key, &s); err != nil {
+		return nil, err
+	}
+	t.afterCommit(func() { cache.add(tid, hexMAC, s) })
+	return shapeLists(tid, mac), nil
+}
+
+// overflowShape lists shape s (named hexMAC) in its type's overflow list:
+// it marks each of its containers and their ancestors as holding overflow
+// tokens (overflowMark), so that a container filter walks the overflow
+// lists only where they may hold its tokens. The Vault remembers the
+// shape once the transaction commits (it may have filled the registry
+// itself), and marks it no more.
+func (t *txn) overflowShape(ks *barrier.Keys, tid, hexMAC string, s tokenShapeRecord, overflow *listShape) (*listShape, error) {
+	for _, c := range ancestors(s.Containers) {
+		if err := t.PutIndex(overflowMark(ks, tid, c)); err != nil {
+			return nil, err
+		}
+	}
+	t.afterCommit(func() { t.v.shapes.addOverflow(tid, hexMAC) })
+	return overflow, nil
+}
+
+// overflowMark is the mark of container c holding overflow tokens.
+func overflowMark(ks *barrier.Keys, tid, c string) barrier.Key {
+	mac := ks.MAC([]byte("list-overflow-container\x00"), []byte(c))[:shapeMACLength]
+	return barrier.Tenant(tid).TokenOverflowMark(hex.EncodeToString(mac))
+}
+
+// ancestors are containers and each of their ancestors but "/", each once.
+func ancestors(containers []string) []string {
+	var out []string
+	for _, c := range containers {
+		for i := 1; i < len(c); i++ {
+			if c[i] == '/' && !slices.Contains(out, c[:i+1]) {
+				out = append(out, c[:i+1])
+			}
+		}
+	}
+	return out
+}
+
+// tenantShapes returns the registered shapes of tenant tid, by their MAC
+// (raw bytes): the registry's keys, and each entry this Vault has not seen
+// yet (then cached).
+func (t *txn) tenantShapes(tid string) (map[string]tokenShapeRecord, error) {
+	cache := &t.v.shapes
+	shapes := map[string]tokenShapeRecord{}
+	var unknown []string
+	err := t.ScanKeys(barrier.Tenant(tid).TokenShapes(), func(_ barrier.Key, hexMAC string) error {
+		if s, ok := cache.get(tid, hexMAC); ok {
+			shapes[hexMAC] = s
+		} else {
+			unknown = append(unknown, hexMAC)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, hexMAC := range unknown {
+		var s tokenShapeRecord
+		ok, err := t.getRecord(barrier.Tenant(tid).TokenShape(hexMAC), &s)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			shapes[hexMAC] = s
+			cache.add(tid, hexMAC, s)
+		}
+	}
+	out := make(map[string]tokenShapeRecord, len(shapes))
+	for hexMAC, s := range shapes {
+		mac, err := hex.DecodeString(hexMAC)
+		if err != nil || len(mac) != shapeMACLength {
+			continue // not a registry key this code wrote
+		}
+		out[string(mac)] = s
+	}
+	return out, nil
+}
+
+// matchesShape reports whether every token of shape s matches the type and
+// container filters of q (a container filter takes a token with any
+// container at or below it).
+func (q tokenQuery) matchesShape(s tokenShapeRecord) bool {
+	if q.typ != "" && s.Type != q.typ {
+		return false
+	}
+	if q.container == "" || q.container == "/" {
+		return true
+	}
+	return slices.ContainsFunc(s.Containers, func(c string) bool { return containerContains(q.container, c) })
+}
