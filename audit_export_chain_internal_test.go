@@ -93,7 +93,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Fatalf("the waiting line's queue entry: %v, %v", queued, err)
 	}
 
-	if err := v.chainQueued(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.exportOnce(ctx, e); err != nil {

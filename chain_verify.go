@@ -69,7 +69,7 @@ func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditch
 	if !validID(tenantID) {
 		return nil, errNotFound("tenant")
 	}
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return nil, err
 	}
 	w := &chainVerifyWalk{v: v, tid: tenantID}

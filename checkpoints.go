@@ -291,7 +291,7 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 	}
 	// Reads a store took as appends are chained first, so the
 	// checkpoint covers every line written before the call.
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return nil, err
 	}
 	var out auditchain.Checkpoint

@@ -332,6 +332,14 @@ type AuditChainOptions struct {
 	// interval itself. Zero: DefaultCheckpointInterval (one minute).
 	// Negative: never by time.
 	CheckpointInterval time.Duration
+	// LinkerLease is how long the linker lease holds without renewal
+	// (lease.go): the instance holding it links every tenant's lines
+	// and signs the checkpoints, and renews it every third of this; when
+	// that instance dies, another takes over within this time, so it
+	// bounds how long a line can stay unlinked then (chain_linker.go).
+	// The sweeper's lease lasts this or twice the sweep interval,
+	// whichever is longer. Zero: DefaultLeaseTTL (10 s).
+	LinkerLease time.Duration
 }
 
 // withDefaults is o with every zero field set to its default.
@@ -341,6 +349,9 @@ func (o AuditChainOptions) withDefaults() AuditChainOptions {
 	}
 	if o.CheckpointInterval == 0 {
 		o.CheckpointInterval = DefaultCheckpointInterval
+	}
+	if o.LinkerLease <= 0 {
+		o.LinkerLease = DefaultLeaseTTL
 	}
 	return o
 }
