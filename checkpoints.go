@@ -22,10 +22,12 @@ import (
 // audit export with the lines ("checkpoint-<seq>"), and the head records
 // the last one (SignedSeq, SignedAt, KeyID). A head is signed:
 //
-//   - in the commit that brings its unsigned lines to
-//     Options.AuditChain.CheckpointEvery (putHeads);
-//   - by the background pass (runCheckpointer) once its oldest unsigned
-//     line is Options.AuditChain.CheckpointInterval old. The pass finds
+//   - by the linker (chain_linker.go), in the batch that brings its
+//     unsigned lines to Options.AuditChain.CheckpointEvery (putHeads):
+//     never in a call's commit, which links nothing;
+//   - by the background pass (runCheckpointer), on the instance holding
+//     the linker lease, once its oldest unsigned line is
+//     Options.AuditChain.CheckpointInterval old. The pass finds
 //     those tenants without visiting the others: the first line chained
 //     after a checkpoint writes a mark sys/chain-unsigned/<its nanos>/<tid>,
 //     which the next checkpoint removes, and the pass walks the marks in
@@ -254,7 +256,9 @@ func checkpointTick(interval time.Duration) time.Duration {
 }
 
 // runCheckpointer runs the timed checkpoint pass (checkpointOld) under
-// v.bg until Close.
+// v.bg until Close, while this instance holds the linker lease: the heads
+// are the linker's to write, so that two instances' passes never sign
+// (and write) one head at once.
 func (v *Vault) runCheckpointer() {
 	ctx := v.bg
 	tick := time.NewTicker(checkpointTick(v.chainOpts.CheckpointInterval))
@@ -265,15 +269,22 @@ func (v *Vault) runCheckpointer() {
 			return
 		case <-tick.C:
 		}
+		if v.linkLease().held() == 0 {
+			continue
+		}
 		if _, err := v.checkpointOld(ctx, v.chainOpts.CheckpointInterval); err != nil && ctx.Err() == nil {
 			v.logger.Error("tokenvault: signing audit checkpoints failed", "err", err)
 		}
 	}
 }
 
-// SignAuditChain signs tenant tenantID's audit chain head now (every line
-// written before the call included, appended reads too), with the
-// signing key in use, and returns the checkpoint; when every line is
+// SignAuditChain signs tenant tenantID's audit chain head now, with the
+// signing key in use, and returns the checkpoint. Every line written
+// before the call is included when this instance holds the linker lease
+// or can take it (it links them first); otherwise the lines another
+// instance has yet to link are left to it, and to the next checkpoint.
+// When every line is signed already by that key, it returns the last
+// checkpoint instead; when every line is
 // signed already by that key, it returns the last checkpoint instead
 // (after RotateAuditKey, the head is signed again with the new key,
 // after the line recording the rotation). The checkpoint
@@ -289,8 +300,8 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 	if !validID(tenantID) {
 		return nil, errNotFound("tenant")
 	}
-	// Reads a store took as appends are chained first, so the
-	// checkpoint covers every line written before the call.
+	// The queued lines are linked first where this instance may, so
+	// that the checkpoint covers every line written before the call.
 	if err := v.linkNow(ctx); err != nil {
 		return nil, err
 	}

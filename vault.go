@@ -122,6 +122,8 @@ type Vault struct {
 
 	stopSweeper context.CancelFunc
 	sweeperDone chan struct{}
+	// sweepLease is the sweeper's lease (sweeper.go, lease.go).
+	sweepLease lease
 	closeOnce   sync.Once
 }
 
