@@ -50,6 +50,10 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	// Another instance holds the linker lease and links nothing until it
+	// is released, below.
+	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 5, v.now().Add(time.Hour))
+	v.linkLease().lost(v.linkLease().held())
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Late"})
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +97,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Fatalf("the waiting line's queue entry: %v, %v", queued, err)
 	}
 
+	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 5, time.Time{}) // released
 	if err := v.linkNow(ctx); err != nil {
 		t.Fatal(err)
 	}

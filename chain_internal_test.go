@@ -66,7 +66,7 @@ func TestEveryLineChained(t *testing.T) {
 			if v.barrier.Appends() && v.chainer.appended.Load() == 0 {
 				t.Error("no read was appended: the chain pass went untested")
 			}
-			if err := v.foldAppends(ctx); err != nil {
+			if err := v.linkNow(ctx); err != nil {
 				t.Fatal(err)
 			}
 			tid := boot.Tenant.ID
@@ -163,7 +163,7 @@ func TestChainPassSkipsALineThatDoesNotOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		t.Fatalf("the chain pass failed on a line that does not open: %v", err)
 	}
 	r, err := v.VerifyAuditChain(ctx, tid)

@@ -38,7 +38,7 @@ type ChainWalk struct {
 // with no gap or repeat; no line is on it twice; every line of the tenant
 // written since the chain began is on it.
 func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return nil, err
 	}
 	w := &ChainWalk{ByEntity: map[string]int{}}

@@ -189,7 +189,7 @@ func TestCheckpointsCoverTheChain(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := v.foldAppends(ctx); err != nil { // chains the appended reads
+			if err := v.linkNow(ctx); err != nil { // chains the appended reads
 				t.Fatal(err)
 			}
 			cps := storedCheckpoints(t, v, tid)

@@ -251,6 +251,14 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 			if !ok || l.Link != nil {
 				continue
 			}
+			// A line waiting for the linker is on its way to the chain,
+			// not before it: left to pruneTenantChain once linked.
+			if queued, err := t.Has(barrier.Tenant(tid).ChainQueueEntry(suffix)); err != nil || queued {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if err := t.deleteLine(tid, suffix, &l); err != nil {
 				return err
 			}
