@@ -164,4 +164,3 @@ func chainedLine(tid, id string, rec *logRecord) auditchain.Line {
 		Transform: rec.Transform, Channel: rec.Channel, Application: rec.Application,
 	}
 }
-

@@ -130,6 +130,9 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 				if err := t.linkEntry(&c, rests[i]); err != nil {
 					return err
 				}
+				if err := t.checkpointEvery(&c, rests[i]); err != nil {
+					return err
+				}
 			}
 			return t.putHeads(&c)
 		})

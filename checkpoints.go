@@ -151,6 +151,22 @@ func (t *txn) checkpointDue(tid string, s *chainOf) error {
 	return nil
 }
 
+// checkpointEvery signs, in a linking transaction, the head of the
+// tenant of the chain queue entry <nanos>/<tid>/<id> just linked when its
+// unsigned lines reached CheckpointEvery: so a checkpoint falls every
+// CheckpointEvery lines, whatever the linker's batches hold.
+func (t *txn) checkpointEvery(c *chains, rest string) error {
+	every := t.v.chainOpts.CheckpointEvery
+	_, rest, _ = strings.Cut(rest, "/")
+	tid, _, _ := strings.Cut(rest, "/")
+	s := c.of[tid]
+	if every <= 0 || s == nil || s.head.Seq-s.head.SignedSeq < uint64(every) {
+		return nil
+	}
+	_, err := t.signCheckpoint(tid, s.head, false)
+	return err
+}
+
 // checkpointBatch bounds the marks one timed pass reads per scan, and the
 // tenants it signs per transaction.
 const checkpointBatch = 100

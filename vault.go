@@ -124,7 +124,7 @@ type Vault struct {
 	sweeperDone chan struct{}
 	// sweepLease is the sweeper's lease (sweeper.go, lease.go).
 	sweepLease lease
-	closeOnce   sync.Once
+	closeOnce  sync.Once
 }
 
 // Open opens a Vault on the store in opts, creating the system keyring on
