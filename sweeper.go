@@ -19,11 +19,17 @@ const sweepBatch = 100
 // entries, write the same progress records (sys/cvcscan, the re-seal
 // markers) and prune the same lines whichever instance runs them, so two
 // instances sweeping at once would only conflict with each other (on
-// PostgreSQL, serialization failures that rerun whole groups). The lease
+// PostgreSQL, serialization failures that rerun whole groups). The sweeper
+// takes its lease only on the instance that holds the linker lease
+// (chain_linker.go): log retention moves the start of each chain and signs
+// its anchor checkpoint, writing the heads the linker writes, so the two
+// run on one instance and never conflict across instances. The lease
 // lasts twice the sweep interval, or AuditChainOptions.LinkerLease if
-// longer, and is renewed at every tick: when its holder dies, another
-// instance sweeps within that time plus an interval. A host calling Sweep
-// itself is not held back by the lease.
+// longer, and is renewed at every tick: when its holder dies, the instance
+// that takes the linker lease sweeps within that time plus an interval. A
+// host calling Sweep itself is not held back by the lease; a host that
+// runs several instances keeps the background sweeper on in all of them
+// (Options.Retention.SweepInterval), or sweeps itself.
 //
 // What the sweeper writes is background bookkeeping no call reads in a
 // write transaction (the lease, the schedule entries it removes, the
@@ -73,10 +79,13 @@ func (v *Vault) startSweeper(interval time.Duration) {
 	}()
 }
 
-// holdSweep takes or renews the sweeper lease and reports whether this
-// instance holds it.
+// holdSweep takes or renews the sweeper lease, on the instance that holds
+// the linker lease only, and reports whether this instance holds it.
 func (v *Vault) holdSweep(ctx context.Context) bool {
-	_, ok, err := v.sweepLease.hold(ctx, v)
+	_, ok, err := v.linkLease().hold(ctx, v)
+	if ok {
+		_, ok, err = v.sweepLease.hold(ctx, v)
+	}
 	if err != nil && ctx.Err() == nil {
 		v.logger.Warn("tokenvault: taking the sweeper lease failed", "err", err)
 	}
