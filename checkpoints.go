@@ -296,9 +296,11 @@ func (v *Vault) runCheckpointer() {
 
 // SignAuditChain signs tenant tenantID's audit chain head now, with the
 // signing key in use, and returns the checkpoint. Every line written
-// before the call is included when this instance holds the linker lease
-// or can take it (it links them first); otherwise the lines another
-// instance has yet to link are left to it, and to the next checkpoint.
+// before the call is included: this instance links them first when it
+// holds the linker lease or can take it, and otherwise waits for the
+// instance that holds it to link them, up to twice
+// AuditChainOptions.LinkerLease (past that, a linker that is stuck, it
+// signs what is linked, and the rest is left to the next checkpoint).
 // When every line is signed already by that key, it returns the last
 // checkpoint instead; when every line is
 // signed already by that key, it returns the last checkpoint instead
@@ -316,9 +318,13 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 	if !validID(tenantID) {
 		return nil, errNotFound("tenant")
 	}
-	// The queued lines are linked first where this instance may, so
-	// that the checkpoint covers every line written before the call.
+	// The queued lines are linked first, so that the checkpoint covers
+	// every line written before the call.
+	through := barrier.TimeKey(v.now())
 	if err := v.linkNow(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.awaitLinked(ctx, tenantID, through); err != nil {
 		return nil, err
 	}
 	var out auditchain.Checkpoint
@@ -358,6 +364,42 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		return nil, err
 	}
 	return &out, nil
+}
+
+// awaitLinked waits until no line of tenant tid written at or before
+// through (a TimeKey) waits in the chain queue, polling, up to twice the
+// linker lease; it returns nil then too (what is linked is signed), and
+// an error only for a store failure or ctx's end.
+func (v *Vault) awaitLinked(ctx context.Context, tid, through string) error {
+	deadline := time.Now().Add(2 * v.chainOpts.LinkerLease)
+	for {
+		waiting := false
+		err := v.view(ctx, func(t *txn) error {
+			waiting = false
+			return t.Scan(barrier.ChainQueue, "", 0, func(_ barrier.Key, rest string) error {
+				nanos, r, _ := strings.Cut(rest, "/")
+				if nanos > through {
+					return store.ErrStop // in time order: the rest are later
+				}
+				if strings.HasPrefix(r, tid+"/") {
+					waiting = true
+					return store.ErrStop
+				}
+				return nil
+			})
+		})
+		if err != nil || !waiting || time.Now().After(deadline) {
+			return err
+		}
+		if err := v.linkNow(ctx); err != nil { // the lease may have come free
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return v.result(ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // signFinalCheckpoint signs the final checkpoint of tenant tid's chain,
