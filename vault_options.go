@@ -319,10 +319,11 @@ const (
 
 // AuditChainOptions say when the vault signs each tenant's audit chain
 // head with its signing key (a checkpoint, docs/audit-chain.md): whichever
-// of the two comes first. Vault.SignAuditChain signs one at any time.
+// of the two comes first. Vault.SignAuditChain signs one at any time. And
+// how long the linker's lease lasts (chain_linker.go).
 type AuditChainOptions struct {
-	// CheckpointEvery signs a tenant's head in the commit that chains the
-	// line bringing its unsigned lines to this many. Zero:
+	// CheckpointEvery signs a tenant's head in the linker's transaction
+	// that links the line bringing its unsigned lines to this many. Zero:
 	// DefaultCheckpointEvery (1,000). Negative: never by count.
 	CheckpointEvery int
 	// CheckpointInterval signs, in the background, the head of every
@@ -398,6 +399,7 @@ func DefaultOptions() Options {
 		AuditChain: AuditChainOptions{
 			CheckpointEvery:    DefaultCheckpointEvery,
 			CheckpointInterval: DefaultCheckpointInterval,
+			LinkerLease:        DefaultLeaseTTL,
 		},
 		Webhooks: WebhookOptions{
 			MaxPerTenant:          DefaultMaxWebhooksPerTenant,
