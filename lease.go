@@ -75,6 +75,20 @@ func (l *lease) hold(ctx context.Context, v *Vault) (epoch uint64, ok bool, err 
 	if l.epoch != 0 && v.now().Before(l.until.Add(-l.ttl*2/3)) {
 		return l.epoch, true, nil
 	}
+	if l.epoch == 0 {
+		// Held by another, as a read transaction sees it: no write
+		// transaction (which on PostgreSQL would take part in the
+		// holder's conflicts) for an instance that only waits.
+		var other bool
+		if err := v.view(ctx, func(t *txn) error {
+			var rec leaseRecord
+			found, err := t.getRecord(barrier.Lease(l.name), &rec)
+			other = found && rec.Holder != t.v.instance && t.now.Before(rec.Expires)
+			return err
+		}); err != nil || other {
+			return 0, false, err
+		}
+	}
 	var rec leaseRecord
 	err = v.update(ctx, func(t *txn) error {
 		ok = false
