@@ -257,7 +257,7 @@ func TestChainKillNine(t *testing.T) {
 		}
 	}
 	if appended == 0 {
-		t.Error("no read was appended: the chain pass across kills went untested")
+		t.Error("no read was appended: the linker across kills went untested")
 	}
 	t.Logf("%d acknowledged creations, %d lines on the chain 1..%d", len(acked), w.Chained, w.LastSeq)
 }

@@ -71,7 +71,7 @@ const chainVerifyBatch = 1000
 // HTTP under /operator/.
 //
 // Returns NotFound for an unknown tenant (or one being deleted), and
-// Internal (or StorageFull, from the chain pass) when the store fails: a
+// Internal (or StorageFull, from linking first) when the store fails: a
 // damaged line is a problem in the report, never an error.
 func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditchain.Report, error) {
 	if !validID(tenantID) {
