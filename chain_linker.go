@@ -97,7 +97,14 @@ func (v *Vault) linkNow(ctx context.Context) error {
 // nil (the new holder goes on). A line whose tenant is gone, or which is
 // gone, loses its entry and nothing else.
 func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
-	for {
+	for first := true; ; first = false {
+		if !first {
+			// A long backlog outlasts a lease: renewed between batches
+			// (hold writes only when due).
+			if e, ok, err := v.linkLease().hold(ctx, v); err != nil || !ok || e != epoch {
+				return err
+			}
+		}
 		var n int
 		if err := v.view(ctx, func(t *txn) error {
 			n = 0
