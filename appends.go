@@ -30,16 +30,12 @@ import "context"
 // folding first, leaves none behind.
 
 // foldAppends makes every audit entry appended so far visible to the
-// transactions that follow (barrier.FoldAppends), and chains the lines
-// among them (chainQueued, chain.go): whatever reads lines after it reads
-// them chained. On a store that does not append, every line is chained
-// by its commit, and there is nothing to do.
+// transactions that follow (barrier.FoldAppends). It links nothing: what
+// needs the lines linked too calls linkNow (chain_linker.go). On a store
+// that does not append there is nothing to do.
 func (v *Vault) foldAppends(ctx context.Context) error {
 	if !v.barrier.Appends() {
 		return nil
 	}
-	if err := v.barrier.FoldAppends(ctx); err != nil {
-		return v.result(err)
-	}
-	return v.chainQueued(ctx)
+	return v.result(v.barrier.FoldAppends(ctx))
 }

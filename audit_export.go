@@ -355,7 +355,7 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 	var events []AuditEvent
 	var waiting int
 	since := e.committedCounts()
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return false, err
 	}
 	err = v.view(ctx, func(t *txn) error {

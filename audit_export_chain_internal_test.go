@@ -36,7 +36,7 @@ func (s *recordingSink) event(id string) (AuditEvent, bool) {
 }
 
 // TestExportWaitsForTheLink: a line the exporter reads before it is
-// chained (an append the chain pass has not reached: another instance's,
+// chained (an append the linker has not reached: another instance's,
 // folded after this pass's fold) keeps its queue entry and is not
 // delivered; once chained it leaves with its link. A line from before the
 // chain began (no link, no chain queue entry) is delivered as it is.
@@ -50,6 +50,10 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	// Another instance holds the linker lease and links nothing until it
+	// is released, below.
+	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 5, v.now().Add(time.Hour))
+	v.linkLease().lost(v.linkLease().held())
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Late"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +72,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 				return err
 			}
 		}
-		// Only the appended one waits for the chain pass.
+		// Only the appended one waits for the linker.
 		return t.PutIndex(barrier.Tenant(tid).ChainQueueEntry(appended))
 	}); err != nil {
 		t.Fatal(err)
@@ -93,7 +97,8 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Fatalf("the waiting line's queue entry: %v, %v", queued, err)
 	}
 
-	if err := v.chainQueued(ctx); err != nil {
+	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 5, time.Time{}) // released
+	if err := v.linkNow(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.exportOnce(ctx, e); err != nil {
@@ -101,7 +106,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	}
 	ev, ok := sink.event(keyID(appended))
 	if !ok || ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
-		t.Fatalf("after the chain pass the line is %+v, %v; want it exported with its link", ev, ok)
+		t.Fatalf("after the link the line is %+v, %v; want it exported with its link", ev, ok)
 	}
 	// The exporter's own goroutine may have delivered it too (at least
 	// once): either way the queue ends empty.

@@ -1,15 +1,11 @@
 package tokenvault
 
 import (
-	"context"
-	"errors"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/seal"
 )
 
 // The hash chain of the audit trail (docs/audit-chain.md; the format is
@@ -21,79 +17,70 @@ import (
 // seq and hash. A sequence index entry per line,
 // chain/seq/<seq>/<nanos>/<id>, walks the chain in order by keys alone.
 //
-// A line is chained where its order becomes final: in the commit that
-// writes it, or, for a read's line that a store took as an append (a
-// line is never chained in its own optimistic first run, whose writes may
-// be appended: appends.go), by the first chain pass after the append is
-// folded. Either way the link is written in a write transaction of the
-// store, with the head, so the chain never forks: on bbolt write
-// transactions run one after another, and on PostgreSQL two instances
-// extending one tenant's chain at once conflict on its head, and
-// SERIALIZABLE runs one of them again (store/postgres: retries, then a
-// table lock). A line not chained yet has a chain queue entry,
-// sys/chainq/<nanos>/<tid>/<id>, written with it and removed by the
-// commit that chains it; so a line appended before a crash is chained by
-// the pass Open runs once the store has folded it.
+// # Beside the commit
+//
+// A call's commit writes its line once, with a chain queue entry of its
+// own, sys/chainq/<nanos>/<tid>/<id> (pendLine), and reads or writes
+// nothing else of the chain: no head, no link, no checkpoint. So no two
+// commits of a tenant, on one instance or several, write one row for the
+// chain's sake. The linker (chain_linker.go) links the queued lines in
+// batches, beside the commits: one goroutine per Vault, working only
+// while its instance holds the linker lease (lease.go), each batch one
+// transaction that re-reads the lease and goes on only in the epoch it
+// holds, so two instances never both extend a chain (no forks). A batch
+// takes the queue's oldest entries (by the key: the line's time, then
+// tenant and id), and for each writes the line again with its link, its
+// sequence index entry, and removes the entry; then each moved head, and
+// the checkpoints due (checkpoints.go). Lines are rewritten by the
+// linker, not written once with their link: the link stays in the line
+// record, where the verifier, the export and retention read it, and lines
+// written by older versions look the same.
+//
+// What the chain orders is the order in which the linker found the lines:
+// the queue's key order at each batch, which is the commit order on one
+// instance, and across instances the order of their lines' clocks at
+// write time, up to lines committed late behind a batch (linked in the
+// next). It is not a total order of the commits of several instances;
+// what it proves is that no line linked so far was altered, removed,
+// reordered or inserted since it was linked.
+//
+// A crash loses no committed line from the chain: its queue entry was
+// committed with it, and the next holder of the lease (this process after
+// a restart, or another instance once the lease expires) links it.
 //
 // Lines written before the chain existed are not chained: the head's
 // Since is when the tenant's chain began, and a verifier reports the
 // lines older than it apart.
 
-// chainBatch bounds the queued lines one chain pass chains per commit.
-const chainBatch = 500
-
-// chainInterval is how often the chainer looks for appended lines.
-const chainInterval = 250 * time.Millisecond
-
-// pendingLine is a line written in the transaction and not chained yet.
-type pendingLine struct {
-	tid, suffix string
-	rec         logRecord
-	// queued is whether its chain queue entry was written with it.
-	queued bool
+// pendLine queues l, written at log/<suffix> of tenant tid, for the
+// linker: its chain queue entry, a key of its own, lands with it (on a
+// store that appends, appended with it: appends.go).
+func (t *txn) pendLine(tid, suffix string) error {
+	return t.AppendIndex(barrier.Tenant(tid).ChainQueueEntry(suffix))
 }
 
-// pendingLines are the lines a transaction wrote, in order, chained by
-// its commit.
-var pendingLines = &txnLocal[[]pendingLine]{}
-
-// pendLine has l, written at log/<suffix> of tenant tid, chained when t
-// commits. In an optimistic first run on a store that appends, whose
-// writes it may take as an append instead, its chain queue entry is
-// written too (elsewhere a first run is applied in a write transaction,
-// whose commit chains the line: an entry would only be written and
-// removed again).
-func (t *txn) pendLine(tid, suffix string, l *logRecord) error {
-	queued := t.FirstRun() && t.v.barrier.Appends()
-	if queued {
-		if err := t.AppendIndex(barrier.Tenant(tid).ChainQueueEntry(suffix)); err != nil {
-			return err
-		}
-	}
-	p := pendingLines.of(t)
-	*p = append(*p, pendingLine{tid: tid, suffix: suffix, rec: *l, queued: queued})
-	return nil
-}
-
-// chains is the chain heads a commit read and moved, by tenant.
+// chains is the chain heads a linking transaction read and moved, by
+// tenant.
 type chains struct {
 	of    map[string]*chainOf
 	order []string // the tenants, in the order first read
 }
 
-// chainOf is one tenant's chain in a commit.
+// chainOf is one tenant's chain in a linking transaction.
 type chainOf struct {
 	head  *chainHead
 	moved bool
 	// from is the head's seq when read, and since the time (TimeKey) of
 	// the first line after its last checkpoint, when chained by this
-	// commit: for the unsigned mark (checkpoints.go).
+	// transaction: for the unsigned mark (checkpoints.go).
 	from  uint64
 	since string
 }
 
-// head returns tenant tid's chain, its head read on first use.
-func (c *chains) head(t *txn, tid string) (*chainOf, error) {
+// head returns tenant tid's chain, its head read on first use. A chain
+// begun here begins at first (the time of its first line) or now,
+// whichever is earlier: its lines were committed before they are linked.
+func (c *chains) head(t *txn, tid string, first time.Time) (*chainOf, error) {
 	if s := c.of[tid]; s != nil {
 		return s, nil
 	}
@@ -104,6 +91,9 @@ func (c *chains) head(t *txn, tid string) (*chainOf, error) {
 	}
 	if !ok {
 		*h = chainHead{FirstSeq: 1, Since: t.now}
+		if !first.IsZero() && first.Before(t.now) {
+			h.Since = first
+		}
 	}
 	return c.add(tid, h), nil
 }
@@ -119,29 +109,11 @@ func (c *chains) add(tid string, h *chainHead) *chainOf {
 	return s
 }
 
-// chainCommit chains the lines t wrote and writes the heads it moved: the
-// part of t's commit that is the chain's. A store may run the commit
-// again on a fresh transaction, so the heads are read afresh each time.
-func (t *txn) chainCommit() error {
-	var c chains
-	for _, p := range *pendingLines.of(t) {
-		if p.queued {
-			if err := t.Delete(barrier.Tenant(p.tid).ChainQueueEntry(p.suffix)); err != nil {
-				return err
-			}
-		}
-		if err := t.chainLine(&c, p.tid, p.suffix, &p.rec); err != nil {
-			return err
-		}
-	}
-	return t.putHeads(&c)
-}
-
 // chainLine links the line rec, stored at log/<suffix> of tenant tid, to
 // the end of the tenant's chain, and writes it again with its link and
 // its sequence index entry.
 func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
-	s, err := c.head(t, tid)
+	s, err := c.head(t, tid, rec.CreatedAt)
 	if err != nil {
 		return err
 	}
@@ -190,104 +162,5 @@ func chainedLine(tid, id string, rec *logRecord) auditchain.Line {
 		ActorID: rec.ActorID, ActorType: rec.ActorType, EntityType: rec.EntityType, EntityID: rec.EntityID,
 		Operation: rec.Operation, Message: rec.Message,
 		Transform: rec.Transform, Channel: rec.Channel, Application: rec.Application,
-	}
-}
-
-// chainQueued chains every line the chain queue holds (lines a store took
-// as appends), after folding the store's appends, in transactions of at
-// most chainBatch lines. A line whose tenant is gone, or which is gone,
-// loses its entry and nothing else.
-func (v *Vault) chainQueued(ctx context.Context) error {
-	for {
-		var n int
-		if err := v.view(ctx, func(t *txn) error {
-			n = 0
-			return t.Scan(barrier.ChainQueue, "", 1, func(barrier.Key, string) error {
-				n++
-				return nil
-			})
-		}); err != nil || n == 0 {
-			return err
-		}
-		err := v.update(ctx, func(t *txn) error {
-			var c chains
-			n = 0
-			var keys []barrier.Key
-			var rests []string
-			if err := t.Scan(barrier.ChainQueue, "", chainBatch, func(k barrier.Key, rest string) error {
-				keys, rests = append(keys, k), append(rests, rest)
-				return nil
-			}); err != nil {
-				return err
-			}
-			for i, k := range keys {
-				n++
-				if err := t.Delete(k); err != nil {
-					return err
-				}
-				// <nanos>/<tid>/<id>
-				parts := strings.SplitN(rests[i], "/", 3)
-				if len(parts) != 3 {
-					continue
-				}
-				tid, suffix := parts[1], parts[0]+"/"+parts[2]
-				var rec logRecord
-				ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
-				if errors.Is(err, errTenantGone) || (err == nil && (!ok || rec.Link != nil)) {
-					continue // deleted with its tenant, removed, or chained already
-				}
-				if errors.Is(err, seal.ErrOpen) || errors.Is(err, errRecord) {
-					// Altered in the store: chaining it would vouch for
-					// it, and failing would stop every pass (and what
-					// waits for them: listing, export, retention) for
-					// good. Left off the chain, where a verification
-					// reports it (Inserted).
-					v.logger.Warn("tokenvault: an appended audit line does not open; left off the chain", "tenant_id", tid, "line", suffix)
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				if err := t.chainLine(&c, tid, suffix, &rec); err != nil {
-					return err
-				}
-			}
-			return t.putHeads(&c)
-		})
-		if err != nil || n < chainBatch {
-			return err
-		}
-	}
-}
-
-// chainer is the state of the goroutine that chains appended lines.
-type chainer struct {
-	// appended counts the calls whose lines a store took as appends.
-	appended atomic.Uint64
-}
-
-// runChainer chains appended lines (chainQueued) every chainInterval
-// while reads append them, and once at start: what an earlier Vault on
-// this store appended, and the store folded when it opened.
-func (v *Vault) runChainer() {
-	ctx := v.bg
-	seen := uint64(0)
-	first := true
-	tick := time.NewTicker(chainInterval)
-	defer tick.Stop()
-	for {
-		if n := v.chainer.appended.Load(); first || n != seen {
-			first = false
-			seen = n
-			if err := v.foldAppends(ctx); err != nil && ctx.Err() == nil {
-				v.logger.Error("tokenvault: chaining audit lines failed", "err", err)
-				first = true // try again at the next tick
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
 	}
 }

@@ -64,9 +64,9 @@ func TestEveryLineChained(t *testing.T) {
 			}
 			wg.Wait()
 			if v.barrier.Appends() && v.chainer.appended.Load() == 0 {
-				t.Error("no read was appended: the chain pass went untested")
+				t.Error("no read was appended: the linking of appended lines went untested")
 			}
-			if err := v.foldAppends(ctx); err != nil {
+			if err := v.linkNow(ctx); err != nil {
 				t.Fatal(err)
 			}
 			tid := boot.Tenant.ID
@@ -131,9 +131,9 @@ func TestEveryLineChained(t *testing.T) {
 }
 
 // TestChainPassSkipsALineThatDoesNotOpen: a queued line altered in the
-// store (its sealed bytes changed before the chain pass reached it) is
+// store (its sealed bytes changed before the linker pass reached it) is
 // left off the chain, where a verification reports it, instead of
-// failing every chain pass, and what waits for them, for good.
+// failing every linker pass, and what waits for them, for good.
 func TestChainPassSkipsALineThatDoesNotOpen(t *testing.T) {
 	ctx := context.Background()
 	v, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "v.db"), Keys: KeyOptions{MasterKey: make([]byte, 32)},
@@ -163,8 +163,8 @@ func TestChainPassSkipsALineThatDoesNotOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.foldAppends(ctx); err != nil {
-		t.Fatalf("the chain pass failed on a line that does not open: %v", err)
+	if err := v.linkNow(ctx); err != nil {
+		t.Fatalf("the linker pass failed on a line that does not open: %v", err)
 	}
 	r, err := v.VerifyAuditChain(ctx, tid)
 	if err != nil {

@@ -41,10 +41,18 @@ const chainVerifyBatch = 1000
 // holds it (see the walk above; docs/audit-chain.md), against the
 // checkpoints the store holds and the vault's audit signing keys
 // (AuditKeys), and reports what is wrong, each problem at its exact
-// sequence number. It chains the lines the store took as appends first,
-// so every line committed before the call is on the chain. Report.OK is
-// false when anything is wrong, an unsigned tail included (lines after
-// the last checkpoint).
+// sequence number. It links the queued lines first when this instance
+// holds the linker lease or can take it (linkNow); lines another instance
+// has yet to link are reported apart, as Report.Unlinked (not yet
+// covered; not a problem). Report.OK is false when anything is wrong, an
+// unsigned tail included (lines after the last checkpoint).
+//
+// What a report proves: every line linked so far is there, unaltered, in
+// the order it was linked, with nothing inserted among them or removed
+// (but a prefix retention removed, from a signed checkpoint on); that the
+// checkpoints are the vault's signatures of that chain. It does not prove
+// an order of commits across instances (the chain's order is the
+// linker's: chain.go), nor anything of the lines not yet linked.
 //
 // Besides what auditchain.Verifier finds in any copy, a store walk
 // reports: Altered at seq for a line (or, at the chain's last seq, the
@@ -63,16 +71,19 @@ const chainVerifyBatch = 1000
 // HTTP under /operator/.
 //
 // Returns NotFound for an unknown tenant (or one being deleted), and
-// Internal (or StorageFull, from the chain pass) when the store fails: a
+// Internal (or StorageFull, from linking first) when the store fails: a
 // damaged line is a problem in the report, never an error.
 func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditchain.Report, error) {
 	if !validID(tenantID) {
 		return nil, errNotFound("tenant")
 	}
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return nil, err
 	}
 	w := &chainVerifyWalk{v: v, tid: tenantID}
+	if err := w.countUnlinked(ctx); err != nil {
+		return nil, err
+	}
 	if err := w.readHead(ctx); err != nil {
 		return nil, err
 	}
@@ -121,6 +132,35 @@ type chainVerifyWalk struct {
 	headLine *auditchain.Hash
 	// own is the problems the walk found, added to the Verifier's.
 	own []auditchain.Problem
+	// unlinked is how many of the tenant's lines were queued for the
+	// linker when the walk began.
+	unlinked int
+}
+
+// countUnlinked counts the tenant's lines queued for the linker, before
+// the head is read: a line linked meanwhile is after the head the walk
+// reads, so it is counted here and not verified, never neither. The queue
+// holds every tenant's unlinked lines, which the linker keeps short.
+func (w *chainVerifyWalk) countUnlinked(ctx context.Context) error {
+	after := ""
+	for {
+		n := 0
+		err := w.v.view(ctx, func(t *txn) error {
+			n = 0
+			return t.Scan(barrier.ChainQueue, after, chainVerifyBatch, func(_ barrier.Key, rest string) error {
+				n++
+				after = rest
+				// <nanos>/<tid>/<id>
+				if _, r, ok := strings.Cut(rest, "/"); ok && strings.HasPrefix(r, w.tid+"/") {
+					w.unlinked++
+				}
+				return nil
+			})
+		})
+		if err != nil || n < chainVerifyBatch {
+			return err
+		}
+	}
 }
 
 func (w *chainVerifyWalk) problem(kind auditchain.ProblemKind, seq, last uint64, id, detail string) {

@@ -1,10 +1,15 @@
 package tokenvault
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
 
 // LogLinesForTest writes n audit lines to tenant tid, perTxn of them in
 // each transaction, the way every line is written (logLine: the line,
-// its index entry, chained by the commit): a chain of a million lines in
+// its index entry, its queue entry), then links them (linkNow): a chain of a million lines in
 // a thousand commits, where the API would take a million calls.
 func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) error {
 	for n > 0 {
@@ -22,5 +27,24 @@ func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) 
 		}
 		n -= m
 	}
-	return nil
+	return v.linkNow(ctx)
 }
+
+// HoldLinkerLeaseForTest makes the linker lease look held, until until,
+// by another instance (one stopped, or dead): v links nothing until then.
+func HoldLinkerLeaseForTest(ctx context.Context, v *Vault, until time.Time) error {
+	err := v.update(ctx, func(t *txn) error {
+		var rec leaseRecord
+		if _, err := t.getRecord(barrier.Lease(leaseLinker), &rec); err != nil {
+			return err
+		}
+		rec = leaseRecord{Holder: "00000000000000ff", Epoch: rec.Epoch + 1, Expires: until}
+		return t.putRecord(barrier.Lease(leaseLinker), &rec)
+	})
+	v.linkLease().lost(v.linkLease().held())
+	return err
+}
+
+// LinkNow links, for tests, every queued audit line (chain_linker.go) if
+// v's instance holds the linker lease or can take it.
+func LinkNow(ctx context.Context, v *Vault) error { return v.linkNow(ctx) }

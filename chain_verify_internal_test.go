@@ -25,6 +25,9 @@ func TestVerifyHeadHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
+	if err := v.linkNow(ctx); err != nil {
+		t.Fatal(err)
+	}
 	var seq uint64
 	err = v.update(ctx, func(tx *txn) error {
 		var h chainHead

@@ -62,7 +62,7 @@ func (w *chainVerifyWalk) walkLog(ctx context.Context) error {
 func (w *chainVerifyWalk) offChain(t *txn, suffix string, prevSeq uint64) error {
 	queued, err := t.Has(barrier.Tenant(w.tid).ChainQueueEntry(suffix))
 	if err != nil || queued {
-		return err // to be chained by the next chain pass
+		return err // to be linked by the linker (counted in Unlinked)
 	}
 	rec, found, err := w.readLine(t, suffix)
 	if err != nil || !found {
@@ -134,6 +134,7 @@ func (w *chainVerifyWalk) report() *auditchain.Report {
 		out = []auditchain.Problem{}
 	}
 	r.Problems, r.OK = out, len(out) == 0
+	r.Unlinked = w.unlinked
 	return r
 }
 

@@ -188,7 +188,7 @@ func (f *chainFixture) id(seq uint64) string {
 // chain: the tenant's creation, an application, then tokens created and
 // read, each call a second after the last, so each line of a call has a
 // time of its own in its key. Reads on bbolt are appended and chained by
-// the chain pass, which VerifyAuditChain runs first.
+// the linker, whose pass VerifyAuditChain runs first.
 func newChainFixture(t *testing.T, open func(t *testing.T) (store.Store, rawKV), tokens int) *chainFixture {
 	t.Helper()
 	s, kv := open(t)

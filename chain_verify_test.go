@@ -114,7 +114,7 @@ func BenchmarkVerifyAuditChain(b *testing.B) {
 
 // TestVerifyAuditChainWhileWriting verifies again and again while other
 // goroutines create and read tokens (reads appended on bbolt, chained by
-// the chain pass meanwhile): lines written during a walk are after the
+// the linker meanwhile): lines written during a walk are after the
 // head it read, never reported, and nothing else is wrong but the
 // unsigned tail.
 func TestVerifyAuditChainWhileWriting(t *testing.T) {

@@ -30,7 +30,7 @@ type ChainWalk struct {
 	Problems []string
 }
 
-// WalkChain folds the appends and runs the chain pass (as Open's chainer
+// WalkChain folds the appends and links the queue if v may (as the linker
 // does), then walks tenant tid's chain by its sequence index, for tests:
 // each index entry names a line whose link holds that seq, the hash of
 // the one before (the anchor checkpoint's for the first) and its own hash
@@ -38,7 +38,7 @@ type ChainWalk struct {
 // with no gap or repeat; no line is on it twice; every line of the tenant
 // written since the chain began is on it.
 func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return nil, err
 	}
 	w := &ChainWalk{ByEntity: map[string]int{}}
@@ -173,7 +173,7 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 }
 
 // AppendedCalls is, for tests, how many calls of v a store took as
-// appends (their lines chained by the chain pass).
+// appends (their lines linked by the linker).
 func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
 
 // chainAnchor is the hash a pruned chain of tenant tid, whose first line

@@ -22,10 +22,12 @@ import (
 // audit export with the lines ("checkpoint-<seq>"), and the head records
 // the last one (SignedSeq, SignedAt, KeyID). A head is signed:
 //
-//   - in the commit that brings its unsigned lines to
-//     Options.AuditChain.CheckpointEvery (putHeads);
-//   - by the background pass (runCheckpointer) once its oldest unsigned
-//     line is Options.AuditChain.CheckpointInterval old. The pass finds
+//   - by the linker (chain_linker.go), in the batch that brings its
+//     unsigned lines to Options.AuditChain.CheckpointEvery (putHeads):
+//     never in a call's commit, which links nothing;
+//   - by the background pass (runCheckpointer), on the instance holding
+//     the linker lease, once its oldest unsigned line is
+//     Options.AuditChain.CheckpointInterval old. The pass finds
 //     those tenants without visiting the others: the first line chained
 //     after a checkpoint writes a mark sys/chain-unsigned/<its nanos>/<tid>,
 //     which the next checkpoint removes, and the pass walks the marks in
@@ -149,6 +151,22 @@ func (t *txn) checkpointDue(tid string, s *chainOf) error {
 	return nil
 }
 
+// checkpointEvery signs, in a linking transaction, the head of the
+// tenant of the chain queue entry <nanos>/<tid>/<id> just linked when its
+// unsigned lines reached CheckpointEvery: so a checkpoint falls every
+// CheckpointEvery lines, whatever the linker's batches hold.
+func (t *txn) checkpointEvery(c *chains, rest string) error {
+	every := t.v.chainOpts.CheckpointEvery
+	_, rest, _ = strings.Cut(rest, "/")
+	tid, _, _ := strings.Cut(rest, "/")
+	s := c.of[tid]
+	if every <= 0 || s == nil || s.head.Seq-s.head.SignedSeq < uint64(every) {
+		return nil
+	}
+	_, err := t.signCheckpoint(tid, s.head, false)
+	return err
+}
+
 // checkpointBatch bounds the marks one timed pass reads per scan, and the
 // tenants it signs per transaction.
 const checkpointBatch = 100
@@ -254,7 +272,9 @@ func checkpointTick(interval time.Duration) time.Duration {
 }
 
 // runCheckpointer runs the timed checkpoint pass (checkpointOld) under
-// v.bg until Close.
+// v.bg until Close, while this instance holds the linker lease: the heads
+// are the linker's to write, so that two instances' passes never sign
+// (and write) one head at once.
 func (v *Vault) runCheckpointer() {
 	ctx := v.bg
 	tick := time.NewTicker(checkpointTick(v.chainOpts.CheckpointInterval))
@@ -265,15 +285,24 @@ func (v *Vault) runCheckpointer() {
 			return
 		case <-tick.C:
 		}
+		if v.linkLease().held() == 0 {
+			continue
+		}
 		if _, err := v.checkpointOld(ctx, v.chainOpts.CheckpointInterval); err != nil && ctx.Err() == nil {
 			v.logger.Error("tokenvault: signing audit checkpoints failed", "err", err)
 		}
 	}
 }
 
-// SignAuditChain signs tenant tenantID's audit chain head now (every line
-// written before the call included, appended reads too), with the
-// signing key in use, and returns the checkpoint; when every line is
+// SignAuditChain signs tenant tenantID's audit chain head now, with the
+// signing key in use, and returns the checkpoint. Every line written
+// before the call is included: this instance links them first when it
+// holds the linker lease or can take it, and otherwise waits for the
+// instance that holds it to link them, up to twice
+// AuditChainOptions.LinkerLease (past that, a linker that is stuck, it
+// signs what is linked, and the rest is left to the next checkpoint).
+// When every line is signed already by that key, it returns the last
+// checkpoint instead; when every line is
 // signed already by that key, it returns the last checkpoint instead
 // (after RotateAuditKey, the head is signed again with the new key,
 // after the line recording the rotation). The checkpoint
@@ -289,9 +318,13 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 	if !validID(tenantID) {
 		return nil, errNotFound("tenant")
 	}
-	// Reads a store took as appends are chained first, so the
-	// checkpoint covers every line written before the call.
-	if err := v.foldAppends(ctx); err != nil {
+	// The queued lines are linked first, so that the checkpoint covers
+	// every line written before the call.
+	through := barrier.TimeKey(v.now())
+	if err := v.linkNow(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.awaitLinked(ctx, tenantID, through); err != nil {
 		return nil, err
 	}
 	var out auditchain.Checkpoint
@@ -331,6 +364,42 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		return nil, err
 	}
 	return &out, nil
+}
+
+// awaitLinked waits until no line of tenant tid written at or before
+// through (a TimeKey) waits in the chain queue, polling, up to twice the
+// linker lease; it returns nil then too (what is linked is signed), and
+// an error only for a store failure or ctx's end.
+func (v *Vault) awaitLinked(ctx context.Context, tid, through string) error {
+	deadline := time.Now().Add(2 * v.chainOpts.LinkerLease)
+	for {
+		waiting := false
+		err := v.view(ctx, func(t *txn) error {
+			waiting = false
+			return t.Scan(barrier.ChainQueue, "", 0, func(_ barrier.Key, rest string) error {
+				nanos, r, _ := strings.Cut(rest, "/")
+				if nanos > through {
+					return store.ErrStop // in time order: the rest are later
+				}
+				if strings.HasPrefix(r, tid+"/") {
+					waiting = true
+					return store.ErrStop
+				}
+				return nil
+			})
+		})
+		if err != nil || !waiting || time.Now().After(deadline) {
+			return err
+		}
+		if err := v.linkNow(ctx); err != nil { // the lease may have come free
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return v.result(ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // signFinalCheckpoint signs the final checkpoint of tenant tid's chain,

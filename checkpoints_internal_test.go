@@ -58,6 +58,7 @@ func openChecked(t *testing.T, s store.Store, clock *hookClock, ac AuditChainOpt
 // order.
 func storedCheckpoints(t *testing.T, v *Vault, tid string) []auditchain.Checkpoint {
 	t.Helper()
+	linkForTest(t, v)
 	var out []auditchain.Checkpoint
 	err := v.view(context.Background(), func(tx *txn) error {
 		out = out[:0]
@@ -84,6 +85,7 @@ func storedCheckpoints(t *testing.T, v *Vault, tid string) []auditchain.Checkpoi
 // it.
 func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 	t.Helper()
+	linkForTest(t, v)
 	var h auditchain.Hash
 	err := v.view(context.Background(), func(tx *txn) error {
 		var suffix string
@@ -106,9 +108,20 @@ func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 	return h
 }
 
-// headOf reads tenant tid's chain head.
+// linkForTest links the queued lines (chain_linker.go), as the linker
+// does beside the commits: what the helpers below read is what the chain
+// holds once linked.
+func linkForTest(t *testing.T, v *Vault) {
+	t.Helper()
+	if err := v.linkNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// headOf reads tenant tid's chain head (once linked).
 func headOf(t *testing.T, v *Vault, tid string) chainHead {
 	t.Helper()
+	linkForTest(t, v)
 	var h chainHead
 	if err := v.view(context.Background(), func(tx *txn) error {
 		_, err := tx.getRecord(barrier.Tenant(tid).ChainHead(), &h)
@@ -122,6 +135,7 @@ func headOf(t *testing.T, v *Vault, tid string) chainHead {
 // unsignedMarks lists the unsigned marks of the store.
 func unsignedMarks(t *testing.T, v *Vault) []string {
 	t.Helper()
+	linkForTest(t, v)
 	var out []string
 	if err := v.view(context.Background(), func(tx *txn) error {
 		out = out[:0]
@@ -189,7 +203,7 @@ func TestCheckpointsCoverTheChain(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := v.foldAppends(ctx); err != nil { // chains the appended reads
+			if err := v.linkNow(ctx); err != nil { // chains the appended reads
 				t.Fatal(err)
 			}
 			cps := storedCheckpoints(t, v, tid)
@@ -462,6 +476,7 @@ func TestTimedCheckpointsPastABrokenTenant(t *testing.T) {
 		}
 		tids = append(tids, b.Tenant.ID)
 	}
+	linkForTest(t, v)
 	if err := v.update(ctx, func(tx *txn) error {
 		return tx.PutPlain(barrier.Tenant(tids[1]).ChainHead(), []byte("not sealed"))
 	}); err != nil {

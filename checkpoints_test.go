@@ -107,9 +107,10 @@ func readLines(t *testing.T, e *env, n int) {
 	}
 }
 
-// TestCheckpointEveryNLines: the commit that brings a tenant's unsigned
-// lines to CheckpointEvery signs its head (the checkpoint is dated then,
-// not when asked for later), and one line short of it signs nothing.
+// TestCheckpointEveryNLines: the linker's batch that brings a tenant's
+// unsigned lines to CheckpointEvery signs its head (the checkpoint is
+// dated then, not when asked for later), and one line short of it signs
+// nothing.
 func TestCheckpointEveryNLines(t *testing.T) {
 	for _, sk := range storeKinds {
 		t.Run("store="+sk.name, func(t *testing.T) {
@@ -123,13 +124,16 @@ func TestCheckpointEveryNLines(t *testing.T) {
 			}
 			signedAt := e.clock.Now()
 			readLines(t, e, 5)
+			if err := tokenvault.LinkNow(ctx, e.v); err != nil {
+				t.Fatal(err)
+			}
 			e.clock.Advance(time.Hour)
 			c, err := e.v.SignAuditChain(ctx, tid)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c.Seq != base.Seq+5 || !c.CreatedAt.Equal(signedAt) {
-				t.Fatalf("after 5 lines the last checkpoint = seq %d at %v; want seq %d signed at %v, by the fifth line's commit",
+				t.Fatalf("after 5 lines the last checkpoint = seq %d at %v; want seq %d signed at %v, by the fifth line's link",
 					c.Seq, c.CreatedAt, base.Seq+5, signedAt)
 			}
 			verifies(t, e.v, c)

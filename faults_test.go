@@ -68,6 +68,7 @@ func TestFailedWritesLoseNothing(t *testing.T) {
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
 			for n := 0; ; n++ {
+				settleChain(t, e.v)
 				before := dump(t, fs)
 				fs.FailAfter(n)
 				err := op.call()

@@ -168,8 +168,8 @@ func (t *txn) logLine(l logRecord, tid string) error {
 	if err := t.appendRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
-	// Chained when the transaction commits (chain.go).
-	if err := t.pendLine(tid, suffix, &l); err != nil {
+	// Queued for the linker, which chains it beside the commit (chain.go).
+	if err := t.pendLine(tid, suffix); err != nil {
 		return err
 	}
 	// Its index entry: now, or for a read by the indexer (logs_index.go).

@@ -48,6 +48,7 @@ func newLogFixture(t *testing.T) *logFixture {
 // a small multiple of read entries from the store.
 func (f *logFixture) list(t *testing.T, req tokenvault.ListLogsRequest, read int) *tokenvault.Page[tokenvault.Log] {
 	t.Helper()
+	settleChain(t, f.e.v)
 	before := f.cs.Reads()
 	p, err := f.e.v.ListLogs(ctx, f.e.mgmt, req)
 	if err != nil {

@@ -74,7 +74,7 @@ func (v *Vault) pruneLogs(ctx context.Context) (int, error) {
 // at its seq, stops the pruning there: it is left for a verifier to
 // report, not hidden by retention.
 func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, more bool, err error) {
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return 0, false, err
 	}
 	err = v.update(ctx, func(t *txn) error {
@@ -202,7 +202,7 @@ func (t *txn) anchorChain(tid string, h *chainHead, seq uint64, hash auditchain.
 // were, without a link), oldest first, in one transaction. A chained line
 // among them is left to pruneTenantChain.
 func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed int, more bool, err error) {
-	if err := v.foldAppends(ctx); err != nil {
+	if err := v.linkNow(ctx); err != nil {
 		return 0, false, err
 	}
 	err = v.update(ctx, func(t *txn) error {
@@ -249,6 +249,14 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 				return err
 			}
 			if !ok || l.Link != nil {
+				continue
+			}
+			// A line waiting for the linker is on its way to the chain,
+			// not before it: left to pruneTenantChain once linked.
+			if queued, err := t.Has(barrier.Tenant(tid).ChainQueueEntry(suffix)); err != nil || queued {
+				if err != nil {
+					return err
+				}
 				continue
 			}
 			if err := t.deleteLine(tid, suffix, &l); err != nil {

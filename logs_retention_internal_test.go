@@ -13,7 +13,7 @@ import (
 // TestLogRetentionPrunesLinesOlderThanTheChain: lines written before the
 // tenant's chain began (no link, older than the head's since) are pruned
 // by time as they always were, beside the chain's prefix; a line without
-// a link written after the chain began (one the chain pass has yet to
+// a link written after the chain began (one the linker pass has yet to
 // link) is not, however old.
 func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 	ctx := context.Background()

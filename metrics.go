@@ -192,6 +192,9 @@ type Stats struct {
 	// AuditExport is the export lag of each of Options.AuditExport.Sinks, in
 	// their order (nil without sinks).
 	AuditExport []AuditExportStats
+	// AuditChain is the audit chain's backlog: lines committed and not
+	// linked yet (chain_linker.go).
+	AuditChain AuditChainStats
 }
 
 // Stats returns the Vault's gauges. It takes no store transaction and is
@@ -203,7 +206,8 @@ func (v *Vault) Stats() Stats {
 	v.asyncMu.Unlock()
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
 		AsyncInvocations: running, PendingWebhooks: delivering,
-		PendingEventDeliveries: v.dispatch.pending.total(), AuditExport: v.auditStats()}
+		PendingEventDeliveries: v.dispatch.pending.total(), AuditExport: v.auditStats(),
+		AuditChain: v.chainStats()}
 }
 
 // tally counts what one transaction did to tokens and what it swept, for

@@ -38,8 +38,8 @@ import (
 //	32 bytes   hash (flag 4): the line's own hash (auditchain.LineHash)
 //
 // Flag 4 came with the hash chain: a line is written without it and gets
-// it in the commit that chains it (chain.go), so every line committed
-// since holds it (testdata/records/log-chained-v1.bin).
+// it when the linker links it, beside its commit (chain.go), so every
+// line linked since holds it (testdata/records/log-chained-v1.bin).
 // Flag 2 came with GET /tokens/{id}/access: lines written before it have
 // neither, and read as they did (testdata/records/log-v1.bin; a read
 // line with them is testdata/records/log-access-v1.bin).

@@ -258,7 +258,7 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	// Last, so that no event of the workload is queued for it.
 	_, err = v.CreateWebhook(ctx, mgmt, WebhookRequest{Name: "w", URL: "https://hooks.example.com/in", Events: []string{"*"}})
 	must("CreateWebhook", err)
-	// A line a store took as an append and no chain pass has chained
+	// A line a store took as an append and the linker has not linked
 	// yet leaves its chain queue entry (sys/chainq/, chain.go): on this
 	// store, which does not append, only this way.
 	must("chain queue entry", v.update(ctx, func(t *txn) error {

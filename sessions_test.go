@@ -265,6 +265,7 @@ func TestAuthorizeSessionValidation(t *testing.T) {
 		{"expires now", tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: read, ExpiresAt: &now}, "expires_at"},
 		{"expires past the bound", tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: read, ExpiresAt: &far}, "expires_at"},
 	}
+	settleChain(t, e.v)
 	before := dump(t, e.store)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

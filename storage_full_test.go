@@ -34,6 +34,7 @@ func TestStorageFull(t *testing.T) {
 				t.Fatalf("Ready before the disk fills = %v", err)
 			}
 
+			settleChain(t, e.v)
 			before := dump(t, fs)
 			fs.FailWith(full)
 			fs.FailAfter(0)
@@ -87,6 +88,7 @@ func TestReadyProbesItsOwnWrite(t *testing.T) {
 	if _, err := e.v.CreateToken(ctx, tokens.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); err != nil {
 		t.Fatal(err)
 	}
+	settleChain(t, e.v)
 	before := dump(t, fs)
 	fs.FailAfter(0)
 	wantKind(t, "Ready after a small write committed, the probe refused", e.v.Ready(ctx), tokenvault.StorageFull)

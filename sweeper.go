@@ -12,18 +12,47 @@ import (
 // sweepBatch bounds the work of one sweep transaction.
 const sweepBatch = 100
 
+// The background sweeper.
+//
+// Every Vault runs one, and the one whose instance holds the sweeper lease
+// (lease.go) sweeps: the sweep's transactions remove the same schedule
+// entries, write the same progress records (sys/cvcscan, the re-seal
+// markers) and prune the same lines whichever instance runs them, so two
+// instances sweeping at once would only conflict with each other (on
+// PostgreSQL, serialization failures that rerun whole groups). The sweeper
+// takes its lease only on the instance that holds the linker lease
+// (chain_linker.go): log retention moves the start of each chain and signs
+// its anchor checkpoint, writing the heads the linker writes, so the two
+// run on one instance and never conflict across instances. The lease
+// lasts twice the sweep interval, or AuditChainOptions.LinkerLease if
+// longer, and is renewed at every tick: when its holder dies, the instance
+// that takes the linker lease sweeps within that time plus an interval. A
+// host calling Sweep itself is not held back by the lease; a host that
+// runs several instances keeps the background sweeper on in all of them
+// (Options.Retention.SweepInterval), or sweeps itself.
+//
+// What the sweeper writes is background bookkeeping no call reads in a
+// write transaction (the lease, the schedule entries it removes, the
+// progress records of its scans), besides the objects whose life it ends:
+// an expired token is deleted as a DeleteToken would delete it.
+
 func (v *Vault) startSweeper(interval time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	v.stopSweeper = cancel
 	v.sweeperDone = make(chan struct{})
+	v.sweepLease = lease{name: leaseSweeper, ttl: max(2*interval, v.chainOpts.LinkerLease)}
 	go func() {
 		defer close(v.sweeperDone)
+		defer v.sweepLease.releaseOnClose(v)
 		// A tenant deletion a crash interrupted is finished now, not a
-		// whole interval after Open (Sweep finishes them too).
-		if n, err := v.finishDeletions(ctx); err != nil && ctx.Err() == nil {
-			v.logger.Error("tokenvault: finishing tenant deletions failed", "err", err)
-		} else if n > 0 {
-			v.logger.Info("tokenvault: finished interrupted tenant deletions", "count", n)
+		// whole interval after Open (Sweep finishes them too), by the
+		// instance that sweeps.
+		if v.holdSweep(ctx) {
+			if n, err := v.finishDeletions(ctx); err != nil && ctx.Err() == nil {
+				v.logger.Error("tokenvault: finishing tenant deletions failed", "err", err)
+			} else if n > 0 {
+				v.logger.Info("tokenvault: finished interrupted tenant deletions", "count", n)
+			}
 		}
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
@@ -32,6 +61,9 @@ func (v *Vault) startSweeper(interval time.Duration) {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
+				if !v.holdSweep(ctx) {
+					continue
+				}
 				if n, err := v.Sweep(ctx); err != nil && ctx.Err() == nil {
 					v.logger.Error("tokenvault: sweep failed", "err", err)
 				} else if n > 0 {
@@ -45,6 +77,19 @@ func (v *Vault) startSweeper(interval time.Duration) {
 			}
 		}
 	}()
+}
+
+// holdSweep takes or renews the sweeper lease, on the instance that holds
+// the linker lease only, and reports whether this instance holds it.
+func (v *Vault) holdSweep(ctx context.Context) bool {
+	_, ok, err := v.linkLease().hold(ctx, v)
+	if ok {
+		_, ok, err = v.sweepLease.hold(ctx, v)
+	}
+	if err != nil && ctx.Err() == nil {
+		v.logger.Warn("tokenvault: taking the sweeper lease failed", "err", err)
+	}
+	return ok
 }
 
 // Sweep ends every object whose expiry has passed (it deletes applications,

@@ -29,6 +29,7 @@ func TestTenantListPagesReadWhatTheyReturn(t *testing.T) {
 	}
 	list := func(req tokenvault.PageRequest, read int) *tokenvault.Page[tokenvault.Tenant] {
 		t.Helper()
+		settleChain(t, e.v)
 		before := cs.Reads()
 		p, err := e.v.ListTenants(ctx, req)
 		if err != nil {

@@ -87,6 +87,12 @@ func (v *Vault) DeleteTenant(ctx context.Context, id string) error {
 	if !validID(id) {
 		return errNotFound("tenant")
 	}
+	// Its lines are linked first where this instance may (chain_linker.go),
+	// so that the final checkpoint covers them; a line another instance's
+	// linker has yet to link is deleted with the tenant unlinked.
+	if err := v.linkNow(ctx); err != nil {
+		return err
+	}
 	if err := v.markDeleting(ctx, id); err != nil {
 		return err
 	}

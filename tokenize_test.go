@@ -160,6 +160,7 @@ func TestTokenizeIsAllOrNothing(t *testing.T) {
 		creator := e.app(t, tokenvault.Private, "token:create")
 		good := map[string]any{"type": "card", "data": map[string]any{"number": visa, "expiration_month": 12, "expiration_year": 2031}}
 		bad := map[string]any{"type": "card", "data": map[string]any{"number": "4242424242424241", "expiration_month": 12, "expiration_year": 2031}}
+		settleChain(t, e.v)
 		before := dump(t, e.store)
 		_, err := e.v.Tokenize(ctx, creator.Key, map[string]any{"name": "Ada", "cards": []any{good, good, bad}})
 		wantField(t, err, "cards[2].data.number")
@@ -369,6 +370,7 @@ func TestTokenizeNeedsCreateOnEachContainer(t *testing.T) {
 	if _, err := e.v.Tokenize(ctx, pciOnly.Key, card); err != nil {
 		t.Errorf("card into /pci/high/ = %v", err)
 	}
+	settleChain(t, e.v)
 	before := dump(t, e.store)
 	_, err = e.v.Tokenize(ctx, pciOnly.Key, []any{card, "plain goes to /general/high/"})
 	wantKind(t, "Tokenize outside the rule's container", err, tokenvault.PermissionDenied)

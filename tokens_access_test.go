@@ -240,6 +240,7 @@ func TestTokenAccessReadsTheTokensOwnLines(t *testing.T) {
 			}
 		}
 	}
+	settleChain(t, e.v)
 	before := cs.Reads()
 	p, err := e.v.TokenAccessPage(ctx, e.mgmt, tok.ID, tokenvault.PageRequest{Size: 20})
 	if err != nil {

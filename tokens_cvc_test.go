@@ -275,6 +275,7 @@ func TestCVCSweepIsTransactionalAndBatched(t *testing.T) {
 	}
 	e.clock.Advance(time.Hour)
 	for n := 0; ; n++ {
+		settleChain(t, e.v)
 		before := dump(t, fs)
 		fs.FailAfter(n)
 		_, err := e.v.Sweep(ctx)

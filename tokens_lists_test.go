@@ -72,6 +72,7 @@ func newListFixture(t *testing.T) *listFixture {
 // reads runs fn and returns how many store reads it made.
 func (f *listFixture) reads(t *testing.T, fn func() error) int64 {
 	t.Helper()
+	settleChain(t, f.e.v)
 	before := f.cs.Reads()
 	if err := fn(); err != nil {
 		t.Fatal(err)
@@ -337,6 +338,7 @@ func TestRecordListPagesReadWhatTheyReturn(t *testing.T) {
 	}
 	list := func(req tokenvault.ListApplicationsRequest) *tokenvault.Page[tokenvault.Application] {
 		t.Helper()
+		settleChain(t, e.v)
 		before := cs.Reads()
 		page, err := e.v.ListApplications(ctx, e.mgmt, req)
 		if err != nil {

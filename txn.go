@@ -84,12 +84,10 @@ func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
 }
 
 // commit adds to t what its store commit writes besides what its
-// function wrote: the chain links of its audit lines (chain.go), the kept
-// counts, and the auth generation's advance (auth_cache.go).
+// function wrote: the kept counts, and the auth generation's advance
+// (auth_cache.go). (Its audit lines are chained beside the commit, by the
+// linker: chain.go.)
 func (t *txn) commit() error {
-	if err := t.chainCommit(); err != nil {
-		return err
-	}
 	if err := t.FlushCounts(); err != nil {
 		return err
 	}

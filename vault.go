@@ -125,7 +125,9 @@ type Vault struct {
 
 	stopSweeper context.CancelFunc
 	sweeperDone chan struct{}
-	closeOnce   sync.Once
+	// sweepLease is the sweeper's lease (sweeper.go, lease.go).
+	sweepLease lease
+	closeOnce  sync.Once
 }
 
 // Open opens a Vault on the store in opts, creating the system keyring on

@@ -319,10 +319,11 @@ const (
 
 // AuditChainOptions say when the vault signs each tenant's audit chain
 // head with its signing key (a checkpoint, docs/audit-chain.md): whichever
-// of the two comes first. Vault.SignAuditChain signs one at any time.
+// of the two comes first. Vault.SignAuditChain signs one at any time. And
+// how long the linker's lease lasts (chain_linker.go).
 type AuditChainOptions struct {
-	// CheckpointEvery signs a tenant's head in the commit that chains the
-	// line bringing its unsigned lines to this many. Zero:
+	// CheckpointEvery signs a tenant's head in the linker's transaction
+	// that links the line bringing its unsigned lines to this many. Zero:
 	// DefaultCheckpointEvery (1,000). Negative: never by count.
 	CheckpointEvery int
 	// CheckpointInterval signs, in the background, the head of every
@@ -332,6 +333,14 @@ type AuditChainOptions struct {
 	// interval itself. Zero: DefaultCheckpointInterval (one minute).
 	// Negative: never by time.
 	CheckpointInterval time.Duration
+	// LinkerLease is how long the linker lease holds without renewal
+	// (lease.go): the instance holding it links every tenant's lines
+	// and signs the checkpoints, and renews it every third of this; when
+	// that instance dies, another takes over within this time, so it
+	// bounds how long a line can stay unlinked then (chain_linker.go).
+	// The sweeper's lease lasts this or twice the sweep interval,
+	// whichever is longer. Zero: DefaultLeaseTTL (10 s).
+	LinkerLease time.Duration
 }
 
 // withDefaults is o with every zero field set to its default.
@@ -341,6 +350,9 @@ func (o AuditChainOptions) withDefaults() AuditChainOptions {
 	}
 	if o.CheckpointInterval == 0 {
 		o.CheckpointInterval = DefaultCheckpointInterval
+	}
+	if o.LinkerLease <= 0 {
+		o.LinkerLease = DefaultLeaseTTL
 	}
 	return o
 }
@@ -387,6 +399,7 @@ func DefaultOptions() Options {
 		AuditChain: AuditChainOptions{
 			CheckpointEvery:    DefaultCheckpointEvery,
 			CheckpointInterval: DefaultCheckpointInterval,
+			LinkerLease:        DefaultLeaseTTL,
 		},
 		Webhooks: WebhookOptions{
 			MaxPerTenant:          DefaultMaxWebhooksPerTenant,

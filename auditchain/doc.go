@@ -9,7 +9,7 @@
 // # The chain
 //
 // Each tenant's lines form one chain. The line with sequence number seq
-// (1, 2, 3, ... in the order the vault chained them) has the hash
+// (1, 2, 3, ... in the order the vault linked them) has the hash
 //
 //	hash(seq) = SHA-256(line bytes)
 //
@@ -27,6 +27,21 @@
 // its position and, through prev, to every line before it: altering,
 // removing, reordering or inserting a line breaks the link of the line
 // after it.
+//
+// # What the order is, and how soon a line is on the chain
+//
+// The vault links lines beside the commits that write them: a commit
+// queues its line, and one linker for the whole store (the holder of a
+// lease, whichever instance that is) links queued lines in batches. The
+// chain's order is the order the linker found them in: commit order on one
+// instance, and across instances the order of their clocks at write time
+// (up to a line committed behind a batch, linked in the next); it is not a
+// total order of the commits of several instances. A line is linked
+// within a quarter of a second of its commit under normal load, and within
+// the linker's lease (10 s by default) when the linker's process dies. A
+// verification from the vault's store reports the lines committed and not
+// yet linked apart ([Report].Unlinked): what it proves is that every line
+// linked so far is there, unaltered, in order, with nothing inserted.
 //
 // # Checkpoints
 //

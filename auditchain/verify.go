@@ -99,6 +99,12 @@ type Report struct {
 	// Problems lists what is wrong, in order of sequence number, then
 	// of kind.
 	Problems []Problem `json:"problems"`
+	// Unlinked is how many of the tenant's lines were committed and not
+	// linked yet when a store verification began (the vault links lines
+	// beside their commits, within seconds): not yet covered by this
+	// report, and not a problem. Always 0 for a Verifier fed from an
+	// export, which carries linked lines only.
+	Unlinked int `json:"unlinked,omitempty"`
 }
 
 // digest is what a Verifier keeps of a line: enough to check links and

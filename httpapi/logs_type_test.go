@@ -59,6 +59,7 @@ func TestTypeLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	// small multiple of read entries (as the in-process tests).
 	get := func(path string, read int) tokenvault.Page[tokenvault.Log] {
 		t.Helper()
+		s.settleChain(t)
 		before := cs.Reads()
 		r := s.do(t, "GET", path, s.mgmt, nil)
 		wantStatus(t, "GET "+path, r, 200)

@@ -42,6 +42,7 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	const bound = 3*20 + 40 // as the in-process test: entries, records, a few reads of keys and counts
 	get := func(path string) tokenvault.Page[tokenvault.Token] {
 		t.Helper()
+		s.settleChain(t)
 		before := cs.Reads()
 		r := s.do(t, "GET", path, string(app.Key), nil)
 		wantStatus(t, "GET "+path, r, 200)
@@ -66,6 +67,7 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	if banks := get("/tokens?type=bank"); len(banks.Data) != 0 || banks.Pagination.TotalItems != 0 {
 		t.Errorf("?type=bank: %d tokens, %+v", len(banks.Data), banks.Pagination)
 	}
+	s.settleChain(t)
 	before := cs.Reads()
 	r := s.do(t, "POST", "/tokens/search", string(app.Key), map[string]any{"query": "type:card", "size": 2})
 	wantStatus(t, "POST /tokens/search", r, 200)
@@ -165,6 +167,7 @@ func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
 	const bound = 3*20 + 40
 	path := "/applications?size=20"
 	for range 2 {
+		s.settleChain(t)
 		before := cs.Reads()
 		r := s.do(t, "GET", path, s.mgmt, nil)
 		wantStatus(t, "GET "+path, r, 200)
@@ -211,6 +214,7 @@ func TestLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	const bound = 3*20 + 40 // as the in-process test
 	get := func(path string) tokenvault.Page[tokenvault.Log] {
 		t.Helper()
+		s.settleChain(t)
 		before := cs.Reads()
 		r := s.do(t, "GET", path, s.mgmt, nil)
 		wantStatus(t, "GET "+path, r, 200)
@@ -268,6 +272,7 @@ func TestTenantListReadsWhatItReturnsOverHTTP(t *testing.T) {
 	const bound = 3*20 + 40
 	get := func(path string) tokenvault.Page[tokenvault.Tenant] {
 		t.Helper()
+		s.settleChain(t)
 		before := cs.Reads()
 		r := s.do(t, "GET", path, operatorKey, nil)
 		wantStatus(t, "GET "+path, r, 200)
@@ -323,6 +328,7 @@ func TestEntityLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 	const bound = 3*20 + 40
 	get := func(path string) tokenvault.Page[tokenvault.Log] {
 		t.Helper()
+		s.settleChain(t)
 		before := cs.Reads()
 		r := s.do(t, "GET", path, s.mgmt, nil)
 		wantStatus(t, "GET "+path, r, 200)

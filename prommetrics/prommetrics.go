@@ -246,6 +246,9 @@ type statsCollector struct {
 	// auditPending and auditLag are per audit sink: the label is the
 	// sink's name, a constant the operator chose (file, syslog, http).
 	auditPending, auditLag *prometheus.Desc
+	// chainUnlinked and chainLag are the audit chain's backlog
+	// (Stats.AuditChain), chainLinking whether this instance links.
+	chainUnlinked, chainLag, chainLinking *prometheus.Desc
 }
 
 // NewStatsCollector returns a collector of v's gauges (Vault.Stats), read
@@ -254,8 +257,9 @@ type statsCollector struct {
 // tokenvault_webhooks_pending, tokenvault_webhook_deliveries_pending, and
 // for each audit sink
 // tokenvault_audit_export_pending{sink} and
-// tokenvault_audit_export_lag_seconds{sink}. Register it once the Vault is
-// open.
+// tokenvault_audit_export_lag_seconds{sink}, and the audit chain's backlog:
+// tokenvault_audit_chain_unlinked, tokenvault_audit_chain_unlinked_age_seconds
+// and tokenvault_audit_chain_linking. Register it once the Vault is open.
 func NewStatsCollector(v StatsSource) prometheus.Collector {
 	return &statsCollector{
 		src:      v,
@@ -270,6 +274,12 @@ func NewStatsCollector(v StatsSource) prometheus.Collector {
 			"Audit log lines not yet delivered to the audit sink (tokenvault.Options.AuditExport.Sinks) named by sink.", []string{"sink"}, nil),
 		auditLag: prometheus.NewDesc("tokenvault_audit_export_lag_seconds",
 			"Age of the oldest audit log line not yet delivered to the sink; 0 when none waits.", []string{"sink"}, nil),
+		chainUnlinked: prometheus.NewDesc("tokenvault_audit_chain_unlinked",
+			"Audit log lines committed and not yet linked into their tenant's chain, of every tenant (counted up to 5000).", nil, nil),
+		chainLag: prometheus.NewDesc("tokenvault_audit_chain_unlinked_age_seconds",
+			"Age of the oldest audit log line not yet linked into its chain; 0 when none waits.", nil, nil),
+		chainLinking: prometheus.NewDesc("tokenvault_audit_chain_linking",
+			"1 when this instance holds the linker lease (links every tenant's lines), else 0.", nil, nil),
 	}
 }
 
@@ -282,6 +292,9 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.deliveries
 	ch <- c.auditPending
 	ch <- c.auditLag
+	ch <- c.chainUnlinked
+	ch <- c.chainLag
+	ch <- c.chainLinking
 }
 
 func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -296,6 +309,13 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.auditPending, prometheus.GaugeValue, float64(a.Pending), a.Sink)
 		ch <- prometheus.MustNewConstMetric(c.auditLag, prometheus.GaugeValue, a.OldestAge.Seconds(), a.Sink)
 	}
+	ch <- prometheus.MustNewConstMetric(c.chainUnlinked, prometheus.GaugeValue, float64(s.AuditChain.Unlinked))
+	ch <- prometheus.MustNewConstMetric(c.chainLag, prometheus.GaugeValue, s.AuditChain.OldestAge.Seconds())
+	linking := 0.0
+	if s.AuditChain.Linking {
+		linking = 1
+	}
+	ch <- prometheus.MustNewConstMetric(c.chainLinking, prometheus.GaugeValue, linking)
 }
 
 // NewRegistry returns a registry holding the Go runtime collector (go_*)

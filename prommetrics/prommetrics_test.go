@@ -551,3 +551,43 @@ func TestAuditExportGauges(t *testing.T) {
 	}
 	checkNoIDs(t, all, []string{boot.Tenant.ID, boot.Application.ID, string(boot.Application.Key)})
 }
+
+// TestAuditChainGauges: the audit chain's backlog gauges are exported,
+// unlabelled: the Vault alone on its store holds the linker lease, and
+// once its linker has linked the tenant's creation lines none is left.
+// (The backlog's count and age while lines wait are tested in the root
+// package: TestChainBacklogStats.)
+func TestAuditChainGauges(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
+		Path:      filepath.Join(t.TempDir(), "vault.db"),
+		Keys:      tokenvault.KeyOptions{MasterKey: make([]byte, 32)},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	reg.MustRegister(prommetrics.NewStatsCollector(v))
+	if _, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
+	var all map[string][]series
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		all = gather(t, reg)
+		if value(all, "tokenvault_audit_chain_linking") == 1 && value(all, "tokenvault_audit_chain_unlinked") == 0 &&
+			value(all, "tokenvault_audit_chain_unlinked_age_seconds") == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in 30 s: linking %v, unlinked %v, age %v; want 1, 0, 0",
+				value(all, "tokenvault_audit_chain_linking"), value(all, "tokenvault_audit_chain_unlinked"),
+				value(all, "tokenvault_audit_chain_unlinked_age_seconds"))
+		}
+	}
+	for _, name := range []string{"tokenvault_audit_chain_linking", "tokenvault_audit_chain_unlinked", "tokenvault_audit_chain_unlinked_age_seconds"} {
+		if l := labelSets(all)[name]; l != "" {
+			t.Errorf("%s has labels %q, want none", name, l)
+		}
+	}
+}

@@ -57,6 +57,11 @@ var (
 	// next checkpoint, so that the timed checkpoint pass visits only those
 	// tenants, oldest tail first. Empty value.
 	UnsignedChains = Prefix{s: "sys/chain-unsigned/"}
+	// Leases holds the background leases, sys/lease/<name> (Lease): which
+	// instance does a piece of background work that one instance at a
+	// time does (linking the audit chain, sweeping), with an epoch and an
+	// expiry. Written by background work only; no call reads one.
+	Leases = Prefix{s: "sys/lease/"}
 	// WebhookQueue holds the due times of webhook deliveries, by tenant
 	// and webhook: sys/whq/<tid>/<webhook id>/<nanos>/<delivery id>.
 	WebhookQueue = Prefix{s: "sys/whq/"}
@@ -83,6 +88,9 @@ func AuditKey(id string) Key { return AuditKeys.Key(id) }
 // FinalCheckpoint is the final checkpoint of tenant tid's chain, signed
 // when the tenant was deleted (TenantKeys.FinalCheckpoint).
 func FinalCheckpoint(tid string) Key { return Tenant(tid).FinalCheckpoint() }
+
+// Lease is the background lease named name (Leases).
+func Lease(name string) Key { return Leases.Key(name) }
 
 // AuditQueue is the export queue of audit sink sink.
 func AuditQueue(sink string) Prefix { return AuditQueues.Sub(sink + "/") }

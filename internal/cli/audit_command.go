@@ -187,6 +187,9 @@ func printReport(w io.Writer, r *auditchain.Report) {
 		final = ", final (the tenant was deleted)"
 	}
 	fmt.Fprintf(w, "checkpoints: %d, signed through seq %d%s\n", r.Checkpoints, r.SignedThrough, final)
+	if r.Unlinked > 0 {
+		fmt.Fprintf(w, "not yet covered: %d lines committed and not linked yet (linked within seconds; verify again)\n", r.Unlinked)
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", p)
 	}

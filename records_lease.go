@@ -1,0 +1,52 @@
+package tokenvault
+
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
+// leaseRecord is a background lease, at sys/lease/<name> (lease.go),
+// sealed by the system keyring.
+//
+// Format version 1:
+//
+//	0x01       format version
+//	str        holder: the instance id of the holder (vault_instance.go)
+//	uvarint    epoch: 1 for the first holder, one more at each change of
+//	           holder
+//	time       expires: when the hold ends unless renewed (on the holder's
+//	           clock, Options.Now); zero once released
+//
+// testdata/records/lease-v1.bin is one.
+type leaseRecord struct {
+	Holder  string
+	Epoch   uint64
+	Expires time.Time
+}
+
+const leaseFormat = 1
+
+func (r *leaseRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+	if err := checkRecordTimes("lease", &r.Expires); err != nil {
+		return b, err
+	}
+	b = append(b, leaseFormat)
+	b = appendStr(b, r.Holder)
+	b = appendUvarint(b, r.Epoch)
+	b = appendTime(b, r.Expires)
+	return b, nil
+}
+
+func (r *leaseRecord) decodeRecord(_ barrier.Key, b []byte) error {
+	d, err := binaryRecord(b, leaseFormat, "lease")
+	if err != nil {
+		return err
+	}
+	*r = leaseRecord{Holder: d.str(), Epoch: d.uvarint(), Expires: d.time()}
+	if err := d.end(); err != nil {
+		*r = leaseRecord{}
+		return err
+	}
+	return nil
+}
