@@ -369,6 +369,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/formula/":                func() recordCodec { return &formulaRecord{} },
 	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
 	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
+	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &fingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },

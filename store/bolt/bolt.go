@@ -325,8 +325,11 @@ func (s *Store) update(ctx context.Context, fn func(store.Tx) error, shared bool
 	var fnFailed bool
 	run := func(btx *bbolt.Tx) error {
 		err := ctx.Err() // a batch may start well after Update was called
+		var b *bbolt.Bucket
 		if err == nil {
-			b := btx.Bucket(bucketName)
+			b, err = bucketOf(btx, s.path)
+		}
+		if err == nil {
 			b.FillPercent = fillPercent
 			t := &tx{b: b, path: s.path}
 			err = fn(t)

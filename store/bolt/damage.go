@@ -135,3 +135,14 @@ func openBolt(path string, o *bbolt.Options) (db *bbolt.DB, err error) {
 	})
 	return db, err
 }
+
+// bucketOf is btx's bucket. Finding it reads pages, so on a damaged file
+// bbolt panics there: that panic is returned as a *DamagedError, not
+// taken for one of the caller's function, which runs after it.
+func bucketOf(btx *bbolt.Tx, path string) (b *bbolt.Bucket, err error) {
+	err = guard(path, nil, func() error {
+		b = btx.Bucket(bucketName)
+		return nil
+	})
+	return b, err
+}

@@ -212,3 +212,41 @@ func TestDamageMetInATransactionIsAnError(t *testing.T) {
 		})
 	}()
 }
+
+// TestDamagedRootInAnUpdateIsAnError: an Update on a file whose root page
+// was overwritten while it was open (the store finds its bucket there,
+// before the caller's function runs) returns a *DamagedError naming the
+// file, and neither it nor Close panics: the panic is bbolt's, not the
+// function's.
+func TestDamagedRootInAnUpdateIsAnError(t *testing.T) {
+	t.Parallel()
+	path, pageSize := filled(t, 3000)
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0, m1 := b[metaStart:], b[pageSize+metaStart:]
+	m := m0
+	if binary.NativeEndian.Uint64(m1[48:]) > binary.NativeEndian.Uint64(m0[48:]) {
+		m = m1
+	}
+	root := binary.NativeEndian.Uint64(m[16:]) // the root bucket's page
+	garbage := make([]byte, 16)
+	binary.NativeEndian.PutUint64(garbage, 0x9b9b9b9b9b9b9b9b)
+	overwrite(t, path, pageSize, root, garbage)
+
+	ran := false
+	err = s.Update(context.Background(), func(tx store.Tx) error {
+		ran = true
+		return tx.Put([]byte("key/000000"), []byte("x"))
+	})
+	wantDamaged(t, "Update over a damaged root page", err, path)
+	if ran {
+		t.Error("the function ran in a transaction whose bucket could not be found")
+	}
+	s.Close() // its error is the damage again; what matters is no panic
+}
