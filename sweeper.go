@@ -99,7 +99,10 @@ func (v *Vault) holdSweep(ctx context.Context) bool {
 // [Vault.DeleteTenant]; they are not counted), and returns how many it
 // swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
-// logs their deletion. The background sweeper calls it every
+// logs their deletion. It also folds the delta rows of the kept counts
+// this instance wrote (counts_fold.go), which the count folder otherwise
+// folds once a count has 64 of them: a count written rarely is then one
+// row again. The background sweeper calls it every
 // Options.Retention.SweepInterval; hosts that disable it call Sweep themselves.
 //
 // Returns StorageFull or Internal, with the count swept before the failure;
@@ -112,6 +115,9 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	// A deletion that fails must not hold up the rest: its error is
 	// returned after the sweep.
 	_, delErr := v.finishDeletions(ctx)
+	if _, err := v.barrier.FoldOwn(ctx); err != nil {
+		return 0, err
+	}
 	total, err := v.sweepCVCs(ctx) // tokens_cvc.go
 	if err != nil {
 		return total, err
