@@ -49,8 +49,11 @@ const (
 // lookupPrefixes are the sys/ prefixes whose values are sealed keyRefs.
 var lookupPrefixes = []barrier.Prefix{barrier.APIKeyLookups, barrier.NonceLookups, barrier.InviteLookups, barrier.ProxyLookups}
 
-// schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...
-var schedulePrefixes = []barrier.Prefix{barrier.ExpirySchedule, barrier.CVCSchedule}
+// schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...: the
+// expiry and cvc schedules, and the chain queue (the lines not linked yet
+// are deleted with the tenant; an entry a late commit queues after this
+// phase is dropped by the linker, which finds its tenant gone).
+var schedulePrefixes = []barrier.Prefix{barrier.ExpirySchedule, barrier.CVCSchedule, barrier.ChainQueue}
 
 // errTenantGone is what reading a tenant whose keyring is gone (a tenant
 // being deleted) returns.

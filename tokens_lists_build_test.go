@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,11 +175,18 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 	mk := make([]byte, 32)
 	rand.Read(mk)
 	s = memory.New()
+	// The clock, read by the Vault's background work (the linker) too.
+	var clockMu sync.Mutex
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time {
+		clockMu.Lock()
+		defer clockMu.Unlock()
+		return now
+	}
 	open = func() *Vault {
 		v, err := Open(ctx, Options{
 			Store:     s,
-			Now:       func() time.Time { return now },
+			Now:       clock,
 			Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
 			Keys:      KeyOptions{MasterKey: mk},
 			Retention: RetentionOptions{SweepInterval: -1},
@@ -220,7 +228,9 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 	if _, err := v.Tokenize(ctx, keys[0], body); err != nil {
 		t.Fatal(err)
 	}
+	clockMu.Lock()
 	now = now.Add(time.Second)
+	clockMu.Unlock()
 	if _, err := v.Tokenize(ctx, keys[1], []any{"a", "b", "c"}); err != nil {
 		t.Fatal(err)
 	}

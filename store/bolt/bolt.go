@@ -527,7 +527,7 @@ func Check(path string) error {
 		return db.View(func(tx *bbolt.Tx) error {
 			var errs []error
 			for err := range tx.Check() {
-				errs = append(errs, err)
+				errs = append(errs, checkError(err))
 			}
 			if len(errs) > 0 {
 				return fmt.Errorf("bolt: %s fails bbolt's consistency check: %w", path, errors.Join(errs...))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -99,7 +100,7 @@ func checkOpen(db *bbolt.DB, path string) error {
 			if tx.Size() <= checkAtOpenMax {
 				var errs []error
 				for err := range tx.Check() {
-					errs = append(errs, err)
+					errs = append(errs, checkError(err))
 					if len(errs) == 10 {
 						break
 					}
@@ -145,4 +146,16 @@ func bucketOf(btx *bbolt.Tx, path string) (b *bbolt.Bucket, err error) {
 		return nil
 	})
 	return b, err
+}
+
+// checkError is an error of bbolt's consistency check as this package
+// reports it. The check stops at a page it cannot read with an error
+// that bbolt words "panic: <reason>" (it recovered its own assertion):
+// the file is damaged there, and no process crashed, so the report says
+// that instead.
+func checkError(err error) error {
+	if reason, ok := strings.CutPrefix(err.Error(), "panic: "); ok {
+		return fmt.Errorf("the check stopped at an unreadable page: %s", reason)
+	}
+	return err
 }

@@ -250,3 +250,17 @@ func TestDamagedRootInAnUpdateIsAnError(t *testing.T) {
 	}
 	s.Close() // its error is the damage again; what matters is no panic
 }
+
+// TestCheckErrorSaysNoPanic: bbolt words the page at which its check
+// stopped "panic: <reason>"; a report of it says the file is damaged
+// there, and never "panic", which would read as a crash.
+func TestCheckErrorSaysNoPanic(t *testing.T) {
+	got := checkError(fmt.Errorf("panic: %v", "assertion failed: Page expected to be: 8, but self identifies as 9"))
+	if strings.Contains(got.Error(), "panic") || !strings.Contains(got.Error(), "Page expected to be: 8") {
+		t.Errorf("checkError = %q", got)
+	}
+	other := errors.New("page 12: unreachable unfreed")
+	if got := checkError(other); got != other {
+		t.Errorf("checkError of another error = %v, want it as it is", got)
+	}
+}
