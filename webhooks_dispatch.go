@@ -87,11 +87,17 @@ func (d *dispatcher) wakeFor(tid, whid string) {
 func (d *dispatcher) takeHot() []hookKey {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]hookKey, 0, len(d.hot))
-	for k := range d.hot {
+	return takeKeys(d.hot)
+}
+
+// takeKeys returns the webhooks of set and empties it; the caller holds
+// the lock that guards set.
+func takeKeys(set map[hookKey]bool) []hookKey {
+	out := make([]hookKey, 0, len(set))
+	for k := range set {
 		out = append(out, k)
 	}
-	clear(d.hot)
+	clear(set)
 	return out
 }
 

@@ -30,12 +30,7 @@ func (c *pendingCounts) want(k hookKey) bool {
 func (c *pendingCounts) takeWanted() []hookKey {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]hookKey, 0, len(c.wanted))
-	for k := range c.wanted {
-		out = append(out, k)
-	}
-	clear(c.wanted)
-	return out
+	return takeKeys(c.wanted)
 }
 
 // poke wakes the dispatcher without naming a webhook to look at: it

@@ -50,7 +50,7 @@ command -v curl >/dev/null || { echo "bench/pg.sh needs curl" >&2; exit 1; }
 [[ -x $PG_BIN/initdb ]] || { echo "PostgreSQL binaries not found in $PG_BIN (set PG_BIN)" >&2; exit 1; }
 
 # shellcheck source=bench/lib.sh
-source bench/lib.sh # port_free, free_port, field
+source bench/lib.sh # port_free, free_port, field, wait_for
 
 pg_as=()
 if [[ $(id -u) == 0 ]]; then
@@ -73,26 +73,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# wait_port waits up to 30 s for process $1 to answer on port $2 and, when
-# $3 is given, for the file $3 to exist; $4 is its log, shown if it fails.
-wait_port() {
-  local pid=$1 port=$2 file=${3:-} log=$4 i
-  for ((i = 0; i < 300; i++)); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "the server on port $port exited; its log:" >&2
-      cat "$log" >&2
-      return 1
-    fi
-    if [[ -z $file || -s $file ]] && ! port_free "$port"; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "the server on port $port did not start in 30 s; its log:" >&2
-  cat "$log" >&2
-  return 1
-}
 
 # PostgreSQL: a fresh cluster; a port taken between the check and the bind
 # makes the start fail, and the next free port is tried.
@@ -137,7 +117,7 @@ serve() {
   ports[$name]=$port
   local keyfile=
   [[ $name == pg2b ]] || keyfile=$tmp/$name/management.key
-  wait_port "$!" "$port" "$keyfile" "$log"
+  wait_for "$!" "$port" "$keyfile" "$log"
 }
 
 serve pg1 -store postgres -dsn "$dsn" -schema one
@@ -147,7 +127,7 @@ serve bolt
 floor_port=$(free_port)
 "$tmp/floor" -addr "127.0.0.1:$floor_port" >"$tmp/floor.log" 2>&1 &
 pids+=($!)
-wait_port "$!" "$floor_port" "" "$tmp/floor.log"
+wait_for "$!" "$floor_port" "" "$tmp/floor.log"
 
 # app NAME creates a private application (token:create, token:read) with
 # NAME's management key and prints its key.

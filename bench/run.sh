@@ -69,26 +69,6 @@ trap 'exit 130' INT TERM
 # shellcheck source=bench/lib.sh
 source bench/lib.sh # the script has cd-ed to the repository root
 
-# wait_for waits up to 30 s for the process $1 to answer on port $2 and,
-# when $3 is given, for the file $3 to exist; $4 is the process's log.
-wait_for() {
-  local pid=$1 port=$2 file=${3:-} log=$4 i
-  for ((i = 0; i < 300; i++)); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "the server on port $port exited; its log:" >&2
-      cat "$log" >&2
-      return 1
-    fi
-    if [[ -z $file || -s $file ]] && ! port_free "$port"; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "the server on port $port did not start in 30 s; its log:" >&2
-  cat "$log" >&2
-  return 1
-}
-
 echo "building into $tmp" >&2
 go build -o "$tmp/server" ./cmd/tokenvault
 go build -o "$tmp/loadgen" ./examples/loadgen

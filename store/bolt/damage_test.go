@@ -82,17 +82,27 @@ func bucketRoot(t *testing.T, path string) uint64 {
 // freelistOf is the freelist page the newer meta page of the file at
 // path names.
 func freelistOf(t *testing.T, path string, pageSize int) uint64 {
+	return binary.NativeEndian.Uint64(newerMeta(t, path, pageSize)[32:])
+}
+
+// rootOf is the root bucket's page that the newer meta page of the file
+// at path names.
+func rootOf(t *testing.T, path string, pageSize int) uint64 {
+	return binary.NativeEndian.Uint64(newerMeta(t, path, pageSize)[16:])
+}
+
+// newerMeta is the meta of the file at path with the higher txid.
+func newerMeta(t *testing.T, path string, pageSize int) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m0, m1 := b[metaStart:], b[pageSize+metaStart:]
-	m := m0
 	if binary.NativeEndian.Uint64(m1[48:]) > binary.NativeEndian.Uint64(m0[48:]) {
-		m = m1
+		return m1
 	}
-	return binary.NativeEndian.Uint64(m[32:])
+	return m0
 }
 
 // TestOpenRefusesADamagedFile: Open of a file with a page overwritten
@@ -225,16 +235,7 @@ func TestDamagedRootInAnUpdateIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m0, m1 := b[metaStart:], b[pageSize+metaStart:]
-	m := m0
-	if binary.NativeEndian.Uint64(m1[48:]) > binary.NativeEndian.Uint64(m0[48:]) {
-		m = m1
-	}
-	root := binary.NativeEndian.Uint64(m[16:]) // the root bucket's page
+	root := rootOf(t, path, pageSize)
 	garbage := make([]byte, 16)
 	binary.NativeEndian.PutUint64(garbage, 0x9b9b9b9b9b9b9b9b)
 	overwrite(t, path, pageSize, root, garbage)
