@@ -115,7 +115,7 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 		}); err != nil || n == 0 {
 			return err
 		}
-		err := v.update(ctx, func(t *txn) error {
+		err := v.update(store.WithOwnTransaction(ctx), func(t *txn) error {
 			n = 0
 			if err := t.checkLease(leaseLinker, epoch); err != nil {
 				return err

@@ -95,6 +95,13 @@
 // function in the transaction wrote); nothing is acknowledged before it is
 // committed.
 //
+// An Update whose context is marked with [store.WithOwnTransaction] never
+// joins the shared transaction: it runs in one of its own, beside it. The
+// shared transaction runs its functions one after the other, so one that
+// reads a lot (a round trip per read) holds up every caller queued behind
+// it; the Vault's audit chain linker, which reads every line it links, is
+// marked so.
+//
 // A function that returns an error, panics, or whose caller's context ends
 // fails only its own caller and writes nothing. Its writes are buffered
 // until a read or the commit sends them: one that sent none is undone by

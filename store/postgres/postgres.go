@@ -354,7 +354,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	defer s.end()
 	defer s.inflight.Add(-1)
-	if s.inflight.Add(1) == 1 || s.group == nil {
+	if s.inflight.Add(1) == 1 || s.group == nil || store.OwnTransaction(ctx) {
 		return full(s.updateAlone(ctx, fn))
 	}
 	return full(s.group.update(ctx, fn))
