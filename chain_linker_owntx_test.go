@@ -1,0 +1,70 @@
+package tokenvault_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/store/memory"
+)
+
+// ownTxWatch is a store that tells, of the Updates that write a chain
+// sequence entry (the linker's), those made with store.WithOwnTransaction
+// from the others.
+type ownTxWatch struct {
+	store.Store
+	own, shared atomic.Int64
+}
+
+func (s *ownTxWatch) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		w := &seqWrites{Tx: tx}
+		err := fn(w)
+		if err == nil && w.seq {
+			if store.OwnTransaction(ctx) {
+				s.own.Add(1)
+			} else {
+				s.shared.Add(1)
+			}
+		}
+		return err
+	})
+}
+
+// seqWrites notes whether a transaction put a chain sequence entry.
+type seqWrites struct {
+	store.Tx
+	seq bool
+}
+
+func (t *seqWrites) Put(key, value []byte) error {
+	if strings.Contains(string(key), "/idx/chain-seq/") {
+		t.seq = true
+	}
+	return t.Tx.Put(key, value)
+}
+
+// TestLinkerRunsInItsOwnTransaction: the linker's batches are made with
+// store.WithOwnTransaction, so that on a store with a group commit
+// (PostgreSQL) their reads, one a line, never hold up the calls queued
+// behind them in a shared transaction.
+func TestLinkerRunsInItsOwnTransaction(t *testing.T) {
+	s := &ownTxWatch{Store: memory.New()}
+	e := newEnvOn(t, s)
+	app := e.app(t, tokenvault.Private, "token:create")
+	for i := range 5 {
+		if _, err := e.v.Tokenize(ctx, app.Key, []any{"value", i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tokenvault.LinkNow(ctx, e.v); err != nil {
+		t.Fatal(err)
+	}
+	if s.own.Load() == 0 || s.shared.Load() != 0 {
+		t.Errorf("linking transactions: %d in their own transaction, %d in a shared one; want some and none",
+			s.own.Load(), s.shared.Load())
+	}
+}
