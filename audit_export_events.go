@@ -40,6 +40,9 @@ func (t *txn) exportEvent(rest string) (AuditEvent, exportState, error) {
 	if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 		return AuditEvent{}, exportDrop, nil // deleted with its tenant
 	}
+	if err == nil {
+		err = t.withLink(tid, suffix, &rec)
+	}
 	if err != nil {
 		return AuditEvent{}, 0, err
 	}

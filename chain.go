@@ -29,12 +29,14 @@ import (
 // transaction that re-reads the lease and goes on only in the epoch it
 // holds, so two instances never both extend a chain (no forks). A batch
 // takes the queue's oldest entries (by the key: the line's time, then
-// tenant and id), and for each writes the line again with its link, its
-// sequence index entry, and removes the entry; then each moved head, and
-// the checkpoints due (checkpoints.go). Lines are rewritten by the
-// linker, not written once with their link: the link stays in the line
-// record, where the verifier, the export and retention read it, and lines
-// written by older versions look the same.
+// tenant and id), and for each writes the line's link record
+// (chain_link/<nanos>/<id>, records_chain.go), its sequence index entry,
+// and removes the entry; then each moved head, and the checkpoints due
+// (checkpoints.go). A line is written once, by its commit: the linker
+// never writes it again. Its link is a record of its own, keyed like the
+// line, where the verifier, the export and retention look it up from the
+// line (withLink); lines linked by older versions hold their link in
+// their own record, and read the same.
 //
 // What the chain orders is the order in which the linker found the lines:
 // the queue's key order at each batch, which is the commit order on one
@@ -110,8 +112,8 @@ func (c *chains) add(tid string, h *chainHead) *chainOf {
 }
 
 // chainLine links the line rec, stored at log/<suffix> of tenant tid, to
-// the end of the tenant's chain, and writes it again with its link and
-// its sequence index entry.
+// the end of the tenant's chain: it writes the line's link record and
+// sequence index entry, and leaves the line as its commit wrote it.
 func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	s, err := c.head(t, tid, rec.CreatedAt)
 	if err != nil {
@@ -122,7 +124,7 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	line := chainedLine(tid, keyID(suffix), rec)
 	link.Hash = auditchain.LineHash(link.Prev, link.Seq, &line)
 	rec.Link = &link
-	if err := t.putRecord(barrier.Tenant(tid).Logs().Key(suffix), rec); err != nil {
+	if err := t.putRecord(barrier.Tenant(tid).ChainLink(suffix), &link); err != nil {
 		return err
 	}
 	if err := t.PutIndex(barrier.Tenant(tid).ChainSeq(link.Seq, suffix)); err != nil {
@@ -133,6 +135,24 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	}
 	h.Seq, h.Hash = link.Seq, link.Hash
 	s.moved = true
+	return nil
+}
+
+// withLink sets rec.Link, for tenant tid's line rec stored at
+// log/<suffix>, from the line's link record, unless the line holds its
+// link itself (linked by an older version); rec.Link stays nil for a line
+// not chained. Returns seal.ErrOpen or errRecord (wrapped) for a link
+// record that does not open or decode, and the store's errors.
+func (t *txn) withLink(tid, suffix string, rec *logRecord) error {
+	if rec.Link != nil {
+		return nil
+	}
+	var l chainLink
+	ok, err := t.getRecord(barrier.Tenant(tid).ChainLink(suffix), &l)
+	if err != nil || !ok {
+		return err
+	}
+	rec.Link = &l
 	return nil
 }
 

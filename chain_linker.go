@@ -163,6 +163,9 @@ func (t *txn) linkEntry(c *chains, rest string) error {
 	tid, suffix := parts[1], parts[0]+"/"+parts[2]
 	var rec logRecord
 	ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+	if err == nil && ok {
+		err = t.withLink(tid, suffix, &rec)
+	}
 	if errors.Is(err, errTenantGone) || (err == nil && (!ok || rec.Link != nil)) {
 		return nil // deleted with its tenant, removed, or chained already
 	}

@@ -2,11 +2,13 @@ package tokenvault
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -287,8 +289,9 @@ func (w *chainVerifyWalk) indexed(t *txn, e indexEntry) error {
 	return nil
 }
 
-// readLine reads the line at log/<suffix>: found is false when it is
-// gone, and rec nil when it does not open or decode.
+// readLine reads the line at log/<suffix> with its link (withLink): found
+// is false when it is gone, and rec nil when it, or its link record, does
+// not open or decode.
 func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found bool, err error) {
 	key := barrier.Tenant(w.tid).Logs().Key(suffix)
 	raw, err := t.GetWrapped(key)
@@ -298,6 +301,12 @@ func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found
 	var r logRecord
 	if t.openRecord(key, raw, &r) != nil {
 		return nil, true, nil
+	}
+	if err := t.withLink(w.tid, suffix, &r); err != nil {
+		if errors.Is(err, seal.ErrOpen) || errors.Is(err, errRecord) {
+			return nil, true, nil // its link record was altered
+		}
+		return nil, false, err
 	}
 	return &r, true, nil
 }

@@ -177,6 +177,9 @@ func (f *chainFixture) indexKey(seq uint64, suffix string) string {
 	return fmt.Sprintf("%s%016x/%s", f.indexPrefix(), seq, suffix)
 }
 func (f *chainFixture) headKey() string { return "tenant/" + f.tid + "/chain/head" }
+func (f *chainFixture) linkKey(suffix string) string {
+	return "tenant/" + f.tid + "/chain_link/" + suffix
+}
 func (f *chainFixture) checkpointKey(seq uint64) string {
 	return fmt.Sprintf("tenant/%s/chain_checkpoint/%016x", f.tid, seq)
 }
@@ -327,6 +330,26 @@ func TestVerifyAuditChainTampered(t *testing.T) {
 					// greater id): it follows line k in the log.
 					suffix := f.suffix[k] + "~"
 					f.kv.put(t, f.logKey(suffix), f.kv.get(t, f.lineKey(k)))
+					return []auditchain.Problem{{Kind: auditchain.Inserted, Seq: k + 1, LineID: f.id(k) + "~"}}
+				}},
+				{"alter a link record", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					v := f.kv.get(t, f.linkKey(f.suffix[k]))
+					v[len(v)/2] ^= 1
+					f.kv.put(t, f.linkKey(f.suffix[k]), v)
+					return []auditchain.Problem{{Kind: auditchain.Altered, Seq: k, LineID: f.id(k)}}
+				}},
+				{"replace a link record by another", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					f.kv.put(t, f.linkKey(f.suffix[k]), f.kv.get(t, f.linkKey(f.suffix[k+1])))
+					return []auditchain.Problem{{Kind: auditchain.Altered, Seq: k, LineID: f.id(k)}}
+				}},
+				{"delete a link record", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					f.kv.del(t, f.linkKey(f.suffix[k]))
+					return []auditchain.Problem{{Kind: auditchain.Altered, Seq: k, LineID: f.id(k)}}
+				}},
+				{"insert a copy with its link record", func(t *testing.T, f *chainFixture) []auditchain.Problem {
+					suffix := f.suffix[k] + "~"
+					f.kv.put(t, f.logKey(suffix), f.kv.get(t, f.lineKey(k)))
+					f.kv.put(t, f.linkKey(suffix), f.kv.get(t, f.linkKey(f.suffix[k])))
 					return []auditchain.Problem{{Kind: auditchain.Inserted, Seq: k + 1, LineID: f.id(k) + "~"}}
 				}},
 				{"alter the head", func(t *testing.T, f *chainFixture) []auditchain.Problem {

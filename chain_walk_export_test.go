@@ -76,6 +76,9 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 			onChain[suffix] = seq
 			var rec logRecord
 			ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+			if err == nil && ok {
+				err = t.withLink(tid, suffix, &rec)
+			}
 			if err != nil {
 				return err
 			}
@@ -111,6 +114,9 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 			}
 			var rec logRecord
 			if _, err := t.getRecord(k, &rec); err != nil {
+				return err
+			}
+			if err := t.withLink(tid, suffix, &rec); err != nil {
 				return err
 			}
 			switch {

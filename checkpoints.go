@@ -120,6 +120,9 @@ func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error
 	l := logRecord{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
 		Message: rotationMessage(from, to), CreatedAt: t.now}
 	suffix := barrier.TimeKey(t.now) + "/" + t.v.ids.next(t.now)
+	if err := t.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
+		return err
+	}
 	var c chains
 	c.add(tid, h)
 	if err := t.chainLine(&c, tid, suffix, &l); err != nil {

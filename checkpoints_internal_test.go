@@ -96,7 +96,11 @@ func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 			return err
 		}
 		var rec logRecord
-		if ok, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil || !ok || rec.Link == nil {
+		ok, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+		if err == nil && ok {
+			err = tx.withLink(tid, suffix, &rec)
+		}
+		if err != nil || !ok || rec.Link == nil {
 			t.Fatalf("line %d (%q): found %v, %v, link %v", seq, suffix, ok, err, rec.Link)
 		}
 		h = rec.Link.Hash

@@ -114,6 +114,9 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 			}
 			var l logRecord
 			ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &l)
+			if err == nil && ok {
+				err = t.withLink(tid, suffix, &l)
+			}
 			if err != nil {
 				return err
 			}
@@ -245,6 +248,9 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 			}
 			var l logRecord
 			ok, err := t.getRecord(prefix.Key(suffix), &l)
+			if err == nil && ok {
+				err = t.withLink(tid, suffix, &l)
+			}
 			if err != nil {
 				return err
 			}
@@ -276,7 +282,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 // deleteLine removes tenant tid's line l, stored at log/<suffix>, with its
 // index entry in whichever layout (logs.go).
 func (t *txn) deleteLine(tid, suffix string, l *logRecord) error {
-	keys := []barrier.Key{barrier.Tenant(tid).Logs().Key(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
+	keys := []barrier.Key{barrier.Tenant(tid).Logs().Key(suffix), barrier.Tenant(tid).ChainLink(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
 		barrier.Tenant(tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix), barrier.Tenant(tid).LogTypeIndex(l.EntityType).Key(suffix)}
 	for _, k := range keys {
 		if err := t.Delete(k); err != nil {

@@ -68,3 +68,42 @@ func (h *chainHead) decodeRecord(_ barrier.Key, b []byte) error {
 	}
 	return nil
 }
+
+// chainLink, as its own record, is a chained line's link, at
+// tenant/<tid>/chain_link/<nanos>/<id> beside the line
+// log/<nanos>/<id> (chain.go): the linker writes it and leaves the line
+// as its commit wrote it.
+//
+// Format version 1:
+//
+//	0x01       format version
+//	uvarint    seq: the line's sequence number in the chain
+//	32 bytes   prev: the hash of line seq-1 (zeros for seq 1)
+//	32 bytes   hash: the line's own hash (auditchain.LineHash)
+//
+// testdata/records/chain-link-v1.bin is one. Lines linked before it hold
+// their link in their own record instead (records_log.go, flag 4).
+const chainLinkFormat = 1
+
+func (l *chainLink) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+	b = append(b, chainLinkFormat)
+	b = appendUvarint(b, l.Seq)
+	b = append(b, l.Prev[:]...)
+	b = append(b, l.Hash[:]...)
+	return b, nil
+}
+
+func (l *chainLink) decodeRecord(_ barrier.Key, b []byte) error {
+	d, err := binaryRecord(b, chainLinkFormat, "chain link")
+	if err != nil {
+		return err
+	}
+	*l = chainLink{Seq: d.uvarint()}
+	copy(l.Prev[:], d.next(uint64(len(l.Prev))))
+	copy(l.Hash[:], d.next(uint64(len(l.Hash))))
+	if err := d.end(); err != nil {
+		*l = chainLink{}
+		return err
+	}
+	return nil
+}

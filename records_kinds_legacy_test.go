@@ -334,12 +334,12 @@ func TestLegacyRecordKinds(t *testing.T) {
 }
 
 // withoutIntents leaves out the token intents, webhooks, webhook
-// deliveries, chain heads, checkpoints, audit signing keys, token list
+// deliveries, chain heads and links, checkpoints, audit signing keys, token list
 // shapes and background leases of records, which have no version 0 form.
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *chainHead, *checkpointRecord, *auditKeyRecord, *tokenShapeRecord, *leaseRecord:
+		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *chainHead, *chainLink, *checkpointRecord, *auditKeyRecord, *tokenShapeRecord, *leaseRecord:
 			delete(records, k)
 		}
 	}

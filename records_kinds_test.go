@@ -392,6 +392,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 	"tenant/*/chain/":             func() recordCodec { return &chainHead{} },
 	"tenant/*/chain_checkpoint/":  func() recordCodec { return &checkpointRecord{} },
+	"tenant/*/chain_link/":        func() recordCodec { return &chainLink{} },
 	"sys/chain-final/":            func() recordCodec { return &checkpointRecord{} },
 	"sys/audit-key/":              func() recordCodec { return &auditKeyRecord{} },
 }

@@ -37,9 +37,12 @@ import (
 //	32 bytes   prev (flag 4): the hash of line seq-1 (zeros for seq 1)
 //	32 bytes   hash (flag 4): the line's own hash (auditchain.LineHash)
 //
-// Flag 4 came with the hash chain: a line is written without it and gets
-// it when the linker links it, beside its commit (chain.go), so every
-// line linked since holds it (testdata/records/log-chained-v1.bin).
+// Flag 4 came with the hash chain: a line was written without it and got
+// it when the linker linked it, beside its commit, writing the line again
+// (testdata/records/log-chained-v1.bin). The linker no longer does: it
+// writes the link as a record of its own (chainLink, records_chain.go),
+// and lines with flag 4 are those an older version linked; they still
+// read, and their link counts as their link record would (withLink).
 // Flag 2 came with GET /tokens/{id}/access: lines written before it have
 // neither, and read as they did (testdata/records/log-v1.bin; a read
 // line with them is testdata/records/log-access-v1.bin).
@@ -63,8 +66,10 @@ type logRecord struct {
 	Channel     string
 	Application string
 	CreatedAt   time.Time
-	// Link is the line's place in its tenant's chain; nil on a line not
-	// chained yet (or written before chains were).
+	// Link is the line's place in its tenant's chain: read from its link
+	// record (withLink, chain.go), or from the line itself for a line an
+	// older version linked; nil on a line not chained yet (or written
+	// before chains were). The linker writes it to the link record only.
 	Link *chainLink
 }
 

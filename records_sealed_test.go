@@ -78,6 +78,7 @@ var storedFamilies = map[string]valueForm{
 	"tenant/*/webhook_delivery/":  sealedByTenant,
 	"tenant/*/chain/":             sealedByTenant,
 	"tenant/*/chain_checkpoint/":  sealedByTenant,
+	"tenant/*/chain_link/":        sealedByTenant,
 }
 
 // familyOf names the family of store key k, and its tenant.

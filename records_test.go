@@ -113,6 +113,16 @@ func fixedChainHead() *chainHead {
 	return h
 }
 
+// fixedChainLink is the link record of line 7
+// (testdata/records/chain-link-v1.bin).
+func fixedChainLink() *chainLink {
+	l := &chainLink{Seq: 7}
+	for i := range l.Prev {
+		l.Prev[i], l.Hash[i] = byte(i), byte(0xff-i)
+	}
+	return l
+}
+
 // fixedCheckpoint is a signed checkpoint of fixTenant's chain
 // (testdata/records/checkpoint-v1.bin); the signature is a pattern, not a
 // signature.
@@ -159,6 +169,7 @@ func TestRecordGolden(t *testing.T) {
 		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &logRecord{} }},
 		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &logRecord{} }},
 		{"chain-head-v1.bin", barrier.Tenant(fixTenant).ChainHead(), fixedChainHead(), func() recordCodec { return &chainHead{} }},
+		{"chain-link-v1.bin", barrier.Tenant(fixTenant).ChainLink(barrier.TimeKey(fixTime) + "/" + fixLog), fixedChainLink(), func() recordCodec { return &chainLink{} }},
 		{"checkpoint-v1.bin", barrier.Tenant(fixTenant).Checkpoint(7), fixedCheckpoint(), func() recordCodec { return &checkpointRecord{} }},
 		{"checkpoint-v1.bin", barrier.FinalCheckpoint(fixTenant), fixedCheckpoint(), func() recordCodec { return &checkpointRecord{} }},
 		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditKeyRecord{} }},
@@ -449,7 +460,7 @@ func TestRecordCorrupt(t *testing.T) {
 }
 
 func FuzzRecords(f *testing.F) {
-	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
+	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "chain-link-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
 		"application-v1.bin", "application-v0.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "records", name))
 		if err != nil {

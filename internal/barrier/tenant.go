@@ -303,6 +303,7 @@ func unhex(c byte) byte {
 const (
 	kindChain           = "chain"
 	kindChainCheckpoint = "chain_checkpoint"
+	kindChainLink       = "chain_link"
 )
 
 // ChainHead is the record of the tenant's chain head: the last sequence
@@ -320,6 +321,13 @@ func (tk TenantKeys) ChainSeqs() Prefix { return tk.Index("chain-seq") }
 func (tk TenantKeys) ChainSeq(seq uint64, suffix string) Key {
 	return tk.ChainSeqs().Key(SeqKey(seq) + "/" + suffix)
 }
+
+// ChainLink is the link record of the tenant's line stored at
+// log/<suffix> (nanos/id): its sequence number, the hash of the line
+// before it and its own. The linker writes it, and the line is not
+// written again; keyed by the line, as the export, retention and a
+// verification look a line's link up from the line.
+func (tk TenantKeys) ChainLink(suffix string) Key { return tk.Record(kindChainLink, suffix) }
 
 // Checkpoints are the tenant's signed checkpoints, at <seq as 16 hex
 // digits>, the last line each covers.
