@@ -23,9 +23,10 @@ import (
 // entity index entry under tenant/<id>/idx/log-e/, its list entry (in the
 // list of its shape, its type and containers, under idx/tl-s/) and, for a
 // card, a CVC entry under sys/cvc/; the line's place in the audit chain
-// (its link, 67 bytes of its record, and its sequence index entry under
-// idx/chain-seq/); and in each transaction the count of the shape and the
-// chain's head (the shape's registry entry, written once, is left out).
+// (its link, a sealed record of its own under chain_link/ keyed like the
+// line, and its sequence index entry under idx/chain-seq/); and in each
+// transaction the count of the shape and the chain's head (the shape's
+// registry entry, written once, is left out).
 // The keys below have the vault's lengths too (86, 101, 101, 94 and 98
 // bytes); the records are a little shorter than the vault's for loadgen's
 // values (138 and 434 bytes), since a record holds its value and shorter
@@ -35,7 +36,8 @@ import (
 const (
 	recordSize     = 130 // a sealed record holding a short plain value
 	cardRecordSize = 430 // a sealed card record: data, mask, expiry
-	lineSize       = 149 // an audit line with its chain link (the sizes vary by a few bytes)
+	lineSize       = 82  // an audit line (the sizes vary by a few bytes)
+	linkSize       = 110 // a sealed chain link: seq, prev hash, hash
 	countSize      = 52  // a sealed count
 	headSize       = 115 // a sealed chain head
 	maxBody        = 8 << 20
@@ -167,6 +169,7 @@ func (h *handler) auditEntries(id string) []store.Entry {
 	suffix := fmt.Sprintf("%016x/%s", time.Now().UnixNano(), line)
 	return []store.Entry{
 		{Key: fmt.Appendf(nil, "tenant/%s/log/%s", h.tenant, suffix), Value: h.line},
+		{Key: fmt.Appendf(nil, "tenant/%s/chain_link/%s", h.tenant, suffix), Value: random(linkSize)},
 		// The line id's last 10 digits are random: unique enough per token.
 		{Key: fmt.Appendf(nil, "tenant/%s/idx/log-e/%s/%s", h.tenant, id, line[len(line)-10:]), Value: []byte{}},
 		{Key: fmt.Appendf(nil, "tenant/%s/idx/chain-seq/%016x/%s", h.tenant, h.seq.Add(1), suffix), Value: []byte{}},
