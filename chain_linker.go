@@ -128,13 +128,17 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 			}); err != nil {
 				return err
 			}
+			reads, err := t.readBatch(rests)
+			if err != nil {
+				return err
+			}
 			var c chains
 			for i, k := range keys {
 				n++
 				if err := t.Delete(k); err != nil {
 					return err
 				}
-				if err := t.linkEntry(&c, rests[i]); err != nil {
+				if err := t.linkEntry(&c, rests[i], reads); err != nil {
 					return err
 				}
 				if err := t.checkpointEvery(&c, rests[i]); err != nil {
@@ -154,17 +158,30 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 }
 
 // linkEntry links the line the chain queue entry <nanos>/<tid>/<id>
-// names, in t.
-func (t *txn) linkEntry(c *chains, rest string) error {
+// names, in t, from what the transaction read ahead (chain_linker_reads.go)
+// or, past it, reading the line and its link itself.
+func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 	parts := strings.SplitN(rest, "/", 3)
 	if len(parts) != 3 {
 		return nil
 	}
 	tid, suffix := parts[1], parts[0]+"/"+parts[2]
 	var rec logRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
-	if err == nil && ok {
-		err = t.withLink(tid, suffix, &rec)
+	var ok bool
+	var err error
+	if sv, known := reads.line(tid, suffix); known {
+		if ok = sv != nil; ok {
+			err = t.openRecord(sv.Key, sv.Raw, &rec)
+		}
+	} else {
+		ok, err = t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+	}
+	if err == nil && ok && rec.Link == nil {
+		if linked, known := reads.linked(tid, suffix); !known {
+			err = t.withLink(tid, suffix, &rec)
+		} else if linked {
+			rec.Link = &chainLink{} // linked already: what matters is that it is
+		}
 	}
 	if errors.Is(err, errTenantGone) || (err == nil && (!ok || rec.Link != nil)) {
 		return nil // deleted with its tenant, removed, or chained already

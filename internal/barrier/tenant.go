@@ -329,6 +329,9 @@ func (tk TenantKeys) ChainSeq(seq uint64, suffix string) Key {
 // verification look a line's link up from the line.
 func (tk TenantKeys) ChainLink(suffix string) Key { return tk.Record(kindChainLink, suffix) }
 
+// ChainLinks is the prefix of the tenant's link records (ChainLink).
+func (tk TenantKeys) ChainLinks() Prefix { return tk.Records(kindChainLink) }
+
 // Checkpoints are the tenant's signed checkpoints, at <seq as 16 hex
 // digits>, the last line each covers.
 func (tk TenantKeys) Checkpoints() Prefix { return tk.Records(kindChainCheckpoint) }
