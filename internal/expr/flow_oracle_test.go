@@ -13,9 +13,11 @@ import (
 // The differential oracle of the flow analysis, independent of it: a
 // template is evaluated over a card and over copies with hidden digits
 // (the ones the display rule hides: past the BIN, before the last four)
-// changed. Each is evaluated under several FPE keys with one random
-// stream, and under several random streams with one key. A position that
-// changes with the key is keyed; any other must hold, under each stream,
+// changed. Each is evaluated under several FPE keys and several random
+// streams, every pair. A position that changes with the key under any
+// stream is keyed (a random digit that fixes a Luhn check can depend on a
+// keyed length, and show it only under streams whose picks are not all
+// alike); any other must hold, under each stream,
 // the same character whatever the hidden digits are (a random character
 // drawn from a class the data chose shows the class), and which
 // positions are keyed must not change with them either.
@@ -57,7 +59,7 @@ func (c constReader) Read(p []byte) (int, error) {
 // changes with the key or stream (nothing lines up then).
 type observation struct {
 	keyed []bool
-	byKey []map[rune]bool // per position, the characters under the keys
+	byKey []map[rune]bool // per position, the characters under the keys in stream 0
 	byRun [][]rune
 	ok    bool
 }
@@ -83,23 +85,27 @@ func observe(t *Template, vars map[string]any) observation {
 	for p, c := range base {
 		o.byKey[p] = map[rune]bool{c: true}
 	}
-	for k := 1; k < oracleKeys; k++ {
-		r, ok := eval(k, 0)
-		if !ok || len(r) != len(base) {
-			return o
-		}
-		for p := range r {
-			o.keyed[p] = o.keyed[p] || r[p] != base[p]
-			o.byKey[p][r[p]] = true
-		}
-	}
 	o.byRun = [][]rune{base}
-	for st := 1; st < oracleStreams; st++ {
-		r, ok := eval(0, st)
-		if !ok || len(r) != len(base) {
-			return o
+	for st := range oracleStreams {
+		run := base
+		if st > 0 {
+			if run, ok = eval(0, st); !ok || len(run) != len(base) {
+				return o
+			}
+			o.byRun = append(o.byRun, run)
 		}
-		o.byRun = append(o.byRun, r)
+		for k := 1; k < oracleKeys; k++ {
+			r, ok := eval(k, st)
+			if !ok || len(r) != len(base) {
+				return o
+			}
+			for p := range r {
+				o.keyed[p] = o.keyed[p] || r[p] != run[p]
+				if st == 0 {
+					o.byKey[p][r[p]] = true
+				}
+			}
+		}
 	}
 	o.ok = true
 	return o
