@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The permissions a key can hold. Which application types may hold each is
@@ -175,13 +177,13 @@ func validContainer(c string) bool { return len(c) <= 1000 && containerPattern.M
 // validateGrants checks the permissions and rules of an application of type
 // typ, filling in defaults (a rule without transform redacts). Paths in the
 // errors are relative to the request body.
-func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe fieldErrors) {
+func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe unit.FieldErrors) {
 	checkGrants(grantee{typ: typ, name: fmt.Sprintf("a %s application", typ)}, perms, rules, fe)
 }
 
 // validateSessionGrants checks what an authorizer grants a session: token
 // permissions, and rules scoped by conditions rather than containers.
-func validateSessionGrants(perms []string, rules []AccessRule, fe fieldErrors) {
+func validateSessionGrants(perms []string, rules []AccessRule, fe unit.FieldErrors) {
 	checkGrants(grantee{typ: Private, name: "a session", session: true}, perms, rules, fe)
 }
 
@@ -193,9 +195,9 @@ type grantee struct {
 	session bool
 }
 
-func checkGrants(g grantee, perms []string, rules []AccessRule, fe fieldErrors) {
+func checkGrants(g grantee, perms []string, rules []AccessRule, fe unit.FieldErrors) {
 	if len(perms) == 0 && len(rules) == 0 {
-		fe.add("permissions", "either permissions or rules must be non-empty")
+		fe.Add("permissions", "either permissions or rules must be non-empty")
 	}
 	checkPerms := func(path string, perms []string, tokenOnly bool) {
 		seen := map[string]bool{}
@@ -204,20 +206,20 @@ func checkGrants(g grantee, perms []string, rules []AccessRule, fe fieldErrors) 
 			holders, known := permissionHolders[p]
 			switch {
 			case !known:
-				fe.add(pp, "unknown permission %q", p)
+				fe.Add(pp, "unknown permission %q", p)
 			case tokenOnly && !isTokenPermission(p):
-				fe.add(pp, "access rules grant token permissions only, not %q", p)
+				fe.Add(pp, "access rules grant token permissions only, not %q", p)
 			case !slices.Contains(holders, g.typ):
-				fe.add(pp, "%s may not hold %q", g.name, p)
+				fe.Add(pp, "%s may not hold %q", g.name, p)
 			case seen[p]:
-				fe.add(pp, "duplicate permission %q", p)
+				fe.Add(pp, "duplicate permission %q", p)
 			}
 			seen[p] = true
 		}
 	}
 	checkPerms("permissions", perms, false)
 	if len(rules) > 0 && g.typ == Management {
-		fe.add("rules", "management applications hold permissions, not access rules")
+		fe.Add("rules", "management applications hold permissions, not access rules")
 		return
 	}
 	priorities := map[int]bool{}
@@ -225,9 +227,9 @@ func checkGrants(g grantee, perms []string, rules []AccessRule, fe fieldErrors) 
 		r := &rules[i]
 		path := fmt.Sprintf("rules[%d]", i)
 		if r.Priority < 1 {
-			fe.add(path+".priority", "must be 1 or more")
+			fe.Add(path+".priority", "must be 1 or more")
 		} else if priorities[r.Priority] {
-			fe.add(path+".priority", "another rule has priority %d", r.Priority)
+			fe.Add(path+".priority", "another rule has priority %d", r.Priority)
 		}
 		priorities[r.Priority] = true
 		if g.session {
@@ -240,27 +242,27 @@ func checkGrants(g grantee, perms []string, rules []AccessRule, fe fieldErrors) 
 			r.Transform = TransformRedact
 		case TransformRedact, TransformMask, TransformReveal:
 		default:
-			fe.add(path+".transform", "must be redact, mask or reveal")
+			fe.Add(path+".transform", "must be redact, mask or reveal")
 		}
 		if len(r.Permissions) == 0 {
-			fe.add(path+".permissions", "must not be empty")
+			fe.Add(path+".permissions", "must not be empty")
 		}
 		checkPerms(path+".permissions", r.Permissions, true)
 		if len(r.Description) > 1000 {
-			fe.add(path+".description", "must be at most 1000 characters")
+			fe.Add(path+".description", "must be at most 1000 characters")
 		}
 	}
 }
 
 // checkApplicationScope: an application's rule names a container.
-func checkApplicationScope(path string, r *AccessRule, fe fieldErrors) {
+func checkApplicationScope(path string, r *AccessRule, fe unit.FieldErrors) {
 	if len(r.Conditions) > 0 {
-		fe.add(path+".conditions", "conditions are for sessions; applications scope rules with container")
+		fe.Add(path+".conditions", "conditions are for sessions; applications scope rules with container")
 	}
 	if r.Container == "" {
-		fe.add(path+".container", "is required")
+		fe.Add(path+".container", "is required")
 	} else if !validContainer(r.Container) {
-		fe.add(path+".container", "must start and end with / and hold letters, digits, - and _ segments")
+		fe.Add(path+".container", "must start and end with / and hold letters, digits, - and _ segments")
 	}
 }
 
@@ -269,23 +271,23 @@ const maxConditionValue = 1000
 
 // checkSessionScope: a session's rule is scoped by conditions (none means
 // every token), never by a container.
-func checkSessionScope(path string, r *AccessRule, fe fieldErrors) {
+func checkSessionScope(path string, r *AccessRule, fe unit.FieldErrors) {
 	if r.Container != "" {
-		fe.add(path+".container", "sessions scope rules with conditions, not container")
+		fe.Add(path+".container", "sessions scope rules with conditions, not container")
 	}
 	for j, c := range r.Conditions {
 		cp := fmt.Sprintf("%s.conditions[%d]", path, j)
 		if c.Attribute != AttributeID && c.Attribute != AttributeContainer {
-			fe.add(cp+".attribute", "must be id or container")
+			fe.Add(cp+".attribute", "must be id or container")
 		}
 		if c.Operator != OperatorEquals && c.Operator != OperatorStartsWith {
-			fe.add(cp+".operator", "must be equals or starts_with")
+			fe.Add(cp+".operator", "must be equals or starts_with")
 		}
 		switch {
 		case c.Value == "":
-			fe.add(cp+".value", "is required")
+			fe.Add(cp+".value", "is required")
 		case len(c.Value) > maxConditionValue:
-			fe.add(cp+".value", "must be at most %d characters", maxConditionValue)
+			fe.Add(cp+".value", "must be at most %d characters", maxConditionValue)
 		default:
 			checkNoControl(cp+".value", c.Value, fe) // an id or a container
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // fuzzGrants is the grants input of FuzzAccessRuleConditions: a session's
@@ -50,7 +52,7 @@ func FuzzAccessRuleConditions(f *testing.F) {
 
 		// Sessions: rules scoped by conditions.
 		session := cloneRules(g.Rules)
-		fe := fieldErrors{}
+		fe := unit.FieldErrors{}
 		validateSessionGrants(g.Permissions, session, fe)
 		checkFieldPaths(t, "validateSessionGrants", fe, len(g.Permissions), len(g.Rules))
 		if len(fe) == 0 {
@@ -61,7 +63,7 @@ func FuzzAccessRuleConditions(f *testing.F) {
 		// Applications of every type: rules scoped by containers.
 		for _, typ := range []ApplicationType{Private, Public, Management} {
 			rules := cloneRules(g.Rules)
-			afe := fieldErrors{}
+			afe := unit.FieldErrors{}
 			validateGrants(typ, g.Permissions, rules, afe)
 			checkFieldPaths(t, "validateGrants("+string(typ)+")", afe, len(g.Permissions), len(g.Rules))
 			if len(afe) == 0 {
@@ -75,7 +77,7 @@ func FuzzAccessRuleConditions(f *testing.F) {
 			return
 		}
 		ceiling := grants{Permissions: g.Ceiling.Permissions, Rules: cloneRules(g.Ceiling.Rules)}
-		cfe := fieldErrors{}
+		cfe := unit.FieldErrors{}
 		validateGrants(Private, ceiling.Permissions, ceiling.Rules, cfe)
 		if len(cfe) > 0 {
 			return
@@ -293,7 +295,7 @@ func checkValidGrants(t *testing.T, typ ApplicationType, session bool, perms []s
 
 // checkFieldPaths checks that every error names a field of the request:
 // permissions, permissions[i], rules or rules[i]... within range.
-func checkFieldPaths(t *testing.T, what string, fe fieldErrors, nPerms, nRules int) {
+func checkFieldPaths(t *testing.T, what string, fe unit.FieldErrors, nPerms, nRules int) {
 	t.Helper()
 	for path, msgs := range fe {
 		if len(msgs) == 0 {

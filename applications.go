@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Application holds an API key and what the key may do.
@@ -106,12 +107,12 @@ func (r *applicationRecord) api() *Application {
 // proxies, in characters.
 const maxNameLength = 200
 
-func validateName(name string, fe fieldErrors) {
+func validateName(name string, fe unit.FieldErrors) {
 	switch {
 	case strings.TrimSpace(name) == "":
-		fe.add("name", "is required")
+		fe.Add("name", "is required")
 	case utf8.RuneCountInString(name) > maxNameLength:
-		fe.add("name", "must be at most %d characters", maxNameLength)
+		fe.Add("name", "must be at most %d characters", maxNameLength)
 	default:
 		checkNoControl("name", name, fe)
 	}
@@ -135,15 +136,15 @@ func normalizeGrants(perms []string, rules []AccessRule) ([]string, []AccessRule
 // Returns Invalid (with fields) for a bad request, Unauthenticated,
 // PermissionDenied.
 func (v *Vault) CreateApplication(ctx context.Context, key Credential, req CreateApplicationRequest) (*Application, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
 	if !req.Type.valid() {
-		fe.add("type", "must be private, public or management")
+		fe.Add("type", "must be private, public or management")
 	} else {
 		validateGrants(req.Type, perms, rules, fe)
 	}
-	id, apiKey := v.ids.next(v.now()), newAPIKey()
+	id, apiKey := v.ids.Next(v.now()), unit.NewAPIKey()
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationCreate)
@@ -154,11 +155,11 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if req.ExpiresAt != nil {
 			checkExpiry(*req.ExpiresAt, t.now, "expires_at", fe)
 		}
-		if err := fe.err(); err != nil {
+		if err := fe.Err(); err != nil {
 			return err
 		}
 		if req.Type == Management && !p.covers(perms) {
-			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
+			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
 		rec := &applicationRecord{
 			ID:          id,
@@ -223,7 +224,7 @@ func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
 // loadApplication returns the application, or nil if it does not exist or
 // has expired.
 func (t *txn) loadApplication(tid, id string) (*applicationRecord, error) {
-	if !validID(id) {
+	if !unit.ValidID(id) {
 		return nil, nil
 	}
 	var rec applicationRecord
@@ -248,7 +249,7 @@ func (t *txn) mustApplication(tid, id string) (*applicationRecord, error) {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, errNotFound("application")
+		return nil, unit.NotFoundError("application")
 	}
 	return rec, nil
 }
@@ -291,7 +292,7 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Appli
 			return err
 		}
 		if p.actorType != ActorApplication {
-			return errNotFound("application")
+			return unit.NotFoundError("application")
 		}
 		rec, err := t.mustApplication(p.tenantID, p.actorID)
 		if err != nil {
@@ -360,7 +361,7 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
 // when the store's storage is full, and Internal.
 func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string, req UpdateApplicationRequest) (*Application, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
 	var out *Application
@@ -375,11 +376,11 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		}
 		fe := maps.Clone(fe)
 		validateGrants(rec.Type, perms, rules, fe)
-		if err := fe.err(); err != nil {
+		if err := fe.Err(); err != nil {
 			return err
 		}
 		if rec.Type == Management && !p.covers(perms) {
-			return errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
+			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
 		wasManager := isFullManager(rec)
 		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
@@ -412,7 +413,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 // over a rate limit, PermissionDenied without the permissions above,
 // StorageFull, or Internal.
 func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id string) (*Application, error) {
-	apiKey := newAPIKey()
+	apiKey := unit.NewAPIKey()
 	var out *Application
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationUpdate)
@@ -424,7 +425,7 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 			return err
 		}
 		if rec.Type == Management && !p.covers(rec.Permissions) {
-			return errorf(PermissionDenied, "the key of a management application can only be regenerated by a key holding all its permissions")
+			return unit.Errorf(PermissionDenied, "the key of a management application can only be regenerated by a key holding all its permissions")
 		}
 		now := t.now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // A tenant is managed only through its management applications: the host
@@ -15,7 +16,7 @@ import (
 // holds every management permission and does not expire. The answer is
 // Conflict, naming what to do instead.
 
-var errLastManager = errorf(Conflict, "this is the tenant's last management application holding every management "+
+var errLastManager = unit.Errorf(Conflict, "this is the tenant's last management application holding every management "+
 	"permission without an expiry; create another one first, or the tenant could no longer be fully managed")
 
 // keepsAManager fails with errLastManager unless, once the application id

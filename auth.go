@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Actor types recorded in logs and in created_by/modified_by.
@@ -110,7 +111,7 @@ const maxKeyLength = 256
 // its key's and tenant's limits.
 func (t *txn) authenticate(key Credential) (*principal, error) {
 	if key == "" || len(key) > maxKeyLength {
-		return nil, t.authFailed(errUnauthenticated)
+		return nil, t.authFailed(unit.ErrUnauthenticatedKey)
 	}
 	mac := t.v.sys.MAC([]byte(key))
 	serveGen, keepGen, cached, err := t.authCacheGens()
@@ -134,7 +135,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 			t.v.auth.put(mac, keepGen, p, expires)
 		}
 	}
-	recordTenant(t.ctx, p.tenantID)
+	unit.RecordTenant(t.ctx, p.tenantID)
 	if err := t.chargeCall(mac, p); err != nil {
 		return nil, err
 	}
@@ -150,13 +151,13 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	if !ok {
-		return nil, time.Time{}, errUnauthenticated
+		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
 	// A tenant being deleted keeps its lookups until the deletion reaches
 	// them; its keys are refused from the deletion's first commit.
 	if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
 		if err == nil {
-			err = errUnauthenticated
+			err = unit.ErrUnauthenticatedKey
 		}
 		return nil, time.Time{}, err
 	}
@@ -167,12 +168,12 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 			return nil, time.Time{}, err
 		}
 		if app == nil {
-			return nil, time.Time{}, errUnauthenticated
+			return nil, time.Time{}, unit.ErrUnauthenticatedKey
 		}
 		// The lookup entry is keyed by the same MAC; comparing the stored
 		// hash again, in constant time, guards against a stale entry.
 		if subtle.ConstantTimeCompare(app.KeyHash, mac) != 1 {
-			return nil, time.Time{}, errUnauthenticated
+			return nil, time.Time{}, unit.ErrUnauthenticatedKey
 		}
 		var expires time.Time
 		if app.ExpiresAt != nil {
@@ -182,7 +183,7 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	case EntitySession:
 		return t.sessionPrincipal(ref, mac)
 	}
-	return nil, time.Time{}, errUnauthenticated
+	return nil, time.Time{}, unit.ErrUnauthenticatedKey
 }
 
 func appPrincipal(app *applicationRecord) *principal {
@@ -219,7 +220,7 @@ func (t *txn) authenticateAs(c credential) (*principal, error) {
 	}
 	if deleting, err := t.tenantDeleting(c.tenantID); err != nil || deleting {
 		if err == nil {
-			err = errUnauthenticated
+			err = unit.ErrUnauthenticatedKey
 		}
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func (t *txn) authenticateAs(c credential) (*principal, error) {
 		return nil, err
 	}
 	if app == nil {
-		return nil, errUnauthenticated
+		return nil, unit.ErrUnauthenticatedKey
 	}
 	return appPrincipal(app), nil
 }
@@ -245,7 +246,7 @@ func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
 		return nil, err
 	}
 	if !p.has(perm) {
-		return nil, errForbidden(perm)
+		return nil, unit.Forbidden(perm)
 	}
 	return p, nil
 }

@@ -2,8 +2,8 @@ package tokenvault
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // CallInfo carries what one call of a Vault method is about, both ways.
@@ -31,104 +31,15 @@ import (
 //
 // It is safe to read while the call is still running (a reactor's
 // asynchronous work may record into it later).
-type CallInfo struct {
-	// ClientAddress is the caller's network address (an IP address, no
-	// port), or "" for an in-process caller. Set it before the call.
-	ClientAddress string
-	// TraceID identifies the call in the caller's tracing (httpapi takes
-	// it from the request's X-Request-Id header, or the trace id of its
-	// W3C traceparent): webhook events of the changes the call made carry
-	// it as trace_id. Empty: none. Set it before the call.
-	TraceID string
-
-	tenantID atomic.Pointer[string]
-
-	// mu guards charged: the answer of each limit the call was charged
-	// against (see once).
-	mu      sync.Mutex
-	charged [chargeKinds]struct {
-		done bool
-		err  error
-	}
-}
-
-// chargeKind names a limit a call is charged against once.
-type chargeKind uint8
-
-const (
-	chargeCallLimits   chargeKind = iota // per key and per tenant
-	chargeAuthFailure                    // failed authentications per address
-	chargeSessionLimit                   // sessions per application and address
-	chargeKinds                          // how many there are
-)
-
-// once runs charge the first time the call reaches limit kind and answers
-// its outcome then and every later time, so that a transaction function
-// run again (group commit, optimistic retries) is neither charged twice
-// nor let through after a refusal.
-func (c *CallInfo) once(kind chargeKind, charge func() error) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := &c.charged[kind]
-	if !ch.done {
-		ch.done, ch.err = true, charge()
-	}
-	return ch.err
-}
-
-// TenantID is the tenant whose key (API key, session key, proxy key or
-// invitation link) the call authenticated, or "" if none was accepted.
-func (c *CallInfo) TenantID() string {
-	if p := c.tenantID.Load(); p != nil {
-		return *p
-	}
-	return ""
-}
-
-type callInfoKey struct{}
+//
+// Its fields: ClientAddress, the caller's network address (an IP address,
+// no port), or "" for an in-process caller; TraceID, which identifies the
+// call in the caller's tracing (webhook events of the changes it made carry
+// it as trace_id). Set both before the call. Its method TenantID reports the
+// tenant whose credential the call authenticated, or "".
+type CallInfo = unit.CallInfo
 
 // WithCallInfo returns a context that makes Vault methods record into info.
 func WithCallInfo(ctx context.Context, info *CallInfo) context.Context {
-	return context.WithValue(ctx, callInfoKey{}, info)
-}
-
-// callInfo returns the CallInfo of ctx, or nil.
-func callInfo(ctx context.Context) *CallInfo {
-	info, _ := ctx.Value(callInfoKey{}).(*CallInfo)
-	return info
-}
-
-// withCall returns ctx with a CallInfo, adding a private one when the
-// caller gave none, so that every store transaction of one call (retries
-// included) shares one.
-func withCall(ctx context.Context) context.Context {
-	if callInfo(ctx) != nil {
-		return ctx
-	}
-	return WithCallInfo(ctx, new(CallInfo))
-}
-
-// callInfoOf returns the CallInfo of ctx; a context without one (which
-// withCall gives every Vault method) gets a fresh one, charged on its own.
-func callInfoOf(ctx context.Context) *CallInfo {
-	if info := callInfo(ctx); info != nil {
-		return info
-	}
-	return new(CallInfo)
-}
-
-// recordTenant notes the tenant a call authenticated for, if the caller
-// asked (the first one wins: a call acts for one tenant).
-func recordTenant(ctx context.Context, tid string) {
-	if info := callInfo(ctx); info != nil && tid != "" {
-		info.tenantID.CompareAndSwap(nil, &tid)
-	}
-}
-
-// traceID is the TraceID of ctx's CallInfo, or "".
-func traceID(ctx context.Context) string {
-	if c := callInfo(ctx); c != nil {
-		return c.TraceID
-	}
-	return ""
+	return unit.WithCallInfo(ctx, info)
 }

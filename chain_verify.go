@@ -9,6 +9,7 @@ import (
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -76,8 +77,8 @@ const chainVerifyBatch = 1000
 // Internal (or StorageFull, from linking first) when the store fails: a
 // damaged line is a problem in the report, never an error.
 func (v *Vault) VerifyAuditChain(ctx context.Context, tenantID string) (*auditchain.Report, error) {
-	if !validID(tenantID) {
-		return nil, errNotFound("tenant")
+	if !unit.ValidID(tenantID) {
+		return nil, unit.NotFoundError("tenant")
 	}
 	if err := v.linkNow(ctx); err != nil {
 		return nil, err
@@ -178,7 +179,7 @@ func (w *chainVerifyWalk) readHead(ctx context.Context) error {
 			return err
 		}
 		if !reg {
-			return errNotFound("tenant")
+			return unit.NotFoundError("tenant")
 		}
 		if _, err := t.TenantKeys(w.tid, false); err != nil {
 			return err

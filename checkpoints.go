@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -119,7 +120,7 @@ func (t *txn) dropUnsignedMark(tid string, h *chainHead) error {
 func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error {
 	l := logRecord{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
 		Message: rotationMessage(from, to), CreatedAt: t.now}
-	suffix := barrier.TimeKey(t.now) + "/" + t.v.ids.next(t.now)
+	suffix := barrier.TimeKey(t.now) + "/" + t.v.ids.Next(t.now)
 	if err := t.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
@@ -318,8 +319,8 @@ func (v *Vault) runCheckpointer() {
 // Returns NotFound for an unknown or deleted tenant, StorageFull, or
 // Internal.
 func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchain.Checkpoint, error) {
-	if !validID(tenantID) {
-		return nil, errNotFound("tenant")
+	if !unit.ValidID(tenantID) {
+		return nil, unit.NotFoundError("tenant")
 	}
 	// The queued lines are linked first, so that the checkpoint covers
 	// every line written before the call.
@@ -337,7 +338,7 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 			return err
 		}
 		if !reg {
-			return errNotFound("tenant")
+			return unit.NotFoundError("tenant")
 		}
 		h := chainHead{FirstSeq: 1, Since: t.now}
 		if _, err := t.getRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/jsrt"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Tenant code (reactors, formulas, proxy transforms) runs in sandbox worker
@@ -31,29 +32,6 @@ const (
 // DefaultCodeMaxResultBytes is Options.Code.MaxResultBytes when zero: what
 // one run of tenant code may give back, as JSON.
 const DefaultCodeMaxResultBytes = sandbox.DefaultMaxResultBytes
-
-// StopReason says why the Vault stopped tenant code, on an Error of kind
-// CodeFailed. Zero when the code failed by itself (it threw).
-type StopReason uint8
-
-const (
-	// CodeNotStopped: the code ran to its end (and threw, or returned
-	// something unusable).
-	CodeNotStopped StopReason = iota
-	// CodeTimedOut: the code did not finish within its time (wall clock or
-	// CPU), or the invocation was canceled.
-	CodeTimedOut
-	// CodeOutOfMemory: the code's worker process used all the memory it
-	// may (Options.Code.MemoryBytes).
-	CodeOutOfMemory
-	// CodeCrashed: the code's worker process died otherwise, for example of
-	// runaway native recursion.
-	CodeCrashed
-)
-
-func (r StopReason) String() string {
-	return [...]string{"not stopped", "timed out", "out of memory", "crashed"}[r]
-}
 
 // errCompileFirst is returned from inside a transaction that found code it
 // has not checked yet: checking runs the code in a worker, which must not
@@ -76,13 +54,13 @@ func compileRefusal(err error, field string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ce) && ce.NotAFunction:
-		e := invalidField(field, "module.exports must be a function")
+		e := unit.InvalidField(field, "module.exports must be a function")
 		e.Kind, e.Message = Unprocessable, "the code does not export a function"
 		return e
 	case errors.As(err, &ce) && ce.Line > 0:
-		return invalidField(field, "line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
+		return unit.InvalidField(field, "line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
 	case errors.As(err, &ce):
-		return invalidField(field, "%s", ce.Message)
+		return unit.InvalidField(field, "%s", ce.Message)
 	}
 	return sandboxError(err)
 }
@@ -129,11 +107,11 @@ func (v *Vault) runCode(ctx context.Context, r codeRun) (any, error) {
 func sandboxError(err error) error {
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
-		return errorf(Unavailable, "no code worker was free in time: too many invocations of this tenant, or of all tenants, are in progress; retry later")
+		return unit.Errorf(Unavailable, "no code worker was free in time: too many invocations of this tenant, or of all tenants, are in progress; retry later")
 	case errors.Is(err, sandbox.ErrClosed):
-		return errorf(Unavailable, "the vault is closing")
+		return unit.Errorf(Unavailable, "the vault is closing")
 	}
-	return internal(err)
+	return unit.AsInternal(err)
 }
 
 // resultTooLarge is the TooLarge error for what of tenant code over

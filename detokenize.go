@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // MaxDetokenizedTokens is how many distinct tokens one request may
@@ -76,7 +77,7 @@ func (t *txn) detokenize(p *principal, perm string, doc any, msg, channel string
 func (d *detokenizer) expand(s, path string) (any, error) {
 	tmpl, err := expr.Parse(s)
 	if err != nil {
-		return nil, invalidField(path, "%s", err.Error())
+		return nil, unit.InvalidField(path, "%s", err.Error())
 	}
 	if !tmpl.HasExpressions() {
 		return s, nil
@@ -88,7 +89,7 @@ func (d *detokenizer) expand(s, path string) (any, error) {
 	}
 	out, err := tmpl.Eval(func(root string) (any, error) { return d.values[root], nil })
 	if err != nil {
-		return nil, invalidField(path, "%s", err.Error())
+		return nil, unit.InvalidField(path, "%s", err.Error())
 	}
 	return out, nil
 }
@@ -99,18 +100,18 @@ func (d *detokenizer) resolve(id, path string) error {
 		return nil
 	}
 	if len(d.values) == MaxDetokenizedTokens {
-		return invalidField(path, "a request may detokenize at most %d tokens", MaxDetokenizedTokens)
+		return unit.InvalidField(path, "a request may detokenize at most %d tokens", MaxDetokenizedTokens)
 	}
 	rec, err := d.t.loadToken(d.p.tenantID, id, false)
 	if err != nil {
 		return err
 	}
 	if rec == nil {
-		return invalidField(path, "token %q does not exist", id)
+		return unit.InvalidField(path, "token %q does not exist", id)
 	}
 	transform, ok := d.p.decide(d.perm, rec.scope())
 	if !ok {
-		return errForbidden(d.perm)
+		return unit.Forbidden(d.perm)
 	}
 	d.values[id] = rec.value(transform)
 	d.t.count(TokensDetokenized)

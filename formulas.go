@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Formula types.
@@ -82,28 +83,28 @@ func validValueType(t string) bool { return t == TypeString || t == TypeNumber |
 // validateFormula checks req but for its code, which checkCode checks
 // once the caller is authorized.
 func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	if len(req.Description) > 1000 {
-		fe.add("description", "must be at most 1000 characters")
+		fe.Add("description", "must be at most 1000 characters")
 	}
 	if req.Type != "" && req.Type != wantType {
-		fe.add("type", "must be %s", wantType)
+		fe.Add("type", "must be %s", wantType)
 	}
 	seen := map[string]bool{}
 	for i, c := range req.Configuration {
 		path := fmt.Sprintf("configuration[%d]", i)
 		switch {
 		case c.Name == "":
-			fe.add(path+".name", "is required")
+			fe.Add(path+".name", "is required")
 		case seen[c.Name]:
-			fe.add(path+".name", "duplicate name %q", c.Name)
+			fe.Add(path+".name", "duplicate name %q", c.Name)
 		default:
 			checkNoControl(path+".name", c.Name, fe)
 		}
 		seen[c.Name] = true
 		if !validValueType(c.Type) {
-			fe.add(path+".type", "must be string, number or boolean")
+			fe.Add(path+".type", "must be string, number or boolean")
 		}
 	}
 	seen = map[string]bool{}
@@ -111,28 +112,28 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 		path := fmt.Sprintf("request_parameters[%d]", i)
 		switch {
 		case p.Name == "" || slices.Contains(strings.Split(p.Name, "."), ""):
-			fe.add(path+".name", "must be a name or dot-separated names")
+			fe.Add(path+".name", "must be a name or dot-separated names")
 		case seen[p.Name]:
-			fe.add(path+".name", "duplicate name %q", p.Name)
+			fe.Add(path+".name", "duplicate name %q", p.Name)
 		case checkNoControl(path+".name", p.Name, fe):
 		default:
 			// "a" and "a.b" cannot both be: a is a value or an object.
 			for _, q := range req.RequestParameters[:i] {
 				if strings.HasPrefix(p.Name, q.Name+".") || strings.HasPrefix(q.Name, p.Name+".") {
-					fe.add(path+".name", "%q and %q cannot both be parameters: one holds the other", q.Name, p.Name)
+					fe.Add(path+".name", "%q and %q cannot both be parameters: one holds the other", q.Name, p.Name)
 					break
 				}
 			}
 		}
 		seen[p.Name] = true
 		if !validValueType(p.Type) {
-			fe.add(path+".type", "must be string, number or boolean")
+			fe.Add(path+".type", "must be string, number or boolean")
 		}
 	}
 	if req.Code == "" {
-		fe.add("code", "is required")
+		fe.Add("code", "is required")
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return err
 	}
 	req.Type = wantType
@@ -157,7 +158,7 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 		return nil, err
 	}
 	now := v.now().UTC()
-	f := req.formula(v.ids.next(now), "", actor{Type: ActorSystem}, now)
+	f := req.formula(v.ids.Next(now), "", actor{Type: ActorSystem}, now)
 	err := v.updateChecked(ctx, func(t *txn) error {
 		if err := t.checkCode("", req.Code, "code"); err != nil {
 			return err
@@ -198,7 +199,7 @@ func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRe
 		if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
 			return err
 		}
-		out = req.formula(t.v.ids.next(t.now), p.tenantID, p.actor(), t.now)
+		out = req.formula(t.v.ids.Next(t.now), p.tenantID, p.actor(), t.now)
 		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
 			return err
 		}
@@ -212,7 +213,7 @@ func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRe
 
 // loadFormula returns the tenant's formula or an official one, or nil.
 func (t *txn) loadFormula(tid, id string) (*Formula, error) {
-	if !validID(id) {
+	if !unit.ValidID(id) {
 		return nil, nil
 	}
 	var f formulaRecord
@@ -229,7 +230,7 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 func (t *txn) mustFormula(tid, id string) (*Formula, error) {
 	f, err := t.loadFormula(tid, id)
 	if err == nil && f == nil {
-		err = errNotFound("formula")
+		err = unit.NotFoundError("formula")
 	}
 	return f, err
 }
@@ -315,7 +316,7 @@ func (t *txn) mustOwnFormula(tid, id string) (*Formula, error) {
 		return nil, err
 	}
 	if f.Type == FormulaOfficial {
-		return nil, errorf(PermissionDenied, "official formulas are managed by the host program")
+		return nil, unit.Errorf(PermissionDenied, "official formulas are managed by the host program")
 	}
 	return f, nil
 }
@@ -378,7 +379,7 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 		}
 		for _, r := range reactors {
 			if r.FormulaID == id {
-				return errorf(Conflict, "reactor %s uses the formula", r.ID)
+				return unit.Errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}
 		}
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id)); err != nil {

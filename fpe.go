@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/fpe"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // MaxFPEValues is how many values one FPEEncode or FPEDecode call takes.
@@ -74,7 +75,7 @@ func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (
 		return nil, err
 	}
 	if req.KeyVersion != 0 {
-		return nil, invalidField("key_version", "is for decoding: encoding always uses the tenant's current FPE key, whose version the result says")
+		return nil, unit.InvalidField("key_version", "is for decoding: encoding always uses the tenant's current FPE key, whose version the result says")
 	}
 	var out *FPEResult
 	err = v.view(ctx, func(t *txn) error {
@@ -137,32 +138,32 @@ func (req FPERequest) check() (fpe.Transformation, error) {
 	var err error
 	switch {
 	case req.Transformation != "" && req.Alphabet != "":
-		return nil, invalidField("alphabet", "give a transformation or an alphabet, not both")
+		return nil, unit.InvalidField("alphabet", "give a transformation or an alphabet, not both")
 	case req.Transformation != "":
 		if tr, err = fpe.Named(req.Transformation); err != nil {
-			return nil, invalidField("transformation", "%s", fpeMessage(err))
+			return nil, unit.InvalidField("transformation", "%s", fpeMessage(err))
 		}
 	case req.Alphabet != "":
 		if tr, err = fpe.Custom(req.Alphabet); err != nil {
-			return nil, invalidField("alphabet", "%s", fpeMessage(err))
+			return nil, unit.InvalidField("alphabet", "%s", fpeMessage(err))
 		}
 	default:
-		return nil, invalidField("transformation", "is required (or an alphabet)")
+		return nil, unit.InvalidField("transformation", "is required (or an alphabet)")
 	}
 	if req.KeyVersion < 0 {
-		return nil, invalidField("key_version", "must be a key version (1 or more), or absent for the current one")
+		return nil, unit.InvalidField("key_version", "must be a key version (1 or more), or absent for the current one")
 	}
 	if !utf8.ValidString(req.Tweak) {
-		return nil, invalidField("tweak", "is not valid UTF-8")
+		return nil, unit.InvalidField("tweak", "is not valid UTF-8")
 	}
 	if len(req.Tweak) > fpe.MaxTweak {
-		return nil, invalidField("tweak", "must be at most %d bytes", fpe.MaxTweak)
+		return nil, unit.InvalidField("tweak", "must be at most %d bytes", fpe.MaxTweak)
 	}
 	switch n := len(req.Values); {
 	case n == 0:
-		return nil, invalidField("values", "must hold at least one value")
+		return nil, unit.InvalidField("values", "must hold at least one value")
 	case n > MaxFPEValues:
-		return nil, invalidField("values", "must hold at most %d values", MaxFPEValues)
+		return nil, unit.InvalidField("values", "must hold at most %d values", MaxFPEValues)
 	}
 	return tr, nil
 }
@@ -186,7 +187,7 @@ func (t *txn) fpeRun(p *principal, tr fpe.Transformation, req FPERequest, enc bo
 		f, ok = ks.FPEAt(version)
 	}
 	if !ok {
-		return nil, invalidField("key_version", "the tenant has FPE key versions 1 to %d", ks.FPEVersion())
+		return nil, unit.InvalidField("key_version", "the tenant has FPE key versions 1 to %d", ks.FPEVersion())
 	}
 	tweak := []byte(req.Tweak)
 	out := &FPEResult{Values: make([]string, len(req.Values)), KeyVersion: version}
@@ -198,7 +199,7 @@ func (t *txn) fpeRun(p *principal, tr fpe.Transformation, req FPERequest, enc bo
 			r, err = tr.Decrypt(f, val, tweak)
 		}
 		if err != nil {
-			return nil, invalidField(fmt.Sprintf("values[%d]", i), "%s", fpeMessage(err))
+			return nil, unit.InvalidField(fmt.Sprintf("values[%d]", i), "%s", fpeMessage(err))
 		}
 		out.Values[i] = r
 	}

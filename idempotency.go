@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Idempotency. A caller that cannot tell whether a creating request took
@@ -108,11 +109,11 @@ func (r *idempotencyRecord) expired(now time.Time) bool { return !now.Before(r.E
 // validIdempotencyKey checks the form of an idempotency key.
 func validIdempotencyKey(k string) error {
 	if k == "" || len(k) > MaxIdempotencyKeyLength {
-		return invalidField("Idempotency-Key", "must be 1 to %d characters", MaxIdempotencyKeyLength)
+		return unit.InvalidField("Idempotency-Key", "must be 1 to %d characters", MaxIdempotencyKeyLength)
 	}
 	for i := 0; i < len(k); i++ {
 		if k[i] < 0x20 || k[i] > 0x7e {
-			return invalidField("Idempotency-Key", "must be printable ASCII")
+			return unit.InvalidField("Idempotency-Key", "must be printable ASCII")
 		}
 	}
 	return nil
@@ -140,7 +141,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 	if err := validIdempotencyKey(idempotencyKey); err != nil {
 		return nil, false, err
 	}
-	ctx = withCall(ctx)
+	ctx = unit.WithCall(ctx)
 	h := sha256.New()
 	h.Write([]byte(req.Operation))
 	h.Write([]byte{0})
@@ -180,14 +181,14 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 		if found && !rec.expired(t.now) {
 			switch {
 			case subtle.ConstantTimeCompare(rec.Fingerprint, fp) != 1:
-				return errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
+				return unit.Errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
 			case rec.Response != nil && len(rec.Grants) > 0 && !bytes.Equal(rec.Grants, grants):
-				return errorf(Unprocessable, "the key's permissions changed since this Idempotency-Key was first used, so its answer is not repeated; send the request with a new Idempotency-Key")
+				return unit.Errorf(Unprocessable, "the key's permissions changed since this Idempotency-Key was first used, so its answer is not repeated; send the request with a new Idempotency-Key")
 			case rec.Response != nil:
 				kept = rec.Response
 				return nil
 			case t.now.Before(rec.LeaseUntil):
-				return errorf(Conflict, "a request with this Idempotency-Key is still in progress; retry later")
+				return unit.Errorf(Conflict, "a request with this Idempotency-Key is still in progress; retry later")
 			}
 			// The claim's lease is over: its instance crashed or gave up.
 		}

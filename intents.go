@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Token intents.
@@ -131,15 +132,15 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		return nil, err
 	}
 	now := v.now()
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	pt := prepareToken(TokenRequest{Type: req.Type, Data: req.Data}, now, now, "", fe)
 	if at := req.ExpiresAt; at != nil {
 		checkExpiry(*at, now, "expires_at", fe)
 		if at.Sub(now) > MaxTokenIntentLifetime {
-			fe.add("expires_at", "must be at most %s from now", MaxTokenIntentLifetime)
+			fe.Add("expires_at", "must be at most %s from now", MaxTokenIntentLifetime)
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	// A card's cvc is validated, not kept: nothing reads it (a conversion
@@ -156,7 +157,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 			return err
 		}
 		if !p.mayCreateIntent() {
-			return errForbidden(PermTokenIntentCreate)
+			return unit.Forbidden(PermTokenIntentCreate)
 		}
 		ks, err := t.TenantKeys(p.tenantID, false)
 		if err != nil {
@@ -167,7 +168,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 			return err
 		}
 		rec := &tokenIntentRecord{
-			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: data,
+			ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: data,
 			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
 			CreatedAt: t.now, ExpiresAt: t.now.Add(t.v.intentLifetime), CreatedFrom: addr,
 		}
@@ -249,7 +250,7 @@ func (v *Vault) deleteTokenIntentAs(ctx context.Context, c credential, id string
 // errIntentNotFound answers every intent id that cannot be used, whatever
 // the reason (never issued, expired, converted, deleted, another
 // tenant's).
-var errIntentNotFound = errNotFound("token intent")
+var errIntentNotFound = unit.NotFoundError("token intent")
 
 // ownIntent authenticates c and returns the live intent id of its tenant,
 // if c created it or holds perm. A key that neither created it nor holds
@@ -262,7 +263,7 @@ func (t *txn) ownIntent(c credential, id, perm string) (*principal, *tokenIntent
 	}
 	mayCreate := p.mayCreateIntent()
 	if !p.has(perm) && !mayCreate {
-		return nil, nil, errForbidden(perm)
+		return nil, nil, unit.Forbidden(perm)
 	}
 	rec, err := t.liveIntent(p.tenantID, id)
 	if err != nil {

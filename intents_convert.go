@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Converting a token intent into a token.
@@ -54,15 +55,15 @@ type intentConversion struct {
 // prepareConversion checks a conversion request's own fields: type and
 // data must be absent, and the intent id must be one an intent can have.
 // The rest is checked once the intent's data is known (convertIntent).
-func prepareConversion(req TokenRequest, now time.Time, path string, fe fieldErrors) *intentConversion {
+func prepareConversion(req TokenRequest, now time.Time, path string, fe unit.FieldErrors) *intentConversion {
 	if req.Type != "" {
-		fe.add(join(path, "type"), "must not be given with token_intent_id: the intent's type is used")
+		fe.Add(join(path, "type"), "must not be given with token_intent_id: the intent's type is used")
 	}
 	if req.Data != nil {
-		fe.add(join(path, "data"), "must not be given with token_intent_id: the intent's data is used")
+		fe.Add(join(path, "data"), "must not be given with token_intent_id: the intent's data is used")
 	}
 	if customIDProblem(req.TokenIntentID) != "" {
-		fe.add(join(path, "token_intent_id"), "is not a token intent id")
+		fe.Add(join(path, "token_intent_id"), "is not a token intent id")
 	}
 	if req.ExpiresAt != nil {
 		checkExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
@@ -80,7 +81,7 @@ func prepareConversion(req TokenRequest, now time.Time, path string, fe fieldErr
 // intent's data (paths under the request's).
 func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if p.actorType != ActorApplication || p.appType != Private {
-		return nil, errorf(PermissionDenied, "token intents are converted with the key of a private application")
+		return nil, unit.Errorf(PermissionDenied, "token intents are converted with the key of a private application")
 	}
 	c := pt.intent
 	rec, err := t.liveIntent(p.tenantID, c.id)
@@ -97,9 +98,9 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	req := c.req
 	req.TokenIntentID, req.Type, req.Data = "", rec.Type, exprData(rec.Type, data)
 	req.DeduplicateToken = true
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	full := prepareToken(req, t.now, t.now, c.path, fe)
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	existing, err := t.intentDuplicate(p, full)
@@ -130,7 +131,7 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 // in clear there (mayReadClearIn).
 func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, error) {
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
-		return nil, errForbidden(PermTokenCreate)
+		return nil, unit.Forbidden(PermTokenCreate)
 	}
 	ks, err := t.TenantKeys(p.tenantID, false)
 	if err != nil {
@@ -165,9 +166,9 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	pt := prepareToken(req, t.now, t.now, path, fe)
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	ks, err := t.TenantKeys(p.tenantID, false)
@@ -201,7 +202,7 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 
 // errExpressionsOverIntentData refuses a conversion setting expressions
 // over data its key may not see (checkConversionExpressions).
-var errExpressionsOverIntentData = errorf(PermissionDenied, "setting a mask, search indexes, fingerprint expression "+
+var errExpressionsOverIntentData = unit.Errorf(PermissionDenied, "setting a mask, search indexes, fingerprint expression "+
 	"or id expression when converting a token intent needs token:create with the reveal transform where the token "+
 	"goes: the expressions would show the intent's data")
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Invitation statuses.
@@ -82,22 +83,22 @@ const maxEmailLength = 254
 
 // validateEmail accepts a bare RFC 5322 address: "ada@example.com", not
 // "Ada <ada@example.com>".
-func validateEmail(path, email string, fe fieldErrors) {
+func validateEmail(path, email string, fe unit.FieldErrors) {
 	switch a, err := mail.ParseAddress(email); {
 	case email == "":
-		fe.add(path, "is required")
+		fe.Add(path, "is required")
 	case len(email) > maxEmailLength:
-		fe.add(path, "must be at most %d characters", maxEmailLength)
+		fe.Add(path, "must be at most %d characters", maxEmailLength)
 	case checkNoControl(path, email, fe):
 	case err != nil || a.Name != "" || a.Address != email:
-		fe.add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
+		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
 	}
 }
 
 // inviteTokenPrefix starts every invitation link token.
 const inviteTokenPrefix = "inv_"
 
-func newInviteToken() string { return inviteTokenPrefix + newAPIKey()[len(apiKeyPrefix):] }
+func newInviteToken() string { return inviteTokenPrefix + unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
 
 func (t *txn) inviteMAC(token string) []byte {
 	return t.v.sys.MAC([]byte("invite\x00"), []byte(token))
@@ -112,9 +113,9 @@ func (t *txn) inviteMAC(token string) []byte {
 // Returns Invalid, Unauthenticated, PermissionDenied, Conflict, and
 // Unavailable when the e-mail cannot be sent (nothing is saved).
 func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req CreateInvitationRequest) (*Invitation, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateEmail("email", req.Email, fe)
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	token := newInviteToken()
@@ -127,13 +128,13 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		}
 		if m, err := t.memberWith(p.tenantID, "", req.Email); err != nil || m != nil {
 			if err == nil {
-				err = errorf(Conflict, "the address is already a member's")
+				err = unit.Errorf(Conflict, "the address is already a member's")
 			}
 			return nil, err
 		}
 		if i, err := t.invitationFor(p.tenantID, req.Email); err != nil || i != nil {
 			if err == nil {
-				err = errorf(Conflict, "the address has an invitation already (%s); resend it instead", i.ID)
+				err = unit.Errorf(Conflict, "the address has an invitation already (%s); resend it instead", i.ID)
 			}
 			return nil, err
 		}
@@ -153,7 +154,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		}
 		tenant = trec.api()
 		rec = invitationRecordOf(&Invitation{
-			ID:        t.v.ids.next(t.now),
+			ID:        t.v.ids.Next(t.now),
 			TenantID:  p.tenantID,
 			Email:     req.Email,
 			Status:    InvitationPending,
@@ -193,7 +194,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 // sendInvitation e-mails the link of inv.
 func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitation, token string) error {
 	if v.mailer == nil {
-		return errorf(Unavailable, "no Mailer is configured, so invitations cannot be sent")
+		return unit.Errorf(Unavailable, "no Mailer is configured, so invitations cannot be sent")
 	}
 	m := InvitationMail{
 		To:           inv.Email,
@@ -213,7 +214,7 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 	if err := v.mailer.SendInvitation(ctx, m); err != nil {
 		// The Mailer's error may quote the message; log only that it failed.
 		v.logger.Error("tokenvault: invitation e-mail failed", "invitation", inv.ID, "err_type", fmt.Sprintf("%T", err))
-		return errorf(Unavailable, "the invitation e-mail could not be sent; nothing was saved")
+		return unit.Errorf(Unavailable, "the invitation e-mail could not be sent; nothing was saved")
 	}
 	return nil
 }
@@ -278,8 +279,8 @@ func (t *txn) invitationFor(tid, email string) (*invitationRecord, error) {
 
 // mustInvitation loads an invitation of tenant tid, or NotFound.
 func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
-	if !validID(id) {
-		return nil, errNotFound("invitation")
+	if !unit.ValidID(id) {
+		return nil, unit.NotFoundError("invitation")
 	}
 	var rec invitationRecord
 	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
@@ -287,7 +288,7 @@ func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errNotFound("invitation")
+		return nil, unit.NotFoundError("invitation")
 	}
 	return &rec, nil
 }
@@ -403,7 +404,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 			return nil, nil, err
 		}
 		if !p.has(PermTenantInvitationUpdate) {
-			return nil, nil, errForbidden(PermTenantInvitationUpdate)
+			return nil, nil, unit.Forbidden(PermTenantInvitationUpdate)
 		}
 		rec, err := t.mustInvitation(p.tenantID, id)
 		return p, rec, err
@@ -465,7 +466,7 @@ func maxTime(a, b time.Time) time.Time {
 
 // errInvitationLink answers every link that cannot be used: never issued,
 // replaced by a resend, deleted, or accepted already.
-var errInvitationLink = errorf(NotFound, "the invitation link is unknown or no longer valid")
+var errInvitationLink = unit.Errorf(NotFound, "the invitation link is unknown or no longer valid")
 
 // AcceptInvitation makes user an ADMIN member of the tenant the invitation
 // link token belongs to, and removes the invitation, so the link works
@@ -478,12 +479,12 @@ var errInvitationLink = errorf(NotFound, "the invitation link is unknown or no l
 // when the user is a member already or a member has the user's e-mail
 // address (case aside).
 func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (*TenantMember, error) {
-	fe := fieldErrors{}
-	if user.ID != "" && !validID(user.ID) {
-		fe.add("user.id", "must be a UUID")
+	fe := unit.FieldErrors{}
+	if user.ID != "" && !unit.ValidID(user.ID) {
+		fe.Add("user.id", "must be a UUID")
 	}
 	validateUser("user", user, fe)
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	if token == "" || len(token) > maxKeyLength {
@@ -491,9 +492,9 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	}
 	now := v.now()
 	if user.ID == "" {
-		user.ID = v.ids.next(now)
+		user.ID = v.ids.Next(now)
 	}
-	mid := v.ids.next(now)
+	mid := v.ids.Next(now)
 	var out *TenantMember
 	err := v.update(ctx, func(t *txn) error {
 		mac := t.inviteMAC(token)
@@ -518,9 +519,9 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if subtle.ConstantTimeCompare(rec.TokenHash, mac) != 1 {
 			return errInvitationLink
 		}
-		recordTenant(ctx, rec.TenantID)
+		unit.RecordTenant(ctx, rec.TenantID)
 		if rec.expired(t.now) {
-			return errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
+			return unit.Errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
 		}
 		if user.Email == "" {
 			user.Email = rec.Email
@@ -529,7 +530,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		// member has (case aside).
 		if m, err := t.memberWith(rec.TenantID, user.ID, user.Email); err != nil || m != nil {
 			if err == nil {
-				err = errorf(Conflict, "the user is a member of the tenant already, or a member has this e-mail address")
+				err = unit.Errorf(Conflict, "the user is a member of the tenant already, or a member has this e-mail address")
 			}
 			return err
 		}

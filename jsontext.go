@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // jsonCheckError is the Invalid error for what jsoncheck found in a JSON
@@ -17,7 +18,7 @@ func jsonCheckError(e *jsoncheck.Error, prefix string) error {
 	if e == nil {
 		return nil
 	}
-	return invalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
+	return unit.InvalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
 }
 
 // checkGoText is jsonCheckError for a Go value a caller passes in process
@@ -29,7 +30,7 @@ func checkGoText(v any, prefix string) error {
 	if e == nil {
 		return nil
 	}
-	return invalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
+	return unit.InvalidField(jsoncheck.Join(prefix, e.Path), "%s", e.Message())
 }
 
 // refused reports whether err is decodeJSON's own refusal of a text (too
@@ -53,5 +54,5 @@ func badDateTime(m map[string]any, name, path string) *Error {
 			return nil
 		}
 	}
-	return invalidField(join(path, name), "must be an ISO 8601 (RFC 3339) date-time string such as 2030-01-02T15:04:05Z")
+	return unit.InvalidField(join(path, name), "must be an ISO 8601 (RFC 3339) date-time string such as 2030-01-02T15:04:05Z")
 }

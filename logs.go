@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -164,7 +165,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 func (t *txn) logLine(l logRecord, tid string) error {
 	l.CreatedAt = t.now
 	entityType, entityID, op := l.EntityType, l.EntityID, l.Operation
-	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.next(t.now)
+	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.Next(t.now)
 	if err := t.appendRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
@@ -262,22 +263,22 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	if req.EntityID != "" && req.EntityType == "" {
-		fe.add("entity_id", "needs entity_type")
+		fe.Add("entity_id", "needs entity_type")
 	}
 	// Control characters too: a zero byte is how the index packs a
 	// UUID (lineIndex), and no entity type or id holds one.
 	if strings.Contains(req.EntityType, "/") || hasControl(req.EntityType) {
-		fe.add("entity_type", "is not an entity type")
+		fe.Add("entity_type", "is not an entity type")
 	}
 	if strings.Contains(req.EntityID, "/") || hasControl(req.EntityID) {
-		fe.add("entity_id", "is not an identifier")
+		fe.Add("entity_id", "is not an identifier")
 	}
 	if req.StartDate != nil && req.EndDate != nil && !req.StartDate.Before(*req.EndDate) {
-		fe.add("end_date", "must be after start_date")
+		fe.Add("end_date", "must be after start_date")
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	// Every line appended so far is listed (appends.go): folded once the

@@ -39,7 +39,7 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 	err = v.update(ctx, func(tx *txn) error {
 		legacy, unlinked = nil, ""
 		for i, at := range []time.Time{start.Add(-10 * 24 * time.Hour), start.Add(-9 * 24 * time.Hour), start.Add(-time.Hour), start.Add(time.Hour)} {
-			suffix := barrier.TimeKey(at) + "/" + v.ids.next(at)
+			suffix := barrier.TimeKey(at) + "/" + v.ids.Next(at)
 			l := logRecord{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}
 			if err := tx.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // ListMembersRequest filters and pages ListMembers.
@@ -100,8 +101,8 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if err != nil {
 			return err
 		}
-		if !validID(id) {
-			return errNotFound("member")
+		if !unit.ValidID(id) {
+			return unit.NotFoundError("member")
 		}
 		var m memberRecord
 		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
@@ -109,10 +110,10 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 			return err
 		}
 		if !ok {
-			return errNotFound("member")
+			return unit.NotFoundError("member")
 		}
 		if m.Role == RoleOwner {
-			return errorf(Conflict, "the OWNER of a tenant cannot be removed")
+			return unit.Errorf(Conflict, "the OWNER of a tenant cannot be removed")
 		}
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
@@ -130,8 +131,8 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 // that member's access at once. Returns Internal when the store cannot be
 // read.
 func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember, error) {
-	if !validID(tid) || !validID(uid) {
-		return nil, errNotFound("member")
+	if !unit.ValidID(tid) || !unit.ValidID(uid) {
+		return nil, unit.NotFoundError("member")
 	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
@@ -140,14 +141,14 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 			return err
 		}
 		if !ok {
-			return errNotFound("member")
+			return unit.NotFoundError("member")
 		}
 		out, err = t.memberWith(tid, uid, "")
 		if err != nil {
 			return err
 		}
 		if out == nil {
-			return errNotFound("member")
+			return unit.NotFoundError("member")
 		}
 		return nil
 	})

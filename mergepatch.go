@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // mergePatch applies an RFC 7386 JSON merge patch to target and returns the
@@ -42,19 +43,19 @@ func decodePatch(patch json.RawMessage, what string, allowed ...string) (map[str
 		return nil, err
 	}
 	if err != nil {
-		return nil, invalidField("", "the body is not valid JSON")
+		return nil, unit.InvalidField("", "the body is not valid JSON")
 	}
 	fields, ok := doc.(map[string]any)
 	if !ok {
-		return nil, invalidField("", "a %s patch must be an object", what)
+		return nil, unit.InvalidField("", "a %s patch must be an object", what)
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for k := range fields {
 		if !slices.Contains(allowed, k) {
-			fe.add(k, "unknown or unchangeable field")
+			fe.Add(k, "unknown or unchangeable field")
 		}
 	}
-	return fields, fe.err()
+	return fields, fe.Err()
 }
 
 // patched applies fields to the JSON form of current and decodes the result
@@ -62,27 +63,27 @@ func decodePatch(patch json.RawMessage, what string, allowed ...string) (map[str
 func patched(current any, fields map[string]any, dst any) error {
 	b, err := json.Marshal(current)
 	if err != nil {
-		return internal(err)
+		return unit.AsInternal(err)
 	}
 	doc, err := decodeJSON(b)
 	if err != nil {
-		return internal(err)
+		return unit.AsInternal(err)
 	}
 	mergedDoc := mergePatch(doc, fields)
 	// A patch's key equal but for case to a field's ({"request_transform":
 	// {"CODE": ...}}) goes into the same field as the one it patches, or
 	// as another key of the patch: one value would be dropped unseen.
 	if e := jsoncheck.Fold(mergedDoc, reflect.TypeOf(dst)); e != nil {
-		return invalidField(e.Path, "%s", e.Message())
+		return unit.InvalidField(e.Path, "%s", e.Message())
 	}
 	merged, err := json.Marshal(mergedDoc)
 	if err != nil {
-		return internal(err)
+		return unit.AsInternal(err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(merged))
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
-		return invalidField("", "the patched resource is not valid: %s", err.Error())
+		return unit.InvalidField("", "the patched resource is not valid: %s", err.Error())
 	}
 	return nil
 }

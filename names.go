@@ -1,6 +1,10 @@
 package tokenvault
 
-import "unicode"
+import (
+	"unicode"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // Names, keys and ids are text a person reads in a console, a log line or a
 // URL, and a key in the store's indexes: a control character in one (NUL,
@@ -28,9 +32,9 @@ func hasControl(s string) bool {
 
 // checkNoControl adds noControl at path to fe when s holds a control
 // character, and reports whether it did.
-func checkNoControl(path, s string, fe fieldErrors) bool {
+func checkNoControl(path, s string, fe unit.FieldErrors) bool {
 	if hasControl(s) {
-		fe.add(path, noControl)
+		fe.Add(path, noControl)
 		return true
 	}
 	return false

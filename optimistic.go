@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Optimistic updates.
@@ -42,7 +43,7 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 	if !v.optimistic {
 		return v.update(ctx, fn)
 	}
-	ctx = withCall(ctx)
+	ctx = unit.WithCall(ctx)
 	gen := v.auth.gen.Load()
 	var first *txn
 	_, err := v.barrier.ViewSnapshot(ctx, func(tx *barrier.Tx) error {

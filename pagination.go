@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Page sizes. Lists default to DefaultPageSize items a page and accept up to
@@ -66,30 +68,30 @@ const maxCursorLength = 1024
 // resolve applies defaults and bounds, and decodes the cursor.
 func (r PageRequest) resolve(maxSize int) (pager, error) {
 	pg := pager{page: r.Page, size: r.Size}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	switch {
 	case pg.page == 0:
 		pg.page = 1
 	case pg.page < 0:
-		fe.add("page", "must be 1 or more")
+		fe.Add("page", "must be 1 or more")
 	}
 	switch {
 	case pg.size == 0:
 		pg.size = DefaultPageSize
 	case pg.size < 0 || pg.size > maxSize:
-		fe.add("size", "must be between 1 and %d", maxSize)
+		fe.Add("size", "must be between 1 and %d", maxSize)
 	}
 	if r.Start != "" {
 		pos, ok := decodeCursor(r.Start)
 		switch {
 		case !ok:
-			fe.add("start", "is not a cursor returned by this list (pagination.after)")
+			fe.Add("start", "is not a cursor returned by this list (pagination.after)")
 		case pg.page > 1:
-			fe.add("page", "cannot be used with start: a cursor page is always page 1 of what follows it")
+			fe.Add("page", "cannot be used with start: a cursor page is always page 1 of what follows it")
 		}
 		pg.start = pos
 	}
-	return pg, fe.err()
+	return pg, fe.Err()
 }
 
 // offset is how many items of a walked list precede the page, and its
@@ -102,7 +104,7 @@ func (pg pager) offset(items string) (skip, pageNumber int, err error) {
 		return 0, 1, nil
 	}
 	if pg.page-1 > maxListOffset/pg.size {
-		return 0, 0, invalidField("page", "pages past the first %d %s are reached with start (pagination.after), not page", maxListOffset, items)
+		return 0, 0, unit.InvalidField("page", "pages past the first %d %s are reached with start (pagination.after), not page", maxListOffset, items)
 	}
 	return (pg.page - 1) * pg.size, pg.page, nil
 }
@@ -186,11 +188,11 @@ func paginate[T any](items []T, pg pager, pos func(T) string) *Page[T] {
 // checkIDs refuses an id filter that holds anything but UUIDs, naming the
 // offending entries as param[i].
 func checkIDs(param string, ids []string) error {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for i, id := range ids {
-		if !validID(id) {
-			fe.add(fmt.Sprintf("%s[%d]", param, i), "must be a UUID")
+		if !unit.ValidID(id) {
+			fe.Add(fmt.Sprintf("%s[%d]", param, i), "must be a UUID")
 		}
 	}
-	return fe.err()
+	return fe.Err()
 }

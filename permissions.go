@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"context"
 	"slices"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Permission describes one permission and the application types that may
@@ -20,7 +22,7 @@ type Permission struct {
 // missing, unknown or expired, RateLimited over a rate limit, or Internal.
 func (v *Vault) ListPermissions(ctx context.Context, key Credential, typ ApplicationType) ([]Permission, error) {
 	if typ != "" && !typ.valid() {
-		return nil, invalidField("application_type", "must be private, public or management")
+		return nil, unit.InvalidField("application_type", "must be private, public or management")
 	}
 	err := v.view(ctx, func(t *txn) error {
 		_, err := t.authenticate(key)

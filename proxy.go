@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Proxy forwards requests to a destination, detokenizing {{ <token_id> }}
@@ -59,7 +60,7 @@ type ProxyRequest struct {
 
 const proxyKeyPrefix = "pxy_"
 
-func newProxyKey() string { return proxyKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
+func newProxyKey() string { return proxyKeyPrefix + unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
 
 func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
@@ -85,33 +86,33 @@ func destinationProblem(raw string, allowPrivate bool) string {
 
 // validateProxy checks req and, in a worker, its transforms' code.
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	switch {
 	case req.ApplicationID == "":
 	case req.Application == nil:
 		req.Application = &Ref{ID: req.ApplicationID}
 	case req.Application.ID != req.ApplicationID:
-		fe.add("application_id", "differs from application.id; send one of them, or the same id in both")
+		fe.Add("application_id", "differs from application.id; send one of them, or the same id in both")
 	}
 	if req.DestinationURL == "" {
-		fe.add("destination_url", "is required")
+		fe.Add("destination_url", "is required")
 	} else if problem := destinationProblem(req.DestinationURL, t.v.allowPrivate); problem != "" {
-		fe.add("destination_url", "%s", problem)
+		fe.Add("destination_url", "%s", problem)
 	}
 	for _, tr := range []struct {
 		name string
 		t    *ProxyTransform
 	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
 		if tr.t != nil && tr.t.Code == "" {
-			fe.add(tr.name+".code", "is required")
+			fe.Add(tr.name+".code", "is required")
 		}
 	}
 	conf, err := normalizeConfiguration(req.Configuration)
 	if err != nil {
 		return nil, err
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	for _, tr := range []struct {
@@ -149,7 +150,7 @@ func (p *Proxy) fill() {
 // caller used; current is the application an update keeps, nil on create
 // (checkReactorApplication).
 func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref) error {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	id := ""
 	if current != nil {
 		id = current.ID
@@ -161,7 +162,7 @@ func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref)
 		delete(fe, "application.id")
 		fe["application_id"] = msgs
 	}
-	return fe.err()
+	return fe.Err()
 }
 
 // CreateProxy creates a proxy with a new random key. Requires proxy:create.
@@ -187,7 +188,7 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		if err := t.checkProxyApplication(p.tenantID, &req, nil); err != nil {
 			return err
 		}
-		px := &Proxy{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}
+		px := &Proxy{ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}
 		req.apply(px, conf)
 		rec := proxyRecordOf(px, t.proxyMAC(pkey))
 		if err := t.putRecord(barrier.ProxyLookup(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
@@ -209,8 +210,8 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 }
 
 func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
-	if !validID(id) {
-		return nil, errNotFound("proxy")
+	if !unit.ValidID(id) {
+		return nil, unit.NotFoundError("proxy")
 	}
 	var rec proxyRecord
 	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
@@ -218,7 +219,7 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errNotFound("proxy")
+		return nil, unit.NotFoundError("proxy")
 	}
 	return &rec, nil
 }
@@ -247,7 +248,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	if subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
 		return nil, nil
 	}
-	recordTenant(t.ctx, rec.TenantID)
+	unit.RecordTenant(t.ctx, rec.TenantID)
 	return rec, nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // proxyMethods are the methods a proxy forwards (see ProxyMethods).
@@ -110,7 +112,7 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 		call.Method = http.MethodGet
 	}
 	if !slices.Contains(proxyMethods, call.Method) {
-		return nil, invalidField("method", "must be one of %s", strings.Join(proxyMethods, ", "))
+		return nil, unit.InvalidField("method", "must be one of %s", strings.Join(proxyMethods, ", "))
 	}
 	if err := checkHeaders(call.Header); err != nil {
 		return nil, err
@@ -128,14 +130,14 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 				return nil, err
 			}
 			if err != nil {
-				return nil, invalidField("body", "is not valid JSON")
+				return nil, unit.InvalidField("body", "is not valid JSON")
 			}
 			parsed = doc
 		}
 	case bodyForm:
 		vals, err := url.ParseQuery(string(call.Body))
 		if err != nil {
-			return nil, invalidField("body", "is not a valid form")
+			return nil, unit.InvalidField("body", "is not a valid form")
 		}
 		parsed = formObject(vals)
 	}
@@ -211,7 +213,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 			// A proxy key is a credential too: wrong ones count against
 			// the caller's address like wrong API keys, and only they
 			// are throttled (ratelimit.go).
-			return t.authFailed(errorf(Unauthenticated, "missing or unknown proxy key"))
+			return t.authFailed(unit.Errorf(Unauthenticated, "missing or unknown proxy key"))
 		}
 		plan = &proxyPlan{proxy: rec.api(), tenantID: rec.TenantID, body: parsed}
 		if rec.Application != nil {
@@ -226,12 +228,12 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 				return err
 			}
 			if p.tenantID != rec.TenantID {
-				return errUnauthenticated
+				return unit.ErrUnauthenticatedKey
 			}
 			by = p.actor()
 		case plan.client != nil:
 			if p, err = t.authenticateAs(*plan.client); err != nil {
-				return errorf(PermissionDenied, "the proxy's application no longer exists")
+				return unit.Errorf(PermissionDenied, "the proxy's application no longer exists")
 			}
 		}
 		if parsed != nil {
@@ -281,7 +283,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 			return nil, nil, err
 		}
 	default:
-		return nil, nil, codeHeaderError(invalidField("headers", "must be an object of headers"))
+		return nil, nil, codeHeaderError(unit.InvalidField("headers", "must be an object of headers"))
 	}
 	encoded := encodeBody(kind, body)
 	if built && int64(len(encoded)) > v.codeMaxResult {
@@ -305,7 +307,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 // (CodeFailed, 500), naming the header, in both directions.
 func codeHeaders(h map[string]any) (http.Header, error) {
 	out := http.Header{}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for name, v := range h {
 		var values []any
 		switch x := v.(type) {
@@ -328,11 +330,11 @@ func codeHeaders(h map[string]any) (http.Header, error) {
 			case float64:
 				out.Add(name, numberText(e))
 			default:
-				fe.add("headers."+http.CanonicalHeaderKey(name), "must be a string, a number, a boolean or an array of them")
+				fe.Add("headers."+http.CanonicalHeaderKey(name), "must be a string, a number, a boolean or an array of them")
 			}
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, codeHeaderError(err)
 	}
 	if err := checkHeaders(out); err != nil {
@@ -382,7 +384,7 @@ func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header ht
 	if err != nil {
 		// Never the error's text: it quotes the destination URL, which
 		// may hold a credential the caller must not see.
-		return nil, errorf(Invalid, "the request cannot be forwarded")
+		return nil, unit.Errorf(Invalid, "the request cannot be forwarded")
 	}
 	req.Header = header
 	res, err := v.httpClient.Do(req)
@@ -419,7 +421,7 @@ func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header ht
 // tab (RFC 9110 5.1, 5.5). Checked before anything is detokenized or
 // logged, so such a call is not taken for a destination's failure.
 func checkHeaders(h http.Header) error {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for name, values := range h {
 		ok := name != ""
 		for i := 0; i < len(name) && ok; i++ {
@@ -432,10 +434,10 @@ func checkHeaders(h http.Header) error {
 			}
 		}
 		if !ok {
-			fe.add("headers."+name, "is not a valid HTTP header")
+			fe.Add("headers."+name, "is not a valid HTTP header")
 		}
 	}
-	return fe.err()
+	return fe.Err()
 }
 
 // forwardHeaders copies the caller's headers minus hop-by-hop and SVC-*.

@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"net/url"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The destination of a proxied call is the proxy's destination_url with
@@ -21,11 +23,11 @@ func checkProxyPath(p string) error {
 		return nil
 	}
 	if !strings.HasPrefix(p, "/") {
-		return invalidField("path", "must be empty or start with /")
+		return unit.InvalidField("path", "must be empty or start with /")
 	}
 	for _, seg := range strings.Split(p[1:], "/") {
 		if seg == "." || seg == ".." {
-			return invalidField("path", `may not hold "." or ".." segments`)
+			return unit.InvalidField("path", `may not hold "." or ".." segments`)
 		}
 	}
 	return nil
@@ -50,7 +52,7 @@ func (c ProxyCall) EscapedPath() string {
 func proxyTarget(destination, suffix, rawQuery string) (*url.URL, error) {
 	u, err := url.Parse(destination)
 	if err != nil {
-		return nil, errorf(Invalid, "the proxy's destination_url is not a URL") // checked on save; never quoted
+		return nil, unit.Errorf(Invalid, "the proxy's destination_url is not a URL") // checked on save; never quoted
 	}
 	if suffix != "" {
 		segs := strings.Split(suffix[1:], "/")
@@ -58,14 +60,14 @@ func proxyTarget(destination, suffix, rawQuery string) (*url.URL, error) {
 			// Decoded and escaped again: every spelling goes out alike.
 			dec, err := url.PathUnescape(s)
 			if err != nil {
-				return nil, errorf(Invalid, "the request cannot be forwarded")
+				return nil, unit.Errorf(Invalid, "the request cannot be forwarded")
 			}
 			segs[i] = url.PathEscape(dec)
 		}
 		escaped := strings.TrimSuffix(u.EscapedPath(), "/") + "/" + strings.Join(segs, "/")
 		decoded, err := url.PathUnescape(escaped)
 		if err != nil {
-			return nil, errorf(Invalid, "the request cannot be forwarded")
+			return nil, unit.Errorf(Invalid, "the request cannot be forwarded")
 		}
 		u.Path, u.RawPath = decoded, escaped
 	}

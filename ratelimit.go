@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"golang.org/x/time/rate"
 )
 
@@ -223,8 +224,8 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 	if l.perKey == nil && l.perTenant == nil {
 		return nil
 	}
-	info := callInfoOf(t.ctx)
-	return info.once(chargeCallLimits, func() error {
+	info := unit.CallOf(t.ctx)
+	return info.Once(unit.ChargeCallLimits, func() error {
 		key, tenant := string(mac), p.tenantID
 		if p.actorType == ActorApplication && p.appType == Public {
 			// A public key is in every browser: one bucket for all of
@@ -256,11 +257,11 @@ func (t *txn) authFailed(failure error) error {
 }
 
 func (v *Vault) authFailed(ctx context.Context, failure error) error {
-	info := callInfo(ctx)
+	info := unit.CallFrom(ctx)
 	if v.limits.authFailures == nil || info == nil || info.ClientAddress == "" {
 		return failure
 	}
-	err := info.once(chargeAuthFailure, func() error {
+	err := info.Once(unit.ChargeAuthFailure, func() error {
 		if ok, wait := v.limits.authFailures.take(throttleAddress(info.ClientAddress), v.now()); !ok {
 			return errRateLimited("with keys that failed to authenticate from this address", wait)
 		}
@@ -278,8 +279,8 @@ func (t *txn) chargeSession(appID string) error {
 	if t.v.limits.sessions == nil {
 		return nil
 	}
-	info := callInfoOf(t.ctx)
-	return info.once(chargeSessionLimit, func() error {
+	info := unit.CallOf(t.ctx)
+	return info.Once(unit.ChargeSessionLimit, func() error {
 		name := appID + "\x00" + throttleAddress(info.ClientAddress)
 		if ok, wait := t.v.limits.sessions.take(name, t.v.now()); !ok {
 			return errRateLimited("creating sessions with this application from this address", wait)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Reactor is a configured formula (or code of its own) that a key holding
@@ -61,7 +62,7 @@ type UpdateReactorRequest struct {
 // checkConfiguration checks a reactor's configuration against its
 // formula's declarations: every declared name, of its type, and no other.
 // A reactor without a formula takes any configuration.
-func checkConfiguration(f *Formula, conf map[string]any, fe fieldErrors) {
+func checkConfiguration(f *Formula, conf map[string]any, fe unit.FieldErrors) {
 	if f == nil {
 		return
 	}
@@ -71,14 +72,14 @@ func checkConfiguration(f *Formula, conf map[string]any, fe fieldErrors) {
 		v, ok := conf[d.Name]
 		switch {
 		case !ok:
-			fe.add("configuration."+d.Name, "is required by the formula")
+			fe.Add("configuration."+d.Name, "is required by the formula")
 		case !hasValueType(v, d.Type):
-			fe.add("configuration."+d.Name, "must be a %s", d.Type)
+			fe.Add("configuration."+d.Name, "must be a %s", d.Type)
 		}
 	}
 	for name := range conf {
 		if _, ok := declared[name]; !ok {
-			fe.add("configuration."+name, "is not declared by the formula")
+			fe.Add("configuration."+name, "is not declared by the formula")
 		}
 	}
 }
@@ -109,7 +110,7 @@ func sameJSON(a, b any) bool {
 // may have been deleted (or have expired) since, and the reactor or proxy
 // must stay editable; what acts as it (req.client, a proxy call without
 // require_auth) fails until it is given another. An empty id is checked.
-func (t *txn) checkReactorApplication(tid string, ref *Ref, current string, fe fieldErrors) error {
+func (t *txn) checkReactorApplication(tid string, ref *Ref, current string, fe unit.FieldErrors) error {
 	if ref == nil || ref.ID != "" && ref.ID == current {
 		return nil
 	}
@@ -119,9 +120,9 @@ func (t *txn) checkReactorApplication(tid string, ref *Ref, current string, fe f
 	}
 	switch {
 	case app == nil:
-		fe.add("application.id", "no such application")
+		fe.Add("application.id", "no such application")
 	case app.Type == Management:
-		fe.add("application.id", "must be a public or private application")
+		fe.Add("application.id", "must be a public or private application")
 	}
 	return nil
 }
@@ -133,7 +134,7 @@ func normalizeConfiguration(conf map[string]any) (map[string]any, error) {
 	}
 	v, err := normalizeJSON(conf)
 	if err != nil {
-		return nil, invalidField("configuration", "must be a JSON object")
+		return nil, unit.InvalidField("configuration", "must be a JSON object")
 	}
 	m, _ := v.(map[string]any)
 	return m, nil
@@ -147,7 +148,7 @@ func normalizeConfiguration(conf map[string]any) (map[string]any, error) {
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
 // when the store's storage is full, and Internal.
 func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateReactorRequest) (*Reactor, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	conf, err := normalizeConfiguration(req.Configuration)
 	if err != nil {
@@ -155,19 +156,19 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 	}
 	switch {
 	case req.Formula == nil && req.Code == "":
-		fe.add("formula.id", "is required (or code)")
+		fe.Add("formula.id", "is required (or code)")
 	case req.Formula != nil && req.Code != "":
-		fe.add("code", "a reactor runs its formula's code or its own, not both")
-	case req.Formula != nil && !validID(req.Formula.ID):
-		fe.add("formula.id", "must be a UUID")
+		fe.Add("code", "a reactor runs its formula's code or its own, not both")
+	case req.Formula != nil && !unit.ValidID(req.Formula.ID):
+		fe.Add("formula.id", "must be a UUID")
 	}
 	if conf == nil {
 		if req.Formula != nil {
-			fe.add("configuration", "is required")
+			fe.Add("configuration", "is required")
 		}
 		conf = map[string]any{}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	var out *Reactor
@@ -182,10 +183,10 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 			}
 		}
 		rec := &reactorRecord{
-			ID: t.v.ids.next(t.now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
+			ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
 			Configuration: conf, CreatedBy: p.actorID, CreatedAt: t.now,
 		}
-		fe := fieldErrors{}
+		fe := unit.FieldErrors{}
 		var f *Formula
 		if req.Formula != nil {
 			rec.FormulaID = req.Formula.ID
@@ -193,14 +194,14 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 				return err
 			}
 			if f == nil {
-				fe.add("formula.id", "no such formula")
+				fe.Add("formula.id", "no such formula")
 			}
 		}
 		checkConfiguration(f, conf, fe)
 		if err := t.checkReactorApplication(p.tenantID, req.Application, "", fe); err != nil {
 			return err
 		}
-		if err := fe.err(); err != nil {
+		if err := fe.Err(); err != nil {
 			return err
 		}
 		if req.Application != nil {
@@ -238,8 +239,8 @@ func (r *reactorRecord) view(f *Formula) *Reactor {
 
 // mustReactor loads a reactor of tenant tid with its formula, or NotFound.
 func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
-	if !validID(id) {
-		return nil, nil, errNotFound("reactor")
+	if !unit.ValidID(id) {
+		return nil, nil, unit.NotFoundError("reactor")
 	}
 	var rec reactorRecord
 	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
@@ -247,7 +248,7 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 		return nil, nil, err
 	}
 	if !ok {
-		return nil, nil, errNotFound("reactor")
+		return nil, nil, unit.NotFoundError("reactor")
 	}
 	var f *Formula
 	if rec.FormulaID != "" {
@@ -423,7 +424,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err != nil {
 			return err
 		}
-		fe := fieldErrors{}
+		fe := unit.FieldErrors{}
 		validateName(req.Name, fe)
 		conf, err := normalizeConfiguration(req.Configuration)
 		if err != nil {
@@ -431,15 +432,15 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		}
 		switch {
 		case conf == nil && f != nil:
-			fe.add("configuration", "is required")
+			fe.Add("configuration", "is required")
 		case conf == nil:
 			conf = map[string]any{}
 		}
 		switch {
 		case f != nil && req.Code != "":
-			fe.add("code", "this reactor runs its formula's code")
+			fe.Add("code", "this reactor runs its formula's code")
 		case f == nil && req.Code == "":
-			fe.add("code", "is required for a reactor without a formula")
+			fe.Add("code", "is required for a reactor without a formula")
 		}
 		// A configuration the update keeps is not checked again: its
 		// formula may have been replaced since with other
@@ -452,7 +453,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err := t.checkReactorApplication(p.tenantID, req.Application, rec.ApplicationID, fe); err != nil {
 			return err
 		}
-		if err := fe.err(); err != nil {
+		if err := fe.Err(); err != nil {
 			return err
 		}
 		if req.Code != "" {

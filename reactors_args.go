@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // prepareArgs applies a formula's request_parameters to the (detokenized)
@@ -38,41 +40,41 @@ func prepareArgs(params []RequestParameter, args any) (any, error) {
 		// Passed as sent, but the code could not be given a number no
 		// JavaScript number holds: a 400 here, not a failure of the code.
 		if path, ok := outOfRange(args, "args"); ok {
-			return nil, invalidField(path, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
+			return nil, unit.InvalidField(path, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
 		}
 		return args, nil
 	}
 	obj, ok := args.(map[string]any)
 	if !ok {
-		return nil, invalidField("args", "must be an object")
+		return nil, unit.InvalidField("args", "must be an object")
 	}
 	params = slices.Clone(params)
 	slices.SortFunc(params, func(a, b RequestParameter) int { return strings.Compare(a.Name, b.Name) })
 	out := map[string]any{}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for _, p := range params {
 		path := strings.Split(p.Name, ".")
 		v, found := lookupPath(obj, path)
 		if !found || v == nil {
 			if !p.Optional {
-				fe.add("args."+p.Name, "is required")
+				fe.Add("args."+p.Name, "is required")
 			}
 			continue
 		}
 		cast, ok := castArg(v, p.Type)
 		if !ok {
-			fe.add("args."+p.Name, "must be a %s", p.Type)
+			fe.Add("args."+p.Name, "must be a %s", p.Type)
 			continue
 		}
 		if n, isNumber := cast.(json.Number); isNumber && !finiteNumber(n) {
-			fe.add("args."+p.Name, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
+			fe.Add("args."+p.Name, "is out of range for a number (at most about ±1.8e308, a JavaScript number)")
 			continue
 		}
 		if !setPath(out, path, cast) {
-			fe.add("args."+p.Name, "conflicts with another parameter")
+			fe.Add("args."+p.Name, "conflicts with another parameter")
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	return out, nil

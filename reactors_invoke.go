@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Reactor invocation timeouts (the spec's timeout_ms, asynchronous calls
@@ -76,24 +77,24 @@ type invocation struct {
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
 // when the store's storage is full, and Internal.
 func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, req InvokeReactorRequest) (*ReactorResponse, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	timeout := DefaultReactorTimeout
 	if req.TimeoutMS != 0 {
 		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		if timeout < MinReactorTimeout || timeout > MaxReactorTimeout {
-			fe.add("timeout_ms", "must be between %d and %d", MinReactorTimeout.Milliseconds(), MaxReactorTimeout.Milliseconds())
+			fe.Add("timeout_ms", "must be between %d and %d", MinReactorTimeout.Milliseconds(), MaxReactorTimeout.Milliseconds())
 		}
 	}
 	if req.CallbackURL != "" {
 		if u, err := url.Parse(req.CallbackURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fe.add("callback_url", "must be an absolute http or https URL")
+			fe.Add("callback_url", "must be an absolute http or https URL")
 		} else if !v.allowPrivate && !publicHost(u.Hostname()) {
 			// Known now, not only when the delivery is refused after
 			// its retries: the caller hears it.
-			fe.add("callback_url", "is a private, loopback or link-local address, which this Vault does not call")
+			fe.Add("callback_url", "is a private, loopback or link-local address, which this Vault does not call")
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	args, err := normalizeArgs(req.Args)
@@ -133,7 +134,7 @@ func normalizeArgs(args any) (any, error) {
 		}
 		v, err := decodeScanned(x)
 		if err != nil {
-			return nil, invalidField("args", "is not valid JSON")
+			return nil, unit.InvalidField("args", "is not valid JSON")
 		}
 		return v, nil
 	}
@@ -145,7 +146,7 @@ func normalizeArgs(args any) (any, error) {
 	}
 	v, err := normalizeJSON(args)
 	if err != nil {
-		return nil, invalidField("args", "must be JSON values")
+		return nil, unit.InvalidField("args", "must be JSON values")
 	}
 	return v, nil
 }
@@ -177,14 +178,14 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			return err
 		}
 		inv = &invocation{
-			id: t.v.ids.next(t.now), tenantID: p.tenantID, reactorID: rec.ID, code: code, caller: c,
+			id: t.v.ids.Next(t.now), tenantID: p.tenantID, reactorID: rec.ID, code: code, caller: c,
 			req: map[string]any{"args": shaped, "configuration": rec.Configuration},
 		}
 		if rec.ApplicationID != "" {
 			ac := appCredential(p.tenantID, rec.ApplicationID)
 			inv.client = &ac
 		}
-		inv.by, inv.traceID = p.actor(), traceID(ctx)
+		inv.by, inv.traceID = p.actor(), unit.TraceID(ctx)
 		if err := t.emit(p.tenantID, EventReactorInvoked, p.actor(), "invocation", EntityReactor, "", func() any {
 			return &invocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}
 		}); err != nil {
@@ -203,7 +204,7 @@ func prefixFields(err error, prefix string) error {
 		return err
 	}
 	out := *e
-	out.Fields = fieldErrors{}
+	out.Fields = unit.FieldErrors{}
 	for k, v := range e.Fields {
 		if k == "" {
 			out.Fields[prefix] = v

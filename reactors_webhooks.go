@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/backoff"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
 
@@ -151,7 +152,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 	v.asyncMu.Lock()
 	defer v.asyncMu.Unlock()
 	if v.closed {
-		return errorf(Unavailable, "the vault is closing")
+		return unit.Errorf(Unavailable, "the vault is closing")
 	}
 	c := v.asyncByTenant[inv.tenantID]
 	if c == nil {
@@ -159,7 +160,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		v.asyncByTenant[inv.tenantID] = c
 	}
 	if c.running >= MaxAsyncInvocations || c.delivering >= MaxPendingWebhooks {
-		return errorf(Unavailable, "too many asynchronous invocations of this tenant in progress; retry later")
+		return unit.Errorf(Unavailable, "too many asynchronous invocations of this tenant in progress; retry later")
 	}
 	c.running++
 	v.asyncRunning++

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Stored records, each with an encoding of its own.
@@ -382,14 +383,14 @@ func recordHolds(at time.Time) bool {
 // which is in the year 10000 in UTC: stored, it made the write fail as an
 // internal error (an application) or left the token in the JSON of format
 // version 0 (a token).
-func checkExpiry(at time.Time, now time.Time, path string, fe fieldErrors) {
+func checkExpiry(at time.Time, now time.Time, path string, fe unit.FieldErrors) {
 	switch {
 	case !at.After(now):
-		fe.add(path, "must be in the future")
+		fe.Add(path, "must be in the future")
 	case !recordHolds(at) || at.UTC().Year() > 9999:
 		// The first instant of 10000 is held, but answered in UTC it
 		// is no RFC 3339 date-time (json.Marshal refuses it).
-		fe.add(path, "must be before the year 10000 in UTC")
+		fe.Add(path, "must be before the year 10000 in UTC")
 	}
 }
 

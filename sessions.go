@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Session lifetimes.
@@ -48,10 +49,10 @@ func (s *sessionRecord) expired(now time.Time) bool { return !now.Before(s.Expir
 // application key in a log or a secret scanner's report.
 const sessionKeyPrefix = "ses_"
 
-func newSessionKey() string { return sessionKeyPrefix + newAPIKey()[len(apiKeyPrefix):] }
+func newSessionKey() string { return sessionKeyPrefix + unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
 
 // newNonce returns a fresh nonce with 256 bits of entropy.
-func newNonce() string { return newAPIKey()[len(apiKeyPrefix):] }
+func newNonce() string { return unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
 
 // nonceMAC separates the nonce namespace from the key namespace.
 func (t *txn) nonceMAC(nonce string) []byte {
@@ -88,7 +89,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			return err
 		}
 		if p.actorType != ActorApplication || p.appType != Public {
-			return errorf(PermissionDenied, "sessions are created with the key of a public application")
+			return unit.Errorf(PermissionDenied, "sessions are created with the key of a public application")
 		}
 		if err := t.chargeSession(p.actorID); err != nil {
 			return err
@@ -98,7 +99,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			return err
 		}
 		rec := &sessionRecord{
-			ID:             t.v.ids.next(t.now),
+			ID:             t.v.ids.Next(t.now),
 			TenantID:       p.tenantID,
 			ApplicationID:  p.actorID,
 			PendingAddress: addr,
@@ -143,7 +144,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 // errUnknownNonce answers every nonce that cannot be used, whatever the
 // reason (never issued, used, expired, another tenant's), so an authorizer
 // learns nothing about other sessions.
-var errUnknownNonce = invalidField("nonce", "is unknown, already used or expired")
+var errUnknownNonce = unit.InvalidField("nonce", "is unknown, already used or expired")
 
 // AuthorizeSession gives the session created with req.Nonce its
 // permissions and rules. It needs the key of a private application, which
@@ -157,9 +158,9 @@ var errUnknownNonce = invalidField("nonce", "is unknown, already used or expired
 // Returns Invalid (nonce unknown, used, expired or another tenant's; bad
 // grants; bad expires_at), Unauthenticated, PermissionDenied.
 func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req AuthorizeSessionRequest) error {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	if req.Nonce == "" {
-		fe.add("nonce", "is required")
+		fe.Add("nonce", "is required")
 	}
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
 	validateSessionGrants(perms, rules, fe)
@@ -169,23 +170,23 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 			return err
 		}
 		if p.actorType != ActorApplication || p.appType != Private {
-			return errorf(PermissionDenied, "sessions are authorized with the key of a private application")
+			return unit.Errorf(PermissionDenied, "sessions are authorized with the key of a private application")
 		}
 		fe := maps.Clone(fe)
 		if at := req.ExpiresAt; at != nil {
 			switch {
 			case !at.After(t.now):
-				fe.add("expires_at", "must be in the future")
+				fe.Add("expires_at", "must be in the future")
 			case at.Sub(t.now) > MaxSessionLifetime:
-				fe.add("expires_at", "must be at most %s from now", MaxSessionLifetime)
+				fe.Add("expires_at", "must be at most %s from now", MaxSessionLifetime)
 			}
 		}
-		if err := fe.err(); err != nil {
+		if err := fe.Err(); err != nil {
 			return err
 		}
 		for _, perm := range grantedPermissions(perms, rules) {
 			if !p.has(perm) {
-				return errorf(PermissionDenied, "the authorizing key lacks %s: a session gets no more than its authorizer holds", perm)
+				return unit.Errorf(PermissionDenied, "the authorizing key lacks %s: a session gets no more than its authorizer holds", perm)
 			}
 		}
 		rec, err := t.sessionByNonce(p.tenantID, req.Nonce)
@@ -279,7 +280,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 		return nil, time.Time{}, err
 	}
 	if rec == nil || subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
-		return nil, time.Time{}, errUnauthenticated
+		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
 	// A session lives on its applications' authority: when the public
 	// application that created it or the private one that authorized it
@@ -290,17 +291,17 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 		return nil, time.Time{}, err
 	}
 	if creator == nil {
-		return nil, time.Time{}, errUnauthenticated
+		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
 	if !rec.Authorized {
-		return nil, time.Time{}, errorf(PermissionDenied, "the session has not been authorized")
+		return nil, time.Time{}, unit.Errorf(PermissionDenied, "the session has not been authorized")
 	}
 	authorizer, err := t.loadApplication(rec.TenantID, rec.AuthorizedBy)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	if authorizer == nil {
-		return nil, time.Time{}, errUnauthenticated
+		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
 	expires := rec.ExpiresAt
 	for _, app := range []*applicationRecord{creator, authorizer} {

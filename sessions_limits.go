@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Sessions waiting for authorization.
@@ -61,7 +62,7 @@ const (
 // address, 128 bits in hex. In-process callers without an address share
 // one name.
 func (t *txn) pendingAddress() string {
-	addr := throttleAddress(callInfoOf(t.ctx).ClientAddress)
+	addr := throttleAddress(unit.CallOf(t.ctx).ClientAddress)
 	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
 }
 

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Tenant is an isolated customer of the Vault: every other resource belongs
@@ -40,13 +41,13 @@ const maxPictureLength = 2048
 
 // validateUser checks what a caller sets of a user, other than its id,
 // naming each field under path ("owner", "user").
-func validateUser(path string, u User, fe fieldErrors) {
+func validateUser(path string, u User, fe unit.FieldErrors) {
 	if u.Email != "" {
 		validateEmail(path+".email", u.Email, fe)
 	}
 	for name, s := range map[string]string{"first_name": u.FirstName, "last_name": u.LastName} {
 		if utf8.RuneCountInString(s) > maxNameLength {
-			fe.add(path+"."+name, "must be at most %d characters", maxNameLength)
+			fe.Add(path+"."+name, "must be at most %d characters", maxNameLength)
 		} else {
 			checkNoControl(path+"."+name, s, fe)
 		}
@@ -54,7 +55,7 @@ func validateUser(path string, u User, fe fieldErrors) {
 	if u.Picture != "" {
 		pic, err := url.Parse(u.Picture)
 		if len(u.Picture) > maxPictureLength || err != nil || (pic.Scheme != "https" && pic.Scheme != "http") || pic.Host == "" {
-			fe.add(path+".picture", "must be an http or https URL of at most %d characters", maxPictureLength)
+			fe.Add(path+".picture", "must be an http or https URL of at most %d characters", maxPictureLength)
 		}
 	}
 }
@@ -101,12 +102,12 @@ type TenantBootstrap struct {
 // Returns Invalid for a bad name or owner e-mail, StorageFull, or
 // Internal.
 func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*TenantBootstrap, error) {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	switch {
 	case strings.TrimSpace(req.Name) == "":
-		fe.add("name", "is required")
+		fe.Add("name", "is required")
 	case utf8.RuneCountInString(req.Name) > maxNameLength:
-		fe.add("name", "must be at most %d characters", maxNameLength)
+		fe.Add("name", "must be at most %d characters", maxNameLength)
 	default:
 		checkNoControl("name", req.Name, fe)
 	}
@@ -116,29 +117,29 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	case appName == "":
 		appName = "Management"
 	case strings.TrimSpace(appName) == "":
-		fe.add("application_name", "must not be blank; leave it out for \"Management\"")
+		fe.Add("application_name", "must not be blank; leave it out for \"Management\"")
 	case utf8.RuneCountInString(appName) > maxNameLength:
-		fe.add("application_name", "must be at most %d characters", maxNameLength)
+		fe.Add("application_name", "must be at most %d characters", maxNameLength)
 	default:
 		checkNoControl("application_name", appName, fe)
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	keys, err := barrier.NewKeys()
 	if err != nil {
-		return nil, internal(err)
+		return nil, unit.AsInternal(err)
 	}
 	now := v.now().UTC()
-	tid, uid, mid, aid := v.ids.next(now), v.ids.next(now), v.ids.next(now), v.ids.next(now)
-	apiKey := newAPIKey()
+	tid, uid, mid, aid := v.ids.Next(now), v.ids.Next(now), v.ids.Next(now), v.ids.Next(now)
+	apiKey := unit.NewAPIKey()
 
 	v.wrapMu.RLock()
 	defer v.wrapMu.RUnlock()
 	var out *TenantBootstrap
 	err = v.update(ctx, func(t *txn) error {
 		t.CreatedKeys(tid, keys)
-		recordTenant(ctx, tid)
+		unit.RecordTenant(ctx, tid)
 		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), keys); err != nil {
 			return err
 		}
@@ -208,7 +209,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 			return err
 		}
 		if !ok {
-			return errNotFound("tenant")
+			return unit.NotFoundError("tenant")
 		}
 		out = rec.api()
 		return t.logRead(p, EntityTenant, p.tenantID, "Tenant read")
@@ -301,8 +302,8 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 // Returns NotFound for an unknown id or a tenant being deleted, or
 // Internal.
 func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
-	if !validID(id) {
-		return nil, errNotFound("tenant")
+	if !unit.ValidID(id) {
+		return nil, unit.NotFoundError("tenant")
 	}
 	var out Tenant
 	err := v.view(ctx, func(t *txn) error {
@@ -311,7 +312,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 			return err
 		}
 		if !reg {
-			return errNotFound("tenant")
+			return unit.NotFoundError("tenant")
 		}
 		var rec tenantRecord
 		ok, err := t.getRecord(barrier.Tenant(id).Record(EntityTenant, id), &rec)
@@ -319,7 +320,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 			return err
 		}
 		if !ok {
-			return errNotFound("tenant")
+			return unit.NotFoundError("tenant")
 		}
 		out = rec.api()
 		return nil

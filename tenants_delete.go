@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Deleting a tenant removes every key of it from the store: everything
@@ -87,8 +88,8 @@ func (t *txn) tenantDeleting(tid string) (bool, error) {
 // stays deleted, the tenant stays refused, and Sweep or another call
 // finishes.
 func (v *Vault) DeleteTenant(ctx context.Context, id string) error {
-	if !validID(id) {
-		return errNotFound("tenant")
+	if !unit.ValidID(id) {
+		return unit.NotFoundError("tenant")
 	}
 	// Its lines are linked first where this instance may (chain_linker.go),
 	// so that the final checkpoint covers them; a line another instance's
@@ -114,7 +115,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 			return err
 		}
 		if !reg {
-			return errNotFound("tenant")
+			return unit.NotFoundError("tenant")
 		}
 		if err := t.putPlain(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Tokenize replaces the sensitive values of body with tokens and returns the
@@ -48,14 +49,14 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	count := 0
 	now := v.now()
 	tree := prepareTree(root, now, fe, &count)
 	if count > maxTokensPerRequest {
-		return nil, errorf(Invalid, "a request may create at most %d tokens", maxTokensPerRequest)
+		return nil, unit.Errorf(Invalid, "a request may create at most %d tokens", maxTokensPerRequest)
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	var out any
@@ -89,10 +90,10 @@ func (v *Vault) CreateToken(ctx context.Context, key Credential, req TokenReques
 	if err := checkGoText(req, ""); err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	now := v.now()
 	pt := prepareToken(req, now, now, "", fe)
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	var out *Token
@@ -132,7 +133,7 @@ func tokenizeBody(body any) (any, error) {
 		}
 		var err error
 		if b, err = json.Marshal(body); err != nil {
-			return nil, invalidField("", "the body cannot be encoded as JSON")
+			return nil, unit.InvalidField("", "the body cannot be encoded as JSON")
 		}
 	}
 	v, err := decodeJSON(b)
@@ -140,7 +141,7 @@ func tokenizeBody(body any) (any, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, invalidField("", "the body is not valid JSON")
+		return nil, unit.InvalidField("", "the body is not valid JSON")
 	}
 	return bodyShape(v)
 }
@@ -151,7 +152,7 @@ func bodyShape(v any) (any, error) {
 	case map[string]any, []any:
 		return v, nil
 	}
-	return nil, invalidField("", "the body must be a token request, an object or an array")
+	return nil, unit.InvalidField("", "the body must be a token request, an object or an array")
 }
 
 // isTokenRequest tells a token request from a plain nested object: it has
@@ -169,7 +170,7 @@ func isTokenRequest(m map[string]any) bool {
 
 // prepareTree validates a Tokenize body, returning the same structure with
 // every value to tokenize replaced by a *preparedToken.
-func prepareTree(root any, now time.Time, fe fieldErrors, count *int) any {
+func prepareTree(root any, now time.Time, fe unit.FieldErrors, count *int) any {
 	tree, _ := rewriteJSON(root, "", func(v any, path string) (any, bool, error) {
 		switch x := v.(type) {
 		case nil:
@@ -211,13 +212,13 @@ func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error
 	// Keys equal but for case ("data" and "DATA") go into one field:
 	// encoding/json would keep one of them without a word.
 	if e := jsoncheck.Fold(m, tokenRequestType); e != nil {
-		return req, invalidField(jsoncheck.Join(path, e.Path), "%s", e.Message())
+		return req, unit.InvalidField(jsoncheck.Join(path, e.Path), "%s", e.Message())
 	}
 	if md, ok := m["metadata"].(map[string]any); ok {
 		for k, v := range md {
 			if v == nil {
 				// encoding/json would store it as "" without a word.
-				return req, invalidField(join(join(path, "metadata"), k), "must be a string, not null")
+				return req, unit.InvalidField(join(join(path, "metadata"), k), "must be a string, not null")
 			}
 		}
 	}
@@ -234,12 +235,12 @@ func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		return req, invalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
+		return req, unit.InvalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
 	}
 	if u := jsoncheck.UnknownField(b, tokenRequestType); u != nil {
-		return req, invalidField(join(path, u.Name), "unknown field")
+		return req, unit.InvalidField(join(path, u.Name), "unknown field")
 	}
-	return req, invalidField(path, "is not a valid token request")
+	return req, unit.InvalidField(path, "is not a valid token request")
 }
 
 var tokenRequestType = reflect.TypeFor[TokenRequest]()
@@ -394,10 +395,10 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 		aliasTaken = err
 	case id == "":
-		id = t.v.ids.next(t.now)
+		id = t.v.ids.Next(t.now)
 	}
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
-		return nil, errForbidden(PermTokenCreate)
+		return nil, unit.Forbidden(PermTokenCreate)
 	}
 	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
@@ -435,7 +436,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 			return nil, err
 		}
 		if old != nil && !old.expired(t.now) {
-			return nil, errorf(Conflict, "a token with this id exists")
+			return nil, unit.Errorf(Conflict, "a token with this id exists")
 		}
 		if old != nil {
 			if err := t.deleteToken(systemActor, old, "Token expired"); err != nil {

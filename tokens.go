@@ -13,6 +13,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/expr"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // TokenRequest asks for one token. In a Tokenize body, an object is a token
@@ -286,7 +287,7 @@ const MaxJSONDepth = 64
 
 // errTooDeep is decodeJSON's answer to a document nested deeper than
 // MaxJSONDepth.
-var errTooDeep = invalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
+var errTooDeep = unit.InvalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
 
 // decodeJSON decodes one JSON value keeping numbers exact, refusing
 // documents nested deeper than MaxJSONDepth, strings encoding/json would
@@ -332,14 +333,14 @@ func decodeScanned(b []byte) (any, error) {
 // prepareToken validates req, reporting problems under path, and computes
 // its mask, fingerprint value and search index values. A card must not
 // have expired by cardsValidOn (zero: not checked; see UpdateToken).
-func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe fieldErrors) *preparedToken {
+func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe unit.FieldErrors) *preparedToken {
 	return prepareTokenShown(req, now, cardsValidOn, path, true, fe)
 }
 
 // prepareTokenShown is prepareToken, holding the mask and id to the
 // display rule (checkDisplay) only with checkShown: a patch that changes
 // neither the mask nor the data leaves a token as it was judged.
-func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path string, checkShown bool, fe fieldErrors) *preparedToken {
+func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path string, checkShown bool, fe unit.FieldErrors) *preparedToken {
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
@@ -358,12 +359,12 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		pt.idTmpl, pt.idPath = idTmpl, join(path, "id")
 	}
 	if !slices.Contains(tokenTypes, req.Type) {
-		fe.add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
+		fe.Add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
 		return pt
 	}
 	data, err := asPlainJSON(req.Data)
 	if err != nil {
-		fe.add(join(path, "data"), "is not JSON")
+		fe.Add(join(path, "data"), "is not JSON")
 		return pt
 	}
 	pt.data = validateData(req.Type, data, cardsValidOn, join(path, "data"), fe)
@@ -399,7 +400,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	if pt.maskExpr != nil {
 		maskExpr, err := asPlainJSON(pt.maskExpr)
 		if err != nil {
-			fe.add(join(path, "mask"), "is not JSON")
+			fe.Add(join(path, "mask"), "is not JSON")
 		} else {
 			pt.maskExpr = maskExpr
 			pt.mask = evalMask(maskExpr, vars, join(path, "mask"), fe)
@@ -421,7 +422,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	}
 
 	if len(req.SearchIndexes) > maxSearchIndexes {
-		fe.add(join(path, "search_indexes"), "must hold at most %d expressions", maxSearchIndexes)
+		fe.Add(join(path, "search_indexes"), "must hold at most %d expressions", maxSearchIndexes)
 	}
 	for i, src := range req.SearchIndexes {
 		p := fmt.Sprintf("%s[%d]", join(path, "search_indexes"), i)
@@ -433,41 +434,41 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		case string, json.Number, bool:
 			s := stringify(v)
 			if s == "" {
-				fe.add(p, "gives an empty value")
+				fe.Add(p, "gives an empty value")
 				continue
 			}
 			pt.search = append(pt.search, s)
 		default:
-			fe.add(p, "must give one value, not an object, array or nothing")
+			fe.Add(p, "must give one value, not an object, array or nothing")
 		}
 	}
 	return pt
 }
 
 // evalExpression parses and evaluates one expression template.
-func evalExpression(src string, vars expr.Resolver, path string, fe fieldErrors) (any, bool) {
+func evalExpression(src string, vars expr.Resolver, path string, fe unit.FieldErrors) (any, bool) {
 	if len(src) > maxExpressionBytes {
-		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
+		fe.Add(path, "must be at most %d bytes", maxExpressionBytes)
 		return nil, false
 	}
 	tmpl, ok := defaultTemplates[src]
 	if !ok {
 		var err error
 		if tmpl, err = expr.Parse(src); err != nil {
-			fe.add(path, "%s", err.Error())
+			fe.Add(path, "%s", err.Error())
 			return nil, false
 		}
 	}
 	v, err := tmpl.Eval(vars)
 	if err != nil {
-		fe.add(path, "%s", err.Error())
+		fe.Add(path, "%s", err.Error())
 		return nil, false
 	}
 	return v, true
 }
 
 // evalMask evaluates every string in a mask structure as an expression.
-func evalMask(m any, vars expr.Resolver, path string, fe fieldErrors) any {
+func evalMask(m any, vars expr.Resolver, path string, fe unit.FieldErrors) any {
 	switch m := m.(type) {
 	case string:
 		v, _ := evalExpression(m, vars, path, fe)
@@ -506,9 +507,9 @@ func stringify(v any) string {
 // they have meanings in URLs, expressions and store keys.
 const customIDForbidden = `#/\+?[]|&=%<>{}^`
 
-func validateCustomID(id, path string, fe fieldErrors) {
+func validateCustomID(id, path string, fe unit.FieldErrors) {
 	if problem := customIDProblem(id); problem != "" {
-		fe.add(path, "%s", problem)
+		fe.Add(path, "%s", problem)
 	}
 }
 
@@ -536,17 +537,17 @@ func customIDProblem(id string) string {
 	return ""
 }
 
-func validateContainers(cs []string, typ, path string, fe fieldErrors) []string {
+func validateContainers(cs []string, typ, path string, fe unit.FieldErrors) []string {
 	if len(cs) == 0 {
 		return []string{defaultContainer[typ]}
 	}
 	if len(cs) > maxContainers {
-		fe.add(path, "must hold at most %d containers", maxContainers)
+		fe.Add(path, "must hold at most %d containers", maxContainers)
 	}
 	out := []string{}
 	for i, c := range cs {
 		if !validContainer(c) {
-			fe.add(fmt.Sprintf("%s[%d]", path, i), "must start and end with / and hold letters, digits, - and _ segments")
+			fe.Add(fmt.Sprintf("%s[%d]", path, i), "must start and end with / and hold letters, digits, - and _ segments")
 		} else if !slices.Contains(out, c) {
 			out = append(out, c)
 		}
@@ -554,21 +555,21 @@ func validateContainers(cs []string, typ, path string, fe fieldErrors) []string 
 	return out
 }
 
-func validateMetadata(md map[string]string, path string, fe fieldErrors) {
+func validateMetadata(md map[string]string, path string, fe unit.FieldErrors) {
 	if len(md) > maxMetadataEntries {
-		fe.add(path, "must hold at most %d entries", maxMetadataEntries)
+		fe.Add(path, "must hold at most %d entries", maxMetadataEntries)
 	}
 	for k, v := range md {
 		if hasControl(k) {
 			// Not in the path: the error would carry the character.
-			fe.add(path, "key %q %s", k, noControl)
+			fe.Add(path, "key %q %s", k, noControl)
 			continue
 		}
 		if k == "" || len(k) > maxMetadataKey {
-			fe.add(join(path, k), "keys must be 1 to %d bytes", maxMetadataKey)
+			fe.Add(join(path, k), "keys must be 1 to %d bytes", maxMetadataKey)
 		}
 		if len(v) > maxMetadataValue {
-			fe.add(join(path, k), "must be at most %d bytes", maxMetadataValue)
+			fe.Add(join(path, k), "must be at most %d bytes", maxMetadataValue)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Who saw a token: the audit lines of the accesses to its data.
@@ -137,7 +138,7 @@ func (v *Vault) TokenAccessPage(ctx context.Context, key Credential, id string, 
 			return err
 		}
 		if rec == nil {
-			return errNotFound("token")
+			return unit.NotFoundError("token")
 		}
 		lines, more, err := t.accessLines(p.tenantID, rec.Type, rec.ID, pg.start, pg.size)
 		if err != nil {
@@ -168,16 +169,16 @@ func (v *Vault) SubjectAccess(ctx context.Context, key Credential, req SubjectAc
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	if len(req.Metadata) == 0 {
-		fe.add("metadata", "needs at least one entry")
+		fe.Add("metadata", "needs at least one entry")
 	}
 	for k := range req.Metadata {
 		if k == "" || hasControl(k) {
-			fe.add("metadata", "key %q is empty or holds a control character", k)
+			fe.Add("metadata", "key %q is empty or holds a control character", k)
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	if err := v.foldForAccess(ctx, key); err != nil {
@@ -223,10 +224,10 @@ func resolveAccessPage(pr PageRequest) (pager, error) {
 		return pager{}, err
 	}
 	if pg.page > 1 {
-		return pager{}, invalidField("page", "access lists page by cursor: pass the previous page's after as start")
+		return pager{}, unit.InvalidField("page", "access lists page by cursor: pass the previous page's after as start")
 	}
 	if pg.start != "" && len(pg.start) != lineSuffixLen {
-		return pager{}, invalidField("start", "is not a cursor of this list")
+		return pager{}, unit.InvalidField("start", "is not a cursor of this list")
 	}
 	return pg, nil
 }
@@ -378,7 +379,7 @@ func (t *txn) subjectTokens(tid string, md map[string]string) ([]*tokenRecord, e
 	}
 	ids = slices.Compact(ids)
 	if len(ids) > MaxSubjectTokens {
-		return nil, invalidField("metadata", "matches %d tokens, more than the %d one request covers: add an entry to narrow it", len(ids), MaxSubjectTokens)
+		return nil, unit.InvalidField("metadata", "matches %d tokens, more than the %d one request covers: add an entry to narrow it", len(ids), MaxSubjectTokens)
 	}
 	var out []*tokenRecord
 	for _, id := range ids {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Alias ids. A token request's id may be an expression over the token's
@@ -83,16 +84,16 @@ func (p *probeReader) Read(b []byte) (int, error) {
 // (see the comment at the top of the file), reporting problems at path.
 // vars resolves data for the expression. The display rule is checked
 // beside it (checkDisplay).
-func prepareAlias(tmpl *expr.Template, vars expr.Resolver, path string, fe fieldErrors) *aliasID {
+func prepareAlias(tmpl *expr.Template, vars expr.Resolver, path string, fe unit.FieldErrors) *aliasID {
 	if !tmpl.Random() {
-		fe.add(path, "an id expression must use an alias filter (alias_card, alias_preserve_format or "+
+		fe.Add(path, "an id expression must use an alias filter (alias_card, alias_preserve_format or "+
 			"alias_preserve_length) or end each {{ }} in the fpe filter: an id copied from the data would show "+
 			"the data to anyone who sees the id")
 		return nil
 	}
 	a := &aliasID{tmpl: tmpl, vars: vars, path: path}
 	if _, err := a.draw(&probeReader{}); err != nil {
-		fe.add(path, "%s", err)
+		fe.Add(path, "%s", err)
 		return nil
 	}
 	return a
@@ -143,10 +144,10 @@ func (t *txn) freeAlias(tid string, a *aliasID) (string, *tokenRecord, error) {
 		var err error
 		id, err = a.draw(r)
 		if r.err != nil {
-			return "", nil, internal(fmt.Errorf("reading Options.Rand: %w", r.err))
+			return "", nil, unit.AsInternal(fmt.Errorf("reading Options.Rand: %w", r.err))
 		}
 		if err != nil {
-			return "", nil, invalidField(a.path, "%s", err)
+			return "", nil, unit.InvalidField(a.path, "%s", err)
 		}
 		old, err := t.loadToken(tid, id, true)
 		if err != nil {
@@ -159,6 +160,6 @@ func (t *txn) freeAlias(tid string, a *aliasID) (string, *tokenRecord, error) {
 			return id, old, nil
 		}
 	}
-	return id, nil, errorf(Conflict, "no free alias in %d draws: every alias drawn is the id of a token; "+
+	return id, nil, unit.Errorf(Conflict, "no free alias in %d draws: every alias drawn is the id of a token; "+
 		"the id expression leaves too few random characters (reveal less, alias a longer value, or send no id)", maxAliasDraws)
 }

@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/expr"
+import (
+	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The display rule of masks and ids (see TokenRequest.ID): what a token's
 // mask and id show of its data, decided by the flow analysis of package
@@ -91,7 +94,7 @@ func cardShown(in *expr.Inputs, path, number string) (shown, hidden expr.Sources
 // generated id) to the display rule over the token's data, adding
 // problems at maskPath and idPath. metadata is the token's, which an fpe
 // id may read (fpe_tweaked); no mask shows it, so no id may in clear.
-func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe fieldErrors) {
+func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe unit.FieldErrors) {
 	path, number, isCard := cardNumberOf(typ, data)
 	if !isCard && idTmpl == nil {
 		return // nothing to hold: the rule on masks is the card's
@@ -107,7 +110,7 @@ func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any
 	if isCard {
 		shown, hidden = cardShown(in, path, number)
 		if !mask.Clear.Intersect(hidden).Empty() {
-			fe.add(maskPath, "the mask would show digits of the card number beyond its BIN (the first %d) "+
+			fe.Add(maskPath, "the mask would show digits of the card number beyond its BIN (the first %d) "+
 				"and last four, more than PCI DSS allows to be displayed", binOf(number))
 			return
 		}
@@ -118,11 +121,11 @@ func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any
 	allowed := mask.Exact.Union(shown)
 	if beyond := idTmpl.Flow(in).Clear.Minus(allowed); !beyond.Empty() {
 		if isCard && !beyond.Intersect(hidden).Empty() {
-			fe.add(idPath, "the id would show digits of the card number beyond its BIN (the first %d) and last four, "+
+			fe.Add(idPath, "the id would show digits of the card number beyond its BIN (the first %d) and last four, "+
 				"more than PCI DSS allows to be displayed", binOf(number))
 			return
 		}
-		fe.add(idPath, "%s", "the id would show data that the token's mask does not: an id is seen by keys that may "+
+		fe.Add(idPath, "%s", "the id would show data that the token's mask does not: an id is seen by keys that may "+
 			"not read the token and written to logs and events, so it may show in clear only what the mask shows "+
 			"(for a card number, its BIN and last four; for a token with no mask, nothing)")
 	}
@@ -174,7 +177,7 @@ func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
 // id was checked against the mask it was created with, so the new mask
 // must still show exactly, over the stored data, all the old one did, or
 // the id would show more than the mask. Invalid at "mask".
-func checkMaskKeepsID(rec *tokenRecord, newMask any, fe fieldErrors) {
+func checkMaskKeepsID(rec *tokenRecord, newMask any, fe unit.FieldErrors) {
 	if !rec.AliasID {
 		return
 	}
@@ -194,7 +197,7 @@ func checkMaskKeepsID(rec *tokenRecord, newMask any, fe fieldErrors) {
 	maskFlows(oldMask, in, &before)
 	maskFlows(newMask, in, &after)
 	if !before.Exact.Minus(after.Exact).Empty() {
-		fe.add("mask", "%s", "the mask would show less than the one the token's id was checked against: the id, "+
+		fe.Add("mask", "%s", "the mask would show less than the one the token's id was checked against: the id, "+
 			"made from the data, would then show more than the mask")
 	}
 }

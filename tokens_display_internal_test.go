@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // TestDefaultMasksKeepTheDisplayRule: the types' default masks keep the
@@ -36,14 +38,14 @@ func TestDefaultMasksKeepTheDisplayRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fe := fieldErrors{}
+		fe := unit.FieldErrors{}
 		checkDisplay(d.typ, d.data, nil, mask, nil, "mask", "id", fe)
 		if len(fe) != 0 {
 			t.Errorf("the default %s mask over %v: %v, want no problem", d.typ, d.data, fe)
 		}
 	}
 	// The check is not vacuous: a mask showing the whole number fails it.
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	checkDisplay(TypeCard, map[string]any{"number": "4242424242424242"}, nil,
 		map[string]any{"number": "{{ data.number }}"}, nil, "mask", "id", fe)
 	if len(fe["mask"]) == 0 {

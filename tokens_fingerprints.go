@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The fingerprint index in memory.
@@ -81,7 +82,7 @@ func fingerprintSlot(fp string) uint64 {
 
 // generatedID returns the 16 bytes of a canonical UUID id.
 func generatedID(id string) (uuid.UUID, bool) {
-	if !validID(id) {
+	if !unit.ValidID(id) {
 		return uuid.UUID{}, false
 	}
 	return uuid.MustParse(id), true
@@ -162,7 +163,7 @@ func (m *fingerprintMemory) dropTenant(tid string) {
 
 // errFingerprintsInMemory refuses to open, as a shared store, a store whose
 // fingerprint index is kept in memory.
-var errFingerprintsInMemory = errorf(Invalid, "this store keeps its fingerprint index in memory, as a store one "+
+var errFingerprintsInMemory = unit.Errorf(Invalid, "this store keeps its fingerprint index in memory, as a store one "+
 	"process holds: open it as such (a bbolt file, not through a wrapper that hides store.SingleProcess)")
 
 // placeFingerprints records, on first open, where the store's index is

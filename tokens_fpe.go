@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/expr"
+import (
+	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // parseIDExpression parses a token request's id when it is an expression
 // (it holds "{{", which no literal id may): once, for both kinds of
@@ -10,17 +13,17 @@ import "github.com/tokenvault/tokenvault/internal/expr"
 // PCI DSS allows to be shown); any other is an alias expression
 // (prepareAlias). It returns nil for a literal id, and for an expression
 // that does not parse, whose problems it adds to fe at path.
-func parseIDExpression(id, path string, fe fieldErrors) *expr.Template {
+func parseIDExpression(id, path string, fe unit.FieldErrors) *expr.Template {
 	if !isAliasExpression(id) {
 		return nil
 	}
 	if len(id) > maxExpressionBytes {
-		fe.add(path, "must be at most %d bytes", maxExpressionBytes)
+		fe.Add(path, "must be at most %d bytes", maxExpressionBytes)
 		return nil
 	}
 	tmpl, err := expr.Parse(id)
 	if err != nil {
-		fe.add(path, "%s", err.Error())
+		fe.Add(path, "%s", err.Error())
 		return nil
 	}
 	return tmpl
@@ -38,7 +41,7 @@ func parseIDExpression(id, path string, fe fieldErrors) *expr.Template {
 // (createToken).
 func (t *txn) deriveFPEID(p *principal, pt *preparedToken) error {
 	if !p.mayReadClearIn(pt.containers) {
-		return errorf(PermissionDenied, "an id derived with fpe needs token:read revealing where the token is created: "+
+		return unit.Errorf(PermissionDenied, "an id derived with fpe needs token:read revealing where the token is created: "+
 			"a taken id would tell whether a value is tokenized")
 	}
 	ks, err := t.TenantKeys(p.tenantID, false)
@@ -47,11 +50,11 @@ func (t *txn) deriveFPEID(p *principal, pt *preparedToken) error {
 	}
 	v, err := pt.idTmpl.EvalWith(pt.idVars, expr.EvalOptions{FPE: ks.FPEIDs()})
 	if err != nil {
-		return invalidField(pt.idPath, "%s", err.Error())
+		return unit.InvalidField(pt.idPath, "%s", err.Error())
 	}
 	id := stringify(v)
 	if problem := customIDProblem(id); problem != "" {
-		return invalidField(pt.idPath, "the derived id %s", problem)
+		return unit.InvalidField(pt.idPath, "the derived id %s", problem)
 	}
 	pt.id = id
 	return nil

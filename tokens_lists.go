@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Token lists that cost what they return.
@@ -314,7 +315,7 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	if start != "" {
 		var ok bool
 		if after, ok = packCursor(start); !ok {
-			return nil, invalidField("start", "is not a cursor returned by this list (pagination.after)")
+			return nil, unit.InvalidField("start", "is not a cursor returned by this list (pagination.after)")
 		}
 	}
 	idxs, total, exact, err := t.listIndexes(ks, tid, q)
@@ -447,7 +448,7 @@ func openCursor(ks *barrier.Keys, tid, pos string) (string, error) {
 	if !sealed {
 		return pos, nil
 	}
-	bad := invalidField("start", "is not a cursor returned by this list (pagination.after)")
+	bad := unit.InvalidField("start", "is not a cursor returned by this list (pagination.after)")
 	ct, err := base64.RawURLEncoding.DecodeString(rest)
 	if err != nil {
 		return "", bad

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // loadToken reads a token, without a cvc past its retention (see tokens_cvc.go).
@@ -42,11 +43,11 @@ func (t *txn) mustToken(p *principal, id, perm string) (*tokenRecord, string, er
 		return nil, "", err
 	}
 	if rec == nil {
-		return nil, "", errNotFound("token")
+		return nil, "", unit.NotFoundError("token")
 	}
 	transform, ok := p.decide(perm, rec.scope())
 	if !ok {
-		return nil, "", errForbidden(perm)
+		return nil, "", unit.Forbidden(perm)
 	}
 	return rec, transform, nil
 }
@@ -355,24 +356,24 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 	if err != nil {
 		return nil, err
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for i, id := range req.IDs {
 		if !validTokenID(id) {
-			fe.add(fmt.Sprintf("id[%d]", i), "is not a token id")
+			fe.Add(fmt.Sprintf("id[%d]", i), "is not a token id")
 		}
 	}
 	if req.Container != "" && !validContainer(req.Container) {
-		fe.add("container", "must start and end with / and hold letters, digits, - and _ segments")
+		fe.Add("container", "must start and end with / and hold letters, digits, - and _ segments")
 	}
 	if req.Type != "" && !slices.Contains(tokenTypes, req.Type) {
-		fe.add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
+		fe.Add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
 	}
 	for k := range req.Metadata {
 		if hasControl(k) {
-			fe.add("metadata", "key %q %s", k, noControl)
+			fe.Add("metadata", "key %q %s", k, noControl)
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	q := tokenQuery{ids: req.IDs, container: req.Container, typ: req.Type, fingerprint: req.Fingerprint, metadata: req.Metadata}

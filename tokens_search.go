@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"context"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // SearchTokensRequest is the body of a token search. Query is a list of
@@ -54,7 +56,7 @@ func (v *Vault) SearchTokens(ctx context.Context, key Credential, req SearchToke
 		// As GET /tokens?metadata.k=v: finding by metadata or
 		// fingerprint reads them.
 		if q.readsContent() && !p.has(PermTokenRead) {
-			return errorf(PermissionDenied, "the key lacks the permission %s, which a metadata or fingerprint term needs", PermTokenRead)
+			return unit.Errorf(PermissionDenied, "the key lacks the permission %s, which a metadata or fingerprint term needs", PermTokenRead)
 		}
 		if out, err = t.tokenList(p, PermTokenSearch, q, pg); err != nil {
 			return err
@@ -88,7 +90,7 @@ const maxQueryLength = 4096
 func parseQuery(s string) (tokenQuery, error) {
 	var q tokenQuery
 	if len(s) > maxQueryLength {
-		return q, invalidField("query", "must be at most %d bytes", maxQueryLength)
+		return q, unit.InvalidField("query", "must be at most %d bytes", maxQueryLength)
 	}
 	terms, err := splitTerms(s)
 	if err != nil {
@@ -98,23 +100,23 @@ func parseQuery(s string) (tokenQuery, error) {
 		term := terms[i]
 		if i%2 == 1 {
 			if !strings.EqualFold(term.text, "AND") || term.quoted {
-				return q, invalidField("query", "terms must be joined by AND, found %q", term.text)
+				return q, unit.InvalidField("query", "terms must be joined by AND, found %q", term.text)
 			}
 			if i == len(terms)-1 {
-				return q, invalidField("query", "AND must be followed by a term")
+				return q, unit.InvalidField("query", "AND must be followed by a term")
 			}
 			continue
 		}
 		field, value, ok := strings.Cut(term.text, ":")
 		if !ok || term.quoted || value == "" && !term.valueQuoted {
-			return q, invalidField("query", "each term must be field:value, found %q", term.text)
+			return q, unit.InvalidField("query", "each term must be field:value, found %q", term.text)
 		}
 		switch {
 		case field == "data":
 			q.search = append(q.search, value)
 		case strings.HasPrefix(field, "metadata."):
 			if hasControl(field) {
-				return q, invalidField("query", "metadata key %q %s", strings.TrimPrefix(field, "metadata."), noControl)
+				return q, unit.InvalidField("query", "metadata key %q %s", strings.TrimPrefix(field, "metadata."), noControl)
 			}
 			if q.metadata == nil {
 				q.metadata = map[string]string{}
@@ -124,7 +126,7 @@ func parseQuery(s string) (tokenQuery, error) {
 			q.typ = value
 		case field == "container":
 			if !validContainer(value) {
-				return q, invalidField("query", "container %q is not a container", value)
+				return q, unit.InvalidField("query", "container %q is not a container", value)
 			}
 			q.container = value
 		case field == "fingerprint":
@@ -132,7 +134,7 @@ func parseQuery(s string) (tokenQuery, error) {
 		case field == "id":
 			q.ids = append(q.ids, value)
 		default:
-			return q, invalidField("query", "unknown field %q; use data, metadata.<key>, type, container, fingerprint or id", field)
+			return q, unit.InvalidField("query", "unknown field %q; use data, metadata.<key>, type, container, fingerprint or id", field)
 		}
 	}
 	return q, nil
@@ -178,7 +180,7 @@ func splitTerms(s string) ([]queryTerm, error) {
 		}
 	}
 	if inQuote {
-		return nil, invalidField("query", "unterminated quote")
+		return nil, unit.InvalidField("query", "unterminated quote")
 	}
 	flush()
 	return terms, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The token types.
@@ -76,7 +77,7 @@ var defaultTemplates = func() map[string]*expr.Template {
 // validateData checks the data of a token of type typ, reporting problems
 // under path, and returns it normalised (card months and years as numbers).
 // A card must not have expired by validOn (zero: not checked).
-func validateData(typ string, data any, validOn time.Time, path string, fe fieldErrors) any {
+func validateData(typ string, data any, validOn time.Time, path string, fe unit.FieldErrors) any {
 	switch typ {
 	case TypeCard:
 		return validateCard(data, validOn, path, fe)
@@ -84,16 +85,16 @@ func validateData(typ string, data any, validOn time.Time, path string, fe field
 		return validateBank(data, path, fe)
 	}
 	if data == nil {
-		fe.add(path, "is required")
+		fe.Add(path, "is required")
 	}
 	return data
 }
 
 // object checks that data is a JSON object with only the allowed fields.
-func object(data any, path string, allowed []string, fe fieldErrors) (map[string]any, bool) {
+func object(data any, path string, allowed []string, fe unit.FieldErrors) (map[string]any, bool) {
 	m, ok := data.(map[string]any)
 	if !ok {
-		fe.add(path, "must be an object")
+		fe.Add(path, "must be an object")
 		return nil, false
 	}
 	for k := range m {
@@ -102,7 +103,7 @@ func object(data any, path string, allowed []string, fe fieldErrors) (map[string
 			known = known || a == k
 		}
 		if !known {
-			fe.add(path+"."+k, "unknown field")
+			fe.Add(path+"."+k, "unknown field")
 		}
 	}
 	return m, true
@@ -112,7 +113,7 @@ func object(data any, path string, allowed []string, fe fieldErrors) (map[string
 // check, expiration_month 1 to 12, expiration_year of four digits, the two
 // not before validOn (unless it is zero), and an optional cvc of 3 or 4
 // digits.
-func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any {
+func validateCard(data any, validOn time.Time, path string, fe unit.FieldErrors) any {
 	m, ok := object(data, path, []string{"number", "expiration_month", "expiration_year", "cvc"}, fe)
 	if !ok {
 		return data
@@ -121,13 +122,13 @@ func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any 
 	number, ok := m["number"].(string)
 	switch {
 	case m["number"] == nil:
-		fe.add(path+".number", "is required")
+		fe.Add(path+".number", "is required")
 	case !ok:
-		fe.add(path+".number", "must be a string of digits")
+		fe.Add(path+".number", "must be a string of digits")
 	case !digits(number, 13, 19):
-		fe.add(path+".number", "must be 13 to 19 digits")
+		fe.Add(path+".number", "must be 13 to 19 digits")
 	case !expr.LuhnValid(number):
-		fe.add(path+".number", "is not a valid card number")
+		fe.Add(path+".number", "is not a valid card number")
 	default:
 		out["number"] = number
 	}
@@ -135,7 +136,7 @@ func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any 
 	year, yearOK := integer(m, "expiration_year", path, 1000, 9999, fe)
 	if monthOK && yearOK {
 		if !validOn.IsZero() && (year < validOn.Year() || (year == validOn.Year() && month < int(validOn.Month()))) {
-			fe.add(path+".expiration_year", "the card has expired") // no values: a patch may not have sent them
+			fe.Add(path+".expiration_year", "the card has expired") // no values: a patch may not have sent them
 		}
 		out["expiration_month"] = json.Number(strconv.Itoa(month))
 		out["expiration_year"] = json.Number(strconv.Itoa(year))
@@ -143,7 +144,7 @@ func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any 
 	if v, present := m["cvc"]; present {
 		cvc, ok := v.(string)
 		if !ok || !digits(cvc, 3, 4) {
-			fe.add(path+".cvc", "must be 3 or 4 digits")
+			fe.Add(path+".cvc", "must be 3 or 4 digits")
 		} else {
 			out["cvc"] = cvc
 		}
@@ -152,10 +153,10 @@ func validateCard(data any, validOn time.Time, path string, fe fieldErrors) any 
 }
 
 // integer reads a required whole number within [lo, hi] from m[name].
-func integer(m map[string]any, name, path string, lo, hi int, fe fieldErrors) (int, bool) {
+func integer(m map[string]any, name, path string, lo, hi int, fe unit.FieldErrors) (int, bool) {
 	v, present := m[name]
 	if !present || v == nil {
-		fe.add(path+"."+name, "is required")
+		fe.Add(path+"."+name, "is required")
 		return 0, false
 	}
 	var n int64
@@ -173,9 +174,9 @@ func integer(m map[string]any, name, path string, lo, hi int, fe fieldErrors) (i
 	}
 	if err != nil || n < int64(lo) || n > int64(hi) {
 		if name == "expiration_year" {
-			fe.add(path+"."+name, "must be a four-digit year")
+			fe.Add(path+"."+name, "must be a four-digit year")
 		} else {
-			fe.add(path+"."+name, "must be a whole number from %d to %d", lo, hi)
+			fe.Add(path+"."+name, "must be a whole number from %d to %d", lo, hi)
 		}
 		return 0, false
 	}
@@ -184,7 +185,7 @@ func integer(m map[string]any, name, path string, lo, hi int, fe fieldErrors) (i
 
 // validateBank checks a bank account: a routing_number of nine digits
 // passing the ABA checksum and an account_number of 4 to 17 digits.
-func validateBank(data any, path string, fe fieldErrors) any {
+func validateBank(data any, path string, fe unit.FieldErrors) any {
 	m, ok := object(data, path, []string{"routing_number", "account_number"}, fe)
 	if !ok {
 		return data
@@ -193,20 +194,20 @@ func validateBank(data any, path string, fe fieldErrors) any {
 	routing, ok := m["routing_number"].(string)
 	switch {
 	case m["routing_number"] == nil:
-		fe.add(path+".routing_number", "is required")
+		fe.Add(path+".routing_number", "is required")
 	case !ok || !digits(routing, 9, 9):
-		fe.add(path+".routing_number", "must be 9 digits")
+		fe.Add(path+".routing_number", "must be 9 digits")
 	case !abaChecksum(routing):
-		fe.add(path+".routing_number", "is not a valid ABA routing number")
+		fe.Add(path+".routing_number", "is not a valid ABA routing number")
 	default:
 		out["routing_number"] = routing
 	}
 	account, ok := m["account_number"].(string)
 	switch {
 	case m["account_number"] == nil:
-		fe.add(path+".account_number", "is required")
+		fe.Add(path+".account_number", "is required")
 	case !ok || !digits(account, 4, 17):
-		fe.add(path+".account_number", "must be 4 to 17 digits")
+		fe.Add(path+".account_number", "must be 4 to 17 digits")
 	default:
 		out["account_number"] = account
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // UpdateToken applies patch, an RFC 7386 JSON merge patch, to a token:
@@ -45,23 +46,23 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		return nil, err
 	}
 	if err != nil {
-		return nil, invalidField("", "the body is not valid JSON")
+		return nil, unit.InvalidField("", "the body is not valid JSON")
 	}
 	fields, ok := doc.(map[string]any)
 	if !ok {
-		return nil, invalidField("", "a token patch must be an object")
+		return nil, unit.InvalidField("", "a token patch must be an object")
 	}
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	for k := range fields {
 		switch k {
 		case "id", "type":
-			fe.add(k, "cannot be changed")
+			fe.Add(k, "cannot be changed")
 		case "data", "mask", "metadata", "containers", "search_indexes", "fingerprint_expression", "deduplicate_token", "expires_at":
 		default:
-			fe.add(k, "unknown field")
+			fe.Add(k, "unknown field")
 		}
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	var out *Token
@@ -89,7 +90,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if readsStoredData(fields, req) && transform != TransformReveal {
 			return errExpressionsOverStoredData
 		}
-		fe := fieldErrors{}
+		fe := unit.FieldErrors{}
 		// A card that expired after it was tokenized stays editable
 		// (metadata, containers, ...): its expiry is checked only when
 		// the patch changes the card (its number or its expiry).
@@ -104,15 +105,15 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		_, setsMask := fields["mask"]
 		pt := prepareTokenShown(req, t.now, cardsValidOn, "", setsMask || sendsData, fe)
-		if err := fe.err(); err != nil {
+		if err := fe.Err(); err != nil {
 			return err
 		}
 		moved, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
 		if !ok {
-			return errForbidden(PermTokenUpdate)
+			return unit.Forbidden(PermTokenUpdate)
 		}
 		if !readsNoMore(p, rec, pt.containers) {
-			return errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
+			return unit.Errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
 				"more of it than where it is")
 		}
 		if readsStoredData(fields, req) && moved != TransformReveal {
@@ -121,7 +122,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// After the permission checks, as it reads the stored data.
 		if _, ok := fields["mask"]; ok {
 			checkMaskKeepsID(rec, pt.maskExpr, fe)
-			if err := fe.err(); err != nil {
+			if err := fe.Err(); err != nil {
 				return err
 			}
 		}
@@ -164,7 +165,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 // errExpressionsOverStoredData refuses new expressions over data the
 // patch does not replace to a key without token:update with reveal, where
 // the token is and where it goes.
-var errExpressionsOverStoredData = errorf(PermissionDenied, "changing the mask, search indexes or fingerprint "+
+var errExpressionsOverStoredData = unit.Errorf(PermissionDenied, "changing the mask, search indexes or fingerprint "+
 	"expression of data the patch does not replace needs token:update with the reveal transform: the new "+
 	"expressions would show the stored data")
 
@@ -220,7 +221,7 @@ func patchedRequest(rec *tokenRecord, fields map[string]any, replaceData bool) (
 		}
 	}
 	if _, ok := merged["data"]; !ok {
-		return TokenRequest{}, invalidField("data", "cannot be removed")
+		return TokenRequest{}, unit.InvalidField("data", "cannot be removed")
 	}
 	req, e := decodeTokenRequest(merged, "")
 	if e != nil {

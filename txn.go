@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The unit of work. The barrier (internal/barrier) is the only holder of
@@ -59,7 +60,7 @@ func (v *Vault) newTxn(ctx context.Context, tx *barrier.Tx, gen uint64) *txn {
 
 // view runs fn in a read-only store transaction.
 func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
-	ctx = withCall(ctx)
+	ctx = unit.WithCall(ctx)
 	gen := v.auth.gen.Load()
 	err := v.barrier.View(ctx, func(tx *barrier.Tx) error {
 		return fn(v.newTxn(ctx, tx, gen))
@@ -70,7 +71,7 @@ func (v *Vault) view(ctx context.Context, fn func(*txn) error) error {
 // update runs fn in a read-write store transaction: everything fn writes,
 // audit log lines included, lands together or not at all.
 func (v *Vault) update(ctx context.Context, fn func(*txn) error) error {
-	ctx = withCall(ctx)
+	ctx = unit.WithCall(ctx)
 	var last *txn
 	gen := v.auth.gen.Load()
 	err := v.barrier.Update(ctx, func(tx *barrier.Tx) error {

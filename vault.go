@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -36,7 +37,7 @@ type Vault struct {
 	instance  string
 	now       func() time.Time
 	logger    *slog.Logger
-	ids       idSource
+	ids       unit.IDSource
 	rand      aliasRand // Options.Rand, for alias ids
 	mailer    Mailer
 	inviteURL string

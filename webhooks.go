@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Webhook subscriptions: a tenant's URLs that receive the events of the
@@ -100,7 +101,7 @@ func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRe
 		if err := t.checkWebhookRoom(p.tenantID); err != nil {
 			return err
 		}
-		rec := &webhookRecord{ID: t.v.ids.next(t.now), TenantID: p.tenantID, Secret: secret,
+		rec := &webhookRecord{ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Secret: secret,
 			CreatedBy: p.actorID, CreatedAt: t.now}
 		req.apply(rec)
 		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
@@ -130,7 +131,7 @@ func (t *txn) checkWebhookRoom(tid string) error {
 		return err
 	}
 	if n >= limit {
-		return errorf(Conflict, "the tenant has %d webhooks, the most it may have; delete one first", limit)
+		return unit.Errorf(Conflict, "the tenant has %d webhooks, the most it may have; delete one first", limit)
 	}
 	return nil
 }
@@ -327,8 +328,8 @@ func (v *Vault) ListWebhookEventTypes(ctx context.Context, key Credential) ([]st
 // mustWebhook reads webhook id of tenant tid: NotFound when there is
 // none, as for another tenant's.
 func (t *txn) mustWebhook(tid, id string) (*webhookRecord, error) {
-	if !validID(id) {
-		return nil, errNotFound("webhook")
+	if !unit.ValidID(id) {
+		return nil, unit.NotFoundError("webhook")
 	}
 	var rec webhookRecord
 	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &rec)
@@ -336,7 +337,7 @@ func (t *txn) mustWebhook(tid, id string) (*webhookRecord, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errNotFound("webhook")
+		return nil, unit.NotFoundError("webhook")
 	}
 	return &rec, nil
 }

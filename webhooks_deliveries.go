@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The deliveries of a webhook, as its owner sees them: recent attempts
@@ -74,10 +75,10 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 		return nil, err
 	}
 	if pg.page > 1 {
-		return nil, invalidField("page", "deliveries are paged by cursor: pass pagination.after as start")
+		return nil, unit.InvalidField("page", "deliveries are paged by cursor: pass pagination.after as start")
 	}
-	if pg.start != "" && !validID(pg.start) {
-		return nil, invalidField("start", "is not a cursor returned by this list (pagination.after)")
+	if pg.start != "" && !unit.ValidID(pg.start) {
+		return nil, unit.InvalidField("start", "is not a cursor returned by this list (pagination.after)")
 	}
 	out := &Page[WebhookDelivery]{Data: []WebhookDelivery{}}
 	err = v.view(ctx, func(t *txn) error {
@@ -139,22 +140,22 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 			return err
 		}
 		if hook.Status != WebhookEnabled {
-			return errorf(Conflict, "the webhook is disabled: enable it first")
+			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
 		var rec webhookDeliveryRecord
 		tk := barrier.Tenant(p.tenantID)
 		ok := false
-		if validID(deliveryID) {
+		if unit.ValidID(deliveryID) {
 			ok, err = t.getRecord(tk.WebhookDelivery(webhookID, deliveryID), &rec)
 		}
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return errNotFound("delivery")
+			return unit.NotFoundError("delivery")
 		}
 		if rec.Claim != "" && t.now.Before(rec.ClaimedUntil) {
-			return errorf(Conflict, "the delivery is being attempted")
+			return unit.Errorf(Conflict, "the delivery is being attempted")
 		}
 		if rec.Status != DeliveryPending {
 			room := t.pendingRoom
@@ -205,7 +206,7 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 			return err
 		}
 		if hook.Status != WebhookEnabled {
-			return errorf(Conflict, "the webhook is disabled: enable it first")
+			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
 		if full, err := t.testRoom(p.tenantID, hook.ID); err != nil || full != "" {
 			return cmp.Or(err, errPendingCap(full))
@@ -218,8 +219,8 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		info := WebhookEventInfo{ID: v.ids.next(t.now), Type: EventWebhookTest, Timestamp: t.now, TenantID: p.tenantID,
-			TraceID: traceID(t.ctx), Data: data}
+		info := WebhookEventInfo{ID: v.ids.Next(t.now), Type: EventWebhookTest, Timestamp: t.now, TenantID: p.tenantID,
+			TraceID: unit.TraceID(t.ctx), Data: data}
 		b, err := json.Marshal(info)
 		if err != nil {
 			return err

@@ -21,7 +21,7 @@ type HookForTest struct {
 // PutDeliveryWebhook stores h as an enabled webhook of tenant tid and returns
 // its id.
 func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
-	id := v.ids.next(v.now())
+	id := v.ids.Next(v.now())
 	err := v.update(context.Background(), func(t *txn) error {
 		rec := &webhookRecord{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,
 			NotifyEmail: h.NotifyEmail, Secret: h.Secret, CreatedBy: "test", CreatedAt: t.now, ModifiedBy: "test",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The event catalogue and the outbox's entry point.
@@ -196,7 +197,7 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 	if err != nil || len(targets) == 0 {
 		return err
 	}
-	info := WebhookEventInfo{ID: t.v.ids.next(t.now), Type: typ, Timestamp: t.now, TenantID: tid, TraceID: traceID(t.ctx)}
+	info := WebhookEventInfo{ID: t.v.ids.Next(t.now), Type: typ, Timestamp: t.now, TenantID: tid, TraceID: unit.TraceID(t.ctx)}
 	if !et.HighVolume && entityID != "" {
 		if info.Sequence, err = t.nextEventSequence(tid, typ, entityType, entityID); err != nil {
 			return err

@@ -63,7 +63,7 @@ func PutTestWebhook(ctx context.Context, v *Vault, tid string, events []string, 
 	rand.Read(raw[:])
 	secret = "whsec_" + base64.StdEncoding.EncodeToString(raw[:])
 	err = v.update(ctx, func(t *txn) error {
-		rec := &webhookRecord{ID: t.v.ids.next(t.now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
+		rec := &webhookRecord{ID: t.v.ids.Next(t.now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
 			Events: events, Status: WebhookEnabled, Secret: secret, CreatedAt: t.now, ModifiedAt: t.now}
 		if !enabled {
 			rec.Status = WebhookDisabled

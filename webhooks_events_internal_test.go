@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -53,13 +54,13 @@ func TestEmitThenFailCommitsNoEvent(t *testing.T) {
 	ctx := context.Background()
 	tid := boot.Tenant.ID
 	before := len(tap.Events())
-	member := &TenantMember{ID: v.ids.next(time.Now()), TenantID: tid, Role: RoleAdmin, User: User{ID: "u"}}
+	member := &TenantMember{ID: v.ids.Next(time.Now()), TenantID: tid, Role: RoleAdmin, User: User{ID: "u"}}
 	for name, run := range map[string]func(context.Context, func(*txn) error) error{"update": v.update, "optimistic": v.updateOptimistic} {
 		err := run(ctx, func(t *txn) error {
 			if err := t.emitMember(EventTenantMemberCreated, systemActor, member); err != nil {
 				return err
 			}
-			return errorf(Conflict, "a conflict after the event")
+			return unit.Errorf(Conflict, "a conflict after the event")
 		})
 		if e, ok := err.(*Error); !ok || e.Kind != Conflict {
 			t.Fatalf("%s: %v, want the conflict", name, err)

@@ -186,7 +186,7 @@ func TestWebhookWritesForgetTargets(t *testing.T) {
 		if err != nil || len(before) != 0 {
 			t.Fatalf("targets before: %v, %v", before, err)
 		}
-		rec := &webhookRecord{ID: v.ids.next(tx.now), TenantID: tid, Name: "h", URL: "https://hooks.example.com/in",
+		rec := &webhookRecord{ID: v.ids.Next(tx.now), TenantID: tid, Name: "h", URL: "https://hooks.example.com/in",
 			Events: []string{"*"}, Status: WebhookEnabled, Secret: newWebhookSecret(), CreatedAt: tx.now}
 		if err := tx.putRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err

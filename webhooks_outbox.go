@@ -48,7 +48,7 @@ func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhook
 // queueDelivery writes one pending delivery of ev to webhook whid, due
 // now, and its queue entry.
 func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliveryRecord, error) {
-	rec := &webhookDeliveryRecord{ID: t.v.ids.next(t.now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
+	rec := &webhookDeliveryRecord{ID: t.v.ids.Next(t.now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
 		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.now, Status: DeliveryPending, NextAttemptAt: t.now}
 	if err := t.writeDelivery(rec, new(bool)); err != nil {
 		return nil, err

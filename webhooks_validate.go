@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // maxWebhookURLLength bounds a webhook's URL.
@@ -14,12 +16,12 @@ const maxWebhookURLLength = 2048
 // The URL is held to the outbound policy of proxies here, at creation
 // and update, and again at every delivery, on the address dialled.
 func (v *Vault) validateWebhook(req *WebhookRequest) error {
-	fe := fieldErrors{}
+	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	if req.URL == "" {
-		fe.add("url", "is required")
+		fe.Add("url", "is required")
 	} else if problem := webhookURLProblem(req.URL, v.allowPrivate); problem != "" {
-		fe.add("url", "%s", problem)
+		fe.Add("url", "%s", problem)
 	}
 	validateWebhookEvents(req.Events, fe)
 	switch req.Status {
@@ -27,12 +29,12 @@ func (v *Vault) validateWebhook(req *WebhookRequest) error {
 		req.Status = WebhookEnabled
 	case WebhookEnabled, WebhookDisabled:
 	default:
-		fe.add("status", "must be %s or %s", WebhookEnabled, WebhookDisabled)
+		fe.Add("status", "must be %s or %s", WebhookEnabled, WebhookDisabled)
 	}
 	if req.NotifyEmail != "" {
 		validateNotifyEmail("notify_email", req.NotifyEmail, fe)
 	}
-	return fe.err()
+	return fe.Err()
 }
 
 // webhookURLProblem says what is wrong with a webhook's URL, or "". It
@@ -90,17 +92,17 @@ func oddIPv4(host string) bool {
 
 // validateWebhookEvents checks a webhook's events: one or more, each a
 // catalogue name or "*", none twice.
-func validateWebhookEvents(events []string, fe fieldErrors) {
+func validateWebhookEvents(events []string, fe unit.FieldErrors) {
 	if len(events) == 0 {
-		fe.add("events", "must name one event type or more (GET /webhooks/event-types), or \"*\"")
+		fe.Add("events", "must name one event type or more (GET /webhooks/event-types), or \"*\"")
 		return
 	}
 	for i, e := range events {
 		path := "events[" + strconv.Itoa(i) + "]"
 		if _, ok := eventType(e); !ok && e != "*" {
-			fe.add(path, "is not an event type of the catalogue (GET /webhooks/event-types), nor \"*\"")
+			fe.Add(path, "is not an event type of the catalogue (GET /webhooks/event-types), nor \"*\"")
 		} else if slices.Index(events, e) < i {
-			fe.add(path, "is named twice")
+			fe.Add(path, "is named twice")
 		}
 	}
 }

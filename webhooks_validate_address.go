@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Spellings a webhook may not use in its URL's host or its notify_email.
@@ -45,7 +47,7 @@ var specialUseDomains = []string{"localhost", "local", "internal", "invalid", "t
 // validateNotifyEmail checks a webhook's notify_email: a bare address
 // (validateEmail) whose domain is a public DNS name and whose local part
 // is not a mix of scripts.
-func validateNotifyEmail(path, email string, fe fieldErrors) {
+func validateNotifyEmail(path, email string, fe unit.FieldErrors) {
 	before := len(fe[path])
 	validateEmail(path, email, fe)
 	if len(fe[path]) > before {
@@ -54,11 +56,11 @@ func validateNotifyEmail(path, email string, fe fieldErrors) {
 	at := strings.LastIndexByte(email, '@')
 	local, domain := email[:at], strings.ToLower(strings.TrimSuffix(email[at+1:], "."))
 	if problem := notifyDomainProblem(domain); problem != "" {
-		fe.add(path, "%s", problem)
+		fe.Add(path, "%s", problem)
 		return
 	}
 	if mixedScripts(local) {
-		fe.add(path, "must not mix letters of several scripts before the @ (a look-alike of another address)")
+		fe.Add(path, "must not mix letters of several scripts before the @ (a look-alike of another address)")
 	}
 }
 

@@ -1,4 +1,4 @@
-package tokenvault
+package unit
 
 import (
 	"crypto/rand"
@@ -10,20 +10,20 @@ import (
 	"github.com/google/uuid"
 )
 
-// idSource hands out UUIDv7 identifiers that are strictly increasing for one
+// IDSource hands out UUIDv7 identifiers that are strictly increasing for one
 // Vault: the timestamp comes from the Vault's clock, and ids made within one
 // millisecond carry a counter in the 12 rand_a bits (RFC 9562, section 6.2,
 // method 1). Ids therefore sort by creation order, which is what lists and
 // the audit log show, and they append at the end of B-trees.
-type idSource struct {
+type IDSource struct {
 	mu     sync.Mutex
 	lastMs uint64
 	seq    uint16 // 12 bits
 }
 
-// next returns a new id not below any id this source returned before, even
+// Next returns a new id not below any id this source returned before, even
 // if the clock stands still or steps back.
-func (s *idSource) next(now time.Time) string {
+func (s *IDSource) Next(now time.Time) string {
 	ms := uint64(max(now.UnixMilli(), 0))
 	s.mu.Lock()
 	if ms > s.lastMs {
@@ -48,9 +48,9 @@ func (s *idSource) next(now time.Time) string {
 	return u.String()
 }
 
-// validID reports whether s is a UUID in its canonical form. Identifiers
+// ValidID reports whether s is a UUID in its canonical form. Identifiers
 // are checked before they are used in store keys.
-func validID(s string) bool {
+func ValidID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -58,13 +58,13 @@ func validID(s string) bool {
 	return err == nil && u.String() == s
 }
 
-// apiKeyPrefix starts every API key, so a leaked key is recognisable by
+// APIKeyPrefix starts every API key, so a leaked key is recognisable by
 // secret scanners.
-const apiKeyPrefix = "key_"
+const APIKeyPrefix = "key_"
 
-// newAPIKey returns a fresh key with 256 bits of entropy.
-func newAPIKey() string {
+// NewAPIKey returns a fresh key with 256 bits of entropy.
+func NewAPIKey() string {
 	var b [32]byte
 	rand.Read(b[:])
-	return apiKeyPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+	return APIKeyPrefix + base64.RawURLEncoding.EncodeToString(b[:])
 }
