@@ -32,7 +32,7 @@ func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 		rec := changed
 		if kv.Rest != id {
 			rec = new(applicationRecord)
-			if err := t.openRecord(kv.Key, kv.Raw, rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, rec); err != nil {
 				return err
 			}
 		}

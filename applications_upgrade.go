@@ -87,7 +87,7 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 	}
 	for _, sv := range vals {
 		rec := &applicationRecord{}
-		if err := t.openRecord(sv.Key, sv.Raw, rec); err != nil {
+		if err := t.OpenRecord(sv.Key, sv.Raw, rec); err != nil {
 			return err
 		}
 		if rec.Type != Management || rec.ExpiresAt != nil || !holdsAll(rec.Permissions, before) || holdsAll(rec.Permissions, added) {
@@ -100,7 +100,7 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 				granted = append(granted, p)
 			}
 		}
-		if err := t.putRecord(sv.Key, rec); err != nil {
+		if err := t.PutRecord(sv.Key, rec); err != nil {
 			return err
 		}
 		msg := fmt.Sprintf("Application %q given %s (new in this release)", rec.Name, strings.Join(granted, ", "))

@@ -109,11 +109,11 @@ func withoutPermissions(t *testing.T, v *Vault, tid string, perms []string, upgr
 		}
 		for _, sv := range vals {
 			rec := &applicationRecord{}
-			if err := t.openRecord(sv.Key, sv.Raw, rec); err != nil {
+			if err := t.OpenRecord(sv.Key, sv.Raw, rec); err != nil {
 				return err
 			}
 			rec.Permissions = slices.DeleteFunc(rec.Permissions, func(p string) bool { return slices.Contains(perms, p) })
-			if err := t.putRecord(sv.Key, rec); err != nil {
+			if err := t.PutRecord(sv.Key, rec); err != nil {
 				return err
 			}
 		}

@@ -233,7 +233,7 @@ func (t *txn) queueForExport(tid, suffix string) error {
 // reported to the exporters once it commits.
 var auditLogged = &txnLocal[int]{finish: func(t *txn, n *int, committed bool) {
 	if committed {
-		t.v.auditCommitted(*n, t.now)
+		t.v.auditCommitted(*n, t.Now)
 	}
 }}
 

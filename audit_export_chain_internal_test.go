@@ -65,7 +65,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	if err := v.update(ctx, func(t *txn) error {
 		for _, suffix := range []string{appended, old} {
 			rec := logRecord{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}
-			if err := t.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
+			if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
 				return err
 			}
 			if err := t.queueForExport(tid, suffix); err != nil {

@@ -36,7 +36,7 @@ func (t *txn) exportEvent(rest string) (AuditEvent, exportState, error) {
 	}
 	suffix := parts[0] + "/" + id
 	var rec logRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 	if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 		return AuditEvent{}, exportDrop, nil // deleted with its tenant
 	}
@@ -72,9 +72,9 @@ func (t *txn) exportCheckpoint(tid, seqHex string) (AuditEvent, exportState, err
 		return AuditEvent{}, exportDrop, nil
 	}
 	var rec checkpointRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Checkpoint(seq), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Checkpoint(seq), &rec)
 	if errors.Is(err, errTenantGone) || (err == nil && !ok) {
-		ok, err = t.getRecord(barrier.FinalCheckpoint(tid), &rec)
+		ok, err = t.GetRecord(barrier.FinalCheckpoint(tid), &rec)
 		if err == nil && (!ok || rec.Seq != seq) {
 			return AuditEvent{}, exportDrop, nil
 		}

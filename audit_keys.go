@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The checkpoint signing keys (docs/audit-chain.md).
@@ -75,7 +76,7 @@ func (t *txn) auditKeyRecords() ([]*auditKeyRecord, error) {
 	out := make([]*auditKeyRecord, 0, len(vals))
 	for _, sv := range vals {
 		r := &auditKeyRecord{}
-		if err := t.openRecord(sv.Key, sv.Raw, r); err != nil {
+		if err := t.OpenRecord(sv.Key, sv.Raw, r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -124,7 +125,7 @@ func (v *Vault) ensureAuditKey(ctx context.Context) error {
 			if active = activeAuditKey(keys); err != nil || active != nil {
 				return err // another instance made one first
 			}
-			return t.putRecord(barrier.AuditKey(rec.ID), rec)
+			return t.PutRecord(barrier.AuditKey(rec.ID), rec)
 		})
 		if err != nil {
 			return fmt.Errorf("tokenvault: store the audit signing key: %w", err)
@@ -173,7 +174,7 @@ func (t *txn) signer() (*auditSigner, error) {
 	if active == nil {
 		return nil, fmt.Errorf("tokenvault: the store holds no audit signing key in use")
 	}
-	return t.v.unwrapAuditKey(t.ctx, active)
+	return t.v.unwrapAuditKey(t.Ctx, active)
 }
 
 // publicKey is the published form of r.
@@ -235,16 +236,16 @@ func (v *Vault) RotateAuditKey(ctx context.Context) (*auditchain.PublicKey, erro
 		if err != nil {
 			return err
 		}
-		rec.CreatedAt = t.now
+		rec.CreatedAt = t.Now
 		for _, k := range keys {
 			if k.RetiredAt.IsZero() {
-				k.RetiredAt = t.now
-				if err := t.putRecord(barrier.AuditKey(k.ID), k); err != nil {
+				k.RetiredAt = t.Now
+				if err := t.PutRecord(barrier.AuditKey(k.ID), k); err != nil {
 					return err
 				}
 			}
 		}
-		return t.putRecord(barrier.AuditKey(rec.ID), rec)
+		return t.PutRecord(barrier.AuditKey(rec.ID), rec)
 	})
 	if err != nil {
 		return nil, err
@@ -268,7 +269,7 @@ func rewrapAuditKeys(ctx context.Context, tx *barrier.Tx, ws *wrappers) error {
 			return err
 		}
 		var r auditKeyRecord
-		err = r.decodeRecord(sv.Key, pt)
+		err = r.DecodeRecord(sv.Key, pt)
 		clear(pt)
 		if err != nil {
 			return fmt.Errorf("tokenvault: decode %s: %w", sv.Key, err)
@@ -282,7 +283,7 @@ func rewrapAuditKeys(ctx context.Context, tx *barrier.Tx, ws *wrappers) error {
 		if err != nil {
 			return err
 		}
-		b, release, err := encodeRecord(&r, sv.Key)
+		b, release, err := unit.EncodeRecord(&r, sv.Key)
 		if err != nil {
 			return err
 		}

@@ -120,7 +120,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 	}
 	var p *principal
 	if cached {
-		p = t.v.auth.get(mac, serveGen, t.now)
+		p = t.v.auth.get(mac, serveGen, t.Now)
 	}
 	if p == nil {
 		var expires time.Time
@@ -135,7 +135,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 			t.v.auth.put(mac, keepGen, p, expires)
 		}
 	}
-	unit.RecordTenant(t.ctx, p.tenantID)
+	unit.RecordTenant(t.Ctx, p.tenantID)
 	if err := t.chargeCall(mac, p); err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 // the key stops working (zero: never).
 func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	var ref keyRef
-	ok, err := t.getRecord(barrier.APIKeyLookup(mac), &ref)
+	ok, err := t.GetRecord(barrier.APIKeyLookup(mac), &ref)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // authCache remembers the principals of keys seen recently, so the hot
@@ -133,13 +134,13 @@ func (t *txn) authCacheGens() (serve, keep uint64, ok bool, err error) {
 	if !t.v.auth.enabled {
 		return 0, 0, false, nil
 	}
-	return t.v.auth.gen.Load(), t.authGen, true, nil
+	return t.v.auth.gen.Load(), t.AuthGen, true, nil
 }
 
 // advanceAuthGeneration advances the store's generation in t's own commit
 // when t changed what a key authenticates as, on a store that keeps one:
 // the Vault calls it after a transaction's function has succeeded.
-func (t *txn) advanceAuthGeneration() error {
+func advanceAuthGeneration(t *unit.Tx) error {
 	if !t.AuthChanged() {
 		return nil
 	}

@@ -87,13 +87,13 @@ func (c *chains) head(t *txn, tid string, first time.Time) (*chainOf, error) {
 		return s, nil
 	}
 	h := &chainHead{}
-	ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), h)
+	ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), h)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		*h = chainHead{FirstSeq: 1, Since: t.now}
-		if !first.IsZero() && first.Before(t.now) {
+		*h = chainHead{FirstSeq: 1, Since: t.Now}
+		if !first.IsZero() && first.Before(t.Now) {
 			h.Since = first
 		}
 	}
@@ -124,7 +124,7 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	line := chainedLine(tid, keyID(suffix), rec)
 	link.Hash = auditchain.LineHash(link.Prev, link.Seq, &line)
 	rec.Link = &link
-	if err := t.putRecord(barrier.Tenant(tid).ChainLink(suffix), &link); err != nil {
+	if err := t.PutRecord(barrier.Tenant(tid).ChainLink(suffix), &link); err != nil {
 		return err
 	}
 	if err := t.PutIndex(barrier.Tenant(tid).ChainSeq(link.Seq, suffix)); err != nil {
@@ -148,7 +148,7 @@ func (t *txn) withLink(tid, suffix string, rec *logRecord) error {
 		return nil
 	}
 	var l chainLink
-	ok, err := t.getRecord(barrier.Tenant(tid).ChainLink(suffix), &l)
+	ok, err := t.GetRecord(barrier.Tenant(tid).ChainLink(suffix), &l)
 	if err != nil || !ok {
 		return err
 	}
@@ -167,7 +167,7 @@ func (t *txn) putHeads(c *chains) error {
 		if err := t.checkpointDue(tid, s); err != nil {
 			return err
 		}
-		if err := t.putRecord(barrier.Tenant(tid).ChainHead(), s.head); err != nil {
+		if err := t.PutRecord(barrier.Tenant(tid).ChainHead(), s.head); err != nil {
 			return err
 		}
 	}

@@ -81,7 +81,7 @@ func TestEveryLineChained(t *testing.T) {
 						t.Fatalf("index entry %q, want seq %d", rest, seq)
 					}
 					var rec logRecord
-					if ok, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil || !ok {
+					if ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil || !ok {
 						t.Fatalf("line %s of seq %d: %v %v", suffix, seq, ok, err)
 					}
 					if err := tx.withLink(tid, suffix, &rec); err != nil {
@@ -113,7 +113,7 @@ func TestEveryLineChained(t *testing.T) {
 					t.Errorf("%d lines, %d chained, want at least %d", lines, len(onChain), want)
 				}
 				var head chainHead
-				if _, err := tx.getRecord(barrier.Tenant(tid).ChainHead(), &head); err != nil {
+				if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &head); err != nil {
 					return err
 				}
 				if head.Seq != seq || head.Hash != prev {

@@ -53,13 +53,13 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 				continue
 			}
 			var rec logRecord
-			if _, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
+			if _, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
 				return err
 			}
 			if err := tx.withLink(tid, l.suffix, &rec); err != nil || rec.Link == nil {
 				t.Fatalf("line %d: link %v, %v", l.seq, rec.Link, err)
 			}
-			if err := tx.putRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
+			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
 				return err
 			}
 			if err := tx.Delete(barrier.Tenant(tid).ChainLink(l.suffix)); err != nil {

@@ -171,10 +171,10 @@ func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 	var err error
 	if sv, known := reads.line(tid, suffix); known {
 		if ok = sv != nil; ok {
-			err = t.openRecord(sv.Key, sv.Raw, &rec)
+			err = t.OpenRecord(sv.Key, sv.Raw, &rec)
 		}
 	} else {
-		ok, err = t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+		ok, err = t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 	}
 	if err == nil && ok && rec.Link == nil {
 		if linked, known := reads.linked(tid, suffix); !known {

@@ -15,7 +15,7 @@ import (
 func holdLeaseAs(t *testing.T, v *Vault, name, holder string, epoch uint64, until time.Time) {
 	t.Helper()
 	err := v.update(context.Background(), func(tx *txn) error {
-		return tx.putRecord(barrier.Lease(name), &leaseRecord{Holder: holder, Epoch: epoch, Expires: until})
+		return tx.PutRecord(barrier.Lease(name), &leaseRecord{Holder: holder, Epoch: epoch, Expires: until})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func chainState(t *testing.T, v *Vault, tid string) (h chainHead, ok bool, queue
 	t.Helper()
 	err := v.view(context.Background(), func(tx *txn) error {
 		var err error
-		if ok, err = tx.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+		if ok, err = tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}
 		return tx.ScanKeys(barrier.ChainQueue, func(_ barrier.Key, rest string) error {

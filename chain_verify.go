@@ -191,7 +191,7 @@ func (w *chainVerifyWalk) readHead(ctx context.Context) error {
 			return err
 		}
 		var h chainHead
-		if err := t.openRecord(key, raw, &h); err != nil {
+		if err := t.OpenRecord(key, raw, &h); err != nil {
 			w.headAltered = true
 			return nil
 		}
@@ -300,7 +300,7 @@ func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found
 		return nil, false, err
 	}
 	var r logRecord
-	if t.openRecord(key, raw, &r) != nil {
+	if t.OpenRecord(key, raw, &r) != nil {
 		return nil, true, nil
 	}
 	if err := t.withLink(w.tid, suffix, &r); err != nil {

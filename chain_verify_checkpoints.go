@@ -36,7 +36,7 @@ func (w *chainVerifyWalk) addCheckpoints(ctx context.Context) error {
 				seq, perr := strconv.ParseUint(sv.Rest, 16, 64)
 				var rec checkpointRecord
 				signedFound = signedFound || (perr == nil && seq == w.head.SignedSeq)
-				if perr != nil || t.openRecord(sv.Key, sv.Raw, &rec) != nil {
+				if perr != nil || t.OpenRecord(sv.Key, sv.Raw, &rec) != nil {
 					w.problem(auditchain.BadCheckpoint, seq, 0, "", "the checkpoint record does not open: it was altered")
 					continue
 				}
@@ -72,7 +72,7 @@ func (w *chainVerifyWalk) headNow(ctx context.Context) (uint64, error) {
 			return err
 		}
 		var h chainHead
-		if t.openRecord(key, raw, &h) == nil {
+		if t.OpenRecord(key, raw, &h) == nil {
 			seq = max(seq, h.Seq)
 		}
 		return nil

@@ -35,11 +35,11 @@ func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) 
 func HoldLinkerLeaseForTest(ctx context.Context, v *Vault, until time.Time) error {
 	err := v.update(ctx, func(t *txn) error {
 		var rec leaseRecord
-		if _, err := t.getRecord(barrier.Lease(leaseLinker), &rec); err != nil {
+		if _, err := t.GetRecord(barrier.Lease(leaseLinker), &rec); err != nil {
 			return err
 		}
 		rec = leaseRecord{Holder: "00000000000000ff", Epoch: rec.Epoch + 1, Expires: until}
-		return t.putRecord(barrier.Lease(leaseLinker), &rec)
+		return t.PutRecord(barrier.Lease(leaseLinker), &rec)
 	})
 	v.linkLease().lost(v.linkLease().held())
 	return err

@@ -31,12 +31,12 @@ func TestVerifyHeadHash(t *testing.T) {
 	var seq uint64
 	err = v.update(ctx, func(tx *txn) error {
 		var h chainHead
-		if _, err := tx.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+		if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}
 		seq = h.Seq
 		h.Hash[0] ^= 1
-		return tx.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+		return tx.PutRecord(barrier.Tenant(tid).ChainHead(), &h)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -87,15 +87,15 @@ func TestVerifyInsertedWithKeys(t *testing.T) {
 			return err
 		}
 		var rec logRecord
-		if _, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
+		if _, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
 			return err
 		}
-		if err := tx.putRecord(barrier.Tenant(tid).Logs().Key(suffix+"~1"), &rec); err != nil {
+		if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix+"~1"), &rec); err != nil {
 			return err
 		}
 		rec.Link = nil
 		ids = []string{keyID(suffix) + "~1", keyID(suffix) + "~2"}
-		return tx.putRecord(barrier.Tenant(tid).Logs().Key(suffix+"~2"), &rec)
+		return tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix+"~2"), &rec)
 	})
 	if err != nil {
 		t.Fatal(err)

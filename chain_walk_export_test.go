@@ -46,7 +46,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 	err := v.view(ctx, func(t *txn) error {
 		*w = ChainWalk{ByEntity: map[string]int{}}
 		var head chainHead
-		if _, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &head); err != nil {
+		if _, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &head); err != nil {
 			return err
 		}
 		w.Head, w.HeadFirstSeq = head.Seq, head.FirstSeq
@@ -75,7 +75,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 			}
 			onChain[suffix] = seq
 			var rec logRecord
-			ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+			ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 			if err == nil && ok {
 				err = t.withLink(tid, suffix, &rec)
 			}
@@ -113,7 +113,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 				return nil
 			}
 			var rec logRecord
-			if _, err := t.getRecord(k, &rec); err != nil {
+			if _, err := t.GetRecord(k, &rec); err != nil {
 				return err
 			}
 			if err := t.withLink(tid, suffix, &rec); err != nil {
@@ -151,7 +151,7 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 	err = v.view(ctx, func(t *txn) error {
 		anchor, all = nil, nil
 		var h chainHead
-		if _, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+		if _, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}
 		var keys []barrier.Key
@@ -164,7 +164,7 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 		}
 		for _, k := range keys {
 			var r checkpointRecord
-			if _, err := t.getRecord(k, &r); err != nil {
+			if _, err := t.GetRecord(k, &r); err != nil {
 				return err
 			}
 			c := r.api()
@@ -187,7 +187,7 @@ func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
 // when the checkpoint is missing.
 func chainAnchor(t *txn, tid string, firstSeq uint64) (auditchain.Hash, error) {
 	var c checkpointRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Checkpoint(firstSeq-1), &c)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Checkpoint(firstSeq-1), &c)
 	if err != nil {
 		return auditchain.Hash{}, err
 	}

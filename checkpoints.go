@@ -77,19 +77,19 @@ func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.C
 			return auditchain.Checkpoint{}, err
 		}
 	}
-	c := auditchain.Checkpoint{TenantID: tid, Seq: h.Seq, Hash: h.Hash, CreatedAt: t.now, Final: final}
+	c := auditchain.Checkpoint{TenantID: tid, Seq: h.Seq, Hash: h.Hash, CreatedAt: t.Now, Final: final}
 	c.Sign(s.priv)
 	rec := checkpointRecordOf(&c)
-	if err := t.putRecord(barrier.Tenant(tid).Checkpoint(h.Seq), rec); err != nil {
+	if err := t.PutRecord(barrier.Tenant(tid).Checkpoint(h.Seq), rec); err != nil {
 		return auditchain.Checkpoint{}, err
 	}
 	if final {
-		if err := t.putRecord(barrier.FinalCheckpoint(tid), rec); err != nil {
+		if err := t.PutRecord(barrier.FinalCheckpoint(tid), rec); err != nil {
 			return auditchain.Checkpoint{}, err
 		}
 	}
-	h.SignedSeq, h.SignedAt, h.KeyID = h.Seq, t.now, s.id
-	if err := t.queueForExport(tid, barrier.TimeKey(t.now)+"/checkpoint-"+barrier.SeqKey(h.Seq)); err != nil {
+	h.SignedSeq, h.SignedAt, h.KeyID = h.Seq, t.Now, s.id
+	if err := t.queueForExport(tid, barrier.TimeKey(t.Now)+"/checkpoint-"+barrier.SeqKey(h.Seq)); err != nil {
 		return auditchain.Checkpoint{}, err
 	}
 	return c, nil
@@ -119,9 +119,9 @@ func (t *txn) dropUnsignedMark(tid string, h *chainHead) error {
 // to another, with its index and export queue entries.
 func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error {
 	l := logRecord{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
-		Message: rotationMessage(from, to), CreatedAt: t.now}
-	suffix := barrier.TimeKey(t.now) + "/" + t.v.ids.Next(t.now)
-	if err := t.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
+		Message: rotationMessage(from, to), CreatedAt: t.Now}
+	suffix := barrier.TimeKey(t.Now) + "/" + t.v.ids.Next(t.Now)
+	if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
 	var c chains
@@ -148,7 +148,7 @@ func (t *txn) checkpointDue(tid string, s *chainOf) error {
 	if h.Seq > h.SignedSeq && s.from <= h.SignedSeq {
 		since := s.since
 		if since == "" {
-			since = barrier.TimeKey(t.now)
+			since = barrier.TimeKey(t.Now)
 		}
 		return t.PutIndex(barrier.Tenant(tid).UnsignedChain(since))
 	}
@@ -256,7 +256,7 @@ func (t *txn) checkpointMark(mark string) (bool, error) {
 		return false, err
 	}
 	var h chainHead
-	ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+	ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 	if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
 		return false, nil // deleted with its tenant, or signed already
 	}
@@ -266,7 +266,7 @@ func (t *txn) checkpointMark(mark string) (bool, error) {
 	if _, err := t.signCheckpoint(tid, &h, false); err != nil {
 		return false, err
 	}
-	return true, t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+	return true, t.PutRecord(barrier.Tenant(tid).ChainHead(), &h)
 }
 
 // checkpointTick is how often runCheckpointer looks for old unsigned
@@ -340,8 +340,8 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		h := chainHead{FirstSeq: 1, Since: t.now}
-		if _, err := t.getRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
+		h := chainHead{FirstSeq: 1, Since: t.Now}
+		if _, err := t.GetRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
 			return err
 		}
 		s, err := t.signer()
@@ -350,7 +350,7 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		}
 		if h.Seq == h.SignedSeq && h.KeyID == s.id {
 			var rec checkpointRecord
-			ok, err := t.getRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
+			ok, err := t.GetRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
 			if err != nil {
 				return err
 			}
@@ -362,7 +362,7 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		if out, err = t.signCheckpoint(tenantID, &h, false); err != nil {
 			return err
 		}
-		return t.putRecord(barrier.Tenant(tenantID).ChainHead(), &h)
+		return t.PutRecord(barrier.Tenant(tenantID).ChainHead(), &h)
 	})
 	if err != nil {
 		return nil, err
@@ -411,12 +411,12 @@ func (v *Vault) awaitLinked(ctx context.Context, tid, through string) error {
 // before it does): afterwards nothing of the tenant can be opened, and the
 // checkpoint's copy at sys/chain-final/<tid> is what is left of its chain.
 func (t *txn) signFinalCheckpoint(tid string) error {
-	h := chainHead{FirstSeq: 1, Since: t.now}
-	if _, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+	h := chainHead{FirstSeq: 1, Since: t.Now}
+	if _, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 		return err
 	}
 	if _, err := t.signCheckpoint(tid, &h, true); err != nil {
 		return err
 	}
-	return t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+	return t.PutRecord(barrier.Tenant(tid).ChainHead(), &h)
 }

@@ -68,7 +68,7 @@ func storedCheckpoints(t *testing.T, v *Vault, tid string) []auditchain.Checkpoi
 		}
 		for _, sv := range vals {
 			var r checkpointRecord
-			if err := tx.openRecord(sv.Key, sv.Raw, &r); err != nil {
+			if err := tx.OpenRecord(sv.Key, sv.Raw, &r); err != nil {
 				return err
 			}
 			out = append(out, r.api())
@@ -96,7 +96,7 @@ func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 			return err
 		}
 		var rec logRecord
-		ok, err := tx.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
+		ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 		if err == nil && ok {
 			err = tx.withLink(tid, suffix, &rec)
 		}
@@ -128,7 +128,7 @@ func headOf(t *testing.T, v *Vault, tid string) chainHead {
 	linkForTest(t, v)
 	var h chainHead
 	if err := v.view(context.Background(), func(tx *txn) error {
-		_, err := tx.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+		_, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -361,7 +361,7 @@ func TestFinalCheckpoint(t *testing.T) {
 	var rec checkpointRecord
 	var queued []string
 	err = v.view(ctx, func(tx *txn) error {
-		ok, err := tx.getRecord(barrier.FinalCheckpoint(tid), &rec)
+		ok, err := tx.GetRecord(barrier.FinalCheckpoint(tid), &rec)
 		if err == nil && !ok {
 			t.Fatal("no final checkpoint")
 		}

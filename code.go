@@ -261,6 +261,10 @@ func (f *fetcher) Fetch(ctx context.Context, req *jsrt.FetchRequest) (*jsrt.Fetc
 // uncheckedCode is code a transaction met before it was checked.
 type uncheckedCode struct{ tenant, code, field string }
 
+// uncheckedOf is the code a transaction met unchecked (checkCode), which
+// updateChecked reads when the transaction function returns.
+var uncheckedOf unit.Local[uncheckedCode]
+
 // checkCode, inside a transaction, returns the outcome of checking code
 // when the sandbox knows it (nil, or the refusal explained on field).
 // Otherwise it returns errCompileFirst and remembers the code:
@@ -270,7 +274,7 @@ func (t *txn) checkCode(tenant, code, field string) error {
 	if err, known := t.v.code.Checked(code); known {
 		return compileRefusal(err, field)
 	}
-	t.unchecked = &uncheckedCode{tenant: tenant, code: code, field: field}
+	*uncheckedOf.Of(t.Tx) = uncheckedCode{tenant: tenant, code: code, field: field}
 	return errCompileFirst
 }
 
@@ -281,9 +285,11 @@ func (v *Vault) updateChecked(ctx context.Context, fn func(*txn) error) error {
 	for attempt := 0; ; attempt++ {
 		var pending *uncheckedCode
 		err := v.update(ctx, func(t *txn) error {
-			t.unchecked = nil
+			pending = nil
 			err := fn(t)
-			pending = t.unchecked
+			if u, ok := uncheckedOf.Peek(t.Tx); ok {
+				pending = u
+			}
 			return err
 		})
 		if err != errCompileFirst || pending == nil || attempt == 3 {

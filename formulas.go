@@ -163,7 +163,7 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 		if err := t.checkCode("", req.Code, "code"); err != nil {
 			return err
 		}
-		return t.putRecord(barrier.OfficialFormula(f.ID), formulaRecordOf(f))
+		return t.PutRecord(barrier.OfficialFormula(f.ID), formulaRecordOf(f))
 	})
 	if err != nil {
 		return nil, err
@@ -199,8 +199,8 @@ func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRe
 		if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
 			return err
 		}
-		out = req.formula(t.v.ids.Next(t.now), p.tenantID, p.actor(), t.now)
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
+		out = req.formula(t.v.ids.Next(t.Now), p.tenantID, p.actor(), t.Now)
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
@@ -217,9 +217,9 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 		return nil, nil
 	}
 	var f formulaRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactorFormula, id), &f)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityReactorFormula, id), &f)
 	if err == nil && !ok {
-		ok, err = t.getRecord(barrier.OfficialFormula(id), &f)
+		ok, err = t.GetRecord(barrier.OfficialFormula(id), &f)
 	}
 	if err != nil || !ok {
 		return nil, err
@@ -296,7 +296,7 @@ func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormul
 			}
 			for _, kv := range raws {
 				var f formulaRecord
-				if err := t.openRecord(kv.Key, kv.Raw, &f); err != nil {
+				if err := t.OpenRecord(kv.Key, kv.Raw, &f); err != nil {
 					return err
 				}
 				all = append(all, *f.api())
@@ -348,9 +348,9 @@ func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, re
 			return err
 		}
 		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
-		now := t.now
+		now := t.Now
 		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))

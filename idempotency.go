@@ -174,11 +174,11 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
 
 		var rec idempotencyRecord
-		found, err := t.getRecord(recKey, &rec)
+		found, err := t.GetRecord(recKey, &rec)
 		if err != nil {
 			return err
 		}
-		if found && !rec.expired(t.now) {
+		if found && !rec.expired(t.Now) {
 			switch {
 			case subtle.ConstantTimeCompare(rec.Fingerprint, fp) != 1:
 				return unit.Errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
@@ -187,7 +187,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 			case rec.Response != nil:
 				kept = rec.Response
 				return nil
-			case t.now.Before(rec.LeaseUntil):
+			case t.Now.Before(rec.LeaseUntil):
 				return unit.Errorf(Conflict, "a request with this Idempotency-Key is still in progress; retry later")
 			}
 			// The claim's lease is over: its instance crashed or gave up.
@@ -197,9 +197,9 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 				return err
 			}
 		}
-		rec = idempotencyRecord{Version: 1, Fingerprint: fp, CreatedAt: t.now, ExpiresAt: t.now.Add(IdempotencyWindow),
-			Claim: claim, LeaseUntil: t.now.Add(IdempotencyLease), Grants: grants}
-		if err := t.putRecord(recKey, &rec); err != nil {
+		rec = idempotencyRecord{Version: 1, Fingerprint: fp, CreatedAt: t.Now, ExpiresAt: t.Now.Add(IdempotencyWindow),
+			Claim: claim, LeaseUntil: t.Now.Add(IdempotencyLease), Grants: grants}
+		if err := t.PutRecord(recKey, &rec); err != nil {
 			return err
 		}
 		return t.PutIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String())))
@@ -240,7 +240,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		var rec idempotencyRecord
-		found, err := t.getRecord(recKey, &rec)
+		found, err := t.GetRecord(recKey, &rec)
 		if err != nil || !found || rec.Claim != claim {
 			return err
 		}
@@ -251,7 +251,7 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, c
 			return t.Delete(recKey)
 		}
 		rec.Claim, rec.LeaseUntil, rec.Response = "", time.Time{}, resp
-		return t.putRecord(recKey, &rec)
+		return t.PutRecord(recKey, &rec)
 	})
 	if err != nil {
 		v.logger.Error("tokenvault: an idempotency record could not be finished; it is released when its lease ends", "tenant", tid, "err", err)
@@ -262,8 +262,8 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, c
 func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
 	k := barrier.Tenant(tid).Record(kindIdempotency, id)
 	var rec idempotencyRecord
-	found, err := t.getRecord(k, &rec)
-	if err != nil || !found || !rec.expired(t.now) {
+	found, err := t.GetRecord(k, &rec)
+	if err != nil || !found || !rec.expired(t.Now) {
 		return false, err
 	}
 	return true, t.Delete(k)

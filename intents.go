@@ -168,14 +168,14 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 			return err
 		}
 		rec := &tokenIntentRecord{
-			ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Type: pt.typ, Data: data,
+			ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Type: pt.typ, Data: data,
 			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
-			CreatedAt: t.now, ExpiresAt: t.now.Add(t.v.intentLifetime), CreatedFrom: addr,
+			CreatedAt: t.Now, ExpiresAt: t.Now.Add(t.v.intentLifetime), CreatedFrom: addr,
 		}
 		if req.ExpiresAt != nil {
 			rec.ExpiresAt = req.ExpiresAt.UTC()
 		}
-		if err := t.putRecord(barrier.Tenant(rec.TenantID).TokenIntent(rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(rec.TenantID).TokenIntent(rec.ID), rec); err != nil {
 			return err
 		}
 		for _, k := range append(rec.indexKeys(), barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)) {
@@ -286,7 +286,7 @@ func (t *txn) liveIntent(tid, id string) (*tokenIntentRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || rec.expired(t.now) {
+	if rec == nil || rec.expired(t.Now) {
 		return nil, errIntentNotFound
 	}
 	return rec, nil
@@ -296,7 +296,7 @@ func (t *txn) liveIntent(tid, id string) (*tokenIntentRecord, error) {
 // when there is none.
 func (t *txn) getTokenIntent(tid, id string) (*tokenIntentRecord, error) {
 	var rec tokenIntentRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).TokenIntent(id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).TokenIntent(id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}

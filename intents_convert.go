@@ -99,7 +99,7 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	req.TokenIntentID, req.Type, req.Data = "", rec.Type, exprData(rec.Type, data)
 	req.DeduplicateToken = true
 	fe := unit.FieldErrors{}
-	full := prepareToken(req, t.now, t.now, c.path, fe)
+	full := prepareToken(req, t.Now, t.Now, c.path, fe)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 		return nil, err
 	}
 	fe := unit.FieldErrors{}
-	pt := prepareToken(req, t.now, t.now, path, fe)
+	pt := prepareToken(req, t.Now, t.Now, path, fe)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -180,11 +180,11 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 			return nil, err
 		}
 	}
-	now := t.now
+	now := t.Now
 	next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
 		ModifiedBy: p.actorID, ModifiedAt: &now}
 	pt.newCVC = false // the intent brings no cvc
-	pt.applyTo(next, ks, t.now, t.v.fingerprints == nil)
+	pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
 	t.unindexFingerprint(rec)
 	if err := t.writeToken(rec, next); err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ func TestTokenIntentRecordWithoutAddress(t *testing.T) {
 	key := barrier.Tenant(fixTenant).TokenIntent(fixIntent)
 	old := readFixture(t, "token-intent-noaddr-v1.bin")
 	var dec tokenIntentRecord
-	if err := dec.decodeRecord(key, old); err != nil {
+	if err := dec.DecodeRecord(key, old); err != nil {
 		t.Fatal(err)
 	}
 	want := recordKindNamed(t, "token-intent").fixed().(*tokenIntentRecord)
@@ -26,7 +26,7 @@ func TestTokenIntentRecordWithoutAddress(t *testing.T) {
 	if diff := cmp.Diff(want, &dec); diff != "" {
 		t.Errorf("decode: (-want +got)\n%s", diff)
 	}
-	if got, err := dec.appendRecord(nil, key); err != nil || !bytes.Equal(got, old) {
+	if got, err := dec.AppendRecord(nil, key); err != nil || !bytes.Equal(got, old) {
 		t.Errorf("encoding again: %x, %v; want %x", got, err, old)
 	}
 	if keys := dec.indexKeys(); keys != nil {

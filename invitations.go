@@ -149,18 +149,18 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 			return err
 		}
 		var trec tenantRecord
-		if _, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
+		if _, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
 		tenant = trec.api()
 		rec = invitationRecordOf(&Invitation{
-			ID:        t.v.ids.Next(t.now),
+			ID:        t.v.ids.Next(t.Now),
 			TenantID:  p.tenantID,
 			Email:     req.Email,
 			Status:    InvitationPending,
-			ExpiresAt: t.now.Add(InvitationLifetime),
+			ExpiresAt: t.Now.Add(InvitationLifetime),
 			CreatedBy: p.actorID,
-			CreatedAt: t.now,
+			CreatedAt: t.Now,
 		}, nil)
 		return nil
 	})
@@ -222,13 +222,13 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 // putInvitation writes an invitation with its link lookup and expiry entry.
 func (t *txn) putInvitation(rec *invitationRecord) error {
 	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
-	if err := t.putRecord(barrier.InviteLookup(rec.TokenHash), &ref); err != nil {
+	if err := t.PutRecord(barrier.InviteLookup(rec.TokenHash), &ref); err != nil {
 		return err
 	}
 	if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID)); err != nil {
 		return err
 	}
-	return t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID), rec)
+	return t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID), rec)
 }
 
 // dropInvitationLinks deletes the link lookup and expiry entry of rec, so
@@ -255,7 +255,7 @@ func (t *txn) invitations(tid string) ([]invitationRecord, error) {
 	out := make([]invitationRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec invitationRecord
-		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -283,7 +283,7 @@ func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
 		return nil, unit.NotFoundError("invitation")
 	}
 	var rec invitationRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -319,10 +319,10 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 		}
 		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
 			var rec invitationRecord
-			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			inv := rec.api().at(t.now)
+			inv := rec.api().at(t.Now)
 			return &inv, nil
 		})
 		return err
@@ -348,7 +348,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*
 		if err != nil {
 			return err
 		}
-		out = rec.api().at(t.now)
+		out = rec.api().at(t.Now)
 		return t.logRead(p, EntityTenantInvitation, id, "Invitation read")
 	})
 	if err != nil {
@@ -417,11 +417,11 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 			return err
 		}
 		var trec tenantRecord
-		if _, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
+		if _, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
 		tenant = trec.api()
-		now := t.now
+		now := t.Now
 		next = rec.api()
 		next.Status = InvitationPending
 		next.ExpiresAt = maxTime(rec.ExpiresAt, now).Add(InvitationLifetime)
@@ -499,7 +499,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	err := v.update(ctx, func(t *txn) error {
 		mac := t.inviteMAC(token)
 		var ref keyRef
-		ok, err := t.getRecord(barrier.InviteLookup(mac), &ref)
+		ok, err := t.GetRecord(barrier.InviteLookup(mac), &ref)
 		if err != nil {
 			return err
 		}
@@ -520,7 +520,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return errInvitationLink
 		}
 		unit.RecordTenant(ctx, rec.TenantID)
-		if rec.expired(t.now) {
+		if rec.expired(t.Now) {
 			return unit.Errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
 		}
 		if user.Email == "" {
@@ -534,8 +534,8 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			}
 			return err
 		}
-		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.now}
-		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
+		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.Now}
+		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.dropInvitationLinks(rec); err != nil {

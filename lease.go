@@ -82,8 +82,8 @@ func (l *lease) hold(ctx context.Context, v *Vault) (epoch uint64, ok bool, err 
 		var other bool
 		if err := v.view(ctx, func(t *txn) error {
 			var rec leaseRecord
-			found, err := t.getRecord(barrier.Lease(l.name), &rec)
-			other = found && rec.Holder != t.v.instance && t.now.Before(rec.Expires)
+			found, err := t.GetRecord(barrier.Lease(l.name), &rec)
+			other = found && rec.Holder != t.v.instance && t.Now.Before(rec.Expires)
 			return err
 		}); err != nil || other {
 			return 0, false, err
@@ -93,20 +93,20 @@ func (l *lease) hold(ctx context.Context, v *Vault) (epoch uint64, ok bool, err 
 	err = v.update(ctx, func(t *txn) error {
 		ok = false
 		rec = leaseRecord{}
-		found, err := t.getRecord(barrier.Lease(l.name), &rec)
+		found, err := t.GetRecord(barrier.Lease(l.name), &rec)
 		if err != nil {
 			return err
 		}
 		switch {
 		case found && l.epoch != 0 && rec.Holder == t.v.instance && rec.Epoch == l.epoch:
 			// Ours, and nobody took it since: renewed, in the same epoch.
-		case !found || !t.now.Before(rec.Expires):
+		case !found || !t.Now.Before(rec.Expires):
 			rec.Epoch++
 		default:
 			return nil
 		}
-		rec.Holder, rec.Expires, ok = t.v.instance, t.now.Add(l.ttl), true
-		return t.putRecord(barrier.Lease(l.name), &rec)
+		rec.Holder, rec.Expires, ok = t.v.instance, t.Now.Add(l.ttl), true
+		return t.PutRecord(barrier.Lease(l.name), &rec)
 	})
 	if err != nil || !ok {
 		l.epoch = 0
@@ -146,12 +146,12 @@ func (l *lease) release(ctx context.Context, v *Vault) error {
 	l.epoch = 0
 	return v.update(ctx, func(t *txn) error {
 		var rec leaseRecord
-		found, err := t.getRecord(barrier.Lease(l.name), &rec)
+		found, err := t.GetRecord(barrier.Lease(l.name), &rec)
 		if err != nil || !found || rec.Holder != t.v.instance || rec.Epoch != epoch {
 			return err
 		}
 		rec.Expires = time.Time{}
-		return t.putRecord(barrier.Lease(l.name), &rec)
+		return t.PutRecord(barrier.Lease(l.name), &rec)
 	})
 }
 
@@ -162,11 +162,11 @@ func (l *lease) release(ctx context.Context, v *Vault) error {
 // meanwhile conflicts with it).
 func (t *txn) checkLease(name string, epoch uint64) error {
 	var rec leaseRecord
-	found, err := t.getRecord(barrier.Lease(name), &rec)
+	found, err := t.GetRecord(barrier.Lease(name), &rec)
 	if err != nil {
 		return err
 	}
-	if !found || rec.Holder != t.v.instance || rec.Epoch != epoch || !t.now.Before(rec.Expires) {
+	if !found || rec.Holder != t.v.instance || rec.Epoch != epoch || !t.Now.Before(rec.Expires) {
 		return errLeaseLost
 	}
 	return nil

@@ -55,7 +55,7 @@ func (t *txn) makeRoom(f barrier.CapFamily, tid, creator, addr string, perAddres
 		if err != nil || !full {
 			return err
 		}
-		return refuse(oldest.Sub(t.now))
+		return refuse(oldest.Sub(t.Now))
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (t *txn) makeRoom(f barrier.CapFamily, tid, creator, addr string, perAddres
 func (t *txn) evictOldestLive(prefix barrier.Prefix, limit int, evict func(barrier.Key, string) error) (bool, error) {
 	// Entries expiring at or before now are expired (the sweeper removes
 	// them): start past them.
-	after := barrier.TimeKey(t.now) + "/~"
+	after := barrier.TimeKey(t.Now) + "/~"
 	count := 0
 	var first barrier.Key
 	var firstRest string
@@ -86,7 +86,7 @@ func (t *txn) evictOldestLive(prefix barrier.Prefix, limit int, evict func(barri
 // atCeiling reports whether limit or more live objects are indexed under
 // prefix (entries <expiry>/<id>), and when the first of them expires.
 func (t *txn) atCeiling(prefix barrier.Prefix, limit int) (bool, time.Time, error) {
-	after := barrier.TimeKey(t.now) + "/~"
+	after := barrier.TimeKey(t.Now) + "/~"
 	count := 0
 	var first string
 	err := t.Scan(prefix, after, limit, func(_ barrier.Key, rest string) error {
@@ -100,7 +100,7 @@ func (t *txn) atCeiling(prefix barrier.Prefix, limit int) (bool, time.Time, erro
 		return false, time.Time{}, err
 	}
 	at, _, _ := strings.Cut(first, "/")
-	return true, timeOfKey(at, t.now.Add(time.Minute)), nil
+	return true, timeOfKey(at, t.Now.Add(time.Minute)), nil
 }
 
 // timeOfKey is the time barrier.TimeKey rendered as k, or def when k is

@@ -163,10 +163,10 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 
 // logLine appends l, created now, to tenant tid's trail (see log).
 func (t *txn) logLine(l logRecord, tid string) error {
-	l.CreatedAt = t.now
+	l.CreatedAt = t.Now
 	entityType, entityID, op := l.EntityType, l.EntityID, l.Operation
-	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.Next(t.now)
-	if err := t.appendRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
+	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.Next(t.Now)
+	if err := t.PutNew(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
 	// Queued for the linker, which chains it beside the commit (chain.go).
@@ -224,7 +224,7 @@ func lineIndexKey(tid, typ, id, suffix string) barrier.Key {
 func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 	key := barrier.Tenant(tid).Logs().Key(suffix)
 	var l logRecord
-	ok, err := t.getRecord(key, &l)
+	ok, err := t.GetRecord(key, &l)
 	if err != nil || !ok {
 		return Log{}, false, err
 	}

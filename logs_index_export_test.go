@@ -38,7 +38,7 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 		}
 		for _, sv := range lines {
 			var l logRecord
-			if err := t.openRecord(sv.Key, sv.Raw, &l); err != nil {
+			if err := t.OpenRecord(sv.Key, sv.Raw, &l); err != nil {
 				return err
 			}
 			ok, err := t.Has(lineIndexKey(tid, l.EntityType, l.EntityID, sv.Rest))

@@ -81,14 +81,14 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 		removed, more = 0, false
 		var last chainLink
 		var h chainHead
-		ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+		ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 		if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 			return nil // being deleted, or no chain yet
 		}
 		if err != nil {
 			return err
 		}
-		cutoff := barrier.TimeKey(t.now.Add(-v.logRetention))
+		cutoff := barrier.TimeKey(t.Now.Add(-v.logRetention))
 		var seqs []string
 		err = t.Scan(barrier.Tenant(tid).ChainSeqs(), "", sweepBatch+1, func(_ barrier.Key, rest string) error {
 			seqs = append(seqs, rest)
@@ -113,7 +113,7 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 				break
 			}
 			var l logRecord
-			ok, err := t.getRecord(barrier.Tenant(tid).Logs().Key(suffix), &l)
+			ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &l)
 			if err == nil && ok {
 				err = t.withLink(tid, suffix, &l)
 			}
@@ -141,7 +141,7 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 		if err := t.anchorChain(tid, &h, last.Seq, last.Hash); err != nil {
 			return err
 		}
-		return t.putRecord(barrier.Tenant(tid).ChainHead(), &h)
+		return t.PutRecord(barrier.Tenant(tid).ChainHead(), &h)
 	})
 	return removed, more, err
 }
@@ -177,7 +177,7 @@ func (t *txn) anchorChain(tid string, h *chainHead, seq uint64, hash auditchain.
 			return store.ErrStop
 		}
 		var c checkpointRecord
-		if _, err := t.getRecord(k, &c); err != nil {
+		if _, err := t.GetRecord(k, &c); err != nil {
 			return err
 		}
 		below = append(below, c)
@@ -213,9 +213,9 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 		prefix := barrier.Tenant(tid).Logs()
 		// Lines are keyed log/<nanos>/<id>: everything before the cutoff's
 		// nanos is due, if the chain began after it.
-		cutoff := barrier.TimeKey(t.now.Add(-v.logRetention))
+		cutoff := barrier.TimeKey(t.Now.Add(-v.logRetention))
 		var h chainHead
-		ok, err := t.getRecord(barrier.Tenant(tid).ChainHead(), &h)
+		ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 		if errors.Is(err, errTenantGone) {
 			return nil // being deleted: its logs go with it
 		}
@@ -247,7 +247,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 				return err
 			}
 			var l logRecord
-			ok, err := t.getRecord(prefix.Key(suffix), &l)
+			ok, err := t.GetRecord(prefix.Key(suffix), &l)
 			if err == nil && ok {
 				err = t.withLink(tid, suffix, &l)
 			}

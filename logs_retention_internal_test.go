@@ -41,7 +41,7 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 		for i, at := range []time.Time{start.Add(-10 * 24 * time.Hour), start.Add(-9 * 24 * time.Hour), start.Add(-time.Hour), start.Add(time.Hour)} {
 			suffix := barrier.TimeKey(at) + "/" + v.ids.Next(at)
 			l := logRecord{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}
-			if err := tx.putRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
+			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 				return err
 			}
 			if i == 3 {
@@ -72,7 +72,7 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 			t.Errorf("the unlinked line after the chain's start was pruned (%v)", err)
 		}
 		var h chainHead
-		if _, err := tx.getRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
+		if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}
 		if h.FirstSeq <= 1 || h.Seq != h.FirstSeq {

@@ -87,7 +87,7 @@ walk:
 			examined++
 			last = kv.Rest
 			var rec logRecord
-			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, Pagination{}, err
 			}
 			if rec.EntityType != typ {

@@ -40,7 +40,7 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 		}
 		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
 			var rec memberRecord
-			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			m := rec.api()
@@ -64,7 +64,7 @@ func (t *txn) members(tid string) ([]TenantMember, error) {
 	out := make([]TenantMember, 0, len(raws))
 	for _, kv := range raws {
 		var rec memberRecord
-		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec.api())
@@ -105,7 +105,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 			return unit.NotFoundError("member")
 		}
 		var m memberRecord
-		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
+		ok, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
-		ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenantRecord{})
+		ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenantRecord{})
 		if err != nil {
 			return err
 		}

@@ -64,12 +64,12 @@ func TestOptimisticUpdateSeesRevocation(t *testing.T) {
 		}
 	}
 	ps.between.Store(&revoke)
-	retries := v.optimisticRetries.Load()
+	retries := v.work.OptimisticRetries()
 	_, err = v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "late"})
 	if e, ok := err.(*Error); !ok || e.Kind != Unauthenticated {
 		t.Fatalf("CreateToken with a key revoked before its write = %v, want Unauthenticated", err)
 	}
-	if v.optimisticRetries.Load() != retries+1 {
+	if v.work.OptimisticRetries() != retries+1 {
 		t.Errorf("the create was not run again")
 	}
 }

@@ -188,13 +188,13 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		if err := t.checkProxyApplication(p.tenantID, &req, nil); err != nil {
 			return err
 		}
-		px := &Proxy{ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.now}
+		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.Now}
 		req.apply(px, conf)
 		rec := proxyRecordOf(px, t.proxyMAC(pkey))
-		if err := t.putRecord(barrier.ProxyLookup(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
 			return err
 		}
 		out = px
@@ -214,7 +214,7 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 		return nil, unit.NotFoundError("proxy")
 	}
 	var rec proxyRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	}
 	mac := t.proxyMAC(pkey)
 	var ref keyRef
-	ok, err := t.getRecord(barrier.ProxyLookup(mac), &ref)
+	ok, err := t.GetRecord(barrier.ProxyLookup(mac), &ref)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 	if subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
 		return nil, nil
 	}
-	unit.RecordTenant(t.ctx, rec.TenantID)
+	unit.RecordTenant(t.Ctx, rec.TenantID)
 	return rec, nil
 }
 
@@ -308,7 +308,7 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 				return nil, nil
 			}
 			var rec proxyRecord
-			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
@@ -390,10 +390,10 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		}
 		px := rec.api()
 		req.apply(px, conf)
-		now := t.now
+		now := t.Now
 		px.ModifiedBy, px.ModifiedAt = p.actorID, &now
 		rec = proxyRecordOf(px, rec.KeyHash)
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, id), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, id), rec); err != nil {
 			return err
 		}
 		out = px

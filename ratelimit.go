@@ -224,7 +224,7 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 	if l.perKey == nil && l.perTenant == nil {
 		return nil
 	}
-	info := unit.CallOf(t.ctx)
+	info := unit.CallOf(t.Ctx)
 	return info.Once(unit.ChargeCallLimits, func() error {
 		key, tenant := string(mac), p.tenantID
 		if p.actorType == ActorApplication && p.appType == Public {
@@ -253,7 +253,7 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 // failures (which counts nothing more). Only failures are ever throttled:
 // a key that authenticates never reaches this.
 func (t *txn) authFailed(failure error) error {
-	return t.v.authFailed(t.ctx, failure)
+	return t.v.authFailed(t.Ctx, failure)
 }
 
 func (v *Vault) authFailed(ctx context.Context, failure error) error {
@@ -279,7 +279,7 @@ func (t *txn) chargeSession(appID string) error {
 	if t.v.limits.sessions == nil {
 		return nil
 	}
-	info := unit.CallOf(t.ctx)
+	info := unit.CallOf(t.Ctx)
 	return info.Once(unit.ChargeSessionLimit, func() error {
 		name := appID + "\x00" + throttleAddress(info.ClientAddress)
 		if ok, wait := t.v.limits.sessions.take(name, t.v.now()); !ok {

@@ -183,8 +183,8 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 			}
 		}
 		rec := &reactorRecord{
-			ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
-			Configuration: conf, CreatedBy: p.actorID, CreatedAt: t.now,
+			ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
+			Configuration: conf, CreatedBy: p.actorID, CreatedAt: t.Now,
 		}
 		fe := unit.FieldErrors{}
 		var f *Formula
@@ -207,7 +207,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if req.Application != nil {
 			rec.ApplicationID = req.Application.ID
 		}
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
 		out = rec.view(f)
@@ -243,7 +243,7 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 		return nil, nil, unit.NotFoundError("reactor")
 	}
 	var rec reactorRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -268,7 +268,7 @@ func (t *txn) reactors(tid string) ([]reactorRecord, error) {
 	out := make([]reactorRecord, 0, len(raws))
 	for _, kv := range raws {
 		var rec reactorRecord
-		if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
@@ -348,7 +348,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 				return nil, nil
 			}
 			var rec reactorRecord
-			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
@@ -466,9 +466,9 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if req.Application != nil {
 			rec.ApplicationID = req.Application.ID
 		}
-		now := t.now
+		now := t.Now
 		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, id), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
 		out = rec.view(f)

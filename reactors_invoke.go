@@ -178,7 +178,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			return err
 		}
 		inv = &invocation{
-			id: t.v.ids.Next(t.now), tenantID: p.tenantID, reactorID: rec.ID, code: code, caller: c,
+			id: t.v.ids.Next(t.Now), tenantID: p.tenantID, reactorID: rec.ID, code: code, caller: c,
 			req: map[string]any{"args": shaped, "configuration": rec.Configuration},
 		}
 		if rec.ApplicationID != "" {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,7 +21,7 @@ import (
 // JSON tags, so that changing the API never changes what is on disk. The
 // API types are converted to and from their records (recordOf, api) in the
 // files of those types, so that a record file holds only its format.
-// getRecord, openRecord, putRecord, getPlain and putPlain (txn.go) take
+// unit.Tx's GetRecord, OpenRecord, PutRecord, GetPlainRecord and PutPlainRecord take
 // nothing else, so the compiler holds every stored kind to it.
 //
 //	records_token.go        tokenRecord        tenant/<tid>/token/<id>
@@ -80,17 +79,8 @@ import (
 // Decoding never panics and never trusts a length: a record that does not
 // parse is an internal error naming its key (FuzzRecords).
 
-// recordCodec is a stored record with its own encoding: getRecord,
-// openRecord, putRecord, getPlain and putPlain take nothing else.
-type recordCodec interface {
-	// appendRecord appends the record's encoding, for the store key key,
-	// to dst. Fields the key holds (tenant, id) are not stored; it fails
-	// when the record does not belong at key.
-	appendRecord(dst []byte, key barrier.Key) ([]byte, error)
-	// decodeRecord sets the record from the plaintext b stored at key, in
-	// any format version (JSON included) this code reads.
-	decodeRecord(key barrier.Key, b []byte) error
-}
+// recordCodec is a stored record with its own encoding (unit.Record).
+type recordCodec = unit.Record
 
 // errRecord is wrapped by every decoding failure.
 var errRecord = errors.New("malformed record")
@@ -400,29 +390,6 @@ func (r *recordReader) end() error {
 		r.fail("trailing bytes")
 	}
 	return r.err
-}
-
-// plainBuffers recycles the plaintext buffers records are encoded into
-// before sealing; they are cleared before they go back, so no secret
-// lingers in a pooled buffer.
-var plainBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-// encodeRecord encodes v for key into a pooled buffer; release returns it.
-func encodeRecord(v recordCodec, key barrier.Key) (b []byte, release func(), err error) {
-	p := plainBuffers.Get().(*[]byte)
-	b, err = v.appendRecord((*p)[:0], key)
-	release = func() {
-		clear(b[:cap(b)])
-		if cap(b) <= 64<<10 {
-			*p = b[:0]
-			plainBuffers.Put(p)
-		}
-	}
-	if err != nil {
-		release()
-		return nil, nil, fmt.Errorf("tokenvault: encode %s: %w", key, err)
-	}
-	return b, release, nil
 }
 
 // keyID returns the last segment of a store key: the id of the record.

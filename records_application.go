@@ -63,7 +63,7 @@ const (
 	appModified
 )
 
-func (r *applicationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *applicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if !barrier.Tenant(r.TenantID).IsRecord(key, EntityApplication, r.ID) {
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
@@ -108,7 +108,7 @@ func (r *applicationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, err
 	return b, nil
 }
 
-func (r *applicationRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *applicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}

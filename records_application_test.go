@@ -177,7 +177,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	cases = append(cases, odd)
 	for _, rec := range cases {
 		key := barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID)
-		b, err := rec.appendRecord(nil, key)
+		b, err := rec.AppendRecord(nil, key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +185,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 			t.Fatalf("encoding starts with %#x", b[0])
 		}
 		var got applicationRecord
-		if err := got.decodeRecord(key, b); err != nil {
+		if err := got.DecodeRecord(key, b); err != nil {
 			t.Fatalf("decode %x: %v", b, err)
 		}
 		if diff := cmp.Diff(rec, &got); diff != "" {
@@ -205,39 +205,39 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	// Nil lists, which the Vault never stores, come back empty.
 	nils := fixedApplication()
 	nils.Permissions, nils.Rules = nil, nil
-	b, err := nils.appendRecord(nil, fixAppKey)
+	b, err := nils.AppendRecord(nil, fixAppKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got applicationRecord
-	if err := got.decodeRecord(fixAppKey, b); err != nil || got.Permissions == nil || got.Rules == nil {
+	if err := got.DecodeRecord(fixAppKey, b); err != nil || got.Permissions == nil || got.Rules == nil {
 		t.Errorf("nil lists decode as %#v, %#v, %v; want empty lists", got.Permissions, got.Rules, err)
 	}
 
-	if _, err := fixedApplication().appendRecord(nil, barrier.Tenant(fixTenant).Record(EntityApplication, "another")); err == nil {
+	if _, err := fixedApplication().AppendRecord(nil, barrier.Tenant(fixTenant).Record(EntityApplication, "another")); err == nil {
 		t.Error("an application encoded for another application's key: no error")
 	}
-	if _, err := fixedApplication().appendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, fixApp)); err == nil {
+	if _, err := fixedApplication().AppendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, fixApp)); err == nil {
 		t.Error("an application encoded for a token's key: no error")
 	}
 	// Version 0 may not name another application: the key does.
 	var v0 applicationRecord
-	if err := v0.decodeRecord(fixAppKey, []byte(`{"id":"other","tenant_id":"other","name":"x"}`)); err != nil ||
+	if err := v0.DecodeRecord(fixAppKey, []byte(`{"id":"other","tenant_id":"other","name":"x"}`)); err != nil ||
 		v0.ID != fixApp || v0.TenantID != fixTenant {
 		t.Errorf("version 0 naming another application: %s/%s, %v", v0.TenantID, v0.ID, err)
 	}
 	// A version 0 time before year 0 in UTC is refused, not written in a
 	// record that would not decode.
 	var early applicationRecord
-	if err := early.decodeRecord(fixAppKey, []byte(`{"created_at":"0000-01-01T00:00:00+01:00"}`)); err != nil {
+	if err := early.DecodeRecord(fixAppKey, []byte(`{"created_at":"0000-01-01T00:00:00+01:00"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := early.appendRecord(nil, fixAppKey); !errors.Is(err, errRecord) {
+	if _, err := early.AppendRecord(nil, fixAppKey); !errors.Is(err, errRecord) {
 		t.Errorf("a time before year 0 encodes: %v", err)
 	}
 	var bad applicationRecord
 	for _, b := range [][]byte{nil, {0}, {2}, {'{'}, {1, 4}} {
-		if err := bad.decodeRecord(fixAppKey, b); !errors.Is(err, errRecord) {
+		if err := bad.DecodeRecord(fixAppKey, b); !errors.Is(err, errRecord) {
 			t.Errorf("decode %x: %v, want errRecord", b, err)
 		}
 	}
@@ -277,7 +277,7 @@ func TestLegacyApplicationRecords(t *testing.T) {
 		}
 		for _, kv := range kvs {
 			var r applicationRecord
-			if err := tx.openRecord(kv.Key, kv.Raw, &r); err != nil {
+			if err := tx.OpenRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(applicationRecordV0FromRecord(&r))

@@ -34,7 +34,7 @@ type auditKeyRecord struct {
 
 const auditKeyFormat = 1
 
-func (r *auditKeyRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *auditKeyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if key != barrier.AuditKey(r.ID) {
 		return b, fmt.Errorf("%w: audit key %s stored at %s", errRecord, r.ID, key)
 	}
@@ -48,7 +48,7 @@ func (r *auditKeyRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error)
 	return appendTime(b, r.RetiredAt), nil
 }
 
-func (r *auditKeyRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *auditKeyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, auditKeyFormat, "audit key")
 	if err != nil {
 		return err

@@ -68,20 +68,20 @@ func BenchmarkRecord(b *testing.B) {
 		rec  *tokenRecord
 	}{{"token=plain", fixedPlain()}, {"token=card", fixedCard()}} {
 		key := fixTokenKey
-		bin, _ := rc.rec.appendRecord(nil, key)
+		bin, _ := rc.rec.AppendRecord(nil, key)
 		lean, _ := json.Marshal(leanOf(rc.rec))
 		v0, _ := json.Marshal(rc.rec.v0())
 		b.Run(rc.name+"/form=binary/op=encode", func(b *testing.B) {
 			buf := make([]byte, 0, 1024)
 			for b.Loop() {
-				buf, _ = rc.rec.appendRecord(buf[:0], key)
+				buf, _ = rc.rec.AppendRecord(buf[:0], key)
 			}
 			b.ReportMetric(float64(len(bin)), "bytes")
 		})
 		b.Run(rc.name+"/form=binary/op=decode", func(b *testing.B) {
 			for b.Loop() {
 				var r tokenRecord
-				if err := r.decodeRecord(key, bin); err != nil {
+				if err := r.DecodeRecord(key, bin); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -110,28 +110,28 @@ func BenchmarkRecord(b *testing.B) {
 		b.Run(rc.name+"/form=json-v0/op=decode", func(b *testing.B) {
 			for b.Loop() {
 				var r tokenRecord
-				if err := r.decodeRecord(key, v0); err != nil {
+				if err := r.DecodeRecord(key, v0); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 	l := fixedLogLine()
-	bin, _ := l.appendRecord(nil, logKey)
+	bin, _ := l.AppendRecord(nil, logKey)
 	leanL := leanLog{V: 1, A: l.ActorID, AT: l.ActorType, ET: l.EntityType, EI: l.EntityID, O: l.Operation, M: l.Message, C: l.CreatedAt}
 	lean, _ := json.Marshal(leanL)
 	v0, _ := json.Marshal(l.api(logKey))
 	b.Run("log/form=binary/op=encode", func(b *testing.B) {
 		buf := make([]byte, 0, 256)
 		for b.Loop() {
-			buf, _ = l.appendRecord(buf[:0], logKey)
+			buf, _ = l.AppendRecord(buf[:0], logKey)
 		}
 		b.ReportMetric(float64(len(bin)), "bytes")
 	})
 	b.Run("log/form=binary/op=decode", func(b *testing.B) {
 		for b.Loop() {
 			var r logRecord
-			if err := r.decodeRecord(logKey, bin); err != nil {
+			if err := r.DecodeRecord(logKey, bin); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -159,7 +159,7 @@ func BenchmarkRecord(b *testing.B) {
 	b.Run("log/form=json-v0/op=decode", func(b *testing.B) {
 		for b.Loop() {
 			var r logRecord
-			if err := r.decodeRecord(logKey, v0); err != nil {
+			if err := r.DecodeRecord(logKey, v0); err != nil {
 				b.Fatal(err)
 			}
 		}

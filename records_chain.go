@@ -35,7 +35,7 @@ type chainHead struct {
 
 const chainHeadFormat = 1
 
-func (h *chainHead) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (h *chainHead) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := checkRecordTimes("chain head", &h.Since, &h.SignedAt); err != nil {
 		return b, err
 	}
@@ -50,7 +50,7 @@ func (h *chainHead) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return b, nil
 }
 
-func (h *chainHead) decodeRecord(_ barrier.Key, b []byte) error {
+func (h *chainHead) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, chainHeadFormat, "chain head")
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (h *chainHead) decodeRecord(_ barrier.Key, b []byte) error {
 // their link in their own record instead (records_log.go, flag 4).
 const chainLinkFormat = 1
 
-func (l *chainLink) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (l *chainLink) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	b = append(b, chainLinkFormat)
 	b = appendUvarint(b, l.Seq)
 	b = append(b, l.Prev[:]...)
@@ -93,7 +93,7 @@ func (l *chainLink) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return b, nil
 }
 
-func (l *chainLink) decodeRecord(_ barrier.Key, b []byte) error {
+func (l *chainLink) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, chainLinkFormat, "chain link")
 	if err != nil {
 		return err

@@ -46,7 +46,7 @@ func checkpointTenant(key barrier.Key) string {
 	return tid
 }
 
-func (r *checkpointRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *checkpointRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if tid := checkpointTenant(key); tid != r.TenantID {
 		return b, fmt.Errorf("%w: checkpoint of tenant %s stored at %s", errRecord, r.TenantID, key)
 	}
@@ -69,7 +69,7 @@ func (r *checkpointRecord) appendRecord(b []byte, key barrier.Key) ([]byte, erro
 	return appendBytes(b, r.Signature), nil
 }
 
-func (r *checkpointRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *checkpointRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, checkpointFormat, "checkpoint")
 	if err != nil {
 		return err

@@ -28,11 +28,11 @@ type countRecord struct {
 	N int64
 }
 
-func (r *countRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (r *countRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return binary.AppendVarint(append(b, countFormat), r.N), nil
 }
 
-func (r *countRecord) decodeRecord(_ barrier.Key, b []byte) error {
+func (r *countRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v countRecordV0
 		if err := decodeJSONV0(b, &v, "count"); err != nil {
@@ -64,12 +64,12 @@ type countRecordV0 struct {
 type countCodec struct{}
 
 func (countCodec) EncodeCount(k barrier.Key, n int64) []byte {
-	b, _ := (&countRecord{N: n}).appendRecord(nil, k) // never fails
+	b, _ := (&countRecord{N: n}).AppendRecord(nil, k) // never fails
 	return b
 }
 
 func (countCodec) DecodeCount(k barrier.Key, b []byte) (int64, error) {
 	var r countRecord
-	err := r.decodeRecord(k, b)
+	err := r.DecodeRecord(k, b)
 	return r.N, err
 }

@@ -27,11 +27,11 @@ type deletionState struct {
 	After  string
 }
 
-func (s *deletionState) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (s *deletionState) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return appendStr(appendStr(appendStr(append(b, deletingFormat), s.Phase), s.Prefix), s.After), nil
 }
 
-func (s *deletionState) decodeRecord(_ barrier.Key, b []byte) error {
+func (s *deletionState) DecodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v deletionStateV0
 		if err := decodeJSONV0(b, &v, "deletion marker"); err != nil {

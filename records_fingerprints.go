@@ -27,7 +27,7 @@ type fingerprintPlace struct {
 	InMemory bool
 }
 
-func (p *fingerprintPlace) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (p *fingerprintPlace) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	var flags uint64
 	if p.InMemory {
 		flags |= fpInMemory
@@ -35,7 +35,7 @@ func (p *fingerprintPlace) appendRecord(b []byte, _ barrier.Key) ([]byte, error)
 	return appendUvarint(append(b, fingerprintsFormat), flags), nil
 }
 
-func (p *fingerprintPlace) decodeRecord(_ barrier.Key, b []byte) error {
+func (p *fingerprintPlace) DecodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v fingerprintPlaceV0
 		if err := decodeJSONV0(b, &v, "fingerprint place"); err != nil {

@@ -53,7 +53,7 @@ type formulaRecord struct {
 	ModifiedAt        *time.Time
 }
 
-func (r *formulaRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.TenantID == "" {
 		if key.Tenant() != "" || key.String() != barrier.OfficialFormula(r.ID).String() {
 			return b, fmt.Errorf("%w: official formula %s does not belong at this key", errRecord, r.ID)
@@ -89,7 +89,7 @@ func (r *formulaRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *formulaRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *formulaRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v formulaRecordV0
 		if err := decodeJSONV0(b, &v, "formula"); err != nil {

@@ -47,7 +47,7 @@ type idempotencyRecord struct {
 	Grants []byte
 }
 
-func (r *idempotencyRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (r *idempotencyRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := checkRecordTimes("idempotency", &r.CreatedAt, &r.ExpiresAt, &r.LeaseUntil); err != nil {
 		return b, err
 	}
@@ -66,7 +66,7 @@ func (r *idempotencyRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error
 	return appendBytes(b, r.Grants), nil
 }
 
-func (r *idempotencyRecord) decodeRecord(_ barrier.Key, b []byte) error {
+func (r *idempotencyRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v idempotencyRecordV0
 		if err := decodeJSONV0(b, &v, "idempotency"); err != nil {

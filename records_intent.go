@@ -50,7 +50,7 @@ const intentCreatedFrom = 1
 
 func (r *tokenIntentRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
-func (r *tokenIntentRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *tokenIntentRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTokenIntent, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -71,7 +71,7 @@ func (r *tokenIntentRecord) appendRecord(b []byte, key barrier.Key) ([]byte, err
 	return b, nil
 }
 
-func (r *tokenIntentRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *tokenIntentRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, tokenIntentFormat, "token intent")
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ type invitationRecord struct {
 
 func (r *invitationRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
-func (r *invitationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *invitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenantInvitation, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -69,7 +69,7 @@ func (r *invitationRecord) appendRecord(b []byte, key barrier.Key) ([]byte, erro
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *invitationRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *invitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v invitationRecordV0
 		if err := decodeJSONV0(b, &v, "invitation"); err != nil {

@@ -25,14 +25,14 @@ type keyRef struct {
 	ID       string
 }
 
-func (r *keyRef) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (r *keyRef) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	b = append(b, keyRefFormat)
 	b = appendStr(b, r.TenantID)
 	b = appendStr(b, r.Kind)
 	return appendStr(b, r.ID), nil
 }
 
-func (r *keyRef) decodeRecord(_ barrier.Key, b []byte) error {
+func (r *keyRef) DecodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v keyRefV0
 		if err := decodeJSONV0(b, &v, "key lookup"); err != nil {

@@ -136,7 +136,7 @@ func walkRecords(t *testing.T, v *Vault, s store.Store) map[string]storedRecord 
 				return err
 			}
 			sr.rec = zero()
-			if err := sr.rec.decodeRecord(sr.key, sr.pt); err != nil {
+			if err := sr.rec.DecodeRecord(sr.key, sr.pt); err != nil {
 				t.Errorf("%s: %v", sr.key, err)
 			}
 			out[sr.key.String()] = sr

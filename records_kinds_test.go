@@ -181,7 +181,7 @@ func TestRecordKindsGolden(t *testing.T) {
 	for _, k := range recordKinds {
 		t.Run(k.name, func(t *testing.T) {
 			v1 := filepath.Join("testdata", "records", k.name+"-v1.bin")
-			got, err := k.fixed().appendRecord(nil, k.key)
+			got, err := k.fixed().AppendRecord(nil, k.key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestRecordKindsGolden(t *testing.T) {
 			}
 			for _, file := range files {
 				dec := k.zero()
-				if err := dec.decodeRecord(k.key, readFixture(t, file)); err != nil {
+				if err := dec.DecodeRecord(k.key, readFixture(t, file)); err != nil {
 					t.Fatalf("decode %s: %v", file, err)
 				}
 				if diff := cmp.Diff(k.fixed(), dec); diff != "" {
@@ -289,19 +289,19 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		return nil
 	}
 	for _, tc := range cases {
-		b, err := tc.rec.appendRecord(nil, tc.key)
+		b, err := tc.rec.AppendRecord(nil, tc.key)
 		if err != nil {
 			t.Fatalf("%T: %v", tc.rec, err)
 		}
 		got := zero(tc.rec)
-		if err := got.decodeRecord(tc.key, b); err != nil {
+		if err := got.DecodeRecord(tc.key, b); err != nil {
 			t.Fatalf("%T: decode %x: %v", tc.rec, b, err)
 		}
 		if diff := cmp.Diff(tc.rec, got); diff != "" {
 			t.Errorf("%T round trip: (-want +got)\n%s", tc.rec, diff)
 		}
 		for _, bad := range [][]byte{nil, {0}, {2}, {'{'}, b[:len(b)-1], append(b[:len(b):len(b)], 0)} {
-			if err := zero(tc.rec).decodeRecord(tc.key, bad); !errors.Is(err, errRecord) {
+			if err := zero(tc.rec).DecodeRecord(tc.key, bad); !errors.Is(err, errRecord) {
 				t.Errorf("%T: decode %x: %v, want errRecord", tc.rec, bad, err)
 			}
 		}
@@ -311,11 +311,11 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		if k.key.Tenant() == "" || k.name == "count" || k.name == "idempotency" || k.name == "token-shape" {
 			continue
 		}
-		if _, err := k.fixed().appendRecord(nil, barrier.Tenant(fixTenant).Record(k.name+"x", "other")); !errors.Is(err, errRecord) {
+		if _, err := k.fixed().AppendRecord(nil, barrier.Tenant(fixTenant).Record(k.name+"x", "other")); !errors.Is(err, errRecord) {
 			t.Errorf("%s encoded for another key: %v", k.name, err)
 		}
 	}
-	if _, err := (&formulaRecord{ID: "f"}).appendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, errRecord) {
+	if _, err := (&formulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, errRecord) {
 		t.Errorf("an official formula encoded for another key: %v", err)
 	}
 }
@@ -335,21 +335,21 @@ func FuzzRecordKinds(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, k := range recordKinds {
 			rec := k.zero()
-			err := rec.decodeRecord(k.key, b)
+			err := rec.DecodeRecord(k.key, b)
 			if err != nil {
 				if !errors.Is(err, errRecord) {
 					t.Fatalf("%s decode error %v is not errRecord", k.name, err)
 				}
 				continue
 			}
-			again, err := rec.appendRecord(nil, k.key)
+			again, err := rec.AppendRecord(nil, k.key)
 			if errors.Is(err, errRecord) {
 				continue // a version 0 time version 1 cannot hold, or JSON it cannot encode
 			} else if err != nil {
 				t.Fatalf("a decoded %s does not encode: %v", k.name, err)
 			}
 			rec2 := k.zero()
-			if err := rec2.decodeRecord(k.key, again); err != nil {
+			if err := rec2.DecodeRecord(k.key, again); err != nil {
 				t.Fatalf("a re-encoded %s does not decode: %v", k.name, err)
 			}
 			if diff := cmp.Diff(rec, rec2); diff != "" {
@@ -413,7 +413,7 @@ func checkStoredRecord(k, tid string, pt []byte) error {
 	if tid != "" {
 		key, _ = barrier.Tenant(tid).All().Found([]byte(k))
 	}
-	if err := zero().decodeRecord(key, pt); err != nil {
+	if err := zero().DecodeRecord(key, pt); err != nil {
 		return fmt.Errorf("does not decode as %T: %v", zero(), err)
 	}
 	return nil

@@ -27,7 +27,7 @@ type leaseRecord struct {
 
 const leaseFormat = 1
 
-func (r *leaseRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (r *leaseRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := checkRecordTimes("lease", &r.Expires); err != nil {
 		return b, err
 	}
@@ -38,7 +38,7 @@ func (r *leaseRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return b, nil
 }
 
-func (r *leaseRecord) decodeRecord(_ barrier.Key, b []byte) error {
+func (r *leaseRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, leaseFormat, "lease")
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func fixedLease() *leaseRecord {
 func TestLeaseRecordGolden(t *testing.T) {
 	path := filepath.Join("testdata", "records", "lease-v1.bin")
 	key := barrier.Lease(leaseLinker)
-	got, err := fixedLease().appendRecord(nil, key)
+	got, err := fixedLease().AppendRecord(nil, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,21 +41,21 @@ func TestLeaseRecordGolden(t *testing.T) {
 		t.Errorf("the stored lease format changed: encoding the fixed record gives\n%x\nwant (%s)\n%x", got, path, want)
 	}
 	var dec leaseRecord
-	if err := dec.decodeRecord(key, want); err != nil {
+	if err := dec.DecodeRecord(key, want); err != nil {
 		t.Fatalf("decode %s: %v", path, err)
 	}
 	if diff := cmp.Diff(fixedLease(), &dec); diff != "" {
 		t.Errorf("decode %s: (-want +got)\n%s", path, diff)
 	}
-	if err := dec.decodeRecord(key, append(bytes.Clone(want), 0)); err == nil {
+	if err := dec.DecodeRecord(key, append(bytes.Clone(want), 0)); err == nil {
 		t.Error("a lease record with a trailing byte decoded")
 	}
 	released := leaseRecord{Holder: "0123456789abcdef", Epoch: 4}
-	b, err := released.appendRecord(nil, key)
+	b, err := released.AppendRecord(nil, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dec.decodeRecord(key, b); err != nil || !dec.Expires.IsZero() || dec.Epoch != 4 {
+	if err := dec.DecodeRecord(key, b); err != nil || !dec.Expires.IsZero() || dec.Epoch != 4 {
 		t.Errorf("a released lease reads back as %+v, %v", dec, err)
 	}
 }

@@ -123,7 +123,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 		}
 		for _, kv := range kvs {
 			var r tokenRecord
-			if err := tx.openRecord(kv.Key, kv.Raw, &r); err != nil {
+			if err := tx.OpenRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(r.v0())
@@ -137,7 +137,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 		}
 		for _, kv := range kvs {
 			var l logRecord
-			if err := tx.openRecord(kv.Key, kv.Raw, &l); err != nil {
+			if err := tx.OpenRecord(kv.Key, kv.Raw, &l); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(l.api(kv.Key)) // Log's JSON was the stored form
@@ -411,7 +411,7 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		for _, id := range []string{ids[0], ids[2]} {
 			key := barrier.Tenant(lv.tid).Record(kindToken, id)
 			var r tokenRecord
-			if ok, err := tx.getRecord(key, &r); err != nil || !ok {
+			if ok, err := tx.GetRecord(key, &r); err != nil || !ok {
 				return fmt.Errorf("token %s: %v, %v", id, ok, err)
 			}
 			r.CreatedAt = early

@@ -93,7 +93,7 @@ const (
 	logFlags = logAtKeyTime | logAccessed | logChained
 )
 
-func (l *logRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (l *logRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	var flags uint64
 	inRange := !l.CreatedAt.Before(time.Unix(0, 0)) && !l.CreatedAt.After(barrier.LastNano)
 	if n, ok := logKeyNanos(key.String()); ok && inRange && l.CreatedAt.UnixNano() == n {
@@ -154,7 +154,7 @@ func logKeyNanos(key string) (int64, bool) {
 	return int64(n), true
 }
 
-func (l *logRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		var v logRecordV0
 		if err := json.Unmarshal(b, &v); err != nil {

@@ -38,7 +38,7 @@ type memberRecord struct {
 	CreatedAt time.Time
 }
 
-func (r *memberRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *memberRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenantMember, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -51,7 +51,7 @@ func (r *memberRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	return appendTime(b, r.CreatedAt), nil
 }
 
-func (r *memberRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *memberRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v memberRecordV0
 		if err := decodeJSONV0(b, &v, "member"); err != nil {

@@ -62,7 +62,7 @@ type proxyRecord struct {
 	KeyHash           []byte
 }
 
-func (r *proxyRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *proxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -107,7 +107,7 @@ func (r *proxyRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	return appendBytes(appendStr(b, r.ModifiedBy), r.KeyHash), nil
 }
 
-func (r *proxyRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *proxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v proxyRecordV0
 		if err := decodeJSONV0(b, &v, "proxy"); err != nil {

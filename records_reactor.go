@@ -45,7 +45,7 @@ type reactorRecord struct {
 	ModifiedAt    *time.Time
 }
 
-func (r *reactorRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *reactorRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityReactor, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -70,7 +70,7 @@ func (r *reactorRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *reactorRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *reactorRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v reactorRecordV0
 		if err := decodeJSONV0(b, &v, "reactor"); err != nil {

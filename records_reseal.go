@@ -29,14 +29,14 @@ type resealState struct {
 	After string
 }
 
-func (s *resealState) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (s *resealState) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := checkRecordTimes("re-seal marker", &s.NotBefore); err != nil {
 		return b, err
 	}
 	return appendStr(appendTime(append(b, resealFormat), s.NotBefore), s.After), nil
 }
 
-func (s *resealState) decodeRecord(_ barrier.Key, b []byte) error {
+func (s *resealState) DecodeRecord(_ barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v resealStateV0
 		if err := decodeJSONV0(b, &v, "re-seal marker"); err != nil {

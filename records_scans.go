@@ -42,19 +42,19 @@ type legacyCVCScan scanProgress
 // listBuild is the progress of buildTokenLists, at barrier.SysLists.
 type listBuild scanProgress
 
-func (s *legacyCVCScan) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (s *legacyCVCScan) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return (*scanProgress)(s).append(b, cvcScanFormat), nil
 }
 
-func (s *legacyCVCScan) decodeRecord(_ barrier.Key, b []byte) error {
+func (s *legacyCVCScan) DecodeRecord(_ barrier.Key, b []byte) error {
 	return (*scanProgress)(s).decode(b, cvcScanFormat, "cvc scan")
 }
 
-func (s *listBuild) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (s *listBuild) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return (*scanProgress)(s).append(b, listBuildFormat), nil
 }
 
-func (s *listBuild) decodeRecord(_ barrier.Key, b []byte) error {
+func (s *listBuild) DecodeRecord(_ barrier.Key, b []byte) error {
 	return (*scanProgress)(s).decode(b, listBuildFormat, "list build")
 }
 

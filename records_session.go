@@ -59,7 +59,7 @@ type sessionRecord struct {
 	Ceiling grants
 }
 
-func (r *sessionRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *sessionRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntitySession, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -84,7 +84,7 @@ func (r *sessionRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return appendRules(appendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
 }
 
-func (r *sessionRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v sessionRecordV0
 		if err := decodeJSONV0(b, &v, "session"); err != nil {

@@ -37,7 +37,7 @@ type tenantRecord struct {
 	ModifiedAt *time.Time
 }
 
-func (r *tenantRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *tenantRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
 		return b, err
 	}
@@ -57,7 +57,7 @@ func (r *tenantRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	return appendStr(b, r.ModifiedBy), nil
 }
 
-func (r *tenantRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *tenantRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if isJSONV0(b) {
 		var v tenantRecordV0
 		if err := decodeJSONV0(b, &v, "tenant"); err != nil {

@@ -177,7 +177,7 @@ func TestRecordGolden(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "records", tc.file)
-			got, err := tc.rec.appendRecord(nil, tc.key)
+			got, err := tc.rec.AppendRecord(nil, tc.key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +196,7 @@ func TestRecordGolden(t *testing.T) {
 					"a new fixture, and a decoder that still reads this one.", got, path, want)
 			}
 			dec := tc.zero()
-			if err := dec.decodeRecord(tc.key, want); err != nil {
+			if err := dec.DecodeRecord(tc.key, want); err != nil {
 				t.Fatalf("decode %s: %v", path, err)
 			}
 			if diff := cmp.Diff(tc.rec, dec, recordCmp...); diff != "" {
@@ -214,7 +214,7 @@ func TestRecordLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tok tokenRecord
-	if err := tok.decodeRecord(fixTokenKey, b); err != nil {
+	if err := tok.DecodeRecord(fixTokenKey, b); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(fixedCard(), &tok, recordCmp...); diff != "" {
@@ -225,7 +225,7 @@ func TestRecordLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l logRecord
-	if err := l.decodeRecord(fixLogKey, b); err != nil {
+	if err := l.DecodeRecord(fixLogKey, b); err != nil {
 		t.Fatal(err)
 	}
 	want := fixedLogLine()
@@ -240,7 +240,7 @@ func TestRecordLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	var app applicationRecord
-	if err := app.decodeRecord(fixAppKey, b); err != nil {
+	if err := app.DecodeRecord(fixAppKey, b); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(fixedApplication(), &app); diff != "" {
@@ -389,12 +389,12 @@ func TestRecordRoundTrip(t *testing.T) {
 	cases = append(cases, odd)
 	for _, rec := range cases {
 		key := barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)
-		b, err := rec.appendRecord(nil, key)
+		b, err := rec.AppendRecord(nil, key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got tokenRecord
-		if err := got.decodeRecord(key, b); err != nil {
+		if err := got.DecodeRecord(key, b); err != nil {
 			t.Fatalf("decode %x: %v", b, err)
 		}
 		if diff := cmp.Diff(rec, &got, recordCmp...); diff != "" {
@@ -408,19 +408,19 @@ func TestRecordRoundTrip(t *testing.T) {
 	for _, at := range []time.Time{fixTime, fixTime.Add(1), fixTime.In(time.FixedZone("", 3600)), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)} {
 		l := fixedLogLine()
 		l.CreatedAt = at
-		b, err := l.appendRecord(nil, fixLogKey)
+		b, err := l.AppendRecord(nil, fixLogKey)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got logRecord
-		if err := got.decodeRecord(fixLogKey, b); err != nil {
+		if err := got.DecodeRecord(fixLogKey, b); err != nil {
 			t.Fatalf("decode %x: %v", b, err)
 		}
 		if !got.CreatedAt.Equal(at) || got.CreatedAt.Format(time.RFC3339Nano) != at.Format(time.RFC3339Nano) {
 			t.Errorf("log line created_at %v, want %v", got.CreatedAt, at)
 		}
 	}
-	if _, err := fixedCard().appendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, "another")); err == nil {
+	if _, err := fixedCard().AppendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, "another")); err == nil {
 		t.Error("a token encoded for another token's key: no error")
 	}
 }
@@ -440,9 +440,9 @@ func TestRecordCorrupt(t *testing.T) {
 		case *auditKeyRecord:
 			key = barrier.AuditKey("0123456789abcdef")
 		}
-		b, _ := rec.appendRecord(nil, key)
+		b, _ := rec.AppendRecord(nil, key)
 		for n := range len(b) {
-			if err := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(recordCodec).decodeRecord(key, b[:n]); !errors.Is(err, errRecord) {
+			if err := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(recordCodec).DecodeRecord(key, b[:n]); !errors.Is(err, errRecord) {
 				t.Errorf("decode of %d of %d bytes: %v, want errRecord", n, len(b), err)
 			}
 		}
@@ -450,7 +450,7 @@ func TestRecordCorrupt(t *testing.T) {
 			for _, x := range []byte{0x01, 0x80, 0xff} {
 				c := slices.Clone(b)
 				c[i] ^= x
-				err := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(recordCodec).decodeRecord(key, c)
+				err := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(recordCodec).DecodeRecord(key, c)
 				if err != nil && !errors.Is(err, errRecord) {
 					t.Errorf("decode with byte %d ^ %#x: %v, want nil or errRecord", i, x, err)
 				}
@@ -470,13 +470,13 @@ func FuzzRecords(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var tok tokenRecord
-		if err := tok.decodeRecord(fixTokenKey, b); err == nil {
-			again, err := tok.appendRecord(nil, fixTokenKey)
+		if err := tok.DecodeRecord(fixTokenKey, b); err == nil {
+			again, err := tok.AppendRecord(nil, fixTokenKey)
 			if err != nil {
 				t.Fatalf("a decoded token does not encode: %v", err)
 			}
 			var tok2 tokenRecord
-			if err := tok2.decodeRecord(fixTokenKey, again); err != nil {
+			if err := tok2.DecodeRecord(fixTokenKey, again); err != nil {
 				t.Fatalf("a re-encoded token does not decode: %v", err)
 			}
 			if diff := cmp.Diff(&tok, &tok2, recordCmp...); diff != "" {
@@ -486,10 +486,10 @@ func FuzzRecords(f *testing.F) {
 			t.Fatalf("token decode error %v is not errRecord", err)
 		}
 		var l logRecord
-		if err := l.decodeRecord(fixLogKey, b); err == nil {
-			again, _ := l.appendRecord(nil, fixLogKey)
+		if err := l.DecodeRecord(fixLogKey, b); err == nil {
+			again, _ := l.AppendRecord(nil, fixLogKey)
 			var l2 logRecord
-			if err := l2.decodeRecord(fixLogKey, again); err != nil {
+			if err := l2.DecodeRecord(fixLogKey, again); err != nil {
 				t.Fatalf("a re-encoded log line does not decode: %v", err)
 			}
 		} else if !errors.Is(err, errRecord) {
@@ -497,14 +497,14 @@ func FuzzRecords(f *testing.F) {
 		}
 		fixCheckpointKey := barrier.Tenant(fixTenant).Checkpoint(7)
 		var cp checkpointRecord
-		if err := cp.decodeRecord(fixCheckpointKey, b); err == nil {
+		if err := cp.DecodeRecord(fixCheckpointKey, b); err == nil {
 			if cp.Seq == 7 { // stored at its seq's key: it encodes again
-				again, err := cp.appendRecord(nil, fixCheckpointKey)
+				again, err := cp.AppendRecord(nil, fixCheckpointKey)
 				if err != nil {
 					t.Fatalf("a decoded checkpoint does not encode: %v", err)
 				}
 				var cp2 checkpointRecord
-				if err := cp2.decodeRecord(fixCheckpointKey, again); err != nil {
+				if err := cp2.DecodeRecord(fixCheckpointKey, again); err != nil {
 					t.Fatalf("a re-encoded checkpoint does not decode: %v", err)
 				}
 				if diff := cmp.Diff(&cp, &cp2, recordCmp...); diff != "" {
@@ -516,13 +516,13 @@ func FuzzRecords(f *testing.F) {
 		}
 		fixAuditKeyKey := barrier.AuditKey("0123456789abcdef")
 		var ak auditKeyRecord
-		if err := ak.decodeRecord(fixAuditKeyKey, b); err == nil {
-			again, err := ak.appendRecord(nil, fixAuditKeyKey)
+		if err := ak.DecodeRecord(fixAuditKeyKey, b); err == nil {
+			again, err := ak.AppendRecord(nil, fixAuditKeyKey)
 			if err != nil {
 				t.Fatalf("a decoded audit key does not encode: %v", err)
 			}
 			var ak2 auditKeyRecord
-			if err := ak2.decodeRecord(fixAuditKeyKey, again); err != nil {
+			if err := ak2.DecodeRecord(fixAuditKeyKey, again); err != nil {
 				t.Fatalf("a re-encoded audit key does not decode: %v", err)
 			}
 			if diff := cmp.Diff(&ak, &ak2, recordCmp...); diff != "" {
@@ -532,15 +532,15 @@ func FuzzRecords(f *testing.F) {
 			t.Fatalf("audit key decode error %v is not errRecord", err)
 		}
 		var app applicationRecord
-		if err := app.decodeRecord(fixAppKey, b); err == nil {
-			again, err := app.appendRecord(nil, fixAppKey)
+		if err := app.DecodeRecord(fixAppKey, b); err == nil {
+			again, err := app.AppendRecord(nil, fixAppKey)
 			if errors.Is(err, errRecord) {
 				return // a version 0 time version 1 cannot hold
 			} else if err != nil {
 				t.Fatalf("a decoded application does not encode: %v", err)
 			}
 			var app2 applicationRecord
-			if err := app2.decodeRecord(fixAppKey, again); err != nil {
+			if err := app2.DecodeRecord(fixAppKey, again); err != nil {
 				t.Fatalf("a re-encoded application does not decode: %v", err)
 			}
 			if diff := cmp.Diff(&app, &app2); diff != "" {

@@ -84,7 +84,7 @@ const (
 	idxTenantHex
 )
 
-func (r *tokenRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if !barrier.Tenant(r.TenantID).IsRecord(key, kindToken, r.ID) {
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
@@ -189,7 +189,7 @@ func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
 	return appendStr(appendUvarint(b, idxRaw), k)
 }
 
-func (r *tokenRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *tokenRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}

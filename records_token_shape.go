@@ -23,11 +23,11 @@ type tokenShapeRecord struct {
 	Containers []string
 }
 
-func (r *tokenShapeRecord) appendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (r *tokenShapeRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	return appendStrs0(appendStr(append(b, tokenShapeFormat), r.Type), r.Containers), nil
 }
 
-func (r *tokenShapeRecord) decodeRecord(_ barrier.Key, b []byte) error {
+func (r *tokenShapeRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, tokenShapeFormat, "token shape")
 	if err != nil {
 		return err

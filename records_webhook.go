@@ -67,7 +67,7 @@ const (
 	webhookHasFailing
 )
 
-func (r *webhookRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *webhookRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, EntityWebhook, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
@@ -96,7 +96,7 @@ func (r *webhookRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return b, nil
 }
 
-func (r *webhookRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *webhookRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, webhookFormat, "webhook")
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ type webhookDeliveryRecord struct {
 	ClaimedUntil   time.Time
 }
 
-func (r *webhookDeliveryRecord) appendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *webhookDeliveryRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := belongsAt(key, barrier.KindWebhookDelivery, r.TenantID, r.WebhookID+"/"+r.ID); err != nil {
 		return b, err
 	}
@@ -88,7 +88,7 @@ func (r *webhookDeliveryRecord) appendRecord(b []byte, key barrier.Key) ([]byte,
 	return appendTime(b, r.ClaimedUntil), nil
 }
 
-func (r *webhookDeliveryRecord) decodeRecord(key barrier.Key, b []byte) error {
+func (r *webhookDeliveryRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := binaryRecord(b, webhookDeliveryFormat, "webhook delivery")
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ func (t *txn) dueReseal() (tid string, state resealState, found bool, err error)
 	}
 	for _, m := range markers {
 		var st resealState
-		if st.decodeRecord(m.Key, m.Raw) != nil || !t.now.Before(st.NotBefore) {
+		if st.DecodeRecord(m.Key, m.Raw) != nil || !t.Now.Before(st.NotBefore) {
 			return m.Rest, st, true, nil
 		}
 	}
@@ -177,7 +177,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true
-		return t.putPlain(barrier.Tenant(tid).Reseal(), &state)
+		return t.PutPlainRecord(barrier.Tenant(tid).Reseal(), &state)
 	})
 	return resealed, more, err
 }
@@ -185,18 +185,18 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 // scheduleReseal marks tid for re-sealing from its first record, as soon
 // as every instance seals with the new term.
 func (t *txn) scheduleReseal(tid string) error {
-	st := resealState{NotBefore: t.now}
+	st := resealState{NotBefore: t.Now}
 	if !t.v.auth.enabled {
-		st.NotBefore = t.now.Add(2 * barrier.KeyringTTL)
+		st.NotBefore = t.Now.Add(2 * barrier.KeyringTTL)
 	}
-	return t.putPlain(barrier.Tenant(tid).Reseal(), &st)
+	return t.PutPlainRecord(barrier.Tenant(tid).Reseal(), &st)
 }
 
 // reencode rewrites the plaintext of a record stored at key in format
 // version 0 in the current format; rec is a record of its type.
 func reencode(key barrier.Key, pt []byte, rec recordCodec) ([]byte, error) {
-	if err := rec.decodeRecord(key, pt); err != nil {
+	if err := rec.DecodeRecord(key, pt); err != nil {
 		return nil, err
 	}
-	return rec.appendRecord(nil, key)
+	return rec.AppendRecord(nil, key)
 }

@@ -99,14 +99,14 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			return err
 		}
 		rec := &sessionRecord{
-			ID:             t.v.ids.Next(t.now),
+			ID:             t.v.ids.Next(t.Now),
 			TenantID:       p.tenantID,
 			ApplicationID:  p.actorID,
 			PendingAddress: addr,
 			KeyHash:        t.v.sys.MAC([]byte(sessionKey)),
 			NonceHash:      t.nonceMAC(nonce),
-			CreatedAt:      t.now,
-			ExpiresAt:      t.now.Add(SessionLifetime),
+			CreatedAt:      t.Now,
+			ExpiresAt:      t.Now.Add(SessionLifetime),
 		}
 		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
@@ -117,7 +117,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			{barrier.APIKeyLookup(rec.KeyHash), &ref},
 			{barrier.NonceLookup(rec.NonceHash), &ref},
 		} {
-			if err := t.putRecord(w.key, w.v); err != nil {
+			if err := t.PutRecord(w.key, w.v); err != nil {
 				return err
 			}
 		}
@@ -175,9 +175,9 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		fe := maps.Clone(fe)
 		if at := req.ExpiresAt; at != nil {
 			switch {
-			case !at.After(t.now):
+			case !at.After(t.Now):
 				fe.Add("expires_at", "must be in the future")
-			case at.Sub(t.now) > MaxSessionLifetime:
+			case at.Sub(t.Now) > MaxSessionLifetime:
 				fe.Add("expires_at", "must be at most %s from now", MaxSessionLifetime)
 			}
 		}
@@ -201,7 +201,7 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 				return err
 			}
 		}
-		now := t.now
+		now := t.Now
 		rec.NonceHash = nil
 		rec.Authorized, rec.AuthorizedBy, rec.AuthorizedAt = true, p.actorID, &now
 		rec.Grants = grants{Permissions: perms, Rules: rules}
@@ -215,7 +215,7 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 				return err
 			}
 		}
-		if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
 			return err
 		}
 		if err := t.emitSession(EventSessionAuthorized, p.actor(), rec); err != nil {
@@ -242,7 +242,7 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 	}
 	mac := t.nonceMAC(nonce)
 	var ref keyRef
-	ok, err := t.getRecord(barrier.NonceLookup(mac), &ref)
+	ok, err := t.GetRecord(barrier.NonceLookup(mac), &ref)
 	if err != nil {
 		return nil, err
 	}
@@ -263,11 +263,11 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 // expired.
 func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
 	var rec sessionRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
-	if rec.expired(t.now) {
+	if rec.expired(t.Now) {
 		return nil, nil
 	}
 	return &rec, nil

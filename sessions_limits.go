@@ -62,7 +62,7 @@ const (
 // address, 128 bits in hex. In-process callers without an address share
 // one name.
 func (t *txn) pendingAddress() string {
-	addr := throttleAddress(unit.CallOf(t.ctx).ClientAddress)
+	addr := throttleAddress(unit.CallOf(t.Ctx).ClientAddress)
 	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
 }
 
@@ -86,7 +86,7 @@ func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 	return t.makeRoom(barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
 		func(entry barrier.Key, id string) error {
 			var rec sessionRecord
-			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
+			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 			if err != nil {
 				return err
 			}

@@ -172,7 +172,7 @@ var sweepKinds = map[string]SweepKind{
 func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
-		last := through(t.now) + "/~"
+		last := through(t.Now) + "/~"
 		var due []string
 		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
 			if rest > last {
@@ -213,21 +213,21 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 	switch kind {
 	case EntityApplication:
 		var rec applicationRecord
-		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.now) {
+		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
+		if err != nil || !ok || !rec.expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteApplication(systemActor, &rec, "Application expired")
 	case kindToken:
 		rec, err := t.loadToken(tid, id, true)
-		if err != nil || rec == nil || !rec.expired(t.now) {
+		if err != nil || rec == nil || !rec.expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteToken(systemActor, rec, "Token expired")
 	case EntitySession:
 		var rec sessionRecord
-		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.now) {
+		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
+		if err != nil || !ok || !rec.expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteSession(systemActor, &rec, "Session expired")
@@ -235,18 +235,18 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return t.sweepIdempotency(tid, id)
 	case EntityTokenIntent:
 		rec, err := t.getTokenIntent(tid, id)
-		if err != nil || rec == nil || !rec.expired(t.now) {
+		if err != nil || rec == nil || !rec.expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")
 	case EntityTenantInvitation:
 		var rec invitationRecord
-		ok, err := t.getRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.now) || rec.Status == InvitationExpired {
+		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
+		if err != nil || !ok || !rec.expired(t.Now) || rec.Status == InvitationExpired {
 			return false, err
 		}
 		rec.Status = InvitationExpired
-		if err := t.putRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
 			return false, err
 		}
 		if err := t.emitInvitation(EventTenantInvitationDeleted, systemActor, &rec); err != nil {

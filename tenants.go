@@ -148,14 +148,14 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		}
 		t.AddCount(barrier.SysTenantCount, 1)
 		owner := actor{ID: uid, Type: ActorUser}
-		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.now}
-		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
+		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.Now}
+		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
 			return err
 		}
 		user := req.Owner
 		user.ID = uid
-		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.now}
-		if err := t.putRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
+		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.Now}
+		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
@@ -175,7 +175,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 			Permissions: PermissionsFor(Management),
 			Rules:       []AccessRule{},
 			CreatedBy:   uid,
-			CreatedAt:   t.now,
+			CreatedAt:   t.Now,
 		}
 		if err := t.createApplication(owner, app, apiKey); err != nil {
 			return err
@@ -204,7 +204,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 			return err
 		}
 		var rec tenantRecord
-		ok, err := t.getRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &rec)
+		ok, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &rec)
 		if err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {
 			var rec tenantRecord
-			ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &rec)
+			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &rec)
 			if err != nil {
 				return err
 			}
@@ -315,7 +315,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 			return unit.NotFoundError("tenant")
 		}
 		var rec tenantRecord
-		ok, err := t.getRecord(barrier.Tenant(id).Record(EntityTenant, id), &rec)
+		ok, err := t.GetRecord(barrier.Tenant(id).Record(EntityTenant, id), &rec)
 		if err != nil {
 			return err
 		}

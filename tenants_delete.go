@@ -117,7 +117,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		if err := t.putPlain(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
 		// The chain's last word, while its keyring still opens it
@@ -194,7 +194,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	err = v.update(ctx, func(t *txn) error {
 		done = false
 		var st deletionState
-		found, err := t.getPlain(barrier.Tenant(tid).Deleting(), &st)
+		found, err := t.GetPlainRecord(barrier.Tenant(tid).Deleting(), &st)
 		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
 		}
@@ -227,7 +227,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		if err != nil {
 			return err
 		}
-		return t.putPlain(barrier.Tenant(tid).Deleting(), &st)
+		return t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &st)
 	})
 	return done, err
 }
@@ -273,7 +273,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 			var ref keyRef
 			// A lookup that does not open is not this tenant's to delete;
 			// opening needs only the system keyring.
-			if _, err := t.getRecord(k, &ref); err == nil && ref.TenantID == tid {
+			if _, err := t.GetRecord(k, &ref); err == nil && ref.TenantID == tid {
 				mine = true
 			}
 		} else {

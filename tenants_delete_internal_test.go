@@ -36,7 +36,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 		var st deletionState
 		s.View(ctx, func(tx store.Tx) error {
 			raw, _ := tx.Get([]byte(barrier.Tenant(tid).Deleting().String()))
-			return st.decodeRecord(barrier.Tenant(tid).Deleting(), raw)
+			return st.DecodeRecord(barrier.Tenant(tid).Deleting(), raw)
 		})
 		return st.Phase
 	}

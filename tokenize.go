@@ -395,7 +395,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 		aliasTaken = err
 	case id == "":
-		id = t.v.ids.Next(t.now)
+		id = t.v.ids.Next(t.Now)
 	}
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
 		return nil, unit.Forbidden(PermTokenCreate)
@@ -435,7 +435,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		if err != nil {
 			return nil, err
 		}
-		if old != nil && !old.expired(t.now) {
+		if old != nil && !old.expired(t.Now) {
 			return nil, unit.Errorf(Conflict, "a token with this id exists")
 		}
 		if old != nil {
@@ -450,8 +450,8 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 
-	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.now, AliasID: pt.alias != nil || pt.idTmpl != nil}
-	pt.applyTo(rec, ks, t.now, t.v.fingerprints == nil)
+	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.Now, AliasID: pt.alias != nil || pt.idTmpl != nil}
+	pt.applyTo(rec, ks, t.Now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
 	}
@@ -567,7 +567,7 @@ func (t *txn) putToken(rec *tokenRecord) error { return t.writeToken(nil, rec) }
 // a new token), whose index entries the caller removed: its list entries
 // are moved (moveListed), so they are written only when they change.
 func (t *txn) writeToken(prev, rec *tokenRecord) error {
-	if err := t.putRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
+	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
 		return err
 	}
 	listed := t.listToken

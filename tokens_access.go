@@ -292,7 +292,7 @@ func (t *txn) accessLines(tid, typ, id, before string, want int) ([]accessEntry,
 func (t *txn) accessLine(tid, suffix string) (accessEntry, bool, error) {
 	key := barrier.Tenant(tid).Logs().Key(suffix)
 	var l logRecord
-	ok, err := t.getRecord(key, &l)
+	ok, err := t.GetRecord(key, &l)
 	if err != nil || !ok || l.Operation != OpRead {
 		return accessEntry{}, false, err
 	}

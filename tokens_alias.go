@@ -156,7 +156,7 @@ func (t *txn) freeAlias(tid string, a *aliasID) (string, *tokenRecord, error) {
 		if old == nil {
 			return id, nil, nil
 		}
-		if old.expired(t.now) {
+		if old.expired(t.Now) {
 			return id, old, nil
 		}
 	}

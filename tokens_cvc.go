@@ -89,7 +89,7 @@ func (v *Vault) cvcDue(rec *tokenRecord, now time.Time) bool {
 // hideStaleCVC leaves a cvc past its retention out of rec as read, before
 // anything else sees the record.
 func (t *txn) hideStaleCVC(rec *tokenRecord) {
-	if t.v.cvcDue(rec, t.now) {
+	if t.v.cvcDue(rec, t.Now) {
 		rec.Data = withoutCVC(rec.Data)
 		rec.CVCAt = nil
 	}
@@ -153,17 +153,17 @@ func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err 
 func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	key := barrier.Tenant(tid).Record(kindToken, id)
 	var rec tokenRecord
-	ok, err := t.getRecord(key, &rec)
+	ok, err := t.GetRecord(key, &rec)
 	if err != nil || !ok {
 		return false, err
 	}
-	if rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.now) {
+	if rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.Now) {
 		return false, nil
 	}
 	rec.Data = withoutCVC(rec.Data)
 	rec.CVCAt = nil
 	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, barrier.CVCSchedule.String()) })
-	if err := t.putRecord(key, &rec); err != nil {
+	if err := t.PutRecord(key, &rec); err != nil {
 		return false, err
 	}
 	if err := t.emitCVCExpired(&rec); err != nil {
@@ -193,7 +193,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 	err = v.update(ctx, func(t *txn) error {
 		removed, done = 0, false
 		var st legacyCVCScan
-		if _, err := t.getRecord(barrier.SysCVCScan, &st); err != nil {
+		if _, err := t.GetRecord(barrier.SysCVCScan, &st); err != nil {
 			return err
 		}
 		if st.Done {
@@ -231,11 +231,11 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 				removed += n
 			}
 			if visited == sweepBatch {
-				return t.putRecord(barrier.SysCVCScan, &st)
+				return t.PutRecord(barrier.SysCVCScan, &st)
 			}
 		}
 		st.Done, done = true, true
-		return t.putRecord(barrier.SysCVCScan, &st)
+		return t.PutRecord(barrier.SysCVCScan, &st)
 	})
 	return removed, done, err
 }
@@ -245,16 +245,16 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 // and schedule. It returns 1 when it removed a cvc.
 func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 	var rec tokenRecord
-	if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+	if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 		return 0, err
 	}
 	at, ok := cvcWrittenAt(&rec)
 	if !ok || rec.CVCAt != nil {
 		return 0, nil
 	}
-	if t.v.cvcDue(&rec, t.now) {
+	if t.v.cvcDue(&rec, t.Now) {
 		rec.Data = withoutCVC(rec.Data)
-		if err := t.putRecord(kv.Key, &rec); err != nil {
+		if err := t.PutRecord(kv.Key, &rec); err != nil {
 			return 0, err
 		}
 		if err := t.emitCVCExpired(&rec); err != nil {
@@ -269,5 +269,5 @@ func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 	if err := t.PutIndex(entry); err != nil {
 		return 0, err
 	}
-	return 0, t.putRecord(kv.Key, &rec)
+	return 0, t.PutRecord(kv.Key, &rec)
 }

@@ -13,7 +13,7 @@ import (
 func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMessage, indexes []string, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		var rec tokenRecord
-		_, err := t.getRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
+		_, err := t.GetRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 		data, indexes = rec.Data, rec.Indexes
 		return err
 	})
@@ -26,7 +26,7 @@ func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 	return v.update(ctx, func(t *txn) error {
 		var rec tokenRecord
 		key := barrier.Tenant(tid).Record(kindToken, id)
-		if _, err := t.getRecord(key, &rec); err != nil {
+		if _, err := t.GetRecord(key, &rec); err != nil {
 			return err
 		}
 		var kept []string
@@ -40,6 +40,6 @@ func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 			kept = append(kept, k)
 		}
 		rec.Indexes, rec.CVCAt = kept, nil
-		return t.putRecord(key, &rec)
+		return t.PutRecord(key, &rec)
 	})
 }

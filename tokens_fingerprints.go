@@ -174,7 +174,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 	var found bool
 	if err := v.view(ctx, func(t *txn) error {
 		var err error
-		found, err = t.getRecord(barrier.SysFingerprints, &place)
+		found, err = t.GetRecord(barrier.SysFingerprints, &place)
 		return err
 	}); err != nil {
 		return err
@@ -186,7 +186,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 		return nil
 	}
 	return v.update(ctx, func(t *txn) error {
-		return t.putRecord(barrier.SysFingerprints, &fingerprintPlace{InMemory: true})
+		return t.PutRecord(barrier.SysFingerprints, &fingerprintPlace{InMemory: true})
 	})
 }
 
@@ -213,7 +213,7 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 				}
 				for _, kv := range raws {
 					var rec tokenRecord
-					if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+					if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 						return err
 					}
 					if rec.Fingerprint != "" {

@@ -35,7 +35,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	var st listBuild
 	tenants := false
 	err := v.view(ctx, func(t *txn) error {
-		if _, err := t.getRecord(barrier.SysShapeLists, &st); err != nil || st.Done {
+		if _, err := t.GetRecord(barrier.SysShapeLists, &st); err != nil || st.Done {
 			return err
 		}
 		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
@@ -56,12 +56,12 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
 			st = listBuild{}
-			_, err := t.getRecord(barrier.SysShapeLists, &st)
+			_, err := t.GetRecord(barrier.SysShapeLists, &st)
 			if err != nil || st.Done {
 				return err
 			}
 			var before listBuild
-			if _, err := t.getRecord(barrier.SysLists, &before); err != nil {
+			if _, err := t.GetRecord(barrier.SysLists, &before); err != nil {
 				return err
 			}
 			return t.buildTokenListsOnce(&st, &before)
@@ -113,7 +113,7 @@ func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
 		}
 		visited += n
 		if visited == listBuildBatch {
-			return t.putRecord(barrier.SysShapeLists, st)
+			return t.PutRecord(barrier.SysShapeLists, st)
 		}
 		prefix := barrier.Tenant(tid).Records(kindToken)
 		kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), listBuildBatch-visited)
@@ -124,7 +124,7 @@ func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
 			visited++
 			st.After = kv.Key.String()
 			var rec tokenRecord
-			if err := t.openRecord(kv.Key, kv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return err
 			}
 			if err := t.listToken(&rec); err != nil {
@@ -132,11 +132,11 @@ func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
 			}
 		}
 		if visited == listBuildBatch {
-			return t.putRecord(barrier.SysShapeLists, st)
+			return t.PutRecord(barrier.SysShapeLists, st)
 		}
 	}
 	st.Done = true
-	return t.putRecord(barrier.SysShapeLists, st)
+	return t.PutRecord(barrier.SysShapeLists, st)
 }
 
 // removeLegacyLists removes up to limit keys of tid's lists and counts

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // List shapes: which one list index a token's entry goes to (the design
@@ -140,6 +141,11 @@ func (c *shapeCache) addOverflow(tid, hexMAC string) {
 	c.overflow[tid+"/"+hexMAC] = true
 }
 
+// shapeMemos is what a transaction resolved of token shapes (shapeOf),
+// by tenant and shape: a memo of its function, read and written while it
+// runs.
+var shapeMemos unit.Local[map[string]*listShape]
+
 // shapeOf resolves the list of rec: its shape's, registering the shape
 // when it is new and the registry has room (create), else its type's
 // overflow list. A transaction remembers what it resolved (a batch
@@ -149,17 +155,18 @@ func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord, create bool) (*listSha
 	mac := shapeMAC(ks, s)
 	tid := rec.TenantID
 	memo := tid + "/" + mac
-	if ls := t.listShapes[memo]; ls != nil {
+	memos := shapeMemos.Of(t.Tx)
+	if ls := (*memos)[memo]; ls != nil {
 		return ls, nil
 	}
 	ls, err := t.resolveShape(ks, tid, mac, s, create)
 	if err != nil {
 		return nil, err
 	}
-	if t.listShapes == nil {
-		t.listShapes = map[string]*listShape{}
+	if *memos == nil {
+		*memos = map[string]*listShape{}
 	}
-	t.listShapes[memo] = ls
+	(*memos)[memo] = ls
 	return ls, nil
 }
 
@@ -175,16 +182,17 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 	}
 	key := barrier.Tenant(tid).TokenShape(hexMAC)
 	var stored tokenShapeRecord
-	ok, err := t.getRecord(key, &stored)
+	ok, err := t.GetRecord(key, &stored)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		t.afterCommit(func() { cache.add(tid, hexMAC, s) })
+		t.AfterCommit(func() { cache.add(tid, hexMAC, s) })
 		return shapeLists(tid, mac), nil
 	}
 	fullMemo := "full\x00" + tid // a registry this transaction found full
-	if cache.isFull(tid) || t.listShapes[fullMemo] != nil {
+	memos := shapeMemos.Of(t.Tx)
+	if cache.isFull(tid) || (*memos)[fullMemo] != nil {
 		return t.overflowShape(ks, tid, hexMAC, s, overflow)
 	}
 	n := 0
@@ -196,11 +204,11 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 		return nil, err
 	}
 	if n >= maxListShapes {
-		if t.listShapes == nil {
-			t.listShapes = map[string]*listShape{}
+		if *memos == nil {
+			*memos = map[string]*listShape{}
 		}
-		t.listShapes[fullMemo] = overflow
-		t.afterCommit(func() { cache.setFull(tid) })
+		(*memos)[fullMemo] = overflow
+		t.AfterCommit(func() { cache.setFull(tid) })
 		return t.overflowShape(ks, tid, hexMAC, s, overflow)
 	}
 	if !create {
@@ -208,10 +216,10 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 		// registry; neither holds here only for a token never listed.
 		return overflow, nil
 	}
-	if err := t.putRecord(key, &s); err != nil {
+	if err := t.PutRecord(key, &s); err != nil {
 		return nil, err
 	}
-	t.afterCommit(func() { cache.add(tid, hexMAC, s) })
+	t.AfterCommit(func() { cache.add(tid, hexMAC, s) })
 	return shapeLists(tid, mac), nil
 }
 
@@ -227,7 +235,7 @@ func (t *txn) overflowShape(ks *barrier.Keys, tid, hexMAC string, s tokenShapeRe
 			return nil, err
 		}
 	}
-	t.afterCommit(func() { t.v.shapes.addOverflow(tid, hexMAC) })
+	t.AfterCommit(func() { t.v.shapes.addOverflow(tid, hexMAC) })
 	return overflow, nil
 }
 
@@ -270,7 +278,7 @@ func (t *txn) tenantShapes(tid string) (map[string]tokenShapeRecord, error) {
 	}
 	for _, hexMAC := range unknown {
 		var s tokenShapeRecord
-		ok, err := t.getRecord(barrier.Tenant(tid).TokenShape(hexMAC), &s)
+		ok, err := t.GetRecord(barrier.Tenant(tid).TokenShape(hexMAC), &s)
 		if err != nil {
 			return nil, err
 		}

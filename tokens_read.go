@@ -20,12 +20,12 @@ func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) 
 		return nil, nil
 	}
 	var rec tokenRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
 	t.hideStaleCVC(&rec)
-	if !withExpired && rec.expired(t.now) {
+	if !withExpired && rec.expired(t.Now) {
 		return nil, nil
 	}
 	return &rec, nil
@@ -511,7 +511,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 
 	var out []Token
 	for _, rec := range recs {
-		if rec.expired(t.now) || !q.matches(rec) {
+		if rec.expired(t.Now) || !q.matches(rec) {
 			continue
 		}
 		if tok := shapeListed(p, perm, q, rec); tok != nil {

@@ -98,13 +98,13 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// the stored number and expiry must not change the answer (it
 		// would test a guess against an expired card): its patch is
 		// checked whenever it sends data.
-		cardsValidOn := t.now
+		cardsValidOn := t.Now
 		_, sendsData := fields["data"]
 		if rec.Type == TypeCard && (!sendsData || p.mayReadClear(rec) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		_, setsMask := fields["mask"]
-		pt := prepareTokenShown(req, t.now, cardsValidOn, "", setsMask || sendsData, fe)
+		pt := prepareTokenShown(req, t.Now, cardsValidOn, "", setsMask || sendsData, fe)
 		if err := fe.Err(); err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 				return err
 			}
 		}
-		now := t.now
+		now := t.Now
 		// A patch keeps the token's identity and creation; applyTo sets
 		// everything the request decides, and the cvc's window is kept
 		// below.
@@ -147,7 +147,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
 		patchData, _ := fields["data"].(map[string]any)
 		pt.newCVC = patchData[cvcField] != nil
-		pt.applyTo(next, ks, t.now, t.v.fingerprints == nil)
+		pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
 		t.unindexFingerprint(rec)
 		if err := t.writeToken(rec, next); err != nil {
 			return err

@@ -30,7 +30,9 @@ var ErrWrongMasterKey = errors.New("tokenvault: the master key does not open thi
 // A Vault is safe for concurrent use by multiple goroutines.
 type Vault struct {
 	// barrier is the only holder of the store (internal/barrier).
-	barrier   *barrier.Barrier
+	barrier *barrier.Barrier
+	// work runs the units of work on it (internal/unit; txn.go).
+	work      *unit.Work
 	ownsStore bool
 	// instance names this Vault among those sharing its store
 	// (vault_instance.go).
@@ -50,11 +52,10 @@ type Vault struct {
 	auth   authCache
 	limits limits
 	// optimistic says whether hot calls run their transaction function
-	// outside the store's single writer first (optimistic.go): true for
+	// outside the store's single writer first (internal/unit): true for
 	// stores one process holds, whose read transactions cost no round
-	// trip. optimisticRetries counts first runs that could not be applied.
-	optimistic        bool
-	optimisticRetries atomic.Int64
+	// trip.
+	optimistic bool
 	// storageFull is set while writes fail for a full storage
 	// (storage_full.go).
 	storageFull atomic.Bool
@@ -227,6 +228,14 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}, Instance: v.instance})
 	v.auth.enabled = v.barrier.SingleProcess()
 	v.optimistic = v.auth.enabled
+	v.work = unit.NewWork(v.barrier, unit.Options{
+		Now:               v.now,
+		Optimistic:        v.optimistic,
+		Generation:        v.auth.gen.Load,
+		IdentitiesChanged: v.auth.invalidate,
+		Result:            v.result,
+	})
+	v.hookUnitsOfWork()
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.barrier.Close()

@@ -101,14 +101,14 @@ func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRe
 		if err := t.checkWebhookRoom(p.tenantID); err != nil {
 			return err
 		}
-		rec := &webhookRecord{ID: t.v.ids.Next(t.now), TenantID: p.tenantID, Secret: secret,
-			CreatedBy: p.actorID, CreatedAt: t.now}
+		rec := &webhookRecord{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Secret: secret,
+			CreatedBy: p.actorID, CreatedAt: t.Now}
 		req.apply(rec)
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		out = rec.api(t.now)
+		out = rec.api(t.Now)
 		out.Secret = secret
 		return t.log(p.actor(), p.tenantID, EntityWebhook, rec.ID, OpCreate, fmt.Sprintf("Webhook %q created", rec.Name))
 	})
@@ -154,7 +154,7 @@ func (v *Vault) GetWebhook(ctx context.Context, key Credential, id string) (*Web
 		if err != nil {
 			return err
 		}
-		out = rec.api(t.now)
+		out = rec.api(t.Now)
 		return t.logRead(p, EntityWebhook, id, "Webhook read")
 	})
 	return out, err
@@ -186,7 +186,7 @@ func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhoo
 		}
 		items := make([]WebhookSubscription, len(recs))
 		for i, r := range recs {
-			items[i] = *r.api(t.now)
+			items[i] = *r.api(t.Now)
 		}
 		out = paginate(items, pg, func(w WebhookSubscription) string { return w.ID })
 		return nil
@@ -227,12 +227,12 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 		case rec.Status == WebhookDisabled && !wasDisabled:
 			rec.DisabledReason = "" // disabled by a caller
 		}
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, t.now
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, id), rec); err != nil {
+		rec.ModifiedBy, rec.ModifiedAt = p.actorID, t.Now
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, id), rec); err != nil {
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		out = rec.api(t.now)
+		out = rec.api(t.Now)
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q updated", rec.Name))
 	})
 	return out, err
@@ -258,7 +258,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		t.afterCommit(func() { v.dispatch.pending.forget(hookKey{p.tenantID, id}) })
+		t.AfterCommit(func() { v.dispatch.pending.forget(hookKey{p.tenantID, id}) })
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
 	})
 }
@@ -286,14 +286,14 @@ func (v *Vault) RotateWebhookSecret(ctx context.Context, key Credential, id stri
 		if err != nil {
 			return err
 		}
-		rec.PreviousSecret, rec.PreviousUntil = rec.Secret, t.now.Add(t.v.webhooks.SecretOverlap)
+		rec.PreviousSecret, rec.PreviousUntil = rec.Secret, t.Now.Add(t.v.webhooks.SecretOverlap)
 		rec.Secret = secret
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, t.now
-		if err := t.putRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, id), rec); err != nil {
+		rec.ModifiedBy, rec.ModifiedAt = p.actorID, t.Now
+		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, id), rec); err != nil {
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		out = rec.api(t.now)
+		out = rec.api(t.Now)
 		out.Secret = secret
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q: signing secret rotated", rec.Name))
 	})
@@ -332,7 +332,7 @@ func (t *txn) mustWebhook(tid, id string) (*webhookRecord, error) {
 		return nil, unit.NotFoundError("webhook")
 	}
 	var rec webhookRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &rec)
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 		}
 		for _, sv := range vals {
 			var rec webhookDeliveryRecord
-			if err := t.openRecord(sv.Key, sv.Raw, &rec); err != nil {
+			if err := t.OpenRecord(sv.Key, sv.Raw, &rec); err != nil {
 				return err
 			}
 			out.Data = append(out.Data, rec.api())
@@ -146,7 +146,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		tk := barrier.Tenant(p.tenantID)
 		ok := false
 		if unit.ValidID(deliveryID) {
-			ok, err = t.getRecord(tk.WebhookDelivery(webhookID, deliveryID), &rec)
+			ok, err = t.GetRecord(tk.WebhookDelivery(webhookID, deliveryID), &rec)
 		}
 		if err != nil {
 			return err
@@ -154,7 +154,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if !ok {
 			return unit.NotFoundError("delivery")
 		}
-		if rec.Claim != "" && t.now.Before(rec.ClaimedUntil) {
+		if rec.Claim != "" && t.Now.Before(rec.ClaimedUntil) {
 			return unit.Errorf(Conflict, "the delivery is being attempted")
 		}
 		if rec.Status != DeliveryPending {
@@ -169,7 +169,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if err := t.Delete(tk.WebhookDue(webhookID, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
-		rec.Status, rec.Attempts, rec.NextAttemptAt, rec.Claim, rec.ClaimedUntil = DeliveryPending, 0, t.now, "", time.Time{}
+		rec.Status, rec.Attempts, rec.NextAttemptAt, rec.Claim, rec.ClaimedUntil = DeliveryPending, 0, t.Now, "", time.Time{}
 		if err := t.putDelivery(&rec); err != nil {
 			return err
 		}
@@ -219,8 +219,8 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		info := WebhookEventInfo{ID: v.ids.Next(t.now), Type: EventWebhookTest, Timestamp: t.now, TenantID: p.tenantID,
-			TraceID: unit.TraceID(t.ctx), Data: data}
+		info := WebhookEventInfo{ID: v.ids.Next(t.Now), Type: EventWebhookTest, Timestamp: t.Now, TenantID: p.tenantID,
+			TraceID: unit.TraceID(t.Ctx), Data: data}
 		b, err := json.Marshal(info)
 		if err != nil {
 			return err

@@ -24,10 +24,10 @@ func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 	id := v.ids.Next(v.now())
 	err := v.update(context.Background(), func(t *txn) error {
 		rec := &webhookRecord{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,
-			NotifyEmail: h.NotifyEmail, Secret: h.Secret, CreatedBy: "test", CreatedAt: t.now, ModifiedBy: "test",
-			ModifiedAt: t.now, PreviousSecret: h.PreviousSecret, PreviousUntil: h.PreviousUntil}
+			NotifyEmail: h.NotifyEmail, Secret: h.Secret, CreatedBy: "test", CreatedAt: t.Now, ModifiedBy: "test",
+			ModifiedAt: t.Now, PreviousSecret: h.PreviousSecret, PreviousUntil: h.PreviousUntil}
 		t.forgetWebhooks(tid)
-		return t.putRecord(barrier.Tenant(tid).Record(EntityWebhook, id), rec)
+		return t.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, id), rec)
 	})
 	return id, err
 }

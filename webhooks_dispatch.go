@@ -304,10 +304,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 		jobs = nil
 		tk := barrier.Tenant(q.tid)
 		var hook webhookRecord
-		ok, err := t.getRecord(tk.Record(EntityWebhook, q.whid), &hook)
+		ok, err := t.GetRecord(tk.Record(EntityWebhook, q.whid), &hook)
 		if errors.Is(err, errTenantGone) || err == nil && !ok {
 			// Its pending deliveries are gone with it: no longer counted.
-			t.afterCommit(func() { v.dispatch.pending.forget(hookKey{q.tid, q.whid}) })
+			t.AfterCommit(func() { v.dispatch.pending.forget(hookKey{q.tid, q.whid}) })
 		}
 		if errors.Is(err, errTenantGone) {
 			return t.dropQueue(q.tid, q.whid)
@@ -328,7 +328,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				continue // another instance took it
 			}
 			var rec webhookDeliveryRecord
-			ok, err := t.getRecord(tk.WebhookDelivery(q.whid, e.did), &rec)
+			ok, err := t.GetRecord(tk.WebhookDelivery(q.whid, e.did), &rec)
 			if err != nil {
 				return err
 			}
@@ -350,7 +350,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 			}
 			if hook.Status != WebhookEnabled {
 				rec.Status, rec.Error, rec.Claim, rec.ClaimedUntil = DeliveryFailed, "the webhook is disabled", "", time.Time{}
-				rec.NextAttemptAt = t.now.Add(v.webhooks.DeliveryRetention)
+				rec.NextAttemptAt = t.Now.Add(v.webhooks.DeliveryRetention)
 				if err := t.putDelivery(&rec); err != nil {
 					return err
 				}
@@ -365,7 +365,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 			}
 			claims++
 			rec.Claim = newClaim()
-			rec.ClaimedUntil = t.now.Add(v.webhooks.Lease)
+			rec.ClaimedUntil = t.Now.Add(v.webhooks.Lease)
 			rec.NextAttemptAt = rec.ClaimedUntil
 			if err := t.putDelivery(&rec); err != nil {
 				return err
@@ -405,7 +405,7 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 	}
 	for _, sv := range vals {
 		var rec webhookDeliveryRecord
-		if err := t.openRecord(sv.Key, sv.Raw, &rec); err != nil {
+		if err := t.OpenRecord(sv.Key, sv.Raw, &rec); err != nil {
 			return err
 		}
 		if err := t.Delete(tk.WebhookDue(whid, rec.NextAttemptAt, rec.ID)); err != nil {

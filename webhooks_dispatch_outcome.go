@@ -69,7 +69,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 		disabled, outcome, lag = nil, "", 0
 		tk := barrier.Tenant(j.rec.TenantID)
 		var rec webhookDeliveryRecord
-		ok, err := t.getRecord(tk.WebhookDelivery(j.rec.WebhookID, j.rec.ID), &rec)
+		ok, err := t.GetRecord(tk.WebhookDelivery(j.rec.WebhookID, j.rec.ID), &rec)
 		if err != nil || !ok || rec.Claim != j.rec.Claim {
 			return skipGoneErr(err)
 		}
@@ -77,7 +77,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 			return err
 		}
 		var hook webhookRecord
-		ok, err = t.getRecord(tk.Record(EntityWebhook, rec.WebhookID), &hook)
+		ok, err = t.GetRecord(tk.Record(EntityWebhook, rec.WebhookID), &hook)
 		if err != nil {
 			return skipGoneErr(err)
 		}
@@ -93,20 +93,20 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 		switch {
 		case a.ok():
 			rec.Status = DeliverySucceeded
-			outcome, lag = EventDelivered, t.now.Sub(rec.CreatedAt)
+			outcome, lag = EventDelivered, t.Now.Sub(rec.CreatedAt)
 			if !hook.FailingSince.IsZero() {
 				hook.FailingSince, hookChanged = time.Time{}, true
 			}
 		case a.status == 410:
 			rec.Status, outcome = DeliveryFailed, EventGone
 			if hook.Status == WebhookEnabled {
-				disabled, hookChanged = v.disable(&hook, DisabledGone, t.now), true
+				disabled, hookChanged = v.disable(&hook, DisabledGone, t.Now), true
 			}
 		default:
 			if hook.FailingSince.IsZero() {
 				hook.FailingSince, hookChanged = a.at, true
-			} else if hook.Status == WebhookEnabled && t.now.Sub(hook.FailingSince) >= v.webhooks.DisableAfter {
-				disabled, hookChanged = v.disable(&hook, DisabledFailing, t.now), true
+			} else if hook.Status == WebhookEnabled && t.Now.Sub(hook.FailingSince) >= v.webhooks.DisableAfter {
+				disabled, hookChanged = v.disable(&hook, DisabledFailing, t.Now), true
 			}
 			switch {
 			case hook.Status != WebhookEnabled:
@@ -119,17 +119,17 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 					wait = a.retryAfter
 				}
 				outcome = EventRetried
-				rec.NextAttemptAt = t.now.Add(wait)
+				rec.NextAttemptAt = t.Now.Add(wait)
 			}
 		}
 		if rec.Status != DeliveryPending {
-			rec.NextAttemptAt = t.now.Add(v.webhooks.DeliveryRetention)
+			rec.NextAttemptAt = t.Now.Add(v.webhooks.DeliveryRetention)
 		}
 		if err := t.putDelivery(&rec); err != nil {
 			return err
 		}
 		if hookChanged {
-			if err := t.putRecord(tk.Record(EntityWebhook, hook.ID), &hook); err != nil {
+			if err := t.PutRecord(tk.Record(EntityWebhook, hook.ID), &hook); err != nil {
 				return err
 			}
 			if disabled != nil {

@@ -197,7 +197,7 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 	if err != nil || len(targets) == 0 {
 		return err
 	}
-	info := WebhookEventInfo{ID: t.v.ids.Next(t.now), Type: typ, Timestamp: t.now, TenantID: tid, TraceID: unit.TraceID(t.ctx)}
+	info := WebhookEventInfo{ID: t.v.ids.Next(t.Now), Type: typ, Timestamp: t.Now, TenantID: tid, TraceID: unit.TraceID(t.Ctx)}
 	if !et.HighVolume && entityID != "" {
 		if info.Sequence, err = t.nextEventSequence(tid, typ, entityType, entityID); err != nil {
 			return err
@@ -224,7 +224,7 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 		return err
 	}
 	if tap := t.v.eventTap; tap != nil {
-		t.afterCommit(func() { tap(tid, ev, targets) })
+		t.AfterCommit(func() { tap(tid, ev, targets) })
 	}
 	return nil
 }
@@ -245,7 +245,7 @@ func (t *txn) eventActor(tid string, by actor) (WebhookActor, error) {
 		return who, nil
 	}
 	var app applicationRecord
-	ok, err := t.getRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
 	if err != nil {
 		return who, err
 	}
@@ -293,12 +293,12 @@ func subscribes(events []string, et WebhookEventType) bool {
 func (t *txn) nextEventSequence(tid, typ, entityType, entityID string) (int64, error) {
 	k := barrier.Tenant(tid).EventSequence(entityType, entityID)
 	var last countRecord
-	if _, err := t.getRecord(k, &last); err != nil {
+	if _, err := t.GetRecord(k, &last); err != nil {
 		return 0, err
 	}
-	next := max(last.N+1, t.now.UnixMicro())
+	next := max(last.N+1, t.Now.UnixMicro())
 	if endsObject(typ) {
 		return next, t.Delete(k)
 	}
-	return next, t.putRecord(k, &countRecord{N: next})
+	return next, t.PutRecord(k, &countRecord{N: next})
 }

@@ -63,14 +63,14 @@ func PutTestWebhook(ctx context.Context, v *Vault, tid string, events []string, 
 	rand.Read(raw[:])
 	secret = "whsec_" + base64.StdEncoding.EncodeToString(raw[:])
 	err = v.update(ctx, func(t *txn) error {
-		rec := &webhookRecord{ID: t.v.ids.Next(t.now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
-			Events: events, Status: WebhookEnabled, Secret: secret, CreatedAt: t.now, ModifiedAt: t.now}
+		rec := &webhookRecord{ID: t.v.ids.Next(t.Now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
+			Events: events, Status: WebhookEnabled, Secret: secret, CreatedAt: t.Now, ModifiedAt: t.Now}
 		if !enabled {
 			rec.Status = WebhookDisabled
 		}
 		id = rec.ID
 		t.forgetWebhooks(tid)
-		return t.putRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec)
+		return t.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec)
 	})
 	return id, secret, err
 }

@@ -118,7 +118,7 @@ func TestWebhookReenableClearsFailures(t *testing.T) {
 				return err
 			}
 			rec.Status, rec.DisabledReason, rec.FailingSince = status, reason, failing
-			return tx.putRecord(barrier.Tenant(tid).Record(EntityWebhook, w.ID), rec)
+			return tx.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, w.ID), rec)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -186,9 +186,9 @@ func TestWebhookWritesForgetTargets(t *testing.T) {
 		if err != nil || len(before) != 0 {
 			t.Fatalf("targets before: %v, %v", before, err)
 		}
-		rec := &webhookRecord{ID: v.ids.Next(tx.now), TenantID: tid, Name: "h", URL: "https://hooks.example.com/in",
-			Events: []string{"*"}, Status: WebhookEnabled, Secret: newWebhookSecret(), CreatedAt: tx.now}
-		if err := tx.putRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec); err != nil {
+		rec := &webhookRecord{ID: v.ids.Next(tx.Now), TenantID: tid, Name: "h", URL: "https://hooks.example.com/in",
+			Events: []string{"*"}, Status: WebhookEnabled, Secret: newWebhookSecret(), CreatedAt: tx.Now}
+		if err := tx.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err
 		}
 		tx.forgetWebhooks(tid)

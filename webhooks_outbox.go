@@ -48,8 +48,8 @@ func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhook
 // queueDelivery writes one pending delivery of ev to webhook whid, due
 // now, and its queue entry.
 func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliveryRecord, error) {
-	rec := &webhookDeliveryRecord{ID: t.v.ids.Next(t.now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
-		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.now, Status: DeliveryPending, NextAttemptAt: t.now}
+	rec := &webhookDeliveryRecord{ID: t.v.ids.Next(t.Now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
+		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.Now, Status: DeliveryPending, NextAttemptAt: t.Now}
 	if err := t.writeDelivery(rec, new(bool)); err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (t *txn) writeDelivery(rec *webhookDeliveryRecord, hasPending *bool) error 
 	if err := t.markPending(rec, hasPending); err != nil {
 		return err
 	}
-	if err := t.putRecord(tk.WebhookDelivery(rec.WebhookID, rec.ID), rec); err != nil {
+	if err := t.PutRecord(tk.WebhookDelivery(rec.WebhookID, rec.ID), rec); err != nil {
 		return err
 	}
 	return t.PutIndex(tk.WebhookDue(rec.WebhookID, rec.NextAttemptAt, rec.ID))
@@ -85,7 +85,7 @@ func (t *txn) wakeDispatcher(tid, whid string) {
 	k := hookKey{tid, whid}
 	if !(*woken)[k] {
 		(*woken)[k] = true
-		t.afterCommit(func() { t.v.dispatch.wakeFor(tid, whid) })
+		t.AfterCommit(func() { t.v.dispatch.wakeFor(tid, whid) })
 	}
 }
 

@@ -228,7 +228,7 @@ var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingCha
 				m.EventDelivery(EventDropped, 0)
 			}
 		}
-		if n := counts.drop(k, n, t.now); n > 0 {
+		if n := counts.drop(k, n, t.Now); n > 0 {
 			t.v.logger.Warn("tokenvault: webhook events dropped: too many deliveries pending",
 				"tenant", k.tid, "webhook", k.whid, "dropped", n)
 		}
@@ -248,7 +248,7 @@ func (t *txn) changePending(k hookKey, d int) {
 // none) should be taken again at now, atCap telling whether it is at a
 // cap.
 func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
-	return !ok || t.now.Sub(counted) >= pendingRecount || atCap && t.now.Sub(counted) >= t.v.webhooks.PollInterval
+	return !ok || t.Now.Sub(counted) >= pendingRecount || atCap && t.Now.Sub(counted) >= t.v.webhooks.PollInterval
 }
 
 // pendingOf is webhook whid's pending deliveries as t sees them: the

@@ -64,7 +64,7 @@ func (v *Vault) countPending(ctx context.Context, keys []hookKey) error {
 	counts := make([]int, len(keys))
 	var at = v.now()
 	err := v.view(ctx, func(t *txn) error {
-		at = t.now
+		at = t.Now
 		for i, k := range keys {
 			n := 0
 			err := t.Scan(webhookPendingOf(k.tid, k.whid), "", limit, func(barrier.Key, string) error {

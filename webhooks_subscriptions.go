@@ -171,7 +171,7 @@ func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
 	out := make([]*webhookRecord, 0, len(vals))
 	for _, sv := range vals {
 		r := &webhookRecord{}
-		if err := t.openRecord(sv.Key, sv.Raw, r); err != nil {
+		if err := t.OpenRecord(sv.Key, sv.Raw, r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -1,10 +1,9 @@
-package tokenvault
+package unit
 
 import (
 	"context"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Optimistic updates.
@@ -30,39 +29,43 @@ import (
 // is only applied if no write voided the cache since the update began
 // (authGen); otherwise the function runs again in the write transaction.
 //
-// updateOptimistic is for the frequent calls whose reads rarely race with
+// UpdateOptimistic is for the frequent calls whose reads rarely race with
 // writers (creating, reading and detokenizing tokens, which write only
 // their own records and audit lines); a call that scans much or conflicts
-// often would pay twice, and uses update.
+// often would pay twice, and uses Update.
 
-// updateOptimistic is update, with the function run first outside the
+// UpdateOptimistic is Update, with the function run first outside the
 // store's single writer (see above). fn may run more than once; what its
 // last run set is what the call returns, and its last run's writes are
 // what commits.
-func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error {
-	if !v.optimistic {
-		return v.update(ctx, fn)
+func (w *Work) UpdateOptimistic(ctx context.Context, fn func(*Tx) error) error {
+	if !w.opts.Optimistic {
+		return w.Update(ctx, fn)
 	}
-	ctx = unit.WithCall(ctx)
-	gen := v.auth.gen.Load()
-	var first *txn
-	_, err := v.barrier.ViewSnapshot(ctx, func(tx *barrier.Tx) error {
-		first = v.newTxn(ctx, tx, gen)
+	ctx = WithCall(ctx)
+	gen := w.opts.Generation()
+	var first *Tx
+	_, err := w.barrier.ViewSnapshot(ctx, func(tx *barrier.Tx) error {
+		first = w.newTx(ctx, tx, gen)
 		return fn(first)
 	})
 	if err != nil {
 		if first != nil && first.AuthChanged() {
-			v.auth.invalidate()
+			w.opts.IdentitiesChanged()
 		}
-		return v.result(err)
+		return w.opts.Result(err)
 	}
-	if first.TryAppend(ctx, func() bool { return v.auth.gen.Load() == gen }) {
-		v.chainer.appended.Add(1) // its lines are chained later (chain.go)
-		return v.finish(first, nil)
+	if first.TryAppend(ctx, func() bool { return w.opts.Generation() == gen }) {
+		for _, h := range w.hooks {
+			if h.Appended != nil {
+				h.Appended()
+			}
+		}
+		return w.finish(first, nil)
 	}
 	last := first
 	ranAgain := false
-	err = v.barrier.Update(ctx, func(tx *barrier.Tx) error {
+	err = w.barrier.Update(ctx, func(tx *barrier.Tx) error {
 		// The store may run this function more than once (a group
 		// commit runs it again when another call of its batch failed).
 		// Once fn ran again, the first run's writes are never applied:
@@ -71,24 +74,24 @@ func (v *Vault) updateOptimistic(ctx context.Context, fn func(*txn) error) error
 		// run's writes after a run that failed with Conflict stored a
 		// token and answered nil for it.
 		last = first
-		if !ranAgain && v.auth.gen.Load() == gen {
+		if !ranAgain && w.opts.Generation() == gen {
 			ok, err := first.Apply(tx)
 			if err != nil {
 				return err
 			}
 			if ok {
-				// Counts are read and written here, in the commit,
-				// never in the first run (tokens_lists.go).
-				return first.commit()
+				// What the hooks add (counts) is read and written here,
+				// in the commit, never in the first run.
+				return w.commit(first)
 			}
 		}
-		v.optimisticRetries.Add(1)
+		w.retries.Add(1)
 		ranAgain = true
-		last = v.newTxn(ctx, tx, v.auth.gen.Load())
+		last = w.newTx(ctx, tx, w.opts.Generation())
 		if err := fn(last); err != nil {
 			return err
 		}
-		return last.commit()
+		return w.commit(last)
 	})
-	return v.finish(last, err)
+	return w.finish(last, err)
 }
