@@ -153,7 +153,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		}
 		fe := maps.Clone(fe)
 		if req.ExpiresAt != nil {
-			checkExpiry(*req.ExpiresAt, t.Now, "expires_at", fe)
+			unit.CheckExpiry(*req.ExpiresAt, t.Now, "expires_at", fe)
 		}
 		if err := fe.Err(); err != nil {
 			return err

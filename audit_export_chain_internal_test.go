@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -83,10 +84,10 @@ func TestExportWaitsForTheLink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if ev, ok := sink.event(keyID(appended)); ok {
+	if ev, ok := sink.event(unit.KeyID(appended)); ok {
 		t.Fatalf("a line not chained yet was exported: %+v", ev)
 	}
-	if ev, ok := sink.event(keyID(old)); !ok || ev.Seq != 0 || ev.Hash != nil {
+	if ev, ok := sink.event(unit.KeyID(old)); !ok || ev.Seq != 0 || ev.Hash != nil {
 		t.Errorf("the line from before the chain: %+v, %v; want it exported without a link", ev, ok)
 	}
 	var queued bool
@@ -104,7 +105,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	if _, err := v.exportOnce(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	ev, ok := sink.event(keyID(appended))
+	ev, ok := sink.event(unit.KeyID(appended))
 	if !ok || ev.Seq == 0 || ev.PrevHash == nil || ev.Hash == nil {
 		t.Fatalf("after the link the line is %+v, %v; want it exported with its link", ev, ok)
 	}

@@ -12,10 +12,10 @@ import (
 
 // Actor types recorded in logs and in created_by/modified_by.
 const (
-	ActorApplication = "application"
-	ActorUser        = "user"
-	ActorSession     = "session"
-	ActorSystem      = "system"
+	ActorApplication = unit.ActorApplication
+	ActorUser        = unit.ActorUser
+	ActorSession     = unit.ActorSession
+	ActorSystem      = unit.ActorSystem
 )
 
 // actor is who did something, for logs.

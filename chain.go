@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The hash chain of the audit trail (docs/audit-chain.md; the format is
@@ -121,7 +122,7 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 	}
 	h := s.head
 	link := chainLink{Seq: h.Seq + 1, Prev: h.Hash}
-	line := chainedLine(tid, keyID(suffix), rec)
+	line := chainedLine(tid, unit.KeyID(suffix), rec)
 	link.Hash = auditchain.LineHash(link.Prev, link.Seq, &line)
 	rec.Link = &link
 	if err := t.PutRecord(barrier.Tenant(tid).ChainLink(suffix), &link); err != nil {
@@ -141,7 +142,7 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 // withLink sets rec.Link, for tenant tid's line rec stored at
 // log/<suffix>, from the line's link record, unless the line holds its
 // link itself (linked by an older version); rec.Link stays nil for a line
-// not chained. Returns seal.ErrOpen or errRecord (wrapped) for a link
+// not chained. Returns seal.ErrOpen or unit.ErrRecord (wrapped) for a link
 // record that does not open or decode, and the store's errors.
 func (t *txn) withLink(tid, suffix string, rec *logRecord) error {
 	if rec.Link != nil {

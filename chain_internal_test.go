@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -90,7 +91,7 @@ func TestEveryLineChained(t *testing.T) {
 					if rec.Link == nil || rec.Link.Seq != seq || rec.Link.Prev != prev {
 						t.Fatalf("line %s at seq %d has link %+v, want prev %s", suffix, seq, rec.Link, prev)
 					}
-					line := chainedLine(tid, keyID(suffix), &rec)
+					line := chainedLine(tid, unit.KeyID(suffix), &rec)
 					if h := auditchain.LineHash(prev, seq, &line); h != rec.Link.Hash {
 						t.Fatalf("line %s: hash %s, stored %s", suffix, h, rec.Link.Hash)
 					}

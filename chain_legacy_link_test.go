@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -117,7 +118,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 			got = append(got, p)
 		}
 	}
-	if len(got) != 1 || got[0].Kind != auditchain.Missing || got[0].Seq != old.seq || got[0].LineID != keyID(old.suffix) {
+	if len(got) != 1 || got[0].Kind != auditchain.Missing || got[0].Seq != old.seq || got[0].LineID != unit.KeyID(old.suffix) {
 		t.Errorf("the index entry of old line %d removed: %v", old.seq, got)
 	}
 }

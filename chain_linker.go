@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -186,7 +187,7 @@ func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 	if errors.Is(err, errTenantGone) || (err == nil && (!ok || rec.Link != nil)) {
 		return nil // deleted with its tenant, removed, or chained already
 	}
-	if errors.Is(err, seal.ErrOpen) || errors.Is(err, errRecord) {
+	if errors.Is(err, seal.ErrOpen) || errors.Is(err, unit.ErrRecord) {
 		// Altered in the store: linking it would vouch for it, and
 		// failing would stop the linker for good. Left off the chain,
 		// where a verification reports it (Inserted).

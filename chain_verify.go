@@ -267,7 +267,7 @@ func (w *chainVerifyWalk) walkIndex(ctx context.Context) error {
 func (w *chainVerifyWalk) indexed(t *txn, e indexEntry) error {
 	w.onChain.add(e.suffix, e.seq)
 	w.lastIndexed = max(w.lastIndexed, e.seq)
-	id := keyID(e.suffix)
+	id := unit.KeyID(e.suffix)
 	rec, found, err := w.readLine(t, e.suffix)
 	switch {
 	case err != nil:
@@ -304,7 +304,7 @@ func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found
 		return nil, true, nil
 	}
 	if err := t.withLink(w.tid, suffix, &r); err != nil {
-		if errors.Is(err, seal.ErrOpen) || errors.Is(err, errRecord) {
+		if errors.Is(err, seal.ErrOpen) || errors.Is(err, unit.ErrRecord) {
 			return nil, true, nil // its link record was altered
 		}
 		return nil, false, err
@@ -320,7 +320,7 @@ func (w *chainVerifyWalk) feed(suffix string, rec *logRecord) {
 		w.headLine = &h
 	}
 	w.ver.AddLine(auditchain.Entry{Seq: rec.Link.Seq, Prev: rec.Link.Prev, Hash: rec.Link.Hash,
-		Line: chainedLine(w.tid, keyID(suffix), rec)})
+		Line: chainedLine(w.tid, unit.KeyID(suffix), rec)})
 }
 
 // checkHead reports a head the chain does not reach: the lines after the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -94,7 +95,7 @@ func TestVerifyInsertedWithKeys(t *testing.T) {
 			return err
 		}
 		rec.Link = nil
-		ids = []string{keyID(suffix) + "~1", keyID(suffix) + "~2"}
+		ids = []string{unit.KeyID(suffix) + "~1", unit.KeyID(suffix) + "~2"}
 		return tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix+"~2"), &rec)
 	})
 	if err != nil {

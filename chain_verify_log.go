@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // walkLog walks the tenant's log from when its chain began (head.Since)
@@ -68,7 +69,7 @@ func (w *chainVerifyWalk) offChain(t *txn, suffix string, prevSeq uint64) error 
 	if err != nil || !found {
 		return err
 	}
-	id := keyID(suffix)
+	id := unit.KeyID(suffix)
 	at := prevSeq + 1
 	switch {
 	case rec == nil:

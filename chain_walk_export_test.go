@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // ChainWalk is what WalkChain found of a tenant's chain in the store.
@@ -92,7 +93,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 					return nil
 				}
 			}
-			line := chainedLine(tid, keyID(suffix), &rec)
+			line := chainedLine(tid, unit.KeyID(suffix), &rec)
 			if h := auditchain.LineHash(rec.Link.Prev, rec.Link.Seq, &line); h != rec.Link.Hash {
 				bad("line %s: hash %s, stored %s", suffix, h, rec.Link.Hash)
 			}

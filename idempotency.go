@@ -193,7 +193,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 			// The claim's lease is over: its instance crashed or gave up.
 		}
 		if found {
-			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, unit.KeyID(recKey.String()))); err != nil {
 				return err
 			}
 		}
@@ -202,7 +202,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 		if err := t.PutRecord(recKey, &rec); err != nil {
 			return err
 		}
-		return t.PutIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String())))
+		return t.PutIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, unit.KeyID(recKey.String())))
 	})
 	if err != nil {
 		return nil, false, err
@@ -245,7 +245,7 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, c
 			return err
 		}
 		if resp == nil {
-			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, keyID(recKey.String()))); err != nil {
+			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, unit.KeyID(recKey.String()))); err != nil {
 				return err
 			}
 			return t.Delete(recKey)

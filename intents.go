@@ -135,7 +135,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 	fe := unit.FieldErrors{}
 	pt := prepareToken(TokenRequest{Type: req.Type, Data: req.Data}, now, now, "", fe)
 	if at := req.ExpiresAt; at != nil {
-		checkExpiry(*at, now, "expires_at", fe)
+		unit.CheckExpiry(*at, now, "expires_at", fe)
 		if at.Sub(now) > MaxTokenIntentLifetime {
 			fe.Add("expires_at", "must be at most %s from now", MaxTokenIntentLifetime)
 		}

@@ -66,7 +66,7 @@ func prepareConversion(req TokenRequest, now time.Time, path string, fe unit.Fie
 		fe.Add(join(path, "token_intent_id"), "is not a token intent id")
 	}
 	if req.ExpiresAt != nil {
-		checkExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
+		unit.CheckExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
 	}
 	validateMetadata(req.Metadata, join(path, "metadata"), fe)
 	return &intentConversion{id: req.TokenIntentID, req: req, path: path}

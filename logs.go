@@ -17,29 +17,29 @@ import (
 
 // Entity types: the values of Log.EntityType.
 const (
-	EntityApplication      = "application"
-	EntityBank             = "bank"
-	EntityCard             = "card"
-	EntityFPE              = "fpe"
-	EntityProxy            = "proxy"
-	EntityReactor          = "reactor"
-	EntityReactorFormula   = "reactor_formula"
-	EntitySession          = "session"
-	EntityTenant           = "tenant"
-	EntityTenantMember     = "tenant_member"
-	EntityTenantInvitation = "tenant_invitation"
-	EntityToken            = "token"
-	EntityTokenIntent      = "token_intent"
-	EntityWebhook          = "webhook"
+	EntityApplication      = unit.EntityApplication
+	EntityBank             = unit.EntityBank
+	EntityCard             = unit.EntityCard
+	EntityFPE              = unit.EntityFPE
+	EntityProxy            = unit.EntityProxy
+	EntityReactor          = unit.EntityReactor
+	EntityReactorFormula   = unit.EntityReactorFormula
+	EntitySession          = unit.EntitySession
+	EntityTenant           = unit.EntityTenant
+	EntityTenantMember     = unit.EntityTenantMember
+	EntityTenantInvitation = unit.EntityTenantInvitation
+	EntityToken            = unit.EntityToken
+	EntityTokenIntent      = unit.EntityTokenIntent
+	EntityWebhook          = unit.EntityWebhook
 )
 
 // Operations: the values of Log.Operation.
 const (
-	OpCreate = "create"
-	OpRead   = "read"
-	OpUpdate = "update"
-	OpDelete = "delete"
-	OpInvoke = "invoke"
+	OpCreate = unit.OpCreate
+	OpRead   = unit.OpRead
+	OpUpdate = unit.OpUpdate
+	OpDelete = unit.OpDelete
+	OpInvoke = unit.OpInvoke
 )
 
 // EntityType names a kind of entity that logs refer to.
@@ -129,10 +129,10 @@ func packSuffix(suffix string) (string, bool) {
 	var b [packedLen]byte
 	for i := 0; i < 8; i++ {
 		hi, lo := suffix[2*i], suffix[2*i+1]
-		if !isLowerHex(hi) || !isLowerHex(lo) {
+		if !unit.IsLowerHex(hi) || !unit.IsLowerHex(lo) {
 			return "", false
 		}
-		b[i] = unhex(hi)<<4 | unhex(lo)
+		b[i] = unit.Unhex(hi)<<4 | unit.Unhex(lo)
 	}
 	copy(b[8:], u[:])
 	return string(b[:]), true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -122,10 +123,10 @@ func packedBound(before string) string {
 	var b [8]byte
 	for i := range 8 {
 		hi, lo := before[2*i], before[2*i+1]
-		if !isLowerHex(hi) || !isLowerHex(lo) {
+		if !unit.IsLowerHex(hi) || !unit.IsLowerHex(lo) {
 			return ""
 		}
-		b[i] = unhex(hi)<<4 | unhex(lo)
+		b[i] = unit.Unhex(hi)<<4 | unit.Unhex(lo)
 	}
 	if len(before) == 16 {
 		return string(b[:]) // the lines before that nanosecond

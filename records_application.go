@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of an application (applicationRecord), at
@@ -67,7 +68,7 @@ func (r *applicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	if !barrier.Tenant(r.TenantID).IsRecord(key, EntityApplication, r.ID) {
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
-	if err := checkRecordTimes("application", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt); err != nil {
+	if err := unit.CheckRecordTimes("application", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -79,32 +80,32 @@ func (r *applicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	}
 	b = append(b, applicationFormat)
 	b = appendUvarint(b, flags)
-	b = appendStr(b, r.Name)
-	b = appendStr(b, string(r.Type))
-	b = appendBytes(b, r.KeyHash)
-	b = appendStrs(b, r.Permissions)
+	b = unit.AppendStr(b, r.Name)
+	b = unit.AppendStr(b, string(r.Type))
+	b = unit.AppendBytes(b, r.KeyHash)
+	b = unit.AppendStrs(b, r.Permissions)
 	b = appendUvarint(b, uint64(len(r.Rules)))
 	for i := range r.Rules {
 		rule := &r.Rules[i]
-		b = appendStr(b, rule.Description)
+		b = unit.AppendStr(b, rule.Description)
 		b = binary.AppendVarint(b, int64(rule.Priority))
-		b = appendStr(b, rule.Container)
+		b = unit.AppendStr(b, rule.Container)
 		b = appendUvarint(b, uint64(len(rule.Conditions)))
 		for _, c := range rule.Conditions {
-			b = appendStr(appendStr(appendStr(b, c.Attribute), c.Operator), c.Value)
+			b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, c.Attribute), c.Operator), c.Value)
 		}
-		b = appendStr(b, rule.Transform)
-		b = appendStrs(b, rule.Permissions)
+		b = unit.AppendStr(b, rule.Transform)
+		b = unit.AppendStrs(b, rule.Permissions)
 	}
-	b = appendTime(b, r.CreatedAt)
-	b = appendStr(b, r.CreatedBy)
+	b = unit.AppendTime(b, r.CreatedAt)
+	b = unit.AppendStr(b, r.CreatedBy)
 	if r.ExpiresAt != nil {
-		b = appendTime(b, *r.ExpiresAt)
+		b = unit.AppendTime(b, *r.ExpiresAt)
 	}
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	b = appendStr(b, r.ModifiedBy)
+	b = unit.AppendStr(b, r.ModifiedBy)
 	return b, nil
 }
 
@@ -112,53 +113,53 @@ func (r *applicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
-	d, err := binaryRecord(b, applicationFormat, "application")
+	d, err := unit.BinaryRecord(b, applicationFormat, "application")
 	if err != nil {
 		return err
 	}
 	*r = applicationRecord{}
-	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
-	flags := d.uvarint()
-	r.Name = d.str()
-	r.Type = ApplicationType(d.str())
-	r.KeyHash = d.bytes()
-	r.Permissions = d.strs()
-	r.Rules = make([]AccessRule, d.count())
+	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
+	flags := d.Uvarint()
+	r.Name = d.Str()
+	r.Type = ApplicationType(d.Str())
+	r.KeyHash = d.Bytes()
+	r.Permissions = d.Strs()
+	r.Rules = make([]AccessRule, d.Count())
 	for i := range r.Rules {
 		rule := &r.Rules[i]
-		rule.Description = d.str()
-		p := d.varint()
+		rule.Description = d.Str()
+		p := d.Varint()
 		if int64(int(p)) != p {
-			d.fail("priority out of range")
+			d.Fail("priority out of range")
 		}
 		rule.Priority = int(p)
-		rule.Container = d.str()
-		if n := d.count(); n > 0 {
+		rule.Container = d.Str()
+		if n := d.Count(); n > 0 {
 			rule.Conditions = make([]Condition, n)
 			for j := range rule.Conditions {
 				c := &rule.Conditions[j]
-				c.Attribute, c.Operator, c.Value = d.str(), d.str(), d.str()
+				c.Attribute, c.Operator, c.Value = d.Str(), d.Str(), d.Str()
 			}
 		}
-		rule.Transform = d.str()
-		rule.Permissions = d.strs()
-		if d.err != nil {
+		rule.Transform = d.Str()
+		rule.Permissions = d.Strs()
+		if d.Err() != nil {
 			break
 		}
 	}
-	r.CreatedAt = d.time()
-	r.CreatedBy = d.str()
+	r.CreatedAt = d.Time()
+	r.CreatedBy = d.Str()
 	if flags&appExpires != 0 {
-		r.ExpiresAt = ptr(d.time())
+		r.ExpiresAt = ptr(d.Time())
 	}
 	if flags&appModified != 0 {
-		r.ModifiedAt = ptr(d.time())
+		r.ModifiedAt = ptr(d.Time())
 	}
-	r.ModifiedBy = d.str()
+	r.ModifiedBy = d.Str()
 	if flags >= appModified<<1 {
-		d.fail("unknown flags")
+		d.Fail("unknown flags")
 	}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		*r = applicationRecord{}
 		return err
 	}
@@ -205,7 +206,7 @@ type conditionV0 struct {
 func (r *applicationRecord) decodeV0(key barrier.Key, b []byte) error {
 	var v applicationRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("%w: application JSON: %v", errRecord, err)
+		return fmt.Errorf("%w: application JSON: %v", unit.ErrRecord, err)
 	}
 	*r = applicationRecord{
 		Name: v.Name, Type: ApplicationType(v.Type), Permissions: v.Permissions,
@@ -236,6 +237,6 @@ func (r *applicationRecord) decodeV0(key barrier.Key, b []byte) error {
 		r.KeyHash = nil
 	}
 	// The key is what the seal authenticated: it names the application.
-	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 	return nil
 }

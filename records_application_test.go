@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 const fixApp = "0190f5a2-9000-7000-8000-000000000005"
@@ -232,13 +233,13 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	if err := early.DecodeRecord(fixAppKey, []byte(`{"created_at":"0000-01-01T00:00:00+01:00"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := early.AppendRecord(nil, fixAppKey); !errors.Is(err, errRecord) {
+	if _, err := early.AppendRecord(nil, fixAppKey); !errors.Is(err, unit.ErrRecord) {
 		t.Errorf("a time before year 0 encodes: %v", err)
 	}
 	var bad applicationRecord
 	for _, b := range [][]byte{nil, {0}, {2}, {'{'}, {1, 4}} {
-		if err := bad.DecodeRecord(fixAppKey, b); !errors.Is(err, errRecord) {
-			t.Errorf("decode %x: %v, want errRecord", b, err)
+		if err := bad.DecodeRecord(fixAppKey, b); !errors.Is(err, unit.ErrRecord) {
+			t.Errorf("decode %x: %v, want unit.ErrRecord", b, err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // auditKeyRecord is one of the vault's checkpoint signing keys
@@ -36,26 +37,26 @@ const auditKeyFormat = 1
 
 func (r *auditKeyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if key != barrier.AuditKey(r.ID) {
-		return b, fmt.Errorf("%w: audit key %s stored at %s", errRecord, r.ID, key)
+		return b, fmt.Errorf("%w: audit key %s stored at %s", unit.ErrRecord, r.ID, key)
 	}
-	if err := checkRecordTimes("audit key", &r.CreatedAt, &r.RetiredAt); err != nil {
+	if err := unit.CheckRecordTimes("audit key", &r.CreatedAt, &r.RetiredAt); err != nil {
 		return b, err
 	}
 	b = append(b, auditKeyFormat)
-	b = appendBytes(b, r.Public)
-	b = appendBytes(b, r.Wrapped)
-	b = appendTime(b, r.CreatedAt)
-	return appendTime(b, r.RetiredAt), nil
+	b = unit.AppendBytes(b, r.Public)
+	b = unit.AppendBytes(b, r.Wrapped)
+	b = unit.AppendTime(b, r.CreatedAt)
+	return unit.AppendTime(b, r.RetiredAt), nil
 }
 
 func (r *auditKeyRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, auditKeyFormat, "audit key")
+	d, err := unit.BinaryRecord(b, auditKeyFormat, "audit key")
 	if err != nil {
 		return err
 	}
 	_, id := barrier.AuditKeys.Found([]byte(key.String()))
-	*r = auditKeyRecord{ID: id, Public: d.bytes(), Wrapped: d.bytes(), CreatedAt: d.time(), RetiredAt: d.time()}
-	if err := d.end(); err != nil {
+	*r = auditKeyRecord{ID: id, Public: d.Bytes(), Wrapped: d.Bytes(), CreatedAt: d.Time(), RetiredAt: d.Time()}
+	if err := d.End(); err != nil {
 		*r = auditKeyRecord{}
 		return err
 	}

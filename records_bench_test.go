@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The benchmarks behind the choice of the binary record format
@@ -44,7 +45,7 @@ func leanOf(r *tokenRecord) leanToken {
 }
 
 func (l *leanToken) record(key barrier.Key) *tokenRecord {
-	return &tokenRecord{ID: keyID(key.String()), TenantID: key.Tenant(), Type: l.T, Fingerprint: l.F,
+	return &tokenRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), Type: l.T, Fingerprint: l.F,
 		FingerprintExpression: l.FE, Containers: l.C, Metadata: l.MD, SearchIndexes: l.S, DeduplicateToken: l.DD,
 		ExpiresAt: l.X, CreatedBy: l.CB, CreatedAt: l.CA, ModifiedBy: l.MB, ModifiedAt: l.MA,
 		Data: l.D, Mask: l.M, MaskExpression: l.ME, CVCAt: l.CV, Indexes: l.I}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // chainHead is the head of a tenant's audit chain, at
@@ -36,33 +37,33 @@ type chainHead struct {
 const chainHeadFormat = 1
 
 func (h *chainHead) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
-	if err := checkRecordTimes("chain head", &h.Since, &h.SignedAt); err != nil {
+	if err := unit.CheckRecordTimes("chain head", &h.Since, &h.SignedAt); err != nil {
 		return b, err
 	}
 	b = append(b, chainHeadFormat)
 	b = appendUvarint(b, h.Seq)
 	b = append(b, h.Hash[:]...)
 	b = appendUvarint(b, h.FirstSeq)
-	b = appendTime(b, h.Since)
+	b = unit.AppendTime(b, h.Since)
 	b = appendUvarint(b, h.SignedSeq)
-	b = appendTime(b, h.SignedAt)
-	b = appendStr(b, h.KeyID)
+	b = unit.AppendTime(b, h.SignedAt)
+	b = unit.AppendStr(b, h.KeyID)
 	return b, nil
 }
 
 func (h *chainHead) DecodeRecord(_ barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, chainHeadFormat, "chain head")
+	d, err := unit.BinaryRecord(b, chainHeadFormat, "chain head")
 	if err != nil {
 		return err
 	}
-	*h = chainHead{Seq: d.uvarint()}
-	copy(h.Hash[:], d.next(uint64(len(h.Hash))))
-	h.FirstSeq = d.uvarint()
-	h.Since = d.time()
-	h.SignedSeq = d.uvarint()
-	h.SignedAt = d.time()
-	h.KeyID = d.str()
-	if err := d.end(); err != nil {
+	*h = chainHead{Seq: d.Uvarint()}
+	copy(h.Hash[:], d.Next(uint64(len(h.Hash))))
+	h.FirstSeq = d.Uvarint()
+	h.Since = d.Time()
+	h.SignedSeq = d.Uvarint()
+	h.SignedAt = d.Time()
+	h.KeyID = d.Str()
+	if err := d.End(); err != nil {
 		*h = chainHead{}
 		return err
 	}
@@ -94,14 +95,14 @@ func (l *chainLink) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 }
 
 func (l *chainLink) DecodeRecord(_ barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, chainLinkFormat, "chain link")
+	d, err := unit.BinaryRecord(b, chainLinkFormat, "chain link")
 	if err != nil {
 		return err
 	}
-	*l = chainLink{Seq: d.uvarint()}
-	copy(l.Prev[:], d.next(uint64(len(l.Prev))))
-	copy(l.Hash[:], d.next(uint64(len(l.Hash))))
-	if err := d.end(); err != nil {
+	*l = chainLink{Seq: d.Uvarint()}
+	copy(l.Prev[:], d.Next(uint64(len(l.Prev))))
+	copy(l.Hash[:], d.Next(uint64(len(l.Hash))))
+	if err := d.End(); err != nil {
 		*l = chainLink{}
 		return err
 	}

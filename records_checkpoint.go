@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // checkpointRecord is a signed checkpoint of a tenant's audit chain
@@ -48,45 +49,45 @@ func checkpointTenant(key barrier.Key) string {
 
 func (r *checkpointRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if tid := checkpointTenant(key); tid != r.TenantID {
-		return b, fmt.Errorf("%w: checkpoint of tenant %s stored at %s", errRecord, r.TenantID, key)
+		return b, fmt.Errorf("%w: checkpoint of tenant %s stored at %s", unit.ErrRecord, r.TenantID, key)
 	}
 	if key.Tenant() != "" && key != barrier.Tenant(r.TenantID).Checkpoint(r.Seq) {
-		return b, fmt.Errorf("%w: checkpoint of seq %d stored at %s", errRecord, r.Seq, key)
+		return b, fmt.Errorf("%w: checkpoint of seq %d stored at %s", unit.ErrRecord, r.Seq, key)
 	}
-	if err := checkRecordTimes("checkpoint", &r.CreatedAt); err != nil {
+	if err := unit.CheckRecordTimes("checkpoint", &r.CreatedAt); err != nil {
 		return b, err
 	}
 	b = append(b, checkpointFormat)
 	b = appendUvarint(b, r.Seq)
 	b = append(b, r.Hash[:]...)
-	b = appendTime(b, r.CreatedAt)
-	b = appendStr(b, r.KeyID)
+	b = unit.AppendTime(b, r.CreatedAt)
+	b = unit.AppendStr(b, r.KeyID)
 	if r.Final {
 		b = append(b, 1)
 	} else {
 		b = append(b, 0)
 	}
-	return appendBytes(b, r.Signature), nil
+	return unit.AppendBytes(b, r.Signature), nil
 }
 
 func (r *checkpointRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, checkpointFormat, "checkpoint")
+	d, err := unit.BinaryRecord(b, checkpointFormat, "checkpoint")
 	if err != nil {
 		return err
 	}
-	*r = checkpointRecord{TenantID: checkpointTenant(key), Seq: d.uvarint()}
-	copy(r.Hash[:], d.next(uint64(len(r.Hash))))
-	r.CreatedAt = d.time()
-	r.KeyID = d.str()
-	switch d.byte() {
+	*r = checkpointRecord{TenantID: checkpointTenant(key), Seq: d.Uvarint()}
+	copy(r.Hash[:], d.Next(uint64(len(r.Hash))))
+	r.CreatedAt = d.Time()
+	r.KeyID = d.Str()
+	switch d.Byte() {
 	case 0:
 	case 1:
 		r.Final = true
 	default:
-		d.fail("bad final flag")
+		d.Fail("bad final flag")
 	}
-	r.Signature = d.bytes()
-	if err := d.end(); err != nil {
+	r.Signature = d.Bytes()
+	if err := d.End(); err != nil {
 		*r = checkpointRecord{}
 		return err
 	}

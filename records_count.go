@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a kept count (countRecord), at
@@ -33,20 +34,20 @@ func (r *countRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 }
 
 func (r *countRecord) DecodeRecord(_ barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v countRecordV0
-		if err := decodeJSONV0(b, &v, "count"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "count"); err != nil {
 			return err
 		}
 		*r = countRecord(v)
 		return nil
 	}
-	d, err := binaryRecord(b, countFormat, "count")
+	d, err := unit.BinaryRecord(b, countFormat, "count")
 	if err != nil {
 		return err
 	}
-	*r = countRecord{N: d.varint()}
-	if err := d.end(); err != nil {
+	*r = countRecord{N: d.Varint()}
+	if err := d.End(); err != nil {
 		*r = countRecord{}
 		return err
 	}

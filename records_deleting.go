@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The stored form of a tenant's deletion marker (deletionState,
 // tenants_delete.go), at sys/deleting/<tid>: plain, not sealed (a phase
@@ -28,24 +31,24 @@ type deletionState struct {
 }
 
 func (s *deletionState) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
-	return appendStr(appendStr(appendStr(append(b, deletingFormat), s.Phase), s.Prefix), s.After), nil
+	return unit.AppendStr(unit.AppendStr(unit.AppendStr(append(b, deletingFormat), s.Phase), s.Prefix), s.After), nil
 }
 
 func (s *deletionState) DecodeRecord(_ barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v deletionStateV0
-		if err := decodeJSONV0(b, &v, "deletion marker"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "deletion marker"); err != nil {
 			return err
 		}
 		*s = deletionState(v)
 		return nil
 	}
-	d, err := binaryRecord(b, deletingFormat, "deletion marker")
+	d, err := unit.BinaryRecord(b, deletingFormat, "deletion marker")
 	if err != nil {
 		return err
 	}
-	*s = deletionState{Phase: d.str(), Prefix: d.str(), After: d.str()}
-	if err := d.end(); err != nil {
+	*s = deletionState{Phase: d.Str(), Prefix: d.Str(), After: d.Str()}
+	if err := d.End(); err != nil {
 		*s = deletionState{}
 		return err
 	}

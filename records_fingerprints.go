@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The stored form of where a store's fingerprint index is kept
 // (fingerprintPlace, tokens_fingerprints.go), at sys/fingerprints, sealed with the
@@ -36,22 +39,22 @@ func (p *fingerprintPlace) AppendRecord(b []byte, _ barrier.Key) ([]byte, error)
 }
 
 func (p *fingerprintPlace) DecodeRecord(_ barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v fingerprintPlaceV0
-		if err := decodeJSONV0(b, &v, "fingerprint place"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "fingerprint place"); err != nil {
 			return err
 		}
 		*p = fingerprintPlace(v)
 		return nil
 	}
-	d, err := binaryRecord(b, fingerprintsFormat, "fingerprint place")
+	d, err := unit.BinaryRecord(b, fingerprintsFormat, "fingerprint place")
 	if err != nil {
 		return err
 	}
-	flags := d.uvarint()
-	d.checkFlags(flags, fpInMemory<<1)
+	flags := d.Uvarint()
+	d.CheckFlags(flags, fpInMemory<<1)
 	*p = fingerprintPlace{InMemory: flags&fpInMemory != 0}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		*p = fingerprintPlace{}
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a reactor formula (formulaRecord), at
@@ -56,12 +57,12 @@ type formulaRecord struct {
 func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.TenantID == "" {
 		if key.Tenant() != "" || key.String() != barrier.OfficialFormula(r.ID).String() {
-			return b, fmt.Errorf("%w: official formula %s does not belong at this key", errRecord, r.ID)
+			return b, fmt.Errorf("%w: official formula %s does not belong at this key", unit.ErrRecord, r.ID)
 		}
-	} else if err := belongsAt(key, EntityReactorFormula, r.TenantID, r.ID); err != nil {
+	} else if err := unit.BelongsAt(key, EntityReactorFormula, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("formula", &r.CreatedAt, r.ModifiedAt); err != nil {
+	if err := unit.CheckRecordTimes("formula", &r.CreatedAt, r.ModifiedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -69,74 +70,74 @@ func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 		flags |= formulaModified
 	}
 	b = appendUvarint(append(b, formulaFormat), flags)
-	b = appendStr(appendStr(appendStr(appendStr(b, r.Name), r.Description), r.Type), r.Code)
-	b = appendList(b, len(r.Configuration), r.Configuration == nil)
+	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Name), r.Description), r.Type), r.Code)
+	b = unit.AppendList(b, len(r.Configuration), r.Configuration == nil)
 	for _, c := range r.Configuration {
-		b = appendStr(appendStr(appendStr(b, c.Name), c.Description), c.Type)
+		b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, c.Name), c.Description), c.Type)
 	}
-	b = appendList(b, len(r.RequestParameters), r.RequestParameters == nil)
+	b = unit.AppendList(b, len(r.RequestParameters), r.RequestParameters == nil)
 	for _, p := range r.RequestParameters {
 		var optional uint64
 		if p.Optional {
 			optional = 1
 		}
-		b = appendStr(appendStr(appendStr(appendUvarint(b, optional), p.Name), p.Description), p.Type)
+		b = unit.AppendStr(unit.AppendStr(unit.AppendStr(appendUvarint(b, optional), p.Name), p.Description), p.Type)
 	}
-	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	return appendStr(b, r.ModifiedBy), nil
+	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
 func (r *formulaRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v formulaRecordV0
-		if err := decodeJSONV0(b, &v, "formula"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "formula"); err != nil {
 			return err
 		}
 		*r = formulaRecord{Name: v.Name, Description: v.Description, Type: v.Type, Code: v.Code,
 			Configuration: v.Configuration, RequestParameters: v.RequestParameters,
 			CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
-		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := binaryRecord(b, formulaFormat, "formula")
+	d, err := unit.BinaryRecord(b, formulaFormat, "formula")
 	if err != nil {
 		return err
 	}
-	*r = formulaRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.Name, r.Description, r.Type, r.Code = d.str(), d.str(), d.str(), d.str()
-	if n := d.list(); n >= 0 {
+	*r = formulaRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.Name, r.Description, r.Type, r.Code = d.Str(), d.Str(), d.Str(), d.Str()
+	if n := d.List(); n >= 0 {
 		r.Configuration = make([]ConfigurationDeclaration, n)
 		for i := range r.Configuration {
 			c := &r.Configuration[i]
-			c.Name, c.Description, c.Type = d.str(), d.str(), d.str()
+			c.Name, c.Description, c.Type = d.Str(), d.Str(), d.Str()
 		}
 	}
-	if n := d.list(); n >= 0 {
+	if n := d.List(); n >= 0 {
 		r.RequestParameters = make([]RequestParameter, n)
 		for i := range r.RequestParameters {
 			p := &r.RequestParameters[i]
-			switch d.uvarint() {
+			switch d.Uvarint() {
 			case 0:
 			case 1:
 				p.Optional = true
 			default:
-				d.fail("bad optional")
+				d.Fail("bad optional")
 			}
-			p.Name, p.Description, p.Type = d.str(), d.str(), d.str()
-			if d.err != nil {
+			p.Name, p.Description, p.Type = d.Str(), d.Str(), d.Str()
+			if d.Err() != nil {
 				break
 			}
 		}
 	}
-	r.CreatedAt, r.CreatedBy = d.time(), d.str()
-	r.ModifiedAt = d.optTime(flags, formulaModified)
-	r.ModifiedBy = d.str()
-	d.checkFlags(flags, formulaModified<<1)
-	if err := d.end(); err != nil {
+	r.CreatedAt, r.CreatedBy = d.Time(), d.Str()
+	r.ModifiedAt = d.OptTime(flags, formulaModified)
+	r.ModifiedBy = d.Str()
+	d.CheckFlags(flags, formulaModified<<1)
+	if err := d.End(); err != nil {
 		*r = formulaRecord{}
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of an idempotency key's claim or kept response
@@ -48,7 +49,7 @@ type idempotencyRecord struct {
 }
 
 func (r *idempotencyRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
-	if err := checkRecordTimes("idempotency", &r.CreatedAt, &r.ExpiresAt, &r.LeaseUntil); err != nil {
+	if err := unit.CheckRecordTimes("idempotency", &r.CreatedAt, &r.ExpiresAt, &r.LeaseUntil); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -57,19 +58,19 @@ func (r *idempotencyRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error
 	}
 	b = appendUvarint(append(b, idempotencyFormat), flags)
 	b = binary.AppendVarint(b, int64(r.Version))
-	b = appendTime(appendTime(appendBytes(b, r.Fingerprint), r.CreatedAt), r.ExpiresAt)
-	b = appendTime(appendStr(b, r.Claim), r.LeaseUntil)
+	b = unit.AppendTime(unit.AppendTime(unit.AppendBytes(b, r.Fingerprint), r.CreatedAt), r.ExpiresAt)
+	b = unit.AppendTime(unit.AppendStr(b, r.Claim), r.LeaseUntil)
 	if r.Response != nil {
 		b = binary.AppendVarint(b, int64(r.Response.Status))
-		b = appendBytes(appendHeader(b, r.Response.Header), r.Response.Body)
+		b = unit.AppendBytes(unit.AppendHeader(b, r.Response.Header), r.Response.Body)
 	}
-	return appendBytes(b, r.Grants), nil
+	return unit.AppendBytes(b, r.Grants), nil
 }
 
 func (r *idempotencyRecord) DecodeRecord(_ barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v idempotencyRecordV0
-		if err := decodeJSONV0(b, &v, "idempotency"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "idempotency"); err != nil {
 			return err
 		}
 		*r = idempotencyRecord{Version: v.Version, Fingerprint: v.Fingerprint, CreatedAt: v.CreatedAt,
@@ -88,29 +89,29 @@ func (r *idempotencyRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 		}
 		return nil
 	}
-	d, err := binaryRecord(b, idempotencyFormat, "idempotency")
+	d, err := unit.BinaryRecord(b, idempotencyFormat, "idempotency")
 	if err != nil {
 		return err
 	}
 	*r = idempotencyRecord{}
-	flags := d.uvarint()
-	version := d.varint()
+	flags := d.Uvarint()
+	version := d.Varint()
 	if int64(int(version)) != version {
-		d.fail("version out of range")
+		d.Fail("version out of range")
 	}
 	r.Version = int(version)
-	r.Fingerprint, r.CreatedAt, r.ExpiresAt = d.bytes(), d.time(), d.time()
-	r.Claim, r.LeaseUntil = d.str(), d.time()
+	r.Fingerprint, r.CreatedAt, r.ExpiresAt = d.Bytes(), d.Time(), d.Time()
+	r.Claim, r.LeaseUntil = d.Str(), d.Time()
 	if flags&idemResponse != 0 {
-		status := d.varint()
+		status := d.Varint()
 		if int64(int(status)) != status {
-			d.fail("status out of range")
+			d.Fail("status out of range")
 		}
-		r.Response = &IdempotentResponse{Status: int(status), Header: d.header(), Body: d.bytes()}
+		r.Response = &IdempotentResponse{Status: int(status), Header: d.Header(), Body: d.Bytes()}
 	}
-	r.Grants = d.bytes()
-	d.checkFlags(flags, idemResponse<<1)
-	if err := d.end(); err != nil {
+	r.Grants = d.Bytes()
+	d.CheckFlags(flags, idemResponse<<1)
+	if err := d.End(); err != nil {
 		*r = idempotencyRecord{}
 		return err
 	}

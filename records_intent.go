@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a token intent (tokenIntentRecord), at
@@ -51,10 +52,10 @@ const intentCreatedFrom = 1
 func (r *tokenIntentRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
 func (r *tokenIntentRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityTokenIntent, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityTokenIntent, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("token intent", &r.CreatedAt, &r.ExpiresAt); err != nil {
+	if err := unit.CheckRecordTimes("token intent", &r.CreatedAt, &r.ExpiresAt); err != nil {
 		return b, err
 	}
 	flags := uint64(0)
@@ -62,32 +63,32 @@ func (r *tokenIntentRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 		flags |= intentCreatedFrom
 	}
 	b = appendUvarint(append(b, tokenIntentFormat), flags)
-	b = appendBytes(appendStr(b, r.Type), r.Data)
-	b = appendStr(appendStr(appendStr(b, r.Fingerprint), r.CreatedBy), r.CreatedByType)
-	b = appendTime(appendTime(b, r.CreatedAt), r.ExpiresAt)
+	b = unit.AppendBytes(unit.AppendStr(b, r.Type), r.Data)
+	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Fingerprint), r.CreatedBy), r.CreatedByType)
+	b = unit.AppendTime(unit.AppendTime(b, r.CreatedAt), r.ExpiresAt)
 	if r.CreatedFrom != "" {
-		b = appendStr(b, r.CreatedFrom)
+		b = unit.AppendStr(b, r.CreatedFrom)
 	}
 	return b, nil
 }
 
 func (r *tokenIntentRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, tokenIntentFormat, "token intent")
+	d, err := unit.BinaryRecord(b, tokenIntentFormat, "token intent")
 	if err != nil {
 		return err
 	}
-	*r = tokenIntentRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.Type, r.Data = d.str(), d.bytes()
-	r.Fingerprint, r.CreatedBy, r.CreatedByType = d.str(), d.str(), d.str()
-	r.CreatedAt, r.ExpiresAt = d.time(), d.time()
+	*r = tokenIntentRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.Type, r.Data = d.Str(), d.Bytes()
+	r.Fingerprint, r.CreatedBy, r.CreatedByType = d.Str(), d.Str(), d.Str()
+	r.CreatedAt, r.ExpiresAt = d.Time(), d.Time()
 	if flags&intentCreatedFrom != 0 {
-		if r.CreatedFrom = d.str(); r.CreatedFrom == "" {
-			d.fail("token intent: empty created_from")
+		if r.CreatedFrom = d.Str(); r.CreatedFrom == "" {
+			d.Fail("token intent: empty created_from")
 		}
 	}
-	d.checkFlags(flags, intentCreatedFrom<<1)
-	if err := d.end(); err != nil {
+	d.CheckFlags(flags, intentCreatedFrom<<1)
+	if err := d.End(); err != nil {
 		*r = tokenIntentRecord{}
 		return err
 	}

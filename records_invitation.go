@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of an invitation (invitationRecord), at
@@ -49,10 +50,10 @@ type invitationRecord struct {
 func (r *invitationRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
 func (r *invitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityTenantInvitation, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityTenantInvitation, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("invitation", &r.ExpiresAt, &r.CreatedAt, r.ModifiedAt); err != nil {
+	if err := unit.CheckRecordTimes("invitation", &r.ExpiresAt, &r.CreatedAt, r.ModifiedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -60,19 +61,19 @@ func (r *invitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, erro
 		flags |= invitationModified
 	}
 	b = appendUvarint(append(b, invitationFormat), flags)
-	b = appendStr(appendStr(b, r.Email), r.Status)
-	b = appendBytes(appendTime(b, r.ExpiresAt), r.TokenHash)
-	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	b = unit.AppendStr(unit.AppendStr(b, r.Email), r.Status)
+	b = unit.AppendBytes(unit.AppendTime(b, r.ExpiresAt), r.TokenHash)
+	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	return appendStr(b, r.ModifiedBy), nil
+	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
 func (r *invitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v invitationRecordV0
-		if err := decodeJSONV0(b, &v, "invitation"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "invitation"); err != nil {
 			return err
 		}
 		*r = invitationRecord{Email: v.Email, Status: v.Status, ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy,
@@ -80,22 +81,22 @@ func (r *invitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		if len(r.TokenHash) == 0 {
 			r.TokenHash = nil
 		}
-		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := binaryRecord(b, invitationFormat, "invitation")
+	d, err := unit.BinaryRecord(b, invitationFormat, "invitation")
 	if err != nil {
 		return err
 	}
-	*r = invitationRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.Email, r.Status = d.str(), d.str()
-	r.ExpiresAt, r.TokenHash = d.time(), d.bytes()
-	r.CreatedAt, r.CreatedBy = d.time(), d.str()
-	r.ModifiedAt = d.optTime(flags, invitationModified)
-	r.ModifiedBy = d.str()
-	d.checkFlags(flags, invitationModified<<1)
-	if err := d.end(); err != nil {
+	*r = invitationRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.Email, r.Status = d.Str(), d.Str()
+	r.ExpiresAt, r.TokenHash = d.Time(), d.Bytes()
+	r.CreatedAt, r.CreatedBy = d.Time(), d.Str()
+	r.ModifiedAt = d.OptTime(flags, invitationModified)
+	r.ModifiedBy = d.Str()
+	d.CheckFlags(flags, invitationModified<<1)
+	if err := d.End(); err != nil {
 		*r = invitationRecord{}
 		return err
 	}

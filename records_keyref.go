@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The stored form of a key lookup entry (keyRef), at sys/apikey/<hmac>,
 // sys/nonce/<hmac>, sys/invite/<hmac> and sys/proxy/<hmac>: the record
@@ -27,26 +30,26 @@ type keyRef struct {
 
 func (r *keyRef) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	b = append(b, keyRefFormat)
-	b = appendStr(b, r.TenantID)
-	b = appendStr(b, r.Kind)
-	return appendStr(b, r.ID), nil
+	b = unit.AppendStr(b, r.TenantID)
+	b = unit.AppendStr(b, r.Kind)
+	return unit.AppendStr(b, r.ID), nil
 }
 
 func (r *keyRef) DecodeRecord(_ barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v keyRefV0
-		if err := decodeJSONV0(b, &v, "key lookup"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "key lookup"); err != nil {
 			return err
 		}
 		*r = keyRef(v)
 		return nil
 	}
-	d, err := binaryRecord(b, keyRefFormat, "key lookup")
+	d, err := unit.BinaryRecord(b, keyRefFormat, "key lookup")
 	if err != nil {
 		return err
 	}
-	*r = keyRef{TenantID: d.str(), Kind: d.str(), ID: d.str()}
-	if err := d.end(); err != nil {
+	*r = keyRef{TenantID: d.Str(), Kind: d.Str(), ID: d.Str()}
+	if err := d.End(); err != nil {
 		*r = keyRef{}
 		return err
 	}

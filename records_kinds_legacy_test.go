@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -279,7 +280,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 		t.Fatalf("%d records after the downgrade, %d before", len(old), len(records))
 	}
 	for k, sr := range old {
-		if !isJSONV0(sr.pt) {
+		if !unit.IsJSONV0(sr.pt) {
 			t.Errorf("%s: not downgraded (%q...)", k, sr.pt[:1])
 		}
 		// A line's transform, channel, application and link came after
@@ -321,9 +322,9 @@ func TestLegacyRecordKinds(t *testing.T) {
 	for k, sr := range walkRecords(t, v, s) {
 		_, tid := familyOf(k)
 		switch {
-		case tid != "" && isJSONV0(sr.pt):
+		case tid != "" && unit.IsJSONV0(sr.pt):
 			t.Errorf("%s: still in version 0 after the re-seal pass", k)
-		case tid == "" && isJSONV0(sr.pt):
+		case tid == "" && unit.IsJSONV0(sr.pt):
 			sysV0++ // sys/ records stay as they are until written again
 		}
 	}

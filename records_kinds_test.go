@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The records of every stored kind but tokens, applications and log lines
@@ -242,7 +243,7 @@ func TestRecordKindsV0Types(t *testing.T) {
 // TestRecordKindsRoundTrip: records with nothing optional set, and odd
 // values, survive an encoding and a decoding exactly (nil lists and maps
 // stay nil, empty ones empty); a record is refused at a key that is not
-// its own, and truncated or unknown encodings are errRecord.
+// its own, and truncated or unknown encodings are unit.ErrRecord.
 func TestRecordKindsRoundTrip(t *testing.T) {
 	other := time.Date(1960, 5, 6, 7, 8, 9, 1, time.FixedZone("", 5*3600+1800))
 	cases := []struct {
@@ -301,8 +302,8 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 			t.Errorf("%T round trip: (-want +got)\n%s", tc.rec, diff)
 		}
 		for _, bad := range [][]byte{nil, {0}, {2}, {'{'}, b[:len(b)-1], append(b[:len(b):len(b)], 0)} {
-			if err := zero(tc.rec).DecodeRecord(tc.key, bad); !errors.Is(err, errRecord) {
-				t.Errorf("%T: decode %x: %v, want errRecord", tc.rec, bad, err)
+			if err := zero(tc.rec).DecodeRecord(tc.key, bad); !errors.Is(err, unit.ErrRecord) {
+				t.Errorf("%T: decode %x: %v, want unit.ErrRecord", tc.rec, bad, err)
 			}
 		}
 	}
@@ -311,11 +312,11 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		if k.key.Tenant() == "" || k.name == "count" || k.name == "idempotency" || k.name == "token-shape" {
 			continue
 		}
-		if _, err := k.fixed().AppendRecord(nil, barrier.Tenant(fixTenant).Record(k.name+"x", "other")); !errors.Is(err, errRecord) {
+		if _, err := k.fixed().AppendRecord(nil, barrier.Tenant(fixTenant).Record(k.name+"x", "other")); !errors.Is(err, unit.ErrRecord) {
 			t.Errorf("%s encoded for another key: %v", k.name, err)
 		}
 	}
-	if _, err := (&formulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, errRecord) {
+	if _, err := (&formulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, unit.ErrRecord) {
 		t.Errorf("an official formula encoded for another key: %v", err)
 	}
 }
@@ -323,7 +324,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 func sameType(a, b any) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
 
 // FuzzRecordKinds: no input makes a decoder panic or fail with anything
-// but errRecord, and whatever decodes encodes again to a record that
+// but unit.ErrRecord, and whatever decodes encodes again to a record that
 // decodes to the same (decode(encode(x)) == x).
 func FuzzRecordKinds(f *testing.F) {
 	for _, k := range recordKinds {
@@ -337,13 +338,13 @@ func FuzzRecordKinds(f *testing.F) {
 			rec := k.zero()
 			err := rec.DecodeRecord(k.key, b)
 			if err != nil {
-				if !errors.Is(err, errRecord) {
-					t.Fatalf("%s decode error %v is not errRecord", k.name, err)
+				if !errors.Is(err, unit.ErrRecord) {
+					t.Fatalf("%s decode error %v is not unit.ErrRecord", k.name, err)
 				}
 				continue
 			}
 			again, err := rec.AppendRecord(nil, k.key)
-			if errors.Is(err, errRecord) {
+			if errors.Is(err, unit.ErrRecord) {
 				continue // a version 0 time version 1 cannot hold, or JSON it cannot encode
 			} else if err != nil {
 				t.Fatalf("a decoded %s does not encode: %v", k.name, err)

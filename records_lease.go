@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // leaseRecord is a background lease, at sys/lease/<name> (lease.go),
@@ -28,23 +29,23 @@ type leaseRecord struct {
 const leaseFormat = 1
 
 func (r *leaseRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
-	if err := checkRecordTimes("lease", &r.Expires); err != nil {
+	if err := unit.CheckRecordTimes("lease", &r.Expires); err != nil {
 		return b, err
 	}
 	b = append(b, leaseFormat)
-	b = appendStr(b, r.Holder)
+	b = unit.AppendStr(b, r.Holder)
 	b = appendUvarint(b, r.Epoch)
-	b = appendTime(b, r.Expires)
+	b = unit.AppendTime(b, r.Expires)
 	return b, nil
 }
 
 func (r *leaseRecord) DecodeRecord(_ barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, leaseFormat, "lease")
+	d, err := unit.BinaryRecord(b, leaseFormat, "lease")
 	if err != nil {
 		return err
 	}
-	*r = leaseRecord{Holder: d.str(), Epoch: d.uvarint(), Expires: d.time()}
-	if err := d.end(); err != nil {
+	*r = leaseRecord{Holder: d.Str(), Epoch: d.Uvarint(), Expires: d.Time()}
+	if err := d.End(); err != nil {
 		*r = leaseRecord{}
 		return err
 	}

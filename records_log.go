@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // logRecord is an audit log line as stored, at
@@ -109,22 +110,22 @@ func (l *logRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	}
 	b = append(b, logFormat)
 	b = appendUvarint(b, flags)
-	b = appendStr(b, l.ActorID)
-	b = appendStr(b, l.ActorType)
-	b = appendStr(b, l.EntityType)
-	b = appendStr(b, l.EntityID)
-	b = appendStr(b, l.Operation)
-	b = appendStr(b, l.Message)
+	b = unit.AppendStr(b, l.ActorID)
+	b = unit.AppendStr(b, l.ActorType)
+	b = unit.AppendStr(b, l.EntityType)
+	b = unit.AppendStr(b, l.EntityID)
+	b = unit.AppendStr(b, l.Operation)
+	b = unit.AppendStr(b, l.Message)
 	if flags&logAccessed != 0 {
-		b = appendStr(b, l.Transform)
-		b = appendStr(b, l.Channel)
-		b = appendStr(b, l.Application)
+		b = unit.AppendStr(b, l.Transform)
+		b = unit.AppendStr(b, l.Channel)
+		b = unit.AppendStr(b, l.Application)
 	}
 	if flags&logAtKeyTime == 0 {
-		if err := checkRecordTimes("log line", &l.CreatedAt); err != nil {
+		if err := unit.CheckRecordTimes("log line", &l.CreatedAt); err != nil {
 			return b, err
 		}
-		b = appendTime(b, l.CreatedAt)
+		b = unit.AppendTime(b, l.CreatedAt)
 	}
 	if l.Link != nil {
 		b = appendUvarint(b, l.Link.Seq)
@@ -136,17 +137,17 @@ func (l *logRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 
 // logKeyNanos reads the time of the line stored at key, .../<nanos>/<id>.
 func logKeyNanos(key string) (int64, bool) {
-	id := keyID(key)
+	id := unit.KeyID(key)
 	rest := key[:len(key)-len(id)]
 	if len(rest) < 17 || rest[len(rest)-1] != '/' {
 		return 0, false
 	}
 	var n uint64
 	for _, c := range []byte(rest[len(rest)-17 : len(rest)-1]) {
-		if !isLowerHex(c) {
+		if !unit.IsLowerHex(c) {
 			return 0, false
 		}
-		n = n<<4 | uint64(unhex(c))
+		n = n<<4 | uint64(unit.Unhex(c))
 	}
 	if n > math.MaxInt64 {
 		return 0, false
@@ -158,42 +159,42 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		var v logRecordV0
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("%w: log JSON: %v", errRecord, err)
+			return fmt.Errorf("%w: log JSON: %v", unit.ErrRecord, err)
 		}
 		*l = logRecord{ActorID: v.ActorID, ActorType: v.ActorType, EntityType: v.EntityType, EntityID: v.EntityID,
 			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt}
 		return nil
 	}
-	d, err := binaryRecord(b, logFormat, "log")
+	d, err := unit.BinaryRecord(b, logFormat, "log")
 	if err != nil {
 		return err
 	}
-	flags := d.uvarint()
+	flags := d.Uvarint()
 	*l = logRecord{
-		ActorID: d.str(), ActorType: d.str(), EntityType: d.str(), EntityID: d.str(),
-		Operation: d.str(), Message: d.str(),
+		ActorID: d.Str(), ActorType: d.Str(), EntityType: d.Str(), EntityID: d.Str(),
+		Operation: d.Str(), Message: d.Str(),
 	}
 	if flags&logAccessed != 0 {
-		l.Transform, l.Channel, l.Application = d.str(), d.str(), d.str()
+		l.Transform, l.Channel, l.Application = d.Str(), d.Str(), d.Str()
 	}
 	switch {
 	case flags&^logFlags != 0:
-		d.fail("unknown flags")
+		d.Fail("unknown flags")
 	case flags&logAtKeyTime != 0:
 		n, ok := logKeyNanos(key.String())
 		if !ok {
-			d.fail("no time in the key")
+			d.Fail("no time in the key")
 		}
 		l.CreatedAt = time.Unix(0, n).UTC()
 	default:
-		l.CreatedAt = d.time()
+		l.CreatedAt = d.Time()
 	}
 	if flags&logChained != 0 {
-		l.Link = &chainLink{Seq: d.uvarint()}
-		copy(l.Link.Prev[:], d.next(uint64(len(l.Link.Prev))))
-		copy(l.Link.Hash[:], d.next(uint64(len(l.Link.Hash))))
+		l.Link = &chainLink{Seq: d.Uvarint()}
+		copy(l.Link.Prev[:], d.Next(uint64(len(l.Link.Prev))))
+		copy(l.Link.Hash[:], d.Next(uint64(len(l.Link.Hash))))
 	}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		*l = logRecord{}
 		return err
 	}
@@ -202,7 +203,7 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 
 // api is the line as ListLogs returns it; key is where it is stored.
 func (l *logRecord) api(key barrier.Key) Log {
-	return Log{ID: keyID(key.String()), TenantID: key.Tenant(), ActorID: l.ActorID, ActorType: l.ActorType,
+	return Log{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), ActorID: l.ActorID, ActorType: l.ActorType,
 		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt}
 }
 

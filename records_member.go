@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a tenant member (memberRecord), at
@@ -39,38 +40,38 @@ type memberRecord struct {
 }
 
 func (r *memberRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityTenantMember, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityTenantMember, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("member", &r.CreatedAt); err != nil {
+	if err := unit.CheckRecordTimes("member", &r.CreatedAt); err != nil {
 		return b, err
 	}
-	b = appendStr(append(b, memberFormat), r.Role)
-	b = appendStr(appendStr(appendStr(b, r.UserID), r.Email), r.FirstName)
-	b = appendStr(appendStr(b, r.LastName), r.Picture)
-	return appendTime(b, r.CreatedAt), nil
+	b = unit.AppendStr(append(b, memberFormat), r.Role)
+	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.UserID), r.Email), r.FirstName)
+	b = unit.AppendStr(unit.AppendStr(b, r.LastName), r.Picture)
+	return unit.AppendTime(b, r.CreatedAt), nil
 }
 
 func (r *memberRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v memberRecordV0
-		if err := decodeJSONV0(b, &v, "member"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "member"); err != nil {
 			return err
 		}
 		*r = memberRecord{Role: v.Role, UserID: v.User.ID, Email: v.User.Email, FirstName: v.User.FirstName,
 			LastName: v.User.LastName, Picture: v.User.Picture, CreatedAt: v.CreatedAt}
-		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := binaryRecord(b, memberFormat, "member")
+	d, err := unit.BinaryRecord(b, memberFormat, "member")
 	if err != nil {
 		return err
 	}
-	*r = memberRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	r.Role, r.UserID, r.Email = d.str(), d.str(), d.str()
-	r.FirstName, r.LastName, r.Picture = d.str(), d.str(), d.str()
-	r.CreatedAt = d.time()
-	if err := d.end(); err != nil {
+	*r = memberRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	r.Role, r.UserID, r.Email = d.Str(), d.Str(), d.Str()
+	r.FirstName, r.LastName, r.Picture = d.Str(), d.Str(), d.Str()
+	r.CreatedAt = d.Time()
+	if err := d.End(); err != nil {
 		*r = memberRecord{}
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a proxy (proxyRecord), at tenant/<tid>/proxy/<id>.
@@ -63,10 +64,10 @@ type proxyRecord struct {
 }
 
 func (r *proxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("proxy", &r.CreatedAt, r.ModifiedAt); err != nil {
+	if err := unit.CheckRecordTimes("proxy", &r.CreatedAt, r.ModifiedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -86,31 +87,31 @@ func (r *proxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		flags |= proxyModified
 	}
 	b = appendUvarint(append(b, proxyFormat), flags)
-	b = appendStr(appendStr(appendStr(b, r.Name), r.Key), r.DestinationURL)
+	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Name), r.Key), r.DestinationURL)
 	if r.RequestTransform != nil {
-		b = appendStr(b, r.RequestTransform.Code)
+		b = unit.AppendStr(b, r.RequestTransform.Code)
 	}
 	if r.ResponseTransform != nil {
-		b = appendStr(b, r.ResponseTransform.Code)
+		b = unit.AppendStr(b, r.ResponseTransform.Code)
 	}
 	if r.Application != nil {
-		b = appendStr(b, r.Application.ID)
+		b = unit.AppendStr(b, r.Application.ID)
 	}
-	b, err := appendJSON(b, r.Configuration)
+	b, err := unit.AppendJSON(b, r.Configuration)
 	if err != nil {
 		return b, err
 	}
-	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	return appendBytes(appendStr(b, r.ModifiedBy), r.KeyHash), nil
+	return unit.AppendBytes(unit.AppendStr(b, r.ModifiedBy), r.KeyHash), nil
 }
 
 func (r *proxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v proxyRecordV0
-		if err := decodeJSONV0(b, &v, "proxy"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "proxy"); err != nil {
 			return err
 		}
 		*r = proxyRecord{Name: v.Name, Key: v.Key, DestinationURL: v.DestinationURL,
@@ -120,32 +121,32 @@ func (r *proxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		if len(r.KeyHash) == 0 {
 			r.KeyHash = nil
 		}
-		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := binaryRecord(b, proxyFormat, "proxy")
+	d, err := unit.BinaryRecord(b, proxyFormat, "proxy")
 	if err != nil {
 		return err
 	}
-	*r = proxyRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.Name, r.Key, r.DestinationURL = d.str(), d.str(), d.str()
+	*r = proxyRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.Name, r.Key, r.DestinationURL = d.Str(), d.Str(), d.Str()
 	if flags&proxyRequestTransform != 0 {
-		r.RequestTransform = &ProxyTransform{Code: d.str()}
+		r.RequestTransform = &ProxyTransform{Code: d.Str()}
 	}
 	if flags&proxyResponseTransform != 0 {
-		r.ResponseTransform = &ProxyTransform{Code: d.str()}
+		r.ResponseTransform = &ProxyTransform{Code: d.Str()}
 	}
 	if flags&proxyApplication != 0 {
-		r.Application = &Ref{ID: d.str()}
+		r.Application = &Ref{ID: d.Str()}
 	}
-	r.Configuration = d.jsonMap()
+	r.Configuration = d.JSONMap()
 	r.RequireAuth = flags&proxyRequireAuth != 0
-	r.CreatedAt, r.CreatedBy = d.time(), d.str()
-	r.ModifiedAt = d.optTime(flags, proxyModified)
-	r.ModifiedBy, r.KeyHash = d.str(), d.bytes()
-	d.checkFlags(flags, proxyModified<<1)
-	if err := d.end(); err != nil {
+	r.CreatedAt, r.CreatedBy = d.Time(), d.Str()
+	r.ModifiedAt = d.OptTime(flags, proxyModified)
+	r.ModifiedBy, r.KeyHash = d.Str(), d.Bytes()
+	d.CheckFlags(flags, proxyModified<<1)
+	if err := d.End(); err != nil {
 		*r = proxyRecord{}
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a reactor (reactorRecord), at
@@ -46,10 +47,10 @@ type reactorRecord struct {
 }
 
 func (r *reactorRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityReactor, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityReactor, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("reactor", &r.CreatedAt, r.ModifiedAt); err != nil {
+	if err := unit.CheckRecordTimes("reactor", &r.CreatedAt, r.ModifiedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -57,45 +58,45 @@ func (r *reactorRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 		flags |= reactorModified
 	}
 	b = appendUvarint(append(b, reactorFormat), flags)
-	b = appendStr(appendStr(appendStr(b, r.Name), r.FormulaID), r.Code)
-	b, err := appendJSON(b, r.Configuration)
+	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Name), r.FormulaID), r.Code)
+	b, err := unit.AppendJSON(b, r.Configuration)
 	if err != nil {
 		return b, err
 	}
-	b = appendStr(b, r.ApplicationID)
-	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	b = unit.AppendStr(b, r.ApplicationID)
+	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	return appendStr(b, r.ModifiedBy), nil
+	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
 func (r *reactorRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v reactorRecordV0
-		if err := decodeJSONV0(b, &v, "reactor"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "reactor"); err != nil {
 			return err
 		}
 		*r = reactorRecord{Name: v.Name, FormulaID: v.FormulaID, Code: v.Code, Configuration: v.Configuration,
 			ApplicationID: v.ApplicationID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
-		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := binaryRecord(b, reactorFormat, "reactor")
+	d, err := unit.BinaryRecord(b, reactorFormat, "reactor")
 	if err != nil {
 		return err
 	}
-	*r = reactorRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.Name, r.FormulaID, r.Code = d.str(), d.str(), d.str()
-	r.Configuration = d.jsonMap()
-	r.ApplicationID = d.str()
-	r.CreatedAt, r.CreatedBy = d.time(), d.str()
-	r.ModifiedAt = d.optTime(flags, reactorModified)
-	r.ModifiedBy = d.str()
-	d.checkFlags(flags, reactorModified<<1)
-	if err := d.end(); err != nil {
+	*r = reactorRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.Name, r.FormulaID, r.Code = d.Str(), d.Str(), d.Str()
+	r.Configuration = d.JSONMap()
+	r.ApplicationID = d.Str()
+	r.CreatedAt, r.CreatedBy = d.Time(), d.Str()
+	r.ModifiedAt = d.OptTime(flags, reactorModified)
+	r.ModifiedBy = d.Str()
+	d.CheckFlags(flags, reactorModified<<1)
+	if err := d.End(); err != nil {
 		*r = reactorRecord{}
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a tenant's re-seal marker (resealState, reseal.go),
@@ -30,27 +31,27 @@ type resealState struct {
 }
 
 func (s *resealState) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
-	if err := checkRecordTimes("re-seal marker", &s.NotBefore); err != nil {
+	if err := unit.CheckRecordTimes("re-seal marker", &s.NotBefore); err != nil {
 		return b, err
 	}
-	return appendStr(appendTime(append(b, resealFormat), s.NotBefore), s.After), nil
+	return unit.AppendStr(unit.AppendTime(append(b, resealFormat), s.NotBefore), s.After), nil
 }
 
 func (s *resealState) DecodeRecord(_ barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v resealStateV0
-		if err := decodeJSONV0(b, &v, "re-seal marker"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "re-seal marker"); err != nil {
 			return err
 		}
 		*s = resealState(v)
 		return nil
 	}
-	d, err := binaryRecord(b, resealFormat, "re-seal marker")
+	d, err := unit.BinaryRecord(b, resealFormat, "re-seal marker")
 	if err != nil {
 		return err
 	}
-	*s = resealState{NotBefore: d.time(), After: d.str()}
-	if err := d.end(); err != nil {
+	*s = resealState{NotBefore: d.Time(), After: d.Str()}
+	if err := d.End(); err != nil {
 		*s = resealState{}
 		return err
 	}

@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The stored form of the progress of a one-time scan of every tenant's
 // tokens, sealed with the system keyring: the scan giving cards stored
@@ -64,28 +67,28 @@ func (s *scanProgress) append(b []byte, format byte) []byte {
 	if s.Done {
 		flags |= scanDone
 	}
-	return appendStr(appendStr(appendUvarint(append(b, format), flags), s.Tenant), s.After)
+	return unit.AppendStr(unit.AppendStr(appendUvarint(append(b, format), flags), s.Tenant), s.After)
 }
 
 // decode sets s from b, in format version format or the JSON of version 0;
 // kind names the record in errors.
 func (s *scanProgress) decode(b []byte, format byte, kind string) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v scanProgressV0
-		if err := decodeJSONV0(b, &v, kind); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, kind); err != nil {
 			return err
 		}
 		*s = scanProgress(v)
 		return nil
 	}
-	d, err := binaryRecord(b, format, kind)
+	d, err := unit.BinaryRecord(b, format, kind)
 	if err != nil {
 		return err
 	}
-	flags := d.uvarint()
-	*s = scanProgress{Tenant: d.str(), After: d.str(), Done: flags&scanDone != 0}
-	d.checkFlags(flags, scanDone<<1)
-	if err := d.end(); err != nil {
+	flags := d.Uvarint()
+	*s = scanProgress{Tenant: d.Str(), After: d.Str(), Done: flags&scanDone != 0}
+	d.CheckFlags(flags, scanDone<<1)
+	if err := d.End(); err != nil {
 		*s = scanProgress{}
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a session (sessionRecord), at
@@ -60,10 +61,10 @@ type sessionRecord struct {
 }
 
 func (r *sessionRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntitySession, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntitySession, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("session", &r.CreatedAt, &r.ExpiresAt, r.AuthorizedAt); err != nil {
+	if err := unit.CheckRecordTimes("session", &r.CreatedAt, &r.ExpiresAt, r.AuthorizedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -74,20 +75,20 @@ func (r *sessionRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 		flags |= sessionAuthorizedAt
 	}
 	b = appendUvarint(append(b, sessionFormat), flags)
-	b = appendBytes(appendBytes(appendStr(b, r.ApplicationID), r.KeyHash), r.NonceHash)
-	b = appendTime(appendTime(b, r.CreatedAt), r.ExpiresAt)
-	b = appendStr(appendStr(b, r.PendingAddress), r.AuthorizedBy)
+	b = unit.AppendBytes(unit.AppendBytes(unit.AppendStr(b, r.ApplicationID), r.KeyHash), r.NonceHash)
+	b = unit.AppendTime(unit.AppendTime(b, r.CreatedAt), r.ExpiresAt)
+	b = unit.AppendStr(unit.AppendStr(b, r.PendingAddress), r.AuthorizedBy)
 	if r.AuthorizedAt != nil {
-		b = appendTime(b, *r.AuthorizedAt)
+		b = unit.AppendTime(b, *r.AuthorizedAt)
 	}
-	b = appendRules(appendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
-	return appendRules(appendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
+	b = appendRules(unit.AppendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
+	return appendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
 }
 
 func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v sessionRecordV0
-		if err := decodeJSONV0(b, &v, "session"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "session"); err != nil {
 			return err
 		}
 		*r = sessionRecord{ApplicationID: v.ApplicationID, KeyHash: v.KeyHash, NonceHash: v.NonceHash,
@@ -101,24 +102,24 @@ func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		if len(r.NonceHash) == 0 {
 			r.NonceHash = nil
 		}
-		r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := binaryRecord(b, sessionFormat, "session")
+	d, err := unit.BinaryRecord(b, sessionFormat, "session")
 	if err != nil {
 		return err
 	}
-	*r = sessionRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.ApplicationID, r.KeyHash, r.NonceHash = d.str(), d.bytes(), d.bytes()
-	r.CreatedAt, r.ExpiresAt = d.time(), d.time()
-	r.PendingAddress, r.AuthorizedBy = d.str(), d.str()
+	*r = sessionRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.ApplicationID, r.KeyHash, r.NonceHash = d.Str(), d.Bytes(), d.Bytes()
+	r.CreatedAt, r.ExpiresAt = d.Time(), d.Time()
+	r.PendingAddress, r.AuthorizedBy = d.Str(), d.Str()
 	r.Authorized = flags&sessionAuthorized != 0
-	r.AuthorizedAt = d.optTime(flags, sessionAuthorizedAt)
-	r.Grants.Permissions, r.Grants.Rules = d.strs0(), d.rules()
-	r.Ceiling.Permissions, r.Ceiling.Rules = d.strs0(), d.rules()
-	d.checkFlags(flags, sessionAuthorizedAt<<1)
-	if err := d.end(); err != nil {
+	r.AuthorizedAt = d.OptTime(flags, sessionAuthorizedAt)
+	r.Grants.Permissions, r.Grants.Rules = d.Strs0(), readRules(&d)
+	r.Ceiling.Permissions, r.Ceiling.Rules = d.Strs0(), readRules(&d)
+	d.CheckFlags(flags, sessionAuthorizedAt<<1)
+	if err := d.End(); err != nil {
 		*r = sessionRecord{}
 		return err
 	}

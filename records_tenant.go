@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a tenant (tenantRecord), at tenant/<tid>/tenant/<tid>.
@@ -38,10 +39,10 @@ type tenantRecord struct {
 }
 
 func (r *tenantRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("tenant", &r.CreatedAt, r.ModifiedAt); err != nil {
+	if err := unit.CheckRecordTimes("tenant", &r.CreatedAt, r.ModifiedAt); err != nil {
 		return b, err
 	}
 	var flags uint64
@@ -49,18 +50,18 @@ func (r *tenantRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		flags |= tenantModified
 	}
 	b = appendUvarint(append(b, tenantFormat), flags)
-	b = appendStr(appendStr(b, r.Name), r.OwnerID)
-	b = appendStr(appendTime(b, r.CreatedAt), r.CreatedBy)
+	b = unit.AppendStr(unit.AppendStr(b, r.Name), r.OwnerID)
+	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	return appendStr(b, r.ModifiedBy), nil
+	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
 func (r *tenantRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	if isJSONV0(b) {
+	if unit.IsJSONV0(b) {
 		var v tenantRecordV0
-		if err := decodeJSONV0(b, &v, "tenant"); err != nil {
+		if err := unit.DecodeJSONV0(b, &v, "tenant"); err != nil {
 			return err
 		}
 		*r = tenantRecord{Name: v.Name, OwnerID: v.OwnerID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
@@ -68,18 +69,18 @@ func (r *tenantRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		r.ID = key.Tenant() // the key is what the seal authenticated
 		return nil
 	}
-	d, err := binaryRecord(b, tenantFormat, "tenant")
+	d, err := unit.BinaryRecord(b, tenantFormat, "tenant")
 	if err != nil {
 		return err
 	}
 	*r = tenantRecord{ID: key.Tenant()}
-	flags := d.uvarint()
-	r.Name, r.OwnerID = d.str(), d.str()
-	r.CreatedAt, r.CreatedBy = d.time(), d.str()
-	r.ModifiedAt = d.optTime(flags, tenantModified)
-	r.ModifiedBy = d.str()
-	d.checkFlags(flags, tenantModified<<1)
-	if err := d.end(); err != nil {
+	flags := d.Uvarint()
+	r.Name, r.OwnerID = d.Str(), d.Str()
+	r.CreatedAt, r.CreatedBy = d.Time(), d.Str()
+	r.ModifiedAt = d.OptTime(flags, tenantModified)
+	r.ModifiedBy = d.Str()
+	d.CheckFlags(flags, tenantModified<<1)
+	if err := d.End(); err != nil {
 		*r = tenantRecord{}
 		return err
 	}

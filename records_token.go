@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a token (tokenRecord), at tenant/<tid>/token/<id>.
@@ -88,13 +89,13 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if !barrier.Tenant(r.TenantID).IsRecord(key, kindToken, r.ID) {
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
-	if checkRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
+	if unit.CheckRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
 		// Only a token read from version 0 holds such a time: it is
 		// written back in version 0, which holds it, so that writes to
 		// it (the sweeper's removal of a cvc among them) go on.
 		v0, err := json.Marshal(r.v0())
 		if err != nil {
-			return b, fmt.Errorf("%w: token JSON: %v", errRecord, err)
+			return b, fmt.Errorf("%w: token JSON: %v", unit.ErrRecord, err)
 		}
 		return append(b, v0...), nil
 	}
@@ -112,7 +113,7 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		flags |= tokCVC
 	}
 	var fpBuf [64]byte
-	fpBytes, fpHex := appendHex(fpBuf[:0], r.Fingerprint)
+	fpBytes, fpHex := unit.AppendHex(fpBuf[:0], r.Fingerprint)
 	if fpHex {
 		flags |= tokFingerprintHex
 	}
@@ -121,21 +122,21 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	}
 	b = append(b, tokenFormat)
 	b = appendUvarint(b, flags)
-	b = appendStr(b, r.Type)
-	b = appendBytes(b, r.Data)
-	b = appendBytes(b, r.Mask)
-	b = appendBytes(b, r.MaskExpression)
+	b = unit.AppendStr(b, r.Type)
+	b = unit.AppendBytes(b, r.Data)
+	b = unit.AppendBytes(b, r.Mask)
+	b = unit.AppendBytes(b, r.MaskExpression)
 	if fpHex {
 		b = append(b, fpBytes...)
 	} else {
-		b = appendStr(b, r.Fingerprint)
+		b = unit.AppendStr(b, r.Fingerprint)
 	}
-	b = appendStr(b, r.FingerprintExpression)
-	b = appendStrs(b, r.Containers)
+	b = unit.AppendStr(b, r.FingerprintExpression)
+	b = unit.AppendStrs(b, r.Containers)
 	b = appendUvarint(b, uint64(len(r.Metadata)))
 	if len(r.Metadata) == 1 {
 		for k, v := range r.Metadata {
-			b = appendStr(appendStr(b, k), v)
+			b = unit.AppendStr(unit.AppendStr(b, k), v)
 		}
 	} else if len(r.Metadata) > 1 {
 		keys := make([]string, 0, len(r.Metadata))
@@ -144,21 +145,21 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			b = appendStr(appendStr(b, k), r.Metadata[k])
+			b = unit.AppendStr(unit.AppendStr(b, k), r.Metadata[k])
 		}
 	}
-	b = appendStrs(b, r.SearchIndexes)
-	b = appendTime(b, r.CreatedAt)
-	b = appendStr(b, r.CreatedBy)
+	b = unit.AppendStrs(b, r.SearchIndexes)
+	b = unit.AppendTime(b, r.CreatedAt)
+	b = unit.AppendStr(b, r.CreatedBy)
 	if r.ExpiresAt != nil {
-		b = appendTime(b, *r.ExpiresAt)
+		b = unit.AppendTime(b, *r.ExpiresAt)
 	}
 	if r.ModifiedAt != nil {
-		b = appendTime(b, *r.ModifiedAt)
+		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
-	b = appendStr(b, r.ModifiedBy)
+	b = unit.AppendStr(b, r.ModifiedBy)
 	if r.CVCAt != nil {
-		b = appendTime(b, *r.CVCAt)
+		b = unit.AppendTime(b, *r.CVCAt)
 	}
 	b = appendUvarint(b, uint64(len(r.Indexes)))
 	for _, k := range r.Indexes {
@@ -181,87 +182,87 @@ func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
 	}
 	// tenant/<tid>/idx/<name>/<hex>/<id>
 	if name, value, ok := tk.IndexEntryOf(k, id); ok {
-		nb := appendStr(appendUvarint(b, idxTenantHex), name)
-		if out, ok := appendHex(nb, value); ok {
+		nb := unit.AppendStr(appendUvarint(b, idxTenantHex), name)
+		if out, ok := unit.AppendHex(nb, value); ok {
 			return out
 		}
 	}
-	return appendStr(appendUvarint(b, idxRaw), k)
+	return unit.AppendStr(appendUvarint(b, idxRaw), k)
 }
 
 func (r *tokenRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
-	d, err := binaryRecord(b, tokenFormat, "token")
+	d, err := unit.BinaryRecord(b, tokenFormat, "token")
 	if err != nil {
 		return err
 	}
 	*r = tokenRecord{}
-	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
-	flags := d.uvarint()
+	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
+	flags := d.Uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
 	r.AliasID = flags&tokAliasID != 0
-	r.Type = d.str()
-	r.Data = d.bytes()
-	r.Mask = d.bytes()
-	r.MaskExpression = d.bytes()
+	r.Type = d.Str()
+	r.Data = d.Bytes()
+	r.Mask = d.Bytes()
+	r.MaskExpression = d.Bytes()
 	if flags&tokFingerprintHex != 0 {
-		r.Fingerprint = d.hexStr()
+		r.Fingerprint = d.HexStr()
 	} else {
-		r.Fingerprint = d.str()
+		r.Fingerprint = d.Str()
 	}
-	r.FingerprintExpression = d.str()
-	if ss := d.strs(); len(ss) > 0 {
+	r.FingerprintExpression = d.Str()
+	if ss := d.Strs(); len(ss) > 0 {
 		r.Containers = ss
 	}
-	if n := d.count(); n > 0 {
+	if n := d.Count(); n > 0 {
 		r.Metadata = make(map[string]string, n)
 		for range n {
-			k := d.str()
-			r.Metadata[k] = d.str()
+			k := d.Str()
+			r.Metadata[k] = d.Str()
 		}
 	}
-	if ss := d.strs(); len(ss) > 0 {
+	if ss := d.Strs(); len(ss) > 0 {
 		r.SearchIndexes = ss
 	}
-	r.CreatedAt = d.time()
-	r.CreatedBy = d.str()
+	r.CreatedAt = d.Time()
+	r.CreatedBy = d.Str()
 	if flags&tokExpires != 0 {
-		r.ExpiresAt = ptr(d.time())
+		r.ExpiresAt = ptr(d.Time())
 	}
 	if flags&tokModified != 0 {
-		r.ModifiedAt = ptr(d.time())
+		r.ModifiedAt = ptr(d.Time())
 	}
-	r.ModifiedBy = d.str()
+	r.ModifiedBy = d.Str()
 	if flags&tokCVC != 0 {
-		r.CVCAt = ptr(d.time())
+		r.CVCAt = ptr(d.Time())
 	}
-	if n := d.count(); n > 0 {
+	if n := d.Count(); n > 0 {
 		r.Indexes = make([]string, 0, n)
 		for range n {
 			k := r.readIndex(&d)
-			if d.err != nil {
+			if d.Err() != nil {
 				break
 			}
 			r.Indexes = append(r.Indexes, k)
 		}
 	}
 	if flags >= tokAliasID<<1 {
-		d.fail("unknown flags")
+		d.Fail("unknown flags")
 	}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		*r = tokenRecord{}
 		return err
 	}
 	return nil
 }
 
-func (r *tokenRecord) readIndex(d *recordReader) string {
+func (r *tokenRecord) readIndex(d *unit.Reader) string {
 	tid, id := r.TenantID, r.ID
-	switch tag := d.uvarint(); tag {
+	switch tag := d.Uvarint(); tag {
 	case idxRaw:
-		return d.str()
+		return d.Str()
 	case idxFingerprint:
 		if r.Fingerprint != "" {
 			return barrier.Tenant(tid).FingerprintIndex(r.Fingerprint).Key(id).String()
@@ -275,10 +276,10 @@ func (r *tokenRecord) readIndex(d *recordReader) string {
 			return barrier.Tenant(tid).CVCDue(*r.CVCAt, id).String()
 		}
 	case idxTenantHex:
-		name := d.str()
-		return barrier.Tenant(tid).Index(name).Key(d.hexStr() + "/" + id).String()
+		name := d.Str()
+		return barrier.Tenant(tid).Index(name).Key(d.HexStr() + "/" + id).String()
 	}
-	d.fail("bad index entry")
+	d.Fail("bad index entry")
 	return ""
 }
 
@@ -327,7 +328,7 @@ func (r *tokenRecord) v0() tokenRecordV0 {
 func (r *tokenRecord) decodeV0(key barrier.Key, b []byte) error {
 	var v tokenRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("%w: token JSON: %v", errRecord, err)
+		return fmt.Errorf("%w: token JSON: %v", unit.ErrRecord, err)
 	}
 	*r = tokenRecord{
 		ID: v.ID, TenantID: v.TenantID, Type: v.Type, Fingerprint: v.Fingerprint,
@@ -337,6 +338,6 @@ func (r *tokenRecord) decodeV0(key barrier.Key, b []byte) error {
 		Data: v.Data, Mask: v.Mask, MaskExpression: v.MaskExpression, CVCAt: v.CVCAt, Indexes: v.Indexes,
 	}
 	// The key is what the seal authenticated: it names the token.
-	r.TenantID, r.ID = key.Tenant(), keyID(key.String())
+	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 	return nil
 }

@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The stored form of a token list shape (tokens_lists_shapes.go): the
 // type and the containers its registry entry stands for, at
@@ -24,16 +27,16 @@ type tokenShapeRecord struct {
 }
 
 func (r *tokenShapeRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
-	return appendStrs0(appendStr(append(b, tokenShapeFormat), r.Type), r.Containers), nil
+	return unit.AppendStrs0(unit.AppendStr(append(b, tokenShapeFormat), r.Type), r.Containers), nil
 }
 
 func (r *tokenShapeRecord) DecodeRecord(_ barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, tokenShapeFormat, "token shape")
+	d, err := unit.BinaryRecord(b, tokenShapeFormat, "token shape")
 	if err != nil {
 		return err
 	}
-	*r = tokenShapeRecord{Type: d.str(), Containers: d.strs0()}
-	if err := d.end(); err != nil {
+	*r = tokenShapeRecord{Type: d.Str(), Containers: d.Strs0()}
+	if err := d.End(); err != nil {
 		*r = tokenShapeRecord{}
 		return err
 	}

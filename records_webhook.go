@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of a webhook subscription (webhookRecord), at
@@ -68,10 +69,10 @@ const (
 )
 
 func (r *webhookRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, EntityWebhook, r.TenantID, r.ID); err != nil {
+	if err := unit.BelongsAt(key, EntityWebhook, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("webhook", &r.CreatedAt, &r.ModifiedAt, &r.PreviousUntil, &r.FailingSince); err != nil {
+	if err := unit.CheckRecordTimes("webhook", &r.CreatedAt, &r.ModifiedAt, &r.PreviousUntil, &r.FailingSince); err != nil {
 		return b, err
 	}
 	flags := uint64(0)
@@ -82,42 +83,42 @@ func (r *webhookRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 		flags |= webhookHasFailing
 	}
 	b = appendUvarint(append(b, webhookFormat), flags)
-	b = appendStrs0(appendStr(appendStr(b, r.Name), r.URL), r.Events)
-	b = appendStr(appendStr(appendStr(b, r.Status), r.DisabledReason), r.NotifyEmail)
-	b = appendStr(b, r.Secret)
-	b = appendTime(appendStr(b, r.CreatedBy), r.CreatedAt)
-	b = appendTime(appendStr(b, r.ModifiedBy), r.ModifiedAt)
+	b = unit.AppendStrs0(unit.AppendStr(unit.AppendStr(b, r.Name), r.URL), r.Events)
+	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Status), r.DisabledReason), r.NotifyEmail)
+	b = unit.AppendStr(b, r.Secret)
+	b = unit.AppendTime(unit.AppendStr(b, r.CreatedBy), r.CreatedAt)
+	b = unit.AppendTime(unit.AppendStr(b, r.ModifiedBy), r.ModifiedAt)
 	if flags&webhookHasPrevious != 0 {
-		b = appendTime(appendStr(b, r.PreviousSecret), r.PreviousUntil)
+		b = unit.AppendTime(unit.AppendStr(b, r.PreviousSecret), r.PreviousUntil)
 	}
 	if flags&webhookHasFailing != 0 {
-		b = appendTime(b, r.FailingSince)
+		b = unit.AppendTime(b, r.FailingSince)
 	}
 	return b, nil
 }
 
 func (r *webhookRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, webhookFormat, "webhook")
+	d, err := unit.BinaryRecord(b, webhookFormat, "webhook")
 	if err != nil {
 		return err
 	}
-	*r = webhookRecord{ID: keyID(key.String()), TenantID: key.Tenant()}
-	flags := d.uvarint()
-	r.Name, r.URL, r.Events = d.str(), d.str(), d.strs0()
-	r.Status, r.DisabledReason, r.NotifyEmail = d.str(), d.str(), d.str()
-	r.Secret = d.str()
-	r.CreatedBy, r.CreatedAt = d.str(), d.time()
-	r.ModifiedBy, r.ModifiedAt = d.str(), d.time()
+	*r = webhookRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	flags := d.Uvarint()
+	r.Name, r.URL, r.Events = d.Str(), d.Str(), d.Strs0()
+	r.Status, r.DisabledReason, r.NotifyEmail = d.Str(), d.Str(), d.Str()
+	r.Secret = d.Str()
+	r.CreatedBy, r.CreatedAt = d.Str(), d.Time()
+	r.ModifiedBy, r.ModifiedAt = d.Str(), d.Time()
 	if flags&webhookHasPrevious != 0 {
-		if r.PreviousSecret, r.PreviousUntil = d.str(), d.time(); r.PreviousSecret == "" {
-			d.fail("webhook: empty previous secret")
+		if r.PreviousSecret, r.PreviousUntil = d.Str(), d.Time(); r.PreviousSecret == "" {
+			d.Fail("webhook: empty previous secret")
 		}
 	}
 	if flags&webhookHasFailing != 0 {
-		r.FailingSince = d.time()
+		r.FailingSince = d.Time()
 	}
-	d.checkFlags(flags, webhookHasFailing<<1)
-	if err := d.end(); err != nil {
+	d.CheckFlags(flags, webhookHasFailing<<1)
+	if err := d.End(); err != nil {
 		*r = webhookRecord{}
 		return err
 	}

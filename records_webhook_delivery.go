@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of one delivery of an event to one webhook
@@ -68,10 +69,10 @@ type webhookDeliveryRecord struct {
 }
 
 func (r *webhookDeliveryRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := belongsAt(key, barrier.KindWebhookDelivery, r.TenantID, r.WebhookID+"/"+r.ID); err != nil {
+	if err := unit.BelongsAt(key, barrier.KindWebhookDelivery, r.TenantID, r.WebhookID+"/"+r.ID); err != nil {
 		return b, err
 	}
-	if err := checkRecordTimes("webhook delivery", &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.ClaimedUntil); err != nil {
+	if err := unit.CheckRecordTimes("webhook delivery", &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.ClaimedUntil); err != nil {
 		return b, err
 	}
 	resp := r.Response
@@ -79,33 +80,33 @@ func (r *webhookDeliveryRecord) AppendRecord(b []byte, key barrier.Key) ([]byte,
 		resp = resp[:maxResponsePrefix]
 	}
 	b = append(b, webhookDeliveryFormat)
-	b = appendBytes(appendStr(appendStr(b, r.EventID), r.EventType), r.Event)
-	b = appendStr(appendTime(b, r.CreatedAt), r.Status)
-	b = appendTime(appendUvarint(b, uint64(max(r.Attempts, 0))), r.LastAttemptAt)
+	b = unit.AppendBytes(unit.AppendStr(unit.AppendStr(b, r.EventID), r.EventType), r.Event)
+	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.Status)
+	b = unit.AppendTime(appendUvarint(b, uint64(max(r.Attempts, 0))), r.LastAttemptAt)
 	b = appendUvarint(appendUvarint(b, uint64(max(r.ResponseStatus, 0))), uint64(max(r.Duration.Microseconds(), 0)))
-	b = appendStr(appendBytes(b, resp), r.Error)
-	b = appendStr(appendTime(b, r.NextAttemptAt), r.Claim)
-	return appendTime(b, r.ClaimedUntil), nil
+	b = unit.AppendStr(unit.AppendBytes(b, resp), r.Error)
+	b = unit.AppendStr(unit.AppendTime(b, r.NextAttemptAt), r.Claim)
+	return unit.AppendTime(b, r.ClaimedUntil), nil
 }
 
 func (r *webhookDeliveryRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	d, err := binaryRecord(b, webhookDeliveryFormat, "webhook delivery")
+	d, err := unit.BinaryRecord(b, webhookDeliveryFormat, "webhook delivery")
 	if err != nil {
 		return err
 	}
 	rest := strings.TrimPrefix(key.String(), barrier.Tenant(key.Tenant()).Records(barrier.KindWebhookDelivery).String())
 	whid, did, _ := strings.Cut(rest, "/")
 	*r = webhookDeliveryRecord{ID: did, TenantID: key.Tenant(), WebhookID: whid}
-	r.EventID, r.EventType, r.Event = d.str(), d.str(), d.bytes()
-	r.CreatedAt, r.Status = d.time(), d.str()
-	r.Attempts, r.LastAttemptAt = int(min(d.uvarint(), 1<<20)), d.time()
-	r.ResponseStatus, r.Duration = int(min(d.uvarint(), 999)), time.Duration(min(d.uvarint(), 1<<40))*time.Microsecond
-	if r.Response, r.Error = d.bytes(), d.str(); len(r.Response) > maxResponsePrefix {
-		d.fail("webhook delivery: response prefix too long")
+	r.EventID, r.EventType, r.Event = d.Str(), d.Str(), d.Bytes()
+	r.CreatedAt, r.Status = d.Time(), d.Str()
+	r.Attempts, r.LastAttemptAt = int(min(d.Uvarint(), 1<<20)), d.Time()
+	r.ResponseStatus, r.Duration = int(min(d.Uvarint(), 999)), time.Duration(min(d.Uvarint(), 1<<40))*time.Microsecond
+	if r.Response, r.Error = d.Bytes(), d.Str(); len(r.Response) > maxResponsePrefix {
+		d.Fail("webhook delivery: response prefix too long")
 	}
-	r.NextAttemptAt, r.Claim = d.time(), d.str()
-	r.ClaimedUntil = d.time()
-	if err := d.end(); err != nil {
+	r.NextAttemptAt, r.Claim = d.Time(), d.Str()
+	r.ClaimedUntil = d.Time()
+	if err := d.End(); err != nil {
 		*r = webhookDeliveryRecord{}
 		return err
 	}

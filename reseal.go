@@ -24,7 +24,7 @@ import (
 // still stored in the JSON of their format version 0 (tenantRecordKinds)
 // are rewritten in the current format (records.go) on the way. One that holds
 // what the current format cannot (a time before year 0 in UTC:
-// checkRecordTimes) is sealed again as it is, still in version 0.
+// unit.CheckRecordTimes) is sealed again as it is, still in version 0.
 //
 // On a store shared by several instances, one that has the keyring cached
 // keeps sealing with the old term for up to keyringTTL, so the pass starts

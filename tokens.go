@@ -373,7 +373,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	pt.containers = validateContainers(req.Containers, req.Type, join(path, "containers"), fe)
 	validateMetadata(req.Metadata, join(path, "metadata"), fe)
 	if req.ExpiresAt != nil {
-		checkExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
+		unit.CheckExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
 	}
 	if len(fe) > 0 {
 		// Expressions are evaluated over valid data only.

@@ -297,7 +297,7 @@ func (t *txn) accessLine(tid, suffix string) (accessEntry, bool, error) {
 		return accessEntry{}, false, err
 	}
 	a := TokenAccess{
-		ID: keyID(key.String()), TokenID: l.EntityID, ActorID: l.ActorID, ActorType: l.ActorType,
+		ID: unit.KeyID(key.String()), TokenID: l.EntityID, ActorID: l.ActorID, ActorType: l.ActorType,
 		ApplicationID: l.Application, Channel: l.Channel, Transform: l.Transform,
 		Message: l.Message, CreatedAt: l.CreatedAt,
 	}

@@ -11,9 +11,9 @@ import (
 
 // The token types.
 const (
-	TypeToken = "token"
-	TypeCard  = "card"
-	TypeBank  = "bank"
+	TypeToken = unit.TypeToken
+	TypeCard  = unit.TypeCard
+	TypeBank  = unit.TypeBank
 )
 
 // tokenTypes are the types a token request may name.

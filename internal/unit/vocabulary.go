@@ -1,0 +1,47 @@
+package unit
+
+// The vocabulary every feature shares: what the audit log records (entity
+// types, operations, actor types) and the token types. The root package
+// gives each its public name.
+
+// Entity types: the values of Log.EntityType.
+const (
+	EntityApplication      = "application"
+	EntityBank             = "bank"
+	EntityCard             = "card"
+	EntityFPE              = "fpe"
+	EntityProxy            = "proxy"
+	EntityReactor          = "reactor"
+	EntityReactorFormula   = "reactor_formula"
+	EntitySession          = "session"
+	EntityTenant           = "tenant"
+	EntityTenantMember     = "tenant_member"
+	EntityTenantInvitation = "tenant_invitation"
+	EntityToken            = "token"
+	EntityTokenIntent      = "token_intent"
+	EntityWebhook          = "webhook"
+)
+
+// Operations: the values of Log.Operation.
+const (
+	OpCreate = "create"
+	OpRead   = "read"
+	OpUpdate = "update"
+	OpDelete = "delete"
+	OpInvoke = "invoke"
+)
+
+// Actor types recorded in logs and in created_by/modified_by.
+const (
+	ActorApplication = "application"
+	ActorUser        = "user"
+	ActorSession     = "session"
+	ActorSystem      = "system"
+)
+
+// The token types.
+const (
+	TypeToken = "token"
+	TypeCard  = "card"
+	TypeBank  = "bank"
+)
