@@ -73,14 +73,11 @@ type AuditEvent = auditchain.Event
 
 // auditEventOf is the exported form of tenant tid's line rec with id id.
 func auditEventOf(tid, id string, rec *logRecord) AuditEvent {
-	ev := AuditEvent{Schema: AuditSchema, ID: id, TenantID: tid, ActorID: rec.ActorID, ActorType: rec.ActorType,
-		EntityType: rec.EntityType, EntityID: rec.EntityID, Operation: rec.Operation, Message: rec.Message,
-		CreatedAt: rec.CreatedAt.UTC(), Transform: rec.Transform, Channel: rec.Channel, Application: rec.Application}
+	e := auditchain.Entry{Line: chainedLine(tid, id, rec)}
 	if l := rec.Link; l != nil {
-		prev, hash := l.Prev, l.Hash
-		ev.Seq, ev.PrevHash, ev.Hash = l.Seq, &prev, &hash
+		e.Seq, e.Prev, e.Hash = l.Seq, l.Prev, l.Hash
 	}
-	return ev
+	return auditchain.LineEvent(e)
 }
 
 // checkpointEventOf is the exported form of checkpoint c.

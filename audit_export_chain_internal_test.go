@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -65,7 +66,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	old := barrier.TimeKey(now.Add(-time.Hour)) + "/" + uuid.NewString()
 	if err := v.update(ctx, func(t *txn) error {
 		for _, suffix := range []string{appended, old} {
-			rec := logRecord{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}
+			rec := logRecord{Line: auditchain.Line{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}}
 			if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
 				return err
 			}

@@ -176,12 +176,9 @@ func (t *txn) putHeads(c *chains) error {
 }
 
 // chainedLine is what the chain covers of the line rec of tenant tid
-// with id id.
+// with id id: the line, with the tenant and id its key holds.
 func chainedLine(tid, id string, rec *logRecord) auditchain.Line {
-	return auditchain.Line{
-		TenantID: tid, ID: id, CreatedAt: rec.CreatedAt,
-		ActorID: rec.ActorID, ActorType: rec.ActorType, EntityType: rec.EntityType, EntityID: rec.EntityID,
-		Operation: rec.Operation, Message: rec.Message,
-		Transform: rec.Transform, Channel: rec.Channel, Application: rec.Application,
-	}
+	l := rec.Line
+	l.TenantID, l.ID = tid, id
+	return l
 }

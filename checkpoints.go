@@ -118,8 +118,8 @@ func (t *txn) dropUnsignedMark(tid string, h *chainHead) error {
 // head), the line recording that the signing key changed from one key id
 // to another, with its index and export queue entries.
 func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error {
-	l := logRecord{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
-		Message: rotationMessage(from, to), CreatedAt: t.Now}
+	l := logRecord{Line: auditchain.Line{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
+		Message: rotationMessage(from, to), CreatedAt: t.Now}}
 	suffix := barrier.TimeKey(t.Now) + "/" + t.v.ids.Next(t.Now)
 	if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 
@@ -151,14 +152,14 @@ func unpackSuffix(p []byte) string {
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
 func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
-	return t.logLine(logRecord{
+	return t.logLine(logRecord{Line: auditchain.Line{
 		ActorID:    by.ID,
 		ActorType:  by.Type,
 		EntityType: entityType,
 		EntityID:   entityID,
 		Operation:  op,
 		Message:    msg,
-	}, tid)
+	}}, tid)
 }
 
 // logLine appends l, created now, to tenant tid's trail (see log).
@@ -204,10 +205,10 @@ func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 // the line TokenAccess answers, which also names, for a session, the
 // application that authorized it.
 func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string) error {
-	return t.logLine(logRecord{
+	return t.logLine(logRecord{Line: auditchain.Line{
 		ActorID: p.actorID, ActorType: p.actorType, EntityType: typ, EntityID: id, Operation: OpRead,
 		Message: msg, Transform: transform, Channel: channel, Application: p.appID,
-	}, p.tenantID)
+	}}, p.tenantID)
 }
 
 // lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,

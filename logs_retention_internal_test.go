@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -40,7 +41,7 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 		legacy, unlinked = nil, ""
 		for i, at := range []time.Time{start.Add(-10 * 24 * time.Hour), start.Add(-9 * 24 * time.Hour), start.Add(-time.Hour), start.Add(time.Hour)} {
 			suffix := barrier.TimeKey(at) + "/" + v.ids.Next(at)
-			l := logRecord{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}
+			l := logRecord{Line: auditchain.Line{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}}
 			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 				return err
 			}

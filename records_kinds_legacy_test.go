@@ -286,7 +286,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 		// A line's transform, channel, application and link came after
 		// version 0, which no line holding them was ever written in.
 		if diff := cmp.Diff(records[k].rec, sr.rec, cmpopts.EquateEmpty(),
-			cmpopts.IgnoreFields(logRecord{}, "Transform", "Channel", "Application", "Link")); diff != "" {
+			cmpopts.IgnoreFields(logRecord{}, "Line.Transform", "Line.Channel", "Line.Application", "Link")); diff != "" {
 			t.Errorf("%s in version 0 decodes differently (-v1 +v0):\n%s", k, diff)
 		}
 	}

@@ -54,19 +54,13 @@ import (
 // and 338 in version 0; see records_token.go for the benchmarks and the
 // choice.
 type logRecord struct {
-	ActorID    string
-	ActorType  string
-	EntityType string
-	EntityID   string
-	Operation  string
-	Message    string
-	// Transform, Channel and Application are set on a line recording an access to a
+	// Line is the line, defined once for the store, the chain and the
+	// export (auditchain.Line). Its TenantID and ID are the key's and
+	// are not stored (nor set when a line is read). Transform, Channel
+	// and Application are set on a line recording an access to a
 	// token's data (logTokenRead), empty on every other line and on
 	// lines written before they were recorded.
-	Transform   string
-	Channel     string
-	Application string
-	CreatedAt   time.Time
+	auditchain.Line
 	// Link is the line's place in its tenant's chain: read from its link
 	// record (withLink, chain.go), or from the line itself for a line an
 	// older version linked; nil on a line not chained yet (or written
@@ -161,8 +155,8 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		if err := json.Unmarshal(b, &v); err != nil {
 			return fmt.Errorf("%w: log JSON: %v", unit.ErrRecord, err)
 		}
-		*l = logRecord{ActorID: v.ActorID, ActorType: v.ActorType, EntityType: v.EntityType, EntityID: v.EntityID,
-			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt}
+		*l = logRecord{Line: auditchain.Line{ActorID: v.ActorID, ActorType: v.ActorType, EntityType: v.EntityType, EntityID: v.EntityID,
+			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt}}
 		return nil
 	}
 	d, err := unit.BinaryRecord(b, logFormat, "log")
@@ -170,10 +164,10 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		return err
 	}
 	flags := d.Uvarint()
-	*l = logRecord{
+	*l = logRecord{Line: auditchain.Line{
 		ActorID: d.Str(), ActorType: d.Str(), EntityType: d.Str(), EntityID: d.Str(),
 		Operation: d.Str(), Message: d.Str(),
-	}
+	}}
 	if flags&logAccessed != 0 {
 		l.Transform, l.Channel, l.Application = d.Str(), d.Str(), d.Str()
 	}

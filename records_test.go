@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -82,15 +83,15 @@ func fixedPlain() *tokenRecord {
 }
 
 func fixedLogLine() *logRecord {
-	return &logRecord{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
-		Operation: OpCreate, Message: "Token created", CreatedAt: fixTime}
+	return &logRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
+		Operation: OpCreate, Message: "Token created", CreatedAt: fixTime}}
 }
 
 // fixedAccessLine is the line of a masked read of a token by a list
 // (testdata/records/log-access-v1.bin): flag 2, with transform and channel.
 func fixedAccessLine() *logRecord {
-	return &logRecord{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
-		Operation: OpRead, Message: "Token read (listed)", Transform: TransformMask, Channel: ChannelList, CreatedAt: fixTime}
+	return &logRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
+		Operation: OpRead, Message: "Token read (listed)", Transform: TransformMask, Channel: ChannelList, CreatedAt: fixTime}}
 }
 
 // fixedChainedLine is a chained line (testdata/records/log-chained-v1.bin):

@@ -152,12 +152,7 @@ func (v *Verifier) addEvent(b []byte) (bool, error) {
 		v.AddUnchained(ev.ID, ev.CreatedAt)
 		return false, nil
 	}
-	v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: Line{
-		TenantID: ev.TenantID, ID: ev.ID, CreatedAt: ev.CreatedAt,
-		ActorID: ev.ActorID, ActorType: ev.ActorType, EntityType: ev.EntityType, EntityID: ev.EntityID,
-		Operation: ev.Operation, Message: ev.Message,
-		Transform: ev.Transform, Channel: ev.Channel, Application: ev.Application,
-	}})
+	v.AddLine(Entry{Seq: ev.Seq, Prev: *ev.PrevHash, Hash: *ev.Hash, Line: ev.Line()})
 	return true, nil
 }
 
