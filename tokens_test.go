@@ -343,7 +343,7 @@ func TestTokenExpiry(t *testing.T) {
 // isLogKey reports whether a store key belongs to the audit log (its
 // chain, and the linker's queue, mark and lease, included).
 func isLogKey(k string) bool {
-	return strings.Contains(k, "/log/") || strings.Contains(k, "/idx/log-") || strings.Contains(k, "/idx/chain-seq/") ||
+	return strings.Contains(k, "/log/") || strings.Contains(k, "/chain_link/") || strings.Contains(k, "/idx/log-") || strings.Contains(k, "/idx/chain-seq/") ||
 		strings.HasSuffix(k, "/chain/head") || strings.HasPrefix(k, "sys/chainq/") || strings.HasPrefix(k, "sys/chain-unsigned/") ||
 		strings.HasPrefix(k, "sys/lease/")
 }
