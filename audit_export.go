@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/backoff"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
@@ -72,7 +73,7 @@ const AuditCheckpointSchema = auditchain.CheckpointSchema
 type AuditEvent = auditchain.Event
 
 // auditEventOf is the exported form of tenant tid's line rec with id id.
-func auditEventOf(tid, id string, rec *logRecord) AuditEvent {
+func auditEventOf(tid, id string, rec *auditlog.LineRecord) AuditEvent {
 	e := auditchain.Entry{Line: chainedLine(tid, id, rec)}
 	if l := rec.Link; l != nil {
 		e.Seq, e.Prev, e.Hash = l.Seq, l.Prev, l.Hash

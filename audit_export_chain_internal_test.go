@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -66,7 +67,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	old := barrier.TimeKey(now.Add(-time.Hour)) + "/" + uuid.NewString()
 	if err := v.update(ctx, func(t *txn) error {
 		for _, suffix := range []string{appended, old} {
-			rec := logRecord{Line: auditchain.Line{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}}
+			rec := auditlog.LineRecord{Line: auditchain.Line{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}}
 			if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -35,7 +36,7 @@ func (t *txn) exportEvent(rest string) (AuditEvent, exportState, error) {
 		return t.exportCheckpoint(tid, seq)
 	}
 	suffix := parts[0] + "/" + id
-	var rec logRecord
+	var rec auditlog.LineRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 	if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 		return AuditEvent{}, exportDrop, nil // deleted with its tenant
@@ -71,7 +72,7 @@ func (t *txn) exportCheckpoint(tid, seqHex string) (AuditEvent, exportState, err
 	if err != nil || len(seqHex) != 16 {
 		return AuditEvent{}, exportDrop, nil
 	}
-	var rec checkpointRecord
+	var rec auditlog.CheckpointRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Checkpoint(seq), &rec)
 	if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 		ok, err = t.GetRecord(barrier.FinalCheckpoint(tid), &rec)
@@ -82,5 +83,5 @@ func (t *txn) exportCheckpoint(tid, seqHex string) (AuditEvent, exportState, err
 	if err != nil {
 		return AuditEvent{}, 0, err
 	}
-	return checkpointEventOf(rec.api()), exportSend, nil
+	return checkpointEventOf(rec.Checkpoint()), exportSend, nil
 }

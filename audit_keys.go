@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -21,7 +22,7 @@ import (
 // The vault signs its chain heads (checkpoints.go) with an Ed25519 key of
 // its own, made on the first Open of a store. The key is held under the
 // root of trust like the keyrings: its record, sys/audit-key/<key id>
-// (auditKeyRecord), holds the public key and the 32-byte seed wrapped by
+// (auditlog.KeyRecord), holds the public key and the 32-byte seed wrapped by
 // the key wrapper for that store key, and is sealed by the system keyring;
 // RotateKeyWrapper (and so RotateMasterKey) wraps the seed again with the
 // keyrings, in the same transaction. The private key is unwrapped when
@@ -51,7 +52,7 @@ func (s *auditSigner) String() string { return "tokenvault.auditSigner{" + s.id 
 // newAuditKey makes a key from rand, its seed wrapped by the current key
 // wrapper for its store key, created at now. The caller holds wrapMu for
 // reading, so that no wrapper rotation leaves it under the old wrapper.
-func (v *Vault) newAuditKey(ctx context.Context, r io.Reader, now time.Time) (*auditKeyRecord, *auditSigner, error) {
+func (v *Vault) newAuditKey(ctx context.Context, r io.Reader, now time.Time) (*auditlog.KeyRecord, *auditSigner, error) {
 	pub, priv, err := ed25519.GenerateKey(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenvault: new audit key: %w", err)
@@ -63,19 +64,19 @@ func (v *Vault) newAuditKey(ctx context.Context, r io.Reader, now time.Time) (*a
 	if err != nil {
 		return nil, nil, err
 	}
-	return &auditKeyRecord{ID: id, Public: pub, Wrapped: wrapped, CreatedAt: now.UTC()},
+	return &auditlog.KeyRecord{ID: id, Public: pub, Wrapped: wrapped, CreatedAt: now.UTC()},
 		&auditSigner{id: id, priv: priv}, nil
 }
 
 // auditKeyRecords reads every signing key of the store, oldest first.
-func (t *txn) auditKeyRecords() ([]*auditKeyRecord, error) {
+func (t *txn) auditKeyRecords() ([]*auditlog.KeyRecord, error) {
 	vals, err := t.ScanValues(barrier.AuditKeys)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*auditKeyRecord, 0, len(vals))
+	out := make([]*auditlog.KeyRecord, 0, len(vals))
 	for _, sv := range vals {
-		r := &auditKeyRecord{}
+		r := &auditlog.KeyRecord{}
 		if err := t.OpenRecord(sv.Key, sv.Raw, r); err != nil {
 			return nil, err
 		}
@@ -83,7 +84,7 @@ func (t *txn) auditKeyRecords() ([]*auditKeyRecord, error) {
 	}
 	// Oldest first; of keys made at one instant (a clock that stood
 	// still), the retired ones first, in the order they were retired.
-	slices.SortFunc(out, func(a, b *auditKeyRecord) int {
+	slices.SortFunc(out, func(a, b *auditlog.KeyRecord) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmpBool(a.RetiredAt.IsZero(), b.RetiredAt.IsZero()),
 			a.RetiredAt.Compare(b.RetiredAt), cmp.Compare(a.ID, b.ID))
 	})
@@ -93,7 +94,7 @@ func (t *txn) auditKeyRecords() ([]*auditKeyRecord, error) {
 // activeAuditKey is the key in use among keys: the newest not retired
 // (two instances opening an empty shared store at once conflict on the
 // scan and the write, and the store runs one again, so there is one).
-func activeAuditKey(keys []*auditKeyRecord) *auditKeyRecord {
+func activeAuditKey(keys []*auditlog.KeyRecord) *auditlog.KeyRecord {
 	for i := len(keys) - 1; i >= 0; i-- {
 		if keys[i].RetiredAt.IsZero() {
 			return keys[i]
@@ -105,7 +106,7 @@ func activeAuditKey(keys []*auditKeyRecord) *auditKeyRecord {
 // ensureAuditKey makes the store's first signing key when it has none,
 // at Open, and unwraps the key in use.
 func (v *Vault) ensureAuditKey(ctx context.Context) error {
-	var active *auditKeyRecord
+	var active *auditlog.KeyRecord
 	if err := v.view(ctx, func(t *txn) error {
 		keys, err := t.auditKeyRecords()
 		active = activeAuditKey(keys)
@@ -141,7 +142,7 @@ func (v *Vault) ensureAuditKey(ctx context.Context) error {
 
 // unwrapAuditKey opens the private key of rec, checks it against its
 // public key and id, and caches it as the signer.
-func (v *Vault) unwrapAuditKey(ctx context.Context, rec *auditKeyRecord) (*auditSigner, error) {
+func (v *Vault) unwrapAuditKey(ctx context.Context, rec *auditlog.KeyRecord) (*auditSigner, error) {
 	if s := v.auditSigner.Load(); s != nil && s.id == rec.ID {
 		return s, nil
 	}
@@ -177,8 +178,8 @@ func (t *txn) signer() (*auditSigner, error) {
 	return t.v.unwrapAuditKey(t.Ctx, active)
 }
 
-// publicKey is the published form of r.
-func (r *auditKeyRecord) publicKey() auditchain.PublicKey {
+// publicKeyOf is the published form of r.
+func publicKeyOf(r *auditlog.KeyRecord) auditchain.PublicKey {
 	k := auditchain.PublicKey{ID: r.ID, Algorithm: auditKeyAlgorithm, Key: ed25519.PublicKey(bytes.Clone(r.Public)), CreatedAt: r.CreatedAt}
 	if !r.RetiredAt.IsZero() {
 		at := r.RetiredAt
@@ -200,7 +201,7 @@ func (v *Vault) AuditKeys(ctx context.Context) ([]auditchain.PublicKey, error) {
 		keys, err := t.auditKeyRecords()
 		out = out[:0]
 		for _, k := range keys {
-			out = append(out, k.publicKey())
+			out = append(out, publicKeyOf(k))
 		}
 		return err
 	})
@@ -251,7 +252,7 @@ func (v *Vault) RotateAuditKey(ctx context.Context) (*auditchain.PublicKey, erro
 		return nil, err
 	}
 	v.auditSigner.Store(signer)
-	pk := rec.publicKey()
+	pk := publicKeyOf(rec)
 	return &pk, nil
 }
 
@@ -268,7 +269,7 @@ func rewrapAuditKeys(ctx context.Context, tx *barrier.Tx, ws *wrappers) error {
 		if err != nil {
 			return err
 		}
-		var r auditKeyRecord
+		var r auditlog.KeyRecord
 		err = r.DecodeRecord(sv.Key, pt)
 		clear(pt)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -13,8 +14,8 @@ import (
 // package auditchain's).
 //
 // Each tenant's lines form one chain: line seq holds seq, the hash of
-// line seq-1 and its own hash (chainLink, in its record), and the
-// chain's head (chainHead, at tenant/<tid>/chain/head) holds the last
+// line seq-1 and its own hash (auditlog.Link, in its record), and the
+// chain's head (auditlog.Head, at tenant/<tid>/chain/head) holds the last
 // seq and hash. A sequence index entry per line,
 // chain/seq/<seq>/<nanos>/<id>, walks the chain in order by keys alone.
 //
@@ -71,7 +72,7 @@ type chains struct {
 
 // chainOf is one tenant's chain in a linking transaction.
 type chainOf struct {
-	head  *chainHead
+	head  *auditlog.Head
 	moved bool
 	// from is the head's seq when read, and since the time (TimeKey) of
 	// the first line after its last checkpoint, when chained by this
@@ -87,13 +88,13 @@ func (c *chains) head(t *txn, tid string, first time.Time) (*chainOf, error) {
 	if s := c.of[tid]; s != nil {
 		return s, nil
 	}
-	h := &chainHead{}
+	h := &auditlog.Head{}
 	ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), h)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		*h = chainHead{FirstSeq: 1, Since: t.Now}
+		*h = auditlog.Head{FirstSeq: 1, Since: t.Now}
 		if !first.IsZero() && first.Before(t.Now) {
 			h.Since = first
 		}
@@ -102,7 +103,7 @@ func (c *chains) head(t *txn, tid string, first time.Time) (*chainOf, error) {
 }
 
 // add makes h tenant tid's head in c.
-func (c *chains) add(tid string, h *chainHead) *chainOf {
+func (c *chains) add(tid string, h *auditlog.Head) *chainOf {
 	if c.of == nil {
 		c.of = map[string]*chainOf{}
 	}
@@ -115,13 +116,13 @@ func (c *chains) add(tid string, h *chainHead) *chainOf {
 // chainLine links the line rec, stored at log/<suffix> of tenant tid, to
 // the end of the tenant's chain: it writes the line's link record and
 // sequence index entry, and leaves the line as its commit wrote it.
-func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
+func (t *txn) chainLine(c *chains, tid, suffix string, rec *auditlog.LineRecord) error {
 	s, err := c.head(t, tid, rec.CreatedAt)
 	if err != nil {
 		return err
 	}
 	h := s.head
-	link := chainLink{Seq: h.Seq + 1, Prev: h.Hash}
+	link := auditlog.Link{Seq: h.Seq + 1, Prev: h.Hash}
 	line := chainedLine(tid, unit.KeyID(suffix), rec)
 	link.Hash = auditchain.LineHash(link.Prev, link.Seq, &line)
 	rec.Link = &link
@@ -144,11 +145,11 @@ func (t *txn) chainLine(c *chains, tid, suffix string, rec *logRecord) error {
 // link itself (linked by an older version); rec.Link stays nil for a line
 // not chained. Returns seal.ErrOpen or unit.ErrRecord (wrapped) for a link
 // record that does not open or decode, and the store's errors.
-func (t *txn) withLink(tid, suffix string, rec *logRecord) error {
+func (t *txn) withLink(tid, suffix string, rec *auditlog.LineRecord) error {
 	if rec.Link != nil {
 		return nil
 	}
-	var l chainLink
+	var l auditlog.Link
 	ok, err := t.GetRecord(barrier.Tenant(tid).ChainLink(suffix), &l)
 	if err != nil || !ok {
 		return err
@@ -177,7 +178,7 @@ func (t *txn) putHeads(c *chains) error {
 
 // chainedLine is what the chain covers of the line rec of tenant tid
 // with id id: the line, with the tenant and id its key holds.
-func chainedLine(tid, id string, rec *logRecord) auditchain.Line {
+func chainedLine(tid, id string, rec *auditlog.LineRecord) auditchain.Line {
 	l := rec.Line
 	l.TenantID, l.ID = tid, id
 	return l

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -81,7 +82,7 @@ func TestEveryLineChained(t *testing.T) {
 					if s != barrier.SeqKey(seq) {
 						t.Fatalf("index entry %q, want seq %d", rest, seq)
 					}
-					var rec logRecord
+					var rec auditlog.LineRecord
 					if ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil || !ok {
 						t.Fatalf("line %s of seq %d: %v %v", suffix, seq, ok, err)
 					}
@@ -113,7 +114,7 @@ func TestEveryLineChained(t *testing.T) {
 				if want := 2 + 8*20*3; lines < want || lines != len(onChain) {
 					t.Errorf("%d lines, %d chained, want at least %d", lines, len(onChain), want)
 				}
-				var head chainHead
+				var head auditlog.Head
 				if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &head); err != nil {
 					return err
 				}

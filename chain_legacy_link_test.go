@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -53,7 +54,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 			if i%2 == 1 {
 				continue
 			}
-			var rec logRecord
+			var rec auditlog.LineRecord
 			if _, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -167,7 +168,7 @@ func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 		return nil
 	}
 	tid, suffix := parts[1], parts[0]+"/"+parts[2]
-	var rec logRecord
+	var rec auditlog.LineRecord
 	var ok bool
 	var err error
 	if sv, known := reads.line(tid, suffix); known {
@@ -181,7 +182,7 @@ func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 		if linked, known := reads.linked(tid, suffix); !known {
 			err = t.withLink(tid, suffix, &rec)
 		} else if linked {
-			rec.Link = &chainLink{} // linked already: what matters is that it is
+			rec.Link = &auditlog.Link{} // linked already: what matters is that it is
 		}
 	}
 	if errors.Is(err, errTenantGone) || (err == nil && (!ok || rec.Link != nil)) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -24,7 +25,7 @@ func holdLeaseAs(t *testing.T, v *Vault, name, holder string, epoch uint64, unti
 
 // chainState reads tenant tid's head (ok false: none) and counts its
 // lines queued for the linker.
-func chainState(t *testing.T, v *Vault, tid string) (h chainHead, ok bool, queued int) {
+func chainState(t *testing.T, v *Vault, tid string) (h auditlog.Head, ok bool, queued int) {
 	t.Helper()
 	err := v.view(context.Background(), func(tx *txn) error {
 		var err error

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -118,7 +119,7 @@ type chainVerifyWalk struct {
 	// store holds no readable head (then the walk is bounded by the
 	// index alone), and headAltered true when it holds one that does
 	// not open.
-	head        chainHead
+	head        auditlog.Head
 	headOK      bool
 	headAltered bool
 	// onChain is every line the index names, by its key: the log walk
@@ -184,13 +185,13 @@ func (w *chainVerifyWalk) readHead(ctx context.Context) error {
 		if _, err := t.TenantKeys(w.tid, false); err != nil {
 			return err
 		}
-		w.head = chainHead{FirstSeq: 1}
+		w.head = auditlog.Head{FirstSeq: 1}
 		key := barrier.Tenant(w.tid).ChainHead()
 		raw, err := t.GetWrapped(key)
 		if err != nil || raw == nil {
 			return err
 		}
-		var h chainHead
+		var h auditlog.Head
 		if err := t.OpenRecord(key, raw, &h); err != nil {
 			w.headAltered = true
 			return nil
@@ -293,13 +294,13 @@ func (w *chainVerifyWalk) indexed(t *txn, e indexEntry) error {
 // readLine reads the line at log/<suffix> with its link (withLink): found
 // is false when it is gone, and rec nil when it, or its link record, does
 // not open or decode.
-func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found bool, err error) {
+func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *auditlog.LineRecord, found bool, err error) {
 	key := barrier.Tenant(w.tid).Logs().Key(suffix)
 	raw, err := t.GetWrapped(key)
 	if err != nil || raw == nil {
 		return nil, false, err
 	}
-	var r logRecord
+	var r auditlog.LineRecord
 	if t.OpenRecord(key, raw, &r) != nil {
 		return nil, true, nil
 	}
@@ -313,7 +314,7 @@ func (w *chainVerifyWalk) readLine(t *txn, suffix string) (rec *logRecord, found
 }
 
 // feed gives the Verifier the chained line rec, stored at log/<suffix>.
-func (w *chainVerifyWalk) feed(suffix string, rec *logRecord) {
+func (w *chainVerifyWalk) feed(suffix string, rec *auditlog.LineRecord) {
 	w.covered.add(rec.Link.Seq)
 	if w.headOK && rec.Link.Seq == w.head.Seq && w.headLine == nil {
 		h := rec.Link.Hash

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -34,7 +35,7 @@ func (w *chainVerifyWalk) addCheckpoints(ctx context.Context) error {
 			for _, sv := range vals {
 				after = sv.Rest
 				seq, perr := strconv.ParseUint(sv.Rest, 16, 64)
-				var rec checkpointRecord
+				var rec auditlog.CheckpointRecord
 				signedFound = signedFound || (perr == nil && seq == w.head.SignedSeq)
 				if perr != nil || t.OpenRecord(sv.Key, sv.Raw, &rec) != nil {
 					w.problem(auditchain.BadCheckpoint, seq, 0, "", "the checkpoint record does not open: it was altered")
@@ -43,7 +44,7 @@ func (w *chainVerifyWalk) addCheckpoints(ctx context.Context) error {
 				if w.headOK && rec.Seq > w.head.Seq && rec.Seq <= now {
 					continue // signed after the walk read the head
 				}
-				w.ver.AddCheckpoint(rec.api())
+				w.ver.AddCheckpoint(rec.Checkpoint())
 			}
 			return nil
 		})
@@ -71,7 +72,7 @@ func (w *chainVerifyWalk) headNow(ctx context.Context) (uint64, error) {
 		if err != nil || raw == nil {
 			return err
 		}
-		var h chainHead
+		var h auditlog.Head
 		if t.OpenRecord(key, raw, &h) == nil {
 			seq = max(seq, h.Seq)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -31,7 +32,7 @@ func TestVerifyHeadHash(t *testing.T) {
 	}
 	var seq uint64
 	err = v.update(ctx, func(tx *txn) error {
-		var h chainHead
+		var h auditlog.Head
 		if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}
@@ -87,7 +88,7 @@ func TestVerifyInsertedWithKeys(t *testing.T) {
 		}); err != nil {
 			return err
 		}
-		var rec logRecord
+		var rec auditlog.LineRecord
 		if _, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
 			return err
 		}

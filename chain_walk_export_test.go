@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -46,7 +47,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 	bad := func(format string, args ...any) { w.Problems = append(w.Problems, fmt.Sprintf(format, args...)) }
 	err := v.view(ctx, func(t *txn) error {
 		*w = ChainWalk{ByEntity: map[string]int{}}
-		var head chainHead
+		var head auditlog.Head
 		if _, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &head); err != nil {
 			return err
 		}
@@ -75,7 +76,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 				bad("line %s on the chain at %d and at %s", suffix, at, s)
 			}
 			onChain[suffix] = seq
-			var rec logRecord
+			var rec auditlog.LineRecord
 			ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 			if err == nil && ok {
 				err = t.withLink(tid, suffix, &rec)
@@ -113,7 +114,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 			if _, ok := onChain[suffix]; ok {
 				return nil
 			}
-			var rec logRecord
+			var rec auditlog.LineRecord
 			if _, err := t.GetRecord(k, &rec); err != nil {
 				return err
 			}
@@ -151,7 +152,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.Checkpoint, all []auditchain.Checkpoint, err error) {
 	err = v.view(ctx, func(t *txn) error {
 		anchor, all = nil, nil
-		var h chainHead
+		var h auditlog.Head
 		if _, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}
@@ -164,11 +165,11 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 			return err
 		}
 		for _, k := range keys {
-			var r checkpointRecord
+			var r auditlog.CheckpointRecord
 			if _, err := t.GetRecord(k, &r); err != nil {
 				return err
 			}
-			c := r.api()
+			c := r.Checkpoint()
 			all = append(all, c)
 			if h.FirstSeq > 1 && c.Seq == h.FirstSeq-1 {
 				anchor = &c
@@ -187,7 +188,7 @@ func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
 // left is firstSeq, starts from: the anchor checkpoint's. It is an error
 // when the checkpoint is missing.
 func chainAnchor(t *txn, tid string, firstSeq uint64) (auditchain.Hash, error) {
-	var c checkpointRecord
+	var c auditlog.CheckpointRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Checkpoint(firstSeq-1), &c)
 	if err != nil {
 		return auditchain.Hash{}, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
@@ -19,7 +20,7 @@ import (
 // (audit_keys.go), over a tenant's chain head: the sequence number and
 // hash of its last line, when, and whether it is the tenant's last
 // (auditchain.Checkpoint). It is stored at
-// tenant/<tid>/chain_checkpoint/<seq> (checkpointRecord), queued for
+// tenant/<tid>/chain_checkpoint/<seq> (auditlog.CheckpointRecord), queued for
 // audit export with the lines ("checkpoint-<seq>"), and the head records
 // the last one (SignedSeq, SignedAt, KeyID). A head is signed:
 //
@@ -64,7 +65,7 @@ func rotationMessage(from, to string) string {
 // The caller writes h. When the key is not the one of h's last
 // checkpoint, a line recording the rotation is chained first (moving h),
 // unless the checkpoint is final (see above).
-func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.Checkpoint, error) {
+func (t *txn) signCheckpoint(tid string, h *auditlog.Head, final bool) (auditchain.Checkpoint, error) {
 	s, err := t.signer()
 	if err != nil {
 		return auditchain.Checkpoint{}, err
@@ -79,7 +80,7 @@ func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.C
 	}
 	c := auditchain.Checkpoint{TenantID: tid, Seq: h.Seq, Hash: h.Hash, CreatedAt: t.Now, Final: final}
 	c.Sign(s.priv)
-	rec := checkpointRecordOf(&c)
+	rec := auditlog.CheckpointRecordOf(&c)
 	if err := t.PutRecord(barrier.Tenant(tid).Checkpoint(h.Seq), rec); err != nil {
 		return auditchain.Checkpoint{}, err
 	}
@@ -99,7 +100,7 @@ func (t *txn) signCheckpoint(tid string, h *chainHead, final bool) (auditchain.C
 // head is h: the mark is named by the first unsigned line's time, read
 // from its sequence index entry. (A tail begun in this transaction has no
 // mark, and a mark left behind is removed by the timed pass.)
-func (t *txn) dropUnsignedMark(tid string, h *chainHead) error {
+func (t *txn) dropUnsignedMark(tid string, h *auditlog.Head) error {
 	if h.Seq <= h.SignedSeq {
 		return nil
 	}
@@ -117,8 +118,8 @@ func (t *txn) dropUnsignedMark(tid string, h *chainHead) error {
 // chainRotationLine writes and chains, at the end of h (tenant tid's
 // head), the line recording that the signing key changed from one key id
 // to another, with its index and export queue entries.
-func (t *txn) chainRotationLine(tid string, h *chainHead, from, to string) error {
-	l := logRecord{Line: auditchain.Line{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
+func (t *txn) chainRotationLine(tid string, h *auditlog.Head, from, to string) error {
+	l := auditlog.LineRecord{Line: auditchain.Line{ActorType: ActorSystem, EntityType: EntityTenant, EntityID: tid, Operation: OpUpdate,
 		Message: rotationMessage(from, to), CreatedAt: t.Now}}
 	suffix := barrier.TimeKey(t.Now) + "/" + t.v.ids.Next(t.Now)
 	if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
@@ -255,7 +256,7 @@ func (t *txn) checkpointMark(mark string) (bool, error) {
 	if err := t.Delete(barrier.UnsignedChains.Key(mark)); err != nil {
 		return false, err
 	}
-	var h chainHead
+	var h auditlog.Head
 	ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 	if errors.Is(err, errTenantGone) || (err == nil && (!ok || h.Seq <= h.SignedSeq)) {
 		return false, nil // deleted with its tenant, or signed already
@@ -340,7 +341,7 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		h := chainHead{FirstSeq: 1, Since: t.Now}
+		h := auditlog.Head{FirstSeq: 1, Since: t.Now}
 		if _, err := t.GetRecord(barrier.Tenant(tenantID).ChainHead(), &h); err != nil {
 			return err
 		}
@@ -349,13 +350,13 @@ func (v *Vault) SignAuditChain(ctx context.Context, tenantID string) (*auditchai
 			return err
 		}
 		if h.Seq == h.SignedSeq && h.KeyID == s.id {
-			var rec checkpointRecord
+			var rec auditlog.CheckpointRecord
 			ok, err := t.GetRecord(barrier.Tenant(tenantID).Checkpoint(h.SignedSeq), &rec)
 			if err != nil {
 				return err
 			}
 			if ok {
-				out = rec.api()
+				out = rec.Checkpoint()
 				return nil
 			}
 		}
@@ -411,7 +412,7 @@ func (v *Vault) awaitLinked(ctx context.Context, tid, through string) error {
 // before it does): afterwards nothing of the tenant can be opened, and the
 // checkpoint's copy at sys/chain-final/<tid> is what is left of its chain.
 func (t *txn) signFinalCheckpoint(tid string) error {
-	h := chainHead{FirstSeq: 1, Since: t.Now}
+	h := auditlog.Head{FirstSeq: 1, Since: t.Now}
 	if _, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 		return err
 	}

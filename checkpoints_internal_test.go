@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/syncbuf"
 	"github.com/tokenvault/tokenvault/store"
@@ -67,11 +68,11 @@ func storedCheckpoints(t *testing.T, v *Vault, tid string) []auditchain.Checkpoi
 			return err
 		}
 		for _, sv := range vals {
-			var r checkpointRecord
+			var r auditlog.CheckpointRecord
 			if err := tx.OpenRecord(sv.Key, sv.Raw, &r); err != nil {
 				return err
 			}
-			out = append(out, r.api())
+			out = append(out, r.Checkpoint())
 		}
 		return nil
 	})
@@ -95,7 +96,7 @@ func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 		}); err != nil {
 			return err
 		}
-		var rec logRecord
+		var rec auditlog.LineRecord
 		ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 		if err == nil && ok {
 			err = tx.withLink(tid, suffix, &rec)
@@ -123,10 +124,10 @@ func linkForTest(t *testing.T, v *Vault) {
 }
 
 // headOf reads tenant tid's chain head (once linked).
-func headOf(t *testing.T, v *Vault, tid string) chainHead {
+func headOf(t *testing.T, v *Vault, tid string) auditlog.Head {
 	t.Helper()
 	linkForTest(t, v)
-	var h chainHead
+	var h auditlog.Head
 	if err := v.view(context.Background(), func(tx *txn) error {
 		_, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 		return err
@@ -358,7 +359,7 @@ func TestFinalCheckpoint(t *testing.T) {
 	if err := v.DeleteTenant(ctx, tid); err != nil {
 		t.Fatal(err)
 	}
-	var rec checkpointRecord
+	var rec auditlog.CheckpointRecord
 	var queued []string
 	err = v.view(ctx, func(tx *txn) error {
 		ok, err := tx.GetRecord(barrier.FinalCheckpoint(tid), &rec)
@@ -376,7 +377,7 @@ func TestFinalCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := rec.api()
+	c := rec.Checkpoint()
 	if !c.Final || c.TenantID != tid || c.Seq != head.Seq || c.Hash != head.Hash || !c.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("final checkpoint = %+v; want final over seq %d hash %s, now", c, head.Seq, head.Hash)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 
@@ -91,7 +92,7 @@ type ListLogsRequest struct {
 	PageRequest
 }
 
-// Log keys. A line is stored at log/<nanos>/<id> (a logRecord, sealed)
+// Log keys. A line is stored at log/<nanos>/<id> (a auditlog.LineRecord, sealed)
 // and indexed once, by entity:
 //
 //	idx/log-e/<type>/<entity><packed>    (empty value)
@@ -152,7 +153,7 @@ func unpackSuffix(p []byte) string {
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
 func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
-	return t.logLine(logRecord{Line: auditchain.Line{
+	return t.logLine(auditlog.LineRecord{Line: auditchain.Line{
 		ActorID:    by.ID,
 		ActorType:  by.Type,
 		EntityType: entityType,
@@ -163,7 +164,7 @@ func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
 }
 
 // logLine appends l, created now, to tenant tid's trail (see log).
-func (t *txn) logLine(l logRecord, tid string) error {
+func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 	l.CreatedAt = t.Now
 	entityType, entityID, op := l.EntityType, l.EntityID, l.Operation
 	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.Next(t.Now)
@@ -205,7 +206,7 @@ func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 // the line TokenAccess answers, which also names, for a session, the
 // application that authorized it.
 func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string) error {
-	return t.logLine(logRecord{Line: auditchain.Line{
+	return t.logLine(auditlog.LineRecord{Line: auditchain.Line{
 		ActorID: p.actorID, ActorType: p.actorType, EntityType: typ, EntityID: id, Operation: OpRead,
 		Message: msg, Transform: transform, Channel: channel, Application: p.appID,
 	}}, p.tenantID)
@@ -224,12 +225,12 @@ func lineIndexKey(tid, typ, id, suffix string) barrier.Key {
 // getLog reads the line stored at log/<suffix>; false when there is none.
 func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 	key := barrier.Tenant(tid).Logs().Key(suffix)
-	var l logRecord
+	var l auditlog.LineRecord
 	ok, err := t.GetRecord(key, &l)
 	if err != nil || !ok {
 		return Log{}, false, err
 	}
-	return l.api(key), true, nil
+	return logOf(key, &l), true, nil
 }
 
 // ListLogs returns the caller's tenant's logs, newest first. Requires
@@ -409,4 +410,10 @@ func (v *Vault) EntityTypes(ctx context.Context, key Credential) ([]EntityType, 
 		return nil, err
 	}
 	return slices.Clone(entityTypes), nil
+}
+
+// logOf is the line l stored at key as ListLogs returns it.
+func logOf(key barrier.Key, l *auditlog.LineRecord) Log {
+	return Log{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), ActorID: l.ActorID, ActorType: l.ActorType,
+		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt}
 }

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -37,7 +38,7 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 			return err
 		}
 		for _, sv := range lines {
-			var l logRecord
+			var l auditlog.LineRecord
 			if err := t.OpenRecord(sv.Key, sv.Raw, &l); err != nil {
 				return err
 			}

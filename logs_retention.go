@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -79,8 +80,8 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 	}
 	err = v.update(ctx, func(t *txn) error {
 		removed, more = 0, false
-		var last chainLink
-		var h chainHead
+		var last auditlog.Link
+		var h auditlog.Head
 		ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 		if errors.Is(err, errTenantGone) || (err == nil && !ok) {
 			return nil // being deleted, or no chain yet
@@ -112,7 +113,7 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 				}
 				break
 			}
-			var l logRecord
+			var l auditlog.LineRecord
 			ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &l)
 			if err == nil && ok {
 				err = t.withLink(tid, suffix, &l)
@@ -152,7 +153,7 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 // it that no audit sink waits for. A verifier then starts the chain left
 // from a signed hash. The head records the anchor as its last checkpoint
 // only when no later one was signed.
-func (t *txn) anchorChain(tid string, h *chainHead, seq uint64, hash auditchain.Hash) error {
+func (t *txn) anchorChain(tid string, h *auditlog.Head, seq uint64, hash auditchain.Hash) error {
 	ok, err := t.Has(barrier.Tenant(tid).Checkpoint(seq))
 	if err != nil {
 		return err
@@ -162,7 +163,7 @@ func (t *txn) anchorChain(tid string, h *chainHead, seq uint64, hash auditchain.
 		// anchor, already signed (no unsigned mark of it to remove) and
 		// of no key yet (no rotation line to chain after it), so that
 		// only the checkpoint is written and queued for export.
-		anchor := chainHead{Seq: seq, Hash: hash, FirstSeq: h.FirstSeq, Since: h.Since, SignedSeq: seq}
+		anchor := auditlog.Head{Seq: seq, Hash: hash, FirstSeq: h.FirstSeq, Since: h.Since, SignedSeq: seq}
 		c, err := t.signCheckpoint(tid, &anchor, false)
 		if err != nil {
 			return err
@@ -171,12 +172,12 @@ func (t *txn) anchorChain(tid string, h *chainHead, seq uint64, hash auditchain.
 			h.SignedSeq, h.SignedAt, h.KeyID = seq, c.CreatedAt, c.KeyID
 		}
 	}
-	var below []checkpointRecord
+	var below []auditlog.CheckpointRecord
 	err = t.Scan(barrier.Tenant(tid).Checkpoints(), "", 0, func(k barrier.Key, rest string) error {
 		if rest >= barrier.SeqKey(seq) {
 			return store.ErrStop
 		}
-		var c checkpointRecord
+		var c auditlog.CheckpointRecord
 		if _, err := t.GetRecord(k, &c); err != nil {
 			return err
 		}
@@ -214,7 +215,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 		// Lines are keyed log/<nanos>/<id>: everything before the cutoff's
 		// nanos is due, if the chain began after it.
 		cutoff := barrier.TimeKey(t.Now.Add(-v.logRetention))
-		var h chainHead
+		var h auditlog.Head
 		ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
 		if errors.Is(err, errTenantGone) {
 			return nil // being deleted: its logs go with it
@@ -246,7 +247,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 				more = false
 				return err
 			}
-			var l logRecord
+			var l auditlog.LineRecord
 			ok, err := t.GetRecord(prefix.Key(suffix), &l)
 			if err == nil && ok {
 				err = t.withLink(tid, suffix, &l)
@@ -281,7 +282,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 
 // deleteLine removes tenant tid's line l, stored at log/<suffix>, with its
 // index entry in whichever layout (logs.go).
-func (t *txn) deleteLine(tid, suffix string, l *logRecord) error {
+func (t *txn) deleteLine(tid, suffix string, l *auditlog.LineRecord) error {
 	keys := []barrier.Key{barrier.Tenant(tid).Logs().Key(suffix), barrier.Tenant(tid).ChainLink(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
 		barrier.Tenant(tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix), barrier.Tenant(tid).LogTypeIndex(l.EntityType).Key(suffix)}
 	for _, k := range keys {

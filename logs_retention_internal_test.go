@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -41,7 +42,7 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 		legacy, unlinked = nil, ""
 		for i, at := range []time.Time{start.Add(-10 * 24 * time.Hour), start.Add(-9 * 24 * time.Hour), start.Add(-time.Hour), start.Add(time.Hour)} {
 			suffix := barrier.TimeKey(at) + "/" + v.ids.Next(at)
-			l := logRecord{Line: auditchain.Line{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}}
+			l := auditlog.LineRecord{Line: auditchain.Line{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}}
 			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 				return err
 			}
@@ -72,7 +73,7 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 		if ok, err := tx.Has(barrier.Tenant(tid).Logs().Key(unlinked)); err != nil || !ok {
 			t.Errorf("the unlinked line after the chain's start was pruned (%v)", err)
 		}
-		var h chainHead
+		var h auditlog.Head
 		if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -86,7 +87,7 @@ walk:
 			budget--
 			examined++
 			last = kv.Rest
-			var rec logRecord
+			var rec auditlog.LineRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, Pagination{}, err
 			}
@@ -97,7 +98,7 @@ walk:
 				skipped++
 				continue
 			}
-			data = append(data, rec.api(kv.Key))
+			data = append(data, logOf(kv.Key, &rec))
 		}
 		if len(kvs) <= n {
 			break // the start of the log

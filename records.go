@@ -17,7 +17,7 @@ import (
 // nothing else, so the compiler holds every stored kind to it.
 //
 //	records_token.go        tokenRecord        tenant/<tid>/token/<id>
-//	records_log.go          logRecord          tenant/<tid>/log/<nanos>/<id>
+//	internal/auditlog       LineRecord         tenant/<tid>/log/<nanos>/<id>
 //	records_application.go  applicationRecord  tenant/<tid>/application/<id>
 //	records_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
 //	records_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
@@ -37,9 +37,9 @@ import (
 //	records_fingerprints.go fingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
 //	records_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
-//	records_chain.go        chainHead          tenant/<tid>/chain/head
-//	records_checkpoint.go   checkpointRecord   tenant/<tid>/chain_checkpoint/<seq>, sys/chain-final/<tid>
-//	records_audit_key.go    auditKeyRecord     sys/audit-key/<key id>
+//	internal/auditlog       Head, Link         tenant/<tid>/chain/head, tenant/<tid>/chain_link/...
+//	internal/auditlog       CheckpointRecord   tenant/<tid>/chain_checkpoint/<seq>, sys/chain-final/<tid>
+//	internal/auditlog       KeyRecord          sys/audit-key/<key id>
 //
 // Every record is a compact binary form whose first byte is its format
 // version (1 for all today). The JSON written before these formats

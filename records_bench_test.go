@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -121,7 +122,7 @@ func BenchmarkRecord(b *testing.B) {
 	bin, _ := l.AppendRecord(nil, logKey)
 	leanL := leanLog{V: 1, A: l.ActorID, AT: l.ActorType, ET: l.EntityType, EI: l.EntityID, O: l.Operation, M: l.Message, C: l.CreatedAt}
 	lean, _ := json.Marshal(leanL)
-	v0, _ := json.Marshal(l.api(logKey))
+	v0, _ := json.Marshal(logOf(logKey, l))
 	b.Run("log/form=binary/op=encode", func(b *testing.B) {
 		buf := make([]byte, 0, 256)
 		for b.Loop() {
@@ -131,7 +132,7 @@ func BenchmarkRecord(b *testing.B) {
 	})
 	b.Run("log/form=binary/op=decode", func(b *testing.B) {
 		for b.Loop() {
-			var r logRecord
+			var r auditlog.LineRecord
 			if err := r.DecodeRecord(logKey, bin); err != nil {
 				b.Fatal(err)
 			}
@@ -153,13 +154,13 @@ func BenchmarkRecord(b *testing.B) {
 	})
 	b.Run("log/form=json-v0/op=encode", func(b *testing.B) {
 		for b.Loop() {
-			json.Marshal(l.api(logKey))
+			json.Marshal(logOf(logKey, l))
 		}
 		b.ReportMetric(float64(len(v0)), "bytes")
 	})
 	b.Run("log/form=json-v0/op=decode", func(b *testing.B) {
 		for b.Loop() {
-			var r logRecord
+			var r auditlog.LineRecord
 			if err := r.DecodeRecord(logKey, v0); err != nil {
 				b.Fatal(err)
 			}

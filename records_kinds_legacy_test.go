@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
@@ -27,8 +28,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	switch r := rec.(type) {
 	case *tokenRecord:
 		v = r.v0()
-	case *logRecord:
-		v = r.api(key) // a log line's JSON was its stored form
+	case *auditlog.LineRecord:
+		v = logOf(key, r) // a log line's JSON was its stored form
 	case *applicationRecord:
 		v = applicationRecordV0FromRecord(r)
 	case *keyRef:
@@ -286,7 +287,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 		// A line's transform, channel, application and link came after
 		// version 0, which no line holding them was ever written in.
 		if diff := cmp.Diff(records[k].rec, sr.rec, cmpopts.EquateEmpty(),
-			cmpopts.IgnoreFields(logRecord{}, "Line.Transform", "Line.Channel", "Line.Application", "Link")); diff != "" {
+			cmpopts.IgnoreFields(auditlog.LineRecord{}, "Line.Transform", "Line.Channel", "Line.Application", "Link")); diff != "" {
 			t.Errorf("%s in version 0 decodes differently (-v1 +v0):\n%s", k, diff)
 		}
 	}
@@ -340,7 +341,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *chainHead, *chainLink, *checkpointRecord, *auditKeyRecord, *tokenShapeRecord, *leaseRecord:
+		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokenShapeRecord, *leaseRecord:
 			delete(records, k)
 		}
 	}

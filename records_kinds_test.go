@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -382,7 +383,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/session/":           func() recordCodec { return &sessionRecord{} },
 	"tenant/*/token/":             func() recordCodec { return &tokenRecord{} },
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
-	"tenant/*/log/":               func() recordCodec { return &logRecord{} },
+	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
 	"tenant/*/idempotency/":       func() recordCodec { return &idempotencyRecord{} },
 	"tenant/*/proxy/":             func() recordCodec { return &proxyRecord{} },
 	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
@@ -391,11 +392,11 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
-	"tenant/*/chain/":             func() recordCodec { return &chainHead{} },
-	"tenant/*/chain_checkpoint/":  func() recordCodec { return &checkpointRecord{} },
-	"tenant/*/chain_link/":        func() recordCodec { return &chainLink{} },
-	"sys/chain-final/":            func() recordCodec { return &checkpointRecord{} },
-	"sys/audit-key/":              func() recordCodec { return &auditKeyRecord{} },
+	"tenant/*/chain/":             func() recordCodec { return &auditlog.Head{} },
+	"tenant/*/chain_checkpoint/":  func() recordCodec { return &auditlog.CheckpointRecord{} },
+	"tenant/*/chain_link/":        func() recordCodec { return &auditlog.Link{} },
+	"sys/chain-final/":            func() recordCodec { return &auditlog.CheckpointRecord{} },
+	"sys/audit-key/":              func() recordCodec { return &auditlog.KeyRecord{} },
 }
 
 // checkStoredRecord holds pt, the plaintext of the value at store key k of

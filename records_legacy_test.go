@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
@@ -136,11 +137,11 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 			return err
 		}
 		for _, kv := range kvs {
-			var l logRecord
+			var l auditlog.LineRecord
 			if err := tx.OpenRecord(kv.Key, kv.Raw, &l); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(l.api(kv.Key)) // Log's JSON was the stored form
+			b, _ := json.Marshal(logOf(kv.Key, &l)) // Log's JSON was the stored form
 			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"encoding/binary"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -91,7 +92,7 @@ type tenantRecordKind struct {
 func tenantRecordKinds(tid string) []tenantRecordKind {
 	return []tenantRecordKind{
 		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokenRecord{} }},
-		{barrier.Tenant(tid).Logs(), func() recordCodec { return &logRecord{} }},
+		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &applicationRecord{} }},
 		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &proxyRecord{} }},
 		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -82,23 +83,23 @@ func fixedPlain() *tokenRecord {
 	}
 }
 
-func fixedLogLine() *logRecord {
-	return &logRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
+func fixedLogLine() *auditlog.LineRecord {
+	return &auditlog.LineRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
 		Operation: OpCreate, Message: "Token created", CreatedAt: fixTime}}
 }
 
 // fixedAccessLine is the line of a masked read of a token by a list
 // (testdata/records/log-access-v1.bin): flag 2, with transform and channel.
-func fixedAccessLine() *logRecord {
-	return &logRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
+func fixedAccessLine() *auditlog.LineRecord {
+	return &auditlog.LineRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
 		Operation: OpRead, Message: "Token read (listed)", Transform: TransformMask, Channel: ChannelList, CreatedAt: fixTime}}
 }
 
 // fixedChainedLine is a chained line (testdata/records/log-chained-v1.bin):
 // flag 4, with its link.
-func fixedChainedLine() *logRecord {
+func fixedChainedLine() *auditlog.LineRecord {
 	l := fixedLogLine()
-	l.Link = &chainLink{Seq: 7}
+	l.Link = &auditlog.Link{Seq: 7}
 	for i := range l.Link.Prev {
 		l.Link.Prev[i], l.Link.Hash[i] = byte(i), byte(0xff-i)
 	}
@@ -107,8 +108,8 @@ func fixedChainedLine() *logRecord {
 
 // fixedChainHead is a chain head signed up to seq 5
 // (testdata/records/chain-head-v1.bin).
-func fixedChainHead() *chainHead {
-	h := &chainHead{Seq: 7, FirstSeq: 3, Since: fixTime, SignedSeq: 5, SignedAt: fixTime.Add(time.Minute), KeyID: "0123456789abcdef"}
+func fixedChainHead() *auditlog.Head {
+	h := &auditlog.Head{Seq: 7, FirstSeq: 3, Since: fixTime, SignedSeq: 5, SignedAt: fixTime.Add(time.Minute), KeyID: "0123456789abcdef"}
 	for i := range h.Hash {
 		h.Hash[i] = byte(i)
 	}
@@ -117,8 +118,8 @@ func fixedChainHead() *chainHead {
 
 // fixedChainLink is the link record of line 7
 // (testdata/records/chain-link-v1.bin).
-func fixedChainLink() *chainLink {
-	l := &chainLink{Seq: 7}
+func fixedChainLink() *auditlog.Link {
+	l := &auditlog.Link{Seq: 7}
 	for i := range l.Prev {
 		l.Prev[i], l.Hash[i] = byte(i), byte(0xff-i)
 	}
@@ -128,8 +129,8 @@ func fixedChainLink() *chainLink {
 // fixedCheckpoint is a signed checkpoint of fixTenant's chain
 // (testdata/records/checkpoint-v1.bin); the signature is a pattern, not a
 // signature.
-func fixedCheckpoint() *checkpointRecord {
-	c := &checkpointRecord{TenantID: fixTenant, Seq: 7, CreatedAt: fixTime, KeyID: "0123456789abcdef", Final: true, Signature: make([]byte, 64)}
+func fixedCheckpoint() *auditlog.CheckpointRecord {
+	c := &auditlog.CheckpointRecord{TenantID: fixTenant, Seq: 7, CreatedAt: fixTime, KeyID: "0123456789abcdef", Final: true, Signature: make([]byte, 64)}
 	for i := range c.Hash {
 		c.Hash[i] = byte(i)
 	}
@@ -141,8 +142,8 @@ func fixedCheckpoint() *checkpointRecord {
 
 // fixedAuditKey is a retired signing key (testdata/records/audit-key-v1.bin):
 // patterns for the public key and the wrapped seed.
-func fixedAuditKey() *auditKeyRecord {
-	r := &auditKeyRecord{ID: "0123456789abcdef", Public: make([]byte, 32), Wrapped: []byte{2, 5, 'l', 'o', 'c', 'a', 'l', 0, 0, 1, 2, 3},
+func fixedAuditKey() *auditlog.KeyRecord {
+	r := &auditlog.KeyRecord{ID: "0123456789abcdef", Public: make([]byte, 32), Wrapped: []byte{2, 5, 'l', 'o', 'c', 'a', 'l', 0, 0, 1, 2, 3},
 		CreatedAt: fixTime, RetiredAt: fixTime.Add(time.Hour)}
 	for i := range r.Public {
 		r.Public[i] = byte(i)
@@ -167,14 +168,14 @@ func TestRecordGolden(t *testing.T) {
 		{"token-v1.bin", fixTokenKey, fixedCard(), func() recordCodec { return &tokenRecord{} }},
 		{"token-plain-v1.bin", fixTokenKey, fixedPlain(), func() recordCodec { return &tokenRecord{} }},
 		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokenRecord{} }},
-		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &logRecord{} }},
-		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &logRecord{} }},
-		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &logRecord{} }},
-		{"chain-head-v1.bin", barrier.Tenant(fixTenant).ChainHead(), fixedChainHead(), func() recordCodec { return &chainHead{} }},
-		{"chain-link-v1.bin", barrier.Tenant(fixTenant).ChainLink(barrier.TimeKey(fixTime) + "/" + fixLog), fixedChainLink(), func() recordCodec { return &chainLink{} }},
-		{"checkpoint-v1.bin", barrier.Tenant(fixTenant).Checkpoint(7), fixedCheckpoint(), func() recordCodec { return &checkpointRecord{} }},
-		{"checkpoint-v1.bin", barrier.FinalCheckpoint(fixTenant), fixedCheckpoint(), func() recordCodec { return &checkpointRecord{} }},
-		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditKeyRecord{} }},
+		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &auditlog.LineRecord{} }},
+		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &auditlog.LineRecord{} }},
+		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &auditlog.LineRecord{} }},
+		{"chain-head-v1.bin", barrier.Tenant(fixTenant).ChainHead(), fixedChainHead(), func() recordCodec { return &auditlog.Head{} }},
+		{"chain-link-v1.bin", barrier.Tenant(fixTenant).ChainLink(barrier.TimeKey(fixTime) + "/" + fixLog), fixedChainLink(), func() recordCodec { return &auditlog.Link{} }},
+		{"checkpoint-v1.bin", barrier.Tenant(fixTenant).Checkpoint(7), fixedCheckpoint(), func() recordCodec { return &auditlog.CheckpointRecord{} }},
+		{"checkpoint-v1.bin", barrier.FinalCheckpoint(fixTenant), fixedCheckpoint(), func() recordCodec { return &auditlog.CheckpointRecord{} }},
+		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditlog.KeyRecord{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -226,7 +227,7 @@ func TestRecordLegacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l logRecord
+	var l auditlog.LineRecord
 	if err := l.DecodeRecord(fixLogKey, b); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestRecordLegacy(t *testing.T) {
 	if diff := cmp.Diff(want, &l, recordCmp...); diff != "" {
 		t.Errorf("log-v0.json: (-want +got)\n%s", diff)
 	}
-	if got := l.api(fixLogKey); got.ID != fixLog || got.TenantID != fixTenant {
+	if got := logOf(fixLogKey, &l); got.ID != fixLog || got.TenantID != fixTenant {
 		t.Errorf("log-v0.json: id %q tenant %q, want %q %q", got.ID, got.TenantID, fixLog, fixTenant)
 	}
 	b, err = os.ReadFile("testdata/records/application-v0.json")
@@ -398,7 +399,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got logRecord
+		var got auditlog.LineRecord
 		if err := got.DecodeRecord(fixLogKey, b); err != nil {
 			t.Fatalf("decode %x: %v", b, err)
 		}
@@ -417,13 +418,13 @@ func TestRecordCorrupt(t *testing.T) {
 	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication(), fixedCheckpoint(), fixedAuditKey()} {
 		key := fixTokenKey
 		switch rec.(type) {
-		case *logRecord:
+		case *auditlog.LineRecord:
 			key = fixLogKey
 		case *applicationRecord:
 			key = fixAppKey
-		case *checkpointRecord:
+		case *auditlog.CheckpointRecord:
 			key = barrier.Tenant(fixTenant).Checkpoint(7)
-		case *auditKeyRecord:
+		case *auditlog.KeyRecord:
 			key = barrier.AuditKey("0123456789abcdef")
 		}
 		b, _ := rec.AppendRecord(nil, key)
@@ -471,10 +472,10 @@ func FuzzRecords(f *testing.F) {
 		} else if !errors.Is(err, unit.ErrRecord) {
 			t.Fatalf("token decode error %v is not unit.ErrRecord", err)
 		}
-		var l logRecord
+		var l auditlog.LineRecord
 		if err := l.DecodeRecord(fixLogKey, b); err == nil {
 			again, _ := l.AppendRecord(nil, fixLogKey)
-			var l2 logRecord
+			var l2 auditlog.LineRecord
 			if err := l2.DecodeRecord(fixLogKey, again); err != nil {
 				t.Fatalf("a re-encoded log line does not decode: %v", err)
 			}
@@ -482,14 +483,14 @@ func FuzzRecords(f *testing.F) {
 			t.Fatalf("log decode error %v is not unit.ErrRecord", err)
 		}
 		fixCheckpointKey := barrier.Tenant(fixTenant).Checkpoint(7)
-		var cp checkpointRecord
+		var cp auditlog.CheckpointRecord
 		if err := cp.DecodeRecord(fixCheckpointKey, b); err == nil {
 			if cp.Seq == 7 { // stored at its seq's key: it encodes again
 				again, err := cp.AppendRecord(nil, fixCheckpointKey)
 				if err != nil {
 					t.Fatalf("a decoded checkpoint does not encode: %v", err)
 				}
-				var cp2 checkpointRecord
+				var cp2 auditlog.CheckpointRecord
 				if err := cp2.DecodeRecord(fixCheckpointKey, again); err != nil {
 					t.Fatalf("a re-encoded checkpoint does not decode: %v", err)
 				}
@@ -501,13 +502,13 @@ func FuzzRecords(f *testing.F) {
 			t.Fatalf("checkpoint decode error %v is not unit.ErrRecord", err)
 		}
 		fixAuditKeyKey := barrier.AuditKey("0123456789abcdef")
-		var ak auditKeyRecord
+		var ak auditlog.KeyRecord
 		if err := ak.DecodeRecord(fixAuditKeyKey, b); err == nil {
 			again, err := ak.AppendRecord(nil, fixAuditKeyKey)
 			if err != nil {
 				t.Fatalf("a decoded audit key does not encode: %v", err)
 			}
-			var ak2 auditKeyRecord
+			var ak2 auditlog.KeyRecord
 			if err := ak2.DecodeRecord(fixAuditKeyKey, again); err != nil {
 				t.Fatalf("a re-encoded audit key does not decode: %v", err)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -291,7 +292,7 @@ func (t *txn) accessLines(tid, typ, id, before string, want int) ([]accessEntry,
 // as an access if it records a read.
 func (t *txn) accessLine(tid, suffix string) (accessEntry, bool, error) {
 	key := barrier.Tenant(tid).Logs().Key(suffix)
-	var l logRecord
+	var l auditlog.LineRecord
 	ok, err := t.GetRecord(key, &l)
 	if err != nil || !ok || l.Operation != OpRead {
 		return accessEntry{}, false, err

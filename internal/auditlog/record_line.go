@@ -1,6 +1,7 @@
-package tokenvault
+package auditlog
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,7 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// logRecord is an audit log line as stored, at
+// LineRecord is an audit log line as stored, at
 // tenant/<tid>/log/<nanos>/<id> (see logs.go for the layout and its
 // index). The tenant and the line's id are the store key's.
 //
@@ -41,19 +42,19 @@ import (
 // Flag 4 came with the hash chain: a line was written without it and got
 // it when the linker linked it, beside its commit, writing the line again
 // (testdata/records/log-chained-v1.bin). The linker no longer does: it
-// writes the link as a record of its own (chainLink, records_chain.go),
+// writes the link as a record of its own (Link, records_chain.go),
 // and lines with flag 4 are those an older version linked; they still
 // read, and their link counts as their link record would (withLink).
 // Flag 2 came with GET /tokens/{id}/access: lines written before it have
 // neither, and read as they did (testdata/records/log-v1.bin; a read
 // line with them is testdata/records/log-access-v1.bin).
-// Version 0 is the API's Log as JSON (logRecordV0), which lines were
+// Version 0 is the API's Log as JSON (lineRecordV0), which lines were
 // stored as before; it still reads. A token's creation line is 40 bytes
 // in version 1 (ids as 16 bytes; types, operation and frequent messages
 // as one-byte words; the time left to the key) against 195 in lean JSON
 // and 338 in version 0; see records_token.go for the benchmarks and the
 // choice.
-type logRecord struct {
+type LineRecord struct {
 	// Line is the line, defined once for the store, the chain and the
 	// export (auditchain.Line). Its TenantID and ID are the key's and
 	// are not stored (nor set when a line is read). Transform, Channel
@@ -65,12 +66,12 @@ type logRecord struct {
 	// record (withLink, chain.go), or from the line itself for a line an
 	// older version linked; nil on a line not chained yet (or written
 	// before chains were). The linker writes it to the link record only.
-	Link *chainLink
+	Link *Link
 }
 
-// chainLink is a chained line's sequence number, the hash of the line
+// Link is a chained line's sequence number, the hash of the line
 // before it and its own.
-type chainLink struct {
+type Link struct {
 	Seq        uint64
 	Prev, Hash auditchain.Hash
 }
@@ -88,10 +89,10 @@ const (
 	logFlags = logAtKeyTime | logAccessed | logChained
 )
 
-func (l *logRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (l *LineRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	var flags uint64
 	inRange := !l.CreatedAt.Before(time.Unix(0, 0)) && !l.CreatedAt.After(barrier.LastNano)
-	if n, ok := logKeyNanos(key.String()); ok && inRange && l.CreatedAt.UnixNano() == n {
+	if n, ok := KeyNanos(key.String()); ok && inRange && l.CreatedAt.UnixNano() == n {
 		if _, off := l.CreatedAt.Zone(); off == 0 {
 			flags |= logAtKeyTime
 		}
@@ -103,7 +104,7 @@ func (l *logRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		flags |= logChained
 	}
 	b = append(b, logFormat)
-	b = appendUvarint(b, flags)
+	b = binary.AppendUvarint(b, flags)
 	b = unit.AppendStr(b, l.ActorID)
 	b = unit.AppendStr(b, l.ActorType)
 	b = unit.AppendStr(b, l.EntityType)
@@ -122,15 +123,15 @@ func (l *logRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		b = unit.AppendTime(b, l.CreatedAt)
 	}
 	if l.Link != nil {
-		b = appendUvarint(b, l.Link.Seq)
+		b = binary.AppendUvarint(b, l.Link.Seq)
 		b = append(b, l.Link.Prev[:]...)
 		b = append(b, l.Link.Hash[:]...)
 	}
 	return b, nil
 }
 
-// logKeyNanos reads the time of the line stored at key, .../<nanos>/<id>.
-func logKeyNanos(key string) (int64, bool) {
+// KeyNanos reads the time of the line stored at key, .../<nanos>/<id>.
+func KeyNanos(key string) (int64, bool) {
 	id := unit.KeyID(key)
 	rest := key[:len(key)-len(id)]
 	if len(rest) < 17 || rest[len(rest)-1] != '/' {
@@ -149,13 +150,13 @@ func logKeyNanos(key string) (int64, bool) {
 	return int64(n), true
 }
 
-func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (l *LineRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
-		var v logRecordV0
+		var v lineRecordV0
 		if err := json.Unmarshal(b, &v); err != nil {
 			return fmt.Errorf("%w: log JSON: %v", unit.ErrRecord, err)
 		}
-		*l = logRecord{Line: auditchain.Line{ActorID: v.ActorID, ActorType: v.ActorType, EntityType: v.EntityType, EntityID: v.EntityID,
+		*l = LineRecord{Line: auditchain.Line{ActorID: v.ActorID, ActorType: v.ActorType, EntityType: v.EntityType, EntityID: v.EntityID,
 			Operation: v.Operation, Message: v.Message, CreatedAt: v.CreatedAt}}
 		return nil
 	}
@@ -164,7 +165,7 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		return err
 	}
 	flags := d.Uvarint()
-	*l = logRecord{Line: auditchain.Line{
+	*l = LineRecord{Line: auditchain.Line{
 		ActorID: d.Str(), ActorType: d.Str(), EntityType: d.Str(), EntityID: d.Str(),
 		Operation: d.Str(), Message: d.Str(),
 	}}
@@ -175,7 +176,7 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	case flags&^logFlags != 0:
 		d.Fail("unknown flags")
 	case flags&logAtKeyTime != 0:
-		n, ok := logKeyNanos(key.String())
+		n, ok := KeyNanos(key.String())
 		if !ok {
 			d.Fail("no time in the key")
 		}
@@ -184,26 +185,20 @@ func (l *logRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		l.CreatedAt = d.Time()
 	}
 	if flags&logChained != 0 {
-		l.Link = &chainLink{Seq: d.Uvarint()}
+		l.Link = &Link{Seq: d.Uvarint()}
 		copy(l.Link.Prev[:], d.Next(uint64(len(l.Link.Prev))))
 		copy(l.Link.Hash[:], d.Next(uint64(len(l.Link.Hash))))
 	}
 	if err := d.End(); err != nil {
-		*l = logRecord{}
+		*l = LineRecord{}
 		return err
 	}
 	return nil
 }
 
-// api is the line as ListLogs returns it; key is where it is stored.
-func (l *logRecord) api(key barrier.Key) Log {
-	return Log{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), ActorID: l.ActorID, ActorType: l.ActorType,
-		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt}
-}
-
-// logRecordV0 is the JSON form lines were stored in before format version
+// lineRecordV0 is the JSON form lines were stored in before format version
 // 1: read, never written. testdata/records/log-v0.json is one.
-type logRecordV0 struct {
+type lineRecordV0 struct {
 	ID         string    `json:"id"`
 	TenantID   string    `json:"tenant_id"`
 	ActorID    string    `json:"actor_id"`

@@ -1,6 +1,7 @@
-package tokenvault
+package auditlog
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// checkpointRecord is a signed checkpoint of a tenant's audit chain
+// CheckpointRecord is a signed checkpoint of a tenant's audit chain
 // (checkpoints.go), at tenant/<tid>/chain_checkpoint/<seq as 16 hex
 // digits>, and, for the final checkpoint of a deleted tenant, at
 // sys/chain-final/<tid> (sealed by the system keyring). The tenant id is
@@ -26,7 +27,7 @@ import (
 //	bytes      signature (Ed25519, 64 bytes)
 //
 // testdata/records/checkpoint-v1.bin is one.
-type checkpointRecord struct {
+type CheckpointRecord struct {
 	TenantID  string
 	Seq       uint64
 	Hash      auditchain.Hash
@@ -38,8 +39,8 @@ type checkpointRecord struct {
 
 const checkpointFormat = 1
 
-// checkpointTenant is the tenant a checkpoint's store key names.
-func checkpointTenant(key barrier.Key) string {
+// CheckpointTenant is the tenant a checkpoint's store key names.
+func CheckpointTenant(key barrier.Key) string {
 	if tid := key.Tenant(); tid != "" {
 		return tid
 	}
@@ -47,8 +48,8 @@ func checkpointTenant(key barrier.Key) string {
 	return tid
 }
 
-func (r *checkpointRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if tid := checkpointTenant(key); tid != r.TenantID {
+func (r *CheckpointRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if tid := CheckpointTenant(key); tid != r.TenantID {
 		return b, fmt.Errorf("%w: checkpoint of tenant %s stored at %s", unit.ErrRecord, r.TenantID, key)
 	}
 	if key.Tenant() != "" && key != barrier.Tenant(r.TenantID).Checkpoint(r.Seq) {
@@ -58,7 +59,7 @@ func (r *checkpointRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, erro
 		return b, err
 	}
 	b = append(b, checkpointFormat)
-	b = appendUvarint(b, r.Seq)
+	b = binary.AppendUvarint(b, r.Seq)
 	b = append(b, r.Hash[:]...)
 	b = unit.AppendTime(b, r.CreatedAt)
 	b = unit.AppendStr(b, r.KeyID)
@@ -70,12 +71,12 @@ func (r *checkpointRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, erro
 	return unit.AppendBytes(b, r.Signature), nil
 }
 
-func (r *checkpointRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *CheckpointRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, checkpointFormat, "checkpoint")
 	if err != nil {
 		return err
 	}
-	*r = checkpointRecord{TenantID: checkpointTenant(key), Seq: d.Uvarint()}
+	*r = CheckpointRecord{TenantID: CheckpointTenant(key), Seq: d.Uvarint()}
 	copy(r.Hash[:], d.Next(uint64(len(r.Hash))))
 	r.CreatedAt = d.Time()
 	r.KeyID = d.Str()
@@ -88,23 +89,23 @@ func (r *checkpointRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	}
 	r.Signature = d.Bytes()
 	if err := d.End(); err != nil {
-		*r = checkpointRecord{}
+		*r = CheckpointRecord{}
 		return err
 	}
 	return nil
 }
 
-// api is the checkpoint as auditchain and the API carry it.
-func (r *checkpointRecord) api() auditchain.Checkpoint {
+// Checkpoint is the checkpoint as auditchain and the API carry it.
+func (r *CheckpointRecord) Checkpoint() auditchain.Checkpoint {
 	return auditchain.Checkpoint{
 		TenantID: r.TenantID, Seq: r.Seq, Hash: r.Hash, CreatedAt: r.CreatedAt, KeyID: r.KeyID,
 		Final: r.Final, Signature: append([]byte(nil), r.Signature...),
 	}
 }
 
-// checkpointRecordOf is the stored form of c.
-func checkpointRecordOf(c *auditchain.Checkpoint) *checkpointRecord {
-	return &checkpointRecord{
+// CheckpointRecordOf is the stored form of c.
+func CheckpointRecordOf(c *auditchain.Checkpoint) *CheckpointRecord {
+	return &CheckpointRecord{
 		TenantID: c.TenantID, Seq: c.Seq, Hash: c.Hash, CreatedAt: c.CreatedAt, KeyID: c.KeyID,
 		Final: c.Final, Signature: append([]byte(nil), c.Signature...),
 	}

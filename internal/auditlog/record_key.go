@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// auditKeyRecord is one of the vault's checkpoint signing keys
+// KeyRecord is one of the vault's checkpoint signing keys
 // (audit_keys.go), at sys/audit-key/<key id>, sealed by the system
 // keyring. Its private part, the 32-byte Ed25519 seed, is wrapped by the
 // key wrapper (the root of trust) for the record's store key, as the
@@ -25,7 +25,7 @@ import (
 //	time       retired_at (zero: the key in use)
 //
 // testdata/records/audit-key-v1.bin is one.
-type auditKeyRecord struct {
+type KeyRecord struct {
 	ID        string
 	Public    []byte
 	Wrapped   []byte
@@ -35,7 +35,7 @@ type auditKeyRecord struct {
 
 const auditKeyFormat = 1
 
-func (r *auditKeyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *KeyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if key != barrier.AuditKey(r.ID) {
 		return b, fmt.Errorf("%w: audit key %s stored at %s", unit.ErrRecord, r.ID, key)
 	}
@@ -49,19 +49,19 @@ func (r *auditKeyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error)
 	return unit.AppendTime(b, r.RetiredAt), nil
 }
 
-func (r *auditKeyRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *KeyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, auditKeyFormat, "audit key")
 	if err != nil {
 		return err
 	}
 	_, id := barrier.AuditKeys.Found([]byte(key.String()))
-	*r = auditKeyRecord{ID: id, Public: d.Bytes(), Wrapped: d.Bytes(), CreatedAt: d.Time(), RetiredAt: d.Time()}
+	*r = KeyRecord{ID: id, Public: d.Bytes(), Wrapped: d.Bytes(), CreatedAt: d.Time(), RetiredAt: d.Time()}
 	if err := d.End(); err != nil {
-		*r = auditKeyRecord{}
+		*r = KeyRecord{}
 		return err
 	}
 	return nil
 }
 
 // String keeps the wrapped seed out of any log line that prints a record.
-func (r *auditKeyRecord) String() string { return "tokenvault.auditKey{" + r.ID + "}" }
+func (r *KeyRecord) String() string { return "tokenvault.auditKey{" + r.ID + "}" }

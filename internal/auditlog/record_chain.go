@@ -1,6 +1,7 @@
-package tokenvault
+package auditlog
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
@@ -8,7 +9,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// chainHead is the head of a tenant's audit chain, at
+// Head is the head of a tenant's audit chain, at
 // tenant/<tid>/chain/head (chain.go).
 //
 // Format version 1:
@@ -24,7 +25,7 @@ import (
 //	str        key_id: the key that signed it ("" before the first)
 //
 // testdata/records/chain-head-v1.bin is one.
-type chainHead struct {
+type Head struct {
 	Seq       uint64
 	Hash      auditchain.Hash
 	FirstSeq  uint64
@@ -36,27 +37,27 @@ type chainHead struct {
 
 const chainHeadFormat = 1
 
-func (h *chainHead) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (h *Head) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := unit.CheckRecordTimes("chain head", &h.Since, &h.SignedAt); err != nil {
 		return b, err
 	}
 	b = append(b, chainHeadFormat)
-	b = appendUvarint(b, h.Seq)
+	b = binary.AppendUvarint(b, h.Seq)
 	b = append(b, h.Hash[:]...)
-	b = appendUvarint(b, h.FirstSeq)
+	b = binary.AppendUvarint(b, h.FirstSeq)
 	b = unit.AppendTime(b, h.Since)
-	b = appendUvarint(b, h.SignedSeq)
+	b = binary.AppendUvarint(b, h.SignedSeq)
 	b = unit.AppendTime(b, h.SignedAt)
 	b = unit.AppendStr(b, h.KeyID)
 	return b, nil
 }
 
-func (h *chainHead) DecodeRecord(_ barrier.Key, b []byte) error {
+func (h *Head) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, chainHeadFormat, "chain head")
 	if err != nil {
 		return err
 	}
-	*h = chainHead{Seq: d.Uvarint()}
+	*h = Head{Seq: d.Uvarint()}
 	copy(h.Hash[:], d.Next(uint64(len(h.Hash))))
 	h.FirstSeq = d.Uvarint()
 	h.Since = d.Time()
@@ -64,13 +65,13 @@ func (h *chainHead) DecodeRecord(_ barrier.Key, b []byte) error {
 	h.SignedAt = d.Time()
 	h.KeyID = d.Str()
 	if err := d.End(); err != nil {
-		*h = chainHead{}
+		*h = Head{}
 		return err
 	}
 	return nil
 }
 
-// chainLink, as its own record, is a chained line's link, at
+// Link, as its own record, is a chained line's link, at
 // tenant/<tid>/chain_link/<nanos>/<id> beside the line
 // log/<nanos>/<id> (chain.go): the linker writes it and leaves the line
 // as its commit wrote it.
@@ -86,24 +87,24 @@ func (h *chainHead) DecodeRecord(_ barrier.Key, b []byte) error {
 // their link in their own record instead (records_log.go, flag 4).
 const chainLinkFormat = 1
 
-func (l *chainLink) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (l *Link) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	b = append(b, chainLinkFormat)
-	b = appendUvarint(b, l.Seq)
+	b = binary.AppendUvarint(b, l.Seq)
 	b = append(b, l.Prev[:]...)
 	b = append(b, l.Hash[:]...)
 	return b, nil
 }
 
-func (l *chainLink) DecodeRecord(_ barrier.Key, b []byte) error {
+func (l *Link) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, chainLinkFormat, "chain link")
 	if err != nil {
 		return err
 	}
-	*l = chainLink{Seq: d.Uvarint()}
+	*l = Link{Seq: d.Uvarint()}
 	copy(l.Prev[:], d.Next(uint64(len(l.Prev))))
 	copy(l.Hash[:], d.Next(uint64(len(l.Hash))))
 	if err := d.End(); err != nil {
-		*l = chainLink{}
+		*l = Link{}
 		return err
 	}
 	return nil
