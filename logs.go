@@ -92,7 +92,7 @@ type ListLogsRequest struct {
 	PageRequest
 }
 
-// Log keys. A line is stored at log/<nanos>/<id> (a auditlog.LineRecord, sealed)
+// Log keys. A line is stored at log/<nanos>/<id> (an auditlog.LineRecord, sealed)
 // and indexed once, by entity:
 //
 //	idx/log-e/<type>/<entity><packed>    (empty value)
