@@ -26,19 +26,24 @@
 // address actually dialled, after DNS, so a public name that resolves
 // inward is refused too; the environment's proxy settings are ignored,
 // since a proxy would dial in the client's place. Redirects are never
-// followed. The same rules are applied earlier, on a URL's spelling, so
-// a tenant hears of a refused host when it saves it: "localhost", address
-// literals of the refused ranges, IPv4 addresses spelt the way inet_aton
-// reads them (2130706433, 0x7f.1, 127.1), and non-ASCII hosts, which IDNA
-// would fold to another name or to an address ("127.0.0.①").
+// followed. For a receiver's URL ([Policy.ReceiverProblem]) the same
+// rules are applied earlier, on its spelling, so a tenant hears of a
+// refused host when it saves it: "localhost", address literals of the
+// refused ranges, IPv4 addresses spelt the way inet_aton reads them
+// (2130706433, 0x7f.1, 127.1), and non-ASCII hosts, which IDNA would fold
+// to another name or to an address ("127.0.0.①"); a proxy's destination
+// is held to its shape and scheme and checked at dial.
 //
 // http (rather than https) is taken only for a loopback host, and only
 // where private destinations are allowed: data sent to a tenant's
 // destination must not cross a network in the clear.
 //
-// # What it never does
+// # What it does not do
 //
-// It never logs, and never puts in an error or a message, a URL or the
+// It resolves no name itself (the dialer checks what a name resolves to,
+// at each connection), retries nothing (the caller schedules attempts
+// with [RetryAfter] and [Jitter]), and reads no Options: a zero [Policy]
+// is the strict one. It never logs, and never puts in an error or a message, a URL or the
 // transport's own text: a URL's query or path may hold a credential of
 // the tenant's, and the transport's errors name the Vault's network (its
 // resolver's address, its own address). Every message is from a closed
