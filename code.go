@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/jsrt"
+	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -234,7 +235,7 @@ func (f *fetcher) Fetch(ctx context.Context, req *jsrt.FetchRequest) (*jsrt.Fetc
 	if err != nil {
 		var ue *url.Error
 		switch {
-		case errors.Is(err, errPrivateDestination):
+		case errors.Is(err, outbound.ErrPrivateDestination):
 			return nil, errors.New("fetch: the destination is in a private network, which this Vault refuses")
 		case errors.As(err, &ue) && ue.Timeout(), ctx.Err() != nil:
 			return nil, errors.New("fetch: the destination did not answer in time")

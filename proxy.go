@@ -66,24 +66,6 @@ func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
 }
 
-// destinationProblem says what is wrong with a proxy's destination URL, or
-// "". It must be absolute, without credentials or fragment, with a host
-// name of at most 253 bytes and a port in 1-65535 if it has one, and
-// https: detokenized data goes there, and must not cross a network in the
-// clear. http is allowed only for a loopback host (localhost, 127.0.0.0/8,
-// ::1), and only when the Vault allows private destinations (tests, a
-// single host), where nothing leaves the machine.
-func destinationProblem(raw string, allowPrivate bool) string {
-	u, problem := parseOutboundURL(raw)
-	if problem != "" {
-		return problem
-	}
-	if u.Scheme == "http" && (!allowPrivate || !loopbackHost(u.Hostname())) {
-		return "must be https (http only for a loopback host, where the Vault allows private destinations)"
-	}
-	return ""
-}
-
 // validateProxy checks req and, in a worker, its transforms' code.
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
 	fe := unit.FieldErrors{}
@@ -97,7 +79,7 @@ func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, erro
 	}
 	if req.DestinationURL == "" {
 		fe.Add("destination_url", "is required")
-	} else if problem := destinationProblem(req.DestinationURL, t.v.allowPrivate); problem != "" {
+	} else if problem := t.v.outbound.DestinationProblem(req.DestinationURL); problem != "" {
 		fe.Add("destination_url", "%s", problem)
 	}
 	for _, tr := range []struct {

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -49,6 +50,11 @@ type ProxyCall struct {
 	Header   http.Header
 	Body     []byte
 }
+
+// EscapedPath is Path as it goes on the wire, as url.URL's EscapedPath:
+// RawPath when that is an escaping of Path, and otherwise Path with each
+// segment escaped. Path must be "" or start with "/".
+func (c ProxyCall) EscapedPath() string { return outbound.EscapePath(c.Path, c.RawPath) }
 
 // ProxyResponse is the destination's answer, after the response transform.
 type ProxyResponse struct {
@@ -117,7 +123,7 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	if err := checkHeaders(call.Header); err != nil {
 		return nil, err
 	}
-	if err := checkProxyPath(call.Path); err != nil {
+	if err := outbound.CheckProxyPath(call.Path); err != nil {
 		return nil, err
 	}
 	kind := bodyKind(call.Header)
@@ -372,7 +378,7 @@ func codeHeaderError(err error) error {
 
 // forward makes the outbound call and reads the answer, bounded.
 func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header http.Header, body []byte) (*ProxyResponse, error) {
-	target, err := proxyTarget(p.DestinationURL, call.EscapedPath(), call.RawQuery)
+	target, err := outbound.ProxyTarget(p.DestinationURL, call.EscapedPath(), call.RawQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +398,7 @@ func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header ht
 		msg := "the destination could not be reached"
 		var ue *url.Error
 		switch {
-		case errors.Is(err, errPrivateDestination):
+		case errors.Is(err, outbound.ErrPrivateDestination):
 			msg = "the destination is in a private network, which this Vault refuses"
 		case errors.As(err, &ue) && ue.Timeout():
 			msg = "the destination did not answer in time"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -88,7 +89,7 @@ func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, re
 	if req.CallbackURL != "" {
 		if u, err := url.Parse(req.CallbackURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			fe.Add("callback_url", "must be an absolute http or https URL")
-		} else if !v.allowPrivate && !publicHost(u.Hostname()) {
+		} else if !v.outbound.AllowPrivate && !outbound.PublicHost(u.Hostname()) {
 			// Known now, not only when the delivery is refused after
 			// its retries: the caller hears it.
 			fe.Add("callback_url", "is a private, loopback or link-local address, which this Vault does not call")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
@@ -76,7 +77,7 @@ type Vault struct {
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
-	allowPrivate     bool // Options.Outbound.AllowPrivateDestinations
+	outbound         outbound.Policy // Options.Outbound.AllowPrivateDestinations
 	proxyMaxResponse int64
 	codeMaxResult    int64 // Options.Code.MaxResultBytes, resolved
 	webhookBackoff   time.Duration
@@ -167,9 +168,9 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.rand.r = rand.Reader
 	}
 	v.httpClient, v.webhookBackoff = opts.HTTPClient, opts.Outbound.WebhookBackoff
-	v.allowPrivate = opts.Outbound.AllowPrivateDestinations
+	v.outbound = outbound.Policy{AllowPrivate: opts.Outbound.AllowPrivateDestinations}
 	if v.httpClient == nil {
-		v.httpClient = outboundClient(opts.Outbound.AllowPrivateDestinations)
+		v.httpClient = v.outbound.Client()
 	}
 	v.codeMaxResult = opts.Code.MaxResultBytes
 	if v.codeMaxResult <= 0 {

@@ -3,18 +3,12 @@ package tokenvault
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
 
@@ -22,9 +16,6 @@ import (
 // webhook's URL, checked against the outbound policy again (scheme, the
 // URL's host, and the dialer's check of the address the name resolves
 // to), within WebhookOptions.Timeout, never following a redirect.
-
-// maxRetryAfter caps a receiver's Retry-After.
-const maxRetryAfter = 24 * time.Hour
 
 // attempt is how one attempt went.
 type attempt struct {
@@ -81,7 +72,7 @@ func (v *Vault) send(j job) (a attempt) {
 	req.Header.Set("User-Agent", "tokenvault-webhooks/1")
 	res, err := v.httpClient.Do(req)
 	if err != nil {
-		a.err = transportError(ctx, err, v.webhooks.Timeout)
+		a.err = outbound.TransportError(ctx, err, v.webhooks.Timeout)
 		return a
 	}
 	defer res.Body.Close()
@@ -95,7 +86,7 @@ func (v *Vault) send(j job) (a attempt) {
 		a.err = fmt.Sprintf("the receiver answered %d", res.StatusCode)
 		switch res.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			a.retryAfter = retryAfter(res.Header.Get("Retry-After"), a.at)
+			a.retryAfter = outbound.RetryAfter(res.Header.Get("Retry-After"), a.at)
 		}
 	}
 	return a
@@ -114,59 +105,12 @@ func deliveryBody(event []byte, at time.Time) []byte {
 
 // deliveryURLRefused says why the outbound policy refuses rawURL at
 // delivery ("" when it does not): the same check as at creation
-// (webhookURLProblem), since a webhook stored before the policy changed,
+// (outbound.Policy.ReceiverProblem), since a webhook stored before the policy changed,
 // or under an operator who has since turned private destinations off,
 // must not reach inward. The dialer checks the resolved address as well.
 func (v *Vault) deliveryURLRefused(rawURL string) string {
-	if problem := webhookURLProblem(rawURL, v.allowPrivate); problem != "" {
+	if problem := v.outbound.ReceiverProblem(rawURL); problem != "" {
 		return "the webhook's URL " + problem
 	}
 	return ""
-}
-
-// transportError describes a failed request in a closed vocabulary, as
-// a proxy's errors are: the transport's own text would tell the tenant
-// (who reads it in the deliveries list) about the Vault's network, such as
-// the address of its DNS resolver.
-func transportError(ctx context.Context, err error, timeout time.Duration) string {
-	var dnsErr *net.DNSError
-	var certErr *tls.CertificateVerificationError
-	var ue *url.Error
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ue) && ue.Timeout():
-		return fmt.Sprintf("no answer within %s", timeout)
-	case errors.Is(err, errPrivateDestination):
-		return "the webhook's host resolves to a private, loopback or link-local address"
-	case errors.As(err, &dnsErr):
-		return "the webhook's host name does not resolve"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "the receiver refused the connection"
-	case errors.As(err, &certErr):
-		return "the receiver's TLS certificate was not accepted"
-	default:
-		return "the receiver could not be reached"
-	}
-}
-
-// retryAfter reads a Retry-After header (seconds, or an HTTP date) at
-// now, capped at maxRetryAfter; 0 when absent or unreadable.
-func retryAfter(h string, now time.Time) time.Duration {
-	if h == "" {
-		return 0
-	}
-	var d time.Duration
-	if s, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		d = time.Duration(min(s, int64(maxRetryAfter/time.Second))) * time.Second
-	} else if at, err := http.ParseTime(h); err == nil {
-		d = at.Sub(now)
-	}
-	return max(min(d, maxRetryAfter), 0)
-}
-
-// jitter is d drawn between 80% and 120% of its value.
-func jitter(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/outbound"
 )
 
 // Recording an attempt: the delivery's state, its next due time or its
@@ -114,7 +115,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 			case rec.Attempts > len(v.webhooks.Schedule):
 				rec.Status, outcome = DeliveryFailed, EventFailed
 			default:
-				wait := jitter(v.webhooks.Schedule[rec.Attempts-1])
+				wait := outbound.Jitter(v.webhooks.Schedule[rec.Attempts-1])
 				if a.retryAfter > 0 {
 					wait = a.retryAfter
 				}

@@ -1,4 +1,4 @@
-package tokenvault
+package outbound
 
 import (
 	"strings"
@@ -33,22 +33,21 @@ func TestProxyTarget(t *testing.T) {
 		{dest, "/a", "a", "", dest + "/a"},
 		{dest, "/a", "%2Fa", "", dest + "/a"},
 	} {
-		call := ProxyCall{Path: tc.suffix, RawPath: tc.raw}
-		u, err := proxyTarget(tc.dest, call.EscapedPath(), tc.query)
+		u, err := ProxyTarget(tc.dest, EscapePath(tc.suffix, tc.raw), tc.query)
 		if err != nil {
-			t.Errorf("proxyTarget(%q, %q, %q, %q): %v", tc.dest, tc.suffix, tc.raw, tc.query, err)
+			t.Errorf("ProxyTarget(%q, %q, %q, %q): %v", tc.dest, tc.suffix, tc.raw, tc.query, err)
 			continue
 		}
 		if got := u.String(); got != tc.want {
-			t.Errorf("proxyTarget(%q, %q, %q, %q) = %s, want %s", tc.dest, tc.suffix, tc.raw, tc.query, got, tc.want)
+			t.Errorf("ProxyTarget(%q, %q, %q, %q) = %s, want %s", tc.dest, tc.suffix, tc.raw, tc.query, got, tc.want)
 		}
 	}
 	for _, bad := range []string{"/..", "/../admin", "/a/../../admin", "/./a", "/a/../b", "@evil.example", "evil"} {
-		err := checkProxyPath(bad)
+		err := CheckProxyPath(bad)
 		if err == nil {
-			t.Errorf("checkProxyPath(%q) = nil, want Invalid", bad)
+			t.Errorf("CheckProxyPath(%q) = nil, want Invalid", bad)
 		} else if strings.Contains(err.Error(), "pay.example") {
-			t.Errorf("checkProxyPath(%q) quotes the destination: %v", bad, err)
+			t.Errorf("CheckProxyPath(%q) quotes the destination: %v", bad, err)
 		}
 	}
 }
