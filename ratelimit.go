@@ -65,6 +65,8 @@ type limits struct {
 	perKey, perTenant, authFailures, sessions *ratelimit.Set
 }
 
+// newLimits makes the limiters opts asks for, zero values resolved to the
+// documented defaults (Options.Limits).
 func newLimits(opts Options) limits {
 	var l limits
 	l.perKey = ratelimit.NewSet(opts.Limits.RatePerKey, 1)
