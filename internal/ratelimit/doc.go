@@ -39,8 +39,9 @@
 //
 // # What it does not do
 //
-// It charges nothing by itself and knows no key, tenant or call: it does
-// not know that a call is charged once however many times its
-// transaction runs (the Vault keeps the first answer in the call's
-// CallInfo), nor what a public key is. It keeps no metrics.
+// It decides no policy: which limits a Vault has, whom a call charges
+// (a key, its tenant, a public key per address), and that a call is
+// charged once however many times its transaction runs (the Vault keeps
+// the first answer in the call's CallInfo) are the caller's. It keeps no
+// metrics.
 package ratelimit
