@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/ratelimit"
 )
 
 // Caps on live token intents.
@@ -38,7 +39,7 @@ import (
 // NotFound, as for any intent gone. Converted, deleted and expired
 // intents leave the indexes with their record, so they never count.
 // Sessions waiting for authorization are capped the same way
-// (sessions_limits.go, limits_caps.go).
+// (sessions_limits.go, ratelimit.MakeRoom).
 
 // Defaults of the token intent caps.
 const (
@@ -59,7 +60,7 @@ const msgIntentEvicted = "Token intent evicted: too many live for its creator an
 
 // errIntentCeiling refuses an intent past its creator's ceiling.
 func errIntentCeiling(retryAfter time.Duration) *Error {
-	return errRateLimited("creating token intents: this application has too many live; "+
+	return ratelimit.Error("creating token intents: this application has too many live; "+
 		"they are converted, deleted or expire", retryAfter)
 }
 
@@ -80,7 +81,7 @@ func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
 		}
 		return t.deleteTokenIntent(systemActor, rec, msgIntentEvicted)
 	}
-	return t.makeRoom(barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
+	return ratelimit.MakeRoom(t.Tx, t.Now, barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
 		evict, func(retryAfter time.Duration) error { return errIntentCeiling(retryAfter) })
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/ratelimit"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -37,7 +38,7 @@ import (
 //     sessions to be authorized or expire.
 //
 // Both caps are counted in the store, in the creation's own transaction,
-// so they hold across instances that share a store (limits_caps.go, which
+// so they hold across instances that share a store (ratelimit.MakeRoom, which
 // caps token intents the same way). An evicted session is
 // deleted with its lookups (its nonce is then unknown to AuthorizeSession)
 // and the deletion is logged ("Session evicted"). Authorized sessions are
@@ -62,7 +63,7 @@ const (
 // address, 128 bits in hex. In-process callers without an address share
 // one name.
 func (t *txn) pendingAddress() string {
-	addr := throttleAddress(unit.CallOf(t.Ctx).ClientAddress)
+	addr := ratelimit.Address(unit.CallOf(t.Ctx).ClientAddress)
 	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
 }
 
@@ -72,7 +73,7 @@ const msgSessionEvicted = "Session evicted: too many waiting for authorization f
 
 // errSessionCeiling refuses a session past its application's ceiling.
 func errSessionCeiling(retryAfter time.Duration) *Error {
-	return errRateLimited("creating sessions: this application has too many waiting for authorization; "+
+	return ratelimit.Error("creating sessions: this application has too many waiting for authorization; "+
 		"they are authorized or expire", retryAfter)
 }
 
@@ -81,9 +82,9 @@ func errSessionCeiling(retryAfter time.Duration) *Error {
 // own oldest waiting session is evicted when the address is at its cap;
 // else the creation is refused (RateLimited) when the application is at
 // its ceiling. No other address's session is ever evicted
-// (limits_caps.go).
+// (ratelimit.MakeRoom).
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
-	return t.makeRoom(barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
+	return ratelimit.MakeRoom(t.Tx, t.Now, barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
 		func(entry barrier.Key, id string) error {
 			var rec sessionRecord
 			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)

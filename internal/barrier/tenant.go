@@ -162,7 +162,7 @@ func (tk TenantKeys) LineIndex(typ, id string) Prefix {
 func (tk TenantKeys) PendingLogIndex() Prefix { return tk.Index("log-p") }
 
 // CapFamily names the indexes of a family of capped live objects (the
-// root's limits_caps.go): by creator, and by creator and client address.
+// caps.go of internal/ratelimit): by creator, and by creator and client address.
 type CapFamily string
 
 // The capped families.

@@ -1,14 +1,16 @@
-package tokenvault
+package ratelimit
 
 import "net/netip"
 
-// notAnIP is the one throttle bucket of every client address that is not
-// an IP address: such values are not addresses, so a caller that makes
-// them up must not get a new bucket with each.
+// notAnIP is the one bucket of every client address that is not an IP
+// address: such values are not addresses, so a caller that makes them up
+// must not get a new bucket with each.
 const notAnIP = "not-an-ip"
 
-// throttleAddress is the name of the bucket that [CallInfo].ClientAddress
-// addr is throttled in (failed authentications, sessions per address):
+// Address is the name of the bucket that the client address addr (as a
+// call's unit.CallInfo.ClientAddress gives it) is throttled in (failed
+// authentications, sessions per address, a public key's calls) and capped
+// by (live objects per address):
 //
 //   - an IPv4 address as written ("192.0.2.7"; an IPv4-mapped IPv6
 //     address, with or without a port, is the same address);
@@ -17,7 +19,7 @@ const notAnIP = "not-an-ip"
 //   - anything else, all together as one bucket: a made-up value
 //     ("not-an-ip-7") is never a new address;
 //   - "" (an in-process caller) as itself.
-func throttleAddress(addr string) string {
+func Address(addr string) string {
 	if addr == "" {
 		return ""
 	}
