@@ -23,7 +23,6 @@ import (
 // a walk by cursor lists each bank once, newest first; a date range with
 // the type and a rare type (the tenant's one line) answer exactly.
 func TestTypeLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store, o.Now = cs, clock.Now })

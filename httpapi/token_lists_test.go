@@ -20,7 +20,6 @@ import (
 // each read from the store a small multiple of what they return, and the
 // page carries the tenant's count.
 func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
 	var app tokenvault.Application
@@ -90,7 +89,6 @@ func TestTokenListPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 // containers under the filtered one is listed and counted once, and the
 // total is exact on the cursor page too.
 func TestTokenListContainerPagesOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
 	var app tokenvault.Application
@@ -155,7 +153,6 @@ func TestTokenListContainerPagesOverHTTP(t *testing.T) {
 // GET /applications?size=20 and its next page read a small multiple of
 // what they return, and count the tenant's applications.
 func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
 	const n = 1_000
@@ -191,7 +188,6 @@ func TestApplicationListReadsWhatItReturnsOverHTTP(t *testing.T) {
 // cursor page of a date range each read from the store a small multiple
 // of what they return; a deep page number is a 400 naming page.
 func TestLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	clock := testfake.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store, o.Now = cs, clock.Now })
@@ -264,7 +260,6 @@ func TestLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
 // what they return, and count every tenant; a deep page number is a 400
 // naming page.
 func TestTenantListReadsWhatItReturnsOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Store = cs })
 	const n = 300
@@ -307,7 +302,6 @@ func TestTenantListReadsWhatItReturnsOverHTTP(t *testing.T) {
 // among 3,000 others: GET /logs?entity_type=token&entity_id= and its next
 // page by cursor read a small multiple of what they return.
 func TestEntityLogPagesReadWhatTheyReturnOverHTTP(t *testing.T) {
-	t.Parallel()
 	cs := storetest.NewCountingStore(memory.New())
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Store = cs })
 	var app tokenvault.Application
