@@ -25,6 +25,7 @@ func (b sameByte) Read(p []byte) (int, error) {
 // GET, PATCH and DELETE /tokens/{id}, /detokenize, GET /tokens?id=, its
 // cursors, and the logs.
 func TestAliasesOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	_, key := s.app(t, map[string]any{"name": "b", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",

@@ -22,6 +22,8 @@ import (
 // worker's, walked once by the Vault. (The values tokenized are plain
 // strings, whose stored JSON is read back without a walk: a card's stored
 // mask is decoded again to present it, which the counts would include.)
+// Not parallel: jsoncheck.CountWalks counts every walk of the process, and
+// the parallel tests of the package walk bodies of their own.
 func TestEachBodyIsWalkedOnce(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)

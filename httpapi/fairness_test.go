@@ -59,6 +59,7 @@ func (s *server) react(ctx context.Context, key, reactor string, args any) (int,
 // reactor's answer within 10 s. Before, the busy tenants took every worker
 // and the newcomer got 503 after waiting out its time.
 func TestNewTenantStartsWhileOthersSaturateThePoolOverHTTP(t *testing.T) {
+	t.Parallel()
 	const slowCode = `module.exports = async () => { await new Promise(r => setTimeout(r, 20000)); return {raw: "slow"} }`
 	for _, c := range []struct{ workers, busy int }{{6, 3}, {10, 8}} {
 		t.Run(fmt.Sprintf("%d busy tenants, %d workers", c.busy, c.workers), func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 // fetch with redirect: "error" rejects on a 3xx, "manual" (and the
 // default) resolve with it, and the redirect is never followed.
 func TestFetchRedirectModesOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	var followed atomic.Int32
 	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -404,6 +404,7 @@ func TestErrorsThatGuide(t *testing.T) {
 // TestReactorNumberOutOfRangeOverHTTP: 1e400 for a number parameter is a
 // 400 naming it.
 func TestReactorNumberOutOfRangeOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:use"}}}})
@@ -574,6 +575,7 @@ func TestBigNumbersOverHTTP(t *testing.T) {
 // value answers a problem without the value (the engine's message quotes
 // it and is withheld).
 func TestEngineErrorsDoNotQuoteDataOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:create", "token:use"}})
 	r := s.do(t, "POST", "/tokens", user, map[string]any{"type": "token", "data": "4111111111111111"})

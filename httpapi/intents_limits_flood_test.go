@@ -21,6 +21,7 @@ import (
 // GET 200 and convertible. With the ceiling above the flood's share the
 // victim creates another (201).
 func TestTokenIntentFloodFromManyAddressesOverHTTP(t *testing.T) {
+	t.Parallel()
 	const victim = "198.51.100.7"
 	for _, ceiling := range []int{0, 60} {
 		t.Run(fmt.Sprint("ceiling=", ceiling), func(t *testing.T) {

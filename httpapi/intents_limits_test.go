@@ -47,6 +47,7 @@ func liveIntents(t *testing.T, st store.Store) (records int, perAddress map[stri
 // intent from before the flood is evicted: GET, DELETE and converting it
 // are 404, and its audit lines say created, then evicted.
 func TestTokenIntentFloodOverHTTP(t *testing.T) {
+	t.Parallel()
 	const cap, flood = 10, 300
 	clock := testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	st := boltStore(t)

@@ -15,6 +15,7 @@ import (
 // TestTenantIsolationOverHTTP sends tenant A's keys to every route that
 // takes an id, with tenant B's ids: 404 everywhere, and no body mentions B.
 func TestTenantIsolationOverHTTP(t *testing.T) {
+	t.Parallel()
 	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Mailer = box })
 	ctx := context.Background()
@@ -148,6 +149,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 // answer 404 or 403, never 2xx; no answer on any route holds B's name or
 // ids. And the operator key is refused on every tenant route (401).
 func TestTenantIsolationEveryRoute(t *testing.T) {
+	t.Parallel()
 	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{OperatorKey: operatorKey}, func(o *tokenvault.Options) { o.Mailer = box })
 	ctx := context.Background()

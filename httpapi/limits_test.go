@@ -89,6 +89,7 @@ func hammer(n, concurrency int, send func(i int) int) map[int]int {
 // (which group-commits concurrent requests) and a clock that does not
 // move, every limit admits exactly its burst at concurrency 1, 4 and 16.
 func TestLimitsHoldUnderConcurrencyOverHTTP(t *testing.T) {
+	t.Parallel()
 	const burst, calls = 20, 60
 	for _, tc := range []struct {
 		name   string
@@ -154,6 +155,7 @@ func pendingEntries(t *testing.T, st store.Store) int {
 // creation from another address, nor an in-process one, during the flood
 // or after it, and the sessions waiting stay bounded.
 func TestSessionFloodOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		rate float64

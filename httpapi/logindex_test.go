@@ -14,6 +14,7 @@ import (
 // entries are pending (a clock that does not move keeps them so) and once
 // the Vault's indexer has written them (a real clock, waited for).
 func TestReadLogsByEntityOverHTTP(t *testing.T) {
+	t.Parallel()
 	frozen := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	for name, now := range map[string]func() time.Time{
 		"pending": func() time.Time { return frozen },

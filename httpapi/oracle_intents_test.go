@@ -16,6 +16,7 @@ import (
 // BIN, last four and fingerprint of, no fingerprint and the same answer
 // for the right guess as for the wrong ones.
 func TestIntentsTellNonReadersNothingOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	const number = "4242424242424242"
 	_, admin := s.app(t, map[string]any{"name": "a", "type": "private",

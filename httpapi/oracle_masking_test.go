@@ -18,6 +18,7 @@ import (
 // /tokens next to the target makes a new token every time. A key that
 // reveals still sees the fingerprint and deduplicates.
 func TestMaskingReadersLearnNoEqualityOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	const number = "4242424242424242"
 	perms := []string{"token:create", "token:read", "token:search"}

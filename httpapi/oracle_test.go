@@ -48,6 +48,7 @@ func guesses(right string) []string {
 // stored card from PATCH /tokens/{id}, POST /tokenize or POST /tokens,
 // with or without deduplicate_token.
 func TestKeysLearnOnlyWhatTheyMayReadOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	const number, secretRef = "4242424242424242", "alice-private-ref"
 	_, admin := s.app(t, map[string]any{"name": "a", "type": "private",

@@ -13,6 +13,7 @@ import (
 )
 
 func TestReactorsOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:use"}}}})
@@ -183,6 +184,7 @@ func TestReactorsOverHTTP(t *testing.T) {
 // TestPrivateCallbackURLOverHTTP: where private addresses are not called,
 // a callback_url on one is a 400 naming it, not a 202.
 func TestPrivateCallbackURLOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Outbound.AllowPrivateDestinations = false })
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private", "permissions": []string{"token:use"}})
 	r := s.do(t, "POST", "/reactors", s.mgmt, map[string]any{"name": "r", "code": "module.exports = async () => ({raw: {}})"})

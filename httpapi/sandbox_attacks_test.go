@@ -18,6 +18,7 @@ import (
 // deadline; the server answers /health throughout, and a second tenant's
 // reactor calls over HTTP succeed meanwhile.
 func TestAnonymousProxyCannotHurtTheServer(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) {
 		o.Code.Timeout = 2 * time.Second
 		o.Code.MemoryBytes = 64 << 20

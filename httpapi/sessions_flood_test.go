@@ -20,6 +20,7 @@ import (
 // still authorized (204) and then reads. With the ceiling above the
 // flood's share every creation is 201.
 func TestSessionFloodFromManyAddressesOverHTTP(t *testing.T) {
+	t.Parallel()
 	const victim = "198.51.100.7"
 	for _, ceiling := range []int{0, 60} {
 		t.Run(fmt.Sprint("ceiling=", ceiling), func(t *testing.T) {

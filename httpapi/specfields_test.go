@@ -50,6 +50,7 @@ func wantFields(t *testing.T, what string, m map[string]any, paths map[string]st
 // TestSpecFields holds every resource the spec describes to its field
 // table: each field it lists is in the answer, by that name and type.
 func TestSpecFields(t *testing.T) {
+	t.Parallel()
 	box := &testfake.Mailer{}
 	s := newServer(t, httpapi.Options{}, func(o *tokenvault.Options) { o.Mailer = box })
 	audit := map[string]string{"created_by": "string", "created_at": "string"}

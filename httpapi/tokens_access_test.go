@@ -17,6 +17,7 @@ import (
 // /tokens/access/search lists the same for the subject's metadata;
 // another tenant's token is 404, a key without token:access:read 403.
 func TestTokenAccessOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpapi.Options{})
 	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -85,7 +85,7 @@ func TestAuditExportSurvivesKill(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := buildServer(t, dir)
+	bin := buildServer(t)
 	data := filepath.Join(dir, "data")
 	audit := filepath.Join(dir, "audit.jsonl")
 	// 256 KiB files, all kept: rotations happen under load.

@@ -31,7 +31,7 @@ func TestAuditChainSurvivesKill(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := buildServer(t, dir)
+	bin := buildServer(t)
 	data := filepath.Join(dir, "data")
 	srv := startProcess(t, bin, data)
 	mgmt := readManagementKey(t, data)

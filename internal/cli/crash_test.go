@@ -44,7 +44,7 @@ func TestCrashSafety(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	began := time.Now()
-	bin := buildServer(t, dir)
+	bin := buildServer(t)
 	data := filepath.Join(dir, "data")
 
 	srv := startProcess(t, bin, data)
@@ -463,7 +463,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := buildServer(t, dir)
+	bin := buildServer(t)
 	srv := startProcess(t, bin, filepath.Join(dir, "data"))
 	key := readManagementKey(t, filepath.Join(dir, "data"))
 
@@ -522,18 +522,44 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	}
 }
 
-// buildServer builds the tokenvault command (cmd/tokenvault) into dir and returns its path.
-func buildServer(t *testing.T, dir string) string {
+// serverBinary is the tokenvault command (cmd/tokenvault), built once for
+// the test process: the crash tests run in parallel, and each building it
+// was as many go builds of one program at once (on a fresh clone, each
+// compiling every package). TestMain removes its directory.
+var serverBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	took time.Duration
+	err  error
+}
+
+// buildServer returns the path of the tokenvault command, built on the
+// first call.
+func buildServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "server")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build the server: %v", err)
+	s := &serverBinary
+	s.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			s.err = fmt.Errorf("the go command is needed to build the server: %v", err)
+			return
+		}
+		if s.dir, err = os.MkdirTemp("", "tokenvault-cli-test-"); err != nil {
+			s.err = err
+			return
+		}
+		s.path = filepath.Join(s.dir, "server")
+		began := time.Now()
+		if out, err := exec.Command(goTool, "build", "-o", s.path, "../../cmd/tokenvault").CombinedOutput(); err != nil {
+			s.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		s.took = time.Since(began)
+	})
+	if s.err != nil {
+		t.Fatal(s.err)
 	}
-	began := time.Now()
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../../cmd/tokenvault").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	t.Logf("built the server in %v", time.Since(began).Round(time.Millisecond))
-	return bin
+	t.Logf("the server, built once for the package's tests in %v", s.took.Round(time.Millisecond))
+	return s.path
 }

@@ -96,6 +96,10 @@ func TestDamagedStoreFailsWithoutPanic(t *testing.T) {
 			if err := os.WriteFile(path, tc.damage(bytes.Clone(db)), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			// The damage is written (random shares one generator, so it
+			// runs in order); the children, each on its own directory,
+			// run beside the other cases'.
+			t.Parallel()
 			code, out := runChild(t, "-addr", "127.0.0.1:0", "-data", dir)
 			t.Logf("serve on a damaged store: exit %d\n%s", code, out)
 			if code != 1 {
