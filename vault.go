@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -48,7 +49,7 @@ type Vault struct {
 	webhooks WebhookOptions
 	// eventTap, when set (by internal tests, before any call), is told of
 	// every event a committed transaction queued, with its targets.
-	eventTap func(tid string, ev outgoingEvent, targets []*webhookRecord)
+	eventTap func(tid string, ev events.Outgoing, targets []*events.Webhook)
 
 	auth   authCache
 	limits limits

@@ -16,16 +16,6 @@ func TestLeaseOutlivesTheTimeout(t *testing.T) {
 	}
 }
 
-// TestDeliveryBody is the envelope around the stored event, verbatim.
-func TestDeliveryBody(t *testing.T) {
-	at := time.Date(2030, 1, 2, 3, 4, 5, 600, time.UTC)
-	got := string(deliveryBody([]byte(`{"id":"e","type":"webhook.test"}`), at))
-	want := `{"event":{"id":"e","type":"webhook.test"},"delivered_at":"2030-01-02T03:04:05.0000006Z"}`
-	if got != want {
-		t.Errorf("deliveryBody = %s, want %s", got, want)
-	}
-}
-
 // The notice bounds: one per webhook per hour, five per tenant per hour,
 // other tenants apart, and again once the hour has passed.
 func TestNoticeLimiter(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -282,8 +283,8 @@ func parseDue(rest string) (time.Time, string, bool) {
 
 // job is one claimed delivery, for an attempt.
 type job struct {
-	rec  webhookDeliveryRecord
-	hook webhookRecord
+	rec  events.Delivery
+	hook events.Webhook
 }
 
 // dispatchHook handles one webhook's due entries: drops them when its
@@ -303,7 +304,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	err := v.update(ctx, func(t *txn) error {
 		jobs = nil
 		tk := barrier.Tenant(q.tid)
-		var hook webhookRecord
+		var hook events.Webhook
 		ok, err := t.GetRecord(tk.Record(EntityWebhook, q.whid), &hook)
 		if errors.Is(err, errTenantGone) || err == nil && !ok {
 			// Its pending deliveries are gone with it: no longer counted.
@@ -327,7 +328,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				}
 				continue // another instance took it
 			}
-			var rec webhookDeliveryRecord
+			var rec events.Delivery
 			ok, err := t.GetRecord(tk.WebhookDelivery(q.whid, e.did), &rec)
 			if err != nil {
 				return err
@@ -404,7 +405,7 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 		return err
 	}
 	for _, sv := range vals {
-		var rec webhookDeliveryRecord
+		var rec events.Delivery
 		if err := t.OpenRecord(sv.Key, sv.Raw, &rec); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
@@ -51,7 +52,7 @@ func (v *Vault) send(j job) (a attempt) {
 		a.err = msg
 		return a
 	}
-	body := deliveryBody(j.rec.Event, a.at)
+	body := events.Body(j.rec.Event, a.at)
 	secrets := []string{j.hook.Secret}
 	if j.hook.PreviousSecret != "" && a.at.Before(j.hook.PreviousUntil) {
 		secrets = append(secrets, j.hook.PreviousSecret)
@@ -77,7 +78,7 @@ func (v *Vault) send(j job) (a attempt) {
 	}
 	defer res.Body.Close()
 	a.status = res.StatusCode
-	a.response, _ = io.ReadAll(io.LimitReader(res.Body, maxResponsePrefix))
+	a.response, _ = io.ReadAll(io.LimitReader(res.Body, events.MaxResponsePrefix))
 	switch {
 	case res.StatusCode >= 200 && res.StatusCode <= 299:
 	case res.StatusCode >= 300 && res.StatusCode <= 399:
@@ -90,17 +91,6 @@ func (v *Vault) send(j job) (a attempt) {
 		}
 	}
 	return a
-}
-
-// deliveryBody is the WebhookEvent JSON of an event (its stored
-// WebhookEventInfo JSON, as emitted) sent at at.
-func deliveryBody(event []byte, at time.Time) []byte {
-	b := make([]byte, 0, len(event)+64)
-	b = append(b, `{"event":`...)
-	b = append(b, event...)
-	b = append(b, `,"delivered_at":"`...)
-	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
-	return append(b, `"}`...)
 }
 
 // deliveryURLRefused says why the outbound policy refuses rawURL at

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 )
 
@@ -17,10 +18,10 @@ import (
 // failed without one success for DisableAfter is disabled (reason
 // "failing"). Its notify_email is told of either, never with event data.
 
-// Reasons the Vault disables a webhook (webhookRecord.DisabledReason).
+// Reasons the Vault disables a webhook (WebhookSubscription.DisabledReason).
 const (
-	DisabledGone    = "gone"
-	DisabledFailing = "failing"
+	DisabledGone    = events.DisabledGone
+	DisabledFailing = events.DisabledFailing
 )
 
 // WebhookDisabledMail tells a webhook's notify_email that the Vault
@@ -69,7 +70,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 	err := v.update(v.bg, func(t *txn) error {
 		disabled, outcome, lag = nil, "", 0
 		tk := barrier.Tenant(j.rec.TenantID)
-		var rec webhookDeliveryRecord
+		var rec events.Delivery
 		ok, err := t.GetRecord(tk.WebhookDelivery(j.rec.WebhookID, j.rec.ID), &rec)
 		if err != nil || !ok || rec.Claim != j.rec.Claim {
 			return skipGoneErr(err)
@@ -77,7 +78,7 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 		if err := t.Delete(tk.WebhookDue(rec.WebhookID, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
-		var hook webhookRecord
+		var hook events.Webhook
 		ok, err = t.GetRecord(tk.Record(EntityWebhook, rec.WebhookID), &hook)
 		if err != nil {
 			return skipGoneErr(err)
@@ -186,7 +187,7 @@ func skipGoneErr(err error) error {
 
 // disable marks hook disabled by the Vault for reason, at now, and
 // returns the mail that tells its notify_email.
-func (v *Vault) disable(hook *webhookRecord, reason string, now time.Time) *WebhookDisabledMail {
+func (v *Vault) disable(hook *events.Webhook, reason string, now time.Time) *WebhookDisabledMail {
 	hook.Status, hook.DisabledReason, hook.ModifiedAt = WebhookDisabled, reason, now
 	return &WebhookDisabledMail{To: hook.NotifyEmail, TenantID: hook.TenantID, WebhookID: hook.ID, Name: hook.Name,
 		URL: hook.URL, Reason: reason, DisabledAt: now}

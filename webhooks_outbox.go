@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
+)
 
 // The outbox. An event is queued in the transaction that makes the change
 // it tells of: per target webhook, a delivery record (pending, holding the
@@ -24,7 +27,7 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 // dispatcher woken once t commits. A target at a cap of pending
 // deliveries gets none: the event is dropped for it, counted and logged
 // (webhooks_pending.go), and t goes on.
-func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhookRecord) error {
+func (t *txn) queueWebhookEvent(tid string, ev events.Outgoing, targets []*events.Webhook) error {
 	for _, h := range targets {
 		full, err := t.pendingRoom(tid, h.ID)
 		if err != nil {
@@ -47,8 +50,8 @@ func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhook
 
 // queueDelivery writes one pending delivery of ev to webhook whid, due
 // now, and its queue entry.
-func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliveryRecord, error) {
-	rec := &webhookDeliveryRecord{ID: t.v.ids.Next(t.Now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
+func (t *txn) queueDelivery(tid, whid string, ev events.Outgoing) (*events.Delivery, error) {
+	rec := &events.Delivery{ID: t.v.ids.Next(t.Now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
 		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.Now, Status: DeliveryPending, NextAttemptAt: t.Now}
 	if err := t.writeDelivery(rec, new(bool)); err != nil {
 		return nil, err
@@ -59,12 +62,12 @@ func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliver
 
 // putDelivery writes rec, its queue entry at rec.NextAttemptAt, and its
 // pending index entry while it is pending (markPending).
-func (t *txn) putDelivery(rec *webhookDeliveryRecord) error { return t.writeDelivery(rec, nil) }
+func (t *txn) putDelivery(rec *events.Delivery) error { return t.writeDelivery(rec, nil) }
 
 // writeDelivery is putDelivery, told whether rec's pending index entry
 // exists (nil: unknown, read it). queueDelivery's delivery is new: it
 // writes three keys of its own and reads none.
-func (t *txn) writeDelivery(rec *webhookDeliveryRecord, hasPending *bool) error {
+func (t *txn) writeDelivery(rec *events.Delivery, hasPending *bool) error {
 	tk := barrier.Tenant(rec.TenantID)
 	if err := t.markPending(rec, hasPending); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // Caps on pending deliveries. Every delivery is tried up to ten times
@@ -312,7 +313,7 @@ func errPendingCap(why string) error {
 // and the instance's count with it once t commits. known says whether
 // the entry exists; markPending reads it when unknown (nil). A new
 // delivery, whose id is new, has none: queueing it reads nothing.
-func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
+func (t *txn) markPending(rec *events.Delivery, known *bool) error {
 	key := webhookPending(rec.TenantID, rec.WebhookID, rec.ID)
 	var has bool
 	if known != nil {
@@ -342,7 +343,7 @@ func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
 
 // markPendingTest keeps the second index entry of a webhook.test
 // delivery in step with its status.
-func (t *txn) markPendingTest(rec *webhookDeliveryRecord) error {
+func (t *txn) markPendingTest(rec *events.Delivery) error {
 	key := webhookPendingTest(rec.TenantID, rec.WebhookID, rec.ID)
 	if rec.Status == DeliveryPending {
 		return t.PutIndex(key)

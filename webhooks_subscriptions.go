@@ -7,6 +7,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // Cached subscriptions.
@@ -58,7 +59,7 @@ type subscriptionCache struct {
 // subscriptionEntry is a tenant's webhooks as read under generation gen.
 type subscriptionEntry struct {
 	gen   uint64
-	hooks []*webhookRecord // subscriptionOf each: no secrets
+	hooks []*events.Webhook // subscriptionOf each: no secrets
 }
 
 // maxSubscriptionTenants bounds the cache; when full, the tenant whose
@@ -74,7 +75,7 @@ func (c *subscriptionCache) cache() *lru.Cache[string, subscriptionEntry] {
 }
 
 // get returns tenant tid's webhooks cached under generation gen.
-func (c *subscriptionCache) get(tid string, gen uint64) ([]*webhookRecord, bool) {
+func (c *subscriptionCache) get(tid string, gen uint64) ([]*events.Webhook, bool) {
 	e, ok := c.cache().Get(tid)
 	if !ok || e.gen != gen {
 		return nil, false
@@ -83,7 +84,7 @@ func (c *subscriptionCache) get(tid string, gen uint64) ([]*webhookRecord, bool)
 }
 
 // put caches hooks, read under generation gen, as tenant tid's.
-func (c *subscriptionCache) put(tid string, gen uint64, hooks []*webhookRecord) {
+func (c *subscriptionCache) put(tid string, gen uint64, hooks []*events.Webhook) {
 	c.cache().Add(tid, subscriptionEntry{gen: gen, hooks: hooks})
 }
 
@@ -93,15 +94,15 @@ func (c *subscriptionCache) len() int { return c.cache().Len() }
 // subscriptionOf is what emit and the pending caps need of h: its
 // tenant, id, status and events, and none of its secrets, which the
 // cache must not hold.
-func subscriptionOf(h *webhookRecord) *webhookRecord {
-	return &webhookRecord{ID: h.ID, TenantID: h.TenantID, Status: h.Status, Events: slices.Clone(h.Events)}
+func subscriptionOf(h *events.Webhook) *events.Webhook {
+	return &events.Webhook{ID: h.ID, TenantID: h.TenantID, Status: h.Status, Events: slices.Clone(h.Events)}
 }
 
 // subscriptions returns tenant tid's webhooks as subscriptionOf gives
 // them (enabled or not): read once per transaction, from the Vault's
 // cache when an entry of t's generation is there, else from the store
 // (and cached when t may).
-func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
+func (t *txn) subscriptions(tid string) ([]*events.Webhook, error) {
 	memo := webhooksRead.of(t)
 	if hooks, ok := (*memo)[tid]; ok {
 		return hooks, nil
@@ -111,7 +112,7 @@ func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
 		return nil, err
 	}
 	cache := &t.v.dispatch.subscriptions
-	hooks, ok := []*webhookRecord(nil), false
+	hooks, ok := []*events.Webhook(nil), false
 	if cached {
 		hooks, ok = cache.get(tid, serve)
 	}
@@ -120,7 +121,7 @@ func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		hooks = make([]*webhookRecord, len(read))
+		hooks = make([]*events.Webhook, len(read))
 		for i, h := range read {
 			hooks[i] = subscriptionOf(h)
 		}
@@ -129,7 +130,7 @@ func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
 		}
 	}
 	if *memo == nil {
-		*memo = map[string][]*webhookRecord{}
+		*memo = map[string][]*events.Webhook{}
 	}
 	(*memo)[tid] = hooks
 	return hooks, nil
@@ -148,7 +149,7 @@ func (t *txn) subscriptionGens() (serve, keep uint64, ok bool, err error) {
 // webhooksRead memoizes the webhooks a transaction read, by tenant. A
 // transaction that changes a webhook drops its tenant's entry
 // (forgetWebhooks).
-var webhooksRead = &txnLocal[map[string][]*webhookRecord]{}
+var webhooksRead = &txnLocal[map[string][]*events.Webhook]{}
 
 // forgetWebhooks is called by every transaction that writes a webhook
 // record of tenant tid: it drops what t read of the tenant's webhooks,
@@ -163,14 +164,14 @@ func (t *txn) forgetWebhooks(tid string) {
 }
 
 // tenantWebhooks reads every webhook of tenant tid from the store.
-func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
+func (t *txn) tenantWebhooks(tid string) ([]*events.Webhook, error) {
 	vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityWebhook))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*webhookRecord, 0, len(vals))
+	out := make([]*events.Webhook, 0, len(vals))
 	for _, sv := range vals {
-		r := &webhookRecord{}
+		r := &events.Webhook{}
 		if err := t.OpenRecord(sv.Key, sv.Raw, r); err != nil {
 			return nil, err
 		}

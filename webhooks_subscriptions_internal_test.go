@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"testing"
+
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // TestSubscriptionCacheBounded: the cache keeps at most
@@ -15,7 +17,7 @@ func TestSubscriptionCacheBounded(t *testing.T) {
 	hot := "tenant-hot"
 	c.put(hot, 1, nil)
 	for i := range maxSubscriptionTenants + 100 {
-		c.put("tenant-"+strconv.Itoa(i), 1, []*webhookRecord{{ID: "h"}})
+		c.put("tenant-"+strconv.Itoa(i), 1, []*events.Webhook{{ID: "h"}})
 		if i%1000 == 0 {
 			if _, ok := c.get(hot, 1); !ok { // in use: kept
 				t.Fatalf("after %d tenants the tenant in use was dropped", i)

@@ -176,7 +176,7 @@
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
 //	                                         (records_token.go; JSON before version 1)
 //	tenant/<tid>/webhook_delivery/<webhook>/<id>  a delivery of an event to a webhook
-//	                                         (records_webhook_delivery.go)
+//	                                         (internal/events, record_delivery.go)
 //	tenant/<tid>/chain_checkpoint/<seq>      signed checkpoint of the tenant's audit chain
 //	                                         covering lines 1 to <seq> (16 hex digits;
 //	                                         the root's checkpoints.go)
