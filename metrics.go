@@ -206,7 +206,7 @@ func (v *Vault) Stats() Stats {
 	v.asyncMu.Unlock()
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
 		AsyncInvocations: running, PendingWebhooks: delivering,
-		PendingEventDeliveries: v.dispatch.pending.total(), AuditExport: v.auditStats(),
+		PendingEventDeliveries: v.dispatch.Pending().Total(), AuditExport: v.auditStats(),
 		AuditChain: v.chainStats()}
 }
 

@@ -107,7 +107,7 @@ type Vault struct {
 	exportWG  sync.WaitGroup
 	// dispatch delivers events to webhook subscriptions, under bg
 	// (webhooks_dispatch.go); exportWG waits for it.
-	dispatch *dispatcher
+	dispatch *events.Dispatcher
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).
 	pendingTenants pendingTenants
@@ -206,9 +206,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.chainOpts = opts.AuditChain.withDefaults()
-	v.webhooks = opts.Webhooks.withDefaults()
-	v.webhooks.Lease = leaseAbove(v.webhooks.Lease, v.webhooks.Timeout)
-	v.dispatch = newDispatcher()
+	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound, Now: v.now})
+	v.webhooks = v.dispatch.Options()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}

@@ -211,7 +211,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		t.AfterCommit(func() { v.dispatch.pending.forget(hookKey{p.tenantID, id}) })
+		t.AfterCommit(func() { v.dispatch.Pending().Forget(events.Key{Tenant: p.tenantID, Webhook: id}) })
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
 	})
 }

@@ -2,11 +2,8 @@ package tokenvault
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -16,7 +13,8 @@ import (
 
 // The dispatcher: one goroutine per Vault (started by Open under v.bg,
 // stopped by Close) that finds due deliveries, claims them, and hands
-// each to an attempt goroutine, bounded per webhook
+// each to an attempt goroutine (its state, the slots and the attempt
+// itself are internal/events' Dispatcher), bounded per webhook
 // (WebhookOptions.ConcurrencyPerWebhook) and per tenant
 // (ConcurrencyPerTenant) in this instance, so a slow or dead receiver
 // holds only its own slots: never a request goroutine, never a sandbox
@@ -35,101 +33,6 @@ import (
 // after Lease, when the entry comes due again and any instance retries
 // it; an outcome is recorded only under the claim it was attempted with.
 
-// leaseAbove is lease, or, when it is not longer than timeout (an attempt
-// could outlive its claim, and another instance attempt the delivery at
-// the same time), timeout and 30 s more.
-func leaseAbove(lease, timeout time.Duration) time.Duration {
-	if lease <= timeout {
-		return timeout + 30*time.Second
-	}
-	return lease
-}
-
-// hookKey names a webhook: its tenant and id.
-type hookKey struct{ tid, whid string }
-
-// dispatcher is the Vault's delivery state in this instance.
-type dispatcher struct {
-	wake chan struct{}
-	mu   sync.Mutex
-	// hot are the webhooks to look at on the next wake: deliveries were
-	// queued to them, or one of their attempts ended.
-	hot map[hookKey]bool
-	// perHook and perTenant count attempts in flight, by
-	// "<tid>/<webhook>" and by tenant.
-	perHook   map[string]int
-	perTenant map[string]int
-	wg        sync.WaitGroup
-	// notices bounds the webhook-disabled mails (webhooks_notices.go).
-	notices noticeLimiter
-	// pending counts pending deliveries by webhook (webhooks_pending.go).
-	pending pendingCounts
-	// subscriptions caches each tenant's webhooks, for the commits that
-	// emit events (webhooks_subscriptions.go).
-	subscriptions subscriptionCache
-}
-
-func newDispatcher() *dispatcher {
-	return &dispatcher{wake: make(chan struct{}, 1), hot: map[hookKey]bool{}, perHook: map[string]int{}, perTenant: map[string]int{}}
-}
-
-// wakeFor has the dispatcher look at webhook whid of tenant tid now.
-func (d *dispatcher) wakeFor(tid, whid string) {
-	d.mu.Lock()
-	d.hot[hookKey{tid, whid}] = true
-	d.mu.Unlock()
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
-
-// takeHot returns the webhooks wakeFor named since the last call.
-func (d *dispatcher) takeHot() []hookKey {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return takeKeys(d.hot)
-}
-
-// takeKeys returns the webhooks of set and empties it; the caller holds
-// the lock that guards set.
-func takeKeys(set map[hookKey]bool) []hookKey {
-	out := make([]hookKey, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	clear(set)
-	return out
-}
-
-// reserve takes up to n attempt slots of webhook whid of tenant tid, and
-// returns how many it took.
-func (d *dispatcher) reserve(tid, whid string, n int, o WebhookOptions) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	hk := tid + "/" + whid
-	n = min(n, o.ConcurrencyPerWebhook-d.perHook[hk], o.ConcurrencyPerTenant-d.perTenant[tid])
-	if n <= 0 {
-		return 0
-	}
-	d.perHook[hk] += n
-	d.perTenant[tid] += n
-	return n
-}
-
-// release gives back n slots reserve took.
-func (d *dispatcher) release(tid, whid string, n int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	hk := tid + "/" + whid
-	if d.perHook[hk] -= n; d.perHook[hk] <= 0 {
-		delete(d.perHook, hk)
-	}
-	if d.perTenant[tid] -= n; d.perTenant[tid] <= 0 {
-		delete(d.perTenant, tid)
-	}
-}
-
 // runDispatcher delivers until the Vault closes, then waits for the
 // attempts in flight (their context is v.bg: they end at once). Every
 // PollInterval it looks at the whole queue (retries come due, other
@@ -138,7 +41,7 @@ func (d *dispatcher) release(tid, whid string, n int) {
 // not scan every webhook's queue after every commit.
 func (v *Vault) runDispatcher() {
 	d := v.dispatch
-	defer d.wg.Wait()
+	defer d.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -146,12 +49,12 @@ func (v *Vault) runDispatcher() {
 		select {
 		case <-v.bg.Done():
 			return
-		case <-d.wake:
+		case <-d.Woken():
 		case <-timer.C:
 			full = true
 		}
 		v.recountPending(v.bg)
-		hot := d.takeHot()
+		hot := d.TakeHot()
 		if full {
 			hot = nil
 		}
@@ -184,7 +87,7 @@ const dispatchBatch = 100
 
 // dispatchOnce is one pass: find the due entries of every webhook (full)
 // or of the webhooks in hot, then claim and start what the slots allow.
-func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) error {
+func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []events.Key) error {
 	if !full && len(hot) == 0 {
 		return nil
 	}
@@ -192,7 +95,7 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 	var queues []hookQueue
 	err := v.view(ctx, func(t *txn) error {
 		queues = nil
-		add := func(k hookKey) error {
+		add := func(k events.Key) error {
 			q, err := t.hookQueueOf(k, now)
 			if err == nil && (len(q.due) > 0 || q.gone) {
 				queues = append(queues, q)
@@ -221,7 +124,7 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 			if len(parts) != 3 {
 				return errors.New("tokenvault: malformed webhook queue entry")
 			}
-			if err := add(hookKey{parts[0], parts[1]}); err != nil {
+			if err := add(events.Key{Tenant: parts[0], Webhook: parts[1]}); err != nil {
 				return err
 			}
 			after = parts[0] + "/" + parts[1] + "/\xff"
@@ -243,11 +146,11 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 
 // hookQueueOf reads webhook k's due entries (up to dispatchBatch, as of
 // now) and whether the webhook, or its tenant, is gone.
-func (t *txn) hookQueueOf(k hookKey, now time.Time) (hookQueue, error) {
-	q := hookQueue{tid: k.tid, whid: k.whid}
+func (t *txn) hookQueueOf(k events.Key, now time.Time) (hookQueue, error) {
+	q := hookQueue{tid: k.Tenant, whid: k.Webhook}
 	tk := barrier.Tenant(q.tid)
 	err := t.Scan(tk.WebhookDueOf(q.whid), "", dispatchBatch, func(_ barrier.Key, rest string) error {
-		at, did, ok := parseDue(rest)
+		at, did, ok := events.ParseDue(rest)
 		if ok && at.After(now) {
 			return store.ErrStop // the rest is later
 		}
@@ -267,20 +170,6 @@ func (t *txn) hookQueueOf(k hookKey, now time.Time) (hookQueue, error) {
 	return q, nil
 }
 
-// parseDue splits a queue entry's rest after its webhook: <due>/<id>.
-func parseDue(rest string) (time.Time, string, bool) {
-	hexAt, did, ok := strings.Cut(rest, "/")
-	b, err := hex.DecodeString(hexAt)
-	if !ok || err != nil || len(b) != 8 {
-		return time.Time{}, "", false
-	}
-	var n int64
-	for _, c := range b {
-		n = n<<8 | int64(c)
-	}
-	return time.Unix(0, n).UTC(), did, true
-}
-
 // job is one claimed delivery, for an attempt.
 type job struct {
 	rec  events.Delivery
@@ -293,7 +182,8 @@ type job struct {
 // deliveries whose retention passed, and claims the others as its free
 // slots allow.
 func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
-	slots := v.dispatch.reserve(q.tid, q.whid, len(q.due), v.webhooks)
+	hk := events.Key{Tenant: q.tid, Webhook: q.whid}
+	slots := v.dispatch.Reserve(hk, len(q.due))
 	if slots == 0 && !q.gone {
 		return nil // its slots are busy: a finished attempt wakes the dispatcher
 	}
@@ -308,7 +198,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 		ok, err := t.GetRecord(tk.Record(EntityWebhook, q.whid), &hook)
 		if errors.Is(err, errTenantGone) || err == nil && !ok {
 			// Its pending deliveries are gone with it: no longer counted.
-			t.AfterCommit(func() { v.dispatch.pending.forget(hookKey{q.tid, q.whid}) })
+			t.AfterCommit(func() { v.dispatch.Pending().Forget(hk) })
 		}
 		if errors.Is(err, errTenantGone) {
 			return t.dropQueue(q.tid, q.whid)
@@ -365,7 +255,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				continue
 			}
 			claims++
-			rec.Claim = newClaim()
+			rec.Claim = events.NewClaim()
 			rec.ClaimedUntil = t.Now.Add(v.webhooks.Lease)
 			rec.NextAttemptAt = rec.ClaimedUntil
 			if err := t.putDelivery(&rec); err != nil {
@@ -378,22 +268,11 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	if err != nil {
 		jobs = nil
 	}
-	v.dispatch.release(q.tid, q.whid, slots-len(jobs))
+	v.dispatch.Release(hk, slots-len(jobs))
 	for _, j := range jobs {
-		v.dispatch.wg.Go(func() {
-			defer v.dispatch.wakeFor(q.tid, q.whid)
-			defer v.dispatch.release(q.tid, q.whid, 1)
-			v.attemptDelivery(j)
-		})
+		v.dispatch.Go(hk, func() { v.attemptDelivery(j) })
 	}
 	return err
-}
-
-// newClaim is a fresh claim id.
-func newClaim() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // pruneDeliveries removes up to dispatchBatch deliveries of the deleted

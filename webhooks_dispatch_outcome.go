@@ -58,10 +58,23 @@ type WebhookNotifier interface {
 	SendWebhookDisabled(ctx context.Context, m WebhookDisabledMail) error
 }
 
+// attemptDelivery makes one attempt of j (events.Dispatcher.Send: the
+// envelope, signed, POSTed to the webhook's URL, held to the outbound
+// policy again) and records how it went.
+func (v *Vault) attemptDelivery(j job) {
+	a := v.dispatch.Send(v.bg, &j.hook, &j.rec)
+	if v.bg.Err() != nil {
+		// Closing: the attempt was cut short. Its claim expires after
+		// Lease and another instance, or the next Open, tries again.
+		return
+	}
+	v.recordAttempt(j, a)
+}
+
 // recordAttempt stores how attempt a of job j went, under j's claim: an
 // instance whose claim expired (another took the delivery over) records
 // nothing.
-func (v *Vault) recordAttempt(j job, a attempt) {
+func (v *Vault) recordAttempt(j job, a events.Attempt) {
 	var (
 		disabled *WebhookDisabledMail
 		outcome  EventOutcome
@@ -88,25 +101,25 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 			return t.deleteDelivery(rec.TenantID, rec.WebhookID, rec.ID)
 		}
 		rec.Attempts++
-		rec.LastAttemptAt, rec.ResponseStatus, rec.Duration = a.at, a.status, a.duration
-		rec.Response, rec.Error = a.response, a.err
+		rec.LastAttemptAt, rec.ResponseStatus, rec.Duration = a.At, a.Status, a.Duration
+		rec.Response, rec.Error = a.Response, a.Err
 		rec.Claim, rec.ClaimedUntil = "", time.Time{}
 		hookChanged := false
 		switch {
-		case a.ok():
+		case a.OK():
 			rec.Status = DeliverySucceeded
 			outcome, lag = EventDelivered, t.Now.Sub(rec.CreatedAt)
 			if !hook.FailingSince.IsZero() {
 				hook.FailingSince, hookChanged = time.Time{}, true
 			}
-		case a.status == 410:
+		case a.Status == 410:
 			rec.Status, outcome = DeliveryFailed, EventGone
 			if hook.Status == WebhookEnabled {
 				disabled, hookChanged = v.disable(&hook, DisabledGone, t.Now), true
 			}
 		default:
 			if hook.FailingSince.IsZero() {
-				hook.FailingSince, hookChanged = a.at, true
+				hook.FailingSince, hookChanged = a.At, true
 			} else if hook.Status == WebhookEnabled && t.Now.Sub(hook.FailingSince) >= v.webhooks.DisableAfter {
 				disabled, hookChanged = v.disable(&hook, DisabledFailing, t.Now), true
 			}
@@ -117,8 +130,8 @@ func (v *Vault) recordAttempt(j job, a attempt) {
 				rec.Status, outcome = DeliveryFailed, EventFailed
 			default:
 				wait := outbound.Jitter(v.webhooks.Schedule[rec.Attempts-1])
-				if a.retryAfter > 0 {
-					wait = a.retryAfter
+				if a.RetryAfter > 0 {
+					wait = a.RetryAfter
 				}
 				outcome = EventRetried
 				rec.NextAttemptAt = t.Now.Add(wait)
@@ -205,7 +218,7 @@ func (v *Vault) webhookDisabled(m WebhookDisabledMail) {
 	if m.To == "" || !ok {
 		return
 	}
-	if !v.dispatch.notices.allow(m.TenantID, m.WebhookID, v.now()) {
+	if !v.dispatch.AllowNotice(events.Key{Tenant: m.TenantID, Webhook: m.WebhookID}, v.now()) {
 		v.logger.Warn("tokenvault: webhook disabled mail not sent: too many of this webhook or tenant in the last hour",
 			"tenant", m.TenantID, "webhook", m.WebhookID)
 		return

@@ -36,9 +36,9 @@ func (t *txn) queueWebhookEvent(tid string, ev events.Outgoing, targets []*event
 		if full != "" {
 			c := pendingChanges.of(t)
 			if c.dropped == nil {
-				c.dropped = map[hookKey]int{}
+				c.dropped = map[events.Key]int{}
 			}
-			c.dropped[hookKey{tid, h.ID}]++
+			c.dropped[events.Key{Tenant: tid, Webhook: h.ID}]++
 			continue
 		}
 		if _, err := t.queueDelivery(tid, h.ID, ev); err != nil {
@@ -83,14 +83,14 @@ func (t *txn) writeDelivery(rec *events.Delivery, hasPending *bool) error {
 func (t *txn) wakeDispatcher(tid, whid string) {
 	woken := deliveriesQueued.of(t)
 	if *woken == nil {
-		*woken = map[hookKey]bool{}
+		*woken = map[events.Key]bool{}
 	}
-	k := hookKey{tid, whid}
+	k := events.Key{Tenant: tid, Webhook: whid}
 	if !(*woken)[k] {
 		(*woken)[k] = true
-		t.AfterCommit(func() { t.v.dispatch.wakeFor(tid, whid) })
+		t.AfterCommit(func() { t.v.dispatch.WakeFor(k) })
 	}
 }
 
 // deliveriesQueued records the webhooks a transaction queued deliveries to.
-var deliveriesQueued = &txnLocal[map[hookKey]bool]{}
+var deliveriesQueued = &txnLocal[map[events.Key]bool]{}

@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -24,7 +23,7 @@ import (
 // tokenize scan thousands of keys, so each instance keeps the counts of
 // the webhooks it queues to, and in between adds what it queues and
 // subtracts what it finishes. A count is taken again from the store when
-// a webhook has none in this instance yet, every pendingRecount, and, at
+// a webhook has none in this instance yet, every events.PendingRecount, and, at
 // a cap, at most once per PollInterval (since other instances may have
 // finished some); never in a write transaction: a commit that finds a
 // count missing or stale goes on with what it has and, once committed,
@@ -50,7 +49,7 @@ import (
 //     receiver that is down must never fail or slow a payment flow.
 //     The drop is not silent: each is counted (Metrics.EventDelivery with
 //     EventDropped) and logged with the tenant and webhook, at most once
-//     per webhook per pendingRecount with the number dropped since.
+//     per webhook per events.PendingRecount with the number dropped since.
 //     Webhooks are notifications: a consumer that missed events reads the
 //     current state back from the API (or the audit log), as it must
 //     after any outage of its own.
@@ -61,13 +60,10 @@ import (
 // from the store, in the test's own transaction (a short scan).
 const maxPendingTests = 10
 
-// pendingRecount is how long an instance trusts its count of a webhook's
-// pending deliveries before it counts the store's entries again.
-const pendingRecount = time.Minute
-
 // pendingRetryAfter is the Retry-After of a request refused at a cap:
-// the next recount, by when deliveries may have gone out.
-const pendingRetryAfter = pendingRecount
+// the next recount (events.PendingRecount), by when deliveries may have
+// gone out.
+const pendingRetryAfter = events.PendingRecount
 
 // webhookPending is the index entry of pending delivery did to webhook
 // whid (empty value), and webhookPendingOf the webhook's entries.
@@ -107,105 +103,16 @@ func (t *txn) testRoom(tid, whid string) (string, error) {
 	return t.pendingRoom(tid, whid)
 }
 
-// pendingCounts is an instance's counts of pending deliveries, by webhook.
-type pendingCounts struct {
-	mu    sync.Mutex
-	hooks map[hookKey]*hookPending
-	// wanted are the webhooks whose count a commit found missing or
-	// stale, for the dispatcher to count (recountPending).
-	wanted map[hookKey]bool
-}
-
-type hookPending struct {
-	n       int       // pending deliveries, as of counted plus changes since
-	counted time.Time // when the store's entries were last counted
-	dropped int       // events dropped since the last log line
-	logged  time.Time // when a drop was last logged
-}
-
-// get returns webhook k's count and when it was counted (ok false when
-// this instance has none).
-func (c *pendingCounts) get(k hookKey) (n int, counted time.Time, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := c.hooks[k]
-	if h == nil {
-		return 0, time.Time{}, false
-	}
-	return h.n, h.counted, true
-}
-
-// set records n, counted at at, as webhook k's count.
-func (c *pendingCounts) set(k hookKey, n int, at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.hooks == nil {
-		c.hooks = map[hookKey]*hookPending{}
-	}
-	h := c.hooks[k]
-	if h == nil {
-		h = &hookPending{}
-		c.hooks[k] = h
-	}
-	h.n, h.counted = n, at
-}
-
-// add changes webhook k's count by d (never below zero: a delivery
-// queued before this instance counted may finish here).
-func (c *pendingCounts) add(k hookKey, d int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if h := c.hooks[k]; h != nil {
-		h.n = max(0, h.n+d)
-	}
-}
-
-// drop counts n events dropped for webhook k at now, and reports how many
-// to log now (0: logged less than pendingRecount ago).
-func (c *pendingCounts) drop(k hookKey, n int, now time.Time) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := c.hooks[k]
-	if h == nil {
-		return n
-	}
-	h.dropped += n
-	if !h.logged.IsZero() && now.Sub(h.logged) < pendingRecount {
-		return 0
-	}
-	out := h.dropped
-	h.dropped, h.logged = 0, now
-	return out
-}
-
-// forget drops webhook k's count (the webhook is deleted).
-func (c *pendingCounts) forget(k hookKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.hooks, k)
-}
-
-// total is the pending deliveries of every webhook this instance counts.
-func (c *pendingCounts) total() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, h := range c.hooks {
-		n += h.n
-	}
-	return n
-}
-
 // pendingChange is what a transaction did to the pending counts: the
 // change of each webhook's count, and the events it dropped.
 type pendingChange struct {
-	delta   map[hookKey]int
-	dropped map[hookKey]int
+	delta   map[events.Key]int
+	dropped map[events.Key]int
 	// recount are the webhooks whose count t found missing or stale: the
 	// dispatcher is asked to count them once t has committed (and its
 	// deltas are applied), so that its count includes t's deliveries
 	// and none is added twice.
-	recount map[hookKey]bool
+	recount map[events.Key]bool
 }
 
 // pendingChanges applies a committed transaction's pendingChange to the
@@ -214,13 +121,13 @@ var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingCha
 	if !committed {
 		return
 	}
-	counts := &t.v.dispatch.pending
+	counts := t.v.dispatch.Pending()
 	for k, d := range c.delta {
-		counts.add(k, d)
+		counts.Add(k, d)
 	}
 	for k := range c.recount {
-		if counts.want(k) {
-			t.v.dispatch.poke()
+		if counts.Want(k) {
+			t.v.dispatch.Poke()
 		}
 	}
 	for k, n := range c.dropped {
@@ -229,18 +136,18 @@ var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingCha
 				m.EventDelivery(EventDropped, 0)
 			}
 		}
-		if n := counts.drop(k, n, t.Now); n > 0 {
+		if n := counts.Drop(k, n, t.Now); n > 0 {
 			t.v.logger.Warn("tokenvault: webhook events dropped: too many deliveries pending",
-				"tenant", k.tid, "webhook", k.whid, "dropped", n)
+				"tenant", k.Tenant, "webhook", k.Webhook, "dropped", n)
 		}
 	}
 }}
 
 // changePending adds d to webhook k's count once t commits.
-func (t *txn) changePending(k hookKey, d int) {
+func (t *txn) changePending(k events.Key, d int) {
 	c := pendingChanges.of(t)
 	if c.delta == nil {
-		c.delta = map[hookKey]int{}
+		c.delta = map[events.Key]int{}
 	}
 	c.delta[k] += d
 }
@@ -249,7 +156,7 @@ func (t *txn) changePending(k hookKey, d int) {
 // none) should be taken again at now, atCap telling whether it is at a
 // cap.
 func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
-	return !ok || t.Now.Sub(counted) >= pendingRecount || atCap && t.Now.Sub(counted) >= t.v.webhooks.PollInterval
+	return !ok || t.Now.Sub(counted) >= events.PendingRecount || atCap && t.Now.Sub(counted) >= t.v.webhooks.PollInterval
 }
 
 // pendingOf is webhook whid's pending deliveries as t sees them: the
@@ -259,16 +166,16 @@ func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
 // transaction that asks for a delivery (updatePending), such a count is
 // instead noted for updatePending to take before it runs t again.
 func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
-	k := hookKey{tid, whid}
+	k := events.Key{Tenant: tid, Webhook: whid}
 	mine := pendingChanges.of(t).delta[k]
-	n, counted, ok := t.v.dispatch.pending.get(k)
+	n, counted, ok := t.v.dispatch.Pending().Get(k)
 	if t.stale(ok, counted, atCap(n+mine)) {
 		if need := pendingNeeded.of(t); need.strict {
 			need.keys = append(need.keys, k)
 		} else {
 			c := pendingChanges.of(t)
 			if c.recount == nil {
-				c.recount = map[hookKey]bool{}
+				c.recount = map[events.Key]bool{}
 			}
 			c.recount[k] = true
 		}
@@ -329,7 +236,7 @@ func (t *txn) markPending(rec *events.Delivery, known *bool) error {
 			return err
 		}
 	}
-	k := hookKey{rec.TenantID, rec.WebhookID}
+	k := events.Key{Tenant: rec.TenantID, Webhook: rec.WebhookID}
 	switch pending := rec.Status == DeliveryPending; {
 	case pending && !has:
 		t.changePending(k, 1)
@@ -360,7 +267,7 @@ func (t *txn) deleteDelivery(tid, whid, did string) error {
 		return err
 	}
 	if has {
-		t.changePending(hookKey{tid, whid}, -1)
+		t.changePending(events.Key{Tenant: tid, Webhook: whid}, -1)
 		if err := t.Delete(key); err != nil {
 			return err
 		}

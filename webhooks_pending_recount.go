@@ -6,46 +6,16 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // Counting pending deliveries outside the write transactions
 // (webhooks_pending.go says why and when a count is taken).
 
-// want notes that webhook k's count is to be taken, and reports whether
-// it was not noted already.
-func (c *pendingCounts) want(k hookKey) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.wanted[k] {
-		return false
-	}
-	if c.wanted == nil {
-		c.wanted = map[hookKey]bool{}
-	}
-	c.wanted[k] = true
-	return true
-}
-
-// takeWanted returns the webhooks want noted since the last call.
-func (c *pendingCounts) takeWanted() []hookKey {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return takeKeys(c.wanted)
-}
-
-// poke wakes the dispatcher without naming a webhook to look at: it
-// takes the counts wanted (recountPending).
-func (d *dispatcher) poke() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
-
-// recountPending takes the counts commits asked for (pendingCounts.want):
+// recountPending takes the counts commits asked for (events.PendingCounts.Want):
 // run by the dispatcher on every wake, in a read-only transaction.
 func (v *Vault) recountPending(ctx context.Context) {
-	keys := v.dispatch.pending.takeWanted()
+	keys := v.dispatch.Pending().TakeWanted()
 	if len(keys) == 0 {
 		return
 	}
@@ -58,7 +28,7 @@ func (v *Vault) recountPending(ctx context.Context) {
 // (up to one more than the larger cap: past it the number does not
 // matter), in one read-only transaction, and keeps the counts as of its
 // time.
-func (v *Vault) countPending(ctx context.Context, keys []hookKey) error {
+func (v *Vault) countPending(ctx context.Context, keys []events.Key) error {
 	o := v.webhooks
 	limit := max(o.MaxPendingPerWebhook, o.MaxPendingPerTenant) + 1
 	counts := make([]int, len(keys))
@@ -67,7 +37,7 @@ func (v *Vault) countPending(ctx context.Context, keys []hookKey) error {
 		at = t.Now
 		for i, k := range keys {
 			n := 0
-			err := t.Scan(webhookPendingOf(k.tid, k.whid), "", limit, func(barrier.Key, string) error {
+			err := t.Scan(webhookPendingOf(k.Tenant, k.Webhook), "", limit, func(barrier.Key, string) error {
 				n++
 				return nil
 			})
@@ -82,7 +52,7 @@ func (v *Vault) countPending(ctx context.Context, keys []hookKey) error {
 		return err
 	}
 	for i, k := range keys {
-		v.dispatch.pending.set(k, counts[i], at)
+		v.dispatch.Pending().Set(k, counts[i], at)
 	}
 	return nil
 }
@@ -92,7 +62,7 @@ func (v *Vault) countPending(ctx context.Context, keys []hookKey) error {
 // or stale.
 type pendingNeed struct {
 	strict bool
-	keys   []hookKey
+	keys   []events.Key
 }
 
 var pendingNeeded = &txnLocal[pendingNeed]{}
@@ -112,7 +82,7 @@ var errPendingUncounted = &Error{Kind: Conflict, Message: "pending deliveries no
 // it has, as an ordinary write does.
 func (v *Vault) updatePending(ctx context.Context, fn func(*txn) error) error {
 	for try := 0; ; try++ {
-		var need []hookKey
+		var need []events.Key
 		err := v.update(ctx, func(t *txn) error {
 			n := pendingNeeded.of(t)
 			n.strict, n.keys = try < 2, nil
@@ -123,11 +93,11 @@ func (v *Vault) updatePending(ctx context.Context, fn func(*txn) error) error {
 		if err != errPendingUncounted {
 			return err
 		}
-		slices.SortFunc(need, func(a, b hookKey) int {
-			if a.tid != b.tid {
-				return strings.Compare(a.tid, b.tid)
+		slices.SortFunc(need, func(a, b events.Key) int {
+			if a.Tenant != b.Tenant {
+				return strings.Compare(a.Tenant, b.Tenant)
 			}
-			return strings.Compare(a.whid, b.whid)
+			return strings.Compare(a.Webhook, b.Webhook)
 		})
 		if err := v.countPending(ctx, slices.Compact(need)); err != nil {
 			return v.result(err)

@@ -1,11 +1,6 @@
 package tokenvault
 
 import (
-	"slices"
-	"sync"
-
-	lru "github.com/hashicorp/golang-lru/v2"
-
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
 )
@@ -49,56 +44,10 @@ import (
 // shared with the auth cache, an application or session change, or a
 // webhook change, makes every tenant miss once; both are rare beside
 // tokenizes. The entries are a least-recently-used cache of
-// maxSubscriptionTenants tenants, each bounded by MaxPerTenant webhooks,
-// so their memory is bounded however many tenants are active.
-type subscriptionCache struct {
-	once    sync.Once
-	entries *lru.Cache[string, subscriptionEntry] // made by cache
-}
-
-// subscriptionEntry is a tenant's webhooks as read under generation gen.
-type subscriptionEntry struct {
-	gen   uint64
-	hooks []*events.Webhook // subscriptionOf each: no secrets
-}
-
-// maxSubscriptionTenants bounds the cache; when full, the tenant whose
-// entry was used least recently makes room.
-const maxSubscriptionTenants = 10000
-
-// cache returns the entries, making them on first use.
-func (c *subscriptionCache) cache() *lru.Cache[string, subscriptionEntry] {
-	c.once.Do(func() {
-		c.entries, _ = lru.New[string, subscriptionEntry](maxSubscriptionTenants) // errs only for a size <= 0
-	})
-	return c.entries
-}
-
-// get returns tenant tid's webhooks cached under generation gen.
-func (c *subscriptionCache) get(tid string, gen uint64) ([]*events.Webhook, bool) {
-	e, ok := c.cache().Get(tid)
-	if !ok || e.gen != gen {
-		return nil, false
-	}
-	return e.hooks, true
-}
-
-// put caches hooks, read under generation gen, as tenant tid's.
-func (c *subscriptionCache) put(tid string, gen uint64, hooks []*events.Webhook) {
-	c.cache().Add(tid, subscriptionEntry{gen: gen, hooks: hooks})
-}
-
-// len is how many tenants have an entry.
-func (c *subscriptionCache) len() int { return c.cache().Len() }
-
-// subscriptionOf is what emit and the pending caps need of h: its
-// tenant, id, status and events, and none of its secrets, which the
-// cache must not hold.
-func subscriptionOf(h *events.Webhook) *events.Webhook {
-	return &events.Webhook{ID: h.ID, TenantID: h.TenantID, Status: h.Status, Events: slices.Clone(h.Events)}
-}
-
-// subscriptions returns tenant tid's webhooks as subscriptionOf gives
+// events.MaxSubscriptionTenants tenants, each bounded by MaxPerTenant
+// webhooks, so their memory is bounded however many tenants are active
+// (events.SubscriptionCache, the Dispatcher's).
+// subscriptions returns tenant tid's webhooks as events.SubscriptionOf gives
 // them (enabled or not): read once per transaction, from the Vault's
 // cache when an entry of t's generation is there, else from the store
 // (and cached when t may).
@@ -111,10 +60,10 @@ func (t *txn) subscriptions(tid string) ([]*events.Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache := &t.v.dispatch.subscriptions
+	cache := t.v.dispatch.Subscriptions()
 	hooks, ok := []*events.Webhook(nil), false
 	if cached {
-		hooks, ok = cache.get(tid, serve)
+		hooks, ok = cache.Get(tid, serve)
 	}
 	if !ok {
 		read, err := t.tenantWebhooks(tid)
@@ -123,10 +72,10 @@ func (t *txn) subscriptions(tid string) ([]*events.Webhook, error) {
 		}
 		hooks = make([]*events.Webhook, len(read))
 		for i, h := range read {
-			hooks[i] = subscriptionOf(h)
+			hooks[i] = events.SubscriptionOf(h)
 		}
 		if cached {
-			cache.put(tid, keep, hooks)
+			cache.Put(tid, keep, hooks)
 		}
 	}
 	if *memo == nil {

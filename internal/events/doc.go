@@ -14,7 +14,16 @@
 //     receiver (Event, Info, Actor) and its JSON (Body), and the rules of
 //     who receives what (Subscribes) and which events end their object's
 //     sequence (EndsObject).
-//   - The checks of a subscription request (Validate).
+//   - The checks of a subscription request (Validate), and the options
+//     that bound and time delivery (Options, with their defaults).
+//   - The dispatcher's state in one instance (Dispatcher, made from a
+//     Config by the Vault's Open): what wakes it and which webhooks to
+//     look at, the attempt slots per webhook and per tenant, the bounds
+//     on the webhook-disabled mails, the pending deliveries counted by
+//     webhook (PendingCounts), each tenant's cached subscriptions
+//     (SubscriptionCache), and one attempt of one delivery (Send: the
+//     envelope, signed, POSTed under the outbound policy); the delivery
+//     queue's entries (ParseDue) and claims (NewClaim).
 //
 // # What it guarantees
 //
@@ -27,6 +36,8 @@
 //
 // It authorizes nothing and writes no audit line: the Vault's methods
 // (the root's webhooks*.go) authorize the caller, call this package, and
-// write the line. The outbox and the dispatcher are still the root's and
-// move here next.
+// write the line. The transactions of the outbox and of the dispatcher
+// (queueing deliveries with a change, claiming due ones, recording an
+// attempt's outcome, the pending index) are still the root's, which
+// drives the Dispatcher; they move here next.
 package events

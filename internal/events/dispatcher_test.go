@@ -1,4 +1,4 @@
-package tokenvault
+package events
 
 import (
 	"testing"
@@ -8,11 +8,11 @@ import (
 // TestLeaseOutlivesTheTimeout: a claim always outlives its attempt, so
 // another instance cannot take a delivery that is still being attempted.
 func TestLeaseOutlivesTheTimeout(t *testing.T) {
-	if got := leaseAbove(time.Minute, 2*time.Minute); got != 150*time.Second {
-		t.Errorf("leaseAbove(1m, 2m) = %v", got)
+	if got := LeaseAbove(time.Minute, 2*time.Minute); got != 150*time.Second {
+		t.Errorf("LeaseAbove(1m, 2m) = %v", got)
 	}
-	if got := leaseAbove(2*time.Minute, 20*time.Second); got != 2*time.Minute {
-		t.Errorf("leaseAbove(2m, 20s) = %v", got)
+	if got := LeaseAbove(2*time.Minute, 20*time.Second); got != 2*time.Minute {
+		t.Errorf("LeaseAbove(2m, 20s) = %v", got)
 	}
 }
 
