@@ -186,7 +186,7 @@ type Stats struct {
 	PendingWebhooks int
 	// PendingEventDeliveries is the deliveries of events to webhook
 	// subscriptions pending (queued or waiting for a retry), as this
-	// instance counts them (webhooks_pending.go): those of the webhooks it
+	// instance counts them (internal/events' pending.go): those of the webhooks it
 	// queued to since it started, counted from the store.
 	PendingEventDeliveries int
 	// AuditExport is the export lag of each of Options.AuditExport.Sinks, in

@@ -206,7 +206,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.chainOpts = opts.AuditChain.withDefaults()
-	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound, Now: v.now})
+	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
+		Now: v.now, IDs: &v.ids, Logger: v.logger, Dropped: v.eventDropped, Subscriptions: v.subscriptionsIn})
 	v.webhooks = v.dispatch.Options()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err

@@ -90,7 +90,7 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 // tenant's), Conflict when the webhook is disabled or the delivery is
 // being attempted, Unauthenticated for a key that is missing, unknown or
 // expired, RateLimited over a rate limit or when a finished delivery
-// would go past a cap of pending deliveries (webhooks_pending.go), PermissionDenied without
+// would go past a cap of pending deliveries (internal/events' pending.go), PermissionDenied without
 // webhook:update, or Internal.
 func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, webhookID, deliveryID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -122,22 +122,22 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 			return unit.Errorf(Conflict, "the delivery is being attempted")
 		}
 		if rec.Status != DeliveryPending {
-			room := t.pendingRoom
+			room := v.dispatch.PendingRoom
 			if rec.EventType == EventWebhookTest {
-				room = t.testRoom
+				room = v.dispatch.TestRoom
 			}
-			if full, err := room(p.tenantID, webhookID); err != nil || full != "" {
-				return cmp.Or(err, errPendingCap(full))
+			if full, err := room(t.Tx, p.tenantID, webhookID); err != nil || full != "" {
+				return cmp.Or(err, events.PendingCapError(full))
 			}
 		}
 		if err := t.Delete(tk.WebhookDue(webhookID, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
 		rec.Status, rec.Attempts, rec.NextAttemptAt, rec.Claim, rec.ClaimedUntil = DeliveryPending, 0, t.Now, "", time.Time{}
-		if err := t.putDelivery(&rec); err != nil {
+		if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
 			return err
 		}
-		t.wakeDispatcher(p.tenantID, webhookID)
+		v.dispatch.WakeAfterCommit(t.Tx, events.Key{Tenant: p.tenantID, Webhook: webhookID})
 		out = rec.API()
 		return t.log(p.actor(), p.tenantID, EntityWebhook, webhookID, OpUpdate, "Webhook delivery queued again")
 	})
@@ -156,7 +156,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 // Conflict when it is disabled, Unauthenticated for a key that is
 // missing, unknown or expired, RateLimited over a rate limit, at a cap
 // of pending deliveries or with 10 test events pending to the webhook
-// (webhooks_pending.go, with a RetryAfter),
+// (internal/events' pending.go, with a RetryAfter),
 // PermissionDenied without webhook:update, or Internal.
 func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -172,8 +172,8 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if hook.Status != WebhookEnabled {
 			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
-		if full, err := t.testRoom(p.tenantID, hook.ID); err != nil || full != "" {
-			return cmp.Or(err, errPendingCap(full))
+		if full, err := v.dispatch.TestRoom(t.Tx, p.tenantID, hook.ID); err != nil || full != "" {
+			return cmp.Or(err, events.PendingCapError(full))
 		}
 		who, err := t.eventActor(p.tenantID, p.actor())
 		if err != nil {
@@ -189,7 +189,7 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		rec, err := t.queueDelivery(p.tenantID, hook.ID, events.Outgoing{ID: info.ID, Type: info.Type, JSON: b})
+		rec, err := v.dispatch.QueueDelivery(t.Tx, p.tenantID, hook.ID, events.Outgoing{ID: info.ID, Type: info.Type, JSON: b})
 		if err != nil {
 			return err
 		}

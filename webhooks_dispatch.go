@@ -230,7 +230,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 					return err
 				}
 				if ok {
-					if err := t.deleteDelivery(q.tid, q.whid, e.did); err != nil {
+					if err := t.v.dispatch.DeleteDelivery(t.Tx, q.tid, q.whid, e.did); err != nil {
 						return err
 					}
 				}
@@ -242,7 +242,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 			if hook.Status != WebhookEnabled {
 				rec.Status, rec.Error, rec.Claim, rec.ClaimedUntil = DeliveryFailed, "the webhook is disabled", "", time.Time{}
 				rec.NextAttemptAt = t.Now.Add(v.webhooks.DeliveryRetention)
-				if err := t.putDelivery(&rec); err != nil {
+				if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
 					return err
 				}
 				continue
@@ -258,7 +258,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 			rec.Claim = events.NewClaim()
 			rec.ClaimedUntil = t.Now.Add(v.webhooks.Lease)
 			rec.NextAttemptAt = rec.ClaimedUntil
-			if err := t.putDelivery(&rec); err != nil {
+			if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
 				return err
 			}
 			jobs = append(jobs, job{rec: rec, hook: hook})
@@ -291,7 +291,7 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 		if err := t.Delete(tk.WebhookDue(whid, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.deleteDelivery(tid, whid, rec.ID); err != nil {
+		if err := t.v.dispatch.DeleteDelivery(t.Tx, tid, whid, rec.ID); err != nil {
 			return err
 		}
 	}

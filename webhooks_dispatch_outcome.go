@@ -98,7 +98,7 @@ func (v *Vault) recordAttempt(j job, a events.Attempt) {
 		}
 		if !ok {
 			// Deleted while it was attempted: the delivery goes with it.
-			return t.deleteDelivery(rec.TenantID, rec.WebhookID, rec.ID)
+			return t.v.dispatch.DeleteDelivery(t.Tx, rec.TenantID, rec.WebhookID, rec.ID)
 		}
 		rec.Attempts++
 		rec.LastAttemptAt, rec.ResponseStatus, rec.Duration = a.At, a.Status, a.Duration
@@ -140,7 +140,7 @@ func (v *Vault) recordAttempt(j job, a events.Attempt) {
 		if rec.Status != DeliveryPending {
 			rec.NextAttemptAt = t.Now.Add(v.webhooks.DeliveryRetention)
 		}
-		if err := t.putDelivery(&rec); err != nil {
+		if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
 			return err
 		}
 		if hookChanged {
@@ -178,6 +178,14 @@ func (v *Vault) recordAttempt(j job, a events.Attempt) {
 	}
 }
 
+// eventDropped counts an event dropped at a cap of pending deliveries
+// (events.Config.Dropped).
+func (v *Vault) eventDropped() {
+	if v.metrics != nil {
+		v.metrics.EventDelivery(EventDropped, 0)
+	}
+}
+
 // verifyNotice marks m Verified when its recipient is a member of its
 // tenant, and otherwise takes the tenant's words (name, URL) out of it.
 func (t *txn) verifyNotice(m *WebhookDisabledMail) error {
@@ -208,7 +216,7 @@ func (v *Vault) disable(hook *events.Webhook, reason string, now time.Time) *Web
 
 // webhookDisabled reports a webhook the Vault disabled: to the metrics,
 // the log, and its notify_email when it has one, the mailer can, and the
-// notice bounds allow (webhooks_notices.go).
+// notice bounds allow (internal/events' notices.go).
 func (v *Vault) webhookDisabled(m WebhookDisabledMail) {
 	if v.metrics != nil {
 		v.metrics.WebhookAutoDisabled(m.Reason)

@@ -17,7 +17,7 @@ import (
 // webhook of the tenant subscribes to the event's type, emit writes
 // nothing and reads nothing: the tenant's subscriptions come from the
 // Vault's cache (webhooks_subscriptions.go). With subscribers, the
-// commit writes the event's outbox entries (webhooks_outbox.go) and the
+// commit writes the event's outbox entries (internal/events' outbox.go) and the
 // object's sequence counter, and reads only that counter: no webhook
 // record, no pending index, no application record.
 
@@ -113,7 +113,7 @@ func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID s
 		return fmt.Errorf("tokenvault: event %s is %d bytes, over %d", typ, len(b), events.MaxEventBytes)
 	}
 	ev := events.Outgoing{ID: info.ID, Type: typ, JSON: b}
-	if err := t.queueWebhookEvent(tid, ev, targets); err != nil {
+	if err := t.v.dispatch.QueueEvent(t.Tx, tid, ev, targets); err != nil {
 		return err
 	}
 	if tap := t.v.eventTap; tap != nil {

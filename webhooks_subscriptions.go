@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Cached subscriptions.
@@ -83,6 +84,12 @@ func (t *txn) subscriptions(tid string) ([]*events.Webhook, error) {
 	}
 	(*memo)[tid] = hooks
 	return hooks, nil
+}
+
+// subscriptionsIn is subscriptions in unit of work t: the dispatcher's
+// (events.Config.Subscriptions).
+func (v *Vault) subscriptionsIn(t *unit.Tx, tid string) ([]*events.Webhook, error) {
+	return (&txn{Tx: t, v: v}).subscriptions(tid)
 }
 
 // subscriptionGens is authCacheGens for the subscription cache: a

@@ -1,11 +1,13 @@
 package events
 
 import (
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/outbound"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Key names a webhook: its tenant and id.
@@ -22,6 +24,18 @@ type Config struct {
 	Policy outbound.Policy
 	// Now is the Vault's clock.
 	Now func() time.Time
+	// IDs makes the ids of new deliveries.
+	IDs *unit.IDSource
+	// Logger records what the dispatcher does not return: events dropped
+	// at a cap. Nil: slog.Default().
+	Logger *slog.Logger
+	// Dropped, if set, is called for each event dropped at a cap once
+	// the write that dropped it has committed (the Vault's metrics).
+	Dropped func()
+	// Subscriptions returns tenant tid's webhooks (id, status, events) as
+	// transaction t sees them: the Vault's subscription cache, read under
+	// its identity generation (the root's webhooks_subscriptions.go).
+	Subscriptions func(t *unit.Tx, tid string) ([]*Webhook, error)
 }
 
 // Dispatcher is the delivery state of one Vault in this instance: what
@@ -53,6 +67,12 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	cfg.Options = cfg.Options.WithDefaults()
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = cfg.Policy.Client()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.IDs == nil {
+		cfg.IDs = new(unit.IDSource)
 	}
 	return &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1), hot: map[Key]bool{}, perHook: map[Key]int{}, perTenant: map[string]int{}}
 }

@@ -16,11 +16,17 @@
 //     sequence (EndsObject).
 //   - The checks of a subscription request (Validate), and the options
 //     that bound and time delivery (Options, with their defaults).
+//   - The outbox (outbox.go): the deliveries a change queues in its own
+//     unit of work, their queue and pending index entries, and the
+//     dispatcher woken once it commits (a unit.Tx hook, never a call from
+//     the commit).
+//   - The caps on pending deliveries (pending.go): each instance's counts
+//     (PendingCounts), changed by what its commits queue and finish
+//     (unit.Local hooks), taken again outside the write transactions.
 //   - The dispatcher's state in one instance (Dispatcher, made from a
 //     Config by the Vault's Open): what wakes it and which webhooks to
 //     look at, the attempt slots per webhook and per tenant, the bounds
-//     on the webhook-disabled mails, the pending deliveries counted by
-//     webhook (PendingCounts), each tenant's cached subscriptions
+//     on the webhook-disabled mails, each tenant's cached subscriptions
 //     (SubscriptionCache), and one attempt of one delivery (Send: the
 //     envelope, signed, POSTed under the outbound policy); the delivery
 //     queue's entries (ParseDue) and claims (NewClaim).
@@ -36,8 +42,9 @@
 //
 // It authorizes nothing and writes no audit line: the Vault's methods
 // (the root's webhooks*.go) authorize the caller, call this package, and
-// write the line. The transactions of the outbox and of the dispatcher
-// (queueing deliveries with a change, claiming due ones, recording an
-// attempt's outcome, the pending index) are still the root's, which
-// drives the Dispatcher; they move here next.
+// write the line. The dispatcher's own transactions (finding and
+// claiming due deliveries, recording an attempt's outcome, which writes
+// an audit line and reads the tenant's members) and its loop are still
+// the root's (webhooks_dispatch*.go), which drives the Dispatcher; they
+// move here next.
 package events

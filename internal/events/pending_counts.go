@@ -13,7 +13,7 @@ const PendingRecount = time.Minute
 // PendingCounts is an instance's counts of pending deliveries, by
 // webhook: taken from the store's pending index now and then (Set), and
 // changed in between by what this instance's commits queue and finish
-// (Add). The root's webhooks_pending.go says when a count is taken and
+// (Add). pending.go says when a count is taken and
 // why no commit reads the index. Safe for concurrent use.
 type PendingCounts struct {
 	mu    sync.Mutex
