@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"errors"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // Metrics receives counts and timings of the Vault's work, for a monitoring
@@ -58,17 +60,15 @@ type Metrics interface {
 
 // EventOutcome is how one attempt to deliver an event ended, for
 // Metrics.EventDelivery.
-type EventOutcome string
+type EventOutcome = events.Outcome
 
+// Event outcomes (internal/events).
 const (
-	EventDelivered EventOutcome = "delivered" // the receiver answered 2xx
-	EventRetried   EventOutcome = "retried"   // it failed and will be tried again
-	EventFailed    EventOutcome = "failed"    // it failed and the delivery was given up
-	EventGone      EventOutcome = "gone"      // the receiver answered 410: the webhook is disabled
-	// EventDropped: the event was not queued to a webhook at a cap of
-	// pending deliveries (WebhookOptions.MaxPendingPerWebhook,
-	// MaxPendingPerTenant); the write that emitted it went on.
-	EventDropped EventOutcome = "dropped"
+	EventDelivered = events.Delivered
+	EventRetried   = events.Retried
+	EventFailed    = events.Failed
+	EventGone      = events.Gone
+	EventDropped   = events.Dropped
 )
 
 // EventOutcomes lists every EventOutcome.

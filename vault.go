@@ -206,9 +206,6 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.chainOpts = opts.AuditChain.withDefaults()
-	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
-		Now: v.now, IDs: &v.ids, Logger: v.logger, Dropped: v.eventDropped, Subscriptions: v.subscriptionsIn})
-	v.webhooks = v.dispatch.Options()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}
@@ -238,6 +235,11 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
+		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
+		Subscriptions: v.subscriptionsIn, Forget: v.forgetWebhooksIn, Audit: v.webhookDisabledLine, IsMember: v.isMemberEmail,
+		Dropped: v.eventDropped, Outcome: v.eventOutcome, AutoDisabled: v.webhookAutoDisabled})
+	v.webhooks = v.dispatch.Options()
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.barrier.Close()
@@ -296,7 +298,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.chainOpts.CheckpointInterval > 0 {
 		v.exportWG.Go(v.runCheckpointer)
 	}
-	v.exportWG.Go(v.runDispatcher)
+	v.exportWG.Go(func() { v.dispatch.Run(v.bg) })
 	v.exportWG.Go(v.runCountFolder)
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -36,6 +37,27 @@ type Config struct {
 	// transaction t sees them: the Vault's subscription cache, read under
 	// its identity generation (the root's webhooks_subscriptions.go).
 	Subscriptions func(t *unit.Tx, tid string) ([]*Webhook, error)
+	// Work runs the dispatcher's units of work: finding, claiming and
+	// recording deliveries, counting pending ones.
+	Work *unit.Work
+	// TenantGone is what reading a record of a tenant being deleted
+	// returns (barrier.Config.TenantGone): its deliveries are dropped.
+	TenantGone error
+	// Forget is called by a transaction that changed a webhook's status
+	// (the Vault disabled it): the Vault's cached subscriptions go.
+	Forget func(t *unit.Tx, tid string)
+	// Audit writes, in t, the audit line of webhook whid of tenant tid
+	// that the Vault disabled, saying message.
+	Audit func(t *unit.Tx, tid, whid, message string) error
+	// IsMember reports whether email is a member's of tenant tid: only
+	// then does a webhook-disabled mail carry the webhook's name and URL.
+	IsMember func(t *unit.Tx, tid, email string) (bool, error)
+	// Mailer sends the webhook-disabled mails when it is a Notifier.
+	Mailer any
+	// Outcome and AutoDisabled, if set, are told how each attempt ended
+	// and of each webhook the Vault disabled (the Vault's metrics).
+	Outcome      func(o Outcome, lag time.Duration)
+	AutoDisabled func(reason string)
 }
 
 // Dispatcher is the delivery state of one Vault in this instance: what
@@ -47,7 +69,9 @@ type Config struct {
 // root's webhooks_dispatch.go) drives it; its methods are safe for
 // concurrent use.
 type Dispatcher struct {
-	cfg  Config
+	cfg Config
+	// bg is Run's context: the attempts' and their records'.
+	bg   context.Context
 	wake chan struct{}
 	mu   sync.Mutex
 	// hot are the webhooks to look at on the next wake: deliveries were
@@ -74,7 +98,7 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.IDs == nil {
 		cfg.IDs = new(unit.IDSource)
 	}
-	return &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1), hot: map[Key]bool{}, perHook: map[Key]int{}, perTenant: map[string]int{}}
+	return &Dispatcher{cfg: cfg, bg: context.Background(), wake: make(chan struct{}, 1), hot: map[Key]bool{}, perHook: map[Key]int{}, perTenant: map[string]int{}}
 }
 
 // Options are the options d runs by, with their defaults filled in.

@@ -23,13 +23,14 @@
 //   - The caps on pending deliveries (pending.go): each instance's counts
 //     (PendingCounts), changed by what its commits queue and finish
 //     (unit.Local hooks), taken again outside the write transactions.
-//   - The dispatcher's state in one instance (Dispatcher, made from a
-//     Config by the Vault's Open): what wakes it and which webhooks to
-//     look at, the attempt slots per webhook and per tenant, the bounds
-//     on the webhook-disabled mails, each tenant's cached subscriptions
-//     (SubscriptionCache), and one attempt of one delivery (Send: the
-//     envelope, signed, POSTed under the outbound policy); the delivery
-//     queue's entries (ParseDue) and claims (NewClaim).
+//   - The dispatcher (Dispatcher, made from a Config by the Vault's Open,
+//     run by Run until the Vault closes): its loop and passes over the
+//     delivery queue (ParseDue), the claims (NewClaim) under which an
+//     instance attempts a delivery, one attempt (Send: the envelope,
+//     signed, POSTed under the outbound policy), the recording of its
+//     outcome and the webhook's health (disabling it, with a mail bounded
+//     per webhook and tenant), the attempt slots per webhook and per
+//     tenant, and each tenant's cached subscriptions (SubscriptionCache).
 //
 // # What it guarantees
 //
@@ -40,11 +41,12 @@
 //
 // # What it does not do
 //
-// It authorizes nothing and writes no audit line: the Vault's methods
+// It authorizes nothing and decides no permission: the Vault's methods
 // (the root's webhooks*.go) authorize the caller, call this package, and
-// write the line. The dispatcher's own transactions (finding and
-// claiming due deliveries, recording an attempt's outcome, which writes
-// an audit line and reads the tenant's members) and its loop are still
-// the root's (webhooks_dispatch*.go), which drives the Dispatcher; they
-// move here next.
+// write their audit lines. What the dispatcher needs of the rest of the
+// Vault comes through its Config as functions: the subscription cache's
+// generation, the audit line of a webhook it disabled, whether an
+// address is a member's, the metrics. It builds no event's object: the
+// root's emit does (webhooks_emit.go, webhooks_views.go), since the
+// objects are the other features' records.
 package events

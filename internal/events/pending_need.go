@@ -1,6 +1,8 @@
 package events
 
 import (
+	"context"
+
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -39,11 +41,42 @@ func (n *PendingNeed) Keys() []Key { return n.keys }
 // unlogged), and never leaves the Vault's updatePending.
 var ErrPendingUncounted = &unit.Error{Kind: unit.Conflict, Message: "pending deliveries not counted yet"}
 
+// recountPending takes the counts commits asked for (PendingCounts.Want):
+// run by the dispatcher on every wake, in a read-only transaction.
+func (d *Dispatcher) recountPending(ctx context.Context) {
+	keys := d.pending.TakeWanted()
+	if len(keys) == 0 {
+		return
+	}
+	if err := d.CountPending(ctx, keys); err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("tokenvault: counting pending webhook deliveries", "err", err)
+	}
+}
+
 // CountPending counts the pending index entries of each webhook of keys
-// in t, a read-only transaction: up to one more than the larger cap,
-// since past it the number does not matter. The caller keeps the counts
-// (PendingCounts.Set) as of t.Now once t has ended.
-func (d *Dispatcher) CountPending(t *unit.Tx, keys []Key) ([]int, error) {
+// in one read-only transaction, and keeps the counts as of its time.
+func (d *Dispatcher) CountPending(ctx context.Context, keys []Key) error {
+	var counts []int
+	var at = d.cfg.Now()
+	err := d.cfg.Work.View(ctx, func(t *unit.Tx) error {
+		at = t.Now
+		var err error
+		counts, err = d.countIn(t, keys)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		d.pending.Set(k, counts[i], at)
+	}
+	return nil
+}
+
+// countIn counts the pending index entries of each webhook of keys in t:
+// up to one more than the larger cap, since past it the number does not
+// matter.
+func (d *Dispatcher) countIn(t *unit.Tx, keys []Key) ([]int, error) {
 	o := d.cfg.Options
 	limit := max(o.MaxPendingPerWebhook, o.MaxPendingPerTenant) + 1
 	counts := make([]int, len(keys))

@@ -1,4 +1,4 @@
-package tokenvault
+package events
 
 import (
 	"context"
@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
-// The dispatcher: one goroutine per Vault (started by Open under v.bg,
-// stopped by Close) that finds due deliveries, claims them, and hands
-// each to an attempt goroutine (its state, the slots and the attempt
-// itself are internal/events' Dispatcher), bounded per webhook
+// The dispatcher: one goroutine per Vault (Run, started by the Vault's
+// Open under a context its Close cancels) that finds due deliveries, claims them, and hands
+// each to an attempt goroutine, bounded per webhook
 // (WebhookOptions.ConcurrencyPerWebhook) and per tenant
 // (ConcurrencyPerTenant) in this instance, so a slow or dead receiver
 // holds only its own slots: never a request goroutine, never a sandbox
@@ -33,36 +32,36 @@ import (
 // after Lease, when the entry comes due again and any instance retries
 // it; an outcome is recorded only under the claim it was attempted with.
 
-// runDispatcher delivers until the Vault closes, then waits for the
-// attempts in flight (their context is v.bg: they end at once). Every
+// Run delivers until ctx ends (the Vault closes), then waits for the
+// attempts in flight (their context is ctx: they end at once). Every
 // PollInterval it looks at the whole queue (retries come due, other
 // instances write); in between, woken by a commit or a finished attempt,
 // it looks only at the webhooks that woke it, so a busy instance does
 // not scan every webhook's queue after every commit.
-func (v *Vault) runDispatcher() {
-	d := v.dispatch
+func (d *Dispatcher) Run(ctx context.Context) {
+	d.bg = ctx
 	defer d.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		full := false
 		select {
-		case <-v.bg.Done():
+		case <-ctx.Done():
 			return
 		case <-d.Woken():
 		case <-timer.C:
 			full = true
 		}
-		v.recountPending(v.bg)
+		d.recountPending(ctx)
 		hot := d.TakeHot()
 		if full {
 			hot = nil
 		}
-		if err := v.dispatchOnce(v.bg, full, hot); err != nil && v.bg.Err() == nil {
-			v.logger.Warn("tokenvault: webhook dispatcher", "err", err)
+		if err := d.dispatchOnce(ctx, full, hot); err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Warn("tokenvault: webhook dispatcher", "err", err)
 		}
 		if full {
-			timer.Reset(v.webhooks.PollInterval)
+			timer.Reset(d.cfg.Options.PollInterval)
 		}
 	}
 }
@@ -87,16 +86,16 @@ const dispatchBatch = 100
 
 // dispatchOnce is one pass: find the due entries of every webhook (full)
 // or of the webhooks in hot, then claim and start what the slots allow.
-func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []events.Key) error {
+func (d *Dispatcher) dispatchOnce(ctx context.Context, full bool, hot []Key) error {
 	if !full && len(hot) == 0 {
 		return nil
 	}
-	now := v.now()
+	now := d.cfg.Now()
 	var queues []hookQueue
-	err := v.view(ctx, func(t *txn) error {
+	err := d.cfg.Work.View(ctx, func(t *unit.Tx) error {
 		queues = nil
-		add := func(k events.Key) error {
-			q, err := t.hookQueueOf(k, now)
+		add := func(k Key) error {
+			q, err := d.hookQueueOf(t, k, now)
 			if err == nil && (len(q.due) > 0 || q.gone) {
 				queues = append(queues, q)
 			}
@@ -124,7 +123,7 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []events.Key) e
 			if len(parts) != 3 {
 				return errors.New("tokenvault: malformed webhook queue entry")
 			}
-			if err := add(events.Key{Tenant: parts[0], Webhook: parts[1]}); err != nil {
+			if err := add(Key{Tenant: parts[0], Webhook: parts[1]}); err != nil {
 				return err
 			}
 			after = parts[0] + "/" + parts[1] + "/\xff"
@@ -137,8 +136,8 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []events.Key) e
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := v.dispatchHook(ctx, q); err != nil && ctx.Err() == nil {
-			v.logger.Warn("tokenvault: webhook dispatcher", "webhook", q.whid, "err", err)
+		if err := d.dispatchHook(ctx, q); err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Warn("tokenvault: webhook dispatcher", "webhook", q.whid, "err", err)
 		}
 	}
 	return nil
@@ -146,11 +145,11 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []events.Key) e
 
 // hookQueueOf reads webhook k's due entries (up to dispatchBatch, as of
 // now) and whether the webhook, or its tenant, is gone.
-func (t *txn) hookQueueOf(k events.Key, now time.Time) (hookQueue, error) {
+func (d *Dispatcher) hookQueueOf(t *unit.Tx, k Key, now time.Time) (hookQueue, error) {
 	q := hookQueue{tid: k.Tenant, whid: k.Webhook}
 	tk := barrier.Tenant(q.tid)
 	err := t.Scan(tk.WebhookDueOf(q.whid), "", dispatchBatch, func(_ barrier.Key, rest string) error {
-		at, did, ok := events.ParseDue(rest)
+		at, did, ok := ParseDue(rest)
 		if ok && at.After(now) {
 			return store.ErrStop // the rest is later
 		}
@@ -162,8 +161,8 @@ func (t *txn) hookQueueOf(k events.Key, now time.Time) (hookQueue, error) {
 	if err != nil {
 		return q, err
 	}
-	has, err := t.Has(tk.Record(EntityWebhook, q.whid))
-	if err != nil && !errors.Is(err, errTenantGone) {
+	has, err := t.Has(tk.Record(unit.EntityWebhook, q.whid))
+	if err != nil && !d.gone(err) {
 		return q, err
 	}
 	q.gone = !has
@@ -172,8 +171,8 @@ func (t *txn) hookQueueOf(k events.Key, now time.Time) (hookQueue, error) {
 
 // job is one claimed delivery, for an attempt.
 type job struct {
-	rec  events.Delivery
-	hook events.Webhook
+	rec  Delivery
+	hook Webhook
 }
 
 // dispatchHook handles one webhook's due entries: drops them when its
@@ -181,9 +180,9 @@ type job struct {
 // fails the pending ones of a disabled webhook, prunes finished
 // deliveries whose retention passed, and claims the others as its free
 // slots allow.
-func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
-	hk := events.Key{Tenant: q.tid, Webhook: q.whid}
-	slots := v.dispatch.Reserve(hk, len(q.due))
+func (d *Dispatcher) dispatchHook(ctx context.Context, q hookQueue) error {
+	hk := Key{Tenant: q.tid, Webhook: q.whid}
+	slots := d.Reserve(hk, len(q.due))
 	if slots == 0 && !q.gone {
 		return nil // its slots are busy: a finished attempt wakes the dispatcher
 	}
@@ -191,23 +190,23 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	// next pass, which a finished attempt starts.
 	q.due = q.due[:slots]
 	var jobs []job
-	err := v.update(ctx, func(t *txn) error {
+	err := d.cfg.Work.Update(ctx, func(t *unit.Tx) error {
 		jobs = nil
 		tk := barrier.Tenant(q.tid)
-		var hook events.Webhook
-		ok, err := t.GetRecord(tk.Record(EntityWebhook, q.whid), &hook)
-		if errors.Is(err, errTenantGone) || err == nil && !ok {
+		var hook Webhook
+		ok, err := t.GetRecord(tk.Record(unit.EntityWebhook, q.whid), &hook)
+		if d.gone(err) || err == nil && !ok {
 			// Its pending deliveries are gone with it: no longer counted.
-			t.AfterCommit(func() { v.dispatch.Pending().Forget(hk) })
+			t.AfterCommit(func() { d.pending.Forget(hk) })
 		}
-		if errors.Is(err, errTenantGone) {
-			return t.dropQueue(q.tid, q.whid)
+		if d.gone(err) {
+			return dropQueue(t, q.tid, q.whid)
 		}
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return t.pruneDeliveries(q.tid, q.whid)
+			return d.pruneDeliveries(t, q.tid, q.whid)
 		}
 		claims := 0
 		for _, e := range q.due {
@@ -218,7 +217,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				}
 				continue // another instance took it
 			}
-			var rec events.Delivery
+			var rec Delivery
 			ok, err := t.GetRecord(tk.WebhookDelivery(q.whid, e.did), &rec)
 			if err != nil {
 				return err
@@ -230,7 +229,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 					return err
 				}
 				if ok {
-					if err := t.v.dispatch.DeleteDelivery(t.Tx, q.tid, q.whid, e.did); err != nil {
+					if err := d.DeleteDelivery(t, q.tid, q.whid, e.did); err != nil {
 						return err
 					}
 				}
@@ -239,10 +238,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 			if err := t.Delete(entry); err != nil {
 				return err
 			}
-			if hook.Status != WebhookEnabled {
+			if hook.Status != Enabled {
 				rec.Status, rec.Error, rec.Claim, rec.ClaimedUntil = DeliveryFailed, "the webhook is disabled", "", time.Time{}
-				rec.NextAttemptAt = t.Now.Add(v.webhooks.DeliveryRetention)
-				if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
+				rec.NextAttemptAt = t.Now.Add(d.cfg.Options.DeliveryRetention)
+				if err := d.PutDelivery(t, &rec); err != nil {
 					return err
 				}
 				continue
@@ -255,10 +254,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				continue
 			}
 			claims++
-			rec.Claim = events.NewClaim()
-			rec.ClaimedUntil = t.Now.Add(v.webhooks.Lease)
+			rec.Claim = NewClaim()
+			rec.ClaimedUntil = t.Now.Add(d.cfg.Options.Lease)
 			rec.NextAttemptAt = rec.ClaimedUntil
-			if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
+			if err := d.PutDelivery(t, &rec); err != nil {
 				return err
 			}
 			jobs = append(jobs, job{rec: rec, hook: hook})
@@ -268,37 +267,37 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	if err != nil {
 		jobs = nil
 	}
-	v.dispatch.Release(hk, slots-len(jobs))
+	d.Release(hk, slots-len(jobs))
 	for _, j := range jobs {
-		v.dispatch.Go(hk, func() { v.attemptDelivery(j) })
+		d.Go(hk, func() { d.attemptDelivery(j) })
 	}
 	return err
 }
 
 // pruneDeliveries removes up to dispatchBatch deliveries of the deleted
 // webhook whid, with their queue entries; the next pass removes more.
-func (t *txn) pruneDeliveries(tid, whid string) error {
+func (d *Dispatcher) pruneDeliveries(t *unit.Tx, tid, whid string) error {
 	tk := barrier.Tenant(tid)
 	vals, err := t.ScanValuesAfter(tk.WebhookDeliveries(whid), "", dispatchBatch)
 	if err != nil {
 		return err
 	}
 	for _, sv := range vals {
-		var rec events.Delivery
+		var rec Delivery
 		if err := t.OpenRecord(sv.Key, sv.Raw, &rec); err != nil {
 			return err
 		}
 		if err := t.Delete(tk.WebhookDue(whid, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.v.dispatch.DeleteDelivery(t.Tx, tid, whid, rec.ID); err != nil {
+		if err := d.DeleteDelivery(t, tid, whid, rec.ID); err != nil {
 			return err
 		}
 	}
 	// Entries whose record is gone (none are written so, but a store
 	// is not trusted to be consistent): removed in due order.
 	if len(vals) == 0 {
-		return t.dropQueue(tid, whid)
+		return dropQueue(t, tid, whid)
 	}
 	return nil
 }
@@ -306,7 +305,7 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 // dropQueue removes up to dispatchBatch queue entries of webhook whid of
 // tenant tid, without reading their records: the tenant is gone, or they
 // have none.
-func (t *txn) dropQueue(tid, whid string) error {
+func dropQueue(t *unit.Tx, tid, whid string) error {
 	var keys []barrier.Key
 	err := t.Scan(barrier.Tenant(tid).WebhookDueOf(whid), "", dispatchBatch, func(k barrier.Key, _ string) error {
 		keys = append(keys, k)
