@@ -48,7 +48,7 @@ type Metrics interface {
 	// The lag itself is in Stats.AuditExport.
 	AuditExported(sink string, n int, err error)
 	// EventDelivery reports one attempt to deliver an event to a webhook
-	// subscription (webhooks_dispatch.go) and how it ended; lag, for
+	// subscription (internal/events' dispatch.go) and how it ended; lag, for
 	// EventDelivered only, is from the event's commit to the receiver's
 	// acknowledgement.
 	EventDelivery(outcome EventOutcome, lag time.Duration)

@@ -106,7 +106,7 @@ type Vault struct {
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
 	// dispatch delivers events to webhook subscriptions, under bg
-	// (webhooks_dispatch.go); exportWG waits for it.
+	// (internal/events' Dispatcher.Run); exportWG waits for it.
 	dispatch *events.Dispatcher
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).

@@ -15,7 +15,7 @@ import (
 // of their own (docs/webhooks.md). Their management is for management
 // applications (webhook:create|read|update|delete); each change is an
 // audit line of entity type EntityWebhook. The delivery of events is the
-// dispatcher's (webhooks_dispatch*.go).
+// dispatcher's (internal/events' Dispatcher).
 
 // WebhookSubscription is a webhook as the API shows it. It is not the
 // asynchronous reactor callback body, which is Webhook.

@@ -65,9 +65,8 @@ type Config struct {
 // in flight (Options.ConcurrencyPerWebhook and ConcurrencyPerTenant, so
 // a slow or dead receiver holds only its own), the bounds on the
 // webhook-disabled mails, the pending deliveries counted by webhook, and
-// each tenant's cached subscriptions. The Vault's dispatcher loop (the
-// root's webhooks_dispatch.go) drives it; its methods are safe for
-// concurrent use.
+// each tenant's cached subscriptions. Run drives it until the Vault
+// closes; its methods are safe for concurrent use.
 type Dispatcher struct {
 	cfg Config
 	// bg is Run's context: the attempts' and their records'.

@@ -48,7 +48,7 @@ type Options struct {
 	// one tenant's webhooks. At either, a test event or a redelivery is
 	// refused (RateLimited) and an event of an ordinary write is dropped
 	// for that webhook, counted and logged, the write going on
-	// (the root's webhooks_pending.go). Zero (or negative): the defaults named after
+	// (pending.go). Zero (or negative): the defaults named after
 	// them.
 	MaxPendingPerWebhook int
 	MaxPendingPerTenant  int

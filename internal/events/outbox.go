@@ -14,7 +14,7 @@ import (
 // counts: the root's webhooks_subscriptions.go, pending.go). Both
 // land with the change or not at all, so an acknowledged change always
 // has its deliveries and a rolled-back one never has. The dispatcher
-// (the root's webhooks_dispatch.go) is woken once the transaction commits; other
+// (dispatch.go) is woken once the transaction commits; other
 // instances sharing the store find the entries at their next poll.
 //
 // Every delivery record has exactly one queue entry, at

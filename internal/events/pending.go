@@ -28,7 +28,7 @@ import (
 // finished some); never in a write transaction: a commit that finds a
 // count missing or stale goes on with what it has and, once committed,
 // asks the dispatcher for it (pendingChange.recount), which counts in a
-// read-only transaction of its own (the root's recountPending). So a tokenize never reads the
+// read-only transaction of its own (recountPending). So a tokenize never reads the
 // pending index, and on PostgreSQL never holds a predicate lock on it.
 // The calls that ask for a delivery (TestWebhook, Redeliver) count a
 // missing or stale count first, in a read-only transaction, and then run

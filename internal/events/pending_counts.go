@@ -19,7 +19,7 @@ type PendingCounts struct {
 	mu    sync.Mutex
 	hooks map[Key]*hookPending
 	// wanted are the webhooks whose count a commit found missing or
-	// stale, for the dispatcher to count (the root's recountPending).
+	// stale, for the dispatcher to count (recountPending).
 	wanted map[Key]bool
 }
 
