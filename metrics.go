@@ -3,6 +3,8 @@ package tokenvault
 import (
 	"errors"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // Metrics receives counts and timings of the Vault's work, for a monitoring
@@ -46,7 +48,7 @@ type Metrics interface {
 	// The lag itself is in Stats.AuditExport.
 	AuditExported(sink string, n int, err error)
 	// EventDelivery reports one attempt to deliver an event to a webhook
-	// subscription (webhooks_dispatch.go) and how it ended; lag, for
+	// subscription (internal/events' dispatch.go) and how it ended; lag, for
 	// EventDelivered only, is from the event's commit to the receiver's
 	// acknowledgement.
 	EventDelivery(outcome EventOutcome, lag time.Duration)
@@ -58,17 +60,15 @@ type Metrics interface {
 
 // EventOutcome is how one attempt to deliver an event ended, for
 // Metrics.EventDelivery.
-type EventOutcome string
+type EventOutcome = events.Outcome
 
+// Event outcomes (internal/events).
 const (
-	EventDelivered EventOutcome = "delivered" // the receiver answered 2xx
-	EventRetried   EventOutcome = "retried"   // it failed and will be tried again
-	EventFailed    EventOutcome = "failed"    // it failed and the delivery was given up
-	EventGone      EventOutcome = "gone"      // the receiver answered 410: the webhook is disabled
-	// EventDropped: the event was not queued to a webhook at a cap of
-	// pending deliveries (WebhookOptions.MaxPendingPerWebhook,
-	// MaxPendingPerTenant); the write that emitted it went on.
-	EventDropped EventOutcome = "dropped"
+	EventDelivered = events.Delivered
+	EventRetried   = events.Retried
+	EventFailed    = events.Failed
+	EventGone      = events.Gone
+	EventDropped   = events.Dropped
 )
 
 // EventOutcomes lists every EventOutcome.
@@ -186,7 +186,7 @@ type Stats struct {
 	PendingWebhooks int
 	// PendingEventDeliveries is the deliveries of events to webhook
 	// subscriptions pending (queued or waiting for a retry), as this
-	// instance counts them (webhooks_pending.go): those of the webhooks it
+	// instance counts them (internal/events' pending.go): those of the webhooks it
 	// queued to since it started, counted from the store.
 	PendingEventDeliveries int
 	// AuditExport is the export lag of each of Options.AuditExport.Sinks, in
@@ -206,7 +206,7 @@ func (v *Vault) Stats() Stats {
 	v.asyncMu.Unlock()
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
 		AsyncInvocations: running, PendingWebhooks: delivering,
-		PendingEventDeliveries: v.dispatch.pending.total(), AuditExport: v.auditStats(),
+		PendingEventDeliveries: v.dispatch.Pending().Total(), AuditExport: v.auditStats(),
 		AuditChain: v.chainStats()}
 }
 

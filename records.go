@@ -28,8 +28,8 @@ import (
 //	records_session.go      sessionRecord      tenant/<tid>/session/<id>
 //	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
 //	records_intent.go       tokenIntentRecord  tenant/<tid>/token_intent/<id>
-//	records_webhook.go      webhookRecord      tenant/<tid>/webhook/<id>
-//	records_webhook_delivery.go webhookDeliveryRecord tenant/<tid>/webhook_delivery/<webhook>/<id>
+//	internal/events         Webhook            tenant/<tid>/webhook/<id>
+//	internal/events         Delivery           tenant/<tid>/webhook_delivery/<webhook>/<id>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
 //	records_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
 //	records_scans.go        legacyCVCScan      sys/cvcscan

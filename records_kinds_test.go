@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -147,19 +148,19 @@ var recordKinds = []recordKind{
 	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
 	// Webhooks have no version 0 either.
 	{"webhook", barrier.Tenant(fixTenant).Record(EntityWebhook, fixWebhook), func() recordCodec {
-		return &webhookRecord{ID: fixWebhook, TenantID: fixTenant, Name: "orders", URL: "https://hooks.example.com/in",
+		return &events.Webhook{ID: fixWebhook, TenantID: fixTenant, Name: "orders", URL: "https://hooks.example.com/in",
 			Events: []string{EventTokenCreated, "*"}, Status: WebhookDisabled, DisabledReason: "failing",
 			NotifyEmail: "ops@example.com", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: fixModified,
 			PreviousSecret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", PreviousUntil: fixExpires, FailingSince: fixLater}
-	}, func() recordCodec { return &webhookRecord{} }, nil},
+	}, func() recordCodec { return &events.Webhook{} }, nil},
 	{"webhook-delivery", barrier.Tenant(fixTenant).WebhookDelivery(fixWebhook, fixDelivery), func() recordCodec {
-		return &webhookDeliveryRecord{ID: fixDelivery, TenantID: fixTenant, WebhookID: fixWebhook,
+		return &events.Delivery{ID: fixDelivery, TenantID: fixTenant, WebhookID: fixWebhook,
 			EventID: fixEvent, EventType: EventTokenCreated, Event: []byte(`{"id":"` + fixEvent + `","type":"token.created"}`),
 			CreatedAt: fixTime, Status: DeliveryPending, Attempts: 2, LastAttemptAt: fixLater, ResponseStatus: 503,
 			Duration: 1500 * time.Millisecond, Response: []byte("busy"), Error: "receiver answered Service Unavailable",
 			NextAttemptAt: fixModified, Claim: "c1", ClaimedUntil: fixExpires}
-	}, func() recordCodec { return &webhookDeliveryRecord{} }, nil},
+	}, func() recordCodec { return &events.Delivery{} }, nil},
 	// Token list shapes have no version 0: they came after the binary
 	// records.
 	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
@@ -276,10 +277,10 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant("t").Reseal(), &resealState{}},
 		{barrier.Tenant("t").Deleting(), &deletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &tokenIntentRecord{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, CreatedAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, Events: []string{},
+		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, Events: []string{},
 			PreviousSecret: "whsec_x", PreviousUntil: other}},
-		{barrier.Tenant(fixTenant).WebhookDelivery("w", "d"), &webhookDeliveryRecord{ID: "d", TenantID: fixTenant, WebhookID: "w", CreatedAt: other}},
+		{barrier.Tenant(fixTenant).WebhookDelivery("w", "d"), &events.Delivery{ID: "d", TenantID: fixTenant, WebhookID: "w", CreatedAt: other}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {
@@ -390,8 +391,8 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
 	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
-	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
-	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
+	"tenant/*/webhook/":           func() recordCodec { return &events.Webhook{} },
+	"tenant/*/webhook_delivery/":  func() recordCodec { return &events.Delivery{} },
 	"tenant/*/chain/":             func() recordCodec { return &auditlog.Head{} },
 	"tenant/*/chain_checkpoint/":  func() recordCodec { return &auditlog.CheckpointRecord{} },
 	"tenant/*/chain_link/":        func() recordCodec { return &auditlog.Link{} },

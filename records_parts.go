@@ -5,6 +5,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -104,7 +105,7 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
 		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},
-		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &webhookRecord{} }},
-		{barrier.Tenant(tid).Records(barrier.KindWebhookDelivery), func() recordCodec { return &webhookDeliveryRecord{} }},
+		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &events.Webhook{} }},
+		{barrier.Tenant(tid).Records(barrier.KindWebhookDelivery), func() recordCodec { return &events.Delivery{} }},
 	}
 }

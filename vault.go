@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -48,7 +49,7 @@ type Vault struct {
 	webhooks WebhookOptions
 	// eventTap, when set (by internal tests, before any call), is told of
 	// every event a committed transaction queued, with its targets.
-	eventTap func(tid string, ev outgoingEvent, targets []*webhookRecord)
+	eventTap func(tid string, ev events.Outgoing, targets []*events.Webhook)
 
 	auth   authCache
 	limits limits
@@ -105,8 +106,8 @@ type Vault struct {
 	exporters []*auditExporter
 	exportWG  sync.WaitGroup
 	// dispatch delivers events to webhook subscriptions, under bg
-	// (webhooks_dispatch.go); exportWG waits for it.
-	dispatch *dispatcher
+	// (internal/events' Dispatcher.Run); exportWG waits for it.
+	dispatch *events.Dispatcher
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).
 	pendingTenants pendingTenants
@@ -205,9 +206,6 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.chainOpts = opts.AuditChain.withDefaults()
-	v.webhooks = opts.Webhooks.withDefaults()
-	v.webhooks.Lease = leaseAbove(v.webhooks.Lease, v.webhooks.Timeout)
-	v.dispatch = newDispatcher()
 	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}
@@ -237,6 +235,11 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
+		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
+		Subscriptions: v.subscriptionsIn, Forget: v.forgetWebhooksIn, Audit: v.webhookDisabledLine, IsMember: v.isMemberEmail,
+		Dropped: v.eventDropped, Outcome: v.eventOutcome, AutoDisabled: v.webhookAutoDisabled})
+	v.webhooks = v.dispatch.Options()
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.barrier.Close()
@@ -295,7 +298,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.chainOpts.CheckpointInterval > 0 {
 		v.exportWG.Go(v.runCheckpointer)
 	}
-	v.exportWG.Go(v.runDispatcher)
+	v.exportWG.Go(func() { v.dispatch.Run(v.bg) })
 	v.exportWG.Go(v.runCountFolder)
 	return v, nil
 }

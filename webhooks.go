@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -14,63 +15,15 @@ import (
 // of their own (docs/webhooks.md). Their management is for management
 // applications (webhook:create|read|update|delete); each change is an
 // audit line of entity type EntityWebhook. The delivery of events is the
-// dispatcher's (webhooks_dispatch*.go).
+// dispatcher's (internal/events' Dispatcher).
 
 // WebhookSubscription is a webhook as the API shows it. It is not the
 // asynchronous reactor callback body, which is Webhook.
-type WebhookSubscription struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Name     string `json:"name"`
-	URL      string `json:"url"`
-	// Events are the catalogue names the webhook receives, or "*" for
-	// every event that is not high-volume.
-	Events []string `json:"events"`
-	// Status is WebhookEnabled or WebhookDisabled.
-	Status string `json:"status"`
-	// NotifyEmail is told when the Vault disables the webhook.
-	NotifyEmail string `json:"notify_email,omitempty"`
-	// DisabledReason says why the Vault disabled the webhook: "gone" (its
-	// receiver answered 410) or "failing" (no success for
-	// WebhookOptions.DisableAfter); empty while enabled, or when a caller
-	// disabled it.
-	DisabledReason string `json:"disabled_reason,omitempty"`
-	// Secret signs the deliveries ("whsec_" and the base64 of 32 random
-	// bytes). It is in the answers of CreateWebhook and
-	// RotateWebhookSecret only: keep it then, no read shows it again.
-	Secret string `json:"secret,omitempty"`
-	// PreviousSecretUntil, after a rotation, is until when deliveries are
-	// signed with the secret before it too (WebhookOptions.SecretOverlap).
-	PreviousSecretUntil *time.Time `json:"previous_secret_until,omitempty"`
-	CreatedBy           string     `json:"created_by,omitempty"`
-	CreatedAt           time.Time  `json:"created_at"`
-	ModifiedBy          string     `json:"modified_by,omitempty"`
-	ModifiedAt          *time.Time `json:"modified_at,omitempty"`
-}
+type WebhookSubscription = events.Subscription
 
 // WebhookRequest is the body of CreateWebhook and UpdateWebhook. An
 // update replaces every field: one left out takes its default.
-type WebhookRequest struct {
-	// Name: 1 to 200 characters.
-	Name string `json:"name"`
-	// URL receives the events: absolute, https, without credentials or
-	// fragment, naming a public host in ASCII (an international name in
-	// its xn-- form; Unicode digits and dots are refused).
-	// Options.Outbound.AllowPrivateDestinations allows private hosts, and
-	// http to a loopback host only.
-	URL string `json:"url"`
-	// Events: one or more catalogue names (WebhookEventTypes), or "*",
-	// each once.
-	Events []string `json:"events"`
-	// Status is WebhookEnabled (the default) or WebhookDisabled.
-	Status string `json:"status,omitempty"`
-	// NotifyEmail, when set, is a bare e-mail address told when the Vault
-	// disables the webhook: at a public ASCII domain name (not an address
-	// literal, localhost or a special-use name), its local part in one
-	// script. Only a member's address is told the webhook's name and URL
-	// (WebhookDisabledMail).
-	NotifyEmail string `json:"notify_email,omitempty"`
-}
+type WebhookRequest = events.Request
 
 // ListWebhooksRequest pages ListWebhooks.
 type ListWebhooksRequest struct {
@@ -88,7 +41,7 @@ type ListWebhooksRequest struct {
 // that is missing, unknown or expired, RateLimited over a rate limit,
 // PermissionDenied without webhook:create, StorageFull, or Internal.
 func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRequest) (*WebhookSubscription, error) {
-	secret := newWebhookSecret()
+	secret := events.NewSecret()
 	var out *WebhookSubscription
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermWebhookCreate)
@@ -101,14 +54,14 @@ func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRe
 		if err := t.checkWebhookRoom(p.tenantID); err != nil {
 			return err
 		}
-		rec := &webhookRecord{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Secret: secret,
+		rec := &events.Webhook{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Secret: secret,
 			CreatedBy: p.actorID, CreatedAt: t.Now}
-		req.apply(rec)
+		req.Apply(rec)
 		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		out = rec.api(t.Now)
+		out = rec.API(t.Now)
 		out.Secret = secret
 		return t.log(p.actor(), p.tenantID, EntityWebhook, rec.ID, OpCreate, fmt.Sprintf("Webhook %q created", rec.Name))
 	})
@@ -154,7 +107,7 @@ func (v *Vault) GetWebhook(ctx context.Context, key Credential, id string) (*Web
 		if err != nil {
 			return err
 		}
-		out = rec.api(t.Now)
+		out = rec.API(t.Now)
 		return t.logRead(p, EntityWebhook, id, "Webhook read")
 	})
 	return out, err
@@ -186,7 +139,7 @@ func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhoo
 		}
 		items := make([]WebhookSubscription, len(recs))
 		for i, r := range recs {
-			items[i] = *r.api(t.Now)
+			items[i] = *r.API(t.Now)
 		}
 		out = paginate(items, pg, func(w WebhookSubscription) string { return w.ID })
 		return nil
@@ -220,7 +173,7 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 			return err
 		}
 		wasDisabled := rec.Status == WebhookDisabled
-		req.apply(rec)
+		req.Apply(rec)
 		switch {
 		case rec.Status == WebhookEnabled && wasDisabled:
 			rec.DisabledReason, rec.FailingSince = "", time.Time{}
@@ -232,7 +185,7 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		out = rec.api(t.Now)
+		out = rec.API(t.Now)
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q updated", rec.Name))
 	})
 	return out, err
@@ -258,7 +211,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		t.AfterCommit(func() { v.dispatch.pending.forget(hookKey{p.tenantID, id}) })
+		t.AfterCommit(func() { v.dispatch.Pending().Forget(events.Key{Tenant: p.tenantID, Webhook: id}) })
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
 	})
 }
@@ -275,7 +228,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 // RateLimited over a rate limit, PermissionDenied without webhook:update,
 // StorageFull, or Internal.
 func (v *Vault) RotateWebhookSecret(ctx context.Context, key Credential, id string) (*WebhookSubscription, error) {
-	secret := newWebhookSecret()
+	secret := events.NewSecret()
 	var out *WebhookSubscription
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermWebhookUpdate)
@@ -293,7 +246,7 @@ func (v *Vault) RotateWebhookSecret(ctx context.Context, key Credential, id stri
 			return err
 		}
 		t.forgetWebhooks(p.tenantID)
-		out = rec.api(t.Now)
+		out = rec.API(t.Now)
 		out.Secret = secret
 		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q: signing secret rotated", rec.Name))
 	})
@@ -318,8 +271,9 @@ func (v *Vault) ListWebhookEventTypes(ctx context.Context, key Credential) ([]st
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(webhookEventTypes))
-	for i, e := range webhookEventTypes {
+	types := events.Types()
+	out := make([]string, len(types))
+	for i, e := range types {
 		out[i] = e.Name
 	}
 	return out, nil
@@ -327,11 +281,11 @@ func (v *Vault) ListWebhookEventTypes(ctx context.Context, key Credential) ([]st
 
 // mustWebhook reads webhook id of tenant tid: NotFound when there is
 // none, as for another tenant's.
-func (t *txn) mustWebhook(tid, id string) (*webhookRecord, error) {
+func (t *txn) mustWebhook(tid, id string) (*events.Webhook, error) {
 	if !unit.ValidID(id) {
 		return nil, unit.NotFoundError("webhook")
 	}
-	var rec webhookRecord
+	var rec events.Webhook
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &rec)
 	if err != nil {
 		return nil, err
@@ -342,25 +296,8 @@ func (t *txn) mustWebhook(tid, id string) (*webhookRecord, error) {
 	return &rec, nil
 }
 
-// apply sets the fields req replaces (validateWebhook has checked it).
-func (req *WebhookRequest) apply(rec *webhookRecord) {
-	rec.Name, rec.URL, rec.Status, rec.NotifyEmail = req.Name, req.URL, req.Status, req.NotifyEmail
-	rec.Events = append([]string(nil), req.Events...)
-}
-
-// api is the webhook the API shows at now: never its secrets (the
-// answers of CreateWebhook and RotateWebhookSecret add the new one).
-func (r *webhookRecord) api(now time.Time) *WebhookSubscription {
-	w := &WebhookSubscription{ID: r.ID, TenantID: r.TenantID, Name: r.Name, URL: r.URL,
-		Events: append([]string{}, r.Events...), Status: r.Status, NotifyEmail: r.NotifyEmail,
-		DisabledReason: r.DisabledReason, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy}
-	if !r.ModifiedAt.IsZero() {
-		at := r.ModifiedAt
-		w.ModifiedAt = &at
-	}
-	if r.PreviousSecret != "" && r.PreviousUntil.After(now) {
-		until := r.PreviousUntil
-		w.PreviousSecretUntil = &until
-	}
-	return w
-}
+// Webhook statuses (the status field of a webhook).
+const (
+	WebhookEnabled  = events.Enabled
+	WebhookDisabled = events.Disabled
+)

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -17,46 +17,10 @@ import (
 // WebhookDelivery is one event's delivery to one webhook: its state and
 // its last attempt. It never holds the event's body nor more than a short
 // prefix of the receiver's answer.
-type WebhookDelivery struct {
-	ID        string `json:"id"`
-	WebhookID string `json:"webhook_id"`
-	// EventID is the webhook-id header of every attempt.
-	EventID   string `json:"event_id"`
-	EventType string `json:"event_type"`
-	// Status is pending (to be attempted, or being attempted), succeeded
-	// (a 2xx answer) or failed (given up, or the webhook was disabled).
-	Status    string    `json:"status"`
-	Attempts  int       `json:"attempts"`
-	CreatedAt time.Time `json:"created_at"`
-	// LastAttemptAt, ResponseStatus (0: no answer), DurationMS, Response
-	// (the first bytes of the answer's body, at most 256) and Error tell
-	// of the last attempt.
-	LastAttemptAt  *time.Time `json:"last_attempt_at,omitempty"`
-	ResponseStatus int        `json:"response_status,omitempty"`
-	DurationMS     int64      `json:"duration_ms"`
-	Response       string     `json:"response,omitempty"`
-	Error          string     `json:"error,omitempty"`
-	// NextAttemptAt is when a pending delivery is next attempted.
-	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
-}
+type WebhookDelivery = events.DeliveryInfo
 
 // MaxDeliveriesPageSize bounds a page of ListWebhookDeliveries.
 const MaxDeliveriesPageSize = 100
-
-func (r *webhookDeliveryRecord) api() WebhookDelivery {
-	d := WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType, Status: r.Status,
-		Attempts: r.Attempts, CreatedAt: r.CreatedAt, ResponseStatus: r.ResponseStatus, DurationMS: r.Duration.Milliseconds(),
-		Response: strings.ToValidUTF8(string(r.Response), "\uFFFD"), Error: r.Error}
-	if !r.LastAttemptAt.IsZero() {
-		at := r.LastAttemptAt
-		d.LastAttemptAt = &at
-	}
-	if r.Status == DeliveryPending {
-		at := r.NextAttemptAt
-		d.NextAttemptAt = &at
-	}
-	return d
-}
 
 // ListWebhookDeliveries lists the deliveries of webhook webhookID, newest
 // first, a page at a time by cursor (req.Start is the After of the page
@@ -98,11 +62,11 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 			vals = vals[:pg.size]
 		}
 		for _, sv := range vals {
-			var rec webhookDeliveryRecord
+			var rec events.Delivery
 			if err := t.OpenRecord(sv.Key, sv.Raw, &rec); err != nil {
 				return err
 			}
-			out.Data = append(out.Data, rec.api())
+			out.Data = append(out.Data, rec.API())
 		}
 		out.Pagination = Pagination{TotalItems: len(out.Data), PageNumber: 1, PageSize: pg.size, TotalPages: 1}
 		if more {
@@ -126,7 +90,7 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 // tenant's), Conflict when the webhook is disabled or the delivery is
 // being attempted, Unauthenticated for a key that is missing, unknown or
 // expired, RateLimited over a rate limit or when a finished delivery
-// would go past a cap of pending deliveries (webhooks_pending.go), PermissionDenied without
+// would go past a cap of pending deliveries (internal/events' pending.go), PermissionDenied without
 // webhook:update, or Internal.
 func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, webhookID, deliveryID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -142,7 +106,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if hook.Status != WebhookEnabled {
 			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
-		var rec webhookDeliveryRecord
+		var rec events.Delivery
 		tk := barrier.Tenant(p.tenantID)
 		ok := false
 		if unit.ValidID(deliveryID) {
@@ -158,23 +122,23 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 			return unit.Errorf(Conflict, "the delivery is being attempted")
 		}
 		if rec.Status != DeliveryPending {
-			room := t.pendingRoom
+			room := v.dispatch.PendingRoom
 			if rec.EventType == EventWebhookTest {
-				room = t.testRoom
+				room = v.dispatch.TestRoom
 			}
-			if full, err := room(p.tenantID, webhookID); err != nil || full != "" {
-				return cmp.Or(err, errPendingCap(full))
+			if full, err := room(t.Tx, p.tenantID, webhookID); err != nil || full != "" {
+				return cmp.Or(err, events.PendingCapError(full))
 			}
 		}
 		if err := t.Delete(tk.WebhookDue(webhookID, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
 		rec.Status, rec.Attempts, rec.NextAttemptAt, rec.Claim, rec.ClaimedUntil = DeliveryPending, 0, t.Now, "", time.Time{}
-		if err := t.putDelivery(&rec); err != nil {
+		if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
 			return err
 		}
-		t.wakeDispatcher(p.tenantID, webhookID)
-		out = rec.api()
+		v.dispatch.WakeAfterCommit(t.Tx, events.Key{Tenant: p.tenantID, Webhook: webhookID})
+		out = rec.API()
 		return t.log(p.actor(), p.tenantID, EntityWebhook, webhookID, OpUpdate, "Webhook delivery queued again")
 	})
 	if err != nil {
@@ -192,7 +156,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 // Conflict when it is disabled, Unauthenticated for a key that is
 // missing, unknown or expired, RateLimited over a rate limit, at a cap
 // of pending deliveries or with 10 test events pending to the webhook
-// (webhooks_pending.go, with a RetryAfter),
+// (internal/events' pending.go, with a RetryAfter),
 // PermissionDenied without webhook:update, or Internal.
 func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -208,8 +172,8 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if hook.Status != WebhookEnabled {
 			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
-		if full, err := t.testRoom(p.tenantID, hook.ID); err != nil || full != "" {
-			return cmp.Or(err, errPendingCap(full))
+		if full, err := v.dispatch.TestRoom(t.Tx, p.tenantID, hook.ID); err != nil || full != "" {
+			return cmp.Or(err, events.PendingCapError(full))
 		}
 		who, err := t.eventActor(p.tenantID, p.actor())
 		if err != nil {
@@ -225,11 +189,11 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		rec, err := t.queueDelivery(p.tenantID, hook.ID, outgoingEvent{ID: info.ID, Type: info.Type, JSON: b})
+		rec, err := v.dispatch.QueueDelivery(t.Tx, p.tenantID, hook.ID, events.Outgoing{ID: info.ID, Type: info.Type, JSON: b})
 		if err != nil {
 			return err
 		}
-		out = rec.api()
+		out = rec.API()
 		return t.log(p.actor(), p.tenantID, EntityWebhook, hook.ID, OpUpdate, "Webhook test event queued")
 	})
 	if err != nil {
@@ -244,3 +208,10 @@ type testWebhookView struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
 }
+
+// Delivery statuses (WebhookDelivery.Status).
+const (
+	DeliveryPending   = events.DeliveryPending
+	DeliverySucceeded = events.DeliverySucceeded
+	DeliveryFailed    = events.DeliveryFailed
+)

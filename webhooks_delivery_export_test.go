@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // Test access to webhooks for the delivery tests (package tokenvault_test),
@@ -23,7 +24,7 @@ type HookForTest struct {
 func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 	id := v.ids.Next(v.now())
 	err := v.update(context.Background(), func(t *txn) error {
-		rec := &webhookRecord{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,
+		rec := &events.Webhook{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,
 			NotifyEmail: h.NotifyEmail, Secret: h.Secret, CreatedBy: "test", CreatedAt: t.Now, ModifiedBy: "test",
 			ModifiedAt: t.Now, PreviousSecret: h.PreviousSecret, PreviousUntil: h.PreviousUntil}
 		t.forgetWebhooks(tid)

@@ -1,6 +1,6 @@
 package tokenvault
 
-import "strings"
+import "github.com/tokenvault/tokenvault/internal/events"
 
 // Helpers for the emit calls beside the audit lines. emit builds an
 // event's object only when a webhook subscribes to it, and learns which
@@ -111,7 +111,7 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 		view.ErrorStatus = webhookError(err).Status
 	}
 	ctx := WithCallInfo(v.bg, &CallInfo{TraceID: inv.traceID})
-	et, _ := eventType(typ)
+	et, _ := events.Lookup(typ)
 	subscribed := false
 	if v.view(ctx, func(t *txn) error {
 		targets, err := t.webhookTargets(inv.tenantID, et)
@@ -125,19 +125,4 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 	}); err != nil {
 		v.logger.Warn("tokenvault: the end of an asynchronous reactor invocation emitted no event", "event", typ, "err", err)
 	}
-}
-
-// endsObject reports whether an event of type typ ends its object's
-// life, so that nextEventSequence removes the object's counter with it:
-// a deletion (not a key's: the application goes on), a token's expiry,
-// an intent's conversion, an invitation's acceptance. Sessions, which
-// no event ends, have theirs removed with them (deleteSession).
-func endsObject(typ string) bool {
-	switch typ {
-	case EventTokenExpired, EventTokenIntentConverted, EventTenantInvitationAccepted:
-		return true
-	case EventApplicationKeyDeleted:
-		return false
-	}
-	return strings.HasSuffix(typ, ".deleted")
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // TappedEvent is an event a committed transaction queued, as the event
@@ -33,7 +34,7 @@ type EventTap struct {
 // tap only for an event some webhook subscribes to).
 func TapEvents(v *Vault) *EventTap {
 	tap := &EventTap{}
-	v.eventTap = func(tid string, ev outgoingEvent, targets []*webhookRecord) {
+	v.eventTap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
 		te := TappedEvent{TenantID: tid, JSON: slices.Clone(ev.JSON)}
 		if err := json.Unmarshal(ev.JSON, &te.Info); err != nil {
 			panic(err) // emit encoded it: never
@@ -55,16 +56,16 @@ func (e *EventTap) Events() []TappedEvent {
 	return slices.Clone(e.events)
 }
 
-// PutTestWebhook stores a webhook of tenant tid subscribed to events,
+// PutTestWebhook stores a webhook of tenant tid subscribed to types,
 // enabled or not, directly (as CreateWebhook would), and returns its id
 // and signing secret.
-func PutTestWebhook(ctx context.Context, v *Vault, tid string, events []string, enabled bool) (id, secret string, err error) {
+func PutTestWebhook(ctx context.Context, v *Vault, tid string, types []string, enabled bool) (id, secret string, err error) {
 	var raw [24]byte
 	rand.Read(raw[:])
 	secret = "whsec_" + base64.StdEncoding.EncodeToString(raw[:])
 	err = v.update(ctx, func(t *txn) error {
-		rec := &webhookRecord{ID: t.v.ids.Next(t.Now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
-			Events: events, Status: WebhookEnabled, Secret: secret, CreatedAt: t.Now, ModifiedAt: t.Now}
+		rec := &events.Webhook{ID: t.v.ids.Next(t.Now), TenantID: tid, Name: "events test", URL: "https://receiver.example/hook",
+			Events: types, Status: WebhookEnabled, Secret: secret, CreatedAt: t.Now, ModifiedAt: t.Now}
 		if !enabled {
 			rec.Status = WebhookDisabled
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -31,7 +32,7 @@ func openEventVault(t *testing.T) (*Vault, *EventTap, *TenantBootstrap, *Applica
 		t.Fatal(err)
 	}
 	var all []string
-	for _, et := range webhookEventTypes {
+	for _, et := range events.Types() {
 		all = append(all, et.Name)
 	}
 	if _, _, err := PutTestWebhook(ctx, v, boot.Tenant.ID, all, true); err != nil {
@@ -79,7 +80,7 @@ func TestEmitThenFailCommitsNoEvent(t *testing.T) {
 
 // TestTokenViewKeptSmall: a token whose metadata and search indexes reach
 // their limits (50 entries of 600 bytes, 20 expressions of 4 kB) gets an
-// event under maxEventBytes, its search indexes, fingerprint expression
+// event under events.MaxEventBytes, its search indexes, fingerprint expression
 // and metadata dropped in that order and named in "omitted"; a small
 // token's view omits nothing.
 func TestTokenViewKeptSmall(t *testing.T) {
@@ -106,7 +107,7 @@ func TestTokenViewKeptSmall(t *testing.T) {
 		if ev.Info.Type != EventTokenCreated {
 			continue
 		}
-		if len(ev.JSON) > maxEventBytes {
+		if len(ev.JSON) > events.MaxEventBytes {
 			t.Errorf("an event of %d bytes", len(ev.JSON))
 		}
 		var data struct{ Token tokenEvent }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -43,9 +44,9 @@ func webhookVault(t *testing.T) (*Vault, *hookClock, *TenantBootstrap) {
 }
 
 // storedWebhook reads webhook id of tenant tid as stored.
-func storedWebhook(t *testing.T, v *Vault, tid, id string) *webhookRecord {
+func storedWebhook(t *testing.T, v *Vault, tid, id string) *events.Webhook {
 	t.Helper()
-	var rec *webhookRecord
+	var rec *events.Webhook
 	err := v.view(context.Background(), func(tx *txn) error {
 		var err error
 		rec, err = tx.mustWebhook(tid, id)
@@ -165,15 +166,6 @@ func TestWebhookReenableClearsFailures(t *testing.T) {
 	}
 }
 
-// TestWebhookSecretForm: secrets are "whsec_" and the base64 of 32
-// bytes, each new.
-func TestWebhookSecretForm(t *testing.T) {
-	a, b := newWebhookSecret(), newWebhookSecret()
-	if a == b || len(a) != len("whsec_")+44 || a[:6] != "whsec_" {
-		t.Errorf("secrets %q, %q", a, b)
-	}
-}
-
 // TestWebhookWritesForgetTargets: a transaction that creates a webhook
 // and then emits sees it among the targets (forgetWebhooks drops the
 // targets it read before).
@@ -181,13 +173,13 @@ func TestWebhookWritesForgetTargets(t *testing.T) {
 	v, _, boot := webhookVault(t)
 	ctx, tid := context.Background(), boot.Tenant.ID
 	err := v.update(ctx, func(tx *txn) error {
-		et, _ := eventType(EventTokenCreated)
+		et, _ := events.Lookup(EventTokenCreated)
 		before, err := tx.webhookTargets(tid, et)
 		if err != nil || len(before) != 0 {
 			t.Fatalf("targets before: %v, %v", before, err)
 		}
-		rec := &webhookRecord{ID: v.ids.Next(tx.Now), TenantID: tid, Name: "h", URL: "https://hooks.example.com/in",
-			Events: []string{"*"}, Status: WebhookEnabled, Secret: newWebhookSecret(), CreatedAt: tx.Now}
+		rec := &events.Webhook{ID: v.ids.Next(tx.Now), TenantID: tid, Name: "h", URL: "https://hooks.example.com/in",
+			Events: []string{"*"}, Status: WebhookEnabled, Secret: events.NewSecret(), CreatedAt: tx.Now}
 		if err := tx.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err
 		}
@@ -230,7 +222,7 @@ func TestWebhookTargetsAreTheTenants(t *testing.T) {
 
 	var mu sync.Mutex
 	got := map[string][]string{} // tenant: webhook ids
-	v.eventTap = func(tid string, ev outgoingEvent, targets []*webhookRecord) {
+	v.eventTap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, w := range targets {

@@ -1,124 +1,32 @@
 package tokenvault
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/events"
+)
 
 // WebhookOptions bound and time the delivery of events to webhook
 // subscriptions (docs/webhooks.md). The zero value of each field means the
 // default its documentation names; DefaultOptions fills them in.
-type WebhookOptions struct {
-	// MaxPerTenant bounds the webhooks one tenant may have: each event
-	// fans out to at most this many deliveries, so the bound is also the
-	// most work one tenant's change can queue. Zero (or negative):
-	// DefaultMaxWebhooksPerTenant.
-	MaxPerTenant int
-	// Schedule is the wait before each attempt after the first, which is
-	// made at once: after the last one fails the delivery is given up
-	// (status "failed"; it can be redelivered). Each wait is drawn between
-	// 80% and 120% of its value (jitter). Nil: DefaultWebhookSchedule.
-	Schedule []time.Duration
-	// Timeout bounds one attempt, from dialling to the end of the
-	// receiver's answer. Zero (or negative): DefaultWebhookTimeout.
-	Timeout time.Duration
-	// DisableAfter is how long a webhook may fail without one success
-	// before the Vault disables it and tells its notify_email. Zero (or
-	// negative): DefaultWebhookDisableAfter.
-	DisableAfter time.Duration
-	// SecretOverlap is how long after a rotation deliveries are signed with
-	// the old secret as well as the new. Zero (or negative):
-	// DefaultWebhookSecretOverlap.
-	SecretOverlap time.Duration
-	// ConcurrencyPerWebhook and ConcurrencyPerTenant bound the attempts
-	// one instance has in flight to one webhook and to one tenant's
-	// webhooks, so that a slow receiver holds only its own slots. Zero (or
-	// negative): the defaults named after them.
-	ConcurrencyPerWebhook int
-	ConcurrencyPerTenant  int
-	// Lease is how long an instance holds a delivery it is attempting
-	// before another instance sharing the store may take it: longer than
-	// Timeout (a Lease not longer is raised to Timeout + 30 s). Zero (or
-	// negative): DefaultWebhookLease.
-	Lease time.Duration
-	// PollInterval is how often the dispatcher looks for deliveries that
-	// came due (retries, and events other instances wrote); events this
-	// instance writes are picked up as soon as they commit. Zero (or
-	// negative): DefaultWebhookPollInterval.
-	PollInterval time.Duration
-	// MaxPendingPerWebhook and MaxPendingPerTenant bound the deliveries
-	// pending (queued or waiting for a retry) to one webhook and to all of
-	// one tenant's webhooks. At either, a test event or a redelivery is
-	// refused (RateLimited) and an event of an ordinary write is dropped
-	// for that webhook, counted and logged, the write going on
-	// (webhooks_pending.go). Zero (or negative): the defaults named after
-	// them.
-	MaxPendingPerWebhook int
-	MaxPendingPerTenant  int
-	// DeliveryRetention is how long a finished delivery (succeeded or
-	// given up) is kept for GET /webhooks/{id}/deliveries and redelivery.
-	// Zero (or negative): DefaultWebhookDeliveryRetention.
-	DeliveryRetention time.Duration
-}
+type WebhookOptions = events.Options
 
 // Webhook defaults (WebhookOptions).
 const (
-	DefaultMaxWebhooksPerTenant         = 10
-	DefaultWebhookTimeout               = 20 * time.Second
-	DefaultWebhookDisableAfter          = 5 * 24 * time.Hour
-	DefaultWebhookSecretOverlap         = 24 * time.Hour
-	DefaultWebhookConcurrencyPerWebhook = 4
-	DefaultWebhookConcurrencyPerTenant  = 8
-	DefaultWebhookLease                 = 2 * time.Minute
-	DefaultWebhookPollInterval          = time.Second
-	DefaultWebhookDeliveryRetention     = 7 * 24 * time.Hour
-	DefaultWebhookMaxPendingPerWebhook  = 10000
-	DefaultWebhookMaxPendingPerTenant   = 20000
+	DefaultMaxWebhooksPerTenant         = events.DefaultMaxPerTenant
+	DefaultWebhookTimeout               = events.DefaultTimeout
+	DefaultWebhookDisableAfter          = events.DefaultDisableAfter
+	DefaultWebhookSecretOverlap         = events.DefaultSecretOverlap
+	DefaultWebhookConcurrencyPerWebhook = events.DefaultConcurrencyPerWebhook
+	DefaultWebhookConcurrencyPerTenant  = events.DefaultConcurrencyPerTenant
+	DefaultWebhookLease                 = events.DefaultLease
+	DefaultWebhookPollInterval          = events.DefaultPollInterval
+	DefaultWebhookDeliveryRetention     = events.DefaultDeliveryRetention
+	DefaultWebhookMaxPendingPerWebhook  = events.DefaultMaxPendingPerWebhook
+	DefaultWebhookMaxPendingPerTenant   = events.DefaultMaxPendingPerTenant
 )
 
 // DefaultWebhookSchedule is the Standard Webhooks advice: after the first
 // attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, so a
 // delivery is tried ten times over about three and a half days.
-func DefaultWebhookSchedule() []time.Duration {
-	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
-		5 * time.Hour, 10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour}
-}
-
-// withDefaults is o with every zero field set to its default.
-func (o WebhookOptions) withDefaults() WebhookOptions {
-	d := DefaultOptions().Webhooks
-	if o.MaxPerTenant <= 0 {
-		o.MaxPerTenant = d.MaxPerTenant
-	}
-	if o.Schedule == nil {
-		o.Schedule = d.Schedule
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = d.Timeout
-	}
-	if o.DisableAfter <= 0 {
-		o.DisableAfter = d.DisableAfter
-	}
-	if o.SecretOverlap <= 0 {
-		o.SecretOverlap = d.SecretOverlap
-	}
-	if o.ConcurrencyPerWebhook <= 0 {
-		o.ConcurrencyPerWebhook = d.ConcurrencyPerWebhook
-	}
-	if o.ConcurrencyPerTenant <= 0 {
-		o.ConcurrencyPerTenant = d.ConcurrencyPerTenant
-	}
-	if o.Lease <= 0 {
-		o.Lease = d.Lease
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = d.PollInterval
-	}
-	if o.MaxPendingPerWebhook <= 0 {
-		o.MaxPendingPerWebhook = d.MaxPendingPerWebhook
-	}
-	if o.MaxPendingPerTenant <= 0 {
-		o.MaxPendingPerTenant = d.MaxPendingPerTenant
-	}
-	if o.DeliveryRetention <= 0 {
-		o.DeliveryRetention = d.DeliveryRetention
-	}
-	return o
-}
+func DefaultWebhookSchedule() []time.Duration { return events.DefaultSchedule() }

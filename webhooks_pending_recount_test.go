@@ -17,7 +17,7 @@ import (
 // for a delivery) counts first and is refused at the cap; a tokenize's
 // event is dropped once the dispatcher has counted, and the first
 // tokenize of a Vault that has not counted yet overshoots the cap by its
-// own event only (the caps bound storage: webhooks_pending.go).
+// own event only (the caps bound storage: internal/events' pending.go).
 func TestPendingCountedOutsideTheCommit(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "vault.db")

@@ -1,12 +1,9 @@
 package tokenvault
 
 import (
-	"slices"
-	"sync"
-
-	lru "github.com/hashicorp/golang-lru/v2"
-
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Cached subscriptions.
@@ -48,60 +45,14 @@ import (
 // shared with the auth cache, an application or session change, or a
 // webhook change, makes every tenant miss once; both are rare beside
 // tokenizes. The entries are a least-recently-used cache of
-// maxSubscriptionTenants tenants, each bounded by MaxPerTenant webhooks,
-// so their memory is bounded however many tenants are active.
-type subscriptionCache struct {
-	once    sync.Once
-	entries *lru.Cache[string, subscriptionEntry] // made by cache
-}
-
-// subscriptionEntry is a tenant's webhooks as read under generation gen.
-type subscriptionEntry struct {
-	gen   uint64
-	hooks []*webhookRecord // subscriptionOf each: no secrets
-}
-
-// maxSubscriptionTenants bounds the cache; when full, the tenant whose
-// entry was used least recently makes room.
-const maxSubscriptionTenants = 10000
-
-// cache returns the entries, making them on first use.
-func (c *subscriptionCache) cache() *lru.Cache[string, subscriptionEntry] {
-	c.once.Do(func() {
-		c.entries, _ = lru.New[string, subscriptionEntry](maxSubscriptionTenants) // errs only for a size <= 0
-	})
-	return c.entries
-}
-
-// get returns tenant tid's webhooks cached under generation gen.
-func (c *subscriptionCache) get(tid string, gen uint64) ([]*webhookRecord, bool) {
-	e, ok := c.cache().Get(tid)
-	if !ok || e.gen != gen {
-		return nil, false
-	}
-	return e.hooks, true
-}
-
-// put caches hooks, read under generation gen, as tenant tid's.
-func (c *subscriptionCache) put(tid string, gen uint64, hooks []*webhookRecord) {
-	c.cache().Add(tid, subscriptionEntry{gen: gen, hooks: hooks})
-}
-
-// len is how many tenants have an entry.
-func (c *subscriptionCache) len() int { return c.cache().Len() }
-
-// subscriptionOf is what emit and the pending caps need of h: its
-// tenant, id, status and events, and none of its secrets, which the
-// cache must not hold.
-func subscriptionOf(h *webhookRecord) *webhookRecord {
-	return &webhookRecord{ID: h.ID, TenantID: h.TenantID, Status: h.Status, Events: slices.Clone(h.Events)}
-}
-
-// subscriptions returns tenant tid's webhooks as subscriptionOf gives
+// events.MaxSubscriptionTenants tenants, each bounded by MaxPerTenant
+// webhooks, so their memory is bounded however many tenants are active
+// (events.SubscriptionCache, the Dispatcher's).
+// subscriptions returns tenant tid's webhooks as events.SubscriptionOf gives
 // them (enabled or not): read once per transaction, from the Vault's
 // cache when an entry of t's generation is there, else from the store
 // (and cached when t may).
-func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
+func (t *txn) subscriptions(tid string) ([]*events.Webhook, error) {
 	memo := webhooksRead.of(t)
 	if hooks, ok := (*memo)[tid]; ok {
 		return hooks, nil
@@ -110,29 +61,35 @@ func (t *txn) subscriptions(tid string) ([]*webhookRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache := &t.v.dispatch.subscriptions
-	hooks, ok := []*webhookRecord(nil), false
+	cache := t.v.dispatch.Subscriptions()
+	hooks, ok := []*events.Webhook(nil), false
 	if cached {
-		hooks, ok = cache.get(tid, serve)
+		hooks, ok = cache.Get(tid, serve)
 	}
 	if !ok {
 		read, err := t.tenantWebhooks(tid)
 		if err != nil {
 			return nil, err
 		}
-		hooks = make([]*webhookRecord, len(read))
+		hooks = make([]*events.Webhook, len(read))
 		for i, h := range read {
-			hooks[i] = subscriptionOf(h)
+			hooks[i] = events.SubscriptionOf(h)
 		}
 		if cached {
-			cache.put(tid, keep, hooks)
+			cache.Put(tid, keep, hooks)
 		}
 	}
 	if *memo == nil {
-		*memo = map[string][]*webhookRecord{}
+		*memo = map[string][]*events.Webhook{}
 	}
 	(*memo)[tid] = hooks
 	return hooks, nil
+}
+
+// subscriptionsIn is subscriptions in unit of work t: the dispatcher's
+// (events.Config.Subscriptions).
+func (v *Vault) subscriptionsIn(t *unit.Tx, tid string) ([]*events.Webhook, error) {
+	return (&txn{Tx: t, v: v}).subscriptions(tid)
 }
 
 // subscriptionGens is authCacheGens for the subscription cache: a
@@ -148,7 +105,7 @@ func (t *txn) subscriptionGens() (serve, keep uint64, ok bool, err error) {
 // webhooksRead memoizes the webhooks a transaction read, by tenant. A
 // transaction that changes a webhook drops its tenant's entry
 // (forgetWebhooks).
-var webhooksRead = &txnLocal[map[string][]*webhookRecord]{}
+var webhooksRead = &txnLocal[map[string][]*events.Webhook]{}
 
 // forgetWebhooks is called by every transaction that writes a webhook
 // record of tenant tid: it drops what t read of the tenant's webhooks,
@@ -163,14 +120,14 @@ func (t *txn) forgetWebhooks(tid string) {
 }
 
 // tenantWebhooks reads every webhook of tenant tid from the store.
-func (t *txn) tenantWebhooks(tid string) ([]*webhookRecord, error) {
+func (t *txn) tenantWebhooks(tid string) ([]*events.Webhook, error) {
 	vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityWebhook))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*webhookRecord, 0, len(vals))
+	out := make([]*events.Webhook, 0, len(vals))
 	for _, sv := range vals {
-		r := &webhookRecord{}
+		r := &events.Webhook{}
 		if err := t.OpenRecord(sv.Key, sv.Raw, r); err != nil {
 			return nil, err
 		}

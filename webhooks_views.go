@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/events"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -21,14 +23,14 @@ import (
 // intent's data, nor its card summary.
 //
 // Views are kept within maxViewBytes, so that an event with its envelope
-// stays under maxEventBytes: a view that would be bigger drops fields, in
+// stays under events.MaxEventBytes: a view that would be bigger drops fields, in
 // an order fixed per view, and names them in "omitted" (the receiver
 // reads the object through the API for them).
 
-// maxViewBytes bounds an event's object as JSON: maxEventBytes less room
+// maxViewBytes bounds an event's object as JSON: events.MaxEventBytes less room
 // for the envelope and the actor (an id, a name of at most 200
 // characters, a trace id of at most maxTraceIDLength).
-const maxViewBytes = maxEventBytes - 4<<10
+const maxViewBytes = events.MaxEventBytes - 4<<10
 
 // tokenEvent is a token as its events show it: the API's Token as a
 // caller that may not read its data sees it (Data and Mask nil, so left

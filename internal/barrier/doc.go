@@ -160,7 +160,7 @@
 //	                                         covers, the first at <nanos> (empty values;
 //	                                         checkpoints.go)
 //	sys/whq/<tid>/<webhook>/<nanos>/<id>     webhook delivery <id> due at <nanos> (empty
-//	                                         values; the root's webhooks_outbox.go)
+//	                                         values; internal/events' outbox.go)
 //	sys/ready-probe                          64 KiB of random bytes (not sealed: they
 //	                                         are nothing), written then deleted by Ready
 //	                                         while the storage is full; left only when
@@ -176,7 +176,7 @@
 //	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
 //	                                         (records_token.go; JSON before version 1)
 //	tenant/<tid>/webhook_delivery/<webhook>/<id>  a delivery of an event to a webhook
-//	                                         (records_webhook_delivery.go)
+//	                                         (internal/events, record_delivery.go)
 //	tenant/<tid>/chain_checkpoint/<seq>      signed checkpoint of the tenant's audit chain
 //	                                         covering lines 1 to <seq> (16 hex digits;
 //	                                         the root's checkpoints.go)
@@ -253,6 +253,6 @@
 //	                                         client address (<addr> a keyed MAC of it)
 //	tenant/<tid>/idx/wh-p/<webhook>/<id>     webhook delivery <id>, while it is pending:
 //	                                         counted for the caps on pending deliveries
-//	                                         (the root's webhooks_pending.go)
+//	                                         (internal/events' pending.go)
 //	tenant/<tid>/idx/wh-pt/<webhook>/<id>    the same, for a pending webhook.test delivery
 package barrier

@@ -1,6 +1,9 @@
-package tokenvault
+package events
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // The outbox. An event is queued in the transaction that makes the change
 // it tells of: per target webhook, a delivery record (pending, holding the
@@ -8,10 +11,10 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 // pending index entry, all keyed by the new delivery's id: the commit
 // writes no row another commit writes, and reads none of them (the
 // targets come from the subscription cache, the caps from the instance's
-// counts: webhooks_subscriptions.go, webhooks_pending.go). Both
+// counts: the root's webhooks_subscriptions.go, pending.go). Both
 // land with the change or not at all, so an acknowledged change always
 // has its deliveries and a rolled-back one never has. The dispatcher
-// (webhooks_dispatch.go) is woken once the transaction commits; other
+// (dispatch.go) is woken once the transaction commits; other
 // instances sharing the store find the entries at their next poll.
 //
 // Every delivery record has exactly one queue entry, at
@@ -19,54 +22,56 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 // it is next due (or, while an instance attempts it, when that claim
 // expires); once it has finished, when it is removed (DeliveryRetention).
 
-// queueWebhookEvent writes, in t's transaction, one delivery of ev for
+// QueueEvent writes, in t's transaction, one delivery of ev for
 // each of targets and its entry in the delivery queue, and has the
 // dispatcher woken once t commits. A target at a cap of pending
 // deliveries gets none: the event is dropped for it, counted and logged
-// (webhooks_pending.go), and t goes on.
-func (t *txn) queueWebhookEvent(tid string, ev outgoingEvent, targets []*webhookRecord) error {
+// (pending.go), and t goes on.
+func (d *Dispatcher) QueueEvent(t *unit.Tx, tid string, ev Outgoing, targets []*Webhook) error {
 	for _, h := range targets {
-		full, err := t.pendingRoom(tid, h.ID)
+		full, err := d.PendingRoom(t, tid, h.ID)
 		if err != nil {
 			return err
 		}
 		if full != "" {
-			c := pendingChanges.of(t)
+			c := d.changes(t)
 			if c.dropped == nil {
-				c.dropped = map[hookKey]int{}
+				c.dropped = map[Key]int{}
 			}
-			c.dropped[hookKey{tid, h.ID}]++
+			c.dropped[Key{Tenant: tid, Webhook: h.ID}]++
 			continue
 		}
-		if _, err := t.queueDelivery(tid, h.ID, ev); err != nil {
+		if _, err := d.QueueDelivery(t, tid, h.ID, ev); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// queueDelivery writes one pending delivery of ev to webhook whid, due
+// QueueDelivery writes one pending delivery of ev to webhook whid, due
 // now, and its queue entry.
-func (t *txn) queueDelivery(tid, whid string, ev outgoingEvent) (*webhookDeliveryRecord, error) {
-	rec := &webhookDeliveryRecord{ID: t.v.ids.Next(t.Now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
+func (d *Dispatcher) QueueDelivery(t *unit.Tx, tid, whid string, ev Outgoing) (*Delivery, error) {
+	rec := &Delivery{ID: d.cfg.IDs.Next(t.Now), TenantID: tid, WebhookID: whid, EventID: ev.ID,
 		EventType: ev.Type, Event: ev.JSON, CreatedAt: t.Now, Status: DeliveryPending, NextAttemptAt: t.Now}
-	if err := t.writeDelivery(rec, new(bool)); err != nil {
+	if err := d.writeDelivery(t, rec, new(bool)); err != nil {
 		return nil, err
 	}
-	t.wakeDispatcher(tid, whid)
+	d.WakeAfterCommit(t, Key{Tenant: tid, Webhook: whid})
 	return rec, nil
 }
 
-// putDelivery writes rec, its queue entry at rec.NextAttemptAt, and its
+// PutDelivery writes rec, its queue entry at rec.NextAttemptAt, and its
 // pending index entry while it is pending (markPending).
-func (t *txn) putDelivery(rec *webhookDeliveryRecord) error { return t.writeDelivery(rec, nil) }
+func (d *Dispatcher) PutDelivery(t *unit.Tx, rec *Delivery) error {
+	return d.writeDelivery(t, rec, nil)
+}
 
-// writeDelivery is putDelivery, told whether rec's pending index entry
-// exists (nil: unknown, read it). queueDelivery's delivery is new: it
+// writeDelivery is PutDelivery, told whether rec's pending index entry
+// exists (nil: unknown, read it). QueueDelivery's delivery is new: it
 // writes three keys of its own and reads none.
-func (t *txn) writeDelivery(rec *webhookDeliveryRecord, hasPending *bool) error {
+func (d *Dispatcher) writeDelivery(t *unit.Tx, rec *Delivery, hasPending *bool) error {
 	tk := barrier.Tenant(rec.TenantID)
-	if err := t.markPending(rec, hasPending); err != nil {
+	if err := d.markPending(t, rec, hasPending); err != nil {
 		return err
 	}
 	if err := t.PutRecord(tk.WebhookDelivery(rec.WebhookID, rec.ID), rec); err != nil {
@@ -75,19 +80,17 @@ func (t *txn) writeDelivery(rec *webhookDeliveryRecord, hasPending *bool) error 
 	return t.PutIndex(tk.WebhookDue(rec.WebhookID, rec.NextAttemptAt, rec.ID))
 }
 
-// wakeDispatcher has the dispatcher look at webhook whid of tenant tid
-// once t commits (once per webhook, however many deliveries t queued).
-func (t *txn) wakeDispatcher(tid, whid string) {
-	woken := deliveriesQueued.of(t)
+// WakeAfterCommit has the dispatcher look at webhook k once t commits (once per webhook, however many deliveries t queued).
+func (d *Dispatcher) WakeAfterCommit(t *unit.Tx, k Key) {
+	woken := deliveriesQueued.Of(t)
 	if *woken == nil {
-		*woken = map[hookKey]bool{}
+		*woken = map[Key]bool{}
 	}
-	k := hookKey{tid, whid}
 	if !(*woken)[k] {
 		(*woken)[k] = true
-		t.AfterCommit(func() { t.v.dispatch.wakeFor(tid, whid) })
+		t.AfterCommit(func() { d.WakeFor(k) })
 	}
 }
 
 // deliveriesQueued records the webhooks a transaction queued deliveries to.
-var deliveriesQueued = &txnLocal[map[hookKey]bool]{}
+var deliveriesQueued = &unit.Local[map[Key]bool]{}

@@ -1,17 +1,18 @@
-package tokenvault
+package events
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a webhook subscription (webhookRecord), at
+// The stored form of a webhook subscription (Webhook), at
 // tenant/<tid>/webhook/<id>, sealed with the tenant's keyring (it holds
 // the signing secrets).
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and internal/unit's codec.go):
 //
 //	0x01           format version
 //	uvarint flags  bit 0: previous_secret and previous_until follow;
@@ -38,8 +39,8 @@ import (
 // came after every record had its binary form.
 const webhookFormat = 1
 
-// webhookRecord is a webhook subscription as stored.
-type webhookRecord struct {
+// Webhook is a webhook subscription as stored.
+type Webhook struct {
 	ID             string
 	TenantID       string
 	Name           string
@@ -54,7 +55,7 @@ type webhookRecord struct {
 	ModifiedBy     string
 	ModifiedAt     time.Time
 	// PreviousSecret, until PreviousUntil, signs deliveries beside Secret
-	// (WebhookOptions.SecretOverlap).
+	// (the root's WebhookOptions.SecretOverlap).
 	PreviousSecret string
 	PreviousUntil  time.Time
 	// FailingSince is the first failed attempt since the last success;
@@ -62,14 +63,15 @@ type webhookRecord struct {
 	FailingSince time.Time
 }
 
-// Flag bits of webhookRecord.
+// Flag bits of Webhook.
 const (
 	webhookHasPrevious = 1 << iota
 	webhookHasFailing
 )
 
-func (r *webhookRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntityWebhook, r.TenantID, r.ID); err != nil {
+// AppendRecord encodes r, stored at key, in format version 1.
+func (r *Webhook) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntityWebhook, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("webhook", &r.CreatedAt, &r.ModifiedAt, &r.PreviousUntil, &r.FailingSince); err != nil {
@@ -82,7 +84,7 @@ func (r *webhookRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	if !r.FailingSince.IsZero() {
 		flags |= webhookHasFailing
 	}
-	b = appendUvarint(append(b, webhookFormat), flags)
+	b = binary.AppendUvarint(append(b, webhookFormat), flags)
 	b = unit.AppendStrs0(unit.AppendStr(unit.AppendStr(b, r.Name), r.URL), r.Events)
 	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Status), r.DisabledReason), r.NotifyEmail)
 	b = unit.AppendStr(b, r.Secret)
@@ -97,12 +99,14 @@ func (r *webhookRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return b, nil
 }
 
-func (r *webhookRecord) DecodeRecord(key barrier.Key, b []byte) error {
+// DecodeRecord decodes r from b, stored at key; a flag or version it
+// does not know is an error.
+func (r *Webhook) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, webhookFormat, "webhook")
 	if err != nil {
 		return err
 	}
-	*r = webhookRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = Webhook{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Name, r.URL, r.Events = d.Str(), d.Str(), d.Strs0()
 	r.Status, r.DisabledReason, r.NotifyEmail = d.Str(), d.Str(), d.Str()
@@ -119,7 +123,7 @@ func (r *webhookRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	}
 	d.CheckFlags(flags, webhookHasFailing<<1)
 	if err := d.End(); err != nil {
-		*r = webhookRecord{}
+		*r = Webhook{}
 		return err
 	}
 	return nil

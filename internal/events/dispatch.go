@@ -1,20 +1,18 @@
-package tokenvault
+package events
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
-// The dispatcher: one goroutine per Vault (started by Open under v.bg,
-// stopped by Close) that finds due deliveries, claims them, and hands
+// The dispatcher: one goroutine per Vault (Run, started by the Vault's
+// Open under a context its Close cancels) that finds due deliveries, claims them, and hands
 // each to an attempt goroutine, bounded per webhook
 // (WebhookOptions.ConcurrencyPerWebhook) and per tenant
 // (ConcurrencyPerTenant) in this instance, so a slow or dead receiver
@@ -34,131 +32,36 @@ import (
 // after Lease, when the entry comes due again and any instance retries
 // it; an outcome is recorded only under the claim it was attempted with.
 
-// leaseAbove is lease, or, when it is not longer than timeout (an attempt
-// could outlive its claim, and another instance attempt the delivery at
-// the same time), timeout and 30 s more.
-func leaseAbove(lease, timeout time.Duration) time.Duration {
-	if lease <= timeout {
-		return timeout + 30*time.Second
-	}
-	return lease
-}
-
-// hookKey names a webhook: its tenant and id.
-type hookKey struct{ tid, whid string }
-
-// dispatcher is the Vault's delivery state in this instance.
-type dispatcher struct {
-	wake chan struct{}
-	mu   sync.Mutex
-	// hot are the webhooks to look at on the next wake: deliveries were
-	// queued to them, or one of their attempts ended.
-	hot map[hookKey]bool
-	// perHook and perTenant count attempts in flight, by
-	// "<tid>/<webhook>" and by tenant.
-	perHook   map[string]int
-	perTenant map[string]int
-	wg        sync.WaitGroup
-	// notices bounds the webhook-disabled mails (webhooks_notices.go).
-	notices noticeLimiter
-	// pending counts pending deliveries by webhook (webhooks_pending.go).
-	pending pendingCounts
-	// subscriptions caches each tenant's webhooks, for the commits that
-	// emit events (webhooks_subscriptions.go).
-	subscriptions subscriptionCache
-}
-
-func newDispatcher() *dispatcher {
-	return &dispatcher{wake: make(chan struct{}, 1), hot: map[hookKey]bool{}, perHook: map[string]int{}, perTenant: map[string]int{}}
-}
-
-// wakeFor has the dispatcher look at webhook whid of tenant tid now.
-func (d *dispatcher) wakeFor(tid, whid string) {
-	d.mu.Lock()
-	d.hot[hookKey{tid, whid}] = true
-	d.mu.Unlock()
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
-
-// takeHot returns the webhooks wakeFor named since the last call.
-func (d *dispatcher) takeHot() []hookKey {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return takeKeys(d.hot)
-}
-
-// takeKeys returns the webhooks of set and empties it; the caller holds
-// the lock that guards set.
-func takeKeys(set map[hookKey]bool) []hookKey {
-	out := make([]hookKey, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	clear(set)
-	return out
-}
-
-// reserve takes up to n attempt slots of webhook whid of tenant tid, and
-// returns how many it took.
-func (d *dispatcher) reserve(tid, whid string, n int, o WebhookOptions) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	hk := tid + "/" + whid
-	n = min(n, o.ConcurrencyPerWebhook-d.perHook[hk], o.ConcurrencyPerTenant-d.perTenant[tid])
-	if n <= 0 {
-		return 0
-	}
-	d.perHook[hk] += n
-	d.perTenant[tid] += n
-	return n
-}
-
-// release gives back n slots reserve took.
-func (d *dispatcher) release(tid, whid string, n int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	hk := tid + "/" + whid
-	if d.perHook[hk] -= n; d.perHook[hk] <= 0 {
-		delete(d.perHook, hk)
-	}
-	if d.perTenant[tid] -= n; d.perTenant[tid] <= 0 {
-		delete(d.perTenant, tid)
-	}
-}
-
-// runDispatcher delivers until the Vault closes, then waits for the
-// attempts in flight (their context is v.bg: they end at once). Every
+// Run delivers until ctx ends (the Vault closes), then waits for the
+// attempts in flight (their context is ctx: they end at once). Every
 // PollInterval it looks at the whole queue (retries come due, other
 // instances write); in between, woken by a commit or a finished attempt,
 // it looks only at the webhooks that woke it, so a busy instance does
 // not scan every webhook's queue after every commit.
-func (v *Vault) runDispatcher() {
-	d := v.dispatch
-	defer d.wg.Wait()
+func (d *Dispatcher) Run(ctx context.Context) {
+	d.bg = ctx
+	defer d.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		full := false
 		select {
-		case <-v.bg.Done():
+		case <-ctx.Done():
 			return
-		case <-d.wake:
+		case <-d.Woken():
 		case <-timer.C:
 			full = true
 		}
-		v.recountPending(v.bg)
-		hot := d.takeHot()
+		d.recountPending(ctx)
+		hot := d.TakeHot()
 		if full {
 			hot = nil
 		}
-		if err := v.dispatchOnce(v.bg, full, hot); err != nil && v.bg.Err() == nil {
-			v.logger.Warn("tokenvault: webhook dispatcher", "err", err)
+		if err := d.dispatchOnce(ctx, full, hot); err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Warn("tokenvault: webhook dispatcher", "err", err)
 		}
 		if full {
-			timer.Reset(v.webhooks.PollInterval)
+			timer.Reset(d.cfg.Options.PollInterval)
 		}
 	}
 }
@@ -183,16 +86,16 @@ const dispatchBatch = 100
 
 // dispatchOnce is one pass: find the due entries of every webhook (full)
 // or of the webhooks in hot, then claim and start what the slots allow.
-func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) error {
+func (d *Dispatcher) dispatchOnce(ctx context.Context, full bool, hot []Key) error {
 	if !full && len(hot) == 0 {
 		return nil
 	}
-	now := v.now()
+	now := d.cfg.Now()
 	var queues []hookQueue
-	err := v.view(ctx, func(t *txn) error {
+	err := d.cfg.Work.View(ctx, func(t *unit.Tx) error {
 		queues = nil
-		add := func(k hookKey) error {
-			q, err := t.hookQueueOf(k, now)
+		add := func(k Key) error {
+			q, err := d.hookQueueOf(t, k, now)
 			if err == nil && (len(q.due) > 0 || q.gone) {
 				queues = append(queues, q)
 			}
@@ -220,7 +123,7 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 			if len(parts) != 3 {
 				return errors.New("tokenvault: malformed webhook queue entry")
 			}
-			if err := add(hookKey{parts[0], parts[1]}); err != nil {
+			if err := add(Key{Tenant: parts[0], Webhook: parts[1]}); err != nil {
 				return err
 			}
 			after = parts[0] + "/" + parts[1] + "/\xff"
@@ -233,8 +136,8 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := v.dispatchHook(ctx, q); err != nil && ctx.Err() == nil {
-			v.logger.Warn("tokenvault: webhook dispatcher", "webhook", q.whid, "err", err)
+		if err := d.dispatchHook(ctx, q); err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Warn("tokenvault: webhook dispatcher", "webhook", q.whid, "err", err)
 		}
 	}
 	return nil
@@ -242,11 +145,11 @@ func (v *Vault) dispatchOnce(ctx context.Context, full bool, hot []hookKey) erro
 
 // hookQueueOf reads webhook k's due entries (up to dispatchBatch, as of
 // now) and whether the webhook, or its tenant, is gone.
-func (t *txn) hookQueueOf(k hookKey, now time.Time) (hookQueue, error) {
-	q := hookQueue{tid: k.tid, whid: k.whid}
+func (d *Dispatcher) hookQueueOf(t *unit.Tx, k Key, now time.Time) (hookQueue, error) {
+	q := hookQueue{tid: k.Tenant, whid: k.Webhook}
 	tk := barrier.Tenant(q.tid)
 	err := t.Scan(tk.WebhookDueOf(q.whid), "", dispatchBatch, func(_ barrier.Key, rest string) error {
-		at, did, ok := parseDue(rest)
+		at, did, ok := ParseDue(rest)
 		if ok && at.After(now) {
 			return store.ErrStop // the rest is later
 		}
@@ -258,32 +161,18 @@ func (t *txn) hookQueueOf(k hookKey, now time.Time) (hookQueue, error) {
 	if err != nil {
 		return q, err
 	}
-	has, err := t.Has(tk.Record(EntityWebhook, q.whid))
-	if err != nil && !errors.Is(err, errTenantGone) {
+	has, err := t.Has(tk.Record(unit.EntityWebhook, q.whid))
+	if err != nil && !d.gone(err) {
 		return q, err
 	}
 	q.gone = !has
 	return q, nil
 }
 
-// parseDue splits a queue entry's rest after its webhook: <due>/<id>.
-func parseDue(rest string) (time.Time, string, bool) {
-	hexAt, did, ok := strings.Cut(rest, "/")
-	b, err := hex.DecodeString(hexAt)
-	if !ok || err != nil || len(b) != 8 {
-		return time.Time{}, "", false
-	}
-	var n int64
-	for _, c := range b {
-		n = n<<8 | int64(c)
-	}
-	return time.Unix(0, n).UTC(), did, true
-}
-
 // job is one claimed delivery, for an attempt.
 type job struct {
-	rec  webhookDeliveryRecord
-	hook webhookRecord
+	rec  Delivery
+	hook Webhook
 }
 
 // dispatchHook handles one webhook's due entries: drops them when its
@@ -291,8 +180,9 @@ type job struct {
 // fails the pending ones of a disabled webhook, prunes finished
 // deliveries whose retention passed, and claims the others as its free
 // slots allow.
-func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
-	slots := v.dispatch.reserve(q.tid, q.whid, len(q.due), v.webhooks)
+func (d *Dispatcher) dispatchHook(ctx context.Context, q hookQueue) error {
+	hk := Key{Tenant: q.tid, Webhook: q.whid}
+	slots := d.Reserve(hk, len(q.due))
 	if slots == 0 && !q.gone {
 		return nil // its slots are busy: a finished attempt wakes the dispatcher
 	}
@@ -300,23 +190,23 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	// next pass, which a finished attempt starts.
 	q.due = q.due[:slots]
 	var jobs []job
-	err := v.update(ctx, func(t *txn) error {
+	err := d.cfg.Work.Update(ctx, func(t *unit.Tx) error {
 		jobs = nil
 		tk := barrier.Tenant(q.tid)
-		var hook webhookRecord
-		ok, err := t.GetRecord(tk.Record(EntityWebhook, q.whid), &hook)
-		if errors.Is(err, errTenantGone) || err == nil && !ok {
+		var hook Webhook
+		ok, err := t.GetRecord(tk.Record(unit.EntityWebhook, q.whid), &hook)
+		if d.gone(err) || err == nil && !ok {
 			// Its pending deliveries are gone with it: no longer counted.
-			t.AfterCommit(func() { v.dispatch.pending.forget(hookKey{q.tid, q.whid}) })
+			t.AfterCommit(func() { d.pending.Forget(hk) })
 		}
-		if errors.Is(err, errTenantGone) {
-			return t.dropQueue(q.tid, q.whid)
+		if d.gone(err) {
+			return dropQueue(t, q.tid, q.whid)
 		}
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return t.pruneDeliveries(q.tid, q.whid)
+			return d.pruneDeliveries(t, q.tid, q.whid)
 		}
 		claims := 0
 		for _, e := range q.due {
@@ -327,7 +217,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				}
 				continue // another instance took it
 			}
-			var rec webhookDeliveryRecord
+			var rec Delivery
 			ok, err := t.GetRecord(tk.WebhookDelivery(q.whid, e.did), &rec)
 			if err != nil {
 				return err
@@ -339,7 +229,7 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 					return err
 				}
 				if ok {
-					if err := t.deleteDelivery(q.tid, q.whid, e.did); err != nil {
+					if err := d.DeleteDelivery(t, q.tid, q.whid, e.did); err != nil {
 						return err
 					}
 				}
@@ -348,10 +238,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 			if err := t.Delete(entry); err != nil {
 				return err
 			}
-			if hook.Status != WebhookEnabled {
+			if hook.Status != Enabled {
 				rec.Status, rec.Error, rec.Claim, rec.ClaimedUntil = DeliveryFailed, "the webhook is disabled", "", time.Time{}
-				rec.NextAttemptAt = t.Now.Add(v.webhooks.DeliveryRetention)
-				if err := t.putDelivery(&rec); err != nil {
+				rec.NextAttemptAt = t.Now.Add(d.cfg.Options.DeliveryRetention)
+				if err := d.PutDelivery(t, &rec); err != nil {
 					return err
 				}
 				continue
@@ -364,10 +254,10 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 				continue
 			}
 			claims++
-			rec.Claim = newClaim()
-			rec.ClaimedUntil = t.Now.Add(v.webhooks.Lease)
+			rec.Claim = NewClaim()
+			rec.ClaimedUntil = t.Now.Add(d.cfg.Options.Lease)
 			rec.NextAttemptAt = rec.ClaimedUntil
-			if err := t.putDelivery(&rec); err != nil {
+			if err := d.PutDelivery(t, &rec); err != nil {
 				return err
 			}
 			jobs = append(jobs, job{rec: rec, hook: hook})
@@ -377,48 +267,37 @@ func (v *Vault) dispatchHook(ctx context.Context, q hookQueue) error {
 	if err != nil {
 		jobs = nil
 	}
-	v.dispatch.release(q.tid, q.whid, slots-len(jobs))
+	d.Release(hk, slots-len(jobs))
 	for _, j := range jobs {
-		v.dispatch.wg.Go(func() {
-			defer v.dispatch.wakeFor(q.tid, q.whid)
-			defer v.dispatch.release(q.tid, q.whid, 1)
-			v.attemptDelivery(j)
-		})
+		d.Go(hk, func() { d.attemptDelivery(j) })
 	}
 	return err
 }
 
-// newClaim is a fresh claim id.
-func newClaim() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // pruneDeliveries removes up to dispatchBatch deliveries of the deleted
 // webhook whid, with their queue entries; the next pass removes more.
-func (t *txn) pruneDeliveries(tid, whid string) error {
+func (d *Dispatcher) pruneDeliveries(t *unit.Tx, tid, whid string) error {
 	tk := barrier.Tenant(tid)
 	vals, err := t.ScanValuesAfter(tk.WebhookDeliveries(whid), "", dispatchBatch)
 	if err != nil {
 		return err
 	}
 	for _, sv := range vals {
-		var rec webhookDeliveryRecord
+		var rec Delivery
 		if err := t.OpenRecord(sv.Key, sv.Raw, &rec); err != nil {
 			return err
 		}
 		if err := t.Delete(tk.WebhookDue(whid, rec.NextAttemptAt, rec.ID)); err != nil {
 			return err
 		}
-		if err := t.deleteDelivery(tid, whid, rec.ID); err != nil {
+		if err := d.DeleteDelivery(t, tid, whid, rec.ID); err != nil {
 			return err
 		}
 	}
 	// Entries whose record is gone (none are written so, but a store
 	// is not trusted to be consistent): removed in due order.
 	if len(vals) == 0 {
-		return t.dropQueue(tid, whid)
+		return dropQueue(t, tid, whid)
 	}
 	return nil
 }
@@ -426,7 +305,7 @@ func (t *txn) pruneDeliveries(tid, whid string) error {
 // dropQueue removes up to dispatchBatch queue entries of webhook whid of
 // tenant tid, without reading their records: the tenant is gone, or they
 // have none.
-func (t *txn) dropQueue(tid, whid string) error {
+func dropQueue(t *unit.Tx, tid, whid string) error {
 	var keys []barrier.Key
 	err := t.Scan(barrier.Tenant(tid).WebhookDueOf(whid), "", dispatchBatch, func(k barrier.Key, _ string) error {
 		keys = append(keys, k)

@@ -1,4 +1,4 @@
-package tokenvault
+package events
 
 import (
 	"sync"

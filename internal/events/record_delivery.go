@@ -1,6 +1,7 @@
-package tokenvault
+package events
 
 import (
+	"encoding/binary"
 	"strings"
 	"time"
 
@@ -9,18 +10,18 @@ import (
 )
 
 // The stored form of one delivery of an event to one webhook
-// (webhookDeliveryRecord), at tenant/<tid>/webhook_delivery/<webhook
+// (Delivery), at tenant/<tid>/webhook_delivery/<webhook
 // id>/<delivery id>, sealed with the tenant's keyring (it holds the
 // event). Its entry in the delivery queue, sys/whq/<tid>/<webhook
 // id>/<due>/<delivery id>, says when it is next due; a finished delivery
 // has none.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and internal/unit's codec.go):
 //
 //	0x01           format version
 //	str   event_id       the webhook-id of every attempt
 //	str   event_type
-//	bytes event          the WebhookEventInfo JSON, as emitted
+//	bytes event          the Info JSON, as emitted
 //	time  created_at     when the event's transaction ran
 //	str   status         pending, succeeded or failed
 //	uvarint attempts     POSTs made so far
@@ -37,18 +38,11 @@ import (
 // The tenant, webhook and delivery ids are the store key's.
 const webhookDeliveryFormat = 1
 
-// maxResponsePrefix bounds the receiver's answer a delivery keeps.
-const maxResponsePrefix = 256
+// MaxResponsePrefix bounds the receiver's answer a delivery keeps.
+const MaxResponsePrefix = 256
 
-// Delivery statuses.
-const (
-	DeliveryPending   = "pending"
-	DeliverySucceeded = "succeeded"
-	DeliveryFailed    = "failed"
-)
-
-// webhookDeliveryRecord is one delivery as stored.
-type webhookDeliveryRecord struct {
+// Delivery is one delivery as stored.
+type Delivery struct {
 	ID             string
 	TenantID       string
 	WebhookID      string
@@ -68,7 +62,8 @@ type webhookDeliveryRecord struct {
 	ClaimedUntil   time.Time
 }
 
-func (r *webhookDeliveryRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+// AppendRecord encodes r, stored at key, in format version 1.
+func (r *Delivery) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := unit.BelongsAt(key, barrier.KindWebhookDelivery, r.TenantID, r.WebhookID+"/"+r.ID); err != nil {
 		return b, err
 	}
@@ -76,38 +71,40 @@ func (r *webhookDeliveryRecord) AppendRecord(b []byte, key barrier.Key) ([]byte,
 		return b, err
 	}
 	resp := r.Response
-	if len(resp) > maxResponsePrefix {
-		resp = resp[:maxResponsePrefix]
+	if len(resp) > MaxResponsePrefix {
+		resp = resp[:MaxResponsePrefix]
 	}
 	b = append(b, webhookDeliveryFormat)
 	b = unit.AppendBytes(unit.AppendStr(unit.AppendStr(b, r.EventID), r.EventType), r.Event)
 	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.Status)
-	b = unit.AppendTime(appendUvarint(b, uint64(max(r.Attempts, 0))), r.LastAttemptAt)
-	b = appendUvarint(appendUvarint(b, uint64(max(r.ResponseStatus, 0))), uint64(max(r.Duration.Microseconds(), 0)))
+	b = unit.AppendTime(binary.AppendUvarint(b, uint64(max(r.Attempts, 0))), r.LastAttemptAt)
+	b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(max(r.ResponseStatus, 0))), uint64(max(r.Duration.Microseconds(), 0)))
 	b = unit.AppendStr(unit.AppendBytes(b, resp), r.Error)
 	b = unit.AppendStr(unit.AppendTime(b, r.NextAttemptAt), r.Claim)
 	return unit.AppendTime(b, r.ClaimedUntil), nil
 }
 
-func (r *webhookDeliveryRecord) DecodeRecord(key barrier.Key, b []byte) error {
+// DecodeRecord decodes r from b, stored at key; a flag or version it
+// does not know is an error.
+func (r *Delivery) DecodeRecord(key barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, webhookDeliveryFormat, "webhook delivery")
 	if err != nil {
 		return err
 	}
 	rest := strings.TrimPrefix(key.String(), barrier.Tenant(key.Tenant()).Records(barrier.KindWebhookDelivery).String())
 	whid, did, _ := strings.Cut(rest, "/")
-	*r = webhookDeliveryRecord{ID: did, TenantID: key.Tenant(), WebhookID: whid}
+	*r = Delivery{ID: did, TenantID: key.Tenant(), WebhookID: whid}
 	r.EventID, r.EventType, r.Event = d.Str(), d.Str(), d.Bytes()
 	r.CreatedAt, r.Status = d.Time(), d.Str()
 	r.Attempts, r.LastAttemptAt = int(min(d.Uvarint(), 1<<20)), d.Time()
 	r.ResponseStatus, r.Duration = int(min(d.Uvarint(), 999)), time.Duration(min(d.Uvarint(), 1<<40))*time.Microsecond
-	if r.Response, r.Error = d.Bytes(), d.Str(); len(r.Response) > maxResponsePrefix {
+	if r.Response, r.Error = d.Bytes(), d.Str(); len(r.Response) > MaxResponsePrefix {
 		d.Fail("webhook delivery: response prefix too long")
 	}
 	r.NextAttemptAt, r.Claim = d.Time(), d.Str()
 	r.ClaimedUntil = d.Time()
 	if err := d.End(); err != nil {
-		*r = webhookDeliveryRecord{}
+		*r = Delivery{}
 		return err
 	}
 	return nil

@@ -1,4 +1,4 @@
-package tokenvault
+package events
 
 import (
 	"testing"
@@ -8,21 +8,11 @@ import (
 // TestLeaseOutlivesTheTimeout: a claim always outlives its attempt, so
 // another instance cannot take a delivery that is still being attempted.
 func TestLeaseOutlivesTheTimeout(t *testing.T) {
-	if got := leaseAbove(time.Minute, 2*time.Minute); got != 150*time.Second {
-		t.Errorf("leaseAbove(1m, 2m) = %v", got)
+	if got := LeaseAbove(time.Minute, 2*time.Minute); got != 150*time.Second {
+		t.Errorf("LeaseAbove(1m, 2m) = %v", got)
 	}
-	if got := leaseAbove(2*time.Minute, 20*time.Second); got != 2*time.Minute {
-		t.Errorf("leaseAbove(2m, 20s) = %v", got)
-	}
-}
-
-// TestDeliveryBody is the envelope around the stored event, verbatim.
-func TestDeliveryBody(t *testing.T) {
-	at := time.Date(2030, 1, 2, 3, 4, 5, 600, time.UTC)
-	got := string(deliveryBody([]byte(`{"id":"e","type":"webhook.test"}`), at))
-	want := `{"event":{"id":"e","type":"webhook.test"},"delivered_at":"2030-01-02T03:04:05.0000006Z"}`
-	if got != want {
-		t.Errorf("deliveryBody = %s, want %s", got, want)
+	if got := LeaseAbove(2*time.Minute, 20*time.Second); got != 2*time.Minute {
+		t.Errorf("LeaseAbove(2m, 20s) = %v", got)
 	}
 }
 

@@ -1,11 +1,11 @@
-package tokenvault
+package events
 
 import (
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Caps on pending deliveries. Every delivery is tried up to ten times
@@ -18,12 +18,12 @@ import (
 //
 // Counting: each pending delivery has an index entry,
 // tenant/<tid>/idx/wh-p/<webhook>/<id>, written and removed with its
-// record's status (putDelivery), so the count is in the store and holds
+// record's status (PutDelivery), so the count is in the store and holds
 // across instances and restarts. Counting it on every write would make a
 // tokenize scan thousands of keys, so each instance keeps the counts of
 // the webhooks it queues to, and in between adds what it queues and
 // subtracts what it finishes. A count is taken again from the store when
-// a webhook has none in this instance yet, every pendingRecount, and, at
+// a webhook has none in this instance yet, every events.PendingRecount, and, at
 // a cap, at most once per PollInterval (since other instances may have
 // finished some); never in a write transaction: a commit that finds a
 // count missing or stale goes on with what it has and, once committed,
@@ -32,9 +32,9 @@ import (
 // pending index, and on PostgreSQL never holds a predicate lock on it.
 // The calls that ask for a delivery (TestWebhook, Redeliver) count a
 // missing or stale count first, in a read-only transaction, and then run
-// their write (updatePending). The tenant's cap sums the counts of the
+// their write (the root's updatePending). The tenant's cap sums the counts of the
 // tenant's webhooks as the subscription cache lists them
-// (webhooks_subscriptions.go). Concurrent writes, or several instances,
+// (the root's webhooks_subscriptions.go). Concurrent writes, or several instances,
 // may overshoot a cap by what they queue between two counts (and by what
 // a webhook gets before its first count, which follows within a
 // dispatcher pass): the caps bound storage, they are not quotas.
@@ -49,7 +49,7 @@ import (
 //     receiver that is down must never fail or slow a payment flow.
 //     The drop is not silent: each is counted (Metrics.EventDelivery with
 //     EventDropped) and logged with the tenant and webhook, at most once
-//     per webhook per pendingRecount with the number dropped since.
+//     per webhook per events.PendingRecount with the number dropped since.
 //     Webhooks are notifications: a consumer that missed events reads the
 //     current state back from the API (or the audit log), as it must
 //     after any outage of its own.
@@ -60,40 +60,37 @@ import (
 // from the store, in the test's own transaction (a short scan).
 const maxPendingTests = 10
 
-// pendingRecount is how long an instance trusts its count of a webhook's
-// pending deliveries before it counts the store's entries again.
-const pendingRecount = time.Minute
-
 // pendingRetryAfter is the Retry-After of a request refused at a cap:
-// the next recount, by when deliveries may have gone out.
-const pendingRetryAfter = pendingRecount
+// the next recount (PendingRecount), by when deliveries may have
+// gone out.
+const pendingRetryAfter = PendingRecount
 
-// webhookPending is the index entry of pending delivery did to webhook
-// whid (empty value), and webhookPendingOf the webhook's entries.
-func webhookPending(tid, whid, did string) barrier.Key {
-	return webhookPendingOf(tid, whid).Key(did)
+// pendingKey is the index entry of pending delivery did to webhook whid
+// (empty value), and PendingOf the webhook's entries.
+func pendingKey(tid, whid, did string) barrier.Key {
+	return PendingOf(tid, whid).Key(did)
 }
 
-func webhookPendingOf(tid, whid string) barrier.Prefix {
+func PendingOf(tid, whid string) barrier.Prefix {
 	return barrier.Tenant(tid).Index("wh-p").Sub(whid + "/")
 }
 
-// webhookPendingTest is the second index entry of a pending
-// webhook.test delivery, and webhookPendingTestsOf the webhook's.
-func webhookPendingTest(tid, whid, did string) barrier.Key {
-	return webhookPendingTestsOf(tid, whid).Key(did)
+// pendingTestKey is the second index entry of a pending webhook.test
+// delivery, and pendingTestsOf the webhook's.
+func pendingTestKey(tid, whid, did string) barrier.Key {
+	return pendingTestsOf(tid, whid).Key(did)
 }
 
-func webhookPendingTestsOf(tid, whid string) barrier.Prefix {
+func pendingTestsOf(tid, whid string) barrier.Prefix {
 	return barrier.Tenant(tid).Index("wh-pt").Sub(whid + "/")
 }
 
-// testRoom says why one more pending webhook.test delivery to webhook
+// TestRoom says why one more pending webhook.test delivery to webhook
 // whid would go past maxPendingTests or a cap of pending deliveries, or
 // "" when it fits.
-func (t *txn) testRoom(tid, whid string) (string, error) {
+func (d *Dispatcher) TestRoom(t *unit.Tx, tid, whid string) (string, error) {
 	n := 0
-	err := t.Scan(webhookPendingTestsOf(tid, whid), "", maxPendingTests, func(barrier.Key, string) error {
+	err := t.Scan(pendingTestsOf(tid, whid), "", maxPendingTests, func(barrier.Key, string) error {
 		n++
 		return nil
 	})
@@ -103,152 +100,65 @@ func (t *txn) testRoom(tid, whid string) (string, error) {
 	if n >= maxPendingTests {
 		return "the webhook has " + strconv.Itoa(n) + " test events pending, its most", nil
 	}
-	return t.pendingRoom(tid, whid)
-}
-
-// pendingCounts is an instance's counts of pending deliveries, by webhook.
-type pendingCounts struct {
-	mu    sync.Mutex
-	hooks map[hookKey]*hookPending
-	// wanted are the webhooks whose count a commit found missing or
-	// stale, for the dispatcher to count (recountPending).
-	wanted map[hookKey]bool
-}
-
-type hookPending struct {
-	n       int       // pending deliveries, as of counted plus changes since
-	counted time.Time // when the store's entries were last counted
-	dropped int       // events dropped since the last log line
-	logged  time.Time // when a drop was last logged
-}
-
-// get returns webhook k's count and when it was counted (ok false when
-// this instance has none).
-func (c *pendingCounts) get(k hookKey) (n int, counted time.Time, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := c.hooks[k]
-	if h == nil {
-		return 0, time.Time{}, false
-	}
-	return h.n, h.counted, true
-}
-
-// set records n, counted at at, as webhook k's count.
-func (c *pendingCounts) set(k hookKey, n int, at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.hooks == nil {
-		c.hooks = map[hookKey]*hookPending{}
-	}
-	h := c.hooks[k]
-	if h == nil {
-		h = &hookPending{}
-		c.hooks[k] = h
-	}
-	h.n, h.counted = n, at
-}
-
-// add changes webhook k's count by d (never below zero: a delivery
-// queued before this instance counted may finish here).
-func (c *pendingCounts) add(k hookKey, d int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if h := c.hooks[k]; h != nil {
-		h.n = max(0, h.n+d)
-	}
-}
-
-// drop counts n events dropped for webhook k at now, and reports how many
-// to log now (0: logged less than pendingRecount ago).
-func (c *pendingCounts) drop(k hookKey, n int, now time.Time) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := c.hooks[k]
-	if h == nil {
-		return n
-	}
-	h.dropped += n
-	if !h.logged.IsZero() && now.Sub(h.logged) < pendingRecount {
-		return 0
-	}
-	out := h.dropped
-	h.dropped, h.logged = 0, now
-	return out
-}
-
-// forget drops webhook k's count (the webhook is deleted).
-func (c *pendingCounts) forget(k hookKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.hooks, k)
-}
-
-// total is the pending deliveries of every webhook this instance counts.
-func (c *pendingCounts) total() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, h := range c.hooks {
-		n += h.n
-	}
-	return n
+	return d.PendingRoom(t, tid, whid)
 }
 
 // pendingChange is what a transaction did to the pending counts: the
 // change of each webhook's count, and the events it dropped.
 type pendingChange struct {
-	delta   map[hookKey]int
-	dropped map[hookKey]int
+	d       *Dispatcher
+	delta   map[Key]int
+	dropped map[Key]int
 	// recount are the webhooks whose count t found missing or stale: the
 	// dispatcher is asked to count them once t has committed (and its
 	// deltas are applied), so that its count includes t's deliveries
 	// and none is added twice.
-	recount map[hookKey]bool
+	recount map[Key]bool
 }
 
 // pendingChanges applies a committed transaction's pendingChange to the
 // instance's counts, and reports its drops.
-var pendingChanges = &txnLocal[pendingChange]{finish: func(t *txn, c *pendingChange, committed bool) {
+var pendingChanges = &unit.Local[pendingChange]{Finish: func(t *unit.Tx, c *pendingChange, committed bool) {
 	if !committed {
 		return
 	}
-	counts := &t.v.dispatch.pending
+	d := c.d
+	counts := d.Pending()
 	for k, d := range c.delta {
-		counts.add(k, d)
+		counts.Add(k, d)
 	}
 	for k := range c.recount {
-		if counts.want(k) {
-			t.v.dispatch.poke()
+		if counts.Want(k) {
+			d.Poke()
 		}
 	}
 	for k, n := range c.dropped {
-		if m := t.v.metrics; m != nil {
+		if d.cfg.Dropped != nil {
 			for range n {
-				m.EventDelivery(EventDropped, 0)
+				d.cfg.Dropped()
 			}
 		}
-		if n := counts.drop(k, n, t.Now); n > 0 {
-			t.v.logger.Warn("tokenvault: webhook events dropped: too many deliveries pending",
-				"tenant", k.tid, "webhook", k.whid, "dropped", n)
+		if n := counts.Drop(k, n, t.Now); n > 0 {
+			d.cfg.Logger.Warn("tokenvault: webhook events dropped: too many deliveries pending",
+				"tenant", k.Tenant, "webhook", k.Webhook, "dropped", n)
 		}
 	}
 }}
 
-// changePending adds d to webhook k's count once t commits.
-func (t *txn) changePending(k hookKey, d int) {
-	c := pendingChanges.of(t)
+// changePending adds n to webhook k's count once t commits.
+func (d *Dispatcher) changePending(t *unit.Tx, k Key, n int) {
+	c := d.changes(t)
 	if c.delta == nil {
-		c.delta = map[hookKey]int{}
+		c.delta = map[Key]int{}
 	}
-	c.delta[k] += d
+	c.delta[k] += n
 }
 
 // stale reports whether a count of webhook k taken at counted (ok false:
 // none) should be taken again at now, atCap telling whether it is at a
 // cap.
-func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
-	return !ok || t.Now.Sub(counted) >= pendingRecount || atCap && t.Now.Sub(counted) >= t.v.webhooks.PollInterval
+func (d *Dispatcher) stale(t *unit.Tx, ok bool, counted time.Time, atCap bool) bool {
+	return !ok || t.Now.Sub(counted) >= PendingRecount || atCap && t.Now.Sub(counted) >= d.cfg.Options.PollInterval
 }
 
 // pendingOf is webhook whid's pending deliveries as t sees them: the
@@ -257,17 +167,17 @@ func (t *txn) stale(ok bool, counted time.Time, atCap bool) bool {
 // commits, and the count t has (none: zero) stands until then. In a
 // transaction that asks for a delivery (updatePending), such a count is
 // instead noted for updatePending to take before it runs t again.
-func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
-	k := hookKey{tid, whid}
-	mine := pendingChanges.of(t).delta[k]
-	n, counted, ok := t.v.dispatch.pending.get(k)
-	if t.stale(ok, counted, atCap(n+mine)) {
-		if need := pendingNeeded.of(t); need.strict {
+func (d *Dispatcher) pendingOf(t *unit.Tx, tid, whid string, atCap func(int) bool) int {
+	k := Key{Tenant: tid, Webhook: whid}
+	mine := d.changes(t).delta[k]
+	n, counted, ok := d.pending.Get(k)
+	if d.stale(t, ok, counted, atCap(n+mine)) {
+		if need := pendingNeeded.Of(t); need.strict {
 			need.keys = append(need.keys, k)
 		} else {
-			c := pendingChanges.of(t)
+			c := d.changes(t)
 			if c.recount == nil {
-				c.recount = map[hookKey]bool{}
+				c.recount = map[Key]bool{}
 			}
 			c.recount[k] = true
 		}
@@ -275,23 +185,23 @@ func (t *txn) pendingOf(tid, whid string, atCap func(int) bool) int {
 	return n + mine
 }
 
-// pendingRoom says why one more delivery to webhook whid of tenant tid
+// PendingRoom says why one more delivery to webhook whid of tenant tid
 // would go past a cap, or "" when it fits. It reads no pending index
 // entry (pendingOf), and the tenant's webhooks from the subscription
-// cache.
-func (t *txn) pendingRoom(tid, whid string) (string, error) {
-	o := t.v.webhooks
-	n := t.pendingOf(tid, whid, func(n int) bool { return n >= o.MaxPendingPerWebhook })
-	hooks, err := t.subscriptions(tid)
+// cache (Config.Subscriptions).
+func (d *Dispatcher) PendingRoom(t *unit.Tx, tid, whid string) (string, error) {
+	o := d.cfg.Options
+	n := d.pendingOf(t, tid, whid, func(n int) bool { return n >= o.MaxPendingPerWebhook })
+	hooks, err := d.cfg.Subscriptions(t, tid)
 	if err != nil {
 		return "", err
 	}
 	total := 0
 	for _, h := range hooks {
-		total += t.pendingOf(tid, h.ID, func(int) bool { return false })
+		total += d.pendingOf(t, tid, h.ID, func(int) bool { return false })
 	}
-	if need := pendingNeeded.of(t); len(need.keys) > 0 {
-		return "", errPendingUncounted
+	if need := pendingNeeded.Of(t); len(need.keys) > 0 {
+		return "", ErrPendingUncounted
 	}
 	if n >= o.MaxPendingPerWebhook {
 		return "the webhook has " + strconv.Itoa(n) + " deliveries pending, its most", nil
@@ -302,9 +212,10 @@ func (t *txn) pendingRoom(tid, whid string) (string, error) {
 	return "", nil
 }
 
-// errPendingCap refuses a delivery asked for at a cap.
-func errPendingCap(why string) error {
-	return &Error{Kind: RateLimited, Message: why + ": try again once some are delivered or given up",
+// PendingCapError refuses a delivery asked for at a cap (RateLimited,
+// with a RetryAfter), why saying which cap.
+func PendingCapError(why string) error {
+	return &unit.Error{Kind: unit.RateLimited, Message: why + ": try again once some are delivered or given up",
 		RetryAfter: pendingRetryAfter}
 }
 
@@ -312,8 +223,8 @@ func errPendingCap(why string) error {
 // and the instance's count with it once t commits. known says whether
 // the entry exists; markPending reads it when unknown (nil). A new
 // delivery, whose id is new, has none: queueing it reads nothing.
-func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
-	key := webhookPending(rec.TenantID, rec.WebhookID, rec.ID)
+func (d *Dispatcher) markPending(t *unit.Tx, rec *Delivery, known *bool) error {
+	key := pendingKey(rec.TenantID, rec.WebhookID, rec.ID)
 	var has bool
 	if known != nil {
 		has = *known
@@ -323,18 +234,18 @@ func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
 			return err
 		}
 	}
-	if rec.EventType == EventWebhookTest {
-		if err := t.markPendingTest(rec); err != nil {
+	if rec.EventType == WebhookTest {
+		if err := markPendingTest(t, rec); err != nil {
 			return err
 		}
 	}
-	k := hookKey{rec.TenantID, rec.WebhookID}
+	k := Key{Tenant: rec.TenantID, Webhook: rec.WebhookID}
 	switch pending := rec.Status == DeliveryPending; {
 	case pending && !has:
-		t.changePending(k, 1)
+		d.changePending(t, k, 1)
 		return t.PutIndex(key)
 	case !pending && has:
-		t.changePending(k, -1)
+		d.changePending(t, k, -1)
 		return t.Delete(key)
 	}
 	return nil
@@ -342,30 +253,37 @@ func (t *txn) markPending(rec *webhookDeliveryRecord, known *bool) error {
 
 // markPendingTest keeps the second index entry of a webhook.test
 // delivery in step with its status.
-func (t *txn) markPendingTest(rec *webhookDeliveryRecord) error {
-	key := webhookPendingTest(rec.TenantID, rec.WebhookID, rec.ID)
+func markPendingTest(t *unit.Tx, rec *Delivery) error {
+	key := pendingTestKey(rec.TenantID, rec.WebhookID, rec.ID)
 	if rec.Status == DeliveryPending {
 		return t.PutIndex(key)
 	}
 	return t.Delete(key)
 }
 
-// deleteDelivery removes delivery did of webhook whid of tenant tid and
+// DeleteDelivery removes delivery did of webhook whid of tenant tid and
 // its pending index entry (not its queue entry).
-func (t *txn) deleteDelivery(tid, whid, did string) error {
-	key := webhookPending(tid, whid, did)
+func (d *Dispatcher) DeleteDelivery(t *unit.Tx, tid, whid, did string) error {
+	key := pendingKey(tid, whid, did)
 	has, err := t.Has(key)
 	if err != nil {
 		return err
 	}
 	if has {
-		t.changePending(hookKey{tid, whid}, -1)
+		d.changePending(t, Key{Tenant: tid, Webhook: whid}, -1)
 		if err := t.Delete(key); err != nil {
 			return err
 		}
 	}
-	if err := t.Delete(webhookPendingTest(tid, whid, did)); err != nil {
+	if err := t.Delete(pendingTestKey(tid, whid, did)); err != nil {
 		return err
 	}
 	return t.Delete(barrier.Tenant(tid).WebhookDelivery(whid, did))
+}
+
+// changes is t's pendingChange, made (and bound to d) on first use.
+func (d *Dispatcher) changes(t *unit.Tx) *pendingChange {
+	c := pendingChanges.Of(t)
+	c.d = d
+	return c
 }

@@ -1,7 +1,0 @@
-package tokenvault
-
-// Webhook statuses (the status field of a webhook).
-const (
-	WebhookEnabled  = "enabled"
-	WebhookDisabled = "disabled"
-)
