@@ -11,7 +11,7 @@ import (
 // no unbounded text reaches goja's parser at run time (a deep nesting
 // there is a fatal stack overflow for the whole process).
 func TestNoCodeFromStrings(t *testing.T) {
-	r := New(Options{Timeout: 2 * time.Second})
+	r := New(Options{Timeout: 30 * time.Second}) // generous: a loaded machine under -race builds the 3 MB strings slowly
 	for _, code := range []string{
 		`module.exports = () => eval("[".repeat(3e6))`,
 		`module.exports = () => (0, eval)("1")`,
@@ -39,7 +39,7 @@ func TestNoCodeFromStrings(t *testing.T) {
 // SyntaxError instead of recursing until the process dies, converts its
 // argument once, and parses ordinary JSON as before.
 func TestJSONParseDepth(t *testing.T) {
-	r := New(Options{Timeout: 2 * time.Second})
+	r := New(Options{Timeout: 30 * time.Second}) // generous: a loaded machine under -race builds the 3 MB strings slowly
 	e := runErr(t, r, `module.exports = () => JSON.parse("[".repeat(3e6))`, nil, nil)
 	if !strings.Contains(e.Message, "SyntaxError: JSON nested more than 512 levels deep") {
 		t.Errorf("deep JSON = %#v, want the SyntaxError", e)
