@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -145,7 +146,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 // authenticateMAC resolves a key's MAC from the store, with the instant
 // the key stops working (zero: never).
 func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
-	var ref keyRef
+	var ref access.KeyRef
 	ok, err := t.GetRecord(barrier.APIKeyLookup(mac), &ref)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -186,7 +187,7 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	return nil, time.Time{}, unit.ErrUnauthenticatedKey
 }
 
-func appPrincipal(app *applicationRecord) *principal {
+func appPrincipal(app *access.ApplicationRecord) *principal {
 	return &principal{
 		tenantID:    app.TenantID,
 		actorID:     app.ID,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -221,7 +222,7 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 
 // putInvitation writes an invitation with its link lookup and expiry entry.
 func (t *txn) putInvitation(rec *invitationRecord) error {
-	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
+	ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
 	if err := t.PutRecord(barrier.InviteLookup(rec.TokenHash), &ref); err != nil {
 		return err
 	}
@@ -498,7 +499,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	var out *TenantMember
 	err := v.update(ctx, func(t *txn) error {
 		mac := t.inviteMAC(token)
-		var ref keyRef
+		var ref access.KeyRef
 		ok, err := t.GetRecord(barrier.InviteLookup(mac), &ref)
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -173,7 +174,7 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.Now}
 		req.apply(px, conf)
 		rec := proxyRecordOf(px, t.proxyMAC(pkey))
-		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &access.KeyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
 		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
@@ -212,7 +213,7 @@ func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
 		return nil, nil
 	}
 	mac := t.proxyMAC(pkey)
-	var ref keyRef
+	var ref access.KeyRef
 	ok, err := t.GetRecord(barrier.ProxyLookup(mac), &ref)
 	if err != nil || !ok {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 //
 //	records_token.go        tokenRecord        tenant/<tid>/token/<id>
 //	internal/auditlog       LineRecord         tenant/<tid>/log/<nanos>/<id>
-//	records_application.go  applicationRecord  tenant/<tid>/application/<id>
+//	internal/access         ApplicationRecord  tenant/<tid>/application/<id>
 //	records_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
 //	records_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
 //	records_tenant.go       tenantRecord       tenant/<tid>/tenant/<tid>
@@ -31,7 +31,7 @@ import (
 //	records_webhook.go      webhookRecord      tenant/<tid>/webhook/<id>
 //	records_webhook_delivery.go webhookDeliveryRecord tenant/<tid>/webhook_delivery/<webhook>/<id>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
-//	records_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
+//	internal/access         KeyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
 //	records_scans.go        legacyCVCScan      sys/cvcscan
 //	records_scans.go        listBuild          sys/lists
 //	records_fingerprints.go fingerprintPlace   sys/fingerprints

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -30,10 +31,10 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = r.v0()
 	case *auditlog.LineRecord:
 		v = logOf(key, r) // a log line's JSON was its stored form
-	case *applicationRecord:
+	case *access.ApplicationRecord:
 		v = applicationRecordV0FromRecord(r)
-	case *keyRef:
-		v = keyRefV0(*r)
+	case *access.KeyRef:
+		v = access.KeyRefV0(*r)
 	case *countRecord:
 		v = countRecordV0(*r)
 	case *legacyCVCScan:
@@ -67,7 +68,7 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		g := func(g grants) grantsV0 {
 			out := grantsV0{Permissions: g.Permissions}
 			if g.Rules != nil {
-				out.Rules = applicationRecordV0FromRecord(&applicationRecord{Rules: g.Rules}).Rules
+				out.Rules = applicationRecordV0FromRecord(&access.ApplicationRecord{Rules: g.Rules}).Rules
 			}
 			return out
 		}

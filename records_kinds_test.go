@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -118,8 +119,8 @@ var recordKinds = []recordKind{
 			Grants: fixKeyHash[:8]}
 	}, func() recordCodec { return &idempotencyRecord{} }, func() any { return &idempotencyRecordV0{} }},
 	{"keyref", barrier.APIKeyLookup(fixKeyHash), func() recordCodec {
-		return &keyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
-	}, func() recordCodec { return &keyRef{} }, func() any { return &keyRefV0{} }},
+		return &access.KeyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
+	}, func() recordCodec { return &access.KeyRef{} }, func() any { return &access.KeyRefV0{} }},
 	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &countRecord{N: 1234567} },
 		func() recordCodec { return &countRecord{} }, func() any { return &countRecordV0{} }},
 	{"cvcscan", barrier.SysCVCScan, func() recordCodec {
@@ -265,7 +266,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
 		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
 		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
-		{barrier.APIKeyLookup([]byte{1}), &keyRef{}},
+		{barrier.APIKeyLookup([]byte{1}), &access.KeyRef{}},
 		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
 		{barrier.SysCVCScan, &legacyCVCScan{}},
 		{barrier.SysLists, &listBuild{Done: true}},
@@ -364,10 +365,10 @@ func FuzzRecordKinds(f *testing.F) {
 // storedRecords is the record type each family of keys holding values
 // (records_sealed_test.go's storedFamilies) is written in.
 var storedRecords = map[string]func() recordCodec{
-	"sys/apikey/":                 func() recordCodec { return &keyRef{} },
-	"sys/nonce/":                  func() recordCodec { return &keyRef{} },
-	"sys/invite/":                 func() recordCodec { return &keyRef{} },
-	"sys/proxy/":                  func() recordCodec { return &keyRef{} },
+	"sys/apikey/":                 func() recordCodec { return &access.KeyRef{} },
+	"sys/nonce/":                  func() recordCodec { return &access.KeyRef{} },
+	"sys/invite/":                 func() recordCodec { return &access.KeyRef{} },
+	"sys/proxy/":                  func() recordCodec { return &access.KeyRef{} },
 	"sys/formula/":                func() recordCodec { return &formulaRecord{} },
 	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
 	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
@@ -379,7 +380,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/tenant/":            func() recordCodec { return &tenantRecord{} },
 	"tenant/*/tenant_member/":     func() recordCodec { return &memberRecord{} },
 	"tenant/*/tenant_invitation/": func() recordCodec { return &invitationRecord{} },
-	"tenant/*/application/":       func() recordCodec { return &applicationRecord{} },
+	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
 	"tenant/*/session/":           func() recordCodec { return &sessionRecord{} },
 	"tenant/*/token/":             func() recordCodec { return &tokenRecord{} },
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },

@@ -1,11 +1,9 @@
 package tokenvault
 
 import (
-	"encoding/binary"
-
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Parts shared by the records of format version 1 written since every
@@ -17,7 +15,7 @@ import (
 //	          version 0 told them apart (null and []) and some of it is
 //	          hashed or answered again (grantsDigest, the API's lists)
 //	strs0     a list of str
-//	rules     a list of access rules, each: str description, varint
+//	rules     (access.AppendRules) a list of access rules, each: str description, varint
 //	          priority, str container, a list of conditions (str
 //	          attribute, str operator, str value), str transform, strs0
 //	          permissions
@@ -26,57 +24,6 @@ import (
 //	flags     uvarint of bits, one per optional field or boolean; a bit
 //	          this code does not know is refused
 //	optime    a time, present when its flag is set
-
-// appendRules appends access rules as a list (nil kept, and each rule's
-// conditions and permissions as they are).
-func appendRules(b []byte, rules []AccessRule) []byte {
-	b = unit.AppendList(b, len(rules), rules == nil)
-	for i := range rules {
-		rule := &rules[i]
-		b = unit.AppendStr(b, rule.Description)
-		b = binary.AppendVarint(b, int64(rule.Priority))
-		b = unit.AppendStr(b, rule.Container)
-		b = unit.AppendList(b, len(rule.Conditions), rule.Conditions == nil)
-		for _, c := range rule.Conditions {
-			b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, c.Attribute), c.Operator), c.Value)
-		}
-		b = unit.AppendStr(b, rule.Transform)
-		b = unit.AppendStrs0(b, rule.Permissions)
-	}
-	return b
-}
-
-// readRules reads what appendRules wrote.
-func readRules(r *unit.Reader) []AccessRule {
-	n := r.List()
-	if n < 0 {
-		return nil
-	}
-	rules := make([]AccessRule, n)
-	for i := range rules {
-		rule := &rules[i]
-		rule.Description = r.Str()
-		p := r.Varint()
-		if int64(int(p)) != p {
-			r.Fail("priority out of range")
-		}
-		rule.Priority = int(p)
-		rule.Container = r.Str()
-		if m := r.List(); m >= 0 {
-			rule.Conditions = make([]Condition, m)
-			for j := range rule.Conditions {
-				c := &rule.Conditions[j]
-				c.Attribute, c.Operator, c.Value = r.Str(), r.Str(), r.Str()
-			}
-		}
-		rule.Transform = r.Str()
-		rule.Permissions = r.Strs0()
-		if r.Err() != nil {
-			return nil
-		}
-	}
-	return rules
-}
 
 // tenantRecordKind is the family of keys of tenant tid that hold records
 // of one kind, and a new record of that kind.
@@ -93,7 +40,7 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 	return []tenantRecordKind{
 		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokenRecord{} }},
 		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
-		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &applicationRecord{} }},
+		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &access.ApplicationRecord{} }},
 		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &proxyRecord{} }},
 		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},
 		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenantRecord{} }},

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -81,8 +82,8 @@ func (r *sessionRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	if r.AuthorizedAt != nil {
 		b = unit.AppendTime(b, *r.AuthorizedAt)
 	}
-	b = appendRules(unit.AppendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
-	return appendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
+	b = access.AppendRules(unit.AppendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
+	return access.AppendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
 }
 
 func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
@@ -116,8 +117,8 @@ func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.PendingAddress, r.AuthorizedBy = d.Str(), d.Str()
 	r.Authorized = flags&sessionAuthorized != 0
 	r.AuthorizedAt = d.OptTime(flags, sessionAuthorizedAt)
-	r.Grants.Permissions, r.Grants.Rules = d.Strs0(), readRules(&d)
-	r.Ceiling.Permissions, r.Ceiling.Rules = d.Strs0(), readRules(&d)
+	r.Grants.Permissions, r.Grants.Rules = d.Strs0(), access.ReadRules(&d)
+	r.Ceiling.Permissions, r.Ceiling.Rules = d.Strs0(), access.ReadRules(&d)
 	d.CheckFlags(flags, sessionAuthorizedAt<<1)
 	if err := d.End(); err != nil {
 		*r = sessionRecord{}
@@ -145,15 +146,15 @@ type sessionRecordV0 struct {
 }
 
 // grantsV0 is grants as format version 0 of a session stored them, the
-// rules as applications' version 0 stored theirs (accessRuleV0).
+// rules as applications' version 0 stored theirs (access.RuleV0).
 type grantsV0 struct {
-	Permissions []string       `json:"permissions"`
-	Rules       []accessRuleV0 `json:"rules"`
+	Permissions []string        `json:"permissions"`
+	Rules       []access.RuleV0 `json:"rules"`
 }
 
 // rulesFromV0 converts rules of version 0, nil lists kept nil (unlike an
 // application's, which version 1 of a session keeps apart).
-func rulesFromV0(v []accessRuleV0) []AccessRule {
+func rulesFromV0(v []access.RuleV0) []AccessRule {
 	if v == nil {
 		return nil
 	}

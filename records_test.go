@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -176,7 +177,7 @@ func TestRecordGolden(t *testing.T) {
 		{"checkpoint-v1.bin", barrier.Tenant(fixTenant).Checkpoint(7), fixedCheckpoint(), func() recordCodec { return &auditlog.CheckpointRecord{} }},
 		{"checkpoint-v1.bin", barrier.FinalCheckpoint(fixTenant), fixedCheckpoint(), func() recordCodec { return &auditlog.CheckpointRecord{} }},
 		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditlog.KeyRecord{} }},
-		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
+		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "records", tc.file)
@@ -242,7 +243,7 @@ func TestRecordLegacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var app applicationRecord
+	var app access.ApplicationRecord
 	if err := app.DecodeRecord(fixAppKey, b); err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +421,7 @@ func TestRecordCorrupt(t *testing.T) {
 		switch rec.(type) {
 		case *auditlog.LineRecord:
 			key = fixLogKey
-		case *applicationRecord:
+		case *access.ApplicationRecord:
 			key = fixAppKey
 		case *auditlog.CheckpointRecord:
 			key = barrier.Tenant(fixTenant).Checkpoint(7)
@@ -518,7 +519,7 @@ func FuzzRecords(f *testing.F) {
 		} else if !errors.Is(err, unit.ErrRecord) {
 			t.Fatalf("audit key decode error %v is not unit.ErrRecord", err)
 		}
-		var app applicationRecord
+		var app access.ApplicationRecord
 		if err := app.DecodeRecord(fixAppKey, b); err == nil {
 			again, err := app.AppendRecord(nil, fixAppKey)
 			if errors.Is(err, unit.ErrRecord) {
@@ -526,7 +527,7 @@ func FuzzRecords(f *testing.F) {
 			} else if err != nil {
 				t.Fatalf("a decoded application does not encode: %v", err)
 			}
-			var app2 applicationRecord
+			var app2 access.ApplicationRecord
 			if err := app2.DecodeRecord(fixAppKey, again); err != nil {
 				t.Fatalf("a re-encoded application does not decode: %v", err)
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -108,7 +109,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			CreatedAt:      t.Now,
 			ExpiresAt:      t.Now.Add(SessionLifetime),
 		}
-		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
+		ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
 			key barrier.Key
 			v   recordCodec
@@ -241,7 +242,7 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 		return nil, errUnknownNonce
 	}
 	mac := t.nonceMAC(nonce)
-	var ref keyRef
+	var ref access.KeyRef
 	ok, err := t.GetRecord(barrier.NonceLookup(mac), &ref)
 	if err != nil {
 		return nil, err
@@ -274,7 +275,7 @@ func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
 }
 
 // sessionPrincipal authenticates a session key found in the key lookup.
-func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, error) {
+func (t *txn) sessionPrincipal(ref access.KeyRef, mac []byte) (*principal, time.Time, error) {
 	rec, err := t.loadSession(ref.TenantID, ref.ID)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -304,7 +305,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
 	expires := rec.ExpiresAt
-	for _, app := range []*applicationRecord{creator, authorizer} {
+	for _, app := range []*access.ApplicationRecord{creator, authorizer} {
 		if app.ExpiresAt != nil && app.ExpiresAt.Before(expires) {
 			expires = *app.ExpiresAt
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -212,9 +213,9 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 func (t *txn) sweep(tid, kind, id string) (bool, error) {
 	switch kind {
 	case EntityApplication:
-		var rec applicationRecord
+		var rec access.ApplicationRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.Now) {
+		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteApplication(systemActor, &rec, "Application expired")

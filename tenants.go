@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -167,7 +168,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.emitMember(EventTenantMemberCreated, owner, &member); err != nil {
 			return err
 		}
-		app := &applicationRecord{
+		app := &access.ApplicationRecord{
 			ID:          aid,
 			TenantID:    tid,
 			Name:        appName,
@@ -180,7 +181,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.createApplication(owner, app, apiKey); err != nil {
 			return err
 		}
-		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *app.api()}
+		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *applicationOf(app)}
 		out.Application.Key = Credential(apiKey)
 		return nil
 	})

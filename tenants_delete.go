@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -27,7 +28,7 @@ import (
 //  2. Batches of at most deleteBatch keys (deleteOnce), each one
 //     transaction that also records its progress in the marker: first
 //     everything under tenant/<tid>/, then the sys/ lookups whose sealed
-//     keyRef names the tenant, then the schedule entries naming it.
+//     access.KeyRef names the tenant, then the schedule entries naming it.
 //  3. A last transaction checks that nothing is left under tenant/<tid>/
 //     (a call that authenticated just before the mark may have written
 //     there; the work then starts over) and removes the marker.
@@ -42,7 +43,7 @@ const deleteBatch = 500
 // Phases of a tenant deletion, in order.
 const (
 	deletePhaseTenant   = "tenant"   // keys under tenant/<tid>/
-	deletePhaseLookups  = "lookups"  // sys/ lookups whose keyRef names the tenant
+	deletePhaseLookups  = "lookups"  // sys/ lookups whose access.KeyRef names the tenant
 	deletePhaseSchedule = "schedule" // sys/ schedule entries naming the tenant
 	deletePhaseFinish   = "finish"   // check and remove the marker
 )
@@ -270,7 +271,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 	for _, k := range keys {
 		mine := false
 		if st.Phase == deletePhaseLookups {
-			var ref keyRef
+			var ref access.KeyRef
 			// A lookup that does not open is not this tenant's to delete;
 			// opening needs only the system keyring.
 			if _, err := t.GetRecord(k, &ref); err == nil && ref.TenantID == tid {

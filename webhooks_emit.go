@@ -1,6 +1,10 @@
 package tokenvault
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/access"
+)
 
 // Helpers for the emit calls beside the audit lines. emit builds an
 // event's object only when a webhook subscribes to it, and learns which
@@ -50,14 +54,14 @@ func (t *txn) emitIntent(typ string, by actor, rec *tokenIntentRecord, tokenID s
 }
 
 // emitApplication emits typ about the application rec.
-func (t *txn) emitApplication(typ string, by actor, rec *applicationRecord) error {
+func (t *txn) emitApplication(typ string, by actor, rec *access.ApplicationRecord) error {
 	return t.emit(rec.TenantID, typ, by, "application", EntityApplication, rec.ID, func() any { return applicationEventView(rec) })
 }
 
 // emitKeyRegenerated emits application.key.deleted for the key whose
 // keyed hash was oldHash, then application.key.created for rec's new
 // one.
-func (t *txn) emitKeyRegenerated(by actor, rec *applicationRecord, oldHash []byte) error {
+func (t *txn) emitKeyRegenerated(by actor, rec *access.ApplicationRecord, oldHash []byte) error {
 	if err := t.emit(rec.TenantID, EventApplicationKeyDeleted, by, "application", EntityApplication, rec.ID,
 		func() any { return applicationKeyEventView(rec, oldHash) }); err != nil {
 		return err

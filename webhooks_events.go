@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -244,7 +245,7 @@ func (t *txn) eventActor(tid string, by actor) (WebhookActor, error) {
 		who.Name = by.Name
 		return who, nil
 	}
-	var app applicationRecord
+	var app access.ApplicationRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
 	if err != nil {
 		return who, err

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/tokenvault/tokenvault/internal/access"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -147,8 +149,8 @@ type applicationEvent struct {
 	Omitted        []string `json:"omitted,omitempty"`
 }
 
-func applicationEventView(rec *applicationRecord) *applicationEvent {
-	a := rec.api()
+func applicationEventView(rec *access.ApplicationRecord) *applicationEvent {
+	a := applicationOf(rec)
 	e := &applicationEvent{ID: a.ID, TenantID: a.TenantID, Name: a.Name, Type: a.Type, Permissions: a.Permissions,
 		Rules: a.Rules, ExpiresAt: a.ExpiresAt, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt,
 		ModifiedBy: a.ModifiedBy, ModifiedAt: a.ModifiedAt}
@@ -160,7 +162,7 @@ func applicationEventView(rec *applicationRecord) *applicationEvent {
 
 // applicationKeyEventView is the application with the fingerprint of
 // the key whose keyed hash is keyHash.
-func applicationKeyEventView(rec *applicationRecord, keyHash []byte) *applicationEvent {
+func applicationKeyEventView(rec *access.ApplicationRecord, keyHash []byte) *applicationEvent {
 	e := applicationEventView(rec)
 	e.KeyFingerprint = keyFingerprint(keyHash)
 	return e
