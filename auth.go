@@ -50,23 +50,8 @@ type principal struct {
 	ceilings []grants
 }
 
-// grants are permissions and rules, as held by a key.
-type grants struct {
-	Permissions []string     `json:"permissions"`
-	Rules       []AccessRule `json:"rules"`
-}
-
-func (g *grants) has(perm string) bool {
-	if slices.Contains(g.Permissions, perm) {
-		return true
-	}
-	for _, r := range g.Rules {
-		if slices.Contains(r.Permissions, perm) {
-			return true
-		}
-	}
-	return false
-}
+// grants are permissions and rules, as held by a key (access.Grants).
+type grants = access.Grants
 
 func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType, Name: p.actorName} }
 
@@ -74,11 +59,11 @@ func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorTyp
 // tokens a rule-scoped permission reaches is decided per token.
 func (p *principal) has(perm string) bool {
 	own := grants{Permissions: p.permissions, Rules: p.rules}
-	if !own.has(perm) {
+	if !own.Has(perm) {
 		return false
 	}
 	for _, c := range p.ceilings {
-		if !c.has(perm) {
+		if !c.Has(perm) {
 			return false
 		}
 	}

@@ -25,7 +25,7 @@ import (
 //	records_member.go       memberRecord       tenant/<tid>/tenant_member/<id>
 //	records_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
 //	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
-//	records_session.go      sessionRecord      tenant/<tid>/session/<id>
+//	internal/sessions       Record             tenant/<tid>/session/<id>
 //	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
 //	records_intent.go       tokenIntentRecord  tenant/<tid>/token_intent/<id>
 //	records_webhook.go      webhookRecord      tenant/<tid>/webhook/<id>

@@ -15,6 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -64,15 +65,15 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 			RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
 			ApplicationID: r.api().ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
 			CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash}
-	case *sessionRecord:
-		g := func(g grants) grantsV0 {
-			out := grantsV0{Permissions: g.Permissions}
+	case *sessions.Record:
+		g := func(g grants) sessions.GrantsV0 {
+			out := sessions.GrantsV0{Permissions: g.Permissions}
 			if g.Rules != nil {
 				out.Rules = applicationRecordV0FromRecord(&access.ApplicationRecord{Rules: g.Rules}).Rules
 			}
 			return out
 		}
-		v = sessionRecordV0{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, KeyHash: r.KeyHash,
+		v = sessions.RecordV0{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, KeyHash: r.KeyHash,
 			NonceHash: r.NonceHash, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PendingAddress: r.PendingAddress,
 			Authorized: r.Authorized, AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt,
 			Grants: g(r.Grants), Ceiling: g(r.Ceiling)}

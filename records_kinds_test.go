@@ -16,6 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -103,14 +104,14 @@ var recordKinds = []recordKind{
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &reactorRecord{} }, func() any { return &reactorRecordV0{} }},
 	{"session", barrier.Tenant(fixTenant).Record(EntitySession, fixSession), func() recordCodec {
-		return &sessionRecord{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
+		return &sessions.Record{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
 			KeyHash: fixKeyHash, NonceHash: fixKeyHash[:16], CreatedAt: fixTime, ExpiresAt: fixExpires,
 			PendingAddress: "0a1b2c3d", Authorized: true, AuthorizedBy: fixActor, AuthorizedAt: &fixLater,
 			Grants: grants{Permissions: []string{PermTokenRead}, Rules: []AccessRule{{Description: "cards",
 				Priority: 1, Transform: TransformMask, Permissions: []string{PermTokenRead},
 				Conditions: []Condition{{Attribute: "container", Operator: OperatorStartsWith, Value: "/pci/"}}}}},
 			Ceiling: grants{Permissions: []string{PermTokenRead, PermTokenCreate}, Rules: []AccessRule{}}}
-	}, func() recordCodec { return &sessionRecord{} }, func() any { return &sessionRecordV0{} }},
+	}, func() recordCodec { return &sessions.Record{} }, func() any { return &sessions.RecordV0{} }},
 	{"idempotency", barrier.Tenant(fixTenant).Record(kindIdempotency, "0a1b2c3d4e5f"), func() recordCodec {
 		return &idempotencyRecord{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			Claim: "claim-1", LeaseUntil: fixLater,
@@ -261,7 +262,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.OfficialFormula(fixFormula), &formulaRecord{ID: fixFormula, Type: FormulaOfficial,
 			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
 		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactorRecord{ID: "r", TenantID: fixTenant}},
-		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessionRecord{ID: "s", TenantID: fixTenant,
+		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessions.Record{ID: "s", TenantID: fixTenant,
 			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
 		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
@@ -381,7 +382,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/tenant_member/":     func() recordCodec { return &memberRecord{} },
 	"tenant/*/tenant_invitation/": func() recordCodec { return &invitationRecord{} },
 	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
-	"tenant/*/session/":           func() recordCodec { return &sessionRecord{} },
+	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
 	"tenant/*/token/":             func() recordCodec { return &tokenRecord{} },
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
 	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },

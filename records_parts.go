@@ -4,6 +4,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 )
 
 // Parts shared by the records of format version 1 written since every
@@ -47,7 +48,7 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &memberRecord{} }},
 		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
 		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactorRecord{} }},
-		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessionRecord{} }},
+		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},
 		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
 		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -43,8 +44,6 @@ type AuthorizeSessionRequest struct {
 	// at most MaxSessionLifetime after the authorization.
 	ExpiresAt *time.Time `json:"expires_at"`
 }
-
-func (s *sessionRecord) expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 
 // sessionKeyPrefix starts every session key, so it cannot be mistaken for an
 // application key in a log or a secret scanner's report.
@@ -99,7 +98,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err := t.makeRoomForSession(p.tenantID, p.actorID, addr); err != nil {
 			return err
 		}
-		rec := &sessionRecord{
+		rec := &sessions.Record{
 			ID:             t.v.ids.Next(t.Now),
 			TenantID:       p.tenantID,
 			ApplicationID:  p.actorID,
@@ -125,7 +124,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 			return err
 		}
-		for _, k := range rec.pendingKeys() {
+		for _, k := range rec.PendingKeys() {
 			if err := t.PutIndex(k); err != nil {
 				return err
 			}
@@ -197,7 +196,7 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		if err := t.Delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
 			return err
 		}
-		for _, k := range rec.pendingKeys() {
+		for _, k := range rec.PendingKeys() {
 			if err := t.Delete(k); err != nil {
 				return err
 			}
@@ -237,7 +236,7 @@ func grantedPermissions(perms []string, rules []AccessRule) []string {
 
 // sessionByNonce finds the unexpired, unauthorized session of tenant tid
 // that nonce was issued for.
-func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
+func (t *txn) sessionByNonce(tid, nonce string) (*sessions.Record, error) {
 	if len(nonce) > maxKeyLength {
 		return nil, errUnknownNonce
 	}
@@ -262,13 +261,13 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 
 // loadSession returns the session, or nil if it does not exist or has
 // expired.
-func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
-	var rec sessionRecord
+func (t *txn) loadSession(tid, id string) (*sessions.Record, error) {
+	var rec sessions.Record
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
-	if rec.expired(t.Now) {
+	if rec.Expired(t.Now) {
 		return nil, nil
 	}
 	return &rec, nil
@@ -325,7 +324,7 @@ func (t *txn) sessionPrincipal(ref access.KeyRef, mac []byte) (*principal, time.
 }
 
 // deleteSession removes a session and its lookups.
-func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
+func (t *txn) deleteSession(by actor, rec *sessions.Record, msg string) error {
 	keys := []barrier.Key{
 		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
 		barrier.APIKeyLookup(rec.KeyHash),
@@ -335,7 +334,7 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 	}
 	if rec.NonceHash != nil {
 		keys = append(keys, barrier.NonceLookup(rec.NonceHash))
-		keys = append(keys, rec.pendingKeys()...)
+		keys = append(keys, rec.PendingKeys()...)
 	}
 	for _, k := range keys {
 		if err := t.Delete(k); err != nil {
@@ -343,10 +342,4 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		}
 	}
 	return t.log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
-}
-
-// pendingKeys are the index entries of a session waiting for
-// authorization (sessions_limits.go).
-func (s *sessionRecord) pendingKeys() []barrier.Key {
-	return barrier.Tenant(s.TenantID).CapEntries(barrier.PendingSessionCaps, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -226,9 +227,9 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		}
 		return true, t.deleteToken(systemActor, rec, "Token expired")
 	case EntitySession:
-		var rec sessionRecord
+		var rec sessions.Record
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.Now) {
+		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteSession(systemActor, &rec, "Session expired")

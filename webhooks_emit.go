@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 )
 
 // Helpers for the emit calls beside the audit lines. emit builds an
@@ -85,7 +86,7 @@ func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
 }
 
 // emitSession emits typ about the session rec.
-func (t *txn) emitSession(typ string, by actor, rec *sessionRecord) error {
+func (t *txn) emitSession(typ string, by actor, rec *sessions.Record) error {
 	return t.emit(rec.TenantID, typ, by, "session", EntitySession, rec.ID, func() any { return sessionEventView(rec) })
 }
 

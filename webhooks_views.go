@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -303,7 +304,7 @@ type sessionEvent struct {
 	ExpiresAt   time.Time `json:"expires_at"`
 }
 
-func sessionEventView(r *sessionRecord) *sessionEvent {
+func sessionEventView(r *sessions.Record) *sessionEvent {
 	return &sessionEvent{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, Authorized: r.Authorized,
 		AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt, Permissions: slices.Clone(r.Grants.Permissions),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
