@@ -88,7 +88,7 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := rec.data()
+	data, err := intentData(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ import (
 //	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
 //	internal/sessions       Record             tenant/<tid>/session/<id>
 //	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
-//	records_intent.go       tokenIntentRecord  tenant/<tid>/token_intent/<id>
+//	internal/intents        Record             tenant/<tid>/token_intent/<id>
 //	records_webhook.go      webhookRecord      tenant/<tid>/webhook/<id>
 //	records_webhook_delivery.go webhookDeliveryRecord tenant/<tid>/webhook_delivery/<webhook>/<id>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants

@@ -16,6 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -141,12 +142,12 @@ var recordKinds = []recordKind{
 	// Token intents have no version 0 (v0 nil): they came after the
 	// binary records.
 	{"token-intent", barrier.Tenant(fixTenant).TokenIntent(fixIntent), func() recordCodec {
-		return &tokenIntentRecord{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
+		return &intents.Record{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
 			Data:        json.RawMessage(`{"expiration_month":12,"expiration_year":2030,"number":"4242424242424242"}`),
 			Fingerprint: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			CreatedFrom: "9e72c082687f5cd874f01ec511282350"}
-	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
+	}, func() recordCodec { return &intents.Record{} }, nil},
 	// Webhooks have no version 0 either.
 	{"webhook", barrier.Tenant(fixTenant).Record(EntityWebhook, fixWebhook), func() recordCodec {
 		return &webhookRecord{ID: fixWebhook, TenantID: fixTenant, Name: "orders", URL: "https://hooks.example.com/in",
@@ -277,7 +278,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.SysFingerprints, &fingerprintPlace{}},
 		{barrier.Tenant("t").Reseal(), &resealState{}},
 		{barrier.Tenant("t").Deleting(), &deletionState{}},
-		{barrier.Tenant(fixTenant).TokenIntent("i"), &tokenIntentRecord{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
+		{barrier.Tenant(fixTenant).TokenIntent("i"), &intents.Record{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, CreatedAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, Events: []string{},
 			PreviousSecret: "whsec_x", PreviousUntil: other}},
@@ -390,7 +391,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/proxy/":             func() recordCodec { return &proxyRecord{} },
 	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
-	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
+	"tenant/*/token_intent/":      func() recordCodec { return &intents.Record{} },
 	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },

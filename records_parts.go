@@ -4,6 +4,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 )
 
@@ -51,7 +52,7 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},
 		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
-		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},
+		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &intents.Record{} }},
 		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &webhookRecord{} }},
 		{barrier.Tenant(tid).Records(barrier.KindWebhookDelivery), func() recordCodec { return &webhookDeliveryRecord{} }},
 	}

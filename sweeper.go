@@ -237,7 +237,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return t.sweepIdempotency(tid, id)
 	case EntityTokenIntent:
 		rec, err := t.getTokenIntent(tid, id)
-		if err != nil || rec == nil || !rec.expired(t.Now) {
+		if err != nil || rec == nil || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")

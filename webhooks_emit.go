@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 )
 
@@ -50,7 +51,7 @@ func (t *txn) emitCVCExpired(rec *tokenRecord) error {
 
 // emitIntent emits typ about the token intent rec (tokenID: the token a
 // converted intent became).
-func (t *txn) emitIntent(typ string, by actor, rec *tokenIntentRecord, tokenID string) error {
+func (t *txn) emitIntent(typ string, by actor, rec *intents.Record, tokenID string) error {
 	return t.emit(rec.TenantID, typ, by, "token_intent", EntityTokenIntent, rec.ID, func() any { return tokenIntentEventView(rec, tokenID) })
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 )
 
@@ -123,7 +124,7 @@ type tokenIntentEvent struct {
 	TokenID string `json:"token_id,omitempty"`
 }
 
-func tokenIntentEventView(rec *tokenIntentRecord, tokenID string) *tokenIntentEvent {
+func tokenIntentEventView(rec *intents.Record, tokenID string) *tokenIntentEvent {
 	return &tokenIntentEvent{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, Fingerprint: rec.Fingerprint,
 		CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt, TokenID: tokenID}
 }
