@@ -20,9 +20,9 @@ import (
 //	internal/auditlog       LineRecord         tenant/<tid>/log/<nanos>/<id>
 //	internal/access         ApplicationRecord  tenant/<tid>/application/<id>
 //	records_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
-//	records_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
-//	records_tenant.go       tenantRecord       tenant/<tid>/tenant/<tid>
-//	records_member.go       memberRecord       tenant/<tid>/tenant_member/<id>
+//	internal/tenants        InvitationRecord   tenant/<tid>/tenant_invitation/<id>
+//	internal/tenants        Record             tenant/<tid>/tenant/<tid>
+//	internal/tenants        MemberRecord       tenant/<tid>/tenant_member/<id>
 //	records_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
 //	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
 //	internal/sessions       Record             tenant/<tid>/session/<id>
@@ -36,7 +36,7 @@ import (
 //	records_scans.go        listBuild          sys/lists
 //	records_fingerprints.go fingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
-//	records_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
+//	internal/tenants        DeletionState      sys/deleting/<tid> (plain, not sealed)
 //	internal/auditlog       Head, Link         tenant/<tid>/chain/head, tenant/<tid>/chain_link/...
 //	internal/auditlog       CheckpointRecord   tenant/<tid>/chain_checkpoint/<seq>, sys/chain-final/<tid>
 //	internal/auditlog       KeyRecord          sys/audit-key/<key id>

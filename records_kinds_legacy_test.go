@@ -17,6 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -47,18 +48,18 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = fingerprintPlaceV0(*r)
 	case *resealState:
 		v = resealStateV0(*r)
-	case *deletionState:
-		v = deletionStateV0(*r)
-	case *tenantRecord:
-		v = tenantRecordV0(*r)
-	case *invitationRecord:
-		v = invitationRecordV0(*r)
+	case *tenants.DeletionState:
+		v = tenants.DeletionStateV0(*r)
+	case *tenants.Record:
+		v = tenants.RecordV0(*r)
+	case *tenants.InvitationRecord:
+		v = tenants.InvitationRecordV0(*r)
 	case *formulaRecord:
 		v = formulaRecordV0(*r)
 	case *reactorRecord:
 		v = reactorRecordV0(*r)
-	case *memberRecord:
-		m := memberRecordV0{ID: r.ID, TenantID: r.TenantID, Role: r.Role, CreatedAt: r.CreatedAt}
+	case *tenants.MemberRecord:
+		m := tenants.MemberRecordV0{ID: r.ID, TenantID: r.TenantID, Role: r.Role, CreatedAt: r.CreatedAt}
 		m.User.ID, m.User.Email, m.User.FirstName, m.User.LastName, m.User.Picture = r.UserID, r.Email, r.FirstName, r.LastName, r.Picture
 		v = m
 	case *proxyRecord:

@@ -18,6 +18,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -76,19 +77,19 @@ var recordKinds = []recordKind{
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, KeyHash: fixKeyHash}
 	}, func() recordCodec { return &proxyRecord{} }, func() any { return &proxyRecordV0{} }},
 	{"invitation", barrier.Tenant(fixTenant).Record(EntityTenantInvitation, fixInvitation), func() recordCodec {
-		return &invitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
+		return &tenants.InvitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
 			Status: InvitationPending, ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, TokenHash: fixKeyHash}
-	}, func() recordCodec { return &invitationRecord{} }, func() any { return &invitationRecordV0{} }},
+	}, func() recordCodec { return &tenants.InvitationRecord{} }, func() any { return &tenants.InvitationRecordV0{} }},
 	{"tenant", barrier.Tenant(fixTenant).Record(EntityTenant, fixTenant), func() recordCodec {
-		return &tenantRecord{ID: fixTenant, Name: "Acme", OwnerID: fixMember, CreatedBy: fixActor,
+		return &tenants.Record{ID: fixTenant, Name: "Acme", OwnerID: fixMember, CreatedBy: fixActor,
 			CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	}, func() recordCodec { return &tenantRecord{} }, func() any { return &tenantRecordV0{} }},
+	}, func() recordCodec { return &tenants.Record{} }, func() any { return &tenants.RecordV0{} }},
 	{"member", barrier.Tenant(fixTenant).Record(EntityTenantMember, fixMember), func() recordCodec {
-		return &memberRecord{ID: fixMember, TenantID: fixTenant, Role: RoleOwner, UserID: fixActor,
+		return &tenants.MemberRecord{ID: fixMember, TenantID: fixTenant, Role: RoleOwner, UserID: fixActor,
 			Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace",
 			Picture: "https://example.com/ada.png", CreatedAt: fixTime}
-	}, func() recordCodec { return &memberRecord{} }, func() any { return &memberRecordV0{} }},
+	}, func() recordCodec { return &tenants.MemberRecord{} }, func() any { return &tenants.MemberRecordV0{} }},
 	{"formula", barrier.Tenant(fixTenant).Record(EntityReactorFormula, fixFormula), func() recordCodec {
 		return &formulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
 			Type: "private", Code: "module.exports = async function (req) { return {raw: req.args} }",
@@ -135,8 +136,8 @@ var recordKinds = []recordKind{
 		return &resealState{NotBefore: fixTime, After: fixTokenKey.String()}
 	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
 	{"deleting", barrier.Tenant(fixTenant).Deleting(), func() recordCodec {
-		return &deletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
-	}, func() recordCodec { return &deletionState{} }, func() any { return &deletionStateV0{} }},
+		return &tenants.DeletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
+	}, func() recordCodec { return &tenants.DeletionState{} }, func() any { return &tenants.DeletionStateV0{} }},
 	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &fingerprintPlace{InMemory: true} },
 		func() recordCodec { return &fingerprintPlace{} }, func() any { return &fingerprintPlaceV0{} }},
 	// Token intents have no version 0 (v0 nil): they came after the
@@ -256,9 +257,9 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 	}{
 		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
-		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &invitationRecord{ID: "i", TenantID: fixTenant}},
-		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenantRecord{ID: "t"}},
-		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &memberRecord{ID: "m", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &tenants.InvitationRecord{ID: "i", TenantID: fixTenant}},
+		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenants.Record{ID: "t"}},
+		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &tenants.MemberRecord{ID: "m", TenantID: fixTenant}},
 		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &formulaRecord{ID: "f", TenantID: fixTenant}},
 		{barrier.OfficialFormula(fixFormula), &formulaRecord{ID: fixFormula, Type: FormulaOfficial,
 			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
@@ -277,7 +278,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Containers: []string{}}},
 		{barrier.SysFingerprints, &fingerprintPlace{}},
 		{barrier.Tenant("t").Reseal(), &resealState{}},
-		{barrier.Tenant("t").Deleting(), &deletionState{}},
+		{barrier.Tenant("t").Deleting(), &tenants.DeletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &intents.Record{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, CreatedAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &webhookRecord{ID: "w", TenantID: fixTenant, Events: []string{},
@@ -378,10 +379,10 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &fingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },
-	"sys/deleting/":               func() recordCodec { return &deletionState{} },
-	"tenant/*/tenant/":            func() recordCodec { return &tenantRecord{} },
-	"tenant/*/tenant_member/":     func() recordCodec { return &memberRecord{} },
-	"tenant/*/tenant_invitation/": func() recordCodec { return &invitationRecord{} },
+	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
+	"tenant/*/tenant/":            func() recordCodec { return &tenants.Record{} },
+	"tenant/*/tenant_member/":     func() recordCodec { return &tenants.MemberRecord{} },
+	"tenant/*/tenant_invitation/": func() recordCodec { return &tenants.InvitationRecord{} },
 	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
 	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
 	"tenant/*/token/":             func() recordCodec { return &tokenRecord{} },
@@ -528,20 +529,20 @@ func TestRecordAPIConversions(t *testing.T) {
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
 		ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(inv)
-	if got := invitationRecordOf(inv, fixKeyHash).api(); !cmp.Equal(*inv, got) {
+	if got := invitationOf(invitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
 		t.Errorf("Invitation through its record: %s", cmp.Diff(*inv, got))
 	}
 	tenant := &Tenant{ID: fixTenant, Name: "n", OwnerID: fixMember, CreatedBy: fixActor, CreatedAt: fixTime,
 		ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(tenant)
-	if got := tenantRecordOf(tenant).api(); !cmp.Equal(*tenant, got) {
+	if got := tenantOf(tenantRecordOf(tenant)); !cmp.Equal(*tenant, got) {
 		t.Errorf("Tenant through its record: %s", cmp.Diff(*tenant, got))
 	}
 	member := &TenantMember{ID: fixMember, TenantID: fixTenant, Role: RoleAdmin, CreatedAt: fixTime,
 		User: User{ID: fixActor, Email: "a@example.com", FirstName: "A", LastName: "B", Picture: "https://example.com/p.png"}}
 	allSet(member)
 	allSet(&member.User)
-	if got := memberRecordOf(member).api(); !cmp.Equal(*member, got) {
+	if got := memberOf(memberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
 	formula := recordKinds[4].fixed().(*formulaRecord).api()

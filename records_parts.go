@@ -6,6 +6,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 )
 
 // Parts shared by the records of format version 1 written since every
@@ -44,9 +45,9 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &access.ApplicationRecord{} }},
 		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &proxyRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenantRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &memberRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &tenants.InvitationRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenants.Record{} }},
+		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &tenants.MemberRecord{} }},
 		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
 		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactorRecord{} }},
 		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},

@@ -8,6 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -242,9 +243,9 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		}
 		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")
 	case EntityTenantInvitation:
-		var rec invitationRecord
+		var rec tenants.InvitationRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.Now) || rec.Status == InvitationExpired {
+		if err != nil || !ok || !rec.Expired(t.Now) || rec.Status == InvitationExpired {
 			return false, err
 		}
 		rec.Status = InvitationExpired

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -118,7 +119,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &tenants.DeletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
 		// The chain's last word, while its keyring still opens it
@@ -194,7 +195,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	}
 	err = v.update(ctx, func(t *txn) error {
 		done = false
-		var st deletionState
+		var st tenants.DeletionState
 		found, err := t.GetPlainRecord(barrier.Tenant(tid).Deleting(), &st)
 		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
@@ -235,7 +236,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 
 // deleteTenantKeys deletes up to deleteBatch keys under tenant/<tid>/, and
 // moves on to the lookups when none is left.
-func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
+func (t *txn) deleteTenantKeys(tid string, st *tenants.DeletionState) error {
 	keys, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return err
@@ -246,7 +247,7 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 		}
 	}
 	if len(keys) < deleteBatch {
-		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
+		*st = tenants.DeletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
 	}
 	return nil
 }
@@ -254,7 +255,7 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 // deleteSysEntries visits up to deleteBatch keys of the sys/ prefix being
 // walked and deletes those of tenant tid, then moves to the next prefix or
 // phase.
-func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
+func (t *txn) deleteSysEntries(tid string, st *tenants.DeletionState) error {
 	prefixes, next := lookupPrefixes, deletePhaseSchedule
 	if st.Phase == deletePhaseSchedule {
 		prefixes, next = schedulePrefixes, deletePhaseFinish
@@ -294,10 +295,10 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 	}
 	// This prefix is done: the next one, or the next phase.
 	if i+1 < len(prefixes) {
-		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
+		*st = tenants.DeletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
 		return nil
 	}
-	*st = deletionState{Phase: next}
+	*st = tenants.DeletionState{Phase: next}
 	if next == deletePhaseSchedule {
 		st.Prefix = schedulePrefixes[0].String()
 	}
@@ -306,13 +307,13 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 
 // finishMarker removes the marker if nothing is left under tenant/<tid>/;
 // otherwise (a write that raced the mark) the work starts over.
-func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
+func (t *txn) finishMarker(tid string, st *tenants.DeletionState) (bool, error) {
 	left, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return false, err
 	}
 	if len(left) > 0 {
-		*st = deletionState{Phase: deletePhaseTenant}
+		*st = tenants.DeletionState{Phase: deletePhaseTenant}
 		return false, nil
 	}
 	for _, k := range []barrier.Key{barrier.Tenant(tid).Deleting(), barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Reseal()} {

@@ -6,6 +6,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 )
 
 // Helpers for the emit calls beside the audit lines. emit builds an
@@ -97,7 +98,7 @@ func (t *txn) emitMember(typ string, by actor, m *TenantMember) error {
 }
 
 // emitInvitation emits typ about the invitation rec.
-func (t *txn) emitInvitation(typ string, by actor, rec *invitationRecord) error {
+func (t *txn) emitInvitation(typ string, by actor, rec *tenants.InvitationRecord) error {
 	return t.emit(rec.TenantID, typ, by, "invitation", EntityTenantInvitation, rec.ID, func() any { return invitationEventView(rec) })
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -314,8 +315,8 @@ func sessionEventView(r *sessions.Record) *sessionEvent {
 // invitationEventView is an invitation as its events show it: the API's
 // Invitation, which holds no link token (only its keyed hash is stored,
 // and the link is only ever sent to the invitee).
-func invitationEventView(r *invitationRecord) *Invitation {
-	inv := r.api()
+func invitationEventView(r *tenants.InvitationRecord) *Invitation {
+	inv := invitationOf(r)
 	return &inv
 }
 
