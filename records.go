@@ -19,12 +19,12 @@ import (
 //	records_token.go        tokenRecord        tenant/<tid>/token/<id>
 //	internal/auditlog       LineRecord         tenant/<tid>/log/<nanos>/<id>
 //	internal/access         ApplicationRecord  tenant/<tid>/application/<id>
-//	records_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
+//	internal/reactors       ProxyRecord        tenant/<tid>/proxy/<id>
 //	internal/tenants        InvitationRecord   tenant/<tid>/tenant_invitation/<id>
 //	internal/tenants        Record             tenant/<tid>/tenant/<tid>
 //	internal/tenants        MemberRecord       tenant/<tid>/tenant_member/<id>
-//	records_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
-//	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
+//	internal/reactors       FormulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
+//	internal/reactors       Record             tenant/<tid>/reactor/<id>
 //	internal/sessions       Record             tenant/<tid>/session/<id>
 //	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
 //	internal/intents        Record             tenant/<tid>/token_intent/<id>

@@ -16,6 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -54,18 +55,18 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = tenants.RecordV0(*r)
 	case *tenants.InvitationRecord:
 		v = tenants.InvitationRecordV0(*r)
-	case *formulaRecord:
-		v = formulaRecordV0(*r)
-	case *reactorRecord:
-		v = reactorRecordV0(*r)
+	case *reactors.FormulaRecord:
+		v = reactors.FormulaRecordV0(*r)
+	case *reactors.Record:
+		v = reactors.RecordV0(*r)
 	case *tenants.MemberRecord:
 		m := tenants.MemberRecordV0{ID: r.ID, TenantID: r.TenantID, Role: r.Role, CreatedAt: r.CreatedAt}
 		m.User.ID, m.User.Email, m.User.FirstName, m.User.LastName, m.User.Picture = r.UserID, r.Email, r.FirstName, r.LastName, r.Picture
 		v = m
-	case *proxyRecord:
-		v = proxyRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
+	case *reactors.ProxyRecord:
+		v = reactors.ProxyRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
 			RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
-			ApplicationID: r.api().ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
+			ApplicationID: proxyOf(r).ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
 			CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash}
 	case *sessions.Record:
 		g := func(g grants) sessions.GrantsV0 {

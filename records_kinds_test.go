@@ -17,6 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -67,7 +68,7 @@ type recordKind struct {
 
 var recordKinds = []recordKind{
 	{"proxy", barrier.Tenant(fixTenant).Record(EntityProxy, fixProxy), func() recordCodec {
-		return &proxyRecord{ID: fixProxy, TenantID: fixTenant, Name: "Payments", Key: "pxy_0123456789abcdef",
+		return &reactors.ProxyRecord{ID: fixProxy, TenantID: fixTenant, Name: "Payments", Key: "pxy_0123456789abcdef",
 			DestinationURL:    "https://api.example.com/charge",
 			RequestTransform:  &ProxyTransform{Code: "module.exports = async function (req) { return req }"},
 			ResponseTransform: &ProxyTransform{Code: "module.exports = async function (res) { return res }"},
@@ -75,7 +76,7 @@ var recordKinds = []recordKind{
 			Configuration:     map[string]any{"region": "eu", "retries": 3.0, "live": true},
 			RequireAuth:       true, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, KeyHash: fixKeyHash}
-	}, func() recordCodec { return &proxyRecord{} }, func() any { return &proxyRecordV0{} }},
+	}, func() recordCodec { return &reactors.ProxyRecord{} }, func() any { return &reactors.ProxyRecordV0{} }},
 	{"invitation", barrier.Tenant(fixTenant).Record(EntityTenantInvitation, fixInvitation), func() recordCodec {
 		return &tenants.InvitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
 			Status: InvitationPending, ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime,
@@ -91,20 +92,20 @@ var recordKinds = []recordKind{
 			Picture: "https://example.com/ada.png", CreatedAt: fixTime}
 	}, func() recordCodec { return &tenants.MemberRecord{} }, func() any { return &tenants.MemberRecordV0{} }},
 	{"formula", barrier.Tenant(fixTenant).Record(EntityReactorFormula, fixFormula), func() recordCodec {
-		return &formulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
+		return &reactors.FormulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
 			Type: "private", Code: "module.exports = async function (req) { return {raw: req.args} }",
 			Configuration: []ConfigurationDeclaration{{Name: "API_KEY", Description: "the key", Type: "string"}},
 			RequestParameters: []RequestParameter{{Name: "card.number", Description: "the card", Type: "string"},
 				{Name: "amount", Type: "number", Optional: true}},
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	}, func() recordCodec { return &formulaRecord{} }, func() any { return &formulaRecordV0{} }},
+	}, func() recordCodec { return &reactors.FormulaRecord{} }, func() any { return &reactors.FormulaRecordV0{} }},
 	{"reactor", barrier.Tenant(fixTenant).Record(EntityReactor, fixReactor), func() recordCodec {
-		return &reactorRecord{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
+		return &reactors.Record{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
 			Code:          "module.exports = async function (req) { return {raw: 1} }",
 			Configuration: map[string]any{"API_KEY": "k", "nested": map[string]any{"a": []any{1.0, "b", nil}}},
 			ApplicationID: fixApp, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	}, func() recordCodec { return &reactorRecord{} }, func() any { return &reactorRecordV0{} }},
+	}, func() recordCodec { return &reactors.Record{} }, func() any { return &reactors.RecordV0{} }},
 	{"session", barrier.Tenant(fixTenant).Record(EntitySession, fixSession), func() recordCodec {
 		return &sessions.Record{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
 			KeyHash: fixKeyHash, NonceHash: fixKeyHash[:16], CreatedAt: fixTime, ExpiresAt: fixExpires,
@@ -255,15 +256,15 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		key barrier.Key
 		rec recordCodec
 	}{
-		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
+		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
 		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &tenants.InvitationRecord{ID: "i", TenantID: fixTenant}},
 		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenants.Record{ID: "t"}},
 		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &tenants.MemberRecord{ID: "m", TenantID: fixTenant}},
-		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &formulaRecord{ID: "f", TenantID: fixTenant}},
-		{barrier.OfficialFormula(fixFormula), &formulaRecord{ID: fixFormula, Type: FormulaOfficial,
+		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &reactors.FormulaRecord{ID: "f", TenantID: fixTenant}},
+		{barrier.OfficialFormula(fixFormula), &reactors.FormulaRecord{ID: fixFormula, Type: FormulaOfficial,
 			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
-		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactorRecord{ID: "r", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactors.Record{ID: "r", TenantID: fixTenant}},
 		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessions.Record{ID: "s", TenantID: fixTenant,
 			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
@@ -321,7 +322,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 			t.Errorf("%s encoded for another key: %v", k.name, err)
 		}
 	}
-	if _, err := (&formulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, unit.ErrRecord) {
+	if _, err := (&reactors.FormulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, unit.ErrRecord) {
 		t.Errorf("an official formula encoded for another key: %v", err)
 	}
 }
@@ -372,7 +373,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/nonce/":                  func() recordCodec { return &access.KeyRef{} },
 	"sys/invite/":                 func() recordCodec { return &access.KeyRef{} },
 	"sys/proxy/":                  func() recordCodec { return &access.KeyRef{} },
-	"sys/formula/":                func() recordCodec { return &formulaRecord{} },
+	"sys/formula/":                func() recordCodec { return &reactors.FormulaRecord{} },
 	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
 	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
 	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
@@ -389,9 +390,9 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
 	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
 	"tenant/*/idempotency/":       func() recordCodec { return &idempotencyRecord{} },
-	"tenant/*/proxy/":             func() recordCodec { return &proxyRecord{} },
-	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
-	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
+	"tenant/*/proxy/":             func() recordCodec { return &reactors.ProxyRecord{} },
+	"tenant/*/reactor/":           func() recordCodec { return &reactors.Record{} },
+	"tenant/*/reactor_formula/":   func() recordCodec { return &reactors.FormulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &intents.Record{} },
 	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
@@ -520,10 +521,10 @@ func TestRecordAPIConversions(t *testing.T) {
 		}
 	}
 	px := proxyRecordOf(&Proxy{}, nil)
-	*px = *recordKinds[0].fixed().(*proxyRecord)
-	proxy := px.api()
+	*px = *recordKinds[0].fixed().(*reactors.ProxyRecord)
+	proxy := proxyOf(px)
 	allSet(proxy)
-	if diff := cmp.Diff(proxy, proxyRecordOf(proxy, fixKeyHash).api()); diff != "" {
+	if diff := cmp.Diff(proxy, proxyOf(proxyRecordOf(proxy, fixKeyHash))); diff != "" {
 		t.Errorf("Proxy through its record: (-want +got)\n%s", diff)
 	}
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
@@ -545,9 +546,9 @@ func TestRecordAPIConversions(t *testing.T) {
 	if got := memberOf(memberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
-	formula := recordKinds[4].fixed().(*formulaRecord).api()
+	formula := formulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))
 	allSet(formula)
-	if diff := cmp.Diff(formula, formulaRecordOf(formula).api()); diff != "" {
+	if diff := cmp.Diff(formula, formulaOf(formulaRecordOf(formula))); diff != "" {
 		t.Errorf("Formula through its record: (-want +got)\n%s", diff)
 	}
 }

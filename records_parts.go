@@ -5,6 +5,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 )
@@ -44,12 +45,12 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokenRecord{} }},
 		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &access.ApplicationRecord{} }},
-		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &proxyRecord{} }},
+		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &reactors.ProxyRecord{} }},
 		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &tenants.InvitationRecord{} }},
 		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenants.Record{} }},
 		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &tenants.MemberRecord{} }},
-		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
-		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactorRecord{} }},
+		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &reactors.FormulaRecord{} }},
+		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactors.Record{} }},
 		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},
 		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
