@@ -16,7 +16,7 @@ import (
 // unit.Tx's GetRecord, OpenRecord, PutRecord, GetPlainRecord and PutPlainRecord take
 // nothing else, so the compiler holds every stored kind to it.
 //
-//	records_token.go        tokenRecord        tenant/<tid>/token/<id>
+//	internal/tokens         Record             tenant/<tid>/token/<id>
 //	internal/auditlog       LineRecord         tenant/<tid>/log/<nanos>/<id>
 //	internal/access         ApplicationRecord  tenant/<tid>/application/<id>
 //	internal/reactors       ProxyRecord        tenant/<tid>/proxy/<id>
@@ -34,7 +34,7 @@ import (
 //	internal/access         KeyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
 //	records_scans.go        legacyCVCScan      sys/cvcscan
 //	records_scans.go        listBuild          sys/lists
-//	records_fingerprints.go fingerprintPlace   sys/fingerprints
+//	internal/tokens         FingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
 //	internal/tenants        DeletionState      sys/deleting/<tid> (plain, not sealed)
 //	internal/auditlog       Head, Link         tenant/<tid>/chain/head, tenant/<tid>/chain_link/...

@@ -19,6 +19,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -31,8 +32,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	t.Helper()
 	var v any
 	switch r := rec.(type) {
-	case *tokenRecord:
-		v = r.v0()
+	case *tokens.Record:
+		v = r.V0()
 	case *auditlog.LineRecord:
 		v = logOf(key, r) // a log line's JSON was its stored form
 	case *access.ApplicationRecord:
@@ -45,8 +46,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = legacyCVCScanV0(*r)
 	case *listBuild:
 		v = listBuildV0(*r)
-	case *fingerprintPlace:
-		v = fingerprintPlaceV0(*r)
+	case *tokens.FingerprintPlace:
+		v = tokens.FingerprintPlaceV0(*r)
 	case *resealState:
 		v = resealStateV0(*r)
 	case *tenants.DeletionState:
@@ -346,7 +347,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *intents.Record, *webhookRecord, *webhookDeliveryRecord, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokenShapeRecord, *leaseRecord:
+		case *intents.Record, *webhookRecord, *webhookDeliveryRecord, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokens.ShapeRecord, *leaseRecord:
 			delete(records, k)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -139,8 +140,8 @@ var recordKinds = []recordKind{
 	{"deleting", barrier.Tenant(fixTenant).Deleting(), func() recordCodec {
 		return &tenants.DeletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
 	}, func() recordCodec { return &tenants.DeletionState{} }, func() any { return &tenants.DeletionStateV0{} }},
-	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &fingerprintPlace{InMemory: true} },
-		func() recordCodec { return &fingerprintPlace{} }, func() any { return &fingerprintPlaceV0{} }},
+	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &tokens.FingerprintPlace{InMemory: true} },
+		func() recordCodec { return &tokens.FingerprintPlace{} }, func() any { return &tokens.FingerprintPlaceV0{} }},
 	// Token intents have no version 0 (v0 nil): they came after the
 	// binary records.
 	{"token-intent", barrier.Tenant(fixTenant).TokenIntent(fixIntent), func() recordCodec {
@@ -168,8 +169,8 @@ var recordKinds = []recordKind{
 	// Token list shapes have no version 0: they came after the binary
 	// records.
 	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
-		return &tokenShapeRecord{Type: TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
-	}, func() recordCodec { return &tokenShapeRecord{} }, nil},
+		return &tokens.ShapeRecord{Type: TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
+	}, func() recordCodec { return &tokens.ShapeRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -275,9 +276,9 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.SysCVCScan, &legacyCVCScan{}},
 		{barrier.SysLists, &listBuild{Done: true}},
 		{barrier.SysShapeLists, &listBuild{Tenant: "t"}},
-		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Type: TypeToken}},
-		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Containers: []string{}}},
-		{barrier.SysFingerprints, &fingerprintPlace{}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Type: TypeToken}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Containers: []string{}}},
+		{barrier.SysFingerprints, &tokens.FingerprintPlace{}},
 		{barrier.Tenant("t").Reseal(), &resealState{}},
 		{barrier.Tenant("t").Deleting(), &tenants.DeletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &intents.Record{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
@@ -378,7 +379,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
 	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
-	"sys/fingerprints":            func() recordCodec { return &fingerprintPlace{} },
+	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },
 	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
 	"tenant/*/tenant/":            func() recordCodec { return &tenants.Record{} },
@@ -386,7 +387,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/tenant_invitation/": func() recordCodec { return &tenants.InvitationRecord{} },
 	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
 	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
-	"tenant/*/token/":             func() recordCodec { return &tokenRecord{} },
+	"tenant/*/token/":             func() recordCodec { return &tokens.Record{} },
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
 	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
 	"tenant/*/idempotency/":       func() recordCodec { return &idempotencyRecord{} },
@@ -394,7 +395,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/reactor/":           func() recordCodec { return &reactors.Record{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &reactors.FormulaRecord{} },
 	"tenant/*/token_intent/":      func() recordCodec { return &intents.Record{} },
-	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
+	"tenant/*/token_shape/":       func() recordCodec { return &tokens.ShapeRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &webhookRecord{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &webhookDeliveryRecord{} },
 	"tenant/*/chain/":             func() recordCodec { return &auditlog.Head{} },

@@ -1,6 +1,8 @@
 package tokenvault
 
 import (
+	"encoding/binary"
+
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -8,6 +10,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // Parts shared by the records of format version 1 written since every
@@ -29,6 +32,12 @@ import (
 //	          this code does not know is refused
 //	optime    a time, present when its flag is set
 
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
+
+// appendUvarint is binary.AppendUvarint, short for the records' code.
+func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
+
 // tenantRecordKind is the family of keys of tenant tid that hold records
 // of one kind, and a new record of that kind.
 type tenantRecordKind struct {
@@ -42,7 +51,7 @@ type tenantRecordKind struct {
 // the tenant is an index or schedule entry (empty) or its keyring.
 func tenantRecordKinds(tid string) []tenantRecordKind {
 	return []tenantRecordKind{
-		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokenRecord{} }},
+		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokens.Record{} }},
 		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &access.ApplicationRecord{} }},
 		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &reactors.ProxyRecord{} }},

@@ -223,7 +223,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return true, t.deleteApplication(systemActor, &rec, "Application expired")
 	case kindToken:
 		rec, err := t.loadToken(tid, id, true)
-		if err != nil || rec == nil || !rec.expired(t.Now) {
+		if err != nil || rec == nil || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteToken(systemActor, rec, "Token expired")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // listBuildBatch is how many keys (token records, or entries of the
@@ -123,7 +124,7 @@ func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
 		for _, kv := range kvs {
 			visited++
 			st.After = kv.Key.String()
-			var rec tokenRecord
+			var rec tokens.Record
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // Helpers for the emit calls beside the audit lines. emit builds an
@@ -15,7 +16,7 @@ import (
 // without webhooks pays a cache look-up per event and no store read.
 
 // emitToken emits typ about the token rec.
-func (t *txn) emitToken(typ string, by actor, rec *tokenRecord) error {
+func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
 	return t.emit(rec.TenantID, typ, by, "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
@@ -26,13 +27,13 @@ func (t *txn) emitTokenRead(p *principal, tok *Token) error {
 }
 
 // emitTokenReadRecord is emitTokenRead of a stored token.
-func (t *txn) emitTokenReadRecord(p *principal, rec *tokenRecord) error {
+func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
 	return t.emit(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
 // emitTokenDeleted emits token.deleted, or token.expired when the
 // sweeper (the system actor) removes a token whose time passed.
-func (t *txn) emitTokenDeleted(by actor, rec *tokenRecord) error {
+func (t *txn) emitTokenDeleted(by actor, rec *tokens.Record) error {
 	typ := EventTokenDeleted
 	if by == systemActor {
 		typ = EventTokenExpired
@@ -42,7 +43,7 @@ func (t *txn) emitTokenDeleted(by actor, rec *tokenRecord) error {
 
 // emitCVCExpired emits token.property.expired for the card rec whose cvc
 // the sweeper removed.
-func (t *txn) emitCVCExpired(rec *tokenRecord) error {
+func (t *txn) emitCVCExpired(rec *tokens.Record) error {
 	return t.emit(rec.TenantID, EventTokenPropertyExpired, systemActor, "token", EntityToken, rec.ID, func() any {
 		e := tokenEventView(rec)
 		e.Property = cvcField

@@ -12,6 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -48,10 +49,10 @@ type tokenEvent struct {
 
 // tokenEventView is a token as its events show it: no data, no mask.
 // The mask is dropped before api, which would otherwise decode it.
-func tokenEventView(rec *tokenRecord) *tokenEvent {
+func tokenEventView(rec *tokens.Record) *tokenEvent {
 	r := *rec
 	r.Data, r.Mask = nil, nil
-	return fitToken(&tokenEvent{Token: *r.api("")})
+	return fitToken(&tokenEvent{Token: *tokenOf(&r, "")})
 }
 
 // tokenEventOf is tokenEventView of a token as the API returned it (a
