@@ -8,11 +8,14 @@ import (
 //
 // Every value the Vault stores, other than keyrings (wrapped by the key
 // wrapper) and the empty index, registry and schedule entries, is a
-// record: an unexported type of its own (recordCodec), defined field by
-// field in its file, records_<kind>.go, and not by any exported type's
-// JSON tags, so that changing the API never changes what is on disk. The
-// API types are converted to and from their records (recordOf, api) in the
-// files of those types, so that a record file holds only its format.
+// record: a type of its own (recordCodec), defined field by field in its
+// file, in the package of the feature that owns it (internal/<feature>,
+// record_<kind>.go) or, for what no feature owns yet, in the root
+// (records_<kind>.go), and not by any exported type's JSON tags, so that
+// changing the API never changes what is on disk. The API types are
+// converted to and from their records (recordOf, and <kind>Of such as
+// tokenOf) in the root's files of those types, so that a record file
+// holds only its format.
 // unit.Tx's GetRecord, OpenRecord, PutRecord, GetPlainRecord and PutPlainRecord take
 // nothing else, so the compiler holds every stored kind to it.
 //

@@ -53,7 +53,7 @@ func fixedApplication() *access.ApplicationRecord {
 // access.ApplicationRecord, to the API's Application, or to the AccessRule and
 // Condition a record holds, so that none is silently left out: a field of
 // the record (or of its rules) must be added to the stored format (a new
-// version, records_application.go), to fixedApplication and to this list;
+// version, internal/access/record_application.go), to fixedApplication and to this list;
 // a field of Application must be filled by access.ApplicationRecord.api (from a
 // record field of the same name, or say here why not) and added to this
 // list.
@@ -78,7 +78,7 @@ func TestApplicationRecordFields(t *testing.T) {
 	wantRecord := slices.Concat([]string{"ID", "TenantID", "Name", "Type", "Permissions", "Rules"}, rules,
 		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash"})
 	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord](), "")); diff != "" {
-		t.Errorf("access.ApplicationRecord's fields changed; the stored format (records_application.go) must follow (-want +got):\n%s", diff)
+		t.Errorf("access.ApplicationRecord's fields changed; the stored format (internal/access/record_application.go) must follow (-want +got):\n%s", diff)
 	}
 	wantApp := slices.Concat([]string{"ID", "TenantID", "Name",
 		"Key", // never in a record: set by the answers of create and regenerate only

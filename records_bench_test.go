@@ -12,7 +12,7 @@ import (
 )
 
 // The benchmarks behind the choice of the binary record format
-// (records_token.go, records_log.go): each form encodes and decodes the same
+// (internal/tokens/record_token.go, records_log.go): each form encodes and decodes the same
 // records, and reports the encoded size.
 //
 //	go test -run XXX -bench Record -benchmem .

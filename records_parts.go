@@ -14,8 +14,9 @@ import (
 )
 
 // Parts shared by the records of format version 1 written since every
-// stored kind has a record of its own (records_<kind>.go), on top of the
-// primitives of records.go:
+// stored kind has a record of its own (records_<kind>.go, or
+// record_<kind>.go in its feature's package), on top of the primitives of
+// records.go:
 //
 //	list      uvarint 0 for a nil list, else n+1, then the n items: a nil
 //	          list and an empty one are both kept, since the JSON of

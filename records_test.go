@@ -256,7 +256,7 @@ func TestRecordLegacy(t *testing.T) {
 // TestTokenRecordFields fails when a field is added to tokens.Record or to
 // the API's Token, so that neither is silently left out: a field of the
 // record must be added to the stored format (a new version,
-// records_token.go), to fixedCard and to this list; a field of Token must
+// internal/tokens/record_token.go), to fixedCard and to this list; a field of Token must
 // be filled by tokens.Record.api (from a record field of the same name, or
 // say here why not) and added to this list.
 func TestTokenRecordFields(t *testing.T) {
@@ -274,7 +274,7 @@ func TestTokenRecordFields(t *testing.T) {
 		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
 		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID"}
 	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokens.Record]())); diff != "" {
-		t.Errorf("tokens.Record's fields changed; the stored format (records_token.go) must follow (-want +got):\n%s", diff)
+		t.Errorf("tokens.Record's fields changed; the stored format (internal/tokens/record_token.go) must follow (-want +got):\n%s", diff)
 	}
 	wantToken := []string{"ID", "TenantID", "Type", "Data", "Mask", "Fingerprint", "FingerprintExpression",
 		"Containers", "Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt",
