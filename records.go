@@ -35,8 +35,8 @@ import (
 //	records_webhook_delivery.go webhookDeliveryRecord tenant/<tid>/webhook_delivery/<webhook>/<id>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
 //	internal/access         KeyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
-//	records_scans.go        legacyCVCScan      sys/cvcscan
-//	records_scans.go        listBuild          sys/lists
+//	internal/tokens         LegacyCVCScan      sys/cvcscan
+//	internal/tokens         ListBuild          sys/lists
 //	internal/tokens         FingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
 //	internal/tenants        DeletionState      sys/deleting/<tid> (plain, not sealed)

@@ -42,10 +42,10 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = access.KeyRefV0(*r)
 	case *countRecord:
 		v = countRecordV0(*r)
-	case *legacyCVCScan:
-		v = legacyCVCScanV0(*r)
-	case *listBuild:
-		v = listBuildV0(*r)
+	case *tokens.LegacyCVCScan:
+		v = tokens.LegacyCVCScanV0(*r)
+	case *tokens.ListBuild:
+		v = tokens.ListBuildV0(*r)
 	case *tokens.FingerprintPlace:
 		v = tokens.FingerprintPlaceV0(*r)
 	case *resealState:

@@ -129,11 +129,11 @@ var recordKinds = []recordKind{
 	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &countRecord{N: 1234567} },
 		func() recordCodec { return &countRecord{} }, func() any { return &countRecordV0{} }},
 	{"cvcscan", barrier.SysCVCScan, func() recordCodec {
-		return &legacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
-	}, func() recordCodec { return &legacyCVCScan{} }, func() any { return &legacyCVCScanV0{} }},
+		return &tokens.LegacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
+	}, func() recordCodec { return &tokens.LegacyCVCScan{} }, func() any { return &tokens.LegacyCVCScanV0{} }},
 	{"lists", barrier.SysLists, func() recordCodec {
-		return &listBuild{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
-	}, func() recordCodec { return &listBuild{} }, func() any { return &listBuildV0{} }},
+		return &tokens.ListBuild{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
+	}, func() recordCodec { return &tokens.ListBuild{} }, func() any { return &tokens.ListBuildV0{} }},
 	{"reseal", barrier.Tenant(fixTenant).Reseal(), func() recordCodec {
 		return &resealState{NotBefore: fixTime, After: fixTokenKey.String()}
 	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
@@ -273,9 +273,9 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
 		{barrier.APIKeyLookup([]byte{1}), &access.KeyRef{}},
 		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
-		{barrier.SysCVCScan, &legacyCVCScan{}},
-		{barrier.SysLists, &listBuild{Done: true}},
-		{barrier.SysShapeLists, &listBuild{Tenant: "t"}},
+		{barrier.SysCVCScan, &tokens.LegacyCVCScan{}},
+		{barrier.SysLists, &tokens.ListBuild{Done: true}},
+		{barrier.SysShapeLists, &tokens.ListBuild{Tenant: "t"}},
 		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Type: TypeToken}},
 		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Containers: []string{}}},
 		{barrier.SysFingerprints, &tokens.FingerprintPlace{}},
@@ -375,8 +375,8 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/invite/":                 func() recordCodec { return &access.KeyRef{} },
 	"sys/proxy/":                  func() recordCodec { return &access.KeyRef{} },
 	"sys/formula/":                func() recordCodec { return &reactors.FormulaRecord{} },
-	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
-	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
+	"sys/cvcscan":                 func() recordCodec { return &tokens.LegacyCVCScan{} },
+	"sys/lists-shapes":            func() recordCodec { return &tokens.ListBuild{} },
 	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },

@@ -193,7 +193,7 @@ func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
 func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		removed, done = 0, false
-		var st legacyCVCScan
+		var st tokens.LegacyCVCScan
 		if _, err := t.GetRecord(barrier.SysCVCScan, &st); err != nil {
 			return err
 		}

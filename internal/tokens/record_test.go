@@ -80,3 +80,10 @@ func TestExpired(t *testing.T) {
 		}
 	}
 }
+
+// TestScans: the two scans' progress round-trips, each in its own format
+// version byte.
+func TestScans(t *testing.T) {
+	checkRecord(t, "cvc scan", barrier.SysCVCScan, &LegacyCVCScan{Tenant: testTenant, After: "k", Done: true})
+	checkRecord(t, "list build", barrier.SysLists, &ListBuild{Tenant: testTenant, After: "k"})
+}
