@@ -509,8 +509,8 @@ func TestRecordKindsFieldsSet(t *testing.T) {
 }
 
 // TestRecordAPIConversions: an API value with every field set comes back
-// the same from its record (recordOf, then api), so that a field added to
-// the API type and not to the record is seen here.
+// the same from its record (recordOf, then its <kind>Of), so that a field
+// added to the API type and not to the record is seen here.
 func TestRecordAPIConversions(t *testing.T) {
 	allSet := func(v any) {
 		t.Helper()

@@ -5,8 +5,9 @@
 // fixtures in the root's testdata/records pin every version's bytes),
 // and the types those encodings hold that the API shows too: the access
 // rule (Rule, Condition, AppendRules and ReadRules, shared by every
-// record that holds rules) and ApplicationType. The root names the
-// public ones by aliases (tokenvault.Rule = access.Rule), so
+// record that holds rules), ApplicationType, and the grants a key holds
+// (Grants: permissions and rules, as sessions store them). The root names
+// the public ones by aliases (tokenvault.AccessRule = access.Rule), so
 // nothing a user sees changed when they moved.
 //
 // The rest of the feature (validating grants, authenticating keys,

@@ -14,7 +14,7 @@ type ApplicationType string
 // or on the tokens matching conditions (sessions), with a transform applied
 // to the data of token responses. Rules are evaluated in ascending priority;
 // the first that matches and grants the permission decides. The root
-// names it tokenvault.Rule; its JSON is the API's.
+// names it tokenvault.AccessRule; its JSON is the API's.
 type Rule struct {
 	Description string      `json:"description,omitempty"`
 	Priority    int         `json:"priority"`
