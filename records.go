@@ -29,7 +29,7 @@ import (
 //	internal/reactors       FormulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
 //	internal/reactors       Record             tenant/<tid>/reactor/<id>
 //	internal/sessions       Record             tenant/<tid>/session/<id>
-//	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
+//	internal/idempotency    Record             tenant/<tid>/idempotency/<hmac>
 //	internal/intents        Record             tenant/<tid>/token_intent/<id>
 //	records_webhook.go      webhookRecord      tenant/<tid>/webhook/<id>
 //	records_webhook_delivery.go webhookDeliveryRecord tenant/<tid>/webhook_delivery/<webhook>/<id>

@@ -15,6 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
@@ -81,8 +82,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 			NonceHash: r.NonceHash, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PendingAddress: r.PendingAddress,
 			Authorized: r.Authorized, AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt,
 			Grants: g(r.Grants), Ceiling: g(r.Ceiling)}
-	case *idempotencyRecord:
-		x := idempotencyRecordV0{Version: r.Version, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt,
+	case *idempotency.Record:
+		x := idempotency.RecordV0{Version: r.Version, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt,
 			ExpiresAt: r.ExpiresAt, Claim: r.Claim, LeaseUntil: r.LeaseUntil, Grants: r.Grants}
 		if r.Response != nil {
 			x.Response = &struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
@@ -117,12 +118,12 @@ var recordKinds = []recordKind{
 			Ceiling: grants{Permissions: []string{PermTokenRead, PermTokenCreate}, Rules: []AccessRule{}}}
 	}, func() recordCodec { return &sessions.Record{} }, func() any { return &sessions.RecordV0{} }},
 	{"idempotency", barrier.Tenant(fixTenant).Record(kindIdempotency, "0a1b2c3d4e5f"), func() recordCodec {
-		return &idempotencyRecord{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
+		return &idempotency.Record{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			Claim: "claim-1", LeaseUntil: fixLater,
 			Response: &IdempotentResponse{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}},
 				Body: []byte(`{"id":"x"}`)},
 			Grants: fixKeyHash[:8]}
-	}, func() recordCodec { return &idempotencyRecord{} }, func() any { return &idempotencyRecordV0{} }},
+	}, func() recordCodec { return &idempotency.Record{} }, func() any { return &idempotency.RecordV0{} }},
 	{"keyref", barrier.APIKeyLookup(fixKeyHash), func() recordCodec {
 		return &access.KeyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
 	}, func() recordCodec { return &access.KeyRef{} }, func() any { return &access.KeyRefV0{} }},
@@ -269,8 +270,8 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessions.Record{ID: "s", TenantID: fixTenant,
 			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
-		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
-		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
+		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Version: -1}},
+		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
 		{barrier.APIKeyLookup([]byte{1}), &access.KeyRef{}},
 		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
 		{barrier.SysCVCScan, &tokens.LegacyCVCScan{}},
@@ -390,7 +391,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/token/":             func() recordCodec { return &tokens.Record{} },
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
 	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
-	"tenant/*/idempotency/":       func() recordCodec { return &idempotencyRecord{} },
+	"tenant/*/idempotency/":       func() recordCodec { return &idempotency.Record{} },
 	"tenant/*/proxy/":             func() recordCodec { return &reactors.ProxyRecord{} },
 	"tenant/*/reactor/":           func() recordCodec { return &reactors.Record{} },
 	"tenant/*/reactor_formula/":   func() recordCodec { return &reactors.FormulaRecord{} },

@@ -6,6 +6,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
@@ -62,7 +63,7 @@ func tenantRecordKinds(tid string) []tenantRecordKind {
 		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &reactors.FormulaRecord{} }},
 		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactors.Record{} }},
 		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},
-		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
+		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotency.Record{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
 		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &intents.Record{} }},
 		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &webhookRecord{} }},
