@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/tokenvault/tokenvault/internal/access"
+
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -67,7 +69,7 @@ const (
 )
 
 // ApplicationType is private, public or management.
-type ApplicationType string
+type ApplicationType = access.ApplicationType
 
 // The three application types.
 const (
@@ -82,7 +84,10 @@ const (
 	Management ApplicationType = "management"
 )
 
-func (t ApplicationType) valid() bool { return t == Private || t == Public || t == Management }
+// validApplicationType reports whether t is one of the three types.
+func validApplicationType(t ApplicationType) bool {
+	return t == Private || t == Public || t == Management
+}
 
 // permissionHolders says which application types may hold each permission.
 var permissionHolders = map[string][]ApplicationType{
@@ -151,22 +156,11 @@ const (
 // or on the tokens matching conditions (sessions), with a transform applied
 // to the data of token responses. Rules are evaluated in ascending priority;
 // the first that matches and grants the permission decides.
-type AccessRule struct {
-	Description string      `json:"description,omitempty"`
-	Priority    int         `json:"priority"`
-	Container   string      `json:"container,omitempty"`
-	Conditions  []Condition `json:"conditions,omitempty"`
-	Transform   string      `json:"transform"`
-	Permissions []string    `json:"permissions"`
-}
+type AccessRule = access.Rule
 
 // Condition restricts a session's rule to tokens whose attribute (id or
 // container) equals or starts with a value.
-type Condition struct {
-	Attribute string `json:"attribute"`
-	Operator  string `json:"operator"`
-	Value     string `json:"value"`
-}
+type Condition = access.Condition
 
 var containerPattern = regexp.MustCompile(`^/([A-Za-z0-9_-]+/)*$`)
 

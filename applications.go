@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -59,35 +60,12 @@ type ListApplicationsRequest struct {
 	PageRequest
 }
 
-// applicationRecord is an application as stored, sealed like every record:
-// a type of its own, not the API's Application, so that neither changes
-// the other by accident. Its fields are exactly what the stored form holds
-// (records_application.go; the id and tenant are the store key's), and api
-// is where its shape meets Application's. It has no field for the key:
-// only the key's keyed hash is stored, and the key is shown once, in the
-// answer of create and regenerate.
-type applicationRecord struct {
-	ID          string
-	TenantID    string
-	Name        string
-	Type        ApplicationType
-	Permissions []string
-	Rules       []AccessRule
-	ExpiresAt   *time.Time
-	CreatedBy   string
-	CreatedAt   time.Time
-	ModifiedBy  string
-	ModifiedAt  *time.Time
-	// KeyHash is the keyed hash of the application's key (Vault.sys.mac).
-	KeyHash []byte
-}
-
-// api builds the API's Application from the record, without its key (the
+// applicationOf builds the API's Application from the record, without its key (the
 // caller sets Key in the answers that show it): the one place the record's
 // shape meets Application's (TestApplicationRecordFields holds both to
 // it). The application's permissions, rules and times are the record's,
 // not copies, as when the record embedded it.
-func (r *applicationRecord) api() *Application {
+func applicationOf(r *access.ApplicationRecord) *Application {
 	return &Application{
 		ID:          r.ID,
 		TenantID:    r.TenantID,
@@ -139,7 +117,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
-	if !req.Type.valid() {
+	if !validApplicationType(req.Type) {
 		fe.Add("type", "must be private, public or management")
 	} else {
 		validateGrants(req.Type, perms, rules, fe)
@@ -161,7 +139,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if req.Type == Management && !p.covers(perms) {
 			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
-		rec := &applicationRecord{
+		rec := &access.ApplicationRecord{
 			ID:          id,
 			TenantID:    p.tenantID,
 			Name:        req.Name,
@@ -178,7 +156,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if err := t.createApplication(p.actor(), rec, apiKey); err != nil {
 			return err
 		}
-		out = rec.api()
+		out = applicationOf(rec)
 		out.Key = Credential(apiKey)
 		return nil
 	})
@@ -190,7 +168,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 
 // createApplication writes a new application, its key lookup, its expiry and
 // the log line.
-func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string) error {
+func (t *txn) createApplication(by actor, rec *access.ApplicationRecord, apiKey string) error {
 	if err := t.setKey(rec, apiKey); err != nil {
 		return err
 	}
@@ -207,14 +185,14 @@ func (t *txn) createApplication(by actor, rec *applicationRecord, apiKey string)
 
 // setKey gives rec a new key: it replaces the lookup entry of the old one,
 // which stops working with this transaction, and writes rec.
-func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
+func (t *txn) setKey(rec *access.ApplicationRecord, apiKey string) error {
 	if rec.KeyHash != nil {
 		if err := t.Delete(barrier.APIKeyLookup(rec.KeyHash)); err != nil {
 			return err
 		}
 	}
 	rec.KeyHash = t.v.sys.MAC([]byte(apiKey))
-	ref := keyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
+	ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
 	if err := t.PutRecord(barrier.APIKeyLookup(rec.KeyHash), &ref); err != nil {
 		return err
 	}
@@ -223,27 +201,23 @@ func (t *txn) setKey(rec *applicationRecord, apiKey string) error {
 
 // loadApplication returns the application, or nil if it does not exist or
 // has expired.
-func (t *txn) loadApplication(tid, id string) (*applicationRecord, error) {
+func (t *txn) loadApplication(tid, id string) (*access.ApplicationRecord, error) {
 	if !unit.ValidID(id) {
 		return nil, nil
 	}
-	var rec applicationRecord
+	var rec access.ApplicationRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityApplication, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
-	if rec.expired(t.Now) {
+	if rec.Expired(t.Now) {
 		return nil, nil
 	}
 	return &rec, nil
 }
 
-func (r *applicationRecord) expired(now time.Time) bool {
-	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
-}
-
 // mustApplication is loadApplication with NotFound for a missing one.
-func (t *txn) mustApplication(tid, id string) (*applicationRecord, error) {
+func (t *txn) mustApplication(tid, id string) (*access.ApplicationRecord, error) {
 	rec, err := t.loadApplication(tid, id)
 	if err != nil {
 		return nil, err
@@ -272,7 +246,7 @@ func (v *Vault) GetApplication(ctx context.Context, key Credential, id string) (
 		if err != nil {
 			return err
 		}
-		out = rec.api()
+		out = applicationOf(rec)
 		return t.logRead(p, EntityApplication, id, "Application read")
 	})
 	return out, err
@@ -298,7 +272,7 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Appli
 		if err != nil {
 			return err
 		}
-		out = rec.api()
+		out = applicationOf(rec)
 		return t.logRead(p, EntityApplication, p.actorID, "Application read by key")
 	})
 	return out, err
@@ -339,11 +313,11 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
-			var rec applicationRecord
-			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil || rec.expired(t.Now) {
+			var rec access.ApplicationRecord
+			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil || rec.Expired(t.Now) {
 				return nil, err
 			}
-			return rec.api(), nil
+			return applicationOf(&rec), nil
 		})
 		return err
 	})
@@ -394,7 +368,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityApplication, id), rec); err != nil {
 			return err
 		}
-		out = rec.api()
+		out = applicationOf(rec)
 		if err := t.emitApplication(EventApplicationUpdated, p.actor(), rec); err != nil {
 			return err
 		}
@@ -433,7 +407,7 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		if err := t.setKey(rec, apiKey); err != nil {
 			return err
 		}
-		out = rec.api()
+		out = applicationOf(rec)
 		out.Key = Credential(apiKey)
 		if err := t.emitKeyRegenerated(p.actor(), rec, oldHash); err != nil {
 			return err
@@ -470,7 +444,7 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 	})
 }
 
-func (t *txn) deleteApplication(by actor, rec *applicationRecord, msg string) error {
+func (t *txn) deleteApplication(by actor, rec *access.ApplicationRecord, msg string) error {
 	// Before the deletion, so that an application deleting itself is
 	// still named as the actor.
 	if err := t.emitApplication(EventApplicationDeleted, by, rec); err != nil {

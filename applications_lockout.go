@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"slices"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -22,7 +23,7 @@ var errLastManager = unit.Errorf(Conflict, "this is the tenant's last management
 // keepsAManager fails with errLastManager unless, once the application id
 // is replaced by changed (nil: deleted), the tenant still has a full
 // manager.
-func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
+func (t *txn) keepsAManager(tid, id string, changed *access.ApplicationRecord) error {
 	prefix := barrier.Tenant(tid).Records(EntityApplication)
 	raws, err := t.ScanValues(prefix)
 	if err != nil {
@@ -31,7 +32,7 @@ func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 	for _, kv := range raws {
 		rec := changed
 		if kv.Rest != id {
-			rec = new(applicationRecord)
+			rec = new(access.ApplicationRecord)
 			if err := t.OpenRecord(kv.Key, kv.Raw, rec); err != nil {
 				return err
 			}
@@ -45,7 +46,7 @@ func (t *txn) keepsAManager(tid, id string, changed *applicationRecord) error {
 
 // isFullManager reports whether rec is a management application that
 // holds every management permission directly and never expires.
-func isFullManager(rec *applicationRecord) bool {
+func isFullManager(rec *access.ApplicationRecord) bool {
 	if rec.Type != Management || rec.ExpiresAt != nil {
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -86,7 +87,7 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 		return err
 	}
 	for _, sv := range vals {
-		rec := &applicationRecord{}
+		rec := &access.ApplicationRecord{}
 		if err := t.OpenRecord(sv.Key, sv.Raw, rec); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -108,7 +109,7 @@ func withoutPermissions(t *testing.T, v *Vault, tid string, perms []string, upgr
 			return err
 		}
 		for _, sv := range vals {
-			rec := &applicationRecord{}
+			rec := &access.ApplicationRecord{}
 			if err := t.OpenRecord(sv.Key, sv.Raw, rec); err != nil {
 				return err
 			}

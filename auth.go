@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -49,23 +50,8 @@ type principal struct {
 	ceilings []grants
 }
 
-// grants are permissions and rules, as held by a key.
-type grants struct {
-	Permissions []string     `json:"permissions"`
-	Rules       []AccessRule `json:"rules"`
-}
-
-func (g *grants) has(perm string) bool {
-	if slices.Contains(g.Permissions, perm) {
-		return true
-	}
-	for _, r := range g.Rules {
-		if slices.Contains(r.Permissions, perm) {
-			return true
-		}
-	}
-	return false
-}
+// grants are permissions and rules, as held by a key (access.Grants).
+type grants = access.Grants
 
 func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType, Name: p.actorName} }
 
@@ -73,11 +59,11 @@ func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorTyp
 // tokens a rule-scoped permission reaches is decided per token.
 func (p *principal) has(perm string) bool {
 	own := grants{Permissions: p.permissions, Rules: p.rules}
-	if !own.has(perm) {
+	if !own.Has(perm) {
 		return false
 	}
 	for _, c := range p.ceilings {
-		if !c.has(perm) {
+		if !c.Has(perm) {
 			return false
 		}
 	}
@@ -145,7 +131,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 // authenticateMAC resolves a key's MAC from the store, with the instant
 // the key stops working (zero: never).
 func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
-	var ref keyRef
+	var ref access.KeyRef
 	ok, err := t.GetRecord(barrier.APIKeyLookup(mac), &ref)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -186,7 +172,7 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 	return nil, time.Time{}, unit.ErrUnauthenticatedKey
 }
 
-func appPrincipal(app *applicationRecord) *principal {
+func appPrincipal(app *access.ApplicationRecord) *principal {
 	return &principal{
 		tenantID:    app.TenantID,
 		actorID:     app.ID,

@@ -109,11 +109,11 @@ func (d *detokenizer) resolve(id, path string) error {
 	if rec == nil {
 		return unit.InvalidField(path, "token %q does not exist", id)
 	}
-	transform, ok := d.p.decide(d.perm, rec.scope())
+	transform, ok := d.p.decide(d.perm, scopeOf(rec))
 	if !ok {
 		return unit.Forbidden(d.perm)
 	}
-	d.values[id] = rec.value(transform)
+	d.values[id] = tokenValue(rec, transform)
 	d.t.count(TokensDetokenized)
 	if err := d.t.emitTokenReadRecord(d.p, rec); err != nil {
 		return err

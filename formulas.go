@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -50,22 +51,11 @@ type Formula struct {
 }
 
 // ConfigurationDeclaration declares one configuration name.
-type ConfigurationDeclaration struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// Type is string, number or boolean.
-	Type string `json:"type"`
-}
+type ConfigurationDeclaration = reactors.ConfigurationDeclaration
 
 // RequestParameter declares one argument of an invocation. A dotted name
 // (a.b.c) addresses a nested property.
-type RequestParameter struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// Type is string, number or boolean; arguments are cast to it.
-	Type     string `json:"type"`
-	Optional bool   `json:"optional"`
-}
+type RequestParameter = reactors.RequestParameter
 
 // FormulaRequest is the body of CreateFormula, UpdateFormula and
 // RegisterOfficialFormula.
@@ -216,7 +206,7 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 	if !unit.ValidID(id) {
 		return nil, nil
 	}
-	var f formulaRecord
+	var f reactors.FormulaRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityReactorFormula, id), &f)
 	if err == nil && !ok {
 		ok, err = t.GetRecord(barrier.OfficialFormula(id), &f)
@@ -224,7 +214,7 @@ func (t *txn) loadFormula(tid, id string) (*Formula, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	return f.api(), nil
+	return formulaOf(&f), nil
 }
 
 func (t *txn) mustFormula(tid, id string) (*Formula, error) {
@@ -295,11 +285,11 @@ func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormul
 				return err
 			}
 			for _, kv := range raws {
-				var f formulaRecord
+				var f reactors.FormulaRecord
 				if err := t.OpenRecord(kv.Key, kv.Raw, &f); err != nil {
 					return err
 				}
-				all = append(all, *f.api())
+				all = append(all, *formulaOf(&f))
 			}
 		}
 		out = paginate(all, pg, formulaPosition)
@@ -390,14 +380,14 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 }
 
 // formulaRecordOf is the record of the API's formula.
-func formulaRecordOf(f *Formula) *formulaRecord {
-	return &formulaRecord{ID: f.ID, TenantID: f.TenantID, Name: f.Name, Description: f.Description, Type: f.Type,
+func formulaRecordOf(f *Formula) *reactors.FormulaRecord {
+	return &reactors.FormulaRecord{ID: f.ID, TenantID: f.TenantID, Name: f.Name, Description: f.Description, Type: f.Type,
 		Code: f.Code, Configuration: f.Configuration, RequestParameters: f.RequestParameters,
 		CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt, ModifiedBy: f.ModifiedBy, ModifiedAt: f.ModifiedAt}
 }
 
-// api is the formula the API shows.
-func (r *formulaRecord) api() *Formula {
+// formulaOf is the formula the API shows.
+func formulaOf(r *reactors.FormulaRecord) *Formula {
 	return &Formula{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Description: r.Description, Type: r.Type,
 		Code: r.Code, Configuration: r.Configuration, RequestParameters: r.RequestParameters,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}

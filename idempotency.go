@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -86,11 +87,7 @@ type IdempotentRequest struct {
 
 // IdempotentResponse is the outcome of an idempotent call as its caller
 // encodes it: httpapi keeps the HTTP status, headers and body.
-type IdempotentResponse struct {
-	Status int                 `json:"status"`
-	Header map[string][]string `json:"header,omitempty"`
-	Body   []byte              `json:"body,omitempty"`
-}
+type IdempotentResponse = idempotency.Response
 
 // grantsDigest identifies what p may do: its permissions, its rules and,
 // for a session, its ceilings.
@@ -103,8 +100,6 @@ func grantsDigest(p *principal) []byte {
 	d := sha256.Sum256(b)
 	return d[:]
 }
-
-func (r *idempotencyRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
 // validIdempotencyKey checks the form of an idempotency key.
 func validIdempotencyKey(k string) error {
@@ -173,12 +168,12 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.MAC(
 			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
 
-		var rec idempotencyRecord
+		var rec idempotency.Record
 		found, err := t.GetRecord(recKey, &rec)
 		if err != nil {
 			return err
 		}
-		if found && !rec.expired(t.Now) {
+		if found && !rec.Expired(t.Now) {
 			switch {
 			case subtle.ConstantTimeCompare(rec.Fingerprint, fp) != 1:
 				return unit.Errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
@@ -197,7 +192,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 				return err
 			}
 		}
-		rec = idempotencyRecord{Version: 1, Fingerprint: fp, CreatedAt: t.Now, ExpiresAt: t.Now.Add(IdempotencyWindow),
+		rec = idempotency.Record{Version: 1, Fingerprint: fp, CreatedAt: t.Now, ExpiresAt: t.Now.Add(IdempotencyWindow),
 			Claim: claim, LeaseUntil: t.Now.Add(IdempotencyLease), Grants: grants}
 		if err := t.PutRecord(recKey, &rec); err != nil {
 			return err
@@ -239,7 +234,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 // gets its response, and the claim ends with its lease.
 func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
-		var rec idempotencyRecord
+		var rec idempotency.Record
 		found, err := t.GetRecord(recKey, &rec)
 		if err != nil || !found || rec.Claim != claim {
 			return err
@@ -261,9 +256,9 @@ func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, c
 // sweepIdempotency removes an idempotency record whose window is over.
 func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
 	k := barrier.Tenant(tid).Record(kindIdempotency, id)
-	var rec idempotencyRecord
+	var rec idempotency.Record
 	found, err := t.GetRecord(k, &rec)
-	if err != nil || !found || !rec.expired(t.Now) {
+	if err != nil || !found || !rec.Expired(t.Now) {
 		return false, err
 	}
 	return true, t.Delete(k)

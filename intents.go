@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -167,7 +168,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err := t.makeRoomForIntent(p.tenantID, p.actorID, addr); err != nil {
 			return err
 		}
-		rec := &tokenIntentRecord{
+		rec := &intents.Record{
 			ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Type: pt.typ, Data: data,
 			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
 			CreatedAt: t.Now, ExpiresAt: t.Now.Add(t.v.intentLifetime), CreatedFrom: addr,
@@ -178,12 +179,12 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err := t.PutRecord(barrier.Tenant(rec.TenantID).TokenIntent(rec.ID), rec); err != nil {
 			return err
 		}
-		for _, k := range append(rec.indexKeys(), barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)) {
+		for _, k := range append(rec.IndexKeys(), barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)) {
 			if err := t.PutIndex(k); err != nil {
 				return err
 			}
 		}
-		if out, err = rec.api(p.maySeeIntentFingerprint(rec.Type)); err != nil {
+		if out, err = intentOf(rec, p.maySeeIntentFingerprint(rec.Type)); err != nil {
 			return err
 		}
 		if err := t.emitIntent(EventTokenIntentCreated, p.actor(), rec, ""); err != nil {
@@ -216,7 +217,7 @@ func (v *Vault) getTokenIntentAs(ctx context.Context, c credential, id string) (
 		if err != nil {
 			return err
 		}
-		if out, err = rec.api(p.maySeeIntentFingerprint(rec.Type)); err != nil {
+		if out, err = intentOf(rec, p.maySeeIntentFingerprint(rec.Type)); err != nil {
 			return err
 		}
 		return t.logRead(p, EntityTokenIntent, rec.ID, "Token intent read")
@@ -256,7 +257,7 @@ var errIntentNotFound = unit.NotFoundError("token intent")
 // if c created it or holds perm. A key that neither created it nor holds
 // perm is PermissionDenied only when it holds perm for no intent at all
 // (checked before the lookup, so the answer says nothing of the id).
-func (t *txn) ownIntent(c credential, id, perm string) (*principal, *tokenIntentRecord, error) {
+func (t *txn) ownIntent(c credential, id, perm string) (*principal, *intents.Record, error) {
 	p, err := t.authenticateAs(c)
 	if err != nil {
 		return nil, nil, err
@@ -278,7 +279,7 @@ func (t *txn) ownIntent(c credential, id, perm string) (*principal, *tokenIntent
 
 // liveIntent returns the intent id of tenant tid, or errIntentNotFound if
 // it does not exist or has expired.
-func (t *txn) liveIntent(tid, id string) (*tokenIntentRecord, error) {
+func (t *txn) liveIntent(tid, id string) (*intents.Record, error) {
 	if customIDProblem(id) != "" {
 		return nil, errIntentNotFound
 	}
@@ -286,7 +287,7 @@ func (t *txn) liveIntent(tid, id string) (*tokenIntentRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || rec.expired(t.Now) {
+	if rec == nil || rec.Expired(t.Now) {
 		return nil, errIntentNotFound
 	}
 	return rec, nil
@@ -294,8 +295,8 @@ func (t *txn) liveIntent(tid, id string) (*tokenIntentRecord, error) {
 
 // getTokenIntent reads the intent id of tenant tid, expired or not; nil
 // when there is none.
-func (t *txn) getTokenIntent(tid, id string) (*tokenIntentRecord, error) {
-	var rec tokenIntentRecord
+func (t *txn) getTokenIntent(tid, id string) (*intents.Record, error) {
+	var rec intents.Record
 	ok, err := t.GetRecord(barrier.Tenant(tid).TokenIntent(id), &rec)
 	if err != nil || !ok {
 		return nil, err
@@ -305,7 +306,7 @@ func (t *txn) getTokenIntent(tid, id string) (*tokenIntentRecord, error) {
 
 // deleteTokenIntent removes an intent as removeTokenIntent does, with a
 // log line of operation delete saying msg.
-func (t *txn) deleteTokenIntent(by actor, rec *tokenIntentRecord, msg string) error {
+func (t *txn) deleteTokenIntent(by actor, rec *intents.Record, msg string) error {
 	if err := t.emitIntent(EventTokenIntentDeleted, by, rec, ""); err != nil {
 		return err
 	}
@@ -314,11 +315,11 @@ func (t *txn) deleteTokenIntent(by actor, rec *tokenIntentRecord, msg string) er
 
 // removeTokenIntent removes an intent, its expiry entry and its entries
 // in the caps' indexes, with the log line (op, msg).
-func (t *txn) removeTokenIntent(by actor, rec *tokenIntentRecord, op, msg string) error {
+func (t *txn) removeTokenIntent(by actor, rec *intents.Record, op, msg string) error {
 	for _, k := range append([]barrier.Key{
 		barrier.Tenant(rec.TenantID).TokenIntent(rec.ID),
 		barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID),
-	}, rec.indexKeys()...) {
+	}, rec.IndexKeys()...) {
 		if err := t.Delete(k); err != nil {
 			return err
 		}
@@ -355,9 +356,9 @@ func (p *principal) maySeeIntentFingerprint(typ string) bool {
 	return ok && p.mayReadClearIn([]string{c})
 }
 
-// api is the intent as returned: its data summarised, never shown; its
+// intentOf is the intent as returned: its data summarised, never shown; its
 // fingerprint only when fingerprint is true (maySeeIntentFingerprint).
-func (r *tokenIntentRecord) api(fingerprint bool) (*TokenIntent, error) {
+func intentOf(r *intents.Record, fingerprint bool) (*TokenIntent, error) {
 	out := &TokenIntent{ID: r.ID, TenantID: r.TenantID, Type: r.Type,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
 	if fingerprint {
@@ -377,5 +378,5 @@ func (r *tokenIntentRecord) api(fingerprint bool) (*TokenIntent, error) {
 	return out, nil
 }
 
-// data is the intent's data as plain JSON values.
-func (r *tokenIntentRecord) data() (any, error) { return decodeJSONLastWins(r.Data) }
+// intentData is the intent's data as plain JSON values.
+func intentData(r *intents.Record) (any, error) { return decodeJSONLastWins(r.Data) }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -88,7 +89,7 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := rec.data()
+	data, err := intentData(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 // findDuplicate), or nil. As createToken, it needs token:create where the
 // token would be made, and looks nothing up for a key that may not read
 // in clear there (mayReadClearIn).
-func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, error) {
+func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokens.Record, error) {
 	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
 		return nil, unit.Forbidden(PermTokenCreate)
 	}
@@ -149,8 +150,8 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokenRecord, 
 // replaced whole, and returns it as a deduplicated create does. Data that
 // is the same already, or a key without token:update on rec, leaves it
 // unchanged.
-func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedToken, path string) (*Token, error) {
-	if _, mayUpdate := p.decide(PermTokenUpdate, rec.scope()); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *preparedToken, path string) (*Token, error) {
+	if _, mayUpdate := p.decide(PermTokenUpdate, scopeOf(rec)); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
 		tok, transform := t.createAnswer(p, rec)
 		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
 			transform, ChannelCreate); err != nil {
@@ -181,7 +182,7 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokenRecord, full *preparedTo
 		}
 	}
 	now := t.Now
-	next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+	next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
 		ModifiedBy: p.actorID, ModifiedAt: &now}
 	pt.newCVC = false // the intent brings no cvc
 	pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)

@@ -84,12 +84,3 @@ func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
 	return ratelimit.MakeRoom(t.Tx, t.Now, barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
 		evict, func(retryAfter time.Duration) error { return errIntentCeiling(retryAfter) })
 }
-
-// indexKeys are an intent's entries in the indexes of its caps (none
-// for an intent written before them).
-func (r *tokenIntentRecord) indexKeys() []barrier.Key {
-	if r.CreatedFrom == "" {
-		return nil
-	}
-	return barrier.Tenant(r.TenantID).CapEntries(barrier.TokenIntentCaps, r.CreatedBy, r.CreatedFrom, r.ExpiresAt, r.ID)
-}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/intents"
 )
 
 // TestTokenIntentRecordWithoutAddress: an intent stored before the caps
@@ -16,11 +17,11 @@ import (
 func TestTokenIntentRecordWithoutAddress(t *testing.T) {
 	key := barrier.Tenant(fixTenant).TokenIntent(fixIntent)
 	old := readFixture(t, "token-intent-noaddr-v1.bin")
-	var dec tokenIntentRecord
+	var dec intents.Record
 	if err := dec.DecodeRecord(key, old); err != nil {
 		t.Fatal(err)
 	}
-	want := recordKindNamed(t, "token-intent").fixed().(*tokenIntentRecord)
+	want := recordKindNamed(t, "token-intent").fixed().(*intents.Record)
 	withAddress := *want
 	want.CreatedFrom = ""
 	if diff := cmp.Diff(want, &dec); diff != "" {
@@ -29,10 +30,10 @@ func TestTokenIntentRecordWithoutAddress(t *testing.T) {
 	if got, err := dec.AppendRecord(nil, key); err != nil || !bytes.Equal(got, old) {
 		t.Errorf("encoding again: %x, %v; want %x", got, err, old)
 	}
-	if keys := dec.indexKeys(); keys != nil {
+	if keys := dec.IndexKeys(); keys != nil {
 		t.Errorf("index keys of an intent without address: %v", keys)
 	}
-	if keys := withAddress.indexKeys(); len(keys) != 2 {
+	if keys := withAddress.IndexKeys(); len(keys) != 2 {
 		t.Errorf("index keys of an intent with an address: %v", keys)
 	}
 }

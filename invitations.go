@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -119,7 +121,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		return nil, err
 	}
 	token := newInviteToken()
-	var rec *invitationRecord
+	var rec *tenants.InvitationRecord
 	var tenant Tenant
 	check := func(t *txn) (*principal, error) {
 		p, err := t.authorize(key, PermTenantInvitationCreate)
@@ -148,11 +150,11 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		if err != nil {
 			return err
 		}
-		var trec tenantRecord
+		var trec tenants.Record
 		if _, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
-		tenant = trec.api()
+		tenant = tenantOf(&trec)
 		rec = invitationRecordOf(&Invitation{
 			ID:        t.v.ids.Next(t.Now),
 			TenantID:  p.tenantID,
@@ -167,7 +169,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 	if err != nil {
 		return nil, err
 	}
-	if err := v.sendInvitation(ctx, &tenant, ptr(rec.api()), token); err != nil {
+	if err := v.sendInvitation(ctx, &tenant, ptr(invitationOf(rec)), token); err != nil {
 		return nil, err
 	}
 	err = v.update(ctx, func(t *txn) error {
@@ -188,7 +190,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 	if err != nil {
 		return nil, err
 	}
-	return ptr(rec.api()), nil
+	return ptr(invitationOf(rec)), nil
 }
 
 // sendInvitation e-mails the link of inv.
@@ -220,8 +222,8 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 }
 
 // putInvitation writes an invitation with its link lookup and expiry entry.
-func (t *txn) putInvitation(rec *invitationRecord) error {
-	ref := keyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
+func (t *txn) putInvitation(rec *tenants.InvitationRecord) error {
+	ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
 	if err := t.PutRecord(barrier.InviteLookup(rec.TokenHash), &ref); err != nil {
 		return err
 	}
@@ -233,7 +235,7 @@ func (t *txn) putInvitation(rec *invitationRecord) error {
 
 // dropInvitationLinks deletes the link lookup and expiry entry of rec, so
 // its outstanding link stops working.
-func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
+func (t *txn) dropInvitationLinks(rec *tenants.InvitationRecord) error {
 	for _, k := range []barrier.Key{
 		barrier.InviteLookup(rec.TokenHash),
 		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID),
@@ -247,14 +249,14 @@ func (t *txn) dropInvitationLinks(rec *invitationRecord) error {
 
 // invitations returns every invitation of tenant tid, oldest first, as
 // stored (see Invitation.at for the status).
-func (t *txn) invitations(tid string) ([]invitationRecord, error) {
+func (t *txn) invitations(tid string) ([]tenants.InvitationRecord, error) {
 	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantInvitation))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]invitationRecord, 0, len(raws))
+	out := make([]tenants.InvitationRecord, 0, len(raws))
 	for _, kv := range raws {
-		var rec invitationRecord
+		var rec tenants.InvitationRecord
 		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
@@ -265,12 +267,12 @@ func (t *txn) invitations(tid string) ([]invitationRecord, error) {
 
 // invitationFor returns the invitation of tenant tid for email (compared
 // case-insensitively), or nil.
-func (t *txn) invitationFor(tid, email string) (*invitationRecord, error) {
+func (t *txn) invitationFor(tid, email string) (*tenants.InvitationRecord, error) {
 	all, err := t.invitations(tid)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(all, func(r invitationRecord) bool { return strings.EqualFold(r.Email, email) })
+	i := slices.IndexFunc(all, func(r tenants.InvitationRecord) bool { return strings.EqualFold(r.Email, email) })
 	if i < 0 {
 		return nil, nil
 	}
@@ -278,11 +280,11 @@ func (t *txn) invitationFor(tid, email string) (*invitationRecord, error) {
 }
 
 // mustInvitation loads an invitation of tenant tid, or NotFound.
-func (t *txn) mustInvitation(tid, id string) (*invitationRecord, error) {
+func (t *txn) mustInvitation(tid, id string) (*tenants.InvitationRecord, error) {
 	if !unit.ValidID(id) {
 		return nil, unit.NotFoundError("invitation")
 	}
-	var rec invitationRecord
+	var rec tenants.InvitationRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
 	if err != nil {
 		return nil, err
@@ -318,11 +320,11 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 			return err
 		}
 		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
-			var rec invitationRecord
+			var rec tenants.InvitationRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			inv := rec.api().at(t.Now)
+			inv := invitationOf(&rec).at(t.Now)
 			return &inv, nil
 		})
 		return err
@@ -348,7 +350,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*
 		if err != nil {
 			return err
 		}
-		out = rec.api().at(t.Now)
+		out = invitationOf(rec).at(t.Now)
 		return t.logRead(p, EntityTenantInvitation, id, "Invitation read")
 	})
 	if err != nil {
@@ -398,7 +400,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 // the e-mail cannot be sent (nothing is changed).
 func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string) (*Invitation, error) {
 	token := newInviteToken()
-	load := func(t *txn) (*principal, *invitationRecord, error) {
+	load := func(t *txn) (*principal, *tenants.InvitationRecord, error) {
 		p, err := t.authorize(key, PermTenantInvitationCreate)
 		if err != nil {
 			return nil, nil, err
@@ -416,13 +418,13 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		var trec tenantRecord
+		var trec tenants.Record
 		if _, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
 			return err
 		}
-		tenant = trec.api()
+		tenant = tenantOf(&trec)
 		now := t.Now
-		next = rec.api()
+		next = invitationOf(rec)
 		next.Status = InvitationPending
 		next.ExpiresAt = maxTime(rec.ExpiresAt, now).Add(InvitationLifetime)
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
@@ -498,7 +500,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	var out *TenantMember
 	err := v.update(ctx, func(t *txn) error {
 		mac := t.inviteMAC(token)
-		var ref keyRef
+		var ref access.KeyRef
 		ok, err := t.GetRecord(barrier.InviteLookup(mac), &ref)
 		if err != nil {
 			return err
@@ -520,7 +522,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return errInvitationLink
 		}
 		unit.RecordTenant(ctx, rec.TenantID)
-		if rec.expired(t.Now) {
+		if rec.Expired(t.Now) {
 			return unit.Errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
 		}
 		if user.Email == "" {
@@ -565,14 +567,14 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 
 // invitationRecordOf is the record of the API's invitation inv, whose link
 // token has the keyed hash tokenHash.
-func invitationRecordOf(inv *Invitation, tokenHash []byte) *invitationRecord {
-	return &invitationRecord{ID: inv.ID, TenantID: inv.TenantID, Email: inv.Email, Status: inv.Status,
+func invitationRecordOf(inv *Invitation, tokenHash []byte) *tenants.InvitationRecord {
+	return &tenants.InvitationRecord{ID: inv.ID, TenantID: inv.TenantID, Email: inv.Email, Status: inv.Status,
 		ExpiresAt: inv.ExpiresAt, CreatedBy: inv.CreatedBy, CreatedAt: inv.CreatedAt,
 		ModifiedBy: inv.ModifiedBy, ModifiedAt: inv.ModifiedAt, TokenHash: tokenHash}
 }
 
-// api is the invitation as stored (see Invitation.at for how it is shown).
-func (r *invitationRecord) api() Invitation {
+// invitationOf is the invitation as stored (see Invitation.at for how it is shown).
+func invitationOf(r *tenants.InvitationRecord) Invitation {
 	return Invitation{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Status: r.Status, ExpiresAt: r.ExpiresAt,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -39,11 +40,11 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 			return err
 		}
 		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
-			var rec memberRecord
+			var rec tenants.MemberRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			m := rec.api()
+			m := memberOf(&rec)
 			if len(req.UserIDs) > 0 && !slices.Contains(req.UserIDs, m.User.ID) {
 				return nil, nil
 			}
@@ -63,11 +64,11 @@ func (t *txn) members(tid string) ([]TenantMember, error) {
 	}
 	out := make([]TenantMember, 0, len(raws))
 	for _, kv := range raws {
-		var rec memberRecord
+		var rec tenants.MemberRecord
 		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
-		out = append(out, rec.api())
+		out = append(out, memberOf(&rec))
 	}
 	return out, nil
 }
@@ -104,7 +105,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if !unit.ValidID(id) {
 			return unit.NotFoundError("member")
 		}
-		var m memberRecord
+		var m tenants.MemberRecord
 		ok, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
 		if err != nil {
 			return err
@@ -118,7 +119,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
 		}
-		if err := t.emitMember(EventTenantMemberDeleted, p.actor(), ptr(m.api())); err != nil {
+		if err := t.emitMember(EventTenantMemberDeleted, p.actor(), ptr(memberOf(&m))); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")
@@ -136,7 +137,7 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenantRecord{})
+		ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenants.Record{})
 		if err != nil {
 			return err
 		}
@@ -156,13 +157,13 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 }
 
 // memberRecordOf is the record of the API's member.
-func memberRecordOf(m *TenantMember) *memberRecord {
-	return &memberRecord{ID: m.ID, TenantID: m.TenantID, Role: m.Role, UserID: m.User.ID, Email: m.User.Email,
+func memberRecordOf(m *TenantMember) *tenants.MemberRecord {
+	return &tenants.MemberRecord{ID: m.ID, TenantID: m.TenantID, Role: m.Role, UserID: m.User.ID, Email: m.User.Email,
 		FirstName: m.User.FirstName, LastName: m.User.LastName, Picture: m.User.Picture, CreatedAt: m.CreatedAt}
 }
 
-// api is the member the API shows.
-func (r *memberRecord) api() TenantMember {
+// memberOf is the member the API shows.
+func memberOf(r *tenants.MemberRecord) TenantMember {
 	return TenantMember{ID: r.ID, TenantID: r.TenantID, Role: r.Role,
 		User:      User{ID: r.UserID, Email: r.Email, FirstName: r.FirstName, LastName: r.LastName, Picture: r.Picture},
 		CreatedAt: r.CreatedAt}

@@ -21,7 +21,7 @@ type Permission struct {
 // Returns Invalid for an unknown type, Unauthenticated for a key that is
 // missing, unknown or expired, RateLimited over a rate limit, or Internal.
 func (v *Vault) ListPermissions(ctx context.Context, key Credential, typ ApplicationType) ([]Permission, error) {
-	if typ != "" && !typ.valid() {
+	if typ != "" && !validApplicationType(typ) {
 		return nil, unit.InvalidField("application_type", "must be private, public or management")
 	}
 	err := v.view(ctx, func(t *txn) error {

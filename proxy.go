@@ -8,7 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -39,9 +41,7 @@ type Proxy struct {
 
 // ProxyTransform is JavaScript that rewrites a request or a response:
 // module.exports = async function (req) { return {body, headers} }.
-type ProxyTransform struct {
-	Code string `json:"code"`
-}
+type ProxyTransform = reactors.ProxyTransform
 
 // ProxyRequest is the body of CreateProxy and UpdateProxy. RequireAuth nil
 // means true. The application may be named as Application (application:
@@ -173,7 +173,7 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.Now}
 		req.apply(px, conf)
 		rec := proxyRecordOf(px, t.proxyMAC(pkey))
-		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &keyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &access.KeyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
 		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
@@ -191,11 +191,11 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 	return out, nil
 }
 
-func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
+func (t *txn) mustProxy(tid, id string) (*reactors.ProxyRecord, error) {
 	if !unit.ValidID(id) {
 		return nil, unit.NotFoundError("proxy")
 	}
-	var rec proxyRecord
+	var rec reactors.ProxyRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
 	if err != nil {
 		return nil, err
@@ -207,12 +207,12 @@ func (t *txn) mustProxy(tid, id string) (*proxyRecord, error) {
 }
 
 // proxyByKey finds the proxy a proxy key names, or nil.
-func (t *txn) proxyByKey(pkey string) (*proxyRecord, error) {
+func (t *txn) proxyByKey(pkey string) (*reactors.ProxyRecord, error) {
 	if pkey == "" || len(pkey) > maxKeyLength {
 		return nil, nil
 	}
 	mac := t.proxyMAC(pkey)
-	var ref keyRef
+	var ref access.KeyRef
 	ok, err := t.GetRecord(barrier.ProxyLookup(mac), &ref)
 	if err != nil || !ok {
 		return nil, err
@@ -250,7 +250,7 @@ func (v *Vault) GetProxy(ctx context.Context, key Credential, id string) (*Proxy
 		if err != nil {
 			return err
 		}
-		out = rec.api()
+		out = proxyOf(rec)
 		return t.logRead(p, EntityProxy, id, "Proxy read")
 	})
 	return out, err
@@ -289,14 +289,14 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
-			var rec proxyRecord
+			var rec reactors.ProxyRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
 			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
 				return nil, nil
 			}
-			return rec.api(), nil
+			return proxyOf(&rec), nil
 		})
 		return err
 	})
@@ -313,7 +313,7 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 // without proxy:update, Unavailable when no sandbox worker checks the code
 // in time, StorageFull, or Internal.
 func (v *Vault) UpdateProxy(ctx context.Context, key Credential, id string, req ProxyRequest) (*Proxy, error) {
-	return v.changeProxy(ctx, key, id, func(*proxyRecord) (ProxyRequest, error) { return req, nil }, "updated")
+	return v.changeProxy(ctx, key, id, func(*reactors.ProxyRecord) (ProxyRequest, error) { return req, nil }, "updated")
 }
 
 // PatchProxy applies an RFC 7386 merge patch to a proxy's settings.
@@ -333,7 +333,7 @@ func (v *Vault) PatchProxy(ctx context.Context, key Credential, id string, patch
 	if err != nil {
 		return err
 	}
-	_, err = v.changeProxy(ctx, key, id, func(rec *proxyRecord) (ProxyRequest, error) {
+	_, err = v.changeProxy(ctx, key, id, func(rec *reactors.ProxyRecord) (ProxyRequest, error) {
 		cur := ProxyRequest{Name: rec.Name, DestinationURL: rec.DestinationURL, RequestTransform: rec.RequestTransform,
 			ResponseTransform: rec.ResponseTransform, Application: rec.Application, Configuration: rec.Configuration, RequireAuth: &rec.RequireAuth}
 		// A patch naming the application by one field replaces it
@@ -348,7 +348,7 @@ func (v *Vault) PatchProxy(ctx context.Context, key Credential, id string, patch
 	return err
 }
 
-func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next func(*proxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
+func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next func(*reactors.ProxyRecord) (ProxyRequest, error), verb string) (*Proxy, error) {
 	var out *Proxy
 	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyUpdate)
@@ -370,7 +370,7 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		if err := t.checkProxyApplication(p.tenantID, &req, rec.Application); err != nil {
 			return err
 		}
-		px := rec.api()
+		px := proxyOf(rec)
 		req.apply(px, conf)
 		now := t.Now
 		px.ModifiedBy, px.ModifiedAt = p.actorID, &now
@@ -409,7 +409,7 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 				return err
 			}
 		}
-		if err := t.emitProxy(EventProxyDeleted, p.actor(), rec.api()); err != nil {
+		if err := t.emitProxy(EventProxyDeleted, p.actor(), proxyOf(rec)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpDelete, "Proxy deleted")
@@ -418,15 +418,15 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 
 // proxyRecordOf is the record of the API's proxy p, whose key has the
 // keyed hash keyHash.
-func proxyRecordOf(p *Proxy, keyHash []byte) *proxyRecord {
-	return &proxyRecord{ID: p.ID, TenantID: p.TenantID, Name: p.Name, Key: p.Key, DestinationURL: p.DestinationURL,
+func proxyRecordOf(p *Proxy, keyHash []byte) *reactors.ProxyRecord {
+	return &reactors.ProxyRecord{ID: p.ID, TenantID: p.TenantID, Name: p.Name, Key: p.Key, DestinationURL: p.DestinationURL,
 		RequestTransform: p.RequestTransform, ResponseTransform: p.ResponseTransform, Application: p.Application,
 		Configuration: p.Configuration, RequireAuth: p.RequireAuth, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt,
 		ModifiedBy: p.ModifiedBy, ModifiedAt: p.ModifiedAt, KeyHash: keyHash}
 }
 
-// api is the proxy the API shows (ApplicationID filled in).
-func (r *proxyRecord) api() *Proxy {
+// proxyOf is the proxy the API shows (ApplicationID filled in).
+func proxyOf(r *reactors.ProxyRecord) *Proxy {
 	p := &Proxy{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
 		RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
 		Configuration: r.Configuration, RequireAuth: r.RequireAuth, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,

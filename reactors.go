@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -36,9 +37,7 @@ type Reactor struct {
 }
 
 // Ref names another resource by id.
-type Ref struct {
-	ID string `json:"id"`
-}
+type Ref = reactors.Ref
 
 // CreateReactorRequest is the body of CreateReactor: a formula or code of
 // its own, not both.
@@ -182,7 +181,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 				return err
 			}
 		}
-		rec := &reactorRecord{
+		rec := &reactors.Record{
 			ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
 			Configuration: conf, CreatedBy: p.actorID, CreatedAt: t.Now,
 		}
@@ -210,7 +209,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
-		out = rec.view(f)
+		out = reactorOf(rec, f)
 		if err := t.emitReactor(EventReactorCreated, p.actor(), out); err != nil {
 			return err
 		}
@@ -222,7 +221,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 	return out, nil
 }
 
-func (r *reactorRecord) view(f *Formula) *Reactor {
+func reactorOf(r *reactors.Record, f *Formula) *Reactor {
 	out := &Reactor{
 		ID: r.ID, TenantID: r.TenantID, Name: r.Name, Formula: f, Code: r.Code,
 		Configuration: r.Configuration, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
@@ -238,11 +237,11 @@ func (r *reactorRecord) view(f *Formula) *Reactor {
 }
 
 // mustReactor loads a reactor of tenant tid with its formula, or NotFound.
-func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
+func (t *txn) mustReactor(tid, id string) (*reactors.Record, *Formula, error) {
 	if !unit.ValidID(id) {
 		return nil, nil, unit.NotFoundError("reactor")
 	}
-	var rec reactorRecord
+	var rec reactors.Record
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
 	if err != nil {
 		return nil, nil, err
@@ -260,14 +259,14 @@ func (t *txn) mustReactor(tid, id string) (*reactorRecord, *Formula, error) {
 }
 
 // reactors returns every reactor record of tenant tid, oldest first.
-func (t *txn) reactors(tid string) ([]reactorRecord, error) {
+func (t *txn) reactors(tid string) ([]reactors.Record, error) {
 	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityReactor))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]reactorRecord, 0, len(raws))
+	out := make([]reactors.Record, 0, len(raws))
 	for _, kv := range raws {
-		var rec reactorRecord
+		var rec reactors.Record
 		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 			return nil, err
 		}
@@ -293,7 +292,7 @@ func (v *Vault) GetReactor(ctx context.Context, key Credential, id string) (*Rea
 		if err != nil {
 			return err
 		}
-		out = rec.view(f)
+		out = reactorOf(rec, f)
 		return t.logRead(p, EntityReactor, id, "Reactor read")
 	})
 	return out, err
@@ -347,7 +346,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
-			var rec reactorRecord
+			var rec reactors.Record
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
@@ -361,7 +360,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 					return nil, err
 				}
 			}
-			return rec.view(f), nil
+			return reactorOf(&rec, f), nil
 		})
 		return err
 	})
@@ -378,7 +377,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 // without reactor:update, Unavailable when no sandbox worker checks the code
 // in time, StorageFull, or Internal.
 func (v *Vault) UpdateReactor(ctx context.Context, key Credential, id string, req UpdateReactorRequest) (*Reactor, error) {
-	return v.changeReactor(ctx, key, id, func(*reactorRecord) (UpdateReactorRequest, error) { return req, nil }, "updated")
+	return v.changeReactor(ctx, key, id, func(*reactors.Record) (UpdateReactorRequest, error) { return req, nil }, "updated")
 }
 
 // PatchReactor applies an RFC 7386 merge patch to a reactor's name,
@@ -396,7 +395,7 @@ func (v *Vault) PatchReactor(ctx context.Context, key Credential, id string, pat
 	if err != nil {
 		return err
 	}
-	_, err = v.changeReactor(ctx, key, id, func(rec *reactorRecord) (UpdateReactorRequest, error) {
+	_, err = v.changeReactor(ctx, key, id, func(rec *reactors.Record) (UpdateReactorRequest, error) {
 		cur := UpdateReactorRequest{Name: rec.Name, Configuration: rec.Configuration, Code: rec.Code}
 		if rec.ApplicationID != "" {
 			cur.Application = &Ref{ID: rec.ApplicationID}
@@ -409,7 +408,7 @@ func (v *Vault) PatchReactor(ctx context.Context, key Credential, id string, pat
 
 // changeReactor validates and writes the request next returns for the
 // stored reactor.
-func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, next func(*reactorRecord) (UpdateReactorRequest, error), verb string) (*Reactor, error) {
+func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, next func(*reactors.Record) (UpdateReactorRequest, error), verb string) (*Reactor, error) {
 	var out *Reactor
 	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermReactorUpdate)
@@ -471,7 +470,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
-		out = rec.view(f)
+		out = reactorOf(rec, f)
 		if err := t.emitReactor(EventReactorUpdated, p.actor(), out); err != nil {
 			return err
 		}
@@ -499,7 +498,7 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
-		if err := t.emitReactor(EventReactorDeleted, p.actor(), rec.view(f)); err != nil {
+		if err := t.emitReactor(EventReactorDeleted, p.actor(), reactorOf(rec, f)); err != nil {
 			return err
 		}
 		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")

@@ -8,35 +8,38 @@ import (
 //
 // Every value the Vault stores, other than keyrings (wrapped by the key
 // wrapper) and the empty index, registry and schedule entries, is a
-// record: an unexported type of its own (recordCodec), defined field by
-// field in its file, records_<kind>.go, and not by any exported type's
-// JSON tags, so that changing the API never changes what is on disk. The
-// API types are converted to and from their records (recordOf, api) in the
-// files of those types, so that a record file holds only its format.
+// record: a type of its own (recordCodec), defined field by field in its
+// file, in the package of the feature that owns it (internal/<feature>,
+// record_<kind>.go) or, for what no feature owns yet, in the root
+// (records_<kind>.go), and not by any exported type's JSON tags, so that
+// changing the API never changes what is on disk. The API types are
+// converted to and from their records (recordOf, and <kind>Of such as
+// tokenOf) in the root's files of those types, so that a record file
+// holds only its format.
 // unit.Tx's GetRecord, OpenRecord, PutRecord, GetPlainRecord and PutPlainRecord take
 // nothing else, so the compiler holds every stored kind to it.
 //
-//	records_token.go        tokenRecord        tenant/<tid>/token/<id>
+//	internal/tokens         Record             tenant/<tid>/token/<id>
 //	internal/auditlog       LineRecord         tenant/<tid>/log/<nanos>/<id>
-//	records_application.go  applicationRecord  tenant/<tid>/application/<id>
-//	records_proxy.go        proxyRecord        tenant/<tid>/proxy/<id>
-//	records_invitation.go   invitationRecord   tenant/<tid>/tenant_invitation/<id>
-//	records_tenant.go       tenantRecord       tenant/<tid>/tenant/<tid>
-//	records_member.go       memberRecord       tenant/<tid>/tenant_member/<id>
-//	records_formula.go      formulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
-//	records_reactor.go      reactorRecord      tenant/<tid>/reactor/<id>
-//	records_session.go      sessionRecord      tenant/<tid>/session/<id>
-//	records_idempotency.go  idempotencyRecord  tenant/<tid>/idempotency/<hmac>
-//	records_intent.go       tokenIntentRecord  tenant/<tid>/token_intent/<id>
+//	internal/access         ApplicationRecord  tenant/<tid>/application/<id>
+//	internal/reactors       ProxyRecord        tenant/<tid>/proxy/<id>
+//	internal/tenants        InvitationRecord   tenant/<tid>/tenant_invitation/<id>
+//	internal/tenants        Record             tenant/<tid>/tenant/<tid>
+//	internal/tenants        MemberRecord       tenant/<tid>/tenant_member/<id>
+//	internal/reactors       FormulaRecord      tenant/<tid>/reactor_formula/<id>, sys/formula/<id>
+//	internal/reactors       Record             tenant/<tid>/reactor/<id>
+//	internal/sessions       Record             tenant/<tid>/session/<id>
+//	internal/idempotency    Record             tenant/<tid>/idempotency/<hmac>
+//	internal/intents        Record             tenant/<tid>/token_intent/<id>
 //	internal/events         Webhook            tenant/<tid>/webhook/<id>
 //	internal/events         Delivery           tenant/<tid>/webhook_delivery/<webhook>/<id>
 //	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
-//	records_keyref.go       keyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
-//	records_scans.go        legacyCVCScan      sys/cvcscan
-//	records_scans.go        listBuild          sys/lists
-//	records_fingerprints.go fingerprintPlace   sys/fingerprints
+//	internal/access         KeyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
+//	internal/tokens         LegacyCVCScan      sys/cvcscan
+//	internal/tokens         ListBuild          sys/lists
+//	internal/tokens         FingerprintPlace   sys/fingerprints
 //	records_reseal.go       resealState        sys/reseal/<tid> (plain, not sealed)
-//	records_deleting.go     deletionState      sys/deleting/<tid> (plain, not sealed)
+//	internal/tenants        DeletionState      sys/deleting/<tid> (plain, not sealed)
 //	internal/auditlog       Head, Link         tenant/<tid>/chain/head, tenant/<tid>/chain_link/...
 //	internal/auditlog       CheckpointRecord   tenant/<tid>/chain_checkpoint/<seq>, sys/chain-final/<tid>
 //	internal/auditlog       KeyRecord          sys/audit-key/<key id>

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -24,10 +25,10 @@ var fixAppKey = barrier.Tenant(fixTenant).Record(EntityApplication, fixApp)
 // and application-v1.bin: an application with every stored field set (its
 // record has no field for the key: only the key's hash is stored). Applications' rules name a
 // container and sessions' carry conditions; the record holds both.
-func fixedApplication() *applicationRecord {
+func fixedApplication() *access.ApplicationRecord {
 	exp := fixTime.Add(30 * 24 * time.Hour)
 	mod := fixTime.Add(time.Hour)
-	return &applicationRecord{
+	return &access.ApplicationRecord{
 		ID: fixApp, TenantID: fixTenant, Name: "Checkout backend", Type: Private,
 		Permissions: []string{PermTokenCreate, PermTokenRead},
 		Rules: []AccessRule{
@@ -49,11 +50,11 @@ func fixedApplication() *applicationRecord {
 }
 
 // TestApplicationRecordFields fails when a field is added to
-// applicationRecord, to the API's Application, or to the AccessRule and
+// access.ApplicationRecord, to the API's Application, or to the AccessRule and
 // Condition a record holds, so that none is silently left out: a field of
 // the record (or of its rules) must be added to the stored format (a new
-// version, records_application.go), to fixedApplication and to this list;
-// a field of Application must be filled by applicationRecord.api (from a
+// version, internal/access/record_application.go), to fixedApplication and to this list;
+// a field of Application must be filled by access.ApplicationRecord.api (from a
 // record field of the same name, or say here why not) and added to this
 // list.
 func TestApplicationRecordFields(t *testing.T) {
@@ -76,19 +77,19 @@ func TestApplicationRecordFields(t *testing.T) {
 		"Rules[].Transform", "Rules[].Permissions"}
 	wantRecord := slices.Concat([]string{"ID", "TenantID", "Name", "Type", "Permissions", "Rules"}, rules,
 		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash"})
-	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[applicationRecord](), "")); diff != "" {
-		t.Errorf("applicationRecord's fields changed; the stored format (records_application.go) must follow (-want +got):\n%s", diff)
+	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord](), "")); diff != "" {
+		t.Errorf("access.ApplicationRecord's fields changed; the stored format (internal/access/record_application.go) must follow (-want +got):\n%s", diff)
 	}
 	wantApp := slices.Concat([]string{"ID", "TenantID", "Name",
 		"Key", // never in a record: set by the answers of create and regenerate only
 		"Type", "Permissions", "Rules"}, rules,
 		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt"})
 	if diff := cmp.Diff(wantApp, walk(reflect.TypeFor[Application](), "")); diff != "" {
-		t.Errorf("Application's fields changed; applicationRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
+		t.Errorf("Application's fields changed; access.ApplicationRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
 	// The record cannot hold the key: only its hash is stored.
-	if _, ok := reflect.TypeFor[applicationRecord]().FieldByName("Key"); ok {
-		t.Error("applicationRecord has a Key field: a record holds only the key's hash")
+	if _, ok := reflect.TypeFor[access.ApplicationRecord]().FieldByName("Key"); ok {
+		t.Error("access.ApplicationRecord has a Key field: a record holds only the key's hash")
 	}
 
 	// fixedApplication sets every field of the record and of its rules,
@@ -97,9 +98,9 @@ func TestApplicationRecordFields(t *testing.T) {
 	// out comes back empty.
 	rec := fixedApplication()
 	rv := reflect.ValueOf(rec).Elem()
-	for f := range reflect.TypeFor[applicationRecord]().Fields() {
+	for f := range reflect.TypeFor[access.ApplicationRecord]().Fields() {
 		if rv.FieldByIndex(f.Index).IsZero() {
-			t.Errorf("fixedApplication leaves applicationRecord.%s unset: the format tests would not see it", f.Name)
+			t.Errorf("fixedApplication leaves access.ApplicationRecord.%s unset: the format tests would not see it", f.Name)
 		}
 	}
 	for _, rt := range []reflect.Type{reflect.TypeFor[AccessRule](), reflect.TypeFor[Condition]()} {
@@ -122,7 +123,7 @@ func TestApplicationRecordFields(t *testing.T) {
 
 	// api fills every field of Application but Key from the record's
 	// field of the same name, and leaves Key empty.
-	app := rec.api()
+	app := applicationOf(rec)
 	av := reflect.ValueOf(app).Elem()
 	for f := range reflect.TypeFor[Application]().Fields() {
 		got := av.FieldByIndex(f.Index)
@@ -134,7 +135,7 @@ func TestApplicationRecordFields(t *testing.T) {
 		}
 		rf := rv.FieldByName(f.Name)
 		if !rf.IsValid() {
-			t.Errorf("Application.%s has no field of the same name in applicationRecord: say in applicationRecord.api and here where it comes from", f.Name)
+			t.Errorf("Application.%s has no field of the same name in access.ApplicationRecord: say in access.ApplicationRecord.api and here where it comes from", f.Name)
 			continue
 		}
 		if got.IsZero() {
@@ -151,10 +152,10 @@ func TestApplicationRecordFields(t *testing.T) {
 // come back as empty lists), and the API's JSON of the application is the
 // same.
 func TestApplicationRecordRoundTrip(t *testing.T) {
-	cases := []*applicationRecord{fixedApplication()}
+	cases := []*access.ApplicationRecord{fixedApplication()}
 	// The bootstrap management application: no rules, no expiry, never
 	// modified.
-	mgmt := &applicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",
+	mgmt := &access.ApplicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",
 		Type: Management, Permissions: PermissionsFor(Management), Rules: []AccessRule{},
 		CreatedBy: fixActor, CreatedAt: fixTime, KeyHash: fixedApplication().KeyHash}
 	cases = append(cases, mgmt)
@@ -182,10 +183,10 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b[0] != applicationFormat {
+		if b[0] != access.ApplicationFormat {
 			t.Fatalf("encoding starts with %#x", b[0])
 		}
-		var got applicationRecord
+		var got access.ApplicationRecord
 		if err := got.DecodeRecord(key, b); err != nil {
 			t.Fatalf("decode %x: %v", b, err)
 		}
@@ -197,8 +198,8 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 				t.Errorf("time %v comes back as %v", at[0], at[1])
 			}
 		}
-		want, _ := json.Marshal(rec.api())
-		api, _ := json.Marshal(got.api())
+		want, _ := json.Marshal(applicationOf(rec))
+		api, _ := json.Marshal(applicationOf(&got))
 		if string(api) != string(want) {
 			t.Errorf("the API's JSON of %s changed:\n%s\nwant\n%s", rec.ID, api, want)
 		}
@@ -210,7 +211,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got applicationRecord
+	var got access.ApplicationRecord
 	if err := got.DecodeRecord(fixAppKey, b); err != nil || got.Permissions == nil || got.Rules == nil {
 		t.Errorf("nil lists decode as %#v, %#v, %v; want empty lists", got.Permissions, got.Rules, err)
 	}
@@ -222,21 +223,21 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 		t.Error("an application encoded for a token's key: no error")
 	}
 	// Version 0 may not name another application: the key does.
-	var v0 applicationRecord
+	var v0 access.ApplicationRecord
 	if err := v0.DecodeRecord(fixAppKey, []byte(`{"id":"other","tenant_id":"other","name":"x"}`)); err != nil ||
 		v0.ID != fixApp || v0.TenantID != fixTenant {
 		t.Errorf("version 0 naming another application: %s/%s, %v", v0.TenantID, v0.ID, err)
 	}
 	// A version 0 time before year 0 in UTC is refused, not written in a
 	// record that would not decode.
-	var early applicationRecord
+	var early access.ApplicationRecord
 	if err := early.DecodeRecord(fixAppKey, []byte(`{"created_at":"0000-01-01T00:00:00+01:00"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := early.AppendRecord(nil, fixAppKey); !errors.Is(err, unit.ErrRecord) {
 		t.Errorf("a time before year 0 encodes: %v", err)
 	}
-	var bad applicationRecord
+	var bad access.ApplicationRecord
 	for _, b := range [][]byte{nil, {0}, {2}, {'{'}, {1, 4}} {
 		if err := bad.DecodeRecord(fixAppKey, b); !errors.Is(err, unit.ErrRecord) {
 			t.Errorf("decode %x: %v, want unit.ErrRecord", b, err)
@@ -277,7 +278,7 @@ func TestLegacyApplicationRecords(t *testing.T) {
 			return err
 		}
 		for _, kv := range kvs {
-			var r applicationRecord
+			var r access.ApplicationRecord
 			if err := tx.OpenRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
@@ -332,7 +333,7 @@ func TestLegacyApplicationRecords(t *testing.T) {
 		t.Errorf("after the re-seal pass: %d JSON, %d in format 1; want 0 and 2", j, v1)
 	}
 	for k, pt := range lv.plaintexts(t, apps) {
-		if pt[0] != applicationFormat {
+		if pt[0] != access.ApplicationFormat {
 			t.Errorf("%s starts with %#x, want the format version", k, pt[0])
 		}
 	}
@@ -356,15 +357,15 @@ func TestLegacyApplicationRecords(t *testing.T) {
 
 // applicationRecordV0FromRecord is r as the code before format version 1
 // stored it.
-func applicationRecordV0FromRecord(r *applicationRecord) applicationRecordV0 {
-	v := applicationRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Type: string(r.Type),
+func applicationRecordV0FromRecord(r *access.ApplicationRecord) access.ApplicationRecordV0 {
+	v := access.ApplicationRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Type: string(r.Type),
 		Permissions: r.Permissions, ExpiresAt: r.ExpiresAt, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash, Rules: []accessRuleV0{}}
+		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash, Rules: []access.RuleV0{}}
 	for _, x := range r.Rules {
-		rule := accessRuleV0{Description: x.Description, Priority: x.Priority, Container: x.Container,
+		rule := access.RuleV0{Description: x.Description, Priority: x.Priority, Container: x.Container,
 			Transform: x.Transform, Permissions: x.Permissions}
 		for _, c := range x.Conditions {
-			rule.Conditions = append(rule.Conditions, conditionV0(c))
+			rule.Conditions = append(rule.Conditions, access.ConditionV0(c))
 		}
 		v.Rules = append(v.Rules, rule)
 	}
@@ -373,7 +374,7 @@ func applicationRecordV0FromRecord(r *applicationRecord) applicationRecordV0 {
 
 // TestApplicationRecordV0IsTodaysJSON: the version 0 fixture is what the
 // Vault wrote before format version 1, json.Marshal of the record with
-// the API's tags; applicationRecordV0 writes it byte for byte.
+// the API's tags; access.ApplicationRecordV0 writes it byte for byte.
 func TestApplicationRecordV0IsTodaysJSON(t *testing.T) {
 	b, err := json.Marshal(applicationRecordV0FromRecord(fixedApplication()))
 	if err != nil {
@@ -384,6 +385,6 @@ func TestApplicationRecordV0IsTodaysJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(b) != string(want) {
-		t.Errorf("applicationRecordV0 writes\n%s\nwant\n%s", b, want)
+		t.Errorf("access.ApplicationRecordV0 writes\n%s\nwant\n%s", b, want)
 	}
 }

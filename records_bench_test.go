@@ -7,11 +7,12 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The benchmarks behind the choice of the binary record format
-// (records_token.go, records_log.go): each form encodes and decodes the same
+// (internal/tokens/record_token.go, records_log.go): each form encodes and decodes the same
 // records, and reports the encoded size.
 //
 //	go test -run XXX -bench Record -benchmem .
@@ -39,14 +40,14 @@ type leanToken struct {
 	I  []string          `json:"i,omitempty"`
 }
 
-func leanOf(r *tokenRecord) leanToken {
+func leanOf(r *tokens.Record) leanToken {
 	return leanToken{V: 1, T: r.Type, D: r.Data, M: r.Mask, ME: r.MaskExpression, F: r.Fingerprint,
 		FE: r.FingerprintExpression, C: r.Containers, MD: r.Metadata, S: r.SearchIndexes, DD: r.DeduplicateToken,
 		X: r.ExpiresAt, CB: r.CreatedBy, CA: r.CreatedAt, MB: r.ModifiedBy, MA: r.ModifiedAt, CV: r.CVCAt, I: r.Indexes}
 }
 
-func (l *leanToken) record(key barrier.Key) *tokenRecord {
-	return &tokenRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), Type: l.T, Fingerprint: l.F,
+func (l *leanToken) record(key barrier.Key) *tokens.Record {
+	return &tokens.Record{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), Type: l.T, Fingerprint: l.F,
 		FingerprintExpression: l.FE, Containers: l.C, Metadata: l.MD, SearchIndexes: l.S, DeduplicateToken: l.DD,
 		ExpiresAt: l.X, CreatedBy: l.CB, CreatedAt: l.CA, ModifiedBy: l.MB, ModifiedAt: l.MA,
 		Data: l.D, Mask: l.M, MaskExpression: l.ME, CVCAt: l.CV, Indexes: l.I}
@@ -67,12 +68,12 @@ func BenchmarkRecord(b *testing.B) {
 	logKey := fixLogKey
 	for _, rc := range []struct {
 		name string
-		rec  *tokenRecord
+		rec  *tokens.Record
 	}{{"token=plain", fixedPlain()}, {"token=card", fixedCard()}} {
 		key := fixTokenKey
 		bin, _ := rc.rec.AppendRecord(nil, key)
 		lean, _ := json.Marshal(leanOf(rc.rec))
-		v0, _ := json.Marshal(rc.rec.v0())
+		v0, _ := json.Marshal(rc.rec.V0())
 		b.Run(rc.name+"/form=binary/op=encode", func(b *testing.B) {
 			buf := make([]byte, 0, 1024)
 			for b.Loop() {
@@ -82,7 +83,7 @@ func BenchmarkRecord(b *testing.B) {
 		})
 		b.Run(rc.name+"/form=binary/op=decode", func(b *testing.B) {
 			for b.Loop() {
-				var r tokenRecord
+				var r tokens.Record
 				if err := r.DecodeRecord(key, bin); err != nil {
 					b.Fatal(err)
 				}
@@ -105,13 +106,13 @@ func BenchmarkRecord(b *testing.B) {
 		})
 		b.Run(rc.name+"/form=json-v0/op=encode", func(b *testing.B) {
 			for b.Loop() {
-				json.Marshal(rc.rec.v0())
+				json.Marshal(rc.rec.V0())
 			}
 			b.ReportMetric(float64(len(v0)), "bytes")
 		})
 		b.Run(rc.name+"/form=json-v0/op=decode", func(b *testing.B) {
 			for b.Loop() {
-				var r tokenRecord
+				var r tokens.Record
 				if err := r.DecodeRecord(key, v0); err != nil {
 					b.Fatal(err)
 				}

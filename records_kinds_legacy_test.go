@@ -12,9 +12,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
+	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -27,57 +34,57 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	t.Helper()
 	var v any
 	switch r := rec.(type) {
-	case *tokenRecord:
-		v = r.v0()
+	case *tokens.Record:
+		v = r.V0()
 	case *auditlog.LineRecord:
 		v = logOf(key, r) // a log line's JSON was its stored form
-	case *applicationRecord:
+	case *access.ApplicationRecord:
 		v = applicationRecordV0FromRecord(r)
-	case *keyRef:
-		v = keyRefV0(*r)
+	case *access.KeyRef:
+		v = access.KeyRefV0(*r)
 	case *countRecord:
 		v = countRecordV0(*r)
-	case *legacyCVCScan:
-		v = legacyCVCScanV0(*r)
-	case *listBuild:
-		v = listBuildV0(*r)
-	case *fingerprintPlace:
-		v = fingerprintPlaceV0(*r)
+	case *tokens.LegacyCVCScan:
+		v = tokens.LegacyCVCScanV0(*r)
+	case *tokens.ListBuild:
+		v = tokens.ListBuildV0(*r)
+	case *tokens.FingerprintPlace:
+		v = tokens.FingerprintPlaceV0(*r)
 	case *resealState:
 		v = resealStateV0(*r)
-	case *deletionState:
-		v = deletionStateV0(*r)
-	case *tenantRecord:
-		v = tenantRecordV0(*r)
-	case *invitationRecord:
-		v = invitationRecordV0(*r)
-	case *formulaRecord:
-		v = formulaRecordV0(*r)
-	case *reactorRecord:
-		v = reactorRecordV0(*r)
-	case *memberRecord:
-		m := memberRecordV0{ID: r.ID, TenantID: r.TenantID, Role: r.Role, CreatedAt: r.CreatedAt}
+	case *tenants.DeletionState:
+		v = tenants.DeletionStateV0(*r)
+	case *tenants.Record:
+		v = tenants.RecordV0(*r)
+	case *tenants.InvitationRecord:
+		v = tenants.InvitationRecordV0(*r)
+	case *reactors.FormulaRecord:
+		v = reactors.FormulaRecordV0(*r)
+	case *reactors.Record:
+		v = reactors.RecordV0(*r)
+	case *tenants.MemberRecord:
+		m := tenants.MemberRecordV0{ID: r.ID, TenantID: r.TenantID, Role: r.Role, CreatedAt: r.CreatedAt}
 		m.User.ID, m.User.Email, m.User.FirstName, m.User.LastName, m.User.Picture = r.UserID, r.Email, r.FirstName, r.LastName, r.Picture
 		v = m
-	case *proxyRecord:
-		v = proxyRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
+	case *reactors.ProxyRecord:
+		v = reactors.ProxyRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
 			RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
-			ApplicationID: r.api().ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
+			ApplicationID: proxyOf(r).ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
 			CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash}
-	case *sessionRecord:
-		g := func(g grants) grantsV0 {
-			out := grantsV0{Permissions: g.Permissions}
+	case *sessions.Record:
+		g := func(g grants) sessions.GrantsV0 {
+			out := sessions.GrantsV0{Permissions: g.Permissions}
 			if g.Rules != nil {
-				out.Rules = applicationRecordV0FromRecord(&applicationRecord{Rules: g.Rules}).Rules
+				out.Rules = applicationRecordV0FromRecord(&access.ApplicationRecord{Rules: g.Rules}).Rules
 			}
 			return out
 		}
-		v = sessionRecordV0{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, KeyHash: r.KeyHash,
+		v = sessions.RecordV0{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, KeyHash: r.KeyHash,
 			NonceHash: r.NonceHash, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PendingAddress: r.PendingAddress,
 			Authorized: r.Authorized, AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt,
 			Grants: g(r.Grants), Ceiling: g(r.Ceiling)}
-	case *idempotencyRecord:
-		x := idempotencyRecordV0{Version: r.Version, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt,
+	case *idempotency.Record:
+		x := idempotency.RecordV0{Version: r.Version, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt,
 			ExpiresAt: r.ExpiresAt, Claim: r.Claim, LeaseUntil: r.LeaseUntil, Grants: r.Grants}
 		if r.Response != nil {
 			x.Response = &struct {
@@ -342,7 +349,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *tokenIntentRecord, *events.Webhook, *events.Delivery, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokenShapeRecord, *leaseRecord:
+		case *intents.Record, *events.Webhook, *events.Delivery, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokens.ShapeRecord, *leaseRecord:
 			delete(records, k)
 		}
 	}

@@ -13,9 +13,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
+	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -64,7 +71,7 @@ type recordKind struct {
 
 var recordKinds = []recordKind{
 	{"proxy", barrier.Tenant(fixTenant).Record(EntityProxy, fixProxy), func() recordCodec {
-		return &proxyRecord{ID: fixProxy, TenantID: fixTenant, Name: "Payments", Key: "pxy_0123456789abcdef",
+		return &reactors.ProxyRecord{ID: fixProxy, TenantID: fixTenant, Name: "Payments", Key: "pxy_0123456789abcdef",
 			DestinationURL:    "https://api.example.com/charge",
 			RequestTransform:  &ProxyTransform{Code: "module.exports = async function (req) { return req }"},
 			ResponseTransform: &ProxyTransform{Code: "module.exports = async function (res) { return res }"},
@@ -72,80 +79,80 @@ var recordKinds = []recordKind{
 			Configuration:     map[string]any{"region": "eu", "retries": 3.0, "live": true},
 			RequireAuth:       true, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, KeyHash: fixKeyHash}
-	}, func() recordCodec { return &proxyRecord{} }, func() any { return &proxyRecordV0{} }},
+	}, func() recordCodec { return &reactors.ProxyRecord{} }, func() any { return &reactors.ProxyRecordV0{} }},
 	{"invitation", barrier.Tenant(fixTenant).Record(EntityTenantInvitation, fixInvitation), func() recordCodec {
-		return &invitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
+		return &tenants.InvitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
 			Status: InvitationPending, ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, TokenHash: fixKeyHash}
-	}, func() recordCodec { return &invitationRecord{} }, func() any { return &invitationRecordV0{} }},
+	}, func() recordCodec { return &tenants.InvitationRecord{} }, func() any { return &tenants.InvitationRecordV0{} }},
 	{"tenant", barrier.Tenant(fixTenant).Record(EntityTenant, fixTenant), func() recordCodec {
-		return &tenantRecord{ID: fixTenant, Name: "Acme", OwnerID: fixMember, CreatedBy: fixActor,
+		return &tenants.Record{ID: fixTenant, Name: "Acme", OwnerID: fixMember, CreatedBy: fixActor,
 			CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	}, func() recordCodec { return &tenantRecord{} }, func() any { return &tenantRecordV0{} }},
+	}, func() recordCodec { return &tenants.Record{} }, func() any { return &tenants.RecordV0{} }},
 	{"member", barrier.Tenant(fixTenant).Record(EntityTenantMember, fixMember), func() recordCodec {
-		return &memberRecord{ID: fixMember, TenantID: fixTenant, Role: RoleOwner, UserID: fixActor,
+		return &tenants.MemberRecord{ID: fixMember, TenantID: fixTenant, Role: RoleOwner, UserID: fixActor,
 			Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace",
 			Picture: "https://example.com/ada.png", CreatedAt: fixTime}
-	}, func() recordCodec { return &memberRecord{} }, func() any { return &memberRecordV0{} }},
+	}, func() recordCodec { return &tenants.MemberRecord{} }, func() any { return &tenants.MemberRecordV0{} }},
 	{"formula", barrier.Tenant(fixTenant).Record(EntityReactorFormula, fixFormula), func() recordCodec {
-		return &formulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
+		return &reactors.FormulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
 			Type: "private", Code: "module.exports = async function (req) { return {raw: req.args} }",
 			Configuration: []ConfigurationDeclaration{{Name: "API_KEY", Description: "the key", Type: "string"}},
 			RequestParameters: []RequestParameter{{Name: "card.number", Description: "the card", Type: "string"},
 				{Name: "amount", Type: "number", Optional: true}},
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	}, func() recordCodec { return &formulaRecord{} }, func() any { return &formulaRecordV0{} }},
+	}, func() recordCodec { return &reactors.FormulaRecord{} }, func() any { return &reactors.FormulaRecordV0{} }},
 	{"reactor", barrier.Tenant(fixTenant).Record(EntityReactor, fixReactor), func() recordCodec {
-		return &reactorRecord{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
+		return &reactors.Record{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
 			Code:          "module.exports = async function (req) { return {raw: 1} }",
 			Configuration: map[string]any{"API_KEY": "k", "nested": map[string]any{"a": []any{1.0, "b", nil}}},
 			ApplicationID: fixApp, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	}, func() recordCodec { return &reactorRecord{} }, func() any { return &reactorRecordV0{} }},
+	}, func() recordCodec { return &reactors.Record{} }, func() any { return &reactors.RecordV0{} }},
 	{"session", barrier.Tenant(fixTenant).Record(EntitySession, fixSession), func() recordCodec {
-		return &sessionRecord{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
+		return &sessions.Record{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
 			KeyHash: fixKeyHash, NonceHash: fixKeyHash[:16], CreatedAt: fixTime, ExpiresAt: fixExpires,
 			PendingAddress: "0a1b2c3d", Authorized: true, AuthorizedBy: fixActor, AuthorizedAt: &fixLater,
 			Grants: grants{Permissions: []string{PermTokenRead}, Rules: []AccessRule{{Description: "cards",
 				Priority: 1, Transform: TransformMask, Permissions: []string{PermTokenRead},
 				Conditions: []Condition{{Attribute: "container", Operator: OperatorStartsWith, Value: "/pci/"}}}}},
 			Ceiling: grants{Permissions: []string{PermTokenRead, PermTokenCreate}, Rules: []AccessRule{}}}
-	}, func() recordCodec { return &sessionRecord{} }, func() any { return &sessionRecordV0{} }},
+	}, func() recordCodec { return &sessions.Record{} }, func() any { return &sessions.RecordV0{} }},
 	{"idempotency", barrier.Tenant(fixTenant).Record(kindIdempotency, "0a1b2c3d4e5f"), func() recordCodec {
-		return &idempotencyRecord{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
+		return &idempotency.Record{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			Claim: "claim-1", LeaseUntil: fixLater,
 			Response: &IdempotentResponse{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}},
 				Body: []byte(`{"id":"x"}`)},
 			Grants: fixKeyHash[:8]}
-	}, func() recordCodec { return &idempotencyRecord{} }, func() any { return &idempotencyRecordV0{} }},
+	}, func() recordCodec { return &idempotency.Record{} }, func() any { return &idempotency.RecordV0{} }},
 	{"keyref", barrier.APIKeyLookup(fixKeyHash), func() recordCodec {
-		return &keyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
-	}, func() recordCodec { return &keyRef{} }, func() any { return &keyRefV0{} }},
+		return &access.KeyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
+	}, func() recordCodec { return &access.KeyRef{} }, func() any { return &access.KeyRefV0{} }},
 	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &countRecord{N: 1234567} },
 		func() recordCodec { return &countRecord{} }, func() any { return &countRecordV0{} }},
 	{"cvcscan", barrier.SysCVCScan, func() recordCodec {
-		return &legacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
-	}, func() recordCodec { return &legacyCVCScan{} }, func() any { return &legacyCVCScanV0{} }},
+		return &tokens.LegacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
+	}, func() recordCodec { return &tokens.LegacyCVCScan{} }, func() any { return &tokens.LegacyCVCScanV0{} }},
 	{"lists", barrier.SysLists, func() recordCodec {
-		return &listBuild{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
-	}, func() recordCodec { return &listBuild{} }, func() any { return &listBuildV0{} }},
+		return &tokens.ListBuild{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
+	}, func() recordCodec { return &tokens.ListBuild{} }, func() any { return &tokens.ListBuildV0{} }},
 	{"reseal", barrier.Tenant(fixTenant).Reseal(), func() recordCodec {
 		return &resealState{NotBefore: fixTime, After: fixTokenKey.String()}
 	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
 	{"deleting", barrier.Tenant(fixTenant).Deleting(), func() recordCodec {
-		return &deletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
-	}, func() recordCodec { return &deletionState{} }, func() any { return &deletionStateV0{} }},
-	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &fingerprintPlace{InMemory: true} },
-		func() recordCodec { return &fingerprintPlace{} }, func() any { return &fingerprintPlaceV0{} }},
+		return &tenants.DeletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
+	}, func() recordCodec { return &tenants.DeletionState{} }, func() any { return &tenants.DeletionStateV0{} }},
+	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &tokens.FingerprintPlace{InMemory: true} },
+		func() recordCodec { return &tokens.FingerprintPlace{} }, func() any { return &tokens.FingerprintPlaceV0{} }},
 	// Token intents have no version 0 (v0 nil): they came after the
 	// binary records.
 	{"token-intent", barrier.Tenant(fixTenant).TokenIntent(fixIntent), func() recordCodec {
-		return &tokenIntentRecord{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
+		return &intents.Record{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
 			Data:        json.RawMessage(`{"expiration_month":12,"expiration_year":2030,"number":"4242424242424242"}`),
 			Fingerprint: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			CreatedFrom: "9e72c082687f5cd874f01ec511282350"}
-	}, func() recordCodec { return &tokenIntentRecord{} }, nil},
+	}, func() recordCodec { return &intents.Record{} }, nil},
 	// Webhooks have no version 0 either.
 	{"webhook", barrier.Tenant(fixTenant).Record(EntityWebhook, fixWebhook), func() recordCodec {
 		return &events.Webhook{ID: fixWebhook, TenantID: fixTenant, Name: "orders", URL: "https://hooks.example.com/in",
@@ -164,8 +171,8 @@ var recordKinds = []recordKind{
 	// Token list shapes have no version 0: they came after the binary
 	// records.
 	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
-		return &tokenShapeRecord{Type: TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
-	}, func() recordCodec { return &tokenShapeRecord{} }, nil},
+		return &tokens.ShapeRecord{Type: TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
+	}, func() recordCodec { return &tokens.ShapeRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -252,31 +259,31 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		key barrier.Key
 		rec recordCodec
 	}{
-		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &proxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
-		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &invitationRecord{ID: "i", TenantID: fixTenant}},
-		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenantRecord{ID: "t"}},
-		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &memberRecord{ID: "m", TenantID: fixTenant}},
-		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &formulaRecord{ID: "f", TenantID: fixTenant}},
-		{barrier.OfficialFormula(fixFormula), &formulaRecord{ID: fixFormula, Type: FormulaOfficial,
+		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
+		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &tenants.InvitationRecord{ID: "i", TenantID: fixTenant}},
+		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenants.Record{ID: "t"}},
+		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &tenants.MemberRecord{ID: "m", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &reactors.FormulaRecord{ID: "f", TenantID: fixTenant}},
+		{barrier.OfficialFormula(fixFormula), &reactors.FormulaRecord{ID: fixFormula, Type: FormulaOfficial,
 			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
-		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactorRecord{ID: "r", TenantID: fixTenant}},
-		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessionRecord{ID: "s", TenantID: fixTenant,
+		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactors.Record{ID: "r", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessions.Record{ID: "s", TenantID: fixTenant,
 			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
 			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
-		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Version: -1}},
-		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotencyRecord{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
-		{barrier.APIKeyLookup([]byte{1}), &keyRef{}},
+		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Version: -1}},
+		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
+		{barrier.APIKeyLookup([]byte{1}), &access.KeyRef{}},
 		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
-		{barrier.SysCVCScan, &legacyCVCScan{}},
-		{barrier.SysLists, &listBuild{Done: true}},
-		{barrier.SysShapeLists, &listBuild{Tenant: "t"}},
-		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Type: TypeToken}},
-		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokenShapeRecord{Containers: []string{}}},
-		{barrier.SysFingerprints, &fingerprintPlace{}},
+		{barrier.SysCVCScan, &tokens.LegacyCVCScan{}},
+		{barrier.SysLists, &tokens.ListBuild{Done: true}},
+		{barrier.SysShapeLists, &tokens.ListBuild{Tenant: "t"}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Type: TypeToken}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Containers: []string{}}},
+		{barrier.SysFingerprints, &tokens.FingerprintPlace{}},
 		{barrier.Tenant("t").Reseal(), &resealState{}},
-		{barrier.Tenant("t").Deleting(), &deletionState{}},
-		{barrier.Tenant(fixTenant).TokenIntent("i"), &tokenIntentRecord{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
+		{barrier.Tenant("t").Deleting(), &tenants.DeletionState{}},
+		{barrier.Tenant(fixTenant).TokenIntent("i"), &intents.Record{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, CreatedAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, Events: []string{},
 			PreviousSecret: "whsec_x", PreviousUntil: other}},
@@ -318,7 +325,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 			t.Errorf("%s encoded for another key: %v", k.name, err)
 		}
 	}
-	if _, err := (&formulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, unit.ErrRecord) {
+	if _, err := (&reactors.FormulaRecord{ID: "f"}).AppendRecord(nil, barrier.OfficialFormula("g")); !errors.Is(err, unit.ErrRecord) {
 		t.Errorf("an official formula encoded for another key: %v", err)
 	}
 }
@@ -365,32 +372,32 @@ func FuzzRecordKinds(f *testing.F) {
 // storedRecords is the record type each family of keys holding values
 // (records_sealed_test.go's storedFamilies) is written in.
 var storedRecords = map[string]func() recordCodec{
-	"sys/apikey/":                 func() recordCodec { return &keyRef{} },
-	"sys/nonce/":                  func() recordCodec { return &keyRef{} },
-	"sys/invite/":                 func() recordCodec { return &keyRef{} },
-	"sys/proxy/":                  func() recordCodec { return &keyRef{} },
-	"sys/formula/":                func() recordCodec { return &formulaRecord{} },
-	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
-	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
+	"sys/apikey/":                 func() recordCodec { return &access.KeyRef{} },
+	"sys/nonce/":                  func() recordCodec { return &access.KeyRef{} },
+	"sys/invite/":                 func() recordCodec { return &access.KeyRef{} },
+	"sys/proxy/":                  func() recordCodec { return &access.KeyRef{} },
+	"sys/formula/":                func() recordCodec { return &reactors.FormulaRecord{} },
+	"sys/cvcscan":                 func() recordCodec { return &tokens.LegacyCVCScan{} },
+	"sys/lists-shapes":            func() recordCodec { return &tokens.ListBuild{} },
 	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
-	"sys/fingerprints":            func() recordCodec { return &fingerprintPlace{} },
+	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },
-	"sys/deleting/":               func() recordCodec { return &deletionState{} },
-	"tenant/*/tenant/":            func() recordCodec { return &tenantRecord{} },
-	"tenant/*/tenant_member/":     func() recordCodec { return &memberRecord{} },
-	"tenant/*/tenant_invitation/": func() recordCodec { return &invitationRecord{} },
-	"tenant/*/application/":       func() recordCodec { return &applicationRecord{} },
-	"tenant/*/session/":           func() recordCodec { return &sessionRecord{} },
-	"tenant/*/token/":             func() recordCodec { return &tokenRecord{} },
+	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
+	"tenant/*/tenant/":            func() recordCodec { return &tenants.Record{} },
+	"tenant/*/tenant_member/":     func() recordCodec { return &tenants.MemberRecord{} },
+	"tenant/*/tenant_invitation/": func() recordCodec { return &tenants.InvitationRecord{} },
+	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
+	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
+	"tenant/*/token/":             func() recordCodec { return &tokens.Record{} },
 	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
 	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
-	"tenant/*/idempotency/":       func() recordCodec { return &idempotencyRecord{} },
-	"tenant/*/proxy/":             func() recordCodec { return &proxyRecord{} },
-	"tenant/*/reactor/":           func() recordCodec { return &reactorRecord{} },
-	"tenant/*/reactor_formula/":   func() recordCodec { return &formulaRecord{} },
-	"tenant/*/token_intent/":      func() recordCodec { return &tokenIntentRecord{} },
-	"tenant/*/token_shape/":       func() recordCodec { return &tokenShapeRecord{} },
+	"tenant/*/idempotency/":       func() recordCodec { return &idempotency.Record{} },
+	"tenant/*/proxy/":             func() recordCodec { return &reactors.ProxyRecord{} },
+	"tenant/*/reactor/":           func() recordCodec { return &reactors.Record{} },
+	"tenant/*/reactor_formula/":   func() recordCodec { return &reactors.FormulaRecord{} },
+	"tenant/*/token_intent/":      func() recordCodec { return &intents.Record{} },
+	"tenant/*/token_shape/":       func() recordCodec { return &tokens.ShapeRecord{} },
 	"tenant/*/webhook/":           func() recordCodec { return &events.Webhook{} },
 	"tenant/*/webhook_delivery/":  func() recordCodec { return &events.Delivery{} },
 	"tenant/*/chain/":             func() recordCodec { return &auditlog.Head{} },
@@ -504,8 +511,8 @@ func TestRecordKindsFieldsSet(t *testing.T) {
 }
 
 // TestRecordAPIConversions: an API value with every field set comes back
-// the same from its record (recordOf, then api), so that a field added to
-// the API type and not to the record is seen here.
+// the same from its record (recordOf, then its <kind>Of), so that a field
+// added to the API type and not to the record is seen here.
 func TestRecordAPIConversions(t *testing.T) {
 	allSet := func(v any) {
 		t.Helper()
@@ -517,34 +524,34 @@ func TestRecordAPIConversions(t *testing.T) {
 		}
 	}
 	px := proxyRecordOf(&Proxy{}, nil)
-	*px = *recordKinds[0].fixed().(*proxyRecord)
-	proxy := px.api()
+	*px = *recordKinds[0].fixed().(*reactors.ProxyRecord)
+	proxy := proxyOf(px)
 	allSet(proxy)
-	if diff := cmp.Diff(proxy, proxyRecordOf(proxy, fixKeyHash).api()); diff != "" {
+	if diff := cmp.Diff(proxy, proxyOf(proxyRecordOf(proxy, fixKeyHash))); diff != "" {
 		t.Errorf("Proxy through its record: (-want +got)\n%s", diff)
 	}
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
 		ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(inv)
-	if got := invitationRecordOf(inv, fixKeyHash).api(); !cmp.Equal(*inv, got) {
+	if got := invitationOf(invitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
 		t.Errorf("Invitation through its record: %s", cmp.Diff(*inv, got))
 	}
 	tenant := &Tenant{ID: fixTenant, Name: "n", OwnerID: fixMember, CreatedBy: fixActor, CreatedAt: fixTime,
 		ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(tenant)
-	if got := tenantRecordOf(tenant).api(); !cmp.Equal(*tenant, got) {
+	if got := tenantOf(tenantRecordOf(tenant)); !cmp.Equal(*tenant, got) {
 		t.Errorf("Tenant through its record: %s", cmp.Diff(*tenant, got))
 	}
 	member := &TenantMember{ID: fixMember, TenantID: fixTenant, Role: RoleAdmin, CreatedAt: fixTime,
 		User: User{ID: fixActor, Email: "a@example.com", FirstName: "A", LastName: "B", Picture: "https://example.com/p.png"}}
 	allSet(member)
 	allSet(&member.User)
-	if got := memberRecordOf(member).api(); !cmp.Equal(*member, got) {
+	if got := memberOf(memberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
-	formula := recordKinds[4].fixed().(*formulaRecord).api()
+	formula := formulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))
 	allSet(formula)
-	if diff := cmp.Diff(formula, formulaRecordOf(formula).api()); diff != "" {
+	if diff := cmp.Diff(formula, formulaOf(formulaRecordOf(formula))); diff != "" {
 		t.Errorf("Formula through its record: (-want +got)\n%s", diff)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
@@ -123,11 +124,11 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 			return err
 		}
 		for _, kv := range kvs {
-			var r tokenRecord
+			var r tokens.Record
 			if err := tx.OpenRecord(kv.Key, kv.Raw, &r); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(r.v0())
+			b, _ := json.Marshal(r.V0())
 			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}
@@ -411,12 +412,12 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		}
 		for _, id := range []string{ids[0], ids[2]} {
 			key := barrier.Tenant(lv.tid).Record(kindToken, id)
-			var r tokenRecord
+			var r tokens.Record
 			if ok, err := tx.GetRecord(key, &r); err != nil || !ok {
 				return fmt.Errorf("token %s: %v, %v", id, ok, err)
 			}
 			r.CreatedAt = early
-			b, _ := json.Marshal(r.v0())
+			b, _ := json.Marshal(r.V0())
 			if err := tx.Reseal(key, b); err != nil {
 				return err
 			}

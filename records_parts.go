@@ -3,22 +3,29 @@ package tokenvault
 import (
 	"encoding/binary"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
+	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // Parts shared by the records of format version 1 written since every
-// stored kind has a record of its own (records_<kind>.go), on top of the
-// primitives of records.go:
+// stored kind has a record of its own (records_<kind>.go, or
+// record_<kind>.go in its feature's package), on top of the primitives of
+// records.go:
 //
 //	list      uvarint 0 for a nil list, else n+1, then the n items: a nil
 //	          list and an empty one are both kept, since the JSON of
 //	          version 0 told them apart (null and []) and some of it is
 //	          hashed or answered again (grantsDigest, the API's lists)
 //	strs0     a list of str
-//	rules     a list of access rules, each: str description, varint
+//	rules     (access.AppendRules) a list of access rules, each: str description, varint
 //	          priority, str container, a list of conditions (str
 //	          attribute, str operator, str value), str transform, strs0
 //	          permissions
@@ -28,56 +35,11 @@ import (
 //	          this code does not know is refused
 //	optime    a time, present when its flag is set
 
-// appendRules appends access rules as a list (nil kept, and each rule's
-// conditions and permissions as they are).
-func appendRules(b []byte, rules []AccessRule) []byte {
-	b = unit.AppendList(b, len(rules), rules == nil)
-	for i := range rules {
-		rule := &rules[i]
-		b = unit.AppendStr(b, rule.Description)
-		b = binary.AppendVarint(b, int64(rule.Priority))
-		b = unit.AppendStr(b, rule.Container)
-		b = unit.AppendList(b, len(rule.Conditions), rule.Conditions == nil)
-		for _, c := range rule.Conditions {
-			b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, c.Attribute), c.Operator), c.Value)
-		}
-		b = unit.AppendStr(b, rule.Transform)
-		b = unit.AppendStrs0(b, rule.Permissions)
-	}
-	return b
-}
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
 
-// readRules reads what appendRules wrote.
-func readRules(r *unit.Reader) []AccessRule {
-	n := r.List()
-	if n < 0 {
-		return nil
-	}
-	rules := make([]AccessRule, n)
-	for i := range rules {
-		rule := &rules[i]
-		rule.Description = r.Str()
-		p := r.Varint()
-		if int64(int(p)) != p {
-			r.Fail("priority out of range")
-		}
-		rule.Priority = int(p)
-		rule.Container = r.Str()
-		if m := r.List(); m >= 0 {
-			rule.Conditions = make([]Condition, m)
-			for j := range rule.Conditions {
-				c := &rule.Conditions[j]
-				c.Attribute, c.Operator, c.Value = r.Str(), r.Str(), r.Str()
-			}
-		}
-		rule.Transform = r.Str()
-		rule.Permissions = r.Strs0()
-		if r.Err() != nil {
-			return nil
-		}
-	}
-	return rules
-}
+// appendUvarint is binary.AppendUvarint, short for the records' code.
+func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 // tenantRecordKind is the family of keys of tenant tid that hold records
 // of one kind, and a new record of that kind.
@@ -92,19 +54,19 @@ type tenantRecordKind struct {
 // the tenant is an index or schedule entry (empty) or its keyring.
 func tenantRecordKinds(tid string) []tenantRecordKind {
 	return []tenantRecordKind{
-		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokenRecord{} }},
+		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokens.Record{} }},
 		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
-		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &applicationRecord{} }},
-		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &proxyRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &invitationRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenantRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &memberRecord{} }},
-		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &formulaRecord{} }},
-		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactorRecord{} }},
-		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessionRecord{} }},
-		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotencyRecord{} }},
+		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &access.ApplicationRecord{} }},
+		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &reactors.ProxyRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &tenants.InvitationRecord{} }},
+		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenants.Record{} }},
+		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &tenants.MemberRecord{} }},
+		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &reactors.FormulaRecord{} }},
+		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactors.Record{} }},
+		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},
+		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotency.Record{} }},
 		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
-		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &tokenIntentRecord{} }},
+		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &intents.Record{} }},
 		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &events.Webhook{} }},
 		{barrier.Tenant(tid).Records(barrier.KindWebhookDelivery), func() recordCodec { return &events.Delivery{} }},
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -35,11 +37,11 @@ var fixTime = time.Date(2030, 1, 2, 3, 4, 5, 123456789, time.UTC)
 
 // fixedCard is the record of testdata/records/token-v0.json and
 // token-v1.bin: a card with every field set.
-func fixedCard() *tokenRecord {
+func fixedCard() *tokens.Record {
 	exp := fixTime.Add(24 * time.Hour)
 	mod := fixTime.Add(time.Hour)
 	at := fixTime
-	return &tokenRecord{
+	return &tokens.Record{
 		ID: fixToken, TenantID: fixTenant, Type: "card",
 		Fingerprint:           "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		FingerprintExpression: "{{ data.number }}",
@@ -64,7 +66,7 @@ func fixedCard() *tokenRecord {
 
 // fixedAliasCard is fixedCard with an id drawn from an alias expression
 // (testdata/records/token-alias-v1.bin): flag 32, no bytes of its own.
-func fixedAliasCard() *tokenRecord {
+func fixedAliasCard() *tokens.Record {
 	r := fixedCard()
 	r.AliasID = true
 	return r
@@ -72,9 +74,9 @@ func fixedAliasCard() *tokenRecord {
 
 // fixedPlain is a plain value tokenized with every default, as
 // POST /tokenize {"v": "..."} stores it (testdata/records/token-plain-v1.bin).
-func fixedPlain() *tokenRecord {
+func fixedPlain() *tokens.Record {
 	fp := "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
-	return &tokenRecord{
+	return &tokens.Record{
 		ID: fixToken, TenantID: fixTenant, Type: "token", Fingerprint: fp,
 		FingerprintExpression: "{{ data | stringify }}", Containers: []string{"/general/high/"},
 		CreatedBy: fixActor, CreatedAt: fixTime,
@@ -165,9 +167,9 @@ func TestRecordGolden(t *testing.T) {
 		rec  recordCodec
 		zero func() recordCodec
 	}{
-		{"token-v1.bin", fixTokenKey, fixedCard(), func() recordCodec { return &tokenRecord{} }},
-		{"token-plain-v1.bin", fixTokenKey, fixedPlain(), func() recordCodec { return &tokenRecord{} }},
-		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokenRecord{} }},
+		{"token-v1.bin", fixTokenKey, fixedCard(), func() recordCodec { return &tokens.Record{} }},
+		{"token-plain-v1.bin", fixTokenKey, fixedPlain(), func() recordCodec { return &tokens.Record{} }},
+		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokens.Record{} }},
 		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &auditlog.LineRecord{} }},
@@ -176,7 +178,7 @@ func TestRecordGolden(t *testing.T) {
 		{"checkpoint-v1.bin", barrier.Tenant(fixTenant).Checkpoint(7), fixedCheckpoint(), func() recordCodec { return &auditlog.CheckpointRecord{} }},
 		{"checkpoint-v1.bin", barrier.FinalCheckpoint(fixTenant), fixedCheckpoint(), func() recordCodec { return &auditlog.CheckpointRecord{} }},
 		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditlog.KeyRecord{} }},
-		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &applicationRecord{} }},
+		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "records", tc.file)
@@ -216,7 +218,7 @@ func TestRecordLegacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tok tokenRecord
+	var tok tokens.Record
 	if err := tok.DecodeRecord(fixTokenKey, b); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func TestRecordLegacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var app applicationRecord
+	var app access.ApplicationRecord
 	if err := app.DecodeRecord(fixAppKey, b); err != nil {
 		t.Fatal(err)
 	}
@@ -251,11 +253,11 @@ func TestRecordLegacy(t *testing.T) {
 	}
 }
 
-// TestTokenRecordFields fails when a field is added to tokenRecord or to
+// TestTokenRecordFields fails when a field is added to tokens.Record or to
 // the API's Token, so that neither is silently left out: a field of the
 // record must be added to the stored format (a new version,
-// records_token.go), to fixedCard and to this list; a field of Token must
-// be filled by tokenRecord.api (from a record field of the same name, or
+// internal/tokens/record_token.go), to fixedCard and to this list; a field of Token must
+// be filled by tokens.Record.api (from a record field of the same name, or
 // say here why not) and added to this list.
 func TestTokenRecordFields(t *testing.T) {
 	names := func(rt reflect.Type) []string {
@@ -271,14 +273,14 @@ func TestTokenRecordFields(t *testing.T) {
 	wantRecord := []string{"ID", "TenantID", "Type", "Fingerprint", "FingerprintExpression", "Containers",
 		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
 		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID"}
-	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokenRecord]())); diff != "" {
-		t.Errorf("tokenRecord's fields changed; the stored format (records_token.go) must follow (-want +got):\n%s", diff)
+	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokens.Record]())); diff != "" {
+		t.Errorf("tokens.Record's fields changed; the stored format (internal/tokens/record_token.go) must follow (-want +got):\n%s", diff)
 	}
 	wantToken := []string{"ID", "TenantID", "Type", "Data", "Mask", "Fingerprint", "FingerprintExpression",
 		"Containers", "Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt",
 		"ModifiedBy", "ModifiedAt"}
 	if diff := cmp.Diff(wantToken, names(reflect.TypeFor[Token]())); diff != "" {
-		t.Errorf("Token's fields changed; tokenRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
+		t.Errorf("Token's fields changed; tokens.Record.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
 
 	// fixedCard sets every field of the record, so that the golden,
@@ -286,19 +288,19 @@ func TestTokenRecordFields(t *testing.T) {
 	// each: a field the encoder or a decoder leaves out comes back empty.
 	rec := fixedCard()
 	rv := reflect.ValueOf(rec).Elem()
-	for f := range reflect.TypeFor[tokenRecord]().Fields() {
+	for f := range reflect.TypeFor[tokens.Record]().Fields() {
 		// AliasID came after fixedCard's fixtures (token-v1.bin,
 		// token-v0.json, which cannot hold it): fixedAliasCard and
 		// token-alias-v1.bin cover it.
 		if rv.FieldByIndex(f.Index).IsZero() && f.Name != "AliasID" {
-			t.Errorf("fixedCard leaves tokenRecord.%s unset: the format tests would not see it", f.Name)
+			t.Errorf("fixedCard leaves tokens.Record.%s unset: the format tests would not see it", f.Name)
 		}
 	}
 
 	// api fills every field of Token: from the record's field of the same
 	// name, Data and Mask decoded from their JSON text.
 	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact} {
-		tok := rec.api(transform)
+		tok := tokenOf(rec, transform)
 		tv := reflect.ValueOf(tok).Elem()
 		for f := range reflect.TypeFor[Token]().Fields() {
 			got := tv.FieldByIndex(f.Index).Interface()
@@ -316,7 +318,7 @@ func TestTokenRecordFields(t *testing.T) {
 			default:
 				rf := rv.FieldByName(f.Name)
 				if !rf.IsValid() {
-					t.Errorf("Token.%s has no field of the same name in tokenRecord: say in tokenRecord.api and here where it comes from", f.Name)
+					t.Errorf("Token.%s has no field of the same name in tokens.Record: say in tokens.Record.api and here where it comes from", f.Name)
 					continue
 				}
 				want = rf.Interface()
@@ -337,8 +339,8 @@ func TestTokenRecordFields(t *testing.T) {
 	}
 	// value is api's Data, without the rest of the token.
 	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact, "unknown"} {
-		for _, r := range []*tokenRecord{fixedCard(), fixedPlain()} {
-			if diff := cmp.Diff(r.api(transform).Data, r.value(transform)); diff != "" {
+		for _, r := range []*tokens.Record{fixedCard(), fixedPlain()} {
+			if diff := cmp.Diff(tokenOf(r, transform).Data, tokenValue(r, transform)); diff != "" {
 				t.Errorf("value(%q) of a %s differs from api's Data (-api +value):\n%s", transform, r.Type, diff)
 			}
 		}
@@ -347,10 +349,10 @@ func TestTokenRecordFields(t *testing.T) {
 
 // TestTokenRecordV0IsTodaysJSON: the version 0 fixture is what the Vault
 // wrote before format version 1 (json.Marshal of the record that embedded
-// Token, the tags as they were); tokenRecordV0 writes it byte for byte,
+// Token, the tags as they were); tokens.RecordV0 writes it byte for byte,
 // so the legacy store the tests build is that code's.
 func TestTokenRecordV0IsTodaysJSON(t *testing.T) {
-	b, err := json.Marshal(fixedCard().v0())
+	b, err := json.Marshal(fixedCard().V0())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,12 +361,12 @@ func TestTokenRecordV0IsTodaysJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(b) != string(want) {
-		t.Errorf("tokenRecordV0 writes\n%s\nwant\n%s", b, want)
+		t.Errorf("tokens.RecordV0 writes\n%s\nwant\n%s", b, want)
 	}
 }
 
 func TestRecordRoundTrip(t *testing.T) {
-	cases := []*tokenRecord{fixedCard(), fixedPlain(), fixedAliasCard()}
+	cases := []*tokens.Record{fixedCard(), fixedPlain(), fixedAliasCard()}
 	// Odd values: a fingerprint that is not hex, an index key of another
 	// shape, a time zone, a custom id, empty data.
 	odd := fixedCard()
@@ -380,7 +382,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got tokenRecord
+		var got tokens.Record
 		if err := got.DecodeRecord(key, b); err != nil {
 			t.Fatalf("decode %x: %v", b, err)
 		}
@@ -420,7 +422,7 @@ func TestRecordCorrupt(t *testing.T) {
 		switch rec.(type) {
 		case *auditlog.LineRecord:
 			key = fixLogKey
-		case *applicationRecord:
+		case *access.ApplicationRecord:
 			key = fixAppKey
 		case *auditlog.CheckpointRecord:
 			key = barrier.Tenant(fixTenant).Checkpoint(7)
@@ -456,13 +458,13 @@ func FuzzRecords(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var tok tokenRecord
+		var tok tokens.Record
 		if err := tok.DecodeRecord(fixTokenKey, b); err == nil {
 			again, err := tok.AppendRecord(nil, fixTokenKey)
 			if err != nil {
 				t.Fatalf("a decoded token does not encode: %v", err)
 			}
-			var tok2 tokenRecord
+			var tok2 tokens.Record
 			if err := tok2.DecodeRecord(fixTokenKey, again); err != nil {
 				t.Fatalf("a re-encoded token does not decode: %v", err)
 			}
@@ -518,7 +520,7 @@ func FuzzRecords(f *testing.F) {
 		} else if !errors.Is(err, unit.ErrRecord) {
 			t.Fatalf("audit key decode error %v is not unit.ErrRecord", err)
 		}
-		var app applicationRecord
+		var app access.ApplicationRecord
 		if err := app.DecodeRecord(fixAppKey, b); err == nil {
 			again, err := app.AppendRecord(nil, fixAppKey)
 			if errors.Is(err, unit.ErrRecord) {
@@ -526,7 +528,7 @@ func FuzzRecords(f *testing.F) {
 			} else if err != nil {
 				t.Fatalf("a decoded application does not encode: %v", err)
 			}
-			var app2 applicationRecord
+			var app2 access.ApplicationRecord
 			if err := app2.DecodeRecord(fixAppKey, again); err != nil {
 				t.Fatalf("a re-encoded application does not decode: %v", err)
 			}
@@ -572,8 +574,8 @@ func TestPackSuffix(t *testing.T) {
 // keeping the last of a key given twice, never as nothing: the refusal
 // of duplicate keys is for what callers send, not for what is kept.
 func TestStoredJSONWithDuplicateKeysReads(t *testing.T) {
-	rec := &tokenRecord{ID: "t", Type: TypeToken, Data: json.RawMessage(`{"a": 1, "a": 2}`), Mask: json.RawMessage(`{"m": "x", "m": "y"}`)}
-	tok := rec.api(TransformReveal)
+	rec := &tokens.Record{ID: "t", Type: TypeToken, Data: json.RawMessage(`{"a": 1, "a": 2}`), Mask: json.RawMessage(`{"m": "x", "m": "y"}`)}
+	tok := tokenOf(rec, TransformReveal)
 	data, _ := tok.Data.(map[string]any)
 	mask, _ := tok.Mask.(map[string]any)
 	if fmt.Sprint(data["a"]) != "2" || mask["m"] != "y" {

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -42,8 +44,6 @@ type AuthorizeSessionRequest struct {
 	// at most MaxSessionLifetime after the authorization.
 	ExpiresAt *time.Time `json:"expires_at"`
 }
-
-func (s *sessionRecord) expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 
 // sessionKeyPrefix starts every session key, so it cannot be mistaken for an
 // application key in a log or a secret scanner's report.
@@ -98,7 +98,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err := t.makeRoomForSession(p.tenantID, p.actorID, addr); err != nil {
 			return err
 		}
-		rec := &sessionRecord{
+		rec := &sessions.Record{
 			ID:             t.v.ids.Next(t.Now),
 			TenantID:       p.tenantID,
 			ApplicationID:  p.actorID,
@@ -108,7 +108,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			CreatedAt:      t.Now,
 			ExpiresAt:      t.Now.Add(SessionLifetime),
 		}
-		ref := keyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
+		ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
 		for _, w := range []struct {
 			key barrier.Key
 			v   recordCodec
@@ -124,7 +124,7 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 			return err
 		}
-		for _, k := range rec.pendingKeys() {
+		for _, k := range rec.PendingKeys() {
 			if err := t.PutIndex(k); err != nil {
 				return err
 			}
@@ -196,7 +196,7 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		if err := t.Delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
 			return err
 		}
-		for _, k := range rec.pendingKeys() {
+		for _, k := range rec.PendingKeys() {
 			if err := t.Delete(k); err != nil {
 				return err
 			}
@@ -236,12 +236,12 @@ func grantedPermissions(perms []string, rules []AccessRule) []string {
 
 // sessionByNonce finds the unexpired, unauthorized session of tenant tid
 // that nonce was issued for.
-func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
+func (t *txn) sessionByNonce(tid, nonce string) (*sessions.Record, error) {
 	if len(nonce) > maxKeyLength {
 		return nil, errUnknownNonce
 	}
 	mac := t.nonceMAC(nonce)
-	var ref keyRef
+	var ref access.KeyRef
 	ok, err := t.GetRecord(barrier.NonceLookup(mac), &ref)
 	if err != nil {
 		return nil, err
@@ -261,20 +261,20 @@ func (t *txn) sessionByNonce(tid, nonce string) (*sessionRecord, error) {
 
 // loadSession returns the session, or nil if it does not exist or has
 // expired.
-func (t *txn) loadSession(tid, id string) (*sessionRecord, error) {
-	var rec sessionRecord
+func (t *txn) loadSession(tid, id string) (*sessions.Record, error) {
+	var rec sessions.Record
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
-	if rec.expired(t.Now) {
+	if rec.Expired(t.Now) {
 		return nil, nil
 	}
 	return &rec, nil
 }
 
 // sessionPrincipal authenticates a session key found in the key lookup.
-func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, error) {
+func (t *txn) sessionPrincipal(ref access.KeyRef, mac []byte) (*principal, time.Time, error) {
 	rec, err := t.loadSession(ref.TenantID, ref.ID)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -304,7 +304,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
 	expires := rec.ExpiresAt
-	for _, app := range []*applicationRecord{creator, authorizer} {
+	for _, app := range []*access.ApplicationRecord{creator, authorizer} {
 		if app.ExpiresAt != nil && app.ExpiresAt.Before(expires) {
 			expires = *app.ExpiresAt
 		}
@@ -324,7 +324,7 @@ func (t *txn) sessionPrincipal(ref keyRef, mac []byte) (*principal, time.Time, e
 }
 
 // deleteSession removes a session and its lookups.
-func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
+func (t *txn) deleteSession(by actor, rec *sessions.Record, msg string) error {
 	keys := []barrier.Key{
 		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
 		barrier.APIKeyLookup(rec.KeyHash),
@@ -334,7 +334,7 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 	}
 	if rec.NonceHash != nil {
 		keys = append(keys, barrier.NonceLookup(rec.NonceHash))
-		keys = append(keys, rec.pendingKeys()...)
+		keys = append(keys, rec.PendingKeys()...)
 	}
 	for _, k := range keys {
 		if err := t.Delete(k); err != nil {
@@ -342,10 +342,4 @@ func (t *txn) deleteSession(by actor, rec *sessionRecord, msg string) error {
 		}
 	}
 	return t.log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
-}
-
-// pendingKeys are the index entries of a session waiting for
-// authorization (sessions_limits.go).
-func (s *sessionRecord) pendingKeys() []barrier.Key {
-	return barrier.Tenant(s.TenantID).CapEntries(barrier.PendingSessionCaps, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID)
 }

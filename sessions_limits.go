@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -86,7 +87,7 @@ func errSessionCeiling(retryAfter time.Duration) *Error {
 func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 	return ratelimit.MakeRoom(t.Tx, t.Now, barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
 		func(entry barrier.Key, id string) error {
-			var rec sessionRecord
+			var rec sessions.Record
 			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
 			if err != nil {
 				return err

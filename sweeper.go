@@ -5,7 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -212,22 +215,22 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 func (t *txn) sweep(tid, kind, id string) (bool, error) {
 	switch kind {
 	case EntityApplication:
-		var rec applicationRecord
+		var rec access.ApplicationRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.Now) {
+		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteApplication(systemActor, &rec, "Application expired")
 	case kindToken:
 		rec, err := t.loadToken(tid, id, true)
-		if err != nil || rec == nil || !rec.expired(t.Now) {
+		if err != nil || rec == nil || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteToken(systemActor, rec, "Token expired")
 	case EntitySession:
-		var rec sessionRecord
+		var rec sessions.Record
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.Now) {
+		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteSession(systemActor, &rec, "Session expired")
@@ -235,14 +238,14 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		return t.sweepIdempotency(tid, id)
 	case EntityTokenIntent:
 		rec, err := t.getTokenIntent(tid, id)
-		if err != nil || rec == nil || !rec.expired(t.Now) {
+		if err != nil || rec == nil || !rec.Expired(t.Now) {
 			return false, err
 		}
 		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")
 	case EntityTenantInvitation:
-		var rec invitationRecord
+		var rec tenants.InvitationRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.expired(t.Now) || rec.Status == InvitationExpired {
+		if err != nil || !ok || !rec.Expired(t.Now) || rec.Status == InvitationExpired {
 			return false, err
 		}
 		rec.Status = InvitationExpired

@@ -8,7 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -167,7 +169,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.emitMember(EventTenantMemberCreated, owner, &member); err != nil {
 			return err
 		}
-		app := &applicationRecord{
+		app := &access.ApplicationRecord{
 			ID:          aid,
 			TenantID:    tid,
 			Name:        appName,
@@ -180,7 +182,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.createApplication(owner, app, apiKey); err != nil {
 			return err
 		}
-		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *app.api()}
+		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *applicationOf(app)}
 		out.Application.Key = Credential(apiKey)
 		return nil
 	})
@@ -203,7 +205,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 		if err != nil {
 			return err
 		}
-		var rec tenantRecord
+		var rec tenants.Record
 		ok, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &rec)
 		if err != nil {
 			return err
@@ -211,7 +213,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 		if !ok {
 			return unit.NotFoundError("tenant")
 		}
-		out = rec.api()
+		out = tenantOf(&rec)
 		return t.logRead(p, EntityTenant, p.tenantID, "Tenant read")
 	})
 	if err != nil {
@@ -278,13 +280,13 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 		}
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {
-			var rec tenantRecord
+			var rec tenants.Record
 			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &rec)
 			if err != nil {
 				return err
 			}
 			if ok {
-				out.Data = append(out.Data, rec.api())
+				out.Data = append(out.Data, tenantOf(&rec))
 			}
 		}
 		return nil
@@ -314,7 +316,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		var rec tenantRecord
+		var rec tenants.Record
 		ok, err := t.GetRecord(barrier.Tenant(id).Record(EntityTenant, id), &rec)
 		if err != nil {
 			return err
@@ -322,7 +324,7 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 		if !ok {
 			return unit.NotFoundError("tenant")
 		}
-		out = rec.api()
+		out = tenantOf(&rec)
 		return nil
 	})
 	if err != nil {
@@ -332,13 +334,13 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 }
 
 // tenantRecordOf is the record of the API's tenant.
-func tenantRecordOf(t *Tenant) *tenantRecord {
-	return &tenantRecord{ID: t.ID, Name: t.Name, OwnerID: t.OwnerID, CreatedBy: t.CreatedBy,
+func tenantRecordOf(t *Tenant) *tenants.Record {
+	return &tenants.Record{ID: t.ID, Name: t.Name, OwnerID: t.OwnerID, CreatedBy: t.CreatedBy,
 		CreatedAt: t.CreatedAt, ModifiedBy: t.ModifiedBy, ModifiedAt: t.ModifiedAt}
 }
 
-// api is the tenant the API shows.
-func (r *tenantRecord) api() Tenant {
+// tenantOf is the tenant the API shows.
+func tenantOf(r *tenants.Record) Tenant {
 	return Tenant{ID: r.ID, Name: r.Name, OwnerID: r.OwnerID, CreatedBy: r.CreatedBy,
 		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
 }

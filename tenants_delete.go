@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -27,7 +29,7 @@ import (
 //  2. Batches of at most deleteBatch keys (deleteOnce), each one
 //     transaction that also records its progress in the marker: first
 //     everything under tenant/<tid>/, then the sys/ lookups whose sealed
-//     keyRef names the tenant, then the schedule entries naming it.
+//     access.KeyRef names the tenant, then the schedule entries naming it.
 //  3. A last transaction checks that nothing is left under tenant/<tid>/
 //     (a call that authenticated just before the mark may have written
 //     there; the work then starts over) and removes the marker.
@@ -42,7 +44,7 @@ const deleteBatch = 500
 // Phases of a tenant deletion, in order.
 const (
 	deletePhaseTenant   = "tenant"   // keys under tenant/<tid>/
-	deletePhaseLookups  = "lookups"  // sys/ lookups whose keyRef names the tenant
+	deletePhaseLookups  = "lookups"  // sys/ lookups whose access.KeyRef names the tenant
 	deletePhaseSchedule = "schedule" // sys/ schedule entries naming the tenant
 	deletePhaseFinish   = "finish"   // check and remove the marker
 )
@@ -117,7 +119,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &deletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &tenants.DeletionState{Phase: deletePhaseTenant}); err != nil {
 			return err
 		}
 		// The chain's last word, while its keyring still opens it
@@ -193,7 +195,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	}
 	err = v.update(ctx, func(t *txn) error {
 		done = false
-		var st deletionState
+		var st tenants.DeletionState
 		found, err := t.GetPlainRecord(barrier.Tenant(tid).Deleting(), &st)
 		if err != nil && found {
 			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
@@ -234,7 +236,7 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 
 // deleteTenantKeys deletes up to deleteBatch keys under tenant/<tid>/, and
 // moves on to the lookups when none is left.
-func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
+func (t *txn) deleteTenantKeys(tid string, st *tenants.DeletionState) error {
 	keys, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return err
@@ -245,7 +247,7 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 		}
 	}
 	if len(keys) < deleteBatch {
-		*st = deletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
+		*st = tenants.DeletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
 	}
 	return nil
 }
@@ -253,7 +255,7 @@ func (t *txn) deleteTenantKeys(tid string, st *deletionState) error {
 // deleteSysEntries visits up to deleteBatch keys of the sys/ prefix being
 // walked and deletes those of tenant tid, then moves to the next prefix or
 // phase.
-func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
+func (t *txn) deleteSysEntries(tid string, st *tenants.DeletionState) error {
 	prefixes, next := lookupPrefixes, deletePhaseSchedule
 	if st.Phase == deletePhaseSchedule {
 		prefixes, next = schedulePrefixes, deletePhaseFinish
@@ -270,7 +272,7 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 	for _, k := range keys {
 		mine := false
 		if st.Phase == deletePhaseLookups {
-			var ref keyRef
+			var ref access.KeyRef
 			// A lookup that does not open is not this tenant's to delete;
 			// opening needs only the system keyring.
 			if _, err := t.GetRecord(k, &ref); err == nil && ref.TenantID == tid {
@@ -293,10 +295,10 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 	}
 	// This prefix is done: the next one, or the next phase.
 	if i+1 < len(prefixes) {
-		*st = deletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
+		*st = tenants.DeletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
 		return nil
 	}
-	*st = deletionState{Phase: next}
+	*st = tenants.DeletionState{Phase: next}
 	if next == deletePhaseSchedule {
 		st.Prefix = schedulePrefixes[0].String()
 	}
@@ -305,13 +307,13 @@ func (t *txn) deleteSysEntries(tid string, st *deletionState) error {
 
 // finishMarker removes the marker if nothing is left under tenant/<tid>/;
 // otherwise (a write that raced the mark) the work starts over.
-func (t *txn) finishMarker(tid string, st *deletionState) (bool, error) {
+func (t *txn) finishMarker(tid string, st *tenants.DeletionState) (bool, error) {
 	left, err := t.scanBatch(barrier.Tenant(tid).All(), "")
 	if err != nil {
 		return false, err
 	}
 	if len(left) > 0 {
-		*st = deletionState{Phase: deletePhaseTenant}
+		*st = tenants.DeletionState{Phase: deletePhaseTenant}
 		return false, nil
 	}
 	for _, k := range []barrier.Key{barrier.Tenant(tid).Deleting(), barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Reseal()} {

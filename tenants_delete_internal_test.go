@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -33,7 +34,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 		t.Fatal(err)
 	}
 	phase := func() string {
-		var st deletionState
+		var st tenants.DeletionState
 		s.View(ctx, func(tx store.Tx) error {
 			raw, _ := tx.Get([]byte(barrier.Tenant(tid).Deleting().String()))
 			return st.DecodeRecord(barrier.Tenant(tid).Deleting(), raw)

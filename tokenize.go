@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -384,8 +385,8 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 	id := pt.id
-	var expiredAlias *tokenRecord // an expired token holding the alias drawn
-	var aliasTaken error          // no free alias: a Conflict unless a duplicate wins
+	var expiredAlias *tokens.Record // an expired token holding the alias drawn
+	var aliasTaken error            // no free alias: a Conflict unless a duplicate wins
 	switch {
 	case pt.alias != nil:
 		var err error
@@ -435,7 +436,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		if err != nil {
 			return nil, err
 		}
-		if old != nil && !old.expired(t.Now) {
+		if old != nil && !old.Expired(t.Now) {
 			return nil, unit.Errorf(Conflict, "a token with this id exists")
 		}
 		if old != nil {
@@ -450,7 +451,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 
-	rec := &tokenRecord{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.Now, AliasID: pt.alias != nil || pt.idTmpl != nil}
+	rec := &tokens.Record{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.Now, AliasID: pt.alias != nil || pt.idTmpl != nil}
 	pt.applyTo(rec, ks, t.Now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
@@ -473,14 +474,14 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 // shape whether it made the token or found it. Answering it as a read
 // showed a reveal rule's key the mask the first time and the whole number
 // on a repeat.
-func (t *txn) createAnswer(p *principal, rec *tokenRecord) (*Token, string) {
+func (t *txn) createAnswer(p *principal, rec *tokens.Record) (*Token, string) {
 	return t.present(p, rec, PermTokenCreate, presentCreated), presentTransform(p, rec, PermTokenCreate)
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,
 // placement, metadata, expressions, fingerprint, when a card's cvc was
 // written, and the index and schedule entries that follow from them.
-func (pt *preparedToken) applyTo(rec *tokenRecord, ks *barrier.Keys, now time.Time, fpInStore bool) {
+func (pt *preparedToken) applyTo(rec *tokens.Record, ks *barrier.Keys, now time.Time, fpInStore bool) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.containers, pt.metadata, pt.searchExprs
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.fpExpr, pt.dedupe, pt.expiresAt
 	rec.Fingerprint = pt.fingerprint(ks)
@@ -504,7 +505,7 @@ func (pt *preparedToken) applyTo(rec *tokenRecord, ks *barrier.Keys, now time.Ti
 // fpInStore: a shared store; see tokens_fingerprints.go), search index values and
 // metadata (all as keyed MACs, never plaintext), its expiry, and the
 // removal of a card's cvc.
-func tokenIndexes(ks *barrier.Keys, rec *tokenRecord, search []string, fpInStore bool) []string {
+func tokenIndexes(ks *barrier.Keys, rec *tokens.Record, search []string, fpInStore bool) []string {
 	tid, id := rec.TenantID, rec.ID
 	var idx []string
 	if rec.Fingerprint != "" && fpInStore {
@@ -546,7 +547,7 @@ func fingerprintOf(ks *barrier.Keys, value string) string {
 }
 
 // kindToken is the record kind of every token type.
-const kindToken = "token"
+const kindToken = tokens.Kind
 
 func searchIndex(ks *barrier.Keys, tid, value string) barrier.Prefix {
 	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.MAC([]byte("search\x00"), []byte(value))))
@@ -560,19 +561,19 @@ func metadataIndex(ks *barrier.Keys, tid, key, value string) barrier.Prefix {
 
 // putToken writes a new token record, its index entries and its list
 // index entries and counts.
-func (t *txn) putToken(rec *tokenRecord) error { return t.writeToken(nil, rec) }
+func (t *txn) putToken(rec *tokens.Record) error { return t.writeToken(nil, rec) }
 
 // writeToken writes a token record, its index entries and its list index
 // entries and counts. prev is the version it replaces (an update; nil for
 // a new token), whose index entries the caller removed: its list entries
 // are moved (moveListed), so they are written only when they change.
-func (t *txn) writeToken(prev, rec *tokenRecord) error {
+func (t *txn) writeToken(prev, rec *tokens.Record) error {
 	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
 		return err
 	}
 	listed := t.listToken
 	if prev != nil {
-		listed = func(rec *tokenRecord) error { return t.moveListed(prev, rec) }
+		listed = func(rec *tokens.Record) error { return t.moveListed(prev, rec) }
 	}
 	if err := listed(rec); err != nil {
 		return err
@@ -595,7 +596,7 @@ func (t *txn) writeToken(prev, rec *tokenRecord) error {
 // a token's data (no token:read, or one that masks or redacts it) from
 // learning, by getting its id back, that a guessed value is its value:
 // such a key always gets a new token.
-func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokenRecord, error) {
+func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens.Record, error) {
 	tid := p.tenantID
 	ids, err := t.fingerprintIDs(tid, fp)
 	if err != nil {

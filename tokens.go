@@ -13,6 +13,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/expr"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -121,49 +122,7 @@ type Token struct {
 	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
 }
 
-// tokenRecord is a token as stored, sealed like every record: a type of its
-// own, not the API's Token, so that neither changes the other by accident.
-// Its fields are exactly what the stored form holds (records_token.go; the
-// id and tenant are the store key's), and api is where its shape meets
-// Token's. Data, Mask and MaskExpression are kept as JSON text so numbers
-// keep their exact form; an answer decodes Data and Mask (api, value).
-type tokenRecord struct {
-	ID                    string
-	TenantID              string
-	Type                  string
-	Fingerprint           string
-	FingerprintExpression string
-	Containers            []string
-	Metadata              map[string]string
-	SearchIndexes         []string
-	DeduplicateToken      bool
-	ExpiresAt             *time.Time
-	CreatedBy             string
-	CreatedAt             time.Time
-	ModifiedBy            string
-	ModifiedAt            *time.Time
-	// Data is the value, Mask the evaluated mask (empty: none) and
-	// MaskExpression the mask as given (or the type's default).
-	Data           json.RawMessage
-	Mask           json.RawMessage
-	MaskExpression json.RawMessage
-	// CVCAt is when the cvc in a card's Data was written; nil when it
-	// holds none. See tokens_cvc.go.
-	CVCAt *time.Time
-	// Indexes are the index and schedule keys written for this token,
-	// deleted with it.
-	Indexes []string
-	// AliasID: the id was drawn from an alias expression (tokens_alias.go)
-	// or derived with fpe (tokens_fpe.go), so a patch's mask is held to the
-	// display rule too.
-	AliasID bool
-}
-
-func (r *tokenRecord) expired(now time.Time) bool {
-	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
-}
-
-func (r *tokenRecord) scope() tokenScope {
+func scopeOf(r *tokens.Record) tokenScope {
 	return tokenScope{ID: r.ID, Containers: r.Containers}
 }
 

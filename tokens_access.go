@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -356,7 +357,7 @@ func accessPage(entries []accessEntry, more bool, size int) ([]TokenAccess, Pagi
 // subjectTokens returns the tokens of tenant tid whose metadata holds
 // every entry of md, expired ones included, by id: found by the metadata
 // index, at most MaxSubjectTokens (more is Invalid).
-func (t *txn) subjectTokens(tid string, md map[string]string) ([]*tokenRecord, error) {
+func (t *txn) subjectTokens(tid string, md map[string]string) ([]*tokens.Record, error) {
 	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
@@ -382,7 +383,7 @@ func (t *txn) subjectTokens(tid string, md map[string]string) ([]*tokenRecord, e
 	if len(ids) > MaxSubjectTokens {
 		return nil, unit.InvalidField("metadata", "matches %d tokens, more than the %d one request covers: add an entry to narrow it", len(ids), MaxSubjectTokens)
 	}
-	var out []*tokenRecord
+	var out []*tokens.Record
 	for _, id := range ids {
 		rec, err := t.loadToken(tid, id, true)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -137,7 +138,7 @@ func (e *readErr) Read(p []byte) (int, error) {
 // wins), Invalid when a draw breaks the id rules
 // (a later filter made its length depend on the randomness), Internal when
 // Options.Rand fails.
-func (t *txn) freeAlias(tid string, a *aliasID) (string, *tokenRecord, error) {
+func (t *txn) freeAlias(tid string, a *aliasID) (string, *tokens.Record, error) {
 	id := ""
 	for range maxAliasDraws {
 		r := &readErr{r: &t.v.rand}
@@ -156,7 +157,7 @@ func (t *txn) freeAlias(tid string, a *aliasID) (string, *tokenRecord, error) {
 		if old == nil {
 			return id, nil, nil
 		}
-		if old.expired(t.Now) {
+		if old.Expired(t.Now) {
 			return id, old, nil
 		}
 	}

@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -177,7 +178,7 @@ func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
 // id was checked against the mask it was created with, so the new mask
 // must still show exactly, over the stored data, all the old one did, or
 // the id would show more than the mask. Invalid at "mask".
-func checkMaskKeepsID(rec *tokenRecord, newMask any, fe unit.FieldErrors) {
+func checkMaskKeepsID(rec *tokens.Record, newMask any, fe unit.FieldErrors) {
 	if !rec.AliasID {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // DefaultCVCRetention is how long a card's cvc is kept when
@@ -64,7 +65,7 @@ func exprData(typ string, data any) any {
 // cvcWrittenAt is when the cvc of rec was written, and whether it holds
 // one. Cards stored before cvc retention existed hold a cvc without CVCAt:
 // their last write (modified_at, else created_at) stands in.
-func cvcWrittenAt(rec *tokenRecord) (time.Time, bool) {
+func cvcWrittenAt(rec *tokens.Record) (time.Time, bool) {
 	if rec.CVCAt != nil {
 		return *rec.CVCAt, true
 	}
@@ -81,14 +82,14 @@ func cvcWrittenAt(rec *tokenRecord) (time.Time, bool) {
 }
 
 // cvcDue reports whether rec holds a cvc past its retention at now.
-func (v *Vault) cvcDue(rec *tokenRecord, now time.Time) bool {
+func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool {
 	at, ok := cvcWrittenAt(rec)
 	return ok && !now.Before(at.Add(v.cvcRetention))
 }
 
 // hideStaleCVC leaves a cvc past its retention out of rec as read, before
 // anything else sees the record.
-func (t *txn) hideStaleCVC(rec *tokenRecord) {
+func (t *txn) hideStaleCVC(rec *tokens.Record) {
 	if t.v.cvcDue(rec, t.Now) {
 		rec.Data = withoutCVC(rec.Data)
 		rec.CVCAt = nil
@@ -152,7 +153,7 @@ func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err 
 // since (a newer cvc has its own entry).
 func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	key := barrier.Tenant(tid).Record(kindToken, id)
-	var rec tokenRecord
+	var rec tokens.Record
 	ok, err := t.GetRecord(key, &rec)
 	if err != nil || !ok {
 		return false, err
@@ -192,7 +193,7 @@ func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
 func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done bool, err error) {
 	err = v.update(ctx, func(t *txn) error {
 		removed, done = 0, false
-		var st legacyCVCScan
+		var st tokens.LegacyCVCScan
 		if _, err := t.GetRecord(barrier.SysCVCScan, &st); err != nil {
 			return err
 		}
@@ -244,7 +245,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 // holding a cvc without CVCAt gets it removed if due, else its write time
 // and schedule. It returns 1 when it removed a cvc.
 func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
-	var rec tokenRecord
+	var rec tokens.Record
 	if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 		return 0, err
 	}

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // StoredToken returns, for tests, the data and index entries of a token's
 // stored record as they are in the store, with nothing hidden by reads.
 func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMessage, indexes []string, err error) {
 	err = v.update(ctx, func(t *txn) error {
-		var rec tokenRecord
+		var rec tokens.Record
 		_, err := t.GetRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 		data, indexes = rec.Data, rec.Indexes
 		return err
@@ -24,7 +25,7 @@ func StoredToken(ctx context.Context, v *Vault, tid, id string) (data json.RawMe
 // retention existed: its cvc kept, no CVCAt, no schedule.
 func ForgetCVCTime(ctx context.Context, v *Vault, tid, id string) error {
 	return v.update(ctx, func(t *txn) error {
-		var rec tokenRecord
+		var rec tokens.Record
 		key := barrier.Tenant(tid).Record(kindToken, id)
 		if _, err := t.GetRecord(key, &rec); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -170,7 +171,7 @@ var errFingerprintsInMemory = unit.Errorf(Invalid, "this store keeps its fingerp
 // kept, and refuses to open a store whose index is in memory as a shared
 // one.
 func (v *Vault) placeFingerprints(ctx context.Context) error {
-	var place fingerprintPlace
+	var place tokens.FingerprintPlace
 	var found bool
 	if err := v.view(ctx, func(t *txn) error {
 		var err error
@@ -186,7 +187,7 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 		return nil
 	}
 	return v.update(ctx, func(t *txn) error {
-		return t.PutRecord(barrier.SysFingerprints, &fingerprintPlace{InMemory: true})
+		return t.PutRecord(barrier.SysFingerprints, &tokens.FingerprintPlace{InMemory: true})
 	})
 }
 
@@ -212,7 +213,7 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 					return err
 				}
 				for _, kv := range raws {
-					var rec tokenRecord
+					var rec tokens.Record
 					if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 						return err
 					}
@@ -245,7 +246,7 @@ func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
 // above). The entry stays if the transaction does not commit: removing it
 // could remove what another transaction, writing the same token id, has
 // added meanwhile, and a stale entry only costs a lookup.
-func (t *txn) indexFingerprint(rec *tokenRecord) {
+func (t *txn) indexFingerprint(rec *tokens.Record) {
 	if t.v.fingerprints == nil || rec.Fingerprint == "" {
 		return
 	}
@@ -257,7 +258,7 @@ func (t *txn) indexFingerprint(rec *tokenRecord) {
 
 // unindexFingerprint removes a token's entry once the transaction that
 // deletes it (or changes its fingerprint) has committed.
-func (t *txn) unindexFingerprint(rec *tokenRecord) {
+func (t *txn) unindexFingerprint(rec *tokens.Record) {
 	if t.v.fingerprints == nil || rec.Fingerprint == "" {
 		return
 	}

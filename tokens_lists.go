@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -122,7 +123,7 @@ func packPosition(at time.Time, id string) string {
 }
 
 // recPosition is the packed position of a record in the token lists.
-func recPosition(rec *tokenRecord) string { return packPosition(rec.CreatedAt, rec.ID) }
+func recPosition(rec *tokens.Record) string { return packPosition(rec.CreatedAt, rec.ID) }
 
 // positionID is the id a packed position names; false when pos is not
 // one.
@@ -165,17 +166,17 @@ func packCursor(c string) (string, bool) {
 }
 
 // listToken writes rec's list entry and counts it (putToken).
-func (t *txn) listToken(rec *tokenRecord) error { return t.relist(rec, 1) }
+func (t *txn) listToken(rec *tokens.Record) error { return t.relist(rec, 1) }
 
 // unlistToken removes rec's list entry and its count, before a token is
 // deleted.
-func (t *txn) unlistToken(rec *tokenRecord) error { return t.relist(rec, -1) }
+func (t *txn) unlistToken(rec *tokens.Record) error { return t.relist(rec, -1) }
 
 // moveListed moves a token's list entry and count from those of prev to
 // those of rec, its next version (an update): nothing when its type,
 // containers and position stay (most updates), so an update writes no
 // list entry it would only remove and put back.
-func (t *txn) moveListed(prev, rec *tokenRecord) error {
+func (t *txn) moveListed(prev, rec *tokens.Record) error {
 	a, b := shapeOfRecord(prev), shapeOfRecord(rec)
 	if prev.TenantID == rec.TenantID && a.Type == b.Type && recPosition(prev) == recPosition(rec) &&
 		slices.Equal(a.Containers, b.Containers) {
@@ -187,7 +188,7 @@ func (t *txn) moveListed(prev, rec *tokenRecord) error {
 	return t.listToken(rec)
 }
 
-func (t *txn) relist(rec *tokenRecord, delta int64) error {
+func (t *txn) relist(rec *tokens.Record, delta int64) error {
 	ks, err := t.TenantKeys(rec.TenantID, false)
 	if err != nil {
 		return err
@@ -405,8 +406,8 @@ func (t *txn) listedToken(p *principal, perm string, q tokenQuery, tid, pos stri
 
 // shapeListed shapes a token of a list or search for p, or returns nil
 // when p may not use it with perm (pageTokens and queryTokens).
-func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Token {
-	transform, ok := p.decide(perm, rec.scope())
+func shapeListed(p *principal, perm string, q tokenQuery, rec *tokens.Record) *Token {
+	transform, ok := p.decide(perm, scopeOf(rec))
 	if !ok {
 		return nil
 	}
@@ -416,7 +417,7 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokenRecord) *Tok
 		// (mayReadClear): a masking reader would test guesses.
 		return nil
 	}
-	tok := rec.api(transform)
+	tok := tokenOf(rec, transform)
 	if !clear {
 		tok.Fingerprint = ""
 	}

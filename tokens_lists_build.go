@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // listBuildBatch is how many keys (token records, or entries of the
@@ -32,7 +33,7 @@ const listBuildBatch = 1000
 // Vaults opening together build together, each transaction reading the
 // progress the last one recorded.
 func (v *Vault) buildTokenLists(ctx context.Context) error {
-	var st listBuild
+	var st tokens.ListBuild
 	tenants := false
 	err := v.view(ctx, func(t *txn) error {
 		if _, err := t.GetRecord(barrier.SysShapeLists, &st); err != nil || st.Done {
@@ -55,12 +56,12 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 	}
 	for err == nil && !st.Done {
 		err = v.update(ctx, func(t *txn) error {
-			st = listBuild{}
+			st = tokens.ListBuild{}
 			_, err := t.GetRecord(barrier.SysShapeLists, &st)
 			if err != nil || st.Done {
 				return err
 			}
-			var before listBuild
+			var before tokens.ListBuild
 			if _, err := t.GetRecord(barrier.SysLists, &before); err != nil {
 				return err
 			}
@@ -79,7 +80,7 @@ func (v *Vault) buildTokenLists(ctx context.Context) error {
 // records its progress in st and the store. before is the progress of the
 // build of the lists before shapes, which tells the tenants whose other
 // records were counted then.
-func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
+func (t *txn) buildTokenListsOnce(st, before *tokens.ListBuild) error {
 	var tenants []string
 	err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 		if tid >= st.Tenant {
@@ -123,7 +124,7 @@ func (t *txn) buildTokenListsOnce(st, before *listBuild) error {
 		for _, kv := range kvs {
 			visited++
 			st.After = kv.Key.String()
-			var rec tokenRecord
+			var rec tokens.Record
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -65,7 +66,7 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	strip()
 	v.shapes = shapeCache{} // what it knew of the registries stripped
 	err := v.update(context.Background(), func(tx *txn) error {
-		var st, before listBuild
+		var st, before tokens.ListBuild
 		return tx.buildTokenListsOnce(&st, &before)
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -14,7 +15,7 @@ import (
 //
 // A token's shape is its type and its set of containers. Each shape the
 // tenant has is named by a keyed HMAC of it (shapeMAC) and has a registry
-// entry (barrier.TenantKeys.TokenShape, a tokenShapeRecord) written by the
+// entry (barrier.TenantKeys.TokenShape, a tokens.ShapeRecord) written by the
 // commit that lists its first token. The registry of a tenant holds at
 // most maxListShapes shapes: a token of a shape the registry has no room
 // for goes to its type's overflow list (overflowMAC), which no registry
@@ -52,15 +53,15 @@ type listShape struct {
 
 // shapeOfRecord is the shape of rec: its type and its containers, sorted,
 // each once.
-func shapeOfRecord(rec *tokenRecord) tokenShapeRecord {
+func shapeOfRecord(rec *tokens.Record) tokens.ShapeRecord {
 	cs := slices.Clone(rec.Containers)
 	slices.Sort(cs)
-	return tokenShapeRecord{Type: rec.Type, Containers: slices.Compact(cs)}
+	return tokens.ShapeRecord{Type: rec.Type, Containers: slices.Compact(cs)}
 }
 
 // shapeMAC names shape s in keys: shapeMACLength bytes of a keyed
 // HMAC of its type and containers (a container holds no zero byte).
-func shapeMAC(ks *barrier.Keys, s tokenShapeRecord) string {
+func shapeMAC(ks *barrier.Keys, s tokens.ShapeRecord) string {
 	parts := [][]byte{[]byte("list-shape\x00"), []byte(s.Type)}
 	for _, c := range s.Containers {
 		parts = append(parts, []byte{0}, []byte(c))
@@ -90,23 +91,23 @@ func shapeLists(tid, mac string) *listShape {
 // was read from the store or committed to it. The zero value is empty.
 type shapeCache struct {
 	mu       sync.Mutex
-	known    map[string]tokenShapeRecord // tid + "/" + hex MAC
-	full     map[string]bool             // tid
-	overflow map[string]bool             // tid + "/" + hex MAC
+	known    map[string]tokens.ShapeRecord // tid + "/" + hex MAC
+	full     map[string]bool               // tid
+	overflow map[string]bool               // tid + "/" + hex MAC
 }
 
-func (c *shapeCache) get(tid, hexMAC string) (tokenShapeRecord, bool) {
+func (c *shapeCache) get(tid, hexMAC string) (tokens.ShapeRecord, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.known[tid+"/"+hexMAC]
 	return s, ok
 }
 
-func (c *shapeCache) add(tid, hexMAC string, s tokenShapeRecord) {
+func (c *shapeCache) add(tid, hexMAC string, s tokens.ShapeRecord) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.known == nil {
-		c.known = map[string]tokenShapeRecord{}
+		c.known = map[string]tokens.ShapeRecord{}
 	}
 	c.known[tid+"/"+hexMAC] = s
 }
@@ -150,7 +151,7 @@ var shapeMemos unit.Local[map[string]*listShape]
 // when it is new and the registry has room (create), else its type's
 // overflow list. A transaction remembers what it resolved (a batch
 // mostly has one shape).
-func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord, create bool) (*listShape, error) {
+func (t *txn) shapeOf(ks *barrier.Keys, rec *tokens.Record, create bool) (*listShape, error) {
 	s := shapeOfRecord(rec)
 	mac := shapeMAC(ks, s)
 	tid := rec.TenantID
@@ -170,7 +171,7 @@ func (t *txn) shapeOf(ks *barrier.Keys, rec *tokenRecord, create bool) (*listSha
 	return ls, nil
 }
 
-func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord, create bool) (*listShape, error) {
+func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokens.ShapeRecord, create bool) (*listShape, error) {
 	cache := &t.v.shapes
 	hexMAC := hex.EncodeToString([]byte(mac))
 	if _, ok := cache.get(tid, hexMAC); ok {
@@ -181,7 +182,7 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 		return overflow, nil
 	}
 	key := barrier.Tenant(tid).TokenShape(hexMAC)
-	var stored tokenShapeRecord
+	var stored tokens.ShapeRecord
 	ok, err := t.GetRecord(key, &stored)
 	if err != nil {
 		return nil, err
@@ -229,7 +230,7 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokenShapeRecord
 // lists only where they may hold its tokens. The Vault remembers the
 // shape once the transaction commits (it may have filled the registry
 // itself), and marks it no more.
-func (t *txn) overflowShape(ks *barrier.Keys, tid, hexMAC string, s tokenShapeRecord, overflow *listShape) (*listShape, error) {
+func (t *txn) overflowShape(ks *barrier.Keys, tid, hexMAC string, s tokens.ShapeRecord, overflow *listShape) (*listShape, error) {
 	for _, c := range ancestors(s.Containers) {
 		if err := t.PutIndex(overflowMark(ks, tid, c)); err != nil {
 			return nil, err
@@ -261,9 +262,9 @@ func ancestors(containers []string) []string {
 // tenantShapes returns the registered shapes of tenant tid, by their MAC
 // (raw bytes): the registry's keys, and each entry this Vault has not seen
 // yet (then cached).
-func (t *txn) tenantShapes(tid string) (map[string]tokenShapeRecord, error) {
+func (t *txn) tenantShapes(tid string) (map[string]tokens.ShapeRecord, error) {
 	cache := &t.v.shapes
-	shapes := map[string]tokenShapeRecord{}
+	shapes := map[string]tokens.ShapeRecord{}
 	var unknown []string
 	err := t.ScanKeys(barrier.Tenant(tid).TokenShapes(), func(_ barrier.Key, hexMAC string) error {
 		if s, ok := cache.get(tid, hexMAC); ok {
@@ -277,7 +278,7 @@ func (t *txn) tenantShapes(tid string) (map[string]tokenShapeRecord, error) {
 		return nil, err
 	}
 	for _, hexMAC := range unknown {
-		var s tokenShapeRecord
+		var s tokens.ShapeRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).TokenShape(hexMAC), &s)
 		if err != nil {
 			return nil, err
@@ -287,7 +288,7 @@ func (t *txn) tenantShapes(tid string) (map[string]tokenShapeRecord, error) {
 			cache.add(tid, hexMAC, s)
 		}
 	}
-	out := make(map[string]tokenShapeRecord, len(shapes))
+	out := make(map[string]tokens.ShapeRecord, len(shapes))
 	for hexMAC, s := range shapes {
 		mac, err := hex.DecodeString(hexMAC)
 		if err != nil || len(mac) != shapeMACLength {
@@ -301,7 +302,7 @@ func (t *txn) tenantShapes(tid string) (map[string]tokenShapeRecord, error) {
 // matchesShape reports whether every token of shape s matches the type and
 // container filters of q (a container filter takes a token with any
 // container at or below it).
-func (q tokenQuery) matchesShape(s tokenShapeRecord) bool {
+func (q tokenQuery) matchesShape(s tokens.ShapeRecord) bool {
 	if q.typ != "" && s.Type != q.typ {
 		return false
 	}

@@ -9,23 +9,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // loadToken reads a token, without a cvc past its retention (see tokens_cvc.go).
 // It returns nil for a missing token and, unless withExpired, for one past
 // its expires_at.
-func (t *txn) loadToken(tid, id string, withExpired bool) (*tokenRecord, error) {
+func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error) {
 	if !validTokenID(id) {
 		return nil, nil
 	}
-	var rec tokenRecord
+	var rec tokens.Record
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
 	t.hideStaleCVC(&rec)
-	if !withExpired && rec.expired(t.Now) {
+	if !withExpired && rec.Expired(t.Now) {
 		return nil, nil
 	}
 	return &rec, nil
@@ -37,7 +38,7 @@ func validTokenID(id string) bool { return customIDProblem(id) == "" }
 // mustToken loads a live token the caller may use with perm, and the
 // transform that applies. Unknown and expired tokens are NotFound; a token
 // the caller's rules do not reach is PermissionDenied.
-func (t *txn) mustToken(p *principal, id, perm string) (*tokenRecord, string, error) {
+func (t *txn) mustToken(p *principal, id, perm string) (*tokens.Record, string, error) {
 	rec, err := t.loadToken(p.tenantID, id, false)
 	if err != nil {
 		return nil, "", err
@@ -45,7 +46,7 @@ func (t *txn) mustToken(p *principal, id, perm string) (*tokenRecord, string, er
 	if rec == nil {
 		return nil, "", unit.NotFoundError("token")
 	}
-	transform, ok := p.decide(perm, rec.scope())
+	transform, ok := p.decide(perm, scopeOf(rec))
 	if !ok {
 		return nil, "", unit.Forbidden(perm)
 	}
@@ -75,8 +76,8 @@ const (
 // with any transform. The stored content of a token (mask, metadata,
 // search indexes, expressions) reaches only such callers; its fingerprint
 // only those that read it in clear (mayReadClear).
-func (p *principal) mayRead(rec *tokenRecord) bool {
-	_, ok := p.decide(PermTokenRead, rec.scope())
+func (p *principal) mayRead(rec *tokens.Record) bool {
+	_, ok := p.decide(PermTokenRead, scopeOf(rec))
 	return ok
 }
 
@@ -94,8 +95,8 @@ func (p *principal) mayReadIn(containers []string) bool {
 // key that reads rec only masked or redacted could otherwise tokenize
 // guesses where it may and compare: a card's BIN and last four leave
 // about 1,000 Luhn-valid middles to try.
-func (p *principal) mayReadClear(rec *tokenRecord) bool {
-	transform, ok := p.decide(PermTokenRead, rec.scope())
+func (p *principal) mayReadClear(rec *tokens.Record) bool {
+	transform, ok := p.decide(PermTokenRead, scopeOf(rec))
 	return ok && transform == TransformReveal
 }
 
@@ -113,8 +114,8 @@ func (p *principal) mayReadClearIn(containers []string) bool {
 // the token). Create and update responses never reveal a card or bank
 // account: they carry the mask. A caller that may not read the token is
 // shown only what the presentation allows.
-func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presentation) *Token {
-	tok := rec.api(presentTransform(p, rec, perm))
+func (t *txn) present(p *principal, rec *tokens.Record, perm string, what presentation) *Token {
+	tok := tokenOf(rec, presentTransform(p, rec, perm))
 	if !p.mayReadClear(rec) {
 		tok.Fingerprint = ""
 	}
@@ -128,8 +129,8 @@ func (t *txn) present(p *principal, rec *tokenRecord, perm string, what presenta
 // p under perm: p's rule there (redact without one), and a mask instead
 // of reveal for any type but a plain token, since an answer to a write
 // never shows a card or bank account whole.
-func presentTransform(p *principal, rec *tokenRecord, perm string) string {
-	transform, ok := p.decide(perm, rec.scope())
+func presentTransform(p *principal, rec *tokens.Record, perm string) string {
+	transform, ok := p.decide(perm, scopeOf(rec))
 	if !ok {
 		return TransformRedact
 	}
@@ -147,13 +148,13 @@ func (tok *Token) withholdContent() {
 	tok.Metadata, tok.SearchIndexes = nil, nil
 }
 
-// api builds the API's Token from the record, its data shaped by
+// tokenOf builds the API's Token from the record, its data shaped by
 // transform: revealed, masked (the evaluated mask) or left out. It is the
 // one place the record's shape meets Token's (TestTokenRecordFields holds
 // both to it), called once per token of an answer, which is when Data and
 // Mask are decoded from their JSON text. The token has containers of its
 // own; its metadata, search indexes and times are the record's, not copies.
-func (r *tokenRecord) api(transform string) *Token {
+func tokenOf(r *tokens.Record, transform string) *Token {
 	tok := &Token{
 		ID:                    r.ID,
 		TenantID:              r.TenantID,
@@ -182,9 +183,9 @@ func (r *tokenRecord) api(transform string) *Token {
 	return tok
 }
 
-// value is the value a detokenization expression inserts: api's Data,
+// tokenValue is the value a detokenization expression inserts: api's Data,
 // without building the rest of the token.
-func (r *tokenRecord) value(transform string) any {
+func tokenValue(r *tokens.Record, transform string) any {
 	var raw json.RawMessage
 	switch transform {
 	case TransformReveal:
@@ -250,7 +251,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 		if err != nil {
 			return err
 		}
-		out = rec.api(transform)
+		out = tokenOf(rec, transform)
 		if transform != TransformReveal {
 			out.Fingerprint = "" // equality with the data: only for who sees it
 		}
@@ -291,7 +292,7 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 
 // deleteToken removes a token, its index entries, its list index entries
 // and count, and its schedule, and logs it.
-func (t *txn) deleteToken(by actor, rec *tokenRecord, msg string) error {
+func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)); err != nil {
 		return err
 	}
@@ -496,7 +497,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		// tokenList walks a list index for such a query: never a scan.
 		return nil, fmt.Errorf("tokenvault: queryTokens without an exact-value filter")
 	}
-	var recs []*tokenRecord
+	var recs []*tokens.Record
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
 		rec, err := t.loadToken(tid, id, false)
 		if err != nil {
@@ -507,11 +508,11 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 	}
 	// Ids are time-ordered, custom ids are not: order by creation.
-	slices.SortStableFunc(recs, func(a, b *tokenRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortStableFunc(recs, func(a, b *tokens.Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
 
 	var out []Token
 	for _, rec := range recs {
-		if rec.expired(t.Now) || !q.matches(rec) {
+		if rec.Expired(t.Now) || !q.matches(rec) {
 			continue
 		}
 		if tok := shapeListed(p, perm, q, rec); tok != nil {
@@ -522,7 +523,7 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 }
 
 // matches applies the filters that need the record itself.
-func (q tokenQuery) matches(rec *tokenRecord) bool {
+func (q tokenQuery) matches(rec *tokens.Record) bool {
 	if q.typ != "" && rec.Type != q.typ {
 		return false
 	}

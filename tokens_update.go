@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -139,7 +140,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// A patch keeps the token's identity and creation; applyTo sets
 		// everything the request decides, and the cvc's window is kept
 		// below.
-		next := &tokenRecord{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
 			AliasID: rec.AliasID}
 		if at, ok := cvcWrittenAt(rec); ok {
 			next.CVCAt = &at // the stored cvc's window goes on
@@ -173,7 +174,7 @@ var errExpressionsOverStoredData = unit.Errorf(PermissionDenied, "changing the m
 // so the patched token is validated exactly like a new one. With
 // replaceData, the patch's data replaces the stored data instead of being
 // merged into it.
-func patchedRequest(rec *tokenRecord, fields map[string]any, replaceData bool) (TokenRequest, error) {
+func patchedRequest(rec *tokens.Record, fields map[string]any, replaceData bool) (TokenRequest, error) {
 	data, _ := decodeJSONLastWins(rec.Data)
 	var maskExpr any
 	if len(rec.MaskExpression) > 0 {
@@ -265,7 +266,7 @@ func readsStoredData(fields map[string]any, req TokenRequest) bool {
 // to containers is no wider than its access where rec is: token:update on
 // both places must not let a key move a token it may not read (or may read
 // only masked) to where it may.
-func readsNoMore(p *principal, rec *tokenRecord, containers []string) bool {
+func readsNoMore(p *principal, rec *tokens.Record, containers []string) bool {
 	rank := func(containers []string) int {
 		tr, ok := p.decide(PermTokenRead, tokenScope{ID: rec.ID, Containers: containers})
 		if !ok {

@@ -1,6 +1,13 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/events"
+import (
+	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
+)
 
 // Helpers for the emit calls beside the audit lines. emit builds an
 // event's object only when a webhook subscribes to it, and learns which
@@ -8,7 +15,7 @@ import "github.com/tokenvault/tokenvault/internal/events"
 // without webhooks pays a cache look-up per event and no store read.
 
 // emitToken emits typ about the token rec.
-func (t *txn) emitToken(typ string, by actor, rec *tokenRecord) error {
+func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
 	return t.emit(rec.TenantID, typ, by, "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
@@ -19,13 +26,13 @@ func (t *txn) emitTokenRead(p *principal, tok *Token) error {
 }
 
 // emitTokenReadRecord is emitTokenRead of a stored token.
-func (t *txn) emitTokenReadRecord(p *principal, rec *tokenRecord) error {
+func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
 	return t.emit(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
 // emitTokenDeleted emits token.deleted, or token.expired when the
 // sweeper (the system actor) removes a token whose time passed.
-func (t *txn) emitTokenDeleted(by actor, rec *tokenRecord) error {
+func (t *txn) emitTokenDeleted(by actor, rec *tokens.Record) error {
 	typ := EventTokenDeleted
 	if by == systemActor {
 		typ = EventTokenExpired
@@ -35,7 +42,7 @@ func (t *txn) emitTokenDeleted(by actor, rec *tokenRecord) error {
 
 // emitCVCExpired emits token.property.expired for the card rec whose cvc
 // the sweeper removed.
-func (t *txn) emitCVCExpired(rec *tokenRecord) error {
+func (t *txn) emitCVCExpired(rec *tokens.Record) error {
 	return t.emit(rec.TenantID, EventTokenPropertyExpired, systemActor, "token", EntityToken, rec.ID, func() any {
 		e := tokenEventView(rec)
 		e.Property = cvcField
@@ -45,19 +52,19 @@ func (t *txn) emitCVCExpired(rec *tokenRecord) error {
 
 // emitIntent emits typ about the token intent rec (tokenID: the token a
 // converted intent became).
-func (t *txn) emitIntent(typ string, by actor, rec *tokenIntentRecord, tokenID string) error {
+func (t *txn) emitIntent(typ string, by actor, rec *intents.Record, tokenID string) error {
 	return t.emit(rec.TenantID, typ, by, "token_intent", EntityTokenIntent, rec.ID, func() any { return tokenIntentEventView(rec, tokenID) })
 }
 
 // emitApplication emits typ about the application rec.
-func (t *txn) emitApplication(typ string, by actor, rec *applicationRecord) error {
+func (t *txn) emitApplication(typ string, by actor, rec *access.ApplicationRecord) error {
 	return t.emit(rec.TenantID, typ, by, "application", EntityApplication, rec.ID, func() any { return applicationEventView(rec) })
 }
 
 // emitKeyRegenerated emits application.key.deleted for the key whose
 // keyed hash was oldHash, then application.key.created for rec's new
 // one.
-func (t *txn) emitKeyRegenerated(by actor, rec *applicationRecord, oldHash []byte) error {
+func (t *txn) emitKeyRegenerated(by actor, rec *access.ApplicationRecord, oldHash []byte) error {
 	if err := t.emit(rec.TenantID, EventApplicationKeyDeleted, by, "application", EntityApplication, rec.ID,
 		func() any { return applicationKeyEventView(rec, oldHash) }); err != nil {
 		return err
@@ -81,7 +88,7 @@ func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
 }
 
 // emitSession emits typ about the session rec.
-func (t *txn) emitSession(typ string, by actor, rec *sessionRecord) error {
+func (t *txn) emitSession(typ string, by actor, rec *sessions.Record) error {
 	return t.emit(rec.TenantID, typ, by, "session", EntitySession, rec.ID, func() any { return sessionEventView(rec) })
 }
 
@@ -91,7 +98,7 @@ func (t *txn) emitMember(typ string, by actor, m *TenantMember) error {
 }
 
 // emitInvitation emits typ about the invitation rec.
-func (t *txn) emitInvitation(typ string, by actor, rec *invitationRecord) error {
+func (t *txn) emitInvitation(typ string, by actor, rec *tenants.InvitationRecord) error {
 	return t.emit(rec.TenantID, typ, by, "invitation", EntityTenantInvitation, rec.ID, func() any { return invitationEventView(rec) })
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -137,7 +138,7 @@ func (t *txn) eventActor(tid string, by actor) (WebhookActor, error) {
 		who.Name = by.Name
 		return who, nil
 	}
-	var app applicationRecord
+	var app access.ApplicationRecord
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityApplication, by.ID), &app)
 	if err != nil {
 		return who, err

@@ -8,7 +8,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -45,10 +50,10 @@ type tokenEvent struct {
 
 // tokenEventView is a token as its events show it: no data, no mask.
 // The mask is dropped before api, which would otherwise decode it.
-func tokenEventView(rec *tokenRecord) *tokenEvent {
+func tokenEventView(rec *tokens.Record) *tokenEvent {
 	r := *rec
 	r.Data, r.Mask = nil, nil
-	return fitToken(&tokenEvent{Token: *r.api("")})
+	return fitToken(&tokenEvent{Token: *tokenOf(&r, "")})
 }
 
 // tokenEventOf is tokenEventView of a token as the API returned it (a
@@ -122,7 +127,7 @@ type tokenIntentEvent struct {
 	TokenID string `json:"token_id,omitempty"`
 }
 
-func tokenIntentEventView(rec *tokenIntentRecord, tokenID string) *tokenIntentEvent {
+func tokenIntentEventView(rec *intents.Record, tokenID string) *tokenIntentEvent {
 	return &tokenIntentEvent{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, Fingerprint: rec.Fingerprint,
 		CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt, TokenID: tokenID}
 }
@@ -149,8 +154,8 @@ type applicationEvent struct {
 	Omitted        []string `json:"omitted,omitempty"`
 }
 
-func applicationEventView(rec *applicationRecord) *applicationEvent {
-	a := rec.api()
+func applicationEventView(rec *access.ApplicationRecord) *applicationEvent {
+	a := applicationOf(rec)
 	e := &applicationEvent{ID: a.ID, TenantID: a.TenantID, Name: a.Name, Type: a.Type, Permissions: a.Permissions,
 		Rules: a.Rules, ExpiresAt: a.ExpiresAt, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt,
 		ModifiedBy: a.ModifiedBy, ModifiedAt: a.ModifiedAt}
@@ -162,7 +167,7 @@ func applicationEventView(rec *applicationRecord) *applicationEvent {
 
 // applicationKeyEventView is the application with the fingerprint of
 // the key whose keyed hash is keyHash.
-func applicationKeyEventView(rec *applicationRecord, keyHash []byte) *applicationEvent {
+func applicationKeyEventView(rec *access.ApplicationRecord, keyHash []byte) *applicationEvent {
 	e := applicationEventView(rec)
 	e.KeyFingerprint = keyFingerprint(keyHash)
 	return e
@@ -303,7 +308,7 @@ type sessionEvent struct {
 	ExpiresAt   time.Time `json:"expires_at"`
 }
 
-func sessionEventView(r *sessionRecord) *sessionEvent {
+func sessionEventView(r *sessions.Record) *sessionEvent {
 	return &sessionEvent{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, Authorized: r.Authorized,
 		AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt, Permissions: slices.Clone(r.Grants.Permissions),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
@@ -312,8 +317,8 @@ func sessionEventView(r *sessionRecord) *sessionEvent {
 // invitationEventView is an invitation as its events show it: the API's
 // Invitation, which holds no link token (only its keyed hash is stored,
 // and the link is only ever sent to the invitee).
-func invitationEventView(r *invitationRecord) *Invitation {
-	inv := r.api()
+func invitationEventView(r *tenants.InvitationRecord) *Invitation {
+	inv := invitationOf(r)
 	return &inv
 }
 

@@ -131,11 +131,11 @@
 //
 //	sys/keyring                              system keyring, wrapped by the key wrapper (the root's keywrap.go)
 //	sys/tenant/<tid>                         tenant registry (empty values)
-//	sys/apikey/<hmac>                        API and session key lookup -> sealed keyRef
-//	sys/nonce/<hmac>                         unused session nonce -> sealed keyRef
-//	sys/invite/<hmac>                        live invitation link token -> sealed keyRef
+//	sys/apikey/<hmac>                        API and session key lookup -> sealed access.KeyRef
+//	sys/nonce/<hmac>                         unused session nonce -> sealed access.KeyRef
+//	sys/invite/<hmac>                        live invitation link token -> sealed access.KeyRef
 //	sys/formula/<id>                         official reactor formulas
-//	sys/proxy/<hmac>                         proxy key lookup -> sealed keyRef
+//	sys/proxy/<hmac>                         proxy key lookup -> sealed access.KeyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
 //	                                         by the sweeper (empty values; see tokens_cvc.go)
@@ -146,7 +146,7 @@
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain resealState: when to start, last key re-sealed
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
-//	                                         plain deletionState: phase, prefix and last key visited
+//	                                         plain tenants.DeletionState: phase, prefix and last key visited
 //	                                         (tenants_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; audit_export.go)
@@ -173,8 +173,8 @@
 //	                                         records_<kind>.go; JSON before)
 //	tenant/<tid>/idempotency/<hmac>          idempotency key claim or kept response
 //	                                         (HMAC of caller and key; idempotency.go)
-//	tenant/<tid>/token/<id>                  a token: a tokenRecord in its binary format
-//	                                         (records_token.go; JSON before version 1)
+//	tenant/<tid>/token/<id>                  a token: a tokens.Record in its binary format
+//	                                         (internal/tokens/record_token.go; JSON before version 1)
 //	tenant/<tid>/webhook_delivery/<webhook>/<id>  a delivery of an event to a webhook
 //	                                         (internal/events, record_delivery.go)
 //	tenant/<tid>/chain_checkpoint/<seq>      signed checkpoint of the tenant's audit chain

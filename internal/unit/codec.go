@@ -309,7 +309,7 @@ var (
 // UTC, or with an offset of a day or more. Only a record decoded from the
 // JSON of format version 0 can hold one (year 0 at +01:00 is year -1 in
 // UTC), and it is never written in a record that would not decode: a
-// token is written back in version 0 (tokenRecord.appendRecord); an
+// token is written back in version 0 (tokens.Record.AppendRecord); an
 // application or a log line is refused, so a write to it fails and
 // changes nothing, and the re-seal pass seals its JSON again as it is. A
 // nil time is skipped.

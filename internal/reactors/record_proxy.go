@@ -1,15 +1,16 @@
-package tokenvault
+package reactors
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a proxy (proxyRecord), at tenant/<tid>/proxy/<id>.
+// The stored form of a proxy (ProxyRecord), at tenant/<tid>/proxy/<id>.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  1 request_transform, 2 response_transform,
@@ -30,10 +31,10 @@ import (
 //
 // The tenant and id are the store key's; application_id is the
 // application's id again, derived (Proxy.fill). Version 0 is the JSON of
-// the API's Proxy with key_hash the Vault stored before (proxyRecordV0);
+// the API's Proxy with key_hash the Vault stored before (ProxyRecordV0);
 // it still reads, and a proxy in it is written in version 1 on its next
 // write and by the re-seal pass.
-const proxyFormat = 1
+const ProxyFormat = 1
 
 const (
 	proxyRequestTransform = 1 << iota
@@ -43,9 +44,9 @@ const (
 	proxyModified
 )
 
-// proxyRecord is a proxy as stored; the key is sealed with the record and
+// ProxyRecord is a proxy as stored; the key is sealed with the record and
 // looked up by its keyed hash.
-type proxyRecord struct {
+type ProxyRecord struct {
 	ID                string
 	TenantID          string
 	Name              string
@@ -63,8 +64,8 @@ type proxyRecord struct {
 	KeyHash           []byte
 }
 
-func (r *proxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntityProxy, r.TenantID, r.ID); err != nil {
+func (r *ProxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntityProxy, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("proxy", &r.CreatedAt, r.ModifiedAt); err != nil {
@@ -86,7 +87,7 @@ func (r *proxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.ModifiedAt != nil {
 		flags |= proxyModified
 	}
-	b = appendUvarint(append(b, proxyFormat), flags)
+	b = binary.AppendUvarint(append(b, ProxyFormat), flags)
 	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Name), r.Key), r.DestinationURL)
 	if r.RequestTransform != nil {
 		b = unit.AppendStr(b, r.RequestTransform.Code)
@@ -108,13 +109,13 @@ func (r *proxyRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	return unit.AppendBytes(unit.AppendStr(b, r.ModifiedBy), r.KeyHash), nil
 }
 
-func (r *proxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *ProxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v proxyRecordV0
+		var v ProxyRecordV0
 		if err := unit.DecodeJSONV0(b, &v, "proxy"); err != nil {
 			return err
 		}
-		*r = proxyRecord{Name: v.Name, Key: v.Key, DestinationURL: v.DestinationURL,
+		*r = ProxyRecord{Name: v.Name, Key: v.Key, DestinationURL: v.DestinationURL,
 			RequestTransform: v.RequestTransform, ResponseTransform: v.ResponseTransform, Application: v.Application,
 			Configuration: v.Configuration, RequireAuth: v.RequireAuth, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt, KeyHash: v.KeyHash}
@@ -124,11 +125,11 @@ func (r *proxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, proxyFormat, "proxy")
+	d, err := unit.BinaryRecord(b, ProxyFormat, "proxy")
 	if err != nil {
 		return err
 	}
-	*r = proxyRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = ProxyRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Name, r.Key, r.DestinationURL = d.Str(), d.Str(), d.Str()
 	if flags&proxyRequestTransform != 0 {
@@ -147,17 +148,17 @@ func (r *proxyRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.ModifiedBy, r.KeyHash = d.Str(), d.Bytes()
 	d.CheckFlags(flags, proxyModified<<1)
 	if err := d.End(); err != nil {
-		*r = proxyRecord{}
+		*r = ProxyRecord{}
 		return err
 	}
 	return nil
 }
 
-// proxyRecordV0 is the JSON of the API's Proxy and key_hash as format
+// ProxyRecordV0 is the JSON of the API's Proxy and key_hash as format
 // version 0 stored it: read, never written
 // (testdata/records/proxy-v0.json). application_id is not read: it is the
 // application's id again.
-type proxyRecordV0 struct {
+type ProxyRecordV0 struct {
 	ID                string          `json:"id"`
 	TenantID          string          `json:"tenant_id"`
 	Name              string          `json:"name"`

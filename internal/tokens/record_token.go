@@ -1,4 +1,4 @@
-package tokenvault
+package tokens
 
 import (
 	"encoding/binary"
@@ -11,9 +11,53 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a token (tokenRecord), at tenant/<tid>/token/<id>.
+// Record is a token as stored, sealed like every record: a type of its
+// own, not the API's Token, so that neither changes the other by accident.
+// Its fields are exactly what the stored form holds (below; the id and
+// tenant are the store key's), and the root's tokenOf is where its shape
+// meets Token's. Data, Mask and MaskExpression are kept as JSON text so
+// numbers keep their exact form; an answer decodes Data and Mask (the
+// root's tokenOf and tokenValue).
+type Record struct {
+	ID                    string
+	TenantID              string
+	Type                  string
+	Fingerprint           string
+	FingerprintExpression string
+	Containers            []string
+	Metadata              map[string]string
+	SearchIndexes         []string
+	DeduplicateToken      bool
+	ExpiresAt             *time.Time
+	CreatedBy             string
+	CreatedAt             time.Time
+	ModifiedBy            string
+	ModifiedAt            *time.Time
+	// Data is the value, Mask the evaluated mask (empty: none) and
+	// MaskExpression the mask as given (or the type's default).
+	Data           json.RawMessage
+	Mask           json.RawMessage
+	MaskExpression json.RawMessage
+	// CVCAt is when the cvc in a card's Data was written; nil when it
+	// holds none. See the root's tokens_cvc.go.
+	CVCAt *time.Time
+	// Indexes are the index and schedule keys written for this token,
+	// deleted with it.
+	Indexes []string
+	// AliasID: the id was drawn from an alias expression (the root's
+	// tokens_alias.go) or derived with fpe (tokens_fpe.go), so a patch's
+	// mask is held to the display rule too.
+	AliasID bool
+}
+
+// Expired reports whether the token has expired at now.
+func (r *Record) Expired(now time.Time) bool {
+	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
+}
+
+// The stored form of a token (Record), at tenant/<tid>/token/<id>.
 //
-// Format version 1 (binary; see records.go for uvarint, bytes, str, time):
+// Format version 1 (binary; see the root's records.go for uvarint, bytes, str, time):
 //
 //	0x01              format version
 //	uvarint flags     1 deduplicate_token, 2 expires_at, 4 modified_at,
@@ -45,9 +89,9 @@ import (
 //	  4 str name, hex   tenant/<tid>/idx/<name>/<hex>/<id> (search, meta)
 //
 // The tenant and id are the store key's, not stored again. Version 0 is
-// the JSON the Vault wrote before (tokenRecordV0); it still reads.
+// the JSON the Vault wrote before (RecordV0); it still reads.
 //
-// Why binary. BenchmarkRecord (records_bench_test.go; go test -run XXX
+// Why binary. BenchmarkRecord (the root's records_bench_test.go; go test -run XXX
 // -bench Record -benchmem -benchtime 300ms ., 2 shared CPUs, Go 1.26)
 // encodes and decodes the same records in three forms: this one, a lean
 // JSON form (short keys, tenant and id left to the key as here), and the
@@ -63,9 +107,9 @@ import (
 //
 // Binary is 4.6 times smaller than lean JSON for the common token and
 // 5 to 8 times faster to decode, with no allocation to encode; the cost is
-// this file and records.go, which golden fixtures (testdata/records) and
+// this file and the root's records.go, which golden fixtures (testdata/records) and
 // FuzzRecords pin down. Sealing adds seal.Overhead (45 bytes) to each.
-const tokenFormat = 1
+const Format = 1
 
 const (
 	tokDedupe = 1 << iota
@@ -85,15 +129,15 @@ const (
 	idxTenantHex
 )
 
-func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if !barrier.Tenant(r.TenantID).IsRecord(key, kindToken, r.ID) {
+func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if !barrier.Tenant(r.TenantID).IsRecord(key, Kind, r.ID) {
 		return b, fmt.Errorf("token %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if unit.CheckRecordTimes("token", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt, r.CVCAt) != nil {
 		// Only a token read from version 0 holds such a time: it is
 		// written back in version 0, which holds it, so that writes to
 		// it (the sweeper's removal of a cvc among them) go on.
-		v0, err := json.Marshal(r.v0())
+		v0, err := json.Marshal(r.V0())
 		if err != nil {
 			return b, fmt.Errorf("%w: token JSON: %v", unit.ErrRecord, err)
 		}
@@ -120,8 +164,8 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.AliasID {
 		flags |= tokAliasID
 	}
-	b = append(b, tokenFormat)
-	b = appendUvarint(b, flags)
+	b = append(b, Format)
+	b = binary.AppendUvarint(b, flags)
 	b = unit.AppendStr(b, r.Type)
 	b = unit.AppendBytes(b, r.Data)
 	b = unit.AppendBytes(b, r.Mask)
@@ -133,7 +177,7 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	}
 	b = unit.AppendStr(b, r.FingerprintExpression)
 	b = unit.AppendStrs(b, r.Containers)
-	b = appendUvarint(b, uint64(len(r.Metadata)))
+	b = binary.AppendUvarint(b, uint64(len(r.Metadata)))
 	if len(r.Metadata) == 1 {
 		for k, v := range r.Metadata {
 			b = unit.AppendStr(unit.AppendStr(b, k), v)
@@ -161,7 +205,7 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.CVCAt != nil {
 		b = unit.AppendTime(b, *r.CVCAt)
 	}
-	b = appendUvarint(b, uint64(len(r.Indexes)))
+	b = binary.AppendUvarint(b, uint64(len(r.Indexes)))
 	for _, k := range r.Indexes {
 		b = r.appendIndex(b, k)
 	}
@@ -169,36 +213,36 @@ func (r *tokenRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 }
 
 // appendIndex appends one index entry of the record, as short as it goes.
-func (r *tokenRecord) appendIndex(b []byte, k string) []byte {
+func (r *Record) appendIndex(b []byte, k string) []byte {
 	tk, id := barrier.Tenant(r.TenantID), r.ID
 	if r.Fingerprint != "" && tk.IsFingerprintEntry(k, r.Fingerprint, id) {
-		return appendUvarint(b, idxFingerprint)
+		return binary.AppendUvarint(b, idxFingerprint)
 	}
-	if r.ExpiresAt != nil && tk.IsExpiry(k, *r.ExpiresAt, kindToken, id) {
-		return appendUvarint(b, idxExpiry)
+	if r.ExpiresAt != nil && tk.IsExpiry(k, *r.ExpiresAt, Kind, id) {
+		return binary.AppendUvarint(b, idxExpiry)
 	}
 	if r.CVCAt != nil && tk.IsCVCDue(k, *r.CVCAt, id) {
-		return appendUvarint(b, idxCVC)
+		return binary.AppendUvarint(b, idxCVC)
 	}
 	// tenant/<tid>/idx/<name>/<hex>/<id>
 	if name, value, ok := tk.IndexEntryOf(k, id); ok {
-		nb := unit.AppendStr(appendUvarint(b, idxTenantHex), name)
+		nb := unit.AppendStr(binary.AppendUvarint(b, idxTenantHex), name)
 		if out, ok := unit.AppendHex(nb, value); ok {
 			return out
 		}
 	}
-	return unit.AppendStr(appendUvarint(b, idxRaw), k)
+	return unit.AppendStr(binary.AppendUvarint(b, idxRaw), k)
 }
 
-func (r *tokenRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
-	d, err := unit.BinaryRecord(b, tokenFormat, "token")
+	d, err := unit.BinaryRecord(b, Format, "token")
 	if err != nil {
 		return err
 	}
-	*r = tokenRecord{}
+	*r = Record{}
 	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 	flags := d.Uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
@@ -229,14 +273,14 @@ func (r *tokenRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.CreatedAt = d.Time()
 	r.CreatedBy = d.Str()
 	if flags&tokExpires != 0 {
-		r.ExpiresAt = ptr(d.Time())
+		r.ExpiresAt = new(d.Time())
 	}
 	if flags&tokModified != 0 {
-		r.ModifiedAt = ptr(d.Time())
+		r.ModifiedAt = new(d.Time())
 	}
 	r.ModifiedBy = d.Str()
 	if flags&tokCVC != 0 {
-		r.CVCAt = ptr(d.Time())
+		r.CVCAt = new(d.Time())
 	}
 	if n := d.Count(); n > 0 {
 		r.Indexes = make([]string, 0, n)
@@ -252,13 +296,13 @@ func (r *tokenRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {
-		*r = tokenRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
 }
 
-func (r *tokenRecord) readIndex(d *unit.Reader) string {
+func (r *Record) readIndex(d *unit.Reader) string {
 	tid, id := r.TenantID, r.ID
 	switch tag := d.Uvarint(); tag {
 	case idxRaw:
@@ -269,7 +313,7 @@ func (r *tokenRecord) readIndex(d *unit.Reader) string {
 		}
 	case idxExpiry:
 		if r.ExpiresAt != nil {
-			return barrier.Tenant(tid).Expiry(*r.ExpiresAt, kindToken, id).String()
+			return barrier.Tenant(tid).Expiry(*r.ExpiresAt, Kind, id).String()
 		}
 	case idxCVC:
 		if r.CVCAt != nil {
@@ -283,16 +327,12 @@ func (r *tokenRecord) readIndex(d *unit.Reader) string {
 	return ""
 }
 
-func ptr[T any](v T) *T { return &v }
-
-func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
-
-// tokenRecordV0 is the JSON form tokens were stored in before format
+// RecordV0 is the JSON form tokens were stored in before format
 // version 1 (the API's Token with the fields below, the tags as they
 // were): read, and written only for a token whose times version 1 cannot
 // hold (appendRecord) and by tests that write a store as that code did.
 // testdata/records/token-v0.json is one.
-type tokenRecordV0 struct {
+type RecordV0 struct {
 	ID                    string            `json:"id"`
 	TenantID              string            `json:"tenant_id"`
 	Type                  string            `json:"type"`
@@ -315,8 +355,8 @@ type tokenRecordV0 struct {
 }
 
 // v0 is r in the JSON form of version 0.
-func (r *tokenRecord) v0() tokenRecordV0 {
-	return tokenRecordV0{
+func (r *Record) V0() RecordV0 {
+	return RecordV0{
 		ID: r.ID, TenantID: r.TenantID, Type: r.Type, Fingerprint: r.Fingerprint,
 		FingerprintExpression: r.FingerprintExpression, Containers: r.Containers, Metadata: r.Metadata,
 		SearchIndexes: r.SearchIndexes, DeduplicateToken: r.DeduplicateToken, ExpiresAt: r.ExpiresAt,
@@ -325,12 +365,12 @@ func (r *tokenRecord) v0() tokenRecordV0 {
 	}
 }
 
-func (r *tokenRecord) decodeV0(key barrier.Key, b []byte) error {
-	var v tokenRecordV0
+func (r *Record) decodeV0(key barrier.Key, b []byte) error {
+	var v RecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: token JSON: %v", unit.ErrRecord, err)
 	}
-	*r = tokenRecord{
+	*r = Record{
 		ID: v.ID, TenantID: v.TenantID, Type: v.Type, Fingerprint: v.Fingerprint,
 		FingerprintExpression: v.FingerprintExpression, Containers: v.Containers, Metadata: v.Metadata,
 		SearchIndexes: v.SearchIndexes, DeduplicateToken: v.DeduplicateToken, ExpiresAt: v.ExpiresAt,
@@ -341,3 +381,7 @@ func (r *tokenRecord) decodeV0(key barrier.Key, b []byte) error {
 	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 	return nil
 }
+
+// Kind is the record kind of every token type (the root's kindToken):
+// the <kind> of a token's store key, tenant/<tid>/token/<id>.
+const Kind = "token"

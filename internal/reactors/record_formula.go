@@ -1,6 +1,7 @@
-package tokenvault
+package reactors
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -8,11 +9,11 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a reactor formula (formulaRecord), at
+// The stored form of a reactor formula (FormulaRecord), at
 // tenant/<tid>/reactor_formula/<id> (a tenant's private formula) and
 // sys/formula/<id> (an official one, sealed with the system keyring).
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  1 modified_at
@@ -31,15 +32,15 @@ import (
 //
 // The tenant (none for an official formula) and id are the store key's.
 // Version 0 is the JSON of the API's Formula the Vault stored before
-// (formulaRecordV0); it still reads, and a formula in it is written in
+// (FormulaRecordV0); it still reads, and a formula in it is written in
 // version 1 on its next write and, for a private one, by the re-seal
 // pass.
-const formulaFormat = 1
+const FormulaFormat = 1
 
 const formulaModified = 1
 
-// formulaRecord is a formula as stored.
-type formulaRecord struct {
+// FormulaRecord is a formula as stored.
+type FormulaRecord struct {
 	ID                string
 	TenantID          string
 	Name              string
@@ -54,12 +55,12 @@ type formulaRecord struct {
 	ModifiedAt        *time.Time
 }
 
-func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+func (r *FormulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.TenantID == "" {
 		if key.Tenant() != "" || key.String() != barrier.OfficialFormula(r.ID).String() {
 			return b, fmt.Errorf("%w: official formula %s does not belong at this key", unit.ErrRecord, r.ID)
 		}
-	} else if err := unit.BelongsAt(key, EntityReactorFormula, r.TenantID, r.ID); err != nil {
+	} else if err := unit.BelongsAt(key, unit.EntityReactorFormula, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("formula", &r.CreatedAt, r.ModifiedAt); err != nil {
@@ -69,7 +70,7 @@ func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	if r.ModifiedAt != nil {
 		flags |= formulaModified
 	}
-	b = appendUvarint(append(b, formulaFormat), flags)
+	b = binary.AppendUvarint(append(b, FormulaFormat), flags)
 	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Name), r.Description), r.Type), r.Code)
 	b = unit.AppendList(b, len(r.Configuration), r.Configuration == nil)
 	for _, c := range r.Configuration {
@@ -81,7 +82,7 @@ func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 		if p.Optional {
 			optional = 1
 		}
-		b = unit.AppendStr(unit.AppendStr(unit.AppendStr(appendUvarint(b, optional), p.Name), p.Description), p.Type)
+		b = unit.AppendStr(unit.AppendStr(unit.AppendStr(binary.AppendUvarint(b, optional), p.Name), p.Description), p.Type)
 	}
 	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
@@ -90,23 +91,23 @@ func (r *formulaRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
-func (r *formulaRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *FormulaRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v formulaRecordV0
+		var v FormulaRecordV0
 		if err := unit.DecodeJSONV0(b, &v, "formula"); err != nil {
 			return err
 		}
-		*r = formulaRecord{Name: v.Name, Description: v.Description, Type: v.Type, Code: v.Code,
+		*r = FormulaRecord{Name: v.Name, Description: v.Description, Type: v.Type, Code: v.Code,
 			Configuration: v.Configuration, RequestParameters: v.RequestParameters,
 			CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
 		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, formulaFormat, "formula")
+	d, err := unit.BinaryRecord(b, FormulaFormat, "formula")
 	if err != nil {
 		return err
 	}
-	*r = formulaRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = FormulaRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Name, r.Description, r.Type, r.Code = d.Str(), d.Str(), d.Str(), d.Str()
 	if n := d.List(); n >= 0 {
@@ -138,15 +139,15 @@ func (r *formulaRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.ModifiedBy = d.Str()
 	d.CheckFlags(flags, formulaModified<<1)
 	if err := d.End(); err != nil {
-		*r = formulaRecord{}
+		*r = FormulaRecord{}
 		return err
 	}
 	return nil
 }
 
-// formulaRecordV0 is the JSON of the API's Formula as format version 0
+// FormulaRecordV0 is the JSON of the API's Formula as format version 0
 // stored it: read, never written (testdata/records/formula-v0.json).
-type formulaRecordV0 struct {
+type FormulaRecordV0 struct {
 	ID                string                     `json:"id"`
 	TenantID          string                     `json:"tenant_id,omitempty"`
 	Name              string                     `json:"name"`

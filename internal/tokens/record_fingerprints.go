@@ -1,68 +1,70 @@
-package tokenvault
+package tokens
 
 import (
+	"encoding/binary"
+
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The stored form of where a store's fingerprint index is kept
-// (fingerprintPlace, tokens_fingerprints.go), at sys/fingerprints, sealed with the
+// (FingerprintPlace, the root's tokens_fingerprints.go), at sys/fingerprints, sealed with the
 // system keyring.
 //
-// Format version 1 (binary; see records.go):
+// Format version 1 (binary; see the root's records.go):
 //
 //	0x01           format version
 //	uvarint flags  1 in memory
 //
-// Version 0 is the JSON written before (fingerprintPlaceV0); it still
+// Version 0 is the JSON written before (FingerprintPlaceV0); it still
 // reads. The record is written once, so a store keeps the version it was
 // first opened with.
-const fingerprintsFormat = 1
+const FingerprintsFormat = 1
 
 const fpInMemory = 1
 
-// fingerprintPlace is the record at sysFingerprintsKey: where the index of
+// FingerprintPlace is the record at sysFingerprintsKey: where the index of
 // a store is kept. A store written with the index in memory has no index
 // entries for its newer tokens, so it must never be opened as a shared
 // store (for instance through a wrapper that hides store.SingleProcess):
 // deduplication would miss them.
-type fingerprintPlace struct {
+type FingerprintPlace struct {
 	InMemory bool
 }
 
-func (p *fingerprintPlace) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (p *FingerprintPlace) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	var flags uint64
 	if p.InMemory {
 		flags |= fpInMemory
 	}
-	return appendUvarint(append(b, fingerprintsFormat), flags), nil
+	return binary.AppendUvarint(append(b, FingerprintsFormat), flags), nil
 }
 
-func (p *fingerprintPlace) DecodeRecord(_ barrier.Key, b []byte) error {
+func (p *FingerprintPlace) DecodeRecord(_ barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v fingerprintPlaceV0
+		var v FingerprintPlaceV0
 		if err := unit.DecodeJSONV0(b, &v, "fingerprint place"); err != nil {
 			return err
 		}
-		*p = fingerprintPlace(v)
+		*p = FingerprintPlace(v)
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, fingerprintsFormat, "fingerprint place")
+	d, err := unit.BinaryRecord(b, FingerprintsFormat, "fingerprint place")
 	if err != nil {
 		return err
 	}
 	flags := d.Uvarint()
 	d.CheckFlags(flags, fpInMemory<<1)
-	*p = fingerprintPlace{InMemory: flags&fpInMemory != 0}
+	*p = FingerprintPlace{InMemory: flags&fpInMemory != 0}
 	if err := d.End(); err != nil {
-		*p = fingerprintPlace{}
+		*p = FingerprintPlace{}
 		return err
 	}
 	return nil
 }
 
-// fingerprintPlaceV0 is a fingerprintPlace as format version 0 stored it:
+// FingerprintPlaceV0 is a FingerprintPlace as format version 0 stored it:
 // read, never written (testdata/records/fingerprints-v0.json).
-type fingerprintPlaceV0 struct {
+type FingerprintPlaceV0 struct {
 	InMemory bool `json:"in_memory"`
 }

@@ -1,6 +1,7 @@
-package tokenvault
+package intents
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"time"
 
@@ -8,10 +9,10 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a token intent (tokenIntentRecord), at
+// The stored form of a token intent (Record), at
 // tenant/<tid>/token_intent/<id>, sealed with the tenant's keyring.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  bit 0: created_from follows; a bit this code does not know is refused
@@ -24,14 +25,14 @@ import (
 //	time  expires_at
 //	str   created_from  (flag bit 0) the keyed MAC of the creating call's
 //	                    client address that indexes the intent for its caps
-//	                    (intents_limits.go); absent in intents written before
+//	                    (the root's intents_limits.go); absent in intents written before
 //
 // The tenant and id are the store key's. There is no version 0: intents
 // came after every record had its binary form.
-const tokenIntentFormat = 1
+const Format = 1
 
-// tokenIntentRecord is a token intent as stored.
-type tokenIntentRecord struct {
+// Record is a token intent as stored.
+type Record struct {
 	ID            string
 	TenantID      string
 	Type          string
@@ -42,17 +43,18 @@ type tokenIntentRecord struct {
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
 	// CreatedFrom is the keyed MAC of the creating call's client address
-	// (txn.pendingAddress), "" in intents written before the caps.
+	// (the root's txn.pendingAddress), "" in intents written before the caps.
 	CreatedFrom string
 }
 
-// intentCreatedFrom is the flag bit of tokenIntentRecord.CreatedFrom.
+// intentCreatedFrom is the flag bit of Record.CreatedFrom.
 const intentCreatedFrom = 1
 
-func (r *tokenIntentRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+// Expired reports whether the intent has expired at now.
+func (r *Record) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
-func (r *tokenIntentRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntityTokenIntent, r.TenantID, r.ID); err != nil {
+func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntityTokenIntent, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("token intent", &r.CreatedAt, &r.ExpiresAt); err != nil {
@@ -62,7 +64,7 @@ func (r *tokenIntentRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	if r.CreatedFrom != "" {
 		flags |= intentCreatedFrom
 	}
-	b = appendUvarint(append(b, tokenIntentFormat), flags)
+	b = binary.AppendUvarint(append(b, Format), flags)
 	b = unit.AppendBytes(unit.AppendStr(b, r.Type), r.Data)
 	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Fingerprint), r.CreatedBy), r.CreatedByType)
 	b = unit.AppendTime(unit.AppendTime(b, r.CreatedAt), r.ExpiresAt)
@@ -72,12 +74,12 @@ func (r *tokenIntentRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	return b, nil
 }
 
-func (r *tokenIntentRecord) DecodeRecord(key barrier.Key, b []byte) error {
-	d, err := unit.BinaryRecord(b, tokenIntentFormat, "token intent")
+func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
+	d, err := unit.BinaryRecord(b, Format, "token intent")
 	if err != nil {
 		return err
 	}
-	*r = tokenIntentRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = Record{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Type, r.Data = d.Str(), d.Bytes()
 	r.Fingerprint, r.CreatedBy, r.CreatedByType = d.Str(), d.Str(), d.Str()
@@ -89,8 +91,17 @@ func (r *tokenIntentRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	}
 	d.CheckFlags(flags, intentCreatedFrom<<1)
 	if err := d.End(); err != nil {
-		*r = tokenIntentRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
+}
+
+// IndexKeys are an intent's entries in the indexes of its caps (none
+// for an intent written before them).
+func (r *Record) IndexKeys() []barrier.Key {
+	if r.CreatedFrom == "" {
+		return nil
+	}
+	return barrier.Tenant(r.TenantID).CapEntries(barrier.TokenIntentCaps, r.CreatedBy, r.CreatedFrom, r.ExpiresAt, r.ID)
 }

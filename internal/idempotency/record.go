@@ -1,4 +1,4 @@
-package tokenvault
+package idempotency
 
 import (
 	"encoding/binary"
@@ -9,9 +9,9 @@ import (
 )
 
 // The stored form of an idempotency key's claim or kept response
-// (idempotencyRecord), at tenant/<tid>/idempotency/<hmac>.
+// (Record), at tenant/<tid>/idempotency/<hmac>.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01             format version
 //	uvarint flags    1 response
@@ -21,19 +21,20 @@ import (
 //	time  expires_at
 //	str   claim
 //	time  lease_until
-//	response (flag 1): varint status, header (records_parts.go), bytes body
+//	response (flag 1): varint status, header (the root's records_parts.go),
+//	                   bytes body
 //	bytes grants
 //
-// Version 0 is the JSON written before (idempotencyRecordV0); it still
+// Version 0 is the JSON written before (RecordV0); it still
 // reads, and a record in it is written in version 1 when its response is
 // kept, or by the re-seal pass.
-const idempotencyFormat = 1
+const Format = 1
 
 const idemResponse = 1
 
-// idempotencyRecord is an idempotency key's claim or kept response, as
+// Record is an idempotency key's claim or kept response, as
 // stored.
-type idempotencyRecord struct {
+type Record struct {
 	Version     int
 	Fingerprint []byte
 	CreatedAt   time.Time
@@ -42,13 +43,25 @@ type idempotencyRecord struct {
 	// once Response is kept.
 	Claim      string
 	LeaseUntil time.Time
-	Response   *IdempotentResponse
+	Response   *Response
 	// Grants is the digest of the caller's grants at the first request
-	// (grantsDigest); empty in records written before it was kept.
+	// (the root's grantsDigest); empty in records written before it was kept.
 	Grants []byte
 }
 
-func (r *idempotencyRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+// Response is the outcome of an idempotent call as its caller
+// encodes it: httpapi keeps the HTTP status, headers and body (the root
+// names it tokenvault.IdempotentResponse).
+type Response struct {
+	Status int                 `json:"status"`
+	Header map[string][]string `json:"header,omitempty"`
+	Body   []byte              `json:"body,omitempty"`
+}
+
+// Expired reports whether the record has expired at now.
+func (r *Record) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+
+func (r *Record) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := unit.CheckRecordTimes("idempotency", &r.CreatedAt, &r.ExpiresAt, &r.LeaseUntil); err != nil {
 		return b, err
 	}
@@ -56,7 +69,7 @@ func (r *idempotencyRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error
 	if r.Response != nil {
 		flags |= idemResponse
 	}
-	b = appendUvarint(append(b, idempotencyFormat), flags)
+	b = binary.AppendUvarint(append(b, Format), flags)
 	b = binary.AppendVarint(b, int64(r.Version))
 	b = unit.AppendTime(unit.AppendTime(unit.AppendBytes(b, r.Fingerprint), r.CreatedAt), r.ExpiresAt)
 	b = unit.AppendTime(unit.AppendStr(b, r.Claim), r.LeaseUntil)
@@ -67,16 +80,16 @@ func (r *idempotencyRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error
 	return unit.AppendBytes(b, r.Grants), nil
 }
 
-func (r *idempotencyRecord) DecodeRecord(_ barrier.Key, b []byte) error {
+func (r *Record) DecodeRecord(_ barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v idempotencyRecordV0
+		var v RecordV0
 		if err := unit.DecodeJSONV0(b, &v, "idempotency"); err != nil {
 			return err
 		}
-		*r = idempotencyRecord{Version: v.Version, Fingerprint: v.Fingerprint, CreatedAt: v.CreatedAt,
+		*r = Record{Version: v.Version, Fingerprint: v.Fingerprint, CreatedAt: v.CreatedAt,
 			ExpiresAt: v.ExpiresAt, Claim: v.Claim, LeaseUntil: v.LeaseUntil, Grants: v.Grants}
 		if v.Response != nil {
-			r.Response = &IdempotentResponse{Status: v.Response.Status, Header: v.Response.Header, Body: v.Response.Body}
+			r.Response = &Response{Status: v.Response.Status, Header: v.Response.Header, Body: v.Response.Body}
 			if len(r.Response.Body) == 0 {
 				r.Response.Body = nil
 			}
@@ -89,11 +102,11 @@ func (r *idempotencyRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 		}
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, idempotencyFormat, "idempotency")
+	d, err := unit.BinaryRecord(b, Format, "idempotency")
 	if err != nil {
 		return err
 	}
-	*r = idempotencyRecord{}
+	*r = Record{}
 	flags := d.Uvarint()
 	version := d.Varint()
 	if int64(int(version)) != version {
@@ -107,20 +120,20 @@ func (r *idempotencyRecord) DecodeRecord(_ barrier.Key, b []byte) error {
 		if int64(int(status)) != status {
 			d.Fail("status out of range")
 		}
-		r.Response = &IdempotentResponse{Status: int(status), Header: d.Header(), Body: d.Bytes()}
+		r.Response = &Response{Status: int(status), Header: d.Header(), Body: d.Bytes()}
 	}
 	r.Grants = d.Bytes()
 	d.CheckFlags(flags, idemResponse<<1)
 	if err := d.End(); err != nil {
-		*r = idempotencyRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
 }
 
-// idempotencyRecordV0 is an idempotency record as format version 0 stored
+// RecordV0 is an idempotency record as format version 0 stored
 // it: read, never written (testdata/records/idempotency-v0.json).
-type idempotencyRecordV0 struct {
+type RecordV0 struct {
 	Version     int       `json:"v"`
 	Fingerprint []byte    `json:"fp"`
 	CreatedAt   time.Time `json:"created_at"`

@@ -1,16 +1,17 @@
-package tokenvault
+package tenants
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of an invitation (invitationRecord), at
+// The stored form of an invitation (InvitationRecord), at
 // tenant/<tid>/tenant_invitation/<id>.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  1 modified_at
@@ -26,15 +27,15 @@ import (
 //
 // The tenant and id are the store key's. Version 0 is the JSON of the
 // API's Invitation with token_hash the Vault stored before
-// (invitationRecordV0); it still reads, and an invitation in it is written
+// (InvitationRecordV0); it still reads, and an invitation in it is written
 // in version 1 on its next write and by the re-seal pass.
-const invitationFormat = 1
+const InvitationFormat = 1
 
 const invitationModified = 1
 
-// invitationRecord is an invitation as stored, with the keyed hash of its
+// InvitationRecord is an invitation as stored, with the keyed hash of its
 // live link token.
-type invitationRecord struct {
+type InvitationRecord struct {
 	ID         string
 	TenantID   string
 	Email      string
@@ -47,10 +48,11 @@ type invitationRecord struct {
 	TokenHash  []byte
 }
 
-func (r *invitationRecord) expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+// Expired reports whether the invitation has expired at now.
+func (r *InvitationRecord) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
-func (r *invitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntityTenantInvitation, r.TenantID, r.ID); err != nil {
+func (r *InvitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntityTenantInvitation, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("invitation", &r.ExpiresAt, &r.CreatedAt, r.ModifiedAt); err != nil {
@@ -60,7 +62,7 @@ func (r *invitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, erro
 	if r.ModifiedAt != nil {
 		flags |= invitationModified
 	}
-	b = appendUvarint(append(b, invitationFormat), flags)
+	b = binary.AppendUvarint(append(b, InvitationFormat), flags)
 	b = unit.AppendStr(unit.AppendStr(b, r.Email), r.Status)
 	b = unit.AppendBytes(unit.AppendTime(b, r.ExpiresAt), r.TokenHash)
 	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
@@ -70,13 +72,13 @@ func (r *invitationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, erro
 	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
-func (r *invitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *InvitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v invitationRecordV0
+		var v InvitationRecordV0
 		if err := unit.DecodeJSONV0(b, &v, "invitation"); err != nil {
 			return err
 		}
-		*r = invitationRecord{Email: v.Email, Status: v.Status, ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy,
+		*r = InvitationRecord{Email: v.Email, Status: v.Status, ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy,
 			CreatedAt: v.CreatedAt, ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt, TokenHash: v.TokenHash}
 		if len(r.TokenHash) == 0 {
 			r.TokenHash = nil
@@ -84,11 +86,11 @@ func (r *invitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, invitationFormat, "invitation")
+	d, err := unit.BinaryRecord(b, InvitationFormat, "invitation")
 	if err != nil {
 		return err
 	}
-	*r = invitationRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = InvitationRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Email, r.Status = d.Str(), d.Str()
 	r.ExpiresAt, r.TokenHash = d.Time(), d.Bytes()
@@ -97,16 +99,16 @@ func (r *invitationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.ModifiedBy = d.Str()
 	d.CheckFlags(flags, invitationModified<<1)
 	if err := d.End(); err != nil {
-		*r = invitationRecord{}
+		*r = InvitationRecord{}
 		return err
 	}
 	return nil
 }
 
-// invitationRecordV0 is the JSON of the API's Invitation and token_hash as
+// InvitationRecordV0 is the JSON of the API's Invitation and token_hash as
 // format version 0 stored it: read, never written
 // (testdata/records/invitation-v0.json).
-type invitationRecordV0 struct {
+type InvitationRecordV0 struct {
 	ID         string     `json:"id"`
 	TenantID   string     `json:"tenant_id"`
 	Email      string     `json:"email"`

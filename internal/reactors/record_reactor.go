@@ -1,16 +1,17 @@
-package tokenvault
+package reactors
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a reactor (reactorRecord), at
+// The stored form of a reactor (Record), at
 // tenant/<tid>/reactor/<id>.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  1 modified_at
@@ -25,14 +26,14 @@ import (
 //	str   modified_by
 //
 // The tenant and id are the store key's. Version 0 is the JSON written
-// before (reactorRecordV0); it still reads, and a reactor in it is
+// before (RecordV0); it still reads, and a reactor in it is
 // written in version 1 on its next write and by the re-seal pass.
-const reactorFormat = 1
+const Format = 1
 
 const reactorModified = 1
 
-// reactorRecord is a reactor as stored.
-type reactorRecord struct {
+// Record is a reactor as stored.
+type Record struct {
 	ID            string
 	TenantID      string
 	Name          string
@@ -46,8 +47,8 @@ type reactorRecord struct {
 	ModifiedAt    *time.Time
 }
 
-func (r *reactorRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntityReactor, r.TenantID, r.ID); err != nil {
+func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntityReactor, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("reactor", &r.CreatedAt, r.ModifiedAt); err != nil {
@@ -57,7 +58,7 @@ func (r *reactorRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	if r.ModifiedAt != nil {
 		flags |= reactorModified
 	}
-	b = appendUvarint(append(b, reactorFormat), flags)
+	b = binary.AppendUvarint(append(b, Format), flags)
 	b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, r.Name), r.FormulaID), r.Code)
 	b, err := unit.AppendJSON(b, r.Configuration)
 	if err != nil {
@@ -71,23 +72,23 @@ func (r *reactorRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
-func (r *reactorRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v reactorRecordV0
+		var v RecordV0
 		if err := unit.DecodeJSONV0(b, &v, "reactor"); err != nil {
 			return err
 		}
-		*r = reactorRecord{Name: v.Name, FormulaID: v.FormulaID, Code: v.Code, Configuration: v.Configuration,
+		*r = Record{Name: v.Name, FormulaID: v.FormulaID, Code: v.Code, Configuration: v.Configuration,
 			ApplicationID: v.ApplicationID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
 		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, reactorFormat, "reactor")
+	d, err := unit.BinaryRecord(b, Format, "reactor")
 	if err != nil {
 		return err
 	}
-	*r = reactorRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = Record{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Name, r.FormulaID, r.Code = d.Str(), d.Str(), d.Str()
 	r.Configuration = d.JSONMap()
@@ -97,15 +98,15 @@ func (r *reactorRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.ModifiedBy = d.Str()
 	d.CheckFlags(flags, reactorModified<<1)
 	if err := d.End(); err != nil {
-		*r = reactorRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
 }
 
-// reactorRecordV0 is a reactor as format version 0 stored it: read, never
+// RecordV0 is a reactor as format version 0 stored it: read, never
 // written (testdata/records/reactor-v0.json).
-type reactorRecordV0 struct {
+type RecordV0 struct {
 	ID            string         `json:"id"`
 	TenantID      string         `json:"tenant_id"`
 	Name          string         `json:"name"`

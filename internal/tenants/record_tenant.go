@@ -1,15 +1,16 @@
-package tokenvault
+package tenants
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a tenant (tenantRecord), at tenant/<tid>/tenant/<tid>.
+// The stored form of a tenant (Record), at tenant/<tid>/tenant/<tid>.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  1 modified_at
@@ -21,14 +22,14 @@ import (
 //	str   modified_by
 //
 // The id is the store key's. Version 0 is the JSON of the API's Tenant the
-// Vault stored before (tenantRecordV0); it still reads, and a tenant in it
+// Vault stored before (RecordV0); it still reads, and a tenant in it
 // is written in version 1 on its next write and by the re-seal pass.
-const tenantFormat = 1
+const Format = 1
 
 const tenantModified = 1
 
-// tenantRecord is a tenant as stored.
-type tenantRecord struct {
+// Record is a tenant as stored.
+type Record struct {
 	ID         string
 	Name       string
 	OwnerID    string
@@ -38,8 +39,8 @@ type tenantRecord struct {
 	ModifiedAt *time.Time
 }
 
-func (r *tenantRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntityTenant, r.ID, r.ID); err != nil {
+func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntityTenant, r.ID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("tenant", &r.CreatedAt, r.ModifiedAt); err != nil {
@@ -49,7 +50,7 @@ func (r *tenantRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.ModifiedAt != nil {
 		flags |= tenantModified
 	}
-	b = appendUvarint(append(b, tenantFormat), flags)
+	b = binary.AppendUvarint(append(b, Format), flags)
 	b = unit.AppendStr(unit.AppendStr(b, r.Name), r.OwnerID)
 	b = unit.AppendStr(unit.AppendTime(b, r.CreatedAt), r.CreatedBy)
 	if r.ModifiedAt != nil {
@@ -58,22 +59,22 @@ func (r *tenantRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	return unit.AppendStr(b, r.ModifiedBy), nil
 }
 
-func (r *tenantRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v tenantRecordV0
+		var v RecordV0
 		if err := unit.DecodeJSONV0(b, &v, "tenant"); err != nil {
 			return err
 		}
-		*r = tenantRecord{Name: v.Name, OwnerID: v.OwnerID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
+		*r = Record{Name: v.Name, OwnerID: v.OwnerID, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 			ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt}
 		r.ID = key.Tenant() // the key is what the seal authenticated
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, tenantFormat, "tenant")
+	d, err := unit.BinaryRecord(b, Format, "tenant")
 	if err != nil {
 		return err
 	}
-	*r = tenantRecord{ID: key.Tenant()}
+	*r = Record{ID: key.Tenant()}
 	flags := d.Uvarint()
 	r.Name, r.OwnerID = d.Str(), d.Str()
 	r.CreatedAt, r.CreatedBy = d.Time(), d.Str()
@@ -81,15 +82,15 @@ func (r *tenantRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.ModifiedBy = d.Str()
 	d.CheckFlags(flags, tenantModified<<1)
 	if err := d.End(); err != nil {
-		*r = tenantRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
 }
 
-// tenantRecordV0 is the JSON of the API's Tenant as format version 0
+// RecordV0 is the JSON of the API's Tenant as format version 0
 // stored it: read, never written (testdata/records/tenant-v0.json).
-type tenantRecordV0 struct {
+type RecordV0 struct {
 	ID         string     `json:"id"`
 	Name       string     `json:"name"`
 	OwnerID    string     `json:"owner_id"`

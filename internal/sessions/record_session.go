@@ -1,16 +1,18 @@
-package tokenvault
+package sessions
 
 import (
+	"encoding/binary"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a session (sessionRecord), at
+// The stored form of a session (Record), at
 // tenant/<tid>/session/<id>.
 //
-// Format version 1 (binary; see records.go and records_parts.go):
+// Format version 1 (binary; see the root's records.go and records_parts.go):
 //
 //	0x01           format version
 //	uvarint flags  1 authorized, 2 authorized_at
@@ -26,19 +28,20 @@ import (
 //	strs0 ceiling's permissions, rules ceiling's rules
 //
 // The tenant and id are the store key's. Grants keep nil lists apart
-// from empty ones (records_parts.go): the principal's grants are hashed
-// as JSON (grantsDigest), where they differ. Version 0 is the JSON written
-// before (sessionRecordV0); it still reads, and a session in it is
-// written in version 1 on its next write and by the re-seal pass.
-const sessionFormat = 1
+// from empty ones (the root's records_parts.go): the principal's grants
+// are hashed as JSON (the root's grantsDigest), where they differ.
+// Version 0 is the JSON written before (RecordV0); it still reads, and a
+// session in it is written in version 1 on its next write and by the
+// re-seal pass.
+const Format = 1
 
 const (
 	sessionAuthorized = 1 << iota
 	sessionAuthorizedAt
 )
 
-// sessionRecord is a session as stored.
-type sessionRecord struct {
+// Record is a session as stored.
+type Record struct {
 	ID            string
 	TenantID      string
 	ApplicationID string // the public application that created it
@@ -55,13 +58,22 @@ type sessionRecord struct {
 	Authorized   bool
 	AuthorizedBy string
 	AuthorizedAt *time.Time
-	Grants       grants
+	Grants       access.Grants
 	// Ceiling is what the authorizer held at authorization.
-	Ceiling grants
+	Ceiling access.Grants
 }
 
-func (r *sessionRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if err := unit.BelongsAt(key, EntitySession, r.TenantID, r.ID); err != nil {
+// Expired reports whether the session has expired at now.
+func (s *Record) Expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
+
+// PendingKeys are the index entries of a session waiting for
+// authorization (the root's sessions_limits.go).
+func (s *Record) PendingKeys() []barrier.Key {
+	return barrier.Tenant(s.TenantID).CapEntries(barrier.PendingSessionCaps, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID)
+}
+
+func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if err := unit.BelongsAt(key, unit.EntitySession, r.TenantID, r.ID); err != nil {
 		return b, err
 	}
 	if err := unit.CheckRecordTimes("session", &r.CreatedAt, &r.ExpiresAt, r.AuthorizedAt); err != nil {
@@ -74,28 +86,28 @@ func (r *sessionRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) 
 	if r.AuthorizedAt != nil {
 		flags |= sessionAuthorizedAt
 	}
-	b = appendUvarint(append(b, sessionFormat), flags)
+	b = binary.AppendUvarint(append(b, Format), flags)
 	b = unit.AppendBytes(unit.AppendBytes(unit.AppendStr(b, r.ApplicationID), r.KeyHash), r.NonceHash)
 	b = unit.AppendTime(unit.AppendTime(b, r.CreatedAt), r.ExpiresAt)
 	b = unit.AppendStr(unit.AppendStr(b, r.PendingAddress), r.AuthorizedBy)
 	if r.AuthorizedAt != nil {
 		b = unit.AppendTime(b, *r.AuthorizedAt)
 	}
-	b = appendRules(unit.AppendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
-	return appendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
+	b = access.AppendRules(unit.AppendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
+	return access.AppendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
 }
 
-func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	if unit.IsJSONV0(b) {
-		var v sessionRecordV0
+		var v RecordV0
 		if err := unit.DecodeJSONV0(b, &v, "session"); err != nil {
 			return err
 		}
-		*r = sessionRecord{ApplicationID: v.ApplicationID, KeyHash: v.KeyHash, NonceHash: v.NonceHash,
+		*r = Record{ApplicationID: v.ApplicationID, KeyHash: v.KeyHash, NonceHash: v.NonceHash,
 			CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, PendingAddress: v.PendingAddress,
 			Authorized: v.Authorized, AuthorizedBy: v.AuthorizedBy, AuthorizedAt: v.AuthorizedAt,
-			Grants:  grants{Permissions: v.Grants.Permissions, Rules: rulesFromV0(v.Grants.Rules)},
-			Ceiling: grants{Permissions: v.Ceiling.Permissions, Rules: rulesFromV0(v.Ceiling.Rules)}}
+			Grants:  access.Grants{Permissions: v.Grants.Permissions, Rules: rulesFromV0(v.Grants.Rules)},
+			Ceiling: access.Grants{Permissions: v.Ceiling.Permissions, Rules: rulesFromV0(v.Ceiling.Rules)}}
 		if len(r.KeyHash) == 0 {
 			r.KeyHash = nil
 		}
@@ -105,30 +117,30 @@ func (r *sessionRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 		return nil
 	}
-	d, err := unit.BinaryRecord(b, sessionFormat, "session")
+	d, err := unit.BinaryRecord(b, Format, "session")
 	if err != nil {
 		return err
 	}
-	*r = sessionRecord{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
+	*r = Record{ID: unit.KeyID(key.String()), TenantID: key.Tenant()}
 	flags := d.Uvarint()
 	r.ApplicationID, r.KeyHash, r.NonceHash = d.Str(), d.Bytes(), d.Bytes()
 	r.CreatedAt, r.ExpiresAt = d.Time(), d.Time()
 	r.PendingAddress, r.AuthorizedBy = d.Str(), d.Str()
 	r.Authorized = flags&sessionAuthorized != 0
 	r.AuthorizedAt = d.OptTime(flags, sessionAuthorizedAt)
-	r.Grants.Permissions, r.Grants.Rules = d.Strs0(), readRules(&d)
-	r.Ceiling.Permissions, r.Ceiling.Rules = d.Strs0(), readRules(&d)
+	r.Grants.Permissions, r.Grants.Rules = d.Strs0(), access.ReadRules(&d)
+	r.Ceiling.Permissions, r.Ceiling.Rules = d.Strs0(), access.ReadRules(&d)
 	d.CheckFlags(flags, sessionAuthorizedAt<<1)
 	if err := d.End(); err != nil {
-		*r = sessionRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
 }
 
-// sessionRecordV0 is a session as format version 0 stored it: read, never
+// RecordV0 is a session as format version 0 stored it: read, never
 // written (testdata/records/session-v0.json).
-type sessionRecordV0 struct {
+type RecordV0 struct {
 	ID             string     `json:"id"`
 	TenantID       string     `json:"tenant_id"`
 	ApplicationID  string     `json:"application_id"`
@@ -140,31 +152,31 @@ type sessionRecordV0 struct {
 	Authorized     bool       `json:"authorized"`
 	AuthorizedBy   string     `json:"authorized_by,omitempty"`
 	AuthorizedAt   *time.Time `json:"authorized_at,omitempty"`
-	Grants         grantsV0   `json:"grants"`
-	Ceiling        grantsV0   `json:"ceiling"`
+	Grants         GrantsV0   `json:"grants"`
+	Ceiling        GrantsV0   `json:"ceiling"`
 }
 
-// grantsV0 is grants as format version 0 of a session stored them, the
-// rules as applications' version 0 stored theirs (accessRuleV0).
-type grantsV0 struct {
-	Permissions []string       `json:"permissions"`
-	Rules       []accessRuleV0 `json:"rules"`
+// GrantsV0 is grants as format version 0 of a session stored them, the
+// rules as applications' version 0 stored theirs (access.RuleV0).
+type GrantsV0 struct {
+	Permissions []string        `json:"permissions"`
+	Rules       []access.RuleV0 `json:"rules"`
 }
 
 // rulesFromV0 converts rules of version 0, nil lists kept nil (unlike an
 // application's, which version 1 of a session keeps apart).
-func rulesFromV0(v []accessRuleV0) []AccessRule {
+func rulesFromV0(v []access.RuleV0) []access.Rule {
 	if v == nil {
 		return nil
 	}
-	rules := make([]AccessRule, len(v))
+	rules := make([]access.Rule, len(v))
 	for i, x := range v {
-		rules[i] = AccessRule{Description: x.Description, Priority: x.Priority, Container: x.Container,
+		rules[i] = access.Rule{Description: x.Description, Priority: x.Priority, Container: x.Container,
 			Transform: x.Transform, Permissions: x.Permissions}
 		if x.Conditions != nil {
-			rules[i].Conditions = make([]Condition, len(x.Conditions))
+			rules[i].Conditions = make([]access.Condition, len(x.Conditions))
 			for j, c := range x.Conditions {
-				rules[i].Conditions[j] = Condition(c)
+				rules[i].Conditions[j] = access.Condition(c)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package tokenvault
+package access
 
 import (
 	"encoding/binary"
@@ -10,10 +10,39 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of an application (applicationRecord), at
+// ApplicationRecord is an application as stored, sealed like every
+// record: a type of its own, not the API's Application, so that neither
+// changes the other by accident. Its fields are exactly what the stored
+// form holds (below; the id and tenant are the store key's), and the
+// root's applicationOf is where its shape meets Application's. It has no
+// field for the key:
+// only the key's keyed hash is stored, and the key is shown once, in the
+// answer of create and regenerate.
+type ApplicationRecord struct {
+	ID          string
+	TenantID    string
+	Name        string
+	Type        ApplicationType
+	Permissions []string
+	Rules       []Rule
+	ExpiresAt   *time.Time
+	CreatedBy   string
+	CreatedAt   time.Time
+	ModifiedBy  string
+	ModifiedAt  *time.Time
+	// KeyHash is the keyed hash of the application's key (Vault.sys.mac).
+	KeyHash []byte
+}
+
+// Expired reports whether the application has expired at now.
+func (r *ApplicationRecord) Expired(now time.Time) bool {
+	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
+}
+
+// The stored form of an application (ApplicationRecord), at
 // tenant/<tid>/application/<id>.
 //
-// Format version 1 (binary; see records.go for uvarint, varint, bytes,
+// Format version 1 (binary; see the root's records.go for uvarint, varint, bytes,
 // str, time):
 //
 //	0x01              format version
@@ -43,10 +72,10 @@ import (
 // would be a new version of every record): their strings are literals,
 // or 16 bytes for an id.
 //
-// Version 0 is the JSON the Vault wrote before (applicationRecordV0: the
+// Version 0 is the JSON the Vault wrote before (ApplicationRecordV0: the
 // API's Application and key_hash, the tags as they were); it still reads,
 // and a record in it is rewritten in version 1 on its next write and by
-// the re-seal pass (reseal.go).
+// the re-seal pass (the root's reseal.go).
 //
 // Why binary. Applications are read on authentication-cache misses and
 // written rarely, so speed hardly matters here; the binary form is chosen
@@ -57,15 +86,15 @@ import (
 // records with versions is one thing to learn. The fixture application
 // (records_application_test.go) is 281 bytes in version 1 against 886 in
 // version 0.
-const applicationFormat = 1
+const ApplicationFormat = 1
 
 const (
 	appExpires = 1 << iota
 	appModified
 )
 
-func (r *applicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
-	if !barrier.Tenant(r.TenantID).IsRecord(key, EntityApplication, r.ID) {
+func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
+	if !barrier.Tenant(r.TenantID).IsRecord(key, unit.EntityApplication, r.ID) {
 		return b, fmt.Errorf("application %s/%s does not belong at this key", r.TenantID, r.ID)
 	}
 	if err := unit.CheckRecordTimes("application", &r.CreatedAt, r.ExpiresAt, r.ModifiedAt); err != nil {
@@ -78,19 +107,19 @@ func (r *applicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	if r.ModifiedAt != nil {
 		flags |= appModified
 	}
-	b = append(b, applicationFormat)
-	b = appendUvarint(b, flags)
+	b = append(b, ApplicationFormat)
+	b = binary.AppendUvarint(b, flags)
 	b = unit.AppendStr(b, r.Name)
 	b = unit.AppendStr(b, string(r.Type))
 	b = unit.AppendBytes(b, r.KeyHash)
 	b = unit.AppendStrs(b, r.Permissions)
-	b = appendUvarint(b, uint64(len(r.Rules)))
+	b = binary.AppendUvarint(b, uint64(len(r.Rules)))
 	for i := range r.Rules {
 		rule := &r.Rules[i]
 		b = unit.AppendStr(b, rule.Description)
 		b = binary.AppendVarint(b, int64(rule.Priority))
 		b = unit.AppendStr(b, rule.Container)
-		b = appendUvarint(b, uint64(len(rule.Conditions)))
+		b = binary.AppendUvarint(b, uint64(len(rule.Conditions)))
 		for _, c := range rule.Conditions {
 			b = unit.AppendStr(unit.AppendStr(unit.AppendStr(b, c.Attribute), c.Operator), c.Value)
 		}
@@ -109,22 +138,22 @@ func (r *applicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	return b, nil
 }
 
-func (r *applicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
+func (r *ApplicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	if len(b) > 0 && b[0] == '{' {
 		return r.decodeV0(key, b)
 	}
-	d, err := unit.BinaryRecord(b, applicationFormat, "application")
+	d, err := unit.BinaryRecord(b, ApplicationFormat, "application")
 	if err != nil {
 		return err
 	}
-	*r = applicationRecord{}
+	*r = ApplicationRecord{}
 	r.TenantID, r.ID = key.Tenant(), unit.KeyID(key.String())
 	flags := d.Uvarint()
 	r.Name = d.Str()
 	r.Type = ApplicationType(d.Str())
 	r.KeyHash = d.Bytes()
 	r.Permissions = d.Strs()
-	r.Rules = make([]AccessRule, d.Count())
+	r.Rules = make([]Rule, d.Count())
 	for i := range r.Rules {
 		rule := &r.Rules[i]
 		rule.Description = d.Str()
@@ -150,65 +179,65 @@ func (r *applicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	r.CreatedAt = d.Time()
 	r.CreatedBy = d.Str()
 	if flags&appExpires != 0 {
-		r.ExpiresAt = ptr(d.Time())
+		r.ExpiresAt = new(d.Time())
 	}
 	if flags&appModified != 0 {
-		r.ModifiedAt = ptr(d.Time())
+		r.ModifiedAt = new(d.Time())
 	}
 	r.ModifiedBy = d.Str()
 	if flags >= appModified<<1 {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {
-		*r = applicationRecord{}
+		*r = ApplicationRecord{}
 		return err
 	}
 	return nil
 }
 
-// applicationRecordV0 is the JSON form applications were stored in before
+// ApplicationRecordV0 is the JSON form applications were stored in before
 // format version 1 (the API's Application with key_hash, the tags as they
 // were; key was never set in a stored record, and is not read): read,
 // never written, except by a test that writes a store as that code did.
 // testdata/records/application-v0.json is one.
-type applicationRecordV0 struct {
-	ID          string         `json:"id"`
-	TenantID    string         `json:"tenant_id"`
-	Name        string         `json:"name"`
-	Type        string         `json:"type"`
-	Permissions []string       `json:"permissions"`
-	Rules       []accessRuleV0 `json:"rules"`
-	ExpiresAt   *time.Time     `json:"expires_at,omitempty"`
-	CreatedBy   string         `json:"created_by,omitempty"`
-	CreatedAt   time.Time      `json:"created_at"`
-	ModifiedBy  string         `json:"modified_by,omitempty"`
-	ModifiedAt  *time.Time     `json:"modified_at,omitempty"`
-	KeyHash     []byte         `json:"key_hash"`
+type ApplicationRecordV0 struct {
+	ID          string     `json:"id"`
+	TenantID    string     `json:"tenant_id"`
+	Name        string     `json:"name"`
+	Type        string     `json:"type"`
+	Permissions []string   `json:"permissions"`
+	Rules       []RuleV0   `json:"rules"`
+	ExpiresAt   *time.Time `json:"expires_at,omitempty"`
+	CreatedBy   string     `json:"created_by,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ModifiedBy  string     `json:"modified_by,omitempty"`
+	ModifiedAt  *time.Time `json:"modified_at,omitempty"`
+	KeyHash     []byte     `json:"key_hash"`
 }
 
-// accessRuleV0 and conditionV0 are AccessRule and Condition as version 0
-// stored them.
-type accessRuleV0 struct {
+// RuleV0 and ConditionV0 are Rule and Condition as version 0 stored
+// them, in applications and in sessions.
+type RuleV0 struct {
 	Description string        `json:"description,omitempty"`
 	Priority    int           `json:"priority"`
 	Container   string        `json:"container,omitempty"`
-	Conditions  []conditionV0 `json:"conditions,omitempty"`
+	Conditions  []ConditionV0 `json:"conditions,omitempty"`
 	Transform   string        `json:"transform"`
 	Permissions []string      `json:"permissions"`
 }
 
-type conditionV0 struct {
+type ConditionV0 struct {
 	Attribute string `json:"attribute"`
 	Operator  string `json:"operator"`
 	Value     string `json:"value"`
 }
 
-func (r *applicationRecord) decodeV0(key barrier.Key, b []byte) error {
-	var v applicationRecordV0
+func (r *ApplicationRecord) decodeV0(key barrier.Key, b []byte) error {
+	var v ApplicationRecordV0
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: application JSON: %v", unit.ErrRecord, err)
 	}
-	*r = applicationRecord{
+	*r = ApplicationRecord{
 		Name: v.Name, Type: ApplicationType(v.Type), Permissions: v.Permissions,
 		ExpiresAt: v.ExpiresAt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt,
 		ModifiedBy: v.ModifiedBy, ModifiedAt: v.ModifiedAt,
@@ -218,9 +247,9 @@ func (r *applicationRecord) decodeV0(key barrier.Key, b []byte) error {
 	if r.Permissions == nil {
 		r.Permissions = []string{}
 	}
-	r.Rules = make([]AccessRule, len(v.Rules))
+	r.Rules = make([]Rule, len(v.Rules))
 	for i, x := range v.Rules {
-		rule := AccessRule{Description: x.Description, Priority: x.Priority, Container: x.Container,
+		rule := Rule{Description: x.Description, Priority: x.Priority, Container: x.Container,
 			Transform: x.Transform, Permissions: x.Permissions}
 		if rule.Permissions == nil {
 			rule.Permissions = []string{}
