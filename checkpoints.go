@@ -130,7 +130,7 @@ func (t *txn) chainRotationLine(tid string, h *auditlog.Head, from, to string) e
 	if err := t.chainLine(&c, tid, suffix, &l); err != nil {
 		return err
 	}
-	if err := t.PutIndex(lineIndexKey(tid, EntityTenant, tid, suffix)); err != nil {
+	if err := t.PutIndex(auditlog.IndexKey(tid, EntityTenant, tid, suffix)); err != nil {
 		return err
 	}
 	return t.queueForExport(tid, suffix)

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -54,14 +54,14 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 	// The entity index: packed suffixes, in time order under the entity.
 	if id == "" || id[0] != 0 {
 		n = 0
-		err = t.ScanBack(barrier.Tenant(tid).LineIndex(typ, id), packedBound(before), 0, func(_ barrier.Key, rest string) error {
-			if len(rest) != packedLen {
+		err = t.ScanBack(barrier.Tenant(tid).LineIndex(typ, id), auditlog.PackedBound(before), 0, func(_ barrier.Key, rest string) error {
+			if len(rest) != auditlog.PackedLen {
 				return nil // an entity whose id extends this one's (not a UUID, ends in "/")
 			}
-			if at := binary.BigEndian.Uint64([]byte(rest[:8])); after != "" && timeKeyNanos(at) <= after {
+			if at := binary.BigEndian.Uint64([]byte(rest[:8])); after != "" && auditlog.TimeKeyNanos(at) <= after {
 				return store.ErrStop
 			}
-			s := unpackSuffix([]byte(rest))
+			s := auditlog.UnpackSuffix([]byte(rest))
 			if !in(s) {
 				return nil
 			}
@@ -100,43 +100,4 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 		p.After = encodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
-}
-
-// timeKeyNanos is the first 16 characters of the suffix of a line
-// created at nanos n, followed by "/": what compares with a range bound.
-func timeKeyNanos(n uint64) string { return barrier.TimeKey(time.Unix(0, int64(n)).UTC()) + "/" }
-
-// packedBound returns the bound, among packed suffixes, below which lie
-// those whose text is below before: before packed when it is a line's
-// suffix, or the time of its 16 hex digits when it is a range's end (or
-// begins with them), and "" (no bound: the caller filters) otherwise.
-func packedBound(before string) string {
-	if before == "" {
-		return ""
-	}
-	if p, ok := packSuffix(before); ok {
-		return p
-	}
-	if len(before) < 16 {
-		return ""
-	}
-	var b [8]byte
-	for i := range 8 {
-		hi, lo := before[2*i], before[2*i+1]
-		if !unit.IsLowerHex(hi) || !unit.IsLowerHex(lo) {
-			return ""
-		}
-		b[i] = unit.Unhex(hi)<<4 | unit.Unhex(lo)
-	}
-	if len(before) == 16 {
-		return string(b[:]) // the lines before that nanosecond
-	}
-	// A text that goes on after its time: lines of that nanosecond may
-	// lie on either side of it; bound after them, and filter.
-	n := binary.BigEndian.Uint64(b[:])
-	if n == ^uint64(0) {
-		return ""
-	}
-	binary.BigEndian.PutUint64(b[:], n+1)
-	return string(b[:])
 }

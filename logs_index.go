@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -57,29 +58,12 @@ const (
 	logIndexBatch = 2000
 )
 
-// lineSuffixLen is the length of a line's key suffix, <16 hex digits>/<UUID>.
-const lineSuffixLen = 16 + 1 + 36
-
-// pendingEntry is a parsed pending entry: the line's key suffix and its
-// entity.
-type pendingEntry struct{ suffix, typ, id string }
-
-// parsePending parses what follows pendingIndex in a key; false for
-// anything else.
-func parsePending(rest string) (pendingEntry, bool) {
-	if len(rest) <= lineSuffixLen || rest[lineSuffixLen] != '/' {
-		return pendingEntry{}, false
-	}
-	typ, id, ok := strings.Cut(rest[lineSuffixLen+1:], "/")
-	return pendingEntry{suffix: rest[:lineSuffixLen], typ: typ, id: id}, ok && typ != ""
-}
-
 // indexLater writes, instead of the index entry of the line at
 // log/<suffix> of tenant tid (about entity typ/id, recording operation
 // op), its pending entry, and reports whether it did: for reads, on a
 // store one process holds.
 func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
-	if !t.v.optimistic || t.v.barrier.Appends() || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
+	if !t.v.optimistic || t.v.barrier.Appends() || op != OpRead || len(suffix) != auditlog.SuffixLen || typ == "" || strings.Contains(typ, "/") {
 		return false, nil
 	}
 	if err := t.AppendIndex(barrier.Tenant(tid).PendingLogIndex().Key(suffix + "/" + typ + "/" + id)); err != nil {
@@ -115,12 +99,12 @@ func (t *txn) pendingLines(tid, typ, id string, start, end *time.Time) ([]string
 	}
 	var out []string
 	err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
-		e, ok := parsePending(rest)
-		if !ok || e.suffix < from || to != "" && e.suffix >= to {
+		e, ok := auditlog.ParsePending(rest)
+		if !ok || e.Suffix < from || to != "" && e.Suffix >= to {
 			return nil
 		}
-		if e.typ == typ && (id == "" || e.id == id) {
-			out = append(out, e.suffix)
+		if e.Type == typ && (id == "" || e.ID == id) {
+			out = append(out, e.Suffix)
 		}
 		return nil
 	})
@@ -280,8 +264,8 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 		}
 		p := barrier.Tenant(tid).PendingLogIndex()
 		for _, rest := range rests {
-			if e, ok := parsePending(rest); ok {
-				if err := t.PutIndex(lineIndexKey(tid, e.typ, e.id, e.suffix)); err != nil {
+			if e, ok := auditlog.ParsePending(rest); ok {
+				if err := t.PutIndex(auditlog.IndexKey(tid, e.Type, e.ID, e.Suffix)); err != nil {
 					return err
 				}
 			}

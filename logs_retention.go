@@ -283,7 +283,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 // deleteLine removes tenant tid's line l, stored at log/<suffix>, with its
 // index entry in whichever layout (logs.go).
 func (t *txn) deleteLine(tid, suffix string, l *auditlog.LineRecord) error {
-	keys := []barrier.Key{barrier.Tenant(tid).Logs().Key(suffix), barrier.Tenant(tid).ChainLink(suffix), lineIndexKey(tid, l.EntityType, l.EntityID, suffix),
+	keys := []barrier.Key{barrier.Tenant(tid).Logs().Key(suffix), barrier.Tenant(tid).ChainLink(suffix), auditlog.IndexKey(tid, l.EntityType, l.EntityID, suffix),
 		barrier.Tenant(tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix), barrier.Tenant(tid).LogTypeIndex(l.EntityType).Key(suffix)}
 	for _, k := range keys {
 		if err := t.Delete(k); err != nil {

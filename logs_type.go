@@ -234,14 +234,14 @@ func (t *txn) packedRange(suffixes []string, prefix barrier.Prefix, start, end *
 	n := 0
 	err := t.Scan(prefix, "", limit, func(_ barrier.Key, rest string) error {
 		n++
-		if len(rest) < packedLen {
+		if len(rest) < auditlog.PackedLen {
 			return nil
 		}
-		p := []byte(rest[len(rest)-packedLen:])
+		p := []byte(rest[len(rest)-auditlog.PackedLen:])
 		if at := binary.BigEndian.Uint64(p); at < from || at >= to {
 			return nil
 		}
-		suffixes = append(suffixes, unpackSuffix(p))
+		suffixes = append(suffixes, auditlog.UnpackSuffix(p))
 		return nil
 	})
 	// Two layouts' entries, or a type's entries (in entity order), are
