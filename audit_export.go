@@ -74,7 +74,7 @@ type AuditEvent = auditchain.Event
 
 // auditEventOf is the exported form of tenant tid's line rec with id id.
 func auditEventOf(tid, id string, rec *auditlog.LineRecord) AuditEvent {
-	e := auditchain.Entry{Line: chainedLine(tid, id, rec)}
+	e := auditchain.Entry{Line: auditlog.ChainedLine(tid, id, rec)}
 	if l := rec.Link; l != nil {
 		e.Seq, e.Prev, e.Hash = l.Seq, l.Prev, l.Hash
 	}

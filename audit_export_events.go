@@ -42,7 +42,7 @@ func (t *txn) exportEvent(rest string) (AuditEvent, exportState, error) {
 		return AuditEvent{}, exportDrop, nil // deleted with its tenant
 	}
 	if err == nil {
-		err = t.withLink(tid, suffix, &rec)
+		err = auditlog.WithLink(t.Tx, tid, suffix, &rec)
 	}
 	if err != nil {
 		return AuditEvent{}, 0, err

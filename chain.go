@@ -1,13 +1,8 @@
 package tokenvault
 
 import (
-	"strings"
-	"time"
-
-	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The hash chain of the audit trail (docs/audit-chain.md; the format is
@@ -22,7 +17,7 @@ import (
 // # Beside the commit
 //
 // A call's commit writes its line once, with a chain queue entry of its
-// own, sys/chainq/<nanos>/<tid>/<id> (pendLine), and reads or writes
+// own, sys/chainq/<nanos>/<tid>/<id> (auditlog.QueueLine), and reads or writes
 // nothing else of the chain: no head, no link, no checkpoint. So no two
 // commits of a tenant, on one instance or several, write one row for the
 // chain's sake. The linker (chain_linker.go) links the queued lines in
@@ -37,7 +32,7 @@ import (
 // (checkpoints.go). A line is written once, by its commit: the linker
 // never writes it again. Its link is a record of its own, keyed like the
 // line, where the verifier, the export and retention look it up from the
-// line (withLink); lines linked by older versions hold their link in
+// line (auditlog.WithLink); lines linked by older versions hold their link in
 // their own record, and read the same.
 //
 // What the chain orders is the order in which the linker found the lines:
@@ -56,130 +51,20 @@ import (
 // Since is when the tenant's chain began, and a verifier reports the
 // lines older than it apart.
 
-// pendLine queues l, written at log/<suffix> of tenant tid, for the
-// linker: its chain queue entry, a key of its own, lands with it (on a
-// store that appends, appended with it: appends.go).
-func (t *txn) pendLine(tid, suffix string) error {
-	return t.AppendIndex(barrier.Tenant(tid).ChainQueueEntry(suffix))
-}
-
-// chains is the chain heads a linking transaction read and moved, by
-// tenant.
-type chains struct {
-	of    map[string]*chainOf
-	order []string // the tenants, in the order first read
-}
-
-// chainOf is one tenant's chain in a linking transaction.
-type chainOf struct {
-	head  *auditlog.Head
-	moved bool
-	// from is the head's seq when read, and since the time (TimeKey) of
-	// the first line after its last checkpoint, when chained by this
-	// transaction: for the unsigned mark (checkpoints.go).
-	from  uint64
-	since string
-}
-
-// head returns tenant tid's chain, its head read on first use. A chain
-// begun here begins at first (the time of its first line) or now,
-// whichever is earlier: its lines were committed before they are linked.
-func (c *chains) head(t *txn, tid string, first time.Time) (*chainOf, error) {
-	if s := c.of[tid]; s != nil {
-		return s, nil
-	}
-	h := &auditlog.Head{}
-	ok, err := t.GetRecord(barrier.Tenant(tid).ChainHead(), h)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		*h = auditlog.Head{FirstSeq: 1, Since: t.Now}
-		if !first.IsZero() && first.Before(t.Now) {
-			h.Since = first
-		}
-	}
-	return c.add(tid, h), nil
-}
-
-// add makes h tenant tid's head in c.
-func (c *chains) add(tid string, h *auditlog.Head) *chainOf {
-	if c.of == nil {
-		c.of = map[string]*chainOf{}
-	}
-	s := &chainOf{head: h, from: h.Seq}
-	c.of[tid] = s
-	c.order = append(c.order, tid)
-	return s
-}
-
-// chainLine links the line rec, stored at log/<suffix> of tenant tid, to
-// the end of the tenant's chain: it writes the line's link record and
-// sequence index entry, and leaves the line as its commit wrote it.
-func (t *txn) chainLine(c *chains, tid, suffix string, rec *auditlog.LineRecord) error {
-	s, err := c.head(t, tid, rec.CreatedAt)
-	if err != nil {
-		return err
-	}
-	h := s.head
-	link := auditlog.Link{Seq: h.Seq + 1, Prev: h.Hash}
-	line := chainedLine(tid, unit.KeyID(suffix), rec)
-	link.Hash = auditchain.LineHash(link.Prev, link.Seq, &line)
-	rec.Link = &link
-	if err := t.PutRecord(barrier.Tenant(tid).ChainLink(suffix), &link); err != nil {
-		return err
-	}
-	if err := t.PutIndex(barrier.Tenant(tid).ChainSeq(link.Seq, suffix)); err != nil {
-		return err
-	}
-	if link.Seq == h.SignedSeq+1 {
-		s.since, _, _ = strings.Cut(suffix, "/")
-	}
-	h.Seq, h.Hash = link.Seq, link.Hash
-	s.moved = true
-	return nil
-}
-
-// withLink sets rec.Link, for tenant tid's line rec stored at
-// log/<suffix>, from the line's link record, unless the line holds its
-// link itself (linked by an older version); rec.Link stays nil for a line
-// not chained. Returns seal.ErrOpen or unit.ErrRecord (wrapped) for a link
-// record that does not open or decode, and the store's errors.
-func (t *txn) withLink(tid, suffix string, rec *auditlog.LineRecord) error {
-	if rec.Link != nil {
-		return nil
-	}
-	var l auditlog.Link
-	ok, err := t.GetRecord(barrier.Tenant(tid).ChainLink(suffix), &l)
-	if err != nil || !ok {
-		return err
-	}
-	rec.Link = &l
-	return nil
-}
-
 // putHeads writes the heads c moved, each signed first when a checkpoint
 // is due (checkpointDue, checkpoints.go).
-func (t *txn) putHeads(c *chains) error {
-	for _, tid := range c.order {
-		s := c.of[tid]
-		if !s.moved {
+func (t *txn) putHeads(c *auditlog.Chains) error {
+	for _, tid := range c.Tenants() {
+		s := c.Of(tid)
+		if !s.Moved {
 			continue
 		}
 		if err := t.checkpointDue(tid, s); err != nil {
 			return err
 		}
-		if err := t.PutRecord(barrier.Tenant(tid).ChainHead(), s.head); err != nil {
+		if err := t.PutRecord(barrier.Tenant(tid).ChainHead(), s.Head); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// chainedLine is what the chain covers of the line rec of tenant tid
-// with id id: the line, with the tenant and id its key holds.
-func chainedLine(tid, id string, rec *auditlog.LineRecord) auditchain.Line {
-	l := rec.Line
-	l.TenantID, l.ID = tid, id
-	return l
 }

@@ -134,7 +134,7 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 			if err != nil {
 				return err
 			}
-			var c chains
+			var c auditlog.Chains
 			for i, k := range keys {
 				n++
 				if err := t.Delete(k); err != nil {
@@ -162,7 +162,7 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 // linkEntry links the line the chain queue entry <nanos>/<tid>/<id>
 // names, in t, from what the transaction read ahead (chain_linker_reads.go)
 // or, past it, reading the line and its link itself.
-func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
+func (t *txn) linkEntry(c *auditlog.Chains, rest string, reads *batchReads) error {
 	parts := strings.SplitN(rest, "/", 3)
 	if len(parts) != 3 {
 		return nil
@@ -180,7 +180,7 @@ func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 	}
 	if err == nil && ok && rec.Link == nil {
 		if linked, known := reads.linked(tid, suffix); !known {
-			err = t.withLink(tid, suffix, &rec)
+			err = auditlog.WithLink(t.Tx, tid, suffix, &rec)
 		} else if linked {
 			rec.Link = &auditlog.Link{} // linked already: what matters is that it is
 		}
@@ -198,7 +198,7 @@ func (t *txn) linkEntry(c *chains, rest string, reads *batchReads) error {
 	if err != nil {
 		return err
 	}
-	return t.chainLine(c, tid, suffix, &rec)
+	return c.Link(t.Tx, tid, suffix, &rec)
 }
 
 // runChainer is the linker goroutine: every chainInterval until Close it

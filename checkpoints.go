@@ -125,9 +125,9 @@ func (t *txn) chainRotationLine(tid string, h *auditlog.Head, from, to string) e
 	if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
-	var c chains
-	c.add(tid, h)
-	if err := t.chainLine(&c, tid, suffix, &l); err != nil {
+	var c auditlog.Chains
+	c.Add(tid, h)
+	if err := c.Link(t.Tx, tid, suffix, &l); err != nil {
 		return err
 	}
 	if err := t.PutIndex(auditlog.IndexKey(tid, EntityTenant, tid, suffix)); err != nil {
@@ -140,14 +140,14 @@ func (t *txn) chainRotationLine(tid string, h *auditlog.Head, from, to string) e
 // this commit, when its unsigned lines reached CheckpointEvery; else,
 // when its unsigned tail began in this commit, writes the tenant's
 // unsigned mark.
-func (t *txn) checkpointDue(tid string, s *chainOf) error {
-	h := s.head
+func (t *txn) checkpointDue(tid string, s *auditlog.Chain) error {
+	h := s.Head
 	if every := t.v.chainOpts.CheckpointEvery; every > 0 && h.Seq-h.SignedSeq >= uint64(every) {
 		_, err := t.signCheckpoint(tid, h, false)
 		return err
 	}
-	if h.Seq > h.SignedSeq && s.from <= h.SignedSeq {
-		since := s.since
+	if h.Seq > h.SignedSeq && s.From <= h.SignedSeq {
+		since := s.Since
 		if since == "" {
 			since = barrier.TimeKey(t.Now)
 		}
@@ -160,15 +160,15 @@ func (t *txn) checkpointDue(tid string, s *chainOf) error {
 // tenant of the chain queue entry <nanos>/<tid>/<id> just linked when its
 // unsigned lines reached CheckpointEvery: so a checkpoint falls every
 // CheckpointEvery lines, whatever the linker's batches hold.
-func (t *txn) checkpointEvery(c *chains, rest string) error {
+func (t *txn) checkpointEvery(c *auditlog.Chains, rest string) error {
 	every := t.v.chainOpts.CheckpointEvery
 	_, rest, _ = strings.Cut(rest, "/")
 	tid, _, _ := strings.Cut(rest, "/")
-	s := c.of[tid]
-	if every <= 0 || s == nil || s.head.Seq-s.head.SignedSeq < uint64(every) {
+	s := c.Of(tid)
+	if every <= 0 || s == nil || s.Head.Seq-s.Head.SignedSeq < uint64(every) {
 		return nil
 	}
-	_, err := t.signCheckpoint(tid, s.head, false)
+	_, err := t.signCheckpoint(tid, s.Head, false)
 	return err
 }
 

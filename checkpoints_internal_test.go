@@ -99,7 +99,7 @@ func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 		var rec auditlog.LineRecord
 		ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 		if err == nil && ok {
-			err = tx.withLink(tid, suffix, &rec)
+			err = auditlog.WithLink(tx.Tx, tid, suffix, &rec)
 		}
 		if err != nil || !ok || rec.Link == nil {
 			t.Fatalf("line %d (%q): found %v, %v, link %v", seq, suffix, ok, err, rec.Link)

@@ -113,7 +113,7 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 		return err
 	}
 	// Queued for the linker, which chains it beside the commit (chain.go).
-	if err := t.pendLine(tid, suffix); err != nil {
+	if err := auditlog.QueueLine(t.Tx, tid, suffix); err != nil {
 		return err
 	}
 	// Its index entry: now, or for a read by the indexer (logs_index.go).

@@ -116,7 +116,7 @@ func (v *Vault) pruneTenantChain(ctx context.Context, tid string) (removed int, 
 			var l auditlog.LineRecord
 			ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &l)
 			if err == nil && ok {
-				err = t.withLink(tid, suffix, &l)
+				err = auditlog.WithLink(t.Tx, tid, suffix, &l)
 			}
 			if err != nil {
 				return err
@@ -250,7 +250,7 @@ func (v *Vault) pruneTenantPreChain(ctx context.Context, tid string) (removed in
 			var l auditlog.LineRecord
 			ok, err := t.GetRecord(prefix.Key(suffix), &l)
 			if err == nil && ok {
-				err = t.withLink(tid, suffix, &l)
+				err = auditlog.WithLink(t.Tx, tid, suffix, &l)
 			}
 			if err != nil {
 				return err
