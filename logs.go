@@ -10,8 +10,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
-
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // Entity types: the values of Log.EntityType.
@@ -293,14 +291,7 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 		return nil, Pagination{}, err
 	}
 	after, before := logPageBounds(start, end, pg)
-	var walked []string
-	err = t.ScanBack(barrier.Tenant(tid).Logs(), before, skip+pg.size+1, func(_ barrier.Key, suffix string) error {
-		if after != "" && suffix <= after {
-			return store.ErrStop // older than the range
-		}
-		walked = append(walked, suffix)
-		return nil
-	})
+	walked, err := auditlog.Newest(t.Tx, tid, after, before, skip+pg.size+1)
 	if err != nil {
 		return nil, Pagination{}, err
 	}

@@ -86,31 +86,6 @@ var pendingOf = &txnLocal[[]string]{finish: func(t *txn, tids *[]string, _ bool)
 	}
 }}
 
-// pendingLines returns the suffixes of the lines of tenant tid whose index
-// entries are pending, about entities of type typ (and id, unless it is
-// ""), created in [start, end), in key order.
-func (t *txn) pendingLines(tid, typ, id string, start, end *time.Time) ([]string, error) {
-	var from, to string
-	if start != nil {
-		from = barrier.TimeKey(*start)
-	}
-	if end != nil {
-		to = barrier.TimeKey(*end)
-	}
-	var out []string
-	err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
-		e, ok := auditlog.ParsePending(rest)
-		if !ok || e.Suffix < from || to != "" && e.Suffix >= to {
-			return nil
-		}
-		if e.Type == typ && (id == "" || e.ID == id) {
-			out = append(out, e.Suffix)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // pendingTenants is the set of tenants whose pending entries the indexer should
 // look at.
 type pendingTenants struct {
