@@ -52,14 +52,14 @@ import (
 // lines older than it apart.
 
 // putHeads writes the heads c moved, each signed first when a checkpoint
-// is due (checkpointDue, checkpoints.go).
+// is due (auditlog.Checkpointer.Due).
 func (t *txn) putHeads(c *auditlog.Chains) error {
 	for _, tid := range c.Tenants() {
 		s := c.Of(tid)
 		if !s.Moved {
 			continue
 		}
-		if err := t.checkpointDue(tid, s); err != nil {
+		if err := t.v.checkpoints.Due(t.Tx, tid, s); err != nil {
 			return err
 		}
 		if err := t.PutRecord(barrier.Tenant(tid).ChainHead(), s.Head); err != nil {

@@ -143,7 +143,7 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 				if err := t.linkEntry(&c, rests[i], reads); err != nil {
 					return err
 				}
-				if err := t.checkpointEvery(&c, rests[i]); err != nil {
+				if err := t.v.checkpoints.EveryLines(t.Tx, &c, rests[i]); err != nil {
 					return err
 				}
 			}

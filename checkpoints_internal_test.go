@@ -416,7 +416,7 @@ func TestAuditKeyNeverStoredOrLoggedInTheClear(t *testing.T) {
 	}
 	var secrets [][]byte
 	keep := func() {
-		priv := v.auditSigner.Load().priv
+		priv := v.auditSigner.Load().Key
 		for _, b := range [][]byte{priv.Seed(), priv} {
 			secrets = append(secrets, b, []byte(hex.EncodeToString(b)), []byte(base64.StdEncoding.EncodeToString(b)), []byte(base64.RawURLEncoding.EncodeToString(b)))
 		}

@@ -159,12 +159,12 @@ func (t *txn) anchorChain(tid string, h *auditlog.Head, seq uint64, hash auditch
 		return err
 	}
 	if !ok {
-		// signCheckpoint signs the head it is given: here one at the
+		// Checkpointer.Sign signs the head it is given: here one at the
 		// anchor, already signed (no unsigned mark of it to remove) and
 		// of no key yet (no rotation line to chain after it), so that
 		// only the checkpoint is written and queued for export.
 		anchor := auditlog.Head{Seq: seq, Hash: hash, FirstSeq: h.FirstSeq, Since: h.Since, SignedSeq: seq}
-		c, err := t.signCheckpoint(tid, &anchor, false)
+		c, err := t.v.checkpoints.Sign(t.Tx, tid, &anchor, false)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
@@ -118,8 +119,10 @@ type Vault struct {
 	// auditSigner is the checkpoint signing key in use, unwrapped
 	// (audit_keys.go); chainOpts are Options.AuditChain resolved
 	// (checkpoints.go).
-	auditSigner atomic.Pointer[auditSigner]
+	auditSigner atomic.Pointer[auditlog.Signer]
 	chainOpts   AuditChainOptions
+	// checkpoints signs the chains' checkpoints (checkpoints.go).
+	checkpoints *auditlog.Checkpointer
 	sys         *barrier.Keys // system keys: API key lookups and the expiry schedule
 
 	// wrapMu orders key-wrapper rotation after every write that wraps a
@@ -237,6 +240,15 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
+		Work:       v.work,
+		Every:      v.chainOpts.CheckpointEvery,
+		Signer:     func(t *unit.Tx) (*auditlog.Signer, error) { return (&txn{Tx: t, v: v}).signer() },
+		Queue:      func(t *unit.Tx, tid, suffix string) error { return (&txn{Tx: t, v: v}).queueForExport(tid, suffix) },
+		NewID:      v.ids.Next,
+		TenantGone: errTenantGone,
+		Now:        v.now,
+	})
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.barrier.Close()
