@@ -22,7 +22,7 @@ import (
 // commits of a tenant, on one instance or several, write one row for the
 // chain's sake. The linker (chain_linker.go) links the queued lines in
 // batches, beside the commits: one goroutine per Vault, working only
-// while its instance holds the linker lease (lease.go), each batch one
+// while its instance holds the linker lease (internal/lease), each batch one
 // transaction that re-reads the lease and goes on only in the epoch it
 // holds, so two instances never both extend a chain (no forks). A batch
 // takes the queue's oldest entries (by the key: the line's time, then

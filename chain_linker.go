@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
@@ -20,9 +21,9 @@ import (
 // commits that wrote them.
 //
 // Every Vault runs one (runChainer), and the one whose instance holds the
-// linker lease (lease.go) links: every chainInterval it takes the queue in
+// linker lease (internal/lease) links: every chainInterval it takes the queue in
 // batches of chainBatch lines, each batch one transaction that checks the
-// lease first (checkLease), links the lines, writes the heads and signs
+// lease first (lease.Check), links the lines, writes the heads and signs
 // the checkpoints that are due; the timed checkpoint pass runs on the
 // same instance (runCheckpointer). The others only watch the backlog (for
 // Stats) and take the lease when it is released or expires.
@@ -62,7 +63,7 @@ type chainer struct {
 	appended atomic.Uint64
 
 	leaseOnce sync.Once
-	lease     lease
+	lease     *lease.Lease
 
 	// unlinked is the backlog as last measured (at most backlogCap), and
 	// oldest the time (Unix nanoseconds) of its oldest line, 0 if none.
@@ -71,12 +72,12 @@ type chainer struct {
 }
 
 // linkLease is the linker lease of v.
-func (v *Vault) linkLease() *lease {
+func (v *Vault) linkLease() *lease.Lease {
 	c := &v.chainer
 	c.leaseOnce.Do(func() {
-		c.lease = lease{name: leaseLinker, ttl: v.chainOpts.LinkerLease}
+		c.lease = lease.New(lease.Config{Name: lease.Linker, TTL: v.chainOpts.LinkerLease, Instance: v.instance, Work: v.work, Now: v.now})
 	})
-	return &c.lease
+	return c.lease
 }
 
 // linkNow folds the store's appends and links every queued line, if this
@@ -86,7 +87,7 @@ func (v *Vault) linkNow(ctx context.Context) error {
 	if err := v.foldAppends(ctx); err != nil {
 		return err
 	}
-	epoch, ok, err := v.linkLease().hold(ctx, v)
+	epoch, ok, err := v.linkLease().Hold(ctx)
 	if err != nil || !ok {
 		return err
 	}
@@ -103,7 +104,7 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 		if !first {
 			// A long backlog outlasts a lease: renewed between batches
 			// (hold writes only when due).
-			if e, ok, err := v.linkLease().hold(ctx, v); err != nil || !ok || e != epoch {
+			if e, ok, err := v.linkLease().Hold(ctx); err != nil || !ok || e != epoch {
 				return err
 			}
 		}
@@ -119,7 +120,7 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 		}
 		err := v.update(store.WithOwnTransaction(ctx), func(t *txn) error {
 			n = 0
-			if err := t.checkLease(leaseLinker, epoch); err != nil {
+			if err := lease.Check(t.Tx, lease.Linker, v.instance, epoch); err != nil {
 				return err
 			}
 			var keys []barrier.Key
@@ -149,8 +150,8 @@ func (v *Vault) linkQueued(ctx context.Context, epoch uint64) error {
 			}
 			return t.putHeads(&c)
 		})
-		if errors.Is(err, leaseLost) {
-			v.linkLease().lost(epoch)
+		if errors.Is(err, lease.Lost) {
+			v.linkLease().Forget(epoch)
 			return nil
 		}
 		if err != nil || n < chainBatch {
@@ -208,7 +209,7 @@ func (t *txn) linkEntry(c *auditlog.Chains, rest string, reads *batchReads) erro
 func (v *Vault) runChainer() {
 	ctx := v.bg
 	l := v.linkLease()
-	defer l.releaseOnClose(v)
+	defer l.ReleaseOnClose(v.logger)
 	seen, first := uint64(0), true
 	var measured time.Time
 	tick := time.NewTicker(chainInterval)
@@ -237,8 +238,8 @@ func (v *Vault) runChainer() {
 }
 
 // linkTick is one turn of the linker: hold the lease, then link.
-func (v *Vault) linkTick(ctx context.Context, l *lease) error {
-	epoch, ok, err := l.hold(ctx, v)
+func (v *Vault) linkTick(ctx context.Context, l *lease.Lease) error {
+	epoch, ok, err := l.Hold(ctx)
 	if err != nil || !ok {
 		return err
 	}
@@ -289,7 +290,7 @@ type AuditChainStats struct {
 
 // chainStats is the backlog as last measured.
 func (v *Vault) chainStats() AuditChainStats {
-	s := AuditChainStats{Unlinked: int(v.chainer.unlinked.Load()), Linking: v.linkLease().held() != 0}
+	s := AuditChainStats{Unlinked: int(v.chainer.unlinked.Load()), Linking: v.linkLease().Held() != 0}
 	if o := v.chainer.oldest.Load(); o > 0 && s.Unlinked > 0 {
 		if now := barrier.UnixNanos(v.now()); now > o {
 			s.OldestAge = time.Duration(now - o)

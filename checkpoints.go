@@ -30,7 +30,7 @@ func (v *Vault) runCheckpointer() {
 			return
 		case <-tick.C:
 		}
-		if v.linkLease().held() == 0 {
+		if v.linkLease().Held() == 0 {
 			continue
 		}
 		if _, err := v.checkpointOld(ctx, v.chainOpts.CheckpointInterval); err != nil && ctx.Err() == nil {

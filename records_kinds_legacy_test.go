@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -341,7 +342,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokenShapeRecord, *leaseRecord:
+		case *tokenIntentRecord, *webhookRecord, *webhookDeliveryRecord, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokenShapeRecord, *lease.Record:
 			delete(records, k)
 		}
 	}

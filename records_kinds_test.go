@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -371,7 +372,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/formula/":                func() recordCodec { return &formulaRecord{} },
 	"sys/cvcscan":                 func() recordCodec { return &legacyCVCScan{} },
 	"sys/lists-shapes":            func() recordCodec { return &listBuild{} },
-	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
+	"sys/lease/":                  func() recordCodec { return &lease.Record{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &fingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },

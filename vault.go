@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -131,8 +132,8 @@ type Vault struct {
 
 	stopSweeper context.CancelFunc
 	sweeperDone chan struct{}
-	// sweepLease is the sweeper's lease (sweeper.go, lease.go).
-	sweepLease lease
+	// sweepLease is the sweeper's lease (sweeper.go, internal/lease).
+	sweepLease *lease.Lease
 	closeOnce  sync.Once
 }
 
