@@ -1,10 +1,5 @@
 package tokenvault
 
-import (
-	"github.com/tokenvault/tokenvault/internal/auditlog"
-	"github.com/tokenvault/tokenvault/internal/barrier"
-)
-
 // The hash chain of the audit trail (docs/audit-chain.md; the format is
 // package auditchain's).
 //
@@ -50,21 +45,3 @@ import (
 // Lines written before the chain existed are not chained: the head's
 // Since is when the tenant's chain began, and a verifier reports the
 // lines older than it apart.
-
-// putHeads writes the heads c moved, each signed first when a checkpoint
-// is due (auditlog.Checkpointer.Due).
-func (t *txn) putHeads(c *auditlog.Chains) error {
-	for _, tid := range c.Tenants() {
-		s := c.Of(tid)
-		if !s.Moved {
-			continue
-		}
-		if err := t.v.checkpoints.Due(t.Tx, tid, s); err != nil {
-			return err
-		}
-		if err := t.PutRecord(barrier.Tenant(tid).ChainHead(), s.Head); err != nil {
-			return err
-		}
-	}
-	return nil
-}

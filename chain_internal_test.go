@@ -65,7 +65,7 @@ func TestEveryLineChained(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			if v.barrier.Appends() && v.chainer.appended.Load() == 0 {
+			if v.barrier.Appends() && v.linker.AppendedCalls() == 0 {
 				t.Error("no read was appended: the linking of appended lines went untested")
 			}
 			if err := v.linkNow(ctx); err != nil {

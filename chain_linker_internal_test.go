@@ -71,7 +71,7 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 		}
 	}
 	// A second or so of linker ticks: none links.
-	time.Sleep(4 * chainInterval)
+	time.Sleep(4 * auditlog.ChainInterval)
 	h, ok, queued := chainState(t, v, tid)
 	if ok {
 		t.Fatalf("a head was written (seq %d) while another instance held the linker lease", h.Seq)
@@ -173,7 +173,7 @@ func TestLinkerStopsOnALostLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.linkQueued(ctx, 2); err != nil {
+	if err := v.linker.LinkQueued(ctx, 2); err != nil {
 		t.Fatalf("a pass under a lost lease: %v; want it to stop quietly", err)
 	}
 	if _, ok, queued := chainState(t, v, boot.Tenant.ID); ok || queued == 0 {

@@ -182,7 +182,7 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 
 // AppendedCalls is, for tests, how many calls of v a store took as
 // appends (their lines linked by the linker).
-func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
+func AppendedCalls(v *Vault) uint64 { return v.linker.AppendedCalls() }
 
 // chainAnchor is the hash a pruned chain of tenant tid, whose first line
 // left is firstSeq, starts from: the anchor checkpoint's. It is an error

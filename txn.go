@@ -66,5 +66,5 @@ func (v *Vault) hookUnitsOfWork() {
 	// The auth cache's generation (auth_cache.go).
 	v.work.Hook(unit.Hooks{BeforeCommit: advanceAuthGeneration})
 	// Appended audit lines are chained later, by the linker (chain.go).
-	v.work.Hook(unit.Hooks{Appended: func() { v.chainer.appended.Add(1) }})
+	v.work.Hook(unit.Hooks{Appended: func() { v.linker.Appended() }})
 }

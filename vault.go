@@ -112,9 +112,9 @@ type Vault struct {
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).
 	pendingTenants pendingTenants
-	// chainer chains the lines stores took as appends (chain.go), under
-	// bg; exportWG waits for it.
-	chainer chainer
+	// linker chains the audit lines (chain_linker.go), under bg;
+	// exportWG waits for it.
+	linker *auditlog.Linker
 
 	wrappers atomic.Pointer[wrappers]
 	// auditSigner is the checkpoint signing key in use, unwrapped
@@ -249,6 +249,16 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		NewID:      v.ids.Next,
 		TenantGone: errTenantGone,
 		Now:        v.now,
+	})
+	v.linker = auditlog.NewLinker(auditlog.LinkerConfig{
+		Work:        v.work,
+		Lease:       lease.New(lease.Config{Name: lease.Linker, TTL: v.chainOpts.LinkerLease, Instance: v.instance, Work: v.work, Now: v.now}),
+		Instance:    v.instance,
+		Checkpoints: v.checkpoints,
+		Fold:        v.foldAppends,
+		TenantGone:  errTenantGone,
+		Logger:      v.logger,
+		Now:         v.now,
 	})
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
