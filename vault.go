@@ -115,6 +115,9 @@ type Vault struct {
 	// linker chains the audit lines (chain_linker.go), under bg;
 	// exportWG waits for it.
 	linker *auditlog.Linker
+	// retention prunes the audit lines past Options.Retention.Logs
+	// (logs_retention.go).
+	retention *auditlog.Retention
 
 	wrappers atomic.Pointer[wrappers]
 	// auditSigner is the checkpoint signing key in use, unwrapped
@@ -259,6 +262,18 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		TenantGone:  errTenantGone,
 		Logger:      v.logger,
 		Now:         v.now,
+	})
+	v.retention = auditlog.NewRetention(auditlog.RetentionConfig{
+		Work:        v.work,
+		Linker:      v.linker,
+		Checkpoints: v.checkpoints,
+		Keep:        v.logRetention,
+		Batch:       sweepBatch,
+		TenantGone:  errTenantGone,
+		Waiting: func(t *unit.Tx, tid, suffix string) (bool, error) {
+			return (&txn{Tx: t, v: v}).exportPending(tid, suffix)
+		},
+		Removed: func(t *unit.Tx) { (&txn{Tx: t, v: v}).sweptOne(SweptLogs) },
 	})
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
