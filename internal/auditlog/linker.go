@@ -183,7 +183,7 @@ func (l *Linker) LinkQueued(ctx context.Context, epoch uint64) error {
 }
 
 // linkEntry links the line the chain queue entry <nanos>/<tid>/<id>
-// names, in t, from what the transaction read ahead (chain_linker_reads.go)
+// names, in t, from what the transaction read ahead (linker_reads.go)
 // or, past it, reading the line and its link itself.
 func (l *Linker) linkEntry(t *unit.Tx, c *Chains, rest string, reads *batchReads) error {
 	parts := strings.SplitN(rest, "/", 3)

@@ -9,7 +9,7 @@ import (
 
 // The lines of one entity type (the root's ListLogs with entity_type alone).
 //
-// The entity index (idx/log-e, logs.go) is ordered by entity, then time:
+// The entity index (idx/log-e, keys.go) is ordered by entity, then time:
 // a type's lines are spread across it, so listing them newest first from
 // it means reading them all (for entity_type=token, most of the log). A
 // line's type is in its record only, sealed with the rest of the line,

@@ -45,7 +45,7 @@ func NewRetention(cfg RetentionConfig) *Retention { return &Retention{cfg: cfg} 
 // Prune removes the audit log lines older than the retention (Keep)
 // from every tenant, Batch lines a transaction, and returns how many
 // it removed. A line goes with its index entries (in either layout, and a
-// line of the legacy layout with its log-type entry too; see logs.go), in
+// line of the legacy layout with its log-type entry too; see keys.go), in
 // one transaction, so no index ever names a missing line. The pruning is
 // not itself written to the tenants' logs (those lines would be pruned in
 // their turn); the sweeper reports the count to the host's logger. Lines
@@ -91,7 +91,7 @@ func (r *Retention) Prune(ctx context.Context) (int, error) {
 	return total, nil
 }
 
-// pruneTenantChain removes, in one transaction, up to r.cfg.Batch lines
+// pruneTenantChain removes, in one transaction, up to Batch lines
 // from the start of tenant tid's chain, in sequence order, up to the first
 // line younger than the retention or that an audit sink has yet to
 // receive: so what is left of the chain is whole, from the head's new
@@ -231,7 +231,7 @@ func (r *Retention) anchorChain(t *unit.Tx, tid string, h *Head, seq uint64, has
 	return nil
 }
 
-// pruneTenantPreChain removes up to r.cfg.Batch of tenant tid's lines that
+// pruneTenantPreChain removes up to Batch of tenant tid's lines that
 // are older than the retention and than its chain (written before chains
 // were, without a link), oldest first, in one transaction. A chained line
 // among them is left to pruneTenantChain.
@@ -324,7 +324,7 @@ func deleteLine(t *unit.Tx, tid, suffix string, l *LineRecord) error {
 }
 
 // dropLegacyLogIndex removes the log-type index entries audit lines had
-// before format version 1 (see keys.go), r.cfg.Batch entries a transaction.
+// before format version 1 (see keys.go), Batch entries a transaction.
 // Nothing reads them any more; this only gives their space back. A store
 // without any costs one read transaction.
 func (r *Retention) dropLegacyLogIndex(ctx context.Context) error {
