@@ -91,11 +91,11 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 	err = v.view(ctx, func(tx *txn) error {
 		for _, l := range lines {
 			nanos, id, _ := strings.Cut(l.suffix, "/")
-			ev, state, err := tx.exportEvent(nanos + "/" + tid + "/" + id)
+			ev, state, err := auditlog.ExportEvent(tx.Tx, nanos+"/"+tid+"/"+id, errTenantGone)
 			if err != nil {
 				return err
 			}
-			if state != exportSend || ev.Seq != l.seq || ev.Hash == nil || ev.PrevHash == nil {
+			if state != auditlog.ExportSend || ev.Seq != l.seq || ev.Hash == nil || ev.PrevHash == nil {
 				t.Errorf("line %d exported as seq %d (state %v), hash %v", l.seq, ev.Seq, state, ev.Hash)
 			}
 		}
