@@ -17,8 +17,9 @@
 //     linker that chains queued lines beside the commits (linker.go:
 //     Linker), checkpoint signing (checkpoints.go: Checkpointer) with the
 //     signing keys (signing.go: NewKey, OpenKey, KeyRecords), the
-//     verification walk over the store (verify*.go: Verify) and log
-//     retention (retention.go: Retention).
+//     verification walk over the store (verify*.go: Verify), log
+//     retention (retention.go: Retention), and the events an audit export
+//     delivers (export_events.go: ExportEvent).
 //
 // # How the Vault uses it
 //
@@ -31,7 +32,8 @@
 // delegate (ListLogs, VerifyAuditChain, SignAuditChain, AuditKeys,
 // RotateAuditKey), the public types (Log, ListLogsRequest,
 // AuditChainStats), writing a line in a call's unit of work (t.log,
-// t.logRead, t.logTokenRead), the log indexer and the audit export.
+// t.logRead, t.logTokenRead), the log indexer and the audit exporters'
+// passes and sinks.
 //
 // # Guarantees
 //
