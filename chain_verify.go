@@ -23,7 +23,7 @@ import (
 // (but a prefix retention removed, from a signed checkpoint on); that the
 // checkpoints are the vault's signatures of that chain. It does not prove
 // an order of commits across instances (the chain's order is the
-// linker's: chain.go), nor anything of the lines not yet linked.
+// linker's: internal/auditlog/chain.go), nor anything of the lines not yet linked.
 //
 // Besides what auditchain.Verifier finds in any copy, a store walk
 // reports: Altered at seq for a line (or, at the chain's last seq, the

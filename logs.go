@@ -110,7 +110,7 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 	if err := t.PutNew(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
-	// Queued for the linker, which chains it beside the commit (chain.go).
+	// Queued for the linker, which chains it beside the commit (internal/auditlog/chain.go).
 	if err := auditlog.QueueLine(t.Tx, tid, suffix); err != nil {
 		return err
 	}
