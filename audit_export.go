@@ -72,24 +72,6 @@ const AuditCheckpointSchema = auditchain.CheckpointSchema
 // auditchain.VerifyExport, or `tokenvault audit verify -file`.
 type AuditEvent = auditchain.Event
 
-// auditEventOf is the exported form of tenant tid's line rec with id id.
-func auditEventOf(tid, id string, rec *auditlog.LineRecord) AuditEvent {
-	e := auditchain.Entry{Line: chainedLine(tid, id, rec)}
-	if l := rec.Link; l != nil {
-		e.Seq, e.Prev, e.Hash = l.Seq, l.Prev, l.Hash
-	}
-	return auditchain.LineEvent(e)
-}
-
-// checkpointEventOf is the exported form of checkpoint c.
-func checkpointEventOf(c auditchain.Checkpoint) AuditEvent {
-	id := "checkpoint-" + c.TenantID + "-" + barrier.SeqKey(c.Seq)
-	if c.Final {
-		id += "-final"
-	}
-	return AuditEvent{Schema: AuditCheckpointSchema, ID: id, TenantID: c.TenantID, CreatedAt: c.CreatedAt.UTC(), Checkpoint: &c}
-}
-
 // AuditSink receives exported audit events (Options.AuditExport.Sinks). Package
 // auditexport has a file, a syslog and an HTTP sink.
 //
@@ -370,15 +352,15 @@ func (v *Vault) exportOnce(ctx context.Context, e *auditExporter) (more bool, er
 		}
 		kept := keys[:0]
 		for i, rest := range rests {
-			ev, state, err := t.exportEvent(rest)
+			ev, state, err := auditlog.ExportEvent(t.Tx, rest, errTenantGone)
 			if err != nil {
 				return err
 			}
 			switch state {
-			case exportWait:
+			case auditlog.ExportWait:
 				waiting++
 				continue // not removed: the next pass delivers it
-			case exportSend:
+			case auditlog.ExportSend:
 				events = append(events, ev)
 			}
 			kept = append(kept, keys[i])

@@ -10,6 +10,7 @@ import (
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -55,8 +56,8 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	defer v.Close()
 	// Another instance holds the linker lease and links nothing until it
 	// is released, below.
-	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 5, v.now().Add(time.Hour))
-	v.linkLease().lost(v.linkLease().held())
+	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 5, v.now().Add(time.Hour))
+	v.linkLease().Forget(v.linkLease().Held())
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Late"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Fatalf("the waiting line's queue entry: %v, %v", queued, err)
 	}
 
-	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 5, time.Time{}) // released
+	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 5, time.Time{}) // released
 	if err := v.linkNow(ctx); err != nil {
 		t.Fatal(err)
 	}

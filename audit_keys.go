@@ -1,14 +1,10 @@
 package tokenvault
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
@@ -26,7 +22,7 @@ import (
 // the key wrapper for that store key, and is sealed by the system keyring;
 // RotateKeyWrapper (and so RotateMasterKey) wraps the seed again with the
 // keyrings, in the same transaction. The private key is unwrapped when
-// first needed and kept in memory (auditSigner); it is never logged,
+// first needed and kept in memory (auditlog.Signer); it is never logged,
 // returned or stored unwrapped.
 //
 // RotateAuditKey makes a new key and retires the one in use: a retired key
@@ -37,70 +33,12 @@ import (
 // same transaction, by a chained line (actor system, entity tenant,
 // operation update) naming both key ids.
 
-// auditKeyAlgorithm is the Algorithm of every published key.
-const auditKeyAlgorithm = "Ed25519"
-
-// auditSigner is the private key in use, unwrapped.
-type auditSigner struct {
-	id   string
-	priv ed25519.PrivateKey
-}
-
-// String keeps the private key out of any log line that prints a signer.
-func (s *auditSigner) String() string { return "tokenvault.auditSigner{" + s.id + "}" }
-
-// newAuditKey makes a key from rand, its seed wrapped by the current key
+// newAuditKey makes a key from r, its seed wrapped by the current key
 // wrapper for its store key, created at now. The caller holds wrapMu for
 // reading, so that no wrapper rotation leaves it under the old wrapper.
-func (v *Vault) newAuditKey(ctx context.Context, r io.Reader, now time.Time) (*auditlog.KeyRecord, *auditSigner, error) {
-	pub, priv, err := ed25519.GenerateKey(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("tokenvault: new audit key: %w", err)
-	}
-	id := auditchain.KeyID(pub)
-	seed := priv.Seed()
-	defer clear(seed)
-	wrapped, err := v.wrappers.Load().wrap(ctx, barrier.AuditKey(id).String(), seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &auditlog.KeyRecord{ID: id, Public: pub, Wrapped: wrapped, CreatedAt: now.UTC()},
-		&auditSigner{id: id, priv: priv}, nil
-}
-
-// auditKeyRecords reads every signing key of the store, oldest first.
-func (t *txn) auditKeyRecords() ([]*auditlog.KeyRecord, error) {
-	vals, err := t.ScanValues(barrier.AuditKeys)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*auditlog.KeyRecord, 0, len(vals))
-	for _, sv := range vals {
-		r := &auditlog.KeyRecord{}
-		if err := t.OpenRecord(sv.Key, sv.Raw, r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	// Oldest first; of keys made at one instant (a clock that stood
-	// still), the retired ones first, in the order they were retired.
-	slices.SortFunc(out, func(a, b *auditlog.KeyRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmpBool(a.RetiredAt.IsZero(), b.RetiredAt.IsZero()),
-			a.RetiredAt.Compare(b.RetiredAt), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
-}
-
-// activeAuditKey is the key in use among keys: the newest not retired
-// (two instances opening an empty shared store at once conflict on the
-// scan and the write, and the store runs one again, so there is one).
-func activeAuditKey(keys []*auditlog.KeyRecord) *auditlog.KeyRecord {
-	for i := len(keys) - 1; i >= 0; i-- {
-		if keys[i].RetiredAt.IsZero() {
-			return keys[i]
-		}
-	}
-	return nil
+func (v *Vault) newAuditKey(ctx context.Context, r io.Reader, now time.Time) (*auditlog.KeyRecord, *auditlog.Signer, error) {
+	ws := v.wrappers.Load()
+	return auditlog.NewKey(r, now, func(key string, seed []byte) ([]byte, error) { return ws.wrap(ctx, key, seed) })
 }
 
 // ensureAuditKey makes the store's first signing key when it has none,
@@ -108,8 +46,8 @@ func activeAuditKey(keys []*auditlog.KeyRecord) *auditlog.KeyRecord {
 func (v *Vault) ensureAuditKey(ctx context.Context) error {
 	var active *auditlog.KeyRecord
 	if err := v.view(ctx, func(t *txn) error {
-		keys, err := t.auditKeyRecords()
-		active = activeAuditKey(keys)
+		keys, err := auditlog.KeyRecords(t.Tx)
+		active = auditlog.ActiveKey(keys)
 		return err
 	}); err != nil {
 		return fmt.Errorf("tokenvault: read the audit signing keys: %w", err)
@@ -122,8 +60,8 @@ func (v *Vault) ensureAuditKey(ctx context.Context) error {
 			return err
 		}
 		err = v.update(ctx, func(t *txn) error {
-			keys, err := t.auditKeyRecords()
-			if active = activeAuditKey(keys); err != nil || active != nil {
+			keys, err := auditlog.KeyRecords(t.Tx)
+			if active = auditlog.ActiveKey(keys); err != nil || active != nil {
 				return err // another instance made one first
 			}
 			return t.PutRecord(barrier.AuditKey(rec.ID), rec)
@@ -140,52 +78,33 @@ func (v *Vault) ensureAuditKey(ctx context.Context) error {
 	return err
 }
 
-// unwrapAuditKey opens the private key of rec, checks it against its
-// public key and id, and caches it as the signer.
-func (v *Vault) unwrapAuditKey(ctx context.Context, rec *auditlog.KeyRecord) (*auditSigner, error) {
-	if s := v.auditSigner.Load(); s != nil && s.id == rec.ID {
+// unwrapAuditKey opens the private key of rec (auditlog.OpenKey) and
+// caches it as the signer.
+func (v *Vault) unwrapAuditKey(ctx context.Context, rec *auditlog.KeyRecord) (*auditlog.Signer, error) {
+	if s := v.auditSigner.Load(); s != nil && s.ID == rec.ID {
 		return s, nil
 	}
-	key := barrier.AuditKey(rec.ID).String()
-	seed, err := v.wrappers.Load().unwrap(ctx, key, rec.Wrapped)
+	ws := v.wrappers.Load()
+	s, err := auditlog.OpenKey(rec, func(key string, wrapped []byte) ([]byte, error) { return ws.unwrap(ctx, key, wrapped) })
 	if err != nil {
 		return nil, err
 	}
-	defer clear(seed)
-	if len(seed) != ed25519.SeedSize {
-		return nil, fmt.Errorf("tokenvault: %s: the unwrapped seed is not %d bytes", key, ed25519.SeedSize)
-	}
-	priv := ed25519.NewKeyFromSeed(seed)
-	if pub := priv.Public().(ed25519.PublicKey); !bytes.Equal(pub, rec.Public) || auditchain.KeyID(pub) != rec.ID {
-		return nil, fmt.Errorf("tokenvault: %s: the private key does not match its public key", key)
-	}
-	s := &auditSigner{id: rec.ID, priv: priv}
 	v.auditSigner.Store(s)
 	return s, nil
 }
 
 // signer is the key in use, read in t: another instance may have rotated
 // it since this one cached its signer.
-func (t *txn) signer() (*auditSigner, error) {
-	keys, err := t.auditKeyRecords()
+func (t *txn) signer() (*auditlog.Signer, error) {
+	keys, err := auditlog.KeyRecords(t.Tx)
 	if err != nil {
 		return nil, err
 	}
-	active := activeAuditKey(keys)
+	active := auditlog.ActiveKey(keys)
 	if active == nil {
 		return nil, fmt.Errorf("tokenvault: the store holds no audit signing key in use")
 	}
 	return t.v.unwrapAuditKey(t.Ctx, active)
-}
-
-// publicKeyOf is the published form of r.
-func publicKeyOf(r *auditlog.KeyRecord) auditchain.PublicKey {
-	k := auditchain.PublicKey{ID: r.ID, Algorithm: auditKeyAlgorithm, Key: ed25519.PublicKey(bytes.Clone(r.Public)), CreatedAt: r.CreatedAt}
-	if !r.RetiredAt.IsZero() {
-		at := r.RetiredAt
-		k.RetiredAt = &at
-	}
-	return k
 }
 
 // AuditKeys returns the vault's checkpoint signing keys, public parts
@@ -198,10 +117,10 @@ func publicKeyOf(r *auditlog.KeyRecord) auditchain.PublicKey {
 func (v *Vault) AuditKeys(ctx context.Context) ([]auditchain.PublicKey, error) {
 	var out []auditchain.PublicKey
 	err := v.view(ctx, func(t *txn) error {
-		keys, err := t.auditKeyRecords()
+		keys, err := auditlog.KeyRecords(t.Tx)
 		out = out[:0]
 		for _, k := range keys {
-			out = append(out, publicKeyOf(k))
+			out = append(out, auditlog.PublicKeyOf(k))
 		}
 		return err
 	})
@@ -233,7 +152,7 @@ func (v *Vault) RotateAuditKey(ctx context.Context) (*auditchain.PublicKey, erro
 		return nil, v.result(err)
 	}
 	err = v.update(ctx, func(t *txn) error {
-		keys, err := t.auditKeyRecords()
+		keys, err := auditlog.KeyRecords(t.Tx)
 		if err != nil {
 			return err
 		}
@@ -252,7 +171,7 @@ func (v *Vault) RotateAuditKey(ctx context.Context) (*auditchain.PublicKey, erro
 		return nil, err
 	}
 	v.auditSigner.Store(signer)
-	pk := publicKeyOf(rec)
+	pk := auditlog.PublicKeyOf(rec)
 	return &pk, nil
 }
 

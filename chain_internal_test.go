@@ -65,7 +65,7 @@ func TestEveryLineChained(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			if v.barrier.Appends() && v.chainer.appended.Load() == 0 {
+			if v.barrier.Appends() && v.linker.AppendedCalls() == 0 {
 				t.Error("no read was appended: the linking of appended lines went untested")
 			}
 			if err := v.linkNow(ctx); err != nil {
@@ -86,13 +86,13 @@ func TestEveryLineChained(t *testing.T) {
 					if ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil || !ok {
 						t.Fatalf("line %s of seq %d: %v %v", suffix, seq, ok, err)
 					}
-					if err := tx.withLink(tid, suffix, &rec); err != nil {
+					if err := auditlog.WithLink(tx.Tx, tid, suffix, &rec); err != nil {
 						t.Fatalf("line %s of seq %d: link: %v", suffix, seq, err)
 					}
 					if rec.Link == nil || rec.Link.Seq != seq || rec.Link.Prev != prev {
 						t.Fatalf("line %s at seq %d has link %+v, want prev %s", suffix, seq, rec.Link, prev)
 					}
-					line := chainedLine(tid, unit.KeyID(suffix), &rec)
+					line := auditlog.ChainedLine(tid, unit.KeyID(suffix), &rec)
 					if h := auditchain.LineHash(prev, seq, &line); h != rec.Link.Hash {
 						t.Fatalf("line %s: hash %s, stored %s", suffix, h, rec.Link.Hash)
 					}

@@ -41,11 +41,11 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 	var lines []line
 	err = v.update(ctx, func(tx *txn) error {
 		if err := tx.ScanKeys(barrier.Tenant(tid).ChainSeqs(), func(_ barrier.Key, rest string) error {
-			e, ok := parseIndexEntry(rest)
+			e, ok := auditlog.ParseSeqEntry(rest)
 			if !ok {
 				t.Fatalf("index entry %q", rest)
 			}
-			lines = append(lines, line{e.seq, e.suffix})
+			lines = append(lines, line{e.Seq, e.Suffix})
 			return nil
 		}); err != nil {
 			return err
@@ -58,7 +58,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 			if _, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
 				return err
 			}
-			if err := tx.withLink(tid, l.suffix, &rec); err != nil || rec.Link == nil {
+			if err := auditlog.WithLink(tx.Tx, tid, l.suffix, &rec); err != nil || rec.Link == nil {
 				t.Fatalf("line %d: link %v, %v", l.seq, rec.Link, err)
 			}
 			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
@@ -91,11 +91,11 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 	err = v.view(ctx, func(tx *txn) error {
 		for _, l := range lines {
 			nanos, id, _ := strings.Cut(l.suffix, "/")
-			ev, state, err := tx.exportEvent(nanos + "/" + tid + "/" + id)
+			ev, state, err := auditlog.ExportEvent(tx.Tx, nanos+"/"+tid+"/"+id, errTenantGone)
 			if err != nil {
 				return err
 			}
-			if state != exportSend || ev.Seq != l.seq || ev.Hash == nil || ev.PrevHash == nil {
+			if state != auditlog.ExportSend || ev.Seq != l.seq || ev.Hash == nil || ev.PrevHash == nil {
 				t.Errorf("line %d exported as seq %d (state %v), hash %v", l.seq, ev.Seq, state, ev.Hash)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -16,7 +17,7 @@ import (
 func holdLeaseAs(t *testing.T, v *Vault, name, holder string, epoch uint64, until time.Time) {
 	t.Helper()
 	err := v.update(context.Background(), func(tx *txn) error {
-		return tx.PutRecord(barrier.Lease(name), &leaseRecord{Holder: holder, Epoch: epoch, Expires: until})
+		return tx.PutRecord(barrier.Lease(name), &lease.Record{Holder: holder, Epoch: epoch, Expires: until})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -55,9 +56,9 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 	ctx := context.Background()
 	clock := newTestClock()
 	v := openChecked(t, memory.New(), clock, AuditChainOptions{LinkerLease: 10 * time.Second}, nil)
-	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 7, clock.Now().Add(time.Hour))
+	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 7, clock.Now().Add(time.Hour))
 	// The linker may have taken the lease before: it finds it lost.
-	v.linkLease().lost(v.linkLease().held())
+	v.linkLease().Forget(v.linkLease().Held())
 
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Acme"})
 	if err != nil {
@@ -70,7 +71,7 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 		}
 	}
 	// A second or so of linker ticks: none links.
-	time.Sleep(4 * chainInterval)
+	time.Sleep(4 * auditlog.ChainInterval)
 	h, ok, queued := chainState(t, v, tid)
 	if ok {
 		t.Fatalf("a head was written (seq %d) while another instance held the linker lease", h.Seq)
@@ -109,7 +110,7 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 			t.Errorf("problem after the takeover: %v", p)
 		}
 	}
-	if e := v.linkLease().held(); e != 8 {
+	if e := v.linkLease().Held(); e != 8 {
 		t.Errorf("the linker holds epoch %d, want 8 (the next after the other instance's 7)", e)
 	}
 }
@@ -124,37 +125,37 @@ func TestLeaseEpochs(t *testing.T) {
 	s := memory.New()
 	a := openChecked(t, s, clock, AuditChainOptions{LinkerLease: time.Minute}, nil)
 	b := openChecked(t, s, clock, AuditChainOptions{LinkerLease: time.Minute}, nil)
-	la := &lease{name: "test", ttl: time.Minute}
-	lb := &lease{name: "test", ttl: time.Minute}
+	la := lease.New(lease.Config{Name: "test", TTL: time.Minute, Instance: a.instance, Work: a.work, Now: a.now})
+	lb := lease.New(lease.Config{Name: "test", TTL: time.Minute, Instance: b.instance, Work: b.work, Now: b.now})
 
-	ea, ok, err := la.hold(ctx, a)
+	ea, ok, err := la.Hold(ctx)
 	if err != nil || !ok || ea != 1 {
 		t.Fatalf("first hold = %d, %v, %v; want epoch 1", ea, ok, err)
 	}
-	if _, ok, err := lb.hold(ctx, b); err != nil || ok {
+	if _, ok, err := lb.Hold(ctx); err != nil || ok {
 		t.Fatalf("second instance's hold of a held lease = %v, %v; want refused", ok, err)
 	}
 	clock.Advance(30 * time.Second)
-	if e, ok, err := la.hold(ctx, a); err != nil || !ok || e != ea {
+	if e, ok, err := la.Hold(ctx); err != nil || !ok || e != ea {
 		t.Fatalf("renewal = %d, %v, %v; want epoch %d again", e, ok, err, ea)
 	}
 	clock.Advance(61 * time.Second) // a is "paused" past its expiry
-	eb, ok, err := lb.hold(ctx, b)
+	eb, ok, err := lb.Hold(ctx)
 	if err != nil || !ok || eb != ea+1 {
 		t.Fatalf("takeover after expiry = %d, %v, %v; want epoch %d", eb, ok, err, ea+1)
 	}
-	err = a.update(ctx, func(tx *txn) error { return tx.checkLease("test", ea) })
+	err = a.update(ctx, func(tx *txn) error { return lease.Check(tx.Tx, "test", a.instance, ea) })
 	if err == nil {
 		t.Fatal("the paused holder's transaction went on under a lease another instance took")
 	}
-	if err = b.update(ctx, func(tx *txn) error { return tx.checkLease("test", eb) }); err != nil {
+	if err = b.update(ctx, func(tx *txn) error { return lease.Check(tx.Tx, "test", b.instance, eb) }); err != nil {
 		t.Fatalf("the new holder's transaction: %v", err)
 	}
-	if err := lb.release(ctx, b); err != nil {
+	if err := lb.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	la.lost(ea)
-	if e, ok, err := la.hold(ctx, a); err != nil || !ok || e != eb+1 {
+	la.Forget(ea)
+	if e, ok, err := la.Hold(ctx); err != nil || !ok || e != eb+1 {
 		t.Fatalf("hold after release = %d, %v, %v; want epoch %d at once", e, ok, err, eb+1)
 	}
 }
@@ -166,13 +167,13 @@ func TestLinkerStopsOnALostLease(t *testing.T) {
 	ctx := context.Background()
 	clock := newTestClock()
 	v := openChecked(t, memory.New(), clock, AuditChainOptions{}, nil)
-	holdLeaseAs(t, v, leaseLinker, "0000000000000001", 3, clock.Now().Add(time.Hour))
-	v.linkLease().lost(v.linkLease().held())
+	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 3, clock.Now().Add(time.Hour))
+	v.linkLease().Forget(v.linkLease().Held())
 	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.linkQueued(ctx, 2); err != nil {
+	if err := v.linker.LinkQueued(ctx, 2); err != nil {
 		t.Fatalf("a pass under a lost lease: %v; want it to stop quietly", err)
 	}
 	if _, ok, queued := chainState(t, v, boot.Tenant.ID); ok || queued == 0 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 )
 
 // LogLinesForTest writes n audit lines to tenant tid, perTxn of them in
@@ -34,14 +35,14 @@ func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) 
 // by another instance (one stopped, or dead): v links nothing until then.
 func HoldLinkerLeaseForTest(ctx context.Context, v *Vault, until time.Time) error {
 	err := v.update(ctx, func(t *txn) error {
-		var rec leaseRecord
-		if _, err := t.GetRecord(barrier.Lease(leaseLinker), &rec); err != nil {
+		var rec lease.Record
+		if _, err := t.GetRecord(barrier.Lease(lease.Linker), &rec); err != nil {
 			return err
 		}
-		rec = leaseRecord{Holder: "00000000000000ff", Epoch: rec.Epoch + 1, Expires: until}
-		return t.PutRecord(barrier.Lease(leaseLinker), &rec)
+		rec = lease.Record{Holder: "00000000000000ff", Epoch: rec.Epoch + 1, Expires: until}
+		return t.PutRecord(barrier.Lease(lease.Linker), &rec)
 	})
-	v.linkLease().lost(v.linkLease().held())
+	v.linkLease().Forget(v.linkLease().Held())
 	return err
 }
 

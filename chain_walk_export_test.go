@@ -79,7 +79,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 			var rec auditlog.LineRecord
 			ok, err := t.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 			if err == nil && ok {
-				err = t.withLink(tid, suffix, &rec)
+				err = auditlog.WithLink(t.Tx, tid, suffix, &rec)
 			}
 			if err != nil {
 				return err
@@ -94,7 +94,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 					return nil
 				}
 			}
-			line := chainedLine(tid, unit.KeyID(suffix), &rec)
+			line := auditlog.ChainedLine(tid, unit.KeyID(suffix), &rec)
 			if h := auditchain.LineHash(rec.Link.Prev, rec.Link.Seq, &line); h != rec.Link.Hash {
 				bad("line %s: hash %s, stored %s", suffix, h, rec.Link.Hash)
 			}
@@ -118,7 +118,7 @@ func WalkChain(ctx context.Context, v *Vault, tid string) (*ChainWalk, error) {
 			if _, err := t.GetRecord(k, &rec); err != nil {
 				return err
 			}
-			if err := t.withLink(tid, suffix, &rec); err != nil {
+			if err := auditlog.WithLink(t.Tx, tid, suffix, &rec); err != nil {
 				return err
 			}
 			switch {
@@ -182,7 +182,7 @@ func ChainAnchor(ctx context.Context, v *Vault, tid string) (anchor *auditchain.
 
 // AppendedCalls is, for tests, how many calls of v a store took as
 // appends (their lines linked by the linker).
-func AppendedCalls(v *Vault) uint64 { return v.chainer.appended.Load() }
+func AppendedCalls(v *Vault) uint64 { return v.linker.AppendedCalls() }
 
 // chainAnchor is the hash a pruned chain of tenant tid, whose first line
 // left is firstSeq, starts from: the anchor checkpoint's. It is an error

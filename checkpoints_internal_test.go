@@ -99,7 +99,7 @@ func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
 		var rec auditlog.LineRecord
 		ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
 		if err == nil && ok {
-			err = tx.withLink(tid, suffix, &rec)
+			err = auditlog.WithLink(tx.Tx, tid, suffix, &rec)
 		}
 		if err != nil || !ok || rec.Link == nil {
 			t.Fatalf("line %d (%q): found %v, %v, link %v", seq, suffix, ok, err, rec.Link)
@@ -416,7 +416,7 @@ func TestAuditKeyNeverStoredOrLoggedInTheClear(t *testing.T) {
 	}
 	var secrets [][]byte
 	keep := func() {
-		priv := v.auditSigner.Load().priv
+		priv := v.auditSigner.Load().Key
 		for _, b := range [][]byte{priv.Seed(), priv} {
 			secrets = append(secrets, b, []byte(hex.EncodeToString(b)), []byte(base64.StdEncoding.EncodeToString(b)), []byte(base64.RawURLEncoding.EncodeToString(b)))
 		}

@@ -2,19 +2,14 @@ package tokenvault
 
 import (
 	"context"
-	"encoding/hex"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
-
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // Entity types: the values of Log.EntityType.
@@ -92,63 +87,7 @@ type ListLogsRequest struct {
 	PageRequest
 }
 
-// Log keys. A line is stored at log/<nanos>/<id> (an auditlog.LineRecord, sealed)
-// and indexed once, by entity:
-//
-//	idx/log-e/<type>/<entity><packed>    (empty value)
-//
-// where <entity> is a UUID entity id as a zero byte and its 16 bytes, or
-// any other id followed by "/" (TenantKeys.LineIndex, internal/barrier), and <packed> is the line's
-// suffix <nanos>/<id> in 24 bytes: the nanoseconds as 8 bytes big-endian
-// and the id's 16 bytes, which sort as the text does (packSuffix). So the
-// whole log and one entity's lines are each walked backwards in time
-// order (the log directly, an entity's lines under its prefix), and only
-// the returned page is decrypted. A type's lines, under
-// idx/log-e/<type>/, are in entity order: its pages walk the log and read
-// each line's type (logs_type.go), and use that index only to answer a
-// rare type exactly.
-//
-// Lines written before record format version 1 are indexed as they were:
-// idx/log-entity/<type>/<entity id>/<nanos>/<id>, which entity and type
-// queries read too (so a store of the old layout answers every query
-// from the first open, and a line is in one of the two), and
-// idx/log-type/<type>/<nanos>/<id>, which nothing reads any more and the
-// sweeper removes in batches (dropLegacyLogIndex, logs_retention.go).
-
-// packedLen is the length of a packed suffix.
-const packedLen = 8 + 16
-
-// packSuffix packs a line's suffix, <16 hex digits>/<canonical UUID>, in
-// packedLen bytes; false for anything else.
-func packSuffix(suffix string) (string, bool) {
-	if len(suffix) != 16+1+36 || suffix[16] != '/' {
-		return "", false
-	}
-	u, ok := barrier.ParseUUID(suffix[17:])
-	if !ok {
-		return "", false
-	}
-	var b [packedLen]byte
-	for i := 0; i < 8; i++ {
-		hi, lo := suffix[2*i], suffix[2*i+1]
-		if !unit.IsLowerHex(hi) || !unit.IsLowerHex(lo) {
-			return "", false
-		}
-		b[i] = unit.Unhex(hi)<<4 | unit.Unhex(lo)
-	}
-	copy(b[8:], u[:])
-	return string(b[:]), true
-}
-
-// unpackSuffix is the inverse of packSuffix.
-func unpackSuffix(p []byte) string {
-	var b [16 + 1 + 36]byte
-	hex.Encode(b[:16], p[:8])
-	b[16] = '/'
-	u := uuid.UUID(p[8:packedLen])
-	copy(b[17:], u.String())
-	return string(b[:])
-}
+// Log keys and index entries: internal/auditlog (keys.go).
 
 // log appends a line to the tenant's audit trail, in the caller's
 // transaction, so the line lands exactly when the change does.
@@ -171,8 +110,8 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 	if err := t.PutNew(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 		return err
 	}
-	// Queued for the linker, which chains it beside the commit (chain.go).
-	if err := t.pendLine(tid, suffix); err != nil {
+	// Queued for the linker, which chains it beside the commit (internal/auditlog/chain.go).
+	if err := auditlog.QueueLine(t.Tx, tid, suffix); err != nil {
 		return err
 	}
 	// Its index entry: now, or for a read by the indexer (logs_index.go).
@@ -180,7 +119,7 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 		return err
 	} else if !later {
 		// New, as the line is: appended with it (appends.go).
-		if err := t.AppendIndex(lineIndexKey(tid, entityType, entityID, suffix)); err != nil {
+		if err := t.AppendIndex(auditlog.IndexKey(tid, entityType, entityID, suffix)); err != nil {
 			return err
 		}
 	}
@@ -210,16 +149,6 @@ func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string
 		ActorID: p.actorID, ActorType: p.actorType, EntityType: typ, EntityID: id, Operation: OpRead,
 		Message: msg, Transform: transform, Channel: channel, Application: p.appID,
 	}}, p.tenantID)
-}
-
-// lineIndexKey is the index entry of the line at log/<suffix>: in idx/log-e,
-// or for a suffix that does not pack (none the Vault makes), in the
-// legacy idx/log-entity, which is read too.
-func lineIndexKey(tid, typ, id, suffix string) barrier.Key {
-	if p, ok := packSuffix(suffix); ok && !strings.HasPrefix(id, "\x00") {
-		return barrier.Tenant(tid).LineIndex(typ, id).Key(p)
-	}
-	return barrier.Tenant(tid).LogEntityIndex(typ, id).Key(suffix)
 }
 
 // getLog reads the line stored at log/<suffix>; false when there is none.
@@ -340,23 +269,9 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 // lowered to pg's cursor (the page is the newest of the lines older than
 // it).
 func logPageBounds(start, end *time.Time, pg pager) (after, before string) {
-	after, before = logRangeBounds(start, end)
+	after, before = auditlog.RangeBounds(start, end)
 	if pg.start != "" && (before == "" || pg.start < before) {
 		before = pg.start
-	}
-	return after, before
-}
-
-// logRangeBounds returns the bounds of the line suffixes (<nanos>/<id>)
-// created in [start, end): those above after and below before ("": no
-// bound).
-func logRangeBounds(start, end *time.Time) (after, before string) {
-	if start != nil && barrier.UnixNanos(*start) > 0 {
-		// Everything at or after start sorts after this key.
-		after = fmt.Sprintf("%016x", uint64(barrier.UnixNanos(*start)-1)) + "/~"
-	}
-	if end != nil {
-		before = barrier.TimeKey(*end)
 	}
 	return after, before
 }
@@ -376,14 +291,7 @@ func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pa
 		return nil, Pagination{}, err
 	}
 	after, before := logPageBounds(start, end, pg)
-	var walked []string
-	err = t.ScanBack(barrier.Tenant(tid).Logs(), before, skip+pg.size+1, func(_ barrier.Key, suffix string) error {
-		if after != "" && suffix <= after {
-			return store.ErrStop // older than the range
-		}
-		walked = append(walked, suffix)
-		return nil
-	})
+	walked, err := auditlog.Newest(t.Tx, tid, after, before, skip+pg.size+1)
 	if err != nil {
 		return nil, Pagination{}, err
 	}

@@ -1,98 +1,28 @@
 package tokenvault
 
 import (
-	"encoding/binary"
-	"slices"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
-	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 )
 
 // entityPage is logPage for the lines of one entity (ListLogs with
-// entity_type and entity_id): it walks each place the entity's lines are
-// indexed backwards from the cursor (or the end of the range), taking at
-// most the page's offset, its size and one more from each, and merges
-// them: the entity index (idx/log-e, packed suffixes), the legacy index
-// (idx/log-entity, text suffixes) and the pending entries of reads not
-// yet indexed (few: logs_index.go). So a page of an entity costs its offset
-// and its size, however many lines the entity has (a token read a million
-// times), and its total is the same lower bound as logPage's. A cursor
-// that is not a line's position (none this list hands out) is honoured
-// by filtering, at the cost of the lines after it.
+// entity_type and entity_id): auditlog.EntityNewest walks the places the
+// entity's lines are indexed, back from the cursor (or the end of the
+// range), for the page's offset, its size and one more. So a page of an
+// entity costs its offset and its size, however many lines the entity
+// has (a token read a million times), and its total is the same lower
+// bound as logPage's.
 func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
 	skip, pageNumber, err := pg.offset("lines")
 	if err != nil {
 		return nil, Pagination{}, err
 	}
 	after, before := logPageBounds(start, end, pg)
-	want := skip + pg.size + 1
-	// in reports whether a line's suffix is in the range, below before.
-	in := func(s string) bool { return (after == "" || s > after) && (before == "" || s < before) }
-	var all []string
-
-	// The legacy index: text suffixes, in time order under the entity.
-	n := 0
-	err = t.ScanBack(barrier.Tenant(tid).LogEntityIndex(typ, id), before, 0, func(_ barrier.Key, s string) error {
-		if !in(s) {
-			if after != "" && s <= after {
-				return store.ErrStop
-			}
-			return nil
-		}
-		all = append(all, s)
-		if n++; n == want {
-			return store.ErrStop
-		}
-		return nil
-	})
+	walked, err := auditlog.EntityNewest(t.Tx, tid, typ, id, start, end, after, before, skip+pg.size+1)
 	if err != nil {
 		return nil, Pagination{}, err
 	}
-
-	// The entity index: packed suffixes, in time order under the entity.
-	if id == "" || id[0] != 0 {
-		n = 0
-		err = t.ScanBack(barrier.Tenant(tid).LineIndex(typ, id), packedBound(before), 0, func(_ barrier.Key, rest string) error {
-			if len(rest) != packedLen {
-				return nil // an entity whose id extends this one's (not a UUID, ends in "/")
-			}
-			if at := binary.BigEndian.Uint64([]byte(rest[:8])); after != "" && timeKeyNanos(at) <= after {
-				return store.ErrStop
-			}
-			s := unpackSuffix([]byte(rest))
-			if !in(s) {
-				return nil
-			}
-			all = append(all, s)
-			if n++; n == want {
-				return store.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, Pagination{}, err
-		}
-	}
-
-	// The lines whose entries wait for the indexer.
-	pending, err := t.pendingLines(tid, typ, id, start, end)
-	if err != nil {
-		return nil, Pagination{}, err
-	}
-	for _, s := range pending {
-		if in(s) {
-			all = append(all, s)
-		}
-	}
-
-	// Newest first, each line once (one may be in two places), the
-	// newest want of them.
-	slices.Sort(all)
-	all = slices.Compact(all)
-	slices.Reverse(all)
-	walked := all[:min(len(all), want)]
 	p := pagination(len(walked), pageNumber, pg.size)
 	lo, hi := min(skip, len(walked)), min(skip+pg.size, len(walked))
 	page := walked[lo:hi]
@@ -100,43 +30,4 @@ func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) (
 		p.After = encodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
-}
-
-// timeKeyNanos is the first 16 characters of the suffix of a line
-// created at nanos n, followed by "/": what compares with a range bound.
-func timeKeyNanos(n uint64) string { return barrier.TimeKey(time.Unix(0, int64(n)).UTC()) + "/" }
-
-// packedBound returns the bound, among packed suffixes, below which lie
-// those whose text is below before: before packed when it is a line's
-// suffix, or the time of its 16 hex digits when it is a range's end (or
-// begins with them), and "" (no bound: the caller filters) otherwise.
-func packedBound(before string) string {
-	if before == "" {
-		return ""
-	}
-	if p, ok := packSuffix(before); ok {
-		return p
-	}
-	if len(before) < 16 {
-		return ""
-	}
-	var b [8]byte
-	for i := range 8 {
-		hi, lo := before[2*i], before[2*i+1]
-		if !unit.IsLowerHex(hi) || !unit.IsLowerHex(lo) {
-			return ""
-		}
-		b[i] = unit.Unhex(hi)<<4 | unit.Unhex(lo)
-	}
-	if len(before) == 16 {
-		return string(b[:]) // the lines before that nanosecond
-	}
-	// A text that goes on after its time: lines of that nanosecond may
-	// lie on either side of it; bound after them, and filter.
-	n := binary.BigEndian.Uint64(b[:])
-	if n == ^uint64(0) {
-		return ""
-	}
-	binary.BigEndian.PutUint64(b[:], n+1)
-	return string(b[:])
 }

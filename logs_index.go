@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -57,29 +58,12 @@ const (
 	logIndexBatch = 2000
 )
 
-// lineSuffixLen is the length of a line's key suffix, <16 hex digits>/<UUID>.
-const lineSuffixLen = 16 + 1 + 36
-
-// pendingEntry is a parsed pending entry: the line's key suffix and its
-// entity.
-type pendingEntry struct{ suffix, typ, id string }
-
-// parsePending parses what follows pendingIndex in a key; false for
-// anything else.
-func parsePending(rest string) (pendingEntry, bool) {
-	if len(rest) <= lineSuffixLen || rest[lineSuffixLen] != '/' {
-		return pendingEntry{}, false
-	}
-	typ, id, ok := strings.Cut(rest[lineSuffixLen+1:], "/")
-	return pendingEntry{suffix: rest[:lineSuffixLen], typ: typ, id: id}, ok && typ != ""
-}
-
 // indexLater writes, instead of the index entry of the line at
 // log/<suffix> of tenant tid (about entity typ/id, recording operation
 // op), its pending entry, and reports whether it did: for reads, on a
 // store one process holds.
 func (t *txn) indexLater(tid, typ, id, op, suffix string) (bool, error) {
-	if !t.v.optimistic || t.v.barrier.Appends() || op != OpRead || len(suffix) != lineSuffixLen || typ == "" || strings.Contains(typ, "/") {
+	if !t.v.optimistic || t.v.barrier.Appends() || op != OpRead || len(suffix) != auditlog.SuffixLen || typ == "" || strings.Contains(typ, "/") {
 		return false, nil
 	}
 	if err := t.AppendIndex(barrier.Tenant(tid).PendingLogIndex().Key(suffix + "/" + typ + "/" + id)); err != nil {
@@ -101,31 +85,6 @@ var pendingOf = &txnLocal[[]string]{finish: func(t *txn, tids *[]string, _ bool)
 		t.v.pendingTenants.mark(tid)
 	}
 }}
-
-// pendingLines returns the suffixes of the lines of tenant tid whose index
-// entries are pending, about entities of type typ (and id, unless it is
-// ""), created in [start, end), in key order.
-func (t *txn) pendingLines(tid, typ, id string, start, end *time.Time) ([]string, error) {
-	var from, to string
-	if start != nil {
-		from = barrier.TimeKey(*start)
-	}
-	if end != nil {
-		to = barrier.TimeKey(*end)
-	}
-	var out []string
-	err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
-		e, ok := parsePending(rest)
-		if !ok || e.suffix < from || to != "" && e.suffix >= to {
-			return nil
-		}
-		if e.typ == typ && (id == "" || e.id == id) {
-			out = append(out, e.suffix)
-		}
-		return nil
-	})
-	return out, err
-}
 
 // pendingTenants is the set of tenants whose pending entries the indexer should
 // look at.
@@ -280,8 +239,8 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 		}
 		p := barrier.Tenant(tid).PendingLogIndex()
 		for _, rest := range rests {
-			if e, ok := parsePending(rest); ok {
-				if err := t.PutIndex(lineIndexKey(tid, e.typ, e.id, e.suffix)); err != nil {
+			if e, ok := auditlog.ParsePending(rest); ok {
+				if err := t.PutIndex(auditlog.IndexKey(tid, e.Type, e.ID, e.Suffix)); err != nil {
 					return err
 				}
 			}

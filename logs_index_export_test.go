@@ -25,8 +25,8 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 	}
 	err = v.view(ctx, func(t *txn) error {
 		err := t.ScanKeys(barrier.Tenant(tid).PendingLogIndex(), func(_ barrier.Key, rest string) error {
-			if e, ok := parsePending(rest); ok {
-				pending = append(pending, e.suffix)
+			if e, ok := auditlog.ParsePending(rest); ok {
+				pending = append(pending, e.Suffix)
 			}
 			return nil
 		})
@@ -42,7 +42,7 @@ func UnindexedLines(ctx context.Context, v *Vault, tid string) (missing, pending
 			if err := t.OpenRecord(sv.Key, sv.Raw, &l); err != nil {
 				return err
 			}
-			ok, err := t.Has(lineIndexKey(tid, l.EntityType, l.EntityID, sv.Rest))
+			ok, err := t.Has(auditlog.IndexKey(tid, l.EntityType, l.EntityID, sv.Rest))
 			if err != nil {
 				return err
 			}

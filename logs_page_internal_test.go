@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 
 	"github.com/tokenvault/tokenvault/store"
@@ -90,7 +91,7 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 // created in [start, end), oldest first: the whole list logPage's pages
 // are cut from.
 func (t *txn) logRange(prefix barrier.Prefix, start, end *time.Time) ([]string, error) {
-	after, before := logRangeBounds(start, end)
+	after, before := auditlog.RangeBounds(start, end)
 	var suffixes []string
 	err := t.Scan(prefix, after, 0, func(_ barrier.Key, rest string) error {
 		if before != "" && rest >= before {
@@ -156,7 +157,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	}
 	err = lv.v.update(ctx, func(tx *txn) error {
 		for _, s := range lines[1:4] {
-			if err := tx.Delete(lineIndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
+			if err := tx.Delete(auditlog.IndexKey(lv.tid, EntityToken, tok.ID, s)); err != nil {
 				return err
 			}
 			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityToken, tok.ID).Key(s)); err != nil {
@@ -176,7 +177,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	}
 	err = lv.v.view(ctx, func(tx *txn) error {
 		for _, r := range ranges {
-			after, before := logRangeBounds(r[0], r[1])
+			after, before := auditlog.RangeBounds(r[0], r[1])
 			var all []string // newest first
 			for _, s := range slices.Backward(lines) {
 				if (after == "" || s > after) && (before == "" || s < before) {

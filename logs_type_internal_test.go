@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
@@ -76,7 +77,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 			if l.typ != EntityCard || moved == 3 {
 				continue
 			}
-			if err := tx.Delete(lineIndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
+			if err := tx.Delete(auditlog.IndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
 				return err
 			}
 			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityCard, card.ID).Key(l.suffix)); err != nil {
@@ -95,7 +96,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	err = lv.v.view(ctx, func(tx *txn) error {
 		for _, typ := range []string{EntityCard, EntityToken, EntityApplication, "spaceship"} {
 			for _, r := range ranges {
-				after, before := logRangeBounds(r[0], r[1])
+				after, before := auditlog.RangeBounds(r[0], r[1])
 				var want []string // the type's lines in range, newest first
 				for _, l := range slices.Backward(lines) {
 					if l.typ == typ && (after == "" || l.suffix > after) && (before == "" || l.suffix < before) {

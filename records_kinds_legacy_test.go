@@ -18,6 +18,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -349,7 +350,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 func withoutIntents(records map[string]storedRecord) map[string]storedRecord {
 	for k, sr := range records {
 		switch sr.rec.(type) {
-		case *intents.Record, *events.Webhook, *events.Delivery, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokens.ShapeRecord, *leaseRecord:
+		case *intents.Record, *events.Webhook, *events.Delivery, *auditlog.Head, *auditlog.Link, *auditlog.CheckpointRecord, *auditlog.KeyRecord, *tokens.ShapeRecord, *lease.Record:
 			delete(records, k)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -379,7 +380,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/formula/":                func() recordCodec { return &reactors.FormulaRecord{} },
 	"sys/cvcscan":                 func() recordCodec { return &tokens.LegacyCVCScan{} },
 	"sys/lists-shapes":            func() recordCodec { return &tokens.ListBuild{} },
-	"sys/lease/":                  func() recordCodec { return &leaseRecord{} },
+	"sys/lease/":                  func() recordCodec { return &lease.Record{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &resealState{} },

@@ -10,11 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 )
 
 // fixedLease is a lease held in epoch 3 (testdata/records/lease-v1.bin).
-func fixedLease() *leaseRecord {
-	return &leaseRecord{Holder: "0123456789abcdef", Epoch: 3, Expires: fixTime.Add(10 * time.Second)}
+func fixedLease() *lease.Record {
+	return &lease.Record{Holder: "0123456789abcdef", Epoch: 3, Expires: fixTime.Add(10 * time.Second)}
 }
 
 // TestLeaseRecordGolden pins the stored lease format (as TestRecordGolden
@@ -23,7 +24,7 @@ func fixedLease() *leaseRecord {
 // writes the fixture.
 func TestLeaseRecordGolden(t *testing.T) {
 	path := filepath.Join("testdata", "records", "lease-v1.bin")
-	key := barrier.Lease(leaseLinker)
+	key := barrier.Lease(lease.Linker)
 	got, err := fixedLease().AppendRecord(nil, key)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestLeaseRecordGolden(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("the stored lease format changed: encoding the fixed record gives\n%x\nwant (%s)\n%x", got, path, want)
 	}
-	var dec leaseRecord
+	var dec lease.Record
 	if err := dec.DecodeRecord(key, want); err != nil {
 		t.Fatalf("decode %s: %v", path, err)
 	}
@@ -50,7 +51,7 @@ func TestLeaseRecordGolden(t *testing.T) {
 	if err := dec.DecodeRecord(key, append(bytes.Clone(want), 0)); err == nil {
 		t.Error("a lease record with a trailing byte decoded")
 	}
-	released := leaseRecord{Holder: "0123456789abcdef", Epoch: 4}
+	released := lease.Record{Holder: "0123456789abcdef", Epoch: 4}
 	b, err := released.AppendRecord(nil, key)
 	if err != nil {
 		t.Fatal(err)

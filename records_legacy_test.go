@@ -147,7 +147,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 				return err
 			}
 			suffix := kv.Rest
-			if err := tx.Delete(lineIndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
+			if err := tx.Delete(auditlog.IndexKey(lv.tid, l.EntityType, l.EntityID, suffix)); err != nil {
 				return err
 			}
 			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(l.EntityType, l.EntityID).Key(suffix)); err != nil {

@@ -265,7 +265,7 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	// lines after the checkpoint (sys/chain-unsigned/).
 	must("linkNow", v.linkNow(ctx))
 	// A line a store took as an append and the linker has not linked
-	// yet leaves its chain queue entry (sys/chainq/, chain.go): on this
+	// yet leaves its chain queue entry (sys/chainq/, internal/auditlog/chain.go): on this
 	// store, which does not append, only this way.
 	must("chain queue entry", v.update(ctx, func(t *txn) error {
 		return t.PutIndex(barrier.Tenant(boot.Tenant.ID).ChainQueueEntry(barrier.TimeKey(now) + "/" + uuid.NewString()))

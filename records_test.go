@@ -541,35 +541,6 @@ func FuzzRecords(f *testing.F) {
 	})
 }
 
-func TestPackSuffix(t *testing.T) {
-	var packed []string
-	var texts []string
-	for _, s := range []string{
-		"0000000000000000/00000000-0000-0000-0000-000000000000",
-		"1a4740d36bccff15/0190f5a2-9000-7000-8000-000000000009",
-		"1a4740d36bccff15/0190f5a2-9000-7000-8000-00000000000a",
-		"1a4740d36bcd0000/0190f5a2-9000-7000-8000-000000000001",
-		"7fffffffffffffff/ffffffff-ffff-ffff-ffff-ffffffffffff",
-	} {
-		p, ok := packSuffix(s)
-		if !ok || len(p) != packedLen {
-			t.Fatalf("packSuffix(%q) = %x, %v", s, p, ok)
-		}
-		if got := unpackSuffix([]byte(p)); got != s {
-			t.Errorf("unpackSuffix(packSuffix(%q)) = %q", s, got)
-		}
-		packed, texts = append(packed, p), append(texts, s)
-	}
-	if !slices.IsSorted(packed) || !slices.IsSorted(texts) {
-		t.Error("packed suffixes do not sort as their text")
-	}
-	for _, bad := range []string{"", "1a4740d36bccff15/0190F5A2-9000-7000-8000-000000000009", "1a4740d36bccff1g/0190f5a2-9000-7000-8000-000000000009", "1a4740d36bccff15-0190f5a2-9000-7000-8000-000000000009"} {
-		if _, ok := packSuffix(bad); ok {
-			t.Errorf("packSuffix(%q) packed", bad)
-		}
-	}
-}
-
 // TestStoredJSONWithDuplicateKeysReads: a record's data or mask is read
 // keeping the last of a key given twice, never as nothing: the refusal
 // of duplicate keys is for what callers send, not for what is kept.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/store"
@@ -18,7 +19,7 @@ const sweepBatch = 100
 // The background sweeper.
 //
 // Every Vault runs one, and the one whose instance holds the sweeper lease
-// (lease.go) sweeps: the sweep's transactions remove the same schedule
+// (internal/lease) sweeps: the sweep's transactions remove the same schedule
 // entries, write the same progress records (sys/cvcscan, the re-seal
 // markers) and prune the same lines whichever instance runs them, so two
 // instances sweeping at once would only conflict with each other (on
@@ -43,10 +44,10 @@ func (v *Vault) startSweeper(interval time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	v.stopSweeper = cancel
 	v.sweeperDone = make(chan struct{})
-	v.sweepLease = lease{name: leaseSweeper, ttl: max(2*interval, v.chainOpts.LinkerLease)}
+	v.sweepLease = lease.New(lease.Config{Name: lease.Sweeper, TTL: max(2*interval, v.chainOpts.LinkerLease), Instance: v.instance, Work: v.work, Now: v.now})
 	go func() {
 		defer close(v.sweeperDone)
-		defer v.sweepLease.releaseOnClose(v)
+		defer v.sweepLease.ReleaseOnClose(v.logger)
 		// A tenant deletion a crash interrupted is finished now, not a
 		// whole interval after Open (Sweep finishes them too), by the
 		// instance that sweeps.
@@ -85,9 +86,9 @@ func (v *Vault) startSweeper(interval time.Duration) {
 // holdSweep takes or renews the sweeper lease, on the instance that holds
 // the linker lease only, and reports whether this instance holds it.
 func (v *Vault) holdSweep(ctx context.Context) bool {
-	_, ok, err := v.linkLease().hold(ctx, v)
+	_, ok, err := v.linkLease().Hold(ctx)
 	if ok {
-		_, ok, err = v.sweepLease.hold(ctx, v)
+		_, ok, err = v.sweepLease.Hold(ctx)
 	}
 	if err != nil && ctx.Err() == nil {
 		v.logger.Warn("tokenvault: taking the sweeper lease failed", "err", err)

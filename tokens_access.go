@@ -228,7 +228,7 @@ func resolveAccessPage(pr PageRequest) (pager, error) {
 	if pg.page > 1 {
 		return pager{}, unit.InvalidField("page", "access lists page by cursor: pass the previous page's after as start")
 	}
-	if pg.start != "" && len(pg.start) != lineSuffixLen {
+	if pg.start != "" && len(pg.start) != auditlog.SuffixLen {
 		return pager{}, unit.InvalidField("start", "is not a cursor of this list")
 	}
 	return pg, nil

@@ -65,6 +65,6 @@ func (v *Vault) hookUnitsOfWork() {
 	v.work.Hook(unit.Hooks{BeforeCommit: func(t *unit.Tx) error { return t.FlushCounts() }})
 	// The auth cache's generation (auth_cache.go).
 	v.work.Hook(unit.Hooks{BeforeCommit: advanceAuthGeneration})
-	// Appended audit lines are chained later, by the linker (chain.go).
-	v.work.Hook(unit.Hooks{Appended: func() { v.chainer.appended.Add(1) }})
+	// Appended audit lines are chained later, by the linker (internal/auditlog).
+	v.work.Hook(unit.Hooks{Appended: func() { v.linker.Appended() }})
 }

@@ -12,8 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -111,16 +113,21 @@ type Vault struct {
 	// pendingTenants are the tenants whose pending index entries the indexer
 	// should look at (logs_index.go).
 	pendingTenants pendingTenants
-	// chainer chains the lines stores took as appends (chain.go), under
-	// bg; exportWG waits for it.
-	chainer chainer
+	// linker chains the audit lines (chain_linker.go), under bg;
+	// exportWG waits for it.
+	linker *auditlog.Linker
+	// retention prunes the audit lines past Options.Retention.Logs
+	// (logs_retention.go).
+	retention *auditlog.Retention
 
 	wrappers atomic.Pointer[wrappers]
 	// auditSigner is the checkpoint signing key in use, unwrapped
 	// (audit_keys.go); chainOpts are Options.AuditChain resolved
 	// (checkpoints.go).
-	auditSigner atomic.Pointer[auditSigner]
+	auditSigner atomic.Pointer[auditlog.Signer]
 	chainOpts   AuditChainOptions
+	// checkpoints signs the chains' checkpoints (checkpoints.go).
+	checkpoints *auditlog.Checkpointer
 	sys         *barrier.Keys // system keys: API key lookups and the expiry schedule
 
 	// wrapMu orders key-wrapper rotation after every write that wraps a
@@ -129,8 +136,8 @@ type Vault struct {
 
 	stopSweeper context.CancelFunc
 	sweeperDone chan struct{}
-	// sweepLease is the sweeper's lease (sweeper.go, lease.go).
-	sweepLease lease
+	// sweepLease is the sweeper's lease (sweeper.go, internal/lease).
+	sweepLease *lease.Lease
 	closeOnce  sync.Once
 }
 
@@ -240,6 +247,37 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Subscriptions: v.subscriptionsIn, Forget: v.forgetWebhooksIn, Audit: v.webhookDisabledLine, IsMember: v.isMemberEmail,
 		Dropped: v.eventDropped, Outcome: v.eventOutcome, AutoDisabled: v.webhookAutoDisabled})
 	v.webhooks = v.dispatch.Options()
+	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
+		Work:       v.work,
+		Every:      v.chainOpts.CheckpointEvery,
+		Signer:     func(t *unit.Tx) (*auditlog.Signer, error) { return (&txn{Tx: t, v: v}).signer() },
+		Queue:      func(t *unit.Tx, tid, suffix string) error { return (&txn{Tx: t, v: v}).queueForExport(tid, suffix) },
+		NewID:      v.ids.Next,
+		TenantGone: errTenantGone,
+		Now:        v.now,
+	})
+	v.linker = auditlog.NewLinker(auditlog.LinkerConfig{
+		Work:        v.work,
+		Lease:       lease.New(lease.Config{Name: lease.Linker, TTL: v.chainOpts.LinkerLease, Instance: v.instance, Work: v.work, Now: v.now}),
+		Instance:    v.instance,
+		Checkpoints: v.checkpoints,
+		Fold:        v.foldAppends,
+		TenantGone:  errTenantGone,
+		Logger:      v.logger,
+		Now:         v.now,
+	})
+	v.retention = auditlog.NewRetention(auditlog.RetentionConfig{
+		Work:        v.work,
+		Linker:      v.linker,
+		Checkpoints: v.checkpoints,
+		Keep:        v.logRetention,
+		Batch:       sweepBatch,
+		TenantGone:  errTenantGone,
+		Waiting: func(t *unit.Tx, tid, suffix string) (bool, error) {
+			return (&txn{Tx: t, v: v}).exportPending(tid, suffix)
+		},
+		Removed: func(t *unit.Tx) { (&txn{Tx: t, v: v}).sweptOne(SweptLogs) },
+	})
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
 			v.barrier.Close()

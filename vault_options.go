@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -317,6 +318,10 @@ const (
 	DefaultCheckpointInterval = time.Minute
 )
 
+// DefaultLeaseTTL is how long a background lease holds without renewal,
+// when AuditChainOptions.LinkerLease is zero.
+const DefaultLeaseTTL = lease.DefaultTTL
+
 // AuditChainOptions say when the vault signs each tenant's audit chain
 // head with its signing key (a checkpoint, docs/audit-chain.md): whichever
 // of the two comes first. Vault.SignAuditChain signs one at any time. And
@@ -334,7 +339,7 @@ type AuditChainOptions struct {
 	// Negative: never by time.
 	CheckpointInterval time.Duration
 	// LinkerLease is how long the linker lease holds without renewal
-	// (lease.go): the instance holding it links every tenant's lines
+	// (internal/lease): the instance holding it links every tenant's lines
 	// and signs the checkpoints, and renews it every third of this; when
 	// that instance dies, another takes over within this time, so it
 	// bounds how long a line can stay unlinked then (chain_linker.go).

@@ -13,7 +13,7 @@ import (
 )
 
 // LineRecord is an audit log line as stored, at
-// tenant/<tid>/log/<nanos>/<id> (see logs.go for the layout and its
+// tenant/<tid>/log/<nanos>/<id> (see keys.go for the layout and its
 // index). The tenant and the line's id are the store key's.
 //
 // Format version 1 (binary; see records.go for str and time):
@@ -63,7 +63,7 @@ type LineRecord struct {
 	// lines written before they were recorded.
 	auditchain.Line
 	// Link is the line's place in its tenant's chain: read from its link
-	// record (withLink, chain.go), or from the line itself for a line an
+	// record (WithLink, chain.go), or from the line itself for a line an
 	// older version linked; nil on a line not chained yet (or written
 	// before chains were). The linker writes it to the link record only.
 	Link *Link

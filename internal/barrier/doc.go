@@ -181,7 +181,7 @@
 //	                                         covering lines 1 to <seq> (16 hex digits;
 //	                                         the root's checkpoints.go)
 //	tenant/<tid>/chain_link/<nanos>/<id>     the chain link of the line log/<nanos>/<id>:
-//	                                         seq, prev and hash (the root's records_chain.go)
+//	                                         seq, prev and hash (internal/auditlog/record_chain.go)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
 //	                                         binary format (records_log.go; JSON before)
 //	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,

@@ -297,7 +297,7 @@ func unhex(c byte) byte {
 	return c - 'a' + 10
 }
 
-// The tenant's audit chain (the root's chain.go): its head, its sequence
+// The tenant's audit chain (internal/auditlog/chain.go): its head, its sequence
 // index and its checkpoints, sealed like every record of the tenant, and
 // the chain queue entries of its lines not chained yet.
 const (

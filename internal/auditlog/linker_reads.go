@@ -1,9 +1,10 @@
-package tokenvault
+package auditlog
 
 import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // The linker's reads, ahead of a batch. Linking a line needs the line and
@@ -35,7 +36,7 @@ type tenantReads struct {
 // from its first entry's time on as it has entries, twice over and 64
 // more, so that the lines written between them (reads, other instances)
 // seldom push one out. Returns the store's errors.
-func (t *txn) readBatch(rests []string) (*batchReads, error) {
+func readBatch(t *unit.Tx, rests []string) (*batchReads, error) {
 	from, n := map[string]string{}, map[string]int{}
 	var order []string
 	for _, rest := range rests {

@@ -1,12 +1,12 @@
-package tokenvault
+package auditlog
 
 import (
 	"context"
 	"strconv"
 
 	"github.com/tokenvault/tokenvault/auditchain"
-	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // addCheckpoints gives the Verifier the tenant's checkpoints, read in
@@ -26,7 +26,7 @@ func (w *chainVerifyWalk) addCheckpoints(ctx context.Context) error {
 	signedFound := false
 	for {
 		n := 0
-		err := w.v.view(ctx, func(t *txn) error {
+		err := w.work.View(ctx, func(t *unit.Tx) error {
 			vals, err := t.ScanValuesAfter(barrier.Tenant(w.tid).Checkpoints(), after, chainVerifyBatch)
 			if err != nil {
 				return err
@@ -35,7 +35,7 @@ func (w *chainVerifyWalk) addCheckpoints(ctx context.Context) error {
 			for _, sv := range vals {
 				after = sv.Rest
 				seq, perr := strconv.ParseUint(sv.Rest, 16, 64)
-				var rec auditlog.CheckpointRecord
+				var rec CheckpointRecord
 				signedFound = signedFound || (perr == nil && seq == w.head.SignedSeq)
 				if perr != nil || t.OpenRecord(sv.Key, sv.Raw, &rec) != nil {
 					w.problem(auditchain.BadCheckpoint, seq, 0, "", "the checkpoint record does not open: it was altered")
@@ -66,13 +66,13 @@ func (w *chainVerifyWalk) addCheckpoints(ctx context.Context) error {
 // of the head the walk read if it does not open).
 func (w *chainVerifyWalk) headNow(ctx context.Context) (uint64, error) {
 	seq := w.head.Seq
-	err := w.v.view(ctx, func(t *txn) error {
+	err := w.work.View(ctx, func(t *unit.Tx) error {
 		key := barrier.Tenant(w.tid).ChainHead()
 		raw, err := t.GetWrapped(key)
 		if err != nil || raw == nil {
 			return err
 		}
-		var h auditlog.Head
+		var h Head
 		if t.OpenRecord(key, raw, &h) == nil {
 			seq = max(seq, h.Seq)
 		}

@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog
 
 import (
 	"cmp"
@@ -28,7 +28,7 @@ func (w *chainVerifyWalk) walkLog(ctx context.Context) error {
 	prevSeq := w.head.FirstSeq - 1
 	for {
 		n := 0
-		err := w.v.view(ctx, func(t *txn) error {
+		err := w.work.View(ctx, func(t *unit.Tx) error {
 			var off []string
 			var offPrev []uint64
 			n = 0
@@ -60,7 +60,7 @@ func (w *chainVerifyWalk) walkLog(ctx context.Context) error {
 
 // offChain checks the line at log/<suffix>, which the sequence index does
 // not name, and which follows the chained line prevSeq in the log.
-func (w *chainVerifyWalk) offChain(t *txn, suffix string, prevSeq uint64) error {
+func (w *chainVerifyWalk) offChain(t *unit.Tx, suffix string, prevSeq uint64) error {
 	queued, err := t.Has(barrier.Tenant(w.tid).ChainQueueEntry(suffix))
 	if err != nil || queued {
 		return err // to be linked by the linker (counted in Unlinked)

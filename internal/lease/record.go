@@ -1,26 +1,27 @@
-package tokenvault
+package lease
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// leaseRecord is a background lease, at sys/lease/<name> (lease.go),
+// Record is a background lease, at sys/lease/<name> (lease.go),
 // sealed by the system keyring.
 //
 // Format version 1:
 //
 //	0x01       format version
-//	str        holder: the instance id of the holder (vault_instance.go)
+//	str        holder: the instance id of the holder (the root's vault_instance.go)
 //	uvarint    epoch: 1 for the first holder, one more at each change of
 //	           holder
 //	time       expires: when the hold ends unless renewed (on the holder's
 //	           clock, Options.Now); zero once released
 //
-// testdata/records/lease-v1.bin is one.
-type leaseRecord struct {
+// The root's testdata/records/lease-v1.bin is one.
+type Record struct {
 	Holder  string
 	Epoch   uint64
 	Expires time.Time
@@ -28,25 +29,25 @@ type leaseRecord struct {
 
 const leaseFormat = 1
 
-func (r *leaseRecord) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
+func (r *Record) AppendRecord(b []byte, _ barrier.Key) ([]byte, error) {
 	if err := unit.CheckRecordTimes("lease", &r.Expires); err != nil {
 		return b, err
 	}
 	b = append(b, leaseFormat)
 	b = unit.AppendStr(b, r.Holder)
-	b = appendUvarint(b, r.Epoch)
+	b = binary.AppendUvarint(b, r.Epoch)
 	b = unit.AppendTime(b, r.Expires)
 	return b, nil
 }
 
-func (r *leaseRecord) DecodeRecord(_ barrier.Key, b []byte) error {
+func (r *Record) DecodeRecord(_ barrier.Key, b []byte) error {
 	d, err := unit.BinaryRecord(b, leaseFormat, "lease")
 	if err != nil {
 		return err
 	}
-	*r = leaseRecord{Holder: d.Str(), Epoch: d.Uvarint(), Expires: d.Time()}
+	*r = Record{Holder: d.Str(), Epoch: d.Uvarint(), Expires: d.Time()}
 	if err := d.End(); err != nil {
-		*r = leaseRecord{}
+		*r = Record{}
 		return err
 	}
 	return nil
