@@ -9,7 +9,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // Checkpoints: signed chain heads, by auditlog.Checkpointer
@@ -124,11 +123,11 @@ func (v *Vault) awaitLinked(ctx context.Context, tid, through string) error {
 			return t.Scan(barrier.ChainQueue, "", 0, func(_ barrier.Key, rest string) error {
 				nanos, r, _ := strings.Cut(rest, "/")
 				if nanos > through {
-					return store.ErrStop // in time order: the rest are later
+					return barrier.ErrStop // in time order: the rest are later
 				}
 				if strings.HasPrefix(r, tid+"/") {
 					waiting = true
-					return store.ErrStop
+					return barrier.ErrStop
 				}
 				return nil
 			})

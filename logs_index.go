@@ -10,7 +10,6 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // The entity index of reads, written in batches.
@@ -213,7 +212,7 @@ func (v *Vault) indexPendingOf(ctx context.Context, tid string, horizon time.Tim
 		err := t.Scan(barrier.Tenant(tid).PendingLogIndex(), "", limit, func(_ barrier.Key, rest string) error {
 			if rest >= before {
 				younger = true
-				return store.ErrStop
+				return barrier.ErrStop
 			}
 			rests = append(rests, rest)
 			return nil

@@ -7,12 +7,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tokenvault/tokenvault/store"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 )
 
 // A full disk.
 //
-// A write the store refuses for lack of space (store.ErrFull, which the
+// A write the store refuses for lack of space (barrier.ErrFull, which the
 // backends wrap around ENOSPC, EDQUOT and PostgreSQL's disk_full; or a
 // bare ENOSPC from a store that does not wrap it) is answered StorageFull,
 // not Internal: the caller learns that nothing was saved and that trying
@@ -48,7 +48,7 @@ const readyProbeBytes = 64 << 10
 
 // storageFull reports whether err says the store's storage is full.
 func storageFull(err error) bool {
-	return errors.Is(err, store.ErrFull) || errors.Is(err, syscall.ENOSPC)
+	return errors.Is(err, barrier.ErrFull) || errors.Is(err, syscall.ENOSPC)
 }
 
 // fullError is the StorageFull error for a store error err, and marks the

@@ -10,7 +10,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
-	"github.com/tokenvault/tokenvault/store"
 )
 
 // sweepBatch bounds the work of one sweep transaction.
@@ -180,7 +179,7 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 		var due []string
 		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
 			if rest > last {
-				return store.ErrStop
+				return barrier.ErrStop
 			}
 			due = append(due, rest)
 			return nil
