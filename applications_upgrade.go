@@ -58,7 +58,7 @@ func (v *Vault) upgradeManagers(ctx context.Context) error {
 	if err != nil || done >= len(managementUpgrades) {
 		return err
 	}
-	before := slices.Clone(managementPermissions)
+	before := access.ManagementPermissions()
 	for _, added := range managementUpgrades {
 		before = slices.DeleteFunc(before, func(p string) bool { return slices.Contains(added, p) })
 	}
