@@ -106,7 +106,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 	}
 	var p *principal
 	if cached {
-		p = t.v.auth.get(mac, serveGen, t.Now)
+		p, _ = t.v.auth.Get(mac, serveGen, t.Now)
 	}
 	if p == nil {
 		var expires time.Time
@@ -118,7 +118,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 			return nil, err
 		}
 		if cached {
-			t.v.auth.put(mac, keepGen, p, expires)
+			t.v.auth.Put(mac, keepGen, p, expires)
 		}
 	}
 	unit.RecordTenant(t.Ctx, p.tenantID)
