@@ -96,14 +96,10 @@ func validateName(name string, fe unit.FieldErrors) {
 	}
 }
 
+// normalizeGrants copies a request's grants, absent lists made empty
+// (access.NormalizeGrants).
 func normalizeGrants(perms []string, rules []AccessRule) ([]string, []AccessRule) {
-	if perms == nil {
-		perms = []string{}
-	}
-	if rules == nil {
-		rules = []AccessRule{}
-	}
-	return slices.Clone(perms), slices.Clone(rules)
+	return access.NormalizeGrants(perms, rules)
 }
 
 // CreateApplication creates an application and returns it with its key, the
@@ -356,9 +352,9 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if rec.Type == Management && !p.covers(perms) {
 			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
-		wasManager := isFullManager(rec)
+		wasManager := access.IsFullManager(rec)
 		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
-		if wasManager && !isFullManager(rec) {
+		if wasManager && !access.IsFullManager(rec) {
 			if err := t.keepsAManager(p.tenantID, id, rec); err != nil {
 				return err
 			}
@@ -435,7 +431,7 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		if isFullManager(rec) {
+		if access.IsFullManager(rec) {
 			if err := t.keepsAManager(p.tenantID, id, nil); err != nil {
 				return err
 			}

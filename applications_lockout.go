@@ -1,8 +1,6 @@
 package tokenvault
 
 import (
-	"slices"
-
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -37,23 +35,9 @@ func (t *txn) keepsAManager(tid, id string, changed *access.ApplicationRecord) e
 				return err
 			}
 		}
-		if rec != nil && isFullManager(rec) {
+		if rec != nil && access.IsFullManager(rec) {
 			return nil
 		}
 	}
 	return errLastManager
-}
-
-// isFullManager reports whether rec is a management application that
-// holds every management permission directly and never expires.
-func isFullManager(rec *access.ApplicationRecord) bool {
-	if rec.Type != Management || rec.ExpiresAt != nil {
-		return false
-	}
-	for _, p := range PermissionsFor(Management) {
-		if !slices.Contains(rec.Permissions, p) {
-			return false
-		}
-	}
-	return true
 }

@@ -31,13 +31,8 @@ import (
 // grants nothing twice.
 
 // managementUpgrades are the upgrades in release order; never reorder or
-// remove one.
-var managementUpgrades = [][]string{
-	// Webhook subscriptions (webhooks.go).
-	{PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete},
-	// Who accessed a token's data (tokens_access.go).
-	{PermTokenAccessRead},
-}
+// remove one (access.ManagementUpgrades).
+var managementUpgrades = access.ManagementUpgrades()
 
 // upgradeManagers applies the management upgrades the store has not had.
 func (v *Vault) upgradeManagers(ctx context.Context) error {
@@ -58,7 +53,7 @@ func (v *Vault) upgradeManagers(ctx context.Context) error {
 	if err != nil || done >= len(managementUpgrades) {
 		return err
 	}
-	before := slices.Clone(managementPermissions)
+	before := access.ManagementPermissions()
 	for _, added := range managementUpgrades {
 		before = slices.DeleteFunc(before, func(p string) bool { return slices.Contains(added, p) })
 	}
@@ -91,7 +86,7 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 		if err := t.OpenRecord(sv.Key, sv.Raw, rec); err != nil {
 			return err
 		}
-		if rec.Type != Management || rec.ExpiresAt != nil || !holdsAll(rec.Permissions, before) || holdsAll(rec.Permissions, added) {
+		if !access.NeedsUpgrade(rec, before, added) {
 			continue
 		}
 		var granted []string
@@ -110,13 +105,4 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 		}
 	}
 	return nil
-}
-
-func holdsAll(held, want []string) bool {
-	for _, p := range want {
-		if !slices.Contains(held, p) {
-			return false
-		}
-	}
-	return true
 }

@@ -26,7 +26,7 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	tid, mgmt := boot.Tenant.ID, boot.Application.Key
-	partialPerms := slices.DeleteFunc(slices.Clone(managementPermissions), func(p string) bool { return p == PermLogRead })
+	partialPerms := slices.DeleteFunc(access.ManagementPermissions(), func(p string) bool { return p == PermLogRead })
 	partial, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "partial", Type: Management, Permissions: partialPerms})
 	if err != nil {
 		t.Fatal(err)

@@ -55,19 +55,11 @@ type grants = access.Grants
 
 func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType, Name: p.actorName} }
 
-// has reports whether p holds perm, directly or through any rule. Which
-// tokens a rule-scoped permission reaches is decided per token.
+// has reports whether p holds perm, directly or through any rule, within
+// its ceilings (access.HasWithin). Which tokens a rule-scoped permission
+// reaches is decided per token.
 func (p *principal) has(perm string) bool {
-	own := grants{Permissions: p.permissions, Rules: p.rules}
-	if !own.Has(perm) {
-		return false
-	}
-	for _, c := range p.ceilings {
-		if !c.Has(perm) {
-			return false
-		}
-	}
-	return true
+	return access.HasWithin(grants{Permissions: p.permissions, Rules: p.rules}, p.ceilings, perm)
 }
 
 // covers reports whether p holds every permission in perms directly. A key
@@ -106,7 +98,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 	}
 	var p *principal
 	if cached {
-		p = t.v.auth.get(mac, serveGen, t.Now)
+		p, _ = t.v.auth.Get(mac, serveGen, t.Now)
 	}
 	if p == nil {
 		var expires time.Time
@@ -118,7 +110,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 			return nil, err
 		}
 		if cached {
-			t.v.auth.put(mac, keepGen, p, expires)
+			t.v.auth.Put(mac, keepGen, p, expires)
 		}
 	}
 	unit.RecordTenant(t.Ctx, p.tenantID)

@@ -1,12 +1,7 @@
 package tokenvault
 
 import (
-	"crypto/sha256"
-	"sync"
-	"sync/atomic"
-	"time"
-
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -43,83 +38,25 @@ import (
 //     cache survives the traffic of tokens and logs; the price is a read of
 //     one row per transaction, sent with BEGIN.
 //   - On a store that one process holds exclusively (store.SingleProcess:
-//     memory, and bbolt, whose file is locked by its opener; enabled is
-//     set), the counter is gen, in memory. After a transaction that changed
-//     a key commits, gen moves on; an entry is stored with the generation
-//     read before its transaction began (bbolt takes a read snapshot when
-//     View begins, before any of the Vault's code runs, so a generation
-//     read later could postdate the snapshot and bless a key revoked in
-//     between), and served while gen has not moved.
+//     memory, and bbolt, whose file is locked by its opener; the cache's
+//     SingleProcess), the counter is the cache's own (Generation), in
+//     memory. After a transaction that changed a key commits, it moves on
+//     (Invalidate); an entry is stored with the generation read before
+//     its transaction began (bbolt takes a read snapshot when View
+//     begins, before any of the Vault's code runs, so a generation read
+//     later could postdate the snapshot and bless a key revoked in
+//     between), and served while it has not moved.
 //
 // On other stores (shared, without a counter) there is no cache: every
 // call reads its key from the store. Either way an entry carries its key's
 // expiry and is not served from then on (the first lookup at or after it
 // drops it).
 //
-// The entries are a least-recently-used cache of maxAuthEntries: a key in
-// use stays while keys not used for longest make room, so any number of
-// active keys costs at most that many entries, and the hot ones are not
-// dropped with the rest (as a map cleared when full would). Not
-// golang-lru's expirable package: its expiry runs on the wall clock, not
-// Options.Now, and each cache starts a goroutine that never ends, one per
-// Vault opened.
-type authCache struct {
-	// enabled: the store is held by this process alone (gen is the
-	// generation). keys.go and reseal.go read it as such too.
-	enabled bool
-	gen     atomic.Uint64
-
-	once    sync.Once
-	entries *lru.Cache[[sha256.Size]byte, authEntry] // made by cache
-}
-
-type authEntry struct {
-	p       *principal
-	gen     uint64
-	expires time.Time // zero: never
-}
-
-// maxAuthEntries bounds the cache; when full, the entry used least
-// recently makes room.
-const maxAuthEntries = 10000
-
-// cache returns the entries, making them on first use.
-func (c *authCache) cache() *lru.Cache[[sha256.Size]byte, authEntry] {
-	c.once.Do(func() {
-		c.entries, _ = lru.New[[sha256.Size]byte, authEntry](maxAuthEntries) // errs only for a size <= 0
-	})
-	return c.entries
-}
-
-// get returns the principal cached for mac under generation gen, if any.
-// An entry expired at now is dropped: it never becomes valid again.
-func (c *authCache) get(mac []byte, gen uint64, now time.Time) *principal {
-	if len(mac) != sha256.Size {
-		return nil
-	}
-	entries := c.cache()
-	e, ok := entries.Get([sha256.Size]byte(mac))
-	if !ok {
-		return nil
-	}
-	if !e.expires.IsZero() && !now.Before(e.expires) {
-		entries.Remove([sha256.Size]byte(mac))
-		return nil
-	}
-	if e.gen != gen {
-		return nil
-	}
-	return e.p
-}
-
-// put caches p, read under generation gen, for mac until expires (zero:
-// no expiry), making room by dropping the least recently used entry.
-func (c *authCache) put(mac []byte, gen uint64, p *principal, expires time.Time) {
-	if len(mac) != sha256.Size { // mac is an HMAC-SHA256 (keySet.mac)
-		return
-	}
-	c.cache().Add([sha256.Size]byte(mac), authEntry{p: p, gen: gen, expires: expires})
-}
+// The cache itself (its entries, least recently used first out, and the
+// single-process generation) is access.AuthCache; the root decides, per
+// transaction, which generation it serves and keeps under
+// (authCacheGens).
+type authCache = access.AuthCache[*principal]
 
 // authCacheGens returns the generation an entry must carry to be served in
 // t, and the one under which a principal t reads is kept; ok is false
@@ -131,10 +68,10 @@ func (t *txn) authCacheGens() (serve, keep uint64, ok bool, err error) {
 		}
 		return gen, gen, true, nil
 	}
-	if !t.v.auth.enabled {
+	if !t.v.auth.SingleProcess() {
 		return 0, 0, false, nil
 	}
-	return t.v.auth.gen.Load(), t.AuthGen, true, nil
+	return t.v.auth.Generation(), t.AuthGen, true, nil
 }
 
 // advanceAuthGeneration advances the store's generation in t's own commit
@@ -146,6 +83,3 @@ func advanceAuthGeneration(t *unit.Tx) error {
 	}
 	return t.AdvanceSharedGeneration()
 }
-
-// invalidate voids every entry.
-func (c *authCache) invalidate() { c.gen.Add(1) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -57,9 +58,9 @@ const (
 
 // Token intent permissions (see PermissionsFor).
 const (
-	PermTokenIntentCreate = "token-intent:create"
-	PermTokenIntentRead   = "token-intent:read"
-	PermTokenIntentDelete = "token-intent:delete"
+	PermTokenIntentCreate = access.PermTokenIntentCreate
+	PermTokenIntentRead   = access.PermTokenIntentRead
+	PermTokenIntentDelete = access.PermTokenIntentDelete
 )
 
 // TokenIntentRequest is the body of CreateTokenIntent.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -32,7 +33,7 @@ func (v *Vault) ListPermissions(ctx context.Context, key Credential, typ Applica
 		return nil, err
 	}
 	var out []Permission
-	for name, holders := range permissionHolders {
+	for name, holders := range access.Holders() {
 		if typ == "" || slices.Contains(holders, typ) {
 			out = append(out, Permission{Type: name, ApplicationTypes: slices.Clone(holders)})
 		}

@@ -186,7 +186,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 // as every instance seals with the new term.
 func (t *txn) scheduleReseal(tid string) error {
 	st := resealState{NotBefore: t.Now}
-	if !t.v.auth.enabled {
+	if !t.v.auth.SingleProcess() {
 		st.NotBefore = t.Now.Add(2 * barrier.KeyringTTL)
 	}
 	return t.PutPlainRecord(barrier.Tenant(tid).Reseal(), &st)

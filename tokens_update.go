@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -272,7 +273,7 @@ func readsNoMore(p *principal, rec *tokens.Record, containers []string) bool {
 		if !ok {
 			return -1
 		}
-		return transformRank[tr]
+		return access.TransformRank(tr)
 	}
 	return rank(containers) <= rank(rec.Containers)
 }

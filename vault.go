@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
@@ -53,7 +54,7 @@ type Vault struct {
 	// every event a committed transaction queued, with its targets.
 	eventTap func(tid string, ev events.Outgoing, targets []*events.Webhook)
 
-	auth   authCache
+	auth   *authCache
 	limits limits
 	// optimistic says whether hot calls run their transaction function
 	// outside the store's single writer first (internal/unit): true for
@@ -232,13 +233,13 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		st, v.ownsStore = s, true
 	}
 	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}, Instance: v.instance})
-	v.auth.enabled = v.barrier.SingleProcess()
-	v.optimistic = v.auth.enabled
+	v.auth = access.NewAuthCache[*principal](v.barrier.SingleProcess(), access.MaxAuthEntries)
+	v.optimistic = v.auth.SingleProcess()
 	v.work = unit.NewWork(v.barrier, unit.Options{
 		Now:               v.now,
 		Optimistic:        v.optimistic,
-		Generation:        v.auth.gen.Load,
-		IdentitiesChanged: v.auth.invalidate,
+		Generation:        v.auth.Generation,
+		IdentitiesChanged: v.auth.Invalidate,
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()

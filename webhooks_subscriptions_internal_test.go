@@ -16,20 +16,20 @@ func TestSubscriptionCacheHoldsNoSecret(t *testing.T) {
 	if err := v.update(ctx, func(t *txn) error { _, err := t.subscriptions(tid); return err }); err != nil {
 		t.Fatal(err)
 	}
-	gen := v.auth.gen.Load()
+	gen := v.auth.Generation()
 	if hooks, ok := v.dispatch.Subscriptions().Get(tid, gen); !ok || len(hooks) != 0 {
 		t.Fatalf("a tenant without webhooks: cached %v, %v; want an empty entry", hooks, ok)
 	}
 	if _, _, err := PutTestWebhook(ctx, v, tid, []string{EventTokenCreated}, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := v.dispatch.Subscriptions().Get(tid, v.auth.gen.Load()); ok {
+	if _, ok := v.dispatch.Subscriptions().Get(tid, v.auth.Generation()); ok {
 		t.Fatal("the entry survived a webhook change")
 	}
 	if err := v.update(ctx, func(t *txn) error { _, err := t.subscriptions(tid); return err }); err != nil {
 		t.Fatal(err)
 	}
-	hooks, ok := v.dispatch.Subscriptions().Get(tid, v.auth.gen.Load())
+	hooks, ok := v.dispatch.Subscriptions().Get(tid, v.auth.Generation())
 	if !ok || len(hooks) != 1 {
 		t.Fatalf("cached %v, %v; want the tenant's webhook", hooks, ok)
 	}

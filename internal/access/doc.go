@@ -1,5 +1,9 @@
-// Package access is the feature of applications and their keys. It
-// holds, so far, their stored records: an application (ApplicationRecord)
+// Package access is the feature of applications and their keys: what a
+// key may do, and the mechanism that decides it.
+//
+// # Records
+//
+// It holds their stored records: an application (ApplicationRecord)
 // and the key lookup entry a secret's keyed hash leads to (KeyRef), each
 // in its own encoding and with its format's history in its doc (golden
 // fixtures in the root's testdata/records pin every version's bytes),
@@ -10,7 +14,33 @@
 // the public ones by aliases (tokenvault.AccessRule = access.Rule), so
 // nothing a user sees changed when they moved.
 //
-// The rest of the feature (validating grants, authenticating keys,
-// evaluating rules, the application methods) is still in the root
-// package and moves here next; this package never imports the root.
+// # Permissions and rules
+//
+// The permission vocabulary (Perm*, Transform*, the condition attributes
+// and operators) and which application types may hold each permission
+// (PermissionsFor, Holders) are here, with the validation of the grants
+// an application or a session is given (ValidateGrants,
+// ValidateSessionGrants: field errors with the request's paths, defaults
+// filled in). The rule engine (Decide, DecideWithin) is a pure function:
+// grants and a token's id and containers in, a transform or a refusal
+// out; TestDecide is its table and FuzzAccessRuleConditions checks it
+// against a reference. A tenant keeps a full manager (IsFullManager);
+// releases that add management permissions give them to the full
+// managers of before (ManagementUpgrades, NeedsUpgrade).
+//
+// # Authentication cache
+//
+// AuthCache keeps recently authenticated keys' principals by their keyed
+// hash, each under the generation it was read in and until its key's
+// expiry, least recently used first out. It does not know which
+// generation a transaction may use: the root decides that per
+// transaction (its own counter on a store one process holds, the store's
+// on a shared one), and the cache serves only entries of that generation.
+//
+// # What it does not do
+//
+// It reads and writes nothing: resolving a key to a principal (reading
+// its lookup entry, its application or session, the tenant's state) and
+// the application methods are the root's, which authorize and then call
+// this package. This package never imports the root.
 package access

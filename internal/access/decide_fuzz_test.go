@@ -1,4 +1,4 @@
-package tokenvault
+package access
 
 import (
 	"encoding/json"
@@ -14,13 +14,13 @@ import (
 // permissions and rules, and optionally the ceiling its authorizer (a
 // private application) left it.
 type fuzzGrants struct {
-	Permissions []string     `json:"permissions"`
-	Rules       []AccessRule `json:"rules"`
-	Ceiling     *grants      `json:"ceiling"`
+	Permissions []string `json:"permissions"`
+	Rules       []Rule   `json:"rules"`
+	Ceiling     *Grants  `json:"ceiling"`
 }
 
-// FuzzAccessRuleConditions drives the access rule engine (decide) and the
-// validation of grants (validateSessionGrants, validateGrants) with
+// FuzzAccessRuleConditions drives the access rule engine (Decide) and the
+// validation of grants (ValidateSessionGrants, ValidateGrants) with
 // arbitrary rules. Its inputs are the grants as JSON (fuzzGrants), the
 // permission asked for, and the token: its id and its containers separated
 // by commas ("" is a token in no container).
@@ -44,31 +44,31 @@ func FuzzAccessRuleConditions(f *testing.F) {
 		if containers != "" {
 			conts = strings.Split(containers, ",")
 		}
-		tok := tokenScope{ID: id, Containers: conts}
+		tok := TokenScope{ID: id, Containers: conts}
 
 		// Raw rules, as they might be in a record that was never validated:
 		// only the invariants that do not depend on validation.
-		checkDecide(t, "raw", g.Permissions, sortedRules(g.Rules), perm, tok, false)
+		checkDecide(t, "raw", g.Permissions, SortedRules(g.Rules), perm, tok, false)
 
 		// Sessions: rules scoped by conditions.
 		session := cloneRules(g.Rules)
 		fe := unit.FieldErrors{}
-		validateSessionGrants(g.Permissions, session, fe)
-		checkFieldPaths(t, "validateSessionGrants", fe, len(g.Permissions), len(g.Rules))
+		ValidateSessionGrants(g.Permissions, session, fe)
+		checkFieldPaths(t, "ValidateSessionGrants", fe, len(g.Permissions), len(g.Rules))
 		if len(fe) == 0 {
 			checkValidGrants(t, Private, true, g.Permissions, session)
-			checkDecide(t, "session", g.Permissions, sortedRules(session), perm, tok, true)
+			checkDecide(t, "session", g.Permissions, SortedRules(session), perm, tok, true)
 		}
 
 		// Applications of every type: rules scoped by containers.
 		for _, typ := range []ApplicationType{Private, Public, Management} {
 			rules := cloneRules(g.Rules)
 			afe := unit.FieldErrors{}
-			validateGrants(typ, g.Permissions, rules, afe)
-			checkFieldPaths(t, "validateGrants("+string(typ)+")", afe, len(g.Permissions), len(g.Rules))
+			ValidateGrants(typ, g.Permissions, rules, afe)
+			checkFieldPaths(t, "ValidateGrants("+string(typ)+")", afe, len(g.Permissions), len(g.Rules))
 			if len(afe) == 0 {
 				checkValidGrants(t, typ, false, g.Permissions, rules)
-				checkDecide(t, string(typ), g.Permissions, sortedRules(rules), perm, tok, true)
+				checkDecide(t, string(typ), g.Permissions, SortedRules(rules), perm, tok, true)
 			}
 		}
 
@@ -76,45 +76,45 @@ func FuzzAccessRuleConditions(f *testing.F) {
 		if g.Ceiling == nil || len(fe) > 0 {
 			return
 		}
-		ceiling := grants{Permissions: g.Ceiling.Permissions, Rules: cloneRules(g.Ceiling.Rules)}
+		ceiling := Grants{Permissions: g.Ceiling.Permissions, Rules: cloneRules(g.Ceiling.Rules)}
 		cfe := unit.FieldErrors{}
-		validateGrants(Private, ceiling.Permissions, ceiling.Rules, cfe)
+		ValidateGrants(Private, ceiling.Permissions, ceiling.Rules, cfe)
 		if len(cfe) > 0 {
 			return
 		}
-		ceiling.Rules = sortedRules(ceiling.Rules)
-		p := &principal{permissions: g.Permissions, rules: sortedRules(session), ceilings: []grants{ceiling}}
-		got, ok := p.decide(perm, tok)
-		own, ownOK := decide(p.permissions, p.rules, perm, tok)
-		limit, limitOK := decide(ceiling.Permissions, ceiling.Rules, perm, tok)
+		ceiling.Rules = SortedRules(ceiling.Rules)
+		sessionRules := SortedRules(session)
+		got, ok := DecideWithin(g.Permissions, sessionRules, []Grants{ceiling}, perm, tok)
+		own, ownOK := Decide(g.Permissions, sessionRules, perm, tok)
+		limit, limitOK := Decide(ceiling.Permissions, ceiling.Rules, perm, tok)
 		if ok != (ownOK && limitOK) {
-			t.Fatalf("session decide(%q, %+v) = %v; own grants %v, ceiling %v", perm, tok, ok, ownOK, limitOK)
+			t.Fatalf("session Decide(%q, %+v) = %v; own grants %v, ceiling %v", perm, tok, ok, ownOK, limitOK)
 		}
 		if ok && got != mostRestrictive(own, limit) {
-			t.Fatalf("session decide(%q, %+v) = %q; own grants %q, ceiling %q", perm, tok, got, own, limit)
+			t.Fatalf("session Decide(%q, %+v) = %q; own grants %q, ceiling %q", perm, tok, got, own, limit)
 		}
 	})
 }
 
-// checkDecide checks decide(perms, rules, perm, tok); valid says the
+// checkDecide checks Decide(perms, rules, perm, tok); valid says the
 // grants passed validation (distinct priorities, known transforms).
-func checkDecide(t *testing.T, what string, perms []string, rules []AccessRule, perm string, tok tokenScope, valid bool) {
+func checkDecide(t *testing.T, what string, perms []string, rules []Rule, perm string, tok TokenScope, valid bool) {
 	t.Helper()
-	permsBefore, rulesBefore, tokBefore := slices.Clone(perms), cloneRules(rules), tokenScope{ID: tok.ID, Containers: slices.Clone(tok.Containers)}
-	transform, ok := decide(perms, rules, perm, tok)
+	permsBefore, rulesBefore, tokBefore := slices.Clone(perms), cloneRules(rules), TokenScope{ID: tok.ID, Containers: slices.Clone(tok.Containers)}
+	transform, ok := Decide(perms, rules, perm, tok)
 	if !reflect.DeepEqual(perms, permsBefore) || !reflect.DeepEqual(rules, rulesBefore) || !reflect.DeepEqual(tok, tokBefore) {
 		t.Fatalf("%s: decide modified its arguments", what)
 	}
-	if t2, ok2 := decide(perms, rules, perm, tok); t2 != transform || ok2 != ok {
-		t.Fatalf("%s: decide(%q, %+v) = %q, %v then %q, %v", what, perm, tok, transform, ok, t2, ok2)
+	if t2, ok2 := Decide(perms, rules, perm, tok); t2 != transform || ok2 != ok {
+		t.Fatalf("%s: Decide(%q, %+v) = %q, %v then %q, %v", what, perm, tok, transform, ok, t2, ok2)
 	}
 	if !ok {
 		if transform != "" {
-			t.Fatalf("%s: decide(%q, %+v) denies with transform %q", what, perm, tok, transform)
+			t.Fatalf("%s: Decide(%q, %+v) denies with transform %q", what, perm, tok, transform)
 		}
 	} else {
 		if len(tok.Containers) == 0 {
-			t.Fatalf("%s: decide(%q) allows a token in no container", what, perm)
+			t.Fatalf("%s: Decide(%q) allows a token in no container", what, perm)
 		}
 		// Every container is allowed by a matching rule that grants perm
 		// or by a direct permission.
@@ -122,33 +122,33 @@ func checkDecide(t *testing.T, what string, perms []string, rules []AccessRule, 
 			if slices.Contains(perms, perm) {
 				continue
 			}
-			if !slices.ContainsFunc(rules, func(r AccessRule) bool {
+			if !slices.ContainsFunc(rules, func(r Rule) bool {
 				return slices.Contains(r.Permissions, perm) && refMatches(r, tok.ID, c)
 			}) {
-				t.Fatalf("%s: decide(%q, %+v) allows container %q without a rule or permission granting it", what, perm, tok, c)
+				t.Fatalf("%s: Decide(%q, %+v) allows container %q without a rule or permission granting it", what, perm, tok, c)
 			}
 		}
 	}
 	// Adding the permission directly never takes access away.
 	if ok && !slices.Contains(perms, perm) {
-		if _, ok2 := decide(append(slices.Clone(perms), perm), rules, perm, tok); !ok2 {
-			t.Fatalf("%s: decide(%q, %+v) denies once %q is also a direct permission", what, perm, tok, perm)
+		if _, ok2 := Decide(append(slices.Clone(perms), perm), rules, perm, tok); !ok2 {
+			t.Fatalf("%s: Decide(%q, %+v) denies once %q is also a direct permission", what, perm, tok, perm)
 		}
 	}
 	if !valid {
 		return
 	}
 	if ok && !slices.Contains([]string{TransformRedact, TransformMask, TransformReveal}, transform) {
-		t.Fatalf("%s: decide(%q, %+v) = %q, not a transform", what, perm, tok, transform)
+		t.Fatalf("%s: Decide(%q, %+v) = %q, not a transform", what, perm, tok, transform)
 	}
 	if want, wantOK := refDecide(perms, rules, perm, tok); want != transform || wantOK != ok {
-		t.Fatalf("%s: decide(%q, %+v) = %q, %v; reference %q, %v\nperms %q\nrules %+v", what, perm, tok, transform, ok, want, wantOK, perms, rules)
+		t.Fatalf("%s: Decide(%q, %+v) = %q, %v; reference %q, %v\nperms %q\nrules %+v", what, perm, tok, transform, ok, want, wantOK, perms, rules)
 	}
 	// Several containers: allowed in each, the most restrictive transform.
 	if len(tok.Containers) > 1 {
 		want, wantOK := "", true
 		for i, c := range tok.Containers {
-			tr, ok := decide(perms, rules, perm, tokenScope{ID: tok.ID, Containers: []string{c}})
+			tr, ok := Decide(perms, rules, perm, TokenScope{ID: tok.ID, Containers: []string{c}})
 			if !ok {
 				want, wantOK = "", false
 				break
@@ -160,7 +160,7 @@ func checkDecide(t *testing.T, what string, perms []string, rules []AccessRule, 
 			}
 		}
 		if want != transform || wantOK != ok {
-			t.Fatalf("%s: decide(%q, %+v) = %q, %v; container by container %q, %v", what, perm, tok, transform, ok, want, wantOK)
+			t.Fatalf("%s: Decide(%q, %+v) = %q, %v; container by container %q, %v", what, perm, tok, transform, ok, want, wantOK)
 		}
 	}
 }
@@ -170,13 +170,13 @@ func checkDecide(t *testing.T, what string, perms []string, rules []AccessRule, 
 // granting perm with the lowest priority decides, else a direct permission
 // with its implicit transform; the most restrictive container wins.
 // Priorities must be distinct.
-func refDecide(perms []string, rules []AccessRule, perm string, tok tokenScope) (string, bool) {
+func refDecide(perms []string, rules []Rule, perm string, tok TokenScope) (string, bool) {
 	if len(tok.Containers) == 0 {
 		return "", false
 	}
 	result := ""
 	for i, c := range tok.Containers {
-		var chosen *AccessRule
+		var chosen *Rule
 		for j := range rules {
 			r := &rules[j]
 			if slices.Contains(r.Permissions, perm) && refMatches(*r, tok.ID, c) && (chosen == nil || r.Priority < chosen.Priority) {
@@ -207,7 +207,7 @@ func refDecide(perms []string, rules []AccessRule, perm string, tok tokenScope) 
 
 // refMatches: a rule with a container covers that container and those
 // below it; otherwise every condition must hold (none: every token).
-func refMatches(r AccessRule, id, container string) bool {
+func refMatches(r Rule, id, container string) bool {
 	if r.Container != "" {
 		return len(container) >= len(r.Container) && container[:len(r.Container)] == r.Container
 	}
@@ -243,7 +243,7 @@ func mostRestrictive(a, b string) string {
 
 // checkValidGrants checks that grants which passed validation are what
 // decide relies on.
-func checkValidGrants(t *testing.T, typ ApplicationType, session bool, perms []string, rules []AccessRule) {
+func checkValidGrants(t *testing.T, typ ApplicationType, session bool, perms []string, rules []Rule) {
 	t.Helper()
 	allowed := PermissionsFor(typ)
 	if len(perms) == 0 && len(rules) == 0 {
@@ -287,7 +287,7 @@ func checkValidGrants(t *testing.T, typ ApplicationType, session bool, perms []s
 					t.Fatalf("session rule %+v passed validation with condition %+v", r, c)
 				}
 			}
-		} else if len(r.Conditions) > 0 || !validContainer(r.Container) {
+		} else if len(r.Conditions) > 0 || !ValidContainer(r.Container) {
 			t.Fatalf("application rule %+v passed validation", r)
 		}
 	}
@@ -334,11 +334,11 @@ func scanIndex(s string, i *int, rest *string) bool {
 
 // cloneRules copies rules deeply enough that validation (which fills in
 // transforms) and decide cannot reach the original.
-func cloneRules(rules []AccessRule) []AccessRule {
+func cloneRules(rules []Rule) []Rule {
 	if rules == nil {
 		return nil
 	}
-	out := make([]AccessRule, len(rules))
+	out := make([]Rule, len(rules))
 	for i, r := range rules {
 		r.Conditions = slices.Clone(r.Conditions)
 		r.Permissions = slices.Clone(r.Permissions)

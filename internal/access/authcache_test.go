@@ -1,4 +1,4 @@
-package tokenvault
+package access
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,21 @@ import (
 	"testing"
 	"time"
 )
+
+// principal stands for the root's principal: the cache keeps whatever
+// the root resolves a key to.
+type principal struct{ tenantID string }
+
+// testCache wraps an AuthCache with a get that returns nil on a miss, as
+// the root reads it.
+type testCache struct{ *AuthCache[*principal] }
+
+func newTestCache() testCache { return testCache{NewAuthCache[*principal](false, MaxAuthEntries)} }
+
+func (c testCache) get(mac []byte, gen uint64, now time.Time) *principal {
+	p, _ := c.Get(mac, gen, now)
+	return p
+}
 
 // testMAC is a distinct key MAC for each i.
 func testMAC(i int) []byte {
@@ -20,14 +35,14 @@ func testMAC(i int) []byte {
 // bound. A map cleared whole when full dropped the hot keys with the rest.
 func TestAuthCacheKeepsHotKeysAmong20000(t *testing.T) {
 	const hot, active = 100, 20000
-	var c authCache
+	c := newTestCache()
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := &principal{}
 	use := func(mac []byte) (miss bool) {
 		if c.get(mac, 0, now) != nil {
 			return false
 		}
-		c.put(mac, 0, p, time.Time{})
+		c.Put(mac, 0, p, time.Time{})
 		return true
 	}
 	for i := range hot {
@@ -52,26 +67,26 @@ func TestAuthCacheKeepsHotKeysAmong20000(t *testing.T) {
 	if coldMisses != active {
 		t.Errorf("%d misses for %d keys used once each", coldMisses, active)
 	}
-	if n := c.cache().Len(); n != maxAuthEntries {
-		t.Errorf("cache holds %d entries after %d keys, want its bound %d", n, hot+active, maxAuthEntries)
+	if n := c.Len(); n != MaxAuthEntries {
+		t.Errorf("cache holds %d entries after %d keys, want its bound %d", n, hot+active, MaxAuthEntries)
 	}
 }
 
 // TestAuthCacheDropsExpiredEntries checks an entry is served up to its
 // key's expiry, not at it, and is then dropped, not kept until evicted.
 func TestAuthCacheDropsExpiredEntries(t *testing.T) {
-	var c authCache
+	c := newTestCache()
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := &principal{}
-	c.put(testMAC(1), 7, p, now.Add(time.Minute))
-	c.put(testMAC(2), 7, p, time.Time{})
+	c.Put(testMAC(1), 7, p, now.Add(time.Minute))
+	c.Put(testMAC(2), 7, p, time.Time{})
 	if c.get(testMAC(1), 7, now.Add(time.Minute-1)) != p {
 		t.Fatal("entry not served before its expiry")
 	}
 	if c.get(testMAC(1), 7, now.Add(time.Minute)) != nil {
 		t.Fatal("entry served at its expiry")
 	}
-	if n := c.cache().Len(); n != 1 {
+	if n := c.Len(); n != 1 {
 		t.Fatalf("cache holds %d entries after one expired, want 1", n)
 	}
 	if c.get(testMAC(2), 7, now.Add(100*365*24*time.Hour)) != p {
@@ -83,18 +98,18 @@ func TestAuthCacheDropsExpiredEntries(t *testing.T) {
 // a lookup under the generation it was read in, before and after being
 // overwritten, and that a MAC of another length is never cached.
 func TestAuthCacheServesOnlyItsGeneration(t *testing.T) {
-	var c authCache
+	c := newTestCache()
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	old, cur := &principal{tenantID: "old"}, &principal{tenantID: "new"}
-	c.put(testMAC(1), 1, old, time.Time{})
+	c.Put(testMAC(1), 1, old, time.Time{})
 	if c.get(testMAC(1), 2, now) != nil {
 		t.Fatal("entry of generation 1 served under generation 2")
 	}
-	c.put(testMAC(1), 2, cur, time.Time{})
+	c.Put(testMAC(1), 2, cur, time.Time{})
 	if c.get(testMAC(1), 1, now) != nil || c.get(testMAC(1), 2, now) != cur {
 		t.Fatal("overwritten entry not served under its own generation only")
 	}
-	c.put([]byte("short"), 2, cur, time.Time{})
+	c.Put([]byte("short"), 2, cur, time.Time{})
 	if c.get([]byte("short"), 2, now) != nil {
 		t.Fatal("a MAC that is not an HMAC-SHA256 was cached")
 	}

@@ -1,4 +1,4 @@
-package tokenvault
+package access
 
 import (
 	"fmt"
@@ -22,37 +22,37 @@ func TestDecide(t *testing.T) {
 		reveal = TransformReveal
 	)
 	// rule is an application rule, scoped by container.
-	rule := func(priority int, container, transform string, perms ...string) AccessRule {
-		return AccessRule{Priority: priority, Container: container, Transform: transform, Permissions: perms}
+	rule := func(priority int, container, transform string, perms ...string) Rule {
+		return Rule{Priority: priority, Container: container, Transform: transform, Permissions: perms}
 	}
 	// session is a session rule, scoped by conditions.
-	session := func(priority int, transform string, perms []string, conds ...Condition) AccessRule {
-		return AccessRule{Priority: priority, Conditions: conds, Transform: transform, Permissions: perms}
+	session := func(priority int, transform string, perms []string, conds ...Condition) Rule {
+		return Rule{Priority: priority, Conditions: conds, Transform: transform, Permissions: perms}
 	}
 	cond := func(attribute, operator, value string) Condition {
 		return Condition{Attribute: attribute, Operator: operator, Value: value}
 	}
 	// sorted is how every table entry builds its rules: decide expects them
 	// in ascending priority.
-	sorted := func(rules ...AccessRule) []AccessRule { return sortedRules(rules) }
+	sorted := func(rules ...Rule) []Rule { return SortedRules(rules) }
 	perms := func(p ...string) []string { return p }
-	tok := func(id string, containers ...string) tokenScope {
-		return tokenScope{ID: id, Containers: containers}
+	tok := func(id string, containers ...string) TokenScope {
+		return TokenScope{ID: id, Containers: containers}
 	}
 	pciHigh := tok("tok-1", "/pci/high/")
 
 	tests := []struct {
 		name      string
 		perms     []string
-		rules     []AccessRule
+		rules     []Rule
 		perm      string
-		tok       tokenScope
+		tok       TokenScope
 		transform string
 		ok        bool
 	}{
 		// No grants at all.
 		{name: "nil rules and nil permissions deny", perm: read, tok: pciHigh},
-		{name: "empty rules and empty permissions deny", perms: []string{}, rules: sortedRules([]AccessRule{}), perm: read, tok: pciHigh},
+		{name: "empty rules and empty permissions deny", perms: []string{}, rules: SortedRules([]Rule{}), perm: read, tok: pciHigh},
 		{name: "empty permissions with a matching rule allow", perms: perms(), rules: sorted(rule(1, "/pci/", reveal, read)), perm: read, tok: pciHigh, transform: reveal, ok: true},
 
 		// Direct permissions and their implicit transforms.
@@ -87,7 +87,7 @@ func TestDecide(t *testing.T) {
 		// Priorities.
 		{name: "lower priority number wins", rules: sorted(rule(1, "/pci/", mask, read), rule(2, "/", reveal, read)), perm: read, tok: pciHigh, transform: mask, ok: true},
 		{name: "lower priority number wins even for the broader container", rules: sorted(rule(1, "/", redact, read), rule(2, "/pci/high/", reveal, read)), perm: read, tok: pciHigh, transform: redact, ok: true},
-		{name: "rules given out of order are sorted by sortedRules", rules: sorted(rule(9, "/", reveal, read), rule(3, "/pci/", redact, read), rule(5, "/pci/high/", mask, read)), perm: read, tok: pciHigh, transform: redact, ok: true},
+		{name: "rules given out of order are sorted by SortedRules", rules: sorted(rule(9, "/", reveal, read), rule(3, "/pci/", redact, read), rule(5, "/pci/high/", mask, read)), perm: read, tok: pciHigh, transform: redact, ok: true},
 		{name: "higher-priority matching rule without the permission is skipped", rules: sorted(rule(1, "/pci/", reveal, use), rule(2, "/", mask, read)), perm: read, tok: pciHigh, transform: mask, ok: true},
 		{name: "higher-priority rule on another container is skipped", rules: sorted(rule(1, "/bank/", reveal, read), rule(2, "/pci/", mask, read)), perm: read, tok: pciHigh, transform: mask, ok: true},
 		{name: "first rule granting the permission decides, later ones ignored", rules: sorted(rule(1, "/pci/", reveal, use), rule(2, "/pci/", redact, read), rule(3, "/pci/", reveal, read)), perm: read, tok: pciHigh, transform: redact, ok: true},
@@ -119,7 +119,7 @@ func TestDecide(t *testing.T) {
 		// Tokens with no containers.
 		{name: "no containers with direct permission is denied", perms: perms(read), perm: read, tok: tok("t"), ok: false},
 		{name: "no containers with root rule is denied", rules: sorted(rule(1, "/", reveal, read)), perm: read, tok: tok("t"), ok: false},
-		{name: "empty container list is denied", perms: perms(read), perm: read, tok: tokenScope{ID: "t", Containers: []string{}}, ok: false},
+		{name: "empty container list is denied", perms: perms(read), perm: read, tok: TokenScope{ID: "t", Containers: []string{}}, ok: false},
 
 		// Session rules: conditions.
 		{name: "session: id equals matches", rules: sorted(session(1, reveal, perms(read), cond(AttributeID, OperatorEquals, "tok-1"))), perm: read, tok: pciHigh, transform: reveal, ok: true},
@@ -154,9 +154,9 @@ func TestDecide(t *testing.T) {
 		}
 		seen[tc.name] = true
 		t.Run(tc.name, func(t *testing.T) {
-			transform, ok := decide(tc.perms, tc.rules, tc.perm, tc.tok)
+			transform, ok := Decide(tc.perms, tc.rules, tc.perm, tc.tok)
 			if transform != tc.transform || ok != tc.ok {
-				t.Errorf("decide(%s) on %s in %q = %q, %v; want %q, %v",
+				t.Errorf("Decide(%s) on %s in %q = %q, %v; want %q, %v",
 					tc.perm, tc.tok.ID, tc.tok.Containers, transform, ok, tc.transform, tc.ok)
 			}
 		})
@@ -187,25 +187,25 @@ func TestContainerContains(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s in %s", tc.inner, tc.outer), func(t *testing.T) {
-			if got := containerContains(tc.outer, tc.inner); got != tc.want {
-				t.Errorf("containerContains(%q, %q) = %v; want %v", tc.outer, tc.inner, got, tc.want)
+			if got := ContainerContains(tc.outer, tc.inner); got != tc.want {
+				t.Errorf("ContainerContains(%q, %q) = %v; want %v", tc.outer, tc.inner, got, tc.want)
 			}
 		})
 	}
 }
 
 func TestSortedRulesDoesNotModifyInput(t *testing.T) {
-	in := []AccessRule{
+	in := []Rule{
 		{Priority: 3, Container: "/c/"},
 		{Priority: 1, Container: "/a/"},
 		{Priority: 2, Container: "/b/"},
 	}
 	before := slices.Clone(in)
-	out := sortedRules(in)
+	out := SortedRules(in)
 
 	for i := range in {
 		if in[i].Priority != before[i].Priority || in[i].Container != before[i].Container {
-			t.Fatalf("sortedRules modified its input: %v; want %v", in, before)
+			t.Fatalf("SortedRules modified its input: %v; want %v", in, before)
 		}
 	}
 	gotPriorities := []int{}
@@ -213,19 +213,19 @@ func TestSortedRulesDoesNotModifyInput(t *testing.T) {
 		gotPriorities = append(gotPriorities, r.Priority)
 	}
 	if want := []int{1, 2, 3}; !slices.Equal(gotPriorities, want) {
-		t.Errorf("sortedRules priorities = %v; want %v", gotPriorities, want)
+		t.Errorf("SortedRules priorities = %v; want %v", gotPriorities, want)
 	}
 	if len(out) > 0 && &out[0] == &in[0] {
-		t.Errorf("sortedRules returned the input's backing array; want a copy")
+		t.Errorf("SortedRules returned the input's backing array; want a copy")
 	}
 	// Writing to the result must not reach the input either.
 	out[0].Container = "/changed/"
 	for _, r := range in {
 		if r.Container == "/changed/" {
-			t.Errorf("writing to sortedRules' result changed its input: %v", in)
+			t.Errorf("writing to SortedRules' result changed its input: %v", in)
 		}
 	}
-	if got := sortedRules(nil); len(got) != 0 {
-		t.Errorf("sortedRules(nil) = %v; want empty", got)
+	if got := SortedRules(nil); len(got) != 0 {
+		t.Errorf("SortedRules(nil) = %v; want empty", got)
 	}
 }
