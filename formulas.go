@@ -23,9 +23,9 @@ const (
 
 // Value types of configuration declarations and request parameters.
 const (
-	TypeString  = "string"
-	TypeNumber  = "number"
-	TypeBoolean = "boolean"
+	TypeString  = reactors.TypeString
+	TypeNumber  = reactors.TypeNumber
+	TypeBoolean = reactors.TypeBoolean
 )
 
 // Formula is reactor code with the contract of its configuration and
