@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/jsrt"
 	"github.com/tokenvault/tokenvault/internal/outbound"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -155,12 +156,12 @@ func codeError(err error) error {
 	if len(e.Headers) > 0 {
 		// The response the code built is framed by the vault: its
 		// Content-Length and hop-by-hop headers are left out, and a
-		// header that cannot be sent fails the code (codeHeaders).
+		// header that cannot be sent fails the code (reactors.CodeHeaders).
 		h := make(map[string]any, len(e.Headers))
 		for k, v := range e.Headers {
 			h[k] = v
 		}
-		sendable, err := codeHeaders(h)
+		sendable, err := reactors.CodeHeaders(h)
 		if err != nil {
 			return err
 		}
@@ -228,7 +229,7 @@ func (f *fetcher) Fetch(ctx context.Context, req *jsrt.FetchRequest) (*jsrt.Fetc
 	for _, h := range req.Headers {
 		hr.Header.Add(h[0], h[1])
 	}
-	if err := checkHeaders(hr.Header); err != nil {
+	if err := reactors.CheckHeaders(hr.Header); err != nil {
 		return nil, errors.New("fetch: a header cannot be sent")
 	}
 	res, err := f.v.httpClient.Do(hr)
