@@ -264,7 +264,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	if built && int64(len(encoded)) > v.codeMaxResult {
 		// A form body can be longer than the JSON the code returned;
 		// a body the code left out is the one it was given.
-		return nil, nil, resultTooLarge("the body the transform built", v.codeMaxResult)
+		return nil, nil, v.sandboxCode().ResultTooLarge("the body the transform built")
 	}
 	return encoded, header, nil
 }
