@@ -3,9 +3,6 @@ package tokenvault
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -54,11 +51,7 @@ type ProxyCall struct {
 func (c ProxyCall) EscapedPath() string { return outbound.EscapePath(c.Path, c.RawPath) }
 
 // ProxyResponse is the destination's answer, after the response transform.
-type ProxyResponse struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+type ProxyResponse = reactors.ProxyResponse
 
 // proxyPlan is what the transaction decides for a call.
 type proxyPlan struct {
@@ -242,31 +235,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	if err != nil {
 		return nil, nil, err
 	}
-	res, _ := out.(map[string]any)
-	if res == nil {
-		return nil, nil, &Error{Kind: CodeFailed, Status: 500, Message: "a transform must return {body, headers}"}
-	}
-	body, built := args["body"], false
-	if b, ok := res["body"]; ok {
-		body, built = b, true
-	}
-	switch h := res["headers"].(type) {
-	case nil: // left out: the input's
-	case map[string]any:
-		var err error
-		if header, err = reactors.CodeHeaders(h); err != nil {
-			return nil, nil, err
-		}
-	default:
-		return nil, nil, reactors.CodeHeaderError(unit.InvalidField("headers", "must be an object of headers"))
-	}
-	encoded := reactors.EncodeBody(kind, body)
-	if built && int64(len(encoded)) > v.codeMaxResult {
-		// A form body can be longer than the JSON the code returned;
-		// a body the code left out is the one it was given.
-		return nil, nil, v.sandboxCode().ResultTooLarge("the body the transform built")
-	}
-	return encoded, header, nil
+	return v.sandboxCode().TransformResult(out, args["body"], kind, header)
 }
 
 // forward makes the outbound call and reads the answer, bounded.
@@ -275,36 +244,5 @@ func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header ht
 	if err != nil {
 		return nil, err
 	}
-	var rd io.Reader
-	if len(body) > 0 {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, call.Method, target.String(), rd)
-	if err != nil {
-		// Never the error's text: it quotes the destination URL, which
-		// may hold a credential the caller must not see.
-		return nil, unit.Errorf(Invalid, "the request cannot be forwarded")
-	}
-	req.Header = header
-	res, err := v.httpClient.Do(req)
-	if err != nil {
-		msg := "the destination could not be reached"
-		var ue *url.Error
-		switch {
-		case errors.Is(err, outbound.ErrPrivateDestination):
-			msg = "the destination is in a private network, which this Vault refuses"
-		case errors.As(err, &ue) && ue.Timeout():
-			msg = "the destination did not answer in time"
-		}
-		return nil, &Error{Kind: BadGateway, Message: msg}
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, v.proxyMaxResponse+1))
-	if err != nil {
-		return nil, &Error{Kind: BadGateway, Message: "the destination's answer could not be read"}
-	}
-	if int64(len(b)) > v.proxyMaxResponse {
-		return nil, &Error{Kind: BadGateway, Message: fmt.Sprintf("the destination answered more than %d bytes", v.proxyMaxResponse)}
-	}
-	return &ProxyResponse{Status: res.StatusCode, Header: reactors.ResponseHeaders(res.Header), Body: b}, nil
+	return reactors.Forward(ctx, v.httpClient, v.proxyMaxResponse, call.Method, target.String(), header, body)
 }

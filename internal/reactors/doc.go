@@ -1,5 +1,5 @@
 // Package reactors is the feature of tenant code: reactors, the formulas
-// they are made from, and proxies. It holds, so far, their stored records
+// they are made from, and proxies. It holds their stored records
 // (Record, FormulaRecord, ProxyRecord), each in its own encoding and with
 // its format's history in its doc (golden fixtures in the root's
 // testdata/records pin every version's bytes), and the API types those
@@ -17,7 +17,9 @@
 //     configuration against them;
 //   - what a proxy makes of a call and an answer: KindOfBody, FormObject
 //     and EncodeBody for bodies, CheckHeaders, ForwardHeaders,
-//     ResponseHeaders, HeaderObject and CodeHeaders for headers;
+//     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
+//     for the outbound call and Code.TransformResult for what a transform
+//     returned;
 //   - running code: Code checks and runs it in sandbox worker processes,
 //     carries out its fetch calls through the outbound client it is given
 //     (bounded by MaxFetchesPerInvocation and the sizes beside it), and
