@@ -3,8 +3,6 @@ package tokenvault
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -23,9 +21,9 @@ const (
 
 // Value types of configuration declarations and request parameters.
 const (
-	TypeString  = "string"
-	TypeNumber  = "number"
-	TypeBoolean = "boolean"
+	TypeString  = reactors.TypeString
+	TypeNumber  = reactors.TypeNumber
+	TypeBoolean = reactors.TypeBoolean
 )
 
 // Formula is reactor code with the contract of its configuration and
@@ -68,8 +66,6 @@ type FormulaRequest struct {
 	RequestParameters []RequestParameter         `json:"request_parameters"`
 }
 
-func validValueType(t string) bool { return t == TypeString || t == TypeNumber || t == TypeBoolean }
-
 // validateFormula checks req but for its code, which checkCode checks
 // once the caller is authorized.
 func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
@@ -81,45 +77,7 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	if req.Type != "" && req.Type != wantType {
 		fe.Add("type", "must be %s", wantType)
 	}
-	seen := map[string]bool{}
-	for i, c := range req.Configuration {
-		path := fmt.Sprintf("configuration[%d]", i)
-		switch {
-		case c.Name == "":
-			fe.Add(path+".name", "is required")
-		case seen[c.Name]:
-			fe.Add(path+".name", "duplicate name %q", c.Name)
-		default:
-			checkNoControl(path+".name", c.Name, fe)
-		}
-		seen[c.Name] = true
-		if !validValueType(c.Type) {
-			fe.Add(path+".type", "must be string, number or boolean")
-		}
-	}
-	seen = map[string]bool{}
-	for i, p := range req.RequestParameters {
-		path := fmt.Sprintf("request_parameters[%d]", i)
-		switch {
-		case p.Name == "" || slices.Contains(strings.Split(p.Name, "."), ""):
-			fe.Add(path+".name", "must be a name or dot-separated names")
-		case seen[p.Name]:
-			fe.Add(path+".name", "duplicate name %q", p.Name)
-		case checkNoControl(path+".name", p.Name, fe):
-		default:
-			// "a" and "a.b" cannot both be: a is a value or an object.
-			for _, q := range req.RequestParameters[:i] {
-				if strings.HasPrefix(p.Name, q.Name+".") || strings.HasPrefix(q.Name, p.Name+".") {
-					fe.Add(path+".name", "%q and %q cannot both be parameters: one holds the other", q.Name, p.Name)
-					break
-				}
-			}
-		}
-		seen[p.Name] = true
-		if !validValueType(p.Type) {
-			fe.Add(path+".type", "must be string, number or boolean")
-		}
-	}
+	reactors.CheckDeclarations(req.Configuration, req.RequestParameters, fe, checkNoControl)
 	if req.Code == "" {
 		fe.Add("code", "is required")
 	}

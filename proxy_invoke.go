@@ -3,20 +3,14 @@ package tokenvault
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"math"
-	"mime"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/outbound"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -57,39 +51,7 @@ type ProxyCall struct {
 func (c ProxyCall) EscapedPath() string { return outbound.EscapePath(c.Path, c.RawPath) }
 
 // ProxyResponse is the destination's answer, after the response transform.
-type ProxyResponse struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// Headers a proxy never forwards: hop-by-hop headers (RFC 9110 7.6.1), the
-// ones the outbound call sets itself, and the service's own.
-var proxyDroppedHeaders = []string{
-	"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
-	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Accept-Encoding",
-}
-
-// Body kinds a proxy reads: JSON and forms are detokenized and
-// transformed, anything else streams through untouched.
-const (
-	bodyOther = iota
-	bodyJSON
-	bodyForm
-)
-
-func bodyKind(h http.Header) int {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	switch {
-	case err != nil:
-		return bodyOther
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return bodyJSON
-	case mt == "application/x-www-form-urlencoded":
-		return bodyForm
-	}
-	return bodyOther
-}
+type ProxyResponse = reactors.ProxyResponse
 
 // proxyPlan is what the transaction decides for a call.
 type proxyPlan struct {
@@ -120,16 +82,16 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	if !slices.Contains(proxyMethods, call.Method) {
 		return nil, unit.InvalidField("method", "must be one of %s", strings.Join(proxyMethods, ", "))
 	}
-	if err := checkHeaders(call.Header); err != nil {
+	if err := reactors.CheckHeaders(call.Header); err != nil {
 		return nil, err
 	}
 	if err := outbound.CheckProxyPath(call.Path); err != nil {
 		return nil, err
 	}
-	kind := bodyKind(call.Header)
+	kind := reactors.KindOfBody(call.Header)
 	var parsed any
 	switch kind {
-	case bodyJSON:
+	case reactors.BodyJSON:
 		if len(bytes.TrimSpace(call.Body)) > 0 {
 			doc, err := decodeJSON(call.Body)
 			if refused(err) {
@@ -140,22 +102,22 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 			}
 			parsed = doc
 		}
-	case bodyForm:
+	case reactors.BodyForm:
 		vals, err := url.ParseQuery(string(call.Body))
 		if err != nil {
 			return nil, unit.InvalidField("body", "is not a valid form")
 		}
-		parsed = formObject(vals)
+		parsed = reactors.FormObject(vals)
 	}
 	plan, err := v.planProxyCall(ctx, call, parsed)
 	if err != nil {
 		return nil, err
 	}
-	header := forwardHeaders(call.Header)
+	header := reactors.ForwardHeaders(call.Header)
 	body := call.Body
-	if kind != bodyOther {
-		body = encodeBody(kind, plan.body)
-		if body == nil && kind == bodyJSON && len(bytes.TrimSpace(call.Body)) > 0 {
+	if kind != reactors.BodyOther {
+		body = reactors.EncodeBody(kind, plan.body)
+		if body == nil && kind == reactors.BodyJSON && len(bytes.TrimSpace(call.Body)) > 0 {
 			body = []byte("null") // a JSON null, sent or detokenized, is a body
 		}
 		if plan.proxy.RequestTransform != nil {
@@ -163,7 +125,7 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 			if call.RawQuery != "" {
 				query = "?" + call.RawQuery
 			}
-			args := map[string]any{"body": plan.body, "headers": headerObject(header), "method": call.Method, "path": call.Path, "query": query}
+			args := map[string]any{"body": plan.body, "headers": reactors.HeaderObject(header), "method": call.Method, "path": call.Path, "query": query}
 			body, header, err = v.transform(ctx, plan, plan.proxy.RequestTransform.Code, args, kind, header)
 			if err != nil {
 				return nil, err
@@ -180,26 +142,26 @@ func (v *Vault) InvokeProxy(ctx context.Context, call ProxyCall) (*ProxyResponse
 	if err != nil {
 		return nil, err
 	}
-	rkind := bodyKind(res.Header)
-	if plan.proxy.ResponseTransform == nil || rkind == bodyOther || res.Status >= 400 {
+	rkind := reactors.KindOfBody(res.Header)
+	if plan.proxy.ResponseTransform == nil || rkind == reactors.BodyOther || res.Status >= 400 {
 		return res, nil
 	}
 	var rbody any
 	switch rkind {
-	case bodyJSON:
+	case reactors.BodyJSON:
 		if rbody, err = decodeJSONLastWins(res.Body); err != nil {
 			return res, nil // not what it says it is: pass it through as sent
 		}
-	case bodyForm:
+	case reactors.BodyForm:
 		vals, err := url.ParseQuery(string(res.Body))
 		if err != nil {
 			return res, nil
 		}
-		rbody = formObject(vals)
+		rbody = reactors.FormObject(vals)
 	}
 	res.Header.Del("Content-Length")
 	res.Body, res.Header, err = v.transform(ctx, plan, plan.proxy.ResponseTransform.Code,
-		map[string]any{"body": rbody, "headers": headerObject(res.Header)}, rkind, res.Header)
+		map[string]any{"body": rbody, "headers": reactors.HeaderObject(res.Header)}, rkind, res.Header)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +223,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 // transform runs transform code and returns the body (encoded as kind) and
 // headers it returned; absent ones keep the input's. A result, or a body
 // the code built, over Options.Code.MaxResultBytes is TooLarge.
-func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, args map[string]any, kind int, header http.Header) ([]byte, http.Header, error) {
+func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, args map[string]any, kind reactors.BodyKind, header http.Header) ([]byte, http.Header, error) {
 	conf := plan.proxy.Configuration
 	if conf == nil {
 		conf = map[string]any{}
@@ -273,107 +235,7 @@ func (v *Vault) transform(ctx context.Context, plan *proxyPlan, code string, arg
 	if err != nil {
 		return nil, nil, err
 	}
-	res, _ := out.(map[string]any)
-	if res == nil {
-		return nil, nil, &Error{Kind: CodeFailed, Status: 500, Message: "a transform must return {body, headers}"}
-	}
-	body, built := args["body"], false
-	if b, ok := res["body"]; ok {
-		body, built = b, true
-	}
-	switch h := res["headers"].(type) {
-	case nil: // left out: the input's
-	case map[string]any:
-		var err error
-		if header, err = codeHeaders(h); err != nil {
-			return nil, nil, err
-		}
-	default:
-		return nil, nil, codeHeaderError(unit.InvalidField("headers", "must be an object of headers"))
-	}
-	encoded := encodeBody(kind, body)
-	if built && int64(len(encoded)) > v.codeMaxResult {
-		// A form body can be longer than the JSON the code returned;
-		// a body the code left out is the one it was given.
-		return nil, nil, resultTooLarge("the body the transform built", v.codeMaxResult)
-	}
-	return encoded, header, nil
-}
-
-// codeHeaders turns the headers code returned (a transform's, or a
-// CustomHttpResponseError's) into an http.Header.
-// A value is a string, a number (written as JavaScript writes it) or a
-// boolean, or an array of those (one header line each); null leaves the
-// header, or an array's element, out. The hop-by-hop and
-// framing headers (proxyDroppedHeaders) are left out too: the vault frames
-// what it sends, and code that set Content-Length could make the answer
-// claim bytes it does not have, leaving the caller's connection waiting.
-// Any other value (an object, a nested array), a name that is not a token
-// or a value with a control character is refused as the code's failure
-// (CodeFailed, 500), naming the header, in both directions.
-func codeHeaders(h map[string]any) (http.Header, error) {
-	out := http.Header{}
-	fe := unit.FieldErrors{}
-	for name, v := range h {
-		var values []any
-		switch x := v.(type) {
-		case nil:
-			continue
-		case []any:
-			values = x
-		default:
-			values = []any{x}
-		}
-		for _, e := range values {
-			switch e := e.(type) {
-			case nil:
-			case string:
-				out.Add(name, e)
-			case bool:
-				out.Add(name, strconv.FormatBool(e))
-			case json.Number:
-				out.Add(name, e.String())
-			case float64:
-				out.Add(name, numberText(e))
-			default:
-				fe.Add("headers."+http.CanonicalHeaderKey(name), "must be a string, a number, a boolean or an array of them")
-			}
-		}
-	}
-	if err := fe.Err(); err != nil {
-		return nil, codeHeaderError(err)
-	}
-	if err := checkHeaders(out); err != nil {
-		return nil, codeHeaderError(err)
-	}
-	for _, name := range proxyDroppedHeaders {
-		out.Del(name)
-	}
-	return out, nil
-}
-
-// numberText writes f as JavaScript's String(f) does, for the numbers a
-// header holds: 1700000000, not Go's 1.7e+09; exponents only from 1e21
-// and below 1e-6; -0 as 0.
-func numberText(f float64) string {
-	if f == 0 {
-		return "0"
-	}
-	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// codeHeaderError is the failure of code that returned headers that
-// cannot be sent: the tenant's code, not the destination, is at fault.
-func codeHeaderError(err error) error {
-	e := &Error{Kind: CodeFailed, Status: http.StatusInternalServerError,
-		Message: "the code returned a header that cannot be sent"}
-	if fe, ok := err.(*Error); ok {
-		e.Fields = fe.Fields
-	}
-	return e
+	return v.sandboxCode().TransformResult(out, args["body"], kind, header)
 }
 
 // forward makes the outbound call and reads the answer, bounded.
@@ -382,136 +244,5 @@ func (v *Vault) forward(ctx context.Context, p *Proxy, call ProxyCall, header ht
 	if err != nil {
 		return nil, err
 	}
-	var rd io.Reader
-	if len(body) > 0 {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, call.Method, target.String(), rd)
-	if err != nil {
-		// Never the error's text: it quotes the destination URL, which
-		// may hold a credential the caller must not see.
-		return nil, unit.Errorf(Invalid, "the request cannot be forwarded")
-	}
-	req.Header = header
-	res, err := v.httpClient.Do(req)
-	if err != nil {
-		msg := "the destination could not be reached"
-		var ue *url.Error
-		switch {
-		case errors.Is(err, outbound.ErrPrivateDestination):
-			msg = "the destination is in a private network, which this Vault refuses"
-		case errors.As(err, &ue) && ue.Timeout():
-			msg = "the destination did not answer in time"
-		}
-		return nil, &Error{Kind: BadGateway, Message: msg}
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, v.proxyMaxResponse+1))
-	if err != nil {
-		return nil, &Error{Kind: BadGateway, Message: "the destination's answer could not be read"}
-	}
-	if int64(len(b)) > v.proxyMaxResponse {
-		return nil, &Error{Kind: BadGateway, Message: fmt.Sprintf("the destination answered more than %d bytes", v.proxyMaxResponse)}
-	}
-	h := res.Header.Clone()
-	for _, name := range proxyDroppedHeaders {
-		if name != "Content-Length" {
-			h.Del(name)
-		}
-	}
-	return &ProxyResponse{Status: res.StatusCode, Header: h, Body: b}, nil
-}
-
-// checkHeaders refuses, as Invalid, headers that net/http will not send:
-// a name that is not a token, a value with a control character other than
-// tab (RFC 9110 5.1, 5.5). Checked before anything is detokenized or
-// logged, so such a call is not taken for a destination's failure.
-func checkHeaders(h http.Header) error {
-	fe := unit.FieldErrors{}
-	for name, values := range h {
-		ok := name != ""
-		for i := 0; i < len(name) && ok; i++ {
-			c := name[i]
-			ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-		}
-		for _, v := range values {
-			for i := 0; i < len(v) && ok; i++ {
-				ok = v[i] == '\t' || v[i] >= 0x20 && v[i] != 0x7f
-			}
-		}
-		if !ok {
-			fe.Add("headers."+name, "is not a valid HTTP header")
-		}
-	}
-	return fe.Err()
-}
-
-// forwardHeaders copies the caller's headers minus hop-by-hop and SVC-*.
-func forwardHeaders(in http.Header) http.Header {
-	out := in.Clone()
-	for _, name := range proxyDroppedHeaders {
-		out.Del(name)
-	}
-	for name := range out {
-		if strings.HasPrefix(strings.ToUpper(name), "SVC-") {
-			delete(out, name)
-		}
-	}
-	return out
-}
-
-// headerObject is headers as code sees them: one string per name (values
-// joined with ", "), names in canonical form.
-func headerObject(h http.Header) map[string]any {
-	out := make(map[string]any, len(h))
-	for k, vs := range h {
-		out[k] = strings.Join(vs, ", ")
-	}
-	return out
-}
-
-// formObject is a form as code sees it: one string per name, or an array
-// for a repeated name.
-func formObject(vals url.Values) map[string]any {
-	out := make(map[string]any, len(vals))
-	for k, vs := range vals {
-		if len(vs) == 1 {
-			out[k] = vs[0]
-			continue
-		}
-		arr := make([]any, len(vs))
-		for i, v := range vs {
-			arr[i] = v
-		}
-		out[k] = arr
-	}
-	return out
-}
-
-// encodeBody renders a parsed body back in its content type.
-func encodeBody(kind int, body any) []byte {
-	if body == nil {
-		return nil
-	}
-	switch kind {
-	case bodyJSON:
-		b, _ := json.Marshal(body)
-		return b
-	case bodyForm:
-		vals := url.Values{}
-		if m, ok := body.(map[string]any); ok {
-			for k, v := range m {
-				switch x := v.(type) {
-				case []any:
-					for _, e := range x {
-						vals.Add(k, stringify(e))
-					}
-				default:
-					vals.Set(k, stringify(x))
-				}
-			}
-		}
-		return []byte(vals.Encode())
-	}
-	return nil
+	return reactors.Forward(ctx, v.httpClient, v.proxyMaxResponse, call.Method, target.String(), header, body)
 }

@@ -59,40 +59,12 @@ type UpdateReactorRequest struct {
 }
 
 // checkConfiguration checks a reactor's configuration against its
-// formula's declarations: every declared name, of its type, and no other.
-// A reactor without a formula takes any configuration.
+// formula's declarations (reactors.CheckConfiguration). A reactor without a
+// formula takes any configuration.
 func checkConfiguration(f *Formula, conf map[string]any, fe unit.FieldErrors) {
-	if f == nil {
-		return
+	if f != nil {
+		reactors.CheckConfiguration(f.Configuration, conf, fe)
 	}
-	declared := map[string]string{}
-	for _, d := range f.Configuration {
-		declared[d.Name] = d.Type
-		v, ok := conf[d.Name]
-		switch {
-		case !ok:
-			fe.Add("configuration."+d.Name, "is required by the formula")
-		case !hasValueType(v, d.Type):
-			fe.Add("configuration."+d.Name, "must be a %s", d.Type)
-		}
-	}
-	for name := range conf {
-		if _, ok := declared[name]; !ok {
-			fe.Add("configuration."+name, "is not declared by the formula")
-		}
-	}
-}
-
-func hasValueType(v any, typ string) bool {
-	switch v.(type) {
-	case string:
-		return typ == TypeString
-	case bool:
-		return typ == TypeBoolean
-	case json.Number, float64, int, int64:
-		return typ == TypeNumber
-	}
-	return false
 }
 
 // sameJSON reports whether a and b encode to the same JSON (maps encode

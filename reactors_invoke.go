@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 	"github.com/tokenvault/tokenvault/internal/outbound"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -174,7 +175,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 		if f != nil {
 			params, code = f.RequestParameters, f.Code
 		}
-		shaped, err := prepareArgs(params, detok)
+		shaped, err := reactors.PrepareArgs(params, detok)
 		if err != nil {
 			return err
 		}

@@ -1,5 +1,5 @@
 // Package reactors is the feature of tenant code: reactors, the formulas
-// they are made from, and proxies. It holds, so far, their stored records
+// they are made from, and proxies. It holds their stored records
 // (Record, FormulaRecord, ProxyRecord), each in its own encoding and with
 // its format's history in its doc (golden fixtures in the root's
 // testdata/records pin every version's bytes), and the API types those
@@ -7,7 +7,28 @@
 // ProxyTransform, Ref), which the root names by aliases so that nothing
 // a user sees changed when they moved.
 //
-// The rest of the feature (managing and invoking reactors and proxies,
-// the built-in formulas) is still in the root package and moves here
-// next; this package never imports the root.
+// It owns the mechanism of tenant code, which the root's Vault methods
+// call once they have authorized the caller:
+//
+//   - the arguments of an invocation: PrepareArgs applies a formula's
+//     request parameters (the seven rules), after detokenization;
+//   - a formula's contract: CheckDeclarations checks its configuration
+//     declarations and request parameters, CheckConfiguration a reactor's
+//     configuration against them;
+//   - what a proxy makes of a call and an answer: KindOfBody, FormObject
+//     and EncodeBody for bodies, CheckHeaders, ForwardHeaders,
+//     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
+//     for the outbound call and Code.TransformResult for what a transform
+//     returned;
+//   - running code: Code checks and runs it in sandbox worker processes,
+//     carries out its fetch calls through the outbound client it is given
+//     (bounded by MaxFetchesPerInvocation and the sizes beside it), and
+//     explains every outcome as a *unit.Error: the code's own message,
+//     never a host detail.
+//
+// It guarantees the messages and kinds the API shows (tests compare them).
+// It does not authorize, detokenize, store, log or count: the root does,
+// in its transactions (reactors.go, proxy.go, formulas.go and the
+// *_invoke.go files), and builds Code from its options. It never imports
+// the root.
 package reactors

@@ -32,3 +32,11 @@ type ProxyTransform struct {
 type Ref struct {
 	ID string `json:"id"`
 }
+
+// Value types of configuration declarations and request parameters; the
+// root names each by a constant of the same name.
+const (
+	TypeString  = "string"
+	TypeNumber  = "number"
+	TypeBoolean = "boolean"
+)

@@ -1,4 +1,4 @@
-package tokenvault
+package reactors
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// prepareArgs applies a formula's request_parameters to the (detokenized)
+// PrepareArgs applies a formula's request_parameters to the (detokenized)
 // arguments of an invocation, following the spec's seven rules:
 //
 //  1. no declared parameters: every argument passes as sent (but a number
@@ -32,7 +32,7 @@ import (
 //
 // Missing arguments are an empty object. A null argument counts as
 // missing.
-func prepareArgs(params []RequestParameter, args any) (any, error) {
+func PrepareArgs(params []RequestParameter, args any) (any, error) {
 	if args == nil {
 		args = map[string]any{}
 	}

@@ -1,6 +1,7 @@
-package tokenvault
+package reactors
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // FuzzPrepareArgs shapes arbitrary arguments with arbitrary
@@ -19,8 +22,8 @@ import (
 // last colon, so it may hold any character. The arguments are JSON,
 // decoded as the Vault decodes them (json.Number), skipped when invalid.
 //
-// prepareArgs must not panic nor modify the arguments, and must either
-// fail with an Invalid *Error naming "args" or "args.<a declared name>",
+// PrepareArgs must not panic nor modify the arguments, and must either
+// fail with an Invalid *unit.Error naming "args" or "args.<a declared name>",
 // or return the arguments as they are (no parameters declared) or an
 // object holding exactly the declared parameters present in the
 // arguments, each cast to its type without loss: string to string,
@@ -34,44 +37,44 @@ func FuzzPrepareArgs(f *testing.F) {
 		var doc any
 		if len(args) > 0 {
 			var err error
-			if doc, err = decodeJSON(args); err != nil {
+			if doc, err = decodeNumbers(args); err != nil {
 				return
 			}
 		}
 		var before any
 		if len(args) > 0 {
-			before, _ = decodeJSON(args)
+			before, _ = decodeNumbers(args)
 		}
 		paramsBefore := slices.Clone(params)
 
-		got, err := prepareArgs(params, doc)
+		got, err := PrepareArgs(params, doc)
 		if !reflect.DeepEqual(doc, before) {
-			t.Fatalf("prepareArgs modified the arguments %s", args)
+			t.Fatalf("PrepareArgs modified the arguments %s", args)
 		}
 		if !reflect.DeepEqual(params, paramsBefore) {
-			t.Fatalf("prepareArgs modified the parameters %+v", paramsBefore)
+			t.Fatalf("PrepareArgs modified the parameters %+v", paramsBefore)
 		}
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.Kind != Invalid {
-				t.Fatalf("prepareArgs(%+v, %s) = %v, want an Invalid *Error", params, args, err)
+			var e *unit.Error
+			if !errors.As(err, &e) || e.Kind != unit.Invalid {
+				t.Fatalf("PrepareArgs(%+v, %s) = %v, want an Invalid *unit.Error", params, args, err)
 			}
 			if len(e.Fields) == 0 {
-				t.Fatalf("prepareArgs(%+v, %s) = %v, naming no field", params, args, err)
+				t.Fatalf("PrepareArgs(%+v, %s) = %v, naming no field", params, args, err)
 			}
 			// Without parameters, the only refusal is a number no float64
 			// holds, which encoding/json refuses to decode as one.
 			var floats any
 			if len(params) == 0 && (len(args) == 0 || json.Valid(args) && json.Unmarshal(args, &floats) == nil) {
-				t.Fatalf("prepareArgs(no parameters, %s) = %v, but every number is in range", args, err)
+				t.Fatalf("PrepareArgs(no parameters, %s) = %v, but every number is in range", args, err)
 			}
 			for path := range e.Fields {
 				if len(params) > 0 && path != "args" && !slices.ContainsFunc(params, func(p RequestParameter) bool { return path == "args."+p.Name }) {
-					t.Fatalf("prepareArgs(%+v, %s) = %v: %q is not a declared parameter", params, args, err, path)
+					t.Fatalf("PrepareArgs(%+v, %s) = %v: %q is not a declared parameter", params, args, err, path)
 				}
 			}
 			if got != nil {
-				t.Fatalf("prepareArgs(%+v, %s) = %v with a result %#v", params, args, err, got)
+				t.Fatalf("PrepareArgs(%+v, %s) = %v with a result %#v", params, args, err, got)
 			}
 			return
 		}
@@ -79,20 +82,20 @@ func FuzzPrepareArgs(f *testing.F) {
 		if len(params) == 0 {
 			var floats any
 			if len(args) > 0 && json.Valid(args) && json.Unmarshal(args, &floats) != nil {
-				t.Fatalf("prepareArgs(no parameters, %s) passed a number out of range", args)
+				t.Fatalf("PrepareArgs(no parameters, %s) passed a number out of range", args)
 			}
 			want := doc
 			if want == nil {
 				want = map[string]any{}
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("prepareArgs(no parameters, %s) = %#v, want the arguments", args, got)
+				t.Fatalf("PrepareArgs(no parameters, %s) = %#v, want the arguments", args, got)
 			}
 			return
 		}
 		obj, ok := got.(map[string]any)
 		if !ok {
-			t.Fatalf("prepareArgs(%+v, %s) = %#v, not an object", params, args, got)
+			t.Fatalf("PrepareArgs(%+v, %s) = %#v, not an object", params, args, got)
 		}
 		// Every declared parameter present is there, cast.
 		in, _ := doc.(map[string]any)
@@ -102,15 +105,15 @@ func FuzzPrepareArgs(f *testing.F) {
 			v, present := lookupPath(obj, path)
 			if !found || src == nil {
 				if present {
-					t.Fatalf("prepareArgs(%+v, %s): %q is absent but the result has %#v", params, args, p.Name, v)
+					t.Fatalf("PrepareArgs(%+v, %s): %q is absent but the result has %#v", params, args, p.Name, v)
 				}
 				if !p.Optional {
-					t.Fatalf("prepareArgs(%+v, %s): required %q is absent but there is no error", params, args, p.Name)
+					t.Fatalf("PrepareArgs(%+v, %s): required %q is absent but there is no error", params, args, p.Name)
 				}
 				continue
 			}
 			if !present {
-				t.Fatalf("prepareArgs(%+v, %s): %q = %#v is not in the result %#v", params, args, p.Name, src, got)
+				t.Fatalf("PrepareArgs(%+v, %s): %q = %#v is not in the result %#v", params, args, p.Name, src, got)
 			}
 			checkCast(t, p, src, v)
 		}
@@ -125,7 +128,7 @@ func FuzzPrepareArgs(f *testing.F) {
 				}
 				sub, ok := v.(map[string]any)
 				if !ok || !slices.ContainsFunc(params, func(p RequestParameter) bool { return strings.HasPrefix(p.Name, name+".") }) {
-					t.Fatalf("prepareArgs(%+v, %s) = %#v: %q is not a declared parameter", params, args, got, name)
+					t.Fatalf("PrepareArgs(%+v, %s) = %#v: %q is not a declared parameter", params, args, got, name)
 				}
 				walk(name+".", sub)
 			}
@@ -228,15 +231,30 @@ func parseParamSpec(spec string) []RequestParameter {
 func TestPrepareArgsNumberThenJunk(t *testing.T) {
 	params := []RequestParameter{{Name: "n", Type: TypeNumber}}
 	for _, s := range []string{"0]", "1}", "12]]]x", "1 ]", " 2 }", "3,", "4 5", "[6]"} {
-		_, err := prepareArgs(params, map[string]any{"n": s})
-		if e, ok := err.(*Error); !ok || e.Kind != Invalid || e.Fields["args.n"] == nil {
-			t.Errorf("prepareArgs(n = %q) = %v, want Invalid on args.n", s, err)
+		_, err := PrepareArgs(params, map[string]any{"n": s})
+		if e, ok := err.(*unit.Error); !ok || e.Kind != unit.Invalid || e.Fields["args.n"] == nil {
+			t.Errorf("PrepareArgs(n = %q) = %v, want Invalid on args.n", s, err)
 		}
 	}
 	for s, want := range map[string]json.Number{" 7 ": "7", "-0.5e+3": "-0.5e+3", "\t8\n": "8"} {
-		got, err := prepareArgs(params, map[string]any{"n": s})
+		got, err := PrepareArgs(params, map[string]any{"n": s})
 		if err != nil || !reflect.DeepEqual(got, map[string]any{"n": want}) {
-			t.Errorf("prepareArgs(n = %q) = %v, %v, want %s", s, got, err, want)
+			t.Errorf("PrepareArgs(n = %q) = %v, %v, want %s", s, got, err, want)
 		}
 	}
+}
+
+// decodeNumbers decodes one JSON value keeping numbers exact
+// (json.Number), as the Vault decodes the arguments it is given.
+func decodeNumbers(b []byte) (any, error) {
+	if !json.Valid(b) {
+		return nil, errors.New("not one JSON value")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }

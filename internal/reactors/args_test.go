@@ -1,10 +1,11 @@
-package tokenvault
+package reactors
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 func TestPrepareArgs(t *testing.T) {
@@ -44,10 +45,10 @@ func TestPrepareArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			got, err := prepareArgs(tt.params, tt.args)
+			got, err := PrepareArgs(tt.params, tt.args)
 			if tt.field != "" {
-				e, ok := err.(*Error)
-				if !ok || e.Kind != Invalid || e.Fields[tt.field] == nil {
+				e, ok := err.(*unit.Error)
+				if !ok || e.Kind != unit.Invalid || e.Fields[tt.field] == nil {
 					t.Fatalf("err = %v, want Invalid on %s", err, tt.field)
 				}
 				return
