@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog
 
 import "testing"
 
@@ -6,7 +6,7 @@ import "testing"
 // queue does not drop lines counted after the read began (they may not be
 // among what it saw), and does correct the count when none were.
 func TestAuditRecountKeepsLinesCountedMeanwhile(t *testing.T) {
-	e := &auditExporter{}
+	e := &sinkExporter{}
 	e.count(2)
 	since := e.committedCounts()
 	// The exporter reads the queue: 2 lines. Meanwhile one more commits.
