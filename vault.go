@@ -105,15 +105,15 @@ type Vault struct {
 	metrics Metrics
 
 	// exporter delivers Options.AuditExport.Sinks, under bg (internal/auditlog);
-	// exportWG also waits for the log indexer (logs_index.go).
+	// exportWG also waits for the log indexer.
 	exporter *auditlog.Exporter
 	exportWG sync.WaitGroup
 	// dispatch delivers events to webhook subscriptions, under bg
 	// (internal/events' Dispatcher.Run); exportWG waits for it.
 	dispatch *events.Dispatcher
-	// pendingTenants are the tenants whose pending index entries the indexer
-	// should look at (logs_index.go).
-	pendingTenants pendingTenants
+	// indexer turns reads' pending log index entries into index entries,
+	// under bg (internal/auditlog/indexer.go); exportWG waits for it.
+	indexer *auditlog.Indexer
 	// linker chains the audit lines (chain_linker.go), under bg;
 	// exportWG waits for it.
 	linker *auditlog.Linker
@@ -243,6 +243,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.indexer = auditlog.NewIndexer(auditlog.IndexerConfig{Work: v.work, Later: v.optimistic && !v.barrier.Appends(),
+		Fold: v.foldAppends, Logger: v.logger, Now: v.now})
 	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
 		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
 		Subscriptions: v.subscriptionsIn, Forget: v.forgetWebhooksIn, Audit: v.webhookDisabledLine, IsMember: v.isMemberEmail,
@@ -328,7 +330,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.startSweeper(interval)
 	}
 	v.exportWG.Go(func() { v.exporter.Run(v.bg) })
-	v.exportWG.Go(v.runLogIndexer)
+	v.exportWG.Go(func() { v.indexer.Run(v.bg) })
 	v.exportWG.Go(v.runChainer)
 	if v.chainOpts.CheckpointInterval > 0 {
 		v.exportWG.Go(v.runCheckpointer)
