@@ -81,9 +81,9 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	e := v.exporters[0]
+	name := sink.Name()
 	for range 2 {
-		if _, err := v.exportOnce(ctx, e); err != nil {
+		if _, err := v.exporter.Pass(ctx, name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	}
 	var queued bool
 	if err := v.view(ctx, func(t *txn) error {
-		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(e.name, appended))
+		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(name, appended))
 		return err
 	}); err != nil || !queued {
 		t.Fatalf("the waiting line's queue entry: %v, %v", queued, err)
@@ -105,7 +105,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	if err := v.linkNow(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.exportOnce(ctx, e); err != nil {
+	if _, err := v.exporter.Pass(ctx, name); err != nil {
 		t.Fatal(err)
 	}
 	ev, ok := sink.event(unit.KeyID(appended))
@@ -115,7 +115,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	// The exporter's own goroutine may have delivered it too (at least
 	// once): either way the queue ends empty.
 	if err := v.view(ctx, func(t *txn) error {
-		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(e.name, appended))
+		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(name, appended))
 		return err
 	}); err != nil || queued {
 		t.Fatalf("the delivered line's queue entry: %v, %v", queued, err)

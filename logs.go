@@ -114,7 +114,7 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 	if err := auditlog.QueueLine(t.Tx, tid, suffix); err != nil {
 		return err
 	}
-	// Its index entry: now, or for a read by the indexer (logs_index.go).
+	// Its index entry: now, or for a read by the indexer (internal/auditlog/indexer.go).
 	if later, err := t.indexLater(tid, entityType, entityID, op, suffix); err != nil {
 		return err
 	} else if !later {
@@ -123,7 +123,7 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 			return err
 		}
 	}
-	// The line's export queue entries land with it (audit_export.go).
+	// The line's export queue entries land with it (internal/auditlog/export.go).
 	return t.queueForExport(tid, suffix)
 }
 

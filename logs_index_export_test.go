@@ -8,13 +8,13 @@ import (
 )
 
 // IndexPending runs, for tests, one pass of the log indexer
-// (logs_index.go) over the tenants that wrote pending entries, as the
-// background indexer does every logIndexInterval; it returns how many
+// (auditlog.Indexer) over the tenants that wrote pending entries, as the
+// background indexer does every quarter of a second; it returns how many
 // entries it indexed.
-func IndexPending(ctx context.Context, v *Vault) (int, error) { return v.indexPending(ctx) }
+func IndexPending(ctx context.Context, v *Vault) (int, error) { return v.indexer.IndexPending(ctx) }
 
 // LogIndexHorizon is how old a pending entry must be for the indexer.
-const LogIndexHorizon = logIndexHorizon
+const LogIndexHorizon = auditlog.IndexHorizon
 
 // UnindexedLines returns, for tests, the key suffixes of tenant tid's
 // lines that have no entity index entry, and those of the lines that have

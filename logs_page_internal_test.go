@@ -133,7 +133,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	}
 	read(6)
 	lv.advance(time.Second)
-	if _, err := lv.v.indexPending(ctx); err != nil {
+	if _, err := lv.v.indexer.IndexPending(ctx); err != nil {
 		t.Fatal(err)
 	}
 	read(5) // these stay pending

@@ -46,7 +46,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	}
 	read(4)
 	lv.advance(time.Second)
-	if _, err := lv.v.indexPending(ctx); err != nil {
+	if _, err := lv.v.indexer.IndexPending(ctx); err != nil {
 		t.Fatal(err)
 	}
 	read(3) // these stay pending

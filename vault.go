@@ -104,16 +104,16 @@ type Vault struct {
 	// metrics is Options.Metrics, nil when none.
 	metrics Metrics
 
-	// exporters deliver Options.AuditExport.Sinks, under bg (audit_export.go);
-	// exportWG also waits for the log indexer (logs_index.go).
-	exporters []*auditExporter
-	exportWG  sync.WaitGroup
+	// exporter delivers Options.AuditExport.Sinks, under bg (internal/auditlog);
+	// exportWG also waits for the log indexer.
+	exporter *auditlog.Exporter
+	exportWG sync.WaitGroup
 	// dispatch delivers events to webhook subscriptions, under bg
 	// (internal/events' Dispatcher.Run); exportWG waits for it.
 	dispatch *events.Dispatcher
-	// pendingTenants are the tenants whose pending index entries the indexer
-	// should look at (logs_index.go).
-	pendingTenants pendingTenants
+	// indexer turns reads' pending log index entries into index entries,
+	// under bg (internal/auditlog/indexer.go); exportWG waits for it.
+	indexer *auditlog.Indexer
 	// linker chains the audit lines (chain_linker.go), under bg;
 	// exportWG waits for it.
 	linker *auditlog.Linker
@@ -214,7 +214,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.logRetention = opts.Retention.Logs
 	v.chainOpts = opts.AuditChain.withDefaults()
-	if v.exporters, err = newAuditExporters(opts.AuditExport.Sinks); err != nil {
+	if err := auditlog.CheckSinks(opts.AuditExport.Sinks); err != nil {
 		return nil, err
 	}
 	st := opts.Store
@@ -243,11 +243,18 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.indexer = auditlog.NewIndexer(auditlog.IndexerConfig{Work: v.work, Later: v.optimistic && !v.barrier.Appends(),
+		Fold: v.foldAppends, Logger: v.logger, Now: v.now})
 	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
 		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
 		Subscriptions: v.subscriptionsIn, Forget: v.forgetWebhooksIn, Audit: v.webhookDisabledLine, IsMember: v.isMemberEmail,
 		Dropped: v.eventDropped, Outcome: v.eventOutcome, AutoDisabled: v.webhookAutoDisabled})
 	v.webhooks = v.dispatch.Options()
+	v.exporter = auditlog.NewExporter(auditlog.ExportConfig{
+		Sinks: opts.AuditExport.Sinks, Work: v.work, Link: v.linkNow, TenantGone: errTenantGone,
+		Exported: v.auditExported, Logger: v.logger, Now: v.now,
+		Interval: opts.AuditExport.Interval, Backoff: opts.AuditExport.Backoff,
+	})
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,
 		Every:      v.chainOpts.CheckpointEvery,
@@ -274,10 +281,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Keep:        v.logRetention,
 		Batch:       sweepBatch,
 		TenantGone:  errTenantGone,
-		Waiting: func(t *unit.Tx, tid, suffix string) (bool, error) {
-			return (&txn{Tx: t, v: v}).exportPending(tid, suffix)
-		},
-		Removed: func(t *unit.Tx) { (&txn{Tx: t, v: v}).sweptOne(SweptLogs) },
+		Waiting:     v.exporter.Pending,
+		Removed:     func(t *unit.Tx) { (&txn{Tx: t, v: v}).sweptOne(SweptLogs) },
 	})
 	if err := v.loadSystemKeys(ctx); err != nil {
 		if v.ownsStore {
@@ -324,15 +329,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if interval > 0 {
 		v.startSweeper(interval)
 	}
-	exportInterval, exportBackoff := opts.AuditExport.Interval, opts.AuditExport.Backoff
-	if exportInterval <= 0 {
-		exportInterval = time.Second
-	}
-	if exportBackoff <= 0 {
-		exportBackoff = time.Second
-	}
-	v.startAuditExport(exportInterval, exportBackoff)
-	v.exportWG.Go(v.runLogIndexer)
+	v.exportWG.Go(func() { v.exporter.Run(v.bg) })
+	v.exportWG.Go(func() { v.indexer.Run(v.bg) })
 	v.exportWG.Go(v.runChainer)
 	if v.chainOpts.CheckpointInterval > 0 {
 		v.exportWG.Go(v.runCheckpointer)

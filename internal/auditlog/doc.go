@@ -18,22 +18,26 @@
 //     Linker), checkpoint signing (checkpoints.go: Checkpointer) with the
 //     signing keys (signing.go: NewKey, OpenKey, KeyRecords), the
 //     verification walk over the store (verify*.go: Verify), log
-//     retention (retention.go: Retention), and the events an audit export
-//     delivers (export_events.go: ExportEvent).
+//     retention (retention.go: Retention), the audit export (export.go,
+//     export_pass.go: Exporter, one goroutine per Sink delivering its
+//     export queue, with the events it delivers, export_events.go:
+//     ExportEvent), and the log indexer that turns reads' pending index
+//     entries into index entries (indexer.go: Indexer).
 //
 // # How the Vault uses it
 //
 // The stateful parts are types with their own state and a small Config
-// (LinkerConfig, CheckpointConfig, RetentionConfig) that the root builds
+// (LinkerConfig, CheckpointConfig, RetentionConfig, ExportConfig,
+// IndexerConfig) that the root builds
 // in Open: they take the unit of work (*unit.Work, *unit.Tx), the
 // background lease (internal/lease) and the few things of the Vault they
 // need as functions (the export queue, the key wrapper, the sweeper's
 // tallies). The root keeps the Vault methods, which authorize and
 // delegate (ListLogs, VerifyAuditChain, SignAuditChain, AuditKeys,
 // RotateAuditKey), the public types (Log, ListLogsRequest,
-// AuditChainStats), writing a line in a call's unit of work (t.log,
-// t.logRead, t.logTokenRead), the log indexer and the audit exporters'
-// passes and sinks.
+// AuditChainStats, and AuditSink and AuditExportStats as aliases of Sink
+// and ExportStats), and writing a line in a call's unit of work (t.log,
+// t.logRead, t.logTokenRead, which call Exporter.Queue and Indexer.Later).
 //
 // # Guarantees
 //
@@ -45,7 +49,11 @@
 // committed line from the chain. Retention removes a prefix of a chain
 // and signs its new start, so what is left verifies.
 //
+// The export delivers each line at least once, in the order lines were
+// written within a batch, and removes a queue entry only once its sink
+// has the line; a line queued for the linker leaves only once linked.
+//
 // It does not authorize anything (its callers have), decide what is
-// audited (the root's logRead does), or deliver lines to audit sinks
-// (the root's audit export). It never imports the root.
+// audited (the root's logRead does), or implement sinks (package
+// auditexport has them). It never imports the root.
 package auditlog

@@ -83,7 +83,7 @@ func IndexKey(tid, typ, id, suffix string) barrier.Key {
 	return barrier.Tenant(tid).LogEntityIndex(typ, id).Key(suffix)
 }
 
-// PendingEntry is a parsed pending index entry (the root's logs_index.go):
+// PendingEntry is a parsed pending index entry (indexer.go):
 // the line's key suffix and its entity.
 type PendingEntry struct{ Suffix, Type, ID string }
 

@@ -149,7 +149,7 @@
 //	                                         plain tenants.DeletionState: phase, prefix and last key visited
 //	                                         (tenants_delete.go)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
-//	                                         sink <sink> (empty values; audit_export.go)
+//	                                         sink <sink> (empty values; internal/auditlog/export.go)
 //	sys/audit-key/<key id>                   checkpoint signing key (Ed25519): public key,
 //	                                         seed wrapped by the key wrapper for this key,
 //	                                         created and retired times (the root's
@@ -199,7 +199,7 @@
 //	tenant/<tid>/idx/log-p/<nanos>/<id>/<type>/<entity>  the index entry a read's line
 //	                                         waits for, in time order: on a store one process
 //	                                         holds, the indexer turns it into the line's
-//	                                         idx/log-e entry (logs_index.go)
+//	                                         idx/log-e entry (internal/auditlog/indexer.go)
 //	tenant/<tid>/idx/tl-s/<mac><pos>         the tokens of one list shape (a type and a
 //	                                         set of containers) in list order: creation
 //	                                         time, then id; <pos> is packed (packPosition:
