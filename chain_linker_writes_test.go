@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
@@ -88,26 +89,37 @@ func TestLinkerWritesNoLine(t *testing.T) {
 	}
 	logs := barrier.Tenant(tid).Logs().String()
 	links := barrier.Tenant(tid).ChainLink("").String()
-	linked, linking := 0, 0
-	for _, tx := range s.recorded() {
-		dequeued := 0
-		for _, k := range tx.deletes {
-			if strings.HasPrefix(k, barrier.ChainQueue.String()) {
-				dequeued++
+	// count walks what the recorder holds. The background linker may
+	// have linked some lines and VerifyAuditChain seen them linked before
+	// the recorder appended that transaction (it records once the store's
+	// Update has returned): polled until every line's link is recorded.
+	count := func() (linked, linking int) {
+		for _, tx := range s.recorded() {
+			dequeued := 0
+			for _, k := range tx.deletes {
+				if strings.HasPrefix(k, barrier.ChainQueue.String()) {
+					dequeued++
+				}
+			}
+			if dequeued == 0 {
+				continue
+			}
+			linking++
+			for _, k := range tx.puts {
+				switch {
+				case strings.HasPrefix(k, logs):
+					t.Errorf("a linking transaction wrote the line %s", k)
+				case strings.HasPrefix(k, links):
+					linked++
+				}
 			}
 		}
-		if dequeued == 0 {
-			continue
-		}
-		linking++
-		for _, k := range tx.puts {
-			switch {
-			case strings.HasPrefix(k, logs):
-				t.Errorf("a linking transaction wrote the line %s", k)
-			case strings.HasPrefix(k, links):
-				linked++
-			}
-		}
+		return linked, linking
+	}
+	linked, linking := count()
+	for deadline := time.Now().Add(10 * time.Second); linked < r.Lines && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		linked, linking = count()
 	}
 	if linking == 0 || linked != r.Lines {
 		t.Fatalf("%d linking transactions wrote %d link records; want some, and one for each of the %d lines", linking, linked, r.Lines)
