@@ -41,7 +41,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 		})
 		return st.Phase
 	}
-	for phase() != deletePhaseFinish {
+	for phase() != tenants.PhaseFinish {
 		if done, err := v.deleteOnce(ctx, tid); err != nil || done {
 			t.Fatalf("deleteOnce = %v, %v before the finish phase", done, err)
 		}
@@ -50,7 +50,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte(straggler.String()), []byte("x")) }); err != nil {
 		t.Fatal(err)
 	}
-	if done, err := v.deleteOnce(ctx, tid); err != nil || done || phase() != deletePhaseTenant {
+	if done, err := v.deleteOnce(ctx, tid); err != nil || done || phase() != tenants.PhaseTenant {
 		t.Fatalf("the finish with a straggler = %v, %v, phase %q; want the tenant phase again", done, err, phase())
 	}
 	if err := v.finishDeletion(ctx, tid); err != nil {
