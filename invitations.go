@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"slices"
 	"strings"
@@ -80,22 +79,9 @@ func (i Invitation) at(now time.Time) Invitation {
 	return i
 }
 
-// maxEmailLength is RFC 5321's limit on a forward path.
-const maxEmailLength = 254
-
 // validateEmail accepts a bare RFC 5322 address: "ada@example.com", not
 // "Ada <ada@example.com>".
-func validateEmail(path, email string, fe unit.FieldErrors) {
-	switch a, err := mail.ParseAddress(email); {
-	case email == "":
-		fe.Add(path, "is required")
-	case len(email) > maxEmailLength:
-		fe.Add(path, "must be at most %d characters", maxEmailLength)
-	case checkNoControl(path, email, fe):
-	case err != nil || a.Name != "" || a.Address != email:
-		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
-	}
-}
+func validateEmail(path, email string, fe unit.FieldErrors) { tenants.ValidateEmail(path, email, fe) }
 
 // inviteTokenPrefix starts every invitation link token.
 const inviteTokenPrefix = "inv_"
