@@ -102,7 +102,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
 			return err
 		}
-		t.AddCount(barrier.SysTenantCount, 1)
+		tenants.Registered(t.Tx, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.Now}
 		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
