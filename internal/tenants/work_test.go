@@ -31,9 +31,16 @@ func (varintCounts) DecodeCount(_ barrier.Key, b []byte) (int64, error) {
 
 // newWork is a unit of work over a new memory store.
 func newWork(t *testing.T) *unit.Work {
+	w, _ := newWorkOn(t)
+	return w
+}
+
+// newWorkOn is a unit of work over a new memory store, and the store.
+func newWorkOn(t *testing.T) (*unit.Work, *memory.Store) {
 	t.Helper()
 	now := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
-	b := barrier.New(barrier.Config{Store: memory.New(), Wrapper: plainWrapper{}, Now: now,
+	s := memory.New()
+	b := barrier.New(barrier.Config{Store: s, Wrapper: plainWrapper{}, Now: now,
 		TenantGone: unit.NotFoundError("tenant"), Counts: varintCounts{}, Instance: "test"})
 	sys, err := barrier.NewKeys()
 	if err != nil {
@@ -42,5 +49,5 @@ func newWork(t *testing.T) *unit.Work {
 	b.SetSystemKeys(sys)
 	t.Cleanup(func() { b.Close() })
 	return unit.NewWork(b, unit.Options{Now: now, Generation: func() uint64 { return 0 },
-		IdentitiesChanged: func() {}, Result: func(err error) error { return err }})
+		IdentitiesChanged: func() {}, Result: func(err error) error { return err }}), s
 }
