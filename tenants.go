@@ -200,7 +200,7 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 // of the tenants it shows, whatever the number of tenants; a page number
 // costs its offset, so (page-1)*size above 10,000 is Invalid naming page
 // (use the cursor). total_items is the count of tenants kept by the
-// commits that create and delete them (tenants_count.go): the whole list,
+// commits that create and delete them (tenants.Registered): the whole list,
 // on a cursor page too.
 //
 // Returns Invalid for a bad page request, or Internal.

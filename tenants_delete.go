@@ -109,7 +109,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 				return err
 			}
 		}
-		tenants.Registered(t.Tx, -1) // it was registered (tenants_count.go)
+		tenants.Registered(t.Tx, -1) // it was registered
 		// Keys authenticate no more: void the auth cache after the commit.
 		t.MarkAuthChanged()
 		return nil
