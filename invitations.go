@@ -4,10 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"net/mail"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
@@ -18,13 +15,13 @@ import (
 
 // Invitation statuses.
 const (
-	InvitationPending = "PENDING"
-	InvitationExpired = "EXPIRED"
+	InvitationPending = tenants.InvitationPending
+	InvitationExpired = tenants.InvitationExpired
 )
 
 // InvitationLifetime is how long an invitation link works after creation,
 // and how much each resend extends it.
-const InvitationLifetime = 72 * time.Hour
+const InvitationLifetime = tenants.Lifetime
 
 // Invitation invites an e-mail address to become an ADMIN member of a
 // tenant.
@@ -80,31 +77,11 @@ func (i Invitation) at(now time.Time) Invitation {
 	return i
 }
 
-// maxEmailLength is RFC 5321's limit on a forward path.
-const maxEmailLength = 254
-
 // validateEmail accepts a bare RFC 5322 address: "ada@example.com", not
 // "Ada <ada@example.com>".
-func validateEmail(path, email string, fe unit.FieldErrors) {
-	switch a, err := mail.ParseAddress(email); {
-	case email == "":
-		fe.Add(path, "is required")
-	case len(email) > maxEmailLength:
-		fe.Add(path, "must be at most %d characters", maxEmailLength)
-	case checkNoControl(path, email, fe):
-	case err != nil || a.Name != "" || a.Address != email:
-		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
-	}
-}
+func validateEmail(path, email string, fe unit.FieldErrors) { tenants.ValidateEmail(path, email, fe) }
 
-// inviteTokenPrefix starts every invitation link token.
-const inviteTokenPrefix = "inv_"
-
-func newInviteToken() string { return inviteTokenPrefix + unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
-
-func (t *txn) inviteMAC(token string) []byte {
-	return t.v.sys.MAC([]byte("invite\x00"), []byte(token))
-}
+func (t *txn) inviteMAC(token string) []byte { return tenants.LinkHash(t.v.sys, token) }
 
 // CreateInvitation invites req.Email to the caller's tenant: it e-mails an
 // acceptance link through the Mailer and saves a PENDING invitation that
@@ -120,7 +97,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	token := newInviteToken()
+	token := tenants.NewToken()
 	var rec *tenants.InvitationRecord
 	var tenant Tenant
 	check := func(t *txn) (*principal, error) {
@@ -134,7 +111,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 			}
 			return nil, err
 		}
-		if i, err := t.invitationFor(p.tenantID, req.Email); err != nil || i != nil {
+		if i, err := tenants.InvitationFor(t.Tx, p.tenantID, req.Email); err != nil || i != nil {
 			if err == nil {
 				err = unit.Errorf(Conflict, "the address has an invitation already (%s); resend it instead", i.ID)
 			}
@@ -179,7 +156,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		}
 		rec := *rec
 		rec.TokenHash = t.inviteMAC(token)
-		if err := t.putInvitation(&rec); err != nil {
+		if err := tenants.PutInvitation(t.Tx, &rec); err != nil {
 			return err
 		}
 		if err := t.emitInvitation(EventTenantInvitationCreated, p.actor(), &rec); err != nil {
@@ -219,80 +196,6 @@ func (v *Vault) sendInvitation(ctx context.Context, tenant *Tenant, inv *Invitat
 		return unit.Errorf(Unavailable, "the invitation e-mail could not be sent; nothing was saved")
 	}
 	return nil
-}
-
-// putInvitation writes an invitation with its link lookup and expiry entry.
-func (t *txn) putInvitation(rec *tenants.InvitationRecord) error {
-	ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntityTenantInvitation, ID: rec.ID}
-	if err := t.PutRecord(barrier.InviteLookup(rec.TokenHash), &ref); err != nil {
-		return err
-	}
-	if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID)); err != nil {
-		return err
-	}
-	return t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID), rec)
-}
-
-// dropInvitationLinks deletes the link lookup and expiry entry of rec, so
-// its outstanding link stops working.
-func (t *txn) dropInvitationLinks(rec *tenants.InvitationRecord) error {
-	for _, k := range []barrier.Key{
-		barrier.InviteLookup(rec.TokenHash),
-		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntityTenantInvitation, rec.ID),
-	} {
-		if err := t.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// invitations returns every invitation of tenant tid, oldest first, as
-// stored (see Invitation.at for the status).
-func (t *txn) invitations(tid string) ([]tenants.InvitationRecord, error) {
-	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantInvitation))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tenants.InvitationRecord, 0, len(raws))
-	for _, kv := range raws {
-		var rec tenants.InvitationRecord
-		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	return out, nil
-}
-
-// invitationFor returns the invitation of tenant tid for email (compared
-// case-insensitively), or nil.
-func (t *txn) invitationFor(tid, email string) (*tenants.InvitationRecord, error) {
-	all, err := t.invitations(tid)
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(all, func(r tenants.InvitationRecord) bool { return strings.EqualFold(r.Email, email) })
-	if i < 0 {
-		return nil, nil
-	}
-	return &all[i], nil
-}
-
-// mustInvitation loads an invitation of tenant tid, or NotFound.
-func (t *txn) mustInvitation(tid, id string) (*tenants.InvitationRecord, error) {
-	if !unit.ValidID(id) {
-		return nil, unit.NotFoundError("invitation")
-	}
-	var rec tenants.InvitationRecord
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenantInvitation, id), &rec)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, unit.NotFoundError("invitation")
-	}
-	return &rec, nil
 }
 
 // ListInvitationsRequest pages ListInvitations.
@@ -346,7 +249,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustInvitation(p.tenantID, id)
+		rec, err := tenants.MustInvitation(t.Tx, p.tenantID, id)
 		if err != nil {
 			return err
 		}
@@ -372,11 +275,11 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustInvitation(p.tenantID, id)
+		rec, err := tenants.MustInvitation(t.Tx, p.tenantID, id)
 		if err != nil {
 			return err
 		}
-		if err := t.dropInvitationLinks(rec); err != nil {
+		if err := tenants.DropLinks(t.Tx, rec); err != nil {
 			return err
 		}
 		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
@@ -399,7 +302,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 // Returns NotFound, Unauthenticated, PermissionDenied, and Unavailable when
 // the e-mail cannot be sent (nothing is changed).
 func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string) (*Invitation, error) {
-	token := newInviteToken()
+	token := tenants.NewToken()
 	load := func(t *txn) (*principal, *tenants.InvitationRecord, error) {
 		p, err := t.authorize(key, PermTenantInvitationCreate)
 		if err != nil {
@@ -408,7 +311,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if !p.has(PermTenantInvitationUpdate) {
 			return nil, nil, unit.Forbidden(PermTenantInvitationUpdate)
 		}
-		rec, err := t.mustInvitation(p.tenantID, id)
+		rec, err := tenants.MustInvitation(t.Tx, p.tenantID, id)
 		return p, rec, err
 	}
 	var next Invitation
@@ -426,7 +329,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		now := t.Now
 		next = invitationOf(rec)
 		next.Status = InvitationPending
-		next.ExpiresAt = maxTime(rec.ExpiresAt, now).Add(InvitationLifetime)
+		next.ExpiresAt = tenants.ResentExpiry(rec.ExpiresAt, now)
 		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
 		return nil
 	})
@@ -441,11 +344,11 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		if err := t.dropInvitationLinks(rec); err != nil {
+		if err := tenants.DropLinks(t.Tx, rec); err != nil {
 			return err
 		}
 		resent := invitationRecordOf(&next, t.inviteMAC(token))
-		if err := t.putInvitation(resent); err != nil {
+		if err := tenants.PutInvitation(t.Tx, resent); err != nil {
 			return err
 		}
 		if err := t.emitInvitation(EventTenantInvitationResent, p.actor(), resent); err != nil {
@@ -457,13 +360,6 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		return nil, err
 	}
 	return &next, nil
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // errInvitationLink answers every link that cannot be used: never issued,
@@ -514,7 +410,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			}
 			return err
 		}
-		rec, err := t.mustInvitation(ref.TenantID, ref.ID)
+		rec, err := tenants.MustInvitation(t.Tx, ref.TenantID, ref.ID)
 		if err != nil {
 			return errInvitationLink
 		}
@@ -540,7 +436,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
-		if err := t.dropInvitationLinks(rec); err != nil {
+		if err := tenants.DropLinks(t.Tx, rec); err != nil {
 			return err
 		}
 		if err := t.Delete(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID)); err != nil {

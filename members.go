@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -55,37 +54,14 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 	return out, err
 }
 
-// members returns every member of tenant tid, oldest first. Tenants have
-// few members, so a scan is the index.
-func (t *txn) members(tid string) ([]TenantMember, error) {
-	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityTenantMember))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TenantMember, 0, len(raws))
-	for _, kv := range raws {
-		var rec tenants.MemberRecord
-		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-			return nil, err
-		}
-		out = append(out, memberOf(&rec))
-	}
-	return out, nil
-}
-
 // memberWith returns the member of tenant tid that is user uid or has this
-// e-mail address (compared case-insensitively; either may be empty), or nil.
+// e-mail address (tenants.MemberWith), or nil.
 func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
-	members, err := t.members(tid)
-	if err != nil {
+	rec, err := tenants.MemberWith(t.Tx, tid, uid, email)
+	if err != nil || rec == nil {
 		return nil, err
 	}
-	for _, m := range members {
-		if (uid != "" && m.User.ID == uid) || (email != "" && strings.EqualFold(m.User.Email, email)) {
-			return &m, nil
-		}
-	}
-	return nil, nil
+	return ptr(memberOf(rec)), nil
 }
 
 // DeleteMember removes a member from the caller's tenant: from then on

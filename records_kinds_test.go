@@ -141,7 +141,7 @@ var recordKinds = []recordKind{
 		return &resealState{NotBefore: fixTime, After: fixTokenKey.String()}
 	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
 	{"deleting", barrier.Tenant(fixTenant).Deleting(), func() recordCodec {
-		return &tenants.DeletionState{Phase: deletePhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
+		return &tenants.DeletionState{Phase: tenants.PhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
 	}, func() recordCodec { return &tenants.DeletionState{} }, func() any { return &tenants.DeletionStateV0{} }},
 	{"fingerprints", barrier.SysFingerprints, func() recordCodec { return &tokens.FingerprintPlace{InMemory: true} },
 		func() recordCodec { return &tokens.FingerprintPlace{} }, func() any { return &tokens.FingerprintPlaceV0{} }},

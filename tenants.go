@@ -3,10 +3,7 @@ package tokenvault
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -26,46 +23,21 @@ type Tenant struct {
 	ModifiedAt *time.Time `json:"modified_at,omitempty"`
 }
 
-// User is a person who is a member of tenants.
-type User struct {
-	ID        string `json:"id"`
-	Email     string `json:"email,omitempty"`
-	FirstName string `json:"first_name,omitempty"`
-	LastName  string `json:"last_name,omitempty"`
-	// Picture, when set, is an http or https URL of at most
-	// maxPictureLength bytes: it is shown in consoles as an image, so a
-	// javascript: or data: address is refused.
-	Picture string `json:"picture,omitempty"`
-}
-
-// maxPictureLength bounds User.Picture.
-const maxPictureLength = 2048
+// User is a person who is a member of tenants. Picture, when set, is an
+// http or https URL of at most 2048 bytes: it is shown in consoles as an
+// image, so a javascript: or data: address is refused.
+type User = tenants.User
 
 // validateUser checks what a caller sets of a user, other than its id,
 // naming each field under path ("owner", "user").
 func validateUser(path string, u User, fe unit.FieldErrors) {
-	if u.Email != "" {
-		validateEmail(path+".email", u.Email, fe)
-	}
-	for name, s := range map[string]string{"first_name": u.FirstName, "last_name": u.LastName} {
-		if utf8.RuneCountInString(s) > maxNameLength {
-			fe.Add(path+"."+name, "must be at most %d characters", maxNameLength)
-		} else {
-			checkNoControl(path+"."+name, s, fe)
-		}
-	}
-	if u.Picture != "" {
-		pic, err := url.Parse(u.Picture)
-		if len(u.Picture) > maxPictureLength || err != nil || (pic.Scheme != "https" && pic.Scheme != "http") || pic.Host == "" {
-			fe.Add(path+".picture", "must be an http or https URL of at most %d characters", maxPictureLength)
-		}
-	}
+	tenants.ValidateUser(path, u, maxNameLength, fe)
 }
 
 // Member roles.
 const (
-	RoleOwner = "OWNER"
-	RoleAdmin = "ADMIN"
+	RoleOwner = tenants.RoleOwner
+	RoleAdmin = tenants.RoleAdmin
 )
 
 // TenantMember is a user's membership of a tenant.
@@ -105,26 +77,8 @@ type TenantBootstrap struct {
 // Internal.
 func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*TenantBootstrap, error) {
 	fe := unit.FieldErrors{}
-	switch {
-	case strings.TrimSpace(req.Name) == "":
-		fe.Add("name", "is required")
-	case utf8.RuneCountInString(req.Name) > maxNameLength:
-		fe.Add("name", "must be at most %d characters", maxNameLength)
-	default:
-		checkNoControl("name", req.Name, fe)
-	}
+	appName := tenants.ValidateName(req.Name, req.ApplicationName, maxNameLength, fe)
 	validateUser("owner", req.Owner, fe)
-	appName := req.ApplicationName
-	switch {
-	case appName == "":
-		appName = "Management"
-	case strings.TrimSpace(appName) == "":
-		fe.Add("application_name", "must not be blank; leave it out for \"Management\"")
-	case utf8.RuneCountInString(appName) > maxNameLength:
-		fe.Add("application_name", "must be at most %d characters", maxNameLength)
-	default:
-		checkNoControl("application_name", appName, fe)
-	}
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -148,7 +102,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
 			return err
 		}
-		t.AddCount(barrier.SysTenantCount, 1)
+		tenants.Registered(t.Tx, 1)
 		owner := actor{ID: uid, Type: ActorUser}
 		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.Now}
 		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
@@ -246,7 +200,7 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 // of the tenants it shows, whatever the number of tenants; a page number
 // costs its offset, so (page-1)*size above 10,000 is Invalid naming page
 // (use the cursor). total_items is the count of tenants kept by the
-// commits that create and delete them (tenants_count.go): the whole list,
+// commits that create and delete them (tenants.Registered): the whole list,
 // on a cursor page too.
 //
 // Returns Invalid for a bad page request, or Internal.

@@ -3,11 +3,7 @@ package tokenvault
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -26,37 +22,18 @@ import (
 //     the work. Every key of the tenant is refused from its commit on:
 //     authentication reads the marker, and the auth cache and the cached
 //     keyring are dropped after the commit, before DeleteTenant goes on.
-//  2. Batches of at most deleteBatch keys (deleteOnce), each one
-//     transaction that also records its progress in the marker: first
-//     everything under tenant/<tid>/, then the sys/ lookups whose sealed
-//     access.KeyRef names the tenant, then the schedule entries naming it.
-//  3. A last transaction checks that nothing is left under tenant/<tid>/
-//     (a call that authenticated just before the mark may have written
-//     there; the work then starts over) and removes the marker.
+//  2. Passes of at most tenants.DeleteBatch keys (deleteOnce), each one
+//     transaction running tenants.DeletePass, which records its progress
+//     in the marker: first everything under tenant/<tid>/, then the sys/
+//     lookups whose sealed access.KeyRef names the tenant, then the
+//     schedule entries naming it.
+//  3. A last pass checks that nothing is left under tenant/<tid>/ (a call
+//     that authenticated just before the mark may have written there; the
+//     work then starts over) and removes the marker.
 //
 // DeleteTenant runs all of it; Sweep (and so the background sweeper, which
 // also runs it as soon as Open starts it) finishes any deletion a crash or
 // a cancelled call left behind.
-
-// deleteBatch bounds the keys one deletion transaction visits.
-const deleteBatch = 500
-
-// Phases of a tenant deletion, in order.
-const (
-	deletePhaseTenant   = "tenant"   // keys under tenant/<tid>/
-	deletePhaseLookups  = "lookups"  // sys/ lookups whose access.KeyRef names the tenant
-	deletePhaseSchedule = "schedule" // sys/ schedule entries naming the tenant
-	deletePhaseFinish   = "finish"   // check and remove the marker
-)
-
-// lookupPrefixes are the sys/ prefixes whose values are sealed keyRefs.
-var lookupPrefixes = []barrier.Prefix{barrier.APIKeyLookups, barrier.NonceLookups, barrier.InviteLookups, barrier.ProxyLookups}
-
-// schedulePrefixes are the sys/ prefixes keyed <nanos>/<tid>/...: the
-// expiry and cvc schedules, and the chain queue (the lines not linked yet
-// are deleted with the tenant; an entry a late commit queues after this
-// phase is dropped by the linker, which finds its tenant gone).
-var schedulePrefixes = []barrier.Prefix{barrier.ExpirySchedule, barrier.CVCSchedule, barrier.ChainQueue}
 
 // errTenantGone is what reading a tenant whose keyring is gone (a tenant
 // being deleted) returns.
@@ -64,7 +41,7 @@ var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
 
 // tenantDeleting reports whether tid is being deleted.
 func (t *txn) tenantDeleting(tid string) (bool, error) {
-	return t.Has(barrier.Tenant(tid).Deleting())
+	return tenants.Deleting(t.Tx, tid)
 }
 
 // DeleteTenant removes tenant id with all of its data: records, indexes,
@@ -119,7 +96,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 		if !reg {
 			return unit.NotFoundError("tenant")
 		}
-		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &tenants.DeletionState{Phase: deletePhaseTenant}); err != nil {
+		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &tenants.DeletionState{Phase: tenants.PhaseTenant}); err != nil {
 			return err
 		}
 		// The chain's last word, while its keyring still opens it
@@ -132,7 +109,7 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 				return err
 			}
 		}
-		t.AddCount(barrier.SysTenantCount, -1) // it was registered (tenants_count.go)
+		tenants.Registered(t.Tx, -1) // it was registered
 		// Keys authenticate no more: void the auth cache after the commit.
 		t.MarkAuthChanged()
 		return nil
@@ -194,145 +171,10 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 		return false, err
 	}
 	err = v.update(ctx, func(t *txn) error {
-		done = false
-		var st tenants.DeletionState
-		found, err := t.GetPlainRecord(barrier.Tenant(tid).Deleting(), &st)
-		if err != nil && found {
-			return fmt.Errorf("tokenvault: deletion marker of tenant %s: %w", tid, err)
-		}
-		if err != nil {
-			return err
-		}
-		if !found {
-			done = true
-			return nil
-		}
-		// The batches remove application, session and lookup entries
-		// without voiding the auth cache: markDeleting voided it, and no
-		// key of the tenant has been cached since (authentication reads
-		// the marker and refuses them), so the rest of the cache stays.
-		switch st.Phase {
-		case deletePhaseTenant:
-			err = t.deleteTenantKeys(tid, &st)
-		case deletePhaseLookups, deletePhaseSchedule:
-			err = t.deleteSysEntries(tid, &st)
-		case deletePhaseFinish:
-			var finished bool
-			finished, err = t.finishMarker(tid, &st)
-			if err == nil && finished {
-				done = true
-				return nil
-			}
-		default:
-			return fmt.Errorf("tokenvault: deletion marker of tenant %s: unknown phase %q", tid, st.Phase)
-		}
-		if err != nil {
-			return err
-		}
-		return t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &st)
+		done, err = tenants.DeletePass(t.Tx, tid)
+		return err
 	})
 	return done, err
-}
-
-// deleteTenantKeys deletes up to deleteBatch keys under tenant/<tid>/, and
-// moves on to the lookups when none is left.
-func (t *txn) deleteTenantKeys(tid string, st *tenants.DeletionState) error {
-	keys, err := t.scanBatch(barrier.Tenant(tid).All(), "")
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := t.Purge(k); err != nil {
-			return err
-		}
-	}
-	if len(keys) < deleteBatch {
-		*st = tenants.DeletionState{Phase: deletePhaseLookups, Prefix: lookupPrefixes[0].String()}
-	}
-	return nil
-}
-
-// deleteSysEntries visits up to deleteBatch keys of the sys/ prefix being
-// walked and deletes those of tenant tid, then moves to the next prefix or
-// phase.
-func (t *txn) deleteSysEntries(tid string, st *tenants.DeletionState) error {
-	prefixes, next := lookupPrefixes, deletePhaseSchedule
-	if st.Phase == deletePhaseSchedule {
-		prefixes, next = schedulePrefixes, deletePhaseFinish
-	}
-	i := slices.IndexFunc(prefixes, func(p barrier.Prefix) bool { return p.String() == st.Prefix })
-	if i < 0 {
-		return fmt.Errorf("tokenvault: deletion marker of tenant %s: unknown prefix %q", tid, st.Prefix)
-	}
-	prefix := prefixes[i]
-	keys, err := t.scanBatch(prefix, strings.TrimPrefix(st.After, prefix.String()))
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		mine := false
-		if st.Phase == deletePhaseLookups {
-			var ref access.KeyRef
-			// A lookup that does not open is not this tenant's to delete;
-			// opening needs only the system keyring.
-			if _, err := t.GetRecord(k, &ref); err == nil && ref.TenantID == tid {
-				mine = true
-			}
-		} else {
-			// <prefix><nanos>/<tid>/...
-			parts := strings.SplitN(strings.TrimPrefix(k.String(), prefix.String()), "/", 3)
-			mine = len(parts) == 3 && parts[1] == tid
-		}
-		if mine {
-			if err := t.Purge(k); err != nil {
-				return err
-			}
-		}
-	}
-	if len(keys) == deleteBatch {
-		st.After = keys[len(keys)-1].String()
-		return nil
-	}
-	// This prefix is done: the next one, or the next phase.
-	if i+1 < len(prefixes) {
-		*st = tenants.DeletionState{Phase: st.Phase, Prefix: prefixes[i+1].String()}
-		return nil
-	}
-	*st = tenants.DeletionState{Phase: next}
-	if next == deletePhaseSchedule {
-		st.Prefix = schedulePrefixes[0].String()
-	}
-	return nil
-}
-
-// finishMarker removes the marker if nothing is left under tenant/<tid>/;
-// otherwise (a write that raced the mark) the work starts over.
-func (t *txn) finishMarker(tid string, st *tenants.DeletionState) (bool, error) {
-	left, err := t.scanBatch(barrier.Tenant(tid).All(), "")
-	if err != nil {
-		return false, err
-	}
-	if len(left) > 0 {
-		*st = tenants.DeletionState{Phase: deletePhaseTenant}
-		return false, nil
-	}
-	for _, k := range []barrier.Key{barrier.Tenant(tid).Deleting(), barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Reseal()} {
-		if err := t.Purge(k); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// scanBatch returns up to deleteBatch keys under prefix after
-// prefix.Key(after).
-func (t *txn) scanBatch(prefix barrier.Prefix, after string) ([]barrier.Key, error) {
-	var keys []barrier.Key
-	err := t.Scan(prefix, after, deleteBatch, func(k barrier.Key, _ string) error {
-		keys = append(keys, k)
-		return nil
-	})
-	return keys, err
 }
 
 // skipGone turns errTenantGone into nothing to do, for background work

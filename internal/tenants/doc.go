@@ -1,12 +1,39 @@
 // Package tenants is the feature of tenants, their members and their
-// invitations. It holds, so far, their stored records: a tenant (Record),
-// a member (MemberRecord), an invitation (InvitationRecord, with
-// Expired) and the marker of a tenant being deleted (DeletionState,
-// plain, not sealed), each in its own encoding and with its format's
-// history in its doc (golden fixtures in the root's testdata/records pin
-// every version's bytes).
+// invitations: their stored records and the mechanism below the Vault's
+// methods. The root keeps those methods (each authenticates, authorizes,
+// logs and emits events, then calls this package), its public types
+// (User is this package's, aliased) and the e-mail of invitations.
 //
-// The rest of the feature (creating and deleting tenants, members,
-// invitations and their mail) is still in the root package and moves
-// here next; this package never imports the root.
+// # What it owns
+//
+//   - The stored records: a tenant (Record), a member (MemberRecord), an
+//     invitation (InvitationRecord, with Expired) and the marker of a
+//     tenant being deleted (DeletionState, plain, not sealed), each in its
+//     own encoding and with its format's history in its doc (golden
+//     fixtures in the root's testdata/records pin every version's bytes).
+//   - Validation (validate.go): tenant and application names
+//     (ValidateName), users (ValidateUser), bare e-mail addresses
+//     (ValidateEmail), and the roles (RoleOwner, RoleAdmin). The messages
+//     are the API's: tests compare them.
+//   - Members (member.go): Members and MemberWith, the scan that is the
+//     index of a tenant's few members.
+//   - Invitations (invitation.go): link tokens (NewToken) stored only as a
+//     keyed hash (LinkHash) in the record and as the key of the link's
+//     lookup, their Lifetime and the expiry of a resend (ResentExpiry),
+//     and writing and dropping an invitation with its lookup and expiry
+//     entry (PutInvitation, DropLinks).
+//   - The deletion of a tenant (deletion.go): its resumable passes
+//     (DeletePass), each one transaction of at most DeleteBatch keys
+//     recording its progress in the marker, phase by phase.
+//   - The count of tenants (count.go): Count for a store written before
+//     the count existed, Registered for the commits that change it.
+//
+// # What it does not do
+//
+// It authorizes nothing and writes no audit line or event: every function
+// takes a *unit.Tx its caller has authorized. It does not mark a tenant
+// for deletion (that transaction also signs the tenant's final audit
+// checkpoint and voids the auth cache, which are the root's), send mail,
+// or know the Vault's clock other than through the Tx. It never imports
+// the root.
 package tenants

@@ -5,8 +5,8 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a tenant's deletion marker (DeletionState,
-// the root's tenants_delete.go), at sys/deleting/<tid>: plain, not sealed (a phase
+// The stored form of a tenant's deletion marker (DeletionState, see
+// deletion.go), at sys/deleting/<tid>: plain, not sealed (a phase
 // and store keys, nothing secret), since it must be read while the
 // tenant's keyring is being removed.
 //

@@ -1,0 +1,114 @@
+package tenants
+
+import (
+	"net/mail"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
+
+// Member roles: the values of MemberRecord.Role. A tenant has one OWNER,
+// who cannot be removed; invited members are ADMINs.
+const (
+	RoleOwner = "OWNER"
+	RoleAdmin = "ADMIN"
+)
+
+// User is a person who is a member of tenants (the root's User).
+type User struct {
+	ID        string `json:"id"`
+	Email     string `json:"email,omitempty"`
+	FirstName string `json:"first_name,omitempty"`
+	LastName  string `json:"last_name,omitempty"`
+	// Picture, when set, is an http or https URL of at most
+	// MaxPictureLength bytes: it is shown in consoles as an image, so a
+	// javascript: or data: address is refused.
+	Picture string `json:"picture,omitempty"`
+}
+
+// MaxPictureLength bounds User.Picture.
+const MaxPictureLength = 2048
+
+// MaxEmailLength is RFC 5321's limit on a forward path.
+const MaxEmailLength = 254
+
+// ValidateEmail accepts a bare RFC 5322 address: "ada@example.com", not
+// "Ada <ada@example.com>". It adds what is wrong to fe at path.
+func ValidateEmail(path, email string, fe unit.FieldErrors) {
+	switch a, err := mail.ParseAddress(email); {
+	case email == "":
+		fe.Add(path, "is required")
+	case len(email) > MaxEmailLength:
+		fe.Add(path, "must be at most %d characters", MaxEmailLength)
+	case checkNoControl(path, email, fe):
+	case err != nil || a.Name != "" || a.Address != email:
+		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
+	}
+}
+
+// ValidateUser checks what a caller sets of a user, other than its id,
+// naming each field under path ("owner", "user"); names are at most
+// maxName characters (the Vault's bound on every name).
+func ValidateUser(path string, u User, maxName int, fe unit.FieldErrors) {
+	if u.Email != "" {
+		ValidateEmail(path+".email", u.Email, fe)
+	}
+	for name, s := range map[string]string{"first_name": u.FirstName, "last_name": u.LastName} {
+		if utf8.RuneCountInString(s) > maxName {
+			fe.Add(path+"."+name, "must be at most %d characters", maxName)
+		} else {
+			checkNoControl(path+"."+name, s, fe)
+		}
+	}
+	if u.Picture != "" {
+		pic, err := url.Parse(u.Picture)
+		if len(u.Picture) > MaxPictureLength || err != nil || (pic.Scheme != "https" && pic.Scheme != "http") || pic.Host == "" {
+			fe.Add(path+".picture", "must be an http or https URL of at most %d characters", MaxPictureLength)
+		}
+	}
+}
+
+// ValidateName checks a new tenant's name (at "name") and the name of its
+// first management application (at "application_name"), each at most
+// maxName characters, and returns the application's name: "Management"
+// when appName is empty.
+func ValidateName(name, appName string, maxName int, fe unit.FieldErrors) string {
+	switch {
+	case strings.TrimSpace(name) == "":
+		fe.Add("name", "is required")
+	case utf8.RuneCountInString(name) > maxName:
+		fe.Add("name", "must be at most %d characters", maxName)
+	default:
+		checkNoControl("name", name, fe)
+	}
+	switch {
+	case appName == "":
+		appName = "Management"
+	case strings.TrimSpace(appName) == "":
+		fe.Add("application_name", "must not be blank; leave it out for \"Management\"")
+	case utf8.RuneCountInString(appName) > maxName:
+		fe.Add("application_name", "must be at most %d characters", maxName)
+	default:
+		checkNoControl("application_name", appName, fe)
+	}
+	return appName
+}
+
+// noControl is the field error for text holding a control character: the
+// root's rule on names (names.go there), which every feature applies.
+const noControl = "must not contain control characters (such as NUL, tab or newline)"
+
+// checkNoControl adds noControl at path to fe when s holds a control
+// character (Unicode's category Cc), and reports whether it did.
+func checkNoControl(path, s string, fe unit.FieldErrors) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			fe.Add(path, noControl)
+			return true
+		}
+	}
+	return false
+}
