@@ -92,7 +92,7 @@ func validateName(name string, fe unit.FieldErrors) {
 	case utf8.RuneCountInString(name) > maxNameLength:
 		fe.Add("name", "must be at most %d characters", maxNameLength)
 	default:
-		checkNoControl("name", name, fe)
+		unit.CheckNoControl("name", name, fe)
 	}
 }
 

@@ -77,7 +77,7 @@ func (v *Vault) validateFormula(req *FormulaRequest, wantType string) error {
 	if req.Type != "" && req.Type != wantType {
 		fe.Add("type", "must be %s", wantType)
 	}
-	reactors.CheckDeclarations(req.Configuration, req.RequestParameters, fe, checkNoControl)
+	reactors.CheckDeclarations(req.Configuration, req.RequestParameters, fe, unit.CheckNoControl)
 	if req.Code == "" {
 		fe.Add("code", "is required")
 	}

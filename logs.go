@@ -200,10 +200,10 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 	}
 	// Control characters too: a zero byte is how the index packs a
 	// UUID (lineIndex), and no entity type or id holds one.
-	if strings.Contains(req.EntityType, "/") || hasControl(req.EntityType) {
+	if strings.Contains(req.EntityType, "/") || unit.HasControl(req.EntityType) {
 		fe.Add("entity_type", "is not an entity type")
 	}
-	if strings.Contains(req.EntityID, "/") || hasControl(req.EntityID) {
+	if strings.Contains(req.EntityID, "/") || unit.HasControl(req.EntityID) {
 		fe.Add("entity_id", "is not an identifier")
 	}
 	if req.StartDate != nil && req.EndDate != nil && !req.StartDate.Before(*req.EndDate) {

@@ -481,7 +481,7 @@ func customIDProblem(id string) string {
 	}
 	for _, r := range id {
 		if unicode.IsControl(r) {
-			return noControl
+			return unit.NoControl
 		}
 		if strings.ContainsRune(customIDForbidden, r) || r < ' ' || r == utf8.RuneError {
 			return "must not contain whitespace but spaces inside it, or any of " + customIDForbidden
@@ -519,9 +519,9 @@ func validateMetadata(md map[string]string, path string, fe unit.FieldErrors) {
 		fe.Add(path, "must hold at most %d entries", maxMetadataEntries)
 	}
 	for k, v := range md {
-		if hasControl(k) {
+		if unit.HasControl(k) {
 			// Not in the path: the error would carry the character.
-			fe.Add(path, "key %q %s", k, noControl)
+			fe.Add(path, "key %q %s", k, unit.NoControl)
 			continue
 		}
 		if k == "" || len(k) > maxMetadataKey {

@@ -176,7 +176,7 @@ func (v *Vault) SubjectAccess(ctx context.Context, key Credential, req SubjectAc
 		fe.Add("metadata", "needs at least one entry")
 	}
 	for k := range req.Metadata {
-		if k == "" || hasControl(k) {
+		if k == "" || unit.HasControl(k) {
 			fe.Add("metadata", "key %q is empty or holds a control character", k)
 		}
 	}

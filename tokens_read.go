@@ -370,8 +370,8 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 		fe.Add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
 	}
 	for k := range req.Metadata {
-		if hasControl(k) {
-			fe.Add("metadata", "key %q %s", k, noControl)
+		if unit.HasControl(k) {
+			fe.Add("metadata", "key %q %s", k, unit.NoControl)
 		}
 	}
 	if err := fe.Err(); err != nil {

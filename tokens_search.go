@@ -115,8 +115,8 @@ func parseQuery(s string) (tokenQuery, error) {
 		case field == "data":
 			q.search = append(q.search, value)
 		case strings.HasPrefix(field, "metadata."):
-			if hasControl(field) {
-				return q, unit.InvalidField("query", "metadata key %q %s", strings.TrimPrefix(field, "metadata."), noControl)
+			if unit.HasControl(field) {
+				return q, unit.InvalidField("query", "metadata key %q %s", strings.TrimPrefix(field, "metadata."), unit.NoControl)
 			}
 			if q.metadata == nil {
 				q.metadata = map[string]string{}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"unicode"
 
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -130,24 +129,8 @@ func checkSessionScope(path string, r *Rule, fe unit.FieldErrors) {
 			fe.Add(cp+".value", "is required")
 		case len(c.Value) > maxConditionValue:
 			fe.Add(cp+".value", "must be at most %d characters", maxConditionValue)
-		case hasControl(c.Value): // an id or a container
-			fe.Add(cp+".value", noControl)
+		case unit.HasControl(c.Value): // an id or a container
+			fe.Add(cp+".value", unit.NoControl)
 		}
 	}
-}
-
-// noControl is the field error for text holding a control character, in
-// the words of the root's check of names (names.go), which this one
-// mirrors for a condition's value.
-const noControl = "must not contain control characters (such as NUL, tab or newline)"
-
-// hasControl reports whether s holds a control character (Unicode's
-// category Cc).
-func hasControl(s string) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return true
-		}
-	}
-	return false
 }

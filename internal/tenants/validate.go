@@ -4,7 +4,6 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -43,7 +42,7 @@ func ValidateEmail(path, email string, fe unit.FieldErrors) {
 		fe.Add(path, "is required")
 	case len(email) > MaxEmailLength:
 		fe.Add(path, "must be at most %d characters", MaxEmailLength)
-	case checkNoControl(path, email, fe):
+	case unit.CheckNoControl(path, email, fe):
 	case err != nil || a.Name != "" || a.Address != email:
 		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
 	}
@@ -60,7 +59,7 @@ func ValidateUser(path string, u User, maxName int, fe unit.FieldErrors) {
 		if utf8.RuneCountInString(s) > maxName {
 			fe.Add(path+"."+name, "must be at most %d characters", maxName)
 		} else {
-			checkNoControl(path+"."+name, s, fe)
+			unit.CheckNoControl(path+"."+name, s, fe)
 		}
 	}
 	if u.Picture != "" {
@@ -82,7 +81,7 @@ func ValidateName(name, appName string, maxName int, fe unit.FieldErrors) string
 	case utf8.RuneCountInString(name) > maxName:
 		fe.Add("name", "must be at most %d characters", maxName)
 	default:
-		checkNoControl("name", name, fe)
+		unit.CheckNoControl("name", name, fe)
 	}
 	switch {
 	case appName == "":
@@ -92,23 +91,7 @@ func ValidateName(name, appName string, maxName int, fe unit.FieldErrors) string
 	case utf8.RuneCountInString(appName) > maxName:
 		fe.Add("application_name", "must be at most %d characters", maxName)
 	default:
-		checkNoControl("application_name", appName, fe)
+		unit.CheckNoControl("application_name", appName, fe)
 	}
 	return appName
-}
-
-// noControl is the field error for text holding a control character: the
-// root's rule on names (names.go there), which every feature applies.
-const noControl = "must not contain control characters (such as NUL, tab or newline)"
-
-// checkNoControl adds noControl at path to fe when s holds a control
-// character (Unicode's category Cc), and reports whether it did.
-func checkNoControl(path, s string, fe unit.FieldErrors) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			fe.Add(path, noControl)
-			return true
-		}
-	}
-	return false
 }

@@ -17,7 +17,7 @@ func TestValidateEmail(t *testing.T) {
 		{"", []string{"is required"}},
 		{"Ada <ada@example.com>", []string{"must be a bare e-mail address such as ada@example.com, without a display name"}},
 		{"not an address", []string{"must be a bare e-mail address such as ada@example.com, without a display name"}},
-		{"ada\x00@example.com", []string{noControl}},
+		{"ada\x00@example.com", []string{unit.NoControl}},
 		{strings.Repeat("a", 250) + "@x.io", []string{"must be at most 254 characters"}},
 	} {
 		fe := unit.FieldErrors{}
@@ -34,7 +34,7 @@ func TestValidateUser(t *testing.T) {
 	want := unit.FieldErrors{
 		"owner.email":      {"must be a bare e-mail address such as ada@example.com, without a display name"},
 		"owner.first_name": {"must be at most 10 characters"},
-		"owner.last_name":  {noControl},
+		"owner.last_name":  {unit.NoControl},
 		"owner.picture":    {"must be an http or https URL of at most 2048 characters"},
 	}
 	if diff := cmp.Diff(want, fe); diff != "" {
@@ -55,7 +55,7 @@ func TestValidateName(t *testing.T) {
 		{"Acme", "", "Management", unit.FieldErrors{}},
 		{"Acme", "Ops", "Ops", unit.FieldErrors{}},
 		{" ", "  ", "  ", unit.FieldErrors{"name": {"is required"}, "application_name": {"must not be blank; leave it out for \"Management\""}}},
-		{"abcdef", "a\nb", "a\nb", unit.FieldErrors{"name": {"must be at most 5 characters"}, "application_name": {noControl}}},
+		{"abcdef", "a\nb", "a\nb", unit.FieldErrors{"name": {"must be at most 5 characters"}, "application_name": {unit.NoControl}}},
 	} {
 		fe := unit.FieldErrors{}
 		if app := ValidateName(tc.name, tc.app, 5, fe); app != tc.wantApp {

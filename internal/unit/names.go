@@ -1,10 +1,6 @@
-package tokenvault
+package unit
 
-import (
-	"unicode"
-
-	"github.com/tokenvault/tokenvault/internal/unit"
-)
+import "unicode"
 
 // Names, keys and ids are text a person reads in a console, a log line or a
 // URL, and a key in the store's indexes: a control character in one (NUL,
@@ -13,15 +9,16 @@ import (
 // that are not. So every name (of tenants, applications, reactors, proxies,
 // formulas and their configuration and request parameters, users' names),
 // metadata key (stored or queried), custom token id and container is
-// refused with a control character in it, by the one check below; values
+// refused with a control character in it, by the one check below (every
+// feature calls it); values
 // (token data, metadata values, descriptions) may hold any text.
 
-// noControl is the field error for text holding a control character.
-const noControl = "must not contain control characters (such as NUL, tab or newline)"
+// NoControl is the field error for text holding a control character.
+const NoControl = "must not contain control characters (such as NUL, tab or newline)"
 
-// hasControl reports whether s holds a control character: Unicode's
+// HasControl reports whether s holds a control character: Unicode's
 // category Cc, that is U+0000 to U+001F, U+007F and U+0080 to U+009F.
-func hasControl(s string) bool {
+func HasControl(s string) bool {
 	for _, r := range s {
 		if unicode.IsControl(r) {
 			return true
@@ -30,11 +27,11 @@ func hasControl(s string) bool {
 	return false
 }
 
-// checkNoControl adds noControl at path to fe when s holds a control
+// CheckNoControl adds NoControl at path to fe when s holds a control
 // character, and reports whether it did.
-func checkNoControl(path, s string, fe unit.FieldErrors) bool {
-	if hasControl(s) {
-		fe.Add(path, noControl)
+func CheckNoControl(path, s string, fe FieldErrors) bool {
+	if HasControl(s) {
+		fe.Add(path, NoControl)
 		return true
 	}
 	return false
