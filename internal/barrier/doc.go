@@ -147,13 +147,13 @@
 //	                                         plain resealState: when to start, last key re-sealed
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;
 //	                                         plain tenants.DeletionState: phase, prefix and last key visited
-//	                                         (tenants_delete.go)
+//	                                         (internal/tenants: DeletePass)
 //	sys/auditq/<sink>/<nanos>/<tid>/<id>     audit log line not yet delivered to export
 //	                                         sink <sink> (empty values; internal/auditlog/export.go)
 //	sys/audit-key/<key id>                   checkpoint signing key (Ed25519): public key,
 //	                                         seed wrapped by the key wrapper for this key,
 //	                                         created and retired times (the root's
-//	                                         audit_keys.go, records_audit_key.go)
+//	                                         internal/auditlog: signing.go, record_key.go)
 //	sys/chain-final/<tid>                    final checkpoint of a deleted tenant's audit
 //	                                         chain, kept after the tenant (checkpoints.go)
 //	sys/chain-unsigned/<nanos>/<tid>         tenant whose audit chain has lines no checkpoint
@@ -183,7 +183,7 @@
 //	tenant/<tid>/chain_link/<nanos>/<id>     the chain link of the line log/<nanos>/<id>:
 //	                                         seq, prev and hash (internal/auditlog/record_chain.go)
 //	tenant/<tid>/log/<nanos>/<id>            audit log, in time order: a logRecord in its
-//	                                         binary format (records_log.go; JSON before)
+//	                                         binary format (internal/auditlog record_line.go; JSON before)
 //	tenant/<tid>/idx/log-e/<type>/<entity><packed>  the one index entry of a log line,
 //	                                         for entity and entity type queries; a UUID
 //	                                         <entity> is packed in 17 bytes, and <packed> is
@@ -226,7 +226,7 @@
 //	                                         a record or deletes it (CountedKinds)
 //	sys/count/tenants                        how many tenants the registry holds, kept by
 //	                                         CreateTenant and DeleteTenant (sealed, system
-//	                                         keyring; tenants_count.go)
+//	                                         keyring; internal/tenants count.go)
 //	<count key>/+/<instance>/<stamp>         a delta row of the count at <count key> (any
 //	                                         of the three above): a change to it, written by
 //	                                         instance <instance> in one store transaction;
