@@ -152,7 +152,7 @@
 //	                                         sink <sink> (empty values; internal/auditlog/export.go)
 //	sys/audit-key/<key id>                   checkpoint signing key (Ed25519): public key,
 //	                                         seed wrapped by the key wrapper for this key,
-//	                                         created and retired times (the root's
+//	                                         created and retired times
 //	                                         internal/auditlog: signing.go, record_key.go)
 //	sys/chain-final/<tid>                    final checkpoint of a deleted tenant's audit
 //	                                         chain, kept after the tenant (checkpoints.go)
