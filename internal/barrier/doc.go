@@ -153,7 +153,7 @@
 //	sys/audit-key/<key id>                   checkpoint signing key (Ed25519): public key,
 //	                                         seed wrapped by the key wrapper for this key,
 //	                                         created and retired times
-//	                                         internal/auditlog: signing.go, record_key.go)
+//	                                         (internal/auditlog: signing.go, record_key.go)
 //	sys/chain-final/<tid>                    final checkpoint of a deleted tenant's audit
 //	                                         chain, kept after the tenant (checkpoints.go)
 //	sys/chain-unsigned/<nanos>/<tid>         tenant whose audit chain has lines no checkpoint
