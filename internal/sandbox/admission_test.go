@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -77,7 +78,10 @@ func TestFewestRunningGoesFirst(t *testing.T) {
 		releases = append(releases, take(t, a, "A"))
 	}
 	order := make(chan string, 2)
+	var waiters sync.WaitGroup // each waiter releases after it reports
+	waiters.Add(2)
 	wait := func(tenant string) {
+		defer waiters.Done()
 		release, err := a.admit(context.Background(), tenant, time.Now().Add(time.Minute))
 		if err != nil {
 			t.Error(err)
@@ -100,6 +104,7 @@ func TestFewestRunningGoesFirst(t *testing.T) {
 	for _, r := range releases[1:] {
 		r()
 	}
+	waiters.Wait()
 	if a.inUse() != 0 {
 		t.Fatalf("in use = %d after every release", a.inUse())
 	}
