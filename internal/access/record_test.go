@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/recordtest"
 )
 
 const (
@@ -17,32 +18,6 @@ const (
 
 var testTime = time.Date(2030, 1, 2, 3, 4, 5, 123456789, time.UTC)
 
-// checkRecord holds rec to its encoding: it encodes at key, decodes to
-// the same record, and every shorter prefix of its bytes is refused with
-// an error rather than a panic or a partial record.
-func checkRecord[R interface {
-	unit.Record
-	*T
-}, T any](t *testing.T, name string, key barrier.Key, rec R) {
-	t.Helper()
-	b, err := rec.AppendRecord(nil, key)
-	if err != nil {
-		t.Fatalf("%s: AppendRecord(%s) = %v", name, key, err)
-	}
-	got := R(new(T))
-	if err := got.DecodeRecord(key, b); err != nil {
-		t.Fatalf("%s: DecodeRecord(%x) = %v", name, b, err)
-	}
-	if diff := cmp.Diff(rec, got); diff != "" {
-		t.Errorf("%s: round trip (-want +got)\n%s", name, diff)
-	}
-	for n := range len(b) {
-		if err := R(new(T)).DecodeRecord(key, b[:n]); err == nil {
-			t.Errorf("%s: DecodeRecord of the first %d of %d bytes = nil, want an error", name, n, len(b))
-		}
-	}
-}
-
 // TestRecords: each record of the package round-trips, refuses every
 // truncation of its bytes, and an application refuses a key that is not
 // its own.
@@ -52,11 +27,11 @@ func TestRecords(t *testing.T) {
 	app := &ApplicationRecord{ID: testID, TenantID: testTenant, Name: "app", Type: "private",
 		Permissions: []string{"token:read"}, Rules: []Rule{{Priority: 1, Container: "/a/", Transform: "mask",
 			Permissions: []string{"token:read"}}}, ExpiresAt: &later, CreatedAt: testTime, KeyHash: []byte{1, 2}}
-	checkRecord(t, "application", key, app)
+	recordtest.Check(t, "application", key, app)
 	if _, err := app.AppendRecord(nil, barrier.Tenant(testTenant).Record(unit.EntityApplication, otherID)); err == nil {
 		t.Errorf("application %s encoded at another id's key: want an error", testID)
 	}
-	checkRecord(t, "key lookup", barrier.Tenant(testTenant).Record(unit.EntityApplication, testID),
+	recordtest.Check(t, "key lookup", barrier.Tenant(testTenant).Record(unit.EntityApplication, testID),
 		&KeyRef{TenantID: testTenant, Kind: unit.EntityApplication, ID: testID})
 }
 

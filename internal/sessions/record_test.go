@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/recordtest"
 )
 
 const (
@@ -17,32 +17,6 @@ const (
 )
 
 var testTime = time.Date(2030, 1, 2, 3, 4, 5, 123456789, time.UTC)
-
-// checkRecord holds rec to its encoding: it encodes at key, decodes to
-// the same record, and every shorter prefix of its bytes is refused with
-// an error rather than a panic or a partial record.
-func checkRecord[R interface {
-	unit.Record
-	*T
-}, T any](t *testing.T, name string, key barrier.Key, rec R) {
-	t.Helper()
-	b, err := rec.AppendRecord(nil, key)
-	if err != nil {
-		t.Fatalf("%s: AppendRecord(%s) = %v", name, key, err)
-	}
-	got := R(new(T))
-	if err := got.DecodeRecord(key, b); err != nil {
-		t.Fatalf("%s: DecodeRecord(%x) = %v", name, b, err)
-	}
-	if diff := cmp.Diff(rec, got); diff != "" {
-		t.Errorf("%s: round trip (-want +got)\n%s", name, diff)
-	}
-	for n := range len(b) {
-		if err := R(new(T)).DecodeRecord(key, b[:n]); err == nil {
-			t.Errorf("%s: DecodeRecord of the first %d of %d bytes = nil, want an error", name, n, len(b))
-		}
-	}
-}
 
 // TestRecord: a session round-trips with its grants' nil and empty lists
 // kept apart, refuses every truncation of its bytes and a key not its
@@ -55,7 +29,7 @@ func TestRecord(t *testing.T) {
 		AuthorizedBy: otherID, AuthorizedAt: &at,
 		Grants:  access.Grants{Permissions: []string{}, Rules: nil},
 		Ceiling: access.Grants{Permissions: nil, Rules: []access.Rule{{Priority: 1, Transform: "mask", Permissions: []string{"token:read"}}}}}
-	checkRecord(t, "session", key, rec)
+	recordtest.Check(t, "session", key, rec)
 	var got Record
 	b, _ := rec.AppendRecord(nil, key)
 	if err := got.DecodeRecord(key, b); err != nil || got.Grants.Permissions == nil || got.Grants.Rules != nil || got.Ceiling.Permissions != nil {

@@ -4,9 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/recordtest"
 )
 
 const (
@@ -16,32 +15,6 @@ const (
 )
 
 var testTime = time.Date(2030, 1, 2, 3, 4, 5, 123456789, time.UTC)
-
-// checkRecord holds rec to its encoding: it encodes at key, decodes to
-// the same record, and every shorter prefix of its bytes is refused with
-// an error rather than a panic or a partial record.
-func checkRecord[R interface {
-	unit.Record
-	*T
-}, T any](t *testing.T, name string, key barrier.Key, rec R) {
-	t.Helper()
-	b, err := rec.AppendRecord(nil, key)
-	if err != nil {
-		t.Fatalf("%s: AppendRecord(%s) = %v", name, key, err)
-	}
-	got := R(new(T))
-	if err := got.DecodeRecord(key, b); err != nil {
-		t.Fatalf("%s: DecodeRecord(%x) = %v", name, b, err)
-	}
-	if diff := cmp.Diff(rec, got); diff != "" {
-		t.Errorf("%s: round trip (-want +got)\n%s", name, diff)
-	}
-	for n := range len(b) {
-		if err := R(new(T)).DecodeRecord(key, b[:n]); err == nil {
-			t.Errorf("%s: DecodeRecord of the first %d of %d bytes = nil, want an error", name, n, len(b))
-		}
-	}
-}
 
 // TestRecords: each record of the package round-trips and refuses every
 // truncation of its bytes; a token refuses a key not its own, and keeps
@@ -55,12 +28,12 @@ func TestRecords(t *testing.T) {
 		DeduplicateToken: true, ExpiresAt: &exp, CreatedBy: otherID, CreatedAt: testTime, CVCAt: &cvc,
 		Data: []byte(`{"number":"4242"}`), Mask: []byte(`"4242"`), MaskExpression: []byte(`"{{ data }}"`), AliasID: true,
 		Indexes: []string{tk.FingerprintIndex(fp).Key(testID).String(), tk.Expiry(exp, Kind, testID).String(), "tenant/" + testTenant + "/somewhere/else"}}
-	checkRecord(t, "token", tk.Record(Kind, testID), tok)
+	recordtest.Check(t, "token", tk.Record(Kind, testID), tok)
 	if _, err := tok.AppendRecord(nil, tk.Record(Kind, otherID)); err == nil {
 		t.Errorf("token %s encoded at another id's key: want an error", testID)
 	}
-	checkRecord(t, "list shape", tk.Record("token_shape", "ab"), &ShapeRecord{Type: "card", Containers: []string{"/a/", "/b/"}})
-	checkRecord(t, "fingerprint place", barrier.SysFingerprints, &FingerprintPlace{InMemory: true})
+	recordtest.Check(t, "list shape", tk.Record("token_shape", "ab"), &ShapeRecord{Type: "card", Containers: []string{"/a/", "/b/"}})
+	recordtest.Check(t, "fingerprint place", barrier.SysFingerprints, &FingerprintPlace{InMemory: true})
 }
 
 // TestExpired: a token expires at its ExpiresAt, and never without one.
@@ -84,6 +57,6 @@ func TestExpired(t *testing.T) {
 // TestScans: the two scans' progress round-trips, each in its own format
 // version byte.
 func TestScans(t *testing.T) {
-	checkRecord(t, "cvc scan", barrier.SysCVCScan, &LegacyCVCScan{Tenant: testTenant, After: "k", Done: true})
-	checkRecord(t, "list build", barrier.SysLists, &ListBuild{Tenant: testTenant, After: "k"})
+	recordtest.Check(t, "cvc scan", barrier.SysCVCScan, &LegacyCVCScan{Tenant: testTenant, After: "k", Done: true})
+	recordtest.Check(t, "list build", barrier.SysLists, &ListBuild{Tenant: testTenant, After: "k"})
 }
