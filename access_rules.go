@@ -23,10 +23,3 @@ func containerContains(outer, inner string) bool { return access.ContainerContai
 
 // sortedRules returns rules in ascending priority (access.SortedRules).
 func sortedRules(rules []AccessRule) []AccessRule { return access.SortedRules(rules) }
-
-// decide applies p's grants to one token. A session is also held to its
-// authorizer's grants: all must allow, and the most restrictive transform
-// applies (access.DecideWithin).
-func (p *principal) decide(perm string, tok tokenScope) (string, bool) {
-	return access.DecideWithin(p.permissions, p.rules, p.ceilings, perm, tok)
-}

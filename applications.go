@@ -132,24 +132,24 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if err := fe.Err(); err != nil {
 			return err
 		}
-		if req.Type == Management && !p.covers(perms) {
+		if req.Type == Management && !p.Covers(perms) {
 			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
 		rec := &access.ApplicationRecord{
 			ID:          id,
-			TenantID:    p.tenantID,
+			TenantID:    p.TenantID,
 			Name:        req.Name,
 			Type:        req.Type,
 			Permissions: perms,
 			Rules:       rules,
-			CreatedBy:   p.actorID,
+			CreatedBy:   p.ActorID,
 			CreatedAt:   t.Now,
 		}
 		if req.ExpiresAt != nil {
 			at := req.ExpiresAt.UTC()
 			rec.ExpiresAt = &at
 		}
-		if err := t.createApplication(p.actor(), rec, apiKey); err != nil {
+		if err := t.createApplication(p.Actor(), rec, apiKey); err != nil {
 			return err
 		}
 		out = applicationOf(rec)
@@ -176,7 +176,7 @@ func (t *txn) createApplication(by actor, rec *access.ApplicationRecord, apiKey 
 	if err := t.emitApplication(EventApplicationCreated, by, rec); err != nil {
 		return err
 	}
-	return t.log(by, rec.TenantID, EntityApplication, rec.ID, OpCreate, fmt.Sprintf("Application %q created", rec.Name))
+	return t.Log(by, rec.TenantID, EntityApplication, rec.ID, OpCreate, fmt.Sprintf("Application %q created", rec.Name))
 }
 
 // setKey gives rec a new key: it replaces the lookup entry of the old one,
@@ -238,7 +238,7 @@ func (v *Vault) GetApplication(ctx context.Context, key Credential, id string) (
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.tenantID, id)
+		rec, err := t.mustApplication(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -261,15 +261,15 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Appli
 		if err != nil {
 			return err
 		}
-		if p.actorType != ActorApplication {
+		if p.ActorType != ActorApplication {
 			return unit.NotFoundError("application")
 		}
-		rec, err := t.mustApplication(p.tenantID, p.actorID)
+		rec, err := t.mustApplication(p.TenantID, p.ActorID)
 		if err != nil {
 			return err
 		}
 		out = applicationOf(rec)
-		return t.logRead(p, EntityApplication, p.actorID, "Application read by key")
+		return t.logRead(p, EntityApplication, p.ActorID, "Application read by key")
 	})
 	return out, err
 }
@@ -292,11 +292,11 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Appli
 // is missing, unknown or expired, RateLimited over a rate limit, and
 // Internal.
 func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListApplicationsRequest) (*Page[Application], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIDs("id", req.IDs); err != nil {
+	if err := unit.CheckIDs("id", req.IDs); err != nil {
 		return nil, err
 	}
 	var out *Page[Application]
@@ -305,7 +305,7 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
+		out, err = pageRecords(t, p.TenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
@@ -340,7 +340,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.tenantID, id)
+		rec, err := t.mustApplication(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -349,26 +349,26 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err := fe.Err(); err != nil {
 			return err
 		}
-		if rec.Type == Management && !p.covers(perms) {
+		if rec.Type == Management && !p.Covers(perms) {
 			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
 		}
 		wasManager := access.IsFullManager(rec)
 		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
 		if wasManager && !access.IsFullManager(rec) {
-			if err := t.keepsAManager(p.tenantID, id, rec); err != nil {
+			if err := t.keepsAManager(p.TenantID, id, rec); err != nil {
 				return err
 			}
 		}
 		now := t.Now
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityApplication, id), rec); err != nil {
+		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, &now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityApplication, id), rec); err != nil {
 			return err
 		}
 		out = applicationOf(rec)
-		if err := t.emitApplication(EventApplicationUpdated, p.actor(), rec); err != nil {
+		if err := t.emitApplication(EventApplicationUpdated, p.Actor(), rec); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
 	})
 	return out, err
 }
@@ -390,25 +390,25 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.tenantID, id)
+		rec, err := t.mustApplication(p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		if rec.Type == Management && !p.covers(rec.Permissions) {
+		if rec.Type == Management && !p.Covers(rec.Permissions) {
 			return unit.Errorf(PermissionDenied, "the key of a management application can only be regenerated by a key holding all its permissions")
 		}
 		now := t.Now
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
+		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, &now
 		oldHash := rec.KeyHash
 		if err := t.setKey(rec, apiKey); err != nil {
 			return err
 		}
 		out = applicationOf(rec)
 		out.Key = Credential(apiKey)
-		if err := t.emitKeyRegenerated(p.actor(), rec, oldHash); err != nil {
+		if err := t.emitKeyRegenerated(p.Actor(), rec, oldHash); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
+		return t.Log(p.Actor(), p.TenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
 	})
 	return out, err
 }
@@ -427,16 +427,16 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.tenantID, id)
+		rec, err := t.mustApplication(p.TenantID, id)
 		if err != nil {
 			return err
 		}
 		if access.IsFullManager(rec) {
-			if err := t.keepsAManager(p.tenantID, id, nil); err != nil {
+			if err := t.keepsAManager(p.TenantID, id, nil); err != nil {
 				return err
 			}
 		}
-		return t.deleteApplication(p.actor(), rec, "Application deleted")
+		return t.deleteApplication(p.Actor(), rec, "Application deleted")
 	})
 }
 
@@ -459,5 +459,5 @@ func (t *txn) deleteApplication(by actor, rec *access.ApplicationRecord, msg str
 			return err
 		}
 	}
-	return t.log(by, rec.TenantID, EntityApplication, rec.ID, OpDelete, msg)
+	return t.Log(by, rec.TenantID, EntityApplication, rec.ID, OpDelete, msg)
 }

@@ -100,7 +100,7 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 			return err
 		}
 		msg := fmt.Sprintf("Application %q given %s (new in this release)", rec.Name, strings.Join(granted, ", "))
-		if err := t.log(systemActor, tid, EntityApplication, rec.ID, OpUpdate, msg); err != nil {
+		if err := t.Log(systemActor, tid, EntityApplication, rec.ID, OpUpdate, msg); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"context"
 	"crypto/subtle"
-	"slices"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
@@ -19,60 +18,16 @@ const (
 	ActorSystem      = unit.ActorSystem
 )
 
-// actor is who did something, for logs.
-type actor struct {
-	ID   string
-	Type string
-	// Name is an application's name as of its authentication, when known,
-	// for the events it makes (eventActor); empty otherwise.
-	Name string
-}
+// actor is who did something, for logs and events (unit.Actor).
+type actor = unit.Actor
 
-var systemActor = actor{Type: ActorSystem}
+var systemActor = unit.SystemActor
 
-// principal is an authenticated key: whose it is and what it may do.
-type principal struct {
-	tenantID  string
-	actorID   string
-	actorType string
-	// actorName is an application's name, read with it (events name
-	// their actor by it without reading the application again).
-	actorName string
-	// appID is, for a session, the private application that authorized
-	// it (whose authority its accesses are on); empty otherwise.
-	appID       string
-	appType     ApplicationType
-	permissions []string
-	rules       []AccessRule
-	// ceilings, for a session, are what its authorizer held when it
-	// authorized it and what it holds now: a session never does more than
-	// its own grants and every ceiling allow.
-	ceilings []grants
-}
+// principal is an authenticated key (access.Principal).
+type principal = access.Principal
 
 // grants are permissions and rules, as held by a key (access.Grants).
 type grants = access.Grants
-
-func (p *principal) actor() actor { return actor{ID: p.actorID, Type: p.actorType, Name: p.actorName} }
-
-// has reports whether p holds perm, directly or through any rule, within
-// its ceilings (access.HasWithin). Which tokens a rule-scoped permission
-// reaches is decided per token.
-func (p *principal) has(perm string) bool {
-	return access.HasWithin(grants{Permissions: p.permissions, Rules: p.rules}, p.ceilings, perm)
-}
-
-// covers reports whether p holds every permission in perms directly. A key
-// may only hand out (or take over, by regenerating a key) management power
-// it holds itself.
-func (p *principal) covers(perms []string) bool {
-	for _, perm := range perms {
-		if !slices.Contains(p.permissions, perm) {
-			return false
-		}
-	}
-	return true
-}
 
 // maxKeyLength bounds the work an absurd header can cause.
 const maxKeyLength = 256
@@ -113,7 +68,7 @@ func (t *txn) authenticate(key Credential) (*principal, error) {
 			t.v.auth.Put(mac, keepGen, p, expires)
 		}
 	}
-	unit.RecordTenant(t.Ctx, p.tenantID)
+	unit.RecordTenant(t.Ctx, p.TenantID)
 	if err := t.chargeCall(mac, p); err != nil {
 		return nil, err
 	}
@@ -166,13 +121,13 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 
 func appPrincipal(app *access.ApplicationRecord) *principal {
 	return &principal{
-		tenantID:    app.TenantID,
-		actorID:     app.ID,
-		actorType:   ActorApplication,
-		actorName:   app.Name,
-		appType:     app.Type,
-		permissions: app.Permissions,
-		rules:       sortedRules(app.Rules),
+		TenantID:    app.TenantID,
+		ActorID:     app.ID,
+		ActorType:   ActorApplication,
+		ActorName:   app.Name,
+		AppType:     app.Type,
+		Permissions: app.Permissions,
+		Rules:       sortedRules(app.Rules),
 	}
 }
 
@@ -223,7 +178,7 @@ func (t *txn) authorizeAs(c credential, perm string) (*principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !p.has(perm) {
+	if !p.Has(perm) {
 		return nil, unit.Forbidden(perm)
 	}
 	return p, nil

@@ -17,7 +17,7 @@ func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) 
 		m := min(n, perTxn)
 		err := v.update(ctx, func(t *txn) error {
 			for range m {
-				if err := t.log(actor{ID: tid, Type: "user"}, tid, EntityTenant, tid, OpRead, "Tenant read"); err != nil {
+				if err := t.Log(actor{ID: tid, Type: "user"}, tid, EntityTenant, tid, OpRead, "Tenant read"); err != nil {
 					return err
 				}
 			}

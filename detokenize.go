@@ -102,14 +102,14 @@ func (d *detokenizer) resolve(id, path string) error {
 	if len(d.values) == MaxDetokenizedTokens {
 		return unit.InvalidField(path, "a request may detokenize at most %d tokens", MaxDetokenizedTokens)
 	}
-	rec, err := d.t.loadToken(d.p.tenantID, id, false)
+	rec, err := d.t.loadToken(d.p.TenantID, id, false)
 	if err != nil {
 		return err
 	}
 	if rec == nil {
 		return unit.InvalidField(path, "token %q does not exist", id)
 	}
-	transform, ok := d.p.decide(d.perm, scopeOf(rec))
+	transform, ok := d.p.Decide(d.perm, scopeOf(rec))
 	if !ok {
 		return unit.Forbidden(d.perm)
 	}

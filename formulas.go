@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -144,14 +145,14 @@ func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRe
 		if err != nil {
 			return err
 		}
-		if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
+		if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
 			return err
 		}
-		out = req.formula(t.v.ids.Next(t.Now), p.tenantID, p.actor(), t.Now)
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
+		out = req.formula(t.v.ids.Next(t.Now), p.TenantID, p.Actor(), t.Now)
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, out.ID), formulaRecordOf(out)); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
 	})
 	if err != nil {
 		return nil, err
@@ -197,7 +198,7 @@ func (v *Vault) GetFormula(ctx context.Context, key Credential, id string) (*For
 		if err != nil {
 			return err
 		}
-		if out, err = t.mustFormula(p.tenantID, id); err != nil {
+		if out, err = t.mustFormula(p.TenantID, id); err != nil {
 			return err
 		}
 		return t.logRead(p, EntityReactorFormula, id, "Formula read")
@@ -226,7 +227,7 @@ func formulaPosition(f Formula) string {
 // Unauthenticated for a key that is missing, unknown or expired, RateLimited
 // over a rate limit, PermissionDenied without reactor:read, or Internal.
 func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormulasRequest) (*Page[Formula], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormul
 			return err
 		}
 		var all []Formula
-		for _, prefix := range []barrier.Prefix{barrier.OfficialFormulas, barrier.Tenant(p.tenantID).Records(EntityReactorFormula)} {
+		for _, prefix := range []barrier.Prefix{barrier.OfficialFormulas, barrier.Tenant(p.TenantID).Records(EntityReactorFormula)} {
 			raws, err := t.ScanValues(prefix)
 			if err != nil {
 				return err
@@ -250,7 +251,7 @@ func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormul
 				all = append(all, *formulaOf(&f))
 			}
 		}
-		out = paginate(all, pg, formulaPosition)
+		out = paging.Paginate(all, pg, formulaPosition)
 		return nil
 	})
 	return out, err
@@ -288,20 +289,20 @@ func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, re
 		if err != nil {
 			return err
 		}
-		old, err := t.mustOwnFormula(p.tenantID, id)
+		old, err := t.mustOwnFormula(p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
+		if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
 			return err
 		}
-		out = req.formula(id, p.tenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
+		out = req.formula(id, p.TenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
 		now := t.Now
-		out.ModifiedBy, out.ModifiedAt = p.actorID, &now
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
+		out.ModifiedBy, out.ModifiedAt = p.ActorID, &now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id), formulaRecordOf(out)); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
 	})
 	return out, err
 }
@@ -318,10 +319,10 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		if _, err := t.mustOwnFormula(p.tenantID, id); err != nil {
+		if _, err := t.mustOwnFormula(p.TenantID, id); err != nil {
 			return err
 		}
-		reactors, err := t.reactors(p.tenantID)
+		reactors, err := t.reactors(p.TenantID)
 		if err != nil {
 			return err
 		}
@@ -330,10 +331,10 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 				return unit.Errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}
 		}
-		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactorFormula, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id)); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")
 	})
 }
 

@@ -172,7 +172,7 @@ func (req FPERequest) check() (fpe.Transformation, error) {
 // req.KeyVersion (zero: the current one); the first value that does not
 // fit is Invalid at its index, and nothing is returned.
 func (t *txn) fpeRun(p *principal, tr fpe.Transformation, req FPERequest, enc bool) (*FPEResult, error) {
-	ks, err := t.TenantKeys(p.tenantID, false)
+	ks, err := t.TenantKeys(p.TenantID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (t *txn) fpeRun(p *principal, tr fpe.Transformation, req FPERequest, enc bo
 	if !ok && req.KeyVersion > ks.FPEVersion() {
 		// A version newer than this instance's cached keyring may
 		// have been made by another instance just now.
-		if ks, err = t.TenantKeys(p.tenantID, true); err != nil {
+		if ks, err = t.TenantKeys(p.TenantID, true); err != nil {
 			return nil, err
 		}
 		f, ok = ks.FPEAt(version)

@@ -41,7 +41,7 @@ func (v *Vault) RotateFPEKey(ctx context.Context, key Credential) (version int, 
 		if err != nil {
 			return err
 		}
-		tid = p.tenantID
+		tid = p.TenantID
 		ks, err := t.TenantKeys(tid, true)
 		if err != nil {
 			return err
@@ -52,7 +52,7 @@ func (v *Vault) RotateFPEKey(ctx context.Context, key Credential) (version int, 
 		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), rotated); err != nil {
 			return err
 		}
-		return t.log(p.actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("FPE key rotated to version %d", rotated.FPEVersion()))
+		return t.Log(p.Actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("FPE key rotated to version %d", rotated.FPEVersion()))
 	})
 	if err != nil {
 		return 0, err

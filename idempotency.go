@@ -96,7 +96,7 @@ func grantsDigest(p *principal) []byte {
 		P []string     `json:"p"`
 		R []AccessRule `json:"r"`
 		C []grants     `json:"c"`
-	}{p.permissions, p.rules, p.ceilings})
+	}{p.Permissions, p.Rules, p.Ceilings})
 	d := sha256.Sum256(b)
 	return d[:]
 }
@@ -156,17 +156,17 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 		if err != nil {
 			return err
 		}
-		if public = p.actorType == ActorApplication && p.appType == Public; public {
+		if public = p.ActorType == ActorApplication && p.AppType == Public; public {
 			return nil
 		}
-		tid = p.tenantID
+		tid = p.TenantID
 		grants := grantsDigest(p)
 		ks, err := t.TenantKeys(tid, false)
 		if err != nil {
 			return err
 		}
 		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.MAC(
-			[]byte("idempotency\x00"), []byte(p.actorType), []byte{0}, []byte(p.actorID), []byte{0}, []byte(idempotencyKey))))
+			[]byte("idempotency\x00"), []byte(p.ActorType), []byte{0}, []byte(p.ActorID), []byte{0}, []byte(idempotencyKey))))
 
 		var rec idempotency.Record
 		found, err := t.GetRecord(recKey, &rec)

@@ -158,20 +158,20 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err != nil {
 			return err
 		}
-		if !p.mayCreateIntent() {
+		if !p.MayCreateIntent() {
 			return unit.Forbidden(PermTokenIntentCreate)
 		}
-		ks, err := t.TenantKeys(p.tenantID, false)
+		ks, err := t.TenantKeys(p.TenantID, false)
 		if err != nil {
 			return err
 		}
 		addr := t.pendingAddress()
-		if err := t.makeRoomForIntent(p.tenantID, p.actorID, addr); err != nil {
+		if err := t.makeRoomForIntent(p.TenantID, p.ActorID, addr); err != nil {
 			return err
 		}
 		rec := &intents.Record{
-			ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Type: pt.typ, Data: data,
-			Fingerprint: pt.fingerprint(ks), CreatedBy: p.actorID, CreatedByType: p.actorType,
+			ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Type: pt.typ, Data: data,
+			Fingerprint: pt.fingerprint(ks), CreatedBy: p.ActorID, CreatedByType: p.ActorType,
 			CreatedAt: t.Now, ExpiresAt: t.Now.Add(t.v.intentLifetime), CreatedFrom: addr,
 		}
 		if req.ExpiresAt != nil {
@@ -185,13 +185,13 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 				return err
 			}
 		}
-		if out, err = intentOf(rec, p.maySeeIntentFingerprint(rec.Type)); err != nil {
+		if out, err = intentOf(rec, maySeeIntentFingerprint(p, rec.Type)); err != nil {
 			return err
 		}
-		if err := t.emitIntent(EventTokenIntentCreated, p.actor(), rec, ""); err != nil {
+		if err := t.emitIntent(EventTokenIntentCreated, p.Actor(), rec, ""); err != nil {
 			return err
 		}
-		return t.log(p.actor(), rec.TenantID, EntityTokenIntent, rec.ID, OpCreate, "Token intent created")
+		return t.Log(p.Actor(), rec.TenantID, EntityTokenIntent, rec.ID, OpCreate, "Token intent created")
 	})
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func (v *Vault) getTokenIntentAs(ctx context.Context, c credential, id string) (
 		if err != nil {
 			return err
 		}
-		if out, err = intentOf(rec, p.maySeeIntentFingerprint(rec.Type)); err != nil {
+		if out, err = intentOf(rec, maySeeIntentFingerprint(p, rec.Type)); err != nil {
 			return err
 		}
 		return t.logRead(p, EntityTokenIntent, rec.ID, "Token intent read")
@@ -245,7 +245,7 @@ func (v *Vault) deleteTokenIntentAs(ctx context.Context, c credential, id string
 		if err != nil {
 			return err
 		}
-		return t.deleteTokenIntent(p.actor(), rec, "Token intent deleted")
+		return t.deleteTokenIntent(p.Actor(), rec, "Token intent deleted")
 	})
 }
 
@@ -263,15 +263,15 @@ func (t *txn) ownIntent(c credential, id, perm string) (*principal, *intents.Rec
 	if err != nil {
 		return nil, nil, err
 	}
-	mayCreate := p.mayCreateIntent()
-	if !p.has(perm) && !mayCreate {
+	mayCreate := p.MayCreateIntent()
+	if !p.Has(perm) && !mayCreate {
 		return nil, nil, unit.Forbidden(perm)
 	}
-	rec, err := t.liveIntent(p.tenantID, id)
+	rec, err := t.liveIntent(p.TenantID, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !p.has(perm) && (rec.CreatedBy != p.actorID || rec.CreatedByType != p.actorType) {
+	if !p.Has(perm) && (rec.CreatedBy != p.ActorID || rec.CreatedByType != p.ActorType) {
 		// Another key's intent: the same answer as an unknown id.
 		return nil, nil, errIntentNotFound
 	}
@@ -325,22 +325,12 @@ func (t *txn) removeTokenIntent(by actor, rec *intents.Record, op, msg string) e
 			return err
 		}
 	}
-	return t.log(by, rec.TenantID, EntityTokenIntent, rec.ID, op, msg)
+	return t.Log(by, rec.TenantID, EntityTokenIntent, rec.ID, op, msg)
 }
 
 // msgIntentConverted is the log line of a conversion (operation update:
 // the intent became a token; the token's own line says created).
 const msgIntentConverted = "Token intent converted"
-
-// mayCreateIntent reports whether p may create token intents: it holds
-// token-intent:create, or it is a public application, which holds it by
-// default.
-func (p *principal) mayCreateIntent() bool {
-	if p.actorType == ActorApplication && p.appType == Public {
-		return true
-	}
-	return p.has(PermTokenIntentCreate)
-}
 
 // maySeeIntentFingerprint reports whether p is shown the fingerprint of
 // an intent of type typ: when it reads tokens of that type in clear in
@@ -349,12 +339,12 @@ func (p *principal) mayCreateIntent() bool {
 // token:read, so a public key never is. A key that may not read such
 // tokens could otherwise have any value of its choice fingerprinted and
 // match it against the fingerprints of stored tokens a reader shows.
-func (p *principal) maySeeIntentFingerprint(typ string) bool {
-	if p.actorType == ActorApplication && p.appType == Public {
+func maySeeIntentFingerprint(p *principal, typ string) bool {
+	if p.ActorType == ActorApplication && p.AppType == Public {
 		return false
 	}
 	c, ok := defaultContainer[typ]
-	return ok && p.mayReadClearIn([]string{c})
+	return ok && p.MayReadClearIn([]string{c})
 }
 
 // intentOf is the intent as returned: its data summarised, never shown; its

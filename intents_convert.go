@@ -81,11 +81,11 @@ func prepareConversion(req TokenRequest, now time.Time, path string, fe unit.Fie
 // token:create rule (checkConversionExpressions), Invalid when the request's fields do not fit the
 // intent's data (paths under the request's).
 func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
-	if p.actorType != ActorApplication || p.appType != Private {
+	if p.ActorType != ActorApplication || p.AppType != Private {
 		return nil, unit.Errorf(PermissionDenied, "token intents are converted with the key of a private application")
 	}
 	c := pt.intent
-	rec, err := t.liveIntent(p.tenantID, c.id)
+	rec, err := t.liveIntent(p.TenantID, c.id)
 	if err != nil {
 		return nil, err
 	}
@@ -117,10 +117,10 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.removeTokenIntent(p.actor(), rec, OpUpdate, msgIntentConverted); err != nil {
+	if err := t.removeTokenIntent(p.Actor(), rec, OpUpdate, msgIntentConverted); err != nil {
 		return nil, err
 	}
-	if err := t.emitIntent(EventTokenIntentConverted, p.actor(), rec, tok.ID); err != nil {
+	if err := t.emitIntent(EventTokenIntentConverted, p.Actor(), rec, tok.ID); err != nil {
 		return nil, err
 	}
 	return tok, nil
@@ -131,15 +131,15 @@ func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
 // token would be made, and looks nothing up for a key that may not read
 // in clear there (mayReadClearIn).
 func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokens.Record, error) {
-	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
+	if _, ok := p.Decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
 		return nil, unit.Forbidden(PermTokenCreate)
 	}
-	ks, err := t.TenantKeys(p.tenantID, false)
+	ks, err := t.TenantKeys(p.TenantID, false)
 	if err != nil {
 		return nil, err
 	}
 	fp := full.fingerprint(ks)
-	if fp == "" || !p.mayReadClearIn(full.containers) {
+	if fp == "" || !p.MayReadClearIn(full.containers) {
 		return nil, nil
 	}
 	return t.findDuplicate(p, fp, full)
@@ -151,7 +151,7 @@ func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokens.Record
 // is the same already, or a key without token:update on rec, leaves it
 // unchanged.
 func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *preparedToken, path string) (*Token, error) {
-	if _, mayUpdate := p.decide(PermTokenUpdate, scopeOf(rec)); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+	if _, mayUpdate := p.Decide(PermTokenUpdate, scopeOf(rec)); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
 		tok, transform := t.createAnswer(p, rec)
 		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
 			transform, ChannelCreate); err != nil {
@@ -172,7 +172,7 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *prepared
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	ks, err := t.TenantKeys(p.tenantID, false)
+	ks, err := t.TenantKeys(p.TenantID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *prepared
 	}
 	now := t.Now
 	next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
-		ModifiedBy: p.actorID, ModifiedAt: &now}
+		ModifiedBy: p.ActorID, ModifiedAt: &now}
 	pt.newCVC = false // the intent brings no cvc
 	pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
 	t.unindexFingerprint(rec)
@@ -191,10 +191,10 @@ func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *prepared
 		return nil, err
 	}
 	t.count(TokensUpdated)
-	if err := t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
+	if err := t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
 		return nil, err
 	}
-	if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
+	if err := t.emitToken(EventTokenUpdated, p.Actor(), next); err != nil {
 		return nil, err
 	}
 	tok, _ := t.createAnswer(p, next)
@@ -225,7 +225,7 @@ func checkConversionExpressions(p *principal, req TokenRequest, typ string) erro
 	if len(containers) == 0 {
 		containers = []string{defaultContainer[typ]}
 	}
-	if transform, ok := p.decide(PermTokenCreate, tokenScope{Containers: containers}); !ok || transform != TransformReveal {
+	if transform, ok := p.Decide(PermTokenCreate, tokenScope{Containers: containers}); !ok || transform != TransformReveal {
 		return errExpressionsOverIntentData
 	}
 	return nil

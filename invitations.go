@@ -105,13 +105,13 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		if err != nil {
 			return nil, err
 		}
-		if m, err := t.memberWith(p.tenantID, "", req.Email); err != nil || m != nil {
+		if m, err := t.memberWith(p.TenantID, "", req.Email); err != nil || m != nil {
 			if err == nil {
 				err = unit.Errorf(Conflict, "the address is already a member's")
 			}
 			return nil, err
 		}
-		if i, err := tenants.InvitationFor(t.Tx, p.tenantID, req.Email); err != nil || i != nil {
+		if i, err := tenants.InvitationFor(t.Tx, p.TenantID, req.Email); err != nil || i != nil {
 			if err == nil {
 				err = unit.Errorf(Conflict, "the address has an invitation already (%s); resend it instead", i.ID)
 			}
@@ -128,17 +128,17 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 			return err
 		}
 		var trec tenants.Record
-		if _, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
+		if _, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenant, p.TenantID), &trec); err != nil {
 			return err
 		}
 		tenant = tenantOf(&trec)
 		rec = invitationRecordOf(&Invitation{
 			ID:        t.v.ids.Next(t.Now),
-			TenantID:  p.tenantID,
+			TenantID:  p.TenantID,
 			Email:     req.Email,
 			Status:    InvitationPending,
 			ExpiresAt: t.Now.Add(InvitationLifetime),
-			CreatedBy: p.actorID,
+			CreatedBy: p.ActorID,
 			CreatedAt: t.Now,
 		}, nil)
 		return nil
@@ -159,10 +159,10 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		if err := tenants.PutInvitation(t.Tx, &rec); err != nil {
 			return err
 		}
-		if err := t.emitInvitation(EventTenantInvitationCreated, p.actor(), &rec); err != nil {
+		if err := t.emitInvitation(EventTenantInvitationCreated, p.Actor(), &rec); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, rec.ID, OpCreate, "Invitation created")
+		return t.Log(p.Actor(), p.TenantID, EntityTenantInvitation, rec.ID, OpCreate, "Invitation created")
 	})
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ type ListInvitationsRequest struct {
 // over a rate limit, PermissionDenied without tenant:invitation:read, or
 // Internal.
 func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInvitationsRequest) (*Page[Invitation], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
+		out, err = pageRecords(t, p.TenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
 			var rec tenants.InvitationRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
@@ -249,7 +249,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*
 		if err != nil {
 			return err
 		}
-		rec, err := tenants.MustInvitation(t.Tx, p.tenantID, id)
+		rec, err := tenants.MustInvitation(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -275,20 +275,20 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		rec, err := tenants.MustInvitation(t.Tx, p.tenantID, id)
+		rec, err := tenants.MustInvitation(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
 		if err := tenants.DropLinks(t.Tx, rec); err != nil {
 			return err
 		}
-		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantInvitation, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityTenantInvitation, id)); err != nil {
 			return err
 		}
-		if err := t.emitInvitation(EventTenantInvitationDeleted, p.actor(), rec); err != nil {
+		if err := t.emitInvitation(EventTenantInvitationDeleted, p.Actor(), rec); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
+		return t.Log(p.Actor(), p.TenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
 	})
 }
 
@@ -308,10 +308,10 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !p.has(PermTenantInvitationUpdate) {
+		if !p.Has(PermTenantInvitationUpdate) {
 			return nil, nil, unit.Forbidden(PermTenantInvitationUpdate)
 		}
-		rec, err := tenants.MustInvitation(t.Tx, p.tenantID, id)
+		rec, err := tenants.MustInvitation(t.Tx, p.TenantID, id)
 		return p, rec, err
 	}
 	var next Invitation
@@ -322,7 +322,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 			return err
 		}
 		var trec tenants.Record
-		if _, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &trec); err != nil {
+		if _, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenant, p.TenantID), &trec); err != nil {
 			return err
 		}
 		tenant = tenantOf(&trec)
@@ -330,7 +330,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		next = invitationOf(rec)
 		next.Status = InvitationPending
 		next.ExpiresAt = tenants.ResentExpiry(rec.ExpiresAt, now)
-		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
+		next.ModifiedBy, next.ModifiedAt = p.ActorID, &now
 		return nil
 	})
 	if err != nil {
@@ -351,10 +351,10 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err := tenants.PutInvitation(t.Tx, resent); err != nil {
 			return err
 		}
-		if err := t.emitInvitation(EventTenantInvitationResent, p.actor(), resent); err != nil {
+		if err := t.emitInvitation(EventTenantInvitationResent, p.Actor(), resent); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityTenantInvitation, id, OpUpdate, "Invitation resent")
+		return t.Log(p.Actor(), p.TenantID, EntityTenantInvitation, id, OpUpdate, "Invitation resent")
 	})
 	if err != nil {
 		return nil, err
@@ -443,7 +443,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return err
 		}
 		by := actor{ID: user.ID, Type: ActorUser}
-		if err := t.log(by, rec.TenantID, EntityTenantMember, mid, OpCreate, "Member joined by invitation"); err != nil {
+		if err := t.Log(by, rec.TenantID, EntityTenantMember, mid, OpCreate, "Member joined by invitation"); err != nil {
 			return err
 		}
 		if err := t.emitMember(EventTenantMemberCreated, by, &member); err != nil {
@@ -453,7 +453,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return err
 		}
 		out = &member
-		return t.log(by, rec.TenantID, EntityTenantInvitation, rec.ID, OpDelete, "Invitation accepted")
+		return t.Log(by, rec.TenantID, EntityTenantInvitation, rec.ID, OpDelete, "Invitation accepted")
 	})
 	if err != nil {
 		return nil, err

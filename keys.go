@@ -160,7 +160,7 @@ func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 		if err != nil {
 			return err
 		}
-		tid = p.tenantID
+		tid = p.TenantID
 		ks, err := t.TenantKeys(tid, true)
 		if err != nil {
 			return err
@@ -175,7 +175,7 @@ func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 		if err := t.scheduleReseal(tid); err != nil {
 			return err
 		}
-		return t.log(p.actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", rotated.Ring().ActiveTerm()))
+		return t.Log(p.Actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", rotated.Ring().ActiveTerm()))
 	})
 	if err != nil {
 		return err

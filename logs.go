@@ -9,6 +9,7 @@ import (
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -89,44 +90,6 @@ type ListLogsRequest struct {
 
 // Log keys and index entries: internal/auditlog (keys.go).
 
-// log appends a line to the tenant's audit trail, in the caller's
-// transaction, so the line lands exactly when the change does.
-func (t *txn) log(by actor, tid, entityType, entityID, op, msg string) error {
-	return t.logLine(auditlog.LineRecord{Line: auditchain.Line{
-		ActorID:    by.ID,
-		ActorType:  by.Type,
-		EntityType: entityType,
-		EntityID:   entityID,
-		Operation:  op,
-		Message:    msg,
-	}}, tid)
-}
-
-// logLine appends l, created now, to tenant tid's trail (see log).
-func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
-	l.CreatedAt = t.Now
-	entityType, entityID, op := l.EntityType, l.EntityID, l.Operation
-	suffix := barrier.TimeKey(l.CreatedAt) + "/" + t.v.ids.Next(t.Now)
-	if err := t.PutNew(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
-		return err
-	}
-	// Queued for the linker, which chains it beside the commit (internal/auditlog/chain.go).
-	if err := auditlog.QueueLine(t.Tx, tid, suffix); err != nil {
-		return err
-	}
-	// Its index entry: now, or for a read by the indexer (internal/auditlog/indexer.go).
-	if later, err := t.indexLater(tid, entityType, entityID, op, suffix); err != nil {
-		return err
-	} else if !later {
-		// New, as the line is: appended with it (appends.go).
-		if err := t.AppendIndex(auditlog.IndexKey(tid, entityType, entityID, suffix)); err != nil {
-			return err
-		}
-	}
-	// The line's export queue entries land with it (internal/auditlog/export.go).
-	return t.queueForExport(tid, suffix)
-}
-
 // logRead records that p read the data of an entity, and is the one place
 // that decides how reads are audited. The policy (docs/internals.md, "Decisions where
 // the specification is silent"):
@@ -137,7 +100,7 @@ func (t *txn) logLine(l auditlog.LineRecord, tid string) error {
 // Like every line, it lands in the caller's transaction: a read answer is
 // never given without its line committed.
 func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
-	return t.log(p.actor(), p.tenantID, entityType, entityID, OpRead, msg)
+	return t.Log(p.Actor(), p.TenantID, entityType, entityID, OpRead, msg)
 }
 
 // logTokenRead records, as logRead does, that p accessed the data of the
@@ -145,10 +108,10 @@ func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 // the line TokenAccess answers, which also names, for a session, the
 // application that authorized it.
 func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string) error {
-	return t.logLine(auditlog.LineRecord{Line: auditchain.Line{
-		ActorID: p.actorID, ActorType: p.actorType, EntityType: typ, EntityID: id, Operation: OpRead,
-		Message: msg, Transform: transform, Channel: channel, Application: p.appID,
-	}}, p.tenantID)
+	return t.LogLine(p.TenantID, auditchain.Line{
+		ActorID: p.ActorID, ActorType: p.ActorType, EntityType: typ, EntityID: id, Operation: OpRead,
+		Message: msg, Transform: transform, Channel: channel, Application: p.AppID,
+	})
 }
 
 // getLog reads the line stored at log/<suffix>; false when there is none.
@@ -190,7 +153,7 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // without a type, a type or id holding "/" or a control character, an end
 // date not after the start date, a page, size or start that is not one).
 func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsRequest) (*Page[Log], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -236,13 +199,13 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 		var pag Pagination
 		switch {
 		case req.EntityType == "":
-			suffixes, pag, err = t.logPage(p.tenantID, req.StartDate, req.EndDate, pg)
+			suffixes, pag, err = t.logPage(p.TenantID, req.StartDate, req.EndDate, pg)
 		case req.EntityID != "":
-			suffixes, pag, err = t.entityPage(p.tenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate, pg)
+			suffixes, pag, err = t.entityPage(p.TenantID, req.EntityType, req.EntityID, req.StartDate, req.EndDate, pg)
 		default:
 			// The type's page opens the lines it walks: they are its data.
 			var data []Log
-			data, pag, err = t.typePage(p.tenantID, req.EntityType, req.StartDate, req.EndDate, pg, listBudget, listBudget)
+			data, pag, err = t.typePage(p.TenantID, req.EntityType, req.StartDate, req.EndDate, pg, listBudget, listBudget)
 			out = &Page[Log]{Pagination: pag, Data: data}
 			return err
 		}
@@ -251,7 +214,7 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 		}
 		out = &Page[Log]{Pagination: pag, Data: make([]Log, 0, len(suffixes))}
 		for _, s := range suffixes {
-			l, ok, err := t.getLog(p.tenantID, s)
+			l, ok, err := t.getLog(p.TenantID, s)
 			if err != nil {
 				return err
 			}
@@ -268,10 +231,10 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 // first page pg of [start, end) may hold: logRangeBounds, with before
 // lowered to pg's cursor (the page is the newest of the lines older than
 // it).
-func logPageBounds(start, end *time.Time, pg pager) (after, before string) {
+func logPageBounds(start, end *time.Time, pg paging.Pager) (after, before string) {
 	after, before = auditlog.RangeBounds(start, end)
-	if pg.start != "" && (before == "" || pg.start < before) {
-		before = pg.start
+	if pg.Start != "" && (before == "" || pg.Start < before) {
+		before = pg.Start
 	}
 	return after, before
 }
@@ -285,21 +248,21 @@ func logPageBounds(start, end *time.Time, pg pager) (after, before string) {
 // (deeper pages are reached by cursor), and the total is a lower bound:
 // the lines walked, which is exact when no line follows the page (see
 // ListLogs). ListLogs without an entity filter lists this way.
-func (t *txn) logPage(tid string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
-	skip, pageNumber, err := pg.offset("lines")
+func (t *txn) logPage(tid string, start, end *time.Time, pg paging.Pager) ([]string, Pagination, error) {
+	skip, pageNumber, err := pg.Offset("lines")
 	if err != nil {
 		return nil, Pagination{}, err
 	}
 	after, before := logPageBounds(start, end, pg)
-	walked, err := auditlog.Newest(t.Tx, tid, after, before, skip+pg.size+1)
+	walked, err := auditlog.Newest(t.Tx, tid, after, before, skip+pg.Size+1)
 	if err != nil {
 		return nil, Pagination{}, err
 	}
-	p := pagination(len(walked), pageNumber, pg.size)
-	lo, hi := min(skip, len(walked)), min(skip+pg.size, len(walked))
+	p := paging.Pages(len(walked), pageNumber, pg.Size)
+	lo, hi := min(skip, len(walked)), min(skip+pg.Size, len(walked))
 	page := walked[lo:hi]
 	if hi < len(walked) {
-		p.After = encodeCursor(page[len(page)-1])
+		p.After = paging.EncodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
 }

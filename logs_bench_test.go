@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 )
 
 // BenchmarkLogList times pages of a tenant's audit log of many lines on
@@ -62,7 +63,7 @@ func BenchmarkLogList(b *testing.B) {
 	if err != nil || len(mid.Data) != 1 {
 		b.Fatalf("the line before the middle: %v, %v", mid, err)
 	}
-	cursor := encodeCursor(barrier.TimeKey(mid.Data[0].CreatedAt) + "/" + mid.Data[0].ID)
+	cursor := paging.EncodeCursor(barrier.TimeKey(mid.Data[0].CreatedAt) + "/" + mid.Data[0].ID)
 	loaded(b, "lines", total, load)
 
 	for _, bc := range []struct {

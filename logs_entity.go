@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
+	"github.com/tokenvault/tokenvault/internal/paging"
 )
 
 // entityPage is logPage for the lines of one entity (ListLogs with
@@ -13,21 +14,21 @@ import (
 // entity costs its offset and its size, however many lines the entity
 // has (a token read a million times), and its total is the same lower
 // bound as logPage's.
-func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg pager) ([]string, Pagination, error) {
-	skip, pageNumber, err := pg.offset("lines")
+func (t *txn) entityPage(tid, typ, id string, start, end *time.Time, pg paging.Pager) ([]string, Pagination, error) {
+	skip, pageNumber, err := pg.Offset("lines")
 	if err != nil {
 		return nil, Pagination{}, err
 	}
 	after, before := logPageBounds(start, end, pg)
-	walked, err := auditlog.EntityNewest(t.Tx, tid, typ, id, start, end, after, before, skip+pg.size+1)
+	walked, err := auditlog.EntityNewest(t.Tx, tid, typ, id, start, end, after, before, skip+pg.Size+1)
 	if err != nil {
 		return nil, Pagination{}, err
 	}
-	p := pagination(len(walked), pageNumber, pg.size)
-	lo, hi := min(skip, len(walked)), min(skip+pg.size, len(walked))
+	p := paging.Pages(len(walked), pageNumber, pg.Size)
+	lo, hi := min(skip, len(walked)), min(skip+pg.Size, len(walked))
 	page := walked[lo:hi]
 	if hi < len(walked) {
-		p.After = encodeCursor(page[len(page)-1])
+		p.After = paging.EncodeCursor(page[len(page)-1])
 	}
 	return page, p, nil
 }

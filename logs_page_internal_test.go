@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 
 	"github.com/tokenvault/tokenvault/store"
 )
@@ -51,17 +52,17 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 			}
 			slices.Reverse(all)
 			for size := 1; size <= 6; size++ {
-				var pagers []pager
+				var pagers []paging.Pager
 				for page := 1; page <= len(all)+2; page++ {
-					pagers = append(pagers, pager{page: page, size: size})
+					pagers = append(pagers, paging.Pager{Page: page, Size: size})
 				}
 				for _, c := range cursors[1:] {
-					pagers = append(pagers, pager{page: 1, size: size, start: c})
+					pagers = append(pagers, paging.Pager{Page: 1, Size: size, Start: c})
 				}
 				for _, pg := range pagers {
-					lo, hi, wantPag := pg.window(len(all), func(i int) string { return all[i] }, true)
+					lo, hi, wantPag := pg.Window(len(all), func(i int) string { return all[i] }, true)
 					base := 0 // where the walk begins in all
-					if pg.start != "" {
+					if pg.Start != "" {
 						base = lo
 					}
 					wantPag.TotalItems = hi - base
@@ -185,17 +186,17 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 				}
 			}
 			for size := 1; size <= 5; size++ {
-				var pagers []pager
+				var pagers []paging.Pager
 				for page := 1; page <= len(all)+2; page++ {
-					pagers = append(pagers, pager{page: page, size: size})
+					pagers = append(pagers, paging.Pager{Page: page, Size: size})
 				}
 				for _, c := range cursors {
-					pagers = append(pagers, pager{page: 1, size: size, start: c})
+					pagers = append(pagers, paging.Pager{Page: 1, Size: size, Start: c})
 				}
 				for _, pg := range pagers {
-					lo, hi, wantPag := pg.window(len(all), func(i int) string { return all[i] }, true)
+					lo, hi, wantPag := pg.Window(len(all), func(i int) string { return all[i] }, true)
 					base := 0
-					if pg.start != "" {
+					if pg.Start != "" {
 						base = lo
 					}
 					wantPag.TotalItems = hi - base

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
+	"github.com/tokenvault/tokenvault/internal/paging"
 )
 
 // The lines of one entity type (ListLogs with entity_type alone): walked
@@ -19,13 +20,13 @@ import (
 // the same lower bound as logPage's (the lines of the type up to the end
 // of the page, plus one when After is set), exact when After is empty or
 // when the page was answered from the type's index.
-func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager, budget, few int) ([]Log, Pagination, error) {
-	skip, pageNumber, err := pg.offset("lines")
+func (t *txn) typePage(tid, typ string, start, end *time.Time, pg paging.Pager, budget, few int) ([]Log, Pagination, error) {
+	skip, pageNumber, err := pg.Offset("lines")
 	if err != nil {
 		return nil, Pagination{}, err
 	}
 	after, before := logPageBounds(start, end, pg)
-	w, err := auditlog.WalkType(t.Tx, tid, typ, start, end, after, before, skip, pg.size, budget, few)
+	w, err := auditlog.WalkType(t.Tx, tid, typ, start, end, after, before, skip, pg.Size, budget, few)
 	if err != nil {
 		return nil, Pagination{}, err
 	}
@@ -39,19 +40,19 @@ func (t *txn) typePage(tid, typ string, start, end *time.Time, pg pager, budget,
 	total := w.Skipped + len(data)
 	var cursor string
 	if w.More && w.Last != "" {
-		cursor = encodeCursor(w.Last)
+		cursor = paging.EncodeCursor(w.Last)
 		total++
 	}
-	p := pagination(total, pageNumber, pg.size)
+	p := paging.Pages(total, pageNumber, pg.Size)
 	p.After = cursor
 	return data, p, nil
 }
 
 // typePageOf returns page pg of the lines at suffixes (oldest first: all
 // those of a type, in a range), newest first, counted exactly.
-func (t *txn) typePageOf(tid string, suffixes []string, pg pager) ([]Log, Pagination, error) {
+func (t *txn) typePageOf(tid string, suffixes []string, pg paging.Pager) ([]Log, Pagination, error) {
 	slices.Reverse(suffixes)
-	lo, hi, p := pg.window(len(suffixes), func(i int) string { return suffixes[i] }, true)
+	lo, hi, p := pg.Window(len(suffixes), func(i int) string { return suffixes[i] }, true)
 	data := make([]Log, 0, hi-lo)
 	for _, s := range suffixes[lo:hi] {
 		l, ok, err := t.getLog(tid, s)

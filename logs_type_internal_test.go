@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 )
 
 // TestTypePageWalksToTheTypesLines: typePage, which walks the log for the
@@ -109,7 +110,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 							name := fmt.Sprintf("%s in %v, budget %d, few %d, size %d", typ, r, budget, few, size)
 							// By cursor, to the end.
 							var got []string
-							pg := pager{page: 1, size: size}
+							pg := paging.Pager{Page: 1, Size: size}
 							for calls := 0; ; calls++ {
 								if calls > len(lines)+2 {
 									t.Fatalf("%s: the walk does not end", name)
@@ -130,14 +131,14 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 									}
 									break
 								}
-								pg.start, _ = decodeCursor(p.After)
+								pg.Start, _ = paging.DecodeCursor(p.After)
 							}
 							if !slices.Equal(got, want) {
 								t.Errorf("%s: the walk listed %v, want %v", name, got, want)
 							}
 							// Offset pages start their window.
 							for page := 2; page <= 3; page++ {
-								data, _, err := tx.typePage(lv.tid, typ, r[0], r[1], pager{page: page, size: size}, budget, few)
+								data, _, err := tx.typePage(lv.tid, typ, r[0], r[1], paging.Pager{Page: page, Size: size}, budget, few)
 								if err != nil {
 									return err
 								}

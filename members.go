@@ -25,11 +25,11 @@ type ListMembersRequest struct {
 // over a rate limit, PermissionDenied without tenant:member:read, or
 // Internal.
 func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembersRequest) (*Page[TenantMember], error) {
-	pg, err := req.PageRequest.resolve(MaxMemberPageSize)
+	pg, err := req.PageRequest.Resolve(MaxMemberPageSize)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIDs("user_id", req.UserIDs); err != nil {
+	if err := unit.CheckIDs("user_id", req.UserIDs); err != nil {
 		return nil, err
 	}
 	var out *Page[TenantMember]
@@ -38,7 +38,7 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.tenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
+		out, err = pageRecords(t, p.TenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
 			var rec tenants.MemberRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
@@ -82,7 +82,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 			return unit.NotFoundError("member")
 		}
 		var m tenants.MemberRecord
-		ok, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id), &m)
+		ok, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenantMember, id), &m)
 		if err != nil {
 			return err
 		}
@@ -92,13 +92,13 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if m.Role == RoleOwner {
 			return unit.Errorf(Conflict, "the OWNER of a tenant cannot be removed")
 		}
-		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityTenantMember, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityTenantMember, id)); err != nil {
 			return err
 		}
-		if err := t.emitMember(EventTenantMemberDeleted, p.actor(), ptr(memberOf(&m))); err != nil {
+		if err := t.emitMember(EventTenantMemberDeleted, p.Actor(), ptr(memberOf(&m))); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityTenantMember, id, OpDelete, "Member removed")
+		return t.Log(p.Actor(), p.TenantID, EntityTenantMember, id, OpDelete, "Member removed")
 	})
 }
 

@@ -1,6 +1,9 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
+)
 
 // Lists of applications, reactors, proxies, members and invitations.
 //
@@ -22,24 +25,24 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 // opens one and returns the item to list, or nil to leave it out (a
 // filter, an expired record). filtered says whether show leaves any out
 // for a reason other than expiry, which makes the total a lower bound.
-func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show func(kv barrier.StoredValue) (*T, error)) (*Page[T], error) {
-	skip, _, err := pg.offset("items")
+func pageRecords[T any](t *txn, tid, kind string, pg paging.Pager, filtered bool, show func(kv barrier.StoredValue) (*T, error)) (*Page[T], error) {
+	skip, _, err := pg.Offset("items")
 	if err != nil {
 		return nil, err
 	}
 	prefix := barrier.Tenant(tid).Records(kind)
-	budget := skip + pg.size + listBudget
+	budget := skip + pg.Size + listBudget
 	data := []T{}
-	after, last, more, skipped := pg.start, "", false, 0
-	for len(data) < pg.size && budget > 0 {
-		chunk := min(budget, max(pg.size-len(data), 16)) + 1
+	after, last, more, skipped := pg.Start, "", false, 0
+	for len(data) < pg.Size && budget > 0 {
+		chunk := min(budget, max(pg.Size-len(data), 16)) + 1
 		kvs, err := t.ScanValuesAfter(prefix, after, chunk)
 		if err != nil {
 			return nil, err
 		}
 		more = len(kvs) == chunk
 		for i, kv := range kvs {
-			if len(data) == pg.size || budget == 0 {
+			if len(data) == pg.Size || budget == 0 {
 				more, kvs = true, kvs[:i]
 				break
 			}
@@ -65,7 +68,7 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 	}
 	var cursor string
 	if more && last != "" {
-		cursor = encodeCursor(last)
+		cursor = paging.EncodeCursor(last)
 	}
 	var total int
 	if filtered {
@@ -80,11 +83,11 @@ func pageRecords[T any](t *txn, tid, kind string, pg pager, filtered bool, show 
 		}
 		total = n
 	}
-	pageNumber := pg.page
-	if pg.start != "" {
+	pageNumber := pg.Page
+	if pg.Start != "" {
 		pageNumber = 1
 	}
-	p := pagination(total, pageNumber, pg.size)
+	p := paging.Pages(total, pageNumber, pg.Size)
 	p.After = cursor
 	return &Page[T]{Pagination: p, Data: data}, nil
 }

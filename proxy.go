@@ -163,27 +163,27 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		if err != nil {
 			return err
 		}
-		conf, err := t.validateProxy(p.tenantID, &req)
+		conf, err := t.validateProxy(p.TenantID, &req)
 		if err != nil {
 			return err
 		}
-		if err := t.checkProxyApplication(p.tenantID, &req, nil); err != nil {
+		if err := t.checkProxyApplication(p.TenantID, &req, nil); err != nil {
 			return err
 		}
-		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Key: pkey, CreatedBy: p.actorID, CreatedAt: t.Now}
+		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Key: pkey, CreatedBy: p.ActorID, CreatedAt: t.Now}
 		req.apply(px, conf)
 		rec := proxyRecordOf(px, t.proxyMAC(pkey))
-		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &access.KeyRef{TenantID: p.tenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
+		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &access.KeyRef{TenantID: p.TenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityProxy, rec.ID), rec); err != nil {
 			return err
 		}
 		out = px
-		if err := t.emitProxy(EventProxyCreated, p.actor(), px); err != nil {
+		if err := t.emitProxy(EventProxyCreated, p.Actor(), px); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityProxy, rec.ID, OpCreate, fmt.Sprintf("Proxy %q created", rec.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityProxy, rec.ID, OpCreate, fmt.Sprintf("Proxy %q created", rec.Name))
 	})
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func (v *Vault) GetProxy(ctx context.Context, key Credential, id string) (*Proxy
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustProxy(p.tenantID, id)
+		rec, err := t.mustProxy(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -271,11 +271,11 @@ type ListProxiesRequest struct {
 // Unauthenticated for a key that is missing, unknown or expired, RateLimited
 // over a rate limit, PermissionDenied without proxy:read, or Internal.
 func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxiesRequest) (*Page[Proxy], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIDs("id", req.IDs); err != nil {
+	if err := unit.CheckIDs("id", req.IDs); err != nil {
 		return nil, err
 	}
 	var out *Page[Proxy]
@@ -285,7 +285,7 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.tenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
+		out, err = pageRecords(t, p.TenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
@@ -355,7 +355,7 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustProxy(p.tenantID, id)
+		rec, err := t.mustProxy(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -363,26 +363,26 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		if err != nil {
 			return err
 		}
-		conf, err := t.validateProxy(p.tenantID, &req)
+		conf, err := t.validateProxy(p.TenantID, &req)
 		if err != nil {
 			return err
 		}
-		if err := t.checkProxyApplication(p.tenantID, &req, rec.Application); err != nil {
+		if err := t.checkProxyApplication(p.TenantID, &req, rec.Application); err != nil {
 			return err
 		}
 		px := proxyOf(rec)
 		req.apply(px, conf)
 		now := t.Now
-		px.ModifiedBy, px.ModifiedAt = p.actorID, &now
+		px.ModifiedBy, px.ModifiedAt = p.ActorID, &now
 		rec = proxyRecordOf(px, rec.KeyHash)
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityProxy, id), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityProxy, id), rec); err != nil {
 			return err
 		}
 		out = px
-		if err := t.emitProxy(EventProxyUpdated, p.actor(), px); err != nil {
+		if err := t.emitProxy(EventProxyUpdated, p.Actor(), px); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpUpdate, fmt.Sprintf("Proxy %q %s", rec.Name, verb))
+		return t.Log(p.Actor(), p.TenantID, EntityProxy, id, OpUpdate, fmt.Sprintf("Proxy %q %s", rec.Name, verb))
 	})
 	return out, err
 }
@@ -400,19 +400,19 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustProxy(p.tenantID, id)
+		rec, err := t.mustProxy(p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		for _, k := range []barrier.Key{barrier.Tenant(p.tenantID).Record(EntityProxy, id), barrier.ProxyLookup(rec.KeyHash)} {
+		for _, k := range []barrier.Key{barrier.Tenant(p.TenantID).Record(EntityProxy, id), barrier.ProxyLookup(rec.KeyHash)} {
 			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
-		if err := t.emitProxy(EventProxyDeleted, p.actor(), proxyOf(rec)); err != nil {
+		if err := t.emitProxy(EventProxyDeleted, p.Actor(), proxyOf(rec)); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityProxy, id, OpDelete, "Proxy deleted")
+		return t.Log(p.Actor(), p.TenantID, EntityProxy, id, OpDelete, "Proxy deleted")
 	})
 }
 

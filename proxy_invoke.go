@@ -195,10 +195,10 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 			if p, err = t.authorize(call.APIKey, PermTokenUse); err != nil {
 				return err
 			}
-			if p.tenantID != rec.TenantID {
+			if p.TenantID != rec.TenantID {
 				return unit.ErrUnauthenticatedKey
 			}
-			by = p.actor()
+			by = p.Actor()
 		case plan.client != nil:
 			if p, err = t.authenticateAs(*plan.client); err != nil {
 				return unit.Errorf(PermissionDenied, "the proxy's application no longer exists")
@@ -206,7 +206,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 		}
 		if parsed != nil {
 			if p == nil {
-				p = &principal{tenantID: rec.TenantID} // no grants: any expression is refused
+				p = &principal{TenantID: rec.TenantID} // no grants: any expression is refused
 			}
 			if plan.body, err = t.detokenize(p, PermTokenUse, parsed, "Token used by proxy", ChannelProxy); err != nil {
 				return prefixFields(err, "body")
@@ -215,7 +215,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 		if err := t.emitProxy(EventProxyInvoked, by, plan.proxy); err != nil {
 			return err
 		}
-		return t.log(by, rec.TenantID, EntityProxy, rec.ID, OpInvoke, "Proxy invoked")
+		return t.Log(by, rec.TenantID, EntityProxy, rec.ID, OpInvoke, "Proxy invoked")
 	})
 	return plan, err
 }

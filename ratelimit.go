@@ -103,8 +103,8 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 	}
 	info := unit.CallOf(t.Ctx)
 	return info.Once(unit.ChargeCallLimits, func() error {
-		key, tenant := string(mac), p.tenantID
-		if p.actorType == ActorApplication && p.appType == Public {
+		key, tenant := string(mac), p.TenantID
+		if p.ActorType == ActorApplication && p.AppType == Public {
 			// A public key is in every browser: one bucket for all of
 			// them would let any holder use up everyone's calls, so each
 			// client address has its own (storage is bounded otherwise:

@@ -149,19 +149,19 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 			return err
 		}
 		if req.Code != "" {
-			if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
+			if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
 				return err
 			}
 		}
 		rec := &reactors.Record{
-			ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Name: req.Name, Code: req.Code,
-			Configuration: conf, CreatedBy: p.actorID, CreatedAt: t.Now,
+			ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Name: req.Name, Code: req.Code,
+			Configuration: conf, CreatedBy: p.ActorID, CreatedAt: t.Now,
 		}
 		fe := unit.FieldErrors{}
 		var f *Formula
 		if req.Formula != nil {
 			rec.FormulaID = req.Formula.ID
-			if f, err = t.loadFormula(p.tenantID, req.Formula.ID); err != nil {
+			if f, err = t.loadFormula(p.TenantID, req.Formula.ID); err != nil {
 				return err
 			}
 			if f == nil {
@@ -169,7 +169,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 			}
 		}
 		checkConfiguration(f, conf, fe)
-		if err := t.checkReactorApplication(p.tenantID, req.Application, "", fe); err != nil {
+		if err := t.checkReactorApplication(p.TenantID, req.Application, "", fe); err != nil {
 			return err
 		}
 		if err := fe.Err(); err != nil {
@@ -178,14 +178,14 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if req.Application != nil {
 			rec.ApplicationID = req.Application.ID
 		}
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
 		out = reactorOf(rec, f)
-		if err := t.emitReactor(EventReactorCreated, p.actor(), out); err != nil {
+		if err := t.emitReactor(EventReactorCreated, p.Actor(), out); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactor, rec.ID, OpCreate, fmt.Sprintf("Reactor %q created", rec.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityReactor, rec.ID, OpCreate, fmt.Sprintf("Reactor %q created", rec.Name))
 	})
 	if err != nil {
 		return nil, err
@@ -260,7 +260,7 @@ func (v *Vault) GetReactor(ctx context.Context, key Credential, id string) (*Rea
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.tenantID, id)
+		rec, f, err := t.mustReactor(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -300,11 +300,11 @@ func nameMatches(pattern, name string) bool {
 // Unauthenticated for a key that is missing, unknown or expired, RateLimited
 // over a rate limit, PermissionDenied without reactor:read, or Internal.
 func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReactorsRequest) (*Page[Reactor], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIDs("id", req.IDs); err != nil {
+	if err := unit.CheckIDs("id", req.IDs); err != nil {
 		return nil, err
 	}
 	var out *Page[Reactor]
@@ -314,7 +314,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.tenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
+		out, err = pageRecords(t, p.TenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}
@@ -328,7 +328,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			var f *Formula
 			if rec.FormulaID != "" {
 				var err error
-				if f, err = t.loadFormula(p.tenantID, rec.FormulaID); err != nil {
+				if f, err = t.loadFormula(p.TenantID, rec.FormulaID); err != nil {
 					return nil, err
 				}
 			}
@@ -387,7 +387,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.tenantID, id)
+		rec, f, err := t.mustReactor(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -421,14 +421,14 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if !sameJSON(conf, rec.Configuration) {
 			checkConfiguration(f, conf, fe)
 		}
-		if err := t.checkReactorApplication(p.tenantID, req.Application, rec.ApplicationID, fe); err != nil {
+		if err := t.checkReactorApplication(p.TenantID, req.Application, rec.ApplicationID, fe); err != nil {
 			return err
 		}
 		if err := fe.Err(); err != nil {
 			return err
 		}
 		if req.Code != "" {
-			if err := t.checkCode(p.tenantID, req.Code, "code"); err != nil {
+			if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
 				return err
 			}
 		}
@@ -438,15 +438,15 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 			rec.ApplicationID = req.Application.ID
 		}
 		now := t.Now
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, &now
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityReactor, id), rec); err != nil {
+		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, &now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
 		out = reactorOf(rec, f)
-		if err := t.emitReactor(EventReactorUpdated, p.actor(), out); err != nil {
+		if err := t.emitReactor(EventReactorUpdated, p.Actor(), out); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpUpdate, fmt.Sprintf("Reactor %q %s", rec.Name, verb))
+		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpUpdate, fmt.Sprintf("Reactor %q %s", rec.Name, verb))
 	})
 	return out, err
 }
@@ -463,16 +463,16 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.tenantID, id)
+		rec, f, err := t.mustReactor(p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityReactor, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
-		if err := t.emitReactor(EventReactorDeleted, p.actor(), reactorOf(rec, f)); err != nil {
+		if err := t.emitReactor(EventReactorDeleted, p.Actor(), reactorOf(rec, f)); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactor, id, OpDelete, "Reactor deleted")
+		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpDelete, "Reactor deleted")
 	})
 }

@@ -162,7 +162,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.tenantID, id)
+		rec, f, err := t.mustReactor(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -180,20 +180,20 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			return err
 		}
 		inv = &invocation{
-			id: t.v.ids.Next(t.Now), tenantID: p.tenantID, reactorID: rec.ID, code: code, caller: c,
+			id: t.v.ids.Next(t.Now), tenantID: p.TenantID, reactorID: rec.ID, code: code, caller: c,
 			req: map[string]any{"args": shaped, "configuration": rec.Configuration},
 		}
 		if rec.ApplicationID != "" {
-			ac := appCredential(p.tenantID, rec.ApplicationID)
+			ac := appCredential(p.TenantID, rec.ApplicationID)
 			inv.client = &ac
 		}
-		inv.by, inv.traceID = p.actor(), unit.TraceID(ctx)
-		if err := t.emit(p.tenantID, EventReactorInvoked, p.actor(), "invocation", EntityReactor, "", func() any {
+		inv.by, inv.traceID = p.Actor(), unit.TraceID(ctx)
+		if err := t.emit(p.TenantID, EventReactorInvoked, p.Actor(), "invocation", EntityReactor, "", func() any {
 			return &invocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}
 		}); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, EntityReactor, rec.ID, OpInvoke, "Reactor invoked")
+		return t.Log(p.Actor(), p.TenantID, EntityReactor, rec.ID, OpInvoke, "Reactor invoked")
 	})
 	return inv, err
 }

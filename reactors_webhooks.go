@@ -82,7 +82,7 @@ func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, erro
 		if err != nil {
 			return err
 		}
-		s, err := t.webhookSecret(p.tenantID)
+		s, err := t.webhookSecret(p.TenantID)
 		out = hex.EncodeToString(s)
 		return err
 	})

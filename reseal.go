@@ -173,7 +173,7 @@ func (v *Vault) resealOnce(ctx context.Context) (resealed int, more bool, err er
 			if err := t.Delete(barrier.Tenant(tid).Reseal()); err != nil {
 				return err
 			}
-			return t.log(systemActor, tid, EntityTenant, tid, OpUpdate,
+			return t.Log(systemActor, tid, EntityTenant, tid, OpUpdate,
 				fmt.Sprintf("Records re-sealed with data key term %d", active))
 		}
 		more = true

@@ -88,20 +88,20 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err != nil {
 			return err
 		}
-		if p.actorType != ActorApplication || p.appType != Public {
+		if p.ActorType != ActorApplication || p.AppType != Public {
 			return unit.Errorf(PermissionDenied, "sessions are created with the key of a public application")
 		}
-		if err := t.chargeSession(p.actorID); err != nil {
+		if err := t.chargeSession(p.ActorID); err != nil {
 			return err
 		}
 		addr := t.pendingAddress()
-		if err := t.makeRoomForSession(p.tenantID, p.actorID, addr); err != nil {
+		if err := t.makeRoomForSession(p.TenantID, p.ActorID, addr); err != nil {
 			return err
 		}
 		rec := &sessions.Record{
 			ID:             t.v.ids.Next(t.Now),
-			TenantID:       p.tenantID,
-			ApplicationID:  p.actorID,
+			TenantID:       p.TenantID,
+			ApplicationID:  p.ActorID,
 			PendingAddress: addr,
 			KeyHash:        t.v.sys.MAC([]byte(sessionKey)),
 			NonceHash:      t.nonceMAC(nonce),
@@ -130,10 +130,10 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 			}
 		}
 		out = &Session{SessionKey: Credential(sessionKey), Nonce: nonce, ExpiresAt: rec.ExpiresAt}
-		if err := t.emitSession(EventSessionCreated, p.actor(), rec); err != nil {
+		if err := t.emitSession(EventSessionCreated, p.Actor(), rec); err != nil {
 			return err
 		}
-		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
+		return t.Log(p.Actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
 	})
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		if err != nil {
 			return err
 		}
-		if p.actorType != ActorApplication || p.appType != Private {
+		if p.ActorType != ActorApplication || p.AppType != Private {
 			return unit.Errorf(PermissionDenied, "sessions are authorized with the key of a private application")
 		}
 		fe := maps.Clone(fe)
@@ -185,11 +185,11 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 			return err
 		}
 		for _, perm := range grantedPermissions(perms, rules) {
-			if !p.has(perm) {
+			if !p.Has(perm) {
 				return unit.Errorf(PermissionDenied, "the authorizing key lacks %s: a session gets no more than its authorizer holds", perm)
 			}
 		}
-		rec, err := t.sessionByNonce(p.tenantID, req.Nonce)
+		rec, err := t.sessionByNonce(p.TenantID, req.Nonce)
 		if err != nil {
 			return err
 		}
@@ -203,9 +203,9 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		}
 		now := t.Now
 		rec.NonceHash = nil
-		rec.Authorized, rec.AuthorizedBy, rec.AuthorizedAt = true, p.actorID, &now
+		rec.Authorized, rec.AuthorizedBy, rec.AuthorizedAt = true, p.ActorID, &now
 		rec.Grants = grants{Permissions: perms, Rules: rules}
-		rec.Ceiling = grants{Permissions: p.permissions, Rules: p.rules}
+		rec.Ceiling = grants{Permissions: p.Permissions, Rules: p.Rules}
 		if req.ExpiresAt != nil {
 			if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
 				return err
@@ -218,10 +218,10 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
 			return err
 		}
-		if err := t.emitSession(EventSessionAuthorized, p.actor(), rec); err != nil {
+		if err := t.emitSession(EventSessionAuthorized, p.Actor(), rec); err != nil {
 			return err
 		}
-		return t.log(p.actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
+		return t.Log(p.Actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
 	})
 }
 
@@ -310,13 +310,13 @@ func (t *txn) sessionPrincipal(ref access.KeyRef, mac []byte) (*principal, time.
 		}
 	}
 	return &principal{
-		tenantID:    rec.TenantID,
-		actorID:     rec.ID,
-		actorType:   ActorSession,
-		appID:       rec.AuthorizedBy,
-		permissions: rec.Grants.Permissions,
-		rules:       sortedRules(rec.Grants.Rules),
-		ceilings: []grants{
+		TenantID:    rec.TenantID,
+		ActorID:     rec.ID,
+		ActorType:   ActorSession,
+		AppID:       rec.AuthorizedBy,
+		Permissions: rec.Grants.Permissions,
+		Rules:       sortedRules(rec.Grants.Rules),
+		Ceilings: []grants{
 			{Permissions: rec.Ceiling.Permissions, Rules: sortedRules(rec.Ceiling.Rules)},
 			{Permissions: authorizer.Permissions, Rules: sortedRules(authorizer.Rules)},
 		},
@@ -341,5 +341,5 @@ func (t *txn) deleteSession(by actor, rec *sessions.Record, msg string) error {
 			return err
 		}
 	}
-	return t.log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
+	return t.Log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
 }

@@ -255,7 +255,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err := t.emitInvitation(EventTenantInvitationDeleted, systemActor, &rec); err != nil {
 			return false, err
 		}
-		return true, t.log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")
+		return true, t.Log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")
 	}
 	return false, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -114,10 +115,10 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
 			return err
 		}
-		if err := t.log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
+		if err := t.Log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
 			return err
 		}
-		if err := t.log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
+		if err := t.Log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
 			return err
 		}
 		if err := t.emitMember(EventTenantMemberCreated, owner, &member); err != nil {
@@ -160,7 +161,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 			return err
 		}
 		var rec tenants.Record
-		ok, err := t.GetRecord(barrier.Tenant(p.tenantID).Record(EntityTenant, p.tenantID), &rec)
+		ok, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenant, p.TenantID), &rec)
 		if err != nil {
 			return err
 		}
@@ -168,7 +169,7 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 			return unit.NotFoundError("tenant")
 		}
 		out = tenantOf(&rec)
-		return t.logRead(p, EntityTenant, p.tenantID, "Tenant read")
+		return t.logRead(p, EntityTenant, p.TenantID, "Tenant read")
 	})
 	if err != nil {
 		return nil, err
@@ -205,18 +206,18 @@ func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 //
 // Returns Invalid for a bad page request, or Internal.
 func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant], error) {
-	pg, err := req.resolve(MaxPageSize)
+	pg, err := req.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
-	skip, pageNumber, err := pg.offset("tenants")
+	skip, pageNumber, err := pg.Offset("tenants")
 	if err != nil {
 		return nil, err
 	}
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
 		var ids []string
-		err := t.Scan(barrier.TenantRegistry, pg.start, skip+pg.size+1, func(_ barrier.Key, tid string) error {
+		err := t.Scan(barrier.TenantRegistry, pg.Start, skip+pg.Size+1, func(_ barrier.Key, tid string) error {
 			ids = append(ids, tid)
 			return nil
 		})
@@ -227,10 +228,10 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 		if err != nil {
 			return err
 		}
-		lo, hi := min(skip, len(ids)), min(skip+pg.size, len(ids))
-		p := pagination(total, pageNumber, pg.size)
+		lo, hi := min(skip, len(ids)), min(skip+pg.Size, len(ids))
+		p := paging.Pages(total, pageNumber, pg.Size)
 		if hi < len(ids) {
-			p.After = encodeCursor(ids[hi-1])
+			p.After = paging.EncodeCursor(ids[hi-1])
 		}
 		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
 		for _, tid := range ids[lo:hi] {

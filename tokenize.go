@@ -378,7 +378,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if pt.intent != nil {
 		return t.convertIntent(p, pt)
 	}
-	tid := p.tenantID
+	tid := p.TenantID
 	if pt.idTmpl != nil {
 		if err := t.deriveFPEID(p, pt); err != nil {
 			return nil, err
@@ -398,7 +398,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	case id == "":
 		id = t.v.ids.Next(t.Now)
 	}
-	if _, ok := p.decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
+	if _, ok := p.Decide(PermTokenCreate, tokenScope{ID: id, Containers: pt.containers}); !ok {
 		return nil, unit.Forbidden(PermTokenCreate)
 	}
 	ks, err := t.TenantKeys(tid, false)
@@ -410,7 +410,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	// (no token:read there, or one that masks or redacts) is never told
 	// of a duplicate, and the fingerprint index is not even looked up for
 	// it: the time a match takes would tell a right guess.
-	if pt.dedupe && fingerprint != "" && p.mayReadClearIn(pt.containers) {
+	if pt.dedupe && fingerprint != "" && p.MayReadClearIn(pt.containers) {
 		existing, err := t.findDuplicate(p, fingerprint, pt)
 		if err != nil || existing != nil {
 			if existing == nil {
@@ -451,15 +451,15 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		}
 	}
 
-	rec := &tokens.Record{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.actorID, CreatedAt: t.Now, AliasID: pt.alias != nil || pt.idTmpl != nil}
+	rec := &tokens.Record{ID: id, TenantID: tid, Type: pt.typ, CreatedBy: p.ActorID, CreatedAt: t.Now, AliasID: pt.alias != nil || pt.idTmpl != nil}
 	pt.applyTo(rec, ks, t.Now, t.v.fingerprints == nil)
 	if err := t.putToken(rec); err != nil {
 		return nil, err
 	}
-	if err := t.log(p.actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
+	if err := t.Log(p.Actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	if err := t.emitToken(EventTokenCreated, p.actor(), rec); err != nil {
+	if err := t.emitToken(EventTokenCreated, p.Actor(), rec); err != nil {
 		return nil, err
 	}
 	t.count(TokensCreated)
@@ -597,7 +597,7 @@ func (t *txn) writeToken(prev, rec *tokens.Record) error {
 // learning, by getting its id back, that a guessed value is its value:
 // such a key always gets a new token.
 func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens.Record, error) {
-	tid := p.tenantID
+	tid := p.TenantID
 	ids, err := t.fingerprintIDs(tid, fp)
 	if err != nil {
 		return nil, err
@@ -609,7 +609,7 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens
 			return nil, err
 		}
 		if rec != nil && rec.Fingerprint == fp && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
-			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.mayReadClear(rec) {
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.MayReadClear(scopeOf(rec)) {
 			return rec, nil
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -135,19 +136,19 @@ func (v *Vault) TokenAccessPage(ctx context.Context, key Credential, id string, 
 		if err != nil {
 			return err
 		}
-		rec, err := t.loadToken(p.tenantID, id, true)
+		rec, err := t.loadToken(p.TenantID, id, true)
 		if err != nil {
 			return err
 		}
 		if rec == nil {
 			return unit.NotFoundError("token")
 		}
-		lines, more, err := t.accessLines(p.tenantID, rec.Type, rec.ID, pg.start, pg.size)
+		lines, more, err := t.accessLines(p.TenantID, rec.Type, rec.ID, pg.Start, pg.Size)
 		if err != nil {
 			return err
 		}
 		out = &Page[TokenAccess]{}
-		out.Data, out.Pagination = accessPage(lines, more, pg.size)
+		out.Data, out.Pagination = accessPage(lines, more, pg.Size)
 		return nil
 	})
 	return out, err
@@ -192,7 +193,7 @@ func (v *Vault) SubjectAccess(ctx context.Context, key Credential, req SubjectAc
 		if err != nil {
 			return err
 		}
-		recs, err := t.subjectTokens(p.tenantID, req.Metadata)
+		recs, err := t.subjectTokens(p.TenantID, req.Metadata)
 		if err != nil {
 			return err
 		}
@@ -201,7 +202,7 @@ func (v *Vault) SubjectAccess(ctx context.Context, key Credential, req SubjectAc
 		more := false
 		for _, rec := range recs {
 			out.Tokens = append(out.Tokens, rec.ID)
-			lines, m, err := t.accessLines(p.tenantID, rec.Type, rec.ID, pg.start, pg.size)
+			lines, m, err := t.accessLines(p.TenantID, rec.Type, rec.ID, pg.Start, pg.Size)
 			if err != nil {
 				return err
 			}
@@ -210,26 +211,26 @@ func (v *Vault) SubjectAccess(ctx context.Context, key Credential, req SubjectAc
 		}
 		// Newest first across tokens: a line's suffix orders it.
 		slices.SortFunc(all, func(a, b accessEntry) int { return strings.Compare(b.pos, a.pos) })
-		if len(all) > pg.size {
-			all, more = all[:pg.size], true
+		if len(all) > pg.Size {
+			all, more = all[:pg.Size], true
 		}
-		out.Data, out.Pagination = accessPage(all, more, pg.size)
+		out.Data, out.Pagination = accessPage(all, more, pg.Size)
 		return nil
 	})
 	return out, err
 }
 
 // resolveAccessPage resolves an access page request: by cursor only.
-func resolveAccessPage(pr PageRequest) (pager, error) {
-	pg, err := pr.resolve(MaxPageSize)
+func resolveAccessPage(pr PageRequest) (paging.Pager, error) {
+	pg, err := pr.Resolve(MaxPageSize)
 	if err != nil {
-		return pager{}, err
+		return paging.Pager{}, err
 	}
-	if pg.page > 1 {
-		return pager{}, unit.InvalidField("page", "access lists page by cursor: pass the previous page's after as start")
+	if pg.Page > 1 {
+		return paging.Pager{}, unit.InvalidField("page", "access lists page by cursor: pass the previous page's after as start")
 	}
-	if pg.start != "" && len(pg.start) != auditlog.SuffixLen {
-		return pager{}, unit.InvalidField("start", "is not a cursor of this list")
+	if pg.Start != "" && len(pg.Start) != auditlog.SuffixLen {
+		return paging.Pager{}, unit.InvalidField("start", "is not a cursor of this list")
 	}
 	return pg, nil
 }
@@ -265,7 +266,7 @@ type accessEntry struct {
 func (t *txn) accessLines(tid, typ, id, before string, want int) ([]accessEntry, bool, error) {
 	out := []accessEntry{}
 	for {
-		suffixes, pag, err := t.entityPage(tid, typ, id, nil, nil, pager{page: 1, size: want + 1, start: before})
+		suffixes, pag, err := t.entityPage(tid, typ, id, nil, nil, paging.Pager{Page: 1, Size: want + 1, Start: before})
 		if err != nil {
 			return nil, false, err
 		}
@@ -347,9 +348,9 @@ func accessPage(entries []accessEntry, more bool, size int) ([]TokenAccess, Pagi
 	if more {
 		n++
 	}
-	p := pagination(n, 1, size)
+	p := paging.Pages(n, 1, size)
 	if more && len(entries) > 0 {
-		p.After = encodeCursor(entries[len(entries)-1].pos)
+		p.After = paging.EncodeCursor(entries[len(entries)-1].pos)
 	}
 	return data, p
 }

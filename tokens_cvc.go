@@ -170,7 +170,7 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	if err := t.emitCVCExpired(&rec); err != nil {
 		return false, err
 	}
-	return true, t.log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
+	return true, t.Log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
 }
 
 // scheduleLegacyCVCs gives every card stored before cvc retention existed
@@ -261,7 +261,7 @@ func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 		if err := t.emitCVCExpired(&rec); err != nil {
 			return 0, err
 		}
-		return 1, t.log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
+		return 1, t.Log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")
 	}
 	rec.CVCAt = &at
 	entry := barrier.Tenant(rec.TenantID).CVCDue(at, rec.ID)

@@ -40,11 +40,11 @@ func parseIDExpression(id, path string, fe unit.FieldErrors) *expr.Template {
 // (PermissionDenied otherwise), as only such a key is told of a duplicate
 // (createToken).
 func (t *txn) deriveFPEID(p *principal, pt *preparedToken) error {
-	if !p.mayReadClearIn(pt.containers) {
+	if !p.MayReadClearIn(pt.containers) {
 		return unit.Errorf(PermissionDenied, "an id derived with fpe needs token:read revealing where the token is created: "+
 			"a taken id would tell whether a value is tokenized")
 	}
-	ks, err := t.TenantKeys(p.tenantID, false)
+	ks, err := t.TenantKeys(p.TenantID, false)
 	if err != nil {
 		return err
 	}

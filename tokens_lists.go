@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -92,8 +93,6 @@ const (
 	// listBudget is how many index entries a page examines beyond its
 	// offset and its size.
 	listBudget = 1000
-	// maxListOffset bounds the offset of a walked list's page: (page-1)*size.
-	maxListOffset = 10000
 )
 
 // sealedCursorPrefix marks a cursor position sealed with the tenant's
@@ -210,32 +209,6 @@ func (t *txn) relist(rec *tokens.Record, delta int64) error {
 	return nil
 }
 
-// reachesAll reports whether p's perm reaches every token, whatever its
-// containers and id: granted to it and to every ceiling directly, or by a
-// rule on "/" (or, for a session, a rule without container or
-// conditions).
-func (p *principal) reachesAll(perm string) bool {
-	if !grantsEverywhere(p.permissions, p.rules, perm) {
-		return false
-	}
-	for _, c := range p.ceilings {
-		if !grantsEverywhere(c.Permissions, c.Rules, perm) {
-			return false
-		}
-	}
-	return true
-}
-
-func grantsEverywhere(perms []string, rules []AccessRule, perm string) bool {
-	if slices.Contains(perms, perm) {
-		return true
-	}
-	return slices.ContainsFunc(rules, func(r AccessRule) bool {
-		everywhere := r.Container == "/" || r.Container == "" && len(r.Conditions) == 0
-		return everywhere && slices.Contains(r.Permissions, perm)
-	})
-}
-
 // walkable reports whether q is answered by walking a list index: it
 // has no filter answered by an index of exact values (ids, fingerprint,
 // metadata, search), which queryTokens reads instead.
@@ -298,17 +271,17 @@ func (t *txn) listIndexes(ks *barrier.Keys, tid string, q tokenQuery) (idxs []ba
 // pageTokens answers a walkable query (ListTokens, SearchTokens): the
 // tokens matching q that p may use with perm, in list order, one page of
 // them, at the cost described at the top of this file.
-func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
-	tid := p.tenantID
+func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg paging.Pager) (*Page[Token], error) {
+	tid := p.TenantID
 	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err
 	}
-	skip, _, err := pg.offset("tokens")
+	skip, _, err := pg.Offset("tokens")
 	if err != nil {
 		return nil, err
 	}
-	start, err := openCursor(ks, tid, pg.start)
+	start, err := openCursor(ks, tid, pg.Start)
 	if err != nil {
 		return nil, err
 	}
@@ -323,16 +296,16 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	exact = exact && p.reachesAll(perm)
+	exact = exact && p.ReachesAll(perm)
 
-	budget := skip + pg.size + listBudget
+	budget := skip + pg.Size + listBudget
 	walk := t.newListWalk(idxs, after)
 	var data []Token
 	var last string    // the position of the last entry examined
 	lastShown := false // whether it was shown
 	skipped := 0       // visible tokens passed by before the page
-	for len(data) < pg.size && budget > 0 {
-		pos, ok, err := walk.next(min(budget, max(pg.size-len(data), 16)))
+	for len(data) < pg.Size && budget > 0 {
+		pos, ok, err := walk.next(min(budget, max(pg.Size-len(data), 16)))
 		if err != nil {
 			return nil, err
 		}
@@ -366,13 +339,13 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 	}
 	if more && last != "" {
 		if lastShown {
-			page.Pagination.After = encodeCursor(cursorPosition(last))
+			page.Pagination.After = paging.EncodeCursor(cursorPosition(last))
 		} else {
-			page.Pagination.After = encodeCursor(sealCursor(ks, tid, cursorPosition(last)))
+			page.Pagination.After = paging.EncodeCursor(sealCursor(ks, tid, cursorPosition(last)))
 		}
 	}
-	pageNumber := pg.page
-	if pg.start != "" {
+	pageNumber := pg.Page
+	if pg.Start != "" {
 		pageNumber = 1
 	}
 	if !exact {
@@ -382,7 +355,7 @@ func (t *txn) pageTokens(p *principal, perm string, q tokenQuery, pg pager) (*Pa
 		}
 	}
 	after2 := page.Pagination.After
-	page.Pagination = pagination(total, pageNumber, pg.size)
+	page.Pagination = paging.Pages(total, pageNumber, pg.Size)
 	page.Pagination.After = after2
 	return page, nil
 }
@@ -407,11 +380,11 @@ func (t *txn) listedToken(p *principal, perm string, q tokenQuery, tid, pos stri
 // shapeListed shapes a token of a list or search for p, or returns nil
 // when p may not use it with perm (pageTokens and queryTokens).
 func shapeListed(p *principal, perm string, q tokenQuery, rec *tokens.Record) *Token {
-	transform, ok := p.decide(perm, scopeOf(rec))
+	transform, ok := p.Decide(perm, scopeOf(rec))
 	if !ok {
 		return nil
 	}
-	clear := p.mayReadClear(rec)
+	clear := p.MayReadClear(scopeOf(rec))
 	if q.fingerprint != "" && !clear {
 		// Equality with the data is told only to a key that sees it
 		// (mayReadClear): a masking reader would test guesses.
@@ -421,7 +394,7 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokens.Record) *T
 	if !clear {
 		tok.Fingerprint = ""
 	}
-	if perm != PermTokenRead && !p.mayRead(rec) {
+	if perm != PermTokenRead && !p.MayRead(scopeOf(rec)) {
 		// Found by search alone (see "Keys learn only what they may
 		// read"): a fingerprint or metadata term would test a value
 		// against what the key may not read, so it matches only where

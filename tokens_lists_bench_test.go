@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 )
 
 // BenchmarkTokenList times token list pages in a tenant of many tokens on
@@ -75,7 +76,7 @@ func BenchmarkTokenList(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cursor := encodeCursor(barrier.TimeKey(mid.CreatedAt) + "/" + mid.ID)
+	cursor := paging.EncodeCursor(barrier.TimeKey(mid.CreatedAt) + "/" + mid.ID)
 	loaded(b, "tokens", total, load)
 
 	for _, bc := range []struct {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -39,14 +40,14 @@ func validTokenID(id string) bool { return customIDProblem(id) == "" }
 // transform that applies. Unknown and expired tokens are NotFound; a token
 // the caller's rules do not reach is PermissionDenied.
 func (t *txn) mustToken(p *principal, id, perm string) (*tokens.Record, string, error) {
-	rec, err := t.loadToken(p.tenantID, id, false)
+	rec, err := t.loadToken(p.TenantID, id, false)
 	if err != nil {
 		return nil, "", err
 	}
 	if rec == nil {
 		return nil, "", unit.NotFoundError("token")
 	}
-	transform, ok := p.decide(perm, scopeOf(rec))
+	transform, ok := p.Decide(perm, scopeOf(rec))
 	if !ok {
 		return nil, "", unit.Forbidden(perm)
 	}
@@ -72,43 +73,6 @@ const (
 	presentUpdated
 )
 
-// mayRead reports whether p may read rec: token:read on its containers,
-// with any transform. The stored content of a token (mask, metadata,
-// search indexes, expressions) reaches only such callers; its fingerprint
-// only those that read it in clear (mayReadClear).
-func (p *principal) mayRead(rec *tokens.Record) bool {
-	_, ok := p.decide(PermTokenRead, scopeOf(rec))
-	return ok
-}
-
-// mayReadIn reports whether p may read tokens in containers whatever their
-// id (a session rule naming ids does not count), with any transform.
-func (p *principal) mayReadIn(containers []string) bool {
-	_, ok := p.decide(PermTokenRead, tokenScope{Containers: containers})
-	return ok
-}
-
-// mayReadClear reports whether p reads rec in clear: token:read on its
-// containers with the reveal transform. Whether a value equals rec's data
-// is told only to such callers: rec's fingerprint is shown, a fingerprint
-// term matches rec, and a deduplicating create finds rec only for them. A
-// key that reads rec only masked or redacted could otherwise tokenize
-// guesses where it may and compare: a card's BIN and last four leave
-// about 1,000 Luhn-valid middles to try.
-func (p *principal) mayReadClear(rec *tokens.Record) bool {
-	transform, ok := p.decide(PermTokenRead, scopeOf(rec))
-	return ok && transform == TransformReveal
-}
-
-// mayReadClearIn is mayReadClear for tokens in containers whatever their
-// id (a session rule naming ids does not count): deduplication, and
-// anything else that answers whether a value is tokenized there, is
-// offered only then.
-func (p *principal) mayReadClearIn(containers []string) bool {
-	transform, ok := p.decide(PermTokenRead, tokenScope{Containers: containers})
-	return ok && transform == TransformReveal
-}
-
 // present shapes a token for a caller using perm: data revealed, masked or
 // removed by the transform that applies (redacted when perm does not reach
 // the token). Create and update responses never reveal a card or bank
@@ -116,10 +80,10 @@ func (p *principal) mayReadClearIn(containers []string) bool {
 // shown only what the presentation allows.
 func (t *txn) present(p *principal, rec *tokens.Record, perm string, what presentation) *Token {
 	tok := tokenOf(rec, presentTransform(p, rec, perm))
-	if !p.mayReadClear(rec) {
+	if !p.MayReadClear(scopeOf(rec)) {
 		tok.Fingerprint = ""
 	}
-	if what != presentCreated && !p.mayRead(rec) {
+	if what != presentCreated && !p.MayRead(scopeOf(rec)) {
 		tok.withholdContent()
 	}
 	return tok
@@ -130,7 +94,7 @@ func (t *txn) present(p *principal, rec *tokens.Record, perm string, what presen
 // of reveal for any type but a plain token, since an answer to a write
 // never shows a card or bank account whole.
 func presentTransform(p *principal, rec *tokens.Record, perm string) string {
-	transform, ok := p.decide(perm, scopeOf(rec))
+	transform, ok := p.Decide(perm, scopeOf(rec))
 	if !ok {
 		return TransformRedact
 	}
@@ -286,7 +250,7 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 			return err
 		}
 		t.count(TokensDeleted)
-		return t.deleteToken(p.actor(), rec, "Token deleted")
+		return t.deleteToken(p.Actor(), rec, "Token deleted")
 	})
 }
 
@@ -308,7 +272,7 @@ func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 	if err := t.emitTokenDeleted(by, rec); err != nil {
 		return err
 	}
-	return t.log(by, rec.TenantID, rec.Type, rec.ID, OpDelete, msg)
+	return t.Log(by, rec.TenantID, rec.Type, rec.ID, OpDelete, msg)
 }
 
 // ListTokensRequest filters ListTokens. Filters combine with AND.
@@ -353,7 +317,7 @@ type ListTokensRequest struct {
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
 // when the store's storage is full, and Internal.
 func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRequest) (*Page[Token], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +359,7 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 // tokenList is one page of the tokens matching q that p may use with
 // perm: walked from a list index (pageTokens, tokens_lists.go), or, with a
 // filter answered by an index of exact values, read from that index.
-func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Page[Token], error) {
+func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg paging.Pager) (*Page[Token], error) {
 	if q.walkable() {
 		return t.pageTokens(p, perm, q, pg)
 	}
@@ -403,7 +367,7 @@ func (t *txn) tokenList(p *principal, perm string, q tokenQuery, pg pager) (*Pag
 	if err != nil {
 		return nil, err
 	}
-	return paginate(toks, pg, tokenPosition), nil
+	return paging.Paginate(toks, pg, tokenPosition), nil
 }
 
 // tokenPosition orders tokens by creation, then id: ids are time-ordered
@@ -418,7 +382,7 @@ func (t *txn) logReads(p *principal, perm string, toks []Token, msg, channel str
 		if tok.Data == nil {
 			continue // redacted: nothing of the token's data was read
 		}
-		transform, ok := p.decide(perm, tokenScope{ID: tok.ID, Containers: tok.Containers})
+		transform, ok := p.Decide(perm, tokenScope{ID: tok.ID, Containers: tok.Containers})
 		if !ok {
 			transform = TransformRedact
 		}
@@ -450,7 +414,7 @@ type tokenQuery struct {
 // filter matches. A query without one is tokenList's walk of a list index
 // (pageTokens), never a scan: here it is an internal error.
 func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, error) {
-	tid := p.tenantID
+	tid := p.TenantID
 	ks, err := t.TenantKeys(tid, false)
 	if err != nil {
 		return nil, err

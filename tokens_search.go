@@ -37,7 +37,7 @@ type SearchTokensRequest struct {
 // Returns Invalid for a bad query (after the permission is checked),
 // Unauthenticated, PermissionDenied.
 func (v *Vault) SearchTokens(ctx context.Context, key Credential, req SearchTokensRequest) (*Page[Token], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (v *Vault) SearchTokens(ctx context.Context, key Credential, req SearchToke
 		}
 		// As GET /tokens?metadata.k=v: finding by metadata or
 		// fingerprint reads them.
-		if q.readsContent() && !p.has(PermTokenRead) {
+		if q.readsContent() && !p.Has(PermTokenRead) {
 			return unit.Errorf(PermissionDenied, "the key lacks the permission %s, which a metadata or fingerprint term needs", PermTokenRead)
 		}
 		if out, err = t.tokenList(p, PermTokenSearch, q, pg); err != nil {

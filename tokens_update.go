@@ -81,7 +81,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// data, replaces the data whole: whether its data covers every
 		// stored field would otherwise decide the answer (see
 		// readsStoredData), telling it what fields are stored.
-		replaceData := setsExpression(fields) && fields["data"] != nil && !p.mayRead(rec)
+		replaceData := setsExpression(fields) && fields["data"] != nil && !p.MayRead(scopeOf(rec))
 		req, err := patchedRequest(rec, fields, replaceData)
 		if err != nil {
 			return err
@@ -102,7 +102,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// checked whenever it sends data.
 		cardsValidOn := t.Now
 		_, sendsData := fields["data"]
-		if rec.Type == TypeCard && (!sendsData || p.mayReadClear(rec) && sameCard(rec.Data, req.Data)) {
+		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(scopeOf(rec)) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		_, setsMask := fields["mask"]
@@ -110,7 +110,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if err := fe.Err(); err != nil {
 			return err
 		}
-		moved, ok := p.decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
+		moved, ok := p.Decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
 		if !ok {
 			return unit.Forbidden(PermTokenUpdate)
 		}
@@ -128,7 +128,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 				return err
 			}
 		}
-		ks, err := t.TenantKeys(p.tenantID, false)
+		ks, err := t.TenantKeys(p.TenantID, false)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if at, ok := cvcWrittenAt(rec); ok {
 			next.CVCAt = &at // the stored cvc's window goes on
 		}
-		next.ModifiedBy, next.ModifiedAt = p.actorID, &now
+		next.ModifiedBy, next.ModifiedAt = p.ActorID, &now
 		patchData, _ := fields["data"].(map[string]any)
 		pt.newCVC = patchData[cvcField] != nil
 		pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
@@ -156,10 +156,10 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		out = t.present(p, next, PermTokenUpdate, presentUpdated)
 		t.count(TokensUpdated)
-		if err := t.emitToken(EventTokenUpdated, p.actor(), next); err != nil {
+		if err := t.emitToken(EventTokenUpdated, p.Actor(), next); err != nil {
 			return err
 		}
-		return t.log(p.actor(), p.tenantID, next.Type, next.ID, OpUpdate, "Token updated")
+		return t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated")
 	})
 	return out, err
 }
@@ -269,7 +269,7 @@ func readsStoredData(fields map[string]any, req TokenRequest) bool {
 // only masked) to where it may.
 func readsNoMore(p *principal, rec *tokens.Record, containers []string) bool {
 	rank := func(containers []string) int {
-		tr, ok := p.decide(PermTokenRead, tokenScope{ID: rec.ID, Containers: containers})
+		tr, ok := p.Decide(PermTokenRead, tokenScope{ID: rec.ID, Containers: containers})
 		if !ok {
 			return -1
 		}

@@ -255,6 +255,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Exported: v.auditExported, Logger: v.logger, Now: v.now,
 		Interval: opts.AuditExport.Interval, Backoff: opts.AuditExport.Backoff,
 	})
+	v.work.WriteLinesWith(&auditlog.Writer{IDs: &v.ids, Indexer: v.indexer, Exporter: v.exporter})
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,
 		Every:      v.chainOpts.CheckpointEvery,

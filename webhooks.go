@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -51,19 +52,19 @@ func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRe
 		if err := v.validateWebhook(&req); err != nil {
 			return err
 		}
-		if err := t.checkWebhookRoom(p.tenantID); err != nil {
+		if err := t.checkWebhookRoom(p.TenantID); err != nil {
 			return err
 		}
-		rec := &events.Webhook{ID: t.v.ids.Next(t.Now), TenantID: p.tenantID, Secret: secret,
-			CreatedBy: p.actorID, CreatedAt: t.Now}
+		rec := &events.Webhook{ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Secret: secret,
+			CreatedBy: p.ActorID, CreatedAt: t.Now}
 		req.Apply(rec)
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err
 		}
-		t.forgetWebhooks(p.tenantID)
+		t.forgetWebhooks(p.TenantID)
 		out = rec.API(t.Now)
 		out.Secret = secret
-		return t.log(p.actor(), p.tenantID, EntityWebhook, rec.ID, OpCreate, fmt.Sprintf("Webhook %q created", rec.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityWebhook, rec.ID, OpCreate, fmt.Sprintf("Webhook %q created", rec.Name))
 	})
 	if err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func (v *Vault) GetWebhook(ctx context.Context, key Credential, id string) (*Web
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustWebhook(p.tenantID, id)
+		rec, err := t.mustWebhook(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -123,7 +124,7 @@ func (v *Vault) GetWebhook(ctx context.Context, key Credential, id string) (*Web
 // RateLimited over a rate limit, PermissionDenied without webhook:read, or
 // Internal.
 func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhooksRequest) (*Page[WebhookSubscription], error) {
-	pg, err := req.PageRequest.resolve(MaxPageSize)
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhoo
 		if err != nil {
 			return err
 		}
-		recs, err := t.tenantWebhooks(p.tenantID)
+		recs, err := t.tenantWebhooks(p.TenantID)
 		if err != nil {
 			return err
 		}
@@ -141,7 +142,7 @@ func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhoo
 		for i, r := range recs {
 			items[i] = *r.API(t.Now)
 		}
-		out = paginate(items, pg, func(w WebhookSubscription) string { return w.ID })
+		out = paging.Paginate(items, pg, func(w WebhookSubscription) string { return w.ID })
 		return nil
 	})
 	return out, err
@@ -165,7 +166,7 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustWebhook(p.tenantID, id)
+		rec, err := t.mustWebhook(p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -180,13 +181,13 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 		case rec.Status == WebhookDisabled && !wasDisabled:
 			rec.DisabledReason = "" // disabled by a caller
 		}
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, t.Now
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, id), rec); err != nil {
+		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, t.Now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityWebhook, id), rec); err != nil {
 			return err
 		}
-		t.forgetWebhooks(p.tenantID)
+		t.forgetWebhooks(p.TenantID)
 		out = rec.API(t.Now)
-		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q updated", rec.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q updated", rec.Name))
 	})
 	return out, err
 }
@@ -204,15 +205,15 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		if _, err := t.mustWebhook(p.tenantID, id); err != nil {
+		if _, err := t.mustWebhook(p.TenantID, id); err != nil {
 			return err
 		}
-		if err := t.Delete(barrier.Tenant(p.tenantID).Record(EntityWebhook, id)); err != nil {
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityWebhook, id)); err != nil {
 			return err
 		}
-		t.forgetWebhooks(p.tenantID)
-		t.AfterCommit(func() { v.dispatch.Pending().Forget(events.Key{Tenant: p.tenantID, Webhook: id}) })
-		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
+		t.forgetWebhooks(p.TenantID)
+		t.AfterCommit(func() { v.dispatch.Pending().Forget(events.Key{Tenant: p.TenantID, Webhook: id}) })
+		return t.Log(p.Actor(), p.TenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
 	})
 }
 
@@ -235,20 +236,20 @@ func (v *Vault) RotateWebhookSecret(ctx context.Context, key Credential, id stri
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustWebhook(p.tenantID, id)
+		rec, err := t.mustWebhook(p.TenantID, id)
 		if err != nil {
 			return err
 		}
 		rec.PreviousSecret, rec.PreviousUntil = rec.Secret, t.Now.Add(t.v.webhooks.SecretOverlap)
 		rec.Secret = secret
-		rec.ModifiedBy, rec.ModifiedAt = p.actorID, t.Now
-		if err := t.PutRecord(barrier.Tenant(p.tenantID).Record(EntityWebhook, id), rec); err != nil {
+		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, t.Now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityWebhook, id), rec); err != nil {
 			return err
 		}
-		t.forgetWebhooks(p.tenantID)
+		t.forgetWebhooks(p.TenantID)
 		out = rec.API(t.Now)
 		out.Secret = secret
-		return t.log(p.actor(), p.tenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q: signing secret rotated", rec.Name))
+		return t.Log(p.Actor(), p.TenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q: signing secret rotated", rec.Name))
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -34,14 +35,14 @@ const MaxDeliveriesPageSize = 100
 // is missing, unknown or expired, RateLimited over a rate limit,
 // PermissionDenied without webhook:read, or Internal.
 func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webhookID string, req PageRequest) (*Page[WebhookDelivery], error) {
-	pg, err := req.resolve(MaxDeliveriesPageSize)
+	pg, err := req.Resolve(MaxDeliveriesPageSize)
 	if err != nil {
 		return nil, err
 	}
-	if pg.page > 1 {
+	if pg.Page > 1 {
 		return nil, unit.InvalidField("page", "deliveries are paged by cursor: pass pagination.after as start")
 	}
-	if pg.start != "" && !unit.ValidID(pg.start) {
+	if pg.Start != "" && !unit.ValidID(pg.Start) {
 		return nil, unit.InvalidField("start", "is not a cursor returned by this list (pagination.after)")
 	}
 	out := &Page[WebhookDelivery]{Data: []WebhookDelivery{}}
@@ -50,16 +51,16 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 		if err != nil {
 			return err
 		}
-		if _, err := t.mustWebhook(p.tenantID, webhookID); err != nil {
+		if _, err := t.mustWebhook(p.TenantID, webhookID); err != nil {
 			return err
 		}
-		vals, err := t.ScanValuesBack(barrier.Tenant(p.tenantID).WebhookDeliveries(webhookID), pg.start, pg.size+1)
+		vals, err := t.ScanValuesBack(barrier.Tenant(p.TenantID).WebhookDeliveries(webhookID), pg.Start, pg.Size+1)
 		if err != nil {
 			return err
 		}
-		more := len(vals) > pg.size
+		more := len(vals) > pg.Size
 		if more {
-			vals = vals[:pg.size]
+			vals = vals[:pg.Size]
 		}
 		for _, sv := range vals {
 			var rec events.Delivery
@@ -68,11 +69,11 @@ func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webho
 			}
 			out.Data = append(out.Data, rec.API())
 		}
-		out.Pagination = Pagination{TotalItems: len(out.Data), PageNumber: 1, PageSize: pg.size, TotalPages: 1}
+		out.Pagination = Pagination{TotalItems: len(out.Data), PageNumber: 1, PageSize: pg.Size, TotalPages: 1}
 		if more {
 			out.Pagination.TotalItems++
 			out.Pagination.TotalPages = 2
-			out.Pagination.After = encodeCursor(out.Data[len(out.Data)-1].ID)
+			out.Pagination.After = paging.EncodeCursor(out.Data[len(out.Data)-1].ID)
 		}
 		return nil
 	})
@@ -99,7 +100,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if err != nil {
 			return err
 		}
-		hook, err := t.mustWebhook(p.tenantID, webhookID)
+		hook, err := t.mustWebhook(p.TenantID, webhookID)
 		if err != nil {
 			return err
 		}
@@ -107,7 +108,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
 		var rec events.Delivery
-		tk := barrier.Tenant(p.tenantID)
+		tk := barrier.Tenant(p.TenantID)
 		ok := false
 		if unit.ValidID(deliveryID) {
 			ok, err = t.GetRecord(tk.WebhookDelivery(webhookID, deliveryID), &rec)
@@ -126,7 +127,7 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 			if rec.EventType == EventWebhookTest {
 				room = v.dispatch.TestRoom
 			}
-			if full, err := room(t.Tx, p.tenantID, webhookID); err != nil || full != "" {
+			if full, err := room(t.Tx, p.TenantID, webhookID); err != nil || full != "" {
 				return cmp.Or(err, events.PendingCapError(full))
 			}
 		}
@@ -137,9 +138,9 @@ func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, we
 		if err := t.v.dispatch.PutDelivery(t.Tx, &rec); err != nil {
 			return err
 		}
-		v.dispatch.WakeAfterCommit(t.Tx, events.Key{Tenant: p.tenantID, Webhook: webhookID})
+		v.dispatch.WakeAfterCommit(t.Tx, events.Key{Tenant: p.TenantID, Webhook: webhookID})
 		out = rec.API()
-		return t.log(p.actor(), p.tenantID, EntityWebhook, webhookID, OpUpdate, "Webhook delivery queued again")
+		return t.Log(p.Actor(), p.TenantID, EntityWebhook, webhookID, OpUpdate, "Webhook delivery queued again")
 	})
 	if err != nil {
 		return nil, err
@@ -165,17 +166,17 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		hook, err := t.mustWebhook(p.tenantID, webhookID)
+		hook, err := t.mustWebhook(p.TenantID, webhookID)
 		if err != nil {
 			return err
 		}
 		if hook.Status != WebhookEnabled {
 			return unit.Errorf(Conflict, "the webhook is disabled: enable it first")
 		}
-		if full, err := v.dispatch.TestRoom(t.Tx, p.tenantID, hook.ID); err != nil || full != "" {
+		if full, err := v.dispatch.TestRoom(t.Tx, p.TenantID, hook.ID); err != nil || full != "" {
 			return cmp.Or(err, events.PendingCapError(full))
 		}
-		who, err := t.eventActor(p.tenantID, p.actor())
+		who, err := t.eventActor(p.TenantID, p.Actor())
 		if err != nil {
 			return err
 		}
@@ -183,18 +184,18 @@ func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID strin
 		if err != nil {
 			return err
 		}
-		info := WebhookEventInfo{ID: v.ids.Next(t.Now), Type: EventWebhookTest, Timestamp: t.Now, TenantID: p.tenantID,
+		info := WebhookEventInfo{ID: v.ids.Next(t.Now), Type: EventWebhookTest, Timestamp: t.Now, TenantID: p.TenantID,
 			TraceID: unit.TraceID(t.Ctx), Data: data}
 		b, err := json.Marshal(info)
 		if err != nil {
 			return err
 		}
-		rec, err := v.dispatch.QueueDelivery(t.Tx, p.tenantID, hook.ID, events.Outgoing{ID: info.ID, Type: info.Type, JSON: b})
+		rec, err := v.dispatch.QueueDelivery(t.Tx, p.TenantID, hook.ID, events.Outgoing{ID: info.ID, Type: info.Type, JSON: b})
 		if err != nil {
 			return err
 		}
 		out = rec.API()
-		return t.log(p.actor(), p.tenantID, EntityWebhook, hook.ID, OpUpdate, "Webhook test event queued")
+		return t.Log(p.Actor(), p.TenantID, EntityWebhook, hook.ID, OpUpdate, "Webhook test event queued")
 	})
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func (v *Vault) webhookAutoDisabled(reason string) {
 // webhookDisabledLine writes the audit line of webhook whid of tenant tid
 // that the Vault disabled, in t (events.Config.Audit).
 func (v *Vault) webhookDisabledLine(t *unit.Tx, tid, whid, message string) error {
-	return (&txn{Tx: t, v: v}).log(systemActor, tid, EntityWebhook, whid, OpUpdate, message)
+	return (&txn{Tx: t, v: v}).Log(systemActor, tid, EntityWebhook, whid, OpUpdate, message)
 }
 
 // isMemberEmail reports whether email is a member's of tenant tid, in t

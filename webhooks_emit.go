@@ -22,12 +22,12 @@ func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
 // emitTokenRead emits token.read for a token whose data p was handed,
 // as the API showed it (Data and Mask are left behind).
 func (t *txn) emitTokenRead(p *principal, tok *Token) error {
-	return t.emit(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, tok.ID, func() any { return tokenEventOf(tok) })
+	return t.emit(p.TenantID, EventTokenRead, p.Actor(), "token", EntityToken, tok.ID, func() any { return tokenEventOf(tok) })
 }
 
 // emitTokenReadRecord is emitTokenRead of a stored token.
 func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
-	return t.emit(p.tenantID, EventTokenRead, p.actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
+	return t.emit(p.TenantID, EventTokenRead, p.Actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
 }
 
 // emitTokenDeleted emits token.deleted, or token.expired when the

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"sync"
 	"time"
 
@@ -67,4 +68,16 @@ func NewAPIKey() string {
 	var b [32]byte
 	rand.Read(b[:])
 	return APIKeyPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// CheckIDs refuses an id filter that holds anything but UUIDs, naming the
+// offending entries as param[i].
+func CheckIDs(param string, ids []string) error {
+	fe := FieldErrors{}
+	for i, id := range ids {
+		if !ValidID(id) {
+			fe.Add(fmt.Sprintf("%s[%d]", param, i), "must be a UUID")
+		}
+	}
+	return fe.Err()
 }

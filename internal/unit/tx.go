@@ -25,6 +25,7 @@ type Tx struct {
 	// cached under.
 	AuthGen uint64
 
+	work   *Work
 	hooks  []func(committed bool)
 	locals []localValue
 }

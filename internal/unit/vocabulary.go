@@ -45,3 +45,15 @@ const (
 	TypeCard  = "card"
 	TypeBank  = "bank"
 )
+
+// Actor is who did something, for logs and events.
+type Actor struct {
+	ID   string
+	Type string
+	// Name is an application's name as of its authentication, when known,
+	// for the events it makes; empty otherwise.
+	Name string
+}
+
+// SystemActor is the Vault itself: sweeps, expiries, retention.
+var SystemActor = Actor{Type: ActorSystem}

@@ -16,6 +16,7 @@ type Work struct {
 	barrier *barrier.Barrier
 	opts    Options
 	hooks   []Hooks
+	lines   LineWriter
 	// retries counts optimistic first runs that could not be applied.
 	retries atomic.Int64
 }
@@ -75,7 +76,7 @@ func (w *Work) OptimisticRetries() int64 { return w.retries.Load() }
 // newTx is the Tx of barrier transaction tx, for a call under ctx whose
 // identity generation was gen when it began.
 func (w *Work) newTx(ctx context.Context, tx *barrier.Tx, gen uint64) *Tx {
-	t := &Tx{Tx: tx, Now: w.opts.Now().UTC(), Ctx: ctx, AuthGen: gen}
+	t := &Tx{Tx: tx, Now: w.opts.Now().UTC(), Ctx: ctx, AuthGen: gen, work: w}
 	tx.OnAuthChange(func() {
 		// Void the cache before the caller hears of the change; on a
 		// failed commit too, since a backend may fail after writing.
