@@ -256,6 +256,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Interval: opts.AuditExport.Interval, Backoff: opts.AuditExport.Backoff,
 	})
 	v.work.WriteLinesWith(&auditlog.Writer{IDs: &v.ids, Indexer: v.indexer, Exporter: v.exporter})
+	v.work.EmitEventsWith(vaultEvents{v})
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,
 		Every:      v.chainOpts.CheckpointEvery,

@@ -7,6 +7,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Helpers for the emit calls beside the audit lines. emit builds an
@@ -16,18 +17,18 @@ import (
 
 // emitToken emits typ about the token rec.
 func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
-	return t.emit(rec.TenantID, typ, by, "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any { return tokenEventView(rec) }})
 }
 
 // emitTokenRead emits token.read for a token whose data p was handed,
 // as the API showed it (Data and Mask are left behind).
 func (t *txn) emitTokenRead(p *principal, tok *Token) error {
-	return t.emit(p.TenantID, EventTokenRead, p.Actor(), "token", EntityToken, tok.ID, func() any { return tokenEventOf(tok) })
+	return t.Emit(unit.Event{TenantID: p.TenantID, Type: EventTokenRead, By: p.Actor(), ObjectName: "token", EntityType: EntityToken, EntityID: tok.ID, View: func() any { return tokenEventOf(tok) }})
 }
 
 // emitTokenReadRecord is emitTokenRead of a stored token.
 func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
-	return t.emit(p.TenantID, EventTokenRead, p.Actor(), "token", EntityToken, rec.ID, func() any { return tokenEventView(rec) })
+	return t.Emit(unit.Event{TenantID: p.TenantID, Type: EventTokenRead, By: p.Actor(), ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any { return tokenEventView(rec) }})
 }
 
 // emitTokenDeleted emits token.deleted, or token.expired when the
@@ -43,34 +44,33 @@ func (t *txn) emitTokenDeleted(by actor, rec *tokens.Record) error {
 // emitCVCExpired emits token.property.expired for the card rec whose cvc
 // the sweeper removed.
 func (t *txn) emitCVCExpired(rec *tokens.Record) error {
-	return t.emit(rec.TenantID, EventTokenPropertyExpired, systemActor, "token", EntityToken, rec.ID, func() any {
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventTokenPropertyExpired, By: systemActor, ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any {
 		e := tokenEventView(rec)
 		e.Property = cvcField
 		return e
-	})
+	}})
 }
 
 // emitIntent emits typ about the token intent rec (tokenID: the token a
 // converted intent became).
 func (t *txn) emitIntent(typ string, by actor, rec *intents.Record, tokenID string) error {
-	return t.emit(rec.TenantID, typ, by, "token_intent", EntityTokenIntent, rec.ID, func() any { return tokenIntentEventView(rec, tokenID) })
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "token_intent", EntityType: EntityTokenIntent, EntityID: rec.ID, View: func() any { return tokenIntentEventView(rec, tokenID) }})
 }
 
 // emitApplication emits typ about the application rec.
 func (t *txn) emitApplication(typ string, by actor, rec *access.ApplicationRecord) error {
-	return t.emit(rec.TenantID, typ, by, "application", EntityApplication, rec.ID, func() any { return applicationEventView(rec) })
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "application", EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationEventView(rec) }})
 }
 
 // emitKeyRegenerated emits application.key.deleted for the key whose
 // keyed hash was oldHash, then application.key.created for rec's new
 // one.
 func (t *txn) emitKeyRegenerated(by actor, rec *access.ApplicationRecord, oldHash []byte) error {
-	if err := t.emit(rec.TenantID, EventApplicationKeyDeleted, by, "application", EntityApplication, rec.ID,
-		func() any { return applicationKeyEventView(rec, oldHash) }); err != nil {
+	if err := t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventApplicationKeyDeleted, By: by, ObjectName: "application",
+		EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationKeyEventView(rec, oldHash) }}); err != nil {
 		return err
 	}
-	return t.emit(rec.TenantID, EventApplicationKeyCreated, by, "application", EntityApplication, rec.ID,
-		func() any { return applicationKeyEventView(rec, rec.KeyHash) })
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventApplicationKeyCreated, By: by, ObjectName: "application", EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationKeyEventView(rec, rec.KeyHash) }})
 }
 
 // emitProxy emits typ about the proxy p.
@@ -79,27 +79,27 @@ func (t *txn) emitProxy(typ string, by actor, p *Proxy) error {
 	if typ == EventProxyInvoked {
 		entityID = ""
 	}
-	return t.emit(p.TenantID, typ, by, "proxy", EntityProxy, entityID, func() any { return proxyEventView(p) })
+	return t.Emit(unit.Event{TenantID: p.TenantID, Type: typ, By: by, ObjectName: "proxy", EntityType: EntityProxy, EntityID: entityID, View: func() any { return proxyEventView(p) }})
 }
 
 // emitReactor emits typ about the reactor r.
 func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
-	return t.emit(r.TenantID, typ, by, "reactor", EntityReactor, r.ID, func() any { return reactorEventView(r) })
+	return t.Emit(unit.Event{TenantID: r.TenantID, Type: typ, By: by, ObjectName: "reactor", EntityType: EntityReactor, EntityID: r.ID, View: func() any { return reactorEventView(r) }})
 }
 
 // emitSession emits typ about the session rec.
 func (t *txn) emitSession(typ string, by actor, rec *sessions.Record) error {
-	return t.emit(rec.TenantID, typ, by, "session", EntitySession, rec.ID, func() any { return sessionEventView(rec) })
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "session", EntityType: EntitySession, EntityID: rec.ID, View: func() any { return sessionEventView(rec) }})
 }
 
 // emitMember emits typ about the member m.
 func (t *txn) emitMember(typ string, by actor, m *TenantMember) error {
-	return t.emit(m.TenantID, typ, by, "member", EntityTenantMember, m.ID, func() any { return memberEventView(m) })
+	return t.Emit(unit.Event{TenantID: m.TenantID, Type: typ, By: by, ObjectName: "member", EntityType: EntityTenantMember, EntityID: m.ID, View: func() any { return memberEventView(m) }})
 }
 
 // emitInvitation emits typ about the invitation rec.
 func (t *txn) emitInvitation(typ string, by actor, rec *tenants.InvitationRecord) error {
-	return t.emit(rec.TenantID, typ, by, "invitation", EntityTenantInvitation, rec.ID, func() any { return invitationEventView(rec) })
+	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "invitation", EntityType: EntityTenantInvitation, EntityID: rec.ID, View: func() any { return invitationEventView(rec) }})
 }
 
 // emitInvocationEnd emits reactor.completed or reactor.failed for the
@@ -128,7 +128,7 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 		return
 	}
 	if err := v.update(ctx, func(t *txn) error {
-		return t.emit(inv.tenantID, typ, inv.by, "invocation", EntityReactor, "", func() any { return view })
+		return t.Emit(unit.Event{TenantID: inv.tenantID, Type: typ, By: inv.by, ObjectName: "invocation", EntityType: EntityReactor, EntityID: "", View: func() any { return view }})
 	}); err != nil {
 		v.logger.Warn("tokenvault: the end of an asynchronous reactor invocation emitted no event", "event", typ, "err", err)
 	}

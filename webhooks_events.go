@@ -78,11 +78,17 @@ type WebhookEventInfo = events.Info
 // WebhookActor is who made the change an event tells of.
 type WebhookActor = events.Actor
 
-// emit queues an event of type typ about an object (the JSON view that
-// view builds, named objectName, of the entity entityType/entityID) made
-// by by, for every enabled webhook of tenant tid subscribed to typ, in
-// t's transaction. It writes nothing, and builds no view, when none is.
-func (t *txn) emit(tid, typ string, by actor, objectName, entityType, entityID string, view func() any) error {
+// vaultEvents queues the events of every unit of work (unit.EventWriter).
+type vaultEvents struct{ v *Vault }
+
+// Emit queues an event of type e.Type about an object (the JSON view that
+// e.View builds, named e.ObjectName, of the entity e.EntityType/EntityID)
+// made by e.By, for every enabled webhook of tenant e.TenantID subscribed
+// to it, in ut's transaction. It writes nothing, and builds no view, when
+// none is.
+func (ve vaultEvents) Emit(ut *unit.Tx, e unit.Event) error {
+	t := &txn{Tx: ut, v: ve.v}
+	tid, typ, by, objectName, entityType, entityID, view := e.TenantID, e.Type, e.By, e.ObjectName, e.EntityType, e.EntityID, e.View
 	et, ok := events.Lookup(typ)
 	if !ok {
 		return fmt.Errorf("tokenvault: event type %q is not in the catalogue", typ)

@@ -17,6 +17,7 @@ type Work struct {
 	opts    Options
 	hooks   []Hooks
 	lines   LineWriter
+	events  EventWriter
 	// retries counts optimistic first runs that could not be applied.
 	retries atomic.Int64
 }
