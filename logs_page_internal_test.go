@@ -70,7 +70,7 @@ func TestLogPageIsTheWindowOfTheWholeList(t *testing.T) {
 						wantPag.TotalItems++
 					}
 					wantPag.TotalPages = (wantPag.TotalItems + size - 1) / size
-					got, gotPag, err := tx.logPage(lv.tid, r[0], r[1], pg)
+					got, gotPag, err := auditlog.LogPage(tx.Tx, lv.tid, r[0], r[1], pg)
 					if err != nil {
 						return err
 					}
@@ -143,7 +143,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 	var lines []string // the token's lines, oldest first
 	err = lv.v.view(ctx, func(tx *txn) error {
 		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
-			l, ok, err := tx.getLog(lv.tid, suffix)
+			l, ok, err := auditlog.GetLog(tx.Tx, lv.tid, suffix)
 			if ok && l.EntityID == tok.ID {
 				lines = append(lines, suffix)
 			}
@@ -204,7 +204,7 @@ func TestEntityPageIsTheWindowOfTheEntitysLines(t *testing.T) {
 						wantPag.TotalItems++
 					}
 					wantPag.TotalPages = (wantPag.TotalItems + size - 1) / size
-					got, gotPag, err := tx.entityPage(lv.tid, EntityToken, tok.ID, r[0], r[1], pg)
+					got, gotPag, err := auditlog.EntityPage(tx.Tx, lv.tid, EntityToken, tok.ID, r[0], r[1], pg)
 					if err != nil {
 						return err
 					}

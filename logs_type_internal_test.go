@@ -60,7 +60,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	var lines []line
 	err = lv.v.view(ctx, func(tx *txn) error {
 		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
-			l, ok, err := tx.getLog(lv.tid, suffix)
+			l, ok, err := auditlog.GetLog(tx.Tx, lv.tid, suffix)
 			if ok {
 				lines = append(lines, line{suffix, l.ID, l.EntityType})
 			}
@@ -115,7 +115,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 								if calls > len(lines)+2 {
 									t.Fatalf("%s: the walk does not end", name)
 								}
-								data, p, err := tx.typePage(lv.tid, typ, r[0], r[1], pg, budget, few)
+								data, p, err := auditlog.TypeLogPage(tx.Tx, lv.tid, typ, r[0], r[1], pg, budget, few)
 								if err != nil {
 									return err
 								}
@@ -138,7 +138,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 							}
 							// Offset pages start their window.
 							for page := 2; page <= 3; page++ {
-								data, _, err := tx.typePage(lv.tid, typ, r[0], r[1], paging.Pager{Page: page, Size: size}, budget, few)
+								data, _, err := auditlog.TypeLogPage(tx.Tx, lv.tid, typ, r[0], r[1], paging.Pager{Page: page, Size: size}, budget, few)
 								if err != nil {
 									return err
 								}

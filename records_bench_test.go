@@ -123,7 +123,7 @@ func BenchmarkRecord(b *testing.B) {
 	bin, _ := l.AppendRecord(nil, logKey)
 	leanL := leanLog{V: 1, A: l.ActorID, AT: l.ActorType, ET: l.EntityType, EI: l.EntityID, O: l.Operation, M: l.Message, C: l.CreatedAt}
 	lean, _ := json.Marshal(leanL)
-	v0, _ := json.Marshal(logOf(logKey, l))
+	v0, _ := json.Marshal(auditlog.LogOf(logKey, l))
 	b.Run("log/form=binary/op=encode", func(b *testing.B) {
 		buf := make([]byte, 0, 256)
 		for b.Loop() {
@@ -155,7 +155,7 @@ func BenchmarkRecord(b *testing.B) {
 	})
 	b.Run("log/form=json-v0/op=encode", func(b *testing.B) {
 		for b.Loop() {
-			json.Marshal(logOf(logKey, l))
+			json.Marshal(auditlog.LogOf(logKey, l))
 		}
 		b.ReportMetric(float64(len(v0)), "bytes")
 	})

@@ -38,7 +38,7 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	case *tokens.Record:
 		v = r.V0()
 	case *auditlog.LineRecord:
-		v = logOf(key, r) // a log line's JSON was its stored form
+		v = auditlog.LogOf(key, r) // a log line's JSON was its stored form
 	case *access.ApplicationRecord:
 		v = applicationRecordV0FromRecord(r)
 	case *access.KeyRef:

@@ -142,7 +142,7 @@ func (lv *legacyVault) downgrade(t *testing.T) {
 			if err := tx.OpenRecord(kv.Key, kv.Raw, &l); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(logOf(kv.Key, &l)) // Log's JSON was the stored form
+			b, _ := json.Marshal(auditlog.LogOf(kv.Key, &l)) // Log's JSON was the stored form
 			if err := tx.Reseal(kv.Key, b); err != nil {
 				return err
 			}

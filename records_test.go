@@ -237,7 +237,7 @@ func TestRecordLegacy(t *testing.T) {
 	if diff := cmp.Diff(want, &l, recordCmp...); diff != "" {
 		t.Errorf("log-v0.json: (-want +got)\n%s", diff)
 	}
-	if got := logOf(fixLogKey, &l); got.ID != fixLog || got.TenantID != fixTenant {
+	if got := auditlog.LogOf(fixLogKey, &l); got.ID != fixLog || got.TenantID != fixTenant {
 		t.Errorf("log-v0.json: id %q tenant %q, want %q %q", got.ID, got.TenantID, fixLog, fixTenant)
 	}
 	b, err = os.ReadFile("testdata/records/application-v0.json")

@@ -266,7 +266,7 @@ type accessEntry struct {
 func (t *txn) accessLines(tid, typ, id, before string, want int) ([]accessEntry, bool, error) {
 	out := []accessEntry{}
 	for {
-		suffixes, pag, err := t.entityPage(tid, typ, id, nil, nil, paging.Pager{Page: 1, Size: want + 1, Start: before})
+		suffixes, pag, err := auditlog.EntityPage(t.Tx, tid, typ, id, nil, nil, paging.Pager{Page: 1, Size: want + 1, Start: before})
 		if err != nil {
 			return nil, false, err
 		}
