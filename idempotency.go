@@ -73,7 +73,7 @@ const (
 
 // kindIdempotency is the record kind of idempotency records:
 // tenant/<tid>/idempotency/<hmac>.
-const kindIdempotency = "idempotency"
+const kindIdempotency = idempotency.Kind
 
 // IdempotentRequest is what an idempotent call does, to recognise a repeat:
 // a repeat must have the same Operation and Body.

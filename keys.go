@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/reseal"
 )
 
 // keyWrapping is the barrier's view of the Vault's key wrappers: the
@@ -172,7 +173,7 @@ func (v *Vault) RotateDataKey(ctx context.Context, key Credential) error {
 		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), rotated); err != nil {
 			return err
 		}
-		if err := t.scheduleReseal(tid); err != nil {
+		if err := reseal.Schedule(t.Tx, tid, t.v.auth.SingleProcess()); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), tid, EntityTenant, tid, OpUpdate, fmt.Sprintf("Data key rotated to term %d", rotated.Ring().ActiveTerm()))

@@ -20,6 +20,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/reseal"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
@@ -51,8 +52,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = tokens.ListBuildV0(*r)
 	case *tokens.FingerprintPlace:
 		v = tokens.FingerprintPlaceV0(*r)
-	case *resealState:
-		v = resealStateV0(*r)
+	case *reseal.State:
+		v = reseal.StateV0(*r)
 	case *tenants.DeletionState:
 		v = tenants.DeletionStateV0(*r)
 	case *tenants.Record:

@@ -21,6 +21,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/reseal"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
@@ -138,8 +139,8 @@ var recordKinds = []recordKind{
 		return &tokens.ListBuild{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
 	}, func() recordCodec { return &tokens.ListBuild{} }, func() any { return &tokens.ListBuildV0{} }},
 	{"reseal", barrier.Tenant(fixTenant).Reseal(), func() recordCodec {
-		return &resealState{NotBefore: fixTime, After: fixTokenKey.String()}
-	}, func() recordCodec { return &resealState{} }, func() any { return &resealStateV0{} }},
+		return &reseal.State{NotBefore: fixTime, After: fixTokenKey.String()}
+	}, func() recordCodec { return &reseal.State{} }, func() any { return &reseal.StateV0{} }},
 	{"deleting", barrier.Tenant(fixTenant).Deleting(), func() recordCodec {
 		return &tenants.DeletionState{Phase: tenants.PhaseTenant, Prefix: "sys/apikey/", After: "sys/apikey/0a1b"}
 	}, func() recordCodec { return &tenants.DeletionState{} }, func() any { return &tenants.DeletionStateV0{} }},
@@ -282,7 +283,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Type: TypeToken}},
 		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Containers: []string{}}},
 		{barrier.SysFingerprints, &tokens.FingerprintPlace{}},
-		{barrier.Tenant("t").Reseal(), &resealState{}},
+		{barrier.Tenant("t").Reseal(), &reseal.State{}},
 		{barrier.Tenant("t").Deleting(), &tenants.DeletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &intents.Record{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
 		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, CreatedAt: other}},
@@ -383,7 +384,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/lease/":                  func() recordCodec { return &lease.Record{} },
 	"sys/count/":                  func() recordCodec { return &countRecord{} },
 	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
-	"sys/reseal/":                 func() recordCodec { return &resealState{} },
+	"sys/reseal/":                 func() recordCodec { return &reseal.State{} },
 	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
 	"tenant/*/tenant/":            func() recordCodec { return &tenants.Record{} },
 	"tenant/*/tenant_member/":     func() recordCodec { return &tenants.MemberRecord{} },

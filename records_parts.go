@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
@@ -13,6 +14,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Parts shared by the records of format version 1 written since every
@@ -41,33 +43,16 @@ func ptr[T any](v T) *T { return &v }
 // appendUvarint is binary.AppendUvarint, short for the records' code.
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
-// tenantRecordKind is the family of keys of tenant tid that hold records
-// of one kind, and a new record of that kind.
-type tenantRecordKind struct {
-	prefix barrier.Prefix
-	zero   func() recordCodec
-}
-
-// tenantRecordKinds are the families of tid's keys that hold records
-// (keyspace.go): the re-seal pass (reseal.go) writes any it finds in the
-// JSON of format version 0 in the current version. Everything else under
-// the tenant is an index or schedule entry (empty) or its keyring.
-func tenantRecordKinds(tid string) []tenantRecordKind {
-	return []tenantRecordKind{
-		{barrier.Tenant(tid).Records(kindToken), func() recordCodec { return &tokens.Record{} }},
-		{barrier.Tenant(tid).Logs(), func() recordCodec { return &auditlog.LineRecord{} }},
-		{barrier.Tenant(tid).Records(EntityApplication), func() recordCodec { return &access.ApplicationRecord{} }},
-		{barrier.Tenant(tid).Records(EntityProxy), func() recordCodec { return &reactors.ProxyRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenantInvitation), func() recordCodec { return &tenants.InvitationRecord{} }},
-		{barrier.Tenant(tid).Records(EntityTenant), func() recordCodec { return &tenants.Record{} }},
-		{barrier.Tenant(tid).Records(EntityTenantMember), func() recordCodec { return &tenants.MemberRecord{} }},
-		{barrier.Tenant(tid).Records(EntityReactorFormula), func() recordCodec { return &reactors.FormulaRecord{} }},
-		{barrier.Tenant(tid).Records(EntityReactor), func() recordCodec { return &reactors.Record{} }},
-		{barrier.Tenant(tid).Records(EntitySession), func() recordCodec { return &sessions.Record{} }},
-		{barrier.Tenant(tid).Records(kindIdempotency), func() recordCodec { return &idempotency.Record{} }},
-		{barrier.Tenant(tid).Records("count"), func() recordCodec { return &countRecord{} }},
-		{barrier.Tenant(tid).TokenIntents(), func() recordCodec { return &intents.Record{} }},
-		{barrier.Tenant(tid).Records(EntityWebhook), func() recordCodec { return &events.Webhook{} }},
-		{barrier.Tenant(tid).Records(barrier.KindWebhookDelivery), func() recordCodec { return &events.Delivery{} }},
-	}
+// gatherRecordKinds returns the families of a tenant's keys that hold records,
+// gathered from the feature packages (each one's RecordKinds) and the
+// root's own: the re-seal pass (internal/reseal) writes any it finds in
+// the JSON of format version 0 in the current version. Everything else
+// under the tenant is an index or schedule entry (empty) or its keyring.
+func gatherRecordKinds() []unit.RecordKind {
+	kinds := slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
+		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds)
+	return append(kinds, unit.RecordKind{
+		Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records("count") },
+		New:    func() unit.Record { return &countRecord{} },
+	})
 }

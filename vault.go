@@ -42,13 +42,16 @@ type Vault struct {
 	ownsStore bool
 	// instance names this Vault among those sharing its store
 	// (vault_instance.go).
-	instance  string
-	now       func() time.Time
-	logger    *slog.Logger
-	ids       unit.IDSource
-	rand      aliasRand // Options.Rand, for alias ids
-	mailer    Mailer
-	inviteURL string
+	instance string
+	now      func() time.Time
+	logger   *slog.Logger
+	ids      unit.IDSource
+	// recordKinds are the families of keys that hold records, of every
+	// feature (records_parts.go).
+	recordKinds []unit.RecordKind
+	rand        aliasRand // Options.Rand, for alias ids
+	mailer      Mailer
+	inviteURL   string
 	// webhooks are Options.Webhooks with the defaults filled in.
 	webhooks WebhookOptions
 	// eventTap, when set (by internal tests, before any call), is told of
@@ -258,6 +261,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	})
 	v.work.WriteLinesWith(&auditlog.Writer{IDs: &v.ids, Indexer: v.indexer, Exporter: v.exporter})
 	v.work.EmitEventsWith(vaultEvents{v})
+	v.recordKinds = gatherRecordKinds()
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,
 		Every:      v.chainOpts.CheckpointEvery,

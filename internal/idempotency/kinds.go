@@ -1,0 +1,15 @@
+package idempotency
+
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
+
+// Kind is the record kind of an idempotency record.
+const Kind = "idempotency"
+
+// RecordKinds are the families of a tenant's keys that hold this package's
+// records (unit.RecordKind).
+var RecordKinds = []unit.RecordKind{
+	{Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records(Kind) }, New: func() unit.Record { return &Record{} }},
+}

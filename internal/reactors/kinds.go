@@ -1,0 +1,14 @@
+package reactors
+
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
+
+// RecordKinds are the families of a tenant's keys that hold this package's
+// records (unit.RecordKind).
+var RecordKinds = []unit.RecordKind{
+	{Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records(unit.EntityProxy) }, New: func() unit.Record { return &ProxyRecord{} }},
+	{Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records(unit.EntityReactorFormula) }, New: func() unit.Record { return &FormulaRecord{} }},
+	{Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records(unit.EntityReactor) }, New: func() unit.Record { return &Record{} }},
+}
