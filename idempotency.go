@@ -1,14 +1,9 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
@@ -57,18 +52,18 @@ import (
 //     the grants as they are. A repeat of a regenerate answers the key it
 //     made then, even when a later regenerate has replaced it.
 
-// Idempotency limits.
+// Idempotency limits (internal/idempotency).
 const (
 	// IdempotencyWindow is how long a response is kept for repeats,
 	// counted from the first request.
-	IdempotencyWindow = 24 * time.Hour
+	IdempotencyWindow = idempotency.Window
 	// IdempotencyLease is how long a claim on an idempotency key lasts
 	// while its request runs; a request still running then is cancelled,
 	// and a repeat after it runs again.
-	IdempotencyLease = 5 * time.Minute
+	IdempotencyLease = idempotency.Lease
 	// MaxIdempotencyKeyLength bounds an idempotency key: 1 to 255
 	// printable ASCII characters (space to tilde).
-	MaxIdempotencyKeyLength = 255
+	MaxIdempotencyKeyLength = idempotency.MaxKeyLength
 )
 
 // kindIdempotency is the record kind of idempotency records:
@@ -89,36 +84,6 @@ type IdempotentRequest struct {
 // encodes it: httpapi keeps the HTTP status, headers and body.
 type IdempotentResponse = idempotency.Response
 
-// grantsDigest identifies what p may do: its permissions, its rules and,
-// for a session, its ceilings.
-func grantsDigest(p *principal) []byte {
-	b, _ := json.Marshal(struct {
-		P []string     `json:"p"`
-		R []AccessRule `json:"r"`
-		C []grants     `json:"c"`
-	}{p.Permissions, p.Rules, p.Ceilings})
-	d := sha256.Sum256(b)
-	return d[:]
-}
-
-// validIdempotencyKey checks the form of an idempotency key.
-func validIdempotencyKey(k string) error {
-	if k == "" || len(k) > MaxIdempotencyKeyLength {
-		return unit.InvalidField("Idempotency-Key", "must be 1 to %d characters", MaxIdempotencyKeyLength)
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return unit.InvalidField("Idempotency-Key", "must be printable ASCII")
-		}
-	}
-	return nil
-}
-
-// idempotencyStorable reports whether a response is kept for repeats.
-func idempotencyStorable(status int) bool {
-	return status >= 200 && status < 500 && status != 429
-}
-
 // Idempotent runs run at most once for the caller authenticated by key and
 // idempotencyKey (see "Idempotency" in the package documentation), and
 // returns its response, or the response kept from the first run with
@@ -133,15 +98,11 @@ func idempotencyStorable(status int) bool {
 // Conflict (a request with this key is still running), or run's own error
 // (which releases the key).
 func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey string, req IdempotentRequest, run func(context.Context) (*IdempotentResponse, error)) (resp *IdempotentResponse, replayed bool, err error) {
-	if err := validIdempotencyKey(idempotencyKey); err != nil {
+	if err := idempotency.ValidKey(idempotencyKey); err != nil {
 		return nil, false, err
 	}
 	ctx = unit.WithCall(ctx)
-	h := sha256.New()
-	h.Write([]byte(req.Operation))
-	h.Write([]byte{0})
-	h.Write(req.Body)
-	fp := h.Sum(nil)
+	fp := idempotency.Fingerprint(req.Operation, req.Body)
 	var c [16]byte
 	rand.Read(c[:])
 	claim := hex.EncodeToString(c[:])
@@ -160,44 +121,9 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 			return nil
 		}
 		tid = p.TenantID
-		grants := grantsDigest(p)
-		ks, err := t.TenantKeys(tid, false)
-		if err != nil {
-			return err
-		}
-		recKey = barrier.Tenant(tid).Record(kindIdempotency, hex.EncodeToString(ks.MAC(
-			[]byte("idempotency\x00"), []byte(p.ActorType), []byte{0}, []byte(p.ActorID), []byte{0}, []byte(idempotencyKey))))
-
-		var rec idempotency.Record
-		found, err := t.GetRecord(recKey, &rec)
-		if err != nil {
-			return err
-		}
-		if found && !rec.Expired(t.Now) {
-			switch {
-			case subtle.ConstantTimeCompare(rec.Fingerprint, fp) != 1:
-				return unit.Errorf(Unprocessable, "this Idempotency-Key was used with another request (another body or operation)")
-			case rec.Response != nil && len(rec.Grants) > 0 && !bytes.Equal(rec.Grants, grants):
-				return unit.Errorf(Unprocessable, "the key's permissions changed since this Idempotency-Key was first used, so its answer is not repeated; send the request with a new Idempotency-Key")
-			case rec.Response != nil:
-				kept = rec.Response
-				return nil
-			case t.Now.Before(rec.LeaseUntil):
-				return unit.Errorf(Conflict, "a request with this Idempotency-Key is still in progress; retry later")
-			}
-			// The claim's lease is over: its instance crashed or gave up.
-		}
-		if found {
-			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, unit.KeyID(recKey.String()))); err != nil {
-				return err
-			}
-		}
-		rec = idempotency.Record{Version: 1, Fingerprint: fp, CreatedAt: t.Now, ExpiresAt: t.Now.Add(IdempotencyWindow),
-			Claim: claim, LeaseUntil: t.Now.Add(IdempotencyLease), Grants: grants}
-		if err := t.PutRecord(recKey, &rec); err != nil {
-			return err
-		}
-		return t.PutIndex(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, unit.KeyID(recKey.String())))
+		c, err := idempotency.Claim(t.Tx, p, idempotencyKey, fp, claim)
+		recKey, kept = c.Key, c.Kept
+		return err
 	})
 	if err != nil {
 		return nil, false, err
@@ -220,7 +146,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 	resp, err = run(runCtx)
 	cancel()
 	done = true
-	if err != nil || resp == nil || !idempotencyStorable(resp.Status) {
+	if err != nil || resp == nil || !idempotency.Storable(resp.Status) {
 		v.finishIdempotent(ctx, recKey, tid, claim, nil)
 		return resp, false, err
 	}
@@ -229,37 +155,13 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 }
 
 // finishIdempotent keeps resp as the answer of the claimed key, or with
-// resp nil releases the key. A claim taken over meanwhile (the lease ran
-// out) is left to its new holder. Failures are logged: the caller still
-// gets its response, and the claim ends with its lease.
+// resp nil releases the key (idempotency.Finish). Failures are logged:
+// the caller still gets its response, and the claim ends with its lease.
 func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
-		var rec idempotency.Record
-		found, err := t.GetRecord(recKey, &rec)
-		if err != nil || !found || rec.Claim != claim {
-			return err
-		}
-		if resp == nil {
-			if err := t.Delete(barrier.Tenant(tid).Expiry(rec.ExpiresAt, kindIdempotency, unit.KeyID(recKey.String()))); err != nil {
-				return err
-			}
-			return t.Delete(recKey)
-		}
-		rec.Claim, rec.LeaseUntil, rec.Response = "", time.Time{}, resp
-		return t.PutRecord(recKey, &rec)
+		return idempotency.Finish(t.Tx, recKey, tid, claim, resp)
 	})
 	if err != nil {
 		v.logger.Error("tokenvault: an idempotency record could not be finished; it is released when its lease ends", "tenant", tid, "err", err)
 	}
-}
-
-// sweepIdempotency removes an idempotency record whose window is over.
-func (t *txn) sweepIdempotency(tid, id string) (bool, error) {
-	k := barrier.Tenant(tid).Record(kindIdempotency, id)
-	var rec idempotency.Record
-	found, err := t.GetRecord(k, &rec)
-	if err != nil || !found || !rec.Expired(t.Now) {
-		return false, err
-	}
-	return true, t.Delete(k)
 }

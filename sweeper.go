@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -235,7 +236,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		}
 		return true, t.deleteSession(systemActor, &rec, "Session expired")
 	case kindIdempotency:
-		return t.sweepIdempotency(tid, id)
+		return idempotency.Sweep(t.Tx, tid, id)
 	case EntityTokenIntent:
 		rec, err := t.getTokenIntent(tid, id)
 		if err != nil || rec == nil || !rec.Expired(t.Now) {
