@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
-	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Rate limits. Every limit is a token bucket on the Vault's clock
@@ -60,27 +59,22 @@ const (
 	SessionBurstSeconds = 10
 )
 
-// limits are the Vault's rate limiters; a nil set is no limit.
-type limits struct {
-	perKey, perTenant, authFailures, sessions *ratelimit.Set
-}
-
 // newLimits makes the limiters opts asks for, zero values resolved to the
 // documented defaults (Options.Limits).
-func newLimits(opts Options) limits {
-	var l limits
-	l.perKey = ratelimit.NewSet(opts.Limits.RatePerKey, 1)
-	l.perTenant = ratelimit.NewSet(opts.Limits.RatePerTenant, 1)
+func newLimits(opts Options) ratelimit.Limits {
+	var l ratelimit.Limits
+	l.PerKey = ratelimit.NewSet(opts.Limits.RatePerKey, 1)
+	l.PerTenant = ratelimit.NewSet(opts.Limits.RatePerTenant, 1)
 	failures := float64(opts.Limits.AuthFailuresPerMinute)
 	if opts.Limits.AuthFailuresPerMinute == 0 {
 		failures = DefaultAuthFailuresPerMinute
 	}
-	l.authFailures = ratelimit.NewSet(failures/60, 60)
+	l.AuthFailures = ratelimit.NewSet(failures/60, 60)
 	sessions := opts.Limits.SessionsPerApplication
 	if sessions == 0 {
 		sessions = DefaultSessionsPerApplication
 	}
-	l.sessions = ratelimit.NewSet(sessions, SessionBurstSeconds)
+	l.Sessions = ratelimit.NewSet(sessions, SessionBurstSeconds)
 	return l
 }
 
@@ -94,82 +88,26 @@ func capOrDefault(n, def int) int {
 }
 
 // chargeCall counts one call of principal p against the per-key and
-// per-tenant limits, once per call (see CallInfo): a transaction function
-// run again gets the first run's answer.
+// per-tenant limits (ratelimit.Limits.ChargeCall).
 func (t *txn) chargeCall(mac []byte, p *principal) error {
-	l := &t.v.limits
-	if l.perKey == nil && l.perTenant == nil {
-		return nil
-	}
-	info := unit.CallOf(t.Ctx)
-	return info.Once(unit.ChargeCallLimits, func() error {
-		key, tenant := string(mac), p.TenantID
-		if p.ActorType == ActorApplication && p.AppType == Public {
-			// A public key is in every browser: one bucket for all of
-			// them would let any holder use up everyone's calls, so each
-			// client address has its own (storage is bounded otherwise:
-			// sessions_limits.go).
-			addr := "\x00public\x00" + ratelimit.Address(info.ClientAddress)
-			key, tenant = key+addr, tenant+addr
-		}
-		now := t.v.now()
-		switch refused, wait := ratelimit.TakeBoth(l.perKey, key, l.perTenant, tenant, now); refused {
-		case nil:
-			return nil
-		case l.perKey:
-			return ratelimit.Error("with this key", wait)
-		default:
-			return ratelimit.Error("for this tenant", wait)
-		}
-	})
+	return t.v.limits.ChargeCall(t.Ctx, mac, p, t.v.now())
 }
 
-// authFailed counts a failed authentication, whose error is failure,
-// against the caller's address, once per call, and returns the error to
-// answer: failure, or RateLimited when the address has used up its
-// failures (which counts nothing more). Only failures are ever throttled:
-// a key that authenticates never reaches this.
+// authFailed counts a failed authentication against the caller's address
+// and returns the error to answer (ratelimit.Limits.AuthFailed).
 func (t *txn) authFailed(failure error) error {
 	return t.v.authFailed(t.Ctx, failure)
 }
 
 func (v *Vault) authFailed(ctx context.Context, failure error) error {
-	info := unit.CallFrom(ctx)
-	if v.limits.authFailures == nil || info == nil || info.ClientAddress == "" {
-		return failure
-	}
-	err := info.Once(unit.ChargeAuthFailure, func() error {
-		if ok, wait := v.limits.authFailures.Take(ratelimit.Address(info.ClientAddress), v.now()); !ok {
-			return ratelimit.Error("with keys that failed to authenticate from this address", wait)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return failure
+	return v.limits.AuthFailed(ctx, failure, v.now())
 }
 
 // chargeSession counts one session created by public application appID
-// from the call's client address, once per call.
+// from the call's client address (ratelimit.Limits.ChargeSession).
 func (t *txn) chargeSession(appID string) error {
-	if t.v.limits.sessions == nil {
-		return nil
-	}
-	info := unit.CallOf(t.Ctx)
-	return info.Once(unit.ChargeSessionLimit, func() error {
-		name := appID + "\x00" + ratelimit.Address(info.ClientAddress)
-		if ok, wait := t.v.limits.sessions.Take(name, t.v.now()); !ok {
-			return ratelimit.Error("creating sessions with this application from this address", wait)
-		}
-		return nil
-	})
+	return t.v.limits.ChargeSession(t.Ctx, appID, t.v.now())
 }
 
 // limiterSizes reports how many buckets each limit holds, for tests.
-func (v *Vault) limiterSizes() map[string]int {
-	return map[string]int{
-		"key": v.limits.perKey.Size(), "tenant": v.limits.perTenant.Size(),
-		"auth_failures": v.limits.authFailures.Size(), "sessions": v.limits.sessions.Size(),
-	}
-}
+func (v *Vault) limiterSizes() map[string]int { return v.limits.Sizes() }

@@ -19,6 +19,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
+	"github.com/tokenvault/tokenvault/internal/ratelimit"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
@@ -59,7 +60,7 @@ type Vault struct {
 	eventTap func(tid string, ev events.Outgoing, targets []*events.Webhook)
 
 	auth   *authCache
-	limits limits
+	limits ratelimit.Limits
 	// optimistic says whether hot calls run their transaction function
 	// outside the store's single writer first (internal/unit): true for
 	// stores one process holds, whose read transactions cost no round

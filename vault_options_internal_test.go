@@ -47,9 +47,9 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 			maxIntents: v.maxIntents, maxIntentsPerAddress: v.maxIntentsPerAddress,
 			proxyMaxResponse: v.proxyMaxResponse, codeMaxResult: v.codeMaxResult,
 			webhook: v.webhookBackoff.String(), logs: v.logRetention.String(), cvc: v.cvcRetention.String(),
-			authFailures: bucket{v.limits.authFailures.Limit(), v.limits.authFailures.Burst(), v.limits.authFailures.Idle().String()},
-			sessions:     bucket{v.limits.sessions.Limit(), v.limits.sessions.Burst(), v.limits.sessions.Idle().String()},
-			perKey:       v.limits.perKey != nil, perTenant: v.limits.perTenant != nil,
+			authFailures: bucket{v.limits.AuthFailures.Limit(), v.limits.AuthFailures.Burst(), v.limits.AuthFailures.Idle().String()},
+			sessions:     bucket{v.limits.Sessions.Limit(), v.limits.Sessions.Burst(), v.limits.Sessions.Idle().String()},
+			perKey:       v.limits.PerKey != nil, perTenant: v.limits.PerTenant != nil,
 			workersMax: v.Stats().CodeWorkersMax,
 			chain:      v.chainOpts,
 		}
