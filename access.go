@@ -1,8 +1,10 @@
 package tokenvault
 
 import (
-	"github.com/tokenvault/tokenvault/internal/access"
+	"context"
+	"slices"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -100,4 +102,68 @@ func validateGrants(typ ApplicationType, perms []string, rules []AccessRule, fe 
 // (access.ValidateSessionGrants).
 func validateSessionGrants(perms []string, rules []AccessRule, fe unit.FieldErrors) {
 	access.ValidateSessionGrants(perms, rules, fe)
+}
+
+// The access rule engine is access.Decide; these names keep the root's
+// call sites as they were.
+
+// tokenScope is what access rules look at on a token: its id and its
+// containers.
+type tokenScope = access.TokenScope
+
+// Condition attributes and operators, for session rules.
+const (
+	AttributeID        = access.AttributeID
+	AttributeContainer = access.AttributeContainer
+	OperatorEquals     = access.OperatorEquals
+	OperatorStartsWith = access.OperatorStartsWith
+)
+
+// containerContains reports whether container outer contains inner
+// (access.ContainerContains).
+func containerContains(outer, inner string) bool { return access.ContainerContains(outer, inner) }
+
+// sortedRules returns rules in ascending priority (access.SortedRules).
+func sortedRules(rules []AccessRule) []AccessRule { return access.SortedRules(rules) }
+
+// Permission describes one permission and the application types that may
+// hold it.
+type Permission struct {
+	Type             string            `json:"type"`
+	ApplicationTypes []ApplicationType `json:"application_types"`
+}
+
+// ListPermissions lists the permissions an application of type typ may hold
+// (every permission when typ is empty), so a tool can offer only valid
+// choices. Any valid key may call it; nothing of the tenant is revealed.
+//
+// Returns Invalid for an unknown type, Unauthenticated for a key that is
+// missing, unknown or expired, RateLimited over a rate limit, or Internal.
+func (v *Vault) ListPermissions(ctx context.Context, key Credential, typ ApplicationType) ([]Permission, error) {
+	if typ != "" && !validApplicationType(typ) {
+		return nil, unit.InvalidField("application_type", "must be private, public or management")
+	}
+	err := v.view(ctx, func(t *txn) error {
+		_, err := t.authenticate(key)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Permission
+	for name, holders := range access.Holders() {
+		if typ == "" || slices.Contains(holders, typ) {
+			out = append(out, Permission{Type: name, ApplicationTypes: slices.Clone(holders)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Permission) int {
+		switch {
+		case a.Type < b.Type:
+			return -1
+		case a.Type > b.Type:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
 }
