@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -233,15 +234,15 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
-		return true, t.deleteSession(systemActor, &rec, "Session expired")
+		return true, sessions.Delete(t.Tx, systemActor, &rec, "Session expired")
 	case kindIdempotency:
 		return t.sweepIdempotency(tid, id)
 	case EntityTokenIntent:
-		rec, err := t.getTokenIntent(tid, id)
+		rec, err := intents.Get(t.Tx, tid, id)
 		if err != nil || rec == nil || !rec.Expired(t.Now) {
 			return false, err
 		}
-		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")
+		return true, intents.Delete(t.Tx, systemActor, rec, "Token intent expired")
 	case EntityTenantInvitation:
 		var rec tenants.InvitationRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)

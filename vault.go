@@ -16,9 +16,11 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
+	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -78,6 +80,10 @@ type Vault struct {
 	// Options.Limits.MaxPendingTokenIntentsPerApplication and
 	// Options.Limits.MaxPendingTokenIntentsPerAddress.
 	maxIntents, maxIntentsPerAddress int
+	// intents and sessions are those features (internal/intents,
+	// internal/sessions), made once the system keys are loaded.
+	intents  *intents.Service
+	sessions *sessions.Service
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -292,6 +298,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		return nil, err
 	}
+	v.intents = &intents.Service{IDs: &v.ids, Sys: v.sys, Lifetime: v.intentLifetime,
+		MaxPerAddress: v.maxIntentsPerAddress, Max: v.maxIntents}
+	v.sessions = &sessions.Service{IDs: &v.ids, Sys: v.sys, MaxPerAddress: v.maxPendingPerAddress, Max: v.maxPendingSessions,
+		Application: func(t *unit.Tx, tid, id string) (*access.ApplicationRecord, error) {
+			return (&txn{Tx: t, v: v}).loadApplication(tid, id)
+		}}
 	if v.optimistic {
 		v.fingerprints = &fingerprintMemory{}
 	}

@@ -51,7 +51,7 @@ type Record struct {
 	ExpiresAt     time.Time
 
 	// PendingAddress names the creator's address in the per-address
-	// index of waiting sessions (sessions_limits.go); "" for sessions
+	// index of waiting sessions (limits.go); "" for sessions
 	// created before that index.
 	PendingAddress string
 
