@@ -132,7 +132,7 @@ func CardBrand(number string) string { return intents.CardBrand(number) }
 // Options.Limits.MaxPendingTokenIntentsPerApplication: a creation past it
 // is refused (RateLimited, RetryAfter the time until the oldest expires),
 // so no caller's pending intent is evicted by another's (see
-// intents_limits.go).
+// internal/intents, limits.go).
 //
 // Returns Invalid (bad type, data or expires_at, with their paths),
 // Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.

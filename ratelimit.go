@@ -32,7 +32,7 @@ import (
 //     nobody out. In-process callers, which give no address, are not
 //     throttled.
 //   - Options.Limits.SessionsPerApplication bounds the sessions one public
-//     application creates from one client address (sessions_limits.go).
+//     application creates from one client address (internal/sessions).
 //
 // Each limit is charged exactly once per call, however many times a store
 // transaction function runs: group commit runs a function again alone
@@ -108,7 +108,7 @@ func (t *txn) chargeCall(mac []byte, p *principal) error {
 			// A public key is in every browser: one bucket for all of
 			// them would let any holder use up everyone's calls, so each
 			// client address has its own (storage is bounded otherwise:
-			// sessions_limits.go).
+			// internal/sessions, limits.go).
 			addr := "\x00public\x00" + ratelimit.Address(info.ClientAddress)
 			key, tenant = key+addr, tenant+addr
 		}
