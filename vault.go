@@ -301,9 +301,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.intents = &intents.Service{IDs: &v.ids, Sys: v.sys, Lifetime: v.intentLifetime,
 		MaxPerAddress: v.maxIntentsPerAddress, Max: v.maxIntents}
 	v.sessions = &sessions.Service{IDs: &v.ids, Sys: v.sys, MaxPerAddress: v.maxPendingPerAddress, Max: v.maxPendingSessions,
-		Application: func(t *unit.Tx, tid, id string) (*access.ApplicationRecord, error) {
-			return (&txn{Tx: t, v: v}).loadApplication(tid, id)
-		}}
+		Application: access.LoadApplication}
 	if v.optimistic {
 		v.fingerprints = &fingerprintMemory{}
 	}
@@ -321,7 +319,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
 	}
 	if err == nil {
-		err = v.upgradeManagers(ctx) // once per release that adds a management permission
+		err = access.UpgradeManagers(ctx, v.work) // once per release that adds a management permission
 	}
 	if err == nil {
 		err = v.ensureAuditKey(ctx) // the checkpoint signing key, made on first use
