@@ -21,6 +21,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -313,7 +314,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = v.buildTokenLists(ctx) // once, for a store written before them
 	}
 	if err == nil {
-		err = v.countTenants(ctx) // once, for a store written before the count
+		err = tenants.EnsureCount(ctx, v.work) // once, for a store written before the count
 	}
 	if err == nil {
 		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
