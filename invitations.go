@@ -433,7 +433,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 			return err
 		}
 		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.Now}
-		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
+		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), tenants.MemberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := tenants.DropLinks(t.Tx, rec); err != nil {
@@ -446,7 +446,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		if err := t.Log(by, rec.TenantID, EntityTenantMember, mid, OpCreate, "Member joined by invitation"); err != nil {
 			return err
 		}
-		if err := t.emitMember(EventTenantMemberCreated, by, &member); err != nil {
+		if err := tenants.EmitMember(t.Tx, EventTenantMemberCreated, by, &member); err != nil {
 			return err
 		}
 		if err := t.emitInvitation(EventTenantInvitationAccepted, by, rec); err != nil {

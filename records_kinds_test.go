@@ -547,7 +547,7 @@ func TestRecordAPIConversions(t *testing.T) {
 		User: User{ID: fixActor, Email: "a@example.com", FirstName: "A", LastName: "B", Picture: "https://example.com/p.png"}}
 	allSet(member)
 	allSet(&member.User)
-	if got := memberOf(memberRecordOf(member)); !cmp.Equal(*member, got) {
+	if got := tenants.MemberOf(tenants.MemberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
 	formula := formulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))

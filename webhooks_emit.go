@@ -79,11 +79,6 @@ func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
 	return t.Emit(unit.Event{TenantID: r.TenantID, Type: typ, By: by, ObjectName: "reactor", EntityType: EntityReactor, EntityID: r.ID, View: func() any { return reactorEventView(r) }})
 }
 
-// emitMember emits typ about the member m.
-func (t *txn) emitMember(typ string, by actor, m *TenantMember) error {
-	return t.Emit(unit.Event{TenantID: m.TenantID, Type: typ, By: by, ObjectName: "member", EntityType: EntityTenantMember, EntityID: m.ID, View: func() any { return memberEventView(m) }})
-}
-
 // emitInvitation emits typ about the invitation rec.
 func (t *txn) emitInvitation(typ string, by actor, rec *tenants.InvitationRecord) error {
 	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "invitation", EntityType: EntityTenantInvitation, EntityID: rec.ID, View: func() any { return invitationEventView(rec) }})

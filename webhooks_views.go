@@ -279,10 +279,3 @@ func invitationEventView(r *tenants.InvitationRecord) *Invitation {
 	inv := invitationOf(r)
 	return &inv
 }
-
-// memberEventView is a member as its events show it: the API's
-// TenantMember, which holds nothing secret.
-func memberEventView(m *TenantMember) *TenantMember {
-	c := *m
-	return &c
-}
