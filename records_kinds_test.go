@@ -534,7 +534,7 @@ func TestRecordAPIConversions(t *testing.T) {
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
 		ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(inv)
-	if got := invitationOf(invitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
+	if got := tenants.InvitationOf(tenants.InvitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
 		t.Errorf("Invitation through its record: %s", cmp.Diff(*inv, got))
 	}
 	tenant := &Tenant{ID: fixTenant, Name: "n", OwnerID: fixMember, CreatedBy: fixActor, CreatedAt: fixTime,

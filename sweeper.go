@@ -253,7 +253,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err := t.PutRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
 			return false, err
 		}
-		if err := t.emitInvitation(EventTenantInvitationDeleted, systemActor, &rec); err != nil {
+		if err := tenants.EmitInvitation(t.Tx, EventTenantInvitationDeleted, systemActor, &rec); err != nil {
 			return false, err
 		}
 		return true, t.Log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")

@@ -3,7 +3,6 @@ package tokenvault
 import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -77,11 +76,6 @@ func (t *txn) emitProxy(typ string, by actor, p *Proxy) error {
 // emitReactor emits typ about the reactor r.
 func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
 	return t.Emit(unit.Event{TenantID: r.TenantID, Type: typ, By: by, ObjectName: "reactor", EntityType: EntityReactor, EntityID: r.ID, View: func() any { return reactorEventView(r) }})
-}
-
-// emitInvitation emits typ about the invitation rec.
-func (t *txn) emitInvitation(typ string, by actor, rec *tenants.InvitationRecord) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "invitation", EntityType: EntityTenantInvitation, EntityID: rec.ID, View: func() any { return invitationEventView(rec) }})
 }
 
 // emitInvocationEnd emits reactor.completed or reactor.failed for the

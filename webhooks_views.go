@@ -10,7 +10,6 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
@@ -270,12 +269,4 @@ type invocationEvent struct {
 	// ErrorStatus is the HTTP status of the problem a failed invocation
 	// ended with (as in the callback's error.status).
 	ErrorStatus int `json:"error_status,omitempty"`
-}
-
-// invitationEventView is an invitation as its events show it: the API's
-// Invitation, which holds no link token (only its keyed hash is stored,
-// and the link is only ever sent to the invitee).
-func invitationEventView(r *tenants.InvitationRecord) *Invitation {
-	inv := invitationOf(r)
-	return &inv
 }
