@@ -50,6 +50,7 @@ func fullManager(id string) *ApplicationRecord {
 // TestLoadApplication: an application is found until it expires; an
 // unknown or malformed id is none, and NotFound to MustApplication.
 func TestLoadApplication(t *testing.T) {
+	t.Parallel()
 	expires := worktest.Start.Add(time.Minute)
 	w := putApplications(t, &ApplicationRecord{ID: appA, Name: "a", Type: Private, ExpiresAt: &expires})
 	check := func(id string, want bool) {
@@ -79,6 +80,7 @@ func TestLoadApplication(t *testing.T) {
 // that leaves none, by deleting the last or taking a permission from it,
 // is ErrLastManager.
 func TestKeepsAManager(t *testing.T) {
+	t.Parallel()
 	w := putApplications(t, fullManager(appA), fullManager(appB),
 		&ApplicationRecord{ID: appC, Name: "c", Type: Management, Permissions: []string{PermApplicationRead}})
 	partial := fullManager(appB)
@@ -127,6 +129,7 @@ func TestKeepsAManager(t *testing.T) {
 // manager of before them the permissions each added, with a line of the
 // system, and nothing to a partial manager; the upgrades run once.
 func TestUpgradeManagers(t *testing.T) {
+	t.Parallel()
 	upgrades := ManagementUpgrades()
 	var added []string
 	for _, u := range upgrades {

@@ -34,6 +34,7 @@ func readFixture(t *testing.T, name string) []byte {
 // same bytes, and has no entries in the caps' indexes to remove; the
 // fixed record, which has an address, has both.
 func TestRecordWithoutAddress(t *testing.T) {
+	t.Parallel()
 	key := barrier.Tenant(fixTenant).TokenIntent(fixIntent)
 	var withAddress Record
 	if err := withAddress.DecodeRecord(key, readFixture(t, "token-intent-v1.bin")); err != nil {

@@ -71,6 +71,7 @@ func stored(t *testing.T, w *worktest.Work, id string) (rec *Record, entries int
 // refused before the lookup; deleting removes the record and its caps'
 // entries, with the event and line of each step.
 func TestCreateOwnDelete(t *testing.T) {
+	t.Parallel()
 	s, w := newService(t, 0, 0)
 	rec, err := create(t, s, w, public, card)
 	if err != nil {
@@ -118,6 +119,7 @@ func TestCreateOwnDelete(t *testing.T) {
 // TestExpiredIsNotFound: an intent is NotFound from the instant it
 // expires, though its record stays for the sweeper.
 func TestExpiredIsNotFound(t *testing.T) {
+	t.Parallel()
 	s, w := newService(t, 0, 0)
 	at := worktest.Start.Add(time.Minute)
 	rec, err := create(t, s, w, public, New{Type: card.Type, Data: card.Data, ExpiresAt: &at})
@@ -143,6 +145,7 @@ func TestExpiredIsNotFound(t *testing.T) {
 // oldest intent (logged as evicted); past the creator's ceiling it is
 // refused, RateLimited, and nothing is evicted.
 func TestCaps(t *testing.T) {
+	t.Parallel()
 	s, w := newService(t, 2, 2)
 	first, err := create(t, s, w, public, card)
 	if err != nil {
@@ -176,6 +179,7 @@ func TestCaps(t *testing.T) {
 // token is made removes the intent, emits converted with the token's id
 // and logs an update, and one whose token fails leaves the intent.
 func TestConvert(t *testing.T) {
+	t.Parallel()
 	s, w := newService(t, 0, 0)
 	rec, err := create(t, s, w, public, card)
 	if err != nil {
@@ -224,6 +228,7 @@ func TestConvert(t *testing.T) {
 // TestCheckExpressions: a conversion's own expressions need token:create
 // with the reveal transform where the token goes.
 func TestCheckExpressions(t *testing.T) {
+	t.Parallel()
 	revealer := &access.Principal{TenantID: testTenant, ActorType: unit.ActorApplication, AppType: access.Private,
 		Rules: []access.Rule{{Permissions: []string{access.PermTokenCreate}, Container: "/", Transform: access.TransformReveal}}}
 	masked := &access.Principal{TenantID: testTenant, ActorType: unit.ActorApplication, AppType: access.Private,

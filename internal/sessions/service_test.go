@@ -70,6 +70,7 @@ func principalOf(t *testing.T, s *Service, w *worktest.Work, key string) (*acces
 // its authorizer's grants then and now, until the sooner of its expiry
 // and its applications'.
 func TestCreateAuthorizePrincipal(t *testing.T) {
+	t.Parallel()
 	appExpires := worktest.Start.Add(30 * time.Minute)
 	apps := map[string]*access.ApplicationRecord{
 		pubApp:  {ID: pubApp, TenantID: testTenant, Type: access.Public},
@@ -128,6 +129,7 @@ func TestCreateAuthorizePrincipal(t *testing.T) {
 // oldest waiting session with its lookups; past the application's
 // ceiling it is refused, RateLimited.
 func TestCaps(t *testing.T) {
+	t.Parallel()
 	s, w := newService(t, 2, 2, nil)
 	var first *Record
 	for i := range 3 {
@@ -173,6 +175,7 @@ func TestCaps(t *testing.T) {
 // TestCheckExpiry: an authorization's expiry is in the future and at
 // most MaxLifetime away.
 func TestCheckExpiry(t *testing.T) {
+	t.Parallel()
 	now := worktest.Start
 	for _, tc := range []struct {
 		at   time.Time

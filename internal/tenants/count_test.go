@@ -62,6 +62,7 @@ func TestCountOnce(t *testing.T) {
 // TestEnsureCount: EnsureCount counts a store without a count once, and
 // leaves a count that exists as it is.
 func TestEnsureCount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWork(t)
 	if err := w.Update(ctx, func(tx *unit.Tx) error {

@@ -17,6 +17,7 @@ import (
 // and a link never issued, the link is ErrLink. An expired invitation is
 // NotFound, saying so.
 func TestInvitationLinkWorksOnce(t *testing.T) {
+	t.Parallel()
 	const (
 		tid = "0190f5a2-8c1e-7b3a-9d4e-5f6a7b8c9d0e"
 		uid = "0190f5a2-9000-7000-8000-0000000000d1"
@@ -105,6 +106,7 @@ func TestInvitationLinkWorksOnce(t *testing.T) {
 // TestInvitationAt: an invitation shows EXPIRED from the instant it
 // expires.
 func TestInvitationAt(t *testing.T) {
+	t.Parallel()
 	inv := Invitation{Status: InvitationPending, ExpiresAt: worktest.Start}
 	if got := inv.At(worktest.Start.Add(-time.Nanosecond)).Status; got != InvitationPending {
 		t.Errorf("At(before) = %s, want %s", got, InvitationPending)

@@ -15,6 +15,7 @@ import (
 // Conflict, both leaving everything as it was; an ADMIN is removed, with
 // the member's event and a line.
 func TestDeleteMember(t *testing.T) {
+	t.Parallel()
 	const (
 		tid   = "0190f5a2-8c1e-7b3a-9d4e-5f6a7b8c9d0e"
 		owner = "0190f5a2-9000-7000-8000-0000000000c1"
