@@ -196,32 +196,15 @@ func (t *txn) setKey(rec *access.ApplicationRecord, apiKey string) error {
 }
 
 // loadApplication returns the application, or nil if it does not exist or
-// has expired.
+// has expired (access.LoadApplication).
 func (t *txn) loadApplication(tid, id string) (*access.ApplicationRecord, error) {
-	if !unit.ValidID(id) {
-		return nil, nil
-	}
-	var rec access.ApplicationRecord
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityApplication, id), &rec)
-	if err != nil || !ok {
-		return nil, err
-	}
-	if rec.Expired(t.Now) {
-		return nil, nil
-	}
-	return &rec, nil
+	return access.LoadApplication(t.Tx, tid, id)
 }
 
-// mustApplication is loadApplication with NotFound for a missing one.
+// mustApplication is loadApplication with NotFound for a missing one
+// (access.MustApplication).
 func (t *txn) mustApplication(tid, id string) (*access.ApplicationRecord, error) {
-	rec, err := t.loadApplication(tid, id)
-	if err != nil {
-		return nil, err
-	}
-	if rec == nil {
-		return nil, unit.NotFoundError("application")
-	}
-	return rec, nil
+	return access.MustApplication(t.Tx, tid, id)
 }
 
 // GetApplication returns an application of the caller's tenant. Requires
@@ -355,7 +338,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		wasManager := access.IsFullManager(rec)
 		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
 		if wasManager && !access.IsFullManager(rec) {
-			if err := t.keepsAManager(p.TenantID, id, rec); err != nil {
+			if err := access.KeepsAManager(t.Tx, p.TenantID, id, rec); err != nil {
 				return err
 			}
 		}
@@ -432,7 +415,7 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 			return err
 		}
 		if access.IsFullManager(rec) {
-			if err := t.keepsAManager(p.TenantID, id, nil); err != nil {
+			if err := access.KeepsAManager(t.Tx, p.TenantID, id, nil); err != nil {
 				return err
 			}
 		}

@@ -31,7 +31,7 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhookPerms := managementUpgrades[0]
+	webhookPerms := access.ManagementUpgrades()[0]
 	// Strip the webhook permissions from every application, and with
 	// forget, the record of the upgrade: the store as the release before
 	// left it.

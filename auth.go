@@ -114,7 +114,7 @@ func (t *txn) authenticateMAC(mac []byte) (*principal, time.Time, error) {
 		}
 		return appPrincipal(app), expires, nil
 	case EntitySession:
-		return t.sessionPrincipal(ref, mac)
+		return t.v.sessions.Principal(t.Tx, ref, mac)
 	}
 	return nil, time.Time{}, unit.ErrUnauthenticatedKey
 }

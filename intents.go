@@ -1,13 +1,16 @@
 package tokenvault
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -29,7 +32,8 @@ import (
 // stored token's tells the value (a card's 1,000 Luhn-valid middles
 // between a BIN and last four a mask shows are tried in a second).
 //
-// Who may do what (decided here; docs/internals.md, "Token intents"):
+// Who may do what (decided in internal/intents; docs/internals.md,
+// "Token intents"):
 //
 //   - create: a key holding token-intent:create, which every public
 //     application holds by default (it exists to collect data), and a
@@ -44,16 +48,37 @@ import (
 //
 // Every operation is an audit line (entity type token_intent): created,
 // read, deleted, converted, expired.
+//
+// This file is the feature's page of the facade: the Vault methods
+// authenticate and delegate to internal/intents, which owns the intent
+// (its record, caps, conversion rules and events); the public types are
+// its, by alias. Converting an intent makes a token, which is the token
+// core's business: that side of a conversion is here, handed to
+// intents.Convert as a function.
 
 // Token intent lifetimes.
 const (
 	// DefaultTokenIntentLifetime is how long an intent lives when its
 	// request gives no expires_at and Options.Retention.TokenIntent is
 	// zero.
-	DefaultTokenIntentLifetime = 24 * time.Hour
+	DefaultTokenIntentLifetime = intents.DefaultLifetime
 	// MaxTokenIntentLifetime bounds an intent's expires_at, counted from
 	// its creation, and Options.Retention.TokenIntent.
-	MaxTokenIntentLifetime = 48 * time.Hour
+	MaxTokenIntentLifetime = intents.MaxLifetime
+)
+
+// Defaults of the token intent caps (internal/intents, limits.go).
+const (
+	// DefaultMaxPendingTokenIntents is
+	// Options.Limits.MaxPendingTokenIntentsPerApplication's zero value: the
+	// live intents one application or session may have; past it new ones
+	// are refused (RateLimited), none evicted.
+	DefaultMaxPendingTokenIntents = intents.DefaultMax
+	// DefaultMaxPendingTokenIntentsPerAddress is
+	// Options.Limits.MaxPendingTokenIntentsPerAddress's zero value: the
+	// live intents one application or session may have created from one
+	// client address before that address's oldest is evicted.
+	DefaultMaxPendingTokenIntentsPerAddress = intents.DefaultMaxPerAddress
 )
 
 // Token intent permissions (see PermissionsFor).
@@ -64,49 +89,35 @@ const (
 )
 
 // TokenIntentRequest is the body of CreateTokenIntent.
-type TokenIntentRequest struct {
-	// Type is token, card or bank; Data is validated as for a token of
-	// that type (a card's number, expiration and optional cvc).
-	Type string `json:"type"`
-	Data any    `json:"data"`
-	// ExpiresAt, when set, is when the intent expires: in the future and
-	// at most MaxTokenIntentLifetime from now. Nil: after
-	// Options.Retention.TokenIntent (one day by default).
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-}
+type TokenIntentRequest = intents.Request
 
 // TokenIntent is a token intent as returned: never its data.
-type TokenIntent struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Type     string `json:"type"`
-	// Card summarises a card's data; nil for other types.
-	Card *CardDetails `json:"card,omitempty"`
-	// Fingerprint is the fingerprint a token of this data gets under its
-	// type's default fingerprint expression, shown only to a key that reads
-	// tokens of the type in clear in its default container (token:read
-	// there with the reveal transform): never to a public key, nor to any
-	// key that may not read such tokens or reads them masked or redacted,
-	// which could match the fingerprint of a value of its choice against a
-	// stored token's.
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	CreatedBy   string    `json:"created_by,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	ExpiresAt   time.Time `json:"expires_at"`
-}
+type TokenIntent = intents.Intent
 
 // CardDetails is what a token intent tells of a card: no more than PCI
 // DSS allows to be displayed (the BIN and the last four digits).
-type CardDetails struct {
-	// Bin is the first 6 digits, or 8 for a number of 16 digits or more.
-	Bin   string `json:"bin"`
-	Last4 string `json:"last4"`
-	// ExpirationMonth and ExpirationYear are the card's.
-	ExpirationMonth int `json:"expiration_month"`
-	ExpirationYear  int `json:"expiration_year"`
-	// Brand is the card network by the number's prefix (CardBrand).
-	Brand string `json:"brand"`
-}
+type CardDetails = intents.CardDetails
+
+// Card brands, by the number's prefix ranges (the networks' published
+// IIN ranges; no external data). A number of no known range is
+// BrandUnknown.
+const (
+	BrandVisa       = intents.BrandVisa
+	BrandMastercard = intents.BrandMastercard
+	BrandAmex       = intents.BrandAmex
+	BrandDiscover   = intents.BrandDiscover
+	BrandJCB        = intents.BrandJCB
+	BrandDiners     = intents.BrandDiners
+	BrandUnionPay   = intents.BrandUnionPay
+	BrandMaestro    = intents.BrandMaestro
+	BrandMir        = intents.BrandMir
+	BrandElo        = intents.BrandElo
+	BrandUnknown    = intents.BrandUnknown
+)
+
+// CardBrand names the network of a card number (digits only) by its
+// prefix: one of the Brand constants.
+func CardBrand(number string) string { return intents.CardBrand(number) }
 
 // CreateTokenIntent stores req's data sealed until it is converted,
 // deleted or expires, and returns the intent without its data. It needs
@@ -121,7 +132,7 @@ type CardDetails struct {
 // Options.Limits.MaxPendingTokenIntentsPerApplication: a creation past it
 // is refused (RateLimited, RetryAfter the time until the oldest expires),
 // so no caller's pending intent is evicted by another's (see
-// intents_limits.go).
+// internal/intents, limits.go).
 //
 // Returns Invalid (bad type, data or expires_at, with their paths),
 // Unauthenticated, PermissionDenied, RateLimited, StorageFull, Internal.
@@ -136,11 +147,8 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 	now := v.now()
 	fe := unit.FieldErrors{}
 	pt := prepareToken(TokenRequest{Type: req.Type, Data: req.Data}, now, now, "", fe)
-	if at := req.ExpiresAt; at != nil {
-		unit.CheckExpiry(*at, now, "expires_at", fe)
-		if at.Sub(now) > MaxTokenIntentLifetime {
-			fe.Add("expires_at", "must be at most %s from now", MaxTokenIntentLifetime)
-		}
+	if req.ExpiresAt != nil {
+		intents.CheckExpiry(*req.ExpiresAt, now, fe)
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err
@@ -165,33 +173,13 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err != nil {
 			return err
 		}
-		addr := t.pendingAddress()
-		if err := t.makeRoomForIntent(p.TenantID, p.ActorID, addr); err != nil {
+		rec, err := t.v.intents.Create(t.Tx, p, intents.New{Type: pt.typ, Data: data, Fingerprint: pt.fingerprint(ks),
+			ExpiresAt: req.ExpiresAt})
+		if err != nil {
 			return err
 		}
-		rec := &intents.Record{
-			ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Type: pt.typ, Data: data,
-			Fingerprint: pt.fingerprint(ks), CreatedBy: p.ActorID, CreatedByType: p.ActorType,
-			CreatedAt: t.Now, ExpiresAt: t.Now.Add(t.v.intentLifetime), CreatedFrom: addr,
-		}
-		if req.ExpiresAt != nil {
-			rec.ExpiresAt = req.ExpiresAt.UTC()
-		}
-		if err := t.PutRecord(barrier.Tenant(rec.TenantID).TokenIntent(rec.ID), rec); err != nil {
-			return err
-		}
-		for _, k := range append(rec.IndexKeys(), barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID)) {
-			if err := t.PutIndex(k); err != nil {
-				return err
-			}
-		}
-		if out, err = intentOf(rec, maySeeIntentFingerprint(p, rec.Type)); err != nil {
-			return err
-		}
-		if err := t.emitIntent(EventTokenIntentCreated, p.Actor(), rec, ""); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), rec.TenantID, EntityTokenIntent, rec.ID, OpCreate, "Token intent created")
+		out, err = intents.Of(rec, maySeeIntentFingerprint(p, rec.Type))
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -214,11 +202,15 @@ func (v *Vault) GetTokenIntent(ctx context.Context, key Credential, id string) (
 func (v *Vault) getTokenIntentAs(ctx context.Context, c credential, id string) (*TokenIntent, error) {
 	var out *TokenIntent
 	err := v.update(ctx, func(t *txn) error {
-		p, rec, err := t.ownIntent(c, id, PermTokenIntentRead)
+		p, err := t.authenticateAs(c)
 		if err != nil {
 			return err
 		}
-		if out, err = intentOf(rec, maySeeIntentFingerprint(p, rec.Type)); err != nil {
+		rec, err := intents.Own(t.Tx, p, id, PermTokenIntentRead)
+		if err != nil {
+			return err
+		}
+		if out, err = intents.Of(rec, maySeeIntentFingerprint(p, rec.Type)); err != nil {
 			return err
 		}
 		return t.logRead(p, EntityTokenIntent, rec.ID, "Token intent read")
@@ -241,133 +233,190 @@ func (v *Vault) DeleteTokenIntent(ctx context.Context, key Credential, id string
 
 func (v *Vault) deleteTokenIntentAs(ctx context.Context, c credential, id string) error {
 	return v.update(ctx, func(t *txn) error {
-		p, rec, err := t.ownIntent(c, id, PermTokenIntentDelete)
+		p, err := t.authenticateAs(c)
 		if err != nil {
 			return err
 		}
-		return t.deleteTokenIntent(p.Actor(), rec, "Token intent deleted")
+		rec, err := intents.Own(t.Tx, p, id, PermTokenIntentDelete)
+		if err != nil {
+			return err
+		}
+		return intents.Delete(t.Tx, p.Actor(), rec, "Token intent deleted")
 	})
 }
 
-// errIntentNotFound answers every intent id that cannot be used, whatever
-// the reason (never issued, expired, converted, deleted, another
-// tenant's).
-var errIntentNotFound = unit.NotFoundError("token intent")
-
-// ownIntent authenticates c and returns the live intent id of its tenant,
-// if c created it or holds perm. A key that neither created it nor holds
-// perm is PermissionDenied only when it holds perm for no intent at all
-// (checked before the lookup, so the answer says nothing of the id).
-func (t *txn) ownIntent(c credential, id, perm string) (*principal, *intents.Record, error) {
-	p, err := t.authenticateAs(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	mayCreate := p.MayCreateIntent()
-	if !p.Has(perm) && !mayCreate {
-		return nil, nil, unit.Forbidden(perm)
-	}
-	rec, err := t.liveIntent(p.TenantID, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !p.Has(perm) && (rec.CreatedBy != p.ActorID || rec.CreatedByType != p.ActorType) {
-		// Another key's intent: the same answer as an unknown id.
-		return nil, nil, errIntentNotFound
-	}
-	return p, rec, nil
-}
-
-// liveIntent returns the intent id of tenant tid, or errIntentNotFound if
-// it does not exist or has expired.
-func (t *txn) liveIntent(tid, id string) (*intents.Record, error) {
-	if customIDProblem(id) != "" {
-		return nil, errIntentNotFound
-	}
-	rec, err := t.getTokenIntent(tid, id)
-	if err != nil {
-		return nil, err
-	}
-	if rec == nil || rec.Expired(t.Now) {
-		return nil, errIntentNotFound
-	}
-	return rec, nil
-}
-
-// getTokenIntent reads the intent id of tenant tid, expired or not; nil
-// when there is none.
-func (t *txn) getTokenIntent(tid, id string) (*intents.Record, error) {
-	var rec intents.Record
-	ok, err := t.GetRecord(barrier.Tenant(tid).TokenIntent(id), &rec)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return &rec, nil
-}
-
-// deleteTokenIntent removes an intent as removeTokenIntent does, with a
-// log line of operation delete saying msg.
-func (t *txn) deleteTokenIntent(by actor, rec *intents.Record, msg string) error {
-	if err := t.emitIntent(EventTokenIntentDeleted, by, rec, ""); err != nil {
-		return err
-	}
-	return t.removeTokenIntent(by, rec, OpDelete, msg)
-}
-
-// removeTokenIntent removes an intent, its expiry entry and its entries
-// in the caps' indexes, with the log line (op, msg).
-func (t *txn) removeTokenIntent(by actor, rec *intents.Record, op, msg string) error {
-	for _, k := range append([]barrier.Key{
-		barrier.Tenant(rec.TenantID).TokenIntent(rec.ID),
-		barrier.Tenant(rec.TenantID).TokenIntentExpiry(rec.ExpiresAt, rec.ID),
-	}, rec.IndexKeys()...) {
-		if err := t.Delete(k); err != nil {
-			return err
-		}
-	}
-	return t.Log(by, rec.TenantID, EntityTokenIntent, rec.ID, op, msg)
-}
-
-// msgIntentConverted is the log line of a conversion (operation update:
-// the intent became a token; the token's own line says created).
-const msgIntentConverted = "Token intent converted"
-
 // maySeeIntentFingerprint reports whether p is shown the fingerprint of
-// an intent of type typ: when it reads tokens of that type in clear in
-// the type's default container (token:read there with the reveal
-// transform, as for a token's fingerprint; mayReadClearIn). A public application never holds
-// token:read, so a public key never is. A key that may not read such
-// tokens could otherwise have any value of its choice fingerprinted and
-// match it against the fingerprints of stored tokens a reader shows.
+// an intent of type typ (intents.MaySeeFingerprint, in the type's default
+// container).
 func maySeeIntentFingerprint(p *principal, typ string) bool {
-	if p.ActorType == ActorApplication && p.AppType == Public {
-		return false
-	}
-	c, ok := defaultContainer[typ]
-	return ok && p.MayReadClearIn([]string{c})
+	return intents.MaySeeFingerprint(p, defaultContainer[typ])
 }
 
-// intentOf is the intent as returned: its data summarised, never shown; its
-// fingerprint only when fingerprint is true (maySeeIntentFingerprint).
-func intentOf(r *intents.Record, fingerprint bool) (*TokenIntent, error) {
-	out := &TokenIntent{ID: r.ID, TenantID: r.TenantID, Type: r.Type,
-		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
-	if fingerprint {
-		out.Fingerprint = r.Fingerprint
+// The token's side of a conversion (internal/intents, convert.go, has the
+// rules): the request's own fields checked before the transaction, then,
+// in it, the intent's data validated as a token's, deduplicated or
+// created.
+
+// intentConversion is what a conversion request carries until its
+// transaction reads the intent.
+type intentConversion struct {
+	id   string
+	req  TokenRequest
+	path string
+}
+
+// prepareConversion checks a conversion request's own fields: type and
+// data must be absent, and the intent id must be one an intent can have.
+// The rest is checked once the intent's data is known (convertIntent).
+func prepareConversion(req TokenRequest, now time.Time, path string, fe unit.FieldErrors) *intentConversion {
+	if req.Type != "" {
+		fe.Add(join(path, "type"), "must not be given with token_intent_id: the intent's type is used")
 	}
-	if r.Type == TypeCard {
-		var card struct {
-			Number string `json:"number"`
-			Month  int    `json:"expiration_month"`
-			Year   int    `json:"expiration_year"`
+	if req.Data != nil {
+		fe.Add(join(path, "data"), "must not be given with token_intent_id: the intent's data is used")
+	}
+	if customIDProblem(req.TokenIntentID) != "" {
+		fe.Add(join(path, "token_intent_id"), "is not a token intent id")
+	}
+	if req.ExpiresAt != nil {
+		unit.CheckExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
+	}
+	validateMetadata(req.Metadata, join(path, "metadata"), fe)
+	return &intentConversion{id: req.TokenIntentID, req: req, path: path}
+}
+
+// convertIntent creates the token a conversion asks for, or returns the
+// existing token it deduplicates to, and deletes the intent, all in t
+// (intents.Convert). Returns NotFound for an intent that does not exist
+// (expired, converted, deleted, another tenant's), PermissionDenied for a
+// key that is not a private application's or that sets expressions
+// without a revealing token:create rule (intents.CheckExpressions),
+// Invalid when the request's fields do not fit the intent's data (paths
+// under the request's).
+func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
+	c := pt.intent
+	var tok *Token
+	err := intents.Convert(t.Tx, p, c.id, func(rec *intents.Record) (string, error) {
+		data, err := decodeJSONLastWins(rec.Data)
+		if err != nil {
+			return "", err
 		}
-		if err := json.Unmarshal(r.Data, &card); err != nil {
+		if conversionSetsExpressions(c.req) {
+			containers := c.req.Containers
+			if len(containers) == 0 {
+				containers = []string{defaultContainer[rec.Type]}
+			}
+			if err := intents.CheckExpressions(p, containers); err != nil {
+				return "", err
+			}
+		}
+		req := c.req
+		req.TokenIntentID, req.Type, req.Data = "", rec.Type, exprData(rec.Type, data)
+		req.DeduplicateToken = true
+		fe := unit.FieldErrors{}
+		full := prepareToken(req, t.Now, t.Now, c.path, fe)
+		if err := fe.Err(); err != nil {
+			return "", err
+		}
+		existing, err := t.intentDuplicate(p, full)
+		if err != nil {
+			return "", err
+		}
+		if existing != nil {
+			tok, err = t.refreshFromIntent(p, existing, full, c.path)
+		} else {
+			tok, err = t.createToken(p, full)
+		}
+		if err != nil {
+			return "", err
+		}
+		return tok.ID, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tok, nil
+}
+
+// conversionSetsExpressions reports whether a conversion request sets
+// expressions of its own (a mask, search indexes, a fingerprint
+// expression, an id with {{ }}), which intents.CheckExpressions allows
+// only to a key that may see the intent's data.
+func conversionSetsExpressions(req TokenRequest) bool {
+	return req.Mask != nil || len(req.SearchIndexes) > 0 || req.FingerprintExpression != "" || strings.Contains(req.ID, "{{")
+}
+
+// intentDuplicate is the live token a conversion deduplicates to (see
+// findDuplicate), or nil. As createToken, it needs token:create where the
+// token would be made, and looks nothing up for a key that may not read
+// in clear there (mayReadClearIn).
+func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokens.Record, error) {
+	if _, ok := p.Decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
+		return nil, unit.Forbidden(PermTokenCreate)
+	}
+	ks, err := t.TenantKeys(p.TenantID, false)
+	if err != nil {
+		return nil, err
+	}
+	fp := full.fingerprint(ks)
+	if fp == "" || !p.MayReadClearIn(full.containers) {
+		return nil, nil
+	}
+	return t.findDuplicate(p, fp, full)
+}
+
+// refreshFromIntent writes the intent's data (full's) into rec, the token
+// a conversion deduplicates to, as UpdateToken would with the data
+// replaced whole, and returns it as a deduplicated create does. Data that
+// is the same already, or a key without token:update on rec, leaves it
+// unchanged.
+func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *preparedToken, path string) (*Token, error) {
+	if _, mayUpdate := p.Decide(PermTokenUpdate, scopeOf(rec)); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
+		tok, transform := t.createAnswer(p, rec)
+		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
+			transform, ChannelCreate); err != nil {
 			return nil, err
 		}
-		out.Card = cardDetails(card.Number, card.Month, card.Year)
+		if err := t.emitTokenReadRecord(p, rec); err != nil {
+			return nil, err
+		}
+		t.count(TokensRead)
+		return tok, nil
 	}
-	return out, nil
+	req, err := patchedRequest(rec, map[string]any{"data": full.data}, true)
+	if err != nil {
+		return nil, err
+	}
+	fe := unit.FieldErrors{}
+	pt := prepareToken(req, t.Now, t.Now, path, fe)
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	ks, err := t.TenantKeys(p.TenantID, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range rec.Indexes {
+		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
+			return nil, err
+		}
+	}
+	now := t.Now
+	next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		ModifiedBy: p.ActorID, ModifiedAt: &now}
+	pt.newCVC = false // the intent brings no cvc
+	pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
+	t.unindexFingerprint(rec)
+	if err := t.writeToken(rec, next); err != nil {
+		return nil, err
+	}
+	t.count(TokensUpdated)
+	if err := t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
+		return nil, err
+	}
+	if err := t.emitToken(EventTokenUpdated, p.Actor(), next); err != nil {
+		return nil, err
+	}
+	tok, _ := t.createAnswer(p, next)
+	return tok, nil
 }
-
-// intentData is the intent's data as plain JSON values.
-func intentData(r *intents.Record) (any, error) { return decodeJSONLastWins(r.Data) }

@@ -6,11 +6,13 @@ import (
 	"crypto/rand"
 	"testing"
 
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // TestTokenIntentKeepsNoCVC: a card intent's stored record holds the
-// number and expiration, not the cvc the request sent.
+// number and expiration, not the cvc the request sent (the facade hands
+// internal/intents the data without it).
 func TestTokenIntentKeepsNoCVC(t *testing.T) {
 	ctx := context.Background()
 	mk := make([]byte, 32)
@@ -34,7 +36,7 @@ func TestTokenIntentKeepsNoCVC(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = v.view(ctx, func(tx *txn) error {
-		rec, err := tx.getTokenIntent(boot.Tenant.ID, in.ID)
+		rec, err := intents.Get(tx.Tx, boot.Tenant.ID, in.ID)
 		if err != nil || rec == nil {
 			t.Fatalf("the stored intent: %v, %v", rec, err)
 		}

@@ -2,12 +2,10 @@ package tokenvault
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"net/url"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -25,18 +23,7 @@ const InvitationLifetime = tenants.Lifetime
 
 // Invitation invites an e-mail address to become an ADMIN member of a
 // tenant.
-type Invitation struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Email    string `json:"email"`
-	// Status is PENDING, or EXPIRED from the instant ExpiresAt passes.
-	Status     string     `json:"status"`
-	ExpiresAt  time.Time  `json:"expires_at"`
-	CreatedBy  string     `json:"created_by,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ModifiedBy string     `json:"modified_by,omitempty"`
-	ModifiedAt *time.Time `json:"modified_at,omitempty"`
-}
+type Invitation = tenants.Invitation
 
 // CreateInvitationRequest is the body of CreateInvitation.
 type CreateInvitationRequest struct {
@@ -64,17 +51,6 @@ type InvitationMail struct {
 // Unavailable, and a link whose invitation failed to save never works.
 type Mailer interface {
 	SendInvitation(ctx context.Context, m InvitationMail) error
-}
-
-func (i *Invitation) expired(now time.Time) bool { return !now.Before(i.ExpiresAt) }
-
-// at returns the invitation as seen at now: EXPIRED once its time has
-// passed, even before the sweeper stores that.
-func (i Invitation) at(now time.Time) Invitation {
-	if i.expired(now) {
-		i.Status = InvitationExpired
-	}
-	return i
 }
 
 // validateEmail accepts a bare RFC 5322 address: "ada@example.com", not
@@ -132,7 +108,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 			return err
 		}
 		tenant = tenantOf(&trec)
-		rec = invitationRecordOf(&Invitation{
+		rec = tenants.InvitationRecordOf(&Invitation{
 			ID:        t.v.ids.Next(t.Now),
 			TenantID:  p.TenantID,
 			Email:     req.Email,
@@ -146,7 +122,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 	if err != nil {
 		return nil, err
 	}
-	if err := v.sendInvitation(ctx, &tenant, ptr(invitationOf(rec)), token); err != nil {
+	if err := v.sendInvitation(ctx, &tenant, ptr(tenants.InvitationOf(rec)), token); err != nil {
 		return nil, err
 	}
 	err = v.update(ctx, func(t *txn) error {
@@ -156,18 +132,12 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		}
 		rec := *rec
 		rec.TokenHash = t.inviteMAC(token)
-		if err := tenants.PutInvitation(t.Tx, &rec); err != nil {
-			return err
-		}
-		if err := t.emitInvitation(EventTenantInvitationCreated, p.Actor(), &rec); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), p.TenantID, EntityTenantInvitation, rec.ID, OpCreate, "Invitation created")
+		return tenants.SaveInvitation(t.Tx, p.Actor(), &rec)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ptr(invitationOf(rec)), nil
+	return ptr(tenants.InvitationOf(rec)), nil
 }
 
 // sendInvitation e-mails the link of inv.
@@ -227,7 +197,7 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			inv := invitationOf(&rec).at(t.Now)
+			inv := tenants.InvitationOf(&rec).At(t.Now)
 			return &inv, nil
 		})
 		return err
@@ -253,7 +223,7 @@ func (v *Vault) GetInvitation(ctx context.Context, key Credential, id string) (*
 		if err != nil {
 			return err
 		}
-		out = invitationOf(rec).at(t.Now)
+		out = tenants.InvitationOf(rec).At(t.Now)
 		return t.logRead(p, EntityTenantInvitation, id, "Invitation read")
 	})
 	if err != nil {
@@ -275,20 +245,7 @@ func (v *Vault) DeleteInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		rec, err := tenants.MustInvitation(t.Tx, p.TenantID, id)
-		if err != nil {
-			return err
-		}
-		if err := tenants.DropLinks(t.Tx, rec); err != nil {
-			return err
-		}
-		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityTenantInvitation, id)); err != nil {
-			return err
-		}
-		if err := t.emitInvitation(EventTenantInvitationDeleted, p.Actor(), rec); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), p.TenantID, EntityTenantInvitation, id, OpDelete, "Invitation deleted")
+		return tenants.DeleteInvitation(t.Tx, p.Actor(), p.TenantID, id)
 	})
 }
 
@@ -327,7 +284,7 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		}
 		tenant = tenantOf(&trec)
 		now := t.Now
-		next = invitationOf(rec)
+		next = tenants.InvitationOf(rec)
 		next.Status = InvitationPending
 		next.ExpiresAt = tenants.ResentExpiry(rec.ExpiresAt, now)
 		next.ModifiedBy, next.ModifiedAt = p.ActorID, &now
@@ -344,27 +301,13 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		if err := tenants.DropLinks(t.Tx, rec); err != nil {
-			return err
-		}
-		resent := invitationRecordOf(&next, t.inviteMAC(token))
-		if err := tenants.PutInvitation(t.Tx, resent); err != nil {
-			return err
-		}
-		if err := t.emitInvitation(EventTenantInvitationResent, p.Actor(), resent); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), p.TenantID, EntityTenantInvitation, id, OpUpdate, "Invitation resent")
+		return tenants.ResendInvitation(t.Tx, p.Actor(), rec, tenants.InvitationRecordOf(&next, t.inviteMAC(token)))
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &next, nil
 }
-
-// errInvitationLink answers every link that cannot be used: never issued,
-// replaced by a resend, deleted, or accepted already.
-var errInvitationLink = unit.Errorf(NotFound, "the invitation link is unknown or no longer valid")
 
 // AcceptInvitation makes user an ADMIN member of the tenant the invitation
 // link token belongs to, and removes the invitation, so the link works
@@ -386,7 +329,7 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 		return nil, err
 	}
 	if token == "" || len(token) > maxKeyLength {
-		return nil, errInvitationLink
+		return nil, tenants.ErrLink
 	}
 	now := v.now()
 	if user.ID == "" {
@@ -395,82 +338,12 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	mid := v.ids.Next(now)
 	var out *TenantMember
 	err := v.update(ctx, func(t *txn) error {
-		mac := t.inviteMAC(token)
-		var ref access.KeyRef
-		ok, err := t.GetRecord(barrier.InviteLookup(mac), &ref)
-		if err != nil {
-			return err
-		}
-		if !ok || ref.Kind != EntityTenantInvitation {
-			return errInvitationLink
-		}
-		if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
-			if err == nil {
-				err = errInvitationLink
-			}
-			return err
-		}
-		rec, err := tenants.MustInvitation(t.Tx, ref.TenantID, ref.ID)
-		if err != nil {
-			return errInvitationLink
-		}
-		if subtle.ConstantTimeCompare(rec.TokenHash, mac) != 1 {
-			return errInvitationLink
-		}
-		unit.RecordTenant(ctx, rec.TenantID)
-		if rec.Expired(t.Now) {
-			return unit.Errorf(NotFound, "the invitation has expired; ask the tenant to resend it")
-		}
-		if user.Email == "" {
-			user.Email = rec.Email
-		}
-		// By id or by address, as CreateInvitation refuses an address a
-		// member has (case aside).
-		if m, err := t.memberWith(rec.TenantID, user.ID, user.Email); err != nil || m != nil {
-			if err == nil {
-				err = unit.Errorf(Conflict, "the user is a member of the tenant already, or a member has this e-mail address")
-			}
-			return err
-		}
-		member := TenantMember{ID: mid, TenantID: rec.TenantID, Role: RoleAdmin, User: user, CreatedAt: t.Now}
-		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
-			return err
-		}
-		if err := tenants.DropLinks(t.Tx, rec); err != nil {
-			return err
-		}
-		if err := t.Delete(barrier.Tenant(rec.TenantID).Record(EntityTenantInvitation, rec.ID)); err != nil {
-			return err
-		}
-		by := actor{ID: user.ID, Type: ActorUser}
-		if err := t.Log(by, rec.TenantID, EntityTenantMember, mid, OpCreate, "Member joined by invitation"); err != nil {
-			return err
-		}
-		if err := t.emitMember(EventTenantMemberCreated, by, &member); err != nil {
-			return err
-		}
-		if err := t.emitInvitation(EventTenantInvitationAccepted, by, rec); err != nil {
-			return err
-		}
-		out = &member
-		return t.Log(by, rec.TenantID, EntityTenantInvitation, rec.ID, OpDelete, "Invitation accepted")
+		var err error
+		out, err = tenants.Accept(t.Tx, t.inviteMAC(token), user, mid)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// invitationRecordOf is the record of the API's invitation inv, whose link
-// token has the keyed hash tokenHash.
-func invitationRecordOf(inv *Invitation, tokenHash []byte) *tenants.InvitationRecord {
-	return &tenants.InvitationRecord{ID: inv.ID, TenantID: inv.TenantID, Email: inv.Email, Status: inv.Status,
-		ExpiresAt: inv.ExpiresAt, CreatedBy: inv.CreatedBy, CreatedAt: inv.CreatedAt,
-		ModifiedBy: inv.ModifiedBy, ModifiedAt: inv.ModifiedAt, TokenHash: tokenHash}
-}
-
-// invitationOf is the invitation as stored (see Invitation.at for how it is shown).
-func invitationOf(r *tenants.InvitationRecord) Invitation {
-	return Invitation{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Status: r.Status, ExpiresAt: r.ExpiresAt,
-		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
 }

@@ -43,7 +43,7 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			m := memberOf(&rec)
+			m := tenants.MemberOf(&rec)
 			if len(req.UserIDs) > 0 && !slices.Contains(req.UserIDs, m.User.ID) {
 				return nil, nil
 			}
@@ -61,7 +61,7 @@ func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
 	if err != nil || rec == nil {
 		return nil, err
 	}
-	return ptr(memberOf(rec)), nil
+	return ptr(tenants.MemberOf(rec)), nil
 }
 
 // DeleteMember removes a member from the caller's tenant: from then on
@@ -78,27 +78,7 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 		if err != nil {
 			return err
 		}
-		if !unit.ValidID(id) {
-			return unit.NotFoundError("member")
-		}
-		var m tenants.MemberRecord
-		ok, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenantMember, id), &m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return unit.NotFoundError("member")
-		}
-		if m.Role == RoleOwner {
-			return unit.Errorf(Conflict, "the OWNER of a tenant cannot be removed")
-		}
-		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityTenantMember, id)); err != nil {
-			return err
-		}
-		if err := t.emitMember(EventTenantMemberDeleted, p.Actor(), ptr(memberOf(&m))); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), p.TenantID, EntityTenantMember, id, OpDelete, "Member removed")
+		return tenants.DeleteMember(t.Tx, p.Actor(), p.TenantID, id)
 	})
 }
 
@@ -130,17 +110,4 @@ func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember,
 		return nil
 	})
 	return out, err
-}
-
-// memberRecordOf is the record of the API's member.
-func memberRecordOf(m *TenantMember) *tenants.MemberRecord {
-	return &tenants.MemberRecord{ID: m.ID, TenantID: m.TenantID, Role: m.Role, UserID: m.User.ID, Email: m.User.Email,
-		FirstName: m.User.FirstName, LastName: m.User.LastName, Picture: m.User.Picture, CreatedAt: m.CreatedAt}
-}
-
-// memberOf is the member the API shows.
-func memberOf(r *tenants.MemberRecord) TenantMember {
-	return TenantMember{ID: r.ID, TenantID: r.TenantID, Role: r.Role,
-		User:      User{ID: r.UserID, Email: r.Email, FirstName: r.FirstName, LastName: r.LastName, Picture: r.Picture},
-		CreatedAt: r.CreatedAt}
 }

@@ -31,7 +31,7 @@ import (
 //     nobody out. In-process callers, which give no address, are not
 //     throttled.
 //   - Options.Limits.SessionsPerApplication bounds the sessions one public
-//     application creates from one client address (sessions_limits.go).
+//     application creates from one client address (internal/sessions).
 //
 // Each limit is charged exactly once per call, however many times a store
 // transaction function runs: group commit runs a function again alone

@@ -535,7 +535,7 @@ func TestRecordAPIConversions(t *testing.T) {
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
 		ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(inv)
-	if got := invitationOf(invitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
+	if got := tenants.InvitationOf(tenants.InvitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
 		t.Errorf("Invitation through its record: %s", cmp.Diff(*inv, got))
 	}
 	tenant := &Tenant{ID: fixTenant, Name: "n", OwnerID: fixMember, CreatedBy: fixActor, CreatedAt: fixTime,
@@ -548,7 +548,7 @@ func TestRecordAPIConversions(t *testing.T) {
 		User: User{ID: fixActor, Email: "a@example.com", FirstName: "A", LastName: "B", Picture: "https://example.com/p.png"}}
 	allSet(member)
 	allSet(&member.User)
-	if got := memberOf(memberRecordOf(member)); !cmp.Equal(*member, got) {
+	if got := tenants.MemberOf(tenants.MemberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
 	formula := formulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))

@@ -2,26 +2,43 @@ package tokenvault
 
 import (
 	"context"
-	"crypto/subtle"
 	"maps"
-	"slices"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
+
+// Sessions: keys a public application creates for one user of a browser
+// or mobile flow, which a private application authorizes with grants.
+// This file is the feature's page of the facade: the Vault methods
+// authenticate, check the application's type, and delegate to
+// internal/sessions, which owns the session (its record, caps, nonce,
+// authority and events).
 
 // Session lifetimes.
 const (
 	// SessionLifetime is how long a session lives when its authorizer
 	// gives no expires_at, counted from its creation.
-	SessionLifetime = 3 * time.Minute
+	SessionLifetime = sessions.Lifetime
 	// MaxSessionLifetime bounds the expires_at an authorizer may give,
 	// counted from the authorization: sessions serve one browser or mobile
 	// flow, so a longer-lived credential should be an application.
-	MaxSessionLifetime = time.Hour
+	MaxSessionLifetime = sessions.MaxLifetime
+)
+
+// Defaults of the pending-session caps (internal/sessions, limits.go).
+const (
+	// DefaultMaxPendingSessions is Options.Limits.MaxPendingSessionsPerApplication's
+	// zero value: the live sessions one public application may have waiting
+	// for authorization; past it new ones are refused (RateLimited), none
+	// evicted.
+	DefaultMaxPendingSessions = sessions.DefaultMax
+	// DefaultMaxPendingSessionsPerAddress is
+	// Options.Limits.MaxPendingSessionsPerAddress's zero value: the live sessions
+	// of one public application created from one client address that may
+	// wait for authorization before that address's oldest is evicted.
+	DefaultMaxPendingSessionsPerAddress = sessions.DefaultMaxPerAddress
 )
 
 // Session is what CreateSession returns. SessionKey and Nonce are shown only
@@ -45,20 +62,6 @@ type AuthorizeSessionRequest struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
-// sessionKeyPrefix starts every session key, so it cannot be mistaken for an
-// application key in a log or a secret scanner's report.
-const sessionKeyPrefix = "ses_"
-
-func newSessionKey() string { return sessionKeyPrefix + unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
-
-// newNonce returns a fresh nonce with 256 bits of entropy.
-func newNonce() string { return unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
-
-// nonceMAC separates the nonce namespace from the key namespace.
-func (t *txn) nonceMAC(nonce string) []byte {
-	return t.v.sys.MAC([]byte("nonce\x00"), []byte(nonce))
-}
-
 // CreateSession creates a session for a browser or mobile flow and returns
 // its key and nonce. It needs the key of a public application and no
 // permission; any other key is PermissionDenied. The session key is refused
@@ -76,12 +79,12 @@ func (t *txn) nonceMAC(nonce string) []byte {
 // flood from one holder of the public key never stops other users; a
 // creation past the application's ceiling is refused (RateLimited, with
 // RetryAfter until the oldest waiting session expires), never made by
-// evicting another address's session (see sessions_limits.go).
+// evicting another address's session (internal/sessions, limits.go).
 //
 // Returns Unauthenticated, PermissionDenied, RateLimited (the rate, or the
 // application's ceiling of waiting sessions).
 func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, error) {
-	sessionKey, nonce := newSessionKey(), newNonce()
+	sessionKey, nonce := sessions.NewKey()
 	var out *Session
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authenticate(key)
@@ -94,57 +97,18 @@ func (v *Vault) CreateSession(ctx context.Context, key Credential) (*Session, er
 		if err := t.chargeSession(p.ActorID); err != nil {
 			return err
 		}
-		addr := t.pendingAddress()
-		if err := t.makeRoomForSession(p.TenantID, p.ActorID, addr); err != nil {
+		rec, err := t.v.sessions.Create(t.Tx, p, sessionKey, nonce)
+		if err != nil {
 			return err
-		}
-		rec := &sessions.Record{
-			ID:             t.v.ids.Next(t.Now),
-			TenantID:       p.TenantID,
-			ApplicationID:  p.ActorID,
-			PendingAddress: addr,
-			KeyHash:        t.v.sys.MAC([]byte(sessionKey)),
-			NonceHash:      t.nonceMAC(nonce),
-			CreatedAt:      t.Now,
-			ExpiresAt:      t.Now.Add(SessionLifetime),
-		}
-		ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntitySession, ID: rec.ID}
-		for _, w := range []struct {
-			key barrier.Key
-			v   recordCodec
-		}{
-			{barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec},
-			{barrier.APIKeyLookup(rec.KeyHash), &ref},
-			{barrier.NonceLookup(rec.NonceHash), &ref},
-		} {
-			if err := t.PutRecord(w.key, w.v); err != nil {
-				return err
-			}
-		}
-		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
-			return err
-		}
-		for _, k := range rec.PendingKeys() {
-			if err := t.PutIndex(k); err != nil {
-				return err
-			}
 		}
 		out = &Session{SessionKey: Credential(sessionKey), Nonce: nonce, ExpiresAt: rec.ExpiresAt}
-		if err := t.emitSession(EventSessionCreated, p.Actor(), rec); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), rec.TenantID, EntitySession, rec.ID, OpCreate, "Session created")
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
-
-// errUnknownNonce answers every nonce that cannot be used, whatever the
-// reason (never issued, used, expired, another tenant's), so an authorizer
-// learns nothing about other sessions.
-var errUnknownNonce = unit.InvalidField("nonce", "is unknown, already used or expired")
 
 // AuthorizeSession gives the session created with req.Nonce its
 // permissions and rules. It needs the key of a private application, which
@@ -173,173 +137,12 @@ func (v *Vault) AuthorizeSession(ctx context.Context, key Credential, req Author
 			return unit.Errorf(PermissionDenied, "sessions are authorized with the key of a private application")
 		}
 		fe := maps.Clone(fe)
-		if at := req.ExpiresAt; at != nil {
-			switch {
-			case !at.After(t.Now):
-				fe.Add("expires_at", "must be in the future")
-			case at.Sub(t.Now) > MaxSessionLifetime:
-				fe.Add("expires_at", "must be at most %s from now", MaxSessionLifetime)
-			}
+		if req.ExpiresAt != nil {
+			sessions.CheckExpiry(*req.ExpiresAt, t.Now, fe)
 		}
 		if err := fe.Err(); err != nil {
 			return err
 		}
-		for _, perm := range grantedPermissions(perms, rules) {
-			if !p.Has(perm) {
-				return unit.Errorf(PermissionDenied, "the authorizing key lacks %s: a session gets no more than its authorizer holds", perm)
-			}
-		}
-		rec, err := t.sessionByNonce(p.TenantID, req.Nonce)
-		if err != nil {
-			return err
-		}
-		if err := t.Delete(barrier.NonceLookup(rec.NonceHash)); err != nil {
-			return err
-		}
-		for _, k := range rec.PendingKeys() {
-			if err := t.Delete(k); err != nil {
-				return err
-			}
-		}
-		now := t.Now
-		rec.NonceHash = nil
-		rec.Authorized, rec.AuthorizedBy, rec.AuthorizedAt = true, p.ActorID, &now
-		rec.Grants = grants{Permissions: perms, Rules: rules}
-		rec.Ceiling = grants{Permissions: p.Permissions, Rules: p.Rules}
-		if req.ExpiresAt != nil {
-			if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
-				return err
-			}
-			rec.ExpiresAt = req.ExpiresAt.UTC()
-			if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID)); err != nil {
-				return err
-			}
-		}
-		if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID), rec); err != nil {
-			return err
-		}
-		if err := t.emitSession(EventSessionAuthorized, p.Actor(), rec); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), rec.TenantID, EntitySession, rec.ID, OpUpdate, "Session authorized")
+		return t.v.sessions.Authorize(t.Tx, p, req.Nonce, grants{Permissions: perms, Rules: rules}, req.ExpiresAt)
 	})
-}
-
-// grantedPermissions lists every permission in perms and rules.
-func grantedPermissions(perms []string, rules []AccessRule) []string {
-	out := slices.Clone(perms)
-	for _, r := range rules {
-		out = append(out, r.Permissions...)
-	}
-	return out
-}
-
-// sessionByNonce finds the unexpired, unauthorized session of tenant tid
-// that nonce was issued for.
-func (t *txn) sessionByNonce(tid, nonce string) (*sessions.Record, error) {
-	if len(nonce) > maxKeyLength {
-		return nil, errUnknownNonce
-	}
-	mac := t.nonceMAC(nonce)
-	var ref access.KeyRef
-	ok, err := t.GetRecord(barrier.NonceLookup(mac), &ref)
-	if err != nil {
-		return nil, err
-	}
-	if !ok || ref.TenantID != tid || ref.Kind != EntitySession {
-		return nil, errUnknownNonce
-	}
-	rec, err := t.loadSession(ref.TenantID, ref.ID)
-	if err != nil {
-		return nil, err
-	}
-	if rec == nil || rec.Authorized || subtle.ConstantTimeCompare(rec.NonceHash, mac) != 1 {
-		return nil, errUnknownNonce
-	}
-	return rec, nil
-}
-
-// loadSession returns the session, or nil if it does not exist or has
-// expired.
-func (t *txn) loadSession(tid, id string) (*sessions.Record, error) {
-	var rec sessions.Record
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
-	if err != nil || !ok {
-		return nil, err
-	}
-	if rec.Expired(t.Now) {
-		return nil, nil
-	}
-	return &rec, nil
-}
-
-// sessionPrincipal authenticates a session key found in the key lookup.
-func (t *txn) sessionPrincipal(ref access.KeyRef, mac []byte) (*principal, time.Time, error) {
-	rec, err := t.loadSession(ref.TenantID, ref.ID)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if rec == nil || subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
-		return nil, time.Time{}, unit.ErrUnauthenticatedKey
-	}
-	// A session lives on its applications' authority: when the public
-	// application that created it or the private one that authorized it
-	// is deleted or expires, the session stops working with it, and it
-	// never does more than its authorizer may do now.
-	creator, err := t.loadApplication(rec.TenantID, rec.ApplicationID)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if creator == nil {
-		return nil, time.Time{}, unit.ErrUnauthenticatedKey
-	}
-	if !rec.Authorized {
-		return nil, time.Time{}, unit.Errorf(PermissionDenied, "the session has not been authorized")
-	}
-	authorizer, err := t.loadApplication(rec.TenantID, rec.AuthorizedBy)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if authorizer == nil {
-		return nil, time.Time{}, unit.ErrUnauthenticatedKey
-	}
-	expires := rec.ExpiresAt
-	for _, app := range []*access.ApplicationRecord{creator, authorizer} {
-		if app.ExpiresAt != nil && app.ExpiresAt.Before(expires) {
-			expires = *app.ExpiresAt
-		}
-	}
-	return &principal{
-		TenantID:    rec.TenantID,
-		ActorID:     rec.ID,
-		ActorType:   ActorSession,
-		AppID:       rec.AuthorizedBy,
-		Permissions: rec.Grants.Permissions,
-		Rules:       sortedRules(rec.Grants.Rules),
-		Ceilings: []grants{
-			{Permissions: rec.Ceiling.Permissions, Rules: sortedRules(rec.Ceiling.Rules)},
-			{Permissions: authorizer.Permissions, Rules: sortedRules(authorizer.Rules)},
-		},
-	}, expires, nil
-}
-
-// deleteSession removes a session and its lookups.
-func (t *txn) deleteSession(by actor, rec *sessions.Record, msg string) error {
-	keys := []barrier.Key{
-		barrier.Tenant(rec.TenantID).Record(EntitySession, rec.ID),
-		barrier.APIKeyLookup(rec.KeyHash),
-		barrier.Tenant(rec.TenantID).Expiry(rec.ExpiresAt, EntitySession, rec.ID),
-		// Its events' sequence counter: no event ends a session.
-		barrier.Tenant(rec.TenantID).EventSequence(EntitySession, rec.ID),
-	}
-	if rec.NonceHash != nil {
-		keys = append(keys, barrier.NonceLookup(rec.NonceHash))
-		keys = append(keys, rec.PendingKeys()...)
-	}
-	for _, k := range keys {
-		if err := t.Delete(k); err != nil {
-			return err
-		}
-	}
-	return t.Log(by, rec.TenantID, EntitySession, rec.ID, OpDelete, msg)
 }

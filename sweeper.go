@@ -8,6 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -234,15 +235,15 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
-		return true, t.deleteSession(systemActor, &rec, "Session expired")
+		return true, sessions.Delete(t.Tx, systemActor, &rec, "Session expired")
 	case kindIdempotency:
 		return idempotency.Sweep(t.Tx, tid, id)
 	case EntityTokenIntent:
-		rec, err := t.getTokenIntent(tid, id)
+		rec, err := intents.Get(t.Tx, tid, id)
 		if err != nil || rec == nil || !rec.Expired(t.Now) {
 			return false, err
 		}
-		return true, t.deleteTokenIntent(systemActor, rec, "Token intent expired")
+		return true, intents.Delete(t.Tx, systemActor, rec, "Token intent expired")
 	case EntityTenantInvitation:
 		var rec tenants.InvitationRecord
 		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
@@ -253,7 +254,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err := t.PutRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
 			return false, err
 		}
-		if err := t.emitInvitation(EventTenantInvitationDeleted, systemActor, &rec); err != nil {
+		if err := tenants.EmitInvitation(t.Tx, EventTenantInvitationDeleted, systemActor, &rec); err != nil {
 			return false, err
 		}
 		return true, t.Log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")

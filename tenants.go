@@ -42,13 +42,7 @@ const (
 )
 
 // TenantMember is a user's membership of a tenant.
-type TenantMember struct {
-	ID        string    `json:"id"`
-	TenantID  string    `json:"tenant_id"`
-	Role      string    `json:"role"`
-	User      User      `json:"user"`
-	CreatedAt time.Time `json:"created_at"`
-}
+type TenantMember = tenants.Member
 
 // CreateTenantRequest describes a new tenant and its owner.
 type CreateTenantRequest struct {
@@ -112,7 +106,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		user := req.Owner
 		user.ID = uid
 		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.Now}
-		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), memberRecordOf(&member)); err != nil {
+		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), tenants.MemberRecordOf(&member)); err != nil {
 			return err
 		}
 		if err := t.Log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
@@ -121,7 +115,7 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 		if err := t.Log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
 			return err
 		}
-		if err := t.emitMember(EventTenantMemberCreated, owner, &member); err != nil {
+		if err := tenants.EmitMember(t.Tx, EventTenantMemberCreated, owner, &member); err != nil {
 			return err
 		}
 		app := &access.ApplicationRecord{

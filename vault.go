@@ -17,10 +17,13 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -83,6 +86,10 @@ type Vault struct {
 	// Options.Limits.MaxPendingTokenIntentsPerApplication and
 	// Options.Limits.MaxPendingTokenIntentsPerAddress.
 	maxIntents, maxIntentsPerAddress int
+	// intents and sessions are those features (internal/intents,
+	// internal/sessions), made once the system keys are loaded.
+	intents  *intents.Service
+	sessions *sessions.Service
 
 	code             *sandbox.Sandbox
 	httpClient       *http.Client
@@ -298,6 +305,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		return nil, err
 	}
+	v.intents = &intents.Service{IDs: &v.ids, Sys: v.sys, Lifetime: v.intentLifetime,
+		MaxPerAddress: v.maxIntentsPerAddress, Max: v.maxIntents}
+	v.sessions = &sessions.Service{IDs: &v.ids, Sys: v.sys, MaxPerAddress: v.maxPendingPerAddress, Max: v.maxPendingSessions,
+		Application: access.LoadApplication}
 	if v.optimistic {
 		v.fingerprints = &fingerprintMemory{}
 	}
@@ -309,13 +320,13 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = v.buildTokenLists(ctx) // once, for a store written before them
 	}
 	if err == nil {
-		err = v.countTenants(ctx) // once, for a store written before the count
+		err = tenants.EnsureCount(ctx, v.work) // once, for a store written before the count
 	}
 	if err == nil {
 		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
 	}
 	if err == nil {
-		err = v.upgradeManagers(ctx) // once per release that adds a management permission
+		err = access.UpgradeManagers(ctx, v.work) // once per release that adds a management permission
 	}
 	if err == nil {
 		err = v.ensureAuditKey(ctx) // the checkpoint signing key, made on first use

@@ -3,9 +3,6 @@ package tokenvault
 import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/intents"
-	"github.com/tokenvault/tokenvault/internal/sessions"
-	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -51,12 +48,6 @@ func (t *txn) emitCVCExpired(rec *tokens.Record) error {
 	}})
 }
 
-// emitIntent emits typ about the token intent rec (tokenID: the token a
-// converted intent became).
-func (t *txn) emitIntent(typ string, by actor, rec *intents.Record, tokenID string) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "token_intent", EntityType: EntityTokenIntent, EntityID: rec.ID, View: func() any { return tokenIntentEventView(rec, tokenID) }})
-}
-
 // emitApplication emits typ about the application rec.
 func (t *txn) emitApplication(typ string, by actor, rec *access.ApplicationRecord) error {
 	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "application", EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationEventView(rec) }})
@@ -85,21 +76,6 @@ func (t *txn) emitProxy(typ string, by actor, p *Proxy) error {
 // emitReactor emits typ about the reactor r.
 func (t *txn) emitReactor(typ string, by actor, r *Reactor) error {
 	return t.Emit(unit.Event{TenantID: r.TenantID, Type: typ, By: by, ObjectName: "reactor", EntityType: EntityReactor, EntityID: r.ID, View: func() any { return reactorEventView(r) }})
-}
-
-// emitSession emits typ about the session rec.
-func (t *txn) emitSession(typ string, by actor, rec *sessions.Record) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "session", EntityType: EntitySession, EntityID: rec.ID, View: func() any { return sessionEventView(rec) }})
-}
-
-// emitMember emits typ about the member m.
-func (t *txn) emitMember(typ string, by actor, m *TenantMember) error {
-	return t.Emit(unit.Event{TenantID: m.TenantID, Type: typ, By: by, ObjectName: "member", EntityType: EntityTenantMember, EntityID: m.ID, View: func() any { return memberEventView(m) }})
-}
-
-// emitInvitation emits typ about the invitation rec.
-func (t *txn) emitInvitation(typ string, by actor, rec *tenants.InvitationRecord) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "invitation", EntityType: EntityTenantInvitation, EntityID: rec.ID, View: func() any { return invitationEventView(rec) }})
 }
 
 // emitInvocationEnd emits reactor.completed or reactor.failed for the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -58,7 +59,7 @@ func TestEmitThenFailCommitsNoEvent(t *testing.T) {
 	member := &TenantMember{ID: v.ids.Next(time.Now()), TenantID: tid, Role: RoleAdmin, User: User{ID: "u"}}
 	for name, run := range map[string]func(context.Context, func(*txn) error) error{"update": v.update, "optimistic": v.updateOptimistic} {
 		err := run(ctx, func(t *txn) error {
-			if err := t.emitMember(EventTenantMemberCreated, systemActor, member); err != nil {
+			if err := tenants.EmitMember(t.Tx, EventTenantMemberCreated, systemActor, member); err != nil {
 				return err
 			}
 			return unit.Errorf(Conflict, "a conflict after the event")
@@ -70,7 +71,7 @@ func TestEmitThenFailCommitsNoEvent(t *testing.T) {
 			t.Fatalf("%s: a rolled-back transaction queued %d events", name, n)
 		}
 	}
-	if err := v.update(ctx, func(t *txn) error { return t.emitMember(EventTenantMemberCreated, systemActor, member) }); err != nil {
+	if err := v.update(ctx, func(t *txn) error { return tenants.EmitMember(t.Tx, EventTenantMemberCreated, systemActor, member) }); err != nil {
 		t.Fatal(err)
 	}
 	if evs := tap.Events()[before:]; len(evs) != 1 || evs[0].Info.Type != EventTenantMemberCreated {

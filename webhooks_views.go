@@ -10,9 +10,6 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/intents"
-	"github.com/tokenvault/tokenvault/internal/sessions"
-	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
@@ -111,25 +108,6 @@ func fitView(view any, drops []viewDrop) []string {
 		omitted = append(omitted, d.name)
 	}
 	return omitted
-}
-
-// tokenIntentEvent is a token intent as its events show it: its data is
-// never shown, not even summarised.
-type tokenIntentEvent struct {
-	ID          string    `json:"id"`
-	TenantID    string    `json:"tenant_id"`
-	Type        string    `json:"type"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	CreatedBy   string    `json:"created_by,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	ExpiresAt   time.Time `json:"expires_at"`
-	// TokenID is the token a token-intent.converted intent became.
-	TokenID string `json:"token_id,omitempty"`
-}
-
-func tokenIntentEventView(rec *intents.Record, tokenID string) *tokenIntentEvent {
-	return &tokenIntentEvent{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, Fingerprint: rec.Fingerprint,
-		CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt, TokenID: tokenID}
 }
 
 // applicationEvent is an application as its events show it: never its
@@ -291,40 +269,4 @@ type invocationEvent struct {
 	// ErrorStatus is the HTTP status of the problem a failed invocation
 	// ended with (as in the callback's error.status).
 	ErrorStatus int `json:"error_status,omitempty"`
-}
-
-// sessionEvent is a session as its events show it: never its key, its
-// nonce, or their hashes.
-type sessionEvent struct {
-	ID            string     `json:"id"`
-	TenantID      string     `json:"tenant_id"`
-	ApplicationID string     `json:"application_id"`
-	Authorized    bool       `json:"authorized"`
-	AuthorizedBy  string     `json:"authorized_by,omitempty"`
-	AuthorizedAt  *time.Time `json:"authorized_at,omitempty"`
-	// Permissions are those the authorization granted, rules aside.
-	Permissions []string  `json:"permissions,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	ExpiresAt   time.Time `json:"expires_at"`
-}
-
-func sessionEventView(r *sessions.Record) *sessionEvent {
-	return &sessionEvent{ID: r.ID, TenantID: r.TenantID, ApplicationID: r.ApplicationID, Authorized: r.Authorized,
-		AuthorizedBy: r.AuthorizedBy, AuthorizedAt: r.AuthorizedAt, Permissions: slices.Clone(r.Grants.Permissions),
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
-}
-
-// invitationEventView is an invitation as its events show it: the API's
-// Invitation, which holds no link token (only its keyed hash is stored,
-// and the link is only ever sent to the invitee).
-func invitationEventView(r *tenants.InvitationRecord) *Invitation {
-	inv := invitationOf(r)
-	return &inv
-}
-
-// memberEventView is a member as its events show it: the API's
-// TenantMember, which holds nothing secret.
-func memberEventView(m *TenantMember) *TenantMember {
-	c := *m
-	return &c
 }

@@ -28,6 +28,15 @@
 // releases that add management permissions give them to the full
 // managers of before (ManagementUpgrades, NeedsUpgrade).
 //
+// # Applications in the store
+//
+// In the caller's unit of work it reads an application as a key, a
+// session or a reactor acts through it (LoadApplication, MustApplication:
+// an expired one is none), refuses the change that would leave a tenant
+// without a full manager (KeepsAManager, ErrLastManager), and applies
+// the management upgrades a store has not had when the Vault opens
+// (UpgradeManagers, with an audit line of the system per grant).
+//
 // # Authentication cache
 //
 // AuthCache keeps recently authenticated keys' principals by their keyed
@@ -39,8 +48,10 @@
 //
 // # What it does not do
 //
-// It reads and writes nothing: resolving a key to a principal (reading
-// its lookup entry, its application or session, the tenant's state) and
-// the application methods are the root's, which authorize and then call
-// this package. This package never imports the root.
+// It authenticates no key: resolving a key to a principal (reading its
+// lookup entry, its application or session, the tenant's state) is the
+// root's, and so are, for now, the application methods (creating,
+// updating, regenerating a key, deleting, with their events), which
+// authorize and then call this package. This package never imports the
+// root.
 package access

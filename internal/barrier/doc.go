@@ -242,13 +242,13 @@
 //	                                         system keyring; tokens_lists_build.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
-//	                                         public application, by expiry (sessions_limits.go)
+//	                                         public application, by expiry (internal/sessions)
 //	tenant/<tid>/idx/pending-session-addr/<app>/<addr>/<nanos>/<id>  the same per
 //	                                         client address (<addr> a keyed MAC of it), by
-//	                                         expiry (sessions_limits.go)
+//	                                         expiry (internal/sessions)
 //	tenant/<tid>/idx/intent-creator/<creator>/<nanos>/<id>  live token intents of
 //	                                         one application or session, by expiry
-//	                                         (intents_limits.go)
+//	                                         (internal/intents)
 //	tenant/<tid>/idx/intent-creator-addr/<creator>/<addr>/<nanos>/<id>  the same per
 //	                                         client address (<addr> a keyed MAC of it)
 //	tenant/<tid>/idx/wh-p/<webhook>/<id>     webhook delivery <id>, while it is pending:

@@ -19,7 +19,7 @@ var (
 	// commits that add and remove registry entries.
 	SysTenantCount = Key{s: "sys/count/tenants"}
 	// SysManagementUpgrade is how many of the root's management
-	// permission upgrades the store has had (applications_upgrade.go).
+	// permission upgrades the store has had (internal/access, upgrade.go).
 	SysManagementUpgrade = Key{s: "sys/count/management-upgrade"}
 	// SysFingerprints says where the store's fingerprint index is kept.
 	SysFingerprints = Key{s: "sys/fingerprints"}

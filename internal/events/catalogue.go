@@ -125,7 +125,7 @@ func Subscribes(events []string, et Type) bool {
 // life, so that the object's sequence counter is removed with it: a
 // deletion (not a key's: the application goes on), a token's expiry, an
 // intent's conversion, an invitation's acceptance. Sessions, which no
-// event ends, have theirs removed with them (the root's deleteSession).
+// event ends, have theirs removed with them (internal/sessions, Delete).
 func EndsObject(typ string) bool {
 	switch typ {
 	case TokenExpired, TokenIntentConverted, TenantInvitationAccepted:

@@ -25,7 +25,7 @@ import (
 //	time  expires_at
 //	str   created_from  (flag bit 0) the keyed MAC of the creating call's
 //	                    client address that indexes the intent for its caps
-//	                    (the root's intents_limits.go); absent in intents written before
+//	                    (limits.go); absent in intents written before
 //
 // The tenant and id are the store key's. There is no version 0: intents
 // came after every record had its binary form.

@@ -4,7 +4,8 @@
 // a call, and the caps on live objects a public key may leave in the
 // store. Which limits exist, who is charged and when (the principal, a
 // call's CallInfo charges, Options) is the Vault's: the root's
-// ratelimit.go, sessions_limits.go and intents_limits.go.
+// ratelimit.go, and the features whose objects are capped
+// (internal/sessions, internal/intents).
 //
 // # Token buckets (Set)
 //

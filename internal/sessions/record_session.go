@@ -51,7 +51,7 @@ type Record struct {
 	ExpiresAt     time.Time
 
 	// PendingAddress names the creator's address in the per-address
-	// index of waiting sessions (sessions_limits.go); "" for sessions
+	// index of waiting sessions (limits.go); "" for sessions
 	// created before that index.
 	PendingAddress string
 
@@ -67,7 +67,7 @@ type Record struct {
 func (s *Record) Expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 
 // PendingKeys are the index entries of a session waiting for
-// authorization (the root's sessions_limits.go).
+// authorization (limits.go).
 func (s *Record) PendingKeys() []barrier.Key {
 	return barrier.Tenant(s.TenantID).CapEntries(barrier.PendingSessionCaps, s.ApplicationID, s.PendingAddress, s.ExpiresAt, s.ID)
 }

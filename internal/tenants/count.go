@@ -1,6 +1,8 @@
 package tenants
 
 import (
+	"context"
+
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -34,6 +36,24 @@ func Count(t *unit.Tx) error {
 		return err
 	}
 	return t.PutCount(barrier.SysTenantCount, n)
+}
+
+// EnsureCount gives a store written before the count its count, in units
+// of work of w: one view that finds it (what a store that has it costs),
+// else one update that counts the registry (Count). The Vault runs it at
+// Open. Every Vault sharing a store (PostgreSQL) must be of a version
+// that keeps the count, as for the token list counts.
+func EnsureCount(ctx context.Context, w *unit.Work) error {
+	counted := false
+	err := w.View(ctx, func(t *unit.Tx) error {
+		var err error
+		counted, err = Counted(t)
+		return err
+	})
+	if err != nil || counted {
+		return err
+	}
+	return w.Update(ctx, Count)
 }
 
 // Registered changes the count of tenants by delta in t: +1 in the commit

@@ -58,3 +58,40 @@ func TestCountOnce(t *testing.T) {
 		t.Errorf("Count on a counted store: %d, want 3 (left as it was)", n)
 	}
 }
+
+// TestEnsureCount: EnsureCount counts a store without a count once, and
+// leaves a count that exists as it is.
+func TestEnsureCount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWork(t)
+	if err := w.Update(ctx, func(tx *unit.Tx) error {
+		for _, tid := range []string{"t1", "t2"} {
+			if err := tx.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := EnsureCount(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := w.View(ctx, func(tx *unit.Tx) error {
+			var err error
+			n, err = tx.ReadCount(barrier.SysTenantCount)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("after EnsureCount: %d tenants counted, want 2", n)
+		}
+		if err := w.Update(ctx, func(tx *unit.Tx) error { return tx.PutIndex(barrier.Tenant("t3").Registry()) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,8 +1,8 @@
 // Package tenants is the feature of tenants, their members and their
 // invitations: their stored records and the mechanism below the Vault's
 // methods. The root keeps those methods (each authenticates, authorizes,
-// logs and emits events, then calls this package), its public types
-// (User is this package's, aliased) and the e-mail of invitations.
+// and calls this package), its public types (User, TenantMember and
+// Invitation are this package's, aliased) and the e-mail of invitations.
 //
 // # What it owns
 //
@@ -16,22 +16,31 @@
 //     (ValidateEmail), and the roles (RoleOwner, RoleAdmin). The messages
 //     are the API's: tests compare them.
 //   - Members (member.go): Members and MemberWith, the scan that is the
-//     index of a tenant's few members.
+//     index of a tenant's few members; the member the API shows (Member,
+//     MemberOf, MemberRecordOf) and its event (EmitMember); removing one
+//     (DeleteMember: never the OWNER), with its event and audit line.
 //   - Invitations (invitation.go): link tokens (NewToken) stored only as a
 //     keyed hash (LinkHash) in the record and as the key of the link's
 //     lookup, their Lifetime and the expiry of a resend (ResentExpiry),
 //     and writing and dropping an invitation with its lookup and expiry
-//     entry (PutInvitation, DropLinks).
+//     entry (PutInvitation, DropLinks); the invitation the API shows
+//     (Invitation, At, InvitationOf, InvitationRecordOf) and its events
+//     (EmitInvitation); saving, resending, deleting and accepting one
+//     with their events and audit lines (invitation_api.go:
+//     SaveInvitation, ResendInvitation, DeleteInvitation, Accept, whose
+//     every unusable link is one answer, ErrLink).
 //   - The deletion of a tenant (deletion.go): its resumable passes
 //     (DeletePass), each one transaction of at most DeleteBatch keys
 //     recording its progress in the marker, phase by phase.
-//   - The count of tenants (count.go): Count for a store written before
-//     the count existed, Registered for the commits that change it.
+//   - The count of tenants (count.go): Count and EnsureCount (at Open) for
+//     a store written before the count existed, Registered for the
+//     commits that change it.
 //
 // # What it does not do
 //
-// It authorizes nothing and writes no audit line or event: every function
-// takes a *unit.Tx its caller has authorized. It does not mark a tenant
+// It authorizes nothing: every function takes a *unit.Tx its caller has
+// authorized. Members' and invitations' changes write their own audit
+// lines and events; a tenant's creation and update are still the root's. It does not mark a tenant
 // for deletion (that transaction also signs the tenant's final audit
 // checkpoint and voids the auth cache, which are the root's), send mail,
 // or know the Vault's clock other than through the Tx. It never imports

@@ -1,7 +1,6 @@
-package tokenvault
+package access
 
 import (
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -15,14 +14,16 @@ import (
 // holds every management permission and does not expire. The answer is
 // Conflict, naming what to do instead.
 
-var errLastManager = unit.Errorf(Conflict, "this is the tenant's last management application holding every management "+
+// ErrLastManager refuses the change that would leave a tenant without a
+// full manager (KeepsAManager).
+var ErrLastManager = unit.Errorf(unit.Conflict, "this is the tenant's last management application holding every management "+
 	"permission without an expiry; create another one first, or the tenant could no longer be fully managed")
 
-// keepsAManager fails with errLastManager unless, once the application id
-// is replaced by changed (nil: deleted), the tenant still has a full
-// manager.
-func (t *txn) keepsAManager(tid, id string, changed *access.ApplicationRecord) error {
-	prefix := barrier.Tenant(tid).Records(EntityApplication)
+// KeepsAManager fails with ErrLastManager unless, once the application id
+// of tenant tid is replaced by changed (nil: deleted), the tenant still
+// has a full manager (IsFullManager), as read in t.
+func KeepsAManager(t *unit.Tx, tid, id string, changed *ApplicationRecord) error {
+	prefix := barrier.Tenant(tid).Records(unit.EntityApplication)
 	raws, err := t.ScanValues(prefix)
 	if err != nil {
 		return err
@@ -30,14 +31,14 @@ func (t *txn) keepsAManager(tid, id string, changed *access.ApplicationRecord) e
 	for _, kv := range raws {
 		rec := changed
 		if kv.Rest != id {
-			rec = new(access.ApplicationRecord)
+			rec = new(ApplicationRecord)
 			if err := t.OpenRecord(kv.Key, kv.Raw, rec); err != nil {
 				return err
 			}
 		}
-		if rec != nil && access.IsFullManager(rec) {
+		if rec != nil && IsFullManager(rec) {
 			return nil
 		}
 	}
-	return errLastManager
+	return ErrLastManager
 }

@@ -1,12 +1,10 @@
-package tokenvault
+package sessions
 
 import (
-	"encoding/hex"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
-	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -21,7 +19,7 @@ import (
 //
 //   - the sessions one public application creates from one client address
 //     are rate limited (Options.Limits.SessionsPerApplication, per instance,
-//     ratelimit.go); another address has its own bucket;
+//     the Vault's ratelimit.go); another address has its own bucket;
 //   - one address has at most Options.Limits.MaxPendingSessionsPerAddress live
 //     sessions of the application waiting for authorization: a creation
 //     past that evicts the address's own oldest waiting session, so a
@@ -47,48 +45,39 @@ import (
 
 // Defaults of the pending-session caps.
 const (
-	// DefaultMaxPendingSessions is Options.Limits.MaxPendingSessionsPerApplication's
+	// DefaultMax is Options.Limits.MaxPendingSessionsPerApplication's
 	// zero value: the live sessions one public application may have waiting
 	// for authorization; past it new ones are refused (RateLimited), none
 	// evicted.
-	DefaultMaxPendingSessions = 10000
-	// DefaultMaxPendingSessionsPerAddress is
+	DefaultMax = 10000
+	// DefaultMaxPerAddress is
 	// Options.Limits.MaxPendingSessionsPerAddress's zero value: the live sessions
 	// of one public application created from one client address that may
 	// wait for authorization before that address's oldest is evicted.
-	DefaultMaxPendingSessionsPerAddress = 100
+	DefaultMaxPerAddress = 100
 )
 
-// pendingAddress is the name of the caller's address in the per-address
-// indexes (of sessions and token intents): a keyed MAC of its throttle
-// address, 128 bits in hex. In-process callers without an address share
-// one name.
-func (t *txn) pendingAddress() string {
-	addr := ratelimit.Address(unit.CallOf(t.Ctx).ClientAddress)
-	return hex.EncodeToString(t.v.sys.MAC([]byte("pending-session-address\x00"), []byte(addr))[:16])
-}
-
-// msgSessionEvicted is the log line of a waiting session evicted by its
+// msgEvicted is the log line of a waiting session evicted by its
 // address's cap.
-const msgSessionEvicted = "Session evicted: too many waiting for authorization from its address"
+const msgEvicted = "Session evicted: too many waiting for authorization from its address"
 
-// errSessionCeiling refuses a session past its application's ceiling.
-func errSessionCeiling(retryAfter time.Duration) *Error {
+// errCeiling refuses a session past its application's ceiling.
+func errCeiling(retryAfter time.Duration) *unit.Error {
 	return ratelimit.Error("creating sessions: this application has too many waiting for authorization; "+
 		"they are authorized or expire", retryAfter)
 }
 
-// makeRoomForSession makes room for a new waiting session of public
-// application appID, created from the address named addr: the address's
-// own oldest waiting session is evicted when the address is at its cap;
-// else the creation is refused (RateLimited) when the application is at
-// its ceiling. No other address's session is ever evicted
+// makeRoom makes room for a new waiting session of public application
+// appID, created from the address named addr: the address's own oldest
+// waiting session is evicted when the address is at its cap; else the
+// creation is refused (RateLimited) when the application is at its
+// ceiling. No other address's session is ever evicted
 // (ratelimit.MakeRoom).
-func (t *txn) makeRoomForSession(tid, appID, addr string) error {
-	return ratelimit.MakeRoom(t.Tx, t.Now, barrier.PendingSessionCaps, tid, appID, addr, t.v.maxPendingPerAddress, t.v.maxPendingSessions,
+func (s *Service) makeRoom(t *unit.Tx, tid, appID, addr string) error {
+	return ratelimit.MakeRoom(t, t.Now, barrier.PendingSessionCaps, tid, appID, addr, s.MaxPerAddress, s.Max,
 		func(entry barrier.Key, id string) error {
-			var rec sessions.Record
-			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntitySession, id), &rec)
+			var rec Record
+			ok, err := t.GetRecord(barrier.Tenant(tid).Record(unit.EntitySession, id), &rec)
 			if err != nil {
 				return err
 			}
@@ -96,7 +85,7 @@ func (t *txn) makeRoomForSession(tid, appID, addr string) error {
 				// A stale entry (its session gone or authorized): drop it.
 				return t.Delete(entry)
 			}
-			return t.deleteSession(systemActor, &rec, msgSessionEvicted)
+			return Delete(t, unit.SystemActor, &rec, msgEvicted)
 		},
-		func(retryAfter time.Duration) error { return errSessionCeiling(retryAfter) })
+		func(retryAfter time.Duration) error { return errCeiling(retryAfter) })
 }

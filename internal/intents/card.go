@@ -1,4 +1,4 @@
-package tokenvault
+package intents
 
 // Card brands, by the number's prefix ranges (the networks' published
 // IIN ranges; no external data). A number of no known range is
@@ -73,7 +73,7 @@ func cardBIN(number string) string {
 	return number[:min(6, len(number))]
 }
 
-// cardDetails summarises a validated card.
+// cardDetails summarises a validated card: what an Intent shows of it.
 func cardDetails(number string, month, year int) *CardDetails {
 	last4 := number[max(0, len(number)-4):]
 	return &CardDetails{Bin: cardBIN(number), Last4: last4, ExpirationMonth: month, ExpirationYear: year,

@@ -1,17 +1,18 @@
-package tokenvault
+package intents
 
 import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Caps on live token intents.
 //
 // Every public application may create token intents (that is what they
 // are for), and its key is in every browser, so in an attacker's hands
-// too; an intent lives up to MaxTokenIntentLifetime. The live intents of
+// too; an intent lives up to MaxLifetime. The live intents of
 // one creator (the application or session whose key created them) are
 // capped so that no caller can remove, or crowd out, another's:
 //
@@ -39,39 +40,39 @@ import (
 // NotFound, as for any intent gone. Converted, deleted and expired
 // intents leave the indexes with their record, so they never count.
 // Sessions waiting for authorization are capped the same way
-// (sessions_limits.go, ratelimit.MakeRoom).
+// (internal/sessions, ratelimit.MakeRoom).
 
 // Defaults of the token intent caps.
 const (
-	// DefaultMaxPendingTokenIntents is
+	// DefaultMax is
 	// Options.Limits.MaxPendingTokenIntentsPerApplication's zero value: the
 	// live intents one application or session may have; past it new ones
 	// are refused (RateLimited), none evicted.
-	DefaultMaxPendingTokenIntents = 10000
-	// DefaultMaxPendingTokenIntentsPerAddress is
+	DefaultMax = 10000
+	// DefaultMaxPerAddress is
 	// Options.Limits.MaxPendingTokenIntentsPerAddress's zero value: the
 	// live intents one application or session may have created from one
 	// client address before that address's oldest is evicted.
-	DefaultMaxPendingTokenIntentsPerAddress = 100
+	DefaultMaxPerAddress = 100
 )
 
-// msgIntentEvicted is the log line of an intent evicted by a cap.
-const msgIntentEvicted = "Token intent evicted: too many live for its creator and address"
+// msgEvicted is the log line of an intent evicted by a cap.
+const msgEvicted = "Token intent evicted: too many live for its creator and address"
 
-// errIntentCeiling refuses an intent past its creator's ceiling.
-func errIntentCeiling(retryAfter time.Duration) *Error {
+// errCeiling refuses an intent past its creator's ceiling.
+func errCeiling(retryAfter time.Duration) *unit.Error {
 	return ratelimit.Error("creating token intents: this application has too many live; "+
 		"they are converted, deleted or expire", retryAfter)
 }
 
-// makeRoomForIntent makes room for a new intent of tenant tid, created by
-// creator from the address named addr: the address's own oldest live
-// intent is evicted when the address is at its cap; else the creation is
-// refused (RateLimited) when the creator is at its ceiling. No other
-// caller's intent is ever evicted.
-func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
+// makeRoom makes room for a new intent of tenant tid, created by creator
+// from the address named addr: the address's own oldest live intent is
+// evicted when the address is at its cap; else the creation is refused
+// (RateLimited) when the creator is at its ceiling. No other caller's
+// intent is ever evicted.
+func (s *Service) makeRoom(t *unit.Tx, tid, creator, addr string) error {
 	evict := func(entry barrier.Key, id string) error {
-		rec, err := t.getTokenIntent(tid, id)
+		rec, err := Get(t, tid, id)
 		if err != nil {
 			return err
 		}
@@ -79,8 +80,8 @@ func (t *txn) makeRoomForIntent(tid, creator, addr string) error {
 			// A stale entry (its intent gone): drop it.
 			return t.Delete(entry)
 		}
-		return t.deleteTokenIntent(systemActor, rec, msgIntentEvicted)
+		return Delete(t, unit.SystemActor, rec, msgEvicted)
 	}
-	return ratelimit.MakeRoom(t.Tx, t.Now, barrier.TokenIntentCaps, tid, creator, addr, t.v.maxIntentsPerAddress, t.v.maxIntents,
-		evict, func(retryAfter time.Duration) error { return errIntentCeiling(retryAfter) })
+	return ratelimit.MakeRoom(t, t.Now, barrier.TokenIntentCaps, tid, creator, addr, s.MaxPerAddress, s.Max,
+		evict, func(retryAfter time.Duration) error { return errCeiling(retryAfter) })
 }

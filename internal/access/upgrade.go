@@ -1,4 +1,4 @@
-package tokenvault
+package access
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Management permissions added by a release.
@@ -16,8 +16,8 @@ import (
 // permission that a release adds to the management type would be out of
 // reach of every tenant made before it: its managers lack it and nobody
 // could grant it, and none of them would count as a full manager any more
-// (applications_lockout.go). So each such release is an upgrade here, and
-// Open applies the ones a store has not had, once (the count at
+// (lockout.go). So each such release is an upgrade here, and
+// the Vault's Open applies the ones a store has not had, once (the count at
 // barrier.SysManagementUpgrade says how many it has had): every
 // management application that never expires and holds every management
 // permission of before the upgrade gets the new ones, with an audit line
@@ -30,15 +30,13 @@ import (
 // tenant's grant is one transaction that reads before it writes, and
 // grants nothing twice.
 
-// managementUpgrades are the upgrades in release order; never reorder or
-// remove one (access.ManagementUpgrades).
-var managementUpgrades = access.ManagementUpgrades()
-
-// upgradeManagers applies the management upgrades the store has not had.
-func (v *Vault) upgradeManagers(ctx context.Context) error {
+// UpgradeManagers applies, in units of work of w, the management
+// upgrades (ManagementUpgrades) the store has not had.
+func UpgradeManagers(ctx context.Context, w *unit.Work) error {
+	managementUpgrades := ManagementUpgrades()
 	var done int
 	var tids []string
-	err := v.view(ctx, func(t *txn) error {
+	err := w.View(ctx, func(t *unit.Tx) error {
 		n, err := t.ReadCount(barrier.SysManagementUpgrade)
 		if err != nil || n >= len(managementUpgrades) {
 			done = n
@@ -53,7 +51,7 @@ func (v *Vault) upgradeManagers(ctx context.Context) error {
 	if err != nil || done >= len(managementUpgrades) {
 		return err
 	}
-	before := access.ManagementPermissions()
+	before := ManagementPermissions()
 	for _, added := range managementUpgrades {
 		before = slices.DeleteFunc(before, func(p string) bool { return slices.Contains(added, p) })
 	}
@@ -62,13 +60,13 @@ func (v *Vault) upgradeManagers(ctx context.Context) error {
 	}
 	for _, added := range managementUpgrades[done:] {
 		for _, tid := range tids {
-			if err := v.update(ctx, func(t *txn) error { return t.grantUpgrade(tid, before, added) }); err != nil {
+			if err := w.Update(ctx, func(t *unit.Tx) error { return grantUpgrade(t, tid, before, added) }); err != nil {
 				return fmt.Errorf("tokenvault: upgrading the management applications of a tenant: %w", err)
 			}
 		}
 		before = append(before, added...)
 	}
-	return v.update(ctx, func(t *txn) error {
+	return w.Update(ctx, func(t *unit.Tx) error {
 		return t.PutCount(barrier.SysManagementUpgrade, int64(len(managementUpgrades)))
 	})
 }
@@ -76,17 +74,17 @@ func (v *Vault) upgradeManagers(ctx context.Context) error {
 // grantUpgrade adds the permissions added to every management application
 // of tenant tid that never expires and holds every permission of before
 // (a full manager as of before the upgrade) but not all of added.
-func (t *txn) grantUpgrade(tid string, before, added []string) error {
-	vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityApplication))
+func grantUpgrade(t *unit.Tx, tid string, before, added []string) error {
+	vals, err := t.ScanValues(barrier.Tenant(tid).Records(unit.EntityApplication))
 	if err != nil {
 		return err
 	}
 	for _, sv := range vals {
-		rec := &access.ApplicationRecord{}
+		rec := &ApplicationRecord{}
 		if err := t.OpenRecord(sv.Key, sv.Raw, rec); err != nil {
 			return err
 		}
-		if !access.NeedsUpgrade(rec, before, added) {
+		if !NeedsUpgrade(rec, before, added) {
 			continue
 		}
 		var granted []string
@@ -100,7 +98,7 @@ func (t *txn) grantUpgrade(tid string, before, added []string) error {
 			return err
 		}
 		msg := fmt.Sprintf("Application %q given %s (new in this release)", rec.Name, strings.Join(granted, ", "))
-		if err := t.Log(systemActor, tid, EntityApplication, rec.ID, OpUpdate, msg); err != nil {
+		if err := t.Log(unit.SystemActor, tid, unit.EntityApplication, rec.ID, unit.OpUpdate, msg); err != nil {
 			return err
 		}
 	}
