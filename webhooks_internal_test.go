@@ -49,7 +49,7 @@ func storedWebhook(t *testing.T, v *Vault, tid, id string) *events.Webhook {
 	var rec *events.Webhook
 	err := v.view(context.Background(), func(tx *txn) error {
 		var err error
-		rec, err = tx.mustWebhook(tid, id)
+		rec, err = events.Get(tx.Tx, tid, id)
 		return err
 	})
 	if err != nil {
@@ -114,7 +114,7 @@ func TestWebhookReenableClearsFailures(t *testing.T) {
 	setState := func(status, reason string) {
 		t.Helper()
 		err := v.update(ctx, func(tx *txn) error {
-			rec, err := tx.mustWebhook(tid, w.ID)
+			rec, err := events.Get(tx.Tx, tid, w.ID)
 			if err != nil {
 				return err
 			}
@@ -174,7 +174,7 @@ func TestWebhookWritesForgetTargets(t *testing.T) {
 	ctx, tid := context.Background(), boot.Tenant.ID
 	err := v.update(ctx, func(tx *txn) error {
 		et, _ := events.Lookup(EventTokenCreated)
-		before, err := tx.webhookTargets(tid, et)
+		before, err := v.events.Targets(tx.Tx, tid, et)
 		if err != nil || len(before) != 0 {
 			t.Fatalf("targets before: %v, %v", before, err)
 		}
@@ -183,8 +183,8 @@ func TestWebhookWritesForgetTargets(t *testing.T) {
 		if err := tx.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec); err != nil {
 			return err
 		}
-		tx.forgetWebhooks(tid)
-		after, err := tx.webhookTargets(tid, et)
+		events.Forget(tx.Tx, tid)
+		after, err := v.events.Targets(tx.Tx, tid, et)
 		if err != nil || len(after) != 1 {
 			t.Errorf("targets after the write: %v, %v", after, err)
 		}
@@ -222,7 +222,7 @@ func TestWebhookTargetsAreTheTenants(t *testing.T) {
 
 	var mu sync.Mutex
 	got := map[string][]string{} // tenant: webhook ids
-	v.eventTap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
+	v.events.Tap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, w := range targets {

@@ -13,7 +13,7 @@ func TestSubscriptionCacheHoldsNoSecret(t *testing.T) {
 	v, _, boot := webhookVault(t)
 	ctx := context.Background()
 	tid := boot.Tenant.ID
-	if err := v.update(ctx, func(t *txn) error { _, err := t.subscriptions(tid); return err }); err != nil {
+	if err := v.update(ctx, func(t *txn) error { _, err := v.events.Subscriptions(t.Tx, tid); return err }); err != nil {
 		t.Fatal(err)
 	}
 	gen := v.auth.Generation()
@@ -26,7 +26,7 @@ func TestSubscriptionCacheHoldsNoSecret(t *testing.T) {
 	if _, ok := v.dispatch.Subscriptions().Get(tid, v.auth.Generation()); ok {
 		t.Fatal("the entry survived a webhook change")
 	}
-	if err := v.update(ctx, func(t *txn) error { _, err := t.subscriptions(tid); return err }); err != nil {
+	if err := v.update(ctx, func(t *txn) error { _, err := v.events.Subscriptions(t.Tx, tid); return err }); err != nil {
 		t.Fatal(err)
 	}
 	hooks, ok := v.dispatch.Subscriptions().Get(tid, v.auth.Generation())
