@@ -130,7 +130,7 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 		if err != nil {
 			return err
 		}
-		out, err = v.events.Update(t.Tx, p, id, req)
+		out, err = v.events.Replace(t.Tx, p, id, req)
 		return err
 	})
 	return out, err

@@ -89,12 +89,12 @@ func List(t *unit.Tx, tid string) ([]Subscription, error) {
 	return items, nil
 }
 
-// Update replaces the name, url, events, status and notify_email of
+// Replace replaces the name, url, events, status and notify_email of
 // webhook id of p's tenant with req's, and returns it as the API shows
 // it. Enabling a webhook the Vault disabled clears why and since when it
 // failed. It returns NotFound for a webhook that is not the tenant's and
 // Invalid for a request that fails its checks.
-func (s *Service) Update(t *unit.Tx, p *access.Principal, id string, req Request) (*Subscription, error) {
+func (s *Service) Replace(t *unit.Tx, p *access.Principal, id string, req Request) (*Subscription, error) {
 	rec, err := Get(t, p.TenantID, id)
 	if err != nil {
 		return nil, err
