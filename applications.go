@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -173,7 +174,7 @@ func (t *txn) createApplication(by actor, rec *access.ApplicationRecord, apiKey 
 			return err
 		}
 	}
-	if err := t.emitApplication(EventApplicationCreated, by, rec); err != nil {
+	if err := events.EmitApplication(t.Tx, EventApplicationCreated, by, rec); err != nil {
 		return err
 	}
 	return t.Log(by, rec.TenantID, EntityApplication, rec.ID, OpCreate, fmt.Sprintf("Application %q created", rec.Name))
@@ -348,7 +349,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 			return err
 		}
 		out = applicationOf(rec)
-		if err := t.emitApplication(EventApplicationUpdated, p.Actor(), rec); err != nil {
+		if err := events.EmitApplication(t.Tx, EventApplicationUpdated, p.Actor(), rec); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
@@ -388,7 +389,7 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		}
 		out = applicationOf(rec)
 		out.Key = Credential(apiKey)
-		if err := t.emitKeyRegenerated(p.Actor(), rec, oldHash); err != nil {
+		if err := events.EmitKeyRegenerated(t.Tx, p.Actor(), rec, oldHash); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
@@ -426,7 +427,7 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 func (t *txn) deleteApplication(by actor, rec *access.ApplicationRecord, msg string) error {
 	// Before the deletion, so that an application deleting itself is
 	// still named as the actor.
-	if err := t.emitApplication(EventApplicationDeleted, by, rec); err != nil {
+	if err := events.EmitApplication(t.Tx, EventApplicationDeleted, by, rec); err != nil {
 		return err
 	}
 	for _, k := range []barrier.Key{

@@ -213,9 +213,9 @@ var errOperatorUnauthenticated = &Error{Kind: Unauthenticated, Message: "missing
 // application or a session (or marks a tenant deleted) sets
 // its barrier.Tx as auth-changed: their key constructors mark them
 // (internal/barrier), so no key is parsed to tell. A transaction that
-// changes a webhook marks itself too (forgetWebhooks): the Vault caches
+// changes a webhook marks itself too (events.Forget): the Vault caches
 // each tenant's webhook subscriptions under the same generation
-// (webhooks_subscriptions.go), so a webhook change voids the key entries
+// (internal/events, subscriptions_read.go), so a webhook change voids the key entries
 // as well, and a key change the subscriptions; both are rare beside the
 // calls the caches serve. The generation is kept in one of two ways:
 //

@@ -55,7 +55,7 @@ type Mailer interface {
 
 // validateEmail accepts a bare RFC 5322 address: "ada@example.com", not
 // "Ada <ada@example.com>".
-func validateEmail(path, email string, fe unit.FieldErrors) { tenants.ValidateEmail(path, email, fe) }
+func validateEmail(path, email string, fe unit.FieldErrors) { unit.ValidateEmail(path, email, fe) }
 
 func (t *txn) inviteMAC(token string) []byte { return tenants.LinkHash(t.v.sys, token) }
 

@@ -46,21 +46,16 @@ type Vault struct {
 	ownsStore bool
 	// instance names this Vault among those sharing its store
 	// (vault_instance.go).
-	instance string
-	now      func() time.Time
-	logger   *slog.Logger
-	ids      unit.IDSource
+	instance  string
+	now       func() time.Time
+	logger    *slog.Logger
+	ids       unit.IDSource
+	rand      aliasRand // Options.Rand, for alias ids
+	mailer    Mailer
+	inviteURL string
 	// recordKinds are the families of keys that hold records, of every
 	// feature (records_parts.go).
 	recordKinds []unit.RecordKind
-	rand        aliasRand // Options.Rand, for alias ids
-	mailer      Mailer
-	inviteURL   string
-	// webhooks are Options.Webhooks with the defaults filled in.
-	webhooks WebhookOptions
-	// eventTap, when set (by internal tests, before any call), is told of
-	// every event a committed transaction queued, with its targets.
-	eventTap func(tid string, ev events.Outgoing, targets []*events.Webhook)
 
 	auth   *authCache
 	limits ratelimit.Limits
@@ -120,6 +115,9 @@ type Vault struct {
 	// exportWG also waits for the log indexer.
 	exporter *auditlog.Exporter
 	exportWG sync.WaitGroup
+	// events manages webhooks and queues the events every unit of work
+	// emits (internal/events' Service; webhooks.go).
+	events *events.Service
 	// dispatch delivers events to webhook subscriptions, under bg
 	// (internal/events' Dispatcher.Run); exportWG waits for it.
 	dispatch *events.Dispatcher
@@ -257,18 +255,13 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.hookUnitsOfWork()
 	v.indexer = auditlog.NewIndexer(auditlog.IndexerConfig{Work: v.work, Later: v.optimistic && !v.barrier.Appends(),
 		Fold: v.foldAppends, Logger: v.logger, Now: v.now})
-	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
-		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
-		Subscriptions: v.subscriptionsIn, Forget: v.forgetWebhooksIn, Audit: v.webhookDisabledLine, IsMember: v.isMemberEmail,
-		Dropped: v.eventDropped, Outcome: v.eventOutcome, AutoDisabled: v.webhookAutoDisabled})
-	v.webhooks = v.dispatch.Options()
+	v.openEvents(opts.Webhooks)
 	v.exporter = auditlog.NewExporter(auditlog.ExportConfig{
 		Sinks: opts.AuditExport.Sinks, Work: v.work, Link: v.linkNow, TenantGone: errTenantGone,
 		Exported: v.auditExported, Logger: v.logger, Now: v.now,
 		Interval: opts.AuditExport.Interval, Backoff: opts.AuditExport.Backoff,
 	})
 	v.work.WriteLinesWith(&auditlog.Writer{IDs: &v.ids, Indexer: v.indexer, Exporter: v.exporter})
-	v.work.EmitEventsWith(vaultEvents{v})
 	v.recordKinds = gatherRecordKinds()
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,

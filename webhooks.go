@@ -2,21 +2,21 @@ package tokenvault
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Webhook subscriptions: a tenant's URLs that receive the events of the
-// catalogue (webhooks_events.go) they subscribe to, signed with a secret
+// catalogue (WebhookEventTypes) they subscribe to, signed with a secret
 // of their own (docs/webhooks.md). Their management is for management
 // applications (webhook:create|read|update|delete); each change is an
-// audit line of entity type EntityWebhook. The delivery of events is the
-// dispatcher's (internal/events' Dispatcher).
+// audit line of entity type EntityWebhook. The feature is
+// internal/events: these methods authorize the caller and call it in
+// their unit of work; its Service queues the events every unit of work
+// emits, and its Dispatcher delivers them.
 
 // WebhookSubscription is a webhook as the API shows it. It is not the
 // asynchronous reactor callback body, which is Webhook.
@@ -49,45 +49,13 @@ func (v *Vault) CreateWebhook(ctx context.Context, key Credential, req WebhookRe
 		if err != nil {
 			return err
 		}
-		if err := v.validateWebhook(&req); err != nil {
-			return err
-		}
-		if err := t.checkWebhookRoom(p.TenantID); err != nil {
-			return err
-		}
-		rec := &events.Webhook{ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Secret: secret,
-			CreatedBy: p.ActorID, CreatedAt: t.Now}
-		req.Apply(rec)
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityWebhook, rec.ID), rec); err != nil {
-			return err
-		}
-		t.forgetWebhooks(p.TenantID)
-		out = rec.API(t.Now)
-		out.Secret = secret
-		return t.Log(p.Actor(), p.TenantID, EntityWebhook, rec.ID, OpCreate, fmt.Sprintf("Webhook %q created", rec.Name))
+		out, err = v.events.Create(t.Tx, p, req, secret)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// checkWebhookRoom refuses a webhook more when tenant tid has
-// MaxPerTenant already, counted in the creating transaction.
-func (t *txn) checkWebhookRoom(tid string) error {
-	limit := t.v.webhooks.MaxPerTenant
-	n := 0
-	err := t.Scan(barrier.Tenant(tid).Records(EntityWebhook), "", limit, func(barrier.Key, string) error {
-		n++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if n >= limit {
-		return unit.Errorf(Conflict, "the tenant has %d webhooks, the most it may have; delete one first", limit)
-	}
-	return nil
 }
 
 // GetWebhook returns a webhook of the caller's tenant, without its
@@ -104,7 +72,7 @@ func (v *Vault) GetWebhook(ctx context.Context, key Credential, id string) (*Web
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustWebhook(p.TenantID, id)
+		rec, err := events.Get(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -134,13 +102,9 @@ func (v *Vault) ListWebhooks(ctx context.Context, key Credential, req ListWebhoo
 		if err != nil {
 			return err
 		}
-		recs, err := t.tenantWebhooks(p.TenantID)
+		items, err := events.List(t.Tx, p.TenantID)
 		if err != nil {
 			return err
-		}
-		items := make([]WebhookSubscription, len(recs))
-		for i, r := range recs {
-			items[i] = *r.API(t.Now)
 		}
 		out = paging.Paginate(items, pg, func(w WebhookSubscription) string { return w.ID })
 		return nil
@@ -166,28 +130,8 @@ func (v *Vault) UpdateWebhook(ctx context.Context, key Credential, id string, re
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustWebhook(p.TenantID, id)
-		if err != nil {
-			return err
-		}
-		if err := v.validateWebhook(&req); err != nil {
-			return err
-		}
-		wasDisabled := rec.Status == WebhookDisabled
-		req.Apply(rec)
-		switch {
-		case rec.Status == WebhookEnabled && wasDisabled:
-			rec.DisabledReason, rec.FailingSince = "", time.Time{}
-		case rec.Status == WebhookDisabled && !wasDisabled:
-			rec.DisabledReason = "" // disabled by a caller
-		}
-		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, t.Now
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityWebhook, id), rec); err != nil {
-			return err
-		}
-		t.forgetWebhooks(p.TenantID)
-		out = rec.API(t.Now)
-		return t.Log(p.Actor(), p.TenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q updated", rec.Name))
+		out, err = v.events.Replace(t.Tx, p, id, req)
+		return err
 	})
 	return out, err
 }
@@ -205,15 +149,7 @@ func (v *Vault) DeleteWebhook(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		if _, err := t.mustWebhook(p.TenantID, id); err != nil {
-			return err
-		}
-		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityWebhook, id)); err != nil {
-			return err
-		}
-		t.forgetWebhooks(p.TenantID)
-		t.AfterCommit(func() { v.dispatch.Pending().Forget(events.Key{Tenant: p.TenantID, Webhook: id}) })
-		return t.Log(p.Actor(), p.TenantID, EntityWebhook, id, OpDelete, "Webhook deleted")
+		return v.events.Delete(t.Tx, p, id)
 	})
 }
 
@@ -236,20 +172,8 @@ func (v *Vault) RotateWebhookSecret(ctx context.Context, key Credential, id stri
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustWebhook(p.TenantID, id)
-		if err != nil {
-			return err
-		}
-		rec.PreviousSecret, rec.PreviousUntil = rec.Secret, t.Now.Add(t.v.webhooks.SecretOverlap)
-		rec.Secret = secret
-		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, t.Now
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityWebhook, id), rec); err != nil {
-			return err
-		}
-		t.forgetWebhooks(p.TenantID)
-		out = rec.API(t.Now)
-		out.Secret = secret
-		return t.Log(p.Actor(), p.TenantID, EntityWebhook, id, OpUpdate, fmt.Sprintf("Webhook %q: signing secret rotated", rec.Name))
+		out, err = v.events.Rotate(t.Tx, p, id, secret)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -280,25 +204,256 @@ func (v *Vault) ListWebhookEventTypes(ctx context.Context, key Credential) ([]st
 	return out, nil
 }
 
-// mustWebhook reads webhook id of tenant tid: NotFound when there is
-// none, as for another tenant's.
-func (t *txn) mustWebhook(tid, id string) (*events.Webhook, error) {
-	if !unit.ValidID(id) {
-		return nil, unit.NotFoundError("webhook")
-	}
-	var rec events.Webhook
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityWebhook, id), &rec)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, unit.NotFoundError("webhook")
-	}
-	return &rec, nil
-}
-
 // Webhook statuses (the status field of a webhook).
 const (
 	WebhookEnabled  = events.Enabled
 	WebhookDisabled = events.Disabled
 )
+
+// The deliveries of a webhook, as its owner sees them: recent attempts
+// (GET /webhooks/{id}/deliveries), a redelivery, and a test event.
+
+// WebhookDelivery is one event's delivery to one webhook: its state and
+// its last attempt. It never holds the event's body nor more than a short
+// prefix of the receiver's answer.
+type WebhookDelivery = events.DeliveryInfo
+
+// MaxDeliveriesPageSize bounds a page of ListWebhookDeliveries.
+const MaxDeliveriesPageSize = events.MaxDeliveriesPageSize
+
+// ListWebhookDeliveries lists the deliveries of webhook webhookID, newest
+// first, a page at a time by cursor (req.Start is the After of the page
+// before; Page may only be 0 or 1). Finished deliveries are kept for
+// WebhookOptions.DeliveryRetention. Requires webhook:read. The
+// pagination's TotalItems counts this page and, when more follow, one
+// more: a lower bound.
+//
+// Returns Invalid for a bad page, size or cursor, NotFound for an
+// unknown webhook (or another tenant's), Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit,
+// PermissionDenied without webhook:read, or Internal.
+func (v *Vault) ListWebhookDeliveries(ctx context.Context, key Credential, webhookID string, req PageRequest) (*Page[WebhookDelivery], error) {
+	pg, err := events.DeliveriesPage(req)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[WebhookDelivery]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermWebhookRead)
+		if err != nil {
+			return err
+		}
+		out, err = events.Deliveries(t.Tx, p.TenantID, webhookID, pg)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RedeliverWebhookDelivery queues delivery deliveryID of webhook
+// webhookID again, due now: pending, its attempts counted from zero, the
+// same event (the same webhook-id) as before. Requires webhook:update.
+//
+// Returns NotFound for an unknown webhook or delivery (or another
+// tenant's), Conflict when the webhook is disabled or the delivery is
+// being attempted, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit or when a finished delivery
+// would go past a cap of pending deliveries (internal/events' pending.go), PermissionDenied without
+// webhook:update, or Internal.
+func (v *Vault) RedeliverWebhookDelivery(ctx context.Context, key Credential, webhookID, deliveryID string) (*WebhookDelivery, error) {
+	var out *WebhookDelivery
+	err := v.events.UpdatePending(ctx, func(ut *unit.Tx) error {
+		p, err := (&txn{Tx: ut, v: v}).authorize(key, PermWebhookUpdate)
+		if err != nil {
+			return err
+		}
+		out, err = v.events.Redeliver(ut, p, webhookID, deliveryID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TestWebhook queues a webhook.test event to webhook webhookID only,
+// whether or not it subscribes to webhook.test, and returns its
+// delivery. The event's data is {"webhook": {id, name, url}, "actor"}.
+// Requires webhook:update.
+//
+// Returns NotFound for an unknown webhook (or another tenant's),
+// Conflict when it is disabled, Unauthenticated for a key that is
+// missing, unknown or expired, RateLimited over a rate limit, at a cap
+// of pending deliveries or with 10 test events pending to the webhook
+// (internal/events' pending.go, with a RetryAfter),
+// PermissionDenied without webhook:update, or Internal.
+func (v *Vault) TestWebhook(ctx context.Context, key Credential, webhookID string) (*WebhookDelivery, error) {
+	var out *WebhookDelivery
+	err := v.events.UpdatePending(ctx, func(ut *unit.Tx) error {
+		p, err := (&txn{Tx: ut, v: v}).authorize(key, PermWebhookUpdate)
+		if err != nil {
+			return err
+		}
+		out, err = v.events.SendTest(ut, p, webhookID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Delivery statuses (WebhookDelivery.Status).
+const (
+	DeliveryPending   = events.DeliveryPending
+	DeliverySucceeded = events.DeliverySucceeded
+	DeliveryFailed    = events.DeliveryFailed
+)
+
+// WebhookEventType is one entry of the event catalogue.
+type WebhookEventType = events.Type
+
+// Event types (WebhookEventInfo.Type): the catalogue's names
+// (internal/events).
+const (
+	EventTokenCreated             = events.TokenCreated
+	EventTokenUpdated             = events.TokenUpdated
+	EventTokenDeleted             = events.TokenDeleted
+	EventTokenExpired             = events.TokenExpired
+	EventTokenPropertyExpired     = events.TokenPropertyExpired
+	EventTokenRead                = events.TokenRead
+	EventTokenIntentCreated       = events.TokenIntentCreated
+	EventTokenIntentDeleted       = events.TokenIntentDeleted
+	EventTokenIntentConverted     = events.TokenIntentConverted
+	EventApplicationCreated       = events.ApplicationCreated
+	EventApplicationUpdated       = events.ApplicationUpdated
+	EventApplicationDeleted       = events.ApplicationDeleted
+	EventApplicationKeyCreated    = events.ApplicationKeyCreated
+	EventApplicationKeyDeleted    = events.ApplicationKeyDeleted
+	EventProxyCreated             = events.ProxyCreated
+	EventProxyUpdated             = events.ProxyUpdated
+	EventProxyDeleted             = events.ProxyDeleted
+	EventProxyInvoked             = events.ProxyInvoked
+	EventReactorCreated           = events.ReactorCreated
+	EventReactorUpdated           = events.ReactorUpdated
+	EventReactorDeleted           = events.ReactorDeleted
+	EventReactorInvoked           = events.ReactorInvoked
+	EventReactorCompleted         = events.ReactorCompleted
+	EventReactorFailed            = events.ReactorFailed
+	EventSessionCreated           = events.SessionCreated
+	EventSessionAuthorized        = events.SessionAuthorized
+	EventTenantMemberCreated      = events.TenantMemberCreated
+	EventTenantMemberDeleted      = events.TenantMemberDeleted
+	EventTenantInvitationCreated  = events.TenantInvitationCreated
+	EventTenantInvitationResent   = events.TenantInvitationResent
+	EventTenantInvitationAccepted = events.TenantInvitationAccepted
+	EventTenantInvitationDeleted  = events.TenantInvitationDeleted
+	EventWebhookTest              = events.WebhookTest
+)
+
+// WebhookEventTypes returns the event catalogue. It needs no key: the
+// catalogue is the same for everyone.
+func WebhookEventTypes() []WebhookEventType { return events.Types() }
+
+// WebhookEvent is the JSON body POSTed to a webhook: the envelope of the
+// Standard Webhooks convention this service follows (docs/webhooks.md).
+// It never holds token data, keys, secrets or detokenized values.
+type WebhookEvent = events.Event
+
+// WebhookEventInfo is one event.
+type WebhookEventInfo = events.Info
+
+// WebhookActor is who made the change an event tells of.
+type WebhookActor = events.Actor
+
+// WebhookOptions bound and time the delivery of events to webhook
+// subscriptions (docs/webhooks.md). The zero value of each field means the
+// default its documentation names; DefaultOptions fills them in.
+type WebhookOptions = events.Options
+
+// Webhook defaults (WebhookOptions).
+const (
+	DefaultMaxWebhooksPerTenant         = events.DefaultMaxPerTenant
+	DefaultWebhookTimeout               = events.DefaultTimeout
+	DefaultWebhookDisableAfter          = events.DefaultDisableAfter
+	DefaultWebhookSecretOverlap         = events.DefaultSecretOverlap
+	DefaultWebhookConcurrencyPerWebhook = events.DefaultConcurrencyPerWebhook
+	DefaultWebhookConcurrencyPerTenant  = events.DefaultConcurrencyPerTenant
+	DefaultWebhookLease                 = events.DefaultLease
+	DefaultWebhookPollInterval          = events.DefaultPollInterval
+	DefaultWebhookDeliveryRetention     = events.DefaultDeliveryRetention
+	DefaultWebhookMaxPendingPerWebhook  = events.DefaultMaxPendingPerWebhook
+	DefaultWebhookMaxPendingPerTenant   = events.DefaultMaxPendingPerTenant
+)
+
+// DefaultWebhookSchedule is the Standard Webhooks advice: after the first
+// attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, so a
+// delivery is tried ten times over about three and a half days.
+func DefaultWebhookSchedule() []time.Duration { return events.DefaultSchedule() }
+
+// Reasons the Vault disables a webhook (WebhookSubscription.DisabledReason).
+const (
+	DisabledGone    = events.DisabledGone
+	DisabledFailing = events.DisabledFailing
+)
+
+// WebhookDisabledMail tells a webhook's notify_email that the Vault
+// disabled it. It names the webhook and the reason, never an event; only
+// a member's address is told the webhook's name and URL.
+type WebhookDisabledMail = events.DisabledMail
+
+// WebhookNotifier is implemented by a Mailer that can also tell a
+// webhook's notify_email that the Vault disabled the webhook
+// (internal/testfake's Mailer, smtpmail's and the server's do). A Mailer
+// without it sends no such mail: the webhook's status and disabled_reason
+// still say so, and the log records it.
+type WebhookNotifier = events.Notifier
+
+// openEvents makes the events feature of v (Open): its Service, which
+// every unit of work emits through, and its Dispatcher, which delivers
+// what they queue. What they need of the rest of the Vault comes as
+// functions: the auth cache's generations, the Vault's rules for names,
+// whether an address is a member's, and the metrics.
+func (v *Vault) openEvents(opts WebhookOptions) {
+	v.events = &events.Service{IDs: &v.ids, Policy: v.outbound, Counts: countCodec{}, Result: v.result,
+		Gens:      func(t *unit.Tx) (uint64, uint64, bool, error) { return (&txn{Tx: t, v: v}).authCacheGens() },
+		CheckName: validateName}
+	v.dispatch = events.NewDispatcher(events.Config{Options: opts, HTTPClient: v.httpClient, Policy: v.outbound,
+		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
+		Subscriptions: v.events.Subscriptions, IsMember: v.isMemberEmail,
+		Dropped: v.eventDropped, Outcome: v.eventOutcome, AutoDisabled: v.webhookAutoDisabled})
+	v.events.Dispatch = v.dispatch
+	v.work.EmitEventsWith(v.events)
+}
+
+// eventDropped counts an event dropped at a cap of pending deliveries
+// (events.Config.Dropped).
+func (v *Vault) eventDropped() {
+	if v.metrics != nil {
+		v.metrics.EventDelivery(EventDropped, 0)
+	}
+}
+
+// eventOutcome reports how an attempt ended (events.Config.Outcome).
+func (v *Vault) eventOutcome(o EventOutcome, lag time.Duration) {
+	if v.metrics != nil {
+		v.metrics.EventDelivery(o, lag)
+	}
+}
+
+// webhookAutoDisabled reports a webhook the Vault disabled
+// (events.Config.AutoDisabled).
+func (v *Vault) webhookAutoDisabled(reason string) {
+	if v.metrics != nil {
+		v.metrics.WebhookAutoDisabled(reason)
+	}
+}
+
+// isMemberEmail reports whether email is a member's of tenant tid, in t
+// (events.Config.IsMember).
+func (v *Vault) isMemberEmail(t *unit.Tx, tid, email string) (bool, error) {
+	member, err := (&txn{Tx: t, v: v}).memberWith(tid, "", email)
+	return member != nil, err
+}

@@ -27,7 +27,7 @@ func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 		rec := &events.Webhook{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,
 			NotifyEmail: h.NotifyEmail, Secret: h.Secret, CreatedBy: "test", CreatedAt: t.Now, ModifiedBy: "test",
 			ModifiedAt: t.Now, PreviousSecret: h.PreviousSecret, PreviousUntil: h.PreviousUntil}
-		t.forgetWebhooks(tid)
+		events.Forget(t.Tx, tid)
 		return t.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, id), rec)
 	})
 	return id, err
@@ -37,7 +37,7 @@ func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 // failing_since.
 func WebhookStateForTest(v *Vault, tid, id string) (status, reason string, failingSince time.Time, err error) {
 	err = v.view(context.Background(), func(t *txn) error {
-		h, err := t.mustWebhook(tid, id)
+		h, err := events.Get(t.Tx, tid, id)
 		if err == nil {
 			status, reason, failingSince = h.Status, h.DisabledReason, h.FailingSince
 		}
@@ -50,7 +50,7 @@ func WebhookStateForTest(v *Vault, tid, id string) (status, reason string, faili
 // dispatcher prunes them).
 func DeleteTestWebhook(v *Vault, tid, id string) error {
 	return v.update(context.Background(), func(t *txn) error {
-		t.forgetWebhooks(tid)
+		events.Forget(t.Tx, tid)
 		return t.Delete(barrier.Tenant(tid).Record(EntityWebhook, id))
 	})
 }

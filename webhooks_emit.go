@@ -1,16 +1,18 @@
 package tokenvault
 
 import (
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// Helpers for the emit calls beside the audit lines. emit builds an
-// event's object only when a webhook subscribes to it, and learns which
-// do from the Vault's cache (webhooks_subscriptions.go), so a tenant
-// without webhooks pays a cache look-up per event and no store read.
+// Helpers for the emit calls beside the audit lines of the features still
+// in this package (an application's are internal/events'
+// EmitApplication and EmitKeyRegenerated). Tx.Emit builds an event's
+// object only when a webhook subscribes to it, and learns which do from
+// the events feature's cache (internal/events' subscriptions_read.go), so
+// a tenant without webhooks pays a cache look-up per event and no store
+// read.
 
 // emitToken emits typ about the token rec.
 func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
@@ -48,22 +50,6 @@ func (t *txn) emitCVCExpired(rec *tokens.Record) error {
 	}})
 }
 
-// emitApplication emits typ about the application rec.
-func (t *txn) emitApplication(typ string, by actor, rec *access.ApplicationRecord) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "application", EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationEventView(rec) }})
-}
-
-// emitKeyRegenerated emits application.key.deleted for the key whose
-// keyed hash was oldHash, then application.key.created for rec's new
-// one.
-func (t *txn) emitKeyRegenerated(by actor, rec *access.ApplicationRecord, oldHash []byte) error {
-	if err := t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventApplicationKeyDeleted, By: by, ObjectName: "application",
-		EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationKeyEventView(rec, oldHash) }}); err != nil {
-		return err
-	}
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventApplicationKeyCreated, By: by, ObjectName: "application", EntityType: EntityApplication, EntityID: rec.ID, View: func() any { return applicationKeyEventView(rec, rec.KeyHash) }})
-}
-
 // emitProxy emits typ about the proxy p.
 func (t *txn) emitProxy(typ string, by actor, p *Proxy) error {
 	entityID := p.ID
@@ -97,7 +83,7 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 	et, _ := events.Lookup(typ)
 	subscribed := false
 	if v.view(ctx, func(t *txn) error {
-		targets, err := t.webhookTargets(inv.tenantID, et)
+		targets, err := v.events.Targets(t.Tx, inv.tenantID, et)
 		subscribed = len(targets) > 0
 		return err
 	}) != nil || !subscribed {

@@ -34,7 +34,7 @@ type EventTap struct {
 // tap only for an event some webhook subscribes to).
 func TapEvents(v *Vault) *EventTap {
 	tap := &EventTap{}
-	v.eventTap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
+	v.events.Tap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
 		te := TappedEvent{TenantID: tid, JSON: slices.Clone(ev.JSON)}
 		if err := json.Unmarshal(ev.JSON, &te.Info); err != nil {
 			panic(err) // emit encoded it: never
@@ -70,7 +70,7 @@ func PutTestWebhook(ctx context.Context, v *Vault, tid string, types []string, e
 			rec.Status = WebhookDisabled
 		}
 		id = rec.ID
-		t.forgetWebhooks(tid)
+		events.Forget(t.Tx, tid)
 		return t.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec)
 	})
 	return id, secret, err

@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/tenants"
-	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -45,38 +42,6 @@ func openEventVault(t *testing.T) (*Vault, *EventTap, *TenantBootstrap, *Applica
 		t.Fatal(err)
 	}
 	return v, tap, boot, app
-}
-
-// TestEmitThenFailCommitsNoEvent: a transaction that emitted and then
-// failed (a conflict found later in it) queues nothing, whether it ran as
-// a plain update or an optimistic one; the same transaction without the
-// failure queues its event.
-func TestEmitThenFailCommitsNoEvent(t *testing.T) {
-	v, tap, boot, _ := openEventVault(t)
-	ctx := context.Background()
-	tid := boot.Tenant.ID
-	before := len(tap.Events())
-	member := &TenantMember{ID: v.ids.Next(time.Now()), TenantID: tid, Role: RoleAdmin, User: User{ID: "u"}}
-	for name, run := range map[string]func(context.Context, func(*txn) error) error{"update": v.update, "optimistic": v.updateOptimistic} {
-		err := run(ctx, func(t *txn) error {
-			if err := tenants.EmitMember(t.Tx, EventTenantMemberCreated, systemActor, member); err != nil {
-				return err
-			}
-			return unit.Errorf(Conflict, "a conflict after the event")
-		})
-		if e, ok := err.(*Error); !ok || e.Kind != Conflict {
-			t.Fatalf("%s: %v, want the conflict", name, err)
-		}
-		if n := len(tap.Events()) - before; n != 0 {
-			t.Fatalf("%s: a rolled-back transaction queued %d events", name, n)
-		}
-	}
-	if err := v.update(ctx, func(t *txn) error { return tenants.EmitMember(t.Tx, EventTenantMemberCreated, systemActor, member) }); err != nil {
-		t.Fatal(err)
-	}
-	if evs := tap.Events()[before:]; len(evs) != 1 || evs[0].Info.Type != EventTenantMemberCreated {
-		t.Fatalf("the committed emit queued %+v", evs)
-	}
 }
 
 // TestTokenViewKeptSmall: a token whose metadata and search indexes reach

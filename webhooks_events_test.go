@@ -16,7 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
-// The events every change emits (webhooks_events.go, webhooks_emit.go),
+// The events every change emits (internal/events' emit.go, webhooks_emit.go),
 // seen through the Vault's event tap (TapEvents): what a committed
 // transaction queued for which webhooks. Webhooks are stored directly
 // (PutTestWebhook).

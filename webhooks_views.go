@@ -1,38 +1,18 @@
 package tokenvault
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"net/url"
 	"slices"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
-// The objects events carry (WebhookEventInfo.Data): each an API view of
-// the entity with everything secret left out (docs/webhooks-events.md
-// lists, per object, what is shown and what never is).
-//
-// A view never holds: token data, masks or detokenized values; an
-// application's key or key hash; a proxy's key, configuration values,
-// transform code, or the user information, query and fragment of its
-// destination URL; a reactor's code or configuration values; a session's
-// key, nonce or their hashes; an invitation's link token; a token
-// intent's data, nor its card summary.
-//
-// Views are kept within maxViewBytes, so that an event with its envelope
-// stays under events.MaxEventBytes: a view that would be bigger drops fields, in
-// an order fixed per view, and names them in "omitted" (the receiver
-// reads the object through the API for them).
-
-// maxViewBytes bounds an event's object as JSON: events.MaxEventBytes less room
-// for the envelope and the actor (an id, a name of at most 200
-// characters, a trace id of at most maxTraceIDLength).
-const maxViewBytes = events.MaxEventBytes - 4<<10
+// The objects events carry (WebhookEventInfo.Data) that are built from
+// this package's types: each an API view of the entity with everything
+// secret left out (internal/events' views.go says what a view never
+// holds, and how views are kept within events.MaxViewBytes).
 
 // tokenEvent is a token as its events show it: the API's Token as a
 // caller that may not read its data sees it (Data and Mask nil, so left
@@ -61,7 +41,7 @@ func tokenEventOf(tok *Token) *tokenEvent {
 	return fitToken(e)
 }
 
-// fitToken keeps a token's view within maxViewBytes: it drops the search
+// fitToken keeps a token's view within events.MaxViewBytes: it drops the search
 // indexes, then the fingerprint expression, then the metadata (each can
 // reach several kB: 20 expressions of 4 kB, 50 entries of 600 bytes).
 // Most tokens are far below the bound, which a sum of lengths shows
@@ -78,88 +58,15 @@ func fitToken(e *tokenEvent) *tokenEvent {
 		n += len(c)
 	}
 	// JSON escapes a byte in at most 6: below this the view fits.
-	if 6*n+1024 <= maxViewBytes {
+	if 6*n+1024 <= events.MaxViewBytes {
 		return e
 	}
-	e.Omitted = fitView(e, []viewDrop{
-		{"search_indexes", func() { e.SearchIndexes = nil }},
-		{"fingerprint_expression", func() { e.FingerprintExpression = "" }},
-		{"metadata", func() { e.Metadata = nil }},
+	e.Omitted = events.FitView(e, []events.ViewDrop{
+		{Name: "search_indexes", Drop: func() { e.SearchIndexes = nil }},
+		{Name: "fingerprint_expression", Drop: func() { e.FingerprintExpression = "" }},
+		{Name: "metadata", Drop: func() { e.Metadata = nil }},
 	})
 	return e
-}
-
-// viewDrop is a field a view may leave out, and how.
-type viewDrop struct {
-	name string
-	drop func()
-}
-
-// fitView drops the fields of view, in order, while its JSON is over
-// maxViewBytes, and returns the names of those it dropped.
-func fitView(view any, drops []viewDrop) []string {
-	var omitted []string
-	for _, d := range drops {
-		b, err := json.Marshal(view)
-		if err == nil && len(b) <= maxViewBytes {
-			break
-		}
-		d.drop()
-		omitted = append(omitted, d.name)
-	}
-	return omitted
-}
-
-// applicationEvent is an application as its events show it: never its
-// key. KeyFingerprint, in application.key.* events, tells keys apart.
-type applicationEvent struct {
-	ID          string          `json:"id"`
-	TenantID    string          `json:"tenant_id"`
-	Name        string          `json:"name"`
-	Type        ApplicationType `json:"type"`
-	Permissions []string        `json:"permissions"`
-	Rules       []AccessRule    `json:"rules"`
-	ExpiresAt   *time.Time      `json:"expires_at,omitempty"`
-	CreatedBy   string          `json:"created_by,omitempty"`
-	CreatedAt   time.Time       `json:"created_at"`
-	ModifiedBy  string          `json:"modified_by,omitempty"`
-	ModifiedAt  *time.Time      `json:"modified_at,omitempty"`
-	// KeyFingerprint identifies the key an application.key.created or
-	// application.key.deleted event is about: 16 hex digits of a hash of
-	// the key's keyed hash, the same in the created event of a key and
-	// in its deleted one. It reveals nothing of the key.
-	KeyFingerprint string   `json:"key_fingerprint,omitempty"`
-	Omitted        []string `json:"omitted,omitempty"`
-}
-
-func applicationEventView(rec *access.ApplicationRecord) *applicationEvent {
-	a := applicationOf(rec)
-	e := &applicationEvent{ID: a.ID, TenantID: a.TenantID, Name: a.Name, Type: a.Type, Permissions: a.Permissions,
-		Rules: a.Rules, ExpiresAt: a.ExpiresAt, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt,
-		ModifiedBy: a.ModifiedBy, ModifiedAt: a.ModifiedAt}
-	if len(e.Rules) > 0 {
-		e.Omitted = fitView(e, []viewDrop{{"rules", func() { e.Rules = nil }}})
-	}
-	return e
-}
-
-// applicationKeyEventView is the application with the fingerprint of
-// the key whose keyed hash is keyHash.
-func applicationKeyEventView(rec *access.ApplicationRecord, keyHash []byte) *applicationEvent {
-	e := applicationEventView(rec)
-	e.KeyFingerprint = keyFingerprint(keyHash)
-	return e
-}
-
-// keyFingerprint is 16 hex digits of SHA-256 over a key's keyed hash
-// (itself an HMAC under the Vault's system key): stable for a key,
-// useless to find it.
-func keyFingerprint(keyHash []byte) string {
-	if len(keyHash) == 0 {
-		return ""
-	}
-	h := sha256.Sum256(append([]byte("tokenvault key fingerprint\x00"), keyHash...))
-	return hex.EncodeToString(h[:8])
 }
 
 // proxyEvent is a proxy as its events show it. Its key (which lets a
@@ -194,7 +101,7 @@ func proxyEventView(p *Proxy) *proxyEvent {
 		e.ApplicationID = p.Application.ID
 	}
 	if len(e.ConfigurationKeys) > 0 {
-		e.Omitted = fitView(e, []viewDrop{{"configuration_keys", func() { e.ConfigurationKeys = nil }}})
+		e.Omitted = events.FitView(e, []events.ViewDrop{{Name: "configuration_keys", Drop: func() { e.ConfigurationKeys = nil }}})
 	}
 	return e
 }
@@ -252,7 +159,7 @@ func reactorEventView(r *Reactor) *reactorEvent {
 		e.ApplicationID = r.Application.ID
 	}
 	if len(e.ConfigurationKeys) > 0 {
-		e.Omitted = fitView(e, []viewDrop{{"configuration_keys", func() { e.ConfigurationKeys = nil }}})
+		e.Omitted = events.FitView(e, []events.ViewDrop{{Name: "configuration_keys", Drop: func() { e.ConfigurationKeys = nil }}})
 	}
 	return e
 }

@@ -5,7 +5,8 @@ import (
 )
 
 // The deliveries of a webhook subscription: recent attempts, a
-// redelivery, and a test event (the root's webhooks_deliveries.go).
+// redelivery, and a test event (the root's webhooks.go, internal/events'
+// deliveries.go).
 
 func (a *api) webhookDeliveryRoutes() {
 	a.handle("GET /webhooks/{id}/deliveries", a.listWebhookDeliveries, list()...)

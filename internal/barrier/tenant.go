@@ -212,7 +212,7 @@ func (tk TenantKeys) Expiry(at time.Time, kind, id string) Key {
 }
 
 // EventSequence is the last sequence number of the webhook events about
-// one entity (the root's webhooks_events.go), a count record.
+// one entity (internal/events' emit.go), a count record.
 func (tk TenantKeys) EventSequence(entityType, id string) Key {
 	return tk.Record(kindCount, "ev/"+entityType+"/"+id)
 }

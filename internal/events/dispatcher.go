@@ -34,8 +34,8 @@ type Config struct {
 	// the write that dropped it has committed (the Vault's metrics).
 	Dropped func()
 	// Subscriptions returns tenant tid's webhooks (id, status, events) as
-	// transaction t sees them: the Vault's subscription cache, read under
-	// its identity generation (the root's webhooks_subscriptions.go).
+	// transaction t sees them: Service.Subscriptions, the cache read under
+	// the Vault's identity generation (subscriptions_read.go).
 	Subscriptions func(t *unit.Tx, tid string) ([]*Webhook, error)
 	// Work runs the dispatcher's units of work: finding, claiming and
 	// recording deliveries, counting pending ones.
@@ -43,12 +43,6 @@ type Config struct {
 	// TenantGone is what reading a record of a tenant being deleted
 	// returns (barrier.Config.TenantGone): its deliveries are dropped.
 	TenantGone error
-	// Forget is called by a transaction that changed a webhook's status
-	// (the Vault disabled it): the Vault's cached subscriptions go.
-	Forget func(t *unit.Tx, tid string)
-	// Audit writes, in t, the audit line of webhook whid of tenant tid
-	// that the Vault disabled, saying message.
-	Audit func(t *unit.Tx, tid, whid, message string) error
 	// IsMember reports whether email is a member's of tenant tid: only
 	// then does a webhook-disabled mail carry the webhook's name and URL.
 	IsMember func(t *unit.Tx, tid, email string) (bool, error)

@@ -28,9 +28,24 @@
 //     delivery queue (ParseDue), the claims (NewClaim) under which an
 //     instance attempts a delivery, one attempt (Send: the envelope,
 //     signed, POSTed under the outbound policy), the recording of its
-//     outcome and the webhook's health (disabling it, with a mail bounded
-//     per webhook and tenant), the attempt slots per webhook and per
-//     tenant, and each tenant's cached subscriptions (SubscriptionCache).
+//     outcome and the webhook's health (disabling it, with its audit line
+//     and a mail bounded per webhook and tenant), the attempt slots per
+//     webhook and per tenant, and each tenant's cached subscriptions
+//     (SubscriptionCache).
+//   - The Service (made by the Vault's Open): the management of webhooks
+//     (Create, Replace, Rotate, Delete, Get, List, and Check of a
+//     request), of their deliveries (Deliveries, Redeliver, SendTest,
+//     run under UpdatePending, which takes missing counts of pending
+//     deliveries outside the write), the reading of a tenant's
+//     subscriptions once per unit of work and from the cache
+//     (Subscriptions, Forget, TenantWebhooks), and the writing of every
+//     unit of work's events (Emit, the unit.EventWriter: targets, the
+//     event's actor, the object's sequence counter, the envelope queued
+//     in the outbox).
+//   - The views of the objects events carry that are records of packages
+//     below the root (an application's: ApplicationView, with
+//     EmitApplication and EmitKeyRegenerated), and how every view is
+//     kept within MaxViewBytes (FitView).
 //
 // # What it guarantees
 //
@@ -42,11 +57,12 @@
 // # What it does not do
 //
 // It authorizes nothing and decides no permission: the Vault's methods
-// (the root's webhooks*.go) authorize the caller, call this package, and
-// write their audit lines. What the dispatcher needs of the rest of the
-// Vault comes through its Config as functions: the subscription cache's
-// generation, the audit line of a webhook it disabled, whether an
-// address is a member's, the metrics. It builds no event's object: the
-// root's emit does (webhooks_emit.go, webhooks_views.go), since the
-// objects are the other features' records.
+// (the root's webhooks.go) authorize the caller and call this package,
+// which writes the audit lines of what it changes. What it needs of the
+// rest of the Vault comes as functions, in the Service and the
+// dispatcher's Config: the auth cache's generations (which the
+// subscription cache shares), the Vault's rules for names, whether an
+// address is a member's, the metrics. It builds the object of no event
+// but an application's: the feature that owns an entity builds its view
+// (unit.Event.View), which Emit calls only when a webhook subscribes.
 package events

@@ -11,7 +11,7 @@ import (
 // pending index entry, all keyed by the new delivery's id: the commit
 // writes no row another commit writes, and reads none of them (the
 // targets come from the subscription cache, the caps from the instance's
-// counts: the root's webhooks_subscriptions.go, pending.go). Both
+// counts: subscriptions_read.go, pending.go). Both
 // land with the change or not at all, so an acknowledged change always
 // has its deliveries and a rolled-back one never has. The dispatcher
 // (dispatch.go) is woken once the transaction commits; other

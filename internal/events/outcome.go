@@ -158,9 +158,9 @@ func (d *Dispatcher) recordAttempt(j job, a Attempt) {
 			}
 			if disabled != nil {
 				// Its status changed: every Vault's cached
-				// subscriptions go (Config.Forget). A
+				// subscriptions go (Forget). A
 				// change of failing_since alone changes none.
-				d.cfg.Forget(t, hook.TenantID)
+				Forget(t, hook.TenantID)
 			}
 		}
 		if disabled != nil && disabled.To != "" {
@@ -169,7 +169,7 @@ func (d *Dispatcher) recordAttempt(j job, a Attempt) {
 			}
 		}
 		if disabled != nil {
-			return d.cfg.Audit(t, hook.TenantID, hook.ID, "Webhook disabled ("+disabled.Reason+")")
+			return t.Log(unit.SystemActor, hook.TenantID, unit.EntityWebhook, hook.ID, unit.OpUpdate, "Webhook disabled ("+disabled.Reason+")")
 		}
 		return nil
 	})

@@ -32,9 +32,9 @@ import (
 // pending index, and on PostgreSQL never holds a predicate lock on it.
 // The calls that ask for a delivery (TestWebhook, Redeliver) count a
 // missing or stale count first, in a read-only transaction, and then run
-// their write (the root's updatePending). The tenant's cap sums the counts of the
+// their write (Service.UpdatePending). The tenant's cap sums the counts of the
 // tenant's webhooks as the subscription cache lists them
-// (the root's webhooks_subscriptions.go). Concurrent writes, or several instances,
+// (subscriptions_read.go). Concurrent writes, or several instances,
 // may overshoot a cap by what they queue between two counts (and by what
 // a webhook gets before its first count, which follows within a
 // dispatcher pass): the caps bound storage, they are not quotas.
@@ -165,8 +165,8 @@ func (d *Dispatcher) stale(t *unit.Tx, ok bool, counted time.Time, atCap bool) b
 // instance's count plus what t changed. When the count is missing or
 // stale, t reads nothing: the dispatcher is asked to count it once t
 // commits, and the count t has (none: zero) stands until then. In a
-// transaction that asks for a delivery (updatePending), such a count is
-// instead noted for updatePending to take before it runs t again.
+// transaction that asks for a delivery (UpdatePending), such a count is
+// instead noted for UpdatePending to take before it runs t again.
 func (d *Dispatcher) pendingOf(t *unit.Tx, tid, whid string, atCap func(int) bool) int {
 	k := Key{Tenant: tid, Webhook: whid}
 	mine := d.changes(t).delta[k]

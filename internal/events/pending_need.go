@@ -11,7 +11,7 @@ import (
 // (pending.go says why and when a count is taken).
 
 // PendingNeed is the state of a transaction that asks for a delivery
-// (the root's updatePending: TestWebhook, RedeliverWebhookDelivery):
+// (Service.UpdatePending: SendTest, Redeliver):
 // whether it is strict, and the webhooks whose count it found missing or
 // stale.
 type PendingNeed struct {
@@ -38,7 +38,7 @@ func (n *PendingNeed) Keys() []Key { return n.keys }
 
 // ErrPendingUncounted ends a strict transaction (NeedCounts) that needs
 // counts first: it is a *unit.Error (so the Vault passes it on as it is,
-// unlogged), and never leaves the Vault's updatePending.
+// unlogged), and never leaves Service.UpdatePending.
 var ErrPendingUncounted = &unit.Error{Kind: unit.Conflict, Message: "pending deliveries not counted yet"}
 
 // recountPending takes the counts commits asked for (PendingCounts.Want):

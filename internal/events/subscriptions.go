@@ -10,7 +10,7 @@ import (
 // SubscriptionCache keeps, per tenant, what emit needs of its webhooks
 // (id, status, events; never a secret: SubscriptionOf), each entry under
 // the generation it was read at, so that a commit reads none of them
-// while the entry holds. The root's webhooks_subscriptions.go says which
+// while the entry holds. subscriptions_read.go says which
 // generation an entry is served and stored under, and when a
 // transaction may use the cache at all. The entries are a
 // least-recently-used cache of MaxSubscriptionTenants tenants: its memory

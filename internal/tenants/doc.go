@@ -13,7 +13,7 @@
 //     fixtures in the root's testdata/records pin every version's bytes).
 //   - Validation (validate.go): tenant and application names
 //     (ValidateName), users (ValidateUser), bare e-mail addresses
-//     (ValidateEmail), and the roles (RoleOwner, RoleAdmin). The messages
+//     (unit.ValidateEmail), and the roles (RoleOwner, RoleAdmin). The messages
 //     are the API's: tests compare them.
 //   - Members (member.go): Members and MemberWith, the scan that is the
 //     index of a tenant's few members; the member the API shows (Member,

@@ -1,7 +1,6 @@
 package tenants
 
 import (
-	"net/mail"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -31,29 +30,15 @@ type User struct {
 // MaxPictureLength bounds User.Picture.
 const MaxPictureLength = 2048
 
-// MaxEmailLength is RFC 5321's limit on a forward path.
-const MaxEmailLength = 254
-
-// ValidateEmail accepts a bare RFC 5322 address: "ada@example.com", not
-// "Ada <ada@example.com>". It adds what is wrong to fe at path.
-func ValidateEmail(path, email string, fe unit.FieldErrors) {
-	switch a, err := mail.ParseAddress(email); {
-	case email == "":
-		fe.Add(path, "is required")
-	case len(email) > MaxEmailLength:
-		fe.Add(path, "must be at most %d characters", MaxEmailLength)
-	case unit.CheckNoControl(path, email, fe):
-	case err != nil || a.Name != "" || a.Address != email:
-		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
-	}
-}
+// MaxEmailLength is RFC 5321's limit on a forward path (unit.MaxEmailLength).
+const MaxEmailLength = unit.MaxEmailLength
 
 // ValidateUser checks what a caller sets of a user, other than its id,
 // naming each field under path ("owner", "user"); names are at most
 // maxName characters (the Vault's bound on every name).
 func ValidateUser(path string, u User, maxName int, fe unit.FieldErrors) {
 	if u.Email != "" {
-		ValidateEmail(path+".email", u.Email, fe)
+		unit.ValidateEmail(path+".email", u.Email, fe)
 	}
 	for name, s := range map[string]string{"first_name": u.FirstName, "last_name": u.LastName} {
 		if utf8.RuneCountInString(s) > maxName {

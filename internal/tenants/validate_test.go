@@ -21,9 +21,9 @@ func TestValidateEmail(t *testing.T) {
 		{strings.Repeat("a", 250) + "@x.io", []string{"must be at most 254 characters"}},
 	} {
 		fe := unit.FieldErrors{}
-		ValidateEmail("email", tc.email, fe)
+		unit.ValidateEmail("email", tc.email, fe)
 		if diff := cmp.Diff(tc.want, fe["email"]); diff != "" {
-			t.Errorf("ValidateEmail(%q) (-want +got):\n%s", tc.email, diff)
+			t.Errorf("unit.ValidateEmail(%q) (-want +got):\n%s", tc.email, diff)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package unit
 
-import "unicode"
+import (
+	"net/mail"
+	"unicode"
+)
 
 // Names, keys and ids are text a person reads in a console, a log line or a
 // URL, and a key in the store's indexes: a control character in one (NUL,
@@ -35,4 +38,21 @@ func CheckNoControl(path, s string, fe FieldErrors) bool {
 		return true
 	}
 	return false
+}
+
+// MaxEmailLength is RFC 5321's limit on a forward path.
+const MaxEmailLength = 254
+
+// ValidateEmail accepts a bare RFC 5322 address: "ada@example.com", not
+// "Ada <ada@example.com>". It adds what is wrong to fe at path.
+func ValidateEmail(path, email string, fe FieldErrors) {
+	switch a, err := mail.ParseAddress(email); {
+	case email == "":
+		fe.Add(path, "is required")
+	case len(email) > MaxEmailLength:
+		fe.Add(path, "must be at most %d characters", MaxEmailLength)
+	case CheckNoControl(path, email, fe):
+	case err != nil || a.Name != "" || a.Address != email:
+		fe.Add(path, "must be a bare e-mail address such as ada@example.com, without a display name")
+	}
 }
