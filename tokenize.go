@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -231,7 +232,7 @@ func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error
 	if err == nil {
 		return req, nil
 	}
-	if e := badDateTime(m, "expires_at", path); e != nil {
+	if e := jsontext.BadDateTime(m, "expires_at", path); e != nil {
 		return req, e
 	}
 	var typ *json.UnmarshalTypeError

@@ -1,7 +1,6 @@
 package tokenvault
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/expr"
-	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -176,119 +175,6 @@ type preparedToken struct {
 	intent *intentConversion
 }
 
-// join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
-// "cards[2].data".
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
-}
-
-// normalizeJSON turns any Go value into plain JSON values (maps, slices,
-// strings, json.Number, bools, nil) by a round trip through encoding/json.
-func normalizeJSON(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return decodeJSON(b)
-}
-
-// asPlainJSON is normalizeJSON for a value the caller will not change
-// afterwards: one that is plain JSON already (a decoded body's, most often)
-// is returned as it is, without the round trip, which would give the same
-// value back. Token requests use it; each token of a Tokenize body of a
-// thousand values used to pay a round trip.
-func asPlainJSON(v any) (any, error) {
-	if isPlainJSON(v, MaxJSONDepth) {
-		return v, nil
-	}
-	return normalizeJSON(v)
-}
-
-// isPlainJSON reports whether v is made of plain JSON values only (as
-// decodeJSON returns them, numbers as json.Number) and nested at most depth
-// levels. Strings are not checked here: every way in checks them (see
-// checkGoText and decodeJSON).
-func isPlainJSON(v any, depth int) bool {
-	switch x := v.(type) {
-	case nil, string, json.Number, bool:
-		return true
-	case map[string]any:
-		if depth <= 0 {
-			return false
-		}
-		for _, e := range x {
-			if !isPlainJSON(e, depth-1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		if depth <= 0 {
-			return false
-		}
-		for _, e := range x {
-			if !isPlainJSON(e, depth-1) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// MaxJSONDepth bounds the nesting of every JSON document the Vault reads
-// (bodies, token data, arguments, patches): deeper documents are refused
-// before any work is done on them.
-const MaxJSONDepth = 64
-
-// errTooDeep is decodeJSON's answer to a document nested deeper than
-// MaxJSONDepth.
-var errTooDeep = unit.InvalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
-
-// decodeJSON decodes one JSON value keeping numbers exact, refusing
-// documents nested deeper than MaxJSONDepth, strings encoding/json would
-// decode with a loss and keys given twice in an object (see
-// jsonCheckError). The text is scanned once (jsoncheck.Scan: strings, keys
-// and depth together), then decoded once.
-func decodeJSON(b []byte) (any, error) {
-	return decodeCheckedJSON(b, jsoncheck.Scan[[]byte])
-}
-
-// decodeJSONLastWins is decodeJSON for a text whose duplicate keys
-// are not the caller's: a record's own JSON (written by encoding/json, so
-// it has none, and must never read as nothing if it had), or a
-// destination's answer, whose duplicates are the destination's affair.
-// The last of a key is kept, as a browser's JSON.parse keeps it.
-func decodeJSONLastWins(b []byte) (any, error) {
-	return decodeCheckedJSON(b, jsoncheck.ScanStrings[[]byte])
-}
-
-func decodeCheckedJSON(b []byte, scan func([]byte) (int, *jsoncheck.Error)) (any, error) {
-	depth, e := scan(b)
-	if depth > MaxJSONDepth {
-		return nil, errTooDeep
-	}
-	if err := jsonCheckError(e, ""); err != nil {
-		return nil, err
-	}
-	return decodeScanned(b)
-}
-
-// decodeScanned decodes one JSON value that has been scanned already,
-// keeping numbers exact.
-func decodeScanned(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // prepareToken validates req, reporting problems under path, and computes
 // its mask, fingerprint value and search index values. A card must not
 // have expired by cardsValidOn (zero: not checked; see UpdateToken).
@@ -321,7 +207,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		fe.Add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
 		return pt
 	}
-	data, err := asPlainJSON(req.Data)
+	data, err := jsontext.AsPlain(req.Data)
 	if err != nil {
 		fe.Add(join(path, "data"), "is not JSON")
 		return pt
@@ -357,7 +243,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		pt.maskExpr = defaultMask[req.Type]
 	}
 	if pt.maskExpr != nil {
-		maskExpr, err := asPlainJSON(pt.maskExpr)
+		maskExpr, err := jsontext.AsPlain(pt.maskExpr)
 		if err != nil {
 			fe.Add(join(path, "mask"), "is not JSON")
 		} else {

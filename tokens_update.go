@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -210,9 +211,9 @@ func patchedRequest(rec *tokens.Record, fields map[string]any, replaceData bool)
 			case v == nil:
 				delete(merged, k)
 			case k == "data" && replaceData:
-				merged[k] = mergePatch(nil, v)
+				merged[k] = jsonpatch.Merge(nil, v)
 			default:
-				merged[k] = mergePatch(cur[k], v)
+				merged[k] = jsonpatch.Merge(cur[k], v)
 			}
 		default:
 			if v == nil {
@@ -260,7 +261,7 @@ func readsStoredData(fields map[string]any, req TokenRequest) bool {
 		return false
 	}
 	given, ok := fields["data"]
-	return !ok || given == nil || !reflect.DeepEqual(mergePatch(nil, given), req.Data)
+	return !ok || given == nil || !reflect.DeepEqual(jsonpatch.Merge(nil, given), req.Data)
 }
 
 // readsNoMore reports whether p's token:read access to the token rec moved
