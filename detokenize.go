@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tokenvault/tokenvault/internal/expr"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -31,7 +32,7 @@ func (v *Vault) Detokenize(ctx context.Context, key Credential, body any) (any, 
 }
 
 func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, error) {
-	doc, err := tokenizeBody(body)
+	doc, err := tokens.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ type detokenizer struct {
 // transform and channel.
 func (t *txn) detokenize(p *principal, perm string, doc any, msg, channel string) (any, error) {
 	d := &detokenizer{t: t, p: p, perm: perm, msg: msg, channel: channel, values: map[string]any{}}
-	return rewriteJSON(doc, "", func(v any, path string) (any, bool, error) {
+	return tokens.Walk(doc, "", func(v any, path string) (any, bool, error) {
 		s, ok := v.(string)
 		if !ok {
 			return nil, false, nil
@@ -109,11 +110,11 @@ func (d *detokenizer) resolve(id, path string) error {
 	if rec == nil {
 		return unit.InvalidField(path, "token %q does not exist", id)
 	}
-	transform, ok := d.p.Decide(d.perm, scopeOf(rec))
+	transform, ok := d.p.Decide(d.perm, tokens.ScopeOf(rec))
 	if !ok {
 		return unit.Forbidden(d.perm)
 	}
-	d.values[id] = tokenValue(rec, transform)
+	d.values[id] = tokens.Value(rec, transform)
 	d.t.count(TokensDetokenized)
 	if err := d.t.emitTokenReadRecord(d.p, rec); err != nil {
 		return err

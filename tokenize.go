@@ -1,21 +1,14 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"maps"
-	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/jsoncheck"
-	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -47,7 +40,7 @@ func (v *Vault) Tokenize(ctx context.Context, key Credential, body any) (any, er
 }
 
 func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, error) {
-	root, err := tokenizeBody(body)
+	root, err := tokens.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +48,8 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 	count := 0
 	now := v.now()
 	tree := prepareTree(root, now, fe, &count)
-	if count > maxTokensPerRequest {
-		return nil, unit.Errorf(Invalid, "a request may create at most %d tokens", maxTokensPerRequest)
+	if count > tokens.MaxTokensPerRequest {
+		return nil, unit.Errorf(Invalid, "a request may create at most %d tokens", tokens.MaxTokensPerRequest)
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err
@@ -110,79 +103,19 @@ func (v *Vault) CreateToken(ctx context.Context, key Credential, req TokenReques
 	return out, err
 }
 
-// tokenizeBody decodes a Tokenize body into plain JSON values, once (see
-// jsontext_plain.go). Strings that are not valid UTF-8 are Invalid (see
-// checkGoText and decodeJSON).
-func tokenizeBody(body any) (any, error) {
-	var b []byte
-	switch x := body.(type) {
-	case jsoncheck.Doc: // httpapi's: checked and decoded
-		v, err := docValue(x)
-		if err != nil {
-			return nil, err
-		}
-		return bodyShape(v)
-	case json.RawMessage: // its text is checked by decodeJSON
-		b = x
-	case []byte:
-		b = x
-	default:
-		if v, ok := plainCopy(body); ok {
-			return bodyShape(v)
-		}
-		if err := checkGoText(body, ""); err != nil {
-			return nil, err
-		}
-		var err error
-		if b, err = json.Marshal(body); err != nil {
-			return nil, unit.InvalidField("", "the body cannot be encoded as JSON")
-		}
-	}
-	v, err := decodeJSON(b)
-	if refused(err) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, unit.InvalidField("", "the body is not valid JSON")
-	}
-	return bodyShape(v)
-}
-
-// bodyShape refuses a decoded body that is neither an object nor an array.
-func bodyShape(v any) (any, error) {
-	switch v.(type) {
-	case map[string]any, []any:
-		return v, nil
-	}
-	return nil, unit.InvalidField("", "the body must be a token request, an object or an array")
-}
-
-// isTokenRequest tells a token request from a plain nested object: it has
-// a "type" naming a token type and a "data" property, or it converts a
-// token intent: a string "token_intent_id" (type and data are then the
-// intent's, and given anyway they are refused by prepareToken).
-func isTokenRequest(m map[string]any) bool {
-	if _, ok := m["token_intent_id"].(string); ok {
-		return true
-	}
-	typ, _ := m["type"].(string)
-	_, hasData := m["data"]
-	return hasData && slices.Contains(tokenTypes, typ)
-}
-
 // prepareTree validates a Tokenize body, returning the same structure with
 // every value to tokenize replaced by a *preparedToken.
 func prepareTree(root any, now time.Time, fe unit.FieldErrors, count *int) any {
-	tree, _ := rewriteJSON(root, "", func(v any, path string) (any, bool, error) {
+	tree, _ := tokens.Walk(root, "", func(v any, path string) (any, bool, error) {
 		switch x := v.(type) {
 		case nil:
 			return nil, true, nil
 		case map[string]any:
-			if !isTokenRequest(x) {
+			if !tokens.IsRequest(x) {
 				return nil, false, nil
 			}
 			*count++
-			req, err := decodeTokenRequest(x, path)
+			req, err := tokens.DecodeRequest(x, path)
 			if err != nil {
 				maps.Copy(fe, err.Fields)
 				return nil, true, nil
@@ -199,167 +132,10 @@ func prepareTree(root any, now time.Time, fe unit.FieldErrors, count *int) any {
 	return tree
 }
 
-// decodeTokenRequest decodes a token request object strictly: unknown
-// fields and wrong types are errors under path.
-func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
-	if req, ok := tokenRequestOf(m); ok {
-		return req, nil
-	}
-	return decodeTokenRequestJSON(m, path)
-}
-
-// decodeTokenRequestJSON is decodeTokenRequest through encoding/json.
-func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error) {
-	var req TokenRequest
-	// Keys equal but for case ("data" and "DATA") go into one field:
-	// encoding/json would keep one of them without a word.
-	if e := jsoncheck.Fold(m, tokenRequestType); e != nil {
-		return req, unit.InvalidField(jsoncheck.Join(path, e.Path), "%s", e.Message())
-	}
-	if md, ok := m["metadata"].(map[string]any); ok {
-		for k, v := range md {
-			if v == nil {
-				// encoding/json would store it as "" without a word.
-				return req, unit.InvalidField(join(join(path, "metadata"), k), "must be a string, not null")
-			}
-		}
-	}
-	b, _ := json.Marshal(m)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&req)
-	if err == nil {
-		return req, nil
-	}
-	if e := jsontext.BadDateTime(m, "expires_at", path); e != nil {
-		return req, e
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		return req, unit.InvalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
-	}
-	if u := jsoncheck.UnknownField(b, tokenRequestType); u != nil {
-		return req, unit.InvalidField(join(path, u.Name), "unknown field")
-	}
-	return req, unit.InvalidField(path, "is not a valid token request")
-}
-
-var tokenRequestType = reflect.TypeFor[TokenRequest]()
-
-// tokenRequestOf is decodeTokenRequest without encoding m again, for the
-// usual request: every key one of TokenRequest's JSON names, spelled
-// exactly, with a value of its field's type. It reports false for anything
-// else (a null, another spelling, an unknown key, expires_at, a wrong
-// type), and decodeTokenRequest then decodes m through encoding/json, which
-// decides and names what is wrong. Data and Mask are copied, as decoding
-// would have: the request may be changed without changing m.
-func tokenRequestOf(m map[string]any) (TokenRequest, bool) {
-	var req TokenRequest
-	for k, v := range m {
-		ok := true
-		switch k {
-		case "id":
-			req.ID, ok = v.(string)
-		case "type":
-			req.Type, ok = v.(string)
-		case "data":
-			req.Data = copyJSON(v)
-		case "mask":
-			req.Mask = copyJSON(v)
-		case "containers":
-			req.Containers, ok = stringsOf(v)
-		case "search_indexes":
-			req.SearchIndexes, ok = stringsOf(v)
-		case "fingerprint_expression":
-			req.FingerprintExpression, ok = v.(string)
-		case "deduplicate_token":
-			req.DeduplicateToken, ok = v.(bool)
-		case "metadata":
-			req.Metadata, ok = stringMapOf(v)
-		case "token_intent_id":
-			req.TokenIntentID, ok = v.(string)
-		default: // expires_at too: time.Time decodes it
-			ok = false
-		}
-		if !ok {
-			return TokenRequest{}, false
-		}
-	}
-	return req, true
-}
-
-// stringsOf is v as a []string, if it is an array of strings.
-func stringsOf(v any) ([]string, bool) {
-	a, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]string, len(a))
-	for i, e := range a {
-		if out[i], ok = e.(string); !ok {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// stringMapOf is v as a map[string]string, if it is an object of strings.
-func stringMapOf(v any) (map[string]string, bool) {
-	o, ok := v.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(o))
-	for k, e := range o {
-		if out[k], ok = e.(string); !ok {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// copyJSON copies the objects and arrays of a decoded JSON value.
-func copyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyJSON(e)
-		}
-		return out
-	}
-	return v
-}
-
-// jsonTypeName names a Go kind the way a JSON user would.
-func jsonTypeName(kind string) string {
-	switch kind {
-	case "map", "struct":
-		return "object"
-	case "slice", "array":
-		return "array"
-	case "bool":
-		return "boolean"
-	case "string":
-		return "string"
-	case "ptr":
-		return "date-time string"
-	default:
-		return "number"
-	}
-}
-
 // createTree creates the tokens of a prepared tree, in the stable order of
-// rewriteJSON so that ids are assigned deterministically.
+// tokens.Walk so that ids are assigned deterministically.
 func (t *txn) createTree(p *principal, tree any) (any, error) {
-	return rewriteJSON(tree, "", func(v any, _ string) (any, bool, error) {
+	return tokens.Walk(tree, "", func(v any, _ string) (any, bool, error) {
 		pt, ok := v.(*preparedToken)
 		if !ok {
 			return nil, false, nil
@@ -464,19 +240,19 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 		return nil, err
 	}
 	t.count(TokensCreated)
-	return t.present(p, rec, PermTokenCreate, presentCreated), nil
+	return t.present(p, rec, PermTokenCreate, tokens.PresentCreated), nil
 }
 
 // createAnswer is the answer of a create that deduplicated to rec (a
 // token p reads in clear: findDuplicate looks no further), and the transform
 // that shaped its data: the answer the create would have had if it had
-// made the token (presentCreated, the transform of p's token:create rule,
+// made the token (tokens.PresentCreated, the transform of p's token:create rule,
 // a card or bank account masked), so that one request answers the same
 // shape whether it made the token or found it. Answering it as a read
 // showed a reveal rule's key the mask the first time and the whole number
 // on a repeat.
 func (t *txn) createAnswer(p *principal, rec *tokens.Record) (*Token, string) {
-	return t.present(p, rec, PermTokenCreate, presentCreated), presentTransform(p, rec, PermTokenCreate)
+	return t.present(p, rec, PermTokenCreate, tokens.PresentCreated), tokens.PresentTransform(p, rec, PermTokenCreate)
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,
@@ -493,39 +269,13 @@ func (pt *preparedToken) applyTo(rec *tokens.Record, ks *barrier.Keys, now time.
 		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
 	}
 	switch {
-	case !hasCVC(pt.typ, pt.data):
+	case !tokens.HasCVC(pt.typ, pt.data):
 		rec.CVCAt = nil
 	case rec.CVCAt == nil || pt.newCVC:
 		at := now
 		rec.CVCAt = &at
 	}
-	rec.Indexes = tokenIndexes(ks, rec, pt.search, fpInStore)
-}
-
-// tokenIndexes lists the index entries of a token: its fingerprint (when
-// fpInStore: a shared store; see tokens_fingerprints.go), search index values and
-// metadata (all as keyed MACs, never plaintext), its expiry, and the
-// removal of a card's cvc.
-func tokenIndexes(ks *barrier.Keys, rec *tokens.Record, search []string, fpInStore bool) []string {
-	tid, id := rec.TenantID, rec.ID
-	var idx []string
-	if rec.Fingerprint != "" && fpInStore {
-		idx = append(idx, barrier.Tenant(tid).FingerprintIndex(rec.Fingerprint).Key(id).String())
-	}
-	for _, s := range search {
-		idx = append(idx, searchIndex(ks, tid, s).Key(id).String())
-	}
-	for _, k := range slices.Sorted(maps.Keys(rec.Metadata)) {
-		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).Key(id).String())
-	}
-	if rec.ExpiresAt != nil {
-		idx = append(idx, barrier.Tenant(tid).Expiry(*rec.ExpiresAt, kindToken, id).String())
-	}
-	if rec.CVCAt != nil {
-		idx = append(idx, barrier.Tenant(tid).CVCDue(*rec.CVCAt, id).String())
-	}
-	slices.Sort(idx)
-	return slices.Compact(idx)
+	rec.Indexes = tokens.Indexes(ks, rec, pt.search, fpInStore)
 }
 
 // fingerprint is the fingerprint of the token's fingerprint value under ks,
@@ -536,28 +286,9 @@ func (pt *preparedToken) fingerprint(ks *barrier.Keys) string {
 		return ""
 	}
 	if pt.fpKeys != ks {
-		pt.fp, pt.fpKeys = fingerprintOf(ks, pt.fpValue), ks
+		pt.fp, pt.fpKeys = tokens.FingerprintOf(ks, pt.fpValue), ks
 	}
 	return pt.fp
-}
-
-// fingerprintOf is the fingerprint of a value: a keyed MAC, so equal values
-// match within a tenant and nothing about the value can be learnt from it.
-func fingerprintOf(ks *barrier.Keys, value string) string {
-	return hex.EncodeToString(ks.MAC([]byte("fingerprint\x00"), []byte(value)))
-}
-
-// kindToken is the record kind of every token type.
-const kindToken = tokens.Kind
-
-func searchIndex(ks *barrier.Keys, tid, value string) barrier.Prefix {
-	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.MAC([]byte("search\x00"), []byte(value))))
-}
-
-// metadataIndex indexes a metadata entry; values match case-insensitively.
-func metadataIndex(ks *barrier.Keys, tid, key, value string) barrier.Prefix {
-	m := ks.MAC([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
-	return barrier.Tenant(tid).MetadataIndex(hex.EncodeToString(m))
 }
 
 // putToken writes a new token record, its index entries and its list
@@ -569,7 +300,7 @@ func (t *txn) putToken(rec *tokens.Record) error { return t.writeToken(nil, rec)
 // a new token), whose index entries the caller removed: its list entries
 // are moved (moveListed), so they are written only when they change.
 func (t *txn) writeToken(prev, rec *tokens.Record) error {
-	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
+	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(tokens.Kind, rec.ID), rec); err != nil {
 		return err
 	}
 	listed := t.listToken
@@ -610,7 +341,7 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens
 			return nil, err
 		}
 		if rec != nil && rec.Fingerprint == fp && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
-			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.MayReadClear(scopeOf(rec)) {
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.MayReadClear(tokens.ScopeOf(rec)) {
 			return rec, nil
 		}
 	}

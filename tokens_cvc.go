@@ -1,9 +1,7 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -33,57 +31,12 @@ const DefaultCVCRetention = time.Hour
 //     cvcs already stored.
 //
 // Masks, fingerprints and search indexes of a card are computed over its
-// data without the cvc (see exprData), so nothing derived from a cvc is
+// data without the cvc (see tokens.ExprData), so nothing derived from a cvc is
 // kept past its window.
-
-// cvcField is the card data field that is kept only for the retention.
-const cvcField = "cvc"
-
-// hasCVC reports whether data, of a token of type typ, holds a cvc.
-func hasCVC(typ string, data any) bool {
-	m, ok := data.(map[string]any)
-	_, has := m[cvcField]
-	return ok && has && typ == TypeCard
-}
-
-// exprData is the data a token's expressions (mask, fingerprint, search
-// indexes) are evaluated over: a card's without its cvc.
-func exprData(typ string, data any) any {
-	if !hasCVC(typ, data) {
-		return data
-	}
-	m := data.(map[string]any)
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if k != cvcField {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// cvcWrittenAt is when the cvc of rec was written, and whether it holds
-// one. Cards stored before cvc retention existed hold a cvc without CVCAt:
-// their last write (modified_at, else created_at) stands in.
-func cvcWrittenAt(rec *tokens.Record) (time.Time, bool) {
-	if rec.CVCAt != nil {
-		return *rec.CVCAt, true
-	}
-	if rec.Type != TypeCard || !bytes.Contains(rec.Data, []byte(`"cvc"`)) {
-		return time.Time{}, false
-	}
-	if d, err := decodeJSONLastWins(rec.Data); err != nil || !hasCVC(rec.Type, d) {
-		return time.Time{}, false
-	}
-	if rec.ModifiedAt != nil {
-		return *rec.ModifiedAt, true
-	}
-	return rec.CreatedAt, true
-}
 
 // cvcDue reports whether rec holds a cvc past its retention at now.
 func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool {
-	at, ok := cvcWrittenAt(rec)
+	at, ok := tokens.CVCWrittenAt(rec)
 	return ok && !now.Before(at.Add(v.cvcRetention))
 }
 
@@ -91,24 +44,9 @@ func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool {
 // anything else sees the record.
 func (t *txn) hideStaleCVC(rec *tokens.Record) {
 	if t.v.cvcDue(rec, t.Now) {
-		rec.Data = withoutCVC(rec.Data)
+		rec.Data = tokens.WithoutCVC(rec.Data)
 		rec.CVCAt = nil
 	}
-}
-
-// withoutCVC removes the cvc from stored card data.
-func withoutCVC(raw json.RawMessage) json.RawMessage {
-	d, err := decodeJSONLastWins(raw)
-	m, ok := d.(map[string]any)
-	if err != nil || !ok {
-		return raw
-	}
-	delete(m, cvcField)
-	b, err := json.Marshal(m)
-	if err != nil {
-		return raw
-	}
-	return b
 }
 
 // sweepCVCs removes from the stored records every cvc past its retention,
@@ -152,7 +90,7 @@ func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err 
 // to remove: the token is gone, or its cvc was removed or written again
 // since (a newer cvc has its own entry).
 func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
-	key := barrier.Tenant(tid).Record(kindToken, id)
+	key := barrier.Tenant(tid).Record(tokens.Kind, id)
 	var rec tokens.Record
 	ok, err := t.GetRecord(key, &rec)
 	if err != nil || !ok {
@@ -161,7 +99,7 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	if rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !t.v.cvcDue(&rec, t.Now) {
 		return false, nil
 	}
-	rec.Data = withoutCVC(rec.Data)
+	rec.Data = tokens.WithoutCVC(rec.Data)
 	rec.CVCAt = nil
 	rec.Indexes = slices.DeleteFunc(rec.Indexes, func(k string) bool { return strings.HasPrefix(k, barrier.CVCSchedule.String()) })
 	if err := t.PutRecord(key, &rec); err != nil {
@@ -176,7 +114,7 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 // scheduleLegacyCVCs gives every card stored before cvc retention existed
 // (a cvc without CVCAt) its schedule: it visits every tenant's token
 // records once, sweepBatch a transaction, removing the cvcs already due and
-// recording when the others were written (cvcWrittenAt). Cards written
+// recording when the others were written (tokens.CVCWrittenAt). Cards written
 // since carry their schedule, so once the scan is done it is one read per
 // sweep. It returns how many cvcs it removed.
 func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
@@ -217,7 +155,7 @@ func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done b
 			if tid != st.Tenant {
 				st.Tenant, st.After = tid, ""
 			}
-			prefix := barrier.Tenant(tid).Records(kindToken)
+			prefix := barrier.Tenant(tid).Records(tokens.Kind)
 			kvs, err := t.ScanValuesAfter(prefix, strings.TrimPrefix(st.After, prefix.String()), sweepBatch-visited)
 			if err != nil {
 				return err
@@ -249,12 +187,12 @@ func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 	if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 		return 0, err
 	}
-	at, ok := cvcWrittenAt(&rec)
+	at, ok := tokens.CVCWrittenAt(&rec)
 	if !ok || rec.CVCAt != nil {
 		return 0, nil
 	}
 	if t.v.cvcDue(&rec, t.Now) {
-		rec.Data = withoutCVC(rec.Data)
+		rec.Data = tokens.WithoutCVC(rec.Data)
 		if err := t.PutRecord(kv.Key, &rec); err != nil {
 			return 0, err
 		}

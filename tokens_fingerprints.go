@@ -208,7 +208,7 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 		for _, tid := range tenants {
 			after := ""
 			for {
-				raws, err := t.ScanValuesAfter(barrier.Tenant(tid).Records(kindToken), after, page)
+				raws, err := t.ScanValuesAfter(barrier.Tenant(tid).Records(tokens.Kind), after, page)
 				if err != nil {
 					return err
 				}

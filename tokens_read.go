@@ -2,11 +2,9 @@ package tokenvault
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
@@ -18,11 +16,11 @@ import (
 // It returns nil for a missing token and, unless withExpired, for one past
 // its expires_at.
 func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error) {
-	if !validTokenID(id) {
+	if !tokens.ValidID(id) {
 		return nil, nil
 	}
 	var rec tokens.Record
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(kindToken, id), &rec)
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(tokens.Kind, id), &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -32,9 +30,6 @@ func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error
 	}
 	return &rec, nil
 }
-
-// validTokenID reports whether id can name a token: a UUID or a custom id.
-func validTokenID(id string) bool { return customIDProblem(id) == "" }
 
 // mustToken loads a live token the caller may use with perm, and the
 // transform that applies. Unknown and expired tokens are NotFound; a token
@@ -47,149 +42,27 @@ func (t *txn) mustToken(p *principal, id, perm string) (*tokens.Record, string, 
 	if rec == nil {
 		return nil, "", unit.NotFoundError("token")
 	}
-	transform, ok := p.Decide(perm, scopeOf(rec))
+	transform, ok := p.Decide(perm, tokens.ScopeOf(rec))
 	if !ok {
 		return nil, "", unit.Forbidden(perm)
 	}
 	return rec, transform, nil
 }
 
-// presentation says what a token response is about, which decides what a
-// caller that may not read the token (see mayRead) is shown.
-type presentation int
-
-const (
-	// presentCreated: a token just built from the caller's own request,
-	// or the one a deduplicating create found instead (only ever a token
-	// the caller reads in clear; createAnswer). A caller that may not read it
-	// gets everything of its own request back (the mask of its own value
-	// included) but the fingerprint, which could be matched against other
-	// tokens' fingerprints; so does one that reads it only masked or
-	// redacted (see mayReadClear).
-	presentCreated presentation = iota
-	// presentUpdated: a stored token the caller changed. A caller that may
-	// not read it learns nothing of its stored content: no data, mask,
-	// fingerprint, fingerprint expression, metadata or search indexes.
-	presentUpdated
-)
-
 // present shapes a token for a caller using perm: data revealed, masked or
 // removed by the transform that applies (redacted when perm does not reach
 // the token). Create and update responses never reveal a card or bank
 // account: they carry the mask. A caller that may not read the token is
-// shown only what the presentation allows.
-func (t *txn) present(p *principal, rec *tokens.Record, perm string, what presentation) *Token {
-	tok := tokenOf(rec, presentTransform(p, rec, perm))
-	if !p.MayReadClear(scopeOf(rec)) {
+// shown only what the tokens.Presentation allows.
+func (t *txn) present(p *principal, rec *tokens.Record, perm string, what tokens.Presentation) *Token {
+	tok := tokens.TokenOf(rec, tokens.PresentTransform(p, rec, perm))
+	if !p.MayReadClear(tokens.ScopeOf(rec)) {
 		tok.Fingerprint = ""
 	}
-	if what != presentCreated && !p.MayRead(scopeOf(rec)) {
-		tok.withholdContent()
+	if what != tokens.PresentCreated && !p.MayRead(tokens.ScopeOf(rec)) {
+		tok.WithholdContent()
 	}
 	return tok
-}
-
-// presentTransform is the transform present shapes rec's data with for
-// p under perm: p's rule there (redact without one), and a mask instead
-// of reveal for any type but a plain token, since an answer to a write
-// never shows a card or bank account whole.
-func presentTransform(p *principal, rec *tokens.Record, perm string) string {
-	transform, ok := p.Decide(perm, scopeOf(rec))
-	if !ok {
-		return TransformRedact
-	}
-	if transform == TransformReveal && rec.Type != TypeToken {
-		return TransformMask
-	}
-	return transform
-}
-
-// withholdContent removes everything of a token that depends on its data
-// or was chosen by whoever wrote it, keeping its identity and placement:
-// id, tenant, type, containers, expiry, timestamps and actors.
-func (tok *Token) withholdContent() {
-	tok.Data, tok.Mask, tok.Fingerprint, tok.FingerprintExpression = nil, nil, "", ""
-	tok.Metadata, tok.SearchIndexes = nil, nil
-}
-
-// tokenOf builds the API's Token from the record, its data shaped by
-// transform: revealed, masked (the evaluated mask) or left out. It is the
-// one place the record's shape meets Token's (TestTokenRecordFields holds
-// both to it), called once per token of an answer, which is when Data and
-// Mask are decoded from their JSON text. The token has containers of its
-// own; its metadata, search indexes and times are the record's, not copies.
-func tokenOf(r *tokens.Record, transform string) *Token {
-	tok := &Token{
-		ID:                    r.ID,
-		TenantID:              r.TenantID,
-		Type:                  r.Type,
-		Fingerprint:           r.Fingerprint,
-		FingerprintExpression: r.FingerprintExpression,
-		Containers:            slices.Clone(r.Containers),
-		Metadata:              r.Metadata,
-		SearchIndexes:         r.SearchIndexes,
-		DeduplicateToken:      r.DeduplicateToken,
-		ExpiresAt:             r.ExpiresAt,
-		CreatedBy:             r.CreatedBy,
-		CreatedAt:             r.CreatedAt,
-		ModifiedBy:            r.ModifiedBy,
-		ModifiedAt:            r.ModifiedAt,
-	}
-	if len(r.Mask) > 0 {
-		tok.Mask = decodeStoredJSON(r.Mask)
-	}
-	switch transform {
-	case TransformReveal:
-		tok.Data = decodeStoredJSON(r.Data)
-	case TransformMask:
-		tok.Data = tok.Mask
-	}
-	return tok
-}
-
-// tokenValue is the value a detokenization expression inserts: api's Data,
-// without building the rest of the token.
-func tokenValue(r *tokens.Record, transform string) any {
-	var raw json.RawMessage
-	switch transform {
-	case TransformReveal:
-		raw = r.Data
-	case TransformMask:
-		raw = r.Mask
-	}
-	if len(raw) == 0 {
-		return nil
-	}
-	return decodeStoredJSON(raw)
-}
-
-// decodeStoredJSON decodes a record's data or mask, nil if it cannot. Most
-// data is one string: a string with nothing to unescape is taken as it
-// is, which is what decoding it would give, without a decoder.
-func decodeStoredJSON(b []byte) any {
-	if s, ok := plainJSONString(b); ok {
-		return s
-	}
-	v, _ := decodeJSONLastWins(b)
-	return v
-}
-
-// plainJSONString returns the string JSON text b encodes, if b is a string
-// with no escape, no control character and valid UTF-8.
-func plainJSONString(b []byte) (string, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return "", false
-	}
-	inner := b[1 : len(b)-1]
-	for _, c := range inner {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	if !utf8.Valid(inner) {
-		return "", false
-	}
-	return string(inner), true
 }
 
 // GetToken returns a token, its data shaped by the caller's token:read
@@ -215,7 +88,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 		if err != nil {
 			return err
 		}
-		out = tokenOf(rec, transform)
+		out = tokens.TokenOf(rec, transform)
 		if transform != TransformReveal {
 			out.Fingerprint = "" // equality with the data: only for who sees it
 		}
@@ -257,7 +130,7 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 // deleteToken removes a token, its index entries, its list index entries
 // and count, and its schedule, and logs it.
 func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
-	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)); err != nil {
+	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(tokens.Kind, rec.ID)); err != nil {
 		return err
 	}
 	if err := t.unlistToken(rec); err != nil {
@@ -323,15 +196,15 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 	}
 	fe := unit.FieldErrors{}
 	for i, id := range req.IDs {
-		if !validTokenID(id) {
+		if !tokens.ValidID(id) {
 			fe.Add(fmt.Sprintf("id[%d]", i), "is not a token id")
 		}
 	}
 	if req.Container != "" && !validContainer(req.Container) {
 		fe.Add("container", "must start and end with / and hold letters, digits, - and _ segments")
 	}
-	if req.Type != "" && !slices.Contains(tokenTypes, req.Type) {
-		fe.Add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
+	if req.Type != "" && !slices.Contains(tokens.Types, req.Type) {
+		fe.Add("type", "must be one of %s", strings.Join(tokens.Types, ", "))
 	}
 	for k := range req.Metadata {
 		if unit.HasControl(k) {
@@ -447,12 +320,12 @@ func (t *txn) queryTokens(p *principal, perm string, q tokenQuery) ([]Token, err
 		}
 	}
 	for k, val := range q.metadata {
-		if err := narrow(t.indexedIDs(metadataIndex(ks, tid, k, val))); err != nil {
+		if err := narrow(t.indexedIDs(tokens.MetadataIndex(ks, tid, k, val))); err != nil {
 			return nil, err
 		}
 	}
 	for _, s := range q.search {
-		if err := narrow(t.indexedIDs(searchIndex(ks, tid, s))); err != nil {
+		if err := narrow(t.indexedIDs(tokens.SearchIndex(ks, tid, s))); err != nil {
 			return nil, err
 		}
 	}

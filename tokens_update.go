@@ -82,7 +82,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// data, replaces the data whole: whether its data covers every
 		// stored field would otherwise decide the answer (see
 		// readsStoredData), telling it what fields are stored.
-		replaceData := setsExpression(fields) && fields["data"] != nil && !p.MayRead(scopeOf(rec))
+		replaceData := setsExpression(fields) && fields["data"] != nil && !p.MayRead(tokens.ScopeOf(rec))
 		req, err := patchedRequest(rec, fields, replaceData)
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// checked whenever it sends data.
 		cardsValidOn := t.Now
 		_, sendsData := fields["data"]
-		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(scopeOf(rec)) && sameCard(rec.Data, req.Data)) {
+		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(tokens.ScopeOf(rec)) && sameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		_, setsMask := fields["mask"]
@@ -144,18 +144,18 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// below.
 		next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
 			AliasID: rec.AliasID}
-		if at, ok := cvcWrittenAt(rec); ok {
+		if at, ok := tokens.CVCWrittenAt(rec); ok {
 			next.CVCAt = &at // the stored cvc's window goes on
 		}
 		next.ModifiedBy, next.ModifiedAt = p.ActorID, &now
 		patchData, _ := fields["data"].(map[string]any)
-		pt.newCVC = patchData[cvcField] != nil
+		pt.newCVC = patchData[tokens.CVCField] != nil
 		pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
 		t.unindexFingerprint(rec)
 		if err := t.writeToken(rec, next); err != nil {
 			return err
 		}
-		out = t.present(p, next, PermTokenUpdate, presentUpdated)
+		out = t.present(p, next, PermTokenUpdate, tokens.PresentUpdated)
 		t.count(TokensUpdated)
 		if err := t.emitToken(EventTokenUpdated, p.Actor(), next); err != nil {
 			return err
@@ -226,7 +226,7 @@ func patchedRequest(rec *tokens.Record, fields map[string]any, replaceData bool)
 	if _, ok := merged["data"]; !ok {
 		return TokenRequest{}, unit.InvalidField("data", "cannot be removed")
 	}
-	req, e := decodeTokenRequest(merged, "")
+	req, e := tokens.DecodeRequest(merged, "")
 	if e != nil {
 		return req, e
 	}

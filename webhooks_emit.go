@@ -46,7 +46,7 @@ func (t *txn) emitTokenDeleted(by actor, rec *tokens.Record) error {
 func (t *txn) emitCVCExpired(rec *tokens.Record) error {
 	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventTokenPropertyExpired, By: systemActor, ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any {
 		e := tokenEventView(rec)
-		e.Property = cvcField
+		e.Property = tokens.CVCField
 		return e
 	}})
 }

@@ -53,7 +53,7 @@ type tokenEvent struct {
 func tokenEventView(rec *tokens.Record) *tokenEvent {
 	r := *rec
 	r.Data, r.Mask = nil, nil
-	return fitToken(&tokenEvent{Token: *tokenOf(&r, "")})
+	return fitToken(&tokenEvent{Token: *tokens.TokenOf(&r, "")})
 }
 
 // tokenEventOf is tokenEventView of a token as the API returned it (a
