@@ -116,7 +116,7 @@ func (d *detokenizer) resolve(id, path string) error {
 	}
 	d.values[id] = tokens.Value(rec, transform)
 	d.t.count(TokensDetokenized)
-	if err := d.t.emitTokenReadRecord(d.p, rec); err != nil {
+	if err := tokens.EmitReadRecord(d.t.Tx, d.p, rec); err != nil {
 		return err
 	}
 	return d.t.logTokenRead(d.p, rec.Type, rec.ID, d.msg, transform, d.channel)

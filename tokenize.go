@@ -198,7 +198,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 				transform, ChannelCreate); err != nil {
 				return nil, err
 			}
-			if err := t.emitTokenReadRecord(p, existing); err != nil {
+			if err := tokens.EmitReadRecord(t.Tx, p, existing); err != nil {
 				return nil, err
 			}
 			t.count(TokensRead)
@@ -236,7 +236,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.Log(p.Actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	if err := t.emitToken(EventTokenCreated, p.Actor(), rec); err != nil {
+	if err := tokens.Emit(t.Tx, EventTokenCreated, p.Actor(), rec); err != nil {
 		return nil, err
 	}
 	t.count(TokensCreated)

@@ -54,6 +54,14 @@ const (
 	maxExpressionBytes = tokens.MaxExpressionBytes
 )
 
+func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
+	return tokens.Emit(t.Tx, typ, by, rec)
+}
+
+func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
+	return tokens.EmitReadRecord(t.Tx, p, rec)
+}
+
 // preparedToken is a validated token request: everything that can be
 // computed without the store, so a transaction only looks up and writes.
 type preparedToken struct {

@@ -105,7 +105,7 @@ func (t *txn) removeCVC(tid, id, stamp string) (bool, error) {
 	if err := t.PutRecord(key, &rec); err != nil {
 		return false, err
 	}
-	if err := t.emitCVCExpired(&rec); err != nil {
+	if err := tokens.EmitCVCExpired(t.Tx, &rec); err != nil {
 		return false, err
 	}
 	return true, t.Log(systemActor, tid, rec.Type, id, OpUpdate, "Card cvc removed (retention)")
@@ -196,7 +196,7 @@ func (t *txn) scheduleLegacyCVC(kv barrier.StoredValue) (int, error) {
 		if err := t.PutRecord(kv.Key, &rec); err != nil {
 			return 0, err
 		}
-		if err := t.emitCVCExpired(&rec); err != nil {
+		if err := tokens.EmitCVCExpired(t.Tx, &rec); err != nil {
 			return 0, err
 		}
 		return 1, t.Log(systemActor, rec.TenantID, rec.Type, rec.ID, OpUpdate, "Card cvc removed (retention)")

@@ -93,7 +93,7 @@ func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token
 			out.Fingerprint = "" // equality with the data: only for who sees it
 		}
 		t.count(TokensRead)
-		if err := t.emitTokenReadRecord(p, rec); err != nil {
+		if err := tokens.EmitReadRecord(t.Tx, p, rec); err != nil {
 			return err
 		}
 		return t.logTokenRead(p, rec.Type, rec.ID, "Token read", transform, ChannelGet)
@@ -142,7 +142,7 @@ func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 			return err
 		}
 	}
-	if err := t.emitTokenDeleted(by, rec); err != nil {
+	if err := tokens.EmitDeleted(t.Tx, by, rec); err != nil {
 		return err
 	}
 	return t.Log(by, rec.TenantID, rec.Type, rec.ID, OpDelete, msg)
@@ -262,7 +262,7 @@ func (t *txn) logReads(p *principal, perm string, toks []Token, msg, channel str
 		if err := t.logTokenRead(p, tok.Type, tok.ID, msg, transform, channel); err != nil {
 			return err
 		}
-		if err := t.emitTokenRead(p, &tok); err != nil {
+		if err := tokens.EmitRead(t.Tx, p, &tok); err != nil {
 			return err
 		}
 		t.count(TokensRead)

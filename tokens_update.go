@@ -157,7 +157,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		out = t.present(p, next, PermTokenUpdate, tokens.PresentUpdated)
 		t.count(TokensUpdated)
-		if err := t.emitToken(EventTokenUpdated, p.Actor(), next); err != nil {
+		if err := tokens.Emit(t.Tx, EventTokenUpdated, p.Actor(), next); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated")

@@ -111,7 +111,7 @@ func TestTokenViewKeptSmall(t *testing.T) {
 		if len(ev.JSON) > events.MaxEventBytes {
 			t.Errorf("an event of %d bytes", len(ev.JSON))
 		}
-		var data struct{ Token tokenEvent }
+		var data struct{ Token tokens.Event }
 		if err := json.Unmarshal(ev.Info.Data, &data); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // The objects events carry (WebhookEventInfo.Data): each an API view of
@@ -36,61 +35,6 @@ import (
 // for the envelope and the actor (an id, a name of at most 200
 // characters, a trace id of at most maxTraceIDLength).
 const maxViewBytes = events.MaxEventBytes - 4<<10
-
-// tokenEvent is a token as its events show it: the API's Token as a
-// caller that may not read its data sees it (Data and Mask nil, so left
-// out), with what an event adds.
-type tokenEvent struct {
-	Token
-	// Property names the property token.property.expired removed ("cvc").
-	Property string `json:"property,omitempty"`
-	// Omitted names the fields left out to keep the event small.
-	Omitted []string `json:"omitted,omitempty"`
-}
-
-// tokenEventView is a token as its events show it: no data, no mask.
-// The mask is dropped before api, which would otherwise decode it.
-func tokenEventView(rec *tokens.Record) *tokenEvent {
-	r := *rec
-	r.Data, r.Mask = nil, nil
-	return fitToken(&tokenEvent{Token: *tokens.TokenOf(&r, "")})
-}
-
-// tokenEventOf is tokenEventView of a token as the API returned it (a
-// page of a list or a search): its Data and Mask are left behind.
-func tokenEventOf(tok *Token) *tokenEvent {
-	e := &tokenEvent{Token: *tok}
-	e.Data, e.Mask, e.Containers = nil, nil, slices.Clone(tok.Containers)
-	return fitToken(e)
-}
-
-// fitToken keeps a token's view within maxViewBytes: it drops the search
-// indexes, then the fingerprint expression, then the metadata (each can
-// reach several kB: 20 expressions of 4 kB, 50 entries of 600 bytes).
-// Most tokens are far below the bound, which a sum of lengths shows
-// without encoding them.
-func fitToken(e *tokenEvent) *tokenEvent {
-	n := len(e.FingerprintExpression)
-	for _, s := range e.SearchIndexes {
-		n += len(s)
-	}
-	for k, v := range e.Metadata {
-		n += len(k) + len(v)
-	}
-	for _, c := range e.Containers {
-		n += len(c)
-	}
-	// JSON escapes a byte in at most 6: below this the view fits.
-	if 6*n+1024 <= maxViewBytes {
-		return e
-	}
-	e.Omitted = fitView(e, []viewDrop{
-		{"search_indexes", func() { e.SearchIndexes = nil }},
-		{"fingerprint_expression", func() { e.FingerprintExpression = "" }},
-		{"metadata", func() { e.Metadata = nil }},
-	})
-	return e
-}
 
 // viewDrop is a field a view may leave out, and how.
 type viewDrop struct {
