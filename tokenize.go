@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -346,15 +345,4 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens
 		}
 	}
 	return nil, nil
-}
-
-// indexedIDs lists the ids under an index prefix.
-func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
-	var ids []string
-	err := t.ScanKeys(prefix, func(_ barrier.Key, id string) error {
-		ids = append(ids, id)
-		return nil
-	})
-	sort.Strings(ids)
-	return ids, err
 }

@@ -58,6 +58,22 @@ func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
 	return tokens.Emit(t.Tx, typ, by, rec)
 }
 
+func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
+	return tokens.FingerprintIDs(t.Tx, t.v.fingerprints, tid, fp)
+}
+
+func (t *txn) indexFingerprint(rec *tokens.Record) {
+	tokens.IndexFingerprint(t.Tx, t.v.fingerprints, rec)
+}
+
+func (t *txn) unindexFingerprint(rec *tokens.Record) {
+	tokens.UnindexFingerprint(t.Tx, t.v.fingerprints, rec)
+}
+
+func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
+	return tokens.IndexedIDs(t.Tx, prefix)
+}
+
 func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
 	return tokens.EmitReadRecord(t.Tx, p, rec)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -65,8 +66,8 @@ type Vault struct {
 	// (storage_full.go).
 	storageFull atomic.Bool
 	// fingerprints is the fingerprint index on a store one process holds,
-	// nil on a shared store, which keeps it in the store (tokens_fingerprints.go).
-	fingerprints *fingerprintMemory
+	// nil on a shared store, which keeps it in the store (internal/tokens).
+	fingerprints *tokens.FingerprintMemory
 	// shapes is what this Vault knows of its tenants' token list shapes
 	// (tokens_lists_shapes.go).
 	shapes shapeCache
@@ -293,11 +294,11 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		return nil, err
 	}
 	if v.optimistic {
-		v.fingerprints = &fingerprintMemory{}
+		v.fingerprints = &tokens.FingerprintMemory{}
 	}
-	err = v.placeFingerprints(ctx)
+	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
-		err = v.loadFingerprints(ctx)
+		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)
 	}
 	if err == nil {
 		err = v.buildTokenLists(ctx) // once, for a store written before them
