@@ -290,34 +290,6 @@ func (pt *preparedToken) fingerprint(ks *barrier.Keys) string {
 	return pt.fp
 }
 
-// putToken writes a new token record, its index entries and its list
-// index entries and counts.
-func (t *txn) putToken(rec *tokens.Record) error { return t.writeToken(nil, rec) }
-
-// writeToken writes a token record, its index entries and its list index
-// entries and counts. prev is the version it replaces (an update; nil for
-// a new token), whose index entries the caller removed: its list entries
-// are moved (moveListed), so they are written only when they change.
-func (t *txn) writeToken(prev, rec *tokens.Record) error {
-	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(tokens.Kind, rec.ID), rec); err != nil {
-		return err
-	}
-	listed := t.listToken
-	if prev != nil {
-		listed = func(rec *tokens.Record) error { return t.moveListed(prev, rec) }
-	}
-	if err := listed(rec); err != nil {
-		return err
-	}
-	t.indexFingerprint(rec)
-	for _, k := range rec.Indexes {
-		if err := t.PutIndex(barrier.IndexEntry(k)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // findDuplicate returns the live token a deduplicating request matches:
 // same type, fingerprint, fingerprint expression and containers, among the
 // tokens p reads in clear (mayReadClear). The containers keep

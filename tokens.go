@@ -58,6 +58,44 @@ func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
 	return tokens.Emit(t.Tx, typ, by, rec)
 }
 
+func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error) {
+	return t.v.tokens.Load(t.Tx, tid, id, withExpired)
+}
+
+func (t *txn) mustToken(p *principal, id, perm string) (*tokens.Record, string, error) {
+	return t.v.tokens.Must(t.Tx, p, id, perm)
+}
+
+func (t *txn) present(p *principal, rec *tokens.Record, perm string, what tokens.Presentation) *Token {
+	return tokens.Present(p, rec, perm, what)
+}
+
+func (t *txn) putToken(rec *tokens.Record) error { return t.v.tokens.Put(t.Tx, rec) }
+
+func (t *txn) writeToken(prev, rec *tokens.Record) error { return t.v.tokens.Write(t.Tx, prev, rec) }
+
+func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
+	return t.v.tokens.Delete(t.Tx, by, rec, msg)
+}
+
+func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool { return v.tokens.CVCDue(rec, now) }
+
+// tokenLists is the token lists' bookkeeping (tokens_lists.go) as
+// internal/tokens calls it on every token write.
+type tokenLists struct{ v *Vault }
+
+func (l tokenLists) List(t *unit.Tx, rec *tokens.Record) error {
+	return (&txn{Tx: t, v: l.v}).listToken(rec)
+}
+
+func (l tokenLists) Move(t *unit.Tx, prev, rec *tokens.Record) error {
+	return (&txn{Tx: t, v: l.v}).moveListed(prev, rec)
+}
+
+func (l tokenLists) Unlist(t *unit.Tx, rec *tokens.Record) error {
+	return (&txn{Tx: t, v: l.v}).unlistToken(rec)
+}
+
 func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
 	return tokens.FingerprintIDs(t.Tx, t.v.fingerprints, tid, fp)
 }

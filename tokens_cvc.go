@@ -34,21 +34,6 @@ const DefaultCVCRetention = time.Hour
 // data without the cvc (see tokens.ExprData), so nothing derived from a cvc is
 // kept past its window.
 
-// cvcDue reports whether rec holds a cvc past its retention at now.
-func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool {
-	at, ok := tokens.CVCWrittenAt(rec)
-	return ok && !now.Before(at.Add(v.cvcRetention))
-}
-
-// hideStaleCVC leaves a cvc past its retention out of rec as read, before
-// anything else sees the record.
-func (t *txn) hideStaleCVC(rec *tokens.Record) {
-	if t.v.cvcDue(rec, t.Now) {
-		rec.Data = tokens.WithoutCVC(rec.Data)
-		rec.CVCAt = nil
-	}
-}
-
 // sweepCVCs removes from the stored records every cvc past its retention,
 // in transactions of at most sweepBatch cards, and returns how many it
 // removed. Sweep calls it.

@@ -12,59 +12,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// loadToken reads a token, without a cvc past its retention (see tokens_cvc.go).
-// It returns nil for a missing token and, unless withExpired, for one past
-// its expires_at.
-func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error) {
-	if !tokens.ValidID(id) {
-		return nil, nil
-	}
-	var rec tokens.Record
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(tokens.Kind, id), &rec)
-	if err != nil || !ok {
-		return nil, err
-	}
-	t.hideStaleCVC(&rec)
-	if !withExpired && rec.Expired(t.Now) {
-		return nil, nil
-	}
-	return &rec, nil
-}
-
-// mustToken loads a live token the caller may use with perm, and the
-// transform that applies. Unknown and expired tokens are NotFound; a token
-// the caller's rules do not reach is PermissionDenied.
-func (t *txn) mustToken(p *principal, id, perm string) (*tokens.Record, string, error) {
-	rec, err := t.loadToken(p.TenantID, id, false)
-	if err != nil {
-		return nil, "", err
-	}
-	if rec == nil {
-		return nil, "", unit.NotFoundError("token")
-	}
-	transform, ok := p.Decide(perm, tokens.ScopeOf(rec))
-	if !ok {
-		return nil, "", unit.Forbidden(perm)
-	}
-	return rec, transform, nil
-}
-
-// present shapes a token for a caller using perm: data revealed, masked or
-// removed by the transform that applies (redacted when perm does not reach
-// the token). Create and update responses never reveal a card or bank
-// account: they carry the mask. A caller that may not read the token is
-// shown only what the tokens.Presentation allows.
-func (t *txn) present(p *principal, rec *tokens.Record, perm string, what tokens.Presentation) *Token {
-	tok := tokens.TokenOf(rec, tokens.PresentTransform(p, rec, perm))
-	if !p.MayReadClear(tokens.ScopeOf(rec)) {
-		tok.Fingerprint = ""
-	}
-	if what != tokens.PresentCreated && !p.MayRead(tokens.ScopeOf(rec)) {
-		tok.WithholdContent()
-	}
-	return tok
-}
-
 // GetToken returns a token, its data shaped by the caller's token:read
 // access; its fingerprint only where that access reveals the data (see
 // mayReadClear). Requires token:read on the token's containers.
@@ -125,27 +72,6 @@ func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) erro
 		t.count(TokensDeleted)
 		return t.deleteToken(p.Actor(), rec, "Token deleted")
 	})
-}
-
-// deleteToken removes a token, its index entries, its list index entries
-// and count, and its schedule, and logs it.
-func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
-	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(tokens.Kind, rec.ID)); err != nil {
-		return err
-	}
-	if err := t.unlistToken(rec); err != nil {
-		return err
-	}
-	t.unindexFingerprint(rec)
-	for _, k := range rec.Indexes {
-		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
-			return err
-		}
-	}
-	if err := tokens.EmitDeleted(t.Tx, by, rec); err != nil {
-		return err
-	}
-	return t.Log(by, rec.TenantID, rec.Type, rec.ID, OpDelete, msg)
 }
 
 // ListTokensRequest filters ListTokens. Filters combine with AND.

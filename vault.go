@@ -68,6 +68,8 @@ type Vault struct {
 	// fingerprints is the fingerprint index on a store one process holds,
 	// nil on a shared store, which keeps it in the store (internal/tokens).
 	fingerprints *tokens.FingerprintMemory
+	// tokens is the token feature (internal/tokens), wired in Open.
+	tokens *tokens.Service
 	// shapes is what this Vault knows of its tenants' token list shapes
 	// (tokens_lists_shapes.go).
 	shapes shapeCache
@@ -296,6 +298,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.optimistic {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}
+	v.tokens = &tokens.Service{Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: tokenLists{v}}
 	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
 		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)
