@@ -47,6 +47,7 @@ var (
 	customIDProblem  = tokens.CustomIDProblem
 	validateMetadata = tokens.ValidateMetadata
 	metadataIndex    = tokens.MetadataIndex
+	patchedRequest   = tokens.PatchedRequest
 )
 
 const (

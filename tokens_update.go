@@ -3,15 +3,9 @@ package tokenvault
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"maps"
-	"reflect"
-	"slices"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -81,17 +75,17 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// A key that may not read the token, setting an expression with
 		// data, replaces the data whole: whether its data covers every
 		// stored field would otherwise decide the answer (see
-		// readsStoredData), telling it what fields are stored.
-		replaceData := setsExpression(fields) && fields["data"] != nil && !p.MayRead(tokens.ScopeOf(rec))
-		req, err := patchedRequest(rec, fields, replaceData)
+		// tokens.ReadsStoredData), telling it what fields are stored.
+		replaceData := tokens.SetsExpression(fields) && fields["data"] != nil && !p.MayRead(tokens.ScopeOf(rec))
+		req, err := tokens.PatchedRequest(rec, fields, replaceData)
 		if err != nil {
 			return err
 		}
 		// Before any expression is evaluated: how a new expression fares
 		// over the stored data (an error, or none) would answer a key that
 		// may not read it, a digit at a time.
-		if readsStoredData(fields, req) && transform != TransformReveal {
-			return errExpressionsOverStoredData
+		if tokens.ReadsStoredData(fields, req) && transform != TransformReveal {
+			return tokens.ErrExpressionsOverStoredData
 		}
 		fe := unit.FieldErrors{}
 		// A card that expired after it was tokenized stays editable
@@ -103,7 +97,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		// checked whenever it sends data.
 		cardsValidOn := t.Now
 		_, sendsData := fields["data"]
-		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(tokens.ScopeOf(rec)) && sameCard(rec.Data, req.Data)) {
+		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(tokens.ScopeOf(rec)) && tokens.SameCard(rec.Data, req.Data)) {
 			cardsValidOn = time.Time{}
 		}
 		_, setsMask := fields["mask"]
@@ -115,12 +109,12 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		if !ok {
 			return unit.Forbidden(PermTokenUpdate)
 		}
-		if !readsNoMore(p, rec, pt.containers) {
+		if !tokens.ReadsNoMore(p, rec, pt.containers) {
 			return unit.Errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
 				"more of it than where it is")
 		}
-		if readsStoredData(fields, req) && moved != TransformReveal {
-			return errExpressionsOverStoredData
+		if tokens.ReadsStoredData(fields, req) && moved != TransformReveal {
+			return tokens.ErrExpressionsOverStoredData
 		}
 		// After the permission checks, as it reads the stored data.
 		if _, ok := fields["mask"]; ok {
@@ -163,129 +157,4 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		return t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated")
 	})
 	return out, err
-}
-
-// errExpressionsOverStoredData refuses new expressions over data the
-// patch does not replace to a key without token:update with reveal, where
-// the token is and where it goes.
-var errExpressionsOverStoredData = unit.Errorf(PermissionDenied, "changing the mask, search indexes or fingerprint "+
-	"expression of data the patch does not replace needs token:update with the reveal transform: the new "+
-	"expressions would show the stored data")
-
-// patchedRequest rebuilds the token request of rec with fields merged in,
-// so the patched token is validated exactly like a new one. With
-// replaceData, the patch's data replaces the stored data instead of being
-// merged into it.
-func patchedRequest(rec *tokens.Record, fields map[string]any, replaceData bool) (TokenRequest, error) {
-	data, _ := decodeJSONLastWins(rec.Data)
-	var maskExpr any
-	if len(rec.MaskExpression) > 0 {
-		maskExpr, _ = decodeJSON(rec.MaskExpression)
-	}
-	metadata := map[string]any{}
-	for k, v := range rec.Metadata {
-		metadata[k] = v
-	}
-	cur := map[string]any{
-		"type":                   rec.Type,
-		"data":                   data,
-		"containers":             rec.Containers,
-		"search_indexes":         rec.SearchIndexes,
-		"fingerprint_expression": rec.FingerprintExpression,
-		"deduplicate_token":      rec.DeduplicateToken,
-	}
-	if maskExpr != nil {
-		cur["mask"] = maskExpr
-	}
-	if len(metadata) > 0 {
-		cur["metadata"] = metadata
-	}
-	if rec.ExpiresAt != nil {
-		cur["expires_at"] = rec.ExpiresAt.Format(time.RFC3339Nano)
-	}
-	merged := maps.Clone(cur)
-	for k, v := range fields {
-		switch k {
-		case "data", "mask", "metadata":
-			switch {
-			case v == nil:
-				delete(merged, k)
-			case k == "data" && replaceData:
-				merged[k] = jsonpatch.Merge(nil, v)
-			default:
-				merged[k] = jsonpatch.Merge(cur[k], v)
-			}
-		default:
-			if v == nil {
-				delete(merged, k)
-			} else {
-				merged[k] = v
-			}
-		}
-	}
-	if _, ok := merged["data"]; !ok {
-		return TokenRequest{}, unit.InvalidField("data", "cannot be removed")
-	}
-	req, e := tokens.DecodeRequest(merged, "")
-	if e != nil {
-		return req, e
-	}
-	req.Containers = slices.Clone(req.Containers)
-	return req, nil
-}
-
-// sameCard reports whether the card data next has the number, expiration
-// month and year of the stored data prev.
-func sameCard(prev json.RawMessage, next any) bool {
-	old, _ := decodeJSON(prev)
-	o, ok1 := old.(map[string]any)
-	n, ok2 := next.(map[string]any)
-	if !ok1 || !ok2 {
-		return false
-	}
-	for _, f := range []string{"number", "expiration_month", "expiration_year"} {
-		if o[f] == nil || fmt.Sprint(o[f]) != fmt.Sprint(n[f]) {
-			return false
-		}
-	}
-	return true
-}
-
-// readsStoredData reports whether a patch sets an expression (mask,
-// search_indexes, fingerprint_expression) that will be evaluated over
-// stored data it does not itself replace. Its results reach the caller
-// (the mask in the answer, the fingerprint, search hits), so such a patch
-// would read the data through a key that may not see it.
-func readsStoredData(fields map[string]any, req TokenRequest) bool {
-	if !setsExpression(fields) {
-		return false
-	}
-	given, ok := fields["data"]
-	return !ok || given == nil || !reflect.DeepEqual(jsonpatch.Merge(nil, given), req.Data)
-}
-
-// readsNoMore reports whether p's token:read access to the token rec moved
-// to containers is no wider than its access where rec is: token:update on
-// both places must not let a key move a token it may not read (or may read
-// only masked) to where it may.
-func readsNoMore(p *principal, rec *tokens.Record, containers []string) bool {
-	rank := func(containers []string) int {
-		tr, ok := p.Decide(PermTokenRead, tokenScope{ID: rec.ID, Containers: containers})
-		if !ok {
-			return -1
-		}
-		return access.TransformRank(tr)
-	}
-	return rank(containers) <= rank(rec.Containers)
-}
-
-// setsExpression reports whether a patch sets an expression evaluated
-// over the data: mask, search_indexes or fingerprint_expression.
-func setsExpression(fields map[string]any) bool {
-	for _, k := range []string{"mask", "search_indexes", "fingerprint_expression"} {
-		if _, ok := fields[k]; ok {
-			return true
-		}
-	}
-	return false
 }
