@@ -318,3 +318,53 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens
 	}
 	return nil, nil
 }
+
+// MaxDetokenizedTokens is how many distinct tokens one request may
+// detokenize (the spec's limit for reactors, applied everywhere).
+const MaxDetokenizedTokens = tokens.MaxDetokenized
+
+// Detokenize returns body with every {{ <token_id> }} expression replaced by
+// the token's data: a string that is exactly one expression becomes the
+// value with its JSON type (objects stay objects), an expression inside
+// longer text is inserted as text. Filters apply, for example
+// {{ <token_id> | json: '$.number' }}. The data inserted is shaped by the
+// caller's token:read access to each token (reveal, mask, or null for
+// redact).
+//
+// An expression naming an unknown token is Invalid, with the path of the
+// string; a token the caller may not read is PermissionDenied. Each token
+// detokenized is logged. Requires token:read on each token's containers.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) Detokenize(ctx context.Context, key Credential, body any) (any, error) {
+	return v.detokenizeAs(ctx, keyCredential(key), body)
+}
+
+func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, error) {
+	doc, err := tokens.DecodeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = v.updateOptimistic(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		out, err = t.detokenize(p, PermTokenRead, doc, "Token detokenized", ChannelDetokenize)
+		return err
+	})
+	return out, err
+}
+
+// detokenize replaces token expressions in doc (plain JSON values) using
+// perm's transforms (tokens.Service.Detokenize), logging each distinct
+// token once with msg, its transform and channel.
+func (t *txn) detokenize(p *principal, perm string, doc any, msg, channel string) (any, error) {
+	return t.v.tokens.Detokenize(t.Tx, p, perm, doc, func(rec *tokens.Record, transform string) error {
+		t.count(TokensDetokenized)
+		return t.logTokenRead(p, rec.Type, rec.ID, msg, transform, channel)
+	})
+}
