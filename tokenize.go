@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -367,4 +368,313 @@ func (t *txn) detokenize(p *principal, perm string, doc any, msg, channel string
 		t.count(TokensDetokenized)
 		return t.logTokenRead(p, rec.Type, rec.ID, msg, transform, channel)
 	})
+}
+
+// GetToken returns a token, its data shaped by the caller's token:read
+// access; its fingerprint only where that access reveals the data (see
+// mayReadClear). Requires token:read on the token's containers.
+//
+// Returns NotFound for a token that does not exist, has expired or is
+// another tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// token:read on its containers, or Internal.
+func (v *Vault) GetToken(ctx context.Context, key Credential, id string) (*Token, error) {
+	return v.getTokenAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token, error) {
+	var out *Token
+	err := v.updateOptimistic(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		rec, transform, err := t.mustToken(p, id, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		out = tokens.TokenOf(rec, transform)
+		if transform != TransformReveal {
+			out.Fingerprint = "" // equality with the data: only for who sees it
+		}
+		t.count(TokensRead)
+		if err := tokens.EmitReadRecord(t.Tx, p, rec); err != nil {
+			return err
+		}
+		return t.logTokenRead(p, rec.Type, rec.ID, "Token read", transform, ChannelGet)
+	})
+	return out, err
+}
+
+// DeleteToken deletes a token and its index entries. Requires token:delete
+// on the token's containers.
+//
+// Returns NotFound for a token that does not exist, has expired or is
+// another tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// token:delete on its containers, StorageFull, or Internal.
+func (v *Vault) DeleteToken(ctx context.Context, key Credential, id string) error {
+	return v.deleteTokenAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenDelete)
+		if err != nil {
+			return err
+		}
+		rec, _, err := t.mustToken(p, id, PermTokenDelete)
+		if err != nil {
+			return err
+		}
+		t.count(TokensDeleted)
+		return t.deleteToken(p.Actor(), rec, "Token deleted")
+	})
+}
+
+// UpdateToken applies patch, an RFC 7386 JSON merge patch, to a token:
+// data, mask and metadata are merged (null removes a key); containers,
+// search_indexes, fingerprint_expression, deduplicate_token and expires_at
+// are replaced when present; id and type cannot change. The token is
+// validated again and its fingerprint, mask and indexes recomputed. Requires
+// token:update on the token's containers, old and new; setting a mask,
+// search_indexes or fingerprint_expression over stored data the patch does
+// not replace whole also needs the reveal transform there, since their
+// results reach the caller. Moving the token to containers where the key's
+// token:read access is wider than where it is is PermissionDenied. A mask
+// of a card that would show more of its number than the BIN and last four
+// is Invalid at "mask", whatever the token's id (the display rule of
+// TokenRequest.ID); so is a mask of a token with an alias or fpe id that
+// would show less, over the stored data, than the mask it replaces.
+//
+// A key that may not read the token (token:read on its containers) gets
+// back its id, type, containers, expiry, timestamps and actors only: no
+// data, mask, fingerprint, fingerprint expression, metadata or search
+// indexes; and its patch that sets mask, search_indexes or
+// fingerprint_expression together with data replaces the data whole (not
+// merged), so that the answer does not depend on the stored fields. A card
+// patch sending a cvc starts a new retention window for it (see
+// Options.Retention.CVC).
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patch json.RawMessage) (*Token, error) {
+	doc, err := decodeJSON(patch)
+	if refused(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, unit.InvalidField("", "the body is not valid JSON")
+	}
+	fields, ok := doc.(map[string]any)
+	if !ok {
+		return nil, unit.InvalidField("", "a token patch must be an object")
+	}
+	fe := unit.FieldErrors{}
+	for k := range fields {
+		switch k {
+		case "id", "type":
+			fe.Add(k, "cannot be changed")
+		case "data", "mask", "metadata", "containers", "search_indexes", "fingerprint_expression", "deduplicate_token", "expires_at":
+		default:
+			fe.Add(k, "unknown field")
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	var out *Token
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenUpdate)
+		if err != nil {
+			return err
+		}
+		rec, transform, err := t.mustToken(p, id, PermTokenUpdate)
+		if err != nil {
+			return err
+		}
+		// A key that may not read the token, setting an expression with
+		// data, replaces the data whole: whether its data covers every
+		// stored field would otherwise decide the answer (see
+		// tokens.ReadsStoredData), telling it what fields are stored.
+		replaceData := tokens.SetsExpression(fields) && fields["data"] != nil && !p.MayRead(tokens.ScopeOf(rec))
+		req, err := tokens.PatchedRequest(rec, fields, replaceData)
+		if err != nil {
+			return err
+		}
+		// Before any expression is evaluated: how a new expression fares
+		// over the stored data (an error, or none) would answer a key that
+		// may not read it, a digit at a time.
+		if tokens.ReadsStoredData(fields, req) && transform != TransformReveal {
+			return tokens.ErrExpressionsOverStoredData
+		}
+		fe := unit.FieldErrors{}
+		// A card that expired after it was tokenized stays editable
+		// (metadata, containers, ...): its expiry is checked only when
+		// the patch changes the card (its number or its expiry).
+		// For a key that may not read the token in clear, whether the patch sends
+		// the stored number and expiry must not change the answer (it
+		// would test a guess against an expired card): its patch is
+		// checked whenever it sends data.
+		cardsValidOn := t.Now
+		_, sendsData := fields["data"]
+		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(tokens.ScopeOf(rec)) && tokens.SameCard(rec.Data, req.Data)) {
+			cardsValidOn = time.Time{}
+		}
+		_, setsMask := fields["mask"]
+		pt := prepareTokenShown(req, t.Now, cardsValidOn, "", setsMask || sendsData, fe)
+		if err := fe.Err(); err != nil {
+			return err
+		}
+		moved, ok := p.Decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
+		if !ok {
+			return unit.Forbidden(PermTokenUpdate)
+		}
+		if !tokens.ReadsNoMore(p, rec, pt.containers) {
+			return unit.Errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
+				"more of it than where it is")
+		}
+		if tokens.ReadsStoredData(fields, req) && moved != TransformReveal {
+			return tokens.ErrExpressionsOverStoredData
+		}
+		// After the permission checks, as it reads the stored data.
+		if _, ok := fields["mask"]; ok {
+			checkMaskKeepsID(rec, pt.maskExpr, fe)
+			if err := fe.Err(); err != nil {
+				return err
+			}
+		}
+		ks, err := t.TenantKeys(p.TenantID, false)
+		if err != nil {
+			return err
+		}
+		for _, k := range rec.Indexes {
+			if err := t.Delete(barrier.IndexEntry(k)); err != nil {
+				return err
+			}
+		}
+		now := t.Now
+		// A patch keeps the token's identity and creation; applyTo sets
+		// everything the request decides, and the cvc's window is kept
+		// below.
+		next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+			AliasID: rec.AliasID}
+		if at, ok := tokens.CVCWrittenAt(rec); ok {
+			next.CVCAt = &at // the stored cvc's window goes on
+		}
+		next.ModifiedBy, next.ModifiedAt = p.ActorID, &now
+		patchData, _ := fields["data"].(map[string]any)
+		pt.newCVC = patchData[tokens.CVCField] != nil
+		pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
+		t.unindexFingerprint(rec)
+		if err := t.writeToken(rec, next); err != nil {
+			return err
+		}
+		out = t.present(p, next, PermTokenUpdate, tokens.PresentUpdated)
+		t.count(TokensUpdated)
+		if err := tokens.Emit(t.Tx, EventTokenUpdated, p.Actor(), next); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated")
+	})
+	return out, err
+}
+
+// TokenizeCard creates a card token in the card's default container
+// (/pci/high/), as CreateToken with Type card and Data card. Its answer
+// never reveals the number: it carries the mask (the last four digits,
+// the expiration). For containers, metadata or a custom id, give the Card
+// as the Data of a TokenRequest to CreateToken. Over HTTP: POST /tokens
+// with {"type": "card", "data": {...}}; package client has the same
+// method.
+//
+// Returns Invalid naming each bad field (data.number, data.expiration_month,
+// data.expiration_year, data.cvc; "the card has expired" on
+// data.expiration_year), Unauthenticated for an unknown key,
+// PermissionDenied without token:create on /pci/high/, RateLimited,
+// StorageFull or Internal.
+func (v *Vault) TokenizeCard(ctx context.Context, key Credential, card Card) (*Token, error) {
+	return v.CreateToken(ctx, key, TokenRequest{Type: TypeCard, Data: card.data()})
+}
+
+// data is the card as plain Go values, which the Vault checks and copies
+// in one walk (a struct would take a JSON round trip to get there).
+func (c Card) data() map[string]any {
+	d := map[string]any{
+		"number":           c.Number,
+		"expiration_month": c.ExpirationMonth,
+		"expiration_year":  c.ExpirationYear,
+	}
+	if c.CVC != "" {
+		d["cvc"] = c.CVC
+	}
+	return d
+}
+
+// TokenizeValue creates a plain token (type token, in its default
+// container) holding value, any JSON value but null: a string, a number,
+// an object or an array. As CreateToken with Type token; over HTTP POST
+// /tokens with {"type": "token", "data": value}; package client has the
+// same method.
+//
+// Returns Invalid when value is null, does not encode as JSON or holds a
+// string that is not valid UTF-8 (with its path under "data"),
+// Unauthenticated, PermissionDenied without token:create, RateLimited,
+// StorageFull or Internal.
+func (v *Vault) TokenizeValue(ctx context.Context, key Credential, value any) (*Token, error) {
+	return v.CreateToken(ctx, key, TokenRequest{Type: TypeToken, Data: value})
+}
+
+// TokenizeAs creates one plain token holding value, a value of the
+// caller's own type (a struct, a map, a slice...), encoded as JSON: the
+// whole value is one token, read back whole with DetokenizeAs[T]. It is
+// a function, not a method, because methods cannot have type parameters;
+// c is a *Vault, or a *client.Client for the same call over HTTP (POST
+// /tokens).
+//
+// Returns Invalid when value does not encode as JSON, encodes as null, or
+// holds a string that is not valid UTF-8 (with its path under "data"),
+// and what CreateToken returns: Unauthenticated, PermissionDenied without
+// token:create, RateLimited, StorageFull, Internal.
+func TokenizeAs[T any](ctx context.Context, c TokenCreator, key Credential, value T) (*Token, error) {
+	data, err := json.Marshal(value)
+	if err != nil {
+		return nil, &Error{Kind: Invalid, Message: "the value does not encode as JSON",
+			Fields: map[string][]string{"data": {"does not encode as JSON"}}}
+	}
+	return c.CreateToken(ctx, key, TokenRequest{Type: TypeToken, Data: json.RawMessage(data)})
+}
+
+// DetokenizeAs reads the token id and decodes its data into a T, the
+// caller's own type (typically the T given to TokenizeAs). The data is
+// what GetToken answers: shaped by the key's token:read transform, so a
+// key that may see only the mask decodes the mask, and the read is
+// audited. c is a *Vault, or a *client.Client for the same call over HTTP
+// (GET /tokens/{id}).
+//
+// Returns PermissionDenied when the key's access redacts the data (there
+// is nothing to decode: never a silent zero T), Invalid naming "data"
+// when the data does not decode into T (a mask shaped otherwise than the
+// value, or another type), and what GetToken returns: NotFound for an
+// unknown or another tenant's token, Unauthenticated, PermissionDenied
+// without token:read, RateLimited, Internal.
+func DetokenizeAs[T any](ctx context.Context, c TokenReader, key Credential, id string) (T, error) {
+	var out T
+	tok, err := c.GetToken(ctx, key, id)
+	if err != nil {
+		return out, err
+	}
+	if tok.Data == nil {
+		return out, &Error{Kind: PermissionDenied, Message: "the key's access redacts this token's data"}
+	}
+	b, err := json.Marshal(tok.Data)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		return out, &Error{Kind: Invalid, Message: "the token's data does not decode into " + reflect.TypeFor[T]().String(),
+			Fields: map[string][]string{"data": {"does not decode into " + reflect.TypeFor[T]().String()}}}
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package tokenvault
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -265,4 +266,95 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		}
 	}
 	return pt
+}
+
+// Card is the data of a card token (type card), as Go fields: what a
+// TokenRequest of type card holds in Data, which a Card may also be
+// given as. The card's number is 13 to 19 plain digits passing the Luhn
+// check, ExpirationMonth 1 to 12, ExpirationYear four digits, and the card
+// not expired; CVC, when set, is 3 or 4 digits and is kept only for
+// Options.Retention.CVC.
+type Card struct {
+	Number          string `json:"number"`
+	ExpirationMonth int    `json:"expiration_month"`
+	ExpirationYear  int    `json:"expiration_year"`
+	CVC             string `json:"cvc,omitempty"`
+}
+
+// TokenCreator creates tokens: a *Vault in process, or a *client.Client
+// over HTTP. TokenizeAs takes either.
+type TokenCreator interface {
+	CreateToken(ctx context.Context, key Credential, req TokenRequest) (*Token, error)
+}
+
+// TokenReader reads tokens: a *Vault in process, or a *client.Client over
+// HTTP. DetokenizeAs takes either.
+type TokenReader interface {
+	GetToken(ctx context.Context, key Credential, id string) (*Token, error)
+}
+
+// DefaultCVCRetention is how long a card's cvc is kept when
+// Options.Retention.CVC is zero.
+const DefaultCVCRetention = time.Hour
+
+// sweepCVCs removes from the stored records every cvc past its retention,
+// in transactions of at most sweepBatch cards, and returns how many it
+// removed. Sweep calls it.
+func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
+	total, err := v.scheduleLegacyCVCs(ctx)
+	if err != nil {
+		return total, err
+	}
+	for {
+		n, more, err := v.sweepCVCsOnce(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// sweepCVCsOnce removes up to sweepBatch due cvcs in one transaction: each
+// card record is written again without its cvc, its schedule entry
+// deleted, and the removal logged, together or not at all.
+func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
+	through := func(now time.Time) string { return barrier.TimeKey(now.Add(-v.cvcRetention)) }
+	return v.sweepDue(ctx, barrier.CVCSchedule, through, func(t *txn, rest string) (bool, error) {
+		// rest is <nanos>/<tenant>/<id>.
+		parts := strings.SplitN(rest, "/", 3)
+		if len(parts) != 3 {
+			return false, nil
+		}
+		done, err := v.tokens.RemoveCVC(t.Tx, parts[1], parts[2], parts[0])
+		if done {
+			t.sweptOne(SweptCVCs)
+		}
+		return done, err
+	})
+}
+
+// scheduleLegacyCVCs gives every card stored before cvc retention existed
+// (a cvc without CVCAt) its schedule: it visits every tenant's token
+// records once, sweepBatch a transaction, removing the cvcs already due and
+// recording when the others were written (tokens.CVCWrittenAt). Cards written
+// since carry their schedule, so once the scan is done it is one read per
+// sweep. It returns how many cvcs it removed.
+func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, done, err := v.scheduleLegacyCVCsOnce(ctx)
+		total += n
+		if err != nil || done {
+			return total, err
+		}
+	}
+}
+
+func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		var err error
+		removed, done, err = v.tokens.ScheduleLegacyCVCs(t.Tx, sweepBatch)
+		return err
+	})
+	return removed, done, err
 }

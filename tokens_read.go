@@ -12,68 +12,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// GetToken returns a token, its data shaped by the caller's token:read
-// access; its fingerprint only where that access reveals the data (see
-// mayReadClear). Requires token:read on the token's containers.
-//
-// Returns NotFound for a token that does not exist, has expired or is
-// another tenant's, Unauthenticated for a key that is missing, unknown or
-// expired, RateLimited over a rate limit, PermissionDenied without
-// token:read on its containers, or Internal.
-func (v *Vault) GetToken(ctx context.Context, key Credential, id string) (*Token, error) {
-	return v.getTokenAs(ctx, keyCredential(key), id)
-}
-
-func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token, error) {
-	var out *Token
-	err := v.updateOptimistic(ctx, func(t *txn) error {
-		p, err := t.authorizeAs(c, PermTokenRead)
-		if err != nil {
-			return err
-		}
-		rec, transform, err := t.mustToken(p, id, PermTokenRead)
-		if err != nil {
-			return err
-		}
-		out = tokens.TokenOf(rec, transform)
-		if transform != TransformReveal {
-			out.Fingerprint = "" // equality with the data: only for who sees it
-		}
-		t.count(TokensRead)
-		if err := tokens.EmitReadRecord(t.Tx, p, rec); err != nil {
-			return err
-		}
-		return t.logTokenRead(p, rec.Type, rec.ID, "Token read", transform, ChannelGet)
-	})
-	return out, err
-}
-
-// DeleteToken deletes a token and its index entries. Requires token:delete
-// on the token's containers.
-//
-// Returns NotFound for a token that does not exist, has expired or is
-// another tenant's, Unauthenticated for a key that is missing, unknown or
-// expired, RateLimited over a rate limit, PermissionDenied without
-// token:delete on its containers, StorageFull, or Internal.
-func (v *Vault) DeleteToken(ctx context.Context, key Credential, id string) error {
-	return v.deleteTokenAs(ctx, keyCredential(key), id)
-}
-
-func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) error {
-	return v.update(ctx, func(t *txn) error {
-		p, err := t.authorizeAs(c, PermTokenDelete)
-		if err != nil {
-			return err
-		}
-		rec, _, err := t.mustToken(p, id, PermTokenDelete)
-		if err != nil {
-			return err
-		}
-		t.count(TokensDeleted)
-		return t.deleteToken(p.Actor(), rec, "Token deleted")
-	})
-}
-
 // ListTokensRequest filters ListTokens. Filters combine with AND.
 type ListTokensRequest struct {
 	// IDs keeps only these tokens.
