@@ -229,7 +229,7 @@ func (q tokenQuery) matches(rec *tokens.Record) bool {
 		return false
 	}
 	if q.fingerprint != "" && rec.Fingerprint != q.fingerprint {
-		return false // the fingerprint index may name more (tokens_fingerprints.go)
+		return false // the fingerprint index may name more (internal/tokens/fingerprints.go)
 	}
 	if q.container != "" && !slices.ContainsFunc(rec.Containers, func(c string) bool { return containerContains(q.container, c) }) {
 		return false

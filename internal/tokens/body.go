@@ -18,7 +18,7 @@ import (
 )
 
 // DecodeBody decodes a Tokenize body into plain JSON values, once (see
-// jsontext_plain.go). Strings that are not valid UTF-8 are unit.Invalid (see
+// internal/jsontext). Strings that are not valid UTF-8 are Invalid (see
 // jsontext.CheckGoText and jsontext.Decode).
 func DecodeBody(body any) (any, error) {
 	var b []byte
@@ -67,7 +67,7 @@ func bodyShape(v any) (any, error) {
 // IsRequest tells a token request from a plain nested object: it has
 // a "type" naming a token type and a "data" property, or it converts a
 // token intent: a string "token_intent_id" (type and data are then the
-// intent's, and given anyway they are jsontext.Refused by prepareToken).
+// intent's, and given anyway they are refused by prepareToken).
 func IsRequest(m map[string]any) bool {
 	if _, ok := m["token_intent_id"].(string); ok {
 		return true
@@ -235,7 +235,7 @@ func jsonTypeName(kind string) string {
 }
 
 // Indexes lists the index entries of a token: its fingerprint (when
-// fpInStore: a shared store; see tokens_fingerprints.go), search index values and
+// fpInStore: a shared store; see fingerprints.go), search index values and
 // metadata (all as keyed MACs, never plaintext), its expiry, and the
 // removal of a card's cvc.
 func Indexes(ks *barrier.Keys, rec *Record, search []string, fpInStore bool) []string {

@@ -26,7 +26,7 @@ type Request struct {
 	//
 	// An ID holding "{{" is an expression over the token's own data: an
 	// alias expression
-	// (see tokens_alias.go): "{{ data.number | alias_card: true, true }}",
+	// (see the root's tokens_alias.go): "{{ data.number | alias_card: true, true }}",
 	// "{{ data.code | alias_preserve_format }}". It must use an alias
 	// filter, may compose it with the other filters, and its result obeys
 	// the rules above and is unique in the tenant: a taken alias is drawn
@@ -38,24 +38,24 @@ type Request struct {
 	// card token's number, or a plain token whose data is 12 to 19 digits
 	// with spaces or dashes between them) shows at most the BIN (6 digits,
 	// 8 for numbers of 16 digits or more, as alias_card counts it) and the
-	// last four, whatever its expression (PCI DSS 3.4.1), else unit.Invalid at
+	// last four, whatever its expression (PCI DSS 3.4.1), else Invalid at
 	// "mask", when the token is created and on every UpdateToken setting
 	// the mask or the data. An id
 	// expression (alias or fpe) shows in clear only characters the mask
 	// shows exactly, and for a card number its BIN and last four; for a
 	// token with no mask, nothing (random and FPE-enciphered characters
 	// show nothing; a format's shape, its length and which characters are
-	// digits, letters, spaces and dashes, is public). Else unit.Invalid at
+	// digits, letters, spaces and dashes, is public). Else Invalid at
 	// "id". So "{{ data.number | alias_card: true, true }}" with the
 	// default card mask is allowed, "{{ data | alias_preserve_format: 0,
 	// 4 }}" needs a mask showing the last four ("{{ data | reveal_last:
 	// 4 }}"), and "{{ data.number | replace: '5', '-' | fpe: 'digits' }}"
-	// (which keeps where the fives are) is jsontext.Refused.
+	// (which keeps where the fives are) is refused.
 	//
 	// An ID whose every {{ }} ends in the fpe or fpe_tweaked filter
 	// ("{{ data.number | fpe: \"card_bin_last4\" }}") is derived with FF1
 	// under the tenant's token-id key: the same value gets the same id in
-	// the tenant (tokens_fpe.go; it needs token:read where the token is
+	// the tenant (the root's tokens_fpe.go; it needs token:read where the token is
 	// created, PermissionDenied otherwise).
 	ID string `json:"id,omitempty"`
 	// Type is token, card or bank (empty with TokenIntentID).
@@ -89,7 +89,7 @@ type Request struct {
 	// TokenIntentID converts a token intent into this token, instead of
 	// Type and Data (which must then be absent): the intent's type and
 	// data are used, a card's cvc left out, and the intent is deleted in
-	// the transaction that creates the token (see intents_convert.go).
+	// the transaction that creates the token (see the root's intents_convert.go).
 	TokenIntentID string `json:"token_intent_id,omitempty"`
 }
 

@@ -14,17 +14,17 @@ import (
 func ValidID(id string) bool { return CustomIDProblem(id) == "" }
 
 // Presentation says what a token response is about, which decides what a
-// caller that may not read the token (see mayRead) is shown.
+// caller that may not read the token (access.Principal.MayRead) is shown.
 type Presentation int
 
 const (
 	// PresentCreated: a token just built from the caller's own request,
 	// or the one a deduplicating create found instead (only ever a token
-	// the caller reads in clear; createAnswer). A caller that may not read it
+	// the caller reads in clear; the root's createAnswer). A caller that may not read it
 	// gets everything of its own request back (the mask of its own value
 	// included) but the fingerprint, which could be matched against other
 	// tokens' fingerprints; so does one that reads it only masked or
-	// redacted (see mayReadClear).
+	// redacted (access.Principal.MayReadClear).
 	PresentCreated Presentation = iota
 	// PresentUpdated: a stored token the caller changed. A caller that may
 	// not read it learns nothing of its stored content: no data, mask,
