@@ -9,7 +9,7 @@ import (
 // the features still in this package call them; a feature that moves to
 // a package of its own calls jsontext directly.
 
-// MaxJSONDepth bounds the nesting of every JSON document the Vault reads
+// MaxJSONDepth (64) bounds the nesting of every JSON document the Vault reads
 // (bodies, token data, arguments, patches): deeper documents are refused
 // before any work is done on them.
 const MaxJSONDepth = jsontext.MaxDepth

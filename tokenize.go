@@ -320,7 +320,7 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens
 	return nil, nil
 }
 
-// MaxDetokenizedTokens is how many distinct tokens one request may
+// MaxDetokenizedTokens (100) is how many distinct tokens one request may
 // detokenize (the spec's limit for reactors, applied everywhere).
 const MaxDetokenizedTokens = tokens.MaxDetokenized
 
