@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -329,7 +330,7 @@ func (v *Vault) UpdateProxy(ctx context.Context, key Credential, id string, req 
 // proxy:update, Unavailable when no sandbox worker checks the code in time,
 // StorageFull, or Internal.
 func (v *Vault) PatchProxy(ctx context.Context, key Credential, id string, patch json.RawMessage) error {
-	fields, err := decodePatch(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "application_id", "configuration", "require_auth")
+	fields, err := jsonpatch.Decode(patch, "proxy", "name", "destination_url", "request_transform", "response_transform", "application", "application_id", "configuration", "require_auth")
 	if err != nil {
 		return err
 	}
@@ -343,7 +344,7 @@ func (v *Vault) PatchProxy(ctx context.Context, key Credential, id string, patch
 			cur.Application = nil
 		}
 		var req ProxyRequest
-		return req, patched(cur, fields, &req)
+		return req, jsonpatch.Apply(cur, fields, &req)
 	}, "patched")
 	return err
 }

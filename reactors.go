@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -363,7 +364,7 @@ func (v *Vault) UpdateReactor(ctx context.Context, key Credential, id string, re
 // limit, PermissionDenied without reactor:update, Unavailable when no
 // sandbox worker checks the code in time, StorageFull, or Internal.
 func (v *Vault) PatchReactor(ctx context.Context, key Credential, id string, patch json.RawMessage) error {
-	fields, err := decodePatch(patch, "reactor", "name", "configuration", "application", "code")
+	fields, err := jsonpatch.Decode(patch, "reactor", "name", "configuration", "application", "code")
 	if err != nil {
 		return err
 	}
@@ -373,7 +374,7 @@ func (v *Vault) PatchReactor(ctx context.Context, key Credential, id string, pat
 			cur.Application = &Ref{ID: rec.ApplicationID}
 		}
 		var req UpdateReactorRequest
-		return req, patched(cur, fields, &req)
+		return req, jsonpatch.Apply(cur, fields, &req)
 	}, "patched")
 	return err
 }

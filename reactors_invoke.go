@@ -119,7 +119,7 @@ func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, re
 // normalizeArgs turns an invocation's arguments into plain JSON values,
 // checked and decoded once: httpapi's jsoncheck.Doc as it is, raw JSON
 // scanned then decoded, Go values copied in one walk when they are plain
-// (see jsontext_plain.go).
+// (see internal/jsontext).
 func normalizeArgs(args any) (any, error) {
 	switch x := args.(type) {
 	case nil:

@@ -340,7 +340,7 @@ func TestTokenRecordFields(t *testing.T) {
 	// value is api's Data, without the rest of the token.
 	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact, "unknown"} {
 		for _, r := range []*tokens.Record{fixedCard(), fixedPlain()} {
-			if diff := cmp.Diff(tokenOf(r, transform).Data, tokenValue(r, transform)); diff != "" {
+			if diff := cmp.Diff(tokenOf(r, transform).Data, tokens.Value(r, transform)); diff != "" {
 				t.Errorf("value(%q) of a %s differs from api's Data (-api +value):\n%s", transform, r.Type, diff)
 			}
 		}

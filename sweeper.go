@@ -123,7 +123,7 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	if _, err := v.barrier.FoldOwn(ctx); err != nil {
 		return 0, err
 	}
-	total, err := v.sweepCVCs(ctx) // tokens_cvc.go
+	total, err := v.sweepCVCs(ctx) // internal/tokens/cvc.go
 	if err != nil {
 		return total, err
 	}

@@ -155,7 +155,7 @@ func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
 		}
 		finished++
 		if v.fingerprints != nil {
-			v.fingerprints.dropTenant(tid)
+			v.fingerprints.DropTenant(tid)
 		}
 		v.logger.Info("tokenvault: finished deleting a tenant", "tenant_id", tid)
 	}

@@ -1,20 +1,14 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/jsoncheck"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -46,7 +40,7 @@ func (v *Vault) Tokenize(ctx context.Context, key Credential, body any) (any, er
 }
 
 func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, error) {
-	root, err := tokenizeBody(body)
+	root, err := tokens.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +48,8 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 	count := 0
 	now := v.now()
 	tree := prepareTree(root, now, fe, &count)
-	if count > maxTokensPerRequest {
-		return nil, unit.Errorf(Invalid, "a request may create at most %d tokens", maxTokensPerRequest)
+	if count > tokens.MaxTokensPerRequest {
+		return nil, unit.Errorf(Invalid, "a request may create at most %d tokens", tokens.MaxTokensPerRequest)
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err
@@ -109,79 +103,19 @@ func (v *Vault) CreateToken(ctx context.Context, key Credential, req TokenReques
 	return out, err
 }
 
-// tokenizeBody decodes a Tokenize body into plain JSON values, once (see
-// jsontext_plain.go). Strings that are not valid UTF-8 are Invalid (see
-// checkGoText and decodeJSON).
-func tokenizeBody(body any) (any, error) {
-	var b []byte
-	switch x := body.(type) {
-	case jsoncheck.Doc: // httpapi's: checked and decoded
-		v, err := docValue(x)
-		if err != nil {
-			return nil, err
-		}
-		return bodyShape(v)
-	case json.RawMessage: // its text is checked by decodeJSON
-		b = x
-	case []byte:
-		b = x
-	default:
-		if v, ok := plainCopy(body); ok {
-			return bodyShape(v)
-		}
-		if err := checkGoText(body, ""); err != nil {
-			return nil, err
-		}
-		var err error
-		if b, err = json.Marshal(body); err != nil {
-			return nil, unit.InvalidField("", "the body cannot be encoded as JSON")
-		}
-	}
-	v, err := decodeJSON(b)
-	if refused(err) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, unit.InvalidField("", "the body is not valid JSON")
-	}
-	return bodyShape(v)
-}
-
-// bodyShape refuses a decoded body that is neither an object nor an array.
-func bodyShape(v any) (any, error) {
-	switch v.(type) {
-	case map[string]any, []any:
-		return v, nil
-	}
-	return nil, unit.InvalidField("", "the body must be a token request, an object or an array")
-}
-
-// isTokenRequest tells a token request from a plain nested object: it has
-// a "type" naming a token type and a "data" property, or it converts a
-// token intent: a string "token_intent_id" (type and data are then the
-// intent's, and given anyway they are refused by prepareToken).
-func isTokenRequest(m map[string]any) bool {
-	if _, ok := m["token_intent_id"].(string); ok {
-		return true
-	}
-	typ, _ := m["type"].(string)
-	_, hasData := m["data"]
-	return hasData && slices.Contains(tokenTypes, typ)
-}
-
 // prepareTree validates a Tokenize body, returning the same structure with
 // every value to tokenize replaced by a *preparedToken.
 func prepareTree(root any, now time.Time, fe unit.FieldErrors, count *int) any {
-	tree, _ := rewriteJSON(root, "", func(v any, path string) (any, bool, error) {
+	tree, _ := tokens.Walk(root, "", func(v any, path string) (any, bool, error) {
 		switch x := v.(type) {
 		case nil:
 			return nil, true, nil
 		case map[string]any:
-			if !isTokenRequest(x) {
+			if !tokens.IsRequest(x) {
 				return nil, false, nil
 			}
 			*count++
-			req, err := decodeTokenRequest(x, path)
+			req, err := tokens.DecodeRequest(x, path)
 			if err != nil {
 				maps.Copy(fe, err.Fields)
 				return nil, true, nil
@@ -198,167 +132,10 @@ func prepareTree(root any, now time.Time, fe unit.FieldErrors, count *int) any {
 	return tree
 }
 
-// decodeTokenRequest decodes a token request object strictly: unknown
-// fields and wrong types are errors under path.
-func decodeTokenRequest(m map[string]any, path string) (TokenRequest, *Error) {
-	if req, ok := tokenRequestOf(m); ok {
-		return req, nil
-	}
-	return decodeTokenRequestJSON(m, path)
-}
-
-// decodeTokenRequestJSON is decodeTokenRequest through encoding/json.
-func decodeTokenRequestJSON(m map[string]any, path string) (TokenRequest, *Error) {
-	var req TokenRequest
-	// Keys equal but for case ("data" and "DATA") go into one field:
-	// encoding/json would keep one of them without a word.
-	if e := jsoncheck.Fold(m, tokenRequestType); e != nil {
-		return req, unit.InvalidField(jsoncheck.Join(path, e.Path), "%s", e.Message())
-	}
-	if md, ok := m["metadata"].(map[string]any); ok {
-		for k, v := range md {
-			if v == nil {
-				// encoding/json would store it as "" without a word.
-				return req, unit.InvalidField(join(join(path, "metadata"), k), "must be a string, not null")
-			}
-		}
-	}
-	b, _ := json.Marshal(m)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&req)
-	if err == nil {
-		return req, nil
-	}
-	if e := badDateTime(m, "expires_at", path); e != nil {
-		return req, e
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		return req, unit.InvalidField(join(path, typ.Field), "must be a %s", jsonTypeName(typ.Type.Kind().String()))
-	}
-	if u := jsoncheck.UnknownField(b, tokenRequestType); u != nil {
-		return req, unit.InvalidField(join(path, u.Name), "unknown field")
-	}
-	return req, unit.InvalidField(path, "is not a valid token request")
-}
-
-var tokenRequestType = reflect.TypeFor[TokenRequest]()
-
-// tokenRequestOf is decodeTokenRequest without encoding m again, for the
-// usual request: every key one of TokenRequest's JSON names, spelled
-// exactly, with a value of its field's type. It reports false for anything
-// else (a null, another spelling, an unknown key, expires_at, a wrong
-// type), and decodeTokenRequest then decodes m through encoding/json, which
-// decides and names what is wrong. Data and Mask are copied, as decoding
-// would have: the request may be changed without changing m.
-func tokenRequestOf(m map[string]any) (TokenRequest, bool) {
-	var req TokenRequest
-	for k, v := range m {
-		ok := true
-		switch k {
-		case "id":
-			req.ID, ok = v.(string)
-		case "type":
-			req.Type, ok = v.(string)
-		case "data":
-			req.Data = copyJSON(v)
-		case "mask":
-			req.Mask = copyJSON(v)
-		case "containers":
-			req.Containers, ok = stringsOf(v)
-		case "search_indexes":
-			req.SearchIndexes, ok = stringsOf(v)
-		case "fingerprint_expression":
-			req.FingerprintExpression, ok = v.(string)
-		case "deduplicate_token":
-			req.DeduplicateToken, ok = v.(bool)
-		case "metadata":
-			req.Metadata, ok = stringMapOf(v)
-		case "token_intent_id":
-			req.TokenIntentID, ok = v.(string)
-		default: // expires_at too: time.Time decodes it
-			ok = false
-		}
-		if !ok {
-			return TokenRequest{}, false
-		}
-	}
-	return req, true
-}
-
-// stringsOf is v as a []string, if it is an array of strings.
-func stringsOf(v any) ([]string, bool) {
-	a, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]string, len(a))
-	for i, e := range a {
-		if out[i], ok = e.(string); !ok {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// stringMapOf is v as a map[string]string, if it is an object of strings.
-func stringMapOf(v any) (map[string]string, bool) {
-	o, ok := v.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(o))
-	for k, e := range o {
-		if out[k], ok = e.(string); !ok {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// copyJSON copies the objects and arrays of a decoded JSON value.
-func copyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyJSON(e)
-		}
-		return out
-	}
-	return v
-}
-
-// jsonTypeName names a Go kind the way a JSON user would.
-func jsonTypeName(kind string) string {
-	switch kind {
-	case "map", "struct":
-		return "object"
-	case "slice", "array":
-		return "array"
-	case "bool":
-		return "boolean"
-	case "string":
-		return "string"
-	case "ptr":
-		return "date-time string"
-	default:
-		return "number"
-	}
-}
-
 // createTree creates the tokens of a prepared tree, in the stable order of
-// rewriteJSON so that ids are assigned deterministically.
+// tokens.Walk so that ids are assigned deterministically.
 func (t *txn) createTree(p *principal, tree any) (any, error) {
-	return rewriteJSON(tree, "", func(v any, _ string) (any, bool, error) {
+	return tokens.Walk(tree, "", func(v any, _ string) (any, bool, error) {
 		pt, ok := v.(*preparedToken)
 		if !ok {
 			return nil, false, nil
@@ -421,7 +198,7 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 				transform, ChannelCreate); err != nil {
 				return nil, err
 			}
-			if err := t.emitTokenReadRecord(p, existing); err != nil {
+			if err := tokens.EmitReadRecord(t.Tx, p, existing); err != nil {
 				return nil, err
 			}
 			t.count(TokensRead)
@@ -459,23 +236,23 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	if err := t.Log(p.Actor(), tid, pt.typ, id, OpCreate, "Token created"); err != nil {
 		return nil, err
 	}
-	if err := t.emitToken(EventTokenCreated, p.Actor(), rec); err != nil {
+	if err := tokens.Emit(t.Tx, EventTokenCreated, p.Actor(), rec); err != nil {
 		return nil, err
 	}
 	t.count(TokensCreated)
-	return t.present(p, rec, PermTokenCreate, presentCreated), nil
+	return t.present(p, rec, PermTokenCreate, tokens.PresentCreated), nil
 }
 
 // createAnswer is the answer of a create that deduplicated to rec (a
 // token p reads in clear: findDuplicate looks no further), and the transform
 // that shaped its data: the answer the create would have had if it had
-// made the token (presentCreated, the transform of p's token:create rule,
+// made the token (tokens.PresentCreated, the transform of p's token:create rule,
 // a card or bank account masked), so that one request answers the same
 // shape whether it made the token or found it. Answering it as a read
 // showed a reveal rule's key the mask the first time and the whole number
 // on a repeat.
 func (t *txn) createAnswer(p *principal, rec *tokens.Record) (*Token, string) {
-	return t.present(p, rec, PermTokenCreate, presentCreated), presentTransform(p, rec, PermTokenCreate)
+	return t.present(p, rec, PermTokenCreate, tokens.PresentCreated), tokens.PresentTransform(p, rec, PermTokenCreate)
 }
 
 // applyTo sets everything of rec that the request decides: data, mask,
@@ -492,39 +269,13 @@ func (pt *preparedToken) applyTo(rec *tokens.Record, ks *barrier.Keys, now time.
 		rec.MaskExpression, _ = json.Marshal(pt.maskExpr)
 	}
 	switch {
-	case !hasCVC(pt.typ, pt.data):
+	case !tokens.HasCVC(pt.typ, pt.data):
 		rec.CVCAt = nil
 	case rec.CVCAt == nil || pt.newCVC:
 		at := now
 		rec.CVCAt = &at
 	}
-	rec.Indexes = tokenIndexes(ks, rec, pt.search, fpInStore)
-}
-
-// tokenIndexes lists the index entries of a token: its fingerprint (when
-// fpInStore: a shared store; see tokens_fingerprints.go), search index values and
-// metadata (all as keyed MACs, never plaintext), its expiry, and the
-// removal of a card's cvc.
-func tokenIndexes(ks *barrier.Keys, rec *tokens.Record, search []string, fpInStore bool) []string {
-	tid, id := rec.TenantID, rec.ID
-	var idx []string
-	if rec.Fingerprint != "" && fpInStore {
-		idx = append(idx, barrier.Tenant(tid).FingerprintIndex(rec.Fingerprint).Key(id).String())
-	}
-	for _, s := range search {
-		idx = append(idx, searchIndex(ks, tid, s).Key(id).String())
-	}
-	for _, k := range slices.Sorted(maps.Keys(rec.Metadata)) {
-		idx = append(idx, metadataIndex(ks, tid, k, rec.Metadata[k]).Key(id).String())
-	}
-	if rec.ExpiresAt != nil {
-		idx = append(idx, barrier.Tenant(tid).Expiry(*rec.ExpiresAt, kindToken, id).String())
-	}
-	if rec.CVCAt != nil {
-		idx = append(idx, barrier.Tenant(tid).CVCDue(*rec.CVCAt, id).String())
-	}
-	slices.Sort(idx)
-	return slices.Compact(idx)
+	rec.Indexes = tokens.Indexes(ks, rec, pt.search, fpInStore)
 }
 
 // fingerprint is the fingerprint of the token's fingerprint value under ks,
@@ -535,56 +286,9 @@ func (pt *preparedToken) fingerprint(ks *barrier.Keys) string {
 		return ""
 	}
 	if pt.fpKeys != ks {
-		pt.fp, pt.fpKeys = fingerprintOf(ks, pt.fpValue), ks
+		pt.fp, pt.fpKeys = tokens.FingerprintOf(ks, pt.fpValue), ks
 	}
 	return pt.fp
-}
-
-// fingerprintOf is the fingerprint of a value: a keyed MAC, so equal values
-// match within a tenant and nothing about the value can be learnt from it.
-func fingerprintOf(ks *barrier.Keys, value string) string {
-	return hex.EncodeToString(ks.MAC([]byte("fingerprint\x00"), []byte(value)))
-}
-
-// kindToken is the record kind of every token type.
-const kindToken = tokens.Kind
-
-func searchIndex(ks *barrier.Keys, tid, value string) barrier.Prefix {
-	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.MAC([]byte("search\x00"), []byte(value))))
-}
-
-// metadataIndex indexes a metadata entry; values match case-insensitively.
-func metadataIndex(ks *barrier.Keys, tid, key, value string) barrier.Prefix {
-	m := ks.MAC([]byte("metadata\x00"), []byte(key), []byte{0}, []byte(strings.ToLower(value)))
-	return barrier.Tenant(tid).MetadataIndex(hex.EncodeToString(m))
-}
-
-// putToken writes a new token record, its index entries and its list
-// index entries and counts.
-func (t *txn) putToken(rec *tokens.Record) error { return t.writeToken(nil, rec) }
-
-// writeToken writes a token record, its index entries and its list index
-// entries and counts. prev is the version it replaces (an update; nil for
-// a new token), whose index entries the caller removed: its list entries
-// are moved (moveListed), so they are written only when they change.
-func (t *txn) writeToken(prev, rec *tokens.Record) error {
-	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
-		return err
-	}
-	listed := t.listToken
-	if prev != nil {
-		listed = func(rec *tokens.Record) error { return t.moveListed(prev, rec) }
-	}
-	if err := listed(rec); err != nil {
-		return err
-	}
-	t.indexFingerprint(rec)
-	for _, k := range rec.Indexes {
-		if err := t.PutIndex(barrier.IndexEntry(k)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // findDuplicate returns the live token a deduplicating request matches:
@@ -609,20 +313,368 @@ func (t *txn) findDuplicate(p *principal, fp string, pt *preparedToken) (*tokens
 			return nil, err
 		}
 		if rec != nil && rec.Fingerprint == fp && rec.Type == pt.typ && rec.FingerprintExpression == pt.fpExpr &&
-			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.MayReadClear(scopeOf(rec)) {
+			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.MayReadClear(tokens.ScopeOf(rec)) {
 			return rec, nil
 		}
 	}
 	return nil, nil
 }
 
-// indexedIDs lists the ids under an index prefix.
-func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
-	var ids []string
-	err := t.ScanKeys(prefix, func(_ barrier.Key, id string) error {
-		ids = append(ids, id)
-		return nil
+// MaxDetokenizedTokens (100) is how many distinct tokens one request may
+// detokenize (the spec's limit for reactors, applied everywhere).
+const MaxDetokenizedTokens = tokens.MaxDetokenized
+
+// Detokenize returns body with every {{ <token_id> }} expression replaced by
+// the token's data: a string that is exactly one expression becomes the
+// value with its JSON type (objects stay objects), an expression inside
+// longer text is inserted as text. Filters apply, for example
+// {{ <token_id> | json: '$.number' }}. The data inserted is shaped by the
+// caller's token:read access to each token (reveal, mask, or null for
+// redact).
+//
+// An expression naming an unknown token is Invalid, with the path of the
+// string; a token the caller may not read is PermissionDenied. Each token
+// detokenized is logged. Requires token:read on each token's containers.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) Detokenize(ctx context.Context, key Credential, body any) (any, error) {
+	return v.detokenizeAs(ctx, keyCredential(key), body)
+}
+
+func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, error) {
+	doc, err := tokens.DecodeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = v.updateOptimistic(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		out, err = t.detokenize(p, PermTokenRead, doc, "Token detokenized", ChannelDetokenize)
+		return err
 	})
-	sort.Strings(ids)
-	return ids, err
+	return out, err
+}
+
+// detokenize replaces token expressions in doc (plain JSON values) using
+// perm's transforms (tokens.Service.Detokenize), logging each distinct
+// token once with msg, its transform and channel.
+func (t *txn) detokenize(p *principal, perm string, doc any, msg, channel string) (any, error) {
+	return t.v.tokens.Detokenize(t.Tx, p, perm, doc, func(rec *tokens.Record, transform string) error {
+		t.count(TokensDetokenized)
+		return t.logTokenRead(p, rec.Type, rec.ID, msg, transform, channel)
+	})
+}
+
+// GetToken returns a token, its data shaped by the caller's token:read
+// access; its fingerprint only where that access reveals the data (see
+// mayReadClear). Requires token:read on the token's containers.
+//
+// Returns NotFound for a token that does not exist, has expired or is
+// another tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// token:read on its containers, or Internal.
+func (v *Vault) GetToken(ctx context.Context, key Credential, id string) (*Token, error) {
+	return v.getTokenAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) getTokenAs(ctx context.Context, c credential, id string) (*Token, error) {
+	var out *Token
+	err := v.updateOptimistic(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		rec, transform, err := t.mustToken(p, id, PermTokenRead)
+		if err != nil {
+			return err
+		}
+		out = tokens.TokenOf(rec, transform)
+		if transform != TransformReveal {
+			out.Fingerprint = "" // equality with the data: only for who sees it
+		}
+		t.count(TokensRead)
+		if err := tokens.EmitReadRecord(t.Tx, p, rec); err != nil {
+			return err
+		}
+		return t.logTokenRead(p, rec.Type, rec.ID, "Token read", transform, ChannelGet)
+	})
+	return out, err
+}
+
+// DeleteToken deletes a token and its index entries. Requires token:delete
+// on the token's containers.
+//
+// Returns NotFound for a token that does not exist, has expired or is
+// another tenant's, Unauthenticated for a key that is missing, unknown or
+// expired, RateLimited over a rate limit, PermissionDenied without
+// token:delete on its containers, StorageFull, or Internal.
+func (v *Vault) DeleteToken(ctx context.Context, key Credential, id string) error {
+	return v.deleteTokenAs(ctx, keyCredential(key), id)
+}
+
+func (v *Vault) deleteTokenAs(ctx context.Context, c credential, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorizeAs(c, PermTokenDelete)
+		if err != nil {
+			return err
+		}
+		rec, _, err := t.mustToken(p, id, PermTokenDelete)
+		if err != nil {
+			return err
+		}
+		t.count(TokensDeleted)
+		return t.deleteToken(p.Actor(), rec, "Token deleted")
+	})
+}
+
+// UpdateToken applies patch, an RFC 7386 JSON merge patch, to a token:
+// data, mask and metadata are merged (null removes a key); containers,
+// search_indexes, fingerprint_expression, deduplicate_token and expires_at
+// are replaced when present; id and type cannot change. The token is
+// validated again and its fingerprint, mask and indexes recomputed. Requires
+// token:update on the token's containers, old and new; setting a mask,
+// search_indexes or fingerprint_expression over stored data the patch does
+// not replace whole also needs the reveal transform there, since their
+// results reach the caller. Moving the token to containers where the key's
+// token:read access is wider than where it is is PermissionDenied. A mask
+// of a card that would show more of its number than the BIN and last four
+// is Invalid at "mask", whatever the token's id (the display rule of
+// TokenRequest.ID); so is a mask of a token with an alias or fpe id that
+// would show less, over the stored data, than the mask it replaces.
+//
+// A key that may not read the token (token:read on its containers) gets
+// back its id, type, containers, expiry, timestamps and actors only: no
+// data, mask, fingerprint, fingerprint expression, metadata or search
+// indexes; and its patch that sets mask, search_indexes or
+// fingerprint_expression together with data replaces the data whole (not
+// merged), so that the answer does not depend on the stored fields. A card
+// patch sending a cvc starts a new retention window for it (see
+// Options.Retention.CVC).
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patch json.RawMessage) (*Token, error) {
+	doc, err := decodeJSON(patch)
+	if refused(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, unit.InvalidField("", "the body is not valid JSON")
+	}
+	fields, ok := doc.(map[string]any)
+	if !ok {
+		return nil, unit.InvalidField("", "a token patch must be an object")
+	}
+	fe := unit.FieldErrors{}
+	for k := range fields {
+		switch k {
+		case "id", "type":
+			fe.Add(k, "cannot be changed")
+		case "data", "mask", "metadata", "containers", "search_indexes", "fingerprint_expression", "deduplicate_token", "expires_at":
+		default:
+			fe.Add(k, "unknown field")
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	var out *Token
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTokenUpdate)
+		if err != nil {
+			return err
+		}
+		rec, transform, err := t.mustToken(p, id, PermTokenUpdate)
+		if err != nil {
+			return err
+		}
+		// A key that may not read the token, setting an expression with
+		// data, replaces the data whole: whether its data covers every
+		// stored field would otherwise decide the answer (see
+		// tokens.ReadsStoredData), telling it what fields are stored.
+		replaceData := tokens.SetsExpression(fields) && fields["data"] != nil && !p.MayRead(tokens.ScopeOf(rec))
+		req, err := tokens.PatchedRequest(rec, fields, replaceData)
+		if err != nil {
+			return err
+		}
+		// Before any expression is evaluated: how a new expression fares
+		// over the stored data (an error, or none) would answer a key that
+		// may not read it, a digit at a time.
+		if tokens.ReadsStoredData(fields, req) && transform != TransformReveal {
+			return tokens.ErrExpressionsOverStoredData
+		}
+		fe := unit.FieldErrors{}
+		// A card that expired after it was tokenized stays editable
+		// (metadata, containers, ...): its expiry is checked only when
+		// the patch changes the card (its number or its expiry).
+		// For a key that may not read the token in clear, whether the patch sends
+		// the stored number and expiry must not change the answer (it
+		// would test a guess against an expired card): its patch is
+		// checked whenever it sends data.
+		cardsValidOn := t.Now
+		_, sendsData := fields["data"]
+		if rec.Type == TypeCard && (!sendsData || p.MayReadClear(tokens.ScopeOf(rec)) && tokens.SameCard(rec.Data, req.Data)) {
+			cardsValidOn = time.Time{}
+		}
+		_, setsMask := fields["mask"]
+		pt := prepareTokenShown(req, t.Now, cardsValidOn, "", setsMask || sendsData, fe)
+		if err := fe.Err(); err != nil {
+			return err
+		}
+		moved, ok := p.Decide(PermTokenUpdate, tokenScope{ID: rec.ID, Containers: pt.containers})
+		if !ok {
+			return unit.Forbidden(PermTokenUpdate)
+		}
+		if !tokens.ReadsNoMore(p, rec, pt.containers) {
+			return unit.Errorf(PermissionDenied, "a token may not be moved to containers where the key could read "+
+				"more of it than where it is")
+		}
+		if tokens.ReadsStoredData(fields, req) && moved != TransformReveal {
+			return tokens.ErrExpressionsOverStoredData
+		}
+		// After the permission checks, as it reads the stored data.
+		if _, ok := fields["mask"]; ok {
+			checkMaskKeepsID(rec, pt.maskExpr, fe)
+			if err := fe.Err(); err != nil {
+				return err
+			}
+		}
+		ks, err := t.TenantKeys(p.TenantID, false)
+		if err != nil {
+			return err
+		}
+		for _, k := range rec.Indexes {
+			if err := t.Delete(barrier.IndexEntry(k)); err != nil {
+				return err
+			}
+		}
+		now := t.Now
+		// A patch keeps the token's identity and creation; applyTo sets
+		// everything the request decides, and the cvc's window is kept
+		// below.
+		next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+			AliasID: rec.AliasID}
+		if at, ok := tokens.CVCWrittenAt(rec); ok {
+			next.CVCAt = &at // the stored cvc's window goes on
+		}
+		next.ModifiedBy, next.ModifiedAt = p.ActorID, &now
+		patchData, _ := fields["data"].(map[string]any)
+		pt.newCVC = patchData[tokens.CVCField] != nil
+		pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
+		t.unindexFingerprint(rec)
+		if err := t.writeToken(rec, next); err != nil {
+			return err
+		}
+		out = t.present(p, next, PermTokenUpdate, tokens.PresentUpdated)
+		t.count(TokensUpdated)
+		if err := tokens.Emit(t.Tx, EventTokenUpdated, p.Actor(), next); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated")
+	})
+	return out, err
+}
+
+// TokenizeCard creates a card token in the card's default container
+// (/pci/high/), as CreateToken with Type card and Data card. Its answer
+// never reveals the number: it carries the mask (the last four digits,
+// the expiration). For containers, metadata or a custom id, give the Card
+// as the Data of a TokenRequest to CreateToken. Over HTTP: POST /tokens
+// with {"type": "card", "data": {...}}; package client has the same
+// method.
+//
+// Returns Invalid naming each bad field (data.number, data.expiration_month,
+// data.expiration_year, data.cvc; "the card has expired" on
+// data.expiration_year), Unauthenticated for an unknown key,
+// PermissionDenied without token:create on /pci/high/, RateLimited,
+// StorageFull or Internal.
+func (v *Vault) TokenizeCard(ctx context.Context, key Credential, card Card) (*Token, error) {
+	return v.CreateToken(ctx, key, TokenRequest{Type: TypeCard, Data: card.data()})
+}
+
+// data is the card as plain Go values, which the Vault checks and copies
+// in one walk (a struct would take a JSON round trip to get there).
+func (c Card) data() map[string]any {
+	d := map[string]any{
+		"number":           c.Number,
+		"expiration_month": c.ExpirationMonth,
+		"expiration_year":  c.ExpirationYear,
+	}
+	if c.CVC != "" {
+		d["cvc"] = c.CVC
+	}
+	return d
+}
+
+// TokenizeValue creates a plain token (type token, in its default
+// container) holding value, any JSON value but null: a string, a number,
+// an object or an array. As CreateToken with Type token; over HTTP POST
+// /tokens with {"type": "token", "data": value}; package client has the
+// same method.
+//
+// Returns Invalid when value is null, does not encode as JSON or holds a
+// string that is not valid UTF-8 (with its path under "data"),
+// Unauthenticated, PermissionDenied without token:create, RateLimited,
+// StorageFull or Internal.
+func (v *Vault) TokenizeValue(ctx context.Context, key Credential, value any) (*Token, error) {
+	return v.CreateToken(ctx, key, TokenRequest{Type: TypeToken, Data: value})
+}
+
+// TokenizeAs creates one plain token holding value, a value of the
+// caller's own type (a struct, a map, a slice...), encoded as JSON: the
+// whole value is one token, read back whole with DetokenizeAs[T]. It is
+// a function, not a method, because methods cannot have type parameters;
+// c is a *Vault, or a *client.Client for the same call over HTTP (POST
+// /tokens).
+//
+// Returns Invalid when value does not encode as JSON, encodes as null, or
+// holds a string that is not valid UTF-8 (with its path under "data"),
+// and what CreateToken returns: Unauthenticated, PermissionDenied without
+// token:create, RateLimited, StorageFull, Internal.
+func TokenizeAs[T any](ctx context.Context, c TokenCreator, key Credential, value T) (*Token, error) {
+	data, err := json.Marshal(value)
+	if err != nil {
+		return nil, &Error{Kind: Invalid, Message: "the value does not encode as JSON",
+			Fields: map[string][]string{"data": {"does not encode as JSON"}}}
+	}
+	return c.CreateToken(ctx, key, TokenRequest{Type: TypeToken, Data: json.RawMessage(data)})
+}
+
+// DetokenizeAs reads the token id and decodes its data into a T, the
+// caller's own type (typically the T given to TokenizeAs). The data is
+// what GetToken answers: shaped by the key's token:read transform, so a
+// key that may see only the mask decodes the mask, and the read is
+// audited. c is a *Vault, or a *client.Client for the same call over HTTP
+// (GET /tokens/{id}).
+//
+// Returns PermissionDenied when the key's access redacts the data (there
+// is nothing to decode: never a silent zero T), Invalid naming "data"
+// when the data does not decode into T (a mask shaped otherwise than the
+// value, or another type), and what GetToken returns: NotFound for an
+// unknown or another tenant's token, Unauthenticated, PermissionDenied
+// without token:read, RateLimited, Internal.
+func DetokenizeAs[T any](ctx context.Context, c TokenReader, key Credential, id string) (T, error) {
+	var out T
+	tok, err := c.GetToken(ctx, key, id)
+	if err != nil {
+		return out, err
+	}
+	if tok.Data == nil {
+		return out, &Error{Kind: PermissionDenied, Message: "the key's access redacts this token's data"}
+	}
+	b, err := json.Marshal(tok.Data)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		return out, &Error{Kind: Invalid, Message: "the token's data does not decode into " + reflect.TypeFor[T]().String(),
+			Fields: map[string][]string{"data": {"does not decode into " + reflect.TypeFor[T]().String()}}}
+	}
+	return out, nil
 }

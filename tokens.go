@@ -1,145 +1,122 @@
 package tokenvault
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/expr"
-	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// TokenRequest asks for one token. In a Tokenize body, an object is a token
-// request when it has a "type" naming a token type and a "data" property;
-// any other object is walked as plain structure.
-type TokenRequest struct {
-	// ID is an optional custom id: 3 to 400 characters, none of them
-	// one of # / \ + ? [ ] | & = % < > { } ^ or whitespace other than
-	// spaces inside it (not at its start or end). Empty means a generated
-	// UUID.
-	//
-	// An ID holding "{{" is an expression over the token's own data: an
-	// alias expression
-	// (see tokens_alias.go): "{{ data.number | alias_card: true, true }}",
-	// "{{ data.code | alias_preserve_format }}". It must use an alias
-	// filter, may compose it with the other filters, and its result obeys
-	// the rules above and is unique in the tenant: a taken alias is drawn
-	// again, and when every draw is taken the request fails with Conflict.
-	//
-	// The display rule, decided by the flow analysis of the whole
-	// expression (expr.Template.Flow: how each filter passes characters of
-	// the data to its result), not by patterns: a mask of a card number (a
-	// card token's number, or a plain token whose data is 12 to 19 digits
-	// with spaces or dashes between them) shows at most the BIN (6 digits,
-	// 8 for numbers of 16 digits or more, as alias_card counts it) and the
-	// last four, whatever its expression (PCI DSS 3.4.1), else Invalid at
-	// "mask", when the token is created and on every UpdateToken setting
-	// the mask or the data. An id
-	// expression (alias or fpe) shows in clear only characters the mask
-	// shows exactly, and for a card number its BIN and last four; for a
-	// token with no mask, nothing (random and FPE-enciphered characters
-	// show nothing; a format's shape, its length and which characters are
-	// digits, letters, spaces and dashes, is public). Else Invalid at
-	// "id". So "{{ data.number | alias_card: true, true }}" with the
-	// default card mask is allowed, "{{ data | alias_preserve_format: 0,
-	// 4 }}" needs a mask showing the last four ("{{ data | reveal_last:
-	// 4 }}"), and "{{ data.number | replace: '5', '-' | fpe: 'digits' }}"
-	// (which keeps where the fives are) is refused.
-	//
-	// An ID whose every {{ }} ends in the fpe or fpe_tweaked filter
-	// ("{{ data.number | fpe: \"card_bin_last4\" }}") is derived with FF1
-	// under the tenant's token-id key: the same value gets the same id in
-	// the tenant (tokens_fpe.go; it needs token:read where the token is
-	// created, PermissionDenied otherwise).
-	ID string `json:"id,omitempty"`
-	// Type is token, card or bank (empty with TokenIntentID).
-	Type string `json:"type,omitempty"`
-	// Data is the sensitive value (nil with TokenIntentID): any JSON value for token; for card an
-	// object {number, expiration_month, expiration_year, cvc}; for bank
-	// {routing_number, account_number}.
-	Data any `json:"data"`
-	// Mask is an expression (or a JSON structure of expressions) giving
-	// the value shown instead of data under the mask transform. Cards and
-	// banks have a default; plain tokens have none unless given.
-	Mask any `json:"mask,omitempty"`
-	// Containers place the token; the default depends on the type.
-	Containers []string `json:"containers,omitempty"`
-	// Metadata is non-sensitive data, searchable.
-	Metadata map[string]string `json:"metadata,omitempty"`
-	// SearchIndexes are expressions whose values the token can be found by
-	// with SearchTokens; each must give one non-empty value.
-	SearchIndexes []string `json:"search_indexes,omitempty"`
-	// FingerprintExpression gives the value the fingerprint is computed
-	// over; the default depends on the type.
-	FingerprintExpression string `json:"fingerprint_expression,omitempty"`
-	// DeduplicateToken returns the existing token of the same type,
-	// fingerprint, fingerprint expression and containers instead of
-	// creating a new one, if the caller may read it (token:read); a caller
-	// that may not read gets a new token.
-	DeduplicateToken bool `json:"deduplicate_token,omitempty"`
-	// ExpiresAt deletes the token at that time; it must be in the future
-	// and before the year 10000 in UTC.
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-	// TokenIntentID converts a token intent into this token, instead of
-	// Type and Data (which must then be absent): the intent's type and
-	// data are used, a card's cvc left out, and the intent is deleted in
-	// the transaction that creates the token (see intents_convert.go).
-	TokenIntentID string `json:"token_intent_id,omitempty"`
-}
-
-// Token is a token as returned to a caller. Data is shaped by the caller's
-// access: present (reveal), the mask (mask), or absent (redact). Only a
-// caller that reads the token in clear (token:read on its containers with
-// the reveal transform) gets its Fingerprint: equality with the data is
-// told only to who sees it. A caller that may not read the token at all
-// gets, for a token it updated, none of Data, Mask, Fingerprint,
-// FingerprintExpression, Metadata and SearchIndexes (see docs/security.md,
-// "What a key learns").
-type Token struct {
-	ID                    string            `json:"id"`
-	TenantID              string            `json:"tenant_id"`
-	Type                  string            `json:"type"`
-	Data                  any               `json:"data,omitempty"`
-	Mask                  any               `json:"mask,omitempty"`
-	Fingerprint           string            `json:"fingerprint,omitempty"`
-	FingerprintExpression string            `json:"fingerprint_expression,omitempty"`
-	Containers            []string          `json:"containers"`
-	Metadata              map[string]string `json:"metadata,omitempty"`
-	SearchIndexes         []string          `json:"search_indexes,omitempty"`
-	DeduplicateToken      bool              `json:"deduplicate_token,omitempty"`
-	ExpiresAt             *time.Time        `json:"expires_at,omitempty"`
-	CreatedBy             string            `json:"created_by,omitempty"`
-	CreatedAt             time.Time         `json:"created_at"`
-	ModifiedBy            string            `json:"modified_by,omitempty"`
-	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
-}
-
-func scopeOf(r *tokens.Record) tokenScope {
-	return tokenScope{ID: r.ID, Containers: r.Containers}
-}
-
-// Limits on token requests.
+// The token types.
 const (
-	maxCustomIDLength  = 400
-	minCustomIDLength  = 3
-	maxContainers      = 10
-	maxMetadataEntries = 50
-	maxMetadataKey     = 100
-	maxMetadataValue   = 500
-	maxSearchIndexes   = 20
-	maxExpressionBytes = 4096
-	// maxTokensPerRequest bounds one Tokenize call (the HTTP body limit
-	// bounds it further).
-	maxTokensPerRequest = 10000
+	TypeToken = unit.TypeToken
+	TypeCard  = unit.TypeCard
+	TypeBank  = unit.TypeBank
 )
+
+// TokenRequest asks for one token (see tokens.Request for its fields). In
+// a Tokenize body, an object is a token request when it has a "type"
+// naming a token type and a "data" property; any other object is walked
+// as plain structure.
+type TokenRequest = tokens.Request
+
+// Token is a token as returned to a caller, its data shaped by the
+// caller's access (see tokens.Token).
+type Token = tokens.Token
+
+// The token feature is internal/tokens. These are its names as the
+// features still in this package (intents, aliases, lists, reactors) call
+// them; each goes when its callers have moved.
+var (
+	tokenTypes       = tokens.Types
+	defaultContainer = tokens.DefaultContainer
+	defaultTemplates = tokens.DefaultTemplates
+	tokenizeBody     = tokens.DecodeBody
+	tokenOf          = tokens.TokenOf
+	scopeOf          = tokens.ScopeOf
+	stringify        = tokens.Stringify
+	exprData         = tokens.ExprData
+	evalMask         = tokens.EvalMask
+	customIDProblem  = tokens.CustomIDProblem
+	validateMetadata = tokens.ValidateMetadata
+	metadataIndex    = tokens.MetadataIndex
+	patchedRequest   = tokens.PatchedRequest
+)
+
+const (
+	kindToken          = tokens.Kind
+	maxExpressionBytes = tokens.MaxExpressionBytes
+)
+
+func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
+	return tokens.Emit(t.Tx, typ, by, rec)
+}
+
+func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error) {
+	return t.v.tokens.Load(t.Tx, tid, id, withExpired)
+}
+
+func (t *txn) mustToken(p *principal, id, perm string) (*tokens.Record, string, error) {
+	return t.v.tokens.Must(t.Tx, p, id, perm)
+}
+
+func (t *txn) present(p *principal, rec *tokens.Record, perm string, what tokens.Presentation) *Token {
+	return tokens.Present(p, rec, perm, what)
+}
+
+func (t *txn) putToken(rec *tokens.Record) error { return t.v.tokens.Put(t.Tx, rec) }
+
+func (t *txn) writeToken(prev, rec *tokens.Record) error { return t.v.tokens.Write(t.Tx, prev, rec) }
+
+func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
+	return t.v.tokens.Delete(t.Tx, by, rec, msg)
+}
+
+func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool { return v.tokens.CVCDue(rec, now) }
+
+// tokenLists is the token lists' bookkeeping (tokens_lists.go) as
+// internal/tokens calls it on every token write.
+type tokenLists struct{ v *Vault }
+
+func (l tokenLists) List(t *unit.Tx, rec *tokens.Record) error {
+	return (&txn{Tx: t, v: l.v}).listToken(rec)
+}
+
+func (l tokenLists) Move(t *unit.Tx, prev, rec *tokens.Record) error {
+	return (&txn{Tx: t, v: l.v}).moveListed(prev, rec)
+}
+
+func (l tokenLists) Unlist(t *unit.Tx, rec *tokens.Record) error {
+	return (&txn{Tx: t, v: l.v}).unlistToken(rec)
+}
+
+func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
+	return tokens.FingerprintIDs(t.Tx, t.v.fingerprints, tid, fp)
+}
+
+func (t *txn) indexFingerprint(rec *tokens.Record) {
+	tokens.IndexFingerprint(t.Tx, t.v.fingerprints, rec)
+}
+
+func (t *txn) unindexFingerprint(rec *tokens.Record) {
+	tokens.UnindexFingerprint(t.Tx, t.v.fingerprints, rec)
+}
+
+func (t *txn) indexedIDs(prefix barrier.Prefix) ([]string, error) {
+	return tokens.IndexedIDs(t.Tx, prefix)
+}
+
+func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
+	return tokens.EmitReadRecord(t.Tx, p, rec)
+}
 
 // preparedToken is a validated token request: everything that can be
 // computed without the store, so a transaction only looks up and writes.
@@ -176,119 +153,6 @@ type preparedToken struct {
 	intent *intentConversion
 }
 
-// join builds a field path: "" + "data" is "data", "cards[2]" + "data" is
-// "cards[2].data".
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
-}
-
-// normalizeJSON turns any Go value into plain JSON values (maps, slices,
-// strings, json.Number, bools, nil) by a round trip through encoding/json.
-func normalizeJSON(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return decodeJSON(b)
-}
-
-// asPlainJSON is normalizeJSON for a value the caller will not change
-// afterwards: one that is plain JSON already (a decoded body's, most often)
-// is returned as it is, without the round trip, which would give the same
-// value back. Token requests use it; each token of a Tokenize body of a
-// thousand values used to pay a round trip.
-func asPlainJSON(v any) (any, error) {
-	if isPlainJSON(v, MaxJSONDepth) {
-		return v, nil
-	}
-	return normalizeJSON(v)
-}
-
-// isPlainJSON reports whether v is made of plain JSON values only (as
-// decodeJSON returns them, numbers as json.Number) and nested at most depth
-// levels. Strings are not checked here: every way in checks them (see
-// checkGoText and decodeJSON).
-func isPlainJSON(v any, depth int) bool {
-	switch x := v.(type) {
-	case nil, string, json.Number, bool:
-		return true
-	case map[string]any:
-		if depth <= 0 {
-			return false
-		}
-		for _, e := range x {
-			if !isPlainJSON(e, depth-1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		if depth <= 0 {
-			return false
-		}
-		for _, e := range x {
-			if !isPlainJSON(e, depth-1) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// MaxJSONDepth bounds the nesting of every JSON document the Vault reads
-// (bodies, token data, arguments, patches): deeper documents are refused
-// before any work is done on them.
-const MaxJSONDepth = 64
-
-// errTooDeep is decodeJSON's answer to a document nested deeper than
-// MaxJSONDepth.
-var errTooDeep = unit.InvalidField("", "the JSON is nested deeper than %d levels", MaxJSONDepth)
-
-// decodeJSON decodes one JSON value keeping numbers exact, refusing
-// documents nested deeper than MaxJSONDepth, strings encoding/json would
-// decode with a loss and keys given twice in an object (see
-// jsonCheckError). The text is scanned once (jsoncheck.Scan: strings, keys
-// and depth together), then decoded once.
-func decodeJSON(b []byte) (any, error) {
-	return decodeCheckedJSON(b, jsoncheck.Scan[[]byte])
-}
-
-// decodeJSONLastWins is decodeJSON for a text whose duplicate keys
-// are not the caller's: a record's own JSON (written by encoding/json, so
-// it has none, and must never read as nothing if it had), or a
-// destination's answer, whose duplicates are the destination's affair.
-// The last of a key is kept, as a browser's JSON.parse keeps it.
-func decodeJSONLastWins(b []byte) (any, error) {
-	return decodeCheckedJSON(b, jsoncheck.ScanStrings[[]byte])
-}
-
-func decodeCheckedJSON(b []byte, scan func([]byte) (int, *jsoncheck.Error)) (any, error) {
-	depth, e := scan(b)
-	if depth > MaxJSONDepth {
-		return nil, errTooDeep
-	}
-	if err := jsonCheckError(e, ""); err != nil {
-		return nil, err
-	}
-	return decodeScanned(b)
-}
-
-// decodeScanned decodes one JSON value that has been scanned already,
-// keeping numbers exact.
-func decodeScanned(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // prepareToken validates req, reporting problems under path, and computes
 // its mask, fingerprint value and search index values. A card must not
 // have expired by cardsValidOn (zero: not checked; see UpdateToken).
@@ -306,7 +170,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		newCVC: true,
 	}
 	if req.ID != "" && !isAliasExpression(req.ID) {
-		validateCustomID(req.ID, join(path, "id"), fe)
+		tokens.ValidateCustomID(req.ID, join(path, "id"), fe)
 	}
 	if req.TokenIntentID != "" {
 		pt.intent = prepareConversion(req, now, path, fe)
@@ -317,20 +181,20 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	if fpeID {
 		pt.idTmpl, pt.idPath = idTmpl, join(path, "id")
 	}
-	if !slices.Contains(tokenTypes, req.Type) {
-		fe.Add(join(path, "type"), "must be one of %s", strings.Join(tokenTypes, ", "))
+	if !slices.Contains(tokens.Types, req.Type) {
+		fe.Add(join(path, "type"), "must be one of %s", strings.Join(tokens.Types, ", "))
 		return pt
 	}
-	data, err := asPlainJSON(req.Data)
+	data, err := jsontext.AsPlain(req.Data)
 	if err != nil {
 		fe.Add(join(path, "data"), "is not JSON")
 		return pt
 	}
-	pt.data = validateData(req.Type, data, cardsValidOn, join(path, "data"), fe)
+	pt.data = tokens.ValidateData(req.Type, data, cardsValidOn, join(path, "data"), fe)
 	pt.dataJSON, _ = json.Marshal(pt.data)
 
-	pt.containers = validateContainers(req.Containers, req.Type, join(path, "containers"), fe)
-	validateMetadata(req.Metadata, join(path, "metadata"), fe)
+	pt.containers = tokens.ValidateContainers(req.Containers, req.Type, join(path, "containers"), fe)
+	tokens.ValidateMetadata(req.Metadata, join(path, "metadata"), fe)
 	if req.ExpiresAt != nil {
 		unit.CheckExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
 	}
@@ -340,29 +204,29 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	}
 	// A card's cvc is kept only for Options.Retention.CVC: nothing derived
 	// from it (mask, fingerprint, search index) may outlive it.
-	vars := expr.Vars(map[string]any{"data": exprData(req.Type, pt.data)})
+	vars := expr.Vars(map[string]any{"data": tokens.ExprData(req.Type, pt.data)})
 	if pt.idTmpl != nil {
 		pt.idVars = fpeIDVars(req.Type, pt.data, req.Metadata)
 	}
 
 	if pt.fpExpr == "" {
-		pt.fpExpr = defaultFingerprint[req.Type]
+		pt.fpExpr = tokens.DefaultFingerprint[req.Type]
 	}
-	if v, ok := evalExpression(pt.fpExpr, vars, join(path, "fingerprint_expression"), fe); ok {
-		pt.fpValue = stringify(v)
+	if v, ok := tokens.EvalExpression(pt.fpExpr, vars, join(path, "fingerprint_expression"), fe); ok {
+		pt.fpValue = tokens.Stringify(v)
 	}
 
 	pt.maskExpr = req.Mask
 	if pt.maskExpr == nil {
-		pt.maskExpr = defaultMask[req.Type]
+		pt.maskExpr = tokens.DefaultMask[req.Type]
 	}
 	if pt.maskExpr != nil {
-		maskExpr, err := asPlainJSON(pt.maskExpr)
+		maskExpr, err := jsontext.AsPlain(pt.maskExpr)
 		if err != nil {
 			fe.Add(join(path, "mask"), "is not JSON")
 		} else {
 			pt.maskExpr = maskExpr
-			pt.mask = evalMask(maskExpr, vars, join(path, "mask"), fe)
+			pt.mask = tokens.EvalMask(maskExpr, vars, join(path, "mask"), fe)
 		}
 	}
 
@@ -380,18 +244,18 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 		checkDisplay(req.Type, pt.data, req.Metadata, pt.maskExpr, idTmpl, join(path, "mask"), join(path, "id"), fe)
 	}
 
-	if len(req.SearchIndexes) > maxSearchIndexes {
-		fe.Add(join(path, "search_indexes"), "must hold at most %d expressions", maxSearchIndexes)
+	if len(req.SearchIndexes) > tokens.MaxSearchIndexes {
+		fe.Add(join(path, "search_indexes"), "must hold at most %d expressions", tokens.MaxSearchIndexes)
 	}
 	for i, src := range req.SearchIndexes {
 		p := fmt.Sprintf("%s[%d]", join(path, "search_indexes"), i)
-		v, ok := evalExpression(src, vars, p, fe)
+		v, ok := tokens.EvalExpression(src, vars, p, fe)
 		if !ok {
 			continue
 		}
 		switch v.(type) {
 		case string, json.Number, bool:
-			s := stringify(v)
+			s := tokens.Stringify(v)
 			if s == "" {
 				fe.Add(p, "gives an empty value")
 				continue
@@ -404,131 +268,93 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	return pt
 }
 
-// evalExpression parses and evaluates one expression template.
-func evalExpression(src string, vars expr.Resolver, path string, fe unit.FieldErrors) (any, bool) {
-	if len(src) > maxExpressionBytes {
-		fe.Add(path, "must be at most %d bytes", maxExpressionBytes)
-		return nil, false
-	}
-	tmpl, ok := defaultTemplates[src]
-	if !ok {
-		var err error
-		if tmpl, err = expr.Parse(src); err != nil {
-			fe.Add(path, "%s", err.Error())
-			return nil, false
-		}
-	}
-	v, err := tmpl.Eval(vars)
+// Card is the data of a card token (type card), as Go fields: what a
+// TokenRequest of type card holds in Data, which a Card may also be
+// given as. The card's number is 13 to 19 plain digits passing the Luhn
+// check, ExpirationMonth 1 to 12, ExpirationYear four digits, and the card
+// not expired; CVC, when set, is 3 or 4 digits and is kept only for
+// Options.Retention.CVC.
+type Card struct {
+	Number          string `json:"number"`
+	ExpirationMonth int    `json:"expiration_month"`
+	ExpirationYear  int    `json:"expiration_year"`
+	CVC             string `json:"cvc,omitempty"`
+}
+
+// TokenCreator creates tokens: a *Vault in process, or a *client.Client
+// over HTTP. TokenizeAs takes either.
+type TokenCreator interface {
+	CreateToken(ctx context.Context, key Credential, req TokenRequest) (*Token, error)
+}
+
+// TokenReader reads tokens: a *Vault in process, or a *client.Client over
+// HTTP. DetokenizeAs takes either.
+type TokenReader interface {
+	GetToken(ctx context.Context, key Credential, id string) (*Token, error)
+}
+
+// DefaultCVCRetention is how long a card's cvc is kept when
+// Options.Retention.CVC is zero.
+const DefaultCVCRetention = time.Hour
+
+// sweepCVCs removes from the stored records every cvc past its retention,
+// in transactions of at most sweepBatch cards, and returns how many it
+// removed. Sweep calls it.
+func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
+	total, err := v.scheduleLegacyCVCs(ctx)
 	if err != nil {
-		fe.Add(path, "%s", err.Error())
-		return nil, false
+		return total, err
 	}
-	return v, true
-}
-
-// evalMask evaluates every string in a mask structure as an expression.
-func evalMask(m any, vars expr.Resolver, path string, fe unit.FieldErrors) any {
-	switch m := m.(type) {
-	case string:
-		v, _ := evalExpression(m, vars, path, fe)
-		return v
-	case map[string]any:
-		out := make(map[string]any, len(m))
-		for k, v := range m {
-			out[k] = evalMask(v, vars, join(path, k), fe)
+	for {
+		n, more, err := v.sweepCVCsOnce(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
 		}
-		return out
-	case []any:
-		out := make([]any, len(m))
-		for i, v := range m {
-			out[i] = evalMask(v, vars, fmt.Sprintf("%s[%d]", path, i), fe)
-		}
-		return out
-	default:
-		return m
 	}
 }
 
-// stringify renders an expression value as the text that is hashed: strings
-// as they are, anything else as JSON, nothing as "".
-func stringify(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
+// sweepCVCsOnce removes up to sweepBatch due cvcs in one transaction: each
+// card record is written again without its cvc, its schedule entry
+// deleted, and the removal logged, together or not at all.
+func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
+	through := func(now time.Time) string { return barrier.TimeKey(now.Add(-v.cvcRetention)) }
+	return v.sweepDue(ctx, barrier.CVCSchedule, through, func(t *txn, rest string) (bool, error) {
+		// rest is <nanos>/<tenant>/<id>.
+		parts := strings.SplitN(rest, "/", 3)
+		if len(parts) != 3 {
+			return false, nil
+		}
+		done, err := v.tokens.RemoveCVC(t.Tx, parts[1], parts[2], parts[0])
+		if done {
+			t.sweptOne(SweptCVCs)
+		}
+		return done, err
+	})
 }
 
-// customIDForbidden are the characters a custom token id may not hold:
-// they have meanings in URLs, expressions and store keys.
-const customIDForbidden = `#/\+?[]|&=%<>{}^`
-
-func validateCustomID(id, path string, fe unit.FieldErrors) {
-	if problem := customIDProblem(id); problem != "" {
-		fe.Add(path, "%s", problem)
+// scheduleLegacyCVCs gives every card stored before cvc retention existed
+// (a cvc without CVCAt) its schedule: it visits every tenant's token
+// records once, sweepBatch a transaction, removing the cvcs already due and
+// recording when the others were written (tokens.CVCWrittenAt). Cards written
+// since carry their schedule, so once the scan is done it is one read per
+// sweep. It returns how many cvcs it removed.
+func (v *Vault) scheduleLegacyCVCs(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, done, err := v.scheduleLegacyCVCsOnce(ctx)
+		total += n
+		if err != nil || done {
+			return total, err
+		}
 	}
 }
 
-// customIDProblem says what is wrong with a token id, or "" if nothing is.
-// Generated UUIDs pass too, so it also guards lookups.
-func customIDProblem(id string) string {
-	n := utf8.RuneCountInString(id)
-	if n < minCustomIDLength || n > maxCustomIDLength {
-		return fmt.Sprintf("must be %d to %d characters", minCustomIDLength, maxCustomIDLength)
-	}
-	for _, r := range id {
-		if unicode.IsControl(r) {
-			return unit.NoControl
-		}
-		if strings.ContainsRune(customIDForbidden, r) || r < ' ' || r == utf8.RuneError {
-			return "must not contain whitespace but spaces inside it, or any of " + customIDForbidden
-		}
-	}
-	// Spaces inside an id are allowed (an alias keeps a card number's
-	// "4242 4242 ..."), not around it: {{ id }} in a detokenize body, a
-	// form field and a person reading a log all trim them.
-	if id[0] == ' ' || id[len(id)-1] == ' ' {
-		return "must not start or end with a space"
-	}
-	return ""
-}
-
-func validateContainers(cs []string, typ, path string, fe unit.FieldErrors) []string {
-	if len(cs) == 0 {
-		return []string{defaultContainer[typ]}
-	}
-	if len(cs) > maxContainers {
-		fe.Add(path, "must hold at most %d containers", maxContainers)
-	}
-	out := []string{}
-	for i, c := range cs {
-		if !validContainer(c) {
-			fe.Add(fmt.Sprintf("%s[%d]", path, i), "must start and end with / and hold letters, digits, - and _ segments")
-		} else if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func validateMetadata(md map[string]string, path string, fe unit.FieldErrors) {
-	if len(md) > maxMetadataEntries {
-		fe.Add(path, "must hold at most %d entries", maxMetadataEntries)
-	}
-	for k, v := range md {
-		if unit.HasControl(k) {
-			// Not in the path: the error would carry the character.
-			fe.Add(path, "key %q %s", k, unit.NoControl)
-			continue
-		}
-		if k == "" || len(k) > maxMetadataKey {
-			fe.Add(join(path, k), "keys must be 1 to %d bytes", maxMetadataKey)
-		}
-		if len(v) > maxMetadataValue {
-			fe.Add(join(path, k), "must be at most %d bytes", maxMetadataValue)
-		}
-	}
+func (v *Vault) scheduleLegacyCVCsOnce(ctx context.Context) (removed int, done bool, err error) {
+	err = v.update(ctx, func(t *txn) error {
+		var err error
+		removed, done, err = v.tokens.ScheduleLegacyCVCs(t.Tx, sweepBatch)
+		return err
+	})
+	return removed, done, err
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault/internal/jsontext"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -34,7 +36,7 @@ func TestDefaultMasksKeepTheDisplayRule(t *testing.T) {
 		}{TypeBank, map[string]any{"routing_number": "110000000", "account_number": account}})
 	}
 	for _, d := range datas {
-		mask, err := asPlainJSON(defaultMask[d.typ])
+		mask, err := jsontext.AsPlain(tokens.DefaultMask[d.typ])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 )
 
 // On a store one process holds, the fingerprint index lives in memory and
-// is rebuilt from the token records when a Vault opens (tokens_fingerprints.go). These
+// is rebuilt from the token records when a Vault opens (internal/tokens/fingerprints.go). These
 // tests hold deduplication and the fingerprint filter to what they were
 // with the index in the store: across a restart, after deletes and
 // updates, and on a store whose older tokens were indexed in the store.

@@ -402,7 +402,7 @@ func shapeListed(p *principal, perm string, q tokenQuery, rec *tokens.Record) *T
 		if q.readsContent() {
 			return nil
 		}
-		tok.searchView()
+		searchView(tok)
 	}
 	return tok
 }

@@ -77,9 +77,9 @@ func (q tokenQuery) readsContent() bool { return q.fingerprint != "" || len(q.me
 // the token:search transform shows it (the mask by default), nothing stored
 // with it: no mask field, fingerprint, fingerprint expression, metadata or
 // search indexes.
-func (tok *Token) searchView() {
+func searchView(tok *Token) {
 	data := tok.Data
-	tok.withholdContent()
+	tok.WithholdContent()
 	tok.Data = data
 }
 

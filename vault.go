@@ -24,6 +24,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -68,8 +69,10 @@ type Vault struct {
 	// (storage_full.go).
 	storageFull atomic.Bool
 	// fingerprints is the fingerprint index on a store one process holds,
-	// nil on a shared store, which keeps it in the store (tokens_fingerprints.go).
-	fingerprints *fingerprintMemory
+	// nil on a shared store, which keeps it in the store (internal/tokens).
+	fingerprints *tokens.FingerprintMemory
+	// tokens is the token feature (internal/tokens), wired in Open.
+	tokens *tokens.Service
 	// shapes is what this Vault knows of its tenants' token list shapes
 	// (tokens_lists_shapes.go).
 	shapes shapeCache
@@ -303,11 +306,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.sessions = &sessions.Service{IDs: &v.ids, Sys: v.sys, MaxPerAddress: v.maxPendingPerAddress, Max: v.maxPendingSessions,
 		Application: access.LoadApplication}
 	if v.optimistic {
-		v.fingerprints = &fingerprintMemory{}
+		v.fingerprints = &tokens.FingerprintMemory{}
 	}
-	err = v.placeFingerprints(ctx)
+	v.tokens = &tokens.Service{Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: tokenLists{v}}
+	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
-		err = v.loadFingerprints(ctx)
+		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)
 	}
 	if err == nil {
 		err = v.buildTokenLists(ctx) // once, for a store written before them

@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -13,42 +12,6 @@ import (
 // the events feature's cache (internal/events' subscriptions_read.go), so
 // a tenant without webhooks pays a cache look-up per event and no store
 // read.
-
-// emitToken emits typ about the token rec.
-func (t *txn) emitToken(typ string, by actor, rec *tokens.Record) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: typ, By: by, ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any { return tokenEventView(rec) }})
-}
-
-// emitTokenRead emits token.read for a token whose data p was handed,
-// as the API showed it (Data and Mask are left behind).
-func (t *txn) emitTokenRead(p *principal, tok *Token) error {
-	return t.Emit(unit.Event{TenantID: p.TenantID, Type: EventTokenRead, By: p.Actor(), ObjectName: "token", EntityType: EntityToken, EntityID: tok.ID, View: func() any { return tokenEventOf(tok) }})
-}
-
-// emitTokenReadRecord is emitTokenRead of a stored token.
-func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
-	return t.Emit(unit.Event{TenantID: p.TenantID, Type: EventTokenRead, By: p.Actor(), ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any { return tokenEventView(rec) }})
-}
-
-// emitTokenDeleted emits token.deleted, or token.expired when the
-// sweeper (the system actor) removes a token whose time passed.
-func (t *txn) emitTokenDeleted(by actor, rec *tokens.Record) error {
-	typ := EventTokenDeleted
-	if by == systemActor {
-		typ = EventTokenExpired
-	}
-	return t.emitToken(typ, by, rec)
-}
-
-// emitCVCExpired emits token.property.expired for the card rec whose cvc
-// the sweeper removed.
-func (t *txn) emitCVCExpired(rec *tokens.Record) error {
-	return t.Emit(unit.Event{TenantID: rec.TenantID, Type: EventTokenPropertyExpired, By: systemActor, ObjectName: "token", EntityType: EntityToken, EntityID: rec.ID, View: func() any {
-		e := tokenEventView(rec)
-		e.Property = cvcField
-		return e
-	}})
-}
 
 // emitProxy emits typ about the proxy p.
 func (t *txn) emitProxy(typ string, by actor, p *Proxy) error {

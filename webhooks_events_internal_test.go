@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -53,11 +54,11 @@ func TestTokenViewKeptSmall(t *testing.T) {
 	v, tap, _, app := openEventVault(t)
 	ctx := context.Background()
 	md := map[string]string{}
-	for i := range maxMetadataEntries {
-		md[fmt.Sprintf("%03d%s", i, strings.Repeat("k", maxMetadataKey-3))] = strings.Repeat("v", maxMetadataValue)
+	for i := range tokens.MaxMetadataEntries {
+		md[fmt.Sprintf("%03d%s", i, strings.Repeat("k", tokens.MaxMetadataKey-3))] = strings.Repeat("v", tokens.MaxMetadataValue)
 	}
 	var indexes []string
-	for i := range maxSearchIndexes {
+	for i := range tokens.MaxSearchIndexes {
 		indexes = append(indexes, fmt.Sprintf("{{ data | slice: 0, %d }}%s", i+1, strings.Repeat(" ", 4000)))
 	}
 	big, err := v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "d", Metadata: md, SearchIndexes: indexes})
@@ -76,7 +77,7 @@ func TestTokenViewKeptSmall(t *testing.T) {
 		if len(ev.JSON) > events.MaxEventBytes {
 			t.Errorf("an event of %d bytes", len(ev.JSON))
 		}
-		var data struct{ Token tokenEvent }
+		var data struct{ Token tokens.Event }
 		if err := json.Unmarshal(ev.Info.Data, &data); err != nil {
 			t.Fatal(err)
 		}

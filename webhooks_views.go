@@ -6,68 +6,12 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
 // The objects events carry (WebhookEventInfo.Data) that are built from
 // this package's types: each an API view of the entity with everything
 // secret left out (internal/events' views.go says what a view never
 // holds, and how views are kept within events.MaxViewBytes).
-
-// tokenEvent is a token as its events show it: the API's Token as a
-// caller that may not read its data sees it (Data and Mask nil, so left
-// out), with what an event adds.
-type tokenEvent struct {
-	Token
-	// Property names the property token.property.expired removed ("cvc").
-	Property string `json:"property,omitempty"`
-	// Omitted names the fields left out to keep the event small.
-	Omitted []string `json:"omitted,omitempty"`
-}
-
-// tokenEventView is a token as its events show it: no data, no mask.
-// The mask is dropped before api, which would otherwise decode it.
-func tokenEventView(rec *tokens.Record) *tokenEvent {
-	r := *rec
-	r.Data, r.Mask = nil, nil
-	return fitToken(&tokenEvent{Token: *tokenOf(&r, "")})
-}
-
-// tokenEventOf is tokenEventView of a token as the API returned it (a
-// page of a list or a search): its Data and Mask are left behind.
-func tokenEventOf(tok *Token) *tokenEvent {
-	e := &tokenEvent{Token: *tok}
-	e.Data, e.Mask, e.Containers = nil, nil, slices.Clone(tok.Containers)
-	return fitToken(e)
-}
-
-// fitToken keeps a token's view within events.MaxViewBytes: it drops the search
-// indexes, then the fingerprint expression, then the metadata (each can
-// reach several kB: 20 expressions of 4 kB, 50 entries of 600 bytes).
-// Most tokens are far below the bound, which a sum of lengths shows
-// without encoding them.
-func fitToken(e *tokenEvent) *tokenEvent {
-	n := len(e.FingerprintExpression)
-	for _, s := range e.SearchIndexes {
-		n += len(s)
-	}
-	for k, v := range e.Metadata {
-		n += len(k) + len(v)
-	}
-	for _, c := range e.Containers {
-		n += len(c)
-	}
-	// JSON escapes a byte in at most 6: below this the view fits.
-	if 6*n+1024 <= events.MaxViewBytes {
-		return e
-	}
-	e.Omitted = events.FitView(e, []events.ViewDrop{
-		{Name: "search_indexes", Drop: func() { e.SearchIndexes = nil }},
-		{Name: "fingerprint_expression", Drop: func() { e.FingerprintExpression = "" }},
-		{Name: "metadata", Drop: func() { e.Metadata = nil }},
-	})
-	return e
-}
 
 // proxyEvent is a proxy as its events show it. Its key (which lets a
 // caller invoke it, and without require_auth is all it takes), its

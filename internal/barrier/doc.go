@@ -138,11 +138,11 @@
 //	sys/proxy/<hmac>                         proxy key lookup -> sealed access.KeyRef
 //	sys/expiry/<nanos>/<tid>/<kind>/<id>     expiry schedule for the sweeper (empty values)
 //	sys/cvc/<nanos>/<tid>/<id>               when a card's cvc was written, for its removal
-//	                                         by the sweeper (empty values; see tokens_cvc.go)
+//	                                         by the sweeper (empty values; see internal/tokens/cvc.go)
 //	sys/cvcscan                              progress of the one scan giving cards stored
 //	                                         before cvc retention their schedule
 //	sys/fingerprints                         where the fingerprint index is kept: in memory
-//	                                         on a store one process holds (tokens_fingerprints.go)
+//	                                         on a store one process holds (internal/tokens/fingerprints.go)
 //	sys/reseal/<tid>                         tenant to re-seal after a data key rotation;
 //	                                         plain resealState: when to start, last key re-sealed
 //	sys/deleting/<tid>                       tenant being deleted: its keys are refused;

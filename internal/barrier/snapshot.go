@@ -71,7 +71,7 @@ type snapshotTx struct {
 	gets   []observedGet
 	scans  []observedScan
 	// checks are reads of what is not in the store (the memory
-	// fingerprint index, tokens_fingerprints.go): each reports whether it would still
+	// fingerprint index, internal/tokens/fingerprints.go): each reports whether it would still
 	// answer the same.
 	checks []func() bool
 }

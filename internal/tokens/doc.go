@@ -1,12 +1,57 @@
-// Package tokens is the feature of tokens. It holds, so far, their stored
-// records: a token (Record, with Expired; Kind is its record kind), a
-// token list shape (ShapeRecord), where a store keeps its fingerprint
-// index (FingerprintPlace) and the progress of the one-time scans of
-// every tenant's tokens (LegacyCVCScan, ListBuild), each in its own
-// encoding and with its format's history in its doc (golden fixtures in
-// the root's testdata/records pin every version's bytes).
+// Package tokens is the feature of tokens: their stored records, the
+// requests that make them, how they are read, presented, detokenized,
+// deleted and told of, their fingerprint index and the retention of a
+// card's cvc. The root keeps the Vault's token methods (tokenize.go), each
+// of which authenticates, authorizes, logs the reads and counts, then
+// calls this package; Token and TokenRequest are this package's, aliased
+// there.
 //
-// The rest of the feature (tokenizing, reading, lists, aliases,
-// fingerprints, the cvc) is still in the root package and moves here
-// next; this package never imports the root.
+// # What it owns
+//
+//   - The stored records (record_*.go): a token (Record, with Expired;
+//     Kind is its record kind), a token list shape (ShapeRecord), where a
+//     store keeps its fingerprint index (FingerprintPlace) and the progress
+//     of the one-time scans of every tenant's tokens (LegacyCVCScan,
+//     ListBuild), each in its own encoding and with its format's history in
+//     its doc (golden fixtures in the root's testdata/records pin every
+//     version's bytes).
+//   - The API's shapes (request.go, token.go): Request and Token, the
+//     request limits (MaxTokensPerRequest, MaxSearchIndexes, ...), the
+//     validation of ids, containers and metadata, expressions and masks
+//     (EvalExpression, EvalMask, Stringify), and presenting a record to a
+//     caller (TokenOf, Value, Present, PresentTransform).
+//   - The token types (types.go): Types, each type's default container,
+//     fingerprint and mask, and the validation of their data
+//     (ValidateData: a card's number, expiry and cvc, a bank account).
+//   - A Tokenize body (body.go): DecodeBody, IsRequest, DecodeRequest
+//     (RequestOf, the fast way, equal to encoding/json's, FuzzTokenRequestOf),
+//     Walk, and the index keys a token writes (Indexes, FingerprintOf,
+//     SearchIndex, MetadataIndex: keyed MACs, never plaintext).
+//   - Patches (update.go): PatchedRequest and what a patch may read or
+//     show (ReadsStoredData, ReadsNoMore, SameCard).
+//   - Reads and writes (service.go): Service, built in Open, loads (Load,
+//     Must), writes (Put, Write) and deletes (Delete) tokens with their
+//     index entries; the token lists' bookkeeping is its Lists interface,
+//     which the lists feature implements.
+//   - Detokenizing (detokenize.go): Service.Detokenize, at most
+//     MaxDetokenized distinct tokens a request.
+//   - The fingerprint index (fingerprints.go): in memory on a store one
+//     process holds (FingerprintMemory, PlaceFingerprints,
+//     LoadFingerprints), in the store on a shared one; FingerprintIDs,
+//     IndexFingerprint, UnindexFingerprint.
+//   - The cvc's retention (cvc.go): CVCDue, a read never shows a cvc past
+//     it; RemoveCVC and ScheduleLegacyCVCs are the sweeper's transactions.
+//   - The events of tokens (events.go): Emit, EmitRead, EmitReadRecord,
+//     EmitDeleted, EmitCVCExpired, through unit.Tx.Emit, with their view
+//     (Event, EventView, EventOf) kept under the events' size bound.
+//
+// # What it does not do
+//
+// It authenticates and authorizes no call (its functions take a
+// *unit.Tx and an access.Principal the caller authorized), counts nothing
+// and writes the audit line of a read only through its caller (Delete and
+// the cvc sweep log their own changes). Aliases and FPE ids, token intents
+// and the token lists are other features: a token's request is prepared
+// and created (prepareToken, createToken) in the root, where they meet,
+// until they have moved. It never imports the root.
 package tokens

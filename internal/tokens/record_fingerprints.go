@@ -8,7 +8,7 @@ import (
 )
 
 // The stored form of where a store's fingerprint index is kept
-// (FingerprintPlace, the root's tokens_fingerprints.go), at sys/fingerprints, sealed with the
+// (FingerprintPlace, fingerprints.go), at sys/fingerprints, sealed with the
 // system keyring.
 //
 // Format version 1 (binary; see the root's records.go):

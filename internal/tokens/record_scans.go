@@ -9,8 +9,8 @@ import (
 
 // The stored form of the progress of a one-time scan of every tenant's
 // tokens, sealed with the system keyring: the scan giving cards stored
-// before cvc retention their schedule (LegacyCVCScan, the root's
-// tokens_cvc.go) at sys/cvcscan, and the build of the token list indexes
+// before cvc retention their schedule (LegacyCVCScan, Service.ScheduleLegacyCVCs in
+// cvc.go) at sys/cvcscan, and the build of the token list indexes
 // (ListBuild, the root's tokens_lists_build.go) at sys/lists. Both kinds
 // share one layout and keep a format version each.
 //

@@ -39,7 +39,7 @@ type Record struct {
 	Mask           json.RawMessage
 	MaskExpression json.RawMessage
 	// CVCAt is when the cvc in a card's Data was written; nil when it
-	// holds none. See the root's tokens_cvc.go.
+	// holds none. See cvc.go.
 	CVCAt *time.Time
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.

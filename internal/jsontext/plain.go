@@ -1,4 +1,4 @@
-package tokenvault
+package jsontext
 
 import (
 	"encoding/json"
@@ -13,30 +13,30 @@ import (
 // and decoded once:
 //
 //   - a jsoncheck.Doc, from httpapi, which scanned and decoded the body:
-//     only its depth is held to MaxJSONDepth (docValue);
+//     only its depth is held to MaxDepth (DocValue);
 //   - raw JSON ([]byte, json.RawMessage): scanned once (jsoncheck.Scan)
-//     and decoded once (decodeJSON);
+//     and decoded once (Decode);
 //   - Go values: plain ones (maps of any, slices of any, strings, numbers,
 //     bools, nil: what a program builds, and what tenant code's values
-//     are once exported) are checked and copied in one walk (plainCopy);
+//     are once exported) are checked and copied in one walk (PlainCopy);
 //     any other (structs, typed maps, json.RawMessage inside) goes through
-//     encoding/json as before, which plainCopy's result equals.
+//     encoding/json as before, which PlainCopy's result equals.
 
-// docValue is the value of a Doc, or errTooDeep.
-func docValue(d jsoncheck.Doc) (any, error) {
-	if d.Depth() > MaxJSONDepth {
-		return nil, errTooDeep
+// DocValue is the value of a Doc, or ErrTooDeep.
+func DocValue(d jsoncheck.Doc) (any, error) {
+	if d.Depth() > MaxDepth {
+		return nil, ErrTooDeep
 	}
 	return d.Value(), nil
 }
 
-// plainCopy is what checkGoText, json.Marshal and decodeJSON make of v in
+// PlainCopy is what CheckGoText, json.Marshal and Decode make of v in
 // turn (a copy, numbers as json.Number), made in one walk, when v is made
-// of plain values only, nested at most MaxJSONDepth levels, its strings
+// of plain values only, nested at most MaxDepth levels, its strings
 // valid UTF-8 and its numbers finite. ok is false otherwise, and nothing
 // is judged: the caller takes the long way, which names what is wrong.
-func plainCopy(v any) (out any, ok bool) {
-	return plainCopyDepth(v, MaxJSONDepth)
+func PlainCopy(v any) (out any, ok bool) {
+	return plainCopyDepth(v, MaxDepth)
 }
 
 func plainCopyDepth(v any, depth int) (any, bool) {

@@ -1,15 +1,16 @@
-package tokenvault
+package tokens
 
 import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/google/uuid"
+
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -21,7 +22,7 @@ import (
 // rewrote twenty such leaves and their parents, where every other key a
 // token writes (its record, its audit line) appends to a shared page. That
 // random leaf was the largest single cost of a durable write (see
-// BENCHMARKS.md, issue 21).
+// BENCHMARKS.md).
 //
 // So on a store one process holds (bbolt, memory: store.SingleProcess)
 // the index lives in memory only, rebuilt when the Vault opens from the
@@ -43,11 +44,11 @@ import (
 // the fingerprint filter miss it until the next restart. Every lookup
 // therefore loads each candidate from its own transaction and keeps only
 // live tokens with that very fingerprint (an entry is keyed by the first 8
-// bytes of it). An optimistic first run (optimistic.go) also remembers the
+// bytes of it). An optimistic first run (unit.Work.UpdateOptimistic) also remembers the
 // candidates it saw, and runs again if they changed before its write.
 
-// fingerprintMemory is the fingerprint index of every tenant.
-type fingerprintMemory struct {
+// FingerprintMemory is the fingerprint index of every tenant.
+type FingerprintMemory struct {
 	mu      sync.RWMutex
 	tenants map[string]*tenantFingerprints
 }
@@ -90,7 +91,7 @@ func generatedID(id string) (uuid.UUID, bool) {
 }
 
 // add indexes e, reporting whether it was not there yet.
-func (m *fingerprintMemory) add(e fingerprintEntry) bool {
+func (m *FingerprintMemory) add(e fingerprintEntry) bool {
 	slot := fingerprintSlot(e.fp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -119,7 +120,7 @@ func (m *fingerprintMemory) add(e fingerprintEntry) bool {
 }
 
 // remove forgets e.
-func (m *fingerprintMemory) remove(e fingerprintEntry) {
+func (m *FingerprintMemory) remove(e fingerprintEntry) {
 	slot := fingerprintSlot(e.fp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -138,7 +139,7 @@ func (m *fingerprintMemory) remove(e fingerprintEntry) {
 }
 
 // ids returns the candidates for fingerprint fp of tenant tid, sorted.
-func (m *fingerprintMemory) ids(tid, fp string) []string {
+func (m *FingerprintMemory) ids(tid, fp string) []string {
 	slot := fingerprintSlot(fp)
 	m.mu.RLock()
 	var ids []string
@@ -155,8 +156,8 @@ func (m *fingerprintMemory) ids(tid, fp string) []string {
 	return ids
 }
 
-// dropTenant forgets a deleted tenant.
-func (m *fingerprintMemory) dropTenant(tid string) {
+// DropTenant forgets a deleted tenant.
+func (m *FingerprintMemory) DropTenant(tid string) {
 	m.mu.Lock()
 	delete(m.tenants, tid)
 	m.mu.Unlock()
@@ -164,16 +165,16 @@ func (m *fingerprintMemory) dropTenant(tid string) {
 
 // errFingerprintsInMemory refuses to open, as a shared store, a store whose
 // fingerprint index is kept in memory.
-var errFingerprintsInMemory = unit.Errorf(Invalid, "this store keeps its fingerprint index in memory, as a store one "+
+var errFingerprintsInMemory = unit.Errorf(unit.Invalid, "this store keeps its fingerprint index in memory, as a store one "+
 	"process holds: open it as such (a bbolt file, not through a wrapper that hides store.SingleProcess)")
 
-// placeFingerprints records, on first open, where the store's index is
-// kept, and refuses to open a store whose index is in memory as a shared
-// one.
-func (v *Vault) placeFingerprints(ctx context.Context) error {
-	var place tokens.FingerprintPlace
+// PlaceFingerprints records, on first open, where the store's index is
+// kept (mem nil: in the store), and refuses to open a store whose index
+// is in memory as a shared one (Invalid).
+func PlaceFingerprints(ctx context.Context, w *unit.Work, mem *FingerprintMemory) error {
+	var place FingerprintPlace
 	var found bool
-	if err := v.view(ctx, func(t *txn) error {
+	if err := w.View(ctx, func(t *unit.Tx) error {
 		var err error
 		found, err = t.GetRecord(barrier.SysFingerprints, &place)
 		return err
@@ -181,20 +182,20 @@ func (v *Vault) placeFingerprints(ctx context.Context) error {
 		return err
 	}
 	switch {
-	case found && place.InMemory && v.fingerprints == nil:
+	case found && place.InMemory && mem == nil:
 		return errFingerprintsInMemory
-	case found || v.fingerprints == nil:
+	case found || mem == nil:
 		return nil
 	}
-	return v.update(ctx, func(t *txn) error {
-		return t.PutRecord(barrier.SysFingerprints, &tokens.FingerprintPlace{InMemory: true})
+	return w.Update(ctx, func(t *unit.Tx) error {
+		return t.PutRecord(barrier.SysFingerprints, &FingerprintPlace{InMemory: true})
 	})
 }
 
-// loadFingerprints builds the memory index from every token record, at
-// open.
-func (v *Vault) loadFingerprints(ctx context.Context) error {
-	return v.view(ctx, func(t *txn) error {
+// LoadFingerprints builds the memory index mem from every token record,
+// at open.
+func LoadFingerprints(ctx context.Context, w *unit.Work, mem *FingerprintMemory) error {
+	return w.View(ctx, func(t *unit.Tx) error {
 		var tenants []string
 		if err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			tenants = append(tenants, tid)
@@ -208,17 +209,17 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 		for _, tid := range tenants {
 			after := ""
 			for {
-				raws, err := t.ScanValuesAfter(barrier.Tenant(tid).Records(kindToken), after, page)
+				raws, err := t.ScanValuesAfter(barrier.Tenant(tid).Records(Kind), after, page)
 				if err != nil {
 					return err
 				}
 				for _, kv := range raws {
-					var rec tokens.Record
+					var rec Record
 					if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 						return err
 					}
 					if rec.Fingerprint != "" {
-						v.fingerprints.add(fingerprintEntry{tid, rec.Fingerprint, rec.ID})
+						mem.add(fingerprintEntry{tid, rec.Fingerprint, rec.ID})
 					}
 				}
 				if len(raws) < page {
@@ -231,38 +232,52 @@ func (v *Vault) loadFingerprints(ctx context.Context) error {
 	})
 }
 
-// fingerprintIDs returns the ids of tokens that may have fingerprint fp:
-// from the memory index, or the store's. Callers load each and compare.
-func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
-	if t.v.fingerprints == nil {
-		return t.indexedIDs(barrier.Tenant(tid).FingerprintIndex(fp))
+// FingerprintIDs returns the ids of tokens that may have fingerprint fp:
+// from the memory index mem, or the store's when mem is nil. Callers load
+// each and compare.
+func FingerprintIDs(t *unit.Tx, mem *FingerprintMemory, tid, fp string) ([]string, error) {
+	if mem == nil {
+		return IndexedIDs(t, barrier.Tenant(tid).FingerprintIndex(fp))
 	}
-	ids := t.v.fingerprints.ids(tid, fp)
-	t.ReadOutside(func() bool { return slices.Equal(t.v.fingerprints.ids(tid, fp), ids) })
+	ids := mem.ids(tid, fp)
+	t.ReadOutside(func() bool { return slices.Equal(mem.ids(tid, fp), ids) })
 	return ids, nil
 }
 
-// indexFingerprint adds a token just written to the memory index (see
-// above). The entry stays if the transaction does not commit: removing it
-// could remove what another transaction, writing the same token id, has
-// added meanwhile, and a stale entry only costs a lookup.
-func (t *txn) indexFingerprint(rec *tokens.Record) {
-	if t.v.fingerprints == nil || rec.Fingerprint == "" {
+// IndexedIDs lists the ids under an index prefix, sorted.
+func IndexedIDs(t *unit.Tx, prefix barrier.Prefix) ([]string, error) {
+	var ids []string
+	err := t.ScanKeys(prefix, func(_ barrier.Key, id string) error {
+		ids = append(ids, id)
+		return nil
+	})
+	sort.Strings(ids)
+	return ids, err
+}
+
+// IndexFingerprint adds a token just written to the memory index mem (see
+// above; nothing when nil). The entry stays if the transaction does not
+// commit: removing it could remove what another transaction, writing the
+// same token id, has added meanwhile, and a stale entry only costs a
+// lookup.
+func IndexFingerprint(t *unit.Tx, mem *FingerprintMemory, rec *Record) {
+	if mem == nil || rec.Fingerprint == "" {
 		return
 	}
 	e := fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID}
-	c := fingerprintChanges.of(t)
+	c := fingerprintChangesOf(t, mem)
 	c.written = append(c.written, e)
-	t.v.fingerprints.add(e)
+	mem.add(e)
 }
 
-// unindexFingerprint removes a token's entry once the transaction that
-// deletes it (or changes its fingerprint) has committed.
-func (t *txn) unindexFingerprint(rec *tokens.Record) {
-	if t.v.fingerprints == nil || rec.Fingerprint == "" {
+// UnindexFingerprint removes a token's entry from mem (nothing when nil)
+// once the transaction that deletes it (or changes its fingerprint) has
+// committed.
+func UnindexFingerprint(t *unit.Tx, mem *FingerprintMemory, rec *Record) {
+	if mem == nil || rec.Fingerprint == "" {
 		return
 	}
-	c := fingerprintChanges.of(t)
+	c := fingerprintChangesOf(t, mem)
 	c.removed = append(c.removed, fingerprintEntry{rec.TenantID, rec.Fingerprint, rec.ID})
 }
 
@@ -271,13 +286,24 @@ func (t *txn) unindexFingerprint(rec *tokens.Record) {
 // it wrote again).
 type fingerprintChange struct{ written, removed []fingerprintEntry }
 
-var fingerprintChanges = &txnLocal[fingerprintChange]{finish: func(t *txn, c *fingerprintChange, committed bool) {
-	if !committed {
-		return
+var fingerprintChanges unit.Local[fingerprintChange]
+
+// fingerprintChangesOf is t's changes to mem, made (and applied on
+// commit) on first use.
+func fingerprintChangesOf(t *unit.Tx, mem *FingerprintMemory) *fingerprintChange {
+	if c, ok := fingerprintChanges.Peek(t); ok {
+		return c
 	}
-	for _, e := range c.removed {
-		if !slices.Contains(c.written, e) { // deleted, not written again
-			t.v.fingerprints.remove(e)
+	c := fingerprintChanges.Of(t)
+	t.OnFinish(func(committed bool) {
+		if !committed {
+			return
 		}
-	}
-}}
+		for _, e := range c.removed {
+			if !slices.Contains(c.written, e) { // deleted, not written again
+				mem.remove(e)
+			}
+		}
+	})
+	return c
+}

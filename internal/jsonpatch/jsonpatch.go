@@ -1,4 +1,4 @@
-package tokenvault
+package jsonpatch
 
 import (
 	"bytes"
@@ -7,13 +7,14 @@ import (
 	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// mergePatch applies an RFC 7386 JSON merge patch to target and returns the
+// Merge applies an RFC 7386 JSON merge patch to target and returns the
 // result: an object patch merges key by key, null removes a key, anything
 // else replaces the target. target is not modified.
-func mergePatch(target, patch any) any {
+func Merge(target, patch any) any {
 	p, ok := patch.(map[string]any)
 	if !ok {
 		return patch
@@ -30,16 +31,16 @@ func mergePatch(target, patch any) any {
 			delete(out, k)
 			continue
 		}
-		out[k] = mergePatch(out[k], v)
+		out[k] = Merge(out[k], v)
 	}
 	return out
 }
 
-// decodePatch reads a merge patch that must be an object whose top-level
+// Decode reads a merge patch that must be an object whose top-level
 // fields are among allowed; what names the resource in errors.
-func decodePatch(patch json.RawMessage, what string, allowed ...string) (map[string]any, error) {
-	doc, err := decodeJSON(patch)
-	if refused(err) {
+func Decode(patch json.RawMessage, what string, allowed ...string) (map[string]any, error) {
+	doc, err := jsontext.Decode(patch)
+	if jsontext.Refused(err) {
 		return nil, err
 	}
 	if err != nil {
@@ -58,18 +59,18 @@ func decodePatch(patch json.RawMessage, what string, allowed ...string) (map[str
 	return fields, fe.Err()
 }
 
-// patched applies fields to the JSON form of current and decodes the result
+// Apply applies fields to the JSON form of current and decodes the result
 // into dst, which is then validated like any full request.
-func patched(current any, fields map[string]any, dst any) error {
+func Apply(current any, fields map[string]any, dst any) error {
 	b, err := json.Marshal(current)
 	if err != nil {
 		return unit.AsInternal(err)
 	}
-	doc, err := decodeJSON(b)
+	doc, err := jsontext.Decode(b)
 	if err != nil {
 		return unit.AsInternal(err)
 	}
-	mergedDoc := mergePatch(doc, fields)
+	mergedDoc := Merge(doc, fields)
 	// A patch's key equal but for case to a field's ({"request_transform":
 	// {"CODE": ...}}) goes into the same field as the one it patches, or
 	// as another key of the patch: one value would be dropped unseen.

@@ -1,9 +1,10 @@
-package tokenvault
+package tokens
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 )
 
 // tokenRequestSeeds are token request objects, usual and not.
@@ -31,16 +32,16 @@ func FuzzTokenRequestOf(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		v, err := decodeJSON([]byte(body))
+		v, err := jsontext.Decode([]byte(body))
 		m, isObject := v.(map[string]any)
 		if err != nil || !isObject {
 			return
 		}
-		fast, ok := tokenRequestOf(m)
+		fast, ok := RequestOf(m)
 		if !ok {
 			return
 		}
-		slow, e := decodeTokenRequestJSON(m, "")
+		slow, e := decodeRequestJSON(m, "")
 		if e != nil {
 			t.Fatalf("%s: the fast conversion accepted what decoding refuses: %v", body, e)
 		}
@@ -62,13 +63,13 @@ func FuzzTokenRequestOf(f *testing.F) {
 // the rest are left to encoding/json.
 func TestTokenRequestOfAnswers(t *testing.T) {
 	for i, s := range tokenRequestSeeds {
-		v, err := decodeJSON([]byte(s))
+		v, err := jsontext.Decode([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, ok := tokenRequestOf(v.(map[string]any))
+		_, ok := RequestOf(v.(map[string]any))
 		if want := i < 5; ok != want {
-			t.Errorf("tokenRequestOf(%s) answered %v, want %v", s, ok, want)
+			t.Errorf("RequestOf(%s) answered %v, want %v", s, ok, want)
 		}
 	}
 }
@@ -80,16 +81,16 @@ func FuzzPlainJSONString(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, ok := plainJSONString(b)
+		s, ok := PlainJSONString(b)
 		if !ok {
 			return
 		}
-		v, err := decodeJSON(b)
+		v, err := jsontext.Decode(b)
 		if err != nil || v != s {
 			t.Fatalf("%q: taken as %q, decoded as %#v, %v", b, s, v, err)
 		}
-		if got := decodeStoredJSON(b); got != s {
-			t.Fatalf("%q: decodeStoredJSON = %#v, want %q", b, got, s)
+		if got := DecodeStoredJSON(b); got != s {
+			t.Fatalf("%q: DecodeStoredJSON = %#v, want %q", b, got, s)
 		}
 	})
 }

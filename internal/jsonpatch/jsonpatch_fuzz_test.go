@@ -1,14 +1,16 @@
-package tokenvault
+package jsonpatch
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 )
 
 // FuzzMergePatch applies arbitrary JSON merge patches to arbitrary JSON
 // targets (both decoded as the Vault decodes bodies, numbers as
-// json.Number; inputs that are not JSON are skipped). mergePatch must not
+// json.Number; inputs that are not JSON are skipped). Merge must not
 // panic nor modify its inputs, and must follow RFC 7386:
 //
 //   - a patch that is not an object replaces the target;
@@ -22,53 +24,53 @@ import (
 // Seeds are in testdata/fuzz/FuzzMergePatch.
 func FuzzMergePatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, target, patch []byte) {
-		tdoc, err := decodeJSON(target)
+		tdoc, err := jsontext.Decode(target)
 		if err != nil {
 			return
 		}
-		pdoc, err := decodeJSON(patch)
+		pdoc, err := jsontext.Decode(patch)
 		if err != nil {
 			return
 		}
 		// Fresh copies to compare with: decoding twice gives equal values
 		// that share nothing.
-		tcopy, _ := decodeJSON(target)
-		pcopy, _ := decodeJSON(patch)
+		tcopy, _ := jsontext.Decode(target)
+		pcopy, _ := jsontext.Decode(patch)
 
-		got := mergePatch(tdoc, pdoc)
+		got := Merge(tdoc, pdoc)
 		if !reflect.DeepEqual(tdoc, tcopy) {
-			t.Fatalf("mergePatch modified its target %s", target)
+			t.Fatalf("Merge modified its target %s", target)
 		}
 		if !reflect.DeepEqual(pdoc, pcopy) {
-			t.Fatalf("mergePatch modified its patch %s", patch)
+			t.Fatalf("Merge modified its patch %s", patch)
 		}
 		if _, err := json.Marshal(got); err != nil {
-			t.Fatalf("mergePatch(%s, %s) has no JSON form: %v", target, patch, err)
+			t.Fatalf("Merge(%s, %s) has no JSON form: %v", target, patch, err)
 		}
 		checkMerged(t, "", tcopy, pcopy, got)
 
-		if again := mergePatch(got, pdoc); !reflect.DeepEqual(again, got) {
-			t.Fatalf("mergePatch is not idempotent: %s patched with %s gives %s, then %s", target, patch, mustMarshal(got), mustMarshal(again))
+		if again := Merge(got, pdoc); !reflect.DeepEqual(again, got) {
+			t.Fatalf("Merge is not idempotent: %s patched with %s gives %s, then %s", target, patch, mustMarshal(got), mustMarshal(again))
 		}
 		if !reflect.DeepEqual(pdoc, pcopy) {
-			t.Fatalf("mergePatch modified its patch %s when applied twice", patch)
+			t.Fatalf("Merge modified its patch %s when applied twice", patch)
 		}
 
-		empty := mergePatch(tdoc, map[string]any{})
+		empty := Merge(tdoc, map[string]any{})
 		if obj, ok := tcopy.(map[string]any); ok {
 			if !reflect.DeepEqual(empty, obj) {
-				t.Fatalf("mergePatch(%s, {}) = %s, want the target", target, mustMarshal(empty))
+				t.Fatalf("Merge(%s, {}) = %s, want the target", target, mustMarshal(empty))
 			}
 		} else if !reflect.DeepEqual(empty, map[string]any{}) {
-			t.Fatalf("mergePatch(%s, {}) = %s, want {}", target, mustMarshal(empty))
+			t.Fatalf("Merge(%s, {}) = %s, want {}", target, mustMarshal(empty))
 		}
 		// The result patched onto itself as a patch: a null-free object
 		// patch; applied to {} it gives the result back, unless the result
 		// holds nulls inside (arrays and values the patch replaced whole
 		// may).
 		if obj, ok := got.(map[string]any); ok && !hasNull(obj) {
-			if back := mergePatch(map[string]any{}, obj); !reflect.DeepEqual(back, obj) {
-				t.Fatalf("mergePatch({}, %s) = %s, want it back", mustMarshal(obj), mustMarshal(back))
+			if back := Merge(map[string]any{}, obj); !reflect.DeepEqual(back, obj) {
+				t.Fatalf("Merge({}, %s) = %s, want it back", mustMarshal(obj), mustMarshal(back))
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package tokenvault
+package tokens
 
 import (
 	"encoding/json"
@@ -9,52 +9,45 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The token types.
-const (
-	TypeToken = unit.TypeToken
-	TypeCard  = unit.TypeCard
-	TypeBank  = unit.TypeBank
-)
+// Types are the types a token request may name.
+var Types = []string{unit.TypeToken, unit.TypeCard, unit.TypeBank}
 
-// tokenTypes are the types a token request may name.
-var tokenTypes = []string{TypeToken, TypeCard, TypeBank}
-
-// defaultContainer is where a token goes when its request names none.
-var defaultContainer = map[string]string{
-	TypeToken: "/general/high/",
-	TypeCard:  "/pci/high/",
-	TypeBank:  "/bank/high/",
+// DefaultContainer is where a token goes when its request names none.
+var DefaultContainer = map[string]string{
+	unit.TypeToken: "/general/high/",
+	unit.TypeCard:  "/pci/high/",
+	unit.TypeBank:  "/bank/high/",
 }
 
-// defaultFingerprint is the fingerprint expression of each type. A card's
+// DefaultFingerprint is the fingerprint expression of each type. A card's
 // fingerprint is over its number only, so the same card with another expiry
 // or cvc is recognised.
-var defaultFingerprint = map[string]string{
-	TypeToken: "{{ data | stringify }}",
-	TypeCard:  "{{ data.number }}",
-	TypeBank:  "{{ data.account_number }}|{{ data.routing_number }}",
+var DefaultFingerprint = map[string]string{
+	unit.TypeToken: "{{ data | stringify }}",
+	unit.TypeCard:  "{{ data.number }}",
+	unit.TypeBank:  "{{ data.account_number }}|{{ data.routing_number }}",
 }
 
-// defaultMask is the mask expression of each type; plain tokens have none.
-var defaultMask = map[string]any{
-	TypeCard: map[string]any{
+// DefaultMask is the mask expression of each type; plain tokens have none.
+var DefaultMask = map[string]any{
+	unit.TypeCard: map[string]any{
 		"number":           "{{ data.number | reveal_last: 4 }}",
 		"expiration_month": "{{ data.expiration_month }}",
 		"expiration_year":  "{{ data.expiration_year }}",
 	},
-	TypeBank: map[string]any{
+	unit.TypeBank: map[string]any{
 		"routing_number": "{{ data.routing_number }}",
 		"account_number": "{{ data.account_number | reveal_last: 4 }}",
 	},
 }
 
-// defaultTemplates holds the expressions of defaultFingerprint and
-// defaultMask parsed, for evalExpression: most tokens use their type's
+// DefaultTemplates holds the expressions of DefaultFingerprint and
+// DefaultMask parsed, for EvalExpression: most tokens use their type's
 // defaults, and parsing a card's four of them again for every card was a
 // fiftieth of its tokenization. Templates are immutable, so sharing them is
 // safe; a tenant's own expressions are parsed each time, as nothing bounds
 // how many there are.
-var defaultTemplates = func() map[string]*expr.Template {
+var DefaultTemplates = func() map[string]*expr.Template {
 	out := map[string]*expr.Template{}
 	add := func(src string) {
 		t, err := expr.Parse(src)
@@ -63,10 +56,10 @@ var defaultTemplates = func() map[string]*expr.Template {
 		}
 		out[src] = t
 	}
-	for _, src := range defaultFingerprint {
+	for _, src := range DefaultFingerprint {
 		add(src)
 	}
-	for _, mask := range defaultMask {
+	for _, mask := range DefaultMask {
 		for _, src := range mask.(map[string]any) {
 			add(src.(string))
 		}
@@ -74,14 +67,14 @@ var defaultTemplates = func() map[string]*expr.Template {
 	return out
 }()
 
-// validateData checks the data of a token of type typ, reporting problems
+// ValidateData checks the data of a token of type typ, reporting problems
 // under path, and returns it normalised (card months and years as numbers).
 // A card must not have expired by validOn (zero: not checked).
-func validateData(typ string, data any, validOn time.Time, path string, fe unit.FieldErrors) any {
+func ValidateData(typ string, data any, validOn time.Time, path string, fe unit.FieldErrors) any {
 	switch typ {
-	case TypeCard:
+	case unit.TypeCard:
 		return validateCard(data, validOn, path, fe)
-	case TypeBank:
+	case unit.TypeBank:
 		return validateBank(data, path, fe)
 	}
 	if data == nil {

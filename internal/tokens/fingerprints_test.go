@@ -1,4 +1,4 @@
-package tokenvault
+package tokens
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ func TestFingerprintMemory(t *testing.T) {
 	const sameSlot = "0011223344556677ffffffffffffffffffffffffffffffffffffffffffffffff"
 	a := "0190b8e0-0000-7000-8000-000000000001"
 	b := "0190b8e0-0000-7000-8000-000000000002"
-	var m fingerprintMemory
+	var m FingerprintMemory
 	for _, e := range []fingerprintEntry{{"t", fp, a}, {"t", sameSlot, b}, {"t", fp, "order:1"}, {"u", fp, b}} {
 		if !m.add(e) {
 			t.Errorf("add(%v) = false for a new entry", e)
@@ -33,7 +33,7 @@ func TestFingerprintMemory(t *testing.T) {
 	if got := m.ids("u", fp); !slices.Equal(got, []string{b}) {
 		t.Errorf("other tenant's ids = %v", got)
 	}
-	m.dropTenant("u")
+	m.DropTenant("u")
 	if got := m.ids("u", fp); len(got) != 0 {
 		t.Errorf("ids of a dropped tenant = %v", got)
 	}

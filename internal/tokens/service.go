@@ -1,0 +1,154 @@
+package tokens
+
+import (
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
+
+// Service is the token feature as a Vault wires it in Open: the state
+// its reads and writes need beyond the transaction. Its methods take a
+// *unit.Tx the caller has authorized; none writes a count (the caller
+// counts what its call did).
+type Service struct {
+	// Fingerprints is the fingerprint index on a store one process
+	// holds; nil on a shared store, which keeps it in the store.
+	Fingerprints *FingerprintMemory
+	// CVCRetention is how long a card's cvc is kept after it was written
+	// (Options.Retention.CVC, resolved).
+	CVCRetention time.Duration
+	// Lists keeps the token lists' entries and counts beside every token
+	// write (the listing feature's bookkeeping).
+	Lists Lists
+}
+
+// Lists is the bookkeeping of the token lists that a token write calls:
+// List for a new token, Move for a new version of one (prev is the
+// version it replaces), Unlist for one about to be deleted.
+type Lists interface {
+	List(t *unit.Tx, rec *Record) error
+	Move(t *unit.Tx, prev, rec *Record) error
+	Unlist(t *unit.Tx, rec *Record) error
+}
+
+// CVCDue reports whether rec holds a cvc past its retention at now.
+func (s *Service) CVCDue(rec *Record, now time.Time) bool {
+	at, ok := CVCWrittenAt(rec)
+	return ok && !now.Before(at.Add(s.CVCRetention))
+}
+
+// hideStaleCVC leaves a cvc past its retention out of rec as read, before
+// anything else sees the record.
+func (s *Service) hideStaleCVC(rec *Record, now time.Time) {
+	if s.CVCDue(rec, now) {
+		rec.Data = WithoutCVC(rec.Data)
+		rec.CVCAt = nil
+	}
+}
+
+// Load reads a token, without a cvc past its retention (see cvc.go).
+// It returns nil for a missing token and, unless withExpired, for one past
+// its expires_at.
+func (s *Service) Load(t *unit.Tx, tid, id string, withExpired bool) (*Record, error) {
+	if !ValidID(id) {
+		return nil, nil
+	}
+	var rec Record
+	ok, err := t.GetRecord(barrier.Tenant(tid).Record(Kind, id), &rec)
+	if err != nil || !ok {
+		return nil, err
+	}
+	s.hideStaleCVC(&rec, t.Now)
+	if !withExpired && rec.Expired(t.Now) {
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+// Must loads a live token the caller may use with perm, and the
+// transform that applies. Unknown and expired tokens are NotFound; a token
+// the caller's rules do not reach is PermissionDenied.
+func (s *Service) Must(t *unit.Tx, p *access.Principal, id, perm string) (*Record, string, error) {
+	rec, err := s.Load(t, p.TenantID, id, false)
+	if err != nil {
+		return nil, "", err
+	}
+	if rec == nil {
+		return nil, "", unit.NotFoundError("token")
+	}
+	transform, ok := p.Decide(perm, ScopeOf(rec))
+	if !ok {
+		return nil, "", unit.Forbidden(perm)
+	}
+	return rec, transform, nil
+}
+
+// Put writes a new token record, its index entries and its list index
+// entries and counts.
+func (s *Service) Put(t *unit.Tx, rec *Record) error { return s.Write(t, nil, rec) }
+
+// Write writes a token record, its index entries and its list index
+// entries and counts. prev is the version it replaces (an update; nil for
+// a new token), whose index entries the caller removed: its list entries
+// are moved (Lists.Move), so they are written only when they change.
+func (s *Service) Write(t *unit.Tx, prev, rec *Record) error {
+	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(Kind, rec.ID), rec); err != nil {
+		return err
+	}
+	var err error
+	if prev != nil {
+		err = s.Lists.Move(t, prev, rec)
+	} else {
+		err = s.Lists.List(t, rec)
+	}
+	if err != nil {
+		return err
+	}
+	IndexFingerprint(t, s.Fingerprints, rec)
+	for _, k := range rec.Indexes {
+		if err := t.PutIndex(barrier.IndexEntry(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete removes a token, its index entries, its list index entries
+// and count, and its schedule, and logs it (msg) and emits its event as
+// by's.
+func (s *Service) Delete(t *unit.Tx, by unit.Actor, rec *Record, msg string) error {
+	if err := t.Delete(barrier.Tenant(rec.TenantID).Record(Kind, rec.ID)); err != nil {
+		return err
+	}
+	if err := s.Lists.Unlist(t, rec); err != nil {
+		return err
+	}
+	UnindexFingerprint(t, s.Fingerprints, rec)
+	for _, k := range rec.Indexes {
+		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
+			return err
+		}
+	}
+	if err := EmitDeleted(t, by, rec); err != nil {
+		return err
+	}
+	return t.Log(by, rec.TenantID, rec.Type, rec.ID, unit.OpDelete, msg)
+}
+
+// Present shapes a token for a caller using perm: data revealed, masked or
+// removed by the transform that applies (redacted when perm does not reach
+// the token). Create and update responses never reveal a card or bank
+// account: they carry the mask. A caller that may not read the token is
+// shown only what the Presentation allows.
+func Present(p *access.Principal, rec *Record, perm string, what Presentation) *Token {
+	tok := TokenOf(rec, PresentTransform(p, rec, perm))
+	if !p.MayReadClear(ScopeOf(rec)) {
+		tok.Fingerprint = ""
+	}
+	if what != PresentCreated && !p.MayRead(ScopeOf(rec)) {
+		tok.WithholdContent()
+	}
+	return tok
+}
