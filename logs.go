@@ -142,7 +142,7 @@ func (t *txn) getLog(tid, suffix string) (Log, bool, error) {
 // more follow; it is exact on the last page (After empty). With
 // entity_type alone (typePage), the log is walked back the same way and
 // each line examined is opened to read its type: a page examines at most
-// its offset, its size and 1,000 more lines (listBudget), so where the
+// its offset, its size and 1,000 more lines (paging.ListBudget), so where the
 // type is rare a page may be short, even empty, with an After that
 // continues the walk (follow After until it is absent); a type with at
 // most 1,000 lines is then answered from its index and counted exactly
@@ -205,7 +205,7 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 		default:
 			// The type's page opens the lines it walks: they are its data.
 			var data []Log
-			data, pag, err = t.typePage(p.TenantID, req.EntityType, req.StartDate, req.EndDate, pg, listBudget, listBudget)
+			data, pag, err = t.typePage(p.TenantID, req.EntityType, req.StartDate, req.EndDate, pg, paging.ListBudget, paging.ListBudget)
 			out = &Page[Log]{Pagination: pag, Data: data}
 			return err
 		}

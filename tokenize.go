@@ -566,14 +566,14 @@ func (t *txn) putToken(rec *tokens.Record) error { return t.writeToken(nil, rec)
 // writeToken writes a token record, its index entries and its list index
 // entries and counts. prev is the version it replaces (an update; nil for
 // a new token), whose index entries the caller removed: its list entries
-// are moved (moveListed), so they are written only when they change.
+// are moved (listing.Lists.Move), so they are written only when they change.
 func (t *txn) writeToken(prev, rec *tokens.Record) error {
 	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID), rec); err != nil {
 		return err
 	}
-	listed := t.listToken
+	listed := func(rec *tokens.Record) error { return t.v.lists.List(t.Tx, rec) }
 	if prev != nil {
-		listed = func(rec *tokens.Record) error { return t.moveListed(prev, rec) }
+		listed = func(rec *tokens.Record) error { return t.v.lists.Move(t.Tx, prev, rec) }
 	}
 	if err := listed(rec); err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
+	"github.com/tokenvault/tokenvault/internal/tokens/listing"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -67,9 +68,10 @@ type Vault struct {
 	// fingerprints is the fingerprint index on a store one process holds,
 	// nil on a shared store, which keeps it in the store (tokens_fingerprints.go).
 	fingerprints *fingerprintMemory
-	// shapes is what this Vault knows of its tenants' token list shapes
-	// (tokens_lists_shapes.go).
-	shapes shapeCache
+	// lists are the token lists, searches and access history, with what
+	// this Vault knows of its tenants' token list shapes
+	// (internal/tokens/listing).
+	lists *listing.Lists
 	// maxPendingSessions and maxPendingPerAddress: see
 	// Options.Limits.MaxPendingSessionsPerApplication and
 	// Options.Limits.MaxPendingSessionsPerAddress.
@@ -243,6 +245,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.lists = v.newLists()
 	v.indexer = auditlog.NewIndexer(auditlog.IndexerConfig{Work: v.work, Later: v.optimistic && !v.barrier.Appends(),
 		Fold: v.foldAppends, Logger: v.logger, Now: v.now})
 	v.dispatch = events.NewDispatcher(events.Config{Options: opts.Webhooks, HTTPClient: v.httpClient, Policy: v.outbound,
@@ -300,7 +303,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = v.loadFingerprints(ctx)
 	}
 	if err == nil {
-		err = v.buildTokenLists(ctx) // once, for a store written before them
+		err = v.lists.Build(ctx, v.work, v.logger) // once, for a store written before them
 	}
 	if err == nil {
 		err = v.countTenants(ctx) // once, for a store written before the count
