@@ -2,34 +2,15 @@ package listing
 
 import (
 	"context"
-	"encoding/binary"
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
-
-// plainWrapper leaves keyrings unwrapped: these tests are about lists,
-// not sealing.
-type plainWrapper struct{}
-
-func (plainWrapper) WrapKeys(_ context.Context, _ string, p []byte) ([]byte, error) { return p, nil }
-func (plainWrapper) UnwrapKeys(_ context.Context, _ string, r []byte) ([]byte, error) {
-	return r, nil
-}
-
-// varintCounts stores a kept count as a varint.
-type varintCounts struct{}
-
-func (varintCounts) EncodeCount(_ barrier.Key, n int64) []byte { return binary.AppendVarint(nil, n) }
-func (varintCounts) DecodeCount(_ barrier.Key, b []byte) (int64, error) {
-	n, _ := binary.Varint(b)
-	return n, nil
-}
 
 // testTenant is the tenant of the fixture.
 const testTenant = "tenant-1"
@@ -46,24 +27,9 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	now := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
-	s := memory.New()
-	b := barrier.New(barrier.Config{Store: s, Wrapper: plainWrapper{}, Now: now,
-		TenantGone: unit.NotFoundError("tenant"), Counts: varintCounts{}, Instance: "test"})
-	sys, err := barrier.NewKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.SetSystemKeys(sys)
-	t.Cleanup(func() { b.Close() })
-	f := &fixture{
-		store: s,
-		work: unit.NewWork(b, unit.Options{Now: now, Generation: func() uint64 { return 0 },
-			IdentitiesChanged: func() {}, Result: func(err error) error { return err }}),
-		recs: map[string]*tokens.Record{},
-	}
-	// Kept counts land as the Vault's commits write them.
-	f.work.Hook(unit.Hooks{BeforeCommit: func(tx *unit.Tx) error { return tx.FlushCounts() }})
+	w, s := worktest.New(t)
+	worktest.Tenant(t, w, testTenant)
+	f := &fixture{store: s, work: w, recs: map[string]*tokens.Record{}}
 	f.lists = &Lists{Load: func(_ *unit.Tx, tid, id string, withExpired bool) (*tokens.Record, error) {
 		rec := f.recs[id]
 		if rec == nil || rec.TenantID != tid {
@@ -71,14 +37,6 @@ func newFixture(t *testing.T) *fixture {
 		}
 		return rec, nil
 	}}
-	f.update(t, func(tx *unit.Tx) error {
-		ks, err := barrier.NewKeys()
-		if err != nil {
-			return err
-		}
-		tx.CreatedKeys(testTenant, ks)
-		return tx.PutKeyring(barrier.Tenant(testTenant).Keyring(), ks)
-	})
 	return f
 }
 
