@@ -9,7 +9,7 @@ import (
 // The count of tenants, total_items of ListTenants, is kept by the commits
 // that create and delete tenants (tenants.Registered; see the package's
 // count.go). Every Vault sharing a store (PostgreSQL) must be of a version
-// that keeps it, as for the token list counts (tokens_lists_build.go).
+// that keeps it, as for the token list counts (listing.Lists.Build).
 
 // countTenants writes the count of tenants of a store that has none: one
 // transaction that counts the registry, once. A store that has it costs

@@ -301,7 +301,7 @@ func (t *txn) logReads(p *principal, perm string, toks []Token, msg, channel str
 // oldest first, for a query with an exact-value filter (ids, fingerprint,
 // metadata, search): it reads that filter's index, and costs what the
 // filter matches. A query without one is tokenList's walk of a list index
-// (pageTokens), never a scan: here it is an internal error.
+// (listing.Page), never a scan: here it is an internal error.
 func (t *txn) queryTokens(p *principal, perm string, q listing.Query) ([]Token, error) {
 	tid := p.TenantID
 	ks, err := t.TenantKeys(tid, false)
