@@ -404,21 +404,28 @@ func (v *Vault) foldForAccess(ctx context.Context, key Credential) error {
 // tenant being deleted, the metadata index and the audit log's entity
 // index.
 func (v *Vault) newLists() *listing.Lists {
-	tx := func(t *unit.Tx) *txn { return &txn{Tx: t, v: v} }
+	// Each reads through a txn on the stack: Load runs once per token a
+	// page examines, and a txn on the heap would cost an allocation each.
 	return &listing.Lists{
 		Load: func(t *unit.Tx, tid, id string, withExpired bool) (*tokens.Record, error) {
-			return tx(t).loadToken(tid, id, withExpired)
+			tt := txn{Tx: t, v: v}
+			return tt.loadToken(tid, id, withExpired)
 		},
-		TenantDeleting: func(t *unit.Tx, tid string) (bool, error) { return tx(t).tenantDeleting(tid) },
+		TenantDeleting: func(t *unit.Tx, tid string) (bool, error) {
+			tt := txn{Tx: t, v: v}
+			return tt.tenantDeleting(tid)
+		},
 		MetadataIDs: func(t *unit.Tx, tid, key, value string) ([]string, error) {
 			ks, err := t.TenantKeys(tid, false)
 			if err != nil {
 				return nil, err
 			}
-			return tx(t).indexedIDs(metadataIndex(ks, tid, key, value))
+			tt := txn{Tx: t, v: v}
+			return tt.indexedIDs(metadataIndex(ks, tid, key, value))
 		},
 		EntityLines: func(t *unit.Tx, tid, typ, id string, pg paging.Pager) ([]string, Pagination, error) {
-			return tx(t).entityPage(tid, typ, id, nil, nil, pg)
+			tt := txn{Tx: t, v: v}
+			return tt.entityPage(tid, typ, id, nil, nil, pg)
 		},
 	}
 }
