@@ -25,7 +25,7 @@ type fixture struct {
 	recs  map[string]*tokens.Record
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	w, s := worktest.New(t)
 	worktest.Tenant(t, w, testTenant)
@@ -40,7 +40,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) update(t *testing.T, fn func(tx *unit.Tx) error) {
+func (f *fixture) update(t testing.TB, fn func(tx *unit.Tx) error) {
 	t.Helper()
 	if err := f.work.Update(context.Background(), fn); err != nil {
 		t.Fatal(err)
