@@ -64,8 +64,8 @@ func (q Query) matchesShape(s tokens.ShapeRecord) bool {
 	return slices.ContainsFunc(s.Containers, func(c string) bool { return access.ContainerContains(q.Container, c) })
 }
 
-// MaxQueryLength bounds a search query.
-const MaxQueryLength = 4096
+// maxQueryLength bounds a search query.
+const maxQueryLength = 4096
 
 // ParseQuery parses the query language of a token search (the root's
 // SearchTokensRequest): terms joined by AND, each field:value, the value
@@ -73,8 +73,8 @@ const MaxQueryLength = 4096
 // for one it does not read.
 func ParseQuery(s string) (Query, error) {
 	var q Query
-	if len(s) > MaxQueryLength {
-		return q, unit.InvalidField("query", "must be at most %d bytes", MaxQueryLength)
+	if len(s) > maxQueryLength {
+		return q, unit.InvalidField("query", "must be at most %d bytes", maxQueryLength)
 	}
 	terms, err := splitTerms(s)
 	if err != nil {

@@ -45,7 +45,7 @@ func TestParseQuery(t *testing.T) {
 		{"container:a", `container "a" is not a container`},
 		{"metadata.a\x01b:c", `metadata key "a\x01b"`},
 		{`data:"open`, "unterminated quote"},
-		{"data:" + strings.Repeat("x", MaxQueryLength), "must be at most 4096 bytes"},
+		{"data:" + strings.Repeat("x", maxQueryLength), "must be at most 4096 bytes"},
 	} {
 		_, err := ParseQuery(tc.query)
 		if unit.ErrorKind(err) != unit.Invalid || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "query") {

@@ -47,7 +47,7 @@ func (f *fixture) update(t testing.TB, fn func(tx *unit.Tx) error) {
 	}
 }
 
-func (f *fixture) view(t *testing.T, fn func(tx *unit.Tx) error) {
+func (f *fixture) view(t testing.TB, fn func(tx *unit.Tx) error) {
 	t.Helper()
 	if err := f.work.View(context.Background(), fn); err != nil {
 		t.Fatal(err)
