@@ -12,6 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -289,7 +290,7 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.TenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
+		out, err = paging.Records(t.Tx, p.TenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}

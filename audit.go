@@ -9,6 +9,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -98,7 +99,7 @@ func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string
 // more follow; it is exact on the last page (After empty). With
 // entity_type alone (typePage), the log is walked back the same way and
 // each line examined is opened to read its type: a page examines at most
-// its offset, its size and 1,000 more lines (listBudget), so where the
+// its offset, its size and 1,000 more lines (paging.ListBudget), so where the
 // type is rare a page may be short, even empty, with an After that
 // continues the walk (follow After until it is absent); a type with at
 // most 1,000 lines is then answered from its index and counted exactly
@@ -161,7 +162,7 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 		default:
 			// The type's page opens the lines it walks: they are its data.
 			var data []Log
-			data, pag, err = auditlog.TypeLogPage(t.Tx, p.TenantID, req.EntityType, req.StartDate, req.EndDate, pg, listBudget, listBudget)
+			data, pag, err = auditlog.TypeLogPage(t.Tx, p.TenantID, req.EntityType, req.StartDate, req.EndDate, pg, paging.ListBudget, paging.ListBudget)
 			out = &Page[Log]{Pagination: pag, Data: data}
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -192,7 +193,7 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.TenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
+		out, err = paging.Records(t.Tx, p.TenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
 			var rec tenants.InvitationRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err

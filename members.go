@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -38,7 +39,7 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 		if err != nil {
 			return err
 		}
-		out, err = pageRecords(t, p.TenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
+		out, err = paging.Records(t.Tx, p.TenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
 			var rec tenants.MemberRecord
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err

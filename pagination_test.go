@@ -164,7 +164,7 @@ func TestCursorPagination(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The totals of a cursor page are the kept count of the whole list
-	// (pagination_records.go): counting only what follows the cursor would be
+	// (paging.Records): counting only what follows the cursor would be
 	// a scan.
 	want := tokenvault.Pagination{TotalItems: 6, PageNumber: 1, PageSize: 4, TotalPages: 2}
 	if next.Pagination != want || len(next.Data) != 2 {

@@ -11,6 +11,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -286,7 +287,7 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.TenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
+		out, err = paging.Records(t.Tx, p.TenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -315,7 +316,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			return err
 		}
 		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = pageRecords(t, p.TenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
+		out, err = paging.Records(t.Tx, p.TenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
 			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
 				return nil, nil
 			}

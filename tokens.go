@@ -82,22 +82,6 @@ func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 
 func (v *Vault) cvcDue(rec *tokens.Record, now time.Time) bool { return v.tokens.CVCDue(rec, now) }
 
-// tokenLists is the token lists' bookkeeping (tokens_lists.go) as
-// internal/tokens calls it on every token write.
-type tokenLists struct{ v *Vault }
-
-func (l tokenLists) List(t *unit.Tx, rec *tokens.Record) error {
-	return (&txn{Tx: t, v: l.v}).listToken(rec)
-}
-
-func (l tokenLists) Move(t *unit.Tx, prev, rec *tokens.Record) error {
-	return (&txn{Tx: t, v: l.v}).moveListed(prev, rec)
-}
-
-func (l tokenLists) Unlist(t *unit.Tx, rec *tokens.Record) error {
-	return (&txn{Tx: t, v: l.v}).unlistToken(rec)
-}
-
 func (t *txn) fingerprintIDs(tid, fp string) ([]string, error) {
 	return tokens.FingerprintIDs(t.Tx, t.v.fingerprints, tid, fp)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/tokens/listing"
 
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -64,10 +65,10 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	strip()
 	v = open() // the handle to run one batch with; its own build ran
 	strip()
-	v.shapes = shapeCache{} // what it knew of the registries stripped
+	v.lists.Forget() // what it knew of the registries stripped
 	err := v.update(context.Background(), func(tx *txn) error {
 		var st, before tokens.ListBuild
-		return tx.buildTokenListsOnce(&st, &before)
+		return v.lists.BuildOnce(tx.Tx, &st, &before)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 // of each of its containers and their ancestors, a count each) lists
 // exactly as before once opened, and keeps none of those entries and
 // counts: the build removes them, in transactions of at most
-// listBuildBatch keys, and lists every token in its shape.
+// listing.BuildBatch keys, and lists every token in its shape.
 func TestTokenListsRebuiltByShape(t *testing.T) {
 	ctx := context.Background()
 	s, open, answer := newBuildFixture(t)
@@ -120,7 +121,7 @@ func TestTokenListsRebuiltByShape(t *testing.T) {
 		}
 		for _, tid := range tids {
 			old := barrier.Tenant(tid).LegacyTokenLists()
-			for i := range listBuildBatch + 200 {
+			for i := range listing.BuildBatch + 200 {
 				pos := fmt.Sprintf("%08d", i)
 				for _, k := range []barrier.Key{old[0].Key("token/" + pos), old[1].Key("0123456789abcdef" + pos)} {
 					if err := tx.Put([]byte(k.String()), nil); err != nil {
@@ -215,7 +216,7 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 	}
 	// More tokens than one build transaction lists, of both types and in
 	// several containers, some with custom ids.
-	body := make([]any, 0, listBuildBatch+300)
+	body := make([]any, 0, listing.BuildBatch+300)
 	for i := range cap(body) {
 		switch i % 7 {
 		case 0:

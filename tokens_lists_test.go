@@ -323,7 +323,7 @@ func TestCursorWalkSeesEveryTokenOnceWhileTokensAreDeleted(t *testing.T) {
 // tenant, a page of 20 applications (the first, by cursor, and one by
 // name filter) reads a small multiple of its size, and the first page
 // carries the tenant's kept count; reactors, proxies, members and
-// invitations page through the same walk (pagination_records.go).
+// invitations page through the same walk (paging.Records).
 func TestRecordListPagesReadWhatTheyReturn(t *testing.T) {
 	cs := storetest.NewCountingStore(memory.New())
 	e := newEnvOn(t, cs)

@@ -25,6 +25,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/tokens/listing"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
@@ -73,9 +74,10 @@ type Vault struct {
 	fingerprints *tokens.FingerprintMemory
 	// tokens is the token feature (internal/tokens), wired in Open.
 	tokens *tokens.Service
-	// shapes is what this Vault knows of its tenants' token list shapes
-	// (tokens_lists_shapes.go).
-	shapes shapeCache
+	// lists are the token lists, searches and access history, with what
+	// this Vault knows of its tenants' token list shapes
+	// (internal/tokens/listing).
+	lists *listing.Lists
 	// maxPendingSessions and maxPendingPerAddress: see
 	// Options.Limits.MaxPendingSessionsPerApplication and
 	// Options.Limits.MaxPendingSessionsPerAddress.
@@ -256,6 +258,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Result:            v.result,
 	})
 	v.hookUnitsOfWork()
+	v.lists = v.newLists()
 	v.indexer = auditlog.NewIndexer(auditlog.IndexerConfig{Work: v.work, Later: v.optimistic && !v.barrier.Appends(),
 		Fold: v.foldAppends, Logger: v.logger, Now: v.now})
 	v.openEvents(opts.Webhooks)
@@ -308,13 +311,13 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.optimistic {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}
-	v.tokens = &tokens.Service{Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: tokenLists{v}}
+	v.tokens = &tokens.Service{Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists}
 	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
 		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)
 	}
 	if err == nil {
-		err = v.buildTokenLists(ctx) // once, for a store written before them
+		err = v.lists.Build(ctx, v.work, v.logger) // once, for a store written before them
 	}
 	if err == nil {
 		err = tenants.EnsureCount(ctx, v.work) // once, for a store written before the count

@@ -223,7 +223,7 @@ func TestWritePathTokenizeSharesNoKeys(t *testing.T) {
 			// The tenant's first token of a shape (a type and its
 			// containers) writes the shape's registry entry: once per
 			// shape and tenant, ever, so two instances' first tokens of
-			// a new shape may meet on it once (tokens_lists_shapes.go).
+			// a new shape may meet on it once (internal/tokens/listing).
 			// Each Vault tokenizes once, unrecorded, first: what follows
 			// is every later commit.
 			tokenizeOn(t, context.Background(), p.a, p.app.Key, 1, 1)

@@ -141,7 +141,7 @@ func EntityPage(t *unit.Tx, tid, typ, id string, start, end *time.Time, pg pagin
 // examining at most the page's offset, its size and budget more lines,
 // and answering from the type's index when the walk's first chunk holds
 // none of the type, or the budget runs out, and the type has at most few
-// lines (ListLogs: listBudget, both). The total is
+// lines (ListLogs: paging.ListBudget, both). The total is
 // the same lower bound as logPage's (the lines of the type up to the end
 // of the page, plus one when After is set), exact when After is empty or
 // when the page was answered from the type's index.

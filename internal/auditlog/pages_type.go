@@ -17,20 +17,20 @@ import (
 // the cursor (or the end of the date range), as Newest does, opens each
 // line it examines (a line is some 40 bytes to decrypt), keeps those of
 // the type, and stops when the page is full or once it has examined its
-// offset, its size and listBudget (1,000) more lines. A type that is
+// offset, its size and paging.ListBudget (1,000) more lines. A type that is
 // frequent in the log fills its page after a few more lines than it
 // shows.
 //
 // When the first chunk of the walk holds no line of the type, or the
 // budget runs out first, the type is rare where the walk goes. Then (once
-// a page) the type's index entries are counted, up to listBudget: a type
+// a page) the type's index entries are counted, up to paging.ListBudget: a type
 // with at most that many lines (a tenant's creation, its few banks) is
 // answered from them exactly, as before, at a cost of those entries (keys
 // only) and the page. A type with more, spread thinly over a long log,
 // gets the walk's short (possibly empty) page, with an after that
 // continues the walk from the last line examined: a client follows after
 // until it is absent, as for tokens hidden by access rules. Either way a
-// page reads at most its offset, its size and about twice listBudget
+// page reads at most its offset, its size and about twice paging.ListBudget
 // entries.
 
 // TypePage is what WalkType found for a page: the lines of the type it

@@ -209,10 +209,10 @@
 //	                                         HMAC, or of a type's overflow list. One entry
 //	                                         per token, written and removed with the
 //	                                         record; a list page merges the shapes its
-//	                                         filter takes (tokens_lists.go)
+//	                                         filter takes (internal/tokens/listing)
 //	tenant/<tid>/token_shape/<hex mac>       the shape a <mac> stands for (sealed): written
 //	                                         by the commit of its first token, at most
-//	                                         maxListShapes a tenant (tokens_lists_shapes.go)
+//	                                         maxListShapes a tenant (listing, shapes.go)
 //	tenant/<tid>/idx/tlo/<hex mac>           a container (its keyed HMAC) at or below
 //	                                         which tokens of the overflow lists are
 //	                                         (empty value; written with the first such
@@ -239,7 +239,7 @@
 //	                                         of shapes to know which counts to build
 //	sys/lists-shapes                         the one-time build of the token lists by shape
 //	                                         for a store written before them (sealed,
-//	                                         system keyring; tokens_lists_build.go)
+//	                                         system keyring; listing, build.go)
 //	tenant/<tid>/idx/<name>/<value>/...      secondary indexes (empty values), among them
 //	tenant/<tid>/idx/pending-session/<app>/<nanos>/<id>  unauthorized sessions of a
 //	                                         public application, by expiry (internal/sessions)

@@ -21,7 +21,7 @@ type Key struct {
 	tenant string
 	auth   bool
 	// counted is the kind of a record whose tenant keeps a count of
-	// them (countedKinds): the transaction counts the record when it is
+	// them (CountedKinds): the transaction counts the record when it is
 	// first written and when it is deleted (Tx.SealPut, Tx.Delete).
 	counted string
 }

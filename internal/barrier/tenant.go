@@ -74,14 +74,14 @@ func (tk TenantKeys) Index(name string) Prefix {
 	return Prefix{s: "tenant/" + tk.id + "/idx/" + name + "/", tenant: tk.id}
 }
 
-// The token lists (tokens_lists.go in the root). A token's list shape is
+// The token lists (internal/tokens/listing). A token's list shape is
 // its type and its set of containers; each shape the tenant has is named
 // by a keyed HMAC of it (16 bytes: mac; its hex: hexMAC), so keys never
 // spell a container.
 //
 // TokenShapeList is the list index of the tokens of one shape: what
-// follows the prefix is a token's packed position (packPosition in the
-// root), one entry per token. TokenShapeCount is how many tokens it
+// follows the prefix is a token's packed position (packPosition in
+// listing), one entry per token. TokenShapeCount is how many tokens it
 // holds. TokenShape is the shape's registry entry (the type and
 // containers it stands for, sealed with the tenant's keyring like every
 // record), written once, by the commit of its first token; TokenShapes

@@ -11,7 +11,7 @@ import (
 // tokens, sealed with the system keyring: the scan giving cards stored
 // before cvc retention their schedule (LegacyCVCScan, Service.ScheduleLegacyCVCs in
 // cvc.go) at sys/cvcscan, and the build of the token list indexes
-// (ListBuild, the root's tokens_lists_build.go) at sys/lists. Both kinds
+// (ListBuild, internal/tokens/listing's build) at sys/lists. Both kinds
 // share one layout and keep a format version each.
 //
 // Format version 1 (binary; see the root's records.go and records_parts.go):
@@ -44,7 +44,7 @@ type ScanProgress struct {
 // barrier.SysCVCScan.
 type LegacyCVCScan ScanProgress
 
-// ListBuild is the progress of the root's buildTokenLists, at
+// ListBuild is the progress of listing.Lists.Build, at
 // barrier.SysLists.
 type ListBuild ScanProgress
 

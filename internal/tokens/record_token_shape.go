@@ -5,7 +5,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The stored form of a token list shape (the root's tokens_lists_shapes.go): the
+// The stored form of a token list shape (internal/tokens/listing, shapes.go): the
 // type and the containers its registry entry stands for, at
 // tenant/<tid>/token_shape/<hex of its keyed HMAC>, sealed with the
 // tenant's keyring. Written once, by the commit that lists the shape's

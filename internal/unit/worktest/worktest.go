@@ -23,6 +23,9 @@ type Work struct {
 	*unit.Work
 	// Sys is the barrier's system keyring, for features that MAC with it.
 	Sys *barrier.Keys
+	// Store is the memory store under it, for tests that look at what
+	// was written.
+	Store *memory.Store
 
 	mu     sync.Mutex
 	now    time.Time
@@ -40,10 +43,10 @@ type Line struct {
 var Start = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // New returns a Work over a new memory store, closed when the test ends.
-func New(t *testing.T) *Work {
+func New(t testing.TB) *Work {
 	t.Helper()
-	w := &Work{now: Start}
-	b := barrier.New(barrier.Config{Store: memory.New(), Wrapper: plainWrapper{}, Now: w.Now,
+	w := &Work{now: Start, Store: memory.New()}
+	b := barrier.New(barrier.Config{Store: w.Store, Wrapper: plainWrapper{}, Now: w.Now,
 		TenantGone: unit.NotFoundError("tenant"), Counts: varintCounts{}, Instance: "test"})
 	sys, err := barrier.NewKeys()
 	if err != nil {
@@ -54,6 +57,8 @@ func New(t *testing.T) *Work {
 	w.Sys = sys
 	w.Work = unit.NewWork(b, unit.Options{Now: w.Now, Generation: func() uint64 { return 0 },
 		IdentitiesChanged: func() {}, Result: func(err error) error { return err }})
+	// Kept counts are written by every commit, as the Vault's are.
+	w.Hook(unit.Hooks{BeforeCommit: func(tx *unit.Tx) error { return tx.FlushCounts() }})
 	w.WriteLinesWith(recorder{w})
 	w.EmitEventsWith(recorder{w})
 	return w
@@ -75,7 +80,7 @@ func (w *Work) Advance(d time.Duration) {
 
 // Tenant writes the keyring of tenant tid, so that its records can be
 // sealed.
-func (w *Work) Tenant(t *testing.T, tid string) {
+func (w *Work) Tenant(t testing.TB, tid string) {
 	t.Helper()
 	keys, err := barrier.NewKeys()
 	if err != nil {

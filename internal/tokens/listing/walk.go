@@ -1,6 +1,9 @@
-package tokenvault
+package listing
 
-import "github.com/tokenvault/tokenvault/internal/barrier"
+import (
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
 
 // listWalk walks one list index, or several merged (the list of every
 // token walks the three types' indexes), in position order from a
@@ -9,7 +12,7 @@ import "github.com/tokenvault/tokenvault/internal/barrier"
 // small and double, so that an index the page takes little from costs
 // little.
 type listWalk struct {
-	t      *txn
+	t      *unit.Tx
 	walked []*walkedIndex
 }
 
@@ -23,7 +26,8 @@ type walkedIndex struct {
 	chunk  int
 }
 
-func (t *txn) newListWalk(idxs []barrier.Prefix, after string) *listWalk {
+// newListWalk walks the indexes idxs merged, from the position after.
+func newListWalk(t *unit.Tx, idxs []barrier.Prefix, after string) *listWalk {
 	w := &listWalk{t: t}
 	for _, p := range idxs {
 		w.walked = append(w.walked, &walkedIndex{prefix: p, after: after, chunk: 4})

@@ -1,4 +1,4 @@
-package tokenvault
+package listing
 
 import (
 	"encoding/hex"
@@ -11,7 +11,7 @@ import (
 )
 
 // List shapes: which one list index a token's entry goes to (the design
-// is at the top of tokens_lists.go).
+// is in doc.go).
 //
 // A token's shape is its type and its set of containers. Each shape the
 // tenant has is named by a keyed HMAC of it (shapeMAC) and has a registry
@@ -26,12 +26,13 @@ import (
 // registry was full when it was listed, and stays full: shapes are never
 // removed while the tenant lives) its type's overflow list.
 //
-// Each Vault caches the shapes it learned (shapeCache): a commit whose
-// token is of a shape the Vault knows reads and writes nothing shared; the
-// first commit of a shape in a process reads its registry entry, and the
-// first of a shape in the tenant writes it. Two instances creating the
-// same new shape at once both write its entry: on PostgreSQL one of the
-// two group commits fails to serialize, once, and runs again.
+// Each Vault caches the shapes it learned (shapeCache, in its Lists): a
+// commit whose token is of a shape the Vault knows reads and writes
+// nothing shared; the first commit of a shape in a process reads its
+// registry entry, and the first of a shape in the tenant writes it. Two
+// instances creating the same new shape at once both write its entry: on
+// PostgreSQL one of the two group commits fails to serialize, once, and
+// runs again.
 const (
 	// maxListShapes bounds the shapes a tenant's registry holds, and so
 	// the lists a page of every token merges (maxListShapes plus the
@@ -142,6 +143,13 @@ func (c *shapeCache) addOverflow(tid, hexMAC string) {
 	c.overflow[tid+"/"+hexMAC] = true
 }
 
+// forget empties the cache.
+func (c *shapeCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.known, c.full, c.overflow = nil, nil, nil
+}
+
 // shapeMemos is what a transaction resolved of token shapes (shapeOf),
 // by tenant and shape: a memo of its function, read and written while it
 // runs.
@@ -151,16 +159,16 @@ var shapeMemos unit.Local[map[string]*listShape]
 // when it is new and the registry has room (create), else its type's
 // overflow list. A transaction remembers what it resolved (a batch
 // mostly has one shape).
-func (t *txn) shapeOf(ks *barrier.Keys, rec *tokens.Record, create bool) (*listShape, error) {
+func (l *Lists) shapeOf(t *unit.Tx, ks *barrier.Keys, rec *tokens.Record, create bool) (*listShape, error) {
 	s := shapeOfRecord(rec)
 	mac := shapeMAC(ks, s)
 	tid := rec.TenantID
 	memo := tid + "/" + mac
-	memos := shapeMemos.Of(t.Tx)
+	memos := shapeMemos.Of(t)
 	if ls := (*memos)[memo]; ls != nil {
 		return ls, nil
 	}
-	ls, err := t.resolveShape(ks, tid, mac, s, create)
+	ls, err := l.resolveShape(t, ks, tid, mac, s, create)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +179,8 @@ func (t *txn) shapeOf(ks *barrier.Keys, rec *tokens.Record, create bool) (*listS
 	return ls, nil
 }
 
-func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokens.ShapeRecord, create bool) (*listShape, error) {
-	cache := &t.v.shapes
+func (l *Lists) resolveShape(t *unit.Tx, ks *barrier.Keys, tid, mac string, s tokens.ShapeRecord, create bool) (*listShape, error) {
+	cache := &l.shapes
 	hexMAC := hex.EncodeToString([]byte(mac))
 	if _, ok := cache.get(tid, hexMAC); ok {
 		return shapeLists(tid, mac), nil
@@ -192,9 +200,9 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokens.ShapeReco
 		return shapeLists(tid, mac), nil
 	}
 	fullMemo := "full\x00" + tid // a registry this transaction found full
-	memos := shapeMemos.Of(t.Tx)
+	memos := shapeMemos.Of(t)
 	if cache.isFull(tid) || (*memos)[fullMemo] != nil {
-		return t.overflowShape(ks, tid, hexMAC, s, overflow)
+		return l.overflowShape(t, ks, tid, hexMAC, s, overflow)
 	}
 	n := 0
 	err = t.Scan(barrier.Tenant(tid).TokenShapes(), "", maxListShapes, func(barrier.Key, string) error {
@@ -210,7 +218,7 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokens.ShapeReco
 		}
 		(*memos)[fullMemo] = overflow
 		t.AfterCommit(func() { cache.setFull(tid) })
-		return t.overflowShape(ks, tid, hexMAC, s, overflow)
+		return l.overflowShape(t, ks, tid, hexMAC, s, overflow)
 	}
 	if !create {
 		// A listed token's shape is registered or overflows a full
@@ -230,13 +238,13 @@ func (t *txn) resolveShape(ks *barrier.Keys, tid, mac string, s tokens.ShapeReco
 // lists only where they may hold its tokens. The Vault remembers the
 // shape once the transaction commits (it may have filled the registry
 // itself), and marks it no more.
-func (t *txn) overflowShape(ks *barrier.Keys, tid, hexMAC string, s tokens.ShapeRecord, overflow *listShape) (*listShape, error) {
+func (l *Lists) overflowShape(t *unit.Tx, ks *barrier.Keys, tid, hexMAC string, s tokens.ShapeRecord, overflow *listShape) (*listShape, error) {
 	for _, c := range ancestors(s.Containers) {
 		if err := t.PutIndex(overflowMark(ks, tid, c)); err != nil {
 			return nil, err
 		}
 	}
-	t.AfterCommit(func() { t.v.shapes.addOverflow(tid, hexMAC) })
+	t.AfterCommit(func() { l.shapes.addOverflow(tid, hexMAC) })
 	return overflow, nil
 }
 
@@ -262,8 +270,8 @@ func ancestors(containers []string) []string {
 // tenantShapes returns the registered shapes of tenant tid, by their MAC
 // (raw bytes): the registry's keys, and each entry this Vault has not seen
 // yet (then cached).
-func (t *txn) tenantShapes(tid string) (map[string]tokens.ShapeRecord, error) {
-	cache := &t.v.shapes
+func (l *Lists) tenantShapes(t *unit.Tx, tid string) (map[string]tokens.ShapeRecord, error) {
+	cache := &l.shapes
 	shapes := map[string]tokens.ShapeRecord{}
 	var unknown []string
 	err := t.ScanKeys(barrier.Tenant(tid).TokenShapes(), func(_ barrier.Key, hexMAC string) error {
@@ -297,17 +305,4 @@ func (t *txn) tenantShapes(tid string) (map[string]tokens.ShapeRecord, error) {
 		out[string(mac)] = s
 	}
 	return out, nil
-}
-
-// matchesShape reports whether every token of shape s matches the type and
-// container filters of q (a container filter takes a token with any
-// container at or below it).
-func (q tokenQuery) matchesShape(s tokens.ShapeRecord) bool {
-	if q.typ != "" && s.Type != q.typ {
-		return false
-	}
-	if q.container == "" || q.container == "/" {
-		return true
-	}
-	return slices.ContainsFunc(s.Containers, func(c string) bool { return containerContains(q.container, c) })
 }
