@@ -123,7 +123,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		// After the permission checks, as it reads the stored data.
 		if _, ok := fields["mask"]; ok {
-			checkMaskKeepsID(rec, pt.maskExpr, fe)
+			aliasRules.CheckMaskKeepsID(rec.AliasID, rec.Type, rec.Data, rec.MaskExpression, pt.maskExpr, fe)
 			if err := fe.Err(); err != nil {
 				return err
 			}
