@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -161,7 +162,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		var f *Formula
 		if req.Formula != nil {
 			rec.FormulaID = req.Formula.ID
-			if f, err = t.loadFormula(p.TenantID, req.Formula.ID); err != nil {
+			if f, err = reactors.LoadFormula(t.Tx, p.TenantID, req.Formula.ID); err != nil {
 				return err
 			}
 			if f == nil {
@@ -223,7 +224,7 @@ func (t *txn) mustReactor(tid, id string) (*reactors.Record, *Formula, error) {
 	}
 	var f *Formula
 	if rec.FormulaID != "" {
-		if f, err = t.mustFormula(tid, rec.FormulaID); err != nil {
+		if f, err = reactors.MustFormula(t.Tx, tid, rec.FormulaID); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -328,7 +329,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			var f *Formula
 			if rec.FormulaID != "" {
 				var err error
-				if f, err = t.loadFormula(p.TenantID, rec.FormulaID); err != nil {
+				if f, err = reactors.LoadFormula(t.Tx, p.TenantID, rec.FormulaID); err != nil {
 					return nil, err
 				}
 			}
@@ -474,5 +475,215 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpDelete, "Reactor deleted")
+	})
+}
+
+// Formula types.
+const (
+	// FormulaPrivate formulas belong to one tenant.
+	FormulaPrivate = reactors.FormulaPrivate
+	// FormulaOfficial formulas are registered by the host program with
+	// RegisterOfficialFormula and visible to every tenant, read-only.
+	FormulaOfficial = reactors.FormulaOfficial
+)
+
+// Value types of configuration declarations and request parameters.
+const (
+	TypeString  = reactors.TypeString
+	TypeNumber  = reactors.TypeNumber
+	TypeBoolean = reactors.TypeBoolean
+)
+
+// Formula is reactor code with the contract of its configuration and
+// arguments.
+type Formula = reactors.Formula
+
+// ConfigurationDeclaration declares one configuration name.
+type ConfigurationDeclaration = reactors.ConfigurationDeclaration
+
+// RequestParameter declares one argument of an invocation. A dotted name
+// (a.b.c) addresses a nested property.
+type RequestParameter = reactors.RequestParameter
+
+// FormulaRequest is the body of CreateFormula, UpdateFormula and
+// RegisterOfficialFormula.
+type FormulaRequest = reactors.FormulaRequest
+
+// RegisterOfficialFormula adds a formula every tenant can read and
+// configure reactors with, and none can change. It takes no key: it is how
+// a host program ships formulas.
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks, Unavailable when no sandbox worker checks the code in time,
+// StorageFull, or Internal.
+func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest) (*Formula, error) {
+	if err := reactors.CheckFormula(&req, FormulaOfficial, validateName); err != nil {
+		return nil, err
+	}
+	now := v.now().UTC()
+	f := reactors.NewFormula(&req, v.ids.Next(now), "", actor{Type: ActorSystem}, now)
+	err := v.updateChecked(ctx, func(t *txn) error {
+		if err := t.checkCode("", req.Code, "code"); err != nil {
+			return err
+		}
+		return t.PutRecord(barrier.OfficialFormula(f.ID), reactors.FormulaRecordOf(f))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// CreateFormula creates a private formula of the caller's tenant. Requires
+// reactor:create. Returns Invalid (with the line of a syntax error),
+// Unprocessable (code that does not export a function).
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRequest) (*Formula, error) {
+	if err := reactors.CheckFormula(&req, FormulaPrivate, validateName); err != nil {
+		return nil, err
+	}
+	var out *Formula
+	err := v.updateChecked(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorCreate)
+		if err != nil {
+			return err
+		}
+		if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
+			return err
+		}
+		out = reactors.NewFormula(&req, t.v.ids.Next(t.Now), p.TenantID, p.Actor(), t.Now)
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, out.ID), reactors.FormulaRecordOf(out)); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetFormula returns a formula of the caller's tenant or an official one.
+// Requires reactor:read.
+//
+// Returns NotFound for a formula that is neither official nor the caller's
+// tenant's, Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without reactor:read, or
+// Internal.
+func (v *Vault) GetFormula(ctx context.Context, key Credential, id string) (*Formula, error) {
+	var out *Formula
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		if out, err = reactors.MustFormula(t.Tx, p.TenantID, id); err != nil {
+			return err
+		}
+		return t.logRead(p, EntityReactorFormula, id, "Formula read")
+	})
+	return out, err
+}
+
+// ListFormulasRequest pages ListFormulas.
+type ListFormulasRequest struct {
+	PageRequest
+}
+
+// ListFormulas returns the official formulas, then the caller's tenant's,
+// oldest first. Requires reactor:read.
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without reactor:read, or Internal.
+func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormulasRequest) (*Page[Formula], error) {
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[Formula]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		all, err := reactors.Formulas(t.Tx, p.TenantID)
+		if err != nil {
+			return err
+		}
+		out = paging.Paginate(all, pg, reactors.FormulaPosition)
+		return nil
+	})
+	return out, err
+}
+
+// UpdateFormula replaces a private formula. Reactors configured with it use
+// the new code from their next invocation. Requires reactor:update.
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks, NotFound for a formula that is neither the caller's tenant's nor
+// official, Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without reactor:update or
+// for an official formula (the host manages those), Unavailable when no sandbox
+// worker checks the code in time, StorageFull, or Internal.
+func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, req FormulaRequest) (*Formula, error) {
+	if err := reactors.CheckFormula(&req, FormulaPrivate, validateName); err != nil {
+		return nil, err
+	}
+	var out *Formula
+	err := v.updateChecked(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorUpdate)
+		if err != nil {
+			return err
+		}
+		old, err := reactors.MustOwnFormula(t.Tx, p.TenantID, id)
+		if err != nil {
+			return err
+		}
+		if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
+			return err
+		}
+		out = reactors.NewFormula(&req, id, p.TenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
+		now := t.Now
+		out.ModifiedBy, out.ModifiedAt = p.ActorID, &now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id), reactors.FormulaRecordOf(out)); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
+	})
+	return out, err
+}
+
+// DeleteFormula deletes a private formula that no reactor uses (Conflict
+// otherwise). Requires reactor:delete.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorDelete)
+		if err != nil {
+			return err
+		}
+		if _, err := reactors.MustOwnFormula(t.Tx, p.TenantID, id); err != nil {
+			return err
+		}
+		reactors, err := t.reactors(p.TenantID)
+		if err != nil {
+			return err
+		}
+		for _, r := range reactors {
+			if r.FormulaID == id {
+				return unit.Errorf(Conflict, "reactor %s uses the formula", r.ID)
+			}
+		}
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id)); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")
 	})
 }

@@ -550,9 +550,9 @@ func TestRecordAPIConversions(t *testing.T) {
 	if got := memberOf(memberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
-	formula := formulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))
+	formula := reactors.FormulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))
 	allSet(formula)
-	if diff := cmp.Diff(formula, formulaOf(formulaRecordOf(formula))); diff != "" {
+	if diff := cmp.Diff(formula, reactors.FormulaOf(reactors.FormulaRecordOf(formula))); diff != "" {
 		t.Errorf("Formula through its record: (-want +got)\n%s", diff)
 	}
 }

@@ -15,6 +15,10 @@
 //   - a formula's contract: CheckDeclarations checks its configuration
 //     declarations and request parameters, CheckConfiguration a reactor's
 //     configuration against them;
+//   - formulas (formula.go): Formula and FormulaRequest (the root names
+//     them by aliases), CheckFormula, NewFormula, LoadFormula,
+//     MustFormula, MustOwnFormula (official formulas are the host's),
+//     Formulas and FormulaPosition for a list;
 //   - what a proxy makes of a call and an answer: KindOfBody, FormObject
 //     and EncodeBody for bodies, CheckHeaders, ForwardHeaders,
 //     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
@@ -27,8 +31,7 @@
 //     never a host detail.
 //
 // It guarantees the messages and kinds the API shows (tests compare them).
-// It does not authorize, detokenize, store, log or count: the root does,
-// in its transactions (reactors.go, proxy.go, formulas.go and the
-// *_invoke.go files), and builds Code from its options. It never imports
+// It does not authorize, detokenize, write, log or count: the root does,
+// in its transactions (reactors.go, proxy.go and the *_invoke.go files), and builds Code from its options. It never imports
 // the root.
 package reactors
