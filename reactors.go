@@ -13,6 +13,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -475,6 +476,49 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpDelete, "Reactor deleted")
+	})
+}
+
+// Tenant code (reactors, formulas, proxy transforms) runs in sandbox worker
+// processes (internal/sandbox) through reactors.Code: every check of code
+// when it is saved and every run, synchronous or not.
+
+// Limits on the fetch calls of one invocation. The worker asks; the Vault
+// carries the request out through the outbound policy of proxies.
+const (
+	MaxFetchesPerInvocation = reactors.MaxFetchesPerInvocation
+	MaxFetchRequestBytes    = reactors.MaxFetchRequestBytes
+	MaxFetchResponseBytes   = reactors.MaxFetchResponseBytes
+)
+
+// DefaultCodeMaxResultBytes is Options.Code.MaxResultBytes when zero: what
+// one run of tenant code may give back, as JSON.
+const DefaultCodeMaxResultBytes = sandbox.DefaultMaxResultBytes
+
+// sandboxCode is the checking and running of tenant code
+// (internal/reactors) over the Vault's sandbox, outbound client and
+// result limit. It is a few words, built where it is used.
+func (v *Vault) sandboxCode() *reactors.Code {
+	return &reactors.Code{Sandbox: v.code, HTTPClient: v.httpClient, MaxResultBytes: v.codeMaxResult}
+}
+
+// checkCode, inside a transaction of updateChecked, is the outcome of
+// checking code for tenant, explained on field (reactors.Code.CheckIn).
+func (t *txn) checkCode(tenant, code, field string) error {
+	return t.v.sandboxCode().CheckIn(t.Tx, tenant, code, field)
+}
+
+// updateChecked is update for writes that save code: a transaction that
+// meets code not yet checked ends, the code is checked in a worker with
+// no transaction open, and the transaction runs again
+// (reactors.Code.UpdateChecked).
+func (v *Vault) updateChecked(ctx context.Context, fn func(*txn) error) error {
+	return v.sandboxCode().UpdateChecked(ctx, func(seen func(*unit.Tx)) error {
+		return v.update(ctx, func(t *txn) error {
+			err := fn(t)
+			seen(t.Tx)
+			return err
+		})
 	})
 }
 

@@ -24,6 +24,9 @@
 //     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
 //     for the outbound call and Code.TransformResult for what a transform
 //     returned;
+//   - saving code: Code.CheckIn and Code.UpdateChecked check code met in
+//     a write transaction with no transaction open, then run it again
+//     (code_saved.go);
 //   - running code: Code checks and runs it in sandbox worker processes,
 //     carries out its fetch calls through the outbound client it is given
 //     (bounded by MaxFetchesPerInvocation and the sizes beside it), and
