@@ -524,11 +524,11 @@ func TestRecordAPIConversions(t *testing.T) {
 			}
 		}
 	}
-	px := proxyRecordOf(&Proxy{}, nil)
+	px := reactors.ProxyRecordOf(&Proxy{}, nil)
 	*px = *recordKinds[0].fixed().(*reactors.ProxyRecord)
-	proxy := proxyOf(px)
+	proxy := reactors.ProxyOf(px)
 	allSet(proxy)
-	if diff := cmp.Diff(proxy, proxyOf(proxyRecordOf(proxy, fixKeyHash))); diff != "" {
+	if diff := cmp.Diff(proxy, reactors.ProxyOf(reactors.ProxyRecordOf(proxy, fixKeyHash))); diff != "" {
 		t.Errorf("Proxy through its record: (-want +got)\n%s", diff)
 	}
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,

@@ -19,6 +19,9 @@
 //     them by aliases), CheckFormula, NewFormula, LoadFormula,
 //     MustFormula, MustOwnFormula (official formulas are the host's),
 //     Formulas and FormulaPosition for a list;
+//   - proxies (proxy.go): Proxy and ProxyRequest (aliased by the root),
+//     NewProxyKey, ApplyProxyRequest, MustProxy, and ProxyOf and
+//     ProxyRecordOf between the API's proxy and its record;
 //   - what a proxy makes of a call and an answer: KindOfBody, FormObject
 //     and EncodeBody for bodies, CheckHeaders, ForwardHeaders,
 //     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
