@@ -226,7 +226,7 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
+			if req.Name != "" && !reactors.NameMatches(req.Name, rec.Name) {
 				return nil, nil
 			}
 			return reactors.ProxyOf(&rec), nil

@@ -1,14 +1,10 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
@@ -19,24 +15,7 @@ import (
 
 // Reactor is a configured formula (or code of its own) that a key holding
 // token:use can invoke with detokenized arguments.
-type Reactor struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Name     string `json:"name"`
-	// Formula is the formula the reactor runs, as it is now; nil for a
-	// reactor that carries its own Code.
-	Formula *Formula `json:"formula,omitempty"`
-	// Code is the reactor's own code, for reactors without a formula.
-	Code          string         `json:"code,omitempty"`
-	Configuration map[string]any `json:"configuration"`
-	// Application, when set, is the application whose permissions the
-	// code's req.client acts with.
-	Application *Ref       `json:"application,omitempty"`
-	CreatedBy   string     `json:"created_by,omitempty"`
-	CreatedAt   time.Time  `json:"created_at"`
-	ModifiedBy  string     `json:"modified_by,omitempty"`
-	ModifiedAt  *time.Time `json:"modified_at,omitempty"`
-}
+type Reactor = reactors.Reactor
 
 // Ref names another resource by id.
 type Ref = reactors.Ref
@@ -58,23 +37,6 @@ type UpdateReactorRequest struct {
 	Configuration map[string]any `json:"configuration"`
 	Code          string         `json:"code,omitempty"`
 	Application   *Ref           `json:"application,omitempty"`
-}
-
-// checkConfiguration checks a reactor's configuration against its
-// formula's declarations (reactors.CheckConfiguration). A reactor without a
-// formula takes any configuration.
-func checkConfiguration(f *Formula, conf map[string]any, fe unit.FieldErrors) {
-	if f != nil {
-		reactors.CheckConfiguration(f.Configuration, conf, fe)
-	}
-}
-
-// sameJSON reports whether a and b encode to the same JSON (maps encode
-// with sorted keys).
-func sameJSON(a, b any) bool {
-	x, errA := json.Marshal(a)
-	y, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // checkReactorApplication checks that ref names a public or private
@@ -170,7 +132,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 				fe.Add("formula.id", "no such formula")
 			}
 		}
-		checkConfiguration(f, conf, fe)
+		reactors.CheckFormulaConfiguration(f, conf, fe)
 		if err := t.checkReactorApplication(p.TenantID, req.Application, "", fe); err != nil {
 			return err
 		}
@@ -183,7 +145,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
-		out = reactorOf(rec, f)
+		out = reactors.ReactorOf(rec, f)
 		if err := t.emitReactor(EventReactorCreated, p.Actor(), out); err != nil {
 			return err
 		}
@@ -191,60 +153,6 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 	})
 	if err != nil {
 		return nil, err
-	}
-	return out, nil
-}
-
-func reactorOf(r *reactors.Record, f *Formula) *Reactor {
-	out := &Reactor{
-		ID: r.ID, TenantID: r.TenantID, Name: r.Name, Formula: f, Code: r.Code,
-		Configuration: r.Configuration, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
-	}
-	if out.Configuration == nil {
-		out.Configuration = map[string]any{}
-	}
-	if r.ApplicationID != "" {
-		out.Application = &Ref{ID: r.ApplicationID}
-	}
-	return out
-}
-
-// mustReactor loads a reactor of tenant tid with its formula, or NotFound.
-func (t *txn) mustReactor(tid, id string) (*reactors.Record, *Formula, error) {
-	if !unit.ValidID(id) {
-		return nil, nil, unit.NotFoundError("reactor")
-	}
-	var rec reactors.Record
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !ok {
-		return nil, nil, unit.NotFoundError("reactor")
-	}
-	var f *Formula
-	if rec.FormulaID != "" {
-		if f, err = reactors.MustFormula(t.Tx, tid, rec.FormulaID); err != nil {
-			return nil, nil, err
-		}
-	}
-	return &rec, f, nil
-}
-
-// reactors returns every reactor record of tenant tid, oldest first.
-func (t *txn) reactors(tid string) ([]reactors.Record, error) {
-	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityReactor))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]reactors.Record, 0, len(raws))
-	for _, kv := range raws {
-		var rec reactors.Record
-		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
 	}
 	return out, nil
 }
@@ -262,11 +170,11 @@ func (v *Vault) GetReactor(ctx context.Context, key Credential, id string) (*Rea
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		out = reactorOf(rec, f)
+		out = reactors.ReactorOf(rec, f)
 		return t.logRead(p, EntityReactor, id, "Reactor read")
 	})
 	return out, err
@@ -281,18 +189,6 @@ type ListReactorsRequest struct {
 	// either matches as a substring.
 	Name string
 	PageRequest
-}
-
-// nameMatches applies a ListReactorsRequest.Name pattern.
-func nameMatches(pattern, name string) bool {
-	pattern, name = strings.ToLower(pattern), strings.ToLower(name)
-	if !strings.ContainsAny(pattern, "*?") {
-		return strings.Contains(name, pattern)
-	}
-	// path.Match treats / and \ specially; names are matched as one segment.
-	pattern = strings.NewReplacer("\\", "\\\\", "[", "\\[").Replace(pattern)
-	ok, _ := path.Match(pattern, strings.ReplaceAll(name, "/", "\x00"))
-	return ok
 }
 
 // ListReactors returns the reactors of the caller's tenant, oldest first.
@@ -324,7 +220,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
+			if req.Name != "" && !reactors.NameMatches(req.Name, rec.Name) {
 				return nil, nil
 			}
 			var f *Formula
@@ -334,7 +230,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 					return nil, err
 				}
 			}
-			return reactorOf(&rec, f), nil
+			return reactors.ReactorOf(&rec, f), nil
 		})
 		return err
 	})
@@ -389,7 +285,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -420,8 +316,8 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		// declarations, and the reactor must stay editable (a rename
 		// must not need a new configuration). A changed one must
 		// satisfy the formula as it is now.
-		if !sameJSON(conf, rec.Configuration) {
-			checkConfiguration(f, conf, fe)
+		if !reactors.SameJSON(conf, rec.Configuration) {
+			reactors.CheckFormulaConfiguration(f, conf, fe)
 		}
 		if err := t.checkReactorApplication(p.TenantID, req.Application, rec.ApplicationID, fe); err != nil {
 			return err
@@ -444,7 +340,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
-		out = reactorOf(rec, f)
+		out = reactors.ReactorOf(rec, f)
 		if err := t.emitReactor(EventReactorUpdated, p.Actor(), out); err != nil {
 			return err
 		}
@@ -465,14 +361,14 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
 		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
-		if err := t.emitReactor(EventReactorDeleted, p.Actor(), reactorOf(rec, f)); err != nil {
+		if err := t.emitReactor(EventReactorDeleted, p.Actor(), reactors.ReactorOf(rec, f)); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpDelete, "Reactor deleted")
@@ -716,11 +612,11 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 		if _, err := reactors.MustOwnFormula(t.Tx, p.TenantID, id); err != nil {
 			return err
 		}
-		reactors, err := t.reactors(p.TenantID)
+		all, err := reactors.Reactors(t.Tx, p.TenantID)
 		if err != nil {
 			return err
 		}
-		for _, r := range reactors {
+		for _, r := range all {
 			if r.FormulaID == id {
 				return unit.Errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}

@@ -162,7 +162,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}

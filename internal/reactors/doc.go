@@ -19,6 +19,9 @@
 //     them by aliases), CheckFormula, NewFormula, LoadFormula,
 //     MustFormula, MustOwnFormula (official formulas are the host's),
 //     Formulas and FormulaPosition for a list;
+//   - reactors (reactor.go): Reactor (aliased by the root), ReactorOf,
+//     MustReactor, Reactors, CheckFormulaConfiguration, SameJSON, and
+//     NameMatches, the name filter of lists of reactors and proxies;
 //   - proxies (proxy.go): Proxy and ProxyRequest (aliased by the root),
 //     NewProxyKey, ApplyProxyRequest, MustProxy, and ProxyOf and
 //     ProxyRecordOf between the API's proxy and its record;
