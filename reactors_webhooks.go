@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/backoff"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
@@ -56,19 +54,6 @@ const (
 	webhookAttempts        = 5
 )
 
-// webhookSecret derives the tenant's webhook signing secret from its index
-// key: stable, never stored, different for every tenant.
-// webhookSecretSize is the length of a webhook secret (an HMAC-SHA256).
-const webhookSecretSize = sha256.Size
-
-func (t *txn) webhookSecret(tid string) ([]byte, error) {
-	ks, err := t.TenantKeys(tid, false)
-	if err != nil {
-		return nil, err
-	}
-	return ks.MAC([]byte("webhook-signing-secret\x00"), []byte(tid)), nil
-}
-
 // WebhookSecret returns the hex secret that signs the caller's tenant's
 // webhooks. Requires tenant:read.
 //
@@ -82,7 +67,7 @@ func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, erro
 		if err != nil {
 			return err
 		}
-		s, err := t.webhookSecret(p.TenantID)
+		s, err := reactors.CallbackSecret(t.Tx, p.TenantID)
 		out = hex.EncodeToString(s)
 		return err
 	})
@@ -97,13 +82,11 @@ func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, erro
 // Returns a plain error, of no Kind (ErrorKind says Internal), for such a
 // secret.
 func SignWebhook(secret string, body []byte) (string, error) {
-	key, err := hex.DecodeString(secret)
-	if err != nil || len(key) != webhookSecretSize {
-		return "", errors.New("tokenvault: the webhook secret must be the 64 hex digits WebhookSecret returns")
+	key, err := reactors.ParseCallbackSecret(secret)
+	if err != nil {
+		return "", err
 	}
-	m := hmac.New(sha256.New, key)
-	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil)), nil
+	return reactors.SignCallback(key, body), nil
 }
 
 // CallbackSecretStandard returns the Standard Webhooks form ("whsec_"
@@ -112,11 +95,11 @@ func SignWebhook(secret string, body []byte) (string, error) {
 // bytes of hex is an error (a plain error, of no Kind: ErrorKind says
 // Internal).
 func CallbackSecretStandard(secret string) (string, error) {
-	key, err := hex.DecodeString(secret)
-	if err != nil || len(key) != webhookSecretSize {
-		return "", errors.New("tokenvault: the webhook secret must be the 64 hex digits WebhookSecret returns")
+	key, err := reactors.ParseCallbackSecret(secret)
+	if err != nil {
+		return "", err
 	}
-	return webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(key), nil
+	return reactors.StandardCallbackSecret(key), nil
 }
 
 // VerifyWebhook reports whether signature (an SVC-Signature header) signs
@@ -228,7 +211,7 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 	var secret []byte
 	err := v.view(v.bg, func(t *txn) error {
 		var err error
-		secret, err = t.webhookSecret(tid)
+		secret, err = reactors.CallbackSecret(t.Tx, tid)
 		return err
 	})
 	if err != nil {
@@ -242,11 +225,9 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 	for attempt := 1; ; attempt++ {
 		hook.DeliveredAt = v.now().UTC()
 		body, _ := json.Marshal(hook)
-		m := hmac.New(sha256.New, secret)
-		m.Write(body)
-		std, err := webhooks.Headers(hook.InvocationID, hook.DeliveredAt, body, webhooks.SecretPrefix+base64.StdEncoding.EncodeToString(secret))
+		std, err := webhooks.Headers(hook.InvocationID, hook.DeliveredAt, body, reactors.StandardCallbackSecret(secret))
 		if err == nil {
-			err = v.post(url, body, "sha256="+hex.EncodeToString(m.Sum(nil)), std)
+			err = v.post(url, body, reactors.SignCallback(secret, body), std)
 		}
 		if err == nil {
 			return WebhookOK, attempt

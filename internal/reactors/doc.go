@@ -22,6 +22,9 @@
 //   - reactors (reactor.go): Reactor (aliased by the root), ReactorOf,
 //     MustReactor, Reactors, CheckFormulaConfiguration, SameJSON, and
 //     NameMatches, the name filter of lists of reactors and proxies;
+//   - the signature of an asynchronous invocation's callback
+//     (callback.go): CallbackSecret, ParseCallbackSecret, SignCallback and
+//     StandardCallbackSecret;
 //   - proxies (proxy.go): Proxy and ProxyRequest (aliased by the root),
 //     NewProxyKey, ApplyProxyRequest, MustProxy, and ProxyOf and
 //     ProxyRecordOf between the API's proxy and its record;
