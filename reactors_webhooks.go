@@ -42,11 +42,7 @@ type Webhook struct {
 
 // WebhookError is the problem an asynchronous invocation ended with, in
 // the shape of the HTTP error bodies.
-type WebhookError struct {
-	Status int                 `json:"status"`
-	Detail string              `json:"detail"`
-	Errors map[string][]string `json:"errors,omitempty"`
-}
+type WebhookError = reactors.CallbackError
 
 // Webhook delivery headers.
 const (
@@ -163,7 +159,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {
 			hook.Status, hook.Result = "failed", nil
-			hook.Error = webhookError(err)
+			hook.Error = reactors.CallbackErrorOf(err)
 		}
 		v.deliver(inv.tenantID, url, hook)
 		v.asyncMu.Lock()
@@ -174,26 +170,6 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		v.asyncMu.Unlock()
 	}()
 	return nil
-}
-
-func webhookError(err error) *WebhookError {
-	e, _ := err.(*Error)
-	if e == nil || e.Kind == Internal {
-		return &WebhookError{Status: 500, Detail: "internal error"}
-	}
-	status := e.Status
-	if status == 0 {
-		status = kindStatus[e.Kind]
-	}
-	return &WebhookError{Status: status, Detail: e.Message, Errors: e.Fields}
-}
-
-// kindStatus mirrors httpapi's table for webhook bodies, which carry a
-// status without going through HTTP.
-var kindStatus = map[Kind]int{
-	Internal: 500, Invalid: 400, Unauthenticated: 401, PermissionDenied: 403, NotFound: 404,
-	Conflict: 409, UnsupportedMediaType: 415, TooLarge: 413, Unprocessable: 422, Unavailable: 503, CodeFailed: 500, BadGateway: 502,
-	RateLimited: 429,
 }
 
 // deliver POSTs hook, retrying with exponential backoff (jittered, see

@@ -4,6 +4,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
@@ -115,7 +116,7 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 	typ, view := EventReactorCompleted, &invocationEvent{ID: inv.id, ReactorID: inv.reactorID, Status: "succeeded"}
 	if err != nil {
 		typ, view.Status = EventReactorFailed, "failed"
-		view.ErrorStatus = webhookError(err).Status
+		view.ErrorStatus = reactors.CallbackErrorOf(err).Status
 	}
 	ctx := WithCallInfo(v.bg, &CallInfo{TraceID: inv.traceID})
 	et, _ := events.Lookup(typ)

@@ -24,7 +24,8 @@
 //     NameMatches, the name filter of lists of reactors and proxies;
 //   - the signature of an asynchronous invocation's callback
 //     (callback.go): CallbackSecret, ParseCallbackSecret, SignCallback and
-//     StandardCallbackSecret;
+//     StandardCallbackSecret, and CallbackErrorOf, what its body says of
+//     a failure (CallbackError, the root's WebhookError);
 //   - proxies (proxy.go): Proxy and ProxyRequest (aliased by the root),
 //     NewProxyKey, ApplyProxyRequest, MustProxy, and ProxyOf and
 //     ProxyRecordOf between the API's proxy and its record;
