@@ -1,18 +1,16 @@
 package tokenvault
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/tokenvault/tokenvault/internal/fpe"
+	"github.com/tokenvault/tokenvault/internal/aliases"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // MaxFPEValues is how many values one FPEEncode or FPEDecode call takes.
-const MaxFPEValues = 100
+const MaxFPEValues = aliases.MaxFPEValues
 
 // FPERequest asks FPEEncode or FPEDecode to transform values with the
 // tenant's FF1 key (NIST SP 800-38G, AES-256). Exactly one of
@@ -38,19 +36,22 @@ const MaxFPEValues = 100
 // RotateFPEKey decodes only with the version it was encoded under. Keep
 // the version beside what you store. FPEEncode always uses the current
 // version and refuses another.
-type FPERequest struct {
-	Transformation string   `json:"transformation,omitempty"`
-	Alphabet       string   `json:"alphabet,omitempty"`
-	Tweak          string   `json:"tweak,omitempty"`
-	KeyVersion     int      `json:"key_version,omitempty"`
-	Values         []string `json:"values"`
-}
+type FPERequest = aliases.FPERequest
 
 // FPEResult holds the transformed values, in the request's order, and
 // the version of the tenant's FPE key that transformed them.
-type FPEResult struct {
-	Values     []string `json:"values"`
-	KeyVersion int      `json:"key_version"`
+type FPEResult = aliases.FPEResult
+
+// aliasRules are the token feature's rules that alias and fpe ids obey
+// (package aliases takes them as arguments: it never imports the root).
+var aliasRules = &aliases.Rules{
+	IDProblem:          customIDProblem,
+	Stringify:          stringify,
+	ExprData:           exprData,
+	DecodeJSON:         decodeJSON,
+	DecodeRecordJSON:   decodeJSONLastWins,
+	Templates:          defaultTemplates,
+	MaxExpressionBytes: maxExpressionBytes,
 }
 
 // FPEEncode enciphers values that are never stored, with the tenant's FF1
@@ -70,7 +71,7 @@ type FPEResult struct {
 // key that is missing, unknown or expired, RateLimited over a rate limit,
 // PermissionDenied without fpe:encode, or Internal.
 func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (*FPEResult, error) {
-	tr, err := req.check()
+	tr, err := aliases.CheckFPE(req)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (
 		if err != nil {
 			return err
 		}
-		out, err = t.fpeRun(p, tr, req, true)
+		out, err = aliases.RunFPE(t.Tx, p.TenantID, tr, req, true)
 		return err
 	})
 	return out, err
@@ -105,7 +106,7 @@ func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (
 // never had, or a negative one), Unauthenticated, RateLimited,
 // PermissionDenied without fpe:decode, StorageFull, or Internal.
 func (v *Vault) FPEDecode(ctx context.Context, key Credential, req FPERequest) (*FPEResult, error) {
-	tr, err := req.check()
+	tr, err := aliases.CheckFPE(req)
 	if err != nil {
 		return nil, err
 	}
@@ -115,97 +116,57 @@ func (v *Vault) FPEDecode(ctx context.Context, key Credential, req FPERequest) (
 		if err != nil {
 			return err
 		}
-		if out, err = t.fpeRun(p, tr, req, false); err != nil {
+		if out, err = aliases.RunFPE(t.Tx, p.TenantID, tr, req, false); err != nil {
 			return err
 		}
-		return t.logRead(p, EntityFPE, req.name(), fmt.Sprintf("FPE decoded (%d values, key version %d)", len(req.Values), out.KeyVersion))
+		return t.logRead(p, EntityFPE, aliases.FPEName(req), fmt.Sprintf("FPE decoded (%d values, key version %d)", len(req.Values), out.KeyVersion))
 	})
 	return out, err
 }
 
-// name is what the audit line calls the request's transformation.
-func (req FPERequest) name() string {
-	if req.Transformation != "" {
-		return req.Transformation
-	}
-	return "alphabet"
-}
-
-// check validates everything but the values' fit to the alphabet, which
-// needs no key but is checked with the transformation itself.
-func (req FPERequest) check() (fpe.Transformation, error) {
-	var tr fpe.Transformation
-	var err error
-	switch {
-	case req.Transformation != "" && req.Alphabet != "":
-		return nil, unit.InvalidField("alphabet", "give a transformation or an alphabet, not both")
-	case req.Transformation != "":
-		if tr, err = fpe.Named(req.Transformation); err != nil {
-			return nil, unit.InvalidField("transformation", "%s", fpeMessage(err))
-		}
-	case req.Alphabet != "":
-		if tr, err = fpe.Custom(req.Alphabet); err != nil {
-			return nil, unit.InvalidField("alphabet", "%s", fpeMessage(err))
-		}
-	default:
-		return nil, unit.InvalidField("transformation", "is required (or an alphabet)")
-	}
-	if req.KeyVersion < 0 {
-		return nil, unit.InvalidField("key_version", "must be a key version (1 or more), or absent for the current one")
-	}
-	if !utf8.ValidString(req.Tweak) {
-		return nil, unit.InvalidField("tweak", "is not valid UTF-8")
-	}
-	if len(req.Tweak) > fpe.MaxTweak {
-		return nil, unit.InvalidField("tweak", "must be at most %d bytes", fpe.MaxTweak)
-	}
-	switch n := len(req.Values); {
-	case n == 0:
-		return nil, unit.InvalidField("values", "must hold at least one value")
-	case n > MaxFPEValues:
-		return nil, unit.InvalidField("values", "must hold at most %d values", MaxFPEValues)
-	}
-	return tr, nil
-}
-
-// fpeRun transforms every value of req with p's tenant's FPE key at
-// req.KeyVersion (zero: the current one); the first value that does not
-// fit is Invalid at its index, and nothing is returned.
-func (t *txn) fpeRun(p *principal, tr fpe.Transformation, req FPERequest, enc bool) (*FPEResult, error) {
-	ks, err := t.TenantKeys(p.TenantID, false)
-	if err != nil {
-		return nil, err
-	}
-	version := cmp.Or(req.KeyVersion, ks.FPEVersion())
-	f, ok := ks.FPEAt(version)
-	if !ok && req.KeyVersion > ks.FPEVersion() {
-		// A version newer than this instance's cached keyring may
-		// have been made by another instance just now.
-		if ks, err = t.TenantKeys(p.TenantID, true); err != nil {
-			return nil, err
-		}
-		f, ok = ks.FPEAt(version)
-	}
-	if !ok {
-		return nil, unit.InvalidField("key_version", "the tenant has FPE key versions 1 to %d", ks.FPEVersion())
-	}
-	tweak := []byte(req.Tweak)
-	out := &FPEResult{Values: make([]string, len(req.Values)), KeyVersion: version}
-	for i, val := range req.Values {
-		var r string
-		if enc {
-			r, err = tr.Encrypt(f, val, tweak)
-		} else {
-			r, err = tr.Decrypt(f, val, tweak)
-		}
+// RotateFPEKey gives the caller's tenant a new version of its FPE keys,
+// under a fresh random secret, and returns its number: FPEEncode and ids
+// derived with the fpe filter use it from now on, while every older
+// version stays in the keyring, so that FPEDecode with a request's
+// KeyVersion still decodes what an older version encoded, and tokens
+// whose ids an older version derived keep their ids and read as before.
+// Ids are derived from the data, so after a rotation the same data gets
+// another id: a token created before it is not a duplicate of one created
+// after. The rotation is a line of the tenant's audit log (entity type
+// tenant, operation update), and so of its audit chain. Requires
+// tenant:update.
+//
+// Tokens do not record the version that derived their id: an id is looked
+// up, never decoded, so it needs none, and the audit line dates the
+// change. Other instances sharing the store take the new version within
+// barrier.KeyringTTL (5 s), as after RotateDataKey.
+//
+// Rotate when an FPE key may have been exposed, or on the schedule your
+// key management policy sets: a rotation cannot re-encode values held
+// outside the vault, so the older versions are kept for good.
+//
+// Returns Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without tenant:update,
+// StorageFull, or Internal.
+func (v *Vault) RotateFPEKey(ctx context.Context, key Credential) (version int, err error) {
+	v.wrapMu.RLock()
+	defer v.wrapMu.RUnlock()
+	var rotated *barrier.Keys
+	var tid string
+	err = v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermTenantUpdate)
 		if err != nil {
-			return nil, unit.InvalidField(fmt.Sprintf("values[%d]", i), "%s", fpeMessage(err))
+			return err
 		}
-		out.Values[i] = r
+		tid = p.TenantID
+		rotated, err = aliases.RotateFPEKey(t.Tx, p.Actor(), tid)
+		return err
+	})
+	if err != nil {
+		return 0, err
 	}
-	return out, nil
+	// Only a committed keyring may be used: ids and encodings made under
+	// a rolled back version could never be decoded or derived again.
+	v.barrier.CacheKeys(tid, rotated)
+	return rotated.FPEVersion(), nil
 }
-
-// fpeMessage is an fpe error's message without its "fpe: " prefix. The
-// package's errors never quote the value.
-func fpeMessage(err error) string { return strings.TrimPrefix(err.Error(), "fpe: ") }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -18,28 +17,7 @@ import (
 
 // Proxy forwards requests to a destination, detokenizing {{ <token_id> }}
 // expressions in their bodies and running optional JavaScript transforms.
-type Proxy struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Name     string `json:"name"`
-	// Key is the proxy key callers name it by (SVC-PROXY-KEY). Unlike API
-	// keys it is shown on every read: it routes, it does not authorize
-	// (unless RequireAuth is false).
-	Key               string          `json:"key"`
-	DestinationURL    string          `json:"destination_url"`
-	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
-	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
-	// Application is the application whose key the transforms' client
-	// uses; ApplicationID is its id again, the spec's name for it.
-	Application   *Ref           `json:"application,omitempty"`
-	ApplicationID string         `json:"application_id,omitempty"`
-	Configuration map[string]any `json:"configuration,omitempty"`
-	RequireAuth   bool           `json:"require_auth"`
-	CreatedBy     string         `json:"created_by,omitempty"`
-	CreatedAt     time.Time      `json:"created_at"`
-	ModifiedBy    string         `json:"modified_by,omitempty"`
-	ModifiedAt    *time.Time     `json:"modified_at,omitempty"`
-}
+type Proxy = reactors.Proxy
 
 // ProxyTransform is JavaScript that rewrites a request or a response:
 // module.exports = async function (req) { return {body, headers} }.
@@ -49,20 +27,7 @@ type ProxyTransform = reactors.ProxyTransform
 // means true. The application may be named as Application (application:
 // {id}) or as ApplicationID (application_id, the spec's name), or both
 // when they agree; they are Invalid when they differ.
-type ProxyRequest struct {
-	Name              string          `json:"name"`
-	DestinationURL    string          `json:"destination_url"`
-	RequestTransform  *ProxyTransform `json:"request_transform,omitempty"`
-	ResponseTransform *ProxyTransform `json:"response_transform,omitempty"`
-	Application       *Ref            `json:"application,omitempty"`
-	ApplicationID     string          `json:"application_id,omitempty"`
-	Configuration     map[string]any  `json:"configuration,omitempty"`
-	RequireAuth       *bool           `json:"require_auth,omitempty"`
-}
-
-const proxyKeyPrefix = "pxy_"
-
-func newProxyKey() string { return proxyKeyPrefix + unit.NewAPIKey()[len(unit.APIKeyPrefix):] }
+type ProxyRequest = reactors.ProxyRequest
 
 func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
@@ -112,23 +77,6 @@ func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, erro
 	return conf, nil
 }
 
-func (req *ProxyRequest) apply(p *Proxy, conf map[string]any) {
-	p.Name, p.DestinationURL = req.Name, req.DestinationURL
-	p.RequestTransform, p.ResponseTransform = req.RequestTransform, req.ResponseTransform
-	p.Application, p.Configuration = req.Application, conf
-	p.RequireAuth = req.RequireAuth == nil || *req.RequireAuth
-	p.fill()
-}
-
-// fill sets the fields derived from others: ApplicationID, which records
-// written before it existed lack.
-func (p *Proxy) fill() {
-	p.ApplicationID = ""
-	if p.Application != nil {
-		p.ApplicationID = p.Application.ID
-	}
-}
-
 // checkProxyApplication checks the proxy's application (validateProxy
 // has reconciled application and application_id), naming the field the
 // caller used; current is the application an update keeps, nil on create
@@ -158,7 +106,7 @@ func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref)
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
 // when the store's storage is full, and Internal.
 func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyRequest) (*Proxy, error) {
-	pkey := newProxyKey()
+	pkey := reactors.NewProxyKey()
 	var out *Proxy
 	err := v.updateChecked(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermProxyCreate)
@@ -173,8 +121,8 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 			return err
 		}
 		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Key: pkey, CreatedBy: p.ActorID, CreatedAt: t.Now}
-		req.apply(px, conf)
-		rec := proxyRecordOf(px, t.proxyMAC(pkey))
+		reactors.ApplyProxyRequest(&req, px, conf)
+		rec := reactors.ProxyRecordOf(px, t.proxyMAC(pkey))
 		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &access.KeyRef{TenantID: p.TenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
 			return err
 		}
@@ -193,21 +141,6 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 	return out, nil
 }
 
-func (t *txn) mustProxy(tid, id string) (*reactors.ProxyRecord, error) {
-	if !unit.ValidID(id) {
-		return nil, unit.NotFoundError("proxy")
-	}
-	var rec reactors.ProxyRecord
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityProxy, id), &rec)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, unit.NotFoundError("proxy")
-	}
-	return &rec, nil
-}
-
 // proxyByKey finds the proxy a proxy key names, or nil.
 func (t *txn) proxyByKey(pkey string) (*reactors.ProxyRecord, error) {
 	if pkey == "" || len(pkey) > maxKeyLength {
@@ -222,7 +155,7 @@ func (t *txn) proxyByKey(pkey string) (*reactors.ProxyRecord, error) {
 	if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
 		return nil, err // refused like an unknown key
 	}
-	rec, err := t.mustProxy(ref.TenantID, ref.ID)
+	rec, err := reactors.MustProxy(t.Tx, ref.TenantID, ref.ID)
 	if ErrorKind(err) == NotFound {
 		return nil, nil // a stale lookup entry: an unknown key
 	}
@@ -248,11 +181,11 @@ func (v *Vault) GetProxy(ctx context.Context, key Credential, id string) (*Proxy
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustProxy(p.TenantID, id)
+		rec, err := reactors.MustProxy(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		out = proxyOf(rec)
+		out = reactors.ProxyOf(rec)
 		return t.logRead(p, EntityProxy, id, "Proxy read")
 	})
 	return out, err
@@ -295,10 +228,10 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
+			if req.Name != "" && !reactors.NameMatches(req.Name, rec.Name) {
 				return nil, nil
 			}
-			return proxyOf(&rec), nil
+			return reactors.ProxyOf(&rec), nil
 		})
 		return err
 	})
@@ -357,7 +290,7 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustProxy(p.TenantID, id)
+		rec, err := reactors.MustProxy(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -372,11 +305,11 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		if err := t.checkProxyApplication(p.TenantID, &req, rec.Application); err != nil {
 			return err
 		}
-		px := proxyOf(rec)
-		req.apply(px, conf)
+		px := reactors.ProxyOf(rec)
+		reactors.ApplyProxyRequest(&req, px, conf)
 		now := t.Now
 		px.ModifiedBy, px.ModifiedAt = p.ActorID, &now
-		rec = proxyRecordOf(px, rec.KeyHash)
+		rec = reactors.ProxyRecordOf(px, rec.KeyHash)
 		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityProxy, id), rec); err != nil {
 			return err
 		}
@@ -402,7 +335,7 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustProxy(p.TenantID, id)
+		rec, err := reactors.MustProxy(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -411,28 +344,9 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 				return err
 			}
 		}
-		if err := t.emitProxy(EventProxyDeleted, p.Actor(), proxyOf(rec)); err != nil {
+		if err := t.emitProxy(EventProxyDeleted, p.Actor(), reactors.ProxyOf(rec)); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityProxy, id, OpDelete, "Proxy deleted")
 	})
-}
-
-// proxyRecordOf is the record of the API's proxy p, whose key has the
-// keyed hash keyHash.
-func proxyRecordOf(p *Proxy, keyHash []byte) *reactors.ProxyRecord {
-	return &reactors.ProxyRecord{ID: p.ID, TenantID: p.TenantID, Name: p.Name, Key: p.Key, DestinationURL: p.DestinationURL,
-		RequestTransform: p.RequestTransform, ResponseTransform: p.ResponseTransform, Application: p.Application,
-		Configuration: p.Configuration, RequireAuth: p.RequireAuth, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt,
-		ModifiedBy: p.ModifiedBy, ModifiedAt: p.ModifiedAt, KeyHash: keyHash}
-}
-
-// proxyOf is the proxy the API shows (ApplicationID filled in).
-func proxyOf(r *reactors.ProxyRecord) *Proxy {
-	p := &Proxy{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
-		RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
-		Configuration: r.Configuration, RequireAuth: r.RequireAuth, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
-	p.fill()
-	return p
 }

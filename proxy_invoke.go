@@ -183,7 +183,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 			// are throttled (ratelimit.go).
 			return t.authFailed(unit.Errorf(Unauthenticated, "missing or unknown proxy key"))
 		}
-		plan = &proxyPlan{proxy: proxyOf(rec), tenantID: rec.TenantID, body: parsed}
+		plan = &proxyPlan{proxy: reactors.ProxyOf(rec), tenantID: rec.TenantID, body: parsed}
 		if rec.Application != nil {
 			c := appCredential(rec.TenantID, rec.Application.ID)
 			plan.client = &c

@@ -1,42 +1,22 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Reactor is a configured formula (or code of its own) that a key holding
 // token:use can invoke with detokenized arguments.
-type Reactor struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Name     string `json:"name"`
-	// Formula is the formula the reactor runs, as it is now; nil for a
-	// reactor that carries its own Code.
-	Formula *Formula `json:"formula,omitempty"`
-	// Code is the reactor's own code, for reactors without a formula.
-	Code          string         `json:"code,omitempty"`
-	Configuration map[string]any `json:"configuration"`
-	// Application, when set, is the application whose permissions the
-	// code's req.client acts with.
-	Application *Ref       `json:"application,omitempty"`
-	CreatedBy   string     `json:"created_by,omitempty"`
-	CreatedAt   time.Time  `json:"created_at"`
-	ModifiedBy  string     `json:"modified_by,omitempty"`
-	ModifiedAt  *time.Time `json:"modified_at,omitempty"`
-}
+type Reactor = reactors.Reactor
 
 // Ref names another resource by id.
 type Ref = reactors.Ref
@@ -58,23 +38,6 @@ type UpdateReactorRequest struct {
 	Configuration map[string]any `json:"configuration"`
 	Code          string         `json:"code,omitempty"`
 	Application   *Ref           `json:"application,omitempty"`
-}
-
-// checkConfiguration checks a reactor's configuration against its
-// formula's declarations (reactors.CheckConfiguration). A reactor without a
-// formula takes any configuration.
-func checkConfiguration(f *Formula, conf map[string]any, fe unit.FieldErrors) {
-	if f != nil {
-		reactors.CheckConfiguration(f.Configuration, conf, fe)
-	}
-}
-
-// sameJSON reports whether a and b encode to the same JSON (maps encode
-// with sorted keys).
-func sameJSON(a, b any) bool {
-	x, errA := json.Marshal(a)
-	y, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // checkReactorApplication checks that ref names a public or private
@@ -163,14 +126,14 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		var f *Formula
 		if req.Formula != nil {
 			rec.FormulaID = req.Formula.ID
-			if f, err = t.loadFormula(p.TenantID, req.Formula.ID); err != nil {
+			if f, err = reactors.LoadFormula(t.Tx, p.TenantID, req.Formula.ID); err != nil {
 				return err
 			}
 			if f == nil {
 				fe.Add("formula.id", "no such formula")
 			}
 		}
-		checkConfiguration(f, conf, fe)
+		reactors.CheckFormulaConfiguration(f, conf, fe)
 		if err := t.checkReactorApplication(p.TenantID, req.Application, "", fe); err != nil {
 			return err
 		}
@@ -183,7 +146,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, rec.ID), rec); err != nil {
 			return err
 		}
-		out = reactorOf(rec, f)
+		out = reactors.ReactorOf(rec, f)
 		if err := t.emitReactor(EventReactorCreated, p.Actor(), out); err != nil {
 			return err
 		}
@@ -191,60 +154,6 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 	})
 	if err != nil {
 		return nil, err
-	}
-	return out, nil
-}
-
-func reactorOf(r *reactors.Record, f *Formula) *Reactor {
-	out := &Reactor{
-		ID: r.ID, TenantID: r.TenantID, Name: r.Name, Formula: f, Code: r.Code,
-		Configuration: r.Configuration, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt,
-	}
-	if out.Configuration == nil {
-		out.Configuration = map[string]any{}
-	}
-	if r.ApplicationID != "" {
-		out.Application = &Ref{ID: r.ApplicationID}
-	}
-	return out
-}
-
-// mustReactor loads a reactor of tenant tid with its formula, or NotFound.
-func (t *txn) mustReactor(tid, id string) (*reactors.Record, *Formula, error) {
-	if !unit.ValidID(id) {
-		return nil, nil, unit.NotFoundError("reactor")
-	}
-	var rec reactors.Record
-	ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityReactor, id), &rec)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !ok {
-		return nil, nil, unit.NotFoundError("reactor")
-	}
-	var f *Formula
-	if rec.FormulaID != "" {
-		if f, err = t.mustFormula(tid, rec.FormulaID); err != nil {
-			return nil, nil, err
-		}
-	}
-	return &rec, f, nil
-}
-
-// reactors returns every reactor record of tenant tid, oldest first.
-func (t *txn) reactors(tid string) ([]reactors.Record, error) {
-	raws, err := t.ScanValues(barrier.Tenant(tid).Records(EntityReactor))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]reactors.Record, 0, len(raws))
-	for _, kv := range raws {
-		var rec reactors.Record
-		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
 	}
 	return out, nil
 }
@@ -262,11 +171,11 @@ func (v *Vault) GetReactor(ctx context.Context, key Credential, id string) (*Rea
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		out = reactorOf(rec, f)
+		out = reactors.ReactorOf(rec, f)
 		return t.logRead(p, EntityReactor, id, "Reactor read")
 	})
 	return out, err
@@ -281,18 +190,6 @@ type ListReactorsRequest struct {
 	// either matches as a substring.
 	Name string
 	PageRequest
-}
-
-// nameMatches applies a ListReactorsRequest.Name pattern.
-func nameMatches(pattern, name string) bool {
-	pattern, name = strings.ToLower(pattern), strings.ToLower(name)
-	if !strings.ContainsAny(pattern, "*?") {
-		return strings.Contains(name, pattern)
-	}
-	// path.Match treats / and \ specially; names are matched as one segment.
-	pattern = strings.NewReplacer("\\", "\\\\", "[", "\\[").Replace(pattern)
-	ok, _ := path.Match(pattern, strings.ReplaceAll(name, "/", "\x00"))
-	return ok
 }
 
 // ListReactors returns the reactors of the caller's tenant, oldest first.
@@ -324,17 +221,17 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			if req.Name != "" && !nameMatches(req.Name, rec.Name) {
+			if req.Name != "" && !reactors.NameMatches(req.Name, rec.Name) {
 				return nil, nil
 			}
 			var f *Formula
 			if rec.FormulaID != "" {
 				var err error
-				if f, err = t.loadFormula(p.TenantID, rec.FormulaID); err != nil {
+				if f, err = reactors.LoadFormula(t.Tx, p.TenantID, rec.FormulaID); err != nil {
 					return nil, err
 				}
 			}
-			return reactorOf(&rec, f), nil
+			return reactors.ReactorOf(&rec, f), nil
 		})
 		return err
 	})
@@ -389,7 +286,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -420,8 +317,8 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		// declarations, and the reactor must stay editable (a rename
 		// must not need a new configuration). A changed one must
 		// satisfy the formula as it is now.
-		if !sameJSON(conf, rec.Configuration) {
-			checkConfiguration(f, conf, fe)
+		if !reactors.SameJSON(conf, rec.Configuration) {
+			reactors.CheckFormulaConfiguration(f, conf, fe)
 		}
 		if err := t.checkReactorApplication(p.TenantID, req.Application, rec.ApplicationID, fe); err != nil {
 			return err
@@ -444,7 +341,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, id), rec); err != nil {
 			return err
 		}
-		out = reactorOf(rec, f)
+		out = reactors.ReactorOf(rec, f)
 		if err := t.emitReactor(EventReactorUpdated, p.Actor(), out); err != nil {
 			return err
 		}
@@ -465,16 +362,269 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
 		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactor, id)); err != nil {
 			return err
 		}
-		if err := t.emitReactor(EventReactorDeleted, p.Actor(), reactorOf(rec, f)); err != nil {
+		if err := t.emitReactor(EventReactorDeleted, p.Actor(), reactors.ReactorOf(rec, f)); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpDelete, "Reactor deleted")
+	})
+}
+
+// Tenant code (reactors, formulas, proxy transforms) runs in sandbox worker
+// processes (internal/sandbox) through reactors.Code: every check of code
+// when it is saved and every run, synchronous or not.
+
+// Limits on the fetch calls of one invocation. The worker asks; the Vault
+// carries the request out through the outbound policy of proxies.
+const (
+	MaxFetchesPerInvocation = reactors.MaxFetchesPerInvocation
+	MaxFetchRequestBytes    = reactors.MaxFetchRequestBytes
+	MaxFetchResponseBytes   = reactors.MaxFetchResponseBytes
+)
+
+// DefaultCodeMaxResultBytes is Options.Code.MaxResultBytes when zero: what
+// one run of tenant code may give back, as JSON.
+const DefaultCodeMaxResultBytes = sandbox.DefaultMaxResultBytes
+
+// sandboxCode is the checking and running of tenant code
+// (internal/reactors) over the Vault's sandbox, outbound client and
+// result limit. It is a few words, built where it is used.
+func (v *Vault) sandboxCode() *reactors.Code {
+	return &reactors.Code{Sandbox: v.code, HTTPClient: v.httpClient, MaxResultBytes: v.codeMaxResult}
+}
+
+// checkCode, inside a transaction of updateChecked, is the outcome of
+// checking code for tenant, explained on field (reactors.Code.CheckIn).
+func (t *txn) checkCode(tenant, code, field string) error {
+	return t.v.sandboxCode().CheckIn(t.Tx, tenant, code, field)
+}
+
+// updateChecked is update for writes that save code: a transaction that
+// meets code not yet checked ends, the code is checked in a worker with
+// no transaction open, and the transaction runs again
+// (reactors.Code.UpdateChecked).
+func (v *Vault) updateChecked(ctx context.Context, fn func(*txn) error) error {
+	return v.sandboxCode().UpdateChecked(ctx, func(seen func(*unit.Tx)) error {
+		return v.update(ctx, func(t *txn) error {
+			err := fn(t)
+			seen(t.Tx)
+			return err
+		})
+	})
+}
+
+// Formula types.
+const (
+	// FormulaPrivate formulas belong to one tenant.
+	FormulaPrivate = reactors.FormulaPrivate
+	// FormulaOfficial formulas are registered by the host program with
+	// RegisterOfficialFormula and visible to every tenant, read-only.
+	FormulaOfficial = reactors.FormulaOfficial
+)
+
+// Value types of configuration declarations and request parameters.
+const (
+	TypeString  = reactors.TypeString
+	TypeNumber  = reactors.TypeNumber
+	TypeBoolean = reactors.TypeBoolean
+)
+
+// Formula is reactor code with the contract of its configuration and
+// arguments.
+type Formula = reactors.Formula
+
+// ConfigurationDeclaration declares one configuration name.
+type ConfigurationDeclaration = reactors.ConfigurationDeclaration
+
+// RequestParameter declares one argument of an invocation. A dotted name
+// (a.b.c) addresses a nested property.
+type RequestParameter = reactors.RequestParameter
+
+// FormulaRequest is the body of CreateFormula, UpdateFormula and
+// RegisterOfficialFormula.
+type FormulaRequest = reactors.FormulaRequest
+
+// RegisterOfficialFormula adds a formula every tenant can read and
+// configure reactors with, and none can change. It takes no key: it is how
+// a host program ships formulas.
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks, Unavailable when no sandbox worker checks the code in time,
+// StorageFull, or Internal.
+func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest) (*Formula, error) {
+	if err := reactors.CheckFormula(&req, FormulaOfficial, validateName); err != nil {
+		return nil, err
+	}
+	now := v.now().UTC()
+	f := reactors.NewFormula(&req, v.ids.Next(now), "", actor{Type: ActorSystem}, now)
+	err := v.updateChecked(ctx, func(t *txn) error {
+		if err := t.checkCode("", req.Code, "code"); err != nil {
+			return err
+		}
+		return t.PutRecord(barrier.OfficialFormula(f.ID), reactors.FormulaRecordOf(f))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// CreateFormula creates a private formula of the caller's tenant. Requires
+// reactor:create. Returns Invalid (with the line of a syntax error),
+// Unprocessable (code that does not export a function).
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRequest) (*Formula, error) {
+	if err := reactors.CheckFormula(&req, FormulaPrivate, validateName); err != nil {
+		return nil, err
+	}
+	var out *Formula
+	err := v.updateChecked(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorCreate)
+		if err != nil {
+			return err
+		}
+		if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
+			return err
+		}
+		out = reactors.NewFormula(&req, t.v.ids.Next(t.Now), p.TenantID, p.Actor(), t.Now)
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, out.ID), reactors.FormulaRecordOf(out)); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetFormula returns a formula of the caller's tenant or an official one.
+// Requires reactor:read.
+//
+// Returns NotFound for a formula that is neither official nor the caller's
+// tenant's, Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without reactor:read, or
+// Internal.
+func (v *Vault) GetFormula(ctx context.Context, key Credential, id string) (*Formula, error) {
+	var out *Formula
+	err := v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		if out, err = reactors.MustFormula(t.Tx, p.TenantID, id); err != nil {
+			return err
+		}
+		return t.logRead(p, EntityReactorFormula, id, "Formula read")
+	})
+	return out, err
+}
+
+// ListFormulasRequest pages ListFormulas.
+type ListFormulasRequest struct {
+	PageRequest
+}
+
+// ListFormulas returns the official formulas, then the caller's tenant's,
+// oldest first. Requires reactor:read.
+//
+// Returns Invalid for a page or size out of range or a bad cursor,
+// Unauthenticated for a key that is missing, unknown or expired, RateLimited
+// over a rate limit, PermissionDenied without reactor:read, or Internal.
+func (v *Vault) ListFormulas(ctx context.Context, key Credential, req ListFormulasRequest) (*Page[Formula], error) {
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[Formula]
+	err = v.view(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorRead)
+		if err != nil {
+			return err
+		}
+		all, err := reactors.Formulas(t.Tx, p.TenantID)
+		if err != nil {
+			return err
+		}
+		out = paging.Paginate(all, pg, reactors.FormulaPosition)
+		return nil
+	})
+	return out, err
+}
+
+// UpdateFormula replaces a private formula. Reactors configured with it use
+// the new code from their next invocation. Requires reactor:update.
+//
+// Returns Invalid or Unprocessable for a request or code that fails its
+// checks, NotFound for a formula that is neither the caller's tenant's nor
+// official, Unauthenticated for a key that is missing, unknown or expired,
+// RateLimited over a rate limit, PermissionDenied without reactor:update or
+// for an official formula (the host manages those), Unavailable when no sandbox
+// worker checks the code in time, StorageFull, or Internal.
+func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, req FormulaRequest) (*Formula, error) {
+	if err := reactors.CheckFormula(&req, FormulaPrivate, validateName); err != nil {
+		return nil, err
+	}
+	var out *Formula
+	err := v.updateChecked(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorUpdate)
+		if err != nil {
+			return err
+		}
+		old, err := reactors.MustOwnFormula(t.Tx, p.TenantID, id)
+		if err != nil {
+			return err
+		}
+		if err := t.checkCode(p.TenantID, req.Code, "code"); err != nil {
+			return err
+		}
+		out = reactors.NewFormula(&req, id, p.TenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
+		now := t.Now
+		out.ModifiedBy, out.ModifiedAt = p.ActorID, &now
+		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id), reactors.FormulaRecordOf(out)); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
+	})
+	return out, err
+}
+
+// DeleteFormula deletes a private formula that no reactor uses (Conflict
+// otherwise). Requires reactor:delete.
+//
+// Like every call with a key, it also returns Unauthenticated for a key that
+// is missing, unknown or expired, RateLimited over a rate limit, StorageFull
+// when the store's storage is full, and Internal.
+func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) error {
+	return v.update(ctx, func(t *txn) error {
+		p, err := t.authorize(key, PermReactorDelete)
+		if err != nil {
+			return err
+		}
+		if _, err := reactors.MustOwnFormula(t.Tx, p.TenantID, id); err != nil {
+			return err
+		}
+		all, err := reactors.Reactors(t.Tx, p.TenantID)
+		if err != nil {
+			return err
+		}
+		for _, r := range all {
+			if r.FormulaID == id {
+				return unit.Errorf(Conflict, "reactor %s uses the formula", r.ID)
+			}
+		}
+		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id)); err != nil {
+			return err
+		}
+		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")
 	})
 }

@@ -162,7 +162,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 		if err != nil {
 			return err
 		}
-		rec, f, err := t.mustReactor(p.TenantID, id)
+		rec, f, err := reactors.MustReactor(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -293,4 +293,33 @@ func (j *jsClient) GetTokenIntent(ctx context.Context, id string) (any, error) {
 
 func (j *jsClient) DeleteTokenIntent(ctx context.Context, id string) error {
 	return j.v.deleteTokenIntentAs(ctx, j.c, id)
+}
+
+// codeRun is one run of tenant code.
+type codeRun struct {
+	kind    CodeKind // for Options.Metrics
+	tenant  string
+	code    string
+	req     map[string]any
+	timeout time.Duration // zero: Options.Code.Timeout
+	client  *credential   // req.client acts as this application; nil: null
+	log     []slog.Attr   // identify the code in console lines
+}
+
+// runCode runs code in the sandbox, with req.client and fetch carried out
+// here on its behalf, and counts the run in Options.Metrics.
+func (v *Vault) runCode(ctx context.Context, r codeRun) (any, error) {
+	run := reactors.Run{Tenant: r.tenant, Code: r.code, Req: r.req, Timeout: r.timeout, Log: r.log}
+	if r.client != nil {
+		run.Client = &jsClient{v: v, c: *r.client}
+	}
+	var start time.Time
+	if v.metrics != nil {
+		start = time.Now()
+	}
+	out, err := v.sandboxCode().Run(ctx, run)
+	if v.metrics != nil {
+		v.metrics.CodeRun(r.kind, codeOutcome(err), time.Since(start))
+	}
+	return out, err
 }

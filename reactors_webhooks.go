@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/backoff"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
@@ -44,30 +42,13 @@ type Webhook struct {
 
 // WebhookError is the problem an asynchronous invocation ended with, in
 // the shape of the HTTP error bodies.
-type WebhookError struct {
-	Status int                 `json:"status"`
-	Detail string              `json:"detail"`
-	Errors map[string][]string `json:"errors,omitempty"`
-}
+type WebhookError = reactors.CallbackError
 
 // Webhook delivery headers.
 const (
 	WebhookSignatureHeader = "SVC-Signature"
 	webhookAttempts        = 5
 )
-
-// webhookSecret derives the tenant's webhook signing secret from its index
-// key: stable, never stored, different for every tenant.
-// webhookSecretSize is the length of a webhook secret (an HMAC-SHA256).
-const webhookSecretSize = sha256.Size
-
-func (t *txn) webhookSecret(tid string) ([]byte, error) {
-	ks, err := t.TenantKeys(tid, false)
-	if err != nil {
-		return nil, err
-	}
-	return ks.MAC([]byte("webhook-signing-secret\x00"), []byte(tid)), nil
-}
 
 // WebhookSecret returns the hex secret that signs the caller's tenant's
 // webhooks. Requires tenant:read.
@@ -82,7 +63,7 @@ func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, erro
 		if err != nil {
 			return err
 		}
-		s, err := t.webhookSecret(p.TenantID)
+		s, err := reactors.CallbackSecret(t.Tx, p.TenantID)
 		out = hex.EncodeToString(s)
 		return err
 	})
@@ -97,13 +78,11 @@ func (v *Vault) WebhookSecret(ctx context.Context, key Credential) (string, erro
 // Returns a plain error, of no Kind (ErrorKind says Internal), for such a
 // secret.
 func SignWebhook(secret string, body []byte) (string, error) {
-	key, err := hex.DecodeString(secret)
-	if err != nil || len(key) != webhookSecretSize {
-		return "", errors.New("tokenvault: the webhook secret must be the 64 hex digits WebhookSecret returns")
+	key, err := reactors.ParseCallbackSecret(secret)
+	if err != nil {
+		return "", err
 	}
-	m := hmac.New(sha256.New, key)
-	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil)), nil
+	return reactors.SignCallback(key, body), nil
 }
 
 // CallbackSecretStandard returns the Standard Webhooks form ("whsec_"
@@ -112,11 +91,11 @@ func SignWebhook(secret string, body []byte) (string, error) {
 // bytes of hex is an error (a plain error, of no Kind: ErrorKind says
 // Internal).
 func CallbackSecretStandard(secret string) (string, error) {
-	key, err := hex.DecodeString(secret)
-	if err != nil || len(key) != webhookSecretSize {
-		return "", errors.New("tokenvault: the webhook secret must be the 64 hex digits WebhookSecret returns")
+	key, err := reactors.ParseCallbackSecret(secret)
+	if err != nil {
+		return "", err
 	}
-	return webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(key), nil
+	return reactors.StandardCallbackSecret(key), nil
 }
 
 // VerifyWebhook reports whether signature (an SVC-Signature header) signs
@@ -180,7 +159,7 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
 		if err != nil {
 			hook.Status, hook.Result = "failed", nil
-			hook.Error = webhookError(err)
+			hook.Error = reactors.CallbackErrorOf(err)
 		}
 		v.deliver(inv.tenantID, url, hook)
 		v.asyncMu.Lock()
@@ -191,26 +170,6 @@ func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) e
 		v.asyncMu.Unlock()
 	}()
 	return nil
-}
-
-func webhookError(err error) *WebhookError {
-	e, _ := err.(*Error)
-	if e == nil || e.Kind == Internal {
-		return &WebhookError{Status: 500, Detail: "internal error"}
-	}
-	status := e.Status
-	if status == 0 {
-		status = kindStatus[e.Kind]
-	}
-	return &WebhookError{Status: status, Detail: e.Message, Errors: e.Fields}
-}
-
-// kindStatus mirrors httpapi's table for webhook bodies, which carry a
-// status without going through HTTP.
-var kindStatus = map[Kind]int{
-	Internal: 500, Invalid: 400, Unauthenticated: 401, PermissionDenied: 403, NotFound: 404,
-	Conflict: 409, UnsupportedMediaType: 415, TooLarge: 413, Unprocessable: 422, Unavailable: 503, CodeFailed: 500, BadGateway: 502,
-	RateLimited: 429,
 }
 
 // deliver POSTs hook, retrying with exponential backoff (jittered, see
@@ -228,7 +187,7 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 	var secret []byte
 	err := v.view(v.bg, func(t *txn) error {
 		var err error
-		secret, err = t.webhookSecret(tid)
+		secret, err = reactors.CallbackSecret(t.Tx, tid)
 		return err
 	})
 	if err != nil {
@@ -242,11 +201,9 @@ func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) 
 	for attempt := 1; ; attempt++ {
 		hook.DeliveredAt = v.now().UTC()
 		body, _ := json.Marshal(hook)
-		m := hmac.New(sha256.New, secret)
-		m.Write(body)
-		std, err := webhooks.Headers(hook.InvocationID, hook.DeliveredAt, body, webhooks.SecretPrefix+base64.StdEncoding.EncodeToString(secret))
+		std, err := webhooks.Headers(hook.InvocationID, hook.DeliveredAt, body, reactors.StandardCallbackSecret(secret))
 		if err == nil {
-			err = v.post(url, body, "sha256="+hex.EncodeToString(m.Sum(nil)), std)
+			err = v.post(url, body, reactors.SignCallback(secret, body), std)
 		}
 		if err == nil {
 			return WebhookOK, attempt

@@ -71,7 +71,7 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	case *reactors.ProxyRecord:
 		v = reactors.ProxyRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Key: r.Key, DestinationURL: r.DestinationURL,
 			RequestTransform: r.RequestTransform, ResponseTransform: r.ResponseTransform, Application: r.Application,
-			ApplicationID: proxyOf(r).ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
+			ApplicationID: reactors.ProxyOf(r).ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
 			CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash}
 	case *sessions.Record:
 		g := func(g grants) sessions.GrantsV0 {

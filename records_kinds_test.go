@@ -525,11 +525,11 @@ func TestRecordAPIConversions(t *testing.T) {
 			}
 		}
 	}
-	px := proxyRecordOf(&Proxy{}, nil)
+	px := reactors.ProxyRecordOf(&Proxy{}, nil)
 	*px = *recordKinds[0].fixed().(*reactors.ProxyRecord)
-	proxy := proxyOf(px)
+	proxy := reactors.ProxyOf(px)
 	allSet(proxy)
-	if diff := cmp.Diff(proxy, proxyOf(proxyRecordOf(proxy, fixKeyHash))); diff != "" {
+	if diff := cmp.Diff(proxy, reactors.ProxyOf(reactors.ProxyRecordOf(proxy, fixKeyHash))); diff != "" {
 		t.Errorf("Proxy through its record: (-want +got)\n%s", diff)
 	}
 	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
@@ -551,9 +551,9 @@ func TestRecordAPIConversions(t *testing.T) {
 	if got := tenants.MemberOf(tenants.MemberRecordOf(member)); !cmp.Equal(*member, got) {
 		t.Errorf("TenantMember through its record: %s", cmp.Diff(*member, got))
 	}
-	formula := formulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))
+	formula := reactors.FormulaOf(recordKinds[4].fixed().(*reactors.FormulaRecord))
 	allSet(formula)
-	if diff := cmp.Diff(formula, formulaOf(formulaRecordOf(formula))); diff != "" {
+	if diff := cmp.Diff(formula, reactors.FormulaOf(reactors.FormulaRecordOf(formula))); diff != "" {
 		t.Errorf("Formula through its record: (-want +got)\n%s", diff)
 	}
 }

@@ -157,9 +157,11 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	}
 	tid := p.TenantID
 	if pt.idTmpl != nil {
-		if err := t.deriveFPEID(p, pt); err != nil {
+		id, err := aliasRules.DeriveFPEID(t.Tx, p, pt.containers, pt.idTmpl, pt.idVars, pt.idPath)
+		if err != nil {
 			return nil, err
 		}
+		pt.id = id
 	}
 	id := pt.id
 	var expiredAlias *tokens.Record // an expired token holding the alias drawn
@@ -167,7 +169,17 @@ func (t *txn) createToken(p *principal, pt *preparedToken) (*Token, error) {
 	switch {
 	case pt.alias != nil:
 		var err error
-		id, expiredAlias, err = t.freeAlias(tid, pt.alias)
+		id, err = pt.alias.Free(t.v.rand, func(id string) (bool, error) {
+			old, err := t.loadToken(tid, id, true)
+			if err != nil || old == nil {
+				return false, err
+			}
+			if old.Expired(t.Now) {
+				expiredAlias = old // replaced by the new token
+				return false, nil
+			}
+			return true, nil
+		})
 		if err != nil && (ErrorKind(err) != Conflict || !pt.dedupe) {
 			return nil, err
 		}
@@ -540,7 +552,7 @@ func (v *Vault) UpdateToken(ctx context.Context, key Credential, id string, patc
 		}
 		// After the permission checks, as it reads the stored data.
 		if _, ok := fields["mask"]; ok {
-			checkMaskKeepsID(rec, pt.maskExpr, fe)
+			aliasRules.CheckMaskKeepsID(rec.AliasID, rec.Type, rec.Data, rec.MaskExpression, pt.maskExpr, fe)
 			if err := fe.Err(); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/aliases"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/expr"
 	"github.com/tokenvault/tokenvault/internal/jsontext"
@@ -107,7 +108,7 @@ func (t *txn) emitTokenReadRecord(p *principal, rec *tokens.Record) error {
 type preparedToken struct {
 	plain       bool   // a plain value: the response is the id alone
 	id          string // a literal id; "" for a generated one or an alias
-	alias       *aliasID
+	alias       *aliases.ID
 	typ         string
 	data        any
 	dataJSON    []byte
@@ -126,7 +127,7 @@ type preparedToken struct {
 	// newCVC: the request sends a card's cvc (a patch that does not keeps
 	// the stored cvc's retention window).
 	newCVC bool
-	// idTmpl is an id derived with the fpe filter (tokens_fpe.go),
+	// idTmpl is an id derived with the fpe filter (aliases.Rules.DeriveFPEID),
 	// evaluated over idVars in the transaction, with the tenant's key.
 	idTmpl *expr.Template
 	idVars expr.Resolver
@@ -145,22 +146,23 @@ func prepareToken(req TokenRequest, now, cardsValidOn time.Time, path string, fe
 }
 
 // prepareTokenShown is prepareToken, holding the mask and id to the
-// display rule (checkDisplay) only with checkShown: a patch that changes
-// neither the mask nor the data leaves a token as it was judged.
+// display rule (aliases.Rules.CheckDisplay) only with checkShown: a patch
+// that changes neither the mask nor the data leaves a token as it was
+// judged.
 func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path string, checkShown bool, fe unit.FieldErrors) *preparedToken {
 	pt := &preparedToken{
 		id: req.ID, typ: req.Type, metadata: req.Metadata, searchExprs: req.SearchIndexes,
 		fpExpr: req.FingerprintExpression, dedupe: req.DeduplicateToken, expiresAt: req.ExpiresAt,
 		newCVC: true,
 	}
-	if req.ID != "" && !isAliasExpression(req.ID) {
+	if req.ID != "" && !aliases.IsExpression(req.ID) {
 		tokens.ValidateCustomID(req.ID, join(path, "id"), fe)
 	}
 	if req.TokenIntentID != "" {
 		pt.intent = prepareConversion(req, now, path, fe)
 		return pt
 	}
-	idTmpl := parseIDExpression(req.ID, join(path, "id"), fe)
+	idTmpl := aliasRules.ParseIDExpression(req.ID, join(path, "id"), fe)
 	fpeID := idTmpl != nil && idTmpl.EndsInFPE()
 	if fpeID {
 		pt.idTmpl, pt.idPath = idTmpl, join(path, "id")
@@ -190,7 +192,7 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 	// from it (mask, fingerprint, search index) may outlive it.
 	vars := expr.Vars(map[string]any{"data": tokens.ExprData(req.Type, pt.data)})
 	if pt.idTmpl != nil {
-		pt.idVars = fpeIDVars(req.Type, pt.data, req.Metadata)
+		pt.idVars = aliasRules.FPEIDVars(req.Type, pt.data, req.Metadata)
 	}
 
 	if pt.fpExpr == "" {
@@ -216,16 +218,16 @@ func prepareTokenShown(req TokenRequest, now, cardsValidOn time.Time, path strin
 
 	if idTmpl != nil && !fpeID {
 		pt.id = ""
-		pt.alias = prepareAlias(idTmpl, vars, join(path, "id"), fe)
+		pt.alias = aliasRules.Prepare(idTmpl, vars, join(path, "id"), fe)
 	}
 	if len(fe) == 0 && checkShown && (req.Mask != nil || idTmpl != nil) {
 		// What the mask and the id show, by the flow analysis of their
-		// expressions (tokens_alias_display.go). A type's default mask
+		// expressions (internal/aliases, display.go). A type's default mask
 		// with a generated or literal id needs no analysis per call: the
 		// defaults are the vault's own, held to the rule by
 		// TestDefaultMasksKeepTheDisplayRule, and the analysis is most of
 		// a card tokenize's allocations.
-		checkDisplay(req.Type, pt.data, req.Metadata, pt.maskExpr, idTmpl, join(path, "mask"), join(path, "id"), fe)
+		aliasRules.CheckDisplay(req.Type, pt.data, req.Metadata, pt.maskExpr, idTmpl, join(path, "mask"), join(path, "id"), fe)
 	}
 
 	if len(req.SearchIndexes) > tokens.MaxSearchIndexes {

@@ -41,14 +41,14 @@ func TestDefaultMasksKeepTheDisplayRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		fe := unit.FieldErrors{}
-		checkDisplay(d.typ, d.data, nil, mask, nil, "mask", "id", fe)
+		aliasRules.CheckDisplay(d.typ, d.data, nil, mask, nil, "mask", "id", fe)
 		if len(fe) != 0 {
 			t.Errorf("the default %s mask over %v: %v, want no problem", d.typ, d.data, fe)
 		}
 	}
 	// The check is not vacuous: a mask showing the whole number fails it.
 	fe := unit.FieldErrors{}
-	checkDisplay(TypeCard, map[string]any{"number": "4242424242424242"}, nil,
+	aliasRules.CheckDisplay(TypeCard, map[string]any{"number": "4242424242424242"}, nil,
 		map[string]any{"number": "{{ data.number }}"}, nil, "mask", "id", fe)
 	if len(fe["mask"]) == 0 {
 		t.Errorf("a mask of the whole number passed the display rule")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/aliases"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
@@ -52,7 +53,7 @@ type Vault struct {
 	now       func() time.Time
 	logger    *slog.Logger
 	ids       unit.IDSource
-	rand      aliasRand // Options.Rand, for alias ids
+	rand      *aliases.Rand // Options.Rand, for alias ids
 	mailer    Mailer
 	inviteURL string
 	// recordKinds are the families of keys that hold records, of every
@@ -187,10 +188,11 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.now == nil {
 		v.now = time.Now
 	}
-	v.rand.r = opts.Rand
-	if v.rand.r == nil {
-		v.rand.r = rand.Reader
+	random := opts.Rand
+	if random == nil {
+		random = rand.Reader
 	}
+	v.rand = aliases.NewRand(random)
 	v.httpClient, v.webhookBackoff = opts.HTTPClient, opts.Outbound.WebhookBackoff
 	v.outbound = outbound.Policy{AllowPrivate: opts.Outbound.AllowPrivateDestinations}
 	if v.httpClient == nil {

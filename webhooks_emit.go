@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -40,7 +41,7 @@ func (v *Vault) emitInvocationEnd(inv *invocation, err error) {
 	typ, view := EventReactorCompleted, &invocationEvent{ID: inv.id, ReactorID: inv.reactorID, Status: "succeeded"}
 	if err != nil {
 		typ, view.Status = EventReactorFailed, "failed"
-		view.ErrorStatus = webhookError(err).Status
+		view.ErrorStatus = reactors.CallbackErrorOf(err).Status
 	}
 	ctx := WithCallInfo(v.bg, &CallInfo{TraceID: inv.traceID})
 	et, _ := events.Lookup(typ)

@@ -15,11 +15,28 @@
 //   - a formula's contract: CheckDeclarations checks its configuration
 //     declarations and request parameters, CheckConfiguration a reactor's
 //     configuration against them;
+//   - formulas (formula.go): Formula and FormulaRequest (the root names
+//     them by aliases), CheckFormula, NewFormula, LoadFormula,
+//     MustFormula, MustOwnFormula (official formulas are the host's),
+//     Formulas and FormulaPosition for a list;
+//   - reactors (reactor.go): Reactor (aliased by the root), ReactorOf,
+//     MustReactor, Reactors, CheckFormulaConfiguration, SameJSON, and
+//     NameMatches, the name filter of lists of reactors and proxies;
+//   - the signature of an asynchronous invocation's callback
+//     (callback.go): CallbackSecret, ParseCallbackSecret, SignCallback and
+//     StandardCallbackSecret, and CallbackErrorOf, what its body says of
+//     a failure (CallbackError, the root's WebhookError);
+//   - proxies (proxy.go): Proxy and ProxyRequest (aliased by the root),
+//     NewProxyKey, ApplyProxyRequest, MustProxy, and ProxyOf and
+//     ProxyRecordOf between the API's proxy and its record;
 //   - what a proxy makes of a call and an answer: KindOfBody, FormObject
 //     and EncodeBody for bodies, CheckHeaders, ForwardHeaders,
 //     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
 //     for the outbound call and Code.TransformResult for what a transform
 //     returned;
+//   - saving code: Code.CheckIn and Code.UpdateChecked check code met in
+//     a write transaction with no transaction open, then run it again
+//     (code_saved.go);
 //   - running code: Code checks and runs it in sandbox worker processes,
 //     carries out its fetch calls through the outbound client it is given
 //     (bounded by MaxFetchesPerInvocation and the sizes beside it), and
@@ -27,8 +44,7 @@
 //     never a host detail.
 //
 // It guarantees the messages and kinds the API shows (tests compare them).
-// It does not authorize, detokenize, store, log or count: the root does,
-// in its transactions (reactors.go, proxy.go, formulas.go and the
-// *_invoke.go files), and builds Code from its options. It never imports
+// It does not authorize, detokenize, write, log or count: the root does,
+// in its transactions (reactors.go, proxy.go and the *_invoke.go files), and builds Code from its options. It never imports
 // the root.
 package reactors

@@ -44,9 +44,9 @@ type Record struct {
 	// Indexes are the index and schedule keys written for this token,
 	// deleted with it.
 	Indexes []string
-	// AliasID: the id was drawn from an alias expression (the root's
-	// tokens_alias.go) or derived with fpe (tokens_fpe.go), so a patch's
-	// mask is held to the display rule too.
+	// AliasID: the id was drawn from an alias expression or derived
+	// with fpe (internal/aliases), so a patch's mask is held to the
+	// display rule too.
 	AliasID bool
 }
 

@@ -1,8 +1,7 @@
-package tokenvault
+package aliases
 
 import (
 	"github.com/tokenvault/tokenvault/internal/expr"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -31,14 +30,14 @@ import (
 // between them).
 func cardNumberOf(typ string, data any) (string, string, bool) {
 	switch typ {
-	case TypeCard:
+	case unit.TypeCard:
 		m, ok := data.(map[string]any)
 		if !ok {
 			return "", "", false
 		}
 		number, ok := m["number"].(string)
 		return "data.number", number, ok
-	case TypeToken:
+	case unit.TypeToken:
 		s, ok := data.(string)
 		if n, shaped := cardShaped(s); ok && shaped && n >= 12 && n <= 19 {
 			return "data", s, true
@@ -90,12 +89,13 @@ func cardShown(in *expr.Inputs, path, number string) (shown, hidden expr.Sources
 	return shown, hidden
 }
 
-// checkDisplay holds a token's mask (maskExpr: its expression structure,
+// CheckDisplay holds a token's mask (maskExpr: its expression structure,
 // nil for none) and its id expression (idTmpl, nil for a literal or
-// generated id) to the display rule over the token's data, adding
-// problems at maskPath and idPath. metadata is the token's, which an fpe
-// id may read (fpe_tweaked); no mask shows it, so no id may in clear.
-func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe unit.FieldErrors) {
+// generated id) to the display rule over the token's data, of type typ,
+// adding problems at maskPath and idPath. metadata is the token's, which
+// an fpe id may read (fpe_tweaked); no mask shows it, so no id may in
+// clear.
+func (r *Rules) CheckDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe unit.FieldErrors) {
 	path, number, isCard := cardNumberOf(typ, data)
 	if !isCard && idTmpl == nil {
 		return // nothing to hold: the rule on masks is the card's
@@ -104,9 +104,9 @@ func checkDisplay(typ string, data any, metadata map[string]string, maskExpr any
 	for k, v := range metadata {
 		md[k] = v
 	}
-	in := expr.Label(map[string]any{"data": exprData(typ, data), "metadata": md})
+	in := expr.Label(map[string]any{"data": r.ExprData(typ, data), "metadata": md})
 	var mask expr.Flow
-	maskFlows(maskExpr, in.Only("data"), &mask) // masks are evaluated over data only
+	r.maskFlows(maskExpr, in.Only("data"), &mask) // masks are evaluated over data only
 	var shown, hidden expr.Sources
 	if isCard {
 		shown, hidden = cardShown(in, path, number)
@@ -144,14 +144,15 @@ func binOf(number string) int {
 }
 
 // maskFlows adds the flow of every expression in a mask structure to f.
-// Expressions that do not parse show nothing: evalMask refuses them.
-func maskFlows(m any, in *expr.Inputs, f *expr.Flow) {
+// Expressions that do not parse show nothing: the token feature refuses
+// them when it evaluates the mask.
+func (r *Rules) maskFlows(m any, in *expr.Inputs, f *expr.Flow) {
 	switch m := m.(type) {
 	case string:
-		tmpl, ok := defaultTemplates[m]
+		tmpl, ok := r.Templates[m]
 		if !ok {
 			var err error
-			if len(m) > maxExpressionBytes {
+			if len(m) > r.MaxExpressionBytes {
 				return
 			}
 			if tmpl, err = expr.Parse(m); err != nil {
@@ -161,42 +162,44 @@ func maskFlows(m any, in *expr.Inputs, f *expr.Flow) {
 		*f = f.Union(tmpl.Flow(in))
 	case map[string]any:
 		for _, v := range m {
-			maskFlows(v, in, f)
+			r.maskFlows(v, in, f)
 		}
 	case []any:
 		for _, v := range m {
-			maskFlows(v, in, f)
+			r.maskFlows(v, in, f)
 		}
 	}
 }
 
 func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
 
-// checkMaskKeepsID holds a patch's mask (newMask) on a token whose id was
-// derived from its data (rec.AliasID) and that is not a card number
-// (whose id is held to the BIN and last four, which no mask narrows): the
-// id was checked against the mask it was created with, so the new mask
-// must still show exactly, over the stored data, all the old one did, or
-// the id would show more than the mask. Invalid at "mask".
-func checkMaskKeepsID(rec *tokens.Record, newMask any, fe unit.FieldErrors) {
-	if !rec.AliasID {
+// CheckMaskKeepsID holds a patch's mask (newMask) on a token whose id was
+// derived from its data (aliasID: the record's AliasID) and that is not a
+// card number (whose id is held to the BIN and last four, which no mask
+// narrows): the id was checked against the mask it was created with (the
+// record's MaskExpression, none when empty), so the new mask must still
+// show exactly, over the stored data (the record's Data, of type typ), all
+// the old one did, or the id would show more than the mask. Invalid at
+// "mask".
+func (r *Rules) CheckMaskKeepsID(aliasID bool, typ string, stored, maskExpression []byte, newMask any, fe unit.FieldErrors) {
+	if !aliasID {
 		return
 	}
-	data, err := decodeJSONLastWins(rec.Data)
+	data, err := r.DecodeRecordJSON(stored)
 	if err != nil {
 		return
 	}
-	if _, _, isCard := cardNumberOf(rec.Type, data); isCard {
+	if _, _, isCard := cardNumberOf(typ, data); isCard {
 		return
 	}
 	var oldMask any
-	if len(rec.MaskExpression) > 0 {
-		oldMask, _ = decodeJSON(rec.MaskExpression)
+	if len(maskExpression) > 0 {
+		oldMask, _ = r.DecodeJSON(maskExpression)
 	}
-	in := expr.Label(map[string]any{"data": exprData(rec.Type, data)})
+	in := expr.Label(map[string]any{"data": r.ExprData(typ, data)})
 	var before, after expr.Flow
-	maskFlows(oldMask, in, &before)
-	maskFlows(newMask, in, &after)
+	r.maskFlows(oldMask, in, &before)
+	r.maskFlows(newMask, in, &after)
 	if !before.Exact.Minus(after.Exact).Empty() {
 		fe.Add("mask", "%s", "the mask would show less than the one the token's id was checked against: the id, "+
 			"made from the data, would then show more than the mask")
