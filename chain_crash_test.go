@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
+
 	"github.com/tokenvault/tokenvault"
 )
 
@@ -188,7 +190,7 @@ func TestChainKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process and kills it (about 10 s)")
 	}
-	dir, key := t.TempDir(), newMasterKey()
+	dir, key := t.TempDir(), vaulttest.NewMasterKey()
 	acked, reads := map[string]int{}, map[string]int{}
 	appended := 0
 	for round := 1; round <= 3; round++ {

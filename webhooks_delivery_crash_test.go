@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
+
 	"github.com/tokenvault/tokenvault"
 )
 
@@ -186,7 +188,7 @@ func TestWebhookKillNineLosesNoEvent(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(rcv.Close)
-	dir, key := t.TempDir(), newMasterKey()
+	dir, key := t.TempDir(), vaulttest.NewMasterKey()
 	var all []string
 	for round := 1; round <= 3; round++ {
 		c := startChild(t, "load", dir, rcv.URL, key)
