@@ -58,7 +58,7 @@ func createToken(t *testing.T, e *vaulttest.Env, key tokenvault.Credential) *tok
 	return tok
 }
 
-// TestWebhookDeliveryRetriesUntilAcknowledged: a hookReceiver failing five
+// TestWebhookDeliveryRetriesUntilAcknowledged: a HookReceiver failing five
 // times then answering 204 gets the event six times, always with the same
 // webhook-id, each signed (webhooks.Verify), and the delivery is
 // succeeded once, after six attempts.

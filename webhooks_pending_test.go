@@ -18,7 +18,7 @@ import (
 	"github.com/tokenvault/tokenvault/prommetrics"
 )
 
-// pendingEnv is a deliveryEnv whose failed attempts wait an hour (so a
+// pendingEnv is a vaulttest.DeliveryEnv whose failed attempts wait an hour (so a
 // delivery to a failing receiver stays pending), capped at perHook
 // pending deliveries per webhook and perTenant per tenant, with its
 // metrics in reg.

@@ -109,7 +109,7 @@ type vaultPair struct {
 
 // vaultPairs are the stores two Vaults can share: PostgreSQL (when
 // TOKENVAULT_TEST_POSTGRES_DSN is set), two connection pools on one
-// schema; and a memory store seen as shared (sharedStore: no
+// schema; and a memory store seen as shared (vaulttest.SharedStore: no
 // SingleProcess marker, no generation counter), on which a Vault caches
 // no subscriptions.
 func vaultPairs() []vaultPair {

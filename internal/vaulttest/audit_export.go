@@ -31,8 +31,10 @@ type CaptureSink struct {
 	Blocked     chan struct{} // closed when a blocked delivery began
 }
 
+// Name is the sink's name in Stats and in the Vault's logs.
 func (s *CaptureSink) Name() string { return s.SinkName }
 
+// Deliver keeps events, unless the sink is set to fail or to block.
 func (s *CaptureSink) Deliver(ctx context.Context, events []tokenvault.AuditEvent) error {
 	s.Mu.Lock()
 	s.Calls++
@@ -55,6 +57,8 @@ func (s *CaptureSink) Deliver(ctx context.Context, events []tokenvault.AuditEven
 	return nil
 }
 
+// Set makes the next deliveries fail, or block until their context ends
+// (Blocked is closed when one begins).
 func (s *CaptureSink) Set(fail, block bool) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
@@ -64,6 +68,7 @@ func (s *CaptureSink) Set(fail, block bool) {
 	}
 }
 
+// Events is a copy of every event delivered so far.
 func (s *CaptureSink) Events() []tokenvault.AuditEvent {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
@@ -122,6 +127,7 @@ type AuditReceivers struct {
 	http    bytes.Buffer
 }
 
+// NewAuditReceivers starts the receivers, each closed when the test ends.
 func NewAuditReceivers(t *testing.T) *AuditReceivers {
 	t.Helper()
 	r := &AuditReceivers{file: filepath.Join(t.TempDir(), "audit.jsonl"), capture: &CaptureSink{SinkName: "capture"}}

@@ -15,7 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
-// NewClock is the root tests' clock, at the instant they all start from.
+// NewClock is the Vault tests' clock, at the instant they all start from.
 func NewClock() *testfake.Clock {
 	return testfake.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 }
@@ -26,6 +26,9 @@ type StoreKind struct {
 	Open func(t testing.TB) store.Store
 }
 
+// StoreKinds are the stores every Vault test runs against: memory and
+// bbolt, and PostgreSQL when TOKENVAULT_TEST_POSTGRES_DSN names a server
+// (postgres.go adds it).
 var StoreKinds = []StoreKind{
 	{"memory", func(t testing.TB) store.Store { return memory.New() }},
 	{"bolt", func(t testing.TB) store.Store {
@@ -57,6 +60,7 @@ func ForEachStore(t *testing.T, fn func(t *testing.T, e *Env)) {
 	}
 }
 
+// NewMasterKey is a random 32-byte master key.
 func NewMasterKey() []byte {
 	k := make([]byte, 32)
 	rand.Read(k)
@@ -139,3 +143,11 @@ func WantKind(t *testing.T, what string, err error, k tokenvault.Kind) {
 // ctx is the context of the helpers' calls to the Vault: they are never
 // cancelled.
 var ctx = context.Background()
+
+// ForEachStoreB runs fn once per store implementation, as ForEachStore
+// does for tests.
+func ForEachStoreB(b *testing.B, fn func(b *testing.B, e *Env)) {
+	for _, sk := range StoreKinds {
+		b.Run("store="+sk.Name, func(b *testing.B) { fn(b, NewEnvOn(b, sk.Open(b))) })
+	}
+}

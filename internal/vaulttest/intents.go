@@ -18,6 +18,7 @@ type IntentEnv struct {
 	Pub, Priv *tokenvault.Application
 }
 
+// NewIntentEnv is WithIntentApps on a new Vault on a memory store.
 func NewIntentEnv(t *testing.T) *IntentEnv {
 	return WithIntentApps(t, NewEnv(t))
 }

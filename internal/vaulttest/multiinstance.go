@@ -25,7 +25,7 @@ func NewPGPair(t *testing.T) *PGPair {
 	return NewPGPairWith(t, nil)
 }
 
-// NewPGPairWith is newPGPair with instance B's store passed through wrapB
+// NewPGPairWith is NewPGPair with instance B's store passed through wrapB
 // (when not nil).
 func NewPGPairWith(t *testing.T, wrapB func(store.Store) store.Store) *PGPair {
 	t.Helper()

@@ -16,6 +16,7 @@ import (
 // empty means PostgreSQL tests are skipped.
 var PGDSN = os.Getenv("TOKENVAULT_TEST_POSTGRES_DSN")
 
+// PGSkip is the reason a PostgreSQL test gives when it skips.
 const PGSkip = "set TOKENVAULT_TEST_POSTGRES_DSN=postgres://... to run the PostgreSQL store tests; .ci/run does this"
 
 // FreshPGSchema names a new schema, dropped when the test ends (after the

@@ -25,6 +25,7 @@ type Destination struct {
 	Srv    *httptest.Server
 }
 
+// NewDestination starts a Destination, closed when the test ends.
 func NewDestination(t *testing.T) *Destination {
 	d := &Destination{}
 	d.Srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -46,6 +47,8 @@ func NewDestination(t *testing.T) *Destination {
 	return d
 }
 
+// Proxy creates a proxy from req with the bootstrap management key, named
+// "proxy" unless req says otherwise.
 func (e *Env) Proxy(t *testing.T, req tokenvault.ProxyRequest) *tokenvault.Proxy {
 	t.Helper()
 	if req.Name == "" {
@@ -58,6 +61,8 @@ func (e *Env) Proxy(t *testing.T, req tokenvault.ProxyRequest) *tokenvault.Proxy
 	return p
 }
 
+// JSONCall is a POST of the JSON body to path through the proxy with the
+// given key, made with apiKey (none when empty).
 func JSONCall(key string, apiKey tokenvault.Credential, path, body string) tokenvault.ProxyCall {
 	return tokenvault.ProxyCall{ProxyKey: key, APIKey: apiKey, Method: "POST", Path: path,
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}

@@ -11,6 +11,8 @@ const EchoCode = `module.exports = async function (req) {
 	return {raw: {args: req.args, configuration: req.configuration, hasClient: req.client !== null}};
 };`
 
+// Formula creates a formula from req with the bootstrap management key,
+// named "formula" and running EchoCode unless req says otherwise.
 func (e *Env) Formula(t *testing.T, req tokenvault.FormulaRequest) *tokenvault.Formula {
 	t.Helper()
 	if req.Name == "" {
@@ -26,6 +28,8 @@ func (e *Env) Formula(t *testing.T, req tokenvault.FormulaRequest) *tokenvault.F
 	return f
 }
 
+// Reactor creates a reactor from req with the bootstrap management key,
+// named "reactor" unless req says otherwise.
 func (e *Env) Reactor(t *testing.T, req tokenvault.CreateReactorRequest) *tokenvault.Reactor {
 	t.Helper()
 	if req.Name == "" {

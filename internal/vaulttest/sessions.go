@@ -18,7 +18,7 @@ func (e *Env) Session(t *testing.T) *tokenvault.Session {
 }
 
 // Authorizer creates a private application that may do anything to every
-// Token and see it revealed, so it can grant sessions anything.
+// token and see it revealed, so it can grant sessions anything.
 func (e *Env) Authorizer(t *testing.T) *tokenvault.Application {
 	t.Helper()
 	return e.Reader(t, "reveal", "token:create", "token:read", "token:update", "token:delete", "token:search", "token:use")

@@ -8,6 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 )
 
+// Card numbers that pass the Luhn check, of two card brands.
 const (
 	Visa       = "4242424242424242"
 	Mastercard = "5555555555554444"
@@ -41,6 +42,7 @@ func RoundTrip(t *testing.T, v any) any {
 	return out
 }
 
+// MustJSON is v encoded as JSON; it panics if v does not encode.
 func MustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -61,6 +63,8 @@ func WantField(t *testing.T, err error, field string) {
 	}
 }
 
+// AsError sets *target to err when err is a *tokenvault.Error itself
+// (not wrapped), and reports whether it was.
 func AsError(err error, target **tokenvault.Error) bool {
 	te, ok := err.(*tokenvault.Error)
 	if ok {
@@ -70,9 +74,9 @@ func AsError(err error, target **tokenvault.Error) bool {
 }
 
 // Revealer is an application with perms that reads (and, with
-// Token:create, creates) tokens everywhere with the reveal transform: only
+// token:create, creates) tokens everywhere with the reveal transform: only
 // such a key is shown fingerprints and deduplicates, directly granted
-// Token:read masking.
+// token:read masking.
 func (e *Env) Revealer(t testing.TB, perms ...string) *tokenvault.Application {
 	t.Helper()
 	var tokenPerms []string

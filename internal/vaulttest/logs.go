@@ -15,3 +15,16 @@ func (e *Env) SettleChain(t testing.TB) {
 		t.Fatal(err)
 	}
 }
+
+// WantOps fails unless got (log line operations, in order) is want.
+func WantOps(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d lines %v, want %v", what, len(got), got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: %v, want %v", what, got, want)
+		}
+	}
+}

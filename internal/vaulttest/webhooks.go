@@ -12,7 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
-// Hit is one request a hookReceiver got.
+// Hit is one request a HookReceiver got.
 type Hit struct {
 	Header http.Header
 	Body   []byte
@@ -28,6 +28,7 @@ type HookReceiver struct {
 	answer func(n int, w http.ResponseWriter)
 }
 
+// NewHookReceiver starts a HookReceiver, closed when the test ends.
 func NewHookReceiver(t *testing.T, answer func(n int, w http.ResponseWriter)) *HookReceiver {
 	r := &HookReceiver{answer: answer}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -42,6 +43,7 @@ func NewHookReceiver(t *testing.T, answer func(n int, w http.ResponseWriter)) *H
 	return r
 }
 
+// Got is a copy of every request received so far.
 func (r *HookReceiver) Got() []Hit {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -8,7 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
-// NewMailEnv is newEnv with a fake Mailer and an acceptance page URL.
+// NewMailEnv is NewEnv with a fake Mailer and an acceptance page URL.
 func NewMailEnv(t *testing.T) (*Env, *testfake.Mailer) {
 	t.Helper()
 	m := &testfake.Mailer{}
@@ -19,6 +19,7 @@ func NewMailEnv(t *testing.T) (*Env, *testfake.Mailer) {
 	return e, m
 }
 
+// Invite invites email with the bootstrap management key.
 func (e *Env) Invite(t *testing.T, email string) *tokenvault.Invitation {
 	t.Helper()
 	inv, err := e.V.CreateInvitation(ctx, e.Mgmt, tokenvault.CreateInvitationRequest{Email: email})
@@ -32,4 +33,15 @@ func (e *Env) Invite(t *testing.T, email string) *tokenvault.Invitation {
 func (e *Env) MgmtWith(t *testing.T, perms ...string) tokenvault.Credential {
 	t.Helper()
 	return e.App(t, tokenvault.Management, perms...).Key
+}
+
+// Member adds an ADMIN member through an invitation.
+func (e *Env) Member(t *testing.T, m *testfake.Mailer, email string) *tokenvault.TenantMember {
+	t.Helper()
+	e.Invite(t, email)
+	mem, err := e.V.AcceptInvitation(ctx, m.Last(t).Token, tokenvault.User{})
+	if err != nil {
+		t.Fatalf("AcceptInvitation: %v", err)
+	}
+	return mem
 }

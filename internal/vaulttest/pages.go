@@ -37,7 +37,7 @@ func Walk[T any](t *testing.T, size int, list func(tokenvault.PageRequest) (*tok
 }
 
 // WantEachOnce fails unless seen holds every id of want exactly once, and no
-// ID twice.
+// id twice.
 func WantEachOnce(t *testing.T, seen, want []string) {
 	t.Helper()
 	count := map[string]int{}
@@ -53,3 +53,7 @@ func WantEachOnce(t *testing.T, seen, want []string) {
 		}
 	}
 }
+
+// PageReadBound is what a page of size n may read: its index entries and
+// records, and a few reads of authentication, keys and counts.
+func PageReadBound(n int) int64 { return int64(3*n + 40) }
