@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestChainTwoVaultsOneTenant, for each store (memory, bbolt, and

@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/postgres"

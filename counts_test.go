@@ -9,10 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"

@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/storetest"

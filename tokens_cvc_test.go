@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/storetest"

@@ -4,11 +4,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/prommetrics"
 )
 

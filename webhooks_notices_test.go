@@ -5,10 +5,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // A tenant cannot turn the disabled-webhook notice into a mail bomb: its

@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/prommetrics"
 )
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault/store"
 )
 

@@ -4,9 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestCallInfoRecordsTenant: a call made with a CallInfo in its context

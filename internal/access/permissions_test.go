@@ -4,9 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // operation is one Vault method called with a key, for the permission

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // tokenOperations are the token methods with the permission each needs.

@@ -6,9 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestRotateFPEKey: a rotation makes version 2 current; encodings made

@@ -7,11 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
-	"github.com/tokenvault/tokenvault/store/memory"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // TestFPEEncodeDecode: encoding is deterministic in a tenant, differs

@@ -6,10 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestAuditEventMatchesFixture: the fixture chain (testdata/auditchain,

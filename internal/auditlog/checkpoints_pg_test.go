@@ -4,11 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestAuditKeyOnSharedPostgres: two instances opening one new PostgreSQL

@@ -6,12 +6,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestWebhookNoticeToUnverifiedAddress: a webhook created over HTTP with

@@ -3,9 +3,8 @@ package intents_test
 import (
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestTokenIntentsInTenantCode: a reactor's code, acting as its private

@@ -3,9 +3,8 @@ package reactors_test
 import (
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestFormulaParametersMustNotOverlap: "card" and "card.number" cannot

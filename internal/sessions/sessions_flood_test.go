@@ -5,9 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestSessionFloodLocksNobodyOut: 1,100 concurrent session creations with

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 func TestListMembers(t *testing.T) {

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestTokenizeRefusesLossyText: a body holding invalid UTF-8 or a lone

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestIntentsTellNonReadersNothing: a masking key sees a stored card's

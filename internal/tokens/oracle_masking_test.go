@@ -3,9 +3,8 @@ package tokens_test
 import (
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestMaskingReadersLearnNoEquality: a key whose token:read masks (or

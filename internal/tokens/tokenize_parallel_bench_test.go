@@ -6,9 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // BenchmarkTokenizeConcurrency creates one plain token per op from 1 and

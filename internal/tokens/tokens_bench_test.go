@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // Run with: go test -run XXX -bench 'Tokenize|GetToken' -benchmem .

@@ -11,10 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // sameRand is an Options.Rand that gives the same byte every time: every

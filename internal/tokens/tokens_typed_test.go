@@ -5,9 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // patient is a caller's own type, tokenized whole and read back typed.

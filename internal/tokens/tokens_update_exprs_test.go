@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestUpdateCannotReadThroughNewExpressions: a new mask, search index or

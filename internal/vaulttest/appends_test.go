@@ -5,11 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 func countTokens(t *testing.T, v *tokenvault.Vault, key tokenvault.Credential) int {

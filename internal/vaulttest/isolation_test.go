@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // mustSucceed marks a cell that is not a refusal.

@@ -7,9 +7,8 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestNeededKeyNamesTheKeyAStoreWasWrappedUnder: Open with another master

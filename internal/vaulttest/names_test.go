@@ -3,9 +3,8 @@ package vaulttest_test
 import (
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestControlCharactersRefused sends a NUL, an escape or a C1 control in

@@ -4,9 +4,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // Creating, reading and detokenizing tokens run optimistically on stores

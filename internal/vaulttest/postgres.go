@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/postgres"
 )

@@ -12,13 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
-	"github.com/tokenvault/tokenvault/internal/syncbuf"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/syncbuf"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 

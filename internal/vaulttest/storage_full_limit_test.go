@@ -13,10 +13,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestStorageFullWhenTheFileCannotGrow: a Vault on a bbolt file that may

@@ -7,11 +7,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/storetest"

@@ -8,9 +8,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestStorageFullOnARealDisk fills a small tmpfs under a bbolt Vault: the

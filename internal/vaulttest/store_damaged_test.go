@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 

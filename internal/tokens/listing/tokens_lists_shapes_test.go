@@ -8,9 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/storetest"
 )

@@ -3,9 +3,8 @@ package listing_test
 import (
 	"testing"
 
-	"github.com/tokenvault/tokenvault/internal/vaulttest"
-
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestSearchChecksPermissionFirst: a key without token:search gets
