@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -40,14 +41,14 @@ func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) err
 
 func TestRecentKeysAreNotReadAgain(t *testing.T) {
 	cs := &countingStore{Store: memory.New()}
-	e := newEnvOn(t, cs)
-	app := e.app(t, tokenvault.Private, "token:create", "token:read")
-	if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"a": "1"}); err != nil {
+	e := vaulttest.NewEnvOn(t, cs)
+	app := e.App(t, tokenvault.Private, "token:create", "token:read")
+	if _, err := e.V.Tokenize(ctx, app.Key, map[string]any{"a": "1"}); err != nil {
 		t.Fatal(err)
 	}
 	before := cs.keyReads.Load()
 	for range 10 {
-		if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"a": "1"}); err != nil {
+		if _, err := e.V.Tokenize(ctx, app.Key, map[string]any{"a": "1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,37 +57,37 @@ func TestRecentKeysAreNotReadAgain(t *testing.T) {
 	}
 
 	// Every change that affects a key is seen at once.
-	regen, err := e.v.RegenerateApplicationKey(ctx, e.mgmt, app.ID)
+	regen, err := e.V.RegenerateApplicationKey(ctx, e.Mgmt, app.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.v.Tokenize(ctx, app.Key, map[string]any{"a": "1"})
-	wantKind(t, "old key after regenerate", err, tokenvault.Unauthenticated)
-	if _, err := e.v.Tokenize(ctx, regen.Key, map[string]any{"a": "1"}); err != nil {
+	_, err = e.V.Tokenize(ctx, app.Key, map[string]any{"a": "1"})
+	vaulttest.WantKind(t, "old key after regenerate", err, tokenvault.Unauthenticated)
+	if _, err := e.V.Tokenize(ctx, regen.Key, map[string]any{"a": "1"}); err != nil {
 		t.Fatalf("new key: %v", err)
 	}
-	if _, err := e.v.UpdateApplication(ctx, e.mgmt, app.ID, tokenvault.UpdateApplicationRequest{Name: "x", Permissions: []string{"token:read"}}); err != nil {
+	if _, err := e.V.UpdateApplication(ctx, e.Mgmt, app.ID, tokenvault.UpdateApplicationRequest{Name: "x", Permissions: []string{"token:read"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.v.Tokenize(ctx, regen.Key, map[string]any{"a": "1"})
-	wantKind(t, "a permission removed", err, tokenvault.PermissionDenied)
-	if err := e.v.DeleteApplication(ctx, e.mgmt, app.ID); err != nil {
+	_, err = e.V.Tokenize(ctx, regen.Key, map[string]any{"a": "1"})
+	vaulttest.WantKind(t, "a permission removed", err, tokenvault.PermissionDenied)
+	if err := e.V.DeleteApplication(ctx, e.Mgmt, app.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.v.GetToken(ctx, regen.Key, "x")
-	wantKind(t, "deleted application's key", err, tokenvault.Unauthenticated)
+	_, err = e.V.GetToken(ctx, regen.Key, "x")
+	vaulttest.WantKind(t, "deleted application's key", err, tokenvault.Unauthenticated)
 
-	at := e.clock.Now().Add(time.Minute)
-	exp, err := e.v.CreateApplication(ctx, e.mgmt, tokenvault.CreateApplicationRequest{Name: "e", Type: tokenvault.Private, Permissions: []string{"token:create"}, ExpiresAt: &at})
+	at := e.Clock.Now().Add(time.Minute)
+	exp, err := e.V.CreateApplication(ctx, e.Mgmt, tokenvault.CreateApplicationRequest{Name: "e", Type: tokenvault.Private, Permissions: []string{"token:create"}, ExpiresAt: &at})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.v.Tokenize(ctx, exp.Key, map[string]any{"a": "1"}); err != nil {
+	if _, err := e.V.Tokenize(ctx, exp.Key, map[string]any{"a": "1"}); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Minute)
-	_, err = e.v.Tokenize(ctx, exp.Key, map[string]any{"a": "1"})
-	wantKind(t, "cached key at its expiry", err, tokenvault.Unauthenticated)
+	e.Clock.Advance(time.Minute)
+	_, err = e.V.Tokenize(ctx, exp.Key, map[string]any{"a": "1"})
+	vaulttest.WantKind(t, "cached key at its expiry", err, tokenvault.Unauthenticated)
 }
 
 // TestHotKeysStayCachedBeyondTheBound uses twice as many keys as the
@@ -96,18 +97,18 @@ func TestRecentKeysAreNotReadAgain(t *testing.T) {
 func TestHotKeysStayCachedBeyondTheBound(t *testing.T) {
 	const bound, hot, cold = 20, 3, 2 * 20
 	cs := &countingStore{Store: memory.New()}
-	e := newEnvOn(t, cs)
-	tokenvault.ResizeAuthCache(e.v, bound)
+	e := vaulttest.NewEnvOn(t, cs)
+	tokenvault.ResizeAuthCache(e.V, bound)
 	var hotKeys, coldKeys []tokenvault.Credential
 	for range hot {
-		hotKeys = append(hotKeys, e.app(t, tokenvault.Private, "token:create").Key)
+		hotKeys = append(hotKeys, e.App(t, tokenvault.Private, "token:create").Key)
 	}
 	for range cold {
-		coldKeys = append(coldKeys, e.app(t, tokenvault.Private, "token:create").Key)
+		coldKeys = append(coldKeys, e.App(t, tokenvault.Private, "token:create").Key)
 	}
 	use := func(key tokenvault.Credential) {
 		t.Helper()
-		if _, err := e.v.Tokenize(ctx, key, map[string]any{"a": "1"}); err != nil {
+		if _, err := e.V.Tokenize(ctx, key, map[string]any{"a": "1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +127,7 @@ func TestHotKeysStayCachedBeyondTheBound(t *testing.T) {
 	if hotReads != 0 {
 		t.Errorf("%d key lookups for %d hot keys used between %d others, want 0", hotReads, hot, cold)
 	}
-	if n := tokenvault.AuthCacheLen(e.v); n > bound {
+	if n := tokenvault.AuthCacheLen(e.V); n > bound {
 		t.Errorf("the cache holds %d entries, over its bound %d", n, bound)
 	}
 }

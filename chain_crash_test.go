@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // The chain's kill -9 test runs the Vault in a child process: this test
@@ -188,7 +189,7 @@ func TestChainKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process and kills it (about 10 s)")
 	}
-	dir, key := t.TempDir(), newMasterKey()
+	dir, key := t.TempDir(), vaulttest.NewMasterKey()
 	acked, reads := map[string]int{}, map[string]int{}
 	appended := 0
 	for round := 1; round <= 3; round++ {

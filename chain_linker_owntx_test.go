@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -66,14 +67,14 @@ func (t *seqWrites) Get(key []byte) ([]byte, error) {
 // behind them in a shared transaction.
 func TestLinkerRunsInItsOwnTransaction(t *testing.T) {
 	s := &ownTxWatch{Store: memory.New()}
-	e := newEnvOn(t, s)
-	app := e.app(t, tokenvault.Private, "token:create")
+	e := vaulttest.NewEnvOn(t, s)
+	app := e.App(t, tokenvault.Private, "token:create")
 	for i := range 5 {
-		if _, err := e.v.Tokenize(ctx, app.Key, []any{"value", i}); err != nil {
+		if _, err := e.V.Tokenize(ctx, app.Key, []any{"value", i}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tokenvault.LinkNow(ctx, e.v); err != nil {
+	if err := tokenvault.LinkNow(ctx, e.V); err != nil {
 		t.Fatal(err)
 	}
 	if s.own.Load() == 0 || s.shared.Load() != 0 {
@@ -87,16 +88,16 @@ func TestLinkerRunsInItsOwnTransaction(t *testing.T) {
 // round trip each, which would leave the linker behind the calls).
 func TestLinkerReadsAhead(t *testing.T) {
 	s := &ownTxWatch{Store: memory.New()}
-	e := newEnvOn(t, s)
-	app := e.app(t, tokenvault.Private, "token:create")
+	e := vaulttest.NewEnvOn(t, s)
+	app := e.App(t, tokenvault.Private, "token:create")
 	body := make([]any, 200)
 	for i := range body {
 		body[i] = i
 	}
-	if _, err := e.v.Tokenize(ctx, app.Key, body); err != nil {
+	if _, err := e.V.Tokenize(ctx, app.Key, body); err != nil {
 		t.Fatal(err)
 	}
-	if err := tokenvault.LinkNow(ctx, e.v); err != nil {
+	if err := tokenvault.LinkNow(ctx, e.V); err != nil {
 		t.Fatal(err)
 	}
 	if n, gets := s.linked.Load(), s.linkGets.Load(); n < 200 || gets > 20 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // TestChainTwoVaultsOneTenant, for each store (memory, bbolt, and
@@ -18,13 +19,13 @@ import (
 // VerifyAuditChain through either Vault reports no problem but the
 // unsigned tail, and no line left unlinked.
 func TestChainTwoVaultsOneTenant(t *testing.T) {
-	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
+	for _, sk := range vaulttest.StoreKinds {
+		t.Run("store="+sk.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			s := sk.open(t)
+			s := sk.Open(t)
 			t.Cleanup(func() { s.Close() })
-			key := newMasterKey()
+			key := vaulttest.NewMasterKey()
 			var vaults []*tokenvault.Vault
 			for range 2 {
 				v, err := tokenvault.Open(ctx, tokenvault.Options{
@@ -77,44 +78,35 @@ func TestChainTwoVaultsOneTenant(t *testing.T) {
 // reports none.
 func TestChainBacklogStats(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t)
-	if err := tokenvault.HoldLinkerLeaseForTest(ctx, e.v, e.clock.Now().Add(10*time.Second)); err != nil {
+	e := vaulttest.NewEnv(t)
+	if err := tokenvault.HoldLinkerLeaseForTest(ctx, e.V, e.Clock.Now().Add(10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	boot := e.tenant(t, "Backlog")
-	e.clock.Advance(3 * time.Second) // less than the other instance's lease
+	boot := e.Tenant(t, "Backlog")
+	e.Clock.Advance(3 * time.Second) // less than the other instance's lease
 	var st tokenvault.AuditChainStats
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if st = e.v.Stats().AuditChain; st.Unlinked > 0 {
+		if st = e.V.Stats().AuditChain; st.Unlinked > 0 {
 			break
 		}
 	}
 	if st.Unlinked == 0 || st.OldestAge < 3*time.Second || st.Linking {
 		t.Fatalf("Stats().AuditChain = %+v; want lines unlinked for 3 s or more, not linking", st)
 	}
-	e.clock.Advance(time.Minute) // the other instance's lease expires
+	e.Clock.Advance(time.Minute) // the other instance's lease expires
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if st = e.v.Stats().AuditChain; st.Unlinked == 0 && st.Linking {
+		if st = e.V.Stats().AuditChain; st.Unlinked == 0 && st.Linking {
 			break
 		}
 	}
 	if st.Unlinked != 0 || !st.Linking {
 		t.Fatalf("after the takeover Stats().AuditChain = %+v; want nothing unlinked, linking", st)
 	}
-	r, err := e.v.VerifyAuditChain(ctx, boot.Tenant.ID)
+	r, err := e.V.VerifyAuditChain(ctx, boot.Tenant.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Lines == 0 || r.Unlinked != 0 {
 		t.Fatalf("verify after the takeover: %d lines, %d unlinked; want them all linked", r.Lines, r.Unlinked)
-	}
-}
-
-// settleChain links every queued audit line now (tokenvault.LinkNow), so
-// that a test counting a call's store reads does not count the linker's.
-func settleChain(t testing.TB, v *tokenvault.Vault) {
-	t.Helper()
-	if err := tokenvault.LinkNow(context.Background(), v); err != nil {
-		t.Fatal(err)
 	}
 }

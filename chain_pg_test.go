@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/postgres"
 )
@@ -36,12 +37,12 @@ func (s runCounter) Update(ctx context.Context, fn func(store.Tx) error) error {
 // store counting its runs into updates and runs.
 func openChainPGVaults(t *testing.T, n int, updates, runs *atomic.Int64) []*tokenvault.Vault {
 	t.Helper()
-	schema := freshPGSchema(t)
-	key := newMasterKey()
+	schema := vaulttest.FreshPGSchema(t)
+	key := vaulttest.NewMasterKey()
 	ctx := context.Background()
 	var out []*tokenvault.Vault
 	for range n {
-		s, err := postgres.Open(ctx, pgDSN, &postgres.Options{Schema: schema})
+		s, err := postgres.Open(ctx, vaulttest.PGDSN, &postgres.Options{Schema: schema})
 		if err != nil {
 			t.Fatal(err)
 		}

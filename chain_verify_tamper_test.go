@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/postgres"
@@ -139,9 +140,9 @@ var tamperStores = []struct {
 		return s, storeKV{s}
 	}},
 	{"postgres", func(t *testing.T) (store.Store, rawKV) {
-		schema := freshPGSchema(t)
+		schema := vaulttest.FreshPGSchema(t)
 		ctx := context.Background()
-		s, err := postgres.Open(ctx, pgDSN, &postgres.Options{Schema: schema})
+		s, err := postgres.Open(ctx, vaulttest.PGDSN, &postgres.Options{Schema: schema})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ var tamperStores = []struct {
 			s.Close()
 			t.Fatal(err)
 		}
-		conn, err := pgx.Connect(ctx, pgDSN)
+		conn, err := pgx.Connect(ctx, vaulttest.PGDSN)
 		if err != nil {
 			s.Close()
 			t.Fatal(err)
@@ -162,7 +163,7 @@ var tamperStores = []struct {
 // chainFixture is a Vault whose tenant has a chain of lines, and the
 // chain's layout as the store holds it.
 type chainFixture struct {
-	e   *env
+	e   *vaulttest.Env
 	kv  rawKV
 	tid string
 	// suffix[seq] is line seq's key after log/ (<nanos>/<id>).
@@ -195,21 +196,21 @@ func (f *chainFixture) id(seq uint64) string {
 func newChainFixture(t *testing.T, open func(t *testing.T) (store.Store, rawKV), tokens int) *chainFixture {
 	t.Helper()
 	s, kv := open(t)
-	e := newEnvOn(t, s)
+	e := vaulttest.NewEnvOn(t, s)
 	ctx := context.Background()
-	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	app := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
 	for i := range tokens {
-		e.clock.Advance(time.Second)
-		tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "d" + strconv.Itoa(i)})
+		e.Clock.Advance(time.Second)
+		tok, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "d" + strconv.Itoa(i)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Second)
-		if _, err := e.v.GetToken(ctx, app.Key, tok.ID); err != nil {
+		e.Clock.Advance(time.Second)
+		if _, err := e.V.GetToken(ctx, app.Key, tok.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	f := &chainFixture{e: e, kv: kv, tid: e.boot.Tenant.ID}
+	f := &chainFixture{e: e, kv: kv, tid: e.Boot.Tenant.ID}
 	f.layout(t)
 	return f
 }
@@ -220,7 +221,7 @@ func newChainFixture(t *testing.T, open func(t *testing.T) (store.Store, rawKV),
 func (f *chainFixture) layout(t *testing.T) {
 	t.Helper()
 	f.verify(t)
-	if _, err := f.e.v.SignAuditChain(context.Background(), f.tid); err != nil {
+	if _, err := f.e.V.SignAuditChain(context.Background(), f.tid); err != nil {
 		t.Fatal(err)
 	}
 	r := f.verify(t)
@@ -244,7 +245,7 @@ func (f *chainFixture) layout(t *testing.T) {
 
 func (f *chainFixture) verify(t *testing.T) *auditchain.Report {
 	t.Helper()
-	r, err := f.e.v.VerifyAuditChain(context.Background(), f.tid)
+	r, err := f.e.V.VerifyAuditChain(context.Background(), f.tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestVerifyAuditChainTampered(t *testing.T) {
 					old := f.kv.get(t, f.headKey())
 					oldHead := f.head
 					ctx := context.Background()
-					if err := f.e.v.LogLinesForTest(ctx, f.tid, 5, 5); err != nil {
+					if err := f.e.V.LogLinesForTest(ctx, f.tid, 5, 5); err != nil {
 						t.Fatal(err)
 					}
 					f.layout(t)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -20,15 +21,15 @@ import (
 // TestVerifyAuditChainNotFound: an unknown tenant, a malformed id and a
 // deleted tenant are NotFound, not an empty report.
 func TestVerifyAuditChainNotFound(t *testing.T) {
-	e := newEnv(t)
+	e := vaulttest.NewEnv(t)
 	ctx := context.Background()
-	other := e.tenant(t, "Gone")
-	if err := e.v.DeleteTenant(ctx, other.Tenant.ID); err != nil {
+	other := e.Tenant(t, "Gone")
+	if err := e.V.DeleteTenant(ctx, other.Tenant.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"01b8e094-0000-7000-8000-000000000000", "not an id", "", other.Tenant.ID} {
-		_, err := e.v.VerifyAuditChain(ctx, id)
-		wantKind(t, "VerifyAuditChain("+id+")", err, tokenvault.NotFound)
+		_, err := e.V.VerifyAuditChain(ctx, id)
+		vaulttest.WantKind(t, "VerifyAuditChain("+id+")", err, tokenvault.NotFound)
 	}
 }
 
@@ -38,7 +39,7 @@ func TestVerifyAuditChainNotFound(t *testing.T) {
 // exact sequence numbers.
 func TestVerifyAuditChainLong(t *testing.T) {
 	f := newChainFixture(t, tamperStores[0].open, 1)
-	if err := f.e.v.LogLinesForTest(context.Background(), f.tid, 2500, 700); err != nil {
+	if err := f.e.V.LogLinesForTest(context.Background(), f.tid, 2500, 700); err != nil {
 		t.Fatal(err)
 	}
 	f.layout(t)
@@ -85,16 +86,16 @@ func BenchmarkVerifyAuditChain(b *testing.B) {
 		}},
 	} {
 		b.Run(sk.name, func(b *testing.B) {
-			e := newEnvOn(b, sk.open(b))
+			e := vaulttest.NewEnvOn(b, sk.open(b))
 			ctx := context.Background()
 			start := time.Now()
-			if err := e.v.LogLinesForTest(ctx, e.boot.Tenant.ID, lines, 1000); err != nil {
+			if err := e.V.LogLinesForTest(ctx, e.Boot.Tenant.ID, lines, 1000); err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("wrote %d lines in %v", lines, time.Since(start))
 			b.ResetTimer()
 			for b.Loop() {
-				r, err := e.v.VerifyAuditChain(ctx, e.boot.Tenant.ID)
+				r, err := e.V.VerifyAuditChain(ctx, e.Boot.Tenant.ID)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -120,7 +121,7 @@ func BenchmarkVerifyAuditChain(b *testing.B) {
 func TestVerifyAuditChainWhileWriting(t *testing.T) {
 	f := newChainFixture(t, tamperStores[0].open, 1)
 	ctx := context.Background()
-	app := f.e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	app := f.e.App(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for g := range 3 {
@@ -131,9 +132,9 @@ func TestVerifyAuditChainWhileWriting(t *testing.T) {
 					return
 				default:
 				}
-				tok, err := f.e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprint(g, i)})
+				tok, err := f.e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprint(g, i)})
 				if err == nil {
-					_, err = f.e.v.GetToken(ctx, app.Key, tok.ID)
+					_, err = f.e.V.GetToken(ctx, app.Key, tok.ID)
 				}
 				if err != nil {
 					t.Error(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -41,28 +42,28 @@ func verifies(t *testing.T, v *tokenvault.Vault, c *auditchain.Checkpoint) {
 // verifies with the published key in use, and is returned again while
 // nothing new is written; an unknown tenant is NotFound.
 func TestSignAuditChain(t *testing.T) {
-	forEachStore(t, func(t *testing.T, e *env) {
-		tid := e.boot.Tenant.ID
-		c, err := e.v.SignAuditChain(ctx, tid)
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		tid := e.Boot.Tenant.ID
+		c, err := e.V.SignAuditChain(ctx, tid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if c.TenantID != tid || c.Seq == 0 || c.Final {
 			t.Fatalf("checkpoint = %+v; want one of tenant %s over its lines, not final", c, tid)
 		}
-		verifies(t, e.v, c)
-		keys, err := e.v.AuditKeys(ctx)
+		verifies(t, e.V, c)
+		keys, err := e.V.AuditKeys(ctx)
 		if err != nil || len(keys) != 1 || keys[0].RetiredAt != nil || keys[0].Algorithm != "Ed25519" || keys[0].ID != c.KeyID {
 			t.Fatalf("AuditKeys = %+v, %v; want the one key in use, which signed", keys, err)
 		}
-		again, err := e.v.SignAuditChain(ctx, tid)
+		again, err := e.V.SignAuditChain(ctx, tid)
 		if err != nil || again.Seq != c.Seq || !again.CreatedAt.Equal(c.CreatedAt) || string(again.Signature) != string(c.Signature) {
 			t.Errorf("SignAuditChain again = %+v, %v; want the same checkpoint", again, err)
 		}
-		_, err = e.v.SignAuditChain(ctx, "01b8e094-9888-7000-8000-000000000000")
-		wantKind(t, "SignAuditChain of an unknown tenant", err, tokenvault.NotFound)
-		_, err = e.v.SignAuditChain(ctx, "../x")
-		wantKind(t, "SignAuditChain of a bad id", err, tokenvault.NotFound)
+		_, err = e.V.SignAuditChain(ctx, "01b8e094-9888-7000-8000-000000000000")
+		vaulttest.WantKind(t, "SignAuditChain of an unknown tenant", err, tokenvault.NotFound)
+		_, err = e.V.SignAuditChain(ctx, "../x")
+		vaulttest.WantKind(t, "SignAuditChain of a bad id", err, tokenvault.NotFound)
 	})
 }
 
@@ -70,23 +71,23 @@ func TestSignAuditChain(t *testing.T) {
 // reads covers their lines, also where the store took them as appends
 // (bbolt), which SignAuditChain chains first.
 func TestSignAuditChainCoversAppendedReads(t *testing.T) {
-	forEachStore(t, func(t *testing.T, e *env) {
-		tid := e.boot.Tenant.ID
-		app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
-		tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		tid := e.Boot.Tenant.ID
+		app := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+		tok, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 5 {
-			if _, err := e.v.GetToken(ctx, app.Key, tok.ID); err != nil { // appended on bbolt
+			if _, err := e.V.GetToken(ctx, app.Key, tok.ID); err != nil { // appended on bbolt
 				t.Fatal(err)
 			}
 		}
-		c, err := e.v.SignAuditChain(ctx, tid)
+		c, err := e.V.SignAuditChain(ctx, tid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := e.v.VerifyAuditChain(ctx, tid)
+		r, err := e.V.VerifyAuditChain(ctx, tid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,10 +99,10 @@ func TestSignAuditChainCoversAppendedReads(t *testing.T) {
 
 // readLines writes n audit lines to e's bootstrap tenant: single reads of
 // the tenant, each logged.
-func readLines(t *testing.T, e *env, n int) {
+func readLines(t *testing.T, e *vaulttest.Env, n int) {
 	t.Helper()
 	for range n {
-		if _, err := e.v.GetTenant(ctx, e.mgmt); err != nil {
+		if _, err := e.V.GetTenant(ctx, e.Mgmt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,23 +113,23 @@ func readLines(t *testing.T, e *env, n int) {
 // dated then, not when asked for later), and one line short of it signs
 // nothing.
 func TestCheckpointEveryNLines(t *testing.T) {
-	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
-			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) {
+	for _, sk := range vaulttest.StoreKinds {
+		t.Run("store="+sk.Name, func(t *testing.T) {
+			e := vaulttest.NewEnvOn(t, sk.Open(t), func(o *tokenvault.Options) {
 				o.AuditChain = tokenvault.AuditChainOptions{CheckpointEvery: 5, CheckpointInterval: -1}
 			})
-			tid := e.boot.Tenant.ID
-			base, err := e.v.SignAuditChain(ctx, tid)
+			tid := e.Boot.Tenant.ID
+			base, err := e.V.SignAuditChain(ctx, tid)
 			if err != nil {
 				t.Fatal(err)
 			}
-			signedAt := e.clock.Now()
+			signedAt := e.Clock.Now()
 			readLines(t, e, 5)
-			if err := tokenvault.LinkNow(ctx, e.v); err != nil {
+			if err := tokenvault.LinkNow(ctx, e.V); err != nil {
 				t.Fatal(err)
 			}
-			e.clock.Advance(time.Hour)
-			c, err := e.v.SignAuditChain(ctx, tid)
+			e.Clock.Advance(time.Hour)
+			c, err := e.V.SignAuditChain(ctx, tid)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,17 +137,17 @@ func TestCheckpointEveryNLines(t *testing.T) {
 				t.Fatalf("after 5 lines the last checkpoint = seq %d at %v; want seq %d signed at %v, by the fifth line's link",
 					c.Seq, c.CreatedAt, base.Seq+5, signedAt)
 			}
-			verifies(t, e.v, c)
+			verifies(t, e.V, c)
 			readLines(t, e, 4)
-			now := e.clock.Now()
-			c, err = e.v.SignAuditChain(ctx, tid)
+			now := e.Clock.Now()
+			c, err = e.V.SignAuditChain(ctx, tid)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c.Seq != base.Seq+9 || !c.CreatedAt.Equal(now) {
 				t.Errorf("after 4 more lines SignAuditChain = seq %d at %v; want seq %d signed now (%v): none was due", c.Seq, c.CreatedAt, base.Seq+9, now)
 			}
-			verifies(t, e.v, c)
+			verifies(t, e.V, c)
 		})
 	}
 }
@@ -157,31 +158,31 @@ func TestCheckpointEveryNLines(t *testing.T) {
 // operation update); the old key stays published, retired, and its
 // checkpoints still verify.
 func TestAuditKeyRotationInEveryChain(t *testing.T) {
-	e := newEnv(t)
-	other := e.tenant(t, "Globex")
-	tenants := []*tokenvault.TenantBootstrap{e.boot, other}
+	e := vaulttest.NewEnv(t)
+	other := e.Tenant(t, "Globex")
+	tenants := []*tokenvault.TenantBootstrap{e.Boot, other}
 	var before []*auditchain.Checkpoint
 	for _, b := range tenants {
-		c, err := e.v.SignAuditChain(ctx, b.Tenant.ID)
+		c, err := e.V.SignAuditChain(ctx, b.Tenant.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		before = append(before, c)
 	}
 	oldID := before[0].KeyID
-	next, err := e.v.RotateAuditKey(ctx)
+	next, err := e.V.RotateAuditKey(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := e.v.AuditKeys(ctx)
+	keys, err := e.V.AuditKeys(ctx)
 	if err != nil || len(keys) != 2 || keys[0].ID != oldID || keys[0].RetiredAt == nil || keys[1].ID != next.ID || keys[1].RetiredAt != nil {
 		t.Fatalf("AuditKeys after the rotation = %+v, %v", keys, err)
 	}
 	for i, b := range tenants {
-		if _, err := e.v.GetTenant(ctx, b.Application.Key); err != nil {
+		if _, err := e.V.GetTenant(ctx, b.Application.Key); err != nil {
 			t.Fatal(err)
 		}
-		c, err := e.v.SignAuditChain(ctx, b.Tenant.ID)
+		c, err := e.V.SignAuditChain(ctx, b.Tenant.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,9 +190,9 @@ func TestAuditKeyRotationInEveryChain(t *testing.T) {
 			t.Errorf("tenant %s: checkpoint after the rotation = key %s seq %d; want key %s seq %d (its read, the rotation's line)",
 				b.Tenant.Name, c.KeyID, c.Seq, next.ID, before[i].Seq+2)
 		}
-		verifies(t, e.v, c)
-		verifies(t, e.v, before[i])
-		logs, err := e.v.ListLogs(ctx, b.Application.Key, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityTenant, EntityID: b.Tenant.ID})
+		verifies(t, e.V, c)
+		verifies(t, e.V, before[i])
+		logs, err := e.V.ListLogs(ctx, b.Application.Key, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityTenant, EntityID: b.Tenant.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,12 +215,12 @@ func TestAuditKeyRotationInEveryChain(t *testing.T) {
 // the same key; the old master key no longer opens it.
 func TestAuditKeysSurviveMasterKeyRotation(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "vault.db")
-	clock := newClock()
+	clock := vaulttest.NewClock()
 	open := func(key []byte) (*tokenvault.Vault, error) {
 		return tokenvault.Open(ctx, tokenvault.Options{Path: path, Now: clock.Now, Keys: tokenvault.KeyOptions{MasterKey: key},
 			Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	}
-	k1, k2 := newMasterKey(), newMasterKey()
+	k1, k2 := vaulttest.NewMasterKey(), vaulttest.NewMasterKey()
 	v, err := open(k1)
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +277,7 @@ func TestAuditKeysSurviveMasterKeyRotation(t *testing.T) {
 // signs and publishes as before.
 func TestAuditKeysFollowKeyWrapperRotation(t *testing.T) {
 	s := memory.New()
-	key := newMasterKey()
+	key := vaulttest.NewMasterKey()
 	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +290,7 @@ func TestAuditKeysFollowKeyWrapperRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hsm := newAESWrapper(t)
+	hsm := vaulttest.NewAESWrapper(t)
 	if err := v.RotateKeyWrapper(ctx, hsm); err != nil {
 		t.Fatal(err)
 	}

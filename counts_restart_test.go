@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/storetest"
@@ -19,7 +20,7 @@ import (
 // the base rows, and reads the same counts.
 func TestCountsSurviveARestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "vault.db")
-	clock, key := newClock(), newMasterKey()
+	clock, key := vaulttest.NewClock(), vaulttest.NewMasterKey()
 	s, err := bolt.Open(path, &bolt.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +70,8 @@ func TestCountsSurviveARestart(t *testing.T) {
 // barrier.StaleAfter, and not before; the counts read the same
 // throughout.
 func TestCountsFoldRowsOfAGoneInstance(t *testing.T) {
-	if pgDSN == "" {
-		t.Skip(pgSkip)
+	if vaulttest.PGDSN == "" {
+		t.Skip(vaulttest.PGSkip)
 	}
 	for _, sk := range countStores {
 		if sk.name != "postgres" {
@@ -78,7 +79,7 @@ func TestCountsFoldRowsOfAGoneInstance(t *testing.T) {
 		}
 		sa, sb, _ := sk.open(t)
 		t.Cleanup(func() { sa.Close(); sb.Close() })
-		clock, key := newClock(), newMasterKey()
+		clock, key := vaulttest.NewClock(), vaulttest.NewMasterKey()
 		a := openCountVault(t, sa, key, clock)
 		b := openCountVault(t, sb, key, clock)
 		t.Cleanup(func() { b.Close() })
@@ -122,12 +123,12 @@ func TestCountsFoldRowsOfAGoneInstance(t *testing.T) {
 // of its writes changes no count; one that succeeds counts once.
 func TestFailedCommitsChangeNoCount(t *testing.T) {
 	fs := storetest.NewFaultStore(memory.New())
-	e := newEnvOn(t, fs)
-	app := tokenApp(t, e.v, e.mgmt)
+	e := vaulttest.NewEnvOn(t, fs)
+	app := tokenApp(t, e.V, e.Mgmt)
 	want := 0
 	for n := 0; ; n++ {
 		fs.FailAfter(n)
-		_, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprint(n), Containers: []string{"/a/"}})
+		_, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprint(n), Containers: []string{"/a/"}})
 		fs.FailAfter(-1)
 		if err == nil {
 			want++
@@ -135,7 +136,7 @@ func TestFailedCommitsChangeNoCount(t *testing.T) {
 			t.Fatalf("CreateToken with a write failing after %d: %v", n, err)
 		}
 		for _, req := range []tokenvault.ListTokensRequest{{}, {Container: "/a/"}, {Type: "token"}} {
-			if walked, total := walkTokens(t, e.v, app.Key, req); walked != want || total != want {
+			if walked, total := walkTokens(t, e.V, app.Key, req); walked != want || total != want {
 				t.Fatalf("after a commit failing at write %d: ListTokens(%+v) walks %d, total_items %d; want %d", n, req, walked, total, want)
 			}
 		}

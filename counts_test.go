@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -53,10 +54,10 @@ var countStores = []struct {
 		return s, s, path
 	}},
 	{"postgres", func(t *testing.T) (store.Store, store.Store, string) {
-		schema := freshPGSchema(t)
+		schema := vaulttest.FreshPGSchema(t)
 		var ss [2]store.Store
 		for i := range ss {
-			s, err := postgres.Open(context.Background(), pgDSN, &postgres.Options{Schema: schema})
+			s, err := postgres.Open(context.Background(), vaulttest.PGDSN, &postgres.Options{Schema: schema})
 			if err != nil {
 				t.Fatalf("postgres.Open: %v", err)
 			}
@@ -90,7 +91,7 @@ func forEachCountPair(t *testing.T, wrap func(i int, s store.Store) store.Store,
 	for _, sk := range countStores {
 		t.Run("store="+sk.name, func(t *testing.T) {
 			sa, sb, path := sk.open(t)
-			p := &countPair{name: sk.name, sa: sa, sb: sb, clock: newClock(), key: newMasterKey(), pathOfBolt: path}
+			p := &countPair{name: sk.name, sa: sa, sb: sb, clock: vaulttest.NewClock(), key: vaulttest.NewMasterKey(), pathOfBolt: path}
 			if wrap != nil {
 				p.sa, p.sb = wrap(0, sa), wrap(1, sb)
 			}

@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 )
 
 // entityLogs lists the operations of the logs about token id, newest
 // first, through an entity query and through a type query.
-func entityLogs(t *testing.T, e *env, id string, window ...*time.Time) (byEntity, byType []string) {
+func entityLogs(t *testing.T, e *vaulttest.Env, id string, window ...*time.Time) (byEntity, byType []string) {
 	t.Helper()
 	req := tokenvault.ListLogsRequest{EntityType: "token", EntityID: id}
 	if len(window) == 2 {
 		req.StartDate, req.EndDate = window[0], window[1]
 	}
 	req.PageRequest.Size = 100
-	page, err := e.v.ListLogs(ctx, e.mgmt, req)
+	page, err := e.V.ListLogs(ctx, e.Mgmt, req)
 	if err != nil {
 		t.Fatalf("ListLogs(entity): %v", err)
 	}
@@ -28,7 +29,7 @@ func entityLogs(t *testing.T, e *env, id string, window ...*time.Time) (byEntity
 		byEntity = append(byEntity, l.Operation)
 	}
 	req.EntityID = ""
-	page, err = e.v.ListLogs(ctx, e.mgmt, req)
+	page, err = e.V.ListLogs(ctx, e.Mgmt, req)
 	if err != nil {
 		t.Fatalf("ListLogs(type): %v", err)
 	}
@@ -42,9 +43,9 @@ func entityLogs(t *testing.T, e *env, id string, window ...*time.Time) (byEntity
 
 // checkIndexed fails unless every line of e's tenant without an index
 // entry has a pending one, and returns how many are pending.
-func checkIndexed(t *testing.T, e *env) int {
+func checkIndexed(t *testing.T, e *vaulttest.Env) int {
 	t.Helper()
-	missing, pending, err := tokenvault.UnindexedLines(ctx, e.v, e.boot.Tenant.ID)
+	missing, pending, err := tokenvault.UnindexedLines(ctx, e.V, e.Boot.Tenant.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,32 +55,20 @@ func checkIndexed(t *testing.T, e *env) int {
 	return len(pending)
 }
 
-func wantOps(t *testing.T, what string, got []string, want ...string) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d lines %v, want %v", what, len(got), got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("%s: %v, want %v", what, got, want)
-		}
-	}
-}
-
 // TestLogIndexAnswersEntityQueries: the lines of reads and writes are found
 // by entity and type queries before the indexer has written their index
 // entries, after, and half and half, without duplicates, and the indexer
 // leaves no line behind its marker unindexed.
 func TestLogIndexAnswersEntityQueries(t *testing.T) {
-	forEachStore(t, func(t *testing.T, e *env) {
-		reader := e.reader(t, "reveal", "token:create", "token:read")
-		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		reader := e.Reader(t, "reveal", "token:create", "token:read")
+		tok, err := e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		read := func(n int) {
 			for range n {
-				if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+				if _, err := e.V.GetToken(ctx, reader.Key, tok.ID); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -87,16 +76,16 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 		check := func(stage string, want ...string) {
 			t.Helper()
 			byEntity, byType := entityLogs(t, e, tok.ID)
-			wantOps(t, stage+", by entity", byEntity, want...)
-			wantOps(t, stage+", by type", byType, want...)
+			vaulttest.WantOps(t, stage+", by entity", byEntity, want...)
+			vaulttest.WantOps(t, stage+", by type", byType, want...)
 		}
-		e.clock.Advance(time.Millisecond)
+		e.Clock.Advance(time.Millisecond)
 		read(2)
 		check("reads pending", "read", "read", "create")
 		// Only a store one process holds leaves lines to the indexer,
 		// unless it appends (it then indexes a read with its line).
-		_, single := e.store.(store.SingleProcess)
-		if _, appends := e.store.(store.Appender); appends {
+		_, single := e.Store.(store.SingleProcess)
+		if _, appends := e.Store.(store.Appender); appends {
 			single = false
 		}
 		if n := checkIndexed(t, e); single && n != 2 {
@@ -107,11 +96,11 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 
 		// Lines younger than the horizon wait. (The Vault's own indexer
 		// runs too, under the same clock.)
-		if n, err := tokenvault.IndexPending(ctx, e.v); err != nil || n != 0 {
+		if n, err := tokenvault.IndexPending(ctx, e.V); err != nil || n != 0 {
 			t.Fatalf("IndexPending before the horizon = %d, %v; want 0", n, err)
 		}
-		e.clock.Advance(tokenvault.LogIndexHorizon + time.Millisecond)
-		if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
+		e.Clock.Advance(tokenvault.LogIndexHorizon + time.Millisecond)
+		if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
 			t.Fatal(err)
 		}
 		if n := checkIndexed(t, e); n != 0 {
@@ -122,10 +111,10 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 		check("half and half", "read", "read", "read", "create")
 
 		// A date window applies to pending lines too.
-		now := e.clock.Now()
+		now := e.Clock.Now()
 		later := now.Add(time.Hour)
 		byEntity, _ := entityLogs(t, e, tok.ID, &now, &later)
-		wantOps(t, "window on pending lines", byEntity, "read")
+		vaulttest.WantOps(t, "window on pending lines", byEntity, "read")
 
 		if n := checkIndexed(t, e); single && n != 1 {
 			t.Fatalf("%d entries pending, want the last read's only", n)
@@ -138,32 +127,32 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 // TestLogIndexClockBackwards: a read stamped before lines already indexed
 // (the clock went back) is found, pending and then indexed.
 func TestLogIndexClockBackwards(t *testing.T) {
-	forEachStore(t, func(t *testing.T, e *env) {
-		reader := e.reader(t, "reveal", "token:create", "token:read")
-		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		reader := e.Reader(t, "reveal", "token:create", "token:read")
+		tok, err := e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Millisecond)
-		if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+		e.Clock.Advance(time.Millisecond)
+		if _, err := e.V.GetToken(ctx, reader.Key, tok.ID); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Second)
-		if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
+		e.Clock.Advance(time.Second)
+		if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(-time.Hour)
-		if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+		e.Clock.Advance(-time.Hour)
+		if _, err := e.V.GetToken(ctx, reader.Key, tok.ID); err != nil {
 			t.Fatal(err)
 		}
 		for _, stage := range []string{"pending", "indexed"} {
 			byEntity, byType := entityLogs(t, e, tok.ID)
 			// Newest first by key, and the last read's key is an hour earlier.
-			wantOps(t, stage+", by entity", byEntity, "read", "create", "read")
-			wantOps(t, stage+", by type", byType, "read", "create", "read")
+			vaulttest.WantOps(t, stage+", by entity", byEntity, "read", "create", "read")
+			vaulttest.WantOps(t, stage+", by type", byType, "read", "create", "read")
 			checkIndexed(t, e)
-			e.clock.Advance(time.Second)
-			if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
+			e.Clock.Advance(time.Second)
+			if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -176,35 +165,35 @@ func TestLogIndexClockBackwards(t *testing.T) {
 // TestLogIndexSurvivesReopen: lines left to the indexer by a Vault that
 // closed are found by the next one, whose indexer takes them.
 func TestLogIndexSurvivesReopen(t *testing.T) {
-	s := storeKinds[1].open(t) // bolt
-	e := newEnvOn(t, s)
-	reader := e.reader(t, "reveal", "token:create", "token:read")
-	tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	s := vaulttest.StoreKinds[1].Open(t) // bolt
+	e := vaulttest.NewEnvOn(t, s)
+	reader := e.Reader(t, "reveal", "token:create", "token:read")
+	tok, err := e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+	if _, err := e.V.GetToken(ctx, reader.Key, tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.v.Close(); err != nil {
+	if err := e.V.Close(); err != nil {
 		t.Fatal(err)
 	}
 	v2, err := tokenvault.Open(ctx, tokenvault.Options{
 		Store: s,
 		Now: func() time.Time {
-			return e.clock.Now().Add(time.Second) // past the horizon: the indexer takes the lines
+			return e.Clock.Now().Add(time.Second) // past the horizon: the indexer takes the lines
 		},
-		Keys:      tokenvault.KeyOptions{MasterKey: e.key},
+		Keys:      tokenvault.KeyOptions{MasterKey: e.Key},
 		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v2.Close()
-	e.v = v2
+	e.V = v2
 	byEntity, byType := entityLogs(t, e, tok.ID)
-	wantOps(t, "after reopening, by entity", byEntity, "read", "create")
-	wantOps(t, "after reopening, by type", byType, "read", "create")
+	vaulttest.WantOps(t, "after reopening, by entity", byEntity, "read", "create")
+	vaulttest.WantOps(t, "after reopening, by type", byType, "read", "create")
 	deadline := time.Now().Add(20 * time.Second)
 	for checkIndexed(t, e) != 0 {
 		if time.Now().After(deadline) {
@@ -213,15 +202,15 @@ func TestLogIndexSurvivesReopen(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	byEntity, _ = entityLogs(t, e, tok.ID)
-	wantOps(t, "indexed after reopening", byEntity, "read", "create")
+	vaulttest.WantOps(t, "indexed after reopening", byEntity, "read", "create")
 }
 
 // TestLogIndexConcurrentIndexing reads a token from several goroutines while
 // the indexer runs, and then finds every line, each once.
 func TestLogIndexConcurrentIndexing(t *testing.T) {
-	forEachStore(t, func(t *testing.T, e *env) {
-		reader := e.reader(t, "reveal", "token:create", "token:read")
-		tok, err := e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		reader := e.Reader(t, "reveal", "token:create", "token:read")
+		tok, err := e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "secret"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,8 +226,8 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 					return
 				default:
 				}
-				e.clock.Advance(tokenvault.LogIndexHorizon)
-				if _, err := tokenvault.IndexPending(context.Background(), e.v); err != nil {
+				e.Clock.Advance(tokenvault.LogIndexHorizon)
+				if _, err := tokenvault.IndexPending(context.Background(), e.V); err != nil {
 					indexed <- err
 					return
 				}
@@ -247,7 +236,7 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 		for range workers {
 			wg.Go(func() {
 				for range reads {
-					if _, err := e.v.GetToken(ctx, reader.Key, tok.ID); err != nil {
+					if _, err := e.V.GetToken(ctx, reader.Key, tok.ID); err != nil {
 						t.Error(err)
 						return
 					}
@@ -264,8 +253,8 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 			t.Fatalf("%d lines by entity and %d by type, want %d", len(byEntity), len(byType), 1+workers*reads)
 		}
 		checkIndexed(t, e)
-		e.clock.Advance(time.Second)
-		if _, err := tokenvault.IndexPending(ctx, e.v); err != nil {
+		e.Clock.Advance(time.Second)
+		if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
 			t.Fatal(err)
 		}
 		if n := checkIndexed(t, e); n != 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/storetest"
 )
@@ -96,42 +97,42 @@ func wantPrunedChain(t *testing.T, v *tokenvault.Vault, tid string, firstSeq uin
 // published key), and no older checkpoint is left.
 func TestLogRetentionPrunesAPrefixOfTheChain(t *testing.T) {
 	const retention = 400 * 24 * time.Hour
-	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
-			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) {
+	for _, sk := range vaulttest.StoreKinds {
+		t.Run("store="+sk.Name, func(t *testing.T) {
+			e := vaulttest.NewEnvOn(t, sk.Open(t), func(o *tokenvault.Options) {
 				o.Retention.Logs = retention
 				o.AuditChain.CheckpointEvery = 50 // checkpoints below the new start, to be removed
 			})
 			ctx := context.Background()
-			app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate)
+			app := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate)
 			for range 230 {
-				if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
+				if _, err := e.V.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			old := allLogs(t, e.v, e.mgmt)
-			e.clock.Advance(200 * 24 * time.Hour)
-			tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "new"})
+			old := vaulttest.AllLogs(t, e.V, e.Mgmt)
+			e.Clock.Advance(200 * 24 * time.Hour)
+			tok, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "new"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.clock.Advance(201 * 24 * time.Hour)
-			n, err := e.v.Sweep(ctx)
+			e.Clock.Advance(201 * 24 * time.Hour)
+			n, err := e.V.Sweep(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n != len(old) {
 				t.Errorf("Sweep = %d, want the %d lines older than the retention", n, len(old))
 			}
-			w := wantPrunedChain(t, e.v, e.boot.Tenant.ID, uint64(len(old))+1)
+			w := wantPrunedChain(t, e.V, e.Boot.Tenant.ID, uint64(len(old))+1)
 			if w.Lines != 1 || w.ByEntity[tok.ID+" "+tokenvault.OpCreate] != 1 {
 				t.Errorf("left: %d lines %v, want the creation of %s", w.Lines, w.ByEntity, tok.ID)
 			}
 			// The chain goes on from there.
-			if _, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "newer"}); err != nil {
+			if _, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "newer"}); err != nil {
 				t.Fatal(err)
 			}
-			wantPrunedChain(t, e.v, e.boot.Tenant.ID, uint64(len(old))+1)
+			wantPrunedChain(t, e.V, e.Boot.Tenant.ID, uint64(len(old))+1)
 		})
 	}
 }
@@ -142,12 +143,12 @@ func TestLogRetentionPrunesAPrefixOfTheChain(t *testing.T) {
 // first lines and went down again, those go and the chain starts at the
 // first line it has not received, anchored by a signed checkpoint.
 func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
-	clk := newClock()
-	sink := &captureSink{name: "file"}
+	clk := vaulttest.NewClock()
+	sink := &vaulttest.CaptureSink{SinkName: "file"}
 	v, err := tokenvault.Open(ctx, tokenvault.Options{
 		Store:       memory.New(),
 		Now:         clk.Now,
-		Keys:        tokenvault.KeyOptions{MasterKey: newMasterKey()},
+		Keys:        tokenvault.KeyOptions{MasterKey: vaulttest.NewMasterKey()},
 		Retention:   tokenvault.RetentionOptions{SweepInterval: -1, Logs: time.Hour},
 		AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{sink}, Interval: 50 * time.Millisecond, Backoff: 20 * time.Millisecond},
 	})
@@ -165,8 +166,8 @@ func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitExported(t, v) // the first three lines reached the sink
-	sink.set(true, false)
+	vaulttest.WaitExported(t, v) // the first three lines reached the sink
+	sink.Set(true, false)
 	for range 5 {
 		if _, err := v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); err != nil {
 			t.Fatal(err)
@@ -180,8 +181,8 @@ func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
 	if w.Lines != 5 {
 		t.Errorf("%d lines left, want the 5 the sink has not received", w.Lines)
 	}
-	sink.set(false, false)
-	waitExported(t, v)
+	sink.Set(false, false)
+	vaulttest.WaitExported(t, v)
 	if _, err := v.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
 	}
 
 	// With nothing exported yet, nothing goes.
-	sink.set(true, false)
+	sink.Set(true, false)
 	boot2, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Beta"})
 	if err != nil {
 		t.Fatal(err)
@@ -219,31 +220,31 @@ func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
 // lines younger than the retention only.
 func TestLogRetentionInterruptedKeepsTheChainWhole(t *testing.T) {
 	fs := storetest.NewFaultStore(memory.New())
-	e := newEnvOn(t, fs, func(o *tokenvault.Options) { o.Retention.Logs = time.Hour })
+	e := vaulttest.NewEnvOn(t, fs, func(o *tokenvault.Options) { o.Retention.Logs = time.Hour })
 	ctx := context.Background()
-	app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate)
+	app := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate)
 	for range 350 {
-		if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
+		if _, err := e.V.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.clock.Advance(2 * time.Hour)
-	tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "new"})
+	e.Clock.Advance(2 * time.Hour)
+	tok, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: "new"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tid := e.boot.Tenant.ID
+	tid := e.Boot.Tenant.ID
 	interruptedPruned := false
 	for n := 37; ; n += 311 {
 		fs.FailAfter(n)
-		_, err := e.v.Sweep(ctx)
+		_, err := e.V.Sweep(ctx)
 		fs.FailAfter(-1)
-		w, werr := tokenvault.WalkChain(ctx, e.v, tid)
+		w, werr := tokenvault.WalkChain(ctx, e.V, tid)
 		if werr != nil {
 			t.Fatal(werr)
 		}
 		if w.FirstSeq > 1 {
-			wantPrunedChain(t, e.v, tid, 0)
+			wantPrunedChain(t, e.V, tid, 0)
 		} else if len(w.Problems) > 0 {
 			t.Fatalf("after a sweep failing after %d writes (%v): %v", n, err, w.Problems)
 		}
@@ -268,29 +269,29 @@ func TestLogRetentionInterruptedKeepsTheChainWhole(t *testing.T) {
 // conflict on it and one runs again) leaves it whole from a signed anchor,
 // with every line written meanwhile on it.
 func TestLogRetentionWhileWriting(t *testing.T) {
-	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
-			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.Retention.Logs = time.Hour })
+	for _, sk := range vaulttest.StoreKinds {
+		t.Run("store="+sk.Name, func(t *testing.T) {
+			e := vaulttest.NewEnvOn(t, sk.Open(t), func(o *tokenvault.Options) { o.Retention.Logs = time.Hour })
 			ctx := context.Background()
-			app := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+			app := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
 			for range 250 {
-				if _, err := e.v.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
+				if _, err := e.V.Tokenize(ctx, app.Key, map[string]any{"v": "old"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			e.clock.Advance(2 * time.Hour)
+			e.Clock.Advance(2 * time.Hour)
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			var ids []string
 			for g := range 4 {
 				wg.Go(func() {
 					for i := range 15 {
-						tok, err := e.v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprintf("%d-%d", g, i)})
+						tok, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: "token", Data: fmt.Sprintf("%d-%d", g, i)})
 						if err != nil {
 							t.Error(err)
 							return
 						}
-						if _, err := e.v.GetToken(ctx, app.Key, tok.ID); err != nil {
+						if _, err := e.V.GetToken(ctx, app.Key, tok.ID); err != nil {
 							t.Error(err)
 							return
 						}
@@ -300,11 +301,11 @@ func TestLogRetentionWhileWriting(t *testing.T) {
 					}
 				})
 			}
-			if _, err := e.v.Sweep(ctx); err != nil {
+			if _, err := e.V.Sweep(ctx); err != nil {
 				t.Fatal(err)
 			}
 			wg.Wait()
-			w := wantPrunedChain(t, e.v, e.boot.Tenant.ID, 0)
+			w := wantPrunedChain(t, e.V, e.Boot.Tenant.ID, 0)
 			for _, id := range ids {
 				if c, r := w.ByEntity[id+" "+tokenvault.OpCreate], w.ByEntity[id+" "+tokenvault.OpRead]; c != 1 || r != 1 {
 					t.Errorf("token %s written during the sweep: %d creation and %d read lines on the chain", id, c, r)

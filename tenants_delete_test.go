@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/storetest"
@@ -105,16 +106,16 @@ func (d *doomed) refused(t *testing.T, v *tokenvault.Vault) {
 	t.Helper()
 	for _, k := range d.keys {
 		_, err := v.GetToken(ctx, k, d.tokenID)
-		wantKind(t, "a key of the deleted tenant", err, tokenvault.Unauthenticated)
+		vaulttest.WantKind(t, "a key of the deleted tenant", err, tokenvault.Unauthenticated)
 	}
 	_, err := v.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: d.proxy, Method: "GET"})
 	if err == nil {
 		t.Error("the proxy key of the deleted tenant still works")
 	}
 	_, err = v.AcceptInvitation(ctx, d.invite, tokenvault.User{Email: "x@example.com"})
-	wantKind(t, "the invitation link of the deleted tenant", err, tokenvault.NotFound)
+	vaulttest.WantKind(t, "the invitation link of the deleted tenant", err, tokenvault.NotFound)
 	_, err = v.GetTenantByID(ctx, d.boot.Tenant.ID)
-	wantKind(t, "GetTenantByID of the deleted tenant", err, tokenvault.NotFound)
+	vaulttest.WantKind(t, "GetTenantByID of the deleted tenant", err, tokenvault.NotFound)
 }
 
 // noKeyOf fails if any store key names tid, but its final audit
@@ -122,7 +123,7 @@ func (d *doomed) refused(t *testing.T, v *tokenvault.Vault) {
 func noKeyOf(t *testing.T, s store.Store, tid string) {
 	t.Helper()
 	final := false
-	for k := range dump(t, s) {
+	for k := range vaulttest.Dump(t, s) {
 		if k == "sys/chain-final/"+tid {
 			final = true
 			continue
@@ -142,35 +143,35 @@ func noKeyOf(t *testing.T, s store.Store, tid string) {
 // but for the tenant's final audit checkpoint,
 // and the other tenant is untouched.
 func TestDeleteTenant(t *testing.T) {
-	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
+	for _, sk := range vaulttest.StoreKinds {
+		t.Run("store="+sk.Name, func(t *testing.T) {
 			mailer := &testfake.Mailer{}
-			e := newEnvOn(t, sk.open(t), func(o *tokenvault.Options) { o.Mailer = mailer })
-			keep := fill(t, e.v, mailer, "Keep", 3, e.clock.Now())
-			if _, err := e.v.Sweep(ctx); err != nil { // settles the one-time cvc scan
+			e := vaulttest.NewEnvOn(t, sk.Open(t), func(o *tokenvault.Options) { o.Mailer = mailer })
+			keep := fill(t, e.V, mailer, "Keep", 3, e.Clock.Now())
+			if _, err := e.V.Sweep(ctx); err != nil { // settles the one-time cvc scan
 				t.Fatal(err)
 			}
 			// Keep's lines linked (the linker's work, not the deletion's).
-			if err := tokenvault.LinkNow(ctx, e.v); err != nil {
+			if err := tokenvault.LinkNow(ctx, e.V); err != nil {
 				t.Fatal(err)
 			}
-			before := dump(t, e.store)
-			d := fill(t, e.v, mailer, "Doomed", 1200, e.clock.Now())
-			d.warm(t, e.v)
-			list, err := e.v.ListTenants(ctx, tokenvault.PageRequest{})
+			before := vaulttest.Dump(t, e.Store)
+			d := fill(t, e.V, mailer, "Doomed", 1200, e.Clock.Now())
+			d.warm(t, e.V)
+			list, err := e.V.ListTenants(ctx, tokenvault.PageRequest{})
 			if err != nil || len(list.Data) != 3 {
 				t.Fatalf("ListTenants = %+v, %v; want 3 tenants", list, err)
 			}
-			if err := e.v.DeleteTenant(ctx, d.boot.Tenant.ID); err != nil {
+			if err := e.V.DeleteTenant(ctx, d.boot.Tenant.ID); err != nil {
 				t.Fatalf("DeleteTenant: %v", err)
 			}
-			d.refused(t, e.v)
-			noKeyOf(t, e.store, d.boot.Tenant.ID)
+			d.refused(t, e.V)
+			noKeyOf(t, e.Store, d.boot.Tenant.ID)
 			// But the count of tenants, its base row and the delta rows
 			// each change adds (internal/barrier's Kept counts): its
 			// value is checked below (ListTenants); and the background
 			// leases, renewed meanwhile.
-			after := dump(t, e.store)
+			after := vaulttest.Dump(t, e.Store)
 			delete(after, "sys/chain-final/"+d.boot.Tenant.ID) // noKeyOf checked it
 			for _, m := range []map[string][]byte{before, after} {
 				if m["sys/count/tenants"] == nil {
@@ -185,17 +186,17 @@ func TestDeleteTenant(t *testing.T) {
 			if diff := cmp.Diff(before, after); diff != "" {
 				t.Errorf("the store after DeleteTenant differs from before the tenant (-before +after):\n%.3000s", diff)
 			}
-			err = e.v.DeleteTenant(ctx, d.boot.Tenant.ID)
-			wantKind(t, "DeleteTenant again", err, tokenvault.NotFound)
-			list, err = e.v.ListTenants(ctx, tokenvault.PageRequest{})
+			err = e.V.DeleteTenant(ctx, d.boot.Tenant.ID)
+			vaulttest.WantKind(t, "DeleteTenant again", err, tokenvault.NotFound)
+			list, err = e.V.ListTenants(ctx, tokenvault.PageRequest{})
 			if err != nil || len(list.Data) != 2 || list.Pagination.TotalItems != 2 {
 				t.Fatalf("ListTenants after = %+v, %v; want 2 tenants", list, err)
 			}
-			if _, err := e.v.GetToken(ctx, keep.keys[1], keep.tokenID); err != nil {
+			if _, err := e.V.GetToken(ctx, keep.keys[1], keep.tokenID); err != nil {
 				t.Errorf("the other tenant's token: %v", err)
 			}
-			e.clock.Advance(2 * time.Hour)
-			if _, err := e.v.Sweep(ctx); err != nil {
+			e.Clock.Advance(2 * time.Hour)
+			if _, err := e.V.Sweep(ctx); err != nil {
 				t.Errorf("Sweep after the deletion: %v", err)
 			}
 		})
@@ -223,8 +224,8 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			}
 			fs := storetest.NewFaultStore(bs)
 			mailer := &testfake.Mailer{}
-			clock := newClock()
-			key := newMasterKey()
+			clock := vaulttest.NewClock()
+			key := vaulttest.NewMasterKey()
 			v, err := tokenvault.Open(ctx, tokenvault.Options{Store: singleProcessFaults{fs}, Now: clock.Now, Mailer: mailer, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 			if err != nil {
 				t.Fatal(err)
@@ -240,7 +241,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			fs.FailAfter(n)
 			err = v.DeleteTenant(ctx, d.boot.Tenant.ID)
 			fs.FailAfter(-1)
-			wantKind(t, "DeleteTenant with failing writes", err, tokenvault.Internal)
+			vaulttest.WantKind(t, "DeleteTenant with failing writes", err, tokenvault.Internal)
 			// The first transaction writes the marker, deletes the
 			// chain's unsigned mark, writes the final checkpoint (at the
 			// tenant and under sys/) and the chain head, deletes the
@@ -275,7 +276,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			}
 			d.refused(t, v)
 			noKeyOf(t, bs, d.boot.Tenant.ID)
-			for k := range dump(t, bs) {
+			for k := range vaulttest.Dump(t, bs) {
 				if strings.HasPrefix(k, "sys/deleting/") {
 					t.Errorf("marker %s left", k)
 				}
@@ -289,15 +290,15 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 
 // TestListTenantsPages walks the tenants by page and by cursor.
 func TestListTenantsPages(t *testing.T) {
-	e := newEnv(t)
-	want := []string{e.boot.Tenant.ID}
+	e := vaulttest.NewEnv(t)
+	want := []string{e.Boot.Tenant.ID}
 	for i := range 4 {
-		want = append(want, e.tenant(t, fmt.Sprintf("T%d", i)).Tenant.ID)
+		want = append(want, e.Tenant(t, fmt.Sprintf("T%d", i)).Tenant.ID)
 	}
 	var got []string
 	req := tokenvault.PageRequest{Size: 2}
 	for {
-		p, err := e.v.ListTenants(ctx, req)
+		p, err := e.V.ListTenants(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,19 +313,19 @@ func TestListTenantsPages(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tenants by cursor (-want +got):\n%s", diff)
 	}
-	p, err := e.v.ListTenants(ctx, tokenvault.PageRequest{Page: 3, Size: 2})
+	p, err := e.V.ListTenants(ctx, tokenvault.PageRequest{Page: 3, Size: 2})
 	if err != nil || len(p.Data) != 1 || p.Data[0].ID != want[4] || p.Pagination.TotalItems != 5 {
 		t.Errorf("page 3 = %+v, %v", p, err)
 	}
-	_, err = e.v.ListTenants(ctx, tokenvault.PageRequest{Size: 101})
-	wantKind(t, "ListTenants size 101", err, tokenvault.Invalid)
-	got1, err := e.v.GetTenantByID(ctx, want[2])
+	_, err = e.V.ListTenants(ctx, tokenvault.PageRequest{Size: 101})
+	vaulttest.WantKind(t, "ListTenants size 101", err, tokenvault.Invalid)
+	got1, err := e.V.GetTenantByID(ctx, want[2])
 	if err != nil || got1.Name != "T1" {
 		t.Errorf("GetTenantByID = %+v, %v", got1, err)
 	}
 	for _, id := range []string{"nope", "01890000-0000-7000-8000-000000000000"} {
-		_, err := e.v.GetTenantByID(ctx, id)
-		wantKind(t, "GetTenantByID("+id+")", err, tokenvault.NotFound)
-		wantKind(t, "DeleteTenant("+id+")", e.v.DeleteTenant(ctx, id), tokenvault.NotFound)
+		_, err := e.V.GetTenantByID(ctx, id)
+		vaulttest.WantKind(t, "GetTenantByID("+id+")", err, tokenvault.NotFound)
+		vaulttest.WantKind(t, "DeleteTenant("+id+")", e.V.DeleteTenant(ctx, id), tokenvault.NotFound)
 	}
 }

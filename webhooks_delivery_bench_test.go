@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // BenchmarkTokenizeWebhook creates one token per op with no webhook, then
@@ -18,11 +19,11 @@ import (
 //
 //	go test -run XXX -bench TokenizeWebhook -benchmem .
 func BenchmarkTokenizeWebhook(b *testing.B) {
-	for _, sk := range storeKinds {
+	for _, sk := range vaulttest.StoreKinds {
 		for _, subscribed := range []bool{false, true} {
-			name := "store=" + sk.name + "/subscriptions=none"
+			name := "store=" + sk.Name + "/subscriptions=none"
 			if subscribed {
-				name = "store=" + sk.name + "/subscriptions=token.created"
+				name = "store=" + sk.Name + "/subscriptions=token.created"
 			}
 			b.Run(name, func(b *testing.B) { benchTokenizeWebhook(b, sk, subscribed) })
 		}
@@ -30,25 +31,25 @@ func BenchmarkTokenizeWebhook(b *testing.B) {
 }
 
 // benchTokenizeWebhook is one case of BenchmarkTokenizeWebhook.
-func benchTokenizeWebhook(b *testing.B, sk storeKind, subscribed bool) {
+func benchTokenizeWebhook(b *testing.B, sk vaulttest.StoreKind, subscribed bool) {
 	var got atomic.Int64
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got.Add(1)
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer rcv.Close()
-	e := newEnvOn(b, sk.open(b), func(o *tokenvault.Options) { o.Now = time.Now })
+	e := vaulttest.NewEnvOn(b, sk.Open(b), func(o *tokenvault.Options) { o.Now = time.Now })
 	if subscribed {
-		if _, err := tokenvault.PutDeliveryWebhook(e.v, e.boot.Tenant.ID, tokenvault.HookForTest{Name: "bench", URL: rcv.URL,
+		if _, err := tokenvault.PutDeliveryWebhook(e.V, e.Boot.Tenant.ID, tokenvault.HookForTest{Name: "bench", URL: rcv.URL,
 			Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	creator := e.app(b, tokenvault.Private, tokenvault.PermTokenCreate)
+	creator := e.App(b, tokenvault.Private, tokenvault.PermTokenCreate)
 	req := tokenvault.TokenRequest{Type: "token", Data: "123-45-6789"}
 	n := int64(0)
 	for b.Loop() {
-		if _, err := e.v.CreateToken(ctx, creator.Key, req); err != nil {
+		if _, err := e.V.CreateToken(ctx, creator.Key, req); err != nil {
 			b.Fatal(err)
 		}
 		n++

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // The kill -9 test runs the Vault in a child process: this test binary
@@ -186,7 +187,7 @@ func TestWebhookKillNineLosesNoEvent(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(rcv.Close)
-	dir, key := t.TempDir(), newMasterKey()
+	dir, key := t.TempDir(), vaulttest.NewMasterKey()
 	var all []string
 	for round := 1; round <= 3; round++ {
 		c := startChild(t, "load", dir, rcv.URL, key)

@@ -11,6 +11,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
 
@@ -18,37 +19,37 @@ import (
 // a redelivery over HTTP and through the Go client, with their errors as
 // problem+json.
 func TestWebhookDeliveriesOverHTTP(t *testing.T) {
-	e := deliveryEnv(t)
-	srv := httptest.NewServer(httpapi.New(e.v, httpapi.Options{}))
+	e := vaulttest.DeliveryEnv(t)
+	srv := httptest.NewServer(httpapi.New(e.V, httpapi.Options{}))
 	t.Cleanup(srv.Close)
 	c := client.New(srv.URL, nil)
 	ctx := context.Background()
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 	id := subscribe(t, e, rcv.URL)
 
-	d, err := c.TestWebhook(ctx, e.mgmt, id)
+	d, err := c.TestWebhook(ctx, e.Mgmt, id)
 	if err != nil || d.EventType != tokenvault.EventWebhookTest || d.WebhookID != id {
 		t.Fatalf("TestWebhook: %+v, %v", d, err)
 	}
-	waitUntil(t, "the test event", func() bool { return len(rcv.got()) == 1 })
-	h := rcv.got()[0]
-	if err := webhooks.Verify(hookSecret, h.header, h.body); err != nil {
+	vaulttest.WaitUntil(t, "the test event", func() bool { return len(rcv.Got()) == 1 })
+	h := rcv.Got()[0]
+	if err := webhooks.Verify(hookSecret, h.Header, h.Body); err != nil {
 		t.Error(err)
 	}
-	waitUntil(t, "the delivery to succeed", func() bool {
-		page, err := c.ListWebhookDeliveries(ctx, e.mgmt, id, tokenvault.PageRequest{})
+	vaulttest.WaitUntil(t, "the delivery to succeed", func() bool {
+		page, err := c.ListWebhookDeliveries(ctx, e.Mgmt, id, tokenvault.PageRequest{})
 		return err == nil && len(page.Data) == 1 && page.Data[0].Status == tokenvault.DeliverySucceeded
 	})
-	again, err := c.RedeliverWebhookDelivery(ctx, e.mgmt, id, d.ID)
+	again, err := c.RedeliverWebhookDelivery(ctx, e.Mgmt, id, d.ID)
 	if err != nil || again.ID != d.ID || again.Status != tokenvault.DeliveryPending {
 		t.Fatalf("redeliver: %+v, %v", again, err)
 	}
-	waitUntil(t, "the redelivery", func() bool { return len(rcv.got()) == 2 })
+	vaulttest.WaitUntil(t, "the redelivery", func() bool { return len(rcv.Got()) == 2 })
 
 	// Raw HTTP: status codes and problem+json.
 	do := func(method, path string) (int, string, string) {
 		req, _ := http.NewRequest(method, srv.URL+path, nil)
-		req.Header.Set("SVC-API-KEY", string(e.mgmt))
+		req.Header.Set("SVC-API-KEY", string(e.Mgmt))
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -78,6 +79,6 @@ func TestWebhookDeliveriesOverHTTP(t *testing.T) {
 			t.Errorf("%s %s = %d %s %s, want %d problem+json", tc.method, tc.path, code, ct, body, tc.status)
 		}
 	}
-	_, err = c.TestWebhook(ctx, e.mgmt, "0190f5a2-9000-7000-8000-000000000001")
-	wantKind(t, "client: unknown webhook", err, tokenvault.NotFound)
+	_, err = c.TestWebhook(ctx, e.Mgmt, "0190f5a2-9000-7000-8000-000000000001")
+	vaulttest.WantKind(t, "client: unknown webhook", err, tokenvault.NotFound)
 }

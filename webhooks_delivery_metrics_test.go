@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/prommetrics"
 )
 
@@ -46,19 +47,19 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name, label, value stri
 // no tenant or webhook id in any label.
 func TestWebhookDeliveryMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Metrics = prommetrics.New(reg) })
-	ok := newHookReceiver(t, func(n int, w http.ResponseWriter) {
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Metrics = prommetrics.New(reg) })
+	ok := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) {
 		if n == 1 {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	gone := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
+	gone := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
 	idOK := subscribe(t, e, ok.URL)
 	idGone := subscribe(t, e, gone.URL)
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the metrics", func() bool {
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the metrics", func() bool {
 		return metricValue(t, reg, "tokenvault_event_delivery_attempts_total", "outcome", "delivered") == 1 &&
 			metricValue(t, reg, "tokenvault_webhooks_disabled_total", "reason", "gone") == 1
 	})
@@ -80,7 +81,7 @@ func TestWebhookDeliveryMetrics(t *testing.T) {
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
-				for _, id := range []string{e.boot.Tenant.ID, idOK, idGone} {
+				for _, id := range []string{e.Boot.Tenant.ID, idOK, idGone} {
 					if l.GetValue() == id {
 						t.Errorf("%s has the label %s=%s", mf.GetName(), l.GetName(), id)
 					}

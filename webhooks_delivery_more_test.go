@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -20,38 +21,38 @@ import (
 // answers (until the test ends) and A queues many events; tenant B's
 // event is still delivered at once, because A holds only its own slots.
 func TestWebhookSlowTenantDelaysNobodyElse(t *testing.T) {
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Timeout = time.Minute })
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Timeout = time.Minute })
 	hang := make(chan struct{})
-	slow := newHookReceiver(t, func(n int, w http.ResponseWriter) { <-hang })
+	slow := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { <-hang })
 	t.Cleanup(func() { close(hang) })
 	subscribe(t, e, slow.URL)
-	keyA := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	keyA := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	for range 20 {
 		createToken(t, e, keyA)
 	}
-	waitUntil(t, "A's receiver to hang", func() bool { return len(slow.got()) >= 4 })
+	vaulttest.WaitUntil(t, "A's receiver to hang", func() bool { return len(slow.Got()) >= 4 })
 
-	b := e.tenant(t, "B")
-	fast := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
-	idB, err := tokenvault.PutDeliveryWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: fast.URL, Secret: hookSecret,
+	b := e.Tenant(t, "B")
+	fast := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	idB, err := tokenvault.PutDeliveryWebhook(e.V, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: fast.URL, Secret: hookSecret,
 		Events: []string{tokenvault.EventTokenCreated}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	appB, err := e.v.CreateApplication(context.Background(), b.Application.Key, tokenvault.CreateApplicationRequest{
+	appB, err := e.V.CreateApplication(context.Background(), b.Application.Key, tokenvault.CreateApplicationRequest{
 		Name: "b", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	createToken(t, e, appB.Key)
-	for len(fast.got()) == 0 {
+	for len(fast.Got()) == 0 {
 		if time.Since(start) > 10*time.Second {
 			t.Fatal("tenant B's event waited behind tenant A's hanging receiver")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := len(slow.got()); n > 4 {
+	if n := len(slow.Got()); n > 4 {
 		t.Errorf("A's receiver has %d requests in flight, over ConcurrencyPerWebhook", n)
 	}
 	_ = idB
@@ -93,7 +94,7 @@ func TestWebhookSSRFRefusedAtDelivery(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
 
-	e := newEnvOn(t, memory.New(), func(o *tokenvault.Options) {
+	e := vaulttest.NewEnvOn(t, memory.New(), func(o *tokenvault.Options) {
 		o.Now = time.Now
 		o.Outbound.AllowPrivateDestinations = false
 		o.Webhooks.Schedule = []time.Duration{20 * time.Millisecond, time.Hour}
@@ -109,9 +110,9 @@ func TestWebhookSSRFRefusedAtDelivery(t *testing.T) {
 	for _, u := range urls {
 		ids = append(ids, subscribe(t, e, u))
 	}
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
 	for i, id := range ids {
-		waitUntil(t, "two attempts of "+urls[i], func() bool {
+		vaulttest.WaitUntil(t, "two attempts of "+urls[i], func() bool {
 			d := deliveries(t, e, id)
 			return len(d) == 1 && d[0].Attempts == 2
 		})
@@ -130,57 +131,57 @@ func TestWebhookSSRFRefusedAtDelivery(t *testing.T) {
 // to that webhook only, though it does not subscribe to it; a finished
 // delivery redelivered is sent again with the same webhook-id.
 func TestWebhookTestAndRedeliver(t *testing.T) {
-	e := deliveryEnv(t)
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	e := vaulttest.DeliveryEnv(t)
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 	id := subscribe(t, e, rcv.URL)
 	other := subscribe(t, e, rcv.URL)
 	ctx := context.Background()
-	d, err := e.v.TestWebhook(ctx, e.mgmt, id)
+	d, err := e.V.TestWebhook(ctx, e.Mgmt, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.EventType != tokenvault.EventWebhookTest || d.Status != tokenvault.DeliveryPending || d.WebhookID != id {
 		t.Errorf("test delivery %+v", d)
 	}
-	waitUntil(t, "the test event", func() bool { return len(rcv.got()) == 1 })
+	vaulttest.WaitUntil(t, "the test event", func() bool { return len(rcv.Got()) == 1 })
 	if len(deliveries(t, e, other)) != 0 {
 		t.Error("the test event went to another webhook too")
 	}
-	waitUntil(t, "the delivery to succeed", func() bool { return deliveries(t, e, id)[0].Status == tokenvault.DeliverySucceeded })
-	again, err := e.v.RedeliverWebhookDelivery(ctx, e.mgmt, id, d.ID)
+	vaulttest.WaitUntil(t, "the delivery to succeed", func() bool { return deliveries(t, e, id)[0].Status == tokenvault.DeliverySucceeded })
+	again, err := e.V.RedeliverWebhookDelivery(ctx, e.Mgmt, id, d.ID)
 	if err != nil || again.Status != tokenvault.DeliveryPending || again.Attempts != 0 {
 		t.Fatalf("redeliver: %+v, %v", again, err)
 	}
-	waitUntil(t, "the redelivery", func() bool { return len(rcv.got()) == 2 })
-	hits := rcv.got()
-	if hits[0].header.Get("webhook-id") != hits[1].header.Get("webhook-id") || !strings.Contains(string(hits[1].body), `"type":"webhook.test"`) {
-		t.Errorf("redelivery differs: %v / %s", hits[1].header, hits[1].body)
+	vaulttest.WaitUntil(t, "the redelivery", func() bool { return len(rcv.Got()) == 2 })
+	hits := rcv.Got()
+	if hits[0].Header.Get("webhook-id") != hits[1].Header.Get("webhook-id") || !strings.Contains(string(hits[1].Body), `"type":"webhook.test"`) {
+		t.Errorf("redelivery differs: %v / %s", hits[1].Header, hits[1].Body)
 	}
 
 	// Errors: unknown ids, another tenant's webhook, permissions.
-	_, err = e.v.RedeliverWebhookDelivery(ctx, e.mgmt, id, "0190f5a2-9000-7000-8000-000000000001")
-	wantKind(t, "unknown delivery", err, tokenvault.NotFound)
-	_, err = e.v.TestWebhook(ctx, e.mgmt, "nope")
-	wantKind(t, "unknown webhook", err, tokenvault.NotFound)
-	b := e.tenant(t, "B")
-	_, err = e.v.TestWebhook(ctx, b.Application.Key, id)
-	wantKind(t, "another tenant's webhook", err, tokenvault.NotFound)
-	_, err = e.v.ListWebhookDeliveries(ctx, b.Application.Key, id, tokenvault.PageRequest{})
-	wantKind(t, "another tenant's deliveries", err, tokenvault.NotFound)
-	reader := e.app(t, tokenvault.Management, tokenvault.PermWebhookRead)
-	_, err = e.v.TestWebhook(ctx, reader.Key, id)
-	wantKind(t, "test without webhook:update", err, tokenvault.PermissionDenied)
-	if _, err := e.v.ListWebhookDeliveries(ctx, reader.Key, id, tokenvault.PageRequest{}); err != nil {
+	_, err = e.V.RedeliverWebhookDelivery(ctx, e.Mgmt, id, "0190f5a2-9000-7000-8000-000000000001")
+	vaulttest.WantKind(t, "unknown delivery", err, tokenvault.NotFound)
+	_, err = e.V.TestWebhook(ctx, e.Mgmt, "nope")
+	vaulttest.WantKind(t, "unknown webhook", err, tokenvault.NotFound)
+	b := e.Tenant(t, "B")
+	_, err = e.V.TestWebhook(ctx, b.Application.Key, id)
+	vaulttest.WantKind(t, "another tenant's webhook", err, tokenvault.NotFound)
+	_, err = e.V.ListWebhookDeliveries(ctx, b.Application.Key, id, tokenvault.PageRequest{})
+	vaulttest.WantKind(t, "another tenant's deliveries", err, tokenvault.NotFound)
+	reader := e.App(t, tokenvault.Management, tokenvault.PermWebhookRead)
+	_, err = e.V.TestWebhook(ctx, reader.Key, id)
+	vaulttest.WantKind(t, "test without webhook:update", err, tokenvault.PermissionDenied)
+	if _, err := e.V.ListWebhookDeliveries(ctx, reader.Key, id, tokenvault.PageRequest{}); err != nil {
 		t.Errorf("list with webhook:read: %v", err)
 	}
 }
 
 // TestWebhookDeliveriesPaging: newest first, a page at a time by cursor.
 func TestWebhookDeliveriesPaging(t *testing.T) {
-	e := deliveryEnv(t)
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	e := vaulttest.DeliveryEnv(t)
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 	id := subscribe(t, e, rcv.URL)
-	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	for range 5 {
 		createToken(t, e, key)
 	}
@@ -188,7 +189,7 @@ func TestWebhookDeliveriesPaging(t *testing.T) {
 	var seen []string
 	req := tokenvault.PageRequest{Size: 2}
 	for {
-		page, err := e.v.ListWebhookDeliveries(ctx, e.mgmt, id, req)
+		page, err := e.V.ListWebhookDeliveries(ctx, e.Mgmt, id, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,34 +209,34 @@ func TestWebhookDeliveriesPaging(t *testing.T) {
 			t.Errorf("not newest first: %v", seen)
 		}
 	}
-	_, err := e.v.ListWebhookDeliveries(ctx, e.mgmt, id, tokenvault.PageRequest{Page: 2})
-	wantKind(t, "page 2", err, tokenvault.Invalid)
-	_, err = e.v.ListWebhookDeliveries(ctx, e.mgmt, id, tokenvault.PageRequest{Start: "!!"})
-	wantKind(t, "bad cursor", err, tokenvault.Invalid)
+	_, err := e.V.ListWebhookDeliveries(ctx, e.Mgmt, id, tokenvault.PageRequest{Page: 2})
+	vaulttest.WantKind(t, "page 2", err, tokenvault.Invalid)
+	_, err = e.V.ListWebhookDeliveries(ctx, e.Mgmt, id, tokenvault.PageRequest{Start: "!!"})
+	vaulttest.WantKind(t, "bad cursor", err, tokenvault.Invalid)
 }
 
 // TestWebhookDeletedIsPruned: a deleted webhook's queue entries and
 // delivery records are removed by the dispatcher; a deleted tenant's
 // entries are dropped.
 func TestWebhookDeletedIsPruned(t *testing.T) {
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
 	id := subscribe(t, e, rcv.URL)
-	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	for range 3 {
 		createToken(t, e, key)
 	}
-	waitUntil(t, "three attempts", func() bool { return len(rcv.got()) == 3 })
-	if q, r, _ := tokenvault.WebhookStoreCounts(e.v, e.boot.Tenant.ID); q != 3 || r != 3 {
+	vaulttest.WaitUntil(t, "three attempts", func() bool { return len(rcv.Got()) == 3 })
+	if q, r, _ := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID); q != 3 || r != 3 {
 		t.Fatalf("%d queued, %d records", q, r)
 	}
-	if err := tokenvault.DeleteTestWebhook(e.v, e.boot.Tenant.ID, id); err != nil {
+	if err := tokenvault.DeleteTestWebhook(e.V, e.Boot.Tenant.ID, id); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing is due for an hour: the dispatcher meets the webhook's
 	// entries in its scan all the same.
-	waitUntil(t, "the deliveries to be pruned", func() bool {
-		q, r, err := tokenvault.WebhookStoreCounts(e.v, e.boot.Tenant.ID)
+	vaulttest.WaitUntil(t, "the deliveries to be pruned", func() bool {
+		q, r, err := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
 		return err == nil && q == 0 && r == 0
 	})
 }
@@ -243,25 +244,25 @@ func TestWebhookDeletedIsPruned(t *testing.T) {
 // TestWebhookDeletedTenantQueueDropped: a deleted tenant's queued
 // deliveries are dropped by the dispatcher (errTenantGone), never sent.
 func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
-	b := e.tenant(t, "B")
-	if _, err := tokenvault.PutDeliveryWebhook(e.v, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: rcv.URL, Secret: hookSecret,
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	b := e.Tenant(t, "B")
+	if _, err := tokenvault.PutDeliveryWebhook(e.V, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: rcv.URL, Secret: hookSecret,
 		Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 		t.Fatal(err)
 	}
-	appB, err := e.v.CreateApplication(context.Background(), b.Application.Key, tokenvault.CreateApplicationRequest{
+	appB, err := e.V.CreateApplication(context.Background(), b.Application.Key, tokenvault.CreateApplicationRequest{
 		Name: "b", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	createToken(t, e, appB.Key)
-	waitUntil(t, "the first attempt", func() bool { return len(rcv.got()) == 1 })
-	if err := e.v.DeleteTenant(context.Background(), b.Tenant.ID); err != nil {
+	vaulttest.WaitUntil(t, "the first attempt", func() bool { return len(rcv.Got()) == 1 })
+	if err := e.V.DeleteTenant(context.Background(), b.Tenant.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the queue to be empty", func() bool {
-		q, _, err := tokenvault.WebhookStoreCounts(e.v, e.boot.Tenant.ID)
+	vaulttest.WaitUntil(t, "the queue to be empty", func() bool {
+		q, _, err := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
 		return err == nil && q == 0
 	})
 }
@@ -271,18 +272,18 @@ func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
 // cancels them and waits for the dispatcher and every attempt goroutine,
 // so none outlives the Vault.
 func TestWebhookCloseEndsAttempts(t *testing.T) {
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Timeout = time.Minute })
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Timeout = time.Minute })
 	hang := make(chan struct{})
-	slow := newHookReceiver(t, func(n int, w http.ResponseWriter) { <-hang })
+	slow := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { <-hang })
 	t.Cleanup(func() { close(hang) })
 	subscribe(t, e, slow.URL)
-	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	for range 3 {
 		createToken(t, e, key)
 	}
-	waitUntil(t, "the attempts to hang", func() bool { return len(slow.got()) == 3 })
+	vaulttest.WaitUntil(t, "the attempts to hang", func() bool { return len(slow.Got()) == 3 })
 	closed := make(chan error, 1)
-	go func() { closed <- e.v.Close() }()
+	go func() { closed <- e.V.Close() }()
 	select {
 	case err := <-closed:
 		if err != nil {
@@ -293,7 +294,7 @@ func TestWebhookCloseEndsAttempts(t *testing.T) {
 	}
 	// The abandoned attempts' deliveries stay queued, for the next Open
 	// (after their claims expire).
-	q, r, err := tokenvault.WebhookStoreCounts(e.v, e.boot.Tenant.ID)
+	q, r, err := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
 	if err != nil || q != 3 || r != 3 {
 		t.Errorf("after Close: %d queued, %d records, %v", q, r, err)
 	}

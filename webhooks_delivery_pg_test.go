@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/postgres"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
@@ -20,12 +21,12 @@ import (
 // that sees a webhook-id arrive while the same id is in flight fails
 // the test). Every first attempt fails, so retries are claimed again.
 func TestWebhookDeliveryTwoInstancesOnPostgres(t *testing.T) {
-	schema := freshPGSchema(t)
-	key := newMasterKey()
+	schema := vaulttest.FreshPGSchema(t)
+	key := vaulttest.NewMasterKey()
 	var vaults [2]*tokenvault.Vault
 	for i := range vaults {
 		ctx := context.Background()
-		s, err := postgres.Open(ctx, pgDSN, &postgres.Options{Schema: schema})
+		s, err := postgres.Open(ctx, vaulttest.PGDSN, &postgres.Options{Schema: schema})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
-	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
 
@@ -24,106 +22,48 @@ const (
 	oldSecret  = "whsec_b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC0="
 )
 
-// hit is one request a hookReceiver got.
-type hit struct {
-	header http.Header
-	body   []byte
-	at     time.Time
-}
-
-// hookReceiver is a loopback webhook receiver that answers with answer (given
-// the 1-based number of the request), and keeps every request.
-type hookReceiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	hits   []hit
-	answer func(n int, w http.ResponseWriter)
-}
-
-func newHookReceiver(t *testing.T, answer func(n int, w http.ResponseWriter)) *hookReceiver {
-	r := &hookReceiver{answer: answer}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.hits = append(r.hits, hit{req.Header.Clone(), body, time.Now()})
-		n := len(r.hits)
-		r.mu.Unlock()
-		r.answer(n, w)
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *hookReceiver) got() []hit {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]hit(nil), r.hits...)
-}
-
-// deliveryEnv is a Vault on the real clock (retries come due by
-// themselves) with a short schedule, and options adjusted by adjust.
-func deliveryEnv(t *testing.T, adjust ...func(*tokenvault.Options)) *env {
-	return newEnvOn(t, memory.New(), append([]func(*tokenvault.Options){func(o *tokenvault.Options) {
-		o.Now = time.Now
-		o.Webhooks.Schedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond,
-			20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}
-		o.Webhooks.PollInterval = 20 * time.Millisecond
-		o.Webhooks.Timeout = 5 * time.Second
-	}}, adjust...)...)
-}
-
 // subscribe stores a webhook of e's bootstrap tenant for token.created at
 // url.
-func subscribe(t *testing.T, e *env, url string, adjust ...func(*tokenvault.HookForTest)) string {
+func subscribe(t *testing.T, e *vaulttest.Env, url string, adjust ...func(*tokenvault.HookForTest)) string {
 	t.Helper()
 	h := tokenvault.HookForTest{Name: "hook", URL: url, Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated},
 		NotifyEmail: "ops@example.com"}
 	for _, a := range adjust {
 		a(&h)
 	}
-	id, err := tokenvault.PutDeliveryWebhook(e.v, e.boot.Tenant.ID, h)
+	id, err := tokenvault.PutDeliveryWebhook(e.V, e.Boot.Tenant.ID, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return id
 }
 
-// waitFor polls cond for up to 20 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // deliveries lists webhook id's deliveries with e's management key.
-func deliveries(t *testing.T, e *env, id string) []tokenvault.WebhookDelivery {
+func deliveries(t *testing.T, e *vaulttest.Env, id string) []tokenvault.WebhookDelivery {
 	t.Helper()
-	page, err := e.v.ListWebhookDeliveries(context.Background(), e.mgmt, id, tokenvault.PageRequest{})
+	page, err := e.V.ListWebhookDeliveries(context.Background(), e.Mgmt, id, tokenvault.PageRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return page.Data
 }
 
-func createToken(t *testing.T, e *env, key tokenvault.Credential) *tokenvault.Token {
+func createToken(t *testing.T, e *vaulttest.Env, key tokenvault.Credential) *tokenvault.Token {
 	t.Helper()
-	tok, err := e.v.CreateToken(context.Background(), key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"})
+	tok, err := e.V.CreateToken(context.Background(), key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
 }
 
-// TestWebhookDeliveryRetriesUntilAcknowledged: a hookReceiver failing five
+// TestWebhookDeliveryRetriesUntilAcknowledged: a HookReceiver failing five
 // times then answering 204 gets the event six times, always with the same
 // webhook-id, each signed (webhooks.Verify), and the delivery is
 // succeeded once, after six attempts.
 func TestWebhookDeliveryRetriesUntilAcknowledged(t *testing.T) {
-	e := deliveryEnv(t)
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) {
+	e := vaulttest.DeliveryEnv(t)
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) {
 		if n <= 5 {
 			w.WriteHeader(http.StatusInternalServerError)
 			io.WriteString(w, "not yet")
@@ -132,38 +72,38 @@ func TestWebhookDeliveryRetriesUntilAcknowledged(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	id := subscribe(t, e, rcv.URL)
-	tok := createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the delivery to succeed", func() bool {
+	tok := createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the delivery to succeed", func() bool {
 		d := deliveries(t, e, id)
 		return len(d) == 1 && d[0].Status == tokenvault.DeliverySucceeded
 	})
-	hits := rcv.got()
+	hits := rcv.Got()
 	if len(hits) != 6 {
 		t.Fatalf("%d requests, want 6", len(hits))
 	}
 	for i, h := range hits {
-		if err := webhooks.Verify(hookSecret, h.header, h.body); err != nil {
+		if err := webhooks.Verify(hookSecret, h.Header, h.Body); err != nil {
 			t.Errorf("request %d: %v", i+1, err)
 		}
-		if h.header.Get(webhooks.HeaderID) != hits[0].header.Get(webhooks.HeaderID) {
-			t.Errorf("request %d has webhook-id %q, the first %q", i+1, h.header.Get(webhooks.HeaderID), hits[0].header.Get(webhooks.HeaderID))
+		if h.Header.Get(webhooks.HeaderID) != hits[0].Header.Get(webhooks.HeaderID) {
+			t.Errorf("request %d has webhook-id %q, the first %q", i+1, h.Header.Get(webhooks.HeaderID), hits[0].Header.Get(webhooks.HeaderID))
 		}
 		var ev tokenvault.WebhookEvent
-		if err := json.Unmarshal(h.body, &ev); err != nil {
+		if err := json.Unmarshal(h.Body, &ev); err != nil {
 			t.Fatal(err)
 		}
-		if ev.Event.ID != h.header.Get(webhooks.HeaderID) || ev.Event.Type != tokenvault.EventTokenCreated || ev.DeliveredAt.IsZero() {
+		if ev.Event.ID != h.Header.Get(webhooks.HeaderID) || ev.Event.Type != tokenvault.EventTokenCreated || ev.DeliveredAt.IsZero() {
 			t.Errorf("request %d: event %+v", i+1, ev)
 		}
-		if strings.Contains(string(h.body), "secret-data-42") || !strings.Contains(string(h.body), tok.ID) {
-			t.Errorf("request %d body %s", i+1, h.body)
+		if strings.Contains(string(h.Body), "secret-data-42") || !strings.Contains(string(h.Body), tok.ID) {
+			t.Errorf("request %d body %s", i+1, h.Body)
 		}
 	}
 	d := deliveries(t, e, id)[0]
-	if d.Attempts != 6 || d.ResponseStatus != 204 || d.Error != "" || d.NextAttemptAt != nil || d.EventID != hits[0].header.Get(webhooks.HeaderID) {
+	if d.Attempts != 6 || d.ResponseStatus != 204 || d.Error != "" || d.NextAttemptAt != nil || d.EventID != hits[0].Header.Get(webhooks.HeaderID) {
 		t.Errorf("delivery %+v", d)
 	}
-	if status, _, failing, _ := tokenvault.WebhookStateForTest(e.v, e.boot.Tenant.ID, id); status != tokenvault.WebhookEnabled || !failing.IsZero() {
+	if status, _, failing, _ := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id); status != tokenvault.WebhookEnabled || !failing.IsZero() {
 		t.Errorf("webhook %s, failing since %v: a success clears it", status, failing)
 	}
 }
@@ -171,14 +111,14 @@ func TestWebhookDeliveryRetriesUntilAcknowledged(t *testing.T) {
 // TestWebhookDeliveryGivesUp: past the schedule the delivery is failed,
 // with the last answer's status, a short prefix of its body and no more.
 func TestWebhookDeliveryGivesUp(t *testing.T) {
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{10 * time.Millisecond} })
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) {
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{10 * time.Millisecond} })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, strings.Repeat("x", 1000))
 	})
 	id := subscribe(t, e, rcv.URL)
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the delivery to fail", func() bool {
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the delivery to fail", func() bool {
 		d := deliveries(t, e, id)
 		return len(d) == 1 && d[0].Status == tokenvault.DeliveryFailed
 	})
@@ -186,8 +126,8 @@ func TestWebhookDeliveryGivesUp(t *testing.T) {
 	if d.Attempts != 2 || d.ResponseStatus != 500 || len(d.Response) != 256 || d.Error == "" || d.NextAttemptAt != nil {
 		t.Errorf("delivery %+v", d)
 	}
-	if len(rcv.got()) != 2 {
-		t.Errorf("%d requests, want 2", len(rcv.got()))
+	if len(rcv.Got()) != 2 {
+		t.Errorf("%d requests, want 2", len(rcv.Got()))
 	}
 }
 
@@ -196,18 +136,18 @@ func TestWebhookDeliveryGivesUp(t *testing.T) {
 // event; its later events are not queued.
 func TestWebhook410DisablesAndMails(t *testing.T) {
 	mailer := &testfake.Mailer{}
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
 	// The owner's address: a member's, so the notice names the webhook.
 	id := subscribe(t, e, rcv.URL, func(h *tokenvault.HookForTest) { h.NotifyEmail = "owner@example.com" })
-	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	createToken(t, e, key)
-	waitUntil(t, "the mail", func() bool { return len(mailer.WebhooksDisabled()) == 1 })
+	vaulttest.WaitUntil(t, "the mail", func() bool { return len(mailer.WebhooksDisabled()) == 1 })
 	m := mailer.WebhooksDisabled()[0]
-	if m.To != "owner@example.com" || m.WebhookID != id || m.Reason != "gone" || m.Name != "hook" || !m.Verified || m.TenantID != e.boot.Tenant.ID {
+	if m.To != "owner@example.com" || m.WebhookID != id || m.Reason != "gone" || m.Name != "hook" || !m.Verified || m.TenantID != e.Boot.Tenant.ID {
 		t.Errorf("mail %+v", m)
 	}
-	status, reason, _, err := tokenvault.WebhookStateForTest(e.v, e.boot.Tenant.ID, id)
+	status, reason, _, err := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id)
 	if err != nil || status != tokenvault.WebhookDisabled || reason != "gone" {
 		t.Errorf("webhook %s (%s), %v", status, reason, err)
 	}
@@ -219,8 +159,8 @@ func TestWebhook410DisablesAndMails(t *testing.T) {
 	if d := deliveries(t, e, id); len(d) != 1 {
 		t.Errorf("a disabled webhook got %d deliveries", len(d))
 	}
-	if len(rcv.got()) != 1 {
-		t.Errorf("%d requests", len(rcv.got()))
+	if len(rcv.Got()) != 1 {
+		t.Errorf("%d requests", len(rcv.Got()))
 	}
 }
 
@@ -229,23 +169,23 @@ func TestWebhook410DisablesAndMails(t *testing.T) {
 // notify_email told; its pending deliveries are failed.
 func TestWebhookDisabledAfterFailingTooLong(t *testing.T) {
 	mailer := &testfake.Mailer{}
-	e := deliveryEnv(t, func(o *tokenvault.Options) {
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) {
 		o.Mailer = mailer
 		o.Webhooks.DisableAfter = time.Second
 		o.Webhooks.Schedule = []time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond,
 			300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}
 	})
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
 	id := subscribe(t, e, rcv.URL)
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the mail", func() bool { return len(mailer.WebhooksDisabled()) == 1 })
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the mail", func() bool { return len(mailer.WebhooksDisabled()) == 1 })
 	if m := mailer.WebhooksDisabled()[0]; m.Reason != "failing" || m.WebhookID != id {
 		t.Errorf("mail %+v", m)
 	}
-	if status, reason, _, _ := tokenvault.WebhookStateForTest(e.v, e.boot.Tenant.ID, id); status != tokenvault.WebhookDisabled || reason != "failing" {
+	if status, reason, _, _ := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id); status != tokenvault.WebhookDisabled || reason != "failing" {
 		t.Errorf("webhook %s (%s)", status, reason)
 	}
-	waitUntil(t, "the delivery to be failed", func() bool {
+	vaulttest.WaitUntil(t, "the delivery to be failed", func() bool {
 		d := deliveries(t, e, id)
 		return len(d) == 1 && d[0].Status == tokenvault.DeliveryFailed
 	})
@@ -254,8 +194,8 @@ func TestWebhookDisabledAfterFailingTooLong(t *testing.T) {
 // TestWebhookRetryAfterHonoured: a 503 with Retry-After: 2 delays the
 // next attempt by about two seconds, though the schedule says 20 ms.
 func TestWebhookRetryAfterHonoured(t *testing.T) {
-	e := deliveryEnv(t)
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) {
+	e := vaulttest.DeliveryEnv(t)
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) {
 		if n == 1 {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -264,16 +204,16 @@ func TestWebhookRetryAfterHonoured(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	})
 	id := subscribe(t, e, rcv.URL)
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the delivery to succeed", func() bool {
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the delivery to succeed", func() bool {
 		d := deliveries(t, e, id)
 		return len(d) == 1 && d[0].Status == tokenvault.DeliverySucceeded
 	})
-	hits := rcv.got()
+	hits := rcv.Got()
 	if len(hits) != 2 {
 		t.Fatalf("%d requests", len(hits))
 	}
-	if gap := hits[1].at.Sub(hits[0].at); gap < 1500*time.Millisecond {
+	if gap := hits[1].At.Sub(hits[0].At); gap < 1500*time.Millisecond {
 		t.Errorf("retried after %v despite Retry-After: 2", gap)
 	}
 }
@@ -281,22 +221,22 @@ func TestWebhookRetryAfterHonoured(t *testing.T) {
 // TestWebhookRedirectIsAFailure: a 302 is a failed attempt; its target
 // is never requested.
 func TestWebhookRedirectIsAFailure(t *testing.T) {
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{} })
-	target := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) {
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{} })
+	target := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) {
 		w.Header().Set("Location", target.URL)
 		w.WriteHeader(http.StatusFound)
 	})
 	id := subscribe(t, e, rcv.URL)
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the delivery to fail", func() bool {
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the delivery to fail", func() bool {
 		d := deliveries(t, e, id)
 		return len(d) == 1 && d[0].Status == tokenvault.DeliveryFailed
 	})
 	if d := deliveries(t, e, id)[0]; d.ResponseStatus != 302 || !strings.Contains(d.Error, "redirect") {
 		t.Errorf("delivery %+v", d)
 	}
-	if n := len(target.got()); n != 0 {
+	if n := len(target.Got()); n != 0 {
 		t.Errorf("the redirect was followed: %d requests", n)
 	}
 }
@@ -304,19 +244,19 @@ func TestWebhookRedirectIsAFailure(t *testing.T) {
 // TestWebhookRotationOverlapSignsTwice: until previous_until, deliveries
 // carry two v1 signatures, and each secret verifies them alone.
 func TestWebhookRotationOverlapSignsTwice(t *testing.T) {
-	e := deliveryEnv(t)
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	e := vaulttest.DeliveryEnv(t)
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 	id := subscribe(t, e, rcv.URL, func(h *tokenvault.HookForTest) {
 		h.PreviousSecret, h.PreviousUntil = oldSecret, time.Now().Add(time.Hour)
 	})
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the delivery", func() bool { return len(rcv.got()) == 1 })
-	h := rcv.got()[0]
-	if sigs := strings.Fields(h.header.Get(webhooks.HeaderSignature)); len(sigs) != 2 {
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the delivery", func() bool { return len(rcv.Got()) == 1 })
+	h := rcv.Got()[0]
+	if sigs := strings.Fields(h.Header.Get(webhooks.HeaderSignature)); len(sigs) != 2 {
 		t.Fatalf("signatures %q", sigs)
 	}
 	for _, s := range []string{hookSecret, oldSecret} {
-		if err := webhooks.Verify(s, h.header, h.body); err != nil {
+		if err := webhooks.Verify(s, h.Header, h.Body); err != nil {
 			t.Errorf("%v", err)
 		}
 	}
@@ -326,11 +266,11 @@ func TestWebhookRotationOverlapSignsTwice(t *testing.T) {
 	})
 	_ = id
 	_ = id2
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the deliveries", func() bool { return len(rcv.got()) == 3 })
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the deliveries", func() bool { return len(rcv.Got()) == 3 })
 	two := 0
-	for _, h := range rcv.got()[1:] {
-		if len(strings.Fields(h.header.Get(webhooks.HeaderSignature))) == 2 {
+	for _, h := range rcv.Got()[1:] {
+		if len(strings.Fields(h.Header.Get(webhooks.HeaderSignature))) == 2 {
 			two++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/webhooks"
 )
 
@@ -66,14 +67,14 @@ func (r *eventReceiver) requests() []receivedHook {
 func TestEveryEventDeliveredSigned(t *testing.T) {
 	rcv := newEventReceiver(t)
 	var secret, hookID string
-	r := fullRunTo(t, func(e *env) (string, string) {
-		h, err := e.v.CreateWebhook(ctx, e.mgmt, tokenvault.WebhookRequest{Name: "everything", URL: rcv.srv.URL + "/hook",
+	r := fullRunTo(t, func(e *vaulttest.Env) (string, string) {
+		h, err := e.V.CreateWebhook(ctx, e.Mgmt, tokenvault.WebhookRequest{Name: "everything", URL: rcv.srv.URL + "/hook",
 			Events: catalogueNames()})
 		mustDo(t, "CreateWebhook", err)
 		secret, hookID = h.Secret, h.ID
 		return h.ID, h.Secret
 	})
-	if _, err := r.e.v.TestWebhook(ctx, r.e.mgmt, hookID); err != nil {
+	if _, err := r.e.V.TestWebhook(ctx, r.e.Mgmt, hookID); err != nil {
 		t.Fatalf("TestWebhook: %v", err)
 	}
 	committed := map[string][]byte{} // event id: its JSON

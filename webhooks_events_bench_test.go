@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -23,18 +24,18 @@ import (
 // Each case runs on a Vault of its own. docs/webhooks-events.md explains
 // the costs; BENCHMARKS.md has figures.
 func BenchmarkWebhookEvents(b *testing.B) {
-	open := func(b *testing.B, events []string) (*env, tokenvault.Credential) {
+	open := func(b *testing.B, events []string) (*vaulttest.Env, tokenvault.Credential) {
 		s, err := bolt.Open(filepath.Join(b.TempDir(), "vault.db"), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		e := newEnvOn(b, s)
+		e := vaulttest.NewEnvOn(b, s)
 		if events != nil {
-			if _, _, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, events, true); err != nil {
+			if _, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, events, true); err != nil {
 				b.Fatal(err)
 			}
 		}
-		return e, e.reader(b, "reveal", "token:create", "token:read").Key
+		return e, e.Reader(b, "reveal", "token:create", "token:read").Key
 	}
 	parallel := func(b *testing.B, op func() error) {
 		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
@@ -55,7 +56,7 @@ func BenchmarkWebhookEvents(b *testing.B) {
 			e, key := open(b, c.events)
 			var n atomic.Int64
 			parallel(b, func() error {
-				_, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: n.Add(1)})
+				_, err := e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: n.Add(1)})
 				return err
 			})
 		})
@@ -66,12 +67,12 @@ func BenchmarkWebhookEvents(b *testing.B) {
 	}{{"read/webhooks=none", nil}, {"read/webhooks=*", []string{"*"}}, {"read/webhooks=token.read", []string{tokenvault.EventTokenRead}}} {
 		b.Run(c.name, func(b *testing.B) {
 			e, key := open(b, c.events)
-			tok, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "123-45-6789"})
+			tok, err := e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "123-45-6789"})
 			if err != nil {
 				b.Fatal(err)
 			}
 			parallel(b, func() error {
-				_, err := e.v.GetToken(ctx, key, tok.ID)
+				_, err := e.V.GetToken(ctx, key, tok.ID)
 				return err
 			})
 		})

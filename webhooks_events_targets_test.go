@@ -12,6 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // Which webhooks an event is queued for, when nothing is, and what a read
@@ -32,30 +33,30 @@ func typesOf(events []tokenvault.TappedEvent) []string {
 // emits nothing.
 func TestEventTargets(t *testing.T) {
 	e, _, tap := newEventEnv(t)
-	tid := e.boot.Tenant.ID
-	star, _, err := tokenvault.PutTestWebhook(ctx, e.v, tid, []string{"*"}, true)
+	tid := e.Boot.Tenant.ID
+	star, _, err := tokenvault.PutTestWebhook(ctx, e.V, tid, []string{"*"}, true)
 	mustDo(t, "PutTestWebhook", err)
-	reads, _, err := tokenvault.PutTestWebhook(ctx, e.v, tid, []string{tokenvault.EventTokenRead}, true)
+	reads, _, err := tokenvault.PutTestWebhook(ctx, e.V, tid, []string{tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
-	_, _, err = tokenvault.PutTestWebhook(ctx, e.v, tid, []string{"*", tokenvault.EventTokenRead}, false)
+	_, _, err = tokenvault.PutTestWebhook(ctx, e.V, tid, []string{"*", tokenvault.EventTokenRead}, false)
 	mustDo(t, "PutTestWebhook disabled", err)
 	// Two more tenants, each with an application that creates tokens;
 	// only the first gets a webhook.
 	var tenants []*tokenvault.TenantBootstrap
 	var creators []tokenvault.Credential
 	for _, name := range []string{"Other", "Quiet"} {
-		boot := e.tenant(t, name)
-		app := expect[*tokenvault.Application](t, "CreateApplication")(e.v.CreateApplication(ctx, boot.Application.Key,
+		boot := e.Tenant(t, name)
+		app := expect[*tokenvault.Application](t, "CreateApplication")(e.V.CreateApplication(ctx, boot.Application.Key,
 			tokenvault.CreateApplicationRequest{Name: "creator", Type: tokenvault.Private, Permissions: []string{"token:create"}}))
 		tenants, creators = append(tenants, boot), append(creators, app.Key)
 	}
 	other := tenants[0]
-	otherHook, _, err := tokenvault.PutTestWebhook(ctx, e.v, other.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
+	otherHook, _, err := tokenvault.PutTestWebhook(ctx, e.V, other.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook other", err)
 
-	reader := e.reader(t, "reveal", "token:create", "token:read")
-	tok := expect[*tokenvault.Token](t, "CreateToken")(e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}))
-	expect[*tokenvault.Token](t, "GetToken")(e.v.GetToken(ctx, reader.Key, tok.ID))
+	reader := e.Reader(t, "reveal", "token:create", "token:read")
+	tok := expect[*tokenvault.Token](t, "CreateToken")(e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}))
+	expect[*tokenvault.Token](t, "GetToken")(e.V.GetToken(ctx, reader.Key, tok.ID))
 	events := tap.Events()
 	// The reader's creation (application.created) came first.
 	if got := typesOf(events); !slices.Equal(got, []string{"application.created", "token.created", "token.read"}) {
@@ -74,7 +75,7 @@ func TestEventTargets(t *testing.T) {
 	// The other tenant's token reaches its own webhook only; the quiet
 	// tenant's reaches none, so emits nothing.
 	for _, key := range creators {
-		expect[*tokenvault.Token](t, "CreateToken")(e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "y"}))
+		expect[*tokenvault.Token](t, "CreateToken")(e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "y"}))
 	}
 	rest := tap.Events()[len(events):]
 	if len(rest) != 1 || rest[0].TenantID != other.Tenant.ID || rest[0].Info.TenantID != other.Tenant.ID || !slices.Equal(rest[0].Targets, []string{otherHook}) {
@@ -87,17 +88,17 @@ func TestEventTargets(t *testing.T) {
 // rolled back), while the same request with two known tokens emits two.
 func TestRolledBackChangeEmitsNothing(t *testing.T) {
 	e, _, tap := newEventEnv(t)
-	_, _, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
+	_, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
-	reader := e.reader(t, "reveal", "token:create", "token:read", "token:use")
-	a := expect[*tokenvault.Token](t, "CreateToken")(e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "a"}))
-	b := expect[*tokenvault.Token](t, "CreateToken")(e.v.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "b"}))
-	_, err = e.v.Detokenize(ctx, reader.Key, []any{"{{ " + a.ID + " }}", "{{ 0190d0c4-0000-7000-8000-000000000000 }}"})
-	wantKind(t, "Detokenize with an unknown token", err, tokenvault.Invalid)
+	reader := e.Reader(t, "reveal", "token:create", "token:read", "token:use")
+	a := expect[*tokenvault.Token](t, "CreateToken")(e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "a"}))
+	b := expect[*tokenvault.Token](t, "CreateToken")(e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "b"}))
+	_, err = e.V.Detokenize(ctx, reader.Key, []any{"{{ " + a.ID + " }}", "{{ 0190d0c4-0000-7000-8000-000000000000 }}"})
+	vaulttest.WantKind(t, "Detokenize with an unknown token", err, tokenvault.Invalid)
 	if got := typesOf(tap.Events()); len(got) != 0 {
 		t.Fatalf("a failed detokenization emitted %v", got)
 	}
-	expect[any](t, "Detokenize")(e.v.Detokenize(ctx, reader.Key, []any{"{{ " + a.ID + " }}", "{{ " + b.ID + " }}"}))
+	expect[any](t, "Detokenize")(e.V.Detokenize(ctx, reader.Key, []any{"{{ " + a.ID + " }}", "{{ " + b.ID + " }}"}))
 	if got := typesOf(tap.Events()); !slices.Equal(got, []string{"token.read", "token.read"}) {
 		t.Fatalf("a detokenization of two tokens emitted %v", got)
 	}
@@ -109,22 +110,22 @@ func TestRolledBackChangeEmitsNothing(t *testing.T) {
 // webhook subscribes to is still appended: "*" alone costs reads nothing
 // but the scan of the tenant's webhooks.
 func TestTokenReadEventCommits(t *testing.T) {
-	s, _ := openCountingAppender(t)
-	e := newEnvOn(t, s)
-	tap := tokenvault.TapEvents(e.v)
-	_, _, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, []string{"*"}, true)
+	s, _ := vaulttest.OpenCountingAppender(t)
+	e := vaulttest.NewEnvOn(t, s)
+	tap := tokenvault.TapEvents(e.V)
+	_, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*"}, true)
 	mustDo(t, "PutTestWebhook", err)
-	reader, tok := e.secretToken(t)
-	before := s.appends.Load()
-	expect[*tokenvault.Token](t, "GetToken")(e.v.GetToken(ctx, reader.Key, tok.ID))
-	if n := s.appends.Load() - before; n != 1 {
+	reader, tok := e.SecretToken(t)
+	before := s.Appends.Load()
+	expect[*tokenvault.Token](t, "GetToken")(e.V.GetToken(ctx, reader.Key, tok.ID))
+	if n := s.Appends.Load() - before; n != 1 {
 		t.Fatalf("a read no webhook hears of appended %d times, want 1", n)
 	}
-	_, _, err = tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
+	_, _, err = tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
-	before, events := s.appends.Load(), len(tap.Events())
-	got := expect[*tokenvault.Token](t, "GetToken")(e.v.GetToken(ctx, reader.Key, tok.ID))
-	if n := s.appends.Load() - before; n != 0 {
+	before, events := s.Appends.Load(), len(tap.Events())
+	got := expect[*tokenvault.Token](t, "GetToken")(e.V.GetToken(ctx, reader.Key, tok.ID))
+	if n := s.Appends.Load() - before; n != 0 {
 		t.Errorf("a read with a token.read subscription appended %d times, want a commit", n)
 	}
 	if got.Data != "secret" {
@@ -140,11 +141,11 @@ func TestTokenReadEventCommits(t *testing.T) {
 // of its traceparent, as trace_id; a request with neither carries none.
 func TestEventsOverHTTP(t *testing.T) {
 	e, _, tap := newEventEnv(t)
-	_, _, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
+	_, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
-	srv := httptest.NewServer(httpapi.New(e.v, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.New(e.V, httpapi.Options{}))
 	defer srv.Close()
-	reader := e.reader(t, "reveal", "token:create", "token:read", "token:delete")
+	reader := e.Reader(t, "reveal", "token:create", "token:read", "token:delete")
 	do := func(method, path, body string, header map[string]string) map[string]any {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, bytes.NewBufferString(body))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
@@ -43,7 +44,7 @@ func (m *mailbox) last() tokenvault.InvitationMail {
 // eventRun is a Vault driven through every kind of change, with a
 // webhook subscribed to every event type by name.
 type eventRun struct {
-	e    *env
+	e    *vaulttest.Env
 	tap  *tokenvault.EventTap
 	hook string
 	// secrets are values no event may carry.
@@ -66,19 +67,19 @@ func catalogueNames() []string {
 
 // newEventEnv is a Vault on bolt (so reads may be appended, appends.go),
 // with a mailbox, a one-minute cvc retention and an event tap.
-func newEventEnv(t *testing.T) (*env, *mailbox, *tokenvault.EventTap) {
+func newEventEnv(t *testing.T) (*vaulttest.Env, *mailbox, *tokenvault.EventTap) {
 	t.Helper()
 	s, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mail := &mailbox{}
-	e := newEnvOn(t, s, func(o *tokenvault.Options) {
+	e := vaulttest.NewEnvOn(t, s, func(o *tokenvault.Options) {
 		o.Mailer = mail
 		o.Retention.CVC = time.Minute
 		o.Outbound.WebhookBackoff = time.Millisecond
 	})
-	return e, mail, tokenvault.TapEvents(e.v)
+	return e, mail, tokenvault.TapEvents(e.V)
 }
 
 func expect[T any](t *testing.T, what string) func(T, error) T {
@@ -103,8 +104,8 @@ func mustDo(t *testing.T, what string, err error) {
 // directly (PutTestWebhook).
 func fullRun(t *testing.T) *eventRun {
 	t.Helper()
-	return fullRunTo(t, func(e *env) (string, string) {
-		hook, whsec, err := tokenvault.PutTestWebhook(ctx, e.v, e.boot.Tenant.ID, catalogueNames(), true)
+	return fullRunTo(t, func(e *vaulttest.Env) (string, string) {
+		hook, whsec, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, catalogueNames(), true)
 		mustDo(t, "PutTestWebhook", err)
 		return hook, whsec
 	})
@@ -112,30 +113,30 @@ func fullRun(t *testing.T) *eventRun {
 
 // fullRunTo is fullRun for the webhook subscribe makes, which returns its
 // id and signing secret.
-func fullRunTo(t *testing.T, subscribe func(*env) (id, secret string)) *eventRun {
+func fullRunTo(t *testing.T, subscribe func(*vaulttest.Env) (id, secret string)) *eventRun {
 	t.Helper()
 	e, mail, tap := newEventEnv(t)
 	hook, whsec := subscribe(e)
 	r := &eventRun{e: e, tap: tap, hook: hook, ids: map[string]string{}}
-	r.secrets = append(r.secrets, string(e.mgmt), whsec)
+	r.secrets = append(r.secrets, string(e.Mgmt), whsec)
 	plant := func(s ...string) { r.secrets = append(r.secrets, s...) }
 
 	// Applications and keys.
 	rules := []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: tokenvault.TransformReveal,
 		Permissions: []string{"token:create", "token:read", "token:update", "token:delete", "token:search", "token:use"}}}
-	app := expect[*tokenvault.Application](t, "CreateApplication")(e.v.CreateApplication(ctx, e.mgmt,
+	app := expect[*tokenvault.Application](t, "CreateApplication")(e.V.CreateApplication(ctx, e.Mgmt,
 		tokenvault.CreateApplicationRequest{Name: "backend", Type: tokenvault.Private, Rules: rules, Permissions: []string{"token-intent:delete"}}))
 	plant(string(app.Key))
 	r.ids["app"] = app.ID
-	expect[*tokenvault.Application](t, "UpdateApplication")(e.v.UpdateApplication(ctx, e.mgmt, app.ID,
+	expect[*tokenvault.Application](t, "UpdateApplication")(e.V.UpdateApplication(ctx, e.Mgmt, app.ID,
 		tokenvault.UpdateApplicationRequest{Name: "backend 2", Rules: rules, Permissions: []string{"token-intent:delete"}}))
-	app = expect[*tokenvault.Application](t, "RegenerateApplicationKey")(e.v.RegenerateApplicationKey(ctx, e.mgmt, app.ID))
+	app = expect[*tokenvault.Application](t, "RegenerateApplicationKey")(e.V.RegenerateApplicationKey(ctx, e.Mgmt, app.ID))
 	plant(string(app.Key))
 	key := app.Key
-	spare := expect[*tokenvault.Application](t, "CreateApplication")(e.v.CreateApplication(ctx, e.mgmt,
+	spare := expect[*tokenvault.Application](t, "CreateApplication")(e.V.CreateApplication(ctx, e.Mgmt,
 		tokenvault.CreateApplicationRequest{Name: "spare", Type: tokenvault.Private, Permissions: []string{"token:read"}}))
 	plant(string(spare.Key))
-	mustDo(t, "DeleteApplication", e.v.DeleteApplication(ctx, e.mgmt, spare.ID))
+	mustDo(t, "DeleteApplication", e.V.DeleteApplication(ctx, e.Mgmt, spare.ID))
 	r.ids["spare"] = spare.ID
 
 	// Tokens.
@@ -143,51 +144,51 @@ func fullRunTo(t *testing.T, subscribe func(*env) (id, secret string)) *eventRun
 	plant(number)
 	cardReq := tokenvault.TokenRequest{Type: tokenvault.TypeCard, DeduplicateToken: true, Metadata: map[string]string{"order": "o-1"},
 		Data: map[string]any{"number": number, "expiration_month": 12, "expiration_year": 2035, "cvc": cvc[:3]}}
-	card := expect[*tokenvault.Token](t, "CreateToken card")(e.v.CreateToken(ctx, key, cardReq))
+	card := expect[*tokenvault.Token](t, "CreateToken card")(e.V.CreateToken(ctx, key, cardReq))
 	r.ids["card"] = card.ID
-	expect[*tokenvault.Token](t, "CreateToken duplicate")(e.v.CreateToken(ctx, key, cardReq))
+	expect[*tokenvault.Token](t, "CreateToken duplicate")(e.V.CreateToken(ctx, key, cardReq))
 	const data = "zebra-secret-data-8841"
 	plant(data)
-	tok := expect[*tokenvault.Token](t, "CreateToken")(e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: data,
+	tok := expect[*tokenvault.Token](t, "CreateToken")(e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: data,
 		Metadata: map[string]string{"k": "v"}}))
 	r.ids["token"] = tok.ID
-	expect[*tokenvault.Token](t, "GetToken")(e.v.GetToken(ctx, key, tok.ID))
-	expect[*tokenvault.Page[tokenvault.Token]](t, "ListTokens")(e.v.ListTokens(ctx, key, tokenvault.ListTokensRequest{}))
-	expect[*tokenvault.Page[tokenvault.Token]](t, "SearchTokens")(e.v.SearchTokens(ctx, key, tokenvault.SearchTokensRequest{Query: "type:card"}))
-	detok := expect[any](t, "Detokenize")(e.v.Detokenize(ctx, key, map[string]any{"n": "{{ " + card.ID + " | json: '$.number' }}", "d": "{{ " + tok.ID + " }}"}))
+	expect[*tokenvault.Token](t, "GetToken")(e.V.GetToken(ctx, key, tok.ID))
+	expect[*tokenvault.Page[tokenvault.Token]](t, "ListTokens")(e.V.ListTokens(ctx, key, tokenvault.ListTokensRequest{}))
+	expect[*tokenvault.Page[tokenvault.Token]](t, "SearchTokens")(e.V.SearchTokens(ctx, key, tokenvault.SearchTokensRequest{Query: "type:card"}))
+	detok := expect[any](t, "Detokenize")(e.V.Detokenize(ctx, key, map[string]any{"n": "{{ " + card.ID + " | json: '$.number' }}", "d": "{{ " + tok.ID + " }}"}))
 	if b, _ := json.Marshal(detok); !strings.Contains(string(b), number) || !strings.Contains(string(b), data) {
 		t.Fatalf("Detokenize = %s", b)
 	}
-	expect[*tokenvault.Token](t, "UpdateToken")(e.v.UpdateToken(ctx, key, tok.ID, json.RawMessage(`{"metadata": {"k": "v2"}}`)))
-	mustDo(t, "DeleteToken", e.v.DeleteToken(ctx, key, tok.ID))
-	in := e.clock.Now().Add(time.Hour)
+	expect[*tokenvault.Token](t, "UpdateToken")(e.V.UpdateToken(ctx, key, tok.ID, json.RawMessage(`{"metadata": {"k": "v2"}}`)))
+	mustDo(t, "DeleteToken", e.V.DeleteToken(ctx, key, tok.ID))
+	in := e.Clock.Now().Add(time.Hour)
 	const expiring = "expiring-secret-5150"
 	plant(expiring)
-	exp := expect[*tokenvault.Token](t, "CreateToken expiring")(e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: expiring, ExpiresAt: &in}))
+	exp := expect[*tokenvault.Token](t, "CreateToken expiring")(e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: expiring, ExpiresAt: &in}))
 	r.ids["expiring"] = exp.ID
 
 	// Token intents.
-	pub := expect[*tokenvault.Application](t, "CreateApplication public")(e.v.CreateApplication(ctx, e.mgmt,
+	pub := expect[*tokenvault.Application](t, "CreateApplication public")(e.V.CreateApplication(ctx, e.Mgmt,
 		tokenvault.CreateApplicationRequest{Name: "browser", Type: tokenvault.Public, Permissions: []string{"token:create"}}))
 	plant(string(pub.Key))
 	const intentNumber = "5555555555554444"
 	plant(intentNumber)
 	intentCard := map[string]any{"number": intentNumber, "expiration_month": 11, "expiration_year": 2034, "cvc": "482"}
 	newIntent := func() *tokenvault.TokenIntent {
-		return expect[*tokenvault.TokenIntent](t, "CreateTokenIntent")(e.v.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard, Data: intentCard}))
+		return expect[*tokenvault.TokenIntent](t, "CreateTokenIntent")(e.V.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard, Data: intentCard}))
 	}
 	converted := newIntent()
-	fromIntent := expect[*tokenvault.Token](t, "CreateToken from intent")(e.v.CreateToken(ctx, key, tokenvault.TokenRequest{TokenIntentID: converted.ID}))
+	fromIntent := expect[*tokenvault.Token](t, "CreateToken from intent")(e.V.CreateToken(ctx, key, tokenvault.TokenRequest{TokenIntentID: converted.ID}))
 	r.ids["converted"], r.ids["fromIntent"] = converted.ID, fromIntent.ID
 	deleted := newIntent()
-	mustDo(t, "DeleteTokenIntent", e.v.DeleteTokenIntent(ctx, key, deleted.ID))
+	mustDo(t, "DeleteTokenIntent", e.V.DeleteTokenIntent(ctx, key, deleted.ID))
 	r.ids["deletedIntent"] = deleted.ID
 	r.ids["expiredIntent"] = newIntent().ID
 
 	// Sessions.
-	s := expect[*tokenvault.Session](t, "CreateSession")(e.v.CreateSession(ctx, pub.Key))
+	s := expect[*tokenvault.Session](t, "CreateSession")(e.V.CreateSession(ctx, pub.Key))
 	plant(string(s.SessionKey), s.Nonce)
-	mustDo(t, "AuthorizeSession", e.v.AuthorizeSession(ctx, key, tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: []string{"token:create"}}))
+	mustDo(t, "AuthorizeSession", e.V.AuthorizeSession(ctx, key, tokenvault.AuthorizeSessionRequest{Nonce: s.Nonce, Permissions: []string{"token:create"}}))
 
 	// Proxies.
 	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -197,15 +198,15 @@ func fullRunTo(t *testing.T, subscribe func(*env) (id, secret string)) *eventRun
 	t.Cleanup(dest.Close)
 	const proxyConf, proxyQuery = "proxy-config-secret-5521", "proxy-query-secret-7781"
 	plant(proxyConf, proxyQuery)
-	px := expect[*tokenvault.Proxy](t, "CreateProxy")(e.v.CreateProxy(ctx, e.mgmt, tokenvault.ProxyRequest{Name: "pay",
+	px := expect[*tokenvault.Proxy](t, "CreateProxy")(e.V.CreateProxy(ctx, e.Mgmt, tokenvault.ProxyRequest{Name: "pay",
 		DestinationURL: dest.URL + "/charge?api_key=" + proxyQuery, Configuration: map[string]any{"api_secret": proxyConf}}))
 	plant(px.Key)
 	r.ids["proxy"] = px.ID
-	expect[*tokenvault.Proxy](t, "UpdateProxy")(e.v.UpdateProxy(ctx, e.mgmt, px.ID, tokenvault.ProxyRequest{Name: "pay 2",
+	expect[*tokenvault.Proxy](t, "UpdateProxy")(e.V.UpdateProxy(ctx, e.Mgmt, px.ID, tokenvault.ProxyRequest{Name: "pay 2",
 		DestinationURL: dest.URL + "/charge?api_key=" + proxyQuery, Configuration: map[string]any{"api_secret": proxyConf}}))
-	expect[*tokenvault.ProxyResponse](t, "InvokeProxy")(e.v.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: px.Key, APIKey: key, Method: "POST", Path: "/x",
+	expect[*tokenvault.ProxyResponse](t, "InvokeProxy")(e.V.InvokeProxy(ctx, tokenvault.ProxyCall{ProxyKey: px.Key, APIKey: key, Method: "POST", Path: "/x",
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"n": "{{ ` + card.ID + ` | json: '$.number' }}"}`)}))
-	mustDo(t, "DeleteProxy", e.v.DeleteProxy(ctx, e.mgmt, px.ID))
+	mustDo(t, "DeleteProxy", e.V.DeleteProxy(ctx, e.Mgmt, px.ID))
 
 	// Reactors: one synchronous invocation, one asynchronous that
 	// succeeds, one that fails (with the card number in its message).
@@ -213,42 +214,42 @@ func fullRunTo(t *testing.T, subscribe func(*env) (id, secret string)) *eventRun
 	t.Cleanup(callback.Close)
 	const reactorConf = "reactor-config-secret-9931"
 	plant(reactorConf)
-	rx := expect[*tokenvault.Reactor](t, "CreateReactor")(e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "charge",
+	rx := expect[*tokenvault.Reactor](t, "CreateReactor")(e.V.CreateReactor(ctx, e.Mgmt, tokenvault.CreateReactorRequest{Name: "charge",
 		Code: `module.exports = async (req) => ({raw: {last4: req.args.n.slice(-4)}})`, Configuration: map[string]any{"api_secret": reactorConf}}))
 	r.ids["reactor"] = rx.ID
-	expect[*tokenvault.Reactor](t, "UpdateReactor")(e.v.UpdateReactor(ctx, e.mgmt, rx.ID, tokenvault.UpdateReactorRequest{Name: "charge 2",
+	expect[*tokenvault.Reactor](t, "UpdateReactor")(e.V.UpdateReactor(ctx, e.Mgmt, rx.ID, tokenvault.UpdateReactorRequest{Name: "charge 2",
 		Code: `module.exports = async (req) => ({raw: {last4: req.args.n.slice(-4)}})`, Configuration: map[string]any{"api_secret": reactorConf}}))
 	args := map[string]any{"n": "{{ " + card.ID + " | json: '$.number' }}"}
-	expect[*tokenvault.ReactorResponse](t, "InvokeReactor")(e.v.InvokeReactor(ctx, key, rx.ID, tokenvault.InvokeReactorRequest{Args: args}))
-	async := expect[*tokenvault.ReactorResponse](t, "InvokeReactor async")(e.v.InvokeReactor(ctx, key, rx.ID, tokenvault.InvokeReactorRequest{Args: args, CallbackURL: callback.URL}))
+	expect[*tokenvault.ReactorResponse](t, "InvokeReactor")(e.V.InvokeReactor(ctx, key, rx.ID, tokenvault.InvokeReactorRequest{Args: args}))
+	async := expect[*tokenvault.ReactorResponse](t, "InvokeReactor async")(e.V.InvokeReactor(ctx, key, rx.ID, tokenvault.InvokeReactorRequest{Args: args, CallbackURL: callback.URL}))
 	r.ids["completed"] = async.InvocationID
-	failing := expect[*tokenvault.Reactor](t, "CreateReactor failing")(e.v.CreateReactor(ctx, e.mgmt, tokenvault.CreateReactorRequest{Name: "fails",
+	failing := expect[*tokenvault.Reactor](t, "CreateReactor failing")(e.V.CreateReactor(ctx, e.Mgmt, tokenvault.CreateReactorRequest{Name: "fails",
 		Code: `module.exports = async (req) => { throw new Error("declined " + req.args.n) }`}))
-	failed := expect[*tokenvault.ReactorResponse](t, "InvokeReactor failing")(e.v.InvokeReactor(ctx, key, failing.ID, tokenvault.InvokeReactorRequest{Args: args, CallbackURL: callback.URL}))
+	failed := expect[*tokenvault.ReactorResponse](t, "InvokeReactor failing")(e.V.InvokeReactor(ctx, key, failing.ID, tokenvault.InvokeReactorRequest{Args: args, CallbackURL: callback.URL}))
 	r.ids["failed"] = failed.InvocationID
 	r.waitFor(t, tokenvault.EventReactorCompleted, tokenvault.EventReactorFailed)
-	mustDo(t, "DeleteReactor", e.v.DeleteReactor(ctx, e.mgmt, rx.ID))
+	mustDo(t, "DeleteReactor", e.V.DeleteReactor(ctx, e.Mgmt, rx.ID))
 
 	// Invitations and members.
-	inv := expect[*tokenvault.Invitation](t, "CreateInvitation")(e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"}))
+	inv := expect[*tokenvault.Invitation](t, "CreateInvitation")(e.V.CreateInvitation(ctx, e.Mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"}))
 	plant(mail.last().Token)
-	expect[*tokenvault.Invitation](t, "ResendInvitation")(e.v.ResendInvitation(ctx, e.mgmt, inv.ID))
+	expect[*tokenvault.Invitation](t, "ResendInvitation")(e.V.ResendInvitation(ctx, e.Mgmt, inv.ID))
 	plant(mail.last().Token)
 	r.ids["accepted"] = inv.ID
-	member := expect[*tokenvault.TenantMember](t, "AcceptInvitation")(e.v.AcceptInvitation(ctx, mail.last().Token, tokenvault.User{Email: "ada@example.com"}))
+	member := expect[*tokenvault.TenantMember](t, "AcceptInvitation")(e.V.AcceptInvitation(ctx, mail.last().Token, tokenvault.User{Email: "ada@example.com"}))
 	r.ids["member"] = member.ID
-	mustDo(t, "DeleteMember", e.v.DeleteMember(ctx, e.mgmt, member.ID))
-	gone := expect[*tokenvault.Invitation](t, "CreateInvitation")(e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "bob@example.com"}))
+	mustDo(t, "DeleteMember", e.V.DeleteMember(ctx, e.Mgmt, member.ID))
+	gone := expect[*tokenvault.Invitation](t, "CreateInvitation")(e.V.CreateInvitation(ctx, e.Mgmt, tokenvault.CreateInvitationRequest{Email: "bob@example.com"}))
 	plant(mail.last().Token)
-	mustDo(t, "DeleteInvitation", e.v.DeleteInvitation(ctx, e.mgmt, gone.ID))
+	mustDo(t, "DeleteInvitation", e.V.DeleteInvitation(ctx, e.Mgmt, gone.ID))
 	r.ids["goneInvitation"] = gone.ID
-	r.ids["expiredInvitation"] = expect[*tokenvault.Invitation](t, "CreateInvitation")(e.v.CreateInvitation(ctx, e.mgmt, tokenvault.CreateInvitationRequest{Email: "cy@example.com"})).ID
+	r.ids["expiredInvitation"] = expect[*tokenvault.Invitation](t, "CreateInvitation")(e.V.CreateInvitation(ctx, e.Mgmt, tokenvault.CreateInvitationRequest{Email: "cy@example.com"})).ID
 	plant(mail.last().Token)
 
 	// The sweeper: the token's and intent's expiry, the invitation's, the
 	// card's cvc.
-	e.clock.Advance(tokenvault.InvitationLifetime + time.Hour)
-	expect[int](t, "Sweep")(e.v.Sweep(ctx))
+	e.Clock.Advance(tokenvault.InvitationLifetime + time.Hour)
+	expect[int](t, "Sweep")(e.V.Sweep(ctx))
 	for _, m := range mail.mails {
 		if m.AcceptURL != "" {
 			plant(m.AcceptURL)
@@ -312,7 +313,7 @@ func dataOf(t *testing.T, ev tokenvault.TappedEvent) eventData {
 // the right object and actor, for the subscribed webhook, in tap order.
 func TestEventsOfEveryChange(t *testing.T) {
 	r := fullRun(t)
-	tid := r.e.boot.Tenant.ID
+	tid := r.e.Boot.Tenant.ID
 	// The object each type carries, and who made the change: "app" is the
 	// private application, "mgmt" the management one, "pub" the public
 	// one, "user" the invitee, "system" the sweeper.
@@ -355,7 +356,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 				t.Errorf("event %s actor = %+v, want the backend application", typ, d.actor)
 			}
 		case "mgmt":
-			if d.actor.Type != tokenvault.ActorApplication || d.actor.ID != r.e.boot.Application.ID || d.actor.Name == "" {
+			if d.actor.Type != tokenvault.ActorApplication || d.actor.ID != r.e.Boot.Application.ID || d.actor.Name == "" {
 				t.Errorf("event %s actor = %+v, want the management application", typ, d.actor)
 			}
 		case "pub":
@@ -543,7 +544,7 @@ func (r *eventRun) sequences(t *testing.T, object string) objectEvents {
 // conversion, an acceptance and a session's sweeping removed theirs.
 func TestEventSequenceCountersEndWithTheirObjects(t *testing.T) {
 	r := fullRun(t)
-	got, err := tokenvault.EventSequenceObjects(ctx, r.e.v, r.e.boot.Tenant.ID)
+	got, err := tokenvault.EventSequenceObjects(ctx, r.e.V, r.e.Boot.Tenant.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

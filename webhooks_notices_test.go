@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/testfake"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // A tenant cannot turn the disabled-webhook notice into a mail bomb: its
@@ -16,20 +17,20 @@ import (
 func TestWebhookNoticesCannotBeForced(t *testing.T) {
 	ctx := context.Background()
 	mailer := &testfake.Mailer{}
-	e := deliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
-	rcv := newHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
+	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
+	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
 	id := subscribe(t, e, rcv.URL)
 	enabled := tokenvault.WebhookRequest{Name: "hook", URL: rcv.URL, Events: []string{tokenvault.EventTokenCreated},
 		NotifyEmail: "victim@example.com", Status: tokenvault.WebhookEnabled}
 	for round := 1; round <= 3; round++ {
-		if _, err := e.v.UpdateWebhook(ctx, e.mgmt, id, enabled); err != nil {
+		if _, err := e.V.UpdateWebhook(ctx, e.Mgmt, id, enabled); err != nil {
 			t.Fatalf("round %d: UpdateWebhook: %v", round, err)
 		}
-		if _, err := e.v.TestWebhook(ctx, e.mgmt, id); err != nil {
+		if _, err := e.V.TestWebhook(ctx, e.Mgmt, id); err != nil {
 			t.Fatalf("round %d: TestWebhook: %v", round, err)
 		}
-		waitUntil(t, "the webhook to be disabled", func() bool {
-			status, reason, _, err := tokenvault.WebhookStateForTest(e.v, e.boot.Tenant.ID, id)
+		vaulttest.WaitUntil(t, "the webhook to be disabled", func() bool {
+			status, reason, _, err := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id)
 			return err == nil && status == tokenvault.WebhookDisabled && reason == "gone"
 		})
 	}

@@ -2,7 +2,6 @@ package tokenvault_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,29 +13,21 @@ import (
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/prommetrics"
 )
 
-// pendingEnv is a deliveryEnv whose failed attempts wait an hour (so a
+// pendingEnv is a vaulttest.DeliveryEnv whose failed attempts wait an hour (so a
 // delivery to a failing receiver stays pending), capped at perHook
 // pending deliveries per webhook and perTenant per tenant, with its
 // metrics in reg.
-func pendingEnv(t *testing.T, perHook, perTenant int, reg *prometheus.Registry) *env {
-	return deliveryEnv(t, func(o *tokenvault.Options) {
+func pendingEnv(t *testing.T, perHook, perTenant int, reg *prometheus.Registry) *vaulttest.Env {
+	return vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) {
 		o.Webhooks.Schedule = []time.Duration{time.Hour}
 		o.Webhooks.MaxPendingPerWebhook = perHook
 		o.Webhooks.MaxPendingPerTenant = perTenant
 		o.Metrics = prommetrics.New(reg)
 	})
-}
-
-// wantPendingCap fails unless err is RateLimited with a RetryAfter.
-func wantPendingCap(t *testing.T, what string, err error) {
-	t.Helper()
-	var te *tokenvault.Error
-	if !errors.As(err, &te) || te.Kind != tokenvault.RateLimited || te.RetryAfter <= 0 || !strings.Contains(te.Message, "pending") {
-		t.Fatalf("%s: %v, want RateLimited (pending deliveries) with a RetryAfter", what, err)
-	}
 }
 
 // TestWebhookPendingCaps: test events past a webhook's cap of pending
@@ -49,26 +40,26 @@ func TestWebhookPendingCaps(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	e := pendingEnv(t, 3, 4, reg)
 	ctx := context.Background()
-	failing := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
-	ok := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	failing := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	ok := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 	stuck := subscribe(t, e, failing.URL)
 	fine := subscribe(t, e, ok.URL)
 
 	for i := range 3 {
-		if _, err := e.v.TestWebhook(ctx, e.mgmt, stuck); err != nil {
+		if _, err := e.V.TestWebhook(ctx, e.Mgmt, stuck); err != nil {
 			t.Fatalf("test event %d: %v", i, err)
 		}
 	}
-	_, err := e.v.TestWebhook(ctx, e.mgmt, stuck)
-	wantPendingCap(t, "a 4th test event to a webhook capped at 3", err)
+	_, err := e.V.TestWebhook(ctx, e.Mgmt, stuck)
+	vaulttest.WantPendingCap(t, "a 4th test event to a webhook capped at 3", err)
 	if n := len(deliveries(t, e, stuck)); n != 3 {
 		t.Fatalf("the refused test event queued a delivery: %d", n)
 	}
 
 	// A write at the webhook's cap succeeds; its event reaches the other
 	// webhook only.
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
-	waitUntil(t, "the event at the other webhook", func() bool {
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	vaulttest.WaitUntil(t, "the event at the other webhook", func() bool {
 		d := deliveries(t, e, fine)
 		return len(d) == 1 && d[0].Status == tokenvault.DeliverySucceeded
 	})
@@ -83,31 +74,31 @@ func TestWebhookPendingCaps(t *testing.T) {
 	// fills it; then a test event to the healthy webhook, and a
 	// redelivery of its finished delivery, are refused.
 	third := subscribe(t, e, failing.URL)
-	if _, err := e.v.TestWebhook(ctx, e.mgmt, third); err != nil {
+	if _, err := e.V.TestWebhook(ctx, e.Mgmt, third); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.v.TestWebhook(ctx, e.mgmt, fine)
-	wantPendingCap(t, "a test event past the tenant's cap", err)
-	_, err = e.v.RedeliverWebhookDelivery(ctx, e.mgmt, fine, deliveries(t, e, fine)[0].ID)
-	wantPendingCap(t, "a redelivery past the tenant's cap", err)
+	_, err = e.V.TestWebhook(ctx, e.Mgmt, fine)
+	vaulttest.WantPendingCap(t, "a test event past the tenant's cap", err)
+	_, err = e.V.RedeliverWebhookDelivery(ctx, e.Mgmt, fine, deliveries(t, e, fine)[0].ID)
+	vaulttest.WantPendingCap(t, "a redelivery past the tenant's cap", err)
 
 	// Another tenant has caps of its own.
-	other := e.tenant(t, "Other")
-	hook, err := tokenvault.PutDeliveryWebhook(e.v, other.Tenant.ID, tokenvault.HookForTest{Name: "hook", URL: failing.URL,
+	other := e.Tenant(t, "Other")
+	hook, err := tokenvault.PutDeliveryWebhook(e.V, other.Tenant.ID, tokenvault.HookForTest{Name: "hook", URL: failing.URL,
 		Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := e.v.TestWebhook(ctx, other.Application.Key, hook); err != nil {
+		if _, err := e.V.TestWebhook(ctx, other.Application.Key, hook); err != nil {
 			t.Fatalf("other tenant's test event %d: %v", i, err)
 		}
 	}
 
-	if got := e.v.Stats().PendingEventDeliveries; got != 7 {
+	if got := e.V.Stats().PendingEventDeliveries; got != 7 {
 		t.Errorf("Stats().PendingEventDeliveries = %d, want 7", got)
 	}
-	reg.MustRegister(prommetrics.NewStatsCollector(e.v))
+	reg.MustRegister(prommetrics.NewStatsCollector(e.V))
 	mfs, _ := reg.Gather()
 	found := false
 	for _, mf := range mfs {
@@ -128,9 +119,9 @@ func TestWebhookPendingCaps(t *testing.T) {
 // answers 201.
 func TestWebhookPendingCapOverHTTP(t *testing.T) {
 	e := pendingEnv(t, 1, 10, prometheus.NewRegistry())
-	srv := httptest.NewServer(httpapi.New(e.v, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.New(e.V, httpapi.Options{}))
 	t.Cleanup(srv.Close)
-	failing := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	failing := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
 	id := subscribe(t, e, failing.URL)
 	post := func(path string, key tokenvault.Credential, body string) *http.Response {
 		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
@@ -145,16 +136,16 @@ func TestWebhookPendingCapOverHTTP(t *testing.T) {
 		t.Cleanup(func() { res.Body.Close() })
 		return res
 	}
-	if res := post("/webhooks/"+id+"/test", e.mgmt, ""); res.StatusCode != http.StatusAccepted {
+	if res := post("/webhooks/"+id+"/test", e.Mgmt, ""); res.StatusCode != http.StatusAccepted {
 		t.Fatalf("first test event: %d", res.StatusCode)
 	}
-	res := post("/webhooks/"+id+"/test", e.mgmt, "")
+	res := post("/webhooks/"+id+"/test", e.Mgmt, "")
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusTooManyRequests || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") ||
 		res.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "pending") {
 		t.Fatalf("second test event: %d %q Retry-After %q %s", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Retry-After"), b)
 	}
-	key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+	key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	if res := post("/tokens", key, `{"type":"token","data":"secret-data-42"}`); res.StatusCode != http.StatusCreated {
 		t.Fatalf("tokenize at the cap: %d", res.StatusCode)
 	}
@@ -166,19 +157,19 @@ func TestWebhookPendingCapOverHTTP(t *testing.T) {
 // write's event is still queued to it.
 func TestWebhookTestEventsCapped(t *testing.T) {
 	e := pendingEnv(t, 0, 0, prometheus.NewRegistry())
-	srv := httptest.NewServer(httpapi.New(e.v, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.New(e.V, httpapi.Options{}))
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	failing := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	failing := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
 	id := subscribe(t, e, failing.URL)
 	queued := 0
 	for i := range 400 {
 		var err error
 		if i%2 == 0 {
-			_, err = e.v.TestWebhook(ctx, e.mgmt, id)
+			_, err = e.V.TestWebhook(ctx, e.Mgmt, id)
 		} else {
 			req, _ := http.NewRequest("POST", srv.URL+"/webhooks/"+id+"/test", nil)
-			req.Header.Set("SVC-API-KEY", string(e.mgmt))
+			req.Header.Set("SVC-API-KEY", string(e.Mgmt))
 			res, herr := http.DefaultClient.Do(req)
 			if herr != nil {
 				t.Fatal(herr)
@@ -199,12 +190,12 @@ func TestWebhookTestEventsCapped(t *testing.T) {
 			queued++
 			continue
 		}
-		wantPendingCap(t, "test event", err)
+		vaulttest.WantPendingCap(t, "test event", err)
 	}
 	if queued != 10 || len(deliveries(t, e, id)) != 10 {
 		t.Fatalf("%d test events queued, %d deliveries; want 10", queued, len(deliveries(t, e, id)))
 	}
-	createToken(t, e, e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
+	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
 	if n := len(deliveries(t, e, id)); n != 11 {
 		t.Errorf("after a write: %d deliveries, want 11", n)
 	}

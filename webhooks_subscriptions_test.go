@@ -13,6 +13,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/client"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 	"github.com/tokenvault/tokenvault/store/postgres"
@@ -24,18 +25,18 @@ import (
 // webhook or one that subscribes (its events are still queued to it).
 func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
 	t.Parallel()
-	for _, sk := range storeKinds {
-		t.Run("store="+sk.name, func(t *testing.T) {
+	for _, sk := range vaulttest.StoreKinds {
+		t.Run("store="+sk.Name, func(t *testing.T) {
 			w := &watchStore{}
-			e := newEnvOn(t, w.wrap(sk.open(t)))
-			tap := tokenvault.TapEvents(e.v)
-			rcv := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
-			tid := e.boot.Tenant.ID
-			key := e.app(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
+			e := vaulttest.NewEnvOn(t, w.wrap(sk.Open(t)))
+			tap := tokenvault.TapEvents(e.V)
+			rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+			tid := e.Boot.Tenant.ID
+			key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 			ctx := context.WithValue(context.Background(), watchedCall{}, true)
 			tokenize := func() {
 				t.Helper()
-				if _, err := e.v.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"}); err != nil {
+				if _, err := e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -65,7 +66,7 @@ func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
 				check(what+", first call", 1, hooks, forbidden[2])
 				// Past the time a count of pending deliveries is
 				// trusted, nothing is counted in a commit either.
-				e.clock.Advance(2 * time.Minute)
+				e.Clock.Advance(2 * time.Minute)
 				for range 3 {
 					tokenize()
 				}
@@ -76,7 +77,7 @@ func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
 				t.Fatalf("%d events without a webhook", n)
 			}
 
-			hook, err := e.v.CreateWebhook(context.Background(), e.mgmt, tokenvault.WebhookRequest{
+			hook, err := e.V.CreateWebhook(context.Background(), e.Mgmt, tokenvault.WebhookRequest{
 				Name: "hook", URL: rcv.URL, Events: []string{tokenvault.EventTokenCreated}})
 			if err != nil {
 				t.Fatal(err)
@@ -107,21 +108,21 @@ type vaultPair struct {
 
 // vaultPairs are the stores two Vaults can share: PostgreSQL (when
 // TOKENVAULT_TEST_POSTGRES_DSN is set), two connection pools on one
-// schema; and a memory store seen as shared (sharedStore: no
+// schema; and a memory store seen as shared (vaulttest.SharedStore: no
 // SingleProcess marker, no generation counter), on which a Vault caches
 // no subscriptions.
 func vaultPairs() []vaultPair {
 	pairs := []vaultPair{{"memory-shared", func(t *testing.T) (store.Store, store.Store) {
 		m := memory.New()
 		t.Cleanup(func() { m.Close() })
-		return sharedStore{m}, sharedStore{m}
+		return vaulttest.SharedStore{Store: m}, vaulttest.SharedStore{Store: m}
 	}}}
-	if pgDSN != "" {
+	if vaulttest.PGDSN != "" {
 		pairs = append(pairs, vaultPair{"postgres", func(t *testing.T) (store.Store, store.Store) {
-			schema := freshPGSchema(t)
+			schema := vaulttest.FreshPGSchema(t)
 			var out [2]store.Store
 			for i := range out {
-				s, err := postgres.Open(context.Background(), pgDSN, &postgres.Options{Schema: schema})
+				s, err := postgres.Open(context.Background(), vaulttest.PGDSN, &postgres.Options{Schema: schema})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -141,7 +142,7 @@ func vaultPairs() []vaultPair {
 // real clock, and bootstraps a tenant through the first.
 func openPair(t *testing.T, a, b store.Store) (va, vb *tokenvault.Vault, boot *tokenvault.TenantBootstrap) {
 	t.Helper()
-	key := newMasterKey()
+	key := vaulttest.NewMasterKey()
 	var vs [2]*tokenvault.Vault
 	for i, s := range []store.Store{a, b} {
 		v, err := tokenvault.Open(context.Background(), tokenvault.Options{
@@ -180,7 +181,7 @@ func TestWebhookChangeReachesOtherVault(t *testing.T) {
 			va, vb, boot := openPair(t, a, b)
 			tap := tokenvault.TapEvents(vb)
 			ctx := context.Background()
-			rcv := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+			rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 			app, err := va.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
 				Name: "tokenizer", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
 			if err != nil {
@@ -264,7 +265,7 @@ func TestWebhookCreatedOverHTTPDeliversNextTokenize(t *testing.T) {
 			t.Cleanup(srvB.Close)
 			ca, cb := client.New(srvA.URL, nil), client.New(srvB.URL, nil)
 			ctx := context.Background()
-			rcv := newHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+			rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 			app, err := ca.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
 				Name: "tokenizer", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate}})
 			if err != nil {
@@ -284,13 +285,13 @@ func TestWebhookCreatedOverHTTPDeliversNextTokenize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitUntil(t, "the event at the receiver", func() bool { return len(rcv.got()) >= 1 })
-			got := rcv.got()
-			if len(got) != 1 || !strings.Contains(string(got[0].body), `"type":"token.created"`) ||
-				!strings.Contains(string(got[0].body), tok.ID) {
-				t.Fatalf("the receiver got %d requests, first %s; want token.created of %s", len(got), got[0].body, tok.ID)
+			vaulttest.WaitUntil(t, "the event at the receiver", func() bool { return len(rcv.Got()) >= 1 })
+			got := rcv.Got()
+			if len(got) != 1 || !strings.Contains(string(got[0].Body), `"type":"token.created"`) ||
+				!strings.Contains(string(got[0].Body), tok.ID) {
+				t.Fatalf("the receiver got %d requests, first %s; want token.created of %s", len(got), got[0].Body, tok.ID)
 			}
-			if id := got[0].header.Get("webhook-id"); id == "" {
+			if id := got[0].Header.Get("webhook-id"); id == "" {
 				t.Errorf("delivery to %s has no webhook-id header", hook.ID)
 			}
 		})

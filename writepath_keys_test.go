@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -60,11 +61,11 @@ func openSharedStores(t *testing.T, kind string) (a, b store.Store) {
 		t.Cleanup(func() { s.Close() })
 		return s, s
 	case "postgres":
-		schema := freshPGSchema(t)
+		schema := vaulttest.FreshPGSchema(t)
 		ctx := context.Background()
 		var out [2]store.Store
 		for i := range out {
-			s, err := postgres.Open(ctx, pgDSN, &postgres.Options{Schema: schema})
+			s, err := postgres.Open(ctx, vaulttest.PGDSN, &postgres.Options{Schema: schema})
 			if err != nil {
 				t.Fatalf("postgres.Open: %v", err)
 			}
@@ -85,7 +86,7 @@ func openSharedStores(t *testing.T, kind string) (a, b store.Store) {
 func openWritePathPair(t *testing.T, kind string, options ...func(*tokenvault.Options)) *writePathPair {
 	t.Helper()
 	sa, sb := openSharedStores(t, kind)
-	key := newMasterKey()
+	key := vaulttest.NewMasterKey()
 	p := &writePathPair{recA: new(recorder), recB: new(recorder)}
 	open := func(s store.Store, rec *recorder) *tokenvault.Vault {
 		opts := tokenvault.Options{

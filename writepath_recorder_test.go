@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 )
 
@@ -16,8 +17,8 @@ import (
 func TestRecordingStoreKeepsInterfaces(t *testing.T) {
 	for _, kind := range writePathStores {
 		t.Run("store="+kind, func(t *testing.T) {
-			if kind == "postgres" && pgDSN == "" {
-				t.Skip(pgSkip)
+			if kind == "postgres" && vaulttest.PGDSN == "" {
+				t.Skip(vaulttest.PGSkip)
 			}
 			inner, _ := openSharedStores(t, kind)
 			rec := new(recorder)

@@ -1,0 +1,32 @@
+// Package vaulttest is what the Vault's tests share: a Vault under test
+// on a fresh store with its bootstrap tenant ([Env], [NewEnv], [NewEnvOn]),
+// the stores every Vault test runs against ([StoreKinds], [ForEachStore],
+// PostgreSQL through [OpenPG] when TOKENVAULT_TEST_POSTGRES_DSN is set),
+// the helpers that create what a test needs with the bootstrap management
+// key (applications, tokens, reactors, proxies, sessions, invitations),
+// and the checks tests word alike ([WantKind], [WantField]).
+//
+// The tests of a feature's public behaviour live beside the feature, in
+// its directory as package <feature>_test (internal/tokens, internal/events
+// ...), and call the Vault through the root package's API only, as a
+// program would; tests of the whole Vault (security, isolation, faults,
+// several instances, the README) are this directory's own tests. Tests
+// that need the root's unexported state through its export_test.go
+// bridges stay in the root package, and use this package too.
+//
+// # What it guarantees
+//
+// Every helper calls t.Helper and fails its test on an error it does not
+// expect; every Vault, store, server and PostgreSQL schema it makes is
+// the test's own, closed or dropped by t.Cleanup, so tests of one package
+// and of several packages run side by side. A Vault it opens runs on a
+// fake clock ([NewClock]) unless a test asks for the real one, with
+// sweeps off and loopback destinations allowed.
+//
+// # What it does not do
+//
+// It is imported only by tests: no program links it. It imports the root
+// package (it sits above it, as internal/openapitest does), so no package
+// below the root may import it. It reaches nothing the root does not
+// export: a test that needs unexported state belongs in the root.
+package vaulttest
