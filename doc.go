@@ -63,14 +63,17 @@
 // # How it is built
 //
 // This package is a facade: each method authenticates, authorizes and
-// delegates to a feature's package under internal/ (auditlog, events,
-// access, tokens, tenants, sessions, intents, reactors ...), which owns
-// that feature's records and state. The features share internal/unit, the
-// unit of work: a transaction over the encrypting barrier, the commit's
-// hooks (a feature acts on a commit by what it registers there, never by
-// being called from it), the error model ([Error] is unit.Error), ids and
-// the records' encoding. Public types a feature defines are named here by
-// aliases. docs/layout.md draws the packages and their layers.
+// delegates to a feature's package under internal/ (tokens, aliases,
+// intents, sessions, access, tenants, reactors, events, auditlog ...),
+// which owns that feature's records and state. The features share
+// internal/unit, the unit of work: a transaction over the encrypting
+// barrier, the commit's hooks (a feature acts on a commit by what it
+// registers there, never by being called from it), the line and event
+// writers (a feature logs with Tx.Log and emits with Tx.Emit; the audit log
+// and the events register themselves as the writers at Open), the error
+// model ([Error] is unit.Error), ids and the records' encoding. Public types
+// a feature defines are named here by aliases. docs/layout.md draws the
+// packages and their layers.
 //
 // # Where the details live
 //

@@ -17,7 +17,7 @@ import (
 
 // walkthroughMarker is the HTML comment (invisible on GitHub) before each
 // shell block of README.md that TestReadmeWalkthroughRuns runs.
-const walkthroughMarker = "<!-- walkthrough: run by readme_walkthrough_test.go -->"
+const walkthroughMarker = "<!-- walkthrough: run by internal/vaulttest/readme_walkthrough_test.go -->"
 
 // readmeURL is the server address the README's commands use; the test
 // puts its own server's in its place.
