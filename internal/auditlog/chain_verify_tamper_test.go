@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -374,7 +374,7 @@ func TestVerifyAuditChainTampered(t *testing.T) {
 					old := f.kv.get(t, f.headKey())
 					oldHead := f.head
 					ctx := context.Background()
-					if err := f.e.V.LogLinesForTest(ctx, f.tid, 5, 5); err != nil {
+					if err := vaulttest.LogLines(ctx, f.e.V, f.tid, 5, 5); err != nil {
 						t.Fatal(err)
 					}
 					f.layout(t)

@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -19,10 +19,10 @@ import (
 // starting from a checkpoint at firstSeq-1 whose hash is the first line's
 // prev and whose signature verifies with the key the vault publishes,
 // with no checkpoint left below it. It returns the walk.
-func wantPrunedChain(t *testing.T, v *tokenvault.Vault, tid string, firstSeq uint64) *tokenvault.ChainWalk {
+func wantPrunedChain(t *testing.T, v *tokenvault.Vault, tid string, firstSeq uint64) *vaulttest.ChainWalk {
 	t.Helper()
 	ctx := context.Background()
-	w, err := tokenvault.WalkChain(ctx, v, tid)
+	w, err := vaulttest.WalkChain(ctx, v, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func wantPrunedChain(t *testing.T, v *tokenvault.Vault, tid string, firstSeq uin
 	if firstSeq == 0 && w.FirstSeq <= 1 || firstSeq != 0 && w.FirstSeq != firstSeq {
 		t.Fatalf("the chain starts at %d, want %d (0: pruned)", w.FirstSeq, firstSeq)
 	}
-	anchor, all, err := tokenvault.ChainAnchor(ctx, v, tid)
+	anchor, all, err := vaulttest.ChainAnchor(ctx, v, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestLogRetentionKeepsTheChainOfUnexportedLines(t *testing.T) {
 	if _, err := v.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	w2, err := tokenvault.WalkChain(ctx, v, boot2.Tenant.ID)
+	w2, err := vaulttest.WalkChain(ctx, v, boot2.Tenant.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestLogRetentionInterruptedKeepsTheChainWhole(t *testing.T) {
 		fs.FailAfter(n)
 		_, err := e.V.Sweep(ctx)
 		fs.FailAfter(-1)
-		w, werr := tokenvault.WalkChain(ctx, e.V, tid)
+		w, werr := vaulttest.WalkChain(ctx, e.V, tid)
 		if werr != nil {
 			t.Fatal(werr)
 		}

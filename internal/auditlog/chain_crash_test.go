@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"bufio"
@@ -105,7 +105,7 @@ func TestChainCrashChild(t *testing.T) {
 					}
 					say("read " + tok.ID)
 				}
-				say(fmt.Sprintf("appended %d", tokenvault.AppendedCalls(v)))
+				say(fmt.Sprintf("appended %d", vaulttest.AppendedCalls(v)))
 			}
 		}()
 	}
@@ -226,7 +226,7 @@ func TestChainKillNine(t *testing.T) {
 	tid, _, _ := strings.Cut(string(b), " ")
 	v := openChainCrashVault(t, dir, key)
 	defer v.Close()
-	w, err := tokenvault.WalkChain(context.Background(), v, tid)
+	w, err := vaulttest.WalkChain(context.Background(), v, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestChainKillNine(t *testing.T) {
 	// once it expires (chainCrashLease).
 	for deadline := time.Now().Add(60 * time.Second); w.Queued > 0 && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
-		if w, err = tokenvault.WalkChain(context.Background(), v, tid); err != nil {
+		if w, err = vaulttest.WalkChain(context.Background(), v, tid); err != nil {
 			t.Fatal(err)
 		}
 	}

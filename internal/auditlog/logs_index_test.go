@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func entityLogs(t *testing.T, e *vaulttest.Env, id string, window ...*time.Time)
 // entry has a pending one, and returns how many are pending.
 func checkIndexed(t *testing.T, e *vaulttest.Env) int {
 	t.Helper()
-	missing, pending, err := tokenvault.UnindexedLines(ctx, e.V, e.Boot.Tenant.ID)
+	missing, pending, err := vaulttest.UnindexedLines(ctx, e.V, e.Boot.Tenant.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +96,11 @@ func TestLogIndexAnswersEntityQueries(t *testing.T) {
 
 		// Lines younger than the horizon wait. (The Vault's own indexer
 		// runs too, under the same clock.)
-		if n, err := tokenvault.IndexPending(ctx, e.V); err != nil || n != 0 {
+		if n, err := vaulttest.IndexPending(ctx, e.V); err != nil || n != 0 {
 			t.Fatalf("IndexPending before the horizon = %d, %v; want 0", n, err)
 		}
-		e.Clock.Advance(tokenvault.LogIndexHorizon + time.Millisecond)
-		if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
+		e.Clock.Advance(vaulttest.LogIndexHorizon + time.Millisecond)
+		if _, err := vaulttest.IndexPending(ctx, e.V); err != nil {
 			t.Fatal(err)
 		}
 		if n := checkIndexed(t, e); n != 0 {
@@ -138,7 +138,7 @@ func TestLogIndexClockBackwards(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Clock.Advance(time.Second)
-		if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
+		if _, err := vaulttest.IndexPending(ctx, e.V); err != nil {
 			t.Fatal(err)
 		}
 		e.Clock.Advance(-time.Hour)
@@ -152,7 +152,7 @@ func TestLogIndexClockBackwards(t *testing.T) {
 			vaulttest.WantOps(t, stage+", by type", byType, "read", "create", "read")
 			checkIndexed(t, e)
 			e.Clock.Advance(time.Second)
-			if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
+			if _, err := vaulttest.IndexPending(ctx, e.V); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -226,8 +226,8 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 					return
 				default:
 				}
-				e.Clock.Advance(tokenvault.LogIndexHorizon)
-				if _, err := tokenvault.IndexPending(context.Background(), e.V); err != nil {
+				e.Clock.Advance(vaulttest.LogIndexHorizon)
+				if _, err := vaulttest.IndexPending(context.Background(), e.V); err != nil {
 					indexed <- err
 					return
 				}
@@ -254,7 +254,7 @@ func TestLogIndexConcurrentIndexing(t *testing.T) {
 		}
 		checkIndexed(t, e)
 		e.Clock.Advance(time.Second)
-		if _, err := tokenvault.IndexPending(ctx, e.V); err != nil {
+		if _, err := vaulttest.IndexPending(ctx, e.V); err != nil {
 			t.Fatal(err)
 		}
 		if n := checkIndexed(t, e); n != 0 {

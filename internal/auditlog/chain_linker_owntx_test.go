@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func TestLinkerRunsInItsOwnTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := tokenvault.LinkNow(ctx, e.V); err != nil {
+	if err := vaulttest.LinkNow(ctx, e.V); err != nil {
 		t.Fatal(err)
 	}
 	if s.own.Load() == 0 || s.shared.Load() != 0 {
@@ -97,7 +97,7 @@ func TestLinkerReadsAhead(t *testing.T) {
 	if _, err := e.V.Tokenize(ctx, app.Key, body); err != nil {
 		t.Fatal(err)
 	}
-	if err := tokenvault.LinkNow(ctx, e.V); err != nil {
+	if err := vaulttest.LinkNow(ctx, e.V); err != nil {
 		t.Fatal(err)
 	}
 	if n, gets := s.linked.Load(), s.linkGets.Load(); n < 200 || gets > 20 {

@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func TestVerifyAuditChainNotFound(t *testing.T) {
 // exact sequence numbers.
 func TestVerifyAuditChainLong(t *testing.T) {
 	f := newChainFixture(t, tamperStores[0].open, 1)
-	if err := f.e.V.LogLinesForTest(context.Background(), f.tid, 2500, 700); err != nil {
+	if err := vaulttest.LogLines(context.Background(), f.e.V, f.tid, 2500, 700); err != nil {
 		t.Fatal(err)
 	}
 	f.layout(t)
@@ -89,7 +89,7 @@ func BenchmarkVerifyAuditChain(b *testing.B) {
 			e := vaulttest.NewEnvOn(b, sk.open(b))
 			ctx := context.Background()
 			start := time.Now()
-			if err := e.V.LogLinesForTest(ctx, e.Boot.Tenant.ID, lines, 1000); err != nil {
+			if err := vaulttest.LogLines(ctx, e.V, e.Boot.Tenant.ID, lines, 1000); err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("wrote %d lines in %v", lines, time.Since(start))

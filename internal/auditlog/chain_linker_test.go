@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func TestChainTwoVaultsOneTenant(t *testing.T) {
 func TestChainBacklogStats(t *testing.T) {
 	ctx := context.Background()
 	e := vaulttest.NewEnv(t)
-	if err := tokenvault.HoldLinkerLeaseForTest(ctx, e.V, e.Clock.Now().Add(10*time.Second)); err != nil {
+	if err := vaulttest.HoldLinkerLease(ctx, e.V, e.Clock.Now().Add(10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	boot := e.Tenant(t, "Backlog")

@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"context"
@@ -103,12 +103,12 @@ func chainLoad(t *testing.T, vaults []*tokenvault.Vault, key tokenvault.Credenti
 // whichever instance holds its lease) has linked every queued line, and
 // fails t on any problem, on a line not chained, or on a token of ids
 // without its creation line and two read lines on the chain once each.
-func checkChainOf(t *testing.T, v *tokenvault.Vault, tid string, ids []string) *tokenvault.ChainWalk {
+func checkChainOf(t *testing.T, v *tokenvault.Vault, tid string, ids []string) *vaulttest.ChainWalk {
 	t.Helper()
-	w, err := tokenvault.WalkChain(context.Background(), v, tid)
+	w, err := vaulttest.WalkChain(context.Background(), v, tid)
 	for deadline := time.Now().Add(60 * time.Second); err == nil && w.Queued > 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
-		w, err = tokenvault.WalkChain(context.Background(), v, tid)
+		w, err = vaulttest.WalkChain(context.Background(), v, tid)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package tokenvault_test
+package auditlog_test
 
 import (
 	"path/filepath"
@@ -125,7 +125,7 @@ func TestCheckpointEveryNLines(t *testing.T) {
 			}
 			signedAt := e.Clock.Now()
 			readLines(t, e, 5)
-			if err := tokenvault.LinkNow(ctx, e.V); err != nil {
+			if err := vaulttest.LinkNow(ctx, e.V); err != nil {
 				t.Fatal(err)
 			}
 			e.Clock.Advance(time.Hour)
