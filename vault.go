@@ -25,7 +25,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
-	"github.com/tokenvault/tokenvault/internal/testseam"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -359,7 +358,6 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.exportWG.Go(func() { v.dispatch.Run(v.bg) })
 	v.exportWG.Go(v.runCountFolder)
-	v.registerSeam()
 	return v, nil
 }
 
@@ -385,7 +383,6 @@ func (v *Vault) Close() error {
 		// are delivered again by the next Open.
 		v.exportWG.Wait()
 		v.code.Close()
-		testseam.Forget(v)
 		if v.ownsStore {
 			err = v.barrier.Close()
 		}

@@ -2,11 +2,23 @@ package tokenvault
 
 import "github.com/tokenvault/tokenvault/internal/testseam"
 
-// registerSeam shows v's internals to the tests outside this package
+// init shows a Vault's internals to the tests outside this package
 // (internal/testseam): they assert what no public method shows, such as
-// a chain with every line linked, without a bridge in this package.
-func (v *Vault) registerSeam() {
-	testseam.Register(v, &testseam.Internals{
+// a chain with every line linked, without a bridge in this package. It
+// keeps no Vault: the seam reads the one a test hands it.
+func init() {
+	testseam.Expose(func(x any) (*testseam.Internals, bool) {
+		v, ok := x.(*Vault)
+		if !ok {
+			return nil, false
+		}
+		return v.internals(), true
+	})
+}
+
+// internals are v's parts as the seam shows them.
+func (v *Vault) internals() *testseam.Internals {
+	return &testseam.Internals{
 		Work:            v.work,
 		Instance:        v.instance,
 		Now:             v.now,
@@ -20,5 +32,5 @@ func (v *Vault) registerSeam() {
 		LimiterSizes:    v.limiterSizes,
 		ResizeAuthCache: v.auth.Resize,
 		AuthCacheLen:    v.auth.Len,
-	})
+	}
 }

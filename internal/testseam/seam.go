@@ -8,8 +8,8 @@
 // <feature>_test) and sees the Vault only through its exported API. Some
 // assertions need more: that every audit line is chained (the linker run
 // at once rather than on its timer), what a record holds in the store,
-// which rows only this instance writes. Open registers each Vault's
-// Internals here and Close forgets them; internal/vaulttest builds the
+// which rows only this instance writes. The root package tells, once, how
+// to find a Vault's Internals (Expose); internal/vaulttest builds the
 // tests' helpers (LinkNow, WalkChain, PutDeliveryWebhook ...) on them.
 //
 // # What it does not do
@@ -23,7 +23,6 @@ package testseam
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
@@ -60,21 +59,22 @@ type Internals struct {
 	AuthCacheLen    func() int
 }
 
-// vaults maps each open *tokenvault.Vault to its Internals.
-var vaults sync.Map
+// internals is set by the root package's init: it returns a Vault's
+// internals, or false for a value that is not a *tokenvault.Vault.
+var internals func(v any) (*Internals, bool)
 
-// Register records v's internals; Open calls it.
-func Register(v any, in *Internals) { vaults.Store(v, in) }
+// Expose sets how Of finds a Vault's internals; the root package calls it
+// once, from init. It holds no Vault: each Of builds the Internals anew
+// from the Vault it is given, before or after Close.
+func Expose(fn func(v any) (*Internals, bool)) { internals = fn }
 
-// Forget drops v's internals; Close calls it.
-func Forget(v any) { vaults.Delete(v) }
-
-// Of returns v's internals. It panics for a Vault not open: a test's
-// mistake, never a state a caller can reach.
+// Of returns v's internals. It panics when v is not a *tokenvault.Vault:
+// a test's mistake, never a state a caller can reach.
 func Of(v any) *Internals {
-	in, ok := vaults.Load(v)
-	if !ok {
-		panic(fmt.Sprintf("testseam: %T %p is not an open Vault", v, v))
+	if internals != nil {
+		if in, ok := internals(v); ok {
+			return in
+		}
 	}
-	return in.(*Internals)
+	panic(fmt.Sprintf("testseam: %T is not a *tokenvault.Vault", v))
 }

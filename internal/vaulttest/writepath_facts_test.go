@@ -1,16 +1,18 @@
-package tokenvault_test
+package vaulttest_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // writePathLoad is what the concurrent writers did: every token created,
@@ -107,9 +109,9 @@ func testTwoVaultsKeepEveryFact(t *testing.T, kind string) {
 	p := openWritePathPair(t, kind)
 	ctx := context.Background()
 	tid := p.boot.Tenant.ID
-	rcv := newEventReceiver(t)
+	rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 	if _, err := p.a.CreateWebhook(ctx, p.boot.Application.Key, tokenvault.WebhookRequest{
-		Name: "writes", URL: rcv.srv.URL + "/hook",
+		Name: "writes", URL: rcv.URL + "/hook",
 		Events: []string{tokenvault.EventTokenCreated, tokenvault.EventTokenUpdated, tokenvault.EventTokenDeleted},
 	}); err != nil {
 		t.Fatalf("CreateWebhook on A: %v", err)
@@ -194,7 +196,7 @@ func checkListWalk(t *testing.T, name string, v *tokenvault.Vault, key tokenvaul
 // checkWritePathEvents polls rcv, for up to a minute, until it has
 // received token.created for every token created, token.updated for every
 // one updated and token.deleted for every one deleted (at least once).
-func checkWritePathEvents(t *testing.T, rcv *eventReceiver, l *writePathLoad) {
+func checkWritePathEvents(t *testing.T, rcv *vaulttest.HookReceiver, l *writePathLoad) {
 	t.Helper()
 	want := map[string]map[string]bool{
 		tokenvault.EventTokenCreated: l.created,
@@ -204,7 +206,7 @@ func checkWritePathEvents(t *testing.T, rcv *eventReceiver, l *writePathLoad) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		got := map[string]map[string]bool{}
-		for _, req := range rcv.requests() {
+		for _, req := range rcv.Got() {
 			var body struct {
 				Event struct {
 					Type string `json:"type"`
@@ -215,7 +217,7 @@ func checkWritePathEvents(t *testing.T, rcv *eventReceiver, l *writePathLoad) {
 					} `json:"data"`
 				} `json:"event"`
 			}
-			if err := json.Unmarshal(req.body, &body); err != nil {
+			if err := json.Unmarshal(req.Body, &body); err != nil {
 				t.Fatalf("a delivery's body is not JSON: %v", err)
 			}
 			if got[body.Event.Type] == nil {
@@ -242,10 +244,7 @@ func checkWritePathEvents(t *testing.T, rcv *eventReceiver, l *writePathLoad) {
 			t.Errorf("after a minute the receiver misses events: %v", missing)
 			return
 		}
-		select {
-		case <-rcv.seen:
-		case <-time.After(time.Second):
-		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

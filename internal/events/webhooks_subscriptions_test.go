@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -27,13 +27,13 @@ func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
 	t.Parallel()
 	for _, sk := range vaulttest.StoreKinds {
 		t.Run("store="+sk.Name, func(t *testing.T) {
-			w := &watchStore{}
-			e := vaulttest.NewEnvOn(t, w.wrap(sk.Open(t)))
-			tap := tokenvault.TapEvents(e.V)
+			w := &vaulttest.WatchStore{}
+			e := vaulttest.NewEnvOn(t, w.Wrap(sk.Open(t)))
+			tap := vaulttest.TapEvents(e.V)
 			rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 			tid := e.Boot.Tenant.ID
 			key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
-			ctx := context.WithValue(context.Background(), watchedCall{}, true)
+			ctx := vaulttest.Watched(context.Background())
 			tokenize := func() {
 				t.Helper()
 				if _, err := e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "secret-data-42"}); err != nil {
@@ -44,7 +44,7 @@ func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
 			forbidden := []string{hooks, "tenant/" + tid + "/idx/wh-p/", "tenant/" + tid + "/application/"}
 			check := func(what string, n int, allowed ...string) {
 				t.Helper()
-				updates, reads := w.take()
+				updates, reads := w.Take()
 				if updates < n {
 					t.Fatalf("%s: %d tokenizes ran %d write transactions, want %d or more", what, n, updates, n)
 				}
@@ -58,7 +58,7 @@ func TestTokenizeCommitReadsNoWebhooks(t *testing.T) {
 			}
 			watch := func(what string) {
 				t.Helper()
-				w.take()
+				w.Take()
 				// The first after a webhook change reads the tenant's
 				// webhooks once (and authenticates its key from the
 				// store); no pending index, even with no count yet.
@@ -179,7 +179,7 @@ func TestWebhookChangeReachesOtherVault(t *testing.T) {
 		t.Run("store="+pair.name, func(t *testing.T) {
 			a, b := pair.open(t)
 			va, vb, boot := openPair(t, a, b)
-			tap := tokenvault.TapEvents(vb)
+			tap := vaulttest.TapEvents(vb)
 			ctx := context.Background()
 			rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
 			app, err := va.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{

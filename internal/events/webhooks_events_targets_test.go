@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // that emits costs on a store that appends.
 
 // typesOf lists the types of events, in order.
-func typesOf(events []tokenvault.TappedEvent) []string {
+func typesOf(events []vaulttest.TappedEvent) []string {
 	var out []string
 	for _, ev := range events {
 		out = append(out, ev.Info.Type)
@@ -34,11 +34,11 @@ func typesOf(events []tokenvault.TappedEvent) []string {
 func TestEventTargets(t *testing.T) {
 	e, _, tap := newEventEnv(t)
 	tid := e.Boot.Tenant.ID
-	star, _, err := tokenvault.PutTestWebhook(ctx, e.V, tid, []string{"*"}, true)
+	star, _, err := vaulttest.PutEventWebhook(ctx, e.V, tid, []string{"*"}, true)
 	mustDo(t, "PutTestWebhook", err)
-	reads, _, err := tokenvault.PutTestWebhook(ctx, e.V, tid, []string{tokenvault.EventTokenRead}, true)
+	reads, _, err := vaulttest.PutEventWebhook(ctx, e.V, tid, []string{tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
-	_, _, err = tokenvault.PutTestWebhook(ctx, e.V, tid, []string{"*", tokenvault.EventTokenRead}, false)
+	_, _, err = vaulttest.PutEventWebhook(ctx, e.V, tid, []string{"*", tokenvault.EventTokenRead}, false)
 	mustDo(t, "PutTestWebhook disabled", err)
 	// Two more tenants, each with an application that creates tokens;
 	// only the first gets a webhook.
@@ -51,7 +51,7 @@ func TestEventTargets(t *testing.T) {
 		tenants, creators = append(tenants, boot), append(creators, app.Key)
 	}
 	other := tenants[0]
-	otherHook, _, err := tokenvault.PutTestWebhook(ctx, e.V, other.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
+	otherHook, _, err := vaulttest.PutEventWebhook(ctx, e.V, other.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook other", err)
 
 	reader := e.Reader(t, "reveal", "token:create", "token:read")
@@ -88,7 +88,7 @@ func TestEventTargets(t *testing.T) {
 // rolled back), while the same request with two known tokens emits two.
 func TestRolledBackChangeEmitsNothing(t *testing.T) {
 	e, _, tap := newEventEnv(t)
-	_, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
+	_, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
 	reader := e.Reader(t, "reveal", "token:create", "token:read", "token:use")
 	a := expect[*tokenvault.Token](t, "CreateToken")(e.V.CreateToken(ctx, reader.Key, tokenvault.TokenRequest{Type: "token", Data: "a"}))
@@ -112,8 +112,8 @@ func TestRolledBackChangeEmitsNothing(t *testing.T) {
 func TestTokenReadEventCommits(t *testing.T) {
 	s, _ := vaulttest.OpenCountingAppender(t)
 	e := vaulttest.NewEnvOn(t, s)
-	tap := tokenvault.TapEvents(e.V)
-	_, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*"}, true)
+	tap := vaulttest.TapEvents(e.V)
+	_, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*"}, true)
 	mustDo(t, "PutTestWebhook", err)
 	reader, tok := e.SecretToken(t)
 	before := s.Appends.Load()
@@ -121,7 +121,7 @@ func TestTokenReadEventCommits(t *testing.T) {
 	if n := s.Appends.Load() - before; n != 1 {
 		t.Fatalf("a read no webhook hears of appended %d times, want 1", n)
 	}
-	_, _, err = tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
+	_, _, err = vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
 	before, events := s.Appends.Load(), len(tap.Events())
 	got := expect[*tokenvault.Token](t, "GetToken")(e.V.GetToken(ctx, reader.Key, tok.ID))
@@ -141,7 +141,7 @@ func TestTokenReadEventCommits(t *testing.T) {
 // of its traceparent, as trace_id; a request with neither carries none.
 func TestEventsOverHTTP(t *testing.T) {
 	e, _, tap := newEventEnv(t)
-	_, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
+	_, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*", tokenvault.EventTokenRead}, true)
 	mustDo(t, "PutTestWebhook", err)
 	srv := httptest.NewServer(httpapi.New(e.V, httpapi.Options{}))
 	defer srv.Close()

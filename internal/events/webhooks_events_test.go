@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func (m *mailbox) last() tokenvault.InvitationMail {
 // webhook subscribed to every event type by name.
 type eventRun struct {
 	e    *vaulttest.Env
-	tap  *tokenvault.EventTap
+	tap  *vaulttest.EventTap
 	hook string
 	// secrets are values no event may carry.
 	secrets []string
@@ -67,7 +67,7 @@ func catalogueNames() []string {
 
 // newEventEnv is a Vault on bolt (so reads may be appended, appends.go),
 // with a mailbox, a one-minute cvc retention and an event tap.
-func newEventEnv(t *testing.T) (*vaulttest.Env, *mailbox, *tokenvault.EventTap) {
+func newEventEnv(t *testing.T) (*vaulttest.Env, *mailbox, *vaulttest.EventTap) {
 	t.Helper()
 	s, err := bolt.Open(filepath.Join(t.TempDir(), "vault.db"), &bolt.Options{NoSync: true})
 	if err != nil {
@@ -79,7 +79,7 @@ func newEventEnv(t *testing.T) (*vaulttest.Env, *mailbox, *tokenvault.EventTap) 
 		o.Retention.CVC = time.Minute
 		o.Outbound.WebhookBackoff = time.Millisecond
 	})
-	return e, mail, tokenvault.TapEvents(e.V)
+	return e, mail, vaulttest.TapEvents(e.V)
 }
 
 func expect[T any](t *testing.T, what string) func(T, error) T {
@@ -105,7 +105,7 @@ func mustDo(t *testing.T, what string, err error) {
 func fullRun(t *testing.T) *eventRun {
 	t.Helper()
 	return fullRunTo(t, func(e *vaulttest.Env) (string, string) {
-		hook, whsec, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, catalogueNames(), true)
+		hook, whsec, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, catalogueNames(), true)
 		mustDo(t, "PutTestWebhook", err)
 		return hook, whsec
 	})
@@ -286,7 +286,7 @@ type eventData struct {
 	actor  tokenvault.WebhookActor
 }
 
-func dataOf(t *testing.T, ev tokenvault.TappedEvent) eventData {
+func dataOf(t *testing.T, ev vaulttest.TappedEvent) eventData {
 	t.Helper()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(ev.Info.Data, &m); err != nil || len(m) != 2 {
@@ -544,7 +544,7 @@ func (r *eventRun) sequences(t *testing.T, object string) objectEvents {
 // conversion, an acceptance and a session's sweeping removed theirs.
 func TestEventSequenceCountersEndWithTheirObjects(t *testing.T) {
 	r := fullRun(t)
-	got, err := tokenvault.EventSequenceObjects(ctx, r.e.V, r.e.Boot.Tenant.ID)
+	got, err := vaulttest.EventSequenceObjects(ctx, r.e.V, r.e.Boot.Tenant.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

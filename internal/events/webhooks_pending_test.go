@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func TestWebhookPendingCaps(t *testing.T) {
 
 	// Another tenant has caps of its own.
 	other := e.Tenant(t, "Other")
-	hook, err := tokenvault.PutDeliveryWebhook(e.V, other.Tenant.ID, tokenvault.HookForTest{Name: "hook", URL: failing.URL,
+	hook, err := vaulttest.PutDeliveryWebhook(e.V, other.Tenant.ID, vaulttest.DeliveryHook{Name: "hook", URL: failing.URL,
 		Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}})
 	if err != nil {
 		t.Fatal(err)

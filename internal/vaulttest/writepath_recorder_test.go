@@ -1,4 +1,4 @@
-package tokenvault_test
+package vaulttest_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"path/filepath"
@@ -31,7 +31,7 @@ func BenchmarkWebhookEvents(b *testing.B) {
 		}
 		e := vaulttest.NewEnvOn(b, s)
 		if events != nil {
-			if _, _, err := tokenvault.PutTestWebhook(ctx, e.V, e.Boot.Tenant.ID, events, true); err != nil {
+			if _, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, events, true); err != nil {
 				b.Fatal(err)
 			}
 		}

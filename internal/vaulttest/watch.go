@@ -1,4 +1,4 @@
-package tokenvault_test
+package vaulttest
 
 import (
 	"context"
@@ -8,30 +8,36 @@ import (
 )
 
 // watchedCall marks the context of a call whose write transactions a
-// watchStore records.
+// WatchStore records (Watched).
 type watchedCall struct{}
 
-// watchStore wraps a store and records what the write transactions of
-// watched calls (a context carrying watchedCall) read: the key of every
+// Watched returns ctx marked so that a WatchStore records the write
+// transactions of the call made with it.
+func Watched(ctx context.Context) context.Context {
+	return context.WithValue(ctx, watchedCall{}, true)
+}
+
+// WatchStore wraps a store and records what the write transactions of
+// watched calls (a context made by Watched) read: the key of every
 // Get, and the prefix of every Scan and ScanReverse (a scan of an empty
 // family reads no entry, yet on PostgreSQL it still locks the family).
 // It passes the store's generation counter through (store.Generation);
-// wrap keeps its SingleProcess marker.
-type watchStore struct {
+// Wrap keeps its SingleProcess marker.
+type WatchStore struct {
 	store.Store
 	mu      sync.Mutex
 	updates int
 	reads   []string
 }
 
-// watchSingle is a watchStore of a store held by one process.
-type watchSingle struct{ *watchStore }
+// watchSingle is a WatchStore of a store held by one process.
+type watchSingle struct{ *WatchStore }
 
 func (watchSingle) SingleProcess() {}
 
-// wrap returns w around s, as s would be seen: held by one process or
+// Wrap returns w around s, as s would be seen: held by one process or
 // not.
-func (w *watchStore) wrap(s store.Store) store.Store {
+func (w *WatchStore) Wrap(s store.Store) store.Store {
 	w.Store = s
 	if _, ok := s.(store.SingleProcess); ok {
 		return watchSingle{w}
@@ -39,7 +45,7 @@ func (w *watchStore) wrap(s store.Store) store.Store {
 	return w
 }
 
-func (w *watchStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+func (w *WatchStore) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if ctx.Value(watchedCall{}) == nil {
 		return w.Store.Update(ctx, fn)
 	}
@@ -55,9 +61,9 @@ func (w *watchStore) Update(ctx context.Context, fn func(store.Tx) error) error 
 	})
 }
 
-// take returns the write transactions run and their reads since the last
+// Take returns the write transactions run and their reads since the last
 // call, and forgets them.
-func (w *watchStore) take() (updates int, reads []string) {
+func (w *WatchStore) Take() (updates int, reads []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	updates, reads = w.updates, w.reads
@@ -65,7 +71,7 @@ func (w *watchStore) take() (updates int, reads []string) {
 	return updates, reads
 }
 
-func (w *watchStore) note(what string) {
+func (w *WatchStore) note(what string) {
 	w.mu.Lock()
 	w.reads = append(w.reads, what)
 	w.mu.Unlock()
@@ -73,7 +79,7 @@ func (w *watchStore) note(what string) {
 
 type watchTx struct {
 	store.Tx
-	w *watchStore
+	w *WatchStore
 }
 
 func (t *watchTx) Get(key []byte) ([]byte, error) {

@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"net/http"
@@ -40,7 +40,7 @@ func benchTokenizeWebhook(b *testing.B, sk vaulttest.StoreKind, subscribed bool)
 	defer rcv.Close()
 	e := vaulttest.NewEnvOn(b, sk.Open(b), func(o *tokenvault.Options) { o.Now = time.Now })
 	if subscribed {
-		if _, err := tokenvault.PutDeliveryWebhook(e.V, e.Boot.Tenant.ID, tokenvault.HookForTest{Name: "bench", URL: rcv.URL,
+		if _, err := vaulttest.PutDeliveryWebhook(e.V, e.Boot.Tenant.ID, vaulttest.DeliveryHook{Name: "bench", URL: rcv.URL,
 			Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 			b.Fatal(err)
 		}

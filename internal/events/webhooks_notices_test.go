@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestWebhookNoticesCannotBeForced(t *testing.T) {
 			t.Fatalf("round %d: TestWebhook: %v", round, err)
 		}
 		vaulttest.WaitUntil(t, "the webhook to be disabled", func() bool {
-			status, reason, _, err := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id)
+			status, reason, _, err := vaulttest.WebhookState(e.V, e.Boot.Tenant.ID, id)
 			return err == nil && status == tokenvault.WebhookDisabled && reason == "gone"
 		})
 	}

@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func TestWebhookSlowTenantDelaysNobodyElse(t *testing.T) {
 
 	b := e.Tenant(t, "B")
 	fast := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
-	idB, err := tokenvault.PutDeliveryWebhook(e.V, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: fast.URL, Secret: hookSecret,
+	idB, err := vaulttest.PutDeliveryWebhook(e.V, b.Tenant.ID, vaulttest.DeliveryHook{Name: "b", URL: fast.URL, Secret: hookSecret,
 		Events: []string{tokenvault.EventTokenCreated}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,16 +227,16 @@ func TestWebhookDeletedIsPruned(t *testing.T) {
 		createToken(t, e, key)
 	}
 	vaulttest.WaitUntil(t, "three attempts", func() bool { return len(rcv.Got()) == 3 })
-	if q, r, _ := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID); q != 3 || r != 3 {
+	if q, r, _ := vaulttest.WebhookStoreCounts(e.V, e.Boot.Tenant.ID); q != 3 || r != 3 {
 		t.Fatalf("%d queued, %d records", q, r)
 	}
-	if err := tokenvault.DeleteTestWebhook(e.V, e.Boot.Tenant.ID, id); err != nil {
+	if err := vaulttest.DeleteWebhook(e.V, e.Boot.Tenant.ID, id); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing is due for an hour: the dispatcher meets the webhook's
 	// entries in its scan all the same.
 	vaulttest.WaitUntil(t, "the deliveries to be pruned", func() bool {
-		q, r, err := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
+		q, r, err := vaulttest.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
 		return err == nil && q == 0 && r == 0
 	})
 }
@@ -247,7 +247,7 @@ func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
 	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Webhooks.Schedule = []time.Duration{time.Hour} })
 	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
 	b := e.Tenant(t, "B")
-	if _, err := tokenvault.PutDeliveryWebhook(e.V, b.Tenant.ID, tokenvault.HookForTest{Name: "b", URL: rcv.URL, Secret: hookSecret,
+	if _, err := vaulttest.PutDeliveryWebhook(e.V, b.Tenant.ID, vaulttest.DeliveryHook{Name: "b", URL: rcv.URL, Secret: hookSecret,
 		Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestWebhookDeletedTenantQueueDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	vaulttest.WaitUntil(t, "the queue to be empty", func() bool {
-		q, _, err := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
+		q, _, err := vaulttest.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
 		return err == nil && q == 0
 	})
 }
@@ -294,7 +294,7 @@ func TestWebhookCloseEndsAttempts(t *testing.T) {
 	}
 	// The abandoned attempts' deliveries stay queued, for the next Open
 	// (after their claims expire).
-	q, r, err := tokenvault.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
+	q, r, err := vaulttest.WebhookStoreCounts(e.V, e.Boot.Tenant.ID)
 	if err != nil || q != 3 || r != 3 {
 		t.Errorf("after Close: %d queued, %d records, %v", q, r, err)
 	}

@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -24,14 +24,14 @@ const (
 
 // subscribe stores a webhook of e's bootstrap tenant for token.created at
 // url.
-func subscribe(t *testing.T, e *vaulttest.Env, url string, adjust ...func(*tokenvault.HookForTest)) string {
+func subscribe(t *testing.T, e *vaulttest.Env, url string, adjust ...func(*vaulttest.DeliveryHook)) string {
 	t.Helper()
-	h := tokenvault.HookForTest{Name: "hook", URL: url, Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated},
+	h := vaulttest.DeliveryHook{Name: "hook", URL: url, Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated},
 		NotifyEmail: "ops@example.com"}
 	for _, a := range adjust {
 		a(&h)
 	}
-	id, err := tokenvault.PutDeliveryWebhook(e.V, e.Boot.Tenant.ID, h)
+	id, err := vaulttest.PutDeliveryWebhook(e.V, e.Boot.Tenant.ID, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestWebhookDeliveryRetriesUntilAcknowledged(t *testing.T) {
 	if d.Attempts != 6 || d.ResponseStatus != 204 || d.Error != "" || d.NextAttemptAt != nil || d.EventID != hits[0].Header.Get(webhooks.HeaderID) {
 		t.Errorf("delivery %+v", d)
 	}
-	if status, _, failing, _ := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id); status != tokenvault.WebhookEnabled || !failing.IsZero() {
+	if status, _, failing, _ := vaulttest.WebhookState(e.V, e.Boot.Tenant.ID, id); status != tokenvault.WebhookEnabled || !failing.IsZero() {
 		t.Errorf("webhook %s, failing since %v: a success clears it", status, failing)
 	}
 }
@@ -139,7 +139,7 @@ func TestWebhook410DisablesAndMails(t *testing.T) {
 	e := vaulttest.DeliveryEnv(t, func(o *tokenvault.Options) { o.Mailer = mailer })
 	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
 	// The owner's address: a member's, so the notice names the webhook.
-	id := subscribe(t, e, rcv.URL, func(h *tokenvault.HookForTest) { h.NotifyEmail = "owner@example.com" })
+	id := subscribe(t, e, rcv.URL, func(h *vaulttest.DeliveryHook) { h.NotifyEmail = "owner@example.com" })
 	key := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key
 	createToken(t, e, key)
 	vaulttest.WaitUntil(t, "the mail", func() bool { return len(mailer.WebhooksDisabled()) == 1 })
@@ -147,7 +147,7 @@ func TestWebhook410DisablesAndMails(t *testing.T) {
 	if m.To != "owner@example.com" || m.WebhookID != id || m.Reason != "gone" || m.Name != "hook" || !m.Verified || m.TenantID != e.Boot.Tenant.ID {
 		t.Errorf("mail %+v", m)
 	}
-	status, reason, _, err := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id)
+	status, reason, _, err := vaulttest.WebhookState(e.V, e.Boot.Tenant.ID, id)
 	if err != nil || status != tokenvault.WebhookDisabled || reason != "gone" {
 		t.Errorf("webhook %s (%s), %v", status, reason, err)
 	}
@@ -182,7 +182,7 @@ func TestWebhookDisabledAfterFailingTooLong(t *testing.T) {
 	if m := mailer.WebhooksDisabled()[0]; m.Reason != "failing" || m.WebhookID != id {
 		t.Errorf("mail %+v", m)
 	}
-	if status, reason, _, _ := tokenvault.WebhookStateForTest(e.V, e.Boot.Tenant.ID, id); status != tokenvault.WebhookDisabled || reason != "failing" {
+	if status, reason, _, _ := vaulttest.WebhookState(e.V, e.Boot.Tenant.ID, id); status != tokenvault.WebhookDisabled || reason != "failing" {
 		t.Errorf("webhook %s (%s)", status, reason)
 	}
 	vaulttest.WaitUntil(t, "the delivery to be failed", func() bool {
@@ -246,7 +246,7 @@ func TestWebhookRedirectIsAFailure(t *testing.T) {
 func TestWebhookRotationOverlapSignsTwice(t *testing.T) {
 	e := vaulttest.DeliveryEnv(t)
 	rcv := vaulttest.NewHookReceiver(t, func(n int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
-	id := subscribe(t, e, rcv.URL, func(h *tokenvault.HookForTest) {
+	id := subscribe(t, e, rcv.URL, func(h *vaulttest.DeliveryHook) {
 		h.PreviousSecret, h.PreviousUntil = oldSecret, time.Now().Add(time.Hour)
 	})
 	createToken(t, e, e.App(t, tokenvault.Private, tokenvault.PermTokenCreate).Key)
@@ -261,7 +261,7 @@ func TestWebhookRotationOverlapSignsTwice(t *testing.T) {
 		}
 	}
 	// After the overlap, only the new secret signs.
-	id2 := subscribe(t, e, rcv.URL, func(h *tokenvault.HookForTest) {
+	id2 := subscribe(t, e, rcv.URL, func(h *vaulttest.DeliveryHook) {
 		h.PreviousSecret, h.PreviousUntil = oldSecret, time.Now().Add(-time.Second)
 	})
 	_ = id

@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func TestWebhookCrashChild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tokenvault.PutDeliveryWebhook(v, boot.Tenant.ID, tokenvault.HookForTest{Name: "crash", URL: os.Getenv(crashURLEnv),
+		if _, err := vaulttest.PutDeliveryWebhook(v, boot.Tenant.ID, vaulttest.DeliveryHook{Name: "crash", URL: os.Getenv(crashURLEnv),
 			Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package tokenvault_test
+package vaulttest_test
 
 import (
 	"context"
@@ -339,8 +339,8 @@ func checkTwoInstances(t *testing.T, what string, p *writePathPair, ca, cb []com
 	checkCrossReads(t, what, "B", "A", cb, wa, tid)
 	// Within one instance, a key several commits write is fine only
 	// when the instance owns it (its id names it).
-	checkCommitKeys(t, what, "A", ca, p.a.InstanceForTest(), p.b.InstanceForTest(), tid, bound)
-	checkCommitKeys(t, what, "B", cb, p.b.InstanceForTest(), p.a.InstanceForTest(), tid, bound)
+	checkCommitKeys(t, what, "A", ca, vaulttest.Instance(p.a), vaulttest.Instance(p.b), tid, bound)
+	checkCommitKeys(t, what, "B", cb, vaulttest.Instance(p.b), vaulttest.Instance(p.a), tid, bound)
 }
 
 // checkCrossReads fails t for each key that a commit of reader read and

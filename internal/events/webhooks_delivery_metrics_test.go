@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package tokenvault_test
+package events_test
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func TestWebhookDeliveryTwoInstancesOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tokenvault.PutDeliveryWebhook(vaults[0], boot.Tenant.ID, tokenvault.HookForTest{Name: "h", URL: rcv.URL,
+	if _, err := vaulttest.PutDeliveryWebhook(vaults[0], boot.Tenant.ID, vaulttest.DeliveryHook{Name: "h", URL: rcv.URL,
 		Secret: hookSecret, Events: []string{tokenvault.EventTokenCreated}}); err != nil {
 		t.Fatal(err)
 	}
