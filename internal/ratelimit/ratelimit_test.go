@@ -1,4 +1,4 @@
-package tokenvault_test
+package ratelimit_test
 
 import (
 	"context"
@@ -181,7 +181,7 @@ func TestLimitersForgetIdleBuckets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sizes := tokenvault.LimiterSizes(e.V)
+	sizes := vaulttest.LimiterSizes(e.V)
 	for _, name := range []string{"key", "tenant", "auth_failures", "sessions"} {
 		if sizes[name] < 50 {
 			t.Fatalf("%s buckets = %d before going idle, want at least 50", name, sizes[name])
@@ -197,7 +197,7 @@ func TestLimitersForgetIdleBuckets(t *testing.T) {
 	if _, err := e.V.CreateSession(ctx, pub.Key); err != nil {
 		t.Fatal(err)
 	}
-	sizes = tokenvault.LimiterSizes(e.V)
+	sizes = vaulttest.LimiterSizes(e.V)
 	for _, name := range []string{"key", "tenant", "auth_failures", "sessions"} {
 		if sizes[name] > 2 {
 			t.Errorf("%s buckets = %d after a minute idle, want at most 2", name, sizes[name])

@@ -1,4 +1,4 @@
-package tokenvault_test
+package vaulttest_test
 
 import (
 	"context"
@@ -320,7 +320,7 @@ func TestCountsExactWithTwoVaults(t *testing.T) {
 		checkCounts(t, "before folding, read by B", p.b, p, app.Key, want)
 		before := deltaRows(t, p.sa)
 		for _, v := range []*tokenvault.Vault{p.a, p.b} {
-			if _, err := tokenvault.FoldCounts(ctx, v); err != nil {
+			if _, err := vaulttest.FoldCounts(ctx, v); err != nil {
 				t.Fatalf("FoldCounts: %v", err)
 			}
 		}

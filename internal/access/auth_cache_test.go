@@ -1,4 +1,4 @@
-package tokenvault_test
+package access_test
 
 import (
 	"context"
@@ -98,7 +98,7 @@ func TestHotKeysStayCachedBeyondTheBound(t *testing.T) {
 	const bound, hot, cold = 20, 3, 2 * 20
 	cs := &countingStore{Store: memory.New()}
 	e := vaulttest.NewEnvOn(t, cs)
-	tokenvault.ResizeAuthCache(e.V, bound)
+	vaulttest.ResizeAuthCache(e.V, bound)
 	var hotKeys, coldKeys []tokenvault.Credential
 	for range hot {
 		hotKeys = append(hotKeys, e.App(t, tokenvault.Private, "token:create").Key)
@@ -127,7 +127,7 @@ func TestHotKeysStayCachedBeyondTheBound(t *testing.T) {
 	if hotReads != 0 {
 		t.Errorf("%d key lookups for %d hot keys used between %d others, want 0", hotReads, hot, cold)
 	}
-	if n := tokenvault.AuthCacheLen(e.V); n > bound {
+	if n := vaulttest.AuthCacheLen(e.V); n > bound {
 		t.Errorf("the cache holds %d entries, over its bound %d", n, bound)
 	}
 }

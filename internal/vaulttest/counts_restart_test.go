@@ -1,4 +1,4 @@
-package tokenvault_test
+package vaulttest_test
 
 import (
 	"errors"
@@ -101,7 +101,7 @@ func TestCountsFoldRowsOfAGoneInstance(t *testing.T) {
 			}
 		}
 		check("A gone")
-		if _, err := tokenvault.FoldCounts(ctx, b); err != nil {
+		if _, err := vaulttest.FoldCounts(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if n := deltaRows(t, sb); n == 0 {
@@ -109,7 +109,7 @@ func TestCountsFoldRowsOfAGoneInstance(t *testing.T) {
 		}
 		check("after a fold before A's rows are stale")
 		clock.Advance(11 * time.Minute)
-		if _, err := tokenvault.FoldCounts(ctx, b); err != nil {
+		if _, err := vaulttest.FoldCounts(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if n := deltaRows(t, sb); n != 0 {

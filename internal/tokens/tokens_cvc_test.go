@@ -1,4 +1,4 @@
-package tokenvault_test
+package tokens_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // scheduled.
 func storedCVC(t *testing.T, e *vaulttest.Env, id string) (cvc, scheduled bool) {
 	t.Helper()
-	data, idx, err := tokenvault.StoredToken(ctx, e.V, e.Boot.Tenant.ID, id)
+	data, idx, err := vaulttest.StoredToken(ctx, e.V, e.Boot.Tenant.ID, id)
 	if err != nil {
 		t.Fatalf("StoredToken: %v", err)
 	}
@@ -379,7 +379,7 @@ func TestCVCRetentionOfCardsStoredBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []struct{ tid, id string }{{e.Boot.Tenant.ID, early.ID}, {e.Boot.Tenant.ID, late.ID}, {other.Tenant.ID, otherCard.ID}} {
-			if err := tokenvault.ForgetCVCTime(ctx, e.V, c.tid, c.id); err != nil {
+			if err := vaulttest.ForgetCVCTime(ctx, e.V, c.tid, c.id); err != nil {
 				t.Fatal(err)
 			}
 		}

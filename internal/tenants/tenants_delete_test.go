@@ -1,4 +1,4 @@
-package tokenvault_test
+package tenants_test
 
 import (
 	"fmt"
@@ -152,7 +152,7 @@ func TestDeleteTenant(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Keep's lines linked (the linker's work, not the deletion's).
-			if err := tokenvault.LinkNow(ctx, e.V); err != nil {
+			if err := vaulttest.LinkNow(ctx, e.V); err != nil {
 				t.Fatal(err)
 			}
 			before := vaulttest.Dump(t, e.Store)
@@ -235,7 +235,7 @@ func TestDeleteTenantResumesAfterACrash(t *testing.T) {
 			d.warm(t, v)
 			// The lines linked first, so that the writes counted are the
 			// deletion's.
-			if err := tokenvault.LinkNow(ctx, v); err != nil {
+			if err := vaulttest.LinkNow(ctx, v); err != nil {
 				t.Fatal(err)
 			}
 			fs.FailAfter(n)

@@ -1,4 +1,4 @@
-package tokenvault_test
+package listing_test
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func newListFixture(t *testing.T) *listFixture {
 	// The kept counts' delta rows folded, as the count folder does
 	// beside the writes: a page reads each count's base row and the
 	// rows written since its last fold (bounded apart: BenchmarkCountBacklog).
-	if _, err := tokenvault.FoldCounts(ctx, f.e.V); err != nil {
+	if _, err := vaulttest.FoldCounts(ctx, f.e.V); err != nil {
 		t.Fatal(err)
 	}
 	return f
