@@ -6,16 +6,55 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
+	"time"
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/events"
 )
 
-// TappedEvent is an event a committed transaction queued, as the event
-// tests see it: its envelope, its exact JSON and the ids of the webhooks
-// it was queued for.
+// The fixtures this package's own tests write straight into a Vault's
+// store. Tests in other packages have the same helpers in
+// internal/vaulttest, through internal/testseam.
+
+func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) error {
+	for n > 0 {
+		m := min(n, perTxn)
+		err := v.update(ctx, func(t *txn) error {
+			for range m {
+				if err := t.Log(actor{ID: tid, Type: "user"}, tid, EntityTenant, tid, OpRead, "Tenant read"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		n -= m
+	}
+	return v.linkNow(ctx)
+}
+
+type HookForTest struct {
+	Name, URL, NotifyEmail, Secret string
+	Events                         []string
+	PreviousSecret                 string
+	PreviousUntil                  time.Time
+}
+
+func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
+	id := v.ids.Next(v.now())
+	err := v.update(context.Background(), func(t *txn) error {
+		rec := &events.Webhook{ID: id, TenantID: tid, Name: h.Name, URL: h.URL, Events: h.Events, Status: WebhookEnabled,
+			NotifyEmail: h.NotifyEmail, Secret: h.Secret, CreatedBy: "test", CreatedAt: t.Now, ModifiedBy: "test",
+			ModifiedAt: t.Now, PreviousSecret: h.PreviousSecret, PreviousUntil: h.PreviousUntil}
+		events.Forget(t.Tx, tid)
+		return t.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, id), rec)
+	})
+	return id, err
+}
+
 type TappedEvent struct {
 	TenantID string
 	Info     WebhookEventInfo
@@ -23,15 +62,11 @@ type TappedEvent struct {
 	Targets  []string
 }
 
-// EventTap collects the events of a Vault (TapEvents).
 type EventTap struct {
 	mu     sync.Mutex
 	events []TappedEvent
 }
 
-// TapEvents makes v tell the returned tap of every event a committed
-// transaction queued. Call it before any webhook exists (emit reads the
-// tap only for an event some webhook subscribes to).
 func TapEvents(v *Vault) *EventTap {
 	tap := &EventTap{}
 	v.events.Tap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
@@ -49,16 +84,12 @@ func TapEvents(v *Vault) *EventTap {
 	return tap
 }
 
-// Events returns the events tapped so far, in commit order.
 func (e *EventTap) Events() []TappedEvent {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.events)
 }
 
-// PutTestWebhook stores a webhook of tenant tid subscribed to types,
-// enabled or not, directly (as CreateWebhook would), and returns its id
-// and signing secret.
 func PutTestWebhook(ctx context.Context, v *Vault, tid string, types []string, enabled bool) (id, secret string, err error) {
 	var raw [24]byte
 	rand.Read(raw[:])
@@ -74,19 +105,4 @@ func PutTestWebhook(ctx context.Context, v *Vault, tid string, types []string, e
 		return t.PutRecord(barrier.Tenant(tid).Record(EntityWebhook, rec.ID), rec)
 	})
 	return id, secret, err
-}
-
-// EventSequenceObjects lists the objects ("<entity type>/<id>") of tenant
-// tid that have an event sequence counter.
-func EventSequenceObjects(ctx context.Context, v *Vault, tid string) ([]string, error) {
-	var out []string
-	err := v.view(ctx, func(t *txn) error {
-		return t.ScanKeys(barrier.Tenant(tid).Records("count"), func(_ barrier.Key, rest string) error {
-			if obj, ok := strings.CutPrefix(rest, "ev/"); ok {
-				out = append(out, obj)
-			}
-			return nil
-		})
-	})
-	return out, err
 }
