@@ -1,12 +1,14 @@
-package tokenvault
+package auditlog_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
@@ -64,14 +66,14 @@ func (t recordingTx) Delete(key []byte) error {
 func TestLinkerWritesNoLine(t *testing.T) {
 	ctx := context.Background()
 	s := &writeRecorder{Store: memory.New()}
-	v := openChecked(t, s, nil, AuditChainOptions{}, nil)
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Acme"})
+	v := openPlain(t, s)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
 	for i := range 5 {
-		if _, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{Name: "app" + string(rune('a'+i)), Type: Private, Permissions: []string{PermTokenRead}}); err != nil {
+		if _, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "app" + string(rune('a'+i)), Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenRead}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,4 +126,17 @@ func TestLinkerWritesNoLine(t *testing.T) {
 	if linking == 0 || linked != r.Lines {
 		t.Fatalf("%d linking transactions wrote %d link records; want some, and one for each of the %d lines", linking, linked, r.Lines)
 	}
+}
+
+// openPlain opens a Vault on s with the real clock, no sweeper and no
+// tenant: what a test counts of the store is its own tenant's.
+func openPlain(t *testing.T, s store.Store) *tokenvault.Vault {
+	t.Helper()
+	v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: s, Keys: tokenvault.KeyOptions{MasterKey: bytes.Repeat([]byte{7}, 32)},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1}, AuditExport: tokenvault.AuditExportOptions{Backoff: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
 }

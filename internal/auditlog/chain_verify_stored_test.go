@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog_test
 
 import (
 	"context"
@@ -6,10 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/testseam"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -17,21 +20,21 @@ import (
 // that is not its line's is a broken link at the head's sequence number.
 func TestVerifyHeadHash(t *testing.T) {
 	ctx := context.Background()
-	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: make([]byte, 32)}, Retention: RetentionOptions{SweepInterval: -1}})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: make([]byte, 32)}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Head"})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Head"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
-	if err := v.linkNow(ctx); err != nil {
+	if err := vaulttest.LinkNow(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	var seq uint64
-	err = v.update(ctx, func(tx *txn) error {
+	err = testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		var h auditlog.Head
 		if _, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
@@ -64,23 +67,23 @@ func TestVerifyHeadHash(t *testing.T) {
 // line they follow in the log; the chain itself still verifies.
 func TestVerifyInsertedWithKeys(t *testing.T) {
 	ctx := context.Background()
-	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: make([]byte, 32)}, Retention: RetentionOptions{SweepInterval: -1}})
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: make([]byte, 32)}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Insert"})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Insert"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
-	if err := v.LogLinesForTest(ctx, tid, 10, 1); err != nil {
+	if err := vaulttest.LogLines(ctx, v, tid, 10, 1); err != nil {
 		t.Fatal(err)
 	}
 	// Line 5, and the key suffixes of two copies right after it.
 	var at uint64 = 5
 	var ids []string
-	err = v.update(ctx, func(tx *txn) error {
+	err = testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		var suffix string
 		if err := tx.Scan(barrier.Tenant(tid).ChainSeqs(), barrier.SeqKey(at), 1, func(_ barrier.Key, rest string) error {
 			_, suffix, _ = strings.Cut(rest, "/")

@@ -1,14 +1,18 @@
-package tokenvault
+package auditlog_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/testseam"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -19,18 +23,18 @@ import (
 // is still found Missing, at its seq, with its id.
 func TestLinesLinkedInTheirRecord(t *testing.T) {
 	ctx := context.Background()
-	v := openChecked(t, memory.New(), nil, AuditChainOptions{}, nil)
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old"})
+	v := openPlain(t, memory.New())
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Old"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
 	for i := range 6 {
-		if _, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{Name: "app" + string(rune('a'+i)), Type: Private, Permissions: []string{PermTokenRead}}); err != nil {
+		if _, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "app" + string(rune('a'+i)), Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenRead}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := v.linkNow(ctx); err != nil {
+	if err := vaulttest.LinkNow(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	// Every other line as an older version linked it.
@@ -39,7 +43,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 		suffix string
 	}
 	var lines []line
-	err = v.update(ctx, func(tx *txn) error {
+	err = testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		if err := tx.ScanKeys(barrier.Tenant(tid).ChainSeqs(), func(_ barrier.Key, rest string) error {
 			e, ok := auditlog.ParseSeqEntry(rest)
 			if !ok {
@@ -58,7 +62,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 			if _, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
 				return err
 			}
-			if err := auditlog.WithLink(tx.Tx, tid, l.suffix, &rec); err != nil || rec.Link == nil {
+			if err := auditlog.WithLink(tx, tid, l.suffix, &rec); err != nil || rec.Link == nil {
 				t.Fatalf("line %d: link %v, %v", l.seq, rec.Link, err)
 			}
 			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(l.suffix), &rec); err != nil {
@@ -88,10 +92,10 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 			t.Errorf("problem in a mixed chain: %v", p)
 		}
 	}
-	err = v.view(ctx, func(tx *txn) error {
+	err = testseam.Of(v).Work.View(ctx, func(tx *unit.Tx) error {
 		for _, l := range lines {
 			nanos, id, _ := strings.Cut(l.suffix, "/")
-			ev, state, err := auditlog.ExportEvent(tx.Tx, nanos+"/"+tid+"/"+id, errTenantGone)
+			ev, state, err := auditlog.ExportEvent(tx, nanos+"/"+tid+"/"+id, errTenantGone)
 			if err != nil {
 				return err
 			}
@@ -105,7 +109,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := lines[2]
-	if err := v.update(ctx, func(tx *txn) error {
+	if err := testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		return tx.Delete(barrier.Tenant(tid).ChainSeq(old.seq, old.suffix))
 	}); err != nil {
 		t.Fatal(err)
@@ -123,3 +127,7 @@ func TestLinesLinkedInTheirRecord(t *testing.T) {
 		t.Errorf("the index entry of old line %d removed: %v", old.seq, got)
 	}
 }
+
+// errTenantGone is what ExportEvent answers for a line of a deleted
+// tenant; the test's tenant is never deleted.
+var errTenantGone = errors.New("tenant gone")
