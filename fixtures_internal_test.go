@@ -17,25 +17,7 @@ import (
 // store. Tests in other packages have the same helpers in
 // internal/vaulttest, through internal/testseam.
 
-func (v *Vault) LogLinesForTest(ctx context.Context, tid string, n, perTxn int) error {
-	for n > 0 {
-		m := min(n, perTxn)
-		err := v.update(ctx, func(t *txn) error {
-			for range m {
-				if err := t.Log(actor{ID: tid, Type: "user"}, tid, EntityTenant, tid, OpRead, "Tenant read"); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		n -= m
-	}
-	return v.linkNow(ctx)
-}
-
+// HookForTest is a webhook to store with PutDeliveryWebhook.
 type HookForTest struct {
 	Name, URL, NotifyEmail, Secret string
 	Events                         []string
@@ -43,6 +25,8 @@ type HookForTest struct {
 	PreviousUntil                  time.Time
 }
 
+// PutDeliveryWebhook stores h as an enabled webhook of tenant tid and returns
+// its id.
 func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 	id := v.ids.Next(v.now())
 	err := v.update(context.Background(), func(t *txn) error {
@@ -55,6 +39,9 @@ func PutDeliveryWebhook(v *Vault, tid string, h HookForTest) (string, error) {
 	return id, err
 }
 
+// TappedEvent is an event a committed transaction queued, as the event
+// tests see it: its envelope, its exact JSON and the ids of the webhooks
+// it was queued for.
 type TappedEvent struct {
 	TenantID string
 	Info     WebhookEventInfo
@@ -62,11 +49,15 @@ type TappedEvent struct {
 	Targets  []string
 }
 
+// EventTap collects the events of a Vault (TapEvents).
 type EventTap struct {
 	mu     sync.Mutex
 	events []TappedEvent
 }
 
+// TapEvents makes v tell the returned tap of every event a committed
+// transaction queued. Call it before any webhook exists (emit reads the
+// tap only for an event some webhook subscribes to).
 func TapEvents(v *Vault) *EventTap {
 	tap := &EventTap{}
 	v.events.Tap = func(tid string, ev events.Outgoing, targets []*events.Webhook) {
@@ -84,12 +75,16 @@ func TapEvents(v *Vault) *EventTap {
 	return tap
 }
 
+// Events returns the events tapped so far, in commit order.
 func (e *EventTap) Events() []TappedEvent {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.events)
 }
 
+// PutTestWebhook stores a webhook of tenant tid subscribed to types,
+// enabled or not, directly (as CreateWebhook would), and returns its id
+// and signing secret.
 func PutTestWebhook(ctx context.Context, v *Vault, tid string, types []string, enabled bool) (id, secret string, err error) {
 	var raw [24]byte
 	rand.Read(raw[:])
