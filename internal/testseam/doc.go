@@ -15,7 +15,8 @@
 // # What it does not do
 //
 // It grows no public API: being internal, only this module's packages can
-// import it, and nothing outside tests does. It holds no logic of its own;
+// import it; the root imports it to say how to find a Vault's parts, and
+// only tests' helpers (internal/vaulttest) read them. It holds no logic of its own;
 // each field is a method value of the Vault's own parts, so a test through
 // the seam runs exactly the code a call would.
 package testseam
