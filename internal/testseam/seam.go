@@ -1,0 +1,60 @@
+package testseam
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tokenvault/tokenvault/internal/auditlog"
+	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/unit"
+)
+
+// Internals are a Vault's parts the tests reach through the seam.
+type Internals struct {
+	// Work runs units of work on the Vault's barrier, as its methods do.
+	Work *unit.Work
+	// Instance is the Vault's instance id: the rows only it writes carry it.
+	Instance string
+	// Now is the Vault's clock; NextID makes a fresh id as of a time.
+	Now    func() time.Time
+	NextID func(time.Time) string
+	// Linker chains the queued audit lines; LinkLease is its lease.
+	Linker    *auditlog.Linker
+	LinkLease func() *lease.Lease
+	// Indexer indexes the reads' pending log entries.
+	Indexer *auditlog.Indexer
+	// FoldAppends folds the store's appends into it; FoldCounts does the
+	// count folder's work at once and says how many rows it folded.
+	FoldAppends func(context.Context) error
+	FoldCounts  func(context.Context) (int, error)
+	// Events is the webhooks' service (its Tap sees every queued event).
+	Events *events.Service
+	// LimiterSizes counts the buckets of each rate limit.
+	LimiterSizes func() map[string]int
+	// ResizeAuthCache bounds the authentication cache; AuthCacheLen
+	// counts its entries.
+	ResizeAuthCache func(n int)
+	AuthCacheLen    func() int
+}
+
+// internals is set by the root package's init: it returns a Vault's
+// internals, or false for a value that is not a *tokenvault.Vault.
+var internals func(v any) (*Internals, bool)
+
+// Expose sets how Of finds a Vault's internals; the root package calls it
+// once, from init. It holds no Vault: each Of builds the Internals anew
+// from the Vault it is given, before or after Close.
+func Expose(fn func(v any) (*Internals, bool)) { internals = fn }
+
+// Of returns v's internals. It panics when v is not a *tokenvault.Vault:
+// a test's mistake, never a state a caller can reach.
+func Of(v any) *Internals {
+	if internals != nil {
+		if in, ok := internals(v); ok {
+			return in
+		}
+	}
+	panic(fmt.Sprintf("testseam: %T is not a *tokenvault.Vault", v))
+}
