@@ -418,7 +418,7 @@ type WebhookNotifier = events.Notifier
 // whether an address is a member's, and the metrics.
 func (v *Vault) openEvents(opts WebhookOptions) {
 	v.events = &events.Service{IDs: &v.ids, Policy: v.outbound, Counts: countCodec{}, Result: v.result,
-		Gens:      func(t *unit.Tx) (uint64, uint64, bool, error) { return (&txn{Tx: t, v: v}).authCacheGens() },
+		Gens:      v.auth.Gens,
 		CheckName: validateName}
 	v.dispatch = events.NewDispatcher(events.Config{Options: opts, HTTPClient: v.httpClient, Policy: v.outbound,
 		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
