@@ -249,7 +249,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Update(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules}, fe)
+		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules}, fe)
 		if err != nil {
 			return err
 		}

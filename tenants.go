@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -74,9 +73,9 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	keys, err := barrier.NewKeys()
+	keys, err := tenants.NewKeyring()
 	if err != nil {
-		return nil, unit.AsInternal(err)
+		return nil, err
 	}
 	now := v.now().UTC()
 	tid, uid, mid, aid := v.ids.Next(now), v.ids.Next(now), v.ids.Next(now), v.ids.Next(now)

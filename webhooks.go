@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/paging"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -454,6 +455,6 @@ func (v *Vault) webhookAutoDisabled(reason string) {
 // isMemberEmail reports whether email is a member's of tenant tid, in t
 // (events.Config.IsMember).
 func (v *Vault) isMemberEmail(t *unit.Tx, tid, email string) (bool, error) {
-	member, err := (&txn{Tx: t, v: v}).memberWith(tid, "", email)
+	member, err := tenants.FindMember(t, tid, "", email)
 	return member != nil, err
 }

@@ -113,14 +113,14 @@ func (s *Applications) setKey(t *unit.Tx, rec *ApplicationRecord, apiKey string)
 	return t.PutRecord(barrier.Tenant(rec.TenantID).Record(unit.EntityApplication, rec.ID), rec)
 }
 
-// Update replaces the name, permissions and rules of application id of
+// Replace replaces the name, permissions and rules of application id of
 // p's tenant with g. fe holds the request's field errors found before
-// (its name's); Update adds those of the grants, checked against the
+// (its name's); Replace adds those of the grants, checked against the
 // application's type. A management application can only be given
 // permissions p holds (PermissionDenied); taking a management permission
 // from the tenant's last full manager is ErrLastManager. Returns NotFound
 // for an unknown id.
-func (s *Applications) Update(t *unit.Tx, p *Principal, id string, g Grant, fe unit.FieldErrors) (*ApplicationRecord, error) {
+func (s *Applications) Replace(t *unit.Tx, p *Principal, id string, g Grant, fe unit.FieldErrors) (*ApplicationRecord, error) {
 	rec, err := MustApplication(t, p.TenantID, id)
 	if err != nil {
 		return nil, err

@@ -166,3 +166,14 @@ func List(t *unit.Tx, pg paging.Pager) (*paging.Page[Record], error) {
 	}
 	return out, nil
 }
+
+// NewKeyring makes the keyring of a new tenant, before the transaction
+// that creates it (Create), so that every run of that transaction writes
+// the same one, and the caller caches it once it is committed.
+func NewKeyring() (*barrier.Keys, error) {
+	keys, err := barrier.NewKeys()
+	if err != nil {
+		return nil, unit.AsInternal(err)
+	}
+	return keys, nil
+}
