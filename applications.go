@@ -2,17 +2,11 @@ package tokenvault
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/events"
-	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -127,31 +121,8 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if err != nil {
 			return err
 		}
-		fe := maps.Clone(fe)
-		if req.ExpiresAt != nil {
-			unit.CheckExpiry(*req.ExpiresAt, t.Now, "expires_at", fe)
-		}
-		if err := fe.Err(); err != nil {
-			return err
-		}
-		if req.Type == Management && !p.Covers(perms) {
-			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
-		}
-		rec := &access.ApplicationRecord{
-			ID:          id,
-			TenantID:    p.TenantID,
-			Name:        req.Name,
-			Type:        req.Type,
-			Permissions: perms,
-			Rules:       rules,
-			CreatedBy:   p.ActorID,
-			CreatedAt:   t.Now,
-		}
-		if req.ExpiresAt != nil {
-			at := req.ExpiresAt.UTC()
-			rec.ExpiresAt = &at
-		}
-		if err := t.createApplication(p.Actor(), rec, apiKey); err != nil {
+		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules}, req.ExpiresAt, fe)
+		if err != nil {
 			return err
 		}
 		out = applicationOf(rec)
@@ -162,51 +133,6 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		return nil, err
 	}
 	return out, nil
-}
-
-// createApplication writes a new application, its key lookup, its expiry and
-// the log line.
-func (t *txn) createApplication(by actor, rec *access.ApplicationRecord, apiKey string) error {
-	if err := t.setKey(rec, apiKey); err != nil {
-		return err
-	}
-	if rec.ExpiresAt != nil {
-		if err := t.PutIndex(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
-			return err
-		}
-	}
-	if err := events.EmitApplication(t.Tx, EventApplicationCreated, by, rec); err != nil {
-		return err
-	}
-	return t.Log(by, rec.TenantID, EntityApplication, rec.ID, OpCreate, fmt.Sprintf("Application %q created", rec.Name))
-}
-
-// setKey gives rec a new key: it replaces the lookup entry of the old one,
-// which stops working with this transaction, and writes rec.
-func (t *txn) setKey(rec *access.ApplicationRecord, apiKey string) error {
-	if rec.KeyHash != nil {
-		if err := t.Delete(barrier.APIKeyLookup(rec.KeyHash)); err != nil {
-			return err
-		}
-	}
-	rec.KeyHash = t.v.sys.MAC([]byte(apiKey))
-	ref := access.KeyRef{TenantID: rec.TenantID, Kind: EntityApplication, ID: rec.ID}
-	if err := t.PutRecord(barrier.APIKeyLookup(rec.KeyHash), &ref); err != nil {
-		return err
-	}
-	return t.PutRecord(barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID), rec)
-}
-
-// loadApplication returns the application, or nil if it does not exist or
-// has expired (access.LoadApplication).
-func (t *txn) loadApplication(tid, id string) (*access.ApplicationRecord, error) {
-	return access.LoadApplication(t.Tx, tid, id)
-}
-
-// mustApplication is loadApplication with NotFound for a missing one
-// (access.MustApplication).
-func (t *txn) mustApplication(tid, id string) (*access.ApplicationRecord, error) {
-	return access.MustApplication(t.Tx, tid, id)
 }
 
 // GetApplication returns an application of the caller's tenant. Requires
@@ -223,7 +149,7 @@ func (v *Vault) GetApplication(ctx context.Context, key Credential, id string) (
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.TenantID, id)
+		rec, err := access.MustApplication(t.Tx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -249,7 +175,7 @@ func (v *Vault) GetApplicationByKey(ctx context.Context, key Credential) (*Appli
 		if p.ActorType != ActorApplication {
 			return unit.NotFoundError("application")
 		}
-		rec, err := t.mustApplication(p.TenantID, p.ActorID)
+		rec, err := access.MustApplication(t.Tx, p.TenantID, p.ActorID)
 		if err != nil {
 			return err
 		}
@@ -290,17 +216,15 @@ func (v *Vault) ListApplications(ctx context.Context, key Credential, req ListAp
 		if err != nil {
 			return err
 		}
-		out, err = paging.Records(t.Tx, p.TenantID, EntityApplication, pg, len(req.IDs) > 0, func(kv barrier.StoredValue) (*Application, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
-				return nil, nil
-			}
-			var rec access.ApplicationRecord
-			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil || rec.Expired(t.Now) {
-				return nil, err
-			}
-			return applicationOf(&rec), nil
-		})
-		return err
+		recs, err := access.ListApplications(t.Tx, p.TenantID, pg, req.IDs)
+		if err != nil {
+			return err
+		}
+		out = &Page[Application]{Pagination: recs.Pagination, Data: make([]Application, len(recs.Data))}
+		for i := range recs.Data {
+			out.Data[i] = *applicationOf(&recs.Data[i])
+		}
+		return nil
 	})
 	return out, err
 }
@@ -325,35 +249,12 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.TenantID, id)
+		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules}, fe)
 		if err != nil {
 			return err
 		}
-		fe := maps.Clone(fe)
-		validateGrants(rec.Type, perms, rules, fe)
-		if err := fe.Err(); err != nil {
-			return err
-		}
-		if rec.Type == Management && !p.Covers(perms) {
-			return unit.Errorf(PermissionDenied, "a management application can only be given permissions the caller holds")
-		}
-		wasManager := access.IsFullManager(rec)
-		rec.Name, rec.Permissions, rec.Rules = req.Name, perms, rules
-		if wasManager && !access.IsFullManager(rec) {
-			if err := access.KeepsAManager(t.Tx, p.TenantID, id, rec); err != nil {
-				return err
-			}
-		}
-		now := t.Now
-		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, &now
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityApplication, id), rec); err != nil {
-			return err
-		}
 		out = applicationOf(rec)
-		if err := events.EmitApplication(t.Tx, EventApplicationUpdated, p.Actor(), rec); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), p.TenantID, EntityApplication, id, OpUpdate, fmt.Sprintf("Application %q updated", rec.Name))
+		return nil
 	})
 	return out, err
 }
@@ -375,25 +276,13 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.TenantID, id)
+		rec, err := v.apps.Regenerate(t.Tx, p, id, apiKey)
 		if err != nil {
-			return err
-		}
-		if rec.Type == Management && !p.Covers(rec.Permissions) {
-			return unit.Errorf(PermissionDenied, "the key of a management application can only be regenerated by a key holding all its permissions")
-		}
-		now := t.Now
-		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, &now
-		oldHash := rec.KeyHash
-		if err := t.setKey(rec, apiKey); err != nil {
 			return err
 		}
 		out = applicationOf(rec)
 		out.Key = Credential(apiKey)
-		if err := events.EmitKeyRegenerated(t.Tx, p.Actor(), rec, oldHash); err != nil {
-			return err
-		}
-		return t.Log(p.Actor(), p.TenantID, EntityApplication, id, OpUpdate, "Application key regenerated")
+		return nil
 	})
 	return out, err
 }
@@ -412,37 +301,6 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := t.mustApplication(p.TenantID, id)
-		if err != nil {
-			return err
-		}
-		if access.IsFullManager(rec) {
-			if err := access.KeepsAManager(t.Tx, p.TenantID, id, nil); err != nil {
-				return err
-			}
-		}
-		return t.deleteApplication(p.Actor(), rec, "Application deleted")
+		return v.apps.Delete(t.Tx, p, id)
 	})
-}
-
-func (t *txn) deleteApplication(by actor, rec *access.ApplicationRecord, msg string) error {
-	// Before the deletion, so that an application deleting itself is
-	// still named as the actor.
-	if err := events.EmitApplication(t.Tx, EventApplicationDeleted, by, rec); err != nil {
-		return err
-	}
-	for _, k := range []barrier.Key{
-		barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID),
-		barrier.APIKeyLookup(rec.KeyHash),
-	} {
-		if err := t.Delete(k); err != nil {
-			return err
-		}
-	}
-	if rec.ExpiresAt != nil {
-		if err := t.Delete(barrier.Tenant(rec.TenantID).Expiry(*rec.ExpiresAt, EntityApplication, rec.ID)); err != nil {
-			return err
-		}
-	}
-	return t.Log(by, rec.TenantID, EntityApplication, rec.ID, OpDelete, msg)
 }

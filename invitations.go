@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -82,16 +80,7 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		if err != nil {
 			return nil, err
 		}
-		if m, err := t.memberWith(p.TenantID, "", req.Email); err != nil || m != nil {
-			if err == nil {
-				err = unit.Errorf(Conflict, "the address is already a member's")
-			}
-			return nil, err
-		}
-		if i, err := tenants.InvitationFor(t.Tx, p.TenantID, req.Email); err != nil || i != nil {
-			if err == nil {
-				err = unit.Errorf(Conflict, "the address has an invitation already (%s); resend it instead", i.ID)
-			}
+		if err := tenants.CheckInvite(t.Tx, p.TenantID, req.Email); err != nil {
 			return nil, err
 		}
 		return p, nil
@@ -104,11 +93,11 @@ func (v *Vault) CreateInvitation(ctx context.Context, key Credential, req Create
 		if err != nil {
 			return err
 		}
-		var trec tenants.Record
-		if _, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenant, p.TenantID), &trec); err != nil {
+		trec, err := tenants.Named(t.Tx, p.TenantID)
+		if err != nil {
 			return err
 		}
-		tenant = tenantOf(&trec)
+		tenant = tenantOf(trec)
 		rec = tenants.InvitationRecordOf(&Invitation{
 			ID:        t.v.ids.Next(t.Now),
 			TenantID:  p.TenantID,
@@ -193,14 +182,7 @@ func (v *Vault) ListInvitations(ctx context.Context, key Credential, req ListInv
 		if err != nil {
 			return err
 		}
-		out, err = paging.Records(t.Tx, p.TenantID, EntityTenantInvitation, pg, false, func(kv barrier.StoredValue) (*Invitation, error) {
-			var rec tenants.InvitationRecord
-			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-				return nil, err
-			}
-			inv := tenants.InvitationOf(&rec).At(t.Now)
-			return &inv, nil
-		})
+		out, err = tenants.ListInvitations(t.Tx, p.TenantID, pg)
 		return err
 	})
 	return out, err
@@ -279,11 +261,11 @@ func (v *Vault) ResendInvitation(ctx context.Context, key Credential, id string)
 		if err != nil {
 			return err
 		}
-		var trec tenants.Record
-		if _, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenant, p.TenantID), &trec); err != nil {
+		trec, err := tenants.Named(t.Tx, p.TenantID)
+		if err != nil {
 			return err
 		}
-		tenant = tenantOf(&trec)
+		tenant = tenantOf(trec)
 		now := t.Now
 		next = tenants.InvitationOf(rec)
 		next.Status = InvitationPending

@@ -2,10 +2,7 @@ package tokenvault
 
 import (
 	"context"
-	"slices"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -39,30 +36,10 @@ func (v *Vault) ListMembers(ctx context.Context, key Credential, req ListMembers
 		if err != nil {
 			return err
 		}
-		out, err = paging.Records(t.Tx, p.TenantID, EntityTenantMember, pg, len(req.UserIDs) > 0, func(kv barrier.StoredValue) (*TenantMember, error) {
-			var rec tenants.MemberRecord
-			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-				return nil, err
-			}
-			m := tenants.MemberOf(&rec)
-			if len(req.UserIDs) > 0 && !slices.Contains(req.UserIDs, m.User.ID) {
-				return nil, nil
-			}
-			return &m, nil
-		})
+		out, err = tenants.ListMembers(t.Tx, p.TenantID, pg, req.UserIDs)
 		return err
 	})
 	return out, err
-}
-
-// memberWith returns the member of tenant tid that is user uid or has this
-// e-mail address (tenants.MemberWith), or nil.
-func (t *txn) memberWith(tid, uid, email string) (*TenantMember, error) {
-	rec, err := tenants.MemberWith(t.Tx, tid, uid, email)
-	if err != nil || rec == nil {
-		return nil, err
-	}
-	return ptr(tenants.MemberOf(rec)), nil
 }
 
 // DeleteMember removes a member from the caller's tenant: from then on
@@ -89,26 +66,11 @@ func (v *Vault) DeleteMember(ctx context.Context, key Credential, id string) err
 // that member's access at once. Returns Internal when the store cannot be
 // read.
 func (v *Vault) Membership(ctx context.Context, tid, uid string) (*TenantMember, error) {
-	if !unit.ValidID(tid) || !unit.ValidID(uid) {
-		return nil, unit.NotFoundError("member")
-	}
 	var out *TenantMember
 	err := v.view(ctx, func(t *txn) error {
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &tenants.Record{})
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return unit.NotFoundError("member")
-		}
-		out, err = t.memberWith(tid, uid, "")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return unit.NotFoundError("member")
-		}
-		return nil
+		var err error
+		out, err = tenants.Membership(t.Tx, tid, uid)
+		return err
 	})
 	return out, err
 }

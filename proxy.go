@@ -12,6 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -152,7 +153,7 @@ func (t *txn) proxyByKey(pkey string) (*reactors.ProxyRecord, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	if deleting, err := t.tenantDeleting(ref.TenantID); err != nil || deleting {
+	if deleting, err := tenants.Deleting(t.Tx, ref.TenantID); err != nil || deleting {
 		return nil, err // refused like an unknown key
 	}
 	rec, err := reactors.MustProxy(t.Tx, ref.TenantID, ref.ID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/paging"
@@ -50,7 +51,7 @@ func (t *txn) checkReactorApplication(tid string, ref *Ref, current string, fe u
 	if ref == nil || ref.ID != "" && ref.ID == current {
 		return nil
 	}
-	app, err := t.loadApplication(tid, ref.ID)
+	app, err := access.LoadApplication(t.Tx, tid, ref.ID)
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func (t *txn) sweep(tid, kind, id string) (bool, error) {
 		if err != nil || !ok || !rec.Expired(t.Now) {
 			return false, err
 		}
-		return true, t.deleteApplication(systemActor, &rec, "Application expired")
+		return true, t.v.apps.Remove(t.Tx, systemActor, &rec, "Application expired")
 	case kindToken:
 		rec, err := t.loadToken(tid, id, true)
 		if err != nil || rec == nil || !rec.Expired(t.Now) {

@@ -2,12 +2,8 @@ package tokenvault
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -77,9 +73,9 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	keys, err := barrier.NewKeys()
+	keys, err := tenants.NewKeyring()
 	if err != nil {
-		return nil, unit.AsInternal(err)
+		return nil, err
 	}
 	now := v.now().UTC()
 	tid, uid, mid, aid := v.ids.Next(now), v.ids.Next(now), v.ids.Next(now), v.ids.Next(now)
@@ -89,49 +85,12 @@ func (v *Vault) CreateTenant(ctx context.Context, req CreateTenantRequest) (*Ten
 	defer v.wrapMu.RUnlock()
 	var out *TenantBootstrap
 	err = v.update(ctx, func(t *txn) error {
-		t.CreatedKeys(tid, keys)
-		unit.RecordTenant(ctx, tid)
-		if err := t.PutKeyring(barrier.Tenant(tid).Keyring(), keys); err != nil {
+		c, err := tenants.Create(t.Tx, v.apps, tenants.New{ID: tid, OwnerID: uid, MemberID: mid, AppID: aid,
+			Name: req.Name, AppName: appName, Owner: req.Owner, Keys: keys, APIKey: apiKey})
+		if err != nil {
 			return err
 		}
-		if err := t.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
-			return err
-		}
-		tenants.Registered(t.Tx, 1)
-		owner := actor{ID: uid, Type: ActorUser}
-		tenant := Tenant{ID: tid, Name: req.Name, OwnerID: uid, CreatedBy: uid, CreatedAt: t.Now}
-		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenant, tid), tenantRecordOf(&tenant)); err != nil {
-			return err
-		}
-		user := req.Owner
-		user.ID = uid
-		member := TenantMember{ID: mid, TenantID: tid, Role: RoleOwner, User: user, CreatedAt: t.Now}
-		if err := t.PutRecord(barrier.Tenant(tid).Record(EntityTenantMember, mid), tenants.MemberRecordOf(&member)); err != nil {
-			return err
-		}
-		if err := t.Log(owner, tid, EntityTenant, tid, OpCreate, fmt.Sprintf("Tenant %q created", req.Name)); err != nil {
-			return err
-		}
-		if err := t.Log(owner, tid, EntityTenantMember, mid, OpCreate, "Owner added"); err != nil {
-			return err
-		}
-		if err := tenants.EmitMember(t.Tx, EventTenantMemberCreated, owner, &member); err != nil {
-			return err
-		}
-		app := &access.ApplicationRecord{
-			ID:          aid,
-			TenantID:    tid,
-			Name:        appName,
-			Type:        Management,
-			Permissions: PermissionsFor(Management),
-			Rules:       []AccessRule{},
-			CreatedBy:   uid,
-			CreatedAt:   t.Now,
-		}
-		if err := t.createApplication(owner, app, apiKey); err != nil {
-			return err
-		}
-		out = &TenantBootstrap{Tenant: tenant, Owner: member, Application: *applicationOf(app)}
+		out = &TenantBootstrap{Tenant: tenantOf(c.Tenant), Owner: c.Owner, Application: *applicationOf(c.Application)}
 		out.Application.Key = Credential(apiKey)
 		return nil
 	})
@@ -154,15 +113,11 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 		if err != nil {
 			return err
 		}
-		var rec tenants.Record
-		ok, err := t.GetRecord(barrier.Tenant(p.TenantID).Record(EntityTenant, p.TenantID), &rec)
+		rec, err := tenants.Get(t.Tx, p.TenantID)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return unit.NotFoundError("tenant")
-		}
-		out = tenantOf(&rec)
+		out = tenantOf(rec)
 		return t.logRead(p, EntityTenant, p.TenantID, "Tenant read")
 	})
 	if err != nil {
@@ -178,10 +133,9 @@ func (v *Vault) GetTenant(ctx context.Context, key Credential) (*Tenant, error) 
 func (v *Vault) HasTenants(ctx context.Context) (bool, error) {
 	found := false
 	err := v.view(ctx, func(t *txn) error {
-		return t.Scan(barrier.TenantRegistry, "", 1, func(barrier.Key, string) error {
-			found = true
-			return nil
-		})
+		var err error
+		found, err = tenants.Any(t.Tx)
+		return err
 	})
 	return found, err
 }
@@ -204,39 +158,15 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 	if err != nil {
 		return nil, err
 	}
-	skip, pageNumber, err := pg.Offset("tenants")
-	if err != nil {
-		return nil, err
-	}
 	var out *Page[Tenant]
 	err = v.view(ctx, func(t *txn) error {
-		var ids []string
-		err := t.Scan(barrier.TenantRegistry, pg.Start, skip+pg.Size+1, func(_ barrier.Key, tid string) error {
-			ids = append(ids, tid)
-			return nil
-		})
+		recs, err := tenants.List(t.Tx, pg)
 		if err != nil {
 			return err
 		}
-		total, err := t.ReadCount(barrier.SysTenantCount)
-		if err != nil {
-			return err
-		}
-		lo, hi := min(skip, len(ids)), min(skip+pg.Size, len(ids))
-		p := paging.Pages(total, pageNumber, pg.Size)
-		if hi < len(ids) {
-			p.After = paging.EncodeCursor(ids[hi-1])
-		}
-		out = &Page[Tenant]{Pagination: p, Data: make([]Tenant, 0, hi-lo)}
-		for _, tid := range ids[lo:hi] {
-			var rec tenants.Record
-			ok, err := t.GetRecord(barrier.Tenant(tid).Record(EntityTenant, tid), &rec)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out.Data = append(out.Data, tenantOf(&rec))
-			}
+		out = &Page[Tenant]{Pagination: recs.Pagination, Data: make([]Tenant, len(recs.Data))}
+		for i := range recs.Data {
+			out.Data[i] = tenantOf(&recs.Data[i])
 		}
 		return nil
 	})
@@ -253,27 +183,13 @@ func (v *Vault) ListTenants(ctx context.Context, req PageRequest) (*Page[Tenant]
 // Returns NotFound for an unknown id or a tenant being deleted, or
 // Internal.
 func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
-	if !unit.ValidID(id) {
-		return nil, unit.NotFoundError("tenant")
-	}
 	var out Tenant
 	err := v.view(ctx, func(t *txn) error {
-		reg, err := t.Has(barrier.Tenant(id).Registry())
+		rec, err := tenants.GetRegistered(t.Tx, id)
 		if err != nil {
 			return err
 		}
-		if !reg {
-			return unit.NotFoundError("tenant")
-		}
-		var rec tenants.Record
-		ok, err := t.GetRecord(barrier.Tenant(id).Record(EntityTenant, id), &rec)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return unit.NotFoundError("tenant")
-		}
-		out = tenantOf(&rec)
+		out = tenantOf(rec)
 		return nil
 	})
 	if err != nil {

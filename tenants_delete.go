@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -15,7 +14,7 @@ import (
 // re-seal marker, the registry entry). A tenant may hold millions of keys,
 // so the work is done in bounded transactions, and it survives a crash:
 //
-//  1. One transaction (markDeleting) removes the tenant from the registry,
+//  1. One transaction (markDeleting, tenants.MarkDeleting) removes the tenant from the registry,
 //     deletes its keyring (from then on nothing of the tenant can be
 //     opened: it is crypto-shredded before a single record is removed) and
 //     its re-seal marker, and writes sys/deleting/<tid>, the progress of
@@ -38,11 +37,6 @@ import (
 // errTenantGone is what reading a tenant whose keyring is gone (a tenant
 // being deleted) returns.
 var errTenantGone = &Error{Kind: NotFound, Message: "tenant not found"}
-
-// tenantDeleting reports whether tid is being deleted.
-func (t *txn) tenantDeleting(tid string) (bool, error) {
-	return tenants.Deleting(t.Tx, tid)
-}
 
 // DeleteTenant removes tenant id with all of its data: records, indexes,
 // audit logs, keyring, and its API key, session, nonce, invitation link and
@@ -86,33 +80,9 @@ func (v *Vault) DeleteTenant(ctx context.Context, id string) error {
 // being deleted is left as it is.
 func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 	err := v.update(ctx, func(t *txn) error {
-		if deleting, err := t.tenantDeleting(tid); err != nil || deleting {
-			return err
-		}
-		reg, err := t.Has(barrier.Tenant(tid).Registry())
-		if err != nil {
-			return err
-		}
-		if !reg {
-			return unit.NotFoundError("tenant")
-		}
-		if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &tenants.DeletionState{Phase: tenants.PhaseTenant}); err != nil {
-			return err
-		}
 		// The chain's last word, while its keyring still opens it
 		// (checkpoints.go).
-		if err := t.signFinalCheckpoint(tid); err != nil {
-			return err
-		}
-		for _, k := range []barrier.Key{barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Keyring(), barrier.Tenant(tid).Reseal()} {
-			if err := t.Delete(k); err != nil {
-				return err
-			}
-		}
-		tenants.Registered(t.Tx, -1) // it was registered
-		// Keys authenticate no more: void the auth cache after the commit.
-		t.MarkAuthChanged()
-		return nil
+		return tenants.MarkDeleting(t.Tx, tid, func() error { return t.signFinalCheckpoint(tid) })
 	})
 	// Dropped whether or not the commit succeeded (a backend may fail
 	// after writing): a keyring is read again when needed.
@@ -134,20 +104,18 @@ func (v *Vault) finishDeletion(ctx context.Context, tid string) error {
 // finishDeletions finishes every tenant deletion left unfinished, and
 // returns how many it finished (and the errors of those it could not).
 func (v *Vault) finishDeletions(ctx context.Context) (int, error) {
-	var tenants []string
+	var tids []string
 	err := v.view(ctx, func(t *txn) error {
-		tenants = tenants[:0]
-		return t.ScanKeys(barrier.DeletionMarkers, func(_ barrier.Key, tid string) error {
-			tenants = append(tenants, tid)
-			return nil
-		})
+		var err error
+		tids, err = tenants.Unfinished(t.Tx)
+		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	finished := 0
 	var errs []error
-	for _, tid := range tenants {
+	for _, tid := range tids {
 		// One deletion failing does not hold up the others.
 		if err := v.finishDeletion(ctx, tid); err != nil {
 			errs = append(errs, err)

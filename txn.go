@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -64,7 +65,7 @@ func (v *Vault) hookUnitsOfWork() {
 	// (internal/tokens/listing, counts_fold.go).
 	v.work.Hook(unit.Hooks{BeforeCommit: func(t *unit.Tx) error { return t.FlushCounts() }})
 	// The auth cache's generation (auth_cache.go).
-	v.work.Hook(unit.Hooks{BeforeCommit: advanceAuthGeneration})
+	v.work.Hook(unit.Hooks{BeforeCommit: access.AdvanceGeneration})
 	// Appended audit lines are chained later, by the linker (internal/auditlog).
 	v.work.Hook(unit.Hooks{Appended: func() { v.linker.Appended() }})
 }

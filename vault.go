@@ -62,6 +62,11 @@ type Vault struct {
 
 	auth   *authCache
 	limits ratelimit.Limits
+	// authn resolves keys to principals (internal/access), made once the
+	// system keys are loaded.
+	authn *access.Authenticator
+	// apps changes applications (internal/access), made with authn.
+	apps *access.Applications
 	// optimistic says whether hot calls run their transaction function
 	// outside the store's single writer first (internal/unit): true for
 	// stores one process holds, whose read transactions cost no round
@@ -310,6 +315,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		MaxPerAddress: v.maxIntentsPerAddress, Max: v.maxIntents}
 	v.sessions = &sessions.Service{IDs: &v.ids, Sys: v.sys, MaxPerAddress: v.maxPendingPerAddress, Max: v.maxPendingSessions,
 		Application: access.LoadApplication}
+	v.apps = &access.Applications{Sys: v.sys, Events: events.Applications{}}
+	v.authn = &access.Authenticator{Sys: v.sys, Cache: v.auth, Limits: &v.limits, Sessions: v.sessions, Now: v.now}
 	if v.optimistic {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/paging"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -418,7 +419,7 @@ type WebhookNotifier = events.Notifier
 // whether an address is a member's, and the metrics.
 func (v *Vault) openEvents(opts WebhookOptions) {
 	v.events = &events.Service{IDs: &v.ids, Policy: v.outbound, Counts: countCodec{}, Result: v.result,
-		Gens:      func(t *unit.Tx) (uint64, uint64, bool, error) { return (&txn{Tx: t, v: v}).authCacheGens() },
+		Gens:      v.auth.Gens,
 		CheckName: validateName}
 	v.dispatch = events.NewDispatcher(events.Config{Options: opts, HTTPClient: v.httpClient, Policy: v.outbound,
 		Now: v.now, IDs: &v.ids, Logger: v.logger, Work: v.work, TenantGone: errTenantGone, Mailer: v.mailer,
@@ -454,6 +455,6 @@ func (v *Vault) webhookAutoDisabled(reason string) {
 // isMemberEmail reports whether email is a member's of tenant tid, in t
 // (events.Config.IsMember).
 func (v *Vault) isMemberEmail(t *unit.Tx, tid, email string) (bool, error) {
-	member, err := (&txn{Tx: t, v: v}).memberWith(tid, "", email)
+	member, err := tenants.FindMember(t, tid, "", email)
 	return member != nil, err
 }

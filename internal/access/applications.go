@@ -1,7 +1,10 @@
 package access
 
 import (
+	"slices"
+
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -34,4 +37,21 @@ func MustApplication(t *unit.Tx, tid, id string) (*ApplicationRecord, error) {
 		return nil, unit.NotFoundError("application")
 	}
 	return rec, nil
+}
+
+// ListApplications returns one page of the applications of tenant tid,
+// oldest first, as paging.Records reads them (a page costs what it
+// returns); an expired application is not shown. ids, when non-empty,
+// keeps only these applications.
+func ListApplications(t *unit.Tx, tid string, pg paging.Pager, ids []string) (*paging.Page[ApplicationRecord], error) {
+	return paging.Records(t, tid, unit.EntityApplication, pg, len(ids) > 0, func(kv barrier.StoredValue) (*ApplicationRecord, error) {
+		if len(ids) > 0 && !slices.Contains(ids, kv.Rest) {
+			return nil, nil
+		}
+		var rec ApplicationRecord
+		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil || rec.Expired(t.Now) {
+			return nil, err
+		}
+		return &rec, nil
+	})
 }

@@ -37,21 +37,40 @@
 // the management upgrades a store has not had when the Vault opens
 // (UpgradeManagers, with an audit line of the system per grant).
 //
-// # Authentication cache
+// # Authentication
+//
+// Authenticator (made by the Vault's Open) resolves a key to its
+// principal in the caller's unit of work: the lookup entry its keyed MAC
+// leads to, the application (AppPrincipal) or the session (SessionKeys,
+// internal/sessions) it names, and whether its tenant is being deleted.
+// Every failure is the same Unauthenticated error, counted by the rate
+// limits (Limits: internal/ratelimit imports this package, so they come
+// in as an interface), and a key that authenticates is charged against
+// them. AsApplication is how reactor and proxy code acts for an
+// application named by id.
 //
 // AuthCache keeps recently authenticated keys' principals by their keyed
 // hash, each under the generation it was read in and until its key's
-// expiry, least recently used first out. It does not know which
-// generation a transaction may use: the root decides that per
-// transaction (its own counter on a store one process holds, the store's
-// on a shared one), and the cache serves only entries of that generation.
+// expiry, least recently used first out. Gens says which generation a
+// transaction may serve and keep entries under (the cache's own counter
+// on a store one process holds, the store's on a shared one), and
+// AdvanceGeneration, a hook of every commit, moves the store's on when a
+// transaction changed a key.
+//
+// # Changing applications
+//
+// Applications (made by Open) creates, replaces, regenerates the key of
+// and deletes applications, in the caller's unit of work, after the
+// caller checked the operation's permission: it refuses to give a
+// management application permissions the caller lacks and to lose the
+// tenant's last full manager, and writes the record, its key lookup, its
+// expiry entry, its event (ApplicationEvents: internal/events imports
+// this package, so events.Applications comes in as an interface) and its
+// log line. ListApplications pages them.
 //
 // # What it does not do
 //
-// It authenticates no key: resolving a key to a principal (reading its
-// lookup entry, its application or session, the tenant's state) is the
-// root's, and so are, for now, the application methods (creating,
-// updating, regenerating a key, deleting, with their events), which
-// authorize and then call this package. This package never imports the
-// root.
+// It checks no operation's permission (the root's methods do, through
+// the principal), shows no application as the API does (the root's
+// Application, without its key hash), and never imports the root.
 package access

@@ -195,3 +195,49 @@ func scanBatch(t *unit.Tx, prefix barrier.Prefix, after string) ([]barrier.Key, 
 	})
 	return keys, err
 }
+
+// MarkDeleting is the first transaction of tenant tid's deletion, in t:
+// it writes the marker, has sign sign the tenant's final audit checkpoint
+// (while its keyring still opens the chain), removes the tenant from the
+// registry (and the count), deletes its keyring and its re-seal marker,
+// and marks t auth-changed, so that the tenant's keys authenticate no
+// more from its commit on. A tenant already being deleted is left as it
+// is; one that is not registered is NotFound.
+func MarkDeleting(t *unit.Tx, tid string, sign func() error) error {
+	if deleting, err := Deleting(t, tid); err != nil || deleting {
+		return err
+	}
+	reg, err := t.Has(barrier.Tenant(tid).Registry())
+	if err != nil {
+		return err
+	}
+	if !reg {
+		return unit.NotFoundError("tenant")
+	}
+	if err := t.PutPlainRecord(barrier.Tenant(tid).Deleting(), &DeletionState{Phase: PhaseTenant}); err != nil {
+		return err
+	}
+	if err := sign(); err != nil {
+		return err
+	}
+	for _, k := range []barrier.Key{barrier.Tenant(tid).Registry(), barrier.Tenant(tid).Keyring(), barrier.Tenant(tid).Reseal()} {
+		if err := t.Delete(k); err != nil {
+			return err
+		}
+	}
+	Registered(t, -1) // it was registered
+	// Keys authenticate no more: void the auth cache after the commit.
+	t.MarkAuthChanged()
+	return nil
+}
+
+// Unfinished returns the ids of the tenants whose deletion is under way
+// (their markers are stored).
+func Unfinished(t *unit.Tx) ([]string, error) {
+	var tids []string
+	err := t.ScanKeys(barrier.DeletionMarkers, func(_ barrier.Key, tid string) error {
+		tids = append(tids, tid)
+		return nil
+	})
+	return tids, err
+}

@@ -29,7 +29,19 @@
 //     with their events and audit lines (invitation_api.go:
 //     SaveInvitation, ResendInvitation, DeleteInvitation, Accept, whose
 //     every unusable link is one answer, ErrLink).
-//   - The deletion of a tenant (deletion.go): its resumable passes
+//   - Tenants (tenant.go): creating one with its keyring (NewKeyring),
+//     registry entry, OWNER member and first management application
+//     (Create, through access.Applications), with their audit lines and
+//     events; reading (Get, GetRegistered: only a registered tenant),
+//     whether there is any (Any) and pages of the registry (List).
+//   - Lists and lookups (lists.go, invitation_new.go): pages of members
+//     and invitations (ListMembers, ListInvitations), a user's membership
+//     (Membership, FindMember), and the refusal of an invitation to an
+//     address that is a member's or invited already (CheckInvite).
+//   - The deletion of a tenant (deletion.go): its first transaction
+//     (MarkDeleting: the marker, the final checkpoint its caller signs,
+//     the registry entry, keyring and re-seal marker removed, the auth
+//     cache voided), the deletions under way (Unfinished), its resumable passes
 //     (DeletePass), each one transaction of at most DeleteBatch keys
 //     recording its progress in the marker, phase by phase.
 //   - The count of tenants (count.go): Count and EnsureCount (at Open) for
@@ -39,10 +51,8 @@
 // # What it does not do
 //
 // It authorizes nothing: every function takes a *unit.Tx its caller has
-// authorized. Members' and invitations' changes write their own audit
-// lines and events; a tenant's creation and update are still the root's. It does not mark a tenant
-// for deletion (that transaction also signs the tenant's final audit
-// checkpoint and voids the auth cache, which are the root's), send mail,
-// or know the Vault's clock other than through the Tx. It never imports
-// the root.
+// authorized. Tenants', members' and invitations' changes write their own
+// audit lines and events. It does not sign the final audit checkpoint
+// of a deletion (its caller passes that in), send mail, or know the
+// Vault's clock other than through the Tx. It never imports the root.
 package tenants
