@@ -27,21 +27,14 @@ type TokenRequest = tokens.Request
 type Token = tokens.Token
 
 // The token feature is internal/tokens. These are its names as the
-// features still in this package (aliases and fpe, reactors, records, the
-// sweeper) call them; each goes when its callers have moved.
+// features still in this package (reactors, records, the sweeper) call
+// them; each goes when its callers have moved.
 var (
-	defaultTemplates = tokens.DefaultTemplates
-	tokenizeBody     = tokens.DecodeBody
-	tokenOf          = tokens.TokenOf
-	stringify        = tokens.Stringify
-	exprData         = tokens.ExprData
-	customIDProblem  = tokens.CustomIDProblem
+	tokenizeBody = tokens.DecodeBody
+	tokenOf      = tokens.TokenOf
 )
 
-const (
-	kindToken          = tokens.Kind
-	maxExpressionBytes = tokens.MaxExpressionBytes
-)
+const kindToken = tokens.Kind
 
 func (t *txn) loadToken(tid, id string, withExpired bool) (*tokens.Record, error) {
 	return t.v.tokens.Load(t.Tx, tid, id, withExpired)
@@ -56,7 +49,7 @@ func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 // and the intents it converts, and the metrics it counts into.
 func (v *Vault) newTokens() *tokens.Service {
 	return &tokens.Service{
-		IDs: &v.ids, Rand: v.rand, Aliases: aliasRules, Intents: intents.Converter{},
+		IDs: &v.ids, Rand: v.rand, Aliases: tokens.AliasRules, Intents: intents.Converter{},
 		Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists,
 		Count: func(t *unit.Tx, op string) { (&txn{Tx: t, v: v}).count(TokenOp(op)) },
 	}
