@@ -68,7 +68,7 @@ func (v *Vault) tokenizeAs(ctx context.Context, c credential, body any) (any, er
 // token; so is an alias id (see TokenRequest.ID) when every alias drawn is
 // taken, and an alias expression that cannot give an id, or breaks the
 // display rule, is Invalid at "id". A request with TokenIntentID converts
-// that token intent (intents_convert.go): only with a private
+// that token intent (internal/tokens, convert.go): only with a private
 // application's key (PermissionDenied otherwise), NotFound for an intent
 // that does not exist, has expired, was converted or deleted, or is
 // another tenant's. A string of req that is not valid UTF-8 (in id, data, mask,
