@@ -71,17 +71,6 @@ func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 	return t.Log(p.Actor(), p.TenantID, entityType, entityID, OpRead, msg)
 }
 
-// logTokenRead records, as logRead does, that p accessed the data of the
-// token rec through channel (a Channel* constant), shaped by transform:
-// the line TokenAccess answers, which also names, for a session, the
-// application that authorized it.
-func (t *txn) logTokenRead(p *principal, typ, id, msg, transform, channel string) error {
-	return t.LogLine(p.TenantID, auditchain.Line{
-		ActorID: p.ActorID, ActorType: p.ActorType, EntityType: typ, EntityID: id, Operation: OpRead,
-		Message: msg, Transform: transform, Channel: channel, Application: p.AppID,
-	})
-}
-
 // ListLogs returns the caller's tenant's logs, newest first. Requires
 // log:read. Reading logs is not itself logged.
 //

@@ -42,18 +42,6 @@ type FPERequest = aliases.FPERequest
 // the version of the tenant's FPE key that transformed them.
 type FPEResult = aliases.FPEResult
 
-// aliasRules are the token feature's rules that alias and fpe ids obey
-// (package aliases takes them as arguments: it never imports the root).
-var aliasRules = &aliases.Rules{
-	IDProblem:          customIDProblem,
-	Stringify:          stringify,
-	ExprData:           exprData,
-	DecodeJSON:         decodeJSON,
-	DecodeRecordJSON:   decodeJSONLastWins,
-	Templates:          defaultTemplates,
-	MaxExpressionBytes: maxExpressionBytes,
-}
-
 // FPEEncode enciphers values that are never stored, with the tenant's FF1
 // key: the same value, transformation and tweak always give the same
 // result in a tenant (and different ones in different tenants), of the

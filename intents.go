@@ -1,15 +1,12 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
-	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -53,8 +50,8 @@ import (
 // authenticate and delegate to internal/intents, which owns the intent
 // (its record, caps, conversion rules and events); the public types are
 // its, by alias. Converting an intent makes a token, which is the token
-// core's business: that side of a conversion is here, handed to
-// intents.Convert as a function.
+// feature's business: internal/tokens (convert.go) prepares and creates
+// it, calling intents.Convert through intents.Converter.
 
 // Token intent lifetimes.
 const (
@@ -141,12 +138,12 @@ func (v *Vault) CreateTokenIntent(ctx context.Context, key Credential, req Token
 }
 
 func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req TokenIntentRequest) (*TokenIntent, error) {
-	if err := checkGoText(req, ""); err != nil {
+	if err := jsontext.CheckGoText(req, ""); err != nil {
 		return nil, err
 	}
 	now := v.now()
 	fe := unit.FieldErrors{}
-	pt := prepareToken(TokenRequest{Type: req.Type, Data: req.Data}, now, now, "", fe)
+	pt := v.tokens.Prepare(TokenRequest{Type: req.Type, Data: req.Data}, now, now, "", true, fe)
 	if req.ExpiresAt != nil {
 		intents.CheckExpiry(*req.ExpiresAt, now, fe)
 	}
@@ -156,7 +153,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 	// A card's cvc is validated, not kept: nothing reads it (a conversion
 	// never carries it over), and an intent lives up to 48 hours, past
 	// Options.Retention.CVC.
-	data, err := json.Marshal(exprData(pt.typ, pt.data))
+	data, err := json.Marshal(tokens.ExprData(pt.Type, pt.Data))
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +170,7 @@ func (v *Vault) createTokenIntentAs(ctx context.Context, c credential, req Token
 		if err != nil {
 			return err
 		}
-		rec, err := t.v.intents.Create(t.Tx, p, intents.New{Type: pt.typ, Data: data, Fingerprint: pt.fingerprint(ks),
+		rec, err := t.v.intents.Create(t.Tx, p, intents.New{Type: pt.Type, Data: data, Fingerprint: pt.Fingerprint(ks),
 			ExpiresAt: req.ExpiresAt})
 		if err != nil {
 			return err
@@ -249,174 +246,5 @@ func (v *Vault) deleteTokenIntentAs(ctx context.Context, c credential, id string
 // an intent of type typ (intents.MaySeeFingerprint, in the type's default
 // container).
 func maySeeIntentFingerprint(p *principal, typ string) bool {
-	return intents.MaySeeFingerprint(p, defaultContainer[typ])
-}
-
-// The token's side of a conversion (internal/intents, convert.go, has the
-// rules): the request's own fields checked before the transaction, then,
-// in it, the intent's data validated as a token's, deduplicated or
-// created.
-
-// intentConversion is what a conversion request carries until its
-// transaction reads the intent.
-type intentConversion struct {
-	id   string
-	req  TokenRequest
-	path string
-}
-
-// prepareConversion checks a conversion request's own fields: type and
-// data must be absent, and the intent id must be one an intent can have.
-// The rest is checked once the intent's data is known (convertIntent).
-func prepareConversion(req TokenRequest, now time.Time, path string, fe unit.FieldErrors) *intentConversion {
-	if req.Type != "" {
-		fe.Add(join(path, "type"), "must not be given with token_intent_id: the intent's type is used")
-	}
-	if req.Data != nil {
-		fe.Add(join(path, "data"), "must not be given with token_intent_id: the intent's data is used")
-	}
-	if customIDProblem(req.TokenIntentID) != "" {
-		fe.Add(join(path, "token_intent_id"), "is not a token intent id")
-	}
-	if req.ExpiresAt != nil {
-		unit.CheckExpiry(*req.ExpiresAt, now, join(path, "expires_at"), fe)
-	}
-	validateMetadata(req.Metadata, join(path, "metadata"), fe)
-	return &intentConversion{id: req.TokenIntentID, req: req, path: path}
-}
-
-// convertIntent creates the token a conversion asks for, or returns the
-// existing token it deduplicates to, and deletes the intent, all in t
-// (intents.Convert). Returns NotFound for an intent that does not exist
-// (expired, converted, deleted, another tenant's), PermissionDenied for a
-// key that is not a private application's or that sets expressions
-// without a revealing token:create rule (intents.CheckExpressions),
-// Invalid when the request's fields do not fit the intent's data (paths
-// under the request's).
-func (t *txn) convertIntent(p *principal, pt *preparedToken) (*Token, error) {
-	c := pt.intent
-	var tok *Token
-	err := intents.Convert(t.Tx, p, c.id, func(rec *intents.Record) (string, error) {
-		data, err := decodeJSONLastWins(rec.Data)
-		if err != nil {
-			return "", err
-		}
-		if conversionSetsExpressions(c.req) {
-			containers := c.req.Containers
-			if len(containers) == 0 {
-				containers = []string{defaultContainer[rec.Type]}
-			}
-			if err := intents.CheckExpressions(p, containers); err != nil {
-				return "", err
-			}
-		}
-		req := c.req
-		req.TokenIntentID, req.Type, req.Data = "", rec.Type, exprData(rec.Type, data)
-		req.DeduplicateToken = true
-		fe := unit.FieldErrors{}
-		full := prepareToken(req, t.Now, t.Now, c.path, fe)
-		if err := fe.Err(); err != nil {
-			return "", err
-		}
-		existing, err := t.intentDuplicate(p, full)
-		if err != nil {
-			return "", err
-		}
-		if existing != nil {
-			tok, err = t.refreshFromIntent(p, existing, full, c.path)
-		} else {
-			tok, err = t.createToken(p, full)
-		}
-		if err != nil {
-			return "", err
-		}
-		return tok.ID, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return tok, nil
-}
-
-// conversionSetsExpressions reports whether a conversion request sets
-// expressions of its own (a mask, search indexes, a fingerprint
-// expression, an id with {{ }}), which intents.CheckExpressions allows
-// only to a key that may see the intent's data.
-func conversionSetsExpressions(req TokenRequest) bool {
-	return req.Mask != nil || len(req.SearchIndexes) > 0 || req.FingerprintExpression != "" || strings.Contains(req.ID, "{{")
-}
-
-// intentDuplicate is the live token a conversion deduplicates to (see
-// findDuplicate), or nil. As createToken, it needs token:create where the
-// token would be made, and looks nothing up for a key that may not read
-// in clear there (mayReadClearIn).
-func (t *txn) intentDuplicate(p *principal, full *preparedToken) (*tokens.Record, error) {
-	if _, ok := p.Decide(PermTokenCreate, tokenScope{ID: full.id, Containers: full.containers}); !ok {
-		return nil, unit.Forbidden(PermTokenCreate)
-	}
-	ks, err := t.TenantKeys(p.TenantID, false)
-	if err != nil {
-		return nil, err
-	}
-	fp := full.fingerprint(ks)
-	if fp == "" || !p.MayReadClearIn(full.containers) {
-		return nil, nil
-	}
-	return t.findDuplicate(p, fp, full)
-}
-
-// refreshFromIntent writes the intent's data (full's) into rec, the token
-// a conversion deduplicates to, as UpdateToken would with the data
-// replaced whole, and returns it as a deduplicated create does. Data that
-// is the same already, or a key without token:update on rec, leaves it
-// unchanged.
-func (t *txn) refreshFromIntent(p *principal, rec *tokens.Record, full *preparedToken, path string) (*Token, error) {
-	if _, mayUpdate := p.Decide(PermTokenUpdate, scopeOf(rec)); !mayUpdate || bytes.Equal(rec.Data, full.dataJSON) {
-		tok, transform := t.createAnswer(p, rec)
-		if err := t.logTokenRead(p, rec.Type, rec.ID, "Token read (deduplicated create)",
-			transform, ChannelCreate); err != nil {
-			return nil, err
-		}
-		if err := t.emitTokenReadRecord(p, rec); err != nil {
-			return nil, err
-		}
-		t.count(TokensRead)
-		return tok, nil
-	}
-	req, err := patchedRequest(rec, map[string]any{"data": full.data}, true)
-	if err != nil {
-		return nil, err
-	}
-	fe := unit.FieldErrors{}
-	pt := prepareToken(req, t.Now, t.Now, path, fe)
-	if err := fe.Err(); err != nil {
-		return nil, err
-	}
-	ks, err := t.TenantKeys(p.TenantID, false)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range rec.Indexes {
-		if err := t.Delete(barrier.IndexEntry(k)); err != nil {
-			return nil, err
-		}
-	}
-	now := t.Now
-	next := &tokens.Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
-		ModifiedBy: p.ActorID, ModifiedAt: &now}
-	pt.newCVC = false // the intent brings no cvc
-	pt.applyTo(next, ks, t.Now, t.v.fingerprints == nil)
-	t.unindexFingerprint(rec)
-	if err := t.writeToken(rec, next); err != nil {
-		return nil, err
-	}
-	t.count(TokensUpdated)
-	if err := t.Log(p.Actor(), p.TenantID, next.Type, next.ID, OpUpdate, "Token updated (token intent converted)"); err != nil {
-		return nil, err
-	}
-	if err := t.emitToken(EventTokenUpdated, p.Actor(), next); err != nil {
-		return nil, err
-	}
-	tok, _ := t.createAnswer(p, next)
-	return tok, nil
+	return intents.MaySeeFingerprint(p, tokens.DefaultContainer[typ])
 }

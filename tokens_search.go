@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tokenvault/tokenvault/internal/auditlog"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
@@ -76,8 +75,8 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 	if req.Container != "" && !validContainer(req.Container) {
 		fe.Add("container", "must start and end with / and hold letters, digits, - and _ segments")
 	}
-	if req.Type != "" && !slices.Contains(tokenTypes, req.Type) {
-		fe.Add("type", "must be one of %s", strings.Join(tokenTypes, ", "))
+	if req.Type != "" && !slices.Contains(tokens.Types, req.Type) {
+		fe.Add("type", "must be one of %s", strings.Join(tokens.Types, ", "))
 	}
 	for k := range req.Metadata {
 		if unit.HasControl(k) {
@@ -94,10 +93,10 @@ func (v *Vault) ListTokens(ctx context.Context, key Credential, req ListTokensRe
 		if err != nil {
 			return err
 		}
-		if out, err = t.tokenList(p, PermTokenRead, q, pg); err != nil {
+		if out, err = v.lists.Find(t.Tx, p, PermTokenRead, q, pg); err != nil {
 			return err
 		}
-		return t.logReads(p, PermTokenRead, out.Data, "Token read (listed)", ChannelList)
+		return v.tokens.LogListed(t.Tx, p, PermTokenRead, out.Data, "Token read (listed)", ChannelList)
 	})
 	return out, err
 }
@@ -125,7 +124,7 @@ type SearchTokensRequest struct {
 // tokens it does not reach are left out. A result carries what is stored
 // with the token (fingerprint, metadata, search indexes, mask,
 // expressions) only if the caller may also read it (token:read; see
-// searchView), and a metadata or fingerprint term matches only such
+// listing.Show), and a metadata or fingerprint term matches only such
 // tokens, as GET /tokens would list them. Requires token:search, and
 // token:read for a metadata or fingerprint term.
 //
@@ -153,74 +152,12 @@ func (v *Vault) SearchTokens(ctx context.Context, key Credential, req SearchToke
 		if q.ReadsContent() && !p.Has(PermTokenRead) {
 			return unit.Errorf(PermissionDenied, "the key lacks the permission %s, which a metadata or fingerprint term needs", PermTokenRead)
 		}
-		if out, err = t.tokenList(p, PermTokenSearch, q, pg); err != nil {
+		if out, err = v.lists.Find(t.Tx, p, PermTokenSearch, q, pg); err != nil {
 			return err
 		}
-		return t.logReads(p, PermTokenSearch, out.Data, "Token read (searched)", ChannelSearch)
+		return v.tokens.LogListed(t.Tx, p, PermTokenSearch, out.Data, "Token read (searched)", ChannelSearch)
 	})
 	return out, err
-}
-
-// tokenList is one page of the tokens matching q that p may use with
-// perm: walked from a list index (listing.Page), or, with a filter
-// answered by an index of exact values, read from that index.
-func (t *txn) tokenList(p *principal, perm string, q listing.Query, pg paging.Pager) (*Page[Token], error) {
-	if q.Walkable() {
-		return listing.Page(t.v.lists, t.Tx, p, perm, q, pg, func(rec *tokens.Record) *Token {
-			return shapeListed(p, perm, q, rec)
-		})
-	}
-	toks, err := t.queryTokens(p, perm, q)
-	if err != nil {
-		return nil, err
-	}
-	return paging.Paginate(toks, pg, tokenPosition), nil
-}
-
-// tokenPosition orders tokens by creation, then id: ids are time-ordered
-// but custom ids are not, and the position of a token never changes.
-func tokenPosition(tok Token) string { return barrier.TimeKey(tok.CreatedAt) + "/" + tok.ID }
-
-// shapeListed shapes a token of a list or search for p, or returns nil
-// when p may not use it with perm (tokenList and queryTokens).
-func shapeListed(p *principal, perm string, q listing.Query, rec *tokens.Record) *Token {
-	transform, ok := p.Decide(perm, scopeOf(rec))
-	if !ok {
-		return nil
-	}
-	clear := p.MayReadClear(scopeOf(rec))
-	if q.Fingerprint != "" && !clear {
-		// Equality with the data is told only to a key that sees it
-		// (mayReadClear): a masking reader would test guesses.
-		return nil
-	}
-	tok := tokenOf(rec, transform)
-	if !clear {
-		tok.Fingerprint = ""
-	}
-	if perm != PermTokenRead && !p.MayRead(scopeOf(rec)) {
-		// Found by search alone (see "Keys learn only what they may
-		// read"): a fingerprint or metadata term would test a value
-		// against what the key may not read, so it matches only where
-		// it may; the stored content is withheld.
-		if q.ReadsContent() {
-			return nil
-		}
-		searchView(tok)
-	}
-	return tok
-}
-
-// searchView is what a search shows of a token the key may find (token:search)
-// but not read (token:read): its identity and placement (id, tenant, type,
-// containers, expiry, deduplicate flag, timestamps, actors) and its data as
-// the token:search transform shows it (the mask by default), nothing stored
-// with it: no mask field, fingerprint, fingerprint expression, metadata or
-// search indexes.
-func searchView(tok *Token) {
-	data := tok.Data
-	tok.WithholdContent()
-	tok.Data = data
 }
 
 // Channels: how a token's data was accessed (TokenAccess.Channel).
@@ -305,7 +242,7 @@ func (v *Vault) TokenAccessPage(ctx context.Context, key Credential, id string, 
 		if err != nil {
 			return err
 		}
-		rec, err := t.loadToken(p.TenantID, id, true)
+		rec, err := v.tokens.Load(t.Tx, p.TenantID, id, true)
 		if err != nil {
 			return err
 		}
@@ -417,6 +354,9 @@ func (v *Vault) newLists() *listing.Lists {
 				return nil, err
 			}
 			return tokens.IndexedIDs(t, tokens.MetadataIndex(ks, tid, key, value))
+		},
+		FingerprintIDs: func(t *unit.Tx, tid, fp string) ([]string, error) {
+			return tokens.FingerprintIDs(t, v.fingerprints, tid, fp)
 		},
 		EntityLines: func(t *unit.Tx, tid, typ, id string, pg paging.Pager) ([]string, Pagination, error) {
 			return auditlog.EntityPage(t, tid, typ, id, nil, nil, pg)

@@ -320,7 +320,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if v.optimistic {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}
-	v.tokens = &tokens.Service{Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists}
+	v.tokens = v.newTokens()
 	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
 		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)

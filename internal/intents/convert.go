@@ -98,3 +98,18 @@ func CheckExpressions(p *access.Principal, containers []string) error {
 	}
 	return nil
 }
+
+// Converter is Convert and CheckExpressions as the token feature calls
+// them (tokens.Intents): the token's side of a conversion sees only the
+// intent's type and sealed data JSON, never its record.
+type Converter struct{}
+
+// Convert is Convert, handing makeToken the intent's type and data.
+func (Converter) Convert(t *unit.Tx, p *access.Principal, id string, makeToken func(typ string, data []byte) (tokenID string, err error)) error {
+	return Convert(t, p, id, func(rec *Record) (string, error) { return makeToken(rec.Type, rec.Data) })
+}
+
+// CheckExpressions is CheckExpressions.
+func (Converter) CheckExpressions(p *access.Principal, containers []string) error {
+	return CheckExpressions(p, containers)
+}

@@ -67,7 +67,7 @@ func bodyShape(v any) (any, error) {
 // IsRequest tells a token request from a plain nested object: it has
 // a "type" naming a token type and a "data" property, or it converts a
 // token intent: a string "token_intent_id" (type and data are then the
-// intent's, and given anyway they are refused by prepareToken).
+// intent's, and given anyway they are refused by Service.Prepare).
 func IsRequest(m map[string]any) bool {
 	if _, ok := m["token_intent_id"].(string); ok {
 		return true

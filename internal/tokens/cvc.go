@@ -92,6 +92,28 @@ func WithoutCVC(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
+// CVCSchedule is the family of the cvc schedule entries the sweeper
+// walks, each <nanos>/<tenant>/<id> after it: the card's cvc written at
+// nanos (barrier.TimeKey), due CVCRetention later.
+var CVCSchedule = barrier.CVCSchedule
+
+// CVCsDueThrough is the last schedule stamp (barrier.TimeKey) whose cvc is
+// due at now.
+func (s *Service) CVCsDueThrough(now time.Time) string {
+	return barrier.TimeKey(now.Add(-s.CVCRetention))
+}
+
+// RemoveScheduledCVC is RemoveCVC for the schedule entry rest (what
+// follows CVCSchedule in its key); an entry of another form removes
+// nothing.
+func (s *Service) RemoveScheduledCVC(t *unit.Tx, rest string) (bool, error) {
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) != 3 {
+		return false, nil
+	}
+	return s.RemoveCVC(t, parts[1], parts[2], parts[0])
+}
+
 // RemoveCVC writes the card tid/id again without the cvc its schedule
 // entry (written at stamp) was for. It reports false when there is nothing
 // to remove: the token is gone, or its cvc was removed or written again

@@ -29,6 +29,19 @@
 //     SearchIndex, MetadataIndex: keyed MACs, never plaintext).
 //   - Patches (update.go): PatchedRequest and what a patch may read or
 //     show (ReadsStoredData, ReadsNoMore, SameCard).
+//   - Preparing and creating tokens (prepare.go, create.go): a request
+//     validated without the store (Prepared, Service.Prepare,
+//     PrepareTree), then created in the transaction (Service.Create,
+//     CreateTree): literal, generated, alias and fpe ids, deduplication
+//     (only for a key that reads in clear where the token goes), the
+//     replacement of an expired token holding the id. Applying a patch
+//     (update_apply.go): CheckPatchFields, Service.Patch.
+//   - Converting a token intent (convert.go): the token's side of it,
+//     checked, deduplicated (refreshing the token found) or created, the
+//     intent's side through Intents (intents.Converter).
+//   - Audited reads (audited.go): Get, DeleteID, DetokenizeLogged,
+//     LogListed and LogRead, the one form of a token read's audit line.
+//   - The rules alias and fpe ids obey (alias_rules.go): AliasRules.
 //   - Reads and writes (service.go): Service, built in Open, loads (Load,
 //     Must), writes (Put, Write) and deletes (Delete) tokens with their
 //     index entries; the token lists' bookkeeping is its Lists interface,
@@ -47,11 +60,12 @@
 //
 // # What it does not do
 //
-// It authenticates and authorizes no call (its functions take a
-// *unit.Tx and an access.Principal the caller authorized), counts nothing
-// and writes the audit line of a read only through its caller (Delete and
-// the cvc sweep log their own changes). Aliases and FPE ids, token intents
-// and the token lists are other features: a token's request is prepared
-// and created (prepareToken, createToken) in the root, where they meet,
-// until they have moved. It never imports the root.
+// It authenticates and authorizes no call: its functions take a
+// *unit.Tx and an access.Principal the caller authenticated and
+// authorized for the call's permission (a create still checks
+// token:create on the token's own containers and id, an update
+// token:update where the token is and goes). It keeps no metrics: it
+// tells Service.Count what it did. Aliases and FPE ids, token intents and
+// the token lists are other features, reached through small interfaces
+// (Aliases, Intents, Lists) that Open fills. It never imports the root.
 package tokens

@@ -89,7 +89,7 @@ type Request struct {
 	// TokenIntentID converts a token intent into this token, instead of
 	// Type and Data (which must then be absent): the intent's type and
 	// data are used, a card's cvc left out, and the intent is deleted in
-	// the transaction that creates the token (see the root's intents_convert.go).
+	// the transaction that creates the token (see convert.go).
 	TokenIntentID string `json:"token_intent_id,omitempty"`
 }
 

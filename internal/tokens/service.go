@@ -1,18 +1,33 @@
 package tokens
 
 import (
+	"io"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/aliases"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/expr"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Service is the token feature as a Vault wires it in Open: the state
-// its reads and writes need beyond the transaction. Its methods take a
-// *unit.Tx the caller has authorized; none writes a count (the caller
-// counts what its call did).
+// its reads and writes need beyond the transaction, and what it needs of
+// the features it meets (aliases, intents). Its methods take a *unit.Tx
+// and an access.Principal the caller has authenticated and authorized
+// for the call's permission; they count what they do through Count.
 type Service struct {
+	// IDs makes the ids of new tokens (time-ordered).
+	IDs *unit.IDSource
+	// Rand is the randomness alias ids are drawn with (Options.Rand).
+	Rand io.Reader
+	// Aliases checks and draws alias and fpe ids (an *aliases.Rules).
+	Aliases Aliases
+	// Intents converts token intents (intents.Converter).
+	Intents Intents
+	// Count, when set, counts one token operation (a Count* name) of the
+	// unit of work t, for the Vault's metrics.
+	Count func(t *unit.Tx, op string)
 	// Fingerprints is the fingerprint index on a store one process
 	// holds; nil on a shared store, which keeps it in the store.
 	Fingerprints *FingerprintMemory
@@ -31,6 +46,40 @@ type Lists interface {
 	List(t *unit.Tx, rec *Record) error
 	Move(t *unit.Tx, prev, rec *Record) error
 	Unlist(t *unit.Tx, rec *Record) error
+}
+
+// Aliases is what a token request needs of alias and fpe ids:
+// *aliases.Rules, which the Vault builds with this package's rules.
+type Aliases interface {
+	ParseIDExpression(id, path string, fe unit.FieldErrors) *expr.Template
+	FPEIDVars(typ string, data any, metadata map[string]string) expr.Resolver
+	Prepare(tmpl *expr.Template, vars expr.Resolver, path string, fe unit.FieldErrors) *aliases.ID
+	CheckDisplay(typ string, data any, metadata map[string]string, maskExpr any, idTmpl *expr.Template, maskPath, idPath string, fe unit.FieldErrors)
+	CheckMaskKeepsID(aliasID bool, typ string, stored, maskExpression []byte, newMask any, fe unit.FieldErrors)
+	DeriveFPEID(t *unit.Tx, p *access.Principal, containers []string, tmpl *expr.Template, vars expr.Resolver, path string) (string, error)
+}
+
+// Intents is what converting a token intent needs of the intents
+// feature (intents.Converter): Convert runs makeToken over the live
+// intent's type and data and removes the intent; CheckExpressions refuses
+// expressions over data p may not see where the token goes.
+type Intents interface {
+	Convert(t *unit.Tx, p *access.Principal, id string, makeToken func(typ string, data []byte) (tokenID string, err error)) error
+	CheckExpressions(p *access.Principal, containers []string) error
+}
+
+// The token operations Service.Count counts (the Vault's TokenOp names).
+const (
+	CountCreated = "created"
+	CountRead    = "read"
+	CountUpdated = "updated"
+)
+
+// count counts op in t when the Vault counts.
+func (s *Service) count(t *unit.Tx, op string) {
+	if s.Count != nil {
+		s.Count(t, op)
+	}
 }
 
 // CVCDue reports whether rec holds a cvc past its retention at now.

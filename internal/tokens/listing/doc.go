@@ -1,19 +1,21 @@
 // Package listing is the token lists, searches and access history of the
 // tokens feature: which list index a token's entry is in and its kept
 // count (Lists.List, Unlist, Move, called by the commit that writes or
-// deletes a token), the pages of the lists (Page), the search query
-// language (ParseQuery, Query), the one-time build of the lists of a
-// store written by an earlier version (Lists.Build), and who saw a token
-// (Lists.AccessLines, SubjectTokens, AccessPage).
+// deletes a token), the pages of the lists (Page) and of the queries an
+// index of exact values answers (Find, shaping each token with Show), the
+// search query language (ParseQuery, Query), the one-time build of the
+// lists of a store written by an earlier version (Lists.Build), and who
+// saw a token (Lists.AccessLines, SubjectTokens, AccessPage).
 //
 // It owns the list indexes (idx/tl-s/), their counts (count/tok-s/), the
-// shape registry (token_shape/) and the overflow marks (idx/tlo/) of
-// every tenant, and the cursors of token lists. It does not own the token
+// shape registry (token_shape/) and the overflow marks (idx/tlo/) of every
+// tenant, and the cursors of token lists. It does not own the token
 // records (internal/tokens), how a token is shown to a caller (the page's
 // show function), how a token is read (Lists.Load), the exact-value
-// indexes (metadata, search, fingerprints) or the audit log it reads the
-// access history from (Lists.EntityLines): Open wires those in. It never
-// imports the root package.
+// indexes (metadata, search, fingerprints: Lists.MetadataIDs and
+// FingerprintIDs) or the audit log it reads the access history from
+// (Lists.EntityLines): Open wires those in. It never imports the root
+// package.
 //
 // # Token lists that cost what they return
 //

@@ -28,8 +28,12 @@ type Lists struct {
 	// tokens the build passes by (Build).
 	TenantDeleting func(t *unit.Tx, tid string) (bool, error)
 	// MetadataIDs lists, sorted, the ids of tenant tid's tokens whose
-	// metadata index holds key with value (SubjectTokens).
+	// metadata index holds key with value (SubjectTokens, Find).
 	MetadataIDs func(t *unit.Tx, tid, key, value string) ([]string, error)
+	// FingerprintIDs lists, sorted, the ids of tenant tid's tokens with
+	// the fingerprint fp, from the fingerprint index wherever the tokens
+	// feature keeps it (Find).
+	FingerprintIDs func(t *unit.Tx, tid, fp string) ([]string, error)
 	// EntityLines is a page of the suffixes of the audit lines about the
 	// entity id of type typ in tenant tid, newest first, and its
 	// pagination (AccessLines).

@@ -1,4 +1,4 @@
-package tokenvault
+package tokens
 
 import (
 	"encoding/json"
@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/tokenvault/tokenvault/internal/jsontext"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // TestDefaultMasksKeepTheDisplayRule: the types' default masks keep the
 // display rule for every card and bank number shape, so a tokenize that
 // uses its type's default mask with a generated or literal id skips the
-// per-call analysis (prepareTokenShown) without letting anything through.
+// per-call analysis (Service.Prepare) without letting anything through.
 func TestDefaultMasksKeepTheDisplayRule(t *testing.T) {
 	var datas []struct {
 		typ  string
@@ -26,29 +25,29 @@ func TestDefaultMasksKeepTheDisplayRule(t *testing.T) {
 			datas = append(datas, struct {
 				typ  string
 				data any
-			}{TypeCard, map[string]any{"number": spaced, "expiration_month": json.Number("12"), "expiration_year": json.Number("2031")}})
+			}{unit.TypeCard, map[string]any{"number": spaced, "expiration_month": json.Number("12"), "expiration_year": json.Number("2031")}})
 		}
 	}
 	for _, account := range []string{"1", "1234", "000123456789", strings.Repeat("9", 17)} {
 		datas = append(datas, struct {
 			typ  string
 			data any
-		}{TypeBank, map[string]any{"routing_number": "110000000", "account_number": account}})
+		}{unit.TypeBank, map[string]any{"routing_number": "110000000", "account_number": account}})
 	}
 	for _, d := range datas {
-		mask, err := jsontext.AsPlain(tokens.DefaultMask[d.typ])
+		mask, err := jsontext.AsPlain(DefaultMask[d.typ])
 		if err != nil {
 			t.Fatal(err)
 		}
 		fe := unit.FieldErrors{}
-		aliasRules.CheckDisplay(d.typ, d.data, nil, mask, nil, "mask", "id", fe)
+		AliasRules.CheckDisplay(d.typ, d.data, nil, mask, nil, "mask", "id", fe)
 		if len(fe) != 0 {
 			t.Errorf("the default %s mask over %v: %v, want no problem", d.typ, d.data, fe)
 		}
 	}
 	// The check is not vacuous: a mask showing the whole number fails it.
 	fe := unit.FieldErrors{}
-	aliasRules.CheckDisplay(TypeCard, map[string]any{"number": "4242424242424242"}, nil,
+	AliasRules.CheckDisplay(unit.TypeCard, map[string]any{"number": "4242424242424242"}, nil,
 		map[string]any{"number": "{{ data.number }}"}, nil, "mask", "id", fe)
 	if len(fe["mask"]) == 0 {
 		t.Errorf("a mask of the whole number passed the display rule")
