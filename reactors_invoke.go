@@ -188,10 +188,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			inv.client = &ac
 		}
 		inv.by, inv.traceID = p.Actor(), unit.TraceID(ctx)
-		if err := t.Emit(unit.Event{TenantID: p.TenantID, Type: EventReactorInvoked, By: p.Actor(), ObjectName: "invocation",
-			EntityType: EntityReactor, View: func() any {
-				return &invocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}
-			}}); err != nil {
+		if err := reactors.EmitInvocation(t.Tx, p.TenantID, EventReactorInvoked, p.Actor(), &reactors.InvocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, rec.ID, OpInvoke, "Reactor invoked")
