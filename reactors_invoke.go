@@ -38,11 +38,7 @@ type InvokeReactorRequest struct {
 // ReactorResponse is what an invocation returns: Raw is what the code
 // returned as raw, Tokens what it returned under tokenize, tokenized. An
 // asynchronous invocation returns only its InvocationID.
-type ReactorResponse struct {
-	Tokens       any    `json:"tokens,omitempty"`
-	Raw          any    `json:"raw,omitempty"`
-	InvocationID string `json:"invocation_id,omitempty"`
-}
+type ReactorResponse = reactors.Response
 
 // invocation is everything a run needs, gathered in one transaction.
 type invocation struct {
