@@ -28,46 +28,16 @@ func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
 }
 
-// validateProxy checks req and, in a worker, its transforms' code.
+// validateProxy checks req (reactors.CheckProxyRequest, under the
+// outbound policy) and, in a worker, its transforms' code.
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
-	fe := unit.FieldErrors{}
-	validateName(req.Name, fe)
-	switch {
-	case req.ApplicationID == "":
-	case req.Application == nil:
-		req.Application = &Ref{ID: req.ApplicationID}
-	case req.Application.ID != req.ApplicationID:
-		fe.Add("application_id", "differs from application.id; send one of them, or the same id in both")
-	}
-	if req.DestinationURL == "" {
-		fe.Add("destination_url", "is required")
-	} else if problem := t.v.outbound.DestinationProblem(req.DestinationURL); problem != "" {
-		fe.Add("destination_url", "%s", problem)
-	}
-	for _, tr := range []struct {
-		name string
-		t    *ProxyTransform
-	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
-		if tr.t != nil && tr.t.Code == "" {
-			fe.Add(tr.name+".code", "is required")
-		}
-	}
-	conf, err := reactors.NormalizeConfiguration(req.Configuration)
+	conf, err := reactors.CheckProxyRequest(req, validateName, t.v.outbound.DestinationProblem)
 	if err != nil {
 		return nil, err
 	}
-	if err := fe.Err(); err != nil {
+	err = reactors.ProxyTransformCode(req, func(code, field string) error { return t.checkCode(tid, code, field) })
+	if err != nil {
 		return nil, err
-	}
-	for _, tr := range []struct {
-		name string
-		t    *ProxyTransform
-	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
-		if tr.t != nil {
-			if err := t.checkCode(tid, tr.t.Code, tr.name+".code"); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return conf, nil
 }
