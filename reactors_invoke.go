@@ -223,16 +223,12 @@ func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time
 	if err != nil {
 		return nil, err
 	}
-	out := &ReactorResponse{}
-	if result == nil {
-		return out, nil
+	raw, tk, err := reactors.ReactorResult(result)
+	if err != nil {
+		return nil, err
 	}
-	obj, ok := result.(map[string]any)
-	if !ok {
-		return nil, &Error{Kind: CodeFailed, Status: 500, Message: "the reactor must return an object such as {raw: ..., tokenize: ...}"}
-	}
-	out.Raw = obj["raw"]
-	if tk, ok := obj["tokenize"]; ok && tk != nil {
+	out := &ReactorResponse{Raw: raw}
+	if tk != nil {
 		by := inv.caller
 		if inv.client != nil {
 			by = *inv.client
