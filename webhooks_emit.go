@@ -5,13 +5,9 @@ import (
 	"github.com/tokenvault/tokenvault/internal/reactors"
 )
 
-// Helpers for the emit calls beside the audit lines of the features still
-// in this package (an application's are internal/events'
-// EmitApplication and EmitKeyRegenerated). Tx.Emit builds an event's
-// object only when a webhook subscribes to it, and learns which do from
-// the events feature's cache (internal/events' subscriptions_read.go), so
-// a tenant without webhooks pays a cache look-up per event and no store
-// read.
+// The end of an asynchronous invocation is the one event emitted outside
+// its call's transaction: the event itself is internal/reactors'
+// (EmitInvocation), as are those of reactors and proxies.
 
 // emitInvocationEnd emits reactor.completed or reactor.failed for the
 // asynchronous invocation inv, which ended with err (nil: succeeded), in
