@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tokenvault/tokenvault/internal/aliases"
-	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // MaxFPEValues is how many values one FPEEncode or FPEDecode call takes.
@@ -59,12 +57,9 @@ type FPEResult = aliases.FPEResult
 // key that is missing, unknown or expired, RateLimited over a rate limit,
 // PermissionDenied without fpe:encode, or Internal.
 func (v *Vault) FPEEncode(ctx context.Context, key Credential, req FPERequest) (*FPEResult, error) {
-	tr, err := aliases.CheckFPE(req)
+	tr, err := aliases.CheckFPEEncode(req)
 	if err != nil {
 		return nil, err
-	}
-	if req.KeyVersion != 0 {
-		return nil, unit.InvalidField("key_version", "is for decoding: encoding always uses the tenant's current FPE key, whose version the result says")
 	}
 	var out *FPEResult
 	err = v.view(ctx, func(t *txn) error {
@@ -139,22 +134,19 @@ func (v *Vault) FPEDecode(ctx context.Context, key Credential, req FPERequest) (
 func (v *Vault) RotateFPEKey(ctx context.Context, key Credential) (version int, err error) {
 	v.wrapMu.RLock()
 	defer v.wrapMu.RUnlock()
-	var rotated *barrier.Keys
-	var tid string
 	err = v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTenantUpdate)
 		if err != nil {
 			return err
 		}
-		tid = p.TenantID
-		rotated, err = aliases.RotateFPEKey(t.Tx, p.Actor(), tid)
+		// Only a committed keyring is cached: ids and encodings made
+		// under a rolled back version could never be decoded or
+		// derived again.
+		version, err = aliases.RotateFPEKey(t.Tx, p.Actor(), p.TenantID, v.barrier)
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
-	// Only a committed keyring may be used: ids and encodings made under
-	// a rolled back version could never be decoded or derived again.
-	v.barrier.CacheKeys(tid, rotated)
-	return rotated.FPEVersion(), nil
+	return version, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 )
 
 // Metrics receives counts and timings of the Vault's work, for a monitoring
@@ -135,13 +136,13 @@ func CodeOutcomes() []CodeOutcome {
 
 // WebhookOutcome is how a webhook delivery ended, for
 // Metrics.WebhookDelivered.
-type WebhookOutcome string
+type WebhookOutcome = reactors.CallbackOutcome
 
 const (
-	WebhookOK       WebhookOutcome = "delivered" // the receiver answered 2xx
-	WebhookFailed   WebhookOutcome = "failed"    // every attempt failed
-	WebhookCanceled WebhookOutcome = "canceled"  // the Vault closed before it succeeded
-	WebhookNotSent  WebhookOutcome = "not_sent"  // its signing secret could not be read
+	WebhookOK       = reactors.CallbackDelivered // the receiver answered 2xx
+	WebhookFailed   = reactors.CallbackFailed    // every attempt failed
+	WebhookCanceled = reactors.CallbackCanceled  // the Vault closed before it succeeded
+	WebhookNotSent  = reactors.CallbackNotSent   // its signing secret could not be read
 )
 
 // WebhookOutcomes lists every WebhookOutcome.
@@ -201,9 +202,7 @@ type Stats struct {
 // cheap enough to call on every scrape.
 func (v *Vault) Stats() Stats {
 	workers, busy, capacity := v.code.Stats()
-	v.asyncMu.Lock()
-	running, delivering := v.asyncRunning, v.asyncDelivering
-	v.asyncMu.Unlock()
+	running, delivering := v.async.Stats()
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
 		AsyncInvocations: running, PendingWebhooks: delivering,
 		PendingEventDeliveries: v.dispatch.Pending().Total(), AuditExport: v.auditStats(),

@@ -2,15 +2,10 @@ package tokenvault
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"slices"
 
-	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
-	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -34,68 +29,18 @@ func (t *txn) proxyMAC(key string) []byte {
 	return t.v.sys.MAC([]byte("proxy\x00"), []byte(key))
 }
 
-// validateProxy checks req and, in a worker, its transforms' code.
+// validateProxy checks req (reactors.CheckProxyRequest, under the
+// outbound policy) and, in a worker, its transforms' code.
 func (t *txn) validateProxy(tid string, req *ProxyRequest) (map[string]any, error) {
-	fe := unit.FieldErrors{}
-	validateName(req.Name, fe)
-	switch {
-	case req.ApplicationID == "":
-	case req.Application == nil:
-		req.Application = &Ref{ID: req.ApplicationID}
-	case req.Application.ID != req.ApplicationID:
-		fe.Add("application_id", "differs from application.id; send one of them, or the same id in both")
-	}
-	if req.DestinationURL == "" {
-		fe.Add("destination_url", "is required")
-	} else if problem := t.v.outbound.DestinationProblem(req.DestinationURL); problem != "" {
-		fe.Add("destination_url", "%s", problem)
-	}
-	for _, tr := range []struct {
-		name string
-		t    *ProxyTransform
-	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
-		if tr.t != nil && tr.t.Code == "" {
-			fe.Add(tr.name+".code", "is required")
-		}
-	}
-	conf, err := normalizeConfiguration(req.Configuration)
+	conf, err := reactors.CheckProxyRequest(req, validateName, t.v.outbound.DestinationProblem)
 	if err != nil {
 		return nil, err
 	}
-	if err := fe.Err(); err != nil {
+	err = reactors.ProxyTransformCode(req, func(code, field string) error { return t.checkCode(tid, code, field) })
+	if err != nil {
 		return nil, err
 	}
-	for _, tr := range []struct {
-		name string
-		t    *ProxyTransform
-	}{{"request_transform", req.RequestTransform}, {"response_transform", req.ResponseTransform}} {
-		if tr.t != nil {
-			if err := t.checkCode(tid, tr.t.Code, tr.name+".code"); err != nil {
-				return nil, err
-			}
-		}
-	}
 	return conf, nil
-}
-
-// checkProxyApplication checks the proxy's application (validateProxy
-// has reconciled application and application_id), naming the field the
-// caller used; current is the application an update keeps, nil on create
-// (checkReactorApplication).
-func (t *txn) checkProxyApplication(tid string, req *ProxyRequest, current *Ref) error {
-	fe := unit.FieldErrors{}
-	id := ""
-	if current != nil {
-		id = current.ID
-	}
-	if err := t.checkReactorApplication(tid, req.Application, id, fe); err != nil {
-		return err
-	}
-	if msgs, ok := fe["application.id"]; ok && req.ApplicationID != "" {
-		delete(fe, "application.id")
-		fe["application_id"] = msgs
-	}
-	return fe.Err()
 }
 
 // CreateProxy creates a proxy with a new random key. Requires proxy:create.
@@ -118,20 +63,17 @@ func (v *Vault) CreateProxy(ctx context.Context, key Credential, req ProxyReques
 		if err != nil {
 			return err
 		}
-		if err := t.checkProxyApplication(p.TenantID, &req, nil); err != nil {
+		if err := reactors.CheckProxyApplication(t.Tx, p.TenantID, &req, nil); err != nil {
 			return err
 		}
 		px := &Proxy{ID: t.v.ids.Next(t.Now), TenantID: p.TenantID, Key: pkey, CreatedBy: p.ActorID, CreatedAt: t.Now}
 		reactors.ApplyProxyRequest(&req, px, conf)
 		rec := reactors.ProxyRecordOf(px, t.proxyMAC(pkey))
-		if err := t.PutRecord(barrier.ProxyLookup(rec.KeyHash), &access.KeyRef{TenantID: p.TenantID, Kind: EntityProxy, ID: rec.ID}); err != nil {
-			return err
-		}
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityProxy, rec.ID), rec); err != nil {
+		if err := reactors.PutProxy(t.Tx, rec, true); err != nil {
 			return err
 		}
 		out = px
-		if err := t.emitProxy(EventProxyCreated, p.Actor(), px); err != nil {
+		if err := reactors.EmitProxy(t.Tx, EventProxyCreated, p.Actor(), px); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityProxy, rec.ID, OpCreate, fmt.Sprintf("Proxy %q created", rec.Name))
@@ -147,27 +89,7 @@ func (t *txn) proxyByKey(pkey string) (*reactors.ProxyRecord, error) {
 	if pkey == "" || len(pkey) > maxKeyLength {
 		return nil, nil
 	}
-	mac := t.proxyMAC(pkey)
-	var ref access.KeyRef
-	ok, err := t.GetRecord(barrier.ProxyLookup(mac), &ref)
-	if err != nil || !ok {
-		return nil, err
-	}
-	if deleting, err := tenants.Deleting(t.Tx, ref.TenantID); err != nil || deleting {
-		return nil, err // refused like an unknown key
-	}
-	rec, err := reactors.MustProxy(t.Tx, ref.TenantID, ref.ID)
-	if ErrorKind(err) == NotFound {
-		return nil, nil // a stale lookup entry: an unknown key
-	}
-	if err != nil {
-		return nil, err // a store or decryption failure is not the caller's
-	}
-	if subtle.ConstantTimeCompare(rec.KeyHash, mac) != 1 {
-		return nil, nil
-	}
-	unit.RecordTenant(t.Ctx, rec.TenantID)
-	return rec, nil
+	return reactors.ProxyByKey(t.Tx, t.proxyMAC(pkey), func(tid string) (bool, error) { return tenants.Deleting(t.Tx, tid) })
 }
 
 // GetProxy returns a proxy of the caller's tenant. Requires proxy:read.
@@ -220,20 +142,7 @@ func (v *Vault) ListProxies(ctx context.Context, key Credential, req ListProxies
 		if err != nil {
 			return err
 		}
-		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = paging.Records(t.Tx, p.TenantID, EntityProxy, pg, filtered, func(kv barrier.StoredValue) (*Proxy, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
-				return nil, nil
-			}
-			var rec reactors.ProxyRecord
-			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-				return nil, err
-			}
-			if req.Name != "" && !reactors.NameMatches(req.Name, rec.Name) {
-				return nil, nil
-			}
-			return reactors.ProxyOf(&rec), nil
-		})
+		out, err = reactors.ListProxies(t.Tx, p.TenantID, pg, reactors.ListFilter{IDs: req.IDs, Name: req.Name})
 		return err
 	})
 	return out, err
@@ -303,7 +212,7 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		if err != nil {
 			return err
 		}
-		if err := t.checkProxyApplication(p.TenantID, &req, rec.Application); err != nil {
+		if err := reactors.CheckProxyApplication(t.Tx, p.TenantID, &req, rec.Application); err != nil {
 			return err
 		}
 		px := reactors.ProxyOf(rec)
@@ -311,11 +220,11 @@ func (v *Vault) changeProxy(ctx context.Context, key Credential, id string, next
 		now := t.Now
 		px.ModifiedBy, px.ModifiedAt = p.ActorID, &now
 		rec = reactors.ProxyRecordOf(px, rec.KeyHash)
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityProxy, id), rec); err != nil {
+		if err := reactors.PutProxy(t.Tx, rec, false); err != nil {
 			return err
 		}
 		out = px
-		if err := t.emitProxy(EventProxyUpdated, p.Actor(), px); err != nil {
+		if err := reactors.EmitProxy(t.Tx, EventProxyUpdated, p.Actor(), px); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityProxy, id, OpUpdate, fmt.Sprintf("Proxy %q %s", rec.Name, verb))
@@ -340,12 +249,10 @@ func (v *Vault) DeleteProxy(ctx context.Context, key Credential, id string) erro
 		if err != nil {
 			return err
 		}
-		for _, k := range []barrier.Key{barrier.Tenant(p.TenantID).Record(EntityProxy, id), barrier.ProxyLookup(rec.KeyHash)} {
-			if err := t.Delete(k); err != nil {
-				return err
-			}
+		if err := reactors.DeleteProxy(t.Tx, rec); err != nil {
+			return err
 		}
-		if err := t.emitProxy(EventProxyDeleted, p.Actor(), reactors.ProxyOf(rec)); err != nil {
+		if err := reactors.EmitProxy(t.Tx, EventProxyDeleted, p.Actor(), reactors.ProxyOf(rec)); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityProxy, id, OpDelete, "Proxy deleted")

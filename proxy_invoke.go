@@ -212,7 +212,7 @@ func (v *Vault) planProxyCall(ctx context.Context, call ProxyCall, parsed any) (
 				return prefixFields(err, "body")
 			}
 		}
-		if err := t.emitProxy(EventProxyInvoked, by, plan.proxy); err != nil {
+		if err := reactors.EmitProxy(t.Tx, EventProxyInvoked, by, plan.proxy); err != nil {
 			return err
 		}
 		return t.Log(by, rec.TenantID, EntityProxy, rec.ID, OpInvoke, "Proxy invoked")

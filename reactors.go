@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
-	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsonpatch"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/reactors"
@@ -41,42 +38,6 @@ type UpdateReactorRequest struct {
 	Application   *Ref           `json:"application,omitempty"`
 }
 
-// checkReactorApplication checks that ref names a public or private
-// application of tenant tid. The application an update keeps (current,
-// the id the reactor or proxy has; "" on create) is not checked again: it
-// may have been deleted (or have expired) since, and the reactor or proxy
-// must stay editable; what acts as it (req.client, a proxy call without
-// require_auth) fails until it is given another. An empty id is checked.
-func (t *txn) checkReactorApplication(tid string, ref *Ref, current string, fe unit.FieldErrors) error {
-	if ref == nil || ref.ID != "" && ref.ID == current {
-		return nil
-	}
-	app, err := access.LoadApplication(t.Tx, tid, ref.ID)
-	if err != nil {
-		return err
-	}
-	switch {
-	case app == nil:
-		fe.Add("application.id", "no such application")
-	case app.Type == Management:
-		fe.Add("application.id", "must be a public or private application")
-	}
-	return nil
-}
-
-// normalizeConfiguration turns configuration values into plain JSON values.
-func normalizeConfiguration(conf map[string]any) (map[string]any, error) {
-	if conf == nil {
-		return nil, nil
-	}
-	v, err := normalizeJSON(conf)
-	if err != nil {
-		return nil, unit.InvalidField("configuration", "must be a JSON object")
-	}
-	m, _ := v.(map[string]any)
-	return m, nil
-}
-
 // CreateReactor creates a reactor. Requires reactor:create. Returns Invalid
 // with the field named for a bad name, configuration, formula or
 // application.
@@ -87,7 +48,7 @@ func normalizeConfiguration(conf map[string]any) (map[string]any, error) {
 func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateReactorRequest) (*Reactor, error) {
 	fe := unit.FieldErrors{}
 	validateName(req.Name, fe)
-	conf, err := normalizeConfiguration(req.Configuration)
+	conf, err := reactors.NormalizeConfiguration(req.Configuration)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +96,7 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 			}
 		}
 		reactors.CheckFormulaConfiguration(f, conf, fe)
-		if err := t.checkReactorApplication(p.TenantID, req.Application, "", fe); err != nil {
+		if err := reactors.CheckApplication(t.Tx, p.TenantID, req.Application, "", fe); err != nil {
 			return err
 		}
 		if err := fe.Err(); err != nil {
@@ -144,11 +105,11 @@ func (v *Vault) CreateReactor(ctx context.Context, key Credential, req CreateRea
 		if req.Application != nil {
 			rec.ApplicationID = req.Application.ID
 		}
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, rec.ID), rec); err != nil {
+		if err := reactors.PutReactor(t.Tx, rec); err != nil {
 			return err
 		}
 		out = reactors.ReactorOf(rec, f)
-		if err := t.emitReactor(EventReactorCreated, p.Actor(), out); err != nil {
+		if err := reactors.EmitReactor(t.Tx, EventReactorCreated, p.Actor(), out); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, rec.ID, OpCreate, fmt.Sprintf("Reactor %q created", rec.Name))
@@ -213,27 +174,7 @@ func (v *Vault) ListReactors(ctx context.Context, key Credential, req ListReacto
 		if err != nil {
 			return err
 		}
-		filtered := len(req.IDs) > 0 || req.Name != ""
-		out, err = paging.Records(t.Tx, p.TenantID, EntityReactor, pg, filtered, func(kv barrier.StoredValue) (*Reactor, error) {
-			if len(req.IDs) > 0 && !slices.Contains(req.IDs, kv.Rest) {
-				return nil, nil
-			}
-			var rec reactors.Record
-			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
-				return nil, err
-			}
-			if req.Name != "" && !reactors.NameMatches(req.Name, rec.Name) {
-				return nil, nil
-			}
-			var f *Formula
-			if rec.FormulaID != "" {
-				var err error
-				if f, err = reactors.LoadFormula(t.Tx, p.TenantID, rec.FormulaID); err != nil {
-					return nil, err
-				}
-			}
-			return reactors.ReactorOf(&rec, f), nil
-		})
+		out, err = reactors.ListReactors(t.Tx, p.TenantID, pg, reactors.ListFilter{IDs: req.IDs, Name: req.Name})
 		return err
 	})
 	return out, err
@@ -297,7 +238,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		}
 		fe := unit.FieldErrors{}
 		validateName(req.Name, fe)
-		conf, err := normalizeConfiguration(req.Configuration)
+		conf, err := reactors.NormalizeConfiguration(req.Configuration)
 		if err != nil {
 			return err
 		}
@@ -321,7 +262,7 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		if !reactors.SameJSON(conf, rec.Configuration) {
 			reactors.CheckFormulaConfiguration(f, conf, fe)
 		}
-		if err := t.checkReactorApplication(p.TenantID, req.Application, rec.ApplicationID, fe); err != nil {
+		if err := reactors.CheckApplication(t.Tx, p.TenantID, req.Application, rec.ApplicationID, fe); err != nil {
 			return err
 		}
 		if err := fe.Err(); err != nil {
@@ -339,11 +280,11 @@ func (v *Vault) changeReactor(ctx context.Context, key Credential, id string, ne
 		}
 		now := t.Now
 		rec.ModifiedBy, rec.ModifiedAt = p.ActorID, &now
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactor, id), rec); err != nil {
+		if err := reactors.PutReactor(t.Tx, rec); err != nil {
 			return err
 		}
 		out = reactors.ReactorOf(rec, f)
-		if err := t.emitReactor(EventReactorUpdated, p.Actor(), out); err != nil {
+		if err := reactors.EmitReactor(t.Tx, EventReactorUpdated, p.Actor(), out); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpUpdate, fmt.Sprintf("Reactor %q %s", rec.Name, verb))
@@ -367,10 +308,10 @@ func (v *Vault) DeleteReactor(ctx context.Context, key Credential, id string) er
 		if err != nil {
 			return err
 		}
-		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactor, id)); err != nil {
+		if err := reactors.DeleteReactor(t.Tx, p.TenantID, id); err != nil {
 			return err
 		}
-		if err := t.emitReactor(EventReactorDeleted, p.Actor(), reactors.ReactorOf(rec, f)); err != nil {
+		if err := reactors.EmitReactor(t.Tx, EventReactorDeleted, p.Actor(), reactors.ReactorOf(rec, f)); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, id, OpDelete, "Reactor deleted")
@@ -468,7 +409,7 @@ func (v *Vault) RegisterOfficialFormula(ctx context.Context, req FormulaRequest)
 		if err := t.checkCode("", req.Code, "code"); err != nil {
 			return err
 		}
-		return t.PutRecord(barrier.OfficialFormula(f.ID), reactors.FormulaRecordOf(f))
+		return reactors.PutFormula(t.Tx, f)
 	})
 	if err != nil {
 		return nil, err
@@ -497,7 +438,7 @@ func (v *Vault) CreateFormula(ctx context.Context, key Credential, req FormulaRe
 			return err
 		}
 		out = reactors.NewFormula(&req, t.v.ids.Next(t.Now), p.TenantID, p.Actor(), t.Now)
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, out.ID), reactors.FormulaRecordOf(out)); err != nil {
+		if err := reactors.PutFormula(t.Tx, out); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, out.ID, OpCreate, fmt.Sprintf("Formula %q created", out.Name))
@@ -591,7 +532,7 @@ func (v *Vault) UpdateFormula(ctx context.Context, key Credential, id string, re
 		out = reactors.NewFormula(&req, id, p.TenantID, actor{ID: old.CreatedBy}, old.CreatedAt)
 		now := t.Now
 		out.ModifiedBy, out.ModifiedAt = p.ActorID, &now
-		if err := t.PutRecord(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id), reactors.FormulaRecordOf(out)); err != nil {
+		if err := reactors.PutFormula(t.Tx, out); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpUpdate, fmt.Sprintf("Formula %q updated", out.Name))
@@ -623,7 +564,7 @@ func (v *Vault) DeleteFormula(ctx context.Context, key Credential, id string) er
 				return unit.Errorf(Conflict, "reactor %s uses the formula", r.ID)
 			}
 		}
-		if err := t.Delete(barrier.Tenant(p.TenantID).Record(EntityReactorFormula, id)); err != nil {
+		if err := reactors.DeleteFormula(t.Tx, p.TenantID, id); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactorFormula, id, OpDelete, "Formula deleted")

@@ -38,11 +38,7 @@ type InvokeReactorRequest struct {
 // ReactorResponse is what an invocation returns: Raw is what the code
 // returned as raw, Tokens what it returned under tokenize, tokenized. An
 // asynchronous invocation returns only its InvocationID.
-type ReactorResponse struct {
-	Tokens       any    `json:"tokens,omitempty"`
-	Raw          any    `json:"raw,omitempty"`
-	InvocationID string `json:"invocation_id,omitempty"`
-}
+type ReactorResponse = reactors.Response
 
 // invocation is everything a run needs, gathered in one transaction.
 type invocation struct {
@@ -188,10 +184,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			inv.client = &ac
 		}
 		inv.by, inv.traceID = p.Actor(), unit.TraceID(ctx)
-		if err := t.Emit(unit.Event{TenantID: p.TenantID, Type: EventReactorInvoked, By: p.Actor(), ObjectName: "invocation",
-			EntityType: EntityReactor, View: func() any {
-				return &invocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}
-			}}); err != nil {
+		if err := reactors.EmitInvocation(t.Tx, p.TenantID, EventReactorInvoked, p.Actor(), &reactors.InvocationEvent{ID: inv.id, ReactorID: rec.ID, Status: "invoked"}); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), p.TenantID, EntityReactor, rec.ID, OpInvoke, "Reactor invoked")
@@ -230,16 +223,12 @@ func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time
 	if err != nil {
 		return nil, err
 	}
-	out := &ReactorResponse{}
-	if result == nil {
-		return out, nil
+	raw, tk, err := reactors.ReactorResult(result)
+	if err != nil {
+		return nil, err
 	}
-	obj, ok := result.(map[string]any)
-	if !ok {
-		return nil, &Error{Kind: CodeFailed, Status: 500, Message: "the reactor must return an object such as {raw: ..., tokenize: ...}"}
-	}
-	out.Raw = obj["raw"]
-	if tk, ok := obj["tokenize"]; ok && tk != nil {
+	out := &ReactorResponse{Raw: raw}
+	if tk != nil {
 		by := inv.caller
 		if inv.client != nil {
 			by = *inv.client

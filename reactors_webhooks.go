@@ -1,18 +1,12 @@
 package tokenvault
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"encoding/hex"
-	"encoding/json"
-	"net/http"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/backoff"
 	"github.com/tokenvault/tokenvault/internal/reactors"
-	"github.com/tokenvault/tokenvault/internal/unit"
-	"github.com/tokenvault/tokenvault/webhooks"
 )
 
 // Webhook is the JSON body POSTed to the callback_url of an asynchronous
@@ -30,25 +24,14 @@ import (
 // under the same secret in its Standard Webhooks form
 // (CallbackSecretStandard), so a receiver may check it with
 // webhooks.Verify instead.
-type Webhook struct {
-	InvocationID string           `json:"invocation_id"`
-	ReactorID    string           `json:"reactor_id"`
-	TenantID     string           `json:"tenant_id"`
-	Status       string           `json:"status"` // "succeeded" or "failed"
-	Result       *ReactorResponse `json:"result,omitempty"`
-	Error        *WebhookError    `json:"error,omitempty"`
-	DeliveredAt  time.Time        `json:"delivered_at"`
-}
+type Webhook = reactors.Callback
 
 // WebhookError is the problem an asynchronous invocation ended with, in
 // the shape of the HTTP error bodies.
 type WebhookError = reactors.CallbackError
 
-// Webhook delivery headers.
-const (
-	WebhookSignatureHeader = "SVC-Signature"
-	webhookAttempts        = 5
-)
+// WebhookSignatureHeader carries the SVC-Signature of a webhook.
+const WebhookSignatureHeader = reactors.CallbackSignatureHeader
 
 // WebhookSecret returns the hex secret that signs the caller's tenant's
 // webhooks. Requires tenant:read.
@@ -115,134 +98,43 @@ func VerifyWebhook(secret string, body []byte, signature string) bool {
 const (
 	// MaxAsyncInvocations bounds a tenant's asynchronous invocations
 	// waiting for a worker or running.
-	MaxAsyncInvocations = 64
+	MaxAsyncInvocations = reactors.MaxAsyncInvocations
 	// MaxPendingWebhooks bounds a tenant's webhooks being delivered,
 	// retries included.
-	MaxPendingWebhooks = 256
+	MaxPendingWebhooks = reactors.MaxPendingCallbacks
 )
 
-// asyncCount is one tenant's asynchronous work in progress.
-type asyncCount struct{ running, delivering int }
+// newAsync is the runner of asynchronous invocations (reactors.Async),
+// under bg, posting with the outbound client, reading each tenant's
+// callback secret in a transaction of its own and counting deliveries in
+// Options.Metrics.
+func (v *Vault) newAsync() *reactors.Async {
+	return &reactors.Async{
+		Background: v.bg, HTTPClient: v.httpClient, Backoff: v.webhookBackoff, Now: v.now, Logger: v.logger,
+		Secret: func(ctx context.Context, tid string) ([]byte, error) {
+			var secret []byte
+			err := v.view(ctx, func(t *txn) error {
+				var err error
+				secret, err = reactors.CallbackSecret(t.Tx, tid)
+				return err
+			})
+			return secret, err
+		},
+		Delivered: func(o WebhookOutcome, attempts int) {
+			if v.metrics != nil {
+				v.metrics.WebhookDelivered(o, attempts)
+			}
+		},
+	}
+}
 
 // startAsync runs inv in the background, for up to timeout, and delivers
-// its outcome to url. Close cancels runs and deliveries in progress; after
-// Close, and past a tenant's bounds, it refuses.
+// its outcome to url (reactors.Async.Start). Close cancels runs and
+// deliveries in progress; after Close, and past a tenant's bounds, it
+// refuses.
 func (v *Vault) startAsync(inv *invocation, url string, timeout time.Duration) error {
-	v.asyncMu.Lock()
-	defer v.asyncMu.Unlock()
-	if v.closed {
-		return unit.Errorf(Unavailable, "the vault is closing")
-	}
-	c := v.asyncByTenant[inv.tenantID]
-	if c == nil {
-		c = &asyncCount{}
-		v.asyncByTenant[inv.tenantID] = c
-	}
-	if c.running >= MaxAsyncInvocations || c.delivering >= MaxPendingWebhooks {
-		return unit.Errorf(Unavailable, "too many asynchronous invocations of this tenant in progress; retry later")
-	}
-	c.running++
-	v.asyncRunning++
-	v.async.Add(1)
-	go func() {
-		defer v.async.Done()
-		ctx, cancel := context.WithTimeout(v.bg, timeout)
-		res, err := v.runInvocation(ctx, inv, timeout)
-		cancel()
-		v.asyncMu.Lock()
-		c.running--
-		c.delivering++
-		v.asyncRunning--
-		v.asyncDelivering++
-		v.asyncMu.Unlock()
-		v.emitInvocationEnd(inv, err)
-		hook := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID, Status: "succeeded", Result: res}
-		if err != nil {
-			hook.Status, hook.Result = "failed", nil
-			hook.Error = reactors.CallbackErrorOf(err)
-		}
-		v.deliver(inv.tenantID, url, hook)
-		v.asyncMu.Lock()
-		v.asyncDelivering--
-		if c.delivering--; c.running == 0 && c.delivering == 0 {
-			delete(v.asyncByTenant, inv.tenantID)
-		}
-		v.asyncMu.Unlock()
-	}()
-	return nil
-}
-
-// deliver POSTs hook, retrying with exponential backoff (jittered, see
-// internal/backoff) until the receiver answers 2xx, webhookAttempts tries
-// are spent, or the Vault closes.
-func (v *Vault) deliver(tid, url string, hook Webhook) {
-	outcome, attempts := v.tryDeliver(tid, url, hook)
-	if v.metrics != nil {
-		v.metrics.WebhookDelivered(outcome, attempts)
-	}
-}
-
-// tryDeliver is deliver, returning how it ended and after how many POSTs.
-func (v *Vault) tryDeliver(tid, url string, hook Webhook) (WebhookOutcome, int) {
-	var secret []byte
-	err := v.view(v.bg, func(t *txn) error {
-		var err error
-		secret, err = reactors.CallbackSecret(t.Tx, tid)
-		return err
-	})
-	if err != nil {
-		v.logger.Error("tokenvault: webhook not delivered", "invocation", hook.InvocationID, "err", err)
-		if v.bg.Err() != nil {
-			return WebhookCanceled, 0
-		}
-		return WebhookNotSent, 0
-	}
-	wait := backoff.Backoff{Base: v.webhookBackoff}
-	for attempt := 1; ; attempt++ {
-		hook.DeliveredAt = v.now().UTC()
-		body, _ := json.Marshal(hook)
-		std, err := webhooks.Headers(hook.InvocationID, hook.DeliveredAt, body, reactors.StandardCallbackSecret(secret))
-		if err == nil {
-			err = v.post(url, body, reactors.SignCallback(secret, body), std)
-		}
-		if err == nil {
-			return WebhookOK, attempt
-		}
-		if attempt == webhookAttempts {
-			v.logger.Warn("tokenvault: webhook delivery failed", "invocation", hook.InvocationID, "attempts", attempt, "err", err)
-			return WebhookFailed, attempt
-		}
-		select {
-		case <-v.bg.Done():
-			return WebhookCanceled, attempt
-		case <-time.After(wait.Next()):
-		}
-	}
-}
-
-type webhookStatusError int
-
-func (e webhookStatusError) Error() string { return "receiver answered " + http.StatusText(int(e)) }
-
-func (v *Vault) post(url string, body []byte, signature string, std http.Header) error {
-	ctx, cancel := context.WithTimeout(v.bg, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	for k, vs := range std {
-		req.Header[k] = vs
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(WebhookSignatureHeader, signature)
-	res, err := v.httpClient.Do(req)
-	if err != nil {
-		return err
-	}
-	res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return webhookStatusError(res.StatusCode)
-	}
-	return nil
+	cb := Webhook{InvocationID: inv.id, ReactorID: inv.reactorID, TenantID: inv.tenantID}
+	return v.async.Start(cb, url, timeout,
+		func(ctx context.Context) (*ReactorResponse, error) { return v.runInvocation(ctx, inv, timeout) },
+		func(err error) { v.emitInvocationEnd(inv, err) })
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
+	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -110,14 +111,7 @@ type Vault struct {
 	// deliveries) runs under it and is awaited by Close through async.
 	bg       context.Context
 	cancelBg context.CancelFunc
-	async    sync.WaitGroup
-	// asyncMu guards closed and asyncByTenant, so that no asynchronous
-	// work starts once Close waits for it.
-	asyncMu       sync.Mutex
-	closed        bool
-	asyncByTenant map[string]*asyncCount
-	// asyncRunning and asyncDelivering add up asyncByTenant, for Stats.
-	asyncRunning, asyncDelivering int
+	async    *reactors.Async
 
 	// metrics is Options.Metrics, nil when none.
 	metrics Metrics
@@ -227,10 +221,10 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.intentLifetime = DefaultTokenIntentLifetime
 	}
 	v.bg, v.cancelBg = context.WithCancel(context.Background())
-	v.asyncByTenant = map[string]*asyncCount{}
 	if v.logger == nil {
 		v.logger = slog.Default()
 	}
+	v.async = v.newAsync()
 	if opts.Retention.Logs < 0 {
 		return nil, errors.New("tokenvault: Options.Retention.Logs must not be negative")
 	}
@@ -381,9 +375,7 @@ func (v *Vault) Close() error {
 			v.stopSweeper()
 			<-v.sweeperDone
 		}
-		v.asyncMu.Lock()
-		v.closed = true
-		v.asyncMu.Unlock()
+		v.async.Stop()
 		v.cancelBg()
 		v.async.Wait()
 		// A delivery in progress is abandoned: its lines stay queued and

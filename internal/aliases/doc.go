@@ -23,8 +23,10 @@
 //     the mask shows exactly), and Rules.CheckMaskKeepsID on a patch of a
 //     token whose id was derived from its data.
 //   - Format-preserving encryption of values (fpe.go, fpe_keys.go):
-//     FPERequest and FPEResult (the root names them by aliases), CheckFPE,
-//     RunFPE and RotateFPEKey.
+//     FPERequest and FPEResult (the root names them by aliases), CheckFPE
+//     and CheckFPEEncode (an encoding names no key version), RunFPE, and
+//     RotateFPEKey, which hands the rotated keyring to a KeyCache (the
+//     Vault's barrier) only once its transaction has committed.
 //
 // # What it guarantees
 //

@@ -82,6 +82,20 @@ func CheckFPE(req FPERequest) (fpe.Transformation, error) {
 	return tr, nil
 }
 
+// CheckFPEEncode is CheckFPE for an encoding, which refuses a key version:
+// encoding always uses the tenant's current FPE key, and the result says
+// which. Returns Invalid with the field.
+func CheckFPEEncode(req FPERequest) (fpe.Transformation, error) {
+	tr, err := CheckFPE(req)
+	if err != nil {
+		return tr, err
+	}
+	if req.KeyVersion != 0 {
+		return tr, unit.InvalidField("key_version", "is for decoding: encoding always uses the tenant's current FPE key, whose version the result says")
+	}
+	return tr, nil
+}
+
 // RunFPE transforms every value of req, checked by CheckFPE into tr, with
 // tenant tid's FPE key at req.KeyVersion (zero: the current one),
 // enciphering when enc and deciphering otherwise. The first value that

@@ -3,6 +3,7 @@ package aliases
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -51,6 +52,27 @@ func TestCheckFPE(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestCheckFPEEncode(t *testing.T) {
+	t.Parallel()
+	values := []string{"4242424242424242"}
+	if _, err := CheckFPEEncode(FPERequest{Transformation: "digits", Values: values}); err != nil {
+		t.Errorf("CheckFPEEncode(current version) = %v, want nil", err)
+	}
+	if e := invalidAt(checkFPEEncodeErr(FPERequest{Transformation: "digits", KeyVersion: 1, Values: values}), "key_version"); !strings.HasPrefix(e, "is for decoding") {
+		t.Errorf("CheckFPEEncode(key version 1) at key_version = %q, want \"is for decoding...\"", e)
+	}
+	// The request's own problems come first, as for a decoding.
+	if e := invalidAt(checkFPEEncodeErr(FPERequest{Transformation: "nope", KeyVersion: 1, Values: values}), "transformation"); e == "" {
+		t.Errorf("CheckFPEEncode(bad transformation, key version 1) is not Invalid at transformation")
+	}
+}
+
+// checkFPEEncodeErr is the error of CheckFPEEncode.
+func checkFPEEncodeErr(req FPERequest) error {
+	_, err := CheckFPEEncode(req)
+	return err
 }
 
 func TestFPEName(t *testing.T) {
@@ -157,15 +179,22 @@ func TestRotateFPEKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache := &keyCache{}
 	err = w.Update(context.Background(), func(tx *unit.Tx) error {
-		rotated, err := RotateFPEKey(tx, unit.Actor{ID: "u1", Type: unit.ActorUser}, "t1")
-		if err == nil && rotated.FPEVersion() != 2 {
-			t.Errorf("RotateFPEKey made version %d, want 2", rotated.FPEVersion())
+		version, err := RotateFPEKey(tx, unit.Actor{ID: "u1", Type: unit.ActorUser}, "t1", cache)
+		if err == nil && version != 2 {
+			t.Errorf("RotateFPEKey made version %d, want 2", version)
+		}
+		if len(cache.cached) != 0 {
+			t.Errorf("RotateFPEKey cached %v before its transaction committed", cache.cached)
 		}
 		return err
 	})
 	if err != nil {
 		t.Fatalf("RotateFPEKey: %v", err)
+	}
+	if len(cache.cached) != 1 || cache.cached[0] != "t1 2" {
+		t.Errorf("RotateFPEKey cached %v after its commit, want [t1 2]", cache.cached)
 	}
 	want := auditchain.Line{ActorID: "u1", ActorType: unit.ActorUser, EntityType: unit.EntityTenant, EntityID: "t1",
 		Operation: unit.OpUpdate, Message: "FPE key rotated to version 2"}
@@ -182,6 +211,25 @@ func TestRotateFPEKey(t *testing.T) {
 	if err != nil || !slices.Equal(again.Values, values) {
 		t.Errorf("decoding with version 1 after the rotation = %+v, %v; want %q", again, err, values)
 	}
+	// A rotation rolled back caches nothing.
+	rolled := &keyCache{}
+	_ = w.Update(context.Background(), func(tx *unit.Tx) error {
+		if _, err := RotateFPEKey(tx, unit.Actor{ID: "u1", Type: unit.ActorUser}, "t1", rolled); err != nil {
+			return err
+		}
+		return unit.Errorf(unit.Conflict, "roll back")
+	})
+	if len(rolled.cached) != 0 {
+		t.Errorf("a rolled back RotateFPEKey cached %v, want nothing", rolled.cached)
+	}
+}
+
+// keyCache records what RotateFPEKey hands to the cache, as "tid version",
+// without caching it: the instance keeps reading the stored keyring.
+type keyCache struct{ cached []string }
+
+func (c *keyCache) CacheKeys(tid string, ks *barrier.Keys) {
+	c.cached = append(c.cached, fmt.Sprintf("%s %d", tid, ks.FPEVersion()))
 }
 
 // invalidAt is the first problem err reports at field, "" when err is not

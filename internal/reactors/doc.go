@@ -29,6 +29,22 @@
 //   - proxies (proxy.go): Proxy and ProxyRequest (aliased by the root),
 //     NewProxyKey, ApplyProxyRequest, MustProxy, and ProxyOf and
 //     ProxyRecordOf between the API's proxy and its record;
+//     CheckProxyRequest and ProxyTransformCode check a request
+//     (proxy_check.go);
+//   - where the records are kept (store.go): PutReactor, DeleteReactor,
+//     PutFormula (official formulas outside every tenant), DeleteFormula,
+//     PutProxy and DeleteProxy with the lookup of the proxy key,
+//     ProxyByKey, ListReactors and ListProxies (ListFilter), and
+//     CheckApplication and CheckProxyApplication, the application a
+//     reactor or proxy acts as; the Vault's methods never build a key;
+//   - the events of reactors, proxies and invocations (events.go):
+//     EmitReactor, EmitProxy and EmitInvocation, with views that leave
+//     out code, configuration values, keys and a URL's credentials;
+//   - asynchronous invocations (async.go): Async runs them in the
+//     background within each tenant's bounds (MaxAsyncInvocations,
+//     MaxPendingCallbacks) and delivers their Callback, signed and
+//     retried with backoff, reporting each CallbackOutcome; the Vault
+//     builds one in Open and stops it in Close;
 //   - what a proxy makes of a call and an answer: KindOfBody, FormObject
 //     and EncodeBody for bodies, CheckHeaders, ForwardHeaders,
 //     ResponseHeaders, HeaderObject and CodeHeaders for headers, Forward
@@ -44,7 +60,7 @@
 //     never a host detail.
 //
 // It guarantees the messages and kinds the API shows (tests compare them).
-// It does not authorize, detokenize, write, log or count: the root does,
-// in its transactions (reactors.go, proxy.go and the *_invoke.go files), and builds Code from its options. It never imports
-// the root.
+// It does not authorize, detokenize, log or tokenize: the root does, in
+// its transactions (reactors.go, proxy.go and the *_invoke.go files),
+// and builds Code and Async from its options. It never imports the root.
 package reactors

@@ -1,4 +1,4 @@
-package tokenvault
+package reactors
 
 import (
 	"net/url"
@@ -6,12 +6,36 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// The objects events carry (WebhookEventInfo.Data) that are built from
-// this package's types: each an API view of the entity with everything
-// secret left out (internal/events' views.go says what a view never
-// holds, and how views are kept within events.MaxViewBytes).
+// The objects events carry (WebhookEventInfo.Data) about proxies, reactors
+// and invocations: each an API view of the entity with everything secret
+// left out (internal/events' views.go says what a view never holds, and
+// how views are kept within events.MaxViewBytes). Tx.Emit builds an
+// event's object only when a webhook subscribes to it, so a tenant
+// without webhooks pays a cache look-up per event and no store read.
+
+// EmitProxy emits typ about the proxy p; proxy.invoked names no entity
+// id (it is about a call, not a change).
+func EmitProxy(t *unit.Tx, typ string, by unit.Actor, p *Proxy) error {
+	entityID := p.ID
+	if typ == events.ProxyInvoked {
+		entityID = ""
+	}
+	return t.Emit(unit.Event{TenantID: p.TenantID, Type: typ, By: by, ObjectName: "proxy", EntityType: unit.EntityProxy, EntityID: entityID, View: func() any { return proxyEventView(p) }})
+}
+
+// EmitReactor emits typ about the reactor r.
+func EmitReactor(t *unit.Tx, typ string, by unit.Actor, r *Reactor) error {
+	return t.Emit(unit.Event{TenantID: r.TenantID, Type: typ, By: by, ObjectName: "reactor", EntityType: unit.EntityReactor, EntityID: r.ID, View: func() any { return reactorEventView(r) }})
+}
+
+// EmitInvocation emits typ (reactor.invoked, reactor.completed or
+// reactor.failed) about the invocation view of a reactor of tenant tid.
+func EmitInvocation(t *unit.Tx, tid, typ string, by unit.Actor, view *InvocationEvent) error {
+	return t.Emit(unit.Event{TenantID: tid, Type: typ, By: by, ObjectName: "invocation", EntityType: unit.EntityReactor, View: func() any { return view }})
+}
 
 // proxyEvent is a proxy as its events show it. Its key (which lets a
 // caller invoke it, and without require_auth is all it takes), its
@@ -108,11 +132,11 @@ func reactorEventView(r *Reactor) *reactorEvent {
 	return e
 }
 
-// invocationEvent is a reactor invocation as reactor.invoked,
+// InvocationEvent is a reactor invocation as reactor.invoked,
 // reactor.completed and reactor.failed show it: never its arguments,
 // its result, nor the message of the error it failed with (code may
 // put detokenized values in either), only that error's status.
-type invocationEvent struct {
+type InvocationEvent struct {
 	ID        string `json:"id"`
 	ReactorID string `json:"reactor_id"`
 	// Status is "invoked", "succeeded" or "failed".
