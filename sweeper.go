@@ -12,6 +12,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // sweepBatch bounds the work of one sweep transaction.
@@ -152,20 +153,34 @@ func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err erro
 		if len(parts) != 4 {
 			return false, nil
 		}
-		done, err := t.sweep(parts[1], parts[2], parts[3])
+		kind, ok := v.expiryKinds[parts[2]]
+		if !ok {
+			return false, nil
+		}
+		done, err := kind.Expire(t.Tx, parts[1], parts[3])
 		if done {
-			t.sweptOne(sweepKinds[parts[2]])
+			t.sweptOne(SweepKind(kind.Swept))
 		}
 		return done, err
 	})
 }
 
-// sweepKinds names, for Options.Metrics, what t.sweep removes by the kind
-// in its schedule entry.
-var sweepKinds = map[string]SweepKind{
-	EntityApplication: SweptApplications, kindToken: SweptTokens, EntitySession: SweptSessions,
-	kindIdempotency: SweptIdempotency, EntityTenantInvitation: SweptInvitations,
-	EntityTokenIntent: SweptTokenIntents,
+// gatherExpiryKinds returns, by the kind in their schedule entries, the
+// sweeper's handlers of every feature whose objects expire (each one's
+// ExpiryKind, unit.ExpiryKind). The applications' deletion is still this
+// package's (applications.go), so their handler is given it.
+func (v *Vault) gatherExpiryKinds() map[string]unit.ExpiryKind {
+	deleteApplication := func(t *unit.Tx, by unit.Actor, rec *access.ApplicationRecord, msg string) error {
+		return (&txn{Tx: t, v: v}).deleteApplication(by, rec, msg)
+	}
+	kinds := map[string]unit.ExpiryKind{}
+	for _, k := range []unit.ExpiryKind{
+		access.ExpiryKind(deleteApplication), v.tokens.ExpiryKind(), sessions.ExpiryKind,
+		idempotency.ExpiryKind, tenants.ExpiryKind, intents.ExpiryKind,
+	} {
+		kinds[k.Kind] = k
+	}
+	return kinds
 }
 
 // sweepDue takes, in one transaction, up to sweepBatch entries of the
@@ -208,56 +223,4 @@ func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through fun
 		return nil
 	})
 	return removed, more, err
-}
-
-// sweep ends the life of one object whose expiry entry is due: it deletes
-// applications, tokens, sessions and token intents, and marks invitations EXPIRED. It
-// reports false when the object is gone or no longer expired (its expiry
-// moved), which leaves nothing to do.
-func (t *txn) sweep(tid, kind, id string) (bool, error) {
-	switch kind {
-	case EntityApplication:
-		var rec access.ApplicationRecord
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, t.deleteApplication(systemActor, &rec, "Application expired")
-	case kindToken:
-		rec, err := t.loadToken(tid, id, true)
-		if err != nil || rec == nil || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, t.deleteToken(systemActor, rec, "Token expired")
-	case EntitySession:
-		var rec sessions.Record
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, sessions.Delete(t.Tx, systemActor, &rec, "Session expired")
-	case kindIdempotency:
-		return idempotency.Sweep(t.Tx, tid, id)
-	case EntityTokenIntent:
-		rec, err := intents.Get(t.Tx, tid, id)
-		if err != nil || rec == nil || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, intents.Delete(t.Tx, systemActor, rec, "Token intent expired")
-	case EntityTenantInvitation:
-		var rec tenants.InvitationRecord
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.Expired(t.Now) || rec.Status == InvitationExpired {
-			return false, err
-		}
-		rec.Status = InvitationExpired
-		if err := t.PutRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
-			return false, err
-		}
-		if err := tenants.EmitInvitation(t.Tx, EventTenantInvitationDeleted, systemActor, &rec); err != nil {
-			return false, err
-		}
-		return true, t.Log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")
-	}
-	return false, nil
 }

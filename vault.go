@@ -59,6 +59,9 @@ type Vault struct {
 	// recordKinds are the families of keys that hold records, of every
 	// feature (records_parts.go).
 	recordKinds []unit.RecordKind
+	// expiryKinds are the sweeper's handlers of the schedule entries, by
+	// kind, of every feature whose objects expire (sweeper.go).
+	expiryKinds map[string]unit.ExpiryKind
 
 	auth   *authCache
 	limits ratelimit.Limits
@@ -314,6 +317,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}
 	v.tokens = &tokens.Service{Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists}
+	v.expiryKinds = v.gatherExpiryKinds()
 	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
 		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)
