@@ -33,7 +33,7 @@ import (
 //	internal/intents        Record             tenant/<tid>/token_intent/<id>
 //	internal/events         Webhook            tenant/<tid>/webhook/<id>
 //	internal/events         Delivery           tenant/<tid>/webhook_delivery/<webhook>/<id>
-//	records_count.go        countRecord        tenant/<tid>/count/..., sys/count/tenants
+//	internal/counts         Record             tenant/<tid>/count/..., sys/count/tenants
 //	internal/access         KeyRef             sys/apikey/, sys/nonce/, sys/invite/, sys/proxy/
 //	internal/tokens         LegacyCVCScan      sys/cvcscan
 //	internal/tokens         ListBuild          sys/lists

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
-	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
@@ -44,15 +44,12 @@ func ptr[T any](v T) *T { return &v }
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 // gatherRecordKinds returns the families of a tenant's keys that hold records,
-// gathered from the feature packages (each one's RecordKinds) and the
-// root's own: the re-seal pass (internal/reseal) writes any it finds in
-// the JSON of format version 0 in the current version. Everything else
+// gathered from the feature packages (each one's RecordKinds): the
+// re-seal pass (internal/reseal) writes any it finds in the JSON of format
+// version 0 in the current version. Everything else
 // under the tenant is an index or schedule entry (empty) or its keyring.
 func gatherRecordKinds() []unit.RecordKind {
-	kinds := slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
-		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds)
-	return append(kinds, unit.RecordKind{
-		Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records("count") },
-		New:    func() unit.Record { return &countRecord{} },
-	})
+	return slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
+		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds,
+		counts.RecordKinds)
 }

@@ -106,7 +106,7 @@ func (v *Vault) holdSweep(ctx context.Context) bool {
 // swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. It also folds the delta rows of the kept counts
-// this instance wrote (counts_fold.go), which the count folder otherwise
+// this instance wrote (internal/counts), which the count folder otherwise
 // folds once a count has 64 of them: a count written rarely is then one
 // row again. The background sweeper calls it every
 // Options.Retention.SweepInterval; hosts that disable it call Sweep themselves.

@@ -17,6 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/aliases"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
@@ -252,7 +253,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		st, v.ownsStore = s, true
 	}
-	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}, Instance: v.instance})
+	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: counts.Codec{}, Instance: v.instance})
 	v.auth = access.NewAuthCache[*principal](v.barrier.SingleProcess(), access.MaxAuthEntries)
 	v.optimistic = v.auth.SingleProcess()
 	v.work = unit.NewWork(v.barrier, unit.Options{
@@ -329,7 +330,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = tenants.EnsureCount(ctx, v.work) // once, for a store written before the count
 	}
 	if err == nil {
-		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
+		err = counts.FoldLeft(ctx, v.barrier) // the delta rows of counts an earlier Vault left
 	}
 	if err == nil {
 		err = access.UpgradeManagers(ctx, v.work) // once per release that adds a management permission
@@ -361,7 +362,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.exportWG.Go(v.runCheckpointer)
 	}
 	v.exportWG.Go(func() { v.dispatch.Run(v.bg) })
-	v.exportWG.Go(v.runCountFolder)
+	v.exportWG.Go(func() { counts.Run(v.bg, v.barrier, v.logger) })
 	return v, nil
 }
 

@@ -89,8 +89,8 @@
 // openings of a small record beside its base row.
 //
 // Folding (counts_fold.go) moves delta rows out of a read's way, in write
-// transactions of up to 32 counts that run beside the calls (the root's
-// counts_fold.go runs them): a count of this instance as soon as it has
+// transactions of up to 32 counts that run beside the calls (internal/counts'
+// folder runs them): a count of this instance as soon as it has
 // 64 new rows (FoldWake: FoldOwn); and when a Vault opens, and on a
 // shared store every minute, the counts of every tenant are scanned for
 // rows any instance may fold (FoldStale). Nothing runs on a timer on a
