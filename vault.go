@@ -469,7 +469,7 @@ func (v *Vault) result(err error) error {
 	}
 	var e *Error
 	isError := errors.As(err, &e)
-	if (!isError || e.Kind == Internal) && storageFull(err) {
+	if (!isError || e.Kind == Internal) && unit.IsStorageFull(err) {
 		return v.fullError(err)
 	}
 	if isError {
