@@ -2,11 +2,9 @@ package tokenvault
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
@@ -145,23 +143,12 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	return total + pruned, err
 }
 
-// sweepOnce removes up to sweepBatch expired objects in one transaction.
+// sweepOnce removes up to sweepBatch expired objects in one transaction,
+// each by its feature's handler (expiryKinds), counted for Options.Metrics
+// under the handler's SweepKind.
 func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err error) {
-	return v.sweepDue(ctx, barrier.ExpirySchedule, barrier.TimeKey, func(t *txn, rest string) (bool, error) {
-		// rest is <nanos>/<tenant>/<kind>/<id>.
-		parts := strings.SplitN(rest, "/", 4)
-		if len(parts) != 4 {
-			return false, nil
-		}
-		kind, ok := v.expiryKinds[parts[2]]
-		if !ok {
-			return false, nil
-		}
-		done, err := kind.Expire(t.Tx, parts[1], parts[3])
-		if done {
-			t.sweptOne(SweepKind(kind.Swept))
-		}
-		return done, err
+	return v.work.SweepExpired(ctx, v.expiryKinds, sweepBatch, func(t *unit.Tx, k unit.ExpiryKind) {
+		(&txn{Tx: t, v: v}).sweptOne(SweepKind(k.Swept))
 	})
 }
 
@@ -181,46 +168,4 @@ func (v *Vault) gatherExpiryKinds() map[string]unit.ExpiryKind {
 		kinds[k.Kind] = k
 	}
 	return kinds
-}
-
-// sweepDue takes, in one transaction, up to sweepBatch entries of the
-// schedule under prefix (keys <nanos>/...) that are due: whose time is at or
-// before through(now). Each entry is deleted and the rest of its key after
-// prefix handed to handle, which does the entry's work in the same
-// transaction and reports whether there was any. sweepDue returns how many
-// entries had work and whether more are due.
-func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
-	err = v.update(ctx, func(t *txn) error {
-		removed, more = 0, false
-		last := through(t.Now) + "/~"
-		var due []string
-		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
-			if rest > last {
-				return barrier.ErrStop
-			}
-			due = append(due, rest)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if len(due) > sweepBatch {
-			due, more = due[:sweepBatch], true
-		}
-		for _, rest := range due {
-			if err := t.Delete(prefix.Key(rest)); err != nil {
-				return err
-			}
-			// An entry of a tenant being deleted is the deletion's to remove.
-			done, err := skipGone(handle(t, rest))
-			if err != nil {
-				return err
-			}
-			if done {
-				removed++
-			}
-		}
-		return nil
-	})
-	return removed, more, err
 }

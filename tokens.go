@@ -305,15 +305,15 @@ func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
 // deleted, and the removal logged, together or not at all.
 func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
 	through := func(now time.Time) string { return barrier.TimeKey(now.Add(-v.cvcRetention)) }
-	return v.sweepDue(ctx, barrier.CVCSchedule, through, func(t *txn, rest string) (bool, error) {
+	return v.work.SweepDue(ctx, barrier.CVCSchedule, through, sweepBatch, func(t *unit.Tx, rest string) (bool, error) {
 		// rest is <nanos>/<tenant>/<id>.
 		parts := strings.SplitN(rest, "/", 3)
 		if len(parts) != 3 {
 			return false, nil
 		}
-		done, err := v.tokens.RemoveCVC(t.Tx, parts[1], parts[2], parts[0])
+		done, err := v.tokens.RemoveCVC(t, parts[1], parts[2], parts[0])
 		if done {
-			t.sweptOne(SweptCVCs)
+			(&txn{Tx: t, v: v}).sweptOne(SweptCVCs)
 		}
 		return done, err
 	})

@@ -1,5 +1,12 @@
 package unit
 
+import (
+	"context"
+	"strings"
+
+	"github.com/tokenvault/tokenvault/internal/barrier"
+)
+
 // Expiry kinds. An object that expires has an entry in the sweeper's
 // schedule (barrier's Expiry keys: <nanos>/<tenant>/<kind>/<id>), written
 // beside it by the feature that owns it. When the entry is due, the
@@ -23,4 +30,28 @@ type ExpiryKind struct {
 	// moved), which leaves nothing to do; its errors fail the sweep's
 	// transaction.
 	Expire func(t *Tx, tid, id string) (bool, error)
+}
+
+// SweepExpired ends, in one unit of work, up to batch objects whose entry
+// in the expiry schedule (barrier.ExpirySchedule) is due, each by the
+// handler of its kind in kinds; an entry of a kind none handles is
+// removed with nothing to do. swept, when not nil, is told of each object
+// ended, in its transaction. It returns what SweepDue returns.
+func (w *Work) SweepExpired(ctx context.Context, kinds map[string]ExpiryKind, batch int, swept func(t *Tx, k ExpiryKind)) (removed int, more bool, err error) {
+	return w.SweepDue(ctx, barrier.ExpirySchedule, barrier.TimeKey, batch, func(t *Tx, rest string) (bool, error) {
+		// rest is <nanos>/<tenant>/<kind>/<id>.
+		parts := strings.SplitN(rest, "/", 4)
+		if len(parts) != 4 {
+			return false, nil
+		}
+		k, ok := kinds[parts[2]]
+		if !ok {
+			return false, nil
+		}
+		done, err := k.Expire(t, parts[1], parts[3])
+		if done && swept != nil {
+			swept(t, k)
+		}
+		return done, err
+	})
 }
