@@ -20,7 +20,7 @@ import (
 // Parts shared by the records of format version 1 written since every
 // stored kind has a record of its own (records_<kind>.go, or
 // record_<kind>.go in its feature's package), on top of the primitives of
-// records.go:
+// internal/unit's codec.go:
 //
 //	list      uvarint 0 for a nil list, else n+1, then the n items: a nil
 //	          list and an empty one are both kept, since the JSON of
@@ -36,6 +36,11 @@ import (
 //	flags     uvarint of bits, one per optional field or boolean; a bit
 //	          this code does not know is refused
 //	optime    a time, present when its flag is set
+
+// recordCodec is a stored record with its own encoding (unit.Record);
+// docs/internals.md, "Stored records", lists every kind and where it is
+// stored.
+type recordCodec = unit.Record
 
 // ptr is a pointer to a copy of v.
 func ptr[T any](v T) *T { return &v }
