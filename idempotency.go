@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -107,7 +106,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 	rand.Read(c[:])
 	claim := hex.EncodeToString(c[:])
 
-	var recKey barrier.Key
+	var claimed idempotency.Claimed // its Key, for finishIdempotent
 	var tid string
 	var kept *IdempotentResponse
 	var public bool
@@ -121,8 +120,8 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 			return nil
 		}
 		tid = p.TenantID
-		c, err := idempotency.Claim(t.Tx, p, idempotencyKey, fp, claim)
-		recKey, kept = c.Key, c.Kept
+		claimed, err = idempotency.Claim(t.Tx, p, idempotencyKey, fp, claim)
+		kept = claimed.Kept
 		return err
 	})
 	if err != nil {
@@ -139,7 +138,7 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 	done := false
 	defer func() {
 		if !done { // run panicked: release the key, then go on panicking
-			v.finishIdempotent(ctx, recKey, tid, claim, nil)
+			v.finishIdempotent(ctx, claimed, tid, claim, nil)
 		}
 	}()
 	runCtx, cancel := context.WithTimeout(ctx, IdempotencyLease)
@@ -147,19 +146,19 @@ func (v *Vault) Idempotent(ctx context.Context, key Credential, idempotencyKey s
 	cancel()
 	done = true
 	if err != nil || resp == nil || !idempotency.Storable(resp.Status) {
-		v.finishIdempotent(ctx, recKey, tid, claim, nil)
+		v.finishIdempotent(ctx, claimed, tid, claim, nil)
 		return resp, false, err
 	}
-	v.finishIdempotent(ctx, recKey, tid, claim, resp)
+	v.finishIdempotent(ctx, claimed, tid, claim, resp)
 	return resp, false, nil
 }
 
-// finishIdempotent keeps resp as the answer of the claimed key, or with
+// finishIdempotent keeps resp as the answer of the key c claimed, or with
 // resp nil releases the key (idempotency.Finish). Failures are logged:
 // the caller still gets its response, and the claim ends with its lease.
-func (v *Vault) finishIdempotent(ctx context.Context, recKey barrier.Key, tid, claim string, resp *IdempotentResponse) {
+func (v *Vault) finishIdempotent(ctx context.Context, c idempotency.Claimed, tid, claim string, resp *IdempotentResponse) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
-		return idempotency.Finish(t.Tx, recKey, tid, claim, resp)
+		return idempotency.Finish(t.Tx, c.Key, tid, claim, resp)
 	})
 	if err != nil {
 		v.logger.Error("tokenvault: an idempotency record could not be finished; it is released when its lease ends", "tenant", tid, "err", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
@@ -44,8 +45,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 		v = applicationRecordV0FromRecord(r)
 	case *access.KeyRef:
 		v = access.KeyRefV0(*r)
-	case *countRecord:
-		v = countRecordV0(*r)
+	case *counts.Record:
+		v = counts.RecordV0(*r)
 	case *tokens.LegacyCVCScan:
 		v = tokens.LegacyCVCScanV0(*r)
 	case *tokens.ListBuild:

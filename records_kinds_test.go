@@ -16,6 +16,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
@@ -130,8 +131,8 @@ var recordKinds = []recordKind{
 	{"keyref", barrier.APIKeyLookup(fixKeyHash), func() recordCodec {
 		return &access.KeyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
 	}, func() recordCodec { return &access.KeyRef{} }, func() any { return &access.KeyRefV0{} }},
-	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &countRecord{N: 1234567} },
-		func() recordCodec { return &countRecord{} }, func() any { return &countRecordV0{} }},
+	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &counts.Record{N: 1234567} },
+		func() recordCodec { return &counts.Record{} }, func() any { return &counts.RecordV0{} }},
 	{"cvcscan", barrier.SysCVCScan, func() recordCodec {
 		return &tokens.LegacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
 	}, func() recordCodec { return &tokens.LegacyCVCScan{} }, func() any { return &tokens.LegacyCVCScanV0{} }},
@@ -276,7 +277,7 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Version: -1}},
 		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
 		{barrier.APIKeyLookup([]byte{1}), &access.KeyRef{}},
-		{barrier.Tenant(fixTenant).Count(EntityReactor), &countRecord{N: -5}},
+		{barrier.Tenant(fixTenant).Count(EntityReactor), &counts.Record{N: -5}},
 		{barrier.SysCVCScan, &tokens.LegacyCVCScan{}},
 		{barrier.SysLists, &tokens.ListBuild{Done: true}},
 		{barrier.SysShapeLists, &tokens.ListBuild{Tenant: "t"}},
@@ -382,7 +383,7 @@ var storedRecords = map[string]func() recordCodec{
 	"sys/cvcscan":                 func() recordCodec { return &tokens.LegacyCVCScan{} },
 	"sys/lists-shapes":            func() recordCodec { return &tokens.ListBuild{} },
 	"sys/lease/":                  func() recordCodec { return &lease.Record{} },
-	"sys/count/":                  func() recordCodec { return &countRecord{} },
+	"sys/count/":                  func() recordCodec { return &counts.Record{} },
 	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
 	"sys/reseal/":                 func() recordCodec { return &reseal.State{} },
 	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
@@ -392,7 +393,7 @@ var storedRecords = map[string]func() recordCodec{
 	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
 	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
 	"tenant/*/token/":             func() recordCodec { return &tokens.Record{} },
-	"tenant/*/count/":             func() recordCodec { return &countRecord{} },
+	"tenant/*/count/":             func() recordCodec { return &counts.Record{} },
 	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
 	"tenant/*/idempotency/":       func() recordCodec { return &idempotency.Record{} },
 	"tenant/*/proxy/":             func() recordCodec { return &reactors.ProxyRecord{} },

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
-	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
@@ -20,7 +20,7 @@ import (
 // Parts shared by the records of format version 1 written since every
 // stored kind has a record of its own (records_<kind>.go, or
 // record_<kind>.go in its feature's package), on top of the primitives of
-// records.go:
+// internal/unit's codec.go:
 //
 //	list      uvarint 0 for a nil list, else n+1, then the n items: a nil
 //	          list and an empty one are both kept, since the JSON of
@@ -37,6 +37,11 @@ import (
 //	          this code does not know is refused
 //	optime    a time, present when its flag is set
 
+// recordCodec is a stored record with its own encoding (unit.Record);
+// docs/internals.md, "Stored records", lists every kind and where it is
+// stored.
+type recordCodec = unit.Record
+
 // ptr is a pointer to a copy of v.
 func ptr[T any](v T) *T { return &v }
 
@@ -44,15 +49,12 @@ func ptr[T any](v T) *T { return &v }
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 // gatherRecordKinds returns the families of a tenant's keys that hold records,
-// gathered from the feature packages (each one's RecordKinds) and the
-// root's own: the re-seal pass (internal/reseal) writes any it finds in
-// the JSON of format version 0 in the current version. Everything else
+// gathered from the feature packages (each one's RecordKinds): the
+// re-seal pass (internal/reseal) writes any it finds in the JSON of format
+// version 0 in the current version. Everything else
 // under the tenant is an index or schedule entry (empty) or its keyring.
 func gatherRecordKinds() []unit.RecordKind {
-	kinds := slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
-		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds)
-	return append(kinds, unit.RecordKind{
-		Family: func(tid string) barrier.Prefix { return barrier.Tenant(tid).Records("count") },
-		New:    func() unit.Record { return &countRecord{} },
-	})
+	return slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
+		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds,
+		counts.RecordKinds)
 }

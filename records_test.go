@@ -197,7 +197,7 @@ func TestRecordGolden(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("the stored record format changed: encoding the fixed record gives\n%x\nwant (%s)\n%x\n"+
-					"Records on disk are in this format: a change needs a new format version (records.go), "+
+					"Records on disk are in this format: a change needs a new format version (docs/internals.md, Stored records), "+
 					"a new fixture, and a decoder that still reads this one.", got, path, want)
 			}
 			dec := tc.zero()

@@ -5,18 +5,16 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
-	"syscall"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // A full disk.
 //
-// A write the store refuses for lack of space (barrier.ErrFull, which the
-// backends wrap around ENOSPC, EDQUOT and PostgreSQL's disk_full; or a
-// bare ENOSPC from a store that does not wrap it) is answered StorageFull,
-// not Internal: the caller learns that nothing was saved and that trying
+// A write the store refuses for lack of space (unit.IsStorageFull: the
+// backends' ENOSPC, EDQUOT and PostgreSQL's disk_full) is answered
+// StorageFull, not Internal: the caller learns that nothing was saved and that trying
 // again later may work, and over HTTP it is 507 in problem+json. Like any
 // failed write it leaves nothing behind (the store rolls it back).
 //
@@ -46,11 +44,6 @@ const storageFullRetryAfter = time.Minute
 // more than a token write needs (a few pages), so that a Vault called
 // ready can take writes.
 const readyProbeBytes = 64 << 10
-
-// storageFull reports whether err says the store's storage is full.
-func storageFull(err error) bool {
-	return errors.Is(err, barrier.ErrFull) || errors.Is(err, syscall.ENOSPC)
-}
 
 // fullError is the StorageFull error for a store error err, and marks the
 // Vault as unable to write until Ready's probe commits. The transition is
@@ -116,7 +109,7 @@ var ErrNoSnapshot = &Error{Kind: Unprocessable, Message: "this store cannot writ
 // and keep it only when Backup returns nil).
 func (v *Vault) Backup(ctx context.Context, w io.Writer) error {
 	err := v.barrier.Backup(ctx, w)
-	if errors.Is(err, barrier.ErrNoSnapshot) {
+	if errors.Is(err, unit.ErrNoSnapshot) {
 		return ErrNoSnapshot
 	}
 	if err != nil {

@@ -2,16 +2,15 @@ package tokenvault
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // sweepBatch bounds the work of one sweep transaction.
@@ -105,7 +104,7 @@ func (v *Vault) holdSweep(ctx context.Context) bool {
 // swept. Expired objects are
 // already refused before they are swept; sweeping reclaims their space and
 // logs their deletion. It also folds the delta rows of the kept counts
-// this instance wrote (counts_fold.go), which the count folder otherwise
+// this instance wrote (internal/counts), which the count folder otherwise
 // folds once a count has 64 of them: a count written rarely is then one
 // row again. The background sweeper calls it every
 // Options.Retention.SweepInterval; hosts that disable it call Sweep themselves.
@@ -144,120 +143,27 @@ func (v *Vault) Sweep(ctx context.Context) (swept int, err error) {
 	return total + pruned, err
 }
 
-// sweepOnce removes up to sweepBatch expired objects in one transaction.
+// sweepOnce removes up to sweepBatch expired objects in one transaction,
+// each by its feature's handler (expiryKinds), counted for Options.Metrics
+// under the handler's SweepKind.
 func (v *Vault) sweepOnce(ctx context.Context) (removed int, more bool, err error) {
-	return v.sweepDue(ctx, barrier.ExpirySchedule, barrier.TimeKey, func(t *txn, rest string) (bool, error) {
-		// rest is <nanos>/<tenant>/<kind>/<id>.
-		parts := strings.SplitN(rest, "/", 4)
-		if len(parts) != 4 {
-			return false, nil
-		}
-		done, err := t.sweep(parts[1], parts[2], parts[3])
-		if done {
-			t.sweptOne(sweepKinds[parts[2]])
-		}
-		return done, err
+	return v.work.SweepExpired(ctx, v.expiryKinds, sweepBatch, func(t *unit.Tx, k unit.ExpiryKind) {
+		(&txn{Tx: t, v: v}).sweptOne(SweepKind(k.Swept))
 	})
 }
 
-// sweepKinds names, for Options.Metrics, what t.sweep removes by the kind
-// in its schedule entry.
-var sweepKinds = map[string]SweepKind{
-	EntityApplication: SweptApplications, kindToken: SweptTokens, EntitySession: SweptSessions,
-	kindIdempotency: SweptIdempotency, EntityTenantInvitation: SweptInvitations,
-	EntityTokenIntent: SweptTokenIntents,
-}
-
-// sweepDue takes, in one transaction, up to sweepBatch entries of the
-// schedule under prefix (keys <nanos>/...) that are due: whose time is at or
-// before through(now). Each entry is deleted and the rest of its key after
-// prefix handed to handle, which does the entry's work in the same
-// transaction and reports whether there was any. sweepDue returns how many
-// entries had work and whether more are due.
-func (v *Vault) sweepDue(ctx context.Context, prefix barrier.Prefix, through func(now time.Time) string, handle func(t *txn, rest string) (bool, error)) (removed int, more bool, err error) {
-	err = v.update(ctx, func(t *txn) error {
-		removed, more = 0, false
-		last := through(t.Now) + "/~"
-		var due []string
-		err := t.Scan(prefix, "", sweepBatch+1, func(_ barrier.Key, rest string) error {
-			if rest > last {
-				return barrier.ErrStop
-			}
-			due = append(due, rest)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if len(due) > sweepBatch {
-			due, more = due[:sweepBatch], true
-		}
-		for _, rest := range due {
-			if err := t.Delete(prefix.Key(rest)); err != nil {
-				return err
-			}
-			// An entry of a tenant being deleted is the deletion's to remove.
-			done, err := skipGone(handle(t, rest))
-			if err != nil {
-				return err
-			}
-			if done {
-				removed++
-			}
-		}
-		return nil
-	})
-	return removed, more, err
-}
-
-// sweep ends the life of one object whose expiry entry is due: it deletes
-// applications, tokens, sessions and token intents, and marks invitations EXPIRED. It
-// reports false when the object is gone or no longer expired (its expiry
-// moved), which leaves nothing to do.
-func (t *txn) sweep(tid, kind, id string) (bool, error) {
-	switch kind {
-	case EntityApplication:
-		var rec access.ApplicationRecord
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, t.v.apps.Remove(t.Tx, systemActor, &rec, "Application expired")
-	case kindToken:
-		rec, err := t.loadToken(tid, id, true)
-		if err != nil || rec == nil || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, t.deleteToken(systemActor, rec, "Token expired")
-	case EntitySession:
-		var rec sessions.Record
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, sessions.Delete(t.Tx, systemActor, &rec, "Session expired")
-	case kindIdempotency:
-		return idempotency.Sweep(t.Tx, tid, id)
-	case EntityTokenIntent:
-		rec, err := intents.Get(t.Tx, tid, id)
-		if err != nil || rec == nil || !rec.Expired(t.Now) {
-			return false, err
-		}
-		return true, intents.Delete(t.Tx, systemActor, rec, "Token intent expired")
-	case EntityTenantInvitation:
-		var rec tenants.InvitationRecord
-		ok, err := t.GetRecord(barrier.Tenant(tid).Record(kind, id), &rec)
-		if err != nil || !ok || !rec.Expired(t.Now) || rec.Status == InvitationExpired {
-			return false, err
-		}
-		rec.Status = InvitationExpired
-		if err := t.PutRecord(barrier.Tenant(tid).Record(kind, id), &rec); err != nil {
-			return false, err
-		}
-		if err := tenants.EmitInvitation(t.Tx, EventTenantInvitationDeleted, systemActor, &rec); err != nil {
-			return false, err
-		}
-		return true, t.Log(systemActor, tid, kind, id, OpUpdate, "Invitation expired")
+// gatherExpiryKinds returns, by the kind in their schedule entries, the
+// sweeper's handlers of every feature whose objects expire (each one's
+// ExpiryKind, unit.ExpiryKind). An application's deletion emits its
+// events through the events feature, which imports access, so the
+// applications' handler is given the Vault's access.Applications.
+func (v *Vault) gatherExpiryKinds() map[string]unit.ExpiryKind {
+	kinds := map[string]unit.ExpiryKind{}
+	for _, k := range []unit.ExpiryKind{
+		access.ExpiryKind(v.apps.Remove), v.tokens.ExpiryKind(), sessions.ExpiryKind,
+		idempotency.ExpiryKind, tenants.ExpiryKind, intents.ExpiryKind,
+	} {
+		kinds[k.Kind] = k
 	}
-	return false, nil
+	return kinds
 }

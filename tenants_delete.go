@@ -144,12 +144,3 @@ func (v *Vault) deleteOnce(ctx context.Context, tid string) (done bool, err erro
 	})
 	return done, err
 }
-
-// skipGone turns errTenantGone into nothing to do, for background work
-// that meets an entry of a tenant being deleted.
-func skipGone(done bool, err error) (bool, error) {
-	if errors.Is(err, errTenantGone) {
-		return false, nil
-	}
-	return done, err
-}

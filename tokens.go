@@ -105,10 +105,10 @@ func (v *Vault) sweepCVCs(ctx context.Context) (int, error) {
 // card record is written again without its cvc, its schedule entry
 // deleted, and the removal logged, together or not at all.
 func (v *Vault) sweepCVCsOnce(ctx context.Context) (removed int, more bool, err error) {
-	return v.sweepDue(ctx, tokens.CVCSchedule, v.tokens.CVCsDueThrough, func(t *txn, rest string) (bool, error) {
-		done, err := v.tokens.RemoveScheduledCVC(t.Tx, rest)
+	return v.work.SweepDue(ctx, tokens.CVCSchedule, v.tokens.CVCsDueThrough, sweepBatch, func(t *unit.Tx, rest string) (bool, error) {
+		done, err := v.tokens.RemoveScheduledCVC(t, rest)
 		if done {
-			t.sweptOne(SweptCVCs)
+			(&txn{Tx: t, v: v}).sweptOne(SweptCVCs)
 		}
 		return done, err
 	})

@@ -62,7 +62,7 @@ func (l *txnLocal[T]) of(t *txn) *T {
 // append without a write transaction tells.
 func (v *Vault) hookUnitsOfWork() {
 	// Kept counts: the transaction's deltas, as rows of this instance
-	// (internal/tokens/listing, counts_fold.go).
+	// (internal/tokens/listing; folded by internal/counts).
 	v.work.Hook(unit.Hooks{BeforeCommit: func(t *unit.Tx) error { return t.FlushCounts() }})
 	// The auth cache's generation (auth_cache.go).
 	v.work.Hook(unit.Hooks{BeforeCommit: access.AdvanceGeneration})

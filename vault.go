@@ -17,6 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/aliases"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
@@ -60,6 +61,9 @@ type Vault struct {
 	// recordKinds are the families of keys that hold records, of every
 	// feature (records_parts.go).
 	recordKinds []unit.RecordKind
+	// expiryKinds are the sweeper's handlers of the schedule entries, by
+	// kind, of every feature whose objects expire (sweeper.go).
+	expiryKinds map[string]unit.ExpiryKind
 
 	auth   *authCache
 	limits ratelimit.Limits
@@ -248,7 +252,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		}
 		st, v.ownsStore = s, true
 	}
-	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: countCodec{}, Instance: v.instance})
+	v.barrier = barrier.New(barrier.Config{Store: st, Wrapper: keyWrapping{v}, Now: v.now, TenantGone: errTenantGone, Counts: counts.Codec{}, Instance: v.instance})
 	v.auth = access.NewAuthCache[*principal](v.barrier.SingleProcess(), access.MaxAuthEntries)
 	v.optimistic = v.auth.SingleProcess()
 	v.work = unit.NewWork(v.barrier, unit.Options{
@@ -315,6 +319,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}
 	v.tokens = v.newTokens()
+	v.expiryKinds = v.gatherExpiryKinds()
 	err = tokens.PlaceFingerprints(ctx, v.work, v.fingerprints)
 	if err == nil && v.fingerprints != nil {
 		err = tokens.LoadFingerprints(ctx, v.work, v.fingerprints)
@@ -326,7 +331,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		err = tenants.EnsureCount(ctx, v.work) // once, for a store written before the count
 	}
 	if err == nil {
-		err = v.foldLeftCounts(ctx) // the delta rows of counts an earlier Vault left
+		err = counts.FoldLeft(ctx, v.barrier) // the delta rows of counts an earlier Vault left
 	}
 	if err == nil {
 		err = access.UpgradeManagers(ctx, v.work) // once per release that adds a management permission
@@ -358,7 +363,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		v.exportWG.Go(v.runCheckpointer)
 	}
 	v.exportWG.Go(func() { v.dispatch.Run(v.bg) })
-	v.exportWG.Go(v.runCountFolder)
+	v.exportWG.Go(func() { counts.Run(v.bg, v.barrier, v.logger) })
 	return v, nil
 }
 
@@ -463,7 +468,7 @@ func (v *Vault) result(err error) error {
 	}
 	var e *Error
 	isError := errors.As(err, &e)
-	if (!isError || e.Kind == Internal) && storageFull(err) {
+	if (!isError || e.Kind == Internal) && unit.IsStorageFull(err) {
 		return v.fullError(err)
 	}
 	if isError {

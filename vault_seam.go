@@ -1,6 +1,11 @@
 package tokenvault
 
-import "github.com/tokenvault/tokenvault/internal/testseam"
+import (
+	"context"
+
+	"github.com/tokenvault/tokenvault/internal/counts"
+	"github.com/tokenvault/tokenvault/internal/testseam"
+)
 
 // init shows a Vault's internals to the tests outside this package
 // (internal/testseam): they assert what no public method shows, such as
@@ -27,7 +32,7 @@ func (v *Vault) internals() *testseam.Internals {
 		LinkLease:       v.linkLease,
 		Indexer:         v.indexer,
 		FoldAppends:     v.foldAppends,
-		FoldCounts:      v.foldCounts,
+		FoldCounts:      func(ctx context.Context) (int, error) { return counts.FoldAll(ctx, v.barrier) },
 		Events:          v.events,
 		LimiterSizes:    v.limiterSizes,
 		ResizeAuthCache: v.auth.Resize,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -418,7 +419,7 @@ type WebhookNotifier = events.Notifier
 // functions: the auth cache's generations, the Vault's rules for names,
 // whether an address is a member's, and the metrics.
 func (v *Vault) openEvents(opts WebhookOptions) {
-	v.events = &events.Service{IDs: &v.ids, Policy: v.outbound, Counts: countCodec{}, Result: v.result,
+	v.events = &events.Service{IDs: &v.ids, Policy: v.outbound, Counts: counts.Codec{}, Result: v.result,
 		Gens:      v.auth.Gens,
 		CheckName: validateName}
 	v.dispatch = events.NewDispatcher(events.Config{Options: opts, HTTPClient: v.httpClient, Policy: v.outbound,

@@ -42,8 +42,8 @@ func (r *ApplicationRecord) Expired(now time.Time) bool {
 // The stored form of an application (ApplicationRecord), at
 // tenant/<tid>/application/<id>.
 //
-// Format version 1 (binary; see the root's records.go for uvarint, varint, bytes,
-// str, time):
+// Format version 1 (binary; see internal/unit's codec.go for uvarint,
+// varint, bytes, str, time):
 //
 //	0x01              format version
 //	uvarint flags     1 expires_at, 2 modified_at

@@ -9,7 +9,7 @@ import (
 // sys/nonce/<hmac>, sys/invite/<hmac> and sys/proxy/<hmac>: the record
 // the secret's keyed hash leads to.
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01   format version
 //	str    tenant id

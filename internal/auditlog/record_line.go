@@ -16,7 +16,7 @@ import (
 // tenant/<tid>/log/<nanos>/<id> (see keys.go for the layout and its
 // index). The tenant and the line's id are the store key's.
 //
-// Format version 1 (binary; see records.go for str and time):
+// Format version 1 (binary; see internal/unit's codec.go for str and time):
 //
 //	0x01       format version
 //	uvarint    flags: 1 created_at is the time in the key, in UTC (and is

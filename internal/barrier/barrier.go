@@ -147,6 +147,11 @@ func (b *Barrier) Keyring(ctx context.Context, write bool, fn func(*Tx) error) e
 	return b.store.View(ctx, run)
 }
 
+// TenantGone is the error it answers with for a key of a tenant whose
+// keyring is gone (Config.TenantGone), for background work that skips
+// such keys.
+func (b *Barrier) TenantGone() error { return b.gone }
+
 // ErrNoSnapshot is what Backup answers for a store that cannot write a
 // consistent snapshot while it serves.
 var ErrNoSnapshot = errors.New("barrier: the store cannot snapshot")

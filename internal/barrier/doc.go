@@ -36,8 +36,9 @@
 //     SealPut and SealAppend, PutIndex, AppendIndex, Has, Delete, Purge,
 //     the scans forward and back, plain markers (GetPlain, PutPlain),
 //     wrapped keyrings, the store's shared auth generation, ReadOutside.
-//     Encoding and decoding records stays in the root (records.go,
-//     record_*.go), beside the types they encode.
+//     Encoding and decoding records stays above it (internal/unit's
+//     codec.go, each feature's record_*.go), beside the types they
+//     encode.
 //   - The optimistic snapshot (snapshot.go: ViewSnapshot, Apply) and the
 //     append log (appends.go: TryAppend, FoldAppends, AppendsSettled). When
 //     to use them (which calls, the auth generation checks) is the root's
@@ -89,8 +90,8 @@
 // openings of a small record beside its base row.
 //
 // Folding (counts_fold.go) moves delta rows out of a read's way, in write
-// transactions of up to 32 counts that run beside the calls (the root's
-// counts_fold.go runs them): a count of this instance as soon as it has
+// transactions of up to 32 counts that run beside the calls (internal/counts'
+// folder runs them): a count of this instance as soon as it has
 // 64 new rows (FoldWake: FoldOwn); and when a Vault opens, and on a
 // shared store every minute, the counts of every tenant are scanned for
 // rows any instance may fold (FoldStale). Nothing runs on a timer on a
@@ -126,8 +127,8 @@
 // index, registry and schedule entries, and the plain progress markers
 // sys/reseal/ and sys/deleting/. Every value but the keyrings is a record
 // of the Vault's, in its own versioned format: the barrier seals and opens
-// bytes and knows no format (the root's records.go has the table of kinds
-// and records; the JSON of before reads as format version 0).
+// bytes and knows no format (docs/internals.md, "Stored records", has
+// the table of kinds and records; the JSON of before reads as format version 0).
 //
 //	sys/keyring                              system keyring, wrapped by the key wrapper (the root's keywrap.go)
 //	sys/tenant/<tid>                         tenant registry (empty values)

@@ -16,7 +16,7 @@ import (
 // id>/<due>/<delivery id>, says when it is next due; a finished delivery
 // has none.
 //
-// Format version 1 (binary; see the root's records.go and internal/unit's codec.go):
+// Format version 1 (binary; see internal/unit's codec.go):
 //
 //	0x01           format version
 //	str   event_id       the webhook-id of every attempt

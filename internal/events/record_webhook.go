@@ -12,7 +12,7 @@ import (
 // tenant/<tid>/webhook/<id>, sealed with the tenant's keyring (it holds
 // the signing secrets).
 //
-// Format version 1 (binary; see the root's records.go and internal/unit's codec.go):
+// Format version 1 (binary; see internal/unit's codec.go):
 //
 //	0x01           format version
 //	uvarint flags  bit 0: previous_secret and previous_until follow;

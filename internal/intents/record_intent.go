@@ -12,7 +12,7 @@ import (
 // The stored form of a token intent (Record), at
 // tenant/<tid>/token_intent/<id>, sealed with the tenant's keyring.
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
 //	uvarint flags  bit 0: created_from follows; a bit this code does not know is refused

@@ -13,7 +13,7 @@ import (
 // tenant/<tid>/reactor_formula/<id> (a tenant's private formula) and
 // sys/formula/<id> (an official one, sealed with the system keyring).
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
 //	uvarint flags  1 modified_at

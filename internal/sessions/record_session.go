@@ -12,7 +12,7 @@ import (
 // The stored form of a session (Record), at
 // tenant/<tid>/session/<id>.
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
 //	uvarint flags  1 authorized, 2 authorized_at

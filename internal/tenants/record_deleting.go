@@ -10,7 +10,7 @@ import (
 // and store keys, nothing secret), since it must be read while the
 // tenant's keyring is being removed.
 //
-// Format version 1 (binary; see the root's records.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01  format version
 //	str   phase

@@ -10,7 +10,7 @@ import (
 // The stored form of a tenant member (MemberRecord), at
 // tenant/<tid>/tenant_member/<id>.
 //
-// Format version 1 (binary; see the root's records.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01  format version
 //	str   role

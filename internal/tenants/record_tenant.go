@@ -10,7 +10,7 @@ import (
 
 // The stored form of a tenant (Record), at tenant/<tid>/tenant/<tid>.
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
 //	uvarint flags  1 modified_at

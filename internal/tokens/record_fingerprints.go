@@ -11,7 +11,7 @@ import (
 // (FingerprintPlace, fingerprints.go), at sys/fingerprints, sealed with the
 // system keyring.
 //
-// Format version 1 (binary; see the root's records.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
 //	uvarint flags  1 in memory

@@ -14,7 +14,7 @@ import (
 // (ListBuild, internal/tokens/listing's build) at sys/lists. Both kinds
 // share one layout and keep a format version each.
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
 //	uvarint flags  1 done

@@ -57,7 +57,7 @@ func (r *Record) Expired(now time.Time) bool {
 
 // The stored form of a token (Record), at tenant/<tid>/token/<id>.
 //
-// Format version 1 (binary; see the root's records.go for uvarint, bytes, str, time):
+// Format version 1 (binary; see internal/unit's codec.go for uvarint, bytes, str, time):
 //
 //	0x01              format version
 //	uvarint flags     1 deduplicate_token, 2 expires_at, 4 modified_at,
@@ -107,7 +107,7 @@ func (r *Record) Expired(now time.Time) bool {
 //
 // Binary is 4.6 times smaller than lean JSON for the common token and
 // 5 to 8 times faster to decode, with no allocation to encode; the cost is
-// this file and the root's records.go, which golden fixtures (testdata/records) and
+// this file and internal/unit's codec.go, which golden fixtures (testdata/records) and
 // FuzzRecords pin down. Sealing adds seal.Overhead (45 bytes) to each.
 const Format = 1
 

@@ -11,7 +11,7 @@ import (
 // tenant's keyring. Written once, by the commit that lists the shape's
 // first token, and read by lists to learn which shapes a filter takes.
 //
-// Format version 1 (binary; see the root's records.go and records_parts.go):
+// Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01             format version
 //	str   type       the tokens' type
