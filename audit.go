@@ -7,7 +7,6 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -268,13 +267,9 @@ type AuditChainStats struct {
 // chainStats is the backlog as last measured.
 func (v *Vault) chainStats() AuditChainStats {
 	var s AuditChainStats
-	var o int64
-	s.Unlinked, o, s.Linking = v.linker.Backlog()
-	if o > 0 && s.Unlinked > 0 {
-		if now := barrier.UnixNanos(v.now()); now > o {
-			s.OldestAge = time.Duration(now - o)
-		}
-	}
+	var oldest int64
+	s.Unlinked, oldest, s.Linking = v.linker.Backlog()
+	s.OldestAge = auditlog.BacklogAge(s.Unlinked, oldest, v.now())
 	return s
 }
 

@@ -302,6 +302,19 @@ func (l *Linker) Backlog() (unlinked int, oldest int64, linking bool) {
 	return int(l.unlinked.Load()), l.oldest.Load(), l.cfg.Lease.Held() != 0
 }
 
+// BacklogAge is how long before now the oldest line of the backlog was
+// written, from Backlog's oldest; 0 when there is none, or when the clock
+// reads earlier than it.
+func BacklogAge(unlinked int, oldest int64, now time.Time) time.Duration {
+	if oldest <= 0 || unlinked == 0 {
+		return 0
+	}
+	if n := barrier.UnixNanos(now); n > oldest {
+		return time.Duration(n - oldest)
+	}
+	return 0
+}
+
 // putHeads writes the heads c moved, each signed first when a checkpoint
 // is due (Checkpointer.Due).
 func (l *Linker) putHeads(t *unit.Tx, c *Chains) error {
