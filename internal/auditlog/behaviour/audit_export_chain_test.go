@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -17,7 +18,7 @@ import (
 // AuditEvent that encodes back to the same line, so what the vault's
 // sinks write is what the fixture holds.
 func TestAuditEventMatchesFixture(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/auditchain/export.jsonl")
+	b, err := os.ReadFile(filepath.Join(vaulttest.RepoRoot(t), "testdata", "auditchain", "export.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

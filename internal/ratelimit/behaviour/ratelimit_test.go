@@ -1,3 +1,8 @@
+// Package ratelimit_test holds the behaviour tests of the rate and concurrency
+// limits, through a Vault's public methods (internal/vaulttest). They sit in a
+// directory of their own, beside internal/ratelimit, whose unit tests are in
+// package ratelimit: a directory holding both would compile the root and every
+// package between it and internal/ratelimit a second time for its test binary.
 package ratelimit_test
 
 import (
