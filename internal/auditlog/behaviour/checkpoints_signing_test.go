@@ -33,7 +33,7 @@ func TestCheckpointsCoverTheChain(t *testing.T) {
 		{"bolt", func(t *testing.T) store.Store { return openBoltStore(t) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-					v := openChecked(t, tc.open(t), nil, tokenvault.AuditChainOptions{CheckpointEvery: 3, CheckpointInterval: -1}, nil)
+			v := openChecked(t, tc.open(t), nil, tokenvault.AuditChainOptions{CheckpointEvery: 3, CheckpointInterval: -1}, nil)
 			boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Signed"})
 			if err != nil {
 				t.Fatal(err)
