@@ -37,5 +37,9 @@ func (v *Vault) internals() *testseam.Internals {
 		LimiterSizes:    v.limiterSizes,
 		ResizeAuthCache: v.auth.Resize,
 		AuthCacheLen:    v.auth.Len,
+
+		Exporter:    v.exporter,
+		Checkpoints: v.checkpoints,
+		AuditSigner: v.auditSigner.Load,
 	}
 }

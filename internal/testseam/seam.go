@@ -37,6 +37,19 @@ type Internals struct {
 	// counts its entries.
 	ResizeAuthCache func(n int)
 	AuthCacheLen    func() int
+
+	// The audit log's parts its behaviour tests drive at once, rather
+	// than wait for a timer, or look into.
+	//
+	// Exporter delivers the export queues: a test runs a pass (Pass) or
+	// queues a line it wrote itself (Queue).
+	Exporter *auditlog.Exporter
+	// Checkpoints signs the chains' heads: a test runs the timed pass
+	// (SignOld) with a clock it moves.
+	Checkpoints *auditlog.Checkpointer
+	// AuditSigner is the checkpoint signing key in use, so that a test can
+	// look for its private key where it must never be.
+	AuditSigner func() *auditlog.Signer
 }
 
 // internals is set by the root package's init: it returns a Vault's
