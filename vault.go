@@ -24,6 +24,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/records"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -273,7 +274,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Interval: opts.AuditExport.Interval, Backoff: opts.AuditExport.Backoff,
 	})
 	v.work.WriteLinesWith(&auditlog.Writer{IDs: &v.ids, Indexer: v.indexer, Exporter: v.exporter})
-	v.recordKinds = gatherRecordKinds()
+	v.recordKinds = records.Kinds()
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,
 		Every:      v.chainOpts.CheckpointEvery,

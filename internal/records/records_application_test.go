@@ -1,11 +1,11 @@
-package tokenvault
+package records
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -14,40 +14,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/records/recordfix"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
-
-const fixApp = "0190f5a2-9000-7000-8000-000000000005"
-
-var fixAppKey = barrier.Tenant(fixTenant).Record(EntityApplication, fixApp)
-
-// fixedApplication is the record of testdata/records/application-v0.json
-// and application-v1.bin: an application with every stored field set (its
-// record has no field for the key: only the key's hash is stored). Applications' rules name a
-// container and sessions' carry conditions; the record holds both.
-func fixedApplication() *access.ApplicationRecord {
-	exp := fixTime.Add(30 * 24 * time.Hour)
-	mod := fixTime.Add(time.Hour)
-	return &access.ApplicationRecord{
-		ID: fixApp, TenantID: fixTenant, Name: "Checkout backend", Type: Private,
-		Permissions: []string{PermTokenCreate, PermTokenRead},
-		Rules: []AccessRule{
-			{Description: "cards, masked", Priority: 1, Container: "/pci/",
-				Transform: TransformMask, Permissions: []string{PermTokenRead, PermTokenUse}},
-			{Priority: 2, Container: "/general/high/", Transform: TransformReveal,
-				Conditions: []Condition{
-					{Attribute: "id", Operator: OperatorEquals, Value: fixToken},
-					{Attribute: "container", Operator: OperatorStartsWith, Value: "/general/"},
-				},
-				Permissions: []string{PermTokenRead}},
-		},
-		ExpiresAt: &exp,
-		CreatedBy: fixActor, CreatedAt: fixTime,
-		ModifiedBy: "0190f5a2-8c1e-7b3a-9d4e-000000000003", ModifiedAt: &mod,
-		KeyHash: []byte{0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
-			0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8},
-	}
-}
 
 // TestApplicationRecordFields fails when a field is added to
 // access.ApplicationRecord, to the API's Application, or to the AccessRule and
@@ -66,7 +36,7 @@ func TestApplicationRecordFields(t *testing.T) {
 				t.Errorf("%s embeds %s: records and API types are kept apart", rt.Name(), f.Name)
 			}
 			out = append(out, prefix+f.Name)
-			if f.Type == reflect.TypeFor[[]AccessRule]() || f.Type == reflect.TypeFor[[]Condition]() {
+			if f.Type == reflect.TypeFor[[]access.Rule]() || f.Type == reflect.TypeFor[[]access.Condition]() {
 				out = append(out, walk(f.Type.Elem(), prefix+f.Name+"[].")...)
 			}
 		}
@@ -79,13 +49,6 @@ func TestApplicationRecordFields(t *testing.T) {
 		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash"})
 	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord](), "")); diff != "" {
 		t.Errorf("access.ApplicationRecord's fields changed; the stored format (internal/access/record_application.go) must follow (-want +got):\n%s", diff)
-	}
-	wantApp := slices.Concat([]string{"ID", "TenantID", "Name",
-		"Key", // never in a record: set by the answers of create and regenerate only
-		"Type", "Permissions", "Rules"}, rules,
-		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt"})
-	if diff := cmp.Diff(wantApp, walk(reflect.TypeFor[Application](), "")); diff != "" {
-		t.Errorf("Application's fields changed; access.ApplicationRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
 	// The record cannot hold the key: only its hash is stored.
 	if _, ok := reflect.TypeFor[access.ApplicationRecord]().FieldByName("Key"); ok {
@@ -103,11 +66,11 @@ func TestApplicationRecordFields(t *testing.T) {
 			t.Errorf("fixedApplication leaves access.ApplicationRecord.%s unset: the format tests would not see it", f.Name)
 		}
 	}
-	for _, rt := range []reflect.Type{reflect.TypeFor[AccessRule](), reflect.TypeFor[Condition]()} {
+	for _, rt := range []reflect.Type{reflect.TypeFor[access.Rule](), reflect.TypeFor[access.Condition]()} {
 		for f := range rt.Fields() {
 			set := false
 			for _, rule := range rec.Rules {
-				if rt == reflect.TypeFor[AccessRule]() {
+				if rt == reflect.TypeFor[access.Rule]() {
 					set = set || !reflect.ValueOf(rule).FieldByIndex(f.Index).IsZero()
 					continue
 				}
@@ -118,31 +81,6 @@ func TestApplicationRecordFields(t *testing.T) {
 			if !set {
 				t.Errorf("fixedApplication leaves %s.%s unset in every rule: the format tests would not see it", rt.Name(), f.Name)
 			}
-		}
-	}
-
-	// api fills every field of Application but Key from the record's
-	// field of the same name, and leaves Key empty.
-	app := applicationOf(rec)
-	av := reflect.ValueOf(app).Elem()
-	for f := range reflect.TypeFor[Application]().Fields() {
-		got := av.FieldByIndex(f.Index)
-		if f.Name == "Key" {
-			if !got.IsZero() {
-				t.Errorf("api sets Key %q: a record has no key", app.Key)
-			}
-			continue
-		}
-		rf := rv.FieldByName(f.Name)
-		if !rf.IsValid() {
-			t.Errorf("Application.%s has no field of the same name in access.ApplicationRecord: say in access.ApplicationRecord.api and here where it comes from", f.Name)
-			continue
-		}
-		if got.IsZero() {
-			t.Errorf("api leaves Application.%s unset", f.Name)
-		}
-		if diff := cmp.Diff(rf.Interface(), got.Interface()); diff != "" {
-			t.Errorf("api: Application.%s (-record +api):\n%s", f.Name, diff)
 		}
 	}
 }
@@ -156,7 +94,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	// The bootstrap management application: no rules, no expiry, never
 	// modified.
 	mgmt := &access.ApplicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",
-		Type: Management, Permissions: PermissionsFor(Management), Rules: []AccessRule{},
+		Type: access.Management, Permissions: access.PermissionsFor(access.Management), Rules: []access.Rule{},
 		CreatedBy: fixActor, CreatedAt: fixTime, KeyHash: fixedApplication().KeyHash}
 	cases = append(cases, mgmt)
 	// Odd values: a custom id, words and UUIDs as names, extreme
@@ -170,7 +108,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	odd.Rules[0].Priority = math.MinInt64
 	odd.Rules[1].Priority = math.MaxInt64
 	odd.Rules[1].Description = fixToken
-	odd.Rules = append(odd.Rules, AccessRule{Permissions: []string{}, Conditions: []Condition{{}}})
+	odd.Rules = append(odd.Rules, access.Rule{Permissions: []string{}, Conditions: []access.Condition{{}}})
 	odd.KeyHash = nil
 	odd.CreatedAt = time.Date(1960, 5, 6, 7, 8, 9, 1, time.FixedZone("", 5*3600+1800))
 	odd.ExpiresAt = ptr(time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC))
@@ -178,7 +116,7 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	odd.CreatedBy, odd.ModifiedBy = "", "system"
 	cases = append(cases, odd)
 	for _, rec := range cases {
-		key := barrier.Tenant(rec.TenantID).Record(EntityApplication, rec.ID)
+		key := barrier.Tenant(rec.TenantID).Record(unit.EntityApplication, rec.ID)
 		b, err := rec.AppendRecord(nil, key)
 		if err != nil {
 			t.Fatal(err)
@@ -198,11 +136,6 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 				t.Errorf("time %v comes back as %v", at[0], at[1])
 			}
 		}
-		want, _ := json.Marshal(applicationOf(rec))
-		api, _ := json.Marshal(applicationOf(&got))
-		if string(api) != string(want) {
-			t.Errorf("the API's JSON of %s changed:\n%s\nwant\n%s", rec.ID, api, want)
-		}
 	}
 	// Nil lists, which the Vault never stores, come back empty.
 	nils := fixedApplication()
@@ -216,10 +149,10 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 		t.Errorf("nil lists decode as %#v, %#v, %v; want empty lists", got.Permissions, got.Rules, err)
 	}
 
-	if _, err := fixedApplication().AppendRecord(nil, barrier.Tenant(fixTenant).Record(EntityApplication, "another")); err == nil {
+	if _, err := fixedApplication().AppendRecord(nil, barrier.Tenant(fixTenant).Record(unit.EntityApplication, "another")); err == nil {
 		t.Error("an application encoded for another application's key: no error")
 	}
-	if _, err := fixedApplication().AppendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, fixApp)); err == nil {
+	if _, err := fixedApplication().AppendRecord(nil, barrier.Tenant(fixTenant).Record(tokens.Kind, fixApp)); err == nil {
 		t.Error("an application encoded for a token's key: no error")
 	}
 	// Version 0 may not name another application: the key does.
@@ -245,142 +178,15 @@ func TestApplicationRecordRoundTrip(t *testing.T) {
 	}
 }
 
-// TestLegacyApplicationRecords: applications stored in the JSON of format
-// version 0 authenticate and answer as they did; a write rewrites the one
-// it touches in format version 1, and the re-seal pass the rest, after
-// which every key still works.
-func TestLegacyApplicationRecords(t *testing.T) {
-	ctx := context.Background()
-	lv := newLegacyVault(t)
-	apps := barrier.Tenant(lv.tid).Records(EntityApplication)
-	list := func() *Page[Application] {
-		t.Helper()
-		p, err := lv.v.ListApplications(ctx, lv.mgmt, ListApplicationsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	want := list()
-	if j, v1 := lv.format(t, apps); j != 0 || v1 != 2 {
-		t.Fatalf("new applications: %d JSON, %d in format 1", j, v1)
-	}
-
-	// Write both as the code before format version 1 did, and void the
-	// auth cache, so the keys are read from these records.
-	err := lv.v.update(ctx, func(tx *txn) error {
-		_, err := tx.TenantKeys(lv.tid, false)
-		if err != nil {
-			return err
-		}
-		kvs, err := tx.ScanValues(apps)
-		if err != nil {
-			return err
-		}
-		for _, kv := range kvs {
-			var r access.ApplicationRecord
-			if err := tx.OpenRecord(kv.Key, kv.Raw, &r); err != nil {
-				return err
-			}
-			b, _ := json.Marshal(applicationRecordV0FromRecord(&r))
-			if err := tx.Reseal(kv.Key, b); err != nil {
-				return err
-			}
-		}
-		tx.MarkAuthChanged()
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if j, _ := lv.format(t, apps); j != 2 {
-		t.Fatalf("downgraded: %d applications in JSON, want 2", j)
-	}
-	if diff := cmp.Diff(want, list()); diff != "" {
-		t.Fatalf("version 0 answers differently (-new +old):\n%s", diff)
-	}
-	app, err := lv.v.GetApplicationByKey(ctx, lv.mgmt)
-	if err != nil || app.Type != Management {
-		t.Fatalf("the management key on a version 0 record: %+v, %v", app, err)
-	}
-	if _, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "x"}); err != nil {
-		t.Fatalf("the private key on a version 0 record: %v", err)
-	}
-
-	// A write rewrites the application it touches.
-	lv.advance(time.Second)
-	mine := want.Data[1]
-	if mine.Name != "old" {
-		t.Fatalf("second application is %q", mine.Name)
-	}
-	if _, err := lv.v.UpdateApplication(ctx, lv.mgmt, mine.ID, UpdateApplicationRequest{
-		Name: "renamed", Permissions: mine.Permissions, Rules: mine.Rules}); err != nil {
-		t.Fatal(err)
-	}
-	if j, v1 := lv.format(t, apps); j != 1 || v1 != 1 {
-		t.Fatalf("after one update: %d JSON, %d in format 1; want 1 and 1", j, v1)
-	}
-
-	// The re-seal pass rewrites the other.
-	if err := lv.v.RotateDataKey(ctx, lv.mgmt); err != nil {
-		t.Fatal(err)
-	}
-	lv.advance(time.Minute)
-	if _, err := lv.v.Reseal(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if j, v1 := lv.format(t, apps); j != 0 || v1 != 2 {
-		t.Errorf("after the re-seal pass: %d JSON, %d in format 1; want 0 and 2", j, v1)
-	}
-	for k, pt := range lv.plaintexts(t, apps) {
-		if pt[0] != access.ApplicationFormat {
-			t.Errorf("%s starts with %#x, want the format version", k, pt[0])
-		}
-	}
-	// Read from the store, not the cache: the re-sealed records
-	// authenticate.
-	if err := lv.v.update(ctx, func(tx *txn) error { tx.MarkAuthChanged(); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if app, err := lv.v.GetApplicationByKey(ctx, lv.mgmt); err != nil || app.Type != Management {
-		t.Errorf("the management key after the re-seal pass: %+v, %v", app, err)
-	}
-	if _, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "y"}); err != nil {
-		t.Errorf("the private key after the re-seal pass: %v", err)
-	}
-	got := list()
-	want.Data[1].Name, want.Data[1].ModifiedBy, want.Data[1].ModifiedAt = "renamed", got.Data[1].ModifiedBy, got.Data[1].ModifiedAt
-	if diff := cmp.Diff(want, got); diff != "" || got.Data[1].ModifiedAt == nil {
-		t.Errorf("after the migration (-before +after):\n%s", diff)
-	}
-}
-
-// applicationRecordV0FromRecord is r as the code before format version 1
-// stored it.
-func applicationRecordV0FromRecord(r *access.ApplicationRecord) access.ApplicationRecordV0 {
-	v := access.ApplicationRecordV0{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Type: string(r.Type),
-		Permissions: r.Permissions, ExpiresAt: r.ExpiresAt, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash, Rules: []access.RuleV0{}}
-	for _, x := range r.Rules {
-		rule := access.RuleV0{Description: x.Description, Priority: x.Priority, Container: x.Container,
-			Transform: x.Transform, Permissions: x.Permissions}
-		for _, c := range x.Conditions {
-			rule.Conditions = append(rule.Conditions, access.ConditionV0(c))
-		}
-		v.Rules = append(v.Rules, rule)
-	}
-	return v
-}
-
 // TestApplicationRecordV0IsTodaysJSON: the version 0 fixture is what the
 // Vault wrote before format version 1, json.Marshal of the record with
 // the API's tags; access.ApplicationRecordV0 writes it byte for byte.
 func TestApplicationRecordV0IsTodaysJSON(t *testing.T) {
-	b, err := json.Marshal(applicationRecordV0FromRecord(fixedApplication()))
+	b, err := json.Marshal(recordfix.ApplicationV0(fixedApplication()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("testdata/records/application-v0.json")
+	want, err := os.ReadFile(filepath.Join(fixtureDir, "application-v0.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
