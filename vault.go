@@ -60,7 +60,7 @@ type Vault struct {
 	mailer    Mailer
 	inviteURL string
 	// recordKinds are the families of keys that hold records, of every
-	// feature (records_parts.go).
+	// feature (internal/records).
 	recordKinds []unit.RecordKind
 	// expiryKinds are the sweeper's handlers of the schedule entries, by
 	// kind, of every feature whose objects expire (sweeper.go).
