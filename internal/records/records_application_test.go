@@ -20,13 +20,13 @@ import (
 )
 
 // TestApplicationRecordFields fails when a field is added to
-// access.ApplicationRecord, to the API's Application, or to the AccessRule and
-// Condition a record holds, so that none is silently left out: a field of
-// the record (or of its rules) must be added to the stored format (a new
-// version, internal/access/record_application.go), to fixedApplication and to this list;
-// a field of Application must be filled by access.ApplicationRecord.api (from a
-// record field of the same name, or say here why not) and added to this
-// list.
+// access.ApplicationRecord, or to the AccessRule and Condition a record
+// holds, so that none is silently left out: a field of the record (or of
+// its rules) must be added to the stored format (a new version,
+// internal/access/record_application.go), to fixedApplication
+// (internal/records/recordfix) and to this list. The API's Application,
+// a root type, is held to the record by TestApplicationAPIFields
+// (internal/records/behaviour).
 func TestApplicationRecordFields(t *testing.T) {
 	var walk func(reflect.Type, string) []string
 	walk = func(rt reflect.Type, prefix string) []string {
@@ -87,8 +87,8 @@ func TestApplicationRecordFields(t *testing.T) {
 
 // TestApplicationRecordRoundTrip: every field survives an encoding and a
 // decoding, exactly (no EquateEmpty: the empty lists the API shows as []
-// come back as empty lists), and the API's JSON of the application is the
-// same.
+// come back as empty lists); TestApplicationAPIRoundTrip
+// (internal/records/behaviour) holds the API's JSON of the same cases.
 func TestApplicationRecordRoundTrip(t *testing.T) {
 	cases := []*access.ApplicationRecord{fixedApplication()}
 	// The bootstrap management application: no rules, no expiry, never

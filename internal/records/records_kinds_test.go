@@ -441,7 +441,8 @@ func TestRecordKindsFieldsSet(t *testing.T) {
 
 // TestRecordAPIConversions: an API value with every field set comes back
 // the same from its record (recordOf, then its <kind>Of), so that a field
-// added to the API type and not to the record is seen here.
+// added to the API type and not to the record is seen here. The root's
+// Tenant is TestTenantAPIConversion's (internal/records/behaviour).
 func TestRecordAPIConversions(t *testing.T) {
 	allSet := func(v any) {
 		t.Helper()
