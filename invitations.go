@@ -330,3 +330,6 @@ func (v *Vault) AcceptInvitation(ctx context.Context, token string, user User) (
 	}
 	return out, nil
 }
+
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tokenvault/tokenvault/internal/keyenvelope"
 	"github.com/tokenvault/tokenvault/internal/seal"
 )
 
@@ -45,62 +46,25 @@ type WrappedKey struct {
 	Ciphertext []byte
 }
 
-// The stored form of a wrapped keyring (the envelope):
-//
-//	[envelopeVersion=2][len][kind][len][key id][len][version][ciphertext]
-//
-// each len one byte. Keyrings wrapped before key wrappers existed are the
-// bare output of the master key (seal's format), whose first byte is
-// seal's version, 1: they are told apart by that byte and are opened by a
-// local wrapper holding their master key.
-const (
-	envelopeVersion byte = 2
-	legacyVersion   byte = 1
-	maxKindLen           = 32
-)
+// The stored form of a wrapped keyring (the envelope) is
+// internal/keyenvelope's: WrappedKey converts to and from its Envelope,
+// which has the same fields (a field added to one and not the other does
+// not compile).
+const maxKindLen = keyenvelope.MaxKindLen
 
 func marshalEnvelope(w WrappedKey) ([]byte, error) {
-	if w.Kind == "" || len(w.Kind) > maxKindLen || len(w.KeyID) > 255 || len(w.Version) > 255 {
-		return nil, fmt.Errorf("tokenvault: key wrapper %q returned a kind, key id or version out of bounds", w.Kind)
-	}
-	b := make([]byte, 0, 4+len(w.Kind)+len(w.KeyID)+len(w.Version)+len(w.Ciphertext))
-	b = append(b, envelopeVersion)
-	for _, s := range []string{w.Kind, w.KeyID, w.Version} {
-		b = append(b, byte(len(s)))
-		b = append(b, s...)
-	}
-	return append(b, w.Ciphertext...), nil
+	return keyenvelope.Marshal(keyenvelope.Envelope(w))
 }
-
-var errBadEnvelope = errors.New("tokenvault: malformed wrapped key")
 
 // unmarshalEnvelope parses an envelope; legacy reports a keyring wrapped
 // by a bare master key, whose bytes are then w.Ciphertext.
 func unmarshalEnvelope(raw []byte) (w WrappedKey, legacy bool, err error) {
-	if len(raw) == 0 {
-		return w, false, errBadEnvelope
-	}
-	switch raw[0] {
-	case legacyVersion:
-		return WrappedKey{Kind: localKind, Ciphertext: raw}, true, nil
-	case envelopeVersion:
-	default:
-		return w, false, errBadEnvelope
-	}
-	rest := raw[1:]
-	var fields [3]string
-	for i := range fields {
-		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
-			return w, false, errBadEnvelope
-		}
-		n := int(rest[0])
-		fields[i], rest = string(rest[1:1+n]), rest[1+n:]
-	}
-	return WrappedKey{Kind: fields[0], KeyID: fields[1], Version: fields[2], Ciphertext: rest}, false, nil
+	e, legacy, err := keyenvelope.Unmarshal(raw)
+	return WrappedKey(e), legacy, err
 }
 
 // localKind is the Kind of the local key wrapper.
-const localKind = "local"
+const localKind = keyenvelope.LocalKind
 
 // localWrapper wraps with master keys held in memory (seal.MasterKey): the
 // current one wraps, previous ones only unwrap.

@@ -24,6 +24,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/ratelimit"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/records"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
@@ -59,7 +60,7 @@ type Vault struct {
 	mailer    Mailer
 	inviteURL string
 	// recordKinds are the families of keys that hold records, of every
-	// feature (records_parts.go).
+	// feature (internal/records).
 	recordKinds []unit.RecordKind
 	// expiryKinds are the sweeper's handlers of the schedule entries, by
 	// kind, of every feature whose objects expire (sweeper.go).
@@ -273,7 +274,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 		Interval: opts.AuditExport.Interval, Backoff: opts.AuditExport.Backoff,
 	})
 	v.work.WriteLinesWith(&auditlog.Writer{IDs: &v.ids, Indexer: v.indexer, Exporter: v.exporter})
-	v.recordKinds = gatherRecordKinds()
+	v.recordKinds = records.Kinds()
 	v.checkpoints = auditlog.NewCheckpointer(auditlog.CheckpointConfig{
 		Work:       v.work,
 		Every:      v.chainOpts.CheckpointEvery,

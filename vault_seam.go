@@ -3,7 +3,9 @@ package tokenvault
 import (
 	"context"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/counts"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/testseam"
 )
 
@@ -41,5 +43,13 @@ func (v *Vault) internals() *testseam.Internals {
 		Exporter:    v.exporter,
 		Checkpoints: v.checkpoints,
 		AuditSigner: v.auditSigner.Load,
+
+		// The record tests' (internal/records/behaviour).
+		Tokens:         v.tokens,
+		MarkDeleting:   v.markDeleting,
+		DeleteOnce:     v.deleteOnce,
+		ApplicationOf:  func(r *access.ApplicationRecord) any { return applicationOf(r) },
+		TenantOf:       func(r *tenants.Record) any { return tenantOf(r) },
+		TenantRecordOf: func(t any) *tenants.Record { return tenantRecordOf(t.(*Tenant)) },
 	}
 }

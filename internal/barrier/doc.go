@@ -58,8 +58,8 @@
 // compiler cannot see, a type assertion of something else to store.Tx or
 // store.Generation, or a View or Update called on a store.Store the root
 // still names (Options.Store), the root's layering_test.go refuses by
-// parsing the root's files. TestStoreIsSealed (the root's
-// records_sealed_test.go) walks a store to hold every value to its keyring.
+// parsing the root's files. TestStoreIsSealed
+// (internal/records/behaviour/records_sealed_test.go) walks a store to hold every value to its keyring.
 //
 // # Kept counts
 //

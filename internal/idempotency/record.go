@@ -21,7 +21,7 @@ import (
 //	time  expires_at
 //	str   claim
 //	time  lease_until
-//	response (flag 1): varint status, header (the root's records_parts.go),
+//	response (flag 1): varint status, header (internal/records' doc),
 //	                   bytes body
 //	bytes grants
 //

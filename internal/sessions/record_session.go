@@ -28,7 +28,7 @@ import (
 //	strs0 ceiling's permissions, rules ceiling's rules
 //
 // The tenant and id are the store key's. Grants keep nil lists apart
-// from empty ones (the root's records_parts.go): the principal's grants
+// from empty ones (internal/records' doc): the principal's grants
 // are hashed as JSON (the root's grantsDigest), where they differ.
 // Version 0 is the JSON written before (RecordV0); it still reads, and a
 // session in it is written in version 1 on its next write and by the

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -50,6 +53,27 @@ type Internals struct {
 	// AuditSigner is the checkpoint signing key in use, so that a test can
 	// look for its private key where it must never be.
 	AuditSigner func() *auditlog.Signer
+
+	// What the record tests (internal/records/behaviour) reach.
+	//
+	// Tokens is the token feature: a test reads a token's record as the
+	// API's reads load it (Tokens.Load), without the read being logged.
+	Tokens *tokens.Service
+	// MarkDeleting and DeleteOnce are the first transaction of a tenant's
+	// deletion and one batch of the rest: a test leaves a tenant halfway
+	// deleted, as only a crash or the sweeper would, to see the keys such
+	// a tenant leaves in the store.
+	MarkDeleting func(ctx context.Context, tid string) error
+	DeleteOnce   func(ctx context.Context, tid string) (done bool, err error)
+	// ApplicationOf and TenantOf are the API's views of an application's
+	// and a tenant's record (a *tokenvault.Application and a
+	// tokenvault.Tenant), and TenantRecordOf the record of a
+	// *tokenvault.Tenant: the record tests hold the API types' fields to
+	// the records' (a field added to one and not carried by the other),
+	// which no public method shows apart from what the store holds.
+	ApplicationOf  func(*access.ApplicationRecord) any
+	TenantOf       func(*tenants.Record) any
+	TenantRecordOf func(tenant any) *tenants.Record
 }
 
 // internals is set by the root package's init: it returns a Vault's

@@ -91,8 +91,8 @@ func (r *Record) Expired(now time.Time) bool {
 // The tenant and id are the store key's, not stored again. Version 0 is
 // the JSON the Vault wrote before (RecordV0); it still reads.
 //
-// Why binary. BenchmarkRecord (the root's records_bench_test.go; go test -run XXX
-// -bench Record -benchmem -benchtime 300ms ., 2 shared CPUs, Go 1.26)
+// Why binary. BenchmarkRecord (internal/records/records_bench_test.go; go test -run XXX
+// -bench Record -benchmem -benchtime 300ms ./internal/records, 2 shared CPUs, Go 1.26)
 // encodes and decodes the same records in three forms: this one, a lean
 // JSON form (short keys, tenant and id left to the key as here), and the
 // JSON of version 0. Plaintext bytes, ns/op, allocs/op:

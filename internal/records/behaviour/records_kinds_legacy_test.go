@@ -1,4 +1,4 @@
-package tokenvault
+package records_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -21,9 +22,11 @@ import (
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/records/recordfix"
 	"github.com/tokenvault/tokenvault/internal/reseal"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/testseam"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store"
@@ -42,7 +45,7 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	case *auditlog.LineRecord:
 		v = auditlog.LogOf(key, r) // a log line's JSON was its stored form
 	case *access.ApplicationRecord:
-		v = applicationRecordV0FromRecord(r)
+		v = recordfix.ApplicationV0(r)
 	case *access.KeyRef:
 		v = access.KeyRefV0(*r)
 	case *counts.Record:
@@ -75,10 +78,10 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 			ApplicationID: reactors.ProxyOf(r).ApplicationID, Configuration: r.Configuration, RequireAuth: r.RequireAuth,
 			CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, KeyHash: r.KeyHash}
 	case *sessions.Record:
-		g := func(g grants) sessions.GrantsV0 {
+		g := func(g access.Grants) sessions.GrantsV0 {
 			out := sessions.GrantsV0{Permissions: g.Permissions}
 			if g.Rules != nil {
-				out.Rules = applicationRecordV0FromRecord(&access.ApplicationRecord{Rules: g.Rules}).Rules
+				out.Rules = recordfix.ApplicationV0(&access.ApplicationRecord{Rules: g.Rules}).Rules
 			}
 			return out
 		}
@@ -117,7 +120,7 @@ type storedRecord struct {
 }
 
 // walkRecords decodes every sealed or plain value of the store.
-func walkRecords(t *testing.T, v *Vault, s store.Store) map[string]storedRecord {
+func walkRecords(t *testing.T, v *tokenvault.Vault, s store.Store) map[string]storedRecord {
 	t.Helper()
 	out := map[string]storedRecord{}
 	var raws []storedRecord
@@ -130,7 +133,7 @@ func walkRecords(t *testing.T, v *Vault, s store.Store) map[string]storedRecord 
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = v.view(context.Background(), func(tx *txn) error {
+	err = testseam.Of(v).Work.View(context.Background(), func(tx *unit.Tx) error {
 		for _, sr := range raws {
 			family, tid := familyOf(sr.key.String())
 			zero, ok := storedRecords[family]
@@ -143,7 +146,7 @@ func walkRecords(t *testing.T, v *Vault, s store.Store) map[string]storedRecord 
 			if storedFamilies[family] == plainMarker {
 				sr.pt = sr.raw
 			} else if sr.pt, err = tx.Open(sr.key, sr.raw); err != nil {
-				if tid != "" && errors.Is(err, ErrNotFound) {
+				if tid != "" && errors.Is(err, tokenvault.ErrNotFound) {
 					continue // a tenant being deleted: its keyring is gone
 				}
 				return err
@@ -176,11 +179,11 @@ func TestLegacyRecordKinds(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	v, err := Open(ctx, Options{
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
 		Store: s, Now: now, Mailer: discardMailer{},
-		Keys:      KeyOptions{MasterKey: mk},
-		Retention: RetentionOptions{SweepInterval: -1},
-		Code:      CodeOptions{TrustedInProcess: true},
+		Keys:      tokenvault.KeyOptions{MasterKey: mk},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
+		Code:      tokenvault.CodeOptions{TrustedInProcess: true},
 		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
 	if err != nil {
@@ -196,36 +199,36 @@ func TestLegacyRecordKinds(t *testing.T) {
 	runSealedWorkload(t, ctx, v, now(), must)
 
 	// A tenant of this test's own, whose answers are compared.
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Mine", Owner: User{Email: "me@example.com", LastName: "Me"}})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Mine", Owner: tokenvault.User{Email: "me@example.com", LastName: "Me"}})
 	must("CreateTenant", err)
 	mgmt := boot.Application.Key
-	priv, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "priv", Type: Private,
-		Permissions: []string{PermTokenCreate, PermTokenRead}})
+	priv, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "priv", Type: tokenvault.Private,
+		Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead}})
 	must("CreateApplication", err)
-	pub, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "pub", Type: Public, Permissions: []string{PermTokenCreate}})
+	pub, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "pub", Type: tokenvault.Public, Permissions: []string{tokenvault.PermTokenCreate}})
 	must("CreateApplication public", err)
 	authorized, err := v.CreateSession(ctx, pub.Key)
 	must("CreateSession", err)
-	must("AuthorizeSession", v.AuthorizeSession(ctx, priv.Key, AuthorizeSessionRequest{Nonce: authorized.Nonce,
-		Permissions: []string{PermTokenCreate}}))
+	must("AuthorizeSession", v.AuthorizeSession(ctx, priv.Key, tokenvault.AuthorizeSessionRequest{Nonce: authorized.Nonce,
+		Permissions: []string{tokenvault.PermTokenCreate}}))
 	waiting, err := v.CreateSession(ctx, pub.Key)
 	must("CreateSession", err)
-	_, err = v.CreateProxy(ctx, mgmt, ProxyRequest{Name: "px", DestinationURL: "https://example.com/in",
+	_, err = v.CreateProxy(ctx, mgmt, tokenvault.ProxyRequest{Name: "px", DestinationURL: "https://example.com/in",
 		Configuration: map[string]any{"a": 1, "b": []any{"x", true}}})
 	must("CreateProxy", err)
 	const code = `module.exports = async function (req) { return {raw: {}}; };`
-	f, err := v.CreateFormula(ctx, mgmt, FormulaRequest{Name: "own", Code: code,
-		Configuration:     []ConfigurationDeclaration{{Name: "K", Type: "string"}},
-		RequestParameters: []RequestParameter{{Name: "n", Type: "number", Optional: true}}})
+	f, err := v.CreateFormula(ctx, mgmt, tokenvault.FormulaRequest{Name: "own", Code: code,
+		Configuration:     []tokenvault.ConfigurationDeclaration{{Name: "K", Type: "string"}},
+		RequestParameters: []tokenvault.RequestParameter{{Name: "n", Type: "number", Optional: true}}})
 	must("CreateFormula", err)
-	_, err = v.CreateReactor(ctx, mgmt, CreateReactorRequest{Name: "r", Formula: &Ref{ID: f.ID}, Configuration: map[string]any{"K": "v"}})
+	_, err = v.CreateReactor(ctx, mgmt, tokenvault.CreateReactorRequest{Name: "r", Formula: &tokenvault.Ref{ID: f.ID}, Configuration: map[string]any{"K": "v"}})
 	must("CreateReactor", err)
-	_, err = v.CreateInvitation(ctx, mgmt, CreateInvitationRequest{Email: "ada@example.com"})
+	_, err = v.CreateInvitation(ctx, mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
 	must("CreateInvitation", err)
-	idem := func() (*IdempotentResponse, bool, error) {
-		return v.Idempotent(ctx, priv.Key, "k1", IdempotentRequest{Operation: "POST /tokens", Body: []byte(`{}`)},
-			func(context.Context) (*IdempotentResponse, error) {
-				return &IdempotentResponse{Status: 201, Header: map[string][]string{"X-A": {"1"}}, Body: []byte(`{"id":"y"}`)}, nil
+	idem := func() (*tokenvault.IdempotentResponse, bool, error) {
+		return v.Idempotent(ctx, priv.Key, "k1", tokenvault.IdempotentRequest{Operation: "POST /tokens", Body: []byte(`{}`)},
+			func(context.Context) (*tokenvault.IdempotentResponse, error) {
+				return &tokenvault.IdempotentResponse{Status: 201, Header: map[string][]string{"X-A": {"1"}}, Body: []byte(`{"id":"y"}`)}, nil
 			})
 	}
 	first, _, err := idem()
@@ -238,25 +241,25 @@ func TestLegacyRecordKinds(t *testing.T) {
 		if out["tenant"], err = v.GetTenant(ctx, mgmt); err != nil {
 			t.Fatal(err)
 		}
-		if out["tenants"], err = v.ListTenants(ctx, PageRequest{}); err != nil {
+		if out["tenants"], err = v.ListTenants(ctx, tokenvault.PageRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if out["members"], err = v.ListMembers(ctx, mgmt, ListMembersRequest{}); err != nil {
+		if out["members"], err = v.ListMembers(ctx, mgmt, tokenvault.ListMembersRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if out["proxies"], err = v.ListProxies(ctx, mgmt, ListProxiesRequest{}); err != nil {
+		if out["proxies"], err = v.ListProxies(ctx, mgmt, tokenvault.ListProxiesRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if out["formulas"], err = v.ListFormulas(ctx, mgmt, ListFormulasRequest{}); err != nil {
+		if out["formulas"], err = v.ListFormulas(ctx, mgmt, tokenvault.ListFormulasRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if out["reactors"], err = v.ListReactors(ctx, mgmt, ListReactorsRequest{}); err != nil {
+		if out["reactors"], err = v.ListReactors(ctx, mgmt, tokenvault.ListReactorsRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if out["invitations"], err = v.ListInvitations(ctx, mgmt, ListInvitationsRequest{}); err != nil {
+		if out["invitations"], err = v.ListInvitations(ctx, mgmt, tokenvault.ListInvitationsRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if out["applications"], err = v.ListApplications(ctx, mgmt, ListApplicationsRequest{}); err != nil {
+		if out["applications"], err = v.ListApplications(ctx, mgmt, tokenvault.ListApplicationsRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -268,7 +271,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 
 	// Write every record as the code before format version 1 did, and
 	// void the auth cache, so that keys are read from these records.
-	err = v.update(ctx, func(tx *txn) error {
+	err = testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		for _, sr := range records {
 			b := recordV0(t, sr.key, sr.rec)
 			if family, _ := familyOf(sr.key.String()); storedFamilies[family] == plainMarker {
@@ -308,10 +311,10 @@ func TestLegacyRecordKinds(t *testing.T) {
 	// Keys authenticate through their lookups and records of version 0:
 	// the authorized session creates a token, the waiting one is
 	// authorized, the kept response is replayed.
-	if _, err := v.CreateToken(ctx, authorized.SessionKey, TokenRequest{Type: TypeToken, Data: "x"}); err != nil {
+	if _, err := v.CreateToken(ctx, authorized.SessionKey, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "x"}); err != nil {
 		t.Errorf("the authorized session on version 0 records: %v", err)
 	}
-	if err := v.AuthorizeSession(ctx, priv.Key, AuthorizeSessionRequest{Nonce: waiting.Nonce, Permissions: []string{PermTokenCreate}}); err != nil {
+	if err := v.AuthorizeSession(ctx, priv.Key, tokenvault.AuthorizeSessionRequest{Nonce: waiting.Nonce, Permissions: []string{tokenvault.PermTokenCreate}}); err != nil {
 		t.Errorf("authorizing a session of version 0: %v", err)
 	}
 	if again, replayed, err := idem(); err != nil || !replayed || !cmp.Equal(first, again) {
@@ -341,7 +344,7 @@ func TestLegacyRecordKinds(t *testing.T) {
 		}
 	}
 	t.Logf("sys/ records still in version 0 (read as they are): %d", sysV0)
-	if diff := cmp.Diff(before, answers(), cmpopts.IgnoreFields(Tenant{}, "ModifiedAt", "ModifiedBy")); diff != "" {
+	if diff := cmp.Diff(before, answers(), cmpopts.IgnoreFields(tokenvault.Tenant{}, "ModifiedAt", "ModifiedBy")); diff != "" {
 		t.Errorf("after the re-seal pass (-before +after):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package tokenvault
+package records_test
 
 import (
 	"bytes"
@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/testseam"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/unit"
 
 	"github.com/tokenvault/tokenvault/internal/seal"
 	"github.com/tokenvault/tokenvault/store"
@@ -26,10 +29,10 @@ import (
 // legacyVault is a Vault on a memory store with a clock that moves when
 // told, and an application that may do what these tests do.
 type legacyVault struct {
-	v     *Vault
+	v     *tokenvault.Vault
 	s     *memory.Store
-	key   Credential // a private application's: tokens
-	mgmt  Credential // the management application's: logs, rotation
+	key   tokenvault.Credential // a private application's: tokens
+	mgmt  tokenvault.Credential // the management application's: logs, rotation
 	tid   string
 	mu    sync.Mutex
 	clock time.Time
@@ -41,25 +44,25 @@ func newLegacyVault(t *testing.T) *legacyVault {
 	mk := make([]byte, 32)
 	rand.Read(mk)
 	lv := &legacyVault{s: memory.New(), clock: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	v, err := Open(ctx, Options{
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
 		Store:     lv.s,
 		Now:       lv.now,
 		Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
-		Keys:      KeyOptions{MasterKey: mk},
-		Retention: RetentionOptions{SweepInterval: -1},
+		Keys:      tokenvault.KeyOptions{MasterKey: mk},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
 	lv.v = v
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old", Owner: User{Email: "o@example.com", FirstName: "O"}})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Old", Owner: tokenvault.User{Email: "o@example.com", FirstName: "O"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lv.tid = boot.Tenant.ID
-	app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{
-		Name: "old", Type: Private, Permissions: []string{PermTokenCreate, PermTokenRead, PermTokenUpdate},
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "old", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUpdate},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +87,7 @@ func (lv *legacyVault) advance(d time.Duration) {
 func (lv *legacyVault) plaintexts(t *testing.T, prefix barrier.Prefix) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	err := lv.v.view(context.Background(), func(tx *txn) error {
+	err := testseam.Of(lv.v).Work.View(context.Background(), func(tx *unit.Tx) error {
 		kvs, err := tx.ScanValues(prefix)
 		if err != nil {
 			return err
@@ -114,12 +117,12 @@ func (lv *legacyVault) plaintexts(t *testing.T, prefix barrier.Prefix) map[strin
 // one): the store as that code left it.
 func (lv *legacyVault) downgrade(t *testing.T) {
 	t.Helper()
-	err := lv.v.update(context.Background(), func(tx *txn) error {
+	err := testseam.Of(lv.v).Work.Update(context.Background(), func(tx *unit.Tx) error {
 		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(kindToken))
+		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(tokens.Kind))
 		if err != nil {
 			return err
 		}
@@ -200,7 +203,7 @@ func TestLegacyRecordsRead(t *testing.T) {
 	lv := newLegacyVault(t)
 	var ids []string
 	for i := range 5 {
-		tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: map[string]any{"n": i, "s": "secret"},
+		tok, err := lv.v.CreateToken(ctx, lv.key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: map[string]any{"n": i, "s": "secret"},
 			Metadata: map[string]string{"k": "v"}, SearchIndexes: []string{"{{ data.s }}"}})
 		if err != nil {
 			t.Fatal(err)
@@ -220,15 +223,15 @@ func TestLegacyRecordsRead(t *testing.T) {
 	lv.advance(time.Second)
 
 	from := time.Date(2030, 1, 2, 3, 4, 7, 0, time.UTC)
-	queries := []ListLogsRequest{
+	queries := []tokenvault.ListLogsRequest{
 		{},
-		{PageRequest: PageRequest{Size: 3}},
-		{PageRequest: PageRequest{Size: 2, Page: 2}},
-		{EntityType: TypeToken},
-		{EntityType: TypeCard},
-		{EntityType: TypeToken, EntityID: ids[0]},
+		{PageRequest: tokenvault.PageRequest{Size: 3}},
+		{PageRequest: tokenvault.PageRequest{Size: 2, Page: 2}},
+		{EntityType: tokenvault.TypeToken},
+		{EntityType: tokenvault.TypeCard},
+		{EntityType: tokenvault.TypeToken, EntityID: ids[0]},
 		{StartDate: &from},
-		{EntityType: TypeToken, StartDate: &from, PageRequest: PageRequest{Size: 2}},
+		{EntityType: tokenvault.TypeToken, StartDate: &from, PageRequest: tokenvault.PageRequest{Size: 2}},
 	}
 	answer := func() (out []any) {
 		for _, q := range queries {
@@ -248,8 +251,8 @@ func TestLegacyRecordsRead(t *testing.T) {
 		}
 		for _, id := range ids {
 			// Reads are logged: read in a view to compare the record only.
-			err := lv.v.view(ctx, func(tx *txn) error {
-				rec, err := tx.loadToken(lv.tid, id, false)
+			err := testseam.Of(lv.v).Work.View(ctx, func(tx *unit.Tx) error {
+				rec, err := testseam.Of(lv.v).Tokens.Load(tx, lv.tid, id, false)
 				out = append(out, rec)
 				return err
 			})
@@ -260,7 +263,7 @@ func TestLegacyRecordsRead(t *testing.T) {
 		return out
 	}
 	want := answer()
-	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 0 || v1 != len(ids) {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(tokens.Kind)); j != 0 || v1 != len(ids) {
 		t.Fatalf("new tokens: %d JSON, %d in format 1", j, v1)
 	}
 	if n := lv.countKeys(t, barrier.Tenant(lv.tid).Index("log-type")); n != 0 {
@@ -269,7 +272,7 @@ func TestLegacyRecordsRead(t *testing.T) {
 
 	lv.downgrade(t)
 	lines := lv.countKeys(t, barrier.Tenant(lv.tid).Logs())
-	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != len(ids) {
+	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Records(tokens.Kind)); j != len(ids) {
 		t.Fatalf("downgraded: %d tokens in JSON, want %d", j, len(ids))
 	}
 	if n := lv.countKeys(t, barrier.Tenant(lv.tid).Index("log-type")); n != lines {
@@ -284,20 +287,20 @@ func TestLegacyRecordsRead(t *testing.T) {
 
 	// The next write rewrites the record it touches, and logs a line in
 	// the new layout, found beside the old ones.
-	count := func(q ListLogsRequest) (int, string) {
+	count := func(q tokenvault.ListLogsRequest) (int, string) {
 		p, err := lv.v.ListLogs(ctx, lv.mgmt, q)
 		if err != nil || len(p.Data) == 0 {
 			t.Fatalf("ListLogs(%+v) = %+v, %v", q, p, err)
 		}
 		return p.Pagination.TotalItems, p.Data[0].Message
 	}
-	byEntity, _ := count(ListLogsRequest{EntityType: TypeToken, EntityID: ids[2]})
-	byType, _ := count(ListLogsRequest{EntityType: TypeToken})
+	byEntity, _ := count(tokenvault.ListLogsRequest{EntityType: tokenvault.TypeToken, EntityID: ids[2]})
+	byType, _ := count(tokenvault.ListLogsRequest{EntityType: tokenvault.TypeToken})
 	lv.advance(time.Second)
 	if _, err := lv.v.UpdateToken(ctx, lv.key, ids[2], json.RawMessage(`{"metadata":{"k":"w"}}`)); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []ListLogsRequest{{EntityType: TypeToken, EntityID: ids[2]}, {EntityType: TypeToken}} {
+	for _, q := range []tokenvault.ListLogsRequest{{EntityType: tokenvault.TypeToken, EntityID: ids[2]}, {EntityType: tokenvault.TypeToken}} {
 		n, newest := count(q)
 		want := byType + 1
 		if q.EntityID != "" {
@@ -307,7 +310,7 @@ func TestLegacyRecordsRead(t *testing.T) {
 			t.Errorf("ListLogs(%+v) with both layouts: %d lines, newest %q; want %d, %q", q, n, newest, want, "Token updated")
 		}
 	}
-	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != len(ids)-1 || v1 != 1 {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(tokens.Kind)); j != len(ids)-1 || v1 != 1 {
 		t.Fatalf("after one update: %d JSON, %d in format 1; want %d and 1", j, v1, len(ids)-1)
 	}
 
@@ -320,7 +323,7 @@ func TestLegacyRecordsRead(t *testing.T) {
 	if _, err := lv.v.Reseal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 0 {
+	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Records(tokens.Kind)); j != 0 {
 		t.Errorf("after the re-seal pass: %d tokens still JSON", j)
 	}
 	if j, _ := lv.format(t, barrier.Tenant(lv.tid).Logs()); j != 0 {
@@ -344,19 +347,19 @@ func TestLegacyRecordsRead(t *testing.T) {
 func TestCorruptRecord(t *testing.T) {
 	ctx := context.Background()
 	lv := newLegacyVault(t)
-	tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: "x"})
+	tok, err := lv.v.CreateToken(ctx, lv.key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stored := lv.plaintexts(t, barrier.Tenant(lv.tid).All())
 	for _, bad := range [][]byte{{}, {1}, {2, 0}, {'{'}, {1, 0xff, 0xff, 0xff}} {
-		err := lv.v.update(ctx, func(tx *txn) error {
+		err := testseam.Of(lv.v).Work.Update(ctx, func(tx *unit.Tx) error {
 			_, err := tx.TenantKeys(lv.tid, false)
 			if err != nil {
 				return err
 			}
 			for k := range stored {
-				if strings.HasPrefix(k, barrier.Tenant(lv.tid).Records(kindToken).String()) || strings.HasPrefix(k, barrier.Tenant(lv.tid).Logs().String()) {
+				if strings.HasPrefix(k, barrier.Tenant(lv.tid).Records(tokens.Kind).String()) || strings.HasPrefix(k, barrier.Tenant(lv.tid).Logs().String()) {
 					all := barrier.Tenant(lv.tid).All()
 					if err := tx.Reseal(all.Key(strings.TrimPrefix(k, all.String())), bad); err != nil {
 						return err
@@ -369,19 +372,19 @@ func TestCorruptRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = lv.v.GetToken(ctx, lv.key, tok.ID)
-		var e *Error
-		if !errors.As(err, &e) || e.Kind != Internal {
+		var e *tokenvault.Error
+		if !errors.As(err, &e) || e.Kind != tokenvault.Internal {
 			t.Errorf("GetToken of a token stored as %x = %v, want an internal error", bad, err)
 		}
-		_, err = lv.v.ListLogs(ctx, lv.mgmt, ListLogsRequest{})
-		if !errors.As(err, &e) || e.Kind != Internal {
+		_, err = lv.v.ListLogs(ctx, lv.mgmt, tokenvault.ListLogsRequest{})
+		if !errors.As(err, &e) || e.Kind != tokenvault.Internal {
 			t.Errorf("ListLogs with lines stored as %x = %v, want an internal error", bad, err)
 		}
 	}
 }
 
-func cardRequestForTest() TokenRequest {
-	return TokenRequest{Type: TypeCard, Data: map[string]any{
+func cardRequestForTest() tokenvault.TokenRequest {
+	return tokenvault.TokenRequest{Type: tokenvault.TypeCard, Data: map[string]any{
 		"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2099, "cvc": "123"}}
 }
 
@@ -396,7 +399,7 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 	ctx := context.Background()
 	lv := newLegacyVault(t)
 	var ids []string
-	for _, req := range []TokenRequest{{Type: TypeToken, Data: 0}, {Type: TypeToken, Data: 1}, cardRequestForTest()} {
+	for _, req := range []tokenvault.TokenRequest{{Type: tokenvault.TypeToken, Data: 0}, {Type: tokenvault.TypeToken, Data: 1}, cardRequestForTest()} {
 		tok, err := lv.v.CreateToken(ctx, lv.key, req)
 		if err != nil {
 			t.Fatal(err)
@@ -405,13 +408,13 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 	}
 	lv.downgrade(t)
 	early := time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)) // year -1 in UTC
-	err := lv.v.update(ctx, func(tx *txn) error {
+	err := testseam.Of(lv.v).Work.Update(ctx, func(tx *unit.Tx) error {
 		_, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
 		for _, id := range []string{ids[0], ids[2]} {
-			key := barrier.Tenant(lv.tid).Record(kindToken, id)
+			key := barrier.Tenant(lv.tid).Record(tokens.Kind, id)
 			var r tokens.Record
 			if ok, err := tx.GetRecord(key, &r); err != nil || !ok {
 				return fmt.Errorf("token %s: %v, %v", id, ok, err)
@@ -445,17 +448,17 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Fatalf("UpdateToken: %v, %v", tok, err)
 	}
 	check("after an update")
-	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 3 || v1 != 0 {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(tokens.Kind)); j != 3 || v1 != 0 {
 		t.Errorf("after an update: %d tokens JSON, %d in format 1; want 3 and 0", j, v1)
 	}
 
 	// Past the cvc's retention the sweeper removes it, and goes on.
-	lv.advance(2 * DefaultCVCRetention)
+	lv.advance(2 * tokenvault.DefaultCVCRetention)
 	if _, err := lv.v.Sweep(ctx); err != nil {
 		t.Fatalf("Sweep: %v", err)
 	}
 	check("after a sweep")
-	if pt := lv.plaintexts(t, barrier.Tenant(lv.tid).Records(kindToken))[barrier.Tenant(lv.tid).Record(kindToken, ids[2]).String()]; bytes.Contains(pt, []byte(`"cvc"`)) || pt[0] != '{' {
+	if pt := lv.plaintexts(t, barrier.Tenant(lv.tid).Records(tokens.Kind))[barrier.Tenant(lv.tid).Record(tokens.Kind, ids[2]).String()]; bytes.Contains(pt, []byte(`"cvc"`)) || pt[0] != '{' {
 		t.Errorf("the card after a sweep: %s, want version 0 JSON without its cvc", pt)
 	}
 
@@ -467,15 +470,15 @@ func TestLegacyTokenOutsideTheCurrentFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the re-seal pass")
-	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(kindToken)); j != 2 || v1 != 1 {
+	if j, v1 := lv.format(t, barrier.Tenant(lv.tid).Records(tokens.Kind)); j != 2 || v1 != 1 {
 		t.Errorf("after the re-seal pass: %d tokens JSON, %d in format 1; want 2 and 1", j, v1)
 	}
-	err = lv.v.view(ctx, func(tx *txn) error {
+	err = testseam.Of(lv.v).Work.View(ctx, func(tx *unit.Tx) error {
 		ks, err := tx.TenantKeys(lv.tid, false)
 		if err != nil {
 			return err
 		}
-		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(kindToken))
+		kvs, err := tx.ScanValues(barrier.Tenant(lv.tid).Records(tokens.Kind))
 		for _, kv := range kvs {
 			if term, ok := seal.Term(kv.Raw); !ok || term != ks.Ring().ActiveTerm() {
 				t.Errorf("%s sealed with term %d after the re-seal pass, want the active %d", kv.Key.String(), term, ks.Ring().ActiveTerm())

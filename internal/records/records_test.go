@@ -1,4 +1,4 @@
-package tokenvault
+package records
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -26,14 +27,7 @@ import (
 // current format versions again, which is only right for a new version
 // (with a new file name): a fixture of a released version never changes.
 
-const (
-	fixTenant = "0190f5a2-8c1e-7b3a-9d4e-5f6a7b8c9d0e"
-	fixToken  = "0190f5a2-9000-7000-8000-000000000001"
-	fixLog    = "0190f5a2-9000-7000-8000-000000000009"
-	fixActor  = "0190f5a2-8c1e-7b3a-9d4e-000000000002"
-)
-
-var fixTime = time.Date(2030, 1, 2, 3, 4, 5, 123456789, time.UTC)
+const fixLog = "0190f5a2-9000-7000-8000-000000000009"
 
 // fixedCard is the record of testdata/records/token-v0.json and
 // token-v1.bin: a card with every field set.
@@ -56,7 +50,7 @@ func fixedCard() *tokens.Record {
 		MaskExpression: json.RawMessage(`{"number":"{{ data.number | reveal_last(4) }}","expiration_month":"{{ data.expiration_month }}","expiration_year":"{{ data.expiration_year }}"}`),
 		CVCAt:          &at,
 		Indexes: []string{
-			barrier.Tenant(fixTenant).Expiry(exp, kindToken, fixToken).String(),
+			barrier.Tenant(fixTenant).Expiry(exp, tokens.Kind, fixToken).String(),
 			barrier.Tenant(fixTenant).CVCDue(at, fixToken).String(),
 			"tenant/" + fixTenant + "/idx/fp/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08/" + fixToken,
 			"tenant/" + fixTenant + "/idx/meta/0a1b/" + fixToken,
@@ -87,14 +81,14 @@ func fixedPlain() *tokens.Record {
 
 func fixedLogLine() *auditlog.LineRecord {
 	return &auditlog.LineRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
-		Operation: OpCreate, Message: "Token created", CreatedAt: fixTime}}
+		Operation: unit.OpCreate, Message: "Token created", CreatedAt: fixTime}}
 }
 
 // fixedAccessLine is the line of a masked read of a token by a list
 // (testdata/records/log-access-v1.bin): flag 2, with transform and channel.
 func fixedAccessLine() *auditlog.LineRecord {
 	return &auditlog.LineRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
-		Operation: OpRead, Message: "Token read (listed)", Transform: TransformMask, Channel: ChannelList, CreatedAt: fixTime}}
+		Operation: unit.OpRead, Message: "Token read (listed)", Transform: access.TransformMask, Channel: unit.ChannelList, CreatedAt: fixTime}}
 }
 
 // fixedChainedLine is a chained line (testdata/records/log-chained-v1.bin):
@@ -154,7 +148,7 @@ func fixedAuditKey() *auditlog.KeyRecord {
 }
 
 var (
-	fixTokenKey = barrier.Tenant(fixTenant).Record(kindToken, fixToken)
+	fixTokenKey = barrier.Tenant(fixTenant).Record(tokens.Kind, fixToken)
 	fixLogKey   = barrier.Tenant(fixTenant).Logs().Key(barrier.TimeKey(fixTime) + "/" + fixLog)
 )
 
@@ -181,7 +175,7 @@ func TestRecordGolden(t *testing.T) {
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			path := filepath.Join("testdata", "records", tc.file)
+			path := filepath.Join(fixtureDir, tc.file)
 			got, err := tc.rec.AppendRecord(nil, tc.key)
 			if err != nil {
 				t.Fatal(err)
@@ -214,7 +208,7 @@ func TestRecordGolden(t *testing.T) {
 // TestRecordLegacy decodes the JSON records written before format version
 // 1 (testdata/records/*-v0.json, written by that code).
 func TestRecordLegacy(t *testing.T) {
-	b, err := os.ReadFile("testdata/records/token-v0.json")
+	b, err := os.ReadFile(filepath.Join(fixtureDir, "token-v0.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +219,7 @@ func TestRecordLegacy(t *testing.T) {
 	if diff := cmp.Diff(fixedCard(), &tok, recordCmp...); diff != "" {
 		t.Errorf("token-v0.json: (-want +got)\n%s", diff)
 	}
-	b, err = os.ReadFile("testdata/records/log-v0.json")
+	b, err = os.ReadFile(filepath.Join(fixtureDir, "log-v0.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +234,7 @@ func TestRecordLegacy(t *testing.T) {
 	if got := auditlog.LogOf(fixLogKey, &l); got.ID != fixLog || got.TenantID != fixTenant {
 		t.Errorf("log-v0.json: id %q tenant %q, want %q %q", got.ID, got.TenantID, fixLog, fixTenant)
 	}
-	b, err = os.ReadFile("testdata/records/application-v0.json")
+	b, err = os.ReadFile(filepath.Join(fixtureDir, "application-v0.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +273,7 @@ func TestTokenRecordFields(t *testing.T) {
 	wantToken := []string{"ID", "TenantID", "Type", "Data", "Mask", "Fingerprint", "FingerprintExpression",
 		"Containers", "Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt",
 		"ModifiedBy", "ModifiedAt"}
-	if diff := cmp.Diff(wantToken, names(reflect.TypeFor[Token]())); diff != "" {
+	if diff := cmp.Diff(wantToken, names(reflect.TypeFor[tokens.Token]())); diff != "" {
 		t.Errorf("Token's fields changed; tokens.Record.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
 
@@ -299,22 +293,22 @@ func TestTokenRecordFields(t *testing.T) {
 
 	// api fills every field of Token: from the record's field of the same
 	// name, Data and Mask decoded from their JSON text.
-	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact} {
-		tok := tokenOf(rec, transform)
+	for _, transform := range []string{access.TransformReveal, access.TransformMask, access.TransformRedact} {
+		tok := tokens.TokenOf(rec, transform)
 		tv := reflect.ValueOf(tok).Elem()
-		for f := range reflect.TypeFor[Token]().Fields() {
+		for f := range reflect.TypeFor[tokens.Token]().Fields() {
 			got := tv.FieldByIndex(f.Index).Interface()
 			var want any
 			switch f.Name {
 			case "Data":
 				switch transform {
-				case TransformReveal:
-					want, _ = decodeJSON(rec.Data)
-				case TransformMask:
-					want, _ = decodeJSON(rec.Mask)
+				case access.TransformReveal:
+					want, _ = jsontext.Decode(rec.Data)
+				case access.TransformMask:
+					want, _ = jsontext.Decode(rec.Mask)
 				}
 			case "Mask":
-				want, _ = decodeJSON(rec.Mask)
+				want, _ = jsontext.Decode(rec.Mask)
 			default:
 				rf := rv.FieldByName(f.Name)
 				if !rf.IsValid() {
@@ -338,9 +332,9 @@ func TestTokenRecordFields(t *testing.T) {
 		}
 	}
 	// value is api's Data, without the rest of the token.
-	for _, transform := range []string{TransformReveal, TransformMask, TransformRedact, "unknown"} {
+	for _, transform := range []string{access.TransformReveal, access.TransformMask, access.TransformRedact, "unknown"} {
 		for _, r := range []*tokens.Record{fixedCard(), fixedPlain()} {
-			if diff := cmp.Diff(tokenOf(r, transform).Data, tokens.Value(r, transform)); diff != "" {
+			if diff := cmp.Diff(tokens.TokenOf(r, transform).Data, tokens.Value(r, transform)); diff != "" {
 				t.Errorf("value(%q) of a %s differs from api's Data (-api +value):\n%s", transform, r.Type, diff)
 			}
 		}
@@ -356,7 +350,7 @@ func TestTokenRecordV0IsTodaysJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("testdata/records/token-v0.json")
+	want, err := os.ReadFile(filepath.Join(fixtureDir, "token-v0.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +371,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	odd.Metadata = map[string]string{"": ""}
 	cases = append(cases, odd)
 	for _, rec := range cases {
-		key := barrier.Tenant(rec.TenantID).Record(kindToken, rec.ID)
+		key := barrier.Tenant(rec.TenantID).Record(tokens.Kind, rec.ID)
 		b, err := rec.AppendRecord(nil, key)
 		if err != nil {
 			t.Fatal(err)
@@ -409,7 +403,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("log line created_at %v, want %v", got.CreatedAt, at)
 		}
 	}
-	if _, err := fixedCard().AppendRecord(nil, barrier.Tenant(fixTenant).Record(kindToken, "another")); err == nil {
+	if _, err := fixedCard().AppendRecord(nil, barrier.Tenant(fixTenant).Record(tokens.Kind, "another")); err == nil {
 		t.Error("a token encoded for another token's key: no error")
 	}
 }
@@ -451,7 +445,7 @@ func TestRecordCorrupt(t *testing.T) {
 func FuzzRecords(f *testing.F) {
 	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "chain-link-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
 		"application-v1.bin", "application-v0.json"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "records", name))
+		b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -545,8 +539,8 @@ func FuzzRecords(f *testing.F) {
 // keeping the last of a key given twice, never as nothing: the refusal
 // of duplicate keys is for what callers send, not for what is kept.
 func TestStoredJSONWithDuplicateKeysReads(t *testing.T) {
-	rec := &tokens.Record{ID: "t", Type: TypeToken, Data: json.RawMessage(`{"a": 1, "a": 2}`), Mask: json.RawMessage(`{"m": "x", "m": "y"}`)}
-	tok := tokenOf(rec, TransformReveal)
+	rec := &tokens.Record{ID: "t", Type: unit.TypeToken, Data: json.RawMessage(`{"a": 1, "a": 2}`), Mask: json.RawMessage(`{"m": "x", "m": "y"}`)}
+	tok := tokens.TokenOf(rec, access.TransformReveal)
 	data, _ := tok.Data.(map[string]any)
 	mask, _ := tok.Mask.(map[string]any)
 	if fmt.Sprint(data["a"]) != "2" || mask["m"] != "y" {

@@ -1,10 +1,11 @@
-package tokenvault
+package records_test
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -12,8 +13,24 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/counts"
+	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/idempotency"
+	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/reactors"
+	"github.com/tokenvault/tokenvault/internal/reseal"
 	"github.com/tokenvault/tokenvault/internal/seal"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
+	"github.com/tokenvault/tokenvault/internal/testseam"
+	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -104,13 +121,13 @@ func familyOf(k string) (family, tid string) {
 type failingSink struct{}
 
 func (failingSink) Name() string { return "walk" }
-func (failingSink) Deliver(context.Context, []AuditEvent) error {
+func (failingSink) Deliver(context.Context, []tokenvault.AuditEvent) error {
 	return errors.New("not now")
 }
 
 type discardMailer struct{}
 
-func (discardMailer) SendInvitation(context.Context, InvitationMail) error { return nil }
+func (discardMailer) SendInvitation(context.Context, tokenvault.InvitationMail) error { return nil }
 
 // TestStoreIsSealed runs a workload that writes every family of keys
 // through the public API, then walks the whole store: every value under
@@ -123,15 +140,15 @@ func TestStoreIsSealed(t *testing.T) {
 	rand.Read(mk)
 	s := memory.New()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	v, err := Open(ctx, Options{
+	v, err := tokenvault.Open(ctx, tokenvault.Options{
 		Store:       s,
 		Now:         func() time.Time { return now },
 		Mailer:      discardMailer{},
 		Logger:      slog.New(slog.NewTextHandler(t.Output(), nil)),
-		Keys:        KeyOptions{MasterKey: mk},
-		Retention:   RetentionOptions{SweepInterval: -1},
-		Code:        CodeOptions{TrustedInProcess: true},
-		AuditExport: AuditExportOptions{Sinks: []AuditSink{failingSink{}}, Backoff: time.Hour},
+		Keys:        tokenvault.KeyOptions{MasterKey: mk},
+		Retention:   tokenvault.RetentionOptions{SweepInterval: -1},
+		Code:        tokenvault.CodeOptions{TrustedInProcess: true},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{failingSink{}}, Backoff: time.Hour},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +175,7 @@ func TestStoreIsSealed(t *testing.T) {
 	rings := map[string]*seal.Keyring{}
 	for k, raw := range stored {
 		if family, tid := familyOf(k); storedFamilies[family] == wrappedKeyring {
-			ks, err := v.barrier.UnwrapKeys(ctx, k, raw)
+			ks, err := testseam.Of(v).Work.Barrier().UnwrapKeys(ctx, k, raw)
 			must("unwrap "+k, err)
 			rings[tid] = ks.Ring()
 		}
@@ -192,38 +209,38 @@ func TestStoreIsSealed(t *testing.T) {
 // runSealedWorkload writes every family of keys through the public API
 // (and the first step of a tenant deletion, which only the sweeper would
 // otherwise leave half done).
-func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Time, must func(string, error)) {
+func runSealedWorkload(t *testing.T, ctx context.Context, v *tokenvault.Vault, now time.Time, must func(string, error)) {
 	t.Helper()
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Walked", Owner: User{Email: "o@example.com", FirstName: "O"}})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Walked", Owner: tokenvault.User{Email: "o@example.com", FirstName: "O"}})
 	must("CreateTenant", err)
 	mgmt := boot.Application.Key
 	later := now.Add(24 * time.Hour)
-	app, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{
-		Name: "tokens", Type: Private, ExpiresAt: &later,
-		Permissions: []string{PermTokenCreate, PermTokenRead, PermTokenUpdate},
+	app, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{
+		Name: "tokens", Type: tokenvault.Private, ExpiresAt: &later,
+		Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUpdate},
 	})
 	must("CreateApplication", err)
 	app, err = v.RegenerateApplicationKey(ctx, mgmt, app.ID)
 	must("RegenerateApplicationKey", err)
-	pub, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "pub", Type: Public, Permissions: []string{PermTokenCreate}})
+	pub, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "pub", Type: tokenvault.Public, Permissions: []string{tokenvault.PermTokenCreate}})
 	must("CreateApplication public", err)
 	_, err = v.CreateSession(ctx, pub.Key)
 	must("CreateSession", err)
-	_, err = v.CreateTokenIntent(ctx, pub.Key, TokenIntentRequest{Type: TypeCard,
+	_, err = v.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: tokenvault.TypeCard,
 		Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2035, "cvc": "123"}})
 	must("CreateTokenIntent", err)
 
 	// A webhook whose deliveries stay queued: its private address is
 	// refused at every attempt, before any dial.
-	_, err = PutDeliveryWebhook(v, boot.Tenant.ID, HookForTest{Name: "walk", URL: "https://10.0.0.1/in",
-		Secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMzQ=", Events: []string{EventTokenCreated}})
+	_, err = vaulttest.PutDeliveryWebhook(v, boot.Tenant.ID, vaulttest.DeliveryHook{Name: "walk", URL: "https://10.0.0.1/in",
+		Secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMzQ=", Events: []string{tokenvault.EventTokenCreated}})
 	must("PutDeliveryWebhook", err)
-	tok, err := v.CreateToken(ctx, app.Key, TokenRequest{
-		Type: TypeToken, Data: map[string]any{"ssn": "123-45-6789"}, Metadata: map[string]string{"owner": "ada"},
+	tok, err := v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{
+		Type: tokenvault.TypeToken, Data: map[string]any{"ssn": "123-45-6789"}, Metadata: map[string]string{"owner": "ada"},
 		SearchIndexes: []string{"{{ data.ssn }}"}, DeduplicateToken: true, ExpiresAt: &later,
 	})
 	must("CreateToken", err)
-	_, err = v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeCard,
+	_, err = v.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: tokenvault.TypeCard,
 		Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2031, "cvc": "123"}})
 	must("CreateToken card", err)
 	_, err = v.GetToken(ctx, app.Key, tok.ID)
@@ -236,20 +253,20 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	_, err = v.RotateAuditKey(ctx)
 	must("RotateAuditKey", err)
 
-	_, err = v.CreateProxy(ctx, mgmt, ProxyRequest{Name: "p", DestinationURL: "https://example.com/in"})
+	_, err = v.CreateProxy(ctx, mgmt, tokenvault.ProxyRequest{Name: "p", DestinationURL: "https://example.com/in"})
 	must("CreateProxy", err)
 	const code = `module.exports = async function (req) { return {raw: {}}; };`
-	_, err = v.RegisterOfficialFormula(ctx, FormulaRequest{Name: "official", Code: code})
+	_, err = v.RegisterOfficialFormula(ctx, tokenvault.FormulaRequest{Name: "official", Code: code})
 	must("RegisterOfficialFormula", err)
-	f, err := v.CreateFormula(ctx, mgmt, FormulaRequest{Name: "own", Code: code})
+	f, err := v.CreateFormula(ctx, mgmt, tokenvault.FormulaRequest{Name: "own", Code: code})
 	must("CreateFormula", err)
-	_, err = v.CreateReactor(ctx, mgmt, CreateReactorRequest{Name: "r", Formula: &Ref{ID: f.ID}, Configuration: map[string]any{}})
+	_, err = v.CreateReactor(ctx, mgmt, tokenvault.CreateReactorRequest{Name: "r", Formula: &tokenvault.Ref{ID: f.ID}, Configuration: map[string]any{}})
 	must("CreateReactor", err)
-	_, err = v.CreateInvitation(ctx, mgmt, CreateInvitationRequest{Email: "ada@example.com"})
+	_, err = v.CreateInvitation(ctx, mgmt, tokenvault.CreateInvitationRequest{Email: "ada@example.com"})
 	must("CreateInvitation", err)
-	_, _, err = v.Idempotent(ctx, app.Key, "once", IdempotentRequest{Operation: "POST /tokens", Body: []byte(`{}`)},
-		func(context.Context) (*IdempotentResponse, error) {
-			return &IdempotentResponse{Status: 201, Body: []byte(`{"id":"x"}`)}, nil
+	_, _, err = v.Idempotent(ctx, app.Key, "once", tokenvault.IdempotentRequest{Operation: "POST /tokens", Body: []byte(`{}`)},
+		func(context.Context) (*tokenvault.IdempotentResponse, error) {
+			return &tokenvault.IdempotentResponse{Status: 201, Body: []byte(`{"id":"x"}`)}, nil
 		})
 	must("Idempotent", err)
 	// The sweeper's one scan for cards stored before cvc retention
@@ -258,32 +275,32 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *Vault, now time.Tim
 	must("Sweep", err)
 	must("RotateDataKey", v.RotateDataKey(ctx, mgmt)) // schedules a re-seal (sys/reseal/)
 	// Last, so that no event of the workload is queued for it.
-	_, err = v.CreateWebhook(ctx, mgmt, WebhookRequest{Name: "w", URL: "https://hooks.example.com/in", Events: []string{"*"}})
+	_, err = v.CreateWebhook(ctx, mgmt, tokenvault.WebhookRequest{Name: "w", URL: "https://hooks.example.com/in", Events: []string{"*"}})
 	must("CreateWebhook", err)
-	// The linker, at once rather than on its timer: it takes its lease
+	// The linker, at once rather than on its timer (vaulttest.LinkNow): it takes its lease
 	// (sys/lease/), links the lines, and leaves the unsigned mark of the
 	// lines after the checkpoint (sys/chain-unsigned/).
-	must("linkNow", v.linkNow(ctx))
+	must("LinkNow", vaulttest.LinkNow(ctx, v))
 	// A line a store took as an append and the linker has not linked
 	// yet leaves its chain queue entry (sys/chainq/, internal/auditlog/chain.go): on this
 	// store, which does not append, only this way.
-	must("chain queue entry", v.update(ctx, func(t *txn) error {
+	must("chain queue entry", testseam.Of(v).Work.Update(ctx, func(t *unit.Tx) error {
 		return t.PutIndex(barrier.Tenant(boot.Tenant.ID).ChainQueueEntry(barrier.TimeKey(now) + "/" + uuid.NewString()))
 	}))
 
 	// A tenant halfway through its deletion: its keys are gone, its
 	// marker (sys/deleting/) is not, nor its final checkpoint
 	// (sys/chain-final/).
-	doomed, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Doomed"})
+	doomed, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Doomed"})
 	must("CreateTenant doomed", err)
-	must("markDeleting", v.markDeleting(ctx, doomed.Tenant.ID))
-	_, err = v.deleteOnce(ctx, doomed.Tenant.ID)
-	must("deleteOnce", err)
+	must("MarkDeleting", testseam.Of(v).MarkDeleting(ctx, doomed.Tenant.ID))
+	_, err = testseam.Of(v).DeleteOnce(ctx, doomed.Tenant.ID)
+	must("DeleteOnce", err)
 }
 
 // checkValue checks that raw, stored at k (of tenant tid), has form.
 // rings holds the keyrings by tenant id ("": the system's).
-func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form valueForm, raw []byte) error {
+func checkValue(v *tokenvault.Vault, rings map[string]*seal.Keyring, k, tid string, form valueForm, raw []byte) error {
 	switch form {
 	case emptyValue:
 		if len(raw) != 0 {
@@ -294,10 +311,10 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 			return err
 		}
 	case wrappedKeyring:
-		if _, err := v.barrier.UnwrapKeys(context.Background(), k, raw); err != nil {
+		if _, err := testseam.Of(v).Work.Barrier().UnwrapKeys(context.Background(), k, raw); err != nil {
 			return errors.New("a keyring does not unwrap bound to its key")
 		}
-		if _, err := v.barrier.UnwrapKeys(context.Background(), k+"x", raw); err == nil {
+		if _, err := testseam.Of(v).Work.Barrier().UnwrapKeys(context.Background(), k+"x", raw); err == nil {
 			return errors.New("a keyring unwraps bound to another key")
 		}
 	case sealedBySystem, sealedByTenant:
@@ -325,22 +342,73 @@ func checkValue(v *Vault, rings map[string]*seal.Keyring, k, tid string, form va
 	return nil
 }
 
-// TestBarrierKindsAreEntities: the record kinds the barrier's key space
-// treats apart (internal/barrier: which authenticate, which are counted)
-// are the Vault's entity names.
-func TestBarrierKindsAreEntities(t *testing.T) {
-	for _, c := range []struct{ barrier, entity string }{
-		{barrier.KindApplication, EntityApplication},
-		{barrier.KindSession, EntitySession},
-		{barrier.KindReactor, EntityReactor},
-		{barrier.KindProxy, EntityProxy},
-		{barrier.KindTenantMember, EntityTenantMember},
-		{barrier.KindTenantInvitation, EntityTenantInvitation},
-		{barrier.KindTokenIntent, EntityTokenIntent},
-		{barrier.KindWebhook, EntityWebhook},
-	} {
-		if c.barrier != c.entity {
-			t.Errorf("barrier kind %q, entity %q", c.barrier, c.entity)
+// storedRecords is the record type each family of keys holding values
+// (records_sealed_test.go's storedFamilies) is written in.
+var storedRecords = map[string]func() recordCodec{
+	"sys/apikey/":                 func() recordCodec { return &access.KeyRef{} },
+	"sys/nonce/":                  func() recordCodec { return &access.KeyRef{} },
+	"sys/invite/":                 func() recordCodec { return &access.KeyRef{} },
+	"sys/proxy/":                  func() recordCodec { return &access.KeyRef{} },
+	"sys/formula/":                func() recordCodec { return &reactors.FormulaRecord{} },
+	"sys/cvcscan":                 func() recordCodec { return &tokens.LegacyCVCScan{} },
+	"sys/lists-shapes":            func() recordCodec { return &tokens.ListBuild{} },
+	"sys/lease/":                  func() recordCodec { return &lease.Record{} },
+	"sys/count/":                  func() recordCodec { return &counts.Record{} },
+	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
+	"sys/reseal/":                 func() recordCodec { return &reseal.State{} },
+	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
+	"tenant/*/tenant/":            func() recordCodec { return &tenants.Record{} },
+	"tenant/*/tenant_member/":     func() recordCodec { return &tenants.MemberRecord{} },
+	"tenant/*/tenant_invitation/": func() recordCodec { return &tenants.InvitationRecord{} },
+	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
+	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
+	"tenant/*/token/":             func() recordCodec { return &tokens.Record{} },
+	"tenant/*/count/":             func() recordCodec { return &counts.Record{} },
+	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
+	"tenant/*/idempotency/":       func() recordCodec { return &idempotency.Record{} },
+	"tenant/*/proxy/":             func() recordCodec { return &reactors.ProxyRecord{} },
+	"tenant/*/reactor/":           func() recordCodec { return &reactors.Record{} },
+	"tenant/*/reactor_formula/":   func() recordCodec { return &reactors.FormulaRecord{} },
+	"tenant/*/token_intent/":      func() recordCodec { return &intents.Record{} },
+	"tenant/*/token_shape/":       func() recordCodec { return &tokens.ShapeRecord{} },
+	"tenant/*/webhook/":           func() recordCodec { return &events.Webhook{} },
+	"tenant/*/webhook_delivery/":  func() recordCodec { return &events.Delivery{} },
+	"tenant/*/chain/":             func() recordCodec { return &auditlog.Head{} },
+	"tenant/*/chain_checkpoint/":  func() recordCodec { return &auditlog.CheckpointRecord{} },
+	"tenant/*/chain_link/":        func() recordCodec { return &auditlog.Link{} },
+	"sys/chain-final/":            func() recordCodec { return &auditlog.CheckpointRecord{} },
+	"sys/audit-key/":              func() recordCodec { return &auditlog.KeyRecord{} },
+}
+
+// checkStoredRecord holds pt, the plaintext of the value at store key k of
+// tenant tid, to its family's record: the Vault writes every one in format
+// version 1 (no JSON of version 0), and it decodes.
+func checkStoredRecord(k, tid string, pt []byte) error {
+	family, _ := familyOf(k)
+	zero, ok := storedRecords[family]
+	if !ok {
+		return fmt.Errorf("family %s holds values but has no record type in storedRecords", family)
+	}
+	if len(pt) == 0 || pt[0] != 1 {
+		return fmt.Errorf("not a record of format version 1: starts with %q", pt[:min(len(pt), 1)])
+	}
+	key := barrier.IndexEntry(k)
+	if tid != "" {
+		key, _ = barrier.Tenant(tid).All().Found([]byte(k))
+	}
+	if err := zero().DecodeRecord(key, pt); err != nil {
+		return fmt.Errorf("does not decode as %T: %v", zero(), err)
+	}
+	return nil
+}
+
+// TestStoredRecordsCoverFamilies: every family of keys that holds a
+// sealed or plain value has its record type.
+func TestStoredRecordsCoverFamilies(t *testing.T) {
+	for family, form := range storedFamilies {
+		_, ok := storedRecords[family]
+		if holds := form == sealedBySystem || form == sealedByTenant || form == plainMarker; holds != ok {
+			t.Errorf("family %s: holds values %v, has a record type %v", family, holds, ok)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package tokenvault
+package records
 
 import (
 	"encoding/json"

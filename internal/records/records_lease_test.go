@@ -1,4 +1,4 @@
-package tokenvault
+package records
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func fixedLease() *lease.Record {
 // and a decoder that still reads this one. TOKENVAULT_UPDATE_RECORDS=1
 // writes the fixture.
 func TestLeaseRecordGolden(t *testing.T) {
-	path := filepath.Join("testdata", "records", "lease-v1.bin")
+	path := filepath.Join(fixtureDir, "lease-v1.bin")
 	key := barrier.Lease(lease.Linker)
 	got, err := fixedLease().AppendRecord(nil, key)
 	if err != nil {

@@ -1,10 +1,9 @@
-package tokenvault
+package records
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,13 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tokenvault/tokenvault/internal/access"
-	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
-	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/reseal"
 	"github.com/tokenvault/tokenvault/internal/sessions"
@@ -73,65 +70,65 @@ type recordKind struct {
 }
 
 var recordKinds = []recordKind{
-	{"proxy", barrier.Tenant(fixTenant).Record(EntityProxy, fixProxy), func() recordCodec {
+	{"proxy", barrier.Tenant(fixTenant).Record(unit.EntityProxy, fixProxy), func() recordCodec {
 		return &reactors.ProxyRecord{ID: fixProxy, TenantID: fixTenant, Name: "Payments", Key: "pxy_0123456789abcdef",
 			DestinationURL:    "https://api.example.com/charge",
-			RequestTransform:  &ProxyTransform{Code: "module.exports = async function (req) { return req }"},
-			ResponseTransform: &ProxyTransform{Code: "module.exports = async function (res) { return res }"},
-			Application:       &Ref{ID: fixApp},
+			RequestTransform:  &reactors.ProxyTransform{Code: "module.exports = async function (req) { return req }"},
+			ResponseTransform: &reactors.ProxyTransform{Code: "module.exports = async function (res) { return res }"},
+			Application:       &reactors.Ref{ID: fixApp},
 			Configuration:     map[string]any{"region": "eu", "retries": 3.0, "live": true},
 			RequireAuth:       true, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, KeyHash: fixKeyHash}
 	}, func() recordCodec { return &reactors.ProxyRecord{} }, func() any { return &reactors.ProxyRecordV0{} }},
-	{"invitation", barrier.Tenant(fixTenant).Record(EntityTenantInvitation, fixInvitation), func() recordCodec {
+	{"invitation", barrier.Tenant(fixTenant).Record(unit.EntityTenantInvitation, fixInvitation), func() recordCodec {
 		return &tenants.InvitationRecord{ID: fixInvitation, TenantID: fixTenant, Email: "ada@example.com",
-			Status: InvitationPending, ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime,
+			Status: tenants.InvitationPending, ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified, TokenHash: fixKeyHash}
 	}, func() recordCodec { return &tenants.InvitationRecord{} }, func() any { return &tenants.InvitationRecordV0{} }},
-	{"tenant", barrier.Tenant(fixTenant).Record(EntityTenant, fixTenant), func() recordCodec {
+	{"tenant", barrier.Tenant(fixTenant).Record(unit.EntityTenant, fixTenant), func() recordCodec {
 		return &tenants.Record{ID: fixTenant, Name: "Acme", OwnerID: fixMember, CreatedBy: fixActor,
 			CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &tenants.Record{} }, func() any { return &tenants.RecordV0{} }},
-	{"member", barrier.Tenant(fixTenant).Record(EntityTenantMember, fixMember), func() recordCodec {
-		return &tenants.MemberRecord{ID: fixMember, TenantID: fixTenant, Role: RoleOwner, UserID: fixActor,
+	{"member", barrier.Tenant(fixTenant).Record(unit.EntityTenantMember, fixMember), func() recordCodec {
+		return &tenants.MemberRecord{ID: fixMember, TenantID: fixTenant, Role: tenants.RoleOwner, UserID: fixActor,
 			Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace",
 			Picture: "https://example.com/ada.png", CreatedAt: fixTime}
 	}, func() recordCodec { return &tenants.MemberRecord{} }, func() any { return &tenants.MemberRecordV0{} }},
-	{"formula", barrier.Tenant(fixTenant).Record(EntityReactorFormula, fixFormula), func() recordCodec {
+	{"formula", barrier.Tenant(fixTenant).Record(unit.EntityReactorFormula, fixFormula), func() recordCodec {
 		return &reactors.FormulaRecord{ID: fixFormula, TenantID: fixTenant, Name: "Charge", Description: "charges a card",
 			Type: "private", Code: "module.exports = async function (req) { return {raw: req.args} }",
-			Configuration: []ConfigurationDeclaration{{Name: "API_KEY", Description: "the key", Type: "string"}},
-			RequestParameters: []RequestParameter{{Name: "card.number", Description: "the card", Type: "string"},
+			Configuration: []reactors.ConfigurationDeclaration{{Name: "API_KEY", Description: "the key", Type: "string"}},
+			RequestParameters: []reactors.RequestParameter{{Name: "card.number", Description: "the card", Type: "string"},
 				{Name: "amount", Type: "number", Optional: true}},
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &reactors.FormulaRecord{} }, func() any { return &reactors.FormulaRecordV0{} }},
-	{"reactor", barrier.Tenant(fixTenant).Record(EntityReactor, fixReactor), func() recordCodec {
+	{"reactor", barrier.Tenant(fixTenant).Record(unit.EntityReactor, fixReactor), func() recordCodec {
 		return &reactors.Record{ID: fixReactor, TenantID: fixTenant, Name: "Charger", FormulaID: fixFormula,
 			Code:          "module.exports = async function (req) { return {raw: 1} }",
 			Configuration: map[string]any{"API_KEY": "k", "nested": map[string]any{"a": []any{1.0, "b", nil}}},
 			ApplicationID: fixApp, CreatedBy: fixActor, CreatedAt: fixTime,
 			ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	}, func() recordCodec { return &reactors.Record{} }, func() any { return &reactors.RecordV0{} }},
-	{"session", barrier.Tenant(fixTenant).Record(EntitySession, fixSession), func() recordCodec {
+	{"session", barrier.Tenant(fixTenant).Record(unit.EntitySession, fixSession), func() recordCodec {
 		return &sessions.Record{ID: fixSession, TenantID: fixTenant, ApplicationID: fixApp,
 			KeyHash: fixKeyHash, NonceHash: fixKeyHash[:16], CreatedAt: fixTime, ExpiresAt: fixExpires,
 			PendingAddress: "0a1b2c3d", Authorized: true, AuthorizedBy: fixActor, AuthorizedAt: &fixLater,
-			Grants: grants{Permissions: []string{PermTokenRead}, Rules: []AccessRule{{Description: "cards",
-				Priority: 1, Transform: TransformMask, Permissions: []string{PermTokenRead},
-				Conditions: []Condition{{Attribute: "container", Operator: OperatorStartsWith, Value: "/pci/"}}}}},
-			Ceiling: grants{Permissions: []string{PermTokenRead, PermTokenCreate}, Rules: []AccessRule{}}}
+			Grants: access.Grants{Permissions: []string{access.PermTokenRead}, Rules: []access.Rule{{Description: "cards",
+				Priority: 1, Transform: access.TransformMask, Permissions: []string{access.PermTokenRead},
+				Conditions: []access.Condition{{Attribute: "container", Operator: access.OperatorStartsWith, Value: "/pci/"}}}}},
+			Ceiling: access.Grants{Permissions: []string{access.PermTokenRead, access.PermTokenCreate}, Rules: []access.Rule{}}}
 	}, func() recordCodec { return &sessions.Record{} }, func() any { return &sessions.RecordV0{} }},
-	{"idempotency", barrier.Tenant(fixTenant).Record(kindIdempotency, "0a1b2c3d4e5f"), func() recordCodec {
+	{"idempotency", barrier.Tenant(fixTenant).Record(idempotency.Kind, "0a1b2c3d4e5f"), func() recordCodec {
 		return &idempotency.Record{Version: 1, Fingerprint: fixKeyHash, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			Claim: "claim-1", LeaseUntil: fixLater,
-			Response: &IdempotentResponse{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}},
+			Response: &idempotency.Response{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}},
 				Body: []byte(`{"id":"x"}`)},
 			Grants: fixKeyHash[:8]}
 	}, func() recordCodec { return &idempotency.Record{} }, func() any { return &idempotency.RecordV0{} }},
 	{"keyref", barrier.APIKeyLookup(fixKeyHash), func() recordCodec {
-		return &access.KeyRef{TenantID: fixTenant, Kind: EntityApplication, ID: fixApp}
+		return &access.KeyRef{TenantID: fixTenant, Kind: unit.EntityApplication, ID: fixApp}
 	}, func() recordCodec { return &access.KeyRef{} }, func() any { return &access.KeyRefV0{} }},
-	{"count", barrier.Tenant(fixTenant).Count(EntityProxy), func() recordCodec { return &counts.Record{N: 1234567} },
+	{"count", barrier.Tenant(fixTenant).Count(unit.EntityProxy), func() recordCodec { return &counts.Record{N: 1234567} },
 		func() recordCodec { return &counts.Record{} }, func() any { return &counts.RecordV0{} }},
 	{"cvcscan", barrier.SysCVCScan, func() recordCodec {
 		return &tokens.LegacyCVCScan{Tenant: fixTenant, After: fixTokenKey.String(), Done: true}
@@ -150,37 +147,37 @@ var recordKinds = []recordKind{
 	// Token intents have no version 0 (v0 nil): they came after the
 	// binary records.
 	{"token-intent", barrier.Tenant(fixTenant).TokenIntent(fixIntent), func() recordCodec {
-		return &intents.Record{ID: fixIntent, TenantID: fixTenant, Type: TypeCard,
+		return &intents.Record{ID: fixIntent, TenantID: fixTenant, Type: unit.TypeCard,
 			Data:        json.RawMessage(`{"expiration_month":12,"expiration_year":2030,"number":"4242424242424242"}`),
 			Fingerprint: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-			CreatedBy:   fixApp, CreatedByType: ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
+			CreatedBy:   fixApp, CreatedByType: unit.ActorApplication, CreatedAt: fixTime, ExpiresAt: fixExpires,
 			CreatedFrom: "9e72c082687f5cd874f01ec511282350"}
 	}, func() recordCodec { return &intents.Record{} }, nil},
 	// Webhooks have no version 0 either.
-	{"webhook", barrier.Tenant(fixTenant).Record(EntityWebhook, fixWebhook), func() recordCodec {
+	{"webhook", barrier.Tenant(fixTenant).Record(unit.EntityWebhook, fixWebhook), func() recordCodec {
 		return &events.Webhook{ID: fixWebhook, TenantID: fixTenant, Name: "orders", URL: "https://hooks.example.com/in",
-			Events: []string{EventTokenCreated, "*"}, Status: WebhookDisabled, DisabledReason: "failing",
+			Events: []string{events.TokenCreated, "*"}, Status: events.Disabled, DisabledReason: "failing",
 			NotifyEmail: "ops@example.com", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 			CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: fixModified,
 			PreviousSecret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", PreviousUntil: fixExpires, FailingSince: fixLater}
 	}, func() recordCodec { return &events.Webhook{} }, nil},
 	{"webhook-delivery", barrier.Tenant(fixTenant).WebhookDelivery(fixWebhook, fixDelivery), func() recordCodec {
 		return &events.Delivery{ID: fixDelivery, TenantID: fixTenant, WebhookID: fixWebhook,
-			EventID: fixEvent, EventType: EventTokenCreated, Event: []byte(`{"id":"` + fixEvent + `","type":"token.created"}`),
-			CreatedAt: fixTime, Status: DeliveryPending, Attempts: 2, LastAttemptAt: fixLater, ResponseStatus: 503,
+			EventID: fixEvent, EventType: events.TokenCreated, Event: []byte(`{"id":"` + fixEvent + `","type":"token.created"}`),
+			CreatedAt: fixTime, Status: events.DeliveryPending, Attempts: 2, LastAttemptAt: fixLater, ResponseStatus: 503,
 			Duration: 1500 * time.Millisecond, Response: []byte("busy"), Error: "receiver answered Service Unavailable",
 			NextAttemptAt: fixModified, Claim: "c1", ClaimedUntil: fixExpires}
 	}, func() recordCodec { return &events.Delivery{} }, nil},
 	// Token list shapes have no version 0: they came after the binary
 	// records.
 	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
-		return &tokens.ShapeRecord{Type: TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
+		return &tokens.ShapeRecord{Type: unit.TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
 	}, func() recordCodec { return &tokens.ShapeRecord{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "records", name))
+	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +190,7 @@ func readFixture(t testing.TB, name string) []byte {
 func TestRecordKindsGolden(t *testing.T) {
 	for _, k := range recordKinds {
 		t.Run(k.name, func(t *testing.T) {
-			v1 := filepath.Join("testdata", "records", k.name+"-v1.bin")
+			v1 := filepath.Join(fixtureDir, k.name+"-v1.bin")
 			got, err := k.fixed().AppendRecord(nil, k.key)
 			if err != nil {
 				t.Fatal(err)
@@ -262,33 +259,33 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		key barrier.Key
 		rec recordCodec
 	}{
-		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
-		{barrier.Tenant(fixTenant).Record(EntityTenantInvitation, "i"), &tenants.InvitationRecord{ID: "i", TenantID: fixTenant}},
-		{barrier.Tenant("t").Record(EntityTenant, "t"), &tenants.Record{ID: "t"}},
-		{barrier.Tenant(fixTenant).Record(EntityTenantMember, "m"), &tenants.MemberRecord{ID: "m", TenantID: fixTenant}},
-		{barrier.Tenant(fixTenant).Record(EntityReactorFormula, "f"), &reactors.FormulaRecord{ID: "f", TenantID: fixTenant}},
-		{barrier.OfficialFormula(fixFormula), &reactors.FormulaRecord{ID: fixFormula, Type: FormulaOfficial,
-			Configuration: []ConfigurationDeclaration{}, RequestParameters: []RequestParameter{}}},
-		{barrier.Tenant(fixTenant).Record(EntityReactor, "r"), &reactors.Record{ID: "r", TenantID: fixTenant}},
-		{barrier.Tenant(fixTenant).Record(EntitySession, "s"), &sessions.Record{ID: "s", TenantID: fixTenant,
-			Grants:  grants{Permissions: []string{}, Rules: []AccessRule{{Conditions: []Condition{}}, {Permissions: []string{}}}},
-			Ceiling: grants{Rules: []AccessRule{{Container: "/pci/", Priority: -3}}}}},
-		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Version: -1}},
-		{barrier.Tenant(fixTenant).Record(kindIdempotency, "x"), &idempotency.Record{Response: &IdempotentResponse{Status: 500, Header: map[string][]string{}}}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityProxy, "p"), &reactors.ProxyRecord{ID: "p", TenantID: fixTenant, Configuration: map[string]any{}}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityTenantInvitation, "i"), &tenants.InvitationRecord{ID: "i", TenantID: fixTenant}},
+		{barrier.Tenant("t").Record(unit.EntityTenant, "t"), &tenants.Record{ID: "t"}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityTenantMember, "m"), &tenants.MemberRecord{ID: "m", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityReactorFormula, "f"), &reactors.FormulaRecord{ID: "f", TenantID: fixTenant}},
+		{barrier.OfficialFormula(fixFormula), &reactors.FormulaRecord{ID: fixFormula, Type: reactors.FormulaOfficial,
+			Configuration: []reactors.ConfigurationDeclaration{}, RequestParameters: []reactors.RequestParameter{}}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityReactor, "r"), &reactors.Record{ID: "r", TenantID: fixTenant}},
+		{barrier.Tenant(fixTenant).Record(unit.EntitySession, "s"), &sessions.Record{ID: "s", TenantID: fixTenant,
+			Grants:  access.Grants{Permissions: []string{}, Rules: []access.Rule{{Conditions: []access.Condition{}}, {Permissions: []string{}}}},
+			Ceiling: access.Grants{Rules: []access.Rule{{Container: "/pci/", Priority: -3}}}}},
+		{barrier.Tenant(fixTenant).Record(idempotency.Kind, "x"), &idempotency.Record{Version: -1}},
+		{barrier.Tenant(fixTenant).Record(idempotency.Kind, "x"), &idempotency.Record{Response: &idempotency.Response{Status: 500, Header: map[string][]string{}}}},
 		{barrier.APIKeyLookup([]byte{1}), &access.KeyRef{}},
-		{barrier.Tenant(fixTenant).Count(EntityReactor), &counts.Record{N: -5}},
+		{barrier.Tenant(fixTenant).Count(unit.EntityReactor), &counts.Record{N: -5}},
 		{barrier.SysCVCScan, &tokens.LegacyCVCScan{}},
 		{barrier.SysLists, &tokens.ListBuild{Done: true}},
 		{barrier.SysShapeLists, &tokens.ListBuild{Tenant: "t"}},
-		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Type: TypeToken}},
+		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Type: unit.TypeToken}},
 		{barrier.Tenant(fixTenant).TokenShape("ab"), &tokens.ShapeRecord{Containers: []string{}}},
 		{barrier.SysFingerprints, &tokens.FingerprintPlace{}},
 		{barrier.Tenant("t").Reseal(), &reseal.State{}},
 		{barrier.Tenant("t").Deleting(), &tenants.DeletionState{}},
 		{barrier.Tenant(fixTenant).TokenIntent("i"), &intents.Record{ID: "i", TenantID: fixTenant, CreatedAt: other, ExpiresAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, CreatedAt: other}},
-		{barrier.Tenant(fixTenant).Record(EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, Events: []string{},
+		{barrier.Tenant(fixTenant).Record(unit.EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, CreatedAt: other}},
+		{barrier.Tenant(fixTenant).Record(unit.EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, Events: []string{},
 			PreviousSecret: "whsec_x", PreviousUntil: other}},
 		{barrier.Tenant(fixTenant).WebhookDelivery("w", "d"), &events.Delivery{ID: "d", TenantID: fixTenant, WebhookID: "w", CreatedAt: other}},
 	}
@@ -372,77 +369,6 @@ func FuzzRecordKinds(f *testing.F) {
 	})
 }
 
-// storedRecords is the record type each family of keys holding values
-// (records_sealed_test.go's storedFamilies) is written in.
-var storedRecords = map[string]func() recordCodec{
-	"sys/apikey/":                 func() recordCodec { return &access.KeyRef{} },
-	"sys/nonce/":                  func() recordCodec { return &access.KeyRef{} },
-	"sys/invite/":                 func() recordCodec { return &access.KeyRef{} },
-	"sys/proxy/":                  func() recordCodec { return &access.KeyRef{} },
-	"sys/formula/":                func() recordCodec { return &reactors.FormulaRecord{} },
-	"sys/cvcscan":                 func() recordCodec { return &tokens.LegacyCVCScan{} },
-	"sys/lists-shapes":            func() recordCodec { return &tokens.ListBuild{} },
-	"sys/lease/":                  func() recordCodec { return &lease.Record{} },
-	"sys/count/":                  func() recordCodec { return &counts.Record{} },
-	"sys/fingerprints":            func() recordCodec { return &tokens.FingerprintPlace{} },
-	"sys/reseal/":                 func() recordCodec { return &reseal.State{} },
-	"sys/deleting/":               func() recordCodec { return &tenants.DeletionState{} },
-	"tenant/*/tenant/":            func() recordCodec { return &tenants.Record{} },
-	"tenant/*/tenant_member/":     func() recordCodec { return &tenants.MemberRecord{} },
-	"tenant/*/tenant_invitation/": func() recordCodec { return &tenants.InvitationRecord{} },
-	"tenant/*/application/":       func() recordCodec { return &access.ApplicationRecord{} },
-	"tenant/*/session/":           func() recordCodec { return &sessions.Record{} },
-	"tenant/*/token/":             func() recordCodec { return &tokens.Record{} },
-	"tenant/*/count/":             func() recordCodec { return &counts.Record{} },
-	"tenant/*/log/":               func() recordCodec { return &auditlog.LineRecord{} },
-	"tenant/*/idempotency/":       func() recordCodec { return &idempotency.Record{} },
-	"tenant/*/proxy/":             func() recordCodec { return &reactors.ProxyRecord{} },
-	"tenant/*/reactor/":           func() recordCodec { return &reactors.Record{} },
-	"tenant/*/reactor_formula/":   func() recordCodec { return &reactors.FormulaRecord{} },
-	"tenant/*/token_intent/":      func() recordCodec { return &intents.Record{} },
-	"tenant/*/token_shape/":       func() recordCodec { return &tokens.ShapeRecord{} },
-	"tenant/*/webhook/":           func() recordCodec { return &events.Webhook{} },
-	"tenant/*/webhook_delivery/":  func() recordCodec { return &events.Delivery{} },
-	"tenant/*/chain/":             func() recordCodec { return &auditlog.Head{} },
-	"tenant/*/chain_checkpoint/":  func() recordCodec { return &auditlog.CheckpointRecord{} },
-	"tenant/*/chain_link/":        func() recordCodec { return &auditlog.Link{} },
-	"sys/chain-final/":            func() recordCodec { return &auditlog.CheckpointRecord{} },
-	"sys/audit-key/":              func() recordCodec { return &auditlog.KeyRecord{} },
-}
-
-// checkStoredRecord holds pt, the plaintext of the value at store key k of
-// tenant tid, to its family's record: the Vault writes every one in format
-// version 1 (no JSON of version 0), and it decodes.
-func checkStoredRecord(k, tid string, pt []byte) error {
-	family, _ := familyOf(k)
-	zero, ok := storedRecords[family]
-	if !ok {
-		return fmt.Errorf("family %s holds values but has no record type in storedRecords", family)
-	}
-	if len(pt) == 0 || pt[0] != 1 {
-		return fmt.Errorf("not a record of format version 1: starts with %q", pt[:min(len(pt), 1)])
-	}
-	key := barrier.IndexEntry(k)
-	if tid != "" {
-		key, _ = barrier.Tenant(tid).All().Found([]byte(k))
-	}
-	if err := zero().DecodeRecord(key, pt); err != nil {
-		return fmt.Errorf("does not decode as %T: %v", zero(), err)
-	}
-	return nil
-}
-
-// TestStoredRecordsCoverFamilies: every family of keys that holds a
-// sealed or plain value has its record type.
-func TestStoredRecordsCoverFamilies(t *testing.T) {
-	for family, form := range storedFamilies {
-		_, ok := storedRecords[family]
-		if holds := form == sealedBySystem || form == sealedByTenant || form == plainMarker; holds != ok {
-			t.Errorf("family %s: holds values %v, has a record type %v", family, holds, ok)
-		}
-	}
-}
-
 // TestRecordKindsFieldsSet: each kind's fixed record sets every field
 // (and every field of the elements of its lists), so that the golden,
 // legacy and round-trip tests, which compare it field by field, cover
@@ -515,7 +441,8 @@ func TestRecordKindsFieldsSet(t *testing.T) {
 
 // TestRecordAPIConversions: an API value with every field set comes back
 // the same from its record (recordOf, then its <kind>Of), so that a field
-// added to the API type and not to the record is seen here.
+// added to the API type and not to the record is seen here. The root's
+// Tenant is TestTenantAPIConversion's (internal/records/behaviour).
 func TestRecordAPIConversions(t *testing.T) {
 	allSet := func(v any) {
 		t.Helper()
@@ -526,27 +453,21 @@ func TestRecordAPIConversions(t *testing.T) {
 			}
 		}
 	}
-	px := reactors.ProxyRecordOf(&Proxy{}, nil)
+	px := reactors.ProxyRecordOf(&reactors.Proxy{}, nil)
 	*px = *recordKinds[0].fixed().(*reactors.ProxyRecord)
 	proxy := reactors.ProxyOf(px)
 	allSet(proxy)
 	if diff := cmp.Diff(proxy, reactors.ProxyOf(reactors.ProxyRecordOf(proxy, fixKeyHash))); diff != "" {
 		t.Errorf("Proxy through its record: (-want +got)\n%s", diff)
 	}
-	inv := &Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: InvitationPending,
+	inv := &tenants.Invitation{ID: fixInvitation, TenantID: fixTenant, Email: "a@example.com", Status: tenants.InvitationPending,
 		ExpiresAt: fixExpires, CreatedBy: fixActor, CreatedAt: fixTime, ModifiedBy: fixModifier, ModifiedAt: &fixModified}
 	allSet(inv)
 	if got := tenants.InvitationOf(tenants.InvitationRecordOf(inv, fixKeyHash)); !cmp.Equal(*inv, got) {
 		t.Errorf("Invitation through its record: %s", cmp.Diff(*inv, got))
 	}
-	tenant := &Tenant{ID: fixTenant, Name: "n", OwnerID: fixMember, CreatedBy: fixActor, CreatedAt: fixTime,
-		ModifiedBy: fixModifier, ModifiedAt: &fixModified}
-	allSet(tenant)
-	if got := tenantOf(tenantRecordOf(tenant)); !cmp.Equal(*tenant, got) {
-		t.Errorf("Tenant through its record: %s", cmp.Diff(*tenant, got))
-	}
-	member := &TenantMember{ID: fixMember, TenantID: fixTenant, Role: RoleAdmin, CreatedAt: fixTime,
-		User: User{ID: fixActor, Email: "a@example.com", FirstName: "A", LastName: "B", Picture: "https://example.com/p.png"}}
+	member := &tenants.Member{ID: fixMember, TenantID: fixTenant, Role: tenants.RoleAdmin, CreatedAt: fixTime,
+		User: tenants.User{ID: fixActor, Email: "a@example.com", FirstName: "A", LastName: "B", Picture: "https://example.com/p.png"}}
 	allSet(member)
 	allSet(&member.User)
 	if got := tenants.MemberOf(tenants.MemberRecordOf(member)); !cmp.Equal(*member, got) {
@@ -556,5 +477,25 @@ func TestRecordAPIConversions(t *testing.T) {
 	allSet(formula)
 	if diff := cmp.Diff(formula, reactors.FormulaOf(reactors.FormulaRecordOf(formula))); diff != "" {
 		t.Errorf("Formula through its record: (-want +got)\n%s", diff)
+	}
+}
+
+// TestBarrierKindsAreEntities: the record kinds the barrier's key space
+// treats apart (internal/barrier: which authenticate, which are counted)
+// are the Vault's entity names.
+func TestBarrierKindsAreEntities(t *testing.T) {
+	for _, c := range []struct{ barrier, entity string }{
+		{barrier.KindApplication, unit.EntityApplication},
+		{barrier.KindSession, unit.EntitySession},
+		{barrier.KindReactor, unit.EntityReactor},
+		{barrier.KindProxy, unit.EntityProxy},
+		{barrier.KindTenantMember, unit.EntityTenantMember},
+		{barrier.KindTenantInvitation, unit.EntityTenantInvitation},
+		{barrier.KindTokenIntent, unit.EntityTokenIntent},
+		{barrier.KindWebhook, unit.EntityWebhook},
+	} {
+		if c.barrier != c.entity {
+			t.Errorf("barrier kind %q, entity %q", c.barrier, c.entity)
+		}
 	}
 }
