@@ -37,5 +37,8 @@ func (v *Vault) internals() *testseam.Internals {
 		LimiterSizes:    v.limiterSizes,
 		ResizeAuthCache: v.auth.Resize,
 		AuthCacheLen:    v.auth.Len,
+
+		Lists:       v.lists,
+		ExpiryKinds: v.expiryKinds,
 	}
 }

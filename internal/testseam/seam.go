@@ -8,6 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/tokens/listing"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -37,6 +38,15 @@ type Internals struct {
 	// counts its entries.
 	ResizeAuthCache func(n int)
 	AuthCacheLen    func() int
+
+	// Lists are the Vault's token lists: a test of the build for a store
+	// written before them runs one batch of it (BuildOnce) after making
+	// them forget what they knew of the registries (Forget).
+	Lists *listing.Lists
+	// ExpiryKinds are the sweeper's handlers, by the kind of schedule
+	// entry, as the Vault gathered them from its features: a test holds
+	// every kind a feature schedules to a handler and a metric.
+	ExpiryKinds map[string]unit.ExpiryKind
 }
 
 // internals is set by the root package's init: it returns a Vault's
