@@ -38,6 +38,10 @@ func (v *Vault) internals() *testseam.Internals {
 		ResizeAuthCache: v.auth.Resize,
 		AuthCacheLen:    v.auth.Len,
 
+		Exporter:    v.exporter,
+		Checkpoints: v.checkpoints,
+		AuditSigner: v.auditSigner.Load,
+
 		Lists:       v.lists,
 		ExpiryKinds: v.expiryKinds,
 	}

@@ -26,9 +26,11 @@ func CallbackErrorOf(err error) *CallbackError {
 }
 
 // kindStatus mirrors httpapi's table for callback bodies, which carry a
-// status without going through HTTP.
+// status without going through HTTP. TestCallbackStatusOfEveryKind walks
+// unit.Kinds(), so a kind added there cannot be missing here (a missing
+// one was status 0).
 var kindStatus = map[unit.Kind]int{
 	unit.Internal: 500, unit.Invalid: 400, unit.Unauthenticated: 401, unit.PermissionDenied: 403, unit.NotFound: 404,
 	unit.Conflict: 409, unit.UnsupportedMediaType: 415, unit.TooLarge: 413, unit.Unprocessable: 422, unit.Unavailable: 503,
-	unit.CodeFailed: 500, unit.BadGateway: 502, unit.RateLimited: 429,
+	unit.CodeFailed: 500, unit.BadGateway: 502, unit.RateLimited: 429, unit.StorageFull: 507,
 }

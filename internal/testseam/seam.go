@@ -39,6 +39,19 @@ type Internals struct {
 	ResizeAuthCache func(n int)
 	AuthCacheLen    func() int
 
+	// The audit log's parts its behaviour tests drive at once, rather
+	// than wait for a timer, or look into.
+	//
+	// Exporter delivers the export queues: a test runs a pass (Pass) or
+	// queues a line it wrote itself (Queue).
+	Exporter *auditlog.Exporter
+	// Checkpoints signs the chains' heads: a test runs the timed pass
+	// (SignOld) with a clock it moves.
+	Checkpoints *auditlog.Checkpointer
+	// AuditSigner is the checkpoint signing key in use, so that a test can
+	// look for its private key where it must never be.
+	AuditSigner func() *auditlog.Signer
+
 	// Lists are the Vault's token lists: a test of the build for a store
 	// written before them runs one batch of it (BuildOnce) after making
 	// them forget what they knew of the registries (Forget).

@@ -1,14 +1,16 @@
-package tokenvault
+package auditlog_test
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/testseam"
+	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -18,31 +20,31 @@ import (
 // a link written after the chain began (one the linker pass has yet to
 // link) is not, however old.
 func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
-	ctx := context.Background()
 	var now atomic.Int64
 	start := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
 	now.Store(start.UnixNano())
-	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: make([]byte, 32)},
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: make([]byte, 32)},
 		Now:       func() time.Time { return time.Unix(0, now.Load()).UTC() },
-		Retention: RetentionOptions{SweepInterval: -1, Logs: 30 * 24 * time.Hour}})
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1, Logs: 30 * 24 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Legacy"})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Legacy"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
 	// Three lines from before the chain, and one unlinked line after its
 	// start, written as they are stored.
+	in := testseam.Of(v)
 	var legacy []string
 	unlinked := ""
-	err = v.update(ctx, func(tx *txn) error {
+	err = in.Work.Update(ctx, func(tx *unit.Tx) error {
 		legacy, unlinked = nil, ""
 		for i, at := range []time.Time{start.Add(-10 * 24 * time.Hour), start.Add(-9 * 24 * time.Hour), start.Add(-time.Hour), start.Add(time.Hour)} {
-			suffix := barrier.TimeKey(at) + "/" + v.ids.Next(at)
-			l := auditlog.LineRecord{Line: auditchain.Line{ActorID: "a", ActorType: "application", EntityType: EntityApplication, EntityID: "x", Operation: OpCreate, Message: "m", CreatedAt: at}}
+			suffix := barrier.TimeKey(at) + "/" + in.NextID(at)
+			l := auditlog.LineRecord{Line: auditchain.Line{ActorID: "a", ActorType: "application", EntityType: tokenvault.EntityApplication, EntityID: "x", Operation: tokenvault.OpCreate, Message: "m", CreatedAt: at}}
 			if err := tx.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &l); err != nil {
 				return err
 			}
@@ -58,13 +60,13 @@ func TestLogRetentionPrunesLinesOlderThanTheChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	now.Store(start.Add(31 * 24 * time.Hour).UnixNano())
-	if _, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{Name: "new", Type: Private, Permissions: []string{PermTokenRead}}); err != nil {
+	if _, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "new", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenRead}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err = v.view(ctx, func(tx *txn) error {
+	err = in.Work.View(ctx, func(tx *unit.Tx) error {
 		for _, suffix := range legacy {
 			if ok, err := tx.Has(barrier.Tenant(tid).Logs().Key(suffix)); err != nil || ok {
 				t.Errorf("line %s from before the chain: still there (%v) past the retention", suffix, err)

@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog_test
 
 import (
 	"context"
@@ -6,17 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/testseam"
+	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // holdLeaseAs writes the lease name as held by instance holder in epoch,
 // until until: another instance, as far as v can tell.
-func holdLeaseAs(t *testing.T, v *Vault, name, holder string, epoch uint64, until time.Time) {
+func holdLeaseAs(t *testing.T, v *tokenvault.Vault, name, holder string, epoch uint64, until time.Time) {
 	t.Helper()
-	err := v.update(context.Background(), func(tx *txn) error {
+	err := testseam.Of(v).Work.Update(context.Background(), func(tx *unit.Tx) error {
 		return tx.PutRecord(barrier.Lease(name), &lease.Record{Holder: holder, Epoch: epoch, Expires: until})
 	})
 	if err != nil {
@@ -26,9 +30,9 @@ func holdLeaseAs(t *testing.T, v *Vault, name, holder string, epoch uint64, unti
 
 // chainState reads tenant tid's head (ok false: none) and counts its
 // lines queued for the linker.
-func chainState(t *testing.T, v *Vault, tid string) (h auditlog.Head, ok bool, queued int) {
+func chainState(t *testing.T, v *tokenvault.Vault, tid string) (h auditlog.Head, ok bool, queued int) {
 	t.Helper()
-	err := v.view(context.Background(), func(tx *txn) error {
+	err := testseam.Of(v).Work.View(context.Background(), func(tx *unit.Tx) error {
 		var err error
 		if ok, err = tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h); err != nil {
 			return err
@@ -53,20 +57,20 @@ func chainState(t *testing.T, v *Vault, tid string) (h auditlog.Head, ok bool, q
 // as not yet covered. Once the lease expires this Vault's linker takes it
 // and links every line, and the chain verifies whole.
 func TestCommitWritesNothingOfTheChain(t *testing.T) {
-	ctx := context.Background()
-	clock := newTestClock()
-	v := openChecked(t, memory.New(), clock, AuditChainOptions{LinkerLease: 10 * time.Second}, nil)
+	clock := vaulttest.NewClock()
+	v := openChecked(t, memory.New(), clock, tokenvault.AuditChainOptions{LinkerLease: 10 * time.Second}, nil)
+	in := testseam.Of(v)
 	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 7, clock.Now().Add(time.Hour))
 	// The linker may have taken the lease before: it finds it lost.
-	v.linkLease().Forget(v.linkLease().Held())
+	in.LinkLease().Forget(in.LinkLease().Held())
 
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Acme"})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
 	for i := range 5 {
-		if _, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{Name: "app" + string(rune('a'+i)), Type: Private, Permissions: []string{PermTokenRead}}); err != nil {
+		if _, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "app" + string(rune('a'+i)), Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenRead}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +80,7 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 	if ok {
 		t.Fatalf("a head was written (seq %d) while another instance held the linker lease", h.Seq)
 	}
-	page, err := v.ListLogs(ctx, boot.Application.Key, ListLogsRequest{})
+	page, err := v.ListLogs(ctx, boot.Application.Key, tokenvault.ListLogsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +114,7 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 			t.Errorf("problem after the takeover: %v", p)
 		}
 	}
-	if e := v.linkLease().Held(); e != 8 {
+	if e := in.LinkLease().Held(); e != 8 {
 		t.Errorf("the linker holds epoch %d, want 8 (the next after the other instance's 7)", e)
 	}
 }
@@ -120,13 +124,12 @@ func TestCommitWritesNothingOfTheChain(t *testing.T) {
 // its expiry, finds in its next transaction that it lost it and links
 // nothing; a released lease is taken at once.
 func TestLeaseEpochs(t *testing.T) {
-	ctx := context.Background()
-	clock := newTestClock()
+	clock := vaulttest.NewClock()
 	s := memory.New()
-	a := openChecked(t, s, clock, AuditChainOptions{LinkerLease: time.Minute}, nil)
-	b := openChecked(t, s, clock, AuditChainOptions{LinkerLease: time.Minute}, nil)
-	la := lease.New(lease.Config{Name: "test", TTL: time.Minute, Instance: a.instance, Work: a.work, Now: a.now})
-	lb := lease.New(lease.Config{Name: "test", TTL: time.Minute, Instance: b.instance, Work: b.work, Now: b.now})
+	a := testseam.Of(openChecked(t, s, clock, tokenvault.AuditChainOptions{LinkerLease: time.Minute}, nil))
+	b := testseam.Of(openChecked(t, s, clock, tokenvault.AuditChainOptions{LinkerLease: time.Minute}, nil))
+	la := lease.New(lease.Config{Name: "test", TTL: time.Minute, Instance: a.Instance, Work: a.Work, Now: a.Now})
+	lb := lease.New(lease.Config{Name: "test", TTL: time.Minute, Instance: b.Instance, Work: b.Work, Now: b.Now})
 
 	ea, ok, err := la.Hold(ctx)
 	if err != nil || !ok || ea != 1 {
@@ -144,11 +147,11 @@ func TestLeaseEpochs(t *testing.T) {
 	if err != nil || !ok || eb != ea+1 {
 		t.Fatalf("takeover after expiry = %d, %v, %v; want epoch %d", eb, ok, err, ea+1)
 	}
-	err = a.update(ctx, func(tx *txn) error { return lease.Check(tx.Tx, "test", a.instance, ea) })
+	err = a.Work.Update(ctx, func(tx *unit.Tx) error { return lease.Check(tx, "test", a.Instance, ea) })
 	if err == nil {
 		t.Fatal("the paused holder's transaction went on under a lease another instance took")
 	}
-	if err = b.update(ctx, func(tx *txn) error { return lease.Check(tx.Tx, "test", b.instance, eb) }); err != nil {
+	if err = b.Work.Update(ctx, func(tx *unit.Tx) error { return lease.Check(tx, "test", b.Instance, eb) }); err != nil {
 		t.Fatalf("the new holder's transaction: %v", err)
 	}
 	if err := lb.Release(ctx); err != nil {
@@ -164,16 +167,16 @@ func TestLeaseEpochs(t *testing.T) {
 // no longer holds links nothing (no fork: the new holder extends the
 // chain alone).
 func TestLinkerStopsOnALostLease(t *testing.T) {
-	ctx := context.Background()
-	clock := newTestClock()
-	v := openChecked(t, memory.New(), clock, AuditChainOptions{}, nil)
+	clock := vaulttest.NewClock()
+	v := openChecked(t, memory.New(), clock, tokenvault.AuditChainOptions{}, nil)
+	in := testseam.Of(v)
 	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 3, clock.Now().Add(time.Hour))
-	v.linkLease().Forget(v.linkLease().Held())
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Acme"})
+	in.LinkLease().Forget(in.LinkLease().Held())
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.linker.LinkQueued(ctx, 2); err != nil {
+	if err := in.Linker.LinkQueued(ctx, 2); err != nil {
 		t.Fatalf("a pass under a lost lease: %v; want it to stop quietly", err)
 	}
 	if _, ok, queued := chainState(t, v, boot.Tenant.ID); ok || queued == 0 {

@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
+	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// TestTypePageWalksToTheTypesLines: typePage, which walks the log for the
+// TestTypePageWalksToTheTypesLines: TypeLogPage, which walks the log for the
 // lines of a type within a budget and answers a rare type from its
 // indexes, lists by cursor exactly the type's lines in a range, newest
 // first, each once, whatever its budget and its index limit, and each
@@ -21,46 +21,38 @@ import (
 // of other types.
 func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	ctx := context.Background()
-	lv := newLegacyVault(t)
+	w := newLogWork(t)
 	var toks []string
 	for i := range 3 {
-		tok, err := lv.v.CreateToken(ctx, lv.key, TokenRequest{Type: TypeToken, Data: fmt.Sprint("x", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		toks = append(toks, tok.ID)
-		lv.advance(time.Second)
+		toks = append(toks, fmt.Sprint("token-", i))
+		w.log(t, unit.EntityToken, toks[i], unit.OpCreate)
+		w.Advance(time.Second)
 	}
-	card, err := lv.v.CreateToken(ctx, lv.key, cardRequestForTest())
-	if err != nil {
-		t.Fatal(err)
-	}
+	card := "card-0"
+	w.log(t, unit.EntityCard, card, unit.OpCreate)
 	read := func(n int) {
 		for range n {
-			lv.advance(time.Second)
-			for _, id := range append([]string{card.ID}, toks...) {
-				if _, err := lv.v.GetToken(ctx, lv.key, id); err != nil {
-					t.Fatal(err)
-				}
+			w.Advance(time.Second)
+			w.log(t, unit.EntityCard, card, unit.OpRead)
+			for _, id := range toks {
+				w.log(t, unit.EntityToken, id, unit.OpRead)
 			}
 		}
 	}
 	read(4)
-	lv.advance(time.Second)
-	if _, err := lv.v.indexer.IndexPending(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w.Advance(time.Second)
+	w.indexPending(t)
 	read(3) // these stay pending
-	if n := lv.countKeys(t, barrier.Tenant(lv.tid).PendingLogIndex()); n == 0 {
+	if n := w.countKeys(t, barrier.Tenant(w.tid).PendingLogIndex()); n == 0 {
 		t.Fatal("no pending entries: the test needs some")
 	}
 
 	// The log, oldest first: each line's suffix and its entity type.
 	type line struct{ suffix, id, typ string }
 	var lines []line
-	err = lv.v.view(ctx, func(tx *txn) error {
-		return tx.ScanKeys(barrier.Tenant(lv.tid).Logs(), func(_ barrier.Key, suffix string) error {
-			l, ok, err := auditlog.GetLog(tx.Tx, lv.tid, suffix)
+	err := w.View(ctx, func(tx *unit.Tx) error {
+		return tx.ScanKeys(barrier.Tenant(w.tid).Logs(), func(_ barrier.Key, suffix string) error {
+			l, ok, err := GetLog(tx, w.tid, suffix)
 			if ok {
 				lines = append(lines, line{suffix, l.ID, l.EntityType})
 			}
@@ -72,32 +64,23 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 	}
 	// Move three of the cards' indexed lines to the legacy index, as a
 	// store of the old layout has them.
-	moved := 0
-	err = lv.v.update(ctx, func(tx *txn) error {
-		for _, l := range lines {
-			if l.typ != EntityCard || moved == 3 {
-				continue
-			}
-			if err := tx.Delete(auditlog.IndexKey(lv.tid, EntityCard, card.ID, l.suffix)); err != nil {
-				return err
-			}
-			if err := tx.PutIndex(barrier.Tenant(lv.tid).LogEntityIndex(EntityCard, card.ID).Key(l.suffix)); err != nil {
-				return err
-			}
-			moved++
+	var moved []string
+	for _, l := range lines {
+		if l.typ == unit.EntityCard && len(moved) < 3 {
+			moved = append(moved, l.suffix)
 		}
-		return nil
-	})
-	if err != nil || moved != 3 {
-		t.Fatalf("moved %d lines to the legacy index: %v", moved, err)
 	}
+	if len(moved) != 3 {
+		t.Fatalf("%d lines of the card to move to the legacy index, want 3", len(moved))
+	}
+	w.toLegacy(t, unit.EntityCard, card, moved)
 
-	from, to := lv.now().Add(-6*time.Second), lv.now().Add(-2*time.Second)
+	from, to := w.Now().Add(-6*time.Second), w.Now().Add(-2*time.Second)
 	ranges := [][2]*time.Time{{nil, nil}, {&from, nil}, {nil, &to}, {&from, &to}}
-	err = lv.v.view(ctx, func(tx *txn) error {
-		for _, typ := range []string{EntityCard, EntityToken, EntityApplication, "spaceship"} {
+	err = w.View(ctx, func(tx *unit.Tx) error {
+		for _, typ := range []string{unit.EntityCard, unit.EntityToken, unit.EntityApplication, "spaceship"} {
 			for _, r := range ranges {
-				after, before := auditlog.RangeBounds(r[0], r[1])
+				after, before := RangeBounds(r[0], r[1])
 				var want []string // the type's lines in range, newest first
 				for _, l := range slices.Backward(lines) {
 					if l.typ == typ && (after == "" || l.suffix > after) && (before == "" || l.suffix < before) {
@@ -115,7 +98,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 								if calls > len(lines)+2 {
 									t.Fatalf("%s: the walk does not end", name)
 								}
-								data, p, err := auditlog.TypeLogPage(tx.Tx, lv.tid, typ, r[0], r[1], pg, budget, few)
+								data, p, err := TypeLogPage(tx, w.tid, typ, r[0], r[1], pg, budget, few)
 								if err != nil {
 									return err
 								}
@@ -138,7 +121,7 @@ func TestTypePageWalksToTheTypesLines(t *testing.T) {
 							}
 							// Offset pages start their window.
 							for page := 2; page <= 3; page++ {
-								data, _, err := auditlog.TypeLogPage(tx.Tx, lv.tid, typ, r[0], r[1], paging.Pager{Page: page, Size: size}, budget, few)
+								data, _, err := TypeLogPage(tx, w.tid, typ, r[0], r[1], paging.Pager{Page: page, Size: size}, budget, few)
 								if err != nil {
 									return err
 								}

@@ -1,182 +1,23 @@
-package tokenvault
+package auditlog_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tokenvault/tokenvault/auditchain"
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/syncbuf"
+	"github.com/tokenvault/tokenvault/internal/testseam"
+	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
-	"github.com/tokenvault/tokenvault/store/bolt"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
-
-// newTestClock is a clock the test moves.
-func newTestClock() *hookClock { return &hookClock{at: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-// openBoltStore opens a bbolt store at path, closed with the test.
-func openBoltStore(t *testing.T, path string) store.Store {
-	t.Helper()
-	s, err := bolt.Open(path, &bolt.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// openChecked opens a Vault on s with a clock the test moves (nil: the
-// real one) and chain options ac, logging to log when not nil, exporting
-// to sinks.
-func openChecked(t *testing.T, s store.Store, clock *hookClock, ac AuditChainOptions, log *syncbuf.Buffer, sinks ...AuditSink) *Vault {
-	t.Helper()
-	opts := Options{Store: s, Keys: KeyOptions{MasterKey: bytes.Repeat([]byte{7}, 32)}, Retention: RetentionOptions{SweepInterval: -1}, AuditChain: ac,
-		AuditExport: AuditExportOptions{Sinks: sinks, Backoff: time.Hour}}
-	if clock != nil {
-		opts.Now = clock.Now
-	}
-	if log != nil {
-		opts.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	v, err := Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
-}
-
-// storedCheckpoints reads every checkpoint record of tenant tid, in seq
-// order.
-func storedCheckpoints(t *testing.T, v *Vault, tid string) []auditchain.Checkpoint {
-	t.Helper()
-	linkForTest(t, v)
-	var out []auditchain.Checkpoint
-	err := v.view(context.Background(), func(tx *txn) error {
-		out = out[:0]
-		vals, err := tx.ScanValues(barrier.Tenant(tid).Checkpoints())
-		if err != nil {
-			return err
-		}
-		for _, sv := range vals {
-			var r auditlog.CheckpointRecord
-			if err := tx.OpenRecord(sv.Key, sv.Raw, &r); err != nil {
-				return err
-			}
-			out = append(out, r.Checkpoint())
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// lineHash is the hash of tenant tid's line seq, as its record's link has
-// it.
-func lineHash(t *testing.T, v *Vault, tid string, seq uint64) auditchain.Hash {
-	t.Helper()
-	linkForTest(t, v)
-	var h auditchain.Hash
-	err := v.view(context.Background(), func(tx *txn) error {
-		var suffix string
-		if err := tx.Scan(barrier.Tenant(tid).ChainSeqs().Sub(barrier.SeqKey(seq)+"/"), "", 1, func(_ barrier.Key, rest string) error {
-			suffix = rest
-			return nil
-		}); err != nil {
-			return err
-		}
-		var rec auditlog.LineRecord
-		ok, err := tx.GetRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec)
-		if err == nil && ok {
-			err = auditlog.WithLink(tx.Tx, tid, suffix, &rec)
-		}
-		if err != nil || !ok || rec.Link == nil {
-			t.Fatalf("line %d (%q): found %v, %v, link %v", seq, suffix, ok, err, rec.Link)
-		}
-		h = rec.Link.Hash
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// linkForTest links the queued lines (chain_linker.go), as the linker
-// does beside the commits: what the helpers below read is what the chain
-// holds once linked.
-func linkForTest(t *testing.T, v *Vault) {
-	t.Helper()
-	if err := v.linkNow(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// headOf reads tenant tid's chain head (once linked).
-func headOf(t *testing.T, v *Vault, tid string) auditlog.Head {
-	t.Helper()
-	linkForTest(t, v)
-	var h auditlog.Head
-	if err := v.view(context.Background(), func(tx *txn) error {
-		_, err := tx.GetRecord(barrier.Tenant(tid).ChainHead(), &h)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// unsignedMarks lists the unsigned marks of the store.
-func unsignedMarks(t *testing.T, v *Vault) []string {
-	t.Helper()
-	linkForTest(t, v)
-	var out []string
-	if err := v.view(context.Background(), func(tx *txn) error {
-		out = out[:0]
-		return tx.ScanKeys(barrier.UnsignedChains, func(_ barrier.Key, rest string) error {
-			out = append(out, rest)
-			return nil
-		})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// verifyAll checks each checkpoint's signature with its published key,
-// and its hash against the line it covers.
-func verifyAll(t *testing.T, v *Vault, tid string, cps []auditchain.Checkpoint) {
-	t.Helper()
-	keys, err := v.AuditKeys(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cps {
-		var pub []byte
-		for _, k := range keys {
-			if k.ID == c.KeyID {
-				pub = k.Key
-			}
-		}
-		if err := c.VerifySignature(pub); err != nil {
-			t.Errorf("checkpoint %d: %v", c.Seq, err)
-		}
-		if c.Seq > 0 && c.Hash != lineHash(t, v, tid, c.Seq) {
-			t.Errorf("checkpoint %d: hash %s is not the line's", c.Seq, c.Hash)
-		}
-	}
-}
 
 // TestCheckpointsCoverTheChain: with a checkpoint every 3 lines, lines
 // written in commits and as appended reads (bbolt) leave a checkpoint at
@@ -189,12 +30,11 @@ func TestCheckpointsCoverTheChain(t *testing.T) {
 		open func(t *testing.T) store.Store
 	}{
 		{"memory", func(*testing.T) store.Store { return memory.New() }},
-		{"bolt", func(t *testing.T) store.Store { return openBoltStore(t, filepath.Join(t.TempDir(), "v.db")) }},
+		{"bolt", func(t *testing.T) store.Store { return openBoltStore(t) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			v := openChecked(t, tc.open(t), nil, AuditChainOptions{CheckpointEvery: 3, CheckpointInterval: -1}, nil)
-			boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Signed"})
+			v := openChecked(t, tc.open(t), nil, tokenvault.AuditChainOptions{CheckpointEvery: 3, CheckpointInterval: -1}, nil)
+			boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Signed"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +48,7 @@ func TestCheckpointsCoverTheChain(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := v.linkNow(ctx); err != nil { // chains the appended reads
+			if err := vaulttest.LinkNow(ctx, v); err != nil { // chains the appended reads
 				t.Fatal(err)
 			}
 			cps := storedCheckpoints(t, v, tid)
@@ -234,13 +74,12 @@ func TestCheckpointsCoverTheChain(t *testing.T) {
 // visiting only tenants with an unsigned tail (through their marks, which
 // a checkpoint removes); a mark of a deleted tenant is dropped.
 func TestTimedCheckpoints(t *testing.T) {
-	ctx := context.Background()
-	clock := newTestClock()
+	clock := vaulttest.NewClock()
 	// No background pass: the test runs it (the marks are kept anyway).
-	v := openChecked(t, memory.New(), clock, AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: -1}, nil)
-	var boots []*TenantBootstrap
+	v := openChecked(t, memory.New(), clock, tokenvault.AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: -1}, nil)
+	var boots []*tokenvault.TenantBootstrap
 	for _, name := range []string{"Busy", "Quiet", "Doomed"} {
-		b, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name})
+		b, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +89,7 @@ func TestTimedCheckpoints(t *testing.T) {
 		t.Fatalf("marks after three new tenants = %v; want one each", got)
 	}
 	clock.Advance(time.Minute)
-	if n, err := v.checkpointOld(ctx, time.Minute); err != nil || n != 3 {
+	if n, err := testseam.Of(v).Checkpoints.SignOld(ctx, time.Minute); err != nil || n != 3 {
 		t.Fatalf("checkpointOld a minute after = %d, %v; want the three tenants signed", n, err)
 	}
 	if got := unsignedMarks(t, v); len(got) != 0 {
@@ -268,11 +107,11 @@ func TestTimedCheckpoints(t *testing.T) {
 		t.Fatalf("marks = %v; want one of %s at its first unsigned line (%s)", got, busy, barrier.TimeKey(lineAt))
 	}
 	clock.Advance(lineAt.Add(time.Minute - time.Second).Sub(clock.Now()))
-	if n, err := v.checkpointOld(ctx, time.Minute); err != nil || n != 0 {
+	if n, err := testseam.Of(v).Checkpoints.SignOld(ctx, time.Minute); err != nil || n != 0 {
 		t.Fatalf("checkpointOld 59 s after the line = %d, %v; want none", n, err)
 	}
 	clock.Advance(time.Second)
-	if n, err := v.checkpointOld(ctx, time.Minute); err != nil || n != 1 {
+	if n, err := testseam.Of(v).Checkpoints.SignOld(ctx, time.Minute); err != nil || n != 1 {
 		t.Fatalf("checkpointOld a minute after the line = %d, %v; want one", n, err)
 	}
 	h := headOf(t, v, busy)
@@ -293,12 +132,12 @@ func TestTimedCheckpoints(t *testing.T) {
 		t.Errorf("marks after the deletion = %v", got)
 	}
 	// A mark left behind (of a tenant gone) is dropped by the pass.
-	if err := v.update(ctx, func(tx *txn) error {
+	if err := testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		return tx.PutIndex(barrier.Tenant(boots[2].Tenant.ID).UnsignedChain(barrier.TimeKey(lineAt)))
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := v.checkpointOld(ctx, time.Minute); err != nil || n != 0 || len(unsignedMarks(t, v)) != 0 {
+	if n, err := testseam.Of(v).Checkpoints.SignOld(ctx, time.Minute); err != nil || n != 0 || len(unsignedMarks(t, v)) != 0 {
 		t.Errorf("checkpointOld with a stale mark = %d, %v, marks %v; want it dropped", n, err, unsignedMarks(t, v))
 	}
 }
@@ -307,9 +146,8 @@ func TestTimedCheckpoints(t *testing.T) {
 // interval of 2 s, the background pass signs a line's head on its own,
 // at least the interval after the line.
 func TestCheckpointerSignsInTheBackground(t *testing.T) {
-	ctx := context.Background()
-	v := openChecked(t, memory.New(), nil, AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: 2 * time.Second}, nil)
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Timed"})
+	v := openChecked(t, memory.New(), nil, tokenvault.AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: 2 * time.Second}, nil)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Timed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,10 +181,11 @@ func TestCheckpointerSignsInTheBackground(t *testing.T) {
 // sys/chain-final/<tid> (sealed by the system keyring) after everything
 // else of the tenant is gone, and queued for audit export.
 func TestFinalCheckpoint(t *testing.T) {
-	ctx := context.Background()
-	clock := newTestClock()
-	v := openChecked(t, memory.New(), clock, AuditChainOptions{}, nil, failingSink{}) // its queue keeps what is queued
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Doomed"})
+	clock := vaulttest.NewClock()
+	sink := &vaulttest.CaptureSink{SinkName: "walk"}
+	sink.Set(true, false) // its queue keeps what is queued
+	v := openChecked(t, memory.New(), clock, tokenvault.AuditChainOptions{}, nil, sink)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Doomed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +200,7 @@ func TestFinalCheckpoint(t *testing.T) {
 	}
 	var rec auditlog.CheckpointRecord
 	var queued []string
-	err = v.view(ctx, func(tx *txn) error {
+	err = testseam.Of(v).Work.View(ctx, func(tx *unit.Tx) error {
 		ok, err := tx.GetRecord(barrier.FinalCheckpoint(tid), &rec)
 		if err == nil && !ok {
 			t.Fatal("no final checkpoint")
@@ -369,7 +208,7 @@ func TestFinalCheckpoint(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return tx.ScanKeys(barrier.AuditQueue(failingSink{}.Name()), func(_ barrier.Key, rest string) error {
+		return tx.ScanKeys(barrier.AuditQueue(sink.Name()), func(_ barrier.Key, rest string) error {
 			queued = append(queued, rest)
 			return nil
 		})
@@ -396,7 +235,7 @@ func TestFinalCheckpoint(t *testing.T) {
 	if !found {
 		t.Errorf("the final checkpoint is not queued for export as %s: %v", want, queued)
 	}
-	if _, err := v.SignAuditChain(ctx, tid); ErrorKind(err) != NotFound {
+	if _, err := v.SignAuditChain(ctx, tid); tokenvault.ErrorKind(err) != tokenvault.NotFound {
 		t.Errorf("SignAuditChain of the deleted tenant = %v, want NotFound", err)
 	}
 }
@@ -406,17 +245,16 @@ func TestFinalCheckpoint(t *testing.T) {
 // appear in no value of the store and no line of the log, through
 // checkpoints, a rotation and a master key rotation.
 func TestAuditKeyNeverStoredOrLoggedInTheClear(t *testing.T) {
-	ctx := context.Background()
 	s := memory.New()
 	var log syncbuf.Buffer
-	v := openChecked(t, s, newTestClock(), AuditChainOptions{CheckpointEvery: 2}, &log)
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Secretive"})
+	v := openChecked(t, s, vaulttest.NewClock(), tokenvault.AuditChainOptions{CheckpointEvery: 2}, &log)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Secretive"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var secrets [][]byte
 	keep := func() {
-		priv := v.auditSigner.Load().Key
+		priv := testseam.Of(v).AuditSigner().Key
 		for _, b := range [][]byte{priv.Seed(), priv} {
 			secrets = append(secrets, b, []byte(hex.EncodeToString(b)), []byte(base64.StdEncoding.EncodeToString(b)), []byte(base64.RawURLEncoding.EncodeToString(b)))
 		}
@@ -470,25 +308,24 @@ func TestAuditKeyNeverStoredOrLoggedInTheClear(t *testing.T) {
 // the batch, and then each tenant is tried alone, so the others are
 // signed and the pass reports the one error.
 func TestTimedCheckpointsPastABrokenTenant(t *testing.T) {
-	ctx := context.Background()
-	clock := newTestClock()
-	v := openChecked(t, memory.New(), clock, AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: -1}, nil)
+	clock := vaulttest.NewClock()
+	v := openChecked(t, memory.New(), clock, tokenvault.AuditChainOptions{CheckpointEvery: -1, CheckpointInterval: -1}, nil)
 	var tids []string
 	for _, name := range []string{"One", "Broken", "Three"} {
-		b, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name})
+		b, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tids = append(tids, b.Tenant.ID)
 	}
 	linkForTest(t, v)
-	if err := v.update(ctx, func(tx *txn) error {
+	if err := testseam.Of(v).Work.Update(ctx, func(tx *unit.Tx) error {
 		return tx.PutPlain(barrier.Tenant(tids[1]).ChainHead(), []byte("not sealed"))
 	}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Minute)
-	n, err := v.checkpointOld(ctx, time.Minute)
+	n, err := testseam.Of(v).Checkpoints.SignOld(ctx, time.Minute)
 	if n != 2 || err == nil {
 		t.Fatalf("checkpointOld = %d, %v; want the two good tenants signed and an error", n, err)
 	}

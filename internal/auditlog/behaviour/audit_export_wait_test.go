@@ -1,4 +1,4 @@
-package tokenvault
+package auditlog_test
 
 import (
 	"context"
@@ -7,23 +7,25 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/lease"
+	"github.com/tokenvault/tokenvault/internal/testseam"
 	"github.com/tokenvault/tokenvault/internal/unit"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
-// recordingSink keeps what it is given.
+// recordingSink keeps what it is given, by line id.
 type recordingSink struct {
 	mu  sync.Mutex
-	got map[string]AuditEvent
+	got map[string]tokenvault.AuditEvent
 }
 
 func (s *recordingSink) Name() string { return "rec" }
 
-func (s *recordingSink) Deliver(_ context.Context, events []AuditEvent) error {
+func (s *recordingSink) Deliver(_ context.Context, events []tokenvault.AuditEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ev := range events {
@@ -32,7 +34,7 @@ func (s *recordingSink) Deliver(_ context.Context, events []AuditEvent) error {
 	return nil
 }
 
-func (s *recordingSink) event(id string) (AuditEvent, bool) {
+func (s *recordingSink) event(id string) (tokenvault.AuditEvent, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev, ok := s.got[id]
@@ -45,34 +47,34 @@ func (s *recordingSink) event(id string) (AuditEvent, bool) {
 // delivered; once chained it leaves with its link. A line from before the
 // chain began (no link, no chain queue entry) is delivered as it is.
 func TestExportWaitsForTheLink(t *testing.T) {
-	ctx := context.Background()
-	sink := &recordingSink{got: map[string]AuditEvent{}}
-	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: make([]byte, 32)},
-		Retention:   RetentionOptions{SweepInterval: -1},
-		AuditExport: AuditExportOptions{Sinks: []AuditSink{sink}, Interval: time.Hour}})
+	sink := &recordingSink{got: map[string]tokenvault.AuditEvent{}}
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: make([]byte, 32)},
+		Retention:   tokenvault.RetentionOptions{SweepInterval: -1},
+		AuditExport: tokenvault.AuditExportOptions{Sinks: []tokenvault.AuditSink{sink}, Interval: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	in := testseam.Of(v)
 	// Another instance holds the linker lease and links nothing until it
 	// is released, below.
-	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 5, v.now().Add(time.Hour))
-	v.linkLease().Forget(v.linkLease().Held())
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Late"})
+	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 5, in.Now().Add(time.Hour))
+	in.LinkLease().Forget(in.LinkLease().Held())
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Late"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid := boot.Tenant.ID
-	now := v.now()
+	now := in.Now()
 	appended := barrier.TimeKey(now) + "/" + uuid.NewString()
 	old := barrier.TimeKey(now.Add(-time.Hour)) + "/" + uuid.NewString()
-	if err := v.update(ctx, func(t *txn) error {
+	if err := in.Work.Update(ctx, func(t *unit.Tx) error {
 		for _, suffix := range []string{appended, old} {
-			rec := auditlog.LineRecord{Line: auditchain.Line{ActorType: "system", EntityType: EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}}
+			rec := auditlog.LineRecord{Line: auditchain.Line{ActorType: "system", EntityType: unit.EntityTenant, EntityID: tid, Operation: "read", Message: "Tenant read", CreatedAt: now}}
 			if err := t.PutRecord(barrier.Tenant(tid).Logs().Key(suffix), &rec); err != nil {
 				return err
 			}
-			if err := t.queueForExport(tid, suffix); err != nil {
+			if err := in.Exporter.Queue(t, tid, suffix); err != nil {
 				return err
 			}
 		}
@@ -83,7 +85,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	}
 	name := sink.Name()
 	for range 2 {
-		if _, err := v.exporter.Pass(ctx, name); err != nil {
+		if _, err := in.Exporter.Pass(ctx, name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,7 +96,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 		t.Errorf("the line from before the chain: %+v, %v; want it exported without a link", ev, ok)
 	}
 	var queued bool
-	if err := v.view(ctx, func(t *txn) error {
+	if err := in.Work.View(ctx, func(t *unit.Tx) error {
 		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(name, appended))
 		return err
 	}); err != nil || !queued {
@@ -102,10 +104,10 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	}
 
 	holdLeaseAs(t, v, lease.Linker, "0000000000000001", 5, time.Time{}) // released
-	if err := v.linkNow(ctx); err != nil {
+	if err := in.Linker.LinkNow(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.exporter.Pass(ctx, name); err != nil {
+	if _, err := in.Exporter.Pass(ctx, name); err != nil {
 		t.Fatal(err)
 	}
 	ev, ok := sink.event(unit.KeyID(appended))
@@ -114,7 +116,7 @@ func TestExportWaitsForTheLink(t *testing.T) {
 	}
 	// The exporter's own goroutine may have delivered it too (at least
 	// once): either way the queue ends empty.
-	if err := v.view(ctx, func(t *txn) error {
+	if err := in.Work.View(ctx, func(t *unit.Tx) error {
 		queued, err = t.Has(barrier.Tenant(tid).AuditQueueEntry(name, appended))
 		return err
 	}); err != nil || queued {

@@ -1,14 +1,15 @@
-package tokenvault
+package auditlog_test
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // BenchmarkLogList times pages of a tenant's audit log of many lines on
@@ -23,21 +24,20 @@ import (
 // TOKENVAULT_LOG_BENCH_LINES says how many, so that CI's
 // `go test -run XXX -bench . -benchtime=1x ./...` stays cheap:
 //
-//	TOKENVAULT_LOG_BENCH_LINES=200000 go test -run XXX -bench LogList -benchtime 2s -timeout 30m .
+//	TOKENVAULT_LOG_BENCH_LINES=200000 go test -run XXX -bench LogList -benchtime 2s -timeout 30m ./internal/auditlog/behaviour
 func BenchmarkLogList(b *testing.B) {
-	total := benchSize(b, "TOKENVAULT_LOG_BENCH_LINES", "lines")
-	ctx := context.Background()
+	total := vaulttest.BenchSize(b, "TOKENVAULT_LOG_BENCH_LINES", "lines")
 	// The clock, in Unix nanoseconds: the Vault's background tasks (the
 	// linker's lease) read it while the loop below moves it on.
 	var clock atomic.Int64
 	clock.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	v := openBenchVault(b, func() time.Time { return time.Unix(0, clock.Load()).UTC() })
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Bench", Owner: User{Email: "o@example.com", FirstName: "O"}})
+	v := vaulttest.OpenBenchVault(b, func() time.Time { return time.Unix(0, clock.Load()).UTC() })
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Bench", Owner: tokenvault.User{Email: "o@example.com", FirstName: "O"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{
-		Name: "bench", Type: Private, Permissions: []string{PermTokenCreate},
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "bench", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -59,26 +59,26 @@ func BenchmarkLogList(b *testing.B) {
 		}
 	}
 	load := time.Since(start)
-	mid, err := v.ListLogs(ctx, boot.Application.Key, ListLogsRequest{EndDate: &middle, PageRequest: PageRequest{Size: 1}})
+	mid, err := v.ListLogs(ctx, boot.Application.Key, tokenvault.ListLogsRequest{EndDate: &middle, PageRequest: tokenvault.PageRequest{Size: 1}})
 	if err != nil || len(mid.Data) != 1 {
 		b.Fatalf("the line before the middle: %v, %v", mid, err)
 	}
 	cursor := paging.EncodeCursor(barrier.TimeKey(mid.Data[0].CreatedAt) + "/" + mid.Data[0].ID)
-	loaded(b, "lines", total, load)
+	vaulttest.Loaded(b, "lines", total, load)
 
 	for _, bc := range []struct {
 		name  string
-		req   ListLogsRequest
+		req   tokenvault.ListLogsRequest
 		lines int // on the page
 	}{
-		{"first", ListLogsRequest{}, DefaultPageSize},
-		{"cursor-middle", ListLogsRequest{PageRequest: PageRequest{Start: cursor}}, DefaultPageSize},
-		{"until-middle", ListLogsRequest{EndDate: &middle}, DefaultPageSize},
+		{"first", tokenvault.ListLogsRequest{}, tokenvault.DefaultPageSize},
+		{"cursor-middle", tokenvault.ListLogsRequest{PageRequest: tokenvault.PageRequest{Start: cursor}}, tokenvault.DefaultPageSize},
+		{"until-middle", tokenvault.ListLogsRequest{EndDate: &middle}, tokenvault.DefaultPageSize},
 		// An entity type: one that fills the page at once, and a rare
 		// one (the tenant's creation, the log's first line), answered
 		// after the walk's budget from its index.
-		{"type-token", ListLogsRequest{EntityType: EntityToken}, DefaultPageSize},
-		{"type-tenant", ListLogsRequest{EntityType: EntityTenant}, 1},
+		{"type-token", tokenvault.ListLogsRequest{EntityType: tokenvault.EntityToken}, tokenvault.DefaultPageSize},
+		{"type-tenant", tokenvault.ListLogsRequest{EntityType: tokenvault.EntityTenant}, 1},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -91,7 +91,7 @@ func BenchmarkLogList(b *testing.B) {
 					b.Fatalf("%d lines, want %d", len(page.Data), bc.lines)
 				}
 			}
-			reportPeakRSS(b)
+			vaulttest.ReportPeakRSS(b)
 		})
 	}
 }
