@@ -1,8 +1,9 @@
 // Package worktest runs a feature package's operations in real units of
 // work in its tests: a unit.Work over a new memory store, whose audit
 // lines and events are recorded instead of written, with tenants whose
-// keyrings exist. Features below the root test their moved code with it
-// without the Vault (which they may not import).
+// keyrings exist, a clock the test moves and an identity generation that
+// moves as the Vault's does. Features below the root test their moved
+// code with it without the Vault (which they may not import).
 package worktest
 
 import (
