@@ -2,13 +2,12 @@ package tokenvault
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/url"
 	"time"
 
-	"github.com/tokenvault/tokenvault/internal/jsoncheck"
+	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -95,7 +94,7 @@ func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, re
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	args, err := normalizeArgs(req.Args)
+	args, err := jsontext.Value(req.Args, "args")
 	if err != nil {
 		return nil, err
 	}
@@ -110,43 +109,6 @@ func (v *Vault) InvokeReactor(ctx context.Context, key Credential, id string, re
 		return &ReactorResponse{InvocationID: inv.id}, nil
 	}
 	return v.runInvocation(ctx, inv, 0)
-}
-
-// normalizeArgs turns an invocation's arguments into plain JSON values,
-// checked and decoded once: httpapi's jsoncheck.Doc as it is, raw JSON
-// scanned then decoded, Go values copied in one walk when they are plain
-// (see internal/jsontext).
-func normalizeArgs(args any) (any, error) {
-	switch x := args.(type) {
-	case nil:
-		return nil, nil
-	case jsoncheck.Doc:
-		return docValue(x)
-	case json.RawMessage:
-		depth, e := jsoncheck.Scan([]byte(x))
-		if err := jsonCheckError(e, "args"); err != nil {
-			return nil, err
-		}
-		if depth > MaxJSONDepth {
-			return nil, errTooDeep
-		}
-		v, err := decodeScanned(x)
-		if err != nil {
-			return nil, unit.InvalidField("args", "is not valid JSON")
-		}
-		return v, nil
-	}
-	if v, ok := plainCopy(args); ok {
-		return v, nil
-	}
-	if err := checkGoText(args, "args"); err != nil {
-		return nil, err
-	}
-	v, err := normalizeJSON(args)
-	if err != nil {
-		return nil, unit.InvalidField("args", "must be JSON values")
-	}
-	return v, nil
 }
 
 // prepareInvocation authorizes the caller, detokenizes and checks the

@@ -51,5 +51,8 @@ func (v *Vault) internals() *testseam.Internals {
 		ApplicationOf:  func(r *access.ApplicationRecord) any { return applicationOf(r) },
 		TenantOf:       func(r *tenants.Record) any { return tenantOf(r) },
 		TenantRecordOf: func(t any) *tenants.Record { return tenantRecordOf(t.(*Tenant)) },
+
+		Lists:       v.lists,
+		ExpiryKinds: v.expiryKinds,
 	}
 }

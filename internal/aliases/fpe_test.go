@@ -7,12 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
-	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 )
 
 func TestCheckFPE(t *testing.T) {
@@ -85,54 +84,17 @@ func TestFPEName(t *testing.T) {
 	}
 }
 
-// lines records the audit lines written in a unit of work.
-type lines []auditchain.Line
-
-func (l *lines) WriteLine(_ *unit.Tx, _ string, line auditchain.Line) error {
-	*l = append(*l, line)
-	return nil
-}
-
-// plainWrapper leaves keyrings unwrapped: these tests are about FPE keys,
-// not about sealing.
-type plainWrapper struct{}
-
-func (plainWrapper) WrapKeys(_ context.Context, _ string, p []byte) ([]byte, error)   { return p, nil }
-func (plainWrapper) UnwrapKeys(_ context.Context, _ string, r []byte) ([]byte, error) { return r, nil }
-
 // newTenant is a unit of work over a new memory store holding one
-// tenant's keyring, and the audit lines it writes.
-func newTenant(t *testing.T, tid string) (*unit.Work, *lines) {
+// tenant's keyring; it records the audit lines it writes.
+func newTenant(t *testing.T, tid string) *worktest.Work {
 	t.Helper()
-	now := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
-	b := barrier.New(barrier.Config{Store: memory.New(), Wrapper: plainWrapper{}, Now: now,
-		TenantGone: unit.NotFoundError("tenant"), Instance: "test"})
-	sys, err := barrier.NewKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.SetSystemKeys(sys)
-	t.Cleanup(func() { b.Close() })
-	w := unit.NewWork(b, unit.Options{Now: now, Generation: func() uint64 { return 0 },
-		IdentitiesChanged: func() {}, Result: func(err error) error { return err }})
-	var l lines
-	w.WriteLinesWith(&l)
-	keys, err := barrier.NewKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Update(context.Background(), func(tx *unit.Tx) error {
-		tx.CreatedKeys(tid, keys)
-		return tx.PutKeyring(barrier.Tenant(tid).Keyring(), keys)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, &l
+	w := worktest.New(t)
+	w.Tenant(t, tid)
+	return w
 }
 
 // run is RunFPE in a read of w.
-func run(t *testing.T, w *unit.Work, tid string, req FPERequest, enc bool) (*FPEResult, error) {
+func run(t *testing.T, w *worktest.Work, tid string, req FPERequest, enc bool) (*FPEResult, error) {
 	t.Helper()
 	tr, err := CheckFPE(req)
 	if err != nil {
@@ -148,7 +110,7 @@ func run(t *testing.T, w *unit.Work, tid string, req FPERequest, enc bool) (*FPE
 
 func TestRunFPE(t *testing.T) {
 	t.Parallel()
-	w, _ := newTenant(t, "t1")
+	w := newTenant(t, "t1")
 	values := []string{"4242424242424242", "1234-5678"}
 	enc, err := run(t, w, "t1", FPERequest{Transformation: "digits", Tweak: "orders", Values: values}, true)
 	if err != nil {
@@ -173,7 +135,7 @@ func TestRunFPE(t *testing.T) {
 
 func TestRotateFPEKey(t *testing.T) {
 	t.Parallel()
-	w, l := newTenant(t, "t1")
+	w := newTenant(t, "t1")
 	values := []string{"4242424242424242"}
 	before, err := run(t, w, "t1", FPERequest{Transformation: "digits", Values: values}, true)
 	if err != nil {
@@ -198,8 +160,8 @@ func TestRotateFPEKey(t *testing.T) {
 	}
 	want := auditchain.Line{ActorID: "u1", ActorType: unit.ActorUser, EntityType: unit.EntityTenant, EntityID: "t1",
 		Operation: unit.OpUpdate, Message: "FPE key rotated to version 2"}
-	if len(*l) != 1 || (*l)[0] != want {
-		t.Errorf("RotateFPEKey logged %+v, want one line %+v", *l, want)
+	if l := w.Lines(); len(l) != 1 || l[0].TenantID != "t1" || l[0].Line != want {
+		t.Errorf("RotateFPEKey logged %+v, want one line of t1 %+v", l, want)
 	}
 	// The keyring this instance cached is version 1: a request for
 	// version 2 reads the stored one.

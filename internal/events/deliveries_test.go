@@ -87,7 +87,7 @@ func TestSendTestThenRedeliver(t *testing.T) {
 	if again, err := redeliver(d.ID); err != nil || again.ID != d.ID || again.Status != DeliveryPending || again.Attempts != 0 {
 		t.Errorf("Redeliver = %+v, %v", again, err)
 	}
-	if _, err := redeliver(h.svc.IDs.Next(h.clock.Now())); !errors.As(err, &e) || e.Kind != unit.NotFound {
+	if _, err := redeliver(h.svc.IDs.Next(h.work.Now())); !errors.As(err, &e) || e.Kind != unit.NotFound {
 		t.Errorf("Redeliver of an unknown delivery = %v, want NotFound", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 )
 
 // tapped is an event a committed unit of work queued, as the tap saw it.
@@ -162,7 +163,7 @@ func TestEmitWithoutSubscriberBuildsNothing(t *testing.T) {
 		t.Error("the view of an event nobody subscribes to was built")
 	}
 	err = h.work.View(context.Background(), func(tx *unit.Tx) error {
-		ok, err := tx.GetRecord(barrier.Tenant(p.TenantID).EventSequence(unit.EntityToken, "tok1"), &sequence{codec: varintCounts{}})
+		ok, err := tx.GetRecord(barrier.Tenant(p.TenantID).EventSequence(unit.EntityToken, "tok1"), &sequence{codec: worktest.Counts})
 		if ok {
 			t.Error("an event nobody subscribes to wrote its object's sequence counter")
 		}
@@ -198,7 +199,7 @@ func TestSequenceGrowsAndEnds(t *testing.T) {
 	emit(TokenUpdated)
 	emit(TokenDeleted)
 	err := h.work.View(context.Background(), func(tx *unit.Tx) error {
-		ok, err := tx.GetRecord(barrier.Tenant(p.TenantID).EventSequence(unit.EntityToken, "tok1"), &sequence{codec: varintCounts{}})
+		ok, err := tx.GetRecord(barrier.Tenant(p.TenantID).EventSequence(unit.EntityToken, "tok1"), &sequence{codec: worktest.Counts})
 		if ok {
 			t.Error("token.deleted left the object's sequence counter")
 		}
@@ -207,14 +208,14 @@ func TestSequenceGrowsAndEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := h.clock.Now().UnixMicro()
-	h.clock.Advance(time.Second)
+	start := h.work.Now().UnixMicro()
+	h.work.Advance(time.Second)
 	emit(TokenCreated)
 	evs := events()
 	if len(evs) != 4 {
 		t.Fatalf("%d events, want 4", len(evs))
 	}
-	for i, want := range []int64{start, start + 1, start + 2, h.clock.Now().UnixMicro()} {
+	for i, want := range []int64{start, start + 1, start + 2, h.work.Now().UnixMicro()} {
 		if got := evs[i].info.Sequence; got != want {
 			t.Errorf("event %d (%s): sequence %d, want %d", i, evs[i].info.Type, got, want)
 		}

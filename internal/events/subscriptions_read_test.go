@@ -24,16 +24,16 @@ func TestSubscriptionCacheHoldsNoSecret(t *testing.T) {
 	}
 	cache := h.svc.Dispatch.Subscriptions()
 	read()
-	if hooks, ok := cache.Get(tid, h.gen.Load()); !ok || len(hooks) != 0 {
+	if hooks, ok := cache.Get(tid, h.work.Generation()); !ok || len(hooks) != 0 {
 		t.Fatalf("a tenant without webhooks: cached %v, %v; want an empty entry", hooks, ok)
 	}
 	h.create(t, p, Request{Name: "h", URL: "https://hooks.example.com/in", Events: []string{TokenCreated},
 		NotifyEmail: "ops@example.com"})
-	if _, ok := cache.Get(tid, h.gen.Load()); ok {
+	if _, ok := cache.Get(tid, h.work.Generation()); ok {
 		t.Fatal("the entry survived a webhook change")
 	}
 	read()
-	hooks, ok := cache.Get(tid, h.gen.Load())
+	hooks, ok := cache.Get(tid, h.work.Generation())
 	if !ok || len(hooks) != 1 {
 		t.Fatalf("cached %v, %v; want the tenant's webhook", hooks, ok)
 	}
@@ -51,7 +51,7 @@ func TestChangedUnitReadsTheStore(t *testing.T) {
 	p := h.tenant(t, "t1")
 	ctx, tid := context.Background(), p.TenantID
 	cache := h.svc.Dispatch.Subscriptions()
-	gen := h.gen.Load()
+	gen := h.work.Generation()
 	cache.Put(tid, gen, []*Webhook{{ID: "stale", Status: Enabled, Events: []string{"*"}}})
 	err := h.work.Update(ctx, func(tx *unit.Tx) error {
 		tx.MarkAuthChanged()

@@ -36,17 +36,17 @@ func TestRotationKeepsThePrevious(t *testing.T) {
 		}
 		return out
 	}
-	h.clock.Advance(10 * time.Minute)
+	h.work.Advance(10 * time.Minute)
 	first := rotate()
 	rec = h.stored(t, p.TenantID, w.ID)
-	if rec.Secret != first.Secret || rec.PreviousSecret != w.Secret || !rec.PreviousUntil.Equal(h.clock.Now().Add(time.Hour)) {
+	if rec.Secret != first.Secret || rec.PreviousSecret != w.Secret || !rec.PreviousUntil.Equal(h.work.Now().Add(time.Hour)) {
 		t.Errorf("after a rotation: new secret kept %v, previous is the old %v, until %v (want %v)",
-			rec.Secret == first.Secret, rec.PreviousSecret == w.Secret, rec.PreviousUntil, h.clock.Now().Add(time.Hour))
+			rec.Secret == first.Secret, rec.PreviousSecret == w.Secret, rec.PreviousUntil, h.work.Now().Add(time.Hour))
 	}
-	h.clock.Advance(30 * time.Minute)
+	h.work.Advance(30 * time.Minute)
 	second := rotate()
 	rec = h.stored(t, p.TenantID, w.ID)
-	if rec.Secret != second.Secret || rec.PreviousSecret != first.Secret || !rec.PreviousUntil.Equal(h.clock.Now().Add(time.Hour)) {
+	if rec.Secret != second.Secret || rec.PreviousSecret != first.Secret || !rec.PreviousUntil.Equal(h.work.Now().Add(time.Hour)) {
 		t.Errorf("after a rotation within the overlap: previous is the first rotation's %v, until %v",
 			rec.PreviousSecret == first.Secret, rec.PreviousUntil)
 	}
@@ -66,7 +66,7 @@ func TestReplaceReenableClearsFailures(t *testing.T) {
 	ctx, tid := context.Background(), p.TenantID
 	req := Request{Name: "h", URL: "https://hooks.example.com/in", Events: []string{"*"}}
 	w := h.create(t, p, req)
-	failing := h.clock.Now()
+	failing := h.work.Now()
 	setState := func(status, reason string) {
 		t.Helper()
 		err := h.work.Update(ctx, func(tx *unit.Tx) error {
@@ -162,7 +162,7 @@ func TestGetIsTheTenants(t *testing.T) {
 	p := h.tenant(t, "t1")
 	h.tenant(t, "t2")
 	w := h.create(t, p, Request{Name: "h", URL: "https://hooks.example.com/in", Events: []string{"*"}})
-	for _, c := range []struct{ tid, id string }{{"t2", w.ID}, {"t1", h.svc.IDs.Next(h.clock.Now())}, {"t1", "../x"}} {
+	for _, c := range []struct{ tid, id string }{{"t2", w.ID}, {"t1", h.svc.IDs.Next(h.work.Now())}, {"t1", "../x"}} {
 		err := h.work.View(context.Background(), func(tx *unit.Tx) error { _, err := Get(tx, c.tid, c.id); return err })
 		var e *unit.Error
 		if !errors.As(err, &e) || e.Kind != unit.NotFound {

@@ -13,7 +13,8 @@
 //   - The three forms a caller's JSON arrives in (plain.go): a
 //     jsoncheck.Doc from httpapi (DocValue), raw text (Decode), and Go
 //     values (PlainCopy, which copies plain ones in one walk and leaves
-//     any other to encoding/json).
+//     any other to encoding/json). Value takes a value in any of the
+//     three, as the arguments of tenant code arrive.
 //   - The errors (check.go): CheckError and CheckGoText name the bad
 //     string's path, Refused tells them from a decoder's syntax error,
 //     BadDateTime names a date-time field encoding/json could not read,

@@ -3,36 +3,11 @@ package reactors
 import (
 	"context"
 	"testing"
-	"time"
 
-	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/unit"
-	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 )
-
-// plainWrapper leaves keyrings unwrapped: these tests write no sealed
-// value.
-type plainWrapper struct{}
-
-func (plainWrapper) WrapKeys(_ context.Context, _ string, p []byte) ([]byte, error)   { return p, nil }
-func (plainWrapper) UnwrapKeys(_ context.Context, _ string, r []byte) ([]byte, error) { return r, nil }
-
-// newWork is a unit of work over a new memory store.
-func newWork(t *testing.T) *unit.Work {
-	t.Helper()
-	now := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
-	b := barrier.New(barrier.Config{Store: memory.New(), Wrapper: plainWrapper{}, Now: now,
-		TenantGone: unit.NotFoundError("tenant"), Instance: "test"})
-	sys, err := barrier.NewKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.SetSystemKeys(sys)
-	t.Cleanup(func() { b.Close() })
-	return unit.NewWork(b, unit.Options{Now: now, Generation: func() uint64 { return 0 },
-		IdentitiesChanged: func() {}, Result: func(err error) error { return err }})
-}
 
 // saveCode runs UpdateChecked over w with a transaction function that
 // checks code (CheckIn), and counts its runs.
@@ -55,7 +30,7 @@ func TestUpdateCheckedChecksOutsideTheTransaction(t *testing.T) {
 	sb := sandbox.New(sandbox.Options{InProcess: true})
 	t.Cleanup(func() { sb.Close() })
 	c := &Code{Sandbox: sb, MaxResultBytes: sandbox.DefaultMaxResultBytes}
-	w := newWork(t)
+	w := worktest.New(t).Work
 
 	code := "module.exports = async function (req) { return 1 }"
 	if runs, err := saveCode(t, c, w, code); err != nil || runs != 2 {

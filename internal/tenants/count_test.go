@@ -6,13 +6,14 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 )
 
 // TestCountOnce: Count counts the registry of a store that has no count,
 // and leaves a count that exists as it is.
 func TestCountOnce(t *testing.T) {
 	ctx := context.Background()
-	w := newWork(t)
+	w := worktest.New(t)
 	register := func(tids ...string) {
 		t.Helper()
 		if err := w.Update(ctx, func(tx *unit.Tx) error {
@@ -64,7 +65,7 @@ func TestCountOnce(t *testing.T) {
 func TestEnsureCount(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	w := newWork(t)
+	w := worktest.New(t)
 	if err := w.Update(ctx, func(tx *unit.Tx) error {
 		for _, tid := range []string{"t1", "t2"} {
 			if err := tx.PutIndex(barrier.Tenant(tid).Registry()); err != nil {
@@ -76,7 +77,7 @@ func TestEnsureCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := EnsureCount(ctx, w); err != nil {
+		if err := EnsureCount(ctx, w.Work); err != nil {
 			t.Fatal(err)
 		}
 		var n int

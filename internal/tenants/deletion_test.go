@@ -9,12 +9,13 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 	"github.com/tokenvault/tokenvault/store"
 )
 
 // seedTenant writes a tenant's keyring and registry entry, n member keys
 // and an invitation with its link lookup and expiry entry.
-func seedTenant(t *testing.T, w *unit.Work, tid string, n int) {
+func seedTenant(t *testing.T, w *worktest.Work, tid string, n int) {
 	t.Helper()
 	keys, err := barrier.NewKeys()
 	if err != nil {
@@ -43,7 +44,7 @@ func seedTenant(t *testing.T, w *unit.Work, tid string, n int) {
 
 // mark writes the deletion marker of tid and takes the tenant out of the
 // registry with its keyring, as the root's first transaction does.
-func mark(t *testing.T, w *unit.Work, tid string) {
+func mark(t *testing.T, w *worktest.Work, tid string) {
 	t.Helper()
 	err := w.Update(context.Background(), func(tx *unit.Tx) error {
 		if err := tx.PutPlainRecord(barrier.Tenant(tid).Deleting(), &DeletionState{Phase: PhaseTenant}); err != nil {
@@ -62,7 +63,7 @@ func mark(t *testing.T, w *unit.Work, tid string) {
 }
 
 // phase is the phase of tid's deletion marker ("" when it is gone).
-func phase(t *testing.T, w *unit.Work, tid string) string {
+func phase(t *testing.T, w *worktest.Work, tid string) string {
 	t.Helper()
 	var st DeletionState
 	if err := w.View(context.Background(), func(tx *unit.Tx) error {
@@ -75,7 +76,7 @@ func phase(t *testing.T, w *unit.Work, tid string) string {
 }
 
 // pass runs one DeletePass of tid.
-func pass(t *testing.T, w *unit.Work, tid string) bool {
+func pass(t *testing.T, w *worktest.Work, tid string) bool {
 	t.Helper()
 	var done bool
 	if err := w.Update(context.Background(), func(tx *unit.Tx) (err error) {
@@ -106,10 +107,10 @@ func keysNaming(t *testing.T, s store.Store, sub string) []string {
 // DeleteBatch keys at most each, and leave nothing of the tenant (its
 // invitation lookup included) and everything of another.
 func TestDeletePassRemovesOnlyTheTenant(t *testing.T) {
-	w, s := newWorkOn(t)
+	w := worktest.New(t)
 	seedTenant(t, w, "doomed", DeleteBatch+20)
 	seedTenant(t, w, "kept", 3)
-	keptBefore := keysNaming(t, s, "kept")
+	keptBefore := keysNaming(t, w.Store, "kept")
 	if len(keptBefore) < 5 {
 		t.Fatalf("the kept tenant has %d keys, want its keyring, registry entry, members and invitation", len(keptBefore))
 	}
@@ -129,10 +130,10 @@ func TestDeletePassRemovesOnlyTheTenant(t *testing.T) {
 	if want := []string{PhaseTenant, PhaseLookups, PhaseSchedule, PhaseFinish}; strings.Join(phases, ",") != strings.Join(want, ",") {
 		t.Errorf("phases = %v, want %v", phases, want)
 	}
-	if left := keysNaming(t, s, "doomed"); len(left) > 0 {
+	if left := keysNaming(t, w.Store, "doomed"); len(left) > 0 {
 		t.Errorf("keys left of the deleted tenant: %q", left)
 	}
-	if after := keysNaming(t, s, "kept"); strings.Join(after, "\n") != strings.Join(keptBefore, "\n") {
+	if after := keysNaming(t, w.Store, "kept"); strings.Join(after, "\n") != strings.Join(keptBefore, "\n") {
 		t.Errorf("the other tenant's keys changed:\n%q\nwant\n%q", after, keptBefore)
 	}
 	if !pass(t, w, "doomed") {
@@ -144,7 +145,7 @@ func TestDeletePassRemovesOnlyTheTenant(t *testing.T) {
 // the tenant phase (a call that authenticated just before the mark) sends
 // the deletion back to that phase instead of being left behind.
 func TestDeletionStartsOverOnAStraggler(t *testing.T) {
-	w, s := newWorkOn(t)
+	w := worktest.New(t)
 	seedTenant(t, w, "doomed", 2)
 	mark(t, w, "doomed")
 	for phase(t, w, "doomed") != PhaseFinish {
@@ -153,7 +154,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 		}
 	}
 	straggler := barrier.Tenant("doomed").Record(unit.EntityTenantMember, "late")
-	if err := s.Update(context.Background(), func(tx store.Tx) error {
+	if err := w.Store.Update(context.Background(), func(tx store.Tx) error {
 		return tx.Put([]byte(straggler.String()), []byte("x"))
 	}); err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestDeletionStartsOverOnAStraggler(t *testing.T) {
 			t.Fatal("no end within a minute")
 		}
 	}
-	if left := keysNaming(t, s, "doomed"); len(left) > 0 {
+	if left := keysNaming(t, w.Store, "doomed"); len(left) > 0 {
 		t.Errorf("keys left: %q", left)
 	}
 }

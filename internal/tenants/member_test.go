@@ -6,13 +6,14 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/unit/worktest"
 )
 
 // TestMemberWith: a member is found by user id or by e-mail address, case
 // aside, and only in its own tenant.
 func TestMemberWith(t *testing.T) {
 	ctx := context.Background()
-	w := newWork(t)
+	w := worktest.New(t)
 	seedTenant(t, w, "t1", 0)
 	seedTenant(t, w, "t2", 0)
 	if err := w.Update(ctx, func(tx *unit.Tx) error {

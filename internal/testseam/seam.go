@@ -11,6 +11,8 @@ import (
 	"github.com/tokenvault/tokenvault/internal/lease"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+
+	"github.com/tokenvault/tokenvault/internal/tokens/listing"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -74,6 +76,15 @@ type Internals struct {
 	ApplicationOf  func(*access.ApplicationRecord) any
 	TenantOf       func(*tenants.Record) any
 	TenantRecordOf func(tenant any) *tenants.Record
+
+	// Lists are the Vault's token lists: a test of the build for a store
+	// written before them runs one batch of it (BuildOnce) after making
+	// them forget what they knew of the registries (Forget).
+	Lists *listing.Lists
+	// ExpiryKinds are the sweeper's handlers, by the kind of schedule
+	// entry, as the Vault gathered them from its features: a test holds
+	// every kind a feature schedules to a handler and a metric.
+	ExpiryKinds map[string]unit.ExpiryKind
 }
 
 // internals is set by the root package's init: it returns a Vault's

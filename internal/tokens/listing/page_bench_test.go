@@ -11,7 +11,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// BenchmarkPage times pages of the lists alone (the root's
+// BenchmarkPage times pages of the lists alone (listing/behaviour's
 // BenchmarkTokenList times ListTokens, which also authorizes, opens the
 // records and logs the reads): 2,000 tokens over 4 container shapes and
 // a few cards, on a memory store, 20 a page, with the records read from

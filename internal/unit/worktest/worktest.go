@@ -1,14 +1,16 @@
 // Package worktest runs a feature package's operations in real units of
 // work in its tests: a unit.Work over a new memory store, whose audit
 // lines and events are recorded instead of written, with tenants whose
-// keyrings exist. Features below the root test their moved code with it
-// without the Vault (which they may not import).
+// keyrings exist, a clock the test moves and an identity generation that
+// moves as the Vault's does. Features below the root test their moved
+// code with it without the Vault (which they may not import).
 package worktest
 
 import (
 	"context"
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +29,7 @@ type Work struct {
 	// was written.
 	Store *memory.Store
 
+	gen    atomic.Uint64
 	mu     sync.Mutex
 	now    time.Time
 	lines  []Line
@@ -47,7 +50,7 @@ func New(t testing.TB) *Work {
 	t.Helper()
 	w := &Work{now: Start, Store: memory.New()}
 	b := barrier.New(barrier.Config{Store: w.Store, Wrapper: plainWrapper{}, Now: w.Now,
-		TenantGone: unit.NotFoundError("tenant"), Counts: varintCounts{}, Instance: "test"})
+		TenantGone: unit.NotFoundError("tenant"), Counts: Counts, Instance: "test"})
 	sys, err := barrier.NewKeys()
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +58,8 @@ func New(t testing.TB) *Work {
 	b.SetSystemKeys(sys)
 	t.Cleanup(func() { b.Close() })
 	w.Sys = sys
-	w.Work = unit.NewWork(b, unit.Options{Now: w.Now, Generation: func() uint64 { return 0 },
-		IdentitiesChanged: func() {}, Result: func(err error) error { return err }})
+	w.Work = unit.NewWork(b, unit.Options{Now: w.Now, Generation: w.Generation,
+		IdentitiesChanged: func() { w.gen.Add(1) }, Result: func(err error) error { return err }})
 	// Kept counts are written by every commit, as the Vault's are.
 	w.Hook(unit.Hooks{BeforeCommit: func(tx *unit.Tx) error { return tx.FlushCounts() }})
 	w.WriteLinesWith(recorder{w})
@@ -70,6 +73,12 @@ func (w *Work) Now() time.Time {
 	defer w.mu.Unlock()
 	return w.now
 }
+
+// Generation is the Work's identity generation (unit.Options.Generation):
+// it moves each time a unit of work that wrote what a key authenticates
+// as ends, as the Vault's auth cache's does, so that a feature caching
+// identities under it can be tested.
+func (w *Work) Generation() uint64 { return w.gen.Load() }
 
 // Advance moves the Work's clock forward by d.
 func (w *Work) Advance(d time.Duration) {
@@ -140,6 +149,10 @@ func (plainWrapper) WrapKeys(_ context.Context, _ string, p []byte) ([]byte, err
 func (plainWrapper) UnwrapKeys(_ context.Context, _ string, r []byte) ([]byte, error) {
 	return r, nil
 }
+
+// Counts is how a Work stores its kept counts (a varint, unsealed), for
+// a feature that reads or writes a count row itself.
+var Counts barrier.CountCodec = varintCounts{}
 
 // varintCounts stores a kept count as a varint.
 type varintCounts struct{}

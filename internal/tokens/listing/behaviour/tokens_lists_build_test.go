@@ -1,4 +1,4 @@
-package tokenvault
+package listing_test
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
-
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -65,11 +65,9 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 	strip()
 	v = open() // the handle to run one batch with; its own build ran
 	strip()
-	v.lists.Forget() // what it knew of the registries stripped
-	err := v.update(context.Background(), func(tx *txn) error {
-		var st, before tokens.ListBuild
-		return v.lists.BuildOnce(tx.Tx, &st, &before)
-	})
+	// One batch of the build, the lists having forgotten what they knew
+	// of the registries stripped.
+	err := vaulttest.BuildListsOnce(ctx, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +86,6 @@ func TestTokenListsBuiltForAnOlderStore(t *testing.T) {
 // counts: the build removes them, in transactions of at most
 // listing.BuildBatch keys, and lists every token in its shape.
 func TestTokenListsRebuiltByShape(t *testing.T) {
-	ctx := context.Background()
 	s, open, answer := newBuildFixture(t)
 	v := open()
 	want := answer(v)
@@ -171,9 +168,8 @@ func TestTokenListsRebuiltByShape(t *testing.T) {
 // several types, containers and ids, and returns it, a function opening a
 // Vault on it, and one answering a set of lists (tokens, by cursor too, and
 // applications) as a comparable value.
-func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer func(v *Vault) []any) {
+func newBuildFixture(t *testing.T) (s *memory.Store, open func() *tokenvault.Vault, answer func(v *tokenvault.Vault) []any) {
 	t.Helper()
-	ctx := context.Background()
 	mk := make([]byte, 32)
 	rand.Read(mk)
 	s = memory.New()
@@ -185,13 +181,13 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 		defer clockMu.Unlock()
 		return now
 	}
-	open = func() *Vault {
-		v, err := Open(ctx, Options{
+	open = func() *tokenvault.Vault {
+		v, err := tokenvault.Open(ctx, tokenvault.Options{
 			Store:     s,
 			Now:       clock,
 			Logger:    slog.New(slog.NewTextHandler(t.Output(), nil)),
-			Keys:      KeyOptions{MasterKey: mk},
-			Retention: RetentionOptions{SweepInterval: -1},
+			Keys:      tokenvault.KeyOptions{MasterKey: mk},
+			Retention: tokenvault.RetentionOptions{SweepInterval: -1},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -199,14 +195,14 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 		return v
 	}
 	v := open()
-	var keys, mgmts []Credential
+	var keys, mgmts []tokenvault.Credential
 	for _, name := range []string{"Old", "Other"} {
-		boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: name, Owner: User{Email: "o@example.com", FirstName: "O"}})
+		boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: name, Owner: tokenvault.User{Email: "o@example.com", FirstName: "O"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{
-			Name: "old", Type: Private, Permissions: []string{PermTokenCreate, PermTokenRead},
+		app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+			Name: "old", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -236,15 +232,15 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 	if _, err := v.Tokenize(ctx, keys[1], []any{"a", "b", "c"}); err != nil {
 		t.Fatal(err)
 	}
-	queries := []ListTokensRequest{
+	queries := []tokenvault.ListTokensRequest{
 		{},
-		{PageRequest: PageRequest{Size: 100, Page: 3}},
-		{Type: TypeCard, PageRequest: PageRequest{Size: 7}},
-		{Container: "/a/", PageRequest: PageRequest{Size: 50}},
-		{Container: "/a/b/", Type: TypeToken},
-		{Type: TypeBank},
+		{PageRequest: tokenvault.PageRequest{Size: 100, Page: 3}},
+		{Type: tokenvault.TypeCard, PageRequest: tokenvault.PageRequest{Size: 7}},
+		{Container: "/a/", PageRequest: tokenvault.PageRequest{Size: 50}},
+		{Container: "/a/b/", Type: tokenvault.TypeToken},
+		{Type: tokenvault.TypeBank},
 	}
-	answer = func(v *Vault) (out []any) {
+	answer = func(v *tokenvault.Vault) (out []any) {
 		for _, key := range keys {
 			for _, q := range queries {
 				p, err := v.ListTokens(ctx, key, q)
@@ -263,7 +259,7 @@ func newBuildFixture(t *testing.T) (s *memory.Store, open func() *Vault, answer 
 			}
 		}
 		for _, mgmt := range mgmts {
-			apps, err := v.ListApplications(ctx, mgmt, ListApplicationsRequest{})
+			apps, err := v.ListApplications(ctx, mgmt, tokenvault.ListApplicationsRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}

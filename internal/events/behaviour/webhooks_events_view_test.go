@@ -1,48 +1,38 @@
-package tokenvault
+package events_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/tokens"
-	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
-// openEventVault is a Vault on memory with a tenant, a private
+// openTokenEventVault is a Vault on memory with a tenant, a private
 // application that creates and reads tokens, a webhook subscribed to
 // every event type by name, and an event tap.
-func openEventVault(t *testing.T) (*Vault, *EventTap, *TenantBootstrap, *Application) {
+func openTokenEventVault(t *testing.T) (*vaulttest.Env, *vaulttest.EventTap, *tokenvault.Application) {
 	t.Helper()
-	ctx := context.Background()
-	v, err := Open(ctx, Options{Store: memory.New(), Keys: KeyOptions{MasterKey: bytes.Repeat([]byte{9}, 32)},
-		Retention: RetentionOptions{SweepInterval: -1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	tap := TapEvents(v)
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := vaulttest.NewEnv(t)
+	tap := vaulttest.TapEvents(e.V)
 	var all []string
 	for _, et := range events.Types() {
 		all = append(all, et.Name)
 	}
-	if _, _, err := PutTestWebhook(ctx, v, boot.Tenant.ID, all, true); err != nil {
+	if _, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, all, true); err != nil {
 		t.Fatal(err)
 	}
-	app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{Name: "a", Type: Private,
-		Rules: []AccessRule{{Priority: 1, Container: "/", Transform: TransformReveal, Permissions: []string{PermTokenCreate, PermTokenRead}}}})
+	app, err := e.V.CreateApplication(ctx, e.Mgmt, tokenvault.CreateApplicationRequest{Name: "a", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: tokenvault.TransformReveal,
+			Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v, tap, boot, app
+	return e, tap, app
 }
 
 // TestTokenViewKeptSmall: a token whose metadata and search indexes reach
@@ -51,8 +41,7 @@ func openEventVault(t *testing.T) (*Vault, *EventTap, *TenantBootstrap, *Applica
 // and metadata dropped in that order and named in "omitted"; a small
 // token's view omits nothing.
 func TestTokenViewKeptSmall(t *testing.T) {
-	v, tap, _, app := openEventVault(t)
-	ctx := context.Background()
+	e, tap, app := openTokenEventVault(t)
 	md := map[string]string{}
 	for i := range tokens.MaxMetadataEntries {
 		md[fmt.Sprintf("%03d%s", i, strings.Repeat("k", tokens.MaxMetadataKey-3))] = strings.Repeat("v", tokens.MaxMetadataValue)
@@ -61,17 +50,17 @@ func TestTokenViewKeptSmall(t *testing.T) {
 	for i := range tokens.MaxSearchIndexes {
 		indexes = append(indexes, fmt.Sprintf("{{ data | slice: 0, %d }}%s", i+1, strings.Repeat(" ", 4000)))
 	}
-	big, err := v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "d", Metadata: md, SearchIndexes: indexes})
+	big, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "d", Metadata: md, SearchIndexes: indexes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := v.CreateToken(ctx, app.Key, TokenRequest{Type: TypeToken, Data: "d", Metadata: map[string]string{"k": "v"}})
+	small, err := e.V.CreateToken(ctx, app.Key, tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: "d", Metadata: map[string]string{"k": "v"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := 0
 	for _, ev := range tap.Events() {
-		if ev.Info.Type != EventTokenCreated {
+		if ev.Info.Type != tokenvault.EventTokenCreated {
 			continue
 		}
 		if len(ev.JSON) > events.MaxEventBytes {

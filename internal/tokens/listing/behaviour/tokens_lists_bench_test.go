@@ -1,15 +1,16 @@
-package tokenvault
+package listing_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/paging"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
 // BenchmarkTokenList times token list pages in a tenant of many tokens on
@@ -27,9 +28,9 @@ import (
 // 1000 shows a tenant past maxListShapes. The figures of the issue are
 // for a million:
 //
-//	TOKENVAULT_LIST_BENCH_TOKENS=1000000 go test -run XXX -bench TokenList -benchtime 2s -timeout 30m .
+//	TOKENVAULT_LIST_BENCH_TOKENS=1000000 go test -run XXX -bench TokenList -benchtime 2s -timeout 30m ./internal/tokens/listing/behaviour
 func BenchmarkTokenList(b *testing.B) {
-	total := benchSize(b, "TOKENVAULT_LIST_BENCH_TOKENS", "tokens")
+	total := vaulttest.BenchSize(b, "TOKENVAULT_LIST_BENCH_TOKENS", "tokens")
 	shapes := 4
 	if s := os.Getenv("TOKENVAULT_LIST_BENCH_SHAPES"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -38,14 +39,13 @@ func BenchmarkTokenList(b *testing.B) {
 		}
 		shapes = n
 	}
-	ctx := context.Background()
-	v := openBenchVault(b, nil)
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Bench", Owner: User{Email: "o@example.com", FirstName: "O"}})
+	v := vaulttest.OpenBenchVault(b, nil)
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Bench", Owner: tokenvault.User{Email: "o@example.com", FirstName: "O"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	app, err := v.CreateApplication(ctx, boot.Application.Key, CreateApplicationRequest{
-		Name: "bench", Type: Private, Permissions: []string{PermTokenCreate, PermTokenRead},
+	app, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{
+		Name: "bench", Type: tokenvault.Private, Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -56,7 +56,7 @@ func BenchmarkTokenList(b *testing.B) {
 	for n := 0; n < total; n += batch {
 		body := make([]any, batch)
 		for i := range body {
-			body[i] = map[string]any{"type": TypeToken, "data": fmt.Sprintf("value-%08d", n+i),
+			body[i] = map[string]any{"type": tokenvault.TypeToken, "data": fmt.Sprintf("value-%08d", n+i),
 				"containers": []any{fmt.Sprintf("/customers/%04d/", (n+i)%shapes)}}
 		}
 		out, err := v.Tokenize(ctx, app.Key, body)
@@ -64,9 +64,9 @@ func BenchmarkTokenList(b *testing.B) {
 			b.Fatal(err)
 		}
 		if n <= total/2 && total/2 < n+batch {
-			middle = out.([]any)[total/2-n].(*Token).ID
+			middle = out.([]any)[total/2-n].(*tokenvault.Token).ID
 		}
-		card := TokenRequest{Type: TypeCard, Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2039}}
+		card := tokenvault.TokenRequest{Type: tokenvault.TypeCard, Data: map[string]any{"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2039}}
 		if _, err := v.CreateToken(ctx, app.Key, card); err != nil {
 			b.Fatal(err)
 		}
@@ -77,19 +77,19 @@ func BenchmarkTokenList(b *testing.B) {
 		b.Fatal(err)
 	}
 	cursor := paging.EncodeCursor(barrier.TimeKey(mid.CreatedAt) + "/" + mid.ID)
-	loaded(b, "tokens", total, load)
+	vaulttest.Loaded(b, "tokens", total, load)
 
 	for _, bc := range []struct {
 		name string
-		req  ListTokensRequest
+		req  tokenvault.ListTokensRequest
 		want int
 	}{
-		{"first", ListTokensRequest{}, DefaultPageSize},
-		{"cursor-middle", ListTokensRequest{PageRequest: PageRequest{Start: cursor}}, DefaultPageSize},
-		{"type-card", ListTokensRequest{Type: TypeCard}, min(DefaultPageSize, (total+batch-1)/batch)},
-		{"type-bank-none", ListTokensRequest{Type: TypeBank}, 0},
-		{"container-one", ListTokensRequest{Container: "/customers/0000/"}, min(DefaultPageSize, total/shapes)},
-		{"container-all", ListTokensRequest{Container: "/customers/"}, DefaultPageSize},
+		{"first", tokenvault.ListTokensRequest{}, tokenvault.DefaultPageSize},
+		{"cursor-middle", tokenvault.ListTokensRequest{PageRequest: tokenvault.PageRequest{Start: cursor}}, tokenvault.DefaultPageSize},
+		{"type-card", tokenvault.ListTokensRequest{Type: tokenvault.TypeCard}, min(tokenvault.DefaultPageSize, (total+batch-1)/batch)},
+		{"type-bank-none", tokenvault.ListTokensRequest{Type: tokenvault.TypeBank}, 0},
+		{"container-one", tokenvault.ListTokensRequest{Container: "/customers/0000/"}, min(tokenvault.DefaultPageSize, total/shapes)},
+		{"container-all", tokenvault.ListTokensRequest{Container: "/customers/"}, tokenvault.DefaultPageSize},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -102,7 +102,7 @@ func BenchmarkTokenList(b *testing.B) {
 					b.Fatalf("%d tokens, want %d", len(page.Data), bc.want)
 				}
 			}
-			reportPeakRSS(b)
+			vaulttest.ReportPeakRSS(b)
 		})
 	}
 }

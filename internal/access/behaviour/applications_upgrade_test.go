@@ -1,4 +1,4 @@
-package tokenvault
+package access_test
 
 import (
 	"context"
@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/unit"
+	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
 
@@ -18,16 +21,15 @@ import (
 // without an older management permission gets nothing, and a tenant that
 // takes the new permissions away later is not overruled by the next Open.
 func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
-	ctx := context.Background()
 	open := upgradeStore(t)
 	v := open()
-	boot, err := v.CreateTenant(ctx, CreateTenantRequest{Name: "Old", Owner: User{Email: "owner@example.com"}})
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Old", Owner: tokenvault.User{Email: "owner@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tid, mgmt := boot.Tenant.ID, boot.Application.Key
-	partialPerms := slices.DeleteFunc(access.ManagementPermissions(), func(p string) bool { return p == PermLogRead })
-	partial, err := v.CreateApplication(ctx, mgmt, CreateApplicationRequest{Name: "partial", Type: Management, Permissions: partialPerms})
+	partialPerms := slices.DeleteFunc(access.ManagementPermissions(), func(p string) bool { return p == tokenvault.PermLogRead })
+	partial, err := v.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "partial", Type: tokenvault.Management, Permissions: partialPerms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +45,9 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 		}
 		withoutPermissions(t, v, tid, webhookPerms, upgraded)
 	}
-	hook := WebhookRequest{Name: "h", URL: "https://hooks.example.com/in", Events: []string{"*"}, Status: WebhookEnabled}
+	hook := tokenvault.WebhookRequest{Name: "h", URL: "https://hooks.example.com/in", Events: []string{"*"}, Status: tokenvault.WebhookEnabled}
 	strip(true)
-	if _, err := v.CreateWebhook(ctx, mgmt, hook); ErrorKind(err) != PermissionDenied {
+	if _, err := v.CreateWebhook(ctx, mgmt, hook); tokenvault.ErrorKind(err) != tokenvault.PermissionDenied {
 		t.Fatalf("before the upgrade: CreateWebhook = %v, want PermissionDenied", err)
 	}
 	v.Close()
@@ -61,12 +63,12 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 	if slices.ContainsFunc(got.Permissions, func(p string) bool { return strings.HasPrefix(p, "webhook:") }) {
 		t.Errorf("a manager without log:read was given %v", got.Permissions)
 	}
-	logs, err := v.ListLogs(ctx, mgmt, ListLogsRequest{EntityType: EntityApplication, EntityID: boot.Application.ID})
+	logs, err := v.ListLogs(ctx, mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityApplication, EntityID: boot.Application.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(logs.Data, func(l Log) bool {
-		return l.ActorType == ActorSystem && strings.Contains(l.Message, "webhook:create")
+	if !slices.ContainsFunc(logs.Data, func(l tokenvault.Log) bool {
+		return l.ActorType == tokenvault.ActorSystem && strings.Contains(l.Message, "webhook:create")
 	}) {
 		t.Errorf("no audit line of the upgrade in %+v", logs.Data)
 	}
@@ -76,21 +78,21 @@ func TestManagementUpgradeGrantsTheNewPermissionsOnce(t *testing.T) {
 	v.Close()
 	v = open()
 	defer v.Close()
-	if _, err := v.CreateWebhook(ctx, mgmt, hook); ErrorKind(err) != PermissionDenied {
+	if _, err := v.CreateWebhook(ctx, mgmt, hook); tokenvault.ErrorKind(err) != tokenvault.PermissionDenied {
 		t.Fatalf("an upgrade ran twice: CreateWebhook = %v, want PermissionDenied", err)
 	}
 }
 
 // upgradeStore returns a function that opens a Vault, each time, on one
 // memory store under one master key: the same store across releases.
-func upgradeStore(t *testing.T) func() *Vault {
+func upgradeStore(t *testing.T) func() *tokenvault.Vault {
 	st := memory.New()
 	master := make([]byte, 32)
 	rand.Read(master)
-	return func() *Vault {
+	return func() *tokenvault.Vault {
 		t.Helper()
-		v, err := Open(context.Background(), Options{Store: st, Keys: KeyOptions{MasterKey: master},
-			Retention: RetentionOptions{SweepInterval: -1}, Outbound: OutboundOptions{AllowPrivateDestinations: true}})
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: st, Keys: tokenvault.KeyOptions{MasterKey: master},
+			Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,10 +103,10 @@ func upgradeStore(t *testing.T) func() *Vault {
 // withoutPermissions takes perms from every application of tenant tid
 // and, unless upgraded is negative, records that the store had that many
 // management upgrades: the store as an older release left it.
-func withoutPermissions(t *testing.T, v *Vault, tid string, perms []string, upgraded int) {
+func withoutPermissions(t *testing.T, v *tokenvault.Vault, tid string, perms []string, upgraded int) {
 	t.Helper()
-	err := v.update(context.Background(), func(t *txn) error {
-		vals, err := t.ScanValues(barrier.Tenant(tid).Records(EntityApplication))
+	err := vaulttest.Update(ctx, v, func(t *unit.Tx) error {
+		vals, err := t.ScanValues(barrier.Tenant(tid).Records(tokenvault.EntityApplication))
 		if err != nil {
 			return err
 		}
