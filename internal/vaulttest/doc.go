@@ -6,13 +6,16 @@
 // key (applications, tokens, reactors, proxies, sessions, invitations),
 // and the checks tests word alike ([WantKind], [WantField]).
 //
-// The tests of a feature's public behaviour live beside the feature, in
-// its directory as package <feature>_test (internal/tokens, internal/events
-// ...), and call the Vault through the root package's API only, as a
-// program would; tests of the whole Vault (security, isolation, faults,
-// several instances, the README) are this directory's own tests. Tests
-// that need the root's unexported state through its export_test.go
-// bridges stay in the root package, and use this package too.
+// The tests of a feature's public behaviour live in the feature's
+// behaviour directory as package <feature>_test (internal/tokens/behaviour,
+// internal/events/behaviour ...), and call the Vault through the root
+// package's API, as a program would; tests of the whole Vault (security,
+// isolation, faults, several instances, the README) are this directory's
+// own tests. What a test must see that no public method shows (every
+// audit line linked now, the chain as stored, the count folder run at
+// once, the event tap) it reaches through the helpers of seam_*.go, built
+// on internal/testseam, which the root fills from init: each runs the
+// Vault's own code, and none widens the public API.
 //
 // # What it guarantees
 //
@@ -27,6 +30,6 @@
 //
 // It is imported only by tests: no program links it. It imports the root
 // package (it sits above it, as internal/openapitest does), so no package
-// below the root may import it. It reaches nothing the root does not
-// export: a test that needs unexported state belongs in the root.
+// below the root may import it. It reaches the root's unexported state
+// only through internal/testseam, never by a bridge in the root.
 package vaulttest
