@@ -28,26 +28,17 @@ import (
 // a root type, is held to the record by TestApplicationAPIFields
 // (internal/records/behaviour).
 func TestApplicationRecordFields(t *testing.T) {
-	var walk func(reflect.Type, string) []string
-	walk = func(rt reflect.Type, prefix string) []string {
-		var out []string
-		for f := range rt.Fields() {
-			if f.Anonymous {
-				t.Errorf("%s embeds %s: records and API types are kept apart", rt.Name(), f.Name)
-			}
-			out = append(out, prefix+f.Name)
-			if f.Type == reflect.TypeFor[[]access.Rule]() || f.Type == reflect.TypeFor[[]access.Condition]() {
-				out = append(out, walk(f.Type.Elem(), prefix+f.Name+"[].")...)
-			}
+	walk := func(rt reflect.Type) []string {
+		paths, embedded := recordfix.FieldPaths(rt)
+		for _, e := range embedded {
+			t.Errorf("%s is embedded: records and API types are kept apart", e)
 		}
-		return out
+		return paths
 	}
-	rules := []string{"Rules[].Description", "Rules[].Priority", "Rules[].Container", "Rules[].Conditions",
-		"Rules[].Conditions[].Attribute", "Rules[].Conditions[].Operator", "Rules[].Conditions[].Value",
-		"Rules[].Transform", "Rules[].Permissions"}
+	rules := recordfix.RuleFieldPaths
 	wantRecord := slices.Concat([]string{"ID", "TenantID", "Name", "Type", "Permissions", "Rules"}, rules,
 		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash"})
-	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord](), "")); diff != "" {
+	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord]())); diff != "" {
 		t.Errorf("access.ApplicationRecord's fields changed; the stored format (internal/access/record_application.go) must follow (-want +got):\n%s", diff)
 	}
 	// The record cannot hold the key: only its hash is stored.
