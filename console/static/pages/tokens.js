@@ -33,7 +33,7 @@ export async function render(root) {
 
   // Find: a query (POST /tokens/search) or a container (GET /tokens).
   const q = h('input', { id: 'token-query', name: 'query', type: 'search', placeholder: 'metadata.customer:42 type:card', spellcheck: 'false' });
-  const container = h('input', { id: 'token-container', name: 'container', placeholder: '/pci' });
+  const container = h('input', { id: 'token-container', name: 'container', placeholder: '/pci/' });
   const list = h('div', { id: 'token-results' });
   const pager = new Pager((start) => {
     if (q.value.trim() !== '') return api('POST', '/tokens/search', { query: q.value.trim(), size: 20, ...(start ? { start } : {}) });
@@ -85,7 +85,7 @@ export async function render(root) {
     cardFields.hidden = type.value !== 'card';
     plainFields.hidden = type.value === 'card';
   });
-  const containers = h('input', { id: 'new-token-containers', name: 'containers', placeholder: '/pci, /eu' });
+  const containers = h('input', { id: 'new-token-containers', name: 'containers', placeholder: '/pci/, /eu/' });
   const metadata = h('textarea', { id: 'new-token-metadata', name: 'metadata', rows: 3, placeholder: 'customer=42', spellcheck: 'false' });
   const indexes = h('textarea', { id: 'new-token-indexes', name: 'search_indexes', rows: 2, placeholder: '{{ data }}', spellcheck: 'false' });
   const created = h('div', { id: 'token-created-slot' });
