@@ -1,7 +1,9 @@
 // Package openapitest holds the REST interface to its OpenAPI document in
 // tests: [Mount] serves a Vault through httpapi exactly as a program
 // would, and checks every response, and every request the handler
-// accepted, against the document's schemas with kin-openapi.
+// accepted, against the document: its parameters, headers and statuses
+// with kin-openapi, its JSON bodies with the document's schemas compiled
+// once (bodySchemas).
 //
 // It is imported only by tests, so the library itself does not depend on
 // kin-openapi.
