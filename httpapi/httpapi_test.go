@@ -9,12 +9,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
 	"github.com/tokenvault/tokenvault/internal/openapitest"
 	"github.com/tokenvault/tokenvault/store/memory"
+	"github.com/tokenvault/tokenvault/store/storetest"
 )
 
 // server is a Vault served over HTTP under /vault/, as a host program would
@@ -24,6 +27,9 @@ type server struct {
 	srv  *httptest.Server
 	boot *tokenvault.TenantBootstrap
 	mgmt string
+	// counted, when set, receives the store reads of the next request
+	// the handler finishes (countedDo).
+	counted atomic.Pointer[chan int64]
 }
 
 // newServer serves a new Vault; vaultOptions adjust its Options.
@@ -44,13 +50,50 @@ func newServer(t *testing.T, opts httpapi.Options, vaultOptions ...func(*tokenva
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := &server{v: v, boot: boot, mgmt: string(boot.Application.Key)}
 	mux := http.NewServeMux()
 	// Every exchange of every test is held to openapi.yaml.
-	mux.Handle("/vault/", http.StripPrefix("/vault", openapitest.Mount(t, v, opts, nil)))
+	mux.Handle("/vault/", s.countReads(http.StripPrefix("/vault", openapitest.Mount(t, v, opts, nil))))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &server{v: v, srv: srv, boot: boot, mgmt: string(boot.Application.Key)}
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// countReads serves h with a context whose store reads a CountingStore
+// counts apart (storetest.Counted), and hands their number to countedDo.
+func (s *server) countReads(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, reads := storetest.Counted(r.Context())
+		h.ServeHTTP(w, r.WithContext(ctx))
+		if ch := s.counted.Load(); ch != nil {
+			select {
+			case *ch <- reads():
+			default:
+			}
+		}
+	})
+}
+
+// countedDo is do, and returns the store reads of the request: its own,
+// not those of the Vault's background work beside it (the Vault's store
+// must be a storetest.CountingStore).
+func (s *server) countedDo(t *testing.T, method, path, key string, body any) (response, int64) {
+	t.Helper()
+	ch := make(chan int64, 1)
+	s.counted.Store(&ch)
+	defer s.counted.Store(nil)
+	r := s.do(t, method, path, key, body)
+	select {
+	case n := <-ch:
+		if n == 0 {
+			t.Fatalf("%s %s: no read counted: the request's context did not reach the store", method, path)
+		}
+		return r, n
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s %s: the handler did not finish in 30 s", method, path)
+		return r, 0
+	}
 }
 
 // response is a decoded answer.
