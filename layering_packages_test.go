@@ -17,7 +17,7 @@ const modulePath = "github.com/tokenvault/tokenvault"
 // aboveTheRoot are the packages under internal/ that use the Vault (the
 // server's commands and test helpers): every other internal package is
 // below the root, and a feature package among them.
-var aboveTheRoot = []string{"internal/cli", "internal/openapitest", "internal/testfake", "internal/vaulttest"}
+var aboveTheRoot = []string{"internal/cli", "internal/clienttest", "internal/openapitest", "internal/testfake", "internal/vaulttest"}
 
 // unitImports are all the module's packages internal/unit may import: the
 // unit of work sits under every feature and imports none (auditchain is
