@@ -74,7 +74,8 @@ class Generator:
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         if "$ref" in schema:
-            return self.schemas[ref_name(schema["$ref"])]
+            found: dict[str, Any] = self.schemas[ref_name(schema["$ref"])]
+            return found
         return schema
 
     def flatten(self, schema: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -201,7 +202,8 @@ class Generator:
 
     def parameter(self, p: dict[str, Any]) -> dict[str, Any]:
         if "$ref" in p:
-            return self.doc["components"]["parameters"][ref_name(p["$ref"])]
+            found: dict[str, Any] = self.doc["components"]["parameters"][ref_name(p["$ref"])]
+            return found
         return p
 
     def operation(self, path: str, method: str, op: dict[str, Any], shared: list[Any]) -> dict[str, Any]:
@@ -322,7 +324,6 @@ def render_operations(ops: list[dict[str, Any]], type_names: set[str]) -> str:
     table = []
     for op in ops:
         params = ["self"]
-        args = []
         for p in op["path_params"]:
             params.append(f"{p}: str")
         path_args = "{" + ", ".join(f"{p!r}: {p}" for p in op["path_params"]) + "}"

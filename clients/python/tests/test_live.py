@@ -5,7 +5,10 @@ Skipped when TOKENVAULT_URL is not set: `go test ./clients/python` sets it.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import re
 import unittest
 import uuid
 from typing import Any
@@ -66,7 +69,7 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(got["data"], "alice@example.com")
         updated = self.private.update_token(t["id"], {"metadata": {"customer": "43"}})
         self.assertEqual(updated["metadata"], {"customer": "43"})
-        self.assertIsNone(self.private.delete_token(t["id"]))
+        self.private.delete_token(t["id"])
         with self.assertRaises(NotFoundError) as cm:
             self.private.get_token(t["id"])
         self.assertEqual(cm.exception.status, 404)
@@ -174,6 +177,23 @@ class LiveTest(unittest.TestCase):
         operator = Client(URL, api_key=os.environ["TOKENVAULT_OPERATOR_KEY"], timeout=30)
         tenants = operator.operator_list_tenants({"size": 10})
         self.assertGreaterEqual(tenants["pagination"]["total_items"], 1)
+
+    def test_readme_examples_run(self) -> None:
+        """The README's Python blocks run as written, in order, against the server."""
+        readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")
+        with open(readme, encoding="utf-8") as f:
+            blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+        self.assertGreaterEqual(len(blocks), 3)
+        namespace: dict[str, Any] = {"__name__": "readme"}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            for block in blocks:
+                code = block.replace('"http://localhost:8080"', repr(URL))
+                code = code.replace('os.environ["TOKENVAULT_API_KEY"]', repr(self.private_app["key"]))
+                exec(compile(code, "README.md", "exec"), namespace)
+        printed = out.getvalue().splitlines()
+        self.assertEqual(printed[0], CARD["number"])
+        self.assertIn("data.number", printed[-1])
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ BACKOFF_CAP = 8.0
 
 def backoff(attempt: int, rand: Callable[[], float] = random.random) -> float:
     """Seconds to wait before retry number attempt+1 (attempt counts from 0)."""
-    full = min(BACKOFF_CAP, BACKOFF_BASE * (2**attempt))
+    full = min(BACKOFF_CAP, BACKOFF_BASE * float(2**attempt))
     return full / 2 + rand() * full / 2
 
 
