@@ -70,6 +70,21 @@ class RequestTest(unittest.TestCase):
         self.assertEqual((raw.body, raw.headers["Content-Type"]), (b"\x00\x01", "application/octet-stream"))
         self.assertEqual(form.headers["Content-Type"], "application/x-www-form-urlencoded")
 
+    def test_proxy_headers(self) -> None:
+        rec = Recorder()
+        c = Client("http://vault.test", api_key=KEY, transport=rec)
+        c.invoke_proxy_post("<a/>", proxy_key="pk", headers={"content-type": "application/xml", "accept": "application/xml", "X-Trace": "1"})
+        sent = rec.sent[0].headers
+        self.assertEqual({k.lower() for k in sent if k.lower() in ("content-type", "accept")}, {"content-type", "accept"})
+        self.assertEqual(sent["Content-Type"], "application/xml")
+        self.assertEqual(sent["accept"], "application/xml")
+        self.assertEqual(sent["X-Trace"], "1")
+        for name in ("SVC-API-KEY", "svc-proxy-key"):
+            with self.assertRaises(ValueError, msg=name):
+                c.invoke_proxy_get(proxy_key="pk", headers={name: "k"})
+        with self.assertRaises(ValueError):
+            c.invoke_proxy_get(proxy_key="")
+
     def test_results(self) -> None:
         rec = Recorder(
             HTTPResponse(204, {}, b""),

@@ -158,7 +158,16 @@ class Client(Operations):
         data: bytes | None = None
         if op.auth == "proxy":
             hdrs["Accept"] = "*/*"
-            hdrs.update(extra or {})
+            for name, value in (extra or {}).items():
+                lower = name.lower()
+                if lower in ("svc-api-key", "svc-proxy-key"):
+                    raise ValueError(f"{op.method_name}: pass keys as api_key= and proxy_key=, not in headers")
+                if lower == "content-type":
+                    content_type = content_type or value
+                    continue
+                if lower in ("accept", "user-agent"):
+                    hdrs = {k: v for k, v in hdrs.items() if k.lower() != lower}
+                hdrs[name] = value
             if not proxy_key:
                 raise ValueError(f"{op.method_name} needs proxy_key")
             hdrs["SVC-PROXY-KEY"] = proxy_key
