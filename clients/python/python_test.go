@@ -5,10 +5,21 @@ package python_test
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/tokenvault/tokenvault/internal/clienttest"
 )
+
+// exercised are operations the suite must have called with success against
+// the server: were its live tests skipped (no TOKENVAULT_URL), this test
+// fails rather than passing on the unit tests alone.
+var exercised = []string{
+	"tokenize", "detokenize", "createToken", "getToken", "updateToken", "deleteToken",
+	"listTokens", "searchTokens", "createApplication", "getApplication", "updateApplication",
+	"listApplications", "deleteApplication", "createTokenIntent", "createProxy",
+	"invokeProxyPathPost", "createWebhook", "listWebhooks", "operatorListTenants",
+}
 
 // TestPythonClient runs the suite with python3 -B, so that no run writes
 // __pycache__ into the source tree and concurrent runs share no file. A
@@ -28,4 +39,11 @@ func TestPythonClient(t *testing.T) {
 	s := clienttest.Start(t)
 	t.Setenv("PYTHONDONTWRITEBYTECODE", "1")
 	s.Run(t, dir, python, "-B", "-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v")
+	succeeded := s.Coverage.Succeeded()
+	for _, op := range exercised {
+		if !slices.Contains(succeeded, op) {
+			t.Errorf("the suite never called %s with success against the server", op)
+		}
+	}
+	t.Logf("the suite called %d of the API's operations with success", len(succeeded))
 }
