@@ -178,6 +178,43 @@ class LiveTest(unittest.TestCase):
         tenants = operator.operator_list_tenants({"size": 10})
         self.assertGreaterEqual(tenants["pagination"]["total_items"], 1)
 
+    def test_reads_of_the_tenant(self) -> None:
+        """Read operations answer what their types say (each request and answer is held
+        to the OpenAPI document by the server's wrapper)."""
+        m = self.mgmt
+        self.assertTrue(any(p["type"] == "token:read" for p in m.list_permissions({"application_type": "private"})))
+        self.assertTrue(m.list_log_entity_types())
+        self.assertIn("data", m.list_logs({"size": 5}))
+        self.assertEqual(m.get_tenant()["name"], "Acme")
+        self.assertGreaterEqual(m.list_members()["pagination"]["total_items"], 1)
+        self.assertIn("data", m.list_invitations())
+        self.assertIn("data", m.list_formulas())
+        self.assertIn("data", m.list_reactors({"name": "*"}))
+        self.assertIn("data", m.list_proxies())
+        self.assertIn("keys", Client(URL).list_audit_keys())
+        self.assertTrue(m.get_webhook_secret()["secret"])
+        tok = self.private.create_token({"type": "token", "data": "x", "metadata": {"subject": "py-" + uuid.uuid4().hex}})
+        self.private.get_token(tok["id"])
+        self.assertGreaterEqual(m.token_access(tok["id"], {"size": 10})["pagination"]["total_items"], 1)
+        self.assertIn("data", m.subject_access({"metadata": tok["metadata"]}))
+
+    def test_session_authorized_by_a_private_key(self) -> None:
+        public_app = self.mgmt.create_application({"name": "python-sessions", "type": "public", "permissions": ["token:create"]})
+        session = Client(URL, api_key=public_app["key"], timeout=30).create_session()
+        tok = self.private.create_token({"type": "token", "data": "seen-by-session"})
+        other = self.private.create_token({"type": "token", "data": "not-for-the-session"})
+        one_token = {"attribute": "id", "operator": "equals", "value": tok["id"]}
+        self.private.authorize_session(
+            {
+                "nonce": session["nonce"],
+                "permissions": ["token:read"],
+                "rules": [{"priority": 1, "conditions": [one_token], "transform": "reveal", "permissions": ["token:read"]}],
+            }
+        )
+        as_session = Client(URL, api_key=session["session_key"], timeout=30)
+        self.assertEqual(as_session.get_token(tok["id"])["data"], "seen-by-session")
+        self.assertNotEqual(as_session.get_token(other["id"]).get("data"), "not-for-the-session", "the rule reveals one token only")
+
     def test_readme_examples_run(self) -> None:
         """The README's Python blocks run as written, in order, against the server."""
         readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")
