@@ -21,6 +21,7 @@ from tokenvault_client import (
     PermissionDeniedError,
     iterate,
 )
+from tokenvault_client.types import Condition
 
 URL = os.environ.get("TOKENVAULT_URL", "")
 CARD = {"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2035}
@@ -203,7 +204,7 @@ class LiveTest(unittest.TestCase):
         session = Client(URL, api_key=public_app["key"], timeout=30).create_session()
         tok = self.private.create_token({"type": "token", "data": "seen-by-session"})
         other = self.private.create_token({"type": "token", "data": "not-for-the-session"})
-        one_token = {"attribute": "id", "operator": "equals", "value": tok["id"]}
+        one_token: Condition = {"attribute": "id", "operator": "equals", "value": tok["id"]}
         self.private.authorize_session(
             {
                 "nonce": session["nonce"],
