@@ -14,6 +14,7 @@ class Answer:
     body: bytes = b"{}"
     headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "application/json"})
     hang: bool = False  # wait until the server closes instead of answering
+    drop: bool = False  # close the connection without answering
 
 
 @dataclass
@@ -22,6 +23,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: bytes
+    connection: int  # the client's port: one per connection
 
 
 def problem(status: int, title: str, **extra: object) -> bytes:
@@ -34,7 +36,7 @@ class FakeServer:
     """Serves answers in order on a port the system chose; records each request.
     Stops (and releases hanging handlers) at the test's cleanup."""
 
-    def __init__(self, test: unittest.TestCase, answers: list[Answer]) -> None:
+    def __init__(self, test: unittest.TestCase, answers: list[Answer], keep_alive: bool = False) -> None:
         self.answers = list(answers)
         self.seen: list[Seen] = []
         self.closing = threading.Event()
@@ -42,6 +44,8 @@ class FakeServer:
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def log_message(self, *args: object) -> None:
                 pass
 
@@ -49,10 +53,13 @@ class FakeServer:
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else b""
                 with lock:
-                    outer.seen.append(Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    outer.seen.append(Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, self.client_address[1]))
                     answer = outer.answers.pop(0) if outer.answers else Answer(500, b"script exhausted")
                 if answer.hang:
                     outer.closing.wait(60)
+                    return
+                if answer.drop:
+                    self.close_connection = True
                     return
                 self.send_response(answer.status)
                 for k, v in answer.headers.items():

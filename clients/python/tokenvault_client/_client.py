@@ -49,8 +49,8 @@ class Client(Operations):
     error answer raises the APIError subclass of its status
     (tokenvault_client.errors); no answer raises NetworkError.
 
-    A Client holds no connection nor mutable state: it is safe for concurrent
-    use from several threads.
+    A Client is safe for concurrent use from several threads; its default
+    transport keeps connections alive between calls (http_transport).
     """
 
     def __init__(
@@ -68,7 +68,8 @@ class Client(Operations):
         with the prefix it is mounted under). api_key: the SVC-API-KEY sent when
         a call names none. timeout: seconds a call may take, retries included.
         max_retries: retries of a 429 or 503 (0: none). transport: sends one
-        request (default: http_transport(), http.client without a proxy).
+        request (default: http_transport(), http.client with keep-alive, no
+        proxy).
         sleep: waits between retries (a test hook). Raises ValueError for a
         base_url that is not http(s)://host[/prefix], a timeout not above 0 or
         max_retries below 0."""
