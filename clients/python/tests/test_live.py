@@ -100,6 +100,8 @@ class LiveTest(unittest.TestCase):
         page = self.private.search_tokens({"query": f"container:{container}", "size": 2})
         self.assertEqual(page["pagination"]["total_items"], 5)
         self.assertEqual(len(page["data"]), 2)
+        searched = [t["id"] for t in iterate(self.private.search_tokens, {"query": f"container:{container}", "size": 2})]
+        self.assertEqual(sorted(searched), sorted(made))
 
     def test_applications(self) -> None:
         app = self.mgmt.create_application({"name": "python-app", "type": "private", "permissions": ["token:read"]})

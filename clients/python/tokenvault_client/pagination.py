@@ -17,8 +17,9 @@ def iterate(list_method: Callable[..., Any], query: Mapping[str, Any] | None = N
     """Yields every item of a list operation, fetching page after page by cursor.
 
     list_method is a Client's list method (client.list_tokens,
-    client.list_applications, ...); query its query (size sets the page size;
-    page and start are the walk's own); options are passed to every call
+    client.list_applications, ...) or client.search_tokens, whose body pages
+    the same way; query its query or body (size sets the page size; page and
+    start are the walk's own); options are passed to every call
     (api_key=..., timeout=...). Raises what the method raises, when the page
     that fails is fetched.
 
