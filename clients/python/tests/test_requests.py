@@ -121,6 +121,10 @@ class RequestTest(unittest.TestCase):
             c.get_token("")
         with self.assertRaises(ValueError):
             c.get_token("t", timeout=0)
+        with self.assertRaises(ValueError, msg="NaN is no JSON"):
+            c.tokenize({"x": float("nan")})
+        with self.assertRaises(TypeError):
+            c.tokenize({"x": object()})
         self.assertNotIn(KEY, repr(c))
 
 

@@ -47,7 +47,9 @@ class Client(Operations):
 
     Answers are plain dicts and lists typed by tokenvault_client.types. An
     error answer raises the APIError subclass of its status
-    (tokenvault_client.errors); no answer raises NetworkError.
+    (tokenvault_client.errors); no answer raises NetworkError. A body that is
+    not JSON (NaN, an object json cannot encode) raises ValueError or
+    TypeError before anything is sent.
 
     A Client is safe for concurrent use from several threads; its default
     transport keeps connections alive between calls (http_transport).
@@ -185,7 +187,7 @@ class Client(Operations):
         if op.auth != "none" and key:
             hdrs["SVC-API-KEY"] = key
         if op.body is not None:
-            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            data = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
             hdrs["Content-Type"] = "application/merge-patch+json" if op.body == "merge-patch" else "application/json"
         return hdrs, data
 
@@ -235,7 +237,7 @@ def _raw_body(body: Any) -> tuple[bytes, str]:
         return bytes(body), "application/octet-stream"
     if isinstance(body, str):
         return body.encode("utf-8"), "text/plain; charset=utf-8"
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), "application/json"
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8"), "application/json"
 
 
 def _media_type(headers: Mapping[str, str]) -> str:
