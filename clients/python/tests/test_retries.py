@@ -110,6 +110,13 @@ class RetryTest(unittest.TestCase):
             client.get_token("t")
         self.assertEqual(cm.exception.operation_id, "getToken")
 
+    def test_reactor_invocations_are_not_retried(self) -> None:
+        server = FakeServer(self, [UNAVAILABLE])
+        client, slept = self.client(server)
+        with self.assertRaises(ServiceUnavailableError):
+            client.invoke_reactor("r1", {"args": {}})
+        self.assertEqual((len(server.seen), slept), (1, []), "the reactor's code may have run and chosen the 503")
+
     def test_proxy_invocations_are_not_retried(self) -> None:
         server = FakeServer(self, [UNAVAILABLE])
         client, slept = self.client(server)

@@ -35,6 +35,13 @@ DEFAULT_MAX_RETRIES = 2
 
 _JSON_TYPES = ("application/json", "application/problem+json")
 
+# Operations whose 429 or 503 may come from what they ran rather than from the
+# vault: a reactor's code answers any status it chooses (a
+# CustomHttpResponseError), perhaps after fetching, and the vault keeps no 429
+# or 5xx for Idempotency-Key replays. They are not retried, nor are proxy
+# invocations (the destination's answer comes as it came).
+_RUNS_CALLERS_CODE = frozenset({"invokeReactor"})
+
 
 class Client(Operations):
     """A client of one Token Vault server.
@@ -117,7 +124,7 @@ class Client(Operations):
                 idempotency_key = str(uuid.uuid4())
             if idempotency_key is not None:
                 hdrs["Idempotency-Key"] = idempotency_key
-        retries = self._max_retries if op.auth != "proxy" else 0
+        retries = 0 if op.auth == "proxy" or op.id in _RUNS_CALLERS_CODE else self._max_retries
         limit = self._timeout if timeout is None else timeout
         if not limit > 0:
             raise ValueError("timeout must be above 0 seconds")
