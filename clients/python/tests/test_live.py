@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
+import time
 import unittest
 import uuid
 from typing import Any
@@ -22,6 +24,9 @@ from tokenvault_client import (
     iterate,
 )
 from tokenvault_client.types import Condition
+from tokenvault_client.webhooks import WebhookVerificationError, verify
+
+from tests.fakeserver import Answer, FakeServer
 
 URL = os.environ.get("TOKENVAULT_URL", "")
 CARD = {"number": "4242424242424242", "expiration_month": 12, "expiration_year": 2035}
@@ -171,6 +176,22 @@ class LiveTest(unittest.TestCase):
         self.assertTrue(hook["secret"])
         self.assertEqual([w["id"] for w in self.mgmt.list_webhooks()["data"]], [hook["id"]])
         self.mgmt.delete_webhook(hook["id"])
+
+    def test_a_webhook_delivery_verifies(self) -> None:
+        receiver = FakeServer(self, [Answer(204, b"")])
+        hook = self.mgmt.create_webhook({"name": "py-verify", "url": receiver.url + "/hook", "events": ["token.created"]})
+        self.addCleanup(self.mgmt.delete_webhook, hook["id"])
+        self.mgmt.test_webhook(hook["id"])
+        deadline = time.monotonic() + 60
+        while not receiver.seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        deliveries = self.mgmt.list_webhook_deliveries(hook["id"])["data"]
+        self.assertTrue(receiver.seen, f"no delivery arrived: {deliveries}")
+        got = receiver.seen[0]
+        verify(hook["secret"], got.headers, got.body)
+        self.assertEqual(json.loads(got.body)["event"]["type"], "webhook.test")
+        with self.assertRaises(WebhookVerificationError):
+            verify(hook["secret"], got.headers, got.body + b" ")
 
     def test_unauthenticated_and_operator_routes(self) -> None:
         root = Client(URL).get_root()
