@@ -4,8 +4,12 @@
 package typescript_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/tokenvault/tokenvault/internal/clienttest"
@@ -39,6 +43,70 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("no test files in %s (%v)", filepath.Join(out, "test"), err)
 	}
 	srv.Run(t, out, node, append([]string{"--test", "--test-reporter=spec"}, tests...)...)
+
+	t.Run("readme", func(t *testing.T) {
+		checkExamples(t, srv, tsc, out, map[string]string{
+			"README.md":  filepath.Join(src, "README.md"),
+			"clients.md": filepath.Join(src, "..", "..", "docs", "clients.md"),
+		})
+	})
+}
+
+var tsBlock = regexp.MustCompile("(?s)```ts\n(.*?)```")
+
+// examplePrelude declares what the documents' examples leave to the
+// reader (a key, an id, a cursor).
+const examplePrelude = `
+import type { CreateTokenBody as ExampleBody } from "@tokenvault/client";
+declare const process: { env: Record<string, string | undefined> };
+declare const id: string, cursor: string, otherKey: string, proxyKey: string, privateKey: string;
+declare const request: ExampleBody;
+export {};
+`
+
+// checkExamples type-checks the TypeScript blocks of each document, all
+// the blocks of one document as one module, against the compiled
+// client in out/dist, so an example cannot drift from the client.
+func checkExamples(t *testing.T, srv *clienttest.Server, tsc, out string, docs map[string]string) {
+	dir := filepath.Join(out, "examples")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for name, path := range docs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var blocks []string
+		for _, m := range tsBlock.FindAllSubmatch(b, -1) {
+			blocks = append(blocks, string(m[1]))
+		}
+		if len(blocks) == 0 {
+			t.Fatalf("%s has no ts code block", name)
+		}
+		file := strings.TrimSuffix(name, ".md") + ".ts"
+		src := fmt.Sprintf("// The ts blocks of %s.\n%s\n%s", name, strings.Join(blocks, "\n"), examplePrelude)
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
+	}
+	config, err := json.Marshal(map[string]any{
+		"compilerOptions": map[string]any{
+			"target": "ES2022", "module": "ES2022", "moduleResolution": "node", "lib": []string{"ES2022", "DOM"},
+			"strict": true, "noEmit": true, "types": []string{}, "baseUrl": ".",
+			"paths": map[string][]string{"@tokenvault/client": {"../dist/index"}},
+		},
+		"files": files,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Run(t, dir, tsc, "-p", dir)
 }
 
 func copyDir(t *testing.T, from, to string) {

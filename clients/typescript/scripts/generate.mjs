@@ -124,9 +124,15 @@ export function generate(doc) {
       }
       ret = `${op.Pascal}Response`;
     }
+    // An answer of any shape (tokenize, detokenize): the caller may name it.
+    let generic = "";
+    if (op.responseType === "unknown" && !op.proxy) {
+      generic = `<R = ${ret}>`;
+      ret = "R";
+    }
     args.push("options?: CallOptions");
     out.push(...comment(`${op.method} ${op.path}: ${op.summary}` + (op.description ? `\n\n${op.description}` : ""), "  "));
-    out.push(`  ${op.id}(${args.join(", ")}): Promise<${ret}> {`);
+    out.push(`  ${op.id}${generic}(${args.join(", ")}): Promise<${ret}> {`);
     out.push(`    return this.call(${JSON.stringify(op.id)}, { ${req.join(", ")} }, options) as Promise<${ret}>;`);
     out.push("  }");
     out.push("");

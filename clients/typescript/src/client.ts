@@ -71,11 +71,12 @@ export class TokenVault extends Operations {
 
     for (let attempt = 1; ; attempt++) {
       const response = await this.#send(id, op, url, headers, body, deadline, options.signal);
-      if (response.ok || (op.auth === "proxy" && !isProblem(response))) {
+      const ok = response.status >= 200 && response.status < 300;
+      if (ok || (op.auth === "proxy" && !isProblem(response))) {
         return decode(id, op, response);
       }
       const retryAfterMs = parseRetryAfter(response.headers.get("Retry-After"));
-      const error = apiError(id, await problemOf(response), attempt, retryAfterMs);
+      const error = apiError(id, problemOf(response), attempt, retryAfterMs);
       if (attempt > maxRetries || (error.status !== 429 && error.status !== 503)) {
         throw error;
       }
@@ -125,7 +126,7 @@ export class TokenVault extends Operations {
     }
     if (op.idempotent) {
       let ik = options.idempotencyKey;
-      if (ik === undefined && maxRetries > 0) ik = globalThis.crypto.randomUUID();
+      if (ik === undefined && maxRetries > 0) ik = randomKey();
       if (ik) headers.set("Idempotency-Key", ik);
     }
     if (op.body !== null && request.body !== undefined) {
@@ -147,7 +148,7 @@ export class TokenVault extends Operations {
   }
 
   async #send(id: string, op: Operation, url: string, headers: Headers, body: BodyInit | undefined,
-    deadline: number, signal: AbortSignal | undefined): Promise<Response> {
+    deadline: number, signal: AbortSignal | undefined): Promise<Answer> {
     if (signal?.aborted) throw new NetworkError(id, `${id}: cancelled`, { cause: signal.reason });
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
@@ -157,21 +158,37 @@ export class TokenVault extends Operations {
       const init: RequestInit = { method: op.http, headers, signal: controller.signal };
       if (body !== undefined) init.body = body;
       const response = await this.#fetch(url, init);
-      // Read the body under the same timer.
+      // The body is read under the same timer as the headers.
       const bytes = new Uint8Array(await response.arrayBuffer());
-      return new Response(response.status === 204 ? null : bytes, {
-        status: response.status, statusText: response.statusText, headers: response.headers,
-      });
+      return { status: response.status, statusText: response.statusText, headers: response.headers, bytes };
     } catch (err) {
       if (signal?.aborted) throw new NetworkError(id, `${id}: cancelled`, { cause: signal.reason });
       if (controller.signal.aborted) throw new TimeoutError(id, `${id}: no answer within the timeout`);
-      // The cause's message may hold the URL, never a key or a body.
+      // fetch's message names the failure (refused, reset, DNS), never a key or a body.
       throw new NetworkError(id, `${id}: the request failed: ${(err as Error)?.message ?? err}`, { cause: err });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
     }
   }
+}
+
+/** An answer, read whole. */
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+const utf8 = new TextDecoder();
+
+// randomKey returns an Idempotency-Key of 128 random bits (hex):
+// crypto.getRandomValues, unlike randomUUID, works outside secure
+// contexts too.
+function randomKey(): string {
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
 function encodeBody(op: Operation, request: CallRequest): BodyInit | undefined {
@@ -186,13 +203,13 @@ function encodeBody(op: Operation, request: CallRequest): BodyInit | undefined {
   return JSON.stringify(request.body);
 }
 
-function isProblem(response: Response): boolean {
+function isProblem(response: Answer): boolean {
   return (response.headers.get("Content-Type") ?? "").startsWith("application/problem+json");
 }
 
-async function decode(id: string, op: Operation, response: Response): Promise<unknown> {
+function decode(id: string, op: Operation, response: Answer): unknown {
   if (op.response === "proxied") {
-    const text = await response.text();
+    const text = utf8.decode(response.bytes);
     let body: unknown = text;
     if ((response.headers.get("Content-Type") ?? "").includes("json") && text !== "") {
       try {
@@ -205,8 +222,8 @@ async function decode(id: string, op: Operation, response: Response): Promise<un
     return out;
   }
   if (op.response === "none" || response.status === 204) return undefined;
-  if (op.response === "binary") return new Uint8Array(await response.arrayBuffer());
-  const text = await response.text();
+  if (op.response === "binary") return response.bytes;
+  const text = utf8.decode(response.bytes);
   try {
     return JSON.parse(text);
   } catch {
@@ -216,9 +233,9 @@ async function decode(id: string, op: Operation, response: Response): Promise<un
 
 // problemOf reads the problem details of an error answer; an answer that
 // holds none (a proxy in front, a gateway) gets one from its status.
-async function problemOf(response: Response): Promise<ProblemDetails> {
+function problemOf(response: Answer): ProblemDetails {
   const fallback: ProblemDetails = { type: "about:blank", title: response.statusText || `HTTP ${response.status}`, status: response.status };
-  const text = await response.text();
+  const text = utf8.decode(response.bytes);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

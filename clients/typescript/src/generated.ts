@@ -1279,8 +1279,8 @@ export abstract class Operations {
    * intent (see POST /tokens): it takes the intent's type and data, so `type` and `data`
    * must be absent.
    */
-  tokenize(body: TokenizeBody, options?: CallOptions): Promise<TokenizeResponse> {
-    return this.call("tokenize", { body }, options) as Promise<TokenizeResponse>;
+  tokenize<R = TokenizeResponse>(body: TokenizeBody, options?: CallOptions): Promise<R> {
+    return this.call("tokenize", { body }, options) as Promise<R>;
   }
 
   /**
@@ -1289,8 +1289,8 @@ export abstract class Operations {
    * Expressions may use filters (`{{ id | json: '$.number' }}`). Each token is read
    * through the caller's access rules. Requires token:read.
    */
-  detokenize(body: DetokenizeBody, options?: CallOptions): Promise<DetokenizeResponse> {
-    return this.call("detokenize", { body }, options) as Promise<DetokenizeResponse>;
+  detokenize<R = DetokenizeResponse>(body: DetokenizeBody, options?: CallOptions): Promise<R> {
+    return this.call("detokenize", { body }, options) as Promise<R>;
   }
 
   /**
