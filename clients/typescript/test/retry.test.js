@@ -179,3 +179,30 @@ test("query parameters repeat for arrays; path parameters are escaped", async (t
   assert.equal(s.requests[0].url, "/tokens?id=a&id=b&container=%2Fpci%2F&size=5");
   assert.equal(s.requests[1].url, "/tokens/a%2Fb%20c");
 });
+
+test("a call the caller cancels stops with a NetworkError, even while it waits to retry", async (t) => {
+  const s = await serve(t, [
+    { status: 429, headers: { "Content-Type": "application/problem+json", "Retry-After": "60" }, body: problem(429, "Too Many Requests") },
+  ]);
+  const controller = new AbortController();
+  const c = new TokenVault(s.url, { apiKey: KEY, timeoutMs: 120_000 });
+  const pending = c.getTenant({ signal: controller.signal }).then(() => null, (e) => e);
+  // Cancel once the first answer came: the client then waits its minute.
+  const deadline = Date.now() + 30_000;
+  while (s.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  controller.abort();
+  const err = await pending;
+  assert.ok(err instanceof NetworkError && !(err instanceof TimeoutError), `got ${err}`);
+  assert.equal(s.requests.length, 1);
+});
+
+test("a binary answer comes as bytes; a 204 as undefined", async (t) => {
+  const bytes = Buffer.from([0, 1, 2, 255]);
+  const s = await serve(t, [{ status: 200, headers: { "Content-Type": "application/octet-stream" }, body: bytes }]);
+  const got = await new TokenVault(s.url, { apiKey: KEY }).operatorBackup();
+  assert.ok(got instanceof Uint8Array);
+  assert.deepEqual([...got], [0, 1, 2, 255]);
+  const s2 = await serve(t, [{ status: 204, headers: {} }]);
+  assert.equal(await new TokenVault(s2.url, { apiKey: KEY }).deleteToken("tok_1"), undefined);
+  assert.equal(s2.requests[0].method, "DELETE");
+});
