@@ -95,8 +95,8 @@ export class TokenVault extends Operations {
       if (value === undefined || value === "") {
         throw new TypeError(`${op.method}: the path parameter ${name} is empty`);
       }
-      // A proxy's {rest} is a path of its own: its slashes stay.
-      const encoded = name === "rest" ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value);
+      // A proxy invocation's path parameter is the destination's path: its slashes stay.
+      const encoded = op.auth === "proxy" ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value);
       path = path.replace(`{${name}}`, encoded);
     }
     const params = new URLSearchParams();
