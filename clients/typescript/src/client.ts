@@ -164,13 +164,21 @@ export class TokenVault extends Operations {
     } catch (err) {
       if (signal?.aborted) throw new NetworkError(id, `${id}: cancelled`, { cause: signal.reason });
       if (controller.signal.aborted) throw new TimeoutError(id, `${id}: no answer within the timeout`);
-      // fetch's message names the failure (refused, reset, DNS), never a key or a body.
-      throw new NetworkError(id, `${id}: the request failed: ${(err as Error)?.message ?? err}`, { cause: err });
+      throw new NetworkError(id, `${id}: the request failed: ${describe(err)}`, { cause: err });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
     }
   }
+}
+
+// describe names a failure of fetch by its message and, in Node, its
+// cause's code (ECONNREFUSED, ENOTFOUND...): never a key or a body.
+function describe(err: unknown): string {
+  const e = err as { message?: unknown; cause?: { code?: unknown } } | null;
+  const message = typeof e?.message === "string" ? e.message : String(err);
+  const code = e?.cause?.code;
+  return typeof code === "string" ? `${message} (${code})` : message;
 }
 
 /** An answer, read whole. */

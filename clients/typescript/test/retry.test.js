@@ -159,6 +159,7 @@ test("no answer within the timeout is a TimeoutError; no server a NetworkError",
   const down = new TokenVault(`http://127.0.0.1:${port}`, { apiKey: KEY });
   const e2 = await down.getTenant().then(() => null, (e) => e);
   assert.ok(e2 instanceof NetworkError && !(e2 instanceof TimeoutError), `got ${e2}`);
+  assert.match(e2.message, /ECONNREFUSED/);
   assert.ok(!`${e2.message} ${e2.stack}`.includes(KEY));
 });
 
