@@ -169,6 +169,23 @@ test("a token intent made with a public key, converted with a private key", { sk
   await assert.rejects(client.getTokenIntent(intent.id), NotFoundError);
 });
 
+test("a session made with a public key, authorized by a private key, tokenizes", { skip }, async () => {
+  const pub = await mgmt().createApplication({ name: "ts sessions", type: "public", permissions: ["token:create"] });
+  const session = await new TokenVault(url, { apiKey: pub.key }).createSession();
+  assert.ok(session.session_key && session.nonce);
+  const browser = new TokenVault(url, { apiKey: session.session_key });
+  // No access until authorized.
+  await assert.rejects(browser.tokenize({ type: "token", data: SSN }), ApiError);
+
+  const { client } = await backend("ts authorizer");
+  await client.authorizeSession({
+    nonce: session.nonce,
+    rules: [{ priority: 1, conditions: [{ attribute: "container", operator: "starts_with", value: "/general/" }], transform: "redact", permissions: ["token:create"] }],
+  });
+  const token = await browser.tokenize({ type: "token", data: SSN });
+  assert.equal((await client.getToken(token.id)).data, SSN);
+});
+
 test("a proxy detokenizes what it forwards", { skip }, async () => {
   const { app, client } = await backend("ts proxy");
   const token = await client.tokenize({ type: "token", data: SSN });
