@@ -72,7 +72,7 @@ export class TokenVault extends Operations {
     for (let attempt = 1; ; attempt++) {
       const response = await this.#send(id, op, url, headers, body, deadline, options.signal);
       const ok = response.status >= 200 && response.status < 300;
-      if (ok || (op.auth === "proxy" && !isProblem(response))) {
+      if (ok || (op.auth === "proxy" && !isProxyFailure(response))) {
         return decode(id, op, response);
       }
       const retryAfterMs = parseRetryAfter(response.headers.get("Retry-After"));
@@ -211,8 +211,19 @@ function encodeBody(op: Operation, request: CallRequest): BodyInit | undefined {
   return JSON.stringify(request.body);
 }
 
-function isProblem(response: Answer): boolean {
-  return (response.headers.get("Content-Type") ?? "").startsWith("application/problem+json");
+// isProxyFailure tells the vault's own refusal of a proxy invocation, or
+// the proxy's failure ({"proxy_error": problem}), from the destination's
+// answer, which the client hands back whatever its status.
+function isProxyFailure(response: Answer): boolean {
+  const type = response.headers.get("Content-Type") ?? "";
+  if (type.startsWith("application/problem+json")) return true;
+  if (!type.startsWith("application/json")) return false;
+  try {
+    const body = JSON.parse(utf8.decode(response.bytes));
+    return typeof body?.proxy_error === "object" && body.proxy_error !== null;
+  } catch {
+    return false;
+  }
 }
 
 function decode(id: string, op: Operation, response: Answer): unknown {

@@ -52,9 +52,10 @@ export interface ProxyCall {
 }
 
 /**
- * The destination's answer as the proxy relayed it, whatever its status:
- * a proxy's own failures (proxy_error) and the vault's refusals throw
- * ApiError instead.
+ * The destination's answer as the proxy relayed it, whatever its status.
+ * The proxy's own failures ({"proxy_error": problem}: a wrong proxy key,
+ * a transform that failed, a destination out of reach) and the vault's
+ * refusals (problem+json) throw an ApiError instead, with the problem.
  */
 export interface ProxyResponse {
   status: number;

@@ -195,6 +195,10 @@ test("a proxy detokenizes what it forwards", { skip }, async () => {
   assert.deepEqual(answer.body, { ssn: SSN });
   const pathed = await client.invokeProxyPathPost("orders/1", { proxyKey: proxy.key, body: { ok: true } });
   assert.deepEqual(pathed.body, { ok: true });
+  // The proxy's own failure is an error of the client, with its problem.
+  const refused = await client.invokeProxyPost({ proxyKey: "not-the-proxy-key", body: {} }).then(() => null, (e) => e);
+  assert.ok(refused instanceof UnauthenticatedError, `got ${refused}`);
+  assert.equal(refused.problem.proxy_error, true);
   await mgmt().deleteProxy(proxy.id);
 });
 
