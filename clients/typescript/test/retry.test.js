@@ -207,3 +207,19 @@ test("a binary answer comes as bytes; a 204 as undefined", async (t) => {
   assert.equal(await new TokenVault(s2.url, { apiKey: KEY }).deleteToken("tok_1"), undefined);
   assert.equal(s2.requests[0].method, "DELETE");
 });
+
+test("the fetch option replaces the transport", async () => {
+  const calls = [];
+  const fake = async (url, init) => {
+    calls.push({ url, method: init.method, key: init.headers.get("SVC-API-KEY"), body: init.body });
+    return new Response(JSON.stringify({ data: "078-05-1120" }), { status: 200, headers: { "Content-Type": "application/json" } });
+  };
+  const c = new TokenVault("https://vault.example.com/", { apiKey: KEY, fetch: fake });
+  assert.deepEqual(await c.detokenize({ data: "{{ tok_1 }}" }), { data: "078-05-1120" });
+  assert.deepEqual(await c.getRoot(), { data: "078-05-1120" });
+  assert.deepEqual(calls.map((x) => [x.url, x.method, x.key]), [
+    ["https://vault.example.com/detokenize", "POST", KEY],
+    ["https://vault.example.com/", "GET", null], // no key where the route takes none
+  ]);
+  assert.equal(calls[0].body, JSON.stringify({ data: "{{ tok_1 }}" }));
+});
