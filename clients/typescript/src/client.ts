@@ -9,7 +9,12 @@ import type { CallOptions, CallRequest, ProxyCall, ProxyResponse } from "./trans
 export interface ClientOptions {
   /** The key of every call that names none (CallOptions.apiKey). */
   apiKey?: string;
-  /** A call's time limit in milliseconds, retries included. Default 30000. */
+  /**
+   * A call's time limit in milliseconds, retries included. Default 180000,
+   * as the Go and Python clients: longer than the server's own bound on
+   * writing an answer (2 minutes, room for a proxy whose destination takes
+   * up to 60 s), so that every answer the server gives arrives.
+   */
   timeoutMs?: number;
   /** How many times a 429 or a 503 is retried. Default 2; 0 never retries. */
   maxRetries?: number;
@@ -52,7 +57,7 @@ export class TokenVault extends Operations {
     super();
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.#apiKey = options.apiKey;
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? 180_000;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#retryDelayMs = options.retryDelayMs ?? 500;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
