@@ -95,7 +95,11 @@
 
   async function call(op, request, fields) {
     const secrets = [];
-    const values = await collect(op + Math.random(), fields);
+    // Only the fields this request uses: a card's, or the text field it
+    // names (or the only one).
+    const used = fields.filter((f) => request.type === 'card' ? f.kind.startsWith('card-')
+      : f.kind === 'text' && (request.field === undefined || f.name === request.field));
+    const values = await collect(crypto.randomUUID(), used);
     const req = body(op, request, values, secrets);
     const res = await fetch(op === 'intent' ? '../../token-intents' : '../../tokens', {
       method: 'POST',

@@ -34,6 +34,14 @@
     }
   }
 
+  // height is what the frame needs: the input and the error, if shown.
+  const height = () => Math.ceil(input.getBoundingClientRect().height + errorBox.getBoundingClientRect().height);
+
+  // A click anywhere in the frame is a click on the field.
+  document.addEventListener('mousedown', (ev) => {
+    if (ev.target !== input) { ev.preventDefault(); input.focus(); }
+  });
+
   const digits = () => input.value.replace(/\D/g, '');
 
   // Each kind: its input's attributes, how it formats what is typed, and
@@ -154,7 +162,7 @@
     if (s !== last) {
       last = s;
       toParent(msg);
-      toParent({ type: 'height', height: document.documentElement.scrollHeight });
+      toParent({ type: 'height', height: height() });
     }
   }
 
@@ -187,7 +195,7 @@
       const max = Number(c.maxLength);
       if (Number.isInteger(max) && max > 0 && max <= 10000) input.setAttribute('maxlength', String(max));
     }
-    if (c.required !== false) input.setAttribute('aria-required', 'true');
+    input.setAttribute('aria-required', 'true'); // every mounted field is needed to tokenize
     update();
   }
 
@@ -223,5 +231,5 @@
     }
   });
 
-  toParent({ type: 'ready', height: document.documentElement.scrollHeight });
+  toParent({ type: 'ready', height: height() });
 })();

@@ -49,7 +49,6 @@ class Field {
       autocomplete: tvCommon.checkText('autocomplete', options.autocomplete, 50),
       inputMode: tvCommon.checkText('inputMode', options.inputMode, 20),
       maxLength: options.maxLength === undefined ? undefined : Number(options.maxLength),
-      required: options.required !== false,
       style: tvCommon.checkStyle(options.style ?? elements._style),
     };
     if (this._config.autocomplete !== undefined && !/^[a-z0-9 -]*$/.test(this._config.autocomplete)) {

@@ -1,0 +1,311 @@
+package elements_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/elements"
+	"github.com/tokenvault/tokenvault/httpapi"
+)
+
+// wait is how long a step may take: generous, for a loaded 2-CPU machine.
+const wait = time.Minute
+
+// The card typed in the tests: an Amex (a 4-digit CVC), and a CVC no id
+// or time is likely to hold as a whole number.
+const (
+	cardNumber = "378282246310005"
+	cardCVC    = "7391"
+)
+
+// tab opens a tab of the shared browser, or skips the test when there is
+// none (CI=true makes that a failure).
+func tab(t *testing.T) context.Context {
+	t.Helper()
+	if browser == nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %s: the elements' browser tests cannot run", noBrowser)
+		}
+		t.Skipf("%s: the elements' browser tests are skipped (CI=true makes this a failure)", noBrowser)
+	}
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	v, err := chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// until waits (up to wait) for a JavaScript condition to hold; a failure
+// shows what the page recorded.
+func until(t *testing.T, ctx context.Context, what, cond string) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if _, err := chromedp.Run(c, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait))); err != nil {
+		t.Fatalf("%s: %v; the page recorded %s", what, err, recorded(ctx))
+	}
+}
+
+// recorded is what the merchant's page recorded, for a failure's message.
+func recorded(ctx context.Context) string {
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(c, chromedp.Evaluate[string](`JSON.stringify({mountError: window.__mountError, events: window.__events,
+		messages: (window.__messages ?? []).slice(-8), focused: document.activeElement?.outerHTML.slice(0, 200)})`))
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// servers is a vault (API at /, elements at /elements/v1/) and merchant
+// pages on two other origins: one the public application allows, one
+// it does not. The vault is on 127.0.0.1 and the merchants on localhost,
+// so the frames are cross-site (and out of process) as in production.
+type servers struct {
+	v                  *tokenvault.Vault
+	vault              string
+	merchant, stranger string
+	publicKey, readKey tokenvault.Credential
+}
+
+func start(t *testing.T) *servers {
+	t.Helper()
+	v, mgmt := vault(t)
+	mux := http.NewServeMux()
+	mux.Handle(elements.Prefix, elements.Handler(v))
+	mux.Handle("/", httpapi.New(v, httpapi.Options{}))
+	api := httptest.NewServer(mux)
+	t.Cleanup(api.Close)
+	shop := http.FileServerFS(os.DirFS("testdata/merchant"))
+	merchant, stranger := httptest.NewServer(shop), httptest.NewServer(shop)
+	t.Cleanup(merchant.Close)
+	t.Cleanup(stranger.Close)
+	localhost := func(u string) string { return strings.Replace(u, "127.0.0.1", "localhost", 1) }
+	s := &servers{v: v, vault: api.URL, merchant: localhost(merchant.URL), stranger: localhost(stranger.URL)}
+	s.publicKey = app(t, v, mgmt, tokenvault.Public, []string{"token:create"}, s.merchant).Key
+	reader, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{Name: "backend", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:read"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.readKey = reader.Key
+	return s
+}
+
+// page is the merchant page at base, loading the elements from the vault
+// with key, in mode ("" for a script tag, "module").
+func (s *servers) page(base, mode string, extra ...string) string {
+	q := url.Values{"vault": {s.vault}, "key": {string(s.publicKey)}, "mode": {mode}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		q.Set(extra[i], extra[i+1])
+	}
+	return base + "/index.html?" + q.Encode()
+}
+
+// typeInto clicks the centre of the merchant's element sel (the frame of
+// a field of kind fills it), waits for the field to say it has the
+// focus, and types keys there, as a user would.
+func typeInto(t *testing.T, ctx context.Context, sel, kind, keys string) {
+	t.Helper()
+	box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector(`+quote(sel)+` + ' iframe').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2] })()`)
+	do(t, ctx, "click "+sel, chromedp.MouseClickXY(box[0], box[1]))
+	until(t, ctx, kind+" focused", `window.__focus.at(-1) === `+quote(kind))
+	do(t, ctx, "type into "+sel, chromedp.KeyEvent(keys))
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestElementsInBrowser: a merchant page on another origin mounts the
+// fields with one script tag, a user types a card (moving between the
+// fields with Tab), the page tokenizes and gets a token id that a
+// private key reads back; nothing the page holds (its DOM, every message
+// it received, every event, the answer) holds the card number or the
+// CVC. Styles carrying script are refused.
+func TestElementsInBrowser(t *testing.T) {
+	ctx := tab(t)
+	s := start(t)
+	do(t, ctx, "load the merchant page", chromedp.Navigate(s.page(s.merchant, "")))
+	until(t, ctx, "fields mounted", `window.__mounted === true || window.__mountError !== undefined`)
+	if e := eval[any](t, ctx, `window.__mountError ?? null`); e != nil {
+		t.Fatalf("mount: %v", e)
+	}
+	if n := eval[float64](t, ctx, `document.querySelectorAll('iframe').length`); n != 4 {
+		t.Fatalf("%v frames on the page, want 4 fields (the controller comes with the first tokenize)", n)
+	}
+
+	// The number, then Tab to the expiry and the CVC: the keyboard moves
+	// between the frames as between inputs.
+	typeInto(t, ctx, "#number", "card-number", cardNumber[:6])
+	until(t, ctx, "brand detected while typing", `window.__events.some(e => e.kind === 'card-number' && e.brand === 'amex' && !e.complete)`)
+	do(t, ctx, "type the rest of the number", chromedp.KeyEvent(cardNumber[6:]))
+	until(t, ctx, "number complete", `window.__events.filter(e => e.kind === 'card-number').at(-1)?.complete === true`)
+	do(t, ctx, "tab to the expiry", chromedp.KeyEvent(kb.Tab))
+	until(t, ctx, "expiry focused", `window.__focus.at(-1) === 'card-expiry'`)
+	do(t, ctx, "type the expiry", chromedp.KeyEvent("1234"))
+	until(t, ctx, "expiry complete", `window.__events.filter(e => e.kind === 'card-expiry').at(-1)?.complete === true`)
+	do(t, ctx, "tab to the cvc", chromedp.KeyEvent(kb.Tab))
+	until(t, ctx, "cvc focused", `window.__focus.at(-1) === 'card-cvc'`)
+	do(t, ctx, "type the cvc", chromedp.KeyEvent(cardCVC))
+	typeInto(t, ctx, "#postal", "text", "75011")
+	until(t, ctx, "every field complete", `['card-number', 'card-expiry', 'card-cvc', 'text'].every(k => window.__events.filter(e => e.kind === k).at(-1)?.complete === true)`)
+	last := eval[map[string]any](t, ctx, `window.__events.filter(e => e.kind === 'card-number').at(-1)`)
+	if last["brand"] != "amex" || last["last4"] != "0005" || last["error"] != nil {
+		t.Errorf("the number's last change event = %v, want brand amex, last4 0005, no error", last)
+	}
+	if *screenshot {
+		writeScreenshot(t, ctx)
+	}
+
+	// Styles that could carry script are refused, each with a TypeError.
+	for i, got := range eval[[]string](t, ctx, `window.__styleRefused()`) {
+		if got != "TypeError" {
+			t.Errorf("a script-bearing style option (case %d) was %s, want a TypeError", i, got)
+		}
+	}
+
+	res := eval[map[string]any](t, ctx, `window.__pay()`)
+	if res["ok"] != true {
+		t.Fatalf("tokenize: %v", res)
+	}
+	result := res["result"].(map[string]any)
+	if result["type"] != "card" || result["brand"] != "amex" || result["last4"] != "0005" || len(result) != 4 {
+		t.Errorf("tokenize answered %v, want {id, type: card, brand: amex, last4: 0005}", result)
+	}
+	tok, err := s.v.GetToken(context.Background(), s.readKey, result["id"].(string))
+	if err != nil {
+		t.Fatalf("the private key reads the token: %v", err)
+	}
+	data, _ := json.Marshal(tok.Data)
+	if !strings.Contains(string(data), `"number":"`+cardNumber+`"`) || !strings.Contains(string(data), `"expiration_month":12,"expiration_year":2034`) {
+		t.Errorf("the token holds %s, want the typed card", data)
+	}
+
+	// A token intent, from the same fields.
+	res = eval[map[string]any](t, ctx, `window.__pay(true)`)
+	if res["ok"] != true {
+		t.Fatalf("createTokenIntent: %v", res)
+	}
+	intent := res["result"].(map[string]any)
+	if card, _ := intent["card"].(map[string]any); card["last4"] != "0005" || card["brand"] != "amex" || intent["id"] == "" {
+		t.Errorf("createTokenIntent answered %v", intent)
+	}
+
+	// Nothing the merchant's page holds has the number or the CVC.
+	held := eval[string](t, ctx, `document.documentElement.outerHTML + JSON.stringify(window.__messages) + JSON.stringify(window.__events) +
+		JSON.stringify(window.__result ?? null) + JSON.stringify(window.__failure ?? null)`)
+	if n := eval[float64](t, ctx, `window.__messages.length`); n < 10 {
+		t.Fatalf("the page recorded %v messages: the recorder does not work", n)
+	}
+	checkNoCard(t, held)
+}
+
+// checkNoCard fails if held holds the card number (with or without its
+// spaces) or the CVC as a number of its own (not inside a key or an id,
+// which may hold its digits by chance).
+func checkNoCard(t *testing.T, held string) {
+	t.Helper()
+	for _, n := range []string{cardNumber, "3782 822463 10005", "378282 246310005"} {
+		if strings.Contains(held, n) {
+			t.Errorf("the merchant's page holds the card number (%q)", n)
+		}
+	}
+	if loc := regexp.MustCompile(`(^|[^0-9A-Za-z_-])`+cardCVC+`([^0-9A-Za-z_-]|$)|"cvc":`).FindStringIndex(held); loc != nil {
+		t.Errorf("the merchant's page holds the CVC: ...%s...", held[max(0, loc[0]-80):min(len(held), loc[1]+80)])
+	}
+}
+
+// TestElementsAsModule: the module form mounts the fields and tokenizes
+// from another origin too.
+func TestElementsAsModule(t *testing.T) {
+	ctx := tab(t)
+	s := start(t)
+	do(t, ctx, "load the merchant page (module)", chromedp.Navigate(s.page(s.merchant, "module")))
+	until(t, ctx, "fields mounted", `window.__mounted === true || window.__mountError !== undefined`)
+	if e := eval[any](t, ctx, `window.__mountError ?? null`); e != nil {
+		t.Fatalf("mount: %v", e)
+	}
+	if g := eval[bool](t, ctx, `'TokenVaultElements' in window`); !g {
+		t.Error("the module did not load elements.js")
+	}
+	typeInto(t, ctx, "#number", "card-number", cardNumber)
+	typeInto(t, ctx, "#expiry", "card-expiry", "1234")
+	typeInto(t, ctx, "#cvc", "card-cvc", cardCVC)
+	until(t, ctx, "card complete", `['card-number', 'card-expiry', 'card-cvc'].every(k => window.__events.filter(e => e.kind === k).at(-1)?.complete === true)`)
+	res := eval[map[string]any](t, ctx, `window.__pay()`)
+	if res["ok"] != true {
+		t.Fatalf("tokenize: %v", res)
+	}
+	if _, err := s.v.GetToken(context.Background(), s.readKey, res["result"].(map[string]any)["id"].(string)); err != nil {
+		t.Fatalf("the private key reads the token: %v", err)
+	}
+	checkNoCard(t, eval[string](t, ctx, `document.documentElement.outerHTML + JSON.stringify(window.__messages) + JSON.stringify(window.__events)`))
+}
+
+// TestElementsRefusedOrigin: a page on an origin the application does not
+// list cannot embed the fields: the browser refuses the frames, and the
+// page's mount rejects with frame_blocked.
+func TestElementsRefusedOrigin(t *testing.T) {
+	ctx := tab(t)
+	s := start(t)
+	do(t, ctx, "load the stranger's page", chromedp.Navigate(s.page(s.stranger, "", "timeout", "3000")))
+	until(t, ctx, "mount settled", `window.__mounted === true || window.__mountError !== undefined`)
+	if e := eval[string](t, ctx, `String(window.__mountError ?? 'mounted')`); !strings.HasPrefix(e, "frame_blocked: ") || !strings.Contains(e, "allowed_origins") {
+		t.Fatalf("mount on a refused origin: %q, want frame_blocked naming allowed_origins", e)
+	}
+	// No field said a word: no message came from the vault's frames.
+	if n := eval[float64](t, ctx, `window.__messages.filter(m => m.origin === `+quote(s.vault)+`).length`); n != 0 {
+		t.Errorf("%v messages from the vault's origin reached a refused page", n)
+	}
+}
+
+// writeScreenshot writes the merchant's form, fields mounted and typed
+// into, as docs/elements.png.
+func writeScreenshot(t *testing.T, ctx context.Context) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.Screenshot(chromedp.CSS("main")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "docs", "elements.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
