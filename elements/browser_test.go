@@ -3,6 +3,7 @@ package elements_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -192,6 +193,7 @@ func TestElementsInBrowser(t *testing.T) {
 	if *screenshot {
 		writeScreenshot(t, ctx)
 	}
+	checkAccessible(t, ctx)
 
 	// Styles that could carry script are refused, each with a TypeError.
 	for i, got := range eval[[]string](t, ctx, `window.__styleRefused()`) {
@@ -236,18 +238,43 @@ func TestElementsInBrowser(t *testing.T) {
 	checkNoCard(t, held)
 }
 
-// checkNoCard fails if held holds the card number (with or without its
-// spaces) or the CVC as a number of its own (not inside a key or an id,
-// which may hold its digits by chance).
+// checkNoCard fails if held holds the card (leak).
 func checkNoCard(t *testing.T, held string) {
 	t.Helper()
+	if l := leak(held); l != "" {
+		t.Error(l)
+	}
+}
+
+var cvcAlone = regexp.MustCompile(`(^|[^0-9A-Za-z_-])` + cardCVC + `([^0-9A-Za-z_-]|$)|"cvc":`)
+
+// leak says where held holds the card number (with or without its
+// spaces) or the CVC as a value of its own (not inside a key or an id,
+// which may hold its digits by chance), or "" when it holds neither.
+func leak(held string) string {
 	for _, n := range []string{cardNumber, "3782 822463 10005", "378282 246310005"} {
 		if strings.Contains(held, n) {
-			t.Errorf("the merchant's page holds the card number (%q)", n)
+			return fmt.Sprintf("the merchant's page holds the card number (%q)", n)
 		}
 	}
-	if loc := regexp.MustCompile(`(^|[^0-9A-Za-z_-])`+cardCVC+`([^0-9A-Za-z_-]|$)|"cvc":`).FindStringIndex(held); loc != nil {
-		t.Errorf("the merchant's page holds the CVC: ...%s...", held[max(0, loc[0]-80):min(len(held), loc[1]+80)])
+	if loc := cvcAlone.FindStringIndex(held); loc != nil {
+		return fmt.Sprintf("the merchant's page holds the CVC: ...%s...", held[max(0, loc[0]-80):min(len(held), loc[1]+80)])
+	}
+	return ""
+}
+
+// TestLeakFinds: the check of the browser tests finds what it looks for.
+func TestLeakFinds(t *testing.T) {
+	for _, held := range []string{`{"number":"378282246310005"}`, `<input value="3782 822463 10005">`, `{"cvc":"x"}`,
+		`{"value":"7391"}`, `7391`, `{"value":{"cvc":7391}}`, `<span>7391</span>`} {
+		if leak(held) == "" {
+			t.Errorf("leak(%q) finds nothing", held)
+		}
+	}
+	for _, held := range []string{`key_ab7391cd`, `0190f5a2-7391-7b3a`, `<div id="cvc">`, `{"last4":"0005","brand":"amex"}`, `http://localhost:37391/`} {
+		if l := leak(held); l != "" {
+			t.Errorf("leak(%q) = %q, want nothing", held, l)
+		}
 	}
 }
 
@@ -264,8 +291,24 @@ func TestElementsAsModule(t *testing.T) {
 	if g := eval[bool](t, ctx, `'TokenVaultElements' in window`); !g {
 		t.Error("the module did not load elements.js")
 	}
-	typeInto(t, ctx, "#number", "card-number", cardNumber)
+	// A number failing the Luhn check is invalid once the user leaves
+	// it: the page is told, and so is a screen reader (aria-invalid, the
+	// error in a live region).
+	typeInto(t, ctx, "#number", "card-number", "4242424242424241")
 	typeInto(t, ctx, "#expiry", "card-expiry", "1234")
+	until(t, ctx, "invalid number reported", `window.__events.filter(e => e.kind === 'card-number').at(-1)?.error === 'Your card number is invalid.'`)
+	fctx := frameTab(t, ctx, "card-number.html")
+	if got := eval[[]string](t, fctx, `[document.getElementById('input').getAttribute('aria-invalid'), document.getElementById('error').textContent]`); got[0] != "true" || got[1] != "Your card number is invalid." {
+		t.Errorf("an invalid number's frame: aria-invalid %q, error %q", got[0], got[1])
+	}
+	if r := eval[map[string]any](t, ctx, `window.__pay()`); r["ok"] != false || r["code"] != "invalid" {
+		t.Errorf("tokenize with an invalid number: %v, want code invalid", r)
+	} else if f, _ := r["fields"].([]any); len(f) != 2 { // the number, and the empty cvc
+		t.Errorf("tokenize with an invalid number and no cvc: fields %v", r["fields"])
+	}
+	eval[bool](t, ctx, `(window.__fields[0].clear(), true)`)
+	until(t, ctx, "number cleared", `window.__events.filter(e => e.kind === 'card-number').at(-1)?.empty === true`)
+	typeInto(t, ctx, "#number", "card-number", cardNumber)
 	typeInto(t, ctx, "#cvc", "card-cvc", cardCVC)
 	until(t, ctx, "card complete", `['card-number', 'card-expiry', 'card-cvc'].every(k => window.__events.filter(e => e.kind === k).at(-1)?.complete === true)`)
 	res := eval[map[string]any](t, ctx, `window.__pay()`)
@@ -292,6 +335,47 @@ func TestElementsRefusedOrigin(t *testing.T) {
 	// No field said a word: no message came from the vault's frames.
 	if n := eval[float64](t, ctx, `window.__messages.filter(m => m.origin === `+quote(s.vault)+`).length`); n != 0 {
 		t.Errorf("%v messages from the vault's origin reached a refused page", n)
+	}
+}
+
+// frameTab attaches to the frame of the page in ctx whose URL holds
+// page (the fields are cross-site, so each is a target of its own).
+func frameTab(t *testing.T, ctx context.Context, page string) context.Context {
+	t.Helper()
+	infos, err := chromedp.Targets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if info.Type == "iframe" && strings.Contains(info.URL, "/elements/v1/"+page+"?") {
+			fctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(info.TargetID))
+			t.Cleanup(cancel)
+			return fctx
+		}
+	}
+	t.Fatalf("no frame of %s among the browser's targets", page)
+	return nil
+}
+
+// checkAccessible reads each field's input inside its frame: its label,
+// autocomplete and input mode, and that it is marked invalid, with the
+// error in a live region, when it is.
+func checkAccessible(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for _, tc := range []struct{ page, label, autocomplete, inputmode string }{
+		{"card-number.html", "Card number", "cc-number", "numeric"},
+		{"card-expiry.html", "Expiration date", "cc-exp", "numeric"},
+		{"card-cvc.html", "Security code", "cc-csc", "numeric"},
+		{"text.html", "Postal code", "postal-code", "numeric"},
+	} {
+		fctx := frameTab(t, ctx, tc.page)
+		got := eval[[]string](t, fctx, `(() => { const i = document.getElementById('input'), e = document.getElementById('error');
+			return [i.getAttribute('aria-label'), document.querySelector('label[for=input]').textContent, i.autocomplete, i.inputMode,
+				i.getAttribute('aria-invalid'), i.getAttribute('aria-describedby'), e.getAttribute('role'), e.getAttribute('aria-live'), i.getAttribute('aria-required')] })()`)
+		want := []string{tc.label, tc.label, tc.autocomplete, tc.inputmode, "false", "error", "alert", "polite", "true"}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: [aria-label, label, autocomplete, inputmode, aria-invalid, aria-describedby, role, aria-live, aria-required] = %q, want %q", tc.page, got, want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"embed"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -128,7 +129,11 @@ func handler(v Origins) http.Handler {
 		}
 		switch {
 		case slices.Contains(frames, name):
-			h.Set("Content-Security-Policy", FrameCSP(ancestor(r.Context(), v, r.URL.Query())))
+			// The key is authenticated as on the API: its rate limits, and
+			// the throttle of failed authentications of the address.
+			info := &tokenvault.CallInfo{ClientAddress: clientAddress(r)}
+			ctx := tokenvault.WithCallInfo(r.Context(), info)
+			h.Set("Content-Security-Policy", FrameCSP(ancestor(ctx, v, r.URL.Query())))
 			h.Set("Cache-Control", "no-store")
 		case slices.Contains(scripts, name):
 			h.Set("Content-Security-Policy", scriptCSP)
@@ -162,4 +167,13 @@ func ancestor(ctx context.Context, v Origins, q url.Values) string {
 	// allowed_origins are validated (internal/access NormalizeOrigins):
 	// an origin holds no space, quote, comma or semicolon.
 	return origin
+}
+
+// clientAddress is the host of the request's remote address (a proxy's,
+// behind one: the elements do not read X-Forwarded-For).
+func clientAddress(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }

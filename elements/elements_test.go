@@ -231,4 +231,3 @@ func TestAllowedOrigins(t *testing.T) {
 		t.Errorf("UpdateApplication(private, origins) = %v, want Invalid", err)
 	}
 }
-

@@ -32,6 +32,7 @@ async function start(E) {
     elements.field('card-cvc', { label: 'Security code' }),
     elements.field('text', { name: 'postal_code', label: 'Postal code', placeholder: '12345', pattern: '[0-9]{5}', inputMode: 'numeric', autocomplete: 'postal-code' }),
   ];
+  window.__fields = fields;
   for (const f of fields) {
     f.on('focus', (e) => window.__focus.push(e.kind));
     f.on('change', (e) => {
