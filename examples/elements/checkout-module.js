@@ -1,6 +1,6 @@
 // The module form: import the elements from the vault's origin. The page
-// asks for a token intent, which its server converts with a private key
-// (POST /token-intents/{id}/convert).
+// asks for a token intent, which its server converts into a token with
+// a private key (POST /tokens with {"token_intent_id": id}).
 import { create } from 'http://127.0.0.1:8080/elements/v1/elements.mjs';
 import { style, mountCheckout } from './common.js';
 
