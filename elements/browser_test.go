@@ -101,6 +101,7 @@ type servers struct {
 	vault              string
 	merchant, stranger string
 	publicKey, readKey tokenvault.Credential
+	mgmt               tokenvault.Credential
 }
 
 func start(t *testing.T) *servers {
@@ -116,7 +117,7 @@ func start(t *testing.T) *servers {
 	t.Cleanup(merchant.Close)
 	t.Cleanup(stranger.Close)
 	localhost := func(u string) string { return strings.Replace(u, "127.0.0.1", "localhost", 1) }
-	s := &servers{v: v, vault: api.URL, merchant: localhost(merchant.URL), stranger: localhost(stranger.URL)}
+	s := &servers{v: v, vault: api.URL, merchant: localhost(merchant.URL), stranger: localhost(stranger.URL), mgmt: mgmt}
 	s.publicKey = app(t, v, mgmt, tokenvault.Public, []string{"token:create"}, s.merchant).Key
 	reader, err := v.CreateApplication(context.Background(), mgmt, tokenvault.CreateApplicationRequest{Name: "backend", Type: tokenvault.Private,
 		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{"token:read"}}}})
@@ -316,6 +317,44 @@ func TestElementsAsModule(t *testing.T) {
 		t.Fatalf("tokenize: %v", res)
 	}
 	if _, err := s.v.GetToken(context.Background(), s.readKey, res["result"].(map[string]any)["id"].(string)); err != nil {
+		t.Fatalf("the private key reads the token: %v", err)
+	}
+	checkNoCard(t, eval[string](t, ctx, `document.documentElement.outerHTML + JSON.stringify(window.__messages) + JSON.stringify(window.__events)`))
+}
+
+// TestElementsWithSession: with a session key, the fields tokenize with
+// it, not with the public key: refused (403) until a private key
+// authorizes the session, then accepted.
+func TestElementsWithSession(t *testing.T) {
+	ctx := tab(t)
+	s := start(t)
+	bg := context.Background()
+	sess, err := s.v.CreateSession(bg, s.publicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "load the merchant page with a session", chromedp.Navigate(s.page(s.merchant, "", "session", string(sess.SessionKey))))
+	until(t, ctx, "fields mounted", `window.__mounted === true || window.__mountError !== undefined`)
+	typeInto(t, ctx, "#number", "card-number", cardNumber)
+	typeInto(t, ctx, "#expiry", "card-expiry", "1234")
+	typeInto(t, ctx, "#cvc", "card-cvc", cardCVC)
+	until(t, ctx, "card complete", `['card-number', 'card-expiry', 'card-cvc'].every(k => window.__events.filter(e => e.kind === k).at(-1)?.complete === true)`)
+	if r := eval[map[string]any](t, ctx, `window.__pay()`); r["ok"] != false || r["code"] != "api_error" || r["status"] != float64(403) {
+		t.Fatalf("tokenize with a session not yet authorized: %v, want an api_error of status 403", r)
+	}
+	authorizer, err := s.v.CreateApplication(bg, s.mgmt, tokenvault.CreateApplicationRequest{Name: "authorizer", Type: tokenvault.Private,
+		Permissions: []string{"token:create"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.v.AuthorizeSession(bg, authorizer.Key, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce, Permissions: []string{"token:create"}}); err != nil {
+		t.Fatal(err)
+	}
+	r := eval[map[string]any](t, ctx, `window.__pay()`)
+	if r["ok"] != true {
+		t.Fatalf("tokenize with the authorized session: %v", r)
+	}
+	if _, err := s.v.GetToken(bg, s.readKey, r["result"].(map[string]any)["id"].(string)); err != nil {
 		t.Fatalf("the private key reads the token: %v", err)
 	}
 	checkNoCard(t, eval[string](t, ctx, `document.documentElement.outerHTML + JSON.stringify(window.__messages) + JSON.stringify(window.__events)`))

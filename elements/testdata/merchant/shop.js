@@ -24,7 +24,7 @@ const style = {
 };
 
 async function start(E) {
-  const elements = E.create({ key: q.get('key'), style, loadTimeout: Number(q.get('timeout') ?? 10000) });
+  const elements = E.create({ key: q.get('key'), sessionKey: q.get('session') ?? undefined, style, loadTimeout: Number(q.get('timeout') ?? 10000) });
   window.__elements = elements;
   const fields = [
     elements.field('card-number', { label: 'Card number' }),
@@ -58,7 +58,7 @@ window.__pay = async (intent) => {
     document.getElementById('status').textContent = 'Paid with ' + r.brand + ' ending ' + r.last4;
     return { ok: true, result: r };
   } catch (e) {
-    const err = { ok: false, code: e.code, message: e.message, fields: e.fields };
+    const err = { ok: false, code: e.code, status: e.status, message: e.message, fields: e.fields };
     window.__failure = err;
     document.getElementById('status').textContent = e.message;
     return err;
