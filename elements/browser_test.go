@@ -203,6 +203,22 @@ func TestElementsInBrowser(t *testing.T) {
 		}
 	}
 
+	// A request may not compute over the data: refused by the script,
+	// and by the controller frame when the page goes round the script.
+	if got := eval[string](t, ctx, `window.__elements.tokenize({type: 'card', id: '{{ data.number }}'}).then(() => 'accepted', (e) => e.name)`); got != "TypeError" {
+		t.Errorf("tokenize with an id expression: %s, want a TypeError", got)
+	}
+	got := eval[map[string]any](t, ctx, `new Promise((resolve) => {
+		const el = window.__elements;
+		el._ensureController().then(() => {
+			el._pending.set('raw', {resolve: (r) => resolve({ok: true, r}), reject: (e) => resolve({ok: false, message: e.message})});
+			el._post(el._controller.iframe, {type: 'tokenize', id: 'raw', request: {type: 'card', mask: '{{ data.cvc }}'}, fields: [{kind: 'card-number'}]});
+		});
+	})`)
+	if got["ok"] != false || !strings.Contains(got["message"].(string), "mask is not taken") {
+		t.Errorf("the controller frame sent a mask expression: %v, want it refused", got)
+	}
+
 	res := eval[map[string]any](t, ctx, `window.__pay()`)
 	if res["ok"] != true {
 		t.Fatalf("tokenize: %v", res)

@@ -144,5 +144,28 @@ const tvCommon = (() => {
     return parts.join(' ');
   }
 
-  return { PROTOCOL, STYLE_PROPERTIES, STYLE_STATES, checkStyle, checkText, brand, cardLayout, luhn, formatCard };
+  // What a page may put in a request besides the fields' data: nothing
+  // that computes over the data (id, mask, search_indexes,
+  // fingerprint_expression: an expression could carry part of the card
+  // into the id the page is answered), nor deduplication (its answer
+  // would tell the page whether a card is stored).
+  const REQUEST_FIELDS = {
+    tokenize: ['type', 'containers', 'metadata', 'expires_at', 'field'],
+    intent: ['type', 'expires_at', 'field'],
+  };
+
+  // checkRequest throws a TypeError naming the first field of request
+  // that op does not take.
+  function checkRequest(op, request) {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new TypeError(`${op}: the request must be an object`);
+    if (typeof request.type !== 'string' || request.type === '') throw new TypeError(`${op}: type is required (card, or token with a text field)`);
+    for (const k of Object.keys(request)) {
+      if (!REQUEST_FIELDS[op].includes(k)) {
+        throw new TypeError(`${op}: ${k} is not taken (${REQUEST_FIELDS[op].join(', ')}): ` +
+          (k === 'data' ? 'the data comes from the fields' : 'a page may not compute over the data it does not see'));
+      }
+    }
+  }
+
+  return { PROTOCOL, checkRequest, STYLE_PROPERTIES, STYLE_STATES, checkStyle, checkText, brand, cardLayout, luhn, formatCard };
 })();

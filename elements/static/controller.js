@@ -140,7 +140,8 @@
         toParent({ type: 'configured' });
       } else if ((d.type === 'tokenize' || d.type === 'intent') && typeof d.id === 'string') {
         try {
-          if (!d.request || typeof d.request !== 'object' || !Array.isArray(d.fields)) throw new Error('bad request');
+          if (!Array.isArray(d.fields)) throw new Error('bad request');
+          tvCommon.checkRequest(d.type, d.request); // again: the frame trusts nothing it is sent
           const result = await call(d.type, d.request, d.fields);
           toParent({ type: 'result', id: d.id, ok: true, result });
         } catch (e) {

@@ -257,8 +257,7 @@ class Elements {
   }
 
   async _call(op, request) {
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new TypeError(`${op}: request must be an object`);
-    if ('data' in request) throw new TypeError(`${op}: data comes from the fields, not from the page`);
+    tvCommon.checkRequest(op, request);
     const fields = this._fields.filter((f) => f.iframe).map((f) => ({ kind: f.kind, name: f.name }));
     if (fields.length === 0) throw new ElementsError('no_fields', `${op}: no field is mounted`);
     await Promise.all(this._fields.filter((f) => f.iframe).map((f) => f._ready));
@@ -276,6 +275,7 @@ class Elements {
   // another, and rejects with an ElementsError (code invalid with fields,
   // or the API's problem).
   tokenize(request) { return this._call('tokenize', request); }
+
 
   // createTokenIntent creates a token intent instead: it resolves to the
   // intent as the API answers it to a public key (id, type, card summary,
