@@ -23,8 +23,8 @@
 //
 // # Headers
 //
-// The server is the browser's guarantee: a frame's Content-Security-
-// Policy names the embedding origin as its only frame-ancestor when the
+// The server makes the browser the guarantee: a frame's
+// Content-Security-Policy names the embedding origin as its only frame-ancestor when the
 // public application lists it in allowed_origins (Vault.ElementOrigins),
 // and 'none' otherwise, and allows no inline script or style, no
 // connection but to its own origin. See Handler.

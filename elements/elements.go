@@ -65,9 +65,10 @@ func FrameCSP(ancestor string) string {
 // and are never to be rendered as one.
 const scriptCSP = "default-src 'none'; frame-ancestors 'none'"
 
-// Origins looks up the origins allowed to embed the frames of the public
-// application whose key is key: a *tokenvault.Vault's ElementOrigins.
-type Origins interface {
+// originLookup looks up the origins allowed to embed the frames of the
+// public application whose key is key: a *tokenvault.Vault's
+// ElementOrigins.
+type originLookup interface {
 	ElementOrigins(ctx context.Context, key tokenvault.Credential) ([]string, error)
 }
 
@@ -98,7 +99,7 @@ func Handler(v *tokenvault.Vault) http.Handler {
 	return handler(v)
 }
 
-func handler(v Origins) http.Handler {
+func handler(v originLookup) http.Handler {
 	sub, err := fs.Sub(files, "static")
 	if err != nil {
 		panic(err) // the embedded tree always holds static
@@ -119,8 +120,12 @@ func handler(v Origins) http.Handler {
 			return
 		}
 		b, err := fs.ReadFile(sub, name)
-		if name == "elements.js" {
+		switch name {
+		case "elements.js":
 			b, err = elementsJS, nil
+		case "merchant.js":
+			// Only inside elements.js: alone it defines nothing usable.
+			err = fs.ErrNotExist
 		}
 		if err != nil {
 			h.Set("Content-Security-Policy", scriptCSP)
@@ -154,7 +159,7 @@ func handler(v Origins) http.Handler {
 // ancestor is the frame-ancestors source of a frame asked for with query
 // q: its origin parameter when the application of its key parameter lists
 // it in allowed_origins, else 'none'.
-func ancestor(ctx context.Context, v Origins, q url.Values) string {
+func ancestor(ctx context.Context, v originLookup, q url.Values) string {
 	const none = "'none'"
 	key, origin := q.Get("key"), q.Get("origin")
 	if key == "" || origin == "" || len(q["key"]) != 1 || len(q["origin"]) != 1 {

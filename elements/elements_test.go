@@ -137,7 +137,7 @@ func TestScriptHeaders(t *testing.T) {
 		}
 	}
 	for _, target := range []string{elements.Prefix, elements.Prefix + "nothing.js", elements.Prefix + "../console/index.html",
-		elements.Prefix + "static/field.js", "/elements/v2/elements.js", elements.Prefix + "%00"} {
+		elements.Prefix + "static/field.js", elements.Prefix + "merchant.js", "/elements/v2/elements.js", elements.Prefix + "%00"} {
 		if w := get(t, h, target); w.Code != 404 || w.Result().Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("GET %s: %d, want 404 with nosniff", target, w.Code)
 		}
