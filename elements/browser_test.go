@@ -32,7 +32,9 @@ const (
 )
 
 // tab opens a tab of the shared browser, or skips the test when there is
-// none (CI=true makes that a failure).
+// none (CI=true makes that a failure). The browser tests run one after
+// another: each is a few seconds of a loaded machine's CPU, and a
+// second tab at once would only share it.
 func tab(t *testing.T) context.Context {
 	t.Helper()
 	if browser == nil {
@@ -282,6 +284,7 @@ func leak(held string) string {
 
 // TestLeakFinds: the check of the browser tests finds what it looks for.
 func TestLeakFinds(t *testing.T) {
+	t.Parallel()
 	for _, held := range []string{`{"number":"378282246310005"}`, `<input value="3782 822463 10005">`, `{"cvc":"x"}`,
 		`{"value":"7391"}`, `7391`, `{"value":{"cvc":7391}}`, `<span>7391</span>`} {
 		if leak(held) == "" {

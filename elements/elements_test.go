@@ -56,6 +56,7 @@ func get(t *testing.T, h http.Handler, target string) *httptest.ResponseRecorder
 // any other origin, an unknown key, a private key, or a missing
 // parameter; the page is the same, and says nothing of why.
 func TestFrameHeaders(t *testing.T) {
+	t.Parallel()
 	v, mgmt := vault(t)
 	pub := app(t, v, mgmt, tokenvault.Public, []string{"token:create"}, "https://shop.example", "http://127.0.0.1:8081")
 	bare := app(t, v, mgmt, tokenvault.Public, []string{"token:create"})
@@ -113,6 +114,7 @@ func TestFrameHeaders(t *testing.T) {
 // TestScriptHeaders: the merchant's script is loadable by any origin, as
 // a script and as a module; the frames' files are not documents.
 func TestScriptHeaders(t *testing.T) {
+	t.Parallel()
 	v, _ := vault(t)
 	h := elements.Handler(v)
 	for _, name := range []string{"elements.js", "elements.mjs"} {
@@ -152,6 +154,7 @@ func TestScriptHeaders(t *testing.T) {
 // TestElementOrigins: the Vault's lookup answers a public key with its
 // origins and refuses every other key.
 func TestElementOrigins(t *testing.T) {
+	t.Parallel()
 	v, mgmt := vault(t)
 	ctx := context.Background()
 	pub := app(t, v, mgmt, tokenvault.Public, []string{"token:create"}, "HTTPS://Shop.Example:443", "http://127.0.0.1:8081")
@@ -180,6 +183,7 @@ func isKind(err error, k tokenvault.Kind) bool {
 // application that is not public and for a malformed origin, naming the
 // field.
 func TestAllowedOrigins(t *testing.T) {
+	t.Parallel()
 	v, mgmt := vault(t)
 	ctx := context.Background()
 	pub := app(t, v, mgmt, tokenvault.Public, []string{"token:create"}, "https://shop.example")
