@@ -125,7 +125,15 @@ func TestScriptHeaders(t *testing.T) {
 			t.Errorf("GET %s: %d %v", name, w.Code, hd)
 		}
 	}
-	js := get(t, h, elements.Prefix+"elements.js").Body.String()
+	first := get(t, h, elements.Prefix+"elements.js")
+	req := httptest.NewRequest("GET", elements.Prefix+"elements.js", nil)
+	req.Header.Set("If-None-Match", first.Result().Header.Get("ETag"))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if first.Result().Header.Get("ETag") == "" || w.Code != http.StatusNotModified {
+		t.Errorf("revalidating elements.js with its ETag %q: %d, want 304", first.Result().Header.Get("ETag"), w.Code)
+	}
+	js := first.Body.String()
 	if !strings.Contains(js, "const tvCommon") || !strings.Contains(js, "globalThis.TokenVaultElements") {
 		t.Error("elements.js does not hold common.js and merchant.js")
 	}
@@ -144,7 +152,7 @@ func TestScriptHeaders(t *testing.T) {
 			t.Errorf("GET %s: %d, want 404 with nosniff", target, w.Code)
 		}
 	}
-	w := httptest.NewRecorder()
+	w = httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("POST", elements.Prefix+"elements.js", strings.NewReader("x")))
 	if w.Code != 405 || w.Result().Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST: %d %v", w.Code, w.Result().Header)
