@@ -43,3 +43,19 @@ func TestElementsFlag(t *testing.T) {
 		wantCode(t, serve(h, "GET", "/console/", ""), 200)
 	}
 }
+
+// TestServeElements: tokenvault serve serves the elements at
+// /elements/v1/ by default, and not with -elements=false.
+func TestServeElements(t *testing.T) {
+	addr, _, stop := start(t, t.TempDir(), nil)
+	code, body := get(t, "http://"+addr+"/elements/v1/elements.js", "")
+	stop()
+	if code != 200 || !strings.Contains(body, "TokenVaultElements") {
+		t.Errorf("GET /elements/v1/elements.js = %d %.200q", code, body)
+	}
+	addr, _, stop = startWith(t, t.TempDir(), nil, "-elements=false")
+	defer stop()
+	if code, _ := get(t, "http://"+addr+"/elements/v1/elements.js", ""); code != 404 {
+		t.Errorf("GET /elements/v1/elements.js with -elements=false = %d, want 404", code)
+	}
+}
