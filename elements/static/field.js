@@ -17,7 +17,7 @@
 
   let config = null;
   const sibling = { brand: 'unknown' }; // what the card number frame tells the cvc frame
-  const state = { focused: false, touched: false };
+  const state = { focused: false };
   let pattern = null;
 
   function toParent(msg) {
@@ -168,7 +168,7 @@
 
   input.addEventListener('input', (ev) => { k.format(ev); update(); });
   input.addEventListener('focus', () => { state.focused = true; update(); toParent({ type: 'focus' }); });
-  input.addEventListener('blur', () => { state.focused = false; state.touched = true; update(); toParent({ type: 'blur' }); });
+  input.addEventListener('blur', () => { state.focused = false; update(); toParent({ type: 'blur' }); });
   input.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') toParent({ type: 'escape' }); });
 
   function configure(c) {
@@ -223,7 +223,6 @@
       sibling.brand = d.brand;
       if (kind === 'card-cvc') update();
     } else if (d.type === 'collect') {
-      state.touched = true;
       const r = k.check();
       ev.source.postMessage({ protocol: PROTOCOL, instance, type: 'value', id: d.id, kind,
         name: config?.name, complete: r.complete, empty: r.empty, error: r.error ?? (r.complete ? undefined : 'incomplete'),
