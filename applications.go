@@ -28,6 +28,10 @@ type Application struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	ModifiedBy string     `json:"modified_by,omitempty"`
 	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+	// AllowedOrigins are the origins allowed to embed a public
+	// application's hosted elements (package elements), as
+	// scheme://host[:port] in lower case; absent for none.
+	AllowedOrigins []string `json:"allowed_origins,omitempty"`
 }
 
 // CreateApplicationRequest is the body of CreateApplication.
@@ -39,6 +43,11 @@ type CreateApplicationRequest struct {
 	// ExpiresAt, when set, must be in the future and before the year
 	// 10000 in UTC.
 	ExpiresAt *time.Time `json:"expires_at"`
+	// AllowedOrigins, for a public application only, are the origins
+	// allowed to embed its hosted elements: at most 20, each
+	// scheme://host[:port] (http or https, no path, no wildcard),
+	// normalized to lower case without a default port.
+	AllowedOrigins []string `json:"allowed_origins,omitempty"`
 }
 
 // UpdateApplicationRequest is the body of UpdateApplication. The type of an
@@ -47,6 +56,10 @@ type UpdateApplicationRequest struct {
 	Name        string       `json:"name"`
 	Permissions []string     `json:"permissions"`
 	Rules       []AccessRule `json:"rules"`
+	// AllowedOrigins replaces a public application's allowed origins
+	// (as in CreateApplicationRequest) when set; nil (absent) keeps them,
+	// an empty list removes them.
+	AllowedOrigins *[]string `json:"allowed_origins,omitempty"`
 }
 
 // ListApplicationsRequest filters and pages ListApplications.
@@ -74,6 +87,8 @@ func applicationOf(r *access.ApplicationRecord) *Application {
 		CreatedAt:   r.CreatedAt,
 		ModifiedBy:  r.ModifiedBy,
 		ModifiedAt:  r.ModifiedAt,
+
+		AllowedOrigins: r.AllowedOrigins,
 	}
 }
 
@@ -121,7 +136,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules}, req.ExpiresAt, fe)
+		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: &req.AllowedOrigins}, req.ExpiresAt, fe)
 		if err != nil {
 			return err
 		}
@@ -249,7 +264,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules}, fe)
+		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins}, fe)
 		if err != nil {
 			return err
 		}

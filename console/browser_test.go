@@ -58,9 +58,16 @@ func TestConsole(t *testing.T) {
 	until(t, ctx, "edit form", `document.querySelector('#app-form-title').textContent === 'Edit dashboard' && document.querySelector('#perm-token-create')?.checked === true`)
 	set(t, ctx, "#app-name", "dashboard "+xss)
 	click(t, ctx, "#perm-token-intent-create")
+	// A public application's allowed origins (for the hosted elements),
+	// normalized by the API.
+	set(t, ctx, "#app-origins", "https://Shop.Example:443\nhttp://localhost:8081\n")
 	click(t, ctx, "#app-create")
 	until(t, ctx, "edited application listed", `[...document.querySelectorAll('#app-list tr')].some(r => r.querySelector('.app-name')?.textContent === `+js("dashboard "+xss)+` &&
-		r.textContent.includes('token:create') && r.textContent.includes('token-intent:create')) && document.querySelector('#app-form-title').textContent === 'New application'`)
+		r.textContent.includes('token:create') && r.textContent.includes('token-intent:create') &&
+		r.querySelector('.app-origins')?.textContent === 'https://shop.example http://localhost:8081') && document.querySelector('#app-form-title').textContent === 'New application'`)
+	if shown := eval[bool](t, ctx, `!document.getElementById('app-origins').closest('.field').hidden`); shown {
+		t.Error("the allowed origins field is shown for a private application (the form's default type)")
+	}
 	// Create one more and delete it.
 	createApp(t, ctx, "short-lived", "private", "", "token:read")
 	eval[bool](t, ctx, `(() => { const row = [...document.querySelectorAll('#app-list tr')].find(r => r.querySelector('.app-name')?.textContent === 'short-lived');

@@ -34,11 +34,24 @@ type Applications struct {
 }
 
 // Grant is what a request gives an application: its name, permissions
-// and rules (normalized: NormalizeGrants).
+// and rules (normalized: NormalizeGrants), and its allowed origins as
+// requested (NormalizeOrigins checks them against the type): nil keeps
+// those it has (none for a new application), a pointer to an empty list
+// removes them.
 type Grant struct {
-	Name        string
-	Permissions []string
-	Rules       []Rule
+	Name           string
+	Permissions    []string
+	Rules          []Rule
+	AllowedOrigins *[]string
+}
+
+// origins checks g's allowed origins for an application of type typ,
+// adding to fe, and returns them normalized; keep when g leaves them.
+func (g Grant) origins(typ ApplicationType, keep []string, fe unit.FieldErrors) []string {
+	if g.AllowedOrigins == nil {
+		return keep
+	}
+	return NormalizeOrigins(typ, *g.AllowedOrigins, fe)
 }
 
 // errCovers is the answer to a grant of permissions the caller does not
@@ -50,13 +63,14 @@ func errCovers() error {
 // Create creates application id of type typ for p with key apiKey,
 // expiring at expiresAt when set. fe holds the request's field errors
 // found before (its name, type and grants'); Create adds the expiry's,
-// checked against t's time. A management application can only be given
+// checked against t's time, and the allowed origins' (NormalizeOrigins). A management application can only be given
 // permissions p holds (PermissionDenied).
 func (s *Applications) Create(t *unit.Tx, p *Principal, id, apiKey string, typ ApplicationType, g Grant, expiresAt *time.Time, fe unit.FieldErrors) (*ApplicationRecord, error) {
 	fe = maps.Clone(fe)
 	if expiresAt != nil {
 		unit.CheckExpiry(*expiresAt, t.Now, "expires_at", fe)
 	}
+	origins := g.origins(typ, nil, fe)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -72,6 +86,8 @@ func (s *Applications) Create(t *unit.Tx, p *Principal, id, apiKey string, typ A
 		Rules:       g.Rules,
 		CreatedBy:   p.ActorID,
 		CreatedAt:   t.Now,
+
+		AllowedOrigins: origins,
 	}
 	if expiresAt != nil {
 		at := expiresAt.UTC()
@@ -114,9 +130,10 @@ func (s *Applications) setKey(t *unit.Tx, rec *ApplicationRecord, apiKey string)
 }
 
 // Replace replaces the name, permissions and rules of application id of
-// p's tenant with g. fe holds the request's field errors found before
-// (its name's); Replace adds those of the grants, checked against the
-// application's type. A management application can only be given
+// p's tenant with g, and its allowed origins when g has them. fe holds
+// the request's field errors found before (its name's); Replace adds
+// those of the grants and origins, checked against the application's
+// type. A management application can only be given
 // permissions p holds (PermissionDenied); taking a management permission
 // from the tenant's last full manager is ErrLastManager. Returns NotFound
 // for an unknown id.
@@ -127,6 +144,7 @@ func (s *Applications) Replace(t *unit.Tx, p *Principal, id string, g Grant, fe 
 	}
 	fe = maps.Clone(fe)
 	ValidateGrants(rec.Type, g.Permissions, g.Rules, fe)
+	origins := g.origins(rec.Type, rec.AllowedOrigins, fe)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -134,7 +152,7 @@ func (s *Applications) Replace(t *unit.Tx, p *Principal, id string, g Grant, fe 
 		return nil, errCovers()
 	}
 	wasManager := IsFullManager(rec)
-	rec.Name, rec.Permissions, rec.Rules = g.Name, g.Permissions, g.Rules
+	rec.Name, rec.Permissions, rec.Rules, rec.AllowedOrigins = g.Name, g.Permissions, g.Rules, origins
 	if wasManager && !IsFullManager(rec) {
 		if err := KeepsAManager(t, p.TenantID, id, rec); err != nil {
 			return nil, err

@@ -32,6 +32,10 @@ type ApplicationRecord struct {
 	ModifiedAt  *time.Time
 	// KeyHash is the keyed hash of the application's key (Vault.sys.mac).
 	KeyHash []byte
+	// AllowedOrigins are the origins (scheme://host[:port], lower case)
+	// allowed to embed the hosted elements of a public application; nil
+	// for none, and for every application of another type.
+	AllowedOrigins []string
 }
 
 // Expired reports whether the application has expired at now.
@@ -46,7 +50,7 @@ func (r *ApplicationRecord) Expired(now time.Time) bool {
 // varint, bytes, str, time):
 //
 //	0x01              format version
-//	uvarint flags     1 expires_at, 2 modified_at
+//	uvarint flags     1 expires_at, 2 modified_at, 4 allowed_origins
 //	str   name
 //	str   type
 //	bytes key_hash    the keyed hash of the key (the key is never stored)
@@ -63,6 +67,15 @@ func (r *ApplicationRecord) Expired(now time.Time) bool {
 //	time  expires_at   (flag 1)
 //	time  modified_at  (flag 2)
 //	str   modified_by
+//	uvarint n, n str  allowed_origins  (flag 4)
+//
+// Flag 4 was added within version 1 rather than as a version 2: a record
+// without allowed origins (every record written before, and every
+// application but a public one with origins) is byte for byte what it
+// was, so no record is rewritten and application-v1.bin still holds; a
+// record with the flag is refused by code older than the flag ("unknown
+// flags"), as a new version would be. Nil and empty lists are both
+// written without the flag and decode as nil.
 //
 // The tenant and id are the store key's, not stored again. An
 // application's permissions and rules, and a rule's permissions, decode
@@ -91,6 +104,7 @@ const ApplicationFormat = 1
 const (
 	appExpires = 1 << iota
 	appModified
+	appOrigins
 )
 
 func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
@@ -106,6 +120,9 @@ func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	}
 	if r.ModifiedAt != nil {
 		flags |= appModified
+	}
+	if len(r.AllowedOrigins) > 0 {
+		flags |= appOrigins
 	}
 	b = append(b, ApplicationFormat)
 	b = binary.AppendUvarint(b, flags)
@@ -135,6 +152,9 @@ func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 		b = unit.AppendTime(b, *r.ModifiedAt)
 	}
 	b = unit.AppendStr(b, r.ModifiedBy)
+	if len(r.AllowedOrigins) > 0 {
+		b = unit.AppendStrs(b, r.AllowedOrigins)
+	}
 	return b, nil
 }
 
@@ -185,7 +205,12 @@ func (r *ApplicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 		r.ModifiedAt = new(d.Time())
 	}
 	r.ModifiedBy = d.Str()
-	if flags >= appModified<<1 {
+	if flags&appOrigins != 0 {
+		if r.AllowedOrigins = d.Strs(); len(r.AllowedOrigins) == 0 {
+			d.Fail("empty allowed origins")
+		}
+	}
+	if flags >= appOrigins<<1 {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {

@@ -41,6 +41,9 @@ type config struct {
 	metrics bool // serve GET /metrics
 	// console: serve the web console under /console/ (console.Handler).
 	console bool
+	// elements: serve the hosted elements under /elements/v1/
+	// (elements.Handler).
+	elements bool
 	// allowPrivate lets proxies and webhooks reach loopback and private
 	// addresses.
 	allowPrivate bool
@@ -268,6 +271,8 @@ func serveFlags(c *config) *FlagSet {
 	def("metrics", "TOKENVAULT_METRICS")
 	fs.BoolVar(&c.console, "console", c.console, "serve the web console under /console/ (static files; it signs in with an API key and uses the API)")
 	def("console", "TOKENVAULT_CONSOLE")
+	fs.BoolVar(&c.elements, "elements", c.elements, "serve the hosted card fields under /elements/v1/ (a script and frames merchant pages embed;\nonly origins in a public application's allowed_origins may frame them)")
+	def("elements", "TOKENVAULT_ELEMENTS")
 	fs.BoolVar(&c.allowPrivate, "allow-private-destinations", c.allowPrivate, "let proxies, webhooks and fetch reach loopback and private addresses (refused by default)")
 	def("allow-private-destinations", "TOKENVAULT_ALLOW_PRIVATE_DESTINATIONS")
 	fs.BoolVar(&c.trustForwardedFor, "trust-forwarded-for", c.trustForwardedFor, "take the client address (for the failed-authentication throttle and session budgets) from the last\nX-Forwarded-For entry when it is an IP address; only behind a reverse proxy that sets it")
@@ -388,7 +393,7 @@ func sealFlags(fs *FlagSet, c *config) {
 }
 
 func defaultConfig() config {
-	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, console: true, seal: sealLocal,
+	return config{addr: "127.0.0.1:8080", dataDir: "data", store: "bolt", schema: "tokenvault", metrics: true, console: true, elements: true, seal: sealLocal,
 		ratePerKey: defaultRatePerKey, ratePerTenant: defaultRatePerTenant,
 		sessionsPerApp: tokenvault.DefaultSessionsPerApplication, authFailuresPerMinute: tokenvault.DefaultAuthFailuresPerMinute,
 		logRetention: defaultLogRetention, logLevel: slog.LevelInfo, logFormat: "text", gcHeadroomMiB: defaultGCHeadroomMiB,

@@ -32,5 +32,7 @@ var (
 
 func fixedApplication() *access.ApplicationRecord { return recordfix.Application() }
 
+func fixedPublicApplication() *access.ApplicationRecord { return recordfix.PublicApplication() }
+
 // ptr is a pointer to a copy of v.
 func ptr[T any](v T) *T { return &v }

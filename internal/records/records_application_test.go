@@ -37,7 +37,7 @@ func TestApplicationRecordFields(t *testing.T) {
 	}
 	rules := recordfix.RuleFieldPaths
 	wantRecord := slices.Concat([]string{"ID", "TenantID", "Name", "Type", "Permissions", "Rules"}, rules,
-		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash"})
+		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash", "AllowedOrigins"})
 	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord]())); diff != "" {
 		t.Errorf("access.ApplicationRecord's fields changed; the stored format (internal/access/record_application.go) must follow (-want +got):\n%s", diff)
 	}
@@ -49,10 +49,18 @@ func TestApplicationRecordFields(t *testing.T) {
 	// fixedApplication sets every field of the record and of its rules,
 	// so that the golden, round-trip and legacy tests, which compare it
 	// field by field, cover each: a field the encoder or a decoder leaves
-	// out comes back empty.
+	// out comes back empty. AllowedOrigins is the exception: only a
+	// public application holds them, and version 0 (whose fixture is
+	// fixedApplication too) cannot; fixedPublicApplication sets them.
 	rec := fixedApplication()
 	rv := reflect.ValueOf(rec).Elem()
 	for f := range reflect.TypeFor[access.ApplicationRecord]().Fields() {
+		if f.Name == "AllowedOrigins" {
+			if !rv.FieldByIndex(f.Index).IsZero() || reflect.ValueOf(fixedPublicApplication()).Elem().FieldByIndex(f.Index).IsZero() {
+				t.Error("AllowedOrigins: set in fixedApplication, or unset in fixedPublicApplication")
+			}
+			continue
+		}
 		if rv.FieldByIndex(f.Index).IsZero() {
 			t.Errorf("fixedApplication leaves access.ApplicationRecord.%s unset: the format tests would not see it", f.Name)
 		}
@@ -81,7 +89,7 @@ func TestApplicationRecordFields(t *testing.T) {
 // come back as empty lists); TestApplicationAPIRoundTrip
 // (internal/records/behaviour) holds the API's JSON of the same cases.
 func TestApplicationRecordRoundTrip(t *testing.T) {
-	cases := []*access.ApplicationRecord{fixedApplication()}
+	cases := []*access.ApplicationRecord{fixedApplication(), fixedPublicApplication()}
 	// The bootstrap management application: no rules, no expiry, never
 	// modified.
 	mgmt := &access.ApplicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",

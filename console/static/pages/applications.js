@@ -40,6 +40,7 @@ export async function render(root) {
       { label: 'Id', value: (a) => shortId(a.id) },
       { label: 'Grants', value: (a) => (a.permissions && a.permissions.length ? a.permissions.join(', ')
         : h('details', {}, h('summary', { text: `${(a.rules || []).length} access rule(s)` }), h('pre', { text: pretty(a.rules) }))) },
+      { label: 'Allowed origins', value: (a) => h('span', { class: 'app-origins', text: (a.allowed_origins || []).join(' ') }) },
       { label: 'Actions', value: (a) => h('div', { class: 'actions' },
         h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${a.name}`, onclick: () => guard(form, () => edit(a)) }, 'Edit'),
         confirmButton('Regenerate key', 'Confirm: old key stops', () => guard(listPanel, async () => {
@@ -60,6 +61,13 @@ export async function render(root) {
   const permErr = h('div', { class: 'field-error', 'data-error-for': 'permissions', role: 'alert' });
   const rules = h('textarea', { id: 'app-rules', name: 'rules', rows: 4, placeholder: ruleExample, spellcheck: 'false' });
   const expires = h('input', { id: 'app-expires', name: 'expires_at', type: 'datetime-local' });
+  // A public application's origins allowed to embed its hosted card
+  // fields (docs/elements.md): shown for public applications only.
+  const origins = h('textarea', { id: 'app-origins', name: 'allowed_origins', rows: 2, placeholder: 'https://shop.example', spellcheck: 'false' });
+  const originsField = field('Allowed origins (one a line: the pages that may embed its card fields)', origins, 'allowed_origins',
+    'scheme://host[:port], no path');
+  const showOrigins = () => { originsField.hidden = type.value !== 'public'; };
+  const originLines = () => origins.value.split('\n').map((l) => l.trim()).filter(Boolean);
 
   async function loadPermissions() {
     const all = await api('GET', `/permissions${query({ application_type: type.value })}`);
@@ -69,7 +77,7 @@ export async function render(root) {
         return h('label', { class: 'check' }, cb, ` ${p.type}`);
       })));
   }
-  type.addEventListener('change', () => guard(form, loadPermissions));
+  type.addEventListener('change', () => { showOrigins(); guard(form, loadPermissions); });
 
   // Editing: the form edits an application (PUT: name and grants; its
   // type and expiry stay) until saved or cancelled.
@@ -85,6 +93,7 @@ export async function render(root) {
     type.disabled = false;
     expires.disabled = false;
     form.reset();
+    showOrigins();
   }
   async function edit(a) {
     editing = a;
@@ -99,6 +108,8 @@ export async function render(root) {
     await loadPermissions();
     for (const cb of perms.querySelectorAll('input[name=permission]')) cb.checked = (a.permissions || []).includes(cb.value);
     rules.value = a.rules && a.rules.length ? JSON.stringify(a.rules, null, 1) : '';
+    origins.value = (a.allowed_origins || []).join('\n');
+    showOrigins();
     form.scrollIntoView({ block: 'start' });
     name.focus();
   }
@@ -109,6 +120,7 @@ export async function render(root) {
     h('div', { class: 'row' }, field('Name', name, 'name'), field('Type', type, 'type'), field('Expires at (optional)', expires, 'expires_at')),
     perms, permErr,
     field('Or access rules (JSON array)', rules, 'rules', `For example ${ruleExample}`),
+    originsField,
     formError(),
     h('div', { class: 'actions' }, submit, cancel));
   form.addEventListener('submit', (ev) => {
@@ -120,6 +132,7 @@ export async function render(root) {
         permissions: [...perms.querySelectorAll('input[name=permission]:checked')].map((c) => c.value),
         rules: parseJSON(rules.value, 'rules', []),
       };
+      if (type.value === 'public') body.allowed_origins = originLines();
       if (editing) {
         delete body.type;
         await api('PUT', `/applications/${encodeURIComponent(editing.id)}`, body);
@@ -132,6 +145,7 @@ export async function render(root) {
       const app = await api('POST', '/applications', body);
       clear(keySlot).append(keyBox(app, 'The key'));
       form.reset();
+      showOrigins();
       await loadPermissions();
       await pager.reload();
     });
@@ -139,6 +153,7 @@ export async function render(root) {
 
   const listPanel = h('section', { id: 'app-list-panel' }, h('h2', { text: 'All applications' }), listErr, pager.el, list);
   root.append(h('h1', { text: 'Applications' }), keySlot, form, listPanel);
+  showOrigins();
   await guard(form, loadPermissions);
   await guard(listPanel, () => pager.reload());
 }

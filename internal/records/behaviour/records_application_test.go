@@ -44,11 +44,12 @@ func TestApplicationAPIFields(t *testing.T) {
 	wantApp := slices.Concat([]string{"ID", "TenantID", "Name",
 		"Key", // never in a record: set by the answers of create and regenerate only
 		"Type", "Permissions", "Rules"}, rules,
-		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt"})
+		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "AllowedOrigins"})
 	if diff := cmp.Diff(wantApp, walk(reflect.TypeFor[tokenvault.Application]())); diff != "" {
 		t.Errorf("Application's fields changed; access.ApplicationRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
-	rec := recordfix.Application()
+	// The public application: the fixed one holds no allowed origins.
+	rec := recordfix.PublicApplication()
 	rv := reflect.ValueOf(rec).Elem()
 	// api fills every field of Application but Key from the record's
 	// field of the same name, and leaves Key empty.

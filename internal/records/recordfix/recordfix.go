@@ -59,6 +59,18 @@ func Application() *access.ApplicationRecord {
 	}
 }
 
+// PublicApplication is the record of
+// testdata/records/application-public-v1.bin: Application made public,
+// with allowed origins (flag 4 of format version 1), which
+// application-v0.json cannot hold.
+func PublicApplication() *access.ApplicationRecord {
+	r := Application()
+	r.Name, r.Type = "Checkout page", access.Public
+	r.Permissions = []string{access.PermTokenCreate, access.PermTokenIntentCreate}
+	r.AllowedOrigins = []string{"https://shop.example", "http://127.0.0.1:8081", "https://[::1]:8443"}
+	return r
+}
+
 // ApplicationV0 is r as the code before format version 1 stored it: the
 // Vault only reads that form, and a test writes it to build a store as
 // that code left it.
