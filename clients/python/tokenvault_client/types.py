@@ -103,6 +103,7 @@ class Application(_ApplicationRequired, total=False):
     modified_at: str
     key: str
     expires_at: str
+    allowed_origins: list[str]
 
 
 class _CreateApplicationRequestRequired(TypedDict):
@@ -114,6 +115,7 @@ class CreateApplicationRequest(_CreateApplicationRequestRequired, total=False):
     permissions: list[str] | None
     rules: list[AccessRule] | None
     expires_at: str | None
+    allowed_origins: list[str] | None
 
 
 class _UpdateApplicationRequestRequired(TypedDict):
@@ -123,6 +125,7 @@ class _UpdateApplicationRequestRequired(TypedDict):
 class UpdateApplicationRequest(_UpdateApplicationRequestRequired, total=False):
     permissions: list[str] | None
     rules: list[AccessRule] | None
+    allowed_origins: list[str] | None
 
 
 class Session(TypedDict):
@@ -282,6 +285,7 @@ class TenantBootstrapApplication(_TenantBootstrapApplicationRequired, total=Fals
     modified_by: str
     modified_at: str
     expires_at: str
+    allowed_origins: list[str]
 
 
 class TenantBootstrap(TypedDict):

@@ -82,6 +82,8 @@ export type Application = Audit & {
   permissions: string[];
   rules: AccessRule[];
   expires_at?: string;
+  /** Public applications only: the origins allowed to embed its hosted elements (/elements/v1/), scheme://host[:port] in lower case without a default port. Absent: none. */
+  allowed_origins?: string[];
 };
 
 export type CreateApplicationRequest = {
@@ -91,12 +93,16 @@ export type CreateApplicationRequest = {
   rules?: (AccessRule[]) | null;
   /** The key stops working then; null: never. */
   expires_at?: string | null;
+  /** Public applications only (another type: 400): the origins allowed to embed its hosted elements, each http:// or https://, a host and an optional port, no path and no wildcard; normalized to lower case without a default port. Absent or null: none. */
+  allowed_origins?: (string[]) | null;
 };
 
 export type UpdateApplicationRequest = {
   name: string;
   permissions?: (string[]) | null;
   rules?: (AccessRule[]) | null;
+  /** Public applications only: replaces the allowed origins, as on create; absent or null keeps them, [] removes them. */
+  allowed_origins?: (string[]) | null;
 };
 
 export type Session = {
