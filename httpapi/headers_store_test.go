@@ -11,11 +11,11 @@ import (
 	"github.com/tokenvault/tokenvault/httpapi"
 )
 
-// wantNoStore fails unless h carries exactly Cache-Control: no-store and
-// X-Content-Type-Options: nosniff.
+// wantNoStore fails unless h carries exactly Cache-Control: no-store,
+// X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox.
 func wantNoStore(t *testing.T, what string, status int, h http.Header) {
 	t.Helper()
-	for name, want := range map[string]string{"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"} {
+	for name, want := range map[string]string{"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"} {
 		if got := h.Values(name); len(got) != 1 || got[0] != want {
 			t.Errorf("%s = %d: %s = %q, want %q", what, status, name, got, want)
 		}
@@ -25,9 +25,11 @@ func wantNoStore(t *testing.T, what string, status int, h http.Header) {
 // TestEveryAnswerNoStore: every route of the mux (operator routes and
 // the root included), with no key, a tenant's management key and the
 // operator key, answers with Cache-Control: no-store and
-// X-Content-Type-Options: nosniff, success or error; so do the mux's own
-// 404 and 405, a created application (its key), revealed data, and a
-// proxy's answer whose destination asked to be cached.
+// X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox,
+// success or error; so do the mux's own 404 and 405, a created
+// application (its key), revealed data, and a proxy's answer whose
+// destination asked to be cached and answered a page with a script of its
+// own, under a policy that would let it run.
 func TestEveryAnswerNoStore(t *testing.T) {
 	opts := httpapi.Options{OperatorKey: operatorKey}
 	s := newServer(t, opts)
@@ -73,8 +75,9 @@ func TestEveryAnswerNoStore(t *testing.T) {
 	// Answers that carry secrets, over the network.
 	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok": true}`)
+		w.Header().Set("Content-Security-Policy", "script-src 'unsafe-inline'")
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<script>alert(sessionStorage.length)</script>`)
 	}))
 	defer dest.Close()
 	r := s.do(t, "POST", "/applications", s.mgmt, map[string]any{"name": "u", "type": "private",

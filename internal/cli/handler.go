@@ -16,7 +16,7 @@ import (
 //	GET /metrics  Prometheus metrics (metrics.go), when m is not nil
 //
 // None of the operational routes needs a key; they answer with the API's
-// Cache-Control: no-store and X-Content-Type-Options: nosniff. Every API request is logged
+// Cache-Control: no-store, X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox. Every API request is logged
 // to requests (logging.go; its lines are written in blocks, linebuffer.go)
 // and, with metrics, counted, through httpapi's Observe hook,
 // which reports the route pattern and never what the caller sent. The
