@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/clienttest"
 	"github.com/tokenvault/tokenvault/internal/vaulttest"
 )
 
@@ -86,6 +87,11 @@ func TestReadmeWalkthroughRuns(t *testing.T) {
 	if err != nil {
 		t.Skip("the go command is not on PATH: the walkthrough needs the server built")
 	}
+	// The walkthrough reads a card back with the TypeScript and the
+	// Python clients.
+	for _, program := range []string{"node", "tsc", "python3"} {
+		clienttest.Need(t, program)
+	}
 	root := vaulttest.RepoRoot(t)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -108,6 +114,12 @@ func TestReadmeWalkthroughRuns(t *testing.T) {
 
 	work := filepath.Join(dir, "work") // the user's directory: data/ is made in it
 	if err := os.Mkdir(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The clients' sources, as a clone has them: tsc builds the TypeScript
+	// client into clients/typescript/dist of the copy, not of the
+	// repository other tests read.
+	if err := os.CopyFS(filepath.Join(work, "clients"), os.DirFS(filepath.Join(root, "clients"))); err != nil {
 		t.Fatal(err)
 	}
 	env := walkthroughEnv(bin)
@@ -150,6 +162,16 @@ func TestReadmeWalkthroughRuns(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("the walkthrough's output holds no %s:\n%s", want, stdout.String())
 		}
+	}
+	// The card read back in full by Node and by Python, a line each.
+	read := 0
+	for line := range strings.SplitSeq(stdout.String(), "\n") {
+		if line == "4242424242424242" {
+			read++
+		}
+	}
+	if n := read; n != 2 {
+		t.Errorf("the walkthrough's output has %d lines 4242424242424242, want 2 (Node's and Python's):\n%s", n, stdout.String())
 	}
 	for _, f := range []string{"vault.backup", "restored/vault.db", "restored/master.key"} {
 		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
