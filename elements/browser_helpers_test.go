@@ -107,7 +107,7 @@ func start(t *testing.T) *servers {
 	t.Helper()
 	v, mgmt := vault(t)
 	mux := http.NewServeMux()
-	mux.Handle(elements.Prefix, elements.Handler(v))
+	mux.Handle(elements.Prefix, elements.Handler(v, elements.Options{}))
 	mux.Handle("/", httpapi.New(v, httpapi.Options{}))
 	api := httptest.NewServer(mux)
 	t.Cleanup(api.Close)

@@ -37,6 +37,6 @@
 // frame calls /tokens of its own origin):
 //
 //	mux := http.NewServeMux()
-//	mux.Handle(elements.Prefix, elements.Handler(v))
+//	mux.Handle(elements.Prefix, elements.Handler(v, elements.Options{}))
 //	mux.Handle("/", httpapi.New(v, httpapi.Options{}))
 package elements

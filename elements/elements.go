@@ -7,7 +7,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/httpapi"
 )
 
 //go:embed static
@@ -97,11 +97,23 @@ type originLookup interface {
 // Every answer carries X-Content-Type-Options: nosniff and
 // Referrer-Policy: no-referrer. Only GET and HEAD are served; another
 // path is a 404.
-func Handler(v *tokenvault.Vault) http.Handler {
-	return handler(v)
+func Handler(v *tokenvault.Vault, opts Options) http.Handler {
+	return handler(v, opts)
 }
 
-func handler(v originLookup) http.Handler {
+// Options adjust Handler.
+type Options struct {
+	// TrustForwardedFor takes a frame's caller's address from the last
+	// X-Forwarded-For entry, as httpapi.Options.TrustForwardedFor does for
+	// the API (set both alike): a frame authenticates its public key, and
+	// an unknown key counts against the caller's address in the throttle
+	// of failed authentications. Behind a proxy without it, every caller
+	// has the proxy's address, and one caller's made-up keys would leave
+	// every checkout's frames unembeddable.
+	TrustForwardedFor bool
+}
+
+func handler(v originLookup, opts Options) http.Handler {
 	sub, err := fs.Sub(files, "static")
 	if err != nil {
 		panic(err) // the embedded tree always holds static
@@ -138,7 +150,7 @@ func handler(v originLookup) http.Handler {
 		case slices.Contains(frames, name):
 			// The key is authenticated as on the API: its rate limits, and
 			// the throttle of failed authentications of the address.
-			info := &tokenvault.CallInfo{ClientAddress: clientAddress(r)}
+			info := &tokenvault.CallInfo{ClientAddress: httpapi.ClientAddress(r, opts.TrustForwardedFor)}
 			ctx := tokenvault.WithCallInfo(r.Context(), info)
 			h.Set("Content-Security-Policy", FrameCSP(ancestor(ctx, v, r.URL.Query())))
 			h.Set("Cache-Control", "no-store")
@@ -186,11 +198,3 @@ func ancestor(ctx context.Context, v originLookup, q url.Values) string {
 	return origin
 }
 
-// clientAddress is the host of the request's remote address (a proxy's,
-// behind one: the elements do not read X-Forwarded-For).
-func clientAddress(r *http.Request) string {
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
-}

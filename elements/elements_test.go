@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,7 +62,7 @@ func TestFrameHeaders(t *testing.T) {
 	pub := app(t, v, mgmt, tokenvault.Public, []string{"token:create"}, "https://shop.example", "http://127.0.0.1:8081")
 	bare := app(t, v, mgmt, tokenvault.Public, []string{"token:create"})
 	priv := app(t, v, mgmt, tokenvault.Private, []string{"token:create"})
-	h := elements.Handler(v)
+	h := elements.Handler(v, elements.Options{})
 	frame := func(page, key, origin string) string {
 		return elements.Prefix + page + "?key=" + string(key) + "&origin=" + origin + "&instance=x"
 	}
@@ -116,7 +117,7 @@ func TestFrameHeaders(t *testing.T) {
 func TestScriptHeaders(t *testing.T) {
 	t.Parallel()
 	v, _ := vault(t)
-	h := elements.Handler(v)
+	h := elements.Handler(v, elements.Options{})
 	for _, name := range []string{"elements.js", "elements.mjs"} {
 		w := get(t, h, elements.Prefix+name)
 		hd := w.Result().Header
@@ -241,5 +242,67 @@ func TestAllowedOrigins(t *testing.T) {
 	one := []string{"https://shop.example"}
 	if _, err := v.UpdateApplication(ctx, mgmt, priv.ID, tokenvault.UpdateApplicationRequest{Name: "p", Permissions: []string{"token:read"}, AllowedOrigins: &one}); !isKind(err, tokenvault.Invalid) {
 		t.Errorf("UpdateApplication(private, origins) = %v, want Invalid", err)
+	}
+}
+
+// TestFramesBehindAProxy: a public key's calls are limited per caller's
+// address, and a frame's lookup of its key is one. Behind a proxy, with
+// TrustForwardedFor, a caller who loads frames in a loop uses up the
+// bucket of its own address (the last X-Forwarded-For entry), not the
+// proxy's: another shopper's frames still embed. Without it every
+// shopper has the proxy's address, and shares that caller's bucket.
+func TestFramesBehindAProxy(t *testing.T) {
+	t.Parallel()
+	for _, trust := range []bool{true, false} {
+		key := make([]byte, 32)
+		rand.Read(key)
+		v, err := tokenvault.Open(context.Background(), tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: key},
+			Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Limits: tokenvault.LimitOptions{RatePerKey: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		boot, err := v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{Name: "Shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub := app(t, v, boot.Application.Key, tokenvault.Public, []string{"token:create"}, "https://shop.example")
+		h := elements.Handler(v, elements.Options{TrustForwardedFor: trust})
+		load := func(caller string) string {
+			r := httptest.NewRequest("GET", elements.Prefix+"card-number.html?key="+string(pub.Key)+"&origin=https://shop.example", nil)
+			r.RemoteAddr = "10.0.0.1:4321" // the proxy
+			r.Header.Set("X-Forwarded-For", caller)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			csp := w.Result().Header.Get("Content-Security-Policy")
+			return csp[strings.LastIndex(csp, " ")+1:]
+		}
+		// The looping caller's bucket runs out (a refill of one a second
+		// may let a load through now and then: it loads until refused).
+		// Then another shopper, from an address never seen before.
+		sharedOut := false
+		for round := range 20 {
+			refused := false
+			for range 50 {
+				if load("203.0.113.9") == "'none'" {
+					refused = true
+					break
+				}
+			}
+			if !refused {
+				t.Fatalf("trust %v: 50 loads in a row from one caller were never refused: no rate limit?", trust)
+			}
+			got := load(fmt.Sprintf("198.51.100.%d", round+1))
+			if trust && got != "https://shop.example" {
+				t.Fatalf("with TrustForwardedFor, another shopper's frame after one caller's loop: frame-ancestors %s, want https://shop.example", got)
+			}
+			if !trust && got == "'none'" {
+				sharedOut = true
+				break
+			}
+		}
+		if !trust && !sharedOut {
+			t.Error("without TrustForwardedFor, 20 rounds never left another shopper refused: the test shows nothing of the proxy's shared address")
+		}
 	}
 }

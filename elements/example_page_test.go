@@ -27,7 +27,7 @@ func TestExamplePage(t *testing.T) {
 	ctx := tab(t)
 	v, mgmt := vault(t)
 	mux := http.NewServeMux()
-	mux.Handle(elements.Prefix, elements.Handler(v))
+	mux.Handle(elements.Prefix, elements.Handler(v, elements.Options{}))
 	mux.Handle("/", httpapi.New(v, httpapi.Options{}))
 	api := httptest.NewServer(mux)
 	t.Cleanup(api.Close)

@@ -247,14 +247,21 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, pattern string) {
 	a.mux.ServeHTTP(w, r)
 }
 
-// clientAddress is the host of the request's remote address, or with
-// TrustForwardedFor the last entry of X-Forwarded-For when it is an IP
-// address (with or without a port). A last entry that is not an IP address
-// is not an address: the connection's is used, so made-up values
-// ("not-an-ip-7") all count as that one address instead of each being a
-// new one.
-func (a *api) clientAddress(r *http.Request) string {
-	if a.trustXFF {
+func (a *api) clientAddress(r *http.Request) string { return ClientAddress(r, a.trustXFF) }
+
+// ClientAddress is the address the Vault counts a request's calls under
+// (the throttle of failed authentications, the rate limits of an
+// address): the host of the request's remote address, or with
+// trustForwardedFor (Options.TrustForwardedFor) the last entry of
+// X-Forwarded-For when it is an IP address (with or without a port). A
+// last entry that is not an IP address is not an address: the
+// connection's is used, so made-up values ("not-an-ip-7") all count as
+// that one address instead of each being a new one. Handlers served
+// beside the API on the same server (the hosted elements) take their
+// callers' addresses from it too, so that behind a proxy one caller's
+// failures are not counted against everyone the proxy serves.
+func ClientAddress(r *http.Request, trustForwardedFor bool) string {
+	if trustForwardedFor {
 		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
 			last := xff[len(xff)-1]
 			if i := strings.LastIndexByte(last, ','); i >= 0 {

@@ -15,11 +15,11 @@ import (
 // requests: they are not logged or counted. A frame's answer depends on
 // the public key in its URL (the application's allowed_origins); the key
 // is authenticated like any other.
-func withElements(h http.Handler, v *tokenvault.Vault, on bool) http.Handler {
+func withElements(h http.Handler, v *tokenvault.Vault, on, trustForwardedFor bool) http.Handler {
 	if !on {
 		return h
 	}
-	e := elements.Handler(v)
+	e := elements.Handler(v, elements.Options{TrustForwardedFor: trustForwardedFor})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, elements.Prefix) {
 			e.ServeHTTP(w, r)

@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
 	defer requestLines.Close() // after the server has shut down: its last lines
 	requests := logger(requestLines, cfg.logFormat, cfg.logLevel)
-	srv := newHTTPServer(withConsole(withElements(newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey), v, cfg.elements), cfg.console))
+	srv := newHTTPServer(withConsole(withElements(newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey), v, cfg.elements, cfg.trustForwardedFor), cfg.console))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"
