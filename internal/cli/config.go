@@ -119,6 +119,15 @@ type config struct {
 	// rotate-master-key only: the kind to move to (empty: -seal's), and
 	// the new PKCS#11 key label or AEAD key file.
 	rotateTo, toPKCS11KeyLabel, toKMSAEADKeyFile string
+	// -seal split: splitKey is the root key the custodians' shares made
+	// (the server's sealGate; never a flag); the offline commands read it
+	// from share files (-split-share), each decrypted with its custodian's
+	// age identity (-split-identity). -to split: the new split's k, its
+	// custodians file and the directory its share files go to.
+	splitKey                     []byte
+	splitShares, splitIdentities stringList
+	splitK                       int
+	splitRecipients, splitOut    string
 	// sealSettings holds the settings of each registered kind (Register),
 	// which its flags write into; sealFlagNames, its flags' names; flags,
 	// the flag set they are defined on (to tell which were given).
@@ -494,3 +503,9 @@ func logger(w io.Writer, format string, level slog.Level) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }
+
+// stringList is a flag that may be given more than once.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"filippo.io/age"
+)
+
+// custodians makes n age identities in dir (names prefix-1...) and returns
+// the custodians file and each identity's file, in order.
+func custodians(t *testing.T, dir, prefix string, n int) (recipients string, identities []string) {
+	t.Helper()
+	var list strings.Builder
+	list.WriteString("# the custodians\n")
+	for i := range n {
+		id, err := age.GenerateX25519Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := prefix + "-" + string(rune('1'+i))
+		f := filepath.Join(dir, name+".identity")
+		if err := os.WriteFile(f, []byte(id.String()+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		identities = append(identities, f)
+		list.WriteString(name + " " + id.Recipient().String() + "\n")
+	}
+	recipients = filepath.Join(dir, prefix+".recipients")
+	if err := os.WriteFile(recipients, []byte(list.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return recipients, identities
+}
+
+// shareFiles lists the share files of dir in custodian order.
+func shareFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.share.age"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no share files in %s: %v", dir, err)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// splitInit runs operator split-init on data with k of the custodians of
+// recipients, writing the shares to out.
+func splitInit(t *testing.T, data, k, recipients, out string) {
+	t.Helper()
+	if code, stdout, stderr := runCLI(t, nil, "operator", "split-init", "-data", data, "-k", k, "-recipients", recipients, "-out", out); code != 0 {
+		t.Fatalf("split-init = %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// plainShare decrypts a share file as its custodian would.
+func plainShare(t *testing.T, shareFile, identity string) string {
+	t.Helper()
+	b, err := decryptShareFile(shareFile, identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// submit posts a share's text to /operator/unseal.
+func submit(t *testing.T, addr, operatorKey, text string) (int, sealStatus, string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"share": text})
+	code, answer := postJSON(t, addr, "/operator/unseal", operatorKey, string(body))
+	var st sealStatus
+	json.Unmarshal([]byte(answer), &st)
+	return code, st, answer
+}
+
+func operatorKeyOf(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, operatorKeyFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// assertSealed checks a sealed server's answers: readyz 503 naming the
+// shares it has, healthz 200, a data call 503 with a problem.
+func assertSealed(t *testing.T, addr string, have int, need int) {
+	t.Helper()
+	if code, body := get(t, "http://"+addr+"/readyz", ""); code != 503 || !strings.Contains(body, "sealed") || !strings.Contains(body, fmt.Sprintf("%d of %d shares", have, need)) {
+		t.Errorf("GET /readyz while sealed = %d %q, want 503 sealed: %d of %d", code, body, have, need)
+	}
+	if code, _ := get(t, "http://"+addr+"/healthz", ""); code != 200 {
+		t.Errorf("GET /healthz while sealed = %d, want 200", code)
+	}
+	res, err := http.Get("http://" + addr + "/applications")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 503 || res.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("GET /applications while sealed = %d %s, want 503 problem+json", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	code, body := postJSON(t, addr, "/tokens", "any key", `{}`)
+	if code != 503 || !strings.Contains(body, "the vault is sealed") {
+		t.Errorf("POST /tokens while sealed = %d %s", code, body)
+	}
+}
+
+// TestSplitUnsealOverHTTP: a server of a 2-of-3 split starts sealed; one
+// custodian cannot unseal it (the same share twice counts once); a second
+// unseals it (by the operator unseal command); data written then reads
+// back after a restart, which seals again; no share reaches the log.
+func TestSplitUnsealOverHTTP(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	data, sharesDir := filepath.Join(dir, "data"), filepath.Join(dir, "shares")
+	recipients, ids := custodians(t, keys, "custodian", 3)
+	splitInit(t, data, "2", recipients, sharesDir)
+	shares := shareFiles(t, sharesDir)
+	if len(shares) != 3 {
+		t.Fatalf("%d share files, want 3", len(shares))
+	}
+	if _, err := os.Stat(filepath.Join(data, "master.key")); err == nil {
+		t.Fatal("split-init wrote a master key")
+	}
+	texts := []string{plainShare(t, shares[0], ids[0]), plainShare(t, shares[1], ids[1]), plainShare(t, shares[2], ids[2])}
+
+	addr, out, stop := startWith(t, data, nil, "-seal", "split")
+	opKey := operatorKeyOf(t, data)
+	assertSealed(t, addr, 0, 2)
+	if code, _, _ := submit(t, addr, "wrong operator key 0123456789", texts[0]); code != 401 {
+		t.Errorf("unseal with a wrong operator key = %d, want 401", code)
+	}
+	code, st, body := submit(t, addr, opKey, texts[0])
+	if code != 200 || !st.Sealed || st.Have != 1 || st.Need != 2 {
+		t.Fatalf("first share = %d %s", code, body)
+	}
+	if strings.Contains(body, strings.Fields(texts[0])[len(strings.Fields(texts[0]))-1]) {
+		t.Error("the answer holds the share")
+	}
+	// One custodian alone, even twice, does not unseal.
+	if code, st, body := submit(t, addr, opKey, texts[0]); code != 200 || !st.Sealed || st.Have != 1 {
+		t.Fatalf("the same share again = %d %s, want still 1 of 2", code, body)
+	}
+	assertSealed(t, addr, 1, 2)
+	if code, body := get(t, "http://"+addr+"/operator/seal-status", opKey); code != 200 || !strings.Contains(body, `"sealed":true`) || !strings.Contains(body, `"have":1`) {
+		t.Errorf("seal-status = %d %s", code, body)
+	}
+
+	// The second custodian, with the command.
+	operatorKeyFile := filepath.Join(data, operatorKeyFileName)
+	code2, stdout, stderr := runCLI(t, nil, "operator", "unseal", "-server", "http://"+addr, "-operator-key-file", operatorKeyFile, "-share", shares[2], "-identity", ids[2])
+	if code2 != 0 || !strings.Contains(stdout, "unsealed") {
+		t.Fatalf("operator unseal = %d\n%s%s", code2, stdout, stderr)
+	}
+	if code, body := get(t, "http://"+addr+"/readyz", ""); code != 200 {
+		t.Fatalf("readyz after unseal = %d %s", code, body)
+	}
+	if code, _, body := submit(t, addr, opKey, texts[1]); code != 409 {
+		t.Errorf("unseal of an unsealed vault = %d %s, want 409", code, body)
+	}
+	app := createRevealApp(t, addr, readManagementKey(t, data))
+	id, status, answer, err, _ := tokenize(http.DefaultClient, addr, app, bytes.NewReader(tokenizeBody("split secret")), -1)
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("tokenize: %d %s %v", status, answer, err)
+	}
+	stop()
+
+	// A restart seals again; two other custodians unseal it.
+	addr, out2, stop := startWith(t, data, nil, "-seal", "split")
+	assertSealed(t, addr, 0, 2)
+	if code, _ := get(t, "http://"+addr+"/tokens/"+id, app); code != 503 {
+		t.Errorf("a data call after restart = %d, want 503 (sealed)", code)
+	}
+	submit(t, addr, opKey, texts[1])
+	if code, st, body := submit(t, addr, opKey, strings.Fields(texts[0])[8]); code != 200 || st.Sealed { // the base64 line alone
+		t.Fatalf("second share after restart = %d %s", code, body)
+	}
+	if status, body := get(t, "http://"+addr+"/tokens/"+id, app); status != 200 || !strings.Contains(body, "split secret") {
+		t.Fatalf("GET /tokens/{id} after unseal = %d %s", status, body)
+	}
+	stop()
+
+	// No share, in any form, reached the log.
+	logs := out.String() + out2.String()
+	for _, text := range texts {
+		b64 := strings.Fields(text)[8]
+		raw, _ := base64.StdEncoding.DecodeString(b64)
+		for _, form := range []string{b64, base64.RawStdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), string(raw[1:])} {
+			if strings.Contains(logs, form) {
+				t.Fatalf("a share reached the log:\n%s", logs)
+			}
+		}
+	}
+	if !strings.Contains(logs, "unsealed") || !strings.Contains(logs, "sealed") {
+		t.Errorf("the log does not say sealed and unsealed:\n%s", logs)
+	}
+}
+
+// TestSplitWrongShareRefused: a share of another split does not count,
+// two shares that do not make the root key are refused and dropped, and
+// nothing opens; then the right shares still unseal.
+func TestSplitWrongShareRefused(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	data, other := filepath.Join(dir, "data"), filepath.Join(dir, "other")
+	recipients, ids := custodians(t, keys, "custodian", 3)
+	splitInit(t, data, "2", recipients, filepath.Join(dir, "shares"))
+	splitInit(t, other, "2", recipients, filepath.Join(dir, "other-shares"))
+	mine, theirs := shareFiles(t, filepath.Join(dir, "shares")), shareFiles(t, filepath.Join(dir, "other-shares"))
+	good0, good1 := plainShare(t, mine[0], ids[0]), plainShare(t, mine[1], ids[1])
+	foreign := plainShare(t, theirs[1], ids[1])
+
+	addr, _, stop := startWith(t, data, nil, "-seal", "split")
+	defer stop()
+	opKey := operatorKeyOf(t, data)
+	submit(t, addr, opKey, good0)
+	// With its header, a share of another root key is refused alone.
+	if code, _, body := submit(t, addr, opKey, foreign); code != 400 || !strings.Contains(body, "share of root key") {
+		t.Fatalf("a foreign share = %d %s, want 400", code, body)
+	}
+	if _, st, _ := submit(t, addr, opKey, good0); st.Have != 1 {
+		t.Fatalf("after a foreign share: have %d, want 1 (kept)", st.Have)
+	}
+	// Without it (the base64 line alone), it combines into a wrong key:
+	// refused, and every gathered share dropped.
+	code, st, body := submit(t, addr, opKey, strings.Fields(foreign)[8])
+	if code != 400 || !strings.Contains(body, "do not combine") || !strings.Contains(body, "dropped") {
+		t.Fatalf("a wrong combination = %d %s, want 400", code, body)
+	}
+	if _, st, _ = submit(t, addr, opKey, "not a share"); st.Have != 0 {
+		t.Fatalf("after a wrong combination: have %d, want 0", st.Have)
+	}
+	assertSealed(t, addr, 0, 2)
+	// Two different shares of one number: one is wrong; all are dropped.
+	submit(t, addr, opKey, good0)
+	tampered := []byte(strings.Fields(good0)[8])
+	raw, _ := base64.StdEncoding.DecodeString(string(tampered))
+	raw[3] ^= 1
+	if code, _, body := submit(t, addr, opKey, base64.StdEncoding.EncodeToString(raw)); code != 400 || !strings.Contains(body, "dropped") {
+		t.Fatalf("a conflicting share = %d %s, want 400", code, body)
+	}
+	assertSealed(t, addr, 0, 2)
+	// The right ones still unseal.
+	submit(t, addr, opKey, good1)
+	if code, st, body := submit(t, addr, opKey, good0); code != 200 || st.Sealed {
+		t.Fatalf("the right shares = %d %s", code, body)
+	}
+}
