@@ -114,6 +114,17 @@ flags (-seal and its settings), the new one by -to and its settings:
                                 -seal local, <data>/master.key is removed
   -to local                     a new random <data>/master.key
   -to kms-aead                  the key in -to-kms-aead-key-file
+  -to split                     a new random key split -split-k of the
+                                custodians of -split-recipients, their
+                                share files written to -split-out; from
+                                -seal local, <data>/master.key is removed
+  -seal split (any -to)         the current key is gathered from k share
+                                files, each given with -split-share and
+                                its custodian's age -split-identity; the
+                                split it leaves is kept as
+                                <data>/split.<key id>.json (older backups
+                                need its shares); -seal split -to split is
+                                tokenvault operator rekey
   -to KIND (another kind)       the key its flags name, such as -transit-*
                                 (the tokenvault of contrib/cloudkms: awskms,
                                 gcpckms, azurekeyvault, transit); from -seal

@@ -253,3 +253,91 @@ func TestSplitWrongShareRefused(t *testing.T) {
 		t.Fatalf("the right shares = %d %s", code, body)
 	}
 }
+
+// TestSplitRekeyAndMoves: a store under a local master key moves to a
+// split (rotate-master-key -to split: master.key removed); a rekey to new
+// custodians and a new k makes a new root key, so the old shares stop
+// working and the new ones unseal, the data intact; a move back to local
+// (-to local, with k shares) retires the split.
+func TestSplitRekeyAndMoves(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "data")
+	addr, _, stop := start(t, data, nil)
+	opKey := operatorKeyOf(t, data)
+	app := createRevealApp(t, addr, readManagementKey(t, data))
+	id, status, answer, err, _ := tokenize(http.DefaultClient, addr, app, bytes.NewReader(tokenizeBody("moved secret")), -1)
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("tokenize: %d %s %v", status, answer, err)
+	}
+	stop()
+	reads := func(t *testing.T, addr string) {
+		t.Helper()
+		if status, body := get(t, "http://"+addr+"/tokens/"+id, app); status != 200 || !strings.Contains(body, "moved secret") {
+			t.Fatalf("GET /tokens/{id} = %d %s", status, body)
+		}
+	}
+
+	// local -> split, 2 of 2.
+	oldRecipients, oldIDs := custodians(t, keys, "old", 2)
+	oldDir := filepath.Join(dir, "old-shares")
+	if code, out, errOut := runCLI(t, nil, "rotate-master-key", "-data", data, "-to", "split", "-split-k", "2", "-split-recipients", oldRecipients, "-split-out", oldDir); code != 0 {
+		t.Fatalf("rotate-master-key -to split = %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(data, "master.key")); err == nil {
+		t.Fatal("master.key is left after a move to split")
+	}
+	old := shareFiles(t, oldDir)
+	oldTexts := []string{plainShare(t, old[0], oldIDs[0]), plainShare(t, old[1], oldIDs[1])}
+	addr, _, stop = startWith(t, data, nil, "-seal", "split")
+	submit(t, addr, opKey, oldTexts[0])
+	if code, st, body := submit(t, addr, opKey, oldTexts[1]); code != 200 || st.Sealed {
+		t.Fatalf("unseal after the move = %d %s", code, body)
+	}
+	reads(t, addr)
+	stop()
+
+	// Rekey: 3 new custodians, k 3, given the 2 old shares.
+	newRecipients, newIDs := custodians(t, keys, "new", 3)
+	newDir := filepath.Join(dir, "new-shares")
+	args := []string{"operator", "rekey", "-data", data, "-split-share", old[0], "-split-identity", oldIDs[0], "-split-share", old[1], "-split-identity", oldIDs[1],
+		"-split-k", "3", "-split-recipients", newRecipients, "-split-out", newDir}
+	if code, out, errOut := runCLI(t, nil, args...); code != 0 {
+		t.Fatalf("operator rekey = %d\n%s%s", code, out, errOut)
+	}
+	fresh := shareFiles(t, newDir)
+	addr, _, stop = startWith(t, data, nil, "-seal", "split")
+	// The old shares no longer count, with their header or without.
+	if code, _, body := submit(t, addr, opKey, oldTexts[0]); code != 400 {
+		t.Errorf("an old share after the rekey = %d %s, want 400", code, body)
+	}
+	submit(t, addr, opKey, strings.Fields(oldTexts[0])[8])
+	submit(t, addr, opKey, strings.Fields(oldTexts[1])[8])
+	if code, st, body := submit(t, addr, opKey, plainShare(t, fresh[2], newIDs[2])); code != 400 || !st.Sealed && st.Have != 0 {
+		t.Errorf("old shares and one new = %d %s, want 400 (they do not make the root key)", code, body)
+	}
+	assertSealed(t, addr, 0, 3)
+	for i, f := range fresh {
+		code, st, body := submit(t, addr, opKey, plainShare(t, f, newIDs[i]))
+		if code != 200 || st.Sealed != (i < 2) {
+			t.Fatalf("new share %d = %d %s", i+1, code, body)
+		}
+	}
+	reads(t, addr)
+	stop()
+
+	// split -> local.
+	args = []string{"rotate-master-key", "-data", data, "-seal", "split", "-to", "local", "-split-share", fresh[0], "-split-identity", newIDs[0], "-split-share", fresh[1], "-split-identity", newIDs[1]}
+	if code, out, errOut := runCLI(t, nil, args...); code == 0 {
+		t.Fatalf("a move from a 3-of-3 split with 2 shares succeeded\n%s%s", out, errOut)
+	}
+	args = append(args, "-split-share", fresh[2], "-split-identity", newIDs[2])
+	if code, out, errOut := runCLI(t, nil, args...); code != 0 {
+		t.Fatalf("rotate-master-key -seal split -to local = %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(splitDescriptionPath(data)); err == nil {
+		t.Error("split.json is left after a move to local")
+	}
+	addr, _, stop = start(t, data, nil)
+	reads(t, addr)
+	stop()
+}

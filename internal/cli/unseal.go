@@ -155,13 +155,13 @@ func (g *sealGate) unseal(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g.drop()
-		g.log.Warn("unseal: two different shares of the same number were submitted; every gathered share was dropped", "x", int(prev.X()))
+		g.log.Warn("unseal: two different shares of the same number were submitted; every gathered share was dropped", "from", r.RemoteAddr, "x", int(prev.X()))
 		writeGateProblem(w, http.StatusBadRequest, "two different shares of the same number were submitted, so one is wrong: every gathered share was dropped; the custodians must submit theirs again")
 		return
 	}
 	g.shares[s.X()] = s
 	if len(g.shares) < g.desc.K {
-		g.log.Info("unseal: a share was submitted", "have", len(g.shares), "need", g.desc.K)
+		g.log.Info("unseal: a share was submitted", "from", r.RemoteAddr, "have", len(g.shares), "need", g.desc.K)
 		writeGateJSON(w, http.StatusOK, g.status())
 		return
 	}
@@ -173,7 +173,7 @@ func (g *sealGate) unseal(w http.ResponseWriter, r *http.Request) {
 	g.drop()
 	if err != nil || !g.desc.checks(key) {
 		clear(key)
-		g.log.Warn("unseal: the shares do not combine into the root key (its key id differs); every gathered share was dropped", "key_id", g.desc.KeyID)
+		g.log.Warn("unseal: the shares do not combine into the root key (its key id differs); every gathered share was dropped", "from", r.RemoteAddr, "key_id", g.desc.KeyID)
 		writeGateProblem(w, http.StatusBadRequest, fmt.Sprintf("the %d shares do not combine into root key %s, so one of them is wrong: every gathered share was dropped; the custodians must submit theirs again", g.desc.K, g.desc.KeyID))
 		return
 	}
