@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 		}
 		var current atomic.Pointer[http.Handler]
 		var gate *sealGate
-		gate = newSealGate(desc, operatorKey, log, func(key []byte) error {
+		gate = newSealGate(desc, operatorKey, cfg.authFailuresPerMinute, log, func(key []byte) error {
 			c := cfg
 			c.splitKey = key
 			v, _, closeV, err := openVault(ctx, c, getenv, log, mailer, m.vaultMetrics(), sinks)
@@ -137,6 +137,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 			log.Info("unsealed: serving", append([]any{"addr", scheme + "://" + ln.Addr().String()}, managementKeyAttrs(keyFile, scheme+"://"+ln.Addr().String())...)...)
 			return nil
 		})
+		if m != nil {
+			gate.extra = map[string]http.Handler{"/metrics": m}
+		}
 		sealed := gate.handler()
 		current.Store(&sealed)
 		srv = newHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))

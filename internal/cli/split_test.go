@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -340,4 +341,32 @@ func TestSplitRekeyAndMoves(t *testing.T) {
 	addr, _, stop = start(t, data, nil)
 	reads(t, addr)
 	stop()
+}
+
+// TestSplitSealedOperatorKeyAndMetrics: while sealed, wrong operator keys
+// are limited per address as when open (-auth-failures-per-minute), the
+// right one is always served, and /metrics answers.
+func TestSplitSealedOperatorKeyAndMetrics(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "data")
+	recipients, _ := custodians(t, keys, "custodian", 2)
+	splitInit(t, data, "2", recipients, filepath.Join(dir, "shares"))
+	addr, _, stop := startWith(t, data, nil, "-seal", "split", "-auth-failures-per-minute", "2")
+	defer stop()
+	for i, want := range []int{401, 401, 429, 429} {
+		if code, _ := get(t, "http://"+addr+"/operator/seal-status", "a wrong operator key!"); code != want {
+			t.Errorf("wrong operator key, try %d = %d, want %d", i+1, code, want)
+		}
+	}
+	if code, body := get(t, "http://"+addr+"/operator/seal-status", operatorKeyOf(t, data)); code != 200 || !strings.Contains(body, `"need":2`) {
+		t.Errorf("seal-status with the operator key after failures = %d %s", code, body)
+	}
+	if code, _ := get(t, "http://"+addr+"/metrics", ""); code != 200 {
+		t.Errorf("GET /metrics while sealed = %d, want 200", code)
+	}
+	// A server of no split says how to make one.
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", t.TempDir(), "-seal", "split"}, func(string) string { return "" }, io.Discard, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "split-init") {
+		t.Errorf("-seal split without split.json = %v", err)
+	}
 }

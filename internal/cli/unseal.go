@@ -8,10 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/ratelimit"
 	"github.com/tokenvault/tokenvault/keywrap/shamir"
 )
 
@@ -31,14 +35,23 @@ type sealGate struct {
 	// open opens the Vault with key and starts serving it; it must not
 	// keep key (the gate clears it when open returns).
 	open func(key []byte) error
+	// failures limits failed authentications per client address, as the
+	// Vault does once open (-auth-failures-per-minute); nil: no limit.
+	failures *ratelimit.Set
+	// extra are more GET routes served while sealed (/metrics).
+	extra map[string]http.Handler
 
 	mu     sync.Mutex
 	shares map[byte]shamir.Share // by x
 	sealed bool
 }
 
-func newSealGate(desc splitDescription, operatorKey string, log *slog.Logger, open func(key []byte) error) *sealGate {
-	return &sealGate{desc: desc, operatorSum: sha256.Sum256([]byte(operatorKey)), log: log, open: open, shares: map[byte]shamir.Share{}, sealed: true}
+// newSealGate returns the gate of the split desc: operatorKey opens its
+// routes, failuresPerMinute failed authentications from one address are
+// answered 401 and further ones 429 (0: no limit), open opens the Vault.
+func newSealGate(desc splitDescription, operatorKey string, failuresPerMinute int, log *slog.Logger, open func(key []byte) error) *sealGate {
+	return &sealGate{desc: desc, operatorSum: sha256.Sum256([]byte(operatorKey)), log: log, open: open,
+		failures: ratelimit.NewSet(float64(failuresPerMinute)/60, 60), shares: map[byte]shamir.Share{}, sealed: true}
 }
 
 // sealStatus is the answer of the unseal routes: never a share.
@@ -66,6 +79,9 @@ func (g *sealGate) handler() http.Handler {
 	mux := http.NewServeMux()
 	g.routes(mux)
 	mux.HandleFunc("GET /healthz", healthz)
+	for route, h := range g.extra {
+		mux.Handle("GET "+route, h)
+	}
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		st := g.status()
@@ -98,6 +114,16 @@ func (g *sealGate) operator(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sum := sha256.Sum256([]byte(r.Header.Get(httpapi.APIKeyHeader)))
 		if subtle.ConstantTimeCompare(sum[:], g.operatorSum[:]) != 1 {
+			addr, _, err := net.SplitHostPort(r.RemoteAddr)
+			if err != nil {
+				addr = r.RemoteAddr
+			}
+			if ok, wait := g.failures.Take(addr, time.Now()); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+				writeGateProblem(w, http.StatusTooManyRequests, "too many failed authentications from this address")
+				return
+			}
+			g.log.Warn("unseal routes: a wrong operator key", "from", r.RemoteAddr, "route", r.URL.Path)
 			writeGateProblem(w, http.StatusUnauthorized, "the operator key is missing or wrong")
 			return
 		}
