@@ -370,3 +370,51 @@ func TestSplitSealedOperatorKeyAndMetrics(t *testing.T) {
 		t.Errorf("-seal split without split.json = %v", err)
 	}
 }
+
+// TestSplitBackupRestore: a backup of an unsealed split server restores,
+// with k shares and the split's description, into a directory that a
+// split server serves once unsealed; too few shares restore nothing.
+func TestSplitBackupRestore(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	data, sharesDir := filepath.Join(dir, "data"), filepath.Join(dir, "shares")
+	recipients, ids := custodians(t, keys, "custodian", 3)
+	splitInit(t, data, "2", recipients, sharesDir)
+	shares := shareFiles(t, sharesDir)
+	addr, _, stop := startWith(t, data, nil, "-seal", "split")
+	opKey := operatorKeyOf(t, data)
+	submit(t, addr, opKey, plainShare(t, shares[0], ids[0]))
+	submit(t, addr, opKey, plainShare(t, shares[1], ids[1]))
+	app := createRevealApp(t, addr, readManagementKey(t, data))
+	id, status, answer, err, _ := tokenize(http.DefaultClient, addr, app, bytes.NewReader(tokenizeBody("backed up secret")), -1)
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("tokenize: %d %s %v", status, answer, err)
+	}
+	backup := filepath.Join(dir, "backup.db")
+	if code, out, errOut := runCLI(t, map[string]string{"TOKENVAULT_SERVER": "http://" + addr}, "backup", "-operator-key-file", filepath.Join(data, operatorKeyFileName), "-o", backup); code != 0 {
+		t.Fatalf("backup = %d\n%s%s", code, out, errOut)
+	}
+	stop()
+
+	restored := filepath.Join(dir, "restored")
+	args := []string{"restore", "-i", backup, "-data", restored, "-seal", "split", "-split-file", splitDescriptionPath(data), "-split-share", shares[2], "-split-identity", ids[2]}
+	if code, out, errOut := runCLI(t, nil, args...); code == 0 || !strings.Contains(errOut, "needs 2 shares") {
+		t.Fatalf("restore with one share = %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(restored, "vault.db")); err == nil {
+		t.Fatal("a restore with one share wrote vault.db")
+	}
+	args = append(args, "-split-share", shares[0], "-split-identity", ids[0])
+	if code, out, errOut := runCLI(t, nil, args...); code != 0 || !strings.Contains(out, "-seal split") {
+		t.Fatalf("restore = %d\n%s%s", code, out, errOut)
+	}
+	addr, _, stop = startWith(t, restored, nil, "-seal", "split")
+	defer stop()
+	opKey = operatorKeyOf(t, restored)
+	submit(t, addr, opKey, plainShare(t, shares[2], ids[2]))
+	if code, st, body := submit(t, addr, opKey, plainShare(t, shares[1], ids[1])); code != 200 || st.Sealed {
+		t.Fatalf("unseal of the restored server = %d %s", code, body)
+	}
+	if status, body := get(t, "http://"+addr+"/tokens/"+id, app); status != 200 || !strings.Contains(body, "backed up secret") {
+		t.Fatalf("GET /tokens/{id} after restore = %d %s", status, body)
+	}
+}
