@@ -92,14 +92,27 @@ func retireSplit(dataDir string, log *slog.Logger) error {
 // split.json.new names the key the store needs, an earlier run committed
 // and only its files are left to finish (done).
 func finishInterruptedSplit(cfg config, openErr error, log *slog.Logger) (done bool, err error) {
-	pending, rerr := readSplitDescription(filepath.Join(cfg.dataDir, pendingSplitFile))
 	needs, named := tokenvault.NeededKey(openErr)
-	if rerr != nil || !named || needs.Kind != "local" || needs.KeyID != pending.KeyID {
+	if !named || needs.Kind != "local" {
 		return false, nil
 	}
-	log.Info("finishing an interrupted move to a split root key", "key_id", pending.KeyID)
-	if err := finishSplit(cfg, pending, log); err != nil {
-		return true, err
+	pending, rerr := readSplitDescription(filepath.Join(cfg.dataDir, pendingSplitFile))
+	switch {
+	case rerr == nil && needs.KeyID == pending.KeyID:
+		log.Info("finishing an interrupted move to a split root key", "key_id", pending.KeyID)
+		if err := finishSplit(cfg, pending, log); err != nil {
+			return true, err
+		}
+	case errors.Is(rerr, fs.ErrNotExist):
+		// Interrupted after split.json was in place: only the old
+		// root of trust's files are left to retire.
+		current, err := readSplitDescription(splitDescriptionPath(cfg.dataDir))
+		if err != nil || needs.KeyID != current.KeyID || cfg.seal == sealSplit {
+			return false, nil
+		}
+		log.Info("finishing an interrupted move to a split root key", "key_id", current.KeyID)
+	default:
+		return false, nil
 	}
 	if cfg.seal == sealLocal {
 		if err := os.Remove(filepath.Join(cfg.dataDir, "master.key")); err != nil && !errors.Is(err, fs.ErrNotExist) {

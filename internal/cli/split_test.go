@@ -418,3 +418,60 @@ func TestSplitBackupRestore(t *testing.T) {
 		t.Fatalf("GET /tokens/{id} after restore = %d %s", status, body)
 	}
 }
+
+// TestSplitInterruptedMove: a move to a split interrupted after the
+// store's commit (split.json.new not yet renamed, master.key not yet
+// removed) is finished by running the same command again, and the shares
+// of that run unseal; one interrupted before the commit makes a new split.
+func TestSplitInterruptedMove(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "data")
+	_, _, stop := start(t, data, nil)
+	stop()
+	opKey := operatorKeyOf(t, data)
+	masterKey, err := os.ReadFile(filepath.Join(data, "master.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipients, ids := custodians(t, keys, "custodian", 2)
+	move := func(t *testing.T, out string) {
+		t.Helper()
+		if code, stdout, stderr := runCLI(t, nil, "rotate-master-key", "-data", data, "-to", "split", "-split-k", "2", "-split-recipients", recipients, "-split-out", out); code != 0 {
+			t.Fatalf("rotate-master-key -to split = %d\n%s%s", code, stdout, stderr)
+		}
+	}
+	// Before the commit: a split.json.new of a key the store never used.
+	if err := writeSplitDescription(filepath.Join(data, pendingSplitFile), splitDescription{KeyID: "00000000", K: 2, N: 2, Custodians: []custodian{{X: 1}, {X: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	move(t, filepath.Join(dir, "shares"))
+	// After the commit: put back what the last steps changed.
+	if err := os.Rename(splitDescriptionPath(data), filepath.Join(data, pendingSplitFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "master.key"), masterKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	move(t, filepath.Join(dir, "shares-again"))
+	if _, err := os.Stat(filepath.Join(data, "master.key")); err == nil {
+		t.Error("master.key is left after the move was finished")
+	}
+	// Interrupted later: split.json in place, master.key not yet removed.
+	if err := os.WriteFile(filepath.Join(data, "master.key"), masterKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	move(t, filepath.Join(dir, "shares-again"))
+	if _, err := os.Stat(filepath.Join(data, "master.key")); err == nil {
+		t.Error("master.key is left after the second finish")
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "shares-again", "*")); len(files) != 0 {
+		t.Errorf("finishing the move made new shares: %v", files)
+	}
+	shares := shareFiles(t, filepath.Join(dir, "shares"))
+	addr, _, stop := startWith(t, data, nil, "-seal", "split")
+	defer stop()
+	submit(t, addr, opKey, plainShare(t, shares[0], ids[0]))
+	if code, st, body := submit(t, addr, opKey, plainShare(t, shares[1], ids[1])); code != 200 || st.Sealed {
+		t.Fatalf("unseal after the finished move = %d %s", code, body)
+	}
+}
