@@ -254,25 +254,27 @@ func shareText(d splitDescription, s shamir.Share) []byte {
 var errBadShare = errors.New("not a share: give the decrypted text of a share file (its two lines, or the base64 line alone)")
 
 // parseShare reads a share's plaintext; keyID is the id its header
-// names ("" for a bare base64 line). Errors never quote the input.
+// names ("" for a bare base64 line). It works on text's bytes, making no
+// string of the share (strings cannot be cleared). Errors never quote the
+// input.
 func parseShare(text []byte) (s shamir.Share, keyID string, err error) {
-	lines := strings.Fields(strings.ReplaceAll(string(text), "\r", ""))
-	// Fields splits the header too: rebuild it from its words.
-	var b64 string
+	words := bytes.Fields(text)
+	var b64 []byte
 	switch {
-	case len(lines) == 1:
-		b64 = lines[0]
-	case len(lines) == 9 && strings.Join(lines[:4], " ") == shareHeader && strings.HasPrefix(lines[4], "key_id="):
-		keyID, b64 = strings.TrimPrefix(lines[4], "key_id="), lines[8]
+	case len(words) == 1:
+		b64 = words[0]
+	case len(words) == 9 && string(bytes.Join(words[:4], []byte(" "))) == shareHeader && bytes.HasPrefix(words[4], []byte("key_id=")):
+		keyID, b64 = string(words[4][len("key_id="):]), words[8]
 	default:
 		return nil, "", errBadShare
 	}
-	raw, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil || len(raw) != 1+rootKeySize || raw[0] == 0 {
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
+	n, err := base64.StdEncoding.Decode(raw, b64)
+	if err != nil || n != 1+rootKeySize || raw[0] == 0 {
 		clear(raw)
 		return nil, "", errBadShare
 	}
-	return shamir.Share(raw), keyID, nil
+	return shamir.Share(raw[:n]), keyID, nil
 }
 
 // decryptShareFile decrypts an age share file (armored or binary) with

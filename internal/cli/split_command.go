@@ -149,13 +149,9 @@ func unsealCommand(ctx context.Context, sub string, args []string, getenv func(s
 		if err != nil {
 			return err
 		}
-		body, err = json.Marshal(struct {
-			Share string `json:"share"`
-		}{string(text)})
-		clear(text)
-		if err != nil {
-			return err
-		}
+		// The text itself, not JSON: no string of it is made (strings
+		// cannot be cleared).
+		body = text
 		defer clear(body)
 		method, path = "POST", "/operator/unseal"
 	}
@@ -166,7 +162,7 @@ func unsealCommand(ctx context.Context, sub string, args []string, getenv func(s
 		return fmt.Errorf("-server: %w", err)
 	}
 	req.Header.Set(httpapi.APIKeyHeader, string(key))
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", "text/plain")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return o.explain(err)

@@ -135,7 +135,8 @@ func (g *sealGate) operator(h http.HandlerFunc) http.HandlerFunc {
 // under 200 bytes.
 const maxShareBody = 4096
 
-// unseal takes one share (its text, or JSON {"share": "..."}).
+// unseal takes one share: its text (what tokenvault operator unseal
+// sends), or JSON {"share": "..."}, whose string Go cannot clear.
 func (g *sealGate) unseal(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxShareBody+1))
 	defer clear(body)
