@@ -475,3 +475,47 @@ func TestSplitInterruptedMove(t *testing.T) {
 		t.Fatalf("unseal after the finished move = %d %s", code, body)
 	}
 }
+
+// TestSplitInitRefuses: bad custodians files and k, and a data directory
+// that has a store or a split already, are refused with what to do, and
+// nothing is written.
+func TestSplitInitRefuses(t *testing.T) {
+	dir, keys := t.TempDir(), t.TempDir()
+	recipients, _ := custodians(t, keys, "custodian", 3)
+	lines, _ := os.ReadFile(recipients)
+	first := strings.Split(string(lines), "\n")[1]
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(text), 0o600)
+		return f
+	}
+	data := filepath.Join(dir, "data")
+	for _, c := range []struct{ name, k, recipients, want string }{
+		{"k too big", "4", recipients, "-k must be within 2"},
+		{"k of 1", "1", recipients, "-k must be within 2"},
+		{"one custodian", "2", write("one", first+"\n"), "a split needs 2"},
+		{"twice", "2", write("twice", first+"\n"+first+"\n"), "listed twice"},
+		{"not age", "2", write("bad", "alice ssh-ed25519\nbob age1zzz\n"), "not an age X25519 recipient"},
+		{"three words", "2", write("words", "alice x age1zzz\n"), "want NAME"},
+	} {
+		code, _, errOut := runCLI(t, nil, "operator", "split-init", "-data", data, "-k", c.k, "-recipients", c.recipients, "-out", filepath.Join(dir, "shares"))
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: %d %s, want %q", c.name, code, errOut, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(data, splitFileName)); err == nil {
+			t.Fatalf("%s: split.json written", c.name)
+		}
+	}
+	splitInit(t, data, "2", recipients, filepath.Join(dir, "shares"))
+	code, _, errOut := runCLI(t, nil, "operator", "split-init", "-data", data, "-k", "2", "-recipients", recipients, "-out", filepath.Join(dir, "shares2"))
+	if code == 0 || !strings.Contains(errOut, "rotate-master-key -to split") {
+		t.Errorf("split-init over a split = %d %s", code, errOut)
+	}
+	local := t.TempDir()
+	_, _, stop := start(t, local, nil)
+	stop()
+	code, _, errOut = runCLI(t, nil, "operator", "split-init", "-data", local, "-k", "2", "-recipients", recipients, "-out", filepath.Join(dir, "shares3"))
+	if code == 0 || !strings.Contains(errOut, "rotate-master-key -to split") {
+		t.Errorf("split-init over a store = %d %s", code, errOut)
+	}
+}
