@@ -69,7 +69,7 @@ func readSplitDescription(path string) (splitDescription, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("%s: %w", path, err)
 	}
-	if d.K < 2 || d.K > d.N || d.N != len(d.Custodians) || len(d.KeyID) != 8 {
+	if d.K < 2 || d.K > d.N || d.N != len(d.Custodians) || !keyIDPattern.MatchString(d.KeyID) {
 		return d, fmt.Errorf("%s does not describe a split (k %d of n %d, %d custodians)", path, d.K, d.N, len(d.Custodians))
 	}
 	return d, nil
@@ -112,6 +112,9 @@ func (d splitDescription) checks(key []byte) bool {
 	id, err := tokenvault.LocalKeyID(key)
 	return err == nil && subtle.ConstantTimeCompare([]byte(id), []byte(d.KeyID)) == 1
 }
+
+// keyIDPattern is a local key id: 8 hex digits.
+var keyIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 var custodianName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
@@ -265,6 +268,9 @@ func parseShare(text []byte) (s shamir.Share, keyID string, err error) {
 		b64 = words[0]
 	case len(words) == 9 && string(bytes.Join(words[:4], []byte(" "))) == shareHeader && bytes.HasPrefix(words[4], []byte("key_id=")):
 		keyID, b64 = string(words[4][len("key_id="):]), words[8]
+		if !keyIDPattern.MatchString(keyID) {
+			return nil, "", errBadShare
+		}
 	default:
 		return nil, "", errBadShare
 	}

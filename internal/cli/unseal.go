@@ -181,8 +181,9 @@ func (g *sealGate) unseal(w http.ResponseWriter, r *http.Request) {
 			writeGateJSON(w, http.StatusOK, g.status())
 			return
 		}
+		x := int(prev.X())
 		g.drop()
-		g.log.Warn("unseal: two different shares of the same number were submitted; every gathered share was dropped", "from", r.RemoteAddr, "x", int(prev.X()))
+		g.log.Warn("unseal: two different shares of the same number were submitted; every gathered share was dropped", "from", r.RemoteAddr, "x", x)
 		writeGateProblem(w, http.StatusBadRequest, "two different shares of the same number were submitted, so one is wrong: every gathered share was dropped; the custodians must submit theirs again")
 		return
 	}
