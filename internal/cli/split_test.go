@@ -519,3 +519,25 @@ func TestSplitInitRefuses(t *testing.T) {
 		t.Errorf("split-init over a store = %d %s", code, errOut)
 	}
 }
+
+// TestParseShare: a share's text, with or without its header (and with
+// CRLF), reads; anything else is errBadShare, which quotes nothing.
+func TestParseShare(t *testing.T) {
+	good := make([]byte, 33)
+	good[0] = 3
+	good[1] = 0xaa
+	b64 := base64.StdEncoding.EncodeToString(good)
+	for _, text := range []string{b64, b64 + "\n", shareHeader + " key_id=0a1b2c3d k=2 n=3 x=3\r\n" + b64 + "\r\n"} {
+		s, _, err := parseShare([]byte(text))
+		if err != nil || !bytes.Equal(s, good) {
+			t.Errorf("parseShare(%q) = %x, %v", text, s, err)
+		}
+	}
+	zero := append([]byte{0}, good[1:]...)
+	for _, text := range []string{"", "not a share", b64[:20], base64.StdEncoding.EncodeToString(zero), base64.StdEncoding.EncodeToString(append(good, 1)),
+		shareHeader + " key_id=<script> k=2 n=3 x=3\n" + b64, "tokenvault split share v2 key_id=0a1b2c3d k=2 n=3 x=3\n" + b64} {
+		if _, _, err := parseShare([]byte(text)); err != errBadShare {
+			t.Errorf("parseShare(%q) = %v, want errBadShare", text, err)
+		}
+	}
+}
