@@ -144,3 +144,27 @@ func TestCombineErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitCombine: for any secret, n and k, the first k shares and the
+// last k shares recover the secret, and Combine never panics on what it
+// is given.
+func FuzzSplitCombine(f *testing.F) {
+	f.Add([]byte("a root key of thirty-two bytes!!"), uint8(5), uint8(3))
+	f.Add([]byte{0}, uint8(2), uint8(2))
+	f.Fuzz(func(t *testing.T, secret []byte, n, k uint8) {
+		shares, err := Split(secret, int(n), int(k))
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatal(err)
+			}
+			Combine([]Share{secret, Share{n, k}}) // must not panic
+			return
+		}
+		for _, subset := range [][]Share{shares[:k], shares[int(n)-int(k):]} {
+			got, err := Combine(subset)
+			if err != nil || !bytes.Equal(got, secret) {
+				t.Fatalf("n %d k %d: %x, %v", n, k, got, err)
+			}
+		}
+	})
+}
