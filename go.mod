@@ -3,6 +3,7 @@ module github.com/tokenvault/tokenvault
 go 1.26.0
 
 require (
+	filippo.io/age v1.3.2
 	github.com/ThalesGroup/crypto11 v1.6.2
 	github.com/chromedp/chromedp v0.23.0
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
@@ -31,6 +32,7 @@ require (
 )
 
 require (
+	filippo.io/hpke v0.4.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect

@@ -29,6 +29,7 @@ var commands = map[string]command{
 	"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
 	"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
 	"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
+	"operator":          {"split the root key among custodians (k of n), unseal a server started with -seal split, rekey", operatorCommand},
 	"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
 }
 
@@ -87,7 +88,7 @@ type usageError struct{ error }
 
 // commandOrder is the order help lists the commands in: every one
 // (TestHelpListsEveryCommand).
-var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "token-access", "audit"}
+var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit"}
 
 func printCommands(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")
@@ -113,6 +114,17 @@ flags (-seal and its settings), the new one by -to and its settings:
                                 -seal local, <data>/master.key is removed
   -to local                     a new random <data>/master.key
   -to kms-aead                  the key in -to-kms-aead-key-file
+  -to split                     a new random key split -split-k of the
+                                custodians of -split-recipients, their
+                                share files written to -split-out; from
+                                -seal local, <data>/master.key is removed
+  -seal split (any -to)         the current key is gathered from k share
+                                files, each given with -split-share and
+                                its custodian's age -split-identity; the
+                                split it leaves is kept as
+                                <data>/split.<key id>.json (older backups
+                                need its shares); -seal split -to split is
+                                tokenvault operator rekey
   -to KIND (another kind)       the key its flags name, such as -transit-*
                                 (the tokenvault of contrib/cloudkms: awskms,
                                 gcpckms, azurekeyvault, transit); from -seal
@@ -161,6 +173,10 @@ func parseRotateConfig(args []string, getenv func(string) string, out io.Writer)
 	fs.Bind("to-pkcs11-key-label", "TOKENVAULT_ROTATE_TO_PKCS11_KEY_LABEL")
 	fs.StringVar(&c.toKMSAEADKeyFile, "to-kms-aead-key-file", c.toKMSAEADKeyFile, "`file` holding the new key of -to kms-aead (64 hex digits)")
 	fs.Bind("to-kms-aead-key-file", "TOKENVAULT_ROTATE_TO_KMS_AEAD_KEY_FILE")
+	splitShareFlags(fs, &c)
+	fs.IntVar(&c.splitK, "split-k", 0, "for -to split: how many custodians' shares unseal the store (2 to the number of custodians)")
+	fs.StringVar(&c.splitRecipients, "split-recipients", "", "for -to split: `file` of the custodians, one a line: NAME age1... (an age X25519 recipient)")
+	fs.StringVar(&c.splitOut, "split-out", "", "for -to split: `directory` the custodians' share files (age-encrypted) are written to")
 	if err := fs.parse(args, getenv); err != nil {
 		return c, err
 	}
@@ -173,6 +189,12 @@ func parseRotateConfig(args []string, getenv func(string) string, out io.Writer)
 		return c, errors.New("-store postgres needs -dsn (or TOKENVAULT_DSN)")
 	case c.logFormat != "text" && c.logFormat != "json":
 		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
+	case c.rotateTo == sealSplit && (c.splitK == 0 || c.splitRecipients == "" || c.splitOut == ""):
+		return c, errors.New("-to split needs -split-k, -split-recipients and -split-out")
+	case c.rotateTo != sealSplit && (c.splitK != 0 || c.splitRecipients != "" || c.splitOut != ""):
+		return c, errors.New("-split-k, -split-recipients and -split-out are settings of -to split")
+	case c.seal != sealSplit && len(c.splitShares)+len(c.splitIdentities) > 0:
+		return c, errors.New("-split-share and -split-identity are settings of -seal split")
 	}
 	return c, checkSeal(c, getenv)
 }
@@ -190,6 +212,9 @@ func rotateMasterKeyCommand(ctx context.Context, args []string, getenv func(stri
 	log := logger(out, cfg.logFormat, cfg.logLevel)
 	if cfg.rotateTo == "" {
 		cfg.rotateTo = cfg.seal
+	}
+	if cfg.seal == sealSplit && cfg.rotateTo == sealSplit && cfg.splitK == 0 {
+		return usageError{errors.New("a rekey (-seal split -to split) needs -split-k, -split-recipients and -split-out: the new custodians")}
 	}
 	if cfg.seal == sealLocal && cfg.rotateTo == sealLocal {
 		cfg.rotateMasterKey = true

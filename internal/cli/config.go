@@ -109,7 +109,7 @@ type config struct {
 	// lines, and so long after an unsigned line; 0 turns either off.
 	auditCheckpointEvery    int
 	auditCheckpointInterval time.Duration
-	// seal is the root of trust (seal.go): local, pkcs11 or kms-aead, with
+	// seal is the root of trust (seal.go): local, pkcs11, kms-aead or split, with
 	// the settings of each. The PKCS#11 PIN is read by pkcs11PIN, from a
 	// file or the environment.
 	seal                                                       string
@@ -122,6 +122,15 @@ type config struct {
 	// rotate-master-key only: the kind to move to (empty: -seal's), and
 	// the new PKCS#11 key label or AEAD key file.
 	rotateTo, toPKCS11KeyLabel, toKMSAEADKeyFile string
+	// -seal split: splitKey is the root key the custodians' shares made
+	// (the server's sealGate; never a flag); the offline commands read it
+	// from share files (-split-share), each decrypted with its custodian's
+	// age identity (-split-identity). -to split: the new split's k, its
+	// custodians file and the directory its share files go to.
+	splitKey                     []byte
+	splitShares, splitIdentities stringList
+	splitK                       int
+	splitRecipients, splitOut    string
 	// sealSettings holds the settings of each registered kind (Register),
 	// which its flags write into; sealFlagNames, its flags' names; flags,
 	// the flag set they are defined on (to tell which were given).
@@ -362,7 +371,7 @@ func serveFlags(c *config) *FlagSet {
 // restore's. The flags of the registered kinds (Register) follow those of
 // the built-in ones.
 func sealFlags(fs *FlagSet, c *config) {
-	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), or kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests)"+registeredUsage())
+	fs.StringVar(&c.seal, "seal", c.seal, "root of trust that wraps every tenant's keys, the `kind`: local (<data>/master.key or TOKENVAULT_MASTER_KEY),\npkcs11 (an AES key that never leaves an HSM), kms-aead (go-kms-wrapping's AEAD wrapper with a key file: for tests),\nsplit (a key split k of n among custodians, <data>/split.json: the server starts sealed; see tokenvault operator -h)"+registeredUsage())
 	fs.Bind("seal", "TOKENVAULT_SEAL")
 	fs.StringVar(&c.pkcs11Lib, "pkcs11-lib", c.pkcs11Lib, "`path` of the HSM's PKCS#11 module, such as /usr/lib/softhsm/libsofthsm2.so")
 	fs.Bind("pkcs11-lib", "TOKENVAULT_PKCS11_LIB")
@@ -499,3 +508,9 @@ func logger(w io.Writer, format string, level slog.Level) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }
+
+// stringList is a flag that may be given more than once.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -322,7 +323,13 @@ operator.key on its first start in DIR.
 A backup of a server whose keys are in an HSM (-seal pkcs11) or a KMS is
 checked with that wrapper instead, given by the same -seal flags as serve
 (the PIN in TOKENVAULT_PKCS11_PIN or -pkcs11-pin-file); no master key is
-read or written.`
+read or written.
+
+A backup of a server of a split root key (-seal split) is checked with k
+shares of the split it was taken under: -split-share and -split-identity
+for each custodian (in pairs), and -split-file, that split's description
+(the server's split.json, or the split.<key id>.json a rekey kept), which
+is copied to DIR/split.json. The key is never written.`
 
 // restoreCommand installs a backup file as a new data directory.
 func restoreCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
@@ -336,6 +343,9 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	fl.StringVar(&dir, "data", "data", "data `directory` to restore into: missing, or empty but for master.key and operator.key")
 	fl.Bind("data", "TOKENVAULT_DATA")
 	fl.StringVar(&keyFile, "master-key-file", "", "`file` holding the master key the backup was taken under (the backed-up server's master.key, or the\nmaster.key.<key id> a later rotate-master-key kept); copied to DIR/master.key")
+	var splitFile string
+	splitShareFlags(fl, &sc)
+	fl.StringVar(&splitFile, "split-file", "", "for -seal split: the `file` describing the split the backup was taken under (the backed-up server's split.json,\nor the split.<key id>.json a later rekey kept); copied to DIR/split.json")
 	if err := fl.parse(args, getenv); err != nil {
 		return err
 	}
@@ -348,6 +358,9 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if sc.seal != sealLocal && keyFile != "" {
 		return usageError{fmt.Errorf("-master-key-file and -seal %s exclude each other", sc.seal)}
 	}
+	if sc.seal != sealSplit && (splitFile != "" || len(sc.splitShares)+len(sc.splitIdentities) > 0) {
+		return usageError{errors.New("-split-file, -split-share and -split-identity are settings of -seal split")}
+	}
 	if err := bolt.Check(in); err != nil {
 		return err
 	}
@@ -356,7 +369,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() != "master.key" && e.Name() != operatorKeyFileName {
+		if e.Name() != "master.key" && e.Name() != operatorKeyFileName && e.Name() != splitFileName {
 			return fmt.Errorf("%s holds %s: restore only into a missing or empty data directory (master.key and operator.key aside), so that nothing is overwritten", dir, e.Name())
 		}
 	}
@@ -365,7 +378,21 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	var kw tokenvault.KeyWrapper
 	copyKey := false
 	keyFrom := "TOKENVAULT_MASTER_KEY" // where master came from, for errors
+	var split *splitDescription        // -seal split: the description, written to DIR/split.json
 	switch {
+	case sc.seal == sealSplit:
+		// The key is gathered from k shares and checked against the
+		// description; it is never written.
+		from := cmp.Or(splitFile, splitDescriptionPath(dir))
+		d, rerr := readSplitDescription(from)
+		if rerr != nil {
+			return fmt.Errorf("-seal split needs the description of the split the backup was taken under (-split-file, or DIR/split.json): %w", rerr)
+		}
+		split = &d
+		if master, err = combineShareFiles(d, sc.splitShares, sc.splitIdentities); err == nil {
+			defer clear(master)
+		}
+		keyFrom = "the shares of split " + d.KeyID
 	case sc.seal != sealLocal:
 		var closeKW func() error
 		kw, closeKW, err = keyWrapper(ctx, sc.seal, sc, getenv, sc.pkcs11KeyLabel, sc.kmsAEADKeyFile)
@@ -428,6 +455,12 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 			}
 			return fmt.Errorf("the -seal %s key wrapper does not open %s: give the settings of the server the backup was taken from: %w", sc.seal, in, err)
 		}
+		if errors.Is(err, tokenvault.ErrWrongMasterKey) && split != nil {
+			if named && needs.Kind == "local" {
+				return fmt.Errorf("the split root key %s does not open %s, which was taken under root key %s: give that split's description (-split-file: split.%s.json, kept by the rekey that replaced it) and k of its shares", split.KeyID, in, needs.KeyID, needs.KeyID)
+			}
+			return fmt.Errorf("the split root key %s does not open %s: give the split the backup was taken under", split.KeyID, in)
+		}
 		if errors.Is(err, tokenvault.ErrWrongMasterKey) {
 			if named && needs.Kind == "local" {
 				return fmt.Errorf("the master key does not open %s: it was taken under master key %s, and %s holds master key %s; give the key of that id with -master-key-file (rotate-master-key keeps a key it replaced as <data>/%s)",
@@ -447,6 +480,11 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
+	if split != nil && splitFile != "" {
+		if err := writeSplitDescription(splitDescriptionPath(dir), *split); err != nil {
+			return err
+		}
+	}
 	if copyKey {
 		if err := os.WriteFile(dirKey+".tmp", []byte(hex.EncodeToString(master)+"\n"), 0o600); err != nil {
 			return err
@@ -462,13 +500,20 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		return fmt.Errorf("install %s: %w", target, err)
 	}
 	under := "its key wrapper"
-	if master != nil {
+	switch {
+	case split != nil:
+		under = fmt.Sprintf("split root key %s, %d of %d custodians, described in %s", split.KeyID, split.K, split.N, splitDescriptionPath(dir))
+	case master != nil:
 		under = "master key " + localKeyID(master) + ", in " + dirKey
 		if !copyKey && keyFrom == "TOKENVAULT_MASTER_KEY" {
 			under = "master key " + localKeyID(master) + ", from TOKENVAULT_MASTER_KEY"
 		}
 	}
-	fmt.Fprintf(out, "restored %s into %s (%d tenants, under %s); start it with: tokenvault serve -data %s\n", in, target, tenants.Pagination.TotalItems, under, dir)
+	seal := ""
+	if split != nil {
+		seal = " -seal split"
+	}
+	fmt.Fprintf(out, "restored %s into %s (%d tenants, under %s); start it with: tokenvault serve -data %s%s\n", in, target, tenants.Pagination.TotalItems, under, dir, seal)
 	return nil
 }
 

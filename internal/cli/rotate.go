@@ -215,6 +215,16 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 			return err
 		}
 		curKeyID = localKeyID(key)
+	} else if cfg.seal == sealSplit {
+		key, _, err := splitRootKey(cfg.dataDir, cfg.splitShares, cfg.splitIdentities)
+		if err != nil {
+			return err
+		}
+		cur, err = tokenvault.NewLocalKeyWrapper(key) // keeps its own copy
+		clear(key)
+		if err != nil {
+			return err
+		}
 	} else {
 		kw, closeKW, err := keyWrapper(ctx, cfg.seal, cfg, getenv, cfg.pkcs11KeyLabel, cfg.kmsAEADKeyFile)
 		if err != nil {
@@ -227,7 +237,15 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 	// The new one.
 	var next tokenvault.KeyWrapper
 	var newKey []byte
+	var newSplit *splitDescription // -to split: written to split.json once the store has moved
 	switch cfg.rotateTo {
+	case sealSplit:
+		// The new key is made once the store is open (below): a
+		// split.json.new left by an interrupted run is either what the
+		// store has moved to already, or to be replaced.
+		if _, _, err := readRecipients(cfg.splitRecipients); err != nil {
+			return fmt.Errorf("-split-recipients: %w", err)
+		}
 	case sealLocal:
 		if newKey, err = readPendingKey(cfg.dataDir); err != nil {
 			return err
@@ -278,7 +296,10 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 		next = kw
 	}
 
-	opts := tokenvault.Options{Logger: log, Keys: tokenvault.KeyOptions{Wrapper: cur, PreviousWrappers: []tokenvault.KeyWrapper{next}}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}
+	opts := tokenvault.Options{Logger: log, Keys: tokenvault.KeyOptions{Wrapper: cur}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}}
+	if next != nil {
+		opts.Keys.PreviousWrappers = []tokenvault.KeyWrapper{next}
+	}
 	if cfg.store == "postgres" {
 		s, err := openPostgres(ctx, cfg)
 		if err != nil {
@@ -298,6 +319,11 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 		if errors.Is(err, berrors.ErrTimeout) {
 			return fmt.Errorf("a tokenvault is already running on the data directory %s (%s is locked by another process): stop it first", cfg.dataDir, opts.Path)
 		}
+		if cfg.rotateTo == sealSplit {
+			if done, ferr := finishInterruptedSplit(cfg, err, log); done || ferr != nil {
+				return ferr
+			}
+		}
 		return err
 	}
 	closers = append(closers, v.Close)
@@ -306,12 +332,33 @@ func rotateKeyWrapper(ctx context.Context, cfg config, getenv func(string) strin
 			return err
 		}
 	}
+	if cfg.rotateTo == sealSplit {
+		d, key, err := makeSplit(cfg, log)
+		if err != nil {
+			return err
+		}
+		next, err = tokenvault.NewLocalKeyWrapper(key) // keeps its own copy
+		clear(key)
+		if err != nil {
+			return err
+		}
+		newSplit = &d
+	}
 	if err := v.RotateKeyWrapper(ctx, next); err != nil {
 		return fmt.Errorf("rotate: %w", err)
 	}
 	counts, err := v.WrappedKeys(ctx)
 	if err != nil {
 		return err
+	}
+	if newSplit != nil {
+		if err := finishSplit(cfg, *newSplit, log); err != nil {
+			return err
+		}
+	} else if cfg.seal == sealSplit {
+		if err := retireSplit(cfg.dataDir, log); err != nil {
+			return err
+		}
 	}
 	switch {
 	case cfg.rotateTo == sealLocal:

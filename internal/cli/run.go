@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,49 +59,120 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 		return err
 	}
 	defer closeSinks() // after the Vault: deferred first, run last
-	v, where, closeVault, err := openVault(ctx, cfg, getenv, log, mailer, m.vaultMetrics(), sinks)
-	if err != nil {
-		return err
-	}
-	defer closeVault()
-	if err := logAuditKey(ctx, v, log); err != nil {
-		return err
-	}
-	if m != nil {
-		m.watch(v)
-	}
-	operatorKey, operatorKeyFrom, err := loadOperatorKey(cfg, getenv)
-	if err != nil {
-		return err
-	}
-	hasTenants, err := v.HasTenants(ctx)
-	if err != nil {
-		return err
-	}
-	keyFile := filepath.Join(cfg.dataDir, "management.key")
-	if !hasTenants {
-		boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Default"})
-		if err != nil {
-			return fmt.Errorf("bootstrap: %w", err)
-		}
-		if err := os.WriteFile(keyFile, []byte(boot.Application.Key+"\n"), 0o600); err != nil {
-			return err
-		}
-		log.Info("created a tenant with a management application; its key is in the key file, never in the log",
-			"tenant", boot.Tenant.ID, "key_file", keyFile)
-		keyBanner(errOut, boot.Tenant.ID, keyFile, string(boot.Application.Key))
-	}
-
-	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
-	defer requestLines.Close() // after the server has shut down: its last lines
-	requests := logger(requestLines, cfg.logFormat, cfg.logLevel)
-	srv := newHTTPServer(withConsole(withElements(newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey), v, cfg.elements, cfg.trustForwardedFor), cfg.console))
 	scheme := "http"
 	if cfg.tlsCert != "" {
 		scheme = "https"
 	}
-	log.Info("listening", append([]any{"addr", scheme + "://" + ln.Addr().String(), "data", where, "operator_key", operatorKeyFrom},
-		managementKeyAttrs(keyFile, scheme+"://"+ln.Addr().String())...)...)
+	requestLines := newLineBuffer(out, requestLogDelay, requestLogBlock)
+	defer requestLines.Close() // after the server has shut down: its last lines
+	requests := logger(requestLines, cfg.logFormat, cfg.logLevel)
+	// serveVault makes the handler of an open Vault: the audit key logged,
+	// metrics watching it, the first tenant made on a first start.
+	keyFile := filepath.Join(cfg.dataDir, "management.key")
+	serveVault := func(v *tokenvault.Vault, operatorKey string) (http.Handler, error) {
+		if err := logAuditKey(ctx, v, log); err != nil {
+			return nil, err
+		}
+		if m != nil {
+			m.watch(v)
+		}
+		hasTenants, err := v.HasTenants(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !hasTenants {
+			boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Default"})
+			if err != nil {
+				return nil, fmt.Errorf("bootstrap: %w", err)
+			}
+			if err := os.WriteFile(keyFile, []byte(boot.Application.Key+"\n"), 0o600); err != nil {
+				return nil, err
+			}
+			log.Info("created a tenant with a management application; its key is in the key file, never in the log",
+				"tenant", boot.Tenant.ID, "key_file", keyFile)
+			keyBanner(errOut, boot.Tenant.ID, keyFile, string(boot.Application.Key))
+		}
+		api := newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey)
+		return withConsole(withElements(api, v, cfg.elements, cfg.trustForwardedFor), cfg.console), nil
+	}
+	var srv *http.Server
+	var where, operatorKeyFrom string
+	if cfg.seal == sealSplit {
+		// Sealed: serve the gate until k custodians unseal it.
+		var closeVault func()
+		var closeMu sync.Mutex
+		defer func() {
+			closeMu.Lock()
+			defer closeMu.Unlock()
+			if closeVault != nil {
+				closeVault()
+			}
+		}()
+		desc, err := readSplitDescription(splitDescriptionPath(cfg.dataDir))
+		if err != nil {
+			return missingSplit(cfg.dataDir, err)
+		}
+		var operatorKey string
+		if operatorKey, operatorKeyFrom, err = loadOperatorKey(cfg, getenv); err != nil {
+			return err
+		}
+		var current atomic.Pointer[http.Handler]
+		var gate *sealGate
+		gate = newSealGate(desc, operatorKey, cfg.authFailuresPerMinute, log, func(key []byte) error {
+			c := cfg
+			c.splitKey = key
+			v, _, closeV, err := openVault(ctx, c, getenv, log, mailer, m.vaultMetrics(), sinks)
+			if err != nil {
+				return err
+			}
+			h, err := serveVault(v, operatorKey)
+			if err != nil {
+				closeV()
+				return err
+			}
+			closeMu.Lock()
+			closeVault = closeV
+			closeMu.Unlock()
+			h = gate.withUnsealRoutes(h)
+			current.Store(&h)
+			log.Info("unsealed: serving", append([]any{"addr", scheme + "://" + ln.Addr().String()}, managementKeyAttrs(keyFile, scheme+"://"+ln.Addr().String())...)...)
+			return nil
+		})
+		if m != nil {
+			gate.extra = map[string]http.Handler{"/metrics": m}
+		}
+		sealed := gate.handler()
+		current.Store(&sealed)
+		srv = newHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
+		where = cfg.dataDir
+		if cfg.store == "postgres" {
+			where = "postgres schema " + cfg.schema
+		}
+		log.Warn("sealed: the root key is split; serving nothing but the unseal routes until k custodians have each submitted a share",
+			"k", desc.K, "n", desc.N, "key_id", desc.KeyID, "split_file", splitDescriptionPath(cfg.dataDir))
+	} else {
+		v, w, closeVault, err := openVault(ctx, cfg, getenv, log, mailer, m.vaultMetrics(), sinks)
+		if err != nil {
+			return err
+		}
+		defer closeVault()
+		where = w
+		operatorKey, from, err := loadOperatorKey(cfg, getenv)
+		if err != nil {
+			return err
+		}
+		operatorKeyFrom = from
+		h, err := serveVault(v, operatorKey)
+		if err != nil {
+			return err
+		}
+		srv = newHTTPServer(h)
+	}
+	listening := []any{"addr", scheme + "://" + ln.Addr().String(), "data", where, "operator_key", operatorKeyFrom}
+	if cfg.seal != sealSplit {
+		listening = append(listening, managementKeyAttrs(keyFile, scheme+"://"+ln.Addr().String())...)
+	}
+	log.Info("listening", listening...)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -256,7 +329,15 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 			closers[i]()
 		}
 	}
-	if cfg.seal != sealLocal {
+	switch {
+	case cfg.seal == sealSplit:
+		// The key the custodians' shares made (sealGate); the Vault's
+		// local key wrapper keeps its own copy.
+		if len(cfg.splitKey) == 0 {
+			return nil, "", nil, errors.New("-seal split: the vault is sealed")
+		}
+		opts.Keys.MasterKey = cfg.splitKey
+	case cfg.seal != sealLocal:
 		kw, closeKW, err := keyWrapper(ctx, cfg.seal, cfg, getenv, cfg.pkcs11KeyLabel, cfg.kmsAEADKeyFile)
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("-seal %s: %w", cfg.seal, err)

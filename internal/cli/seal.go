@@ -25,9 +25,10 @@ const (
 	sealLocal   = "local"    // <data>/master.key or TOKENVAULT_MASTER_KEY
 	sealPKCS11  = "pkcs11"   // an AES key in an HSM (keywrap/pkcs11)
 	sealKMSAEAD = "kms-aead" // go-kms-wrapping's AEAD wrapper, key in a file: for tests
+	sealSplit   = "split"    // a key split k of n among custodians (split.go), <data>/split.json
 )
 
-var sealKinds = []string{sealLocal, sealPKCS11, sealKMSAEAD}
+var sealKinds = []string{sealLocal, sealPKCS11, sealKMSAEAD, sealSplit}
 
 // cloudSeals are the kinds of contrib/cloudkms's tokenvault: a binary
 // without them names it when asked for one.
@@ -222,6 +223,9 @@ func keyWrapper(ctx context.Context, kind string, c config, getenv func(string) 
 	}
 	if s, ok := c.sealSettings[kind]; ok {
 		return s.Open(ctx, getenv)
+	}
+	if kind == sealSplit {
+		return nil, nil, errors.New("this command cannot gather a split root key: move the store to another root of trust first (rotate-master-key -seal split -to local, with k custodians' -split-share and -split-identity)")
 	}
 	return nil, nil, fmt.Errorf("no key wrapper of kind %q", kind)
 }
