@@ -90,6 +90,7 @@ func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 // Header names of the API.
 const (
 	apiKeyHeader    = "SVC-API-KEY"
+	purposeHeader   = "SVC-PURPOSE" // from tokenvault.WithPurpose
 	mergePatchType  = "application/merge-patch+json"
 	jsonContentType = "application/json"
 )
@@ -132,6 +133,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	}
 	if id := requestID(ctx); id != "" {
 		req.Header.Set("X-Request-Id", id)
+	}
+	if purpose := tokenvault.PurposeFrom(ctx); purpose != "" {
+		req.Header.Set(purposeHeader, purpose)
 	}
 	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
 		req.Header.Set("Idempotency-Key", k)
