@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/reactors"
@@ -162,8 +163,8 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 // detokenizing a sub-document.
 func prefixFields(err error, prefix string) error {
 	var e *Error
-	if !errors.As(err, &e) || len(e.Fields) == 0 {
-		return err
+	if !errors.As(err, &e) || len(e.Fields) == 0 || errors.Is(err, access.ErrPurposeRequired) {
+		return err // the purpose is the call's, not a field of the document
 	}
 	out := *e
 	out.Fields = unit.FieldErrors{}

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"errors"
 	"regexp"
 
 	"github.com/tokenvault/tokenvault/internal/unit"
@@ -32,10 +33,19 @@ var purposeName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 // ValidPurposeName reports whether name may name a purpose.
 func ValidPurposeName(name string) bool { return purposeName.MatchString(name) }
 
+// ErrPurposeRequired is the cause of PurposeRequiredError's errors
+// (errors.Is finds it): code that moves a request's field errors under a
+// prefix (a reactor's args, a proxy's body) leaves this one, which is
+// about the call, not the document, where it is.
+var ErrPurposeRequired = errors.New("a purpose of access is required")
+
 // PurposeRequiredError is the error of a call on one token that a rule
-// requiring a purpose would decide, naming none.
+// requiring a purpose would decide, naming none: Invalid, naming the
+// field purpose.
 func PurposeRequiredError() *unit.Error {
-	return unit.InvalidField("purpose", "an access rule on this token requires a purpose of access (SVC-PURPOSE): name one of the tenant's purposes")
+	e := unit.InvalidField("purpose", "an access rule on this token requires a purpose of access (SVC-PURPOSE): name one of the tenant's purposes")
+	e.Err = ErrPurposeRequired
+	return e
 }
 
 // UnknownPurposeError is the error of a call naming a purpose its

@@ -111,7 +111,7 @@ func TestValidatePurposeNames(t *testing.T) {
 	for name, want := range map[string]bool{
 		"fraud-review": true, "pci.7.2": true, "a": true, "0day": true, "x_y": true,
 		"": false, "-a": false, "Fraud": false, "a b": false, "a,b": false, "é": false,
-		"a234567890123456789012345678901234567890123456789012345678901234": true,
+		"a234567890123456789012345678901234567890123456789012345678901234":  true,
 		"a2345678901234567890123456789012345678901234567890123456789012345": false,
 	} {
 		if got := ValidPurposeName(name); got != want {
