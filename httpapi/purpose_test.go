@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -32,7 +34,7 @@ func TestPurposeHeader(t *testing.T) {
 	r = s.do(t, "POST", "/applications", s.mgmt, map[string]any{"name": "reviewer", "type": "private",
 		"permissions": []string{"token:create"},
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal",
-			"permissions": []string{"token:read"}, "purposes": []string{"fraud-review"}}}})
+			"permissions": []string{"token:read", "token:use"}, "purposes": []string{"fraud-review"}}}})
 	if r.status != http.StatusCreated {
 		t.Fatalf("POST /applications: %d %s", r.status, r.body)
 	}
@@ -64,6 +66,35 @@ func TestPurposeHeader(t *testing.T) {
 	r.json(t, &got)
 	if got.Data != "secret" {
 		t.Errorf("GET for fraud-review: data %v, want it revealed", got.Data)
+	}
+
+	// A proxy: its body is detokenized under the caller's key, for the
+	// purpose of the request; SVC-PURPOSE is not forwarded.
+	var forwarded []string
+	dest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		forwarded = append(forwarded, r.Header.Get("SVC-PURPOSE")+"|"+string(b))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok": true}`)
+	}))
+	defer dest.Close()
+	r = s.do(t, "POST", "/proxies", s.mgmt, map[string]any{"name": "p", "destination_url": dest.URL, "require_auth": true})
+	wantStatus(t, "POST /proxies", r, http.StatusCreated)
+	var p tokenvault.Proxy
+	r.json(t, &p)
+	body := `{"n": "{{` + tok.ID + `}}"}`
+	r = s.do(t, "POST", "/proxy/pay", string(app.Key), body, "SVC-PROXY-KEY", p.Key)
+	var proxyErr struct {
+		ProxyError httpapi.Problem `json:"proxy_error"`
+	}
+	r.json(t, &proxyErr)
+	if r.status != http.StatusBadRequest || proxyErr.ProxyError.Errors["purpose"] == nil {
+		t.Errorf("POST /proxy without SVC-PURPOSE: %d %s, want 400 naming purpose", r.status, r.body)
+	}
+	r = s.do(t, "POST", "/proxy/pay", string(app.Key), body, "SVC-PROXY-KEY", p.Key, "SVC-PURPOSE", "fraud-review")
+	wantStatus(t, "POST /proxy for fraud-review", r, http.StatusOK)
+	if len(forwarded) != 1 || forwarded[0] != `|{"n":"secret"}` {
+		t.Errorf("the destination got %q, want the data and no SVC-PURPOSE", forwarded)
 	}
 
 	r = s.do(t, "GET", "/tokens/"+tok.ID+"/access", s.mgmt, nil)
