@@ -6,6 +6,10 @@
 //	c := client.New("https://vault.example.com/vault", nil)
 //	out, err := c.Tokenize(ctx, apiKey, map[string]any{"ssn": "078-05-1120"})
 //
+// A call's purpose of access travels as in process: put it in the call's
+// context with tokenvault.WithPurpose, and the client sends it as the
+// SVC-PURPOSE header.
+//
 // Errors are *tokenvault.Error with the Kind the HTTP status maps to and the
 // problem's detail and field errors, so errors.Is(err, tokenvault.ErrNotFound)
 // works as it does in-process. An error of tenant code is CodeFailed with
