@@ -41,7 +41,8 @@ type SetPurposesRequest struct {
 }
 
 // SetPurposes replaces the caller's tenant's list of purposes of access
-// and returns the tenant. Requires tenant:update. Access rules naming a
+// and returns the tenant, with an audit line and the event
+// tenant.purposes.updated. Requires tenant:update. Access rules naming a
 // purpose taken off the list stay, and apply to no call (a call naming
 // it is Invalid), so taking one off withholds, never grants.
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -54,7 +55,7 @@ func ValidatePurposes(list []Purpose, fe unit.FieldErrors) {
 
 // SetPurposes replaces tenant tid's list of purposes with list (which the
 // caller validated: ValidatePurposes), by, in t, with an audit line
-// naming them. An empty list leaves the tenant with none. Access rules
+// naming them and the event tenant.purposes.updated. An empty list leaves the tenant with none. Access rules
 // naming a purpose taken off the list stay as they are and apply to no
 // call: a call naming it is refused as any unknown purpose is.
 //
@@ -81,7 +82,22 @@ func SetPurposes(t *unit.Tx, by unit.Actor, tid string, list []Purpose) (*Record
 	if len(names) == 0 {
 		msg = "Purposes of access set: none"
 	}
+	purposes := slices.Clone(rec.Purposes)
+	if purposes == nil {
+		purposes = []Purpose{}
+	}
+	if err := t.Emit(unit.Event{TenantID: tid, Type: events.TenantPurposesUpdated, By: by, ObjectName: "tenant",
+		EntityType: unit.EntityTenant, EntityID: tid, View: func() any { return &purposesView{ID: tid, Purposes: purposes} }}); err != nil {
+		return nil, err
+	}
 	return rec, t.Log(by, tid, unit.EntityTenant, tid, unit.OpUpdate, msg)
+}
+
+// purposesView is the object of tenant.purposes.updated: the tenant's id
+// and its new list.
+type purposesView struct {
+	ID       string    `json:"id"`
+	Purposes []Purpose `json:"purposes"`
 }
 
 // PurposeList is the tenants' lists of purposes as the Authenticator reads
