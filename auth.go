@@ -56,7 +56,11 @@ func (t *txn) authenticateAs(c credential) (*principal, error) {
 	if c.appID == "" {
 		return t.authenticate(c.key)
 	}
-	return access.AsApplication(t.Tx, c.tenantID, c.appID)
+	p, err := access.AsApplication(t.Tx, c.tenantID, c.appID)
+	if err != nil {
+		return nil, err
+	}
+	return t.v.authn.CallPurpose(t.Tx, p)
 }
 
 // authorize authenticates key and checks that it holds perm.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/jsontext"
 	"github.com/tokenvault/tokenvault/internal/outbound"
 	"github.com/tokenvault/tokenvault/internal/reactors"
@@ -52,6 +53,10 @@ type invocation struct {
 	// trace id, for the event of an asynchronous invocation's end.
 	by      actor
 	traceID string
+	// purpose is the caller's purpose of access: the reactor's own calls
+	// name it too, when it runs in the background as when it runs in the
+	// call.
+	purpose string
 }
 
 // InvokeReactor runs a reactor. It requires token:use, and token:use on
@@ -138,7 +143,7 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 			return err
 		}
 		inv = &invocation{
-			id: t.v.ids.Next(t.Now), tenantID: p.TenantID, reactorID: rec.ID, code: code, caller: c,
+			id: t.v.ids.Next(t.Now), tenantID: p.TenantID, reactorID: rec.ID, code: code, caller: c, purpose: p.Purpose,
 			req: map[string]any{"args": shaped, "configuration": rec.Configuration},
 		}
 		if rec.ApplicationID != "" {
@@ -158,8 +163,8 @@ func (v *Vault) prepareInvocation(ctx context.Context, c credential, id string, 
 // detokenizing a sub-document.
 func prefixFields(err error, prefix string) error {
 	var e *Error
-	if !errors.As(err, &e) || len(e.Fields) == 0 {
-		return err
+	if !errors.As(err, &e) || len(e.Fields) == 0 || errors.Is(err, access.ErrPurposeRequired) {
+		return err // the purpose is the call's, not a field of the document
 	}
 	out := *e
 	out.Fields = unit.FieldErrors{}
@@ -178,6 +183,9 @@ func prefixFields(err error, prefix string) error {
 // runInvocation runs the code, for timeout (zero: Options.Code.Timeout),
 // and tokenizes what it asks to.
 func (v *Vault) runInvocation(ctx context.Context, inv *invocation, timeout time.Duration) (*ReactorResponse, error) {
+	if inv.purpose != "" {
+		ctx = unit.WithPurpose(ctx, inv.purpose)
+	}
 	result, err := v.runCode(ctx, codeRun{
 		kind: CodeReactor, tenant: inv.tenantID, code: inv.code, req: inv.req, timeout: timeout, client: inv.client,
 		log: []slog.Attr{slog.String("reactor", inv.reactorID)},

@@ -18,6 +18,9 @@ type Tenant struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	ModifiedBy string     `json:"modified_by,omitempty"`
 	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+	// Purposes are the purposes of access its data may be read for
+	// (SetPurposes); empty for none.
+	Purposes []Purpose `json:"purposes,omitempty"`
 }
 
 // User is a person who is a member of tenants. Picture, when set, is an
@@ -201,11 +204,11 @@ func (v *Vault) GetTenantByID(ctx context.Context, id string) (*Tenant, error) {
 // tenantRecordOf is the record of the API's tenant.
 func tenantRecordOf(t *Tenant) *tenants.Record {
 	return &tenants.Record{ID: t.ID, Name: t.Name, OwnerID: t.OwnerID, CreatedBy: t.CreatedBy,
-		CreatedAt: t.CreatedAt, ModifiedBy: t.ModifiedBy, ModifiedAt: t.ModifiedAt}
+		CreatedAt: t.CreatedAt, ModifiedBy: t.ModifiedBy, ModifiedAt: t.ModifiedAt, Purposes: t.Purposes}
 }
 
 // tenantOf is the tenant the API shows.
 func tenantOf(r *tenants.Record) Tenant {
 	return Tenant{ID: r.ID, Name: r.Name, OwnerID: r.OwnerID, CreatedBy: r.CreatedBy,
-		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
+		CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt, Purposes: r.Purposes}
 }

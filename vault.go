@@ -315,7 +315,8 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.sessions = &sessions.Service{IDs: &v.ids, Sys: v.sys, MaxPerAddress: v.maxPendingPerAddress, Max: v.maxPendingSessions,
 		Application: access.LoadApplication}
 	v.apps = &access.Applications{Sys: v.sys, Events: events.Applications{}}
-	v.authn = &access.Authenticator{Sys: v.sys, Cache: v.auth, Limits: &v.limits, Sessions: v.sessions, Now: v.now}
+	v.authn = &access.Authenticator{Sys: v.sys, Cache: v.auth, Limits: &v.limits, Sessions: v.sessions, Now: v.now,
+		Purposes: tenants.PurposeList{}}
 	if v.optimistic {
 		v.fingerprints = &tokens.FingerprintMemory{}
 	}

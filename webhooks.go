@@ -352,6 +352,7 @@ const (
 	EventTenantInvitationResent   = events.TenantInvitationResent
 	EventTenantInvitationAccepted = events.TenantInvitationAccepted
 	EventTenantInvitationDeleted  = events.TenantInvitationDeleted
+	EventTenantPurposesUpdated    = events.TenantPurposesUpdated
 	EventWebhookTest              = events.WebhookTest
 )
 

@@ -154,6 +154,8 @@ type Event struct {
 	Transform   string `json:"transform,omitempty"`
 	Channel     string `json:"channel,omitempty"`
 	Application string `json:"application,omitempty"`
+	// Purpose is the purpose of access the call named, on such a line.
+	Purpose string `json:"purpose,omitempty"`
 	// Seq, PrevHash and Hash are the line's chain link; zero and nil on
 	// a line written before its tenant's chain began, and on a
 	// checkpoint.

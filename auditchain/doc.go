@@ -22,6 +22,7 @@
 //	then 11 strings, each u32 length then UTF-8 bytes:
 //	tenant_id, id, actor_id, actor_type, entity_type, entity_id,
 //	operation, message, transform, channel, application
+//	and, only on a line that names a purpose of access, a 12th: purpose
 //
 // with every integer big-endian. So a line's hash commits to its content,
 // its position and, through prev, to every line before it: altering,

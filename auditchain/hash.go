@@ -53,6 +53,9 @@ type Line struct {
 	Transform   string
 	Channel     string
 	Application string
+	// Purpose is the purpose of access the call named, on a line
+	// recording an access to a token's data; empty otherwise.
+	Purpose string
 }
 
 // lineDomain and checkpointDomain separate the two kinds of signed or
@@ -80,6 +83,9 @@ func appendLineBytes(b []byte, prev Hash, seq uint64, l *Line) []byte {
 	for _, s := range [...]string{l.TenantID, l.ID, l.ActorID, l.ActorType, l.EntityType, l.EntityID,
 		l.Operation, l.Message, l.Transform, l.Channel, l.Application} {
 		b = appendString(b, s)
+	}
+	if l.Purpose != "" {
+		b = appendString(b, l.Purpose) // only then: lines without hash as before
 	}
 	return b
 }

@@ -14,7 +14,7 @@ func LineEvent(e Entry) Event {
 	ev := Event{Schema: LineSchema, ID: l.ID, TenantID: l.TenantID, CreatedAt: l.CreatedAt.UTC(),
 		ActorID: l.ActorID, ActorType: l.ActorType, EntityType: l.EntityType, EntityID: l.EntityID,
 		Operation: l.Operation, Message: l.Message,
-		Transform: l.Transform, Channel: l.Channel, Application: l.Application}
+		Transform: l.Transform, Channel: l.Channel, Application: l.Application, Purpose: l.Purpose}
 	if e.Seq != 0 {
 		prev, hash := e.Prev, e.Hash
 		ev.Seq, ev.PrevHash, ev.Hash = e.Seq, &prev, &hash
@@ -28,6 +28,6 @@ func (e *Event) Line() Line {
 		TenantID: e.TenantID, ID: e.ID, CreatedAt: e.CreatedAt,
 		ActorID: e.ActorID, ActorType: e.ActorType, EntityType: e.EntityType, EntityID: e.EntityID,
 		Operation: e.Operation, Message: e.Message,
-		Transform: e.Transform, Channel: e.Channel, Application: e.Application,
+		Transform: e.Transform, Channel: e.Channel, Application: e.Application, Purpose: e.Purpose,
 	}
 }

@@ -6,6 +6,10 @@
 //	c := client.New("https://vault.example.com/vault", nil)
 //	out, err := c.Tokenize(ctx, apiKey, map[string]any{"ssn": "078-05-1120"})
 //
+// A call's purpose of access travels as in process: put it in the call's
+// context with tokenvault.WithPurpose, and the client sends it as the
+// SVC-PURPOSE header.
+//
 // Errors are *tokenvault.Error with the Kind the HTTP status maps to and the
 // problem's detail and field errors, so errors.Is(err, tokenvault.ErrNotFound)
 // works as it does in-process. An error of tenant code is CodeFailed with
@@ -90,6 +94,7 @@ func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 // Header names of the API.
 const (
 	apiKeyHeader    = "SVC-API-KEY"
+	purposeHeader   = "SVC-PURPOSE" // from tokenvault.WithPurpose
 	mergePatchType  = "application/merge-patch+json"
 	jsonContentType = "application/json"
 )
@@ -132,6 +137,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	}
 	if id := requestID(ctx); id != "" {
 		req.Header.Set("X-Request-Id", id)
+	}
+	if purpose := tokenvault.PurposeFrom(ctx); purpose != "" {
+		req.Header.Set(purposeHeader, purpose)
 	}
 	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
 		req.Header.Set("Idempotency-Key", k)

@@ -172,6 +172,12 @@ func TestEveryEndpoint(t *testing.T) {
 		t.Errorf("AuditKeys = %+v; want %s, then %s", auditKeys, cp.KeyID, rotated.ID)
 	}
 	must("RotateDataKey", c.RotateDataKey(ctx, mgmt))
+	withPurposes, err := c.SetPurposes(ctx, mgmt, tokenvault.SetPurposesRequest{Purposes: []tokenvault.Purpose{
+		{Name: "fraud-review", Description: "Reviewing a payment flagged as fraud"}}})
+	must("SetPurposes", err)
+	if len(withPurposes.Purposes) != 1 || withPurposes.Purposes[0].Name != "fraud-review" {
+		t.Errorf("SetPurposes = %+v, want the tenant with fraud-review", withPurposes.Purposes)
+	}
 	fpeVersion, err := c.RotateFPEKey(ctx, mgmt)
 	must("RotateFPEKey", err)
 	if fpeVersion != 2 {

@@ -89,6 +89,14 @@ func (c *Client) GetTenant(ctx context.Context, key tokenvault.Credential) (*tok
 	return &out, c.do(ctx, call{method: "GET", path: "/tenants/self", key: key, out: &out})
 }
 
+// SetPurposes replaces the tenant's list of purposes of access
+// (tokenvault.Vault.SetPurposes). A call names one with tokenvault.WithPurpose
+// on its context: the client sends it in the SVC-PURPOSE header.
+func (c *Client) SetPurposes(ctx context.Context, key tokenvault.Credential, req tokenvault.SetPurposesRequest) (*tokenvault.Tenant, error) {
+	var out tokenvault.Tenant
+	return &out, c.do(ctx, call{method: "PUT", path: "/tenants/self/purposes", key: key, body: req, out: &out})
+}
+
 func (c *Client) RotateDataKey(ctx context.Context, key tokenvault.Credential) error {
 	return c.do(ctx, call{method: "POST", path: "/tenants/self/rotate-data-key", key: key})
 }

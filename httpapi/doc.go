@@ -91,6 +91,11 @@
 // trace_id of the webhook events the request's changes emit. Other values
 // are ignored.
 //
+// The request's SVC-PURPOSE header, when present, is its purpose of
+// access (tokenvault.WithPurpose, PurposeHeader): the Vault refuses a
+// name its tenant's list does not hold (400, field purpose), and decides
+// access rules with purposes for it.
+//
 // # OpenAPI
 //
 // openapi.yaml in this directory is the OpenAPI 3.1 document of every

@@ -174,6 +174,7 @@ func (a *api) routes() {
 
 	a.handle("GET /tenants/self", a.getTenant)
 	a.handle("POST /tenants/self/rotate-data-key", a.rotateDataKey)
+	a.handle("PUT /tenants/self/purposes", a.setPurposes)
 
 	a.handle("GET /permissions", a.listPermissions, "application_type")
 
@@ -204,7 +205,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r), TraceID: traceIDOf(r)}
 	_, pattern := a.mux.Handler(r)
 	if a.observe == nil {
-		a.serve(w, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)), pattern)
+		a.serve(w, r.WithContext(withPurpose(tokenvault.WithCallInfo(r.Context(), info), r)), pattern)
 		return
 	}
 	start := time.Now()
@@ -220,7 +221,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.observe(r.Context(), Observation{Method: r.Method, Route: route, Status: rec.written(),
 			Duration: time.Since(start), TenantID: info.TenantID()})
 	}()
-	a.serve(rec, r.WithContext(tokenvault.WithCallInfo(r.Context(), info)), pattern)
+	a.serve(rec, r.WithContext(withPurpose(tokenvault.WithCallInfo(r.Context(), info), r)), pattern)
 }
 
 // serve turns the mux's own 404 and 405 answers and any panic into

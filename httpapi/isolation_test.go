@@ -132,6 +132,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"PUT /webhooks/{id}":                         map[string]any{"name": "x", "url": "https://example.com/x", "events": []string{"*"}},
 		"POST /operator/tenants":                     map[string]any{"name": "x"},
 		"POST /tenants/self/rotate-data-key":         nil,
+		"PUT /tenants/self/purposes":                 map[string]any{"purposes": []any{}},
 		"POST /applications/{id}/regenerate":         nil,
 		"POST /tenants/self/invitations/{id}/resend": nil,
 	}

@@ -47,6 +47,36 @@ type Authenticator struct {
 	Sessions SessionKeys
 	// Now is the Vault's clock, which the rate limits run on.
 	Now func() time.Time
+	// Purposes is the tenants' lists of purposes of access, which a
+	// call's purpose is checked against (CallPurpose).
+	Purposes PurposeList
+}
+
+// CallPurpose gives p the purpose of access the call of t names
+// (unit.PurposeOf), on a copy: p itself when the call names none.
+//
+// Returns Invalid (field purpose) for a purpose the tenant's list does
+// not hold; reading the list is the only cost, and only calls that name a
+// purpose pay it.
+func (a *Authenticator) CallPurpose(t *unit.Tx, p *Principal) (*Principal, error) {
+	purpose := unit.PurposeOf(t.Ctx)
+	if purpose == "" {
+		return p, nil
+	}
+	if !ValidPurposeName(purpose) {
+		return nil, UnknownPurposeError()
+	}
+	if a.Purposes == nil {
+		return nil, UnknownPurposeError()
+	}
+	ok, err := a.Purposes.HasPurpose(t, p.TenantID, purpose)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, UnknownPurposeError()
+	}
+	return p.WithPurpose(purpose), nil
 }
 
 // Authenticate resolves key to a principal in t. Every failure (empty,
@@ -89,7 +119,7 @@ func (a *Authenticator) Authenticate(t *unit.Tx, key string) (*Principal, error)
 	if err := a.Limits.ChargeCall(t.Ctx, mac, p, a.Now()); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return a.CallPurpose(t, p)
 }
 
 // Resolve reads, in t, the principal of the key whose keyed MAC is mac,

@@ -55,22 +55,52 @@ var transformRank = map[string]int{TransformRedact: 0, TransformMask: 1, Transfo
 // must be allowed in every one of them, and gets the most restrictive of
 // their transforms. No decision anywhere means no access.
 //
-// Decide is a pure function of its arguments; rules must be sorted by
-// priority (see SortedRules).
+// Decide is DecideFor a call that names no purpose: rules that require a
+// purpose are passed over. Decide is a pure function of its arguments;
+// rules must be sorted by priority (see SortedRules).
 func Decide(perms []string, rules []Rule, perm string, tok TokenScope) (transform string, ok bool) {
+	d := DecideFor(perms, rules, perm, tok, "")
+	return d.Transform, d.OK
+}
+
+// Decision is what the rule engine decided for one call on one token.
+type Decision struct {
+	// Transform is the transform that applies, when OK.
+	Transform string
+	// OK reports whether the call may use the permission on the token.
+	OK bool
+	// PurposeRequired reports that, the call naming no purpose, a rule
+	// requiring one matched the token and granted the permission: with a
+	// purpose of its list, the call could have been decided (by that
+	// rule, or by another for another purpose). It is set only when OK is
+	// false: a rule without purposes, or a direct permission, that
+	// decides a call without a purpose is that call's answer.
+	PurposeRequired bool
+}
+
+// DecideFor is Decide for a call that names purpose (empty: none). A rule
+// with purposes applies only to a call naming one of them; for a call
+// naming another it is passed over, as a rule on another container is.
+// For a call naming none it is passed over too, and if nothing else
+// decides, the Decision says a purpose was required (a read of one token
+// answers that as Invalid rather than as a denial). DecideFor is a pure
+// function of its arguments; rules must be sorted by priority.
+func DecideFor(perms []string, rules []Rule, perm string, tok TokenScope, purpose string) Decision {
 	if len(tok.Containers) == 0 {
-		return "", false
+		return Decision{}
 	}
+	var d Decision
 	for i, c := range tok.Containers {
-		t, ok := decideIn(perms, rules, perm, tok.ID, c)
+		t, ok, missing := decideIn(perms, rules, perm, tok.ID, c, purpose)
 		if !ok {
-			return "", false
+			return Decision{PurposeRequired: missing}
 		}
-		if i == 0 || transformRank[t] < transformRank[transform] {
-			transform = t
+		if i == 0 || transformRank[t] < transformRank[d.Transform] {
+			d.Transform = t
 		}
 	}
-	return transform, true
+	d.OK = true
+	return d
 }
 
 // DecideWithin is Decide for a key held to ceilings as well (a session, by
@@ -78,32 +108,44 @@ func Decide(perms []string, rules []Rule, perm string, tok TokenScope) (transfor
 // ceiling must allow, and the most restrictive transform applies. Rules
 // must be sorted by priority.
 func DecideWithin(perms []string, rules []Rule, ceilings []Grants, perm string, tok TokenScope) (string, bool) {
-	transform, ok := Decide(perms, rules, perm, tok)
-	if !ok {
-		return "", false
-	}
-	for _, c := range ceilings {
-		limit, ok := Decide(c.Permissions, c.Rules, perm, tok)
-		if !ok {
-			return "", false
-		}
-		if transformRank[limit] < transformRank[transform] {
-			transform = limit
-		}
-	}
-	return transform, true
+	d := DecideWithinFor(perms, rules, ceilings, perm, tok, "")
+	return d.Transform, d.OK
 }
 
-func decideIn(perms []string, rules []Rule, perm, id, container string) (string, bool) {
-	for _, r := range rules {
-		if ruleMatches(r, id, container) && slices.Contains(r.Permissions, perm) {
-			return r.Transform, true
+// DecideWithinFor is DecideWithin for a call that names purpose, each of
+// the grants and ceilings decided as DecideFor decides: a purpose is
+// required when one of them refused for want of it.
+func DecideWithinFor(perms []string, rules []Rule, ceilings []Grants, perm string, tok TokenScope, purpose string) Decision {
+	d := DecideFor(perms, rules, perm, tok, purpose)
+	if !d.OK {
+		return d
+	}
+	for _, c := range ceilings {
+		limit := DecideFor(c.Permissions, c.Rules, perm, tok, purpose)
+		if !limit.OK {
+			return limit
+		}
+		if transformRank[limit.Transform] < transformRank[d.Transform] {
+			d.Transform = limit.Transform
 		}
 	}
-	if slices.Contains(perms, perm) {
-		return ImplicitTransform(perm), true
+	return d
+}
+
+func decideIn(perms []string, rules []Rule, perm, id, container, purpose string) (transform string, ok, missing bool) {
+	for _, r := range rules {
+		if !ruleMatches(r, id, container) || !slices.Contains(r.Permissions, perm) {
+			continue
+		}
+		if len(r.Purposes) == 0 || purpose != "" && slices.Contains(r.Purposes, purpose) {
+			return r.Transform, true, false
+		}
+		missing = missing || purpose == ""
 	}
-	return "", false
+	if slices.Contains(perms, perm) {
+		return ImplicitTransform(perm), true, false
+	}
+	return "", false, missing
 }
 
 // ruleMatches reports whether r applies to the token with this id in this

@@ -28,6 +28,19 @@
 // releases that add management permissions give them to the full
 // managers of before (ManagementUpgrades, NeedsUpgrade).
 //
+// # Purposes of access
+//
+// A rule may hold purposes (Rule.Purposes): it then applies only to
+// calls naming one of them (DecideFor, DecideWithinFor), and a call on
+// one token that only such a rule would allow, naming none, is Invalid
+// naming the field purpose (Principal.DecideOne, ErrPurposeRequired).
+// The Authenticator checks the purpose a call names (unit.PurposeOf)
+// against its tenant's list (PurposeList: internal/tenants keeps it)
+// and sets it on the call's own copy of the principal
+// (Principal.WithPurpose), never on a cached one. Records that hold
+// rules store their purposes under a flag (AppendRulePurposes), so a
+// record without any is as it was (purpose.go).
+//
 // # Applications in the store
 //
 // In the caller's unit of work it reads an application as a key, a

@@ -24,6 +24,21 @@ type Principal struct {
 	// authorized it and what it holds now: a session never does more than
 	// its own grants and every ceiling allow.
 	Ceilings []Grants
+	// Purpose is the purpose of access the call names (empty: none), from
+	// its tenant's list: set on the call's own copy of the principal
+	// (WithPurpose), never on one the AuthCache keeps.
+	Purpose string
+}
+
+// WithPurpose returns p for a call naming purpose: p itself when it
+// already names it, else a copy (a cached principal is shared by calls).
+func (p *Principal) WithPurpose(purpose string) *Principal {
+	if p.Purpose == purpose {
+		return p
+	}
+	cp := *p
+	cp.Purpose = purpose
+	return &cp
 }
 
 func (p *Principal) Actor() unit.Actor {
@@ -53,7 +68,24 @@ func (p *Principal) Covers(perms []string) bool {
 // authorizer's grants: all must allow, and the most restrictive transform
 // applies (DecideWithin).
 func (p *Principal) Decide(perm string, tok TokenScope) (string, bool) {
-	return DecideWithin(p.Permissions, p.Rules, p.Ceilings, perm, tok)
+	d := DecideWithinFor(p.Permissions, p.Rules, p.Ceilings, perm, tok, p.Purpose)
+	return d.Transform, d.OK
+}
+
+// DecideOne is Decide for a call on one named token (a get, a delete, a
+// token a detokenize names): a refusal is the error to answer, Invalid
+// naming the field "purpose" when the call names no purpose and a rule
+// requiring one would have decided (ErrPurposeRequired), else
+// PermissionDenied naming perm.
+func (p *Principal) DecideOne(perm string, tok TokenScope) (string, error) {
+	d := DecideWithinFor(p.Permissions, p.Rules, p.Ceilings, perm, tok, p.Purpose)
+	switch {
+	case d.OK:
+		return d.Transform, nil
+	case d.PurposeRequired:
+		return "", PurposeRequiredError()
+	}
+	return "", unit.Forbidden(perm)
 }
 
 // mayRead reports whether p may read rec: token:read on its containers,
@@ -114,7 +146,7 @@ func grantsEverywhere(perms []string, rules []Rule, perm string) bool {
 		return true
 	}
 	return slices.ContainsFunc(rules, func(r Rule) bool {
-		everywhere := r.Container == "/" || r.Container == "" && len(r.Conditions) == 0
+		everywhere := (r.Container == "/" || r.Container == "" && len(r.Conditions) == 0) && len(r.Purposes) == 0
 		return everywhere && slices.Contains(r.Permissions, perm)
 	})
 }

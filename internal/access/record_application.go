@@ -68,6 +68,7 @@ func (r *ApplicationRecord) Expired(now time.Time) bool {
 //	time  modified_at  (flag 2)
 //	str   modified_by
 //	uvarint n, n str  allowed_origins  (flag 4)
+//	per rule, in order: uvarint n, n str  purposes  (flag 8)
 //
 // Flag 4 was added within version 1 rather than as a version 2: a record
 // without allowed origins (every record written before, and every
@@ -76,6 +77,9 @@ func (r *ApplicationRecord) Expired(now time.Time) bool {
 // record with the flag is refused by code older than the flag ("unknown
 // flags"), as a new version would be. Nil and empty lists are both
 // written without the flag and decode as nil.
+//
+// Flag 8 (rules' purposes, access.Rule.Purposes) was added the same way:
+// set only when a rule has purposes, so every record without is as it was.
 //
 // The tenant and id are the store key's, not stored again. An
 // application's permissions and rules, and a rule's permissions, decode
@@ -105,6 +109,7 @@ const (
 	appExpires = 1 << iota
 	appModified
 	appOrigins
+	appPurposes
 )
 
 func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
@@ -123,6 +128,9 @@ func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	}
 	if len(r.AllowedOrigins) > 0 {
 		flags |= appOrigins
+	}
+	if HasRulePurposes(r.Rules) {
+		flags |= appPurposes
 	}
 	b = append(b, ApplicationFormat)
 	b = binary.AppendUvarint(b, flags)
@@ -154,6 +162,9 @@ func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	b = unit.AppendStr(b, r.ModifiedBy)
 	if len(r.AllowedOrigins) > 0 {
 		b = unit.AppendStrs(b, r.AllowedOrigins)
+	}
+	if flags&appPurposes != 0 {
+		b = AppendRulePurposes(b, r.Rules)
 	}
 	return b, nil
 }
@@ -210,7 +221,12 @@ func (r *ApplicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 			d.Fail("empty allowed origins")
 		}
 	}
-	if flags >= appOrigins<<1 {
+	if flags&appPurposes != 0 {
+		if ReadRulePurposes(&d, r.Rules); !HasRulePurposes(r.Rules) && d.Err() == nil {
+			d.Fail("no rule purposes")
+		}
+	}
+	if flags >= appPurposes<<1 {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {

@@ -22,6 +22,13 @@ type Rule struct {
 	Conditions  []Condition `json:"conditions,omitempty"`
 	Transform   string      `json:"transform"`
 	Permissions []string    `json:"permissions"`
+	// Purposes, when set, limit the rule to calls that name one of them
+	// (the caller's purpose of access, from the tenant's list): the rule
+	// is passed over for a call with another purpose, and a call without
+	// one that only such a rule would decide is refused (see DecideFor).
+	// Several rules on one container, one per set of purposes, say which
+	// purposes reveal and which only mask.
+	Purposes []string `json:"purposes,omitempty"`
 }
 
 // Condition restricts a session's rule to tokens whose attribute (id or

@@ -92,6 +92,7 @@ func checkGrants(g grantee, perms []string, rules []Rule, fe unit.FieldErrors) {
 		if len(r.Description) > 1000 {
 			fe.Add(path+".description", "must be at most 1000 characters")
 		}
+		validateRulePurposes(path+".purposes", r.Purposes, fe)
 	}
 }
 

@@ -22,7 +22,8 @@ import (
 //	uvarint    flags: 1 created_at is the time in the key, in UTC (and is
 //	           not stored again); 2 the line records an access to a
 //	           token's data and holds its transform and channel; 4 the
-//	           line is chained (chain.go) and holds its link
+//	           line is chained (chain.go) and holds its link; 8 the line
+//	           names the purpose of access of the call
 //	str        actor_id
 //	str        actor_type
 //	str        entity_type
@@ -34,6 +35,7 @@ import (
 //	           reactor or create (the Channel* constants)
 //	str        application (flag 2): for a session's access, the private
 //	           application that authorized the session; else empty
+//	str        purpose (flag 8): the purpose of access the call named
 //	time       created_at (unless flag 1)
 //	uvarint    seq (flag 4): the line's sequence number in the chain
 //	32 bytes   prev (flag 4): the hash of line seq-1 (zeros for seq 1)
@@ -48,6 +50,8 @@ import (
 // Flag 2 came with GET /tokens/{id}/access: lines written before it have
 // neither, and read as they did (testdata/records/log-v1.bin; a read
 // line with them is testdata/records/log-access-v1.bin).
+// Flag 8 came with purposes of access: only a line naming one has it,
+// so every other line is as it was.
 // Version 0 is the API's Log as JSON (lineRecordV0), which lines were
 // stored as before; it still reads. A token's creation line is 40 bytes
 // in version 1 (ids as 16 bytes; types, operation and frequent messages
@@ -85,8 +89,10 @@ const (
 	logAccessed = 2
 	// logChained is the flag of a line holding its chain link.
 	logChained = 4
+	// logPurpose is the flag of a line naming a purpose of access.
+	logPurpose = 8
 	// logFlags are the flags a line may have.
-	logFlags = logAtKeyTime | logAccessed | logChained
+	logFlags = logAtKeyTime | logAccessed | logChained | logPurpose
 )
 
 func (l *LineRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
@@ -103,6 +109,9 @@ func (l *LineRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if l.Link != nil {
 		flags |= logChained
 	}
+	if l.Purpose != "" {
+		flags |= logPurpose
+	}
 	b = append(b, logFormat)
 	b = binary.AppendUvarint(b, flags)
 	b = unit.AppendStr(b, l.ActorID)
@@ -115,6 +124,9 @@ func (l *LineRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		b = unit.AppendStr(b, l.Transform)
 		b = unit.AppendStr(b, l.Channel)
 		b = unit.AppendStr(b, l.Application)
+	}
+	if flags&logPurpose != 0 {
+		b = unit.AppendStr(b, l.Purpose)
 	}
 	if flags&logAtKeyTime == 0 {
 		if err := unit.CheckRecordTimes("log line", &l.CreatedAt); err != nil {
@@ -171,6 +183,11 @@ func (l *LineRecord) DecodeRecord(key barrier.Key, b []byte) error {
 	}}
 	if flags&logAccessed != 0 {
 		l.Transform, l.Channel, l.Application = d.Str(), d.Str(), d.Str()
+	}
+	if flags&logPurpose != 0 {
+		if l.Purpose = d.Str(); l.Purpose == "" {
+			d.Fail("empty purpose")
+		}
 	}
 	switch {
 	case flags&^logFlags != 0:

@@ -64,7 +64,7 @@ func tokenAccessCommand(ctx context.Context, args []string, getenv func(string) 
 	}
 	c := client.New(server, nil)
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tACTOR\tAPPLICATION\tCHANNEL\tTRANSFORM\tTOKEN")
+	fmt.Fprintln(tw, "TIME\tACTOR\tAPPLICATION\tCHANNEL\tTRANSFORM\tPURPOSE\tTOKEN")
 	page := tokenvault.PageRequest{Size: tokenvault.MaxPageSize}
 	for {
 		var data []tokenvault.TokenAccess
@@ -87,8 +87,12 @@ func tokenAccessCommand(ctx context.Context, args []string, getenv func(string) 
 			if transform == "" {
 				transform = "-" // a line written before transforms were recorded
 			}
-			fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\t%s\n", a.CreatedAt.UTC().Format(time.RFC3339Nano), a.ActorType, a.ActorID,
-				a.ApplicationID, a.Channel, transform, a.TokenID)
+			purpose := a.Purpose
+			if purpose == "" {
+				purpose = "-" // the call named no purpose of access
+			}
+			fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\t%s\t%s\n", a.CreatedAt.UTC().Format(time.RFC3339Nano), a.ActorType, a.ActorID,
+				a.ApplicationID, a.Channel, transform, purpose, a.TokenID)
 		}
 		if after == "" {
 			return tw.Flush()

@@ -51,6 +51,7 @@ const (
 	TenantInvitationResent   = "tenant.invitation.resent"
 	TenantInvitationAccepted = "tenant.invitation.accepted"
 	TenantInvitationDeleted  = "tenant.invitation.deleted"
+	TenantPurposesUpdated    = "tenant.purposes.updated"
 	WebhookTest              = "webhook.test"
 )
 
@@ -89,6 +90,7 @@ var catalogue = []Type{
 	{TenantInvitationResent, "An invitation was sent again.", false},
 	{TenantInvitationAccepted, "An invitation was accepted.", false},
 	{TenantInvitationDeleted, "An invitation was deleted, or expired.", false},
+	{TenantPurposesUpdated, "The tenant's list of purposes of access was replaced.", false},
 	{WebhookTest, "Sent to one webhook by POST /webhooks/{id}/test.", false},
 }
 

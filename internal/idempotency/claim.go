@@ -57,14 +57,18 @@ func Fingerprint(operation string, body []byte) []byte {
 	return h.Sum(nil)
 }
 
-// grantsDigest identifies what p may do: its permissions, its rules and,
-// for a session, its ceilings.
+// grantsDigest identifies what p may do: its permissions, its rules,
+// for a session its ceilings, and the purpose of access its call names.
 func grantsDigest(p *access.Principal) []byte {
 	b, _ := json.Marshal(struct {
 		P []string        `json:"p"`
 		R []access.Rule   `json:"r"`
 		C []access.Grants `json:"c"`
-	}{p.Permissions, p.Rules, p.Ceilings})
+		// U is the call's purpose of access: a response kept for one
+		// purpose is not replayed to a call naming another, or none. Empty
+		// is left out, so the digests of calls without one are as before.
+		U string `json:"u,omitempty"`
+	}{p.Permissions, p.Rules, p.Ceilings, p.Purpose})
 	d := sha256.Sum256(b)
 	return d[:]
 }

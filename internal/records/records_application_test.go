@@ -55,6 +55,14 @@ func TestApplicationRecordFields(t *testing.T) {
 	rec := fixedApplication()
 	rv := reflect.ValueOf(rec).Elem()
 	for f := range reflect.TypeFor[access.ApplicationRecord]().Fields() {
+		if f.Name == "Rules" {
+			// Rule.Purposes: only fixedPurposeApplication sets them
+			// (below), since application-v0.json cannot hold them.
+			if rv.FieldByIndex(f.Index).IsZero() {
+				t.Error("fixedApplication leaves access.ApplicationRecord.Rules unset")
+			}
+			continue
+		}
 		if f.Name == "AllowedOrigins" {
 			if !rv.FieldByIndex(f.Index).IsZero() || reflect.ValueOf(fixedPublicApplication()).Elem().FieldByIndex(f.Index).IsZero() {
 				t.Error("AllowedOrigins: set in fixedApplication, or unset in fixedPublicApplication")
@@ -77,6 +85,12 @@ func TestApplicationRecordFields(t *testing.T) {
 					set = set || !reflect.ValueOf(c).FieldByIndex(f.Index).IsZero()
 				}
 			}
+			if rt == reflect.TypeFor[access.Rule]() && f.Name == "Purposes" {
+				if set || !slices.ContainsFunc(fixedPurposeApplication().Rules, func(r access.Rule) bool { return len(r.Purposes) > 0 }) {
+					t.Error("Rule.Purposes: set in fixedApplication, or unset in fixedPurposeApplication")
+				}
+				continue
+			}
 			if !set {
 				t.Errorf("fixedApplication leaves %s.%s unset in every rule: the format tests would not see it", rt.Name(), f.Name)
 			}
@@ -89,7 +103,7 @@ func TestApplicationRecordFields(t *testing.T) {
 // come back as empty lists); TestApplicationAPIRoundTrip
 // (internal/records/behaviour) holds the API's JSON of the same cases.
 func TestApplicationRecordRoundTrip(t *testing.T) {
-	cases := []*access.ApplicationRecord{fixedApplication(), fixedPublicApplication()}
+	cases := []*access.ApplicationRecord{fixedApplication(), fixedPublicApplication(), fixedPurposeApplication()}
 	// The bootstrap management application: no rules, no expiry, never
 	// modified.
 	mgmt := &access.ApplicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",

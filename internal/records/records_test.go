@@ -19,6 +19,8 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/jsontext"
+	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -86,6 +88,45 @@ func fixedLogLine() *auditlog.LineRecord {
 
 // fixedAccessLine is the line of a masked read of a token by a list
 // (testdata/records/log-access-v1.bin): flag 2, with transform and channel.
+// fixedPurposeLine is an access line naming the call's purpose of access
+// (testdata/records/log-purpose-v1.bin): flags 2 and 8.
+func fixedPurposeLine() *auditlog.LineRecord {
+	l := fixedAccessLine()
+	l.Purpose = "fraud-review"
+	return l
+}
+
+// fixedPurposeTenant is a tenant with purposes of access
+// (testdata/records/tenant-purposes-v1.bin): flag 2, which tenant-v0.json
+// cannot hold.
+func fixedPurposeTenant() *tenants.Record {
+	r := recordKindFixed("tenant").(*tenants.Record)
+	r.Purposes = []tenants.Purpose{{Name: "fraud-review", Description: "Reviewing a flagged payment"},
+		{Name: "support", Description: "Answering the card holder"}}
+	return r
+}
+
+// fixedPurposeSession is a session whose grants' and ceiling's rules
+// name purposes of access (testdata/records/session-purposes-v1.bin):
+// flag 4.
+func fixedPurposeSession() *sessions.Record {
+	r := recordKindFixed("session").(*sessions.Record)
+	r.Grants.Rules[0].Purposes = []string{"support"}
+	r.Ceiling.Rules = []access.Rule{{Priority: 1, Container: "/pci/", Transform: access.TransformReveal,
+		Permissions: []string{access.PermTokenRead}, Purposes: []string{"fraud-review", "support"}}}
+	return r
+}
+
+// recordKindFixed is the fixed record of the record kind named name.
+func recordKindFixed(name string) recordCodec {
+	for _, k := range recordKinds {
+		if k.name == name {
+			return k.fixed()
+		}
+	}
+	panic("no record kind " + name)
+}
+
 func fixedAccessLine() *auditlog.LineRecord {
 	return &auditlog.LineRecord{Line: auditchain.Line{ActorID: fixActor, ActorType: "application", EntityType: "card", EntityID: fixToken,
 		Operation: unit.OpRead, Message: "Token read (listed)", Transform: access.TransformMask, Channel: unit.ChannelList, CreatedAt: fixTime}}
@@ -166,6 +207,9 @@ func TestRecordGolden(t *testing.T) {
 		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokens.Record{} }},
 		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &auditlog.LineRecord{} }},
+		{"log-purpose-v1.bin", fixLogKey, fixedPurposeLine(), func() recordCodec { return &auditlog.LineRecord{} }},
+		{"tenant-purposes-v1.bin", barrier.Tenant(fixTenant).Record(unit.EntityTenant, fixTenant), fixedPurposeTenant(), func() recordCodec { return &tenants.Record{} }},
+		{"session-purposes-v1.bin", barrier.Tenant(fixTenant).Record(unit.EntitySession, fixSession), fixedPurposeSession(), func() recordCodec { return &sessions.Record{} }},
 		{"log-chained-v1.bin", fixLogKey, fixedChainedLine(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{"chain-head-v1.bin", barrier.Tenant(fixTenant).ChainHead(), fixedChainHead(), func() recordCodec { return &auditlog.Head{} }},
 		{"chain-link-v1.bin", barrier.Tenant(fixTenant).ChainLink(barrier.TimeKey(fixTime) + "/" + fixLog), fixedChainLink(), func() recordCodec { return &auditlog.Link{} }},
@@ -174,6 +218,7 @@ func TestRecordGolden(t *testing.T) {
 		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditlog.KeyRecord{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 		{"application-public-v1.bin", fixAppKey, fixedPublicApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
+		{"application-purposes-v1.bin", fixAppKey, fixedPurposeApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(fixtureDir, tc.file)

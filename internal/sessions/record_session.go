@@ -15,7 +15,7 @@ import (
 // Format version 1 (binary; see docs/internals.md, "Stored records"):
 //
 //	0x01           format version
-//	uvarint flags  1 authorized, 2 authorized_at
+//	uvarint flags  1 authorized, 2 authorized_at, 4 rules' purposes
 //	str   application_id   the public application that created it
 //	bytes key_hash         keyed hash of the session key
 //	bytes nonce_hash       keyed hash of the nonce; empty once used
@@ -26,7 +26,11 @@ import (
 //	time  authorized_at    (flag 2)
 //	strs0 grants' permissions, rules grants' rules
 //	strs0 ceiling's permissions, rules ceiling's rules
+//	purposes of the grants' rules, then of the ceiling's (flag 4;
+//	access.AppendRulePurposes)
 //
+// Flag 4 came with purposes of access, within version 1: it is set only
+// when a rule has purposes, so every session without is as it was.
 // The tenant and id are the store key's. Grants keep nil lists apart
 // from empty ones (internal/records' doc): the principal's grants
 // are hashed as JSON (the root's grantsDigest), where they differ.
@@ -38,6 +42,7 @@ const Format = 1
 const (
 	sessionAuthorized = 1 << iota
 	sessionAuthorizedAt
+	sessionPurposes
 )
 
 // Record is a session as stored.
@@ -86,6 +91,9 @@ func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.AuthorizedAt != nil {
 		flags |= sessionAuthorizedAt
 	}
+	if access.HasRulePurposes(r.Grants.Rules) || access.HasRulePurposes(r.Ceiling.Rules) {
+		flags |= sessionPurposes
+	}
 	b = binary.AppendUvarint(append(b, Format), flags)
 	b = unit.AppendBytes(unit.AppendBytes(unit.AppendStr(b, r.ApplicationID), r.KeyHash), r.NonceHash)
 	b = unit.AppendTime(unit.AppendTime(b, r.CreatedAt), r.ExpiresAt)
@@ -94,7 +102,11 @@ func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 		b = unit.AppendTime(b, *r.AuthorizedAt)
 	}
 	b = access.AppendRules(unit.AppendStrs0(b, r.Grants.Permissions), r.Grants.Rules)
-	return access.AppendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules), nil
+	b = access.AppendRules(unit.AppendStrs0(b, r.Ceiling.Permissions), r.Ceiling.Rules)
+	if flags&sessionPurposes != 0 {
+		b = access.AppendRulePurposes(access.AppendRulePurposes(b, r.Grants.Rules), r.Ceiling.Rules)
+	}
+	return b, nil
 }
 
 func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
@@ -130,7 +142,11 @@ func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	r.AuthorizedAt = d.OptTime(flags, sessionAuthorizedAt)
 	r.Grants.Permissions, r.Grants.Rules = d.Strs0(), access.ReadRules(&d)
 	r.Ceiling.Permissions, r.Ceiling.Rules = d.Strs0(), access.ReadRules(&d)
-	d.CheckFlags(flags, sessionAuthorizedAt<<1)
+	if flags&sessionPurposes != 0 {
+		access.ReadRulePurposes(&d, r.Grants.Rules)
+		access.ReadRulePurposes(&d, r.Ceiling.Rules)
+	}
+	d.CheckFlags(flags, sessionPurposes<<1)
 	if err := d.End(); err != nil {
 		*r = Record{}
 		return err

@@ -201,6 +201,6 @@ func (s *Service) findDuplicate(t *unit.Tx, p *access.Principal, fp string, pt *
 func LogRead(t *unit.Tx, p *access.Principal, typ, id, msg, transform, channel string) error {
 	return t.LogLine(p.TenantID, auditchain.Line{
 		ActorID: p.ActorID, ActorType: p.ActorType, EntityType: typ, EntityID: id, Operation: unit.OpRead,
-		Message: msg, Transform: transform, Channel: channel, Application: p.AppID,
+		Message: msg, Transform: transform, Channel: channel, Application: p.AppID, Purpose: p.Purpose,
 	})
 }

@@ -74,9 +74,9 @@ func (d *detokenizer) resolve(id, path string) error {
 	if rec == nil {
 		return unit.InvalidField(path, "token %q does not exist", id)
 	}
-	transform, ok := d.p.Decide(d.perm, ScopeOf(rec))
-	if !ok {
-		return unit.Forbidden(d.perm)
+	transform, err := d.p.DecideOne(d.perm, ScopeOf(rec))
+	if err != nil {
+		return err
 	}
 	d.values[id] = Value(rec, transform)
 	if err := EmitReadRecord(d.t, d.p, rec); err != nil {

@@ -118,7 +118,9 @@ func (s *Service) Load(t *unit.Tx, tid, id string, withExpired bool) (*Record, e
 
 // Must loads a live token the caller may use with perm, and the
 // transform that applies. Unknown and expired tokens are NotFound; a token
-// the caller's rules do not reach is PermissionDenied.
+// the caller's rules do not reach is PermissionDenied, or Invalid (field
+// purpose) when a rule requiring a purpose would reach it and the call
+// names none.
 func (s *Service) Must(t *unit.Tx, p *access.Principal, id, perm string) (*Record, string, error) {
 	rec, err := s.Load(t, p.TenantID, id, false)
 	if err != nil {
@@ -127,9 +129,9 @@ func (s *Service) Must(t *unit.Tx, p *access.Principal, id, perm string) (*Recor
 	if rec == nil {
 		return nil, "", unit.NotFoundError("token")
 	}
-	transform, ok := p.Decide(perm, ScopeOf(rec))
-	if !ok {
-		return nil, "", unit.Forbidden(perm)
+	transform, err := p.DecideOne(perm, ScopeOf(rec))
+	if err != nil {
+		return nil, "", err
 	}
 	return rec, transform, nil
 }

@@ -55,6 +55,16 @@ class RequestTest(unittest.TestCase):
         for req in rec.sent:
             self.assertNotIn(KEY, repr(req))
 
+    def test_purpose(self) -> None:
+        rec = Recorder()
+        c = Client("http://vault.test", api_key=KEY, transport=rec)
+        c.get_token("t")
+        Client("http://vault.test", api_key=KEY, transport=rec, purpose="fraud-review").get_token("t")
+        Client("http://vault.test", api_key=KEY, transport=rec, purpose="support").detokenize({"a": "{{ t }}"})
+        self.assertNotIn("SVC-PURPOSE", rec.sent[0].headers)
+        self.assertEqual(rec.sent[1].headers["SVC-PURPOSE"], "fraud-review")
+        self.assertEqual(rec.sent[2].headers["SVC-PURPOSE"], "support")
+
     def test_bodies(self) -> None:
         rec = Recorder()
         c = Client("http://vault.test", api_key=KEY, transport=rec)

@@ -72,6 +72,7 @@ class Client(Operations):
         transport: Transport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         user_agent: str | None = None,
+        purpose: str | None = None,
     ) -> None:
         """base_url: where the API is served ("https://vault.example.com", or
         with the prefix it is mounted under). api_key: the SVC-API-KEY sent when
@@ -81,7 +82,8 @@ class Client(Operations):
         proxy).
         sleep: waits between retries (a test hook). Raises ValueError for a
         base_url that is not http(s)://host[/prefix], a timeout not above 0 or
-        max_retries below 0."""
+        max_retries below 0. purpose: the purpose of access sent as SVC-PURPOSE
+        with every call (one of the tenant's purposes): a client per purpose."""
         u = urllib.parse.urlsplit(base_url)
         if u.scheme not in ("http", "https") or not u.hostname or u.query or u.fragment:
             raise ValueError("base_url must be http(s)://host[:port][/prefix], without query")
@@ -92,6 +94,7 @@ class Client(Operations):
         self._base = base_url.rstrip("/")
         self._where = f"{u.scheme}://{u.hostname}" + (f":{u.port}" if u.port else "")
         self._api_key = api_key
+        self._purpose = purpose
         self._timeout = float(timeout)
         self._max_retries = max_retries
         self._transport = transport or http_transport()
@@ -165,6 +168,8 @@ class Client(Operations):
         content_type: str | None,
     ) -> tuple[dict[str, str], bytes | None]:
         hdrs: dict[str, str] = {"User-Agent": self._user_agent}
+        if self._purpose:
+            hdrs["SVC-PURPOSE"] = self._purpose
         data: bytes | None = None
         if op.auth == "proxy":
             hdrs["Accept"] = "*/*"

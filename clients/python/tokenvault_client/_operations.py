@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         RotateFPEKeyResponse,
         SearchTokensRequest,
         Session,
+        SetPurposesRequest,
         SubjectAccessRequest,
         SubjectAccessResponse,
         Tenant,
@@ -143,6 +144,7 @@ OPERATIONS: dict[str, Operation] = {
     'listLogs': Operation('listLogs', 'list_logs', 'GET', '/logs', (), (('entity_type', False), ('entity_id', False), ('start_date', False), ('end_date', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
     'listLogEntityTypes': Operation('listLogEntityTypes', 'list_log_entity_types', 'GET', '/logs/entity-types', (), (), None, False, 'api', 'json'),
     'getTenant': Operation('getTenant', 'get_tenant', 'GET', '/tenants/self', (), (), None, False, 'api', 'json'),
+    'setPurposes': Operation('setPurposes', 'set_purposes', 'PUT', '/tenants/self/purposes', (), (), 'json', False, 'api', 'json'),
     'rotateDataKey': Operation('rotateDataKey', 'rotate_data_key', 'POST', '/tenants/self/rotate-data-key', (), (), None, True, 'api', 'none'),
     'rotateFPEKey': Operation('rotateFPEKey', 'rotate_fpe_key', 'POST', '/tenants/self/rotate-fpe-key', (), (), None, True, 'api', 'json'),
     'getWebhookSecret': Operation('getWebhookSecret', 'get_webhook_secret', 'GET', '/tenants/self/webhook-secret', (), (), None, False, 'api', 'json'),
@@ -658,6 +660,20 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('Tenant', self._call('getTenant', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def set_purposes(
+        self,
+        body: SetPurposesRequest,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> Tenant:
+        """Replace the tenant's list of purposes of access.
+
+        PUT /tenants/self/purposes (operationId setPurposes). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('Tenant', self._call('setPurposes', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def rotate_data_key(
         self,

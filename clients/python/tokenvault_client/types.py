@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListAuditKeysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Reactor', 'Ref', 'RequestParameter', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
+__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListAuditKeysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RequestParameter', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
 
 ApplicationType = Literal['private', 'public', 'management']
 Transform = Literal['redact', 'mask', 'reveal']
@@ -80,6 +80,7 @@ class AccessRule(_AccessRuleRequired, total=False):
     description: str
     container: str
     conditions: list[Condition]
+    purposes: list[str]
 
 
 class Permission(TypedDict):
@@ -172,6 +173,7 @@ class TokenAccess(_TokenAccessRequired, total=False):
     application_id: str
     channel: Literal['get', 'list', 'search', 'detokenize', 'proxy', 'reactor', 'create']
     transform: Literal['reveal', 'mask', 'redact']
+    purpose: str
 
 
 class EntityType(TypedDict):
@@ -249,6 +251,16 @@ class Tenant(_TenantRequired, total=False):
     created_by: str
     modified_by: str
     modified_at: str
+    purposes: list[Purpose]
+
+
+class Purpose(TypedDict):
+    name: str
+    description: str
+
+
+class SetPurposesRequest(TypedDict):
+    purposes: list[Purpose]
 
 
 class CreateTenantRequestOwner(TypedDict, total=False):

@@ -9,6 +9,8 @@ import type { CallOptions, CallRequest, ProxyCall, ProxyResponse } from "./trans
 export interface ClientOptions {
   /** The key of every call that names none (CallOptions.apiKey). */
   apiKey?: string;
+  /** The purpose of access of every call that names none (CallOptions.purpose). */
+  purpose?: string;
   /**
    * A call's time limit in milliseconds, retries included. Default 180000,
    * as the Go and Python clients: longer than the server's own bound on
@@ -46,6 +48,7 @@ export interface ClientOptions {
 export class TokenVault extends Operations {
   readonly baseUrl: string;
   readonly #apiKey: string | undefined;
+  readonly #purpose: string | undefined;
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #retryDelayMs: number;
@@ -57,6 +60,7 @@ export class TokenVault extends Operations {
     super();
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.#apiKey = options.apiKey;
+    this.#purpose = options.purpose;
     this.#timeoutMs = options.timeoutMs ?? 180_000;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#retryDelayMs = options.retryDelayMs ?? 500;
@@ -128,6 +132,10 @@ export class TokenVault extends Operations {
     const key = options.apiKey ?? this.#apiKey;
     if (op.auth !== "none" && key !== undefined && key !== "") {
       headers.set("SVC-API-KEY", key);
+    }
+    const purpose = options.purpose ?? this.#purpose;
+    if (purpose !== undefined && purpose !== "") {
+      headers.set("SVC-PURPOSE", purpose);
     }
     if (op.idempotent) {
       let ik = options.idempotencyKey;

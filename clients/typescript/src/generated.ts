@@ -65,6 +65,8 @@ export type AccessRule = {
   conditions?: Condition[];
   transform: Transform;
   permissions: string[];
+  /** The rule applies only to calls naming one of these purposes of access (SVC-PURPOSE); several rules on one container, one per set of purposes, say which reveal and which mask. Omitted: every call. */
+  purposes?: string[];
 };
 
 export type Permission = {
@@ -144,6 +146,8 @@ export type TokenAccess = {
   transform?: "reveal" | "mask" | "redact";
   message: string;
   created_at: string;
+  /** The purpose of access the call named; omitted when none. */
+  purpose?: string;
 };
 
 export type EntityType = {
@@ -226,6 +230,17 @@ export type Tenant = Audit & {
   id: string;
   name: string;
   owner_id: string;
+  /** The purposes of access its data may be read for (PUT /tenants/self/purposes). */
+  purposes?: Purpose[];
+};
+
+export type Purpose = {
+  name: string;
+  description: string;
+};
+
+export type SetPurposesRequest = {
+  purposes: Purpose[];
 };
 
 export type CreateTenantRequest = {
@@ -807,6 +822,12 @@ export type ListLogEntityTypesResponse = EntityType[];
 /** The answer of GET /tenants/self. */
 export type GetTenantResponse = Tenant;
 
+/** The body of PUT /tenants/self/purposes. */
+export type SetPurposesBody = SetPurposesRequest;
+
+/** The answer of PUT /tenants/self/purposes. */
+export type SetPurposesResponse = Tenant;
+
 /** The answer of POST /tenants/self/rotate-data-key. */
 export type RotateDataKeyResponse = void;
 
@@ -1170,6 +1191,7 @@ export const operations = {
   listLogs: { method: "listLogs", http: "GET", path: "/logs", pathParams: [], query: ["entity_type","entity_id","start_date","end_date","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
   listLogEntityTypes: { method: "listLogEntityTypes", http: "GET", path: "/logs/entity-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   getTenant: { method: "getTenant", http: "GET", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  setPurposes: { method: "setPurposes", http: "PUT", path: "/tenants/self/purposes", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
   rotateDataKey: { method: "rotateDataKey", http: "POST", path: "/tenants/self/rotate-data-key", pathParams: [], query: [], body: null, response: "none", idempotent: true, auth: "api" },
   rotateFPEKey: { method: "rotateFPEKey", http: "POST", path: "/tenants/self/rotate-fpe-key", pathParams: [], query: [], body: null, response: "json", idempotent: true, auth: "api" },
   getWebhookSecret: { method: "getWebhookSecret", http: "GET", path: "/tenants/self/webhook-secret", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
@@ -1635,6 +1657,19 @@ export abstract class Operations {
    */
   getTenant(options?: CallOptions): Promise<GetTenantResponse> {
     return this.call("getTenant", {  }, options) as Promise<GetTenantResponse>;
+  }
+
+  /**
+   * PUT /tenants/self/purposes: Replace the tenant's list of purposes of access.
+   *
+   * Requires tenant:update. Callers name one of these purposes in the `SVC-PURPOSE` header;
+   * access rules with `purposes` apply only to calls naming one of theirs. Taking a purpose
+   * off the list leaves the rules naming it, which then apply to no call (a call naming it is
+   * 400). The change is a line of the tenant's audit log (entity type `tenant`, operation
+   * `update`). See docs/purpose.md.
+   */
+  setPurposes(body: SetPurposesBody, options?: CallOptions): Promise<SetPurposesResponse> {
+    return this.call("setPurposes", { body }, options) as Promise<SetPurposesResponse>;
   }
 
   /**

@@ -14,6 +14,11 @@ export interface CallOptions {
    * retried request is never done twice; false sends none.
    */
   idempotencyKey?: string | false;
+  /**
+   * The call's purpose of access, sent as SVC-PURPOSE: one of the
+   * tenant's purposes (Tenant.purposes). Defaults to the client's purpose.
+   */
+  purpose?: string;
   /** The whole call's time limit in milliseconds, retries included. */
   timeoutMs?: number;
   /** How many times a 429 or 503 is retried. */

@@ -226,3 +226,25 @@ test("operator routes take the operator key", { skip }, async () => {
   const root = await new TokenVault(url).getRoot();
   assert.equal(typeof root.name, "string");
 });
+
+test("a rule with purposes: SVC-PURPOSE from the client's or the call's purpose", { skip }, async () => {
+  const tenant = await mgmt().setPurposes({
+    purposes: [{ name: "fraud-review", description: "Reviewing a payment flagged as fraud" }],
+  });
+  assert.deepEqual(tenant.purposes.map((p) => p.name), ["fraud-review"]);
+  const app = await mgmt().createApplication({
+    name: "ts purposes",
+    type: "private",
+    permissions: ["token:create"],
+    rules: [{ priority: 1, container: "/", transform: "reveal", permissions: ["token:read"], purposes: ["fraud-review"] }],
+  });
+  const client = new TokenVault(url, { apiKey: app.key });
+  const token = await client.createToken({ type: "token", data: SSN });
+  await assert.rejects(client.getToken(token.id), (e) => e instanceof InvalidRequestError && "purpose" in (e.problem.errors ?? {}));
+  const got = await client.getToken(token.id, { purpose: "fraud-review" });
+  assert.equal(got.data, SSN);
+  const reviewer = new TokenVault(url, { apiKey: app.key, purpose: "fraud-review" });
+  assert.equal((await reviewer.getToken(token.id)).data, SSN);
+  const access = await mgmt().tokenAccess(token.id);
+  assert.equal(access.data[0].purpose, "fraud-review");
+});

@@ -138,6 +138,8 @@ func fullRunTo(t *testing.T, subscribe func(*vaulttest.Env) (id, secret string))
 	plant(string(spare.Key))
 	mustDo(t, "DeleteApplication", e.V.DeleteApplication(ctx, e.Mgmt, spare.ID))
 	r.ids["spare"] = spare.ID
+	expect[*tokenvault.Tenant](t, "SetPurposes")(e.V.SetPurposes(ctx, e.Mgmt, tokenvault.SetPurposesRequest{
+		Purposes: []tokenvault.Purpose{{Name: "fraud-review", Description: "Reviewing a flagged payment"}}}))
 
 	// Tokens.
 	const number, cvc = "4111111111111111", "7391"
@@ -330,6 +332,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 		"tenant.member.created": {"member", "user"}, "tenant.member.deleted": {"member", "mgmt"},
 		"tenant.invitation.created": {"invitation", "mgmt"}, "tenant.invitation.resent": {"invitation", "mgmt"},
 		"tenant.invitation.accepted": {"invitation", "user"}, "tenant.invitation.deleted": {"invitation", ""},
+		"tenant.purposes.updated": {"tenant", "mgmt"},
 	}
 	seen := map[string]int{}
 	for _, ev := range r.tap.Events() {
@@ -398,6 +401,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 	r.wantObject(t, "reactor.failed", "status", "failed")
 	r.wantObject(t, "tenant.invitation.accepted", "id", r.ids["accepted"])
 	r.wantObject(t, "tenant.member.deleted", "id", r.ids["member"])
+	r.wantObject(t, "tenant.purposes.updated", "id", tid)
 	// Three intents deleted or expired: one by a caller, one by the sweeper.
 	if seen["token-intent.deleted"] != 2 || seen["tenant.invitation.deleted"] != 2 {
 		t.Errorf("token-intent.deleted %d times, tenant.invitation.deleted %d times; want 2 each", seen["token-intent.deleted"], seen["tenant.invitation.deleted"])

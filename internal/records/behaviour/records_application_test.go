@@ -143,7 +143,8 @@ func TestTenantAPIConversion(t *testing.T) {
 	tenantOf := func(r any) tokenvault.Tenant { return testseam.Of(v).TenantOf(r.(*tenants.Record)).(tokenvault.Tenant) }
 	tenantRecordOf := func(t *tokenvault.Tenant) *tenants.Record { return testseam.Of(v).TenantRecordOf(t) }
 	tenant := &tokenvault.Tenant{ID: recordfix.Tenant, Name: "n", OwnerID: fixMember, CreatedBy: recordfix.Actor, CreatedAt: recordfix.Time,
-		ModifiedBy: fixModifier, ModifiedAt: &fixModified}
+		ModifiedBy: fixModifier, ModifiedAt: &fixModified,
+		Purposes: []tokenvault.Purpose{{Name: "fraud-review", Description: "Reviewing a flagged payment"}}}
 	allSet(tenant)
 	if got := tenantOf(tenantRecordOf(tenant)); !cmp.Equal(*tenant, got) {
 		t.Errorf("Tenant through its record: %s", cmp.Diff(*tenant, got))

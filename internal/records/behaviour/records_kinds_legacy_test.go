@@ -61,7 +61,8 @@ func recordV0(t *testing.T, key barrier.Key, rec recordCodec) []byte {
 	case *tenants.DeletionState:
 		v = tenants.DeletionStateV0(*r)
 	case *tenants.Record:
-		v = tenants.RecordV0(*r)
+		v = tenants.RecordV0{ID: r.ID, Name: r.Name, OwnerID: r.OwnerID, CreatedBy: r.CreatedBy,
+			CreatedAt: r.CreatedAt, ModifiedBy: r.ModifiedBy, ModifiedAt: r.ModifiedAt}
 	case *tenants.InvitationRecord:
 		v = tenants.InvitationRecordV0(*r)
 	case *reactors.FormulaRecord:

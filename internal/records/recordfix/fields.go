@@ -11,7 +11,7 @@ import (
 // API's Application both hold (as []access.Rule).
 var RuleFieldPaths = []string{"Rules[].Description", "Rules[].Priority", "Rules[].Container", "Rules[].Conditions",
 	"Rules[].Conditions[].Attribute", "Rules[].Conditions[].Operator", "Rules[].Conditions[].Value",
-	"Rules[].Transform", "Rules[].Permissions"}
+	"Rules[].Transform", "Rules[].Permissions", "Rules[].Purposes"}
 
 // FieldPaths lists the fields of struct type rt in order, and after a
 // field of type []access.Rule or []access.Condition the fields of its

@@ -71,6 +71,16 @@ func PublicApplication() *access.ApplicationRecord {
 	return r
 }
 
+// PurposeApplication is the record of
+// testdata/records/application-purposes-v1.bin: Application with
+// purposes of access on its first rule (flag 8 of format version 1),
+// which application-v0.json cannot hold.
+func PurposeApplication() *access.ApplicationRecord {
+	r := Application()
+	r.Rules[0].Purposes = []string{"fraud-review", "chargeback"}
+	return r
+}
+
 // ApplicationV0 is r as the code before format version 1 stored it: the
 // Vault only reads that form, and a test writes it to build a store as
 // that code left it.

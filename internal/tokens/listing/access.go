@@ -58,6 +58,9 @@ type TokenAccess struct {
 	Transform string    `json:"transform,omitempty"`
 	Message   string    `json:"message"`
 	CreatedAt time.Time `json:"created_at"`
+	// Purpose is the purpose of access the call named (SVC-PURPOSE);
+	// empty when it named none.
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // AccessEntry is an access line and its position: its key suffix, which
@@ -134,7 +137,7 @@ func accessOf(key barrier.Key, l *auditlog.LineRecord) TokenAccess {
 	a := TokenAccess{
 		ID: unit.KeyID(key.String()), TokenID: l.EntityID, ActorID: l.ActorID, ActorType: l.ActorType,
 		ApplicationID: l.Application, Channel: l.Channel, Transform: l.Transform,
-		Message: l.Message, CreatedAt: l.CreatedAt,
+		Message: l.Message, CreatedAt: l.CreatedAt, Purpose: l.Purpose,
 	}
 	if a.ApplicationID == "" && a.ActorType == unit.ActorApplication {
 		a.ApplicationID = a.ActorID
