@@ -197,4 +197,3 @@ func ancestor(ctx context.Context, v originLookup, q url.Values) string {
 	// an origin holds no space, quote, comma or semicolon.
 	return origin
 }
-
