@@ -160,16 +160,33 @@ func TestStoreIsSealed(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	runSealedWorkload(t, ctx, v, now, must)
+	walked := runSealedWorkload(t, ctx, v, now, must)
 
-	stored := map[string][]byte{}
-	err = s.View(ctx, func(tx store.Tx) error {
-		return tx.Scan(nil, nil, 0, func(k, raw []byte) error {
-			stored[string(k)] = bytes.Clone(raw)
-			return nil
+	// The whole store, holding a chain queue entry: the linker, on its
+	// timer, may have linked the workload's away before the walk (a
+	// loaded machine leaves any gap between two steps), so another is
+	// queued and the store walked again until one is there.
+	var stored map[string][]byte
+	for attempt := 0; ; attempt++ {
+		stored = map[string][]byte{}
+		err = s.View(ctx, func(tx store.Tx) error {
+			return tx.Scan(nil, nil, 0, func(k, raw []byte) error {
+				stored[string(k)] = bytes.Clone(raw)
+				return nil
+			})
 		})
-	})
-	must("walk", err)
+		must("walk", err)
+		queued := false
+		for k := range stored {
+			if family, _ := familyOf(k); family == "sys/chainq/" {
+				queued = true
+			}
+		}
+		if queued || attempt == 20 {
+			break
+		}
+		must("chain queue entry", queueChainEntry(ctx, v, walked, now))
+	}
 	// The keyrings as stored, not as cached: what an attacker with the
 	// master key and the store would have.
 	rings := map[string]*seal.Keyring{}
@@ -206,10 +223,21 @@ func TestStoreIsSealed(t *testing.T) {
 	}
 }
 
+// queueChainEntry leaves a chain queue entry (sys/chainq/,
+// internal/auditlog/chain.go) in tenant tid, as a line a store took as an
+// append and the linker has not linked yet does: on a store that does
+// not append, only this way. The linker, on its timer, may link it away
+// at any moment.
+func queueChainEntry(ctx context.Context, v *tokenvault.Vault, tid string, now time.Time) error {
+	return testseam.Of(v).Work.Update(ctx, func(t *unit.Tx) error {
+		return t.PutIndex(barrier.Tenant(tid).ChainQueueEntry(barrier.TimeKey(now) + "/" + uuid.NewString()))
+	})
+}
+
 // runSealedWorkload writes every family of keys through the public API
 // (and the first step of a tenant deletion, which only the sweeper would
-// otherwise leave half done).
-func runSealedWorkload(t *testing.T, ctx context.Context, v *tokenvault.Vault, now time.Time, must func(string, error)) {
+// otherwise leave half done), and returns the id of the tenant it walked.
+func runSealedWorkload(t *testing.T, ctx context.Context, v *tokenvault.Vault, now time.Time, must func(string, error)) string {
 	t.Helper()
 	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Walked", Owner: tokenvault.User{Email: "o@example.com", FirstName: "O"}})
 	must("CreateTenant", err)
@@ -281,12 +309,7 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *tokenvault.Vault, n
 	// (sys/lease/), links the lines, and leaves the unsigned mark of the
 	// lines after the checkpoint (sys/chain-unsigned/).
 	must("LinkNow", vaulttest.LinkNow(ctx, v))
-	// A line a store took as an append and the linker has not linked
-	// yet leaves its chain queue entry (sys/chainq/, internal/auditlog/chain.go): on this
-	// store, which does not append, only this way.
-	must("chain queue entry", testseam.Of(v).Work.Update(ctx, func(t *unit.Tx) error {
-		return t.PutIndex(barrier.Tenant(boot.Tenant.ID).ChainQueueEntry(barrier.TimeKey(now) + "/" + uuid.NewString()))
-	}))
+	must("chain queue entry", queueChainEntry(ctx, v, boot.Tenant.ID, now))
 
 	// A tenant halfway through its deletion: its keys are gone, its
 	// marker (sys/deleting/) is not, nor its final checkpoint
@@ -296,6 +319,7 @@ func runSealedWorkload(t *testing.T, ctx context.Context, v *tokenvault.Vault, n
 	must("MarkDeleting", testseam.Of(v).MarkDeleting(ctx, doomed.Tenant.ID))
 	_, err = testseam.Of(v).DeleteOnce(ctx, doomed.Tenant.ID)
 	must("DeleteOnce", err)
+	return boot.Tenant.ID
 }
 
 // checkValue checks that raw, stored at k (of tenant tid), has form.
