@@ -24,6 +24,10 @@ type Principal struct {
 	// authorized it and what it holds now: a session never does more than
 	// its own grants and every ceiling allow.
 	Ceilings []Grants
+	// RevealBudget is the reveal budget of the application p's reveals
+	// count against (BudgetHolder): its own, or its authorizer's for a
+	// session; nil for none.
+	RevealBudget *RevealBudget
 }
 
 func (p *Principal) Actor() unit.Actor {

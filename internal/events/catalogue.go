@@ -52,6 +52,7 @@ const (
 	TenantInvitationAccepted = "tenant.invitation.accepted"
 	TenantInvitationDeleted  = "tenant.invitation.deleted"
 	WebhookTest              = "webhook.test"
+	AccessAnomaly            = "access.anomaly"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -90,6 +91,7 @@ var catalogue = []Type{
 	{TenantInvitationAccepted, "An invitation was accepted.", false},
 	{TenantInvitationDeleted, "An invitation was deleted, or expired.", false},
 	{WebhookTest, "Sent to one webhook by POST /webhooks/{id}/test.", false},
+	{AccessAnomaly, "An application crossed its reveal budget, or one of its keys read a decoy token (once per crossing; the application may be frozen).", false},
 }
 
 // Types returns the event catalogue, in the order GET

@@ -78,6 +78,10 @@ func (d *detokenizer) resolve(id, path string) error {
 	if !ok {
 		return unit.Forbidden(d.perm)
 	}
+	transform, err = d.s.gate(d.t, d.p, id, transform)
+	if err != nil {
+		return err
+	}
 	d.values[id] = Value(rec, transform)
 	if err := EmitReadRecord(d.t, d.p, rec); err != nil {
 		return err
