@@ -174,6 +174,7 @@ func TestRecordGolden(t *testing.T) {
 		{"audit-key-v1.bin", barrier.AuditKey("0123456789abcdef"), fixedAuditKey(), func() recordCodec { return &auditlog.KeyRecord{} }},
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 		{"application-public-v1.bin", fixAppKey, fixedPublicApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
+		{"application-frozen-v1.bin", fixAppKey, fixedFrozenApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(fixtureDir, tc.file)
@@ -412,7 +413,7 @@ func TestRecordRoundTrip(t *testing.T) {
 // TestRecordCorrupt checks that every truncation and every single-byte
 // change of a record either decodes or fails with unit.ErrRecord: never a panic.
 func TestRecordCorrupt(t *testing.T) {
-	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication(), fixedPublicApplication(), fixedCheckpoint(), fixedAuditKey()} {
+	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication(), fixedPublicApplication(), fixedFrozenApplication(), fixedCheckpoint(), fixedAuditKey()} {
 		key := fixTokenKey
 		switch rec.(type) {
 		case *auditlog.LineRecord:
@@ -445,7 +446,7 @@ func TestRecordCorrupt(t *testing.T) {
 
 func FuzzRecords(f *testing.F) {
 	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "chain-link-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
-		"application-v1.bin", "application-public-v1.bin", "application-v0.json"} {
+		"application-v1.bin", "application-public-v1.bin", "application-frozen-v1.bin", "application-v0.json"} {
 		b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 		if err != nil {
 			f.Fatal(err)
