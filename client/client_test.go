@@ -105,6 +105,8 @@ func TestEveryEndpoint(t *testing.T) {
 	must("UpdateApplication", err)
 	app2, err := c.RegenerateApplicationKey(ctx, mgmt, app.ID)
 	must("RegenerateApplicationKey", err)
+	_, err = c.UnfreezeApplication(ctx, mgmt, app.ID)
+	must("UnfreezeApplication", err)
 	k := app2.Key
 	perms, err := c.ListPermissions(ctx, mgmt, tokenvault.Public)
 	must("ListPermissions", err)

@@ -46,6 +46,13 @@ func (c *Client) RegenerateApplicationKey(ctx context.Context, key tokenvault.Cr
 	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/regenerate", key: key, out: &out})
 }
 
+// UnfreezeApplication releases an application frozen by the circuit
+// breaker on reveals (Vault.UnfreezeApplication).
+func (c *Client) UnfreezeApplication(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/unfreeze", key: key, out: &out})
+}
+
 func (c *Client) DeleteApplication(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/applications/" + esc(id), key: key})
 }
