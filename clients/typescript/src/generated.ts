@@ -84,6 +84,11 @@ export type Application = Audit & {
   expires_at?: string;
   /** Public applications only: the origins allowed to embed its hosted elements (/elements/v1/), scheme://host[:port] in lower case without a default port. Absent: none. */
   allowed_origins?: string[];
+  reveal_budget?: RevealBudget;
+  /** Set while the circuit breaker on reveals holds the application frozen: every call of its keys answers 403 until POST /applications/{id}/unfreeze. */
+  frozen_at?: string;
+  /** What froze it. */
+  frozen_reason?: "reveal_budget" | "decoy";
 };
 
 export type CreateApplicationRequest = {
@@ -95,6 +100,8 @@ export type CreateApplicationRequest = {
   expires_at?: string | null;
   /** Public applications only (another type: 400): the origins allowed to embed its hosted elements, each http:// or https://, a host and an optional port, no path and no wildcard; normalized to lower case without a default port. Absent or null: none. */
   allowed_origins?: (string[]) | null;
+  /** The circuit breaker on reveals; absent or null: none. */
+  reveal_budget?: RevealBudget | null;
 };
 
 export type UpdateApplicationRequest = {
@@ -103,6 +110,19 @@ export type UpdateApplicationRequest = {
   rules?: (AccessRule[]) | null;
   /** Public applications only: replaces the allowed origins, as on create; absent or null keeps them, [] removes them. */
   allowed_origins?: (string[]) | null;
+  /** Replaces the reveal budget; absent or null keeps it, one of 0 tokens removes it. */
+  reveal_budget?: RevealBudget | null;
+};
+
+/** The circuit breaker on reveals: how many distinct tokens the application's keys (and the sessions it authorized) may read with their data revealed per window. Past it a reveal is masked (action mask) or refused with 403 (action refuse), access.anomaly fires once per window, and with freeze the application is frozen until released. Counted per instance. */
+export type RevealBudget = {
+  /** 1 to 1,000,000; 0 (in an update) removes the budget. */
+  tokens: number;
+  /** A Go duration from 1m to 744h. */
+  window: string;
+  action?: "mask" | "refuse";
+  /** Freeze the application when the budget is crossed. */
+  freeze?: boolean;
 };
 
 export type Session = {
@@ -749,6 +769,9 @@ export type DeleteApplicationResponse = void;
 /** The answer of POST /applications/{id}/regenerate. */
 export type RegenerateApplicationKeyResponse = Application;
 
+/** The answer of POST /applications/{id}/unfreeze. */
+export type UnfreezeApplicationResponse = Application;
+
 /** The query parameters of GET /permissions. */
 export interface ListPermissionsQuery {
   /** Only the permissions an application of this type may hold. */
@@ -1161,6 +1184,7 @@ export const operations = {
   updateApplication: { method: "updateApplication", http: "PUT", path: "/applications/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
   deleteApplication: { method: "deleteApplication", http: "DELETE", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
   regenerateApplicationKey: { method: "regenerateApplicationKey", http: "POST", path: "/applications/{id}/regenerate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
+  unfreezeApplication: { method: "unfreezeApplication", http: "POST", path: "/applications/{id}/unfreeze", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   listPermissions: { method: "listPermissions", http: "GET", path: "/permissions", pathParams: [], query: ["application_type"], body: null, response: "json", idempotent: false, auth: "api" },
   createTokenIntent: { method: "createTokenIntent", http: "POST", path: "/token-intents", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
   getTokenIntent: { method: "getTokenIntent", http: "GET", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
@@ -1528,6 +1552,15 @@ export abstract class Operations {
    */
   regenerateApplicationKey(id: string, options?: CallOptions): Promise<RegenerateApplicationKeyResponse> {
     return this.call("regenerateApplicationKey", { path: { id } }, options) as Promise<RegenerateApplicationKeyResponse>;
+  }
+
+  /**
+   * POST /applications/{id}/unfreeze: Release an application frozen by the circuit breaker on reveals.
+   *
+   * Its keys, the sessions it created or authorized, and its reactors and proxies work again, and its reveal window begins again on the instance that answers. Requires application:update, and for a management application every permission it holds. Releasing an application that is not frozen changes nothing. Audited, with application.updated.
+   */
+  unfreezeApplication(id: string, options?: CallOptions): Promise<UnfreezeApplicationResponse> {
+    return this.call("unfreezeApplication", { path: { id } }, options) as Promise<UnfreezeApplicationResponse>;
   }
 
   /**
