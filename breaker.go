@@ -148,28 +148,53 @@ func (br *revealBreaker) forget(holder string) {
 	delete(br.windows, holder)
 }
 
-// tripState is a transaction's trip of the breaker: the principal whose
-// reveal crossed its budget.
-type tripState struct{ p *access.Principal }
+// tripState is what a transaction reports once it ends: the principal
+// whose reveal crossed its budget (nil: none), and the decoys read.
+type tripState struct {
+	p      *access.Principal
+	decoys []decoyHit
+}
 
-// tripLocal reports a trip once the transaction that crossed the budget
-// has ended, committed or not (a refused read fails its transaction): in
-// a transaction of its own, so that the refusal does not undo it.
+// decoyHit is one decoy read in a transaction.
+type decoyHit struct {
+	p      *access.Principal
+	id     string
+	freeze bool
+}
+
+// DecoyRead notes that p read decoy id, to report once the transaction
+// ends (tripLocal).
+func (g revealGate) DecoyRead(t *unit.Tx, p *access.Principal, id string, freeze bool) {
+	s := tripLocal.of(&txn{Tx: t, v: g.v})
+	s.decoys = append(s.decoys, decoyHit{p: p, id: id, freeze: freeze})
+}
+
+// tripLocal reports a trip and the decoys read once the transaction that
+// made them has ended, committed or not (a refused read fails its
+// transaction), in a transaction of its own, so that the refusal does not
+// undo it. A decoy read is reported however its call ends: reading it was
+// the anomaly.
 var tripLocal = txnLocal[tripState]{finish: func(t *txn, s *tripState, _ bool) {
-	p := s.p
-	call := unit.CallOf(t.Ctx)
 	ctx := context.WithoutCancel(t.Ctx)
-	if err := t.v.reportAnomaly(ctx, p, access.FrozenBudget, ""); err != nil {
-		t.v.breaker.untrip(p.TenantID+"/"+p.BudgetHolder(), call)
-		t.v.logger.Error("tokenvault: recording a crossed reveal budget", "tenant", p.TenantID, "application", p.BudgetHolder(), "error", err)
+	if p := s.p; p != nil {
+		call := unit.CallOf(t.Ctx)
+		if err := t.v.reportAnomaly(ctx, p, access.FrozenBudget, "", false); err != nil {
+			t.v.breaker.untrip(p.TenantID+"/"+p.BudgetHolder(), call)
+			t.v.logger.Error("tokenvault: recording a crossed reveal budget", "tenant", p.TenantID, "application", p.BudgetHolder(), "error", err)
+		}
+	}
+	for _, d := range s.decoys {
+		if err := t.v.reportAnomaly(ctx, d.p, access.FrozenDecoy, d.id, d.freeze); err != nil {
+			t.v.logger.Error("tokenvault: recording a decoy read", "tenant", d.p.TenantID, "application", d.p.BudgetHolder(), "error", err)
+		}
 	}
 }}
 
 // reportAnomaly records, in a transaction of its own, that p's
-// application crossed its reveal budget (reason FrozenBudget) or read
-// decoy tokenID (FrozenDecoy): the audit line, access.anomaly, and the
-// freeze when freeze asks for it.
-func (v *Vault) reportAnomaly(ctx context.Context, p *access.Principal, reason, tokenID string) error {
+// application crossed its reveal budget (reason FrozenBudget: frozen if
+// its budget says so) or read decoy tokenID (FrozenDecoy: frozen if
+// freeze): the audit line, access.anomaly, and the freeze.
+func (v *Vault) reportAnomaly(ctx context.Context, p *access.Principal, reason, tokenID string, freeze bool) error {
 	return v.update(unit.WithCallInfo(ctx, new(unit.CallInfo)), func(t *txn) error {
 		app, err := access.LoadApplication(t.Tx, p.TenantID, p.BudgetHolder())
 		if err != nil || app == nil {
@@ -179,13 +204,13 @@ func (v *Vault) reportAnomaly(ctx context.Context, p *access.Principal, reason, 
 		if p.ActorType == ActorSession {
 			a.SessionID = p.ActorID
 		}
-		freeze := false
-		if b := app.RevealBudget; reason == access.FrozenBudget && b != nil {
+		msg := "Decoy token read"
+		if b := app.RevealBudget; reason == access.FrozenBudget {
+			if b == nil {
+				return nil // the budget was removed meanwhile
+			}
 			a.Tokens, a.Window, a.Action, freeze = b.Tokens, b.Window, b.Action, b.Freeze
-		}
-		msg := fmt.Sprintf("Reveal budget crossed: more than %d tokens in %s", a.Tokens, a.Window)
-		if reason == access.FrozenDecoy {
-			msg, freeze = "Decoy token read", true
+			msg = fmt.Sprintf("Reveal budget crossed: more than %d tokens in %s", a.Tokens, a.Window)
 		}
 		if freeze && app.Frozen == nil {
 			app.Frozen = &access.Freeze{At: t.Now, Reason: reason}

@@ -34,6 +34,7 @@ func (s *Service) Get(t *unit.Tx, p *access.Principal, id string) (*Token, error
 	if transform, err = s.gate(t, p, id, transform); err != nil {
 		return nil, err
 	}
+	s.decoyRead(t, p, rec)
 	out := TokenOf(rec, transform)
 	if transform != access.TransformReveal {
 		out.Fingerprint = "" // equality with the data: only for who sees it
@@ -93,6 +94,9 @@ func (s *Service) LogListed(t *unit.Tx, p *access.Principal, perm string, toks [
 			if tok.Data == nil {
 				continue
 			}
+		}
+		if decoy, freeze := listedDecoy(t, tok.ID); decoy && s.Reveals != nil {
+			s.Reveals.DecoyRead(t, p, tok.ID, freeze)
 		}
 		if err := LogRead(t, p, tok.Type, tok.ID, msg, transform, channel); err != nil {
 			return err

@@ -82,6 +82,7 @@ func (d *detokenizer) resolve(id, path string) error {
 	if err != nil {
 		return err
 	}
+	d.s.decoyRead(d.t, d.p, rec)
 	d.values[id] = Value(rec, transform)
 	if err := EmitReadRecord(d.t, d.p, rec); err != nil {
 		return err

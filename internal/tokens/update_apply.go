@@ -100,6 +100,7 @@ func (s *Service) Patch(t *unit.Tx, p *access.Principal, id string, fields map[s
 	// everything the request decides, and the cvc's window is kept
 	// below.
 	next := &Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		Decoy: rec.Decoy, DecoyFreeze: rec.DecoyFreeze,
 		AliasID: rec.AliasID}
 	if at, ok := CVCWrittenAt(rec); ok {
 		next.CVCAt = &at // the stored cvc's window goes on
