@@ -1,10 +1,41 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/tokenvault/tokenvault"
+)
 
 // unfreezeApplication releases an application frozen by the circuit
 // breaker on reveals (Vault.UnfreezeApplication).
 func (a *api) unfreezeApplication(w http.ResponseWriter, r *http.Request) {
 	out, err := a.v.UnfreezeApplication(r.Context(), apiKey(r), r.PathValue("id"))
 	a.reply(w, r, out, err)
+}
+
+// createDecoy plants a decoy token (Vault.CreateDecoy): 201 with the
+// decoy as GET /decoys shows it.
+func (a *api) createDecoy(w http.ResponseWriter, r *http.Request) {
+	var req tokenvault.CreateDecoyRequest
+	if err := a.decodeJSON(w, r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.CreateDecoy(r.Context(), apiKey(r), req)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+// decoysBody is the answer of GET /decoys.
+type decoysBody struct {
+	Data []tokenvault.Decoy `json:"data"`
+}
+
+// listDecoys lists the tenant's decoys (Vault.ListDecoys).
+func (a *api) listDecoys(w http.ResponseWriter, r *http.Request) {
+	out, err := a.v.ListDecoys(r.Context(), apiKey(r))
+	a.reply(w, r, decoysBody{Data: out}, err)
 }

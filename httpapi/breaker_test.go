@@ -76,3 +76,44 @@ func TestRevealBudgetOverHTTP(t *testing.T) {
 		t.Errorf("errors %v, want one at reveal_budget.window", p.Errors)
 	}
 }
+
+// TestDecoysOverHTTP: a management key plants a decoy at POST /decoys and
+// lists it at GET /decoys (nobody else may); a read of it answers 200 as
+// any read, and the reader's next call is a 403 saying the key is frozen.
+func TestDecoysOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	r := s.do(t, "POST", "/applications", s.mgmt, map[string]any{"name": "backend", "type": "private",
+		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:read"}}}})
+	wantStatus(t, "POST /applications", r, http.StatusCreated)
+	var app tokenvault.Application
+	r.json(t, &app)
+	key := string(app.Key)
+
+	r = s.do(t, "POST", "/decoys", s.mgmt, map[string]any{"application_id": app.ID, "token": map[string]any{"type": "token", "data": "bait"}})
+	wantStatus(t, "POST /decoys", r, http.StatusCreated)
+	var decoy tokenvault.Decoy
+	r.json(t, &decoy)
+	if decoy.ID == "" || !decoy.Freeze || decoy.ApplicationID != app.ID {
+		t.Fatalf("POST /decoys = %s", r.body)
+	}
+	wantStatus(t, "POST /decoys without application_id", s.do(t, "POST", "/decoys", s.mgmt, map[string]any{"token": map[string]any{"type": "token", "data": "x"}}), http.StatusBadRequest)
+	wantStatus(t, "GET /decoys by a private key", s.do(t, "GET", "/decoys", key, nil), http.StatusForbidden)
+	r = s.do(t, "GET", "/decoys", s.mgmt, nil)
+	wantStatus(t, "GET /decoys", r, http.StatusOK)
+	if !strings.Contains(string(r.body), decoy.ID) {
+		t.Fatalf("GET /decoys = %s, want the decoy", r.body)
+	}
+
+	r = s.do(t, "GET", "/tokens/"+decoy.ID, key, nil)
+	wantStatus(t, "GET /tokens/{decoy}", r, http.StatusOK)
+	if strings.Contains(string(r.body), "decoy") {
+		t.Errorf("a decoy's answer tells it is one: %s", r.body)
+	}
+	r = s.do(t, "GET", "/tokens", key, nil)
+	wantStatus(t, "GET /tokens after reading a decoy", r, http.StatusForbidden)
+	if p := r.problem(t); !strings.Contains(p.Detail, "frozen") {
+		t.Errorf("detail %q, want it to say the key is frozen", p.Detail)
+	}
+	wantStatus(t, "POST unfreeze", s.do(t, "POST", "/applications/"+app.ID+"/unfreeze", s.mgmt, nil), http.StatusOK)
+	wantStatus(t, "GET /tokens/{decoy} after release", s.do(t, "GET", "/tokens/"+decoy.ID, key, nil), http.StatusOK)
+}

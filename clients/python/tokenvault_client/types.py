@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListAuditKeysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Reactor', 'Ref', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
+__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Reactor', 'Ref', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
 
 ApplicationType = Literal['private', 'public', 'management']
 Transform = Literal['redact', 'mask', 'reveal']
@@ -131,6 +131,22 @@ class UpdateApplicationRequest(_UpdateApplicationRequestRequired, total=False):
     rules: list[AccessRule] | None
     allowed_origins: list[str] | None
     reveal_budget: Any
+
+
+class _CreateDecoyRequestRequired(TypedDict):
+    application_id: str
+    token: TokenRequest
+
+
+class CreateDecoyRequest(_CreateDecoyRequestRequired, total=False):
+    freeze: bool | None
+
+
+class Decoy(TypedDict):
+    id: str
+    application_id: str
+    freeze: bool
+    created_at: str
 
 
 class _RevealBudgetRequired(TypedDict):
@@ -721,6 +737,10 @@ class ListApplicationsQuery(TypedDict, total=False):
 class ListApplicationsResponse(TypedDict):
     pagination: Pagination
     data: list[Application]
+
+
+class ListDecoysResponse(TypedDict):
+    data: list[Decoy]
 
 
 class ListPermissionsQuery(TypedDict, total=False):

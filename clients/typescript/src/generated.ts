@@ -114,6 +114,22 @@ export type UpdateApplicationRequest = {
   reveal_budget?: RevealBudget | null;
 };
 
+export type CreateDecoyRequest = {
+  /** The application the decoy appears created by; it must hold token:create where the decoy goes. */
+  application_id: string;
+  token: TokenRequest;
+  /** Whether a read of the decoy freezes the key that read it; absent or null: true. */
+  freeze?: boolean | null;
+};
+
+export type Decoy = {
+  /** The decoy's token id. */
+  id: string;
+  application_id: string;
+  freeze: boolean;
+  created_at: string;
+};
+
 /** The circuit breaker on reveals: how many distinct tokens the application's keys (and the sessions it authorized) may read with their data revealed per window. Past it a reveal is masked (action mask) or refused with 403 (action refuse), access.anomaly fires once per window, and with freeze the application is frozen until released. Counted per instance. */
 export type RevealBudget = {
   /** 1 to 1,000,000; 0 (in an update) removes the budget. */
@@ -772,6 +788,17 @@ export type RegenerateApplicationKeyResponse = Application;
 /** The answer of POST /applications/{id}/unfreeze. */
 export type UnfreezeApplicationResponse = Application;
 
+/** The answer of GET /decoys. */
+export type ListDecoysResponse = {
+  data: Decoy[];
+};
+
+/** The body of POST /decoys. */
+export type CreateDecoyBody = CreateDecoyRequest;
+
+/** The answer of POST /decoys. */
+export type CreateDecoyResponse = Decoy;
+
 /** The query parameters of GET /permissions. */
 export interface ListPermissionsQuery {
   /** Only the permissions an application of this type may hold. */
@@ -1185,6 +1212,8 @@ export const operations = {
   deleteApplication: { method: "deleteApplication", http: "DELETE", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
   regenerateApplicationKey: { method: "regenerateApplicationKey", http: "POST", path: "/applications/{id}/regenerate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
   unfreezeApplication: { method: "unfreezeApplication", http: "POST", path: "/applications/{id}/unfreeze", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  listDecoys: { method: "listDecoys", http: "GET", path: "/decoys", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  createDecoy: { method: "createDecoy", http: "POST", path: "/decoys", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
   listPermissions: { method: "listPermissions", http: "GET", path: "/permissions", pathParams: [], query: ["application_type"], body: null, response: "json", idempotent: false, auth: "api" },
   createTokenIntent: { method: "createTokenIntent", http: "POST", path: "/token-intents", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
   getTokenIntent: { method: "getTokenIntent", http: "GET", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
@@ -1561,6 +1590,24 @@ export abstract class Operations {
    */
   unfreezeApplication(id: string, options?: CallOptions): Promise<UnfreezeApplicationResponse> {
     return this.call("unfreezeApplication", { path: { id } }, options) as Promise<UnfreezeApplicationResponse>;
+  }
+
+  /**
+   * GET /decoys: List the tenant's decoys.
+   *
+   * The only place a decoy is told apart from a token. Requires a management key holding tenant:update.
+   */
+  listDecoys(options?: CallOptions): Promise<ListDecoysResponse> {
+    return this.call("listDecoys", {  }, options) as Promise<ListDecoysResponse>;
+  }
+
+  /**
+   * POST /decoys: Plant a decoy token (a honeytoken).
+   *
+   * Creates a token as if the application named by application_id had created it: the same shape, id, lists, events and answers as its other tokens, to every key. Any read of it (a get, a detokenization, a list or search page showing its data, a proxy's or reactor's use) answers as any read, then fires access.anomaly and, unless freeze is false, freezes the application whose key read it (for a session, the application that authorized it). Requires a management key holding tenant:update; the token itself is not returned. At most 1,000 decoys per tenant (409 past it).
+   */
+  createDecoy(body: CreateDecoyBody, options?: CallOptions): Promise<CreateDecoyResponse> {
+    return this.call("createDecoy", { body }, options) as Promise<CreateDecoyResponse>;
   }
 
   /**
