@@ -73,7 +73,9 @@ func (s *Service) DetokenizeLogged(t *unit.Tx, p *access.Principal, perm string,
 // LogListed logs the read of every token of a page that carries data: a
 // list or a search shows data as Get does, and is audited as it is, with
 // the transform of p's perm (redact where it reaches no token) and the
-// channel; each is told of (EmitRead) and counted.
+// channel; each is told of (EmitRead) and counted. A reveal the circuit
+// breaker declines (Service.Reveals) is shown masked in toks, and a
+// decoy the page shows is told to it.
 func (s *Service) LogListed(t *unit.Tx, p *access.Principal, perm string, toks []Token, msg, channel string) error {
 	for i := range toks {
 		tok := &toks[i]
