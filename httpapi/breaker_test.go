@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,6 +99,16 @@ func TestDecoysOverHTTP(t *testing.T) {
 	}
 	wantStatus(t, "POST /decoys without application_id", s.do(t, "POST", "/decoys", s.mgmt, map[string]any{"token": map[string]any{"type": "token", "data": "x"}}), http.StatusBadRequest)
 	wantStatus(t, "GET /decoys by a private key", s.do(t, "GET", "/decoys", key, nil), http.StatusForbidden)
+	// Another tenant's application cannot be named: it does not exist here.
+	other, err := s.v.CreateTenant(context.Background(), tokenvault.CreateTenantRequest{Name: "Other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = s.do(t, "POST", "/decoys", string(other.Application.Key), map[string]any{"application_id": app.ID, "token": map[string]any{"type": "token", "data": "x"}})
+	wantStatus(t, "POST /decoys naming another tenant's application", r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors["application_id"] == nil {
+		t.Errorf("errors %v, want one at application_id", p.Errors)
+	}
 	r = s.do(t, "GET", "/decoys", s.mgmt, nil)
 	wantStatus(t, "GET /decoys", r, http.StatusOK)
 	if !strings.Contains(string(r.body), decoy.ID) {
