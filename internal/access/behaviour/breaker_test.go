@@ -199,3 +199,51 @@ func TestRevealBudgetValidation(t *testing.T) {
 		vaulttest.WantField(t, err, tc.field)
 	}
 }
+
+// TestRevealBudgetCountsSessions: the reveals of a session count against
+// the budget of the application that authorized it, with the
+// application's own.
+func TestRevealBudgetCountsSessions(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	_, toks, reader := breakerEnv(t, e, 3, tokenvault.RevealBudget{Tokens: 2, Window: "1h"})
+	sess := e.Session(t)
+	if err := e.V.AuthorizeSession(ctx, reader.Key, tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Transform: tokenvault.TransformReveal, Permissions: []string{tokenvault.PermTokenRead}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		tok, err := e.V.GetToken(ctx, sess.SessionKey, toks[i].ID)
+		if err != nil || tok.Data != fmt.Sprintf("secret-%d", i) {
+			t.Fatalf("the session's GetToken(%d) = %v, %v; want it revealed", i, tok, err)
+		}
+	}
+	tok, err := e.V.GetToken(ctx, reader.Key, toks[2].ID)
+	if err != nil || tok.Data == "secret-2" {
+		t.Fatalf("the authorizer's GetToken after its session used the budget = %v, %v; want it masked", tok, err)
+	}
+}
+
+// TestDecoyReadByAReactorFreezes: a reactor's arguments naming a decoy
+// are a read of it by the invoking key: the invocation answers, and the
+// key is frozen.
+func TestDecoyReadByAReactorFreezes(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	caller := e.Reader(t, tokenvault.TransformReveal, tokenvault.PermTokenCreate, tokenvault.PermTokenRead, tokenvault.PermTokenUse)
+	decoy, err := e.V.CreateDecoy(ctx, e.Mgmt, tokenvault.CreateDecoyRequest{ApplicationID: caller.ID,
+		Token: tokenvault.TokenRequest{Type: "token", Data: "decoy-value"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx, err := e.V.CreateReactor(ctx, e.Mgmt, tokenvault.CreateReactorRequest{Name: "echo",
+		Code: `module.exports = async (req) => ({raw: {n: req.args.n.length}})`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.V.InvokeReactor(ctx, caller.Key, rx.ID, tokenvault.InvokeReactorRequest{
+		Args: map[string]any{"n": "{{ " + decoy.ID + " }}"}}); err != nil {
+		t.Fatalf("InvokeReactor with a decoy: %v, want it answered", err)
+	}
+	if _, err := e.V.CreateToken(ctx, caller.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); !errors.Is(err, tokenvault.ErrKeyFrozen) {
+		t.Fatalf("after a reactor read a decoy, the caller's CreateToken: %v, want ErrKeyFrozen", err)
+	}
+}
