@@ -1,6 +1,7 @@
 package access_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -245,5 +246,30 @@ func TestDecoyReadByAReactorFreezes(t *testing.T) {
 	}
 	if _, err := e.V.CreateToken(ctx, caller.Key, tokenvault.TokenRequest{Type: "token", Data: "x"}); !errors.Is(err, tokenvault.ErrKeyFrozen) {
 		t.Fatalf("after a reactor read a decoy, the caller's CreateToken: %v, want ErrKeyFrozen", err)
+	}
+}
+
+// TestRevealBudgetHoldsUpdateAnswers: an update's answer shows the stored
+// data where the update rule reveals it; past the budget it is masked.
+func TestRevealBudgetHoldsUpdateAnswers(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	_, toks, _ := breakerEnv(t, e, 2, tokenvault.RevealBudget{Tokens: 1, Window: "1h"})
+	b := tokenvault.RevealBudget{Tokens: 1, Window: "1h"}
+	updater, err := e.V.CreateApplication(ctx, e.Mgmt, tokenvault.CreateApplicationRequest{
+		Name: "updater", Type: tokenvault.Private, RevealBudget: &b,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: tokenvault.TransformReveal,
+			Permissions: []string{tokenvault.PermTokenRead, tokenvault.PermTokenUpdate}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false} {
+		tok, err := e.V.UpdateToken(ctx, updater.Key, toks[i].ID, json.RawMessage(`{"metadata": {"k": "v"}}`))
+		if err != nil {
+			t.Fatalf("UpdateToken(%d): %v", i, err)
+		}
+		if revealed := tok.Data == fmt.Sprintf("secret-%d", i); revealed != want {
+			t.Errorf("UpdateToken(%d) answered data %v, revealed %v, want %v", i, tok.Data, revealed, want)
+		}
 	}
 }
