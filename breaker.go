@@ -296,6 +296,16 @@ const (
 // errors.Is(err, ErrKeyFrozen) telling it apart.
 var ErrKeyFrozen = access.ErrKeyFrozen
 
+// Problem types of the circuit breaker's errors: over HTTP, package
+// httpapi answers ErrKeyFrozen and ErrRevealBudget as 403 problems of
+// these types, and package client turns them back into the same errors,
+// so that errors.Is holds for a remote caller as in process. Tag URIs, as
+// CodeFailedProblemType.
+const (
+	KeyFrozenProblemType    = "tag:tokenvault,2026:key-frozen"
+	RevealBudgetProblemType = "tag:tokenvault,2026:reveal-budget"
+)
+
 // ErrRevealBudget is the error of a reveal past a refusing reveal budget:
 // PermissionDenied (403), errors.Is(err, ErrRevealBudget) telling it
 // apart.

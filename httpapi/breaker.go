@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/tokenvault/tokenvault"
@@ -38,4 +39,17 @@ type decoysBody struct {
 func (a *api) listDecoys(w http.ResponseWriter, r *http.Request) {
 	out, err := a.v.ListDecoys(r.Context(), apiKey(r))
 	a.reply(w, r, decoysBody{Data: out}, err)
+}
+
+// breakerProblemType is the problem type of the circuit breaker's errors
+// (tokenvault.KeyFrozenProblemType, RevealBudgetProblemType), or def for
+// any other error.
+func breakerProblemType(err error, def string) string {
+	switch {
+	case errors.Is(err, tokenvault.ErrKeyFrozen):
+		return tokenvault.KeyFrozenProblemType
+	case errors.Is(err, tokenvault.ErrRevealBudget):
+		return tokenvault.RevealBudgetProblemType
+	}
+	return def
 }

@@ -6,7 +6,7 @@ import type { CallOptions, CallRequest, ProxyCall, ProxyResponse } from "./trans
 // ---- Schemas (components.schemas) ----
 
 export type Problem = {
-  /** about:blank for the vault's own errors: the status says what happened. tag:tokenvault,2026:code-failed for an error tenant code raised (a reactor's or a proxy transform's error class, or anything it threw), with the status of its class. */
+  /** about:blank for the vault's own errors: the status says what happened. tag:tokenvault,2026:code-failed for an error tenant code raised (a reactor's or a proxy transform's error class, or anything it threw), with the status of its class. tag:tokenvault,2026:key-frozen (403) for every call of a key the circuit breaker on reveals froze, and tag:tokenvault,2026:reveal-budget (403) for a reveal past a refusing reveal budget. */
   type: string;
   title: string;
   status: number;
