@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -272,4 +273,40 @@ func TestRevealBudgetHoldsUpdateAnswers(t *testing.T) {
 			t.Errorf("UpdateToken(%d) answered data %v, revealed %v, want %v", i, tok.Data, revealed, want)
 		}
 	}
+}
+
+// TestRevealBudgetConcurrentReads: readers at once, each of another
+// token, reveal exactly the budget's number between them, and the
+// crossing fires access.anomaly once.
+func TestRevealBudgetConcurrentReads(t *testing.T) {
+	t.Parallel()
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		tap, toks, reader := breakerEnv(t, e, 20, tokenvault.RevealBudget{Tokens: 5, Window: "1h"})
+		revealed := make(chan bool, len(toks))
+		var wg sync.WaitGroup
+		for i, tok := range toks {
+			wg.Go(func() {
+				got, err := e.V.GetToken(ctx, reader.Key, tok.ID)
+				if err != nil {
+					t.Errorf("GetToken(%d): %v", i, err)
+					return
+				}
+				revealed <- got.Data == fmt.Sprintf("secret-%d", i)
+			})
+		}
+		wg.Wait()
+		close(revealed)
+		n := 0
+		for r := range revealed {
+			if r {
+				n++
+			}
+		}
+		if n != 5 {
+			t.Errorf("%d tokens revealed by concurrent reads, want 5", n)
+		}
+		if a := anomalies(tap); a != 1 {
+			t.Errorf("%d anomalies, want 1", a)
+		}
+	})
 }
