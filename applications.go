@@ -32,6 +32,15 @@ type Application struct {
 	// application's hosted elements (package elements), as
 	// scheme://host[:port] in lower case; absent for none.
 	AllowedOrigins []string `json:"allowed_origins,omitempty"`
+	// RevealBudget is the application's budget of reveals (see
+	// [RevealBudget]); absent for none.
+	RevealBudget *RevealBudget `json:"reveal_budget,omitempty"`
+	// FrozenAt, when set, is when the circuit breaker on reveals froze
+	// the application: its keys are refused (ErrKeyFrozen) until
+	// UnfreezeApplication. FrozenReason says why: "reveal_budget" or
+	// "decoy".
+	FrozenAt     *time.Time `json:"frozen_at,omitempty"`
+	FrozenReason string     `json:"frozen_reason,omitempty"`
 }
 
 // CreateApplicationRequest is the body of CreateApplication.
@@ -48,6 +57,10 @@ type CreateApplicationRequest struct {
 	// scheme://host[:port] (http or https, no path, no wildcard),
 	// normalized to lower case without a default port.
 	AllowedOrigins []string `json:"allowed_origins,omitempty"`
+	// RevealBudget, when set, bounds the distinct tokens the
+	// application's keys may read revealed per window (see
+	// [RevealBudget]).
+	RevealBudget *RevealBudget `json:"reveal_budget,omitempty"`
 }
 
 // UpdateApplicationRequest is the body of UpdateApplication. The type of an
@@ -60,6 +73,9 @@ type UpdateApplicationRequest struct {
 	// (as in CreateApplicationRequest) when set; nil (absent) keeps them,
 	// an empty list removes them.
 	AllowedOrigins *[]string `json:"allowed_origins,omitempty"`
+	// RevealBudget replaces the application's reveal budget when set; nil
+	// (absent) keeps it, one of 0 tokens removes it.
+	RevealBudget *RevealBudget `json:"reveal_budget,omitempty"`
 }
 
 // ListApplicationsRequest filters and pages ListApplications.
@@ -75,7 +91,7 @@ type ListApplicationsRequest struct {
 // it). The application's permissions, rules and times are the record's,
 // not copies, as when the record embedded it.
 func applicationOf(r *access.ApplicationRecord) *Application {
-	return &Application{
+	a := &Application{
 		ID:          r.ID,
 		TenantID:    r.TenantID,
 		Name:        r.Name,
@@ -89,7 +105,13 @@ func applicationOf(r *access.ApplicationRecord) *Application {
 		ModifiedAt:  r.ModifiedAt,
 
 		AllowedOrigins: r.AllowedOrigins,
+		RevealBudget:   r.RevealBudget,
 	}
+	if r.Frozen != nil {
+		at := r.Frozen.At
+		a.FrozenAt, a.FrozenReason = &at, r.Frozen.Reason
+	}
+	return a
 }
 
 // maxNameLength is the spec's limit on names of applications, reactors and
@@ -136,7 +158,7 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: &req.AllowedOrigins}, req.ExpiresAt, fe)
+		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: &req.AllowedOrigins, RevealBudget: req.RevealBudget}, req.ExpiresAt, fe)
 		if err != nil {
 			return err
 		}
@@ -264,7 +286,7 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins}, fe)
+		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins, RevealBudget: req.RevealBudget}, fe)
 		if err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 func (v *Vault) newTokens() *tokens.Service {
 	return &tokens.Service{
 		IDs: &v.ids, Rand: v.rand, Aliases: tokens.AliasRules, Intents: intents.Converter{},
-		Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists,
+		Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists, Reveals: revealGate{v},
 		Count: func(t *unit.Tx, op string) { (&txn{Tx: t, v: v}).count(TokenOp(op)) },
 	}
 }

@@ -73,6 +73,8 @@ type Vault struct {
 	authn *access.Authenticator
 	// apps changes applications (internal/access), made with authn.
 	apps *access.Applications
+	// breaker counts reveals against applications' budgets (breaker.go).
+	breaker revealBreaker
 	// optimistic says whether hot calls run their transaction function
 	// outside the store's single writer first (internal/unit): true for
 	// stores one process holds, whose read transactions cost no round

@@ -334,6 +334,7 @@ const (
 	EventApplicationDeleted       = events.ApplicationDeleted
 	EventApplicationKeyCreated    = events.ApplicationKeyCreated
 	EventApplicationKeyDeleted    = events.ApplicationKeyDeleted
+	EventAccessAnomaly            = events.AccessAnomaly
 	EventProxyCreated             = events.ProxyCreated
 	EventProxyUpdated             = events.ProxyUpdated
 	EventProxyDeleted             = events.ProxyDeleted

@@ -203,6 +203,12 @@ func problem(res *http.Response, fromCode bool) error {
 	if !ok || custom || p.Type == tokenvault.CodeFailedProblemType {
 		kind = tokenvault.CodeFailed
 	}
+	switch {
+	case res.StatusCode == http.StatusForbidden && p.Type == tokenvault.KeyFrozenProblemType:
+		return tokenvault.ErrKeyFrozen // errors.Is holds as in process
+	case res.StatusCode == http.StatusForbidden && p.Type == tokenvault.RevealBudgetProblemType:
+		return tokenvault.ErrRevealBudget
+	}
 	msg := p.Detail
 	if msg == "" || custom {
 		msg = http.StatusText(res.StatusCode)

@@ -105,6 +105,15 @@ func TestEveryEndpoint(t *testing.T) {
 	must("UpdateApplication", err)
 	app2, err := c.RegenerateApplicationKey(ctx, mgmt, app.ID)
 	must("RegenerateApplicationKey", err)
+	_, err = c.UnfreezeApplication(ctx, mgmt, app.ID)
+	must("UnfreezeApplication", err)
+	decoy, err := c.CreateDecoy(ctx, mgmt, tokenvault.CreateDecoyRequest{ApplicationID: app.ID, Token: tokenvault.TokenRequest{Type: "token", Data: "bait"}})
+	must("CreateDecoy", err)
+	decoys, err := c.ListDecoys(ctx, mgmt)
+	must("ListDecoys", err)
+	if len(decoys) != 1 || decoys[0].ID != decoy.ID {
+		t.Errorf("ListDecoys = %+v, want %+v", decoys, decoy)
+	}
 	k := app2.Key
 	perms, err := c.ListPermissions(ctx, mgmt, tokenvault.Public)
 	must("ListPermissions", err)

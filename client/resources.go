@@ -46,6 +46,27 @@ func (c *Client) RegenerateApplicationKey(ctx context.Context, key tokenvault.Cr
 	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/regenerate", key: key, out: &out})
 }
 
+// UnfreezeApplication releases an application frozen by the circuit
+// breaker on reveals (Vault.UnfreezeApplication).
+func (c *Client) UnfreezeApplication(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Application, error) {
+	var out tokenvault.Application
+	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/unfreeze", key: key, out: &out})
+}
+
+// CreateDecoy plants a decoy token (Vault.CreateDecoy).
+func (c *Client) CreateDecoy(ctx context.Context, key tokenvault.Credential, req tokenvault.CreateDecoyRequest) (*tokenvault.Decoy, error) {
+	var out tokenvault.Decoy
+	return &out, c.do(ctx, call{method: "POST", path: "/decoys", key: key, body: req, out: &out})
+}
+
+// ListDecoys lists the tenant's decoys (Vault.ListDecoys).
+func (c *Client) ListDecoys(ctx context.Context, key tokenvault.Credential) ([]tokenvault.Decoy, error) {
+	var out struct {
+		Data []tokenvault.Decoy `json:"data"`
+	}
+	return out.Data, c.do(ctx, call{method: "GET", path: "/decoys", key: key, out: &out})
+}
+
 func (c *Client) DeleteApplication(ctx context.Context, key tokenvault.Credential, id string) error {
 	return c.do(ctx, call{method: "DELETE", path: "/applications/" + esc(id), key: key})
 }

@@ -76,6 +76,7 @@ func TestCaseVariantKeysEveryRoute(t *testing.T) {
 	// Routes that read no body, or whose body is no set of fields.
 	noFields := map[string]string{
 		"POST /applications/{id}/regenerate":                     "no body",
+		"POST /applications/{id}/unfreeze":                       "no body",
 		"POST /tenants/self/rotate-data-key":                     "no body",
 		"POST /tenants/self/rotate-fpe-key":                      "no body",
 		"POST /sessions":                                         "no body",

@@ -61,6 +61,7 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Kind == tokenvault.Unauthenticated {
 		p.Detail = unauthenticatedDetail(r, e.Message)
 	}
+	p.Type = breakerProblemType(err, p.Type)
 	if status == http.StatusInternalServerError {
 		if e.Err != nil && r.Context().Err() == nil {
 			a.logger.LogAttrs(r.Context(), slog.LevelError, "httpapi: internal error",

@@ -167,6 +167,9 @@ func (a *api) routes() {
 	a.handle("GET /applications/{id}", a.getApplication)
 	a.handle("PUT /applications/{id}", a.updateApplication)
 	a.handle("POST /applications/{id}/regenerate", a.regenerateApplication)
+	a.handle("POST /applications/{id}/unfreeze", a.unfreezeApplication)
+	a.handle("POST /decoys", a.createDecoy)
+	a.handle("GET /decoys", a.listDecoys)
 	a.handle("DELETE /applications/{id}", a.deleteApplication)
 
 	a.handle("GET /logs", a.listLogs, list("entity_type", "entity_id", "start_date", "end_date")...)

@@ -45,6 +45,7 @@ var idempotentRoutes = map[string]bool{
 	"POST /webhooks/{id}/rotate-secret":                      true,
 	"POST /webhooks/{id}/test":                               true,
 	"POST /webhooks/{id}/deliveries/{delivery_id}/redeliver": true,
+	"POST /decoys":                                           true,
 }
 
 // idempotent wraps a creating route: with an Idempotency-Key header the

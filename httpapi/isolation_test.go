@@ -134,6 +134,8 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /tenants/self/rotate-data-key":         nil,
 		"PUT /tenants/self/purposes":                 map[string]any{"purposes": []any{}},
 		"POST /applications/{id}/regenerate":         nil,
+		"POST /applications/{id}/unfreeze":           nil,
+		"POST /decoys":                               map[string]any{"application_id": ids["applications"], "token": map[string]any{"type": "token", "data": "x"}},
 		"POST /tenants/self/invitations/{id}/resend": nil,
 	}
 	body = bodies[pattern]

@@ -43,6 +43,9 @@ type Grant struct {
 	Permissions    []string
 	Rules          []Rule
 	AllowedOrigins *[]string
+	// RevealBudget, when set, replaces the reveal budget (one of 0 tokens
+	// removes it); nil keeps it (none for a new application).
+	RevealBudget *RevealBudget
 }
 
 // origins checks g's allowed origins for an application of type typ,
@@ -71,6 +74,7 @@ func (s *Applications) Create(t *unit.Tx, p *Principal, id, apiKey string, typ A
 		unit.CheckExpiry(*expiresAt, t.Now, "expires_at", fe)
 	}
 	origins := g.origins(typ, nil, fe)
+	budget := g.budget(nil, fe)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -88,6 +92,7 @@ func (s *Applications) Create(t *unit.Tx, p *Principal, id, apiKey string, typ A
 		CreatedAt:   t.Now,
 
 		AllowedOrigins: origins,
+		RevealBudget:   budget,
 	}
 	if expiresAt != nil {
 		at := expiresAt.UTC()
@@ -145,6 +150,7 @@ func (s *Applications) Replace(t *unit.Tx, p *Principal, id string, g Grant, fe 
 	fe = maps.Clone(fe)
 	ValidateGrants(rec.Type, g.Permissions, g.Rules, fe)
 	origins := g.origins(rec.Type, rec.AllowedOrigins, fe)
+	budget := g.budget(rec.RevealBudget, fe)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -153,6 +159,7 @@ func (s *Applications) Replace(t *unit.Tx, p *Principal, id string, g Grant, fe 
 	}
 	wasManager := IsFullManager(rec)
 	rec.Name, rec.Permissions, rec.Rules, rec.AllowedOrigins = g.Name, g.Permissions, g.Rules, origins
+	rec.RevealBudget = budget
 	if wasManager && !IsFullManager(rec) {
 		if err := KeepsAManager(t, p.TenantID, id, rec); err != nil {
 			return nil, err

@@ -152,6 +152,9 @@ func (a *Authenticator) Resolve(t *unit.Tx, mac []byte) (*Principal, time.Time, 
 		if subtle.ConstantTimeCompare(app.KeyHash, mac) != 1 {
 			return nil, time.Time{}, unit.ErrUnauthenticatedKey
 		}
+		if err := usable(app); err != nil {
+			return nil, time.Time{}, err
+		}
 		var expires time.Time
 		if app.ExpiresAt != nil {
 			expires = *app.ExpiresAt
@@ -179,6 +182,9 @@ func AsApplication(t *unit.Tx, tid, appID string) (*Principal, error) {
 	if app == nil {
 		return nil, unit.ErrUnauthenticatedKey
 	}
+	if err := usable(app); err != nil {
+		return nil, err
+	}
 	return AppPrincipal(app), nil
 }
 
@@ -192,6 +198,8 @@ func AppPrincipal(app *ApplicationRecord) *Principal {
 		AppType:     app.Type,
 		Permissions: app.Permissions,
 		Rules:       SortedRules(app.Rules),
+
+		RevealBudget: app.RevealBudget,
 	}
 }
 

@@ -81,6 +81,17 @@
 // this package, so events.Applications comes in as an interface) and its
 // log line. ListApplications pages them.
 //
+// # The circuit breaker on reveals
+//
+// An application may hold a RevealBudget (validated with its grants) and
+// be Frozen (breaker.go, and flags of its record's version 1). A frozen
+// application's keys, the sessions it created or authorized (CheckUsable)
+// and the code acting for it (AsApplication) are refused with
+// ErrKeyFrozen; a principal carries its budget, counted against
+// BudgetHolder. Counting reveals and freezing are the root's (its
+// breaker.go): they need the Vault's memory and a transaction of their
+// own.
+//
 // # What it does not do
 //
 // It checks no operation's permission (the root's methods do, through

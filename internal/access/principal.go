@@ -28,6 +28,10 @@ type Principal struct {
 	// its tenant's list: set on the call's own copy of the principal
 	// (WithPurpose), never on one the AuthCache keeps.
 	Purpose string
+	// RevealBudget is the reveal budget of the application p's reveals
+	// count against (BudgetHolder): its own, or its authorizer's for a
+	// session; nil for none.
+	RevealBudget *RevealBudget
 }
 
 // WithPurpose returns p for a call naming purpose: p itself when it

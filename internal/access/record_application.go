@@ -36,6 +36,11 @@ type ApplicationRecord struct {
 	// allowed to embed the hosted elements of a public application; nil
 	// for none, and for every application of another type.
 	AllowedOrigins []string
+	// RevealBudget is the circuit breaker's budget (breaker.go); nil for
+	// none.
+	RevealBudget *RevealBudget
+	// Frozen is set while the application's keys are frozen; nil else.
+	Frozen *Freeze
 }
 
 // Expired reports whether the application has expired at now.
@@ -69,13 +74,17 @@ func (r *ApplicationRecord) Expired(now time.Time) bool {
 //	str   modified_by
 //	uvarint n, n str  allowed_origins  (flag 4)
 //	per rule, in order: uvarint n, n str  purposes  (flag 8)
+//	uvarint tokens, str window, str action, uvarint freeze (0 or 1)
+//	                  reveal_budget    (flag 16)
+//	time at, str reason  frozen        (flag 32)
 //
 // Flag 4 was added within version 1 rather than as a version 2: a record
 // without allowed origins (every record written before, and every
 // application but a public one with origins) is byte for byte what it
 // was, so no record is rewritten and application-v1.bin still holds; a
 // record with the flag is refused by code older than the flag ("unknown
-// flags"), as a new version would be. Nil and empty lists are both
+// flags"), as a new version would be. Flags 16 and 32 (the circuit breaker's
+// budget and freeze) were added the same way, for the same reason. Nil and empty lists are both
 // written without the flag and decode as nil.
 //
 // Flag 8 (rules' purposes, access.Rule.Purposes) was added the same way:
@@ -110,6 +119,8 @@ const (
 	appModified
 	appOrigins
 	appPurposes
+	appBudget
+	appFrozen
 )
 
 func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
@@ -131,6 +142,12 @@ func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	}
 	if HasRulePurposes(r.Rules) {
 		flags |= appPurposes
+	}
+	if r.RevealBudget != nil {
+		flags |= appBudget
+	}
+	if r.Frozen != nil {
+		flags |= appFrozen
 	}
 	b = append(b, ApplicationFormat)
 	b = binary.AppendUvarint(b, flags)
@@ -165,6 +182,19 @@ func (r *ApplicationRecord) AppendRecord(b []byte, key barrier.Key) ([]byte, err
 	}
 	if flags&appPurposes != 0 {
 		b = AppendRulePurposes(b, r.Rules)
+	}
+	if rb := r.RevealBudget; rb != nil {
+		b = binary.AppendUvarint(b, uint64(rb.Tokens))
+		b = unit.AppendStr(unit.AppendStr(b, rb.Window), rb.Action)
+		freeze := uint64(0)
+		if rb.Freeze {
+			freeze = 1
+		}
+		b = binary.AppendUvarint(b, freeze)
+	}
+	if r.Frozen != nil {
+		b = unit.AppendTime(b, r.Frozen.At)
+		b = unit.AppendStr(b, r.Frozen.Reason)
 	}
 	return b, nil
 }
@@ -226,7 +256,27 @@ func (r *ApplicationRecord) DecodeRecord(key barrier.Key, b []byte) error {
 			d.Fail("no rule purposes")
 		}
 	}
-	if flags >= appPurposes<<1 {
+	if flags&appBudget != 0 {
+		rb := &RevealBudget{}
+		n := d.Uvarint()
+		if n == 0 || n > MaxBudgetTokens {
+			d.Fail("reveal budget out of range")
+		}
+		rb.Tokens = int(n)
+		rb.Window, rb.Action = d.Str(), d.Str()
+		switch d.Uvarint() {
+		case 0:
+		case 1:
+			rb.Freeze = true
+		default:
+			d.Fail("bad reveal budget freeze")
+		}
+		r.RevealBudget = rb
+	}
+	if flags&appFrozen != 0 {
+		r.Frozen = &Freeze{At: d.Time(), Reason: d.Str()}
+	}
+	if flags >= appFrozen<<1 {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {

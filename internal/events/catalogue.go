@@ -53,6 +53,7 @@ const (
 	TenantInvitationDeleted  = "tenant.invitation.deleted"
 	TenantPurposesUpdated    = "tenant.purposes.updated"
 	WebhookTest              = "webhook.test"
+	AccessAnomaly            = "access.anomaly"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -92,6 +93,7 @@ var catalogue = []Type{
 	{TenantInvitationDeleted, "An invitation was deleted, or expired.", false},
 	{TenantPurposesUpdated, "The tenant's list of purposes of access was replaced.", false},
 	{WebhookTest, "Sent to one webhook by POST /webhooks/{id}/test.", false},
+	{AccessAnomaly, "An application crossed its reveal budget, or one of its keys read a decoy token (once per crossing; the application may be frozen).", false},
 }
 
 // Types returns the event catalogue, in the order GET

@@ -35,6 +35,7 @@ func fixedApplication() *access.ApplicationRecord { return recordfix.Application
 func fixedPublicApplication() *access.ApplicationRecord { return recordfix.PublicApplication() }
 
 func fixedPurposeApplication() *access.ApplicationRecord { return recordfix.PurposeApplication() }
+func fixedFrozenApplication() *access.ApplicationRecord  { return recordfix.FrozenApplication() }
 
 // ptr is a pointer to a copy of v.
 func ptr[T any](v T) *T { return &v }

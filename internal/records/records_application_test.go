@@ -37,7 +37,7 @@ func TestApplicationRecordFields(t *testing.T) {
 	}
 	rules := recordfix.RuleFieldPaths
 	wantRecord := slices.Concat([]string{"ID", "TenantID", "Name", "Type", "Permissions", "Rules"}, rules,
-		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash", "AllowedOrigins"})
+		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "KeyHash", "AllowedOrigins", "RevealBudget", "Frozen"})
 	if diff := cmp.Diff(wantRecord, walk(reflect.TypeFor[access.ApplicationRecord]())); diff != "" {
 		t.Errorf("access.ApplicationRecord's fields changed; the stored format (internal/access/record_application.go) must follow (-want +got):\n%s", diff)
 	}
@@ -52,6 +52,8 @@ func TestApplicationRecordFields(t *testing.T) {
 	// out comes back empty. AllowedOrigins is the exception: only a
 	// public application holds them, and version 0 (whose fixture is
 	// fixedApplication too) cannot; fixedPublicApplication sets them.
+	// RevealBudget and Frozen are the others: version 0 cannot hold them
+	// either, and fixedFrozenApplication sets them.
 	rec := fixedApplication()
 	rv := reflect.ValueOf(rec).Elem()
 	for f := range reflect.TypeFor[access.ApplicationRecord]().Fields() {
@@ -66,6 +68,12 @@ func TestApplicationRecordFields(t *testing.T) {
 		if f.Name == "AllowedOrigins" {
 			if !rv.FieldByIndex(f.Index).IsZero() || reflect.ValueOf(fixedPublicApplication()).Elem().FieldByIndex(f.Index).IsZero() {
 				t.Error("AllowedOrigins: set in fixedApplication, or unset in fixedPublicApplication")
+			}
+			continue
+		}
+		if f.Name == "RevealBudget" || f.Name == "Frozen" {
+			if !rv.FieldByIndex(f.Index).IsZero() || reflect.ValueOf(fixedFrozenApplication()).Elem().FieldByIndex(f.Index).IsZero() {
+				t.Errorf("%s: set in fixedApplication, or unset in fixedFrozenApplication", f.Name)
 			}
 			continue
 		}
@@ -103,7 +111,7 @@ func TestApplicationRecordFields(t *testing.T) {
 // come back as empty lists); TestApplicationAPIRoundTrip
 // (internal/records/behaviour) holds the API's JSON of the same cases.
 func TestApplicationRecordRoundTrip(t *testing.T) {
-	cases := []*access.ApplicationRecord{fixedApplication(), fixedPublicApplication(), fixedPurposeApplication()}
+	cases := []*access.ApplicationRecord{fixedApplication(), fixedPublicApplication(), fixedPurposeApplication(), fixedFrozenApplication()}
 	// The bootstrap management application: no rules, no expiry, never
 	// modified.
 	mgmt := &access.ApplicationRecord{ID: fixApp, TenantID: fixTenant, Name: "Owner",

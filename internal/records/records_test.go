@@ -68,6 +68,16 @@ func fixedAliasCard() *tokens.Record {
 	return r
 }
 
+// fixedDecoyCard is fixedCard planted as a decoy that freezes its reader,
+// with its decoy index entry (testdata/records/token-decoy-v1.bin).
+func fixedDecoyCard() *tokens.Record {
+	r := fixedCard()
+	r.Decoy, r.DecoyFreeze = true, true
+	r.Indexes = append(slices.Clone(r.Indexes), tokens.DecoyIndex(r.TenantID).Key(r.ID).String())
+	slices.Sort(r.Indexes)
+	return r
+}
+
 // fixedPlain is a plain value tokenized with every default, as
 // POST /tokenize {"v": "..."} stores it (testdata/records/token-plain-v1.bin).
 func fixedPlain() *tokens.Record {
@@ -205,6 +215,7 @@ func TestRecordGolden(t *testing.T) {
 		{"token-v1.bin", fixTokenKey, fixedCard(), func() recordCodec { return &tokens.Record{} }},
 		{"token-plain-v1.bin", fixTokenKey, fixedPlain(), func() recordCodec { return &tokens.Record{} }},
 		{"token-alias-v1.bin", fixTokenKey, fixedAliasCard(), func() recordCodec { return &tokens.Record{} }},
+		{"token-decoy-v1.bin", fixTokenKey, fixedDecoyCard(), func() recordCodec { return &tokens.Record{} }},
 		{"log-v1.bin", fixLogKey, fixedLogLine(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{"log-access-v1.bin", fixLogKey, fixedAccessLine(), func() recordCodec { return &auditlog.LineRecord{} }},
 		{"log-purpose-v1.bin", fixLogKey, fixedPurposeLine(), func() recordCodec { return &auditlog.LineRecord{} }},
@@ -219,6 +230,7 @@ func TestRecordGolden(t *testing.T) {
 		{"application-v1.bin", fixAppKey, fixedApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 		{"application-public-v1.bin", fixAppKey, fixedPublicApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 		{"application-purposes-v1.bin", fixAppKey, fixedPurposeApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
+		{"application-frozen-v1.bin", fixAppKey, fixedFrozenApplication(), func() recordCodec { return &access.ApplicationRecord{} }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(fixtureDir, tc.file)
@@ -312,7 +324,7 @@ func TestTokenRecordFields(t *testing.T) {
 	}
 	wantRecord := []string{"ID", "TenantID", "Type", "Fingerprint", "FingerprintExpression", "Containers",
 		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
-		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID"}
+		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID", "Decoy", "DecoyFreeze"}
 	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokens.Record]())); diff != "" {
 		t.Errorf("tokens.Record's fields changed; the stored format (internal/tokens/record_token.go) must follow (-want +got):\n%s", diff)
 	}
@@ -331,8 +343,9 @@ func TestTokenRecordFields(t *testing.T) {
 	for f := range reflect.TypeFor[tokens.Record]().Fields() {
 		// AliasID came after fixedCard's fixtures (token-v1.bin,
 		// token-v0.json, which cannot hold it): fixedAliasCard and
-		// token-alias-v1.bin cover it.
-		if rv.FieldByIndex(f.Index).IsZero() && f.Name != "AliasID" {
+		// token-alias-v1.bin cover it; so came Decoy and DecoyFreeze,
+		// which fixedDecoyCard and token-decoy-v1.bin cover.
+		if rv.FieldByIndex(f.Index).IsZero() && f.Name != "AliasID" && f.Name != "Decoy" && f.Name != "DecoyFreeze" {
 			t.Errorf("fixedCard leaves tokens.Record.%s unset: the format tests would not see it", f.Name)
 		}
 	}
@@ -457,7 +470,7 @@ func TestRecordRoundTrip(t *testing.T) {
 // TestRecordCorrupt checks that every truncation and every single-byte
 // change of a record either decodes or fails with unit.ErrRecord: never a panic.
 func TestRecordCorrupt(t *testing.T) {
-	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication(), fixedPublicApplication(), fixedCheckpoint(), fixedAuditKey()} {
+	for _, rec := range []recordCodec{fixedCard(), fixedLogLine(), fixedApplication(), fixedPublicApplication(), fixedFrozenApplication(), fixedCheckpoint(), fixedAuditKey()} {
 		key := fixTokenKey
 		switch rec.(type) {
 		case *auditlog.LineRecord:
@@ -489,8 +502,8 @@ func TestRecordCorrupt(t *testing.T) {
 }
 
 func FuzzRecords(f *testing.F) {
-	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "chain-link-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
-		"application-v1.bin", "application-public-v1.bin", "application-v0.json"} {
+	for _, name := range []string{"token-v1.bin", "token-plain-v1.bin", "token-decoy-v1.bin", "log-v1.bin", "log-access-v1.bin", "log-chained-v1.bin", "chain-head-v1.bin", "chain-link-v1.bin", "checkpoint-v1.bin", "audit-key-v1.bin", "token-v0.json", "log-v0.json",
+		"application-v1.bin", "application-public-v1.bin", "application-frozen-v1.bin", "application-v0.json"} {
 		b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 		if err != nil {
 			f.Fatal(err)

@@ -262,6 +262,13 @@ func (s *Service) Principal(t *unit.Tx, ref access.KeyRef, mac []byte) (*access.
 	if authorizer == nil {
 		return nil, time.Time{}, unit.ErrUnauthenticatedKey
 	}
+	// A session acts through its creator and its authorizer: either
+	// frozen by the circuit breaker freezes it too.
+	for _, app := range []*access.ApplicationRecord{creator, authorizer} {
+		if err := access.CheckUsable(app); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
 	expires := rec.ExpiresAt
 	for _, app := range []*access.ApplicationRecord{creator, authorizer} {
 		if app.ExpiresAt != nil && app.ExpiresAt.Before(expires) {
@@ -279,6 +286,7 @@ func (s *Service) Principal(t *unit.Tx, ref access.KeyRef, mac []byte) (*access.
 			{Permissions: rec.Ceiling.Permissions, Rules: access.SortedRules(rec.Ceiling.Rules)},
 			{Permissions: authorizer.Permissions, Rules: access.SortedRules(authorizer.Rules)},
 		},
+		RevealBudget: authorizer.RevealBudget,
 	}, expires, nil
 }
 

@@ -31,6 +31,10 @@ func (s *Service) Get(t *unit.Tx, p *access.Principal, id string) (*Token, error
 	if err != nil {
 		return nil, err
 	}
+	if transform, err = s.gate(t, p, id, transform); err != nil {
+		return nil, err
+	}
+	s.decoyRead(t, p, rec)
 	out := TokenOf(rec, transform)
 	if transform != access.TransformReveal {
 		out.Fingerprint = "" // equality with the data: only for who sees it
@@ -69,9 +73,12 @@ func (s *Service) DetokenizeLogged(t *unit.Tx, p *access.Principal, perm string,
 // LogListed logs the read of every token of a page that carries data: a
 // list or a search shows data as Get does, and is audited as it is, with
 // the transform of p's perm (redact where it reaches no token) and the
-// channel; each is told of (EmitRead) and counted.
+// channel; each is told of (EmitRead) and counted. A reveal the circuit
+// breaker declines (Service.Reveals) is shown masked in toks, and a
+// decoy the page shows is told to it.
 func (s *Service) LogListed(t *unit.Tx, p *access.Principal, perm string, toks []Token, msg, channel string) error {
-	for _, tok := range toks {
+	for i := range toks {
+		tok := &toks[i]
 		if tok.Data == nil {
 			continue // redacted: nothing of the token's data was read
 		}
@@ -79,10 +86,24 @@ func (s *Service) LogListed(t *unit.Tx, p *access.Principal, perm string, toks [
 		if !ok {
 			transform = access.TransformRedact
 		}
+		shown, err := s.gate(t, p, tok.ID, transform)
+		if err != nil {
+			return err
+		}
+		if shown != transform {
+			// Past the reveal budget: the page shows it masked.
+			transform, tok.Data, tok.Fingerprint = shown, tok.Mask, ""
+			if tok.Data == nil {
+				continue
+			}
+		}
+		if decoy, freeze := listedDecoy(t, tok.ID); decoy && s.Reveals != nil {
+			s.Reveals.DecoyRead(t, p, tok.ID, freeze)
+		}
 		if err := LogRead(t, p, tok.Type, tok.ID, msg, transform, channel); err != nil {
 			return err
 		}
-		if err := EmitRead(t, p, &tok); err != nil {
+		if err := EmitRead(t, p, tok); err != nil {
 			return err
 		}
 		s.count(t, CountRead)

@@ -256,6 +256,9 @@ func Indexes(ks *barrier.Keys, rec *Record, search []string, fpInStore bool) []s
 	if rec.CVCAt != nil {
 		idx = append(idx, barrier.Tenant(tid).CVCDue(*rec.CVCAt, id).String())
 	}
+	if rec.Decoy {
+		idx = append(idx, DecoyIndex(tid).Key(id).String())
+	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
 }

@@ -144,6 +144,7 @@ func (s *Service) refreshFromIntent(t *unit.Tx, p *access.Principal, rec *Record
 	}
 	now := t.Now
 	next := &Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		Decoy: rec.Decoy, DecoyFreeze: rec.DecoyFreeze,
 		ModifiedBy: p.ActorID, ModifiedAt: &now}
 	pt.NewCVC = false // the intent brings no cvc
 	if err := s.rewrite(t, rec, next, pt); err != nil {

@@ -124,6 +124,7 @@ func (s *Service) Create(t *unit.Tx, p *access.Principal, pt *Prepared) (*Token,
 	}
 
 	rec := &Record{ID: id, TenantID: tid, Type: pt.Type, CreatedBy: p.ActorID, CreatedAt: t.Now, AliasID: pt.Alias != nil || pt.IDTmpl != nil}
+	rec.Decoy, rec.DecoyFreeze = pt.Decoy, pt.Decoy && pt.DecoyFreeze
 	pt.ApplyTo(rec, ks, t.Now, s.Fingerprints == nil)
 	if err := s.Put(t, rec); err != nil {
 		return nil, err
@@ -141,6 +142,7 @@ func (s *Service) Create(t *unit.Tx, p *access.Principal, pt *Prepared) (*Token,
 // answerDuplicate answers a create that deduplicated to rec, logging and
 // telling of the read (channel create) and counting it.
 func (s *Service) answerDuplicate(t *unit.Tx, p *access.Principal, rec *Record) (*Token, error) {
+	s.decoyRead(t, p, rec) // a guess that found a decoy
 	tok, transform := createAnswer(p, rec)
 	if err := LogRead(t, p, rec.Type, rec.ID, msgDeduplicated, transform, unit.ChannelCreate); err != nil {
 		return nil, err

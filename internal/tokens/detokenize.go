@@ -78,6 +78,11 @@ func (d *detokenizer) resolve(id, path string) error {
 	if err != nil {
 		return err
 	}
+	transform, err = d.s.gate(d.t, d.p, id, transform)
+	if err != nil {
+		return err
+	}
+	d.s.decoyRead(d.t, d.p, rec)
 	d.values[id] = Value(rec, transform)
 	if err := EmitReadRecord(d.t, d.p, rec); err != nil {
 		return err

@@ -57,6 +57,12 @@
 //   - The events of tokens (events.go): Emit, EmitRead, EmitReadRecord,
 //     EmitDeleted, EmitCVCExpired, through unit.Tx.Emit, with their view
 //     (Event, EventView, EventOf) kept under the events' size bound.
+//   - The circuit breaker's hooks (reveals.go): every reveal of a get, a
+//     detokenization and a list or search page asks Service.Reveals
+//     (RevealGate, the root's count of reveals per application) whether
+//     it stands, and shows the token masked when it does not; every read
+//     of a decoy (Record.Decoy, indexed under DecoyIndex) is told to it
+//     (DecoyRead), the listing noting a page's decoys (NoteListed).
 //
 // # What it does not do
 //

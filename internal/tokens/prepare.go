@@ -45,8 +45,11 @@ type Prepared struct {
 	FPExpr  string
 	FPValue string
 	// Dedupe asks for an existing token with the same fingerprint.
-	Dedupe    bool
-	ExpiresAt *time.Time
+	Dedupe bool
+	// Decoy and DecoyFreeze make the new token a decoy (Record.Decoy):
+	// set by the root's CreateDecoy only.
+	Decoy, DecoyFreeze bool
+	ExpiresAt          *time.Time
 	// NewCVC: the request sends a card's cvc (a patch that does not keeps
 	// the stored cvc's retention window).
 	NewCVC bool

@@ -48,6 +48,10 @@ type Record struct {
 	// with fpe (internal/aliases), so a patch's mask is held to the
 	// display rule too.
 	AliasID bool
+	// Decoy marks a honeytoken (a tenant's trap, POST /decoys): any read
+	// of it is an anomaly; DecoyFreeze, that the read also freezes the
+	// key that read it. Neither is ever shown but to GET /decoys.
+	Decoy, DecoyFreeze bool
 }
 
 // Expired reports whether the token has expired at now.
@@ -64,7 +68,8 @@ func (r *Record) Expired(now time.Time) bool {
 //	                  8 cvc_at, 16 fingerprint stored as hex bytes,
 //	                  32 alias_id (the id was drawn from an alias
 //	                  expression; no bytes of its own, and a record
-//	                  without it encodes as before)
+//	                  without it encodes as before),
+//	                  64 decoy, 128 decoy_freeze (likewise: no bytes)
 //	str   type
 //	bytes data        the JSON text, as written
 //	bytes mask        JSON text; empty: none
@@ -118,6 +123,8 @@ const (
 	tokCVC
 	tokFingerprintHex
 	tokAliasID
+	tokDecoy
+	tokDecoyFreeze
 )
 
 // Index entry tags.
@@ -163,6 +170,12 @@ func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	}
 	if r.AliasID {
 		flags |= tokAliasID
+	}
+	if r.Decoy {
+		flags |= tokDecoy
+	}
+	if r.DecoyFreeze {
+		flags |= tokDecoyFreeze
 	}
 	b = append(b, Format)
 	b = binary.AppendUvarint(b, flags)
@@ -247,6 +260,7 @@ func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	flags := d.Uvarint()
 	r.DeduplicateToken = flags&tokDedupe != 0
 	r.AliasID = flags&tokAliasID != 0
+	r.Decoy, r.DecoyFreeze = flags&tokDecoy != 0, flags&tokDecoyFreeze != 0
 	r.Type = d.Str()
 	r.Data = d.Bytes()
 	r.Mask = d.Bytes()
@@ -292,7 +306,7 @@ func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 			r.Indexes = append(r.Indexes, k)
 		}
 	}
-	if flags >= tokAliasID<<1 {
+	if flags >= tokDecoyFreeze<<1 {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {

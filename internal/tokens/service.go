@@ -37,6 +37,8 @@ type Service struct {
 	// Lists keeps the token lists' entries and counts beside every token
 	// write (the listing feature's bookkeeping).
 	Lists Lists
+	// Reveals, when set, is asked before every reveal (RevealGate).
+	Reveals RevealGate
 }
 
 // Lists is the bookkeeping of the token lists that a token write calls:

@@ -100,6 +100,7 @@ func (s *Service) Patch(t *unit.Tx, p *access.Principal, id string, fields map[s
 	// everything the request decides, and the cvc's window is kept
 	// below.
 	next := &Record{ID: rec.ID, TenantID: rec.TenantID, Type: rec.Type, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt,
+		Decoy: rec.Decoy, DecoyFreeze: rec.DecoyFreeze,
 		AliasID: rec.AliasID}
 	if at, ok := CVCWrittenAt(rec); ok {
 		next.CVCAt = &at // the stored cvc's window goes on
@@ -111,6 +112,18 @@ func (s *Service) Patch(t *unit.Tx, p *access.Principal, id string, fields map[s
 		return nil, err
 	}
 	out := Present(p, next, access.PermTokenUpdate, PresentUpdated)
+	// The answer shows the stored data where the update rule reveals it:
+	// a reveal as a read's, held to the circuit breaker.
+	if out.Data != nil {
+		shown, err := s.gate(t, p, next.ID, PresentTransform(p, next, access.PermTokenUpdate))
+		if err != nil {
+			return nil, err
+		}
+		if shown == access.TransformMask {
+			out.Data, out.Fingerprint = out.Mask, ""
+		}
+	}
+	s.decoyRead(t, p, next)
 	s.count(t, CountUpdated)
 	if err := Emit(t, events.TokenUpdated, p.Actor(), next); err != nil {
 		return nil, err

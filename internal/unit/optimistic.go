@@ -23,7 +23,9 @@ import (
 //
 // A first run that ends in an error returns that error without writing:
 // it was decided on a consistent snapshot taken after the call began, so
-// the call is as if it ran at that instant.
+// the call is as if it ran at that instant. Its finish hooks run, told
+// it did not commit, as a failed Update's do (a feature that reports a
+// refusal, such as the circuit breaker on reveals, learns of it).
 //
 // The auth cache is not in the store: a first run that authorized from it
 // is only applied if no write voided the cache since the update began
@@ -52,6 +54,9 @@ func (w *Work) UpdateOptimistic(ctx context.Context, fn func(*Tx) error) error {
 	if err != nil {
 		if first != nil && first.AuthChanged() {
 			w.opts.IdentitiesChanged()
+		}
+		if first != nil {
+			first.finished(false)
 		}
 		return w.opts.Result(err)
 	}

@@ -21,9 +21,11 @@ if TYPE_CHECKING:
         AuditPublicKey,
         AuthorizeSessionRequest,
         CreateApplicationRequest,
+        CreateDecoyRequest,
         CreateInvitationRequest,
         CreateReactorRequest,
         CreateTenantRequest,
+        Decoy,
         DetokenizeRequest,
         DetokenizeResponse,
         FPERequest,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
         ListApplicationsQuery,
         ListApplicationsResponse,
         ListAuditKeysResponse,
+        ListDecoysResponse,
         ListFormulasQuery,
         ListFormulasResponse,
         ListInvitationsQuery,
@@ -135,6 +138,9 @@ OPERATIONS: dict[str, Operation] = {
     'updateApplication': Operation('updateApplication', 'update_application', 'PUT', '/applications/{id}', ('id',), (), 'json', False, 'api', 'json'),
     'deleteApplication': Operation('deleteApplication', 'delete_application', 'DELETE', '/applications/{id}', ('id',), (), None, False, 'api', 'none'),
     'regenerateApplicationKey': Operation('regenerateApplicationKey', 'regenerate_application_key', 'POST', '/applications/{id}/regenerate', ('id',), (), None, True, 'api', 'json'),
+    'unfreezeApplication': Operation('unfreezeApplication', 'unfreeze_application', 'POST', '/applications/{id}/unfreeze', ('id',), (), None, False, 'api', 'json'),
+    'listDecoys': Operation('listDecoys', 'list_decoys', 'GET', '/decoys', (), (), None, False, 'api', 'json'),
+    'createDecoy': Operation('createDecoy', 'create_decoy', 'POST', '/decoys', (), (), 'json', True, 'api', 'json'),
     'listPermissions': Operation('listPermissions', 'list_permissions', 'GET', '/permissions', (), (('application_type', False),), None, False, 'api', 'json'),
     'createTokenIntent': Operation('createTokenIntent', 'create_token_intent', 'POST', '/token-intents', (), (), 'json', True, 'api', 'json'),
     'getTokenIntent': Operation('getTokenIntent', 'get_token_intent', 'GET', '/token-intents/{id}', ('id',), (), None, False, 'api', 'json'),
@@ -535,6 +541,48 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('Application', self._call('regenerateApplicationKey', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def unfreeze_application(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> Application:
+        """Release an application frozen by the circuit breaker on reveals.
+
+        POST /applications/{id}/unfreeze (operationId unfreezeApplication). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('Application', self._call('unfreezeApplication', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def list_decoys(
+        self,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ListDecoysResponse:
+        """List the tenant's decoys.
+
+        GET /decoys (operationId listDecoys). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ListDecoysResponse', self._call('listDecoys', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def create_decoy(
+        self,
+        body: CreateDecoyRequest,
+        *,
+        api_key: str | None = None,
+        idempotency_key: str | None = None,
+        timeout: float | None = None,
+    ) -> Decoy:
+        """Plant a decoy token (a honeytoken).
+
+        POST /decoys (operationId createDecoy). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('Decoy', self._call('createDecoy', {}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
 
     def list_permissions(
         self,

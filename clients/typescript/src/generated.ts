@@ -6,7 +6,7 @@ import type { CallOptions, CallRequest, ProxyCall, ProxyResponse } from "./trans
 // ---- Schemas (components.schemas) ----
 
 export type Problem = {
-  /** about:blank for the vault's own errors: the status says what happened. tag:tokenvault,2026:code-failed for an error tenant code raised (a reactor's or a proxy transform's error class, or anything it threw), with the status of its class. */
+  /** about:blank for the vault's own errors: the status says what happened. tag:tokenvault,2026:code-failed for an error tenant code raised (a reactor's or a proxy transform's error class, or anything it threw), with the status of its class. tag:tokenvault,2026:key-frozen (403) for every call of a key the circuit breaker on reveals froze, and tag:tokenvault,2026:reveal-budget (403) for a reveal past a refusing reveal budget. */
   type: string;
   title: string;
   status: number;
@@ -86,6 +86,11 @@ export type Application = Audit & {
   expires_at?: string;
   /** Public applications only: the origins allowed to embed its hosted elements (/elements/v1/), scheme://host[:port] in lower case without a default port. Absent: none. */
   allowed_origins?: string[];
+  reveal_budget?: RevealBudget;
+  /** Set while the circuit breaker on reveals holds the application frozen: every call of its keys answers 403 until POST /applications/{id}/unfreeze. */
+  frozen_at?: string;
+  /** What froze it. */
+  frozen_reason?: "reveal_budget" | "decoy";
 };
 
 export type CreateApplicationRequest = {
@@ -97,6 +102,8 @@ export type CreateApplicationRequest = {
   expires_at?: string | null;
   /** Public applications only (another type: 400): the origins allowed to embed its hosted elements, each http:// or https://, a host and an optional port, no path and no wildcard; normalized to lower case without a default port. Absent or null: none. */
   allowed_origins?: (string[]) | null;
+  /** The circuit breaker on reveals; absent or null: none. */
+  reveal_budget?: RevealBudget | null;
 };
 
 export type UpdateApplicationRequest = {
@@ -105,6 +112,35 @@ export type UpdateApplicationRequest = {
   rules?: (AccessRule[]) | null;
   /** Public applications only: replaces the allowed origins, as on create; absent or null keeps them, [] removes them. */
   allowed_origins?: (string[]) | null;
+  /** Replaces the reveal budget; absent or null keeps it, one of 0 tokens removes it. */
+  reveal_budget?: RevealBudget | null;
+};
+
+export type CreateDecoyRequest = {
+  /** The application the decoy appears created by; it must hold token:create where the decoy goes. */
+  application_id: string;
+  token: TokenRequest;
+  /** Whether a read of the decoy freezes the key that read it; absent or null: true. */
+  freeze?: boolean | null;
+};
+
+export type Decoy = {
+  /** The decoy's token id. */
+  id: string;
+  application_id: string;
+  freeze: boolean;
+  created_at: string;
+};
+
+/** The circuit breaker on reveals: how many distinct tokens the application's keys (and the sessions it authorized) may read with their data revealed per window. Past it a reveal is masked (action mask) or refused with 403 (action refuse), access.anomaly fires once per window, and with freeze the application is frozen until released. Counted per instance. */
+export type RevealBudget = {
+  /** 1 to 1,000,000; 0 (in an update) removes the budget. */
+  tokens: number;
+  /** A Go duration from 1m to 744h. */
+  window: string;
+  action?: "mask" | "refuse";
+  /** Freeze the application when the budget is crossed. */
+  freeze?: boolean;
 };
 
 export type Session = {
@@ -764,6 +800,20 @@ export type DeleteApplicationResponse = void;
 /** The answer of POST /applications/{id}/regenerate. */
 export type RegenerateApplicationKeyResponse = Application;
 
+/** The answer of POST /applications/{id}/unfreeze. */
+export type UnfreezeApplicationResponse = Application;
+
+/** The answer of GET /decoys. */
+export type ListDecoysResponse = {
+  data: Decoy[];
+};
+
+/** The body of POST /decoys. */
+export type CreateDecoyBody = CreateDecoyRequest;
+
+/** The answer of POST /decoys. */
+export type CreateDecoyResponse = Decoy;
+
 /** The query parameters of GET /permissions. */
 export interface ListPermissionsQuery {
   /** Only the permissions an application of this type may hold. */
@@ -1182,6 +1232,9 @@ export const operations = {
   updateApplication: { method: "updateApplication", http: "PUT", path: "/applications/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
   deleteApplication: { method: "deleteApplication", http: "DELETE", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
   regenerateApplicationKey: { method: "regenerateApplicationKey", http: "POST", path: "/applications/{id}/regenerate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
+  unfreezeApplication: { method: "unfreezeApplication", http: "POST", path: "/applications/{id}/unfreeze", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  listDecoys: { method: "listDecoys", http: "GET", path: "/decoys", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  createDecoy: { method: "createDecoy", http: "POST", path: "/decoys", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
   listPermissions: { method: "listPermissions", http: "GET", path: "/permissions", pathParams: [], query: ["application_type"], body: null, response: "json", idempotent: false, auth: "api" },
   createTokenIntent: { method: "createTokenIntent", http: "POST", path: "/token-intents", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
   getTokenIntent: { method: "getTokenIntent", http: "GET", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
@@ -1550,6 +1603,33 @@ export abstract class Operations {
    */
   regenerateApplicationKey(id: string, options?: CallOptions): Promise<RegenerateApplicationKeyResponse> {
     return this.call("regenerateApplicationKey", { path: { id } }, options) as Promise<RegenerateApplicationKeyResponse>;
+  }
+
+  /**
+   * POST /applications/{id}/unfreeze: Release an application frozen by the circuit breaker on reveals.
+   *
+   * Its keys, the sessions it created or authorized, and its reactors and proxies work again, and its reveal window begins again on the instance that answers. Requires application:update, and for a management application every permission it holds. Releasing an application that is not frozen changes nothing. Audited, with application.updated.
+   */
+  unfreezeApplication(id: string, options?: CallOptions): Promise<UnfreezeApplicationResponse> {
+    return this.call("unfreezeApplication", { path: { id } }, options) as Promise<UnfreezeApplicationResponse>;
+  }
+
+  /**
+   * GET /decoys: List the tenant's decoys.
+   *
+   * The only place a decoy is told apart from a token. Requires a management key holding tenant:update.
+   */
+  listDecoys(options?: CallOptions): Promise<ListDecoysResponse> {
+    return this.call("listDecoys", {  }, options) as Promise<ListDecoysResponse>;
+  }
+
+  /**
+   * POST /decoys: Plant a decoy token (a honeytoken).
+   *
+   * Creates a token as if the application named by application_id had created it: the same shape, id, lists, events and answers as its other tokens, to every key. Any read of it (a get, a detokenization, a list or search page showing its data, a proxy's or reactor's use) answers as any read, then fires access.anomaly and, unless freeze is false, freezes the application whose key read it (for a session, the application that authorized it). Requires a management key holding tenant:update; the token itself is not returned. At most 1,000 decoys per tenant (409 past it).
+   */
+  createDecoy(body: CreateDecoyBody, options?: CallOptions): Promise<CreateDecoyResponse> {
+    return this.call("createDecoy", { body }, options) as Promise<CreateDecoyResponse>;
   }
 
   /**

@@ -1,5 +1,6 @@
 // Applications: list, create with permissions or access rules (the key
-// shown once), regenerate a key, delete.
+// shown once), regenerate a key, release one frozen by the circuit
+// breaker on reveals, delete.
 import { h, clear, parseJSON, pretty } from '../dom.js';
 import { api, query } from '../api.js';
 import { field, formError, guard, table, Pager, confirmButton, shortId } from '../ui.js';
@@ -35,7 +36,8 @@ export async function render(root) {
   const pager = new Pager(
     (start) => api('GET', `/applications${query({ start, size: 20 })}`),
     (rows) => clear(list).append(table([
-      { label: 'Name', value: (a) => h('span', { class: 'app-name', text: a.name }) },
+      { label: 'Name', value: (a) => h('span', {}, h('span', { class: 'app-name', text: a.name }),
+        a.frozen_at ? h('span', { class: 'badge frozen', 'data-frozen': a.id, title: `Frozen at ${a.frozen_at} (${a.frozen_reason === 'decoy' ? 'a decoy token was read' : 'the reveal budget was crossed'}): every call of its keys is refused until released.`, text: 'frozen' }) : '') },
       { label: 'Type', value: (a) => a.type },
       { label: 'Id', value: (a) => shortId(a.id) },
       { label: 'Grants', value: (a) => (a.permissions && a.permissions.length ? a.permissions.join(', ')
@@ -47,6 +49,10 @@ export async function render(root) {
           const out = await api('POST', `/applications/${encodeURIComponent(a.id)}/regenerate`);
           clear(keySlot).append(keyBox(out, 'A new key'));
         }), { 'data-action': 'regenerate', 'aria-label': `Regenerate the key of ${a.name}` }),
+        a.frozen_at ? confirmButton('Release', 'Confirm: keys work again', () => guard(listPanel, async () => {
+          await api('POST', `/applications/${encodeURIComponent(a.id)}/unfreeze`);
+          await pager.fetch();
+        }), { 'data-action': 'unfreeze', 'aria-label': `Release ${a.name} from its freeze` }) : '',
         confirmButton('Delete', 'Confirm delete', () => guard(listPanel, async () => {
           await api('DELETE', `/applications/${encodeURIComponent(a.id)}`);
           await pager.fetch();

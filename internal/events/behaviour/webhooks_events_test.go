@@ -248,6 +248,15 @@ func fullRunTo(t *testing.T, subscribe func(*vaulttest.Env) (id, secret string))
 	r.ids["expiredInvitation"] = expect[*tokenvault.Invitation](t, "CreateInvitation")(e.V.CreateInvitation(ctx, e.Mgmt, tokenvault.CreateInvitationRequest{Email: "cy@example.com"})).ID
 	plant(mail.last().Token)
 
+	// A decoy planted as the backend's, read by it: access.anomaly (the
+	// decoy does not freeze, so the backend goes on working).
+	const bait = "decoy-secret-6620"
+	plant(bait)
+	decoy := expect[*tokenvault.Decoy](t, "CreateDecoy")(e.V.CreateDecoy(ctx, e.Mgmt, tokenvault.CreateDecoyRequest{ApplicationID: app.ID,
+		Token: tokenvault.TokenRequest{Type: tokenvault.TypeToken, Data: bait}, Freeze: new(false)}))
+	r.ids["decoy"] = decoy.ID
+	expect[*tokenvault.Token](t, "GetToken decoy")(e.V.GetToken(ctx, key, decoy.ID))
+
 	// The sweeper: the token's and intent's expiry, the invitation's, the
 	// card's cvc.
 	e.Clock.Advance(tokenvault.InvitationLifetime + time.Hour)
@@ -333,6 +342,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 		"tenant.invitation.created": {"invitation", "mgmt"}, "tenant.invitation.resent": {"invitation", "mgmt"},
 		"tenant.invitation.accepted": {"invitation", "user"}, "tenant.invitation.deleted": {"invitation", ""},
 		"tenant.purposes.updated": {"tenant", "mgmt"},
+		"access.anomaly":          {"anomaly", "app"},
 	}
 	seen := map[string]int{}
 	for _, ev := range r.tap.Events() {
@@ -402,6 +412,8 @@ func TestEventsOfEveryChange(t *testing.T) {
 	r.wantObject(t, "tenant.invitation.accepted", "id", r.ids["accepted"])
 	r.wantObject(t, "tenant.member.deleted", "id", r.ids["member"])
 	r.wantObject(t, "tenant.purposes.updated", "id", tid)
+	r.wantObject(t, "access.anomaly", "token_id", r.ids["decoy"])
+	r.wantObject(t, "access.anomaly", "reason", "decoy")
 	// Three intents deleted or expired: one by a caller, one by the sweeper.
 	if seen["token-intent.deleted"] != 2 || seen["tenant.invitation.deleted"] != 2 {
 		t.Errorf("token-intent.deleted %d times, tenant.invitation.deleted %d times; want 2 each", seen["token-intent.deleted"], seen["tenant.invitation.deleted"])

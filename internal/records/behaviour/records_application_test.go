@@ -44,12 +44,17 @@ func TestApplicationAPIFields(t *testing.T) {
 	wantApp := slices.Concat([]string{"ID", "TenantID", "Name",
 		"Key", // never in a record: set by the answers of create and regenerate only
 		"Type", "Permissions", "Rules"}, rules,
-		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "AllowedOrigins"})
+		[]string{"ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy", "ModifiedAt", "AllowedOrigins", "RevealBudget",
+			"FrozenAt", "FrozenReason", // the record's Frozen, flattened
+		})
 	if diff := cmp.Diff(wantApp, walk(reflect.TypeFor[tokenvault.Application]())); diff != "" {
 		t.Errorf("Application's fields changed; access.ApplicationRecord.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
-	// The public application: the fixed one holds no allowed origins.
+	// The public application: the fixed one holds no allowed origins;
+	// with a reveal budget and frozen, to see those too.
 	rec := recordfix.PublicApplication()
+	frozen := recordfix.FrozenApplication()
+	rec.RevealBudget, rec.Frozen = frozen.RevealBudget, frozen.Frozen
 	rv := reflect.ValueOf(rec).Elem()
 	// api fills every field of Application but Key from the record's
 	// field of the same name, and leaves Key empty.
@@ -60,6 +65,16 @@ func TestApplicationAPIFields(t *testing.T) {
 		if f.Name == "Key" {
 			if !got.IsZero() {
 				t.Errorf("api sets Key %q: a record has no key", app.Key)
+			}
+			continue
+		}
+		if f.Name == "FrozenAt" || f.Name == "FrozenReason" {
+			want := any(rec.Frozen.Reason)
+			if f.Name == "FrozenAt" {
+				want = &rec.Frozen.At
+			}
+			if diff := cmp.Diff(want, got.Interface()); diff != "" {
+				t.Errorf("api: Application.%s (-record's Frozen +api):\n%s", f.Name, diff)
 			}
 			continue
 		}

@@ -81,6 +81,16 @@ func PurposeApplication() *access.ApplicationRecord {
 	return r
 }
 
+// FrozenApplication is the record of
+// testdata/records/application-frozen-v1.bin: Application with a reveal
+// budget, frozen by the circuit breaker.
+func FrozenApplication() *access.ApplicationRecord {
+	r := Application()
+	r.RevealBudget = &access.RevealBudget{Tokens: 250, Window: "1h0m0s", Action: access.BudgetRefuse, Freeze: true}
+	r.Frozen = &access.Freeze{At: Time.Add(2 * time.Hour), Reason: access.FrozenBudget}
+	return r
+}
+
 // ApplicationV0 is r as the code before format version 1 stored it: the
 // Vault only reads that form, and a test writes it to build a store as
 // that code left it.

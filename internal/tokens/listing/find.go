@@ -104,6 +104,7 @@ func (l *Lists) query(t *unit.Tx, p *access.Principal, perm string, q Query) ([]
 			continue
 		}
 		if tok := Show(p, perm, q, rec); tok != nil {
+			tokens.NoteListed(t, rec)
 			out = append(out, *tok)
 		}
 	}
