@@ -131,10 +131,17 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 	}
 	id, apiKey := v.ids.Next(v.now()), unit.NewAPIKey()
 	var out *Application
+	var pending *ApprovalRequired
 	err := v.update(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorize(key, PermApplicationCreate)
 		if err != nil {
 			return err
+		}
+		if req.Type == Management {
+			if pending, err = v.createNeedsApproval(t, p, id, string(apiKey), req, perms, rules, fe); err != nil || pending != nil {
+				return err
+			}
 		}
 		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: &req.AllowedOrigins}, req.ExpiresAt, fe)
 		if err != nil {
@@ -146,6 +153,9 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 	})
 	if err != nil {
 		return nil, err
+	}
+	if pending != nil {
+		return nil, pending
 	}
 	return out, nil
 }
@@ -259,18 +269,27 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
 	var out *Application
+	var pending *ApprovalRequired
 	err := v.update(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorize(key, PermApplicationUpdate)
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins}, fe)
+		g := access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins}
+		if pending, err = v.updateNeedsApproval(t, p, id, g, fe); err != nil || pending != nil {
+			return err
+		}
+		rec, err := v.apps.Replace(t.Tx, p, id, g, fe)
 		if err != nil {
 			return err
 		}
 		out = applicationOf(rec)
 		return nil
 	})
+	if err == nil && pending != nil {
+		return nil, pending
+	}
 	return out, err
 }
 
@@ -286,9 +305,14 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id string) (*Application, error) {
 	apiKey := unit.NewAPIKey()
 	var out *Application
+	var pending *ApprovalRequired
 	err := v.update(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorize(key, PermApplicationUpdate)
 		if err != nil {
+			return err
+		}
+		if pending, err = v.regenerateNeedsApproval(t, p, id, string(apiKey)); err != nil || pending != nil {
 			return err
 		}
 		rec, err := v.apps.Regenerate(t.Tx, p, id, apiKey)
@@ -299,6 +323,9 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		out.Key = Credential(apiKey)
 		return nil
 	})
+	if err == nil && pending != nil {
+		return nil, pending
+	}
 	return out, err
 }
 

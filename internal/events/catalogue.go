@@ -52,6 +52,14 @@ const (
 	TenantInvitationAccepted = "tenant.invitation.accepted"
 	TenantInvitationDeleted  = "tenant.invitation.deleted"
 	WebhookTest              = "webhook.test"
+
+	// The events of changes waiting for approval (internal/approvals).
+	ApprovalRequested = "approval.requested"
+	ApprovalApproved  = "approval.approved"
+	ApprovalApplied   = "approval.applied"
+	ApprovalRejected  = "approval.rejected"
+	ApprovalExpired   = "approval.expired"
+	ApprovalFailed    = "approval.failed"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -90,6 +98,12 @@ var catalogue = []Type{
 	{TenantInvitationAccepted, "An invitation was accepted.", false},
 	{TenantInvitationDeleted, "An invitation was deleted, or expired.", false},
 	{WebhookTest, "Sent to one webhook by POST /webhooks/{id}/test.", false},
+	{ApprovalRequested, "A change that needs approval was requested: it waits as a pending change.", false},
+	{ApprovalApproved, "An approver approved a pending change.", false},
+	{ApprovalApplied, "A pending change had its last needed approval and took effect.", false},
+	{ApprovalRejected, "A pending change was rejected by an approver or withdrawn by its requester.", false},
+	{ApprovalExpired, "A pending change expired before it was approved.", false},
+	{ApprovalFailed, "A pending change had its last needed approval but no longer applied.", false},
 }
 
 // Types returns the event catalogue, in the order GET
@@ -128,7 +142,8 @@ func Subscribes(events []string, et Type) bool {
 // event ends, have theirs removed with them (internal/sessions, Delete).
 func EndsObject(typ string) bool {
 	switch typ {
-	case TokenExpired, TokenIntentConverted, TenantInvitationAccepted:
+	case TokenExpired, TokenIntentConverted, TenantInvitationAccepted,
+		ApprovalApplied, ApprovalRejected, ApprovalExpired, ApprovalFailed:
 		return true
 	case ApplicationKeyDeleted:
 		return false
