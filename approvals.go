@@ -105,9 +105,13 @@ func policyOf(r *approvals.Policy) *ApprovalPolicy {
 	if r == nil {
 		return &ApprovalPolicy{Approvers: []string{}, Operations: []string{}}
 	}
-	at := r.ModifiedAt
-	return &ApprovalPolicy{Required: r.Required, Approvers: r.Approvers, Operations: r.Operations,
-		TTLSeconds: int(r.TTL / time.Second), ModifiedBy: r.ModifiedBy, ModifiedAt: &at}
+	out := &ApprovalPolicy{Required: r.Required, Approvers: r.Approvers, Operations: r.Operations,
+		TTLSeconds: int(r.TTL / time.Second), ModifiedBy: r.ModifiedBy}
+	if !r.ModifiedAt.IsZero() {
+		at := r.ModifiedAt
+		out.ModifiedAt = &at
+	}
+	return out
 }
 
 // GetApprovalPolicy returns the caller's tenant's approval policy (the

@@ -106,6 +106,9 @@ type call struct {
 	// fromCode marks a route that runs tenant code, whose own answers
 	// (CustomHttpResponseError) are errors of the code: see problem.
 	fromCode bool
+	// approval marks a route an approval policy can hold: its 202 is a
+	// *tokenvault.ApprovalRequired (approvalRequired).
+	approval bool
 }
 
 func (c *Client) do(ctx context.Context, r call) error {
@@ -150,6 +153,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
 		return problem(res, r.fromCode)
+	}
+	if r.approval && res.StatusCode == http.StatusAccepted {
+		return approvalRequired(res)
 	}
 	if r.out == nil || res.StatusCode == http.StatusNoContent {
 		io.Copy(io.Discard, res.Body)
