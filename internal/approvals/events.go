@@ -25,10 +25,13 @@ func EventType(s string) string {
 	return "approval." + s
 }
 
-// emit emits the event of typ (Requested, Approved, or a status) about c.
+// emit emits the event of typ (Requested, Approved, or a status) about c,
+// as c is now: the view is taken here, since c changes again in the same
+// transaction when its approval applies it.
 func emit(t *unit.Tx, typ string, by unit.Actor, c *Change) error {
+	v := View(c, c.Status)
 	return t.Emit(unit.Event{TenantID: c.TenantID, Type: EventType(typ), By: by, ObjectName: "approval",
-		EntityType: unit.EntityApproval, EntityID: c.ID, View: func() any { return View(c, c.Status) }})
+		EntityType: unit.EntityApproval, EntityID: c.ID, View: func() any { return v }})
 }
 
 // ApprovalView is one approval as the API shows it.

@@ -250,3 +250,35 @@ func TestApprovalPolicyInvalid(t *testing.T) {
 		vaulttest.WantKind(t, "SetApprovalPolicy", err, tokenvault.Invalid)
 	}
 }
+
+// TestApprovalEvents: a change's life is told as events, each showing
+// the change as it was then and never the key it holds.
+func TestApprovalEvents(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	tap := vaulttest.TapEvents(e.V)
+	if _, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID, []string{"*"}, true); err != nil {
+		t.Fatal(err)
+	}
+	a := newApprovalEnv(t, e)
+	_, err := e.V.CreateApplication(ctx, a.req, tokenvault.CreateApplicationRequest{Name: "ev", Type: tokenvault.Management,
+		Permissions: []string{tokenvault.PermTenantRead}})
+	ar := pending(t, "CreateApplication", err)
+	for _, ap := range a.approvers[:2] {
+		if _, err := e.V.ApproveChange(ctx, ap.Key, ar.Change.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, ev := range tap.Events() {
+		if strings.Contains(string(ev.JSON), string(ar.Key)) {
+			t.Errorf("event %s shows the key", ev.Info.Type)
+		}
+		if strings.HasPrefix(ev.Info.Type, "approval.") {
+			got = append(got, ev.Info.Type)
+		}
+	}
+	want := []string{tokenvault.EventApprovalRequested, tokenvault.EventApprovalApproved, tokenvault.EventApprovalApproved, tokenvault.EventApprovalApplied}
+	if !slices.Equal(got, want) {
+		t.Errorf("approval events %q, want %q", got, want)
+	}
+}
