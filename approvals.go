@@ -27,6 +27,7 @@ const (
 	ApprovalCreateManagement = approvals.OpCreateManagement
 	ApprovalWidenGrants      = approvals.OpWidenGrants
 	ApprovalRegenerateKey    = approvals.OpRegenerateKey
+	ApprovalDetokenizeBulk   = approvals.OpDetokenizeBulk
 	ApprovalUpdatePolicy     = approvals.OpUpdatePolicy
 )
 
@@ -73,9 +74,13 @@ type ApprovalPolicy struct {
 	Operations []string `json:"operations"`
 	// TTLSeconds is how long a change waits for its approvals: 300 to
 	// 2592000 seconds; 0 in a request means 86400 (a day).
-	TTLSeconds int        `json:"ttl_seconds"`
-	ModifiedBy string     `json:"modified_by,omitempty"`
-	ModifiedAt *time.Time `json:"modified_at,omitempty"`
+	TTLSeconds int `json:"ttl_seconds"`
+	// DetokenizeOver, with ApprovalDetokenizeBulk among the operations:
+	// a detokenization of more distinct tokens than this in one call
+	// needs approval (then DetokenizeApproved makes it, once).
+	DetokenizeOver int        `json:"detokenize_over,omitempty"`
+	ModifiedBy     string     `json:"modified_by,omitempty"`
+	ModifiedAt     *time.Time `json:"modified_at,omitempty"`
 }
 
 // ApprovalRequired is the error of an operation that needs approval: it
@@ -106,7 +111,7 @@ func policyOf(r *approvals.Policy) *ApprovalPolicy {
 		return &ApprovalPolicy{Approvers: []string{}, Operations: []string{}}
 	}
 	out := &ApprovalPolicy{Required: r.Required, Approvers: r.Approvers, Operations: r.Operations,
-		TTLSeconds: int(r.TTL / time.Second), ModifiedBy: r.ModifiedBy}
+		TTLSeconds: int(r.TTL / time.Second), DetokenizeOver: r.DetokenizeOver, ModifiedBy: r.ModifiedBy}
 	if !r.ModifiedAt.IsZero() {
 		at := r.ModifiedAt
 		out.ModifiedAt = &at
@@ -142,7 +147,7 @@ func (v *Vault) GetApprovalPolicy(ctx context.Context, key Credential) (*Approva
 // *ApprovalRequired, RateLimited, Internal.
 func (v *Vault) SetApprovalPolicy(ctx context.Context, key Credential, req ApprovalPolicy) (*ApprovalPolicy, error) {
 	rec := &approvals.Policy{Required: req.Required, Approvers: req.Approvers, Operations: req.Operations,
-		TTL: time.Duration(req.TTLSeconds) * time.Second}
+		TTL: time.Duration(req.TTLSeconds) * time.Second, DetokenizeOver: req.DetokenizeOver}
 	if rec.Approvers == nil {
 		rec.Approvers = []string{}
 	}

@@ -64,6 +64,12 @@ func (v *Vault) requestChange(t *txn, p *principal, pol *approvals.Policy, c *ap
 // still exist and hold what the operation requires), against the state
 // of now.
 func (v *Vault) applyChange(t *txn, c *approvals.Change) error {
+	if c.Operation == approvals.OpDetokenizeBulk {
+		// Applied, it lets its requester make the call once
+		// (DetokenizeApproved), which authorizes it then: nothing
+		// changes now.
+		return nil
+	}
 	var pl changePayload
 	if err := json.Unmarshal(c.Payload, &pl); err != nil {
 		return err
@@ -108,7 +114,7 @@ func (v *Vault) applyChange(t *txn, c *approvals.Change) error {
 	case approvals.OpUpdatePolicy:
 		req := pl.Policy
 		rec := &approvals.Policy{TenantID: c.TenantID, Required: req.Required, Approvers: req.Approvers,
-			Operations: req.Operations, TTL: time.Duration(req.TTLSeconds) * time.Second}
+			Operations: req.Operations, TTL: time.Duration(req.TTLSeconds) * time.Second, DetokenizeOver: req.DetokenizeOver}
 		if err := checkApprovers(t, rec, fe); err != nil {
 			return err
 		}

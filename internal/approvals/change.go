@@ -14,7 +14,9 @@ func Request(t *unit.Tx, by unit.Actor, pol *Policy, c *Change) error {
 	c.RequestedBy, c.RequestedByType = by.ID, by.Type
 	c.RequestedAt, c.ExpiresAt = t.Now, t.Now.Add(pol.TTL)
 	c.Status = Pending
-	if err := t.PutNew(ChangeKey(c.TenantID, c.ID), c); err != nil {
+	// PutRecord, not PutNew: the change is read back (listed, approved)
+	// at once, never an append folded later.
+	if err := t.PutRecord(ChangeKey(c.TenantID, c.ID), c); err != nil {
 		return err
 	}
 	if err := emit(t, Requested, by, c); err != nil {
@@ -192,4 +194,36 @@ func decide(t *unit.Tx, by unit.Actor, c *Change, status, reason, event string) 
 		msg += ": " + reason
 	}
 	return t.Log(by, c.TenantID, unit.EntityApproval, c.ID, unit.OpUpdate, msg)
+}
+
+// Use spends change id of tenant tid, an approved OpDetokenizeBulk, on
+// the call of by whose body has the digest target: once, by its
+// requester, before its expiry. The call then goes ahead in t.
+//
+// Returns NotFound, PermissionDenied (another requester's), Conflict (not
+// an approved bulk detokenization, another body, used already, expired).
+func Use(t *unit.Tx, by unit.Actor, tid, id, target string) error {
+	c, err := Get(t, tid, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Operation != OpDetokenizeBulk:
+		return unit.Errorf(unit.Conflict, "the approval is not of a bulk detokenization")
+	case c.RequestedBy != by.ID || c.RequestedByType != by.Type:
+		return unit.Errorf(unit.PermissionDenied, "the approval is another key's")
+	case c.Status != Applied:
+		return unit.Errorf(unit.Conflict, "the approval is %s, not applied", StatusAt(c, t))
+	case !c.UsedAt.IsZero():
+		return unit.Errorf(unit.Conflict, "the approval was used already")
+	case !t.Now.Before(c.ExpiresAt):
+		return unit.Errorf(unit.Conflict, "the approval expired")
+	case c.Target != target:
+		return unit.Errorf(unit.Conflict, "the approval is of another request body")
+	}
+	c.UsedAt = t.Now
+	if err := t.PutRecord(ChangeKey(tid, id), c); err != nil {
+		return err
+	}
+	return t.Log(by, tid, unit.EntityApproval, id, unit.OpUpdate, "Approval of "+OpDetokenizeBulk+" used")
 }

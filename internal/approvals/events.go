@@ -61,6 +61,8 @@ type ChangeView struct {
 	DecidedBy       string          `json:"decided_by,omitempty"`
 	DecidedByType   string          `json:"decided_by_type,omitempty"`
 	DecidedAt       *time.Time      `json:"decided_at,omitempty"`
+	// UsedAt is when an approved bulk detokenization was used.
+	UsedAt *time.Time `json:"used_at,omitempty"`
 }
 
 // View is c as the API shows it, with status (StatusAt).
@@ -76,6 +78,10 @@ func View(c *Change, status string) *ChangeView {
 	if c.Status != Pending {
 		at := c.DecidedAt
 		v.DecidedAt = &at
+	}
+	if !c.UsedAt.IsZero() {
+		at := c.UsedAt
+		v.UsedAt = &at
 	}
 	return v
 }

@@ -19,13 +19,17 @@ const (
 	OpWidenGrants = "application.widen_grants"
 	// OpRegenerateKey: regenerating an application's key.
 	OpRegenerateKey = "application.regenerate_key"
+	// OpDetokenizeBulk: detokenizing more distinct tokens in one call
+	// than the policy's DetokenizeOver. Its approval applies nothing: it
+	// lets its requester make that one call, once (Use).
+	OpDetokenizeBulk = "token.detokenize_bulk"
 	// OpUpdatePolicy: changing or removing the approval policy.
 	OpUpdatePolicy = "approval_policy.update"
 )
 
 // Operations are the operations a policy can name, in the order the
 // documentation gives them.
-var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey}
+var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk}
 
 // The limits of a policy.
 const (
@@ -64,7 +68,7 @@ func GetPolicy(t *unit.Tx, tid string) (*Policy, error) {
 // operations, and a ttl within [MinTTL, MaxTTL]. A policy with no
 // approvers and m = 0 removes the policy (Required 0).
 func ValidatePolicy(p *Policy, fe unit.FieldErrors) {
-	if p.Required == 0 && len(p.Approvers) == 0 && len(p.Operations) == 0 {
+	if p.Required == 0 && len(p.Approvers) == 0 && len(p.Operations) == 0 && p.DetokenizeOver == 0 {
 		return
 	}
 	switch {
@@ -87,6 +91,12 @@ func ValidatePolicy(p *Policy, fe unit.FieldErrors) {
 		if !slices.Contains(Operations, op) {
 			fe.Add("operations", "%q is not an operation that can need approval", op)
 		}
+	}
+	switch held := slices.Contains(p.Operations, OpDetokenizeBulk); {
+	case held && p.DetokenizeOver < 1:
+		fe.Add("detokenize_over", "must be at least 1 when %s needs approval", OpDetokenizeBulk)
+	case !held && p.DetokenizeOver != 0:
+		fe.Add("detokenize_over", "is only for %s", OpDetokenizeBulk)
 	}
 	if p.TTL < MinTTL || p.TTL > MaxTTL {
 		fe.Add("ttl_seconds", "must be between %d and %d", int(MinTTL/time.Second), int(MaxTTL/time.Second))

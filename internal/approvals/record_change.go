@@ -29,6 +29,7 @@ import (
 //	str   reason         why it failed or was rejected ("" for none)
 //	str   decided_by, decided_by_type
 //	time  decided_at     (zero while pending)
+//	time  used_at        when an applied OpDetokenizeBulk was used (zero before)
 //
 // The tenant and id are the store key's. There is no version 0.
 const changeFormat = 1
@@ -69,6 +70,9 @@ type Change struct {
 	DecidedBy       string
 	DecidedByType   string
 	DecidedAt       time.Time
+	// UsedAt is when an applied OpDetokenizeBulk was used (Use); zero
+	// before, and for other operations.
+	UsedAt time.Time
 }
 
 // ExpiredAt reports whether the change, pending, has expired at now.
@@ -80,7 +84,7 @@ func (c *Change) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if err := unit.BelongsAt(key, KindChange, c.TenantID, c.ID); err != nil {
 		return b, err
 	}
-	if err := unit.CheckRecordTimes("approval", &c.RequestedAt, &c.ExpiresAt, &c.DecidedAt); err != nil {
+	if err := unit.CheckRecordTimes("approval", &c.RequestedAt, &c.ExpiresAt, &c.DecidedAt, &c.UsedAt); err != nil {
 		return b, err
 	}
 	b = binary.AppendUvarint(append(b, changeFormat), 0)
@@ -98,7 +102,7 @@ func (c *Change) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	}
 	b = unit.AppendStr(unit.AppendStr(b, c.Status), c.Reason)
 	b = unit.AppendStr(unit.AppendStr(b, c.DecidedBy), c.DecidedByType)
-	return unit.AppendTime(b, c.DecidedAt), nil
+	return unit.AppendTime(unit.AppendTime(b, c.DecidedAt), c.UsedAt), nil
 }
 
 func (c *Change) DecodeRecord(key barrier.Key, b []byte) error {
@@ -121,7 +125,7 @@ func (c *Change) DecodeRecord(key barrier.Key, b []byte) error {
 	}
 	c.Status, c.Reason = d.Str(), d.Str()
 	c.DecidedBy, c.DecidedByType = d.Str(), d.Str()
-	c.DecidedAt = d.Time()
+	c.DecidedAt, c.UsedAt = d.Time(), d.Time()
 	d.CheckFlags(flags, 1)
 	if err := d.End(); err != nil {
 		*c = Change{}

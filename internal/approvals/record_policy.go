@@ -19,6 +19,9 @@ import (
 //	strs  approvers      the ids of the management applications that may approve
 //	strs  operations     the operations that need approval (Op*)
 //	varint ttl           how long a change waits for approval, in seconds
+//	uvarint detokenize_over  a detokenization of more distinct tokens than
+//	                     this in one call needs approval (with
+//	                     OpDetokenizeBulk among the operations)
 //	str   modified_by    the actor id that set the policy
 //	str   modified_by_type
 //	time  modified_at
@@ -33,6 +36,7 @@ type Policy struct {
 	Approvers      []string
 	Operations     []string
 	TTL            time.Duration
+	DetokenizeOver int
 	ModifiedBy     string
 	ModifiedByType string
 	ModifiedAt     time.Time
@@ -49,6 +53,7 @@ func (p *Policy) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(p.Required))
 	b = unit.AppendStrs(unit.AppendStrs(b, p.Approvers), p.Operations)
 	b = binary.AppendVarint(b, int64(p.TTL/time.Second))
+	b = binary.AppendUvarint(b, uint64(p.DetokenizeOver))
 	b = unit.AppendStr(unit.AppendStr(b, p.ModifiedBy), p.ModifiedByType)
 	return unit.AppendTime(b, p.ModifiedAt), nil
 }
@@ -63,6 +68,7 @@ func (p *Policy) DecodeRecord(key barrier.Key, b []byte) error {
 	p.Required = int(d.Uvarint())
 	p.Approvers, p.Operations = d.Strs(), d.Strs()
 	p.TTL = time.Duration(d.Varint()) * time.Second
+	p.DetokenizeOver = int(d.Uvarint())
 	p.ModifiedBy, p.ModifiedByType = d.Str(), d.Str()
 	p.ModifiedAt = d.Time()
 	d.CheckFlags(flags, 1)

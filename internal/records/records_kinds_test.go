@@ -178,11 +178,11 @@ var recordKinds = []recordKind{
 			RequestedBy: fixActor, RequestedByType: unit.ActorApplication, RequestedAt: fixTime, ExpiresAt: fixExpires,
 			Approvals: []approvals.Approval{{By: fixModifier, ByType: unit.ActorApplication, At: fixLater}},
 			Status:    approvals.Failed, Reason: "no longer applies: the application changed since the request",
-			DecidedBy: fixModifier, DecidedByType: unit.ActorApplication, DecidedAt: fixModified}
+			DecidedBy: fixModifier, DecidedByType: unit.ActorApplication, DecidedAt: fixModified, UsedAt: fixExpires}
 	}, func() recordCodec { return &approvals.Change{} }, nil},
 	{"approval-policy", approvals.PolicyKey(fixTenant), func() recordCodec {
 		return &approvals.Policy{TenantID: fixTenant, Required: 2, Approvers: []string{fixActor, fixModifier, fixApp},
-			Operations: []string{approvals.OpCreateManagement, approvals.OpRegenerateKey}, TTL: 24 * time.Hour,
+			Operations: []string{approvals.OpCreateManagement, approvals.OpDetokenizeBulk}, TTL: 24 * time.Hour, DetokenizeOver: 20,
 			ModifiedBy: fixActor, ModifiedByType: unit.ActorApplication, ModifiedAt: fixTime}
 	}, func() recordCodec { return &approvals.Policy{} }, nil},
 	// Token list shapes have no version 0: they came after the binary

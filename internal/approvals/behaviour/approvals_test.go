@@ -6,6 +6,7 @@ package approvals_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -281,4 +282,72 @@ func TestApprovalEvents(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("approval events %q, want %q", got, want)
 	}
+}
+
+// TestApprovalBulkDetokenize: with detokenize_over 2, a detokenization
+// of 2 tokens goes ahead and one of 3 waits (202, nothing read); once
+// approved, its requester makes exactly that call once with the
+// approval's id: another body, another key or a second use is refused.
+func TestApprovalBulkDetokenize(t *testing.T) {
+	vaulttest.ForEachStore(t, func(t *testing.T, e *vaulttest.Env) {
+		reader := e.Revealer(t, tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+		other := e.Revealer(t, tokenvault.PermTokenRead)
+		var ids []string
+		for _, n := range []string{"4242424242424242", "5555555555554444", "378282246310005"} {
+			tok, err := e.V.CreateToken(ctx, reader.Key, vaulttest.CardRequest(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, tok.ID)
+		}
+		a := newApprovalEnv(t, e)
+		if _, err := e.V.SetApprovalPolicy(ctx, e.Mgmt, tokenvault.ApprovalPolicy{}); err == nil {
+			t.Fatal("changing the policy went ahead without approval")
+		}
+		// Replace the policy (with approval) by one that holds bulk reads.
+		_, err := e.V.SetApprovalPolicy(ctx, e.Mgmt, tokenvault.ApprovalPolicy{Required: 2,
+			Approvers: []string{a.approvers[0].ID, a.approvers[1].ID, a.approvers[2].ID},
+			Operations: []string{tokenvault.ApprovalDetokenizeBulk}, DetokenizeOver: 2, TTLSeconds: 3600})
+		ar := pending(t, "SetApprovalPolicy", err)
+		for _, ap := range a.approvers[:2] {
+			if _, err := e.V.ApproveChange(ctx, ap.Key, ar.Change.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		two := map[string]any{"a": "{{ " + ids[0] + " }}", "b": "{{ " + ids[1] + " }}"}
+		if _, err := e.V.Detokenize(ctx, reader.Key, two); err != nil {
+			t.Fatalf("Detokenize of 2 tokens = %v, want it to go ahead", err)
+		}
+		three := map[string]any{"a": "{{ " + ids[0] + " }}", "b": "{{ " + ids[1] + " }}", "c": []any{"{{ " + ids[2] + " }}", "{{ " + ids[0] + " }}"}}
+		out, err := e.V.Detokenize(ctx, reader.Key, three)
+		ar = pending(t, "Detokenize of 3 tokens", err)
+		if out != nil || !strings.Contains(string(ar.Change.After), `"tokens":3`) || strings.Contains(string(ar.Change.After), "4242") {
+			t.Fatalf("held detokenization: %v, after %s; want nothing read, 3 tokens named, no data", out, ar.Change.After)
+		}
+		if _, err := e.V.DetokenizeApproved(ctx, reader.Key, ar.Change.ID, three); !errors.Is(err, tokenvault.ErrConflict) {
+			t.Errorf("DetokenizeApproved before approval = %v, want Conflict", err)
+		}
+		for _, ap := range a.approvers[:2] {
+			if _, err := e.V.ApproveChange(ctx, ap.Key, ar.Change.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := e.V.DetokenizeApproved(ctx, other.Key, ar.Change.ID, three); !errors.Is(err, tokenvault.ErrPermissionDenied) {
+			t.Errorf("DetokenizeApproved by another key = %v, want PermissionDenied", err)
+		}
+		four := map[string]any{"a": "{{ " + ids[2] + " }}", "b": "{{ " + ids[1] + " }}", "c": "{{ " + ids[0] + " }}"}
+		if _, err := e.V.DetokenizeApproved(ctx, reader.Key, ar.Change.ID, four); !errors.Is(err, tokenvault.ErrConflict) {
+			t.Errorf("DetokenizeApproved of another body = %v, want Conflict", err)
+		}
+		got, err := e.V.DetokenizeApproved(ctx, reader.Key, ar.Change.ID, three)
+		if err != nil || !strings.Contains(fmt.Sprint(got), "4242424242424242") {
+			t.Fatalf("DetokenizeApproved = %v, %v; want the data", got, err)
+		}
+		if _, err := e.V.DetokenizeApproved(ctx, reader.Key, ar.Change.ID, three); !errors.Is(err, tokenvault.ErrConflict) {
+			t.Errorf("DetokenizeApproved a second time = %v, want Conflict", err)
+		}
+		if c, err := e.V.GetApproval(ctx, e.Mgmt, ar.Change.ID); err != nil || c.UsedAt == nil {
+			t.Errorf("GetApproval after use = %+v, %v; want used_at", c, err)
+		}
+	})
 }
