@@ -74,3 +74,13 @@ func orEmpty(s []string) []string {
 	}
 	return s
 }
+
+// DetokenizeApproved is Detokenize of a body held to approval, with the
+// id of its applied change (sent as SVC-APPROVAL-ID): once.
+func (c *Client) DetokenizeApproved(ctx context.Context, key tokenvault.Credential, approvalID string, body any) (any, error) {
+	if approvalID == "" {
+		return nil, &tokenvault.Error{Kind: tokenvault.Invalid, Message: "an approval id is required"}
+	}
+	var out any
+	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out, approval: true, approvalID: approvalID})
+}

@@ -109,6 +109,9 @@ type call struct {
 	// approval marks a route an approval policy can hold: its 202 is a
 	// *tokenvault.ApprovalRequired (approvalRequired).
 	approval bool
+	// approvalID, when set, is sent as SVC-APPROVAL-ID
+	// (DetokenizeApproved).
+	approvalID string
 }
 
 func (c *Client) do(ctx context.Context, r call) error {
@@ -135,6 +138,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	}
 	if id := requestID(ctx); id != "" {
 		req.Header.Set("X-Request-Id", id)
+	}
+	if r.approvalID != "" {
+		req.Header.Set("SVC-APPROVAL-ID", r.approvalID)
 	}
 	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
 		req.Header.Set("Idempotency-Key", k)

@@ -108,7 +108,7 @@ func (c *Client) Tokenize(ctx context.Context, key tokenvault.Credential, body a
 
 func (c *Client) Detokenize(ctx context.Context, key tokenvault.Credential, body any) (any, error) {
 	var out any
-	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out})
+	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out, approval: true})
 }
 
 func (c *Client) CreateToken(ctx context.Context, key tokenvault.Credential, req tokenvault.TokenRequest) (*tokenvault.Token, error) {

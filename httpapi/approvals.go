@@ -38,6 +38,8 @@ type approvalPolicyRequest struct {
 	Approvers  []string `json:"approvers"`
 	Operations []string `json:"operations"`
 	TTLSeconds int      `json:"ttl_seconds"`
+	// DetokenizeOver: with token.detokenize_bulk held.
+	DetokenizeOver int `json:"detokenize_over"`
 }
 
 func (a *api) setApprovalPolicy(w http.ResponseWriter, r *http.Request) {
@@ -47,7 +49,7 @@ func (a *api) setApprovalPolicy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := a.v.SetApprovalPolicy(r.Context(), apiKey(r), tokenvault.ApprovalPolicy{Required: req.Required,
-		Approvers: req.Approvers, Operations: req.Operations, TTLSeconds: req.TTLSeconds})
+		Approvers: req.Approvers, Operations: req.Operations, TTLSeconds: req.TTLSeconds, DetokenizeOver: req.DetokenizeOver})
 	a.reply(w, r, out, err)
 }
 

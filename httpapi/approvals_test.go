@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,4 +100,41 @@ func TestApprovalsOverHTTP(t *testing.T) {
 	if r := s.do(t, "PUT", "/tenants/self/approval-policy", s.mgmt, map[string]any{"required": 0}); r.status != http.StatusAccepted {
 		t.Errorf("removing the policy: %d %s, want 202", r.status, r.body)
 	}
+}
+
+// TestApprovalsBulkDetokenizeOverHTTP: with detokenize_over 1, POST
+// /detokenize of 2 tokens answers 202 (no data); approved, the same body
+// with SVC-APPROVAL-ID answers the data, once (then 409).
+func TestApprovalsBulkDetokenizeOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	_, reader := s.app(t, map[string]any{"name": "reader", "type": "private", "rules": []map[string]any{
+		{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:create", "token:read"}}}})
+	var ids []string
+	for _, n := range []string{"4242424242424242", "5555555555554444"} {
+		r := s.do(t, "POST", "/tokens", reader, map[string]any{"type": "card", "data": map[string]any{"number": n, "expiration_month": 12, "expiration_year": 2031}})
+		wantStatus(t, "POST /tokens", r, http.StatusCreated)
+		var tok struct{ ID string }
+		r.json(t, &tok)
+		ids = append(ids, tok.ID)
+	}
+	approverID, approver := s.app(t, map[string]any{"name": "approver", "type": "management", "permissions": []string{"tenant:read"}})
+	r := s.do(t, "PUT", "/tenants/self/approval-policy", s.mgmt, map[string]any{"required": 1, "approvers": []string{approverID},
+		"operations": []string{"token.detokenize_bulk"}, "detokenize_over": 1})
+	wantStatus(t, "PUT approval-policy", r, http.StatusOK)
+	body := map[string]any{"a": "{{ " + ids[0] + " }}", "b": "{{ " + ids[1] + " }}"}
+	r = s.do(t, "POST", "/detokenize", reader, body)
+	wantStatus(t, "POST /detokenize of 2 tokens", r, http.StatusAccepted)
+	var c tokenvault.PendingChange
+	if r.json(t, &c); c.Operation != "token.detokenize_bulk" || strings.Contains(string(r.body), "4242424242424242") {
+		t.Fatalf("202 body %s", r.body)
+	}
+	r = s.do(t, "POST", "/approvals/"+c.ID+"/approve", approver, nil)
+	wantStatus(t, "approve", r, http.StatusOK)
+	r = s.do(t, "POST", "/detokenize", reader, body, httpapi.ApprovalIDHeader, c.ID)
+	wantStatus(t, "POST /detokenize with the approval", r, http.StatusOK)
+	if !strings.Contains(string(r.body), "4242424242424242") {
+		t.Errorf("approved detokenization = %s, want the data", r.body)
+	}
+	r = s.do(t, "POST", "/detokenize", reader, body, httpapi.ApprovalIDHeader, c.ID)
+	wantStatus(t, "POST /detokenize with a used approval", r, http.StatusConflict)
 }

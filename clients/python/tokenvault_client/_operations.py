@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         CreateReactorRequest,
         CreateTenantRequest,
         DetokenizeRequest,
-        DetokenizeResponse,
+        DetokenizeResponse200,
         FPERequest,
         FPEResult,
         Formula,
@@ -295,13 +295,13 @@ class Operations:
         *,
         api_key: str | None = None,
         timeout: float | None = None,
-    ) -> DetokenizeResponse:
+    ) -> DetokenizeResponse200 | None:
         """Replace every {{ token_id }} expression in any JSON with the token's data.
 
         POST /detokenize (operationId detokenize). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('DetokenizeResponse', self._call('detokenize', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('DetokenizeResponse200 | None', self._call('detokenize', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def fpe_encode(
         self,

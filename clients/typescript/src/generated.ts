@@ -11,9 +11,11 @@ export type ApprovalPolicy = {
   /** The ids of the management applications that may approve (n). */
   approvers: string[];
   /** The operations that need approval; changing the policy always does once it exists. */
-  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key")[];
+  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk")[];
   /** How long a change waits for its approvals (300 to 2592000). */
   ttl_seconds: number;
+  /** With token.detokenize_bulk: a detokenization of more distinct tokens than this in one call needs approval. */
+  detokenize_over?: number;
   modified_by?: string;
   modified_at?: string;
 };
@@ -24,6 +26,7 @@ export type ApprovalPolicyRequest = {
   operations?: string[];
   /** 300 to 2592000; 0 or absent means 86400. */
   ttl_seconds?: number;
+  detokenize_over?: number;
 };
 
 export type ChangeApproval = {
@@ -35,7 +38,7 @@ export type ChangeApproval = {
 export type PendingChange = {
   id: string;
   tenant_id: string;
-  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "approval_policy.update";
+  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "approval_policy.update";
   /** The id of the entity the change changes (or creates). */
   target?: string;
   /** What the change replaces, as JSON (null for nothing). Never a key. */
@@ -54,6 +57,8 @@ export type PendingChange = {
   decided_by?: string;
   decided_by_type?: string;
   decided_at?: string;
+  /** When an approved bulk detokenization was made. */
+  used_at?: string;
 };
 
 export type Problem = {
@@ -665,7 +670,10 @@ export type TokenizeResponse = unknown;
 export type DetokenizeBody = unknown;
 
 /** The answer of POST /detokenize. */
-export type DetokenizeResponse = unknown;
+export type DetokenizeResponse = unknown | PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
 
 /** The body of POST /fpe/encode. */
 export type FpeEncodeBody = FPERequest;
@@ -1396,10 +1404,13 @@ export abstract class Operations {
    * POST /detokenize: Replace every {{ token_id }} expression in any JSON with the token's data.
    *
    * Expressions may use filters (`{{ id | json: '$.number' }}`). Each token is read
-   * through the caller's access rules. Requires token:read.
+   * through the caller's access rules. Requires token:read. When the tenant's approval
+   * policy holds detokenizations of more than `detokenize_over` tokens, such a call answers
+   * 202 with a pending change; once it is approved, the same key sends the same body again
+   * with `SVC-APPROVAL-ID` to make the call, once.
    */
-  detokenize<R = DetokenizeResponse>(body: DetokenizeBody, options?: CallOptions): Promise<R> {
-    return this.call("detokenize", { body }, options) as Promise<R>;
+  detokenize(body: DetokenizeBody, options?: CallOptions): Promise<DetokenizeResponse> {
+    return this.call("detokenize", { body }, options) as Promise<DetokenizeResponse>;
   }
 
   /**

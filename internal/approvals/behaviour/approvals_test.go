@@ -306,7 +306,7 @@ func TestApprovalBulkDetokenize(t *testing.T) {
 		}
 		// Replace the policy (with approval) by one that holds bulk reads.
 		_, err := e.V.SetApprovalPolicy(ctx, e.Mgmt, tokenvault.ApprovalPolicy{Required: 2,
-			Approvers: []string{a.approvers[0].ID, a.approvers[1].ID, a.approvers[2].ID},
+			Approvers:  []string{a.approvers[0].ID, a.approvers[1].ID, a.approvers[2].ID},
 			Operations: []string{tokenvault.ApprovalDetokenizeBulk}, DetokenizeOver: 2, TTLSeconds: 3600})
 		ar := pending(t, "SetApprovalPolicy", err)
 		for _, ap := range a.approvers[:2] {
