@@ -233,7 +233,7 @@ func (v *Vault) ListApprovals(ctx context.Context, key Credential, req ListAppro
 		}
 		cs, err := approvals.List(t.Tx, p.TenantID, req.Status)
 		for _, c := range cs {
-			out = append(out, *approvals.View(c, approvals.StatusAt(c, t.Tx)))
+			out = append(out, *approvals.ChangeOf(c, approvals.StatusAt(c, t.Tx)))
 		}
 		return err
 	})
@@ -256,7 +256,7 @@ func (v *Vault) GetApproval(ctx context.Context, key Credential, id string) (*Pe
 		if err != nil {
 			return err
 		}
-		out = approvals.View(c, approvals.StatusAt(c, t.Tx))
+		out = approvals.ChangeOf(c, approvals.StatusAt(c, t.Tx))
 		return nil
 	})
 	return out, err
@@ -321,7 +321,7 @@ func (v *Vault) ApproveChange(ctx context.Context, key Credential, id string) (*
 		if err != nil {
 			return err
 		}
-		out = approvals.View(c, c.Status)
+		out = approvals.ChangeOf(c, c.Status)
 		return nil
 	})
 	if applyErr != nil && errors.Is(err, applyErr) {
@@ -355,7 +355,7 @@ func (v *Vault) failChange(ctx context.Context, by *principal, id string, why er
 		if err != nil {
 			return err
 		}
-		out = approvals.View(c, c.Status)
+		out = approvals.ChangeOf(c, c.Status)
 		return nil
 	})
 	if err != nil {
@@ -393,7 +393,7 @@ func (v *Vault) RejectChange(ctx context.Context, key Credential, id, reason str
 		if err != nil {
 			return err
 		}
-		out = approvals.View(c, c.Status)
+		out = approvals.ChangeOf(c, c.Status)
 		return nil
 	})
 	if err != nil {

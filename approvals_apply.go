@@ -57,7 +57,7 @@ func (v *Vault) requestChange(t *txn, p *principal, pol *approvals.Policy, c *ap
 	if err := approvals.Request(t.Tx, p.Actor(), pol, c); err != nil {
 		return nil, err
 	}
-	return &ApprovalRequired{Change: approvals.View(c, c.Status), Key: Credential(payload.Key)}, nil
+	return &ApprovalRequired{Change: approvals.ChangeOf(c, c.Status), Key: Credential(payload.Key)}, nil
 }
 
 // applyChange carries out c, approved, in t: as its requester (who must

@@ -29,7 +29,7 @@ func EventType(s string) string {
 // as c is now: the view is taken here, since c changes again in the same
 // transaction when its approval applies it.
 func emit(t *unit.Tx, typ string, by unit.Actor, c *Change) error {
-	v := View(c, c.Status)
+	v := ChangeOf(c, c.Status)
 	return t.Emit(unit.Event{TenantID: c.TenantID, Type: EventType(typ), By: by, ObjectName: "approval",
 		EntityType: unit.EntityApproval, EntityID: c.ID, View: func() any { return v }})
 }
@@ -65,8 +65,8 @@ type ChangeView struct {
 	UsedAt *time.Time `json:"used_at,omitempty"`
 }
 
-// View is c as the API shows it, with status (StatusAt).
-func View(c *Change, status string) *ChangeView {
+// ChangeOf is c as the API shows it, with status (StatusAt).
+func ChangeOf(c *Change, status string) *ChangeView {
 	v := &ChangeView{ID: c.ID, TenantID: c.TenantID, Operation: c.Operation, Target: c.Target,
 		Before: jsonOrNull(c.Before), After: jsonOrNull(c.After), Status: status, Required: c.Required,
 		Approvals: []ApprovalView{}, RequestedBy: c.RequestedBy, RequestedByType: c.RequestedByType,
