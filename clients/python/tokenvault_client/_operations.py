@@ -210,8 +210,8 @@ OPERATIONS: dict[str, Operation] = {
     'setApprovalPolicy': Operation('setApprovalPolicy', 'set_approval_policy', 'PUT', '/tenants/self/approval-policy', (), (), 'json', False, 'api', 'json'),
     'listApprovals': Operation('listApprovals', 'list_approvals', 'GET', '/approvals', (), (('status', False),), None, False, 'api', 'json'),
     'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
-    'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, False, 'api', 'json'),
-    'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', False, 'api', 'json'),
+    'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
+    'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),
 }
 
 
@@ -1580,6 +1580,7 @@ class Operations:
         id: str,
         *,
         api_key: str | None = None,
+        idempotency_key: str | None = None,
         timeout: float | None = None,
     ) -> PendingChange:
         """Approve a pending change; its last needed approval applies it.
@@ -1587,7 +1588,7 @@ class Operations:
         POST /approvals/{id}/approve (operationId approveChange). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('PendingChange', self._call('approveChange', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('PendingChange', self._call('approveChange', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
 
     def reject_change(
         self,
@@ -1595,6 +1596,7 @@ class Operations:
         body: RejectChangeRequest,
         *,
         api_key: str | None = None,
+        idempotency_key: str | None = None,
         timeout: float | None = None,
     ) -> PendingChange:
         """Reject a pending change (an approver), or withdraw it (its requester).
@@ -1602,4 +1604,4 @@ class Operations:
         POST /approvals/{id}/reject (operationId rejectChange). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))

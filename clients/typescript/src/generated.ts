@@ -1336,8 +1336,8 @@ export const operations = {
   setApprovalPolicy: { method: "setApprovalPolicy", http: "PUT", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
   listApprovals: { method: "listApprovals", http: "GET", path: "/approvals", pathParams: [], query: ["status"], body: null, response: "json", idempotent: false, auth: "api" },
   getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
+  approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
+  rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
 } as const;
 
 /** The operationId of an operation of the API. */
