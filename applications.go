@@ -332,7 +332,9 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 // DeleteApplication deletes an application; its key is refused from the
 // moment this returns. Requires application:delete. Deleting the tenant's
 // last full manager (a management application holding every management
-// permission, without an expiry) is a Conflict: its powers would be lost.
+// permission, without an expiry) is a Conflict: its powers would be lost;
+// so is deleting an approver that the approval policy needs
+// (docs/approvals.md).
 //
 // Like every call with a key, it also returns Unauthenticated for a key that
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
@@ -341,6 +343,9 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationDelete)
 		if err != nil {
+			return err
+		}
+		if err := keepsApprovers(t, p.TenantID, id); err != nil {
 			return err
 		}
 		return v.apps.Delete(t.Tx, p, id)

@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
@@ -139,7 +140,7 @@ func (v *Vault) GetApprovalPolicy(ctx context.Context, key Credential) (*Approva
 
 // SetApprovalPolicy sets (or, with the zero policy, removes) the caller's
 // tenant's approval policy. Requires tenant:update. Each approver must be
-// a management application of the tenant. Once the tenant has a policy,
+// a management application of the tenant without an expiry. Once the tenant has a policy,
 // changing it needs that policy's approval: the call returns
 // *ApprovalRequired.
 //
@@ -206,8 +207,11 @@ func checkApprovers(t *txn, rec *approvals.Policy, fe unit.FieldErrors) error {
 		if err != nil {
 			return err
 		}
-		if app == nil || app.Type != access.Management {
+		switch {
+		case app == nil || app.Type != access.Management:
 			fe.Add("approvers", "%q is not a management application of the tenant", id)
+		case app.ExpiresAt != nil:
+			fe.Add("approvers", "%q expires: an approver must not", id)
 		}
 	}
 	return fe.Err()
@@ -403,4 +407,32 @@ func (v *Vault) RejectChange(ctx context.Context, key Credential, id, reason str
 		return out, ErrChangeExpired
 	}
 	return out, nil
+}
+
+// keepsApprovers refuses (Conflict) the deletion of application id when
+// it is one of its tenant's approvers and the approvers left would be
+// fewer than the policy requires: no change held to it, the policy's own
+// included, could be approved any more.
+func keepsApprovers(t *txn, tid, id string) error {
+	pol, err := approvals.GetPolicy(t.Tx, tid)
+	if err != nil || pol == nil || !slices.Contains(pol.Approvers, id) {
+		return err
+	}
+	left := 0
+	for _, a := range pol.Approvers {
+		if a == id {
+			continue
+		}
+		app, err := access.LoadApplication(t.Tx, tid, a)
+		if err != nil {
+			return err
+		}
+		if app != nil {
+			left++
+		}
+	}
+	if left < pol.Required {
+		return &Error{Kind: Conflict, Message: "the application is an approver, and without it the approval policy's approvals could not be given: change the policy first"}
+	}
+	return nil
 }

@@ -351,3 +351,16 @@ func TestApprovalBulkDetokenize(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalApproverKept: an approver the policy needs cannot be
+// deleted (nobody could approve any more, the policy's change included);
+// one it can spare can.
+func TestApprovalApproverKept(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	a := newApprovalEnv(t, e)
+	if err := e.V.DeleteApplication(ctx, e.Mgmt, a.approvers[0].ID); err != nil {
+		t.Fatalf("DeleteApplication of a spare approver (3 left 2, 2 needed) = %v", err)
+	}
+	err := e.V.DeleteApplication(ctx, e.Mgmt, a.approvers[1].ID)
+	vaulttest.WantKind(t, "DeleteApplication of a needed approver", err, tokenvault.Conflict)
+}
