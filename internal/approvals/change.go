@@ -19,6 +19,9 @@ func Request(t *unit.Tx, by unit.Actor, pol *Policy, c *Change) error {
 	if err := t.PutRecord(ChangeKey(c.TenantID, c.ID), c); err != nil {
 		return err
 	}
+	if err := t.PutIndex(ExpiryKey(c)); err != nil {
+		return err
+	}
 	if err := emit(t, Requested, by, c); err != nil {
 		return err
 	}
@@ -184,6 +187,9 @@ func decide(t *unit.Tx, by unit.Actor, c *Change, status, reason, event string) 
 	clear(c.Payload)
 	c.Payload = nil
 	if err := t.PutRecord(ChangeKey(c.TenantID, c.ID), c); err != nil {
+		return err
+	}
+	if err := t.Delete(ExpiryKey(c)); err != nil {
 		return err
 	}
 	if err := emit(t, event, by, c); err != nil {

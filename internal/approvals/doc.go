@@ -38,7 +38,8 @@
 //
 // It authorizes nothing but the decisions (approver, requester), knows no
 // operation's effect (the root's apply does), and keeps no payload once a
-// change is decided: a new key a change carried is cleared then. Changes
-// past their expiry are marked expired when someone decides on them, not
-// by a sweep; decided changes are kept.
+// change is decided: a new key a change carried is cleared then. A change
+// past its expiry is marked expired by the sweeper (expiry.go, its
+// schedule entry) or by the first decision on it; decided changes are
+// kept.
 package approvals

@@ -364,3 +364,33 @@ func TestApprovalApproverKept(t *testing.T) {
 	err := e.V.DeleteApplication(ctx, e.Mgmt, a.approvers[1].ID)
 	vaulttest.WantKind(t, "DeleteApplication of a needed approver", err, tokenvault.Conflict)
 }
+
+// TestApprovalExpiredBySweep: a change nobody decides is recorded as
+// expired by the sweeper at its expiry (audit line, status), and not
+// before.
+func TestApprovalExpiredBySweep(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	a := newApprovalEnv(t, e)
+	_, err := e.V.RegenerateApplicationKey(ctx, a.req, a.approvers[0].ID)
+	ar := pending(t, "RegenerateApplicationKey", err)
+	e.Clock.Advance(59 * time.Minute)
+	if _, err := e.V.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := e.V.GetApproval(ctx, e.Mgmt, ar.Change.ID); err != nil || c.Status != tokenvault.ChangePending || c.DecidedAt != nil {
+		t.Fatalf("before its expiry: %+v, %v; want pending", c, err)
+	}
+	e.Clock.Advance(2 * time.Minute)
+	if _, err := e.V.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.V.GetApproval(ctx, e.Mgmt, ar.Change.ID)
+	if err != nil || c.Status != tokenvault.ChangeExpired || c.DecidedAt == nil || c.DecidedByType != tokenvault.ActorSystem {
+		t.Fatalf("after its expiry and a sweep: %+v, %v; want recorded expired by the system", c, err)
+	}
+	e.SettleChain(t)
+	logs, err := e.V.ListLogs(ctx, e.Mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityApproval, EntityID: ar.Change.ID})
+	if err != nil || len(logs.Data) == 0 || !strings.HasSuffix(logs.Data[0].Message, "expired: the change expired before it was approved") {
+		t.Errorf("audit lines of the change: %+v, %v; want its expiry last", logs, err)
+	}
+}
