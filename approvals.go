@@ -100,11 +100,12 @@ func (e *ApprovalRequired) Error() string {
 	return "tokenvault: " + e.Change.Operation + " needs approval: pending change " + e.Change.ID
 }
 
-// ListApprovalsRequest filters ListApprovals.
+// ListApprovalsRequest filters and pages ListApprovals.
 type ListApprovalsRequest struct {
 	// Status, when set, keeps only the changes in it (pending, applied,
 	// rejected, expired, failed).
 	Status string
+	PageRequest
 }
 
 func policyOf(r *approvals.Policy) *ApprovalPolicy {
@@ -217,31 +218,44 @@ func checkApprovers(t *txn, rec *approvals.Policy, fe unit.FieldErrors) error {
 	return fe.Err()
 }
 
-// ListApprovals returns the caller's tenant's pending and decided
-// changes, oldest first. Requires tenant:read, or being one of the
-// policy's approvers.
+// ListApprovals returns a page of the caller's tenant's pending and
+// decided changes, oldest first, by cursor as the applications' list (a
+// page examines at most its offset, its size and 1,000 more changes;
+// TotalItems is a lower bound: changes are not counted). Requires
+// tenant:read, or being one of the policy's approvers.
 //
-// Returns Invalid (an unknown status), Unauthenticated,
+// Returns Invalid (an unknown status, a bad page), Unauthenticated,
 // PermissionDenied, RateLimited, Internal.
-func (v *Vault) ListApprovals(ctx context.Context, key Credential, req ListApprovalsRequest) ([]PendingChange, error) {
+func (v *Vault) ListApprovals(ctx context.Context, key Credential, req ListApprovalsRequest) (*Page[PendingChange], error) {
 	switch req.Status {
 	case "", ChangePending, ChangeApplied, ChangeRejected, ChangeExpired, ChangeFailed:
 	default:
 		return nil, unit.InvalidField("status", "must be pending, applied, rejected, expired or failed")
 	}
-	out := []PendingChange{}
-	err := v.view(ctx, func(t *txn) error {
+	pg, err := req.PageRequest.Resolve(MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	var out *Page[PendingChange]
+	err = v.view(ctx, func(t *txn) error {
 		p, err := t.authorizeApprovals(key)
 		if err != nil {
 			return err
 		}
-		cs, err := approvals.List(t.Tx, p.TenantID, req.Status)
-		for _, c := range cs {
-			out = append(out, *approvals.ChangeOf(c, approvals.StatusAt(c, t.Tx)))
+		cs, err := approvals.List(t.Tx, p.TenantID, req.Status, pg)
+		if err != nil {
+			return err
 		}
-		return err
+		out = &Page[PendingChange]{Pagination: cs.Pagination, Data: make([]PendingChange, len(cs.Data))}
+		for i := range cs.Data {
+			out.Data[i] = *approvals.ChangeOf(&cs.Data[i], approvals.StatusAt(&cs.Data[i], t.Tx))
+		}
+		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // GetApproval returns one of the caller's tenant's changes. Requires

@@ -41,15 +41,13 @@ func (c *Client) SetApprovalPolicy(ctx context.Context, key tokenvault.Credentia
 	return &out, nil
 }
 
-func (c *Client) ListApprovals(ctx context.Context, key tokenvault.Credential, req tokenvault.ListApprovalsRequest) ([]tokenvault.PendingChange, error) {
-	q := url.Values{}
+func (c *Client) ListApprovals(ctx context.Context, key tokenvault.Credential, req tokenvault.ListApprovalsRequest) (*tokenvault.Page[tokenvault.PendingChange], error) {
+	q := pageQuery(url.Values{}, req.PageRequest)
 	if req.Status != "" {
 		q.Set("status", req.Status)
 	}
-	var out struct {
-		Data []tokenvault.PendingChange `json:"data"`
-	}
-	return out.Data, c.do(ctx, call{method: "GET", path: withQuery("/approvals", q), key: key, out: &out})
+	var out tokenvault.Page[tokenvault.PendingChange]
+	return &out, c.do(ctx, call{method: "GET", path: withQuery("/approvals", q), key: key, out: &out})
 }
 
 func (c *Client) GetApproval(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.PendingChange, error) {

@@ -154,7 +154,7 @@ func TestEveryEndpoint(t *testing.T) {
 	}
 	changes, err := c.ListApprovals(ctx, approvers[0].Key, tokenvault.ListApprovalsRequest{Status: tokenvault.ChangePending})
 	must("ListApprovals", err)
-	if len(changes) != 1 || changes[0].ID != ar.Change.ID {
+	if len(changes.Data) != 1 || changes.Data[0].ID != ar.Change.ID {
 		t.Errorf("ListApprovals = %+v, want the held creation", changes)
 	}
 	_, err = c.GetApproval(ctx, approvers[0].Key, ar.Change.ID)

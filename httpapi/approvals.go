@@ -13,7 +13,7 @@ import (
 func (a *api) approvalRoutes() {
 	a.handle("GET /tenants/self/approval-policy", a.getApprovalPolicy)
 	a.handle("PUT /tenants/self/approval-policy", a.setApprovalPolicy)
-	a.handle("GET /approvals", a.listApprovals, "status")
+	a.handle("GET /approvals", a.listApprovals, list("status")...)
 	a.handle("GET /approvals/{id}", a.getApproval)
 	a.handle("POST /approvals/{id}/approve", a.approveChange)
 	a.handle("POST /approvals/{id}/reject", a.rejectChange)
@@ -53,14 +53,14 @@ func (a *api) setApprovalPolicy(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, out, err)
 }
 
-// approvalList is the body of GET /approvals.
-type approvalList struct {
-	Data []tokenvault.PendingChange `json:"data"`
-}
-
 func (a *api) listApprovals(w http.ResponseWriter, r *http.Request) {
-	out, err := a.v.ListApprovals(r.Context(), apiKey(r), tokenvault.ListApprovalsRequest{Status: r.URL.Query().Get("status")})
-	a.reply(w, r, approvalList{Data: out}, err)
+	page, err := pageRequest(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := a.v.ListApprovals(r.Context(), apiKey(r), tokenvault.ListApprovalsRequest{Status: r.URL.Query().Get("status"), PageRequest: page})
+	a.reply(w, r, out, err)
 }
 
 func (a *api) getApproval(w http.ResponseWriter, r *http.Request) {

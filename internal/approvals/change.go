@@ -3,6 +3,8 @@ package approvals
 import (
 	"fmt"
 
+	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/paging"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -41,24 +43,21 @@ func Get(t *unit.Tx, tid, id string) (*Change, error) {
 	return &c, nil
 }
 
-// List reads tenant tid's changes, oldest first; with status set, only
-// those in it (a pending change past its expiry counts as expired).
-func List(t *unit.Tx, tid, status string) ([]*Change, error) {
-	vals, err := t.ScanValues(Changes(tid))
-	if err != nil {
-		return nil, err
-	}
-	out := []*Change{}
-	for _, sv := range vals {
+// List is one page of tenant tid's changes, oldest first (paging.Records:
+// a page costs what it examines); with status set, only those in it (a
+// pending change past its expiry counts as expired). Its total is a lower
+// bound: the changes are not counted.
+func List(t *unit.Tx, tid, status string, pg paging.Pager) (*paging.Page[Change], error) {
+	return paging.Records(t, tid, KindChange, pg, true, func(kv barrier.StoredValue) (*Change, error) {
 		var c Change
-		if err := t.OpenRecord(sv.Key, sv.Raw, &c); err != nil {
+		if err := t.OpenRecord(kv.Key, kv.Raw, &c); err != nil {
 			return nil, err
 		}
-		if status == "" || StatusAt(&c, t) == status {
-			out = append(out, &c)
+		if status != "" && StatusAt(&c, t) != status {
+			return nil, nil
 		}
-	}
-	return out, nil
+		return &c, nil
+	})
 }
 
 // StatusAt is c's status at t's time: a pending change past its expiry

@@ -208,7 +208,7 @@ OPERATIONS: dict[str, Operation] = {
     'testWebhook': Operation('testWebhook', 'test_webhook', 'POST', '/webhooks/{id}/test', ('id',), (), None, True, 'api', 'json'),
     'getApprovalPolicy': Operation('getApprovalPolicy', 'get_approval_policy', 'GET', '/tenants/self/approval-policy', (), (), None, False, 'api', 'json'),
     'setApprovalPolicy': Operation('setApprovalPolicy', 'set_approval_policy', 'PUT', '/tenants/self/approval-policy', (), (), 'json', False, 'api', 'json'),
-    'listApprovals': Operation('listApprovals', 'list_approvals', 'GET', '/approvals', (), (('status', False),), None, False, 'api', 'json'),
+    'listApprovals': Operation('listApprovals', 'list_approvals', 'GET', '/approvals', (), (('page', False), ('size', False), ('start', False), ('status', False)), None, False, 'api', 'json'),
     'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
     'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
     'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),

@@ -924,10 +924,14 @@ class ListWebhookDeliveriesResponse(TypedDict):
 class ListApprovalsQuery(TypedDict, total=False):
     """Query parameters of listApprovals."""
 
+    page: int
+    size: int
+    start: str
     status: Literal['pending', 'applied', 'rejected', 'expired', 'failed']
 
 
 class ListApprovalsResponse(TypedDict):
+    pagination: Pagination
     data: list[PendingChange]
 
 

@@ -1198,13 +1198,19 @@ export type SetApprovalPolicyResponse = ApprovalPolicy | PendingChange & {
 
 /** The query parameters of GET /approvals. */
 export interface ListApprovalsQuery {
+  /** The page to return, from 1. */
+  page?: number;
+  /** Items per page. */
+  size?: number;
+  /** A cursor: the `pagination.after` of the previous page. The page then holds the `size` items that follow it in the list's stable order (`page_number` 1). Lists that keep a count (tokens, applications, reactors, proxies, members, invitations, tenants) count the whole list; logs count the items that follow the cursor, as a lower bound (see GET /logs). A walk by cursor sees every item that exists throughout exactly once, however many are added or removed meanwhile. Cannot be combined with a `page` above 1. */
+  start?: string;
   /** Keep only the changes in this status (a pending change past its expiry is expired). */
   status?: "pending" | "applied" | "rejected" | "expired" | "failed";
 }
 
 /** The answer of GET /approvals. */
-export type ListApprovalsResponse = {
-  data: PendingChange[];
+export type ListApprovalsResponse = PageBase & {
+  data?: PendingChange[];
 };
 
 /** The answer of GET /approvals/{id}. */
@@ -1334,7 +1340,7 @@ export const operations = {
   testWebhook: { method: "testWebhook", http: "POST", path: "/webhooks/{id}/test", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
   getApprovalPolicy: { method: "getApprovalPolicy", http: "GET", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   setApprovalPolicy: { method: "setApprovalPolicy", http: "PUT", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  listApprovals: { method: "listApprovals", http: "GET", path: "/approvals", pathParams: [], query: ["status"], body: null, response: "json", idempotent: false, auth: "api" },
+  listApprovals: { method: "listApprovals", http: "GET", path: "/approvals", pathParams: [], query: ["page","size","start","status"], body: null, response: "json", idempotent: false, auth: "api" },
   getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
   rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
@@ -2341,7 +2347,8 @@ export abstract class Operations {
   /**
    * GET /approvals: The tenant's pending and decided changes, oldest first.
    *
-   * Requires tenant:read, or being one of the policy's approvers.
+   * Requires tenant:read, or being one of the policy's approvers. Paged by cursor as the
+   * applications' list; `total_items` is a lower bound (changes are not counted).
    */
   listApprovals(query?: ListApprovalsQuery, options?: CallOptions): Promise<ListApprovalsResponse> {
     return this.call("listApprovals", { query: query as Record<string, unknown> | undefined }, options) as Promise<ListApprovalsResponse>;

@@ -137,7 +137,7 @@ func TestApprovalNotApprover(t *testing.T) {
 		t.Errorf("ApproveChange by a non-approver = %v, want PermissionDenied", err)
 	}
 	list, err := e.V.ListApprovals(ctx, a.approvers[0].Key, tokenvault.ListApprovalsRequest{Status: tokenvault.ChangePending})
-	if err != nil || len(list) != 1 || list[0].ID != ar.Change.ID || list[0].Operation != tokenvault.ApprovalRegenerateKey {
+	if err != nil || len(list.Data) != 1 || list.Data[0].ID != ar.Change.ID || list.Data[0].Operation != tokenvault.ApprovalRegenerateKey {
 		t.Fatalf("ListApprovals = %+v, %v; want the pending regeneration", list, err)
 	}
 	if _, err := e.V.ApproveChange(ctx, a.approvers[0].Key, ar.Change.ID); err != nil {
@@ -392,5 +392,33 @@ func TestApprovalExpiredBySweep(t *testing.T) {
 	logs, err := e.V.ListLogs(ctx, e.Mgmt, tokenvault.ListLogsRequest{EntityType: tokenvault.EntityApproval, EntityID: ar.Change.ID})
 	if err != nil || len(logs.Data) == 0 || !strings.HasSuffix(logs.Data[0].Message, "expired: the change expired before it was approved") {
 		t.Errorf("audit lines of the change: %+v, %v; want its expiry last", logs, err)
+	}
+}
+
+// TestApprovalListPaged: the changes are listed oldest first by cursor.
+func TestApprovalListPaged(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	a := newApprovalEnv(t, e)
+	var want []string
+	for _, ap := range a.approvers {
+		_, err := e.V.RegenerateApplicationKey(ctx, a.req, ap.ID)
+		want = append(want, pending(t, "RegenerateApplicationKey", err).Change.ID)
+	}
+	var got []string
+	req := tokenvault.ListApprovalsRequest{Status: tokenvault.ChangePending, PageRequest: tokenvault.PageRequest{Size: 2}}
+	for range 3 {
+		page, err := e.V.ListApprovals(ctx, a.approvers[0].Key, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range page.Data {
+			got = append(got, c.ID)
+		}
+		if req.Start = page.Pagination.After; req.Start == "" {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages of ListApprovals = %v, want %v", got, want)
 	}
 }
