@@ -22,9 +22,10 @@ import (
 // (ApprovalDetokenizeBulk), with approvalID the id of its applied change:
 // the same key, the same body, once, before the change's expiry.
 //
-// Returns what Detokenize returns, and NotFound (no such change),
-// PermissionDenied (another key's change), Conflict (not an applied bulk
-// detokenization, another body, used already, expired).
+// Returns what Detokenize returns (Invalid, Unauthenticated,
+// PermissionDenied, RateLimited, StorageFull, Internal), and NotFound (no
+// such change), PermissionDenied (another key's change), Conflict (not an
+// applied bulk detokenization, another body, used already, expired).
 func (v *Vault) DetokenizeApproved(ctx context.Context, key Credential, approvalID string, body any) (any, error) {
 	if approvalID == "" {
 		return nil, &Error{Kind: Invalid, Message: "an approval id is required"}
