@@ -153,10 +153,17 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 	}
 	id, apiKey := v.ids.Next(v.now()), unit.NewAPIKey()
 	var out *Application
+	var pending *ApprovalRequired
 	err := v.update(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorize(key, PermApplicationCreate)
 		if err != nil {
 			return err
+		}
+		if req.Type == Management {
+			if pending, err = v.createNeedsApproval(t, p, id, string(apiKey), req, perms, rules, fe); err != nil || pending != nil {
+				return err
+			}
 		}
 		rec, err := v.apps.Create(t.Tx, p, id, apiKey, req.Type, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: &req.AllowedOrigins, RevealBudget: req.RevealBudget}, req.ExpiresAt, fe)
 		if err != nil {
@@ -168,6 +175,9 @@ func (v *Vault) CreateApplication(ctx context.Context, key Credential, req Creat
 	})
 	if err != nil {
 		return nil, err
+	}
+	if pending != nil {
+		return nil, pending
 	}
 	return out, nil
 }
@@ -281,18 +291,27 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 	validateName(req.Name, fe)
 	perms, rules := normalizeGrants(req.Permissions, req.Rules)
 	var out *Application
+	var pending *ApprovalRequired
 	err := v.update(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorize(key, PermApplicationUpdate)
 		if err != nil {
 			return err
 		}
-		rec, err := v.apps.Replace(t.Tx, p, id, access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins, RevealBudget: req.RevealBudget}, fe)
+		g := access.Grant{Name: req.Name, Permissions: perms, Rules: rules, AllowedOrigins: req.AllowedOrigins, RevealBudget: req.RevealBudget}
+		if pending, err = v.updateNeedsApproval(t, p, id, g, fe); err != nil || pending != nil {
+			return err
+		}
+		rec, err := v.apps.Replace(t.Tx, p, id, g, fe)
 		if err != nil {
 			return err
 		}
 		out = applicationOf(rec)
 		return nil
 	})
+	if err == nil && pending != nil {
+		return nil, pending
+	}
 	return out, err
 }
 
@@ -308,9 +327,14 @@ func (v *Vault) UpdateApplication(ctx context.Context, key Credential, id string
 func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id string) (*Application, error) {
 	apiKey := unit.NewAPIKey()
 	var out *Application
+	var pending *ApprovalRequired
 	err := v.update(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorize(key, PermApplicationUpdate)
 		if err != nil {
+			return err
+		}
+		if pending, err = v.regenerateNeedsApproval(t, p, id, string(apiKey)); err != nil || pending != nil {
 			return err
 		}
 		rec, err := v.apps.Regenerate(t.Tx, p, id, apiKey)
@@ -321,13 +345,18 @@ func (v *Vault) RegenerateApplicationKey(ctx context.Context, key Credential, id
 		out.Key = Credential(apiKey)
 		return nil
 	})
+	if err == nil && pending != nil {
+		return nil, pending
+	}
 	return out, err
 }
 
 // DeleteApplication deletes an application; its key is refused from the
 // moment this returns. Requires application:delete. Deleting the tenant's
 // last full manager (a management application holding every management
-// permission, without an expiry) is a Conflict: its powers would be lost.
+// permission, without an expiry) is a Conflict: its powers would be lost;
+// so is deleting an approver that the approval policy needs
+// (docs/approvals.md).
 //
 // Like every call with a key, it also returns Unauthenticated for a key that
 // is missing, unknown or expired, RateLimited over a rate limit, StorageFull
@@ -336,6 +365,9 @@ func (v *Vault) DeleteApplication(ctx context.Context, key Credential, id string
 	return v.update(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationDelete)
 		if err != nil {
+			return err
+		}
+		if err := keepsApprovers(t, p.TenantID, id); err != nil {
 			return err
 		}
 		return v.apps.Delete(t.Tx, p, id)

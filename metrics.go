@@ -162,11 +162,12 @@ const (
 	SweptCVCs         SweepKind = "cvc"          // card cvcs past Options.Retention.CVC
 	SweptLogs         SweepKind = "log"          // audit log lines past Options.Retention.Logs
 	SweptTokenIntents SweepKind = "token_intent" // expired token intents, deleted
+	SweptApprovals    SweepKind = "approval"     // pending changes past their expiry, marked expired
 )
 
 // SweepKinds lists every SweepKind.
 func SweepKinds() []SweepKind {
-	return []SweepKind{SweptApplications, SweptTokens, SweptSessions, SweptInvitations, SweptIdempotency, SweptCVCs, SweptLogs, SweptTokenIntents}
+	return []SweepKind{SweptApplications, SweptTokens, SweptSessions, SweptInvitations, SweptIdempotency, SweptCVCs, SweptLogs, SweptTokenIntents, SweptApprovals}
 }
 
 // Stats are the Vault's gauges at one instant, for a collector to read

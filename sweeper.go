@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/approvals"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/lease"
@@ -161,7 +162,7 @@ func (v *Vault) gatherExpiryKinds() map[string]unit.ExpiryKind {
 	kinds := map[string]unit.ExpiryKind{}
 	for _, k := range []unit.ExpiryKind{
 		access.ExpiryKind(v.apps.Remove), v.tokens.ExpiryKind(), sessions.ExpiryKind,
-		idempotency.ExpiryKind, tenants.ExpiryKind, intents.ExpiryKind,
+		idempotency.ExpiryKind, tenants.ExpiryKind, intents.ExpiryKind, approvals.ExpiryKind,
 	} {
 		kinds[k.Kind] = k
 	}

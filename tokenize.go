@@ -124,19 +124,34 @@ func (v *Vault) Detokenize(ctx context.Context, key Credential, body any) (any, 
 }
 
 func (v *Vault) detokenizeAs(ctx context.Context, c credential, body any) (any, error) {
+	return v.detokenizeApproved(ctx, c, "", body)
+}
+
+// detokenizeApproved is detokenizeAs, held to the tenant's approval
+// policy over its count of tokens (approvals_detokenize.go), or spending
+// the approval approvalID.
+func (v *Vault) detokenizeApproved(ctx context.Context, c credential, approvalID string, body any) (any, error) {
 	doc, err := tokens.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
 	var out any
+	var pending *ApprovalRequired
 	err = v.updateOptimistic(ctx, func(t *txn) error {
+		pending = nil
 		p, err := t.authorizeAs(c, PermTokenRead)
 		if err != nil {
+			return err
+		}
+		if pending, err = v.holdBulkDetokenize(t, p, doc, approvalID); err != nil || pending != nil {
 			return err
 		}
 		out, err = t.detokenize(p, PermTokenRead, doc, "Token detokenized", ChannelDetokenize)
 		return err
 	})
+	if err == nil && pending != nil {
+		return nil, pending
+	}
 	return out, err
 }
 

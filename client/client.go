@@ -111,6 +111,12 @@ type call struct {
 	// fromCode marks a route that runs tenant code, whose own answers
 	// (CustomHttpResponseError) are errors of the code: see problem.
 	fromCode bool
+	// approval marks a route an approval policy can hold: its 202 is a
+	// *tokenvault.ApprovalRequired (approvalRequired).
+	approval bool
+	// approvalID, when set, is sent as SVC-APPROVAL-ID
+	// (DetokenizeApproved).
+	approvalID string
 }
 
 func (c *Client) do(ctx context.Context, r call) error {
@@ -141,6 +147,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	if purpose := tokenvault.PurposeFrom(ctx); purpose != "" {
 		req.Header.Set(purposeHeader, purpose)
 	}
+	if r.approvalID != "" {
+		req.Header.Set("SVC-APPROVAL-ID", r.approvalID)
+	}
 	if k, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && r.method == http.MethodPost {
 		req.Header.Set("Idempotency-Key", k)
 	}
@@ -158,6 +167,9 @@ func (c *Client) do(ctx context.Context, r call) error {
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
 		return problem(res, r.fromCode)
+	}
+	if r.approval && res.StatusCode == http.StatusAccepted {
+		return approvalRequired(res)
 	}
 	if r.out == nil || res.StatusCode == http.StatusNoContent {
 		io.Copy(io.Discard, res.Body)

@@ -133,6 +133,62 @@ func TestEveryEndpoint(t *testing.T) {
 		t.Errorf("FPEDecode(FPEEncode) = %v", decoded.Values)
 	}
 
+	// Approvals: a policy of 1 of 2 approvers holds the creation of
+	// management applications, then its own removal.
+	var approvers []*tokenvault.Application
+	for _, name := range []string{"approver 1", "approver 2"} {
+		ap, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: name, Type: tokenvault.Management,
+			Permissions: []string{tokenvault.PermTenantRead}})
+		must("CreateApplication (approver)", err)
+		approvers = append(approvers, ap)
+	}
+	_, err = c.SetApprovalPolicy(ctx, mgmt, tokenvault.ApprovalPolicy{Required: 1, Approvers: []string{approvers[0].ID, approvers[1].ID},
+		Operations: []string{tokenvault.ApprovalCreateManagement}, TTLSeconds: 3600})
+	must("SetApprovalPolicy", err)
+	_, err = c.GetApprovalPolicy(ctx, mgmt)
+	must("GetApprovalPolicy", err)
+	held := func(what string, err error) *tokenvault.ApprovalRequired {
+		t.Helper()
+		var ar *tokenvault.ApprovalRequired
+		if !errors.As(err, &ar) || ar.Change.ID == "" || ar.Change.Status != tokenvault.ChangePending {
+			t.Fatalf("%s = %v, want *ApprovalRequired", what, err)
+		}
+		return ar
+	}
+	_, err = c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "held", Type: tokenvault.Management,
+		Permissions: []string{tokenvault.PermTenantRead}})
+	ar := held("CreateApplication (held)", err)
+	if ar.Key == "" {
+		t.Error("the 202 of a held creation has no key")
+	}
+	changes, err := c.ListApprovals(ctx, approvers[0].Key, tokenvault.ListApprovalsRequest{Status: tokenvault.ChangePending})
+	must("ListApprovals", err)
+	if len(changes.Data) != 1 || changes.Data[0].ID != ar.Change.ID {
+		t.Errorf("ListApprovals = %+v, want the held creation", changes)
+	}
+	_, err = c.GetApproval(ctx, approvers[0].Key, ar.Change.ID)
+	must("GetApproval", err)
+	if _, err := c.ApproveChange(ctx, mgmt, ar.Change.ID); !errors.Is(err, tokenvault.ErrPermissionDenied) {
+		t.Errorf("ApproveChange by its requester = %v, want PermissionDenied", err)
+	}
+	applied, err := c.ApproveChange(ctx, approvers[0].Key, ar.Change.ID)
+	must("ApproveChange", err)
+	if applied.Status != tokenvault.ChangeApplied {
+		t.Errorf("ApproveChange = %+v, want applied", applied)
+	}
+	_, err = c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "held 2", Type: tokenvault.Management,
+		Permissions: []string{tokenvault.PermTenantRead}})
+	ar = held("CreateApplication (held 2)", err)
+	rejected, err := c.RejectChange(ctx, approvers[1].Key, ar.Change.ID, "not now")
+	must("RejectChange", err)
+	if rejected.Status != tokenvault.ChangeRejected || rejected.Reason != "not now" {
+		t.Errorf("RejectChange = %+v", rejected)
+	}
+	_, err = c.SetApprovalPolicy(ctx, mgmt, tokenvault.ApprovalPolicy{})
+	ar = held("SetApprovalPolicy (remove)", err)
+	_, err = c.ApproveChange(ctx, approvers[1].Key, ar.Change.ID)
+	must("ApproveChange (policy)", err)
+
 	// The operator's routes.
 	other, err := c.CreateTenant(ctx, operatorKey, tokenvault.CreateTenantRequest{Name: "Other", Owner: tokenvault.User{ID: "ignored", Email: "o@example.com"}})
 	must("CreateTenant", err)

@@ -14,7 +14,7 @@ import (
 func (c *Client) CreateApplication(ctx context.Context, key tokenvault.Credential, req tokenvault.CreateApplicationRequest) (*tokenvault.Application, error) {
 	req.ExpiresAt = inUTC(req.ExpiresAt)
 	var out tokenvault.Application
-	return &out, c.do(ctx, call{method: "POST", path: "/applications", key: key, body: req, out: &out})
+	return &out, c.do(ctx, call{method: "POST", path: "/applications", key: key, body: req, out: &out, approval: true})
 }
 
 func (c *Client) ListApplications(ctx context.Context, key tokenvault.Credential, req tokenvault.ListApplicationsRequest) (*tokenvault.Page[tokenvault.Application], error) {
@@ -38,12 +38,12 @@ func (c *Client) GetApplicationByKey(ctx context.Context, key tokenvault.Credent
 
 func (c *Client) UpdateApplication(ctx context.Context, key tokenvault.Credential, id string, req tokenvault.UpdateApplicationRequest) (*tokenvault.Application, error) {
 	var out tokenvault.Application
-	return &out, c.do(ctx, call{method: "PUT", path: "/applications/" + esc(id), key: key, body: req, out: &out})
+	return &out, c.do(ctx, call{method: "PUT", path: "/applications/" + esc(id), key: key, body: req, out: &out, approval: true})
 }
 
 func (c *Client) RegenerateApplicationKey(ctx context.Context, key tokenvault.Credential, id string) (*tokenvault.Application, error) {
 	var out tokenvault.Application
-	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/regenerate", key: key, out: &out})
+	return &out, c.do(ctx, call{method: "POST", path: "/applications/" + esc(id) + "/regenerate", key: key, out: &out, approval: true})
 }
 
 // UnfreezeApplication releases an application frozen by the circuit
@@ -137,7 +137,7 @@ func (c *Client) Tokenize(ctx context.Context, key tokenvault.Credential, body a
 
 func (c *Client) Detokenize(ctx context.Context, key tokenvault.Credential, body any) (any, error) {
 	var out any
-	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out})
+	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out, approval: true})
 }
 
 func (c *Client) CreateToken(ctx context.Context, key tokenvault.Credential, req tokenvault.TokenRequest) (*tokenvault.Token, error) {

@@ -42,6 +42,12 @@ var statusOf = map[tokenvault.Kind]int{
 // writeError writes err as a problem. Internal errors are logged in full and
 // answered generically.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	// An operation held to approval did not fail: it waits.
+	var ar *tokenvault.ApprovalRequired
+	if errors.As(err, &ar) {
+		writeJSON(w, http.StatusAccepted, pendingChange{PendingChange: ar.Change, Key: ar.Key})
+		return
+	}
 	var e *tokenvault.Error
 	if !errors.As(err, &e) {
 		e = &tokenvault.Error{Kind: tokenvault.Internal, Err: err}

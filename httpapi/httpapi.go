@@ -194,6 +194,7 @@ func (a *api) routes() {
 	a.webhookRoutes()
 	a.webhookDeliveryRoutes()
 	a.operatorRoutes()
+	a.approvalRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

@@ -46,6 +46,10 @@ var idempotentRoutes = map[string]bool{
 	"POST /webhooks/{id}/test":                               true,
 	"POST /webhooks/{id}/deliveries/{delivery_id}/redeliver": true,
 	"POST /decoys":                                           true,
+	// An approval that applies a change answers it once: a retry with the
+	// same key gets that answer, not "approved already".
+	"POST /approvals/{id}/approve": true,
+	"POST /approvals/{id}/reject":  true,
 }
 
 // idempotent wraps a creating route: with an Idempotency-Key header the

@@ -39,9 +39,18 @@ func (a *api) detokenize(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	out, err := a.v.Detokenize(r.Context(), apiKey(r), body)
+	var out any
+	if id := r.Header.Get(ApprovalIDHeader); id != "" {
+		out, err = a.v.DetokenizeApproved(r.Context(), apiKey(r), id, body)
+	} else {
+		out, err = a.v.Detokenize(r.Context(), apiKey(r), body)
+	}
 	a.reply(w, r, out, err)
 }
+
+// ApprovalIDHeader names, on POST /detokenize, the approved change of a
+// detokenization held to approval (tokenvault.DetokenizeApproved).
+const ApprovalIDHeader = "SVC-APPROVAL-ID"
 
 func (a *api) createToken(w http.ResponseWriter, r *http.Request) {
 	var req tokenvault.TokenRequest

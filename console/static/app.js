@@ -12,8 +12,9 @@ import * as reactors from './pages/reactors.js';
 import * as proxies from './pages/proxies.js';
 import * as members from './pages/members.js';
 import * as webhooks from './pages/webhooks.js';
+import * as approvals from './pages/approvals.js';
 
-const pages = { overview, applications, tokens, logs, reactors, proxies, members, webhooks };
+const pages = { overview, applications, tokens, logs, reactors, proxies, members, webhooks, approvals };
 
 const main = () => document.getElementById('main');
 

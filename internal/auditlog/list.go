@@ -48,6 +48,7 @@ var entityTypes = []EntityType{
 	{"Token", unit.EntityToken},
 	{"Token Intent", unit.EntityTokenIntent},
 	{"Webhook", unit.EntityWebhook},
+	{"Approval", unit.EntityApproval},
 }
 
 // LogOf is the line l stored at key as ListLogs returns it.

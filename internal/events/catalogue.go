@@ -54,6 +54,14 @@ const (
 	TenantPurposesUpdated    = "tenant.purposes.updated"
 	WebhookTest              = "webhook.test"
 	AccessAnomaly            = "access.anomaly"
+
+	// The events of changes waiting for approval (internal/approvals).
+	ApprovalRequested = "approval.requested"
+	ApprovalApproved  = "approval.approved"
+	ApprovalApplied   = "approval.applied"
+	ApprovalRejected  = "approval.rejected"
+	ApprovalExpired   = "approval.expired"
+	ApprovalFailed    = "approval.failed"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -94,6 +102,12 @@ var catalogue = []Type{
 	{TenantPurposesUpdated, "The tenant's list of purposes of access was replaced.", false},
 	{WebhookTest, "Sent to one webhook by POST /webhooks/{id}/test.", false},
 	{AccessAnomaly, "An application crossed its reveal budget, or one of its keys read a decoy token (once per crossing; the application may be frozen).", false},
+	{ApprovalRequested, "A change that needs approval was requested: it waits as a pending change.", false},
+	{ApprovalApproved, "An approver approved a pending change.", false},
+	{ApprovalApplied, "A pending change had its last needed approval and took effect.", false},
+	{ApprovalRejected, "A pending change was rejected by an approver or withdrawn by its requester.", false},
+	{ApprovalExpired, "A pending change expired before it was approved.", false},
+	{ApprovalFailed, "A pending change had its last needed approval but no longer applied.", false},
 }
 
 // Types returns the event catalogue, in the order GET
@@ -132,7 +146,8 @@ func Subscribes(events []string, et Type) bool {
 // event ends, have theirs removed with them (internal/sessions, Delete).
 func EndsObject(typ string) bool {
 	switch typ {
-	case TokenExpired, TokenIntentConverted, TenantInvitationAccepted:
+	case TokenExpired, TokenIntentConverted, TenantInvitationAccepted,
+		ApprovalApplied, ApprovalRejected, ApprovalExpired, ApprovalFailed:
 		return true
 	case ApplicationKeyDeleted:
 		return false

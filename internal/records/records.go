@@ -39,6 +39,7 @@ import (
 	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/approvals"
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
@@ -59,5 +60,5 @@ import (
 func Kinds() []unit.RecordKind {
 	return slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
 		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds,
-		counts.RecordKinds)
+		counts.RecordKinds, approvals.RecordKinds)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/approvals"
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
@@ -46,6 +47,7 @@ const (
 	fixWebhook    = "0190f5a2-9000-7000-8000-000000000018"
 	fixDelivery   = "0190f5a2-9000-7000-8000-000000000019"
 	fixEvent      = "0190f5a2-9000-7000-8000-00000000001a"
+	fixApproval   = "0190f5a2-9000-7000-8000-00000000001b"
 )
 
 // fixKeyHash is a keyed hash as the records hold them (32 bytes).
@@ -168,6 +170,21 @@ var recordKinds = []recordKind{
 			Duration: 1500 * time.Millisecond, Response: []byte("busy"), Error: "receiver answered Service Unavailable",
 			NextAttemptAt: fixModified, Claim: "c1", ClaimedUntil: fixExpires}
 	}, func() recordCodec { return &events.Delivery{} }, nil},
+	// Approvals and approval policies have no version 0 either.
+	{"approval", approvals.ChangeKey(fixTenant, fixApproval), func() recordCodec {
+		return &approvals.Change{ID: fixApproval, TenantID: fixTenant, Operation: approvals.OpWidenGrants, Target: fixApp,
+			Payload: []byte(`{"name":"orders","permissions":["token:read"]}`),
+			Before:  []byte(`{"permissions":[]}`), After: []byte(`{"permissions":["token:read"]}`), Required: 2,
+			RequestedBy: fixActor, RequestedByType: unit.ActorApplication, RequestedAt: fixTime, ExpiresAt: fixExpires,
+			Approvals: []approvals.Approval{{By: fixModifier, ByType: unit.ActorApplication, At: fixLater}},
+			Status:    approvals.Failed, Reason: "no longer applies: the application changed since the request",
+			DecidedBy: fixModifier, DecidedByType: unit.ActorApplication, DecidedAt: fixModified, UsedAt: fixExpires}
+	}, func() recordCodec { return &approvals.Change{} }, nil},
+	{"approval-policy", approvals.PolicyKey(fixTenant), func() recordCodec {
+		return &approvals.Policy{TenantID: fixTenant, Required: 2, Approvers: []string{fixActor, fixModifier, fixApp},
+			Operations: []string{approvals.OpCreateManagement, approvals.OpDetokenizeBulk}, TTL: 24 * time.Hour, DetokenizeOver: 20,
+			ModifiedBy: fixActor, ModifiedByType: unit.ActorApplication, ModifiedAt: fixTime}
+	}, func() recordCodec { return &approvals.Policy{} }, nil},
 	// Token list shapes have no version 0: they came after the binary
 	// records.
 	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
@@ -288,6 +305,8 @@ func TestRecordKindsRoundTrip(t *testing.T) {
 		{barrier.Tenant(fixTenant).Record(unit.EntityWebhook, "w"), &events.Webhook{ID: "w", TenantID: fixTenant, Events: []string{},
 			PreviousSecret: "whsec_x", PreviousUntil: other}},
 		{barrier.Tenant(fixTenant).WebhookDelivery("w", "d"), &events.Delivery{ID: "d", TenantID: fixTenant, WebhookID: "w", CreatedAt: other}},
+		{approvals.ChangeKey(fixTenant, "c"), &approvals.Change{ID: "c", TenantID: fixTenant, RequestedAt: other, ExpiresAt: other}},
+		{approvals.PolicyKey(fixTenant), &approvals.Policy{TenantID: fixTenant, Approvers: []string{}, Operations: []string{}}},
 	}
 	zero := func(r recordCodec) recordCodec {
 		for _, k := range recordKinds {

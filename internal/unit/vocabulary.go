@@ -20,6 +20,8 @@ const (
 	EntityToken            = "token"
 	EntityTokenIntent      = "token_intent"
 	EntityWebhook          = "webhook"
+	// EntityApproval is a change waiting for approval (internal/approvals).
+	EntityApproval = "approval"
 )
 
 // Operations: the values of Log.Operation.

@@ -17,7 +17,7 @@ func TestExpiryKindsAreCounted(t *testing.T) {
 	e := vaulttest.NewEnv(t)
 	kinds := vaulttest.ExpiryKinds(e.V)
 	for _, kind := range []string{tokenvault.EntityApplication, tokens.Kind, tokenvault.EntitySession, idempotency.Kind,
-		tokenvault.EntityTenantInvitation, tokenvault.EntityTokenIntent} {
+		tokenvault.EntityTenantInvitation, tokenvault.EntityTokenIntent, tokenvault.EntityApproval} {
 		k, ok := kinds[kind]
 		if !ok {
 			t.Errorf("expiryKinds[%q] missing", kind)
@@ -30,7 +30,7 @@ func TestExpiryKindsAreCounted(t *testing.T) {
 			t.Errorf("expiryKinds[%q].Swept = %q, not a SweepKind", kind, k.Swept)
 		}
 	}
-	if len(kinds) != 6 {
-		t.Errorf("len(expiryKinds) = %d, want 6", len(kinds))
+	if len(kinds) != 7 {
+		t.Errorf("len(expiryKinds) = %d, want 7", len(kinds))
 	}
 }

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .types import (
         AcceptInvitationRequest,
         Application,
+        ApprovalPolicy,
+        ApprovalPolicyRequest,
         AuditChainReport,
         AuditCheckpoint,
         AuditPublicKey,
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
         CreateTenantRequest,
         Decoy,
         DetokenizeRequest,
-        DetokenizeResponse,
+        DetokenizeResponse200,
         FPERequest,
         FPEResult,
         Formula,
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
         InvokeReactorResponse202,
         ListApplicationsQuery,
         ListApplicationsResponse,
+        ListApprovalsQuery,
+        ListApprovalsResponse,
         ListAuditKeysResponse,
         ListDecoysResponse,
         ListFormulasQuery,
@@ -68,9 +72,11 @@ if TYPE_CHECKING:
         OperatorListTenantsResponse,
         PatchProxyRequest,
         PatchReactorRequest,
+        PendingChange,
         Proxy,
         ProxyRequest,
         Reactor,
+        RejectChangeRequest,
         RotateFPEKeyResponse,
         SearchTokensRequest,
         Session,
@@ -208,6 +214,12 @@ OPERATIONS: dict[str, Operation] = {
     'listWebhookDeliveries': Operation('listWebhookDeliveries', 'list_webhook_deliveries', 'GET', '/webhooks/{id}/deliveries', ('id',), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
     'redeliverWebhookDelivery': Operation('redeliverWebhookDelivery', 'redeliver_webhook_delivery', 'POST', '/webhooks/{id}/deliveries/{delivery_id}/redeliver', ('id', 'delivery_id'), (), None, True, 'api', 'json'),
     'testWebhook': Operation('testWebhook', 'test_webhook', 'POST', '/webhooks/{id}/test', ('id',), (), None, True, 'api', 'json'),
+    'getApprovalPolicy': Operation('getApprovalPolicy', 'get_approval_policy', 'GET', '/tenants/self/approval-policy', (), (), None, False, 'api', 'json'),
+    'setApprovalPolicy': Operation('setApprovalPolicy', 'set_approval_policy', 'PUT', '/tenants/self/approval-policy', (), (), 'json', False, 'api', 'json'),
+    'listApprovals': Operation('listApprovals', 'list_approvals', 'GET', '/approvals', (), (('page', False), ('size', False), ('start', False), ('status', False)), None, False, 'api', 'json'),
+    'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
+    'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
+    'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),
 }
 
 
@@ -291,13 +303,13 @@ class Operations:
         *,
         api_key: str | None = None,
         timeout: float | None = None,
-    ) -> DetokenizeResponse:
+    ) -> DetokenizeResponse200 | None:
         """Replace every {{ token_id }} expression in any JSON with the token's data.
 
         POST /detokenize (operationId detokenize). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('DetokenizeResponse', self._call('detokenize', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('DetokenizeResponse200 | None', self._call('detokenize', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def fpe_encode(
         self,
@@ -463,13 +475,13 @@ class Operations:
         api_key: str | None = None,
         idempotency_key: str | None = None,
         timeout: float | None = None,
-    ) -> Application:
+    ) -> Application | None:
         """Create an application and its API key.
 
         POST /applications (operationId createApplication). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('Application', self._call('createApplication', {}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+        return cast('Application | None', self._call('createApplication', {}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
 
     def get_application_by_key(
         self,
@@ -505,13 +517,13 @@ class Operations:
         *,
         api_key: str | None = None,
         timeout: float | None = None,
-    ) -> Application:
+    ) -> Application | None:
         """Replace an application's name, permissions and rules.
 
         PUT /applications/{id} (operationId updateApplication). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('Application', self._call('updateApplication', {'id': id}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('Application | None', self._call('updateApplication', {'id': id}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def delete_application(
         self,
@@ -534,13 +546,13 @@ class Operations:
         api_key: str | None = None,
         idempotency_key: str | None = None,
         timeout: float | None = None,
-    ) -> Application:
+    ) -> Application | None:
         """Give an application a new key; the old one stops working at once.
 
         POST /applications/{id}/regenerate (operationId regenerateApplicationKey). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
         """
-        return cast('Application', self._call('regenerateApplicationKey', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+        return cast('Application | None', self._call('regenerateApplicationKey', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
 
     def unfreeze_application(
         self,
@@ -1571,3 +1583,89 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('WebhookDelivery', self._call('testWebhook', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def get_approval_policy(
+        self,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ApprovalPolicy:
+        """The tenant's approval policy.
+
+        GET /tenants/self/approval-policy (operationId getApprovalPolicy). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ApprovalPolicy', self._call('getApprovalPolicy', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def set_approval_policy(
+        self,
+        body: ApprovalPolicyRequest,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ApprovalPolicy | None:
+        """Set (or, with required 0 and no approvers, remove) the tenant's approval policy.
+
+        PUT /tenants/self/approval-policy (operationId setApprovalPolicy). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ApprovalPolicy | None', self._call('setApprovalPolicy', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def list_approvals(
+        self,
+        query: ListApprovalsQuery | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ListApprovalsResponse:
+        """The tenant's pending and decided changes, oldest first.
+
+        GET /approvals (operationId listApprovals). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ListApprovalsResponse', self._call('listApprovals', {}, None, query, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def get_approval(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> PendingChange:
+        """One change, with what it does (before and after).
+
+        GET /approvals/{id} (operationId getApproval). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('PendingChange', self._call('getApproval', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def approve_change(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        idempotency_key: str | None = None,
+        timeout: float | None = None,
+    ) -> PendingChange:
+        """Approve a pending change; its last needed approval applies it.
+
+        POST /approvals/{id}/approve (operationId approveChange). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('PendingChange', self._call('approveChange', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def reject_change(
+        self,
+        id: str,
+        body: RejectChangeRequest,
+        *,
+        api_key: str | None = None,
+        idempotency_key: str | None = None,
+        timeout: float | None = None,
+    ) -> PendingChange:
+        """Reject a pending change (an approver), or withdraw it (its requester).
+
+        POST /approvals/{id}/reject (operationId rejectChange). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))

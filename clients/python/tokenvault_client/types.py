@@ -10,13 +10,64 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
+__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse200', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
 
 ApplicationType = Literal['private', 'public', 'management']
 Transform = Literal['redact', 'mask', 'reveal']
 InvitationStatus = Literal['PENDING', 'EXPIRED']
 TokenType = Literal['token', 'card', 'bank']
 ValueType = Literal['string', 'number', 'boolean']
+
+
+class _ApprovalPolicyRequired(TypedDict):
+    required: int
+    approvers: list[str]
+    operations: list[Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk']]
+    ttl_seconds: int
+
+
+class ApprovalPolicy(_ApprovalPolicyRequired, total=False):
+    detokenize_over: int
+    modified_by: str
+    modified_at: str
+
+
+class ApprovalPolicyRequest(TypedDict, total=False):
+    required: int
+    approvers: list[str]
+    operations: list[str]
+    ttl_seconds: int
+    detokenize_over: int
+
+
+class ChangeApproval(TypedDict):
+    by: str
+    by_type: str
+    at: str
+
+
+class _PendingChangeRequired(TypedDict):
+    id: str
+    tenant_id: str
+    operation: Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'approval_policy.update']
+    before: Any
+    after: Any
+    status: Literal['pending', 'applied', 'rejected', 'expired', 'failed']
+    required: int
+    approvals: list[ChangeApproval]
+    requested_by: str
+    requested_by_type: str
+    requested_at: str
+    expires_at: str
+
+
+class PendingChange(_PendingChangeRequired, total=False):
+    target: str
+    reason: str
+    decided_by: str
+    decided_by_type: str
+    decided_at: str
+    used_at: str
 
 
 class _ProblemRequired(TypedDict):
@@ -922,11 +973,29 @@ class ListWebhookDeliveriesResponse(TypedDict):
     data: list[WebhookDelivery]
 
 
+class ListApprovalsQuery(TypedDict, total=False):
+    """Query parameters of listApprovals."""
+
+    page: int
+    size: int
+    start: str
+    status: Literal['pending', 'applied', 'rejected', 'expired', 'failed']
+
+
+class ListApprovalsResponse(TypedDict):
+    pagination: Pagination
+    data: list[PendingChange]
+
+
+class RejectChangeRequest(TypedDict, total=False):
+    reason: str
+
+
 GetOpenAPIDocumentResponse = dict[str, Any]
 TokenizeRequest = Any
 TokenizeResponse = Any
 DetokenizeRequest = Any
-DetokenizeResponse = Any
+DetokenizeResponse200 = Any
 UpdateTokenRequest = dict[str, Any]
 ListPermissionsResponse = list[Permission]
 ListLogEntityTypesResponse = list[EntityType]

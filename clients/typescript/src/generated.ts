@@ -5,6 +5,62 @@ import type { CallOptions, CallRequest, ProxyCall, ProxyResponse } from "./trans
 
 // ---- Schemas (components.schemas) ----
 
+export type ApprovalPolicy = {
+  /** How many distinct approvers a change needs (m). */
+  required: number;
+  /** The ids of the management applications that may approve (n). */
+  approvers: string[];
+  /** The operations that need approval; changing the policy always does once it exists. */
+  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk")[];
+  /** How long a change waits for its approvals (300 to 2592000). */
+  ttl_seconds: number;
+  /** With token.detokenize_bulk: a detokenization of more distinct tokens than this in one call needs approval. */
+  detokenize_over?: number;
+  modified_by?: string;
+  modified_at?: string;
+};
+
+export type ApprovalPolicyRequest = {
+  required?: number;
+  approvers?: string[];
+  operations?: string[];
+  /** 300 to 2592000; 0 or absent means 86400. */
+  ttl_seconds?: number;
+  detokenize_over?: number;
+};
+
+export type ChangeApproval = {
+  by: string;
+  by_type: string;
+  at: string;
+};
+
+export type PendingChange = {
+  id: string;
+  tenant_id: string;
+  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "approval_policy.update";
+  /** The id of the entity the change changes (or creates). */
+  target?: string;
+  /** What the change replaces, as JSON (null for nothing). Never a key. */
+  before: unknown;
+  /** What the change makes, as JSON. Never a key. */
+  after: unknown;
+  status: "pending" | "applied" | "rejected" | "expired" | "failed";
+  required: number;
+  approvals: ChangeApproval[];
+  requested_by: string;
+  requested_by_type: string;
+  requested_at: string;
+  expires_at: string;
+  /** Why the change failed or was rejected. */
+  reason?: string;
+  decided_by?: string;
+  decided_by_type?: string;
+  decided_at?: string;
+  /** When an approved bulk detokenization was made. */
+  used_at?: string;
+};
+
 export type Problem = {
   /** about:blank for the vault's own errors: the status says what happened. tag:tokenvault,2026:code-failed for an error tenant code raised (a reactor's or a proxy transform's error class, or anything it threw), with the status of its class. tag:tokenvault,2026:key-frozen (403) for every call of a key the circuit breaker on reveals froze, and tag:tokenvault,2026:reveal-budget (403) for a reveal past a refusing reveal budget. */
   type: string;
@@ -665,7 +721,10 @@ export type TokenizeResponse = unknown;
 export type DetokenizeBody = unknown;
 
 /** The answer of POST /detokenize. */
-export type DetokenizeResponse = unknown;
+export type DetokenizeResponse = unknown | PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
 
 /** The body of POST /fpe/encode. */
 export type FpeEncodeBody = FPERequest;
@@ -780,7 +839,10 @@ export type ListApplicationsResponse = PageBase & {
 export type CreateApplicationBody = CreateApplicationRequest;
 
 /** The answer of POST /applications. */
-export type CreateApplicationResponse = Application;
+export type CreateApplicationResponse = Application | PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
 
 /** The answer of GET /applications/key. */
 export type GetApplicationByKeyResponse = Application;
@@ -792,13 +854,19 @@ export type GetApplicationResponse = Application;
 export type UpdateApplicationBody = UpdateApplicationRequest;
 
 /** The answer of PUT /applications/{id}. */
-export type UpdateApplicationResponse = Application;
+export type UpdateApplicationResponse = Application | PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
 
 /** The answer of DELETE /applications/{id}. */
 export type DeleteApplicationResponse = void;
 
 /** The answer of POST /applications/{id}/regenerate. */
-export type RegenerateApplicationKeyResponse = Application;
+export type RegenerateApplicationKeyResponse = Application | PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
 
 /** The answer of POST /applications/{id}/unfreeze. */
 export type UnfreezeApplicationResponse = Application;
@@ -1187,6 +1255,49 @@ export type RedeliverWebhookDeliveryResponse = WebhookDelivery;
 /** The answer of POST /webhooks/{id}/test. */
 export type TestWebhookResponse = WebhookDelivery;
 
+/** The answer of GET /tenants/self/approval-policy. */
+export type GetApprovalPolicyResponse = ApprovalPolicy;
+
+/** The body of PUT /tenants/self/approval-policy. */
+export type SetApprovalPolicyBody = ApprovalPolicyRequest;
+
+/** The answer of PUT /tenants/self/approval-policy. */
+export type SetApprovalPolicyResponse = ApprovalPolicy | PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
+
+/** The query parameters of GET /approvals. */
+export interface ListApprovalsQuery {
+  /** The page to return, from 1. */
+  page?: number;
+  /** Items per page. */
+  size?: number;
+  /** A cursor: the `pagination.after` of the previous page. The page then holds the `size` items that follow it in the list's stable order (`page_number` 1). Lists that keep a count (tokens, applications, reactors, proxies, members, invitations, tenants) count the whole list; logs count the items that follow the cursor, as a lower bound (see GET /logs). A walk by cursor sees every item that exists throughout exactly once, however many are added or removed meanwhile. Cannot be combined with a `page` above 1. */
+  start?: string;
+  /** Keep only the changes in this status (a pending change past its expiry is expired). */
+  status?: "pending" | "applied" | "rejected" | "expired" | "failed";
+}
+
+/** The answer of GET /approvals. */
+export type ListApprovalsResponse = PageBase & {
+  data?: PendingChange[];
+};
+
+/** The answer of GET /approvals/{id}. */
+export type GetApprovalResponse = PendingChange;
+
+/** The answer of POST /approvals/{id}/approve. */
+export type ApproveChangeResponse = PendingChange;
+
+/** The body of POST /approvals/{id}/reject. */
+export type RejectChangeBody = {
+  reason?: string;
+};
+
+/** The answer of POST /approvals/{id}/reject. */
+export type RejectChangeResponse = PendingChange;
+
 // ---- The operation table ----
 
 /** How one operation is called: what the client's transport needs. */
@@ -1302,6 +1413,12 @@ export const operations = {
   listWebhookDeliveries: { method: "listWebhookDeliveries", http: "GET", path: "/webhooks/{id}/deliveries", pathParams: ["id"], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
   redeliverWebhookDelivery: { method: "redeliverWebhookDelivery", http: "POST", path: "/webhooks/{id}/deliveries/{delivery_id}/redeliver", pathParams: ["id","delivery_id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
   testWebhook: { method: "testWebhook", http: "POST", path: "/webhooks/{id}/test", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
+  getApprovalPolicy: { method: "getApprovalPolicy", http: "GET", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  setApprovalPolicy: { method: "setApprovalPolicy", http: "PUT", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
+  listApprovals: { method: "listApprovals", http: "GET", path: "/approvals", pathParams: [], query: ["page","size","start","status"], body: null, response: "json", idempotent: false, auth: "api" },
+  getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
+  rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
 } as const;
 
 /** The operationId of an operation of the API. */
@@ -1368,10 +1485,13 @@ export abstract class Operations {
    * POST /detokenize: Replace every {{ token_id }} expression in any JSON with the token's data.
    *
    * Expressions may use filters (`{{ id | json: '$.number' }}`). Each token is read
-   * through the caller's access rules. Requires token:read.
+   * through the caller's access rules. Requires token:read. When the tenant's approval
+   * policy holds detokenizations of more than `detokenize_over` tokens, such a call answers
+   * 202 with a pending change; once it is approved, the same key sends the same body again
+   * with `SVC-APPROVAL-ID` to make the call, once.
    */
-  detokenize<R = DetokenizeResponse>(body: DetokenizeBody, options?: CallOptions): Promise<R> {
-    return this.call("detokenize", { body }, options) as Promise<R>;
+  detokenize(body: DetokenizeBody, options?: CallOptions): Promise<DetokenizeResponse> {
+    return this.call("detokenize", { body }, options) as Promise<DetokenizeResponse>;
   }
 
   /**
@@ -2317,6 +2437,62 @@ export abstract class Operations {
    */
   testWebhook(id: string, options?: CallOptions): Promise<TestWebhookResponse> {
     return this.call("testWebhook", { path: { id } }, options) as Promise<TestWebhookResponse>;
+  }
+
+  /**
+   * GET /tenants/self/approval-policy: The tenant's approval policy.
+   *
+   * Requires tenant:read. A tenant without a policy answers required 0 and no approvers.
+   */
+  getApprovalPolicy(options?: CallOptions): Promise<GetApprovalPolicyResponse> {
+    return this.call("getApprovalPolicy", {  }, options) as Promise<GetApprovalPolicyResponse>;
+  }
+
+  /**
+   * PUT /tenants/self/approval-policy: Set (or, with required 0 and no approvers, remove) the tenant's approval policy.
+   *
+   * Requires tenant:update. Each approver must be a management application of the tenant.
+   * Once the tenant has a policy, changing it needs that policy's approval: 202 with the
+   * pending change.
+   */
+  setApprovalPolicy(body: SetApprovalPolicyBody, options?: CallOptions): Promise<SetApprovalPolicyResponse> {
+    return this.call("setApprovalPolicy", { body }, options) as Promise<SetApprovalPolicyResponse>;
+  }
+
+  /**
+   * GET /approvals: The tenant's pending and decided changes, oldest first.
+   *
+   * Requires tenant:read, or being one of the policy's approvers. Paged by cursor as the
+   * applications' list; `total_items` is a lower bound (changes are not counted).
+   */
+  listApprovals(query?: ListApprovalsQuery, options?: CallOptions): Promise<ListApprovalsResponse> {
+    return this.call("listApprovals", { query: query as Record<string, unknown> | undefined }, options) as Promise<ListApprovalsResponse>;
+  }
+
+  /**
+   * GET /approvals/{id}: One change, with what it does (before and after).
+   *
+   * Requires tenant:read, or being one of the policy's approvers.
+   */
+  getApproval(id: string, options?: CallOptions): Promise<GetApprovalResponse> {
+    return this.call("getApproval", { path: { id } }, options) as Promise<GetApprovalResponse>;
+  }
+
+  /**
+   * POST /approvals/{id}/approve: Approve a pending change; its last needed approval applies it.
+   *
+   * Only the policy's approvers, never the change's requester (403); each approver counts once
+   * (409). With the last needed approval the change takes effect in the same transaction,
+   * re-checked against the current state: one that no longer applies is recorded as failed
+   * and answered 409 saying why. An expired change is recorded as expired and answered 409.
+   */
+  approveChange(id: string, options?: CallOptions): Promise<ApproveChangeResponse> {
+    return this.call("approveChange", { path: { id } }, options) as Promise<ApproveChangeResponse>;
+  }
+
+  /** POST /approvals/{id}/reject: Reject a pending change (an approver), or withdraw it (its requester). */
+  rejectChange(id: string, body: RejectChangeBody, options?: CallOptions): Promise<RejectChangeResponse> {
+    return this.call("rejectChange", { path: { id }, body }, options) as Promise<RejectChangeResponse>;
   }
 
 }

@@ -29,6 +29,17 @@ function keyBox(app, what) {
   return box;
 }
 
+// held shows an operation the tenant's approval policy holds (a 202):
+// it waits as a pending change (#/approvals); a new key it will have is
+// shown once, like any new key. It reports whether out was one.
+function held(out, keySlot) {
+  if (!out || out.status !== 'pending' || !out.operation) return false;
+  clear(keySlot).append(h('p', { class: 'pending-note', id: 'pending-note', role: 'status' },
+    'Waiting for approval: ', h('a', { href: '#/approvals', text: `change ${out.id}` }), '. It takes effect once approved.'));
+  if (out.key) keySlot.append(keyBox({ key: out.key, name: (out.after && out.after.name) || out.target }, 'The key it will have once approved'));
+  return true;
+}
+
 export async function render(root) {
   const keySlot = h('div', { id: 'key-slot' });
   const list = h('div', { id: 'app-list' });
@@ -47,7 +58,7 @@ export async function render(root) {
         h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${a.name}`, onclick: () => guard(form, () => edit(a)) }, 'Edit'),
         confirmButton('Regenerate key', 'Confirm: old key stops', () => guard(listPanel, async () => {
           const out = await api('POST', `/applications/${encodeURIComponent(a.id)}/regenerate`);
-          clear(keySlot).append(keyBox(out, 'A new key'));
+          if (!held(out, keySlot)) clear(keySlot).append(keyBox(out, 'A new key'));
         }), { 'data-action': 'regenerate', 'aria-label': `Regenerate the key of ${a.name}` }),
         a.frozen_at ? confirmButton('Release', 'Confirm: keys work again', () => guard(listPanel, async () => {
           await api('POST', `/applications/${encodeURIComponent(a.id)}/unfreeze`);
@@ -141,7 +152,7 @@ export async function render(root) {
       if (type.value === 'public') body.allowed_origins = originLines();
       if (editing) {
         delete body.type;
-        await api('PUT', `/applications/${encodeURIComponent(editing.id)}`, body);
+        held(await api('PUT', `/applications/${encodeURIComponent(editing.id)}`, body), keySlot);
         stopEditing();
         await loadPermissions();
         await pager.fetch();
@@ -149,7 +160,7 @@ export async function render(root) {
       }
       if (expires.value) body.expires_at = new Date(expires.value).toISOString();
       const app = await api('POST', '/applications', body);
-      clear(keySlot).append(keyBox(app, 'The key'));
+      if (!held(app, keySlot)) clear(keySlot).append(keyBox(app, 'The key'));
       form.reset();
       showOrigins();
       await loadPermissions();

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -140,6 +141,52 @@ func fullRunTo(t *testing.T, subscribe func(*vaulttest.Env) (id, secret string))
 	r.ids["spare"] = spare.ID
 	expect[*tokenvault.Tenant](t, "SetPurposes")(e.V.SetPurposes(ctx, e.Mgmt, tokenvault.SetPurposesRequest{
 		Purposes: []tokenvault.Purpose{{Name: "fraud-review", Description: "Reviewing a flagged payment"}}}))
+
+	// Approvals: a policy of 1 of 2 approvers on widened grants; one
+	// change applied, one rejected, one failed, one expired, and the
+	// policy's removal approved.
+	var approverIDs []string
+	var approverKeys []tokenvault.Credential
+	for _, name := range []string{"approver 1", "approver 2"} {
+		ap := expect[*tokenvault.Application](t, "CreateApplication")(e.V.CreateApplication(ctx, e.Mgmt,
+			tokenvault.CreateApplicationRequest{Name: name, Type: tokenvault.Management, Permissions: []string{"tenant:read"}}))
+		plant(string(ap.Key))
+		approverIDs, approverKeys = append(approverIDs, ap.ID), append(approverKeys, ap.Key)
+	}
+	held := expect[*tokenvault.Application](t, "CreateApplication")(e.V.CreateApplication(ctx, e.Mgmt,
+		tokenvault.CreateApplicationRequest{Name: "held", Type: tokenvault.Private, Permissions: []string{"token:create"}}))
+	plant(string(held.Key))
+	expect[*tokenvault.ApprovalPolicy](t, "SetApprovalPolicy")(e.V.SetApprovalPolicy(ctx, e.Mgmt, tokenvault.ApprovalPolicy{Required: 1,
+		Approvers: approverIDs, Operations: []string{tokenvault.ApprovalWidenGrants}, TTLSeconds: 3600}))
+	widen := func(name string, perms ...string) string {
+		_, err := e.V.UpdateApplication(ctx, e.Mgmt, held.ID, tokenvault.UpdateApplicationRequest{Name: name, Permissions: perms})
+		var ar *tokenvault.ApprovalRequired
+		if !errors.As(err, &ar) {
+			t.Fatalf("UpdateApplication (widen) = %v, want *ApprovalRequired", err)
+		}
+		return ar.Change.ID
+	}
+	approved := widen("held", "token:create", "token:read")
+	expect[*tokenvault.PendingChange](t, "ApproveChange")(e.V.ApproveChange(ctx, approverKeys[0], approved))
+	rejected := widen("held", "token:create", "token:read", "token:search")
+	expect[*tokenvault.PendingChange](t, "RejectChange")(e.V.RejectChange(ctx, approverKeys[1], rejected, "no"))
+	stale := widen("held", "token:create", "token:read", "token:use")
+	expect[*tokenvault.Application](t, "UpdateApplication")(e.V.UpdateApplication(ctx, e.Mgmt, held.ID,
+		tokenvault.UpdateApplicationRequest{Name: "held again", Permissions: []string{"token:create", "token:read"}}))
+	if _, err := e.V.ApproveChange(ctx, approverKeys[0], stale); !errors.Is(err, tokenvault.ErrConflict) {
+		t.Fatalf("ApproveChange of a stale change = %v, want Conflict", err)
+	}
+	expired := widen("held again", "token:create", "token:read", "token:delete")
+	e.Clock.Advance(2 * time.Hour)
+	if _, err := e.V.ApproveChange(ctx, approverKeys[0], expired); !errors.Is(err, tokenvault.ErrConflict) {
+		t.Fatalf("ApproveChange of an expired change = %v, want Conflict", err)
+	}
+	_, errRemove := e.V.SetApprovalPolicy(ctx, e.Mgmt, tokenvault.ApprovalPolicy{})
+	var removal *tokenvault.ApprovalRequired
+	if !errors.As(errRemove, &removal) {
+		t.Fatalf("SetApprovalPolicy (remove) = %v, want *ApprovalRequired", errRemove)
+	}
+	expect[*tokenvault.PendingChange](t, "ApproveChange")(e.V.ApproveChange(ctx, approverKeys[1], removal.Change.ID))
 
 	// Tokens.
 	const number, cvc = "4111111111111111", "7391"
@@ -343,6 +390,8 @@ func TestEventsOfEveryChange(t *testing.T) {
 		"tenant.invitation.accepted": {"invitation", "user"}, "tenant.invitation.deleted": {"invitation", ""},
 		"tenant.purposes.updated": {"tenant", "mgmt"},
 		"access.anomaly":          {"anomaly", "app"},
+		"approval.requested":      {"approval", "mgmt"}, "approval.approved": {"approval", ""}, "approval.applied": {"approval", ""},
+		"approval.rejected": {"approval", ""}, "approval.expired": {"approval", "system"}, "approval.failed": {"approval", ""},
 	}
 	seen := map[string]int{}
 	for _, ev := range r.tap.Events() {
