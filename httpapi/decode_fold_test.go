@@ -77,6 +77,7 @@ func TestCaseVariantKeysEveryRoute(t *testing.T) {
 	noFields := map[string]string{
 		"POST /applications/{id}/regenerate":                     "no body",
 		"POST /applications/{id}/unfreeze":                       "no body",
+		"POST /approvals/{id}/approve":                           "no body",
 		"POST /tenants/self/rotate-data-key":                     "no body",
 		"POST /tenants/self/rotate-fpe-key":                      "no body",
 		"POST /sessions":                                         "no body",

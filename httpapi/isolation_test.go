@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -137,6 +138,9 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /applications/{id}/unfreeze":           nil,
 		"POST /decoys":                               map[string]any{"application_id": ids["applications"], "token": map[string]any{"type": "token", "data": "x"}},
 		"POST /tenants/self/invitations/{id}/resend": nil,
+		"PUT /tenants/self/approval-policy":          map[string]any{"required": 1, "approvers": []string{ids["applications"]}, "operations": []string{"application.create_management"}},
+		"POST /approvals/{id}/approve":               nil,
+		"POST /approvals/{id}/reject":                map[string]any{"reason": "x"},
 	}
 	body = bodies[pattern]
 	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {
@@ -180,16 +184,30 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 	px, _ := s.v.CreateProxy(ctx, bm, tokenvault.ProxyRequest{Name: "beta-proxy", DestinationURL: "https://example.com"})
 	intent, _ := s.v.CreateTokenIntent(ctx, pub.Key, tokenvault.TokenIntentRequest{Type: "token", Data: "beta-intent"})
 	wh, _ := s.v.CreateWebhook(ctx, bm, tokenvault.WebhookRequest{Name: "beta-hook", URL: "https://example.com/hook", Events: []string{"*"}})
-	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil || wh == nil {
+	// A change of tenant B waiting for approval: a management key its
+	// policy holds to the approval of another management application.
+	approver, _ := s.v.CreateApplication(ctx, bm, tokenvault.CreateApplicationRequest{Name: "beta-approver", Type: tokenvault.Management,
+		Permissions: []string{"application:read"}})
+	var held *tokenvault.ApprovalRequired
+	if approver != nil {
+		if _, err := s.v.SetApprovalPolicy(ctx, bm, tokenvault.ApprovalPolicy{Required: 1, Approvers: []string{approver.ID},
+			Operations: []string{tokenvault.ApprovalCreateManagement}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.v.CreateApplication(ctx, bm, tokenvault.CreateApplicationRequest{Name: "beta-ops", Type: tokenvault.Management,
+			Permissions: []string{"application:read"}})
+		errors.As(err, &held)
+	}
+	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil || wh == nil || held == nil {
 		t.Fatal("tenant B setup failed")
 	}
 	ids := map[string]string{
 		"applications": app.ID, "tokens": tok.ID, "members": boot.Owner.ID, "invitations": inv.ID,
 		"reactor-formulas": f.ID, "reactors": re.ID, "proxies": px.ID, "operator": boot.Tenant.ID,
-		"token-intents": intent.ID, "webhooks": wh.ID,
+		"token-intents": intent.ID, "webhooks": wh.ID, "approvals": held.Change.ID,
 	}
 	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID, intent.ID,
-		wh.ID, wh.Secret[len("whsec_"):]}
+		wh.ID, wh.Secret[len("whsec_"):], approver.ID, held.Change.ID}
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:read", "token:update", "token:delete", "token:use", "token:search", "token:create"}}}})
 
