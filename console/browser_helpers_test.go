@@ -16,11 +16,12 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/console"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/browsertest"
 	"github.com/tokenvault/tokenvault/store/bolt"
 )
 
-// wait is how long a step may take: generous, for a loaded 2-CPU machine.
-const wait = time.Minute
+// wait is how long a step may take (browsertest.Wait).
+const wait = browsertest.Wait
 
 // xss is planted in every field a tenant controls; it sets window.__xss
 // if it is ever parsed as HTML.
@@ -62,23 +63,10 @@ type mailer struct{}
 
 func (mailer) SendInvitation(context.Context, tokenvault.InvitationMail) error { return nil }
 
-// tab opens a tab of the shared browser, or skips the test when there is
-// none.
+// tab opens a tab of the run's browser (browsertest.Tab).
 func tab(t *testing.T) context.Context {
 	t.Helper()
-	if browser == nil {
-		// CI must run them: there a missing browser is a failure.
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s: the console's browser tests cannot run", noBrowser)
-		}
-		t.Skipf("%s: the console's browser tests are skipped (CI=true makes this a failure)", noBrowser)
-	}
-	ctx, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
-	return ctx
+	return browsertest.Tab(t, "the console's browser tests")
 }
 
 // do runs steps, each within wait.
@@ -103,16 +91,11 @@ func shownErrors(ctx context.Context) string {
 	return s
 }
 
-// eval evaluates a JavaScript expression (awaiting a promise) into T.
+// eval evaluates a JavaScript expression (awaiting a promise) into T
+// (browsertest.Eval).
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	v, err := chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("evaluating %s: %v", expr, err)
-	}
-	return v
+	return browsertest.Eval[T](t, ctx, expr)
 }
 
 // until waits for a JavaScript condition to hold.

@@ -16,10 +16,11 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/elements"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/internal/browsertest"
 )
 
-// wait is how long a step may take: generous, for a loaded 2-CPU machine.
-const wait = time.Minute
+// wait is how long a step may take (browsertest.Wait).
+const wait = browsertest.Wait
 
 // The card typed in the tests: an Amex (a 4-digit CVC), and a CVC no id
 // or time is likely to hold as a whole number.
@@ -28,24 +29,12 @@ const (
 	cardCVC    = "7391"
 )
 
-// tab opens a tab of the shared browser, or skips the test when there is
-// none (CI=true makes that a failure). The browser tests run one after
-// another: each is a few seconds of a loaded machine's CPU, and a
-// second tab at once would only share it.
+// tab opens a tab of the run's browser (browsertest.Tab). The browser
+// tests run one after another: each is a few seconds of a loaded
+// machine's CPU, and a second tab at once would only share it.
 func tab(t *testing.T) context.Context {
 	t.Helper()
-	if browser == nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s: the elements' browser tests cannot run", noBrowser)
-		}
-		t.Skipf("%s: the elements' browser tests are skipped (CI=true makes this a failure)", noBrowser)
-	}
-	ctx, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
-	return ctx
+	return browsertest.Tab(t, "the elements' browser tests")
 }
 
 func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
@@ -57,15 +46,11 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 	}
 }
 
+// eval evaluates a JavaScript expression (awaiting a promise) into T
+// (browsertest.Eval).
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	v, err := chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("evaluating %s: %v", expr, err)
-	}
-	return v
+	return browsertest.Eval[T](t, ctx, expr)
 }
 
 // until waits (up to wait) for a JavaScript condition to hold; a failure
