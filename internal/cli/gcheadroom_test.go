@@ -67,10 +67,16 @@ func TestGCHeadroomFollowsCollections(t *testing.T) {
 		defer g.mu.Unlock()
 		return g.runs
 	}
+	// Each adjustment arms the next one after it counts itself: a test
+	// that collected once and waited could collect before the arming, on
+	// a loaded machine, and then wait for a collection that GOGC, raised
+	// to its bound, puts off for good. So it collects until it sees one.
 	for range 2 {
 		before := runs()
-		runtime.GC()
-		waitFor(t, func() bool { return runs() > before })
+		waitFor(t, func() bool {
+			runtime.GC()
+			return runs() > before
+		})
 	}
 	g.stop()
 	if p := gcPercent(); p != 150 {
