@@ -2,7 +2,6 @@ package tokenvault
 
 import (
 	"encoding/json"
-	"slices"
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/access"
@@ -139,43 +138,6 @@ func orEmptyRules(r []AccessRule) []AccessRule {
 	return r
 }
 
-// widensGrants reports whether replacing an application's permissions
-// and rules with perms and rules may let it do more: conservatively,
-// unless perms only drop permissions and the rules stay as they are (a
-// rule removed can unmask what another masked, so any change to the
-// rules counts).
-func widensGrants(rec *access.ApplicationRecord, perms []string, rules []AccessRule) bool {
-	for _, perm := range perms {
-		if !slices.Contains(rec.Permissions, perm) {
-			return true
-		}
-	}
-	a, _ := json.Marshal(access.SortedRules(rec.Rules))
-	b, _ := json.Marshal(access.SortedRules(rules))
-	return string(a) != string(b)
-}
-
-// loosensBudget reports whether an update's reveal budget (nil: kept)
-// lets the application reveal more than old does: it removes the budget,
-// allows more tokens or a shorter window, masks where old refused, or no
-// longer freezes. That widens reveal as a new permission does, so the
-// policy's widen-grants operation holds it. A budget whose window does not
-// parse is not one: the update itself refuses it (Invalid).
-func loosensBudget(old *access.RevealBudget, req *RevealBudget) bool {
-	if req == nil || old == nil {
-		return false // kept, or a first budget: only ever tighter
-	}
-	if req.Tokens == 0 {
-		return true
-	}
-	window, err := time.ParseDuration(req.Window)
-	if err != nil {
-		return false
-	}
-	return req.Tokens > old.Tokens || window < old.Duration() ||
-		old.Refuses() && req.Action != access.BudgetRefuse || old.Freeze && !req.Freeze
-}
-
 // createNeedsApproval stores the creation of management application id
 // as a pending change when the tenant's policy holds it to approval (nil
 // otherwise), after the checks the creation itself makes.
@@ -213,7 +175,7 @@ func (v *Vault) updateNeedsApproval(t *txn, p *principal, id string, g access.Gr
 	if err != nil {
 		return nil, err
 	}
-	if !widensGrants(rec, g.Permissions, g.Rules) && !loosensBudget(rec.RevealBudget, g.RevealBudget) {
+	if !rec.WidenedBy(g) {
 		return nil, nil
 	}
 	access.ValidateGrants(rec.Type, g.Permissions, g.Rules, fe)

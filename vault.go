@@ -74,7 +74,7 @@ type Vault struct {
 	// apps changes applications (internal/access), made with authn.
 	apps *access.Applications
 	// breaker counts reveals against applications' budgets (breaker.go).
-	breaker revealBreaker
+	breaker access.RevealCounter
 	// optimistic says whether hot calls run their transaction function
 	// outside the store's single writer first (internal/unit): true for
 	// stores one process holds, whose read transactions cost no round

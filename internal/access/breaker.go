@@ -8,9 +8,9 @@ import (
 
 // The circuit breaker on reveals, as applications hold it: the budget an
 // application is given (RevealBudget, validated by Grant.budget) and the
-// freeze the breaker or a decoy puts on it (Freeze). Counting reveals
-// against the budget is the root's (breaker.go): this package only
-// stores, validates and enforces what it decided.
+// freeze the breaker or a decoy puts on it (Freeze). RevealCounter
+// (reveal_counter.go) counts reveals against the budget; reporting a trip
+// and freezing are the root's (breaker.go).
 
 // Actions of a reveal budget: what a reveal past the budget does.
 const (

@@ -88,9 +88,9 @@
 // application's keys, the sessions it created or authorized (CheckUsable)
 // and the code acting for it (AsApplication) are refused with
 // ErrKeyFrozen; a principal carries its budget, counted against
-// BudgetHolder. Counting reveals and freezing are the root's (its
-// breaker.go): they need the Vault's memory and a transaction of their
-// own.
+// BudgetHolder by a RevealCounter, in the Vault's memory. Reporting a
+// trip and freezing are the root's (its breaker.go): they need a
+// transaction of their own after the read's.
 //
 // # What it does not do
 //

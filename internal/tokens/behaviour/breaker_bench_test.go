@@ -13,7 +13,7 @@ import (
 // crosses (within: each token is counted once, then reread), and with one
 // of a single token (past: every other read is masked). What a budget
 // costs a read is the difference with none: the count is kept in memory
-// (the root's breaker.go), so a read writes nothing more.
+// (access.RevealCounter), so a read writes nothing more.
 //
 // Run with: go test -run XXX -bench GetTokenRevealBudget -benchmem ./internal/tokens/behaviour
 func BenchmarkGetTokenRevealBudget(b *testing.B) {
