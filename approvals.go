@@ -27,6 +27,7 @@ const (
 	ApprovalWidenGrants      = approvals.OpWidenGrants
 	ApprovalRegenerateKey    = approvals.OpRegenerateKey
 	ApprovalDetokenizeBulk   = approvals.OpDetokenizeBulk
+	ApprovalDeleteTenant     = approvals.OpDeleteTenant
 	ApprovalUpdatePolicy     = approvals.OpUpdatePolicy
 )
 

@@ -82,3 +82,20 @@ func (c *Client) DetokenizeApproved(ctx context.Context, key tokenvault.Credenti
 	var out any
 	return out, c.do(ctx, call{method: "POST", path: "/detokenize", key: key, body: body, out: &out, approval: true, approvalID: approvalID})
 }
+
+// DeleteOwnTenant deletes the caller's tenant with all of its data
+// (DELETE /tenants/self; tokenvault.Vault.DeleteOwnTenant). When the
+// tenant's approval policy holds the deletion it returns a
+// *tokenvault.ApprovalRequired and nothing is deleted.
+func (c *Client) DeleteOwnTenant(ctx context.Context, key tokenvault.Credential) error {
+	return c.do(ctx, call{method: "DELETE", path: "/tenants/self", key: key, approval: true})
+}
+
+// DeleteOwnTenantApproved is DeleteOwnTenant held to approval, with the id
+// of its applied change (sent as SVC-APPROVAL-ID).
+func (c *Client) DeleteOwnTenantApproved(ctx context.Context, key tokenvault.Credential, approvalID string) error {
+	if approvalID == "" {
+		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "an approval id is required"}
+	}
+	return c.do(ctx, call{method: "DELETE", path: "/tenants/self", key: key, approval: true, approvalID: approvalID})
+}

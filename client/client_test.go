@@ -211,6 +211,13 @@ func TestEveryEndpoint(t *testing.T) {
 		t.Errorf("VerifyAuditChain = %+v", chain)
 	}
 	must("DeleteTenant", c.DeleteTenant(ctx, operatorKey, other.Tenant.ID))
+	// A tenant deletes itself with its own management key.
+	third, err := c.CreateTenant(ctx, operatorKey, tokenvault.CreateTenantRequest{Name: "Third", Owner: tokenvault.User{Email: "t@example.com"}})
+	must("CreateTenant (third)", err)
+	must("DeleteOwnTenant", c.DeleteOwnTenant(ctx, third.Application.Key))
+	if _, err := c.GetTenant(ctx, third.Application.Key); !errors.Is(err, tokenvault.ErrUnauthenticated) {
+		t.Errorf("the key of the tenant that deleted itself: %v", err)
+	}
 	if _, err := c.GetTenant(ctx, other.Application.Key); !errors.Is(err, tokenvault.ErrUnauthenticated) {
 		t.Errorf("the deleted tenant's key: %v", err)
 	}

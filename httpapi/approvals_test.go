@@ -138,3 +138,27 @@ func TestApprovalsBulkDetokenizeOverHTTP(t *testing.T) {
 	r = s.do(t, "POST", "/detokenize", reader, body, httpapi.ApprovalIDHeader, c.ID)
 	wantStatus(t, "POST /detokenize with a used approval", r, http.StatusConflict)
 }
+
+// TestDeleteOwnTenantOverHTTP: with tenant.delete held, DELETE
+// /tenants/self answers 202 and deletes nothing; approved, the same key
+// with SVC-APPROVAL-ID deletes the tenant (204), and its keys answer 401.
+func TestDeleteOwnTenantOverHTTP(t *testing.T) {
+	s := newServer(t, httpapi.Options{})
+	approverID, approver := s.app(t, map[string]any{"name": "approver", "type": "management", "permissions": []string{"tenant:read"}})
+	r := s.do(t, "PUT", "/tenants/self/approval-policy", s.mgmt, map[string]any{"required": 1, "approvers": []string{approverID},
+		"operations": []string{"tenant.delete"}})
+	wantStatus(t, "PUT approval-policy", r, http.StatusOK)
+	r = s.do(t, "DELETE", "/tenants/self", s.mgmt, nil)
+	wantStatus(t, "DELETE /tenants/self", r, http.StatusAccepted)
+	var c tokenvault.PendingChange
+	if r.json(t, &c); c.Operation != "tenant.delete" {
+		t.Fatalf("202 body %s", r.body)
+	}
+	wantStatus(t, "GET /tenants/self while held", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusOK)
+	wantStatus(t, "approve", s.do(t, "POST", "/approvals/"+c.ID+"/approve", approver, nil), http.StatusOK)
+	wantStatus(t, "DELETE /tenants/self with the approval by another key",
+		s.do(t, "DELETE", "/tenants/self", approver, nil, httpapi.ApprovalIDHeader, c.ID), http.StatusForbidden)
+	wantStatus(t, "DELETE /tenants/self with the approval",
+		s.do(t, "DELETE", "/tenants/self", s.mgmt, nil, httpapi.ApprovalIDHeader, c.ID), http.StatusNoContent)
+	wantStatus(t, "GET /tenants/self after", s.do(t, "GET", "/tenants/self", s.mgmt, nil), http.StatusUnauthorized)
+}

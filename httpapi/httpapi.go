@@ -176,6 +176,7 @@ func (a *api) routes() {
 	a.handle("GET /logs/entity-types", a.entityTypes)
 
 	a.handle("GET /tenants/self", a.getTenant)
+	a.handle("DELETE /tenants/self", a.deleteOwnTenant)
 	a.handle("POST /tenants/self/rotate-data-key", a.rotateDataKey)
 	a.handle("PUT /tenants/self/purposes", a.setPurposes)
 
@@ -449,6 +450,17 @@ func (a *api) entityTypes(w http.ResponseWriter, r *http.Request) {
 func (a *api) getTenant(w http.ResponseWriter, r *http.Request) {
 	out, err := a.v.GetTenant(r.Context(), apiKey(r))
 	a.reply(w, r, out, err)
+}
+
+// deleteOwnTenant deletes the caller's tenant: 204, or 202 with the
+// pending change when its approval policy holds the deletion; with
+// SVC-APPROVAL-ID, the deletion that change approved.
+func (a *api) deleteOwnTenant(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get(ApprovalIDHeader); id != "" {
+		a.noContent(w, r, a.v.DeleteOwnTenantApproved(r.Context(), apiKey(r), id))
+		return
+	}
+	a.noContent(w, r, a.v.DeleteOwnTenant(r.Context(), apiKey(r)))
 }
 
 func (a *api) rotateDataKey(w http.ResponseWriter, r *http.Request) {

@@ -48,8 +48,9 @@ func (a *api) detokenize(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, out, err)
 }
 
-// ApprovalIDHeader names, on POST /detokenize, the approved change of a
-// detokenization held to approval (tokenvault.DetokenizeApproved).
+// ApprovalIDHeader names, on POST /detokenize and DELETE /tenants/self,
+// the approved change of a call held to approval
+// (tokenvault.DetokenizeApproved, DeleteOwnTenantApproved).
 const ApprovalIDHeader = "SVC-APPROVAL-ID"
 
 func (a *api) createToken(w http.ResponseWriter, r *http.Request) {

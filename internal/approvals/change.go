@@ -208,27 +208,42 @@ func decide(t *unit.Tx, by unit.Actor, c *Change, status, reason, event string) 
 // Returns NotFound, PermissionDenied (another requester's), Conflict (not
 // an approved bulk detokenization, another body, used already, expired).
 func Use(t *unit.Tx, by unit.Actor, tid, id, target string) error {
-	c, err := Get(t, tid, id)
+	c, err := Usable(t, by, tid, id, OpDetokenizeBulk, target)
 	if err != nil {
 		return err
-	}
-	switch {
-	case c.Operation != OpDetokenizeBulk:
-		return unit.Errorf(unit.Conflict, "the approval is not of a bulk detokenization")
-	case c.RequestedBy != by.ID || c.RequestedByType != by.Type:
-		return unit.Errorf(unit.PermissionDenied, "the approval is another key's")
-	case c.Status != Applied:
-		return unit.Errorf(unit.Conflict, "the approval is %s, not applied", StatusAt(c, t))
-	case !c.UsedAt.IsZero():
-		return unit.Errorf(unit.Conflict, "the approval was used already")
-	case !t.Now.Before(c.ExpiresAt):
-		return unit.Errorf(unit.Conflict, "the approval expired")
-	case c.Target != target:
-		return unit.Errorf(unit.Conflict, "the approval is of another request body")
 	}
 	c.UsedAt = t.Now
 	if err := t.PutRecord(ChangeKey(tid, id), c); err != nil {
 		return err
 	}
 	return t.Log(by, tid, unit.EntityApproval, id, unit.OpUpdate, "Approval of "+OpDetokenizeBulk+" used")
+}
+
+// Usable checks that change id of tenant tid is an approved op whose
+// approval by may use now for target: its requester, once, before its
+// expiry. It writes nothing: Use records the use; a tenant's deletion
+// (OpDeleteTenant) removes the change with the tenant instead.
+//
+// Returns NotFound, PermissionDenied (another requester's), Conflict (not
+// an approved op, another target, used already, expired).
+func Usable(t *unit.Tx, by unit.Actor, tid, id, op, target string) (*Change, error) {
+	c, err := Get(t, tid, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Operation != op:
+		return nil, unit.Errorf(unit.Conflict, "the approval is not of %s", op)
+	case c.RequestedBy != by.ID || c.RequestedByType != by.Type:
+		return nil, unit.Errorf(unit.PermissionDenied, "the approval is another key's")
+	case c.Status != Applied:
+		return nil, unit.Errorf(unit.Conflict, "the approval is %s, not applied", StatusAt(c, t))
+	case !c.UsedAt.IsZero():
+		return nil, unit.Errorf(unit.Conflict, "the approval was used already")
+	case !t.Now.Before(c.ExpiresAt):
+		return nil, unit.Errorf(unit.Conflict, "the approval expired")
+	case c.Target != target:
+		return nil, unit.Errorf(unit.Conflict, "the approval is of another request")
+	}
+	return c, nil
 }

@@ -23,13 +23,18 @@ const (
 	// than the policy's DetokenizeOver. Its approval applies nothing: it
 	// lets its requester make that one call, once (Use).
 	OpDetokenizeBulk = "token.detokenize_bulk"
+	// OpDeleteTenant: a tenant deleting itself (DELETE /tenants/self).
+	// Like OpDetokenizeBulk, its approval applies nothing: a deletion is
+	// many transactions and removes the change with the tenant, so the
+	// approval lets its requester make the call, once (Usable).
+	OpDeleteTenant = "tenant.delete"
 	// OpUpdatePolicy: changing or removing the approval policy.
 	OpUpdatePolicy = "approval_policy.update"
 )
 
 // Operations are the operations a policy can name, in the order the
 // documentation gives them.
-var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk}
+var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk, OpDeleteTenant}
 
 // The limits of a policy.
 const (

@@ -156,6 +156,7 @@ OPERATIONS: dict[str, Operation] = {
     'listLogs': Operation('listLogs', 'list_logs', 'GET', '/logs', (), (('entity_type', False), ('entity_id', False), ('start_date', False), ('end_date', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
     'listLogEntityTypes': Operation('listLogEntityTypes', 'list_log_entity_types', 'GET', '/logs/entity-types', (), (), None, False, 'api', 'json'),
     'getTenant': Operation('getTenant', 'get_tenant', 'GET', '/tenants/self', (), (), None, False, 'api', 'json'),
+    'deleteOwnTenant': Operation('deleteOwnTenant', 'delete_own_tenant', 'DELETE', '/tenants/self', (), (), None, False, 'api', 'none'),
     'setPurposes': Operation('setPurposes', 'set_purposes', 'PUT', '/tenants/self/purposes', (), (), 'json', False, 'api', 'json'),
     'rotateDataKey': Operation('rotateDataKey', 'rotate_data_key', 'POST', '/tenants/self/rotate-data-key', (), (), None, True, 'api', 'none'),
     'rotateFPEKey': Operation('rotateFPEKey', 'rotate_fpe_key', 'POST', '/tenants/self/rotate-fpe-key', (), (), None, True, 'api', 'json'),
@@ -720,6 +721,19 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('Tenant', self._call('getTenant', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def delete_own_tenant(
+        self,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Delete the caller's tenant with all of its data.
+
+        DELETE /tenants/self (operationId deleteOwnTenant). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        self._call('deleteOwnTenant', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout)
 
     def set_purposes(
         self,

@@ -22,7 +22,7 @@ ValueType = Literal['string', 'number', 'boolean']
 class _ApprovalPolicyRequired(TypedDict):
     required: int
     approvers: list[str]
-    operations: list[Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk']]
+    operations: list[Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'tenant.delete']]
     ttl_seconds: int
 
 
@@ -49,7 +49,7 @@ class ChangeApproval(TypedDict):
 class _PendingChangeRequired(TypedDict):
     id: str
     tenant_id: str
-    operation: Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'approval_policy.update']
+    operation: Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'tenant.delete', 'approval_policy.update']
     before: Any
     after: Any
     status: Literal['pending', 'applied', 'rejected', 'expired', 'failed']

@@ -11,7 +11,7 @@ export type ApprovalPolicy = {
   /** The ids of the management applications that may approve (n). */
   approvers: string[];
   /** The operations that need approval; changing the policy always does once it exists. */
-  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk")[];
+  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "tenant.delete")[];
   /** How long a change waits for its approvals (300 to 2592000). */
   ttl_seconds: number;
   /** With token.detokenize_bulk: a detokenization of more distinct tokens than this in one call needs approval. */
@@ -38,7 +38,7 @@ export type ChangeApproval = {
 export type PendingChange = {
   id: string;
   tenant_id: string;
-  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "approval_policy.update";
+  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "tenant.delete" | "approval_policy.update";
   /** The id of the entity the change changes (or creates). */
   target?: string;
   /** What the change replaces, as JSON (null for nothing). Never a key. */
@@ -940,6 +940,12 @@ export type ListLogEntityTypesResponse = EntityType[];
 /** The answer of GET /tenants/self. */
 export type GetTenantResponse = Tenant;
 
+/** The answer of DELETE /tenants/self. */
+export type DeleteOwnTenantResponse = PendingChange & {
+  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
+  key?: string;
+};
+
 /** The body of PUT /tenants/self/purposes. */
 export type SetPurposesBody = SetPurposesRequest;
 
@@ -1355,6 +1361,7 @@ export const operations = {
   listLogs: { method: "listLogs", http: "GET", path: "/logs", pathParams: [], query: ["entity_type","entity_id","start_date","end_date","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
   listLogEntityTypes: { method: "listLogEntityTypes", http: "GET", path: "/logs/entity-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   getTenant: { method: "getTenant", http: "GET", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
+  deleteOwnTenant: { method: "deleteOwnTenant", http: "DELETE", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   setPurposes: { method: "setPurposes", http: "PUT", path: "/tenants/self/purposes", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
   rotateDataKey: { method: "rotateDataKey", http: "POST", path: "/tenants/self/rotate-data-key", pathParams: [], query: [], body: null, response: "none", idempotent: true, auth: "api" },
   rotateFPEKey: { method: "rotateFPEKey", http: "POST", path: "/tenants/self/rotate-fpe-key", pathParams: [], query: [], body: null, response: "json", idempotent: true, auth: "api" },
@@ -1857,6 +1864,19 @@ export abstract class Operations {
    */
   getTenant(options?: CallOptions): Promise<GetTenantResponse> {
     return this.call("getTenant", {  }, options) as Promise<GetTenantResponse>;
+  }
+
+  /**
+   * DELETE /tenants/self: Delete the caller's tenant with all of its data.
+   *
+   * Requires tenant:delete (management keys). Every key of the tenant, the caller's
+   * included, is refused from the first transaction on; the data is removed in bounded
+   * transactions, and the tenant's audit chain ends in a signed final checkpoint. When the
+   * tenant's approval policy holds `tenant.delete`, the call answers 202 with a pending
+   * change; once it is approved, the same key calls again with `SVC-APPROVAL-ID`.
+   */
+  deleteOwnTenant(options?: CallOptions): Promise<DeleteOwnTenantResponse> {
+    return this.call("deleteOwnTenant", {  }, options) as Promise<DeleteOwnTenantResponse>;
   }
 
   /**
