@@ -36,9 +36,10 @@ func (v *Vault) DeleteOwnTenant(ctx context.Context, key Credential) error {
 // approvalID the id of its applied change: the same key, before the
 // change's expiry.
 //
-// Returns what DeleteOwnTenant returns, and Invalid (no approval id),
-// NotFound (no such change), PermissionDenied (another key's change),
-// Conflict (not an applied tenant deletion, expired).
+// Returns Unauthenticated, PermissionDenied (no tenant:delete, another
+// key's change), RateLimited, StorageFull, Internal as DeleteOwnTenant
+// does, and Invalid (no approval id), NotFound (no such change), Conflict
+// (not an applied tenant deletion, expired).
 func (v *Vault) DeleteOwnTenantApproved(ctx context.Context, key Credential, approvalID string) error {
 	if approvalID == "" {
 		return &Error{Kind: Invalid, Message: "an approval id is required"}
