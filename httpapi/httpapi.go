@@ -44,6 +44,10 @@ type Options struct {
 	// panics on a shorter one); a random 256-bit key is best. Empty: the
 	// operator routes answer 404, as unknown routes do.
 	OperatorKey string
+	// ConsolePath, when set, is the path of a web console served beside
+	// this handler (such as /console/): GET / names it, so that a person
+	// who opens the base URL finds it. Empty: GET / names none.
+	ConsolePath string
 }
 
 // APIKeyHeader carries the caller's application or session key.
@@ -56,6 +60,8 @@ type api struct {
 	observe func(context.Context, Observation)
 	// trustXFF: see Options.TrustForwardedFor.
 	trustXFF bool
+	// console: see Options.ConsolePath.
+	console string
 	mux      *http.ServeMux
 	// patterns lists every route served, in registration order, so a
 	// test can hold the OpenAPI document to it.
@@ -69,7 +75,7 @@ type api struct {
 // New returns a handler serving the REST interface of v. Mount it under a
 // prefix with http.StripPrefix.
 func New(v *tokenvault.Vault, opts Options) http.Handler {
-	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, trustXFF: opts.TrustForwardedFor,
+	a := &api{v: v, maxBody: opts.MaxBodyBytes, logger: opts.Logger, observe: opts.Observe, trustXFF: opts.TrustForwardedFor, console: opts.ConsolePath,
 		mux: http.NewServeMux(), query: map[string][]string{}}
 	if a.maxBody <= 0 {
 		a.maxBody = 1 << 20
@@ -327,11 +333,16 @@ func (a *api) root(w http.ResponseWriter, r *http.Request) {
 			doc = prefix + doc
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{
+	out := map[string]string{
 		"name":    "Token Vault",
 		"openapi": doc,
 		"detail":  "The OpenAPI document at " + doc + " describes every route. Send an API key in the " + APIKeyHeader + " header.",
-	})
+	}
+	if a.console != "" {
+		out["console"] = a.console
+		out["detail"] += " The web console is at " + a.console + "."
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func apiKey(r *http.Request) tokenvault.Credential {

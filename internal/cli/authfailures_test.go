@@ -32,7 +32,7 @@ func TestAuthFailuresLockNobodyOutThroughTheCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHandler(v, log, log, newMetrics(), cfg.trustForwardedFor, "")
+	h := newHandler(v, log, log, newMetrics(), cfg.trustForwardedFor, "", "")
 	get := func(remote, forwarded, key string) int {
 		r := httptest.NewRequest("GET", "/tenants/self", nil)
 		r.RemoteAddr = remote + ":40000"

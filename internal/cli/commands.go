@@ -18,19 +18,26 @@ type command struct {
 	run     func(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error
 }
 
-// commands lists the subcommands; serve is the default.
-var commands = map[string]command{
-	"serve": {"serve the API (the default)", func(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
-		return run(ctx, args, getenv, out, errOut, nil)
-	}},
-	"version":           {"print the module version and VCS revision", versionCommand},
-	"token-access":      {"print who accessed a token's data, or a data subject's (a management key)", tokenAccessCommand},
-	"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
-	"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
-	"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
-	"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
-	"operator":          {"split the root key among custodians (k of n), unseal a server started with -seal split, rekey", operatorCommand},
-	"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
+// commands lists the subcommands; serve is the default. It is filled in
+// init: serve's usage lists the commands (otherCommands).
+var commands map[string]command
+
+func init() { commands = commandList() }
+
+func commandList() map[string]command {
+	return map[string]command{
+		"serve": {"serve the API (the default)", func(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
+			return run(ctx, args, getenv, out, errOut, nil)
+		}},
+		"version":           {"print the module version and VCS revision", versionCommand},
+		"token-access":      {"print who accessed a token's data, or a data subject's (a management key)", tokenAccessCommand},
+		"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
+		"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
+		"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
+		"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
+		"operator":          {"split the root key among custodians (k of n), unseal a server started with -seal split, rekey", operatorCommand},
+		"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
+	}
 }
 
 // Main runs the tokenvault command args name, with the environment getenv
@@ -89,6 +96,16 @@ type usageError struct{ error }
 // commandOrder is the order help lists the commands in: every one
 // (TestHelpListsEveryCommand).
 var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit"}
+
+// otherCommands lists every command but serve, for serve's usage.
+func otherCommands() string {
+	var b strings.Builder
+	b.WriteString("Other commands (tokenvault <command> -h for each):")
+	for _, name := range commandOrder[1:] {
+		fmt.Fprintf(&b, "\n  %-18s %s", name, commands[name].summary)
+	}
+	return b.String()
+}
 
 func printCommands(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")

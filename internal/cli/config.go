@@ -218,7 +218,23 @@ func (fs *FlagSet) parse(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	return fs.Parse(args)
+	// The flag package answers a bad command line with the error and the
+	// whole usage (200 lines that hide the one that matters): it writes
+	// nowhere here, and a bad command line is one line saying what is
+	// wrong and where help is (a usageError: exit status 2); -h prints the
+	// usage.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err = fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.printUsage(out)
+		return err
+	case err != nil:
+		return usageError{fmt.Errorf("%v (see tokenvault %s -h)", err, fs.Name())}
+	}
+	return nil
 }
 
 // printUsage lists every flag with its environment variable and default,
@@ -248,16 +264,15 @@ func (fs *FlagSet) printUsage(w io.Writer) {
 	}
 }
 
-// serveUsage is the synopsis of the serve command, which is the default.
+// serveUsage is the synopsis of the serve command, which is the default;
+// the other commands are listed after it (serveFlags).
 const serveUsage = `Usage: tokenvault [serve] [flags]
 
-Serves the Token Vault API. Other commands: tokenvault version,
-tokenvault rotate-master-key, tokenvault tenant create|list|delete,
-tokenvault backup, tokenvault restore; tokenvault <command> -h for each.`
+Serves the Token Vault API.`
 
 // serveFlags defines the server's flags on a new FlagSet, writing into c.
 func serveFlags(c *config) *FlagSet {
-	fs := newFlagSet("serve", serveUsage)
+	fs := newFlagSet("serve", serveUsage+"\n\n"+otherCommands())
 	fs.envOnly = slices.Clone(envOnly)
 	def := func(name, env string) { fs.Bind(name, env) }
 	fs.StringVar(&c.addr, "addr", c.addr, "listen address")

@@ -29,3 +29,11 @@ func withConsole(h http.Handler, on bool) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// consolePath is where GET / says the console is: its prefix when on.
+func consolePath(on bool) string {
+	if on {
+		return console.Prefix
+	}
+	return ""
+}

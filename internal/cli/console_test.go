@@ -20,7 +20,7 @@ func TestConsoleFlag(t *testing.T) {
 		if err != nil || cfg.console != c.want {
 			t.Fatalf("parseConfig(%q, TOKENVAULT_CONSOLE=%q).console = %v, %v; want %v", c.args, c.env, cfg.console, err, c.want)
 		}
-		h := withConsole(newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, ""), cfg.console)
+		h := withConsole(newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "", ""), cfg.console)
 		res := serve(h, "GET", "/console/", "")
 		if c.want {
 			wantCode(t, res, 200)
@@ -46,17 +46,28 @@ func TestConsoleFlag(t *testing.T) {
 }
 
 // TestServeConsole: tokenvault serve serves the console at /console/ by
-// default, and not with -console=false.
+// default, and says where in its listening line and at GET /; not with
+// -console=false, and then neither says it.
 func TestServeConsole(t *testing.T) {
-	addr, _, stop := start(t, t.TempDir(), nil)
+	addr, out, stop := start(t, t.TempDir(), nil)
 	code, body := get(t, "http://"+addr+"/console/", "")
+	_, root := get(t, "http://"+addr+"/", "")
 	stop()
 	if code != 200 || !strings.Contains(body, `src="app.js"`) {
 		t.Errorf("GET /console/ = %d %.200q", code, body)
 	}
-	addr, _, stop = startWith(t, t.TempDir(), nil, "-console=false")
+	if !strings.Contains(out.String(), "console=http://"+addr+"/console/") {
+		t.Errorf("the log does not say where the console is:\n%s", out)
+	}
+	if !strings.Contains(root, `"console":"/console/"`) {
+		t.Errorf("GET / = %s, want the console named", root)
+	}
+	addr, out, stop = startWith(t, t.TempDir(), nil, "-console=false")
 	defer stop()
 	if code, _ := get(t, "http://"+addr+"/console/", ""); code != 404 {
 		t.Errorf("GET /console/ with -console=false = %d, want 404", code)
+	}
+	if _, root := get(t, "http://"+addr+"/", ""); strings.Contains(root, "console") || strings.Contains(out.String(), "console=") {
+		t.Errorf("with -console=false, GET / = %s and the log %s name a console", root, out)
 	}
 }

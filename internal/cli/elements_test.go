@@ -21,7 +21,7 @@ func TestElementsFlag(t *testing.T) {
 		if err != nil || cfg.elements != c.want {
 			t.Fatalf("parseConfig(%q, TOKENVAULT_ELEMENTS=%q).elements = %v, %v; want %v", c.args, c.env, cfg.elements, err, c.want)
 		}
-		h := withConsole(withElements(newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, ""), v, cfg.elements, false), true)
+		h := withConsole(withElements(newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "", ""), v, cfg.elements, false), true)
 		res := serve(h, "GET", "/elements/v1/elements.js", "")
 		frame := serve(h, "GET", "/elements/v1/card-number.html?key="+key+"&origin=https://shop.example", "")
 		if c.want {

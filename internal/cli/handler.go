@@ -27,7 +27,7 @@ import (
 //
 // operatorKey, when set, opens the operator API under /operator/ (see
 // operator.go).
-func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, trustForwardedFor bool, operatorKey string) http.Handler {
+func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, trustForwardedFor bool, operatorKey, consolePath string) http.Handler {
 	observe := logRequest(requests)
 	ops := map[string]http.Handler{"/healthz": http.HandlerFunc(healthz), "/readyz": readyz(v)}
 	if m != nil {
@@ -45,7 +45,8 @@ func newHandler(v *tokenvault.Vault, log, requests *slog.Logger, m *metrics, tru
 		}
 		mux.Handle("GET "+route, h)
 	}
-	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor, OperatorKey: operatorKey}))
+	mux.Handle("/", httpapi.New(v, httpapi.Options{Logger: log, Observe: observe, TrustForwardedFor: trustForwardedFor, OperatorKey: operatorKey,
+		ConsolePath: consolePath}))
 	// The whole mux, so that its own answers (a redirect of an unclean
 	// path such as //applications) carry the headers too.
 	h := httpapi.NoStore(mux)

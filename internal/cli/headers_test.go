@@ -14,7 +14,7 @@ import (
 // headers, and /console/%ff is a 404.
 func TestOperationalRoutesNoStore(t *testing.T) {
 	v, key := testVault(t)
-	h := withConsole(newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, ""), true)
+	h := withConsole(newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "", ""), true)
 	for _, c := range []struct{ path, key string }{
 		{"/healthz", ""}, {"/readyz", ""}, {"/metrics", ""}, {"/tenants/self", key}, {"/tenants/self", ""}, {"/nowhere", ""},
 	} {

@@ -44,7 +44,7 @@ func TestLimitFlagsReachTheVault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHandler(v, log, log, newMetrics(), cfg.trustForwardedFor, "")
+	h := newHandler(v, log, log, newMetrics(), cfg.trustForwardedFor, "", "")
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, path, strings.NewReader(body))
 		r.RemoteAddr = "198.51.100.7:40000"

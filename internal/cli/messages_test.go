@@ -155,3 +155,25 @@ func TestOtherDefaultsAsPeopleWriteThem(t *testing.T) {
 		}
 	}
 }
+
+// TestBadFlagIsOneLine: an unknown flag or a bad flag value, on serve and
+// on other commands, exits 2 with one line that names it and where help is,
+// not the whole usage; -h still prints the usage, listing every command.
+func TestBadFlagIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"-nosuchflag"}, {"serve", "-rate-per-key", "many"}, {"backup", "-x"}, {"audit", "verify", "-nosuch"}} {
+		code, out, errOut := runCLI(t, nil, args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(errOut, " -h)") || strings.Contains(errOut, "Usage:") || out != "" {
+			t.Errorf("tokenvault %v = %d, stdout %q, stderr %q; want 2 and one line naming the flag and -h", args, code, out, errOut)
+		}
+	}
+	code, out, _ := runCLI(t, nil, "-h")
+	for name := range commands {
+		if name != "serve" && !strings.Contains(out, "\n  "+name+" ") {
+			t.Errorf("tokenvault -h does not list %s:\n%s", name, out)
+		}
+	}
+	if code != 0 || !strings.Contains(out, "Usage: tokenvault [serve]") || !strings.Contains(out, "-addr") {
+		t.Errorf("tokenvault -h = %d %q, want the usage with its flags", code, out)
+	}
+}

@@ -35,7 +35,7 @@ type requestKey struct {
 // flight.
 func TestMetrics(t *testing.T) {
 	v, key := testVault(t)
-	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "")
+	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "", "")
 	for range 3 {
 		wantCode(t, serve(h, "GET", "/tenants/self", key), 200)
 	}
@@ -85,7 +85,7 @@ func TestMetrics(t *testing.T) {
 // under -race, race on nothing).
 func TestMetricsConcurrent(t *testing.T) {
 	v, _ := testVault(t)
-	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "")
+	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), newMetrics(), false, "", "")
 	const workers, requests, scrapers, scrapes = 8, 50, 2, 20
 	var wg sync.WaitGroup
 	for range workers {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/console"
 	"github.com/tokenvault/tokenvault/store/postgres"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 				"tenant", boot.Tenant.ID, "key_file", keyFile)
 			keyBanner(errOut, boot.Tenant.ID, keyFile, string(boot.Application.Key))
 		}
-		api := newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey)
+		api := newHandler(v, log, requests, m, cfg.trustForwardedFor, operatorKey, consolePath(cfg.console))
 		return withConsole(withElements(api, v, cfg.elements, cfg.trustForwardedFor), cfg.console), nil
 	}
 	var srv *http.Server
@@ -171,6 +172,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, er
 	listening := []any{"addr", scheme + "://" + ln.Addr().String(), "data", where, "operator_key", operatorKeyFrom}
 	if cfg.seal != sealSplit {
 		listening = append(listening, managementKeyAttrs(keyFile, scheme+"://"+ln.Addr().String())...)
+	}
+	if cfg.console {
+		listening = append(listening, "console", scheme+"://"+ln.Addr().String()+console.Prefix)
 	}
 	log.Info("listening", listening...)
 	if ready != nil {

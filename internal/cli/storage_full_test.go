@@ -39,7 +39,7 @@ func TestReadinessFailsWhileStorageIsFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := boot.Application.Key
-	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), nil, false, "")
+	h := newHandler(v, slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler), nil, false, "", "")
 	post := func() (int, string, string) {
 		w := serveBody(h, "POST", "/applications", string(key), `{"name": "a", "type": "private", "permissions": ["token:read"]}`)
 		return w.Code, w.Header().Get("Content-Type"), w.Body.String()
