@@ -62,7 +62,7 @@ type api struct {
 	trustXFF bool
 	// console: see Options.ConsolePath.
 	console string
-	mux      *http.ServeMux
+	mux     *http.ServeMux
 	// patterns lists every route served, in registration order, so a
 	// test can hold the OpenAPI document to it.
 	patterns []string
