@@ -76,6 +76,13 @@ func (p *Principal) Decide(perm string, tok TokenScope) (string, bool) {
 	return d.Transform, d.OK
 }
 
+// MayDo reports whether p may do perm on a token of scope tok, with any
+// transform.
+func (p *Principal) MayDo(perm string, tok TokenScope) bool {
+	_, ok := p.Decide(perm, tok)
+	return ok
+}
+
 // DecideOne is Decide for a call on one named token (a get, a delete, a
 // token a detokenize names): a refusal is the error to answer, Invalid
 // naming the field "purpose" when the call names no purpose and a rule
@@ -89,7 +96,7 @@ func (p *Principal) DecideOne(perm string, tok TokenScope) (string, error) {
 	case d.PurposeRequired:
 		return "", PurposeRequiredError()
 	}
-	return "", unit.Forbidden(perm)
+	return "", p.DeniedOn(perm, tok)
 }
 
 // mayRead reports whether p may read rec: token:read on its containers,

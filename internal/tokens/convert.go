@@ -110,8 +110,8 @@ func conversionSetsExpressions(req Request) bool {
 // token would be made, and looks nothing up for a key that may not read
 // in clear there (MayReadClearIn).
 func (s *Service) intentDuplicate(t *unit.Tx, p *access.Principal, full *Prepared) (*Record, error) {
-	if _, ok := p.Decide(access.PermTokenCreate, access.TokenScope{ID: full.ID, Containers: full.Containers}); !ok {
-		return nil, unit.Forbidden(access.PermTokenCreate)
+	if scope := (access.TokenScope{ID: full.ID, Containers: full.Containers}); !p.MayDo(access.PermTokenCreate, scope) {
+		return nil, p.DeniedOn(access.PermTokenCreate, scope)
 	}
 	ks, err := t.TenantKeys(p.TenantID, false)
 	if err != nil {

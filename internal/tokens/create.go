@@ -79,8 +79,8 @@ func (s *Service) Create(t *unit.Tx, p *access.Principal, pt *Prepared) (*Token,
 	case id == "":
 		id = s.IDs.Next(t.Now)
 	}
-	if _, ok := p.Decide(access.PermTokenCreate, access.TokenScope{ID: id, Containers: pt.Containers}); !ok {
-		return nil, unit.Forbidden(access.PermTokenCreate)
+	if scope := (access.TokenScope{ID: id, Containers: pt.Containers}); !p.MayDo(access.PermTokenCreate, scope) {
+		return nil, p.DeniedOn(access.PermTokenCreate, scope)
 	}
 	ks, err := t.TenantKeys(tid, false)
 	if err != nil {

@@ -77,9 +77,10 @@ func (s *Service) Patch(t *unit.Tx, p *access.Principal, id string, fields map[s
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	moved, ok := p.Decide(access.PermTokenUpdate, access.TokenScope{ID: rec.ID, Containers: pt.Containers})
+	scope := access.TokenScope{ID: rec.ID, Containers: pt.Containers}
+	moved, ok := p.Decide(access.PermTokenUpdate, scope)
 	if !ok {
-		return nil, unit.Forbidden(access.PermTokenUpdate)
+		return nil, p.DeniedOn(access.PermTokenUpdate, scope)
 	}
 	if !ReadsNoMore(p, rec, pt.Containers) {
 		return nil, unit.Errorf(unit.PermissionDenied, "a token may not be moved to containers where the key could read "+
