@@ -57,9 +57,9 @@ class Client(Operations):
     (tokenvault_client.errors); no answer raises NetworkError. A call the
     tenant's approval policy holds raises ApprovalRequired (the 202's pending
     change, never retried); approval_id= (detokenize, delete_own_tenant) sends
-    the id of the applied change that approved a call as SVC-APPROVAL-ID. A body that is
-    not JSON (NaN, an object json cannot encode) raises ValueError or
-    TypeError before anything is sent.
+    the id of the applied change that approved a call as SVC-APPROVAL-ID. A
+    body that is not JSON (NaN, an object json cannot encode) raises
+    ValueError or TypeError before anything is sent.
 
     A Client is safe for concurrent use from several threads; its default
     transport keeps connections alive between calls (http_transport).
