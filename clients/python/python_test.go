@@ -19,6 +19,7 @@ var exercised = []string{
 	"listTokens", "searchTokens", "createApplication", "getApplication", "updateApplication",
 	"listApplications", "deleteApplication", "createTokenIntent", "createProxy",
 	"invokeProxyPathPost", "createWebhook", "listWebhooks", "operatorListTenants",
+	"setApprovalPolicy", "approveChange",
 }
 
 // TestPythonClient runs the suite with python3 -B, so that no run writes

@@ -18,6 +18,7 @@ from ._operations import OPERATIONS, Operation
 from ._transport import HTTPRequest, HTTPResponse, ProxyResponse, Transport, http_transport
 from .errors import (
     APIError,
+    ApprovalRequired,
     AuthenticationError,
     BadGatewayError,
     ConflictError,
@@ -57,6 +58,7 @@ __all__ = [
     "NetworkError",
     "RequestTimeoutError",
     "InvalidResponseError",
+    "ApprovalRequired",
     "APIError",
     "InvalidRequestError",
     "AuthenticationError",

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from . import _retry
 from ._operations import OPERATIONS, Operation, Operations
 from ._transport import HTTPRequest, HTTPResponse, ProxyResponse, Transport, http_transport
-from .errors import APIError, InvalidResponseError, NetworkError, RequestTimeoutError, error_class
+from .errors import APIError, ApprovalRequired, InvalidResponseError, NetworkError, RequestTimeoutError, error_class
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_MAX_RETRIES", "VERSION"]
 
@@ -54,9 +54,12 @@ class Client(Operations):
 
     Answers are plain dicts and lists typed by tokenvault_client.types. An
     error answer raises the APIError subclass of its status
-    (tokenvault_client.errors); no answer raises NetworkError. A body that is
-    not JSON (NaN, an object json cannot encode) raises ValueError or
-    TypeError before anything is sent.
+    (tokenvault_client.errors); no answer raises NetworkError. A call the
+    tenant's approval policy holds raises ApprovalRequired (the 202's pending
+    change, never retried); approval_id= (detokenize, delete_own_tenant) sends
+    the id of the applied change that approved a call as SVC-APPROVAL-ID. A
+    body that is not JSON (NaN, an object json cannot encode) raises
+    ValueError or TypeError before anything is sent.
 
     A Client is safe for concurrent use from several threads; its default
     transport keeps connections alive between calls (http_transport).
@@ -117,11 +120,18 @@ class Client(Operations):
         proxy_key: str | None = None,
         headers: Mapping[str, str] | None = None,
         content_type: str | None = None,
+        approval_id: str | None = None,
     ) -> Any:
         op = OPERATIONS[operation_id]
         url_path = _render_path(op, path)
         url = self._base + url_path + _encode_query(op, query)
         hdrs, data = self._request_headers(op, body, api_key, proxy_key, headers, content_type)
+        if approval_id is not None:
+            if not op.approval_id:
+                raise ValueError(f"{op.method_name} takes no approval_id (only operations with an SVC-APPROVAL-ID header do)")
+            if not isinstance(approval_id, str) or not approval_id:
+                raise ValueError(f"{op.method_name}: approval_id must be a non-empty string")
+            hdrs["SVC-APPROVAL-ID"] = approval_id
         if op.idempotent:
             if idempotency_key is None and self._max_retries > 0:
                 idempotency_key = str(uuid.uuid4())
@@ -147,6 +157,8 @@ class Client(Operations):
                     operation_id=op.id,
                     idempotency_key=idempotency_key,
                 ) from e
+            if op.approval and resp.status == 202:
+                raise _approval_required(op, resp)
             if 200 <= resp.status < 300:
                 return _decode(op, resp)
             error = _error(op, url_path, resp)
@@ -271,6 +283,19 @@ def _decode(op: Operation, resp: HTTPResponse) -> Any:
             operation_id=op.id,
             status=resp.status,
         ) from None
+
+
+def _approval_required(op: Operation, resp: HTTPResponse) -> ApprovalRequired | InvalidResponseError:
+    """The ApprovalRequired of a 202 an approval policy answered; the key it may
+    carry goes to the exception's key alone."""
+    try:
+        parsed = json.loads(resp.body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        parsed = None
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("id"), str):
+        return InvalidResponseError(f"{op.id}: the answer (202) is no pending change", operation_id=op.id, status=resp.status)
+    key = parsed.pop("key", None)
+    return ApprovalRequired(parsed, key=key if isinstance(key, str) and key else None, operation_id=op.id)
 
 
 def _error(op: Operation, url_path: str, resp: HTTPResponse) -> APIError:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         CreateTenantRequest,
         Decoy,
         DetokenizeRequest,
-        DetokenizeResponse200,
+        DetokenizeResponse,
         FPERequest,
         FPEResult,
         Formula,
@@ -119,108 +119,110 @@ class Operation:
     idempotent: bool  # takes an Idempotency-Key header
     auth: str  # 'api', 'operator', 'proxy' or 'none'
     result: str  # 'json', 'none', 'binary' or 'proxy'
+    approval: bool = False  # an approval policy can hold it: its 202 raises ApprovalRequired
+    approval_id: bool = False  # takes an SVC-APPROVAL-ID header (approval_id=)
 
 
 OPERATIONS: dict[str, Operation] = {
-    'getRoot': Operation('getRoot', 'get_root', 'GET', '/', (), (), None, False, 'none', 'json'),
-    'getOpenAPIDocument': Operation('getOpenAPIDocument', 'get_open_api_document', 'GET', '/openapi.json', (), (), None, False, 'none', 'json'),
-    'listAuditKeys': Operation('listAuditKeys', 'list_audit_keys', 'GET', '/audit/keys', (), (), None, False, 'none', 'json'),
-    'tokenize': Operation('tokenize', 'tokenize', 'POST', '/tokenize', (), (), 'json', True, 'api', 'json'),
-    'detokenize': Operation('detokenize', 'detokenize', 'POST', '/detokenize', (), (), 'json', False, 'api', 'json'),
-    'fpeEncode': Operation('fpeEncode', 'fpe_encode', 'POST', '/fpe/encode', (), (), 'json', False, 'api', 'json'),
-    'fpeDecode': Operation('fpeDecode', 'fpe_decode', 'POST', '/fpe/decode', (), (), 'json', False, 'api', 'json'),
-    'listTokens': Operation('listTokens', 'list_tokens', 'GET', '/tokens', (), (('id', True), ('container', False), ('type', False), ('fingerprint', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createToken': Operation('createToken', 'create_token', 'POST', '/tokens', (), (), 'json', True, 'api', 'json'),
-    'searchTokens': Operation('searchTokens', 'search_tokens', 'POST', '/tokens/search', (), (), 'json', False, 'api', 'json'),
-    'tokenAccess': Operation('tokenAccess', 'token_access', 'GET', '/tokens/{id}/access', ('id',), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'subjectAccess': Operation('subjectAccess', 'subject_access', 'POST', '/tokens/access/search', (), (), 'json', False, 'api', 'json'),
-    'getToken': Operation('getToken', 'get_token', 'GET', '/tokens/{id}', ('id',), (), None, False, 'api', 'json'),
-    'updateToken': Operation('updateToken', 'update_token', 'PATCH', '/tokens/{id}', ('id',), (), 'merge-patch', False, 'api', 'json'),
-    'deleteToken': Operation('deleteToken', 'delete_token', 'DELETE', '/tokens/{id}', ('id',), (), None, False, 'api', 'none'),
-    'listApplications': Operation('listApplications', 'list_applications', 'GET', '/applications', (), (('id', True), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createApplication': Operation('createApplication', 'create_application', 'POST', '/applications', (), (), 'json', True, 'api', 'json'),
-    'getApplicationByKey': Operation('getApplicationByKey', 'get_application_by_key', 'GET', '/applications/key', (), (), None, False, 'api', 'json'),
-    'getApplication': Operation('getApplication', 'get_application', 'GET', '/applications/{id}', ('id',), (), None, False, 'api', 'json'),
-    'updateApplication': Operation('updateApplication', 'update_application', 'PUT', '/applications/{id}', ('id',), (), 'json', False, 'api', 'json'),
-    'deleteApplication': Operation('deleteApplication', 'delete_application', 'DELETE', '/applications/{id}', ('id',), (), None, False, 'api', 'none'),
-    'regenerateApplicationKey': Operation('regenerateApplicationKey', 'regenerate_application_key', 'POST', '/applications/{id}/regenerate', ('id',), (), None, True, 'api', 'json'),
-    'unfreezeApplication': Operation('unfreezeApplication', 'unfreeze_application', 'POST', '/applications/{id}/unfreeze', ('id',), (), None, False, 'api', 'json'),
-    'listDecoys': Operation('listDecoys', 'list_decoys', 'GET', '/decoys', (), (), None, False, 'api', 'json'),
-    'createDecoy': Operation('createDecoy', 'create_decoy', 'POST', '/decoys', (), (), 'json', True, 'api', 'json'),
-    'listPermissions': Operation('listPermissions', 'list_permissions', 'GET', '/permissions', (), (('application_type', False),), None, False, 'api', 'json'),
-    'createTokenIntent': Operation('createTokenIntent', 'create_token_intent', 'POST', '/token-intents', (), (), 'json', True, 'api', 'json'),
-    'getTokenIntent': Operation('getTokenIntent', 'get_token_intent', 'GET', '/token-intents/{id}', ('id',), (), None, False, 'api', 'json'),
-    'deleteTokenIntent': Operation('deleteTokenIntent', 'delete_token_intent', 'DELETE', '/token-intents/{id}', ('id',), (), None, False, 'api', 'none'),
-    'createSession': Operation('createSession', 'create_session', 'POST', '/sessions', (), (), None, True, 'api', 'json'),
-    'authorizeSession': Operation('authorizeSession', 'authorize_session', 'POST', '/sessions/authorize', (), (), 'json', False, 'api', 'none'),
-    'listLogs': Operation('listLogs', 'list_logs', 'GET', '/logs', (), (('entity_type', False), ('entity_id', False), ('start_date', False), ('end_date', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'listLogEntityTypes': Operation('listLogEntityTypes', 'list_log_entity_types', 'GET', '/logs/entity-types', (), (), None, False, 'api', 'json'),
-    'getTenant': Operation('getTenant', 'get_tenant', 'GET', '/tenants/self', (), (), None, False, 'api', 'json'),
-    'deleteOwnTenant': Operation('deleteOwnTenant', 'delete_own_tenant', 'DELETE', '/tenants/self', (), (), None, False, 'api', 'none'),
-    'setPurposes': Operation('setPurposes', 'set_purposes', 'PUT', '/tenants/self/purposes', (), (), 'json', False, 'api', 'json'),
-    'rotateDataKey': Operation('rotateDataKey', 'rotate_data_key', 'POST', '/tenants/self/rotate-data-key', (), (), None, True, 'api', 'none'),
-    'rotateFPEKey': Operation('rotateFPEKey', 'rotate_fpe_key', 'POST', '/tenants/self/rotate-fpe-key', (), (), None, True, 'api', 'json'),
-    'getWebhookSecret': Operation('getWebhookSecret', 'get_webhook_secret', 'GET', '/tenants/self/webhook-secret', (), (), None, False, 'api', 'json'),
-    'listMembers': Operation('listMembers', 'list_members', 'GET', '/tenants/self/members', (), (('user_id', True), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'deleteMember': Operation('deleteMember', 'delete_member', 'DELETE', '/tenants/self/members/{id}', ('id',), (), None, False, 'api', 'none'),
-    'listInvitations': Operation('listInvitations', 'list_invitations', 'GET', '/tenants/self/invitations', (), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createInvitation': Operation('createInvitation', 'create_invitation', 'POST', '/tenants/self/invitations', (), (), 'json', True, 'api', 'json'),
-    'getInvitation': Operation('getInvitation', 'get_invitation', 'GET', '/tenants/self/invitations/{id}', ('id',), (), None, False, 'api', 'json'),
-    'deleteInvitation': Operation('deleteInvitation', 'delete_invitation', 'DELETE', '/tenants/self/invitations/{id}', ('id',), (), None, False, 'api', 'none'),
-    'resendInvitation': Operation('resendInvitation', 'resend_invitation', 'POST', '/tenants/self/invitations/{id}/resend', ('id',), (), None, True, 'api', 'json'),
-    'acceptInvitation': Operation('acceptInvitation', 'accept_invitation', 'POST', '/tenants/invitations/accept', (), (), 'json', False, 'none', 'json'),
-    'listFormulas': Operation('listFormulas', 'list_formulas', 'GET', '/reactor-formulas', (), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createFormula': Operation('createFormula', 'create_formula', 'POST', '/reactor-formulas', (), (), 'json', True, 'api', 'json'),
-    'getFormula': Operation('getFormula', 'get_formula', 'GET', '/reactor-formulas/{id}', ('id',), (), None, False, 'api', 'json'),
-    'updateFormula': Operation('updateFormula', 'update_formula', 'PUT', '/reactor-formulas/{id}', ('id',), (), 'json', False, 'api', 'json'),
-    'deleteFormula': Operation('deleteFormula', 'delete_formula', 'DELETE', '/reactor-formulas/{id}', ('id',), (), None, False, 'api', 'none'),
-    'listReactors': Operation('listReactors', 'list_reactors', 'GET', '/reactors', (), (('id', True), ('name', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createReactor': Operation('createReactor', 'create_reactor', 'POST', '/reactors', (), (), 'json', True, 'api', 'json'),
-    'getReactor': Operation('getReactor', 'get_reactor', 'GET', '/reactors/{id}', ('id',), (), None, False, 'api', 'json'),
-    'updateReactor': Operation('updateReactor', 'update_reactor', 'PUT', '/reactors/{id}', ('id',), (), 'json', False, 'api', 'json'),
-    'patchReactor': Operation('patchReactor', 'patch_reactor', 'PATCH', '/reactors/{id}', ('id',), (), 'merge-patch', False, 'api', 'none'),
-    'deleteReactor': Operation('deleteReactor', 'delete_reactor', 'DELETE', '/reactors/{id}', ('id',), (), None, False, 'api', 'none'),
-    'invokeReactor': Operation('invokeReactor', 'invoke_reactor', 'POST', '/reactors/{id}/react', ('id',), (), 'json', True, 'api', 'json'),
-    'listProxies': Operation('listProxies', 'list_proxies', 'GET', '/proxies', (), (('id', True), ('name', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createProxy': Operation('createProxy', 'create_proxy', 'POST', '/proxies', (), (), 'json', True, 'api', 'json'),
-    'getProxy': Operation('getProxy', 'get_proxy', 'GET', '/proxies/{id}', ('id',), (), None, False, 'api', 'json'),
-    'updateProxy': Operation('updateProxy', 'update_proxy', 'PUT', '/proxies/{id}', ('id',), (), 'json', False, 'api', 'json'),
-    'patchProxy': Operation('patchProxy', 'patch_proxy', 'PATCH', '/proxies/{id}', ('id',), (), 'merge-patch', False, 'api', 'none'),
-    'deleteProxy': Operation('deleteProxy', 'delete_proxy', 'DELETE', '/proxies/{id}', ('id',), (), None, False, 'api', 'none'),
-    'invokeProxyGet': Operation('invokeProxyGet', 'invoke_proxy_get', 'GET', '/proxy', (), (), None, False, 'proxy', 'proxy'),
-    'invokeProxyPut': Operation('invokeProxyPut', 'invoke_proxy_put', 'PUT', '/proxy', (), (), 'raw', False, 'proxy', 'proxy'),
-    'invokeProxyPost': Operation('invokeProxyPost', 'invoke_proxy_post', 'POST', '/proxy', (), (), 'raw', False, 'proxy', 'proxy'),
-    'invokeProxyPatch': Operation('invokeProxyPatch', 'invoke_proxy_patch', 'PATCH', '/proxy', (), (), 'raw', False, 'proxy', 'proxy'),
-    'invokeProxyDelete': Operation('invokeProxyDelete', 'invoke_proxy_delete', 'DELETE', '/proxy', (), (), None, False, 'proxy', 'proxy'),
-    'invokeProxyPathGet': Operation('invokeProxyPathGet', 'invoke_proxy_path_get', 'GET', '/proxy/{rest}', ('rest',), (), None, False, 'proxy', 'proxy'),
-    'invokeProxyPathPut': Operation('invokeProxyPathPut', 'invoke_proxy_path_put', 'PUT', '/proxy/{rest}', ('rest',), (), 'raw', False, 'proxy', 'proxy'),
-    'invokeProxyPathPost': Operation('invokeProxyPathPost', 'invoke_proxy_path_post', 'POST', '/proxy/{rest}', ('rest',), (), 'raw', False, 'proxy', 'proxy'),
-    'invokeProxyPathPatch': Operation('invokeProxyPathPatch', 'invoke_proxy_path_patch', 'PATCH', '/proxy/{rest}', ('rest',), (), 'raw', False, 'proxy', 'proxy'),
-    'invokeProxyPathDelete': Operation('invokeProxyPathDelete', 'invoke_proxy_path_delete', 'DELETE', '/proxy/{rest}', ('rest',), (), None, False, 'proxy', 'proxy'),
-    'listWebhooks': Operation('listWebhooks', 'list_webhooks', 'GET', '/webhooks', (), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'createWebhook': Operation('createWebhook', 'create_webhook', 'POST', '/webhooks', (), (), 'json', True, 'api', 'json'),
-    'listWebhookEventTypes': Operation('listWebhookEventTypes', 'list_webhook_event_types', 'GET', '/webhooks/event-types', (), (), None, False, 'api', 'json'),
-    'getWebhook': Operation('getWebhook', 'get_webhook', 'GET', '/webhooks/{id}', ('id',), (), None, False, 'api', 'json'),
-    'updateWebhook': Operation('updateWebhook', 'update_webhook', 'PUT', '/webhooks/{id}', ('id',), (), 'json', False, 'api', 'json'),
-    'deleteWebhook': Operation('deleteWebhook', 'delete_webhook', 'DELETE', '/webhooks/{id}', ('id',), (), None, False, 'api', 'none'),
-    'rotateWebhookSecret': Operation('rotateWebhookSecret', 'rotate_webhook_secret', 'POST', '/webhooks/{id}/rotate-secret', ('id',), (), None, True, 'api', 'json'),
-    'operatorListTenants': Operation('operatorListTenants', 'operator_list_tenants', 'GET', '/operator/tenants', (), (('page', False), ('size', False), ('start', False)), None, False, 'operator', 'json'),
-    'operatorCreateTenant': Operation('operatorCreateTenant', 'operator_create_tenant', 'POST', '/operator/tenants', (), (), 'json', False, 'operator', 'json'),
-    'operatorGetTenant': Operation('operatorGetTenant', 'operator_get_tenant', 'GET', '/operator/tenants/{id}', ('id',), (), None, False, 'operator', 'json'),
-    'operatorDeleteTenant': Operation('operatorDeleteTenant', 'operator_delete_tenant', 'DELETE', '/operator/tenants/{id}', ('id',), (), None, False, 'operator', 'none'),
-    'operatorVerifyAuditChain': Operation('operatorVerifyAuditChain', 'operator_verify_audit_chain', 'POST', '/operator/tenants/{id}/audit/verify', ('id',), (), None, False, 'operator', 'json'),
-    'operatorBackup': Operation('operatorBackup', 'operator_backup', 'GET', '/operator/backup', (), (), None, False, 'operator', 'binary'),
-    'operatorRotateAuditKey': Operation('operatorRotateAuditKey', 'operator_rotate_audit_key', 'POST', '/operator/audit/keys/rotate', (), (), None, False, 'operator', 'json'),
-    'operatorSignAuditChain': Operation('operatorSignAuditChain', 'operator_sign_audit_chain', 'POST', '/operator/tenants/{id}/audit/checkpoints', ('id',), (), None, False, 'operator', 'json'),
-    'listWebhookDeliveries': Operation('listWebhookDeliveries', 'list_webhook_deliveries', 'GET', '/webhooks/{id}/deliveries', ('id',), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json'),
-    'redeliverWebhookDelivery': Operation('redeliverWebhookDelivery', 'redeliver_webhook_delivery', 'POST', '/webhooks/{id}/deliveries/{delivery_id}/redeliver', ('id', 'delivery_id'), (), None, True, 'api', 'json'),
-    'testWebhook': Operation('testWebhook', 'test_webhook', 'POST', '/webhooks/{id}/test', ('id',), (), None, True, 'api', 'json'),
-    'getApprovalPolicy': Operation('getApprovalPolicy', 'get_approval_policy', 'GET', '/tenants/self/approval-policy', (), (), None, False, 'api', 'json'),
-    'setApprovalPolicy': Operation('setApprovalPolicy', 'set_approval_policy', 'PUT', '/tenants/self/approval-policy', (), (), 'json', False, 'api', 'json'),
-    'listApprovals': Operation('listApprovals', 'list_approvals', 'GET', '/approvals', (), (('page', False), ('size', False), ('start', False), ('status', False)), None, False, 'api', 'json'),
-    'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
-    'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
-    'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),
+    'getRoot': Operation('getRoot', 'get_root', 'GET', '/', (), (), None, False, 'none', 'json', False, False),
+    'getOpenAPIDocument': Operation('getOpenAPIDocument', 'get_open_api_document', 'GET', '/openapi.json', (), (), None, False, 'none', 'json', False, False),
+    'listAuditKeys': Operation('listAuditKeys', 'list_audit_keys', 'GET', '/audit/keys', (), (), None, False, 'none', 'json', False, False),
+    'tokenize': Operation('tokenize', 'tokenize', 'POST', '/tokenize', (), (), 'json', True, 'api', 'json', False, False),
+    'detokenize': Operation('detokenize', 'detokenize', 'POST', '/detokenize', (), (), 'json', False, 'api', 'json', True, True),
+    'fpeEncode': Operation('fpeEncode', 'fpe_encode', 'POST', '/fpe/encode', (), (), 'json', False, 'api', 'json', False, False),
+    'fpeDecode': Operation('fpeDecode', 'fpe_decode', 'POST', '/fpe/decode', (), (), 'json', False, 'api', 'json', False, False),
+    'listTokens': Operation('listTokens', 'list_tokens', 'GET', '/tokens', (), (('id', True), ('container', False), ('type', False), ('fingerprint', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createToken': Operation('createToken', 'create_token', 'POST', '/tokens', (), (), 'json', True, 'api', 'json', False, False),
+    'searchTokens': Operation('searchTokens', 'search_tokens', 'POST', '/tokens/search', (), (), 'json', False, 'api', 'json', False, False),
+    'tokenAccess': Operation('tokenAccess', 'token_access', 'GET', '/tokens/{id}/access', ('id',), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'subjectAccess': Operation('subjectAccess', 'subject_access', 'POST', '/tokens/access/search', (), (), 'json', False, 'api', 'json', False, False),
+    'getToken': Operation('getToken', 'get_token', 'GET', '/tokens/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'updateToken': Operation('updateToken', 'update_token', 'PATCH', '/tokens/{id}', ('id',), (), 'merge-patch', False, 'api', 'json', False, False),
+    'deleteToken': Operation('deleteToken', 'delete_token', 'DELETE', '/tokens/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'listApplications': Operation('listApplications', 'list_applications', 'GET', '/applications', (), (('id', True), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createApplication': Operation('createApplication', 'create_application', 'POST', '/applications', (), (), 'json', True, 'api', 'json', True, False),
+    'getApplicationByKey': Operation('getApplicationByKey', 'get_application_by_key', 'GET', '/applications/key', (), (), None, False, 'api', 'json', False, False),
+    'getApplication': Operation('getApplication', 'get_application', 'GET', '/applications/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'updateApplication': Operation('updateApplication', 'update_application', 'PUT', '/applications/{id}', ('id',), (), 'json', False, 'api', 'json', True, False),
+    'deleteApplication': Operation('deleteApplication', 'delete_application', 'DELETE', '/applications/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'regenerateApplicationKey': Operation('regenerateApplicationKey', 'regenerate_application_key', 'POST', '/applications/{id}/regenerate', ('id',), (), None, True, 'api', 'json', True, False),
+    'unfreezeApplication': Operation('unfreezeApplication', 'unfreeze_application', 'POST', '/applications/{id}/unfreeze', ('id',), (), None, False, 'api', 'json', False, False),
+    'listDecoys': Operation('listDecoys', 'list_decoys', 'GET', '/decoys', (), (), None, False, 'api', 'json', False, False),
+    'createDecoy': Operation('createDecoy', 'create_decoy', 'POST', '/decoys', (), (), 'json', True, 'api', 'json', False, False),
+    'listPermissions': Operation('listPermissions', 'list_permissions', 'GET', '/permissions', (), (('application_type', False),), None, False, 'api', 'json', False, False),
+    'createTokenIntent': Operation('createTokenIntent', 'create_token_intent', 'POST', '/token-intents', (), (), 'json', True, 'api', 'json', False, False),
+    'getTokenIntent': Operation('getTokenIntent', 'get_token_intent', 'GET', '/token-intents/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'deleteTokenIntent': Operation('deleteTokenIntent', 'delete_token_intent', 'DELETE', '/token-intents/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'createSession': Operation('createSession', 'create_session', 'POST', '/sessions', (), (), None, True, 'api', 'json', False, False),
+    'authorizeSession': Operation('authorizeSession', 'authorize_session', 'POST', '/sessions/authorize', (), (), 'json', False, 'api', 'none', False, False),
+    'listLogs': Operation('listLogs', 'list_logs', 'GET', '/logs', (), (('entity_type', False), ('entity_id', False), ('start_date', False), ('end_date', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'listLogEntityTypes': Operation('listLogEntityTypes', 'list_log_entity_types', 'GET', '/logs/entity-types', (), (), None, False, 'api', 'json', False, False),
+    'getTenant': Operation('getTenant', 'get_tenant', 'GET', '/tenants/self', (), (), None, False, 'api', 'json', False, False),
+    'deleteOwnTenant': Operation('deleteOwnTenant', 'delete_own_tenant', 'DELETE', '/tenants/self', (), (), None, False, 'api', 'none', True, True),
+    'setPurposes': Operation('setPurposes', 'set_purposes', 'PUT', '/tenants/self/purposes', (), (), 'json', False, 'api', 'json', False, False),
+    'rotateDataKey': Operation('rotateDataKey', 'rotate_data_key', 'POST', '/tenants/self/rotate-data-key', (), (), None, True, 'api', 'none', False, False),
+    'rotateFPEKey': Operation('rotateFPEKey', 'rotate_fpe_key', 'POST', '/tenants/self/rotate-fpe-key', (), (), None, True, 'api', 'json', False, False),
+    'getWebhookSecret': Operation('getWebhookSecret', 'get_webhook_secret', 'GET', '/tenants/self/webhook-secret', (), (), None, False, 'api', 'json', False, False),
+    'listMembers': Operation('listMembers', 'list_members', 'GET', '/tenants/self/members', (), (('user_id', True), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'deleteMember': Operation('deleteMember', 'delete_member', 'DELETE', '/tenants/self/members/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'listInvitations': Operation('listInvitations', 'list_invitations', 'GET', '/tenants/self/invitations', (), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createInvitation': Operation('createInvitation', 'create_invitation', 'POST', '/tenants/self/invitations', (), (), 'json', True, 'api', 'json', False, False),
+    'getInvitation': Operation('getInvitation', 'get_invitation', 'GET', '/tenants/self/invitations/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'deleteInvitation': Operation('deleteInvitation', 'delete_invitation', 'DELETE', '/tenants/self/invitations/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'resendInvitation': Operation('resendInvitation', 'resend_invitation', 'POST', '/tenants/self/invitations/{id}/resend', ('id',), (), None, True, 'api', 'json', False, False),
+    'acceptInvitation': Operation('acceptInvitation', 'accept_invitation', 'POST', '/tenants/invitations/accept', (), (), 'json', False, 'none', 'json', False, False),
+    'listFormulas': Operation('listFormulas', 'list_formulas', 'GET', '/reactor-formulas', (), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createFormula': Operation('createFormula', 'create_formula', 'POST', '/reactor-formulas', (), (), 'json', True, 'api', 'json', False, False),
+    'getFormula': Operation('getFormula', 'get_formula', 'GET', '/reactor-formulas/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'updateFormula': Operation('updateFormula', 'update_formula', 'PUT', '/reactor-formulas/{id}', ('id',), (), 'json', False, 'api', 'json', False, False),
+    'deleteFormula': Operation('deleteFormula', 'delete_formula', 'DELETE', '/reactor-formulas/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'listReactors': Operation('listReactors', 'list_reactors', 'GET', '/reactors', (), (('id', True), ('name', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createReactor': Operation('createReactor', 'create_reactor', 'POST', '/reactors', (), (), 'json', True, 'api', 'json', False, False),
+    'getReactor': Operation('getReactor', 'get_reactor', 'GET', '/reactors/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'updateReactor': Operation('updateReactor', 'update_reactor', 'PUT', '/reactors/{id}', ('id',), (), 'json', False, 'api', 'json', False, False),
+    'patchReactor': Operation('patchReactor', 'patch_reactor', 'PATCH', '/reactors/{id}', ('id',), (), 'merge-patch', False, 'api', 'none', False, False),
+    'deleteReactor': Operation('deleteReactor', 'delete_reactor', 'DELETE', '/reactors/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'invokeReactor': Operation('invokeReactor', 'invoke_reactor', 'POST', '/reactors/{id}/react', ('id',), (), 'json', True, 'api', 'json', False, False),
+    'listProxies': Operation('listProxies', 'list_proxies', 'GET', '/proxies', (), (('id', True), ('name', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createProxy': Operation('createProxy', 'create_proxy', 'POST', '/proxies', (), (), 'json', True, 'api', 'json', False, False),
+    'getProxy': Operation('getProxy', 'get_proxy', 'GET', '/proxies/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'updateProxy': Operation('updateProxy', 'update_proxy', 'PUT', '/proxies/{id}', ('id',), (), 'json', False, 'api', 'json', False, False),
+    'patchProxy': Operation('patchProxy', 'patch_proxy', 'PATCH', '/proxies/{id}', ('id',), (), 'merge-patch', False, 'api', 'none', False, False),
+    'deleteProxy': Operation('deleteProxy', 'delete_proxy', 'DELETE', '/proxies/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'invokeProxyGet': Operation('invokeProxyGet', 'invoke_proxy_get', 'GET', '/proxy', (), (), None, False, 'proxy', 'proxy', False, False),
+    'invokeProxyPut': Operation('invokeProxyPut', 'invoke_proxy_put', 'PUT', '/proxy', (), (), 'raw', False, 'proxy', 'proxy', False, False),
+    'invokeProxyPost': Operation('invokeProxyPost', 'invoke_proxy_post', 'POST', '/proxy', (), (), 'raw', False, 'proxy', 'proxy', False, False),
+    'invokeProxyPatch': Operation('invokeProxyPatch', 'invoke_proxy_patch', 'PATCH', '/proxy', (), (), 'raw', False, 'proxy', 'proxy', False, False),
+    'invokeProxyDelete': Operation('invokeProxyDelete', 'invoke_proxy_delete', 'DELETE', '/proxy', (), (), None, False, 'proxy', 'proxy', False, False),
+    'invokeProxyPathGet': Operation('invokeProxyPathGet', 'invoke_proxy_path_get', 'GET', '/proxy/{rest}', ('rest',), (), None, False, 'proxy', 'proxy', False, False),
+    'invokeProxyPathPut': Operation('invokeProxyPathPut', 'invoke_proxy_path_put', 'PUT', '/proxy/{rest}', ('rest',), (), 'raw', False, 'proxy', 'proxy', False, False),
+    'invokeProxyPathPost': Operation('invokeProxyPathPost', 'invoke_proxy_path_post', 'POST', '/proxy/{rest}', ('rest',), (), 'raw', False, 'proxy', 'proxy', False, False),
+    'invokeProxyPathPatch': Operation('invokeProxyPathPatch', 'invoke_proxy_path_patch', 'PATCH', '/proxy/{rest}', ('rest',), (), 'raw', False, 'proxy', 'proxy', False, False),
+    'invokeProxyPathDelete': Operation('invokeProxyPathDelete', 'invoke_proxy_path_delete', 'DELETE', '/proxy/{rest}', ('rest',), (), None, False, 'proxy', 'proxy', False, False),
+    'listWebhooks': Operation('listWebhooks', 'list_webhooks', 'GET', '/webhooks', (), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'createWebhook': Operation('createWebhook', 'create_webhook', 'POST', '/webhooks', (), (), 'json', True, 'api', 'json', False, False),
+    'listWebhookEventTypes': Operation('listWebhookEventTypes', 'list_webhook_event_types', 'GET', '/webhooks/event-types', (), (), None, False, 'api', 'json', False, False),
+    'getWebhook': Operation('getWebhook', 'get_webhook', 'GET', '/webhooks/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'updateWebhook': Operation('updateWebhook', 'update_webhook', 'PUT', '/webhooks/{id}', ('id',), (), 'json', False, 'api', 'json', False, False),
+    'deleteWebhook': Operation('deleteWebhook', 'delete_webhook', 'DELETE', '/webhooks/{id}', ('id',), (), None, False, 'api', 'none', False, False),
+    'rotateWebhookSecret': Operation('rotateWebhookSecret', 'rotate_webhook_secret', 'POST', '/webhooks/{id}/rotate-secret', ('id',), (), None, True, 'api', 'json', False, False),
+    'operatorListTenants': Operation('operatorListTenants', 'operator_list_tenants', 'GET', '/operator/tenants', (), (('page', False), ('size', False), ('start', False)), None, False, 'operator', 'json', False, False),
+    'operatorCreateTenant': Operation('operatorCreateTenant', 'operator_create_tenant', 'POST', '/operator/tenants', (), (), 'json', False, 'operator', 'json', False, False),
+    'operatorGetTenant': Operation('operatorGetTenant', 'operator_get_tenant', 'GET', '/operator/tenants/{id}', ('id',), (), None, False, 'operator', 'json', False, False),
+    'operatorDeleteTenant': Operation('operatorDeleteTenant', 'operator_delete_tenant', 'DELETE', '/operator/tenants/{id}', ('id',), (), None, False, 'operator', 'none', False, False),
+    'operatorVerifyAuditChain': Operation('operatorVerifyAuditChain', 'operator_verify_audit_chain', 'POST', '/operator/tenants/{id}/audit/verify', ('id',), (), None, False, 'operator', 'json', False, False),
+    'operatorBackup': Operation('operatorBackup', 'operator_backup', 'GET', '/operator/backup', (), (), None, False, 'operator', 'binary', False, False),
+    'operatorRotateAuditKey': Operation('operatorRotateAuditKey', 'operator_rotate_audit_key', 'POST', '/operator/audit/keys/rotate', (), (), None, False, 'operator', 'json', False, False),
+    'operatorSignAuditChain': Operation('operatorSignAuditChain', 'operator_sign_audit_chain', 'POST', '/operator/tenants/{id}/audit/checkpoints', ('id',), (), None, False, 'operator', 'json', False, False),
+    'listWebhookDeliveries': Operation('listWebhookDeliveries', 'list_webhook_deliveries', 'GET', '/webhooks/{id}/deliveries', ('id',), (('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'redeliverWebhookDelivery': Operation('redeliverWebhookDelivery', 'redeliver_webhook_delivery', 'POST', '/webhooks/{id}/deliveries/{delivery_id}/redeliver', ('id', 'delivery_id'), (), None, True, 'api', 'json', False, False),
+    'testWebhook': Operation('testWebhook', 'test_webhook', 'POST', '/webhooks/{id}/test', ('id',), (), None, True, 'api', 'json', False, False),
+    'getApprovalPolicy': Operation('getApprovalPolicy', 'get_approval_policy', 'GET', '/tenants/self/approval-policy', (), (), None, False, 'api', 'json', False, False),
+    'setApprovalPolicy': Operation('setApprovalPolicy', 'set_approval_policy', 'PUT', '/tenants/self/approval-policy', (), (), 'json', False, 'api', 'json', True, False),
+    'listApprovals': Operation('listApprovals', 'list_approvals', 'GET', '/approvals', (), (('page', False), ('size', False), ('start', False), ('status', False)), None, False, 'api', 'json', False, False),
+    'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json', False, False),
+    'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json', False, False),
 }
 
 
@@ -238,6 +240,7 @@ class _Caller(Protocol):
         proxy_key: str | None = None,
         headers: Mapping[str, str] | None = None,
         content_type: str | None = None,
+        approval_id: str | None = None,
     ) -> Any: ...
 
 
@@ -303,14 +306,21 @@ class Operations:
         body: DetokenizeRequest,
         *,
         api_key: str | None = None,
+        approval_id: str | None = None,
         timeout: float | None = None,
-    ) -> DetokenizeResponse200 | None:
+    ) -> DetokenizeResponse:
         """Replace every {{ token_id }} expression in any JSON with the token's data.
 
         POST /detokenize (operationId detokenize). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
+
+        approval_id: the id of the applied change that approved this call (sent as
+        SVC-APPROVAL-ID).
         """
-        return cast('DetokenizeResponse200 | None', self._call('detokenize', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('DetokenizeResponse', self._call('detokenize', {}, body, None, api_key=api_key, idempotency_key=None, approval_id=approval_id, timeout=timeout))
 
     def fpe_encode(
         self,
@@ -476,13 +486,16 @@ class Operations:
         api_key: str | None = None,
         idempotency_key: str | None = None,
         timeout: float | None = None,
-    ) -> Application | None:
+    ) -> Application:
         """Create an application and its API key.
 
         POST /applications (operationId createApplication). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
         """
-        return cast('Application | None', self._call('createApplication', {}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+        return cast('Application', self._call('createApplication', {}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
 
     def get_application_by_key(
         self,
@@ -518,13 +531,16 @@ class Operations:
         *,
         api_key: str | None = None,
         timeout: float | None = None,
-    ) -> Application | None:
+    ) -> Application:
         """Replace an application's name, permissions and rules.
 
         PUT /applications/{id} (operationId updateApplication). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
         """
-        return cast('Application | None', self._call('updateApplication', {'id': id}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('Application', self._call('updateApplication', {'id': id}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def delete_application(
         self,
@@ -547,13 +563,16 @@ class Operations:
         api_key: str | None = None,
         idempotency_key: str | None = None,
         timeout: float | None = None,
-    ) -> Application | None:
+    ) -> Application:
         """Give an application a new key; the old one stops working at once.
 
         POST /applications/{id}/regenerate (operationId regenerateApplicationKey). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
         """
-        return cast('Application | None', self._call('regenerateApplicationKey', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+        return cast('Application', self._call('regenerateApplicationKey', {'id': id}, None, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
 
     def unfreeze_application(
         self,
@@ -726,14 +745,21 @@ class Operations:
         self,
         *,
         api_key: str | None = None,
+        approval_id: str | None = None,
         timeout: float | None = None,
     ) -> None:
         """Delete the caller's tenant with all of its data.
 
         DELETE /tenants/self (operationId deleteOwnTenant). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
+
+        approval_id: the id of the applied change that approved this call (sent as
+        SVC-APPROVAL-ID).
         """
-        self._call('deleteOwnTenant', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout)
+        self._call('deleteOwnTenant', {}, None, None, api_key=api_key, idempotency_key=None, approval_id=approval_id, timeout=timeout)
 
     def set_purposes(
         self,
@@ -1617,13 +1643,16 @@ class Operations:
         *,
         api_key: str | None = None,
         timeout: float | None = None,
-    ) -> ApprovalPolicy | None:
+    ) -> ApprovalPolicy:
         """Set (or, with required 0 and no approvers, remove) the tenant's approval policy.
 
         PUT /tenants/self/approval-policy (operationId setApprovalPolicy). Raises APIError (a
         subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
         """
-        return cast('ApprovalPolicy | None', self._call('setApprovalPolicy', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+        return cast('ApprovalPolicy', self._call('setApprovalPolicy', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def list_approvals(
         self,

@@ -7,6 +7,10 @@ InvalidRequestError for a 400 with its field errors, RateLimitedError for a
 429 that retries did not get past. A request that got no answer raises
 NetworkError (RequestTimeoutError when the call's timeout passed).
 
+A call that the tenant's approval policy holds (a 202 with a pending change)
+raises ApprovalRequired: not an APIError, since nothing failed, and never
+retried.
+
 No error's message, repr or attributes hold an API key, a proxy key or a
 request body: they carry what the server answered (its problem details are
 written to be shown) and the operation, method and path of the request.
@@ -21,6 +25,7 @@ __all__ = [
     "NetworkError",
     "RequestTimeoutError",
     "InvalidResponseError",
+    "ApprovalRequired",
     "APIError",
     "InvalidRequestError",
     "AuthenticationError",
@@ -69,6 +74,41 @@ class InvalidResponseError(TokenVaultError):
         super().__init__(message)
         self.operation_id = operation_id
         self.status = status
+
+
+class ApprovalRequired(TokenVaultError):
+    """The tenant's approval policy held the call (its 202): the operation did not
+    take effect and waits as a pending change until the policy's approvers
+    approve it (approve_change). Not an APIError: nothing failed, and the client
+    never retries it (a retry would request another change).
+
+    Attributes:
+        change: the pending change (types.PendingChange): its id, for
+            approve_change, get_approval and approval_id=; its operation,
+            before, after, required and expires_at.
+        key: for the creation of an application or a new key, the key it will
+            have once the change is applied, shown only here; else None. The
+            message and repr never hold it.
+        status: 202.
+        operation_id: the operation held.
+    """
+
+    status = 202
+
+    def __init__(self, change: Mapping[str, Any], *, key: str | None = None, operation_id: str = "") -> None:
+        self.change: dict[str, Any] = dict(change)
+        self.key = key
+        self.operation_id = operation_id
+        what = f"{operation_id}: " if operation_id else ""
+        required = self.change.get("required")
+        super().__init__(
+            f"{what}held for approval as pending change {_str(self.change.get('id'))} "
+            f"({_str(self.change.get('operation'))}, {required} approval{'' if required == 1 else 's'} required, "
+            f"expires {_str(self.change.get('expires_at'))})"
+        )
+
+    def __repr__(self) -> str:  # never the key
+        return f"ApprovalRequired(change_id={_str(self.change.get('id'))!r}, operation_id={self.operation_id!r})"
 
 
 class APIError(TokenVaultError):

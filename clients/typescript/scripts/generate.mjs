@@ -11,6 +11,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
+// The response of an operation an approval policy held (202).
+const APPROVAL_REQUIRED = "#/components/responses/ApprovalRequired";
+// The header naming the applied change that approved a call.
+const APPROVAL_ID_HEADER = "SVC-APPROVAL-ID";
 
 /** Returns the text of src/generated.ts for the OpenAPI document doc. */
 export function generate(doc) {
@@ -71,6 +75,13 @@ export function generate(doc) {
   out.push('  readonly response: "json" | "binary" | "none" | "proxied";');
   out.push("  /** Whether the operation takes an Idempotency-Key header. */");
   out.push("  readonly idempotent: boolean;");
+  out.push("  /**");
+  out.push("   * Whether an approval policy can hold the operation: its 202 is a");
+  out.push("   * pending change, thrown as an ApprovalRequiredError.");
+  out.push("   */");
+  out.push("  readonly approval: boolean;");
+  out.push("  /** Whether the operation takes an SVC-APPROVAL-ID header (CallOptions.approvalId). */");
+  out.push("  readonly approvalId: boolean;");
   out.push('  /** "api" (an application or session key), "operator", "proxy" or "none". */');
   out.push('  readonly auth: "api" | "operator" | "proxy" | "none";');
   out.push("}");
@@ -81,7 +92,7 @@ export function generate(doc) {
     out.push(`  ${op.id}: { method: ${JSON.stringify(op.id)}, http: ${JSON.stringify(op.method)}, path: ${JSON.stringify(op.path)}, ` +
       `pathParams: ${JSON.stringify(op.pathParams)}, query: ${JSON.stringify(op.query.map((p) => p.name))}, ` +
       `body: ${JSON.stringify(op.bodyType)}, response: ${JSON.stringify(op.responseKind)}, ` +
-      `idempotent: ${op.idempotent}, auth: ${JSON.stringify(op.auth)} },`);
+      `idempotent: ${op.idempotent}, approval: ${op.approval}, approvalId: ${op.approvalId}, auth: ${JSON.stringify(op.auth)} },`);
   }
   out.push("} as const;");
   out.push("");
@@ -131,7 +142,12 @@ export function generate(doc) {
       ret = "R";
     }
     args.push("options?: CallOptions");
-    out.push(...comment(`${op.method} ${op.path}: ${op.summary}` + (op.description ? `\n\n${op.description}` : ""), "  "));
+    let doc = `${op.method} ${op.path}: ${op.summary}` + (op.description ? `\n\n${op.description}` : "");
+    if (op.approval) {
+      doc += "\n\n@throws ApprovalRequiredError when the tenant's approval policy holds the call:\n" +
+        "it did not take effect and waits as the error's pending change.";
+    }
+    out.push(...comment(doc, "  "));
     out.push(`  ${op.id}${generic}(${args.join(", ")}): Promise<${ret}> {`);
     out.push(`    return this.call(${JSON.stringify(op.id)}, { ${req.join(", ")} }, options) as Promise<${ret}>;`);
     out.push("  }");
@@ -167,7 +183,11 @@ function operationsOf(doc) {
       const ok = Object.entries(o.responses).filter(([code]) => code.startsWith("2"));
       let responseKind = "none";
       const types = [];
-      for (const [, r0] of ok) {
+      // A 202 that is the document's ApprovalRequired response is no answer
+      // of the operation but a pending change: the transport throws it.
+      const approval = ok.some(([code, r]) => code === "202" && r.$ref === APPROVAL_REQUIRED);
+      for (const [code, r0] of ok) {
+        if (code === "202" && r0.$ref === APPROVAL_REQUIRED) continue;
         const r = deref(doc, r0);
         if (!r.content) continue;
         const [media, content] = Object.entries(r.content)[0];
@@ -191,6 +211,8 @@ function operationsOf(doc) {
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]),
         query: proxy ? [] : params.filter((p) => p.in === "query"),
         idempotent: params.some((p) => p.in === "header" && p.name === "Idempotency-Key"),
+        approval,
+        approvalId: params.some((p) => p.in === "header" && p.name === APPROVAL_ID_HEADER),
         auth,
         proxy,
         bodyType,

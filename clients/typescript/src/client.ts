@@ -1,8 +1,8 @@
 // The client: the transport under the generated methods (fetch, keys,
 // timeouts, retries, errors).
 
-import { NetworkError, ProblemDetails, TimeoutError, apiError } from "./errors.js";
-import { Operation, OperationId, Operations, operations } from "./generated.js";
+import { ApprovalRequiredError, NetworkError, ProblemDetails, TimeoutError, apiError } from "./errors.js";
+import { Operation, OperationId, Operations, PendingChange, operations } from "./generated.js";
 import type { CallOptions, CallRequest, ProxyCall, ProxyResponse } from "./transport.js";
 
 /** Options of a client; every field may be left out. */
@@ -39,6 +39,8 @@ export interface ClientOptions {
  * Every method throws an ApiError subclass for a non-2xx answer
  * (NotFoundError, InvalidRequestError with fieldErrors, ...), a
  * NetworkError when no answer came, and a TimeoutError past its timeout.
+ * An operation the tenant's approval policy can hold throws an
+ * ApprovalRequiredError for its 202: the pending change, never retried.
  * A 429 or a 503 is retried, up to maxRetries, with exponential backoff
  * and jitter or after the Retry-After the server sent, never past the
  * timeout; the creates carry an Idempotency-Key so a retry is never done
@@ -80,6 +82,9 @@ export class TokenVault extends Operations {
 
     for (let attempt = 1; ; attempt++) {
       const response = await this.#send(id, op, url, headers, body, deadline, options.signal);
+      if (op.approval && response.status === 202) {
+        throw approvalRequired(id, response);
+      }
       const ok = response.status >= 200 && response.status < 300;
       if (ok || (op.auth === "proxy" && !isProxyFailure(response))) {
         return decode(id, op, response);
@@ -132,6 +137,15 @@ export class TokenVault extends Operations {
     const key = options.apiKey ?? this.#apiKey;
     if (op.auth !== "none" && key !== undefined && key !== "") {
       headers.set("SVC-API-KEY", key);
+    }
+    if (options.approvalId !== undefined) {
+      if (!op.approvalId) {
+        throw new TypeError(`${op.method} takes no approval id (only operations with an SVC-APPROVAL-ID header do)`);
+      }
+      if (options.approvalId === "") {
+        throw new TypeError(`${op.method}: the approval id is empty`);
+      }
+      headers.set("SVC-APPROVAL-ID", options.approvalId);
     }
     const purpose = options.purpose ?? this.#purpose;
     if (purpose !== undefined && purpose !== "") {
@@ -261,6 +275,22 @@ function decode(id: string, op: Operation, response: Answer): unknown {
   } catch {
     throw new NetworkError(id, `${id}: the answer (status ${response.status}) is not JSON`);
   }
+}
+
+// approvalRequired reads the pending change of a 202 an approval policy
+// answered; the key it may carry goes to the error's key alone.
+function approvalRequired(id: string, response: Answer): ApprovalRequiredError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(utf8.decode(response.bytes));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== "object" || typeof (parsed as { id?: unknown }).id !== "string") {
+    throw new NetworkError(id, `${id}: the answer (status 202) is no pending change`);
+  }
+  const { key, ...change } = parsed as PendingChange & { key?: unknown };
+  return new ApprovalRequiredError(id, change, typeof key === "string" && key !== "" ? key : undefined);
 }
 
 // problemOf reads the problem details of an error answer; an answer that

@@ -2,6 +2,8 @@
 // body: messages hold the operation, the status and the problem the
 // server answered, which never echoes secrets.
 
+import type { PendingChange } from "./generated.js";
+
 /** The kind of an API error, one per status the API uses. */
 export type ErrorKind =
   | "invalid" // 400
@@ -101,6 +103,36 @@ export class BadGatewayError extends ApiError {}
 export class UnavailableError extends ApiError {}
 /** 507: the server's storage is full; nothing was saved. */
 export class StorageFullError extends ApiError {}
+
+/**
+ * A 202 of an operation the tenant's approval policy held (creating a
+ * management application, widening one's grants, regenerating a key, a
+ * bulk detokenization, deleting the tenant, changing the policy): the
+ * call did not take effect and waits as a pending change until the
+ * policy's approvers approve it (approveChange). Not an ApiError: nothing
+ * failed, and it is never retried; a retry would request another change.
+ *
+ * For a creation or a regeneration, key is the key the application will
+ * have once the change is applied, shown only here. It is not
+ * enumerable, so that logging the error or JSON.stringify does not show
+ * it, and the message never holds it.
+ */
+export class ApprovalRequiredError extends TokenVaultError {
+  /** Always 202. */
+  readonly status = 202;
+  /** The pending change: its id (for approveChange, getApproval, and CallOptions.approvalId), before and after. */
+  readonly change: PendingChange;
+  declare readonly key?: string;
+
+  constructor(operation: string, change: PendingChange, key?: string) {
+    super(operation, `${operation}: held for approval as pending change ${change.id} (${change.operation}, ` +
+      `${change.required} approval${change.required === 1 ? "" : "s"} required, expires ${change.expires_at})`);
+    this.change = change;
+    if (key !== undefined) {
+      Object.defineProperty(this, "key", { value: key, enumerable: false, writable: false, configurable: false });
+    }
+  }
+}
 
 /** The request got no answer: the network failed or the call timed out. */
 export class NetworkError extends TokenVaultError {}

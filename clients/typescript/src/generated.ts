@@ -721,10 +721,7 @@ export type TokenizeResponse = unknown;
 export type DetokenizeBody = unknown;
 
 /** The answer of POST /detokenize. */
-export type DetokenizeResponse = unknown | PendingChange & {
-  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
-  key?: string;
-};
+export type DetokenizeResponse = unknown;
 
 /** The body of POST /fpe/encode. */
 export type FpeEncodeBody = FPERequest;
@@ -839,10 +836,7 @@ export type ListApplicationsResponse = PageBase & {
 export type CreateApplicationBody = CreateApplicationRequest;
 
 /** The answer of POST /applications. */
-export type CreateApplicationResponse = Application | PendingChange & {
-  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
-  key?: string;
-};
+export type CreateApplicationResponse = Application;
 
 /** The answer of GET /applications/key. */
 export type GetApplicationByKeyResponse = Application;
@@ -854,19 +848,13 @@ export type GetApplicationResponse = Application;
 export type UpdateApplicationBody = UpdateApplicationRequest;
 
 /** The answer of PUT /applications/{id}. */
-export type UpdateApplicationResponse = Application | PendingChange & {
-  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
-  key?: string;
-};
+export type UpdateApplicationResponse = Application;
 
 /** The answer of DELETE /applications/{id}. */
 export type DeleteApplicationResponse = void;
 
 /** The answer of POST /applications/{id}/regenerate. */
-export type RegenerateApplicationKeyResponse = Application | PendingChange & {
-  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
-  key?: string;
-};
+export type RegenerateApplicationKeyResponse = Application;
 
 /** The answer of POST /applications/{id}/unfreeze. */
 export type UnfreezeApplicationResponse = Application;
@@ -941,10 +929,7 @@ export type ListLogEntityTypesResponse = EntityType[];
 export type GetTenantResponse = Tenant;
 
 /** The answer of DELETE /tenants/self. */
-export type DeleteOwnTenantResponse = PendingChange & {
-  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
-  key?: string;
-};
+export type DeleteOwnTenantResponse = void;
 
 /** The body of PUT /tenants/self/purposes. */
 export type SetPurposesBody = SetPurposesRequest;
@@ -1268,10 +1253,7 @@ export type GetApprovalPolicyResponse = ApprovalPolicy;
 export type SetApprovalPolicyBody = ApprovalPolicyRequest;
 
 /** The answer of PUT /tenants/self/approval-policy. */
-export type SetApprovalPolicyResponse = ApprovalPolicy | PendingChange & {
-  /** For the creation of an application or a new key: the key it will have once the change is applied, shown only here. */
-  key?: string;
-};
+export type SetApprovalPolicyResponse = ApprovalPolicy;
 
 /** The query parameters of GET /approvals. */
 export interface ListApprovalsQuery {
@@ -1321,111 +1303,118 @@ export interface Operation {
   readonly response: "json" | "binary" | "none" | "proxied";
   /** Whether the operation takes an Idempotency-Key header. */
   readonly idempotent: boolean;
+  /**
+   * Whether an approval policy can hold the operation: its 202 is a
+   * pending change, thrown as an ApprovalRequiredError.
+   */
+  readonly approval: boolean;
+  /** Whether the operation takes an SVC-APPROVAL-ID header (CallOptions.approvalId). */
+  readonly approvalId: boolean;
   /** "api" (an application or session key), "operator", "proxy" or "none". */
   readonly auth: "api" | "operator" | "proxy" | "none";
 }
 
 /** Every operation of the OpenAPI document, by operationId. */
 export const operations = {
-  getRoot: { method: "getRoot", http: "GET", path: "/", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "none" },
-  getOpenAPIDocument: { method: "getOpenAPIDocument", http: "GET", path: "/openapi.json", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "none" },
-  listAuditKeys: { method: "listAuditKeys", http: "GET", path: "/audit/keys", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "none" },
-  tokenize: { method: "tokenize", http: "POST", path: "/tokenize", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  detokenize: { method: "detokenize", http: "POST", path: "/detokenize", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  fpeEncode: { method: "fpeEncode", http: "POST", path: "/fpe/encode", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  fpeDecode: { method: "fpeDecode", http: "POST", path: "/fpe/decode", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  listTokens: { method: "listTokens", http: "GET", path: "/tokens", pathParams: [], query: ["id","container","type","fingerprint","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createToken: { method: "createToken", http: "POST", path: "/tokens", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  searchTokens: { method: "searchTokens", http: "POST", path: "/tokens/search", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  tokenAccess: { method: "tokenAccess", http: "GET", path: "/tokens/{id}/access", pathParams: ["id"], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  subjectAccess: { method: "subjectAccess", http: "POST", path: "/tokens/access/search", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  getToken: { method: "getToken", http: "GET", path: "/tokens/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  updateToken: { method: "updateToken", http: "PATCH", path: "/tokens/{id}", pathParams: ["id"], query: [], body: "application/merge-patch+json", response: "json", idempotent: false, auth: "api" },
-  deleteToken: { method: "deleteToken", http: "DELETE", path: "/tokens/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  listApplications: { method: "listApplications", http: "GET", path: "/applications", pathParams: [], query: ["id","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createApplication: { method: "createApplication", http: "POST", path: "/applications", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  getApplicationByKey: { method: "getApplicationByKey", http: "GET", path: "/applications/key", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  getApplication: { method: "getApplication", http: "GET", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  updateApplication: { method: "updateApplication", http: "PUT", path: "/applications/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  deleteApplication: { method: "deleteApplication", http: "DELETE", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  regenerateApplicationKey: { method: "regenerateApplicationKey", http: "POST", path: "/applications/{id}/regenerate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  unfreezeApplication: { method: "unfreezeApplication", http: "POST", path: "/applications/{id}/unfreeze", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  listDecoys: { method: "listDecoys", http: "GET", path: "/decoys", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  createDecoy: { method: "createDecoy", http: "POST", path: "/decoys", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  listPermissions: { method: "listPermissions", http: "GET", path: "/permissions", pathParams: [], query: ["application_type"], body: null, response: "json", idempotent: false, auth: "api" },
-  createTokenIntent: { method: "createTokenIntent", http: "POST", path: "/token-intents", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  getTokenIntent: { method: "getTokenIntent", http: "GET", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  deleteTokenIntent: { method: "deleteTokenIntent", http: "DELETE", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  createSession: { method: "createSession", http: "POST", path: "/sessions", pathParams: [], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  authorizeSession: { method: "authorizeSession", http: "POST", path: "/sessions/authorize", pathParams: [], query: [], body: "application/json", response: "none", idempotent: false, auth: "api" },
-  listLogs: { method: "listLogs", http: "GET", path: "/logs", pathParams: [], query: ["entity_type","entity_id","start_date","end_date","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  listLogEntityTypes: { method: "listLogEntityTypes", http: "GET", path: "/logs/entity-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  getTenant: { method: "getTenant", http: "GET", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  deleteOwnTenant: { method: "deleteOwnTenant", http: "DELETE", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  setPurposes: { method: "setPurposes", http: "PUT", path: "/tenants/self/purposes", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  rotateDataKey: { method: "rotateDataKey", http: "POST", path: "/tenants/self/rotate-data-key", pathParams: [], query: [], body: null, response: "none", idempotent: true, auth: "api" },
-  rotateFPEKey: { method: "rotateFPEKey", http: "POST", path: "/tenants/self/rotate-fpe-key", pathParams: [], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  getWebhookSecret: { method: "getWebhookSecret", http: "GET", path: "/tenants/self/webhook-secret", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  listMembers: { method: "listMembers", http: "GET", path: "/tenants/self/members", pathParams: [], query: ["user_id","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  deleteMember: { method: "deleteMember", http: "DELETE", path: "/tenants/self/members/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  listInvitations: { method: "listInvitations", http: "GET", path: "/tenants/self/invitations", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createInvitation: { method: "createInvitation", http: "POST", path: "/tenants/self/invitations", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  getInvitation: { method: "getInvitation", http: "GET", path: "/tenants/self/invitations/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  deleteInvitation: { method: "deleteInvitation", http: "DELETE", path: "/tenants/self/invitations/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  resendInvitation: { method: "resendInvitation", http: "POST", path: "/tenants/self/invitations/{id}/resend", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  acceptInvitation: { method: "acceptInvitation", http: "POST", path: "/tenants/invitations/accept", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "none" },
-  listFormulas: { method: "listFormulas", http: "GET", path: "/reactor-formulas", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createFormula: { method: "createFormula", http: "POST", path: "/reactor-formulas", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  getFormula: { method: "getFormula", http: "GET", path: "/reactor-formulas/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  updateFormula: { method: "updateFormula", http: "PUT", path: "/reactor-formulas/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  deleteFormula: { method: "deleteFormula", http: "DELETE", path: "/reactor-formulas/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  listReactors: { method: "listReactors", http: "GET", path: "/reactors", pathParams: [], query: ["id","name","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createReactor: { method: "createReactor", http: "POST", path: "/reactors", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  getReactor: { method: "getReactor", http: "GET", path: "/reactors/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  updateReactor: { method: "updateReactor", http: "PUT", path: "/reactors/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  patchReactor: { method: "patchReactor", http: "PATCH", path: "/reactors/{id}", pathParams: ["id"], query: [], body: "application/merge-patch+json", response: "none", idempotent: false, auth: "api" },
-  deleteReactor: { method: "deleteReactor", http: "DELETE", path: "/reactors/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  invokeReactor: { method: "invokeReactor", http: "POST", path: "/reactors/{id}/react", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  listProxies: { method: "listProxies", http: "GET", path: "/proxies", pathParams: [], query: ["id","name","page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createProxy: { method: "createProxy", http: "POST", path: "/proxies", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  getProxy: { method: "getProxy", http: "GET", path: "/proxies/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  updateProxy: { method: "updateProxy", http: "PUT", path: "/proxies/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  patchProxy: { method: "patchProxy", http: "PATCH", path: "/proxies/{id}", pathParams: ["id"], query: [], body: "application/merge-patch+json", response: "none", idempotent: false, auth: "api" },
-  deleteProxy: { method: "deleteProxy", http: "DELETE", path: "/proxies/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  invokeProxyGet: { method: "invokeProxyGet", http: "GET", path: "/proxy", pathParams: [], query: [], body: null, response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPost: { method: "invokeProxyPost", http: "POST", path: "/proxy", pathParams: [], query: [], body: "*/*", response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPut: { method: "invokeProxyPut", http: "PUT", path: "/proxy", pathParams: [], query: [], body: "*/*", response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPatch: { method: "invokeProxyPatch", http: "PATCH", path: "/proxy", pathParams: [], query: [], body: "*/*", response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyDelete: { method: "invokeProxyDelete", http: "DELETE", path: "/proxy", pathParams: [], query: [], body: null, response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPathGet: { method: "invokeProxyPathGet", http: "GET", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: null, response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPathPost: { method: "invokeProxyPathPost", http: "POST", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: "*/*", response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPathPut: { method: "invokeProxyPathPut", http: "PUT", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: "*/*", response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPathPatch: { method: "invokeProxyPathPatch", http: "PATCH", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: "*/*", response: "proxied", idempotent: false, auth: "proxy" },
-  invokeProxyPathDelete: { method: "invokeProxyPathDelete", http: "DELETE", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: null, response: "proxied", idempotent: false, auth: "proxy" },
-  listWebhooks: { method: "listWebhooks", http: "GET", path: "/webhooks", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  createWebhook: { method: "createWebhook", http: "POST", path: "/webhooks", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
-  listWebhookEventTypes: { method: "listWebhookEventTypes", http: "GET", path: "/webhooks/event-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  getWebhook: { method: "getWebhook", http: "GET", path: "/webhooks/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  updateWebhook: { method: "updateWebhook", http: "PUT", path: "/webhooks/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  deleteWebhook: { method: "deleteWebhook", http: "DELETE", path: "/webhooks/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "api" },
-  rotateWebhookSecret: { method: "rotateWebhookSecret", http: "POST", path: "/webhooks/{id}/rotate-secret", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  operatorListTenants: { method: "operatorListTenants", http: "GET", path: "/operator/tenants", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "operator" },
-  operatorCreateTenant: { method: "operatorCreateTenant", http: "POST", path: "/operator/tenants", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "operator" },
-  operatorGetTenant: { method: "operatorGetTenant", http: "GET", path: "/operator/tenants/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "operator" },
-  operatorDeleteTenant: { method: "operatorDeleteTenant", http: "DELETE", path: "/operator/tenants/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, auth: "operator" },
-  operatorVerifyAuditChain: { method: "operatorVerifyAuditChain", http: "POST", path: "/operator/tenants/{id}/audit/verify", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "operator" },
-  operatorBackup: { method: "operatorBackup", http: "GET", path: "/operator/backup", pathParams: [], query: [], body: null, response: "binary", idempotent: false, auth: "operator" },
-  operatorRotateAuditKey: { method: "operatorRotateAuditKey", http: "POST", path: "/operator/audit/keys/rotate", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "operator" },
-  operatorSignAuditChain: { method: "operatorSignAuditChain", http: "POST", path: "/operator/tenants/{id}/audit/checkpoints", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "operator" },
-  listWebhookDeliveries: { method: "listWebhookDeliveries", http: "GET", path: "/webhooks/{id}/deliveries", pathParams: ["id"], query: ["page","size","start"], body: null, response: "json", idempotent: false, auth: "api" },
-  redeliverWebhookDelivery: { method: "redeliverWebhookDelivery", http: "POST", path: "/webhooks/{id}/deliveries/{delivery_id}/redeliver", pathParams: ["id","delivery_id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  testWebhook: { method: "testWebhook", http: "POST", path: "/webhooks/{id}/test", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  getApprovalPolicy: { method: "getApprovalPolicy", http: "GET", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  setApprovalPolicy: { method: "setApprovalPolicy", http: "PUT", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, auth: "api" },
-  listApprovals: { method: "listApprovals", http: "GET", path: "/approvals", pathParams: [], query: ["page","size","start","status"], body: null, response: "json", idempotent: false, auth: "api" },
-  getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
-  approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
-  rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
+  getRoot: { method: "getRoot", http: "GET", path: "/", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "none" },
+  getOpenAPIDocument: { method: "getOpenAPIDocument", http: "GET", path: "/openapi.json", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "none" },
+  listAuditKeys: { method: "listAuditKeys", http: "GET", path: "/audit/keys", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "none" },
+  tokenize: { method: "tokenize", http: "POST", path: "/tokenize", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  detokenize: { method: "detokenize", http: "POST", path: "/detokenize", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: true, approvalId: true, auth: "api" },
+  fpeEncode: { method: "fpeEncode", http: "POST", path: "/fpe/encode", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  fpeDecode: { method: "fpeDecode", http: "POST", path: "/fpe/decode", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listTokens: { method: "listTokens", http: "GET", path: "/tokens", pathParams: [], query: ["id","container","type","fingerprint","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createToken: { method: "createToken", http: "POST", path: "/tokens", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  searchTokens: { method: "searchTokens", http: "POST", path: "/tokens/search", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  tokenAccess: { method: "tokenAccess", http: "GET", path: "/tokens/{id}/access", pathParams: ["id"], query: ["page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  subjectAccess: { method: "subjectAccess", http: "POST", path: "/tokens/access/search", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  getToken: { method: "getToken", http: "GET", path: "/tokens/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  updateToken: { method: "updateToken", http: "PATCH", path: "/tokens/{id}", pathParams: ["id"], query: [], body: "application/merge-patch+json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteToken: { method: "deleteToken", http: "DELETE", path: "/tokens/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listApplications: { method: "listApplications", http: "GET", path: "/applications", pathParams: [], query: ["id","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createApplication: { method: "createApplication", http: "POST", path: "/applications", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: true, approvalId: false, auth: "api" },
+  getApplicationByKey: { method: "getApplicationByKey", http: "GET", path: "/applications/key", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  getApplication: { method: "getApplication", http: "GET", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  updateApplication: { method: "updateApplication", http: "PUT", path: "/applications/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, approval: true, approvalId: false, auth: "api" },
+  deleteApplication: { method: "deleteApplication", http: "DELETE", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  regenerateApplicationKey: { method: "regenerateApplicationKey", http: "POST", path: "/applications/{id}/regenerate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, approval: true, approvalId: false, auth: "api" },
+  unfreezeApplication: { method: "unfreezeApplication", http: "POST", path: "/applications/{id}/unfreeze", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listDecoys: { method: "listDecoys", http: "GET", path: "/decoys", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createDecoy: { method: "createDecoy", http: "POST", path: "/decoys", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  listPermissions: { method: "listPermissions", http: "GET", path: "/permissions", pathParams: [], query: ["application_type"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createTokenIntent: { method: "createTokenIntent", http: "POST", path: "/token-intents", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getTokenIntent: { method: "getTokenIntent", http: "GET", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteTokenIntent: { method: "deleteTokenIntent", http: "DELETE", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createSession: { method: "createSession", http: "POST", path: "/sessions", pathParams: [], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  authorizeSession: { method: "authorizeSession", http: "POST", path: "/sessions/authorize", pathParams: [], query: [], body: "application/json", response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listLogs: { method: "listLogs", http: "GET", path: "/logs", pathParams: [], query: ["entity_type","entity_id","start_date","end_date","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listLogEntityTypes: { method: "listLogEntityTypes", http: "GET", path: "/logs/entity-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  getTenant: { method: "getTenant", http: "GET", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteOwnTenant: { method: "deleteOwnTenant", http: "DELETE", path: "/tenants/self", pathParams: [], query: [], body: null, response: "none", idempotent: false, approval: true, approvalId: true, auth: "api" },
+  setPurposes: { method: "setPurposes", http: "PUT", path: "/tenants/self/purposes", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  rotateDataKey: { method: "rotateDataKey", http: "POST", path: "/tenants/self/rotate-data-key", pathParams: [], query: [], body: null, response: "none", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  rotateFPEKey: { method: "rotateFPEKey", http: "POST", path: "/tenants/self/rotate-fpe-key", pathParams: [], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getWebhookSecret: { method: "getWebhookSecret", http: "GET", path: "/tenants/self/webhook-secret", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listMembers: { method: "listMembers", http: "GET", path: "/tenants/self/members", pathParams: [], query: ["user_id","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteMember: { method: "deleteMember", http: "DELETE", path: "/tenants/self/members/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listInvitations: { method: "listInvitations", http: "GET", path: "/tenants/self/invitations", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createInvitation: { method: "createInvitation", http: "POST", path: "/tenants/self/invitations", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getInvitation: { method: "getInvitation", http: "GET", path: "/tenants/self/invitations/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteInvitation: { method: "deleteInvitation", http: "DELETE", path: "/tenants/self/invitations/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  resendInvitation: { method: "resendInvitation", http: "POST", path: "/tenants/self/invitations/{id}/resend", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  acceptInvitation: { method: "acceptInvitation", http: "POST", path: "/tenants/invitations/accept", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "none" },
+  listFormulas: { method: "listFormulas", http: "GET", path: "/reactor-formulas", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createFormula: { method: "createFormula", http: "POST", path: "/reactor-formulas", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getFormula: { method: "getFormula", http: "GET", path: "/reactor-formulas/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  updateFormula: { method: "updateFormula", http: "PUT", path: "/reactor-formulas/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteFormula: { method: "deleteFormula", http: "DELETE", path: "/reactor-formulas/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listReactors: { method: "listReactors", http: "GET", path: "/reactors", pathParams: [], query: ["id","name","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createReactor: { method: "createReactor", http: "POST", path: "/reactors", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getReactor: { method: "getReactor", http: "GET", path: "/reactors/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  updateReactor: { method: "updateReactor", http: "PUT", path: "/reactors/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  patchReactor: { method: "patchReactor", http: "PATCH", path: "/reactors/{id}", pathParams: ["id"], query: [], body: "application/merge-patch+json", response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteReactor: { method: "deleteReactor", http: "DELETE", path: "/reactors/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  invokeReactor: { method: "invokeReactor", http: "POST", path: "/reactors/{id}/react", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  listProxies: { method: "listProxies", http: "GET", path: "/proxies", pathParams: [], query: ["id","name","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createProxy: { method: "createProxy", http: "POST", path: "/proxies", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getProxy: { method: "getProxy", http: "GET", path: "/proxies/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  updateProxy: { method: "updateProxy", http: "PUT", path: "/proxies/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  patchProxy: { method: "patchProxy", http: "PATCH", path: "/proxies/{id}", pathParams: ["id"], query: [], body: "application/merge-patch+json", response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteProxy: { method: "deleteProxy", http: "DELETE", path: "/proxies/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  invokeProxyGet: { method: "invokeProxyGet", http: "GET", path: "/proxy", pathParams: [], query: [], body: null, response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPost: { method: "invokeProxyPost", http: "POST", path: "/proxy", pathParams: [], query: [], body: "*/*", response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPut: { method: "invokeProxyPut", http: "PUT", path: "/proxy", pathParams: [], query: [], body: "*/*", response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPatch: { method: "invokeProxyPatch", http: "PATCH", path: "/proxy", pathParams: [], query: [], body: "*/*", response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyDelete: { method: "invokeProxyDelete", http: "DELETE", path: "/proxy", pathParams: [], query: [], body: null, response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPathGet: { method: "invokeProxyPathGet", http: "GET", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: null, response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPathPost: { method: "invokeProxyPathPost", http: "POST", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: "*/*", response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPathPut: { method: "invokeProxyPathPut", http: "PUT", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: "*/*", response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPathPatch: { method: "invokeProxyPathPatch", http: "PATCH", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: "*/*", response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  invokeProxyPathDelete: { method: "invokeProxyPathDelete", http: "DELETE", path: "/proxy/{rest}", pathParams: ["rest"], query: [], body: null, response: "proxied", idempotent: false, approval: false, approvalId: false, auth: "proxy" },
+  listWebhooks: { method: "listWebhooks", http: "GET", path: "/webhooks", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  createWebhook: { method: "createWebhook", http: "POST", path: "/webhooks", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  listWebhookEventTypes: { method: "listWebhookEventTypes", http: "GET", path: "/webhooks/event-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  getWebhook: { method: "getWebhook", http: "GET", path: "/webhooks/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  updateWebhook: { method: "updateWebhook", http: "PUT", path: "/webhooks/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  deleteWebhook: { method: "deleteWebhook", http: "DELETE", path: "/webhooks/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  rotateWebhookSecret: { method: "rotateWebhookSecret", http: "POST", path: "/webhooks/{id}/rotate-secret", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  operatorListTenants: { method: "operatorListTenants", http: "GET", path: "/operator/tenants", pathParams: [], query: ["page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorCreateTenant: { method: "operatorCreateTenant", http: "POST", path: "/operator/tenants", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorGetTenant: { method: "operatorGetTenant", http: "GET", path: "/operator/tenants/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorDeleteTenant: { method: "operatorDeleteTenant", http: "DELETE", path: "/operator/tenants/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorVerifyAuditChain: { method: "operatorVerifyAuditChain", http: "POST", path: "/operator/tenants/{id}/audit/verify", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorBackup: { method: "operatorBackup", http: "GET", path: "/operator/backup", pathParams: [], query: [], body: null, response: "binary", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorRotateAuditKey: { method: "operatorRotateAuditKey", http: "POST", path: "/operator/audit/keys/rotate", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  operatorSignAuditChain: { method: "operatorSignAuditChain", http: "POST", path: "/operator/tenants/{id}/audit/checkpoints", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  listWebhookDeliveries: { method: "listWebhookDeliveries", http: "GET", path: "/webhooks/{id}/deliveries", pathParams: ["id"], query: ["page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  redeliverWebhookDelivery: { method: "redeliverWebhookDelivery", http: "POST", path: "/webhooks/{id}/deliveries/{delivery_id}/redeliver", pathParams: ["id","delivery_id"], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  testWebhook: { method: "testWebhook", http: "POST", path: "/webhooks/{id}/test", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  getApprovalPolicy: { method: "getApprovalPolicy", http: "GET", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  setApprovalPolicy: { method: "setApprovalPolicy", http: "PUT", path: "/tenants/self/approval-policy", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: true, approvalId: false, auth: "api" },
+  listApprovals: { method: "listApprovals", http: "GET", path: "/approvals", pathParams: [], query: ["page","size","start","status"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
 } as const;
 
 /** The operationId of an operation of the API. */
@@ -1496,9 +1485,12 @@ export abstract class Operations {
    * policy holds detokenizations of more than `detokenize_over` tokens, such a call answers
    * 202 with a pending change; once it is approved, the same key sends the same body again
    * with `SVC-APPROVAL-ID` to make the call, once.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
    */
-  detokenize(body: DetokenizeBody, options?: CallOptions): Promise<DetokenizeResponse> {
-    return this.call("detokenize", { body }, options) as Promise<DetokenizeResponse>;
+  detokenize<R = DetokenizeResponse>(body: DetokenizeBody, options?: CallOptions): Promise<R> {
+    return this.call("detokenize", { body }, options) as Promise<R>;
   }
 
   /**
@@ -1680,6 +1672,9 @@ export abstract class Operations {
    *
    * Requires application:create, and every management permission granted must be held by
    * the caller. The key is returned only here and on regenerate.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
    */
   createApplication(body: CreateApplicationBody, options?: CallOptions): Promise<CreateApplicationResponse> {
     return this.call("createApplication", { body }, options) as Promise<CreateApplicationResponse>;
@@ -1708,6 +1703,9 @@ export abstract class Operations {
    *
    * Requires application:update. The type cannot change. Taking a management permission
    * from the tenant's last full manager is 409.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
    */
   updateApplication(id: string, body: UpdateApplicationBody, options?: CallOptions): Promise<UpdateApplicationResponse> {
     return this.call("updateApplication", { path: { id }, body }, options) as Promise<UpdateApplicationResponse>;
@@ -1727,6 +1725,9 @@ export abstract class Operations {
    * POST /applications/{id}/regenerate: Give an application a new key; the old one stops working at once.
    *
    * Requires application:update, and the caller must hold the application's management permissions.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
    */
   regenerateApplicationKey(id: string, options?: CallOptions): Promise<RegenerateApplicationKeyResponse> {
     return this.call("regenerateApplicationKey", { path: { id } }, options) as Promise<RegenerateApplicationKeyResponse>;
@@ -1874,6 +1875,9 @@ export abstract class Operations {
    * transactions, and the tenant's audit chain ends in a signed final checkpoint. When the
    * tenant's approval policy holds `tenant.delete`, the call answers 202 with a pending
    * change; once it is approved, the same key calls again with `SVC-APPROVAL-ID`.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
    */
   deleteOwnTenant(options?: CallOptions): Promise<DeleteOwnTenantResponse> {
     return this.call("deleteOwnTenant", {  }, options) as Promise<DeleteOwnTenantResponse>;
@@ -2474,6 +2478,9 @@ export abstract class Operations {
    * Requires tenant:update. Each approver must be a management application of the tenant.
    * Once the tenant has a policy, changing it needs that policy's approval: 202 with the
    * pending change.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
    */
   setApprovalPolicy(body: SetApprovalPolicyBody, options?: CallOptions): Promise<SetApprovalPolicyResponse> {
     return this.call("setApprovalPolicy", { body }, options) as Promise<SetApprovalPolicyResponse>;

@@ -19,6 +19,13 @@ export interface CallOptions {
    * tenant's purposes (Tenant.purposes). Defaults to the client's purpose.
    */
   purpose?: string;
+  /**
+   * The id of the applied change that approved this call, sent as
+   * SVC-APPROVAL-ID: the second call of a held detokenization (the same
+   * key, the same body) or tenant deletion. Only the operations whose
+   * Operation.approvalId is true take one; another throws a TypeError.
+   */
+  approvalId?: string;
   /** The whole call's time limit in milliseconds, retries included. */
   timeoutMs?: number;
   /** How many times a 429 or 503 is retried. */
