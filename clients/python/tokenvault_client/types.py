@@ -727,10 +727,14 @@ class WebhookDelivery(_WebhookDeliveryRequired, total=False):
     next_attempt_at: str
 
 
-class GetRootResponse(TypedDict):
+class _GetRootResponseRequired(TypedDict):
     name: Literal['Token Vault']
     openapi: str
     detail: str
+
+
+class GetRootResponse(_GetRootResponseRequired, total=False):
+    console: str
 
 
 class ListAuditKeysResponse(TypedDict):

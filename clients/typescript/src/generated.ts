@@ -701,6 +701,8 @@ export type GetRootResponse = {
   /** The path of the OpenAPI document, such as /openapi.json or /vault/openapi.json. */
   openapi: string;
   detail: string;
+  /** Where the web console is served, such as /console/; absent when it is not. */
+  console?: string;
 };
 
 /** The answer of GET /openapi.json. */
@@ -1437,7 +1439,8 @@ export abstract class Operations {
    * GET /: Where this API is described.
    *
    * Exactly the base URL (the handler's root). Needs no key. Answers where the OpenAPI
-   * document is served, under the prefix the handler is mounted at.
+   * document is served, under the prefix the handler is mounted at, and where the web
+   * console is when the server serves one.
    */
   getRoot(options?: CallOptions): Promise<GetRootResponse> {
     return this.call("getRoot", {  }, options) as Promise<GetRootResponse>;
