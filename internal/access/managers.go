@@ -14,7 +14,7 @@ func IsFullManager(rec *ApplicationRecord) bool {
 	if rec.Type != Management || rec.ExpiresAt != nil {
 		return false
 	}
-	for _, p := range PermissionsFor(Management) {
+	for _, p := range DefaultManagementPermissions() {
 		if !slices.Contains(rec.Permissions, p) {
 			return false
 		}

@@ -64,6 +64,12 @@ const (
 	PermWebhookRead   = "webhook:read"
 	PermWebhookUpdate = "webhook:update"
 	PermWebhookDelete = "webhook:delete"
+
+	// PermTokenExport allows exporting the tenant's tokens, encrypted to
+	// a recipient's public key (the root's ExportTokens): management
+	// applications only, which never see the data, and only when granted
+	// it by name: no application holds it by default (ExplicitOnly).
+	PermTokenExport = "token:export"
 )
 
 // The three application types (tokenvault.Private, Public, Management).
@@ -113,10 +119,30 @@ var managementPermissions = []string{
 	PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete,
 }
 
+// explicitOnly are the management permissions no application is given
+// without asking for them by name: not the first management application
+// of a tenant, not a full manager (IsFullManager), not an upgrade. Each
+// lets data leave the vault, even encrypted.
+var explicitOnly = []string{PermTokenExport}
+
 func init() {
 	for _, p := range managementPermissions {
 		holders[p] = []ApplicationType{Management}
 	}
+	for _, p := range explicitOnly {
+		holders[p] = []ApplicationType{Management}
+	}
+}
+
+// ExplicitOnly reports whether p is held only by applications granted it
+// by name (PermTokenExport).
+func ExplicitOnly(p string) bool { return slices.Contains(explicitOnly, p) }
+
+// DefaultManagementPermissions lists, in a stable order, what a tenant's
+// first management application holds and what a full manager must hold:
+// every management permission but the ExplicitOnly ones.
+func DefaultManagementPermissions() []string {
+	return slices.DeleteFunc(PermissionsFor(Management), ExplicitOnly)
 }
 
 // Holders returns every permission with the application types that may
@@ -146,7 +172,7 @@ func PermissionsFor(t ApplicationType) []string {
 // permissions on token data, not token:access:read, which reads audit
 // lines and is held whole by management applications.
 func IsTokenPermission(p string) bool {
-	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead
+	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead && p != PermTokenExport
 }
 
 // ManagementPermissions returns, in a new slice, the permissions held by

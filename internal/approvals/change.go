@@ -208,13 +208,20 @@ func decide(t *unit.Tx, by unit.Actor, c *Change, status, reason, event string) 
 // Returns NotFound, PermissionDenied (another requester's), Conflict (not
 // an approved bulk detokenization, another body, used already, expired).
 func Use(t *unit.Tx, by unit.Actor, tid, id, target string) error {
+	return UseFor(t, OpDetokenizeBulk, by, tid, id, target)
+}
+
+// UseFor is Use for a change of operation op (UsedOnce: OpDetokenizeBulk,
+// OpExport). Returns what Use returns; Conflict for a change of another
+// operation.
+func UseFor(t *unit.Tx, op string, by unit.Actor, tid, id, target string) error {
 	c, err := Get(t, tid, id)
 	if err != nil {
 		return err
 	}
 	switch {
-	case c.Operation != OpDetokenizeBulk:
-		return unit.Errorf(unit.Conflict, "the approval is not of a bulk detokenization")
+	case c.Operation != op:
+		return unit.Errorf(unit.Conflict, "the approval is not of a %s", op)
 	case c.RequestedBy != by.ID || c.RequestedByType != by.Type:
 		return unit.Errorf(unit.PermissionDenied, "the approval is another key's")
 	case c.Status != Applied:
@@ -230,5 +237,5 @@ func Use(t *unit.Tx, by unit.Actor, tid, id, target string) error {
 	if err := t.PutRecord(ChangeKey(tid, id), c); err != nil {
 		return err
 	}
-	return t.Log(by, tid, unit.EntityApproval, id, unit.OpUpdate, "Approval of "+OpDetokenizeBulk+" used")
+	return t.Log(by, tid, unit.EntityApproval, id, unit.OpUpdate, "Approval of "+op+" used")
 }

@@ -23,13 +23,21 @@ const (
 	// than the policy's DetokenizeOver. Its approval applies nothing: it
 	// lets its requester make that one call, once (Use).
 	OpDetokenizeBulk = "token.detokenize_bulk"
+	// OpExport: exporting tokens (token:export). Like OpDetokenizeBulk,
+	// its approval applies nothing: it lets its requester run that one
+	// export, once (Use).
+	OpExport = "token.export"
 	// OpUpdatePolicy: changing or removing the approval policy.
 	OpUpdatePolicy = "approval_policy.update"
 )
 
 // Operations are the operations a policy can name, in the order the
 // documentation gives them.
-var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk}
+var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk, OpExport}
+
+// UsedOnce reports whether op is approved to be called once by its
+// requester (Use) rather than applied by its last approval.
+func UsedOnce(op string) bool { return op == OpDetokenizeBulk || op == OpExport }
 
 // The limits of a policy.
 const (

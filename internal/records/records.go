@@ -49,6 +49,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
+	"github.com/tokenvault/tokenvault/internal/transfer"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -60,5 +61,5 @@ import (
 func Kinds() []unit.RecordKind {
 	return slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
 		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds,
-		counts.RecordKinds, approvals.RecordKinds)
+		counts.RecordKinds, approvals.RecordKinds, transfer.RecordKinds)
 }
