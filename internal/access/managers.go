@@ -14,7 +14,7 @@ func IsFullManager(rec *ApplicationRecord) bool {
 	if rec.Type != Management || rec.ExpiresAt != nil {
 		return false
 	}
-	for _, p := range DefaultManagementPermissions() {
+	for _, p := range PermissionsFor(Management) {
 		if !slices.Contains(rec.Permissions, p) {
 			return false
 		}
@@ -31,6 +31,8 @@ func ManagementUpgrades() [][]string {
 		{PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete},
 		// Who accessed a token's data.
 		{PermTokenAccessRead},
+		// Exports of a tenant's tokens.
+		{PermTokenExport},
 	}
 }
 

@@ -67,8 +67,9 @@ const (
 
 	// PermTokenExport allows exporting the tenant's tokens, encrypted to
 	// a recipient's public key (the root's ExportTokens): management
-	// applications only, which never see the data, and only when granted
-	// it by name: no application holds it by default (ExplicitOnly).
+	// applications only, which never see the data. No other permission
+	// implies it; a tenant's approval policy can hold every export
+	// (token.export).
 	PermTokenExport = "token:export"
 )
 
@@ -117,32 +118,13 @@ var managementPermissions = []string{
 	PermTenantMemberRead, PermTenantMemberUpdate, PermTenantMemberDelete,
 	PermTenantInvitationCreate, PermTenantInvitationRead, PermTenantInvitationUpdate, PermTenantInvitationDelete,
 	PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete,
+	PermTokenExport,
 }
-
-// explicitOnly are the management permissions no application is given
-// without asking for them by name: not the first management application
-// of a tenant, not a full manager (IsFullManager), not an upgrade. Each
-// lets data leave the vault, even encrypted.
-var explicitOnly = []string{PermTokenExport}
 
 func init() {
 	for _, p := range managementPermissions {
 		holders[p] = []ApplicationType{Management}
 	}
-	for _, p := range explicitOnly {
-		holders[p] = []ApplicationType{Management}
-	}
-}
-
-// ExplicitOnly reports whether p is held only by applications granted it
-// by name (PermTokenExport).
-func ExplicitOnly(p string) bool { return slices.Contains(explicitOnly, p) }
-
-// DefaultManagementPermissions lists, in a stable order, what a tenant's
-// first management application holds and what a full manager must hold:
-// every management permission but the ExplicitOnly ones.
-func DefaultManagementPermissions() []string {
-	return slices.DeleteFunc(PermissionsFor(Management), ExplicitOnly)
 }
 
 // Holders returns every permission with the application types that may

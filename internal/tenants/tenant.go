@@ -73,7 +73,7 @@ func Create(t *unit.Tx, apps *access.Applications, n New) (*Created, error) {
 		TenantID:    tid,
 		Name:        n.AppName,
 		Type:        access.Management,
-		Permissions: access.DefaultManagementPermissions(),
+		Permissions: access.PermissionsFor(access.Management),
 		Rules:       []access.Rule{},
 		CreatedBy:   n.OwnerID,
 		CreatedAt:   t.Now,
