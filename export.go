@@ -148,6 +148,12 @@ func (v *Vault) GetExport(ctx context.Context, key Credential, id string) (*Expo
 	return out, err
 }
 
+// TokenExporter exports tokens: a *Vault in process, or a *client.Client
+// over HTTP.
+type TokenExporter interface {
+	ExportTokens(ctx context.Context, key Credential, req ExportRequest, w io.Writer) (*ExportManifest, error)
+}
+
 // exportQuery is the listing query of req, or Invalid naming the field.
 func exportQuery(req ExportRequest) (listing.Query, error) {
 	fe := unit.FieldErrors{}
