@@ -30,6 +30,8 @@ if TYPE_CHECKING:
         Decoy,
         DetokenizeRequest,
         DetokenizeResponse200,
+        ExportManifest,
+        ExportRequest,
         FPERequest,
         FPEResult,
         Formula,
@@ -220,6 +222,8 @@ OPERATIONS: dict[str, Operation] = {
     'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
     'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
     'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),
+    'exportTokens': Operation('exportTokens', 'export_tokens', 'POST', '/tokens/export', (), (), 'json', False, 'api', 'json'),
+    'getExport': Operation('getExport', 'get_export', 'GET', '/exports/{id}', ('id',), (), None, False, 'api', 'json'),
 }
 
 
@@ -1669,3 +1673,31 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def export_tokens(
+        self,
+        body: ExportRequest,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> bytes | None:
+        """Export the tenant's tokens, encrypted to a recipient's age public key, streamed.
+
+        POST /tokens/export (operationId exportTokens). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('bytes | None', self._call('exportTokens', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def get_export(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ExportManifest:
+        """The signed manifest of a complete export.
+
+        GET /exports/{id} (operationId getExport). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ExportManifest', self._call('getExport', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
