@@ -12,16 +12,16 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/approvals"
+	"github.com/tokenvault/tokenvault/internal/export"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
-	"github.com/tokenvault/tokenvault/internal/transfer"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
 // Export of a tenant's tokens (docs/transfer.md): the exchange format's
 // NDJSON, encrypted to a recipient's age public key as it is written, with
 // a manifest signed by the vault's audit key. The feature is
-// internal/transfer; this file authorizes, holds to approval, walks the
+// internal/export; this file authorizes, holds to approval, walks the
 // tokens in one snapshot and records the export.
 
 // PermTokenExport allows ExportTokens: management applications only, and
@@ -39,29 +39,29 @@ const EntityExport = unit.EntityExport
 
 // ExportManifest says what an export holds (count, SHA-256 of its
 // plaintext and ciphertext, filter, recipient, times, who), signed by the
-// vault's audit key: transfer.Manifest. VerifyExport checks it.
-type ExportManifest = transfer.Manifest
+// vault's audit key: export.Manifest. VerifyExport checks it.
+type ExportManifest = export.Manifest
 
 // ExportFilter is the filter an ExportManifest records.
-type ExportFilter = transfer.Filter
+type ExportFilter = export.Filter
 
 // ExportLine is one token of the exchange format (NDJSON).
-type ExportLine = transfer.Line
+type ExportLine = export.Line
 
 // ExportVerified is what VerifyExport checked.
-type ExportVerified = transfer.Verified
+type ExportVerified = export.Verified
 
 // VerifyExport checks an export file against its manifest with the
 // vault's published audit keys, and, given age identities, its decrypted
-// content: see transfer.Verify.
-var VerifyExport = transfer.Verify
+// content: see export.Verify.
+var VerifyExport = export.Verify
 
 // The errors of VerifyExport.
 var (
-	ErrExportSignature  = transfer.ErrBadSignature
-	ErrExportCiphertext = transfer.ErrCiphertext
-	ErrExportPlaintext  = transfer.ErrPlaintext
-	ErrExportDecrypt    = transfer.ErrDecrypt
+	ErrExportSignature  = export.ErrBadSignature
+	ErrExportCiphertext = export.ErrCiphertext
+	ErrExportPlaintext  = export.ErrPlaintext
+	ErrExportDecrypt    = export.ErrDecrypt
 )
 
 // ExportRequest asks for an export of the caller's tenant's tokens: every
@@ -134,8 +134,8 @@ func (v *Vault) GetExport(ctx context.Context, key Credential, id string) (*Expo
 		if !unit.ValidID(id) {
 			return unit.NotFoundError("export")
 		}
-		var rec transfer.Record
-		ok, err := t.GetRecord(transfer.Key(p.TenantID, id), &rec)
+		var rec export.Record
+		ok, err := t.GetRecord(export.Key(p.TenantID, id), &rec)
 		if err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func exportQuery(req ExportRequest) (listing.Query, error) {
 // exportDigest names an export's request in its change: the SHA-256 of
 // its recipient and filters.
 func exportDigest(req ExportRequest) string {
-	b, _ := json.Marshal(transfer.Manifest{Recipient: req.Recipient, Filter: transfer.Filter{Container: req.Container, Type: req.Type, Query: req.Query}})
+	b, _ := json.Marshal(export.Manifest{Recipient: req.Recipient, Filter: export.Filter{Container: req.Container, Type: req.Type, Query: req.Query}})
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -196,12 +196,12 @@ func exportDigest(req ExportRequest) string {
 // exportView is what a held export shows its approvers: the recipient
 // and the filters (no secret: a public key).
 type exportView struct {
-	Recipient string          `json:"recipient"`
-	Filter    transfer.Filter `json:"filter"`
+	Recipient string        `json:"recipient"`
+	Filter    export.Filter `json:"filter"`
 }
 
 func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID string, req ExportRequest, w io.Writer) (*ExportManifest, error) {
-	recipient, err := transfer.ParseRecipient(req.Recipient)
+	recipient, err := export.ParseRecipient(req.Recipient)
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +209,11 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 	if err != nil {
 		return nil, err
 	}
-	filter := transfer.Filter{Container: req.Container, Type: req.Type, Query: req.Query}
+	filter := export.Filter{Container: req.Container, Type: req.Type, Query: req.Query}
 	var (
 		p       *principal
 		pending *ApprovalRequired
-		m       *transfer.Manifest
+		m       *export.Manifest
 	)
 	// The authorization, and the approval held or spent, in a commit of
 	// its own before any byte is written.
@@ -222,7 +222,7 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 		if p, err = t.authorize(key, PermTokenExport); err != nil {
 			return err
 		}
-		m = &transfer.Manifest{Format: transfer.Format, ID: v.ids.Next(t.Now), TenantID: p.TenantID, Filter: filter,
+		m = &export.Manifest{Format: export.Format, ID: v.ids.Next(t.Now), TenantID: p.TenantID, Filter: filter,
 			Recipient: req.Recipient, StartedAt: t.Now.UTC(), ActorID: p.Actor().ID, ActorType: p.Actor().Type, ApprovalID: approvalID}
 		digest := exportDigest(req)
 		if approvalID != "" {
@@ -259,7 +259,7 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 		}
 		m.FinishedAt = t.Now.UTC()
 		m.Sign(s.Key)
-		if err := t.PutRecord(transfer.Key(m.TenantID, m.ID), &transfer.Record{Manifest: *m}); err != nil {
+		if err := t.PutRecord(export.Key(m.TenantID, m.ID), &export.Record{Manifest: *m}); err != nil {
 			return err
 		}
 		return t.Log(p.Actor(), m.TenantID, EntityExport, m.ID, OpCreate,
@@ -273,10 +273,10 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 
 // writeExport streams the tokens of tenant tid matching q to w, encrypted
 // to recipient, in one read transaction (one snapshot of the store).
-func (v *Vault) writeExport(ctx context.Context, tid string, q listing.Query, recipient transfer.Recipient, w io.Writer) (transfer.Sums, error) {
-	tw, err := transfer.NewWriter(w, recipient)
+func (v *Vault) writeExport(ctx context.Context, tid string, q listing.Query, recipient export.Recipient, w io.Writer) (export.Sums, error) {
+	tw, err := export.NewWriter(w, recipient)
 	if err != nil {
-		return transfer.Sums{}, err
+		return export.Sums{}, err
 	}
 	err = v.view(ctx, func(t *txn) error {
 		return v.lists.Each(t.Tx, tid, q, func(rec *tokens.Record) error {
@@ -286,7 +286,7 @@ func (v *Vault) writeExport(ctx context.Context, tid string, q listing.Query, re
 			if rec.Decoy {
 				return nil
 			}
-			return tw.Write(transfer.LineOf(rec))
+			return tw.Write(export.LineOf(rec))
 		})
 	})
 	if err != nil {
@@ -298,7 +298,7 @@ func (v *Vault) writeExport(ctx context.Context, tid string, q listing.Query, re
 // logExportFailed records an export that ended before its manifest (the
 // receiver holds a partial file that no manifest describes). Its own
 // failure is only logged: the export's error is what the caller needs.
-func (v *Vault) logExportFailed(ctx context.Context, p *principal, m *transfer.Manifest, written int64) {
+func (v *Vault) logExportFailed(ctx context.Context, p *principal, m *export.Manifest, written int64) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		return t.Log(p.Actor(), m.TenantID, EntityExport, m.ID, OpCreate,
 			fmt.Sprintf("Token export to %s failed after %d tokens: no manifest", m.Recipient, written))

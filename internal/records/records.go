@@ -43,13 +43,13 @@ import (
 	"github.com/tokenvault/tokenvault/internal/auditlog"
 	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/export"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/reactors"
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
-	"github.com/tokenvault/tokenvault/internal/transfer"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -61,5 +61,5 @@ import (
 func Kinds() []unit.RecordKind {
 	return slices.Concat(tokens.RecordKinds, auditlog.RecordKinds, access.RecordKinds, reactors.RecordKinds,
 		tenants.RecordKinds, sessions.RecordKinds, idempotency.RecordKinds, intents.RecordKinds, events.RecordKinds,
-		counts.RecordKinds, approvals.RecordKinds, transfer.RecordKinds)
+		counts.RecordKinds, approvals.RecordKinds, export.RecordKinds)
 }

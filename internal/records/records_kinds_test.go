@@ -17,6 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/export"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/reactors"
@@ -24,7 +25,6 @@ import (
 	"github.com/tokenvault/tokenvault/internal/sessions"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
-	"github.com/tokenvault/tokenvault/internal/transfer"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
@@ -193,16 +193,16 @@ var recordKinds = []recordKind{
 		return &tokens.ShapeRecord{Type: unit.TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
 	}, func() recordCodec { return &tokens.ShapeRecord{} }, nil},
 	// Export manifests have no version 0.
-	{"export", transfer.Key(fixTenant, fixExport), func() recordCodec {
-		return &transfer.Record{Manifest: transfer.Manifest{Format: transfer.Format, ID: fixExport, TenantID: fixTenant,
-			Filter:    transfer.Filter{Container: "/pci/", Type: unit.TypeCard, Query: "metadata.customer:c1"},
+	{"export", export.Key(fixTenant, fixExport), func() recordCodec {
+		return &export.Record{Manifest: export.Manifest{Format: export.Format, ID: fixExport, TenantID: fixTenant,
+			Filter:    export.Filter{Container: "/pci/", Type: unit.TypeCard, Query: "metadata.customer:c1"},
 			Recipient: "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p", Count: 3, PlaintextSize: 420,
 			PlaintextSHA256:  "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
 			CiphertextSize:   640,
 			CiphertextSHA256: "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9",
 			StartedAt:        fixTime, FinishedAt: fixLater, ActorID: fixActor, ActorType: unit.ActorApplication,
 			ApprovalID: fixApproval, KeyID: "0011223344556677", Signature: bytes.Repeat([]byte{0xab}, 64)}}
-	}, func() recordCodec { return &transfer.Record{} }, nil},
+	}, func() recordCodec { return &export.Record{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {

@@ -1,4 +1,4 @@
-package transfer
+package export
 
 import (
 	"bufio"
@@ -18,14 +18,14 @@ import (
 var (
 	// ErrCiphertext: the file is not the one the manifest describes (its
 	// size or SHA-256 differ): changed, cut short or another export's.
-	ErrCiphertext = errors.New("transfer: the file's SHA-256 or size is not the manifest's")
+	ErrCiphertext = errors.New("export: the file's SHA-256 or size is not the manifest's")
 	// ErrPlaintext: decrypted, the file does not hold what the manifest
 	// says (its line count, size or SHA-256 differ, or a line is not a
 	// token object).
-	ErrPlaintext = errors.New("transfer: the decrypted file is not what the manifest describes")
+	ErrPlaintext = errors.New("export: the decrypted file is not what the manifest describes")
 	// ErrDecrypt: the identities do not open the file (not the
 	// recipient's), or its encryption is damaged.
-	ErrDecrypt = errors.New("transfer: the file does not decrypt with the identity given")
+	ErrDecrypt = errors.New("export: the file does not decrypt with the identity given")
 )
 
 // Verified is what Verify checked.
@@ -51,7 +51,7 @@ type Verified struct {
 func Verify(m *Manifest, keys []auditchain.PublicKey, file io.Reader, identities ...age.Identity) (*Verified, error) {
 	out := &Verified{}
 	if m.Format != Format {
-		return out, fmt.Errorf("transfer: the manifest's format is %q, not %q", m.Format, Format)
+		return out, fmt.Errorf("export: the manifest's format is %q, not %q", m.Format, Format)
 	}
 	if err := m.VerifySignature(keys); err != nil {
 		return out, err

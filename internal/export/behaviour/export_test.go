@@ -1,6 +1,6 @@
 // Package transfer_test holds the behaviour tests of the export of a
 // tenant's tokens, through a Vault's public methods (internal/vaulttest).
-package transfer_test
+package export_test
 
 import (
 	"bufio"

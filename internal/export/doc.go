@@ -1,4 +1,4 @@
-// Package transfer is the export of a tenant's tokens (docs/transfer.md):
+// Package export is the export of a tenant's tokens (docs/transfer.md):
 // the exchange format's lines (Line, LineOf), the age encryption of their
 // stream to a recipient's public key (ParseRecipient, Writer), the
 // manifest that says what was exported (Manifest), signed with the
@@ -25,4 +25,4 @@
 // integers, times as their Unix nanoseconds in 8 bytes. The key is one
 // the vault publishes (GET /audit/keys, `tokenvault audit keys`), named by
 // KeyID; a retired key still verifies what it signed.
-package transfer
+package export

@@ -1,4 +1,4 @@
-package transfer
+package export
 
 import (
 	"crypto/ed25519"
@@ -100,7 +100,7 @@ func (m *Manifest) Sign(key ed25519.PrivateKey) {
 
 // ErrBadSignature: the manifest's signature does not verify with the key
 // it names, or no key given is that key.
-var ErrBadSignature = errors.New("transfer: the manifest's signature does not verify")
+var ErrBadSignature = errors.New("export: the manifest's signature does not verify")
 
 // VerifySignature checks m's signature with the key of keys that m names.
 func (m *Manifest) VerifySignature(keys []auditchain.PublicKey) error {

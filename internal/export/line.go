@@ -1,4 +1,4 @@
-package transfer
+package export
 
 import (
 	"encoding/json"
