@@ -18,7 +18,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
 
-// Export of a tenant's tokens (docs/transfer.md): the exchange format's
+// Export of a tenant's tokens (docs/export.md): the exchange format's
 // NDJSON, encrypted to a recipient's age public key as it is written, with
 // a manifest signed by the vault's audit key. The feature is
 // internal/export; this file authorizes, holds to approval, walks the
@@ -86,7 +86,7 @@ type ExportRequest struct {
 // is also stored (GetExport) and named by an audit line (entity export;
 // the line holds the count and the manifest's digest, never data). The
 // tokens are read in one read transaction, a consistent snapshot (see
-// docs/transfer.md for what that holds on each store), and streamed: at
+// docs/export.md for what that holds on each store), and streamed: at
 // most one token and one 64 KiB chunk are held, whatever the tenant's
 // size. Expired tokens, decoys, cvcs and fingerprints are not exported.
 // Requires token:export.

@@ -8,7 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 )
 
-// Exports of a tenant's tokens (tokenvault.ExportTokens, docs/transfer.md).
+// Exports of a tenant's tokens (tokenvault.ExportTokens, docs/export.md).
 //
 // POST /tokens/export streams the age file, of any size, as
 // application/octet-stream; its manifest is known only at the end, so the

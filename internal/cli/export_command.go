@@ -20,7 +20,7 @@ const exportUsage = `Usage: tokenvault export [-server URL] [-key-file FILE] -re
                          [-container C] [-type T] [-query Q] -out FILE
        tokenvault export verify -manifest FILE.manifest.json -keys KEYS.json [-identity AGE-IDENTITY-FILE] FILE
 
-Exports the tenant's tokens from a running server (docs/transfer.md): the
+Exports the tenant's tokens from a running server (docs/export.md): the
 exchange format's NDJSON, one token a line, encrypted to the recipient's
 age public key (age1...; the receiving system makes it with age-keygen and
 keeps the identity), every live token or those in -container, of -type and

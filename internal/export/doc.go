@@ -1,4 +1,4 @@
-// Package export is the export of a tenant's tokens (docs/transfer.md):
+// Package export is the export of a tenant's tokens (docs/export.md):
 // the exchange format's lines (Line, LineOf), the age encryption of their
 // stream to a recipient's public key (ParseRecipient, Writer), the
 // manifest that says what was exported (Manifest), signed with the
