@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/approvals"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/export"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
@@ -36,6 +37,16 @@ const ApprovalExport = approvals.OpExport
 
 // EntityExport is the audit log's entity of an export.
 const EntityExport = unit.EntityExport
+
+// The events of exports: export.completed carries the signed manifest,
+// export.failed an export that failed after it began (ExportFailedView).
+const (
+	EventExportCompleted = events.ExportCompleted
+	EventExportFailed    = events.ExportFailed
+)
+
+// ExportFailedView is the object of export.failed.
+type ExportFailedView = export.FailedView
 
 // ExportManifest says what an export holds (count, SHA-256 of its
 // plaintext and ciphertext, filter, recipient, times, who), signed by the
@@ -262,6 +273,9 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 		if err := t.PutRecord(export.Key(m.TenantID, m.ID), &export.Record{Manifest: *m}); err != nil {
 			return err
 		}
+		if err := export.EmitCompleted(t.Tx, p.Actor(), m); err != nil {
+			return err
+		}
 		return t.Log(p.Actor(), m.TenantID, EntityExport, m.ID, OpCreate,
 			fmt.Sprintf("Tokens exported: %d to %s, manifest sha256:%s", m.Count, m.Recipient, m.Digest()))
 	})
@@ -300,6 +314,9 @@ func (v *Vault) writeExport(ctx context.Context, tid string, q listing.Query, re
 // failure is only logged: the export's error is what the caller needs.
 func (v *Vault) logExportFailed(ctx context.Context, p *principal, m *export.Manifest, written int64) {
 	err := v.update(context.WithoutCancel(ctx), func(t *txn) error {
+		if err := export.EmitFailed(t.Tx, p.Actor(), m, written); err != nil {
+			return err
+		}
 		return t.Log(p.Actor(), m.TenantID, EntityExport, m.ID, OpCreate,
 			fmt.Sprintf("Token export to %s failed after %d tokens: no manifest", m.Recipient, written))
 	})

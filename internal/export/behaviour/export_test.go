@@ -398,3 +398,33 @@ func TestExportFailureRecorded(t *testing.T) {
 		t.Fatalf("audit lines = %+v, %v; want one recording the failure", logs, err)
 	}
 }
+
+// TestExportEvents: a completed export is the event export.completed
+// carrying its manifest, a failed one export.failed; neither holds data.
+func TestExportEvents(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	tap := vaulttest.TapEvents(e.V)
+	if _, _, err := vaulttest.PutEventWebhook(ctx, e.V, e.Boot.Tenant.ID,
+		[]string{tokenvault.EventExportCompleted, tokenvault.EventExportFailed}, true); err != nil {
+		t.Fatal(err)
+	}
+	x := newExportEnv(t, e)
+	m, _, _ := x.export(t, tokenvault.ExportRequest{})
+	_, err := e.V.ExportTokens(ctx, x.exporter, tokenvault.ExportRequest{Recipient: x.id.Recipient().String()}, &failingWriter{n: 0})
+	if err == nil {
+		t.Fatal("ExportTokens to a failing writer went ahead")
+	}
+	var types []string
+	for _, ev := range tap.Events() {
+		types = append(types, ev.Info.Type)
+		if strings.Contains(string(ev.JSON), "alice") || strings.Contains(string(ev.JSON), "4242424242424242") {
+			t.Errorf("event %s holds data: %s", ev.Info.Type, ev.JSON)
+		}
+		if ev.Info.Type == tokenvault.EventExportCompleted && !strings.Contains(string(ev.JSON), m.PlaintextSHA256) {
+			t.Errorf("export.completed = %s, want the manifest", ev.JSON)
+		}
+	}
+	if !slices.Equal(types, []string{tokenvault.EventExportCompleted, tokenvault.EventExportFailed}) {
+		t.Fatalf("events = %v, want export.completed then export.failed", types)
+	}
+}
