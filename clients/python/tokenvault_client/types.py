@@ -763,7 +763,7 @@ class _ExportManifestRequired(TypedDict):
 
 
 class ExportManifest(_ExportManifestRequired, total=False):
-    """What an export holds, signed by the vault's audit key (docs/transfer.md): a receiving system checks the signature, then the file's size and SHA-256, then, decrypted, its count of lines and their SHA-256."""
+    """What an export holds, signed by the vault's audit key (docs/export.md): a receiving system checks the signature, then the file's size and SHA-256, then, decrypted, its count of lines and their SHA-256."""
 
     approval_id: str
 

@@ -704,7 +704,7 @@ export type ExportRequest = {
   query?: string;
 };
 
-/** What an export holds, signed by the vault's audit key (docs/transfer.md): a receiving system checks the signature, then the file's size and SHA-256, then, decrypted, its count of lines and their SHA-256. */
+/** What an export holds, signed by the vault's audit key (docs/export.md): a receiving system checks the signature, then the file's size and SHA-256, then, decrypted, its count of lines and their SHA-256. */
 export type ExportManifest = {
   format: "tokenvault-export-v1";
   id: string;
@@ -2556,7 +2556,7 @@ export abstract class Operations {
    *
    * Requires token:export (management keys; they never see the data: it leaves encrypted
    * to the recipient). The body is an age file (age-encryption.org/v1) to `recipient`
-   * holding the exchange format's NDJSON, one token a line (docs/transfer.md), of every
+   * holding the exchange format's NDJSON, one token a line (docs/export.md), of every
    * live token of the tenant, or of those in `container` (or below it), of `type` and
    * matching `query` (the language of POST /tokens/search), read in one snapshot and
    * streamed at any size. The answer's `SVC-EXPORT-ID` header names the export; its signed
