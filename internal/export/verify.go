@@ -43,7 +43,7 @@ type Verified struct {
 // audit keys), that file (the age ciphertext) has m's size and SHA-256,
 // and, given identities, that it decrypts to m's count of lines, each a
 // token object, with m's plaintext size and SHA-256. It reads file once,
-// in bounded memory.
+// holding at most its longest line.
 //
 // It returns what it checked and the first failure: ErrBadSignature,
 // ErrCiphertext, ErrDecrypt, ErrPlaintext (wrapped, with what differs), or
@@ -92,12 +92,15 @@ func checkPlaintext(m *Manifest, src io.Reader, identities []age.Identity) (int6
 	var count int64
 	for {
 		line, err := r.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			// A line longer than the buffer: read the rest of it
-			// (a token's data may be large).
-			var more []byte
-			more, err = r.ReadSlice('\n')
-			line = append(bytes.Clone(line), more...)
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer (a token's data may be
+			// large): copied before the buffer is read into again.
+			long := bytes.Clone(line)
+			for err == bufio.ErrBufferFull {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
 		}
 		if len(line) > 0 {
 			if err := checkLine(line); err != nil {
