@@ -47,7 +47,6 @@ func (a *api) exportTokens(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "application/octet-stream")
 		h.Set("Content-Disposition", `attachment; filename="`+id+`.age"`)
 		h.Set(ExportIDHeader, id)
-		sw.started = true
 	}
 	var err error
 	if id := r.Header.Get(ApprovalIDHeader); id != "" {
@@ -60,7 +59,11 @@ func (a *api) exportTokens(w http.ResponseWriter, r *http.Request) {
 		if !sw.wrote {
 			w.WriteHeader(http.StatusOK)
 		}
-	case !sw.started:
+	case !sw.wrote:
+		// Nothing sent yet: an answer like any other.
+		h := w.Header()
+		h.Del(ExportIDHeader)
+		h.Del("Content-Disposition")
 		a.writeError(w, r, err)
 	default:
 		var e *tokenvault.Error
@@ -76,10 +79,9 @@ func (a *api) exportTokens(w http.ResponseWriter, r *http.Request) {
 // exportStream writes an export's stream, moving the write deadline on
 // before each write.
 type exportStream struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	started bool
-	wrote   bool
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	wrote bool
 }
 
 func (s *exportStream) Write(p []byte) (int, error) {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"filippo.io/age"
 	"github.com/tokenvault/tokenvault"
@@ -426,5 +427,28 @@ func TestExportEvents(t *testing.T) {
 	}
 	if !slices.Equal(types, []string{tokenvault.EventExportCompleted, tokenvault.EventExportFailed}) {
 		t.Fatalf("events = %v, want export.completed then export.failed", types)
+	}
+}
+
+// TestExportLeavesOut: expired tokens and decoys are not exported.
+func TestExportLeavesOut(t *testing.T) {
+	e := vaulttest.NewEnv(t)
+	x := newExportEnv(t, e)
+	soon := e.Clock.Now().Add(time.Hour)
+	expiring := e.Token(t, tokenvault.TokenRequest{Type: "token", Data: "short-lived", ExpiresAt: &soon})
+	backend := e.App(t, tokenvault.Private, tokenvault.PermTokenCreate)
+	decoy, err := e.V.CreateDecoy(ctx, e.Mgmt, tokenvault.CreateDecoyRequest{ApplicationID: backend.ID,
+		Token: tokenvault.TokenRequest{Type: "token", Data: "bait"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, lines := x.export(t, tokenvault.ExportRequest{})
+	got := ids(lines)
+	if slices.Contains(got, decoy.ID) || !slices.Contains(got, expiring.ID) || len(got) != 5 {
+		t.Fatalf("exported %v; want the 4 tokens and the live expiring one, no decoy %s", got, decoy.ID)
+	}
+	e.Clock.Advance(2 * time.Hour)
+	if _, _, lines := x.export(t, tokenvault.ExportRequest{}); slices.Contains(ids(lines), expiring.ID) || len(lines) != 4 {
+		t.Fatalf("exported %v after the expiry; want the 4 tokens", ids(lines))
 	}
 }
