@@ -103,4 +103,32 @@ func TestExportCommand(t *testing.T) {
 	if code, _, _ := runCLI(t, env, "export", "-recipient", id.Recipient().String()); code != 2 {
 		t.Errorf("export without -out = %d, want 2", code)
 	}
+
+	// Held to approval: the change is printed, then run with -approval.
+	delete(env, "TOKENVAULT_API_KEY")
+	approver, err := v.CreateApplication(ctx, boot.Application.Key, tokenvault.CreateApplicationRequest{Name: "ap", Type: tokenvault.Management,
+		Permissions: []string{tokenvault.PermTenantRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.SetApprovalPolicy(ctx, boot.Application.Key, tokenvault.ApprovalPolicy{Required: 1, Approvers: []string{approver.ID},
+		Operations: []string{tokenvault.ApprovalExport}}); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(dir, "held.age")
+	args := []string{"export", "-key-file", keyFile, "-recipient", id.Recipient().String(), "-out", held}
+	code, stdout, errOut = runCLI(t, env, args...)
+	changes, err := v.ListApprovals(ctx, boot.Application.Key, tokenvault.ListApprovalsRequest{Status: tokenvault.ChangePending})
+	if code != 1 || err != nil || len(changes.Data) != 1 || !strings.Contains(stdout, "-approval "+changes.Data[0].ID) {
+		t.Fatalf("held export = %d\n%s%s; pending %+v, %v", code, stdout, errOut, changes, err)
+	}
+	if _, err := os.Stat(held); !os.IsNotExist(err) {
+		t.Errorf("a held export wrote %s: %v", held, err)
+	}
+	if _, err := v.ApproveChange(ctx, approver.Key, changes.Data[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, errOut := runCLI(t, env, append(args, "-approval", changes.Data[0].ID)...); code != 0 || !strings.Contains(stdout, "exported 3 tokens") {
+		t.Fatalf("approved export = %d\n%s%s", code, stdout, errOut)
+	}
 }
