@@ -11,6 +11,7 @@ const operations = {
   'application.widen_grants': 'Widen an application\'s grants',
   'application.regenerate_key': 'Regenerate an application\'s key',
   'token.detokenize_bulk': 'Detokenize many tokens in one call',
+  'token.export': 'Export the tenant\'s tokens (encrypted to a recipient)',
   'approval_policy.update': 'Change the approval policy',
 };
 
