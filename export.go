@@ -114,9 +114,10 @@ func (v *Vault) ExportTokens(ctx context.Context, key Credential, req ExportRequ
 // same key, the same request (recipient and filters), once, before the
 // change's expiry.
 //
-// Returns what ExportTokens returns, and NotFound (no such change),
-// PermissionDenied (another key's change), Conflict (not an applied
-// export, another request, used already, expired).
+// Returns what ExportTokens returns (Invalid, Unauthenticated,
+// PermissionDenied, RateLimited, StorageFull, Internal), and NotFound (no
+// such change), PermissionDenied (another key's change), Conflict (not
+// an applied export, another request, used already, expired).
 func (v *Vault) ExportTokensApproved(ctx context.Context, key Credential, approvalID string, req ExportRequest, w io.Writer) (*ExportManifest, error) {
 	if approvalID == "" {
 		return nil, &Error{Kind: Invalid, Message: "an approval id is required"}
