@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/httpapi"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // TestExportOverHTTP: POST /tokens/export streams the age file with the
@@ -135,4 +137,40 @@ func TestExportCutOffOverHTTP(t *testing.T) {
 		t.Fatalf("audit lines of the cut export = %+v, want its failure", logs)
 	}
 	wantStatus(t, "GET /exports/{id} of a cut export", s.do(t, "GET", "/exports/"+exportID, exporter, nil), 404)
+}
+
+// TestExportOutlivesWriteTimeout: an export streams past the server's
+// WriteTimeout (here 1 ns), each write moving the deadline on.
+func TestExportOutlivesWriteTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	master := make([]byte, 32)
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: memory.New(), Keys: tokenvault.KeyOptions{MasterKey: master},
+		Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	boot, err := v.CreateTenant(ctx, tokenvault.CreateTenantRequest{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(httpapi.New(v, httpapi.Options{}))
+	srv.Config.WriteTimeout = time.Nanosecond
+	srv.Start()
+	defer srv.Close()
+	id, _ := age.GenerateX25519Identity()
+	b, _ := json.Marshal(map[string]any{"recipient": id.Recipient().String()})
+	req, _ := http.NewRequest("POST", srv.URL+"/tokens/export", bytes.NewReader(b))
+	req.Header.Set(httpapi.APIKeyHeader, string(boot.Application.Key))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST /tokens/export with a 1ns WriteTimeout: %v", err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != 200 || !bytes.HasPrefix(body, []byte("age-encryption.org/v1")) {
+		t.Fatalf("POST /tokens/export with a 1ns WriteTimeout = %d, %d bytes, %v", res.StatusCode, len(body), err)
+	}
 }
