@@ -120,7 +120,9 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 	}
 	m.Count, m.PlaintextSize, m.PlaintextSHA256 = sums.Count, sums.PlaintextSize, sums.PlaintextSHA256
 	m.CiphertextSize, m.CiphertextSHA256 = sums.CiphertextSize, sums.CiphertextSHA256
-	err = v.update(ctx, func(t *txn) error {
+	// The file is whole: its manifest is recorded even when the caller
+	// has gone since the last byte (an HTTP client that closed at once).
+	err = v.update(context.WithoutCancel(ctx), func(t *txn) error {
 		s, err := t.signer()
 		if err != nil {
 			return err
@@ -137,6 +139,7 @@ func (v *Vault) exportTokens(ctx context.Context, key Credential, approvalID str
 			fmt.Sprintf("Tokens exported: %d to %s, manifest sha256:%s", m.Count, m.Recipient, m.Digest()))
 	})
 	if err != nil {
+		v.logExportFailed(ctx, p, m, sums.Count)
 		return nil, err
 	}
 	return m, nil
