@@ -54,9 +54,9 @@ func exportQuery(req ExportRequest) (listing.Query, error) {
 }
 
 // exportDigest names an export's request in its change: the SHA-256 of
-// its recipient and filters.
+// its recipient and filters (the JSON of exportView, fields in order).
 func exportDigest(req ExportRequest) string {
-	b, _ := json.Marshal(export.Manifest{Recipient: req.Recipient, Filter: export.Filter{Container: req.Container, Type: req.Type, Query: req.Query}})
+	b, _ := json.Marshal(exportView{Recipient: req.Recipient, Filter: export.Filter{Container: req.Container, Type: req.Type, Query: req.Query}})
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
