@@ -65,7 +65,7 @@ func (v *Vault) requestChange(t *txn, p *principal, pol *approvals.Policy, c *ap
 // still exist and hold what the operation requires), against the state
 // of now.
 func (v *Vault) applyChange(t *txn, c *approvals.Change) error {
-	if c.Operation == approvals.OpDetokenizeBulk || c.Operation == approvals.OpDeleteTenant {
+	if approvals.UsedOnce(c.Operation) {
 		// Applied, it lets its requester make the call once
 		// (DetokenizeApproved, DeleteOwnTenantApproved), which
 		// authorizes it then: nothing changes now.

@@ -243,6 +243,13 @@ func TestEveryEndpoint(t *testing.T) {
 	if len(auditKeys) != 2 || auditKeys[0].ID != cp.KeyID || auditKeys[1].ID != rotated.ID {
 		t.Errorf("AuditKeys = %+v; want %s, then %s", auditKeys, cp.KeyID, rotated.ID)
 	}
+	// An export, and its manifest (exports_test.go holds the rest).
+	var exported bytes.Buffer
+	manifest, err := c.ExportTokens(ctx, mgmt, tokenvault.ExportRequest{Recipient: exportRecipient(t)}, &exported)
+	must("ExportTokens", err)
+	if _, err := tokenvault.VerifyExport(manifest, auditKeys, bytes.NewReader(exported.Bytes())); err != nil {
+		t.Errorf("VerifyExport of ExportTokens = %v", err)
+	}
 	must("RotateDataKey", c.RotateDataKey(ctx, mgmt))
 	withPurposes, err := c.SetPurposes(ctx, mgmt, tokenvault.SetPurposesRequest{Purposes: []tokenvault.Purpose{
 		{Name: "fraud-review", Description: "Reviewing a payment flagged as fraud"}}})

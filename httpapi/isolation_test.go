@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,6 +98,9 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 // requestFor is a valid request for a route pattern (so that a refusal is
 // about the key, not the body), with the resource ids in ids by the path's
 // first segment.
+// testRecipient is an age public key whose private key nobody kept.
+const testRecipient = "age169saay7hadce9xfcydjn3l4h3ap6p5a69nc2zjera73vmv9n7fpsxty04l"
+
 func requestFor(pattern string, ids map[string]string, nonce string) (method, path string, body any, header []string) {
 	method, path, _ = strings.Cut(pattern, " ")
 	path = strings.ReplaceAll(path, "{$}", "")
@@ -141,6 +145,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"PUT /tenants/self/approval-policy":          map[string]any{"required": 1, "approvers": []string{ids["applications"]}, "operations": []string{"application.create_management"}},
 		"POST /approvals/{id}/approve":               nil,
 		"POST /approvals/{id}/reject":                map[string]any{"reason": "x"},
+		"POST /tokens/export":                        map[string]any{"recipient": testRecipient},
 	}
 	body = bodies[pattern]
 	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {
@@ -198,16 +203,17 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 			Permissions: []string{"application:read"}})
 		errors.As(err, &held)
 	}
-	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil || wh == nil || held == nil {
+	exp, _ := s.v.ExportTokens(ctx, bm, tokenvault.ExportRequest{Recipient: testRecipient}, io.Discard)
+	if tok == nil || inv == nil || f == nil || re == nil || px == nil || intent == nil || wh == nil || held == nil || exp == nil {
 		t.Fatal("tenant B setup failed")
 	}
 	ids := map[string]string{
 		"applications": app.ID, "tokens": tok.ID, "members": boot.Owner.ID, "invitations": inv.ID,
 		"reactor-formulas": f.ID, "reactors": re.ID, "proxies": px.ID, "operator": boot.Tenant.ID,
-		"token-intents": intent.ID, "webhooks": wh.ID, "approvals": held.Change.ID,
+		"token-intents": intent.ID, "webhooks": wh.ID, "approvals": held.Change.ID, "exports": exp.ID,
 	}
 	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID, intent.ID,
-		wh.ID, wh.Secret[len("whsec_"):], approver.ID, held.Change.ID}
+		wh.ID, wh.Secret[len("whsec_"):], approver.ID, held.Change.ID, exp.ID}
 	_, user := s.app(t, map[string]any{"name": "u", "type": "private",
 		"rules": []map[string]any{{"priority": 1, "container": "/", "transform": "reveal", "permissions": []string{"token:read", "token:update", "token:delete", "token:use", "token:search", "token:create"}}}})
 

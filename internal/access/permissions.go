@@ -64,6 +64,13 @@ const (
 	PermWebhookRead   = "webhook:read"
 	PermWebhookUpdate = "webhook:update"
 	PermWebhookDelete = "webhook:delete"
+
+	// PermTokenExport allows exporting the tenant's tokens, encrypted to
+	// a recipient's public key (the root's ExportTokens): management
+	// applications only, which never see the data. No other permission
+	// implies it; a tenant's approval policy can hold every export
+	// (token.export).
+	PermTokenExport = "token:export"
 )
 
 // The three application types (tokenvault.Private, Public, Management).
@@ -111,6 +118,7 @@ var managementPermissions = []string{
 	PermTenantMemberRead, PermTenantMemberUpdate, PermTenantMemberDelete,
 	PermTenantInvitationCreate, PermTenantInvitationRead, PermTenantInvitationUpdate, PermTenantInvitationDelete,
 	PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete,
+	PermTokenExport,
 }
 
 func init() {
@@ -146,7 +154,7 @@ func PermissionsFor(t ApplicationType) []string {
 // permissions on token data, not token:access:read, which reads audit
 // lines and is held whole by management applications.
 func IsTokenPermission(p string) bool {
-	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead
+	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead && p != PermTokenExport
 }
 
 // ManagementPermissions returns, in a new slice, the permissions held by

@@ -208,7 +208,14 @@ func decide(t *unit.Tx, by unit.Actor, c *Change, status, reason, event string) 
 // Returns NotFound, PermissionDenied (another requester's), Conflict (not
 // an approved bulk detokenization, another body, used already, expired).
 func Use(t *unit.Tx, by unit.Actor, tid, id, target string) error {
-	c, err := Usable(t, by, tid, id, OpDetokenizeBulk, target)
+	return UseFor(t, OpDetokenizeBulk, by, tid, id, target)
+}
+
+// UseFor is Use for a change of operation op (UsedOnce: OpDetokenizeBulk,
+// OpExport). Returns what Use returns; Conflict for a change of another
+// operation.
+func UseFor(t *unit.Tx, op string, by unit.Actor, tid, id, target string) error {
+	c, err := Usable(t, by, tid, id, op, target)
 	if err != nil {
 		return err
 	}
@@ -216,7 +223,7 @@ func Use(t *unit.Tx, by unit.Actor, tid, id, target string) error {
 	if err := t.PutRecord(ChangeKey(tid, id), c); err != nil {
 		return err
 	}
-	return t.Log(by, tid, unit.EntityApproval, id, unit.OpUpdate, "Approval of "+OpDetokenizeBulk+" used")
+	return t.Log(by, tid, unit.EntityApproval, id, unit.OpUpdate, "Approval of "+op+" used")
 }
 
 // Usable checks that change id of tenant tid is an approved op whose

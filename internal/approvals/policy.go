@@ -28,13 +28,21 @@ const (
 	// many transactions and removes the change with the tenant, so the
 	// approval lets its requester make the call, once (Usable).
 	OpDeleteTenant = "tenant.delete"
+	// OpExport: exporting tokens (token:export). Like OpDetokenizeBulk,
+	// its approval applies nothing: it lets its requester run that one
+	// export, once (Use).
+	OpExport = "token.export"
 	// OpUpdatePolicy: changing or removing the approval policy.
 	OpUpdatePolicy = "approval_policy.update"
 )
 
 // Operations are the operations a policy can name, in the order the
 // documentation gives them.
-var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk, OpDeleteTenant}
+var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, OpDetokenizeBulk, OpExport, OpDeleteTenant}
+
+// UsedOnce reports whether op is approved to be called once by its
+// requester (Use) rather than applied by its last approval.
+func UsedOnce(op string) bool { return op == OpDetokenizeBulk || op == OpExport || op == OpDeleteTenant }
 
 // The limits of a policy.
 const (

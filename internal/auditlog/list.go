@@ -49,6 +49,7 @@ var entityTypes = []EntityType{
 	{"Token Intent", unit.EntityTokenIntent},
 	{"Webhook", unit.EntityWebhook},
 	{"Approval", unit.EntityApproval},
+	{"Export", unit.EntityExport},
 }
 
 // LogOf is the line l stored at key as ListLogs returns it.

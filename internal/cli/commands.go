@@ -37,6 +37,7 @@ func commandList() map[string]command {
 		"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
 		"operator":          {"split the root key among custodians (k of n), unseal a server started with -seal split, rekey", operatorCommand},
 		"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
+		"export":            {"export the tenant's tokens, encrypted to an age public key, with a signed manifest; verify an export (a management key)", exportCommand},
 	}
 }
 
@@ -95,7 +96,7 @@ type usageError struct{ error }
 
 // commandOrder is the order help lists the commands in: every one
 // (TestHelpListsEveryCommand).
-var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit"}
+var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit", "export"}
 
 // otherCommands lists every command but serve, for serve's usage.
 func otherCommands() string {

@@ -62,6 +62,10 @@ const (
 	ApprovalRejected  = "approval.rejected"
 	ApprovalExpired   = "approval.expired"
 	ApprovalFailed    = "approval.failed"
+
+	// The events of exports of a tenant's tokens (internal/export).
+	ExportCompleted = "export.completed"
+	ExportFailed    = "export.failed"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -108,6 +112,8 @@ var catalogue = []Type{
 	{ApprovalRejected, "A pending change was rejected by an approver or withdrawn by its requester.", false},
 	{ApprovalExpired, "A pending change expired before it was approved.", false},
 	{ApprovalFailed, "A pending change had its last needed approval but no longer applied.", false},
+	{ExportCompleted, "The tenant's tokens were exported, encrypted to a recipient: the signed manifest, no data.", false},
+	{ExportFailed, "An export of the tenant's tokens failed after it began: the recipient holds a partial file no manifest describes.", false},
 }
 
 // Types returns the event catalogue, in the order GET

@@ -17,6 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/counts"
 	"github.com/tokenvault/tokenvault/internal/events"
+	"github.com/tokenvault/tokenvault/internal/export"
 	"github.com/tokenvault/tokenvault/internal/idempotency"
 	"github.com/tokenvault/tokenvault/internal/intents"
 	"github.com/tokenvault/tokenvault/internal/reactors"
@@ -48,6 +49,7 @@ const (
 	fixDelivery   = "0190f5a2-9000-7000-8000-000000000019"
 	fixEvent      = "0190f5a2-9000-7000-8000-00000000001a"
 	fixApproval   = "0190f5a2-9000-7000-8000-00000000001b"
+	fixExport     = "0190f5a2-9000-7000-8000-00000000001c"
 )
 
 // fixKeyHash is a keyed hash as the records hold them (32 bytes).
@@ -190,6 +192,17 @@ var recordKinds = []recordKind{
 	{"token-shape", barrier.Tenant(fixTenant).TokenShape("00112233445566778899aabbccddeeff"), func() recordCodec {
 		return &tokens.ShapeRecord{Type: unit.TypeCard, Containers: []string{"/pci/high/", "/shop/eu/"}}
 	}, func() recordCodec { return &tokens.ShapeRecord{} }, nil},
+	// Export manifests have no version 0.
+	{"export", export.Key(fixTenant, fixExport), func() recordCodec {
+		return &export.Record{Manifest: export.Manifest{Format: export.Format, ID: fixExport, TenantID: fixTenant,
+			Filter:    export.Filter{Container: "/pci/", Type: unit.TypeCard, Query: "metadata.customer:c1"},
+			Recipient: "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p", Count: 3, PlaintextSize: 420,
+			PlaintextSHA256:  "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+			CiphertextSize:   640,
+			CiphertextSHA256: "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9",
+			StartedAt:        fixTime, FinishedAt: fixLater, ActorID: fixActor, ActorType: unit.ActorApplication,
+			ApprovalID: fixApproval, KeyID: "0011223344556677", Signature: bytes.Repeat([]byte{0xab}, 64)}}
+	}, func() recordCodec { return &export.Record{} }, nil},
 }
 
 func readFixture(t testing.TB, name string) []byte {

@@ -22,6 +22,8 @@ const (
 	EntityWebhook          = "webhook"
 	// EntityApproval is a change waiting for approval (internal/approvals).
 	EntityApproval = "approval"
+	// EntityExport is an export of a tenant's tokens (internal/transfer).
+	EntityExport = "export"
 )
 
 // Operations: the values of Log.Operation.

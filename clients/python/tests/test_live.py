@@ -222,6 +222,15 @@ class LiveTest(unittest.TestCase):
         self.assertGreaterEqual(m.token_access(tok["id"], {"size": 10})["pagination"]["total_items"], 1)
         self.assertIn("data", m.subject_access({"metadata": tok["metadata"]}))
 
+    def test_export_answers_the_age_file(self) -> None:
+        # An age public key whose private key nobody kept.
+        recipient = "age169saay7hadce9xfcydjn3l4h3ap6p5a69nc2zjera73vmv9n7fpsxty04l"
+        body = self.mgmt.export_tokens({"recipient": recipient})
+        self.assertIsInstance(body, bytes)
+        self.assertTrue(body.startswith(b"age-encryption.org/v1\n"))
+        with self.assertRaises(InvalidRequestError):
+            self.mgmt.export_tokens({"recipient": "age1nope"})
+
     def test_session_authorized_by_a_private_key(self) -> None:
         public_app = self.mgmt.create_application({"name": "python-sessions", "type": "public", "permissions": ["token:create"]})
         session = Client(URL, api_key=public_app["key"], timeout=30).create_session()

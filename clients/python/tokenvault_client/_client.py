@@ -271,7 +271,9 @@ def _media_type(headers: Mapping[str, str]) -> str:
 def _decode(op: Operation, resp: HTTPResponse) -> Any:
     if op.result == "proxy":
         return ProxyResponse(resp.status, resp.headers, resp.body)
-    if op.result == "binary":
+    # An operation whose answer is a stream of bytes or, held to approval,
+    # a pending change (export_tokens) is told apart by the answer's type.
+    if op.result == "binary" or _media_type(resp.headers) == "application/octet-stream":
         return resp.body
     if op.result == "none" or not resp.body:
         return None

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
         Decoy,
         DetokenizeRequest,
         DetokenizeResponse,
+        ExportManifest,
+        ExportRequest,
         FPERequest,
         FPEResult,
         Formula,
@@ -223,6 +225,8 @@ OPERATIONS: dict[str, Operation] = {
     'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json', False, False),
     'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json', False, False),
     'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json', False, False),
+    'exportTokens': Operation('exportTokens', 'export_tokens', 'POST', '/tokens/export', (), (), 'json', False, 'api', 'binary', True, True),
+    'getExport': Operation('getExport', 'get_export', 'GET', '/exports/{id}', ('id',), (), None, False, 'api', 'json', False, False),
 }
 
 
@@ -1712,3 +1716,38 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def export_tokens(
+        self,
+        body: ExportRequest,
+        *,
+        api_key: str | None = None,
+        approval_id: str | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """Export the tenant's tokens, encrypted to a recipient's age public key, streamed.
+
+        POST /tokens/export (operationId exportTokens). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+
+        Raises ApprovalRequired when the tenant's approval policy holds the call: it
+        did not take effect and waits as the exception's pending change.
+
+        approval_id: the id of the applied change that approved this call (sent as
+        SVC-APPROVAL-ID).
+        """
+        return cast('bytes', self._call('exportTokens', {}, body, None, api_key=api_key, idempotency_key=None, approval_id=approval_id, timeout=timeout))
+
+    def get_export(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ExportManifest:
+        """The signed manifest of a complete export.
+
+        GET /exports/{id} (operationId getExport). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ExportManifest', self._call('getExport', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
+__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'ExportManifest', 'ExportManifestFilter', 'ExportRequest', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
 
 ApplicationType = Literal['private', 'public', 'management']
 Transform = Literal['redact', 'mask', 'reveal']
@@ -22,7 +22,7 @@ ValueType = Literal['string', 'number', 'boolean']
 class _ApprovalPolicyRequired(TypedDict):
     required: int
     approvers: list[str]
-    operations: list[Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'tenant.delete']]
+    operations: list[Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'token.export', 'tenant.delete']]
     ttl_seconds: int
 
 
@@ -49,7 +49,7 @@ class ChangeApproval(TypedDict):
 class _PendingChangeRequired(TypedDict):
     id: str
     tenant_id: str
-    operation: Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'tenant.delete', 'approval_policy.update']
+    operation: Literal['application.create_management', 'application.widen_grants', 'application.regenerate_key', 'token.detokenize_bulk', 'token.export', 'tenant.delete', 'approval_policy.update']
     before: Any
     after: Any
     status: Literal['pending', 'applied', 'rejected', 'expired', 'failed']
@@ -725,6 +725,47 @@ class WebhookDelivery(_WebhookDeliveryRequired, total=False):
     response: str
     error: str
     next_attempt_at: str
+
+
+class _ExportRequestRequired(TypedDict):
+    recipient: str
+
+
+class ExportRequest(_ExportRequestRequired, total=False):
+    container: str
+    type: Literal['token', 'card', 'bank']
+    query: str
+
+
+class ExportManifestFilter(TypedDict, total=False):
+    container: str
+    type: str
+    query: str
+
+
+class _ExportManifestRequired(TypedDict):
+    format: Literal['tokenvault-export-v1']
+    id: str
+    tenant_id: str
+    filter: ExportManifestFilter
+    recipient: str
+    count: int
+    plaintext_size: int
+    plaintext_sha256: str
+    ciphertext_size: int
+    ciphertext_sha256: str
+    started_at: str
+    finished_at: str
+    actor_id: str
+    actor_type: str
+    key_id: str
+    signature: str
+
+
+class ExportManifest(_ExportManifestRequired, total=False):
+    """What an export holds, signed by the vault's audit key (docs/export.md): a receiving system checks the signature, then the file's size and SHA-256, then, decrypted, its count of lines and their SHA-256."""
+
+    approval_id: str
 
 
 class _GetRootResponseRequired(TypedDict):

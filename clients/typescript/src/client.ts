@@ -269,6 +269,9 @@ function decode(id: string, op: Operation, response: Answer): unknown {
   }
   if (op.response === "none" || response.status === 204) return undefined;
   if (op.response === "binary") return response.bytes;
+  // An operation whose answer is a stream of bytes or, held to approval,
+  // a pending change (exportTokens) is told apart by the answer's type.
+  if ((response.headers.get("Content-Type") ?? "").startsWith("application/octet-stream")) return response.bytes;
   const text = utf8.decode(response.bytes);
   try {
     return JSON.parse(text);

@@ -11,7 +11,7 @@ export type ApprovalPolicy = {
   /** The ids of the management applications that may approve (n). */
   approvers: string[];
   /** The operations that need approval; changing the policy always does once it exists. */
-  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "tenant.delete")[];
+  operations: ("application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "token.export" | "tenant.delete")[];
   /** How long a change waits for its approvals (300 to 2592000). */
   ttl_seconds: number;
   /** With token.detokenize_bulk: a detokenization of more distinct tokens than this in one call needs approval. */
@@ -38,7 +38,7 @@ export type ChangeApproval = {
 export type PendingChange = {
   id: string;
   tenant_id: string;
-  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "tenant.delete" | "approval_policy.update";
+  operation: "application.create_management" | "application.widen_grants" | "application.regenerate_key" | "token.detokenize_bulk" | "token.export" | "tenant.delete" | "approval_policy.update";
   /** The id of the entity the change changes (or creates). */
   target?: string;
   /** What the change replaces, as JSON (null for nothing). Never a key. */
@@ -693,6 +693,48 @@ export type WebhookDelivery = {
   next_attempt_at?: string;
 };
 
+export type ExportRequest = {
+  /** The age public key the export is encrypted to: X25519 (age1...) or post-quantum hybrid (age1pq1...). SSH keys and private keys are refused. */
+  recipient: string;
+  /** Only tokens in this container or below it. */
+  container?: string;
+  /** Only tokens of this type. */
+  type?: "token" | "card" | "bank";
+  /** Only tokens matching this search (the language of POST /tokens/search). */
+  query?: string;
+};
+
+/** What an export holds, signed by the vault's audit key (docs/export.md): a receiving system checks the signature, then the file's size and SHA-256, then, decrypted, its count of lines and their SHA-256. */
+export type ExportManifest = {
+  format: "tokenvault-export-v1";
+  id: string;
+  tenant_id: string;
+  filter: {
+    container?: string;
+    type?: string;
+    query?: string;
+  };
+  recipient: string;
+  /** The number of tokens (lines). */
+  count: number;
+  plaintext_size: number;
+  /** Hex SHA-256 of the NDJSON. */
+  plaintext_sha256: string;
+  ciphertext_size: number;
+  /** Hex SHA-256 of the age file. */
+  ciphertext_sha256: string;
+  started_at: string;
+  finished_at: string;
+  actor_id: string;
+  actor_type: string;
+  /** The approved change the export used. */
+  approval_id?: string;
+  /** The audit signing key (GET /audit/keys). */
+  key_id: string;
+  /** Ed25519 signature (base64) of the manifest's signed bytes. */
+  signature: string;
+};
+
 // ---- Request bodies, queries and responses of the operations ----
 
 /** The answer of GET /. */
@@ -1288,6 +1330,15 @@ export type RejectChangeBody = {
 /** The answer of POST /approvals/{id}/reject. */
 export type RejectChangeResponse = PendingChange;
 
+/** The body of POST /tokens/export. */
+export type ExportTokensBody = ExportRequest;
+
+/** The answer of POST /tokens/export. */
+export type ExportTokensResponse = Uint8Array;
+
+/** The answer of GET /exports/{id}. */
+export type GetExportResponse = ExportManifest;
+
 // ---- The operation table ----
 
 /** How one operation is called: what the client's transport needs. */
@@ -1417,6 +1468,8 @@ export const operations = {
   getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
   rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
+  exportTokens: { method: "exportTokens", http: "POST", path: "/tokens/export", pathParams: [], query: [], body: "application/json", response: "binary", idempotent: false, approval: true, approvalId: true, auth: "api" },
+  getExport: { method: "getExport", http: "GET", path: "/exports/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
 } as const;
 
 /** The operationId of an operation of the API. */
@@ -2523,6 +2576,40 @@ export abstract class Operations {
   /** POST /approvals/{id}/reject: Reject a pending change (an approver), or withdraw it (its requester). */
   rejectChange(id: string, body: RejectChangeBody, options?: CallOptions): Promise<RejectChangeResponse> {
     return this.call("rejectChange", { path: { id }, body }, options) as Promise<RejectChangeResponse>;
+  }
+
+  /**
+   * POST /tokens/export: Export the tenant's tokens, encrypted to a recipient's age public key, streamed.
+   *
+   * Requires token:export (management keys; they never see the data: it leaves encrypted
+   * to the recipient). The body is an age file (age-encryption.org/v1) to `recipient`
+   * holding the exchange format's NDJSON, one token a line (docs/export.md), of every
+   * live token of the tenant, or of those in `container` (or below it), of `type` and
+   * matching `query` (the language of POST /tokens/search), read in one snapshot and
+   * streamed at any size. The answer's `SVC-EXPORT-ID` header names the export; its signed
+   * manifest (count, SHA-256 of the plaintext and of the ciphertext) is stored when the
+   * stream is complete and read with GET /exports/{id}. A failure after the first byte
+   * aborts the connection and stores no manifest (GET /exports/{id} is then 404), so a
+   * partial file is never taken for a whole one. When the tenant's approval policy holds
+   * `token.export`, the call answers 202 with a pending change; once it is approved, the
+   * same key sends the same body again with `SVC-APPROVAL-ID` to run the export, once.
+   *
+   * @throws ApprovalRequiredError when the tenant's approval policy holds the call:
+   * it did not take effect and waits as the error's pending change.
+   */
+  exportTokens(body: ExportTokensBody, options?: CallOptions): Promise<ExportTokensResponse> {
+    return this.call("exportTokens", { body }, options) as Promise<ExportTokensResponse>;
+  }
+
+  /**
+   * GET /exports/{id}: The signed manifest of a complete export.
+   *
+   * Requires token:export. Signed with the vault's audit key (GET /audit/keys); check it
+   * with `tokenvault export verify`. 404 for an export that did not complete, or another
+   * tenant's.
+   */
+  getExport(id: string, options?: CallOptions): Promise<GetExportResponse> {
+    return this.call("getExport", { path: { id } }, options) as Promise<GetExportResponse>;
   }
 
 }

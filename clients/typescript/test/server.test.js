@@ -248,3 +248,12 @@ test("a rule with purposes: SVC-PURPOSE from the client's or the call's purpose"
   const access = await mgmt().tokenAccess(token.id);
   assert.equal(access.data[0].purpose, "fraud-review");
 });
+
+test("an export answers the age file's bytes", { skip }, async () => {
+  // An age public key whose private key nobody kept.
+  const recipient = "age169saay7hadce9xfcydjn3l4h3ap6p5a69nc2zjera73vmv9n7fpsxty04l";
+  const file = await mgmt().exportTokens({ recipient });
+  assert.ok(file instanceof Uint8Array);
+  assert.equal(new TextDecoder().decode(file.slice(0, 21)), "age-encryption.org/v1");
+  await assert.rejects(mgmt().exportTokens({ recipient: "age1nope" }), InvalidRequestError);
+});

@@ -12,6 +12,7 @@ const operations = {
   'application.regenerate_key': 'Regenerate an application\'s key',
   'token.detokenize_bulk': 'Detokenize many tokens in one call',
   'tenant.delete': 'Delete the tenant with all of its data',
+  'token.export': 'Export the tenant\'s tokens (encrypted to a recipient)',
   'approval_policy.update': 'Change the approval policy',
 };
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"filippo.io/age"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/vaulttest"
@@ -304,6 +307,16 @@ func fullRunTo(t *testing.T, subscribe func(*vaulttest.Env) (id, secret string))
 	r.ids["decoy"] = decoy.ID
 	expect[*tokenvault.Token](t, "GetToken decoy")(e.V.GetToken(ctx, key, decoy.ID))
 
+	// An export, and one cut off after it began.
+	recipient, err := age.GenerateX25519Identity()
+	mustDo(t, "GenerateX25519Identity", err)
+	exportReq := tokenvault.ExportRequest{Recipient: recipient.Recipient().String()}
+	exported := expect[*tokenvault.ExportManifest](t, "ExportTokens")(e.V.ExportTokens(ctx, e.Mgmt, exportReq, io.Discard))
+	r.ids["export"] = exported.ID
+	if _, err := e.V.ExportTokens(ctx, e.Mgmt, exportReq, brokenWriter{}); err == nil {
+		t.Fatal("ExportTokens to a broken writer went ahead")
+	}
+
 	// The sweeper: the token's and intent's expiry, the invitation's, the
 	// card's cvc.
 	e.Clock.Advance(tokenvault.InvitationLifetime + time.Hour)
@@ -392,6 +405,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 		"access.anomaly":          {"anomaly", "app"},
 		"approval.requested":      {"approval", "mgmt"}, "approval.approved": {"approval", ""}, "approval.applied": {"approval", ""},
 		"approval.rejected": {"approval", ""}, "approval.expired": {"approval", "system"}, "approval.failed": {"approval", ""},
+		"export.completed": {"export", "mgmt"}, "export.failed": {"export", "mgmt"},
 	}
 	seen := map[string]int{}
 	for _, ev := range r.tap.Events() {
@@ -463,6 +477,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 	r.wantObject(t, "tenant.purposes.updated", "id", tid)
 	r.wantObject(t, "access.anomaly", "token_id", r.ids["decoy"])
 	r.wantObject(t, "access.anomaly", "reason", "decoy")
+	r.wantObject(t, "export.completed", "id", r.ids["export"])
 	// Three intents deleted or expired: one by a caller, one by the sweeper.
 	if seen["token-intent.deleted"] != 2 || seen["tenant.invitation.deleted"] != 2 {
 		t.Errorf("token-intent.deleted %d times, tenant.invitation.deleted %d times; want 2 each", seen["token-intent.deleted"], seen["tenant.invitation.deleted"])
@@ -642,3 +657,8 @@ func TestEventSequenceCountersEndWithTheirObjects(t *testing.T) {
 		}
 	}
 }
+
+// brokenWriter fails every write: a receiver gone.
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("the receiver went away") }

@@ -39,54 +39,12 @@ func Position(tok tokens.Token) string { return barrier.TimeKey(tok.CreatedAt) +
 // (Page), never a scan: here it is an internal error.
 func (l *Lists) query(t *unit.Tx, p *access.Principal, perm string, q Query) ([]tokens.Token, error) {
 	tid := p.TenantID
-	ks, err := t.TenantKeys(tid, false)
+	candidates, err := l.candidates(t, tid, q)
 	if err != nil {
 		return nil, err
 	}
-	var candidates []string // nil: every token
-	narrow := func(ids []string, err error) error {
-		if err != nil {
-			return err
-		}
-		if candidates == nil {
-			candidates = ids
-		} else {
-			// The indexes return sorted ids.
-			candidates = slices.DeleteFunc(candidates, func(id string) bool {
-				_, found := slices.BinarySearch(ids, id)
-				return !found
-			})
-		}
-		if candidates == nil {
-			candidates = []string{}
-		}
-		return nil
-	}
-	if q.IDs != nil {
-		candidates = slices.Compact(slices.Sorted(slices.Values(q.IDs)))
-	}
-	if q.Fingerprint != "" {
-		if err := narrow(l.FingerprintIDs(t, tid, q.Fingerprint)); err != nil {
-			return nil, err
-		}
-	}
-	for k, val := range q.Metadata {
-		if err := narrow(l.MetadataIDs(t, tid, k, val)); err != nil {
-			return nil, err
-		}
-	}
-	for _, s := range q.Search {
-		if err := narrow(tokens.IndexedIDs(t, tokens.SearchIndex(ks, tid, s))); err != nil {
-			return nil, err
-		}
-	}
-
-	if candidates == nil {
-		// Find walks a list index for such a query: never a scan.
-		return nil, fmt.Errorf("tokenvault: queryTokens without an exact-value filter")
-	}
 	var recs []*tokens.Record
-	for _, id := range slices.Compact(slices.Sorted(slices.Values(candidates))) {
+	for _, id := range candidates {
 		rec, err := l.Load(t, tid, id, false)
 		if err != nil {
 			return nil, err
@@ -151,4 +109,58 @@ func searchView(tok *tokens.Token) {
 	data := tok.Data
 	tok.WithholdContent()
 	tok.Data = data
+}
+
+// candidates are the ids, sorted, that q's exact-value filters (ids,
+// fingerprint, metadata, search) name in tenant tid: a superset of the
+// tokens matching q, which Query.Matches narrows. An internal error for a
+// query without such a filter (a walk of a list index, never a scan).
+func (l *Lists) candidates(t *unit.Tx, tid string, q Query) ([]string, error) {
+	ks, err := t.TenantKeys(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	var candidates []string // nil: every token
+	narrow := func(ids []string, err error) error {
+		if err != nil {
+			return err
+		}
+		if candidates == nil {
+			candidates = ids
+		} else {
+			// The indexes return sorted ids.
+			candidates = slices.DeleteFunc(candidates, func(id string) bool {
+				_, found := slices.BinarySearch(ids, id)
+				return !found
+			})
+		}
+		if candidates == nil {
+			candidates = []string{}
+		}
+		return nil
+	}
+	if q.IDs != nil {
+		candidates = slices.Compact(slices.Sorted(slices.Values(q.IDs)))
+	}
+	if q.Fingerprint != "" {
+		if err := narrow(l.FingerprintIDs(t, tid, q.Fingerprint)); err != nil {
+			return nil, err
+		}
+	}
+	for k, val := range q.Metadata {
+		if err := narrow(l.MetadataIDs(t, tid, k, val)); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range q.Search {
+		if err := narrow(tokens.IndexedIDs(t, tokens.SearchIndex(ks, tid, s))); err != nil {
+			return nil, err
+		}
+	}
+
+	if candidates == nil {
+		// Find walks a list index for such a query: never a scan.
+		return nil, fmt.Errorf("tokenvault: queryTokens without an exact-value filter")
+	}
+	return slices.Compact(slices.Sorted(slices.Values(candidates))), nil
 }
