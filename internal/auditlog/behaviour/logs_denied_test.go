@@ -1,6 +1,7 @@
 package auditlog_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +201,29 @@ func TestDeniedKeysOfKnownTenants(t *testing.T) {
 	}
 	if got := f.e.V.Stats().Denials.UnknownKey; got != 1 {
 		t.Errorf("Stats().Denials.UnknownKey = %d, want 1", got)
+	}
+}
+
+// TestDeniedThrottleOfAKnownKey: once an address has used up its failed
+// authentications, the 429 answered to an expired key of a known tenant
+// is that tenant's line too, marked throttled.
+func TestDeniedThrottleOfAKnownKey(t *testing.T) {
+	t.Parallel()
+	f := newDeniedFixture(t, func(o *tokenvault.Options) { o.Limits.AuthFailuresPerMinute = 1 })
+	exp := f.e.Clock.Now().Add(time.Hour)
+	app, err := f.e.V.CreateApplication(ctx, f.e.Mgmt, tokenvault.CreateApplicationRequest{Name: "temp", Type: tokenvault.Private,
+		Permissions: []string{tokenvault.PermTokenRead}, ExpiresAt: &exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.e.Clock.Advance(2 * time.Hour)
+	for i, want := range []tokenvault.Kind{tokenvault.Unauthenticated, tokenvault.RateLimited} {
+		_, err := f.e.V.GetToken(tokenvault.WithCallInfo(ctx, &tokenvault.CallInfo{ClientAddress: "192.0.2.10"}), app.Key, f.tok)
+		vaulttest.WantKind(t, fmt.Sprint("GetToken(expired key) #", i+1), err, want)
+	}
+	denied := logs(t, f.e, f.e.Mgmt, tokenvault.ListLogsRequest{Outcome: tokenvault.OutcomeDenied})
+	if len(denied) != 2 || !strings.Contains(denied[0].Message, "429") || !strings.Contains(denied[0].Message, "throttled") ||
+		!strings.Contains(denied[1].Message, "401") {
+		t.Errorf("denied lines = %+v, want the 401 then the throttled 429", denied)
 	}
 }
