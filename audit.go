@@ -146,7 +146,7 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 		fe.Add("actor_id", "is not an identifier")
 	}
 	if req.Operation != "" && !slices.Contains(logOperations, req.Operation) {
-		fe.Add("operation", "must be one of "+strings.Join(logOperations, ", "))
+		fe.Add("operation", "must be one of %s", strings.Join(logOperations, ", "))
 	}
 	if req.Outcome != "" && req.Outcome != OutcomeAllowed && req.Outcome != OutcomeDenied {
 		fe.Add("outcome", "must be allowed or denied")
