@@ -33,7 +33,8 @@ import (
 //
 // A key the store does not know belongs to no tenant: such a call goes
 // to the server's log (a warning with the address and route, no part of
-// the key) and is counted in Stats.Denials.UnknownKey.
+// the key; bounded as a tenant's lines are, with one summary a minute
+// past the bound) and is counted in Stats.Denials.UnknownKey.
 //
 // A flood is bounded per tenant and per instance
 // (Options.Limits.DeniedLinesPerMinute, a token bucket per tenant in
@@ -64,9 +65,12 @@ type DenialStats struct {
 
 // denials is the Vault's state of denied calls.
 type denials struct {
-	flood   *ratelimit.Flood
-	bound   int // lines a minute per tenant; 0: no bound
-	unknown atomic.Int64
+	flood *ratelimit.Flood
+	// unknownLog bounds the server's log lines of calls with keys no
+	// tenant holds, as flood bounds a tenant's (one name for all).
+	unknownLog *ratelimit.Flood
+	bound      int // lines a minute per tenant; 0: no bound
+	unknown    atomic.Int64
 }
 
 func newDenials(opts Options) *denials {
@@ -74,7 +78,7 @@ func newDenials(opts Options) *denials {
 	if n == 0 {
 		n = DefaultDeniedLinesPerMinute
 	}
-	return &denials{flood: ratelimit.NewFlood(n, maxDeniedTenants), bound: max(n, 0)}
+	return &denials{flood: ratelimit.NewFlood(n, maxDeniedTenants), unknownLog: ratelimit.NewFlood(n, 1), bound: max(n, 0)}
 }
 
 // denialWrite marks the context of the transaction that writes a denied
@@ -102,8 +106,17 @@ func (v *Vault) denied(ctx context.Context, err error) {
 	case s == nil:
 		if info.MarkDenied() {
 			v.denials.unknown.Add(1)
-			v.logger.Warn("tokenvault: denied a call with a key no tenant holds",
-				"route", routeOf(info), "client_address", info.ClientAddress, "status", statusOf(kind))
+			// The server's log is bounded like a tenant's: one bucket
+			// for every such call.
+			ok, held := v.denials.unknownLog.Admit("", v.now())
+			if held > 0 {
+				v.logger.Warn("tokenvault: calls with keys no tenant holds not logged over the last minute or more",
+					"count", held, "bound_per_minute", v.denials.bound)
+			}
+			if ok {
+				v.logger.Warn("tokenvault: denied a call with a key no tenant holds",
+					"route", routeOf(info), "client_address", info.ClientAddress, "status", statusOf(kind))
+			}
 		}
 		return
 	case kind != PermissionDenied && s.Failure == "":
