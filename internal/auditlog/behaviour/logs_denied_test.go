@@ -2,11 +2,13 @@ package auditlog_test
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tokenvault/tokenvault"
+	"github.com/tokenvault/tokenvault/internal/syncbuf"
 	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/memory"
 )
@@ -96,6 +98,14 @@ func TestDeniedCallIsLogged(t *testing.T) {
 			t.Errorf("line %s (operation %s) has outcome %q, want %q", l.ID, l.Operation, l.Outcome, want)
 		}
 	}
+	// The line is in the tenant's chain like every line: signed, the
+	// chain verifies whole.
+	if _, err := f.e.V.SignAuditChain(ctx, f.e.Boot.Tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := f.e.V.VerifyAuditChain(ctx, f.e.Boot.Tenant.ID); err != nil || !rep.OK || rep.Unlinked != 0 {
+		t.Errorf("VerifyAuditChain after a denied line = %+v, %v; want OK, nothing unlinked", rep, err)
+	}
 	// The filters: by actor, by operation, by outcome, and together.
 	for _, c := range []struct {
 		req  tokenvault.ListLogsRequest
@@ -177,7 +187,8 @@ func otherReader(t *testing.T, e *vaulttest.Env, boot *tokenvault.TenantBootstra
 // writes no line anywhere and is counted in Stats.
 func TestDeniedKeysOfKnownTenants(t *testing.T) {
 	t.Parallel()
-	f := newDeniedFixture(t)
+	var serverLog syncbuf.Buffer
+	f := newDeniedFixture(t, func(o *tokenvault.Options) { o.Logger = slog.New(slog.NewTextHandler(&serverLog, nil)) })
 	exp := f.e.Clock.Now().Add(time.Hour)
 	app, err := f.e.V.CreateApplication(ctx, f.e.Mgmt, tokenvault.CreateApplicationRequest{Name: "temp", Type: tokenvault.Private,
 		Permissions: []string{tokenvault.PermTokenRead}, ExpiresAt: &exp})
@@ -201,6 +212,10 @@ func TestDeniedKeysOfKnownTenants(t *testing.T) {
 	}
 	if got := f.e.V.Stats().Denials.UnknownKey; got != 1 {
 		t.Errorf("Stats().Denials.UnknownKey = %d, want 1", got)
+	}
+	if out := serverLog.String(); !strings.Contains(out, "key no tenant holds") || !strings.Contains(out, "Vault.GetToken") ||
+		strings.Contains(out, string(unknown)) || strings.Contains(out, string(app.Key)) {
+		t.Errorf("server log = %q, want the unknown key's call named, and no key", out)
 	}
 }
 
