@@ -385,7 +385,7 @@ const AuditCheckpointSchema = auditchain.CheckpointSchema
 //	 "actor_type": "...",               application, session, user, operator or system
 //	 "entity_type": "...",              one of the Entity* constants
 //	 "entity_id": "...",
-//	 "operation": "...",                create, read, update, delete or invoke
+//	 "operation": "...",                create, read, update, delete, invoke or denied
 //	 "message": "...",
 //	 "created_at": "2030-01-02T03:04:05.123456789Z",   RFC 3339, UTC, to the nanosecond
 //	 "transform": "...",                on a read of a token's data: the transform
