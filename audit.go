@@ -2,6 +2,7 @@ package tokenvault
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,14 @@ const (
 	OpUpdate = unit.OpUpdate
 	OpDelete = unit.OpDelete
 	OpInvoke = unit.OpInvoke
+	// OpDenied is the line of a call refused for its key (denied.go).
+	OpDenied = unit.OpDenied
+)
+
+// Outcomes: the values of Log.Outcome, and of ListLogsRequest.Outcome.
+const (
+	OutcomeAllowed = unit.OutcomeAllowed
+	OutcomeDenied  = unit.OutcomeDenied
 )
 
 // Log is one line of a tenant's audit trail, as ListLogs returns it.
@@ -54,8 +63,18 @@ type ListLogsRequest struct {
 	StartDate *time.Time
 	// EndDate keeps logs created before it.
 	EndDate *time.Time
+	// ActorID keeps the lines of one actor (an application, session or
+	// user id); Operation those of one operation (Op*); Outcome those of
+	// one outcome (OutcomeAllowed, OutcomeDenied). No index serves them:
+	// see ListLogs for what a page of them costs.
+	ActorID   string
+	Operation string
+	Outcome   string
 	PageRequest
 }
+
+// logOperations are the values ListLogsRequest.Operation accepts.
+var logOperations = []string{OpCreate, OpRead, OpUpdate, OpDelete, OpInvoke, OpDenied}
 
 // logRead records that p read the data of an entity, and is the one place
 // that decides how reads are audited. The policy (docs/internals.md, "Decisions where
@@ -94,8 +113,17 @@ func (t *txn) logRead(p *principal, entityType, entityID, msg string) error {
 // (on a cursor page, the lines after the cursor). Its total is otherwise
 // the same lower bound.
 //
+// With actor_id, operation or outcome (with or without the others), the
+// log is walked back the same way, each line examined opened and kept if
+// it matches every filter (auditlog.FilterLogPage): a page examines at
+// most its offset, its size and 1,000 more lines, and may be short, even
+// empty, with an After that continues the walk; its total is the same
+// lower bound. Denied calls' lines are operation "denied", outcome
+// "denied" (denied.go); every other line's outcome is "allowed".
+//
 // Errors: Unauthenticated, PermissionDenied (no log:read), Invalid (an entity id
-// without a type, a type or id holding "/" or a control character, an end
+// without a type, a type, id or actor id holding "/" or a control
+// character, an operation or outcome that is not one, an end
 // date not after the start date, a page, size or start that is not one).
 func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsRequest) (*Page[Log], error) {
 	pg, err := req.PageRequest.Resolve(MaxPageSize)
@@ -113,6 +141,15 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 	}
 	if strings.Contains(req.EntityID, "/") || unit.HasControl(req.EntityID) {
 		fe.Add("entity_id", "is not an identifier")
+	}
+	if strings.Contains(req.ActorID, "/") || unit.HasControl(req.ActorID) {
+		fe.Add("actor_id", "is not an identifier")
+	}
+	if req.Operation != "" && !slices.Contains(logOperations, req.Operation) {
+		fe.Add("operation", "must be one of %s", strings.Join(logOperations, ", "))
+	}
+	if req.Outcome != "" && req.Outcome != OutcomeAllowed && req.Outcome != OutcomeDenied {
+		fe.Add("outcome", "must be allowed or denied")
 	}
 	if req.StartDate != nil && req.EndDate != nil && !req.StartDate.Before(*req.EndDate) {
 		fe.Add("end_date", "must be after start_date")
@@ -143,6 +180,14 @@ func (v *Vault) ListLogs(ctx context.Context, key Credential, req ListLogsReques
 		var suffixes []string
 		var pag Pagination
 		switch {
+		case req.ActorID != "" || req.Operation != "" || req.Outcome != "":
+			// The lines opened are the page's data (pages_filter.go).
+			f := auditlog.Filter{EntityType: req.EntityType, EntityID: req.EntityID,
+				ActorID: req.ActorID, Operation: req.Operation, Outcome: req.Outcome}
+			var data []Log
+			data, pag, err = auditlog.FilterLogPage(t.Tx, p.TenantID, f, req.StartDate, req.EndDate, pg, paging.ListBudget)
+			out = &Page[Log]{Pagination: pag, Data: data}
+			return err
 		case req.EntityType == "":
 			suffixes, pag, err = auditlog.LogPage(t.Tx, p.TenantID, req.StartDate, req.EndDate, pg)
 		case req.EntityID != "":
@@ -340,7 +385,7 @@ const AuditCheckpointSchema = auditchain.CheckpointSchema
 //	 "actor_type": "...",               application, session, user, operator or system
 //	 "entity_type": "...",              one of the Entity* constants
 //	 "entity_id": "...",
-//	 "operation": "...",                create, read, update, delete or invoke
+//	 "operation": "...",                create, read, update, delete, invoke or denied
 //	 "message": "...",
 //	 "created_at": "2030-01-02T03:04:05.123456789Z",   RFC 3339, UTC, to the nanosecond
 //	 "transform": "...",                on a read of a token's data: the transform

@@ -60,6 +60,8 @@ func (t *txn) authenticateAs(c credential) (*principal, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A refusal of the application's call is its tenant's (denied.go).
+	unit.RecordSubject(t.Ctx, p.TenantID, p.Actor(), "")
 	return t.v.authn.CallPurpose(t.Tx, p)
 }
 

@@ -48,7 +48,10 @@ type Credential string
 // Its fields: ClientAddress, the caller's network address (an IP address,
 // no port), or "" for an in-process caller; TraceID, which identifies the
 // call in the caller's tracing (webhook events of the changes it made carry
-// it as trace_id). Set both before the call. Its method TenantID reports the
+// it as trace_id); Route, what the call serves (package httpapi sets the
+// method and pattern, "GET /tokens/{id}"), which the audit line of a
+// denied call names instead of the Vault method. Set them before the
+// call. Its method TenantID reports the
 // tenant whose credential the call authenticated, or "".
 type CallInfo = unit.CallInfo
 

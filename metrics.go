@@ -197,6 +197,9 @@ type Stats struct {
 	// AuditChain is the audit chain's backlog: lines committed and not
 	// linked yet (chain_linker.go).
 	AuditChain AuditChainStats
+	// Denials is what the audit lines of denied calls leave out
+	// (denied.go).
+	Denials DenialStats
 }
 
 // Stats returns the Vault's gauges. It takes no store transaction and is
@@ -207,7 +210,7 @@ func (v *Vault) Stats() Stats {
 	return Stats{CodeWorkers: workers, CodeWorkersBusy: busy, CodeWorkersMax: capacity,
 		AsyncInvocations: running, PendingWebhooks: delivering,
 		PendingEventDeliveries: v.dispatch.Pending().Total(), AuditExport: v.auditStats(),
-		AuditChain: v.chainStats()}
+		AuditChain: v.chainStats(), Denials: v.denials.stats()}
 }
 
 // tally counts what one transaction did to tokens and what it swept, for

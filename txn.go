@@ -68,4 +68,6 @@ func (v *Vault) hookUnitsOfWork() {
 	v.work.Hook(unit.Hooks{BeforeCommit: access.AdvanceGeneration})
 	// Appended audit lines are chained later, by the linker (internal/auditlog).
 	v.work.Hook(unit.Hooks{Appended: func() { v.linker.Appended() }})
+	// A call refused for its key is logged after its unit (denied.go).
+	v.work.Hook(unit.Hooks{Ended: v.denied})
 }

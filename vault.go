@@ -68,6 +68,8 @@ type Vault struct {
 
 	auth   *authCache
 	limits ratelimit.Limits
+	// denials bounds and counts the denied calls' lines (denied.go).
+	denials *denials
 	// authn resolves keys to principals (internal/access), made once the
 	// system keys are loaded.
 	authn *access.Authenticator
@@ -187,6 +189,7 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	v.wrappers.Store(ws)
 	v.limits = newLimits(opts)
+	v.denials = newDenials(opts)
 	v.maxPendingSessions = capOrDefault(opts.Limits.MaxPendingSessionsPerApplication, DefaultMaxPendingSessions)
 	v.maxPendingPerAddress = capOrDefault(opts.Limits.MaxPendingSessionsPerAddress, DefaultMaxPendingSessionsPerAddress)
 	v.maxIntents = capOrDefault(opts.Limits.MaxPendingTokenIntentsPerApplication, DefaultMaxPendingTokenIntents)

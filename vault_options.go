@@ -139,6 +139,12 @@ type LimitOptions struct {
 	// a shared address (a NAT, a reverse proxy) lock nobody out. Zero:
 	// DefaultAuthFailuresPerMinute (100). Negative: no limit.
 	AuthFailuresPerMinute int
+	// DeniedLinesPerMinute bounds the audit lines of denied calls
+	// (operation "denied") written per tenant and minute by this Vault,
+	// with a burst of a minute's worth: past it, denied calls are counted
+	// and one line a minute says how many were not written. Zero:
+	// DefaultDeniedLinesPerMinute (100). Negative: no bound.
+	DeniedLinesPerMinute int
 	// SessionsPerApplication bounds the sessions one public application
 	// creates per second from one client address (CallInfo.ClientAddress;
 	// in-process callers without one share one bucket), with a burst of
@@ -375,6 +381,7 @@ func DefaultOptions() Options {
 		Logger: slog.Default(),
 		Limits: LimitOptions{
 			AuthFailuresPerMinute:                DefaultAuthFailuresPerMinute,
+			DeniedLinesPerMinute:                 DefaultDeniedLinesPerMinute,
 			SessionsPerApplication:               DefaultSessionsPerApplication,
 			MaxPendingSessionsPerApplication:     DefaultMaxPendingSessions,
 			MaxPendingSessionsPerAddress:         DefaultMaxPendingSessionsPerAddress,

@@ -40,6 +40,7 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 		perKey, perTenant                        bool
 		workersMax                               int
 		chain                                    AuditChainOptions
+		deniedLines                              int
 	}
 	of := func(v *Vault) resolved {
 		return resolved{
@@ -50,8 +51,9 @@ func TestDefaultOptionsAreTheZeroValues(t *testing.T) {
 			authFailures: bucket{v.limits.AuthFailures.Limit(), v.limits.AuthFailures.Burst(), v.limits.AuthFailures.Idle().String()},
 			sessions:     bucket{v.limits.Sessions.Limit(), v.limits.Sessions.Burst(), v.limits.Sessions.Idle().String()},
 			perKey:       v.limits.PerKey != nil, perTenant: v.limits.PerTenant != nil,
-			workersMax: v.Stats().CodeWorkersMax,
-			chain:      v.chainOpts,
+			workersMax:  v.Stats().CodeWorkersMax,
+			chain:       v.chainOpts,
+			deniedLines: v.denials.bound,
 		}
 	}
 	if z, d := of(zero), of(def); z != d {

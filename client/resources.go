@@ -91,6 +91,11 @@ func (c *Client) ListLogs(ctx context.Context, key tokenvault.Credential, req to
 	if req.EntityID != "" {
 		q.Set("entity_id", req.EntityID)
 	}
+	for name, v := range map[string]string{"actor_id": req.ActorID, "operation": req.Operation, "outcome": req.Outcome} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
 	if req.StartDate != nil {
 		q.Set("start_date", req.StartDate.UTC().Format(time.RFC3339Nano)) // RFC 3339 has no offset seconds
 	}

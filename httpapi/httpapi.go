@@ -178,7 +178,7 @@ func (a *api) routes() {
 	a.handle("GET /decoys", a.listDecoys)
 	a.handle("DELETE /applications/{id}", a.deleteApplication)
 
-	a.handle("GET /logs", a.listLogs, list("entity_type", "entity_id", "start_date", "end_date")...)
+	a.handle("GET /logs", a.listLogs, list("entity_type", "entity_id", "start_date", "end_date", "actor_id", "operation", "outcome")...)
 	a.handle("GET /logs/entity-types", a.entityTypes)
 
 	a.handle("GET /tenants/self", a.getTenant)
@@ -216,6 +216,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = withoutTrailingSlash(r)
 	info := &tokenvault.CallInfo{ClientAddress: a.clientAddress(r), TraceID: traceIDOf(r)}
 	_, pattern := a.mux.Handler(r)
+	info.Route = routeOf(r.Method, pattern)
 	if a.observe == nil {
 		a.serve(w, r.WithContext(withPurpose(tokenvault.WithCallInfo(r.Context(), info), r)), pattern)
 		return
@@ -234,6 +235,19 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Duration: time.Since(start), TenantID: info.TenantID()})
 	}()
 	a.serve(rec, r.WithContext(withPurpose(tokenvault.WithCallInfo(r.Context(), info), r)), pattern)
+}
+
+// routeOf is the route a denied call's audit line names
+// (tokenvault.CallInfo.Route): the mux's pattern, never the path's values,
+// with the method in front.
+func routeOf(method, pattern string) string {
+	if pattern == "" {
+		return ""
+	}
+	if _, _, ok := strings.Cut(pattern, " "); ok {
+		return pattern
+	}
+	return method + " " + pattern
 }
 
 // serve turns the mux's own 404 and 405 answers and any panic into
@@ -434,7 +448,8 @@ func (a *api) listLogs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	req := tokenvault.ListLogsRequest{EntityType: q.Get("entity_type"), EntityID: q.Get("entity_id"), PageRequest: page}
+	req := tokenvault.ListLogsRequest{EntityType: q.Get("entity_type"), EntityID: q.Get("entity_id"),
+		ActorID: q.Get("actor_id"), Operation: q.Get("operation"), Outcome: q.Get("outcome"), PageRequest: page}
 	for _, d := range []struct {
 		name string
 		dst  **time.Time

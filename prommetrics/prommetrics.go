@@ -249,6 +249,9 @@ type statsCollector struct {
 	// chainUnlinked and chainLag are the audit chain's backlog
 	// (Stats.AuditChain), chainLinking whether this instance links.
 	chainUnlinked, chainLag, chainLinking *prometheus.Desc
+	// deniedUnknown and deniedLost are the denied calls no tenant's log
+	// holds (Stats.Denials).
+	deniedUnknown, deniedLost *prometheus.Desc
 }
 
 // NewStatsCollector returns a collector of v's gauges (Vault.Stats), read
@@ -259,7 +262,9 @@ type statsCollector struct {
 // tokenvault_audit_export_pending{sink} and
 // tokenvault_audit_export_lag_seconds{sink}, and the audit chain's backlog:
 // tokenvault_audit_chain_unlinked, tokenvault_audit_chain_unlinked_age_seconds
-// and tokenvault_audit_chain_linking. Register it once the Vault is open.
+// and tokenvault_audit_chain_linking; and the denied calls in no tenant's
+// log: tokenvault_denied_unknown_key_total and
+// tokenvault_denied_lines_lost_total. Register it once the Vault is open.
 func NewStatsCollector(v StatsSource) prometheus.Collector {
 	return &statsCollector{
 		src:      v,
@@ -280,6 +285,10 @@ func NewStatsCollector(v StatsSource) prometheus.Collector {
 			"Age of the oldest audit log line not yet linked into its chain; 0 when none waits.", nil, nil),
 		chainLinking: prometheus.NewDesc("tokenvault_audit_chain_linking",
 			"1 when this instance holds the linker lease (links every tenant's lines), else 0.", nil, nil),
+		deniedUnknown: prometheus.NewDesc("tokenvault_denied_unknown_key_total",
+			"Calls refused (401, 429) with a key no tenant holds, since this instance started: in the server's log, in no tenant's audit log.", nil, nil),
+		deniedLost: prometheus.NewDesc("tokenvault_denied_lines_lost_total",
+			"Denied calls past the per-tenant bound of audit lines while 10,000 tenants already had some held: counted in no line.", nil, nil),
 	}
 }
 
@@ -295,6 +304,8 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.chainUnlinked
 	ch <- c.chainLag
 	ch <- c.chainLinking
+	ch <- c.deniedUnknown
+	ch <- c.deniedLost
 }
 
 func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -316,6 +327,8 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		linking = 1
 	}
 	ch <- prometheus.MustNewConstMetric(c.chainLinking, prometheus.GaugeValue, linking)
+	ch <- prometheus.MustNewConstMetric(c.deniedUnknown, prometheus.CounterValue, float64(s.Denials.UnknownKey))
+	ch <- prometheus.MustNewConstMetric(c.deniedLost, prometheus.CounterValue, float64(s.Denials.Lost))
 }
 
 // NewRegistry returns a registry holding the Go runtime collector (go_*)

@@ -116,6 +116,7 @@ func (a *Authenticator) Authenticate(t *unit.Tx, key string) (*Principal, error)
 		}
 	}
 	unit.RecordTenant(t.Ctx, p.TenantID)
+	unit.RecordSubject(t.Ctx, p.TenantID, p.Actor(), "")
 	if err := a.Limits.ChargeCall(t.Ctx, mac, p, a.Now()); err != nil {
 		return nil, err
 	}
@@ -138,6 +139,30 @@ func (a *Authenticator) Resolve(t *unit.Tx, mac []byte) (*Principal, time.Time, 
 	if err := tenantUsable(t, ref.TenantID); err != nil {
 		return nil, time.Time{}, err
 	}
+	p, expires, err := a.resolveRef(t, ref, mac)
+	if k := unit.ErrorKind(err); k == unit.Unauthenticated || k == unit.PermissionDenied {
+		// The key is one of this tenant's, refused: its denial is the
+		// tenant's to see (unit.RecordSubject).
+		unit.RecordSubject(t.Ctx, ref.TenantID, unit.Actor{ID: ref.ID, Type: ref.Kind}, failureOf(t, ref, err))
+	}
+	return p, expires, err
+}
+
+// failureOf says why the key of ref was refused with err, for the denied
+// line of its tenant's log: no part of the key, only which state of its
+// application or session refused it.
+func failureOf(t *unit.Tx, ref KeyRef, err error) string {
+	if unit.ErrorKind(err) != unit.Unauthenticated {
+		return unit.MessageOf(err)
+	}
+	if ok, _ := t.Has(barrier.Tenant(ref.TenantID).Record(ref.Kind, ref.ID)); ok {
+		return "the key's " + ref.Kind + " is expired, or the key was replaced"
+	}
+	return "the key's " + ref.Kind + " no longer exists"
+}
+
+// resolveRef is Resolve for the key whose lookup entry is ref.
+func (a *Authenticator) resolveRef(t *unit.Tx, ref KeyRef, mac []byte) (*Principal, time.Time, error) {
 	switch ref.Kind {
 	case unit.EntityApplication:
 		app, err := LoadApplication(t, ref.TenantID, ref.ID)

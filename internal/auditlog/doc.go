@@ -12,7 +12,8 @@
 //   - The line keys and index entries (keys.go: PackSuffix, IndexKey,
 //     ParsePending, RangeBounds) and the walks that read pages of lines
 //     (pages.go, pages_type.go: Newest, EntityNewest, WalkType,
-//     FewOfType).
+//     FewOfType; pages_filter.go: FilterLogPage, the filters no index
+//     serves: actor, operation, outcome).
 //   - The hash chain (chain.go: QueueLine, Chains.Link, WithLink), the
 //     linker that chains queued lines beside the commits (linker.go:
 //     Linker), checkpoint signing (checkpoints.go: Checkpointer) with the

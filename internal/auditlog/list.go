@@ -16,15 +16,18 @@ import (
 // Log is one line of a tenant's audit trail. Messages never hold sensitive
 // values: no token data, no keys.
 type Log struct {
-	ID         string    `json:"id"`
-	TenantID   string    `json:"tenant_id"`
-	ActorID    string    `json:"actor_id,omitempty"`
-	ActorType  string    `json:"actor_type,omitempty"`
-	EntityType string    `json:"entity_type"`
-	EntityID   string    `json:"entity_id"`
-	Operation  string    `json:"operation"`
-	Message    string    `json:"message"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID         string `json:"id"`
+	TenantID   string `json:"tenant_id"`
+	ActorID    string `json:"actor_id,omitempty"`
+	ActorType  string `json:"actor_type,omitempty"`
+	EntityType string `json:"entity_type"`
+	EntityID   string `json:"entity_id"`
+	Operation  string `json:"operation"`
+	// Outcome is "denied" on a denied call's line (operation "denied"),
+	// "allowed" on every other (unit.OutcomeOf).
+	Outcome   string    `json:"outcome"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // EntityType names a kind of entity that logs refer to.
@@ -55,7 +58,8 @@ var entityTypes = []EntityType{
 // LogOf is the line l stored at key as ListLogs returns it.
 func LogOf(key barrier.Key, l *LineRecord) Log {
 	return Log{ID: unit.KeyID(key.String()), TenantID: key.Tenant(), ActorID: l.ActorID, ActorType: l.ActorType,
-		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Message: l.Message, CreatedAt: l.CreatedAt}
+		EntityType: l.EntityType, EntityID: l.EntityID, Operation: l.Operation, Outcome: unit.OutcomeOf(l.Operation),
+		Message: l.Message, CreatedAt: l.CreatedAt}
 }
 
 // GetLog reads the line stored at log/<suffix>; false when there is none.
@@ -160,6 +164,13 @@ func TypeLogPage(t *unit.Tx, tid, typ string, start, end *time.Time, pg paging.P
 	if w.FromIndex {
 		return typePageOf(t, tid, w.Suffixes, pg)
 	}
+	data, p := walkedPage(w, pageNumber, pg.Size)
+	return data, p, nil
+}
+
+// walkedPage is the page of a walk's lines (w not FromIndex): its data
+// and pagination, its total a lower bound while After is set.
+func walkedPage(w *TypePage, pageNumber, size int) ([]Log, paging.Pagination) {
 	data := make([]Log, 0, len(w.Lines))
 	for i := range w.Lines {
 		data = append(data, LogOf(w.Keys[i], &w.Lines[i]))
@@ -170,9 +181,9 @@ func TypeLogPage(t *unit.Tx, tid, typ string, start, end *time.Time, pg paging.P
 		cursor = paging.EncodeCursor(w.Last)
 		total++
 	}
-	p := paging.Pages(total, pageNumber, pg.Size)
+	p := paging.Pages(total, pageNumber, size)
 	p.After = cursor
-	return data, p, nil
+	return data, p
 }
 
 // typePageOf returns page pg of the lines at suffixes (oldest first: all

@@ -61,6 +61,16 @@ type TypePage struct {
 // the type has at most few lines, it answers from the type's index
 // instead (FromIndex).
 func WalkType(t *unit.Tx, tid, typ string, start, end *time.Time, after, before string, skip, size, budget, few int) (*TypePage, error) {
+	match := func(rec *LineRecord) bool { return rec.EntityType == typ }
+	rare := func() ([]string, bool, error) { return FewOfType(t, tid, typ, start, end, few) }
+	return walkMatching(t, tid, match, rare, after, before, skip, size, budget)
+}
+
+// walkMatching is WalkType for the lines match keeps, answered from
+// rare's suffixes (oldest first) when the walk finds the lines rare and
+// rare answers ok; a nil rare: never.
+func walkMatching(t *unit.Tx, tid string, match func(*LineRecord) bool, rare func() ([]string, bool, error),
+	after, before string, skip, size, budget int) (*TypePage, error) {
 	budget += skip + size
 	w := &TypePage{}
 	// The first chunk is the page's size; the next ones what the page
@@ -71,9 +81,12 @@ func WalkType(t *unit.Tx, tid, typ string, start, end *time.Time, after, before 
 	chunk := max(size, 16)
 	examined := 0
 	probed := false // whether the type's index was counted
+	if rare == nil {
+		probed = true // nothing to probe
+	}
 	fromIndex := func() (bool, error) {
 		probed = true
-		suffixes, ok, err := FewOfType(t, tid, typ, start, end, few)
+		suffixes, ok, err := rare()
 		if ok {
 			*w = TypePage{FromIndex: true, Suffixes: suffixes}
 		}
@@ -104,7 +117,7 @@ walk:
 			if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
 				return nil, err
 			}
-			if rec.EntityType != typ {
+			if !match(&rec) {
 				continue
 			}
 			if w.Skipped < skip {

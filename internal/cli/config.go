@@ -62,6 +62,7 @@ type config struct {
 	// Rate limits (tokenvault.Options), per instance.
 	ratePerKey, ratePerTenant, sessionsPerApp float64
 	authFailuresPerMinute                     int
+	deniedLinesPerMinute                      int
 	logLevel                                  slog.Level
 	logFormat                                 string // text or json
 	// logCodeConsole is tokenvault.Options.Code.LogConsole.
@@ -315,6 +316,8 @@ func serveFlags(c *config) *FlagSet {
 	def("sessions-per-application", "TOKENVAULT_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.authFailuresPerMinute, "auth-failures-per-minute", c.authFailuresPerMinute, "failed authentications per minute from one client address before its further failures get 429\n(valid keys are always served), per instance; 0: no limit")
 	def("auth-failures-per-minute", "TOKENVAULT_AUTH_FAILURES_PER_MINUTE")
+	fs.IntVar(&c.deniedLinesPerMinute, "denied-lines-per-minute", c.deniedLinesPerMinute, "audit log lines of denied requests one tenant gets per minute, per instance; past it one line a\nminute counts the others; 0: the library's default, 100; negative: no bound")
+	def("denied-lines-per-minute", "TOKENVAULT_DENIED_LINES_PER_MINUTE")
 	fs.IntVar(&c.maxPendingSessionsPerApp, "max-pending-sessions-per-application", c.maxPendingSessionsPerApp, "sessions one public application may have waiting for authorization; past it new ones are refused\n(429), none evicted (shared by the instances of one store); 0: the library's default, 10000; negative: no limit")
 	def("max-pending-sessions-per-application", "TOKENVAULT_MAX_PENDING_SESSIONS_PER_APPLICATION")
 	fs.IntVar(&c.maxPendingSessionsPerAddr, "max-pending-sessions-per-address", c.maxPendingSessionsPerAddr, "of those, the sessions created from one client address; past it that address's own oldest is\nevicted; 0: the library's default, 100; negative: no limit")

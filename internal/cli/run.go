@@ -313,6 +313,7 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 		InvitationURL: cfg.invitationURL,
 		Metrics:       metrics,
 		Limits: tokenvault.LimitOptions{RatePerKey: cfg.ratePerKey, RatePerTenant: cfg.ratePerTenant, SessionsPerApplication: cfg.sessionsPerApp, AuthFailuresPerMinute: cfg.authFailuresPerMinute,
+			DeniedLinesPerMinute:             cfg.deniedLinesPerMinute,
 			MaxPendingSessionsPerApplication: cfg.maxPendingSessionsPerApp, MaxPendingSessionsPerAddress: cfg.maxPendingSessionsPerAddr,
 			MaxPendingTokenIntentsPerApplication: cfg.maxPendingIntentsPerApp, MaxPendingTokenIntentsPerAddress: cfg.maxPendingIntentsPerAddr},
 		Retention: tokenvault.RetentionOptions{Logs: cfg.logRetention, CVC: cfg.cvcRetention, TokenIntent: cfg.tokenIntentTTL},

@@ -38,6 +38,12 @@
 // Unlike the buckets, the caps are counted in the store, in the
 // creation's own transaction, so they hold across instances (caps.go).
 //
+// # Floods of lines (Flood)
+//
+// A Flood bounds the lines a flood of events writes per name (the
+// Vault's denied calls, per tenant): a Set of buckets, and per name a
+// count of the events it refused, reported once a minute (flood.go).
+//
 // # What it does not do
 //
 // It decides no policy: which limits a Vault has, whom a call charges

@@ -40,8 +40,15 @@ type CallInfo struct {
 	// W3C traceparent): webhook events of the changes the call made carry
 	// it as trace_id. Empty: none. Set it before the call.
 	TraceID string
+	// Route names what the call serves, for the audit line of a denied
+	// call: package httpapi sets the request's method and pattern
+	// ("GET /tokens/{id}"). Empty: the line names the Vault method.
+	Route string
 
 	tenantID atomic.Pointer[string]
+	// subject and denied are the call's denial record (denied.go).
+	subject atomic.Pointer[Subject]
+	denied  atomic.Bool
 
 	// mu guards charged: the answer of each limit the call was charged
 	// against (see Once).

@@ -58,7 +58,7 @@ func (w *Work) UpdateOptimistic(ctx context.Context, fn func(*Tx) error) error {
 		if first != nil {
 			first.finished(false)
 		}
-		return w.opts.Result(err)
+		return w.end(ctx, err)
 	}
 	if first.TryAppend(ctx, func() bool { return w.opts.Generation() == gen }) {
 		for _, h := range w.hooks {
@@ -66,7 +66,7 @@ func (w *Work) UpdateOptimistic(ctx context.Context, fn func(*Tx) error) error {
 				h.Appended()
 			}
 		}
-		return w.finish(first, nil)
+		return w.finish(ctx, first, nil)
 	}
 	last := first
 	ranAgain := false
@@ -98,5 +98,5 @@ func (w *Work) UpdateOptimistic(ctx context.Context, fn func(*Tx) error) error {
 		}
 		return w.commit(last)
 	})
-	return w.finish(last, err)
+	return w.finish(ctx, last, err)
 }

@@ -33,7 +33,25 @@ const (
 	OpUpdate = "update"
 	OpDelete = "delete"
 	OpInvoke = "invoke"
+	// OpDenied is the line of a refused call (the root's denied.go): its
+	// outcome is OutcomeDenied, every other operation's OutcomeAllowed.
+	OpDenied = "denied"
 )
+
+// Outcomes of a log line, derived from its operation (ListLogs filters
+// by them).
+const (
+	OutcomeAllowed = "allowed"
+	OutcomeDenied  = "denied"
+)
+
+// OutcomeOf is the outcome of a line of operation op.
+func OutcomeOf(op string) string {
+	if op == OpDenied {
+		return OutcomeDenied
+	}
+	return OutcomeAllowed
+}
 
 // Actor types recorded in logs and in created_by/modified_by.
 const (

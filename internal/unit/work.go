@@ -56,6 +56,12 @@ type Hooks struct {
 	// Appended is told that a unit's writes were appended to the store's
 	// append log without a write transaction (barrier.Tx.TryAppend).
 	Appended func()
+	// Ended is told, under the call's context, that a unit of work (a
+	// View, an Update or an UpdateOptimistic) ended with err, which is
+	// what the call returns (Options.Result applied), after the unit's
+	// transaction has ended: what it does is in a transaction of its
+	// own. It is called only for a non-nil err.
+	Ended func(ctx context.Context, err error)
 }
 
 // NewWork returns the Work of a Vault whose barrier is b.
@@ -98,7 +104,7 @@ func (w *Work) View(ctx context.Context, fn func(*Tx) error) error {
 	err := w.barrier.View(ctx, func(tx *barrier.Tx) error {
 		return fn(w.newTx(ctx, tx, gen))
 	})
-	return w.opts.Result(err)
+	return w.end(ctx, err)
 }
 
 // Update runs fn in a read-write store transaction: everything fn writes,
@@ -116,7 +122,7 @@ func (w *Work) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		return w.commit(last)
 	})
-	return w.finish(last, err)
+	return w.finish(ctx, last, err)
 }
 
 // commit adds to t what its store commit writes besides what its
@@ -135,9 +141,23 @@ func (w *Work) commit(t *Tx) error {
 // finish ends a write transaction whose last run was last (nil if it
 // never ran) and which ended with err: it runs the hooks last's features
 // registered, told whether it committed.
-func (w *Work) finish(last *Tx, err error) error {
+func (w *Work) finish(ctx context.Context, last *Tx, err error) error {
 	if last != nil {
 		last.finished(err == nil)
 	}
-	return w.opts.Result(err)
+	return w.end(ctx, err)
+}
+
+// end is what a unit of work under ctx that ended with err returns
+// (Options.Result), told to the Ended hooks when it is an error.
+func (w *Work) end(ctx context.Context, err error) error {
+	err = w.opts.Result(err)
+	if err != nil {
+		for _, h := range w.hooks {
+			if h.Ended != nil {
+				h.Ended(ctx, err)
+			}
+		}
+	}
+	return err
 }

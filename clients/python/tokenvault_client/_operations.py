@@ -157,7 +157,7 @@ OPERATIONS: dict[str, Operation] = {
     'deleteTokenIntent': Operation('deleteTokenIntent', 'delete_token_intent', 'DELETE', '/token-intents/{id}', ('id',), (), None, False, 'api', 'none', False, False),
     'createSession': Operation('createSession', 'create_session', 'POST', '/sessions', (), (), None, True, 'api', 'json', False, False),
     'authorizeSession': Operation('authorizeSession', 'authorize_session', 'POST', '/sessions/authorize', (), (), 'json', False, 'api', 'none', False, False),
-    'listLogs': Operation('listLogs', 'list_logs', 'GET', '/logs', (), (('entity_type', False), ('entity_id', False), ('start_date', False), ('end_date', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
+    'listLogs': Operation('listLogs', 'list_logs', 'GET', '/logs', (), (('entity_type', False), ('entity_id', False), ('actor_id', False), ('operation', False), ('outcome', False), ('start_date', False), ('end_date', False), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
     'listLogEntityTypes': Operation('listLogEntityTypes', 'list_log_entity_types', 'GET', '/logs/entity-types', (), (), None, False, 'api', 'json', False, False),
     'getTenant': Operation('getTenant', 'get_tenant', 'GET', '/tenants/self', (), (), None, False, 'api', 'json', False, False),
     'deleteOwnTenant': Operation('deleteOwnTenant', 'delete_own_tenant', 'DELETE', '/tenants/self', (), (), None, False, 'api', 'none', True, True),

@@ -234,7 +234,8 @@ class _LogRequired(TypedDict):
     tenant_id: str
     entity_type: str
     entity_id: str
-    operation: Literal['create', 'read', 'update', 'delete', 'invoke']
+    operation: Literal['create', 'read', 'update', 'delete', 'invoke', 'denied']
+    outcome: Literal['allowed', 'denied']
     message: str
     created_at: str
 
@@ -862,6 +863,9 @@ class ListLogsQuery(TypedDict, total=False):
 
     entity_type: str
     entity_id: str
+    actor_id: str
+    operation: Literal['create', 'read', 'update', 'delete', 'invoke', 'denied']
+    outcome: Literal['allowed', 'denied']
     start_date: str
     end_date: str
     page: int

@@ -222,7 +222,9 @@ export type Log = {
   actor_type?: "application" | "user" | "session" | "system";
   entity_type: string;
   entity_id: string;
-  operation: "create" | "read" | "update" | "delete" | "invoke";
+  operation: "create" | "read" | "update" | "delete" | "invoke" | "denied";
+  /** denied on the line of a denied request (operation denied), allowed on every other. */
+  outcome: "allowed" | "denied";
   message: string;
   created_at: string;
 };
@@ -949,6 +951,11 @@ export interface ListLogsQuery {
   /** One of GET /logs/entity-types. */
   entity_type?: string;
   entity_id?: string;
+  /** The lines of one actor: an application, session or user id. */
+  actor_id?: string;
+  operation?: "create" | "read" | "update" | "delete" | "invoke" | "denied";
+  /** denied keeps the lines of denied requests (operation denied); allowed every other. */
+  outcome?: "allowed" | "denied";
   /** Inclusive. */
   start_date?: string;
   /** Exclusive. */
@@ -1400,7 +1407,7 @@ export const operations = {
   deleteTokenIntent: { method: "deleteTokenIntent", http: "DELETE", path: "/token-intents/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
   createSession: { method: "createSession", http: "POST", path: "/sessions", pathParams: [], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
   authorizeSession: { method: "authorizeSession", http: "POST", path: "/sessions/authorize", pathParams: [], query: [], body: "application/json", response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
-  listLogs: { method: "listLogs", http: "GET", path: "/logs", pathParams: [], query: ["entity_type","entity_id","start_date","end_date","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  listLogs: { method: "listLogs", http: "GET", path: "/logs", pathParams: [], query: ["entity_type","entity_id","actor_id","operation","outcome","start_date","end_date","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   listLogEntityTypes: { method: "listLogEntityTypes", http: "GET", path: "/logs/entity-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   getTenant: { method: "getTenant", http: "GET", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   deleteOwnTenant: { method: "deleteOwnTenant", http: "DELETE", path: "/tenants/self", pathParams: [], query: [], body: null, response: "none", idempotent: false, approval: true, approvalId: true, auth: "api" },
@@ -1899,7 +1906,7 @@ export abstract class Operations {
   /**
    * GET /logs: The audit log of the tenant, newest first.
    *
-   * Requires log:read. The whole log, a date range, and one entity's lines (`entity_type` with `entity_id`) cost the page's offset and its size, however long the log: they are walked back from `start` (or from `end_date`), and `(page-1)*size` above 10,000 is a 400 naming `page` (use `start`). Their `total_items` is a lower bound (no count of lines is kept): the lines from the start of the list, or from the cursor, to the end of this page, plus one when `after` is set, so `total_pages` names one more page while more follow; exact on the last page. With `entity_type` alone the log is walked back the same way, keeping the lines of that type: a page examines at most its offset, its size and 1,000 more lines, so where the type is rare a page may be short, even empty, with an `after` that continues the walk (follow `after` until it is absent); a type with at most 1,000 lines is then answered from its index, counted exactly. The total is otherwise the same lower bound.
+   * Requires log:read. The whole log, a date range, and one entity's lines (`entity_type` with `entity_id`) cost the page's offset and its size, however long the log: they are walked back from `start` (or from `end_date`), and `(page-1)*size` above 10,000 is a 400 naming `page` (use `start`). Their `total_items` is a lower bound (no count of lines is kept): the lines from the start of the list, or from the cursor, to the end of this page, plus one when `after` is set, so `total_pages` names one more page while more follow; exact on the last page. With `entity_type` alone the log is walked back the same way, keeping the lines of that type: a page examines at most its offset, its size and 1,000 more lines, so where the type is rare a page may be short, even empty, with an `after` that continues the walk (follow `after` until it is absent); a type with at most 1,000 lines is then answered from its index, counted exactly. The total is otherwise the same lower bound. With `actor_id`, `operation` or `outcome` (alone or with the others) no index serves the page: the log is walked back the same way, each line examined kept if it matches every filter, at most the page's offset, its size and 1,000 more lines, so a page may be short or empty with an `after` to follow; the total is the same lower bound. A denied request is a line of operation `denied`, outcome `denied` (see docs/audit.md).
    */
   listLogs(query?: ListLogsQuery, options?: CallOptions): Promise<ListLogsResponse> {
     return this.call("listLogs", { query: query as Record<string, unknown> | undefined }, options) as Promise<ListLogsResponse>;

@@ -216,12 +216,20 @@ func TestApplicationExpiry(t *testing.T) {
 		if n, err := e.V.Sweep(ctx); err != nil || n != 1 {
 			t.Fatalf("Sweep at expiry = %d, %v; want 1", n, err)
 		}
-		logs, err := e.V.ListLogs(ctx, e.Mgmt, tokenvault.ListLogsRequest{EntityType: "application", EntityID: a.ID})
+		// The expired key's refused call is its own line (outcome denied).
+		logs, err := e.V.ListLogs(ctx, e.Mgmt, tokenvault.ListLogsRequest{EntityType: "application", EntityID: a.ID, Outcome: tokenvault.OutcomeAllowed})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(logs.Data) != 2 || logs.Data[0].Operation != "delete" || logs.Data[0].ActorType != "system" {
 			t.Errorf("logs of expired application = %+v, want create then a system delete", logs.Data)
+		}
+		denied, err := e.V.ListLogs(ctx, e.Mgmt, tokenvault.ListLogsRequest{EntityType: "application", EntityID: a.ID, Outcome: tokenvault.OutcomeDenied})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(denied.Data) != 1 || denied.Data[0].ActorID != a.ID || !strings.Contains(denied.Data[0].Message, "expired") {
+			t.Errorf("denied lines of the expired application = %+v, want its refused call", denied.Data)
 		}
 		if n, err := e.V.Sweep(ctx); err != nil || n != 0 {
 			t.Errorf("second Sweep = %d, %v; want 0", n, err)
