@@ -202,6 +202,7 @@ func (a *api) routes() {
 	a.webhookDeliveryRoutes()
 	a.operatorRoutes()
 	a.approvalRoutes()
+	a.overviewRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

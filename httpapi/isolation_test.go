@@ -141,6 +141,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"PUT /tenants/self/approval-policy":          map[string]any{"required": 1, "approvers": []string{ids["applications"]}, "operations": []string{"application.create_management"}},
 		"POST /approvals/{id}/approve":               nil,
 		"POST /approvals/{id}/reject":                map[string]any{"reason": "x"},
+		"POST /applications/preview-access":          map[string]any{"application_id": ids["applications"]},
 	}
 	body = bodies[pattern]
 	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {
