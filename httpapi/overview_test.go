@@ -17,7 +17,7 @@ func TestOverviewOverHTTP(t *testing.T) {
 	s := newServer(t, httpapi.Options{})
 	r := s.do(t, "POST", "/applications", s.mgmt, map[string]any{"name": "writer", "type": "private",
 		"permissions": []string{"token:create"},
-		"rules": []map[string]any{{"priority": 1, "container": "/pci/", "transform": "reveal", "permissions": []string{"token:read"}}}})
+		"rules":       []map[string]any{{"priority": 1, "container": "/pci/", "transform": "reveal", "permissions": []string{"token:read"}}}})
 	wantStatus(t, "POST /applications", r, http.StatusCreated)
 	var app tokenvault.Application
 	r.json(t, &app)
