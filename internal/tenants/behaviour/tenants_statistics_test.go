@@ -2,6 +2,7 @@ package tenants_test
 
 import (
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -70,4 +71,38 @@ func TestTenantStatistics(t *testing.T) {
 			t.Errorf("TenantStatistics(other tenant) = %+v, want its own empty figures", s)
 		}
 	})
+}
+
+// TestTenantStatisticsFailingWebhooks: a webhook whose receiver answers
+// 500 counts as failing once a delivery to it has failed, and no longer
+// once the receiver answers again.
+func TestTenantStatisticsFailingWebhooks(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	e := vaulttest.DeliveryEnv(t)
+	rcv := vaulttest.NewHookReceiver(t, func(_ int, w http.ResponseWriter) {
+		if fail.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	if _, err := e.V.CreateWebhook(ctx, e.Mgmt, tokenvault.WebhookRequest{Name: "flaky", URL: rcv.URL + "/hook",
+		Events: []string{tokenvault.EventTokenCreated}}); err != nil {
+		t.Fatal(err)
+	}
+	failing := func() int {
+		s, err := e.V.TenantStatistics(ctx, e.Mgmt)
+		if err != nil {
+			t.Fatalf("TenantStatistics: %v", err)
+		}
+		return s.Webhooks.Failing
+	}
+	if n := failing(); n != 0 {
+		t.Fatalf("failing webhooks before any delivery = %d", n)
+	}
+	e.Token(t, tokenvault.TokenRequest{Type: "token", Data: "a"})
+	vaulttest.WaitUntil(t, "the webhook counted as failing", func() bool { return failing() == 1 })
+	fail.Store(false)
+	vaulttest.WaitUntil(t, "the webhook no longer failing", func() bool { return failing() == 0 })
 }
