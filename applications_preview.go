@@ -109,7 +109,13 @@ func (v *Vault) PreviewAccess(ctx context.Context, key Credential, req AccessPre
 		return nil, err
 	}
 	var out *AccessPreview
-	err := v.update(ctx, func(t *txn) error {
+	// Only a preview of an application reads a record (and logs the
+	// read); one of grants being written runs in a read transaction.
+	run := v.view
+	if req.ApplicationID != "" {
+		run = v.update
+	}
+	err := run(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermApplicationRead)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package access_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/tokenvault/tokenvault"
@@ -55,6 +56,16 @@ func TestPreviewAccess(t *testing.T) {
 					t.Errorf("PreviewAccess token:delete refused without a reason: %+v", c)
 				}
 			}
+		}
+
+		// The preview of an application is a read of it in the audit log.
+		e.SettleChain(t)
+		logs, err := e.V.ListLogs(ctx, e.Mgmt, tokenvault.ListLogsRequest{EntityType: "application", EntityID: app.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(logs.Data, func(l tokenvault.Log) bool { return l.Message == "Application access previewed" }) {
+			t.Errorf("the application's log lines %+v hold no preview", logs.Data)
 		}
 
 		// Grants being written, on a token in two containers.
