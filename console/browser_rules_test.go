@@ -14,7 +14,8 @@ import (
 // rules, adds a rule as JSON and sees it in the form, previews what the
 // grants would see on a sample card (a rule reveals token:read, token:delete
 // refused with why), creates the application and reads its rules back in
-// the edit form.
+// the edit form, previews the saved application chosen by name, and sees
+// the tokens its key creates counted on the overview.
 func TestConsoleRulesForm(t *testing.T) {
 	ctx := tab(t)
 	base, mgmt := testServer(t)
@@ -115,6 +116,13 @@ func TestConsoleRulesForm(t *testing.T) {
 	until(t, ctx, "the preview on two containers", `[...document.querySelectorAll('#preview-result tbody tr')].some(r => r.textContent.startsWith('token:read') && r.textContent.includes('allowed: mask'))`)
 	shot(t, ctx, "rules")
 	noXSS(t, ctx, "rules read back")
+	// The saved application chosen by name: its own grants, decided on a
+	// container its rules do not reach.
+	eval[bool](t, ctx, `(() => { const s = document.querySelector('#preview-app');
+		s.value = [...s.options].find(o => o.textContent.startsWith('builder')).value; s.dispatchEvent(new Event('change')); return true })()`)
+	set(t, ctx, "#preview-containers", "/pci/high/")
+	click(t, ctx, "#preview-run")
+	until(t, ctx, "the preview of the saved application", `[...document.querySelectorAll('#preview-result tbody tr')].some(r => r.textContent === 'token:read' + 'allowed: reveal' + 'rule 1 on /pci/ (reveal)')`)
 
 	// The overview of the management key counts the builder's tokens by
 	// type and container.

@@ -43,12 +43,15 @@ function held(out, keySlot) {
 }
 
 export async function render(root) {
+  // The preview beside the form (previewPanel); the list names its
+  // applications to it.
+  let preview = null;
   const keySlot = h('div', { id: 'key-slot' });
   const list = h('div', { id: 'app-list' });
   const listErr = formError();
   const pager = new Pager(
     (start) => api('GET', `/applications${query({ start, size: 20 })}`),
-    (rows) => clear(list).append(table([
+    (rows) => { preview.setApplications(rows); return clear(list).append(table([
       { label: 'Name', value: (a) => h('span', {}, h('span', { class: 'app-name', text: a.name }),
         a.frozen_at ? h('span', { class: 'badge frozen', 'data-frozen': a.id, title: `Frozen at ${a.frozen_at} (${a.frozen_reason === 'decoy' ? 'a decoy token was read' : 'the reveal budget was crossed'}): every call of its keys is refused until released.`, text: 'frozen' }) : '') },
       { label: 'Type', value: (a) => a.type },
@@ -70,7 +73,7 @@ export async function render(root) {
           await api('DELETE', `/applications/${encodeURIComponent(a.id)}`);
           await pager.fetch();
         }), { 'data-action': 'delete', 'aria-label': `Delete ${a.name}` })) },
-    ], rows, 'No applications.')),
+    ], rows, 'No applications.')); },
     'apps');
 
   const name = h('input', { id: 'app-name', name: 'name', maxlength: 200, required: true });
@@ -177,7 +180,7 @@ export async function render(root) {
     });
   });
 
-  const preview = previewPanel(() => ({
+  preview = previewPanel(() => ({
     type: type.value,
     permissions: [...perms.querySelectorAll('input[name=permission]:checked')].map((c) => c.value),
     rules: type.value === 'management' ? [] : rules.value(),
@@ -189,12 +192,13 @@ export async function render(root) {
   await guard(listPanel, () => pager.reload());
 }
 
-// previewPanel asks the vault what the grants being written (grants())
-// would allow on a sample token (POST /applications/preview-access),
-// and shows its decision per token permission: the transform and the
-// rule or direct permission that decided, or why it is refused. No token
-// is read.
+// previewPanel asks the vault what the grants being written (grants()),
+// or those of an application of the list, would allow on a sample token
+// (POST /applications/preview-access), and shows its decision per token
+// permission: the transform and the rule or direct permission that
+// decided, or why it is refused. No token is read.
 function previewPanel(grants) {
+  const app = h('select', { id: 'preview-app', name: 'application_id' }, h('option', { value: '', text: 'the grants in the form' }));
   const type = h('select', { id: 'preview-type' }, ['token', 'card', 'bank'].map((t) => h('option', { value: t, text: t })));
   const containers = h('input', { id: 'preview-containers', name: 'token', placeholder: "the type's default container" });
   const purpose = h('input', { id: 'preview-purpose', name: 'purpose', placeholder: 'none' });
@@ -203,6 +207,7 @@ function previewPanel(grants) {
   const panel = h('form', { class: 'panel', id: 'preview', novalidate: true },
     h('h2', { text: 'What these grants would see' }),
     h('p', { class: 'muted', text: 'Decided on a sample token as a real call is: no token is read.' }),
+    field('Grants of', app, 'application_id'),
     h('div', { class: 'row' }, field('Token type', type, 'token'), field('Containers', containers, 'token', 'space or comma separated'),
       field('Purpose of the call', purpose, 'purpose')),
     formError(), h('div', { class: 'actions' }, run), out);
@@ -210,7 +215,7 @@ function previewPanel(grants) {
     ev.preventDefault();
     guard(panel, async () => {
       clear(out);
-      const body = { ...grants(), purpose: purpose.value.trim() || undefined,
+      const body = { ...(app.value ? { application_id: app.value } : grants()), purpose: purpose.value.trim() || undefined,
         token: { type: type.value, containers: splitList(containers.value) } };
       const p = await api('POST', '/applications/preview-access', body);
       out.append(h('p', { class: 'muted', text: `A ${p.token.type} in ${p.token.containers.join(', ')}${p.purpose ? `, for ${p.purpose}` : ''}:` }),
@@ -221,6 +226,12 @@ function previewPanel(grants) {
         ], p.decisions));
     });
   });
+  // setApplications offers the applications of the list's page shown.
+  panel.setApplications = (apps) => {
+    const chosen = app.value;
+    clear(app).append(h('option', { value: '', text: 'the grants in the form' }),
+      ...apps.map((a) => h('option', { value: a.id, text: `${a.name} (${a.type})`, selected: a.id === chosen })));
+  };
   return panel;
 }
 
