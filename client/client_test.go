@@ -122,6 +122,16 @@ func TestEveryEndpoint(t *testing.T) {
 	}
 	_, err = c.GetTenant(ctx, mgmt)
 	must("GetTenant", err)
+	stats, err := c.TenantStatistics(ctx, mgmt)
+	must("TenantStatistics", err)
+	if stats.Applications < 2 || len(stats.Tokens.ByType) != 3 {
+		t.Errorf("TenantStatistics = %+v, want the applications made above and every token type", stats)
+	}
+	preview, err := c.PreviewAccess(ctx, mgmt, tokenvault.AccessPreviewRequest{ApplicationID: app.ID, Token: tokenvault.AccessPreviewToken{Type: "card"}})
+	must("PreviewAccess", err)
+	if len(preview.Decisions) != 6 || !preview.Decisions[1].Allowed || preview.Decisions[1].Transform != "reveal" {
+		t.Errorf("PreviewAccess = %+v, want token:read revealed by the rule on /", preview)
+	}
 	fpeApp, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "fpe", Type: tokenvault.Private,
 		Permissions: []string{tokenvault.PermFPEEncode, tokenvault.PermFPEDecode}})
 	must("CreateApplication (fpe)", err)

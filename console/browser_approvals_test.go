@@ -82,7 +82,7 @@ func TestConsoleApprovals(t *testing.T) {
 		set(t, ctx, "#app-type", "management")
 		until(t, ctx, "management permissions", `document.querySelector('#app-permissions legend')?.textContent.includes('management')`)
 		click(t, ctx, "#perm-tenant-read")
-		set(t, ctx, "#app-rules", "[]")
+		rulesJSON(t, ctx, "[]")
 		click(t, ctx, "#app-create")
 		do(t, ctx, "waiting for approval", chromedp.WaitVisible(chromedp.CSS(`#pending-note`)), chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
 	}

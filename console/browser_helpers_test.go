@@ -218,10 +218,25 @@ func createApp(t *testing.T, ctx context.Context, name, typ, rules string, perms
 	for _, p := range perms {
 		click(t, ctx, "#perm-"+strings.ReplaceAll(p, ":", "-"))
 	}
-	set(t, ctx, "#app-rules", rules)
+	rulesJSON(t, ctx, rules)
 	eval[bool](t, ctx, `(() => { document.getElementById('key-slot').replaceChildren(); return true })()`)
 	click(t, ctx, "#app-create")
 	do(t, ctx, "the new key of "+name, chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
 	until(t, ctx, name+" listed", `[...document.querySelectorAll('#app-list .app-name')].some(e => e.textContent === `+js(name)+`)`)
 	return text(t, ctx, "#new-key")
+}
+
+// rulesJSON writes rules as JSON in the applications form: the rules
+// editor is switched to its JSON view first. No rules ("" or "[]") is
+// what the form holds after a creation, and all a management
+// application's form (no rules editor) may hold.
+func rulesJSON(t *testing.T, ctx context.Context, rules string) {
+	t.Helper()
+	if (rules == "" || rules == "[]") && eval[bool](t, ctx, `document.querySelector('#app-rules').value === '' || document.querySelector('#app-rules-editor').hidden`) {
+		return
+	}
+	if eval[bool](t, ctx, `document.querySelector('#rules-json').hidden`) {
+		click(t, ctx, "#rules-mode")
+	}
+	set(t, ctx, "#app-rules", rules)
 }

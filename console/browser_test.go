@@ -33,7 +33,7 @@ func TestConsole(t *testing.T) {
 	// Applications: a field error shows beside its field; then two
 	// applications, one masking and one revealing.
 	open(t, ctx, "applications")
-	set(t, ctx, "#app-rules", `[{"priority": 0, "container": "/", "transform": "mask", "permissions": ["token:read"]}]`)
+	rulesJSON(t, ctx, `[{"priority": 0, "container": "/", "transform": "mask", "permissions": ["token:read"]}]`)
 	click(t, ctx, "#app-create")
 	until(t, ctx, "field errors beside the fields", `document.querySelector('#app-form [data-error-for=name]').textContent !== '' &&
 		document.querySelector('#app-form .form-error').textContent !== ''`)

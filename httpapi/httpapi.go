@@ -203,6 +203,7 @@ func (a *api) routes() {
 	a.operatorRoutes()
 	a.approvalRoutes()
 	a.exportRoutes()
+	a.overviewRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

@@ -146,6 +146,7 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /approvals/{id}/approve":               nil,
 		"POST /approvals/{id}/reject":                map[string]any{"reason": "x"},
 		"POST /tokens/export":                        map[string]any{"recipient": testRecipient},
+		"POST /applications/preview-access":          map[string]any{"application_id": ids["applications"]},
 	}
 	body = bodies[pattern]
 	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {

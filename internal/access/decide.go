@@ -133,19 +133,27 @@ func DecideWithinFor(perms []string, rules []Rule, ceilings []Grants, perm strin
 }
 
 func decideIn(perms []string, rules []Rule, perm, id, container, purpose string) (transform string, ok, missing bool) {
-	for _, r := range rules {
+	_, transform, ok, missing = decidingRule(perms, rules, perm, id, container, purpose)
+	return transform, ok, missing
+}
+
+// decidingRule is decideIn with the index in rules of the rule that
+// decided (-1 when a direct permission did, or nothing did): the one
+// walk both Decide and Explain take.
+func decidingRule(perms []string, rules []Rule, perm, id, container, purpose string) (rule int, transform string, ok, missing bool) {
+	for i, r := range rules {
 		if !ruleMatches(r, id, container) || !slices.Contains(r.Permissions, perm) {
 			continue
 		}
 		if len(r.Purposes) == 0 || purpose != "" && slices.Contains(r.Purposes, purpose) {
-			return r.Transform, true, false
+			return i, r.Transform, true, false
 		}
 		missing = missing || purpose == ""
 	}
 	if slices.Contains(perms, perm) {
-		return ImplicitTransform(perm), true, false
+		return -1, ImplicitTransform(perm), true, false
 	}
-	return "", false, missing
+	return -1, "", false, missing
 }
 
 // ruleMatches reports whether r applies to the token with this id in this

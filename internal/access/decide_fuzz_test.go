@@ -108,6 +108,12 @@ func checkDecide(t *testing.T, what string, perms []string, rules []Rule, perm s
 	if t2, ok2 := Decide(perms, rules, perm, tok); t2 != transform || ok2 != ok {
 		t.Fatalf("%s: Decide(%q, %+v) = %q, %v then %q, %v", what, perm, tok, transform, ok, t2, ok2)
 	}
+	for _, purpose := range []string{"", "support"} {
+		d, e := DecideFor(perms, rules, perm, tok, purpose), Explain(perms, rules, perm, tok, purpose)
+		if e.OK != d.OK || e.Transform != d.Transform || e.PurposeRequired != d.PurposeRequired || len(e.Containers) != len(tok.Containers) {
+			t.Fatalf("%s: Explain(%q, %+v, %q) = %+v, DecideFor = %+v", what, perm, tok, purpose, e, d)
+		}
+	}
 	if !ok {
 		if transform != "" {
 			t.Fatalf("%s: Decide(%q, %+v) denies with transform %q", what, perm, tok, transform)

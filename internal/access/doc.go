@@ -24,7 +24,10 @@
 // filled in). The rule engine (Decide, DecideWithin) is a pure function:
 // grants and a token's id and containers in, a transform or a refusal
 // out; TestDecide is its table and FuzzAccessRuleConditions checks it
-// against a reference. A tenant keeps a full manager (IsFullManager);
+// against a reference. Explain is DecideFor with its reasons (the rule
+// that decided in each container, or why nothing did), for a preview of
+// what grants allow; the fuzz target holds its decision equal to
+// DecideFor's, as both take one walk (decidingRule). A tenant keeps a full manager (IsFullManager);
 // releases that add management permissions give them to the full
 // managers of before (ManagementUpgrades, NeedsUpgrade).
 //

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from ._transport import ProxyResponse
     from .types import (
         AcceptInvitationRequest,
+        AccessPreview,
+        AccessPreviewRequest,
         Application,
         ApprovalPolicy,
         ApprovalPolicyRequest,
@@ -88,6 +90,7 @@ if TYPE_CHECKING:
         Tenant,
         TenantBootstrap,
         TenantMember,
+        TenantStatistics,
         Token,
         TokenAccessQuery,
         TokenAccessResponse,
@@ -144,6 +147,7 @@ OPERATIONS: dict[str, Operation] = {
     'listApplications': Operation('listApplications', 'list_applications', 'GET', '/applications', (), (('id', True), ('page', False), ('size', False), ('start', False)), None, False, 'api', 'json', False, False),
     'createApplication': Operation('createApplication', 'create_application', 'POST', '/applications', (), (), 'json', True, 'api', 'json', True, False),
     'getApplicationByKey': Operation('getApplicationByKey', 'get_application_by_key', 'GET', '/applications/key', (), (), None, False, 'api', 'json', False, False),
+    'previewAccess': Operation('previewAccess', 'preview_access', 'POST', '/applications/preview-access', (), (), 'json', False, 'api', 'json', False, False),
     'getApplication': Operation('getApplication', 'get_application', 'GET', '/applications/{id}', ('id',), (), None, False, 'api', 'json', False, False),
     'updateApplication': Operation('updateApplication', 'update_application', 'PUT', '/applications/{id}', ('id',), (), 'json', False, 'api', 'json', True, False),
     'deleteApplication': Operation('deleteApplication', 'delete_application', 'DELETE', '/applications/{id}', ('id',), (), None, False, 'api', 'none', False, False),
@@ -161,6 +165,7 @@ OPERATIONS: dict[str, Operation] = {
     'listLogEntityTypes': Operation('listLogEntityTypes', 'list_log_entity_types', 'GET', '/logs/entity-types', (), (), None, False, 'api', 'json', False, False),
     'getTenant': Operation('getTenant', 'get_tenant', 'GET', '/tenants/self', (), (), None, False, 'api', 'json', False, False),
     'deleteOwnTenant': Operation('deleteOwnTenant', 'delete_own_tenant', 'DELETE', '/tenants/self', (), (), None, False, 'api', 'none', True, True),
+    'getTenantStatistics': Operation('getTenantStatistics', 'get_tenant_statistics', 'GET', '/tenants/self/statistics', (), (), None, False, 'api', 'json', False, False),
     'setPurposes': Operation('setPurposes', 'set_purposes', 'PUT', '/tenants/self/purposes', (), (), 'json', False, 'api', 'json', False, False),
     'rotateDataKey': Operation('rotateDataKey', 'rotate_data_key', 'POST', '/tenants/self/rotate-data-key', (), (), None, True, 'api', 'none', False, False),
     'rotateFPEKey': Operation('rotateFPEKey', 'rotate_fpe_key', 'POST', '/tenants/self/rotate-fpe-key', (), (), None, True, 'api', 'json', False, False),
@@ -514,6 +519,20 @@ class Operations:
         """
         return cast('Application', self._call('getApplicationByKey', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
+    def preview_access(
+        self,
+        body: AccessPreviewRequest,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> AccessPreview:
+        """What an application's grants would allow on a sample token, per token permission.
+
+        POST /applications/preview-access (operationId previewAccess). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('AccessPreview', self._call('previewAccess', {}, body, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
     def get_application(
         self,
         id: str,
@@ -764,6 +783,19 @@ class Operations:
         SVC-APPROVAL-ID).
         """
         self._call('deleteOwnTenant', {}, None, None, api_key=api_key, idempotency_key=None, approval_id=approval_id, timeout=timeout)
+
+    def get_tenant_statistics(
+        self,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> TenantStatistics:
+        """The tenant's figures, read without reading a token.
+
+        GET /tenants/self/statistics (operationId getTenantStatistics). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('TenantStatistics', self._call('getTenantStatistics', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
 
     def set_purposes(
         self,

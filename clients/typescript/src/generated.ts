@@ -125,6 +125,81 @@ export type AccessRule = {
   purposes?: string[];
 };
 
+export type TenantStatistics = {
+  tokens: {
+    total: number;
+    /** Every token type, zero included. */
+    by_type: Record<string, number>;
+    /** Per container, the tokens that hold it (a token with two containers is in both). */
+    by_container: Record<string, number>;
+    /** Tokens whose set of containers the registry of list shapes had no room for: in total and by_type, not by_container. */
+    unplaced: number;
+  };
+  applications: number;
+  reactors: number;
+  proxies: number;
+  members: number;
+  invitations: number;
+  webhooks: {
+    total: number;
+    /** Enabled webhooks with no successful delivery since their last failure. */
+    failing: number;
+    disabled: number;
+  };
+  /** The audit chain's last signed checkpoint; null before the first. */
+  audit_checkpoint: {
+    /** The last line it covers. */
+    seq: number;
+    created_at: string;
+    key_id: string;
+  } | null;
+};
+
+export type AccessPreviewRequest = {
+  /** An application whose grants are previewed; or give type, permissions and rules. */
+  application_id?: string;
+  type?: ApplicationType;
+  permissions?: (string[]) | null;
+  rules?: (AccessRule[]) | null;
+  /** The purpose of access a call would name (SVC-PURPOSE); omitted: none. */
+  purpose?: string;
+  token?: AccessPreviewToken;
+};
+
+export type AccessPreviewToken = {
+  /** Omitted: token. */
+  type?: "token" | "card" | "bank";
+  /** Omitted or empty: the type's default container, as a token request gets. */
+  containers?: string[];
+};
+
+export type AccessPreview = {
+  token: AccessPreviewToken;
+  purpose?: string;
+  /** One per token permission: token:create, token:read, token:update, token:delete, token:search, token:use. */
+  decisions: AccessDecision[];
+};
+
+export type AccessDecision = {
+  permission: string;
+  allowed: boolean;
+  transform?: Transform;
+  /** A purpose of a rule's list would have decided; the call names none. */
+  purpose_required?: boolean;
+  containers: AccessContainer[];
+};
+
+export type AccessContainer = {
+  container: string;
+  allowed: boolean;
+  transform?: Transform;
+  rule?: AccessRule;
+  /** A permission held directly decided (its implicit transform). */
+  direct?: boolean;
+  /** When refused: why. */
+  reason?: string;
+};
+
 export type Permission = {
   type: string;
   application_types: ApplicationType[];
@@ -887,6 +962,12 @@ export type CreateApplicationResponse = Application;
 /** The answer of GET /applications/key. */
 export type GetApplicationByKeyResponse = Application;
 
+/** The body of POST /applications/preview-access. */
+export type PreviewAccessBody = AccessPreviewRequest;
+
+/** The answer of POST /applications/preview-access. */
+export type PreviewAccessResponse = AccessPreview;
+
 /** The answer of GET /applications/{id}. */
 export type GetApplicationResponse = Application;
 
@@ -981,6 +1062,9 @@ export type GetTenantResponse = Tenant;
 
 /** The answer of DELETE /tenants/self. */
 export type DeleteOwnTenantResponse = void;
+
+/** The answer of GET /tenants/self/statistics. */
+export type GetTenantStatisticsResponse = TenantStatistics;
 
 /** The body of PUT /tenants/self/purposes. */
 export type SetPurposesBody = SetPurposesRequest;
@@ -1394,6 +1478,7 @@ export const operations = {
   listApplications: { method: "listApplications", http: "GET", path: "/applications", pathParams: [], query: ["id","page","size","start"], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   createApplication: { method: "createApplication", http: "POST", path: "/applications", pathParams: [], query: [], body: "application/json", response: "json", idempotent: true, approval: true, approvalId: false, auth: "api" },
   getApplicationByKey: { method: "getApplicationByKey", http: "GET", path: "/applications/key", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  previewAccess: { method: "previewAccess", http: "POST", path: "/applications/preview-access", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   getApplication: { method: "getApplication", http: "GET", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   updateApplication: { method: "updateApplication", http: "PUT", path: "/applications/{id}", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: false, approval: true, approvalId: false, auth: "api" },
   deleteApplication: { method: "deleteApplication", http: "DELETE", path: "/applications/{id}", pathParams: ["id"], query: [], body: null, response: "none", idempotent: false, approval: false, approvalId: false, auth: "api" },
@@ -1411,6 +1496,7 @@ export const operations = {
   listLogEntityTypes: { method: "listLogEntityTypes", http: "GET", path: "/logs/entity-types", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   getTenant: { method: "getTenant", http: "GET", path: "/tenants/self", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   deleteOwnTenant: { method: "deleteOwnTenant", http: "DELETE", path: "/tenants/self", pathParams: [], query: [], body: null, response: "none", idempotent: false, approval: true, approvalId: true, auth: "api" },
+  getTenantStatistics: { method: "getTenantStatistics", http: "GET", path: "/tenants/self/statistics", pathParams: [], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   setPurposes: { method: "setPurposes", http: "PUT", path: "/tenants/self/purposes", pathParams: [], query: [], body: "application/json", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   rotateDataKey: { method: "rotateDataKey", http: "POST", path: "/tenants/self/rotate-data-key", pathParams: [], query: [], body: null, response: "none", idempotent: true, approval: false, approvalId: false, auth: "api" },
   rotateFPEKey: { method: "rotateFPEKey", http: "POST", path: "/tenants/self/rotate-fpe-key", pathParams: [], query: [], body: null, response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
@@ -1753,6 +1839,21 @@ export abstract class Operations {
   }
 
   /**
+   * POST /applications/preview-access: What an application's grants would allow on a sample token, per token permission.
+   *
+   * Requires application:read. Give either `application_id` (an application's grants, and
+   * the preview is a read of it in the audit log) or grants being written (`type`,
+   * `permissions`, `rules`, validated as a new application's). Each token permission is
+   * decided on the sample token as a real call is (rules in ascending priority, a token in
+   * several containers allowed only in all, with the most restrictive transform): allowed
+   * with a transform and the rule or direct permission that decided, or refused with why.
+   * No token is read or written.
+   */
+  previewAccess(body: PreviewAccessBody, options?: CallOptions): Promise<PreviewAccessResponse> {
+    return this.call("previewAccess", { body }, options) as Promise<PreviewAccessResponse>;
+  }
+
+  /**
    * GET /applications/{id}: Get an application.
    *
    * Requires application:read.
@@ -1944,6 +2045,18 @@ export abstract class Operations {
    */
   deleteOwnTenant(options?: CallOptions): Promise<DeleteOwnTenantResponse> {
     return this.call("deleteOwnTenant", {  }, options) as Promise<DeleteOwnTenantResponse>;
+  }
+
+  /**
+   * GET /tenants/self/statistics: The tenant's figures, read without reading a token.
+   *
+   * Requires tenant:read. Tokens by type and by container (from kept counts), applications,
+   * reactors, proxies, members, invitations, webhooks (failing: enabled ones whose
+   * deliveries fail now), and the audit chain's last signed checkpoint. Its cost does not
+   * grow with the tokens or the log; it writes nothing.
+   */
+  getTenantStatistics(options?: CallOptions): Promise<GetTenantStatisticsResponse> {
+    return this.call("getTenantStatistics", {  }, options) as Promise<GetTenantStatisticsResponse>;
   }
 
   /**

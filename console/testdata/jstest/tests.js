@@ -7,6 +7,7 @@ import { ApiError, api, query, problemOf, onUnauthorized } from '/console/api.js
 import { getKey, signIn, signOut, storageName } from '/console/session.js';
 import { showError, Pager, field, formError, codeEditor } from '/console/ui.js';
 import { eventsLabel, webhookBody } from '/console/pages/webhooks.js';
+import { parseRules, renumber, byPriority, splitList, rulesEditor } from '/console/rules.js';
 
 const tests = {};
 function eq(got, want, what) {
@@ -193,6 +194,49 @@ tests.unauthorizedSignsOut = async () => {
     window.fetch = real;
     onUnauthorized(() => {});
     signOut();
+  }
+};
+tests.parseRulesRefusesWhatIsNotRules = () => {
+  eq(parseRules(''), [], 'empty text');
+  eq(parseRules('[{"priority": 1}]'), [{ priority: 1 }], 'an array of objects');
+  for (const [text, want] of [['[{', 'not valid JSON'], ['{"priority": 1}', 'must be a JSON array'], ['[1]', 'rule 1 must be a JSON object']]) {
+    let err = null;
+    try { parseRules(text); } catch (e) { err = e; }
+    eq(Boolean(err && err.message.includes(want) && err.field === 'rules'), true, `${text} refused with "${want}"`);
+  }
+};
+tests.rulesOrder = () => {
+  eq(byPriority([{ priority: 3 }, {}, { priority: 1 }]), [{ priority: 1 }, { priority: 3 }, {}], 'by priority, none last');
+  eq(renumber([{ priority: 5, container: '/a/' }, { priority: 2 }]), [{ priority: 1, container: '/a/' }, { priority: 2 }], 'renumbered');
+  eq(splitList(' a, b  c,,'), ['a', 'b', 'c'], 'split');
+};
+tests.rulesEditorKeepsFormAndJSONInSync = () => {
+  const ta = h('textarea', {});
+  const ed = rulesEditor(ta);
+  document.body.append(ed.el);
+  try {
+    ed.set([{ priority: 2, container: '/b/', transform: 'mask', permissions: ['token:read'] }, { priority: 1, container: '/a/', transform: 'reveal', permissions: ['token:use'], conditions: [] }]);
+    eq(ed.value().map((r) => r.container), ['/a/', '/b/'], 'sorted by priority');
+    eq(JSON.parse(ta.value).length, 2, 'JSON view written');
+    ed.el.querySelector('#rule-add').click();
+    eq(ed.value().length, 3, 'a rule added');
+    eq(ed.value()[2].priority, 3, 'after the last');
+    ed.el.querySelector('[data-rule="1"] [data-action="rule-down"]').click();
+    eq(ed.value().map((r) => [r.container, r.priority]), [['/b/', 1], ['/a/', 2], ['/', 3]], 'moved down, renumbered');
+    eq('conditions' in ed.value()[1], true, 'a field the form has no control for is kept');
+    ed.el.querySelector('#rules-mode').click();
+    ta.value = '[{';
+    ta.dispatchEvent(new Event('input'));
+    eq(ed.el.querySelector('#rules-json-error').textContent.includes('not valid JSON'), true, 'bad JSON said');
+    ed.el.querySelector('#rules-mode').click();
+    eq(ed.el.querySelector('#rules-json').hidden, false, 'the JSON view stays over bad JSON');
+    ta.value = '[{"priority": 1, "container": "/z/", "transform": "redact", "permissions": ["token:delete"]}]';
+    ta.dispatchEvent(new Event('input'));
+    ed.el.querySelector('#rules-mode').click();
+    eq(ed.el.querySelector('#rules-form').hidden, false, 'back to the form');
+    eq(ed.el.querySelector('[data-rule="1"] .rule-container').value, '/z/', 'the form follows the JSON');
+  } finally {
+    ed.el.remove();
   }
 };
 

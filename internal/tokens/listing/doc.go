@@ -5,7 +5,9 @@
 // index of exact values answers (Find, shaping each token with Show), the
 // search query language (ParseQuery, Query), the one-time build of the
 // lists of a store written by an earlier version (Lists.Build), and who
-// saw a token (Lists.AccessLines, SubjectTokens, AccessPage).
+// saw a token (Lists.AccessLines, SubjectTokens, AccessPage). Lists.Counts
+// sums the kept counts of a tenant's shapes into its tokens by type and
+// by container, reading no token.
 //
 // It owns the list indexes (idx/tl-s/), their counts (count/tok-s/), the
 // shape registry (token_shape/) and the overflow marks (idx/tlo/) of every
