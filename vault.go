@@ -27,6 +27,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/records"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
@@ -159,6 +160,9 @@ type Vault struct {
 
 	stopSweeper context.CancelFunc
 	sweeperDone chan struct{}
+	// subjectKeys is the data subjects' key store (Options.SubjectKeys),
+	// nil without one (subjects.go).
+	subjectKeys *subjects.KeyStore
 	// sweepLease is the sweeper's lease (sweeper.go, internal/lease).
 	sweepLease *lease.Lease
 	closeOnce  sync.Once
@@ -239,6 +243,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.chainOpts = opts.AuditChain.withDefaults()
 	if err := auditlog.CheckSinks(opts.AuditExport.Sinks); err != nil {
 		return nil, err
+	}
+	if opts.SubjectKeys != nil {
+		if opts.SubjectKeys == opts.Store {
+			return nil, errors.New("tokenvault: Options.SubjectKeys must be a store of its own, not Options.Store: its destructions must not be undone by restoring the data")
+		}
+		v.subjectKeys = &subjects.KeyStore{Store: opts.SubjectKeys}
 	}
 	st := opts.Store
 	if st == nil {

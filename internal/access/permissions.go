@@ -64,6 +64,11 @@ const (
 	PermWebhookRead   = "webhook:read"
 	PermWebhookUpdate = "webhook:update"
 	PermWebhookDelete = "webhook:delete"
+
+	// PermSubjectErase allows erasing a data subject (destroying its key,
+	// removing its tokens) and reading its erasure certificate:
+	// management applications only. An erasure destroys, it never reads.
+	PermSubjectErase = "subject:erase"
 )
 
 // The three application types (tokenvault.Private, Public, Management).
@@ -111,6 +116,7 @@ var managementPermissions = []string{
 	PermTenantMemberRead, PermTenantMemberUpdate, PermTenantMemberDelete,
 	PermTenantInvitationCreate, PermTenantInvitationRead, PermTenantInvitationUpdate, PermTenantInvitationDelete,
 	PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete,
+	PermSubjectErase,
 }
 
 func init() {

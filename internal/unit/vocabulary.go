@@ -22,6 +22,9 @@ const (
 	EntityWebhook          = "webhook"
 	// EntityApproval is a change waiting for approval (internal/approvals).
 	EntityApproval = "approval"
+	// EntitySubject is a data subject's erasure (internal/subjects): the
+	// line's entity id is the erasure certificate's id.
+	EntitySubject = "subject"
 )
 
 // Operations: the values of Log.Operation.

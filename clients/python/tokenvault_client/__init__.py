@@ -21,6 +21,7 @@ from .errors import (
     AuthenticationError,
     BadGatewayError,
     ConflictError,
+    GoneError,
     InsufficientStorageError,
     InternalServerError,
     InvalidRequestError,
@@ -72,4 +73,5 @@ __all__ = [
     "BadGatewayError",
     "ServiceUnavailableError",
     "InsufficientStorageError",
+    "GoneError",
 ]

@@ -17,6 +17,7 @@ export type ErrorKind =
   | "bad_gateway" // 502
   | "unavailable" // 503
   | "storage_full" // 507
+  | "gone" // 410
   | "unknown"; // another status
 
 /** The problem details (RFC 7807) of an error answer. */
@@ -101,6 +102,8 @@ export class BadGatewayError extends ApiError {}
 export class UnavailableError extends ApiError {}
 /** 507: the server's storage is full; nothing was saved. */
 export class StorageFullError extends ApiError {}
+/** 410: the resource was destroyed for good (a token of an erased data subject). */
+export class GoneError extends ApiError {}
 
 /** The request got no answer: the network failed or the call timed out. */
 export class NetworkError extends TokenVaultError {}
@@ -121,6 +124,7 @@ const byStatus: Record<number, [ErrorKind, typeof ApiError]> = {
   502: ["bad_gateway", BadGatewayError],
   503: ["unavailable", UnavailableError],
   507: ["storage_full", StorageFullError],
+  410: ["gone", GoneError],
 };
 
 function kindOf(status: number): ErrorKind {

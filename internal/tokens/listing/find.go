@@ -75,6 +75,11 @@ func (l *Lists) query(t *unit.Tx, p *access.Principal, perm string, q Query) ([]
 			return nil, err
 		}
 	}
+	if q.Subject != "" {
+		if err := narrow(tokens.IndexedIDs(t, tokens.SubjectIndex(ks, tid, q.Subject))); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range q.Search {
 		if err := narrow(tokens.IndexedIDs(t, tokens.SearchIndex(ks, tid, s))); err != nil {
 			return nil, err
@@ -100,7 +105,7 @@ func (l *Lists) query(t *unit.Tx, p *access.Principal, perm string, q Query) ([]
 
 	var out []tokens.Token
 	for _, rec := range recs {
-		if rec.Expired(t.Now) || !q.Matches(rec) {
+		if rec.Erased || rec.Expired(t.Now) || !q.Matches(rec) {
 			continue
 		}
 		if tok := Show(p, perm, q, rec); tok != nil {
