@@ -46,9 +46,44 @@ func ValidSubject(s string) bool {
 	return true
 }
 
+// Sealing is what a token of a data subject holds beside its fields: the
+// subject key's bytes while the record is in use (a read opened it, or
+// Service.Write fetched it), and the stored Data and Mask sealed under it,
+// as read. Its fields are unexported and it prints without them, so that
+// the key never reaches a log line.
+type Sealing struct {
+	key    []byte
+	sealed []byte
+}
+
+// String keeps the key out of any line that prints a record.
+func (s *Sealing) String() string { return "tokens.Sealing{...}" }
+
+// GoString is String, so that %#v does not print the key either.
+func (s *Sealing) GoString() string { return s.String() }
+
 // SetSubjectKey gives r the bytes of its subject key (SubjectKeyID), with
 // which its Data and Mask are sealed when it is stored.
-func (r *Record) SetSubjectKey(key []byte) { r.subjectKey = key }
+func (r *Record) SetSubjectKey(key []byte) {
+	if r.Sealing == nil {
+		r.Sealing = &Sealing{}
+	}
+	r.Sealing.key = key
+}
+
+func (r *Record) subjectKey() []byte {
+	if r.Sealing == nil {
+		return nil
+	}
+	return r.Sealing.key
+}
+
+func (r *Record) sealedBytes() []byte {
+	if r.Sealing == nil {
+		return nil
+	}
+	return r.Sealing.sealed
+}
 
 // subjectAAD binds the sealed bytes to the record's store key and the
 // key id, so that they cannot be moved to another token.
@@ -60,13 +95,13 @@ func subjectAAD(key barrier.Key, keyID string) []byte {
 // whose key is gone (Erased, or not opened) is written back with the
 // sealed bytes it was read with.
 func (r *Record) sealSubject(key barrier.Key) ([]byte, error) {
-	if r.subjectKey == nil {
-		if r.sealed != nil {
-			return r.sealed, nil
+	if r.subjectKey() == nil {
+		if r.sealedBytes() != nil {
+			return r.sealedBytes(), nil
 		}
 		return nil, fmt.Errorf("%w: token of a data subject without its key", unit.ErrRecord)
 	}
-	ring, err := seal.KeyringOf(r.subjectKey)
+	ring, err := seal.KeyringOf(r.subjectKey())
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +124,7 @@ func (r *Record) OpenSubject(key []byte) error {
 	if err != nil {
 		return err
 	}
-	pt, err := ring.Open(subjectAAD(barrier.Tenant(r.TenantID).Record(Kind, r.ID), r.SubjectKeyID), r.sealed)
+	pt, err := ring.Open(subjectAAD(barrier.Tenant(r.TenantID).Record(Kind, r.ID), r.SubjectKeyID), r.sealedBytes())
 	if err != nil {
 		return errSubjectOpen
 	}
@@ -101,6 +136,6 @@ func (r *Record) OpenSubject(key []byte) error {
 	if err := d.End(); err != nil {
 		return errSubjectOpen
 	}
-	r.subjectKey = key
+	r.SetSubjectKey(key)
 	return nil
 }

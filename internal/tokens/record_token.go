@@ -60,11 +60,10 @@ type Record struct {
 	Subject      string
 	SubjectKeyID string
 	Erased       bool
-	// subjectKey is the subject key's bytes, held while the record is in
-	// use (a read opened it, or Service.Write fetched it); sealed is the
-	// stored Data and Mask sealed under it, as read.
-	subjectKey []byte
-	sealed     []byte
+	// Sealing holds, for a token of a subject, the subject key while the
+	// record is in use and the sealed bytes as read (record_subject.go);
+	// nil for any other token.
+	Sealing *Sealing
 }
 
 // Expired reports whether the token has expired at now.
@@ -345,7 +344,7 @@ func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 	if flags&tokSubject != 0 {
 		r.Subject = d.Str()
 		r.SubjectKeyID = d.Str()
-		r.sealed = d.Bytes()
+		r.Sealing = &Sealing{sealed: d.Bytes()}
 		r.Data, r.Mask = nil, nil
 	}
 	if flags >= tokSubject<<1 {

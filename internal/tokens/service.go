@@ -195,7 +195,7 @@ func (s *Service) Put(t *unit.Tx, rec *Record) error { return s.Write(t, nil, re
 // a new token), whose index entries the caller removed: its list entries
 // are moved (Lists.Move), so they are written only when they change.
 func (s *Service) Write(t *unit.Tx, prev, rec *Record) error {
-	if rec.Subject != "" && rec.subjectKey == nil && !rec.Erased {
+	if rec.Subject != "" && rec.subjectKey() == nil && !rec.Erased {
 		if s.Subjects == nil {
 			return ErrNoSubjectKeys
 		}
@@ -203,7 +203,8 @@ func (s *Service) Write(t *unit.Tx, prev, rec *Record) error {
 		if err != nil {
 			return err
 		}
-		rec.SubjectKeyID, rec.subjectKey = id, key
+		rec.SubjectKeyID = id
+		rec.SetSubjectKey(key)
 	}
 	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(Kind, rec.ID), rec); err != nil {
 		return err
