@@ -50,25 +50,24 @@ const msgTokenErased = "Token erased (data subject erased)"
 // between the two leaves the tokens unreadable, and calling again
 // finishes the erasure. A call that finds nothing left to erase (no key,
 // no token) returns the subject's last certificate, so that a repeat is
-// harmless; for a subject the vault never held it certifies that: zero
-// tokens, no key. A token of the subject created after the keys were
+// harmless. A subject the tenant holds nothing of and never erased is
+// NotFound (the same answer whatever other tenants hold). A token of the subject created after the keys were
 // destroyed (under a new key) is not erased by this call.
 //
 // Returns Invalid for a subject that is not one (TokenRequest.Subject),
-// Unavailable without a subject key store, Unauthenticated,
+// NotFound for a subject the tenant holds nothing of, Unavailable
+// without a subject key store (for a subject with tokens), Unauthenticated,
 // RateLimited, PermissionDenied without subject:erase, StorageFull, or
 // Internal.
 func (v *Vault) EraseSubject(ctx context.Context, key Credential, subject string) (*ErasureCertificate, error) {
 	if err := checkSubject(subject); err != nil {
 		return nil, err
 	}
-	if v.subjectKeys == nil {
-		return nil, ErrNoSubjectKeys
-	}
 	// What to destroy: the keys the subject's tokens name, beside its
 	// current key.
 	var tid, lookup string
 	var keyIDs []string
+	var erased bool // erased before
 	err := v.view(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermSubjectErase)
 		if err != nil {
@@ -80,14 +79,33 @@ func (v *Vault) EraseSubject(ctx context.Context, key Credential, subject string
 		}
 		tid, lookup = p.TenantID, subjects.Lookup(ks.MAC, subject)
 		recs, err := subjects.TokensOf(t.Tx, v.tokens, ks, tid, subject)
+		if err != nil {
+			return err
+		}
 		keyIDs = keyIDs[:0]
 		for _, rec := range recs {
 			keyIDs = append(keyIDs, rec.SubjectKeyID)
 		}
+		last, err := subjects.LatestCertificate(t.Tx, tid, lookup)
+		erased = last != nil
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(keyIDs) == 0 && !erased {
+		held := false
+		if v.subjectKeys != nil {
+			if held, err = v.subjectKeys.Has(ctx, tid, lookup); err != nil {
+				return nil, v.result(err)
+			}
+		}
+		if !held {
+			return nil, unit.NotFoundError("data subject")
+		}
+	}
+	if v.subjectKeys == nil {
+		return nil, ErrNoSubjectKeys
 	}
 	destroyed, err := v.subjectKeys.Destroy(ctx, tid, lookup, keyIDs)
 	if err != nil {
@@ -231,14 +249,13 @@ const MaxSubjectReportAccesses = 1000
 // Each token whose data the report shows is logged as a read.
 //
 // Returns Invalid for a subject that is not one or more than
-// MaxSubjectTokens tokens, Unavailable without a subject key store,
-// Unauthenticated, RateLimited, PermissionDenied, or Internal.
+// MaxSubjectTokens tokens, NotFound for a subject the tenant holds no
+// token of and never erased, Unavailable when the subject's tokens need a
+// subject key store the vault lacks, Unauthenticated, RateLimited,
+// PermissionDenied, or Internal.
 func (v *Vault) SubjectAccessReport(ctx context.Context, key Credential, subject string) (*SubjectReport, error) {
 	if err := checkSubject(subject); err != nil {
 		return nil, err
-	}
-	if v.subjectKeys == nil {
-		return nil, ErrNoSubjectKeys
 	}
 	var out *SubjectReport
 	err := v.update(ctx, func(t *txn) error {
@@ -294,6 +311,9 @@ func (v *Vault) SubjectAccessReport(ctx context.Context, key Credential, subject
 			}
 		}
 		out.LastErasure, err = subjects.LatestCertificate(t.Tx, p.TenantID, subjects.Lookup(ks.MAC, subject))
+		if err == nil && len(recs) == 0 && out.LastErasure == nil {
+			err = unit.NotFoundError("data subject")
+		}
 		return err
 	})
 	return out, err

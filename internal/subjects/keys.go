@@ -184,3 +184,17 @@ func (ks *KeyStore) Backup(ctx context.Context, w io.Writer) (ok bool, err error
 	_, err = s.WriteSnapshot(ctx, w)
 	return true, err
 }
+
+// Has reports whether the key store holds a current key for the subject.
+func (ks *KeyStore) Has(ctx context.Context, tid, lookup string) (bool, error) {
+	var ok bool
+	err := ks.Store.View(ctx, func(tx store.Tx) error {
+		v, err := tx.Get(currentKey(tid, lookup))
+		ok = v != nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("tokenvault: subject key store: %w", err)
+	}
+	return ok, nil
+}

@@ -167,14 +167,15 @@ func TestEraseSubjectOutlivesABackup(t *testing.T) {
 }
 
 // TestSubjectNeedsAKeyStore: without Options.SubjectKeys, a token with a
-// subject and an erasure are Unavailable, and nothing is written.
+// subject is Unavailable, and nothing is written: there is no subject to
+// erase (NotFound).
 func TestSubjectNeedsAKeyStore(t *testing.T) {
 	e := vaulttest.NewEnv(t)
 	rw := e.Reader(t, "reveal", tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
 	_, err := e.V.CreateToken(ctx, rw.Key, tokenvault.TokenRequest{Type: "token", Data: "x", Subject: "alice"})
 	vaulttest.WantKind(t, "CreateToken(subject, no key store)", err, tokenvault.Unavailable)
 	_, err = e.V.EraseSubject(ctx, e.MgmtWith(t, tokenvault.PermSubjectErase), "alice")
-	vaulttest.WantKind(t, "EraseSubject(no key store)", err, tokenvault.Unavailable)
+	vaulttest.WantKind(t, "EraseSubject(no key store)", err, tokenvault.NotFound)
 }
 
 // TestSubjectValidation: a subject is bounded and plain; it cannot be
