@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         Decoy,
         DetokenizeRequest,
         DetokenizeResponse200,
+        ErasureCertificate,
         FPERequest,
         FPEResult,
         Formula,
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
         SetPurposesRequest,
         SubjectAccessRequest,
         SubjectAccessResponse,
+        SubjectReport,
         Tenant,
         TenantBootstrap,
         TenantMember,
@@ -220,6 +222,10 @@ OPERATIONS: dict[str, Operation] = {
     'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
     'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
     'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),
+    'eraseSubject': Operation('eraseSubject', 'erase_subject', 'DELETE', '/subjects/{id}', ('id',), (), None, False, 'api', 'json'),
+    'subjectCertificate': Operation('subjectCertificate', 'subject_certificate', 'GET', '/subjects/{id}/certificate', ('id',), (), None, False, 'api', 'json'),
+    'subjectReport': Operation('subjectReport', 'subject_report', 'GET', '/subjects/{id}/report', ('id',), (), None, False, 'api', 'json'),
+    'operatorBackupSubjectKeys': Operation('operatorBackupSubjectKeys', 'operator_backup_subject_keys', 'GET', '/operator/backup/subject-keys', (), (), None, False, 'operator', 'binary'),
 }
 
 
@@ -1669,3 +1675,58 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def erase_subject(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ErasureCertificate:
+        """Erase a data subject (GDPR Art.
+
+        DELETE /subjects/{id} (operationId eraseSubject). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ErasureCertificate', self._call('eraseSubject', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def subject_certificate(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ErasureCertificate:
+        """The data subject's last erasure certificate.
+
+        GET /subjects/{id}/certificate (operationId subjectCertificate). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ErasureCertificate', self._call('subjectCertificate', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def subject_report(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> SubjectReport:
+        """The data subject's access report (GDPR Art.
+
+        GET /subjects/{id}/report (operationId subjectReport). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('SubjectReport', self._call('subjectReport', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def operator_backup_subject_keys(
+        self,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """A consistent snapshot of the subject key store, streamed.
+
+        GET /operator/backup/subject-keys (operationId operatorBackupSubjectKeys). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('bytes', self._call('operatorBackupSubjectKeys', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
