@@ -369,8 +369,10 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() != "master.key" && e.Name() != operatorKeyFileName && e.Name() != splitFileName {
-			return fmt.Errorf("%s holds %s: restore only into a missing or empty data directory (master.key and operator.key aside), so that nothing is overwritten", dir, e.Name())
+		// The subject key store stays: a data backup is restored beside
+		// the live one, never with an older one (docs/erasure.md).
+		if e.Name() != "master.key" && e.Name() != operatorKeyFileName && e.Name() != splitFileName && !strings.HasPrefix(e.Name(), subjectKeysFile) {
+			return fmt.Errorf("%s holds %s: restore only into a missing or empty data directory (master.key, operator.key and subject-keys.db aside), so that nothing is overwritten", dir, e.Name())
 		}
 	}
 	dirKey := filepath.Join(dir, "master.key")
