@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/access"
+	"github.com/tokenvault/tokenvault/internal/barrier"
 	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
@@ -345,4 +346,54 @@ func checkSubject(subject string) error {
 	fe := unit.FieldErrors{}
 	tokens.ValidateSubject(subject, "subject", fe)
 	return fe.Err()
+}
+
+// reapplyErasures destroys again, in the subject key store, every key
+// an erasure certificate of the data store names (Open): a subject key
+// store restored from a backup older than an erasure does not bring the
+// erased subjects back, as long as the data store holds the
+// certificate. It returns how many keys it destroyed.
+func (v *Vault) reapplyErasures(ctx context.Context) (int, error) {
+	if v.subjectKeys == nil {
+		return 0, nil
+	}
+	type erasure struct {
+		tid, lookup string
+		keys        []string
+	}
+	var all []erasure
+	err := v.view(ctx, func(t *txn) error {
+		all = all[:0]
+		var tids []string
+		if err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
+			tids = append(tids, tid)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, tid := range tids {
+			certs, err := subjects.Certificates(t.Tx, tid)
+			if err != nil {
+				return err
+			}
+			for _, c := range certs {
+				if len(c.Cert.KeyIDs) > 0 {
+					all = append(all, erasure{tid, c.Lookup, c.Cert.KeyIDs})
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range all {
+		d, err := v.subjectKeys.DestroyIDs(ctx, e.tid, e.lookup, e.keys)
+		if err != nil {
+			return n, err
+		}
+		n += len(d)
+	}
+	return n, nil
 }

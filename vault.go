@@ -353,6 +353,14 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	if err == nil {
 		err = v.ensureAuditKey(ctx) // the checkpoint signing key, made on first use
 	}
+	if err == nil {
+		// A subject key store older than an erasure must not bring the
+		// subject back (docs/erasure.md).
+		var n int
+		if n, err = v.reapplyErasures(ctx); n > 0 {
+			v.logger.Warn("tokenvault: the subject key store held keys that erasures had destroyed (restored from an older backup?); destroyed them again", "keys", n)
+		}
+	}
 	if err != nil {
 		if v.ownsStore {
 			v.barrier.Close()

@@ -31,6 +31,8 @@ func ManagementUpgrades() [][]string {
 		{PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete},
 		// Who accessed a token's data.
 		{PermTokenAccessRead},
+		// Erasure per data subject.
+		{PermSubjectErase},
 	}
 }
 

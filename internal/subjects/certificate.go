@@ -3,6 +3,7 @@ package subjects
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
@@ -79,4 +80,30 @@ func LatestCertificate(t *unit.Tx, tid, lookup string) (*auditchain.ErasureCerti
 		return nil, err
 	}
 	return &rec.Cert, nil
+}
+
+// StoredCertificate is a certificate with the subject lookup it is
+// filed under.
+type StoredCertificate struct {
+	Lookup string
+	Cert   auditchain.ErasureCertificate
+}
+
+// Certificates returns every erasure certificate of tenant tid.
+func Certificates(t *unit.Tx, tid string) ([]StoredCertificate, error) {
+	prefix := barrier.Tenant(tid).Records(KindErasure)
+	kvs, err := t.ScanValues(prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StoredCertificate, 0, len(kvs))
+	for _, kv := range kvs {
+		var rec CertificateRecord
+		if err := t.OpenRecord(kv.Key, kv.Raw, &rec); err != nil {
+			return nil, err
+		}
+		lookup, _, _ := strings.Cut(strings.TrimPrefix(kv.Key.String(), prefix.String()), "/")
+		out = append(out, StoredCertificate{Lookup: lookup, Cert: rec.Cert})
+	}
+	return out, nil
 }

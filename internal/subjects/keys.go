@@ -198,3 +198,43 @@ func (ks *KeyStore) Has(ctx context.Context, tid, lookup string) (bool, error) {
 	}
 	return ok, nil
 }
+
+// DestroyIDs deletes the keys ids of tenant tid, and the subject's
+// current key only when it is one of them (a key made since, for new
+// tokens of the subject, stays), in one commit, and returns the ids it
+// deleted: the keys an erasure destroyed, destroyed again after a key
+// store older than the erasure came back (the Vault's Open).
+func (ks *KeyStore) DestroyIDs(ctx context.Context, tid, lookup string, ids []string) ([]string, error) {
+	var destroyed []string
+	err := ks.Store.Update(ctx, func(tx store.Tx) error {
+		destroyed = destroyed[:0]
+		cur, err := tx.Get(currentKey(tid, lookup))
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if cur != nil && string(cur) == id {
+				if err := tx.Delete(currentKey(tid, lookup)); err != nil {
+					return err
+				}
+			}
+			k := keyKey(tid, id)
+			v, err := tx.Get(k)
+			if err != nil {
+				return err
+			}
+			if v == nil {
+				continue
+			}
+			if err := tx.Delete(k); err != nil {
+				return err
+			}
+			destroyed = append(destroyed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tokenvault: subject key store: %w", err)
+	}
+	return destroyed, nil
+}

@@ -200,3 +200,59 @@ func TestSubjectValidation(t *testing.T) {
 	_, err = e.V.EraseSubject(ctx, rw.Key, "carol")
 	vaulttest.WantKind(t, "EraseSubject(private key)", err, tokenvault.PermissionDenied)
 }
+
+// TestOlderSubjectKeyStoreIsErasedAgain: a subject key store restored
+// from a backup older than an erasure gets the erased keys destroyed
+// again when the Vault opens on the data store that holds the
+// certificate, so that a data backup of before the erasure, restored
+// later, still cannot read the subject.
+func TestOlderSubjectKeyStoreIsErasedAgain(t *testing.T) {
+	dir := t.TempDir()
+	dataPath, keysPath := filepath.Join(dir, "vault.db"), filepath.Join(dir, "subject-keys.db")
+	keys := openBolt(t, keysPath)
+	e := subjectEnv(t, openBolt(t, dataPath), keys)
+	rw := e.Reader(t, "reveal", tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	eraser := e.MgmtWith(t, tokenvault.PermSubjectErase)
+	old := tokenize(t, e.V, rw.Key, "erin", "erin's")
+	other := tokenize(t, e.V, rw.Key, "frank", "frank's")
+	var dataBackup, keysBackup bytes.Buffer
+	if err := e.V.Backup(ctx, &dataBackup); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.V.BackupSubjectKeys(ctx, &keysBackup); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.V.EraseSubject(ctx, eraser, "erin"); err != nil {
+		t.Fatal(err)
+	}
+	e.V.Close()
+	e.Store.Close()
+	keys.Close()
+
+	// The key store comes back from its backup of before the erasure.
+	if err := os.WriteFile(keysPath, keysBackup.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func(data string) (*tokenvault.Vault, func()) {
+		t.Helper()
+		ds, ks := openBolt(t, data), openBolt(t, keysPath)
+		v, err := tokenvault.Open(ctx, tokenvault.Options{Store: ds, SubjectKeys: ks, Now: e.Clock.Now,
+			Keys: tokenvault.KeyOptions{MasterKey: e.Key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return v, func() { v.Close(); ds.Close(); ks.Close() }
+	}
+	_, closeLive := open(dataPath) // the live data: its certificate names the key
+	closeLive()
+
+	restored := filepath.Join(dir, "restored.db")
+	if err := os.WriteFile(restored, dataBackup.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v, closeRestored := open(restored)
+	defer closeRestored()
+	_, err := v.GetToken(ctx, rw.Key, old)
+	vaulttest.WantKind(t, "GetToken(erased; key store older than the erasure)", err, tokenvault.Gone)
+	wantData(t, v, rw.Key, other, "frank's")
+}
