@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 )
 
@@ -108,5 +111,56 @@ func TestSubjectTokenRecord(t *testing.T) {
 	// A record of a subject without its key does not encode.
 	if _, err := fixedSubjectCard().AppendRecord(nil, key); err == nil {
 		t.Error("AppendRecord(subject, no key) = nil")
+	}
+}
+
+// fixedCertificate is an erasure certificate as stored
+// (testdata/records/erasure-v1.bin): a signed document, its signature
+// fixed here (the record does not check it).
+func fixedCertificate() *subjects.CertificateRecord {
+	return &subjects.CertificateRecord{Cert: auditchain.ErasureCertificate{
+		ID: "0190f5a2-9000-7000-8000-00000000001c", TenantID: fixTenant, Subject: fixSubject, Tokens: 3,
+		KeyIDs: []string{fixSubjectKeyID}, KeyDestruction: auditchain.KeyDestructionDeleted,
+		KeysDestroyedAt: fixTime, ErasedAt: fixTime.Add(time.Second), ErasedBy: fixActor, ErasedByType: "application",
+		KeyID: "0011223344556677", Signature: bytes.Repeat([]byte{7}, 64),
+	}}
+}
+
+// TestErasureCertificateRecord holds the stored certificate to its
+// fixture, byte for byte, and reads it back whole.
+func TestErasureCertificateRecord(t *testing.T) {
+	key := subjects.CertificateKey(fixTenant, "0c0d", fixedCertificate().Cert.ID)
+	path := filepath.Join(fixtureDir, "erasure-v1.bin")
+	b, err := fixedCertificate().AppendRecord(nil, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("TOKENVAULT_UPDATE_RECORDS") == "1" {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Errorf("erasure certificate encodes as\n%q\nwant (erasure-v1.bin)\n%q", b, want)
+	}
+	var got subjects.CertificateRecord
+	if err := got.DecodeRecord(key, want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fixedCertificate(), &got); diff != "" {
+		t.Errorf("erasure-v1.bin (-want +got):\n%s", diff)
+	}
+	if got.Cert.Hash() != fixedCertificate().Cert.Hash() {
+		t.Error("the certificate read back hashes differently")
+	}
+	for _, bad := range [][]byte{nil, {2}, append([]byte{1}, "{"...)} {
+		var r subjects.CertificateRecord
+		if err := r.DecodeRecord(key, bad); err == nil {
+			t.Errorf("DecodeRecord(%q) = nil", bad)
+		}
 	}
 }

@@ -188,7 +188,15 @@ func TestSubjectValidation(t *testing.T) {
 		vaulttest.WantField(t, err, "subject")
 	}
 	id := tokenize(t, e.V, rw.Key, "carol", "carol's")
-	_, err := e.V.UpdateToken(ctx, rw.Key, id, json.RawMessage(`{"subject": "dave"}`))
+	// A Tokenize body's token requests carry a subject too.
+	body, err := e.V.Tokenize(ctx, rw.Key, map[string]any{"card": map[string]any{"type": "token", "data": "carol's other", "subject": "carol"}})
+	if err != nil {
+		t.Fatalf("Tokenize(subject) = %v", err)
+	}
+	if tok, ok := body.(map[string]any)["card"].(*tokenvault.Token); !ok || tok.Subject != "carol" {
+		t.Fatalf("Tokenize(subject) = %#v", body)
+	}
+	_, err = e.V.UpdateToken(ctx, rw.Key, id, json.RawMessage(`{"subject": "dave"}`))
 	vaulttest.WantField(t, err, "subject")
 	tok, err := e.V.UpdateToken(ctx, rw.Key, id, json.RawMessage(`{"data": "carol's new"}`))
 	if err != nil || tok.Subject != "carol" {
