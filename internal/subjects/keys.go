@@ -238,3 +238,38 @@ func (ks *KeyStore) DestroyIDs(ctx context.Context, tid, lookup string, ids []st
 	}
 	return destroyed, nil
 }
+
+// DeleteTenant deletes every subject key of tenant tid (its deletion),
+// batch keys per commit.
+func (ks *KeyStore) DeleteTenant(ctx context.Context, tid string) error {
+	const batch = 1000
+	for _, prefix := range [][]byte{keyKey(tid, ""), currentKey(tid, "")} {
+		for {
+			n := 0
+			err := ks.Store.Update(ctx, func(tx store.Tx) error {
+				n = 0
+				var doomed [][]byte
+				if err := tx.Scan(prefix, nil, batch, func(k, _ []byte) error {
+					doomed = append(doomed, append([]byte(nil), k...))
+					return nil
+				}); err != nil {
+					return err
+				}
+				for _, k := range doomed {
+					if err := tx.Delete(k); err != nil {
+						return err
+					}
+				}
+				n = len(doomed)
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("tokenvault: subject key store: %w", err)
+			}
+			if n < batch {
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -264,3 +264,36 @@ func TestOlderSubjectKeyStoreIsErasedAgain(t *testing.T) {
 	vaulttest.WantKind(t, "GetToken(erased; key store older than the erasure)", err, tokenvault.Gone)
 	wantData(t, v, rw.Key, other, "frank's")
 }
+
+// TestDeleteTenantDeletesItsSubjectKeys: deleting a tenant removes its
+// subject keys from the key store, and no other tenant's.
+func TestDeleteTenantDeletesItsSubjectKeys(t *testing.T) {
+	keys := memory.New()
+	e := subjectEnv(t, memory.New(), keys)
+	rw := e.Reader(t, "reveal", tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	tokenize(t, e.V, rw.Key, "gail", "gail's")
+	other := e.Tenant(t, "Other")
+	app, err := e.V.CreateApplication(ctx, other.Application.Key, tokenvault.CreateApplicationRequest{Name: "rw", Type: tokenvault.Private,
+		Rules: []tokenvault.AccessRule{{Priority: 1, Container: "/", Transform: "reveal", Permissions: []string{tokenvault.PermTokenCreate, tokenvault.PermTokenRead}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := tokenize(t, e.V, app.Key, "gail", "other gail's")
+	count := func(tid string) int {
+		n := 0
+		keys.View(ctx, func(tx store.Tx) error {
+			return tx.Scan([]byte("subject-key/"+tid+"/"), nil, 0, func(_, _ []byte) error { n++; return nil })
+		})
+		return n
+	}
+	if count(e.Boot.Tenant.ID) != 1 || count(other.Tenant.ID) != 1 {
+		t.Fatalf("subject keys before: %d, %d; want 1, 1", count(e.Boot.Tenant.ID), count(other.Tenant.ID))
+	}
+	if err := e.V.DeleteTenant(ctx, e.Boot.Tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(e.Boot.Tenant.ID); n != 0 {
+		t.Errorf("the deleted tenant's subject keys: %d left", n)
+	}
+	wantData(t, e.V, app.Key, kept, "other gail's")
+}
