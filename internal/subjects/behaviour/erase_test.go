@@ -31,6 +31,16 @@ func openBolt(t *testing.T, path string) *bolt.Store {
 	return s
 }
 
+// openBoltB is openBolt for a benchmark.
+func openBoltB(b *testing.B, path string) *bolt.Store {
+	b.Helper()
+	s, err := bolt.Open(path, &bolt.Options{NoSync: true})
+	if err != nil {
+		b.Fatalf("bolt.Open(%s): %v", path, err)
+	}
+	return s
+}
+
 // subjectEnv is a Vault on data store s with the subject key store keys.
 func subjectEnv(t *testing.T, s, keys store.Store) *vaulttest.Env {
 	t.Helper()
