@@ -8,6 +8,7 @@ import (
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
+	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
@@ -174,6 +175,10 @@ func (v *Vault) EraseSubject(ctx context.Context, key Credential, subject string
 				return err
 			}
 			out = c
+			if err := t.Emit(unit.Event{TenantID: tid, Type: events.SubjectErased, By: p.Actor(), ObjectName: "certificate",
+				EntityType: unit.EntitySubject, EntityID: c.ID, View: func() any { return c }}); err != nil {
+				return err
+			}
 			return t.Log(p.Actor(), tid, unit.EntitySubject, c.ID, OpDelete, auditchain.ErasureMessage(c.Hash()))
 		})
 		if err != nil {

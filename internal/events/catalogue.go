@@ -62,6 +62,9 @@ const (
 	ApprovalRejected  = "approval.rejected"
 	ApprovalExpired   = "approval.expired"
 	ApprovalFailed    = "approval.failed"
+
+	// SubjectErased: a data subject was erased (internal/subjects).
+	SubjectErased = "subject.erased"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -108,6 +111,7 @@ var catalogue = []Type{
 	{ApprovalRejected, "A pending change was rejected by an approver or withdrawn by its requester.", false},
 	{ApprovalExpired, "A pending change expired before it was approved.", false},
 	{ApprovalFailed, "A pending change had its last needed approval but no longer applied.", false},
+	{SubjectErased, "A data subject was erased: its key destroyed, its tokens removed; the erasure certificate.", false},
 }
 
 // Types returns the event catalogue, in the order GET
