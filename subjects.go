@@ -263,6 +263,11 @@ func (v *Vault) SubjectAccessReport(ctx context.Context, key Credential, subject
 	if err := checkSubject(subject); err != nil {
 		return nil, err
 	}
+	// The read lines appended so far are folded for a key that lists
+	// accesses, as TokenAccess does.
+	if err := v.foldForAccess(ctx, key); err != nil && unit.ErrorKind(err) != unit.PermissionDenied {
+		return nil, err
+	}
 	var out *SubjectReport
 	err := v.update(ctx, func(t *txn) error {
 		p, err := t.authenticate(key)

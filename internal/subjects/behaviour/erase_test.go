@@ -307,3 +307,47 @@ func TestDeleteTenantDeletesItsSubjectKeys(t *testing.T) {
 	}
 	wantData(t, e.V, app.Key, kept, "other gail's")
 }
+
+// TestSubjectAccessReport: the report holds the subject's tokens as the
+// caller's rules show them, and, for a key holding token:access:read,
+// every access to them, the reads just made included (bbolt appends
+// them); a subject the tenant holds nothing of is NotFound; a key with
+// neither permission is PermissionDenied.
+func TestSubjectAccessReport(t *testing.T) {
+	dir := t.TempDir()
+	keys := openBolt(t, filepath.Join(dir, "subject-keys.db"))
+	defer keys.Close()
+	e := subjectEnv(t, openBolt(t, filepath.Join(dir, "vault.db")), keys)
+	rw := e.Reader(t, "reveal", tokenvault.PermTokenCreate, tokenvault.PermTokenRead)
+	masker := e.Reader(t, "mask", tokenvault.PermTokenRead)
+	auditor := e.MgmtWith(t, tokenvault.PermTokenAccessRead)
+	id := tokenize(t, e.V, rw.Key, "hana", "hana's")
+	wantData(t, e.V, rw.Key, id, "hana's")
+
+	r, err := e.V.SubjectAccessReport(ctx, rw.Key, "hana")
+	if err != nil || len(r.Tokens) != 1 || r.Tokens[0].Data != "hana's" || r.Accesses != nil {
+		t.Fatalf("SubjectAccessReport(reader) = %+v, %v", r, err)
+	}
+	r, err = e.V.SubjectAccessReport(ctx, masker.Key, "hana")
+	if err != nil || len(r.Tokens) != 1 || r.Tokens[0].Data == "hana's" {
+		t.Fatalf("SubjectAccessReport(masked) = %+v, %v; want the data not in clear", r, err)
+	}
+	r, err = e.V.SubjectAccessReport(ctx, auditor, "hana")
+	if err != nil || len(r.Tokens) != 1 || r.Tokens[0].Data != nil || r.Tokens[0].Subject != "" {
+		t.Fatalf("SubjectAccessReport(auditor) = %+v, %v; want the token without content", r, err)
+	}
+	channels := map[string]int{}
+	for _, a := range r.Accesses {
+		if a.TokenID != id {
+			t.Errorf("access %+v is of another token", a)
+		}
+		channels[a.Channel]++
+	}
+	if channels[tokenvault.ChannelGet] < 3 { // GetToken, and the two reports' reads
+		t.Errorf("SubjectAccessReport(auditor).Accesses = %+v; want the three reads", r.Accesses)
+	}
+	_, err = e.V.SubjectAccessReport(ctx, auditor, "nobody")
+	vaulttest.WantKind(t, "SubjectAccessReport(unknown subject)", err, tokenvault.NotFound)
+	_, err = e.V.SubjectAccessReport(ctx, e.MgmtWith(t, tokenvault.PermLogRead), "hana")
+	vaulttest.WantKind(t, "SubjectAccessReport(without either permission)", err, tokenvault.PermissionDenied)
+}
