@@ -47,6 +47,7 @@ const (
 	PermWebhookRead            = access.PermWebhookRead
 	PermWebhookUpdate          = access.PermWebhookUpdate
 	PermWebhookDelete          = access.PermWebhookDelete
+	PermSubjectErase           = access.PermSubjectErase
 )
 
 // ApplicationType is private, public or management.

@@ -54,6 +54,10 @@ const (
 	// Nothing of the call was saved; Error.RetryAfter suggests when to try
 	// again. While writes fail so, [Vault.Ready] reports it too.
 	StorageFull = unit.StorageFull
+	// Gone: the resource was destroyed for good: a token of a data
+	// subject whose key an erasure destroyed (EraseSubject), read from a
+	// copy of the store taken before the erasure.
+	Gone = unit.Gone
 )
 
 // CodeFailedProblemType is the problem type (RFC 9457) of an error tenant
@@ -97,6 +101,7 @@ var (
 	ErrBadGateway           = unit.ErrBadGateway
 	ErrRateLimited          = unit.ErrRateLimited
 	ErrStorageFull          = unit.ErrStorageFull
+	ErrGone                 = unit.ErrGone
 )
 
 // ErrorKind returns the kind of err: the kind of the *Error in its chain, or

@@ -93,6 +93,13 @@ func (v *Vault) markDeleting(ctx context.Context, tid string) error {
 // finishDeletion runs the batches of tenant tid's deletion until its
 // marker is gone.
 func (v *Vault) finishDeletion(ctx context.Context, tid string) error {
+	// The tenant's subject keys go first (docs/erasure.md): the tenant is
+	// refused already, and a retry deletes what is left.
+	if v.subjectKeys != nil {
+		if err := v.subjectKeys.DeleteTenant(ctx, tid); err != nil {
+			return v.result(err)
+		}
+	}
 	for {
 		done, err := v.deleteOnce(ctx, tid)
 		if err != nil || done {

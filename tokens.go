@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenvault/tokenvault/internal/intents"
+	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/unit"
 )
@@ -48,11 +49,15 @@ func (t *txn) deleteToken(by actor, rec *tokens.Record, msg string) error {
 // fingerprint index and cvc retention, the token lists, the alias rules
 // and the intents it converts, and the metrics it counts into.
 func (v *Vault) newTokens() *tokens.Service {
-	return &tokens.Service{
+	s := &tokens.Service{
 		IDs: &v.ids, Rand: v.rand, Aliases: tokens.AliasRules, Intents: intents.Converter{},
 		Fingerprints: v.fingerprints, CVCRetention: v.cvcRetention, Lists: v.lists, Reveals: revealGate{v},
 		Count: func(t *unit.Tx, op string) { (&txn{Tx: t, v: v}).count(TokenOp(op)) },
 	}
+	if v.subjectKeys != nil {
+		s.Subjects = subjects.TokenKeys{Keys: v.subjectKeys}
+	}
+	return s
 }
 
 // Card is the data of a card token (type card), as Go fields: what a

@@ -27,6 +27,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/records"
 	"github.com/tokenvault/tokenvault/internal/sandbox"
 	"github.com/tokenvault/tokenvault/internal/sessions"
+	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tenants"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
@@ -161,6 +162,9 @@ type Vault struct {
 
 	stopSweeper context.CancelFunc
 	sweeperDone chan struct{}
+	// subjectKeys is the data subjects' key store (Options.SubjectKeys),
+	// nil without one (subjects.go).
+	subjectKeys *subjects.KeyStore
 	// sweepLease is the sweeper's lease (sweeper.go, internal/lease).
 	sweepLease *lease.Lease
 	closeOnce  sync.Once
@@ -242,6 +246,12 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	v.chainOpts = opts.AuditChain.withDefaults()
 	if err := auditlog.CheckSinks(opts.AuditExport.Sinks); err != nil {
 		return nil, err
+	}
+	if opts.SubjectKeys != nil {
+		if opts.SubjectKeys == opts.Store {
+			return nil, errors.New("tokenvault: Options.SubjectKeys must be a store of its own, not Options.Store: its destructions must not be undone by restoring the data")
+		}
+		v.subjectKeys = &subjects.KeyStore{Store: opts.SubjectKeys}
 	}
 	st := opts.Store
 	if st == nil {
@@ -345,6 +355,14 @@ func Open(ctx context.Context, opts Options) (*Vault, error) {
 	}
 	if err == nil {
 		err = v.ensureAuditKey(ctx) // the checkpoint signing key, made on first use
+	}
+	if err == nil {
+		// A subject key store older than an erasure must not bring the
+		// subject back (docs/erasure.md).
+		var n int
+		if n, err = v.reapplyErasures(ctx); n > 0 {
+			v.logger.Warn("tokenvault: the subject key store held keys that erasures had destroyed (restored from an older backup?); destroyed them again", "keys", n)
+		}
 	}
 	if err != nil {
 		if v.ownsStore {

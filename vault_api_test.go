@@ -100,7 +100,7 @@ func types(e ast.Expr) string {
 // errorKindWords are what a doc comment may name to say which errors a
 // function returns: a Kind, a sentinel error, or that it returns none of
 // its own.
-var errorKindWords = regexp.MustCompile(`\b(Internal|Invalid|Unauthenticated|PermissionDenied|NotFound|Conflict|UnsupportedMediaType|TooLarge|Unprocessable|Unavailable|CodeFailed|BadGateway|RateLimited|StorageFull|Err[A-Z]\w*)\b|(?i)returns no errors? of its own|never fails`)
+var errorKindWords = regexp.MustCompile(`\b(Internal|Invalid|Unauthenticated|PermissionDenied|NotFound|Conflict|UnsupportedMediaType|TooLarge|Unprocessable|Unavailable|CodeFailed|BadGateway|RateLimited|StorageFull|Gone|Err[A-Z]\w*)\b|(?i)returns no errors? of its own|never fails`)
 
 // returnsError reports whether fd's last result is an error.
 func returnsError(fd *ast.FuncDecl) bool {

@@ -87,6 +87,13 @@ type Options struct {
 	// Webhooks bound and time the delivery of events to the tenants'
 	// webhook subscriptions. Zero: the defaults of WebhookOptions.
 	Webhooks WebhookOptions
+	// SubjectKeys is the key store of the data subjects' keys
+	// (docs/erasure.md): a store of its own, never Store, backed up
+	// apart from it (BackupSubjectKeys), where EraseSubject destroys a
+	// subject's key for good. Nil: tokens cannot carry a subject
+	// (TokenRequest.Subject is Unavailable) and EraseSubject is
+	// Unavailable. The Vault does not close it.
+	SubjectKeys store.Store
 }
 
 // KeyOptions name the Vault's root of trust: one [KeyWrapper], or its

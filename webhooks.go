@@ -355,6 +355,7 @@ const (
 	EventTenantInvitationDeleted  = events.TenantInvitationDeleted
 	EventTenantPurposesUpdated    = events.TenantPurposesUpdated
 	EventWebhookTest              = events.WebhookTest
+	EventSubjectErased            = events.SubjectErased
 )
 
 // WebhookEventTypes returns the event catalogue. It needs no key: the

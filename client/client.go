@@ -193,6 +193,7 @@ var kindOf = map[int]tokenvault.Kind{
 	415: tokenvault.UnsupportedMediaType, 422: tokenvault.Unprocessable, 502: tokenvault.BadGateway,
 	503: tokenvault.Unavailable, 500: tokenvault.Internal, 429: tokenvault.RateLimited,
 	507: tokenvault.StorageFull,
+	410: tokenvault.Gone,
 }
 
 // problem turns an error answer into an *tokenvault.Error. An error of

@@ -38,7 +38,13 @@ func TestEveryEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, Mailer: box, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}})
+	// bbolt too for the subject keys, for their backup.
+	sk, err := bolt.Open(filepath.Join(t.TempDir(), "subject-keys.db"), &bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sk.Close()
+	v, err := tokenvault.Open(ctx, tokenvault.Options{Store: st, SubjectKeys: sk, Mailer: box, Keys: tokenvault.KeyOptions{MasterKey: key}, Retention: tokenvault.RetentionOptions{SweepInterval: -1}, Outbound: tokenvault.OutboundOptions{AllowPrivateDestinations: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +247,33 @@ func TestEveryEndpoint(t *testing.T) {
 	}
 	if err := c.Backup(ctx, mgmt, io.Discard); !errors.Is(err, tokenvault.ErrUnauthenticated) {
 		t.Errorf("Backup with a tenant key: %v", err)
+	}
+	// Data subjects: a token of one, its report, its erasure and
+	// certificate, the subject key store's backup.
+	subjectTok, err := c.CreateToken(ctx, k, tokenvault.TokenRequest{Type: "token", Data: "subject's", Subject: "person-7"})
+	must("CreateToken(subject)", err)
+	report, err := c.SubjectAccessReport(ctx, k, "person-7")
+	must("SubjectAccessReport", err)
+	if len(report.Tokens) != 1 || report.Tokens[0].ID != subjectTok.ID || report.Tokens[0].Data != "subject's" {
+		t.Errorf("SubjectAccessReport = %+v", report)
+	}
+	var subjectKeys bytes.Buffer
+	must("BackupSubjectKeys", c.BackupSubjectKeys(ctx, operatorKey, &subjectKeys))
+	if subjectKeys.Len() == 0 {
+		t.Error("BackupSubjectKeys wrote nothing")
+	}
+	erasure, err := c.EraseSubject(ctx, mgmt, "person-7")
+	must("EraseSubject", err)
+	if erasure.Tokens != 1 || erasure.Subject != "person-7" {
+		t.Errorf("EraseSubject = %+v", erasure)
+	}
+	cert, err := c.SubjectCertificate(ctx, mgmt, "person-7")
+	must("SubjectCertificate", err)
+	if cert.Hash() != erasure.Hash() {
+		t.Errorf("SubjectCertificate = %+v; want %+v", cert, erasure)
+	}
+	if _, err := c.GetToken(ctx, k, subjectTok.ID); !errors.Is(err, tokenvault.ErrNotFound) {
+		t.Errorf("GetToken(erased) = %v; want NotFound", err)
 	}
 	// The audit chain's keys and checkpoints (audit_keys_test.go holds
 	// what they answer).

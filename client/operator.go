@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"io"
-	"net/http"
 	"net/url"
 
 	"github.com/tokenvault/tokenvault"
@@ -66,31 +65,5 @@ func (c *Client) DeleteTenant(ctx context.Context, operatorKey tokenvault.Creden
 // fails; a network failure) leaves a partial copy in w: write to a
 // temporary file and keep it only when Backup returns nil.
 func (c *Client) Backup(ctx context.Context, operatorKey tokenvault.Credential, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/operator/backup", nil)
-	if err != nil {
-		return &tokenvault.Error{Kind: tokenvault.Invalid, Message: "bad request: " + err.Error()}
-	}
-	req.Header.Set(apiKeyHeader, string(operatorKey))
-	res, err := c.stream.Do(req)
-	if err != nil {
-		return c.failed(ctx, "cannot be reached", err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode >= 400 {
-		return problem(res, false)
-	}
-	if res.StatusCode != http.StatusOK {
-		return &tokenvault.Error{Kind: tokenvault.Internal, Message: "unexpected answer " + res.Status}
-	}
-	n, err := io.Copy(w, res.Body)
-	if err == nil && res.ContentLength >= 0 && n != res.ContentLength {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return c.failed(ctx, "", err)
-		}
-		return &tokenvault.Error{Kind: tokenvault.Unavailable, Message: "the backup transfer failed", Err: err}
-	}
-	return nil
+	return c.streamBackup(ctx, operatorKey, "/operator/backup", w)
 }

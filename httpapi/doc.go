@@ -136,6 +136,8 @@
 //	DELETE /operator/tenants/{id}  -> 204 once all of its data is removed
 //	GET    /operator/backup        -> application/octet-stream, the store's
 //	                               snapshot (422 for a store that cannot)
+//	GET    /operator/backup/subject-keys  -> the subject key store's snapshot
+//	                               (503 without one; docs/erasure.md)
 //	POST   /operator/audit/keys/rotate  -> the new checkpoint signing key
 //	                               (auditchain.PublicKey); the old one retired
 //	POST   /operator/tenants/{id}/audit/checkpoints  -> the tenant's chain

@@ -37,6 +37,7 @@ var statusOf = map[tokenvault.Kind]int{
 	tokenvault.BadGateway:           http.StatusBadGateway,
 	tokenvault.RateLimited:          http.StatusTooManyRequests,
 	tokenvault.StorageFull:          http.StatusInsufficientStorage,
+	tokenvault.Gone:                 http.StatusGone,
 }
 
 // writeError writes err as a problem. Internal errors are logged in full and

@@ -204,6 +204,7 @@ func (a *api) routes() {
 	a.approvalRoutes()
 	a.exportRoutes()
 	a.overviewRoutes()
+	a.subjectRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

@@ -212,6 +212,8 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 		"applications": app.ID, "tokens": tok.ID, "members": boot.Owner.ID, "invitations": inv.ID,
 		"reactor-formulas": f.ID, "reactors": re.ID, "proxies": px.ID, "operator": boot.Tenant.ID,
 		"token-intents": intent.ID, "webhooks": wh.ID, "approvals": held.Change.ID, "exports": exp.ID,
+		// Subjects are a tenant's names: tenant A holds nothing of B's.
+		"subjects": "beta-subject",
 	}
 	secrets := []string{"Beta", "beta", boot.Tenant.ID, app.ID, pub.ID, tok.ID, boot.Owner.ID, inv.ID, f.ID, re.ID, px.ID, intent.ID,
 		wh.ID, wh.Secret[len("whsec_"):], approver.ID, held.Change.ID, exp.ID}

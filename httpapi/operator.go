@@ -32,6 +32,7 @@ func (a *api) operatorRoutes() {
 	a.handle("POST /operator/tenants/{id}/audit/verify", a.operator(a.verifyAuditChain))
 	a.handle("POST /operator/audit/keys/rotate", a.operator(a.rotateAuditKey))
 	a.handle("POST /operator/tenants/{id}/audit/checkpoints", a.operator(a.signAuditChain))
+	a.handle("GET /operator/backup/subject-keys", a.operator(a.backupSubjectKeys))
 }
 
 // setOperatorKey keeps the SHA-256 of key, never key itself.
@@ -155,13 +156,19 @@ func (a *api) backup(w http.ResponseWriter, r *http.Request) {
 type streamWriter struct {
 	w       http.ResponseWriter
 	started bool
+	// filename is the attachment's name; empty: tokenvault-backup.db.
+	filename string
 }
 
 func (s *streamWriter) start() {
 	s.started = true
 	h := s.w.Header()
 	h.Set("Content-Type", "application/octet-stream")
-	h.Set("Content-Disposition", `attachment; filename="tokenvault-backup.db"`)
+	name := s.filename
+	if name == "" {
+		name = "tokenvault-backup.db"
+	}
+	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	s.w.WriteHeader(http.StatusOK)
 }
 

@@ -33,6 +33,8 @@ func ManagementUpgrades() [][]string {
 		{PermTokenAccessRead},
 		// Exports of a tenant's tokens.
 		{PermTokenExport},
+		// Erasure per data subject.
+		{PermSubjectErase},
 	}
 }
 

@@ -71,6 +71,10 @@ const (
 	// implies it; a tenant's approval policy can hold every export
 	// (token.export).
 	PermTokenExport = "token:export"
+	// PermSubjectErase allows erasing a data subject (destroying its key,
+	// removing its tokens) and reading its erasure certificate:
+	// management applications only. An erasure destroys, it never reads.
+	PermSubjectErase = "subject:erase"
 )
 
 // The three application types (tokenvault.Private, Public, Management).
@@ -119,6 +123,7 @@ var managementPermissions = []string{
 	PermTenantInvitationCreate, PermTenantInvitationRead, PermTenantInvitationUpdate, PermTenantInvitationDelete,
 	PermWebhookCreate, PermWebhookRead, PermWebhookUpdate, PermWebhookDelete,
 	PermTokenExport,
+	PermSubjectErase,
 }
 
 func init() {

@@ -42,7 +42,9 @@ var Operations = []string{OpCreateManagement, OpWidenGrants, OpRegenerateKey, Op
 
 // UsedOnce reports whether op is approved to be called once by its
 // requester (Use) rather than applied by its last approval.
-func UsedOnce(op string) bool { return op == OpDetokenizeBulk || op == OpExport || op == OpDeleteTenant }
+func UsedOnce(op string) bool {
+	return op == OpDetokenizeBulk || op == OpExport || op == OpDeleteTenant
+}
 
 // The limits of a policy.
 const (

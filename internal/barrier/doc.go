@@ -176,6 +176,9 @@
 //	                                         (HMAC of caller and key; idempotency.go)
 //	tenant/<tid>/token/<id>                  a token: a tokens.Record in its binary format
 //	                                         (internal/tokens/record_token.go; JSON before version 1)
+//	tenant/<tid>/erasure/<hash>/<id>         an erasure certificate of the data subject
+//	                                         whose keyed hash is <hash> (internal/subjects)
+//	tenant/<tid>/idx/subject/<hash>/<id>     the tokens of a data subject (internal/tokens)
 //	tenant/<tid>/webhook_delivery/<webhook>/<id>  a delivery of an event to a webhook
 //	                                         (internal/events, record_delivery.go)
 //	tenant/<tid>/chain_checkpoint/<seq>      signed checkpoint of the tenant's audit chain

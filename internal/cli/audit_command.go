@@ -17,6 +17,7 @@ const auditUsage = `Usage: tokenvault audit verify [flags] [-sign] -tenant TENAN
        tokenvault audit verify -file EXPORT -keys KEYS.json -tenant TENANT-ID [-first N] [-json]
        tokenvault audit keys [flags]
        tokenvault audit rotate-key [flags]
+       tokenvault audit verify-certificate -certificate FILE [-keys KEYS.json]
 
 Verifies and administers the hash chain of the audit trail
 (docs/audit-chain.md).
@@ -39,7 +40,13 @@ not one missing the lines its checkpoints vouch for.
 keys prints the vault's checkpoint signing keys (public; no key needed),
 in the form -keys reads. rotate-key replaces the signing key (the
 operator key); the old one stays published, retired, to verify the
-checkpoints it signed.`
+checkpoints it signed.
+
+verify-certificate checks an erasure certificate (tokenvault subject
+erase prints it; docs/erasure.md): its signature, with -keys offline,
+else with the server's keys and, with TOKENVAULT_API_KEY (a management
+key of the tenant holding log:read), its presence in the tenant's audit
+chain. It exits 1 when the certificate does not verify.`
 
 // auditCommand runs audit verify, keys or rotate-key.
 func auditCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
@@ -48,7 +55,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 			fmt.Fprintln(out, auditUsage)
 			return nil
 		}
-		return usageError{errors.New("audit needs a subcommand: verify, keys or rotate-key (tokenvault audit -h)")}
+		return usageError{errors.New("audit needs a subcommand: verify, verify-certificate, keys or rotate-key (tokenvault audit -h)")}
 	}
 	sub, args := args[0], args[1:]
 	var o operatorFlags
@@ -57,7 +64,11 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	var tenant, file, keysFile string
 	var first uint64
 	var asJSON, sign bool
+	var certFile string
 	switch sub {
+	case "verify-certificate":
+		fs.StringVar(&certFile, "certificate", "", "the erasure certificate's JSON `file` (required)")
+		fs.StringVar(&keysFile, "keys", "", "check offline with the vault's public keys, the JSON of GET /audit/keys (`file`)")
 	case "verify":
 		fs.StringVar(&tenant, "tenant", "", "the `id` of the tenant whose chain to verify (required)")
 		fs.StringVar(&file, "file", "", "verify offline from this audit export `file` instead of the running server")
@@ -67,7 +78,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		fs.BoolVar(&sign, "sign", false, "online: have the server sign the chain's head first (a checkpoint now), so no line is left unsigned")
 	case "keys", "rotate-key":
 	default:
-		return usageError{fmt.Errorf("unknown audit subcommand %q: verify, keys or rotate-key", sub)}
+		return usageError{fmt.Errorf("unknown audit subcommand %q: verify, verify-certificate, keys or rotate-key", sub)}
 	}
 	if err := fs.parse(args, getenv); err != nil {
 		return err
@@ -76,6 +87,11 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		return usageError{fmt.Errorf("audit %s takes no argument after its flags, not %s", sub, strings.Join(fs.Args(), " "))}
 	}
 	switch sub {
+	case "verify-certificate":
+		if certFile == "" {
+			return usageError{errors.New("audit verify-certificate needs -certificate FILE")}
+		}
+		return verifyCertificate(ctx, certFile, keysFile, o.server, getenv, out)
 	case "keys":
 		keys, err := client.New(o.server, nil).AuditKeys(ctx)
 		if err != nil {

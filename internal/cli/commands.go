@@ -31,6 +31,7 @@ func commandList() map[string]command {
 		}},
 		"version":           {"print the module version and VCS revision", versionCommand},
 		"token-access":      {"print who accessed a token's data, or a data subject's (a management key)", tokenAccessCommand},
+		"subject":           {"erase a data subject, print its erasure certificate or access report (a tenant key)", subjectCommand},
 		"rotate-master-key": {"replace <data>/master.key with a new key, re-wrapping every tenant's keys, and exit", rotateMasterKeyCommand},
 		"tenant":            {"create, list or delete tenants of a running server (operator key)", tenantCommand},
 		"backup":            {"write a snapshot of a running server's store to a file (operator key)", backupCommand},
@@ -96,7 +97,7 @@ type usageError struct{ error }
 
 // commandOrder is the order help lists the commands in: every one
 // (TestHelpListsEveryCommand).
-var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit", "export"}
+var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit", "export", "subject"}
 
 // otherCommands lists every command but serve, for serve's usage.
 func otherCommands() string {

@@ -238,7 +238,14 @@ The snapshot is as encrypted as the store and does not hold the master
 key: keep <data>/master.key (or TOKENVAULT_MASTER_KEY), which restore
 needs, somewhere else than the backups. rotate-master-key replaces that
 key and keeps the one it replaced as <data>/master.key.<key id>: backups
-taken before the rotation need that one (restore names the id it needs).`
+taken before the rotation need that one (restore names the id it needs).
+
+-subject-keys writes the subject key store instead (<data>/subject-keys.db,
+GET /operator/backup/subject-keys): the data subjects' keys, which an
+erasure destroys (docs/erasure.md). Keep its backups apart from the
+data's, and never put one back that is older than the last erasure: it
+would bring the erased subjects' tokens back. restore leaves
+<data>/subject-keys.db in place.`
 
 // backupCommand streams GET /operator/backup to a file.
 func backupCommand(ctx context.Context, args []string, getenv func(string) string, out, errOut io.Writer) error {
@@ -246,7 +253,9 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	fs := newOperatorFlagSet("backup", backupUsage, &o)
 	fs.SetOutput(out)
 	var file string
+	var subjectKeys bool
 	fs.StringVar(&file, "o", "", "`file` to write the backup to (required)")
+	fs.BoolVar(&subjectKeys, "subject-keys", false, "back up the subject key store instead of the data (docs/erasure.md): a backup of its own, never restored older than the last erasure")
 	if err := fs.parse(args, getenv); err != nil {
 		return err
 	}
@@ -257,8 +266,12 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
+	backup, what := c.Backup, "a backup"
+	if subjectKeys {
+		backup, what = c.BackupSubjectKeys, "a backup of the subject key store"
+	}
 	n, err := writeFileAtomically(file, func(f *os.File) error {
-		if err := c.Backup(ctx, key, f); err != nil {
+		if err := backup(ctx, key, f); err != nil {
 			return o.explain(err)
 		}
 		if err := f.Sync(); err != nil {
@@ -269,7 +282,7 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return fmt.Errorf("no backup written: %w", err)
 	}
-	fmt.Fprintf(out, "wrote a backup of %d bytes to %s\n", n, file)
+	fmt.Fprintf(out, "wrote %s of %d bytes to %s\n", what, n, file)
 	return nil
 }
 
@@ -369,8 +382,10 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() != "master.key" && e.Name() != operatorKeyFileName && e.Name() != splitFileName {
-			return fmt.Errorf("%s holds %s: restore only into a missing or empty data directory (master.key and operator.key aside), so that nothing is overwritten", dir, e.Name())
+		// The subject key store stays: a data backup is restored beside
+		// the live one, never with an older one (docs/erasure.md).
+		if e.Name() != "master.key" && e.Name() != operatorKeyFileName && e.Name() != splitFileName && !strings.HasPrefix(e.Name(), subjectKeysFile) {
+			return fmt.Errorf("%s holds %s: restore only into a missing or empty data directory (master.key, operator.key and subject-keys.db aside), so that nothing is overwritten", dir, e.Name())
 		}
 	}
 	dirKey := filepath.Join(dir, "master.key")

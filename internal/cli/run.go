@@ -389,6 +389,13 @@ func openVault(ctx context.Context, cfg config, getenv func(string) string, log 
 	} else {
 		opts.Path = filepath.Join(cfg.dataDir, "vault.db")
 	}
+	sk, err := openSubjectKeys(ctx, cfg)
+	if err != nil {
+		closeAll()
+		return nil, "", nil, err
+	}
+	closers = append(closers, sk.Close)
+	opts.SubjectKeys = sk
 	v, err = tokenvault.Open(ctx, opts)
 	if err != nil {
 		closeAll()

@@ -66,6 +66,8 @@ const (
 	// The events of exports of a tenant's tokens (internal/export).
 	ExportCompleted = "export.completed"
 	ExportFailed    = "export.failed"
+	// SubjectErased: a data subject was erased (internal/subjects).
+	SubjectErased = "subject.erased"
 )
 
 // catalogue is the catalogue, in the order GET
@@ -114,6 +116,7 @@ var catalogue = []Type{
 	{ApprovalFailed, "A pending change had its last needed approval but no longer applied.", false},
 	{ExportCompleted, "The tenant's tokens were exported, encrypted to a recipient: the signed manifest, no data.", false},
 	{ExportFailed, "An export of the tenant's tokens failed after it began: the recipient holds a partial file no manifest describes.", false},
+	{SubjectErased, "A data subject was erased: its key destroyed, its tokens removed; the erasure certificate.", false},
 }
 
 // Types returns the event catalogue, in the order GET

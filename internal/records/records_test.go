@@ -324,13 +324,14 @@ func TestTokenRecordFields(t *testing.T) {
 	}
 	wantRecord := []string{"ID", "TenantID", "Type", "Fingerprint", "FingerprintExpression", "Containers",
 		"Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt", "ModifiedBy",
-		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID", "Decoy", "DecoyFreeze"}
+		"ModifiedAt", "Data", "Mask", "MaskExpression", "CVCAt", "Indexes", "AliasID", "Decoy", "DecoyFreeze",
+		"Subject", "SubjectKeyID", "Erased", "Sealing"}
 	if diff := cmp.Diff(wantRecord, names(reflect.TypeFor[tokens.Record]())); diff != "" {
 		t.Errorf("tokens.Record's fields changed; the stored format (internal/tokens/record_token.go) must follow (-want +got):\n%s", diff)
 	}
 	wantToken := []string{"ID", "TenantID", "Type", "Data", "Mask", "Fingerprint", "FingerprintExpression",
 		"Containers", "Metadata", "SearchIndexes", "DeduplicateToken", "ExpiresAt", "CreatedBy", "CreatedAt",
-		"ModifiedBy", "ModifiedAt"}
+		"ModifiedBy", "ModifiedAt", "Subject"}
 	if diff := cmp.Diff(wantToken, names(reflect.TypeFor[tokens.Token]())); diff != "" {
 		t.Errorf("Token's fields changed; tokens.Record.api (and the record, if it is stored) must follow (-want +got):\n%s", diff)
 	}
@@ -344,14 +345,17 @@ func TestTokenRecordFields(t *testing.T) {
 		// AliasID came after fixedCard's fixtures (token-v1.bin,
 		// token-v0.json, which cannot hold it): fixedAliasCard and
 		// token-alias-v1.bin cover it; so came Decoy and DecoyFreeze,
-		// which fixedDecoyCard and token-decoy-v1.bin cover.
-		if rv.FieldByIndex(f.Index).IsZero() && f.Name != "AliasID" && f.Name != "Decoy" && f.Name != "DecoyFreeze" {
+		// which fixedDecoyCard and token-decoy-v1.bin cover; so came
+		// Subject and SubjectKeyID (Erased and Sealing are never stored
+		// as such), which fixedSubjectCard and token-subject-v1.bin cover.
+		if rv.FieldByIndex(f.Index).IsZero() && !slices.Contains([]string{"AliasID", "Decoy", "DecoyFreeze", "Subject", "SubjectKeyID", "Erased", "Sealing"}, f.Name) {
 			t.Errorf("fixedCard leaves tokens.Record.%s unset: the format tests would not see it", f.Name)
 		}
 	}
 
 	// api fills every field of Token: from the record's field of the same
 	// name, Data and Mask decoded from their JSON text.
+	rec.Subject = fixSubject
 	for _, transform := range []string{access.TransformReveal, access.TransformMask, access.TransformRedact} {
 		tok := tokens.TokenOf(rec, transform)
 		tv := reflect.ValueOf(tok).Elem()

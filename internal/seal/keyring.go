@@ -140,3 +140,13 @@ func UnmarshalKeyring(b []byte) (*Keyring, error) {
 	}
 	return newKeyring(active, keys), nil
 }
+
+// KeyringOf returns a keyring holding key alone, as term 1: for a key
+// kept elsewhere (a data subject's key, internal/subjects), which seals
+// and opens with the same format as every other keyring.
+func KeyringOf(key []byte) (*Keyring, error) {
+	if len(key) != KeySize {
+		return nil, fmt.Errorf("seal: a key must be %d bytes", KeySize)
+	}
+	return newKeyring(1, map[uint32][]byte{1: slices.Clone(key)}), nil
+}

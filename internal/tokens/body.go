@@ -259,6 +259,9 @@ func Indexes(ks *barrier.Keys, rec *Record, search []string, fpInStore bool) []s
 	if rec.Decoy {
 		idx = append(idx, DecoyIndex(tid).Key(id).String())
 	}
+	if rec.Subject != "" {
+		idx = append(idx, SubjectIndex(ks, tid, rec.Subject).Key(id).String())
+	}
 	slices.Sort(idx)
 	return slices.Compact(idx)
 }
@@ -271,6 +274,12 @@ func FingerprintOf(ks *barrier.Keys, value string) string {
 
 func SearchIndex(ks *barrier.Keys, tid, value string) barrier.Prefix {
 	return barrier.Tenant(tid).SearchIndex(hex.EncodeToString(ks.MAC([]byte("search\x00"), []byte(value))))
+}
+
+// SubjectIndex indexes the tokens of a data subject (Record.Subject), by
+// the subject's keyed hash: exact, case-sensitive.
+func SubjectIndex(ks *barrier.Keys, tid, subject string) barrier.Prefix {
+	return barrier.Tenant(tid).Index("subject").Sub(hex.EncodeToString(ks.MAC([]byte("subject\x00"), []byte(subject))) + "/")
 }
 
 // MetadataIndex indexes a metadata entry; values match case-insensitively.

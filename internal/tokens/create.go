@@ -187,7 +187,7 @@ func (s *Service) findDuplicate(t *unit.Tx, p *access.Principal, fp string, pt *
 		if err != nil {
 			return nil, err
 		}
-		if rec != nil && rec.Fingerprint == fp && rec.Type == pt.Type && rec.FingerprintExpression == pt.FPExpr &&
+		if rec != nil && !rec.Erased && rec.Subject == pt.Subject && rec.Fingerprint == fp && rec.Type == pt.Type && rec.FingerprintExpression == pt.FPExpr &&
 			slices.Equal(slices.Sorted(slices.Values(rec.Containers)), want) && p.MayReadClear(ScopeOf(rec)) {
 			return rec, nil
 		}

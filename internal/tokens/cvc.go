@@ -125,7 +125,10 @@ func (s *Service) RemoveCVC(t *unit.Tx, tid, id, stamp string) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	if rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !s.CVCDue(&rec, t.Now) {
+	if err := s.openSubject(t, &rec); err != nil {
+		return false, err
+	}
+	if rec.Erased || rec.CVCAt == nil || barrier.TimeKey(*rec.CVCAt) != stamp || !s.CVCDue(&rec, t.Now) {
 		return false, nil
 	}
 	rec.Data = WithoutCVC(rec.Data)

@@ -62,6 +62,8 @@ type Prepared struct {
 	// Intent, when set, is a token intent conversion whose type and data
 	// are read in the transaction (convert.go).
 	Intent *Conversion
+	// Subject is the request's data subject, checked ("" for none).
+	Subject string
 
 	fp     string        // FPValue's fingerprint under fpKeys (see Fingerprint)
 	fpKeys *barrier.Keys // the keys fp was computed with
@@ -77,9 +79,12 @@ func (s *Service) Prepare(req Request, now, cardsValidOn time.Time, path string,
 	pt := &Prepared{
 		ID: req.ID, Type: req.Type, Metadata: req.Metadata, SearchExprs: req.SearchIndexes,
 		FPExpr: req.FingerprintExpression, Dedupe: req.DeduplicateToken, ExpiresAt: req.ExpiresAt,
-		NewCVC: true,
+		NewCVC: true, Subject: req.Subject,
 	}
 	join := jsontext.Field
+	if req.Subject != "" {
+		ValidateSubject(req.Subject, join(path, "subject"), fe)
+	}
 	if req.ID != "" && !aliases.IsExpression(req.ID) {
 		ValidateCustomID(req.ID, join(path, "id"), fe)
 	}
@@ -214,6 +219,7 @@ func (s *Service) PrepareTree(root any, now time.Time, fe unit.FieldErrors, coun
 // written, and the index and schedule entries that follow from them.
 func (pt *Prepared) ApplyTo(rec *Record, ks *barrier.Keys, now time.Time, fpInStore bool) {
 	rec.Containers, rec.Metadata, rec.SearchIndexes = pt.Containers, pt.Metadata, pt.SearchExprs
+	rec.Subject = pt.Subject
 	rec.FingerprintExpression, rec.DeduplicateToken, rec.ExpiresAt = pt.FPExpr, pt.Dedupe, pt.ExpiresAt
 	rec.Fingerprint = pt.Fingerprint(ks)
 	rec.Data = pt.DataJSON

@@ -52,6 +52,18 @@ type Record struct {
 	// of it is an anomaly; DecoyFreeze, that the read also freezes the
 	// key that read it. Neither is ever shown but to GET /decoys.
 	Decoy, DecoyFreeze bool
+	// Subject is the data subject the token is about ("" for none), and
+	// SubjectKeyID the id of the subject's data key that seals its Data
+	// and Mask in the stored form (record_subject.go). Erased reports,
+	// for a record read, that the key is destroyed: Data and Mask are
+	// gone for good (never stored).
+	Subject      string
+	SubjectKeyID string
+	Erased       bool
+	// Sealing holds, for a token of a subject, the subject key while the
+	// record is in use and the sealed bytes as read (record_subject.go);
+	// nil for any other token.
+	Sealing *Sealing
 }
 
 // Expired reports whether the token has expired at now.
@@ -69,7 +81,9 @@ func (r *Record) Expired(now time.Time) bool {
 //	                  32 alias_id (the id was drawn from an alias
 //	                  expression; no bytes of its own, and a record
 //	                  without it encodes as before),
-//	                  64 decoy, 128 decoy_freeze (likewise: no bytes)
+//	                  64 decoy, 128 decoy_freeze (likewise: no bytes),
+//	                  256 subject (the fields after the index entries; data
+//	                  and mask are then empty, kept in the sealed bytes)
 //	str   type
 //	bytes data        the JSON text, as written
 //	bytes mask        JSON text; empty: none
@@ -92,6 +106,11 @@ func (r *Record) Expired(now time.Time) bool {
 //	  2                 the expiry schedule entry of expires_at
 //	  3                 the cvc schedule entry of cvc_at
 //	  4 str name, hex   tenant/<tid>/idx/<name>/<hex>/<id> (search, meta)
+//	str   subject          (flag 256)
+//	str   subject_key_id   (flag 256)
+//	bytes sealed           (flag 256) bytes data, bytes mask, sealed
+//	                       (internal/seal) under the subject's data key
+//	                       for the store key and the key id
 //
 // The tenant and id are the store key's, not stored again. Version 0 is
 // the JSON the Vault wrote before (RecordV0); it still reads.
@@ -125,6 +144,7 @@ const (
 	tokAliasID
 	tokDecoy
 	tokDecoyFreeze
+	tokSubject
 )
 
 // Index entry tags.
@@ -177,11 +197,21 @@ func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	if r.DecoyFreeze {
 		flags |= tokDecoyFreeze
 	}
+	data, mask := r.Data, r.Mask
+	var sealed []byte
+	if r.Subject != "" {
+		flags |= tokSubject
+		var err error
+		if sealed, err = r.sealSubject(key); err != nil {
+			return b, err
+		}
+		data, mask = nil, nil
+	}
 	b = append(b, Format)
 	b = binary.AppendUvarint(b, flags)
 	b = unit.AppendStr(b, r.Type)
-	b = unit.AppendBytes(b, r.Data)
-	b = unit.AppendBytes(b, r.Mask)
+	b = unit.AppendBytes(b, data)
+	b = unit.AppendBytes(b, mask)
 	b = unit.AppendBytes(b, r.MaskExpression)
 	if fpHex {
 		b = append(b, fpBytes...)
@@ -221,6 +251,11 @@ func (r *Record) AppendRecord(b []byte, key barrier.Key) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(r.Indexes)))
 	for _, k := range r.Indexes {
 		b = r.appendIndex(b, k)
+	}
+	if flags&tokSubject != 0 {
+		b = unit.AppendStr(b, r.Subject)
+		b = unit.AppendStr(b, r.SubjectKeyID)
+		b = unit.AppendBytes(b, sealed)
 	}
 	return b, nil
 }
@@ -306,7 +341,13 @@ func (r *Record) DecodeRecord(key barrier.Key, b []byte) error {
 			r.Indexes = append(r.Indexes, k)
 		}
 	}
-	if flags >= tokDecoyFreeze<<1 {
+	if flags&tokSubject != 0 {
+		r.Subject = d.Str()
+		r.SubjectKeyID = d.Str()
+		r.Sealing = &Sealing{sealed: d.Bytes()}
+		r.Data, r.Mask = nil, nil
+	}
+	if flags >= tokSubject<<1 {
 		d.Fail("unknown flags")
 	}
 	if err := d.End(); err != nil {

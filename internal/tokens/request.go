@@ -91,6 +91,14 @@ type Request struct {
 	// data are used, a card's cvc left out, and the intent is deleted in
 	// the transaction that creates the token (see convert.go).
 	TokenIntentID string `json:"token_intent_id,omitempty"`
+	// Subject names the data subject the token is about (an id of the
+	// person in the caller's systems, 1 to MaxSubjectLength bytes, no
+	// control characters, slashes or spaces at its ends): the token's
+	// Data and Mask are then sealed under that subject's own key, which
+	// EraseSubject destroys (docs/erasure.md). It is set when the token
+	// is created and never changes. It needs a vault with a subject key
+	// store (Options.SubjectKeys).
+	Subject string `json:"subject,omitempty"`
 }
 
 // Token is a token as returned to a caller. Data is shaped by the caller's
@@ -118,6 +126,9 @@ type Token struct {
 	CreatedAt             time.Time         `json:"created_at"`
 	ModifiedBy            string            `json:"modified_by,omitempty"`
 	ModifiedAt            *time.Time        `json:"modified_at,omitempty"`
+	// Subject is the token's data subject (Request.Subject), shown as
+	// its metadata is: to a caller that may read the token.
+	Subject string `json:"subject,omitempty"`
 }
 
 func ScopeOf(r *Record) access.TokenScope {

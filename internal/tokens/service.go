@@ -39,6 +39,46 @@ type Service struct {
 	Lists Lists
 	// Reveals, when set, is asked before every reveal (RevealGate).
 	Reveals RevealGate
+	// Subjects holds the data subjects' keys (internal/subjects); nil
+	// when the vault has no subject key store: a token with a subject is
+	// then refused (Unavailable).
+	Subjects SubjectKeys
+}
+
+// SubjectKeys is the data subjects' key store as tokens use it: Current
+// is the key a subject's new token is sealed under, made (and committed
+// to the key store) when the subject has none; Key is a key by id, nil
+// when it was destroyed. Neither caches: another instance may have
+// destroyed a key.
+type SubjectKeys interface {
+	Current(t *unit.Tx, tid, subject string) (keyID string, key []byte, err error)
+	Key(t *unit.Tx, tid, keyID string) ([]byte, error)
+}
+
+// ErrNoSubjectKeys is the error of a token with a subject on a vault with
+// no subject key store.
+var ErrNoSubjectKeys = unit.Errorf(unit.Unavailable, "this vault has no subject key store (Options.SubjectKeys): tokens cannot carry a subject")
+
+// ErasedError is the error of a read of a token whose data subject was
+// erased: its key is destroyed and its data gone for good.
+func ErasedError() error {
+	return unit.Errorf(unit.Gone, "erased: the token's data subject was erased and its data can never be read again")
+}
+
+// openSubject opens the data of rec, a token of a data subject, with its
+// key (Record.OpenSubject), or marks it Erased when the key is gone.
+func (s *Service) openSubject(t *unit.Tx, rec *Record) error {
+	if rec.Subject == "" {
+		return nil
+	}
+	if s.Subjects == nil {
+		return ErrNoSubjectKeys
+	}
+	key, err := s.Subjects.Key(t, rec.TenantID, rec.SubjectKeyID)
+	if err != nil {
+		return err
+	}
+	return rec.OpenSubject(key)
 }
 
 // Lists is the bookkeeping of the token lists that a token write calls:
@@ -101,7 +141,8 @@ func (s *Service) hideStaleCVC(rec *Record, now time.Time) {
 
 // Load reads a token, without a cvc past its retention (see cvc.go).
 // It returns nil for a missing token and, unless withExpired, for one past
-// its expires_at.
+// its expires_at. A token of an erased data subject is returned Erased,
+// without its data: callers that use data refuse it (Must).
 func (s *Service) Load(t *unit.Tx, tid, id string, withExpired bool) (*Record, error) {
 	if !ValidID(id) {
 		return nil, nil
@@ -109,6 +150,9 @@ func (s *Service) Load(t *unit.Tx, tid, id string, withExpired bool) (*Record, e
 	var rec Record
 	ok, err := t.GetRecord(barrier.Tenant(tid).Record(Kind, id), &rec)
 	if err != nil || !ok {
+		return nil, err
+	}
+	if err := s.openSubject(t, &rec); err != nil {
 		return nil, err
 	}
 	s.hideStaleCVC(&rec, t.Now)
@@ -122,7 +166,8 @@ func (s *Service) Load(t *unit.Tx, tid, id string, withExpired bool) (*Record, e
 // transform that applies. Unknown and expired tokens are NotFound; a token
 // the caller's rules do not reach is PermissionDenied, or Invalid (field
 // purpose) when a rule requiring a purpose would reach it and the call
-// names none.
+// names none. A token of an erased data subject (a copy an older backup
+// brought back) is Gone, but to token:delete, which removes it.
 func (s *Service) Must(t *unit.Tx, p *access.Principal, id, perm string) (*Record, string, error) {
 	rec, err := s.Load(t, p.TenantID, id, false)
 	if err != nil {
@@ -132,6 +177,9 @@ func (s *Service) Must(t *unit.Tx, p *access.Principal, id, perm string) (*Recor
 		return nil, "", unit.NotFoundError("token")
 	}
 	transform, err := p.DecideOne(perm, ScopeOf(rec))
+	if err == nil && rec.Erased && perm != access.PermTokenDelete {
+		err = ErasedError()
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -147,6 +195,17 @@ func (s *Service) Put(t *unit.Tx, rec *Record) error { return s.Write(t, nil, re
 // a new token), whose index entries the caller removed: its list entries
 // are moved (Lists.Move), so they are written only when they change.
 func (s *Service) Write(t *unit.Tx, prev, rec *Record) error {
+	if rec.Subject != "" && rec.subjectKey() == nil && !rec.Erased {
+		if s.Subjects == nil {
+			return ErrNoSubjectKeys
+		}
+		id, key, err := s.Subjects.Current(t, rec.TenantID, rec.Subject)
+		if err != nil {
+			return err
+		}
+		rec.SubjectKeyID = id
+		rec.SetSubjectKey(key)
+	}
 	if err := t.PutRecord(barrier.Tenant(rec.TenantID).Record(Kind, rec.ID), rec); err != nil {
 		return err
 	}

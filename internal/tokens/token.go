@@ -52,7 +52,7 @@ func PresentTransform(p *access.Principal, rec *Record, perm string) string {
 // id, tenant, type, containers, expiry, timestamps and actors.
 func (tok *Token) WithholdContent() {
 	tok.Data, tok.Mask, tok.Fingerprint, tok.FingerprintExpression = nil, nil, "", ""
-	tok.Metadata, tok.SearchIndexes = nil, nil
+	tok.Metadata, tok.SearchIndexes, tok.Subject = nil, nil, ""
 }
 
 // TokenOf builds the API's Token from the record, its data shaped by
@@ -77,6 +77,7 @@ func TokenOf(r *Record, transform string) *Token {
 		CreatedAt:             r.CreatedAt,
 		ModifiedBy:            r.ModifiedBy,
 		ModifiedAt:            r.ModifiedAt,
+		Subject:               r.Subject,
 	}
 	if len(r.Mask) > 0 {
 		tok.Mask = DecodeStoredJSON(r.Mask)

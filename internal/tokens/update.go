@@ -55,6 +55,12 @@ func PatchedRequest(rec *Record, fields map[string]any, replaceData bool) (Reque
 	if rec.ExpiresAt != nil {
 		cur["expires_at"] = rec.ExpiresAt.Format(time.RFC3339Nano)
 	}
+	if rec.Subject != "" {
+		cur["subject"] = rec.Subject
+	}
+	if v, ok := fields["subject"]; ok && v != cur["subject"] {
+		return Request{}, unit.InvalidField("subject", "cannot be changed: a token's data subject is set when it is created")
+	}
 	merged := maps.Clone(cur)
 	for k, v := range fields {
 		switch k {

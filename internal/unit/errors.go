@@ -60,6 +60,10 @@ const (
 	// is freed, without a restart: Error.RetryAfter suggests when to try
 	// again. While writes fail so, [Vault.Ready] reports it too.
 	StorageFull
+	// Gone: the resource existed and was destroyed for good, so that it
+	// can never be read again: a token of a data subject whose key an
+	// erasure destroyed (docs/erasure.md).
+	Gone
 )
 
 // CodeFailedProblemType is the problem type (RFC 9457) of an error tenant
@@ -84,6 +88,7 @@ var kindNames = [...]string{
 	BadGateway:           "bad gateway",
 	RateLimited:          "rate limited",
 	StorageFull:          "storage full",
+	Gone:                 "gone",
 }
 
 // Kinds lists every kind, so tables keyed by kind can be checked for
@@ -149,6 +154,7 @@ var (
 	ErrBadGateway           = &Error{Kind: BadGateway}
 	ErrRateLimited          = &Error{Kind: RateLimited}
 	ErrStorageFull          = &Error{Kind: StorageFull}
+	ErrGone                 = &Error{Kind: Gone}
 )
 
 func (e *Error) Error() string {

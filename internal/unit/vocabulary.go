@@ -24,6 +24,9 @@ const (
 	EntityApproval = "approval"
 	// EntityExport is an export of a tenant's tokens (internal/transfer).
 	EntityExport = "export"
+	// EntitySubject is a data subject's erasure (internal/subjects): the
+	// line's entity id is the erasure certificate's id.
+	EntitySubject = "subject"
 )
 
 // Operations: the values of Log.Operation.

@@ -22,6 +22,7 @@ from .errors import (
     AuthenticationError,
     BadGatewayError,
     ConflictError,
+    GoneError,
     InsufficientStorageError,
     InternalServerError,
     InvalidRequestError,
@@ -74,4 +75,5 @@ __all__ = [
     "BadGatewayError",
     "ServiceUnavailableError",
     "InsufficientStorageError",
+    "GoneError",
 ]

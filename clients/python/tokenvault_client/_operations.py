@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         Decoy,
         DetokenizeRequest,
         DetokenizeResponse,
+        ErasureCertificate,
         ExportManifest,
         ExportRequest,
         FPERequest,
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
         SetPurposesRequest,
         SubjectAccessRequest,
         SubjectAccessResponse,
+        SubjectReport,
         Tenant,
         TenantBootstrap,
         TenantMember,
@@ -232,6 +234,10 @@ OPERATIONS: dict[str, Operation] = {
     'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json', False, False),
     'exportTokens': Operation('exportTokens', 'export_tokens', 'POST', '/tokens/export', (), (), 'json', False, 'api', 'binary', True, True),
     'getExport': Operation('getExport', 'get_export', 'GET', '/exports/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'eraseSubject': Operation('eraseSubject', 'erase_subject', 'DELETE', '/subjects/{id}', ('id',), (), None, False, 'api', 'json', False, False),
+    'subjectCertificate': Operation('subjectCertificate', 'subject_certificate', 'GET', '/subjects/{id}/certificate', ('id',), (), None, False, 'api', 'json', False, False),
+    'subjectReport': Operation('subjectReport', 'subject_report', 'GET', '/subjects/{id}/report', ('id',), (), None, False, 'api', 'json', False, False),
+    'operatorBackupSubjectKeys': Operation('operatorBackupSubjectKeys', 'operator_backup_subject_keys', 'GET', '/operator/backup/subject-keys', (), (), None, False, 'operator', 'binary', False, False),
 }
 
 
@@ -1783,3 +1789,58 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('ExportManifest', self._call('getExport', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def erase_subject(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ErasureCertificate:
+        """Erase a data subject (GDPR Art.
+
+        DELETE /subjects/{id} (operationId eraseSubject). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ErasureCertificate', self._call('eraseSubject', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def subject_certificate(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ErasureCertificate:
+        """The data subject's last erasure certificate.
+
+        GET /subjects/{id}/certificate (operationId subjectCertificate). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ErasureCertificate', self._call('subjectCertificate', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def subject_report(
+        self,
+        id: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> SubjectReport:
+        """The data subject's access report (GDPR Art.
+
+        GET /subjects/{id}/report (operationId subjectReport). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('SubjectReport', self._call('subjectReport', {'id': id}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def operator_backup_subject_keys(
+        self,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """A consistent snapshot of the subject key store, streamed.
+
+        GET /operator/backup/subject-keys (operationId operatorBackupSubjectKeys). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('bytes', self._call('operatorBackupSubjectKeys', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))

@@ -262,6 +262,13 @@ class InsufficientStorageError(APIError):
     kind = "storage_full"
 
 
+class GoneError(APIError):
+    """410: the resource was destroyed for good: a token of a data subject
+    whose key an erasure destroyed."""
+
+    kind = "gone"
+
+
 _BY_STATUS: dict[int, type[APIError]] = {
     400: InvalidRequestError,
     401: AuthenticationError,
@@ -277,6 +284,7 @@ _BY_STATUS: dict[int, type[APIError]] = {
     502: BadGatewayError,
     503: ServiceUnavailableError,
     507: InsufficientStorageError,
+    410: GoneError,
 }
 
 

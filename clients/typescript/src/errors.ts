@@ -19,6 +19,7 @@ export type ErrorKind =
   | "bad_gateway" // 502
   | "unavailable" // 503
   | "storage_full" // 507
+  | "gone" // 410
   | "unknown"; // another status
 
 /** The problem details (RFC 7807) of an error answer. */
@@ -103,6 +104,8 @@ export class BadGatewayError extends ApiError {}
 export class UnavailableError extends ApiError {}
 /** 507: the server's storage is full; nothing was saved. */
 export class StorageFullError extends ApiError {}
+/** 410: the resource was destroyed for good (a token of an erased data subject). */
+export class GoneError extends ApiError {}
 
 /**
  * A 202 of an operation the tenant's approval policy held (creating a
@@ -153,6 +156,7 @@ const byStatus: Record<number, [ErrorKind, typeof ApiError]> = {
   502: ["bad_gateway", BadGatewayError],
   503: ["unavailable", UnavailableError],
   507: ["storage_full", StorageFullError],
+  410: ["gone", GoneError],
 };
 
 function kindOf(status: number): ErrorKind {

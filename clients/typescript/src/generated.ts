@@ -487,6 +487,8 @@ export type Token = Audit & {
   search_indexes?: string[];
   deduplicate_token?: boolean;
   expires_at?: string;
+  /** The data subject the token is about (docs/erasure.md), shown as metadata is: to keys that may read the token. */
+  subject?: string;
 };
 
 /** Exactly one of `transformation` and `alphabet`. */
@@ -565,6 +567,14 @@ export type TokenRequest = {
   /** Return the existing token with the same type and fingerprint among tokens the caller reads in clear (token:read with the reveal transform), shaped as a created token is (a card's mask, never its number); any other caller gets a new token. */
   deduplicate_token?: boolean;
   expires_at?: string;
+  /**
+   * The data subject the token is about: an id of the person in your systems (no control
+   * characters, no slash, no spaces at its ends). The token's data and mask are then
+   * sealed under that subject's own key, which DELETE /subjects/{id} destroys
+   * (docs/erasure.md). Set at creation, never changed (a PATCH naming another subject is
+   * a 400). 503 when the service has no subject key store.
+   */
+  subject?: string;
 };
 
 export type TokenIntentRequest = {
@@ -810,6 +820,35 @@ export type ExportManifest = {
   key_id: string;
   /** Ed25519 signature (base64) of the manifest's signed bytes. */
   signature: string;
+};
+
+/** The service's signed statement that it erased a data subject (docs/erasure.md). The signature (Ed25519, key `key_id` of GET /audit/keys) covers every other field; its hash is named by the erasure's audit line. */
+export type ErasureCertificate = {
+  /** The erasure: the entity id of its audit line (entity type subject). */
+  id: string;
+  tenant_id: string;
+  subject: string;
+  /** How many of the subject's tokens the erasure removed. */
+  tokens: number;
+  /** The subject data keys destroyed. */
+  key_ids: string[];
+  key_destruction: string;
+  keys_destroyed_at: string;
+  erased_at: string;
+  erased_by: string;
+  erased_by_type: string;
+  /** The audit signing key. */
+  key_id: string;
+  signature: string;
+};
+
+export type SubjectReport = {
+  subject: string;
+  tokens: Token[];
+  /** Null without token:access:read. */
+  accesses: (TokenAccess[]) | null;
+  accesses_truncated?: boolean;
+  last_erasure?: ErasureCertificate;
 };
 
 // ---- Request bodies, queries and responses of the operations ----
@@ -1430,6 +1469,18 @@ export type ExportTokensResponse = Uint8Array;
 /** The answer of GET /exports/{id}. */
 export type GetExportResponse = ExportManifest;
 
+/** The answer of DELETE /subjects/{id}. */
+export type EraseSubjectResponse = ErasureCertificate;
+
+/** The answer of GET /subjects/{id}/certificate. */
+export type SubjectCertificateResponse = ErasureCertificate;
+
+/** The answer of GET /subjects/{id}/report. */
+export type SubjectReportResponse = SubjectReport;
+
+/** The answer of GET /operator/backup/subject-keys. */
+export type OperatorBackupSubjectKeysResponse = Uint8Array;
+
 // ---- The operation table ----
 
 /** How one operation is called: what the client's transport needs. */
@@ -1563,6 +1614,10 @@ export const operations = {
   rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, approval: false, approvalId: false, auth: "api" },
   exportTokens: { method: "exportTokens", http: "POST", path: "/tokens/export", pathParams: [], query: [], body: "application/json", response: "binary", idempotent: false, approval: true, approvalId: true, auth: "api" },
   getExport: { method: "getExport", http: "GET", path: "/exports/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  eraseSubject: { method: "eraseSubject", http: "DELETE", path: "/subjects/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  subjectCertificate: { method: "subjectCertificate", http: "GET", path: "/subjects/{id}/certificate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  subjectReport: { method: "subjectReport", http: "GET", path: "/subjects/{id}/report", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
+  operatorBackupSubjectKeys: { method: "operatorBackupSubjectKeys", http: "GET", path: "/operator/backup/subject-keys", pathParams: [], query: [], body: null, response: "binary", idempotent: false, approval: false, approvalId: false, auth: "operator" },
 } as const;
 
 /** The operationId of an operation of the API. */
@@ -1724,11 +1779,12 @@ export abstract class Operations {
    * POST /tokens/search: Search tokens by data, metadata, type, container, fingerprint or id.
    *
    * Terms such as `data:078-05-1120`, `metadata.customer:42`, `type:card`,
-   * `container:/pci`, `fingerprint:...`, `id:...`, combined with AND. Data is matched
+   * `container:/pci`, `fingerprint:...`, `id:...`, `subject:...`, combined with AND. Data is matched
    * through the token's `search_indexes`. Requires token:search (checked before the query
    * is read: a key without it gets 403 for any query). `metadata.` and `fingerprint:`
    * terms read what only token:read shows: they match only tokens the key may read
-   * (`fingerprint:`, only tokens its token:read reveals), and a
+   * (`fingerprint:`, only tokens its token:read reveals), so does `subject:` (the data
+   * subject, matched exactly), and a
    * key without token:read gets 403 for them, as from `GET /tokens?metadata.<key>=`. A
    * token the key may search but not read is shown with its id, type, containers, expiry,
    * timestamps and actors, and `data` as its token:search transform shows it (the mask by
@@ -2730,6 +2786,59 @@ export abstract class Operations {
    */
   getExport(id: string, options?: CallOptions): Promise<GetExportResponse> {
     return this.call("getExport", { path: { id } }, options) as Promise<GetExportResponse>;
+  }
+
+  /**
+   * DELETE /subjects/{id}: Erase a data subject (GDPR Art. 17) and answer the signed erasure certificate.
+   *
+   * Destroys the subject's data keys in the subject key store (deleted, not flagged), so that
+   * every token naming the subject is unreadable at once, in every copy of the data store (a
+   * backup taken before, restored, answers 410 for them); then deletes those tokens (each with
+   * its audit line and token.deleted event) and answers the erasure certificate, signed with
+   * the service's audit signing key (GET /audit/keys) and chained in the audit log (a line of
+   * entity type `subject`, entity id the certificate's id, naming its hash). Idempotent: a call
+   * that finds nothing left to erase answers the subject's last certificate; one interrupted
+   * after the keys were destroyed is finished by calling again. Requires subject:erase
+   * (management applications). 503 when the service has no subject key store.
+   */
+  eraseSubject(id: string, options?: CallOptions): Promise<EraseSubjectResponse> {
+    return this.call("eraseSubject", { path: { id } }, options) as Promise<EraseSubjectResponse>;
+  }
+
+  /**
+   * GET /subjects/{id}/certificate: The data subject's last erasure certificate.
+   *
+   * As DELETE /subjects/{id} answered it. Check it offline with `tokenvault audit
+   * verify-certificate`. Requires subject:erase or log:read. 404 for a subject never erased.
+   */
+  subjectCertificate(id: string, options?: CallOptions): Promise<SubjectCertificateResponse> {
+    return this.call("subjectCertificate", { path: { id } }, options) as Promise<SubjectCertificateResponse>;
+  }
+
+  /**
+   * GET /subjects/{id}/report: The data subject's access report (GDPR Art. 15), in one answer.
+   *
+   * Every live token naming the subject (at most 100), each as the caller's token:read rules
+   * show it (revealed, masked or redacted; each read logged as GET /tokens/{id} logs it), or
+   * with its identity, placement and times only where the caller may not read it; and, for a
+   * caller holding token:access:read, every access to their data (as GET
+   * /tokens/{id}/access), newest first, at most 1000 (`accesses_truncated` when more). Needs
+   * token:read or token:access:read. 503 when the service has no subject key store.
+   */
+  subjectReport(id: string, options?: CallOptions): Promise<SubjectReportResponse> {
+    return this.call("subjectReport", { path: { id } }, options) as Promise<SubjectReportResponse>;
+  }
+
+  /**
+   * GET /operator/backup/subject-keys: A consistent snapshot of the subject key store, streamed.
+   *
+   * Operator key only. As GET /operator/backup, for the subject key store (bbolt): a backup of
+   * its own, kept apart from the data store's. Never restore one older than the last erasure:
+   * it would bring the erased subjects' keys back (docs/erasure.md). 503 without a subject key
+   * store, 422 for one that cannot snapshot.
+   */
+  operatorBackupSubjectKeys(options?: CallOptions): Promise<OperatorBackupSubjectKeysResponse> {
+    return this.call("operatorBackupSubjectKeys", {  }, options) as Promise<OperatorBackupSubjectKeysResponse>;
   }
 
 }

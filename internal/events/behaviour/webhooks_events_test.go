@@ -19,6 +19,7 @@ import (
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/internal/vaulttest"
 	"github.com/tokenvault/tokenvault/store/bolt"
+	"github.com/tokenvault/tokenvault/store/memory"
 )
 
 // The events every change emits (internal/events' emit.go, webhooks_emit.go),
@@ -82,6 +83,7 @@ func newEventEnv(t *testing.T) (*vaulttest.Env, *mailbox, *vaulttest.EventTap) {
 		o.Mailer = mail
 		o.Retention.CVC = time.Minute
 		o.Outbound.WebhookBackoff = time.Millisecond
+		o.SubjectKeys = memory.New()
 	})
 	return e, mail, vaulttest.TapEvents(e.V)
 }
@@ -144,6 +146,11 @@ func fullRunTo(t *testing.T, subscribe func(*vaulttest.Env) (id, secret string))
 	r.ids["spare"] = spare.ID
 	expect[*tokenvault.Tenant](t, "SetPurposes")(e.V.SetPurposes(ctx, e.Mgmt, tokenvault.SetPurposesRequest{
 		Purposes: []tokenvault.Purpose{{Name: "fraud-review", Description: "Reviewing a flagged payment"}}}))
+	// A data subject erased: its token deleted first (token.deleted is
+	// the application's), its key then destroyed (subject.erased).
+	subjectTok := expect[*tokenvault.Token](t, "CreateToken(subject)")(e.V.CreateToken(ctx, key, tokenvault.TokenRequest{Type: "token", Data: "subject's", Subject: "subject-1"}))
+	mustDo(t, "DeleteToken(subject)", e.V.DeleteToken(ctx, key, subjectTok.ID))
+	r.ids["erasure"] = expect[*tokenvault.ErasureCertificate](t, "EraseSubject")(e.V.EraseSubject(ctx, e.Mgmt, "subject-1")).ID
 
 	// Approvals: a policy of 1 of 2 approvers on widened grants; one
 	// change applied, one rejected, one failed, one expired, and the
@@ -402,6 +409,7 @@ func TestEventsOfEveryChange(t *testing.T) {
 		"tenant.invitation.created": {"invitation", "mgmt"}, "tenant.invitation.resent": {"invitation", "mgmt"},
 		"tenant.invitation.accepted": {"invitation", "user"}, "tenant.invitation.deleted": {"invitation", ""},
 		"tenant.purposes.updated": {"tenant", "mgmt"},
+		"subject.erased":          {"certificate", "mgmt"},
 		"access.anomaly":          {"anomaly", "app"},
 		"approval.requested":      {"approval", "mgmt"}, "approval.approved": {"approval", ""}, "approval.applied": {"approval", ""},
 		"approval.rejected": {"approval", ""}, "approval.expired": {"approval", "system"}, "approval.failed": {"approval", ""},

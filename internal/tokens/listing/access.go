@@ -235,7 +235,7 @@ func (l *Lists) SubjectTokens(t *unit.Tx, tid string, md map[string]string) ([]*
 		if err != nil {
 			return nil, err
 		}
-		if rec == nil {
+		if rec == nil || rec.Erased {
 			continue
 		}
 		ok := true

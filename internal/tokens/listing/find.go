@@ -58,7 +58,7 @@ func (l *Lists) query(t *unit.Tx, p *access.Principal, perm string, q Query) ([]
 
 	var out []tokens.Token
 	for _, rec := range recs {
-		if rec.Expired(t.Now) || !q.Matches(rec) {
+		if rec.Erased || rec.Expired(t.Now) || !q.Matches(rec) {
 			continue
 		}
 		if tok := Show(p, perm, q, rec); tok != nil {
@@ -112,7 +112,7 @@ func searchView(tok *tokens.Token) {
 }
 
 // candidates are the ids, sorted, that q's exact-value filters (ids,
-// fingerprint, metadata, search) name in tenant tid: a superset of the
+// fingerprint, metadata, subject, search) name in tenant tid: a superset of the
 // tokens matching q, which Query.Matches narrows. An internal error for a
 // query without such a filter (a walk of a list index, never a scan).
 func (l *Lists) candidates(t *unit.Tx, tid string, q Query) ([]string, error) {
@@ -149,6 +149,11 @@ func (l *Lists) candidates(t *unit.Tx, tid string, q Query) ([]string, error) {
 	}
 	for k, val := range q.Metadata {
 		if err := narrow(l.MetadataIDs(t, tid, k, val)); err != nil {
+			return nil, err
+		}
+	}
+	if q.Subject != "" {
+		if err := narrow(tokens.IndexedIDs(t, tokens.SubjectIndex(ks, tid, q.Subject))); err != nil {
 			return nil, err
 		}
 	}

@@ -112,7 +112,7 @@ func Page[T any](l *Lists, t *unit.Tx, p *access.Principal, perm string, q Query
 }
 
 // listed is the record at packed position pos of a list index when it
-// is one q matches, or nil: gone (an entry a concurrent delete removed
+// is one q matches, or nil: gone or erased (an entry a concurrent delete removed
 // is not seen by this transaction, but a record may be missing in a
 // store built before the index), expired, or filtered out by q.
 func (l *Lists) listed(t *unit.Tx, q Query, tid, pos string) (*tokens.Record, error) {
@@ -121,7 +121,7 @@ func (l *Lists) listed(t *unit.Tx, q Query, tid, pos string) (*tokens.Record, er
 		return nil, nil
 	}
 	rec, err := l.Load(t, tid, id, false)
-	if err != nil || rec == nil || recPosition(rec) != pos || !q.Matches(rec) {
+	if err != nil || rec == nil || rec.Erased || recPosition(rec) != pos || !q.Matches(rec) {
 		return nil, err
 	}
 	return rec, nil

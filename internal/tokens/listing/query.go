@@ -18,19 +18,23 @@ type Query struct {
 	Fingerprint string
 	Metadata    map[string]string
 	Search      []string // exact search index values
+	// Subject is a data subject (tokens.Record.Subject), matched exactly.
+	Subject string
 }
 
 // Walkable reports whether q is answered by walking a list index (Page):
 // it has no filter answered by an index of exact values (ids,
 // fingerprint, metadata, search), which the tokens feature reads instead.
 func (q Query) Walkable() bool {
-	return q.IDs == nil && q.Fingerprint == "" && len(q.Metadata) == 0 && len(q.Search) == 0
+	return q.IDs == nil && q.Fingerprint == "" && len(q.Metadata) == 0 && len(q.Search) == 0 && q.Subject == ""
 }
 
 // ReadsContent reports whether q has a term on what only token:read shows
-// of a token (its metadata, its fingerprint): such a term matches only
-// tokens the key may read.
-func (q Query) ReadsContent() bool { return q.Fingerprint != "" || len(q.Metadata) > 0 }
+// of a token (its metadata, its fingerprint, its subject): such a term
+// matches only tokens the key may read.
+func (q Query) ReadsContent() bool {
+	return q.Fingerprint != "" || len(q.Metadata) > 0 || q.Subject != ""
+}
 
 // Matches applies the filters that need the record itself.
 func (q Query) Matches(rec *tokens.Record) bool {
@@ -39,6 +43,9 @@ func (q Query) Matches(rec *tokens.Record) bool {
 	}
 	if q.Fingerprint != "" && rec.Fingerprint != q.Fingerprint {
 		return false // the fingerprint index may name more
+	}
+	if q.Subject != "" && rec.Subject != q.Subject {
+		return false
 	}
 	if q.Container != "" && !slices.ContainsFunc(rec.Containers, func(c string) bool { return access.ContainerContains(q.Container, c) }) {
 		return false
@@ -117,8 +124,13 @@ func ParseQuery(s string) (Query, error) {
 			q.Fingerprint = value
 		case field == "id":
 			q.IDs = append(q.IDs, value)
+		case field == "subject":
+			if q.Subject != "" && q.Subject != value || !tokens.ValidSubject(value) {
+				return q, unit.InvalidField("query", "subject %q is not one data subject", value)
+			}
+			q.Subject = value
 		default:
-			return q, unit.InvalidField("query", "unknown field %q; use data, metadata.<key>, type, container, fingerprint or id", field)
+			return q, unit.InvalidField("query", "unknown field %q; use data, metadata.<key>, type, container, fingerprint, id or subject", field)
 		}
 	}
 	return q, nil

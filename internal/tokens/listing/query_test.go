@@ -24,6 +24,8 @@ func TestParseQuery(t *testing.T) {
 			Query{Metadata: map[string]string{"customer": "42"}, Container: "/a/b/", Fingerprint: "fp", IDs: []string{"x", "y"}}},
 		{`metadata.note:""`, Query{Metadata: map[string]string{"note": ""}}},
 		{"  data:a \t AND\ndata:b ", Query{Search: []string{"a", "b"}}},
+		{`subject:cust-42 AND subject:cust-42 AND type:token`, Query{Subject: "cust-42", Type: "token"}},
+		{`subject:"Ada L"`, Query{Subject: "Ada L"}},
 	} {
 		got, err := ParseQuery(tc.query)
 		if err != nil {
@@ -45,6 +47,8 @@ func TestParseQuery(t *testing.T) {
 		{"container:a", `container "a" is not a container`},
 		{"metadata.a\x01b:c", `metadata key "a\x01b"`},
 		{`data:"open`, "unterminated quote"},
+		{"subject:a AND subject:b", `subject "b" is not one data subject`},
+		{"subject:a/b", `subject "a/b" is not one data subject`},
 		{"data:" + strings.Repeat("x", maxQueryLength), "must be at most 4096 bytes"},
 	} {
 		_, err := ParseQuery(tc.query)
