@@ -39,6 +39,7 @@ func LineOf(rec *tokens.Record) Line {
 	l := Line{
 		ID: rec.ID, Type: rec.Type, Data: data, Metadata: rec.Metadata, SearchIndexes: rec.SearchIndexes,
 		FingerprintExpression: rec.FingerprintExpression, Containers: rec.Containers, CreatedAt: rec.CreatedAt.UTC(),
+		Subject: rec.Subject,
 	}
 	if len(rec.MaskExpression) > 0 && string(rec.MaskExpression) != "null" {
 		l.Mask = rec.MaskExpression

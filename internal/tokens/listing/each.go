@@ -14,7 +14,8 @@ const eachChunk = 256
 // list order (creation, then id), reading them in chunks; a query with an
 // exact-value filter reads that index's ids (ids only, never the
 // records) and loads each in id order. Expired tokens are left out, as
-// every list leaves them. It stops at fn's first error and returns it,
+// every list leaves them, and so are tokens of an erased data subject
+// (restored from an older backup: their data is gone). It stops at fn's first error and returns it,
 // or the store's.
 //
 // Each does not decide who may see a record: its caller does (the root's
@@ -30,7 +31,7 @@ func (l *Lists) Each(t *unit.Tx, tid string, q Query, fn func(*tokens.Record) er
 			if err != nil {
 				return err
 			}
-			if rec == nil || rec.Expired(t.Now) || !q.Matches(rec) {
+			if rec == nil || rec.Erased || rec.Expired(t.Now) || !q.Matches(rec) {
 				continue
 			}
 			if err := fn(rec); err != nil {
@@ -57,7 +58,7 @@ func (l *Lists) Each(t *unit.Tx, tid string, q Query, fn func(*tokens.Record) er
 		if err != nil {
 			return err
 		}
-		if rec == nil {
+		if rec == nil || rec.Erased {
 			continue
 		}
 		if err := fn(rec); err != nil {
