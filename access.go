@@ -47,6 +47,8 @@ const (
 	PermWebhookRead            = access.PermWebhookRead
 	PermWebhookUpdate          = access.PermWebhookUpdate
 	PermWebhookDelete          = access.PermWebhookDelete
+	// PermTokenImport allows ImportTokens (see there).
+	PermTokenImport = access.PermTokenImport
 )
 
 // ApplicationType is private, public or management.

@@ -64,6 +64,13 @@ const (
 	PermWebhookRead   = "webhook:read"
 	PermWebhookUpdate = "webhook:update"
 	PermWebhookDelete = "webhook:delete"
+
+	// PermTokenImport allows importing tokens that keep their ids
+	// (ImportTokens): choosing ids is a privilege no create grants. It is
+	// held directly by private applications only, never through an
+	// access rule or a session; each token also needs token:create on
+	// its containers.
+	PermTokenImport = "token:import"
 )
 
 // The three application types (tokenvault.Private, Public, Management).
@@ -99,6 +106,8 @@ var holders = map[string][]ApplicationType{
 	PermTokenIntentCreate: {Public, Private},
 	PermTokenIntentRead:   {Private},
 	PermTokenIntentDelete: {Private},
+
+	PermTokenImport: {Private},
 }
 
 // managementPermissions are held by management applications only.
@@ -144,9 +153,10 @@ func PermissionsFor(t ApplicationType) []string {
 
 // IsTokenPermission reports whether access rules may grant p: the
 // permissions on token data, not token:access:read, which reads audit
-// lines and is held whole by management applications.
+// lines and is held whole by management applications, nor token:import,
+// held directly.
 func IsTokenPermission(p string) bool {
-	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead
+	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead && p != PermTokenImport
 }
 
 // ManagementPermissions returns, in a new slice, the permissions held by

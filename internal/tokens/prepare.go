@@ -62,6 +62,13 @@ type Prepared struct {
 	// Intent, when set, is a token intent conversion whose type and data
 	// are read in the transaction (convert.go).
 	Intent *Conversion
+	// CreatedAt, when set, is the creation time the token keeps (an
+	// import keeps its source's; see import.go); nil means the
+	// transaction's time.
+	CreatedAt *time.Time
+	// Subject is the data subject an imported line names, carried to
+	// where the token record takes it.
+	Subject string
 
 	fp     string        // FPValue's fingerprint under fpKeys (see Fingerprint)
 	fpKeys *barrier.Keys // the keys fp was computed with
