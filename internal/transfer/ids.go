@@ -19,7 +19,8 @@ import (
 //     and - _ . : (no spaces, no other punctuation), and must hold no run
 //     of IDRun characters of the data, with one exception: a card number's
 //     BIN (its first 6 digits, 8 for 16 digits or more) and last four, the
-//     part PCI DSS allows in clear, may appear.
+//     part PCI DSS allows in clear, may appear (but no run of the number
+//     longer than the two together).
 //
 // Runs are compared normalized: letters lowercased, everything but
 // letters and digits removed from both sides, so "4242-4242" and
@@ -88,12 +89,21 @@ func cardShown(n string) string {
 }
 
 // carriesRun reports whether id holds a run of run characters of value
-// that is not within allowed.
+// that is not within allowed, or (allowed being a card's BIN and last
+// four) a run of value longer than allowed: a number whose middle repeats
+// its ends must not pass whole.
 func carriesRun(id, value string, run int, allowed string) bool {
 	for i := 0; i+run <= len(value); i++ {
 		w := value[i : i+run]
 		if strings.Contains(id, w) && !strings.Contains(allowed, w) {
 			return true
+		}
+	}
+	if long := len(allowed) + 1; allowed != "" {
+		for i := 0; i+long <= len(value); i++ {
+			if strings.Contains(id, value[i:i+long]) {
+				return true
+			}
 		}
 	}
 	return false

@@ -74,7 +74,7 @@ func TestImportKeepsIDsAndCreatesAsTokenize(t *testing.T) {
 		if diff := cmp.Diff(ignore(twin), ignore(got)); diff != "" {
 			t.Errorf("imported token differs from a created one (-created +imported):\n%s", diff)
 		}
-		found, err := e.V.SearchTokens(ctx, key, tokenvault.SearchTokensRequest{Query: "data:"+vaulttest.Visa})
+		found, err := e.V.SearchTokens(ctx, key, tokenvault.SearchTokensRequest{Query: "data:" + vaulttest.Visa})
 		if err != nil || len(found.Data) != 2 {
 			t.Fatalf("SearchTokens(data:4242) = %v, %v; want both tokens", found, err)
 		}
