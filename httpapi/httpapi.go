@@ -195,6 +195,7 @@ func (a *api) routes() {
 	a.webhookDeliveryRoutes()
 	a.operatorRoutes()
 	a.approvalRoutes()
+	a.importRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

@@ -141,8 +141,12 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"PUT /tenants/self/approval-policy":          map[string]any{"required": 1, "approvers": []string{ids["applications"]}, "operations": []string{"application.create_management"}},
 		"POST /approvals/{id}/approve":               nil,
 		"POST /approvals/{id}/reject":                map[string]any{"reason": "x"},
+		"POST /tokens/import":                        `{"id": "` + ids["tokens"] + `", "type": "token", "data": "x"}`,
 	}
 	body = bodies[pattern]
+	if pattern == "POST /tokens/import" {
+		header = []string{"Content-Type", "application/x-ndjson"}
+	}
 	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {
 		header = merge
 	}

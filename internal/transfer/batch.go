@@ -121,7 +121,7 @@ func firstProblem(fe unit.FieldErrors) string {
 // writes. Any other error is returned and must abort t, so that the batch
 // commits whole or not at all.
 func (b *Prepared) Commit(t *unit.Tx, p *access.Principal, svc *tokens.Service) (*Result, error) {
-	r := &Result{Rejects: append([]Reject(nil), b.rejects...)}
+	r := &Result{Rejects: append([]Reject{}, b.rejects...)}
 	for i, pt := range b.lines {
 		out, err := svc.Import(t, p, pt)
 		switch unit.ErrorKind(err) {
