@@ -37,6 +37,9 @@ if TYPE_CHECKING:
         GetOpenAPIDocumentResponse,
         GetRootResponse,
         GetWebhookSecretResponse,
+        ImportResult,
+        ImportTokensQuery,
+        ImportTokensRequest,
         Invitation,
         InvokeReactorRequest,
         InvokeReactorResponse200,
@@ -115,7 +118,7 @@ class Operation:
     path: str  # with {name} for each path parameter
     path_params: tuple[str, ...]
     query: tuple[tuple[str, bool], ...]  # name, whether it repeats
-    body: str | None  # None, 'json', 'merge-patch' or 'raw' (proxies)
+    body: str | None  # None, 'json', 'merge-patch', 'ndjson' (lines sent as they are) or 'raw' (proxies)
     idempotent: bool  # takes an Idempotency-Key header
     auth: str  # 'api', 'operator', 'proxy' or 'none'
     result: str  # 'json', 'none', 'binary' or 'proxy'
@@ -220,6 +223,7 @@ OPERATIONS: dict[str, Operation] = {
     'getApproval': Operation('getApproval', 'get_approval', 'GET', '/approvals/{id}', ('id',), (), None, False, 'api', 'json'),
     'approveChange': Operation('approveChange', 'approve_change', 'POST', '/approvals/{id}/approve', ('id',), (), None, True, 'api', 'json'),
     'rejectChange': Operation('rejectChange', 'reject_change', 'POST', '/approvals/{id}/reject', ('id',), (), 'json', True, 'api', 'json'),
+    'importTokens': Operation('importTokens', 'import_tokens', 'POST', '/tokens/import', (), (('first_line', False),), 'ndjson', False, 'api', 'json'),
 }
 
 
@@ -1669,3 +1673,18 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('PendingChange', self._call('rejectChange', {'id': id}, body, None, api_key=api_key, idempotency_key=idempotency_key, timeout=timeout))
+
+    def import_tokens(
+        self,
+        body: ImportTokensRequest,
+        query: ImportTokensQuery | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ImportResult:
+        """Import one batch of tokens, keeping their ids and created_at.
+
+        POST /tokens/import (operationId importTokens). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ImportResult', self._call('importTokens', {}, body, query, api_key=api_key, idempotency_key=None, timeout=timeout))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse200', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
+__all__ = ['AcceptInvitationRequest', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse200', 'EntityType', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'ImportResult', 'ImportResultRejectsItem', 'ImportTokensQuery', 'ImportTokensRequest', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
 
 ApplicationType = Literal['private', 'public', 'management']
 Transform = Literal['redact', 'mask', 'reveal']
@@ -727,6 +727,20 @@ class WebhookDelivery(_WebhookDeliveryRequired, total=False):
     next_attempt_at: str
 
 
+class ImportResultRejectsItem(TypedDict):
+    line: int
+    reason: str
+
+
+class ImportResult(TypedDict):
+    """What one batch of `POST /tokens/import` did."""
+
+    imported: int
+    skipped: int
+    rejected: int
+    rejects: list[ImportResultRejectsItem]
+
+
 class GetRootResponse(TypedDict):
     name: Literal['Token Vault']
     openapi: str
@@ -991,6 +1005,12 @@ class RejectChangeRequest(TypedDict, total=False):
     reason: str
 
 
+class ImportTokensQuery(TypedDict, total=False):
+    """Query parameters of importTokens."""
+
+    first_line: int
+
+
 GetOpenAPIDocumentResponse = dict[str, Any]
 TokenizeRequest = Any
 TokenizeResponse = Any
@@ -1002,3 +1022,4 @@ ListLogEntityTypesResponse = list[EntityType]
 PatchReactorRequest = dict[str, Any]
 PatchProxyRequest = dict[str, Any]
 ListWebhookEventTypesResponse = list[str]
+ImportTokensRequest = str

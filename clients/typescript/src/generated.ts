@@ -693,6 +693,20 @@ export type WebhookDelivery = {
   next_attempt_at?: string;
 };
 
+/** What one batch of `POST /tokens/import` did. */
+export type ImportResult = {
+  /** Lines that created a token. */
+  imported: number;
+  /** Lines whose id holds the same token already (a resumed import). */
+  skipped: number;
+  rejected: number;
+  rejects: {
+    line: number;
+    /** Why the line was not imported; never its data. */
+    reason: string;
+  }[];
+};
+
 // ---- Request bodies, queries and responses of the operations ----
 
 /** The answer of GET /. */
@@ -1298,6 +1312,17 @@ export type RejectChangeBody = {
 /** The answer of POST /approvals/{id}/reject. */
 export type RejectChangeResponse = PendingChange;
 
+/** The body of POST /tokens/import. */
+export type ImportTokensBody = string;
+
+/** The query parameters of POST /tokens/import. */
+export interface ImportTokensQuery {
+  first_line?: number;
+}
+
+/** The answer of POST /tokens/import. */
+export type ImportTokensResponse = ImportResult;
+
 // ---- The operation table ----
 
 /** How one operation is called: what the client's transport needs. */
@@ -1419,6 +1444,7 @@ export const operations = {
   getApproval: { method: "getApproval", http: "GET", path: "/approvals/{id}", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, auth: "api" },
   approveChange: { method: "approveChange", http: "POST", path: "/approvals/{id}/approve", pathParams: ["id"], query: [], body: null, response: "json", idempotent: true, auth: "api" },
   rejectChange: { method: "rejectChange", http: "POST", path: "/approvals/{id}/reject", pathParams: ["id"], query: [], body: "application/json", response: "json", idempotent: true, auth: "api" },
+  importTokens: { method: "importTokens", http: "POST", path: "/tokens/import", pathParams: [], query: ["first_line"], body: "application/x-ndjson", response: "json", idempotent: false, auth: "api" },
 } as const;
 
 /** The operationId of an operation of the API. */
@@ -2493,6 +2519,26 @@ export abstract class Operations {
   /** POST /approvals/{id}/reject: Reject a pending change (an approver), or withdraw it (its requester). */
   rejectChange(id: string, body: RejectChangeBody, options?: CallOptions): Promise<RejectChangeResponse> {
     return this.call("rejectChange", { path: { id }, body }, options) as Promise<RejectChangeResponse>;
+  }
+
+  /**
+   * POST /tokens/import: Import one batch of tokens, keeping their ids and created_at.
+   *
+   * The body is one batch of the exchange format (docs/transfer.md): NDJSON, one token
+   * object a line (`id`, `type`, `data` required; `metadata`, `search_indexes`,
+   * `fingerprint_expression`, `mask`, `containers`, `expires_at`, `created_at`, `subject`),
+   * at most 1,000 lines and 8 MiB. Each line is validated and created as `POST /tokens`
+   * creates a token; its id must not carry its data (UUIDs, or up to 128 letters, digits and
+   * `- _ . :` with no run of 5 characters of the data but a card's BIN and last four). A
+   * token of the same id that is the same token counts `skipped` (a resumed import); a
+   * line that fails is rejected with its line number and reason (never its data) and the
+   * others carry on; the valid lines commit in one transaction, all or none. Requires
+   * token:import (private applications, held directly) and token:create on each token's
+   * containers. `first_line` numbers the body's first line, so that rejects name the
+   * lines of the caller's file.
+   */
+  importTokens(body: ImportTokensBody, query?: ImportTokensQuery, options?: CallOptions): Promise<ImportTokensResponse> {
+    return this.call("importTokens", { body, query: query as Record<string, unknown> | undefined }, options) as Promise<ImportTokensResponse>;
   }
 
 }
