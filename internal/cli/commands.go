@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
 	"operator":          {"split the root key among custodians (k of n), unseal a server started with -seal split, rekey", operatorCommand},
 	"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
+	"import":            {"import tokens keeping their ids (NDJSON, CSV, the hosted service's export) into a running server, resumably", importCommand},
 }
 
 // Main runs the tokenvault command args name, with the environment getenv
@@ -88,7 +89,7 @@ type usageError struct{ error }
 
 // commandOrder is the order help lists the commands in: every one
 // (TestHelpListsEveryCommand).
-var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit"}
+var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit", "import"}
 
 func printCommands(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tokenvault <command> [flags]   (tokenvault <command> -h for its flags)")
