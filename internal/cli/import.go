@@ -173,23 +173,42 @@ func runImport(ctx context.Context, c *client.Client, key tokenvault.Credential,
 		return err
 	}
 	defer rejects.Close()
-	r, err := transfer.NewReader(o.format, f, st.Offset, st.Line)
+	r, err := transfer.NewRawReader(o.format, f, st.Offset, st.Line)
 	if err != nil {
 		return err
 	}
 	progress := newImportProgress(out, st.Size, began, st)
-	stopped := false
-	for !stopped {
-		batch, err := readBatch(r, o.batch)
-		if err != nil {
-			return err
+	// The next batch is read while the last is sent: the file's parsing
+	// and the server's commit overlap. One batch ahead at most, so memory
+	// stays two batches whatever the file's size.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan readBatchResult, 1)
+	go func() {
+		defer close(batches)
+		for {
+			lines, err := readBatch(r, o.batch)
+			select {
+			case batches <- readBatchResult{lines, r.Offset(), r.Line(), err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(lines) == 0 {
+				return
+			}
 		}
-		if len(batch) == 0 {
+	}()
+	stopped := false
+	for b := range batches {
+		if b.err != nil {
+			return b.err
+		}
+		if len(b.lines) == 0 {
 			break
 		}
-		res, err := c.ImportTokens(ctx, key, tokenvault.ImportBatch{Lines: batch})
+		res, err := c.ImportTokens(ctx, key, tokenvault.ImportBatch{Lines: b.lines})
 		if err != nil {
-			return fmt.Errorf("the batch of lines %d to %d: %w (run the command again to resume)", batch[0].Number, batch[len(batch)-1].Number, err)
+			return fmt.Errorf("the batch of lines %d to %d: %w (run the command again to resume)", b.lines[0].Number, b.lines[len(b.lines)-1].Number, err)
 		}
 		for _, rj := range res.Rejects {
 			if _, err := fmt.Fprintf(rejects, "%d\t%s\n", rj.Line, rj.Reason); err != nil {
@@ -202,15 +221,17 @@ func runImport(ctx context.Context, c *client.Client, key tokenvault.Credential,
 		if st.RejectSize, err = rejects.Seek(0, io.SeekCurrent); err != nil {
 			return err
 		}
-		st.Offset, st.Line = r.Offset(), r.Line()
+		st.Offset, st.Line = b.offset, b.line
 		st.Imported += int64(res.Imported)
 		st.Skipped += int64(res.Skipped)
 		st.Rejected += int64(res.Rejected)
 		if err := writeImportState(o.state, st); err != nil {
 			return err
 		}
-		progress.show(st, r.Offset())
-		stopped = o.stopOnError && res.Rejected > 0
+		progress.show(st, b.offset)
+		if stopped = o.stopOnError && res.Rejected > 0; stopped {
+			break
+		}
 	}
 	progress.done()
 	sum := importSummary{Imported: st.Imported, Skipped: st.Skipped, Rejected: st.Rejected,
@@ -226,6 +247,14 @@ func runImport(ctx context.Context, c *client.Client, key tokenvault.Credential,
 		return fmt.Errorf("stopped on a rejected line (see %s); run the command again to go on", o.reject)
 	}
 	return nil
+}
+
+// readBatchResult is a batch read ahead, with where the reader was after
+// it.
+type readBatchResult struct {
+	lines        []tokenvault.ImportLine
+	offset, line int64
+	err          error
 }
 
 // readBatch reads up to n lines, fewer when their JSON would pass
@@ -249,6 +278,9 @@ func readBatch(r transfer.Reader, n int) ([]tokenvault.ImportLine, error) {
 
 // approxSize is about how many bytes l takes as a line of NDJSON.
 func approxSize(l tokenvault.ImportLine) int {
+	if l.Raw != nil {
+		return len(l.Raw) + 1
+	}
 	b, _ := json.Marshal(l)
 	return len(b) + 1
 }

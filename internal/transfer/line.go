@@ -33,6 +33,10 @@ type Line struct {
 	// Problem, when not empty, is why the line could not be read: the
 	// batch rejects it with this reason.
 	Problem string `json:"-"`
+	// Raw, when set, is the line's exchange-format JSON as read, not
+	// decoded: a reader of NDJSON passes its lines on as they are
+	// (MarshalLine), and the receiving vault decodes them once.
+	Raw []byte `json:"-"`
 }
 
 // ignoredFields are the hosted service's read-only fields: an export of it
@@ -183,7 +187,11 @@ func quoteField(k string) string {
 	return fmt.Sprintf("%q", k)
 }
 
-// MarshalLine is the line's exchange-format JSON (no newline).
+// MarshalLine is the line's exchange-format JSON (no newline): Raw when
+// set.
 func MarshalLine(l Line) ([]byte, error) {
+	if l.Raw != nil {
+		return l.Raw, nil
+	}
 	return json.Marshal(l)
 }

@@ -48,9 +48,22 @@ func NewReader(format string, f io.ReadSeeker, offset, line int64) (Reader, erro
 	return nil, fmt.Errorf("unknown format %q: want ndjson, csv or hosted", format)
 }
 
+// NewRawReader is NewReader, but a line of NDJSON is passed on as it is
+// (Line.Raw), not decoded: the CLI sends it to a vault, which decodes it;
+// other formats are read into the exchange format as NewReader does.
+func NewRawReader(format string, f io.ReadSeeker, offset, line int64) (Reader, error) {
+	r, err := NewReader(format, f, offset, line)
+	if nr, ok := r.(*ndjsonReader); ok {
+		nr.raw = true
+	}
+	return r, err
+}
+
 // ndjsonReader reads the exchange format itself: a line a token, empty
 // lines skipped (but counted).
 type ndjsonReader struct {
+	// raw passes lines on undecoded (Line.Raw): NewRawReader.
+	raw    bool
 	br     *bufio.Reader
 	offset int64
 	line   int64
@@ -76,6 +89,9 @@ func (r *ndjsonReader) Next() (Line, error) {
 				return Line{}, err
 			}
 			continue
+		}
+		if r.raw {
+			return Line{Number: r.line, Raw: bytes.Clone(b)}, nil
 		}
 		return DecodeLine(b, r.line), nil
 	}
