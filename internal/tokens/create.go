@@ -103,7 +103,7 @@ func (s *Service) Create(t *unit.Tx, p *access.Principal, pt *Prepared) (*Token,
 	if aliasTaken != nil {
 		return nil, aliasTaken
 	}
-	if pt.ID != "" {
+	if pt.ID != "" && !pt.absent {
 		old, err := s.Load(t, tid, id, true)
 		if err != nil {
 			return nil, err

@@ -36,16 +36,19 @@ func (s *Service) Import(t *unit.Tx, p *access.Principal, pt *Prepared) (ImportO
 	if _, ok := p.Decide(access.PermTokenCreate, access.TokenScope{ID: pt.ID, Containers: pt.Containers}); !ok {
 		return 0, unit.Forbidden(access.PermTokenCreate)
 	}
-	old, err := s.Load(t, p.TenantID, pt.ID, false)
+	old, err := s.Load(t, p.TenantID, pt.ID, true)
 	if err != nil {
 		return 0, err
 	}
-	if old != nil {
+	if old != nil && !old.Expired(t.Now) {
 		if SameAsImported(old, pt) {
 			return Skipped, nil
 		}
 		return 0, unit.Errorf(unit.Conflict, "id exists")
 	}
+	// An expired token of the id is replaced by Create, as a create
+	// replaces it; with none, Create need not look it up again.
+	pt.absent = old == nil
 	if _, err := s.Create(t, p, pt); err != nil {
 		return 0, err
 	}

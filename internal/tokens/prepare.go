@@ -70,6 +70,10 @@ type Prepared struct {
 	// where the token record takes it.
 	Subject string
 
+	// absent: Import found no token of ID, live or expired, in this
+	// transaction, so Create need not look again.
+	absent bool
+
 	fp     string        // FPValue's fingerprint under fpKeys (see Fingerprint)
 	fpKeys *barrier.Keys // the keys fp was computed with
 }

@@ -150,6 +150,19 @@ func TestImportAgainSkips(t *testing.T) {
 	if err != nil || res.Rejected != 1 {
 		t.Fatalf("ImportTokens(changed) = %+v, %v; want 1 rejected", res, err)
 	}
+	// An expired token of the id is replaced, as a create replaces it.
+	soon := e.Clock.Now().Add(time.Minute)
+	if _, err := e.V.CreateToken(ctx, key, tokenvault.TokenRequest{ID: "old_1", Type: "token", Data: "x", ExpiresAt: &soon}); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	res, err = e.V.ImportTokens(ctx, key, tokenvault.ImportBatch{Lines: []tokenvault.ImportLine{{Number: 1, ID: "old_1", Type: "token", Data: "new value"}}})
+	if err != nil || res.Imported != 1 {
+		t.Fatalf("ImportTokens(id of an expired token) = %+v, %v; want 1 imported", res, err)
+	}
+	if got, err := e.V.GetToken(ctx, key, "old_1"); err != nil || got.Data != "new value" {
+		t.Errorf("GetToken(old_1) = %+v, %v; want the imported token", got, err)
+	}
 }
 
 // TestImportNeedsTokenImport: a key with token:create only, a public key,
