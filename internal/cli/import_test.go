@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenvault/tokenvault"
 	"github.com/tokenvault/tokenvault/httpapi"
@@ -149,5 +150,25 @@ func TestImportCommandStopsAndRefusesAChangedFile(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, map[string]string{}, "import", "-addr", url, in); code != 1 || !strings.Contains(errOut, "no key") {
 		t.Errorf("import without a key = %d %q", code, errOut)
+	}
+}
+
+// TestImportProgressLine: on a terminal the line shows the counts, the
+// rate, the share of the file read and the time left; elsewhere nothing.
+func TestImportProgressLine(t *testing.T) {
+	var b strings.Builder
+	began := time.Now().Add(-10 * time.Second)
+	p := newImportProgress(&b, 1000, began, importState{})
+	p.show(importState{Imported: 400, Skipped: 50, Rejected: 50}, 250)
+	if b.Len() != 0 {
+		t.Errorf("progress to a non-terminal = %q, want nothing", b.String())
+	}
+	p.on = true
+	p.show(importState{Imported: 400, Skipped: 50, Rejected: 50}, 250)
+	got := b.String()
+	for _, want := range []string{"400 imported, 50 skipped, 50 rejected", "/s", "25.0%", "30s left"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress line %q lacks %q", got, want)
+		}
 	}
 }
