@@ -3,6 +3,7 @@ package tokenvault
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/jsontext"
@@ -64,13 +65,13 @@ func (v *Vault) ImportTokens(ctx context.Context, key Credential, batch ImportBa
 	if len(batch.Lines) > transfer.MaxBatch {
 		return nil, unit.Errorf(Invalid, "a batch may hold at most %d lines", transfer.MaxBatch)
 	}
-	for i := range batch.Lines {
-		l := &batch.Lines[i]
-		if l.Problem == "" {
+	lines := slices.Clone(batch.Lines) // the caller's lines stay as given
+	for i := range lines {
+		if l := &lines[i]; l.Problem == "" {
 			l.Problem = reasonOf(checkImportText(l))
 		}
 	}
-	prepared := transfer.Prepare(v.tokens, batch.Lines, v.now())
+	prepared := transfer.Prepare(v.tokens, lines, v.now())
 	var out *ImportResult
 	err := v.updateOptimistic(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermTokenImport)
