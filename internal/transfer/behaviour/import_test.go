@@ -186,6 +186,15 @@ func TestImportNeedsTokenImport(t *testing.T) {
 	if err != nil || res.Rejected != 1 || res.Imported != 0 {
 		t.Fatalf("ImportTokens(no token:create) = %+v, %v; want 1 rejected", res, err)
 	}
+	// A session, even authorized with token:import by a key that holds
+	// it, may not import.
+	sess := e.Session(t)
+	if err := e.V.AuthorizeSession(ctx, importer(t, e), tokenvault.AuthorizeSessionRequest{Nonce: sess.Nonce,
+		Permissions: []string{"token:import", "token:create"}}); err != nil {
+		t.Fatalf("AuthorizeSession(token:import) = %v", err)
+	}
+	_, err = e.V.ImportTokens(ctx, sess.SessionKey, batch)
+	vaulttest.WantKind(t, "ImportTokens(session)", err, tokenvault.PermissionDenied)
 	many := make([]tokenvault.ImportLine, tokenvault.MaxImportBatch+1)
 	_, err = e.V.ImportTokens(ctx, importer(t, e), tokenvault.ImportBatch{Lines: many})
 	vaulttest.WantKind(t, "ImportTokens(1001 lines)", err, tokenvault.Invalid)
