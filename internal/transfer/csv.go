@@ -111,9 +111,11 @@ func (r *csvReader) Next() (Line, error) {
 	if err != nil && !errors.As(err, &pe) {
 		return Line{}, err
 	}
-	row, _ := r.cr.FieldPos(0)
+	var row int
 	if pe != nil {
-		row = pe.StartLine
+		row = pe.StartLine // FieldPos has no fields to tell of then
+	} else {
+		row, _ = r.cr.FieldPos(0)
 	}
 	r.line = r.lines + int64(row)
 	if err != nil {
