@@ -48,6 +48,8 @@ const (
 	PermWebhookUpdate          = access.PermWebhookUpdate
 	PermWebhookDelete          = access.PermWebhookDelete
 	PermSubjectErase           = access.PermSubjectErase
+	// PermTokenImport allows ImportTokens (see there).
+	PermTokenImport = access.PermTokenImport
 )
 
 // ApplicationType is private, public or management.

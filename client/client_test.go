@@ -338,6 +338,18 @@ func TestEveryEndpoint(t *testing.T) {
 	if len(found.Data) != 1 {
 		t.Errorf("SearchTokens = %+v", found)
 	}
+	importer, err := c.CreateApplication(ctx, mgmt, tokenvault.CreateApplicationRequest{Name: "importer", Type: tokenvault.Private,
+		Permissions: []string{tokenvault.PermTokenImport, tokenvault.PermTokenCreate}})
+	must("CreateApplication(importer)", err)
+	imported, err := c.ImportTokens(ctx, importer.Key, tokenvault.ImportBatch{Lines: []tokenvault.ImportLine{
+		{Number: 3, ID: "legacy_0001", Type: "token", Data: "kept value"},
+		{Number: 5, Problem: "not valid JSON"},
+		{Number: 8, ID: "legacy_keptvalue", Type: "token", Data: "kept value"},
+	}})
+	must("ImportTokens", err)
+	if imported.Imported != 1 || imported.Rejected != 2 || imported.Rejects[0].Line != 5 || imported.Rejects[1].Line != 8 {
+		t.Errorf("ImportTokens = %+v, want 1 imported, lines 5 and 8 rejected", imported)
+	}
 	// Who saw it: the get, the list and the search, newest first, by
 	// cursor; and the same for its metadata.
 	channels := func(what string, got []tokenvault.TokenAccess, want ...string) {

@@ -205,6 +205,7 @@ func (a *api) routes() {
 	a.exportRoutes()
 	a.overviewRoutes()
 	a.subjectRoutes()
+	a.importRoutes()
 }
 
 // ServeHTTP serves the API, and reports the request to Options.Observe.

@@ -147,8 +147,12 @@ func requestFor(pattern string, ids map[string]string, nonce string) (method, pa
 		"POST /approvals/{id}/reject":                map[string]any{"reason": "x"},
 		"POST /tokens/export":                        map[string]any{"recipient": testRecipient},
 		"POST /applications/preview-access":          map[string]any{"application_id": ids["applications"]},
+		"POST /tokens/import":                        `{"id": "` + ids["tokens"] + `", "type": "token", "data": "x"}`,
 	}
 	body = bodies[pattern]
+	if pattern == "POST /tokens/import" {
+		header = []string{"Content-Type", "application/x-ndjson"}
+	}
 	if method == "PATCH" && !strings.HasPrefix(path, "/proxy") {
 		header = merge
 	}

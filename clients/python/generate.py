@@ -247,7 +247,7 @@ class Generator:
                 body_kind = "raw"
             else:
                 (media, content), = rb["content"].items()
-                body_kind = {"application/json": "json", "application/merge-patch+json": "merge-patch"}[media]
+                body_kind = {"application/json": "json", "application/merge-patch+json": "merge-patch", "application/x-ndjson": "ndjson"}[media]
                 schema = content.get("schema", {})
                 if "$ref" in schema:
                     body_type = ref_name(schema["$ref"])
@@ -450,7 +450,7 @@ def render_operations(ops: list[dict[str, Any]], type_names: set[str]) -> str:
         "    path: str  # with {name} for each path parameter",
         "    path_params: tuple[str, ...]",
         "    query: tuple[tuple[str, bool], ...]  # name, whether it repeats",
-        "    body: str | None  # None, 'json', 'merge-patch' or 'raw' (proxies)",
+        "    body: str | None  # None, 'json', 'merge-patch', 'ndjson' (lines sent as they are) or 'raw' (proxies)",
         "    idempotent: bool  # takes an Idempotency-Key header",
         "    auth: str  # 'api', 'operator', 'proxy' or 'none'",
         "    result: str  # 'json', 'none', 'binary' or 'proxy'",

@@ -75,6 +75,12 @@ const (
 	// removing its tokens) and reading its erasure certificate:
 	// management applications only. An erasure destroys, it never reads.
 	PermSubjectErase = "subject:erase"
+	// PermTokenImport allows importing tokens that keep their ids
+	// (ImportTokens): choosing ids is a privilege no create grants. It is
+	// held directly by private applications only, never through an
+	// access rule or a session; each token also needs token:create on
+	// its containers.
+	PermTokenImport = "token:import"
 )
 
 // The three application types (tokenvault.Private, Public, Management).
@@ -110,6 +116,8 @@ var holders = map[string][]ApplicationType{
 	PermTokenIntentCreate: {Public, Private},
 	PermTokenIntentRead:   {Private},
 	PermTokenIntentDelete: {Private},
+
+	PermTokenImport: {Private},
 }
 
 // managementPermissions are held by management applications only.
@@ -157,9 +165,10 @@ func PermissionsFor(t ApplicationType) []string {
 
 // IsTokenPermission reports whether access rules may grant p: the
 // permissions on token data, not token:access:read, which reads audit
-// lines and is held whole by management applications.
+// lines and is held whole by management applications, nor token:import,
+// held directly.
 func IsTokenPermission(p string) bool {
-	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead && p != PermTokenExport
+	return len(p) > 6 && p[:6] == "token:" && p != PermTokenAccessRead && p != PermTokenExport && p != PermTokenImport
 }
 
 // ManagementPermissions returns, in a new slice, the permissions held by

@@ -38,6 +38,7 @@ func commandList() map[string]command {
 		"restore":           {"make a data directory of a backup file (the server stopped or elsewhere)", restoreCommand},
 		"operator":          {"split the root key among custodians (k of n), unseal a server started with -seal split, rekey", operatorCommand},
 		"audit":             {"verify a tenant's audit chain (a running server's, or offline from an export and the public keys); print or rotate the signing keys", auditCommand},
+		"import":            {"import tokens keeping their ids (NDJSON, CSV, the hosted service's export) into a running server, resumably", importCommand},
 		"export":            {"export the tenant's tokens, encrypted to an age public key, with a signed manifest; verify an export (a management key)", exportCommand},
 	}
 }
@@ -97,7 +98,7 @@ type usageError struct{ error }
 
 // commandOrder is the order help lists the commands in: every one
 // (TestHelpListsEveryCommand).
-var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit", "export", "subject"}
+var commandOrder = []string{"serve", "version", "rotate-master-key", "tenant", "backup", "restore", "operator", "token-access", "audit", "import", "export", "subject"}
 
 // otherCommands lists every command but serve, for serve's usage.
 func otherCommands() string {

@@ -103,7 +103,7 @@ func (s *Service) Create(t *unit.Tx, p *access.Principal, pt *Prepared) (*Token,
 	if aliasTaken != nil {
 		return nil, aliasTaken
 	}
-	if pt.ID != "" {
+	if pt.ID != "" && !pt.absent {
 		old, err := s.Load(t, tid, id, true)
 		if err != nil {
 			return nil, err
@@ -123,7 +123,11 @@ func (s *Service) Create(t *unit.Tx, p *access.Principal, pt *Prepared) (*Token,
 		}
 	}
 
-	rec := &Record{ID: id, TenantID: tid, Type: pt.Type, CreatedBy: p.ActorID, CreatedAt: t.Now, AliasID: pt.Alias != nil || pt.IDTmpl != nil}
+	created := t.Now
+	if pt.CreatedAt != nil {
+		created = *pt.CreatedAt
+	}
+	rec := &Record{ID: id, TenantID: tid, Type: pt.Type, CreatedBy: p.ActorID, CreatedAt: created, AliasID: pt.Alias != nil || pt.IDTmpl != nil}
 	rec.Decoy, rec.DecoyFreeze = pt.Decoy, pt.Decoy && pt.DecoyFreeze
 	pt.ApplyTo(rec, ks, t.Now, s.Fingerprints == nil)
 	if err := s.Put(t, rec); err != nil {

@@ -39,6 +39,10 @@
 //   - Converting a token intent (convert.go): the token's side of it,
 //     checked, deduplicated (refreshing the token found) or created, the
 //     intent's side through Intents (intents.Converter).
+//   - Importing one token with its id kept (import.go): Service.Import
+//     creates it through Create with Prepared.CreatedAt kept, or counts it
+//     Skipped when the id holds the same token (SameAsImported); the
+//     batches and formats are internal/transfer's.
 //   - Audited reads (audited.go): Get, DeleteID, DetokenizeLogged,
 //     LogListed and LogRead, the one form of a token read's audit line.
 //   - The rules alias and fpe ids obey (alias_rules.go): AliasRules.

@@ -64,6 +64,14 @@ type Prepared struct {
 	Intent *Conversion
 	// Subject is the request's data subject, checked ("" for none).
 	Subject string
+	// CreatedAt, when set, is the creation time the token keeps (an
+	// import keeps its source's; see import.go); nil means the
+	// transaction's time.
+	CreatedAt *time.Time
+
+	// absent: Import found no token of ID, live or expired, in this
+	// transaction, so Create need not look again.
+	absent bool
 
 	fp     string        // FPValue's fingerprint under fpKeys (see Fingerprint)
 	fpKeys *barrier.Keys // the keys fp was computed with

@@ -180,7 +180,13 @@ func Open(path string, opts *Options) (*Store, error) {
 		timeout = 0 // bbolt: wait forever
 	}
 	limit := maxSize(o.MaxSize)
-	db, err := openBolt(path, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync, MaxSize: limit})
+	// The map freelist (as etcd runs bbolt): the default array one finds
+	// free pages by a scan linear in their number, which a large file
+	// written at random keys (imported ids, index MACs) has many of; its
+	// allocation was a measured share of a bulk import's commits
+	// (BENCHMARKS.md, "Bulk import"). The file's format is the same: the
+	// free list is written as before.
+	db, err := openBolt(path, &bbolt.Options{Timeout: timeout, NoSync: o.NoSync, MaxSize: limit, FreelistType: bbolt.FreelistMapType})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt: open %s: file is locked by another process or Store (waited %v): %w", path, timeout, err)
 	}

@@ -210,7 +210,11 @@ class Client(Operations):
         key = api_key or self._api_key
         if op.auth != "none" and key:
             hdrs["SVC-API-KEY"] = key
-        if op.body is not None:
+        if op.body == "ndjson":
+            # An NDJSON body (import_tokens) is its lines, sent as they are.
+            data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+            hdrs["Content-Type"] = "application/x-ndjson"
+        elif op.body is not None:
             data = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
             hdrs["Content-Type"] = "application/merge-patch+json" if op.body == "merge-patch" else "application/json"
         return hdrs, data

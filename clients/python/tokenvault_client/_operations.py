@@ -42,6 +42,9 @@ if TYPE_CHECKING:
         GetOpenAPIDocumentResponse,
         GetRootResponse,
         GetWebhookSecretResponse,
+        ImportResult,
+        ImportTokensQuery,
+        ImportTokensRequest,
         Invitation,
         InvokeReactorRequest,
         InvokeReactorResponse200,
@@ -122,7 +125,7 @@ class Operation:
     path: str  # with {name} for each path parameter
     path_params: tuple[str, ...]
     query: tuple[tuple[str, bool], ...]  # name, whether it repeats
-    body: str | None  # None, 'json', 'merge-patch' or 'raw' (proxies)
+    body: str | None  # None, 'json', 'merge-patch', 'ndjson' (lines sent as they are) or 'raw' (proxies)
     idempotent: bool  # takes an Idempotency-Key header
     auth: str  # 'api', 'operator', 'proxy' or 'none'
     result: str  # 'json', 'none', 'binary' or 'proxy'
@@ -238,6 +241,7 @@ OPERATIONS: dict[str, Operation] = {
     'subjectCertificate': Operation('subjectCertificate', 'subject_certificate', 'GET', '/subjects/{id}/certificate', ('id',), (), None, False, 'api', 'json', False, False),
     'subjectReport': Operation('subjectReport', 'subject_report', 'GET', '/subjects/{id}/report', ('id',), (), None, False, 'api', 'json', False, False),
     'operatorBackupSubjectKeys': Operation('operatorBackupSubjectKeys', 'operator_backup_subject_keys', 'GET', '/operator/backup/subject-keys', (), (), None, False, 'operator', 'binary', False, False),
+    'importTokens': Operation('importTokens', 'import_tokens', 'POST', '/tokens/import', (), (('first_line', False),), 'ndjson', False, 'api', 'json', False, False),
 }
 
 
@@ -1844,3 +1848,18 @@ class Operations:
         subclass per status) for an error answer, NetworkError when no answer came.
         """
         return cast('bytes', self._call('operatorBackupSubjectKeys', {}, None, None, api_key=api_key, idempotency_key=None, timeout=timeout))
+
+    def import_tokens(
+        self,
+        body: ImportTokensRequest,
+        query: ImportTokensQuery | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float | None = None,
+    ) -> ImportResult:
+        """Import one batch of tokens, keeping their ids and created_at.
+
+        POST /tokens/import (operationId importTokens). Raises APIError (a
+        subclass per status) for an error answer, NetworkError when no answer came.
+        """
+        return cast('ImportResult', self._call('importTokens', {}, body, query, api_key=api_key, idempotency_key=None, timeout=timeout))

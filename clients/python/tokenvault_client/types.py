@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-__all__ = ['AcceptInvitationRequest', 'AccessContainer', 'AccessDecision', 'AccessPreview', 'AccessPreviewRequest', 'AccessPreviewToken', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'ErasureCertificate', 'ExportManifest', 'ExportManifestFilter', 'ExportRequest', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'SubjectReport', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'TenantStatistics', 'TenantStatisticsTokens', 'TenantStatisticsWebhooks', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
+__all__ = ['AcceptInvitationRequest', 'AccessContainer', 'AccessDecision', 'AccessPreview', 'AccessPreviewRequest', 'AccessPreviewToken', 'AccessRule', 'Application', 'ApplicationType', 'ApprovalPolicy', 'ApprovalPolicyRequest', 'Audit', 'AuditChainProblem', 'AuditChainReport', 'AuditCheckpoint', 'AuditPublicKey', 'AuthorizeSessionRequest', 'CardDetails', 'ChangeApproval', 'Condition', 'ConfigurationDeclaration', 'CreateApplicationRequest', 'CreateDecoyRequest', 'CreateInvitationRequest', 'CreateReactorRequest', 'CreateTenantRequest', 'CreateTenantRequestOwner', 'Decoy', 'DetokenizeRequest', 'DetokenizeResponse', 'EntityType', 'ErasureCertificate', 'ExportManifest', 'ExportManifestFilter', 'ExportRequest', 'FPERequest', 'FPEResult', 'Formula', 'FormulaRequest', 'GetOpenAPIDocumentResponse', 'GetRootResponse', 'GetWebhookSecretResponse', 'ImportResult', 'ImportResultRejectsItem', 'ImportTokensQuery', 'ImportTokensRequest', 'Invitation', 'InvitationStatus', 'InvokeReactorRequest', 'InvokeReactorResponse200', 'InvokeReactorResponse202', 'ListApplicationsQuery', 'ListApplicationsResponse', 'ListApprovalsQuery', 'ListApprovalsResponse', 'ListAuditKeysResponse', 'ListDecoysResponse', 'ListFormulasQuery', 'ListFormulasResponse', 'ListInvitationsQuery', 'ListInvitationsResponse', 'ListLogEntityTypesResponse', 'ListLogsQuery', 'ListLogsResponse', 'ListMembersQuery', 'ListMembersResponse', 'ListPermissionsQuery', 'ListPermissionsResponse', 'ListProxiesQuery', 'ListProxiesResponse', 'ListReactorsQuery', 'ListReactorsResponse', 'ListTokensQuery', 'ListWebhookDeliveriesQuery', 'ListWebhookDeliveriesResponse', 'ListWebhookEventTypesResponse', 'ListWebhooksQuery', 'ListWebhooksResponse', 'Log', 'OperatorListTenantsQuery', 'OperatorListTenantsResponse', 'PageBase', 'Pagination', 'PatchProxyRequest', 'PatchReactorRequest', 'PendingChange', 'Permission', 'Problem', 'Proxy', 'ProxyError', 'ProxyRequest', 'ProxyTransform', 'Purpose', 'Reactor', 'Ref', 'RejectChangeRequest', 'RequestParameter', 'RevealBudget', 'RotateFPEKeyResponse', 'SearchTokensRequest', 'Session', 'SetPurposesRequest', 'SubjectAccessRequest', 'SubjectAccessResponse', 'SubjectReport', 'Tenant', 'TenantBootstrap', 'TenantBootstrapApplication', 'TenantMember', 'TenantMemberUser', 'TenantStatistics', 'TenantStatisticsTokens', 'TenantStatisticsWebhooks', 'Token', 'TokenAccess', 'TokenAccessQuery', 'TokenAccessResponse', 'TokenIntent', 'TokenIntentRequest', 'TokenPage', 'TokenRequest', 'TokenType', 'TokenizeRequest', 'TokenizeResponse', 'Transform', 'UpdateApplicationRequest', 'UpdateReactorRequest', 'UpdateTokenRequest', 'User', 'ValueType', 'Webhook', 'WebhookDelivery', 'WebhookRequest', 'WebhookWithSecret']
 
 ApplicationType = Literal['private', 'public', 'management']
 Transform = Literal['redact', 'mask', 'reveal']
@@ -869,6 +869,20 @@ class SubjectReport(_SubjectReportRequired, total=False):
     last_erasure: ErasureCertificate
 
 
+class ImportResultRejectsItem(TypedDict):
+    line: int
+    reason: str
+
+
+class ImportResult(TypedDict):
+    """What one batch of `POST /tokens/import` did."""
+
+    imported: int
+    skipped: int
+    rejected: int
+    rejects: list[ImportResultRejectsItem]
+
+
 class _GetRootResponseRequired(TypedDict):
     name: Literal['Token Vault']
     openapi: str
@@ -1140,6 +1154,12 @@ class RejectChangeRequest(TypedDict, total=False):
     reason: str
 
 
+class ImportTokensQuery(TypedDict, total=False):
+    """Query parameters of importTokens."""
+
+    first_line: int
+
+
 GetOpenAPIDocumentResponse = dict[str, Any]
 TokenizeRequest = Any
 TokenizeResponse = Any
@@ -1151,3 +1171,4 @@ ListLogEntityTypesResponse = list[EntityType]
 PatchReactorRequest = dict[str, Any]
 PatchProxyRequest = dict[str, Any]
 ListWebhookEventTypesResponse = list[str]
+ImportTokensRequest = str

@@ -235,6 +235,8 @@ function encodeBody(op: Operation, request: CallRequest): BodyInit | undefined {
     return JSON.stringify(b);
   }
   if (op.body === null || request.body === undefined) return undefined;
+  // An NDJSON body (importTokens) is its lines, sent as they are.
+  if (op.body === "application/x-ndjson" && typeof request.body === "string") return request.body;
   return JSON.stringify(request.body);
 }
 

@@ -851,6 +851,20 @@ export type SubjectReport = {
   last_erasure?: ErasureCertificate;
 };
 
+/** What one batch of `POST /tokens/import` did. */
+export type ImportResult = {
+  /** Lines that created a token. */
+  imported: number;
+  /** Lines whose id holds the same token already (a resumed import). */
+  skipped: number;
+  rejected: number;
+  rejects: {
+    line: number;
+    /** Why the line was not imported; never its data. */
+    reason: string;
+  }[];
+};
+
 // ---- Request bodies, queries and responses of the operations ----
 
 /** The answer of GET /. */
@@ -1481,6 +1495,17 @@ export type SubjectReportResponse = SubjectReport;
 /** The answer of GET /operator/backup/subject-keys. */
 export type OperatorBackupSubjectKeysResponse = Uint8Array;
 
+/** The body of POST /tokens/import. */
+export type ImportTokensBody = string;
+
+/** The query parameters of POST /tokens/import. */
+export interface ImportTokensQuery {
+  first_line?: number;
+}
+
+/** The answer of POST /tokens/import. */
+export type ImportTokensResponse = ImportResult;
+
 // ---- The operation table ----
 
 /** How one operation is called: what the client's transport needs. */
@@ -1618,6 +1643,7 @@ export const operations = {
   subjectCertificate: { method: "subjectCertificate", http: "GET", path: "/subjects/{id}/certificate", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   subjectReport: { method: "subjectReport", http: "GET", path: "/subjects/{id}/report", pathParams: ["id"], query: [], body: null, response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
   operatorBackupSubjectKeys: { method: "operatorBackupSubjectKeys", http: "GET", path: "/operator/backup/subject-keys", pathParams: [], query: [], body: null, response: "binary", idempotent: false, approval: false, approvalId: false, auth: "operator" },
+  importTokens: { method: "importTokens", http: "POST", path: "/tokens/import", pathParams: [], query: ["first_line"], body: "application/x-ndjson", response: "json", idempotent: false, approval: false, approvalId: false, auth: "api" },
 } as const;
 
 /** The operationId of an operation of the API. */
@@ -2839,6 +2865,26 @@ export abstract class Operations {
    */
   operatorBackupSubjectKeys(options?: CallOptions): Promise<OperatorBackupSubjectKeysResponse> {
     return this.call("operatorBackupSubjectKeys", {  }, options) as Promise<OperatorBackupSubjectKeysResponse>;
+  }
+
+  /**
+   * POST /tokens/import: Import one batch of tokens, keeping their ids and created_at.
+   *
+   * The body is one batch of the exchange format (docs/transfer.md): NDJSON, one token
+   * object a line (`id`, `type`, `data` required; `metadata`, `search_indexes`,
+   * `fingerprint_expression`, `mask`, `containers`, `expires_at`, `created_at`, `subject`),
+   * at most 1,000 lines and 8 MiB. Each line is validated and created as `POST /tokens`
+   * creates a token; its id must not carry its data (UUIDs, or up to 128 letters, digits and
+   * `- _ . :` with no run of 5 characters of the data but a card's BIN and last four). A
+   * token of the same id that is the same token counts `skipped` (a resumed import); a
+   * line that fails is rejected with its line number and reason (never its data) and the
+   * others carry on; the valid lines commit in one transaction, all or none. Requires
+   * token:import (private applications, held directly) and token:create on each token's
+   * containers. `first_line` numbers the body's first line, so that rejects name the
+   * lines of the caller's file.
+   */
+  importTokens(body: ImportTokensBody, query?: ImportTokensQuery, options?: CallOptions): Promise<ImportTokensResponse> {
+    return this.call("importTokens", { body, query: query as Record<string, unknown> | undefined }, options) as Promise<ImportTokensResponse>;
   }
 
 }
