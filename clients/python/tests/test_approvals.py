@@ -61,10 +61,10 @@ def answer(status: int, value: Any) -> HTTPResponse:
 class ApprovalUnitTest(unittest.TestCase):
     def test_the_table_marks_held_operations_and_those_taking_an_approval_id(self) -> None:
         held = sorted(op_id for op_id, op in OPERATIONS.items() if op.approval)
-        self.assertEqual(held, ["createApplication", "deleteOwnTenant", "detokenize", "regenerateApplicationKey",
-                                "setApprovalPolicy", "updateApplication"])
+        self.assertEqual(held, ["createApplication", "deleteOwnTenant", "detokenize", "exportTokens",
+                                "regenerateApplicationKey", "setApprovalPolicy", "updateApplication"])
         with_id = sorted(op_id for op_id, op in OPERATIONS.items() if op.approval_id)
-        self.assertEqual(with_id, ["deleteOwnTenant", "detokenize"])
+        self.assertEqual(with_id, ["deleteOwnTenant", "detokenize", "exportTokens"])
         # invokeReactor's 202 is its own (accepted, answered later), no pending change.
         self.assertFalse(OPERATIONS["invokeReactor"].approval)
 

@@ -44,9 +44,9 @@ async function serve(t, script) {
 
 test("the operation table marks the operations a policy can hold and those taking SVC-APPROVAL-ID", () => {
   const held = Object.keys(operations).filter((id) => operations[id].approval).sort();
-  assert.deepEqual(held, ["createApplication", "deleteOwnTenant", "detokenize", "regenerateApplicationKey", "setApprovalPolicy", "updateApplication"]);
+  assert.deepEqual(held, ["createApplication", "deleteOwnTenant", "detokenize", "exportTokens", "regenerateApplicationKey", "setApprovalPolicy", "updateApplication"]);
   const withId = Object.keys(operations).filter((id) => operations[id].approvalId).sort();
-  assert.deepEqual(withId, ["deleteOwnTenant", "detokenize"]);
+  assert.deepEqual(withId, ["deleteOwnTenant", "detokenize", "exportTokens"]);
   // invokeReactor's 202 is its own (an accepted asynchronous call), not a pending change.
   assert.equal(operations.invokeReactor.approval, false);
 });
