@@ -71,7 +71,7 @@ sampler=$!
 began=$(date +%s.%N)
 set +e
 summary=$(timeout -s TERM "${TIMEOUT:-0}" /usr/bin/time -f '%M' -o "$tmp/time" \
-  "$tmp/tokenvault" import -addr "$base" -key-file "$tmp/key" "$tmp/cards.ndjson")
+  "$tmp/tokenvault" import -server "$base" -key-file "$tmp/key" "$tmp/cards.ndjson")
 status=$?
 set -e
 ended=$(date +%s.%N)

@@ -17,7 +17,7 @@ import (
 	"github.com/tokenvault/tokenvault/internal/transfer"
 )
 
-const importUsage = `Usage: tokenvault import -addr URL [-key-file F] [-format ndjson|csv|hosted]
+const importUsage = `Usage: tokenvault import -server URL [-key-file F] [-format ndjson|csv|hosted]
                          [-reject FILE] [-stop-on-error] [-state FILE] FILE
 
 Imports the tokens of FILE into a running server (POST /tokens/import),
@@ -91,8 +91,8 @@ func importCommand(ctx context.Context, args []string, getenv func(string) strin
 		{"TOKENVAULT_API_KEY", "the key, when -key-file is not given (a secret: no flag)"},
 	}
 	fs.SetOutput(out)
-	fs.StringVar(&o.addr, "addr", "http://127.0.0.1:8080", "base `URL` of the running server")
-	fs.Bind("addr", "TOKENVAULT_SERVER")
+	fs.StringVar(&o.addr, "server", "http://127.0.0.1:8080", "base `URL` of the running server")
+	fs.Bind("server", "TOKENVAULT_SERVER")
 	fs.StringVar(&o.keyFile, "key-file", "", "`file` holding the key (a private application's with token:import)")
 	fs.StringVar(&o.format, "format", transfer.FormatNDJSON, "the input's `format`: ndjson, csv or hosted")
 	fs.StringVar(&o.reject, "reject", "", "`file` to append rejected lines to (default FILE.rejects)")

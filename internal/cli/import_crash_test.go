@@ -38,7 +38,7 @@ func TestImportResumesAfterKill(t *testing.T) {
 	}
 	in := filepath.Join(dir, "in.ndjson")
 	writeFile(t, in, b.String())
-	args := []string{"import", "-addr", url, "-key-file", keyFile, "-batch", "10", in}
+	args := []string{"import", "-server", url, "-key-file", keyFile, "-batch", "10", in}
 
 	cmd := exec.Command(bin, args...)
 	var out syncBuffer

@@ -82,7 +82,7 @@ func TestImportCommandFormats(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			in := filepath.Join(dir, "in."+format)
 			writeFile(t, in, tc.content)
-			code, out, errOut := runCLI(t, map[string]string{}, "import", "-addr", url, "-key-file", keyFile, "-format", format, in)
+			code, out, errOut := runCLI(t, map[string]string{}, "import", "-server", url, "-key-file", keyFile, "-format", format, in)
 			if code != 0 {
 				t.Fatalf("import = %d\n%s%s", code, out, errOut)
 			}
@@ -131,24 +131,24 @@ func TestImportCommandStopsAndRefusesAChangedFile(t *testing.T) {
 	}
 	writeFile(t, in, b.String())
 	env := map[string]string{"TOKENVAULT_API_KEY": string(key)}
-	code, out, _ := runCLI(t, env, "import", "-addr", url, "-batch", "5", "-stop-on-error", in)
+	code, out, _ := runCLI(t, env, "import", "-server", url, "-batch", "5", "-stop-on-error", in)
 	var sum importSummary
 	json.Unmarshal([]byte(out), &sum)
 	if code != 1 || !sum.Stopped || sum.Imported != 14 || sum.Rejected != 1 {
 		t.Fatalf("import -stop-on-error = %d %+v, want 1 and 14 imported, 1 rejected, stopped", code, sum)
 	}
-	code, out, _ = runCLI(t, env, "import", "-addr", url, "-batch", "5", in)
+	code, out, _ = runCLI(t, env, "import", "-server", url, "-batch", "5", in)
 	json.Unmarshal([]byte(out), &sum)
 	if code != 0 || sum.Imported != 29 || sum.Rejected != 1 || sum.Resumed != 15 {
 		t.Fatalf("import again = %d %s, want 29 imported in all, resumed after line 15", code, out)
 	}
 	// Stop again, change the file, and resume: refused.
-	runCLI(t, env, "import", "-addr", url, "-batch", "5", "-stop-on-error", in)
+	runCLI(t, env, "import", "-server", url, "-batch", "5", "-stop-on-error", in)
 	writeFile(t, in, b.String()+`{"id": "st_zz", "type": "token", "data": "v"}`+"\n")
-	if code, _, errOut := runCLI(t, env, "import", "-addr", url, in); code != 1 || !strings.Contains(errOut, "changed") {
+	if code, _, errOut := runCLI(t, env, "import", "-server", url, in); code != 1 || !strings.Contains(errOut, "changed") {
 		t.Errorf("import of a changed file = %d %q, want refused", code, errOut)
 	}
-	if code, _, errOut := runCLI(t, map[string]string{}, "import", "-addr", url, in); code != 1 || !strings.Contains(errOut, "no key") {
+	if code, _, errOut := runCLI(t, map[string]string{}, "import", "-server", url, in); code != 1 || !strings.Contains(errOut, "no key") {
 		t.Errorf("import without a key = %d %q", code, errOut)
 	}
 }
