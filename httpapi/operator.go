@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -133,9 +135,16 @@ func (a *api) deleteTenant(w http.ResponseWriter, r *http.Request) {
 // ResponseWriter lets http.ResponseController reach the connection); the
 // client, and its context, bound the transfer instead.
 func (a *api) backup(w http.ResponseWriter, r *http.Request) {
+	a.streamSnapshot(w, r, "", "backup", a.v.Backup)
+}
+
+// streamSnapshot streams what snapshot writes (backup's and
+// backupSubjectKeys's way), as the file filename ("" for the default),
+// what naming it in the log.
+func (a *api) streamSnapshot(w http.ResponseWriter, r *http.Request, filename, what string, snapshot func(context.Context, io.Writer) error) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-	sw := &streamWriter{w: w}
-	err := a.v.Backup(r.Context(), sw)
+	sw := &streamWriter{w: w, filename: filename}
+	err := snapshot(r.Context(), sw)
 	if err == nil {
 		if !sw.started {
 			sw.start()
@@ -147,7 +156,7 @@ func (a *api) backup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Context().Err() == nil {
-		a.logger.Error("httpapi: backup failed after it started; connection aborted", "err", err)
+		a.logger.Error("httpapi: "+what+" failed after it started; connection aborted", "err", err)
 	}
 	panic(http.ErrAbortHandler)
 }

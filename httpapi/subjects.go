@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 )
 
 // subjectRoutes mounts the data subjects' routes (docs/erasure.md): the
@@ -33,21 +32,5 @@ func (a *api) subjectReport(w http.ResponseWriter, r *http.Request) {
 // backup streams the data store's (its own file: never restored with
 // it, never older than the last erasure).
 func (a *api) backupSubjectKeys(w http.ResponseWriter, r *http.Request) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-	sw := &streamWriter{w: w, filename: "tokenvault-subject-keys.db"}
-	err := a.v.BackupSubjectKeys(r.Context(), sw)
-	if err == nil {
-		if !sw.started {
-			sw.start()
-		}
-		return
-	}
-	if !sw.started {
-		a.writeError(w, r, err)
-		return
-	}
-	if r.Context().Err() == nil {
-		a.logger.Error("httpapi: subject key backup failed after it started; connection aborted", "err", err)
-	}
-	panic(http.ErrAbortHandler)
+	a.streamSnapshot(w, r, "tokenvault-subject-keys.db", "subject key backup", a.v.BackupSubjectKeys)
 }

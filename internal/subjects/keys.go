@@ -153,18 +153,13 @@ func (ks *KeyStore) Destroy(ctx context.Context, tid, lookup string, ids []strin
 				continue
 			}
 			seen[id] = true
-			k := keyKey(tid, id)
-			v, err := tx.Get(k)
+			ok, err := deleteKey(tx, tid, id)
 			if err != nil {
 				return err
 			}
-			if v == nil {
-				continue
+			if ok {
+				destroyed = append(destroyed, id)
 			}
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-			destroyed = append(destroyed, id)
 		}
 		return nil
 	})
@@ -218,18 +213,13 @@ func (ks *KeyStore) DestroyIDs(ctx context.Context, tid, lookup string, ids []st
 					return err
 				}
 			}
-			k := keyKey(tid, id)
-			v, err := tx.Get(k)
+			ok, err := deleteKey(tx, tid, id)
 			if err != nil {
 				return err
 			}
-			if v == nil {
-				continue
+			if ok {
+				destroyed = append(destroyed, id)
 			}
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-			destroyed = append(destroyed, id)
 		}
 		return nil
 	})
@@ -272,4 +262,15 @@ func (ks *KeyStore) DeleteTenant(ctx context.Context, tid string) error {
 		}
 	}
 	return nil
+}
+
+// deleteKey deletes key id of tenant tid in tx, and reports whether it
+// was there.
+func deleteKey(tx store.Tx, tid, id string) (bool, error) {
+	k := keyKey(tid, id)
+	v, err := tx.Get(k)
+	if err != nil || v == nil {
+		return false, err
+	}
+	return true, tx.Delete(k)
 }
