@@ -77,7 +77,8 @@ export async function render(root) {
   let canAccess = null;
   const when = (l) => h('time', { datetime: l.created_at, title: `${l.created_at} (UTC)`, text: localTime(l.created_at) });
   const operationCell = (l) => (l.outcome === 'denied'
-    ? h('span', {}, l.operation, h('span', { class: 'badge denied', title: 'a request refused for its key', text: 'denied' }))
+    ? h('span', {}, l.operation === 'denied' ? '' : l.operation,
+      h('span', { class: 'badge denied', title: 'a request refused for its key', text: 'denied' }))
     : l.operation);
   const accessCell = (l) => (l.entity_type === 'token' && canAccess !== false
     ? h('button', { type: 'button', class: 'link', 'data-action': 'access', 'data-token': l.entity_id,
