@@ -84,3 +84,38 @@ func TestConsoleAuditLog(t *testing.T) {
 		r.children[2].textContent === 'get' && r.children[3].textContent === 'reveal' && r.querySelector('.actor-name')?.textContent === `+js(shopName)+`)`)
 	noXSS(t, ctx, "token accesses")
 }
+
+// TestConsoleAuditLogWithoutNames: a key that may read the log but not
+// the applications sees actors by kind and id, a note saying why, and
+// filters by an actor id typed; a link's filter the form cannot hold is
+// left out and said so beside its field.
+func TestConsoleAuditLogWithoutNames(t *testing.T) {
+	ctx := tab(t)
+	base, mgmt := testServer(t)
+	do(t, ctx, "load the console", chromedp.Navigate(base+"/console/"))
+	got := eval[[]string](t, ctx, `(async () => {
+		const m = {'SVC-API-KEY': `+js(mgmt)+`, 'Content-Type': 'application/json'};
+		const app = await (await fetch('/applications', {method: 'POST', headers: m,
+			body: JSON.stringify({name: 'auditor', type: 'management', permissions: ['log:read']})})).json();
+		const me = await (await fetch('/applications/key', {headers: m})).json();
+		return [app.key, app.id, me.id] })()`)
+	auditorKey, auditorID, mgmtID := got[0], got[1], got[2]
+	signIn(t, ctx, auditorKey)
+	open(t, ctx, "logs")
+	rows := `[...document.querySelectorAll('#log-list tbody tr')]`
+	// (The auditor's own lines are the newest: the overview it signed in
+	// to was refused the lists it may not read.)
+	until(t, ctx, "actors by id", rows+`.some(r => r.querySelector('.actor').textContent === 'application '+`+js(auditorID)+`) &&
+		!document.querySelector('.actor-name') && document.querySelector('#log-names-note').textContent.includes('cannot read the applications')`)
+	if shown := eval[[]bool](t, ctx, `[!document.getElementById('log-actor').closest('.field').hidden, !document.getElementById('log-actor-id').closest('.field').hidden]`); mustJSON(shown) != "[false,true]" {
+		t.Errorf("[actor list shown, actor id shown] = %v, want only the id", shown)
+	}
+	set(t, ctx, "#log-actor-id", mgmtID)
+	click(t, ctx, "#log-filter")
+	until(t, ctx, "the management key's lines", `location.hash.includes('actor_id='+`+js(mgmtID)+`) && `+rows+`.length > 0 &&
+		`+rows+`.every(r => r.querySelector('.actor').textContent === 'application '+`+js(mgmtID)+`)`)
+	eval[bool](t, ctx, `(() => { location.hash = '#/logs?operation=sing&outcome=denied&start_date=soon'; return true })()`)
+	until(t, ctx, "a link's bad filters said", `document.querySelector('#log-outcome').value === 'denied' && document.querySelector('#log-operation').value === '' &&
+		document.querySelector('#log-form [data-error-for=operation]').textContent.includes('"sing"') &&
+		document.querySelector('#log-form [data-error-for=start_date]').textContent.includes('"soon"')`)
+}

@@ -8,7 +8,7 @@
 // that.
 import { h, clear, isoDate, localInput, localTime, hashParams, jsonLines, download } from '../dom.js';
 import { api, query } from '../api.js';
-import { field, formError, guard, table, Pager } from '../ui.js';
+import { field, formError, guard, showError, table, Pager } from '../ui.js';
 import { loadDirectory, actorCell } from '../actors.js';
 import { accessPanel } from './token_access.js';
 
@@ -43,12 +43,16 @@ export async function render(root) {
   const list = h('div', { id: 'log-list' });
   const access = h('section', { id: 'token-access', class: 'panel', hidden: true });
   const namesNote = h('p', { class: 'muted', id: 'log-names-note', hidden: true });
+  const actorField = field('Actor', actor, 'actor');
   const actorIdField = field('Actor id', actorId, 'actor_id');
 
-  const showActorId = () => { actorIdField.hidden = actor.value !== otherActor; };
+  // free: the actor is the id typed (chosen so, or no application names
+  // could be read to choose from).
+  const free = () => actor.value === otherActor || actorField.hidden;
+  const showActorId = () => { actorIdField.hidden = !free(); };
   actor.addEventListener('change', showActorId);
   const filters = () => ({
-    actor_id: actor.value === otherActor ? actorId.value.trim() : actor.value,
+    actor_id: free() ? actorId.value.trim() : actor.value,
     operation: operation.value,
     outcome: outcome.value,
     entity_type: entityType.value,
@@ -57,20 +61,35 @@ export async function render(root) {
     end_date: isoDate(end.value),
     size: size.value,
   });
-  // setFilters shows the filters of the hash in the form.
+  // setFilters shows the filters of the hash in the form. It returns the
+  // field errors of those the form cannot hold (a link edited by hand),
+  // which are left out rather than guessed.
   const setFilters = (p, dir) => {
+    const errors = {};
     const id = p.actor_id || '';
-    if (!id) actor.value = '';
-    else if (dir.apps.has(id)) actor.value = id;
-    else { actor.value = otherActor; actorId.value = id; }
+    actor.value = dir.apps.has(id) ? id : '';
+    if (id && !dir.apps.has(id)) actor.value = otherActor;
+    actorId.value = free() ? id : '';
     showActorId();
-    operation.value = operations.includes(p.operation) ? p.operation : '';
-    outcome.value = ['allowed', 'denied'].includes(p.outcome) ? p.outcome : '';
-    entityType.value = p.entity_type || '';
+    const choose = (el, name) => {
+      const v = p[name] || '';
+      el.value = v;
+      if (el.value !== v) {
+        el.value = '';
+        errors[name] = [`the link's ${name} ${JSON.stringify(v)} is not one of the list; left out`];
+      }
+    };
+    choose(operation, 'operation');
+    choose(outcome, 'outcome');
+    choose(entityType, 'entity_type');
+    choose(size, 'size');
+    if (!p.size) size.value = '20';
     entityId.value = p.entity_id || '';
-    start.value = localInput(p.start_date);
-    end.value = localInput(p.end_date);
-    if (p.size && [...size.options].some((o) => o.value === p.size)) size.value = p.size;
+    for (const [el, name] of [[start, 'start_date'], [end, 'end_date']]) {
+      el.value = localInput(p[name]);
+      if (p[name] && !el.value) errors[name] = [`the link's ${name} ${JSON.stringify(p[name])} is not a time; left out`];
+    }
+    return errors;
   };
 
   let dir = { apps: new Map(), complete: false, error: null };
@@ -98,7 +117,7 @@ export async function render(root) {
     download(`tokenvault-audit-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`, jsonLines(rows), 'application/x-ndjson');
   });
   const form = h('form', { class: 'panel', id: 'log-form', novalidate: true },
-    h('div', { class: 'row' }, field('Actor', actor, 'actor'), actorIdField, field('Operation', operation, 'operation'),
+    h('div', { class: 'row' }, actorField, actorIdField, field('Operation', operation, 'operation'),
       field('Outcome', outcome, 'outcome'), field('Entity type', entityType, 'entity_type'), field('Entity id', entityId, 'entity_id')),
     h('div', { class: 'row' }, field('From (local time)', start, 'start_date'), field('Until (local time)', end, 'end_date'),
       field('Lines a page', size, 'size')),
@@ -122,6 +141,7 @@ export async function render(root) {
   [dir, canAccess] = await Promise.all([loadDirectory(), mayReadAccess()]);
   const apps = [...dir.apps.values()].sort((a, b) => a.name.localeCompare(b.name));
   actor.append(...apps.map((a) => h('option', { value: a.id, text: `${a.name} (${a.type})` })), h('option', { value: otherActor, text: 'Another id…' }));
+  if (dir.apps.size === 0) actorField.hidden = true;
   if (dir.error) {
     namesNote.hidden = false;
     namesNote.textContent = `Actors are shown by id: this key cannot read the applications (${dir.error.detail || dir.error.message}).`;
@@ -133,6 +153,9 @@ export async function render(root) {
     const types = await api('GET', '/logs/entity-types');
     entityType.append(...types.map((t) => h('option', { value: t.value, text: t.display_name || t.value })));
   });
-  setFilters(hashParams(location.hash), dir);
-  await guard(form, () => pager.reload());
+  const errors = setFilters(hashParams(location.hash), dir);
+  await guard(form, async () => {
+    await pager.reload();
+    if (Object.keys(errors).length) showError(form, { detail: 'Some filters of this link were left out.', errors });
+  });
 }
