@@ -43,8 +43,10 @@ export async function render(root) {
   const list = h('div', { id: 'log-list' });
   const access = h('section', { id: 'token-access', class: 'panel', hidden: true });
   const namesNote = h('p', { class: 'muted', id: 'log-names-note', hidden: true });
-  const actorField = field('Actor', actor, 'actor');
+  // Both name actor_id: the API's error on it shows under the one shown.
+  const actorField = field('Actor', actor, 'actor_id');
   const actorIdField = field('Actor id', actorId, 'actor_id');
+  actorIdField.hidden = true;
 
   // free: the actor is the id typed (chosen so, or no application names
   // could be read to choose from).
