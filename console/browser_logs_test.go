@@ -38,6 +38,10 @@ func TestConsoleAuditLog(t *testing.T) {
 		t.Fatalf("[token, shop id, read, refused call] = %v, want a read answered 200 and a call refused 403", got)
 	}
 	tokenID, shopID := got[0].(string), got[1].(string)
+	// The overview's recent lines: local times, the denied line badged.
+	open(t, ctx, "overview")
+	until(t, ctx, "recent activity", `document.querySelector('#recent .badge.denied') &&
+		[...document.querySelectorAll('#recent time')].every(e => e.title.endsWith('Z (UTC)') && !e.textContent.includes('.'))`)
 
 	open(t, ctx, "logs")
 	rows := `[...document.querySelectorAll('#log-list tbody tr')]`

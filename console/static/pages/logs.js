@@ -6,9 +6,9 @@
 // cursor; the page shown can be exported as JSON lines. A token's line
 // opens who accessed it (GET /tokens/{id}/access) when the key may read
 // that.
-import { h, clear, isoDate, localInput, localTime, hashParams, jsonLines, download } from '../dom.js';
+import { h, clear, isoDate, localInput, hashParams, jsonLines, download } from '../dom.js';
 import { api, query } from '../api.js';
-import { field, formError, guard, showError, table, Pager } from '../ui.js';
+import { field, formError, guard, showError, table, timeCell, operationCell, Pager } from '../ui.js';
 import { loadDirectory, actorCell } from '../actors.js';
 import { accessPanel } from './token_access.js';
 
@@ -96,17 +96,12 @@ export async function render(root) {
 
   let dir = { apps: new Map(), complete: false, error: null };
   let canAccess = null;
-  const when = (l) => h('time', { datetime: l.created_at, title: `${l.created_at} (UTC)`, text: localTime(l.created_at) });
-  const operationCell = (l) => (l.outcome === 'denied'
-    ? h('span', {}, l.operation === 'denied' ? '' : l.operation,
-      h('span', { class: 'badge denied', title: 'a request refused for its key', text: 'denied' }))
-    : l.operation);
   const accessCell = (l) => (l.entity_type === 'token' && canAccess !== false
     ? h('button', { type: 'button', class: 'link', 'data-action': 'access', 'data-token': l.entity_id,
       onclick: () => accessPanel(access, l.entity_id, dir) }, 'Who accessed it')
     : '');
   const pager = new Pager((s) => api('GET', `/logs${query({ ...filters(), start: s })}`), (rows) => clear(list).append(table([
-    { label: 'When', value: when },
+    { label: 'When', value: (l) => timeCell(l.created_at) },
     { label: 'Entity', value: (l) => `${l.entity_type} ${l.entity_id}` },
     { label: 'Operation', value: operationCell },
     { label: 'Actor', value: (l) => actorCell(dir, l) },

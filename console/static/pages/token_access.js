@@ -1,9 +1,9 @@
 // token_access.js: who accessed a token (GET /tokens/{id}/access, which
 // needs token:access:read), in a panel of the page that asks: the
 // newest 20 accesses, with the actor, channel, transform and purpose.
-import { h, clear, localTime } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { api, query } from '../api.js';
-import { table } from '../ui.js';
+import { table, timeCell } from '../ui.js';
 import { actorCell } from '../actors.js';
 
 // accessPanel fills panel with token id's access report, its actors
@@ -18,7 +18,7 @@ export async function accessPanel(panel, id, dir) {
   try {
     const page = await api('GET', `/tokens/${encodeURIComponent(id)}/access${query({ size: 20 })}`);
     clear(body).append(table([
-      { label: 'When', value: (a) => h('time', { datetime: a.created_at, title: `${a.created_at} (UTC)`, text: localTime(a.created_at) }) },
+      { label: 'When', value: (a) => timeCell(a.created_at) },
       { label: 'Actor', value: (a) => actorCell(dir, a) },
       { label: 'Channel', value: (a) => a.channel || '' },
       { label: 'Transform', value: (a) => a.transform || '' },
