@@ -288,7 +288,6 @@ func TestConsole(t *testing.T) {
 	click(t, ctx, "#log-filter")
 	until(t, ctx, "unfiltered", `document.querySelector('#logs-info').textContent.startsWith('Page 1') &&
 		[...document.querySelectorAll('#log-list tbody tr')].some(r => !r.children[1].textContent.startsWith('application '))`)
-	shot(t, ctx, "logs")
 
 	// The overview's figures, then 390 px wide: nothing wider than the
 	// screen but the tables' own scrolling.

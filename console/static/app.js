@@ -74,7 +74,7 @@ export async function route() {
     signInPage();
     return;
   }
-  const name = (location.hash.replace(/^#\/?/, '').split('/')[0]) || 'overview';
+  const name = (location.hash.replace(/^#\/?/, '').split(/[/?]/)[0]) || 'overview';
   const page = pages[name] || overview;
   for (const a of document.querySelectorAll('#nav a')) {
     if (a.getAttribute('href') === `#/${name}`) a.setAttribute('aria-current', 'page');

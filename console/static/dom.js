@@ -121,3 +121,31 @@ export function download(name, text, type) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60000);
 }
+
+const pad = (n) => String(n).padStart(2, '0');
+
+// localTime is an RFC 3339 time as the browser's local time, to the
+// second, with its zone ("2026-11-29 23:01:05 GMT+1"); text that is not a
+// time is returned as it is.
+export function localTime(iso) {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return String(iso ?? '');
+  const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName');
+  return `${localInput(d.toISOString())} ${zone ? zone.value : ''}`.trim().replace('T', ' ');
+}
+
+// localInput is an RFC 3339 time as the value of a datetime-local input
+// with seconds ("2026-11-29T23:01:05", local time), "" for an empty or
+// invalid time: the reverse of isoDate, to the second.
+export function localInput(iso) {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return '';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+// hashParams are the parameters after "?" in a location hash
+// ("#/logs?outcome=denied"), as an object of strings.
+export function hashParams(hash) {
+  const i = String(hash).indexOf('?');
+  return i < 0 ? {} : Object.fromEntries(new URLSearchParams(String(hash).slice(i + 1)));
+}

@@ -1,6 +1,6 @@
 // ui.js: the few widgets every page uses (labelled fields, errors beside
 // their fields, tables, cursor pagers, code editors), built with dom.js.
-import { h, clear, uid, fieldOf, lineNumbers } from './dom.js';
+import { h, clear, uid, fieldOf, lineNumbers, localTime } from './dom.js';
 
 // field is a labelled control: input is an element (input, select,
 // textarea) that gets an id; name is the request field whose errors are
@@ -197,4 +197,18 @@ export function confirmButton(label, confirmLabel, action, props) {
 // shortId shows the start of an id, the whole in its title.
 export function shortId(id) {
   return h('code', { title: id, text: String(id) });
+}
+
+// timeCell shows an RFC 3339 time as local time to the second with its
+// zone, the exact UTC time in its title.
+export function timeCell(iso) {
+  return h('time', { datetime: iso, title: `${iso} (UTC)`, text: localTime(iso) });
+}
+
+// operationCell shows an audit line's operation; a denied request's
+// carries a "denied" badge (its operation is "denied", shown once).
+export function operationCell(line) {
+  if (line.outcome !== 'denied') return line.operation;
+  return h('span', {}, line.operation === 'denied' ? '' : line.operation,
+    h('span', { class: 'badge denied', title: 'a request refused for its key', text: 'denied' }));
 }

@@ -7,7 +7,7 @@
 // its recent lines are shown instead.
 import { h } from '../dom.js';
 import { api, query } from '../api.js';
-import { table } from '../ui.js';
+import { table, timeCell, operationCell } from '../ui.js';
 
 // figures: [label, list path (its data-figure), the permission that lists
 // it, the statistics' field (none: not in them)].
@@ -75,9 +75,9 @@ export async function render(root) {
   try {
     const page = await api('GET', `/logs${query({ size: 10 })}`);
     recent.append(table([
-      { label: 'When', value: (l) => l.created_at },
+      { label: 'When', value: (l) => timeCell(l.created_at) },
       { label: 'Entity', value: (l) => `${l.entity_type} ${l.entity_id}` },
-      { label: 'Operation', value: (l) => l.operation },
+      { label: 'Operation', value: operationCell },
       { label: 'Message', value: (l) => l.message || '' },
     ], page.data || [], 'No activity yet.'));
   } catch (e) {

@@ -2,7 +2,8 @@
 // TestConsoleJavaScript (browser_test.go): each test is a function that
 // throws on failure; the results are left in window.testResults and
 // document.body's data-done.
-import { h, jsonLines, lineNumbers, fieldOf, parsePairs, parseJSON, isoDate, pretty } from '/console/dom.js';
+import { h, jsonLines, lineNumbers, fieldOf, parsePairs, parseJSON, isoDate, pretty, localTime, localInput, hashParams } from '/console/dom.js';
+import { actorCell } from '/console/actors.js';
 import { ApiError, api, query, problemOf, onUnauthorized } from '/console/api.js';
 import { getKey, signIn, signOut, storageName } from '/console/session.js';
 import { showError, Pager, field, formError, codeEditor } from '/console/ui.js';
@@ -65,6 +66,31 @@ tests.parseJSON = () => {
 tests.isoDate = () => {
   eq(isoDate(''), '', 'empty');
   eq(isoDate('2026-01-02T03:04'), new Date('2026-01-02T03:04').toISOString(), 'local time');
+};
+tests.localTimes = () => {
+  const iso = '2026-01-02T03:04:05.123456789Z';
+  const back = localInput(iso);
+  eq(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(back), true, `datetime-local value ${back}`);
+  eq(isoDate(back), '2026-01-02T03:04:05.000Z', 'round trip to the second');
+  eq(localInput(''), '', 'empty');
+  eq(localInput('not a time'), '', 'not a time');
+  const shown = localTime(iso);
+  eq(shown.startsWith(back.replace('T', ' ')), true, `local time ${shown}`);
+  eq(shown.length > back.length, true, `zone shown in ${shown}`);
+  eq(localTime('soon'), 'soon', 'not a time kept');
+};
+tests.hashParams = () => {
+  eq(hashParams('#/logs'), {}, 'none');
+  eq(hashParams('#/logs?outcome=denied&actor_id=a%20b'), { outcome: 'denied', actor_id: 'a b' }, 'two');
+};
+tests.actorCell = () => {
+  const dir = { apps: new Map([['a1', { id: 'a1', name: '<b>shop</b>', type: 'private' }]]) };
+  const app = actorCell(dir, { actor_type: 'application', actor_id: 'a1' });
+  eq([app.textContent, app.title, app.querySelectorAll('b').length], ['<b>shop</b> (private application)', 'a1', 0], 'an application by name');
+  eq(actorCell(dir, { actor_type: 'application', actor_id: 'a2' }).textContent, 'application a2', 'an application not read');
+  eq(actorCell(dir, { actor_type: 'user', actor_id: 'u1' }).textContent, 'member u1', 'a member');
+  eq(actorCell(null, { actor_type: 'session', actor_id: 's1' }).textContent, 'session s1', 'a session');
+  eq(actorCell(dir, { actor_type: 'system' }).textContent, 'system', 'the system');
 };
 tests.pretty = () => eq(pretty({ a: 1 }), '{\n  "a": 1\n}', 'pretty');
 tests.query = () => {
