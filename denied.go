@@ -41,15 +41,22 @@ import (
 // this process's memory, ratelimit.Flood): past it, denied calls are
 // counted, not written, and the tenant's next denied call a minute or
 // more after the first one held writes one line saying how many were
-// not. One tenant's flood touches no other tenant's bucket or log.
+// not. One tenant's flood touches no other tenant's bucket or log. Within
+// a tenant, each key (application or session) has a bucket of its own of
+// a quarter of the tenant's (at least 1 line a minute), taken before the
+// tenant's: one key's flood is counted against that key only (its own
+// summary line, a minute on), so it cannot use up the tenant's bound and
+// silence the refusals of its other keys; only several keys flooding at
+// once can.
 
 // DefaultDeniedLinesPerMinute is Options.Limits.DeniedLinesPerMinute's
 // zero value: denied lines written per tenant, minute and instance (and
 // at once).
 const DefaultDeniedLinesPerMinute = 100
 
-// maxDeniedTenants bounds the tenants whose held denied calls are counted
-// at once; refusals of more are counted in Stats.Denials.Lost only.
+// maxDeniedTenants bounds the tenants (and, apart, the keys) whose held
+// denied calls are counted at once; refusals of more are counted in
+// Stats.Denials.Lost only.
 const maxDeniedTenants = 10000
 
 // DenialStats is what the denied-call lines leave out, since this Vault
@@ -66,6 +73,9 @@ type DenialStats struct {
 // denials is the Vault's state of denied calls.
 type denials struct {
 	flood *ratelimit.Flood
+	// keyFlood bounds each key's lines within its tenant's (by
+	// "<tenant>/<actor id>"), a quarter of flood's.
+	keyFlood *ratelimit.Flood
 	// unknownLog bounds the server's log lines of calls with keys no
 	// tenant holds, as flood bounds a tenant's (one name for all).
 	unknownLog *ratelimit.Flood
@@ -78,7 +88,8 @@ func newDenials(opts Options) *denials {
 	if n == 0 {
 		n = DefaultDeniedLinesPerMinute
 	}
-	return &denials{flood: ratelimit.NewFlood(n, maxDeniedTenants), unknownLog: ratelimit.NewFlood(n, 1), bound: max(n, 0)}
+	return &denials{flood: ratelimit.NewFlood(n, maxDeniedTenants), keyFlood: ratelimit.NewFlood(max(n/4, 1), maxDeniedTenants),
+		unknownLog: ratelimit.NewFlood(n, 1), bound: max(n, 0)}
 }
 
 // denialWrite marks the context of the transaction that writes a denied
@@ -133,12 +144,24 @@ func (v *Vault) denied(ctx context.Context, err error) {
 			reason += "; failed authentications from this address throttled"
 		}
 	}
-	ok, held := v.denials.flood.Admit(s.TenantID, v.now())
-	if !ok && held == 0 {
+	now := v.now()
+	ok, keyHeld := v.denials.keyFlood.Admit(s.TenantID+"/"+s.Actor.ID, now)
+	held := 0
+	if ok {
+		ok, held = v.denials.flood.Admit(s.TenantID, now)
+	}
+	if !ok && held == 0 && keyHeld == 0 {
 		return
 	}
 	wctx := context.WithValue(unit.WithCallInfo(context.WithoutCancel(ctx), new(unit.CallInfo)), denialWrite{}, true)
 	werr := v.update(wctx, func(t *txn) error {
+		if keyHeld > 0 {
+			msg := fmt.Sprintf("%d denied calls of this key not logged over the last minute or more: past the bound of %d lines a minute a key",
+				keyHeld, max(v.denials.bound/4, 1))
+			if err := t.Log(systemActor, s.TenantID, s.Actor.Type, s.Actor.ID, OpDenied, msg); err != nil {
+				return err
+			}
+		}
 		if held > 0 {
 			msg := fmt.Sprintf("%d denied calls not logged over the last minute or more: past the bound of %d lines a minute",
 				held, v.denials.bound)
@@ -200,5 +223,5 @@ func routeOf(info *unit.CallInfo) string {
 
 // stats is what the lines left out.
 func (d *denials) stats() DenialStats {
-	return DenialStats{UnknownKey: d.unknown.Load(), Lost: d.flood.Lost()}
+	return DenialStats{UnknownKey: d.unknown.Load(), Lost: d.flood.Lost() + d.keyFlood.Lost()}
 }

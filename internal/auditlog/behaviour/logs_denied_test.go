@@ -128,23 +128,46 @@ func TestDeniedCallIsLogged(t *testing.T) {
 	}
 }
 
-// TestDeniedFloodIsBounded: 10,000 denials of one tenant's key at once
-// write at most the bound (10 lines a minute here), and a minute later
-// one summary counting the others; another tenant's log is untouched,
-// and its own denial is still written.
+// TestDeniedFloodIsBounded: a flood of denials writes at most a key's
+// bound (a quarter of the tenant's) for the key that floods, so that
+// another key's refusal is still written; several keys flooding write at
+// most the tenant's bound; a minute later a summary line for the key and
+// one for the tenant say how many were not written; another tenant's log
+// is untouched and its own denial has its own bucket.
 func TestDeniedFloodIsBounded(t *testing.T) {
 	t.Parallel()
-	const bound = 10
+	const bound, keyBound = 12, 3
 	f := newDeniedFixture(t, func(o *tokenvault.Options) { o.Limits.DeniedLinesPerMinute = bound })
 	other := f.e.Tenant(t, "Other")
 	otherBefore := logs(t, f.e, other.Application.Key, tokenvault.ListLogsRequest{})
+	denied := func() []tokenvault.Log {
+		return logs(t, f.e, f.e.Mgmt, tokenvault.ListLogsRequest{Outcome: tokenvault.OutcomeDenied})
+	}
 
 	const flood = 10000
 	for range flood {
 		f.read(t, f.pci.Key, "198.51.100.1")
 	}
-	if got := logs(t, f.e, f.e.Mgmt, tokenvault.ListLogsRequest{Outcome: tokenvault.OutcomeDenied}); len(got) != bound {
-		t.Fatalf("after %d denials: %d denied lines, want the bound %d", flood, len(got), bound)
+	if got := denied(); len(got) != keyBound {
+		t.Fatalf("after %d denials of one key: %d denied lines, want the key's bound %d", flood, len(got), keyBound)
+	}
+	// Another key's refusal is written: the flood used up its own key's
+	// bucket, not the tenant's.
+	innocent := f.e.Reader(t, tokenvault.TransformMask, tokenvault.PermTokenRead)
+	_, err := f.e.V.ListLogs(ctx, innocent.Key, tokenvault.ListLogsRequest{})
+	vaulttest.WantKind(t, "ListLogs without log:read", err, tokenvault.PermissionDenied)
+	if got := denied(); len(got) != keyBound+1 || got[0].ActorID != innocent.ID {
+		t.Fatalf("after another key's refusal: %d denied lines, newest %+v; want it written", len(got), got[0])
+	}
+	// Five more keys flooding: the tenant's bound holds them all.
+	for range 5 {
+		k := f.e.Reader(t, tokenvault.TransformMask, tokenvault.PermTokenCreate)
+		for range 100 {
+			f.read(t, k.Key, "198.51.100.2")
+		}
+	}
+	if got := denied(); len(got) != bound {
+		t.Fatalf("after six keys' floods: %d denied lines, want the tenant's bound %d", len(got), bound)
 	}
 	if got := logs(t, f.e, other.Application.Key, tokenvault.ListLogsRequest{}); len(got) != len(otherBefore) {
 		t.Errorf("the other tenant's log went from %d to %d lines during the flood", len(otherBefore), len(got))
@@ -152,22 +175,29 @@ func TestDeniedFloodIsBounded(t *testing.T) {
 
 	f.e.Clock.Advance(time.Minute)
 	f.read(t, f.pci.Key, "198.51.100.1")
-	denied := logs(t, f.e, f.e.Mgmt, tokenvault.ListLogsRequest{Outcome: tokenvault.OutcomeDenied})
-	if len(denied) != bound+2 {
-		t.Fatalf("a minute later: %d denied lines, want %d (the bound, the summary, the new denial)", len(denied), bound+2)
+	got := denied()
+	if len(got) != bound+3 {
+		t.Fatalf("a minute later: %d denied lines, want %d (the bound, the key's and the tenant's summaries, the new denial)", len(got), bound+3)
 	}
-	summary := denied[1] // newest first: the new denial, then the summary written before it
-	if want := "9990 denied calls not logged"; !strings.Contains(summary.Message, want) || summary.ActorType != tokenvault.ActorSystem {
-		t.Errorf("summary line = %+v, want a system line saying %q", summary, want)
+	// Newest first: the new denial, then the summaries written before it.
+	keySummary, tenantSummary := got[2], got[1]
+	if want := fmt.Sprintf("%d denied calls of this key not logged", flood-keyBound); !strings.Contains(keySummary.Message, want) ||
+		keySummary.ActorType != tokenvault.ActorSystem || keySummary.EntityID != f.pci.ID {
+		t.Errorf("the key's summary line = %+v, want a system line on the key saying %q", keySummary, want)
+	}
+	// Six keys wanted 3+1+5*3 lines; the tenant's bound let 12 through.
+	if want := fmt.Sprintf("%d denied calls not logged", keyBound+1+5*keyBound-bound); !strings.Contains(tenantSummary.Message, want) ||
+		tenantSummary.ActorType != tokenvault.ActorSystem {
+		t.Errorf("the tenant's summary line = %+v, want a system line saying %q", tenantSummary, want)
 	}
 
 	// The other tenant's denial has its own bucket.
 	reader := otherReader(t, f.e, other)
-	_, err := f.e.V.ListLogs(ctx, reader.Key, tokenvault.ListLogsRequest{})
+	_, err = f.e.V.ListLogs(ctx, reader.Key, tokenvault.ListLogsRequest{})
 	vaulttest.WantKind(t, "ListLogs without log:read", err, tokenvault.PermissionDenied)
-	got := logs(t, f.e, other.Application.Key, tokenvault.ListLogsRequest{Outcome: tokenvault.OutcomeDenied})
-	if len(got) != 1 || !strings.Contains(got[0].Message, "Vault.ListLogs") || !strings.Contains(got[0].Message, "log:read") {
-		t.Errorf("the other tenant's denied lines = %+v, want its one ListLogs refusal", got)
+	others := logs(t, f.e, other.Application.Key, tokenvault.ListLogsRequest{Outcome: tokenvault.OutcomeDenied})
+	if len(others) != 1 || !strings.Contains(others[0].Message, "Vault.ListLogs") || !strings.Contains(others[0].Message, "log:read") {
+		t.Errorf("the other tenant's denied lines = %+v, want its one ListLogs refusal", others)
 	}
 }
 
