@@ -19,9 +19,10 @@ backend key listing applications: permission denied
 old backend key after regenerate: unauthenticated
 reactor says: hello Ada
 reactor that never returns: code failed (timed out)
-application log lines: 3
+application log lines: 4
   create Application "Management" created
   create Application "Checkout backend" created
+  denied Vault.ListApplications denied (403) from in process: the key lacks the permission application:read
   update Application key regenerated
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {

@@ -32,5 +32,5 @@ func CallbackErrorOf(err error) *CallbackError {
 var kindStatus = map[unit.Kind]int{
 	unit.Internal: 500, unit.Invalid: 400, unit.Unauthenticated: 401, unit.PermissionDenied: 403, unit.NotFound: 404,
 	unit.Conflict: 409, unit.UnsupportedMediaType: 415, unit.TooLarge: 413, unit.Unprocessable: 422, unit.Unavailable: 503,
-	unit.CodeFailed: 500, unit.BadGateway: 502, unit.RateLimited: 429, unit.StorageFull: 507,
+	unit.CodeFailed: 500, unit.BadGateway: 502, unit.RateLimited: 429, unit.StorageFull: 507, unit.Gone: 410,
 }
