@@ -8,7 +8,6 @@ import (
 	"github.com/tokenvault/tokenvault/auditchain"
 	"github.com/tokenvault/tokenvault/internal/access"
 	"github.com/tokenvault/tokenvault/internal/barrier"
-	"github.com/tokenvault/tokenvault/internal/events"
 	"github.com/tokenvault/tokenvault/internal/subjects"
 	"github.com/tokenvault/tokenvault/internal/tokens"
 	"github.com/tokenvault/tokenvault/internal/tokens/listing"
@@ -28,14 +27,6 @@ type ErasureCertificate = auditchain.ErasureCertificate
 // ErrNoSubjectKeys is the Unavailable error of a subject's token, or an
 // erasure, on a vault opened without Options.SubjectKeys.
 var ErrNoSubjectKeys = tokens.ErrNoSubjectKeys
-
-// eraseBatch is how many of a subject's tokens one transaction of an
-// erasure removes; the certificate is written with the last batch.
-const eraseBatch = 1000
-
-// msgTokenErased is the message of the line of each token an erasure
-// removes.
-const msgTokenErased = "Token erased (data subject erased)"
 
 // EraseSubject erases the data subject of the caller's tenant: it
 // destroys the subject's data keys in the subject key store (deleted, not
@@ -65,40 +56,24 @@ func (v *Vault) EraseSubject(ctx context.Context, key Credential, subject string
 	if err := checkSubject(subject); err != nil {
 		return nil, err
 	}
-	// What to destroy: the keys the subject's tokens name, beside its
-	// current key.
-	var tid, lookup string
-	var keyIDs []string
-	var erased bool // erased before
+	var tid string
+	var plan *subjects.Plan
 	err := v.view(ctx, func(t *txn) error {
 		p, err := t.authorize(key, PermSubjectErase)
 		if err != nil {
 			return err
 		}
-		ks, err := t.TenantKeys(p.TenantID, false)
-		if err != nil {
-			return err
-		}
-		tid, lookup = p.TenantID, subjects.Lookup(ks.MAC, subject)
-		recs, err := subjects.TokensOf(t.Tx, v.tokens, ks, tid, subject)
-		if err != nil {
-			return err
-		}
-		keyIDs = keyIDs[:0]
-		for _, rec := range recs {
-			keyIDs = append(keyIDs, rec.SubjectKeyID)
-		}
-		last, err := subjects.LatestCertificate(t.Tx, tid, lookup)
-		erased = last != nil
+		tid = p.TenantID
+		plan, err = subjects.PlanErasure(t.Tx, v.tokens, tid, subject)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(keyIDs) == 0 && !erased {
+	if len(plan.KeyIDs) == 0 && !plan.Erased {
 		held := false
 		if v.subjectKeys != nil {
-			if held, err = v.subjectKeys.Has(ctx, tid, lookup); err != nil {
+			if held, err = v.subjectKeys.Has(ctx, tid, plan.Lookup); err != nil {
 				return nil, v.result(err)
 			}
 		}
@@ -109,19 +84,14 @@ func (v *Vault) EraseSubject(ctx context.Context, key Credential, subject string
 	if v.subjectKeys == nil {
 		return nil, ErrNoSubjectKeys
 	}
-	destroyed, err := v.subjectKeys.Destroy(ctx, tid, lookup, keyIDs)
+	destroyed, err := v.subjectKeys.Destroy(ctx, tid, plan.Lookup, plan.KeyIDs)
 	if err != nil {
 		return nil, v.result(err)
 	}
-	destroyedAt := v.now().UTC()
-	erasedKeys := slices.Clone(destroyed)
-	count := 0
-	var out *ErasureCertificate
-	for out == nil {
-		var n int
-		var batchKeys []string
+	e := &subjects.Erasure{TenantID: tid, Subject: subject, Lookup: plan.Lookup, Keys: slices.Clone(destroyed), DestroyedAt: v.now().UTC()}
+	for {
+		var b *subjects.Batch
 		err := v.update(ctx, func(t *txn) error {
-			n, batchKeys, out = 0, batchKeys[:0], nil
 			p, err := t.authorize(key, PermSubjectErase)
 			if err != nil {
 				return err
@@ -129,65 +99,21 @@ func (v *Vault) EraseSubject(ctx context.Context, key Credential, subject string
 			if p.TenantID != tid {
 				return unit.Errorf(unit.Conflict, "the key's tenant changed during the erasure")
 			}
-			ks, err := t.TenantKeys(tid, false)
-			if err != nil {
-				return err
-			}
-			recs, err := subjects.TokensOf(t.Tx, v.tokens, ks, tid, subject)
-			if err != nil {
-				return err
-			}
-			for _, rec := range recs {
-				if !rec.Erased {
-					continue // made under a key created after the destruction
-				}
-				if n == eraseBatch {
-					return nil // the next transaction goes on
-				}
-				if err := v.tokens.Delete(t.Tx, p.Actor(), rec, msgTokenErased); err != nil {
-					return err
-				}
-				n++
-				batchKeys = append(batchKeys, rec.SubjectKeyID)
-			}
-			keys := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(erasedKeys), batchKeys...))))
-			if count+n == 0 && len(keys) == 0 {
-				last, err := subjects.LatestCertificate(t.Tx, tid, lookup)
-				if err != nil || last != nil {
-					out = last
-					return err
-				}
-			}
 			s, err := t.signer()
 			if err != nil {
 				return err
 			}
-			c := &ErasureCertificate{
-				ID: v.ids.Next(t.Now), TenantID: tid, Subject: subject, Tokens: count + n,
-				KeyIDs: keys, KeyDestruction: auditchain.KeyDestructionDeleted,
-				KeysDestroyedAt: destroyedAt, ErasedAt: t.Now.UTC(), ErasedBy: p.ActorID, ErasedByType: p.ActorType,
-			}
-			if c.KeyIDs == nil {
-				c.KeyIDs = []string{}
-			}
-			c.Sign(s.Key)
-			if err := t.PutRecord(subjects.CertificateKey(tid, lookup, c.ID), &subjects.CertificateRecord{Cert: *c}); err != nil {
-				return err
-			}
-			out = c
-			if err := t.Emit(unit.Event{TenantID: tid, Type: events.SubjectErased, By: p.Actor(), ObjectName: "certificate",
-				EntityType: unit.EntitySubject, EntityID: c.ID, View: func() any { return c }}); err != nil {
-				return err
-			}
-			return t.Log(p.Actor(), tid, unit.EntitySubject, c.ID, OpDelete, auditchain.ErasureMessage(c.Hash()))
+			b, err = subjects.EraseBatch(t.Tx, v.tokens, p.Actor(), e, v.ids.Next(t.Now), s.Key)
+			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		count += n
-		erasedKeys = append(erasedKeys, batchKeys...)
+		if b.Certificate != nil {
+			return b.Certificate, nil
+		}
+		e.Done(b)
 	}
-	return out, nil
 }
 
 // SubjectCertificate returns the last erasure certificate of the data
@@ -367,13 +293,8 @@ func (v *Vault) reapplyErasures(ctx context.Context) (int, error) {
 	if v.subjectKeys == nil {
 		return 0, nil
 	}
-	type erasure struct {
-		tid, lookup string
-		keys        []string
-	}
-	var all []erasure
+	var all []subjects.Erased
 	err := v.view(ctx, func(t *txn) error {
-		all = all[:0]
 		var tids []string
 		if err := t.ScanKeys(barrier.TenantRegistry, func(_ barrier.Key, tid string) error {
 			tids = append(tids, tid)
@@ -381,25 +302,16 @@ func (v *Vault) reapplyErasures(ctx context.Context) (int, error) {
 		}); err != nil {
 			return err
 		}
-		for _, tid := range tids {
-			certs, err := subjects.Certificates(t.Tx, tid)
-			if err != nil {
-				return err
-			}
-			for _, c := range certs {
-				if len(c.Cert.KeyIDs) > 0 {
-					all = append(all, erasure{tid, c.Lookup, c.Cert.KeyIDs})
-				}
-			}
-		}
-		return nil
+		var err error
+		all, err = subjects.ErasedKeys(t.Tx, tids)
+		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, e := range all {
-		d, err := v.subjectKeys.DestroyIDs(ctx, e.tid, e.lookup, e.keys)
+		d, err := v.subjectKeys.DestroyIDs(ctx, e.TenantID, e.Lookup, e.KeyIDs)
 		if err != nil {
 			return n, err
 		}
